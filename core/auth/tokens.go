@@ -1,0 +1,53 @@
+// Package auth holds the rules of sessions: refresh-token families, their
+// rotation and the signing keys of access tokens. It knows nothing of JWT
+// libraries or storage.
+package auth
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	"github.com/readinglibrary/service/core/errs"
+)
+
+// RefreshToken is the stored record of one opaque refresh token. Only the
+// SHA-256 of the token is stored, so a database dump cannot be replayed.
+type RefreshToken struct {
+	Hash      string // HashToken of the token the client holds
+	FamilyID  string // every rotation of one login shares the family
+	AccountID string
+	IssuedAt  time.Time
+	ExpiresAt time.Time
+}
+
+// Expired reports whether the token can no longer be used at now.
+func (t RefreshToken) Expired(now time.Time) bool { return !now.Before(t.ExpiresAt) }
+
+// HashToken returns the storage key of an opaque token.
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// SigningKey is a private key that signs access tokens. It is kept in the
+// database when none is configured, so tokens survive restarts and every
+// replica signs with the same key.
+type SigningKey struct {
+	ID            string // the JWT kid
+	Algorithm     string // e.g. RS256
+	PrivateKeyPEM []byte
+	CreatedAt     time.Time
+}
+
+// ErrInvalidRefresh is the one answer for any refresh token that cannot be
+// used: unknown, expired, revoked or reused.
+func ErrInvalidRefresh() error {
+	return errs.E(errs.Unauthenticated, "invalid_refresh_token", "The refresh token is invalid or has expired; sign in again.")
+}
+
+// ErrRefreshReused is returned when an already rotated token comes back; its
+// whole family has been revoked.
+func ErrRefreshReused() error {
+	return errs.E(errs.Unauthenticated, "refresh_token_reused", "The refresh token was already used; every session of this sign-in has been ended. Sign in again.")
+}

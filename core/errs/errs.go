@@ -1,0 +1,163 @@
+// Package errs holds the single error type that crosses every port of the
+// service. A Kind decides the HTTP status (mapped once, in adapters/httpapi);
+// a Code is the contract's snake_case identifier shown to clients.
+package errs
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Kind classifies an error. Each kind maps to exactly one HTTP status.
+type Kind string
+
+// The kinds an error can have. Anything that is not an *Error is Internal.
+const (
+	Malformed        Kind = "malformed"          // 400: the request cannot be parsed
+	Unauthenticated  Kind = "unauthenticated"    // 401
+	Forbidden        Kind = "forbidden"          // 403
+	NotFound         Kind = "not_found"          // 404
+	MethodNotAllowed Kind = "method_not_allowed" // 405
+	Conflict         Kind = "conflict"           // 409
+	TooLarge         Kind = "too_large"          // 413
+	UnsupportedMedia Kind = "unsupported_media"  // 415
+	Invalid          Kind = "invalid"            // 422: parsed, but the values are wrong
+	RateLimited      Kind = "rate_limited"       // 429
+	Internal         Kind = "internal"           // 500
+	Unavailable      Kind = "unavailable"        // 503: a dependency is down
+)
+
+// defaultCode is the client-facing code used when an error names none.
+var defaultCode = map[Kind]string{
+	Malformed:        "malformed_json",
+	Unauthenticated:  "unauthorized",
+	Forbidden:        "forbidden",
+	NotFound:         "not_found",
+	MethodNotAllowed: "method_not_allowed",
+	Conflict:         "conflict",
+	TooLarge:         "payload_too_large",
+	UnsupportedMedia: "unsupported_media_type",
+	Invalid:          "validation_failed",
+	RateLimited:      "rate_limit_exceeded",
+	Internal:         "internal_error",
+	Unavailable:      "unavailable",
+}
+
+// Error is the only error type that crosses a port. Message and Details are
+// safe to show to clients; Err is the cause and is only ever logged.
+type Error struct {
+	Kind    Kind
+	Code    string         // snake_case, e.g. "book_not_found"; empty means the kind's default
+	Message string         // one human sentence
+	Details map[string]any // e.g. {"fields": {"limit": "must be between 1 and 100"}}
+	// RetryAfter, when set, tells the client how long to wait (429, 503).
+	RetryAfter time.Duration
+	Err        error
+}
+
+// Error implements error. It includes the cause for logs; clients only ever
+// see Message.
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.ClientCode(), e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.ClientCode(), e.Message)
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ClientCode returns the code shown to clients.
+func (e *Error) ClientCode() string {
+	if e.Code != "" {
+		return e.Code
+	}
+	if c, ok := defaultCode[e.Kind]; ok {
+		return c
+	}
+	return defaultCode[Internal]
+}
+
+// E builds an error of the given kind and code with a formatted message.
+func E(kind Kind, code, format string, args ...any) *Error {
+	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Wrap builds an Internal error that keeps cause for the logs only.
+func Wrap(cause error, format string, args ...any) *Error {
+	return &Error{Kind: Internal, Message: fmt.Sprintf(format, args...), Err: cause}
+}
+
+// WithDetail returns e with one more detail entry.
+func (e *Error) WithDetail(key string, value any) *Error {
+	if e.Details == nil {
+		e.Details = map[string]any{}
+	}
+	e.Details[key] = value
+	return e
+}
+
+// FieldErrors collects per-field validation messages, keyed by the JSON name
+// of the field as the client sent it.
+type FieldErrors map[string]string
+
+// Add records a message for field unless one is already recorded.
+func (f FieldErrors) Add(field, message string) {
+	if _, ok := f[field]; !ok {
+		f[field] = message
+	}
+}
+
+// Err returns nil when there are no field errors, otherwise an Invalid error
+// with details.fields set.
+func (f FieldErrors) Err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	fields := make(map[string]any, len(f))
+	for k, v := range f {
+		fields[k] = v
+	}
+	return &Error{Kind: Invalid, Message: "The request contains invalid values.", Details: map[string]any{"fields": fields}}
+}
+
+// InvalidField is a shortcut for a single bad field.
+func InvalidField(field, message string) error {
+	return FieldErrors{field: message}.Err()
+}
+
+// As returns the *Error in err's chain, if any.
+func As(err error) (*Error, bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e, true
+	}
+	return nil, false
+}
+
+// KindOf returns the kind of err; nil has no kind, and any error that is not
+// an *Error is Internal.
+func KindOf(err error) Kind {
+	if err == nil {
+		return ""
+	}
+	if e, ok := As(err); ok {
+		return e.Kind
+	}
+	return Internal
+}
+
+// CodeOf returns the client code of err (internal_error for foreign errors).
+func CodeOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	if e, ok := As(err); ok {
+		return e.ClientCode()
+	}
+	return defaultCode[Internal]
+}
+
+// Is reports whether err has the given kind.
+func Is(err error, kind Kind) bool { return err != nil && KindOf(err) == kind }

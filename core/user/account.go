@@ -1,0 +1,238 @@
+// Package user holds accounts: who a person is, what role and tier they have
+// and which school they belong to. One account store serves both the reading
+// app (/v1) and the school library (/api).
+package user
+
+import (
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/readinglibrary/service/core/errs"
+)
+
+// Role is what an account may do. School-bound roles see only their school.
+type Role string
+
+// Roles. admin is global; staff, librarian and student are bound to one
+// school; reader has no school.
+const (
+	RoleAdmin     Role = "admin"
+	RoleStaff     Role = "staff"
+	RoleLibrarian Role = "librarian"
+	RoleStudent   Role = "student"
+	RoleReader    Role = "reader"
+)
+
+// Valid reports whether r is one of the known roles.
+func (r Role) Valid() bool {
+	switch r {
+	case RoleAdmin, RoleStaff, RoleLibrarian, RoleStudent, RoleReader:
+		return true
+	}
+	return false
+}
+
+// SchoolBound reports whether accounts of this role belong to one school.
+func (r Role) SchoolBound() bool {
+	return r == RoleStaff || r == RoleLibrarian || r == RoleStudent
+}
+
+// Tier decides rate limits and access to premium content.
+type Tier string
+
+// Tiers.
+const (
+	TierStandard Tier = "standard"
+	TierPremium  Tier = "premium"
+)
+
+// Valid reports whether t is a known tier.
+func (t Tier) Valid() bool { return t == TierStandard || t == TierPremium }
+
+// Reading levels shared by accounts and books.
+const (
+	LevelBeginner     = "beginner"
+	LevelIntermediate = "intermediate"
+	LevelAdvanced     = "advanced"
+)
+
+// ValidReadingLevel reports whether level is one of the three levels.
+func ValidReadingLevel(level string) bool {
+	return level == LevelBeginner || level == LevelIntermediate || level == LevelAdvanced
+}
+
+// Password rules (contract §2, NIST 800-63B): at least 10 characters, no
+// truncation; the upper bound only keeps hashing cheap to refuse.
+const (
+	MinPasswordLength = 10
+	MaxPasswordLength = 1024
+)
+
+// Account is one person. PasswordHash is empty for accounts that sign in only
+// through an external identity provider or have not redeemed an invite yet.
+type Account struct {
+	ID           string // UUID; shown as usr_<uuid> on /v1
+	Email        string // normalised with NormalizeEmail
+	Name         string
+	PasswordHash string
+	Role         Role
+	SchoolID     string // empty for admin and reader
+	Tier         Tier
+	Suspended    bool
+	// Deleted marks an account whose permanent deletion has started; it is
+	// refused like a missing account and finished at the next start.
+	Deleted      bool
+	Avatar       string
+	ReadingLevel string
+	Preferences  Preferences
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// PublicID is the account id as the /v1 interface shows it.
+func (a Account) PublicID() string { return PublicIDPrefix + a.ID }
+
+// PublicIDPrefix prefixes account ids on the /v1 interface.
+const PublicIDPrefix = "usr_"
+
+// ParsePublicID strips the usr_ prefix; ok is false when it is missing.
+func ParsePublicID(id string) (string, bool) {
+	if !strings.HasPrefix(id, PublicIDPrefix) {
+		return "", false
+	}
+	return strings.TrimPrefix(id, PublicIDPrefix), true
+}
+
+// Preferences are the reader's display and notification settings.
+type Preferences struct {
+	FontSize      int
+	Theme         string
+	Notifications bool
+	Timezone      string // IANA name; streaks are counted in it
+}
+
+// Preference ranges and values (contract §5).
+const (
+	MinFontSize = 8
+	MaxFontSize = 72
+)
+
+// Themes lists the allowed themes.
+var Themes = []string{"light", "dark", "sepia", "system"}
+
+// DefaultPreferences are given to every new account.
+func DefaultPreferences() Preferences {
+	return Preferences{FontSize: 16, Theme: "light", Notifications: true, Timezone: "UTC"}
+}
+
+// NormalizeEmail lowercases and trims an address so that one person has one
+// account whatever case they type.
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// ValidateEmail checks that email is a plain address (no display name).
+func ValidateEmail(email string) string {
+	if email == "" {
+		return "is required"
+	}
+	if len(email) > 254 {
+		return "must be at most 254 characters"
+	}
+	addr, err := mail.ParseAddress(email)
+	if err != nil || addr.Address != email || addr.Name != "" {
+		return "must be a valid email address"
+	}
+	return ""
+}
+
+// ValidatePassword applies the password rules without hashing anything.
+func ValidatePassword(password string) string {
+	n := utf8.RuneCountInString(password)
+	switch {
+	case password == "":
+		return "is required"
+	case n < MinPasswordLength:
+		return "must be at least 10 characters"
+	case len(password) > MaxPasswordLength:
+		return "must be at most 1024 bytes"
+	}
+	return ""
+}
+
+// ValidateName checks a display name: 1..100 characters after trimming.
+func ValidateName(name string) string {
+	n := utf8.RuneCountInString(strings.TrimSpace(name))
+	if n < 1 || n > 100 {
+		return "must be between 1 and 100 characters"
+	}
+	return ""
+}
+
+// NewAccountParams are the inputs to NewAccount.
+type NewAccountParams struct {
+	ID           string
+	Email        string
+	Name         string
+	PasswordHash string
+	Role         Role
+	SchoolID     string
+	Tier         Tier
+	Now          time.Time
+}
+
+// NewAccount builds a valid account or returns an Invalid error naming each
+// bad field. The password must already be validated and hashed.
+func NewAccount(p NewAccountParams) (Account, error) {
+	email := NormalizeEmail(p.Email)
+	fields := errs.FieldErrors{}
+	if msg := ValidateEmail(email); msg != "" {
+		fields.Add("email", msg)
+	}
+	if msg := ValidateName(p.Name); msg != "" {
+		fields.Add("name", msg)
+	}
+	if !p.Role.Valid() {
+		fields.Add("role", "must be one of admin, staff, librarian, student, reader")
+	}
+	if p.Role.SchoolBound() && p.SchoolID == "" {
+		fields.Add("school_id", "is required for this role")
+	}
+	if !p.Role.SchoolBound() && p.SchoolID != "" {
+		fields.Add("school_id", "must be empty for this role")
+	}
+	tier := p.Tier
+	if tier == "" {
+		tier = TierStandard
+	}
+	if !tier.Valid() {
+		fields.Add("tier", "must be standard or premium")
+	}
+	if err := fields.Err(); err != nil {
+		return Account{}, err
+	}
+	now := p.Now.UTC()
+	return Account{
+		ID:           p.ID,
+		Email:        email,
+		Name:         strings.TrimSpace(p.Name),
+		PasswordHash: p.PasswordHash,
+		Role:         p.Role,
+		SchoolID:     p.SchoolID,
+		Tier:         tier,
+		ReadingLevel: LevelBeginner,
+		Preferences:  DefaultPreferences(),
+		CreatedAt:    now,
+		UpdatedAt:    now,
+	}, nil
+}
+
+// ErrNotFound is returned by repositories for a missing account.
+func ErrNotFound(id string) error {
+	return errs.E(errs.NotFound, "account_not_found", "No account with id %q exists.", id)
+}
+
+// ErrEmailTaken is returned when an email already has an account.
+func ErrEmailTaken() error {
+	return errs.E(errs.Conflict, "account_exists", "An account with this email already exists.")
+}

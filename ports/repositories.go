@@ -1,0 +1,98 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/readinglibrary/service/core/auth"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
+)
+
+// Every repository method may also return an errs.Unavailable error when the
+// database cannot be reached, and an errs.Internal error for anything else
+// unexpected. Only the codes specific to a method are listed below.
+
+// AccountRepository stores accounts, unique by id and by normalised email.
+type AccountRepository interface {
+	// Create stores a new account.
+	// Errors: Conflict "account_exists" when the id or the email is taken.
+	Create(ctx context.Context, a user.Account) error
+	// Get returns the account with id, including one marked Deleted.
+	// Errors: NotFound "account_not_found".
+	Get(ctx context.Context, id string) (user.Account, error)
+	// GetByEmail returns the account with the normalised email.
+	// Errors: NotFound "account_not_found".
+	GetByEmail(ctx context.Context, email string) (user.Account, error)
+	// Update replaces the stored account that has a.ID with a.
+	// Errors: NotFound "account_not_found"; Conflict "account_exists" when
+	// the new email belongs to another account.
+	Update(ctx context.Context, a user.Account) error
+	// Count returns how many accounts exist.
+	Count(ctx context.Context) (int64, error)
+}
+
+// SchoolRepository stores schools, unique by id and by domain.
+type SchoolRepository interface {
+	// Create stores a new school.
+	// Errors: Conflict "school_exists" when the id or the domain is taken.
+	Create(ctx context.Context, s library.School) error
+	// Get returns the school with id. Errors: NotFound "school_not_found".
+	Get(ctx context.Context, id string) (library.School, error)
+	// GetByDomain returns the school with domain.
+	// Errors: NotFound "school_not_found".
+	GetByDomain(ctx context.Context, domain string) (library.School, error)
+	// List returns every school ordered by name, then id.
+	List(ctx context.Context) ([]library.School, error)
+}
+
+// RefreshTokenRepository stores refresh-token records and their rotation
+// state. Rotation is a claim taken with a unique-key insert, never a
+// conditional update, so exactly one of any number of concurrent rotations
+// wins on FerretDB 1.24 as on MongoDB (dependency-notes.md §0).
+type RefreshTokenRepository interface {
+	// Create stores a new token record.
+	// Errors: Conflict "refresh_token_exists" when the hash is already stored.
+	Create(ctx context.Context, t auth.RefreshToken) error
+	// Get returns the record with hash, rotated or not.
+	// Errors: NotFound "refresh_token_not_found".
+	Get(ctx context.Context, hash string) (auth.RefreshToken, error)
+	// ClaimRotation records that the token with hash has been used. Exactly
+	// one call per hash succeeds, however many race.
+	// Errors: Conflict "refresh_token_reused" for every later call.
+	ClaimRotation(ctx context.Context, hash string, at time.Time) error
+	// RevokeFamily ends every token of the family. Idempotent.
+	RevokeFamily(ctx context.Context, familyID string, at time.Time) error
+	// FamilyRevoked reports whether RevokeFamily was called for familyID.
+	FamilyRevoked(ctx context.Context, familyID string) (bool, error)
+	// DeleteByAccount removes every token record of the account (suspension,
+	// deletion). Idempotent.
+	DeleteByAccount(ctx context.Context, accountID string) error
+}
+
+// SigningKeyRepository keeps the access-token signing keys when none is
+// configured, so tokens survive restarts and replicas share one key.
+type SigningKeyRepository interface {
+	// EnsureActive stores candidate as the active key unless an active key
+	// already exists, and returns the active key. Of concurrent callers
+	// exactly one candidate becomes active; all of them get that key.
+	EnsureActive(ctx context.Context, candidate auth.SigningKey) (auth.SigningKey, error)
+	// List returns every stored key, the active one first, so tokens signed
+	// by a retired key can still be verified.
+	List(ctx context.Context) ([]auth.SigningKey, error)
+}
+
+// Pinger reports whether the database answers.
+type Pinger interface {
+	// Ping returns nil when the database answers. Errors: Unavailable.
+	Ping(ctx context.Context) error
+}
+
+// Repositories bundles every repository of one backend.
+type Repositories struct {
+	Accounts      AccountRepository
+	Schools       SchoolRepository
+	RefreshTokens RefreshTokenRepository
+	SigningKeys   SigningKeyRepository
+	Health        Pinger
+}

@@ -1,0 +1,105 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/readinglibrary/service/core/user"
+)
+
+// PasswordHasher hashes passwords with a memory-hard function.
+type PasswordHasher interface {
+	// Hash returns an encoded hash with its parameters and a fresh salt.
+	Hash(password string) (string, error)
+	// Verify reports whether password matches encoded. needsRehash is true
+	// when encoded uses weaker parameters than the current ones. A malformed
+	// encoded hash never matches.
+	Verify(encoded, password string) (ok, needsRehash bool)
+	// VerifyDummy spends as long as Verify does on a real hash, so an unknown
+	// email cannot be told from a wrong password by timing.
+	VerifyDummy(password string)
+}
+
+// AccessClaims are the verified facts of an access token.
+type AccessClaims struct {
+	Issuer        string
+	Subject       string // the account UUID for tokens this service issued
+	Email         string
+	EmailVerified bool
+	IssuedAt      time.Time
+	ExpiresAt     time.Time
+}
+
+// TokenService issues and verifies the service's own access tokens.
+type TokenService interface {
+	// Issue signs an access token for account a, valid from now for the
+	// configured lifetime, and returns it with that lifetime.
+	Issue(ctx context.Context, a user.Account, now time.Time) (token string, lifetime time.Duration, err error)
+	// Verify checks the signature with a pinned algorithm, the key id, iss,
+	// aud, exp, nbf and iat.
+	// Errors: Unauthenticated "invalid_token" or "token_expired".
+	Verify(ctx context.Context, token string) (AccessClaims, error)
+	// JWKS returns the public keys as a JSON Web Key Set document.
+	JWKS(ctx context.Context) ([]byte, error)
+}
+
+// AccessRequest asks whether a principal may perform an action on a
+// resource. Context holds facts computed on the server (for example the
+// book's access level or the resource's school); it is never filled from
+// client input.
+type AccessRequest struct {
+	Principal user.Principal
+	Action    string // e.g. "read", "create", "login"
+	Resource  string // e.g. "users:me", "books:content:premium"
+	Context   map[string]any
+}
+
+// Authorizer decides access requests against explicit policies.
+type Authorizer interface {
+	// Authorize returns nil when an allow policy matches and no deny policy
+	// does. Errors: Forbidden "forbidden" (default deny, or a deny policy).
+	Authorize(ctx context.Context, req AccessRequest) error
+}
+
+// RateTier is the budget a request is counted against.
+type RateTier string
+
+// Rate tiers (contract §3).
+const (
+	RateAnonymous     RateTier = "anonymous"
+	RateAuthenticated RateTier = "authenticated"
+	RatePremium       RateTier = "premium"
+)
+
+// RateLimitResult is the state of one key's window after counting a request.
+type RateLimitResult struct {
+	Limit     int64
+	Remaining int64
+	Reset     time.Time // when the current window ends
+	Reached   bool      // the request is over the limit
+}
+
+// RateLimiter counts requests per key in fixed windows, per tier.
+type RateLimiter interface {
+	// Take counts one request of key in tier's budget.
+	// Errors: Unavailable when the store fails (the caller lets the request
+	// through, logs and counts the failure).
+	Take(ctx context.Context, tier RateTier, key string) (RateLimitResult, error)
+}
+
+// LoginKeys identify who is trying to sign in.
+type LoginKeys struct {
+	Email  string // normalised; unknown emails are throttled the same way
+	Client string // the client address
+}
+
+// LoginThrottle limits failed sign-ins per email and per client.
+type LoginThrottle interface {
+	// Check returns nil while both keys are under their failure limits.
+	// Errors: RateLimited "too_many_attempts" with RetryAfter set;
+	// Unavailable when the store fails (sign-in then fails closed).
+	Check(ctx context.Context, keys LoginKeys) error
+	// Failure counts one failed attempt against both keys.
+	// Errors: Unavailable when the store fails.
+	Failure(ctx context.Context, keys LoginKeys) error
+}
