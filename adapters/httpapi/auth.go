@@ -1,0 +1,143 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/service"
+)
+
+type loginRequest struct {
+	Email    string `json:"email" validate:"required"`
+	Password string `json:"password" validate:"required"`
+}
+
+type refreshRequest struct {
+	RefreshToken string `json:"refresh_token" validate:"required"`
+}
+
+type signupRequest struct {
+	Email    string `json:"email" validate:"required"`
+	Password string `json:"password" validate:"required"`
+	Name     string `json:"name" validate:"required"`
+}
+
+// sessionResponse is the body of login and refresh. The refresh token only
+// travels in its HttpOnly cookie, never in a body.
+type sessionResponse struct {
+	Redirect    string `json:"redirect"`
+	AccessToken string `json:"access_token"`
+	TokenType   string `json:"token_type"`
+	ExpiresIn   int    `json:"expires_in"`
+}
+
+func (h *handler) login(w http.ResponseWriter, r *http.Request) {
+	var req loginRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	s, err := h.deps.Identity.Login(r.Context(), req.Email, req.Password, h.clientIP(r))
+	if err != nil {
+		if errs.Is(err, errs.Unauthenticated) {
+			loggerFrom(r).Info("sign-in failed", "client", h.clientIP(r))
+		}
+		writeError(w, r, err)
+		return
+	}
+	infoFrom(r).accountID = s.Account.ID
+	h.writeSession(w, s)
+}
+
+// refresh takes the refresh token from the body when one is sent, else from
+// its cookie; a cookie-borne refresh is a cookie-authenticated change and so
+// passes the CSRF rule.
+func (h *handler) refresh(w http.ResponseWriter, r *http.Request) {
+	token, err := h.refreshToken(w, r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	s, err := h.deps.Identity.Refresh(r.Context(), token)
+	if err != nil {
+		if errs.CodeOf(err) == "refresh_token_reused" {
+			loggerFrom(r).Warn("refresh token reused; session family revoked", "client", h.clientIP(r))
+		}
+		h.clearCookies(w)
+		writeError(w, r, err)
+		return
+	}
+	infoFrom(r).accountID = s.Account.ID
+	h.writeSession(w, s)
+}
+
+func (h *handler) logout(w http.ResponseWriter, r *http.Request) {
+	token, err := h.refreshToken(w, r)
+	if err != nil && !errs.Is(err, errs.Unauthenticated) {
+		writeError(w, r, err)
+		return
+	}
+	if err := h.deps.Identity.Logout(r.Context(), token); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	h.clearCookies(w)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// refreshToken reads {refresh_token} from a JSON body, or the refresh cookie
+// when there is no body. Errors: the decoder's, csrf_rejected, and
+// Unauthenticated when there is no token at all.
+func (h *handler) refreshToken(w http.ResponseWriter, r *http.Request) (string, error) {
+	if hasBody(r) {
+		var req refreshRequest
+		if err := decodeJSON(w, r, &req); err != nil {
+			return "", err
+		}
+		return req.RefreshToken, nil
+	}
+	c, err := r.Cookie(refreshCookie)
+	if err != nil || c.Value == "" {
+		return "", errs.E(errs.Unauthenticated, "invalid_refresh_token", "No refresh token was sent.")
+	}
+	if err := h.checkCSRF(r); err != nil {
+		return "", err
+	}
+	return c.Value, nil
+}
+
+func (h *handler) signup(w http.ResponseWriter, r *http.Request) {
+	var req signupRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	acct, err := h.deps.Identity.Signup(r.Context(), req.Email, req.Password, req.Name)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	infoFrom(r).accountID = acct.ID
+	writeJSON(w, http.StatusCreated, map[string]any{"user": toOwnProfile(acct)})
+}
+
+func (h *handler) writeSession(w http.ResponseWriter, s service.Session) {
+	http.SetCookie(w, &http.Cookie{
+		Name: accessCookie, Value: s.AccessToken, Path: "/",
+		MaxAge: int(s.AccessTTL / time.Second), HttpOnly: true, Secure: h.cfg.CookieSecure, SameSite: http.SameSiteLaxMode,
+	})
+	http.SetCookie(w, &http.Cookie{
+		Name: refreshCookie, Value: s.RefreshToken, Path: "/api/auth",
+		MaxAge: int(s.RefreshTTL / time.Second), HttpOnly: true, Secure: h.cfg.CookieSecure, SameSite: http.SameSiteStrictMode,
+	})
+	writeJSON(w, http.StatusOK, sessionResponse{
+		Redirect: s.Redirect, AccessToken: s.AccessToken, TokenType: "Bearer", ExpiresIn: int(s.AccessTTL / time.Second),
+	})
+}
+
+// clearCookies expires both cookies with the attributes they were set with.
+func (h *handler) clearCookies(w http.ResponseWriter) {
+	http.SetCookie(w, &http.Cookie{Name: accessCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: h.cfg.CookieSecure, SameSite: http.SameSiteLaxMode})
+	http.SetCookie(w, &http.Cookie{Name: refreshCookie, Value: "", Path: "/api/auth", MaxAge: -1, HttpOnly: true, Secure: h.cfg.CookieSecure, SameSite: http.SameSiteStrictMode})
+}

@@ -1,0 +1,92 @@
+// Package httpapi is the HTTP edge of the service: gorilla/mux routes, the
+// middleware chain (request ids, logs, panics, CORS, authentication, rate
+// limits, CSRF, policies), strict JSON decoding and the one error writer.
+package httpapi
+
+import (
+	"encoding/json"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+
+	"github.com/readinglibrary/service/core/errs"
+)
+
+// statusOf is the only table that maps error kinds to HTTP statuses. A kind
+// missing here is a 500.
+var statusOf = map[errs.Kind]int{
+	errs.Malformed:        http.StatusBadRequest,
+	errs.Unauthenticated:  http.StatusUnauthorized,
+	errs.Forbidden:        http.StatusForbidden,
+	errs.NotFound:         http.StatusNotFound,
+	errs.MethodNotAllowed: http.StatusMethodNotAllowed,
+	errs.Conflict:         http.StatusConflict,
+	errs.TooLarge:         http.StatusRequestEntityTooLarge,
+	errs.UnsupportedMedia: http.StatusUnsupportedMediaType,
+	errs.Invalid:          http.StatusUnprocessableEntity,
+	errs.RateLimited:      http.StatusTooManyRequests,
+	errs.Unavailable:      http.StatusServiceUnavailable,
+}
+
+// errorBody is the contract's error envelope.
+type errorBody struct {
+	Error errorPayload `json:"error"`
+}
+
+type errorPayload struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details"`
+}
+
+// writeError renders err as the contract's error body. Internal errors are
+// logged with their cause and shown to the client only as "internal error".
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e, ok := errs.As(err)
+	if !ok {
+		e = errs.Wrap(err, "internal error")
+	}
+	status, known := statusOf[e.Kind]
+	if !known {
+		status = http.StatusInternalServerError
+	}
+	payload := errorPayload{Code: e.ClientCode(), Message: e.Message, Details: e.Details}
+	if status == http.StatusInternalServerError {
+		loggerFrom(r).Error("internal error", "request_id", requestIDFrom(r), "error", err.Error())
+		payload = errorPayload{Code: "internal_error", Message: "An internal error occurred."}
+	} else if e.Err != nil && (status == http.StatusServiceUnavailable) {
+		loggerFrom(r).Warn("dependency unavailable", "request_id", requestIDFrom(r), "error", e.Err.Error())
+	}
+	if payload.Details == nil {
+		payload.Details = map[string]any{}
+	}
+	if status == http.StatusUnauthorized && e.ClientCode() != "invalid_credentials" {
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+	}
+	writeJSON(w, status, errorBody{Error: payload})
+}
+
+// writeJSON writes v with status. Encoding errors after the header is sent
+// can only be logged by the caller's access log, so they are ignored here.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(true)
+	_ = enc.Encode(v)
+}
+
+// loggerFrom returns the request's logger (with its request id), or the
+// default logger.
+func loggerFrom(r *http.Request) *slog.Logger {
+	if l, ok := r.Context().Value(loggerKey{}).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}
+
+type loggerKey struct{}

@@ -1,0 +1,175 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/readinglibrary/service/adapters/memrepo"
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+// fakeTokens accepts "tok-<account id>" and nothing else.
+type fakeTokens struct{}
+
+func (fakeTokens) Issue(_ context.Context, a user.Account, _ time.Time) (string, time.Duration, error) {
+	return "tok-" + a.ID, 15 * time.Minute, nil
+}
+
+func (fakeTokens) Verify(_ context.Context, token string) (ports.AccessClaims, error) {
+	id, ok := strings.CutPrefix(token, "tok-")
+	if !ok || id == "" {
+		return ports.AccessClaims{}, errs.E(errs.Unauthenticated, "invalid_token", "The access token is invalid.")
+	}
+	return ports.AccessClaims{Subject: id}, nil
+}
+
+func (fakeTokens) JWKS(context.Context) ([]byte, error) { return []byte(`{"keys":[]}`), nil }
+
+// fakeHasher stores passwords reversibly; hashing cost is not under test here.
+type fakeHasher struct{}
+
+func (fakeHasher) Hash(p string) (string, error)                  { return "h:" + p, nil }
+func (fakeHasher) Verify(enc, p string) (bool, bool)              { return enc == "h:"+p, false }
+func (fakeHasher) VerifyDummy(string)                             {}
+func (noThrottle) Check(context.Context, ports.LoginKeys) error   { return nil }
+func (noThrottle) Failure(context.Context, ports.LoginKeys) error { return nil }
+
+type noThrottle struct{}
+
+// countingLimiter allows limit requests per tier and key.
+type countingLimiter struct {
+	mu    sync.Mutex
+	limit int64
+	seen  map[string]int64
+	fail  bool
+}
+
+func (l *countingLimiter) Take(_ context.Context, tier ports.RateTier, key string) (ports.RateLimitResult, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fail {
+		return ports.RateLimitResult{}, errs.E(errs.Unavailable, "unavailable", "store down")
+	}
+	if l.seen == nil {
+		l.seen = map[string]int64{}
+	}
+	l.seen[string(tier)+"|"+key]++
+	n := l.seen[string(tier)+"|"+key]
+	rem := l.limit - n
+	if rem < 0 {
+		rem = 0
+	}
+	return ports.RateLimitResult{Limit: l.limit, Remaining: rem, Reset: time.Now().Add(time.Hour), Reached: n > l.limit}, nil
+}
+
+// recordingAuthorizer answers with decide and records every request.
+type recordingAuthorizer struct {
+	mu     sync.Mutex
+	asked  []ports.AccessRequest
+	decide func(ports.AccessRequest) bool
+}
+
+func (a *recordingAuthorizer) Authorize(_ context.Context, req ports.AccessRequest) error {
+	a.mu.Lock()
+	a.asked = append(a.asked, req)
+	a.mu.Unlock()
+	if a.decide != nil && a.decide(req) {
+		return nil
+	}
+	return errs.E(errs.Forbidden, "forbidden", "You do not have permission to do this.")
+}
+
+type fixture struct {
+	h       *Handler
+	repos   ports.Repositories
+	authz   *recordingAuthorizer
+	limiter *countingLimiter
+	logs    *bytes.Buffer
+	reader  user.Account // a reader account with password "correct-horse-1"
+}
+
+func newFixture(t *testing.T, decide func(ports.AccessRequest) bool) *fixture {
+	t.Helper()
+	repos := memrepo.New()
+	identity := service.NewIdentity(repos, fakeTokens{}, fakeHasher{}, noThrottle{}, service.IdentityConfig{SignupEnabled: true})
+	reader, err := identity.CreateAccount(context.Background(), service.NewAccountInput{
+		Email: "reader@example.org", Password: "correct-horse-1", Name: "Rita Reader", Role: user.RoleReader,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{repos: repos, authz: &recordingAuthorizer{decide: decide}, limiter: &countingLimiter{limit: 1000}, logs: &bytes.Buffer{}, reader: reader}
+	logger := slog.New(slog.NewJSONHandler(&syncWriter{w: f.logs}, nil))
+	f.h = New(Deps{
+		Identity: identity, Users: service.NewUsers(repos.Accounts), Authorizer: f.authz,
+		RateLimiter: f.limiter, Tokens: fakeTokens{}, Health: repos.Health, Logger: logger,
+	}, Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}})
+	return f
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func allowAll(ports.AccessRequest) bool { return true }
+
+// do sends one request through the whole handler.
+func (f *fixture) do(method, target, body string, headers ...string) *httptest.ResponseRecorder {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, target, rd)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	rec := httptest.NewRecorder()
+	f.h.ServeHTTP(rec, req)
+	return rec
+}
+
+// errorOf decodes the contract's error body and fails on any other shape.
+func errorOf(t *testing.T, rec *httptest.ResponseRecorder) errorPayload {
+	t.Helper()
+	if ct := rec.Header().Get("Content-Type"); ct != "application/json; charset=utf-8" {
+		t.Fatalf("Content-Type = %q, want application/json; charset=utf-8 (body %s)", ct, rec.Body)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(rec.Body.Bytes(), &raw); err != nil {
+		t.Fatalf("error body is not JSON: %v: %s", err, rec.Body)
+	}
+	if len(raw) != 1 || raw["error"] == nil {
+		t.Fatalf("error body has keys other than error: %s", rec.Body)
+	}
+	var p errorPayload
+	dec := json.NewDecoder(bytes.NewReader(raw["error"]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		t.Fatalf("error payload: %v: %s", err, rec.Body)
+	}
+	if p.Code == "" || p.Message == "" || p.Details == nil {
+		t.Fatalf("error payload lacks code, message or details: %s", rec.Body)
+	}
+	return p
+}

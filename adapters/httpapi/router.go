@@ -1,0 +1,177 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/ports"
+)
+
+// Config holds the HTTP edge's settings.
+type Config struct {
+	IssuerURL      string         // public base URL of this service, e.g. https://library.example.org
+	CookieSecure   bool           // Secure attribute on cookies; off only for plain-http development
+	AllowedOrigins []string       // browser origins allowed for CORS and cookie-authenticated changes
+	TrustedProxies []netip.Prefix // peers whose X-Forwarded-For is believed
+	RequestTimeout time.Duration  // deadline of one request's work (default 15s)
+}
+
+// Deps are the use cases and ports the handlers call.
+type Deps struct {
+	Identity    *service.Identity
+	Users       *service.Users
+	Authorizer  ports.Authorizer
+	RateLimiter ports.RateLimiter
+	Tokens      ports.TokenService
+	Health      ports.Pinger
+	Logger      *slog.Logger
+	// Registry receives the HTTP metrics and is served on /metrics; a new
+	// one is made when nil.
+	Registry *prometheus.Registry
+}
+
+// RouteInfo describes one route and the permission it asks the policies for.
+type RouteInfo struct {
+	Name     string
+	Method   string
+	Path     string // gorilla/mux template, e.g. /v1/books/{book_id}
+	Action   string
+	Resource string
+}
+
+type route struct {
+	RouteInfo
+	handle http.HandlerFunc
+}
+
+// Handler is the whole HTTP interface as one http.Handler.
+type Handler struct {
+	*handler
+	root http.Handler
+}
+
+type handler struct {
+	deps    Deps
+	cfg     Config
+	log     *slog.Logger
+	metrics *metrics
+	router  *mux.Router
+	routes  map[string]route
+	order   []string
+}
+
+// New builds the router and its middleware chain. It panics on a missing
+// dependency.
+func New(deps Deps, cfg Config) *Handler {
+	if deps.Identity == nil || deps.Users == nil || deps.Authorizer == nil || deps.RateLimiter == nil || deps.Tokens == nil || deps.Health == nil {
+		panic("httpapi.New: nil dependency")
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.Default()
+	}
+	if deps.Registry == nil {
+		deps.Registry = prometheus.NewRegistry()
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 15 * time.Second
+	}
+	cfg.IssuerURL = strings.TrimRight(cfg.IssuerURL, "/")
+	h := &handler{deps: deps, cfg: cfg, log: deps.Logger, metrics: newMetrics(deps.Registry), routes: map[string]route{}}
+	h.router = mux.NewRouter()
+	h.router.NotFoundHandler = http.HandlerFunc(h.notFound)
+	h.router.MethodNotAllowedHandler = http.HandlerFunc(h.methodNotAllowed)
+	for _, rt := range h.table() {
+		if _, dup := h.routes[rt.Name]; dup {
+			panic("httpapi: duplicate route name " + rt.Name)
+		}
+		h.routes[rt.Name] = rt
+		h.order = append(h.order, rt.Name)
+		h.router.Handle(rt.Path, rt.handle).Methods(rt.Method).Name(rt.Name)
+	}
+	h.router.Use(h.routeGuard)
+
+	// Outermost first: the request id and access log see everything, panics
+	// become 500s, CORS preflights are answered before any budget is spent,
+	// and authentication plus rate limiting wrap the whole router so 404 and
+	// 405 are limited too.
+	var chain http.Handler = h.router
+	chain = h.authenticate(chain)
+	chain = h.cors(chain)
+	chain = h.secureHeaders(chain)
+	chain = h.recoverPanics(chain)
+	chain = h.accessLog(chain)
+	chain = h.withRequestID(chain)
+	return &Handler{handler: h, root: chain}
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.root.ServeHTTP(w, r) }
+
+// Routes lists every route in registration order.
+func (h *Handler) Routes() []RouteInfo {
+	out := make([]RouteInfo, 0, len(h.order))
+	for _, name := range h.order {
+		out = append(out, h.routes[name].RouteInfo)
+	}
+	return out
+}
+
+// table is every route of the service with the permission it needs. Adding
+// a route means adding its policy in policies/ and its entry in openapi.json;
+// tests fail until both exist.
+func (h *handler) table() []route {
+	r := func(name, method, path, action, resource string, fn http.HandlerFunc) route {
+		return route{RouteInfo{Name: name, Method: method, Path: path, Action: action, Resource: resource}, fn}
+	}
+	return []route{
+		r("system.healthz", http.MethodGet, "/healthz", "read", "system:health", h.healthz),
+		r("system.readyz", http.MethodGet, "/readyz", "read", "system:health", h.readyz),
+		r("system.metrics", http.MethodGet, "/metrics", "read", "system:metrics", h.serveMetrics),
+		r("system.openapi", http.MethodGet, "/openapi.json", "read", "system:openapi", h.openAPI),
+		r("system.oidc", http.MethodGet, "/.well-known/openid-configuration", "read", "system:keys", h.oidcConfiguration),
+		r("system.jwks", http.MethodGet, "/.well-known/jwks.json", "read", "system:keys", h.jwks),
+
+		r("auth.login", http.MethodPost, "/api/auth/login", "login", "auth:session", h.login),
+		r("auth.refresh", http.MethodPost, "/api/auth/refresh", "refresh", "auth:session", h.refresh),
+		r("auth.logout", http.MethodPost, "/api/auth/logout", "logout", "auth:session", h.logout),
+		r("auth.signup", http.MethodPost, "/api/auth/signup", "signup", "auth:account", h.signup),
+
+		r("users.me", http.MethodGet, "/v1/users/me", "read", "users:me", h.getMe),
+	}
+}
+
+func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, r, errs.E(errs.NotFound, "route_not_found", "No route matches %s %s.", r.Method, r.URL.Path))
+}
+
+// methodNotAllowed answers 405 with the Allow header listing the methods the
+// path does have.
+func (h *handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	_ = h.router.Walk(func(rt *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		pattern, err := rt.GetPathRegexp()
+		if err != nil {
+			return nil
+		}
+		if ok, _ := regexp.MatchString(pattern, r.URL.Path); ok {
+			methods, _ := rt.GetMethods()
+			allow = append(allow, methods...)
+		}
+		return nil
+	})
+	sort.Strings(allow)
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	e := errs.E(errs.MethodNotAllowed, "method_not_allowed", "%s is not allowed on %s.", r.Method, r.URL.Path)
+	e.Details = map[string]any{"allow": allow}
+	writeError(w, r, e)
+}

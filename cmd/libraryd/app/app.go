@@ -1,0 +1,235 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/ulule/limiter/v3"
+
+	"github.com/readinglibrary/service/adapters/embeddedmongo"
+	"github.com/readinglibrary/service/adapters/httpapi"
+	"github.com/readinglibrary/service/adapters/jwttoken"
+	"github.com/readinglibrary/service/adapters/ladonauthz"
+	"github.com/readinglibrary/service/adapters/mongorepo"
+	"github.com/readinglibrary/service/adapters/passwordhash"
+	"github.com/readinglibrary/service/adapters/ratelimit"
+	"github.com/readinglibrary/service/core/auth"
+	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/policies"
+	"github.com/readinglibrary/service/ports"
+)
+
+// Sign-in throttle (security checklist case 29): 5 failures per email and
+// 20 per client address in 15 minutes.
+var (
+	loginPerEmail  = limiter.Rate{Period: 15 * time.Minute, Limit: 5}
+	loginPerClient = limiter.Rate{Period: 15 * time.Minute, Limit: 20}
+)
+
+// App is the wired service.
+type App struct {
+	Config   Config
+	Handler  *httpapi.Handler
+	Logger   *slog.Logger
+	Repos    ports.Repositories
+	Identity *service.Identity
+	// Demo lists the demo accounts present in the store (empty unless
+	// LIBRARY_DEMO_DATA is on).
+	Demo []DemoAccount
+
+	closers []func(context.Context) error
+}
+
+// New builds every adapter and use case. On error, whatever was started is
+// stopped again.
+func New(ctx context.Context, cfg Config, logger *slog.Logger) (a *App, err error) {
+	a = &App{Config: cfg, Logger: logger}
+	defer func() {
+		if err != nil {
+			_ = a.Close(context.Background())
+			a = nil
+		}
+	}()
+
+	uri := cfg.MongoURI
+	if cfg.Embedded() {
+		dir, err := filepath.Abs(cfg.DataDir)
+		if err != nil {
+			return a, fmt.Errorf("LIBRARY_DATA_DIR: %w", err)
+		}
+		srv, err := embeddedmongo.Start(ctx, embeddedmongo.Options{DataDir: dir, Addr: cfg.EmbeddedMongoAddr, Logger: logger})
+		if err != nil {
+			return a, fmt.Errorf("start the embedded database in %s: %w", dir, err)
+		}
+		a.closers = append(a.closers, func(context.Context) error { srv.Stop(); return nil })
+		uri = srv.URI()
+		logger.Info("embedded database started", "data_dir", dir, "exposed_on", cfg.EmbeddedMongoAddr)
+	}
+	db, err := mongorepo.Connect(ctx, uri, cfg.Database)
+	if err != nil {
+		return a, fmt.Errorf("connect to MongoDB: %w", err)
+	}
+	a.closers = append(a.closers, db.Close)
+	if err := db.EnsureIndexes(ctx); err != nil {
+		return a, fmt.Errorf("create indexes: %w", err)
+	}
+	a.Repos = db.Repositories()
+
+	var keys []auth.SigningKey
+	if cfg.SigningKeyFile != "" {
+		k, err := jwttoken.KeyFromPEMFile(cfg.SigningKeyFile)
+		if err != nil {
+			return a, fmt.Errorf("LIBRARY_SIGNING_KEY_FILE: %w", err)
+		}
+		keys = []auth.SigningKey{k}
+	} else if keys, err = jwttoken.LoadKeys(ctx, a.Repos.SigningKeys, time.Now()); err != nil {
+		return a, fmt.Errorf("load the token signing key: %w", err)
+	}
+	tokens, err := jwttoken.New(jwttoken.Config{Issuer: cfg.IssuerURL, Audience: cfg.TokenAudience, TTL: cfg.AccessTokenTTL}, keys)
+	if err != nil {
+		return a, fmt.Errorf("token service: %w", err)
+	}
+
+	var authz *ladonauthz.Authorizer
+	if cfg.PoliciesDir != "" {
+		authz, err = ladonauthz.Load(cfg.PoliciesDir)
+	} else {
+		authz, err = ladonauthz.LoadFS(policies.Files)
+	}
+	if err != nil {
+		return a, fmt.Errorf("load policies: %w", err)
+	}
+
+	var store limiter.Store
+	if cfg.RedisURL != "" {
+		s, closeRedis, err := ratelimit.NewRedisStore(ctx, cfg.RedisURL)
+		if err != nil {
+			return a, fmt.Errorf("LIBRARY_REDIS_URL: %w", err)
+		}
+		a.closers = append(a.closers, func(context.Context) error { return closeRedis() })
+		store = s
+	} else {
+		store = ratelimit.NewMemoryStore()
+	}
+	limits, err := ratelimit.New(store, map[ports.RateTier]limiter.Rate{
+		ports.RateAnonymous: cfg.RateAnonymous, ports.RateAuthenticated: cfg.RateAuthenticated, ports.RatePremium: cfg.RatePremium,
+	})
+	if err != nil {
+		return a, fmt.Errorf("rate limiter: %w", err)
+	}
+	throttle := ratelimit.NewLoginThrottle(store, loginPerEmail, loginPerClient)
+
+	a.Identity = service.NewIdentity(a.Repos, tokens, passwordhash.New(), throttle,
+		service.IdentityConfig{RefreshTTL: cfg.RefreshTokenTTL, SignupEnabled: cfg.SignupEnabled})
+	users := service.NewUsers(a.Repos.Accounts)
+
+	if cfg.DemoData {
+		if !cfg.Embedded() {
+			logger.Warn("LIBRARY_DEMO_DATA is on with an external database: demo accounts have published passwords")
+		}
+		if a.Demo, err = seedDemo(ctx, a.Repos, a.Identity); err != nil {
+			return a, fmt.Errorf("seed demo data: %w", err)
+		}
+	}
+	if cfg.BootstrapAdminEmail != "" {
+		created, err := a.Identity.EnsureAdmin(ctx, cfg.BootstrapAdminEmail, cfg.BootstrapAdminPassword, "Administrator")
+		if err != nil {
+			return a, fmt.Errorf("create the bootstrap admin: %w", err)
+		}
+		logger.Info("bootstrap admin", "email", cfg.BootstrapAdminEmail, "created", created)
+	}
+
+	a.Handler = httpapi.New(httpapi.Deps{
+		Identity: a.Identity, Users: users, Authorizer: authz, RateLimiter: limits,
+		Tokens: tokens, Health: a.Repos.Health, Logger: logger, Registry: prometheus.NewRegistry(),
+	}, httpapi.Config{
+		IssuerURL: cfg.IssuerURL, CookieSecure: cfg.CookieSecure,
+		AllowedOrigins: cfg.AllowedOrigins, TrustedProxies: cfg.TrustedProxies,
+	})
+	return a, nil
+}
+
+// Close stops everything New started, newest first.
+func (a *App) Close(ctx context.Context) error {
+	var errList []error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		errList = append(errList, a.closers[i](ctx))
+	}
+	a.closers = nil
+	return errors.Join(errList...)
+}
+
+// NewServer returns the HTTP server with timeouts and header limits that
+// keep slow or greedy clients from holding connections.
+func (a *App) NewServer() *http.Server {
+	return &http.Server{
+		Handler:           a.Handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    32 << 10,
+		ErrorLog:          slog.NewLogLogger(a.Logger.Handler(), slog.LevelWarn),
+	}
+}
+
+// Serve answers on ln until ctx is cancelled, then stops accepting, lets
+// in-flight requests finish within the shutdown timeout and returns.
+func (a *App) Serve(ctx context.Context, ln net.Listener) error {
+	srv := a.NewServer()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	a.Logger.Info("shutting down", "timeout", a.Config.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("graceful shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Run is the whole program: configuration, wiring, serving until ctx ends.
+func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+	cfg, err := LoadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	logger.Info("starting", "config", cfg)
+
+	startCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	a, err := New(startCtx, cfg, logger)
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := a.Close(context.Background()); err != nil {
+			logger.Warn("close", "error", err.Error())
+		}
+	}()
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("LIBRARY_ADDR: listen on %s: %w", cfg.Addr, err)
+	}
+	printBanner(stdout, cfg, ln.Addr(), a.Demo)
+	logger.Info("listening", "addr", ln.Addr().String())
+	return a.Serve(ctx, ln)
+}

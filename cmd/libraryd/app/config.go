@@ -1,0 +1,310 @@
+// Package app wires the service: it reads the configuration from the
+// environment, builds the adapters and use cases, and runs the HTTP server.
+// It is a separate package from main so end-to-end tests can start the
+// whole service in-process.
+package app
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ulule/limiter/v3"
+
+	"github.com/readinglibrary/service/core/user"
+)
+
+// Config is every setting of the service, read from LIBRARY_* variables.
+type Config struct {
+	Addr                   string        // LIBRARY_ADDR
+	MongoURI               string        // LIBRARY_MONGODB_URI; empty runs the embedded database
+	Database               string        // LIBRARY_MONGODB_DATABASE
+	DataDir                string        // LIBRARY_DATA_DIR
+	EmbeddedMongoAddr      string        // LIBRARY_EMBEDDED_MONGO_ADDR
+	BootstrapAdminEmail    string        // LIBRARY_BOOTSTRAP_ADMIN_EMAIL
+	BootstrapAdminPassword string        // LIBRARY_BOOTSTRAP_ADMIN_PASSWORD
+	DemoData               bool          // LIBRARY_DEMO_DATA
+	IssuerURL              string        // LIBRARY_ISSUER_URL
+	TokenAudience          string        // LIBRARY_TOKEN_AUDIENCE
+	AccessTokenTTL         time.Duration // LIBRARY_ACCESS_TOKEN_TTL
+	RefreshTokenTTL        time.Duration // LIBRARY_REFRESH_TOKEN_TTL
+	SigningKeyFile         string        // LIBRARY_SIGNING_KEY_FILE
+	CookieSecure           bool          // LIBRARY_COOKIE_SECURE
+	AllowedOrigins         []string      // LIBRARY_ALLOWED_ORIGINS
+	TrustedProxies         []netip.Prefix
+	RedisURL               string // LIBRARY_REDIS_URL
+	RateAnonymous          limiter.Rate
+	RateAuthenticated      limiter.Rate
+	RatePremium            limiter.Rate
+	SignupEnabled          bool   // LIBRARY_SIGNUP_ENABLED
+	PoliciesDir            string // LIBRARY_POLICIES_DIR; empty uses the policies built into the binary
+	LogLevel               slog.Level
+	ShutdownTimeout        time.Duration
+}
+
+// Embedded reports whether the service runs its own database.
+func (c Config) Embedded() bool { return c.MongoURI == "" }
+
+// Setting documents one environment variable; the README's table and the
+// deployment checks are generated from this list.
+type Setting struct {
+	Name    string
+	Default string
+	Secret  bool
+	Help    string
+}
+
+// Settings lists every variable the service reads.
+var Settings = []Setting{
+	{"LIBRARY_ADDR", ":8080", false, "Address the HTTP server listens on."},
+	{"LIBRARY_MONGODB_URI", "", true, "MongoDB connection string (replica set or Atlas). Empty: run the embedded FerretDB/SQLite database."},
+	{"LIBRARY_MONGODB_DATABASE", "library", false, "Database name on the MongoDB server."},
+	{"LIBRARY_DATA_DIR", "./data", false, "Directory of the embedded database's SQLite files."},
+	{"LIBRARY_EMBEDDED_MONGO_ADDR", "", false, "Also expose the embedded database on this TCP address (e.g. 127.0.0.1:27017) for mongosh or Compass."},
+	{"LIBRARY_BOOTSTRAP_ADMIN_EMAIL", "", false, "Create this admin account at start if no account has the email."},
+	{"LIBRARY_BOOTSTRAP_ADMIN_PASSWORD", "", true, "Password of the bootstrap admin (at least 10 characters)."},
+	{"LIBRARY_DEMO_DATA", "true with the embedded database, else false", false, "Seed a demo school and demo accounts into an empty store and print their credentials."},
+	{"LIBRARY_ISSUER_URL", "http://localhost:<port>", false, "Public base URL of the service; the iss of its tokens and the base of its discovery document."},
+	{"LIBRARY_TOKEN_AUDIENCE", "library-api", false, "The aud of access tokens."},
+	{"LIBRARY_ACCESS_TOKEN_TTL", "15m", false, "Lifetime of access tokens (1m to 24h)."},
+	{"LIBRARY_REFRESH_TOKEN_TTL", "720h", false, "Lifetime of refresh tokens (1h to 8760h)."},
+	{"LIBRARY_SIGNING_KEY_FILE", "", false, "PEM file of the RSA key that signs tokens. Empty: a key is generated once and kept in the database."},
+	{"LIBRARY_COOKIE_SECURE", "true", false, "Secure attribute on cookies. Switch off only for plain-http development."},
+	{"LIBRARY_ALLOWED_ORIGINS", "the issuer URL's origin", false, "Comma-separated browser origins allowed for CORS and cookie-authenticated changes."},
+	{"LIBRARY_TRUSTED_PROXIES", "", false, "Comma-separated CIDRs of proxies whose X-Forwarded-For is believed."},
+	{"LIBRARY_REDIS_URL", "", true, "Redis URL for shared rate limits and sign-in throttling across replicas. Empty: in-process store."},
+	{"LIBRARY_RATE_ANONYMOUS", "100-H", false, "Rate limit per client address without a token (limiter format: <n>-<S|M|H|D>)."},
+	{"LIBRARY_RATE_AUTHENTICATED", "1000-H", false, "Rate limit per standard-tier account."},
+	{"LIBRARY_RATE_PREMIUM", "10000-H", false, "Rate limit per premium-tier account."},
+	{"LIBRARY_SIGNUP_ENABLED", "true", false, "Whether POST /api/auth/signup creates reader accounts."},
+	{"LIBRARY_POLICIES_DIR", "", false, "Directory of Ladon policy JSON files. Empty: the policies built into the binary (policies/ of the repository)."},
+	{"LIBRARY_LOG_LEVEL", "info", false, "debug, info, warn or error."},
+	{"LIBRARY_SHUTDOWN_TIMEOUT", "20s", false, "How long SIGTERM waits for in-flight requests."},
+}
+
+// LoadConfig reads and validates the configuration. Every problem is
+// reported at once, each naming its variable.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	var problems []string
+	bad := func(name, format string, args ...any) {
+		problems = append(problems, name+": "+fmt.Sprintf(format, args...))
+	}
+	str := func(name, def string) string {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			return v
+		}
+		return def
+	}
+	boolean := func(name string, def bool) bool {
+		v := strings.TrimSpace(getenv(name))
+		if v == "" {
+			return def
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			bad(name, "must be true or false, got %q", v)
+		}
+		return b
+	}
+	duration := func(name, def string, min, max time.Duration) time.Duration {
+		v := str(name, def)
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			bad(name, "must be a duration such as 15m, got %q", v)
+			return 0
+		}
+		if d < min || d > max {
+			bad(name, "must be between %s and %s, got %s", min, max, d)
+		}
+		return d
+	}
+	rate := func(name, def string) limiter.Rate {
+		v := str(name, def)
+		r, err := limiter.NewRateFromFormatted(v)
+		if err != nil || r.Limit <= 0 {
+			bad(name, "must be a rate such as %s (<count>-<S|M|H|D>), got %q", def, v)
+		}
+		return r
+	}
+
+	c := Config{
+		Addr:                   str("LIBRARY_ADDR", ":8080"),
+		MongoURI:               str("LIBRARY_MONGODB_URI", ""),
+		Database:               str("LIBRARY_MONGODB_DATABASE", "library"),
+		DataDir:                str("LIBRARY_DATA_DIR", "./data"),
+		EmbeddedMongoAddr:      str("LIBRARY_EMBEDDED_MONGO_ADDR", ""),
+		BootstrapAdminEmail:    user.NormalizeEmail(getenv("LIBRARY_BOOTSTRAP_ADMIN_EMAIL")),
+		BootstrapAdminPassword: getenv("LIBRARY_BOOTSTRAP_ADMIN_PASSWORD"),
+		TokenAudience:          str("LIBRARY_TOKEN_AUDIENCE", "library-api"),
+		AccessTokenTTL:         duration("LIBRARY_ACCESS_TOKEN_TTL", "15m", time.Minute, 24*time.Hour),
+		RefreshTokenTTL:        duration("LIBRARY_REFRESH_TOKEN_TTL", "720h", time.Hour, 8760*time.Hour),
+		SigningKeyFile:         str("LIBRARY_SIGNING_KEY_FILE", ""),
+		CookieSecure:           boolean("LIBRARY_COOKIE_SECURE", true),
+		RedisURL:               str("LIBRARY_REDIS_URL", ""),
+		RateAnonymous:          rate("LIBRARY_RATE_ANONYMOUS", "100-H"),
+		RateAuthenticated:      rate("LIBRARY_RATE_AUTHENTICATED", "1000-H"),
+		RatePremium:            rate("LIBRARY_RATE_PREMIUM", "10000-H"),
+		SignupEnabled:          boolean("LIBRARY_SIGNUP_ENABLED", true),
+		PoliciesDir:            str("LIBRARY_POLICIES_DIR", ""),
+		ShutdownTimeout:        duration("LIBRARY_SHUTDOWN_TIMEOUT", "20s", 0, 10*time.Minute),
+	}
+	c.DemoData = boolean("LIBRARY_DEMO_DATA", c.Embedded())
+
+	host, port, err := net.SplitHostPort(c.Addr)
+	if err != nil {
+		bad("LIBRARY_ADDR", "must be host:port or :port, got %q", c.Addr)
+	} else if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		bad("LIBRARY_ADDR", "has an invalid port %q", port)
+	}
+	if c.MongoURI != "" {
+		// Only the scheme is checked here: Unix-socket URIs carry a
+		// percent-encoded host that net/url refuses; the driver parses the rest.
+		if !strings.HasPrefix(c.MongoURI, "mongodb://") && !strings.HasPrefix(c.MongoURI, "mongodb+srv://") {
+			bad("LIBRARY_MONGODB_URI", "must start with mongodb:// or mongodb+srv://")
+		}
+	}
+	if c.EmbeddedMongoAddr != "" {
+		if _, _, err := net.SplitHostPort(c.EmbeddedMongoAddr); err != nil {
+			bad("LIBRARY_EMBEDDED_MONGO_ADDR", "must be host:port, got %q", c.EmbeddedMongoAddr)
+		}
+	}
+	if (c.BootstrapAdminEmail == "") != (c.BootstrapAdminPassword == "") {
+		bad("LIBRARY_BOOTSTRAP_ADMIN_EMAIL", "and LIBRARY_BOOTSTRAP_ADMIN_PASSWORD must be set together")
+	}
+	if c.BootstrapAdminEmail != "" {
+		if msg := user.ValidateEmail(c.BootstrapAdminEmail); msg != "" {
+			bad("LIBRARY_BOOTSTRAP_ADMIN_EMAIL", "%s", msg)
+		}
+		if msg := user.ValidatePassword(c.BootstrapAdminPassword); msg != "" {
+			bad("LIBRARY_BOOTSTRAP_ADMIN_PASSWORD", "%s", msg)
+		}
+	}
+
+	c.IssuerURL = strings.TrimRight(str("LIBRARY_ISSUER_URL", ""), "/")
+	if c.IssuerURL == "" {
+		if host == "" || host == "0.0.0.0" || host == "::" {
+			host = "localhost"
+		}
+		c.IssuerURL = "http://" + net.JoinHostPort(host, port)
+	} else if u, err := url.Parse(c.IssuerURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		bad("LIBRARY_ISSUER_URL", "must be an http(s) URL without query, got %q", c.IssuerURL)
+	}
+
+	if v := str("LIBRARY_ALLOWED_ORIGINS", ""); v != "" {
+		for _, o := range strings.Split(v, ",") {
+			o = strings.TrimRight(strings.TrimSpace(o), "/")
+			if o == "" {
+				continue
+			}
+			u, err := url.Parse(o)
+			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+				bad("LIBRARY_ALLOWED_ORIGINS", "%q is not an origin such as https://app.example.org", o)
+				continue
+			}
+			c.AllowedOrigins = append(c.AllowedOrigins, u.Scheme+"://"+u.Host)
+		}
+	} else if u, err := url.Parse(c.IssuerURL); err == nil {
+		c.AllowedOrigins = []string{u.Scheme + "://" + u.Host}
+	}
+
+	if v := str("LIBRARY_TRUSTED_PROXIES", ""); v != "" {
+		for _, s := range strings.Split(v, ",") {
+			s = strings.TrimSpace(s)
+			if s == "" {
+				continue
+			}
+			p, err := netip.ParsePrefix(s)
+			if err != nil {
+				a, aerr := netip.ParseAddr(s)
+				if aerr != nil {
+					bad("LIBRARY_TRUSTED_PROXIES", "%q is not a CIDR such as 10.0.0.0/8", s)
+					continue
+				}
+				p = netip.PrefixFrom(a, a.BitLen())
+			}
+			c.TrustedProxies = append(c.TrustedProxies, p.Masked())
+		}
+	}
+	if c.RedisURL != "" {
+		if u, err := url.Parse(c.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
+			bad("LIBRARY_REDIS_URL", "must start with redis:// or rediss://")
+		}
+	}
+	switch lv := strings.ToLower(str("LIBRARY_LOG_LEVEL", "info")); lv {
+	case "debug":
+		c.LogLevel = slog.LevelDebug
+	case "info":
+		c.LogLevel = slog.LevelInfo
+	case "warn":
+		c.LogLevel = slog.LevelWarn
+	case "error":
+		c.LogLevel = slog.LevelError
+	default:
+		bad("LIBRARY_LOG_LEVEL", "must be debug, info, warn or error, got %q", lv)
+	}
+	if len(problems) > 0 {
+		return Config{}, fmt.Errorf("invalid configuration:\n  %s", strings.Join(problems, "\n  "))
+	}
+	return c, nil
+}
+
+// LogValue renders the configuration for the start-up log with every secret
+// masked: passwords in URLs and the bootstrap password never reach a log.
+func (c Config) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("addr", c.Addr),
+		slog.String("mongodb_uri", redactURL(c.MongoURI)),
+		slog.String("database", c.Database),
+		slog.Bool("embedded", c.Embedded()),
+		slog.String("data_dir", c.DataDir),
+		slog.String("embedded_mongo_addr", c.EmbeddedMongoAddr),
+		slog.String("bootstrap_admin_email", c.BootstrapAdminEmail),
+		slog.String("bootstrap_admin_password", mask(c.BootstrapAdminPassword)),
+		slog.Bool("demo_data", c.DemoData),
+		slog.String("issuer_url", c.IssuerURL),
+		slog.String("token_audience", c.TokenAudience),
+		slog.Duration("access_token_ttl", c.AccessTokenTTL),
+		slog.Duration("refresh_token_ttl", c.RefreshTokenTTL),
+		slog.String("signing_key_file", c.SigningKeyFile),
+		slog.Bool("cookie_secure", c.CookieSecure),
+		slog.Any("allowed_origins", c.AllowedOrigins),
+		slog.Any("trusted_proxies", c.TrustedProxies),
+		slog.String("redis_url", redactURL(c.RedisURL)),
+		slog.String("rate_anonymous", formatRate(c.RateAnonymous)),
+		slog.String("rate_authenticated", formatRate(c.RateAuthenticated)),
+		slog.String("rate_premium", formatRate(c.RatePremium)),
+		slog.Bool("signup_enabled", c.SignupEnabled),
+		slog.String("policies_dir", c.PoliciesDir),
+	)
+}
+
+func mask(secret string) string {
+	if secret == "" {
+		return ""
+	}
+	return "********"
+}
+
+// redactURL hides the password of a connection URL (and anything that does
+// not even parse, since it may hold one).
+func redactURL(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "********"
+	}
+	// Query options can carry credentials too (e.g. AWS session tokens).
+	if u.RawQuery != "" {
+		u.RawQuery = "redacted"
+	}
+	return u.Redacted()
+}
+
+func formatRate(r limiter.Rate) string { return fmt.Sprintf("%d per %s", r.Limit, r.Period) }

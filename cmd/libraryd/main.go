@@ -1,0 +1,23 @@
+// Command libraryd runs the reading library service: the books and users
+// API (/v1), the school library API (/api) and the sign-in endpoints, on the
+// embedded database or on MongoDB. See README.md for its settings.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/readinglibrary/service/cmd/libraryd/app"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := app.Run(ctx, os.Getenv, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "libraryd:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,361 @@
+// Package service holds the use cases of the service. Handlers decode a
+// request, call one method here and encode the result; everything a method
+// needs from the outside world comes through a port.
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/readinglibrary/service/core/auth"
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+// IdentityConfig holds the settings of sign-in and sessions.
+type IdentityConfig struct {
+	RefreshTTL    time.Duration // lifetime of one refresh token
+	SignupEnabled bool          // whether POST /api/auth/signup creates reader accounts
+}
+
+// Identity signs people in, rotates their sessions and authenticates every
+// request against the stored account.
+type Identity struct {
+	accounts ports.AccountRepository
+	schools  ports.SchoolRepository
+	refresh  ports.RefreshTokenRepository
+	tokens   ports.TokenService
+	hasher   ports.PasswordHasher
+	throttle ports.LoginThrottle
+	cfg      IdentityConfig
+
+	// Now and NewID are replaceable in tests.
+	Now   func() time.Time
+	NewID func() string
+}
+
+// NewIdentity builds the identity service. It panics on a nil dependency, a
+// wiring mistake that must not reach production.
+func NewIdentity(repos ports.Repositories, tokens ports.TokenService, hasher ports.PasswordHasher, throttle ports.LoginThrottle, cfg IdentityConfig) *Identity {
+	if repos.Accounts == nil || repos.Schools == nil || repos.RefreshTokens == nil || tokens == nil || hasher == nil || throttle == nil {
+		panic("service.NewIdentity: nil dependency")
+	}
+	if cfg.RefreshTTL <= 0 {
+		cfg.RefreshTTL = 30 * 24 * time.Hour
+	}
+	return &Identity{
+		accounts: repos.Accounts, schools: repos.Schools, refresh: repos.RefreshTokens,
+		tokens: tokens, hasher: hasher, throttle: throttle, cfg: cfg,
+		Now: time.Now, NewID: uuid.NewString,
+	}
+}
+
+// Session is the outcome of a sign-in or a refresh.
+type Session struct {
+	Account      user.Account
+	AccessToken  string
+	AccessTTL    time.Duration
+	RefreshToken string // opaque; only its hash is stored
+	RefreshTTL   time.Duration
+	Redirect     string // /library/<school-domain>, or /library without a school
+}
+
+// ErrInvalidCredentials is the single answer for an unknown email and a wrong
+// password, so sign-in reveals nothing about which accounts exist.
+func ErrInvalidCredentials() error {
+	return errs.E(errs.Unauthenticated, "invalid_credentials", "Invalid email or password.")
+}
+
+// ErrAccountSuspended is returned for a suspended account.
+func ErrAccountSuspended() error {
+	return errs.E(errs.Forbidden, "account_suspended", "This account is suspended.")
+}
+
+// Login checks email and password and opens a session.
+// Errors: Invalid (missing fields), RateLimited "too_many_attempts",
+// Unauthenticated "invalid_credentials", Forbidden "account_suspended",
+// Unavailable.
+func (s *Identity) Login(ctx context.Context, email, password, client string) (Session, error) {
+	email = user.NormalizeEmail(email)
+	fields := errs.FieldErrors{}
+	if email == "" {
+		fields.Add("email", "is required")
+	}
+	if password == "" {
+		fields.Add("password", "is required")
+	} else if len(password) > user.MaxPasswordLength {
+		// Refused before any hashing, so huge passwords cost nothing.
+		fields.Add("password", "must be at most 1024 bytes")
+	}
+	if err := fields.Err(); err != nil {
+		return Session{}, err
+	}
+	keys := ports.LoginKeys{Email: email, Client: client}
+	if err := s.throttle.Check(ctx, keys); err != nil {
+		return Session{}, err
+	}
+
+	acct, err := s.accounts.GetByEmail(ctx, email)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		s.hasher.VerifyDummy(password)
+		return Session{}, s.failed(ctx, keys)
+	case err != nil:
+		return Session{}, err
+	}
+	if acct.Deleted || acct.PasswordHash == "" {
+		s.hasher.VerifyDummy(password)
+		return Session{}, s.failed(ctx, keys)
+	}
+	ok, needsRehash := s.hasher.Verify(acct.PasswordHash, password)
+	if !ok {
+		return Session{}, s.failed(ctx, keys)
+	}
+	if acct.Suspended {
+		return Session{}, ErrAccountSuspended()
+	}
+	if needsRehash {
+		// Best effort: a failed upgrade only means it is tried again next time.
+		if h, err := s.hasher.Hash(password); err == nil {
+			acct.PasswordHash = h
+			acct.UpdatedAt = s.Now().UTC()
+			_ = s.accounts.Update(ctx, acct)
+		}
+	}
+	return s.openSession(ctx, acct, s.NewID())
+}
+
+func (s *Identity) failed(ctx context.Context, keys ports.LoginKeys) error {
+	if err := s.throttle.Failure(ctx, keys); err != nil {
+		return err
+	}
+	return ErrInvalidCredentials()
+}
+
+// Refresh rotates a refresh token: the old one can never be used again, and
+// using it again ends every session of its family.
+// Errors: Unauthenticated "invalid_refresh_token" or "refresh_token_reused",
+// Unavailable.
+func (s *Identity) Refresh(ctx context.Context, token string) (Session, error) {
+	if token == "" {
+		return Session{}, auth.ErrInvalidRefresh()
+	}
+	now := s.Now()
+	hash := auth.HashToken(token)
+	rec, err := s.refresh.Get(ctx, hash)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return Session{}, auth.ErrInvalidRefresh()
+	case err != nil:
+		return Session{}, err
+	}
+	if rec.Expired(now) {
+		return Session{}, auth.ErrInvalidRefresh()
+	}
+	revoked, err := s.refresh.FamilyRevoked(ctx, rec.FamilyID)
+	if err != nil {
+		return Session{}, err
+	}
+	if revoked {
+		return Session{}, auth.ErrInvalidRefresh()
+	}
+	// The claim is a unique-key insert: of any number of concurrent refreshes
+	// with this token exactly one gets here without a Conflict.
+	if err := s.refresh.ClaimRotation(ctx, hash, now); err != nil {
+		if !errs.Is(err, errs.Conflict) {
+			return Session{}, err
+		}
+		if err := s.refresh.RevokeFamily(ctx, rec.FamilyID, now); err != nil {
+			return Session{}, err
+		}
+		return Session{}, auth.ErrRefreshReused()
+	}
+	acct, err := s.accounts.Get(ctx, rec.AccountID)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return Session{}, auth.ErrInvalidRefresh()
+	case err != nil:
+		return Session{}, err
+	}
+	if acct.Deleted || acct.Suspended {
+		_ = s.refresh.RevokeFamily(ctx, rec.FamilyID, now)
+		return Session{}, auth.ErrInvalidRefresh()
+	}
+	return s.openSession(ctx, acct, rec.FamilyID)
+}
+
+// Logout ends the session family of a refresh token. Unknown or empty tokens
+// are ignored, so logging out twice is harmless.
+// Errors: Unavailable.
+func (s *Identity) Logout(ctx context.Context, token string) error {
+	if token == "" {
+		return nil
+	}
+	rec, err := s.refresh.Get(ctx, auth.HashToken(token))
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return nil
+	case err != nil:
+		return err
+	}
+	return s.refresh.RevokeFamily(ctx, rec.FamilyID, s.Now())
+}
+
+// Authenticate verifies an access token and loads the account behind it, so
+// suspension and deletion act on the very next request.
+// Errors: Unauthenticated "unauthorized", Forbidden "account_suspended",
+// Unavailable.
+func (s *Identity) Authenticate(ctx context.Context, token string) (user.Principal, error) {
+	claims, err := s.tokens.Verify(ctx, token)
+	if err != nil {
+		if e, ok := errs.As(err); ok && e.Kind == errs.Unauthenticated {
+			return user.Anonymous, &errs.Error{Kind: errs.Unauthenticated, Code: "unauthorized", Message: e.Message, Err: err}
+		}
+		return user.Anonymous, err
+	}
+	acct, err := s.accounts.Get(ctx, claims.Subject)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return user.Anonymous, errUnknownAccount()
+	case err != nil:
+		return user.Anonymous, err
+	}
+	if acct.Deleted {
+		return user.Anonymous, errUnknownAccount()
+	}
+	if acct.Suspended {
+		return user.Anonymous, ErrAccountSuspended()
+	}
+	return user.PrincipalOf(acct), nil
+}
+
+func errUnknownAccount() error {
+	return errs.E(errs.Unauthenticated, "unauthorized", "The account of this token no longer exists.")
+}
+
+// NewAccountInput describes an account to create with a password.
+type NewAccountInput struct {
+	Email    string
+	Password string
+	Name     string
+	Role     user.Role
+	SchoolID string
+	Tier     user.Tier
+}
+
+// CreateAccount validates the input, hashes the password and stores the
+// account. Errors: Invalid (fields), Conflict "account_exists", Unavailable.
+func (s *Identity) CreateAccount(ctx context.Context, in NewAccountInput) (user.Account, error) {
+	fields := errs.FieldErrors{}
+	if msg := user.ValidatePassword(in.Password); msg != "" {
+		fields.Add("password", msg)
+	}
+	acct, err := user.NewAccount(user.NewAccountParams{
+		ID: s.NewID(), Email: in.Email, Name: in.Name, Role: in.Role,
+		SchoolID: in.SchoolID, Tier: in.Tier, Now: s.Now(),
+	})
+	if e, ok := errs.As(err); ok {
+		if f, ok := e.Details["fields"].(map[string]any); ok {
+			for k, v := range f {
+				fields.Add(k, fmt.Sprint(v))
+			}
+		}
+	}
+	if err := fields.Err(); err != nil {
+		return user.Account{}, err
+	}
+	if acct.SchoolID != "" {
+		if _, err := s.schools.Get(ctx, acct.SchoolID); err != nil {
+			return user.Account{}, err
+		}
+	}
+	hash, err := s.hasher.Hash(in.Password)
+	if err != nil {
+		return user.Account{}, errs.Wrap(err, "hash password")
+	}
+	acct.PasswordHash = hash
+	if err := s.accounts.Create(ctx, acct); err != nil {
+		return user.Account{}, err
+	}
+	return acct, nil
+}
+
+// Signup creates a reader account for a member of the public.
+// Errors: Forbidden "signup_disabled", Invalid, Conflict "account_exists".
+func (s *Identity) Signup(ctx context.Context, email, password, name string) (user.Account, error) {
+	if !s.cfg.SignupEnabled {
+		return user.Account{}, errs.E(errs.Forbidden, "signup_disabled", "Sign-up is switched off on this server.")
+	}
+	return s.CreateAccount(ctx, NewAccountInput{Email: email, Password: password, Name: name, Role: user.RoleReader})
+}
+
+// EnsureAdmin creates an admin account with email and password unless an
+// account with that email exists. It reports whether it created one; several
+// replicas starting at once create exactly one.
+func (s *Identity) EnsureAdmin(ctx context.Context, email, password, name string) (bool, error) {
+	_, err := s.accounts.GetByEmail(ctx, user.NormalizeEmail(email))
+	if err == nil {
+		return false, nil
+	}
+	if !errs.Is(err, errs.NotFound) {
+		return false, err
+	}
+	_, err = s.CreateAccount(ctx, NewAccountInput{Email: email, Password: password, Name: name, Role: user.RoleAdmin, Tier: user.TierPremium})
+	if errs.Is(err, errs.Conflict) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// openSession issues an access token and a new refresh token in family.
+func (s *Identity) openSession(ctx context.Context, acct user.Account, family string) (Session, error) {
+	now := s.Now()
+	access, ttl, err := s.tokens.Issue(ctx, acct, now)
+	if err != nil {
+		return Session{}, err
+	}
+	secret, err := newSecret()
+	if err != nil {
+		return Session{}, errs.Wrap(err, "generate refresh token")
+	}
+	rec := auth.RefreshToken{
+		Hash: auth.HashToken(secret), FamilyID: family, AccountID: acct.ID,
+		IssuedAt: now.UTC(), ExpiresAt: now.Add(s.cfg.RefreshTTL).UTC(),
+	}
+	if err := s.refresh.Create(ctx, rec); err != nil {
+		return Session{}, err
+	}
+	return Session{
+		Account: acct, AccessToken: access, AccessTTL: ttl,
+		RefreshToken: secret, RefreshTTL: s.cfg.RefreshTTL,
+		Redirect: s.redirectFor(ctx, acct),
+	}, nil
+}
+
+// redirectFor picks the library page of the account's school. A school that
+// cannot be read falls back to /library rather than failing the sign-in.
+func (s *Identity) redirectFor(ctx context.Context, acct user.Account) string {
+	if acct.SchoolID == "" {
+		return "/library"
+	}
+	school, err := s.schools.Get(ctx, acct.SchoolID)
+	if err != nil {
+		return "/library"
+	}
+	return "/library/" + school.Domain
+}
+
+// newSecret returns 256 random bits, URL-safe.
+func newSecret() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}

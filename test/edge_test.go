@@ -1,0 +1,220 @@
+package test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/readinglibrary/service/adapters/embeddedmongo"
+)
+
+// Every status the edge produces comes in the contract's error envelope.
+func TestErrorBodies(t *testing.T) {
+	s := startService(t, testEnv(t, nil))
+	reader := s.login(demoReader, demoPassword)
+	login := "/api/auth/login"
+	tests := []struct {
+		name       string
+		r          req
+		wantStatus int
+		wantCode   string
+		wantField  string
+	}{
+		{"400 malformed JSON", req{Method: "POST", Path: login, Body: `{"email": "a@b.c",`}, 400, "malformed_json", ""},
+		{"400 duplicate key", req{Method: "POST", Path: login, Body: `{"email":"a@b.c","email":"x@y.z","password":"p"}`}, 400, "malformed_json", ""},
+		{"400 trailing data", req{Method: "POST", Path: login, Body: `{"email":"a@b.c","password":"p"} {}`}, 400, "malformed_json", ""},
+		{"401 no token", req{Path: "/v1/users/me"}, 401, "unauthorized", ""},
+		{"401 garbage token", req{Path: "/v1/users/me", Token: "abc"}, 401, "unauthorized", ""},
+		{"401 basic auth", req{Path: "/v1/users/me", Headers: map[string]string{"Authorization": "Basic YTpi"}}, 401, "unauthorized", ""},
+		{"401 tampered token", req{Path: "/v1/users/me", Token: reader.Access[:len(reader.Access)-2] + "xx"}, 401, "unauthorized", ""},
+		{"403 csrf", req{Method: "POST", Path: "/api/auth/logout", Cookies: []*http.Cookie{{Name: "sb-refresh-token", Value: reader.Refresh}}}, 403, "csrf_rejected", ""},
+		{"404 unknown route", req{Path: "/v1/no-such-thing", Token: reader.Access}, 404, "route_not_found", ""},
+		{"405 wrong method", req{Method: "PUT", Path: "/v1/users/me", Token: reader.Access}, 405, "method_not_allowed", ""},
+		{"413 large body", req{Method: "POST", Path: login, Body: `{"email":"` + strings.Repeat("x", 1<<20) + `"}`}, 413, "payload_too_large", ""},
+		{"415 form body", req{Method: "POST", Path: login, Body: "email=a&password=b", Headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}}, 415, "unsupported_media_type", ""},
+		{"422 unknown field", req{Method: "POST", Path: login, Body: `{"email":"a@b.c","password":"p","role":"admin"}`}, 422, "validation_failed", "role"},
+		{"422 case variant", req{Method: "POST", Path: login, Body: `{"Email":"a@b.c","password":"p"}`}, 422, "validation_failed", "Email"},
+		{"422 operator value", req{Method: "POST", Path: login, Body: `{"email":{"$ne":""},"password":"p"}`}, 422, "validation_failed", "email"},
+		{"422 missing field", req{Method: "POST", Path: login, Body: `{"email":"a@b.c"}`}, 422, "validation_failed", "password"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(tt.r)
+			if r.Status != tt.wantStatus {
+				t.Fatalf("status = %d, want %d: %.300s", r.Status, tt.wantStatus, r.Body)
+			}
+			code, details := r.apiError(t)
+			if code != tt.wantCode {
+				t.Fatalf("code = %q, want %q", code, tt.wantCode)
+			}
+			if tt.wantField != "" {
+				fields, _ := details["fields"].(map[string]any)
+				if fields[tt.wantField] == nil {
+					t.Fatalf("details.fields = %v, want an entry for %s", fields, tt.wantField)
+				}
+			}
+			if tt.wantStatus == 401 && !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Fatalf("WWW-Authenticate = %q", r.Header.Get("WWW-Authenticate"))
+			}
+			if tt.wantStatus == 405 && r.Header.Get("Allow") != "GET" {
+				t.Fatalf("Allow = %q, want GET", r.Header.Get("Allow"))
+			}
+			if r.Header.Get("X-Request-ID") == "" {
+				t.Fatal("no X-Request-ID")
+			}
+		})
+	}
+}
+
+func TestRateLimitGives429(t *testing.T) {
+	s := startService(t, testEnv(t, map[string]string{"LIBRARY_RATE_ANONYMOUS": "3-H"}))
+	var last response
+	for i := 0; i < 4; i++ {
+		last = s.do(req{Path: "/v1/nothing"}) // unmatched routes are limited too
+	}
+	if last.Status != 429 {
+		t.Fatalf("fourth anonymous request: %d, want 429", last.Status)
+	}
+	code, details := last.apiError(t)
+	if code != "rate_limit_exceeded" || details["limit"] != float64(3) {
+		t.Fatalf("429 body: %s", last.Body)
+	}
+	reset, _ := strconv.ParseInt(last.Header.Get("X-RateLimit-Reset"), 10, 64)
+	if reset <= time.Now().Unix() || details["reset"] != float64(reset) {
+		t.Fatalf("reset header %d / detail %v, want one future Unix time", reset, details["reset"])
+	}
+	if ra, _ := strconv.Atoi(last.Header.Get("Retry-After")); ra < 1 || ra > 3600 {
+		t.Fatalf("Retry-After = %q", last.Header.Get("Retry-After"))
+	}
+	if last.Header.Get("X-RateLimit-Remaining") != "0" {
+		t.Fatalf("X-RateLimit-Remaining = %q", last.Header.Get("X-RateLimit-Remaining"))
+	}
+	// Probes stay reachable for load balancers.
+	if r := s.do(req{Path: "/healthz"}); r.Status != 200 {
+		t.Fatalf("/healthz while limited: %d", r.Status)
+	}
+}
+
+// With Redis, replicas share one budget: exactly N requests pass across two
+// service instances.
+func TestRedisSharedBudget(t *testing.T) {
+	url := os.Getenv("LIBRARY_TEST_REDIS_URL")
+	if url == "" {
+		t.Skip("LIBRARY_TEST_REDIS_URL is not set; .ci/run sets it (redis://127.0.0.1:6379/0)")
+	}
+	env := testEnv(t, map[string]string{"LIBRARY_REDIS_URL": url, "LIBRARY_RATE_AUTHENTICATED": "7-H"})
+	a, b := startService(t, env), startService(t, env)
+	// A fresh account so earlier runs against the same Redis do not count.
+	sess := a.login(demoLibrarian, demoPassword)
+	var mu sync.Mutex
+	allowed := 0
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func(s *service) {
+			defer wg.Done()
+			r := doWith(t, http.DefaultClient, s.URL, req{Path: "/v1/users/me", Token: sess.Access})
+			if r.Status == 200 {
+				mu.Lock()
+				allowed++
+				mu.Unlock()
+			}
+		}([]*service{a, b}[i%2])
+	}
+	wg.Wait()
+	if allowed != 7 {
+		t.Fatalf("allowed %d requests across two replicas, want exactly 7", allowed)
+	}
+}
+
+func TestProbesAndMetrics(t *testing.T) {
+	s := startService(t, testEnv(t, nil))
+	if r := s.do(req{Path: "/healthz"}); r.Status != 200 || r.json(t)["status"] != "ok" {
+		t.Fatalf("/healthz: %d %s", r.Status, r.Body)
+	}
+	if r := s.do(req{Path: "/readyz"}); r.Status != 200 {
+		t.Fatalf("/readyz: %d %s", r.Status, r.Body)
+	}
+	s.do(req{Path: "/v1/users/me"})
+	r := s.do(req{Path: "/metrics"})
+	if r.Status != 200 || !strings.Contains(string(r.Body), `library_http_requests_total{method="GET",route="users.me",status="401"}`) {
+		t.Fatalf("/metrics lacks the request counter: %.500s", r.Body)
+	}
+	if r := s.do(req{Path: "/openapi.json"}); r.Status != 200 || r.json(t)["openapi"] != "3.1.0" {
+		t.Fatalf("/openapi.json: %d", r.Status)
+	}
+}
+
+// With the database gone, requests that need it answer 503 within 5 s, the
+// liveness probe stays 200 and readiness turns 503; when the database comes
+// back the same process serves again without a restart.
+func TestDatabaseOutageAndRecovery(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	startDB := func() *embeddedmongo.Server {
+		srv, err := embeddedmongo.Start(context.Background(), embeddedmongo.Options{DataDir: dir, Addr: addr})
+		if err != nil {
+			t.Fatalf("start embedded database: %v", err)
+		}
+		return srv
+	}
+	db := startDB()
+	s := startService(t, map[string]string{
+		"LIBRARY_MONGODB_URI": "mongodb://" + addr + "/", "LIBRARY_MONGODB_DATABASE": "outage",
+		"LIBRARY_DEMO_DATA": "true", "LIBRARY_COOKIE_SECURE": "false",
+	})
+	sess := s.login(demoReader, demoPassword)
+	db.Stop()
+
+	start := time.Now()
+	r := s.do(req{Path: "/v1/users/me", Token: sess.Access})
+	if elapsed := time.Since(start); r.Status != 503 || elapsed > 5*time.Second {
+		t.Fatalf("request with the database down: %d after %s, want 503 within 5 s: %s", r.Status, elapsed, r.Body)
+	}
+	if code, _ := r.apiError(t); code != "unavailable" {
+		t.Fatalf("code = %q, want unavailable", code)
+	}
+	if strings.Contains(string(r.Body), "127.0.0.1") || strings.Contains(string(r.Body), "connection") {
+		t.Fatalf("503 body leaks driver details: %s", r.Body)
+	}
+	if r := s.do(req{Path: "/healthz"}); r.Status != 200 {
+		t.Fatalf("/healthz with the database down: %d, want 200", r.Status)
+	}
+	if r := s.do(req{Path: "/readyz"}); r.Status != 503 {
+		t.Fatalf("/readyz with the database down: %d, want 503", r.Status)
+	}
+
+	db = startDB()
+	t.Cleanup(db.Stop)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r := s.do(req{Path: "/v1/users/me", Token: sess.Access})
+		if r.Status == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("service did not recover after the database returned: %d %s", r.Status, r.Body)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if r := s.do(req{Path: "/readyz"}); r.Status != 200 {
+		t.Fatalf("/readyz after recovery: %d", r.Status)
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}

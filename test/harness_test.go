@@ -1,0 +1,263 @@
+// Package test holds the end-to-end tests: they start the wired service
+// in-process on a free port against a real MongoDB wire-protocol server
+// (embedded FerretDB by default; see adapters/mongorepo/mongotest for the
+// other backends) and talk to it over HTTP like a client would.
+package test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
+	"github.com/readinglibrary/service/cmd/libraryd/app"
+)
+
+// service is one running instance of the wired service.
+type service struct {
+	URL  string
+	App  *app.App
+	Logs *lockedBuffer
+	t    *testing.T
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// env builds a configuration environment on top of defaults that suit tests:
+// a fresh database, demo accounts, and the given overrides.
+func testEnv(t *testing.T, overrides map[string]string) map[string]string {
+	t.Helper()
+	uri, name := mongotest.NewDatabase(t)
+	env := map[string]string{
+		"LIBRARY_MONGODB_URI":      uri,
+		"LIBRARY_MONGODB_DATABASE": name,
+		"LIBRARY_DEMO_DATA":        "true",
+		"LIBRARY_COOKIE_SECURE":    "false",
+	}
+	for k, v := range overrides {
+		env[k] = v
+	}
+	return env
+}
+
+// startService listens on a free loopback port, wires the service with env
+// and waits for /readyz.
+func startService(t *testing.T, env map[string]string) *service {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	full := map[string]string{"LIBRARY_ADDR": ln.Addr().String(), "LIBRARY_ISSUER_URL": base}
+	for k, v := range env {
+		full[k] = v
+	}
+	cfg, err := app.LoadConfig(func(k string) string { return full[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &lockedBuffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := app.New(ctx, cfg, logger)
+	if err != nil {
+		cancel()
+		t.Fatalf("app.New: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		_ = a.Close(context.Background())
+		if t.Failed() {
+			t.Logf("service logs:\n%s", logs.String())
+		}
+	})
+	s := &service{URL: base, App: a, Logs: logs, t: t}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return s
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("service at %s never became ready", base)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// response is a finished HTTP exchange.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	resp   *http.Response
+}
+
+func (r response) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("body is not a JSON object: %v: %s", err, r.Body)
+	}
+	return m
+}
+
+// cookie returns the Set-Cookie named name, or nil.
+func (r response) cookie(name string) *http.Cookie {
+	for _, c := range r.resp.Cookies() {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// apiError checks the contract's error envelope and returns code and details.
+func (r response) apiError(t *testing.T) (string, map[string]any) {
+	t.Helper()
+	if ct := r.Header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+		t.Fatalf("error Content-Type = %q: %s", ct, r.Body)
+	}
+	var body struct {
+		Error *struct {
+			Code    string         `json:"code"`
+			Message string         `json:"message"`
+			Details map[string]any `json:"details"`
+		} `json:"error"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(r.Body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil || body.Error == nil {
+		t.Fatalf("not the error envelope: %v: %s", err, r.Body)
+	}
+	if body.Error.Code == "" || body.Error.Message == "" || body.Error.Details == nil {
+		t.Fatalf("error envelope incomplete: %s", r.Body)
+	}
+	return body.Error.Code, body.Error.Details
+}
+
+// req describes one request.
+type req struct {
+	Method  string
+	Path    string
+	Body    string // sent as application/json unless ContentType says otherwise
+	Headers map[string]string
+	Cookies []*http.Cookie
+	Token   string // Authorization: Bearer
+}
+
+func (s *service) do(r req) response {
+	s.t.Helper()
+	return doWith(s.t, http.DefaultClient, s.URL, r)
+}
+
+func doWith(t *testing.T, client *http.Client, base string, r req) response {
+	t.Helper()
+	var body io.Reader
+	if r.Body != "" {
+		body = strings.NewReader(r.Body)
+	}
+	method := r.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	hr, err := http.NewRequest(method, base+r.Path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Body != "" {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range r.Headers {
+		hr.Header.Set(k, v)
+	}
+	for _, c := range r.Cookies {
+		hr.AddCookie(c)
+	}
+	if r.Token != "" {
+		hr.Header.Set("Authorization", "Bearer "+r.Token)
+	}
+	resp, err := client.Do(hr)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, r.Path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{Status: resp.StatusCode, Header: resp.Header, Body: b, resp: resp}
+}
+
+// session is what a sign-in gives a client.
+type session struct {
+	Access  string
+	Refresh string
+	Resp    response
+}
+
+func (s *service) login(email, password string) session {
+	s.t.Helper()
+	r := s.do(req{Method: http.MethodPost, Path: "/api/auth/login", Body: fmt.Sprintf(`{"email":%q,"password":%q}`, email, password)})
+	if r.Status != 200 {
+		s.t.Fatalf("login %s: %d %s", email, r.Status, r.Body)
+	}
+	m := r.json(s.t)
+	rc := r.cookie("sb-refresh-token")
+	if rc == nil {
+		s.t.Fatalf("login set no refresh cookie")
+	}
+	return session{Access: m["access_token"].(string), Refresh: rc.Value, Resp: r}
+}
+
+func newJar(t *testing.T) *http.Client {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &http.Client{Jar: jar}
+}
+
+// Demo accounts seeded by LIBRARY_DEMO_DATA.
+const (
+	demoPassword  = app.DemoPassword
+	demoAdmin     = "admin@library.example.org"
+	demoLibrarian = "librarian@maplegrove.example.org"
+	demoStudent   = "student@maplegrove.example.org"
+	demoReader    = "reader@library.example.org"
+	demoPremium   = "premium@library.example.org"
+)
