@@ -1,0 +1,34 @@
+# Reading library service. `make` alone lists the targets.
+.DEFAULT_GOAL := help
+GO      ?= go
+BIN     ?= bin/libraryd
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+
+.PHONY: help run build test test-containers lint bench fmt vet
+
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+run: ## Run the service on the embedded database with demo data at http://localhost:8080
+	LIBRARY_COOKIE_SECURE=$${LIBRARY_COOKIE_SECURE:-false} $(GO) run ./cmd/libraryd
+
+build: ## Build the server binary into bin/libraryd
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/libraryd
+
+test: ## Run every test with the race detector (embedded FerretDB; Redis tests need LIBRARY_TEST_REDIS_URL)
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+test-containers: ## Run the adapter and end-to-end suites on a testcontainers mongo:7 replica set (needs Docker)
+	LIBRARY_TEST_MONGO=container $(GO) test -race -count=1 -timeout 30m ./adapters/mongorepo/... ./test/...
+
+lint: fmt vet ## gofmt check, go vet, and the package-layer rules
+	$(GO) test -count=1 -run TestArchitecture ./test/
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+bench: ## Run the Go benchmarks (figures go to bench/)
+	$(GO) test -run '^$$' -bench . -benchmem ./...

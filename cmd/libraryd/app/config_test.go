@@ -1,0 +1,135 @@
+package app
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestConfigDefaults(t *testing.T) {
+	c, err := LoadConfig(envOf(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != ":8080" || !c.Embedded() || c.DataDir != "./data" || !c.DemoData || c.AccessTokenTTL != 15*time.Minute ||
+		!c.CookieSecure || c.IssuerURL != "http://localhost:8080" || c.RateAnonymous.Limit != 100 || c.RateAuthenticated.Limit != 1000 ||
+		c.RatePremium.Limit != 10000 || c.RatePremium.Period != time.Hour || len(c.AllowedOrigins) != 1 || c.AllowedOrigins[0] != "http://localhost:8080" {
+		t.Fatalf("defaults = %+v", c)
+	}
+	// Demo data defaults to off on an external database.
+	c, err = LoadConfig(envOf(map[string]string{"LIBRARY_MONGODB_URI": "mongodb://db.example.org/"}))
+	if err != nil || c.DemoData {
+		t.Fatalf("external database: demo=%v err=%v, want demo off", c.DemoData, err)
+	}
+}
+
+func TestConfigErrorsNameTheVariable(t *testing.T) {
+	tests := []struct{ name, value string }{
+		{"LIBRARY_ADDR", "8080"},
+		{"LIBRARY_MONGODB_URI", "postgres://x"},
+		{"LIBRARY_ACCESS_TOKEN_TTL", "forever"},
+		{"LIBRARY_ACCESS_TOKEN_TTL", "48h"},
+		{"LIBRARY_COOKIE_SECURE", "maybe"},
+		{"LIBRARY_DEMO_DATA", "yes please"},
+		{"LIBRARY_RATE_ANONYMOUS", "lots"},
+		{"LIBRARY_RATE_PREMIUM", "10-W"},
+		{"LIBRARY_ALLOWED_ORIGINS", "https://app.example.org/path"},
+		{"LIBRARY_TRUSTED_PROXIES", "10.0.0.0/33"},
+		{"LIBRARY_REDIS_URL", "http://redis"},
+		{"LIBRARY_ISSUER_URL", "ftp://x"},
+		{"LIBRARY_LOG_LEVEL", "loud"},
+		{"LIBRARY_BOOTSTRAP_ADMIN_EMAIL", "admin@example.org"}, // without a password
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
+			_, err := LoadConfig(envOf(map[string]string{tt.name: tt.value}))
+			if err == nil || !strings.Contains(err.Error(), tt.name) {
+				t.Fatalf("err = %v, want an error naming %s", err, tt.name)
+			}
+		})
+	}
+	_, err := LoadConfig(envOf(map[string]string{
+		"LIBRARY_BOOTSTRAP_ADMIN_EMAIL": "admin@example.org", "LIBRARY_BOOTSTRAP_ADMIN_PASSWORD": "short",
+	}))
+	if err == nil || !strings.Contains(err.Error(), "LIBRARY_BOOTSTRAP_ADMIN_PASSWORD") || strings.Contains(err.Error(), "short") {
+		t.Fatalf("err = %v, want the password variable named without its value", err)
+	}
+}
+
+func TestConfigParsesLists(t *testing.T) {
+	c, err := LoadConfig(envOf(map[string]string{
+		"LIBRARY_ALLOWED_ORIGINS": "https://a.example.org, https://b.example.org/",
+		"LIBRARY_TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.7",
+		"LIBRARY_ISSUER_URL":      "https://library.example.org/",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.AllowedOrigins, " ") != "https://a.example.org https://b.example.org" {
+		t.Fatalf("origins = %v", c.AllowedOrigins)
+	}
+	if len(c.TrustedProxies) != 2 || c.TrustedProxies[1].String() != "192.0.2.7/32" {
+		t.Fatalf("proxies = %v", c.TrustedProxies)
+	}
+	if c.IssuerURL != "https://library.example.org" {
+		t.Fatalf("issuer = %q", c.IssuerURL)
+	}
+}
+
+func TestStartupLogMasksSecrets(t *testing.T) {
+	c, err := LoadConfig(envOf(map[string]string{
+		"LIBRARY_MONGODB_URI":              "mongodb://app:mongo-secret-pw@db1.example.org,db2.example.org/?replicaSet=rs0&authMechanismProperties=AWS_SESSION_TOKEN:aws-secret",
+		"LIBRARY_REDIS_URL":                "redis://:redis-secret-pw@cache.example.org:6379/0",
+		"LIBRARY_BOOTSTRAP_ADMIN_EMAIL":    "admin@example.org",
+		"LIBRARY_BOOTSTRAP_ADMIN_PASSWORD": "admin-secret-pw",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("starting", "config", c)
+	for _, secret := range []string{"mongo-secret-pw", "redis-secret-pw", "admin-secret-pw", "aws-secret"} {
+		if strings.Contains(buf.String(), secret) {
+			t.Fatalf("start-up log contains %q: %s", secret, buf.String())
+		}
+	}
+	if !strings.Contains(buf.String(), "admin@example.org") {
+		t.Fatalf("start-up log lacks the non-secret settings: %s", buf.String())
+	}
+}
+
+// The README's configuration table must list every setting the service reads.
+func TestReadmeListsEverySetting(t *testing.T) {
+	readme, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range Settings {
+		if !strings.Contains(string(readme), "| `"+s.Name+"` |") {
+			t.Errorf("README.md has no table row for %s", s.Name)
+		}
+	}
+}
+
+// Settings documents exactly the variables LoadConfig reads.
+func TestSettingsListMatchesLoadConfig(t *testing.T) {
+	read := map[string]bool{}
+	_, _ = LoadConfig(func(k string) string { read[k] = true; return "" })
+	documented := map[string]bool{}
+	for _, s := range Settings {
+		documented[s.Name] = true
+		if !read[s.Name] {
+			t.Errorf("%s is documented but never read", s.Name)
+		}
+	}
+	for k := range read {
+		if !documented[k] {
+			t.Errorf("%s is read but not in Settings", k)
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/readinglibrary/service"
+
+// TestArchitecture enforces the package map of the style guide on the
+// production code (test files may import what they need): the core is pure,
+// ports depend only on the core, adapters never import each other, and only
+// cmd names concrete adapters.
+func TestArchitecture(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	checked := 0
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		for _, imp := range p.Imports {
+			if msg := forbidden(rel, imp); msg != "" {
+				t.Errorf("%s imports %s: %s", rel, imp, msg)
+			}
+		}
+		checked++
+	}
+	if checked < 10 {
+		t.Fatalf("checked only %d packages", checked)
+	}
+}
+
+// forbidden says why pkg (relative to the module) may not import imp.
+func forbidden(pkg, imp string) string {
+	own := strings.HasPrefix(imp, module+"/")
+	rel := strings.TrimPrefix(imp, module+"/")
+	stdlib := !strings.Contains(strings.SplitN(imp, "/", 2)[0], ".")
+	switch {
+	case strings.HasPrefix(pkg, "core/"):
+		if own && !strings.HasPrefix(rel, "core/") && rel != "ports" {
+			return "the core may import only core packages and ports"
+		}
+		if rel == "ports" && !strings.HasPrefix(pkg, "core/service") {
+			return "only core/service may use ports"
+		}
+		if !own && !stdlib && imp != "github.com/google/uuid" {
+			return "the core holds pure domain logic: no HTTP, BSON, Ladon or limiter libraries"
+		}
+		for _, banned := range []string{"net/http", "database/sql"} {
+			if imp == banned {
+				return "the core knows no transport or storage"
+			}
+		}
+	case pkg == "ports" || strings.HasPrefix(pkg, "ports/"):
+		if own && !strings.HasPrefix(rel, "core/") && !strings.HasPrefix(rel, "ports") {
+			return "ports depend only on the core"
+		}
+	case strings.HasPrefix(pkg, "adapters/"):
+		mine := strings.SplitN(strings.TrimPrefix(pkg, "adapters/"), "/", 2)[0]
+		if own && strings.HasPrefix(rel, "adapters/") {
+			other := strings.SplitN(strings.TrimPrefix(rel, "adapters/"), "/", 2)[0]
+			// mongotest is a test helper that starts the embedded server.
+			if other != mine && !(pkg == "adapters/mongorepo/mongotest" && other == "embeddedmongo") {
+				return "adapters never import each other; cmd wires them"
+			}
+		}
+		if own && strings.HasPrefix(rel, "cmd/") {
+			return "adapters never import the wiring"
+		}
+	}
+	return ""
+}
