@@ -45,6 +45,13 @@ func LoadKeys(ctx context.Context, repo ports.SigningKeyRepository, now time.Tim
 	if repo == nil {
 		return nil, errs.E(errs.Internal, "", "jwttoken: no signing key repository")
 	}
+	// Generating an RSA key costs tens of milliseconds; skip it on every
+	// start after the first.
+	if existing, err := repo.List(ctx); err != nil {
+		return nil, asErr(err, "jwttoken: cannot list the signing keys")
+	} else if len(existing) > 0 {
+		return existing, nil
+	}
 	priv, err := rsa.GenerateKey(rand.Reader, generatedKeyBits)
 	if err != nil {
 		return nil, errs.Wrap(err, "jwttoken: cannot generate a signing key")

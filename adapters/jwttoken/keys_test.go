@@ -87,8 +87,9 @@ func TestLoadKeysConcurrentReplicasAgree(t *testing.T) {
 	if n := len(repo.keys); n != 1 {
 		t.Errorf("repository holds %d keys, want 1", n)
 	}
-	if repo.ensureN != replicas {
-		t.Errorf("EnsureActive called %d times, want %d", repo.ensureN, replicas)
+	// Replicas that find a key already stored skip generating one.
+	if repo.ensureN < 1 || repo.ensureN > replicas {
+		t.Errorf("EnsureActive called %d times, want between 1 and %d", repo.ensureN, replicas)
 	}
 }
 

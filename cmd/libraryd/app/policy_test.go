@@ -1,0 +1,119 @@
+package app
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ulule/limiter/v3"
+
+	"github.com/readinglibrary/service/adapters/httpapi"
+	"github.com/readinglibrary/service/adapters/jwttoken"
+	"github.com/readinglibrary/service/adapters/ladonauthz"
+	"github.com/readinglibrary/service/adapters/memrepo"
+	"github.com/readinglibrary/service/adapters/passwordhash"
+	"github.com/readinglibrary/service/adapters/ratelimit"
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/policies"
+	"github.com/readinglibrary/service/ports"
+)
+
+// whoMayCall is the intended access of every route, by policy subject. The
+// test below fails when a route is added without a row here, or when the
+// policies in policies/ say something else.
+var whoMayCall = map[string]string{
+	"system.healthz": "admin anonymous librarian reader staff student",
+	"system.readyz":  "admin anonymous librarian reader staff student",
+	"system.metrics": "admin anonymous librarian reader staff student",
+	"system.openapi": "admin anonymous librarian reader staff student",
+	"system.oidc":    "admin anonymous librarian reader staff student",
+	"system.jwks":    "admin anonymous librarian reader staff student",
+	"auth.login":     "admin anonymous librarian reader staff student",
+	"auth.refresh":   "admin anonymous librarian reader staff student",
+	"auth.logout":    "admin anonymous librarian reader staff student",
+	"auth.signup":    "admin anonymous librarian reader staff student",
+	"users.me":       "admin librarian reader staff student",
+}
+
+var subjects = []user.Principal{
+	user.Anonymous,
+	{AccountID: "a1", Role: user.RoleReader, Tier: user.TierStandard},
+	{AccountID: "a2", Role: user.RoleStudent, SchoolID: "s1", Tier: user.TierStandard},
+	{AccountID: "a3", Role: user.RoleStaff, SchoolID: "s1", Tier: user.TierStandard},
+	{AccountID: "a4", Role: user.RoleLibrarian, SchoolID: "s1", Tier: user.TierStandard},
+	{AccountID: "a5", Role: user.RoleAdmin, Tier: user.TierStandard},
+}
+
+// TestEveryRouteHasAnExplicitPolicy walks the real router's routes and asks
+// the real policies (as embedded in the binary) for every subject: each
+// route is allowed exactly for the subjects of its row, by an explicit allow
+// policy, and everything else falls to the default deny.
+func TestEveryRouteHasAnExplicitPolicy(t *testing.T) {
+	authz, err := ladonauthz.LoadFS(policies.Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes := newTestHandler(t, authz).Routes()
+	if len(routes) != len(whoMayCall) {
+		t.Errorf("router has %d routes, the table %d", len(routes), len(whoMayCall))
+	}
+	ctx := context.Background()
+	for _, rt := range routes {
+		want, ok := whoMayCall[rt.Name]
+		if !ok {
+			t.Errorf("route %s (%s %s) has no row in whoMayCall", rt.Name, rt.Method, rt.Path)
+			continue
+		}
+		var allowed []string
+		for _, p := range subjects {
+			err := authz.Authorize(ctx, ports.AccessRequest{Principal: p, Action: rt.Action, Resource: rt.Resource})
+			switch {
+			case err == nil:
+				allowed = append(allowed, p.Subject())
+			case !errs.Is(err, errs.Forbidden):
+				t.Errorf("%s for %s: %v, want nil or Forbidden", rt.Name, p.Subject(), err)
+			}
+		}
+		sort.Strings(allowed)
+		if got := strings.Join(allowed, " "); got != want {
+			t.Errorf("%s (%s on %s): allowed for %q, want %q", rt.Name, rt.Action, rt.Resource, got, want)
+		}
+	}
+	// Default deny: a permission no policy names is refused for everyone.
+	for _, p := range subjects {
+		if err := authz.Authorize(ctx, ports.AccessRequest{Principal: p, Action: "delete", Resource: "users:me"}); !errs.Is(err, errs.Forbidden) {
+			t.Errorf("unlisted permission for %s: %v, want Forbidden", p.Subject(), err)
+		}
+	}
+}
+
+// newTestHandler wires the HTTP handler on in-memory adapters.
+func newTestHandler(t *testing.T, authz ports.Authorizer) *httpapi.Handler {
+	t.Helper()
+	ctx := context.Background()
+	repos := memrepo.New()
+	keys, err := jwttoken.LoadKeys(ctx, repos.SigningKeys, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := jwttoken.New(jwttoken.Config{Issuer: "http://test", Audience: "library-api", TTL: 15 * time.Minute}, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := ratelimit.NewMemoryStore()
+	limits, err := ratelimit.New(store, map[ports.RateTier]limiter.Rate{
+		ports.RateAnonymous: {Period: time.Hour, Limit: 100}, ports.RateAuthenticated: {Period: time.Hour, Limit: 1000}, ports.RatePremium: {Period: time.Hour, Limit: 10000},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	identity := service.NewIdentity(repos, tokens, passwordhash.New(), ratelimit.NewLoginThrottle(store, loginPerEmail, loginPerClient), service.IdentityConfig{})
+	return httpapi.New(httpapi.Deps{
+		Identity: identity, Users: service.NewUsers(repos.Accounts), Authorizer: authz,
+		RateLimiter: limits, Tokens: tokens, Health: repos.Health,
+	}, httpapi.Config{IssuerURL: "http://test"})
+}
