@@ -61,6 +61,9 @@ type RefreshTokenRepository interface {
 	// one call per hash succeeds, however many race.
 	// Errors: Conflict "refresh_token_reused" for every later call.
 	ClaimRotation(ctx context.Context, hash string, at time.Time) error
+	// RotatedAt returns when the rotation of the token with hash was claimed.
+	// Errors: NotFound "rotation_not_found" when it was never claimed.
+	RotatedAt(ctx context.Context, hash string) (time.Time, error)
 	// RevokeFamily ends every token of the family. Idempotent.
 	RevokeFamily(ctx context.Context, familyID string, at time.Time) error
 	// FamilyRevoked reports whether RevokeFamily was called for familyID.

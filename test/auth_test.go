@@ -111,7 +111,8 @@ func TestTokenIsVerifiableWithPublishedKeys(t *testing.T) {
 // The signing key lives in the database, so a restarted service (or another
 // replica) accepts tokens issued before.
 func TestTokensSurviveRestart(t *testing.T) {
-	env := testEnv(t, nil)
+	// Replicas share one public issuer URL (their load balancer's).
+	env := testEnv(t, map[string]string{"LIBRARY_ISSUER_URL": "https://library.example.org"})
 	first := startService(t, env)
 	sess := first.login(demoReader, demoPassword)
 	second := startService(t, env)
@@ -190,7 +191,8 @@ func TestCookieSessionAndCSRF(t *testing.T) {
 }
 
 func TestRefreshRotationAndReuse(t *testing.T) {
-	s := startService(t, testEnv(t, nil))
+	// With no grace window any reuse revokes the family at once.
+	s := startService(t, testEnv(t, map[string]string{"LIBRARY_REFRESH_REUSE_GRACE": "0s"}))
 	sess := s.login(demoReader, demoPassword)
 	refresh := func(token string) response {
 		return s.do(req{Method: http.MethodPost, Path: "/api/auth/refresh", Body: `{"refresh_token":"` + token + `"}`})
@@ -229,6 +231,7 @@ func TestConcurrentRefreshExactlyOneWins(t *testing.T) {
 			sess := s.login(demoReader, demoPassword)
 			var wg sync.WaitGroup
 			statuses := make([]int, racers)
+			winner := make([]string, racers)
 			start := make(chan struct{})
 			for i := range racers {
 				wg.Add(1)
@@ -237,6 +240,9 @@ func TestConcurrentRefreshExactlyOneWins(t *testing.T) {
 					<-start
 					r := s.do(req{Method: http.MethodPost, Path: "/api/auth/refresh", Body: `{"refresh_token":"` + sess.Refresh + `"}`})
 					statuses[i] = r.Status
+					if c := r.cookie("sb-refresh-token"); r.Status == 200 && c != nil {
+						winner[i] = c.Value
+					}
 				}()
 			}
 			close(start)
@@ -253,6 +259,16 @@ func TestConcurrentRefreshExactlyOneWins(t *testing.T) {
 			}
 			if ok != 1 {
 				t.Fatalf("%d racers, round %d: %d successes (%v), want exactly 1", racers, round, ok, statuses)
+			}
+			// The losers raced within the grace window, so the winner's new
+			// session is still alive.
+			for _, rt := range winner {
+				if rt == "" {
+					continue
+				}
+				if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/refresh", Body: `{"refresh_token":"` + rt + `"}`}); r.Status != 200 {
+					t.Fatalf("the winner's refresh token after the race: %d %s", r.Status, r.Body)
+				}
 			}
 		}
 	}

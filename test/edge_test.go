@@ -108,10 +108,33 @@ func TestRedisSharedBudget(t *testing.T) {
 	if url == "" {
 		t.Skip("LIBRARY_TEST_REDIS_URL is not set; .ci/run sets it (redis://127.0.0.1:6379/0)")
 	}
-	env := testEnv(t, map[string]string{"LIBRARY_REDIS_URL": url, "LIBRARY_RATE_AUTHENTICATED": "7-H"})
+	env := testEnv(t, map[string]string{
+		"LIBRARY_REDIS_URL": url, "LIBRARY_RATE_AUTHENTICATED": "7-H",
+		"LIBRARY_ISSUER_URL": "https://library.example.org", // replicas share the public URL
+	})
 	a, b := startService(t, env), startService(t, env)
-	// A fresh account so earlier runs against the same Redis do not count.
+	// Each run uses a fresh database, so the account id (the limiter key)
+	// is new and earlier runs against the same Redis do not count.
 	sess := a.login(demoLibrarian, demoPassword)
+	status := func(s *service) int { return s.do(req{Path: "/v1/users/me", Token: sess.Access}).Status }
+
+	// Sequentially: 4 on a, then b has only 3 left.
+	for i := 0; i < 4; i++ {
+		if st := status(a); st != 200 {
+			t.Fatalf("request %d on a: %d", i+1, st)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if st := status(b); st != 200 {
+			t.Fatalf("request %d on b: %d, want 200 (budget 7, 4 spent on a)", i+1, st)
+		}
+	}
+	if st := status(b); st != 429 {
+		t.Fatalf("eighth request across both replicas: %d, want 429", st)
+	}
+
+	// Concurrently, with a second account: exactly 7 of 20 pass across both.
+	other := a.login(demoStudent, demoPassword)
 	var mu sync.Mutex
 	allowed := 0
 	var wg sync.WaitGroup
@@ -119,7 +142,7 @@ func TestRedisSharedBudget(t *testing.T) {
 		wg.Add(1)
 		go func(s *service) {
 			defer wg.Done()
-			r := doWith(t, http.DefaultClient, s.URL, req{Path: "/v1/users/me", Token: sess.Access})
+			r := doWith(t, http.DefaultClient, s.URL, req{Path: "/v1/users/me", Token: other.Access})
 			if r.Status == 200 {
 				mu.Lock()
 				allowed++

@@ -14,6 +14,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == "settings" {
+		// The configuration table of the README.
+		if err := app.WriteSettingsTable(os.Stdout); err != nil {
+			os.Exit(1)
+		}
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := app.Run(ctx, os.Getenv, os.Stdout); err != nil {

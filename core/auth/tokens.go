@@ -51,3 +51,9 @@ func ErrInvalidRefresh() error {
 func ErrRefreshReused() error {
 	return errs.E(errs.Unauthenticated, "refresh_token_reused", "The refresh token was already used; every session of this sign-in has been ended. Sign in again.")
 }
+
+// ErrRefreshRaced is returned to the loser of two requests that used one
+// refresh token at the same moment; the winner's session goes on.
+func ErrRefreshRaced() error {
+	return errs.E(errs.Unauthenticated, "refresh_token_reused", "The refresh token was just used by another request; use the newer session.")
+}

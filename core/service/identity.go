@@ -22,6 +22,12 @@ import (
 type IdentityConfig struct {
 	RefreshTTL    time.Duration // lifetime of one refresh token
 	SignupEnabled bool          // whether POST /api/auth/signup creates reader accounts
+	// ReuseGrace is how long after a rotation a second use of the same
+	// token is taken for a client racing itself (two tabs refreshing at
+	// once) rather than for theft: it is refused, but the family stays
+	// alive so the winner's new token keeps working. Later reuse revokes
+	// the whole family. Zero revokes on any reuse.
+	ReuseGrace time.Duration
 }
 
 // Identity signs people in, rotates their sessions and authenticates every
@@ -140,6 +146,12 @@ func (s *Identity) failed(ctx context.Context, keys ports.LoginKeys) error {
 
 // Refresh rotates a refresh token: the old one can never be used again, and
 // using it again ends every session of its family.
+//
+// Everything that can fail (the account lookup, signing, storing the new
+// token) happens before the rotation claim, so a database error never
+// consumes the client's token; the claim is the last step and the only one
+// that decides. A lost race leaves the unused new record behind; its secret
+// was never sent to anyone and it expires with the family.
 // Errors: Unauthenticated "invalid_refresh_token" or "refresh_token_reused",
 // Unavailable.
 func (s *Identity) Refresh(ctx context.Context, token string) (Session, error) {
@@ -165,17 +177,6 @@ func (s *Identity) Refresh(ctx context.Context, token string) (Session, error) {
 	if revoked {
 		return Session{}, auth.ErrInvalidRefresh()
 	}
-	// The claim is a unique-key insert: of any number of concurrent refreshes
-	// with this token exactly one gets here without a Conflict.
-	if err := s.refresh.ClaimRotation(ctx, hash, now); err != nil {
-		if !errs.Is(err, errs.Conflict) {
-			return Session{}, err
-		}
-		if err := s.refresh.RevokeFamily(ctx, rec.FamilyID, now); err != nil {
-			return Session{}, err
-		}
-		return Session{}, auth.ErrRefreshReused()
-	}
 	acct, err := s.accounts.Get(ctx, rec.AccountID)
 	switch {
 	case errs.Is(err, errs.NotFound):
@@ -184,10 +185,31 @@ func (s *Identity) Refresh(ctx context.Context, token string) (Session, error) {
 		return Session{}, err
 	}
 	if acct.Deleted || acct.Suspended {
-		_ = s.refresh.RevokeFamily(ctx, rec.FamilyID, now)
+		if err := s.refresh.RevokeFamily(ctx, rec.FamilyID, now); err != nil {
+			return Session{}, err
+		}
 		return Session{}, auth.ErrInvalidRefresh()
 	}
-	return s.openSession(ctx, acct, rec.FamilyID)
+	next, err := s.openSession(ctx, acct, rec.FamilyID)
+	if err != nil {
+		return Session{}, err
+	}
+	// The claim is a unique-key insert: of any number of concurrent refreshes
+	// with this token exactly one gets past it.
+	err = s.refresh.ClaimRotation(ctx, hash, now)
+	if err == nil {
+		return next, nil
+	}
+	if !errs.Is(err, errs.Conflict) {
+		return Session{}, err
+	}
+	if at, err := s.refresh.RotatedAt(ctx, hash); err == nil && now.Sub(at) < s.cfg.ReuseGrace {
+		return Session{}, auth.ErrRefreshRaced()
+	}
+	if err := s.refresh.RevokeFamily(ctx, rec.FamilyID, now); err != nil {
+		return Session{}, err
+	}
+	return Session{}, auth.ErrRefreshReused()
 }
 
 // Logout ends the session family of a refresh token. Unknown or empty tokens

@@ -128,7 +128,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (a *App, err erro
 	throttle := ratelimit.NewLoginThrottle(store, loginPerEmail, loginPerClient)
 
 	a.Identity = service.NewIdentity(a.Repos, tokens, passwordhash.New(), throttle,
-		service.IdentityConfig{RefreshTTL: cfg.RefreshTokenTTL, SignupEnabled: cfg.SignupEnabled})
+		service.IdentityConfig{RefreshTTL: cfg.RefreshTokenTTL, SignupEnabled: cfg.SignupEnabled, ReuseGrace: cfg.RefreshReuseGrace})
 	users := service.NewUsers(a.Repos.Accounts)
 
 	if cfg.DemoData {

@@ -6,6 +6,7 @@ package app
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -33,6 +34,7 @@ type Config struct {
 	TokenAudience          string        // LIBRARY_TOKEN_AUDIENCE
 	AccessTokenTTL         time.Duration // LIBRARY_ACCESS_TOKEN_TTL
 	RefreshTokenTTL        time.Duration // LIBRARY_REFRESH_TOKEN_TTL
+	RefreshReuseGrace      time.Duration // LIBRARY_REFRESH_REUSE_GRACE
 	SigningKeyFile         string        // LIBRARY_SIGNING_KEY_FILE
 	CookieSecure           bool          // LIBRARY_COOKIE_SECURE
 	AllowedOrigins         []string      // LIBRARY_ALLOWED_ORIGINS
@@ -73,6 +75,7 @@ var Settings = []Setting{
 	{"LIBRARY_TOKEN_AUDIENCE", "library-api", false, "The aud of access tokens."},
 	{"LIBRARY_ACCESS_TOKEN_TTL", "15m", false, "Lifetime of access tokens (1m to 24h)."},
 	{"LIBRARY_REFRESH_TOKEN_TTL", "720h", false, "Lifetime of refresh tokens (1h to 8760h)."},
+	{"LIBRARY_REFRESH_REUSE_GRACE", "10s", false, "A rotated refresh token used again within this time (a client racing itself) is refused without ending the session; later reuse revokes the whole session family. 0 revokes on any reuse."},
 	{"LIBRARY_SIGNING_KEY_FILE", "", false, "PEM file of the RSA key that signs tokens. Empty: a key is generated once and kept in the database."},
 	{"LIBRARY_COOKIE_SECURE", "true", false, "Secure attribute on cookies. Switch off only for plain-http development."},
 	{"LIBRARY_ALLOWED_ORIGINS", "the issuer URL's origin", false, "Comma-separated browser origins allowed for CORS and cookie-authenticated changes."},
@@ -143,6 +146,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		TokenAudience:          str("LIBRARY_TOKEN_AUDIENCE", "library-api"),
 		AccessTokenTTL:         duration("LIBRARY_ACCESS_TOKEN_TTL", "15m", time.Minute, 24*time.Hour),
 		RefreshTokenTTL:        duration("LIBRARY_REFRESH_TOKEN_TTL", "720h", time.Hour, 8760*time.Hour),
+		RefreshReuseGrace:      duration("LIBRARY_REFRESH_REUSE_GRACE", "10s", 0, time.Minute),
 		SigningKeyFile:         str("LIBRARY_SIGNING_KEY_FILE", ""),
 		CookieSecure:           boolean("LIBRARY_COOKIE_SECURE", true),
 		RedisURL:               str("LIBRARY_REDIS_URL", ""),
@@ -270,6 +274,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("token_audience", c.TokenAudience),
 		slog.Duration("access_token_ttl", c.AccessTokenTTL),
 		slog.Duration("refresh_token_ttl", c.RefreshTokenTTL),
+		slog.Duration("refresh_reuse_grace", c.RefreshReuseGrace),
 		slog.String("signing_key_file", c.SigningKeyFile),
 		slog.Bool("cookie_secure", c.CookieSecure),
 		slog.Any("allowed_origins", c.AllowedOrigins),
@@ -308,3 +313,25 @@ func redactURL(raw string) string {
 }
 
 func formatRate(r limiter.Rate) string { return fmt.Sprintf("%d per %s", r.Limit, r.Period) }
+
+// WriteSettingsTable writes Settings as the Markdown table of the README.
+func WriteSettingsTable(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("| Variable | Default | Meaning |\n|---|---|---|\n")
+	for _, s := range Settings {
+		def := s.Default
+		switch {
+		case def == "":
+			def = "(empty)"
+		case !strings.Contains(def, " "):
+			def = "`" + def + "`"
+		}
+		help := s.Help
+		if s.Secret {
+			help += " Secret: masked in logs."
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", s.Name, def, help)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

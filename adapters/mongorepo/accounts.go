@@ -1,0 +1,175 @@
+package mongorepo
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+var _ ports.AccountRepository = (*Accounts)(nil)
+
+// Accounts is the MongoDB ports.AccountRepository: collection accounts,
+// keyed by the account UUID, with a unique index on email.
+type Accounts struct {
+	c *mongo.Collection
+}
+
+// NewAccounts returns the account store of db. It panics on nil, a wiring
+// bug.
+func NewAccounts(db *mongo.Database) *Accounts {
+	if db == nil {
+		panic("mongorepo: NewAccounts: nil database")
+	}
+	return &Accounts{c: db.Collection(colAccounts)}
+}
+
+type accountDoc struct {
+	ID           string         `bson:"_id"`
+	Email        string         `bson:"email"`
+	Name         string         `bson:"name"`
+	PasswordHash string         `bson:"password_hash"`
+	Role         string         `bson:"role"`
+	SchoolID     string         `bson:"school_id"`
+	Tier         string         `bson:"tier"`
+	Suspended    bool           `bson:"suspended"`
+	Deleted      bool           `bson:"deleted"`
+	Avatar       string         `bson:"avatar"`
+	ReadingLevel string         `bson:"reading_level"`
+	Preferences  preferencesDoc `bson:"preferences"`
+	CreatedAt    time.Time      `bson:"created_at"`
+	UpdatedAt    time.Time      `bson:"updated_at"`
+}
+
+type preferencesDoc struct {
+	FontSize      int    `bson:"font_size"`
+	Theme         string `bson:"theme"`
+	Notifications bool   `bson:"notifications"`
+	Timezone      string `bson:"timezone"`
+}
+
+func toAccountDoc(a user.Account) accountDoc {
+	return accountDoc{
+		ID:           a.ID,
+		Email:        a.Email,
+		Name:         a.Name,
+		PasswordHash: a.PasswordHash,
+		Role:         string(a.Role),
+		SchoolID:     a.SchoolID,
+		Tier:         string(a.Tier),
+		Suspended:    a.Suspended,
+		Deleted:      a.Deleted,
+		Avatar:       a.Avatar,
+		ReadingLevel: a.ReadingLevel,
+		Preferences: preferencesDoc{
+			FontSize:      a.Preferences.FontSize,
+			Theme:         a.Preferences.Theme,
+			Notifications: a.Preferences.Notifications,
+			Timezone:      a.Preferences.Timezone,
+		},
+		CreatedAt: a.CreatedAt.UTC(),
+		UpdatedAt: a.UpdatedAt.UTC(),
+	}
+}
+
+func (d accountDoc) toAccount() user.Account {
+	return user.Account{
+		ID:           d.ID,
+		Email:        d.Email,
+		Name:         d.Name,
+		PasswordHash: d.PasswordHash,
+		Role:         user.Role(d.Role),
+		SchoolID:     d.SchoolID,
+		Tier:         user.Tier(d.Tier),
+		Suspended:    d.Suspended,
+		Deleted:      d.Deleted,
+		Avatar:       d.Avatar,
+		ReadingLevel: d.ReadingLevel,
+		Preferences: user.Preferences{
+			FontSize:      d.Preferences.FontSize,
+			Theme:         d.Preferences.Theme,
+			Notifications: d.Preferences.Notifications,
+			Timezone:      d.Preferences.Timezone,
+		},
+		CreatedAt: d.CreatedAt.UTC(),
+		UpdatedAt: d.UpdatedAt.UTC(),
+	}
+}
+
+// Create implements ports.AccountRepository. The unique _id and the unique
+// email index both report a duplicate key, so either clash is one Conflict.
+func (r *Accounts) Create(ctx context.Context, a user.Account) error {
+	_, err := r.c.InsertOne(ctx, toAccountDoc(a))
+	return mapErr(err, "create the account", nil, user.ErrEmailTaken)
+}
+
+// Get implements ports.AccountRepository.
+func (r *Accounts) Get(ctx context.Context, id string) (user.Account, error) {
+	return r.findOne(ctx, bson.D{{Key: "_id", Value: id}}, func() error { return user.ErrNotFound(id) })
+}
+
+// GetByEmail implements ports.AccountRepository.
+func (r *Accounts) GetByEmail(ctx context.Context, email string) (user.Account, error) {
+	return r.findOne(ctx, bson.D{{Key: "email", Value: email}}, errAccountEmailNotFound)
+}
+
+func (r *Accounts) findOne(ctx context.Context, filter bson.D, notFound func() error) (user.Account, error) {
+	var d accountDoc
+	if err := r.c.FindOne(ctx, filter).Decode(&d); err != nil {
+		return user.Account{}, mapErr(err, "read the account", notFound, nil)
+	}
+	return d.toAccount(), nil
+}
+
+// Update implements ports.AccountRepository. A replace by _id never
+// upserts, so a missing account stays missing.
+//
+// FerretDB 1.24 reports a unique-index violation on replace as an
+// InternalError carrying SQLite's text, not as a duplicate key. Rather than
+// match that text, a failed replace checks whether another account holds
+// the email, which names the cause on every backend.
+func (r *Accounts) Update(ctx context.Context, a user.Account) error {
+	res, err := r.c.ReplaceOne(ctx, bson.D{{Key: "_id", Value: a.ID}}, toAccountDoc(a))
+	if err != nil {
+		var se mongo.ServerError
+		if !mongo.IsDuplicateKeyError(err) && errors.As(err, &se) && !isUnavailable(err) && r.emailTakenByOther(ctx, a) {
+			return user.ErrEmailTaken()
+		}
+		return mapErr(err, "update the account", nil, user.ErrEmailTaken)
+	}
+	if res.MatchedCount == 0 {
+		return user.ErrNotFound(a.ID)
+	}
+	return nil
+}
+
+// emailTakenByOther reports whether an account other than a holds a's
+// email; a failed lookup counts as no.
+func (r *Accounts) emailTakenByOther(ctx context.Context, a user.Account) bool {
+	filter := bson.D{
+		{Key: "email", Value: a.Email},
+		{Key: "_id", Value: bson.D{{Key: "$ne", Value: a.ID}}},
+	}
+	n, err := r.c.CountDocuments(ctx, filter, options.Count().SetLimit(1))
+	return err == nil && n > 0
+}
+
+// Count implements ports.AccountRepository.
+func (r *Accounts) Count(ctx context.Context) (int64, error) {
+	n, err := r.c.CountDocuments(ctx, bson.D{})
+	if err != nil {
+		return 0, mapErr(err, "count accounts", nil, nil)
+	}
+	return n, nil
+}
+
+func errAccountEmailNotFound() error {
+	return errs.E(errs.NotFound, "account_not_found", "No account with this email exists.")
+}

@@ -1,0 +1,192 @@
+// Package mongorepo implements the ports repositories on MongoDB with
+// mongo-driver v2. It stays inside the subset of MongoDB that FerretDB 1.24
+// also implements correctly (dependency-notes.md §4): every exactly-once
+// guarantee is a unique-key insert, never a conditional update or a
+// transaction, because FerretDB applies updates as unguarded
+// read-modify-writes.
+package mongorepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+
+	"github.com/readinglibrary/service/ports"
+)
+
+// Collection names.
+const (
+	colAccounts         = "accounts"
+	colSchools          = "schools"
+	colRefreshTokens    = "refresh_tokens"
+	colRefreshRotations = "refresh_rotations"
+	colRevokedFamilies  = "revoked_families"
+	colSigningKeys      = "signing_keys"
+	colActiveSigningKey = "active_signing_key"
+)
+
+// Both timeouts are short so that, with a dead database, a request fails
+// well within the contract's 5 s instead of waiting the driver's default 30 s.
+const (
+	serverSelectionTimeout = 2 * time.Second
+	connectTimeout         = 2 * time.Second
+)
+
+// DB is a connected MongoDB database holding the service's collections.
+type DB struct {
+	client *mongo.Client
+	db     *mongo.Database
+}
+
+// Connect opens a client on uri, checks that the server answers, and returns
+// the database named database. Errors name the step that failed and the
+// server's address, never the credentials in uri.
+func Connect(ctx context.Context, uri, database string) (*DB, error) {
+	if database == "" {
+		return nil, errors.New("mongorepo: database name is empty")
+	}
+	safe := redactURI(uri)
+	opts := options.Client().
+		ApplyURI(uri).
+		SetServerSelectionTimeout(serverSelectionTimeout).
+		SetConnectTimeout(connectTimeout)
+	client, err := mongo.Connect(opts)
+	if err != nil {
+		return nil, fmt.Errorf("mongorepo: invalid MongoDB URI %s: %w", safe, scrub(err, uri))
+	}
+	if err := client.Ping(ctx, readpref.Primary()); err != nil {
+		_ = client.Disconnect(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("mongorepo: MongoDB at %s does not answer: %w", safe, scrub(err, uri))
+	}
+	return &DB{client: client, db: client.Database(database)}, nil
+}
+
+// Database returns the underlying database, for tests and for other stores
+// of this package.
+func (d *DB) Database() *mongo.Database { return d.db }
+
+// Close disconnects the client.
+func (d *DB) Close(ctx context.Context) error {
+	if err := d.client.Disconnect(ctx); err != nil {
+		return fmt.Errorf("mongorepo: disconnect: %w", err)
+	}
+	return nil
+}
+
+// Repositories returns every repository backed by this database.
+func (d *DB) Repositories() ports.Repositories {
+	return ports.Repositories{
+		Accounts:      NewAccounts(d.db),
+		Schools:       NewSchools(d.db),
+		RefreshTokens: NewRefreshTokens(d.db),
+		SigningKeys:   NewSigningKeys(d.db),
+		Health:        NewHealth(d.db.Client()),
+	}
+}
+
+// EnsureIndexes creates every index the repositories rely on. Creating an
+// index that already exists with the same keys and options is a no-op, so it
+// is safe on every start and from several replicas at once. Collections
+// keyed only by _id (rotation claims, revoked families, signing keys) need
+// none.
+//
+// Indexes are created one per command: FerretDB 1.24 panics and drops the
+// connection when one createIndexes command lists two or more indexes that
+// all exist already (validateIndexesForCreation deletes from the slice it
+// indexes), which is exactly the every-start case.
+func (d *DB) EnsureIndexes(ctx context.Context) error {
+	specs := []struct {
+		collection string
+		models     []mongo.IndexModel
+	}{
+		{colAccounts, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "email", Value: 1}}, Options: options.Index().SetUnique(true)},
+		}},
+		{colSchools, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "domain", Value: 1}}, Options: options.Index().SetUnique(true)},
+		}},
+		{colRefreshTokens, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "account_id", Value: 1}}},
+			{Keys: bson.D{{Key: "family_id", Value: 1}}},
+		}},
+	}
+	for _, s := range specs {
+		for _, m := range s.models {
+			if _, err := d.db.Collection(s.collection).Indexes().CreateOne(ctx, m); err != nil {
+				return fmt.Errorf("mongorepo: create index on %s: %w", s.collection, mapErr(err, "create indexes", nil, nil))
+			}
+		}
+	}
+	return nil
+}
+
+// Health is the ports.Pinger of a MongoDB client.
+type Health struct {
+	client *mongo.Client
+}
+
+// NewHealth returns a Pinger for client. It panics on nil, a wiring bug.
+func NewHealth(client *mongo.Client) *Health {
+	if client == nil {
+		panic("mongorepo: NewHealth: nil client")
+	}
+	return &Health{client: client}
+}
+
+// Ping implements ports.Pinger. Any failure means the database cannot serve
+// requests, so every error is Unavailable.
+func (h *Health) Ping(ctx context.Context) error {
+	if err := h.client.Ping(ctx, readpref.Primary()); err != nil {
+		return errUnavailable(err)
+	}
+	return nil
+}
+
+// redactURI returns uri without user info and query (which may carry
+// credentials such as tlsCertificateKeyFilePassword), for error messages.
+func redactURI(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Host == "" {
+		return "(unparsable URI)"
+	}
+	return u.Scheme + "://" + u.Host + "/"
+}
+
+// scrub removes the URI's secrets (password, and option values such as
+// tlsCertificateKeyFilePassword) from err's text, in case a driver error
+// quotes part of the URI. When uri cannot be parsed its secrets are unknown,
+// so the driver's text is withheld.
+func scrub(err error, uri string) error {
+	u, perr := url.Parse(uri)
+	if perr != nil {
+		return errors.New("the URI is malformed (details withheld: they may contain credentials)")
+	}
+	var secrets []string
+	if pw, ok := u.User.Password(); ok && pw != "" {
+		secrets = append(secrets, pw)
+	}
+	for key, values := range u.Query() {
+		k := strings.ToLower(key)
+		if strings.Contains(k, "password") || strings.Contains(k, "secret") || strings.Contains(k, "token") || k == "authmechanismproperties" {
+			secrets = append(secrets, values...)
+		}
+	}
+	msg := err.Error()
+	for _, s := range secrets {
+		if s != "" && strings.Contains(msg, s) {
+			msg = strings.ReplaceAll(msg, s, "xxxxx")
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(msg)
+}

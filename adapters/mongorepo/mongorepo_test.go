@@ -1,0 +1,158 @@
+package mongorepo_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/readinglibrary/service/adapters/embeddedmongo"
+	"github.com/readinglibrary/service/adapters/mongorepo"
+	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+	"github.com/readinglibrary/service/ports/porttest"
+)
+
+// TestMain stops the shared test server once every test has run, so the
+// embedded FerretDB's temporary files do not pile up.
+func TestMain(m *testing.M) { os.Exit(mongotest.Main(m)) }
+
+func TestRepositories(t *testing.T) {
+	t.Logf("backend: %s", mongotest.Backend())
+	porttest.Repositories(t, func(t *testing.T) ports.Repositories {
+		return mongotest.NewDB(t).Repositories()
+	})
+}
+
+func TestEnsureIndexesIsIdempotent(t *testing.T) {
+	db := mongotest.NewDB(t) // already ran once
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	errc := make(chan error, 3)
+	for range 3 {
+		go func() { errc <- db.EnsureIndexes(ctx) }()
+	}
+	for range 3 {
+		if err := <-errc; err != nil {
+			t.Fatalf("EnsureIndexes again: %v", err)
+		}
+	}
+	// The unique indexes still hold.
+	r := db.Repositories()
+	a := user.Account{ID: uuid.NewString(), Email: "a@example.org"}
+	if err := r.Accounts.Create(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	a.ID = uuid.NewString()
+	if got, want := errs.CodeOf(r.Accounts.Create(ctx, a)), "account_exists"; got != want {
+		t.Fatalf("Create with a taken email after EnsureIndexes: code %q, want %q", got, want)
+	}
+}
+
+// freeAddr returns a loopback TCP address nothing listens on, so a server
+// can be restarted on the very address a client already knows.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
+}
+
+func TestConnectFailsFastWithoutLeakingCredentials(t *testing.T) {
+	uri := "mongodb://reader:s3cr3t-pa55@" + freeAddr(t) + "/?authSource=admin"
+	start := time.Now()
+	_, err := mongorepo.Connect(context.Background(), uri, "library")
+	elapsed := time.Since(start)
+	if err == nil {
+		t.Fatal("Connect to a closed port = nil error, want an error")
+	}
+	if elapsed > 5*time.Second {
+		t.Errorf("Connect took %v, want under 5s", elapsed)
+	}
+	if strings.Contains(err.Error(), "s3cr3t-pa55") {
+		t.Errorf("Connect error %q contains the password", err)
+	}
+	if !strings.Contains(err.Error(), "does not answer") {
+		t.Errorf("Connect error %q, want it to say the server does not answer", err)
+	}
+}
+
+func TestUnavailableThenRecovers(t *testing.T) {
+	dir, addr := t.TempDir(), freeAddr(t)
+	srv, err := embeddedmongo.Start(context.Background(), embeddedmongo.Options{DataDir: dir, Addr: addr})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(srv.Stop)
+	db, err := mongorepo.Connect(context.Background(), srv.URI(), "library")
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close(context.Background()) })
+	r := db.Repositories()
+	a := user.Account{ID: uuid.NewString(), Email: "ada@example.org", Name: "Ada"}
+	if err := r.Accounts.Create(context.Background(), a); err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+
+	stopStart := time.Now()
+	srv.Stop()
+	t.Logf("Stop took %v", time.Since(stopStart))
+
+	for _, call := range []struct {
+		name string
+		fn   func(context.Context) error
+	}{
+		{"Accounts.Get", func(ctx context.Context) error { _, err := r.Accounts.Get(ctx, a.ID); return err }},
+		{"Health.Ping", r.Health.Ping},
+	} {
+		start := time.Now()
+		err := call.fn(context.Background())
+		t.Logf("%s failed after %v", call.name, time.Since(start))
+		if elapsed := time.Since(start); elapsed > 5*time.Second {
+			t.Errorf("%s with the server down took %v, want under 5s", call.name, elapsed)
+		}
+		if got := errs.KindOf(err); got != errs.Unavailable {
+			t.Fatalf("%s with the server down: kind %q (err %v), want %q", call.name, got, err, errs.Unavailable)
+		}
+		if e, _ := errs.As(err); e.ClientCode() != "unavailable" || e.Err == nil {
+			t.Fatalf("%s: code %q, cause %v; want code unavailable and the cause kept", call.name, e.ClientCode(), e.Err)
+		}
+	}
+
+	srv2, err := embeddedmongo.Start(context.Background(), embeddedmongo.Options{DataDir: dir, Addr: addr})
+	if err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	t.Cleanup(srv2.Stop)
+
+	// The same *DB must find the server again by itself.
+	restarted := time.Now()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, err := r.Accounts.Get(context.Background(), a.ID)
+		if err == nil {
+			if got.Email != a.Email {
+				t.Fatalf("Get after recovery: email %q, want %q", got.Email, a.Email)
+			}
+			t.Logf("recovered %v after the restart", time.Since(restarted))
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Get still failing 10s after the restart: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

@@ -1,0 +1,261 @@
+// Package mongotest gives tests a MongoDB-compatible server and a fresh
+// database on it. The server is chosen once per test binary:
+//
+//   - LIBRARY_TEST_MONGODB_URI set: that server ("uri");
+//   - LIBRARY_TEST_MONGO=container: a testcontainers mongo:7 replica set
+//     ("container"); without a Docker engine every test that asks fails;
+//   - otherwise: an embedded FerretDB in a temporary directory
+//     ("embedded-ferretdb").
+//
+// It is an ordinary package, not a _test one, so the end-to-end tests can use
+// it too. Packages that want the shared server stopped and its files removed
+// at the end call Main from TestMain; otherwise the process exit ends it.
+package mongotest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/testcontainers/testcontainers-go"
+	"github.com/testcontainers/testcontainers-go/modules/mongodb"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/readinglibrary/service/adapters/embeddedmongo"
+	"github.com/readinglibrary/service/adapters/mongorepo"
+)
+
+// Environment variables that select the backend.
+const (
+	EnvURI     = "LIBRARY_TEST_MONGODB_URI"
+	EnvBackend = "LIBRARY_TEST_MONGO"
+)
+
+// Backend names, as Backend reports them.
+const (
+	BackendEmbedded  = "embedded-ferretdb"
+	BackendURI       = "uri"
+	BackendContainer = "container"
+)
+
+const (
+	startTimeout = 3 * time.Minute // a first container pull can be slow
+	opTimeout    = 30 * time.Second
+)
+
+// shared is the one server of this test binary. Its lifetime is the
+// process's, never a test's, so one test's Cleanup cannot stop it under the
+// next.
+var shared struct {
+	once  sync.Once
+	uri   string
+	err   error
+	admin *mongo.Client // drops the test databases
+	stop  func()
+
+	mu     sync.Mutex
+	closed bool // Shutdown ran
+}
+
+// Backend returns the name of the backend the environment selects.
+func Backend() string {
+	if os.Getenv(EnvURI) != "" {
+		return BackendURI
+	}
+	if os.Getenv(EnvBackend) == BackendContainer {
+		return BackendContainer
+	}
+	return BackendEmbedded
+}
+
+// URI returns the connection string of the shared server, starting it on
+// first use. It fails tb when the server cannot be had.
+func URI(tb testing.TB) string {
+	tb.Helper()
+	uri, _ := server(tb)
+	return uri
+}
+
+func server(tb testing.TB) (string, *mongo.Client) {
+	tb.Helper()
+	shared.once.Do(func() {
+		shared.uri, shared.stop, shared.err = start()
+		if shared.err != nil {
+			return
+		}
+		shared.admin, shared.err = mongo.Connect(options.Client().ApplyURI(shared.uri))
+	})
+	if shared.err != nil {
+		tb.Fatalf("mongotest: %s backend: %v", Backend(), shared.err)
+	}
+	shared.mu.Lock()
+	closed := shared.closed
+	shared.mu.Unlock()
+	if closed {
+		tb.Fatalf("mongotest: the shared server was already stopped by Shutdown")
+	}
+	return shared.uri, shared.admin
+}
+
+func start() (uri string, stop func(), err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	switch Backend() {
+	case BackendURI:
+		return os.Getenv(EnvURI), func() {}, nil
+	case BackendContainer:
+		return startContainer(ctx)
+	}
+	dir, err := os.MkdirTemp("", "mongotest-")
+	if err != nil {
+		return "", nil, err
+	}
+	s, err := embeddedmongo.Start(ctx, embeddedmongo.Options{DataDir: dir})
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return s.URI(), func() { s.Stop(); _ = os.RemoveAll(dir) }, nil
+}
+
+// startContainer runs mongo:7 as a one-member replica set. testcontainers
+// panics when no Docker engine answers; that is turned into an error, because
+// a run that asked for the container must fail rather than skip.
+func startContainer(ctx context.Context) (uri string, stop func(), err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s=%s needs a Docker engine and none answered: %v", EnvBackend, BackendContainer, p)
+		}
+	}()
+	ctr, err := mongodb.Run(ctx, "mongo:7", mongodb.WithReplicaSet("rs0"))
+	stop = func() {
+		if ctr != nil {
+			_ = testcontainers.TerminateContainer(ctr)
+		}
+	}
+	if err != nil {
+		stop()
+		return "", nil, fmt.Errorf("start mongo:7 container: %w", err)
+	}
+	cs, err := ctr.ConnectionString(ctx)
+	if err != nil {
+		stop()
+		return "", nil, fmt.Errorf("container connection string: %w", err)
+	}
+	// The member is registered under the container's own address, which the
+	// host often cannot reach; a direct connection skips that discovery.
+	uri, err = withQuery(cs, "directConnection", "true")
+	if err != nil {
+		stop()
+		return "", nil, err
+	}
+	return uri, stop, nil
+}
+
+// withQuery sets one option on a MongoDB URI, keeping the others.
+func withQuery(uri, key, value string) (string, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", fmt.Errorf("parse connection string: %w", err)
+	}
+	q := u.Query()
+	q.Set(key, value)
+	u.RawQuery = q.Encode()
+	if u.Path == "" {
+		u.Path = "/" // the driver wants "/" before the options
+	}
+	return u.String(), nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+
+// NewDatabase returns the shared server's URI and the name of a database no
+// other test uses. The database is dropped when tb ends.
+func NewDatabase(tb testing.TB) (uri, name string) {
+	tb.Helper()
+	uri, admin := server(tb)
+
+	// Database names are short on MongoDB (64 bytes) and become file names on
+	// FerretDB/SQLite, so keep a readable prefix and a random suffix.
+	prefix := strings.Trim(unsafeName.ReplaceAllString(tb.Name(), "_"), "_")
+	if len(prefix) > 40 {
+		prefix = prefix[len(prefix)-40:]
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name = strings.ToLower("t_" + prefix + "_" + hex.EncodeToString(b[:]))
+
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+		defer cancel()
+		if err := admin.Database(name).Drop(ctx); err != nil {
+			tb.Errorf("mongotest: drop database %s: %v", name, err)
+		}
+	})
+	return uri, name
+}
+
+// NewDB returns a connected *mongorepo.DB on a fresh database with every
+// index in place. It is closed and the database dropped when tb ends.
+func NewDB(tb testing.TB) *mongorepo.DB {
+	tb.Helper()
+	uri, name := NewDatabase(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	db, err := mongorepo.Connect(ctx, uri, name)
+	if err != nil {
+		tb.Fatalf("mongotest: %v", err)
+	}
+	// Registered after NewDatabase's drop, so it runs before it.
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+		defer cancel()
+		if err := db.Close(ctx); err != nil {
+			tb.Errorf("mongotest: %v", err)
+		}
+	})
+	if err := db.EnsureIndexes(ctx); err != nil {
+		tb.Fatalf("mongotest: %v", err)
+	}
+	return db
+}
+
+// Shutdown stops the shared server if this process started one and removes
+// its files. Later calls to URI fail. Safe to call when nothing was started.
+func Shutdown() {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.closed {
+		return
+	}
+	shared.closed = true
+	// Consume the once so that no test can start a server after this.
+	shared.once.Do(func() { shared.err = errors.New("mongotest: Shutdown was called") })
+	if shared.admin != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+		_ = shared.admin.Disconnect(ctx)
+		cancel()
+	}
+	if shared.stop != nil {
+		shared.stop()
+	}
+}
+
+// Main runs the tests of m, then Shutdown, and returns the exit code:
+//
+//	func TestMain(m *testing.M) { os.Exit(mongotest.Main(m)) }
+func Main(m *testing.M) int {
+	code := m.Run()
+	Shutdown()
+	return code
+}

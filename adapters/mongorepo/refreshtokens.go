@@ -1,0 +1,175 @@
+package mongorepo
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/readinglibrary/service/core/auth"
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/ports"
+)
+
+var _ ports.RefreshTokenRepository = (*RefreshTokens)(nil)
+
+// RefreshTokens is the MongoDB ports.RefreshTokenRepository. Records live in
+// refresh_tokens (keyed by hash); a rotation is a document in
+// refresh_rotations and a revocation one in revoked_families, both keyed so
+// that the unique _id makes the first insert the only one.
+type RefreshTokens struct {
+	tokens    *mongo.Collection
+	rotations *mongo.Collection
+	revoked   *mongo.Collection
+}
+
+// NewRefreshTokens returns the refresh-token store of db. It panics on nil,
+// a wiring bug.
+func NewRefreshTokens(db *mongo.Database) *RefreshTokens {
+	if db == nil {
+		panic("mongorepo: NewRefreshTokens: nil database")
+	}
+	return &RefreshTokens{
+		tokens:    db.Collection(colRefreshTokens),
+		rotations: db.Collection(colRefreshRotations),
+		revoked:   db.Collection(colRevokedFamilies),
+	}
+}
+
+type refreshTokenDoc struct {
+	Hash      string    `bson:"_id"`
+	FamilyID  string    `bson:"family_id"`
+	AccountID string    `bson:"account_id"`
+	IssuedAt  time.Time `bson:"issued_at"`
+	ExpiresAt time.Time `bson:"expires_at"`
+}
+
+// claimDoc is a rotation claim or a family revocation: its _id is the thing
+// claimed.
+type claimDoc struct {
+	ID string    `bson:"_id"`
+	At time.Time `bson:"at"`
+}
+
+func toRefreshTokenDoc(t auth.RefreshToken) refreshTokenDoc {
+	return refreshTokenDoc{
+		Hash:      t.Hash,
+		FamilyID:  t.FamilyID,
+		AccountID: t.AccountID,
+		IssuedAt:  t.IssuedAt.UTC(),
+		ExpiresAt: t.ExpiresAt.UTC(),
+	}
+}
+
+func (d refreshTokenDoc) toRefreshToken() auth.RefreshToken {
+	return auth.RefreshToken{
+		Hash:      d.Hash,
+		FamilyID:  d.FamilyID,
+		AccountID: d.AccountID,
+		IssuedAt:  d.IssuedAt.UTC(),
+		ExpiresAt: d.ExpiresAt.UTC(),
+	}
+}
+
+// Create implements ports.RefreshTokenRepository.
+func (r *RefreshTokens) Create(ctx context.Context, t auth.RefreshToken) error {
+	_, err := r.tokens.InsertOne(ctx, toRefreshTokenDoc(t))
+	return mapErr(err, "store the refresh token", nil, errTokenExists)
+}
+
+// Get implements ports.RefreshTokenRepository.
+func (r *RefreshTokens) Get(ctx context.Context, hash string) (auth.RefreshToken, error) {
+	var d refreshTokenDoc
+	if err := r.tokens.FindOne(ctx, bson.D{{Key: "_id", Value: hash}}).Decode(&d); err != nil {
+		return auth.RefreshToken{}, mapErr(err, "read the refresh token", errTokenNotFound, nil)
+	}
+	return d.toRefreshToken(), nil
+}
+
+// ClaimRotation implements ports.RefreshTokenRepository with an insert keyed
+// by the hash: exactly one of any number of racing inserts succeeds, on
+// FerretDB as on MongoDB. It does not look the record up; callers Get it
+// first.
+func (r *RefreshTokens) ClaimRotation(ctx context.Context, hash string, at time.Time) error {
+	_, err := r.rotations.InsertOne(ctx, claimDoc{ID: hash, At: at.UTC()})
+	return mapErr(err, "claim the refresh token rotation", nil, errTokenReused)
+}
+
+// RotatedAt implements ports.RefreshTokenRepository.
+func (r *RefreshTokens) RotatedAt(ctx context.Context, hash string) (time.Time, error) {
+	var d claimDoc
+	if err := r.rotations.FindOne(ctx, bson.D{{Key: "_id", Value: hash}}).Decode(&d); err != nil {
+		return time.Time{}, mapErr(err, "read the rotation claim", func() error {
+			return errs.E(errs.NotFound, "rotation_not_found", "The refresh token has not been rotated.")
+		}, nil)
+	}
+	return d.At, nil
+}
+
+// RevokeFamily implements ports.RefreshTokenRepository. The token records
+// stay, so a revoked token that comes back is still recognised; a second
+// revocation keeps the first one's time.
+func (r *RefreshTokens) RevokeFamily(ctx context.Context, familyID string, at time.Time) error {
+	_, err := r.revoked.InsertOne(ctx, claimDoc{ID: familyID, At: at.UTC()})
+	if mongo.IsDuplicateKeyError(err) {
+		return nil
+	}
+	return mapErr(err, "revoke the token family", nil, nil)
+}
+
+// FamilyRevoked implements ports.RefreshTokenRepository.
+func (r *RefreshTokens) FamilyRevoked(ctx context.Context, familyID string) (bool, error) {
+	n, err := r.revoked.CountDocuments(ctx, bson.D{{Key: "_id", Value: familyID}}, options.Count().SetLimit(1))
+	if err != nil {
+		return false, mapErr(err, "read the token family", nil, nil)
+	}
+	return n > 0, nil
+}
+
+// DeleteByAccount implements ports.RefreshTokenRepository. It also drops
+// the rotation claims of the deleted records, which nothing can reach any
+// more. Records go first: a claim left behind by a failure is harmless,
+// while a record without its claim could be rotated again.
+func (r *RefreshTokens) DeleteByAccount(ctx context.Context, accountID string) error {
+	filter := bson.D{{Key: "account_id", Value: accountID}}
+	cur, err := r.tokens.Find(ctx, filter, options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		return mapErr(err, "find the account's refresh tokens", nil, nil)
+	}
+	var ids []struct {
+		Hash string `bson:"_id"`
+	}
+	if err := cur.All(ctx, &ids); err != nil {
+		return mapErr(err, "find the account's refresh tokens", nil, nil)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	hashes := make([]string, len(ids))
+	for i, d := range ids {
+		hashes[i] = d.Hash
+	}
+	if _, err := r.tokens.DeleteMany(ctx, filter); err != nil {
+		return mapErr(err, "delete the account's refresh tokens", nil, nil)
+	}
+	if _, err := r.rotations.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: hashes}}}}); err != nil {
+		return mapErr(err, "delete the account's rotation claims", nil, nil)
+	}
+	return nil
+}
+
+// The refresh-token codes have no constructor in core/auth, so the adapters
+// spell them out as the port documents them.
+func errTokenExists() error {
+	return errs.E(errs.Conflict, "refresh_token_exists", "The refresh token is already stored.")
+}
+
+func errTokenNotFound() error {
+	return errs.E(errs.NotFound, "refresh_token_not_found", "The refresh token does not exist.")
+}
+
+func errTokenReused() error {
+	return errs.E(errs.Conflict, "refresh_token_reused", "The refresh token was already used.")
+}

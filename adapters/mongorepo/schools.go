@@ -1,0 +1,116 @@
+package mongorepo
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
+)
+
+var _ ports.SchoolRepository = (*Schools)(nil)
+
+// Schools is the MongoDB ports.SchoolRepository: collection schools, keyed
+// by the school UUID, with a unique index on domain.
+type Schools struct {
+	c *mongo.Collection
+}
+
+// NewSchools returns the school store of db. It panics on nil, a wiring bug.
+func NewSchools(db *mongo.Database) *Schools {
+	if db == nil {
+		panic("mongorepo: NewSchools: nil database")
+	}
+	return &Schools{c: db.Collection(colSchools)}
+}
+
+type schoolDoc struct {
+	ID        string      `bson:"_id"`
+	Name      string      `bson:"name"`
+	Domain    string      `bson:"domain"`
+	Settings  settingsDoc `bson:"settings"`
+	CreatedAt time.Time   `bson:"created_at"`
+}
+
+type settingsDoc struct {
+	DefaultLoanDays    int  `bson:"default_loan_days"`
+	MaxRenewals        int  `bson:"max_renewals"`
+	RenewalDays        int  `bson:"renewal_days"`
+	AllowPublicCatalog bool `bson:"allow_public_catalog"`
+}
+
+func toSchoolDoc(s library.School) schoolDoc {
+	return schoolDoc{
+		ID:     s.ID,
+		Name:   s.Name,
+		Domain: s.Domain,
+		Settings: settingsDoc{
+			DefaultLoanDays:    s.Settings.DefaultLoanDays,
+			MaxRenewals:        s.Settings.MaxRenewals,
+			RenewalDays:        s.Settings.RenewalDays,
+			AllowPublicCatalog: s.Settings.AllowPublicCatalog,
+		},
+		CreatedAt: s.CreatedAt.UTC(),
+	}
+}
+
+func (d schoolDoc) toSchool() library.School {
+	return library.School{
+		ID:     d.ID,
+		Name:   d.Name,
+		Domain: d.Domain,
+		Settings: library.Settings{
+			DefaultLoanDays:    d.Settings.DefaultLoanDays,
+			MaxRenewals:        d.Settings.MaxRenewals,
+			RenewalDays:        d.Settings.RenewalDays,
+			AllowPublicCatalog: d.Settings.AllowPublicCatalog,
+		},
+		CreatedAt: d.CreatedAt.UTC(),
+	}
+}
+
+// Create implements ports.SchoolRepository.
+func (r *Schools) Create(ctx context.Context, s library.School) error {
+	_, err := r.c.InsertOne(ctx, toSchoolDoc(s))
+	return mapErr(err, "create the school", nil, library.ErrDomainTaken)
+}
+
+// Get implements ports.SchoolRepository.
+func (r *Schools) Get(ctx context.Context, id string) (library.School, error) {
+	return r.findOne(ctx, bson.D{{Key: "_id", Value: id}})
+}
+
+// GetByDomain implements ports.SchoolRepository.
+func (r *Schools) GetByDomain(ctx context.Context, domain string) (library.School, error) {
+	return r.findOne(ctx, bson.D{{Key: "domain", Value: domain}})
+}
+
+func (r *Schools) findOne(ctx context.Context, filter bson.D) (library.School, error) {
+	var d schoolDoc
+	if err := r.c.FindOne(ctx, filter).Decode(&d); err != nil {
+		return library.School{}, mapErr(err, "read the school", library.ErrSchoolNotFound, nil)
+	}
+	return d.toSchool(), nil
+}
+
+// List implements ports.SchoolRepository.
+func (r *Schools) List(ctx context.Context) ([]library.School, error) {
+	opts := options.Find().SetSort(bson.D{{Key: "name", Value: 1}, {Key: "_id", Value: 1}})
+	cur, err := r.c.Find(ctx, bson.D{}, opts)
+	if err != nil {
+		return nil, mapErr(err, "list schools", nil, nil)
+	}
+	var docs []schoolDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, mapErr(err, "list schools", nil, nil)
+	}
+	out := make([]library.School, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, d.toSchool())
+	}
+	return out, nil
+}

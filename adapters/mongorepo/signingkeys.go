@@ -1,0 +1,164 @@
+package mongorepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/readinglibrary/service/core/auth"
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/ports"
+)
+
+var _ ports.SigningKeyRepository = (*SigningKeys)(nil)
+
+// activeKeyID is the _id of the one pointer document in active_signing_key.
+const activeKeyID = "active"
+
+// SigningKeys is the MongoDB ports.SigningKeyRepository. Keys live in
+// signing_keys (keyed by kid); which one is active is a single pointer
+// document, taken with a unique-_id insert so that exactly one of any number
+// of racing candidates wins.
+type SigningKeys struct {
+	keys   *mongo.Collection
+	active *mongo.Collection
+}
+
+// NewSigningKeys returns the signing-key store of db. It panics on nil, a
+// wiring bug.
+func NewSigningKeys(db *mongo.Database) *SigningKeys {
+	if db == nil {
+		panic("mongorepo: NewSigningKeys: nil database")
+	}
+	return &SigningKeys{keys: db.Collection(colSigningKeys), active: db.Collection(colActiveSigningKey)}
+}
+
+type signingKeyDoc struct {
+	ID            string    `bson:"_id"`
+	Algorithm     string    `bson:"algorithm"`
+	PrivateKeyPEM []byte    `bson:"private_key_pem"`
+	CreatedAt     time.Time `bson:"created_at"`
+}
+
+type activeKeyDoc struct {
+	ID  string `bson:"_id"` // always activeKeyID
+	Kid string `bson:"kid"`
+}
+
+func toSigningKeyDoc(k auth.SigningKey) signingKeyDoc {
+	return signingKeyDoc{
+		ID:            k.ID,
+		Algorithm:     k.Algorithm,
+		PrivateKeyPEM: slices.Clone(k.PrivateKeyPEM),
+		CreatedAt:     k.CreatedAt.UTC(),
+	}
+}
+
+func (d signingKeyDoc) toSigningKey() auth.SigningKey {
+	return auth.SigningKey{
+		ID:            d.ID,
+		Algorithm:     d.Algorithm,
+		PrivateKeyPEM: d.PrivateKeyPEM,
+		CreatedAt:     d.CreatedAt.UTC(),
+	}
+}
+
+// EnsureActive implements ports.SigningKeyRepository.
+//
+// The candidate is stored before the pointer is claimed, so whoever reads the
+// pointer always finds its key. A loser removes the candidate it stored,
+// leaving only keys that were active at some time.
+func (r *SigningKeys) EnsureActive(ctx context.Context, candidate auth.SigningKey) (auth.SigningKey, error) {
+	if k, err := r.activeKey(ctx); err == nil || !errs.Is(err, errs.NotFound) {
+		return k, err
+	}
+
+	inserted := true
+	if _, err := r.keys.InsertOne(ctx, toSigningKeyDoc(candidate)); err != nil {
+		if !mongo.IsDuplicateKeyError(err) {
+			return auth.SigningKey{}, mapErr(err, "store the signing key", nil, nil)
+		}
+		inserted = false // a key with this kid exists; whatever it holds is what a pointer to it means
+	}
+	_, err := r.active.InsertOne(ctx, activeKeyDoc{ID: activeKeyID, Kid: candidate.ID})
+	if err != nil && !mongo.IsDuplicateKeyError(err) {
+		return auth.SigningKey{}, mapErr(err, "activate the signing key", nil, nil)
+	}
+	won := err == nil
+
+	active, err := r.activeKey(ctx)
+	if err != nil {
+		return auth.SigningKey{}, err
+	}
+	if !won && inserted && active.ID != candidate.ID {
+		if _, err := r.keys.DeleteOne(ctx, bson.D{{Key: "_id", Value: candidate.ID}}); err != nil {
+			return auth.SigningKey{}, mapErr(err, "remove the losing signing key", nil, nil)
+		}
+	}
+	return active, nil
+}
+
+// activeKey returns the key the pointer names, or NotFound when there is no
+// pointer yet.
+func (r *SigningKeys) activeKey(ctx context.Context) (auth.SigningKey, error) {
+	var p activeKeyDoc
+	err := r.active.FindOne(ctx, bson.D{{Key: "_id", Value: activeKeyID}}).Decode(&p)
+	if err != nil {
+		return auth.SigningKey{}, mapErr(err, "read the active signing key", errNoActiveKey, nil)
+	}
+	var d signingKeyDoc
+	if err := r.keys.FindOne(ctx, bson.D{{Key: "_id", Value: p.Kid}}).Decode(&d); err != nil {
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			// The winner stores its key before claiming, so this is damage
+			// to the data, not a race.
+			return auth.SigningKey{}, errs.Wrap(fmt.Errorf("active signing key %q is missing", p.Kid), "The active signing key is missing.")
+		}
+		return auth.SigningKey{}, mapErr(err, "read the active signing key", nil, nil)
+	}
+	return d.toSigningKey(), nil
+}
+
+// List implements ports.SigningKeyRepository: the active key first, then the
+// others by creation time. The pointer is read before the keys because the
+// active key is always stored before its pointer.
+func (r *SigningKeys) List(ctx context.Context) ([]auth.SigningKey, error) {
+	var p activeKeyDoc
+	err := r.active.FindOne(ctx, bson.D{{Key: "_id", Value: activeKeyID}}).Decode(&p)
+	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		return nil, mapErr(err, "read the active signing key", nil, nil)
+	}
+	cur, err := r.keys.Find(ctx, bson.D{})
+	if err != nil {
+		return nil, mapErr(err, "list signing keys", nil, nil)
+	}
+	var docs []signingKeyDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, mapErr(err, "list signing keys", nil, nil)
+	}
+	isActive := func(d signingKeyDoc) bool { return p.Kid != "" && d.ID == p.Kid }
+	sort.SliceStable(docs, func(i, j int) bool {
+		ai, aj := isActive(docs[i]), isActive(docs[j])
+		if ai != aj {
+			return ai
+		}
+		if !docs[i].CreatedAt.Equal(docs[j].CreatedAt) {
+			return docs[i].CreatedAt.Before(docs[j].CreatedAt)
+		}
+		return docs[i].ID < docs[j].ID
+	})
+	out := make([]auth.SigningKey, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, d.toSigningKey())
+	}
+	return out, nil
+}
+
+func errNoActiveKey() error {
+	return errs.E(errs.NotFound, "signing_key_not_found", "No signing key is active.")
+}

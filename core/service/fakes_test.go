@@ -1,0 +1,256 @@
+package service_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/readinglibrary/service/adapters/memrepo"
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+// accessTTL is the lifetime the fake token service reports.
+const accessTTL = 15 * time.Minute
+
+// fakeTokens issues "tok-<account id>" and verifies exactly that form.
+// The token "down" fails as if the key store were unreachable.
+type fakeTokens struct{}
+
+func (fakeTokens) Issue(_ context.Context, a user.Account, _ time.Time) (string, time.Duration, error) {
+	return "tok-" + a.ID, accessTTL, nil
+}
+
+func (fakeTokens) Verify(_ context.Context, token string) (ports.AccessClaims, error) {
+	if token == "down" {
+		return ports.AccessClaims{}, errs.E(errs.Unavailable, "", "Keys cannot be loaded.")
+	}
+	id, ok := strings.CutPrefix(token, "tok-")
+	if !ok || id == "" {
+		return ports.AccessClaims{}, errs.E(errs.Unauthenticated, "invalid_token", "The access token is invalid.")
+	}
+	return ports.AccessClaims{Subject: id}, nil
+}
+
+func (fakeTokens) JWKS(context.Context) ([]byte, error) { return []byte(`{"keys":[]}`), nil }
+
+// fakeHasher "hashes" p as "v2:"+p. A stored "old:"+p also verifies but
+// asks for a rehash. It counts every call. beforeHash, when set, runs at the
+// start of every Hash call (tests use it to line up concurrent callers).
+type fakeHasher struct {
+	mu                      sync.Mutex
+	hashes, verifies, dummy int
+	beforeHash              func()
+}
+
+func (h *fakeHasher) Hash(p string) (string, error) {
+	if h.beforeHash != nil {
+		h.beforeHash()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.hashes++
+	return "v2:" + p, nil
+}
+
+func (h *fakeHasher) Verify(encoded, p string) (ok, needsRehash bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.verifies++
+	switch encoded {
+	case "v2:" + p:
+		return true, false
+	case "old:" + p:
+		return true, true
+	}
+	return false, false
+}
+
+func (h *fakeHasher) VerifyDummy(string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.dummy++
+}
+
+// counts returns the number of Hash, Verify and VerifyDummy calls so far.
+func (h *fakeHasher) counts() (hashes, verifies, dummy int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.hashes, h.verifies, h.dummy
+}
+
+// fakeThrottle records its calls and refuses every Check while refuse is set.
+type fakeThrottle struct {
+	mu       sync.Mutex
+	refuse   error
+	checks   []ports.LoginKeys
+	failures []ports.LoginKeys
+}
+
+func (f *fakeThrottle) Check(_ context.Context, k ports.LoginKeys) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.checks = append(f.checks, k)
+	return f.refuse
+}
+
+func (f *fakeThrottle) Failure(_ context.Context, k ports.LoginKeys) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failures = append(f.failures, k)
+	return nil
+}
+
+func (f *fakeThrottle) recorded() (checks, failures []ports.LoginKeys) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]ports.LoginKeys(nil), f.checks...), append([]ports.LoginKeys(nil), f.failures...)
+}
+
+// barrier returns a function that blocks its callers until n of them have
+// arrived. The timeout only keeps a serialising implementation from hanging
+// the test; nothing is asserted about time.
+func barrier(n int) func() {
+	var (
+		mu      sync.Mutex
+		arrived int
+		all     = make(chan struct{})
+	)
+	return func() {
+		mu.Lock()
+		arrived++
+		if arrived == n {
+			close(all)
+		}
+		mu.Unlock()
+		select {
+		case <-all:
+		case <-time.After(5 * time.Second):
+		}
+	}
+}
+
+// clock is a settable time source, safe for concurrent readers.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+var t0 = time.Date(2026, 11, 20, 9, 15, 0, 0, time.UTC)
+
+const refreshTTL = 30 * 24 * time.Hour
+
+// fixture is an Identity over in-memory repositories and the fakes above.
+type fixture struct {
+	id       *service.Identity
+	repos    ports.Repositories
+	hasher   *fakeHasher
+	throttle *fakeThrottle
+	clock    *clock
+}
+
+func newFixture(tb testing.TB, cfg service.IdentityConfig) *fixture {
+	tb.Helper()
+	if cfg.RefreshTTL == 0 {
+		cfg.RefreshTTL = refreshTTL
+	}
+	f := &fixture{
+		repos:    memrepo.New(),
+		hasher:   &fakeHasher{},
+		throttle: &fakeThrottle{},
+		clock:    &clock{t: t0},
+	}
+	f.id = service.NewIdentity(f.repos, fakeTokens{}, f.hasher, f.throttle, cfg)
+	f.id.Now = f.clock.Now
+	return f
+}
+
+// addAccount stores an account with password hash storedHash directly in the
+// repository, without touching the hasher.
+func (f *fixture) addAccount(tb testing.TB, id, email string, role user.Role, schoolID, storedHash string) user.Account {
+	tb.Helper()
+	a, err := user.NewAccount(user.NewAccountParams{
+		ID: id, Email: email, Name: "Test " + id, PasswordHash: storedHash,
+		Role: role, SchoolID: schoolID, Now: t0,
+	})
+	if err != nil {
+		tb.Fatalf("NewAccount(%s): %v", id, err)
+	}
+	if err := f.repos.Accounts.Create(context.Background(), a); err != nil {
+		tb.Fatalf("Accounts.Create(%s): %v", id, err)
+	}
+	return a
+}
+
+// addSchool stores a school with domain.
+func (f *fixture) addSchool(tb testing.TB, id, domain string) library.School {
+	tb.Helper()
+	s, err := library.NewSchool(id, "School "+id, domain, t0)
+	if err != nil {
+		tb.Fatalf("NewSchool(%s): %v", domain, err)
+	}
+	if err := f.repos.Schools.Create(context.Background(), s); err != nil {
+		tb.Fatalf("Schools.Create(%s): %v", domain, err)
+	}
+	return s
+}
+
+// update loads account id, applies change and stores it.
+func (f *fixture) update(tb testing.TB, id string, change func(a *user.Account)) {
+	tb.Helper()
+	ctx := context.Background()
+	a, err := f.repos.Accounts.Get(ctx, id)
+	if err != nil {
+		tb.Fatalf("Accounts.Get(%s): %v", id, err)
+	}
+	change(&a)
+	if err := f.repos.Accounts.Update(ctx, a); err != nil {
+		tb.Fatalf("Accounts.Update(%s): %v", id, err)
+	}
+}
+
+// login signs in and fails the test on error.
+func (f *fixture) login(tb testing.TB, email, password string) service.Session {
+	tb.Helper()
+	s, err := f.id.Login(context.Background(), email, password, "203.0.113.9")
+	if err != nil {
+		tb.Fatalf("Login(%s) error = %v, want nil", email, err)
+	}
+	return s
+}
+
+// wantErr fails unless err has kind and, when code is not empty, code.
+func wantErr(tb testing.TB, err error, kind errs.Kind, code string) *errs.Error {
+	tb.Helper()
+	if err == nil {
+		tb.Fatalf("err = nil, want %s %q", kind, code)
+	}
+	e, ok := errs.As(err)
+	if !ok {
+		tb.Fatalf("err = %v (%T), want *errs.Error %s %q", err, err, kind, code)
+	}
+	if e.Kind != kind {
+		tb.Errorf("Kind = %q, want %q (err: %v)", e.Kind, kind, err)
+	}
+	if code != "" && e.ClientCode() != code {
+		tb.Errorf("ClientCode() = %q, want %q (err: %v)", e.ClientCode(), code, err)
+	}
+	return e
+}
