@@ -198,7 +198,7 @@ func (r *RefreshTokens) Create(_ context.Context, t auth.RefreshToken) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.byHash[t.Hash]; ok {
-		return errTokenExists()
+		return auth.ErrTokenExists()
 	}
 	r.byHash[t.Hash] = t
 	return nil
@@ -210,7 +210,7 @@ func (r *RefreshTokens) Get(_ context.Context, hash string) (auth.RefreshToken, 
 	defer r.mu.Unlock()
 	t, ok := r.byHash[hash]
 	if !ok {
-		return auth.RefreshToken{}, errTokenNotFound()
+		return auth.RefreshToken{}, auth.ErrTokenNotFound()
 	}
 	return t, nil
 }
@@ -221,7 +221,7 @@ func (r *RefreshTokens) ClaimRotation(_ context.Context, hash string, at time.Ti
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.rotated[hash]; ok {
-		return errTokenReused()
+		return auth.ErrRotationClaimed()
 	}
 	r.rotated[hash] = at
 	return nil
@@ -233,7 +233,7 @@ func (r *RefreshTokens) RotatedAt(_ context.Context, hash string) (time.Time, er
 	defer r.mu.Unlock()
 	at, ok := r.rotated[hash]
 	if !ok {
-		return time.Time{}, errs.E(errs.NotFound, "rotation_not_found", "The refresh token has not been rotated.")
+		return time.Time{}, auth.ErrRotationNotFound()
 	}
 	return at, nil
 }
@@ -313,17 +313,3 @@ type Health struct{}
 
 // Ping implements ports.Pinger.
 func (Health) Ping(context.Context) error { return nil }
-
-// The refresh-token codes have no constructor in core/auth, so the adapters
-// spell them out as the port documents them.
-func errTokenExists() error {
-	return errs.E(errs.Conflict, "refresh_token_exists", "The refresh token is already stored.")
-}
-
-func errTokenNotFound() error {
-	return errs.E(errs.NotFound, "refresh_token_not_found", "The refresh token does not exist.")
-}
-
-func errTokenReused() error {
-	return errs.E(errs.Conflict, "refresh_token_reused", "The refresh token was already used.")
-}

@@ -9,7 +9,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/readinglibrary/service/core/auth"
-	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -76,14 +75,14 @@ func (d refreshTokenDoc) toRefreshToken() auth.RefreshToken {
 // Create implements ports.RefreshTokenRepository.
 func (r *RefreshTokens) Create(ctx context.Context, t auth.RefreshToken) error {
 	_, err := r.tokens.InsertOne(ctx, toRefreshTokenDoc(t))
-	return mapErr(err, "store the refresh token", nil, errTokenExists)
+	return mapErr(err, "store the refresh token", nil, auth.ErrTokenExists)
 }
 
 // Get implements ports.RefreshTokenRepository.
 func (r *RefreshTokens) Get(ctx context.Context, hash string) (auth.RefreshToken, error) {
 	var d refreshTokenDoc
 	if err := r.tokens.FindOne(ctx, bson.D{{Key: "_id", Value: hash}}).Decode(&d); err != nil {
-		return auth.RefreshToken{}, mapErr(err, "read the refresh token", errTokenNotFound, nil)
+		return auth.RefreshToken{}, mapErr(err, "read the refresh token", auth.ErrTokenNotFound, nil)
 	}
 	return d.toRefreshToken(), nil
 }
@@ -94,16 +93,14 @@ func (r *RefreshTokens) Get(ctx context.Context, hash string) (auth.RefreshToken
 // first.
 func (r *RefreshTokens) ClaimRotation(ctx context.Context, hash string, at time.Time) error {
 	_, err := r.rotations.InsertOne(ctx, claimDoc{ID: hash, At: at.UTC()})
-	return mapErr(err, "claim the refresh token rotation", nil, errTokenReused)
+	return mapErr(err, "claim the refresh token rotation", nil, auth.ErrRotationClaimed)
 }
 
 // RotatedAt implements ports.RefreshTokenRepository.
 func (r *RefreshTokens) RotatedAt(ctx context.Context, hash string) (time.Time, error) {
 	var d claimDoc
 	if err := r.rotations.FindOne(ctx, bson.D{{Key: "_id", Value: hash}}).Decode(&d); err != nil {
-		return time.Time{}, mapErr(err, "read the rotation claim", func() error {
-			return errs.E(errs.NotFound, "rotation_not_found", "The refresh token has not been rotated.")
-		}, nil)
+		return time.Time{}, mapErr(err, "read the rotation claim", auth.ErrRotationNotFound, nil)
 	}
 	return d.At, nil
 }
@@ -158,18 +155,4 @@ func (r *RefreshTokens) DeleteByAccount(ctx context.Context, accountID string) e
 		return mapErr(err, "delete the account's rotation claims", nil, nil)
 	}
 	return nil
-}
-
-// The refresh-token codes have no constructor in core/auth, so the adapters
-// spell them out as the port documents them.
-func errTokenExists() error {
-	return errs.E(errs.Conflict, "refresh_token_exists", "The refresh token is already stored.")
-}
-
-func errTokenNotFound() error {
-	return errs.E(errs.NotFound, "refresh_token_not_found", "The refresh token does not exist.")
-}
-
-func errTokenReused() error {
-	return errs.E(errs.Conflict, "refresh_token_reused", "The refresh token was already used.")
 }

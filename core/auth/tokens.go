@@ -57,3 +57,26 @@ func ErrRefreshReused() error {
 func ErrRefreshRaced() error {
 	return errs.E(errs.Unauthenticated, "refresh_token_reused", "The refresh token was just used by another request; use the newer session.")
 }
+
+// The storage errors of ports.RefreshTokenRepository, shared by every adapter
+// so the codes the port documents are spelled once.
+
+// ErrTokenExists is the Conflict for a refresh-token hash stored twice.
+func ErrTokenExists() error {
+	return errs.E(errs.Conflict, "refresh_token_exists", "The refresh token is already stored.")
+}
+
+// ErrTokenNotFound is the NotFound for an unknown refresh-token hash.
+func ErrTokenNotFound() error {
+	return errs.E(errs.NotFound, "refresh_token_not_found", "The refresh token does not exist.")
+}
+
+// ErrRotationClaimed is the Conflict for a second rotation claim of a token.
+func ErrRotationClaimed() error {
+	return errs.E(errs.Conflict, "refresh_token_reused", "The refresh token was already used.")
+}
+
+// ErrRotationNotFound is the NotFound for a token that was never rotated.
+func ErrRotationNotFound() error {
+	return errs.E(errs.NotFound, "rotation_not_found", "The refresh token has not been rotated.")
+}
