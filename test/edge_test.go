@@ -2,6 +2,8 @@ package test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/readinglibrary/service/adapters/embeddedmongo"
+	"github.com/readinglibrary/service/cmd/libraryd/app"
 )
 
 // Every status the edge produces comes in the contract's error envelope.
@@ -240,4 +243,25 @@ func freePort(t *testing.T) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// A bad policy file stops the start with a message naming the file.
+func TestBadPolicyFileStopsStart(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/broken.json", []byte(`[{"id":"x","subjects":["reader"],"actions":["read"],"resources":["users:me"],"effect":"Allow"}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := testEnv(t, map[string]string{"LIBRARY_POLICIES_DIR": dir, "LIBRARY_ADDR": "127.0.0.1:0"})
+	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err == nil {
+		_ = a.Close(context.Background())
+		t.Fatal("app.New accepted a policy with effect \"Allow\"")
+	}
+	if !strings.Contains(err.Error(), "broken.json") || !strings.Contains(err.Error(), "effect") {
+		t.Fatalf("error = %v, want it to name broken.json and the effect", err)
+	}
 }

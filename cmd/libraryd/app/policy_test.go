@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"sort"
 	"strings"
 	"testing"
@@ -92,7 +94,13 @@ func TestEveryRouteHasAnExplicitPolicy(t *testing.T) {
 }
 
 // newTestHandler wires the HTTP handler on in-memory adapters.
-func newTestHandler(t *testing.T, authz ports.Authorizer) *httpapi.Handler {
+func newTestHandler(t testing.TB, authz ports.Authorizer) *httpapi.Handler {
+	h, _ := newTestWiring(t, authz)
+	return h
+}
+
+// newTestWiring also returns the identity service, to create accounts.
+func newTestWiring(t testing.TB, authz ports.Authorizer) (*httpapi.Handler, *service.Identity) {
 	t.Helper()
 	ctx := context.Background()
 	repos := memrepo.New()
@@ -106,7 +114,7 @@ func newTestHandler(t *testing.T, authz ports.Authorizer) *httpapi.Handler {
 	}
 	store := ratelimit.NewMemoryStore()
 	limits, err := ratelimit.New(store, map[ports.RateTier]limiter.Rate{
-		ports.RateAnonymous: {Period: time.Hour, Limit: 100}, ports.RateAuthenticated: {Period: time.Hour, Limit: 1000}, ports.RatePremium: {Period: time.Hour, Limit: 10000},
+		ports.RateAnonymous: {Period: time.Hour, Limit: 100}, ports.RateAuthenticated: {Period: time.Hour, Limit: 1 << 40}, ports.RatePremium: {Period: time.Hour, Limit: 10000},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -115,5 +123,6 @@ func newTestHandler(t *testing.T, authz ports.Authorizer) *httpapi.Handler {
 	return httpapi.New(httpapi.Deps{
 		Identity: identity, Users: service.NewUsers(repos.Accounts), Authorizer: authz,
 		RateLimiter: limits, Tokens: tokens, Health: repos.Health,
-	}, httpapi.Config{IssuerURL: "http://test"})
+		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+	}, httpapi.Config{IssuerURL: "http://test"}), identity
 }
