@@ -97,5 +97,8 @@ type Repositories struct {
 	Schools       SchoolRepository
 	RefreshTokens RefreshTokenRepository
 	SigningKeys   SigningKeyRepository
+	Books         BookRepository
+	ReadingLists  ReadingListRepository
+	Progress      ProgressRepository
 	Health        Pinger
 }

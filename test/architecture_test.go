@@ -54,7 +54,7 @@ func forbidden(pkg, imp string) string {
 		if rel == "ports" && !strings.HasPrefix(pkg, "core/service") {
 			return "only core/service may use ports"
 		}
-		if !own && !stdlib && imp != "github.com/google/uuid" {
+		if !own && !stdlib && imp != "github.com/google/uuid" && !strings.HasPrefix(imp, "golang.org/x/text/") {
 			return "the core holds pure domain logic: no HTTP, BSON, Ladon or limiter libraries"
 		}
 		for _, banned := range []string{"net/http", "database/sql"} {
