@@ -67,7 +67,7 @@ func testEnv(t *testing.T, overrides map[string]string) map[string]string {
 
 // startService listens on a free loopback port, wires the service with env
 // and waits for /readyz.
-func startService(t *testing.T, env map[string]string) *service {
+func startService(t *testing.T, env map[string]string, opts ...app.Option) *service {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -85,7 +85,7 @@ func startService(t *testing.T, env map[string]string) *service {
 	logs := &lockedBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.New(ctx, cfg, logger)
+	a, err := app.New(ctx, cfg, logger, opts...)
 	if err != nil {
 		cancel()
 		t.Fatalf("app.New: %v", err)

@@ -29,6 +29,9 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 	var documented, routed []string
 	for path, ops := range doc.Paths {
 		for method, op := range ops {
+			if method == "parameters" { // shared path parameters, not an operation
+				continue
+			}
 			documented = append(documented, strings.ToUpper(method)+" "+path)
 			var o struct {
 				OperationID string                     `json:"operationId"`

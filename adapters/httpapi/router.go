@@ -30,6 +30,7 @@ type Config struct {
 type Deps struct {
 	Identity    *service.Identity
 	Users       *service.Users
+	Catalog     *service.Catalog
 	Authorizer  ports.Authorizer
 	RateLimiter ports.RateLimiter
 	Tokens      ports.TokenService
@@ -73,7 +74,7 @@ type handler struct {
 // New builds the router and its middleware chain. It panics on a missing
 // dependency.
 func New(deps Deps, cfg Config) *Handler {
-	if deps.Identity == nil || deps.Users == nil || deps.Authorizer == nil || deps.RateLimiter == nil || deps.Tokens == nil || deps.Health == nil {
+	if deps.Identity == nil || deps.Users == nil || deps.Catalog == nil || deps.Authorizer == nil || deps.RateLimiter == nil || deps.Tokens == nil || deps.Health == nil {
 		panic("httpapi.New: nil dependency")
 	}
 	if deps.Logger == nil {
@@ -147,6 +148,19 @@ func (h *handler) table() []route {
 		r("auth.signup", http.MethodPost, "/api/auth/signup", "signup", "auth:account", h.signup),
 
 		r("users.me", http.MethodGet, "/v1/users/me", "read", "users:me", h.getMe),
+		r("users.me.readingList", http.MethodGet, "/v1/users/me/reading-list", "read", "reading:list", h.getReadingList),
+
+		// Recommendations before /books/{book_id}, which would match it too.
+		r("books.recommendations", http.MethodGet, "/v1/books/recommendations", "read", "books:recommendations", h.recommendations),
+		r("books.list", http.MethodGet, "/v1/books", "read", "books:catalog", h.listBooks),
+		r("books.create", http.MethodPost, "/v1/books", "create", "books:catalog", h.createBook),
+		r("books.get", http.MethodGet, "/v1/books/{book_id}", "read", "books:catalog", h.getBook),
+		r("books.update", http.MethodPatch, "/v1/books/{book_id}", "update", "books:catalog", h.updateBook),
+		r("books.delete", http.MethodDelete, "/v1/books/{book_id}", "delete", "books:catalog", h.deleteBook),
+		r("books.content", http.MethodGet, "/v1/books/{book_id}/content", "read", "books:content", h.getContent),
+		r("books.readingList.add", http.MethodPost, "/v1/books/{book_id}/reading-list", "add", "reading:list", h.addToList),
+		r("books.readingList.remove", http.MethodDelete, "/v1/books/{book_id}/reading-list", "remove", "reading:list", h.removeFromList),
+		r("books.progress", http.MethodPatch, "/v1/books/{book_id}/progress", "update", "reading:progress", h.updateProgress),
 	}
 }
 

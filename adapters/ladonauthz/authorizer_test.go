@@ -75,7 +75,9 @@ func TestRepositoryPolicies(t *testing.T) {
 		{"delete", "users:me", nil, everyone},
 		{"write", "system:health", nil, everyone},
 		{"read", "users:someone-else", nil, everyone},
-		{"read", "books:content", nil, everyone},
+		{"read", "books:content", authenticated, []user.Principal{anonymous}}, // the route; the book's access is decided below
+		{"read", "books:content:secret", nil, everyone},
+		{"delete", "books:catalog", []user.Principal{admin}, []user.Principal{anonymous, reader, student, staff, librarian}},
 		{"read", "books:content:premium:extra", nil, everyone},
 		{"read", "", nil, everyone},
 		{"", "users:me", nil, everyone},

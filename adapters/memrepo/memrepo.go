@@ -24,6 +24,9 @@ func New() ports.Repositories {
 		Schools:       NewSchools(),
 		RefreshTokens: NewRefreshTokens(),
 		SigningKeys:   NewSigningKeys(),
+		Books:         NewBooks(),
+		ReadingLists:  NewReadingLists(),
+		Progress:      NewProgress(),
 		Health:        Health{},
 	}
 }
@@ -34,6 +37,9 @@ var (
 	_ ports.SchoolRepository       = (*Schools)(nil)
 	_ ports.RefreshTokenRepository = (*RefreshTokens)(nil)
 	_ ports.SigningKeyRepository   = (*SigningKeys)(nil)
+	_ ports.BookRepository         = (*Books)(nil)
+	_ ports.ReadingListRepository  = (*ReadingLists)(nil)
+	_ ports.ProgressRepository     = (*Progress)(nil)
 	_ ports.Pinger                 = Health{}
 )
 

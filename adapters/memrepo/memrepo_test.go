@@ -11,3 +11,7 @@ import (
 func TestRepositories(t *testing.T) {
 	porttest.Repositories(t, func(*testing.T) ports.Repositories { return memrepo.New() })
 }
+
+func TestCatalog(t *testing.T) {
+	porttest.Catalog(t, func(*testing.T) ports.Repositories { return memrepo.New() })
+}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
@@ -31,6 +32,11 @@ const (
 	colRevokedFamilies  = "revoked_families"
 	colSigningKeys      = "signing_keys"
 	colActiveSigningKey = "active_signing_key"
+	colBooks            = "books"
+	colChapterTexts     = "chapter_texts"
+	colReadingList      = "reading_list"
+	colProgress         = "progress"
+	colReadingSessions  = "reading_sessions"
 )
 
 // Both timeouts are short so that, with a dead database, a request fails
@@ -50,6 +56,13 @@ type DB struct {
 // the database named database. Errors name the step that failed and the
 // server's address, never the credentials in uri.
 func Connect(ctx context.Context, uri, database string) (*DB, error) {
+	return ConnectWithMonitor(ctx, uri, database, nil)
+}
+
+// ConnectWithMonitor is Connect with a command monitor on the client: m sees
+// every command the repositories send (tests count them to hold each
+// request to a fixed number of round trips). A nil m is Connect.
+func ConnectWithMonitor(ctx context.Context, uri, database string, m *event.CommandMonitor) (*DB, error) {
 	if database == "" {
 		return nil, errors.New("mongorepo: database name is empty")
 	}
@@ -58,6 +71,9 @@ func Connect(ctx context.Context, uri, database string) (*DB, error) {
 		ApplyURI(uri).
 		SetServerSelectionTimeout(serverSelectionTimeout).
 		SetConnectTimeout(connectTimeout)
+	if m != nil {
+		opts.SetMonitor(m)
+	}
 	client, err := mongo.Connect(opts)
 	if err != nil {
 		return nil, fmt.Errorf("mongorepo: invalid MongoDB URI %s: %w", safe, scrub(err, uri))
@@ -88,6 +104,9 @@ func (d *DB) Repositories() ports.Repositories {
 		Schools:       NewSchools(d.db),
 		RefreshTokens: NewRefreshTokens(d.db),
 		SigningKeys:   NewSigningKeys(d.db),
+		Books:         NewBooks(d.db),
+		ReadingLists:  NewReadingLists(d.db),
+		Progress:      NewProgress(d.db),
 		Health:        NewHealth(d.db.Client()),
 	}
 }
@@ -95,8 +114,8 @@ func (d *DB) Repositories() ports.Repositories {
 // EnsureIndexes creates every index the repositories rely on. Creating an
 // index that already exists with the same keys and options is a no-op, so it
 // is safe on every start and from several replicas at once. Collections
-// keyed only by _id (rotation claims, revoked families, signing keys) need
-// none.
+// keyed only by _id (rotation claims, revoked families, signing keys,
+// progress) need none.
 //
 // Indexes are created one per command: FerretDB 1.24 panics and drops the
 // connection when one createIndexes command lists two or more indexes that
@@ -116,6 +135,26 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 		{colRefreshTokens, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "account_id", Value: 1}}},
 			{Keys: bson.D{{Key: "family_id", Value: 1}}},
+		}},
+		// One index per List shape: search, each filter in title order,
+		// and each order; every order ends with sort_title and _id.
+		{colBooks, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "search_terms", Value: 1}}},
+			{Keys: bson.D{{Key: "genre", Value: 1}, {Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "reading_level", Value: 1}, {Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "rating", Value: -1}, {Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "published_date", Value: -1}, {Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		{colChapterTexts, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "book_id", Value: 1}, {Key: "position", Value: 1}}},
+		}},
+		{colReadingList, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "account_id", Value: 1}, {Key: "book_id", Value: 1}}, Options: options.Index().SetUnique(true)},
+		}},
+		{colReadingSessions, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "account_id", Value: 1}, {Key: "at", Value: 1}}},
+			{Keys: bson.D{{Key: "account_id", Value: 1}, {Key: "book_id", Value: 1}}},
 		}},
 	}
 	for _, s := range specs {

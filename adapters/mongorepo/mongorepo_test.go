@@ -30,6 +30,13 @@ func TestRepositories(t *testing.T) {
 	})
 }
 
+func TestCatalog(t *testing.T) {
+	t.Logf("backend: %s", mongotest.Backend())
+	porttest.Catalog(t, func(t *testing.T) ports.Repositories {
+		return mongotest.NewDB(t).Repositories()
+	})
+}
+
 func TestEnsureIndexesIsIdempotent(t *testing.T) {
 	db := mongotest.NewDB(t) // already ran once
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

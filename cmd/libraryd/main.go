@@ -23,6 +23,14 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if len(os.Args) > 1 && os.Args[1] == "import" {
+		if err := app.RunImport(ctx, os.Getenv, os.Args[2:], os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "libraryd import:", err)
+			stop()
+			os.Exit(1)
+		}
+		return
+	}
 	if err := app.Run(ctx, os.Getenv, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "libraryd:", err)
 		os.Exit(1)

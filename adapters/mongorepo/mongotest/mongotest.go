@@ -28,6 +28,7 @@ import (
 
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/modules/mongodb"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
@@ -209,10 +210,18 @@ func NewDatabase(tb testing.TB) (uri, name string) {
 // index in place. It is closed and the database dropped when tb ends.
 func NewDB(tb testing.TB) *mongorepo.DB {
 	tb.Helper()
+	return NewDBWithMonitor(tb, nil)
+}
+
+// NewDBWithMonitor is NewDB with m watching the client's commands (see
+// CommandCounter). The indexes are created through the same client, so
+// reset a counter before measuring.
+func NewDBWithMonitor(tb testing.TB, m *event.CommandMonitor) *mongorepo.DB {
+	tb.Helper()
 	uri, name := NewDatabase(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	db, err := mongorepo.Connect(ctx, uri, name)
+	db, err := mongorepo.ConnectWithMonitor(ctx, uri, name, m)
 	if err != nil {
 		tb.Fatalf("mongotest: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/ulule/limiter/v3"
+	"go.mongodb.org/mongo-driver/v2/event"
 
 	"github.com/readinglibrary/service/adapters/embeddedmongo"
 	"github.com/readinglibrary/service/adapters/httpapi"
@@ -41,17 +42,29 @@ type App struct {
 	Logger   *slog.Logger
 	Repos    ports.Repositories
 	Identity *service.Identity
+	Catalog  *service.Catalog
 	// Demo lists the demo accounts present in the store (empty unless
 	// LIBRARY_DEMO_DATA is on).
 	Demo []DemoAccount
 
 	closers []func(context.Context) error
+	monitor *event.CommandMonitor
 }
+
+// Option adjusts how New builds the service; options exist for tests.
+type Option func(*App)
+
+// WithCommandMonitor sees every command sent to the database, so tests can
+// count the commands a request costs.
+func WithCommandMonitor(m *event.CommandMonitor) Option { return func(a *App) { a.monitor = m } }
 
 // New builds every adapter and use case. On error, whatever was started is
 // stopped again.
-func New(ctx context.Context, cfg Config, logger *slog.Logger) (a *App, err error) {
+func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (a *App, err error) {
 	a = &App{Config: cfg, Logger: logger}
+	for _, o := range opts {
+		o(a)
+	}
 	defer func() {
 		if err != nil {
 			_ = a.Close(context.Background())
@@ -59,29 +72,9 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (a *App, err erro
 		}
 	}()
 
-	uri := cfg.MongoURI
-	if cfg.Embedded() {
-		dir, err := filepath.Abs(cfg.DataDir)
-		if err != nil {
-			return a, fmt.Errorf("LIBRARY_DATA_DIR: %w", err)
-		}
-		srv, err := embeddedmongo.Start(ctx, embeddedmongo.Options{DataDir: dir, Addr: cfg.EmbeddedMongoAddr, Logger: logger})
-		if err != nil {
-			return a, fmt.Errorf("start the embedded database in %s: %w", dir, err)
-		}
-		a.closers = append(a.closers, func(context.Context) error { srv.Stop(); return nil })
-		uri = srv.URI()
-		logger.Info("embedded database started", "data_dir", dir, "exposed_on", cfg.EmbeddedMongoAddr)
+	if err := a.openDatabase(ctx); err != nil {
+		return a, err
 	}
-	db, err := mongorepo.Connect(ctx, uri, cfg.Database)
-	if err != nil {
-		return a, fmt.Errorf("connect to MongoDB: %w", err)
-	}
-	a.closers = append(a.closers, db.Close)
-	if err := db.EnsureIndexes(ctx); err != nil {
-		return a, fmt.Errorf("create indexes: %w", err)
-	}
-	a.Repos = db.Repositories()
 
 	var keys []auth.SigningKey
 	if cfg.SigningKeyFile != "" {
@@ -130,12 +123,13 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (a *App, err erro
 	a.Identity = service.NewIdentity(a.Repos, tokens, passwordhash.New(), throttle,
 		service.IdentityConfig{RefreshTTL: cfg.RefreshTokenTTL, SignupEnabled: cfg.SignupEnabled, ReuseGrace: cfg.RefreshReuseGrace})
 	users := service.NewUsers(a.Repos.Accounts)
+	a.Catalog = service.NewCatalog(a.Repos, authz)
 
 	if cfg.DemoData {
 		if !cfg.Embedded() {
 			logger.Warn("LIBRARY_DEMO_DATA is on with an external database: demo accounts have published passwords")
 		}
-		if a.Demo, err = seedDemo(ctx, a.Repos, a.Identity); err != nil {
+		if a.Demo, err = seedDemo(ctx, a.Repos, a.Identity, a.Catalog); err != nil {
 			return a, fmt.Errorf("seed demo data: %w", err)
 		}
 	}
@@ -148,13 +142,43 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (a *App, err erro
 	}
 
 	a.Handler = httpapi.New(httpapi.Deps{
-		Identity: a.Identity, Users: users, Authorizer: authz, RateLimiter: limits,
+		Identity: a.Identity, Users: users, Catalog: a.Catalog, Authorizer: authz, RateLimiter: limits,
 		Tokens: tokens, Health: a.Repos.Health, Logger: logger, Registry: prometheus.NewRegistry(),
 	}, httpapi.Config{
 		IssuerURL: cfg.IssuerURL, CookieSecure: cfg.CookieSecure,
 		AllowedOrigins: cfg.AllowedOrigins, TrustedProxies: cfg.TrustedProxies,
 	})
 	return a, nil
+}
+
+// openDatabase starts the embedded database when no URI is configured,
+// connects, creates the indexes and sets a.Repos.
+func (a *App) openDatabase(ctx context.Context) error {
+	cfg, logger := a.Config, a.Logger
+	uri := cfg.MongoURI
+	if cfg.Embedded() {
+		dir, err := filepath.Abs(cfg.DataDir)
+		if err != nil {
+			return fmt.Errorf("LIBRARY_DATA_DIR: %w", err)
+		}
+		srv, err := embeddedmongo.Start(ctx, embeddedmongo.Options{DataDir: dir, Addr: cfg.EmbeddedMongoAddr, Logger: logger})
+		if err != nil {
+			return fmt.Errorf("start the embedded database in %s: %w", dir, err)
+		}
+		a.closers = append(a.closers, func(context.Context) error { srv.Stop(); return nil })
+		uri = srv.URI()
+		logger.Info("embedded database started", "data_dir", dir, "exposed_on", cfg.EmbeddedMongoAddr)
+	}
+	db, err := mongorepo.ConnectWithMonitor(ctx, uri, cfg.Database, a.monitor)
+	if err != nil {
+		return fmt.Errorf("connect to MongoDB: %w", err)
+	}
+	a.closers = append(a.closers, db.Close)
+	if err := db.EnsureIndexes(ctx); err != nil {
+		return fmt.Errorf("create indexes: %w", err)
+	}
+	a.Repos = db.Repositories()
+	return nil
 }
 
 // Close stops everything New started, newest first.

@@ -2,14 +2,19 @@ package app
 
 import (
 	"context"
+	"embed"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/readinglibrary/service/adapters/bookimport"
+	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
@@ -51,7 +56,10 @@ var demoAccounts = []struct {
 // store that already has accounts it only reports which demo accounts are
 // there, so the banner keeps showing them on later starts. Replicas seeding at
 // once are harmless: every insert is unique-keyed and conflicts are ignored.
-func seedDemo(ctx context.Context, repos ports.Repositories, identity *service.Identity) ([]DemoAccount, error) {
+func seedDemo(ctx context.Context, repos ports.Repositories, identity *service.Identity, books *service.Catalog) ([]DemoAccount, error) {
+	if err := seedDemoBooks(ctx, repos, books); err != nil {
+		return nil, err
+	}
 	n, err := repos.Accounts.Count(ctx)
 	if err != nil {
 		return nil, err
@@ -75,6 +83,11 @@ func seedDemo(ctx context.Context, repos ports.Repositories, identity *service.I
 			if _, err := identity.CreateAccount(ctx, in); err != nil && !errs.Is(err, errs.Conflict) {
 				return nil, fmt.Errorf("demo account %s: %w", d.email, err)
 			}
+		}
+	}
+	if n == 0 {
+		if err := seedDemoReading(ctx, repos); err != nil {
+			return nil, err
 		}
 	}
 	var present []DemoAccount
@@ -106,4 +119,104 @@ func printBanner(w io.Writer, cfg Config, addr net.Addr, demo []DemoAccount) {
 	}
 	fmt.Fprintln(&b)
 	_, _ = io.WriteString(w, b.String())
+}
+
+// demoBooks are twenty short books written for this project (no copyrighted
+// text), across genres and all three reading levels, some premium.
+//
+//go:embed demobooks/*.json
+var demoBooks embed.FS
+
+// seedDemoBooks imports the demo books into an empty catalog.
+func seedDemoBooks(ctx context.Context, repos ports.Repositories, books *service.Catalog) error {
+	n, err := repos.Books.Count(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	names, err := fs.Glob(demoBooks, "demobooks/*.json")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	var drafts []catalog.BookDraft
+	for _, name := range names {
+		data, err := demoBooks.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		ds, err := bookimport.JSON(data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		drafts = append(drafts, ds...)
+	}
+	_, err = books.CreateBooks(ctx, drafts)
+	return err
+}
+
+// seedDemoReading gives the demo reader a short history (two fantasy books
+// finished, one in progress, one listed, reading on several recent days) so
+// recommendations and statistics show something real from the first start.
+func seedDemoReading(ctx context.Context, repos ports.Repositories) error {
+	reader, err := repos.Accounts.GetByEmail(ctx, "reader@library.example.org")
+	if err != nil {
+		return err
+	}
+	page, _, err := repos.Books.List(ctx, catalog.Query{Page: 1, Limit: catalog.MaxLimit, Sort: catalog.SortTitle})
+	if err != nil {
+		return err
+	}
+	var fantasy, other []catalog.Book
+	for _, b := range page {
+		if b.Genre == "fantasy" && b.Access == catalog.AccessFree {
+			fantasy = append(fantasy, b)
+		} else if b.Access == catalog.AccessFree {
+			other = append(other, b)
+		}
+	}
+	if len(fantasy) < 2 || len(other) < 2 {
+		return nil // a catalog without the demo books: nothing to base a history on
+	}
+	now := time.Now().UTC()
+	day := func(daysAgo int) time.Time { return now.Add(-time.Duration(daysAgo) * 24 * time.Hour) }
+	read := func(b catalog.Book, pages []int, daysAgo []int) error {
+		prev := catalog.Progress{}
+		for i, pg := range pages {
+			at := day(daysAgo[i])
+			next, session, err := catalog.ApplyProgress(b, prev, catalog.ProgressUpdate{PageNumber: pg, TimeSpent: 600 + 60*pg}, reader.ID, service.NewPrefixedID("rs_"), at, time.UTC)
+			if err != nil {
+				return err
+			}
+			if err := repos.Progress.RecordSession(ctx, session); err != nil {
+				return err
+			}
+			prev = next
+		}
+		if err := repos.Progress.Save(ctx, prev); err != nil {
+			return err
+		}
+		status := catalog.CurrentlyReading
+		if prev.Completed() {
+			status = catalog.Finished
+		}
+		_, _, err := repos.ReadingLists.Add(ctx, catalog.ListItem{
+			ID: service.NewPrefixedID(catalog.ListItemIDPrefix), AccountID: reader.ID, BookID: b.ID,
+			Status: status, Priority: catalog.PriorityNormal, AddedAt: day(daysAgo[0]), UpdatedAt: prev.LastRead,
+		})
+		return err
+	}
+	if err := read(fantasy[0], []int{fantasy[0].Pages / 2, fantasy[0].Pages}, []int{6, 5}); err != nil {
+		return err
+	}
+	if err := read(fantasy[1], []int{fantasy[1].Pages / 3, fantasy[1].Pages}, []int{3, 2}); err != nil {
+		return err
+	}
+	if err := read(other[0], []int{other[0].Pages / 4}, []int{1}); err != nil {
+		return err
+	}
+	_, _, err = repos.ReadingLists.Add(ctx, catalog.ListItem{
+		ID: service.NewPrefixedID(catalog.ListItemIDPrefix), AccountID: reader.ID, BookID: other[1].ID,
+		Status: catalog.WantToRead, Priority: catalog.PriorityHigh, AddedAt: now, UpdatedAt: now,
+	})
+	return err
 }

@@ -39,6 +39,18 @@ var whoMayCall = map[string]string{
 	"auth.logout":    "admin anonymous librarian reader staff student",
 	"auth.signup":    "admin anonymous librarian reader staff student",
 	"users.me":       "admin librarian reader staff student",
+
+	"users.me.readingList":     "admin librarian reader staff student",
+	"books.recommendations":    "admin librarian reader staff student",
+	"books.list":               "admin librarian reader staff student",
+	"books.create":             "admin",
+	"books.get":                "admin librarian reader staff student",
+	"books.update":             "admin",
+	"books.delete":             "admin",
+	"books.content":            "admin librarian reader staff student",
+	"books.readingList.add":    "admin librarian reader staff student",
+	"books.readingList.remove": "admin librarian reader staff student",
+	"books.progress":           "admin librarian reader staff student",
 }
 
 var subjects = []user.Principal{
@@ -101,6 +113,12 @@ func newTestHandler(t testing.TB, authz ports.Authorizer) *httpapi.Handler {
 
 // newTestWiring also returns the identity service, to create accounts.
 func newTestWiring(t testing.TB, authz ports.Authorizer) (*httpapi.Handler, *service.Identity) {
+	h, identity, _ := newTestWiringWithCatalog(t, authz)
+	return h, identity
+}
+
+// newTestWiringWithCatalog also returns the catalog service, to add books.
+func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpapi.Handler, *service.Identity, *service.Catalog) {
 	t.Helper()
 	ctx := context.Background()
 	repos := memrepo.New()
@@ -120,9 +138,10 @@ func newTestWiring(t testing.TB, authz ports.Authorizer) (*httpapi.Handler, *ser
 		t.Fatal(err)
 	}
 	identity := service.NewIdentity(repos, tokens, passwordhash.New(), ratelimit.NewLoginThrottle(store, loginPerEmail, loginPerClient), service.IdentityConfig{})
+	books := service.NewCatalog(repos, authz)
 	return httpapi.New(httpapi.Deps{
-		Identity: identity, Users: service.NewUsers(repos.Accounts), Authorizer: authz,
+		Identity: identity, Users: service.NewUsers(repos.Accounts), Catalog: books, Authorizer: authz,
 		RateLimiter: limits, Tokens: tokens, Health: repos.Health,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
-	}, httpapi.Config{IssuerURL: "http://test"}), identity
+	}, httpapi.Config{IssuerURL: "http://test"}), identity, books
 }

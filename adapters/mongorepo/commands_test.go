@@ -1,0 +1,204 @@
+package mongorepo_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
+	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+// TestCommandsPerCall holds the catalog reads to a fixed number of database
+// commands whatever the catalog's size: the same counts with 30 books as
+// with 300 (no query per book, no getMore for the sizes the service asks).
+func TestCommandsPerCall(t *testing.T) {
+	var counts []map[string]int
+	for _, n := range []int{30, 300} {
+		t.Run(fmt.Sprintf("%d books", n), func(t *testing.T) {
+			counts = append(counts, measureCommands(t, n))
+		})
+	}
+	if len(counts) == 2 && fmt.Sprint(counts[0]) != fmt.Sprint(counts[1]) {
+		t.Fatalf("commands per call differ with the catalog's size:\n 30 books: %v\n300 books: %v", counts[0], counts[1])
+	}
+}
+
+// measureCommands fills a fresh database with n books, reading-list items
+// and sessions, and returns the commands each call took, checking them
+// against the expected counts.
+func measureCommands(t *testing.T, n int) map[string]int {
+	var counter mongotest.CommandCounter
+	db := mongotest.NewDBWithMonitor(t, counter.Monitor())
+	r := db.Repositories()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	genres := []string{"fantasy", "history", "science-fiction", "romance", "mystery"}
+	levels := []string{user.LevelBeginner, user.LevelIntermediate, user.LevelAdvanced}
+	ids := make([]string, 0, n)
+	for i := range n {
+		d := catalog.BookDraft{
+			Title: fmt.Sprintf("Harry the %d Potter", i), Author: fmt.Sprintf("Author %d", i%17),
+			Genre: genres[i%len(genres)], ReadingLevel: levels[i%len(levels)], Pages: 20,
+			Rating: float64(i%50) / 10, PublishedDate: fmt.Sprintf("%04d-01-01", 1900+i%120),
+			Chapters: []catalog.ChapterDraft{
+				{Title: "One", PageStart: 1, PageEnd: 10, Text: "Once upon a time."},
+				{Title: "Two", PageStart: 11, PageEnd: 20, Text: "The end."},
+			},
+		}
+		b, texts, err := catalog.NewBook(fmt.Sprintf("bk_%05d", i), d, func(p string) string { return p + uuid.NewString() }, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Books.Create(ctx, b, texts); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, b.ID)
+	}
+	// One long book: its texts still come in one reply.
+	long := catalog.BookDraft{Title: "Long", Author: "Prolix", Genre: "poetry", ReadingLevel: user.LevelAdvanced, Pages: 150}
+	for i := range 150 {
+		long.Chapters = append(long.Chapters, catalog.ChapterDraft{Title: fmt.Sprint("Canto ", i+1), PageStart: i + 1, PageEnd: i + 1, Text: "Sing, goddess."})
+	}
+	longBook, longTexts, err := catalog.NewBook("bk_long", long, func(p string) string { return p + uuid.NewString() }, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Books.Create(ctx, longBook, longTexts); err != nil {
+		t.Fatal(err)
+	}
+
+	account := uuid.NewString()
+	for i, id := range ids {
+		item := catalog.ListItem{ID: "rl_" + uuid.NewString(), AccountID: uuid.NewString(), BookID: id, Status: catalog.WantToRead, Priority: catalog.PriorityNormal, AddedAt: time.Now(), UpdatedAt: time.Now()}
+		if _, _, err := r.ReadingLists.Add(ctx, item); err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 0 {
+			s := catalog.ReadingSession{ID: "rs_" + uuid.NewString(), AccountID: account, BookID: ids[0], At: time.Now(), Seconds: 30}
+			if err := r.Progress.RecordSession(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const candidateLimit = 200 // what the service asks for
+	batch := ids[:min(len(ids), candidateLimit)]
+
+	calls := []struct {
+		name string
+		want int
+		call func(r ports.Repositories) error
+	}{
+		{"Books.List", 2, func(r ports.Repositories) error {
+			q := catalog.Query{Page: 2, Limit: 3, Genre: "fantasy", Terms: catalog.QueryTerms("harr pott"), Sort: catalog.SortRatingDesc}
+			books, total, err := r.Books.List(ctx, q)
+			if err == nil && (len(books) == 0 || total < 6) {
+				err = fmt.Errorf("List returned %d books of %d", len(books), total)
+			}
+			return err
+		}},
+		{"Books.List/limit 100", 2, func(r ports.Repositories) error {
+			_, _, err := r.Books.List(ctx, catalog.Query{Page: 1, Limit: catalog.MaxLimit, Sort: catalog.SortTitle})
+			return err
+		}},
+		{"Books.Get", 1, func(r ports.Repositories) error { _, err := r.Books.Get(ctx, ids[len(ids)/2]); return err }},
+		{"Books.GetMany", 1, func(r ports.Repositories) error {
+			books, err := r.Books.GetMany(ctx, batch)
+			if err == nil && len(books) != len(batch) {
+				err = fmt.Errorf("GetMany returned %d books, want %d", len(books), len(batch))
+			}
+			return err
+		}},
+		{"Books.Candidates", 1, func(r ports.Repositories) error {
+			q := catalog.CandidateQuery{Genres: []string{"fantasy", "history"}, Authors: []string{"Author 3"}, Level: user.LevelAdvanced, Exclude: ids[:5], Limit: candidateLimit}
+			books, err := r.Books.Candidates(ctx, q)
+			if err == nil && len(books) == 0 {
+				err = fmt.Errorf("Candidates returned no book")
+			}
+			return err
+		}},
+		{"Books.ChapterText", 1, func(r ports.Repositories) error {
+			b, err := r.Books.Get(ctx, ids[0])
+			if err != nil {
+				return err
+			}
+			counter.Reset() // only the text
+			_, err = r.Books.ChapterText(ctx, b.ID, b.Chapters[1].ID)
+			return err
+		}},
+		{"Books.ChapterTexts", 1, func(r ports.Repositories) error { _, err := r.Books.ChapterTexts(ctx, ids[0]); return err }},
+		{"Books.ChapterTexts/150 chapters", 1, func(r ports.Repositories) error {
+			texts, err := r.Books.ChapterTexts(ctx, longBook.ID)
+			if err == nil && len(texts) != 150 {
+				err = fmt.Errorf("ChapterTexts returned %d texts, want 150", len(texts))
+			}
+			return err
+		}},
+		{"Books.Count", 1, func(r ports.Repositories) error { _, err := r.Books.Count(ctx); return err }},
+		{"ReadingLists.ReadersByBook", 1, func(r ports.Repositories) error {
+			readers, err := r.ReadingLists.ReadersByBook(ctx, batch)
+			if err == nil && len(readers) != len(batch) {
+				err = fmt.Errorf("ReadersByBook returned %d books, want %d", len(readers), len(batch))
+			}
+			return err
+		}},
+		{"Progress.TotalSeconds", 1, func(r ports.Repositories) error {
+			total, err := r.Progress.TotalSeconds(ctx, account, ids[0])
+			if want := int64((n + 9) / 10 * 30); err == nil && total != want {
+				err = fmt.Errorf("TotalSeconds = %d, want %d", total, want)
+			}
+			return err
+		}},
+		{"Progress.TotalSeconds/none", 1, func(r ports.Repositories) error {
+			_, err := r.Progress.TotalSeconds(ctx, uuid.NewString(), ids[0])
+			return err
+		}},
+	}
+	got := map[string]int{}
+	for _, c := range calls {
+		counter.Reset()
+		if err := c.call(r); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got[c.name] = counter.Total()
+		t.Logf("%-32s %d command(s) %v", c.name, counter.Total(), counter.ByName())
+		if counter.Total() != c.want {
+			t.Errorf("%s took %d commands %v, want %d", c.name, counter.Total(), counter.ByName(), c.want)
+		}
+	}
+	return got
+}
+
+// TestCommandCounterIgnoresUpkeep checks that the counter leaves out the
+// driver's own commands and sees every repository command.
+func TestCommandCounterIgnoresUpkeep(t *testing.T) {
+	var counter mongotest.CommandCounter
+	db := mongotest.NewDBWithMonitor(t, counter.Monitor())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if counter.ByName()["createIndexes"] == 0 {
+		t.Fatalf("counts after NewDBWithMonitor = %v, want the createIndexes commands", counter.ByName())
+	}
+	counter.Reset()
+	if counter.Total() != 0 || len(counter.ByName()) != 0 {
+		t.Fatalf("after Reset: Total %d, ByName %v, want nothing", counter.Total(), counter.ByName())
+	}
+	if err := db.Repositories().Health.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if counter.Total() != 0 {
+		t.Fatalf("Ping counted as %v, want nothing", counter.ByName())
+	}
+	if _, err := db.Repositories().Books.Count(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if counter.Total() != 1 {
+		t.Fatalf("Count counted as %v, want one command", counter.ByName())
+	}
+}

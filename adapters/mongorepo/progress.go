@@ -1,0 +1,209 @@
+package mongorepo
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/ports"
+)
+
+var _ ports.ProgressRepository = (*Progress)(nil)
+
+// Progress is the MongoDB ports.ProgressRepository: collection progress,
+// keyed by account id + "|" + book id, and collection reading_sessions,
+// keyed by the session id. Sessions are only ever inserted and totals are
+// summed over them: FerretDB 1.24 loses concurrent $inc updates
+// (dependency-notes.md §0), inserts it never loses.
+type Progress struct {
+	progress *mongo.Collection
+	sessions *mongo.Collection
+}
+
+// NewProgress returns the progress store of db. It panics on nil, a wiring
+// bug.
+func NewProgress(db *mongo.Database) *Progress {
+	if db == nil {
+		panic("mongorepo: NewProgress: nil database")
+	}
+	return &Progress{progress: db.Collection(colProgress), sessions: db.Collection(colReadingSessions)}
+}
+
+type progressDoc struct {
+	ID            string    `bson:"_id"` // progressID(account, book)
+	AccountID     string    `bson:"account_id"`
+	BookID        string    `bson:"book_id"`
+	PageNumber    int       `bson:"page_number"`
+	Percentage    float64   `bson:"percentage"`
+	MaxPage       int       `bson:"max_page"`
+	MaxPercentage float64   `bson:"max_percentage"`
+	LastRead      time.Time `bson:"last_read"`
+	CompletedAt   time.Time `bson:"completed_at,omitempty"` // absent until finished
+}
+
+type sessionDoc struct {
+	ID            string    `bson:"_id"`
+	AccountID     string    `bson:"account_id"`
+	BookID        string    `bson:"book_id"`
+	At            time.Time `bson:"at"`
+	LocalDay      string    `bson:"local_day"`
+	Seconds       int       `bson:"seconds"`
+	FromPage      int       `bson:"from_page"`
+	ToPage        int       `bson:"to_page"`
+	PagesAdvanced int       `bson:"pages_advanced"`
+	WordsRead     int       `bson:"words_read"`
+	Completed     bool      `bson:"completed"`
+}
+
+// progressID is the _id of an account's progress on a book.
+func progressID(accountID, bookID string) string { return accountID + "|" + bookID }
+
+func toProgressDoc(p catalog.Progress) progressDoc {
+	return progressDoc{
+		ID:            progressID(p.AccountID, p.BookID),
+		AccountID:     p.AccountID,
+		BookID:        p.BookID,
+		PageNumber:    p.PageNumber,
+		Percentage:    p.Percentage,
+		MaxPage:       p.MaxPage,
+		MaxPercentage: p.MaxPercentage,
+		LastRead:      p.LastRead.UTC(),
+		CompletedAt:   p.CompletedAt.UTC(),
+	}
+}
+
+func (d progressDoc) toProgress() catalog.Progress {
+	return catalog.Progress{
+		AccountID:     d.AccountID,
+		BookID:        d.BookID,
+		PageNumber:    d.PageNumber,
+		Percentage:    d.Percentage,
+		MaxPage:       d.MaxPage,
+		MaxPercentage: d.MaxPercentage,
+		LastRead:      d.LastRead.UTC(),
+		CompletedAt:   d.CompletedAt.UTC(),
+	}
+}
+
+func toSessionDoc(s catalog.ReadingSession) sessionDoc {
+	return sessionDoc{
+		ID:            s.ID,
+		AccountID:     s.AccountID,
+		BookID:        s.BookID,
+		At:            s.At.UTC(),
+		LocalDay:      s.LocalDay,
+		Seconds:       s.Seconds,
+		FromPage:      s.FromPage,
+		ToPage:        s.ToPage,
+		PagesAdvanced: s.PagesAdvanced,
+		WordsRead:     s.WordsRead,
+		Completed:     s.Completed,
+	}
+}
+
+func (d sessionDoc) toSession() catalog.ReadingSession {
+	return catalog.ReadingSession{
+		ID:            d.ID,
+		AccountID:     d.AccountID,
+		BookID:        d.BookID,
+		At:            d.At.UTC(),
+		LocalDay:      d.LocalDay,
+		Seconds:       d.Seconds,
+		FromPage:      d.FromPage,
+		ToPage:        d.ToPage,
+		PagesAdvanced: d.PagesAdvanced,
+		WordsRead:     d.WordsRead,
+		Completed:     d.Completed,
+	}
+}
+
+// Get implements ports.ProgressRepository.
+func (r *Progress) Get(ctx context.Context, accountID, bookID string) (catalog.Progress, error) {
+	var d progressDoc
+	if err := r.progress.FindOne(ctx, bson.D{{Key: "_id", Value: progressID(accountID, bookID)}}).Decode(&d); err != nil {
+		return catalog.Progress{}, mapErr(err, "read the reading progress", catalog.ErrProgressNotFound, nil)
+	}
+	return d.toProgress(), nil
+}
+
+// Save implements ports.ProgressRepository with a replace-upsert by _id.
+func (r *Progress) Save(ctx context.Context, p catalog.Progress) error {
+	d := toProgressDoc(p)
+	_, err := r.progress.ReplaceOne(ctx, bson.D{{Key: "_id", Value: d.ID}}, d, options.Replace().SetUpsert(true))
+	return mapErr(err, "save the reading progress", nil, nil)
+}
+
+// ListByAccount implements ports.ProgressRepository, ordered by book id.
+// The _id range holds exactly the ids that start with the account id and
+// "|" ("}" follows "|"), so the _id index serves it without one of its own;
+// the account_id equality keeps out an account whose id merely starts so.
+func (r *Progress) ListByAccount(ctx context.Context, accountID string) ([]catalog.Progress, error) {
+	filter := bson.D{
+		{Key: "_id", Value: bson.D{{Key: "$gte", Value: accountID + "|"}, {Key: "$lt", Value: accountID + "}"}}},
+		{Key: "account_id", Value: accountID},
+	}
+	cur, err := r.progress.Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		return nil, mapErr(err, "list the reading progress", nil, nil)
+	}
+	var docs []progressDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, mapErr(err, "list the reading progress", nil, nil)
+	}
+	out := make([]catalog.Progress, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, d.toProgress())
+	}
+	return out, nil
+}
+
+// RecordSession implements ports.ProgressRepository.
+func (r *Progress) RecordSession(ctx context.Context, s catalog.ReadingSession) error {
+	_, err := r.sessions.InsertOne(ctx, toSessionDoc(s))
+	return mapErr(err, "record the reading session", nil, catalog.ErrSessionExists)
+}
+
+// TotalSeconds implements ports.ProgressRepository with one aggregate:
+// $match on the account and book, $group with $sum of the seconds.
+func (r *Progress) TotalSeconds(ctx context.Context, accountID, bookID string) (int64, error) {
+	pipeline := mongo.Pipeline{
+		{{Key: "$match", Value: bson.D{{Key: "account_id", Value: accountID}, {Key: "book_id", Value: bookID}}}},
+		{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "total", Value: bson.D{{Key: "$sum", Value: "$seconds"}}}}}},
+	}
+	cur, err := r.sessions.Aggregate(ctx, pipeline)
+	if err != nil {
+		return 0, mapErr(err, "sum the reading time", nil, nil)
+	}
+	var rows []struct {
+		Total int64 `bson:"total"`
+	}
+	if err := cur.All(ctx, &rows); err != nil {
+		return 0, mapErr(err, "sum the reading time", nil, nil)
+	}
+	if len(rows) == 0 {
+		return 0, nil // no session: $group has no group
+	}
+	return rows[0].Total, nil
+}
+
+// Sessions implements ports.ProgressRepository: by time, then id.
+func (r *Progress) Sessions(ctx context.Context, accountID string) ([]catalog.ReadingSession, error) {
+	opts := options.Find().SetSort(bson.D{{Key: "at", Value: 1}, {Key: "_id", Value: 1}})
+	cur, err := r.sessions.Find(ctx, bson.D{{Key: "account_id", Value: accountID}}, opts)
+	if err != nil {
+		return nil, mapErr(err, "list the reading sessions", nil, nil)
+	}
+	var docs []sessionDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, mapErr(err, "list the reading sessions", nil, nil)
+	}
+	out := make([]catalog.ReadingSession, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, d.toSession())
+	}
+	return out, nil
+}
