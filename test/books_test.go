@@ -460,6 +460,32 @@ func TestRecommendations(t *testing.T) {
 		}
 		prev = c
 	}
+	// A standard-tier reader is never offered a book it cannot open.
+	r = s.do(req{Path: "/v1/books?limit=100", Token: fresh})
+	_ = json.Unmarshal(r.Body, &list)
+	premiumIDs := map[any]bool{}
+	for _, b := range list.Data {
+		if b["access"] == "premium" {
+			premiumIDs[b["id"]] = true
+		}
+	}
+	if len(premiumIDs) == 0 {
+		t.Fatal("the demo catalog has no premium book")
+	}
+	for _, rec := range recommendations(t, s, fresh, "limit=50") {
+		if premiumIDs[rec["book"].(map[string]any)["id"]] {
+			t.Fatalf("premium book recommended to a standard reader: %v", rec)
+		}
+	}
+	premium := s.login(demoPremium, demoPassword).Access
+	offered := false
+	for _, rec := range recommendations(t, s, premium, "limit=50") {
+		offered = offered || premiumIDs[rec["book"].(map[string]any)["id"]]
+	}
+	if !offered {
+		t.Fatal("no premium book recommended to a premium reader")
+	}
+
 	// Deterministic.
 	again := recommendations(t, s, fresh, "")
 	if fmt.Sprint(again) != fmt.Sprint(recs) {

@@ -124,7 +124,7 @@ func TestQueryTermsFindSearchTerms(t *testing.T) {
 		{"Emile Zola", "Émile", true},
 		{"Supercalifragilisticexpialidocious", "supercalifragilisticexpialidocious", true},
 		{"Supercalifragilisticexpialidocious", "supercalifragilisXXX", true}, // matched on the first 16 letters
-		{"Harry Potter", "arry", false},                                     // prefixes only
+		{"Harry Potter", "arry", false},                                      // prefixes only
 		{"Harry Potter", "harry potters", false},
 		{"Harry Potter", "harry granger", false},
 	}

@@ -438,7 +438,9 @@ func (s *Catalog) UpdateProgress(ctx context.Context, bookID string, u catalog.P
 // to rank from, bounded so a request's cost does not grow with the catalog.
 const candidateLimit = 200
 
-// Recommendations returns up to limit books for the caller, with reasons.
+// Recommendations returns up to limit books for the caller, with reasons,
+// among the books the caller may read (no premium books for the standard
+// tier).
 // Errors: Invalid (limit), Unavailable.
 func (s *Catalog) Recommendations(ctx context.Context, limit int) ([]catalog.Recommendation, error) {
 	accountID, err := callerID(ctx)
@@ -482,6 +484,18 @@ func (s *Catalog) Recommendations(ctx context.Context, limit int) ([]catalog.Rec
 			}
 		}
 	}
+	// Never recommend what the caller may not open: the same policy that
+	// guards premium text decides.
+	premiumOK := s.authz.Authorize(ctx, ports.AccessRequest{
+		Principal: user.PrincipalFrom(ctx), Action: "read", Resource: "books:content:" + string(catalog.AccessPremium),
+	}) == nil
+	readable := candidates[:0]
+	for _, b := range candidates {
+		if b.Access != catalog.AccessPremium || premiumOK {
+			readable = append(readable, b)
+		}
+	}
+	candidates = readable
 	ids := make([]string, 0, len(candidates))
 	for _, b := range candidates {
 		ids = append(ids, b.ID)
