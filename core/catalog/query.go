@@ -32,8 +32,20 @@ type Query struct {
 	Sort         Sort
 }
 
+// maxSkip bounds Skip far beyond any catalog, so an absurd page number is
+// just a page past the end instead of an overflow.
+const maxSkip = 1 << 31
+
 // Skip is the number of books before the page.
-func (q Query) Skip() int { return (q.Page - 1) * q.Limit }
+func (q Query) Skip() int {
+	if q.Page < 1 || q.Limit < 1 {
+		return 0
+	}
+	if q.Page-1 > maxSkip/q.Limit {
+		return maxSkip
+	}
+	return (q.Page - 1) * q.Limit
+}
 
 // NewQuery validates list parameters (already parsed as integers by the
 // caller). Values outside their ranges are errors, never clamped.

@@ -110,7 +110,9 @@ func ApplyProgress(b Book, prev Progress, u ProgressUpdate, accountID, sessionID
 	if err := fields.Err(); err != nil {
 		return Progress{}, ReadingSession{}, err
 	}
-	pct := math.Round(float64(u.PageNumber) * 100 / float64(b.Pages))
+	// Floor, not round: page 299 of 300 is 99%, and only the last page (or
+	// an explicit 100) finishes a book.
+	pct := math.Floor(float64(u.PageNumber) * 100 / float64(b.Pages))
 	if u.Percentage != nil {
 		pct = *u.Percentage
 	}

@@ -25,7 +25,7 @@ func TestApplyProgressPercentage(t *testing.T) {
 		want    float64
 	}{
 		{name: "DerivedRoundsDown", page: 10, want: 33},
-		{name: "DerivedRoundsUp", page: 20, want: 67},
+		{name: "DerivedFloorsTwoThirds", page: 20, want: 66},
 		{name: "DerivedExact", page: 15, want: 50},
 		{name: "DerivedFirstPage", page: 1, want: 3},
 		{name: "ExplicitWins", page: 10, percent: pct(12.5), want: 12.5},
@@ -134,8 +134,8 @@ func TestApplyProgressHighWaterMarks(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ApplyProgress() error = %v", err)
 	}
-	if p.PageNumber != 5 || p.Percentage != 17 {
-		t.Errorf("PageNumber, Percentage = %d, %v, want 5, 17 (the latest update)", p.PageNumber, p.Percentage)
+	if p.PageNumber != 5 || p.Percentage != 16 {
+		t.Errorf("PageNumber, Percentage = %d, %v, want 5, 16 (the latest update)", p.PageNumber, p.Percentage)
 	}
 	if p.MaxPage != 20 || p.MaxPercentage != 67 {
 		t.Errorf("MaxPage, MaxPercentage = %d, %v, want 20, 67 (kept when going back)", p.MaxPage, p.MaxPercentage)

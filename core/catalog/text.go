@@ -11,22 +11,28 @@ import (
 // than this is matched on its first MaxPrefixLength letters.
 const MaxPrefixLength = 16
 
-// Fold lowercases s and strips accents ("Émile" → "emile"), so search and
-// sorting ignore case and diacritics.
+// Fold lowercases s and strips accents from Latin, Greek and Cyrillic
+// letters ("Émile" → "emile"), so search and sorting ignore case and
+// diacritics. Marks of other scripts (Devanagari vowel signs, for example)
+// are part of their letters and stay.
 func Fold(s string) string {
 	var b strings.Builder
+	var base rune
 	for _, r := range norm.NFD.String(s) {
-		if unicode.Is(unicode.Mn, r) {
-			continue // a combining accent
+		if unicode.Is(unicode.Mn, r) && unicode.In(base, unicode.Latin, unicode.Greek, unicode.Cyrillic) {
+			continue // an accent on a letter of an alphabet that folds them
+		}
+		if !unicode.IsMark(r) {
+			base = r
 		}
 		b.WriteRune(unicode.ToLower(r))
 	}
-	return b.String()
+	return norm.NFC.String(b.String())
 }
 
 // Words splits s into folded words of letters and digits.
 func Words(s string) []string {
-	return strings.FieldsFunc(Fold(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+	return strings.FieldsFunc(Fold(s), func(r rune) bool { return !isWordRune(r) })
 }
 
 // CountWords counts the words of a text as a reader would: runs of letters
@@ -51,7 +57,8 @@ func CountWords(text string) int {
 	return n
 }
 
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }
+// isWordRune: letters, digits, and the combining marks that belong to them.
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) }
 
 // SearchTerms returns every prefix (up to MaxPrefixLength letters) of every
 // folded word of s, without duplicates. Stored on a book and indexed, they
