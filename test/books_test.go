@@ -216,6 +216,19 @@ func TestBookCatalog(t *testing.T) {
 	if r := s.do(req{Method: http.MethodPatch, Path: "/v1/books/" + id, Body: `{"title":"x"}`, Token: reader}); r.Status != 403 {
 		t.Fatalf("reader PATCH: %d", r.Status)
 	}
+	if r := s.do(req{Method: http.MethodDelete, Path: "/v1/books/" + id, Token: reader}); r.Status != 403 {
+		t.Fatalf("reader DELETE: %d", r.Status)
+	}
+	for _, rq := range []req{
+		{Method: http.MethodPatch, Path: "/v1/books/bk_missing", Body: `{"title":"x"}`, Token: admin},
+		{Method: http.MethodDelete, Path: "/v1/books/bk_missing", Token: admin},
+		{Path: "/v1/books/bk_missing/content", Token: admin},
+	} {
+		r := s.do(rq)
+		if code, _ := r.apiError(t); r.Status != 404 || code != "book_not_found" {
+			t.Fatalf("%s %s: %d %s, want 404 book_not_found", rq.Method, rq.Path, r.Status, r.Body)
+		}
+	}
 	if r := s.do(req{Method: http.MethodDelete, Path: "/v1/books/" + id, Token: admin}); r.Status != 200 {
 		t.Fatalf("DELETE: %d %s", r.Status, r.Body)
 	}
