@@ -43,6 +43,9 @@ type BookRepository interface {
 	Candidates(ctx context.Context, q catalog.CandidateQuery) ([]catalog.Book, error)
 	// Count returns how many books exist.
 	Count(ctx context.Context) (int64, error)
+	// ChapterTextsByID returns the texts of the given chapters that exist,
+	// whatever their books, in any order (one command).
+	ChapterTextsByID(ctx context.Context, chapterIDs []string) ([]catalog.ChapterText, error)
 }
 
 // ReadingListRepository stores reading lists: at most one item per account
@@ -62,6 +65,8 @@ type ReadingListRepository interface {
 	// Remove deletes the account's item for the book.
 	// Errors: NotFound "reading_list_item_not_found".
 	Remove(ctx context.Context, accountID, bookID string) error
+	// DeleteByAccount removes every item of the account. Idempotent.
+	DeleteByAccount(ctx context.Context, accountID string) error
 	// ReadersByBook counts, for each given book, the accounts that list it.
 	// Books nobody lists are absent. One command.
 	ReadersByBook(ctx context.Context, bookIDs []string) (map[string]int, error)
@@ -86,4 +91,7 @@ type ProgressRepository interface {
 	TotalSeconds(ctx context.Context, accountID, bookID string) (int64, error)
 	// Sessions returns the account's sessions ordered by time.
 	Sessions(ctx context.Context, accountID string) ([]catalog.ReadingSession, error)
+	// DeleteByAccount removes every progress record and session of the
+	// account. Idempotent.
+	DeleteByAccount(ctx context.Context, accountID string) error
 }

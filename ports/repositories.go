@@ -30,6 +30,12 @@ type AccountRepository interface {
 	Update(ctx context.Context, a user.Account) error
 	// Count returns how many accounts exist.
 	Count(ctx context.Context) (int64, error)
+	// Delete removes the account record for good. Idempotent: a missing
+	// account is not an error.
+	Delete(ctx context.Context, id string) error
+	// ListDeleted returns the accounts marked Deleted whose removal has not
+	// finished (a crash in the middle), so the next start can finish it.
+	ListDeleted(ctx context.Context) ([]user.Account, error)
 }
 
 // SchoolRepository stores schools, unique by id and by domain.

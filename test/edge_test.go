@@ -65,8 +65,8 @@ func TestErrorBodies(t *testing.T) {
 			if tt.wantStatus == 401 && !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer") {
 				t.Fatalf("WWW-Authenticate = %q", r.Header.Get("WWW-Authenticate"))
 			}
-			if tt.wantStatus == 405 && r.Header.Get("Allow") != "GET" {
-				t.Fatalf("Allow = %q, want GET", r.Header.Get("Allow"))
+			if tt.wantStatus == 405 && r.Header.Get("Allow") != "DELETE, GET, PATCH" {
+				t.Fatalf("Allow = %q, want DELETE, GET, PATCH", r.Header.Get("Allow"))
 			}
 			if r.Header.Get("X-Request-ID") == "" {
 				t.Fatal("no X-Request-ID")

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/netip"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -147,8 +148,15 @@ func (h *handler) table() []route {
 		r("auth.logout", http.MethodPost, "/api/auth/logout", "logout", "auth:session", h.logout),
 		r("auth.signup", http.MethodPost, "/api/auth/signup", "signup", "auth:account", h.signup),
 
+		// The /users/me routes come before /users/{user_id}, which would match "me".
 		r("users.me", http.MethodGet, "/v1/users/me", "read", "users:me", h.getMe),
+		r("users.me.update", http.MethodPatch, "/v1/users/me", "update", "users:me", h.patchMe),
+		r("users.me.delete", http.MethodDelete, "/v1/users/me", "delete", "users:me", h.deleteMe),
+		r("users.me.stats", http.MethodGet, "/v1/users/me/stats", "read", "users:stats", h.getStats),
+		r("users.me.export", http.MethodGet, "/v1/users/me/export", "export", "users:me", h.exportMe),
 		r("users.me.readingList", http.MethodGet, "/v1/users/me/reading-list", "read", "reading:list", h.getReadingList),
+		r("users.get", http.MethodGet, "/v1/users/{user_id}", "read", "users:profile", h.getUser),
+		r("users.stats", http.MethodGet, "/v1/users/{user_id}/stats", "read", "users:stats", h.getStats),
 
 		// Recommendations before /books/{book_id}, which would match it too.
 		r("books.recommendations", http.MethodGet, "/v1/books/recommendations", "read", "books:recommendations", h.recommendations),
@@ -184,6 +192,7 @@ func (h *handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 		return nil
 	})
 	sort.Strings(allow)
+	allow = slices.Compact(allow) // /users/me and /users/{user_id} both match "me"
 	w.Header().Set("Allow", strings.Join(allow, ", "))
 	e := errs.E(errs.MethodNotAllowed, "method_not_allowed", "%s is not allowed on %s.", r.Method, r.URL.Path)
 	e.Details = map[string]any{"allow": allow}

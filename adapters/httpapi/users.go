@@ -1,9 +1,15 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 
+	"github.com/gorilla/mux"
+
+	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -46,4 +52,210 @@ func (h *handler) getMe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, toOwnProfile(acct))
+}
+
+// profilePatchRequest is the PATCH /v1/users/me body. The read-only fields
+// are listed so that sending one gets a precise "is read-only" instead of
+// "is not a known field"; either way it is a 422 and nothing changes.
+type profilePatchRequest struct {
+	Name         *string                  `json:"name"`
+	Avatar       *string                  `json:"avatar"`
+	Preferences  *preferencesPatchRequest `json:"preferences"`
+	ID           json.RawMessage          `json:"id"`
+	Email        json.RawMessage          `json:"email"`
+	Role         json.RawMessage          `json:"role"`
+	Tier         json.RawMessage          `json:"tier"`
+	ReadingLevel json.RawMessage          `json:"reading_level"`
+	CreatedAt    json.RawMessage          `json:"created_at"`
+}
+
+type preferencesPatchRequest struct {
+	FontSize      *int    `json:"font_size"`
+	Theme         *string `json:"theme"`
+	Notifications *bool   `json:"notifications"`
+	Timezone      *string `json:"timezone"`
+}
+
+// patchMeResponse is the seed's PATCH /users/me answer.
+type patchMeResponse struct {
+	ID          string          `json:"id"`
+	Email       string          `json:"email"`
+	Name        string          `json:"name"`
+	Avatar      string          `json:"avatar"`
+	Preferences preferencesBody `json:"preferences"`
+}
+
+func (h *handler) patchMe(w http.ResponseWriter, r *http.Request) {
+	var req profilePatchRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	readOnly := errs.FieldErrors{}
+	for name, v := range map[string]json.RawMessage{"id": req.ID, "email": req.Email, "role": req.Role, "tier": req.Tier, "reading_level": req.ReadingLevel, "created_at": req.CreatedAt} {
+		if v != nil {
+			readOnly.Add(name, "is read-only")
+		}
+	}
+	if err := readOnly.Err(); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	p := service.ProfilePatch{Name: req.Name, Avatar: req.Avatar}
+	if pp := req.Preferences; pp != nil {
+		p.Preferences = &service.PreferencesPatch{FontSize: pp.FontSize, Theme: pp.Theme, Notifications: pp.Notifications, Timezone: pp.Timezone}
+	}
+	acct, err := h.deps.Users.UpdateMe(r.Context(), p)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	own := toOwnProfile(acct)
+	writeJSON(w, http.StatusOK, patchMeResponse{ID: own.ID, Email: own.Email, Name: own.Name, Avatar: own.Avatar, Preferences: own.Preferences})
+}
+
+// publicProfile is the seed's "User (public profile)".
+type publicProfile struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	Avatar       string `json:"avatar"`
+	ReadingLevel string `json:"reading_level"`
+	BooksRead    int    `json:"books_read"`
+	MemberSince  string `json:"member_since"`
+}
+
+func (h *handler) getUser(w http.ResponseWriter, r *http.Request) {
+	p, err := h.deps.Users.Profile(r.Context(), mux.Vars(r)["user_id"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	a := p.Account
+	writeJSON(w, http.StatusOK, publicProfile{
+		ID: a.PublicID(), Name: a.Name, Avatar: a.Avatar, ReadingLevel: a.ReadingLevel,
+		BooksRead: p.BooksRead, MemberSince: a.CreatedAt.UTC().Format(time.DateOnly),
+	})
+}
+
+// statsBody is the seed's "User reading stats".
+type statsBody struct {
+	UserID              string `json:"user_id"`
+	TotalReadingTime    int64  `json:"total_reading_time"`
+	BooksCompleted      int    `json:"books_completed"`
+	PagesRead           int    `json:"pages_read"`
+	AverageReadingSpeed int    `json:"average_reading_speed"`
+	VocabularySize      int    `json:"vocabulary_size"`
+	CurrentStreak       int    `json:"current_streak"`
+	LongestStreak       int    `json:"longest_streak"`
+}
+
+func toStatsBody(a user.Account, s catalog.Stats) statsBody {
+	return statsBody{
+		UserID: a.PublicID(), TotalReadingTime: s.TotalReadingTime, BooksCompleted: s.BooksCompleted, PagesRead: s.PagesRead,
+		AverageReadingSpeed: s.AverageReadingSpeed, VocabularySize: s.VocabularySize,
+		CurrentStreak: s.CurrentStreak, LongestStreak: s.LongestStreak,
+	}
+}
+
+func (h *handler) getStats(w http.ResponseWriter, r *http.Request) {
+	id := mux.Vars(r)["user_id"]
+	if id == "" {
+		id = "me"
+	}
+	acct, stats, err := h.deps.Users.Stats(r.Context(), id)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toStatsBody(acct, stats))
+}
+
+func (h *handler) deleteMe(w http.ResponseWriter, r *http.Request) {
+	if err := h.deps.Users.DeleteMe(r.Context()); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	loggerFrom(r).Info("account deleted at its owner's request", "account_id", user.PrincipalFrom(r.Context()).AccountID)
+	h.clearCookies(w)
+	writeJSON(w, http.StatusOK, successBody{Success: true, Message: "Your account and its reading data were deleted permanently."})
+}
+
+// exportBody is GET /v1/users/me/export: everything stored about the
+// caller, for data-portability requests.
+type exportBody struct {
+	ExportedAt  string           `json:"exported_at"`
+	Profile     exportProfile    `json:"profile"`
+	ReadingList []listItem       `json:"reading_list"`
+	Progress    []exportProgress `json:"progress"`
+	Sessions    []exportSession  `json:"reading_sessions"`
+	Statistics  statsBody        `json:"statistics"`
+	Loans       []any            `json:"loans"`
+}
+
+type exportProfile struct {
+	ownProfile
+	Role      string `json:"role"`
+	Tier      string `json:"tier"`
+	SchoolID  string `json:"school_id,omitempty"`
+	UpdatedAt string `json:"updated_at"`
+}
+
+type exportProgress struct {
+	BookID        string  `json:"book_id"`
+	PageNumber    int     `json:"page_number"`
+	Percentage    float64 `json:"percentage"`
+	MaxPage       int     `json:"max_page"`
+	MaxPercentage float64 `json:"max_percentage"`
+	LastRead      string  `json:"last_read"`
+	CompletedAt   *string `json:"completed_at"`
+}
+
+type exportSession struct {
+	ID            string `json:"id"`
+	BookID        string `json:"book_id"`
+	At            string `json:"at"`
+	LocalDay      string `json:"local_day"`
+	Seconds       int    `json:"seconds"`
+	FromPage      int    `json:"from_page"`
+	ToPage        int    `json:"to_page"`
+	PagesAdvanced int    `json:"pages_advanced"`
+	WordsRead     int    `json:"words_read"`
+	Completed     bool   `json:"completed"`
+}
+
+func (h *handler) exportMe(w http.ResponseWriter, r *http.Request) {
+	ex, err := h.deps.Users.ExportMe(r.Context())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	a := ex.Account
+	body := exportBody{
+		ExportedAt: timestamp(time.Now()),
+		Profile: exportProfile{ownProfile: toOwnProfile(a), Role: string(a.Role), Tier: string(a.Tier),
+			SchoolID: a.SchoolID, UpdatedAt: timestamp(a.UpdatedAt)},
+		ReadingList: []listItem{}, Progress: []exportProgress{}, Sessions: []exportSession{},
+		Statistics: toStatsBody(a, ex.Stats),
+		// The school library keeps no loans yet; the list is here so the
+		// document's shape does not change when it does.
+		Loans: []any{},
+	}
+	for _, it := range ex.ReadingList {
+		body.ReadingList = append(body.ReadingList, toListItem(it))
+	}
+	for _, p := range ex.Progress {
+		ep := exportProgress{BookID: p.BookID, PageNumber: p.PageNumber, Percentage: p.Percentage, MaxPage: p.MaxPage,
+			MaxPercentage: p.MaxPercentage, LastRead: timestamp(p.LastRead)}
+		if p.Completed() {
+			c := timestamp(p.CompletedAt)
+			ep.CompletedAt = &c
+		}
+		body.Progress = append(body.Progress, ep)
+	}
+	for _, s := range ex.Sessions {
+		body.Sessions = append(body.Sessions, exportSession{ID: s.ID, BookID: s.BookID, At: timestamp(s.At), LocalDay: s.LocalDay,
+			Seconds: s.Seconds, FromPage: s.FromPage, ToPage: s.ToPage, PagesAdvanced: s.PagesAdvanced, WordsRead: s.WordsRead, Completed: s.Completed})
+	}
+	w.Header().Set("Content-Disposition", `attachment; filename="reading-library-export.json"`)
+	writeJSON(w, http.StatusOK, body)
 }

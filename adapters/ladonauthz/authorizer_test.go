@@ -72,7 +72,8 @@ func TestRepositoryPolicies(t *testing.T) {
 		{"read", "books:content:premium", []user.Principal{premium, admin}, []user.Principal{anonymous, reader, student, staff, librarian}},
 		// Default deny: unknown resources and actions.
 		{"read", "system:secrets", nil, everyone},
-		{"delete", "users:me", nil, everyone},
+		{"delete", "users:profile", nil, everyone},
+		{"read", "users:stats:account", []user.Principal{admin}, []user.Principal{anonymous, reader, student, staff, librarian}}, // without a target: only admins
 		{"write", "system:health", nil, everyone},
 		{"read", "users:someone-else", nil, everyone},
 		{"read", "books:content", authenticated, []user.Principal{anonymous}}, // the route; the book's access is decided below

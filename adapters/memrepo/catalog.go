@@ -327,6 +327,22 @@ func (r *Books) Count(context.Context) (int64, error) {
 	return int64(len(r.byID)), nil
 }
 
+// ChapterTextsByID implements ports.BookRepository. Like MongoDB's $in, an
+// id asked for twice gives its text once.
+func (r *Books) ChapterTextsByID(_ context.Context, chapterIDs []string) ([]catalog.ChapterText, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]catalog.ChapterText, 0, len(chapterIDs))
+	seen := make(map[string]bool, len(chapterIDs))
+	for _, id := range chapterIDs {
+		if t, ok := r.texts[id]; ok && !seen[id] {
+			seen[id] = true
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
 // accountBook keys what an account has for one book.
 type accountBook struct {
 	account string
@@ -406,6 +422,19 @@ func (r *ReadingLists) Remove(_ context.Context, accountID, bookID string) error
 	}
 	delete(r.items, k)
 	delete(r.ids, it.ID)
+	return nil
+}
+
+// DeleteByAccount implements ports.ReadingListRepository.
+func (r *ReadingLists) DeleteByAccount(_ context.Context, accountID string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, it := range r.items {
+		if k.account == accountID {
+			delete(r.items, k)
+			delete(r.ids, it.ID)
+		}
+	}
 	return nil
 }
 
@@ -517,4 +546,21 @@ func (r *Progress) Sessions(_ context.Context, accountID string) ([]catalog.Read
 		return strings.Compare(a.ID, b.ID)
 	})
 	return out, nil
+}
+
+// DeleteByAccount implements ports.ProgressRepository. The session ids are
+// freed too, as deleting the documents frees them on MongoDB.
+func (r *Progress) DeleteByAccount(_ context.Context, accountID string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k := range r.progress {
+		if k.account == accountID {
+			delete(r.progress, k)
+		}
+	}
+	for _, s := range r.sessions[accountID] {
+		delete(r.sessionIDs, s.ID)
+	}
+	delete(r.sessions, accountID)
+	return nil
 }

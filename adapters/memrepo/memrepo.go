@@ -7,6 +7,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -114,6 +115,37 @@ func (r *Accounts) Count(context.Context) (int64, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return int64(len(r.byID)), nil
+}
+
+// Delete implements ports.AccountRepository. A missing account is not an
+// error. The email is freed only while it still names this account.
+func (r *Accounts) Delete(_ context.Context, id string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a, ok := r.byID[id]
+	if !ok {
+		return nil
+	}
+	delete(r.byID, id)
+	if r.idByEmail[a.Email] == id {
+		delete(r.idByEmail, a.Email)
+	}
+	return nil
+}
+
+// ListDeleted implements ports.AccountRepository, ordered by id as the
+// MongoDB store returns them.
+func (r *Accounts) ListDeleted(context.Context) ([]user.Account, error) {
+	r.mu.Lock()
+	out := []user.Account{}
+	for _, a := range r.byID {
+		if a.Deleted {
+			out = append(out, a)
+		}
+	}
+	r.mu.Unlock()
+	slices.SortFunc(out, func(a, b user.Account) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
 }
 
 // Schools is an in-memory ports.SchoolRepository.

@@ -173,3 +173,32 @@ func (r *Accounts) Count(ctx context.Context) (int64, error) {
 func errAccountEmailNotFound() error {
 	return errs.E(errs.NotFound, "account_not_found", "No account with this email exists.")
 }
+
+// Delete implements ports.AccountRepository: one delete by _id. A missing
+// account deletes nothing, which is not an error. The email index entry
+// goes with the document, so the email is free at once.
+func (r *Accounts) Delete(ctx context.Context, id string) error {
+	_, err := r.c.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}})
+	return mapErr(err, "delete the account", nil, nil)
+}
+
+// ListDeleted implements ports.AccountRepository with one find on deleted,
+// ordered by _id, the shape of the {deleted, _id} index. Such accounts are
+// only the leftovers of interrupted removals, so they are few; more than the
+// server's first batch (101) would cost getMore round trips.
+func (r *Accounts) ListDeleted(ctx context.Context) ([]user.Account, error) {
+	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}})
+	cur, err := r.c.Find(ctx, bson.D{{Key: "deleted", Value: true}}, opts)
+	if err != nil {
+		return nil, mapErr(err, "list the deleted accounts", nil, nil)
+	}
+	var docs []accountDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, mapErr(err, "list the deleted accounts", nil, nil)
+	}
+	out := make([]user.Account, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, d.toAccount())
+	}
+	return out, nil
+}

@@ -441,3 +441,27 @@ func (r *Books) Count(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// ChapterTextsByID implements ports.BookRepository with one find by _id.
+// No ids is no command. Each id matches at most one text, so the reply to
+// the find holds them all (oneBatch; the server still splits batches over
+// 16 MiB).
+func (r *Books) ChapterTextsByID(ctx context.Context, chapterIDs []string) ([]catalog.ChapterText, error) {
+	if len(chapterIDs) == 0 {
+		return []catalog.ChapterText{}, nil
+	}
+	filter := bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: chapterIDs}}}}
+	cur, err := r.texts.Find(ctx, filter, options.Find().SetBatchSize(oneBatch(len(chapterIDs))))
+	if err != nil {
+		return nil, mapErr(err, "read the chapter texts", nil, nil)
+	}
+	var docs []chapterTextDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, mapErr(err, "read the chapter texts", nil, nil)
+	}
+	out := make([]catalog.ChapterText, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, d.toChapterText())
+	}
+	return out, nil
+}

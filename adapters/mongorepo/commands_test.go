@@ -3,6 +3,7 @@ package mongorepo_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
 	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -33,6 +35,7 @@ func TestCommandsPerCall(t *testing.T) {
 // and sessions, and returns the commands each call took, checking them
 // against the expected counts.
 func measureCommands(t *testing.T, n int) map[string]int {
+	const candidateLimit = 200 // what the service asks for
 	var counter mongotest.CommandCounter
 	db := mongotest.NewDBWithMonitor(t, counter.Monitor())
 	r := db.Repositories()
@@ -42,6 +45,7 @@ func measureCommands(t *testing.T, n int) map[string]int {
 	genres := []string{"fantasy", "history", "science-fiction", "romance", "mystery"}
 	levels := []string{user.LevelBeginner, user.LevelIntermediate, user.LevelAdvanced}
 	ids := make([]string, 0, n)
+	var textIDs []string // the chapter ids of the first candidateLimit books
 	for i := range n {
 		d := catalog.BookDraft{
 			Title: fmt.Sprintf("Harry the %d Potter", i), Author: fmt.Sprintf("Author %d", i%17),
@@ -60,6 +64,11 @@ func measureCommands(t *testing.T, n int) map[string]int {
 			t.Fatal(err)
 		}
 		ids = append(ids, b.ID)
+		if i < candidateLimit {
+			for _, text := range texts {
+				textIDs = append(textIDs, text.ChapterID)
+			}
+		}
 	}
 	// One long book: its texts still come in one reply.
 	long := catalog.BookDraft{Title: "Long", Author: "Prolix", Genre: "poetry", ReadingLevel: user.LevelAdvanced, Pages: 150}
@@ -74,6 +83,11 @@ func measureCommands(t *testing.T, n int) map[string]int {
 		t.Fatal(err)
 	}
 
+	for _, text := range longTexts {
+		textIDs = append(textIDs, text.ChapterID)
+	}
+	withMissing := append(slices.Clone(textIDs), "ch_missing")
+
 	account := uuid.NewString()
 	for i, id := range ids {
 		item := catalog.ListItem{ID: "rl_" + uuid.NewString(), AccountID: uuid.NewString(), BookID: id, Status: catalog.WantToRead, Priority: catalog.PriorityNormal, AddedAt: time.Now(), UpdatedAt: time.Now()}
@@ -86,8 +100,28 @@ func measureCommands(t *testing.T, n int) map[string]int {
 				t.Fatal(err)
 			}
 		}
+		if i%3 == 0 { // the account lists and reads a third of the books
+			mine := catalog.ListItem{ID: "rl_" + uuid.NewString(), AccountID: account, BookID: id, Status: catalog.CurrentlyReading, Priority: catalog.PriorityNormal, AddedAt: time.Now(), UpdatedAt: time.Now()}
+			if _, _, err := r.ReadingLists.Add(ctx, mine); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Progress.Save(ctx, catalog.Progress{AccountID: account, BookID: id, PageNumber: 3, LastRead: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	const candidateLimit = 200 // what the service asks for
+	// Live accounts grow with the catalog; interrupted removals are few.
+	const deletedAccounts = 3
+	var deletedIDs []string
+	for i := range n/10 + deletedAccounts {
+		a := user.Account{ID: uuid.NewString(), Email: fmt.Sprintf("u%d@example.org", i), Deleted: i < deletedAccounts}
+		if err := r.Accounts.Create(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		if a.Deleted {
+			deletedIDs = append(deletedIDs, a.ID)
+		}
+	}
 	batch := ids[:min(len(ids), candidateLimit)]
 
 	calls := []struct {
@@ -159,6 +193,37 @@ func measureCommands(t *testing.T, n int) map[string]int {
 			_, err := r.Progress.TotalSeconds(ctx, uuid.NewString(), ids[0])
 			return err
 		}},
+		// Every id found fills the batch, which costs an empty getMore
+		// on FerretDB unless the batch has room for one more.
+		{"Books.ChapterTextsByID", 1, func(r ports.Repositories) error {
+			texts, err := r.Books.ChapterTextsByID(ctx, textIDs)
+			if err == nil && len(texts) != len(textIDs) {
+				err = fmt.Errorf("ChapterTextsByID returned %d texts, want %d", len(texts), len(textIDs))
+			}
+			return err
+		}},
+		{"Books.ChapterTextsByID/one missing", 1, func(r ports.Repositories) error {
+			texts, err := r.Books.ChapterTextsByID(ctx, withMissing)
+			if err == nil && len(texts) != len(textIDs) {
+				err = fmt.Errorf("ChapterTextsByID returned %d texts, want %d", len(texts), len(textIDs))
+			}
+			return err
+		}},
+		{"Books.ChapterTextsByID/none", 0, func(r ports.Repositories) error {
+			_, err := r.Books.ChapterTextsByID(ctx, nil)
+			return err
+		}},
+		{"Accounts.ListDeleted", 1, func(r ports.Repositories) error {
+			accounts, err := r.Accounts.ListDeleted(ctx)
+			if err == nil && len(accounts) != deletedAccounts {
+				err = fmt.Errorf("ListDeleted returned %d accounts, want %d", len(accounts), deletedAccounts)
+			}
+			return err
+		}},
+		// The removals come last: they empty what the reads above count.
+		{"Accounts.Delete", 1, func(r ports.Repositories) error { return r.Accounts.Delete(ctx, deletedIDs[0]) }},
+		{"ReadingLists.DeleteByAccount", 1, func(r ports.Repositories) error { return r.ReadingLists.DeleteByAccount(ctx, account) }},
+		{"Progress.DeleteByAccount", 2, func(r ports.Repositories) error { return r.Progress.DeleteByAccount(ctx, account) }},
 	}
 	got := map[string]int{}
 	for _, c := range calls {
@@ -172,7 +237,26 @@ func measureCommands(t *testing.T, n int) map[string]int {
 			t.Errorf("%s took %d commands %v, want %d", c.name, counter.Total(), counter.ByName(), c.want)
 		}
 	}
+	checkRemoved(ctx, t, r, account, deletedIDs[0], ids[0])
 	return got
+}
+
+// checkRemoved checks that the removals measured above removed everything
+// of the account, and that the deleted account is gone.
+func checkRemoved(ctx context.Context, t *testing.T, r ports.Repositories, account, deletedID, bookID string) {
+	t.Helper()
+	if _, err := r.Accounts.Get(ctx, deletedID); errs.CodeOf(err) != "account_not_found" {
+		t.Errorf("Get of the deleted account: %v, want account_not_found", err)
+	}
+	if items, err := r.ReadingLists.List(ctx, account, ""); err != nil || len(items) != 0 {
+		t.Errorf("reading list after DeleteByAccount: %d items, %v; want none", len(items), err)
+	}
+	if progress, err := r.Progress.ListByAccount(ctx, account); err != nil || len(progress) != 0 {
+		t.Errorf("progress after DeleteByAccount: %d records, %v; want none", len(progress), err)
+	}
+	if total, err := r.Progress.TotalSeconds(ctx, account, bookID); err != nil || total != 0 {
+		t.Errorf("TotalSeconds after DeleteByAccount = %d, %v; want 0", total, err)
+	}
 }
 
 // TestCommandCounterIgnoresUpkeep checks that the counter leaves out the

@@ -128,6 +128,8 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 	}{
 		{colAccounts, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "email", Value: 1}}, Options: options.Index().SetUnique(true)},
+			// ListDeleted: the accounts whose removal did not finish.
+			{Keys: bson.D{{Key: "deleted", Value: 1}, {Key: "_id", Value: 1}}},
 		}},
 		{colSchools, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "domain", Value: 1}}, Options: options.Index().SetUnique(true)},

@@ -137,16 +137,20 @@ func (r *Progress) Save(ctx context.Context, p catalog.Progress) error {
 	return mapErr(err, "save the reading progress", nil, nil)
 }
 
-// ListByAccount implements ports.ProgressRepository, ordered by book id.
+// accountProgress is the filter of every progress record of the account.
 // The _id range holds exactly the ids that start with the account id and
 // "|" ("}" follows "|"), so the _id index serves it without one of its own;
 // the account_id equality keeps out an account whose id merely starts so.
-func (r *Progress) ListByAccount(ctx context.Context, accountID string) ([]catalog.Progress, error) {
-	filter := bson.D{
+func accountProgress(accountID string) bson.D {
+	return bson.D{
 		{Key: "_id", Value: bson.D{{Key: "$gte", Value: accountID + "|"}, {Key: "$lt", Value: accountID + "}"}}},
 		{Key: "account_id", Value: accountID},
 	}
-	cur, err := r.progress.Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+}
+
+// ListByAccount implements ports.ProgressRepository, ordered by book id.
+func (r *Progress) ListByAccount(ctx context.Context, accountID string) ([]catalog.Progress, error) {
+	cur, err := r.progress.Find(ctx, accountProgress(accountID), options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
 	if err != nil {
 		return nil, mapErr(err, "list the reading progress", nil, nil)
 	}
@@ -206,4 +210,18 @@ func (r *Progress) Sessions(ctx context.Context, accountID string) ([]catalog.Re
 		out = append(out, d.toSession())
 	}
 	return out, nil
+}
+
+// DeleteByAccount implements ports.ProgressRepository with two deleteMany:
+// the progress records (accountProgress, served by the _id index), then the
+// sessions (account_id, the prefix of their indexes). A failure in between
+// leaves sessions that a repeated call removes.
+func (r *Progress) DeleteByAccount(ctx context.Context, accountID string) error {
+	if _, err := r.progress.DeleteMany(ctx, accountProgress(accountID)); err != nil {
+		return mapErr(err, "delete the account's reading progress", nil, nil)
+	}
+	if _, err := r.sessions.DeleteMany(ctx, bson.D{{Key: "account_id", Value: accountID}}); err != nil {
+		return mapErr(err, "delete the account's reading sessions", nil, nil)
+	}
+	return nil
 }

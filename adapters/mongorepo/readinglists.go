@@ -159,6 +159,13 @@ func (r *ReadingLists) Remove(ctx context.Context, accountID, bookID string) err
 	return nil
 }
 
+// DeleteByAccount implements ports.ReadingListRepository: one deleteMany on
+// account_id, the prefix of the unique {account_id, book_id} index.
+func (r *ReadingLists) DeleteByAccount(ctx context.Context, accountID string) error {
+	_, err := r.c.DeleteMany(ctx, bson.D{{Key: "account_id", Value: accountID}})
+	return mapErr(err, "delete the account's reading list", nil, nil)
+}
+
 // ReadersByBook implements ports.ReadingListRepository with one aggregate:
 // $match on the books, $group by book with $sum 1 (an accumulator FerretDB
 // 1.24 implements). No ids is no command.

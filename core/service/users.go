@@ -2,24 +2,48 @@ package service
 
 import (
 	"context"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
 
+	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
 
-// Users serves profiles. Who may call which method is decided before, by the
-// route's policy; methods here act on the caller in ctx.
+// Users serves profiles, preferences, statistics, data export and
+// permanent deletion. Route-level permissions are checked before a method
+// runs; which other accounts a caller may see is decided here, through the
+// same policies.
 type Users struct {
 	accounts ports.AccountRepository
+	refresh  ports.RefreshTokenRepository
+	lists    ports.ReadingListRepository
+	progress ports.ProgressRepository
+	books    ports.BookRepository
+	authz    ports.Authorizer
+
+	// Now is replaceable in tests.
+	Now func() time.Time
 }
 
-// NewUsers builds the users service.
-func NewUsers(accounts ports.AccountRepository) *Users {
-	if accounts == nil {
+// NewUsers builds the users service. It panics on a nil dependency.
+func NewUsers(repos ports.Repositories, authz ports.Authorizer) *Users {
+	if repos.Accounts == nil || repos.RefreshTokens == nil || repos.ReadingLists == nil || repos.Progress == nil || repos.Books == nil || authz == nil {
 		panic("service.NewUsers: nil dependency")
 	}
-	return &Users{accounts: accounts}
+	return &Users{
+		accounts: repos.Accounts, refresh: repos.RefreshTokens, lists: repos.ReadingLists,
+		progress: repos.Progress, books: repos.Books, authz: authz, Now: time.Now,
+	}
+}
+
+// ErrUserNotFound is the answer for an unknown user, and for one the caller
+// may not see (so the answer is no oracle of who exists).
+func ErrUserNotFound() error {
+	return errs.E(errs.NotFound, "user_not_found", "The user does not exist.")
 }
 
 // Me returns the caller's own account.
@@ -35,4 +59,293 @@ func (s *Users) Me(ctx context.Context) (user.Account, error) {
 		return user.Account{}, errUnknownAccount()
 	}
 	return acct, err
+}
+
+// PreferencesPatch holds the preference keys a PATCH sends; nil keys stay.
+type PreferencesPatch struct {
+	FontSize      *int
+	Theme         *string
+	Notifications *bool
+	Timezone      *string
+}
+
+// ProfilePatch holds the profile fields a PATCH sends; nil fields stay.
+type ProfilePatch struct {
+	Name        *string
+	Avatar      *string // "" removes the avatar
+	Preferences *PreferencesPatch
+}
+
+// UpdateMe applies p to the caller's profile, merging preferences key by
+// key. Nothing is stored unless every field is valid.
+// Errors: Invalid (one entry per bad field, e.g. "preferences.theme"),
+// Unauthenticated, Unavailable.
+func (s *Users) UpdateMe(ctx context.Context, p ProfilePatch) (user.Account, error) {
+	acct, err := s.Me(ctx)
+	if err != nil {
+		return user.Account{}, err
+	}
+	fields := errs.FieldErrors{}
+	if p.Name != nil {
+		if msg := user.ValidateName(*p.Name); msg != "" {
+			fields.Add("name", msg)
+		} else {
+			acct.Name = strings.TrimSpace(*p.Name)
+		}
+	}
+	if p.Avatar != nil {
+		if msg := validateAvatar(*p.Avatar); msg != "" {
+			fields.Add("avatar", msg)
+		} else {
+			acct.Avatar = *p.Avatar
+		}
+	}
+	if pp := p.Preferences; pp != nil {
+		prefs := &acct.Preferences
+		if pp.FontSize != nil {
+			if *pp.FontSize < user.MinFontSize || *pp.FontSize > user.MaxFontSize {
+				fields.Add("preferences.font_size", "must be between 8 and 72")
+			} else {
+				prefs.FontSize = *pp.FontSize
+			}
+		}
+		if pp.Theme != nil {
+			if !slices.Contains(user.Themes, *pp.Theme) {
+				fields.Add("preferences.theme", "must be one of light, dark, sepia, system")
+			} else {
+				prefs.Theme = *pp.Theme
+			}
+		}
+		if pp.Notifications != nil {
+			prefs.Notifications = *pp.Notifications
+		}
+		if pp.Timezone != nil {
+			if !validTimezone(*pp.Timezone) {
+				fields.Add("preferences.timezone", "must be an IANA time zone such as Europe/Lisbon or UTC")
+			} else {
+				prefs.Timezone = *pp.Timezone
+			}
+		}
+	}
+	if err := fields.Err(); err != nil {
+		return user.Account{}, err
+	}
+	acct.UpdatedAt = s.Now().UTC()
+	if err := s.accounts.Update(ctx, acct); err != nil {
+		return user.Account{}, err
+	}
+	return acct, nil
+}
+
+// validateAvatar accepts "" (no avatar) or an https URL the server never
+// fetches (so it cannot be made to reach internal addresses).
+func validateAvatar(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	if len(raw) > 2048 {
+		return "must be at most 2048 characters"
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
+		return "must be an https URL"
+	}
+	return ""
+}
+
+// validTimezone accepts IANA names; "Local" (the server's zone) is refused.
+func validTimezone(name string) bool {
+	if name == "" || name == "Local" || len(name) > 64 {
+		return false
+	}
+	_, err := time.LoadLocation(name)
+	return err == nil
+}
+
+// PublicProfile is what any permitted caller sees of an account.
+type PublicProfile struct {
+	Account   user.Account
+	BooksRead int
+}
+
+// target loads the account named by a /v1 id (usr_<uuid>). Deleted and
+// malformed ids are NotFound.
+func (s *Users) target(ctx context.Context, publicID string) (user.Account, error) {
+	id, ok := user.ParsePublicID(publicID)
+	if !ok || id == "" {
+		return user.Account{}, ErrUserNotFound()
+	}
+	acct, err := s.accounts.Get(ctx, id)
+	if errs.Is(err, errs.NotFound) || (err == nil && acct.Deleted) {
+		return user.Account{}, ErrUserNotFound()
+	}
+	return acct, err
+}
+
+// targetContext is what policies know about the account a request is about.
+func targetContext(a user.Account) map[string]any {
+	return map[string]any{"target_account": a.ID, "target_school": a.SchoolID}
+}
+
+// Profile returns another account's public profile. Students' profiles are
+// visible only within their school (and to admins); anyone else gets the
+// same 404 as for a missing account.
+// Errors: NotFound "user_not_found", Unavailable.
+func (s *Users) Profile(ctx context.Context, publicID string) (PublicProfile, error) {
+	acct, err := s.target(ctx, publicID)
+	if err != nil {
+		return PublicProfile{}, err
+	}
+	err = s.authz.Authorize(ctx, ports.AccessRequest{
+		Principal: user.PrincipalFrom(ctx), Action: "read", Resource: "users:profile:" + string(acct.Role),
+		Context: targetContext(acct),
+	})
+	if err != nil {
+		return PublicProfile{}, ErrUserNotFound()
+	}
+	progress, err := s.progress.ListByAccount(ctx, acct.ID)
+	if err != nil {
+		return PublicProfile{}, err
+	}
+	read := 0
+	for _, p := range progress {
+		if p.Completed() {
+			read++
+		}
+	}
+	return PublicProfile{Account: acct, BooksRead: read}, nil
+}
+
+// Stats returns the reading statistics of the account named by publicID
+// ("me" for the caller). The account itself, librarians and staff of its
+// school and admins may read them.
+// Errors: NotFound "user_not_found", Forbidden "forbidden", Unavailable.
+func (s *Users) Stats(ctx context.Context, publicID string) (user.Account, catalog.Stats, error) {
+	var acct user.Account
+	var err error
+	if publicID == "me" {
+		acct, err = s.Me(ctx)
+	} else {
+		acct, err = s.target(ctx, publicID)
+	}
+	if err != nil {
+		return user.Account{}, catalog.Stats{}, err
+	}
+	err = s.authz.Authorize(ctx, ports.AccessRequest{
+		Principal: user.PrincipalFrom(ctx), Action: "read", Resource: "users:stats:account", Context: targetContext(acct),
+	})
+	if err != nil {
+		return user.Account{}, catalog.Stats{}, err
+	}
+	in, err := s.statsInput(ctx, acct)
+	if err != nil {
+		return user.Account{}, catalog.Stats{}, err
+	}
+	return acct, catalog.ComputeStats(in), nil
+}
+
+func (s *Users) statsInput(ctx context.Context, acct user.Account) (catalog.StatsInput, error) {
+	progress, err := s.progress.ListByAccount(ctx, acct.ID)
+	if err != nil {
+		return catalog.StatsInput{}, err
+	}
+	sessions, err := s.progress.Sessions(ctx, acct.ID)
+	if err != nil {
+		return catalog.StatsInput{}, err
+	}
+	ids := make([]string, 0, len(progress))
+	for _, p := range progress {
+		ids = append(ids, p.BookID)
+	}
+	books, err := s.books.GetMany(ctx, ids)
+	if err != nil {
+		return catalog.StatsInput{}, err
+	}
+	texts, err := s.books.ChapterTextsByID(ctx, catalog.FinishedChapterIDs(progress, books))
+	if err != nil {
+		return catalog.StatsInput{}, err
+	}
+	loc, err := time.LoadLocation(acct.Preferences.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	return catalog.StatsInput{
+		Progress: progress, Sessions: sessions, Books: books, FinishedTexts: texts, Location: loc, Now: s.Now(),
+	}, nil
+}
+
+// Export is everything stored about an account, for data-portability
+// requests.
+type Export struct {
+	Account     user.Account
+	ReadingList []catalog.ListItem
+	Progress    []catalog.Progress
+	Sessions    []catalog.ReadingSession
+	Stats       catalog.Stats
+}
+
+// ExportMe gathers everything stored about the caller.
+// Errors: Unauthenticated, Unavailable.
+func (s *Users) ExportMe(ctx context.Context) (Export, error) {
+	acct, err := s.Me(ctx)
+	if err != nil {
+		return Export{}, err
+	}
+	items, err := s.lists.List(ctx, acct.ID, "")
+	if err != nil {
+		return Export{}, err
+	}
+	in, err := s.statsInput(ctx, acct)
+	if err != nil {
+		return Export{}, err
+	}
+	return Export{Account: acct, ReadingList: items, Progress: in.Progress, Sessions: in.Sessions, Stats: catalog.ComputeStats(in)}, nil
+}
+
+// DeleteMe deletes the caller's account for good. The account is marked
+// deleted first, so its tokens are refused from that moment; then its data
+// goes, and the account record last. A crash in between leaves the mark,
+// and FinishDeletions completes the work at the next start.
+// Errors: Unauthenticated, Unavailable.
+func (s *Users) DeleteMe(ctx context.Context) error {
+	acct, err := s.Me(ctx)
+	if err != nil {
+		return err
+	}
+	acct.Deleted = true
+	acct.UpdatedAt = s.Now().UTC()
+	if err := s.accounts.Update(ctx, acct); err != nil {
+		return err
+	}
+	return s.erase(ctx, acct.ID)
+}
+
+// erase removes everything of a marked account; every step is idempotent,
+// so a retry after a crash repeats safely.
+func (s *Users) erase(ctx context.Context, accountID string) error {
+	if err := s.refresh.DeleteByAccount(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.lists.DeleteByAccount(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.progress.DeleteByAccount(ctx, accountID); err != nil {
+		return err
+	}
+	return s.accounts.Delete(ctx, accountID)
+}
+
+// FinishDeletions completes deletions a crash interrupted. It returns how
+// many it finished.
+func (s *Users) FinishDeletions(ctx context.Context) (int, error) {
+	pending, err := s.accounts.ListDeleted(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for i, a := range pending {
+		if err := s.erase(ctx, a.ID); err != nil {
+			return i, err
+		}
+	}
+	return len(pending), nil
 }

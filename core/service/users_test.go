@@ -7,12 +7,13 @@ import (
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
 )
 
 func TestUsersMe(t *testing.T) {
 	f := newFixture(t, service.IdentityConfig{})
 	acct := f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
-	users := service.NewUsers(f.repos.Accounts)
+	users := service.NewUsers(f.repos, &premiumAuthz{})
 
 	got, err := users.Me(user.WithPrincipal(context.Background(), user.PrincipalOf(acct)))
 	if err != nil {
@@ -52,7 +53,7 @@ func TestUsersMeRefuses(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(t, f)
 			}
-			got, err := service.NewUsers(f.repos.Accounts).Me(tt.ctx())
+			got, err := service.NewUsers(f.repos, &premiumAuthz{}).Me(tt.ctx())
 			wantErr(t, err, errs.Unauthenticated, "unauthorized")
 			if got.ID != "" {
 				t.Errorf("Me() account ID = %q, want none", got.ID)
@@ -67,5 +68,5 @@ func TestNewUsersPanicsOnNil(t *testing.T) {
 			t.Errorf("NewUsers(nil) did not panic, want a panic")
 		}
 	}()
-	service.NewUsers(nil)
+	service.NewUsers(ports.Repositories{}, nil)
 }

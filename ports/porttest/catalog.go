@@ -29,6 +29,7 @@ func Catalog(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 	}{
 		{"Books/CreateGet", testBookCreateGet},
 		{"Books/Texts", testBookTexts},
+		{"Books/ChapterTextsByID", testBookChapterTextsByID},
 		{"Books/DuplicateID", testBookDuplicateID},
 		{"Books/ListFilters", testBookListFilters},
 		{"Books/ListSort", testBookListSort},
@@ -45,12 +46,14 @@ func Catalog(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"ReadingLists/ListOrderAndStatus", testListListOrderAndStatus},
 		{"ReadingLists/Remove", testListRemove},
 		{"ReadingLists/ReadersByBook", testListReadersByBook},
+		{"ReadingLists/DeleteByAccount", testListDeleteByAccount},
 		{"Progress/GetMissing", testProgressGetMissing},
 		{"Progress/SaveGetOverwrite", testProgressSaveGetOverwrite},
 		{"Progress/ListByAccount", testProgressListByAccount},
 		{"Progress/SessionDuplicate", testProgressSessionDuplicate},
 		{"Progress/ConcurrentSessionsNoLostTime", testProgressConcurrentSessions},
 		{"Progress/SessionsOrdered", testProgressSessionsOrdered},
+		{"Progress/DeleteByAccount", testProgressDeleteByAccount},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, newRepos(t)) })
@@ -267,6 +270,61 @@ func testBookTexts(t *testing.T, r ports.Repositories) {
 	if len(none) != 0 {
 		t.Fatalf("ChapterTexts of a missing book = %d texts, want 0", len(none))
 	}
+}
+
+func testBookChapterTextsByID(t *testing.T, r ports.Repositories) {
+	a, aTexts := makeBook(t, newID(catalog.BookIDPrefix), bookSpec{title: "Middlemarch", author: "George Eliot"})
+	b, bTexts := makeBook(t, newID(catalog.BookIDPrefix), bookSpec{title: "Silas Marner", author: "George Eliot"})
+	c, cTexts := makeBook(t, newID(catalog.BookIDPrefix), bookSpec{title: "Adam Bede", author: "George Eliot"})
+	must(t, "Create a", r.Books.Create(ctx(t), a, aTexts))
+	must(t, "Create b", r.Books.Create(ctx(t), b, bTexts))
+	must(t, "Create c", r.Books.Create(ctx(t), c, cTexts))
+
+	// Across two books, with ids that do not exist in between; the third
+	// book's texts are not asked for.
+	ids := []string{bTexts[1].ChapterID, newID(catalog.ChapterIDPrefix), aTexts[0].ChapterID, bTexts[0].ChapterID, newID(catalog.ChapterIDPrefix)}
+	got, err := r.Books.ChapterTextsByID(ctx(t), ids)
+	must(t, "ChapterTextsByID", err)
+	checkTextSet(t, "ChapterTextsByID", got, []catalog.ChapterText{aTexts[0], bTexts[0], bTexts[1]})
+
+	for _, empty := range [][]string{nil, {}} {
+		got, err = r.Books.ChapterTextsByID(ctx(t), empty)
+		must(t, fmt.Sprintf("ChapterTextsByID(%#v)", empty), err)
+		if len(got) != 0 {
+			t.Fatalf("ChapterTextsByID(%#v) = %d texts, want 0", empty, len(got))
+		}
+	}
+	got, err = r.Books.ChapterTextsByID(ctx(t), []string{newID(catalog.ChapterIDPrefix)})
+	must(t, "ChapterTextsByID of a missing chapter", err)
+	if len(got) != 0 {
+		t.Fatalf("ChapterTextsByID of a missing chapter = %d texts, want 0", len(got))
+	}
+
+	// A deleted book's texts are gone.
+	must(t, "Delete a", r.Books.Delete(ctx(t), a.ID))
+	got, err = r.Books.ChapterTextsByID(ctx(t), append(chapterIDsOf(aTexts), cTexts[1].ChapterID))
+	must(t, "ChapterTextsByID after Delete", err)
+	checkTextSet(t, "ChapterTextsByID after Delete", got, []catalog.ChapterText{cTexts[1]})
+}
+
+// checkTextSet compares texts in any order.
+func checkTextSet(t *testing.T, call string, got, want []catalog.ChapterText) {
+	t.Helper()
+	byID := func(a, b catalog.ChapterText) int { return strings.Compare(a.ChapterID, b.ChapterID) }
+	got, want = slices.Clone(got), slices.Clone(want)
+	slices.SortFunc(got, byID)
+	slices.SortFunc(want, byID)
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s:\n got %+v\nwant %+v", call, got, want)
+	}
+}
+
+func chapterIDsOf(texts []catalog.ChapterText) []string {
+	ids := make([]string, len(texts))
+	for i, t := range texts {
+		ids[i] = t.ChapterID
+	}
+	return ids
 }
 
 func testBookDuplicateID(t *testing.T, r ports.Repositories) {
@@ -875,6 +933,53 @@ func testListReadersByBook(t *testing.T, r ports.Repositories) {
 	}
 }
 
+func testListDeleteByAccount(t *testing.T, r ports.Repositories) {
+	acct, other := uuid.NewString(), uuid.NewString()
+	books := []string{"bk_a", "bk_b", "bk_c"}
+	for i, book := range books {
+		_, _, err := r.ReadingLists.Add(ctx(t), newItem(acct, book, catalog.WantToRead, base.Add(time.Duration(i)*time.Minute)))
+		must(t, "Add", err)
+	}
+	otherItem := newItem(other, "bk_a", catalog.Finished, base)
+	_, _, err := r.ReadingLists.Add(ctx(t), otherItem)
+	must(t, "Add other", err)
+
+	must(t, "DeleteByAccount", r.ReadingLists.DeleteByAccount(ctx(t), acct))
+	got, err := r.ReadingLists.List(ctx(t), acct, "")
+	must(t, "List", err)
+	if len(got) != 0 {
+		t.Fatalf("List after DeleteByAccount = %v, want none", itemIDs(got))
+	}
+	for _, book := range books {
+		_, err := r.ReadingLists.Get(ctx(t), acct, book)
+		wantErr(t, "Get deleted item", err, errs.NotFound, "reading_list_item_not_found")
+	}
+	stored, err := r.ReadingLists.Get(ctx(t), other, "bk_a")
+	must(t, "Get other account's item", err)
+	checkItem(t, "Get other account's item", stored, otherItem)
+	readers, err := r.ReadingLists.ReadersByBook(ctx(t), books)
+	must(t, "ReadersByBook", err)
+	if want := map[string]int{"bk_a": 1}; !reflect.DeepEqual(readers, want) {
+		t.Fatalf("ReadersByBook after DeleteByAccount = %v, want %v", readers, want)
+	}
+
+	must(t, "DeleteByAccount again", r.ReadingLists.DeleteByAccount(ctx(t), acct))
+	must(t, "DeleteByAccount without items", r.ReadingLists.DeleteByAccount(ctx(t), uuid.NewString()))
+	// The account may list the book again: a new item.
+	again := newItem(acct, "bk_a", catalog.CurrentlyReading, base.Add(time.Hour))
+	added, created, err := r.ReadingLists.Add(ctx(t), again)
+	must(t, "Add after DeleteByAccount", err)
+	if !created {
+		t.Fatal("Add after DeleteByAccount: created = false, want true")
+	}
+	checkItem(t, "Add after DeleteByAccount", added, again)
+	got, err = r.ReadingLists.List(ctx(t), other, "")
+	must(t, "List other", err)
+	if len(got) != 1 || got[0].ID != otherItem.ID {
+		t.Fatalf("List of the other account = %v, want [%s]", itemIDs(got), otherItem.ID)
+	}
+}
+
 // --- progress ---
 
 func checkProgress(t *testing.T, call string, got, want catalog.Progress) {
@@ -1053,5 +1158,75 @@ func testProgressSessionsOrdered(t *testing.T, r ports.Repositories) {
 	must(t, "Sessions of an account without sessions", err)
 	if len(got) != 0 {
 		t.Fatalf("Sessions of an account without sessions = %d, want 0", len(got))
+	}
+}
+
+func testProgressDeleteByAccount(t *testing.T, r ports.Repositories) {
+	acct, other := uuid.NewString(), uuid.NewString()
+	// Accounts whose ids start like acct's keep what they have.
+	lookalikes := []string{acct + "|x", acct + "x"}
+	for _, book := range []string{"bk_a", "bk_b"} {
+		must(t, "Save", r.Progress.Save(ctx(t), catalog.Progress{AccountID: acct, BookID: book, PageNumber: 5, LastRead: base}))
+		must(t, "RecordSession", r.Progress.RecordSession(ctx(t), newSession(acct, book, base, 60)))
+		must(t, "RecordSession", r.Progress.RecordSession(ctx(t), newSession(acct, book, base.Add(time.Hour), 30)))
+	}
+	keep := map[string]catalog.Progress{}
+	for _, a := range append([]string{other}, lookalikes...) {
+		p := catalog.Progress{AccountID: a, BookID: "bk_a", PageNumber: 7, Percentage: 12.5, LastRead: base}
+		must(t, "Save "+a, r.Progress.Save(ctx(t), p))
+		must(t, "RecordSession "+a, r.Progress.RecordSession(ctx(t), newSession(a, "bk_a", base, 45)))
+		keep[a] = p
+	}
+
+	must(t, "DeleteByAccount", r.Progress.DeleteByAccount(ctx(t), acct))
+	for _, book := range []string{"bk_a", "bk_b"} {
+		_, err := r.Progress.Get(ctx(t), acct, book)
+		wantErr(t, "Get deleted progress", err, errs.NotFound, "progress_not_found")
+		total, err := r.Progress.TotalSeconds(ctx(t), acct, book)
+		must(t, "TotalSeconds", err)
+		if total != 0 {
+			t.Fatalf("TotalSeconds on %s after DeleteByAccount = %d, want 0", book, total)
+		}
+	}
+	all, err := r.Progress.ListByAccount(ctx(t), acct)
+	must(t, "ListByAccount", err)
+	if len(all) != 0 {
+		t.Fatalf("ListByAccount after DeleteByAccount = %d records, want 0", len(all))
+	}
+	sessions, err := r.Progress.Sessions(ctx(t), acct)
+	must(t, "Sessions", err)
+	if len(sessions) != 0 {
+		t.Fatalf("Sessions after DeleteByAccount = %d, want 0", len(sessions))
+	}
+
+	for a, p := range keep {
+		got, err := r.Progress.Get(ctx(t), a, "bk_a")
+		must(t, "Get kept progress of "+a, err)
+		checkProgress(t, "Get kept progress of "+a, got, p)
+		all, err := r.Progress.ListByAccount(ctx(t), a)
+		must(t, "ListByAccount "+a, err)
+		if len(all) != 1 {
+			t.Fatalf("ListByAccount of %s after another's DeleteByAccount = %d records, want 1", a, len(all))
+		}
+		sessions, err := r.Progress.Sessions(ctx(t), a)
+		must(t, "Sessions "+a, err)
+		if len(sessions) != 1 {
+			t.Fatalf("Sessions of %s after another's DeleteByAccount = %d, want 1", a, len(sessions))
+		}
+		total, err := r.Progress.TotalSeconds(ctx(t), a, "bk_a")
+		must(t, "TotalSeconds "+a, err)
+		if total != 45 {
+			t.Fatalf("TotalSeconds of %s after another's DeleteByAccount = %d, want 45", a, total)
+		}
+	}
+
+	must(t, "DeleteByAccount again", r.Progress.DeleteByAccount(ctx(t), acct))
+	must(t, "DeleteByAccount without progress", r.Progress.DeleteByAccount(ctx(t), uuid.NewString()))
+	// Reading again starts from nothing.
+	must(t, "RecordSession after DeleteByAccount", r.Progress.RecordSession(ctx(t), newSession(acct, "bk_a", base.Add(2*time.Hour), 10)))
+	total, err := r.Progress.TotalSeconds(ctx(t), acct, "bk_a")
+	must(t, "TotalSeconds after reading again", err)
+	if total != 10 {
+		t.Fatalf("TotalSeconds after DeleteByAccount and one new session = %d, want 10", total)
 	}
 }

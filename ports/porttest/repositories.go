@@ -36,6 +36,8 @@ func Repositories(t *testing.T, newRepos func(t *testing.T) ports.Repositories) 
 		{"Accounts/UpdateMissing", testAccountUpdateMissing},
 		{"Accounts/UpdateEmailTaken", testAccountUpdateEmailTaken},
 		{"Accounts/Count", testAccountCount},
+		{"Accounts/Delete", testAccountDelete},
+		{"Accounts/ListDeleted", testAccountListDeleted},
 		{"Schools/CreateGet", testSchoolCreateGet},
 		{"Schools/GetMissing", testSchoolGetMissing},
 		{"Schools/DuplicateDomain", testSchoolDuplicateDomain},
@@ -260,6 +262,113 @@ func testAccountCount(t *testing.T, r ports.Repositories) {
 	if n != 3 {
 		t.Fatalf("Count = %d, want 3", n)
 	}
+}
+
+func testAccountDelete(t *testing.T, r ports.Repositories) {
+	a, b := newAccount("ada@example.org"), newAccount("bob@example.org")
+	must(t, "Create a", r.Accounts.Create(ctx(t), a))
+	must(t, "Create b", r.Accounts.Create(ctx(t), b))
+
+	must(t, "Delete", r.Accounts.Delete(ctx(t), a.ID))
+	_, err := r.Accounts.Get(ctx(t), a.ID)
+	wantErr(t, "Get deleted", err, errs.NotFound, "account_not_found")
+	_, err = r.Accounts.GetByEmail(ctx(t), a.Email)
+	wantErr(t, "GetByEmail deleted", err, errs.NotFound, "account_not_found")
+	wantErr(t, "Update deleted", r.Accounts.Update(ctx(t), a), errs.NotFound, "account_not_found")
+	got, err := r.Accounts.Get(ctx(t), b.ID)
+	must(t, "Get other account", err)
+	checkAccount(t, "Get other account", got, b)
+	n, err := r.Accounts.Count(ctx(t))
+	must(t, "Count", err)
+	if n != 1 {
+		t.Fatalf("Count after Delete = %d, want 1", n)
+	}
+
+	// The email is free for a new account, and deleting the old id again
+	// neither fails nor takes the email from the new one.
+	c := newAccount(a.Email)
+	must(t, "Create with the deleted account's email", r.Accounts.Create(ctx(t), c))
+	must(t, "Delete again", r.Accounts.Delete(ctx(t), a.ID))
+	got, err = r.Accounts.GetByEmail(ctx(t), a.Email)
+	must(t, "GetByEmail new account", err)
+	checkAccount(t, "GetByEmail new account after Delete again", got, c)
+	wantErr(t, "Create another with the reused email", r.Accounts.Create(ctx(t), newAccount(a.Email)), errs.Conflict, "account_exists")
+	// The deleted id is free too.
+	reborn := newAccount("reborn@example.org")
+	reborn.ID = a.ID
+	must(t, "Create with the deleted account's id", r.Accounts.Create(ctx(t), reborn))
+
+	must(t, "Delete a never stored account", r.Accounts.Delete(ctx(t), uuid.NewString()))
+	n, err = r.Accounts.Count(ctx(t))
+	must(t, "Count", err)
+	if n != 3 {
+		t.Fatalf("Count at the end = %d, want 3", n)
+	}
+}
+
+func testAccountListDeleted(t *testing.T, r ports.Repositories) {
+	list, err := r.Accounts.ListDeleted(ctx(t))
+	must(t, "ListDeleted on empty", err)
+	if len(list) != 0 {
+		t.Fatalf("ListDeleted on empty = %d accounts, want 0", len(list))
+	}
+	var live, deleted []user.Account
+	for i := range 5 {
+		a := newAccount(fmt.Sprintf("u%d@example.org", i))
+		a.Deleted = i%2 == 0 // u0, u2, u4
+		a.Suspended = i == 1
+		must(t, "Create", r.Accounts.Create(ctx(t), a))
+		if a.Deleted {
+			deleted = append(deleted, a)
+		} else {
+			live = append(live, a)
+		}
+	}
+	list, err = r.Accounts.ListDeleted(ctx(t))
+	must(t, "ListDeleted", err)
+	checkAccountSet(t, "ListDeleted", list, deleted)
+
+	// Marking and unmarking through Update shows at once.
+	marked := live[0]
+	marked.Deleted = true
+	must(t, "Update mark deleted", r.Accounts.Update(ctx(t), marked))
+	unmarked := deleted[0]
+	unmarked.Deleted = false
+	must(t, "Update unmark deleted", r.Accounts.Update(ctx(t), unmarked))
+	// A removed account is no longer listed.
+	must(t, "Delete", r.Accounts.Delete(ctx(t), deleted[1].ID))
+
+	list, err = r.Accounts.ListDeleted(ctx(t))
+	must(t, "ListDeleted after changes", err)
+	checkAccountSet(t, "ListDeleted after changes", list, []user.Account{marked, deleted[2]})
+}
+
+// checkAccountSet compares accounts in any order.
+func checkAccountSet(t *testing.T, call string, got, want []user.Account) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s = %d accounts %v, want %d %v", call, len(got), accountIDs(got), len(want), accountIDs(want))
+	}
+	byID := make(map[string]user.Account, len(want))
+	for _, a := range want {
+		byID[a.ID] = a
+	}
+	for _, a := range got {
+		w, ok := byID[a.ID]
+		if !ok {
+			t.Fatalf("%s has account %s (%s), want only %v", call, a.ID, a.Email, accountIDs(want))
+		}
+		delete(byID, a.ID)
+		checkAccount(t, call+" "+a.Email, a, w)
+	}
+}
+
+func accountIDs(accounts []user.Account) []string {
+	ids := make([]string, len(accounts))
+	for i, a := range accounts {
+		ids[i] = a.ID
+	}
+	return ids
 }
 
 // --- schools ---

@@ -122,7 +122,12 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 
 	a.Identity = service.NewIdentity(a.Repos, tokens, passwordhash.New(), throttle,
 		service.IdentityConfig{RefreshTTL: cfg.RefreshTokenTTL, SignupEnabled: cfg.SignupEnabled, ReuseGrace: cfg.RefreshReuseGrace})
-	users := service.NewUsers(a.Repos.Accounts)
+	users := service.NewUsers(a.Repos, authz)
+	if n, err := users.FinishDeletions(ctx); err != nil {
+		return a, fmt.Errorf("finish interrupted account deletions: %w", err)
+	} else if n > 0 {
+		logger.Info("finished interrupted account deletions", "accounts", n)
+	}
 	a.Catalog = service.NewCatalog(a.Repos, authz)
 
 	if cfg.DemoData {

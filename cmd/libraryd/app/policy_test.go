@@ -41,6 +41,12 @@ var whoMayCall = map[string]string{
 	"users.me":       "admin librarian reader staff student",
 
 	"users.me.readingList":     "admin librarian reader staff student",
+	"users.me.update":          "admin librarian reader staff student",
+	"users.me.delete":          "admin librarian reader staff student",
+	"users.me.stats":           "admin librarian reader staff student",
+	"users.me.export":          "admin librarian reader staff student",
+	"users.get":                "admin librarian reader staff student",
+	"users.stats":              "admin librarian reader staff student",
 	"books.recommendations":    "admin librarian reader staff student",
 	"books.list":               "admin librarian reader staff student",
 	"books.create":             "admin",
@@ -99,7 +105,7 @@ func TestEveryRouteHasAnExplicitPolicy(t *testing.T) {
 	}
 	// Default deny: a permission no policy names is refused for everyone.
 	for _, p := range subjects {
-		if err := authz.Authorize(ctx, ports.AccessRequest{Principal: p, Action: "delete", Resource: "users:me"}); !errs.Is(err, errs.Forbidden) {
+		if err := authz.Authorize(ctx, ports.AccessRequest{Principal: p, Action: "delete", Resource: "users:profile"}); !errs.Is(err, errs.Forbidden) {
 			t.Errorf("unlisted permission for %s: %v, want Forbidden", p.Subject(), err)
 		}
 	}
@@ -140,7 +146,7 @@ func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpapi.Ha
 	identity := service.NewIdentity(repos, tokens, passwordhash.New(), ratelimit.NewLoginThrottle(store, loginPerEmail, loginPerClient), service.IdentityConfig{})
 	books := service.NewCatalog(repos, authz)
 	return httpapi.New(httpapi.Deps{
-		Identity: identity, Users: service.NewUsers(repos.Accounts), Catalog: books, Authorizer: authz,
+		Identity: identity, Users: service.NewUsers(repos, authz), Catalog: books, Authorizer: authz,
 		RateLimiter: limits, Tokens: tokens, Health: repos.Health,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
 	}, httpapi.Config{IssuerURL: "http://test"}), identity, books
