@@ -15,13 +15,15 @@ import (
 
 // AccountRepository stores accounts, unique by id and by normalised email.
 type AccountRepository interface {
-	// Create stores a new account.
+	// Create stores a new account. Accounts without an email (young
+	// students) never clash with each other.
 	// Errors: Conflict "account_exists" when the id or the email is taken.
 	Create(ctx context.Context, a user.Account) error
 	// Get returns the account with id, including one marked Deleted.
 	// Errors: NotFound "account_not_found".
 	Get(ctx context.Context, id string) (user.Account, error)
-	// GetByEmail returns the account with the normalised email.
+	// GetByEmail returns the account with the normalised email (never one
+	// without an email).
 	// Errors: NotFound "account_not_found".
 	GetByEmail(ctx context.Context, email string) (user.Account, error)
 	// Update replaces the stored account that has a.ID with a.
@@ -30,6 +32,9 @@ type AccountRepository interface {
 	Update(ctx context.Context, a user.Account) error
 	// Count returns how many accounts exist.
 	Count(ctx context.Context) (int64, error)
+	// ListBySchool returns every account of the school ordered by name, then
+	// id (one command).
+	ListBySchool(ctx context.Context, schoolID string) ([]user.Account, error)
 	// Delete removes the account record for good. Idempotent: a missing
 	// account is not an error.
 	Delete(ctx context.Context, id string) error
@@ -106,5 +111,6 @@ type Repositories struct {
 	Books         BookRepository
 	ReadingLists  ReadingListRepository
 	Progress      ProgressRepository
+	Library       LibraryRepository
 	Health        Pinger
 }

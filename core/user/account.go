@@ -87,8 +87,11 @@ type Account struct {
 	Avatar       string
 	ReadingLevel string
 	Preferences  Preferences
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// StudentNumber is the school's own number for a student (unique within
+	// the school; optional).
+	StudentNumber string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // PublicID is the account id as the /v1 interface shows it.
@@ -186,8 +189,12 @@ type NewAccountParams struct {
 func NewAccount(p NewAccountParams) (Account, error) {
 	email := NormalizeEmail(p.Email)
 	fields := errs.FieldErrors{}
-	if msg := ValidateEmail(email); msg != "" {
-		fields.Add("email", msg)
+	// A student may have no email (young children): such an account cannot
+	// sign in until a librarian gives it one.
+	if !(p.Role == RoleStudent && email == "") {
+		if msg := ValidateEmail(email); msg != "" {
+			fields.Add("email", msg)
+		}
 	}
 	if msg := ValidateName(p.Name); msg != "" {
 		fields.Add("name", msg)

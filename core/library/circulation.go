@@ -1,0 +1,121 @@
+package library
+
+import (
+	"time"
+
+	"github.com/readinglibrary/service/core/errs"
+)
+
+// Book is one title in a school's own catalog. Its copy counts are derived
+// (from copies and active loans), never stored.
+type Book struct {
+	ID        string // UUID
+	SchoolID  string
+	ISBN      string // normalised digits (and X); empty when unknown
+	Title     string
+	Author    string
+	CoverURL  string
+	CreatedAt time.Time
+}
+
+// Copy is one physical copy of a book, with the code printed on its label.
+type Copy struct {
+	ID        string // UUID
+	SchoolID  string
+	BookID    string
+	Code      string // see NewCopyCode
+	CreatedAt time.Time
+}
+
+// Loan is one copy lent to one student. A loan is active only while the
+// copy's claim names it (see ports.CirculationRepository); a loan record
+// without its claim was never completed and is invisible.
+type Loan struct {
+	ID         string // UUID
+	SchoolID   string
+	BookID     string
+	CopyID     string
+	CopyCode   string
+	StudentID  string
+	LoanedAt   time.Time
+	DueAt      string // YYYY-MM-DD as first set; renewals move it (see Renewal)
+	ReturnedAt time.Time
+	BookTitle  string // snapshots for lists and for history after the book changes
+	BookAuthor string
+}
+
+// Returned reports whether the loan has ended.
+func (l Loan) Returned() bool { return !l.ReturnedAt.IsZero() }
+
+// CopyClaim says "this copy is lent by this loan". Its key is the copy id, so
+// a unique-key insert lets exactly one of any number of racing loans take a
+// copy, on FerretDB 1.24 as on MongoDB (dependency-notes.md §0).
+type CopyClaim struct {
+	CopyID    string
+	LoanID    string
+	SchoolID  string
+	BookID    string
+	ClaimedAt time.Time
+}
+
+// Renewal is the n-th renewal of a loan, keyed by loan and number, so
+// exactly one request gets each number.
+type Renewal struct {
+	LoanID    string
+	Number    int    // 1, 2, ...
+	DueAt     string // the due date it sets, YYYY-MM-DD
+	RenewedAt time.Time
+}
+
+// Loan statuses shown to clients.
+const (
+	LoanActive   = "active"
+	LoanOverdue  = "overdue"
+	LoanReturned = "returned"
+)
+
+// Errors of circulation (contract §6).
+func ErrCopyUnavailable() error {
+	return errs.E(errs.Conflict, "copy_unavailable", "The copy is already on loan.")
+}
+
+// ErrRenewalLimit is returned when a loan has been renewed max_renewals times.
+func ErrRenewalLimit() error {
+	return errs.E(errs.Conflict, "renewal_limit_reached", "The loan cannot be renewed again.")
+}
+
+// ErrLoanNotActive is returned when renewing a returned loan.
+func ErrLoanNotActive() error {
+	return errs.E(errs.Conflict, "loan_not_active", "The loan has been returned.")
+}
+
+// ErrLoanNotFound is returned for an unknown loan, or one of another school.
+func ErrLoanNotFound() error {
+	return errs.E(errs.NotFound, "loan_not_found", "The loan does not exist.")
+}
+
+// ErrCopyNotFound is returned for an unknown copy, or one of another school.
+func ErrCopyNotFound() error {
+	return errs.E(errs.NotFound, "copy_not_found", "The copy does not exist.")
+}
+
+// ErrBookNotFound is returned for an unknown library book, or one of
+// another school.
+func ErrBookNotFound() error {
+	return errs.E(errs.NotFound, "book_not_found", "The book does not exist in this school's catalog.")
+}
+
+// ErrStudentNotFound is returned for an unknown student, or one of another
+// school.
+func ErrStudentNotFound() error {
+	return errs.E(errs.NotFound, "student_not_found", "The student does not exist in this school.")
+}
+
+// Invite is a single-use invitation to set a password for a new staff
+// account. Only the SHA-256 of its token is stored.
+type Invite struct {
+	TokenHash string
+	AccountID string
+	ExpiresAt time.Time
+	CreatedAt time.Time
+}
