@@ -92,6 +92,10 @@ type LibraryRepository interface {
 	// account. Errors: Conflict "student_number_exists".
 	ClaimStudentNumber(ctx context.Context, schoolID, number, accountID string) error
 
+	// ForgetAccount removes the student numbers and invitations that name
+	// the account (permanent deletion). Idempotent.
+	ForgetAccount(ctx context.Context, accountID string) error
+
 	// CreateInvite stores a single-use invitation (by the token's hash).
 	CreateInvite(ctx context.Context, inv library.Invite) error
 	// Invite returns an invitation. Errors: NotFound "invite_not_found".

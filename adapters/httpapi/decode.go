@@ -50,6 +50,18 @@ func checkJSONContentType(r *http.Request) error {
 	return nil
 }
 
+// checkCSVContentType accepts text/csv with an optional utf-8 charset.
+func checkCSVContentType(r *http.Request) error {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "text/csv" {
+		return errs.E(errs.UnsupportedMedia, "unsupported_media_type", "The request body must be text/csv.")
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return errs.E(errs.UnsupportedMedia, "unsupported_media_type", "The CSV must be UTF-8 encoded.")
+	}
+	return nil
+}
+
 // readBody reads the whole body, refusing more than maxBodyBytes.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if r.ContentLength > maxBodyBytes {

@@ -112,7 +112,7 @@ func newFixture(t *testing.T, decide func(ports.AccessRequest) bool) *fixture {
 	f := &fixture{repos: repos, authz: &recordingAuthorizer{decide: decide}, limiter: &countingLimiter{limit: 1000}, logs: &bytes.Buffer{}, reader: reader}
 	logger := slog.New(slog.NewJSONHandler(&syncWriter{w: f.logs}, nil))
 	f.h = New(Deps{
-		Identity: identity, Users: service.NewUsers(repos, f.authz), Catalog: service.NewCatalog(repos, f.authz), Authorizer: f.authz,
+		Identity: identity, Users: service.NewUsers(repos, f.authz), Catalog: service.NewCatalog(repos, f.authz), Library: service.NewLibrary(repos, identity), Authorizer: f.authz,
 		RateLimiter: f.limiter, Tokens: fakeTokens{}, Health: repos.Health, Logger: logger,
 	}, Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}})
 	return f

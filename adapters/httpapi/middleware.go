@@ -392,7 +392,11 @@ func (h *handler) routeGuard(next http.Handler) http.Handler {
 			return
 		}
 		if unsafeMethod(r.Method) && hasBody(r) {
-			if err := checkJSONContentType(r); err != nil {
+			check := checkJSONContentType
+			if rt.mediaType == "text/csv" {
+				check = checkCSVContentType
+			}
+			if err := check(r); err != nil {
 				writeError(w, r, err)
 				return
 			}

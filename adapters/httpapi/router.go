@@ -32,6 +32,7 @@ type Deps struct {
 	Identity    *service.Identity
 	Users       *service.Users
 	Catalog     *service.Catalog
+	Library     *service.Library
 	Authorizer  ports.Authorizer
 	RateLimiter ports.RateLimiter
 	Tokens      ports.TokenService
@@ -54,6 +55,8 @@ type RouteInfo struct {
 type route struct {
 	RouteInfo
 	handle http.HandlerFunc
+	// mediaType is the body type the route takes; empty means JSON.
+	mediaType string
 }
 
 // Handler is the whole HTTP interface as one http.Handler.
@@ -75,7 +78,7 @@ type handler struct {
 // New builds the router and its middleware chain. It panics on a missing
 // dependency.
 func New(deps Deps, cfg Config) *Handler {
-	if deps.Identity == nil || deps.Users == nil || deps.Catalog == nil || deps.Authorizer == nil || deps.RateLimiter == nil || deps.Tokens == nil || deps.Health == nil {
+	if deps.Identity == nil || deps.Users == nil || deps.Catalog == nil || deps.Library == nil || deps.Authorizer == nil || deps.RateLimiter == nil || deps.Tokens == nil || deps.Health == nil {
 		panic("httpapi.New: nil dependency")
 	}
 	if deps.Logger == nil {
@@ -133,7 +136,7 @@ func (h *Handler) Routes() []RouteInfo {
 // tests fail until both exist.
 func (h *handler) table() []route {
 	r := func(name, method, path, action, resource string, fn http.HandlerFunc) route {
-		return route{RouteInfo{Name: name, Method: method, Path: path, Action: action, Resource: resource}, fn}
+		return route{RouteInfo: RouteInfo{Name: name, Method: method, Path: path, Action: action, Resource: resource}, handle: fn}
 	}
 	return []route{
 		r("system.healthz", http.MethodGet, "/healthz", "read", "system:health", h.healthz),
@@ -169,7 +172,34 @@ func (h *handler) table() []route {
 		r("books.readingList.add", http.MethodPost, "/v1/books/{book_id}/reading-list", "add", "reading:list", h.addToList),
 		r("books.readingList.remove", http.MethodDelete, "/v1/books/{book_id}/reading-list", "remove", "reading:list", h.removeFromList),
 		r("books.progress", http.MethodPatch, "/v1/books/{book_id}/progress", "update", "reading:progress", h.updateProgress),
+
+		r("auth.acceptInvite", http.MethodPost, "/api/auth/accept-invite", "accept", "auth:invite", h.acceptInvite),
+		r("admin.schools.create", http.MethodPost, "/api/admin/schools", "create", "admin:schools", h.createSchool),
+		r("admin.schools.list", http.MethodGet, "/api/admin/schools", "read", "admin:schools", h.listSchools),
+		r("admin.users.update", http.MethodPatch, "/api/admin/users/{id}", "update", "admin:users", h.updateUser),
+		r("library.accounts.list", http.MethodGet, "/api/library/accounts", "read", "library:accounts", h.listAccounts),
+		r("library.invite", http.MethodPost, "/api/library/invite", "invite", "library:accounts", h.invite),
+		r("library.accounts.manage", http.MethodPatch, "/api/library/accounts/manage", "manage", "library:accounts", h.manageAccount),
+		r("library.students.create", http.MethodPost, "/api/library/students", "create", "library:students", h.createStudent),
+		r("library.students.list", http.MethodGet, "/api/library/students", "read", "library:students", h.listStudents),
+		csv(r("library.students.import", http.MethodPost, "/api/library/students/import", "import", "library:students", h.importStudents)),
+		r("library.books.create", http.MethodPost, "/api/library/books", "create", "library:books", h.addLibraryBook),
+		r("library.copies.create", http.MethodPost, "/api/library/copies", "create", "library:copies", h.addCopies),
+		r("library.copies.find", http.MethodGet, "/api/library/copies", "read", "library:copies", h.copyByCode),
+		r("library.loans.list", http.MethodGet, "/api/library/loans", "read", "library:loans", h.listLoans),
+		r("library.loans.create", http.MethodPost, "/api/library/loans", "create", "library:loans", h.createLoan),
+		r("library.loans.change", http.MethodPatch, "/api/library/loans", "update", "library:loans", h.changeLoan),
+		r("library.studentLoans", http.MethodGet, "/api/library/student/loans", "read", "library:ownloans", h.studentLoans),
+		r("library.settings.get", http.MethodGet, "/api/library/settings", "read", "library:settings", h.getSettings),
+		r("library.settings.put", http.MethodPut, "/api/library/settings", "update", "library:settings", h.putSettings),
+		r("library.catalog", http.MethodGet, "/api/library/catalog/{domain}", "read", "library:catalog", h.publicCatalog),
 	}
+}
+
+// csv marks a route whose body is text/csv instead of JSON.
+func csv(rt route) route {
+	rt.mediaType = "text/csv"
+	return rt
 }
 
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {

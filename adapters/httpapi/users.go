@@ -189,7 +189,7 @@ type exportBody struct {
 	Progress    []exportProgress `json:"progress"`
 	Sessions    []exportSession  `json:"reading_sessions"`
 	Statistics  statsBody        `json:"statistics"`
-	Loans       []any            `json:"loans"`
+	Loans       []loanBody       `json:"loans"`
 }
 
 type exportProfile struct {
@@ -236,9 +236,7 @@ func (h *handler) exportMe(w http.ResponseWriter, r *http.Request) {
 			SchoolID: a.SchoolID, UpdatedAt: timestamp(a.UpdatedAt)},
 		ReadingList: []listItem{}, Progress: []exportProgress{}, Sessions: []exportSession{},
 		Statistics: toStatsBody(a, ex.Stats),
-		// The school library keeps no loans yet; the list is here so the
-		// document's shape does not change when it does.
-		Loans: []any{},
+		Loans:      toLoanBodies(ex.Loans),
 	}
 	for _, it := range ex.ReadingList {
 		body.ReadingList = append(body.ReadingList, toListItem(it))

@@ -20,14 +20,16 @@ import (
 
 // New returns a fresh, empty set of in-memory repositories.
 func New() ports.Repositories {
+	schools := NewSchools()
 	return ports.Repositories{
 		Accounts:      NewAccounts(),
-		Schools:       NewSchools(),
+		Schools:       schools,
 		RefreshTokens: NewRefreshTokens(),
 		SigningKeys:   NewSigningKeys(),
 		Books:         NewBooks(),
 		ReadingLists:  NewReadingLists(),
 		Progress:      NewProgress(),
+		Library:       NewLibrary(schools),
 		Health:        Health{},
 	}
 }
@@ -41,14 +43,17 @@ var (
 	_ ports.BookRepository         = (*Books)(nil)
 	_ ports.ReadingListRepository  = (*ReadingLists)(nil)
 	_ ports.ProgressRepository     = (*Progress)(nil)
+	_ ports.LibraryRepository      = (*Library)(nil)
 	_ ports.Pinger                 = Health{}
 )
 
-// Accounts is an in-memory ports.AccountRepository.
+// Accounts is an in-memory ports.AccountRepository. Accounts without an
+// email have no entry in idByEmail, so they never clash with each other and
+// GetByEmail("") finds none of them.
 type Accounts struct {
 	mu        sync.Mutex
 	byID      map[string]user.Account
-	idByEmail map[string]string
+	idByEmail map[string]string // only non-empty emails
 }
 
 // NewAccounts returns an empty account store.
@@ -63,12 +68,27 @@ func (r *Accounts) Create(_ context.Context, a user.Account) error {
 	if _, ok := r.byID[a.ID]; ok {
 		return user.ErrEmailTaken()
 	}
-	if _, ok := r.idByEmail[a.Email]; ok {
+	if _, ok := r.idByEmail[a.Email]; ok && a.Email != "" {
 		return user.ErrEmailTaken()
 	}
 	r.byID[a.ID] = a
-	r.idByEmail[a.Email] = a.ID
+	r.indexEmail(a)
 	return nil
+}
+
+// indexEmail records a's email, if it has one. The caller holds r.mu.
+func (r *Accounts) indexEmail(a user.Account) {
+	if a.Email != "" {
+		r.idByEmail[a.Email] = a.ID
+	}
+}
+
+// unindexEmail forgets a's email while it still names a. The caller holds
+// r.mu.
+func (r *Accounts) unindexEmail(a user.Account) {
+	if a.Email != "" && r.idByEmail[a.Email] == a.ID {
+		delete(r.idByEmail, a.Email)
+	}
 }
 
 // Get implements ports.AccountRepository.
@@ -101,12 +121,12 @@ func (r *Accounts) Update(_ context.Context, a user.Account) error {
 	if !ok {
 		return user.ErrNotFound(a.ID)
 	}
-	if owner, ok := r.idByEmail[a.Email]; ok && owner != a.ID {
+	if owner, ok := r.idByEmail[a.Email]; ok && a.Email != "" && owner != a.ID {
 		return user.ErrEmailTaken()
 	}
-	delete(r.idByEmail, old.Email)
+	r.unindexEmail(old)
 	r.byID[a.ID] = a
-	r.idByEmail[a.Email] = a.ID
+	r.indexEmail(a)
 	return nil
 }
 
@@ -127,10 +147,28 @@ func (r *Accounts) Delete(_ context.Context, id string) error {
 		return nil
 	}
 	delete(r.byID, id)
-	if r.idByEmail[a.Email] == id {
-		delete(r.idByEmail, a.Email)
-	}
+	r.unindexEmail(a)
 	return nil
+}
+
+// ListBySchool implements ports.AccountRepository: by name, then id, byte
+// by byte as MongoDB without collation sorts.
+func (r *Accounts) ListBySchool(_ context.Context, schoolID string) ([]user.Account, error) {
+	r.mu.Lock()
+	out := []user.Account{}
+	for _, a := range r.byID {
+		if a.SchoolID == schoolID {
+			out = append(out, a)
+		}
+	}
+	r.mu.Unlock()
+	slices.SortFunc(out, func(a, b user.Account) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
 }
 
 // ListDeleted implements ports.AccountRepository, ordered by id as the
@@ -195,6 +233,19 @@ func (r *Schools) GetByDomain(_ context.Context, domain string) (library.School,
 		return library.School{}, library.ErrSchoolNotFound()
 	}
 	return r.byID[id], nil
+}
+
+// setSettings replaces the settings of school id, for Library.SaveSettings.
+func (r *Schools) setSettings(id string, st library.Settings) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.byID[id]
+	if !ok {
+		return library.ErrSchoolNotFound()
+	}
+	s.Settings = st
+	r.byID[id] = s
+	return nil
 }
 
 // List implements ports.SchoolRepository.

@@ -15,3 +15,7 @@ func TestRepositories(t *testing.T) {
 func TestCatalog(t *testing.T) {
 	porttest.Catalog(t, func(*testing.T) ports.Repositories { return memrepo.New() })
 }
+
+func TestLibrary(t *testing.T) {
+	porttest.Library(t, func(*testing.T) ports.Repositories { return memrepo.New() })
+}

@@ -17,7 +17,10 @@ import (
 var _ ports.AccountRepository = (*Accounts)(nil)
 
 // Accounts is the MongoDB ports.AccountRepository: collection accounts,
-// keyed by the account UUID, with a unique index on email.
+// keyed by the account UUID, with a unique index on email_key: the email,
+// or "id:" and the account id for an account without one (emailKey).
+// FerretDB 1.24 has no partial indexes, so a unique index on email itself
+// would let only one account go without an email.
 type Accounts struct {
 	c *mongo.Collection
 }
@@ -32,20 +35,32 @@ func NewAccounts(db *mongo.Database) *Accounts {
 }
 
 type accountDoc struct {
-	ID           string         `bson:"_id"`
-	Email        string         `bson:"email"`
-	Name         string         `bson:"name"`
-	PasswordHash string         `bson:"password_hash"`
-	Role         string         `bson:"role"`
-	SchoolID     string         `bson:"school_id"`
-	Tier         string         `bson:"tier"`
-	Suspended    bool           `bson:"suspended"`
-	Deleted      bool           `bson:"deleted"`
-	Avatar       string         `bson:"avatar"`
-	ReadingLevel string         `bson:"reading_level"`
-	Preferences  preferencesDoc `bson:"preferences"`
-	CreatedAt    time.Time      `bson:"created_at"`
-	UpdatedAt    time.Time      `bson:"updated_at"`
+	ID            string         `bson:"_id"`
+	Email         string         `bson:"email"`
+	EmailKey      string         `bson:"email_key"` // emailKey: unique
+	Name          string         `bson:"name"`
+	PasswordHash  string         `bson:"password_hash"`
+	Role          string         `bson:"role"`
+	SchoolID      string         `bson:"school_id"`
+	Tier          string         `bson:"tier"`
+	Suspended     bool           `bson:"suspended"`
+	Deleted       bool           `bson:"deleted"`
+	Avatar        string         `bson:"avatar"`
+	ReadingLevel  string         `bson:"reading_level"`
+	Preferences   preferencesDoc `bson:"preferences"`
+	StudentNumber string         `bson:"student_number"`
+	CreatedAt     time.Time      `bson:"created_at"`
+	UpdatedAt     time.Time      `bson:"updated_at"`
+}
+
+// emailKey is the unique key of an account's email: the email itself, or
+// "id:" and the id when there is none. A normalised email always has an
+// "@" and such a key never does, so the two kinds cannot meet.
+func emailKey(a user.Account) string {
+	if a.Email == "" {
+		return "id:" + a.ID
+	}
+	return a.Email
 }
 
 type preferencesDoc struct {
@@ -59,6 +74,7 @@ func toAccountDoc(a user.Account) accountDoc {
 	return accountDoc{
 		ID:           a.ID,
 		Email:        a.Email,
+		EmailKey:     emailKey(a),
 		Name:         a.Name,
 		PasswordHash: a.PasswordHash,
 		Role:         string(a.Role),
@@ -74,8 +90,9 @@ func toAccountDoc(a user.Account) accountDoc {
 			Notifications: a.Preferences.Notifications,
 			Timezone:      a.Preferences.Timezone,
 		},
-		CreatedAt: a.CreatedAt.UTC(),
-		UpdatedAt: a.UpdatedAt.UTC(),
+		StudentNumber: a.StudentNumber,
+		CreatedAt:     a.CreatedAt.UTC(),
+		UpdatedAt:     a.UpdatedAt.UTC(),
 	}
 }
 
@@ -98,13 +115,16 @@ func (d accountDoc) toAccount() user.Account {
 			Notifications: d.Preferences.Notifications,
 			Timezone:      d.Preferences.Timezone,
 		},
-		CreatedAt: d.CreatedAt.UTC(),
-		UpdatedAt: d.UpdatedAt.UTC(),
+		StudentNumber: d.StudentNumber,
+		CreatedAt:     d.CreatedAt.UTC(),
+		UpdatedAt:     d.UpdatedAt.UTC(),
 	}
 }
 
 // Create implements ports.AccountRepository. The unique _id and the unique
-// email index both report a duplicate key, so either clash is one Conflict.
+// email_key index both report a duplicate key, so either clash is one
+// Conflict. Accounts without an email have distinct keys, so they never
+// clash.
 func (r *Accounts) Create(ctx context.Context, a user.Account) error {
 	_, err := r.c.InsertOne(ctx, toAccountDoc(a))
 	return mapErr(err, "create the account", nil, user.ErrEmailTaken)
@@ -115,9 +135,13 @@ func (r *Accounts) Get(ctx context.Context, id string) (user.Account, error) {
 	return r.findOne(ctx, bson.D{{Key: "_id", Value: id}}, func() error { return user.ErrNotFound(id) })
 }
 
-// GetByEmail implements ports.AccountRepository.
+// GetByEmail implements ports.AccountRepository with one find on
+// email_key. No email names no account, and sends no command.
 func (r *Accounts) GetByEmail(ctx context.Context, email string) (user.Account, error) {
-	return r.findOne(ctx, bson.D{{Key: "email", Value: email}}, errAccountEmailNotFound)
+	if email == "" {
+		return user.Account{}, errAccountEmailNotFound()
+	}
+	return r.findOne(ctx, bson.D{{Key: "email_key", Value: email}}, errAccountEmailNotFound)
 }
 
 func (r *Accounts) findOne(ctx context.Context, filter bson.D, notFound func() error) (user.Account, error) {
@@ -151,10 +175,13 @@ func (r *Accounts) Update(ctx context.Context, a user.Account) error {
 }
 
 // emailTakenByOther reports whether an account other than a holds a's
-// email; a failed lookup counts as no.
+// email; a failed lookup counts as no, and so does an empty email.
 func (r *Accounts) emailTakenByOther(ctx context.Context, a user.Account) bool {
+	if a.Email == "" {
+		return false
+	}
 	filter := bson.D{
-		{Key: "email", Value: a.Email},
+		{Key: "email_key", Value: a.Email},
 		{Key: "_id", Value: bson.D{{Key: "$ne", Value: a.ID}}},
 	}
 	n, err := r.c.CountDocuments(ctx, filter, options.Count().SetLimit(1))
@@ -195,6 +222,28 @@ func (r *Accounts) ListDeleted(ctx context.Context) ([]user.Account, error) {
 	var docs []accountDoc
 	if err := cur.All(ctx, &docs); err != nil {
 		return nil, mapErr(err, "list the deleted accounts", nil, nil)
+	}
+	out := make([]user.Account, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, d.toAccount())
+	}
+	return out, nil
+}
+
+// ListBySchool implements ports.AccountRepository with one find on
+// school_id ordered by name and _id, the shape of the {school_id, name,
+// _id} index; wholeBatch keeps a large school in the find's reply.
+func (r *Accounts) ListBySchool(ctx context.Context, schoolID string) ([]user.Account, error) {
+	opts := options.Find().
+		SetSort(bson.D{{Key: "name", Value: 1}, {Key: "_id", Value: 1}}).
+		SetBatchSize(wholeBatch)
+	cur, err := r.c.Find(ctx, bson.D{{Key: "school_id", Value: schoolID}}, opts)
+	if err != nil {
+		return nil, mapErr(err, "list the school's accounts", nil, nil)
+	}
+	var docs []accountDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, mapErr(err, "list the school's accounts", nil, nil)
 	}
 	out := make([]user.Account, 0, len(docs))
 	for _, d := range docs {

@@ -252,6 +252,14 @@ func oneBatch(n int) int32 {
 	return int32(min(n+1, math.MaxInt32))
 }
 
+// wholeBatch is the batch size of lists whose length is not known in
+// advance (a school's books, loans, claims, accounts): up to that many
+// documents come in the reply to the command itself instead of the
+// server's default 101 (the server still splits batches over 16 MiB). It
+// is not larger because FerretDB 1.24 allocates room for a whole batch
+// before it reads anything.
+const wholeBatch int32 = 10_000
+
 // find runs one find on books and converts the result.
 func (r *Books) find(ctx context.Context, op string, filter bson.D, opts *options.FindOptionsBuilder) ([]catalog.Book, error) {
 	cur, err := r.books.Find(ctx, filter, opts)

@@ -12,13 +12,15 @@ import (
 	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
 
-// TestCommandsPerCall holds the catalog reads to a fixed number of database
-// commands whatever the catalog's size: the same counts with 30 books as
-// with 300 (no query per book, no getMore for the sizes the service asks).
+// TestCommandsPerCall holds the catalog and library reads to a fixed number
+// of database commands whatever the catalog's size: the same counts with 30
+// books as with 300 (no query per book, no getMore for the sizes the service
+// asks; a school's lists come whole in the first reply).
 func TestCommandsPerCall(t *testing.T) {
 	var counts []map[string]int
 	for _, n := range []int{30, 300} {
@@ -123,6 +125,7 @@ func measureCommands(t *testing.T, n int) map[string]int {
 		}
 	}
 	batch := ids[:min(len(ids), candidateLimit)]
+	lib := seedLibrary(ctx, t, r, n, candidateLimit)
 
 	calls := []struct {
 		name string
@@ -220,6 +223,43 @@ func measureCommands(t *testing.T, n int) map[string]int {
 			}
 			return err
 		}},
+		// The library's list reads: one command however large the school.
+		{"Library.Books", 1, func(r ports.Repositories) error {
+			books, err := r.Library.Books(ctx, lib.school)
+			return wantLen(err, "Books", len(books), n)
+		}},
+		{"Library.BooksByID", 1, func(r ports.Repositories) error {
+			books, err := r.Library.BooksByID(ctx, lib.school, lib.bookBatch)
+			return wantLen(err, "BooksByID", len(books), len(lib.bookBatch))
+		}},
+		{"Library.CopyCounts", 1, func(r ports.Repositories) error {
+			counts, err := r.Library.CopyCounts(ctx, lib.school)
+			return wantLen(err, "CopyCounts", len(counts), n)
+		}},
+		{"Library.ClaimsOfSchool", 1, func(r ports.Repositories) error {
+			claims, err := r.Library.ClaimsOfSchool(ctx, lib.school)
+			return wantLen(err, "ClaimsOfSchool", len(claims), n)
+		}},
+		{"Library.ClaimsByCopy", 1, func(r ports.Repositories) error {
+			claims, err := r.Library.ClaimsByCopy(ctx, lib.claimBatch)
+			return wantLen(err, "ClaimsByCopy", len(claims), len(lib.claimBatch))
+		}},
+		{"Library.OpenLoans", 1, func(r ports.Repositories) error {
+			loans, err := r.Library.OpenLoans(ctx, lib.school, "", "")
+			return wantLen(err, "OpenLoans", len(loans), n)
+		}},
+		{"Library.LoansByID", 1, func(r ports.Repositories) error {
+			loans, err := r.Library.LoansByID(ctx, lib.loanBatch)
+			return wantLen(err, "LoansByID", len(loans), len(lib.loanBatch))
+		}},
+		{"Library.Renewals", 1, func(r ports.Repositories) error {
+			renewals, err := r.Library.Renewals(ctx, lib.loanBatch)
+			return wantLen(err, "Renewals", len(renewals), 2*len(lib.loanBatch))
+		}},
+		{"Accounts.ListBySchool", 1, func(r ports.Repositories) error {
+			accounts, err := r.Accounts.ListBySchool(ctx, lib.school)
+			return wantLen(err, "ListBySchool", len(accounts), n)
+		}},
 		// The removals come last: they empty what the reads above count.
 		{"Accounts.Delete", 1, func(r ports.Repositories) error { return r.Accounts.Delete(ctx, deletedIDs[0]) }},
 		{"ReadingLists.DeleteByAccount", 1, func(r ports.Repositories) error { return r.ReadingLists.DeleteByAccount(ctx, account) }},
@@ -239,6 +279,71 @@ func measureCommands(t *testing.T, n int) map[string]int {
 	}
 	checkRemoved(ctx, t, r, account, deletedIDs[0], ids[0])
 	return got
+}
+
+// wantLen is err, or an error when a call returned got items, not want.
+func wantLen(err error, call string, got, want int) error {
+	if err == nil && got != want {
+		err = fmt.Errorf("%s returned %d items, want %d", call, got, want)
+	}
+	return err
+}
+
+// libraryData is what seedLibrary stored.
+type libraryData struct {
+	school     string
+	bookBatch  []string // book ids, as many as a page asks
+	claimBatch []string // claimed copy ids, likewise
+	loanBatch  []string // open loan ids, likewise; each renewed twice
+}
+
+// seedLibrary fills one school with n books, two copies of each, n open
+// loans whose claims hold the first copies, two renewals of the first
+// batch loans, and n students without an email.
+func seedLibrary(ctx context.Context, t *testing.T, r ports.Repositories, n, batch int) libraryData {
+	t.Helper()
+	d := libraryData{school: uuid.NewString()}
+	var copies []library.Copy
+	for i := range n {
+		b := library.Book{ID: uuid.NewString(), SchoolID: d.school, ISBN: fmt.Sprintf("978%010d", i), Title: fmt.Sprintf("Title %d", i), CreatedAt: time.Now()}
+		if err := r.Library.CreateBook(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		for j := range 2 {
+			copies = append(copies, library.Copy{ID: uuid.NewString(), SchoolID: d.school, BookID: b.ID, Code: fmt.Sprintf("C%05d-%d", i, j), CreatedAt: time.Now()})
+		}
+		if i < batch {
+			d.bookBatch = append(d.bookBatch, b.ID)
+		}
+	}
+	if dups, err := r.Library.CreateCopies(ctx, copies); err != nil || len(dups) != 0 {
+		t.Fatalf("CreateCopies: duplicates %v, %v", dups, err)
+	}
+	for i := range n {
+		c := copies[2*i]
+		student := user.Account{ID: uuid.NewString(), Name: fmt.Sprintf("Student %d", i), Role: user.RoleStudent, SchoolID: d.school}
+		if err := r.Accounts.Create(ctx, student); err != nil {
+			t.Fatal(err)
+		}
+		l := library.Loan{ID: uuid.NewString(), SchoolID: d.school, BookID: c.BookID, CopyID: c.ID, CopyCode: c.Code, StudentID: student.ID, LoanedAt: time.Now(), DueAt: "2026-12-01"}
+		if err := r.Library.InsertLoan(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Library.ClaimCopy(ctx, library.CopyClaim{CopyID: c.ID, LoanID: l.ID, SchoolID: d.school, BookID: c.BookID, ClaimedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		if i >= batch {
+			continue
+		}
+		d.claimBatch = append(d.claimBatch, c.ID)
+		d.loanBatch = append(d.loanBatch, l.ID)
+		for number := 1; number <= 2; number++ {
+			if err := r.Library.AddRenewal(ctx, library.Renewal{LoanID: l.ID, Number: number, DueAt: "2026-12-08", RenewedAt: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return d
 }
 
 // checkRemoved checks that the removals measured above removed everything

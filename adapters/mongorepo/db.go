@@ -37,6 +37,14 @@ const (
 	colReadingList      = "reading_list"
 	colProgress         = "progress"
 	colReadingSessions  = "reading_sessions"
+	colLibraryBooks     = "library_books"
+	colCopies           = "copies"
+	colLoans            = "loans"
+	colCopyClaims       = "copy_claims"
+	colRenewals         = "renewals"
+	colStudentNumbers   = "student_numbers"
+	colInvites          = "invites"
+	colRedemptions      = "invite_redemptions"
 )
 
 // Both timeouts are short so that, with a dead database, a request fails
@@ -107,6 +115,7 @@ func (d *DB) Repositories() ports.Repositories {
 		Books:         NewBooks(d.db),
 		ReadingLists:  NewReadingLists(d.db),
 		Progress:      NewProgress(d.db),
+		Library:       NewLibrary(d.db),
 		Health:        NewHealth(d.db.Client()),
 	}
 }
@@ -115,7 +124,12 @@ func (d *DB) Repositories() ports.Repositories {
 // index that already exists with the same keys and options is a no-op, so it
 // is safe on every start and from several replicas at once. Collections
 // keyed only by _id (rotation claims, revoked families, signing keys,
-// progress) need none.
+// progress, student numbers, invites and their redemptions) need none.
+//
+// It also drops the unique email index of earlier versions (accounts are
+// unique by email_key now; see Accounts), which would let only one account
+// go without an email. A missing index is no error, so that step is
+// idempotent too; no document is migrated.
 //
 // Indexes are created one per command: FerretDB 1.24 panics and drops the
 // connection when one createIndexes command lists two or more indexes that
@@ -127,9 +141,11 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 		models     []mongo.IndexModel
 	}{
 		{colAccounts, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "email", Value: 1}}, Options: options.Index().SetUnique(true)},
+			{Keys: bson.D{{Key: "email_key", Value: 1}}, Options: options.Index().SetUnique(true)},
 			// ListDeleted: the accounts whose removal did not finish.
 			{Keys: bson.D{{Key: "deleted", Value: 1}, {Key: "_id", Value: 1}}},
+			// ListBySchool.
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "name", Value: 1}, {Key: "_id", Value: 1}}},
 		}},
 		{colSchools, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "domain", Value: 1}}, Options: options.Index().SetUnique(true)},
@@ -158,6 +174,29 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "account_id", Value: 1}, {Key: "at", Value: 1}}},
 			{Keys: bson.D{{Key: "account_id", Value: 1}, {Key: "book_id", Value: 1}}},
 		}},
+		// The library: see Library for the keys.
+		{colLibraryBooks, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "isbn_key", Value: 1}}, Options: options.Index().SetUnique(true)},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "title", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		{colCopies, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "code", Value: 1}}, Options: options.Index().SetUnique(true)},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "book_id", Value: 1}, {Key: "code", Value: 1}}},
+		}},
+		{colLoans, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "returned_at", Value: 1}, {Key: "loaned_at", Value: 1}}},
+			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "loaned_at", Value: 1}}},
+		}},
+		{colCopyClaims, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},
+			{Keys: bson.D{{Key: "school_id", Value: 1}}},
+		}},
+		{colRenewals, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "loan_id", Value: 1}, {Key: "number", Value: 1}}},
+		}},
+	}
+	if err := d.dropLegacyIndex(ctx, colAccounts, legacyEmailIndex); err != nil {
+		return err
 	}
 	for _, s := range specs {
 		for _, m := range s.models {
@@ -167,6 +206,26 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// legacyEmailIndex is the name of the unique email index of earlier
+// versions, replaced by the one on email_key.
+const legacyEmailIndex = "email_1"
+
+// Server codes for "nothing to drop".
+const (
+	codeNamespaceNotFound = 26 // MongoDB: the collection does not exist
+	codeIndexNotFound     = 27
+)
+
+// dropLegacyIndex drops index name of collection if it exists.
+func (d *DB) dropLegacyIndex(ctx context.Context, collection, name string) error {
+	err := d.db.Collection(collection).Indexes().DropOne(ctx, name)
+	var se mongo.ServerError
+	if err == nil || (errors.As(err, &se) && (se.HasErrorCode(codeIndexNotFound) || se.HasErrorCode(codeNamespaceNotFound))) {
+		return nil
+	}
+	return fmt.Errorf("mongorepo: drop index %s on %s: %w", name, collection, mapErr(err, "drop an old index", nil, nil))
 }
 
 // Health is the ports.Pinger of a MongoDB client.

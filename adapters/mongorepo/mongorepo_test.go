@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/readinglibrary/service/adapters/embeddedmongo"
 	"github.com/readinglibrary/service/adapters/mongorepo"
@@ -37,10 +40,23 @@ func TestCatalog(t *testing.T) {
 	})
 }
 
+func TestLibrary(t *testing.T) {
+	t.Logf("backend: %s", mongotest.Backend())
+	porttest.Library(t, func(t *testing.T) ports.Repositories {
+		return mongotest.NewDB(t).Repositories()
+	})
+}
+
 func TestEnsureIndexesIsIdempotent(t *testing.T) {
 	db := mongotest.NewDB(t) // already ran once
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	// The unique email index of earlier versions is dropped (see below);
+	// a missing one is no error.
+	legacy := mongo.IndexModel{Keys: bson.D{{Key: "email", Value: 1}}, Options: options.Index().SetUnique(true)}
+	if _, err := db.Database().Collection("accounts").Indexes().CreateOne(ctx, legacy); err != nil {
+		t.Fatal(err)
+	}
 	errc := make(chan error, 3)
 	for range 3 {
 		go func() { errc <- db.EnsureIndexes(ctx) }()
@@ -59,6 +75,24 @@ func TestEnsureIndexesIsIdempotent(t *testing.T) {
 	a.ID = uuid.NewString()
 	if got, want := errs.CodeOf(r.Accounts.Create(ctx, a)), "account_exists"; got != want {
 		t.Fatalf("Create with a taken email after EnsureIndexes: code %q, want %q", got, want)
+	}
+	// The legacy index is gone: accounts without an email do not clash.
+	for range 2 {
+		if err := r.Accounts.Create(ctx, user.Account{ID: uuid.NewString(), Role: user.RoleStudent}); err != nil {
+			t.Fatalf("Create without an email after EnsureIndexes dropped the legacy index: %v", err)
+		}
+	}
+	specs, err := db.Database().Collection("accounts").Indexes().ListSpecifications(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range specs {
+		if s.Name == "email_1" {
+			t.Fatalf("index email_1 still exists after EnsureIndexes")
+		}
+	}
+	if err := db.EnsureIndexes(ctx); err != nil {
+		t.Fatalf("EnsureIndexes without the legacy index: %v", err)
 	}
 }
 

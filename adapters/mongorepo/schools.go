@@ -43,17 +43,21 @@ type settingsDoc struct {
 	AllowPublicCatalog bool `bson:"allow_public_catalog"`
 }
 
+func toSettingsDoc(s library.Settings) settingsDoc {
+	return settingsDoc{
+		DefaultLoanDays:    s.DefaultLoanDays,
+		MaxRenewals:        s.MaxRenewals,
+		RenewalDays:        s.RenewalDays,
+		AllowPublicCatalog: s.AllowPublicCatalog,
+	}
+}
+
 func toSchoolDoc(s library.School) schoolDoc {
 	return schoolDoc{
-		ID:     s.ID,
-		Name:   s.Name,
-		Domain: s.Domain,
-		Settings: settingsDoc{
-			DefaultLoanDays:    s.Settings.DefaultLoanDays,
-			MaxRenewals:        s.Settings.MaxRenewals,
-			RenewalDays:        s.Settings.RenewalDays,
-			AllowPublicCatalog: s.Settings.AllowPublicCatalog,
-		},
+		ID:        s.ID,
+		Name:      s.Name,
+		Domain:    s.Domain,
+		Settings:  toSettingsDoc(s.Settings),
 		CreatedAt: s.CreatedAt.UTC(),
 	}
 }

@@ -23,6 +23,7 @@ type Users struct {
 	lists    ports.ReadingListRepository
 	progress ports.ProgressRepository
 	books    ports.BookRepository
+	library  ports.LibraryRepository
 	authz    ports.Authorizer
 
 	// Now is replaceable in tests.
@@ -31,12 +32,12 @@ type Users struct {
 
 // NewUsers builds the users service. It panics on a nil dependency.
 func NewUsers(repos ports.Repositories, authz ports.Authorizer) *Users {
-	if repos.Accounts == nil || repos.RefreshTokens == nil || repos.ReadingLists == nil || repos.Progress == nil || repos.Books == nil || authz == nil {
+	if repos.Accounts == nil || repos.RefreshTokens == nil || repos.ReadingLists == nil || repos.Progress == nil || repos.Books == nil || repos.Library == nil || authz == nil {
 		panic("service.NewUsers: nil dependency")
 	}
 	return &Users{
 		accounts: repos.Accounts, refresh: repos.RefreshTokens, lists: repos.ReadingLists,
-		progress: repos.Progress, books: repos.Books, authz: authz, Now: time.Now,
+		progress: repos.Progress, books: repos.Books, library: repos.Library, authz: authz, Now: time.Now,
 	}
 }
 
@@ -282,6 +283,7 @@ type Export struct {
 	Progress    []catalog.Progress
 	Sessions    []catalog.ReadingSession
 	Stats       catalog.Stats
+	Loans       []LoanView // school-library loans of a student
 }
 
 // ExportMe gathers everything stored about the caller.
@@ -299,18 +301,37 @@ func (s *Users) ExportMe(ctx context.Context) (Export, error) {
 	if err != nil {
 		return Export{}, err
 	}
-	return Export{Account: acct, ReadingList: items, Progress: in.Progress, Sessions: in.Sessions, Stats: catalog.ComputeStats(in)}, nil
+	loans, err := studentLoanViews(ctx, s.library, acct.ID, s.Now().UTC())
+	if err != nil {
+		return Export{}, err
+	}
+	return Export{Account: acct, ReadingList: items, Progress: in.Progress, Sessions: in.Sessions, Stats: catalog.ComputeStats(in), Loans: loans}, nil
 }
 
-// DeleteMe deletes the caller's account for good. The account is marked
-// deleted first, so its tokens are refused from that moment; then its data
-// goes, and the account record last. A crash in between leaves the mark,
-// and FinishDeletions completes the work at the next start.
-// Errors: Unauthenticated, Unavailable.
+// AnonymousStudent replaces a deleted student's id on the loans that stay
+// in the school's history.
+const AnonymousStudent = "deleted-student"
+
+// DeleteMe deletes the caller's account for good. A student who still holds
+// a copy is refused (the school must get its book back first). The account
+// is marked deleted first, so its tokens are refused from that moment; then
+// its data goes, its loan history is anonymised, and the account record goes
+// last. A crash in between leaves the mark, and FinishDeletions completes
+// the work at the next start.
+// Errors: Conflict "active_loans", Unauthenticated, Unavailable.
 func (s *Users) DeleteMe(ctx context.Context) error {
 	acct, err := s.Me(ctx)
 	if err != nil {
 		return err
+	}
+	if acct.Role == user.RoleStudent {
+		active, err := studentHasActiveLoans(ctx, s.library, acct.ID)
+		if err != nil {
+			return err
+		}
+		if active {
+			return errs.E(errs.Conflict, "active_loans", "Return the library books you have on loan before deleting your account.")
+		}
 	}
 	acct.Deleted = true
 	acct.UpdatedAt = s.Now().UTC()
@@ -330,6 +351,12 @@ func (s *Users) erase(ctx context.Context, accountID string) error {
 		return err
 	}
 	if err := s.progress.DeleteByAccount(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.library.AnonymizeStudent(ctx, accountID, AnonymousStudent); err != nil {
+		return err
+	}
+	if err := s.library.ForgetAccount(ctx, accountID); err != nil {
 		return err
 	}
 	return s.accounts.Delete(ctx, accountID)

@@ -38,6 +38,8 @@ func Repositories(t *testing.T, newRepos func(t *testing.T) ports.Repositories) 
 		{"Accounts/Count", testAccountCount},
 		{"Accounts/Delete", testAccountDelete},
 		{"Accounts/ListDeleted", testAccountListDeleted},
+		{"Accounts/WithoutEmail", testAccountWithoutEmail},
+		{"Accounts/ListBySchool", testAccountListBySchool},
 		{"Schools/CreateGet", testSchoolCreateGet},
 		{"Schools/GetMissing", testSchoolGetMissing},
 		{"Schools/DuplicateDomain", testSchoolDuplicateDomain},
@@ -111,8 +113,10 @@ func newAccount(email string) user.Account {
 		Avatar:       "https://cdn.example.org/a.png",
 		ReadingLevel: user.LevelAdvanced,
 		Preferences:  user.Preferences{FontSize: 22, Theme: "sepia", Notifications: false, Timezone: "Europe/Paris"},
-		CreatedAt:    base,
-		UpdatedAt:    base.Add(90 * time.Minute),
+		// Stored whatever the role: the store does not apply the rules.
+		StudentNumber: "2024-017",
+		CreatedAt:     base,
+		UpdatedAt:     base.Add(90 * time.Minute),
 	}
 }
 
@@ -200,6 +204,7 @@ func testAccountUpdate(t *testing.T, r ports.Repositories) {
 	u.Avatar = ""
 	u.ReadingLevel = user.LevelBeginner
 	u.Preferences = user.Preferences{FontSize: 12, Theme: "dark", Notifications: true, Timezone: "UTC"}
+	u.StudentNumber = ""
 	u.UpdatedAt = base.Add(48 * time.Hour)
 	must(t, "Update", r.Accounts.Update(ctx(t), u))
 
@@ -341,6 +346,108 @@ func testAccountListDeleted(t *testing.T, r ports.Repositories) {
 	list, err = r.Accounts.ListDeleted(ctx(t))
 	must(t, "ListDeleted after changes", err)
 	checkAccountSet(t, "ListDeleted after changes", list, []user.Account{marked, deleted[2]})
+}
+
+// newStudent returns a student of school without an email, as young
+// students are.
+func newStudent(schoolID, name, number string) user.Account {
+	a := newAccount("")
+	a.Name, a.Role, a.SchoolID, a.StudentNumber = name, user.RoleStudent, schoolID, number
+	a.Suspended, a.Deleted, a.PasswordHash = false, false, ""
+	return a
+}
+
+func testAccountWithoutEmail(t *testing.T, r ports.Repositories) {
+	school := uuid.NewString()
+	a, b := newStudent(school, "Pippi", "2024-017"), newStudent(school, "Annika", "2024-018")
+	must(t, "Create a without email", r.Accounts.Create(ctx(t), a))
+	must(t, "Create b without email", r.Accounts.Create(ctx(t), b))
+	must(t, "Create in another school without email", r.Accounts.Create(ctx(t), newStudent(uuid.NewString(), "Tommy", "1")))
+	got, err := r.Accounts.Get(ctx(t), a.ID)
+	must(t, "Get a", err)
+	checkAccount(t, "Get a (student number round trip)", got, a)
+	_, err = r.Accounts.GetByEmail(ctx(t), "")
+	wantErr(t, "GetByEmail(\"\")", err, errs.NotFound, "account_not_found")
+
+	// Same id is still a clash, with or without an email.
+	dup := newStudent(school, "Impostor", "")
+	dup.ID = a.ID
+	wantErr(t, "Create same id without email", r.Accounts.Create(ctx(t), dup), errs.Conflict, "account_exists")
+
+	// Updates keep the account without an email, then give it one.
+	u := a
+	u.Name = "Pippilotta"
+	must(t, "Update without email", r.Accounts.Update(ctx(t), u))
+	u.Email = "pippi@example.org"
+	must(t, "Update to an email", r.Accounts.Update(ctx(t), u))
+	got, err = r.Accounts.GetByEmail(ctx(t), u.Email)
+	must(t, "GetByEmail", err)
+	checkAccount(t, "GetByEmail after giving an email", got, u)
+	wb := b
+	wb.Email = u.Email
+	wantErr(t, "Update b to a's email", r.Accounts.Update(ctx(t), wb), errs.Conflict, "account_exists")
+	// And without it again: it does not clash with b.
+	u.Email = ""
+	must(t, "Update back to no email", r.Accounts.Update(ctx(t), u))
+	_, err = r.Accounts.GetByEmail(ctx(t), "pippi@example.org")
+	wantErr(t, "GetByEmail of the dropped email", err, errs.NotFound, "account_not_found")
+	_, err = r.Accounts.GetByEmail(ctx(t), "")
+	wantErr(t, "GetByEmail(\"\") after updates", err, errs.NotFound, "account_not_found")
+	must(t, "Create with the freed email", r.Accounts.Create(ctx(t), newAccount("pippi@example.org")))
+
+	must(t, "Delete b", r.Accounts.Delete(ctx(t), b.ID))
+	must(t, "Create another without email", r.Accounts.Create(ctx(t), newStudent(school, "Emil", "")))
+	n, err := r.Accounts.Count(ctx(t))
+	must(t, "Count", err)
+	if n != 4 {
+		t.Fatalf("Count = %d, want 4", n)
+	}
+}
+
+func testAccountListBySchool(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	list, err := r.Accounts.ListBySchool(ctx(t), schoolA)
+	must(t, "ListBySchool on empty", err)
+	if len(list) != 0 {
+		t.Fatalf("ListBySchool on empty = %d accounts, want 0", len(list))
+	}
+	twinA, twinB := newStudent(schoolA, "Bob", ""), newStudent(schoolA, "Bob", "")
+	twinA.ID, twinB.ID = "00000000-0000-4000-8000-00000000000a", "00000000-0000-4000-8000-00000000000b"
+	librarian := newAccount("librarian@example.org")
+	librarian.SchoolID, librarian.Name = schoolA, "Zelda"
+	reader := newAccount("reader@example.org")
+	reader.Role, reader.SchoolID, reader.Name = user.RoleReader, "", "Amy"
+	for _, a := range []user.Account{
+		newStudent(schoolA, "amy", "3"), // byte order: lowercase after uppercase
+		twinB,
+		librarian,
+		newStudent(schoolB, "Amy", "1"),
+		twinA,
+		newStudent(schoolA, "Amy", "2"),
+		reader,
+	} {
+		must(t, "Create "+a.Name, r.Accounts.Create(ctx(t), a))
+	}
+	list, err = r.Accounts.ListBySchool(ctx(t), schoolA)
+	must(t, "ListBySchool", err)
+	var names []string
+	for _, a := range list {
+		names = append(names, a.Name)
+	}
+	if want := []string{"Amy", "Bob", "Bob", "Zelda", "amy"}; fmt.Sprint(names) != fmt.Sprint(want) {
+		t.Fatalf("ListBySchool order = %v, want %v (by name, then id)", names, want)
+	}
+	if list[1].ID != twinA.ID || list[2].ID != twinB.ID {
+		t.Fatalf("ListBySchool twins = %s, %s, want %s first", list[1].ID, list[2].ID, twinA.ID)
+	}
+	checkAccount(t, "ListBySchool[1]", list[1], twinA)
+	checkAccount(t, "ListBySchool[3]", list[3], librarian)
+
+	list, err = r.Accounts.ListBySchool(ctx(t), schoolB)
+	must(t, "ListBySchool B", err)
+	if len(list) != 1 || list[0].StudentNumber != "1" {
+		t.Fatalf("ListBySchool(B) = %v, want only its student", accountIDs(list))
+	}
 }
 
 // checkAccountSet compares accounts in any order.

@@ -43,6 +43,7 @@ type App struct {
 	Repos    ports.Repositories
 	Identity *service.Identity
 	Catalog  *service.Catalog
+	Library  *service.Library
 	// Demo lists the demo accounts present in the store (empty unless
 	// LIBRARY_DEMO_DATA is on).
 	Demo []DemoAccount
@@ -129,6 +130,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		logger.Info("finished interrupted account deletions", "accounts", n)
 	}
 	a.Catalog = service.NewCatalog(a.Repos, authz)
+	a.Library = service.NewLibrary(a.Repos, a.Identity)
 
 	if cfg.DemoData {
 		if !cfg.Embedded() {
@@ -147,7 +149,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	}
 
 	a.Handler = httpapi.New(httpapi.Deps{
-		Identity: a.Identity, Users: users, Catalog: a.Catalog, Authorizer: authz, RateLimiter: limits,
+		Identity: a.Identity, Users: users, Catalog: a.Catalog, Library: a.Library, Authorizer: authz, RateLimiter: limits,
 		Tokens: tokens, Health: a.Repos.Health, Logger: logger, Registry: prometheus.NewRegistry(),
 	}, httpapi.Config{
 		IssuerURL: cfg.IssuerURL, CookieSecure: cfg.CookieSecure,

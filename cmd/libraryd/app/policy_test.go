@@ -57,6 +57,27 @@ var whoMayCall = map[string]string{
 	"books.readingList.add":    "admin librarian reader staff student",
 	"books.readingList.remove": "admin librarian reader staff student",
 	"books.progress":           "admin librarian reader staff student",
+
+	"auth.acceptInvite":       "admin anonymous librarian reader staff student",
+	"admin.schools.create":    "admin",
+	"admin.schools.list":      "admin",
+	"admin.users.update":      "admin",
+	"library.accounts.list":   "admin staff",
+	"library.invite":          "admin",
+	"library.accounts.manage": "admin",
+	"library.students.create": "admin librarian",
+	"library.students.list":   "admin librarian staff",
+	"library.students.import": "admin librarian",
+	"library.books.create":    "admin librarian",
+	"library.copies.create":   "admin librarian",
+	"library.copies.find":     "admin librarian staff",
+	"library.loans.list":      "admin librarian staff",
+	"library.loans.create":    "admin librarian",
+	"library.loans.change":    "admin librarian",
+	"library.studentLoans":    "student",
+	"library.settings.get":    "admin librarian staff student",
+	"library.settings.put":    "admin librarian",
+	"library.catalog":         "admin anonymous librarian reader staff student",
 }
 
 var subjects = []user.Principal{
@@ -145,8 +166,9 @@ func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpapi.Ha
 	}
 	identity := service.NewIdentity(repos, tokens, passwordhash.New(), ratelimit.NewLoginThrottle(store, loginPerEmail, loginPerClient), service.IdentityConfig{})
 	books := service.NewCatalog(repos, authz)
+	lib := service.NewLibrary(repos, identity)
 	return httpapi.New(httpapi.Deps{
-		Identity: identity, Users: service.NewUsers(repos, authz), Catalog: books, Authorizer: authz,
+		Identity: identity, Users: service.NewUsers(repos, authz), Catalog: books, Library: lib, Authorizer: authz,
 		RateLimiter: limits, Tokens: tokens, Health: repos.Health,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
 	}, httpapi.Config{IssuerURL: "http://test"}), identity, books

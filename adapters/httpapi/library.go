@@ -1,0 +1,578 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/user"
+)
+
+// ----- response bodies (contract §6) -----
+
+type settingsBody struct {
+	SchoolID           string `json:"school_id"`
+	DefaultLoanDays    int    `json:"default_loan_days"`
+	MaxRenewals        int    `json:"max_renewals"`
+	RenewalDays        int    `json:"renewal_days"`
+	AllowPublicCatalog bool   `json:"allow_public_catalog"`
+}
+
+func toSettingsBody(s library.School) settingsBody {
+	return settingsBody{SchoolID: s.ID, DefaultLoanDays: s.Settings.DefaultLoanDays, MaxRenewals: s.Settings.MaxRenewals,
+		RenewalDays: s.Settings.RenewalDays, AllowPublicCatalog: s.Settings.AllowPublicCatalog}
+}
+
+type schoolBody struct {
+	ID        string       `json:"id"`
+	Name      string       `json:"name"`
+	Domain    string       `json:"domain"`
+	Settings  settingsBody `json:"settings"`
+	CreatedAt string       `json:"created_at"`
+}
+
+func toSchoolBody(s library.School) schoolBody {
+	return schoolBody{ID: s.ID, Name: s.Name, Domain: s.Domain, Settings: toSettingsBody(s), CreatedAt: timestamp(s.CreatedAt)}
+}
+
+type accountBody struct {
+	AccountID string `json:"account_id"`
+	Email     string `json:"email"`
+	Name      string `json:"name"`
+	SchoolID  string `json:"school_id"`
+	Role      string `json:"role"`
+	Tier      string `json:"tier"`
+	Suspended bool   `json:"suspended"`
+	CreatedAt string `json:"created_at"`
+}
+
+func toAccountBody(a user.Account) accountBody {
+	return accountBody{AccountID: a.ID, Email: a.Email, Name: a.Name, SchoolID: a.SchoolID, Role: string(a.Role),
+		Tier: string(a.Tier), Suspended: a.Suspended, CreatedAt: timestamp(a.CreatedAt)}
+}
+
+type studentBody struct {
+	StudentID     string `json:"student_id"`
+	Name          string `json:"name"`
+	Email         string `json:"email"`
+	StudentNumber string `json:"student_number"`
+	SchoolID      string `json:"school_id"`
+	CreatedAt     string `json:"created_at"`
+}
+
+func toStudentBody(a user.Account) studentBody {
+	return studentBody{StudentID: a.ID, Name: a.Name, Email: a.Email, StudentNumber: a.StudentNumber, SchoolID: a.SchoolID, CreatedAt: timestamp(a.CreatedAt)}
+}
+
+type libraryBookBody struct {
+	ID              string `json:"id"`
+	SchoolID        string `json:"school_id"`
+	ISBN            string `json:"isbn"`
+	Title           string `json:"title"`
+	Author          string `json:"author"`
+	CoverURL        string `json:"cover_url"`
+	TotalCopies     int    `json:"total_copies"`
+	AvailableCopies int    `json:"available_copies"`
+}
+
+type copyBody struct {
+	ID     string `json:"id"`
+	BookID string `json:"book_id"`
+	Code   string `json:"code"`
+	Status string `json:"status"`
+}
+
+func toCopyBodies(cs []library.Copy) []copyBody {
+	out := make([]copyBody, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, copyBody{ID: c.ID, BookID: c.BookID, Code: c.Code, Status: "available"})
+	}
+	return out
+}
+
+type loanBody struct {
+	ID         string   `json:"id"`
+	SchoolID   string   `json:"school_id"`
+	BookID     string   `json:"book_id"`
+	CopyID     string   `json:"copy_id"`
+	CopyCode   string   `json:"copy_code"`
+	StudentID  string   `json:"student_id"`
+	LoanedAt   string   `json:"loaned_at"`
+	DueAt      string   `json:"due_at"`
+	ReturnedAt *string  `json:"returned_at"`
+	Renewals   int      `json:"renewals"`
+	Status     string   `json:"status"`
+	Book       loanBook `json:"book"`
+}
+
+type loanBook struct {
+	Title  string `json:"title"`
+	Author string `json:"author"`
+}
+
+func toLoanBody(v service.LoanView) loanBody {
+	l := v.Loan
+	b := loanBody{ID: l.ID, SchoolID: l.SchoolID, BookID: l.BookID, CopyID: l.CopyID, CopyCode: l.CopyCode, StudentID: l.StudentID,
+		LoanedAt: timestamp(l.LoanedAt), DueAt: v.DueAt, Renewals: v.Renewals, Status: v.Status, Book: loanBook{Title: l.BookTitle, Author: l.BookAuthor}}
+	if l.Returned() {
+		t := timestamp(l.ReturnedAt)
+		b.ReturnedAt = &t
+	}
+	return b
+}
+
+func toLoanBodies(vs []service.LoanView) []loanBody {
+	out := make([]loanBody, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, toLoanBody(v))
+	}
+	return out
+}
+
+// ----- schools and accounts (admins) -----
+
+type createSchoolRequest struct {
+	Name   string `json:"name" validate:"required"`
+	Domain string `json:"domain" validate:"required"`
+}
+
+func (h *handler) createSchool(w http.ResponseWriter, r *http.Request) {
+	var req createSchoolRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	s, err := h.deps.Library.CreateSchool(r.Context(), req.Name, req.Domain)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"school": toSchoolBody(s)})
+}
+
+func (h *handler) listSchools(w http.ResponseWriter, r *http.Request) {
+	schools, err := h.deps.Library.Schools(r.Context())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := make([]schoolBody, 0, len(schools))
+	for _, s := range schools {
+		out = append(out, toSchoolBody(s))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"schools": out})
+}
+
+type updateUserRequest struct {
+	Tier *string `json:"tier"`
+	Role *string `json:"role"`
+}
+
+func (h *handler) updateUser(w http.ResponseWriter, r *http.Request) {
+	var req updateUserRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	var tier *user.Tier
+	var role *user.Role
+	if req.Tier != nil {
+		t := user.Tier(*req.Tier)
+		tier = &t
+	}
+	if req.Role != nil {
+		ro := user.Role(*req.Role)
+		role = &ro
+	}
+	a, err := h.deps.Library.UpdateUser(r.Context(), mux.Vars(r)["id"], tier, role)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	loggerFrom(r).Info("account changed by an admin", "account_id", a.ID, "role", a.Role, "tier", a.Tier)
+	writeJSON(w, http.StatusOK, map[string]any{"account": toAccountBody(a)})
+}
+
+func (h *handler) listAccounts(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	accts, err := h.deps.Library.StaffAccounts(r.Context(), p["schoolId"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := make([]accountBody, 0, len(accts))
+	for _, a := range accts {
+		out = append(out, toAccountBody(a))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"accounts": out})
+}
+
+type inviteRequest struct {
+	Email    string `json:"email" validate:"required"`
+	SchoolID string `json:"school_id" validate:"required"`
+	Password string `json:"password"`
+	Role     string `json:"role"`
+}
+
+func (h *handler) invite(w http.ResponseWriter, r *http.Request) {
+	var req inviteRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	a, token, err := h.deps.Library.Invite(r.Context(), req.Email, req.SchoolID, req.Password, user.Role(req.Role))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	loggerFrom(r).Info("staff account invited", "account_id", a.ID, "school_id", a.SchoolID, "role", a.Role)
+	body := map[string]any{"account": toAccountBody(a)}
+	if token != "" {
+		body["invite_token"] = token
+		body["invite_expires_in"] = int(service.InviteTTL.Seconds())
+	}
+	writeJSON(w, http.StatusCreated, body)
+}
+
+type acceptInviteRequest struct {
+	Token    string `json:"token" validate:"required"`
+	Password string `json:"password" validate:"required"`
+}
+
+func (h *handler) acceptInvite(w http.ResponseWriter, r *http.Request) {
+	var req acceptInviteRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	a, err := h.deps.Library.AcceptInvite(r.Context(), req.Token, req.Password)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"account": toAccountBody(a)})
+}
+
+type manageRequest struct {
+	AccountID string `json:"account_id" validate:"required"`
+	Suspended *bool  `json:"suspended" validate:"required"`
+}
+
+func (h *handler) manageAccount(w http.ResponseWriter, r *http.Request) {
+	var req manageRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	a, err := h.deps.Library.ManageAccount(r.Context(), req.AccountID, *req.Suspended)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	loggerFrom(r).Info("account suspension changed", "account_id", a.ID, "suspended", a.Suspended)
+	writeJSON(w, http.StatusOK, map[string]any{"account": toAccountBody(a)})
+}
+
+// ----- students -----
+
+type studentRequest struct {
+	SchoolID      string `json:"school_id"`
+	Name          string `json:"name" validate:"required"`
+	Email         string `json:"email"`
+	Password      string `json:"password"`
+	StudentNumber string `json:"student_number"`
+}
+
+func (h *handler) createStudent(w http.ResponseWriter, r *http.Request) {
+	var req studentRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	a, err := h.deps.Library.CreateStudent(r.Context(), req.SchoolID, service.StudentInput{
+		Name: req.Name, Email: req.Email, Password: req.Password, StudentNumber: req.StudentNumber,
+	})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"student": toStudentBody(a)})
+}
+
+func (h *handler) listStudents(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId", "search")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	students, err := h.deps.Library.Students(r.Context(), p["schoolId"], p["search"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := make([]studentBody, 0, len(students))
+	for _, a := range students {
+		out = append(out, toStudentBody(a))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"students": out})
+}
+
+// importStudents takes a text/csv body (name, email, student_number).
+func (h *handler) importStudents(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	body, err := readBody(w, r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	students, err := h.deps.Library.ImportStudents(r.Context(), p["schoolId"], body)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := make([]studentBody, 0, len(students))
+	for _, a := range students {
+		out = append(out, toStudentBody(a))
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"imported": len(out), "students": out})
+}
+
+// ----- books and copies -----
+
+type libraryBookRequest struct {
+	SchoolID string `json:"school_id"`
+	ISBN     string `json:"isbn"`
+	Title    string `json:"title"`
+	Author   string `json:"author"`
+	CoverURL string `json:"cover_url"`
+	Copies   int    `json:"copies"`
+}
+
+func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
+	var req libraryBookRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	b, copies, err := h.deps.Library.AddBook(r.Context(), req.SchoolID, library.BookDraft{
+		Title: req.Title, Author: req.Author, ISBN: req.ISBN, CoverURL: req.CoverURL, Copies: req.Copies,
+	})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{
+		"book": libraryBookBody{ID: b.ID, SchoolID: b.SchoolID, ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL,
+			TotalCopies: len(copies), AvailableCopies: len(copies)},
+		"copies": toCopyBodies(copies),
+	})
+}
+
+type copiesRequest struct {
+	SchoolID string `json:"school_id"`
+	BookID   string `json:"book_id" validate:"required"`
+	Count    int    `json:"count"`
+}
+
+func (h *handler) addCopies(w http.ResponseWriter, r *http.Request) {
+	var req copiesRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	b, copies, err := h.deps.Library.AddCopies(r.Context(), req.SchoolID, req.BookID, req.Count)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"book_id": b.ID, "copies": toCopyBodies(copies)})
+}
+
+func (h *handler) copyByCode(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "code", "schoolId")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if p["code"] == "" {
+		writeError(w, r, errs.InvalidField("code", "is required"))
+		return
+	}
+	found, err := h.deps.Library.CopyByCode(r.Context(), p["schoolId"], p["code"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	status := "available"
+	var loan *loanBody
+	if found.Loan != nil {
+		status = "on_loan"
+		lb := toLoanBody(*found.Loan)
+		loan = &lb
+	}
+	b := found.Book
+	writeJSON(w, http.StatusOK, map[string]any{
+		"copy": copyBody{ID: found.Copy.ID, BookID: found.Copy.BookID, Code: found.Copy.Code, Status: status},
+		"book": map[string]any{"id": b.ID, "isbn": b.ISBN, "title": b.Title, "author": b.Author, "cover_url": b.CoverURL},
+		"loan": loan,
+	})
+}
+
+// ----- loans -----
+
+type loanRequest struct {
+	SchoolID  string `json:"school_id"`
+	BookID    string `json:"book_id" validate:"required"`
+	CopyID    string `json:"copy_id" validate:"required"`
+	StudentID string `json:"student_id" validate:"required"`
+	DueAt     string `json:"due_at"`
+}
+
+func (h *handler) createLoan(w http.ResponseWriter, r *http.Request) {
+	var req loanRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	v, err := h.deps.Library.CreateLoan(r.Context(), service.LoanInput{
+		SchoolID: req.SchoolID, BookID: req.BookID, CopyID: req.CopyID, StudentID: req.StudentID, DueAt: req.DueAt,
+	})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"loan": toLoanBody(v)})
+}
+
+type loanActionRequest struct {
+	LoanID string `json:"loan_id" validate:"required"`
+	Action string `json:"action" validate:"required,oneof=renew return"`
+}
+
+func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
+	var req loanActionRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	var v service.LoanView
+	var err error
+	if req.Action == "renew" {
+		v, err = h.deps.Library.RenewLoan(r.Context(), req.LoanID)
+	} else {
+		v, err = h.deps.Library.ReturnLoan(r.Context(), req.LoanID)
+	}
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"loan": toLoanBody(v)})
+}
+
+func (h *handler) listLoans(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId", "status", "student_id", "book_id")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	loans, err := h.deps.Library.Loans(r.Context(), p["schoolId"], service.LoanFilter{Status: p["status"], StudentID: p["student_id"], BookID: p["book_id"]})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"loans": toLoanBodies(loans)})
+}
+
+func (h *handler) studentLoans(w http.ResponseWriter, r *http.Request) {
+	loans, err := h.deps.Library.StudentLoans(r.Context())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"loans": toLoanBodies(loans)})
+}
+
+// ----- settings and the public catalog -----
+
+func (h *handler) getSettings(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	s, err := h.deps.Library.Settings(r.Context(), p["schoolId"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toSettingsBody(s))
+}
+
+type settingsRequest struct {
+	DefaultLoanDays    *int  `json:"default_loan_days" validate:"required"`
+	MaxRenewals        *int  `json:"max_renewals" validate:"required"`
+	RenewalDays        *int  `json:"renewal_days" validate:"required"`
+	AllowPublicCatalog *bool `json:"allow_public_catalog" validate:"required"`
+}
+
+func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	var req settingsRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	s, err := h.deps.Library.PutSettings(r.Context(), p["schoolId"], library.Settings{
+		DefaultLoanDays: *req.DefaultLoanDays, MaxRenewals: *req.MaxRenewals, RenewalDays: *req.RenewalDays, AllowPublicCatalog: *req.AllowPublicCatalog,
+	})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	loggerFrom(r).Info("library settings changed", "school_id", s.ID)
+	writeJSON(w, http.StatusOK, toSettingsBody(s))
+}
+
+type catalogBook struct {
+	ID              string `json:"id"`
+	ISBN            string `json:"isbn"`
+	Title           string `json:"title"`
+	Author          string `json:"author"`
+	CoverURL        string `json:"cover_url"`
+	TotalCopies     int    `json:"total_copies"`
+	AvailableCopies int    `json:"available_copies"`
+}
+
+func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {
+	school, entries, err := h.deps.Library.PublicCatalog(r.Context(), mux.Vars(r)["domain"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	books := make([]catalogBook, 0, len(entries))
+	for _, e := range entries {
+		b := e.Book
+		books = append(books, catalogBook{ID: b.ID, ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL,
+			TotalCopies: e.Total, AvailableCopies: e.Available})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"school":   map[string]string{"id": school.ID, "name": school.Name, "domain": school.Domain},
+		"settings": map[string]int{"default_loan_days": school.Settings.DefaultLoanDays, "max_renewals": school.Settings.MaxRenewals, "renewal_days": school.Settings.RenewalDays},
+		"books":    books,
+	})
+}

@@ -1,0 +1,612 @@
+package mongorepo
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
+)
+
+var _ ports.LibraryRepository = (*Library)(nil)
+
+// Library is the MongoDB ports.LibraryRepository. Every method is a fixed
+// number of commands (one, except CreateBook refused by a duplicate key,
+// which looks the ISBN up to name the cause). Collections:
+//
+//   - library_books, keyed by the book id, unique on {school_id, isbn_key}
+//     (isbnKey: the ISBN, or "none:" and the id, since FerretDB 1.24 has no
+//     partial indexes);
+//   - copies, keyed by the copy id, unique on {school_id, code};
+//   - loans, keyed by the loan id; returned_at is null until the return;
+//   - copy_claims, keyed by copy id + "#" + loan id, unique on copy_id:
+//     the insert that takes the copy id is the one claim of the copy
+//     (dependency-notes.md §0). The _id names the loan too so that
+//     ReleaseClaim can delete by _id alone: FerretDB 1.24 deletes by
+//     reading the matching documents and then deleting their _ids, so a
+//     delete filtered on {_id: copy, loan_id} could remove a newer loan's
+//     claim that was inserted in between under the same _id;
+//   - renewals, keyed by loan id + "#" + number, likewise;
+//   - student_numbers, keyed by school id + "#" + number, likewise;
+//   - invites, keyed by the token hash, and invite_redemptions, keyed the
+//     same, whose insert is the one redemption;
+//   - schools, for the settings (the shape Schools stores).
+type Library struct {
+	books       *mongo.Collection
+	copies      *mongo.Collection
+	loans       *mongo.Collection
+	claims      *mongo.Collection
+	renewals    *mongo.Collection
+	numbers     *mongo.Collection
+	invites     *mongo.Collection
+	redemptions *mongo.Collection
+	schools     *mongo.Collection
+}
+
+// NewLibrary returns the library store of db. It panics on nil, a wiring
+// bug.
+func NewLibrary(db *mongo.Database) *Library {
+	if db == nil {
+		panic("mongorepo: NewLibrary: nil database")
+	}
+	return &Library{
+		books:       db.Collection(colLibraryBooks),
+		copies:      db.Collection(colCopies),
+		loans:       db.Collection(colLoans),
+		claims:      db.Collection(colCopyClaims),
+		renewals:    db.Collection(colRenewals),
+		numbers:     db.Collection(colStudentNumbers),
+		invites:     db.Collection(colInvites),
+		redemptions: db.Collection(colRedemptions),
+		schools:     db.Collection(colSchools),
+	}
+}
+
+type libraryBookDoc struct {
+	ID        string    `bson:"_id"`
+	SchoolID  string    `bson:"school_id"`
+	ISBN      string    `bson:"isbn"`
+	ISBNKey   string    `bson:"isbn_key"` // isbnKey: unique per school
+	Title     string    `bson:"title"`
+	Author    string    `bson:"author"`
+	CoverURL  string    `bson:"cover_url"`
+	CreatedAt time.Time `bson:"created_at"`
+}
+
+// isbnKey is the unique key of a book's ISBN within its school: the ISBN,
+// or "none:" and the book id when it has none, so books without an ISBN
+// never clash. ISBNs are digits and X, so the two kinds cannot meet.
+func isbnKey(b library.Book) string {
+	if b.ISBN == "" {
+		return "none:" + b.ID
+	}
+	return b.ISBN
+}
+
+type copyDoc struct {
+	ID        string    `bson:"_id"`
+	SchoolID  string    `bson:"school_id"`
+	BookID    string    `bson:"book_id"`
+	Code      string    `bson:"code"`
+	CreatedAt time.Time `bson:"created_at"`
+}
+
+type loanDoc struct {
+	ID         string     `bson:"_id"`
+	SchoolID   string     `bson:"school_id"`
+	BookID     string     `bson:"book_id"`
+	CopyID     string     `bson:"copy_id"`
+	CopyCode   string     `bson:"copy_code"`
+	StudentID  string     `bson:"student_id"`
+	LoanedAt   time.Time  `bson:"loaned_at"`
+	DueAt      string     `bson:"due_at"`
+	ReturnedAt *time.Time `bson:"returned_at"` // null until returned
+	BookTitle  string     `bson:"book_title"`
+	BookAuthor string     `bson:"book_author"`
+}
+
+type copyClaimDoc struct {
+	ID        string    `bson:"_id"`     // claimID(copy, loan)
+	CopyID    string    `bson:"copy_id"` // unique
+	LoanID    string    `bson:"loan_id"`
+	SchoolID  string    `bson:"school_id"`
+	BookID    string    `bson:"book_id"`
+	ClaimedAt time.Time `bson:"claimed_at"`
+}
+
+type renewalDoc struct {
+	ID        string    `bson:"_id"` // renewalID(loan, number)
+	LoanID    string    `bson:"loan_id"`
+	Number    int       `bson:"number"`
+	DueAt     string    `bson:"due_at"`
+	RenewedAt time.Time `bson:"renewed_at"`
+}
+
+type studentNumberDoc struct {
+	ID        string `bson:"_id"` // studentNumberID(school, number)
+	SchoolID  string `bson:"school_id"`
+	Number    string `bson:"number"`
+	AccountID string `bson:"account_id"`
+}
+
+type inviteDoc struct {
+	TokenHash string    `bson:"_id"`
+	AccountID string    `bson:"account_id"`
+	ExpiresAt time.Time `bson:"expires_at"`
+	CreatedAt time.Time `bson:"created_at"`
+}
+
+// claimID is the _id of the claim of copyID by loanID. Copy ids are UUIDs,
+// without "#".
+func claimID(copyID, loanID string) string { return copyID + "#" + loanID }
+
+// renewalID is the _id of renewal number of loanID. Loan ids are UUIDs,
+// without "#".
+func renewalID(loanID string, number int) string { return loanID + "#" + strconv.Itoa(number) }
+
+// studentNumberID is the _id of a student number of a school. School ids
+// are UUIDs, without "#", so the first "#" ends the school id.
+func studentNumberID(schoolID, number string) string { return schoolID + "#" + number }
+
+func toLibraryBookDoc(b library.Book) libraryBookDoc {
+	return libraryBookDoc{
+		ID:        b.ID,
+		SchoolID:  b.SchoolID,
+		ISBN:      b.ISBN,
+		ISBNKey:   isbnKey(b),
+		Title:     b.Title,
+		Author:    b.Author,
+		CoverURL:  b.CoverURL,
+		CreatedAt: b.CreatedAt.UTC(),
+	}
+}
+
+func (d libraryBookDoc) toBook() library.Book {
+	return library.Book{
+		ID:        d.ID,
+		SchoolID:  d.SchoolID,
+		ISBN:      d.ISBN,
+		Title:     d.Title,
+		Author:    d.Author,
+		CoverURL:  d.CoverURL,
+		CreatedAt: d.CreatedAt.UTC(),
+	}
+}
+
+func toCopyDoc(c library.Copy) copyDoc {
+	return copyDoc{ID: c.ID, SchoolID: c.SchoolID, BookID: c.BookID, Code: c.Code, CreatedAt: c.CreatedAt.UTC()}
+}
+
+func (d copyDoc) toCopy() library.Copy {
+	return library.Copy{ID: d.ID, SchoolID: d.SchoolID, BookID: d.BookID, Code: d.Code, CreatedAt: d.CreatedAt.UTC()}
+}
+
+func toLoanDoc(l library.Loan) loanDoc {
+	d := loanDoc{
+		ID:         l.ID,
+		SchoolID:   l.SchoolID,
+		BookID:     l.BookID,
+		CopyID:     l.CopyID,
+		CopyCode:   l.CopyCode,
+		StudentID:  l.StudentID,
+		LoanedAt:   l.LoanedAt.UTC(),
+		DueAt:      l.DueAt,
+		BookTitle:  l.BookTitle,
+		BookAuthor: l.BookAuthor,
+	}
+	if l.Returned() {
+		at := l.ReturnedAt.UTC()
+		d.ReturnedAt = &at
+	}
+	return d
+}
+
+func (d loanDoc) toLoan() library.Loan {
+	l := library.Loan{
+		ID:         d.ID,
+		SchoolID:   d.SchoolID,
+		BookID:     d.BookID,
+		CopyID:     d.CopyID,
+		CopyCode:   d.CopyCode,
+		StudentID:  d.StudentID,
+		LoanedAt:   d.LoanedAt.UTC(),
+		DueAt:      d.DueAt,
+		BookTitle:  d.BookTitle,
+		BookAuthor: d.BookAuthor,
+	}
+	if d.ReturnedAt != nil {
+		l.ReturnedAt = d.ReturnedAt.UTC()
+	}
+	return l
+}
+
+func toCopyClaimDoc(c library.CopyClaim) copyClaimDoc {
+	return copyClaimDoc{ID: claimID(c.CopyID, c.LoanID), CopyID: c.CopyID, LoanID: c.LoanID, SchoolID: c.SchoolID, BookID: c.BookID, ClaimedAt: c.ClaimedAt.UTC()}
+}
+
+func (d copyClaimDoc) toCopyClaim() library.CopyClaim {
+	return library.CopyClaim{CopyID: d.CopyID, LoanID: d.LoanID, SchoolID: d.SchoolID, BookID: d.BookID, ClaimedAt: d.ClaimedAt.UTC()}
+}
+
+func toRenewalDoc(r library.Renewal) renewalDoc {
+	return renewalDoc{ID: renewalID(r.LoanID, r.Number), LoanID: r.LoanID, Number: r.Number, DueAt: r.DueAt, RenewedAt: r.RenewedAt.UTC()}
+}
+
+func (d renewalDoc) toRenewal() library.Renewal {
+	return library.Renewal{LoanID: d.LoanID, Number: d.Number, DueAt: d.DueAt, RenewedAt: d.RenewedAt.UTC()}
+}
+
+func toInviteDoc(inv library.Invite) inviteDoc {
+	return inviteDoc{TokenHash: inv.TokenHash, AccountID: inv.AccountID, ExpiresAt: inv.ExpiresAt.UTC(), CreatedAt: inv.CreatedAt.UTC()}
+}
+
+func (d inviteDoc) toInvite() library.Invite {
+	return library.Invite{TokenHash: d.TokenHash, AccountID: d.AccountID, ExpiresAt: d.ExpiresAt.UTC(), CreatedAt: d.CreatedAt.UTC()}
+}
+
+// findAll runs one find on c and converts every document with conv.
+func findAll[D, T any](ctx context.Context, c *mongo.Collection, op string, filter bson.D, opts *options.FindOptionsBuilder, conv func(D) T) ([]T, error) {
+	cur, err := c.Find(ctx, filter, opts)
+	if err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	var docs []D
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	out := make([]T, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, conv(d))
+	}
+	return out, nil
+}
+
+// findOne runs one findOne on c and converts the document with conv;
+// no document is notFound.
+func findOne[D, T any](ctx context.Context, c *mongo.Collection, op string, filter bson.D, notFound func() error, conv func(D) T) (T, error) {
+	var d D
+	if err := c.FindOne(ctx, filter).Decode(&d); err != nil {
+		var zero T
+		return zero, mapErr(err, op, notFound, nil)
+	}
+	return conv(d), nil
+}
+
+// in is the filter value "one of ids".
+func in(ids []string) bson.D { return bson.D{{Key: "$in", Value: ids}} }
+
+// CreateBook implements ports.LibraryRepository with one insert. A
+// duplicate key is either the school's ISBN (isbn_exists) or a taken id (a
+// bug: ids are generated, so Internal); the driver's error does not say
+// which index refused on every backend, so a refused book with an ISBN is
+// followed by one count that names the cause.
+func (r *Library) CreateBook(ctx context.Context, b library.Book) error {
+	_, err := r.books.InsertOne(ctx, toLibraryBookDoc(b))
+	if mongo.IsDuplicateKeyError(err) && b.ISBN != "" && r.isbnTaken(ctx, b.SchoolID, b.ISBN) {
+		return library.ErrISBNExists()
+	}
+	return mapErr(err, "create the book", nil, nil)
+}
+
+// isbnTaken reports whether a book of the school has isbn; a failed lookup
+// counts as no.
+func (r *Library) isbnTaken(ctx context.Context, schoolID, isbn string) bool {
+	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "isbn_key", Value: isbn}}
+	n, err := r.books.CountDocuments(ctx, filter, options.Count().SetLimit(1))
+	return err == nil && n > 0
+}
+
+// Book implements ports.LibraryRepository. The filter names the school, so
+// another school's book is not found.
+func (r *Library) Book(ctx context.Context, schoolID, bookID string) (library.Book, error) {
+	filter := bson.D{{Key: "_id", Value: bookID}, {Key: "school_id", Value: schoolID}}
+	return findOne(ctx, r.books, "read the book", filter, library.ErrBookNotFound, libraryBookDoc.toBook)
+}
+
+// Books implements ports.LibraryRepository with one find in the order of
+// the {school_id, title, _id} index.
+func (r *Library) Books(ctx context.Context, schoolID string) ([]library.Book, error) {
+	opts := options.Find().SetSort(bson.D{{Key: "title", Value: 1}, {Key: "_id", Value: 1}}).SetBatchSize(wholeBatch)
+	return findAll(ctx, r.books, "list the books", bson.D{{Key: "school_id", Value: schoolID}}, opts, libraryBookDoc.toBook)
+}
+
+// BooksByID implements ports.LibraryRepository with one find by _id. No
+// ids is no command.
+func (r *Library) BooksByID(ctx context.Context, schoolID string, ids []string) ([]library.Book, error) {
+	if len(ids) == 0 {
+		return []library.Book{}, nil
+	}
+	filter := bson.D{{Key: "_id", Value: in(ids)}, {Key: "school_id", Value: schoolID}}
+	return findAll(ctx, r.books, "read the books", filter, options.Find().SetBatchSize(oneBatch(len(ids))), libraryBookDoc.toBook)
+}
+
+// CreateCopies implements ports.LibraryRepository with one unordered
+// insertMany: every copy that can be stored is, and the write errors of
+// the others name their indexes. A duplicate key is reported as a taken
+// code; a taken copy id would be reported the same way (the error does not
+// say which index refused), but ids are generated. Any other write error
+// fails the call, with the copies without error stored.
+func (r *Library) CreateCopies(ctx context.Context, copies []library.Copy) ([]int, error) {
+	if len(copies) == 0 {
+		return nil, nil
+	}
+	docs := make([]copyDoc, len(copies))
+	for i, c := range copies {
+		docs[i] = toCopyDoc(c)
+	}
+	_, err := r.copies.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
+	if err == nil {
+		return nil, nil
+	}
+	var bwe mongo.BulkWriteException
+	if !errors.As(err, &bwe) || bwe.WriteConcernError != nil || len(bwe.WriteErrors) == 0 {
+		return nil, mapErr(err, "store the copies", nil, nil)
+	}
+	dups := make([]int, 0, len(bwe.WriteErrors))
+	for _, we := range bwe.WriteErrors {
+		if !mongo.IsDuplicateKeyError(we) || we.Index < 0 || we.Index >= len(copies) {
+			return nil, mapErr(err, "store the copies", nil, nil)
+		}
+		dups = append(dups, we.Index)
+	}
+	slices.Sort(dups)
+	return slices.Compact(dups), nil
+}
+
+// Copy implements ports.LibraryRepository.
+func (r *Library) Copy(ctx context.Context, schoolID, copyID string) (library.Copy, error) {
+	filter := bson.D{{Key: "_id", Value: copyID}, {Key: "school_id", Value: schoolID}}
+	return findOne(ctx, r.copies, "read the copy", filter, library.ErrCopyNotFound, copyDoc.toCopy)
+}
+
+// CopyByCode implements ports.LibraryRepository: one find on the unique
+// {school_id, code} index.
+func (r *Library) CopyByCode(ctx context.Context, schoolID, code string) (library.Copy, error) {
+	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "code", Value: code}}
+	return findOne(ctx, r.copies, "read the copy", filter, library.ErrCopyNotFound, copyDoc.toCopy)
+}
+
+// CopiesOfBook implements ports.LibraryRepository with one find in the
+// order of the {school_id, book_id, code} index.
+func (r *Library) CopiesOfBook(ctx context.Context, schoolID, bookID string) ([]library.Copy, error) {
+	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: bookID}}
+	opts := options.Find().SetSort(bson.D{{Key: "code", Value: 1}, {Key: "_id", Value: 1}}).SetBatchSize(wholeBatch)
+	return findAll(ctx, r.copies, "list the copies", filter, opts, copyDoc.toCopy)
+}
+
+// CopyCounts implements ports.LibraryRepository with one aggregate: $match
+// on the school, $group by book with $sum 1 (an accumulator FerretDB 1.24
+// implements).
+func (r *Library) CopyCounts(ctx context.Context, schoolID string) (map[string]int, error) {
+	pipeline := mongo.Pipeline{
+		{{Key: "$match", Value: bson.D{{Key: "school_id", Value: schoolID}}}},
+		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$book_id"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+	}
+	cur, err := r.copies.Aggregate(ctx, pipeline, options.Aggregate().SetBatchSize(wholeBatch))
+	if err != nil {
+		return nil, mapErr(err, "count the copies", nil, nil)
+	}
+	var rows []struct {
+		BookID string `bson:"_id"`
+		N      int    `bson:"n"`
+	}
+	if err := cur.All(ctx, &rows); err != nil {
+		return nil, mapErr(err, "count the copies", nil, nil)
+	}
+	out := make(map[string]int, len(rows))
+	for _, row := range rows {
+		out[row.BookID] = row.N
+	}
+	return out, nil
+}
+
+// InsertLoan implements ports.LibraryRepository. A taken loan id is a bug
+// (ids are generated), so Internal.
+func (r *Library) InsertLoan(ctx context.Context, l library.Loan) error {
+	_, err := r.loans.InsertOne(ctx, toLoanDoc(l))
+	return mapErr(err, "store the loan", nil, nil)
+}
+
+// Loan implements ports.LibraryRepository.
+func (r *Library) Loan(ctx context.Context, schoolID, loanID string) (library.Loan, error) {
+	filter := bson.D{{Key: "_id", Value: loanID}, {Key: "school_id", Value: schoolID}}
+	return findOne(ctx, r.loans, "read the loan", filter, library.ErrLoanNotFound, loanDoc.toLoan)
+}
+
+// LoansByID implements ports.LibraryRepository with one find by _id. No
+// ids is no command.
+func (r *Library) LoansByID(ctx context.Context, ids []string) ([]library.Loan, error) {
+	if len(ids) == 0 {
+		return []library.Loan{}, nil
+	}
+	opts := options.Find().SetBatchSize(oneBatch(len(ids)))
+	return findAll(ctx, r.loans, "read the loans", bson.D{{Key: "_id", Value: in(ids)}}, opts, loanDoc.toLoan)
+}
+
+// OpenLoans implements ports.LibraryRepository with one find: returned_at
+// null (matched by the {school_id, returned_at, loaned_at} index), ordered
+// by loaned_at, then _id.
+func (r *Library) OpenLoans(ctx context.Context, schoolID, studentID, bookID string) ([]library.Loan, error) {
+	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "returned_at", Value: nil}}
+	if studentID != "" {
+		filter = append(filter, bson.E{Key: "student_id", Value: studentID})
+	}
+	if bookID != "" {
+		filter = append(filter, bson.E{Key: "book_id", Value: bookID})
+	}
+	opts := options.Find().SetSort(bson.D{{Key: "loaned_at", Value: 1}, {Key: "_id", Value: 1}}).SetBatchSize(wholeBatch)
+	return findAll(ctx, r.loans, "list the open loans", filter, opts, loanDoc.toLoan)
+}
+
+// LoansOfStudent implements ports.LibraryRepository: newest first, by
+// loaned_at and then _id, both descending (the {student_id, loaned_at}
+// index read backwards).
+func (r *Library) LoansOfStudent(ctx context.Context, studentID string) ([]library.Loan, error) {
+	opts := options.Find().SetSort(bson.D{{Key: "loaned_at", Value: -1}, {Key: "_id", Value: -1}}).SetBatchSize(wholeBatch)
+	return findAll(ctx, r.loans, "list the student's loans", bson.D{{Key: "student_id", Value: studentID}}, opts, loanDoc.toLoan)
+}
+
+// MarkReturned implements ports.LibraryRepository with one updateOne whose
+// filter wants returned_at null, so a returned loan keeps its first return
+// time. A missing loan matches nothing, which is not an error either: the
+// update cannot tell it from a returned one.
+//
+// That filter is not a compare-and-swap on FerretDB 1.24 (dependency-notes
+// §0): two returns racing may both match, and the later write then leaves
+// its own time, a moment after the first. That is acceptable: both are the
+// time the copy came back, and nothing exactly-once hangs on it (the claim,
+// a unique-key insert, decides which loan holds a copy).
+func (r *Library) MarkReturned(ctx context.Context, loanID string, at time.Time) error {
+	filter := bson.D{{Key: "_id", Value: loanID}, {Key: "returned_at", Value: nil}}
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "returned_at", Value: at.UTC()}}}}
+	_, err := r.loans.UpdateOne(ctx, filter, update)
+	return mapErr(err, "mark the loan returned", nil, nil)
+}
+
+// DeleteLoan implements ports.LibraryRepository: one delete by _id.
+func (r *Library) DeleteLoan(ctx context.Context, loanID string) error {
+	_, err := r.loans.DeleteOne(ctx, bson.D{{Key: "_id", Value: loanID}})
+	return mapErr(err, "delete the loan", nil, nil)
+}
+
+// AnonymizeStudent implements ports.LibraryRepository with one updateMany
+// on student_id. A failure part-way leaves loans that a repeated call
+// finds.
+//
+// FerretDB 1.24 applies an update by reading the whole document and
+// writing the whole document back, so an AnonymizeStudent and a
+// MarkReturned racing on one loan can undo each other: the return or the
+// anonymization is lost (in a probe of 200 such races, about half lost
+// one of them). MongoDB updates fields in place. Only these two methods
+// update loans, and both are idempotent: repeating the lost one once the
+// other has finished repairs the loan.
+func (r *Library) AnonymizeStudent(ctx context.Context, studentID, marker string) error {
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "student_id", Value: marker}}}}
+	_, err := r.loans.UpdateMany(ctx, bson.D{{Key: "student_id", Value: studentID}}, update)
+	return mapErr(err, "anonymize the student's loans", nil, nil)
+}
+
+// ClaimCopy implements ports.LibraryRepository with one insert into the
+// unique copy_id index: exactly one of any number of racing inserts
+// succeeds, on FerretDB as on MongoDB. A duplicate _id (the same loan
+// claiming the copy twice) is the same conflict.
+func (r *Library) ClaimCopy(ctx context.Context, c library.CopyClaim) error {
+	_, err := r.claims.InsertOne(ctx, toCopyClaimDoc(c))
+	return mapErr(err, "claim the copy", nil, library.ErrCopyClaimed)
+}
+
+// Claim implements ports.LibraryRepository.
+func (r *Library) Claim(ctx context.Context, copyID string) (library.CopyClaim, error) {
+	return findOne(ctx, r.claims, "read the claim", bson.D{{Key: "copy_id", Value: copyID}}, library.ErrClaimNotFound, copyClaimDoc.toCopyClaim)
+}
+
+// ClaimsByCopy implements ports.LibraryRepository with one find on the
+// unique copy_id index. No ids is no command.
+func (r *Library) ClaimsByCopy(ctx context.Context, copyIDs []string) ([]library.CopyClaim, error) {
+	if len(copyIDs) == 0 {
+		return []library.CopyClaim{}, nil
+	}
+	opts := options.Find().SetBatchSize(oneBatch(len(copyIDs)))
+	return findAll(ctx, r.claims, "read the claims", bson.D{{Key: "copy_id", Value: in(copyIDs)}}, opts, copyClaimDoc.toCopyClaim)
+}
+
+// ClaimsOfSchool implements ports.LibraryRepository with one find on the
+// {school_id} index, in no particular order.
+func (r *Library) ClaimsOfSchool(ctx context.Context, schoolID string) ([]library.CopyClaim, error) {
+	opts := options.Find().SetBatchSize(wholeBatch)
+	return findAll(ctx, r.claims, "list the claims", bson.D{{Key: "school_id", Value: schoolID}}, opts, copyClaimDoc.toCopyClaim)
+}
+
+// ReleaseClaim implements ports.LibraryRepository: one delete by the _id
+// that names both the copy and the loan, so a claim another loan holds
+// stays. FerretDB 1.24 runs a delete as a read of the matching documents
+// followed by a delete of their _ids, not atomically: with the copy id as
+// _id and the loan in the filter, two releases of one loan racing with a
+// new claim of the copy removed the new claim (ReleaseRace in porttest).
+// A newer claim has another _id here, so it is never touched.
+func (r *Library) ReleaseClaim(ctx context.Context, copyID, loanID string) error {
+	_, err := r.claims.DeleteOne(ctx, bson.D{{Key: "_id", Value: claimID(copyID, loanID)}})
+	return mapErr(err, "release the claim", nil, nil)
+}
+
+// AddRenewal implements ports.LibraryRepository with an insert keyed by
+// loan and number: exactly one of any number of racing inserts succeeds.
+func (r *Library) AddRenewal(ctx context.Context, rn library.Renewal) error {
+	_, err := r.renewals.InsertOne(ctx, toRenewalDoc(rn))
+	return mapErr(err, "record the renewal", nil, library.ErrRenewalExists)
+}
+
+// Renewals implements ports.LibraryRepository with one find in the order
+// of the {loan_id, number} index. No ids is no command.
+func (r *Library) Renewals(ctx context.Context, loanIDs []string) ([]library.Renewal, error) {
+	if len(loanIDs) == 0 {
+		return []library.Renewal{}, nil
+	}
+	opts := options.Find().SetSort(bson.D{{Key: "loan_id", Value: 1}, {Key: "number", Value: 1}}).SetBatchSize(wholeBatch)
+	return findAll(ctx, r.renewals, "read the renewals", bson.D{{Key: "loan_id", Value: in(loanIDs)}}, opts, renewalDoc.toRenewal)
+}
+
+// SaveSettings implements ports.LibraryRepository: one updateOne on the
+// school by _id that sets its settings sub-document, in the shape Schools
+// stores. Concurrent saves are last-writer-wins.
+func (r *Library) SaveSettings(ctx context.Context, schoolID string, s library.Settings) error {
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "settings", Value: toSettingsDoc(s)}}}}
+	res, err := r.schools.UpdateOne(ctx, bson.D{{Key: "_id", Value: schoolID}}, update)
+	if err != nil {
+		return mapErr(err, "save the school's settings", nil, nil)
+	}
+	if res.MatchedCount == 0 {
+		return library.ErrSchoolNotFound()
+	}
+	return nil
+}
+
+// ClaimStudentNumber implements ports.LibraryRepository with an insert
+// keyed by school and number: exactly one account gets each number.
+func (r *Library) ClaimStudentNumber(ctx context.Context, schoolID, number, accountID string) error {
+	d := studentNumberDoc{ID: studentNumberID(schoolID, number), SchoolID: schoolID, Number: number, AccountID: accountID}
+	_, err := r.numbers.InsertOne(ctx, d)
+	return mapErr(err, "claim the student number", nil, library.ErrStudentNumberExists)
+}
+
+// ForgetAccount implements ports.LibraryRepository: two deletes by
+// account_id (rare: only account deletion calls it, so no index).
+func (r *Library) ForgetAccount(ctx context.Context, accountID string) error {
+	filter := bson.D{{Key: "account_id", Value: accountID}}
+	if _, err := r.numbers.DeleteMany(ctx, filter); err != nil {
+		return mapErr(err, "delete the account's student numbers", nil, nil)
+	}
+	if _, err := r.invites.DeleteMany(ctx, filter); err != nil {
+		return mapErr(err, "delete the account's invitations", nil, nil)
+	}
+	return nil
+}
+
+// CreateInvite implements ports.LibraryRepository. A taken hash is a bug
+// (tokens are random), so Internal.
+func (r *Library) CreateInvite(ctx context.Context, inv library.Invite) error {
+	_, err := r.invites.InsertOne(ctx, toInviteDoc(inv))
+	return mapErr(err, "store the invitation", nil, nil)
+}
+
+// Invite implements ports.LibraryRepository. A redeemed invitation is still
+// returned.
+func (r *Library) Invite(ctx context.Context, tokenHash string) (library.Invite, error) {
+	return findOne(ctx, r.invites, "read the invitation", bson.D{{Key: "_id", Value: tokenHash}}, library.ErrInviteNotFound, inviteDoc.toInvite)
+}
+
+// RedeemInvite implements ports.LibraryRepository with an insert keyed by
+// the hash into invite_redemptions: exactly one of any number of racing
+// calls succeeds. It does not look the invitation up; callers read it
+// first.
+func (r *Library) RedeemInvite(ctx context.Context, tokenHash string, at time.Time) error {
+	_, err := r.redemptions.InsertOne(ctx, claimDoc{ID: tokenHash, At: at.UTC()})
+	return mapErr(err, "redeem the invitation", nil, library.ErrInviteUsed)
+}

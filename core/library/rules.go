@@ -1,0 +1,256 @@
+package library
+
+import (
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/readinglibrary/service/core/errs"
+)
+
+// NormalizeISBN removes the hyphens and spaces people copy from a book's
+// imprint page and uppercases the ISBN-10 check character x, so that one
+// ISBN has one stored form (Book.ISBN) and the per-school uniqueness check
+// cannot be dodged by formatting.
+func NormalizeISBN(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '-', ' ':
+		case 'x':
+			b.WriteByte('X')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// ValidISBN reports whether s, once normalised with NormalizeISBN, is an
+// ISBN-10 (nine digits and a digit or X, weighted sum 10..1 divisible by 11)
+// or an ISBN-13 (thirteen digits, weights 1 and 3 alternating, sum divisible
+// by 10). The checksum catches most typos before they reach the catalog.
+func ValidISBN(s string) bool {
+	n := NormalizeISBN(s)
+	switch len(n) {
+	case 10:
+		sum := 0
+		for i := 0; i < 10; i++ {
+			c := n[i]
+			var d int
+			switch {
+			case '0' <= c && c <= '9':
+				d = int(c - '0')
+			case c == 'X' && i == 9: // X is 10, and only as the check digit
+				d = 10
+			default:
+				return false
+			}
+			sum += (10 - i) * d
+		}
+		return sum%11 == 0
+	case 13:
+		sum := 0
+		for i := 0; i < 13; i++ {
+			c := n[i]
+			if c < '0' || c > '9' {
+				return false
+			}
+			w := 1
+			if i%2 == 1 {
+				w = 3
+			}
+			sum += w * int(c-'0')
+		}
+		return sum%10 == 0
+	}
+	return false
+}
+
+// Ranges of a school's loan settings (contract §6). A year caps the days so
+// that date arithmetic stays meaningful; 20 renewals is far beyond any real
+// policy but keeps a mistyped 200 out.
+const (
+	minSettingDays  = 1
+	maxSettingDays  = 365
+	maxRenewalLimit = 20
+)
+
+// ValidateSettings checks a school's loan settings and returns an Invalid
+// error naming each bad field by its JSON name, or nil.
+func ValidateSettings(s Settings) error {
+	fields := errs.FieldErrors{}
+	if s.DefaultLoanDays < minSettingDays || s.DefaultLoanDays > maxSettingDays {
+		fields.Add("default_loan_days", "must be between 1 and 365")
+	}
+	if s.RenewalDays < minSettingDays || s.RenewalDays > maxSettingDays {
+		fields.Add("renewal_days", "must be between 1 and 365")
+	}
+	if s.MaxRenewals < 0 || s.MaxRenewals > maxRenewalLimit {
+		fields.Add("max_renewals", "must be between 0 and 20")
+	}
+	return fields.Err()
+}
+
+// dueDateLayout is the contract's date format for due dates. Dates in this
+// form compare correctly as strings.
+const dueDateLayout = "2006-01-02"
+
+// calendarDate returns t's calendar date, read in t's own location, as
+// midnight UTC. Due dates are dates, not instants: doing the arithmetic in
+// UTC keeps a daylight-saving change from moving a date by a day.
+func calendarDate(t time.Time) time.Time {
+	y, m, d := t.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// DefaultDueDate returns the due date of a loan made today when the
+// librarian gives none: today's date plus the school's default loan days, as
+// YYYY-MM-DD. today is read as a calendar date in its own location, so the
+// caller decides which location's "today" counts.
+func DefaultDueDate(today time.Time, s Settings) string {
+	return calendarDate(today).AddDate(0, 0, s.DefaultLoanDays).Format(dueDateLayout)
+}
+
+// ParseDueDate checks a due date given by the librarian: a real date as
+// YYYY-MM-DD that is today (in today's location) or later, because a loan
+// that starts overdue is a typo. It returns the date in canonical form, or
+// an Invalid error for the field due_at.
+func ParseDueDate(due string, today time.Time) (string, error) {
+	d, err := time.Parse(dueDateLayout, due)
+	if err != nil {
+		return "", errs.InvalidField("due_at", "must be a date as YYYY-MM-DD")
+	}
+	if d.Before(calendarDate(today)) {
+		return "", errs.InvalidField("due_at", "must be today or later")
+	}
+	return d.Format(dueDateLayout), nil
+}
+
+// RenewedDueDate returns the due date after one renewal: the later of the
+// current due date and today, plus the school's renewal days (contract §6).
+// Counting from today for an overdue loan gives the student the full
+// renewal period instead of a date that has already passed. A current due
+// date that does not parse counts as today.
+func RenewedDueDate(currentDue string, today time.Time, s Settings) string {
+	from := calendarDate(today)
+	if d, err := time.Parse(dueDateLayout, currentDue); err == nil && d.After(from) {
+		from = d
+	}
+	return from.AddDate(0, 0, s.RenewalDays).Format(dueDateLayout)
+}
+
+// EffectiveDue returns a loan's current due date and how many times it has
+// been renewed. Renewals are stored apart from the loan (one record per
+// number, so that concurrent renewals cannot both take the same one), so the
+// due date is the one set by the highest-numbered renewal of l, or l.DueAt
+// when there is none. Renewals of other loans are ignored and the order of
+// renewals does not matter.
+func EffectiveDue(l Loan, renewals []Renewal) (due string, count int) {
+	due, highest := l.DueAt, 0
+	for _, r := range renewals {
+		if r.LoanID != l.ID {
+			continue
+		}
+		count++
+		if r.Number > highest {
+			due, highest = r.DueAt, r.Number
+		}
+	}
+	return due, count
+}
+
+// LoanStatus returns the status shown to clients: LoanReturned once the
+// loan is returned, LoanOverdue when its effective due date (see
+// EffectiveDue) is before today's date in today's location, else
+// LoanActive. A book due today is not yet overdue.
+func LoanStatus(l Loan, due string, today time.Time) string {
+	switch {
+	case l.Returned():
+		return LoanReturned
+	case due < calendarDate(today).Format(dueDateLayout):
+		return LoanOverdue
+	}
+	return LoanActive
+}
+
+// BookDraft is a librarian's input for a new library book; Copies is the
+// number of copies to create with it.
+type BookDraft struct {
+	Title    string
+	Author   string
+	ISBN     string
+	CoverURL string
+	Copies   int
+}
+
+// Normalized returns d with title, author and cover URL trimmed and the ISBN
+// in NormalizeISBN's form: the values ValidateBookDraft checks and the ones
+// to store.
+func (d BookDraft) Normalized() BookDraft {
+	d.Title = strings.TrimSpace(d.Title)
+	d.Author = strings.TrimSpace(d.Author)
+	d.ISBN = NormalizeISBN(strings.TrimSpace(d.ISBN))
+	d.CoverURL = strings.TrimSpace(d.CoverURL)
+	return d
+}
+
+// Limits of a library book's fields (contract §6).
+const (
+	maxBookTitle    = 300
+	maxBookAuthor   = 200
+	maxCoverURL     = 2048
+	maxBookCopies   = 1000
+	maxCopiesPerAdd = 500
+)
+
+// ValidateBookDraft checks d as Normalized returns it and returns an Invalid
+// error naming each bad field by its JSON name, or nil. Lengths count
+// characters, not bytes, so accented titles get the same room.
+func ValidateBookDraft(d BookDraft) error {
+	d = d.Normalized()
+	fields := errs.FieldErrors{}
+	if n := utf8.RuneCountInString(d.Title); n < 1 || n > maxBookTitle {
+		fields.Add("title", "must be between 1 and 300 characters")
+	}
+	if n := utf8.RuneCountInString(d.Author); n < 1 || n > maxBookAuthor {
+		fields.Add("author", "must be between 1 and 200 characters")
+	}
+	if d.ISBN != "" && !ValidISBN(d.ISBN) {
+		fields.Add("isbn", "must be a valid ISBN-10 or ISBN-13")
+	}
+	if d.CoverURL != "" && !validCoverURL(d.CoverURL) {
+		fields.Add("cover_url", "must be an http or https URL of at most 2048 characters")
+	}
+	if d.Copies < 0 || d.Copies > maxBookCopies {
+		fields.Add("copies", "must be between 0 and 1000")
+	}
+	return fields.Err()
+}
+
+// validCoverURL accepts only absolute http(s) URLs with a host: clients put
+// the value straight into an <img src>, where javascript: or data: URLs
+// would be an injection.
+func validCoverURL(s string) bool {
+	if len(s) > maxCoverURL {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] == 0x7f { // url.Parse lets spaces through
+			return false
+		}
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.Opaque == ""
+}
+
+// ValidateCopyCount checks how many copies one request adds to a book
+// (1..500); the cap keeps one request's inserts and label sheet bounded.
+func ValidateCopyCount(n int) error {
+	if n < 1 || n > maxCopiesPerAdd {
+		return errs.InvalidField("count", "must be between 1 and 500")
+	}
+	return nil
+}

@@ -1,0 +1,272 @@
+package library
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/user"
+)
+
+// StudentDraft is one student to create, from a request or from one row of
+// an uploaded CSV file (Line is the row's line in the file, 0 otherwise).
+type StudentDraft struct {
+	Line          int
+	Name          string
+	Email         string
+	StudentNumber string
+}
+
+// Normalized returns d with name and student number trimmed and the email
+// in user.NormalizeEmail's form: the values ValidateStudent checks and the
+// ones to store, so that duplicates are found whatever case was typed.
+func (d StudentDraft) Normalized() StudentDraft {
+	d.Name = strings.TrimSpace(d.Name)
+	d.Email = user.NormalizeEmail(d.Email)
+	d.StudentNumber = strings.TrimSpace(d.StudentNumber)
+	return d
+}
+
+// maxStudentNumber bounds the school's own student number.
+const maxStudentNumber = 32
+
+// ValidateStudent checks d as Normalized returns it: a name of 1..100
+// characters, an email that is valid when given (young children may have
+// none), and a student number of 1..32 ASCII letters, digits, '-' or '_'
+// when given (it goes into URLs, exports and barcodes unchanged). It returns
+// the field errors keyed by JSON name, never nil, so that a caller can add
+// its own (a password, say) before calling Err.
+func ValidateStudent(d StudentDraft) errs.FieldErrors {
+	d = d.Normalized()
+	fields := errs.FieldErrors{}
+	if msg := user.ValidateName(d.Name); msg != "" {
+		fields.Add("name", msg)
+	}
+	if d.Email != "" {
+		if msg := user.ValidateEmail(d.Email); msg != "" {
+			fields.Add("email", msg)
+		}
+	}
+	if d.StudentNumber != "" && !validStudentNumber(d.StudentNumber) {
+		fields.Add("student_number", "must be 1 to 32 letters, digits, '-' or '_'")
+	}
+	return fields
+}
+
+func validStudentNumber(s string) bool {
+	if len(s) > maxStudentNumber {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// LineError is one problem in an uploaded CSV file. Line is 1-based and
+// counts every line of the file, the header's (line 1) and empty ones
+// included, so it matches what a spreadsheet or editor shows. Field is the
+// column's name, or empty when the problem is the row or the file.
+type LineError struct {
+	Line    int
+	Field   string
+	Message string
+}
+
+// MaxStudentRows is the most student rows one CSV upload may hold. It keeps
+// one request's validation and inserts bounded; a larger school uploads in
+// parts.
+const MaxStudentRows = 5000
+
+// The columns a students CSV may have.
+const (
+	studentColumnName   = "name"
+	studentColumnEmail  = "email"
+	studentColumnNumber = "student_number"
+)
+
+// ParseStudentsCSV reads an uploaded students file (text/csv, UTF-8, a
+// byte-order mark tolerated because spreadsheet programs write one). The
+// first line names the columns: name (required), email and student_number,
+// in any order and any case; any other column is refused rather than
+// silently dropped, because it usually means the wrong file or a misspelt
+// column. Rows with only empty cells are skipped; quoted cells may hold
+// commas and line breaks. Each draft is normalised (see
+// StudentDraft.Normalized) and carries its line.
+//
+// Every problem is reported with its line: invalid values, rows with the
+// wrong number of cells, and the same email or student number twice in the
+// file (both lines, each naming the other), so the librarian can fix the
+// whole file in one go. Whether a student already exists is not this
+// function's business. When there is any error the drafts are nil: an
+// upload is imported entirely or not at all.
+func ParseStudentsCSV(data []byte) ([]StudentDraft, []LineError) {
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	if !utf8.Valid(data) {
+		// Latin-1 or UTF-16 exports are the usual cause; every cell would
+		// be suspect, so one error for the first bad line is enough.
+		i := 0
+		for utf8.FullRune(data[i:]) {
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			i += size
+		}
+		line := 1 + bytes.Count(data[:i], []byte("\n"))
+		return nil, []LineError{{Line: line, Message: "is not UTF-8 text; save the file as CSV UTF-8"}}
+	}
+
+	r := csv.NewReader(bytes.NewReader(data))
+	r.FieldsPerRecord = -1 // rows of the wrong width are reported per line below
+	r.TrimLeadingSpace = true
+
+	header, err := r.Read()
+	if err == io.EOF {
+		return nil, []LineError{{Line: 1, Message: "the file is empty; the first line must name the columns (name, email, student_number)"}}
+	}
+	if err != nil {
+		return nil, []LineError{csvSyntaxError(err)}
+	}
+	headerLine, _ := r.FieldPos(0)
+	columns, problems := studentColumns(header, headerLine)
+	if len(problems) > 0 {
+		return nil, problems
+	}
+
+	var (
+		drafts     []StudentDraft
+		emailLine  = map[string]int{}
+		numberLine = map[string]int{}
+		rows       int
+		lastLine   = headerLine
+	)
+	for {
+		record, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			// After a syntax error (an unclosed quote, typically) the rest
+			// of the file cannot be read reliably, so reading stops here.
+			problems = append(problems, csvSyntaxError(err))
+			break
+		}
+		line, _ := r.FieldPos(0)
+		lastLine = line
+		if allBlank(record) {
+			continue
+		}
+		rows++
+		if rows > MaxStudentRows {
+			problems = append(problems, LineError{Line: line, Message: fmt.Sprintf("the file has more than %d student rows; upload it in parts", MaxStudentRows)})
+			break
+		}
+		if len(record) != len(columns) {
+			problems = append(problems, LineError{Line: line, Message: fmt.Sprintf("has %d cells, want %d (one per column of line %d)", len(record), len(columns), headerLine)})
+			continue
+		}
+		d := StudentDraft{Line: line}
+		for i, c := range columns {
+			switch c {
+			case studentColumnName:
+				d.Name = record[i]
+			case studentColumnEmail:
+				d.Email = record[i]
+			case studentColumnNumber:
+				d.StudentNumber = record[i]
+			}
+		}
+		d = d.Normalized()
+		fields := ValidateStudent(d)
+		for _, f := range []string{studentColumnName, studentColumnEmail, studentColumnNumber} {
+			if msg, ok := fields[f]; ok {
+				problems = append(problems, LineError{Line: line, Field: f, Message: msg})
+			}
+		}
+		if _, bad := fields[studentColumnEmail]; !bad && d.Email != "" {
+			problems = appendDuplicate(problems, emailLine, d.Email, line, studentColumnEmail)
+		}
+		if _, bad := fields[studentColumnNumber]; !bad && d.StudentNumber != "" {
+			problems = appendDuplicate(problems, numberLine, d.StudentNumber, line, studentColumnNumber)
+		}
+		drafts = append(drafts, d)
+	}
+
+	if len(problems) == 0 && len(drafts) == 0 {
+		problems = append(problems, LineError{Line: lastLine, Message: "the file has no student rows below the header"})
+	}
+	if len(problems) > 0 {
+		// Duplicates are found at their second line but also reported at the
+		// first; sorting gives the librarian the file's order.
+		slices.SortStableFunc(problems, func(a, b LineError) int { return a.Line - b.Line })
+		return nil, problems
+	}
+	return drafts, nil
+}
+
+// studentColumns reads the header row into column names, reporting unknown,
+// repeated and missing columns.
+func studentColumns(header []string, line int) ([]string, []LineError) {
+	var problems []LineError
+	columns := make([]string, len(header))
+	seen := map[string]bool{}
+	for i, h := range header {
+		c := strings.ToLower(strings.TrimSpace(h))
+		columns[i] = c
+		switch {
+		case c != studentColumnName && c != studentColumnEmail && c != studentColumnNumber:
+			problems = append(problems, LineError{Line: line, Field: strings.TrimSpace(h),
+				Message: "is not a known column; the first line must name the columns, from name, email and student_number"})
+		case seen[c]:
+			problems = append(problems, LineError{Line: line, Field: c, Message: "column appears twice"})
+		}
+		seen[c] = true
+	}
+	if !seen[studentColumnName] {
+		problems = append(problems, LineError{Line: line, Field: studentColumnName, Message: "column is required"})
+	}
+	return columns, problems
+}
+
+// appendDuplicate records value as seen on line, or reports both lines when
+// an earlier line has it already.
+func appendDuplicate(problems []LineError, seen map[string]int, value string, line int, field string) []LineError {
+	first, dup := seen[value]
+	if !dup {
+		seen[value] = line
+		return problems
+	}
+	return append(problems,
+		LineError{Line: first, Field: field, Message: fmt.Sprintf("same %s as line %d", strings.ReplaceAll(field, "_", " "), line)},
+		LineError{Line: line, Field: field, Message: fmt.Sprintf("same %s as line %d", strings.ReplaceAll(field, "_", " "), first)},
+	)
+}
+
+func allBlank(record []string) bool {
+	for _, c := range record {
+		if strings.TrimSpace(c) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// csvSyntaxError turns an encoding/csv error into a LineError at the line
+// where the broken row starts.
+func csvSyntaxError(err error) LineError {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return LineError{Line: pe.StartLine, Message: "is not valid CSV: " + pe.Err.Error()}
+	}
+	return LineError{Line: 1, Message: "is not valid CSV: " + err.Error()}
+}

@@ -1,0 +1,396 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+// How circulation stays correct without transactions or conditional
+// updates (FerretDB 1.24 applies neither atomically; standalone MongoDB
+// servers have no transactions):
+//
+//   - A copy is lent by exactly one loan because "copy X is lent by loan L"
+//     is a document keyed by X (the claim), and a unique-key insert has
+//     exactly one winner however many requests race.
+//   - Borrowing writes the loan record first and the claim second. A loan
+//     counts only while a claim names it, so a crash between the two leaves
+//     an invisible record, never a loan without its copy; a lost race
+//     deletes its record.
+//   - Returning sets returned_at first and releases the claim second. A
+//     claim whose loan is returned is stale and counts as free, so a crash
+//     between the two never leaves a copy stuck as lent; the next borrower
+//     removes the stale claim (only if it still names that loan) and claims
+//     again, and again only one of racing borrowers wins.
+//   - Renewal number n of loan L is a document keyed by "L#n": of requests
+//     racing for the same number exactly one wins, so the renewal limit
+//     holds. The renewal count and due date are derived from those
+//     documents, never incremented.
+//   - Every step is idempotent, so a client's retry after any failure is
+//     safe (returning twice is a no-op; a retried borrow is a new request).
+
+// LoanView is a loan with what is derived from its renewals.
+type LoanView struct {
+	Loan     library.Loan
+	DueAt    string // after renewals
+	Renewals int
+	Status   string // active, overdue, returned
+}
+
+// LoanInput is a request to lend a copy.
+type LoanInput struct {
+	SchoolID  string // admins only: the school of the copy
+	BookID    string
+	CopyID    string
+	StudentID string
+	DueAt     string // YYYY-MM-DD; empty for the school's default
+}
+
+// CreateLoan lends a copy to a student of the same school.
+// Errors: Invalid (ids, due_at), NotFound "copy_not_found",
+// "book_not_found", "student_not_found", Conflict "copy_unavailable".
+func (s *Library) CreateLoan(ctx context.Context, in LoanInput) (LoanView, error) {
+	fields := errs.FieldErrors{}
+	for name, v := range map[string]string{"book_id": in.BookID, "copy_id": in.CopyID, "student_id": in.StudentID} {
+		if _, err := uuid.Parse(v); err != nil {
+			fields.Add(name, "must be a UUID")
+		}
+	}
+	if err := fields.Err(); err != nil {
+		return LoanView{}, err
+	}
+	school, err := s.scope(ctx, in.SchoolID, "school_id")
+	if err != nil {
+		return LoanView{}, err
+	}
+	cp, err := s.repo.Copy(ctx, school.ID, in.CopyID)
+	if err != nil {
+		return LoanView{}, err
+	}
+	book, err := s.repo.Book(ctx, school.ID, in.BookID)
+	if err != nil {
+		return LoanView{}, err
+	}
+	if cp.BookID != book.ID {
+		return LoanView{}, errs.E(errs.Conflict, "copy_unavailable", "The copy belongs to another book.")
+	}
+	student, err := s.accounts.Get(ctx, in.StudentID)
+	if err != nil || student.Deleted || student.Role != user.RoleStudent || student.SchoolID != school.ID {
+		if err != nil && !errs.Is(err, errs.NotFound) {
+			return LoanView{}, err
+		}
+		return LoanView{}, library.ErrStudentNotFound()
+	}
+	today := s.today()
+	due := library.DefaultDueDate(today, school.Settings)
+	if in.DueAt != "" {
+		if due, err = library.ParseDueDate(in.DueAt, today); err != nil {
+			return LoanView{}, err
+		}
+	}
+	loan := library.Loan{
+		ID: s.NewID(), SchoolID: school.ID, BookID: book.ID, CopyID: cp.ID, CopyCode: cp.Code, StudentID: student.ID,
+		LoanedAt: s.Now().UTC(), DueAt: due, BookTitle: book.Title, BookAuthor: book.Author,
+	}
+	if err := s.repo.InsertLoan(ctx, loan); err != nil {
+		return LoanView{}, err
+	}
+	if err := s.claim(ctx, loan); err != nil {
+		// The record never became a loan; removing it is tidiness only.
+		_ = s.repo.DeleteLoan(ctx, loan.ID)
+		return LoanView{}, err
+	}
+	return LoanView{Loan: loan, DueAt: due, Status: library.LoanStatus(loan, due, today)}, nil
+}
+
+// claim takes the copy for loan, clearing a stale claim left by an
+// interrupted return once. Errors: Conflict "copy_unavailable".
+func (s *Library) claim(ctx context.Context, loan library.Loan) error {
+	c := library.CopyClaim{CopyID: loan.CopyID, LoanID: loan.ID, SchoolID: loan.SchoolID, BookID: loan.BookID, ClaimedAt: loan.LoanedAt}
+	for attempt := 0; attempt < 2; attempt++ {
+		err := s.repo.ClaimCopy(ctx, c)
+		if err == nil {
+			return nil
+		}
+		if !errs.Is(err, errs.Conflict) {
+			return err
+		}
+		holder, err := s.repo.Claim(ctx, loan.CopyID)
+		if errs.Is(err, errs.NotFound) {
+			continue // released in the meantime: try again
+		}
+		if err != nil {
+			return err
+		}
+		loans, err := s.repo.LoansByID(ctx, []string{holder.LoanID})
+		if err != nil {
+			return err
+		}
+		if len(loans) == 1 && !loans[0].Returned() {
+			return library.ErrCopyUnavailable()
+		}
+		// The holder was returned (or never completed): the claim is stale.
+		if err := s.repo.ReleaseClaim(ctx, loan.CopyID, holder.LoanID); err != nil {
+			return err
+		}
+	}
+	return library.ErrCopyUnavailable()
+}
+
+// loanInScope finds a loan the caller may reach; another school's loan is
+// NotFound, as is a record that never became a loan.
+func (s *Library) loanInScope(ctx context.Context, loanID string) (library.Loan, error) {
+	if _, err := uuid.Parse(loanID); err != nil {
+		return library.Loan{}, library.ErrLoanNotFound()
+	}
+	loans, err := s.repo.LoansByID(ctx, []string{loanID})
+	if err != nil {
+		return library.Loan{}, err
+	}
+	if len(loans) == 0 || !reachable(ctx, loans[0].SchoolID) {
+		return library.Loan{}, library.ErrLoanNotFound()
+	}
+	l := loans[0]
+	if !l.Returned() {
+		claim, err := s.repo.Claim(ctx, l.CopyID)
+		if errs.Is(err, errs.NotFound) || (err == nil && claim.LoanID != l.ID) {
+			return library.Loan{}, library.ErrLoanNotFound()
+		}
+		if err != nil {
+			return library.Loan{}, err
+		}
+	}
+	return l, nil
+}
+
+// RenewLoan extends a loan by the school's renewal period, counting from
+// the later of its due date and today.
+// Errors: NotFound "loan_not_found", Conflict "loan_not_active" or
+// "renewal_limit_reached".
+func (s *Library) RenewLoan(ctx context.Context, loanID string) (LoanView, error) {
+	loan, err := s.loanInScope(ctx, loanID)
+	if err != nil {
+		return LoanView{}, err
+	}
+	if loan.Returned() {
+		return LoanView{}, library.ErrLoanNotActive()
+	}
+	school, err := s.schools.Get(ctx, loan.SchoolID)
+	if err != nil {
+		return LoanView{}, err
+	}
+	today := s.today()
+	// Each pass claims the next renewal number; losing a race re-reads the
+	// count, so the limit is never passed.
+	for attempt := 0; attempt <= school.Settings.MaxRenewals; attempt++ {
+		renewals, err := s.repo.Renewals(ctx, []string{loan.ID})
+		if err != nil {
+			return LoanView{}, err
+		}
+		due, n := library.EffectiveDue(loan, renewals)
+		if n >= school.Settings.MaxRenewals {
+			return LoanView{}, library.ErrRenewalLimit()
+		}
+		next := library.Renewal{LoanID: loan.ID, Number: n + 1, DueAt: library.RenewedDueDate(due, today, school.Settings), RenewedAt: s.Now().UTC()}
+		err = s.repo.AddRenewal(ctx, next)
+		if err == nil {
+			return LoanView{Loan: loan, DueAt: next.DueAt, Renewals: next.Number, Status: library.LoanStatus(loan, next.DueAt, today)}, nil
+		}
+		if !errs.Is(err, errs.Conflict) {
+			return LoanView{}, err
+		}
+	}
+	return LoanView{}, library.ErrRenewalLimit()
+}
+
+// ReturnLoan ends a loan and frees its copy. Returning a returned loan
+// changes nothing (a double scan at the desk is not an error).
+// Errors: NotFound "loan_not_found".
+func (s *Library) ReturnLoan(ctx context.Context, loanID string) (LoanView, error) {
+	loan, err := s.loanInScope(ctx, loanID)
+	if err != nil {
+		return LoanView{}, err
+	}
+	if !loan.Returned() {
+		if err := s.repo.MarkReturned(ctx, loan.ID, s.Now()); err != nil {
+			return LoanView{}, err
+		}
+		if err := s.repo.ReleaseClaim(ctx, loan.CopyID, loan.ID); err != nil {
+			return LoanView{}, err
+		}
+		loans, err := s.repo.LoansByID(ctx, []string{loan.ID})
+		if err != nil {
+			return LoanView{}, err
+		}
+		if len(loans) == 1 {
+			loan = loans[0]
+		}
+	}
+	views, err := s.views(ctx, []library.Loan{loan})
+	if err != nil {
+		return LoanView{}, err
+	}
+	return views[0], nil
+}
+
+// LoanFilter narrows a loans list.
+type LoanFilter struct {
+	Status    string // "", active, overdue
+	StudentID string
+	BookID    string
+}
+
+// Loans lists the active and overdue loans of a school.
+// Errors: Invalid (status, ids), as scope.
+func (s *Library) Loans(ctx context.Context, schoolParam string, f LoanFilter) ([]LoanView, error) {
+	fields := errs.FieldErrors{}
+	if f.Status != "" && f.Status != library.LoanActive && f.Status != library.LoanOverdue {
+		fields.Add("status", "must be active or overdue")
+	}
+	for name, v := range map[string]string{"student_id": f.StudentID, "book_id": f.BookID} {
+		if _, err := uuid.Parse(v); v != "" && err != nil {
+			fields.Add(name, "must be a UUID")
+		}
+	}
+	if err := fields.Err(); err != nil {
+		return nil, err
+	}
+	school, err := s.scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return nil, err
+	}
+	open, err := s.repo.OpenLoans(ctx, school.ID, f.StudentID, f.BookID)
+	if err != nil {
+		return nil, err
+	}
+	active, err := s.claimed(ctx, open)
+	if err != nil {
+		return nil, err
+	}
+	views, err := s.views(ctx, active)
+	if err != nil {
+		return nil, err
+	}
+	out := views[:0]
+	for _, v := range views {
+		if f.Status == "" || v.Status == f.Status {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// StudentLoans returns the caller's own loans, newest first: returned ones
+// and active ones.
+func (s *Library) StudentLoans(ctx context.Context) ([]LoanView, error) {
+	p := user.PrincipalFrom(ctx)
+	if p.Role != user.RoleStudent {
+		return nil, errs.E(errs.Forbidden, "forbidden", "Only students have loans of their own.")
+	}
+	return studentLoanViews(ctx, s.repo, p.AccountID, s.today())
+}
+
+// claimed keeps the open loans that a claim names (one command).
+func (s *Library) claimed(ctx context.Context, open []library.Loan) ([]library.Loan, error) {
+	return claimedLoans(ctx, s.repo, open)
+}
+
+func claimedLoans(ctx context.Context, repo ports.LibraryRepository, open []library.Loan) ([]library.Loan, error) {
+	ids := make([]string, 0, len(open))
+	for _, l := range open {
+		ids = append(ids, l.CopyID)
+	}
+	claims, err := repo.ClaimsByCopy(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	holder := map[string]string{}
+	for _, c := range claims {
+		holder[c.CopyID] = c.LoanID
+	}
+	out := open[:0:0]
+	for _, l := range open {
+		if holder[l.CopyID] == l.ID {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// views adds due dates, renewal counts and statuses (one command).
+func (s *Library) views(ctx context.Context, loans []library.Loan) ([]LoanView, error) {
+	return loanViews(ctx, s.repo, loans, s.today())
+}
+
+func loanViews(ctx context.Context, repo ports.LibraryRepository, loans []library.Loan, today time.Time) ([]LoanView, error) {
+	ids := make([]string, 0, len(loans))
+	for _, l := range loans {
+		ids = append(ids, l.ID)
+	}
+	renewals, err := repo.Renewals(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byLoan := map[string][]library.Renewal{}
+	for _, r := range renewals {
+		byLoan[r.LoanID] = append(byLoan[r.LoanID], r)
+	}
+	out := make([]LoanView, 0, len(loans))
+	for _, l := range loans {
+		due, n := library.EffectiveDue(l, byLoan[l.ID])
+		out = append(out, LoanView{Loan: l, DueAt: due, Renewals: n, Status: library.LoanStatus(l, due, today)})
+	}
+	return out, nil
+}
+
+// studentLoanViews returns a student's loans, newest first: returned ones
+// and active ones (records that never became loans are left out).
+func studentLoanViews(ctx context.Context, repo ports.LibraryRepository, studentID string, today time.Time) ([]LoanView, error) {
+	all, err := repo.LoansOfStudent(ctx, studentID)
+	if err != nil {
+		return nil, err
+	}
+	var open []library.Loan
+	for _, l := range all {
+		if !l.Returned() {
+			open = append(open, l)
+		}
+	}
+	active, err := claimedLoans(ctx, repo, open)
+	if err != nil {
+		return nil, err
+	}
+	keep := map[string]bool{}
+	for _, l := range active {
+		keep[l.ID] = true
+	}
+	list := all[:0:0]
+	for _, l := range all {
+		if l.Returned() || keep[l.ID] {
+			list = append(list, l)
+		}
+	}
+	return loanViews(ctx, repo, list, today)
+}
+
+// studentHasActiveLoans reports whether a student holds a copy now.
+func studentHasActiveLoans(ctx context.Context, repo ports.LibraryRepository, studentID string) (bool, error) {
+	all, err := repo.LoansOfStudent(ctx, studentID)
+	if err != nil {
+		return false, err
+	}
+	var open []library.Loan
+	for _, l := range all {
+		if !l.Returned() {
+			open = append(open, l)
+		}
+	}
+	active, err := claimedLoans(ctx, repo, open)
+	return len(active) > 0, err
+}

@@ -1,0 +1,951 @@
+package porttest
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
+)
+
+// Library checks the ports.LibraryRepository contract: the documented
+// errors, the scoping of every lookup by school (another school's object
+// is NotFound), the unique keys, and the exactly-once claims under
+// concurrency. newRepos must return empty repositories that no other
+// subtest sees.
+func Library(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, r ports.Repositories)
+	}{
+		{"Books/CreateGet", testLibBookCreateGet},
+		{"Books/ISBNUniquePerSchool", testLibBookISBNUnique},
+		{"Books/ListOrderAndScope", testLibBooksList},
+		{"Books/BooksByID", testLibBooksByID},
+		{"Copies/CreateCopiesDuplicates", testLibCreateCopiesDuplicates},
+		{"Copies/GetAndScope", testLibCopyGet},
+		{"Copies/OfBookAndCounts", testLibCopiesOfBookAndCounts},
+		{"Loans/InsertGet", testLibLoanInsertGet},
+		{"Loans/LoansByID", testLibLoansByID},
+		{"Loans/OpenLoans", testLibOpenLoans},
+		{"Loans/LoansOfStudent", testLibLoansOfStudent},
+		{"Loans/MarkReturnedIdempotent", testLibMarkReturned},
+		{"Loans/DeleteLoan", testLibDeleteLoan},
+		{"Loans/AnonymizeStudent", testLibAnonymizeStudent},
+		{"Claims/ClaimGet", testLibClaimGet},
+		{"Claims/ClaimCopyRace", testLibClaimCopyRace},
+		{"Claims/ReleaseClaim", testLibReleaseClaim},
+		{"Claims/ReleaseRace", testLibReleaseRace},
+		{"Renewals/AddList", testLibRenewals},
+		{"Renewals/AddRenewalRace", testLibRenewalRace},
+		{"Settings/Save", testLibSaveSettings},
+		{"StudentNumbers/UniquePerSchool", testLibStudentNumbers},
+		{"Invites/CreateGetRedeem", testLibInvites},
+		{"Invites/RedeemRace", testLibRedeemRace},
+		{"Accounts/ForgetAccount", testLibForgetAccount},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.run(t, newRepos(t)) })
+	}
+}
+
+// --- helpers ---
+
+// race runs call(0) .. call(n-1) in n goroutines released together and
+// returns their errors by index.
+func race(n int, call func(i int) error) []error {
+	out := make([]error, n)
+	var start, done sync.WaitGroup
+	start.Add(1)
+	for i := range n {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			start.Wait()
+			out[i] = call(i)
+		}()
+	}
+	start.Done()
+	done.Wait()
+	return out
+}
+
+// wantOneWinner checks that exactly one of results is nil and every other
+// is a Conflict with code, and returns the winner's index.
+func wantOneWinner(t *testing.T, call string, results []error, code string) int {
+	t.Helper()
+	winner, wins, lost := -1, 0, 0
+	for i, err := range results {
+		switch {
+		case err == nil:
+			winner = i
+			wins++
+		case errs.KindOf(err) == errs.Conflict && errs.CodeOf(err) == code:
+			lost++
+		default:
+			t.Errorf("%s #%d: unexpected error %v (kind %q, code %q)", call, i, err, errs.KindOf(err), errs.CodeOf(err))
+		}
+	}
+	if wins != 1 || lost != len(results)-1 {
+		t.Fatalf("%d racing %s: %d nil and %d %s, want 1 and %d", len(results), call, wins, lost, code, len(results)-1)
+	}
+	return winner
+}
+
+func newLibBook(schoolID, isbn, title string) library.Book {
+	return library.Book{
+		ID:        uuid.NewString(),
+		SchoolID:  schoolID,
+		ISBN:      isbn,
+		Title:     title,
+		Author:    "Astrid Lindgren",
+		CoverURL:  "https://covers.example.org/" + title + ".jpg",
+		CreatedAt: base,
+	}
+}
+
+func checkLibBook(t *testing.T, call string, got, want library.Book) {
+	t.Helper()
+	if !sameTime(got.CreatedAt, want.CreatedAt) {
+		t.Errorf("%s: CreatedAt = %v, want %v (at ms precision)", call, got.CreatedAt, want.CreatedAt)
+	}
+	got.CreatedAt = want.CreatedAt
+	if got != want {
+		t.Errorf("%s:\n got %+v\nwant %+v", call, got, want)
+	}
+}
+
+func createLibBook(t *testing.T, r ports.Repositories, schoolID, isbn, title string) library.Book {
+	t.Helper()
+	b := newLibBook(schoolID, isbn, title)
+	must(t, "CreateBook "+title, r.Library.CreateBook(ctx(t), b))
+	return b
+}
+
+func libBookIDs(books []library.Book) []string {
+	ids := make([]string, len(books))
+	for i, b := range books {
+		ids[i] = b.ID
+	}
+	return ids
+}
+
+func newCopy(schoolID, bookID, code string) library.Copy {
+	return library.Copy{ID: uuid.NewString(), SchoolID: schoolID, BookID: bookID, Code: code, CreatedAt: base}
+}
+
+func checkCopy(t *testing.T, call string, got, want library.Copy) {
+	t.Helper()
+	if !sameTime(got.CreatedAt, want.CreatedAt) {
+		t.Errorf("%s: CreatedAt = %v, want %v (at ms precision)", call, got.CreatedAt, want.CreatedAt)
+	}
+	got.CreatedAt = want.CreatedAt
+	if got != want {
+		t.Errorf("%s:\n got %+v\nwant %+v", call, got, want)
+	}
+}
+
+func copyCodes(copies []library.Copy) []string {
+	codes := make([]string, len(copies))
+	for i, c := range copies {
+		codes[i] = c.Code
+	}
+	return codes
+}
+
+func newLoan(schoolID, studentID, bookID string, at time.Time) library.Loan {
+	return library.Loan{
+		ID:         uuid.NewString(),
+		SchoolID:   schoolID,
+		BookID:     bookID,
+		CopyID:     uuid.NewString(),
+		CopyCode:   "K7Q-" + strings.ToUpper(uuid.NewString()[:4]),
+		StudentID:  studentID,
+		LoanedAt:   at,
+		DueAt:      at.AddDate(0, 0, 14).Format(time.DateOnly),
+		BookTitle:  "Pippi Longstocking",
+		BookAuthor: "Astrid Lindgren",
+	}
+}
+
+func insertLoan(t *testing.T, r ports.Repositories, schoolID, studentID, bookID string, at time.Time) library.Loan {
+	t.Helper()
+	l := newLoan(schoolID, studentID, bookID, at)
+	must(t, "InsertLoan", r.Library.InsertLoan(ctx(t), l))
+	return l
+}
+
+func checkLoan(t *testing.T, call string, got, want library.Loan) {
+	t.Helper()
+	if !sameTime(got.LoanedAt, want.LoanedAt) || !sameTime(got.ReturnedAt, want.ReturnedAt) {
+		t.Errorf("%s: times = %v, %v, want %v, %v (at ms precision)", call, got.LoanedAt, got.ReturnedAt, want.LoanedAt, want.ReturnedAt)
+	}
+	if got.Returned() != want.Returned() {
+		t.Errorf("%s: Returned() = %v, want %v", call, got.Returned(), want.Returned())
+	}
+	got.LoanedAt, got.ReturnedAt = want.LoanedAt, want.ReturnedAt
+	if got != want {
+		t.Errorf("%s:\n got %+v\nwant %+v", call, got, want)
+	}
+}
+
+func loanIDs(loans []library.Loan) []string {
+	ids := make([]string, len(loans))
+	for i, l := range loans {
+		ids[i] = l.ID
+	}
+	return ids
+}
+
+// wantLoans checks loans in order, every field.
+func wantLoans(t *testing.T, call string, got []library.Loan, want ...library.Loan) {
+	t.Helper()
+	if fmt.Sprint(loanIDs(got)) != fmt.Sprint(loanIDs(want)) {
+		t.Fatalf("%s = %v, want %v", call, loanIDs(got), loanIDs(want))
+	}
+	for i := range got {
+		checkLoan(t, fmt.Sprintf("%s[%d]", call, i), got[i], want[i])
+	}
+}
+
+// sortedIDs returns ids sorted, for comparing sets.
+func sortedIDs(ids []string) []string {
+	out := slices.Clone(ids)
+	sort.Strings(out)
+	return out
+}
+
+func newClaim(copyID, loanID, schoolID string) library.CopyClaim {
+	return library.CopyClaim{CopyID: copyID, LoanID: loanID, SchoolID: schoolID, BookID: uuid.NewString(), ClaimedAt: base}
+}
+
+func checkClaim(t *testing.T, call string, got, want library.CopyClaim) {
+	t.Helper()
+	if !sameTime(got.ClaimedAt, want.ClaimedAt) {
+		t.Errorf("%s: ClaimedAt = %v, want %v (at ms precision)", call, got.ClaimedAt, want.ClaimedAt)
+	}
+	got.ClaimedAt = want.ClaimedAt
+	if got != want {
+		t.Errorf("%s:\n got %+v\nwant %+v", call, got, want)
+	}
+}
+
+// wantClaimSet checks claims in any order, every field.
+func wantClaimSet(t *testing.T, call string, got []library.CopyClaim, want ...library.CopyClaim) {
+	t.Helper()
+	byCopy := make(map[string]library.CopyClaim, len(want))
+	var wantIDs, gotIDs []string
+	for _, c := range want {
+		byCopy[c.CopyID] = c
+		wantIDs = append(wantIDs, c.CopyID)
+	}
+	for _, c := range got {
+		gotIDs = append(gotIDs, c.CopyID)
+	}
+	if fmt.Sprint(sortedIDs(gotIDs)) != fmt.Sprint(sortedIDs(wantIDs)) {
+		t.Fatalf("%s = claims of %v, want %v", call, sortedIDs(gotIDs), sortedIDs(wantIDs))
+	}
+	for _, c := range got {
+		checkClaim(t, call+" "+c.CopyID, c, byCopy[c.CopyID])
+	}
+}
+
+// --- books ---
+
+func testLibBookCreateGet(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	b := createLibBook(t, r, schoolA, "9780140309577", "Pippi Longstocking")
+	got, err := r.Library.Book(ctx(t), schoolA, b.ID)
+	must(t, "Book", err)
+	checkLibBook(t, "Book", got, b)
+
+	_, err = r.Library.Book(ctx(t), schoolB, b.ID)
+	wantErr(t, "Book of another school", err, errs.NotFound, "book_not_found")
+	_, err = r.Library.Book(ctx(t), schoolA, uuid.NewString())
+	wantErr(t, "Book missing", err, errs.NotFound, "book_not_found")
+
+	// Zero values come back as zero values.
+	z := library.Book{ID: uuid.NewString(), SchoolID: schoolA}
+	must(t, "CreateBook zero", r.Library.CreateBook(ctx(t), z))
+	got, err = r.Library.Book(ctx(t), schoolA, z.ID)
+	must(t, "Book zero", err)
+	checkLibBook(t, "Book zero", got, z)
+}
+
+func testLibBookISBNUnique(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	const isbn = "9780140309577"
+	first := createLibBook(t, r, schoolA, isbn, "Pippi Longstocking")
+
+	dup := newLibBook(schoolA, isbn, "Pippi Goes on Board")
+	wantErr(t, "CreateBook same ISBN same school", r.Library.CreateBook(ctx(t), dup), errs.Conflict, "isbn_exists")
+	_, err := r.Library.Book(ctx(t), schoolA, dup.ID)
+	wantErr(t, "Book refused", err, errs.NotFound, "book_not_found")
+	got, err := r.Library.Book(ctx(t), schoolA, first.ID)
+	must(t, "Book first", err)
+	checkLibBook(t, "Book first after conflict", got, first)
+
+	// The same ISBN in another school is fine.
+	createLibBook(t, r, schoolB, isbn, "Pippi Longstocking")
+	// Books without an ISBN never clash.
+	createLibBook(t, r, schoolA, "", "Class Diary 2024")
+	createLibBook(t, r, schoolA, "", "Class Diary 2025")
+	createLibBook(t, r, schoolA, "", "Class Diary 2025")
+	createLibBook(t, r, schoolA, "9780140328707", "Emil and the Detectives")
+
+	books, err := r.Library.Books(ctx(t), schoolA)
+	must(t, "Books", err)
+	if len(books) != 5 {
+		t.Fatalf("Books of school A = %d books, want 5", len(books))
+	}
+}
+
+func testLibBooksList(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	books, err := r.Library.Books(ctx(t), schoolA)
+	must(t, "Books on empty", err)
+	if len(books) != 0 {
+		t.Fatalf("Books on empty = %d, want 0", len(books))
+	}
+	twinA, twinB := newLibBook(schoolA, "", "Matilda"), newLibBook(schoolA, "", "Matilda")
+	twinA.ID, twinB.ID = "00000000-0000-4000-8000-00000000000a", "00000000-0000-4000-8000-00000000000b"
+	for _, b := range []library.Book{
+		newLibBook(schoolA, "1", "The Witches"),
+		twinB,
+		newLibBook(schoolA, "2", "Danny"),
+		newLibBook(schoolB, "3", "Boy"), // another school
+		twinA,
+		newLibBook(schoolA, "4", "matilda"), // byte order: lowercase after uppercase
+	} {
+		must(t, "CreateBook "+b.Title, r.Library.CreateBook(ctx(t), b))
+	}
+	books, err = r.Library.Books(ctx(t), schoolA)
+	must(t, "Books", err)
+	var got []string
+	for _, b := range books {
+		got = append(got, b.Title+"/"+b.ID[len(b.ID)-1:])
+	}
+	titles := make([]string, len(books))
+	for i, b := range books {
+		titles[i] = b.Title
+	}
+	if want := []string{"Danny", "Matilda", "Matilda", "The Witches", "matilda"}; fmt.Sprint(titles) != fmt.Sprint(want) {
+		t.Fatalf("Books order = %v, want %v (by title, then id)", titles, want)
+	}
+	if books[1].ID != twinA.ID || books[2].ID != twinB.ID {
+		t.Fatalf("Books with one title = %v, want %s before %s", got, twinA.ID, twinB.ID)
+	}
+	checkLibBook(t, "Books[1]", books[1], twinA)
+
+	books, err = r.Library.Books(ctx(t), schoolB)
+	must(t, "Books of B", err)
+	if len(books) != 1 || books[0].Title != "Boy" {
+		t.Fatalf("Books of B = %v, want only Boy", libBookIDs(books))
+	}
+}
+
+func testLibBooksByID(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	a1 := createLibBook(t, r, schoolA, "1", "One")
+	a2 := createLibBook(t, r, schoolA, "2", "Two")
+	createLibBook(t, r, schoolA, "3", "Three") // not asked for
+	b1 := createLibBook(t, r, schoolB, "1", "One")
+
+	got, err := r.Library.BooksByID(ctx(t), schoolA, []string{a2.ID, b1.ID, uuid.NewString(), a1.ID, a2.ID})
+	must(t, "BooksByID", err)
+	if fmt.Sprint(sortedIDs(libBookIDs(got))) != fmt.Sprint(sortedIDs([]string{a1.ID, a2.ID})) {
+		t.Fatalf("BooksByID = %v, want %v (each of school A once)", libBookIDs(got), []string{a1.ID, a2.ID})
+	}
+	for _, b := range got {
+		if b.ID == a1.ID {
+			checkLibBook(t, "BooksByID a1", b, a1)
+		}
+	}
+	got, err = r.Library.BooksByID(ctx(t), schoolA, nil)
+	must(t, "BooksByID none", err)
+	if len(got) != 0 {
+		t.Fatalf("BooksByID(nil) = %v, want none", libBookIDs(got))
+	}
+}
+
+// --- copies ---
+
+func testLibCreateCopiesDuplicates(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	book := createLibBook(t, r, schoolA, "1", "One")
+	first := []library.Copy{newCopy(schoolA, book.ID, "AAA-111"), newCopy(schoolA, book.ID, "AAA-222"), newCopy(schoolB, uuid.NewString(), "BBB-999")}
+	dups, err := r.Library.CreateCopies(ctx(t), first)
+	must(t, "CreateCopies", err)
+	if len(dups) != 0 {
+		t.Fatalf("CreateCopies of new codes = duplicates %v, want none", dups)
+	}
+
+	second := []library.Copy{
+		newCopy(schoolA, book.ID, "AAA-333"), // 0: new
+		newCopy(schoolA, book.ID, "AAA-111"), // 1: taken before
+		newCopy(schoolA, book.ID, "BBB-999"), // 2: taken in school B only
+		newCopy(schoolA, book.ID, "AAA-333"), // 3: taken by #0 of this call
+		newCopy(schoolA, book.ID, "AAA-444"), // 4: new
+		newCopy(schoolA, book.ID, "AAA-222"), // 5: taken before
+	}
+	dups, err = r.Library.CreateCopies(ctx(t), second)
+	must(t, "CreateCopies with duplicates", err)
+	if fmt.Sprint(dups) != fmt.Sprint([]int{1, 3, 5}) {
+		t.Fatalf("CreateCopies duplicates = %v, want [1 3 5]", dups)
+	}
+	for _, i := range []int{0, 2, 4} {
+		got, err := r.Library.Copy(ctx(t), schoolA, second[i].ID)
+		must(t, fmt.Sprintf("Copy #%d", i), err)
+		checkCopy(t, fmt.Sprintf("Copy #%d", i), got, second[i])
+	}
+	for _, i := range []int{1, 3, 5} {
+		_, err := r.Library.Copy(ctx(t), schoolA, second[i].ID)
+		wantErr(t, fmt.Sprintf("Copy refused #%d", i), err, errs.NotFound, "copy_not_found")
+	}
+	got, err := r.Library.CopyByCode(ctx(t), schoolA, "AAA-111")
+	must(t, "CopyByCode AAA-111", err)
+	checkCopy(t, "CopyByCode AAA-111 keeps the first", got, first[0])
+	got, err = r.Library.CopyByCode(ctx(t), schoolA, "AAA-333")
+	must(t, "CopyByCode AAA-333", err)
+	checkCopy(t, "CopyByCode AAA-333 is the first of the call", got, second[0])
+
+	dups, err = r.Library.CreateCopies(ctx(t), nil)
+	must(t, "CreateCopies none", err)
+	if len(dups) != 0 {
+		t.Fatalf("CreateCopies(nil) = %v, want none", dups)
+	}
+	// Every copy refused.
+	dups, err = r.Library.CreateCopies(ctx(t), []library.Copy{newCopy(schoolA, book.ID, "AAA-111"), newCopy(schoolB, book.ID, "BBB-999")})
+	must(t, "CreateCopies all taken", err)
+	if fmt.Sprint(dups) != fmt.Sprint([]int{0, 1}) {
+		t.Fatalf("CreateCopies all taken = %v, want [0 1]", dups)
+	}
+	copies, err := r.Library.CopiesOfBook(ctx(t), schoolA, book.ID)
+	must(t, "CopiesOfBook", err)
+	if want := []string{"AAA-111", "AAA-222", "AAA-333", "AAA-444", "BBB-999"}; fmt.Sprint(copyCodes(copies)) != fmt.Sprint(want) {
+		t.Fatalf("CopiesOfBook = %v, want %v", copyCodes(copies), want)
+	}
+}
+
+func testLibCopyGet(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	c := newCopy(schoolA, uuid.NewString(), "K7Q-2MX")
+	_, err := r.Library.CreateCopies(ctx(t), []library.Copy{c})
+	must(t, "CreateCopies", err)
+
+	got, err := r.Library.Copy(ctx(t), schoolA, c.ID)
+	must(t, "Copy", err)
+	checkCopy(t, "Copy", got, c)
+	got, err = r.Library.CopyByCode(ctx(t), schoolA, c.Code)
+	must(t, "CopyByCode", err)
+	checkCopy(t, "CopyByCode", got, c)
+
+	_, err = r.Library.Copy(ctx(t), schoolB, c.ID)
+	wantErr(t, "Copy of another school", err, errs.NotFound, "copy_not_found")
+	_, err = r.Library.CopyByCode(ctx(t), schoolB, c.Code)
+	wantErr(t, "CopyByCode of another school", err, errs.NotFound, "copy_not_found")
+	_, err = r.Library.Copy(ctx(t), schoolA, uuid.NewString())
+	wantErr(t, "Copy missing", err, errs.NotFound, "copy_not_found")
+	_, err = r.Library.CopyByCode(ctx(t), schoolA, "ZZZ-000")
+	wantErr(t, "CopyByCode missing", err, errs.NotFound, "copy_not_found")
+}
+
+func testLibCopiesOfBookAndCounts(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	b1, b2, b3 := createLibBook(t, r, schoolA, "1", "One"), createLibBook(t, r, schoolA, "2", "Two"), createLibBook(t, r, schoolA, "3", "Three")
+	counts, err := r.Library.CopyCounts(ctx(t), schoolA)
+	must(t, "CopyCounts on empty", err)
+	if len(counts) != 0 {
+		t.Fatalf("CopyCounts without copies = %v, want none", counts)
+	}
+	copies := []library.Copy{
+		newCopy(schoolA, b1.ID, "C-3"),
+		newCopy(schoolA, b1.ID, "C-1"),
+		newCopy(schoolA, b2.ID, "C-9"),
+		newCopy(schoolA, b1.ID, "C-2"),
+		newCopy(schoolB, b1.ID, "C-0"), // another school, same book id
+	}
+	dups, err := r.Library.CreateCopies(ctx(t), copies)
+	must(t, "CreateCopies", err)
+	if len(dups) != 0 {
+		t.Fatalf("CreateCopies = duplicates %v, want none", dups)
+	}
+
+	got, err := r.Library.CopiesOfBook(ctx(t), schoolA, b1.ID)
+	must(t, "CopiesOfBook", err)
+	if want := []string{"C-1", "C-2", "C-3"}; fmt.Sprint(copyCodes(got)) != fmt.Sprint(want) {
+		t.Fatalf("CopiesOfBook = %v, want %v (by code)", copyCodes(got), want)
+	}
+	checkCopy(t, "CopiesOfBook[0]", got[0], copies[1])
+	got, err = r.Library.CopiesOfBook(ctx(t), schoolA, b3.ID)
+	must(t, "CopiesOfBook without copies", err)
+	if len(got) != 0 {
+		t.Fatalf("CopiesOfBook without copies = %v, want none", copyCodes(got))
+	}
+	got, err = r.Library.CopiesOfBook(ctx(t), schoolB, b1.ID)
+	must(t, "CopiesOfBook of B", err)
+	if fmt.Sprint(copyCodes(got)) != "[C-0]" {
+		t.Fatalf("CopiesOfBook of B = %v, want [C-0]", copyCodes(got))
+	}
+
+	counts, err = r.Library.CopyCounts(ctx(t), schoolA)
+	must(t, "CopyCounts", err)
+	if want := map[string]int{b1.ID: 3, b2.ID: 1}; fmt.Sprint(counts) != fmt.Sprint(want) {
+		t.Fatalf("CopyCounts = %v, want %v (books without copies absent)", counts, want)
+	}
+	counts, err = r.Library.CopyCounts(ctx(t), schoolB)
+	must(t, "CopyCounts of B", err)
+	if want := map[string]int{b1.ID: 1}; fmt.Sprint(counts) != fmt.Sprint(want) {
+		t.Fatalf("CopyCounts of B = %v, want %v", counts, want)
+	}
+}
+
+// --- loans ---
+
+func testLibLoanInsertGet(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	l := insertLoan(t, r, schoolA, uuid.NewString(), uuid.NewString(), base)
+	got, err := r.Library.Loan(ctx(t), schoolA, l.ID)
+	must(t, "Loan", err)
+	checkLoan(t, "Loan", got, l)
+	if got.Returned() {
+		t.Fatalf("Loan of a new record: Returned() = true, ReturnedAt %v", got.ReturnedAt)
+	}
+
+	_, err = r.Library.Loan(ctx(t), schoolB, l.ID)
+	wantErr(t, "Loan of another school", err, errs.NotFound, "loan_not_found")
+	_, err = r.Library.Loan(ctx(t), schoolA, uuid.NewString())
+	wantErr(t, "Loan missing", err, errs.NotFound, "loan_not_found")
+
+	// A loan stored as returned keeps its return time.
+	done := newLoan(schoolA, uuid.NewString(), uuid.NewString(), base)
+	done.ReturnedAt = base.Add(3 * 24 * time.Hour)
+	must(t, "InsertLoan returned", r.Library.InsertLoan(ctx(t), done))
+	got, err = r.Library.Loan(ctx(t), schoolA, done.ID)
+	must(t, "Loan returned", err)
+	checkLoan(t, "Loan returned", got, done)
+}
+
+func testLibLoansByID(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	a := insertLoan(t, r, schoolA, uuid.NewString(), uuid.NewString(), base)
+	b := insertLoan(t, r, schoolB, uuid.NewString(), uuid.NewString(), base)
+	insertLoan(t, r, schoolA, uuid.NewString(), uuid.NewString(), base) // not asked for
+
+	got, err := r.Library.LoansByID(ctx(t), []string{b.ID, uuid.NewString(), a.ID, b.ID})
+	must(t, "LoansByID", err)
+	if fmt.Sprint(sortedIDs(loanIDs(got))) != fmt.Sprint(sortedIDs([]string{a.ID, b.ID})) {
+		t.Fatalf("LoansByID = %v, want %v (any school, each once)", loanIDs(got), []string{a.ID, b.ID})
+	}
+	for _, l := range got {
+		if l.ID == b.ID {
+			checkLoan(t, "LoansByID b", l, b)
+		}
+	}
+	got, err = r.Library.LoansByID(ctx(t), nil)
+	must(t, "LoansByID none", err)
+	if len(got) != 0 {
+		t.Fatalf("LoansByID(nil) = %v, want none", loanIDs(got))
+	}
+}
+
+func testLibOpenLoans(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	s1, s2, b1, b2 := uuid.NewString(), uuid.NewString(), uuid.NewString(), uuid.NewString()
+	l1 := insertLoan(t, r, schoolA, s1, b1, base.Add(time.Hour))
+	l2 := insertLoan(t, r, schoolA, s2, b1, base)
+	l3 := insertLoan(t, r, schoolA, s1, b2, base.Add(2*time.Hour))
+	l4 := insertLoan(t, r, schoolA, s1, b1, base.Add(-time.Hour))
+	must(t, "MarkReturned l4", r.Library.MarkReturned(ctx(t), l4.ID, base))
+	done := newLoan(schoolA, s1, b1, base.Add(-2*time.Hour)) // stored as returned
+	done.ReturnedAt = base
+	must(t, "InsertLoan returned", r.Library.InsertLoan(ctx(t), done))
+	l5 := insertLoan(t, r, schoolB, s1, b1, base)
+
+	open := func(student, book string) []library.Loan {
+		t.Helper()
+		loans, err := r.Library.OpenLoans(ctx(t), schoolA, student, book)
+		must(t, "OpenLoans", err)
+		return loans
+	}
+	wantLoans(t, "OpenLoans(A)", open("", ""), l2, l1, l3)
+	wantLoans(t, "OpenLoans(A, s1)", open(s1, ""), l1, l3)
+	wantLoans(t, "OpenLoans(A, book b1)", open("", b1), l2, l1)
+	wantLoans(t, "OpenLoans(A, s1, b1)", open(s1, b1), l1)
+	wantLoans(t, "OpenLoans(A, unknown student)", open(uuid.NewString(), ""))
+
+	loans, err := r.Library.OpenLoans(ctx(t), schoolB, "", "")
+	must(t, "OpenLoans(B)", err)
+	wantLoans(t, "OpenLoans(B)", loans, l5)
+
+	must(t, "MarkReturned l1", r.Library.MarkReturned(ctx(t), l1.ID, base.Add(3*time.Hour)))
+	wantLoans(t, "OpenLoans(A, s1) after a return", open(s1, ""), l3)
+}
+
+func testLibLoansOfStudent(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	student := uuid.NewString()
+	l1 := insertLoan(t, r, schoolA, student, uuid.NewString(), base)
+	l2 := insertLoan(t, r, schoolA, student, uuid.NewString(), base.Add(48*time.Hour))
+	l3 := insertLoan(t, r, schoolB, student, uuid.NewString(), base.Add(24*time.Hour))
+	must(t, "MarkReturned l1", r.Library.MarkReturned(ctx(t), l1.ID, base.Add(time.Hour)))
+	l1.ReturnedAt = base.Add(time.Hour)
+	insertLoan(t, r, schoolA, uuid.NewString(), uuid.NewString(), base) // another student
+
+	loans, err := r.Library.LoansOfStudent(ctx(t), student)
+	must(t, "LoansOfStudent", err)
+	wantLoans(t, "LoansOfStudent", loans, l2, l3, l1)
+
+	loans, err = r.Library.LoansOfStudent(ctx(t), uuid.NewString())
+	must(t, "LoansOfStudent without loans", err)
+	wantLoans(t, "LoansOfStudent without loans", loans)
+}
+
+func testLibMarkReturned(t *testing.T, r ports.Repositories) {
+	schoolA := uuid.NewString()
+	l := insertLoan(t, r, schoolA, uuid.NewString(), uuid.NewString(), base)
+	other := insertLoan(t, r, schoolA, uuid.NewString(), uuid.NewString(), base)
+	first := base.Add(5 * 24 * time.Hour)
+	must(t, "MarkReturned", r.Library.MarkReturned(ctx(t), l.ID, first))
+	must(t, "MarkReturned again", r.Library.MarkReturned(ctx(t), l.ID, first.Add(time.Hour)))
+
+	got, err := r.Library.Loan(ctx(t), schoolA, l.ID)
+	must(t, "Loan", err)
+	l.ReturnedAt = first
+	checkLoan(t, "Loan after two returns", got, l)
+
+	got, err = r.Library.Loan(ctx(t), schoolA, other.ID)
+	must(t, "Loan other", err)
+	checkLoan(t, "Loan not returned", got, other)
+
+	must(t, "MarkReturned missing loan", r.Library.MarkReturned(ctx(t), uuid.NewString(), first))
+}
+
+func testLibDeleteLoan(t *testing.T, r ports.Repositories) {
+	schoolA := uuid.NewString()
+	l := insertLoan(t, r, schoolA, uuid.NewString(), uuid.NewString(), base)
+	other := insertLoan(t, r, schoolA, uuid.NewString(), uuid.NewString(), base)
+	must(t, "DeleteLoan", r.Library.DeleteLoan(ctx(t), l.ID))
+	_, err := r.Library.Loan(ctx(t), schoolA, l.ID)
+	wantErr(t, "Loan deleted", err, errs.NotFound, "loan_not_found")
+	must(t, "DeleteLoan again", r.Library.DeleteLoan(ctx(t), l.ID))
+	must(t, "DeleteLoan never stored", r.Library.DeleteLoan(ctx(t), uuid.NewString()))
+	got, err := r.Library.Loan(ctx(t), schoolA, other.ID)
+	must(t, "Loan other", err)
+	checkLoan(t, "Loan other after DeleteLoan", got, other)
+}
+
+func testLibAnonymizeStudent(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	student, other := uuid.NewString(), uuid.NewString()
+	l1 := insertLoan(t, r, schoolA, student, uuid.NewString(), base)
+	l2 := insertLoan(t, r, schoolB, student, uuid.NewString(), base.Add(time.Hour))
+	must(t, "MarkReturned l1", r.Library.MarkReturned(ctx(t), l1.ID, base.Add(2*time.Hour)))
+	l1.ReturnedAt = base.Add(2 * time.Hour)
+	kept := insertLoan(t, r, schoolA, other, uuid.NewString(), base)
+
+	const marker = "anonymous"
+	must(t, "AnonymizeStudent", r.Library.AnonymizeStudent(ctx(t), student, marker))
+	must(t, "AnonymizeStudent again", r.Library.AnonymizeStudent(ctx(t), student, marker))
+
+	loans, err := r.Library.LoansOfStudent(ctx(t), student)
+	must(t, "LoansOfStudent", err)
+	wantLoans(t, "LoansOfStudent after AnonymizeStudent", loans)
+
+	l1.StudentID, l2.StudentID = marker, marker
+	loans, err = r.Library.LoansOfStudent(ctx(t), marker)
+	must(t, "LoansOfStudent(marker)", err)
+	wantLoans(t, "LoansOfStudent(marker): the history is kept", loans, l2, l1)
+
+	loans, err = r.Library.LoansOfStudent(ctx(t), other)
+	must(t, "LoansOfStudent other", err)
+	wantLoans(t, "LoansOfStudent of another student", loans, kept)
+	must(t, "AnonymizeStudent without loans", r.Library.AnonymizeStudent(ctx(t), uuid.NewString(), marker))
+}
+
+// --- claims ---
+
+func testLibClaimGet(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	c1 := newClaim(uuid.NewString(), uuid.NewString(), schoolA)
+	c2 := newClaim(uuid.NewString(), uuid.NewString(), schoolA)
+	c3 := newClaim(uuid.NewString(), uuid.NewString(), schoolB)
+	for _, c := range []library.CopyClaim{c1, c2, c3} {
+		must(t, "ClaimCopy", r.Library.ClaimCopy(ctx(t), c))
+	}
+	got, err := r.Library.Claim(ctx(t), c1.CopyID)
+	must(t, "Claim", err)
+	checkClaim(t, "Claim", got, c1)
+
+	again := newClaim(c1.CopyID, uuid.NewString(), schoolA)
+	wantErr(t, "ClaimCopy of a claimed copy", r.Library.ClaimCopy(ctx(t), again), errs.Conflict, "copy_claimed")
+	got, err = r.Library.Claim(ctx(t), c1.CopyID)
+	must(t, "Claim after conflict", err)
+	checkClaim(t, "Claim after conflict keeps the first", got, c1)
+
+	_, err = r.Library.Claim(ctx(t), uuid.NewString())
+	wantErr(t, "Claim of an unclaimed copy", err, errs.NotFound, "claim_not_found")
+
+	claims, err := r.Library.ClaimsByCopy(ctx(t), []string{c3.CopyID, uuid.NewString(), c1.CopyID, c1.CopyID})
+	must(t, "ClaimsByCopy", err)
+	wantClaimSet(t, "ClaimsByCopy", claims, c1, c3)
+	claims, err = r.Library.ClaimsByCopy(ctx(t), nil)
+	must(t, "ClaimsByCopy none", err)
+	wantClaimSet(t, "ClaimsByCopy(nil)", claims)
+
+	claims, err = r.Library.ClaimsOfSchool(ctx(t), schoolA)
+	must(t, "ClaimsOfSchool", err)
+	wantClaimSet(t, "ClaimsOfSchool(A)", claims, c1, c2)
+	claims, err = r.Library.ClaimsOfSchool(ctx(t), schoolB)
+	must(t, "ClaimsOfSchool B", err)
+	wantClaimSet(t, "ClaimsOfSchool(B)", claims, c3)
+	claims, err = r.Library.ClaimsOfSchool(ctx(t), uuid.NewString())
+	must(t, "ClaimsOfSchool without claims", err)
+	wantClaimSet(t, "ClaimsOfSchool without claims", claims)
+}
+
+func testLibClaimCopyRace(t *testing.T, r ports.Repositories) {
+	const racers, rounds = 50, 3
+	schoolA := uuid.NewString()
+	for round := range rounds {
+		copyID := uuid.NewString()
+		claims := make([]library.CopyClaim, racers)
+		for i := range claims {
+			claims[i] = newClaim(copyID, uuid.NewString(), schoolA)
+		}
+		c := ctx(t)
+		results := race(racers, func(i int) error { return r.Library.ClaimCopy(c, claims[i]) })
+		winner := wantOneWinner(t, fmt.Sprintf("ClaimCopy (round %d)", round+1), results, "copy_claimed")
+		got, err := r.Library.Claim(ctx(t), copyID)
+		must(t, "Claim", err)
+		checkClaim(t, "Claim after the race", got, claims[winner])
+	}
+	claims, err := r.Library.ClaimsOfSchool(ctx(t), schoolA)
+	must(t, "ClaimsOfSchool", err)
+	if len(claims) != rounds {
+		t.Fatalf("ClaimsOfSchool after %d races = %d claims, want %d", rounds, len(claims), rounds)
+	}
+}
+
+func testLibReleaseClaim(t *testing.T, r ports.Repositories) {
+	schoolA := uuid.NewString()
+	c := newClaim(uuid.NewString(), uuid.NewString(), schoolA)
+	must(t, "ClaimCopy", r.Library.ClaimCopy(ctx(t), c))
+
+	must(t, "ReleaseClaim with another loan", r.Library.ReleaseClaim(ctx(t), c.CopyID, uuid.NewString()))
+	got, err := r.Library.Claim(ctx(t), c.CopyID)
+	must(t, "Claim after ReleaseClaim with another loan", err)
+	checkClaim(t, "Claim after ReleaseClaim with another loan", got, c)
+
+	must(t, "ReleaseClaim", r.Library.ReleaseClaim(ctx(t), c.CopyID, c.LoanID))
+	_, err = r.Library.Claim(ctx(t), c.CopyID)
+	wantErr(t, "Claim after ReleaseClaim", err, errs.NotFound, "claim_not_found")
+	must(t, "ReleaseClaim again", r.Library.ReleaseClaim(ctx(t), c.CopyID, c.LoanID))
+
+	// The copy can be claimed again, and the old loan cannot release the
+	// new claim.
+	next := newClaim(c.CopyID, uuid.NewString(), schoolA)
+	must(t, "ClaimCopy after the release", r.Library.ClaimCopy(ctx(t), next))
+	must(t, "ReleaseClaim by the old loan", r.Library.ReleaseClaim(ctx(t), c.CopyID, c.LoanID))
+	got, err = r.Library.Claim(ctx(t), c.CopyID)
+	must(t, "Claim of the new loan", err)
+	checkClaim(t, "Claim of the new loan", got, next)
+}
+
+// testLibReleaseRace releases one loan's claim twice at once (a double
+// return) while another loan claims the copy as soon as it is free: the
+// late release must not remove the new claim. On FerretDB 1.24 a delete
+// reads the matching documents and then deletes their _ids, so a claim
+// keyed by the copy id alone lost the new claim in most rounds.
+func testLibReleaseRace(t *testing.T, r ports.Repositories) {
+	const rounds = 20
+	schoolA := uuid.NewString()
+	for round := range rounds {
+		old := newClaim(uuid.NewString(), uuid.NewString(), schoolA)
+		must(t, "ClaimCopy", r.Library.ClaimCopy(ctx(t), old))
+		next := newClaim(old.CopyID, uuid.NewString(), schoolA)
+		c := ctx(t)
+		results := race(3, func(i int) error {
+			if i < 2 {
+				return r.Library.ReleaseClaim(c, old.CopyID, old.LoanID)
+			}
+			for {
+				err := r.Library.ClaimCopy(c, next)
+				if errs.CodeOf(err) != "copy_claimed" {
+					return err
+				}
+			}
+		})
+		for i, err := range results {
+			must(t, fmt.Sprintf("round %d call #%d", round+1, i), err)
+		}
+		got, err := r.Library.Claim(ctx(t), old.CopyID)
+		must(t, fmt.Sprintf("Claim after round %d", round+1), err)
+		checkClaim(t, fmt.Sprintf("Claim after round %d", round+1), got, next)
+	}
+}
+
+// --- renewals ---
+
+func testLibRenewals(t *testing.T, r ports.Repositories) {
+	loanA, loanB := "00000000-0000-4000-8000-00000000000a", "00000000-0000-4000-8000-00000000000b"
+	rn := func(loan string, n int) library.Renewal {
+		return library.Renewal{LoanID: loan, Number: n, DueAt: fmt.Sprintf("2025-04-%02d", n), RenewedAt: base.Add(time.Duration(n) * time.Hour)}
+	}
+	// Numbers 2 and 10 sort as numbers, not as text.
+	for _, x := range []library.Renewal{rn(loanB, 1), rn(loanA, 10), rn(loanA, 2), rn(loanA, 1), rn("00000000-0000-4000-8000-00000000000c", 1)} {
+		must(t, fmt.Sprintf("AddRenewal %s#%d", x.LoanID, x.Number), r.Library.AddRenewal(ctx(t), x))
+	}
+	dup := rn(loanA, 2)
+	dup.DueAt = "2030-01-01"
+	wantErr(t, "AddRenewal same loan and number", r.Library.AddRenewal(ctx(t), dup), errs.Conflict, "renewal_exists")
+
+	got, err := r.Library.Renewals(ctx(t), []string{loanB, loanA, uuid.NewString()})
+	must(t, "Renewals", err)
+	want := []library.Renewal{rn(loanA, 1), rn(loanA, 2), rn(loanA, 10), rn(loanB, 1)}
+	if len(got) != len(want) {
+		t.Fatalf("Renewals = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if !sameTime(got[i].RenewedAt, want[i].RenewedAt) {
+			t.Errorf("Renewals[%d].RenewedAt = %v, want %v", i, got[i].RenewedAt, want[i].RenewedAt)
+		}
+		got[i].RenewedAt = want[i].RenewedAt
+		if got[i] != want[i] {
+			t.Errorf("Renewals[%d] = %+v, want %+v (by loan, then number; the refused one not stored)", i, got[i], want[i])
+		}
+	}
+	got, err = r.Library.Renewals(ctx(t), nil)
+	must(t, "Renewals none", err)
+	if len(got) != 0 {
+		t.Fatalf("Renewals(nil) = %+v, want none", got)
+	}
+}
+
+func testLibRenewalRace(t *testing.T, r ports.Repositories) {
+	const racers = 30
+	loan := uuid.NewString()
+	c := ctx(t)
+	results := race(racers, func(i int) error {
+		return r.Library.AddRenewal(c, library.Renewal{LoanID: loan, Number: 1, DueAt: fmt.Sprintf("2025-05-%02d", i%28+1), RenewedAt: base})
+	})
+	winner := wantOneWinner(t, "AddRenewal", results, "renewal_exists")
+	got, err := r.Library.Renewals(ctx(t), []string{loan})
+	must(t, "Renewals", err)
+	if len(got) != 1 || got[0].DueAt != fmt.Sprintf("2025-05-%02d", winner%28+1) {
+		t.Fatalf("Renewals after the race = %+v, want only the winner's (#%d)", got, winner)
+	}
+}
+
+// --- settings, student numbers, invites ---
+
+func testLibSaveSettings(t *testing.T, r ports.Repositories) {
+	s := newSchool("Maple High", "maple.example.org")
+	other := newSchool("Oak", "oak.example.org")
+	must(t, "Create school", r.Schools.Create(ctx(t), s))
+	must(t, "Create other school", r.Schools.Create(ctx(t), other))
+
+	// Zero values are stored as such.
+	settings := library.Settings{DefaultLoanDays: 7, MaxRenewals: 0, RenewalDays: 3, AllowPublicCatalog: false}
+	must(t, "SaveSettings", r.Library.SaveSettings(ctx(t), s.ID, settings))
+	got, err := r.Schools.Get(ctx(t), s.ID)
+	must(t, "Get", err)
+	want := s
+	want.Settings = settings
+	checkSchool(t, "Get after SaveSettings", got, want)
+	got, err = r.Schools.GetByDomain(ctx(t), s.Domain)
+	must(t, "GetByDomain", err)
+	checkSchool(t, "GetByDomain after SaveSettings", got, want)
+
+	settings = library.Settings{DefaultLoanDays: 28, MaxRenewals: 5, RenewalDays: 14, AllowPublicCatalog: true}
+	must(t, "SaveSettings again", r.Library.SaveSettings(ctx(t), s.ID, settings))
+	got, err = r.Schools.Get(ctx(t), s.ID)
+	must(t, "Get", err)
+	want.Settings = settings
+	checkSchool(t, "Get after the second SaveSettings", got, want)
+
+	got, err = r.Schools.Get(ctx(t), other.ID)
+	must(t, "Get other", err)
+	checkSchool(t, "Get other school", got, other)
+
+	wantErr(t, "SaveSettings of a missing school", r.Library.SaveSettings(ctx(t), uuid.NewString(), settings), errs.NotFound, "school_not_found")
+}
+
+func testLibStudentNumbers(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	acc1, acc2 := uuid.NewString(), uuid.NewString()
+	must(t, "ClaimStudentNumber", r.Library.ClaimStudentNumber(ctx(t), schoolA, "2024-017", acc1))
+	wantErr(t, "ClaimStudentNumber taken", r.Library.ClaimStudentNumber(ctx(t), schoolA, "2024-017", acc2), errs.Conflict, "student_number_exists")
+	wantErr(t, "ClaimStudentNumber taken, same account", r.Library.ClaimStudentNumber(ctx(t), schoolA, "2024-017", acc1), errs.Conflict, "student_number_exists")
+	must(t, "ClaimStudentNumber in another school", r.Library.ClaimStudentNumber(ctx(t), schoolB, "2024-017", acc2))
+	must(t, "ClaimStudentNumber another number", r.Library.ClaimStudentNumber(ctx(t), schoolA, "2024-018", acc2))
+
+	c := ctx(t)
+	results := race(20, func(i int) error {
+		return r.Library.ClaimStudentNumber(c, schoolA, "2024-099", uuid.NewString())
+	})
+	wantOneWinner(t, "ClaimStudentNumber", results, "student_number_exists")
+}
+
+func testLibInvites(t *testing.T, r ports.Repositories) {
+	inv := library.Invite{TokenHash: "sha256-" + uuid.NewString(), AccountID: uuid.NewString(), ExpiresAt: base.Add(72 * time.Hour), CreatedAt: base}
+	must(t, "CreateInvite", r.Library.CreateInvite(ctx(t), inv))
+	check := func(call string) {
+		t.Helper()
+		got, err := r.Library.Invite(ctx(t), inv.TokenHash)
+		must(t, call, err)
+		if !sameTime(got.ExpiresAt, inv.ExpiresAt) || !sameTime(got.CreatedAt, inv.CreatedAt) {
+			t.Errorf("%s: times = %v, %v, want %v, %v", call, got.ExpiresAt, got.CreatedAt, inv.ExpiresAt, inv.CreatedAt)
+		}
+		got.ExpiresAt, got.CreatedAt = inv.ExpiresAt, inv.CreatedAt
+		if got != inv {
+			t.Errorf("%s:\n got %+v\nwant %+v", call, got, inv)
+		}
+	}
+	check("Invite")
+	_, err := r.Library.Invite(ctx(t), "sha256-unknown")
+	wantErr(t, "Invite missing", err, errs.NotFound, "invite_not_found")
+
+	must(t, "RedeemInvite", r.Library.RedeemInvite(ctx(t), inv.TokenHash, base.Add(time.Hour)))
+	wantErr(t, "RedeemInvite again", r.Library.RedeemInvite(ctx(t), inv.TokenHash, base.Add(2*time.Hour)), errs.Conflict, "invite_used")
+	check("Invite after redemption")
+
+	other := library.Invite{TokenHash: "sha256-" + uuid.NewString(), AccountID: uuid.NewString(), ExpiresAt: base, CreatedAt: base}
+	must(t, "CreateInvite other", r.Library.CreateInvite(ctx(t), other))
+	must(t, "RedeemInvite other", r.Library.RedeemInvite(ctx(t), other.TokenHash, base))
+}
+
+func testLibRedeemRace(t *testing.T, r ports.Repositories) {
+	inv := library.Invite{TokenHash: "sha256-" + uuid.NewString(), AccountID: uuid.NewString(), ExpiresAt: base.Add(time.Hour), CreatedAt: base}
+	must(t, "CreateInvite", r.Library.CreateInvite(ctx(t), inv))
+	c := ctx(t)
+	results := race(20, func(i int) error {
+		return r.Library.RedeemInvite(c, inv.TokenHash, base.Add(time.Duration(i)*time.Second))
+	})
+	wantOneWinner(t, "RedeemInvite", results, "invite_used")
+	wantErr(t, "RedeemInvite afterwards", r.Library.RedeemInvite(ctx(t), inv.TokenHash, base), errs.Conflict, "invite_used")
+}
+
+func testLibForgetAccount(t *testing.T, r ports.Repositories) {
+	school := uuid.NewString()
+	gone, kept := uuid.NewString(), uuid.NewString()
+	must(t, "ClaimStudentNumber", r.Library.ClaimStudentNumber(ctx(t), school, "S-1", gone))
+	must(t, "ClaimStudentNumber", r.Library.ClaimStudentNumber(ctx(t), school, "S-2", kept))
+	inv := library.Invite{TokenHash: "sha256-" + uuid.NewString(), AccountID: gone, ExpiresAt: base.Add(time.Hour), CreatedAt: base}
+	must(t, "CreateInvite", r.Library.CreateInvite(ctx(t), inv))
+	must(t, "ForgetAccount", r.Library.ForgetAccount(ctx(t), gone))
+	must(t, "ForgetAccount again", r.Library.ForgetAccount(ctx(t), gone))
+	_, err := r.Library.Invite(ctx(t), inv.TokenHash)
+	wantErr(t, "Invite after ForgetAccount", err, errs.NotFound, "invite_not_found")
+	// The forgotten account's number is free again; the other stays taken.
+	must(t, "ClaimStudentNumber freed", r.Library.ClaimStudentNumber(ctx(t), school, "S-1", uuid.NewString()))
+	wantErr(t, "ClaimStudentNumber kept", r.Library.ClaimStudentNumber(ctx(t), school, "S-2", uuid.NewString()), errs.Conflict, "student_number_exists")
+}
