@@ -28,6 +28,7 @@ type service struct {
 	URL  string
 	App  *app.App
 	Logs *lockedBuffer
+	Env  map[string]string // the configuration it was started with
 	t    *testing.T
 }
 
@@ -102,7 +103,7 @@ func startService(t *testing.T, env map[string]string, opts ...app.Option) *serv
 			t.Logf("service logs:\n%s", logs.String())
 		}
 	})
-	s := &service{URL: base, App: a, Logs: logs, t: t}
+	s := &service{URL: base, App: a, Logs: logs, Env: full, t: t}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		resp, err := http.Get(base + "/readyz")

@@ -344,12 +344,14 @@ func (s *Library) Students(ctx context.Context, schoolParam, search string) ([]u
 		return nil, err
 	}
 	terms := catalog.QueryTerms(search)
+	whole := strings.ToLower(strings.TrimSpace(search)) // numbers like "A-10" are one token
 	out := []user.Account{}
 	for _, a := range all {
 		if a.Role != user.RoleStudent || a.Deleted {
 			continue
 		}
-		if len(terms) == 0 || matchesStudent(a, terms) {
+		byNumber := whole != "" && strings.HasPrefix(strings.ToLower(a.StudentNumber), whole)
+		if len(terms) == 0 || byNumber || matchesStudent(a, terms) {
 			out = append(out, a)
 		}
 	}

@@ -1,0 +1,144 @@
+package test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+// The actors of the role matrix, in table order.
+var matrixActors = []string{"anonymous", "student A", "staff A", "librarian A", "librarian B", "admin"}
+
+// matrixRow is one library or admin route: prepare makes a fresh request
+// (fresh objects of school A where the route needs them, so every allowed
+// actor can succeed); want is the expected status per actor; after, when
+// set, checks that a refused request changed nothing.
+type matrixRow struct {
+	name    string
+	prepare func(t *testing.T, w *libraryWorld) req
+	want    [6]int
+	after   func(t *testing.T, w *libraryWorld, rq req)
+}
+
+func TestLibraryRoleMatrix(t *testing.T) {
+	w := newLibraryWorld(t)
+	s := w.s
+	n := 0
+	unique := func() int { n++; return n }
+	freshBook := func(t *testing.T) (string, string, string) {
+		id, copies := w.addBook(t, w.admin, fmt.Sprintf(`{"school_id":%q,"title":"Matrix %d","author":"M","copies":1}`, w.schoolA, unique()))
+		return id, copies[0]["id"].(string), copies[0]["code"].(string)
+	}
+	freshLoan := func(t *testing.T) string {
+		bookID, copyID, _ := freshBook(t)
+		r := s.do(req{Method: http.MethodPost, Path: "/api/library/loans", Token: w.admin,
+			Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"copy_id":%q,"student_id":%q}`, w.schoolA, bookID, copyID, w.studentAID)})
+		if r.Status != 201 {
+			t.Fatalf("fresh loan: %d %s", r.Status, r.Body)
+		}
+		return r.json(t)["loan"].(map[string]any)["id"].(string)
+	}
+	readerID := func() string {
+		a, _ := s.App.Repos.Accounts.GetByEmail(t.Context(), demoReader)
+		return a.ID
+	}()
+	const (
+		A = 401 // anonymous, refused
+		F = 403 // forbidden
+		N = 404 // another school's object: as if it did not exist
+	)
+	rows := []matrixRow{
+		{"POST /api/admin/schools", func(t *testing.T, w *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/admin/schools", Body: fmt.Sprintf(`{"name":"S","domain":"s%d.example.org"}`, unique())}
+		}, [6]int{A, F, F, F, F, 201}, nil},
+		{"GET /api/admin/schools", func(*testing.T, *libraryWorld) req { return req{Path: "/api/admin/schools"} }, [6]int{A, F, F, F, F, 200}, nil},
+		{"PATCH /api/admin/users/{id}", func(*testing.T, *libraryWorld) req {
+			return req{Method: "PATCH", Path: "/api/admin/users/" + readerID, Body: `{"tier":"standard"}`}
+		}, [6]int{A, F, F, F, F, 200}, nil},
+		{"GET /api/library/accounts", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/accounts?schoolId=" + w.schoolA} },
+			[6]int{A, F, 200, F, F, 200}, nil},
+		{"POST /api/library/invite", func(*testing.T, *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/library/invite", Body: fmt.Sprintf(`{"email":"inv%d@example.org","school_id":%q,"password":"invite-pass-1"}`, unique(), w.schoolA)}
+		}, [6]int{A, F, F, F, F, 201}, nil},
+		{"PATCH /api/library/accounts/manage", func(*testing.T, *libraryWorld) req {
+			return req{Method: "PATCH", Path: "/api/library/accounts/manage", Body: fmt.Sprintf(`{"account_id":%q,"suspended":false}`, readerID)}
+		}, [6]int{A, F, F, F, F, 200}, nil},
+		{"POST /api/library/students", func(*testing.T, *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/library/students", Body: fmt.Sprintf(`{"school_id":%q,"name":"Pupil %d"}`, w.schoolA, unique())}
+		}, [6]int{A, F, F, 201, F, 201}, nil},
+		{"GET /api/library/students", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/students?schoolId=" + w.schoolA} },
+			[6]int{A, F, 200, 200, F, 200}, nil},
+		{"POST /api/library/students/import", func(*testing.T, *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/library/students/import?schoolId=" + w.schoolA, Body: fmt.Sprintf("name,student_number\nCsv Pupil,CSV-%d\n", unique()),
+				Headers: map[string]string{"Content-Type": "text/csv"}}
+		}, [6]int{A, F, F, 201, F, 201}, nil},
+		{"POST /api/library/books", func(*testing.T, *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/library/books", Body: fmt.Sprintf(`{"school_id":%q,"title":"B%d","author":"M"}`, w.schoolA, unique())}
+		}, [6]int{A, F, F, 201, F, 201}, nil},
+		{"POST /api/library/copies", func(t *testing.T, w *libraryWorld) req {
+			bookID, _, _ := freshBook(t)
+			return req{Method: "POST", Path: "/api/library/copies", Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"count":1}`, w.schoolA, bookID)}
+		}, [6]int{A, F, F, 201, F, 201}, nil},
+		{"POST /api/library/copies (B's own school, A's book)", func(t *testing.T, w *libraryWorld) req {
+			bookID, _, _ := freshBook(t)
+			return req{Method: "POST", Path: "/api/library/copies", Body: fmt.Sprintf(`{"book_id":%q,"count":1}`, bookID)}
+		}, [6]int{A, F, F, 201, N, 422}, func(t *testing.T, w *libraryWorld, rq req) {}},
+		{"GET /api/library/copies", func(t *testing.T, w *libraryWorld) req {
+			_, _, code := freshBook(t)
+			return req{Path: "/api/library/copies?schoolId=" + w.schoolA + "&code=" + code}
+		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		{"GET /api/library/copies (B's own school, A's code)", func(t *testing.T, w *libraryWorld) req {
+			_, _, code := freshBook(t)
+			return req{Path: "/api/library/copies?code=" + code}
+		}, [6]int{A, F, 200, 200, N, 422}, nil},
+		{"GET /api/library/loans", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/loans?schoolId=" + w.schoolA} },
+			[6]int{A, F, 200, 200, F, 200}, nil},
+		{"POST /api/library/loans", func(t *testing.T, w *libraryWorld) req {
+			bookID, copyID, _ := freshBook(t)
+			return req{Method: "POST", Path: "/api/library/loans", Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"copy_id":%q,"student_id":%q}`, w.schoolA, bookID, copyID, w.studentAID)}
+		}, [6]int{A, F, F, 201, F, 201}, nil},
+		{"PATCH /api/library/loans", func(t *testing.T, w *libraryWorld) req {
+			return req{Method: "PATCH", Path: "/api/library/loans", Body: fmt.Sprintf(`{"loan_id":%q,"action":"return"}`, freshLoan(t))}
+		}, [6]int{A, F, F, 200, N, 200}, func(t *testing.T, w *libraryWorld, rq req) {
+			// A refused return leaves the loan active.
+			id := strings.Split(strings.Split(rq.Body, `"loan_id":"`)[1], `"`)[0]
+			loans, _ := s.App.Repos.Library.LoansByID(t.Context(), []string{id})
+			if len(loans) != 1 || loans[0].Returned() {
+				t.Fatalf("a refused return changed loan %s: %+v", id, loans)
+			}
+		}},
+		{"GET /api/library/student/loans", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/student/loans"} },
+			[6]int{A, 200, F, F, F, F}, nil},
+		{"GET /api/library/settings", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/settings?schoolId=" + w.schoolA} },
+			[6]int{A, 200, 200, 200, F, 200}, nil},
+		{"PUT /api/library/settings", func(*testing.T, *libraryWorld) req {
+			return req{Method: "PUT", Path: "/api/library/settings?schoolId=" + w.schoolA, Body: `{"default_loan_days":14,"max_renewals":2,"renewal_days":7,"allow_public_catalog":true}`}
+		}, [6]int{A, F, F, 200, F, 200}, nil},
+		{"GET /api/library/catalog/{domain}", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/catalog/maplegrove.example.org"} },
+			[6]int{200, 200, 200, 200, 200, 200}, nil},
+		{"POST /api/auth/accept-invite (unknown token)", func(*testing.T, *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/auth/accept-invite", Body: `{"token":"` + uuid.NewString() + `","password":"some-password-1"}`}
+		}, [6]int{N, N, N, N, N, N}, nil},
+	}
+	tokens := []string{"", w.studentA, w.staffA, w.libA, w.libB, w.admin}
+	for _, row := range rows {
+		for i, actor := range matrixActors {
+			rq := row.prepare(t, w)
+			rq.Token = tokens[i]
+			r := s.do(rq)
+			if r.Status != row.want[i] {
+				t.Errorf("%s as %s: %d, want %d (%.200s)", row.name, actor, r.Status, row.want[i], r.Body)
+				continue
+			}
+			if r.Status >= 400 {
+				r.apiError(t)
+				if row.after != nil {
+					row.after(t, w, rq)
+				}
+			}
+		}
+	}
+}
