@@ -49,6 +49,17 @@ func newLibraryWorld(t *testing.T) *libraryWorld {
 		t.Fatalf("student B: %d %s", r.Status, r.Body)
 	}
 	w.studentBID = r.json(t)["student"].(map[string]any)["student_id"].(string)
+
+	// The demo school starts with a loan (for `make run`); tests start clean.
+	var open struct {
+		Loans []map[string]any `json:"loans"`
+	}
+	_ = json.Unmarshal(s.do(req{Path: "/api/library/loans", Token: w.libA}).Body, &open)
+	for _, l := range open.Loans {
+		if r := w.act(w.libA, l["id"].(string), "return"); r.Status != 200 {
+			t.Fatalf("return the demo loan: %d %s", r.Status, r.Body)
+		}
+	}
 	return w
 }
 
@@ -184,8 +195,9 @@ func TestLibraryCirculation(t *testing.T) {
 	if len(loans.Loans) != 1 || loans.Loans[0]["id"] != loanID {
 		t.Fatalf("school loans: %v", loans.Loans)
 	}
+	// The student's own list: newest first, the returned demo loan kept.
 	_ = json.Unmarshal(s.do(req{Path: "/api/library/student/loans", Token: w.studentA}).Body, &loans)
-	if len(loans.Loans) != 1 {
+	if len(loans.Loans) != 2 || loans.Loans[0]["id"] != loanID || loans.Loans[1]["status"] != "returned" {
 		t.Fatalf("student's loans: %v", loans.Loans)
 	}
 	if r := s.do(req{Path: "/api/library/student/loans", Token: w.libA}); r.Status != 403 {

@@ -136,7 +136,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		if !cfg.Embedded() {
 			logger.Warn("LIBRARY_DEMO_DATA is on with an external database: demo accounts have published passwords")
 		}
-		if a.Demo, err = seedDemo(ctx, a.Repos, a.Identity, a.Catalog); err != nil {
+		if a.Demo, err = seedDemo(ctx, a.Repos, a.Identity, a.Catalog, a.Library); err != nil {
 			return a, fmt.Errorf("seed demo data: %w", err)
 		}
 	}

@@ -56,7 +56,7 @@ var demoAccounts = []struct {
 // store that already has accounts it only reports which demo accounts are
 // there, so the banner keeps showing them on later starts. Replicas seeding at
 // once are harmless: every insert is unique-keyed and conflicts are ignored.
-func seedDemo(ctx context.Context, repos ports.Repositories, identity *service.Identity, books *service.Catalog) ([]DemoAccount, error) {
+func seedDemo(ctx context.Context, repos ports.Repositories, identity *service.Identity, books *service.Catalog, lib *service.Library) ([]DemoAccount, error) {
 	if err := seedDemoBooks(ctx, repos, books); err != nil {
 		return nil, err
 	}
@@ -87,6 +87,9 @@ func seedDemo(ctx context.Context, repos ports.Repositories, identity *service.I
 	}
 	if n == 0 {
 		if err := seedDemoReading(ctx, repos); err != nil {
+			return nil, err
+		}
+		if err := seedDemoLibrary(ctx, repos, lib); err != nil {
 			return nil, err
 		}
 	}
@@ -219,4 +222,43 @@ func seedDemoReading(ctx context.Context, repos ports.Repositories) error {
 		Status: catalog.WantToRead, Priority: catalog.PriorityHigh, AddedAt: now, UpdatedAt: now,
 	})
 	return err
+}
+
+// seedDemoLibrary stocks the demo school's own library: a few titles with
+// copies, and one loan to the demo student, so the librarian's lists and
+// the public catalog show something from the first start.
+func seedDemoLibrary(ctx context.Context, repos ports.Repositories, lib *service.Library) error {
+	school, err := repos.Schools.GetByDomain(ctx, demoSchoolDomain)
+	if err != nil {
+		return err
+	}
+	admin, err := repos.Accounts.GetByEmail(ctx, "admin@library.example.org")
+	if err != nil {
+		return err
+	}
+	student, err := repos.Accounts.GetByEmail(ctx, "student@maplegrove.example.org")
+	if err != nil {
+		return err
+	}
+	asAdmin := user.WithPrincipal(ctx, user.PrincipalOf(admin))
+	titles := []library.BookDraft{
+		{Title: "The Ember Egg", Author: "Mira Holloway", ISBN: "979-8-31042-121-9", Copies: 3},
+		{Title: "Where Is Nibbles?", Author: "Priya Nandakumar", ISBN: "979-8-31042-107-3", Copies: 2},
+		{Title: "The Amazing Journey of a Water Drop", Author: "Dr. Tom Reyes", ISBN: "979-8-89214-120-8", Copies: 4},
+	}
+	for i, d := range titles {
+		if !library.ValidISBN(d.ISBN) {
+			d.ISBN = "" // the demo must start even if a number above is mistyped
+		}
+		b, copies, err := lib.AddBook(asAdmin, school.ID, d)
+		if err != nil {
+			return fmt.Errorf("demo library book %q: %w", d.Title, err)
+		}
+		if i == 0 && len(copies) > 0 {
+			if _, err := lib.CreateLoan(asAdmin, service.LoanInput{SchoolID: school.ID, BookID: b.ID, CopyID: copies[0].ID, StudentID: student.ID}); err != nil {
+				return fmt.Errorf("demo loan: %w", err)
+			}
+		}
+	}
+	return nil
 }
