@@ -458,6 +458,8 @@ func (h *handler) createLoan(w http.ResponseWriter, r *http.Request) {
 type loanActionRequest struct {
 	LoanID string `json:"loan_id" validate:"required"`
 	Action string `json:"action" validate:"required,oneof=renew return"`
+	// ExpectedRenewals makes a renewal safe to retry (see RenewLoan).
+	ExpectedRenewals *int `json:"expected_renewals"`
 }
 
 func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
@@ -469,7 +471,7 @@ func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
 	var v service.LoanView
 	var err error
 	if req.Action == "renew" {
-		v, err = h.deps.Library.RenewLoan(r.Context(), req.LoanID)
+		v, err = h.deps.Library.RenewLoan(r.Context(), req.LoanID, req.ExpectedRenewals)
 	} else {
 		v, err = h.deps.Library.ReturnLoan(r.Context(), req.LoanID)
 	}

@@ -32,8 +32,11 @@ import (
 //     racing for the same number exactly one wins, so the renewal limit
 //     holds. The renewal count and due date are derived from those
 //     documents, never incremented.
-//   - Every step is idempotent, so a client's retry after any failure is
-//     safe (returning twice is a no-op; a retried borrow is a new request).
+//   - Returning is idempotent (returning twice is a no-op). A renewal is
+//     made idempotent by the client sending the renewal count it saw
+//     (expected_renewals): a retry whose renewal already happened is
+//     answered without renewing again. A retried borrow is a new request,
+//     refused with copy_unavailable if the first one did lend the copy.
 
 // LoanView is a loan with what is derived from its renewals.
 type LoanView struct {
@@ -119,6 +122,11 @@ func (s *Library) claim(ctx context.Context, loan library.Loan) error {
 			return nil
 		}
 		if !errs.Is(err, errs.Conflict) {
+			// The write may have landed with its reply lost: if the claim
+			// names this loan, the loan exists and must not be deleted.
+			if holder, herr := s.repo.Claim(ctx, loan.CopyID); herr == nil && holder.LoanID == loan.ID {
+				return nil
+			}
 			return err
 		}
 		holder, err := s.repo.Claim(ctx, loan.CopyID)
@@ -159,11 +167,20 @@ func (s *Library) loanInScope(ctx context.Context, loanID string) (library.Loan,
 	l := loans[0]
 	if !l.Returned() {
 		claim, err := s.repo.Claim(ctx, l.CopyID)
-		if errs.Is(err, errs.NotFound) || (err == nil && claim.LoanID != l.ID) {
-			return library.Loan{}, library.ErrLoanNotFound()
-		}
-		if err != nil {
+		if err != nil && !errs.Is(err, errs.NotFound) {
 			return library.Loan{}, err
+		}
+		if errs.Is(err, errs.NotFound) || claim.LoanID != l.ID {
+			// Either the record never became a loan, or another request
+			// returned it between our two reads: read it again to tell.
+			again, err := s.repo.LoansByID(ctx, []string{loanID})
+			if err != nil {
+				return library.Loan{}, err
+			}
+			if len(again) == 1 && again[0].Returned() {
+				return again[0], nil
+			}
+			return library.Loan{}, library.ErrLoanNotFound()
 		}
 	}
 	return l, nil
@@ -173,7 +190,11 @@ func (s *Library) loanInScope(ctx context.Context, loanID string) (library.Loan,
 // the later of its due date and today.
 // Errors: NotFound "loan_not_found", Conflict "loan_not_active" or
 // "renewal_limit_reached".
-func (s *Library) RenewLoan(ctx context.Context, loanID string) (LoanView, error) {
+//
+// expected, when set, is the renewal count the client saw before asking: a
+// request whose renewal already happened (a retry after a lost reply, or a
+// second scan) is answered with the loan as it is, instead of renewing again.
+func (s *Library) RenewLoan(ctx context.Context, loanID string, expected *int) (LoanView, error) {
 	loan, err := s.loanInScope(ctx, loanID)
 	if err != nil {
 		return LoanView{}, err
@@ -194,6 +215,9 @@ func (s *Library) RenewLoan(ctx context.Context, loanID string) (LoanView, error
 			return LoanView{}, err
 		}
 		due, n := library.EffectiveDue(loan, renewals)
+		if expected != nil && n > *expected {
+			return LoanView{Loan: loan, DueAt: due, Renewals: n, Status: library.LoanStatus(loan, due, today)}, nil
+		}
 		if n >= school.Settings.MaxRenewals {
 			return LoanView{}, library.ErrRenewalLimit()
 		}

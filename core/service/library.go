@@ -327,6 +327,10 @@ func (s *Library) createStudent(ctx context.Context, schoolID string, in Student
 		}
 	}
 	if err := s.accounts.Create(ctx, a); err != nil {
+		if a.StudentNumber != "" {
+			// Give the number back: the account it was claimed for does not exist.
+			_ = s.repo.ForgetAccount(ctx, a.ID)
+		}
 		return user.Account{}, err
 	}
 	return a, nil
