@@ -103,3 +103,18 @@ type LoginThrottle interface {
 	// Errors: Unavailable when the store fails.
 	Failure(ctx context.Context, keys LoginKeys) error
 }
+
+// ExternalVerifier verifies access tokens of trusted external issuers (a
+// school's identity provider). Their claims only identify a person by
+// verified email; roles and tiers always come from the stored account.
+type ExternalVerifier interface {
+	// Trusts reports whether iss is one of the configured issuers.
+	Trusts(iss string) bool
+	// Verify checks the token against its issuer's published keys (fetched
+	// from the issuer's discovery document and cached, refetched when an
+	// unknown key id appears), with the algorithm pinned to the key's type,
+	// and iss, aud, exp, nbf and iat. jku, x5u and jwk headers are ignored.
+	// Errors: Unauthenticated "invalid_token" or "token_expired";
+	// Unavailable when the issuer's keys cannot be fetched.
+	Verify(ctx context.Context, token string) (AccessClaims, error)
+}

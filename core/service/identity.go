@@ -7,7 +7,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -39,6 +41,7 @@ type Identity struct {
 	tokens   ports.TokenService
 	hasher   ports.PasswordHasher
 	throttle ports.LoginThrottle
+	external ports.ExternalVerifier // nil when no external issuer is trusted
 	cfg      IdentityConfig
 
 	// Now and NewID are replaceable in tests.
@@ -61,6 +64,10 @@ func NewIdentity(repos ports.Repositories, tokens ports.TokenService, hasher por
 		Now: time.Now, NewID: uuid.NewString,
 	}
 }
+
+// TrustExternal makes Authenticate accept tokens of the external issuers v
+// trusts. Call it while wiring, before serving.
+func (s *Identity) TrustExternal(v ports.ExternalVerifier) { s.external = v }
 
 // Session is the outcome of a sign-in or a refresh.
 type Session struct {
@@ -234,6 +241,13 @@ func (s *Identity) Logout(ctx context.Context, token string) error {
 // Errors: Unauthenticated "unauthorized", Forbidden "account_suspended",
 // Unavailable.
 func (s *Identity) Authenticate(ctx context.Context, token string) (user.Principal, error) {
+	if s.external != nil {
+		// Routing only: the verifier chosen by the claimed issuer then
+		// checks everything, the issuer included.
+		if iss := unverifiedIssuer(token); iss != "" && s.external.Trusts(iss) {
+			return s.authenticateExternal(ctx, token)
+		}
+	}
 	claims, err := s.tokens.Verify(ctx, token)
 	if err != nil {
 		if e, ok := errs.As(err); ok && e.Kind == errs.Unauthenticated {
@@ -255,6 +269,61 @@ func (s *Identity) Authenticate(ctx context.Context, token string) (user.Princip
 		return user.Anonymous, ErrAccountSuspended()
 	}
 	return user.PrincipalOf(acct), nil
+}
+
+// authenticateExternal maps a school identity provider's token to the
+// existing account with its verified email. Nothing in the token grants a
+// role or a tier.
+// Errors: Unauthenticated, Forbidden "account_not_provisioned" or
+// "account_suspended", Unavailable.
+func (s *Identity) authenticateExternal(ctx context.Context, token string) (user.Principal, error) {
+	claims, err := s.external.Verify(ctx, token)
+	if err != nil {
+		if e, ok := errs.As(err); ok && e.Kind == errs.Unauthenticated {
+			return user.Anonymous, &errs.Error{Kind: errs.Unauthenticated, Code: "unauthorized", Message: e.Message, Err: err}
+		}
+		return user.Anonymous, err
+	}
+	notProvisioned := errs.E(errs.Forbidden, "account_not_provisioned",
+		"Your school account is valid but has no account in this library; ask your librarian to create one for your email.")
+	email := user.NormalizeEmail(claims.Email)
+	if email == "" || !claims.EmailVerified {
+		return user.Anonymous, notProvisioned
+	}
+	acct, err := s.accounts.GetByEmail(ctx, email)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return user.Anonymous, notProvisioned
+	case err != nil:
+		return user.Anonymous, err
+	}
+	if acct.Deleted {
+		return user.Anonymous, notProvisioned
+	}
+	if acct.Suspended {
+		return user.Anonymous, ErrAccountSuspended()
+	}
+	return user.PrincipalOf(acct), nil
+}
+
+// unverifiedIssuer reads the iss claim of a JWT without checking anything,
+// to pick the verifier; "" when the token is not a JWT.
+func unverifiedIssuer(token string) string {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 || len(parts[1]) > 8192 {
+		return ""
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return ""
+	}
+	var c struct {
+		Iss string `json:"iss"`
+	}
+	if json.Unmarshal(payload, &c) != nil {
+		return ""
+	}
+	return c.Iss
 }
 
 func errUnknownAccount() error {

@@ -20,6 +20,7 @@ import (
 	"github.com/readinglibrary/service/adapters/jwttoken"
 	"github.com/readinglibrary/service/adapters/ladonauthz"
 	"github.com/readinglibrary/service/adapters/mongorepo"
+	"github.com/readinglibrary/service/adapters/oidcverify"
 	"github.com/readinglibrary/service/adapters/passwordhash"
 	"github.com/readinglibrary/service/adapters/ratelimit"
 	"github.com/readinglibrary/service/core/auth"
@@ -123,6 +124,10 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 
 	a.Identity = service.NewIdentity(a.Repos, tokens, passwordhash.New(), throttle,
 		service.IdentityConfig{RefreshTTL: cfg.RefreshTokenTTL, SignupEnabled: cfg.SignupEnabled, ReuseGrace: cfg.RefreshReuseGrace})
+	if len(cfg.OIDCIssuers) > 0 {
+		a.Identity.TrustExternal(oidcverify.New(cfg.OIDCIssuers))
+		logger.Info("trusting external identity providers", "issuers", len(cfg.OIDCIssuers))
+	}
 	users := service.NewUsers(a.Repos, authz)
 	if n, err := users.FinishDeletions(ctx); err != nil {
 		return a, fmt.Errorf("finish interrupted account deletions: %w", err)

@@ -17,6 +17,8 @@ import (
 
 	"github.com/ulule/limiter/v3"
 
+	"github.com/readinglibrary/service/adapters/oidcverify"
+
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -39,7 +41,8 @@ type Config struct {
 	CookieSecure           bool          // LIBRARY_COOKIE_SECURE
 	AllowedOrigins         []string      // LIBRARY_ALLOWED_ORIGINS
 	TrustedProxies         []netip.Prefix
-	RedisURL               string // LIBRARY_REDIS_URL
+	OIDCIssuers            []oidcverify.Issuer // LIBRARY_OIDC_ISSUERS
+	RedisURL               string              // LIBRARY_REDIS_URL
 	RateAnonymous          limiter.Rate
 	RateAuthenticated      limiter.Rate
 	RatePremium            limiter.Rate
@@ -80,6 +83,7 @@ var Settings = []Setting{
 	{"LIBRARY_COOKIE_SECURE", "true", false, "Secure attribute on cookies. Switch off only for plain-http development."},
 	{"LIBRARY_ALLOWED_ORIGINS", "the issuer URL's origin", false, "Comma-separated browser origins allowed for CORS and cookie-authenticated changes."},
 	{"LIBRARY_TRUSTED_PROXIES", "", false, "Comma-separated CIDRs of proxies whose X-Forwarded-For is believed."},
+	{"LIBRARY_OIDC_ISSUERS", "", false, "Trusted school identity providers, comma-separated issuer-url=audience pairs (https; http only on loopback). Their tokens are matched to existing accounts by verified email and never grant roles."},
 	{"LIBRARY_REDIS_URL", "", true, "Redis URL for shared rate limits and sign-in throttling across replicas. Empty: in-process store."},
 	{"LIBRARY_RATE_ANONYMOUS", "100-H", false, "Rate limit per client address without a token (limiter format: <n>-<S|M|H|D>)."},
 	{"LIBRARY_RATE_AUTHENTICATED", "1000-H", false, "Rate limit per standard-tier account."},
@@ -234,6 +238,18 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			c.TrustedProxies = append(c.TrustedProxies, p.Masked())
 		}
 	}
+	if v := str("LIBRARY_OIDC_ISSUERS", ""); v != "" {
+		issuers, err := oidcverify.ParseIssuers(v)
+		if err != nil {
+			bad("LIBRARY_OIDC_ISSUERS", "%v", err)
+		}
+		for _, is := range issuers {
+			if is.URL == c.IssuerURL {
+				bad("LIBRARY_OIDC_ISSUERS", "must not list this service's own issuer %q", is.URL)
+			}
+		}
+		c.OIDCIssuers = issuers
+	}
 	if c.RedisURL != "" {
 		if u, err := url.Parse(c.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
 			bad("LIBRARY_REDIS_URL", "must start with redis:// or rediss://")
@@ -279,6 +295,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("cookie_secure", c.CookieSecure),
 		slog.Any("allowed_origins", c.AllowedOrigins),
 		slog.Any("trusted_proxies", c.TrustedProxies),
+		slog.Any("oidc_issuers", c.OIDCIssuers),
 		slog.String("redis_url", redactURL(c.RedisURL)),
 		slog.String("rate_anonymous", formatRate(c.RateAnonymous)),
 		slog.String("rate_authenticated", formatRate(c.RateAuthenticated)),

@@ -1,0 +1,336 @@
+// Package oidcverify verifies access tokens of trusted external OpenID
+// Connect issuers (a school's identity provider): it reads each issuer's
+// discovery document, fetches and caches its JSON Web Key Set, refetches it
+// when a token names an unknown key (rotation), and checks every token with
+// the algorithm pinned to the key's type. It implements
+// ports.ExternalVerifier.
+package oidcverify
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/ports"
+)
+
+// Issuer is one trusted issuer and the audience its tokens must carry.
+type Issuer struct {
+	URL      string // exactly the iss of its tokens
+	Audience string
+}
+
+// ParseIssuers reads "url=audience,url=audience". URLs must be https, or
+// http on a loopback host (for tests and local identity providers).
+func ParseIssuers(s string) ([]Issuer, error) {
+	var out []Issuer
+	seen := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		i := strings.LastIndex(part, "=")
+		if i <= 0 || i == len(part)-1 {
+			return nil, fmt.Errorf("%q is not issuer-url=audience", part)
+		}
+		iss, aud := strings.TrimSpace(part[:i]), strings.TrimSpace(part[i+1:])
+		u, err := url.Parse(iss)
+		if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("%q is not an issuer URL", iss)
+		}
+		if u.Scheme != "https" && !(u.Scheme == "http" && loopback(u.Hostname())) {
+			return nil, fmt.Errorf("issuer %q must use https (http only on a loopback host)", iss)
+		}
+		if seen[iss] {
+			return nil, fmt.Errorf("issuer %q is listed twice", iss)
+		}
+		seen[iss] = true
+		out = append(out, Issuer{URL: iss, Audience: aud})
+	}
+	return out, nil
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Timings of key fetching.
+const (
+	keysTTL        = time.Hour        // refresh cached keys this often
+	minRefetch     = 30 * time.Second // unknown key ids refetch at most this often
+	fetchTimeout   = 5 * time.Second
+	maxDocumentLen = 1 << 20
+	leeway         = 30 * time.Second
+)
+
+// Verifier implements ports.ExternalVerifier.
+type Verifier struct {
+	issuers map[string]*issuerKeys
+	client  *http.Client
+	now     func() time.Time
+}
+
+var _ ports.ExternalVerifier = (*Verifier)(nil)
+
+type issuerKeys struct {
+	Issuer
+	mu        sync.Mutex
+	keys      map[string]any // kid -> *rsa.PublicKey or *ecdsa.PublicKey
+	fetchedAt time.Time
+	triedAt   time.Time
+}
+
+// New builds a verifier for issuers. Keys are fetched on first use, so a
+// school's identity provider being down never stops the service starting.
+func New(issuers []Issuer) *Verifier {
+	v := &Verifier{
+		issuers: map[string]*issuerKeys{},
+		client: &http.Client{
+			Timeout: fetchTimeout,
+			// Discovery and key URLs are taken as published; following
+			// redirects would let a compromised page send us elsewhere.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		now: time.Now,
+	}
+	for _, is := range issuers {
+		v.issuers[is.URL] = &issuerKeys{Issuer: is}
+	}
+	return v
+}
+
+// Trusts implements ports.ExternalVerifier.
+func (v *Verifier) Trusts(iss string) bool { _, ok := v.issuers[iss]; return ok }
+
+func invalid(msg string) error { return errs.E(errs.Unauthenticated, "invalid_token", "%s", msg) }
+
+// Verify implements ports.ExternalVerifier.
+func (v *Verifier) Verify(ctx context.Context, token string) (ports.AccessClaims, error) {
+	var fetchErr error
+	claims := &externalClaims{}
+	parser := jwt.NewParser(
+		jwt.WithValidMethods([]string{"RS256", "ES256"}),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(),
+		jwt.WithLeeway(leeway),
+		jwt.WithTimeFunc(v.now),
+	)
+	_, err := parser.ParseWithClaims(token, claims, func(t *jwt.Token) (any, error) {
+		is, ok := v.issuers[claims.Issuer]
+		if !ok {
+			return nil, errors.New("untrusted issuer")
+		}
+		kid, _ := t.Header["kid"].(string)
+		key, err := is.key(ctx, v, kid)
+		if err != nil {
+			fetchErr = err
+			return nil, err
+		}
+		// The key's type pins the algorithm: an RSA key verifies RS256
+		// only, an EC key ES256 only (no HS/RS confusion, no alg none).
+		switch key.(type) {
+		case *rsa.PublicKey:
+			if t.Method.Alg() != "RS256" {
+				return nil, errors.New("algorithm does not match the key")
+			}
+		case *ecdsa.PublicKey:
+			if t.Method.Alg() != "ES256" {
+				return nil, errors.New("algorithm does not match the key")
+			}
+		}
+		return key, nil
+	})
+	if fetchErr != nil && errs.Is(fetchErr, errs.Unavailable) {
+		return ports.AccessClaims{}, fetchErr
+	}
+	if err != nil {
+		if errors.Is(err, jwt.ErrTokenExpired) {
+			return ports.AccessClaims{}, errs.E(errs.Unauthenticated, "token_expired", "The access token has expired.")
+		}
+		return ports.AccessClaims{}, invalid("The access token is invalid.")
+	}
+	is := v.issuers[claims.Issuer]
+	if !audienceHas(claims.Audience, is.Audience) {
+		return ports.AccessClaims{}, invalid("The access token is not meant for this service.")
+	}
+	out := ports.AccessClaims{Issuer: claims.Issuer, Subject: claims.Subject, Email: claims.Email, EmailVerified: claims.EmailVerified}
+	if claims.IssuedAt != nil {
+		out.IssuedAt = claims.IssuedAt.Time
+	}
+	if claims.ExpiresAt != nil {
+		out.ExpiresAt = claims.ExpiresAt.Time
+	}
+	return out, nil
+}
+
+type externalClaims struct {
+	jwt.RegisteredClaims
+	Email         string `json:"email"`
+	EmailVerified bool   `json:"email_verified"`
+}
+
+func audienceHas(aud jwt.ClaimStrings, want string) bool {
+	for _, a := range aud {
+		if a == want {
+			return true
+		}
+	}
+	return false
+}
+
+// key returns the issuer's key with kid, fetching the key set when it is
+// missing or stale; unknown ids refetch at most once per minRefetch, so
+// tokens with made-up ids cannot make us hammer the issuer.
+func (is *issuerKeys) key(ctx context.Context, v *Verifier, kid string) (any, error) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	now := v.now()
+	if k, ok := is.keys[kid]; ok && now.Sub(is.fetchedAt) < keysTTL {
+		return k, nil
+	}
+	if now.Sub(is.triedAt) >= minRefetch || is.keys == nil {
+		is.triedAt = now
+		keys, err := v.fetchKeys(ctx, is.URL)
+		if err != nil {
+			if is.keys == nil {
+				return nil, err
+			}
+			// Keep serving the keys we have while the issuer is down.
+		} else {
+			is.keys, is.fetchedAt = keys, now
+		}
+	}
+	if k, ok := is.keys[kid]; ok {
+		return k, nil
+	}
+	return nil, invalid("The access token is signed with an unknown key.")
+}
+
+// fetchKeys reads the discovery document (its issuer must match exactly)
+// and then the key set it names.
+func (v *Verifier) fetchKeys(ctx context.Context, issuer string) (map[string]any, error) {
+	var disc struct {
+		Issuer  string `json:"issuer"`
+		JWKSURI string `json:"jwks_uri"`
+	}
+	if err := v.getJSON(ctx, strings.TrimRight(issuer, "/")+"/.well-known/openid-configuration", &disc); err != nil {
+		return nil, err
+	}
+	if disc.Issuer != issuer || disc.JWKSURI == "" {
+		return nil, unavailable(fmt.Errorf("discovery document of %s names issuer %q", issuer, disc.Issuer))
+	}
+	u, err := url.Parse(disc.JWKSURI)
+	if err != nil || (u.Scheme != "https" && !(u.Scheme == "http" && loopback(u.Hostname()))) {
+		return nil, unavailable(fmt.Errorf("jwks_uri %q of %s is not https", disc.JWKSURI, issuer))
+	}
+	var set struct {
+		Keys []jwk `json:"keys"`
+	}
+	if err := v.getJSON(ctx, disc.JWKSURI, &set); err != nil {
+		return nil, err
+	}
+	keys := map[string]any{}
+	for _, k := range set.Keys {
+		if k.Use != "" && k.Use != "sig" {
+			continue
+		}
+		if pub, ok := k.publicKey(); ok {
+			keys[k.Kid] = pub
+		}
+	}
+	return keys, nil
+}
+
+func (v *Verifier) getJSON(ctx context.Context, target string, dst any) error {
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return unavailable(err)
+	}
+	resp, err := v.client.Do(req)
+	if err != nil {
+		return unavailable(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return unavailable(fmt.Errorf("GET %s: %s", target, resp.Status))
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocumentLen))
+	if err != nil {
+		return unavailable(err)
+	}
+	if err := json.Unmarshal(body, dst); err != nil {
+		return unavailable(fmt.Errorf("GET %s: %w", target, err))
+	}
+	return nil
+}
+
+func unavailable(cause error) error {
+	return &errs.Error{Kind: errs.Unavailable, Code: "unavailable", Message: "The identity provider that issued this token cannot be reached; try again shortly.", Err: cause}
+}
+
+// jwk is one JSON Web Key; only public RSA and P-256 keys are used.
+type jwk struct {
+	Kty string `json:"kty"`
+	Kid string `json:"kid"`
+	Use string `json:"use"`
+	Alg string `json:"alg"`
+	N   string `json:"n"`
+	E   string `json:"e"`
+	Crv string `json:"crv"`
+	X   string `json:"x"`
+	Y   string `json:"y"`
+}
+
+func (k jwk) publicKey() (any, bool) {
+	dec := base64.RawURLEncoding
+	switch k.Kty {
+	case "RSA":
+		if k.Alg != "" && k.Alg != "RS256" {
+			return nil, false
+		}
+		n, err1 := dec.DecodeString(k.N)
+		e, err2 := dec.DecodeString(k.E)
+		if err1 != nil || err2 != nil || len(n) < 256 || len(e) == 0 || len(e) > 4 {
+			return nil, false // under 2048 bits or malformed
+		}
+		return &rsa.PublicKey{N: new(big.Int).SetBytes(n), E: int(new(big.Int).SetBytes(e).Int64())}, true
+	case "EC":
+		if k.Crv != "P-256" || (k.Alg != "" && k.Alg != "ES256") {
+			return nil, false
+		}
+		x, err1 := dec.DecodeString(k.X)
+		y, err2 := dec.DecodeString(k.Y)
+		if err1 != nil || err2 != nil {
+			return nil, false
+		}
+		pub := &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(x), Y: new(big.Int).SetBytes(y)}
+		if !pub.Curve.IsOnCurve(pub.X, pub.Y) {
+			return nil, false
+		}
+		return pub, true
+	}
+	return nil, false
+}

@@ -1,0 +1,112 @@
+package test
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// schoolIdP is a school's identity provider on loopback: discovery, keys,
+// and tokens minted in-process.
+type schoolIdP struct {
+	srv *httptest.Server
+	key *rsa.PrivateKey
+}
+
+func newSchoolIdP(t *testing.T) *schoolIdP {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idp := &schoolIdP{key: key}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]string{"issuer": idp.srv.URL, "jwks_uri": idp.srv.URL + "/keys"})
+	})
+	mux.HandleFunc("/keys", func(w http.ResponseWriter, r *http.Request) {
+		b64 := base64.RawURLEncoding.EncodeToString
+		_ = json.NewEncoder(w).Encode(map[string]any{"keys": []map[string]string{{
+			"kty": "RSA", "kid": "school-1", "alg": "RS256", "use": "sig", "n": b64(key.N.Bytes()), "e": b64(big.NewInt(int64(key.E)).Bytes()),
+		}}})
+	})
+	idp.srv = httptest.NewServer(mux)
+	t.Cleanup(idp.srv.Close)
+	return idp
+}
+
+func (idp *schoolIdP) token(t *testing.T, extra jwt.MapClaims) string {
+	t.Helper()
+	now := time.Now()
+	c := jwt.MapClaims{"iss": idp.srv.URL, "sub": "school-user", "aud": "library-api", "iat": now.Unix(), "exp": now.Add(10 * time.Minute).Unix(), "email_verified": true}
+	for k, v := range extra {
+		c[k] = v
+	}
+	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, c)
+	tok.Header["kid"] = "school-1"
+	s, err := tok.SignedString(idp.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A school's identity provider's tokens reach the existing account with the
+// verified email; nothing in them grants a role.
+func TestExternalIssuer(t *testing.T) {
+	idp := newSchoolIdP(t)
+	s := startService(t, testEnv(t, map[string]string{"LIBRARY_OIDC_ISSUERS": idp.srv.URL + "=library-api"}))
+
+	lib := idp.token(t, jwt.MapClaims{"email": "Librarian@MapleGrove.example.org"})
+	r := s.do(req{Path: "/v1/users/me", Token: lib})
+	if r.Status != 200 || r.json(t)["email"] != demoLibrarian {
+		t.Fatalf("IdP token of the librarian: %d %s", r.Status, r.Body)
+	}
+	if r := s.do(req{Path: "/api/library/loans", Token: lib}); r.Status != 200 {
+		t.Fatalf("the librarian's stored role through an IdP token: %d %s", r.Status, r.Body)
+	}
+	for name, claims := range map[string]jwt.MapClaims{
+		"unknown email":  {"email": "nobody@maplegrove.example.org"},
+		"unverified":     {"email": demoLibrarian, "email_verified": false},
+		"no email claim": {},
+	} {
+		r := s.do(req{Path: "/v1/users/me", Token: idp.token(t, claims)})
+		if c, _ := r.apiError(t); r.Status != 403 || c != "account_not_provisioned" {
+			t.Errorf("%s: %d %s, want 403 account_not_provisioned", name, r.Status, r.Body)
+		}
+	}
+	// Claims that look like privileges change nothing.
+	reader := idp.token(t, jwt.MapClaims{"email": demoReader, "role": "admin", "groups": []string{"admin"}, "tier": "premium"})
+	if r := s.do(req{Path: "/api/admin/schools", Token: reader}); r.Status != 403 {
+		t.Fatalf("reader with admin-looking claims on an admin route: %d, want 403", r.Status)
+	}
+	if got := s.do(req{Path: "/v1/users/me", Token: reader}).Header.Get("X-RateLimit-Limit"); got != "1000" {
+		t.Fatalf("reader with a premium-looking claim got limit %s, want the stored tier's 1000", got)
+	}
+	// Wrong audience and expiry are refused; suspension acts on IdP tokens too.
+	if r := s.do(req{Path: "/v1/users/me", Token: idp.token(t, jwt.MapClaims{"email": demoLibrarian, "aud": "other-app"})}); r.Status != 401 {
+		t.Fatalf("wrong audience: %d, want 401", r.Status)
+	}
+	if r := s.do(req{Path: "/v1/users/me", Token: idp.token(t, jwt.MapClaims{"email": demoLibrarian, "exp": time.Now().Add(-time.Hour).Unix()})}); r.Status != 401 {
+		t.Fatalf("expired: %d, want 401", r.Status)
+	}
+	acct, _ := s.App.Repos.Accounts.GetByEmail(context.Background(), demoLibrarian)
+	acct.Suspended = true
+	_ = s.App.Repos.Accounts.Update(context.Background(), acct)
+	if r := s.do(req{Path: "/v1/users/me", Token: lib}); r.Status != 403 {
+		t.Fatalf("suspended account through an IdP token: %d, want 403", r.Status)
+	}
+	// The service's own tokens still work alongside.
+	if r := s.do(req{Path: "/v1/users/me", Token: s.login(demoReader, demoPassword).Access}); r.Status != 200 {
+		t.Fatalf("own token with an external issuer configured: %d", r.Status)
+	}
+}
