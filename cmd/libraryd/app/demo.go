@@ -52,14 +52,15 @@ var demoAccounts = []struct {
 	{"premium@library.example.org", "Paul Premium", user.RoleReader, user.TierPremium, false},
 }
 
-// seedDemo fills an empty store with a demo school and its accounts. On a
-// store that already has accounts it only reports which demo accounts are
-// there, so the banner keeps showing them on later starts. Replicas seeding at
-// once are harmless: every insert is unique-keyed and conflicts are ignored.
+// seedDemo fills an empty store with a demo school, its accounts, the demo
+// catalog, a reading history and a stocked school library. On a store that
+// already has accounts it only reports which demo accounts are there, so
+// the banner keeps showing them on later starts.
+//
+// Replicas starting at once on an empty database: inserting the demo school
+// (its domain is unique) is the claim, so exactly one of them seeds and the
+// others leave it to that one.
 func seedDemo(ctx context.Context, repos ports.Repositories, identity *service.Identity, books *service.Catalog, lib *service.Library) ([]DemoAccount, error) {
-	if err := seedDemoBooks(ctx, repos, books); err != nil {
-		return nil, err
-	}
 	n, err := repos.Accounts.Count(ctx)
 	if err != nil {
 		return nil, err
@@ -69,27 +70,12 @@ func seedDemo(ctx context.Context, repos ports.Repositories, identity *service.I
 		if err != nil {
 			return nil, err
 		}
-		if err := repos.Schools.Create(ctx, school); err != nil && !errs.Is(err, errs.Conflict) {
-			return nil, err
-		}
-		if school, err = repos.Schools.GetByDomain(ctx, demoSchoolDomain); err != nil {
-			return nil, err
-		}
-		for _, d := range demoAccounts {
-			in := service.NewAccountInput{Email: d.email, Password: DemoPassword, Name: d.name, Role: d.role, Tier: d.tier}
-			if d.school {
-				in.SchoolID = school.ID
+		switch err := repos.Schools.Create(ctx, school); {
+		case err == nil:
+			if err := seedDemoData(ctx, repos, identity, books, lib, school); err != nil {
+				return nil, err
 			}
-			if _, err := identity.CreateAccount(ctx, in); err != nil && !errs.Is(err, errs.Conflict) {
-				return nil, fmt.Errorf("demo account %s: %w", d.email, err)
-			}
-		}
-	}
-	if n == 0 {
-		if err := seedDemoReading(ctx, repos); err != nil {
-			return nil, err
-		}
-		if err := seedDemoLibrary(ctx, repos, lib); err != nil {
+		case !errs.Is(err, errs.Conflict):
 			return nil, err
 		}
 	}
@@ -122,6 +108,26 @@ func printBanner(w io.Writer, cfg Config, addr net.Addr, demo []DemoAccount) {
 	}
 	fmt.Fprintln(&b)
 	_, _ = io.WriteString(w, b.String())
+}
+
+// seedDemoData seeds everything once the demo school is claimed.
+func seedDemoData(ctx context.Context, repos ports.Repositories, identity *service.Identity, books *service.Catalog, lib *service.Library, school library.School) error {
+	if err := seedDemoBooks(ctx, repos, books); err != nil {
+		return err
+	}
+	for _, d := range demoAccounts {
+		in := service.NewAccountInput{Email: d.email, Password: DemoPassword, Name: d.name, Role: d.role, Tier: d.tier}
+		if d.school {
+			in.SchoolID = school.ID
+		}
+		if _, err := identity.CreateAccount(ctx, in); err != nil && !errs.Is(err, errs.Conflict) {
+			return fmt.Errorf("demo account %s: %w", d.email, err)
+		}
+	}
+	if err := seedDemoReading(ctx, repos); err != nil {
+		return err
+	}
+	return seedDemoLibrary(ctx, repos, lib)
 }
 
 // demoBooks are twenty short books written for this project (no copyrighted
