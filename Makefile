@@ -4,7 +4,7 @@ GO      ?= go
 BIN     ?= bin/libraryd
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help run build test test-containers lint bench fmt vet
+.PHONY: help run build test test-edge test-containers lint bench fmt vet
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -15,8 +15,12 @@ run: ## Run the service on the embedded database with demo data at http://localh
 build: ## Build the server binary into bin/libraryd
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/libraryd
 
-test: ## Run every test with the race detector (embedded FerretDB; Redis tests need LIBRARY_TEST_REDIS_URL)
+test: ## Run every test: the service's (race detector, embedded FerretDB; Redis tests need LIBRARY_TEST_REDIS_URL) and the real oauth2-proxy end to end
 	$(GO) test -race -count=1 -timeout 20m ./...
+	cd test/edgeproxy && $(GO) test -count=1 -timeout 15m ./...
+
+test-edge: ## Only the end-to-end test behind a real oauth2-proxy v7.8.1 (its own module in test/edgeproxy)
+	cd test/edgeproxy && $(GO) test -count=1 -timeout 15m ./...
 
 test-containers: ## Run the adapter and end-to-end suites on a testcontainers mongo:7 replica set (needs Docker)
 	LIBRARY_TEST_MONGO=container $(GO) test -race -count=1 -timeout 30m ./adapters/mongorepo/... ./test/...
