@@ -116,7 +116,7 @@ func TestRedisSharedBudget(t *testing.T) {
 		// Sign-ins count against 127.0.0.1's anonymous budget, which lives in
 		// the shared Redis across runs: keep it out of this test's way.
 		"LIBRARY_RATE_ANONYMOUS": "100000-H",
-		"LIBRARY_ISSUER_URL": "https://library.example.org", // replicas share the public URL
+		"LIBRARY_ISSUER_URL":     "https://library.example.org", // replicas share the public URL
 	})
 	a, b := startService(t, env), startService(t, env)
 	// Each run uses a fresh database, so the account id (the limiter key)
