@@ -93,15 +93,20 @@ type LoginKeys struct {
 	Client string // the client address
 }
 
-// LoginThrottle limits failed sign-ins per email and per client.
+// LoginThrottle limits sign-in attempts per email and failures per client.
 type LoginThrottle interface {
-	// Check returns nil while both keys are under their failure limits.
+	// Check counts this attempt against the email (atomically, so parallel
+	// guesses cannot all pass) and returns nil while both the email and the
+	// client are under their limits.
 	// Errors: RateLimited "too_many_attempts" with RetryAfter set;
 	// Unavailable when the store fails (sign-in then fails closed).
 	Check(ctx context.Context, keys LoginKeys) error
-	// Failure counts one failed attempt against both keys.
+	// Failure counts one failed attempt against the client.
 	// Errors: Unavailable when the store fails.
 	Failure(ctx context.Context, keys LoginKeys) error
+	// Success clears the email's attempts after a correct sign-in.
+	// Errors: Unavailable when the store fails.
+	Success(ctx context.Context, keys LoginKeys) error
 }
 
 // ExternalVerifier verifies access tokens of trusted external issuers (a

@@ -44,6 +44,7 @@ func (fakeHasher) Verify(enc, p string) (bool, bool)              { return enc =
 func (fakeHasher) VerifyDummy(string)                             {}
 func (noThrottle) Check(context.Context, ports.LoginKeys) error   { return nil }
 func (noThrottle) Failure(context.Context, ports.LoginKeys) error { return nil }
+func (noThrottle) Success(context.Context, ports.LoginKeys) error { return nil }
 
 type noThrottle struct{}
 

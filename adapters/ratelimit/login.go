@@ -10,13 +10,19 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
-// LoginThrottle limits failed sign-ins per email and per client in fixed
-// windows that start at the first failure. It is safe for concurrent use.
+// LoginThrottle limits sign-in attempts per email and failed sign-ins per
+// client, in fixed windows that start at the first count. It is safe for
+// concurrent use.
 //
-// With a limit of N, attempts 1..N are checked normally; once N failures are
-// recorded in a key's window, every attempt (a correct password included,
-// since the caller checks before verifying) is refused until the window
-// ends. Other emails are unaffected while their client is under its limit.
+// Per email, Check counts the attempt itself (an atomic increment in the
+// store), so a burst of parallel guesses cannot all slip past the check
+// before any failure is recorded: with a limit of N, at most N attempts
+// are verified per window, and every later one (a correct password
+// included) is refused until the window ends. A successful sign-in clears
+// the email's count. Per client, only failures count (a class signing in
+// from one school address must not lock itself out), checked without
+// counting. Other emails are unaffected while their client is under its
+// limit.
 type LoginThrottle struct {
 	email  *limiter.Limiter
 	client *limiter.Limiter
@@ -59,15 +65,25 @@ func (t *LoginThrottle) keys(k ports.LoginKeys) [2]throttleKey {
 // Unavailable "unavailable" when the store fails (sign-in fails closed).
 func (t *LoginThrottle) Check(ctx context.Context, keys ports.LoginKeys) error {
 	var wait time.Duration
-	for _, k := range t.keys(keys) {
-		c, err := k.lim.Peek(ctx, k.key)
+	ks := t.keys(keys)
+	// The client: failures so far, not counting this attempt. Peek reports
+	// Remaining = limit - failures, so 0 means the limit is used up.
+	c, err := ks[1].lim.Peek(ctx, ks[1].key)
+	if err != nil {
+		return unavailable("check login attempts", err)
+	}
+	if c.Remaining <= 0 {
+		wait = retryAfter(c.Reset, time.Now())
+	}
+	// The email: this attempt is counted now; Reached means it is beyond
+	// the limit.
+	if wait == 0 {
+		e, err := ks[0].lim.Get(ctx, ks[0].key)
 		if err != nil {
-			return unavailable("check login attempts", err)
+			return unavailable("count login attempt", err)
 		}
-		// Peek reports Remaining = limit - failures, so 0 means the
-		// limit is used up (Reached only turns true past the limit).
-		if c.Remaining <= 0 {
-			wait = max(wait, retryAfter(c.Reset, time.Now()))
+		if e.Reached {
+			wait = retryAfter(e.Reset, time.Now())
 		}
 	}
 	if wait == 0 {
@@ -78,17 +94,23 @@ func (t *LoginThrottle) Check(ctx context.Context, keys ports.LoginKeys) error {
 	return e
 }
 
-// Failure counts one failed attempt against both the email and the client.
+// Failure counts one failed attempt against the client (the email counted
+// it already in Check).
 // Errors: Unavailable "unavailable" when the store fails.
 func (t *LoginThrottle) Failure(ctx context.Context, keys ports.LoginKeys) error {
-	var first error
-	for _, k := range t.keys(keys) {
-		if _, err := k.lim.Get(ctx, k.key); err != nil && first == nil {
-			first = err
-		}
+	k := t.keys(keys)[1]
+	if _, err := k.lim.Get(ctx, k.key); err != nil {
+		return unavailable("record login failure", err)
 	}
-	if first != nil {
-		return unavailable("record login failure", first)
+	return nil
+}
+
+// Success clears the email's attempts after a correct sign-in.
+// Errors: Unavailable "unavailable" when the store fails.
+func (t *LoginThrottle) Success(ctx context.Context, keys ports.LoginKeys) error {
+	k := t.keys(keys)[0]
+	if _, err := k.lim.Reset(ctx, k.key); err != nil {
+		return unavailable("clear login attempts", err)
 	}
 	return nil
 }

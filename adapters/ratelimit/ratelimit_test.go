@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"strings"
@@ -316,18 +317,46 @@ func TestLoginThrottle(t *testing.T) {
 				// The same fresh email from another client is fine.
 				mustCheck(t, th, ports.LoginKeys{Email: p + "-fresh@x.test", Client: p + "-192.0.2.2"})
 			})
-			t.Run("CheckDoesNotCount", func(t *testing.T) {
+			t.Run("BurstIsCappedAtTheLimit", func(t *testing.T) {
+				// 50 parallel guesses for one email: the attempt is counted
+				// in Check, so exactly 5 get to verify a password.
+				th := ratelimit.NewLoginThrottle(b.newStore(t), perEmail, perClient)
+				p := keyPrefix(t)
+				var wg sync.WaitGroup
+				var mu sync.Mutex
+				passed := 0
+				for i := range 50 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						k := ports.LoginKeys{Email: p + "-a@x.test", Client: fmt.Sprintf("%s-c%d", p, i)}
+						if th.Check(context.Background(), k) == nil {
+							mu.Lock()
+							passed++
+							mu.Unlock()
+						}
+					}()
+				}
+				wg.Wait()
+				if passed != 5 {
+					t.Fatalf("%d of 50 parallel attempts passed Check, want exactly 5", passed)
+				}
+			})
+			t.Run("SuccessClearsTheEmail", func(t *testing.T) {
 				th := ratelimit.NewLoginThrottle(b.newStore(t), perEmail, perClient)
 				p := keyPrefix(t)
 				k := ports.LoginKeys{Email: p + "-a@x.test", Client: p + "-c"}
-				for range 50 {
-					mustCheck(t, th, k)
-				}
 				for range 4 {
+					mustCheck(t, th, k)
 					mustFail(t, th, k)
 				}
-				mustCheck(t, th, k)
-				mustFail(t, th, k)
+				mustCheck(t, th, k) // the fifth attempt is the right password
+				if err := th.Success(context.Background(), k); err != nil {
+					t.Fatal(err)
+				}
+				for range 5 { // a fresh allowance after a success
+					mustCheck(t, th, k)
+				}
 				checkRefused(t, th.Check(context.Background(), k))
 			})
 		})

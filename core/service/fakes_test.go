@@ -86,10 +86,11 @@ func (h *fakeHasher) counts() (hashes, verifies, dummy int) {
 
 // fakeThrottle records its calls and refuses every Check while refuse is set.
 type fakeThrottle struct {
-	mu       sync.Mutex
-	refuse   error
-	checks   []ports.LoginKeys
-	failures []ports.LoginKeys
+	mu        sync.Mutex
+	refuse    error
+	checks    []ports.LoginKeys
+	failures  []ports.LoginKeys
+	successes []ports.LoginKeys
 }
 
 func (f *fakeThrottle) Check(_ context.Context, k ports.LoginKeys) error {
@@ -103,6 +104,13 @@ func (f *fakeThrottle) Failure(_ context.Context, k ports.LoginKeys) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.failures = append(f.failures, k)
+	return nil
+}
+
+func (f *fakeThrottle) Success(_ context.Context, k ports.LoginKeys) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.successes = append(f.successes, k)
 	return nil
 }
 

@@ -133,6 +133,9 @@ func (s *Identity) Login(ctx context.Context, email, password, client string) (S
 	if acct.Suspended {
 		return Session{}, ErrAccountSuspended()
 	}
+	// Best effort: failing to clear the count only leaves this email's
+	// earlier attempts counted until their window ends.
+	_ = s.throttle.Success(ctx, keys)
 	if needsRehash {
 		// Best effort: a failed upgrade only means it is tried again next time.
 		if h, err := s.hasher.Hash(password); err == nil {
