@@ -144,6 +144,11 @@ func invalid(msg string) error { return errs.E(errs.Unauthenticated, "invalid_to
 
 // Verify implements ports.ExternalVerifier.
 func (v *Verifier) Verify(ctx context.Context, token string) (ports.AccessClaims, error) {
+	if len(token) > 16<<10 || strings.IndexFunc(token, func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
+	}) >= 0 {
+		return ports.AccessClaims{}, invalid("The access token is invalid.") // one spelling per token
+	}
 	var fetchErr error
 	claims := &externalClaims{}
 	parser := jwt.NewParser(
