@@ -2,11 +2,18 @@ package test
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
 )
 
 // TestMain stops the shared test database server (and removes its files)
-// after the last test.
-func TestMain(m *testing.M) { os.Exit(mongotest.Main(m)) }
+// after the last test, and removes the binary buildBinary built.
+func TestMain(m *testing.M) {
+	code := mongotest.Main(m)
+	if builtBin != "" {
+		_ = os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
+}

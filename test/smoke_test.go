@@ -3,12 +3,14 @@ package test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,11 +23,7 @@ func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "libraryd")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/libraryd")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 
 	bad := exec.Command(bin)
 	bad.Env = append(os.Environ(), "LIBRARY_ACCESS_TOKEN_TTL=soon", "LIBRARY_DATA_DIR="+t.TempDir())
@@ -120,4 +118,30 @@ func TestBinary(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no exit within 30 s of SIGTERM")
 	}
+}
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// buildBinary builds cmd/libraryd once per test run and returns its path.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "libraryd-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "libraryd")
+		if out, err := exec.Command("go", "build", "-o", builtBin, "../cmd/libraryd").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
 }
