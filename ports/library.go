@@ -23,6 +23,11 @@ type LibraryRepository interface {
 	Book(ctx context.Context, schoolID, bookID string) (library.Book, error)
 	// Books returns every book of the school ordered by title, then id.
 	Books(ctx context.Context, schoolID string) ([]library.Book, error)
+	// BooksPage returns the school's books ordered by title, then id, from
+	// offset on, at most limit of them, and how many books match in all
+	// (one find and one count). A non-empty search keeps the books whose
+	// title or author contains it, ignoring case.
+	BooksPage(ctx context.Context, schoolID, search string, offset, limit int) ([]library.Book, int, error)
 	// BooksByID returns the school's books with the given ids (one command).
 	BooksByID(ctx context.Context, schoolID string, ids []string) ([]library.Book, error)
 
@@ -40,6 +45,9 @@ type LibraryRepository interface {
 	// CopyCounts returns the number of copies per book of the school (one
 	// aggregate); books without copies are absent.
 	CopyCounts(ctx context.Context, schoolID string) (map[string]int, error)
+	// CopyCountsOf is CopyCounts for the given books only. No ids is no
+	// command.
+	CopyCountsOf(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error)
 
 	// InsertLoan stores a loan record (not yet active: see ClaimCopy).
 	InsertLoan(ctx context.Context, l library.Loan) error
@@ -72,6 +80,9 @@ type LibraryRepository interface {
 	ClaimsByCopy(ctx context.Context, copyIDs []string) ([]library.CopyClaim, error)
 	// ClaimsOfSchool returns every claim of the school (one command).
 	ClaimsOfSchool(ctx context.Context, schoolID string) ([]library.CopyClaim, error)
+	// ClaimsOfBooks returns the school's claims of copies of the given books
+	// (one command; no ids is no command).
+	ClaimsOfBooks(ctx context.Context, schoolID string, bookIDs []string) ([]library.CopyClaim, error)
 	// ReleaseClaim deletes the copy's claim only if loanID holds it, so a
 	// newer loan's claim is never removed. Idempotent.
 	ReleaseClaim(ctx context.Context, copyID, loanID string) error

@@ -40,7 +40,8 @@ func TestErrorBodies(t *testing.T) {
 		{"404 unknown route", req{Path: "/v1/no-such-thing", Token: reader.Access}, 404, "route_not_found", ""},
 		{"405 wrong method", req{Method: "PUT", Path: "/v1/users/me", Token: reader.Access}, 405, "method_not_allowed", ""},
 		{"413 large body", req{Method: "POST", Path: login, Body: `{"email":"` + strings.Repeat("x", 1<<20) + `"}`}, 413, "payload_too_large", ""},
-		{"415 form body", req{Method: "POST", Path: login, Body: "email=a&password=b", Headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}}, 415, "unsupported_media_type", ""},
+		// Sign-in also takes the web app's form posts; signup takes only JSON.
+		{"415 form body", req{Method: "POST", Path: "/api/auth/signup", Body: "email=a&password=b", Headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}}, 415, "unsupported_media_type", ""},
 		{"422 unknown field", req{Method: "POST", Path: login, Body: `{"email":"a@b.c","password":"p","role":"admin"}`}, 422, "validation_failed", "role"},
 		{"422 case variant", req{Method: "POST", Path: login, Body: `{"Email":"a@b.c","password":"p"}`}, 422, "validation_failed", "Email"},
 		{"422 operator value", req{Method: "POST", Path: login, Body: `{"email":{"$ne":""},"password":"p"}`}, 422, "validation_failed", "email"},

@@ -91,8 +91,8 @@ func (p *redisProxy) serve() {
 
 // When the shared rate-limit store goes away, requests are let through (not
 // refused, not hung beyond the store's short timeouts), each let-through is
-// counted in library_ratelimit_store_errors_total, and limiting resumes by
-// itself when the store returns.
+// counted in library_ratelimit_store_errors_total, sign-in alone fails
+// closed, and everything resumes by itself when the store returns.
 func TestRedisOutageLetsRequestsThrough(t *testing.T) {
 	raw := os.Getenv("LIBRARY_TEST_REDIS_URL")
 	if raw == "" {
@@ -153,6 +153,14 @@ func TestRedisOutageLetsRequestsThrough(t *testing.T) {
 	if r := s.do(req{Path: "/healthz"}); r.Status != 200 {
 		t.Fatalf("/healthz during the Redis outage: %d", r.Status)
 	}
+	// Sign-in is the exception: without its throttle it would open the door
+	// to unlimited password guessing, so it fails closed, with no cookie.
+	login := `{"email":"` + demoReader + `","password":"` + demoPassword + `"}`
+	if r := s.do(req{Method: "POST", Path: "/api/auth/login", Body: login}); r.Status != 503 || r.cookie("sb-access-token") != nil || r.cookie("sb-refresh-token") != nil {
+		t.Fatalf("sign-in during the Redis outage: %d %s, want 503 without cookies", r.Status, r.Body)
+	} else if code, _ := r.apiError(t); code != "unavailable" {
+		t.Fatalf("sign-in during the Redis outage: code %q, want unavailable", code)
+	}
 
 	// Redis returns: limiting resumes without a restart. The budget spent
 	// before the outage still counts; the let-through requests did not.
@@ -171,6 +179,9 @@ func TestRedisOutageLetsRequestsThrough(t *testing.T) {
 			t.Fatalf("limiting did not resume after Redis returned: %d %v", r.Status, r.Header)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	if r := s.do(req{Method: "POST", Path: "/api/auth/login", Body: login}); r.Status != 200 {
+		t.Fatalf("sign-in after Redis returned: %d %s", r.Status, r.Body)
 	}
 	for spent < budget {
 		if r := me(); r.Status != 200 {

@@ -20,8 +20,9 @@ import (
 	"time"
 )
 
-// SIGTERM while clients are busy: the process stops accepting connections,
-// answers every request it had already started (including one whose body is
+// SIGTERM while clients are busy: /readyz turns 503 at once while requests
+// are still served for the drain delay, then the process stops accepting
+// connections, answers every request it had already started (including one whose body is
 // still arriving when the signal comes), and exits 0 within its shutdown
 // timeout. Clients see complete answers or a refused connection, never a
 // truncated or failed response.
@@ -35,7 +36,7 @@ func TestSIGTERMUnderLoadFinishesInFlightRequests(t *testing.T) {
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(),
 		"LIBRARY_ADDR="+addr, "LIBRARY_DATA_DIR="+filepath.Join(t.TempDir(), "data"),
-		"LIBRARY_COOKIE_SECURE=false", "LIBRARY_SHUTDOWN_TIMEOUT=20s",
+		"LIBRARY_COOKIE_SECURE=false", "LIBRARY_SHUTDOWN_TIMEOUT=20s", "LIBRARY_SHUTDOWN_DRAIN=1500ms",
 		"LIBRARY_RATE_ANONYMOUS=10000000-H", "LIBRARY_RATE_AUTHENTICATED=10000000-H", "LIBRARY_RATE_PREMIUM=10000000-H")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -130,7 +131,33 @@ func TestSIGTERMUnderLoadFinishesInFlightRequests(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	// Shutdown has begun once new connections are refused.
+	// During the drain delay the replica says it is not ready, so load
+	// balancers stop sending it work, while it still answers.
+	probe := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	for {
+		resp, err := probe.Get(base + "/readyz")
+		if err != nil {
+			t.Fatalf("/readyz right after SIGTERM: %v (the drain delay is 1.5 s)", err)
+		}
+		var body struct {
+			Error struct{ Code string } `json:"error"`
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if resp.StatusCode == 503 && body.Error.Code == "shutting_down" {
+			break
+		}
+		if time.Since(signalled) > time.Second {
+			t.Fatalf("/readyz after SIGTERM: %d %q, want 503 shutting_down during the drain", resp.StatusCode, body.Error.Code)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if resp, err := probe.Get(base + "/healthz"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/healthz during the drain: %v %v, want 200", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	// Shutdown proper has begun once new connections are refused.
 	for {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err != nil {
@@ -143,6 +170,9 @@ func TestSIGTERMUnderLoadFinishesInFlightRequests(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	refusedAfter := time.Since(signalled)
+	if refusedAfter < time.Second {
+		t.Errorf("connections refused %s after SIGTERM, before the 1.5 s drain delay", refusedAfter)
+	}
 
 	// The half-sent request is still served in full.
 	if _, err := io.WriteString(conn, body[half:]); err != nil {

@@ -33,6 +33,10 @@ type sessionResponse struct {
 }
 
 func (h *handler) login(w http.ResponseWriter, r *http.Request) {
+	if isFormPost(r) {
+		h.formLogin(w, r)
+		return
+	}
 	var req loginRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, r, err)
@@ -73,6 +77,10 @@ func (h *handler) refresh(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) logout(w http.ResponseWriter, r *http.Request) {
+	if isFormPost(r) {
+		h.formLogout(w, r)
+		return
+	}
 	token, err := h.refreshToken(w, r)
 	if err != nil && !errs.Is(err, errs.Unauthenticated) {
 		writeError(w, r, err)
@@ -123,6 +131,14 @@ func (h *handler) signup(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) writeSession(w http.ResponseWriter, s service.Session) {
+	h.setSessionCookies(w, s)
+	writeJSON(w, http.StatusOK, sessionResponse{
+		Redirect: s.Redirect, AccessToken: s.AccessToken, TokenType: "Bearer", ExpiresIn: int(s.AccessTTL / time.Second),
+	})
+}
+
+// setSessionCookies sets the access and refresh cookies of a session.
+func (h *handler) setSessionCookies(w http.ResponseWriter, s service.Session) {
 	http.SetCookie(w, &http.Cookie{
 		Name: accessCookie, Value: s.AccessToken, Path: "/",
 		MaxAge: int(s.AccessTTL / time.Second), HttpOnly: true, Secure: h.cfg.CookieSecure, SameSite: http.SameSiteLaxMode,
@@ -130,9 +146,6 @@ func (h *handler) writeSession(w http.ResponseWriter, s service.Session) {
 	http.SetCookie(w, &http.Cookie{
 		Name: refreshCookie, Value: s.RefreshToken, Path: "/api/auth",
 		MaxAge: int(s.RefreshTTL / time.Second), HttpOnly: true, Secure: h.cfg.CookieSecure, SameSite: http.SameSiteStrictMode,
-	})
-	writeJSON(w, http.StatusOK, sessionResponse{
-		Redirect: s.Redirect, AccessToken: s.AccessToken, TokenType: "Bearer", ExpiresIn: int(s.AccessTTL / time.Second),
 	})
 }
 

@@ -19,6 +19,13 @@ import (
 // maxBodyBytes is the largest request body accepted (contract §0).
 const maxBodyBytes = 1 << 20
 
+// maxNesting is how deep objects and arrays may nest in a request body. No
+// request type goes beyond four levels; without a bound a 1 MiB body of
+// "[[[[…" made the strict walk below recurse half a million times, keeping a
+// field path per level, which is quadratic: a 60 KB body cost 2 GB and a
+// 1 MiB one exhausted memory (security checklist case 37).
+const maxNesting = 32
+
 // validate checks request structs; field names in errors are the JSON names.
 var validate = func() *validator.Validate {
 	v := validator.New(validator.WithRequiredStructEnabled())
@@ -113,7 +120,7 @@ func decodeStrict(body []byte, dst any) error {
 	if d, ok := first.(json.Delim); !ok || d != '{' {
 		return errs.E(errs.Malformed, "malformed_json", "The request body must be a JSON object.")
 	}
-	if err := walkObject(dec, reflect.TypeOf(dst).Elem(), "", fields); err != nil {
+	if err := walkObject(dec, reflect.TypeOf(dst).Elem(), "", 1, fields); err != nil {
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -140,8 +147,27 @@ func malformed(err error) error {
 	return errs.E(errs.Malformed, "malformed_json", "The request body is not valid JSON.")
 }
 
+// maxReportedFields bounds the unknown fields an error lists: a body of many
+// thousand unknown keys must not earn an answer larger than itself (found by
+// the security checklist's body-limit case). The request is refused either
+// way.
+const maxReportedFields = 20
+
+// errTooDeep refuses a value nested beyond maxNesting; path is where the
+// limit was reached.
+func errTooDeep(path string) error {
+	if path == "" {
+		path = "body"
+	}
+	return errs.InvalidField(path, fmt.Sprintf("is nested too deeply (at most %d levels)", maxNesting))
+}
+
 // walkObject consumes an object whose '{' was read, checking keys against t.
-func walkObject(dec *json.Decoder, t reflect.Type, path string, fields errs.FieldErrors) error {
+// depth is the nesting level of the object (the body itself is 1).
+func walkObject(dec *json.Decoder, t reflect.Type, path string, depth int, fields errs.FieldErrors) error {
+	if depth > maxNesting {
+		return errTooDeep(path)
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -173,12 +199,14 @@ func walkObject(dec *json.Decoder, t reflect.Type, path string, fields errs.Fiel
 		if known != nil {
 			ft, ok := known[key]
 			if !ok {
-				fields.Add(name, "is not a known field")
+				if len(fields) < maxReportedFields {
+					fields.Add(name, "is not a known field")
+				}
 				ft = reflect.TypeOf((*any)(nil)).Elem()
 			}
 			next = ft
 		}
-		if err := walkValue(dec, next, name, fields); err != nil {
+		if err := walkValue(dec, next, name, depth, fields); err != nil {
 			return err
 		}
 	}
@@ -188,8 +216,9 @@ func walkObject(dec *json.Decoder, t reflect.Type, path string, fields errs.Fiel
 	return nil
 }
 
-// walkValue consumes one value, descending into objects and arrays.
-func walkValue(dec *json.Decoder, t reflect.Type, path string, fields errs.FieldErrors) error {
+// walkValue consumes one value inside a container at level depth,
+// descending into objects and arrays.
+func walkValue(dec *json.Decoder, t reflect.Type, path string, depth int, fields errs.FieldErrors) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return malformed(err)
@@ -203,14 +232,17 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string, fields errs.Field
 	}
 	switch d {
 	case '{':
-		return walkObject(dec, t, path, fields)
+		return walkObject(dec, t, path, depth+1, fields)
 	case '[':
+		if depth+1 > maxNesting {
+			return errTooDeep(path)
+		}
 		elem := reflect.TypeOf((*any)(nil)).Elem()
 		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 			elem = t.Elem()
 		}
 		for i := 0; dec.More(); i++ {
-			if err := walkValue(dec, elem, fmt.Sprintf("%s[%d]", path, i), fields); err != nil {
+			if err := walkValue(dec, elem, fmt.Sprintf("%s[%d]", path, i), depth+1, fields); err != nil {
 				return err
 			}
 		}

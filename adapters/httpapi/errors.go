@@ -13,6 +13,17 @@ import (
 	"github.com/readinglibrary/service/core/errs"
 )
 
+// errorBody is the contract's error envelope.
+type errorBody struct {
+	Error errorPayload `json:"error"`
+}
+
+type errorPayload struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details"`
+}
+
 // statusOf is the only table that maps error kinds to HTTP statuses. A kind
 // missing here is a 500.
 var statusOf = map[errs.Kind]int{
@@ -29,15 +40,12 @@ var statusOf = map[errs.Kind]int{
 	errs.Unavailable:      http.StatusServiceUnavailable,
 }
 
-// errorBody is the contract's error envelope.
-type errorBody struct {
-	Error errorPayload `json:"error"`
-}
-
-type errorPayload struct {
-	Code    string         `json:"code"`
-	Message string         `json:"message"`
-	Details map[string]any `json:"details"`
+// StatusOf returns the HTTP status of an error kind; false for a kind the
+// table does not know, which is answered as 500. The web pages get it
+// through cmd, so both interfaces answer the same status for an error.
+func StatusOf(kind errs.Kind) (int, bool) {
+	s, ok := statusOf[kind]
+	return s, ok
 }
 
 // writeError renders err as the contract's error body. Internal errors are
@@ -82,11 +90,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // loggerFrom returns the request's logger (with its request id), or the
 // default logger.
+//
+// The request id is added here, when something is logged, rather than once
+// per request: most requests log nothing but the access line.
 func loggerFrom(r *http.Request) *slog.Logger {
-	if l, ok := r.Context().Value(loggerKey{}).(*slog.Logger); ok {
-		return l
+	st := stateFrom(r)
+	if st.log == nil {
+		return slog.Default()
 	}
-	return slog.Default()
+	return st.log.With("request_id", st.id)
 }
-
-type loggerKey struct{}

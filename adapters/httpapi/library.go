@@ -5,6 +5,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
@@ -561,20 +562,37 @@ type catalogBook struct {
 }
 
 func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {
-	school, entries, err := h.deps.Library.PublicCatalog(r.Context(), mux.Vars(r)["domain"])
+	p, err := queryParams(r, "page", "limit", "search")
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	books := make([]catalogBook, 0, len(entries))
-	for _, e := range entries {
+	page, err := intParam(p, "page", 1)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	limit, err := intParam(p, "limit", service.DefaultCatalogLimit)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	res, err := h.deps.Library.PublicCatalog(r.Context(), mux.Vars(r)["domain"], service.CatalogQuery{Page: page, Limit: limit, Search: p["search"]})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	books := make([]catalogBook, 0, len(res.Entries))
+	for _, e := range res.Entries {
 		b := e.Book
 		books = append(books, catalogBook{ID: b.ID, ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL,
 			TotalCopies: e.Total, AvailableCopies: e.Available})
 	}
+	school := res.School
 	writeJSON(w, http.StatusOK, map[string]any{
-		"school":   map[string]string{"id": school.ID, "name": school.Name, "domain": school.Domain},
-		"settings": map[string]int{"default_loan_days": school.Settings.DefaultLoanDays, "max_renewals": school.Settings.MaxRenewals, "renewal_days": school.Settings.RenewalDays},
-		"books":    books,
+		"school":     map[string]string{"id": school.ID, "name": school.Name, "domain": school.Domain},
+		"settings":   map[string]int{"default_loan_days": school.Settings.DefaultLoanDays, "max_renewals": school.Settings.MaxRenewals, "renewal_days": school.Settings.RenewalDays},
+		"books":      books,
+		"pagination": pagination{Page: res.Page, Limit: res.Limit, Total: int64(res.Total), TotalPages: catalog.TotalPages(int64(res.Total), res.Limit)},
 	})
 }

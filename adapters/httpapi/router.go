@@ -41,6 +41,12 @@ type Deps struct {
 	// Registry receives the HTTP metrics and is served on /metrics; a new
 	// one is made when nil.
 	Registry *prometheus.Registry
+	// Labels prints copy label sheets (GET /api/library/copies/labels);
+	// without it that route answers 500.
+	Labels ports.LabelPrinter
+	// Extra routes (the web app's pages) are registered after the table and
+	// pass the same middleware chain and route guard.
+	Extra []ExtraRoute
 }
 
 // RouteInfo describes one route and the permission it asks the policies for.
@@ -50,6 +56,9 @@ type RouteInfo struct {
 	Path     string // gorilla/mux template, e.g. /v1/books/{book_id}
 	Action   string
 	Resource string
+	// Page marks an HTML page of the web app: not part of the JSON API, so
+	// not in openapi.json.
+	Page bool
 }
 
 type route struct {
@@ -57,6 +66,8 @@ type route struct {
 	handle http.HandlerFunc
 	// mediaType is the body type the route takes; empty means JSON.
 	mediaType string
+	// onError renders the route guard's refusals; nil means writeError.
+	onError func(http.ResponseWriter, *http.Request, error)
 }
 
 // Handler is the whole HTTP interface as one http.Handler.
@@ -91,11 +102,16 @@ func New(deps Deps, cfg Config) *Handler {
 		cfg.RequestTimeout = 15 * time.Second
 	}
 	cfg.IssuerURL = strings.TrimRight(cfg.IssuerURL, "/")
+	cfg.AllowedOrigins = withOwnOrigin(cfg.AllowedOrigins, cfg.IssuerURL)
 	h := &handler{deps: deps, cfg: cfg, log: deps.Logger, metrics: newMetrics(deps.Registry), routes: map[string]route{}}
 	h.router = mux.NewRouter()
 	h.router.NotFoundHandler = http.HandlerFunc(h.notFound)
 	h.router.MethodNotAllowedHandler = http.HandlerFunc(h.methodNotAllowed)
-	for _, rt := range h.table() {
+	routes := h.table()
+	for _, x := range deps.Extra {
+		routes = append(routes, x.route())
+	}
+	for _, rt := range routes {
 		if _, dup := h.routes[rt.Name]; dup {
 			panic("httpapi: duplicate route name " + rt.Name)
 		}
@@ -146,9 +162,9 @@ func (h *handler) table() []route {
 		r("system.oidc", http.MethodGet, "/.well-known/openid-configuration", "read", "system:keys", h.oidcConfiguration),
 		r("system.jwks", http.MethodGet, "/.well-known/jwks.json", "read", "system:keys", h.jwks),
 
-		r("auth.login", http.MethodPost, "/api/auth/login", "login", "auth:session", h.login),
+		jsonOrForm(r("auth.login", http.MethodPost, "/api/auth/login", "login", "auth:session", h.login)),
 		r("auth.refresh", http.MethodPost, "/api/auth/refresh", "refresh", "auth:session", h.refresh),
-		r("auth.logout", http.MethodPost, "/api/auth/logout", "logout", "auth:session", h.logout),
+		jsonOrForm(r("auth.logout", http.MethodPost, "/api/auth/logout", "logout", "auth:session", h.logout)),
 		r("auth.signup", http.MethodPost, "/api/auth/signup", "signup", "auth:account", h.signup),
 
 		// The /users/me routes come before /users/{user_id}, which would match "me".
@@ -186,6 +202,7 @@ func (h *handler) table() []route {
 		r("library.books.create", http.MethodPost, "/api/library/books", "create", "library:books", h.addLibraryBook),
 		r("library.copies.create", http.MethodPost, "/api/library/copies", "create", "library:copies", h.addCopies),
 		r("library.copies.find", http.MethodGet, "/api/library/copies", "read", "library:copies", h.copyByCode),
+		r("library.copies.labels", http.MethodGet, "/api/library/copies/labels", "read", "library:copies", h.copyLabels),
 		r("library.loans.list", http.MethodGet, "/api/library/loans", "read", "library:loans", h.listLoans),
 		r("library.loans.create", http.MethodPost, "/api/library/loans", "create", "library:loans", h.createLoan),
 		r("library.loans.change", http.MethodPatch, "/api/library/loans", "update", "library:loans", h.changeLoan),

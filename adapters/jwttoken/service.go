@@ -331,10 +331,22 @@ func errInvalid(cause error) error {
 // its own entry in the verified-token cache.
 func jwtAlphabet(token string) bool {
 	for i := 0; i < len(token); i++ {
-		c := token[i]
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+		if !jwtChars[token[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// jwtChars marks the bytes jwtAlphabet accepts; a table lookup per byte is
+// what keeps this check cheap on every request.
+var jwtChars = func() (t [256]bool) {
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c], t[c+'a'-'A'] = true, true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	t['-'], t['_'], t['.'] = true, true, true
+	return t
+}()

@@ -9,6 +9,7 @@ package ladonauthz
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -29,6 +30,10 @@ const minMatcherCache = 512
 type Authorizer struct {
 	warden   *ladon.Ladon
 	policies []Policy
+	// conditional are the policies with conditions: a request that one of
+	// them matches depends on its context and is never answered from memo.
+	conditional []ladon.Policy
+	memo        decisionMemo
 }
 
 var _ ports.Authorizer = (*Authorizer)(nil)
@@ -50,10 +55,14 @@ func newAuthorizer(loaded []loadedPolicy) (*Authorizer, error) {
 	manager := memory.NewMemoryManager()
 	patterns := map[string]struct{}{}
 	views := make([]Policy, 0, len(loaded))
+	var conditional []ladon.Policy
 	for _, lp := range loaded {
 		p := lp.policy
 		if err := manager.Create(context.Background(), p); err != nil {
 			return nil, fmt.Errorf("ladonauthz: %s: policy %q: %w", lp.file, p.ID, err)
+		}
+		if len(p.Conditions) > 0 {
+			conditional = append(conditional, p)
 		}
 		for _, list := range [][]string{p.Subjects, p.Actions, p.Resources} {
 			for _, s := range list {
@@ -73,7 +82,8 @@ func newAuthorizer(loaded []loadedPolicy) (*Authorizer, error) {
 			Metric:      ladon.DefaultMetric,
 			AuditLogger: ladon.DefaultAuditLogger,
 		},
-		policies: views,
+		policies:    views,
+		conditional: conditional,
 	}, nil
 }
 
@@ -82,19 +92,55 @@ func newAuthorizer(loaded []loadedPolicy) (*Authorizer, error) {
 // evaluation error (for example a regexp timeout); the ladon error is kept
 // in Err for the logs.
 func (a *Authorizer) Authorize(ctx context.Context, req ports.AccessRequest) error {
+	key := decisionKey{subject: req.Principal.Subject(), action: req.Action, resource: req.Resource}
+	d, known := a.memo.get(key)
+	if known && d.contextFree {
+		return denied(key, d.cause)
+	}
 	r := &ladon.Request{
-		Subject:  req.Principal.Subject(),
+		Subject:  key.subject,
 		Action:   req.Action,
 		Resource: req.Resource,
 		Context:  requestContext(req),
 	}
 	err := a.warden.IsAllowed(ctx, r)
-	if err == nil {
+	if !known {
+		// Ladon's answer can be reused only when no policy with conditions
+		// matches this subject, action and resource, and the answer is a
+		// decision rather than an evaluation error.
+		free := !a.conditionalMatch(r) && (err == nil || errors.Is(err, ladon.ErrRequestDenied) || errors.Is(err, ladon.ErrRequestForcefullyDenied))
+		a.memo.put(key, decision{contextFree: free, cause: err})
+	}
+	return denied(key, err)
+}
+
+// denied wraps a ladon error in the service's Forbidden error; nil stays nil.
+func denied(key decisionKey, cause error) error {
+	if cause == nil {
 		return nil
 	}
 	e := errs.E(errs.Forbidden, "forbidden", "You do not have permission to do this.")
-	e.Err = fmt.Errorf("ladonauthz: %s %s on %s: %w", r.Subject, r.Action, r.Resource, err)
+	e.Err = fmt.Errorf("ladonauthz: %s %s on %s: %w", key.subject, key.action, key.resource, cause)
 	return e
+}
+
+// conditionalMatch reports whether a policy with conditions matches r's
+// subject, action and resource, or whether that cannot be told (a matcher
+// error), in which case the request must always go to ladon.
+func (a *Authorizer) conditionalMatch(r *ladon.Request) bool {
+	for _, p := range a.conditional {
+		if a.matches(p, p.GetSubjects(), r.Subject) && a.matches(p, p.GetActions(), r.Action) && a.matches(p, p.GetResources(), r.Resource) {
+			return true
+		}
+	}
+	return false
+}
+
+// matches is ladon's matcher for one field; an error counts as a match so
+// the request is never memoized.
+func (a *Authorizer) matches(p ladon.Policy, patterns []string, value string) bool {
+	ok, err := a.warden.Matcher.Matches(p, patterns, value)
+	return ok || err != nil
 }
 
 // requestContext merges the route's facts with the principal's; the

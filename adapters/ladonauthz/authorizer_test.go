@@ -67,6 +67,8 @@ func TestRepositoryPolicies(t *testing.T) {
 		{"refresh", "auth:session", everyone, nil},
 		{"logout", "auth:session", everyone, nil},
 		{"signup", "auth:account", everyone, nil},
+		{"view", "web:pages", everyone, nil},   // the pages ask the library's permissions themselves
+		{"submit", "web:forms", everyone, nil}, // likewise the forms
 		{"read", "users:me", authenticated, []user.Principal{anonymous}},
 		{"read", "books:content:free", authenticated, []user.Principal{anonymous}},
 		{"read", "books:content:premium", []user.Principal{premium, admin}, []user.Principal{anonymous, reader, student, staff, librarian}},

@@ -122,6 +122,21 @@ func (r *Library) Books(_ context.Context, schoolID string) ([]library.Book, err
 	return out, nil
 }
 
+// BooksPage implements ports.LibraryRepository.
+func (r *Library) BooksPage(ctx context.Context, schoolID, search string, offset, limit int) ([]library.Book, int, error) {
+	all, _ := r.Books(ctx, schoolID)
+	matched := all[:0]
+	needle := strings.ToLower(search)
+	for _, b := range all {
+		if needle == "" || strings.Contains(strings.ToLower(b.Title), needle) || strings.Contains(strings.ToLower(b.Author), needle) {
+			matched = append(matched, b)
+		}
+	}
+	start := min(offset, len(matched))
+	end := min(start+limit, len(matched))
+	return slices.Clone(matched[start:end]), len(matched), nil
+}
+
 // BooksByID implements ports.LibraryRepository. Like MongoDB's $in, an id
 // asked for twice gives its book once.
 func (r *Library) BooksByID(_ context.Context, schoolID string, ids []string) ([]library.Book, error) {
@@ -209,6 +224,23 @@ func (r *Library) CopyCounts(_ context.Context, schoolID string) (map[string]int
 	out := map[string]int{}
 	for _, c := range r.copies {
 		if c.SchoolID == schoolID {
+			out[c.BookID]++
+		}
+	}
+	return out, nil
+}
+
+// CopyCountsOf implements ports.LibraryRepository.
+func (r *Library) CopyCountsOf(_ context.Context, schoolID string, bookIDs []string) (map[string]int, error) {
+	want := make(map[string]bool, len(bookIDs))
+	for _, id := range bookIDs {
+		want[id] = true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]int{}
+	for _, c := range r.copies {
+		if c.SchoolID == schoolID && want[c.BookID] {
 			out[c.BookID]++
 		}
 	}
@@ -377,6 +409,18 @@ func (r *Library) ClaimsOfSchool(_ context.Context, schoolID string) ([]library.
 	}
 	r.mu.Unlock()
 	slices.SortFunc(out, func(a, b library.CopyClaim) int { return strings.Compare(a.CopyID, b.CopyID) })
+	return out, nil
+}
+
+// ClaimsOfBooks implements ports.LibraryRepository.
+func (r *Library) ClaimsOfBooks(ctx context.Context, schoolID string, bookIDs []string) ([]library.CopyClaim, error) {
+	all, _ := r.ClaimsOfSchool(ctx, schoolID)
+	out := []library.CopyClaim{}
+	for _, c := range all {
+		if slices.Contains(bookIDs, c.BookID) {
+			out = append(out, c)
+		}
+	}
 	return out, nil
 }
 

@@ -190,6 +190,7 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 		{colCopyClaims, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},
 			{Keys: bson.D{{Key: "school_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "book_id", Value: 1}}},
 		}},
 		{colRenewals, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "loan_id", Value: 1}, {Key: "number", Value: 1}}},

@@ -3,6 +3,7 @@ package mongorepo
 import (
 	"context"
 	"errors"
+	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -317,6 +318,28 @@ func (r *Library) Books(ctx context.Context, schoolID string) ([]library.Book, e
 	return findAll(ctx, r.books, "list the books", bson.D{{Key: "school_id", Value: schoolID}}, opts, libraryBookDoc.toBook)
 }
 
+// BooksPage implements ports.LibraryRepository: one find on the {school_id,
+// title, _id} index with skip and limit, and one count. The search is a
+// case-insensitive regular expression of the quoted text, on title or author.
+func (r *Library) BooksPage(ctx context.Context, schoolID, search string, offset, limit int) ([]library.Book, int, error) {
+	filter := bson.D{{Key: "school_id", Value: schoolID}}
+	if search != "" {
+		re := bson.D{{Key: "$regex", Value: regexp.QuoteMeta(search)}, {Key: "$options", Value: "i"}}
+		filter = append(filter, bson.E{Key: "$or", Value: bson.A{bson.D{{Key: "title", Value: re}}, bson.D{{Key: "author", Value: re}}}})
+	}
+	opts := options.Find().SetSort(bson.D{{Key: "title", Value: 1}, {Key: "_id", Value: 1}}).
+		SetSkip(int64(offset)).SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
+	books, err := findAll(ctx, r.books, "list the books", filter, opts, libraryBookDoc.toBook)
+	if err != nil {
+		return nil, 0, err
+	}
+	total, err := r.books.CountDocuments(ctx, filter)
+	if err != nil {
+		return nil, 0, mapErr(err, "count the books", nil, nil)
+	}
+	return books, int(total), nil
+}
+
 // BooksByID implements ports.LibraryRepository with one find by _id. No
 // ids is no command.
 func (r *Library) BooksByID(ctx context.Context, schoolID string, ids []string) ([]library.Book, error) {
@@ -385,8 +408,21 @@ func (r *Library) CopiesOfBook(ctx context.Context, schoolID, bookID string) ([]
 // on the school, $group by book with $sum 1 (an accumulator FerretDB 1.24
 // implements).
 func (r *Library) CopyCounts(ctx context.Context, schoolID string) (map[string]int, error) {
+	return r.copyCounts(ctx, bson.D{{Key: "school_id", Value: schoolID}})
+}
+
+// CopyCountsOf implements ports.LibraryRepository: the same aggregate,
+// matched on the {school_id, book_id, code} index's prefix.
+func (r *Library) CopyCountsOf(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error) {
+	if len(bookIDs) == 0 {
+		return map[string]int{}, nil
+	}
+	return r.copyCounts(ctx, bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)}})
+}
+
+func (r *Library) copyCounts(ctx context.Context, match bson.D) (map[string]int, error) {
 	pipeline := mongo.Pipeline{
-		{{Key: "$match", Value: bson.D{{Key: "school_id", Value: schoolID}}}},
+		{{Key: "$match", Value: match}},
 		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$book_id"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
 	}
 	cur, err := r.copies.Aggregate(ctx, pipeline, options.Aggregate().SetBatchSize(wholeBatch))
@@ -522,6 +558,16 @@ func (r *Library) ClaimsByCopy(ctx context.Context, copyIDs []string) ([]library
 func (r *Library) ClaimsOfSchool(ctx context.Context, schoolID string) ([]library.CopyClaim, error) {
 	opts := options.Find().SetBatchSize(wholeBatch)
 	return findAll(ctx, r.claims, "list the claims", bson.D{{Key: "school_id", Value: schoolID}}, opts, copyClaimDoc.toCopyClaim)
+}
+
+// ClaimsOfBooks implements ports.LibraryRepository with one find on the
+// {school_id, book_id} index.
+func (r *Library) ClaimsOfBooks(ctx context.Context, schoolID string, bookIDs []string) ([]library.CopyClaim, error) {
+	if len(bookIDs) == 0 {
+		return []library.CopyClaim{}, nil
+	}
+	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)}}
+	return findAll(ctx, r.claims, "list the claims", filter, options.Find().SetBatchSize(wholeBatch), copyClaimDoc.toCopyClaim)
 }
 
 // ReleaseClaim implements ports.LibraryRepository: one delete by the _id

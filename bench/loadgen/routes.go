@@ -220,6 +220,7 @@ func (w *world) cases(search string) []routeCase {
 		{"library.copies.create", "POST /api/library/copies, 1 copy", fixed(rq{Method: "POST", Path: "/api/library/copies", Token: w.lib,
 			Body: fmt.Sprintf(`{"book_id":%q,"count":1}`, w.libBookID)})},
 		{"library.copies.find", "GET /api/library/copies?code=", fixed(rq{Path: "/api/library/copies?code=" + w.libCode, Token: w.lib})},
+		{"library.copies.labels", "GET /api/library/copies/labels?book_id= (PDF)", fixed(rq{Path: "/api/library/copies/labels?book_id=" + w.libBookID, Token: w.lib})},
 		{"library.loans.list", "GET /api/library/loans (librarian)", fixed(rq{Path: "/api/library/loans", Token: w.lib})},
 		{"library.loans.create", "POST /api/library/loans (fresh copy)", func() (rq, error) {
 			b, err := w.freshLibraryBook()

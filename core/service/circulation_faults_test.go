@@ -275,7 +275,8 @@ func (lf *libFixture) wantCopy(tb testing.TB, cp library.Copy, want string) {
 	if cp.SchoolID == libSchoolB {
 		domain = libDomainB
 	}
-	_, entries, err := lf.lib.PublicCatalog(context.Background(), domain)
+	page, err := lf.lib.PublicCatalog(context.Background(), domain, service.CatalogQuery{Page: 1, Limit: service.MaxCatalogLimit})
+	entries := page.Entries
 	if err != nil {
 		tb.Fatalf("PublicCatalog(%s) error = %v", domain, err)
 	}

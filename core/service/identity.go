@@ -244,6 +244,16 @@ func (s *Identity) Logout(ctx context.Context, token string) error {
 // Errors: Unauthenticated "unauthorized", Forbidden "account_suspended",
 // Unavailable.
 func (s *Identity) Authenticate(ctx context.Context, token string) (user.Principal, error) {
+	acct, err := s.AuthenticateAccount(ctx, token)
+	if err != nil {
+		return user.Anonymous, err
+	}
+	return user.PrincipalOf(acct), nil
+}
+
+// AuthenticateAccount is Authenticate returning the caller's account as it
+// was just read, for user.WithAccount. Errors: as Authenticate.
+func (s *Identity) AuthenticateAccount(ctx context.Context, token string) (user.Account, error) {
 	if s.external != nil {
 		// Routing only: the verifier chosen by the claimed issuer then
 		// checks everything, the issuer included.
@@ -254,24 +264,24 @@ func (s *Identity) Authenticate(ctx context.Context, token string) (user.Princip
 	claims, err := s.tokens.Verify(ctx, token)
 	if err != nil {
 		if e, ok := errs.As(err); ok && e.Kind == errs.Unauthenticated {
-			return user.Anonymous, &errs.Error{Kind: errs.Unauthenticated, Code: "unauthorized", Message: e.Message, Err: err}
+			return user.Account{}, &errs.Error{Kind: errs.Unauthenticated, Code: "unauthorized", Message: e.Message, Err: err}
 		}
-		return user.Anonymous, err
+		return user.Account{}, err
 	}
 	acct, err := s.accounts.Get(ctx, claims.Subject)
 	switch {
 	case errs.Is(err, errs.NotFound):
-		return user.Anonymous, errUnknownAccount()
+		return user.Account{}, errUnknownAccount()
 	case err != nil:
-		return user.Anonymous, err
+		return user.Account{}, err
 	}
 	if acct.Deleted {
-		return user.Anonymous, errUnknownAccount()
+		return user.Account{}, errUnknownAccount()
 	}
 	if acct.Suspended {
-		return user.Anonymous, ErrAccountSuspended()
+		return user.Account{}, ErrAccountSuspended()
 	}
-	return user.PrincipalOf(acct), nil
+	return acct, nil
 }
 
 // authenticateExternal maps a school identity provider's token to the
@@ -279,34 +289,34 @@ func (s *Identity) Authenticate(ctx context.Context, token string) (user.Princip
 // role or a tier.
 // Errors: Unauthenticated, Forbidden "account_not_provisioned" or
 // "account_suspended", Unavailable.
-func (s *Identity) authenticateExternal(ctx context.Context, token string) (user.Principal, error) {
+func (s *Identity) authenticateExternal(ctx context.Context, token string) (user.Account, error) {
 	claims, err := s.external.Verify(ctx, token)
 	if err != nil {
 		if e, ok := errs.As(err); ok && e.Kind == errs.Unauthenticated {
-			return user.Anonymous, &errs.Error{Kind: errs.Unauthenticated, Code: "unauthorized", Message: e.Message, Err: err}
+			return user.Account{}, &errs.Error{Kind: errs.Unauthenticated, Code: "unauthorized", Message: e.Message, Err: err}
 		}
-		return user.Anonymous, err
+		return user.Account{}, err
 	}
 	notProvisioned := errs.E(errs.Forbidden, "account_not_provisioned",
 		"Your school account is valid but has no account in this library; ask your librarian to create one for your email.")
 	email := user.NormalizeEmail(claims.Email)
 	if email == "" || !claims.EmailVerified {
-		return user.Anonymous, notProvisioned
+		return user.Account{}, notProvisioned
 	}
 	acct, err := s.accounts.GetByEmail(ctx, email)
 	switch {
 	case errs.Is(err, errs.NotFound):
-		return user.Anonymous, notProvisioned
+		return user.Account{}, notProvisioned
 	case err != nil:
-		return user.Anonymous, err
+		return user.Account{}, err
 	}
 	if acct.Deleted {
-		return user.Anonymous, notProvisioned
+		return user.Account{}, notProvisioned
 	}
 	if acct.Suspended {
-		return user.Anonymous, ErrAccountSuspended()
+		return user.Account{}, ErrAccountSuspended()
 	}
-	return user.PrincipalOf(acct), nil
+	return acct, nil
 }
 
 // unverifiedIssuer reads the iss claim of a JWT without checking anything,

@@ -3,8 +3,10 @@ package service
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -466,34 +468,88 @@ type CatalogEntry struct {
 	Available int
 }
 
-// PublicCatalog returns a school's catalog for anyone, with copy counts and
-// nothing about borrowers. A private or unknown school is NotFound
-// "school_not_found", the same answer for both.
-func (s *Library) PublicCatalog(ctx context.Context, domain string) (library.School, []CatalogEntry, error) {
+// CatalogQuery selects a page of a public catalog. Page counts from 1;
+// Limit is 1..MaxCatalogLimit (DefaultCatalogLimit when a client names none).
+type CatalogQuery struct {
+	Page   int
+	Limit  int
+	Search string // title or author contains it, ignoring case; at most 100 characters
+}
+
+// Public catalog page sizes.
+const (
+	DefaultCatalogLimit = 50
+	MaxCatalogLimit     = 100
+)
+
+// CatalogPage is one page of a school's public catalog.
+type CatalogPage struct {
+	School  library.School
+	Entries []CatalogEntry
+	Page    int
+	Limit   int
+	Total   int // books matching the query in all pages
+}
+
+// PublicCatalog returns one page of a school's catalog for anyone, with copy
+// counts and nothing about borrowers. A private or unknown school is
+// NotFound "school_not_found", the same answer for both. One page at a time,
+// so the work and the database commands of a request do not grow with the
+// catalog: the school, one page of books and their count, the copy counts
+// and the open claims of those books only, and the loans behind those claims.
+// Errors: NotFound "school_not_found" (unknown or private school), Invalid
+// with details.fields for a page, limit or search out of range.
+func (s *Library) PublicCatalog(ctx context.Context, domain string, q CatalogQuery) (CatalogPage, error) {
+	fields := errs.FieldErrors{}
+	if q.Page < 1 || q.Page > 100000 {
+		fields["page"] = "must be between 1 and 100000"
+	}
+	if q.Limit < 1 || q.Limit > MaxCatalogLimit {
+		fields["limit"] = fmt.Sprintf("must be between 1 and %d", MaxCatalogLimit)
+	}
+	q.Search = strings.TrimSpace(q.Search)
+	if utf8.RuneCountInString(q.Search) > 100 {
+		fields["search"] = "must be at most 100 characters"
+	}
+	if err := fields.Err(); err != nil {
+		return CatalogPage{}, err
+	}
 	school, err := s.schools.GetByDomain(ctx, strings.ToLower(domain))
 	if err != nil {
-		return library.School{}, nil, err
+		return CatalogPage{}, err
 	}
 	if !school.Settings.AllowPublicCatalog {
-		return library.School{}, nil, library.ErrSchoolNotFound()
+		return CatalogPage{}, library.ErrSchoolNotFound()
 	}
-	books, err := s.repo.Books(ctx, school.ID)
+	books, total, err := s.repo.BooksPage(ctx, school.ID, q.Search, (q.Page-1)*q.Limit, q.Limit)
 	if err != nil {
-		return library.School{}, nil, err
+		return CatalogPage{}, err
 	}
-	counts, err := s.repo.CopyCounts(ctx, school.ID)
+	ids := make([]string, len(books))
+	for i, b := range books {
+		ids[i] = b.ID
+	}
+	counts, err := s.repo.CopyCountsOf(ctx, school.ID, ids)
 	if err != nil {
-		return library.School{}, nil, err
+		return CatalogPage{}, err
 	}
-	lent, err := s.lentByBook(ctx, school.ID)
+	claims, err := s.repo.ClaimsOfBooks(ctx, school.ID, ids)
 	if err != nil {
-		return library.School{}, nil, err
+		return CatalogPage{}, err
 	}
-	out := make([]CatalogEntry, 0, len(books))
+	active, err := s.activeClaims(ctx, claims)
+	if err != nil {
+		return CatalogPage{}, err
+	}
+	lent := map[string]int{}
+	for _, c := range active {
+		lent[c.BookID]++
+	}
+	page := CatalogPage{School: school, Page: q.Page, Limit: q.Limit, Total: total, Entries: make([]CatalogEntry, 0, len(books))}
 	for _, b := range books {
-		out = append(out, CatalogEntry{Book: b, Total: counts[b.ID], Available: counts[b.ID] - lent[b.ID]})
+		page.Entries = append(page.Entries, CatalogEntry{Book: b, Total: counts[b.ID], Available: counts[b.ID] - lent[b.ID]})
 	}
-	return school, out, nil
+	return page, nil
 }
 
 // lentByBook counts the copies on loan per book: claims whose loan is still
@@ -674,6 +730,44 @@ func (s *Library) CopyByCode(ctx context.Context, schoolParam, code string) (Cop
 		out.Loan = &views[0]
 	}
 	return out, nil
+}
+
+// CopyLabels is what a sheet of copy labels prints.
+type CopyLabels struct {
+	School library.School
+	Book   library.Book
+	Copies []library.Copy // ordered by code
+}
+
+// CopyLabels returns every copy of a book of the caller's school (admins
+// name the school), lent or not, with the book and the school, to print
+// their labels. A book without copies is NotFound rather than an empty
+// sheet, so nobody feeds a sheet of labels to the printer for nothing.
+// Errors: Invalid (book_id), NotFound "book_not_found", "copy_not_found"
+// (no copies), as scope.
+func (s *Library) CopyLabels(ctx context.Context, schoolParam, bookID string) (CopyLabels, error) {
+	if bookID == "" {
+		return CopyLabels{}, errs.InvalidField("book_id", "is required")
+	}
+	if _, err := uuid.Parse(bookID); err != nil {
+		return CopyLabels{}, errs.InvalidField("book_id", "must be a UUID")
+	}
+	school, err := s.scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return CopyLabels{}, err
+	}
+	b, err := s.repo.Book(ctx, school.ID, bookID)
+	if err != nil {
+		return CopyLabels{}, err
+	}
+	copies, err := s.repo.CopiesOfBook(ctx, school.ID, b.ID)
+	if err != nil {
+		return CopyLabels{}, err
+	}
+	if len(copies) == 0 {
+		return CopyLabels{}, errs.E(errs.NotFound, "copy_not_found", "The book has no copies to label.")
+	}
+	return CopyLabels{School: school, Book: b, Copies: copies}, nil
 }
 
 // activeLoanOf returns the loan that holds a copy, if any.

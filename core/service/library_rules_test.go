@@ -68,9 +68,9 @@ func TestLibraryScopeOtherSchoolNamedIsForbidden(t *testing.T) {
 	if students, _ := lf.lib.Students(as(lf.librarianB), "", ""); len(students) != 1 {
 		t.Errorf("school B has %d students, want 1", len(students))
 	}
-	_, booksB, _ := lf.lib.PublicCatalog(context.Background(), libDomainB)
-	if len(booksB) != 1 {
-		t.Errorf("school B's catalog has %d books, want 1", len(booksB))
+	catB, _ := lf.lib.PublicCatalog(context.Background(), libDomainB, service.CatalogQuery{Page: 1, Limit: 10})
+	if len(catB.Entries) != 1 || catB.Total != 1 {
+		t.Errorf("school B's catalog has %d books (total %d), want 1", len(catB.Entries), catB.Total)
 	}
 }
 

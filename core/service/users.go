@@ -55,6 +55,9 @@ func (s *Users) Me(ctx context.Context) (user.Account, error) {
 	if p.IsAnonymous() {
 		return user.Account{}, errs.E(errs.Unauthenticated, "unauthorized", "Sign in to see your profile.")
 	}
+	if acct, ok := user.AccountFrom(ctx); ok && acct.ID == p.AccountID && !acct.Deleted {
+		return acct, nil // read moments ago, while authenticating this request
+	}
 	acct, err := s.accounts.Get(ctx, p.AccountID)
 	if errs.Is(err, errs.NotFound) || (err == nil && acct.Deleted) {
 		return user.Account{}, errUnknownAccount()

@@ -37,15 +37,38 @@ func PrincipalOf(a Account) Principal {
 
 type principalKey struct{}
 
+// authenticated is what ctx carries: the caller and, when the request was
+// authenticated, the account as it was read for that.
+type authenticated struct {
+	principal Principal
+	account   *Account
+}
+
 // WithPrincipal returns ctx carrying p.
 func WithPrincipal(ctx context.Context, p Principal) context.Context {
-	return context.WithValue(ctx, principalKey{}, p)
+	return context.WithValue(ctx, principalKey{}, authenticated{principal: p})
+}
+
+// WithAccount returns ctx carrying the principal of a and a itself, the
+// account read while authenticating this request; use cases that only show
+// the caller's own account need not read it a second time.
+func WithAccount(ctx context.Context, a Account) context.Context {
+	return context.WithValue(ctx, principalKey{}, authenticated{principal: PrincipalOf(a), account: &a})
 }
 
 // PrincipalFrom returns the caller stored in ctx, or Anonymous.
 func PrincipalFrom(ctx context.Context) Principal {
-	if p, ok := ctx.Value(principalKey{}).(Principal); ok {
-		return p
+	if v, ok := ctx.Value(principalKey{}).(authenticated); ok {
+		return v.principal
 	}
 	return Anonymous
+}
+
+// AccountFrom returns the account stored by WithAccount, read when this
+// request was authenticated; false when there is none.
+func AccountFrom(ctx context.Context) (Account, bool) {
+	if v, ok := ctx.Value(principalKey{}).(authenticated); ok && v.account != nil {
+		return *v.account, true
+	}
+	return Account{}, false
 }

@@ -73,3 +73,21 @@ func TestPrincipalOf(t *testing.T) {
 		t.Errorf("PrincipalOf() = %+v, want %+v", got, want)
 	}
 }
+
+func TestWithAccount(t *testing.T) {
+	a := user.Account{ID: "a-1", Email: "ana@example.org", Role: user.RoleStudent, SchoolID: "s-1", Tier: user.TierStandard, Name: "Ana"}
+	ctx := user.WithAccount(context.Background(), a)
+	if got, want := user.PrincipalFrom(ctx), user.PrincipalOf(a); got != want {
+		t.Fatalf("PrincipalFrom = %+v, want %+v", got, want)
+	}
+	got, ok := user.AccountFrom(ctx)
+	if !ok || got.ID != a.ID || got.Name != "Ana" {
+		t.Fatalf("AccountFrom = %+v, %v; want the stored account", got, ok)
+	}
+	if _, ok := user.AccountFrom(user.WithPrincipal(context.Background(), user.PrincipalOf(a))); ok {
+		t.Fatal("AccountFrom after WithPrincipal: want false (no account was read)")
+	}
+	if _, ok := user.AccountFrom(context.Background()); ok {
+		t.Fatal("AccountFrom on an empty context: want false")
+	}
+}

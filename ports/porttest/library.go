@@ -30,6 +30,9 @@ func Library(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"Books/ISBNUniquePerSchool", testLibBookISBNUnique},
 		{"Books/ListOrderAndScope", testLibBooksList},
 		{"Books/BooksByID", testLibBooksByID},
+		{"Books/PageSearchAndScope", testLibBooksPage},
+		{"Copies/CountsOfSomeBooks", testLibCopyCountsOf},
+		{"Claims/ClaimsOfBooks", testLibClaimsOfBooks},
 		{"Copies/CreateCopiesDuplicates", testLibCreateCopiesDuplicates},
 		{"Copies/GetAndScope", testLibCopyGet},
 		{"Copies/OfBookAndCounts", testLibCopiesOfBookAndCounts},
@@ -506,6 +509,91 @@ func testLibCopiesOfBookAndCounts(t *testing.T, r ports.Repositories) {
 	if want := map[string]int{b1.ID: 1}; fmt.Sprint(counts) != fmt.Sprint(want) {
 		t.Fatalf("CopyCounts of B = %v, want %v", counts, want)
 	}
+}
+
+func testLibBooksPage(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	for i, title := range []string{"Echo", "alpha", "Delta", "Bravo", "Charlie (Part 1)"} {
+		createLibBook(t, r, schoolA, fmt.Sprint(i+1), title)
+	}
+	odd := newLibBook(schoolA, "9", "Foxtrot")
+	odd.Author = "Tove Jansson"
+	must(t, "CreateBook", r.Library.CreateBook(ctx(t), odd))
+	createLibBook(t, r, schoolB, "1", "Alpha of B")
+
+	page := func(search string, offset, limit int) ([]string, int) {
+		t.Helper()
+		books, total, err := r.Library.BooksPage(ctx(t), schoolA, search, offset, limit)
+		must(t, "BooksPage", err)
+		out := []string{}
+		for _, b := range books {
+			out = append(out, b.Title)
+		}
+		return out, total
+	}
+	// Ordered by title as stored (byte order, like the other lists).
+	if got, total := page("", 0, 3); fmt.Sprint(got) != "[Bravo Charlie (Part 1) Delta]" || total != 6 {
+		t.Fatalf("BooksPage(0,3) = %v, total %d; want [Bravo Charlie (Part 1) Delta], 6", got, total)
+	}
+	if got, total := page("", 3, 3); fmt.Sprint(got) != "[Echo Foxtrot alpha]" || total != 6 {
+		t.Fatalf("BooksPage(3,3) = %v, total %d; want [Echo Foxtrot alpha], 6", got, total)
+	}
+	if got, total := page("", 6, 3); len(got) != 0 || total != 6 {
+		t.Fatalf("BooksPage past the end = %v, total %d; want none, 6", got, total)
+	}
+	// Search: title or author, any case, regular-expression characters literal.
+	if got, total := page("ALPH", 0, 10); fmt.Sprint(got) != "[alpha]" || total != 1 {
+		t.Fatalf("BooksPage(search ALPH) = %v, total %d; want [alpha] of school A only", got, total)
+	}
+	if got, total := page("jansson", 0, 10); fmt.Sprint(got) != "[Foxtrot]" || total != 1 {
+		t.Fatalf("BooksPage(search jansson) = %v, total %d; want [Foxtrot] (by author)", got, total)
+	}
+	if got, total := page("(part 1)", 0, 10); fmt.Sprint(got) != "[Charlie (Part 1)]" || total != 1 {
+		t.Fatalf("BooksPage(search '(part 1)') = %v, total %d; want the literal match", got, total)
+	}
+	if got, total := page(".*", 0, 10); len(got) != 0 || total != 0 {
+		t.Fatalf("BooksPage(search '.*') = %v, total %d; want nothing (no title contains '.*')", got, total)
+	}
+}
+
+func testLibCopyCountsOf(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	b1, b2, b3 := createLibBook(t, r, schoolA, "1", "One"), createLibBook(t, r, schoolA, "2", "Two"), createLibBook(t, r, schoolA, "3", "Three")
+	_, err := r.Library.CreateCopies(ctx(t), []library.Copy{
+		newCopy(schoolA, b1.ID, "C-1"), newCopy(schoolA, b1.ID, "C-2"), newCopy(schoolA, b2.ID, "C-3"),
+		newCopy(schoolA, b3.ID, "C-4"), newCopy(schoolB, b1.ID, "C-5"),
+	})
+	must(t, "CreateCopies", err)
+	counts, err := r.Library.CopyCountsOf(ctx(t), schoolA, []string{b1.ID, b2.ID, uuid.NewString()})
+	must(t, "CopyCountsOf", err)
+	if want := map[string]int{b1.ID: 2, b2.ID: 1}; fmt.Sprint(counts) != fmt.Sprint(want) {
+		t.Fatalf("CopyCountsOf = %v, want %v (only the books asked for, only school A)", counts, want)
+	}
+	counts, err = r.Library.CopyCountsOf(ctx(t), schoolA, nil)
+	must(t, "CopyCountsOf(nil)", err)
+	if len(counts) != 0 {
+		t.Fatalf("CopyCountsOf(nil) = %v, want none", counts)
+	}
+}
+
+func testLibClaimsOfBooks(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	bookX, bookY := uuid.NewString(), uuid.NewString()
+	cx := library.CopyClaim{CopyID: uuid.NewString(), LoanID: uuid.NewString(), SchoolID: schoolA, BookID: bookX, ClaimedAt: base}
+	cy := library.CopyClaim{CopyID: uuid.NewString(), LoanID: uuid.NewString(), SchoolID: schoolA, BookID: bookY, ClaimedAt: base}
+	cb := library.CopyClaim{CopyID: uuid.NewString(), LoanID: uuid.NewString(), SchoolID: schoolB, BookID: bookX, ClaimedAt: base}
+	for _, c := range []library.CopyClaim{cx, cy, cb} {
+		must(t, "ClaimCopy", r.Library.ClaimCopy(ctx(t), c))
+	}
+	got, err := r.Library.ClaimsOfBooks(ctx(t), schoolA, []string{bookX})
+	must(t, "ClaimsOfBooks", err)
+	wantClaimSet(t, "ClaimsOfBooks(X)", got, cx)
+	got, err = r.Library.ClaimsOfBooks(ctx(t), schoolA, []string{bookX, bookY})
+	must(t, "ClaimsOfBooks", err)
+	wantClaimSet(t, "ClaimsOfBooks(X, Y)", got, cx, cy)
+	got, err = r.Library.ClaimsOfBooks(ctx(t), schoolA, nil)
+	must(t, "ClaimsOfBooks(nil)", err)
+	wantClaimSet(t, "ClaimsOfBooks(nil)", got)
 }
 
 // --- loans ---

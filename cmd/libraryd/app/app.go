@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,12 +19,14 @@ import (
 	"github.com/readinglibrary/service/adapters/embeddedmongo"
 	"github.com/readinglibrary/service/adapters/httpapi"
 	"github.com/readinglibrary/service/adapters/jwttoken"
+	"github.com/readinglibrary/service/adapters/labels"
 	"github.com/readinglibrary/service/adapters/ladonauthz"
 	"github.com/readinglibrary/service/adapters/mongorepo"
 	"github.com/readinglibrary/service/adapters/oidcverify"
 	"github.com/readinglibrary/service/adapters/passwordhash"
 	"github.com/readinglibrary/service/adapters/ratelimit"
 	"github.com/readinglibrary/service/core/auth"
+	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/policies"
 	"github.com/readinglibrary/service/ports"
@@ -49,8 +52,23 @@ type App struct {
 	// LIBRARY_DEMO_DATA is on).
 	Demo []DemoAccount
 
-	closers []func(context.Context) error
-	monitor *event.CommandMonitor
+	closers  []func(context.Context) error
+	monitor  *event.CommandMonitor
+	draining atomic.Bool // set when shutdown begins: /readyz answers 503
+}
+
+// readiness is the database ping behind /readyz, failing once shutdown has
+// begun so a load balancer stops sending new requests during the drain.
+type readiness struct {
+	db       ports.Pinger
+	draining *atomic.Bool
+}
+
+func (r readiness) Ping(ctx context.Context) error {
+	if r.draining.Load() {
+		return errs.E(errs.Unavailable, "shutting_down", "The service is shutting down.")
+	}
+	return r.db.Ping(ctx)
 }
 
 // Option adjusts how New builds the service; options exist for tests.
@@ -155,7 +173,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 
 	a.Handler = httpapi.New(httpapi.Deps{
 		Identity: a.Identity, Users: users, Catalog: a.Catalog, Library: a.Library, Authorizer: authz, RateLimiter: limits,
-		Tokens: tokens, Health: a.Repos.Health, Logger: logger, Registry: prometheus.NewRegistry(),
+		Tokens: tokens, Health: readiness{db: a.Repos.Health, draining: &a.draining}, Logger: logger, Registry: prometheus.NewRegistry(), Labels: labels.Printer{},
+		Extra: pageRoutes(a.Library, authz, logger, cfg.CookieSecure),
 	}, httpapi.Config{
 		IssuerURL: cfg.IssuerURL, CookieSecure: cfg.CookieSecure,
 		AllowedOrigins: cfg.AllowedOrigins, TrustedProxies: cfg.TrustedProxies,
@@ -208,10 +227,10 @@ func (a *App) Close(ctx context.Context) error {
 func (a *App) NewServer() *http.Server {
 	return &http.Server{
 		Handler:           a.Handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: a.Config.ReadHeaderTimeout,
+		ReadTimeout:       a.Config.ReadTimeout,
+		WriteTimeout:      a.Config.WriteTimeout,
+		IdleTimeout:       a.Config.IdleTimeout,
 		MaxHeaderBytes:    32 << 10,
 		ErrorLog:          slog.NewLogLogger(a.Logger.Handler(), slog.LevelWarn),
 	}
@@ -228,7 +247,17 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	a.Logger.Info("shutting down", "timeout", a.Config.ShutdownTimeout)
+	// Not ready first, so load balancers take this replica out, then keep
+	// serving through the drain delay before the listener closes.
+	a.draining.Store(true)
+	a.Logger.Info("shutting down", "drain", a.Config.ShutdownDrain, "timeout", a.Config.ShutdownTimeout)
+	if a.Config.ShutdownDrain > 0 {
+		select {
+		case err := <-errc:
+			return err
+		case <-time.After(a.Config.ShutdownDrain):
+		}
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {

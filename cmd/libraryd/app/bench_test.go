@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -22,6 +23,24 @@ import (
 // BenchmarkBareJSON from the same run: the ratio is the service's own
 // overhead, free of database cost.
 func BenchmarkUsersMe(b *testing.B) {
+	h, auth := usersMeChain(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodGet, "/v1/users/me", nil)
+		req.Header.Set("Authorization", auth)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+	}
+}
+
+// usersMeChain wires the whole handler on in-memory adapters with one
+// reader and returns it with the reader's Authorization header.
+func usersMeChain(b *testing.B) (http.Handler, string) {
+	b.Helper()
 	authz, err := ladonauthz.LoadFS(policies.Files)
 	if err != nil {
 		b.Fatal(err)
@@ -37,32 +56,13 @@ func BenchmarkUsersMe(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	auth := "Bearer " + s.AccessToken
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		req := httptest.NewRequest(http.MethodGet, "/v1/users/me", nil)
-		req.Header.Set("Authorization", auth)
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		if rec.Code != http.StatusOK {
-			b.Fatalf("status %d: %s", rec.Code, rec.Body)
-		}
-	}
+	return h, "Bearer " + s.AccessToken
 }
 
 // BenchmarkBareJSON is the baseline: a plain net/http handler writing the
 // same profile JSON.
 func BenchmarkBareJSON(b *testing.B) {
-	profile := map[string]any{
-		"id": "usr_00000000-0000-0000-0000-000000000000", "email": "bench@example.org", "name": "Bench",
-		"avatar": "", "reading_level": "beginner", "created_at": time.Now().UTC().Format(time.RFC3339),
-		"preferences": map[string]any{"font_size": 16, "theme": "light", "notifications": true, "timezone": "UTC"},
-	}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		_ = json.NewEncoder(w).Encode(profile)
-	})
+	h := bareProfileHandler()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -71,6 +71,66 @@ func BenchmarkBareJSON(b *testing.B) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 	}
+}
+
+// bareProfileHandler writes a profile JSON like GET /v1/users/me's with
+// nothing around it.
+func bareProfileHandler() http.Handler {
+	profile := map[string]any{
+		"id": "usr_00000000-0000-0000-0000-000000000000", "email": "bench@example.org", "name": "Bench",
+		"avatar": "", "reading_level": "beginner", "created_at": time.Now().UTC().Format(time.RFC3339),
+		"preferences": map[string]any{"font_size": 16, "theme": "light", "notifications": true, "timezone": "UTC"},
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		_ = json.NewEncoder(w).Encode(profile)
+	})
+}
+
+// BenchmarkChainOverhead times each request on its own, alternating one
+// GET /v1/users/me through the whole chain with one to the bare handler, so
+// both see the same machine load. It reports the median of each, the
+// median added by the chain (token check, account lookup, Ladon, limiter,
+// mux, logging), and the chain's throughput as a share of the bare
+// handler's (total bare time ÷ total chain time, one request at a time).
+func BenchmarkChainOverhead(b *testing.B) {
+	chain, auth := usersMeChain(b)
+	bare := bareProfileHandler()
+	serve := func(h http.Handler, auth string) time.Duration {
+		req := httptest.NewRequest(http.MethodGet, "/v1/users/me", nil)
+		req.Header.Set("Authorization", auth)
+		rec := httptest.NewRecorder()
+		start := time.Now()
+		h.ServeHTTP(rec, req)
+		d := time.Since(start)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		return d
+	}
+	var chainTimes, bareTimes []time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		chainTimes = append(chainTimes, serve(chain, auth))
+		bareTimes = append(bareTimes, serve(bare, "Bearer x"))
+	}
+	b.StopTimer()
+	sum := func(ds []time.Duration) (t time.Duration) {
+		for _, d := range ds {
+			t += d
+		}
+		return t
+	}
+	median := func(ds []time.Duration) time.Duration {
+		slices.Sort(ds)
+		return ds[len(ds)/2]
+	}
+	throughput := float64(sum(bareTimes)) / float64(sum(chainTimes)) * 100
+	chainP50, bareP50 := median(chainTimes), median(bareTimes)
+	b.ReportMetric(float64(chainP50.Nanoseconds())/1e3, "chain-p50-µs")
+	b.ReportMetric(float64(bareP50.Nanoseconds())/1e3, "bare-p50-µs")
+	b.ReportMetric(float64((chainP50-bareP50).Nanoseconds())/1e3, "added-p50-µs")
+	b.ReportMetric(throughput, "%-of-bare-throughput")
 }
 
 // benchCatalog wires the handler on in-memory adapters with n books and

@@ -50,6 +50,12 @@ type Config struct {
 	PoliciesDir            string // LIBRARY_POLICIES_DIR; empty uses the policies built into the binary
 	LogLevel               slog.Level
 	ShutdownTimeout        time.Duration
+	ShutdownDrain          time.Duration
+	// HTTP server limits against slow or idle clients.
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
 }
 
 // Embedded reports whether the service runs its own database.
@@ -92,6 +98,11 @@ var Settings = []Setting{
 	{"LIBRARY_POLICIES_DIR", "", false, "Directory of Ladon policy JSON files. Empty: the policies built into the binary (policies/ of the repository)."},
 	{"LIBRARY_LOG_LEVEL", "info", false, "debug, info, warn or error."},
 	{"LIBRARY_SHUTDOWN_TIMEOUT", "20s", false, "How long SIGTERM waits for in-flight requests."},
+	{"LIBRARY_SHUTDOWN_DRAIN", "0s", false, "After SIGTERM, how long /readyz answers 503 while requests are still served, before the listener closes (give load balancers time to notice, e.g. 5s behind Kubernetes)."},
+	{"LIBRARY_READ_HEADER_TIMEOUT", "5s", false, "Time a client has to send its request headers (cuts off slowloris connections)."},
+	{"LIBRARY_READ_TIMEOUT", "30s", false, "Time a client has to send a whole request, body included."},
+	{"LIBRARY_WRITE_TIMEOUT", "60s", false, "Time to write a response before the connection is closed."},
+	{"LIBRARY_IDLE_TIMEOUT", "120s", false, "How long an idle keep-alive connection is kept open."},
 }
 
 // LoadConfig reads and validates the configuration. Every problem is
@@ -160,6 +171,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		SignupEnabled:          boolean("LIBRARY_SIGNUP_ENABLED", true),
 		PoliciesDir:            str("LIBRARY_POLICIES_DIR", ""),
 		ShutdownTimeout:        duration("LIBRARY_SHUTDOWN_TIMEOUT", "20s", 0, 10*time.Minute),
+		ShutdownDrain:          duration("LIBRARY_SHUTDOWN_DRAIN", "0s", 0, 5*time.Minute),
+		ReadHeaderTimeout:      duration("LIBRARY_READ_HEADER_TIMEOUT", "5s", 100*time.Millisecond, time.Minute),
+		ReadTimeout:            duration("LIBRARY_READ_TIMEOUT", "30s", 100*time.Millisecond, 10*time.Minute),
+		WriteTimeout:           duration("LIBRARY_WRITE_TIMEOUT", "60s", 100*time.Millisecond, 10*time.Minute),
+		IdleTimeout:            duration("LIBRARY_IDLE_TIMEOUT", "120s", time.Second, time.Hour),
 	}
 	c.DemoData = boolean("LIBRARY_DEMO_DATA", c.Embedded())
 

@@ -96,6 +96,7 @@ func printBanner(w io.Writer, cfg Config, addr net.Addr, demo []DemoAccount) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nReading library service listening on %s\n", base)
+	fmt.Fprintf(&b, "Librarian web app: %s/library\n", base)
 	if len(demo) > 0 {
 		fmt.Fprintf(&b, "\nDemo accounts (password %q for all):\n", DemoPassword)
 		for _, d := range demo {

@@ -71,6 +71,7 @@ var whoMayCall = map[string]string{
 	"library.books.create":    "admin librarian",
 	"library.copies.create":   "admin librarian",
 	"library.copies.find":     "admin librarian staff",
+	"library.copies.labels":   "admin librarian staff",
 	"library.loans.list":      "admin librarian staff",
 	"library.loans.create":    "admin librarian",
 	"library.loans.change":    "admin librarian",
@@ -78,6 +79,28 @@ var whoMayCall = map[string]string{
 	"library.settings.get":    "admin librarian staff student",
 	"library.settings.put":    "admin librarian",
 	"library.catalog":         "admin anonymous librarian reader staff student",
+
+	// The web app's pages and forms are open to every subject at the route;
+	// each page then asks the permission of its JSON route (checked by the
+	// page tests in test/webapp_test.go).
+	"web.assets":          "admin anonymous librarian reader staff student",
+	"web.signin":          "admin anonymous librarian reader staff student",
+	"web.desk":            "admin anonymous librarian reader staff student",
+	"web.checkout":        "admin anonymous librarian reader staff student",
+	"web.return":          "admin anonymous librarian reader staff student",
+	"web.renew":           "admin anonymous librarian reader staff student",
+	"web.books":           "admin anonymous librarian reader staff student",
+	"web.books.add":       "admin anonymous librarian reader staff student",
+	"web.copies.add":      "admin anonymous librarian reader staff student",
+	"web.students":        "admin anonymous librarian reader staff student",
+	"web.students.add":    "admin anonymous librarian reader staff student",
+	"web.students.import": "admin anonymous librarian reader staff student",
+	"web.settings":        "admin anonymous librarian reader staff student",
+	"web.settings.save":   "admin anonymous librarian reader staff student",
+	"web.accounts":        "admin anonymous librarian reader staff student",
+	"web.accounts.invite": "admin anonymous librarian reader staff student",
+	"web.accounts.manage": "admin anonymous librarian reader staff student",
+	"web.catalog":         "admin anonymous librarian reader staff student",
 }
 
 var subjects = []user.Principal{
@@ -171,5 +194,6 @@ func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpapi.Ha
 		Identity: identity, Users: service.NewUsers(repos, authz), Catalog: books, Library: lib, Authorizer: authz,
 		RateLimiter: limits, Tokens: tokens, Health: repos.Health,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		Extra:  pageRoutes(lib, authz, slog.New(slog.NewJSONHandler(io.Discard, nil)), false),
 	}, httpapi.Config{IssuerURL: "http://test"}), identity, books
 }

@@ -1,0 +1,439 @@
+package webapp
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/user"
+)
+
+// ----- sign-in -----
+
+type signInView struct {
+	base
+	Failure  string
+	Schools  []library.School // admins: every school
+	NoSchool bool             // a signed-in account without a school
+}
+
+// signInFailures are the sign-in form's outcomes (see httpapi's form
+// login); an unknown email and a wrong password share the first.
+var signInFailures = map[string]string{
+	"1":           "The email or password is not right.",
+	"suspended":   "This account is suspended. Ask your school's administrator.",
+	"throttled":   "Too many attempts to sign in. Wait 15 minutes and try again.",
+	"unavailable": "Signing in is not possible right now. Try again in a minute.",
+}
+
+// signIn shows the sign-in form; a signed-in member of a school goes to
+// the school's page, an admin chooses a school.
+func (a *App) signIn(w http.ResponseWriter, r *http.Request) {
+	p := user.PrincipalFrom(r.Context())
+	v := signInView{base: a.newBase(r, "Sign in", "signin")}
+	switch {
+	case p.IsAnonymous():
+		v.Failure = signInFailures[r.URL.Query().Get("failed")]
+	case p.Role.SchoolBound() && p.SchoolID != "":
+		school, err := a.deps.Library.Settings(r.Context(), "")
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		http.Redirect(w, r, schoolPath(school), http.StatusSeeOther)
+		return
+	case p.Role == user.RoleAdmin && a.allowed(r, "read", "admin:schools"):
+		schools, err := a.deps.Library.Schools(r.Context())
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		sort.Slice(schools, func(i, j int) bool { return schools[i].Name < schools[j].Name })
+		v.Title, v.Schools = "Schools", schools
+	default:
+		v.Title, v.NoSchool = "No school library", true
+	}
+	a.render(w, r, http.StatusOK, "signin", v)
+}
+
+// ----- the desk -----
+
+type loanRow struct {
+	ID, Title, Author, Code, Student, StudentNumber, Due, Status string
+	Renewals                                                     int
+}
+
+func (l loanRow) Overdue() bool { return l.Status == library.LoanOverdue }
+
+func (l loanRow) StatusLabel() string {
+	switch l.Status {
+	case library.LoanOverdue:
+		return "Overdue"
+	case library.LoanReturned:
+		return "Returned"
+	}
+	return "On loan"
+}
+
+// studentChoice asks which of several matching students borrows the copy.
+type studentChoice struct {
+	Query, Code, Title, Due string
+	Students                []studentOption
+	More                    bool
+}
+
+type studentOption struct {
+	ID, Name, Number string
+}
+
+// maxChoices bounds the choice list; a longer list means "type more".
+const maxChoices = 20
+
+type deskView struct {
+	base
+	Base           string // the school's page, where the forms post
+	Today          string
+	DueDefault     string
+	MaxRenewals    int
+	Loans          []loanRow
+	ActiveCount    int
+	OverdueCount   int
+	CanLend        bool
+	LookupSchoolID string // admins: the schoolId the student lookup sends
+	Focus          string // checkout, return, renew or choice
+	Checkout       struct{ Code, Student, Due string }
+	Choice         *studentChoice
+}
+
+// desk is the school's page: the desk for staff, the own loans for a
+// student.
+func (a *App) desk(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok {
+		return
+	}
+	if user.PrincipalFrom(r.Context()).Role == user.RoleStudent {
+		a.studentLoans(w, r, school)
+		return
+	}
+	if !a.require(w, r, "read", "library:loans") {
+		return
+	}
+	a.renderDesk(w, r, school, a.takeFlash(w, r), nil)
+}
+
+func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.School, fl *flash, choice *studentChoice) {
+	ctx := r.Context()
+	loans, err := a.deps.Library.Loans(ctx, school.ID, service.LoanFilter{})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	names := map[string]user.Account{}
+	if a.allowed(r, "read", "library:students") {
+		students, err := a.deps.Library.Students(ctx, school.ID, "")
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		for _, s := range students {
+			names[s.ID] = s
+		}
+	}
+	today := a.Now().UTC()
+	v := deskView{
+		base: a.schoolBase(r, school, "Desk", "desk"), Base: schoolPath(school),
+		Today: today.Format("2006-01-02"), DueDefault: library.DefaultDueDate(today, school.Settings),
+		MaxRenewals: school.Settings.MaxRenewals, CanLend: a.allowed(r, "create", "library:loans"),
+		Focus: "checkout", Choice: choice,
+	}
+	v.Flash = fl
+	if user.PrincipalFrom(ctx).Role == user.RoleAdmin {
+		v.LookupSchoolID = school.ID
+	}
+	for _, l := range loans {
+		row := toLoanRow(l)
+		if s, ok := names[l.Loan.StudentID]; ok {
+			row.Student, row.StudentNumber = s.Name, s.StudentNumber
+		} else {
+			row.Student = "Student"
+		}
+		v.Loans = append(v.Loans, row)
+		if row.Overdue() {
+			v.OverdueCount++
+		} else {
+			v.ActiveCount++
+		}
+	}
+	// Overdue first, then by due date: what the desk must chase on top.
+	sort.SliceStable(v.Loans, func(i, j int) bool {
+		if v.Loans[i].Overdue() != v.Loans[j].Overdue() {
+			return v.Loans[i].Overdue()
+		}
+		if v.Loans[i].Due != v.Loans[j].Due {
+			return v.Loans[i].Due < v.Loans[j].Due
+		}
+		return v.Loans[i].Title < v.Loans[j].Title
+	})
+	if fl != nil {
+		if fl.Focus != "" {
+			v.Focus = fl.Focus
+		}
+		v.Checkout.Code, v.Checkout.Student, v.Checkout.Due = fl.Values["code"], fl.Values["student"], fl.Values["due_at"]
+	}
+	if v.Checkout.Due == "" {
+		v.Checkout.Due = v.DueDefault
+	}
+	if choice != nil {
+		v.Focus = "choice"
+	}
+	if !v.CanLend {
+		v.Focus = ""
+	}
+	a.render(w, r, http.StatusOK, "desk", v)
+}
+
+func toLoanRow(l service.LoanView) loanRow {
+	return loanRow{ID: l.Loan.ID, Title: l.Loan.BookTitle, Author: l.Loan.BookAuthor, Code: l.Loan.CopyCode,
+		Due: l.DueAt, Status: l.Status, Renewals: l.Renewals}
+}
+
+type studentView struct {
+	base
+	Loans  []loanRow
+	Active int
+}
+
+// studentLoans shows a student their own loans, and nobody else's: the
+// same use case as GET /api/library/student/loans.
+func (a *App) studentLoans(w http.ResponseWriter, r *http.Request, school library.School) {
+	if !a.require(w, r, "read", "library:ownloans") {
+		return
+	}
+	loans, err := a.deps.Library.StudentLoans(r.Context())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	v := studentView{base: a.schoolBase(r, school, "My loans", "desk")}
+	v.Flash = a.takeFlash(w, r)
+	for _, l := range loans {
+		row := toLoanRow(l)
+		if l.Status != library.LoanReturned {
+			v.Active++
+		}
+		v.Loans = append(v.Loans, row)
+	}
+	a.render(w, r, http.StatusOK, "student", v)
+}
+
+// ----- check-out, return, renew -----
+
+// checkout lends the copy with the scanned code to the student typed as a
+// number or a name. Several students matching a name get a choice first.
+func (a *App) checkout(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "create", "library:loans") || !a.require(w, r, "read", "library:copies") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	code := strings.TrimSpace(form.Get("code"))
+	query := strings.TrimSpace(form.Get("student"))
+	chosen := strings.TrimSpace(form.Get("student_id"))
+	due := strings.TrimSpace(form.Get("due_at"))
+	back := schoolPath(school)
+	fail := func(msg string) {
+		a.redirect(w, r, back, flash{Kind: "error", Message: msg, Focus: "checkout",
+			Values: map[string]string{"code": code, "student": query, "due_at": due}})
+	}
+	if code == "" {
+		fail("Scan or type the copy code.")
+		return
+	}
+	if query == "" {
+		fail("Type the student's number or name.")
+		return
+	}
+	found, err := a.deps.Library.CopyByCode(ctx, school.ID, code)
+	if errs.Is(err, errs.NotFound) {
+		fail(fmt.Sprintf("No copy of this library has the code %s.", code))
+		return
+	} else if err != nil {
+		fail(a.messageOf(r, err))
+		return
+	}
+	if found.Loan != nil {
+		fail(fmt.Sprintf("%s (%s) is already on loan, due %s. Return it first.", quote(found.Book.Title), found.Copy.Code, found.Loan.DueAt))
+		return
+	}
+	if !a.require(w, r, "read", "library:students") {
+		return
+	}
+	matches, err := a.deps.Library.Students(ctx, school.ID, query)
+	if err != nil {
+		fail(a.messageOf(r, err))
+		return
+	}
+	var student *user.Account
+	if chosen != "" {
+		for i := range matches {
+			if matches[i].ID == chosen {
+				student = &matches[i]
+			}
+		}
+		if student == nil {
+			fail("Choose the student again.")
+			return
+		}
+	} else {
+		student = pickStudent(matches, query)
+	}
+	if student == nil {
+		if len(matches) == 0 {
+			fail(fmt.Sprintf("No student matches %s.", quote(query)))
+			return
+		}
+		c := &studentChoice{Query: query, Code: found.Copy.Code, Title: found.Book.Title, Due: due}
+		for i, m := range matches {
+			if i == maxChoices {
+				c.More = true
+				break
+			}
+			c.Students = append(c.Students, studentOption{ID: m.ID, Name: m.Name, Number: m.StudentNumber})
+		}
+		a.renderDesk(w, r, school, nil, c)
+		return
+	}
+	loan, err := a.deps.Library.CreateLoan(ctx, service.LoanInput{
+		SchoolID: school.ID, BookID: found.Book.ID, CopyID: found.Copy.ID, StudentID: student.ID, DueAt: due,
+	})
+	if err != nil {
+		fail(a.messageOf(r, err))
+		return
+	}
+	a.redirect(w, r, back, flash{Kind: "success", Focus: "checkout",
+		Message: fmt.Sprintf("Checked out %s (%s) to %s, due %s.", quote(found.Book.Title), found.Copy.Code, student.Name, loan.DueAt)})
+}
+
+// pickStudent returns the one student the librarian meant: the student
+// whose number or email is exactly what was typed, else the only match.
+func pickStudent(matches []user.Account, query string) *user.Account {
+	var exact []int
+	for i, m := range matches {
+		if (m.StudentNumber != "" && strings.EqualFold(m.StudentNumber, query)) || (m.Email != "" && strings.EqualFold(m.Email, query)) {
+			exact = append(exact, i)
+		}
+	}
+	switch {
+	case len(exact) == 1:
+		return &matches[exact[0]]
+	case len(exact) == 0 && len(matches) == 1:
+		return &matches[0]
+	}
+	return nil
+}
+
+// returnCopy ends the loan of the scanned copy. Scanning a copy that is
+// not on loan (a double scan) changes nothing and says so.
+func (a *App) returnCopy(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "update", "library:loans") || !a.require(w, r, "read", "library:copies") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	code := strings.TrimSpace(form.Get("code"))
+	back := schoolPath(school)
+	fail := func(msg string) {
+		a.redirect(w, r, back, flash{Kind: "error", Message: msg, Focus: "return"})
+	}
+	found, ok := a.scanned(r, school, code, fail)
+	if !ok {
+		return
+	}
+	if found.Loan == nil {
+		a.redirect(w, r, back, flash{Kind: "info", Focus: "return",
+			Message: fmt.Sprintf("%s (%s) is not on loan; nothing to return.", quote(found.Book.Title), found.Copy.Code)})
+		return
+	}
+	if _, err := a.deps.Library.ReturnLoan(r.Context(), found.Loan.Loan.ID); err != nil {
+		fail(a.messageOf(r, err))
+		return
+	}
+	a.redirect(w, r, back, flash{Kind: "success", Focus: "return",
+		Message: fmt.Sprintf("Returned %s (%s). The copy is available again.", quote(found.Book.Title), found.Copy.Code)})
+}
+
+// renew extends the loan of the scanned copy once. The renewal count seen
+// in the lookup goes with the request, so a second scan of the same copy
+// before the page reloads does not renew twice.
+func (a *App) renew(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "update", "library:loans") || !a.require(w, r, "read", "library:copies") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	code := strings.TrimSpace(form.Get("code"))
+	back := schoolPath(school)
+	fail := func(msg string) {
+		a.redirect(w, r, back, flash{Kind: "error", Message: msg, Focus: "renew"})
+	}
+	found, ok := a.scanned(r, school, code, fail)
+	if !ok {
+		return
+	}
+	if found.Loan == nil {
+		fail(fmt.Sprintf("%s (%s) is not on loan, so it cannot be renewed.", quote(found.Book.Title), found.Copy.Code))
+		return
+	}
+	seen := found.Loan.Renewals
+	v, err := a.deps.Library.RenewLoan(r.Context(), found.Loan.Loan.ID, &seen)
+	if err != nil {
+		if errs.CodeOf(err) == "renewal_limit_reached" {
+			fail(fmt.Sprintf("%s (%s) has been renewed %d %s already, the most this library allows.",
+				quote(found.Book.Title), found.Copy.Code, seen, pluralize(seen, "time", "times")))
+			return
+		}
+		fail(a.messageOf(r, err))
+		return
+	}
+	a.redirect(w, r, back, flash{Kind: "success", Focus: "renew",
+		Message: fmt.Sprintf("Renewed %s (%s): now due %s (renewal %d of %d).", quote(found.Book.Title), found.Copy.Code, v.DueAt, v.Renewals, school.Settings.MaxRenewals)})
+}
+
+// scanned looks up a scanned code; on failure it has called fail.
+func (a *App) scanned(r *http.Request, school library.School, code string, fail func(string)) (service.CopyLookup, bool) {
+	if code == "" {
+		fail("Scan or type the copy code.")
+		return service.CopyLookup{}, false
+	}
+	found, err := a.deps.Library.CopyByCode(r.Context(), school.ID, code)
+	if errs.Is(err, errs.NotFound) {
+		fail(fmt.Sprintf("No copy of this library has the code %s.", code))
+		return service.CopyLookup{}, false
+	} else if err != nil {
+		fail(a.messageOf(r, err))
+		return service.CopyLookup{}, false
+	}
+	return found, true
+}
+
+func pluralize(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,499 @@
+package webapp
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/user"
+)
+
+// formState is a form shown again after the service refused it: what was
+// typed, the message and the per-field problems.
+type formState struct {
+	Values map[string]string
+	Error  string
+	Fields map[string]string
+}
+
+// V returns a typed value; templates call it for value attributes.
+func (f *formState) V(key string) string {
+	if f == nil {
+		return ""
+	}
+	return f.Values[key]
+}
+
+// F returns the problem of one field, if any.
+func (f *formState) F(key string) string {
+	if f == nil {
+		return ""
+	}
+	return f.Fields[key]
+}
+
+func (a *App) refused(r *http.Request, err error, values url.Values, keys ...string) *formState {
+	s := &formState{Values: map[string]string{}, Fields: fieldErrors(err), Error: a.messageOf(r, err)}
+	for _, k := range keys {
+		s.Values[k] = values.Get(k)
+	}
+	return s
+}
+
+// statusFor is the status of a page shown again with a refused form.
+func (a *App) statusFor(err error) int {
+	if s, ok := a.deps.StatusOf(errs.KindOf(err)); ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// atoi reads a whole number typed in a form; a blank or non-number is an
+// Invalid error for field.
+func atoi(values url.Values, field string, blank int) (int, error) {
+	v := strings.TrimSpace(values.Get(field))
+	if v == "" {
+		return blank, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, errs.InvalidField(field, "must be a whole number")
+	}
+	return n, nil
+}
+
+// ----- books -----
+
+type bookRow struct {
+	ID, Title, Author, ISBN string
+	Total, Available        int
+}
+
+type booksView struct {
+	base
+	Base         string
+	Books        []bookRow
+	CanAddBook   bool
+	CanAddCopies bool
+	Form         *formState // the add-book form after a refusal
+}
+
+func (a *App) books(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "read", "library:copies") {
+		return
+	}
+	a.renderBooks(w, r, school, http.StatusOK, nil)
+}
+
+func (a *App) renderBooks(w http.ResponseWriter, r *http.Request, school library.School, status int, form *formState) {
+	entries, err := a.deps.Library.SchoolCatalog(r.Context(), school.ID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	v := booksView{base: a.schoolBase(r, school, "Books", "books"), Base: schoolPath(school), Form: form,
+		CanAddBook: a.allowed(r, "create", "library:books"), CanAddCopies: a.allowed(r, "create", "library:copies")}
+	if form == nil {
+		v.Flash = a.takeFlash(w, r)
+	}
+	for _, e := range entries {
+		v.Books = append(v.Books, bookRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN, Total: e.Total, Available: e.Available})
+	}
+	a.render(w, r, status, "books", v)
+}
+
+// codesSentence lists new copy codes for the flash message (the labels
+// link prints them all).
+func codesSentence(copies []library.Copy) string {
+	const shown = 10
+	codes := make([]string, 0, shown)
+	for i, c := range copies {
+		if i == shown {
+			break
+		}
+		codes = append(codes, c.Code)
+	}
+	s := strings.Join(codes, ", ")
+	if len(copies) > shown {
+		s += fmt.Sprintf(" and %d more", len(copies)-shown)
+	}
+	return s
+}
+
+func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "create", "library:books") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	keys := []string{"title", "author", "isbn", "copies"}
+	n, err := atoi(form, "copies", 1)
+	if err == nil {
+		var b library.Book
+		var copies []library.Copy
+		b, copies, err = a.deps.Library.AddBook(r.Context(), school.ID, library.BookDraft{
+			Title: form.Get("title"), Author: form.Get("author"), ISBN: form.Get("isbn"), Copies: n,
+		})
+		if err == nil {
+			msg := fmt.Sprintf("Added %s with %d %s", quote(b.Title), len(copies), pluralize(len(copies), "copy", "copies"))
+			if len(copies) > 0 {
+				msg += ": " + codesSentence(copies)
+			}
+			a.redirect(w, r, schoolPath(school)+"/books", flash{Kind: "success", Message: msg + "."})
+			return
+		}
+	}
+	a.renderBooks(w, r, school, a.statusFor(err), a.refused(r, err, form, keys...))
+}
+
+func (a *App) addCopies(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "create", "library:copies") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	back := schoolPath(school) + "/books"
+	n, err := atoi(form, "count", 1)
+	if err == nil {
+		var b library.Book
+		var copies []library.Copy
+		b, copies, err = a.deps.Library.AddCopies(r.Context(), school.ID, form.Get("book_id"), n)
+		if err == nil {
+			a.redirect(w, r, back, flash{Kind: "success", Message: fmt.Sprintf("Added %d %s of %s: %s.",
+				len(copies), pluralize(len(copies), "copy", "copies"), quote(b.Title), codesSentence(copies))})
+			return
+		}
+	}
+	a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+}
+
+// ----- students -----
+
+type studentRow struct {
+	ID, Name, Email, Number string
+}
+
+type lineProblem struct {
+	Line           int
+	Field, Message string
+}
+
+type studentsView struct {
+	base
+	Base       string
+	Search     string
+	Students   []studentRow
+	CanAdd     bool
+	CanImport  bool
+	Form       *formState // add one student, after a refusal
+	ImportCSV  string
+	ImportErr  string
+	ImportRows []lineProblem
+}
+
+func (a *App) students(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "read", "library:students") {
+		return
+	}
+	v := studentsView{Search: strings.TrimSpace(r.URL.Query().Get("search"))}
+	v.Flash = a.takeFlash(w, r)
+	a.renderStudents(w, r, school, http.StatusOK, v)
+}
+
+func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school library.School, status int, v studentsView) {
+	list, err := a.deps.Library.Students(r.Context(), school.ID, v.Search)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	fl := v.Flash
+	v.base = a.schoolBase(r, school, "Students", "students")
+	v.Flash = fl
+	v.Base = schoolPath(school)
+	v.CanAdd, v.CanImport = a.allowed(r, "create", "library:students"), a.allowed(r, "import", "library:students")
+	for _, s := range list {
+		v.Students = append(v.Students, studentRow{ID: s.ID, Name: s.Name, Email: s.Email, Number: s.StudentNumber})
+	}
+	a.render(w, r, status, "students", v)
+}
+
+func (a *App) addStudent(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "create", "library:students") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	s, err := a.deps.Library.CreateStudent(r.Context(), school.ID, service.StudentInput{
+		Name: form.Get("name"), Email: form.Get("email"), Password: form.Get("password"), StudentNumber: form.Get("student_number"),
+	})
+	if err != nil {
+		// The password is never sent back into the page.
+		a.renderStudents(w, r, school, a.statusFor(err), studentsView{Form: a.refused(r, err, form, "name", "email", "student_number")})
+		return
+	}
+	a.redirect(w, r, schoolPath(school)+"/students", flash{Kind: "success", Message: fmt.Sprintf("Added %s.", s.Name)})
+}
+
+// importStudents adds the students of a pasted CSV file (name, email,
+// student_number), all or none; every refused line is listed.
+func (a *App) importStudents(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "import", "library:students") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	text := form.Get("csv")
+	var err error
+	var added []user.Account
+	if strings.TrimSpace(text) == "" {
+		err = errs.InvalidField("csv", "is empty: paste the CSV file or choose it")
+	} else {
+		added, err = a.deps.Library.ImportStudents(r.Context(), school.ID, []byte(text))
+	}
+	if err != nil {
+		v := studentsView{ImportCSV: text, ImportErr: a.messageOf(r, err), ImportRows: lineProblems(err)}
+		if len(fieldErrors(err)) > 0 {
+			v.ImportErr = "Paste the CSV file or choose it first."
+		}
+		a.renderStudents(w, r, school, a.statusFor(err), v)
+		return
+	}
+	a.redirect(w, r, schoolPath(school)+"/students", flash{Kind: "success",
+		Message: fmt.Sprintf("Imported %d %s.", len(added), pluralize(len(added), "student", "students"))})
+}
+
+// lineProblems reads the per-line problems of a refused CSV file
+// (details.lines of the service's error).
+func lineProblems(err error) []lineProblem {
+	e, ok := errs.As(err)
+	if !ok {
+		return nil
+	}
+	var out []lineProblem
+	switch lines := e.Details["lines"].(type) {
+	case []map[string]any:
+		for _, l := range lines {
+			out = append(out, toLineProblem(l))
+		}
+	case []any:
+		for _, raw := range lines {
+			if l, ok := raw.(map[string]any); ok {
+				out = append(out, toLineProblem(l))
+			}
+		}
+	}
+	return out
+}
+
+func toLineProblem(l map[string]any) lineProblem {
+	p := lineProblem{}
+	switch n := l["line"].(type) {
+	case int:
+		p.Line = n
+	case float64:
+		p.Line = int(n)
+	}
+	p.Field, _ = l["field"].(string)
+	p.Message, _ = l["message"].(string)
+	return p
+}
+
+// ----- settings -----
+
+type settingsView struct {
+	base
+	Base     string
+	Settings library.Settings
+	CanEdit  bool
+	Form     *formState
+}
+
+func (a *App) settings(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "read", "library:settings") {
+		return
+	}
+	a.renderSettings(w, r, school, http.StatusOK, nil)
+}
+
+func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school library.School, status int, form *formState) {
+	s, err := a.deps.Library.Settings(r.Context(), school.ID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	v := settingsView{base: a.schoolBase(r, school, "Settings", "settings"), Base: schoolPath(school), Settings: s.Settings,
+		CanEdit: a.allowed(r, "update", "library:settings"), Form: form}
+	if form == nil {
+		v.Flash = a.takeFlash(w, r)
+		v.Form = &formState{Values: map[string]string{
+			"default_loan_days": strconv.Itoa(s.Settings.DefaultLoanDays), "max_renewals": strconv.Itoa(s.Settings.MaxRenewals),
+			"renewal_days": strconv.Itoa(s.Settings.RenewalDays), "allow_public_catalog": strconv.FormatBool(s.Settings.AllowPublicCatalog),
+		}}
+	}
+	a.render(w, r, status, "settings", v)
+}
+
+func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "update", "library:settings") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	fields := errs.FieldErrors{}
+	num := func(field string) int {
+		n, err := atoi(form, field, -1)
+		if err != nil || strings.TrimSpace(form.Get(field)) == "" {
+			fields.Add(field, "must be a whole number")
+		}
+		return n
+	}
+	set := library.Settings{
+		DefaultLoanDays: num("default_loan_days"), MaxRenewals: num("max_renewals"), RenewalDays: num("renewal_days"),
+		// A checkbox is sent only when ticked.
+		AllowPublicCatalog: form.Get("allow_public_catalog") == "true",
+	}
+	err := fields.Err()
+	if err == nil {
+		_, err = a.deps.Library.PutSettings(r.Context(), school.ID, set)
+	}
+	if err != nil {
+		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days")
+		st.Values["allow_public_catalog"] = strconv.FormatBool(set.AllowPublicCatalog)
+		a.renderSettings(w, r, school, a.statusFor(err), st)
+		return
+	}
+	a.redirect(w, r, schoolPath(school)+"/settings", flash{Kind: "success", Message: "Settings saved."})
+}
+
+// ----- staff accounts -----
+
+type accountRow struct {
+	ID, Email, Name, Role, Created string
+	Suspended, Self                bool
+}
+
+type accountsView struct {
+	base
+	Base        string
+	Accounts    []accountRow
+	CanInvite   bool
+	CanManage   bool
+	Form        *formState
+	InviteEmail string
+	InviteToken string // shown once, right after an invitation without password
+}
+
+func (a *App) accounts(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "read", "library:accounts") {
+		return
+	}
+	v := accountsView{}
+	v.Flash = a.takeFlash(w, r)
+	a.renderAccounts(w, r, school, http.StatusOK, v)
+}
+
+func (a *App) renderAccounts(w http.ResponseWriter, r *http.Request, school library.School, status int, v accountsView) {
+	list, err := a.deps.Library.StaffAccounts(r.Context(), school.ID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	fl := v.Flash
+	v.base = a.schoolBase(r, school, "Accounts", "accounts")
+	v.Flash = fl
+	v.Base = schoolPath(school)
+	v.CanInvite, v.CanManage = a.allowed(r, "invite", "library:accounts"), a.allowed(r, "manage", "library:accounts")
+	me := user.PrincipalFrom(r.Context()).AccountID
+	for _, acct := range list {
+		v.Accounts = append(v.Accounts, accountRow{ID: acct.ID, Email: acct.Email, Name: acct.Name, Role: string(acct.Role),
+			Created: acct.CreatedAt.UTC().Format("2006-01-02"), Suspended: acct.Suspended, Self: acct.ID == me})
+	}
+	a.render(w, r, status, "accounts", v)
+}
+
+func (a *App) invite(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "invite", "library:accounts") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	acct, token, err := a.deps.Library.Invite(r.Context(), form.Get("email"), school.ID, form.Get("password"), user.Role(form.Get("role")))
+	if err != nil {
+		a.renderAccounts(w, r, school, a.statusFor(err), accountsView{Form: a.refused(r, err, form, "email", "role")})
+		return
+	}
+	if token != "" {
+		// The one-time token is a secret: shown in this response only,
+		// never put in a URL or a cookie.
+		v := accountsView{InviteEmail: acct.Email, InviteToken: token}
+		v.Flash = &flash{Kind: "success", Message: fmt.Sprintf("Invited %s as %s.", acct.Email, acct.Role)}
+		a.renderAccounts(w, r, school, http.StatusCreated, v)
+		return
+	}
+	a.redirect(w, r, schoolPath(school)+"/accounts", flash{Kind: "success", Message: fmt.Sprintf("Added %s as %s.", acct.Email, acct.Role)})
+}
+
+// manage suspends or unsuspends a staff account of this school.
+func (a *App) manage(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "manage", "library:accounts") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	back := schoolPath(school) + "/accounts"
+	id := form.Get("account_id")
+	list, err := a.deps.Library.StaffAccounts(r.Context(), school.ID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	found := false
+	for _, acct := range list {
+		found = found || acct.ID == id
+	}
+	if !found {
+		a.redirect(w, r, back, flash{Kind: "error", Message: "This school has no such staff account."})
+		return
+	}
+	suspend := form.Get("suspended") == "true"
+	acct, err := a.deps.Library.ManageAccount(r.Context(), id, suspend)
+	if err != nil {
+		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+		return
+	}
+	word := "Unsuspended"
+	if acct.Suspended {
+		word = "Suspended"
+	}
+	a.redirect(w, r, back, flash{Kind: "success", Message: fmt.Sprintf("%s %s.", word, acct.Email)})
+}

@@ -1,0 +1,439 @@
+package webapp
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gorilla/mux"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static/*
+var staticFiles embed.FS
+
+// pageCSP allows only the service's own scripts, styles and images: no
+// inline script or style, no plugins, no framing, and forms post only to
+// the service itself.
+const pageCSP = "default-src 'self'; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// mustParsePages parses every page template together with the layout.
+func mustParsePages() map[string]*template.Template {
+	names, err := fs.Glob(templateFiles, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	funcs := template.FuncMap{
+		"plural": func(n int, one, many string) string {
+			if n == 1 {
+				return one
+			}
+			return many
+		},
+	}
+	pages := map[string]*template.Template{}
+	for _, name := range names {
+		base := strings.TrimSuffix(path.Base(name), ".html")
+		if base == "layout" {
+			continue
+		}
+		pages[base] = template.Must(template.New(base).Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", name))
+	}
+	return pages
+}
+
+// asset is one embedded static file.
+type asset struct {
+	body        []byte
+	contentType string
+	version     string
+}
+
+// assetURLs are the versioned URLs of the stylesheet and script; the
+// version changes with the content, so browsers may cache them for good.
+type assetURLs struct {
+	CSS, JS string
+}
+
+func mustLoadAssets() (map[string]asset, assetURLs) {
+	entries, err := fs.ReadDir(staticFiles, "static")
+	if err != nil {
+		panic(err)
+	}
+	out := map[string]asset{}
+	for _, e := range entries {
+		body, err := staticFiles.ReadFile("static/" + e.Name())
+		if err != nil {
+			panic(err)
+		}
+		sum := sha256.Sum256(body)
+		ct := mime.TypeByExtension(path.Ext(e.Name()))
+		switch path.Ext(e.Name()) {
+		case ".css":
+			ct = "text/css; charset=utf-8"
+		case ".js":
+			ct = "text/javascript; charset=utf-8"
+		}
+		out[e.Name()] = asset{body: body, contentType: ct, version: hex.EncodeToString(sum[:6])}
+	}
+	u := func(name string) string {
+		a, ok := out[name]
+		if !ok {
+			panic("webapp: missing asset " + name)
+		}
+		return "/library/assets/" + name + "?v=" + a.version
+	}
+	return out, assetURLs{CSS: u("app.css"), JS: u("app.js")}
+}
+
+// asset serves an embedded file; a request for the current version may be
+// cached for a year.
+func (a *App) asset(w http.ResponseWriter, r *http.Request) {
+	f, ok := a.assets[mux.Vars(r)["name"]]
+	if !ok {
+		a.errorPage(w, r, http.StatusNotFound, nil)
+		return
+	}
+	w.Header().Set("Content-Type", f.contentType)
+	if r.URL.Query().Get("v") == f.version {
+		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		w.Header().Set("Cache-Control", "no-cache")
+	}
+	_, _ = w.Write(f.body)
+}
+
+// base is what the layout shows on every page.
+type base struct {
+	Title    string
+	Page     string // the section, for aria-current in the navigation
+	School   *library.School
+	Nav      []navLink
+	Flash    *flash
+	SignedIn bool
+	Email    string
+	Role     string
+	Assets   assetURLs
+}
+
+type navLink struct {
+	Key, Label, Href string
+	Current          bool
+}
+
+// newBase fills the layout's fields for the caller.
+func (a *App) newBase(r *http.Request, title, page string) base {
+	p := user.PrincipalFrom(r.Context())
+	return base{Title: title, Page: page, SignedIn: !p.IsAnonymous(), Email: p.Email, Role: string(p.Role), Assets: a.urls}
+}
+
+// schoolBase is newBase for a page of a school the caller belongs to (or
+// administers), with the sections the caller's role may open.
+func (a *App) schoolBase(r *http.Request, school library.School, title, page string) base {
+	b := a.newBase(r, title, page)
+	b.School = &school
+	root := schoolPath(school)
+	p := user.PrincipalFrom(r.Context())
+	add := func(key, label, href, action, resource string) {
+		if action == "" || a.allowed(r, action, resource) {
+			b.Nav = append(b.Nav, navLink{Key: key, Label: label, Href: href, Current: key == page})
+		}
+	}
+	if p.Role == user.RoleStudent {
+		add("desk", "My loans", root, "read", "library:ownloans")
+	} else {
+		add("desk", "Desk", root, "read", "library:loans")
+	}
+	add("books", "Books", root+"/books", "read", "library:copies")
+	add("students", "Students", root+"/students", "read", "library:students")
+	add("settings", "Settings", root+"/settings", "read", "library:settings")
+	add("accounts", "Accounts", root+"/accounts", "read", "library:accounts")
+	add("catalog", "Public catalog", root+"/catalog", "", "")
+	return b
+}
+
+func schoolPath(s library.School) string { return "/library/" + s.Domain }
+
+// render executes a page into a buffer first, so a template error becomes
+// a clean 500 instead of half a page.
+func (a *App) render(w http.ResponseWriter, r *http.Request, status int, page string, data any) {
+	t, ok := a.pages[page]
+	if !ok {
+		panic("webapp: no page template " + page)
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
+		a.deps.Logger.Error("render page", "page", page, "error", err.Error())
+		pageHeaders(w)
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte("<!doctype html><title>Error</title><p>Something went wrong.</p>"))
+		return
+	}
+	pageHeaders(w)
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// pageHeaders are the headers of every HTML page. The referrer policy
+// replaces the API's no-referrer: with no-referrer browsers send
+// "Origin: null" on form posts, which the CSRF rule must refuse, while
+// same-origin keeps the origin for the service's own forms and sends
+// nothing to other sites.
+func pageHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", pageCSP)
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cache-Control", "no-store")
+}
+
+// ----- permissions -----
+
+// allowed asks the policies whether the caller may do action on resource.
+func (a *App) allowed(r *http.Request, action, resource string) bool {
+	return a.deps.Authorizer.Authorize(r.Context(), ports.AccessRequest{
+		Principal: user.PrincipalFrom(r.Context()), Action: action, Resource: resource,
+	}) == nil
+}
+
+// require answers 403 with the error page unless the caller may do action
+// on resource (the JSON route's permission).
+func (a *App) require(w http.ResponseWriter, r *http.Request, action, resource string) bool {
+	if a.allowed(r, action, resource) {
+		return true
+	}
+	a.errorPage(w, r, http.StatusForbidden, nil)
+	return false
+}
+
+// school resolves the page's {domain} for the signed-in caller. An
+// anonymous visitor is sent to the sign-in form; an unknown domain and
+// another school's domain get the same 404 page.
+func (a *App) school(w http.ResponseWriter, r *http.Request) (library.School, bool) {
+	if user.PrincipalFrom(r.Context()).IsAnonymous() {
+		http.Redirect(w, r, signInPath, http.StatusSeeOther)
+		return library.School{}, false
+	}
+	s, err := a.deps.Library.SchoolByDomain(r.Context(), mux.Vars(r)["domain"])
+	if err != nil {
+		a.fail(w, r, err)
+		return library.School{}, false
+	}
+	return s, true
+}
+
+// ----- errors -----
+
+// fail shows err as an error page; an Unauthenticated error sends the
+// browser to the sign-in form instead.
+func (a *App) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if errs.Is(err, errs.Unauthenticated) {
+		http.Redirect(w, r, signInPath, http.StatusSeeOther)
+		return
+	}
+	status, ok := a.deps.StatusOf(errs.KindOf(err))
+	if !ok {
+		status = http.StatusInternalServerError
+		a.deps.Logger.Error("internal error", "path", r.URL.Path, "error", err.Error())
+	}
+	a.errorPage(w, r, status, err)
+}
+
+// Refused renders the route guard's refusals of a page route (CSRF, body
+// type) as an error page; give it to httpapi.ExtraRoute.Error.
+func (a *App) Refused(w http.ResponseWriter, r *http.Request, err error) { a.fail(w, r, err) }
+
+type errorView struct {
+	base
+	Status  int
+	Heading string
+	Text    string
+}
+
+func (a *App) errorPage(w http.ResponseWriter, r *http.Request, status int, err error) {
+	v := errorView{base: a.newBase(r, "", ""), Status: status}
+	switch {
+	case status == http.StatusNotFound:
+		v.Heading, v.Text = "Page not found", "There is no library page at this address."
+	case errs.CodeOf(err) == "csrf_rejected":
+		v.Heading, v.Text = "This form was not accepted", "It did not come from this library's own pages. Go back, reload the page and try again."
+	case status == http.StatusForbidden:
+		v.Heading, v.Text = "You cannot use this page", "Your account does not have access to this page."
+	case status == http.StatusTooManyRequests:
+		v.Heading, v.Text = "Too many requests", "Wait a little and try again."
+	case status == http.StatusServiceUnavailable:
+		v.Heading, v.Text = "The library is not available right now", "Try again in a minute."
+	case status >= 500:
+		v.Heading, v.Text = "Something went wrong", "Try again. If it keeps happening, tell your administrator."
+	default:
+		v.Heading, v.Text = "The form could not be read", "Go back, reload the page and try again."
+	}
+	v.Title = v.Heading
+	a.render(w, r, status, "error", v)
+}
+
+// fieldLabels name the service's fields as the forms label them.
+var fieldLabels = map[string]string{
+	"due_at": "Due date", "code": "Copy code", "student_id": "Student", "title": "Title", "author": "Author",
+	"isbn": "ISBN", "cover_url": "Cover URL", "copies": "Copies", "count": "Number of copies", "name": "Name",
+	"email": "Email", "student_number": "Student number", "password": "Password", "default_loan_days": "Loan period",
+	"max_renewals": "Renewals allowed", "renewal_days": "Renewal period", "role": "Role", "school_id": "School",
+}
+
+// messageOf is a sentence for the librarian: the service's client-safe
+// message, with the fields it names, or a generic sentence for an internal
+// error (which is logged).
+func (a *App) messageOf(r *http.Request, err error) string {
+	e, ok := errs.As(err)
+	if _, known := a.deps.StatusOf(e.Kind); !ok || !known {
+		a.deps.Logger.Error("internal error", "path", r.URL.Path, "error", err.Error())
+		return "Something went wrong; try again."
+	}
+	fields := fieldErrors(err)
+	if len(fields) == 0 {
+		return e.Message
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, label(k)+" "+fields[k]+".")
+	}
+	return strings.Join(parts, " ")
+}
+
+func label(field string) string {
+	if l, ok := fieldLabels[field]; ok {
+		return l
+	}
+	return field
+}
+
+// fieldErrors returns the service's per-field messages (details.fields).
+func fieldErrors(err error) map[string]string {
+	e, ok := errs.As(err)
+	if !ok {
+		return nil
+	}
+	raw, _ := e.Details["fields"].(map[string]any)
+	out := map[string]string{}
+	for k, v := range raw {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// ----- forms -----
+
+// form parses a posted form of at most maxFormBytes; on failure it has
+// answered with an error page.
+func (a *App) form(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			a.fail(w, r, errs.E(errs.TooLarge, "payload_too_large", "The form is too large."))
+			return nil, false
+		}
+		a.fail(w, r, errs.E(errs.Malformed, "malformed_form", "The form could not be read."))
+		return nil, false
+	}
+	return r.PostForm, true
+}
+
+// ----- flash messages -----
+
+// flash is the one-time message shown by the page a form post redirects
+// to (Post/Redirect/Get). It travels in a short-lived HttpOnly cookie, not
+// in the URL, so names and titles stay out of browser history and logs.
+// It is not signed: it holds nothing secret and is only ever shown as
+// escaped text, so a forged one can only show a wrong sentence.
+type flash struct {
+	Kind    string            `json:"k"`           // success, info or error
+	Message string            `json:"m"`           // shown as text
+	Focus   string            `json:"f,omitempty"` // which desk form gets the focus
+	Values  map[string]string `json:"v,omitempty"` // values to refill after an error
+}
+
+const maxFlashMessage = 1500
+
+// setFlash stores f for the next page of this browser.
+func (a *App) setFlash(w http.ResponseWriter, f flash) {
+	if utf8.RuneCountInString(f.Message) > maxFlashMessage {
+		f.Message = string([]rune(f.Message)[:maxFlashMessage]) + "…"
+	}
+	for k, v := range f.Values {
+		if len(v) > 200 {
+			f.Values[k] = v[:200]
+		}
+	}
+	b, _ := json.Marshal(f)
+	http.SetCookie(w, &http.Cookie{
+		Name: flashCookie, Value: base64.RawURLEncoding.EncodeToString(b), Path: "/library/",
+		MaxAge: flashCookieAge, HttpOnly: true, Secure: a.cfg.CookieSecure, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// takeFlash reads and clears the flash message, if there is a valid one.
+func (a *App) takeFlash(w http.ResponseWriter, r *http.Request) *flash {
+	c, err := r.Cookie(flashCookie)
+	if err != nil {
+		return nil
+	}
+	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: "", Path: "/library/", MaxAge: -1, HttpOnly: true, Secure: a.cfg.CookieSecure, SameSite: http.SameSiteLaxMode})
+	return decodeFlash(c.Value)
+}
+
+func decodeFlash(v string) *flash {
+	b, err := base64.RawURLEncoding.DecodeString(v)
+	if err != nil {
+		return nil
+	}
+	var f flash
+	if json.Unmarshal(b, &f) != nil || f.Message == "" {
+		return nil
+	}
+	switch f.Kind {
+	case "success", "info", "error":
+	default:
+		return nil
+	}
+	return &f
+}
+
+// redirect ends a form post: the flash for the next page, then 303 See
+// Other, so reloading the page never posts the form again.
+func (a *App) redirect(w http.ResponseWriter, r *http.Request, to string, f flash) {
+	a.setFlash(w, f)
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// quote puts a title or name in typographic quotes for a message.
+func quote(s string) string { return fmt.Sprintf("“%s”", s) }

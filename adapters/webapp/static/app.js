@@ -1,0 +1,73 @@
+// Small conveniences on top of pages that work without JavaScript.
+(function () {
+  "use strict";
+
+  // One submit per form: a scanner's double Enter must not post twice.
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!form.hasAttribute("data-once")) { return; }
+    if (form.getAttribute("data-sent") === "1") { ev.preventDefault(); return; }
+    form.setAttribute("data-sent", "1");
+    var buttons = form.querySelectorAll("button[type=submit]");
+    for (var i = 0; i < buttons.length; i++) { buttons[i].setAttribute("aria-busy", "true"); }
+  });
+  // A page restored from the back/forward cache may be submitted again.
+  window.addEventListener("pageshow", function () {
+    var sent = document.querySelectorAll("form[data-sent]");
+    for (var i = 0; i < sent.length; i++) {
+      sent[i].removeAttribute("data-sent");
+      var buttons = sent[i].querySelectorAll("button[aria-busy]");
+      for (var j = 0; j < buttons.length; j++) { buttons[j].removeAttribute("aria-busy"); }
+    }
+  });
+
+  // Student suggestions while typing a name or number at the desk.
+  var student = document.getElementById("checkout-student");
+  var options = document.getElementById("student-options");
+  var status = document.getElementById("student-lookup-status");
+  if (student && options && window.fetch) {
+    var timer = null, last = "";
+    student.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        var q = student.value.trim();
+        if (q.length < 2 || q === last) { return; }
+        last = q;
+        var url = student.getAttribute("data-lookup") + "?search=" + encodeURIComponent(q);
+        var school = student.getAttribute("data-school-id");
+        if (school) { url += "&schoolId=" + encodeURIComponent(school); }
+        fetch(url, { credentials: "same-origin", headers: { "Accept": "application/json" } })
+          .then(function (r) { return r.ok ? r.json() : { students: [] }; })
+          .then(function (body) {
+            var list = (body && body.students) || [];
+            while (options.firstChild) { options.removeChild(options.firstChild); }
+            list.slice(0, 20).forEach(function (s) {
+              var o = document.createElement("option");
+              o.value = s.student_number || s.name;
+              o.label = s.student_number ? s.name + " (" + s.student_number + ")" : s.name;
+              o.textContent = o.label;
+              options.appendChild(o);
+            });
+            if (status) {
+              status.textContent = list.length === 1 ? "1 student matches." : list.length + " students match.";
+            }
+          })
+          .catch(function () { /* suggestions are optional */ });
+      }, 250);
+    });
+  }
+
+  // Reading a chosen CSV file into the import box (the form posts text).
+  var fileField = document.getElementById("import-file-field");
+  var file = document.getElementById("import-file");
+  var csv = document.getElementById("import-csv");
+  if (fileField && file && csv && window.FileReader) {
+    fileField.hidden = false;
+    file.addEventListener("change", function () {
+      if (!file.files || !file.files[0]) { return; }
+      var reader = new FileReader();
+      reader.onload = function () { csv.value = String(reader.result); csv.focus(); };
+      reader.readAsText(file.files[0]);
+    });
+  }
+})();

@@ -1,0 +1,130 @@
+// Package webapp is the librarian's web app: server-rendered HTML pages
+// (html/template, with their CSS and a little JavaScript embedded in the
+// binary) for the desk, the school catalog, students, settings and staff
+// accounts, and a public catalog page.
+//
+// The pages call the same use cases as the JSON API (service.Library) and
+// ask the same Ladon policies: every page route has its own permission
+// (view on web:pages, submit on web:forms, open to everyone so that a page
+// can send an anonymous visitor to the sign-in form), and every page then
+// asks the Authorizer for the permission of the equivalent JSON route
+// (check-out asks create on library:loans). The routes are served through
+// httpapi's middleware chain (see httpapi.ExtraRoute), which authenticates
+// the cookie session and applies the CSRF rule to every form post.
+//
+// Every page works without JavaScript; app.js only adds conveniences
+// (student suggestions, reading a CSV file into the import box, one submit
+// per form).
+package webapp
+
+import (
+	"html/template"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/ports"
+)
+
+// Deps are the use cases and ports the pages call.
+type Deps struct {
+	Library    *service.Library
+	Authorizer ports.Authorizer
+	Logger     *slog.Logger
+	// StatusOf maps an error kind to its HTTP status: the JSON API's table
+	// (httpapi.StatusOf), so pages and API answer alike.
+	StatusOf func(errs.Kind) (int, bool)
+}
+
+// Config holds the web app's settings.
+type Config struct {
+	// CookieSecure sets the Secure attribute on the flash-message cookie;
+	// off only for plain-http development, like the session cookies.
+	CookieSecure bool
+}
+
+// Route is one page route with the permission the route guard asks for.
+type Route struct {
+	Name     string
+	Method   string
+	Path     string // gorilla/mux template
+	Action   string
+	Resource string
+	// MediaType is the body type of a form post; empty for GET.
+	MediaType string
+	Handle    http.HandlerFunc
+}
+
+// Permissions of the page routes themselves (policies/web.json). Whether
+// the caller may use what a page shows is asked separately.
+const (
+	actionView     = "view"
+	resourcePages  = "web:pages"
+	actionSubmit   = "submit"
+	resourceForms  = "web:forms"
+	formMediaType  = "application/x-www-form-urlencoded"
+	signInPath     = "/library"
+	maxFormBytes   = 1 << 20
+	flashCookie    = "sb-flash"
+	flashCookieAge = 60 // seconds: the flash is read by the very next page
+)
+
+// App serves the pages. It is safe for concurrent use.
+type App struct {
+	deps   Deps
+	cfg    Config
+	pages  map[string]*template.Template
+	assets map[string]asset
+	urls   assetURLs
+	// Now is replaceable in tests.
+	Now func() time.Time
+}
+
+// New parses the embedded templates and assets. It panics on a nil
+// dependency or a broken template (both are programming errors).
+func New(deps Deps, cfg Config) *App {
+	if deps.Library == nil || deps.Authorizer == nil || deps.StatusOf == nil {
+		panic("webapp.New: nil dependency")
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.Default()
+	}
+	a := &App{deps: deps, cfg: cfg, Now: time.Now}
+	a.pages = mustParsePages()
+	a.assets, a.urls = mustLoadAssets()
+	return a
+}
+
+// Routes lists the page routes. The static assets come first so that
+// /library/assets/... is never read as a school domain.
+func (a *App) Routes() []Route {
+	view := func(name, path string, fn http.HandlerFunc) Route {
+		return Route{Name: name, Method: http.MethodGet, Path: path, Action: actionView, Resource: resourcePages, Handle: fn}
+	}
+	submit := func(name, path string, fn http.HandlerFunc) Route {
+		return Route{Name: name, Method: http.MethodPost, Path: path, Action: actionSubmit, Resource: resourceForms, MediaType: formMediaType, Handle: fn}
+	}
+	const school = "/library/{domain}"
+	return []Route{
+		view("web.assets", "/library/assets/{name}", a.asset),
+		view("web.signin", signInPath, a.signIn),
+		view("web.desk", school, a.desk),
+		submit("web.checkout", school+"/checkout", a.checkout),
+		submit("web.return", school+"/return", a.returnCopy),
+		submit("web.renew", school+"/renew", a.renew),
+		view("web.books", school+"/books", a.books),
+		submit("web.books.add", school+"/books", a.addBook),
+		submit("web.copies.add", school+"/copies", a.addCopies),
+		view("web.students", school+"/students", a.students),
+		submit("web.students.add", school+"/students", a.addStudent),
+		submit("web.students.import", school+"/students/import", a.importStudents),
+		view("web.settings", school+"/settings", a.settings),
+		submit("web.settings.save", school+"/settings", a.saveSettings),
+		view("web.accounts", school+"/accounts", a.accounts),
+		submit("web.accounts.invite", school+"/accounts/invite", a.invite),
+		submit("web.accounts.manage", school+"/accounts/manage", a.manage),
+		view("web.catalog", school+"/catalog", a.catalog),
+	}
+}

@@ -1,0 +1,74 @@
+package service_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/user"
+)
+
+func TestCopyLabels(t *testing.T) {
+	lf := newLibFixture(t)
+	book, copies := lf.addBook(t, lf.librarian, "Matilda", 3)
+	lf.lend(t, copies[1], lf.student) // a lent copy keeps its label
+	bookB, _ := lf.addBook(t, lf.librarianB, "Heidi", 1)
+	empty, _ := lf.addBook(t, lf.librarian, "Empty Shelf", 0)
+	wantCodes := []string{}
+	for _, c := range copies {
+		wantCodes = append(wantCodes, c.Code)
+	}
+	slices.Sort(wantCodes)
+
+	t.Run("OK", func(t *testing.T) {
+		for _, tc := range []struct {
+			name   string
+			caller user.Account
+			school string
+		}{{"Librarian", lf.librarian, ""}, {"Admin", lf.admin, libSchoolA}} {
+			got, err := lf.lib.CopyLabels(as(tc.caller), tc.school, book.ID)
+			if err != nil {
+				t.Fatalf("%s: CopyLabels error = %v", tc.name, err)
+			}
+			var codes []string
+			for _, c := range got.Copies {
+				codes = append(codes, c.Code)
+			}
+			if got.School.ID != libSchoolA || got.Book.Title != "Matilda" || !slices.Equal(codes, wantCodes) {
+				t.Errorf("%s: got school %s, book %q, codes %v; want %s, Matilda, %v", tc.name, got.School.ID, got.Book.Title, codes, libSchoolA, wantCodes)
+			}
+		}
+	})
+	t.Run("OtherSchoolsBookIsNotFound", func(t *testing.T) {
+		_, err := lf.lib.CopyLabels(as(lf.librarian), "", bookB.ID)
+		wantErr(t, err, errs.NotFound, "book_not_found")
+	})
+	t.Run("OtherSchoolNamedIsForbidden", func(t *testing.T) {
+		_, err := lf.lib.CopyLabels(as(lf.librarian), libSchoolB, bookB.ID)
+		wantErr(t, err, errs.Forbidden, "forbidden")
+	})
+	t.Run("UnknownBookIsNotFound", func(t *testing.T) {
+		_, err := lf.lib.CopyLabels(as(lf.librarian), "", uuid.NewString())
+		wantErr(t, err, errs.NotFound, "book_not_found")
+	})
+	t.Run("NoCopiesIsNotFound", func(t *testing.T) {
+		_, err := lf.lib.CopyLabels(as(lf.librarian), "", empty.ID)
+		wantErr(t, err, errs.NotFound, "copy_not_found")
+	})
+	t.Run("BadBookID", func(t *testing.T) {
+		for _, id := range []string{"", "not-a-uuid"} {
+			e := wantErr(t, func() error { _, err := lf.lib.CopyLabels(as(lf.librarian), "", id); return err }(), errs.Invalid, "validation_failed")
+			wantField(t, e, "book_id")
+		}
+	})
+	t.Run("AdminWithoutSchool", func(t *testing.T) {
+		e := wantErr(t, func() error { _, err := lf.lib.CopyLabels(as(lf.admin), "", book.ID); return err }(), errs.Invalid, "validation_failed")
+		wantField(t, e, "schoolId")
+	})
+	t.Run("ReaderHasNoSchool", func(t *testing.T) {
+		_, err := lf.lib.CopyLabels(as(lf.reader), "", book.ID)
+		wantErr(t, err, errs.Forbidden, "forbidden")
+	})
+}

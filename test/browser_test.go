@@ -1,0 +1,297 @@
+package test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
+)
+
+// Browser tests drive Debian's headless Chromium through the Chrome DevTools
+// Protocol (chromedp). .ci/run installs Chromium and sets
+// LIBRARY_TEST_BROWSER=required, so in CI a missing browser is a failure;
+// elsewhere the tests are skipped and say why. Screenshots of the main pages
+// go to LIBRARY_TEST_ARTIFACTS (default test/artifacts/browser).
+
+// chromiumPath finds the browser or skips (fails when required).
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	candidates := []string{os.Getenv("LIBRARY_TEST_CHROMIUM"), "chromium", "chromium-browser", "/usr/bin/chromium"}
+	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
+		if p, err := exec.LookPath(c); err == nil {
+			return p
+		}
+	}
+	msg := "headless Chromium was not found (install Debian's chromium package, or set LIBRARY_TEST_CHROMIUM to its path)"
+	if os.Getenv("LIBRARY_TEST_BROWSER") == "required" {
+		t.Fatalf("%s; LIBRARY_TEST_BROWSER=required", msg)
+	}
+	t.Skipf("browser tests skipped: %s", msg)
+	return ""
+}
+
+// newChromium starts a fresh headless Chromium with its own profile and
+// returns a tab context. The flags keep it off the network, which is closed
+// on CI machines.
+func newChromium(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.NoSandbox, // tests run as root on CI machines
+		chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.WindowSize(1280, 900),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() { cancelTab(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil { // starts the browser
+		t.Fatalf("start Chromium: %v", err)
+	}
+	return ctx
+}
+
+// run executes browser actions with a deadline and fails the test with the
+// step's name and what the page showed.
+func run(t *testing.T, ctx context.Context, step string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(c, actions...); err != nil {
+		url, _ := chromedp.Run(ctx, chromedp.Location())
+		text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+		t.Fatalf("%s: %v\nat %s:\n%.1500s", step, err, url, text)
+	}
+}
+
+// get runs one action that answers a value.
+func get[T any](t *testing.T, ctx context.Context, step string, a chromedp.Action[T]) T {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(c, a)
+	if err != nil {
+		t.Fatalf("%s: %v", step, err)
+	}
+	return v
+}
+
+// screenshot saves a full-page PNG under the artifacts directory.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("LIBRARY_TEST_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join("artifacts", "browser")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	png := get(t, ctx, "screenshot "+name, chromedp.FullScreenshot(100))
+	path := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes)", path, len(png))
+}
+
+// typeAndEnter focuses a field and types like a barcode scanner: the
+// characters, then Enter.
+func typeAndEnter(id, text string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Focus(chromedp.ID(id)),
+		chromedp.SendKeys(chromedp.ID(id), text+kb.Enter),
+	)
+}
+
+// A librarian signs in, checks a copy out by typing its code, sees the loan
+// on the desk, returns it by typing the code again, and the public catalog's
+// availability follows each step. The forms are driven from the keyboard
+// only, as a scanner would.
+func TestBrowserCheckoutAndReturn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	bctx := newChromium(t)
+	s := startService(t, testEnv(t, nil))
+	const domain = "maplegrove.example.org"
+
+	// A fresh title with one copy, so the counts are this test's own.
+	acct, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoLibrarian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asLibrarian := user.WithPrincipal(context.Background(), user.PrincipalOf(acct))
+	title := "Browser Test Atlas"
+	book, copies, err := s.App.Library.AddBook(asLibrarian, "", library.BookDraft{Title: title, Author: "Chromium Tester", Copies: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := copies[0].Code
+	catalogURL := s.URL + "/library/" + domain + "/catalog?search=" + strings.ReplaceAll(title, " ", "+")
+	availability := func(step string) string {
+		t.Helper()
+		run(t, bctx, step, chromedp.Navigate(catalogURL))
+		cell := chromedp.CSS(`tr[data-book-id="` + book.ID + `"] [data-testid="catalog-availability"]`)
+		return strings.TrimSpace(get(t, bctx, step, chromedp.Text(cell)))
+	}
+
+	if got := availability("public catalog before"); got != "1 of 1 available" {
+		t.Fatalf("catalog before check-out: %q, want 1 of 1 available", got)
+	}
+	screenshot(t, bctx, "catalog-public")
+
+	// Sign in: the form posts to /api/auth/login and follows its redirect.
+	run(t, bctx, "sign-in page",
+		chromedp.Navigate(s.URL+"/library"),
+		chromedp.WaitVisible(chromedp.ID("signin-email")),
+	)
+	screenshot(t, bctx, "signin")
+	run(t, bctx, "sign in",
+		chromedp.SendKeys(chromedp.ID("signin-email"), demoLibrarian),
+		typeAndEnter("signin-password", demoPassword),
+		chromedp.WaitVisible(chromedp.ID("checkout-code")),
+	)
+	if url := get(t, bctx, "location", chromedp.Location()); url != s.URL+"/library/"+domain {
+		t.Fatalf("after sign-in the browser is at %s, want %s/library/%s", url, s.URL, domain)
+	}
+	screenshot(t, bctx, "desk")
+
+	// The code field has the focus on arrival: a scanner can start at once.
+	if id := get(t, bctx, "focus", chromedp.Evaluate[string](`document.activeElement ? document.activeElement.id : ""`)); id != "checkout-code" {
+		t.Errorf("focused element on the desk: %q, want checkout-code", id)
+	}
+	// The due date is prefilled from the school's settings (14 days).
+	if due, want := get(t, bctx, "due date", chromedp.Value(chromedp.ID("checkout-due"))), time.Now().UTC().AddDate(0, 0, 14).Format("2006-01-02"); due != want {
+		t.Errorf("prefilled due date %q, want %q", due, want)
+	}
+
+	// Check out from the keyboard only: the code, Tab, the student's name,
+	// Enter.
+	row := chromedp.CSS(`tr[data-copy-code="` + code + `"]`)
+	run(t, bctx, "check out by keyboard",
+		chromedp.Focus(chromedp.ID("checkout-code")),
+		chromedp.KeyEvent(code),
+		chromedp.KeyEvent(kb.Tab),
+		chromedp.KeyEvent("Theo Student"),
+		chromedp.KeyEvent(kb.Enter),
+		chromedp.WaitVisible(row),
+	)
+	if flash := get(t, bctx, "check-out message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, code) && !strings.Contains(strings.ToLower(flash), "checked out") {
+		t.Errorf("message after check-out: %q", flash)
+	}
+	screenshot(t, bctx, "desk-after-checkout")
+	// The API agrees: one loan of this book, of this copy.
+	lib := s.login(demoLibrarian, demoPassword).Access
+	if r := s.do(req{Path: "/api/library/loans?book_id=" + book.ID, Token: lib}); r.Status != 200 || strings.Count(string(r.Body), `"copy_code":"`+code+`"`) != 1 {
+		t.Fatalf("loans of the book after the browser's check-out: %d %s", r.Status, r.Body)
+	}
+	if got := availability("public catalog during the loan"); got != "None of 1 available" {
+		t.Fatalf("catalog during the loan: %q, want None of 1 available", got)
+	}
+
+	// Return by scanning the code into the return field.
+	run(t, bctx, "back to the desk",
+		chromedp.Navigate(s.URL+"/library/"+domain),
+		chromedp.WaitVisible(row),
+	)
+	run(t, bctx, "return by keyboard",
+		typeAndEnter("return-code", code),
+		chromedp.WaitVisible(chromedp.ID("flash")),
+		chromedp.WaitNotPresent(row),
+	)
+	screenshot(t, bctx, "desk-after-return")
+	if got := availability("public catalog after the return"); got != "1 of 1 available" {
+		t.Fatalf("catalog after the return: %q, want 1 of 1 available", got)
+	}
+
+	// The other main pages render for the librarian.
+	for _, page := range []string{"books", "students", "settings", "accounts"} {
+		run(t, bctx, "page "+page,
+			chromedp.Navigate(s.URL+"/library/"+domain+"/"+page),
+			chromedp.WaitVisible(chromedp.ID("main")),
+		)
+		screenshot(t, bctx, "page-"+page)
+	}
+
+	// On a phone-sized screen the desk needs no sideways scrolling.
+	run(t, bctx, "phone width",
+		chromedp.EmulateViewport(375, 812, chromedp.EmulateMobile),
+		chromedp.Navigate(s.URL+"/library/"+domain),
+		chromedp.WaitVisible(chromedp.ID("checkout-code")),
+	)
+	screenshot(t, bctx, "desk-phone")
+	if get(t, bctx, "overflow", chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`)) {
+		t.Errorf("the desk scrolls sideways at 375 px wide")
+	}
+}
+
+// A form on another origin that posts to the desk with the librarian's
+// cookies is refused by the CSRF rule, and nothing changes. 127.0.0.1 on
+// another port is the same site, so the browser does send the SameSite=Lax
+// access cookie: only the Origin check stands in the way.
+func TestBrowserCSRFRefusesForeignForms(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	bctx := newChromium(t)
+	s := startService(t, testEnv(t, nil))
+	const domain = "maplegrove.example.org"
+
+	// The demo loan's copy is on loan; an attacker's page tries to return it.
+	lib := s.login(demoLibrarian, demoPassword).Access
+	r := s.do(req{Path: "/api/library/loans", Token: lib})
+	loans, _ := r.json(t)["loans"].([]any)
+	if r.Status != 200 || len(loans) == 0 {
+		t.Fatalf("demo loans: %d %s", r.Status, r.Body)
+	}
+	loan := loans[0].(map[string]any)
+	loanID, code := loan["id"].(string), loan["copy_code"].(string)
+
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><title>prize</title>
+<form id="f" method="post" action="%s/library/%s/return"><input name="code" value="%s"></form>
+<script>document.getElementById('f').submit()</script>`, s.URL, domain, code)
+	}))
+	defer evil.Close()
+
+	run(t, bctx, "sign in",
+		chromedp.Navigate(s.URL+"/library"),
+		chromedp.SendKeys(chromedp.ID("signin-email"), demoLibrarian),
+		typeAndEnter("signin-password", demoPassword),
+		chromedp.WaitVisible(chromedp.ID("checkout-code")),
+	)
+	run(t, bctx, "foreign form",
+		chromedp.Navigate(evil.URL),
+		chromedp.Sleep(time.Second), // the page submits itself
+		chromedp.WaitReady(chromedp.CSS("body")),
+	)
+	url := get(t, bctx, "location", chromedp.Location())
+	body := get(t, bctx, "page text", chromedp.Text(chromedp.CSS("body")))
+	screenshot(t, bctx, "csrf-refused")
+	if !strings.HasPrefix(url, s.URL) || !strings.Contains(body, "This form was not accepted") {
+		t.Fatalf("after the foreign form the browser is at %s showing %.300q; want the service's CSRF refusal", url, body)
+	}
+	// The loan is still active.
+	r = s.do(req{Path: "/api/library/loans", Token: lib})
+	if !strings.Contains(string(r.Body), `"id":"`+loanID+`"`) || strings.Contains(string(r.Body), `"returned_at":"`) && !strings.Contains(string(r.Body), `"status":"active"`) {
+		t.Fatalf("the demo loan changed after a refused cross-origin form: %s", r.Body)
+	}
+}
