@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -199,4 +200,44 @@ func BenchmarkListBooks10kFiltered(b *testing.B) {
 func BenchmarkSearchBooks10k(b *testing.B) {
 	h, auth := benchCatalog(b, 10000)
 	benchGet(b, h, auth, "/v1/books?search=lant+harb&limit=20")
+}
+
+// BenchmarkLoopback serves GET /v1/users/me from a real net/http server on
+// loopback, once through the whole chain (in-memory adapters) and once from
+// the bare handler, with parallel keep-alive clients (GOMAXPROCS of them)
+// in the same process. ns/op is the inverse of throughput, so bare ÷ chain
+// is the share of bare net/http throughput the chain keeps, request parsing
+// and the network stack included.
+func BenchmarkLoopback(b *testing.B) {
+	chain, auth := usersMeChain(b)
+	for _, tc := range []struct {
+		name string
+		h    http.Handler
+		auth string
+	}{{"chain", chain, auth}, {"bare", bareProfileHandler(), "Bearer x"}} {
+		b.Run(tc.name, func(b *testing.B) {
+			srv := httptest.NewServer(tc.h)
+			defer srv.Close()
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}}
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					req, _ := http.NewRequest(http.MethodGet, srv.URL+"/v1/users/me", nil)
+					req.Header.Set("Authorization", tc.auth)
+					resp, err := client.Do(req)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						b.Errorf("status %d", resp.StatusCode)
+						return
+					}
+				}
+			})
+		})
+	}
 }
