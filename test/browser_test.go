@@ -177,6 +177,13 @@ func TestBrowserCheckoutAndReturn(t *testing.T) {
 	if id := get(t, bctx, "focus", chromedp.Evaluate[string](`document.activeElement ? document.activeElement.id : ""`)); id != "checkout-code" {
 		t.Errorf("focused element on the desk: %q, want checkout-code", id)
 	}
+	// Keyboard focus is visible: Tab from the code field lands on the
+	// student field, which then shows a solid outline at least 2 px wide.
+	run(t, bctx, "tab to the student field", chromedp.Focus(chromedp.ID("checkout-code")), chromedp.KeyEvent(kb.Tab))
+	outline := get(t, bctx, "focus outline", chromedp.Evaluate[string](`(() => { const e = document.activeElement; const s = getComputedStyle(e); return e.id + " " + s.outlineStyle + " " + s.outlineWidth; })()`))
+	if f := strings.Fields(outline); len(f) != 3 || f[0] != "checkout-student" || f[1] == "none" || f[2] == "0px" || f[2] == "1px" {
+		t.Errorf("after Tab from the code field: focused element, outline style and width %q; want checkout-student with a visible outline", outline)
+	}
 	// The due date is prefilled from the school's settings (14 days).
 	if due, want := get(t, bctx, "due date", chromedp.Value(chromedp.ID("checkout-due"))), time.Now().UTC().AddDate(0, 0, 14).Format("2006-01-02"); due != want {
 		t.Errorf("prefilled due date %q, want %q", due, want)

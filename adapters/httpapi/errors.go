@@ -4,7 +4,9 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"math"
 	"net/http"
@@ -60,6 +62,12 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		status = http.StatusInternalServerError
 	}
 	payload := errorPayload{Code: e.ClientCode(), Message: e.Message, Details: e.Details}
+	if e.Kind == errs.Unavailable && errors.Is(r.Context().Err(), context.DeadlineExceeded) {
+		// The request's own deadline passed: a slow request, not an outage
+		// (an unreachable database fails server selection in 2 s, long
+		// before the deadline), so say so rather than "unavailable".
+		payload.Code, payload.Message = "request_timeout", "The request took too long and was stopped; try again, or ask for less (a narrower search, a smaller page)."
+	}
 	if status == http.StatusInternalServerError {
 		loggerFrom(r).Error("internal error", "request_id", requestIDFrom(r), "error", err.Error())
 		payload = errorPayload{Code: "internal_error", Message: "An internal error occurred."}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -93,7 +94,17 @@ func TestWriteErrorStatusTable(t *testing.T) {
 		})
 	}
 	_ = f
+
+	// A database error after the request's own deadline passed is a slow
+	// request, not an outage: same 503, a code that says so.
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
 	rec := httptest.NewRecorder()
+	writeError(rec, httptest.NewRequest(http.MethodGet, "/x", nil).WithContext(expired), errs.E(errs.Unavailable, "unavailable", "db"))
+	if p := errorOf(t, rec); rec.Code != 503 || p.Code != "request_timeout" {
+		t.Fatalf("after the deadline: %d %q, want 503 request_timeout", rec.Code, p.Code)
+	}
+	rec = httptest.NewRecorder()
 	writeError(rec, httptest.NewRequest(http.MethodGet, "/x", nil), errs.InvalidField("limit", "must be between 1 and 100"))
 	var body struct {
 		Error struct {
