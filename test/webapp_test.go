@@ -577,3 +577,58 @@ func TestWebCatalogAndStudentImport(t *testing.T) {
 		t.Fatalf("check-out by student number: %q", home.text("flash"))
 	}
 }
+
+// An invited staff member sets a password on /library/invite and signs in.
+// The code is checked by the same use case as POST /api/auth/accept-invite,
+// is never written back into the page, and works once.
+func TestWebAcceptInvite(t *testing.T) {
+	s := startService(t, testEnv(t, nil))
+	admin := s.login(demoAdmin, demoPassword).Access
+	school := s.do(req{Path: "/api/library/catalog/maplegrove.example.org?limit=1"}).json(t)["school"].(map[string]any)["id"].(string)
+	r := s.do(req{Method: http.MethodPost, Path: "/api/library/invite", Token: admin,
+		Body: fmt.Sprintf(`{"email":"desk.helper@maplegrove.example.org","school_id":%q,"role":"staff"}`, school)})
+	if r.Status != 201 {
+		t.Fatalf("invite: %d %s", r.Status, r.Body)
+	}
+	token := r.json(t)["invite_token"].(string)
+
+	b := newBrowser(t, s)
+	if p := b.get("/library/invite"); p.Status != 200 || p.byID("invite-accept-token") == nil || p.byID("invite-accept-password") == nil {
+		t.Fatalf("GET /library/invite: %d", p.Status)
+	}
+	if p := b.get("/library"); p.byID("invite-accept-link") == nil {
+		t.Fatal("the sign-in page does not link to the invitation page")
+	}
+	const password = "desk-helper-pass-1"
+	// Passwords that differ: refused, nothing redeemed, the code not echoed.
+	p := b.submit("/library/invite", url.Values{"token": {token}, "password": {password}, "password_again": {password + "x"}})
+	if p.Status != 422 || p.byID("invite-accept-again-error") == nil || strings.Contains(p.Body, token) {
+		t.Fatalf("different passwords: %d, again-error %v, code echoed %v", p.Status, p.byID("invite-accept-again-error") != nil, strings.Contains(p.Body, token))
+	}
+	// A wrong code: refused with the code field marked.
+	p = b.submit("/library/invite", url.Values{"token": {"not-a-real-invitation-code"}, "password": {password}, "password_again": {password}})
+	if p.Status < 400 || p.byID("invite-accept-token-error") == nil {
+		t.Fatalf("wrong code: %d %s", p.Status, p.text("invite-accept-error"))
+	}
+	// From another origin: the CSRF rule refuses it and the code stays unused.
+	if p := b.do(http.MethodPost, "/library/invite", url.Values{"token": {token}, "password": {password}, "password_again": {password}},
+		map[string]string{"Origin": "https://evil.example"}); p.Status != 403 {
+		t.Fatalf("cross-origin accept: %d, want 403", p.Status)
+	}
+	// The right code: 303 to sign-in, which says the password is set.
+	p = b.submit("/library/invite", url.Values{"token": {token}, "password": {password}, "password_again": {password}})
+	if p.Status != http.StatusSeeOther || p.Location != "/library?accepted=1" {
+		t.Fatalf("accept: %d Location %q\n%s", p.Status, p.Location, p.text("invite-accept-error"))
+	}
+	if notice := b.get(p.Location).text("signin-notice"); !strings.Contains(notice, "password is set") {
+		t.Fatalf("sign-in notice: %q", notice)
+	}
+	if p := b.signIn("desk.helper@maplegrove.example.org", password); p.Status != http.StatusSeeOther || p.Location != "/library/maplegrove.example.org" {
+		t.Fatalf("sign in with the new password: %d %q", p.Status, p.Location)
+	}
+	// A second use of the code is refused.
+	p = newBrowser(t, s).submit("/library/invite", url.Values{"token": {token}, "password": {"another-pass-123"}, "password_again": {"another-pass-123"}})
+	if p.Status < 400 || p.byID("invite-accept-token-error") == nil {
+		t.Fatalf("second use of the code: %d", p.Status)
+	}
+}

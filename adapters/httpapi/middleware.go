@@ -408,7 +408,9 @@ func (h *handler) routeGuard(next http.Handler) http.Handler {
 			return
 		}
 		cred := stateFrom(r).cred
-		if cred.viaCookie && unsafeMethod(r.Method) {
+		// Pages: every form post, signed in or not (the invitation form has
+		// no session yet), must come from an allowed origin.
+		if (cred.viaCookie || rt.Page) && unsafeMethod(r.Method) {
 			if err := h.checkCSRF(r); err != nil {
 				rt.fail(w, r, err)
 				return

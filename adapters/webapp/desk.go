@@ -16,6 +16,7 @@ import (
 
 type signInView struct {
 	base
+	Notice   string // after accepting an invitation
 	Failure  string
 	Schools  []library.School // admins: every school
 	NoSchool bool             // a signed-in account without a school
@@ -38,6 +39,9 @@ func (a *App) signIn(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case p.IsAnonymous():
 		v.Failure = signInFailures[r.URL.Query().Get("failed")]
+		if r.URL.Query().Get("accepted") == "1" {
+			v.Notice = "Your password is set. Sign in with your email and the new password."
+		}
 	case p.Role.SchoolBound() && p.SchoolID != "":
 		school, err := a.deps.Library.Settings(r.Context(), "")
 		if err != nil {

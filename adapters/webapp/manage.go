@@ -497,3 +497,51 @@ func (a *App) manage(w http.ResponseWriter, r *http.Request) {
 	}
 	a.redirect(w, r, back, flash{Kind: "success", Message: fmt.Sprintf("%s %s.", word, acct.Email)})
 }
+
+// ----- accepting an invitation -----
+
+type inviteView struct {
+	base
+	Form *formState
+}
+
+// acceptInvitePage shows the form an invited librarian or staff member uses
+// to choose a password. The code travels only in the form's body.
+func (a *App) acceptInvitePage(w http.ResponseWriter, r *http.Request) {
+	if !a.require(w, r, "accept", "auth:invite") {
+		return
+	}
+	a.render(w, r, http.StatusOK, "invite", inviteView{base: a.newBase(r, "Accept an invitation", "invite")})
+}
+
+// acceptInvite redeems the code (the same use case as POST
+// /api/auth/accept-invite) and sends the new member to sign in. A refused
+// code or password shows the form again, empty: the code is a secret and is
+// never written back into the page.
+func (a *App) acceptInvite(w http.ResponseWriter, r *http.Request) {
+	if !a.require(w, r, "accept", "auth:invite") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	again := func(status int, st *formState) {
+		a.render(w, r, status, "invite", inviteView{base: a.newBase(r, "Accept an invitation", "invite"), Form: st})
+	}
+	token, password := strings.TrimSpace(form.Get("token")), form.Get("password")
+	if password != form.Get("password_again") {
+		again(http.StatusUnprocessableEntity, &formState{Error: "The two passwords are not the same.",
+			Fields: map[string]string{"password_again": "The two passwords are not the same"}})
+		return
+	}
+	if _, err := a.deps.Library.AcceptInvite(r.Context(), token, password); err != nil {
+		st := &formState{Fields: fieldErrors(err), Error: a.messageOf(r, err)}
+		if errs.Is(err, errs.NotFound) || errs.Is(err, errs.Conflict) {
+			st.Fields = map[string]string{"token": "is not valid, has expired or was used already"}
+		}
+		again(a.statusFor(err), st)
+		return
+	}
+	http.Redirect(w, r, signInPath+"?accepted=1", http.StatusSeeOther)
+}

@@ -110,6 +110,9 @@ func (a *App) Routes() []Route {
 	return []Route{
 		view("web.assets", "/library/assets/{name}", a.asset),
 		view("web.signin", signInPath, a.signIn),
+		// Before the school pages: "invite" is not a domain (no dot).
+		view("web.invite", signInPath+"/invite", a.acceptInvitePage),
+		submit("web.invite.accept", signInPath+"/invite", a.acceptInvite),
 		view("web.desk", school, a.desk),
 		submit("web.checkout", school+"/checkout", a.checkout),
 		submit("web.return", school+"/return", a.returnCopy),

@@ -85,6 +85,8 @@ var whoMayCall = map[string]string{
 	// page tests in test/webapp_test.go).
 	"web.assets":          "admin anonymous librarian reader staff student",
 	"web.signin":          "admin anonymous librarian reader staff student",
+	"web.invite":          "admin anonymous librarian reader staff student",
+	"web.invite.accept":   "admin anonymous librarian reader staff student",
 	"web.desk":            "admin anonymous librarian reader staff student",
 	"web.checkout":        "admin anonymous librarian reader staff student",
 	"web.return":          "admin anonymous librarian reader staff student",
