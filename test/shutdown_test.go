@@ -8,10 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,48 +27,12 @@ func TestSIGTERMUnderLoadFinishesInFlightRequests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := buildBinary(t)
-	port := freePort(t)
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(),
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	b := runBinary(t,
 		"LIBRARY_ADDR="+addr, "LIBRARY_DATA_DIR="+filepath.Join(t.TempDir(), "data"),
 		"LIBRARY_COOKIE_SECURE=false", "LIBRARY_SHUTDOWN_TIMEOUT=20s", "LIBRARY_SHUTDOWN_DRAIN=1500ms",
 		"LIBRARY_RATE_ANONYMOUS=10000000-H", "LIBRARY_RATE_AUTHENTICATED=10000000-H", "LIBRARY_RATE_PREMIUM=10000000-H")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	var logMu sync.Mutex
-	var logLines []string
-	listening := make(chan string, 1)
-	exited := make(chan error, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		re := regexp.MustCompile(`listening on (http://\S+)`)
-		for sc.Scan() {
-			logMu.Lock()
-			logLines = append(logLines, sc.Text())
-			logMu.Unlock()
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				listening <- m[1]
-			}
-		}
-		exited <- cmd.Wait()
-	}()
-	logs := func() string { logMu.Lock(); defer logMu.Unlock(); return strings.Join(logLines, "\n") }
-	var base string
-	select {
-	case base = <-listening:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("no 'listening on' line within 60 s:\n%s", logs())
-	}
+	base, logs := b.base, b.output
 	s := &service{URL: base, t: t}
 	token := s.login(demoReader, demoPassword).Access
 
@@ -128,7 +89,7 @@ func TestSIGTERMUnderLoadFinishesInFlightRequests(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // the server is now inside the handler, reading the body
 
 	signalled := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := b.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	// During the drain delay the replica says it is not ready, so load
@@ -217,7 +178,7 @@ func TestSIGTERMUnderLoadFinishesInFlightRequests(t *testing.T) {
 	}
 
 	select {
-	case err := <-exited:
+	case err := <-b.exited:
 		if err != nil {
 			t.Fatalf("exit after SIGTERM: %v\n%s", err, logs())
 		}

@@ -2,7 +2,6 @@ package test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -23,7 +22,7 @@ func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildBinary(t)
+	bin := buildBinary(t) // the bad setting below runs it directly
 
 	bad := exec.Command(bin)
 	bad.Env = append(os.Environ(), "LIBRARY_ACCESS_TOKEN_TTL=soon", "LIBRARY_DATA_DIR="+t.TempDir())
@@ -32,59 +31,13 @@ func TestBinary(t *testing.T) {
 		t.Fatalf("bad setting: err %v, output %s; want exit 1 naming LIBRARY_ACCESS_TOKEN_TTL", err, out)
 	}
 
-	port := freePort(t)
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(),
-		"LIBRARY_ADDR=127.0.0.1:"+strconv.Itoa(port), "LIBRARY_DATA_DIR="+filepath.Join(t.TempDir(), "data"),
+	b := runBinary(t,
+		"LIBRARY_ADDR=127.0.0.1:"+strconv.Itoa(freePort(t)), "LIBRARY_DATA_DIR="+filepath.Join(t.TempDir(), "data"),
 		"LIBRARY_COOKIE_SECURE=false", "LIBRARY_BOOTSTRAP_ADMIN_EMAIL=root@example.org",
 		"LIBRARY_BOOTSTRAP_ADMIN_PASSWORD=bootstrap-secret-1")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-
-	lines := make(chan string, 1000)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	var printed []string
-	listening := regexp.MustCompile(`listening on (http://\S+)`)
-	base := ""
-	timeout := time.After(60 * time.Second)
-	for base == "" {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatalf("binary exited early:\n%s", strings.Join(printed, "\n"))
-			}
-			printed = append(printed, l)
-			if m := listening.FindStringSubmatch(l); m != nil {
-				base = m[1]
-			}
-		case <-timeout:
-			t.Fatalf("no 'listening on' line within 60 s:\n%s", strings.Join(printed, "\n"))
-		}
-	}
-	// The banner follows: read until its demo accounts are listed.
-	deadline := time.After(5 * time.Second)
-	for !strings.Contains(strings.Join(printed, "\n"), "Try it:") {
-		select {
-		case l := <-lines:
-			printed = append(printed, l)
-		case <-deadline:
-			t.Fatalf("banner incomplete:\n%s", strings.Join(printed, "\n"))
-		}
-	}
-	all := strings.Join(printed, "\n")
+	// The banner follows: wait until its demo accounts are listed.
+	b.waitFor(t, "Try it:", 5*time.Second)
+	all := b.output()
 	if !strings.Contains(all, demoLibrarian) || !strings.Contains(all, demoPassword) {
 		t.Fatalf("banner lacks the demo credentials:\n%s", all)
 	}
@@ -92,32 +45,99 @@ func TestBinary(t *testing.T) {
 		t.Fatalf("output contains the bootstrap password:\n%s", all)
 	}
 
-	s := &service{URL: base, t: t}
+	s := &service{URL: b.base, t: t}
 	sess := s.login(demoAdmin, demoPassword)
 	if r := s.do(req{Path: "/v1/users/me", Token: sess.Access}); r.Status != 200 || r.json(t)["email"] != demoAdmin {
 		t.Fatalf("me: %d %s", r.Status, r.Body)
 	}
 	s.login("root@example.org", "bootstrap-secret-1")
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := b.stop(t, 30*time.Second); err != nil {
+		t.Fatalf("exit after SIGTERM: %v", err)
+	}
+}
+
+// runningBinary is cmd/libraryd started by runBinary: its address once it
+// says it listens, everything it printed so far, and its exit.
+type runningBinary struct {
+	cmd    *exec.Cmd
+	base   string
+	exited chan error
+
+	mu      sync.Mutex
+	printed []string
+}
+
+// output is what the process printed so far, one line each.
+func (b *runningBinary) output() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Join(b.printed, "\n")
+}
+
+// waitFor waits until the output contains text.
+func (b *runningBinary) waitFor(t *testing.T, text string, within time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(within); !strings.Contains(b.output(), text); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q within %s:\n%s", text, within, b.output())
+		}
+	}
+}
+
+// stop sends SIGTERM and waits for the exit.
+func (b *runningBinary) stop(t *testing.T, within time.Duration) error {
+	t.Helper()
+	if err := b.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	done := make(chan error, 1)
+	select {
+	case err := <-b.exited:
+		return err
+	case <-time.After(within):
+		t.Fatalf("no exit within %s of SIGTERM:\n%s", within, b.output())
+		return nil
+	}
+}
+
+// runBinary starts the built binary with env added to the test's own and
+// waits for its "listening on" line.
+func runBinary(t *testing.T, env ...string) *runningBinary {
+	t.Helper()
+	b := &runningBinary{cmd: exec.Command(buildBinary(t)), exited: make(chan error, 1)}
+	b.cmd.Env = append(os.Environ(), env...)
+	out, err := b.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.cmd.Stderr = b.cmd.Stdout
+	if err := b.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.cmd.Process.Kill() })
+	listening := make(chan string, 1)
 	go func() {
-		for range lines { // drain so the process never blocks on stdout
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		re := regexp.MustCompile(`listening on (http://\S+)`)
+		for sc.Scan() { // read to the end, so the process never blocks on stdout
+			b.mu.Lock()
+			b.printed = append(b.printed, sc.Text())
+			b.mu.Unlock()
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				listening <- m[1]
+			}
 		}
-		done <- cmd.Wait()
+		b.exited <- b.cmd.Wait()
 	}()
 	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v", err)
-		}
-	case <-ctx.Done():
-		t.Fatal("no exit within 30 s of SIGTERM")
+	case b.base = <-listening:
+	case err := <-b.exited:
+		t.Fatalf("binary exited early (%v):\n%s", err, b.output())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no 'listening on' line within 60 s:\n%s", b.output())
 	}
+	return b
 }
 
 var (

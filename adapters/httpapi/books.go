@@ -107,18 +107,23 @@ func intParam(params map[string]string, name string, def int) (int, error) {
 	return n, nil
 }
 
+// pageParams reads the page (default 1) and limit parameters of a paged
+// list; their ranges are for the use case to judge.
+func pageParams(params map[string]string, defaultLimit int) (page, limit int, err error) {
+	if page, err = intParam(params, "page", 1); err != nil {
+		return 0, 0, err
+	}
+	limit, err = intParam(params, "limit", defaultLimit)
+	return page, limit, err
+}
+
 func (h *handler) listBooks(w http.ResponseWriter, r *http.Request) {
 	p, err := queryParams(r, "page", "limit", "genre", "reading_level", "search", "sort")
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	page, err := intParam(p, "page", 1)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	limit, err := intParam(p, "limit", catalog.DefaultLimit)
+	page, limit, err := pageParams(p, catalog.DefaultLimit)
 	if err != nil {
 		writeError(w, r, err)
 		return

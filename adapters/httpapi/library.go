@@ -567,12 +567,7 @@ func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	page, err := intParam(p, "page", 1)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	limit, err := intParam(p, "limit", service.DefaultCatalogLimit)
+	page, limit, err := pageParams(p, service.DefaultCatalogLimit)
 	if err != nil {
 		writeError(w, r, err)
 		return

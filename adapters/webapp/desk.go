@@ -348,23 +348,11 @@ func pickStudent(matches []user.Account, query string) *user.Account {
 // returnCopy ends the loan of the scanned copy. Scanning a copy that is
 // not on loan (a double scan) changes nothing and says so.
 func (a *App) returnCopy(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:loans") || !a.require(w, r, "read", "library:copies") {
-		return
-	}
-	form, ok := a.form(w, r)
+	scan, ok := a.scanAtDesk(w, r, "return")
 	if !ok {
 		return
 	}
-	code := strings.TrimSpace(form.Get("code"))
-	back := schoolPath(school)
-	fail := func(msg string) {
-		a.redirect(w, r, back, flash{Kind: "error", Message: msg, Focus: "return"})
-	}
-	found, ok := a.scanned(r, school, code, fail)
-	if !ok {
-		return
-	}
+	found, back, fail := scan.found, scan.back, scan.fail
 	if found.Loan == nil {
 		a.redirect(w, r, back, flash{Kind: "info", Focus: "return",
 			Message: fmt.Sprintf("%s (%s) is not on loan; nothing to return.", quote(found.Book.Title), found.Copy.Code)})
@@ -382,23 +370,11 @@ func (a *App) returnCopy(w http.ResponseWriter, r *http.Request) {
 // in the lookup goes with the request, so a second scan of the same copy
 // before the page reloads does not renew twice.
 func (a *App) renew(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:loans") || !a.require(w, r, "read", "library:copies") {
-		return
-	}
-	form, ok := a.form(w, r)
+	scan, ok := a.scanAtDesk(w, r, "renew")
 	if !ok {
 		return
 	}
-	code := strings.TrimSpace(form.Get("code"))
-	back := schoolPath(school)
-	fail := func(msg string) {
-		a.redirect(w, r, back, flash{Kind: "error", Message: msg, Focus: "renew"})
-	}
-	found, ok := a.scanned(r, school, code, fail)
-	if !ok {
-		return
-	}
+	school, found, back, fail := scan.school, scan.found, scan.back, scan.fail
 	if found.Loan == nil {
 		fail(fmt.Sprintf("%s (%s) is not on loan, so it cannot be renewed.", quote(found.Book.Title), found.Copy.Code))
 		return
@@ -419,6 +395,35 @@ func (a *App) renew(w http.ResponseWriter, r *http.Request) {
 }
 
 // scanned looks up a scanned code; on failure it has called fail.
+// deskScan is a return or renewal form's scanned copy, looked up in the
+// school, with where to go back and how to report a refusal there.
+type deskScan struct {
+	school library.School
+	found  service.CopyLookup
+	back   string
+	fail   func(msg string)
+}
+
+// scanAtDesk does what the return and renew forms share: the school and
+// the permissions they need, the form, and the copy its code names. When it
+// reports false, the answer has been written.
+func (a *App) scanAtDesk(w http.ResponseWriter, r *http.Request, focus string) (deskScan, bool) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "update", "library:loans") || !a.require(w, r, "read", "library:copies") {
+		return deskScan{}, false
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return deskScan{}, false
+	}
+	scan := deskScan{school: school, back: schoolPath(school)}
+	scan.fail = func(msg string) {
+		a.redirect(w, r, scan.back, flash{Kind: "error", Message: msg, Focus: focus})
+	}
+	scan.found, ok = a.scanned(r, school, strings.TrimSpace(form.Get("code")), scan.fail)
+	return scan, ok
+}
+
 func (a *App) scanned(r *http.Request, school library.School, code string, fail func(string)) (service.CopyLookup, bool) {
 	if code == "" {
 		fail("Scan or type the copy code.")

@@ -49,13 +49,13 @@ func (s *Library) SchoolCatalog(ctx context.Context, schoolParam string) ([]Cata
 	if err != nil {
 		return nil, err
 	}
-	lent, err := s.lentByBook(ctx, school.ID)
+	claims, err := s.repo.ClaimsOfSchool(ctx, school.ID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]CatalogEntry, 0, len(books))
-	for _, b := range books {
-		out = append(out, CatalogEntry{Book: b, Total: counts[b.ID], Available: counts[b.ID] - lent[b.ID]})
+	lent, err := s.lentByBook(ctx, claims)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return catalogEntries(books, counts, lent), nil
 }

@@ -537,28 +537,16 @@ func (s *Library) PublicCatalog(ctx context.Context, domain string, q CatalogQue
 	if err != nil {
 		return CatalogPage{}, err
 	}
-	active, err := s.activeClaims(ctx, claims)
+	lent, err := s.lentByBook(ctx, claims)
 	if err != nil {
 		return CatalogPage{}, err
 	}
-	lent := map[string]int{}
-	for _, c := range active {
-		lent[c.BookID]++
-	}
-	page := CatalogPage{School: school, Page: q.Page, Limit: q.Limit, Total: total, Entries: make([]CatalogEntry, 0, len(books))}
-	for _, b := range books {
-		page.Entries = append(page.Entries, CatalogEntry{Book: b, Total: counts[b.ID], Available: counts[b.ID] - lent[b.ID]})
-	}
-	return page, nil
+	return CatalogPage{School: school, Page: q.Page, Limit: q.Limit, Total: total, Entries: catalogEntries(books, counts, lent)}, nil
 }
 
-// lentByBook counts the copies on loan per book: claims whose loan is still
-// open (a claim left by an interrupted return does not count).
-func (s *Library) lentByBook(ctx context.Context, schoolID string) (map[string]int, error) {
-	claims, err := s.repo.ClaimsOfSchool(ctx, schoolID)
-	if err != nil {
-		return nil, err
-	}
+// lentByBook counts the copies on loan per book among claims: those whose
+// loan is still open (a claim left by an interrupted return does not count).
+func (s *Library) lentByBook(ctx context.Context, claims []library.CopyClaim) (map[string]int, error) {
 	active, err := s.activeClaims(ctx, claims)
 	if err != nil {
 		return nil, err
@@ -568,6 +556,15 @@ func (s *Library) lentByBook(ctx context.Context, schoolID string) (map[string]i
 		out[c.BookID]++
 	}
 	return out, nil
+}
+
+// catalogEntries pairs books with their copies and copies on loan.
+func catalogEntries(books []library.Book, copies, lent map[string]int) []CatalogEntry {
+	out := make([]CatalogEntry, 0, len(books))
+	for _, b := range books {
+		out = append(out, CatalogEntry{Book: b, Total: copies[b.ID], Available: copies[b.ID] - lent[b.ID]})
+	}
+	return out
 }
 
 // activeClaims keeps the claims whose loan exists and is not returned.
