@@ -32,9 +32,13 @@ type AccountRepository interface {
 	Update(ctx context.Context, a user.Account) error
 	// Count returns how many accounts exist.
 	Count(ctx context.Context) (int64, error)
-	// ListBySchool returns every account of the school ordered by name, then
-	// id (one command).
-	ListBySchool(ctx context.Context, schoolID string) ([]user.Account, error)
+	// GetMany returns the accounts with the given ids that exist (deleted
+	// ones included), in any order.
+	GetMany(ctx context.Context, ids []string) ([]user.Account, error)
+	// ListBySchool returns the accounts of the school whose role is one of
+	// roles, ordered by name, then id. It serves short lists (the staff of a
+	// school); students are found page by page with StudentRepository.
+	ListBySchool(ctx context.Context, schoolID string, roles []user.Role) ([]user.Account, error)
 	// Delete removes the account record for good. Idempotent: a missing
 	// account is not an error.
 	Delete(ctx context.Context, id string) error
@@ -55,12 +59,16 @@ type SchoolRepository interface {
 	GetByDomain(ctx context.Context, domain string) (library.School, error)
 	// List returns every school ordered by name, then id.
 	List(ctx context.Context) ([]library.School, error)
+	// SaveSettings replaces a school's settings.
+	// Errors: NotFound "school_not_found".
+	SaveSettings(ctx context.Context, schoolID string, s library.Settings) error
 }
 
 // RefreshTokenRepository stores refresh-token records and their rotation
 // state. Rotation is a claim taken with a unique-key insert, never a
 // conditional update, so exactly one of any number of concurrent rotations
-// wins on FerretDB 1.24 as on MongoDB (dependency-notes.md §0).
+// wins on FerretDB 1.24 (whose conditional updates are not atomic) as on
+// MongoDB.
 type RefreshTokenRepository interface {
 	// Create stores a new token record.
 	// Errors: Conflict "refresh_token_exists" when the hash is already stored.
@@ -111,6 +119,10 @@ type Repositories struct {
 	Books         BookRepository
 	ReadingLists  ReadingListRepository
 	Progress      ProgressRepository
-	Library       LibraryRepository
+	Students      StudentRepository
+	Invites       InviteRepository
+	Holdings      HoldingsRepository
+	Loans         LoanRepository
+	ActiveLoans   ActiveLoanRepository
 	Health        Pinger
 }

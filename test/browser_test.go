@@ -139,7 +139,7 @@ func TestBrowserCheckoutAndReturn(t *testing.T) {
 	}
 	asLibrarian := user.WithPrincipal(context.Background(), user.PrincipalOf(acct))
 	title := "Browser Test Atlas"
-	book, copies, err := s.App.Library.AddBook(asLibrarian, "", library.BookDraft{Title: title, Author: "Chromium Tester", Copies: 1})
+	book, copies, err := s.App.Library.Holdings.AddBook(asLibrarian, "", library.BookDraft{Title: title, Author: "Chromium Tester", Copies: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

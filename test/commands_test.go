@@ -126,7 +126,7 @@ func TestPublicCatalogIsPagedAndBounded(t *testing.T) {
 	}
 	ctx := user.WithPrincipal(context.Background(), user.PrincipalOf(acct))
 	for i := range 150 {
-		if _, _, err := s.App.Library.AddBook(ctx, "", library.BookDraft{Title: fmt.Sprintf("Zebra Shelf %03d", i), Author: "Bulk Author", Copies: 1}); err != nil {
+		if _, _, err := s.App.Library.Holdings.AddBook(ctx, "", library.BookDraft{Title: fmt.Sprintf("Zebra Shelf %03d", i), Author: "Bulk Author", Copies: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/readinglibrary/service/adapters/labels/labelstest"
+	"github.com/readinglibrary/service/core/library"
 )
 
 // TestLabels prints the label sheet of a demo book as the desk does and
@@ -22,12 +23,12 @@ func TestLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	books, err := s.App.Repos.Library.Books(ctx, w.schoolA)
+	books, _, err := s.App.Repos.Holdings.BooksPage(ctx, library.BookQuery{SchoolID: w.schoolA, Limit: 10})
 	if err != nil || len(books) == 0 {
 		t.Fatalf("demo books: %v, %v", books, err)
 	}
 	book := books[0]
-	copies, err := s.App.Repos.Library.CopiesOfBook(ctx, w.schoolA, book.ID)
+	copies, err := s.App.Repos.Holdings.CopiesOfBook(ctx, w.schoolA, book.ID)
 	if err != nil || len(copies) == 0 {
 		t.Fatalf("copies of the demo book %q: %d, %v", book.Title, len(copies), err)
 	}

@@ -239,7 +239,7 @@ func TestDeleteStudentWithLoans(t *testing.T) {
 	if r := s.do(req{Method: http.MethodDelete, Path: "/v1/users/me", Token: w.studentA}); r.Status != 200 {
 		t.Fatalf("delete after the return: %d %s", r.Status, r.Body)
 	}
-	loans, err := s.App.Repos.Library.LoansByID(context.Background(), []string{loanID})
+	loans, err := s.App.Repos.Loans.ByIDs(context.Background(), []string{loanID})
 	if err != nil || len(loans) != 1 || loans[0].StudentID != "deleted-student" || !loans[0].Returned() {
 		t.Fatalf("the loan history after deletion = %+v (%v), want the loan kept with the student anonymised", loans, err)
 	}

@@ -105,7 +105,7 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		}, [6]int{A, F, F, 200, N, 200}, func(t *testing.T, w *libraryWorld, rq req) {
 			// A refused return leaves the loan active.
 			id := strings.Split(strings.Split(rq.Body, `"loan_id":"`)[1], `"`)[0]
-			loans, _ := s.App.Repos.Library.LoansByID(t.Context(), []string{id})
+			loans, _ := s.App.Repos.Loans.ByIDs(t.Context(), []string{id})
 			if len(loans) != 1 || loans[0].Returned() {
 				t.Fatalf("a refused return changed loan %s: %+v", id, loans)
 			}

@@ -27,7 +27,7 @@ func (h *handler) copyLabels(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	found, err := h.deps.Library.CopyLabels(r.Context(), p["schoolId"], p["book_id"])
+	found, err := h.deps.Library.Holdings.CopyLabels(r.Context(), p["schoolId"], p["book_id"])
 	if err != nil {
 		writeError(w, r, err)
 		return

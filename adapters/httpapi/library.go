@@ -146,7 +146,7 @@ func (h *handler) createSchool(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	s, err := h.deps.Library.CreateSchool(r.Context(), req.Name, req.Domain)
+	s, err := h.deps.Library.Schools.Create(r.Context(), req.Name, req.Domain)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -155,7 +155,7 @@ func (h *handler) createSchool(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) listSchools(w http.ResponseWriter, r *http.Request) {
-	schools, err := h.deps.Library.Schools(r.Context())
+	schools, err := h.deps.Library.Schools.List(r.Context())
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -188,7 +188,7 @@ func (h *handler) updateUser(w http.ResponseWriter, r *http.Request) {
 		ro := user.Role(*req.Role)
 		role = &ro
 	}
-	a, err := h.deps.Library.UpdateUser(r.Context(), mux.Vars(r)["id"], tier, role)
+	a, err := h.deps.Library.Staff.UpdateUser(r.Context(), mux.Vars(r)["id"], tier, role)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -203,7 +203,7 @@ func (h *handler) listAccounts(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	accts, err := h.deps.Library.StaffAccounts(r.Context(), p["schoolId"])
+	accts, err := h.deps.Library.Staff.Accounts(r.Context(), p["schoolId"])
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -228,7 +228,7 @@ func (h *handler) invite(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	a, token, err := h.deps.Library.Invite(r.Context(), req.Email, req.SchoolID, req.Password, user.Role(req.Role))
+	a, token, err := h.deps.Library.Staff.Invite(r.Context(), req.Email, req.SchoolID, req.Password, user.Role(req.Role))
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -253,7 +253,7 @@ func (h *handler) acceptInvite(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	a, err := h.deps.Library.AcceptInvite(r.Context(), req.Token, req.Password)
+	a, err := h.deps.Library.Staff.AcceptInvite(r.Context(), req.Token, req.Password)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -272,7 +272,7 @@ func (h *handler) manageAccount(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	a, err := h.deps.Library.ManageAccount(r.Context(), req.AccountID, *req.Suspended)
+	a, err := h.deps.Library.Staff.ManageAccount(r.Context(), req.AccountID, *req.Suspended)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -297,7 +297,7 @@ func (h *handler) createStudent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	a, err := h.deps.Library.CreateStudent(r.Context(), req.SchoolID, service.StudentInput{
+	a, err := h.deps.Library.Students.Create(r.Context(), req.SchoolID, service.StudentInput{
 		Name: req.Name, Email: req.Email, Password: req.Password, StudentNumber: req.StudentNumber,
 	})
 	if err != nil {
@@ -308,21 +308,29 @@ func (h *handler) createStudent(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) listStudents(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "search")
+	p, err := queryParams(r, "schoolId", "search", "page", "limit")
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	students, err := h.deps.Library.Students(r.Context(), p["schoolId"], p["search"])
+	page, limit, err := pageParams(p, service.DefaultListLimit)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	out := make([]studentBody, 0, len(students))
-	for _, a := range students {
+	res, err := h.deps.Library.Students.Search(r.Context(), p["schoolId"], service.ListQuery{Page: page, Limit: limit, Search: p["search"]})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := make([]studentBody, 0, len(res.Students))
+	for _, a := range res.Students {
 		out = append(out, toStudentBody(a))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"students": out})
+	writeJSON(w, http.StatusOK, map[string]any{
+		"students":   out,
+		"pagination": pagination{Page: res.Page, Limit: res.Limit, Total: int64(res.Total), TotalPages: catalog.TotalPages(int64(res.Total), res.Limit)},
+	})
 }
 
 // importStudents takes a text/csv body (name, email, student_number).
@@ -337,7 +345,7 @@ func (h *handler) importStudents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	students, err := h.deps.Library.ImportStudents(r.Context(), p["schoolId"], body)
+	students, err := h.deps.Library.Students.Import(r.Context(), p["schoolId"], body)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -366,7 +374,7 @@ func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	b, copies, err := h.deps.Library.AddBook(r.Context(), req.SchoolID, library.BookDraft{
+	b, copies, err := h.deps.Library.Holdings.AddBook(r.Context(), req.SchoolID, library.BookDraft{
 		Title: req.Title, Author: req.Author, ISBN: req.ISBN, CoverURL: req.CoverURL, Copies: req.Copies,
 	})
 	if err != nil {
@@ -392,7 +400,7 @@ func (h *handler) addCopies(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	b, copies, err := h.deps.Library.AddCopies(r.Context(), req.SchoolID, req.BookID, req.Count)
+	b, copies, err := h.deps.Library.Holdings.AddCopies(r.Context(), req.SchoolID, req.BookID, req.Count)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -410,7 +418,7 @@ func (h *handler) copyByCode(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errs.InvalidField("code", "is required"))
 		return
 	}
-	found, err := h.deps.Library.CopyByCode(r.Context(), p["schoolId"], p["code"])
+	found, err := h.deps.Library.Holdings.CopyByCode(r.Context(), p["schoolId"], p["code"])
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -446,7 +454,7 @@ func (h *handler) createLoan(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	v, err := h.deps.Library.CreateLoan(r.Context(), service.LoanInput{
+	v, err := h.deps.Library.Circulation.CreateLoan(r.Context(), service.LoanInput{
 		SchoolID: req.SchoolID, BookID: req.BookID, CopyID: req.CopyID, StudentID: req.StudentID, DueAt: req.DueAt,
 	})
 	if err != nil {
@@ -472,9 +480,9 @@ func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
 	var v service.LoanView
 	var err error
 	if req.Action == "renew" {
-		v, err = h.deps.Library.RenewLoan(r.Context(), req.LoanID, req.ExpectedRenewals)
+		v, err = h.deps.Library.Circulation.RenewLoan(r.Context(), req.LoanID, req.ExpectedRenewals)
 	} else {
-		v, err = h.deps.Library.ReturnLoan(r.Context(), req.LoanID)
+		v, err = h.deps.Library.Circulation.ReturnLoan(r.Context(), req.LoanID)
 	}
 	if err != nil {
 		writeError(w, r, err)
@@ -489,7 +497,7 @@ func (h *handler) listLoans(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	loans, err := h.deps.Library.Loans(r.Context(), p["schoolId"], service.LoanFilter{Status: p["status"], StudentID: p["student_id"], BookID: p["book_id"]})
+	loans, err := h.deps.Library.Circulation.Loans(r.Context(), p["schoolId"], service.LoanFilter{Status: p["status"], StudentID: p["student_id"], BookID: p["book_id"]})
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -498,7 +506,7 @@ func (h *handler) listLoans(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) studentLoans(w http.ResponseWriter, r *http.Request) {
-	loans, err := h.deps.Library.StudentLoans(r.Context())
+	loans, err := h.deps.Library.Circulation.StudentLoans(r.Context())
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -514,7 +522,7 @@ func (h *handler) getSettings(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	s, err := h.deps.Library.Settings(r.Context(), p["schoolId"])
+	s, err := h.deps.Library.Schools.Settings(r.Context(), p["schoolId"])
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -540,7 +548,7 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	s, err := h.deps.Library.PutSettings(r.Context(), p["schoolId"], library.Settings{
+	s, err := h.deps.Library.Schools.PutSettings(r.Context(), p["schoolId"], library.Settings{
 		DefaultLoanDays: *req.DefaultLoanDays, MaxRenewals: *req.MaxRenewals, RenewalDays: *req.RenewalDays, AllowPublicCatalog: *req.AllowPublicCatalog,
 	})
 	if err != nil {
@@ -567,12 +575,12 @@ func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	page, limit, err := pageParams(p, service.DefaultCatalogLimit)
+	page, limit, err := pageParams(p, service.DefaultListLimit)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	res, err := h.deps.Library.PublicCatalog(r.Context(), mux.Vars(r)["domain"], service.CatalogQuery{Page: page, Limit: limit, Search: p["search"]})
+	res, err := h.deps.Library.Catalog.Page(r.Context(), mux.Vars(r)["domain"], service.ListQuery{Page: page, Limit: limit, Search: p["search"]})
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 )
@@ -122,19 +123,33 @@ func (r *Library) Books(_ context.Context, schoolID string) ([]library.Book, err
 	return out, nil
 }
 
-// BooksPage implements ports.LibraryRepository.
-func (r *Library) BooksPage(ctx context.Context, schoolID, search string, offset, limit int) ([]library.Book, int, error) {
-	all, _ := r.Books(ctx, schoolID)
+// BooksPage implements ports.HoldingsRepository.
+func (r *Library) BooksPage(ctx context.Context, q library.BookQuery) ([]library.Book, int, error) {
+	all, _ := r.Books(ctx, q.SchoolID)
 	matched := all[:0]
-	needle := strings.ToLower(search)
 	for _, b := range all {
-		if needle == "" || strings.Contains(strings.ToLower(b.Title), needle) || strings.Contains(strings.ToLower(b.Author), needle) {
+		if hasAllTerms(catalog.SearchTerms(b.Title+" "+b.Author), q.Terms) {
 			matched = append(matched, b)
 		}
 	}
-	start := min(offset, len(matched))
-	end := min(start+limit, len(matched))
-	return slices.Clone(matched[start:end]), len(matched), nil
+	return pageOf(matched, q.Offset, q.Limit), len(matched), nil
+}
+
+// hasAllTerms reports whether every term is among have.
+func hasAllTerms(have, terms []string) bool {
+	for _, t := range terms {
+		if !slices.Contains(have, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// pageOf returns a copy of list[offset:offset+limit], cut to its length.
+func pageOf[T any](list []T, offset, limit int) []T {
+	start := min(offset, len(list))
+	end := min(start+limit, len(list))
+	return slices.Clone(list[start:end])
 }
 
 // BooksByID implements ports.LibraryRepository. Like MongoDB's $in, an id
@@ -469,38 +484,16 @@ func (r *Library) Renewals(_ context.Context, loanIDs []string) ([]library.Renew
 	return out, nil
 }
 
-// SaveSettings implements ports.LibraryRepository.
-func (r *Library) SaveSettings(_ context.Context, schoolID string, s library.Settings) error {
-	return r.schools.setSettings(schoolID, s)
-}
-
 // ClaimStudentNumber implements ports.LibraryRepository. A number is taken
 // whoever holds it, the same account included.
 func (r *Library) ClaimStudentNumber(_ context.Context, schoolID, number, accountID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	k := schoolKey{schoolID, number}
+	k := schoolKey{schoolID, strings.ToLower(number)}
 	if _, ok := r.numbers[k]; ok {
 		return library.ErrStudentNumberExists()
 	}
 	r.numbers[k] = accountID
-	return nil
-}
-
-// ForgetAccount implements ports.LibraryRepository.
-func (r *Library) ForgetAccount(_ context.Context, accountID string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for k, id := range r.numbers {
-		if id == accountID {
-			delete(r.numbers, k)
-		}
-	}
-	for k, inv := range r.invites {
-		if inv.AccountID == accountID {
-			delete(r.invites, k)
-		}
-	}
 	return nil
 }
 

@@ -21,15 +21,21 @@ import (
 // New returns a fresh, empty set of in-memory repositories.
 func New() ports.Repositories {
 	schools := NewSchools()
+	accounts := NewAccounts()
+	lib := NewLibrary(schools)
 	return ports.Repositories{
-		Accounts:      NewAccounts(),
+		Accounts:      accounts,
 		Schools:       schools,
 		RefreshTokens: NewRefreshTokens(),
 		SigningKeys:   NewSigningKeys(),
 		Books:         NewBooks(),
 		ReadingLists:  NewReadingLists(),
 		Progress:      NewProgress(),
-		Library:       NewLibrary(schools),
+		Students:      Students{lib: lib, accounts: accounts},
+		Invites:       Invites{lib},
+		Holdings:      Holdings{lib},
+		Loans:         Loans{lib},
+		ActiveLoans:   ActiveLoans{lib},
 		Health:        Health{},
 	}
 }
@@ -43,7 +49,11 @@ var (
 	_ ports.BookRepository         = (*Books)(nil)
 	_ ports.ReadingListRepository  = (*ReadingLists)(nil)
 	_ ports.ProgressRepository     = (*Progress)(nil)
-	_ ports.LibraryRepository      = (*Library)(nil)
+	_ ports.StudentRepository      = Students{}
+	_ ports.InviteRepository       = Invites{}
+	_ ports.HoldingsRepository     = Holdings{}
+	_ ports.LoanRepository         = Loans{}
+	_ ports.ActiveLoanRepository   = ActiveLoans{}
 	_ ports.Pinger                 = Health{}
 )
 
@@ -153,11 +163,11 @@ func (r *Accounts) Delete(_ context.Context, id string) error {
 
 // ListBySchool implements ports.AccountRepository: by name, then id, byte
 // by byte as MongoDB without collation sorts.
-func (r *Accounts) ListBySchool(_ context.Context, schoolID string) ([]user.Account, error) {
+func (r *Accounts) ListBySchool(_ context.Context, schoolID string, roles []user.Role) ([]user.Account, error) {
 	r.mu.Lock()
 	out := []user.Account{}
 	for _, a := range r.byID {
-		if a.SchoolID == schoolID {
+		if a.SchoolID == schoolID && (len(roles) == 0 || slices.Contains(roles, a.Role)) {
 			out = append(out, a)
 		}
 	}
@@ -235,8 +245,8 @@ func (r *Schools) GetByDomain(_ context.Context, domain string) (library.School,
 	return r.byID[id], nil
 }
 
-// setSettings replaces the settings of school id, for Library.SaveSettings.
-func (r *Schools) setSettings(id string, st library.Settings) error {
+// SaveSettings implements ports.SchoolRepository.
+func (r *Schools) SaveSettings(_ context.Context, id string, st library.Settings) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, ok := r.byID[id]
@@ -402,3 +412,18 @@ type Health struct{}
 
 // Ping implements ports.Pinger.
 func (Health) Ping(context.Context) error { return nil }
+
+// GetMany implements ports.AccountRepository.
+func (r *Accounts) GetMany(_ context.Context, ids []string) ([]user.Account, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := []user.Account{}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if a, ok := r.byID[id]; ok && !seen[id] {
+			seen[id] = true
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}

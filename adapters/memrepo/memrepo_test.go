@@ -17,5 +17,10 @@ func TestCatalog(t *testing.T) {
 }
 
 func TestLibrary(t *testing.T) {
-	porttest.Library(t, func(*testing.T) ports.Repositories { return memrepo.New() })
+	newRepos := func(*testing.T) ports.Repositories { return memrepo.New() }
+	t.Run("Holdings", func(t *testing.T) { porttest.Holdings(t, newRepos) })
+	t.Run("Loans", func(t *testing.T) { porttest.Loans(t, newRepos) })
+	t.Run("ActiveLoans", func(t *testing.T) { porttest.ActiveLoans(t, newRepos) })
+	t.Run("Students", func(t *testing.T) { porttest.Students(t, newRepos) })
+	t.Run("Invites", func(t *testing.T) { porttest.Invites(t, newRepos) })
 }

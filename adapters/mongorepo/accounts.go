@@ -49,8 +49,10 @@ type accountDoc struct {
 	ReadingLevel  string         `bson:"reading_level"`
 	Preferences   preferencesDoc `bson:"preferences"`
 	StudentNumber string         `bson:"student_number"`
-	CreatedAt     time.Time      `bson:"created_at"`
-	UpdatedAt     time.Time      `bson:"updated_at"`
+	// SearchTerms are accountTerms: what the student search matches.
+	SearchTerms []string  `bson:"search_terms"`
+	CreatedAt   time.Time `bson:"created_at"`
+	UpdatedAt   time.Time `bson:"updated_at"`
 }
 
 // emailKey is the unique key of an account's email: the email itself, or
@@ -91,9 +93,17 @@ func toAccountDoc(a user.Account) accountDoc {
 			Timezone:      a.Preferences.Timezone,
 		},
 		StudentNumber: a.StudentNumber,
+		SearchTerms:   accountTerms(a.Name, a.Email, a.StudentNumber),
 		CreatedAt:     a.CreatedAt.UTC(),
 		UpdatedAt:     a.UpdatedAt.UTC(),
 	}
+}
+
+// accountTerms are the folded prefixes of the words of an account's name,
+// email and student number, stored and indexed so that a student search
+// is an index lookup.
+func accountTerms(name, email, number string) []string {
+	return searchTermsOf(name + " " + email + " " + number)
 }
 
 func (d accountDoc) toAccount() user.Account {
@@ -231,23 +241,27 @@ func (r *Accounts) ListDeleted(ctx context.Context) ([]user.Account, error) {
 }
 
 // ListBySchool implements ports.AccountRepository with one find on
-// school_id ordered by name and _id, the shape of the {school_id, name,
-// _id} index; wholeBatch keeps a large school in the find's reply.
-func (r *Accounts) ListBySchool(ctx context.Context, schoolID string) ([]user.Account, error) {
-	opts := options.Find().
-		SetSort(bson.D{{Key: "name", Value: 1}, {Key: "_id", Value: 1}}).
-		SetBatchSize(wholeBatch)
-	cur, err := r.c.Find(ctx, bson.D{{Key: "school_id", Value: schoolID}}, opts)
-	if err != nil {
-		return nil, mapErr(err, "list the school's accounts", nil, nil)
+// school_id and role ordered by name and _id, the shape of the
+// {school_id, role, name, _id} index.
+func (r *Accounts) ListBySchool(ctx context.Context, schoolID string, roles []user.Role) ([]user.Account, error) {
+	filter := bson.D{{Key: "school_id", Value: schoolID}}
+	if len(roles) > 0 {
+		names := make([]string, len(roles))
+		for i, role := range roles {
+			names[i] = string(role)
+		}
+		filter = append(filter, bson.E{Key: "role", Value: in(names)})
 	}
-	var docs []accountDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, "list the school's accounts", nil, nil)
+	opts := options.Find().SetSort(bson.D{{Key: "name", Value: 1}, {Key: "_id", Value: 1}}).SetBatchSize(wholeBatch)
+	return findAll(ctx, r.c, "list the school's accounts", filter, opts, accountDoc.toAccount)
+}
+
+// GetMany implements ports.AccountRepository with one find by _id. No ids
+// is no command.
+func (r *Accounts) GetMany(ctx context.Context, ids []string) ([]user.Account, error) {
+	if len(ids) == 0 {
+		return []user.Account{}, nil
 	}
-	out := make([]user.Account, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.toAccount())
-	}
-	return out, nil
+	opts := options.Find().SetBatchSize(oneBatch(len(ids)))
+	return findAll(ctx, r.c, "read the accounts", bson.D{{Key: "_id", Value: in(ids)}}, opts, accountDoc.toAccount)
 }

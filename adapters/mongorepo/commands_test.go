@@ -224,41 +224,45 @@ func measureCommands(t *testing.T, n int) map[string]int {
 			return err
 		}},
 		// The library's list reads: one command however large the school.
-		{"Library.Books", 1, func(r ports.Repositories) error {
-			books, err := r.Library.Books(ctx, lib.school)
-			return wantLen(err, "Books", len(books), n)
+		{"Holdings.BooksPage", 2, func(r ports.Repositories) error {
+			books, _, err := r.Holdings.BooksPage(ctx, library.BookQuery{SchoolID: lib.school, Limit: 50})
+			return wantLen(err, "BooksPage", len(books), min(n, 50))
 		}},
-		{"Library.BooksByID", 1, func(r ports.Repositories) error {
-			books, err := r.Library.BooksByID(ctx, lib.school, lib.bookBatch)
+		{"Holdings.BooksByID", 1, func(r ports.Repositories) error {
+			books, err := r.Holdings.BooksByID(ctx, lib.school, lib.bookBatch)
 			return wantLen(err, "BooksByID", len(books), len(lib.bookBatch))
 		}},
-		{"Library.CopyCounts", 1, func(r ports.Repositories) error {
-			counts, err := r.Library.CopyCounts(ctx, lib.school)
-			return wantLen(err, "CopyCounts", len(counts), n)
+		{"Holdings.CopyCounts", 1, func(r ports.Repositories) error {
+			counts, err := r.Holdings.CopyCounts(ctx, lib.school, lib.bookBatch)
+			return wantLen(err, "CopyCounts", len(counts), len(lib.bookBatch))
 		}},
-		{"Library.ClaimsOfSchool", 1, func(r ports.Repositories) error {
-			claims, err := r.Library.ClaimsOfSchool(ctx, lib.school)
-			return wantLen(err, "ClaimsOfSchool", len(claims), n)
+		{"ActiveLoans.ClaimsOfBooks", 1, func(r ports.Repositories) error {
+			claims, err := r.ActiveLoans.ClaimsOfBooks(ctx, lib.school, lib.bookBatch)
+			return wantLen(err, "ClaimsOfBooks", len(claims), len(lib.bookBatch))
 		}},
-		{"Library.ClaimsByCopy", 1, func(r ports.Repositories) error {
-			claims, err := r.Library.ClaimsByCopy(ctx, lib.claimBatch)
+		{"ActiveLoans.ClaimsOfCopies", 1, func(r ports.Repositories) error {
+			claims, err := r.ActiveLoans.ClaimsOfCopies(ctx, lib.claimBatch)
 			return wantLen(err, "ClaimsByCopy", len(claims), len(lib.claimBatch))
 		}},
-		{"Library.OpenLoans", 1, func(r ports.Repositories) error {
-			loans, err := r.Library.OpenLoans(ctx, lib.school, "", "")
+		{"Loans.Open", 1, func(r ports.Repositories) error {
+			loans, err := r.Loans.Open(ctx, lib.school, "", "")
 			return wantLen(err, "OpenLoans", len(loans), n)
 		}},
-		{"Library.LoansByID", 1, func(r ports.Repositories) error {
-			loans, err := r.Library.LoansByID(ctx, lib.loanBatch)
+		{"Loans.ByIDs", 1, func(r ports.Repositories) error {
+			loans, err := r.Loans.ByIDs(ctx, lib.loanBatch)
 			return wantLen(err, "LoansByID", len(loans), len(lib.loanBatch))
 		}},
-		{"Library.Renewals", 1, func(r ports.Repositories) error {
-			renewals, err := r.Library.Renewals(ctx, lib.loanBatch)
+		{"Loans.Renewals", 1, func(r ports.Repositories) error {
+			renewals, err := r.Loans.Renewals(ctx, lib.loanBatch)
 			return wantLen(err, "Renewals", len(renewals), 2*len(lib.loanBatch))
 		}},
 		{"Accounts.ListBySchool", 1, func(r ports.Repositories) error {
-			accounts, err := r.Accounts.ListBySchool(ctx, lib.school)
+			accounts, err := r.Accounts.ListBySchool(ctx, lib.school, nil)
 			return wantLen(err, "ListBySchool", len(accounts), n)
+		}},
+		{"Students.Search", 2, func(r ports.Repositories) error {
+			students, _, err := r.Students.Search(ctx, library.StudentQuery{SchoolID: lib.school, Terms: []string{"stud"}, Limit: 20})
+			return wantLen(err, "Students.Search", len(students), min(n, 20))
 		}},
 		// The removals come last: they empty what the reads above count.
 		{"Accounts.Delete", 1, func(r ports.Repositories) error { return r.Accounts.Delete(ctx, deletedIDs[0]) }},
@@ -306,7 +310,7 @@ func seedLibrary(ctx context.Context, t *testing.T, r ports.Repositories, n, bat
 	var copies []library.Copy
 	for i := range n {
 		b := library.Book{ID: uuid.NewString(), SchoolID: d.school, ISBN: fmt.Sprintf("978%010d", i), Title: fmt.Sprintf("Title %d", i), CreatedAt: time.Now()}
-		if err := r.Library.CreateBook(ctx, b); err != nil {
+		if err := r.Holdings.CreateBook(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		for j := range 2 {
@@ -316,7 +320,7 @@ func seedLibrary(ctx context.Context, t *testing.T, r ports.Repositories, n, bat
 			d.bookBatch = append(d.bookBatch, b.ID)
 		}
 	}
-	if dups, err := r.Library.CreateCopies(ctx, copies); err != nil || len(dups) != 0 {
+	if dups, err := r.Holdings.CreateCopies(ctx, copies); err != nil || len(dups) != 0 {
 		t.Fatalf("CreateCopies: duplicates %v, %v", dups, err)
 	}
 	for i := range n {
@@ -326,10 +330,10 @@ func seedLibrary(ctx context.Context, t *testing.T, r ports.Repositories, n, bat
 			t.Fatal(err)
 		}
 		l := library.Loan{ID: uuid.NewString(), SchoolID: d.school, BookID: c.BookID, CopyID: c.ID, CopyCode: c.Code, StudentID: student.ID, LoanedAt: time.Now(), DueAt: "2026-12-01"}
-		if err := r.Library.InsertLoan(ctx, l); err != nil {
+		if err := r.Loans.Insert(ctx, l); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.Library.ClaimCopy(ctx, library.CopyClaim{CopyID: c.ID, LoanID: l.ID, SchoolID: d.school, BookID: c.BookID, ClaimedAt: time.Now()}); err != nil {
+		if err := r.ActiveLoans.Claim(ctx, library.CopyClaim{CopyID: c.ID, LoanID: l.ID, SchoolID: d.school, BookID: c.BookID, ClaimedAt: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 		if i >= batch {
@@ -338,7 +342,7 @@ func seedLibrary(ctx context.Context, t *testing.T, r ports.Repositories, n, bat
 		d.claimBatch = append(d.claimBatch, c.ID)
 		d.loanBatch = append(d.loanBatch, l.ID)
 		for number := 1; number <= 2; number++ {
-			if err := r.Library.AddRenewal(ctx, library.Renewal{LoanID: l.ID, Number: number, DueAt: "2026-12-08", RenewedAt: time.Now()}); err != nil {
+			if err := r.Loans.AddRenewal(ctx, library.Renewal{LoanID: l.ID, Number: number, DueAt: "2026-12-08", RenewedAt: time.Now()}); err != nil {
 				t.Fatal(err)
 			}
 		}

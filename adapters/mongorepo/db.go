@@ -115,7 +115,11 @@ func (d *DB) Repositories() ports.Repositories {
 		Books:         NewBooks(d.db),
 		ReadingLists:  NewReadingLists(d.db),
 		Progress:      NewProgress(d.db),
-		Library:       NewLibrary(d.db),
+		Students:      NewStudents(d.db),
+		Invites:       NewInvites(d.db),
+		Holdings:      NewHoldings(d.db),
+		Loans:         NewLoans(d.db),
+		ActiveLoans:   NewActiveLoans(d.db),
 		Health:        NewHealth(d.db.Client()),
 	}
 }
@@ -125,6 +129,10 @@ func (d *DB) Repositories() ports.Repositories {
 // is safe on every start and from several replicas at once. Collections
 // keyed only by _id (rotation claims, revoked families, signing keys,
 // progress, student numbers, invites and their redemptions) need none.
+//
+// It then runs the data migrations the database has not recorded (see
+// migrate), so documents of earlier versions get the fields this version
+// searches on.
 //
 // It also drops the unique email index of earlier versions (accounts are
 // unique by email_key now; see Accounts), which would let only one account
@@ -144,8 +152,10 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "email_key", Value: 1}}, Options: options.Index().SetUnique(true)},
 			// ListDeleted: the accounts whose removal did not finish.
 			{Keys: bson.D{{Key: "deleted", Value: 1}, {Key: "_id", Value: 1}}},
-			// ListBySchool.
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "name", Value: 1}, {Key: "_id", Value: 1}}},
+			// ListBySchool and the student list.
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "role", Value: 1}, {Key: "name", Value: 1}, {Key: "_id", Value: 1}}},
+			// The student search.
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "role", Value: 1}, {Key: "search_terms", Value: 1}}},
 		}},
 		{colSchools, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "domain", Value: 1}}, Options: options.Index().SetUnique(true)},
@@ -178,6 +188,7 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 		{colLibraryBooks, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "isbn_key", Value: 1}}, Options: options.Index().SetUnique(true)},
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "title", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "search_terms", Value: 1}}},
 		}},
 		{colCopies, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "code", Value: 1}}, Options: options.Index().SetUnique(true)},
@@ -189,7 +200,6 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 		}},
 		{colCopyClaims, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},
-			{Keys: bson.D{{Key: "school_id", Value: 1}}},
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "book_id", Value: 1}}},
 		}},
 		{colRenewals, []mongo.IndexModel{
@@ -206,7 +216,7 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 			}
 		}
 	}
-	return nil
+	return d.migrate(ctx)
 }
 
 // legacyEmailIndex is the name of the unique email index of earlier

@@ -3,82 +3,132 @@ package mongorepo
 import (
 	"context"
 	"errors"
-	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
 
-var _ ports.LibraryRepository = (*Library)(nil)
-
-// Library is the MongoDB ports.LibraryRepository. Every method is a fixed
-// number of commands (one, except CreateBook refused by a duplicate key,
-// which looks the ISBN up to name the cause). Collections:
+// The school library's stores share one database and these collections:
 //
 //   - library_books, keyed by the book id, unique on {school_id, isbn_key}
 //     (isbnKey: the ISBN, or "none:" and the id, since FerretDB 1.24 has no
-//     partial indexes);
+//     partial indexes), with the folded word prefixes of title and author
+//     in search_terms for search;
 //   - copies, keyed by the copy id, unique on {school_id, code};
 //   - loans, keyed by the loan id; returned_at is null until the return;
 //   - copy_claims, keyed by copy id + "#" + loan id, unique on copy_id:
-//     the insert that takes the copy id is the one claim of the copy
-//     (dependency-notes.md §0). The _id names the loan too so that
-//     ReleaseClaim can delete by _id alone: FerretDB 1.24 deletes by
-//     reading the matching documents and then deleting their _ids, so a
-//     delete filtered on {_id: copy, loan_id} could remove a newer loan's
-//     claim that was inserted in between under the same _id;
+//     the insert that takes the copy id is the one claim of the copy (a
+//     unique-key insert has exactly one winner on FerretDB 1.24, where a
+//     conditional update does not). The _id names the loan too so that
+//     Release can delete by _id alone: FerretDB 1.24 deletes by reading the
+//     matching documents and then deleting their _ids, so a delete filtered
+//     on {_id: copy, loan_id} could remove a newer loan's claim that was
+//     inserted in between under the same _id;
 //   - renewals, keyed by loan id + "#" + number, likewise;
-//   - student_numbers, keyed by school id + "#" + number, likewise;
+//   - student_numbers, keyed by school id + "#" + the lowercased number,
+//     likewise;
 //   - invites, keyed by the token hash, and invite_redemptions, keyed the
-//     same, whose insert is the one redemption;
-//   - schools, for the settings (the shape Schools stores).
-type Library struct {
-	books       *mongo.Collection
-	copies      *mongo.Collection
-	loans       *mongo.Collection
-	claims      *mongo.Collection
-	renewals    *mongo.Collection
-	numbers     *mongo.Collection
-	invites     *mongo.Collection
-	redemptions *mongo.Collection
-	schools     *mongo.Collection
+//     same, whose insert is the one redemption.
+//
+// Every method is a fixed number of commands (one, except CreateBook
+// refused by a duplicate key, which looks the ISBN up to name the cause,
+// and the lists, which count as well).
+
+var (
+	_ ports.HoldingsRepository   = (*Holdings)(nil)
+	_ ports.LoanRepository       = (*Loans)(nil)
+	_ ports.ActiveLoanRepository = (*ActiveLoans)(nil)
+	_ ports.StudentRepository    = (*Students)(nil)
+	_ ports.InviteRepository     = (*Invites)(nil)
+)
+
+// Holdings is the MongoDB ports.HoldingsRepository.
+type Holdings struct {
+	books  *mongo.Collection
+	copies *mongo.Collection
 }
 
-// NewLibrary returns the library store of db. It panics on nil, a wiring
-// bug.
-func NewLibrary(db *mongo.Database) *Library {
+// Loans is the MongoDB ports.LoanRepository.
+type Loans struct {
+	loans    *mongo.Collection
+	renewals *mongo.Collection
+}
+
+// ActiveLoans is the MongoDB ports.ActiveLoanRepository.
+type ActiveLoans struct {
+	claims *mongo.Collection
+}
+
+// Students is the MongoDB ports.StudentRepository: students are accounts
+// (collection accounts) and their numbers are claims in student_numbers.
+type Students struct {
+	accounts *mongo.Collection
+	numbers  *mongo.Collection
+}
+
+// Invites is the MongoDB ports.InviteRepository.
+type Invites struct {
+	invites     *mongo.Collection
+	redemptions *mongo.Collection
+}
+
+func mustDB(db *mongo.Database, what string) {
 	if db == nil {
-		panic("mongorepo: NewLibrary: nil database")
+		panic("mongorepo: " + what + ": nil database")
 	}
-	return &Library{
-		books:       db.Collection(colLibraryBooks),
-		copies:      db.Collection(colCopies),
-		loans:       db.Collection(colLoans),
-		claims:      db.Collection(colCopyClaims),
-		renewals:    db.Collection(colRenewals),
-		numbers:     db.Collection(colStudentNumbers),
-		invites:     db.Collection(colInvites),
-		redemptions: db.Collection(colRedemptions),
-		schools:     db.Collection(colSchools),
-	}
+}
+
+// NewHoldings returns the holdings store of db. It panics on nil, a wiring bug.
+func NewHoldings(db *mongo.Database) *Holdings {
+	mustDB(db, "NewHoldings")
+	return &Holdings{books: db.Collection(colLibraryBooks), copies: db.Collection(colCopies)}
+}
+
+// NewLoans returns the loan store of db. It panics on nil, a wiring bug.
+func NewLoans(db *mongo.Database) *Loans {
+	mustDB(db, "NewLoans")
+	return &Loans{loans: db.Collection(colLoans), renewals: db.Collection(colRenewals)}
+}
+
+// NewActiveLoans returns the claim store of db. It panics on nil, a wiring bug.
+func NewActiveLoans(db *mongo.Database) *ActiveLoans {
+	mustDB(db, "NewActiveLoans")
+	return &ActiveLoans{claims: db.Collection(colCopyClaims)}
+}
+
+// NewStudents returns the student store of db. It panics on nil, a wiring bug.
+func NewStudents(db *mongo.Database) *Students {
+	mustDB(db, "NewStudents")
+	return &Students{accounts: db.Collection(colAccounts), numbers: db.Collection(colStudentNumbers)}
+}
+
+// NewInvites returns the invitation store of db. It panics on nil, a wiring bug.
+func NewInvites(db *mongo.Database) *Invites {
+	mustDB(db, "NewInvites")
+	return &Invites{invites: db.Collection(colInvites), redemptions: db.Collection(colRedemptions)}
 }
 
 type libraryBookDoc struct {
-	ID        string    `bson:"_id"`
-	SchoolID  string    `bson:"school_id"`
-	ISBN      string    `bson:"isbn"`
-	ISBNKey   string    `bson:"isbn_key"` // isbnKey: unique per school
-	Title     string    `bson:"title"`
-	Author    string    `bson:"author"`
-	CoverURL  string    `bson:"cover_url"`
-	CreatedAt time.Time `bson:"created_at"`
+	ID       string `bson:"_id"`
+	SchoolID string `bson:"school_id"`
+	ISBN     string `bson:"isbn"`
+	ISBNKey  string `bson:"isbn_key"` // isbnKey: unique per school
+	Title    string `bson:"title"`
+	Author   string `bson:"author"`
+	// SearchTerms are catalog.SearchTerms of title and author.
+	SearchTerms []string  `bson:"search_terms"`
+	CoverURL    string    `bson:"cover_url"`
+	CreatedAt   time.Time `bson:"created_at"`
 }
 
 // isbnKey is the unique key of a book's ISBN within its school: the ISBN,
@@ -152,21 +202,37 @@ func claimID(copyID, loanID string) string { return copyID + "#" + loanID }
 // without "#".
 func renewalID(loanID string, number int) string { return loanID + "#" + strconv.Itoa(number) }
 
-// studentNumberID is the _id of a student number of a school. School ids
-// are UUIDs, without "#", so the first "#" ends the school id.
-func studentNumberID(schoolID, number string) string { return schoolID + "#" + number }
+// studentNumberID is the _id of a student number of a school: numbers
+// that differ only in case are one number. School ids are UUIDs, without
+// "#", so the first "#" ends the school id.
+func studentNumberID(schoolID, number string) string { return schoolID + "#" + strings.ToLower(number) }
 
 func toLibraryBookDoc(b library.Book) libraryBookDoc {
 	return libraryBookDoc{
-		ID:        b.ID,
-		SchoolID:  b.SchoolID,
-		ISBN:      b.ISBN,
-		ISBNKey:   isbnKey(b),
-		Title:     b.Title,
-		Author:    b.Author,
-		CoverURL:  b.CoverURL,
-		CreatedAt: b.CreatedAt.UTC(),
+		ID:          b.ID,
+		SchoolID:    b.SchoolID,
+		ISBN:        b.ISBN,
+		ISBNKey:     isbnKey(b),
+		Title:       b.Title,
+		Author:      b.Author,
+		SearchTerms: libraryBookTerms(b.Title, b.Author),
+		CoverURL:    b.CoverURL,
+		CreatedAt:   b.CreatedAt.UTC(),
 	}
+}
+
+// libraryBookTerms are the search terms of a library book.
+func libraryBookTerms(title, author string) []string {
+	return searchTermsOf(title + " " + author)
+}
+
+// searchTermsOf is catalog.SearchTerms, never nil, so that a document
+// always has the field and a backfill can tell it from an old one.
+func searchTermsOf(text string) []string {
+	if terms := catalog.SearchTerms(text); terms != nil {
+		return terms
+	}
+	return []string{}
 }
 
 func (d libraryBookDoc) toBook() library.Book {
@@ -289,12 +355,12 @@ func byID(id string) bson.D { return bson.D{{Key: "_id", Value: id}} }
 // in is the filter value "one of ids".
 func in(ids []string) bson.D { return bson.D{{Key: "$in", Value: ids}} }
 
-// CreateBook implements ports.LibraryRepository with one insert. A
+// CreateBook implements ports.HoldingsRepository with one insert. A
 // duplicate key is either the school's ISBN (isbn_exists) or a taken id (a
 // bug: ids are generated, so Internal); the driver's error does not say
 // which index refused on every backend, so a refused book with an ISBN is
 // followed by one count that names the cause.
-func (r *Library) CreateBook(ctx context.Context, b library.Book) error {
+func (r *Holdings) CreateBook(ctx context.Context, b library.Book) error {
 	_, err := r.books.InsertOne(ctx, toLibraryBookDoc(b))
 	if mongo.IsDuplicateKeyError(err) && b.ISBN != "" && r.isbnTaken(ctx, b.SchoolID, b.ISBN) {
 		return library.ErrISBNExists()
@@ -304,15 +370,15 @@ func (r *Library) CreateBook(ctx context.Context, b library.Book) error {
 
 // isbnTaken reports whether a book of the school has isbn; a failed lookup
 // counts as no.
-func (r *Library) isbnTaken(ctx context.Context, schoolID, isbn string) bool {
+func (r *Holdings) isbnTaken(ctx context.Context, schoolID, isbn string) bool {
 	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "isbn_key", Value: isbn}}
 	n, err := r.books.CountDocuments(ctx, filter, options.Count().SetLimit(1))
 	return err == nil && n > 0
 }
 
-// Book implements ports.LibraryRepository: one find by _id; another
+// Book implements ports.HoldingsRepository: one find by _id; another
 // school's book is not found.
-func (r *Library) Book(ctx context.Context, schoolID, bookID string) (library.Book, error) {
+func (r *Holdings) Book(ctx context.Context, schoolID, bookID string) (library.Book, error) {
 	b, err := findOne(ctx, r.books, "read the book", byID(bookID), library.ErrBookNotFound, libraryBookDoc.toBook)
 	if err == nil && b.SchoolID != schoolID {
 		return library.Book{}, library.ErrBookNotFound()
@@ -320,24 +386,19 @@ func (r *Library) Book(ctx context.Context, schoolID, bookID string) (library.Bo
 	return b, err
 }
 
-// Books implements ports.LibraryRepository with one find in the order of
-// the {school_id, title, _id} index.
-func (r *Library) Books(ctx context.Context, schoolID string) ([]library.Book, error) {
-	opts := options.Find().SetSort(bson.D{{Key: "title", Value: 1}, {Key: "_id", Value: 1}}).SetBatchSize(wholeBatch)
-	return findAll(ctx, r.books, "list the books", bson.D{{Key: "school_id", Value: schoolID}}, opts, libraryBookDoc.toBook)
-}
-
-// BooksPage implements ports.LibraryRepository: one find on the {school_id,
-// title, _id} index with skip and limit, and one count. The search is a
-// case-insensitive regular expression of the quoted text, on title or author.
-func (r *Library) BooksPage(ctx context.Context, schoolID, search string, offset, limit int) ([]library.Book, int, error) {
-	filter := bson.D{{Key: "school_id", Value: schoolID}}
-	if search != "" {
-		re := bson.D{{Key: "$regex", Value: regexp.QuoteMeta(search)}, {Key: "$options", Value: "i"}}
-		filter = append(filter, bson.E{Key: "$or", Value: bson.A{bson.D{{Key: "title", Value: re}}, bson.D{{Key: "author", Value: re}}}})
+// BooksPage implements ports.HoldingsRepository: one find with skip and
+// limit and one count. Without terms it reads the {school_id, title, _id}
+// index in order; with terms every one must be among the book's
+// search_terms (the folded prefixes of its title and author words, a
+// multikey index), as the reading catalog's search does, so no search
+// scans a school's books.
+func (r *Holdings) BooksPage(ctx context.Context, q library.BookQuery) ([]library.Book, int, error) {
+	filter := bson.D{{Key: "school_id", Value: q.SchoolID}}
+	if len(q.Terms) > 0 {
+		filter = append(filter, bson.E{Key: "search_terms", Value: bson.D{{Key: "$all", Value: q.Terms}}})
 	}
 	opts := options.Find().SetSort(bson.D{{Key: "title", Value: 1}, {Key: "_id", Value: 1}}).
-		SetSkip(int64(offset)).SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
+		SetSkip(int64(q.Offset)).SetLimit(int64(q.Limit)).SetBatchSize(oneBatch(q.Limit))
 	books, err := findAll(ctx, r.books, "list the books", filter, opts, libraryBookDoc.toBook)
 	if err != nil {
 		return nil, 0, err
@@ -349,9 +410,9 @@ func (r *Library) BooksPage(ctx context.Context, schoolID, search string, offset
 	return books, int(total), nil
 }
 
-// BooksByID implements ports.LibraryRepository with one find by _id. No
+// BooksByID implements ports.HoldingsRepository with one find by _id. No
 // ids is no command.
-func (r *Library) BooksByID(ctx context.Context, schoolID string, ids []string) ([]library.Book, error) {
+func (r *Holdings) BooksByID(ctx context.Context, schoolID string, ids []string) ([]library.Book, error) {
 	if len(ids) == 0 {
 		return []library.Book{}, nil
 	}
@@ -359,13 +420,13 @@ func (r *Library) BooksByID(ctx context.Context, schoolID string, ids []string) 
 	return findAll(ctx, r.books, "read the books", filter, options.Find().SetBatchSize(oneBatch(len(ids))), libraryBookDoc.toBook)
 }
 
-// CreateCopies implements ports.LibraryRepository with one unordered
+// CreateCopies implements ports.HoldingsRepository with one unordered
 // insertMany: every copy that can be stored is, and the write errors of
 // the others name their indexes. A duplicate key is reported as a taken
 // code; a taken copy id would be reported the same way (the error does not
 // say which index refused), but ids are generated. Any other write error
 // fails the call, with the copies without error stored.
-func (r *Library) CreateCopies(ctx context.Context, copies []library.Copy) ([]int, error) {
+func (r *Holdings) CreateCopies(ctx context.Context, copies []library.Copy) ([]int, error) {
 	if len(copies) == 0 {
 		return nil, nil
 	}
@@ -392,8 +453,8 @@ func (r *Library) CreateCopies(ctx context.Context, copies []library.Copy) ([]in
 	return slices.Compact(dups), nil
 }
 
-// Copy implements ports.LibraryRepository.
-func (r *Library) Copy(ctx context.Context, schoolID, copyID string) (library.Copy, error) {
+// Copy implements ports.HoldingsRepository.
+func (r *Holdings) Copy(ctx context.Context, schoolID, copyID string) (library.Copy, error) {
 	c, err := findOne(ctx, r.copies, "read the copy", byID(copyID), library.ErrCopyNotFound, copyDoc.toCopy)
 	if err == nil && c.SchoolID != schoolID {
 		return library.Copy{}, library.ErrCopyNotFound()
@@ -401,38 +462,32 @@ func (r *Library) Copy(ctx context.Context, schoolID, copyID string) (library.Co
 	return c, err
 }
 
-// CopyByCode implements ports.LibraryRepository: one find on the unique
+// CopyByCode implements ports.HoldingsRepository: one find on the unique
 // {school_id, code} index.
-func (r *Library) CopyByCode(ctx context.Context, schoolID, code string) (library.Copy, error) {
+func (r *Holdings) CopyByCode(ctx context.Context, schoolID, code string) (library.Copy, error) {
 	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "code", Value: code}}
 	return findOne(ctx, r.copies, "read the copy", filter, library.ErrCopyNotFound, copyDoc.toCopy)
 }
 
-// CopiesOfBook implements ports.LibraryRepository with one find in the
+// CopiesOfBook implements ports.HoldingsRepository with one find in the
 // order of the {school_id, book_id, code} index.
-func (r *Library) CopiesOfBook(ctx context.Context, schoolID, bookID string) ([]library.Copy, error) {
+func (r *Holdings) CopiesOfBook(ctx context.Context, schoolID, bookID string) ([]library.Copy, error) {
 	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: bookID}}
 	opts := options.Find().SetSort(bson.D{{Key: "code", Value: 1}, {Key: "_id", Value: 1}}).SetBatchSize(wholeBatch)
 	return findAll(ctx, r.copies, "list the copies", filter, opts, copyDoc.toCopy)
 }
 
-// CopyCounts implements ports.LibraryRepository with one aggregate: $match
-// on the school, $group by book with $sum 1 (an accumulator FerretDB 1.24
-// implements).
-func (r *Library) CopyCounts(ctx context.Context, schoolID string) (map[string]int, error) {
-	return r.copyCounts(ctx, bson.D{{Key: "school_id", Value: schoolID}})
-}
-
-// CopyCountsOf implements ports.LibraryRepository: the same aggregate,
-// matched on the {school_id, book_id, code} index's prefix.
-func (r *Library) CopyCountsOf(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error) {
+// CopyCounts implements ports.HoldingsRepository with one aggregate:
+// $match on the {school_id, book_id, code} index's prefix, $group by book
+// with $sum 1 (an accumulator FerretDB 1.24 implements).
+func (r *Holdings) CopyCounts(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error) {
 	if len(bookIDs) == 0 {
 		return map[string]int{}, nil
 	}
 	return r.copyCounts(ctx, bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)}})
 }
 
-func (r *Library) copyCounts(ctx context.Context, match bson.D) (map[string]int, error) {
+func (r *Holdings) copyCounts(ctx context.Context, match bson.D) (map[string]int, error) {
 	pipeline := mongo.Pipeline{
 		{{Key: "$match", Value: match}},
 		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$book_id"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
@@ -455,15 +510,15 @@ func (r *Library) copyCounts(ctx context.Context, match bson.D) (map[string]int,
 	return out, nil
 }
 
-// InsertLoan implements ports.LibraryRepository. A taken loan id is a bug
+// Insert implements ports.LoanRepository. A taken loan id is a bug
 // (ids are generated), so Internal.
-func (r *Library) InsertLoan(ctx context.Context, l library.Loan) error {
+func (r *Loans) Insert(ctx context.Context, l library.Loan) error {
 	_, err := r.loans.InsertOne(ctx, toLoanDoc(l))
 	return mapErr(err, "store the loan", nil, nil)
 }
 
-// Loan implements ports.LibraryRepository.
-func (r *Library) Loan(ctx context.Context, schoolID, loanID string) (library.Loan, error) {
+// Get implements ports.LoanRepository.
+func (r *Loans) Get(ctx context.Context, schoolID, loanID string) (library.Loan, error) {
 	l, err := findOne(ctx, r.loans, "read the loan", byID(loanID), library.ErrLoanNotFound, loanDoc.toLoan)
 	if err == nil && l.SchoolID != schoolID {
 		return library.Loan{}, library.ErrLoanNotFound()
@@ -471,9 +526,9 @@ func (r *Library) Loan(ctx context.Context, schoolID, loanID string) (library.Lo
 	return l, err
 }
 
-// LoansByID implements ports.LibraryRepository with one find by _id. No
+// ByIDs implements ports.LoanRepository with one find by _id. No
 // ids is no command.
-func (r *Library) LoansByID(ctx context.Context, ids []string) ([]library.Loan, error) {
+func (r *Loans) ByIDs(ctx context.Context, ids []string) ([]library.Loan, error) {
 	if len(ids) == 0 {
 		return []library.Loan{}, nil
 	}
@@ -481,10 +536,10 @@ func (r *Library) LoansByID(ctx context.Context, ids []string) ([]library.Loan, 
 	return findAll(ctx, r.loans, "read the loans", bson.D{{Key: "_id", Value: in(ids)}}, opts, loanDoc.toLoan)
 }
 
-// OpenLoans implements ports.LibraryRepository with one find: returned_at
+// Open implements ports.LoanRepository with one find: returned_at
 // null (matched by the {school_id, returned_at, loaned_at} index), ordered
 // by loaned_at, then _id.
-func (r *Library) OpenLoans(ctx context.Context, schoolID, studentID, bookID string) ([]library.Loan, error) {
+func (r *Loans) Open(ctx context.Context, schoolID, studentID, bookID string) ([]library.Loan, error) {
 	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "returned_at", Value: nil}}
 	if studentID != "" {
 		filter = append(filter, bson.E{Key: "student_id", Value: studentID})
@@ -496,15 +551,15 @@ func (r *Library) OpenLoans(ctx context.Context, schoolID, studentID, bookID str
 	return findAll(ctx, r.loans, "list the open loans", filter, opts, loanDoc.toLoan)
 }
 
-// LoansOfStudent implements ports.LibraryRepository: newest first, by
+// OfStudent implements ports.LoanRepository: newest first, by
 // loaned_at and then _id, both descending (the {student_id, loaned_at}
 // index read backwards).
-func (r *Library) LoansOfStudent(ctx context.Context, studentID string) ([]library.Loan, error) {
+func (r *Loans) OfStudent(ctx context.Context, studentID string) ([]library.Loan, error) {
 	opts := options.Find().SetSort(bson.D{{Key: "loaned_at", Value: -1}, {Key: "_id", Value: -1}}).SetBatchSize(wholeBatch)
 	return findAll(ctx, r.loans, "list the student's loans", bson.D{{Key: "student_id", Value: studentID}}, opts, loanDoc.toLoan)
 }
 
-// MarkReturned implements ports.LibraryRepository with one updateOne whose
+// MarkReturned implements ports.LoanRepository with one updateOne whose
 // filter wants returned_at null, so a returned loan keeps its first return
 // time. A missing loan matches nothing, which is not an error either: the
 // update cannot tell it from a returned one.
@@ -514,20 +569,20 @@ func (r *Library) LoansOfStudent(ctx context.Context, studentID string) ([]libra
 // its own time, a moment after the first. That is acceptable: both are the
 // time the copy came back, and nothing exactly-once hangs on it (the claim,
 // a unique-key insert, decides which loan holds a copy).
-func (r *Library) MarkReturned(ctx context.Context, loanID string, at time.Time) error {
+func (r *Loans) MarkReturned(ctx context.Context, loanID string, at time.Time) error {
 	filter := bson.D{{Key: "_id", Value: loanID}, {Key: "returned_at", Value: nil}}
 	update := bson.D{{Key: "$set", Value: bson.D{{Key: "returned_at", Value: at.UTC()}}}}
 	_, err := r.loans.UpdateOne(ctx, filter, update)
 	return mapErr(err, "mark the loan returned", nil, nil)
 }
 
-// DeleteLoan implements ports.LibraryRepository: one delete by _id.
-func (r *Library) DeleteLoan(ctx context.Context, loanID string) error {
+// Delete implements ports.LoanRepository: one delete by _id.
+func (r *Loans) Delete(ctx context.Context, loanID string) error {
 	_, err := r.loans.DeleteOne(ctx, bson.D{{Key: "_id", Value: loanID}})
 	return mapErr(err, "delete the loan", nil, nil)
 }
 
-// AnonymizeStudent implements ports.LibraryRepository with one updateMany
+// AnonymizeStudent implements ports.LoanRepository with one updateMany
 // on student_id. A failure part-way leaves loans that a repeated call
 // finds.
 //
@@ -538,75 +593,22 @@ func (r *Library) DeleteLoan(ctx context.Context, loanID string) error {
 // one of them). MongoDB updates fields in place. Only these two methods
 // update loans, and both are idempotent: repeating the lost one once the
 // other has finished repairs the loan.
-func (r *Library) AnonymizeStudent(ctx context.Context, studentID, marker string) error {
+func (r *Loans) AnonymizeStudent(ctx context.Context, studentID, marker string) error {
 	update := bson.D{{Key: "$set", Value: bson.D{{Key: "student_id", Value: marker}}}}
 	_, err := r.loans.UpdateMany(ctx, bson.D{{Key: "student_id", Value: studentID}}, update)
 	return mapErr(err, "anonymize the student's loans", nil, nil)
 }
 
-// ClaimCopy implements ports.LibraryRepository with one insert into the
-// unique copy_id index: exactly one of any number of racing inserts
-// succeeds, on FerretDB as on MongoDB. A duplicate _id (the same loan
-// claiming the copy twice) is the same conflict.
-func (r *Library) ClaimCopy(ctx context.Context, c library.CopyClaim) error {
-	_, err := r.claims.InsertOne(ctx, toCopyClaimDoc(c))
-	return mapErr(err, "claim the copy", nil, library.ErrCopyClaimed)
-}
-
-// Claim implements ports.LibraryRepository.
-func (r *Library) Claim(ctx context.Context, copyID string) (library.CopyClaim, error) {
-	return findOne(ctx, r.claims, "read the claim", bson.D{{Key: "copy_id", Value: copyID}}, library.ErrClaimNotFound, copyClaimDoc.toCopyClaim)
-}
-
-// ClaimsByCopy implements ports.LibraryRepository with one find on the
-// unique copy_id index. No ids is no command.
-func (r *Library) ClaimsByCopy(ctx context.Context, copyIDs []string) ([]library.CopyClaim, error) {
-	if len(copyIDs) == 0 {
-		return []library.CopyClaim{}, nil
-	}
-	opts := options.Find().SetBatchSize(oneBatch(len(copyIDs)))
-	return findAll(ctx, r.claims, "read the claims", bson.D{{Key: "copy_id", Value: in(copyIDs)}}, opts, copyClaimDoc.toCopyClaim)
-}
-
-// ClaimsOfSchool implements ports.LibraryRepository with one find on the
-// {school_id} index, in no particular order.
-func (r *Library) ClaimsOfSchool(ctx context.Context, schoolID string) ([]library.CopyClaim, error) {
-	opts := options.Find().SetBatchSize(wholeBatch)
-	return findAll(ctx, r.claims, "list the claims", bson.D{{Key: "school_id", Value: schoolID}}, opts, copyClaimDoc.toCopyClaim)
-}
-
-// ClaimsOfBooks implements ports.LibraryRepository with one find on the
-// {school_id, book_id} index.
-func (r *Library) ClaimsOfBooks(ctx context.Context, schoolID string, bookIDs []string) ([]library.CopyClaim, error) {
-	if len(bookIDs) == 0 {
-		return []library.CopyClaim{}, nil
-	}
-	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)}}
-	return findAll(ctx, r.claims, "list the claims", filter, options.Find().SetBatchSize(wholeBatch), copyClaimDoc.toCopyClaim)
-}
-
-// ReleaseClaim implements ports.LibraryRepository: one delete by the _id
-// that names both the copy and the loan, so a claim another loan holds
-// stays. FerretDB 1.24 runs a delete as a read of the matching documents
-// followed by a delete of their _ids, not atomically: with the copy id as
-// _id and the loan in the filter, two releases of one loan racing with a
-// new claim of the copy removed the new claim (ReleaseRace in porttest).
-// A newer claim has another _id here, so it is never touched.
-func (r *Library) ReleaseClaim(ctx context.Context, copyID, loanID string) error {
-	_, err := r.claims.DeleteOne(ctx, bson.D{{Key: "_id", Value: claimID(copyID, loanID)}})
-	return mapErr(err, "release the claim", nil, nil)
-}
-
-// AddRenewal implements ports.LibraryRepository with an insert keyed by
+// AddRenewal implements ports.LoanRepository with an insert keyed by
 // loan and number: exactly one of any number of racing inserts succeeds.
-func (r *Library) AddRenewal(ctx context.Context, rn library.Renewal) error {
+func (r *Loans) AddRenewal(ctx context.Context, rn library.Renewal) error {
 	_, err := r.renewals.InsertOne(ctx, toRenewalDoc(rn))
 	return mapErr(err, "record the renewal", nil, library.ErrRenewalExists)
 }
 
-// Renewals implements ports.LibraryRepository with one find in the order
+// Renewals implements ports.LoanRepository with one find in the order
 // of the {loan_id, number} index. No ids is no command.
-func (r *Library) Renewals(ctx context.Context, loanIDs []string) ([]library.Renewal, error) {
+func (r *Loans) Renewals(ctx context.Context, loanIDs []string) ([]library.Renewal, error) {
 	if len(loanIDs) == 0 {
 		return []library.Renewal{}, nil
 	}
@@ -614,60 +616,131 @@ func (r *Library) Renewals(ctx context.Context, loanIDs []string) ([]library.Ren
 	return findAll(ctx, r.renewals, "read the renewals", bson.D{{Key: "loan_id", Value: in(loanIDs)}}, opts, renewalDoc.toRenewal)
 }
 
-// SaveSettings implements ports.LibraryRepository: one updateOne on the
-// school by _id that sets its settings sub-document, in the shape Schools
-// stores. Concurrent saves are last-writer-wins.
-func (r *Library) SaveSettings(ctx context.Context, schoolID string, s library.Settings) error {
-	update := bson.D{{Key: "$set", Value: bson.D{{Key: "settings", Value: toSettingsDoc(s)}}}}
-	res, err := r.schools.UpdateOne(ctx, bson.D{{Key: "_id", Value: schoolID}}, update)
-	if err != nil {
-		return mapErr(err, "save the school's settings", nil, nil)
-	}
-	if res.MatchedCount == 0 {
-		return library.ErrSchoolNotFound()
-	}
-	return nil
+// Claim implements ports.ActiveLoanRepository with one insert into the
+// unique copy_id index: exactly one of any number of racing inserts
+// succeeds, on FerretDB as on MongoDB. A duplicate _id (the same loan
+// claiming the copy twice) is the same conflict.
+func (r *ActiveLoans) Claim(ctx context.Context, c library.CopyClaim) error {
+	_, err := r.claims.InsertOne(ctx, toCopyClaimDoc(c))
+	return mapErr(err, "claim the copy", nil, library.ErrCopyClaimed)
 }
 
-// ClaimStudentNumber implements ports.LibraryRepository with an insert
-// keyed by school and number: exactly one account gets each number.
-func (r *Library) ClaimStudentNumber(ctx context.Context, schoolID, number, accountID string) error {
+// Holder implements ports.ActiveLoanRepository.
+func (r *ActiveLoans) Holder(ctx context.Context, copyID string) (library.CopyClaim, error) {
+	return findOne(ctx, r.claims, "read the claim", bson.D{{Key: "copy_id", Value: copyID}}, library.ErrClaimNotFound, copyClaimDoc.toCopyClaim)
+}
+
+// ClaimsOfCopies implements ports.ActiveLoanRepository with one find on the
+// unique copy_id index. No ids is no command.
+func (r *ActiveLoans) ClaimsOfCopies(ctx context.Context, copyIDs []string) ([]library.CopyClaim, error) {
+	if len(copyIDs) == 0 {
+		return []library.CopyClaim{}, nil
+	}
+	opts := options.Find().SetBatchSize(oneBatch(len(copyIDs)))
+	return findAll(ctx, r.claims, "read the claims", bson.D{{Key: "copy_id", Value: in(copyIDs)}}, opts, copyClaimDoc.toCopyClaim)
+}
+
+// ClaimsOfBooks implements ports.ActiveLoanRepository with one find on the
+// {school_id, book_id} index.
+func (r *ActiveLoans) ClaimsOfBooks(ctx context.Context, schoolID string, bookIDs []string) ([]library.CopyClaim, error) {
+	if len(bookIDs) == 0 {
+		return []library.CopyClaim{}, nil
+	}
+	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)}}
+	return findAll(ctx, r.claims, "list the claims", filter, options.Find().SetBatchSize(wholeBatch), copyClaimDoc.toCopyClaim)
+}
+
+// Release implements ports.ActiveLoanRepository: one delete by the _id
+// that names both the copy and the loan, so a claim another loan holds
+// stays. FerretDB 1.24 runs a delete as a read of the matching documents
+// followed by a delete of their _ids, not atomically: with the copy id as
+// _id and the loan in the filter, two releases of one loan racing with a
+// new claim of the copy removed the new claim (ReleaseRace in porttest).
+// A newer claim has another _id here, so it is never touched.
+func (r *ActiveLoans) Release(ctx context.Context, copyID, loanID string) error {
+	_, err := r.claims.DeleteOne(ctx, bson.D{{Key: "_id", Value: claimID(copyID, loanID)}})
+	return mapErr(err, "release the claim", nil, nil)
+}
+
+// Create implements ports.InviteRepository. A taken hash is a bug
+// (tokens are random), so Internal.
+func (r *Invites) Create(ctx context.Context, inv library.Invite) error {
+	_, err := r.invites.InsertOne(ctx, toInviteDoc(inv))
+	return mapErr(err, "store the invitation", nil, nil)
+}
+
+// Get implements ports.InviteRepository. A redeemed invitation is still
+// returned.
+func (r *Invites) Get(ctx context.Context, tokenHash string) (library.Invite, error) {
+	return findOne(ctx, r.invites, "read the invitation", bson.D{{Key: "_id", Value: tokenHash}}, library.ErrInviteNotFound, inviteDoc.toInvite)
+}
+
+// Redeem implements ports.InviteRepository with an insert keyed by
+// the hash into invite_redemptions: exactly one of any number of racing
+// calls succeeds. It does not look the invitation up; callers read it
+// first.
+func (r *Invites) Redeem(ctx context.Context, tokenHash string, at time.Time) error {
+	_, err := r.redemptions.InsertOne(ctx, claimDoc{ID: tokenHash, At: at.UTC()})
+	return mapErr(err, "redeem the invitation", nil, library.ErrInviteUsed)
+}
+
+// ClaimNumber implements ports.StudentRepository with an insert keyed by
+// school and lowercased number: exactly one account gets each number,
+// whatever case it is typed in.
+func (r *Students) ClaimNumber(ctx context.Context, schoolID, number, accountID string) error {
 	d := studentNumberDoc{ID: studentNumberID(schoolID, number), SchoolID: schoolID, Number: number, AccountID: accountID}
 	_, err := r.numbers.InsertOne(ctx, d)
 	return mapErr(err, "claim the student number", nil, library.ErrStudentNumberExists)
 }
 
-// ForgetAccount implements ports.LibraryRepository: two deletes by
+// TakenNumbers implements ports.StudentRepository with one find by _id
+// (the keys are lowercased, so the comparison ignores case).
+func (r *Students) TakenNumbers(ctx context.Context, schoolID string, numbers []string) ([]string, error) {
+	if len(numbers) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(numbers))
+	for i, n := range numbers {
+		ids[i] = studentNumberID(schoolID, n)
+	}
+	opts := options.Find().SetBatchSize(oneBatch(len(ids)))
+	return findAll(ctx, r.numbers, "read the student numbers", bson.D{{Key: "_id", Value: in(ids)}}, opts,
+		func(d studentNumberDoc) string { return d.Number })
+}
+
+// ReleaseNumbers implements ports.StudentRepository: one delete by
+// account_id (rare: only account deletion and a failed creation call it,
+// so no index).
+func (r *Students) ReleaseNumbers(ctx context.Context, accountID string) error {
+	_, err := r.numbers.DeleteMany(ctx, bson.D{{Key: "account_id", Value: accountID}})
+	return mapErr(err, "delete the account's student numbers", nil, nil)
+}
+
+// Search implements ports.StudentRepository: one find and one count on
+// accounts, with every term among the account's search_terms (the
+// multikey {school_id, role, search_terms} index) or, without terms, in the
+// order of the {school_id, role, name, _id} index.
+func (r *Students) Search(ctx context.Context, q library.StudentQuery) ([]user.Account, int, error) {
+	filter := bson.D{{Key: "school_id", Value: q.SchoolID}, {Key: "role", Value: string(user.RoleStudent)}, {Key: "deleted", Value: false}}
+	if len(q.Terms) > 0 {
+		filter = append(filter, bson.E{Key: "search_terms", Value: bson.D{{Key: "$all", Value: q.Terms}}})
+	}
+	opts := options.Find().SetSort(bson.D{{Key: "name", Value: 1}, {Key: "_id", Value: 1}}).
+		SetSkip(int64(q.Offset)).SetLimit(int64(q.Limit)).SetBatchSize(oneBatch(q.Limit))
+	list, err := findAll(ctx, r.accounts, "search the students", filter, opts, accountDoc.toAccount)
+	if err != nil {
+		return nil, 0, err
+	}
+	total, err := r.accounts.CountDocuments(ctx, filter)
+	if err != nil {
+		return nil, 0, mapErr(err, "count the students", nil, nil)
+	}
+	return list, int(total), nil
+}
+
+// DeleteByAccount implements ports.InviteRepository: one delete by
 // account_id (rare: only account deletion calls it, so no index).
-func (r *Library) ForgetAccount(ctx context.Context, accountID string) error {
-	filter := bson.D{{Key: "account_id", Value: accountID}}
-	if _, err := r.numbers.DeleteMany(ctx, filter); err != nil {
-		return mapErr(err, "delete the account's student numbers", nil, nil)
-	}
-	if _, err := r.invites.DeleteMany(ctx, filter); err != nil {
-		return mapErr(err, "delete the account's invitations", nil, nil)
-	}
-	return nil
-}
-
-// CreateInvite implements ports.LibraryRepository. A taken hash is a bug
-// (tokens are random), so Internal.
-func (r *Library) CreateInvite(ctx context.Context, inv library.Invite) error {
-	_, err := r.invites.InsertOne(ctx, toInviteDoc(inv))
-	return mapErr(err, "store the invitation", nil, nil)
-}
-
-// Invite implements ports.LibraryRepository. A redeemed invitation is still
-// returned.
-func (r *Library) Invite(ctx context.Context, tokenHash string) (library.Invite, error) {
-	return findOne(ctx, r.invites, "read the invitation", bson.D{{Key: "_id", Value: tokenHash}}, library.ErrInviteNotFound, inviteDoc.toInvite)
-}
-
-// RedeemInvite implements ports.LibraryRepository with an insert keyed by
-// the hash into invite_redemptions: exactly one of any number of racing
-// calls succeeds. It does not look the invitation up; callers read it
-// first.
-func (r *Library) RedeemInvite(ctx context.Context, tokenHash string, at time.Time) error {
-	_, err := r.redemptions.InsertOne(ctx, claimDoc{ID: tokenHash, At: at.UTC()})
-	return mapErr(err, "redeem the invitation", nil, library.ErrInviteUsed)
+func (r *Invites) DeleteByAccount(ctx context.Context, accountID string) error {
+	_, err := r.invites.DeleteMany(ctx, bson.D{{Key: "account_id", Value: accountID}})
+	return mapErr(err, "delete the account's invitations", nil, nil)
 }

@@ -42,9 +42,12 @@ func TestCatalog(t *testing.T) {
 
 func TestLibrary(t *testing.T) {
 	t.Logf("backend: %s", mongotest.Backend())
-	porttest.Library(t, func(t *testing.T) ports.Repositories {
-		return mongotest.NewDB(t).Repositories()
-	})
+	newRepos := func(t *testing.T) ports.Repositories { return mongotest.NewDB(t).Repositories() }
+	t.Run("Holdings", func(t *testing.T) { porttest.Holdings(t, newRepos) })
+	t.Run("Loans", func(t *testing.T) { porttest.Loans(t, newRepos) })
+	t.Run("ActiveLoans", func(t *testing.T) { porttest.ActiveLoans(t, newRepos) })
+	t.Run("Students", func(t *testing.T) { porttest.Students(t, newRepos) })
+	t.Run("Invites", func(t *testing.T) { porttest.Invites(t, newRepos) })
 }
 
 func TestEnsureIndexesIsIdempotent(t *testing.T) {

@@ -118,3 +118,18 @@ func (r *Schools) List(ctx context.Context) ([]library.School, error) {
 	}
 	return out, nil
 }
+
+// SaveSettings implements ports.SchoolRepository: one updateOne on the
+// school by _id that sets its settings sub-document, in the shape Schools
+// stores. Concurrent saves are last-writer-wins.
+func (r *Schools) SaveSettings(ctx context.Context, schoolID string, s library.Settings) error {
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "settings", Value: toSettingsDoc(s)}}}}
+	res, err := r.c.UpdateOne(ctx, bson.D{{Key: "_id", Value: schoolID}}, update)
+	if err != nil {
+		return mapErr(err, "save the school's settings", nil, nil)
+	}
+	if res.MatchedCount == 0 {
+		return library.ErrSchoolNotFound()
+	}
+	return nil
+}

@@ -22,17 +22,54 @@ type catalogView struct {
 	base
 	Search string
 	Books  []catalogRow
-	Total  int // books matching the search, on all pages
+	pager
+}
+
+// pager is the navigation of a paged list.
+type pager struct {
+	Total  int // entries matching the search, on all pages
 	PageNo int
 	Prev   string // link to the previous page, "" on the first
 	Next   string // link to the next page, "" on the last
 }
 
-// catalogPageSize is how many books one page of the public catalog shows.
-const catalogPageSize = 50
+// newPager links the pages before and after page of a list at path,
+// keeping the search.
+func newPager(path, search string, page, limit, total int) pager {
+	link := func(p int) string {
+		q := url.Values{}
+		if search != "" {
+			q.Set("search", search)
+		}
+		q.Set("page", strconv.Itoa(p))
+		return path + "?" + q.Encode()
+	}
+	v := pager{Total: total, PageNo: page}
+	if page > 1 {
+		v.Prev = link(page - 1)
+	}
+	if page*limit < total {
+		v.Next = link(page + 1)
+	}
+	return v
+}
+
+// pageParam reads the page of a list's URL; a page link typed by hand
+// that is not a number falls back to the first page.
+func pageParam(r *http.Request) int {
+	page, err := strconv.Atoi(r.URL.Query().Get("page"))
+	if err != nil || page < 1 {
+		return 1
+	}
+	return page
+}
+
+// pageSize is how many entries one page of a list (the catalog, the books,
+// the students) shows.
+const pageSize = 50
 
 // catalog is the public catalog for students and parents: the same data
-// and the same search (title or author contains the text) as GET
+// and the same search (every word begins a word of the title or the author) as GET
 // /api/library/catalog/{domain}, a page at a time. Signed-in members of the
 // school also get their navigation.
 func (a *App) catalog(w http.ResponseWriter, r *http.Request) {
@@ -40,20 +77,16 @@ func (a *App) catalog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	search := strings.TrimSpace(r.URL.Query().Get("search"))
-	page, err := strconv.Atoi(r.URL.Query().Get("page"))
-	if err != nil || page < 1 {
-		page = 1 // a page link typed by hand falls back to the first page
-	}
-	res, err := a.deps.Library.PublicCatalog(r.Context(), mux.Vars(r)["domain"], service.CatalogQuery{Page: page, Limit: catalogPageSize, Search: search})
+	res, err := a.deps.Library.Catalog.Page(r.Context(), mux.Vars(r)["domain"], service.ListQuery{Page: pageParam(r), Limit: pageSize, Search: search})
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	school := res.School
-	v := catalogView{Search: search, Total: res.Total, PageNo: res.Page}
+	v := catalogView{Search: search, pager: newPager("/library/"+school.Domain+"/catalog", search, res.Page, res.Limit, res.Total)}
 	v.base = a.newBase(r, "Catalog", "catalog")
 	if !user.PrincipalFrom(r.Context()).IsAnonymous() {
-		if own, err := a.deps.Library.SchoolByDomain(r.Context(), school.Domain); err == nil {
+		if own, err := a.deps.Library.Schools.ByDomain(r.Context(), school.Domain); err == nil {
 			v.base = a.schoolBase(r, own, "Catalog", "catalog")
 		}
 	}
@@ -61,20 +94,6 @@ func (a *App) catalog(w http.ResponseWriter, r *http.Request) {
 	for _, e := range res.Entries {
 		v.Books = append(v.Books, catalogRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN,
 			Total: e.Total, Available: e.Available})
-	}
-	link := func(p int) string {
-		q := url.Values{}
-		if search != "" {
-			q.Set("search", search)
-		}
-		q.Set("page", strconv.Itoa(p))
-		return "/library/" + school.Domain + "/catalog?" + q.Encode()
-	}
-	if res.Page > 1 {
-		v.Prev = link(res.Page - 1)
-	}
-	if res.Page*res.Limit < res.Total {
-		v.Next = link(res.Page + 1)
 	}
 	a.render(w, r, http.StatusOK, "catalog", v)
 }

@@ -43,7 +43,7 @@ func (a *App) signIn(w http.ResponseWriter, r *http.Request) {
 			v.Notice = "Your password is set. Sign in with your email and the new password."
 		}
 	case p.Role.SchoolBound() && p.SchoolID != "":
-		school, err := a.deps.Library.Settings(r.Context(), "")
+		school, err := a.deps.Library.Schools.Settings(r.Context(), "")
 		if err != nil {
 			a.fail(w, r, err)
 			return
@@ -51,7 +51,7 @@ func (a *App) signIn(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, schoolPath(school), http.StatusSeeOther)
 		return
 	case p.Role == user.RoleAdmin && a.allowed(r, "read", "admin:schools"):
-		schools, err := a.deps.Library.Schools(r.Context())
+		schools, err := a.deps.Library.Schools.List(r.Context())
 		if err != nil {
 			a.fail(w, r, err)
 			return
@@ -132,14 +132,20 @@ func (a *App) desk(w http.ResponseWriter, r *http.Request) {
 
 func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.School, fl *flash, choice *studentChoice) {
 	ctx := r.Context()
-	loans, err := a.deps.Library.Loans(ctx, school.ID, service.LoanFilter{})
+	loans, err := a.deps.Library.Circulation.Loans(ctx, school.ID, service.LoanFilter{})
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
+	// Names for the borrowers on the desk: only the students these loans
+	// name, whatever the school's size.
 	names := map[string]user.Account{}
 	if a.allowed(r, "read", "library:students") {
-		students, err := a.deps.Library.Students(ctx, school.ID, "")
+		ids := make([]string, 0, len(loans))
+		for _, l := range loans {
+			ids = append(ids, l.Loan.StudentID)
+		}
+		students, err := a.deps.Library.Students.ByIDs(ctx, school.ID, ids)
 		if err != nil {
 			a.fail(w, r, err)
 			return
@@ -218,7 +224,7 @@ func (a *App) studentLoans(w http.ResponseWriter, r *http.Request, school librar
 	if !a.require(w, r, "read", "library:ownloans") {
 		return
 	}
-	loans, err := a.deps.Library.StudentLoans(r.Context())
+	loans, err := a.deps.Library.Circulation.StudentLoans(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -266,7 +272,7 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request) {
 		fail("Type the student's number or name.")
 		return
 	}
-	found, err := a.deps.Library.CopyByCode(ctx, school.ID, code)
+	found, err := a.deps.Library.Holdings.CopyByCode(ctx, school.ID, code)
 	if errs.Is(err, errs.NotFound) {
 		fail(fmt.Sprintf("No copy of this library has the code %s.", code))
 		return
@@ -281,11 +287,14 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request) {
 	if !a.require(w, r, "read", "library:students") {
 		return
 	}
-	matches, err := a.deps.Library.Students(ctx, school.ID, query)
+	// One page of matches is plenty: a longer list asks the librarian to
+	// type more, and an exact number or email is on it.
+	res, err := a.deps.Library.Students.Search(ctx, school.ID, service.ListQuery{Page: 1, Limit: service.MaxListLimit, Search: query})
 	if err != nil {
 		fail(a.messageOf(r, err))
 		return
 	}
+	matches := res.Students
 	var student *user.Account
 	if chosen != "" {
 		for i := range matches {
@@ -316,7 +325,7 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request) {
 		a.renderDesk(w, r, school, nil, c)
 		return
 	}
-	loan, err := a.deps.Library.CreateLoan(ctx, service.LoanInput{
+	loan, err := a.deps.Library.Circulation.CreateLoan(ctx, service.LoanInput{
 		SchoolID: school.ID, BookID: found.Book.ID, CopyID: found.Copy.ID, StudentID: student.ID, DueAt: due,
 	})
 	if err != nil {
@@ -358,7 +367,7 @@ func (a *App) returnCopy(w http.ResponseWriter, r *http.Request) {
 			Message: fmt.Sprintf("%s (%s) is not on loan; nothing to return.", quote(found.Book.Title), found.Copy.Code)})
 		return
 	}
-	if _, err := a.deps.Library.ReturnLoan(r.Context(), found.Loan.Loan.ID); err != nil {
+	if _, err := a.deps.Library.Circulation.ReturnLoan(r.Context(), found.Loan.Loan.ID); err != nil {
 		fail(a.messageOf(r, err))
 		return
 	}
@@ -380,7 +389,7 @@ func (a *App) renew(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	seen := found.Loan.Renewals
-	v, err := a.deps.Library.RenewLoan(r.Context(), found.Loan.Loan.ID, &seen)
+	v, err := a.deps.Library.Circulation.RenewLoan(r.Context(), found.Loan.Loan.ID, &seen)
 	if err != nil {
 		if errs.CodeOf(err) == "renewal_limit_reached" {
 			fail(fmt.Sprintf("%s (%s) has been renewed %d %s already, the most this library allows.",
@@ -429,7 +438,7 @@ func (a *App) scanned(r *http.Request, school library.School, code string, fail 
 		fail("Scan or type the copy code.")
 		return service.CopyLookup{}, false
 	}
-	found, err := a.deps.Library.CopyByCode(r.Context(), school.ID, code)
+	found, err := a.deps.Library.Holdings.CopyByCode(r.Context(), school.ID, code)
 	if errs.Is(err, errs.NotFound) {
 		fail(fmt.Sprintf("No copy of this library has the code %s.", code))
 		return service.CopyLookup{}, false

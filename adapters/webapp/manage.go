@@ -76,8 +76,10 @@ type bookRow struct {
 
 type booksView struct {
 	base
-	Base         string
-	Books        []bookRow
+	Base   string
+	Search string
+	Books  []bookRow
+	pager
 	CanAddBook   bool
 	CanAddCopies bool
 	Form         *formState // the add-book form after a refusal
@@ -92,17 +94,19 @@ func (a *App) books(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) renderBooks(w http.ResponseWriter, r *http.Request, school library.School, status int, form *formState) {
-	entries, err := a.deps.Library.SchoolCatalog(r.Context(), school.ID)
+	search := strings.TrimSpace(r.URL.Query().Get("search"))
+	res, err := a.deps.Library.Holdings.Books(r.Context(), school.ID, service.ListQuery{Page: pageParam(r), Limit: pageSize, Search: search})
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	v := booksView{base: a.schoolBase(r, school, "Books", "books"), Base: schoolPath(school), Form: form,
+	v := booksView{base: a.schoolBase(r, school, "Books", "books"), Base: schoolPath(school), Form: form, Search: search,
+		pager:      newPager(schoolPath(school)+"/books", search, res.Page, res.Limit, res.Total),
 		CanAddBook: a.allowed(r, "create", "library:books"), CanAddCopies: a.allowed(r, "create", "library:copies")}
 	if form == nil {
 		v.Flash = a.takeFlash(w, r)
 	}
-	for _, e := range entries {
+	for _, e := range res.Entries {
 		v.Books = append(v.Books, bookRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN, Total: e.Total, Available: e.Available})
 	}
 	a.render(w, r, status, "books", v)
@@ -140,7 +144,7 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		var b library.Book
 		var copies []library.Copy
-		b, copies, err = a.deps.Library.AddBook(r.Context(), school.ID, library.BookDraft{
+		b, copies, err = a.deps.Library.Holdings.AddBook(r.Context(), school.ID, library.BookDraft{
 			Title: form.Get("title"), Author: form.Get("author"), ISBN: form.Get("isbn"), Copies: n,
 		})
 		if err == nil {
@@ -169,7 +173,7 @@ func (a *App) addCopies(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		var b library.Book
 		var copies []library.Copy
-		b, copies, err = a.deps.Library.AddCopies(r.Context(), school.ID, form.Get("book_id"), n)
+		b, copies, err = a.deps.Library.Holdings.AddCopies(r.Context(), school.ID, form.Get("book_id"), n)
 		if err == nil {
 			a.redirect(w, r, back, flash{Kind: "success", Message: fmt.Sprintf("Added %d %s of %s: %s.",
 				len(copies), pluralize(len(copies), "copy", "copies"), quote(b.Title), codesSentence(copies))})
@@ -192,9 +196,10 @@ type lineProblem struct {
 
 type studentsView struct {
 	base
-	Base       string
-	Search     string
-	Students   []studentRow
+	Base     string
+	Search   string
+	Students []studentRow
+	pager
 	CanAdd     bool
 	CanImport  bool
 	Form       *formState // add one student, after a refusal
@@ -214,17 +219,18 @@ func (a *App) students(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school library.School, status int, v studentsView) {
-	list, err := a.deps.Library.Students(r.Context(), school.ID, v.Search)
+	res, err := a.deps.Library.Students.Search(r.Context(), school.ID, service.ListQuery{Page: pageParam(r), Limit: pageSize, Search: v.Search})
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
+	v.pager = newPager(schoolPath(school)+"/students", v.Search, res.Page, res.Limit, res.Total)
 	fl := v.Flash
 	v.base = a.schoolBase(r, school, "Students", "students")
 	v.Flash = fl
 	v.Base = schoolPath(school)
 	v.CanAdd, v.CanImport = a.allowed(r, "create", "library:students"), a.allowed(r, "import", "library:students")
-	for _, s := range list {
+	for _, s := range res.Students {
 		v.Students = append(v.Students, studentRow{ID: s.ID, Name: s.Name, Email: s.Email, Number: s.StudentNumber})
 	}
 	a.render(w, r, status, "students", v)
@@ -239,7 +245,7 @@ func (a *App) addStudent(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s, err := a.deps.Library.CreateStudent(r.Context(), school.ID, service.StudentInput{
+	s, err := a.deps.Library.Students.Create(r.Context(), school.ID, service.StudentInput{
 		Name: form.Get("name"), Email: form.Get("email"), Password: form.Get("password"), StudentNumber: form.Get("student_number"),
 	})
 	if err != nil {
@@ -267,7 +273,7 @@ func (a *App) importStudents(w http.ResponseWriter, r *http.Request) {
 	if strings.TrimSpace(text) == "" {
 		err = errs.InvalidField("csv", "is empty: paste the CSV file or choose it")
 	} else {
-		added, err = a.deps.Library.ImportStudents(r.Context(), school.ID, []byte(text))
+		added, err = a.deps.Library.Students.Import(r.Context(), school.ID, []byte(text))
 	}
 	if err != nil {
 		v := studentsView{ImportCSV: text, ImportErr: a.messageOf(r, err), ImportRows: lineProblems(err)}
@@ -336,7 +342,7 @@ func (a *App) settings(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school library.School, status int, form *formState) {
-	s, err := a.deps.Library.Settings(r.Context(), school.ID)
+	s, err := a.deps.Library.Schools.Settings(r.Context(), school.ID)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -377,7 +383,7 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	err := fields.Err()
 	if err == nil {
-		_, err = a.deps.Library.PutSettings(r.Context(), school.ID, set)
+		_, err = a.deps.Library.Schools.PutSettings(r.Context(), school.ID, set)
 	}
 	if err != nil {
 		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days")
@@ -417,7 +423,7 @@ func (a *App) accounts(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) renderAccounts(w http.ResponseWriter, r *http.Request, school library.School, status int, v accountsView) {
-	list, err := a.deps.Library.StaffAccounts(r.Context(), school.ID)
+	list, err := a.deps.Library.Staff.Accounts(r.Context(), school.ID)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -444,7 +450,7 @@ func (a *App) invite(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	acct, token, err := a.deps.Library.Invite(r.Context(), form.Get("email"), school.ID, form.Get("password"), user.Role(form.Get("role")))
+	acct, token, err := a.deps.Library.Staff.Invite(r.Context(), form.Get("email"), school.ID, form.Get("password"), user.Role(form.Get("role")))
 	if err != nil {
 		a.renderAccounts(w, r, school, a.statusFor(err), accountsView{Form: a.refused(r, err, form, "email", "role")})
 		return
@@ -472,7 +478,7 @@ func (a *App) manage(w http.ResponseWriter, r *http.Request) {
 	}
 	back := schoolPath(school) + "/accounts"
 	id := form.Get("account_id")
-	list, err := a.deps.Library.StaffAccounts(r.Context(), school.ID)
+	list, err := a.deps.Library.Staff.Accounts(r.Context(), school.ID)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -486,7 +492,7 @@ func (a *App) manage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	suspend := form.Get("suspended") == "true"
-	acct, err := a.deps.Library.ManageAccount(r.Context(), id, suspend)
+	acct, err := a.deps.Library.Staff.ManageAccount(r.Context(), id, suspend)
 	if err != nil {
 		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
 		return
@@ -535,7 +541,7 @@ func (a *App) acceptInvite(w http.ResponseWriter, r *http.Request) {
 			Fields: map[string]string{"password_again": "The two passwords are not the same"}})
 		return
 	}
-	if _, err := a.deps.Library.AcceptInvite(r.Context(), token, password); err != nil {
+	if _, err := a.deps.Library.Staff.AcceptInvite(r.Context(), token, password); err != nil {
 		st := &formState{Fields: fieldErrors(err), Error: a.messageOf(r, err)}
 		if errs.Is(err, errs.NotFound) || errs.Is(err, errs.Conflict) {
 			st.Fields = map[string]string{"token": "is not valid, has expired or was used already"}

@@ -236,7 +236,7 @@ func (a *App) school(w http.ResponseWriter, r *http.Request) (library.School, bo
 		http.Redirect(w, r, signInPath, http.StatusSeeOther)
 		return library.School{}, false
 	}
-	s, err := a.deps.Library.SchoolByDomain(r.Context(), mux.Vars(r)["domain"])
+	s, err := a.deps.Library.Schools.ByDomain(r.Context(), mux.Vars(r)["domain"])
 	if err != nil {
 		a.fail(w, r, err)
 		return library.School{}, false

@@ -77,10 +77,10 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{lib: lib}
-	if f.school, err = lib.CreateSchool(ctx, "Maple <b>Grove</b>", "maple.example.org"); err != nil {
+	if f.school, err = lib.Schools.Create(ctx, "Maple <b>Grove</b>", "maple.example.org"); err != nil {
 		t.Fatal(err)
 	}
-	if f.other, err = lib.CreateSchool(ctx, "Birch", "birch.example.org"); err != nil {
+	if f.other, err = lib.Schools.Create(ctx, "Birch", "birch.example.org"); err != nil {
 		t.Fatal(err)
 	}
 	acct := func(email, name string, role user.Role, school string) user.Account {
@@ -96,15 +96,15 @@ func newFixture(t *testing.T) *fixture {
 	f.student = acct("theo@maple.example.org", "Theo Student", user.RoleStudent, f.school.ID)
 	f.otherLib = acct("lib@birch.example.org", "Bo", user.RoleLibrarian, f.other.ID)
 	asLib := user.WithPrincipal(ctx, user.PrincipalOf(f.librarian))
-	if f.evil, err = lib.CreateStudent(asLib, "", service.StudentInput{Name: evilStudent, StudentNumber: "E-1"}); err != nil {
+	if f.evil, err = lib.Students.Create(asLib, "", service.StudentInput{Name: evilStudent, StudentNumber: "E-1"}); err != nil {
 		t.Fatal(err)
 	}
-	b, copies, err := lib.AddBook(asLib, "", library.BookDraft{Title: evilTitle, Author: "A <i>uthor</i>", Copies: 2})
+	b, copies, err := lib.Holdings.AddBook(asLib, "", library.BookDraft{Title: evilTitle, Author: "A <i>uthor</i>", Copies: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.evilCode = copies[0].Code
-	if _, err := lib.CreateLoan(asLib, service.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: f.evil.ID}); err != nil {
+	if _, err := lib.Circulation.CreateLoan(asLib, service.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: f.evil.ID}); err != nil {
 		t.Fatal(err)
 	}
 	f.app = New(Deps{Library: lib, Authorizer: authz, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), StatusOf: httpapi.StatusOf}, Config{})
@@ -312,13 +312,13 @@ func TestCheckoutAsksWhichStudent(t *testing.T) {
 	f := newFixture(t)
 	ctx := user.WithPrincipal(context.Background(), user.PrincipalOf(f.librarian))
 	for _, n := range []string{"Mia Stone", "Mia Brook"} {
-		if _, err := f.lib.CreateStudent(ctx, "", service.StudentInput{Name: n}); err != nil {
+		if _, err := f.lib.Students.Create(ctx, "", service.StudentInput{Name: n}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	entries, _ := f.lib.SchoolCatalog(ctx, "")
+	page, _ := f.lib.Holdings.Books(ctx, "", service.ListQuery{Page: 1, Limit: 10})
 	free := ""
-	for _, c := range mustCopies(t, f, ctx, entries[0].Book.ID) {
+	for _, c := range mustCopies(t, f, ctx, page.Entries[0].Book.ID) {
 		free = c
 	}
 	rec := f.do(&f.librarian, http.MethodPost, "/library/maple.example.org/checkout", url.Values{"code": {free}, "student": {"mia"}})
@@ -330,7 +330,7 @@ func TestCheckoutAsksWhichStudent(t *testing.T) {
 	if len(options) != 2 {
 		t.Fatalf("choice lists %d students, want 2", len(options))
 	}
-	if loans, _ := f.lib.Loans(ctx, "", service.LoanFilter{}); len(loans) != 1 {
+	if loans, _ := f.lib.Circulation.Loans(ctx, "", service.LoanFilter{}); len(loans) != 1 {
 		t.Fatalf("%d loans after an ambiguous name, want the 1 from before", len(loans))
 	}
 	radios := all(byID(doc, "student-choice"), "input")
@@ -339,7 +339,7 @@ func TestCheckoutAsksWhichStudent(t *testing.T) {
 	if rec.Code != http.StatusSeeOther {
 		t.Fatalf("chosen student: %d %s", rec.Code, rec.Body)
 	}
-	if loans, _ := f.lib.Loans(ctx, "", service.LoanFilter{}); len(loans) != 2 {
+	if loans, _ := f.lib.Circulation.Loans(ctx, "", service.LoanFilter{}); len(loans) != 2 {
 		t.Fatalf("%d loans after choosing, want 2", len(loans))
 	}
 }
@@ -347,7 +347,7 @@ func TestCheckoutAsksWhichStudent(t *testing.T) {
 // mustCopies returns the codes of a book's new copies (made for the test).
 func mustCopies(t *testing.T, f *fixture, ctx context.Context, bookID string) []string {
 	t.Helper()
-	_, copies, err := f.lib.AddCopies(ctx, "", bookID, 1)
+	_, copies, err := f.lib.Holdings.AddCopies(ctx, "", bookID, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -771,7 +771,7 @@ func seed(ctx context.Context, s *svc, n int) (catalogTime, libraryTime time.Dur
 	t1 := time.Now()
 	books = make([]libBook, n)
 	err = parallel(libCtx, n, 4, func(ctx context.Context, i int) error {
-		b, copies, err := s.App.Library.AddBook(ctx, "", library.BookDraft{
+		b, copies, err := s.App.Library.Holdings.AddBook(ctx, "", library.BookDraft{
 			Title: fmt.Sprintf("Shelf %s %s %d", words[i%10], words[(i/10)%10], i), Author: fmt.Sprintf("Author %d", i%211), Copies: 1,
 		})
 		if err != nil {

@@ -77,7 +77,7 @@ func newWorld(ctx context.Context, s *svc, books []libBook) (*world, error) {
 }
 
 func (w *world) freshLibraryBook() (libBook, error) {
-	b, copies, err := w.s.App.Library.AddBook(w.libCtx, "", library.BookDraft{Title: fmt.Sprintf("Probe %d", w.unique()), Author: "Probe", Copies: 1})
+	b, copies, err := w.s.App.Library.Holdings.AddBook(w.libCtx, "", library.BookDraft{Title: fmt.Sprintf("Probe %d", w.unique()), Author: "Probe", Copies: 1})
 	if err != nil {
 		return libBook{}, err
 	}
@@ -232,7 +232,7 @@ func (w *world) cases(search string) []routeCase {
 			if err != nil {
 				return rq{}, err
 			}
-			l, err := w.s.App.Library.CreateLoan(w.libCtx, service.LoanInput{BookID: b.ID, CopyID: b.CopyID, StudentID: w.studentID})
+			l, err := w.s.App.Library.Circulation.CreateLoan(w.libCtx, service.LoanInput{BookID: b.ID, CopyID: b.CopyID, StudentID: w.studentID})
 			return rq{Method: "PATCH", Path: "/api/library/loans", Token: w.lib, Body: fmt.Sprintf(`{"loan_id":%q,"action":"return"}`, l.Loan.ID)}, err
 		}},
 		{"library.studentLoans", "GET /api/library/student/loans (student)", fixed(rq{Path: "/api/library/student/loans", Token: w.student})},

@@ -280,7 +280,7 @@ func sizePhase(ctx context.Context, o options, rep *report, b *bare, n int) (siz
 	var pool []cp
 	for k := 0; len(pool) < o.loans; k++ {
 		bk := books[k%len(books)]
-		_, copies, err := s.App.Library.AddCopies(w.libCtx, "", bk.ID, min(500, o.loans-len(pool)))
+		_, copies, err := s.App.Library.Holdings.AddCopies(w.libCtx, "", bk.ID, min(500, o.loans-len(pool)))
 		if err != nil {
 			return res, fmt.Errorf("copies for the loan phase: %w", err)
 		}

@@ -2,7 +2,7 @@ package library
 
 import "github.com/readinglibrary/service/core/errs"
 
-// Errors of ports.LibraryRepository that have no constructor elsewhere.
+// Errors of the library repositories that have no constructor elsewhere.
 // Both repository adapters return them, so the codes are spelled once.
 
 // ErrISBNExists is returned when the school's catalog already has the ISBN.

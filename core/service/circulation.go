@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -55,10 +54,20 @@ type LoanInput struct {
 	DueAt     string // YYYY-MM-DD; empty for the school's default
 }
 
+// Circulation serves loans: lending a copy, renewing, returning, and the
+// lists of a school's and a student's loans.
+type Circulation struct {
+	schoolScope
+	holdings ports.HoldingsRepository
+	accounts ports.AccountRepository
+	loanReader
+	*clock
+}
+
 // CreateLoan lends a copy to a student of the same school.
 // Errors: Invalid (ids, due_at), NotFound "copy_not_found",
 // "book_not_found", "student_not_found", Conflict "copy_unavailable".
-func (s *Library) CreateLoan(ctx context.Context, in LoanInput) (LoanView, error) {
+func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, error) {
 	fields := errs.FieldErrors{}
 	for name, v := range map[string]string{"book_id": in.BookID, "copy_id": in.CopyID, "student_id": in.StudentID} {
 		if _, err := uuid.Parse(v); err != nil {
@@ -72,11 +81,11 @@ func (s *Library) CreateLoan(ctx context.Context, in LoanInput) (LoanView, error
 	if err != nil {
 		return LoanView{}, err
 	}
-	cp, err := s.repo.Copy(ctx, school.ID, in.CopyID)
+	cp, err := s.holdings.Copy(ctx, school.ID, in.CopyID)
 	if err != nil {
 		return LoanView{}, err
 	}
-	book, err := s.repo.Book(ctx, school.ID, in.BookID)
+	book, err := s.holdings.Book(ctx, school.ID, in.BookID)
 	if err != nil {
 		return LoanView{}, err
 	}
@@ -98,15 +107,15 @@ func (s *Library) CreateLoan(ctx context.Context, in LoanInput) (LoanView, error
 		}
 	}
 	loan := library.Loan{
-		ID: s.NewID(), SchoolID: school.ID, BookID: book.ID, CopyID: cp.ID, CopyCode: cp.Code, StudentID: student.ID,
+		ID: s.newID(), SchoolID: school.ID, BookID: book.ID, CopyID: cp.ID, CopyCode: cp.Code, StudentID: student.ID,
 		LoanedAt: s.Now().UTC(), DueAt: due, BookTitle: book.Title, BookAuthor: book.Author,
 	}
-	if err := s.repo.InsertLoan(ctx, loan); err != nil {
+	if err := s.loans.Insert(ctx, loan); err != nil {
 		return LoanView{}, err
 	}
 	if err := s.claim(ctx, loan); err != nil {
 		// The record never became a loan; removing it is tidiness only.
-		_ = s.repo.DeleteLoan(ctx, loan.ID)
+		_ = s.loans.Delete(ctx, loan.ID)
 		return LoanView{}, err
 	}
 	return LoanView{Loan: loan, DueAt: due, Status: library.LoanStatus(loan, due, today)}, nil
@@ -114,29 +123,29 @@ func (s *Library) CreateLoan(ctx context.Context, in LoanInput) (LoanView, error
 
 // claim takes the copy for loan, clearing a stale claim left by an
 // interrupted return once. Errors: Conflict "copy_unavailable".
-func (s *Library) claim(ctx context.Context, loan library.Loan) error {
+func (s *Circulation) claim(ctx context.Context, loan library.Loan) error {
 	c := library.CopyClaim{CopyID: loan.CopyID, LoanID: loan.ID, SchoolID: loan.SchoolID, BookID: loan.BookID, ClaimedAt: loan.LoanedAt}
 	for attempt := 0; attempt < 2; attempt++ {
-		err := s.repo.ClaimCopy(ctx, c)
+		err := s.active.Claim(ctx, c)
 		if err == nil {
 			return nil
 		}
 		if !errs.Is(err, errs.Conflict) {
 			// The write may have landed with its reply lost: if the claim
 			// names this loan, the loan exists and must not be deleted.
-			if holder, herr := s.repo.Claim(ctx, loan.CopyID); herr == nil && holder.LoanID == loan.ID {
+			if holder, herr := s.active.Holder(ctx, loan.CopyID); herr == nil && holder.LoanID == loan.ID {
 				return nil
 			}
 			return err
 		}
-		holder, err := s.repo.Claim(ctx, loan.CopyID)
+		holder, err := s.active.Holder(ctx, loan.CopyID)
 		if errs.Is(err, errs.NotFound) {
 			continue // released in the meantime: try again
 		}
 		if err != nil {
 			return err
 		}
-		loans, err := s.repo.LoansByID(ctx, []string{holder.LoanID})
+		loans, err := s.loans.ByIDs(ctx, []string{holder.LoanID})
 		if err != nil {
 			return err
 		}
@@ -144,7 +153,7 @@ func (s *Library) claim(ctx context.Context, loan library.Loan) error {
 			return library.ErrCopyUnavailable()
 		}
 		// The holder was returned (or never completed): the claim is stale.
-		if err := s.repo.ReleaseClaim(ctx, loan.CopyID, holder.LoanID); err != nil {
+		if err := s.active.Release(ctx, loan.CopyID, holder.LoanID); err != nil {
 			return err
 		}
 	}
@@ -153,11 +162,11 @@ func (s *Library) claim(ctx context.Context, loan library.Loan) error {
 
 // loanInScope finds a loan the caller may reach; another school's loan is
 // NotFound, as is a record that never became a loan.
-func (s *Library) loanInScope(ctx context.Context, loanID string) (library.Loan, error) {
+func (s *Circulation) loanInScope(ctx context.Context, loanID string) (library.Loan, error) {
 	if _, err := uuid.Parse(loanID); err != nil {
 		return library.Loan{}, library.ErrLoanNotFound()
 	}
-	loans, err := s.repo.LoansByID(ctx, []string{loanID})
+	loans, err := s.loans.ByIDs(ctx, []string{loanID})
 	if err != nil {
 		return library.Loan{}, err
 	}
@@ -166,14 +175,14 @@ func (s *Library) loanInScope(ctx context.Context, loanID string) (library.Loan,
 	}
 	l := loans[0]
 	if !l.Returned() {
-		claim, err := s.repo.Claim(ctx, l.CopyID)
+		claim, err := s.active.Holder(ctx, l.CopyID)
 		if err != nil && !errs.Is(err, errs.NotFound) {
 			return library.Loan{}, err
 		}
 		if errs.Is(err, errs.NotFound) || claim.LoanID != l.ID {
 			// Either the record never became a loan, or another request
 			// returned it between our two reads: read it again to tell.
-			again, err := s.repo.LoansByID(ctx, []string{loanID})
+			again, err := s.loans.ByIDs(ctx, []string{loanID})
 			if err != nil {
 				return library.Loan{}, err
 			}
@@ -194,7 +203,7 @@ func (s *Library) loanInScope(ctx context.Context, loanID string) (library.Loan,
 // expected, when set, is the renewal count the client saw before asking: a
 // request whose renewal already happened (a retry after a lost reply, or a
 // second scan) is answered with the loan as it is, instead of renewing again.
-func (s *Library) RenewLoan(ctx context.Context, loanID string, expected *int) (LoanView, error) {
+func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *int) (LoanView, error) {
 	loan, err := s.loanInScope(ctx, loanID)
 	if err != nil {
 		return LoanView{}, err
@@ -210,7 +219,7 @@ func (s *Library) RenewLoan(ctx context.Context, loanID string, expected *int) (
 	// Each pass claims the next renewal number; losing a race re-reads the
 	// count, so the limit is never passed.
 	for attempt := 0; attempt <= school.Settings.MaxRenewals; attempt++ {
-		renewals, err := s.repo.Renewals(ctx, []string{loan.ID})
+		renewals, err := s.loans.Renewals(ctx, []string{loan.ID})
 		if err != nil {
 			return LoanView{}, err
 		}
@@ -222,7 +231,7 @@ func (s *Library) RenewLoan(ctx context.Context, loanID string, expected *int) (
 			return LoanView{}, library.ErrRenewalLimit()
 		}
 		next := library.Renewal{LoanID: loan.ID, Number: n + 1, DueAt: library.RenewedDueDate(due, today, school.Settings), RenewedAt: s.Now().UTC()}
-		err = s.repo.AddRenewal(ctx, next)
+		err = s.loans.AddRenewal(ctx, next)
 		if err == nil {
 			return LoanView{Loan: loan, DueAt: next.DueAt, Renewals: next.Number, Status: library.LoanStatus(loan, next.DueAt, today)}, nil
 		}
@@ -236,19 +245,19 @@ func (s *Library) RenewLoan(ctx context.Context, loanID string, expected *int) (
 // ReturnLoan ends a loan and frees its copy. Returning a returned loan
 // changes nothing (a double scan at the desk is not an error).
 // Errors: NotFound "loan_not_found".
-func (s *Library) ReturnLoan(ctx context.Context, loanID string) (LoanView, error) {
+func (s *Circulation) ReturnLoan(ctx context.Context, loanID string) (LoanView, error) {
 	loan, err := s.loanInScope(ctx, loanID)
 	if err != nil {
 		return LoanView{}, err
 	}
 	if !loan.Returned() {
-		if err := s.repo.MarkReturned(ctx, loan.ID, s.Now()); err != nil {
+		if err := s.loans.MarkReturned(ctx, loan.ID, s.Now()); err != nil {
 			return LoanView{}, err
 		}
-		if err := s.repo.ReleaseClaim(ctx, loan.CopyID, loan.ID); err != nil {
+		if err := s.active.Release(ctx, loan.CopyID, loan.ID); err != nil {
 			return LoanView{}, err
 		}
-		loans, err := s.repo.LoansByID(ctx, []string{loan.ID})
+		loans, err := s.loans.ByIDs(ctx, []string{loan.ID})
 		if err != nil {
 			return LoanView{}, err
 		}
@@ -256,7 +265,7 @@ func (s *Library) ReturnLoan(ctx context.Context, loanID string) (LoanView, erro
 			loan = loans[0]
 		}
 	}
-	views, err := s.views(ctx, []library.Loan{loan})
+	views, err := s.views(ctx, []library.Loan{loan}, s.today())
 	if err != nil {
 		return LoanView{}, err
 	}
@@ -272,7 +281,7 @@ type LoanFilter struct {
 
 // Loans lists the active and overdue loans of a school.
 // Errors: Invalid (status, ids), as scope.
-func (s *Library) Loans(ctx context.Context, schoolParam string, f LoanFilter) ([]LoanView, error) {
+func (s *Circulation) Loans(ctx context.Context, schoolParam string, f LoanFilter) ([]LoanView, error) {
 	fields := errs.FieldErrors{}
 	if f.Status != "" && f.Status != library.LoanActive && f.Status != library.LoanOverdue {
 		fields.Add("status", "must be active or overdue")
@@ -289,7 +298,7 @@ func (s *Library) Loans(ctx context.Context, schoolParam string, f LoanFilter) (
 	if err != nil {
 		return nil, err
 	}
-	open, err := s.repo.OpenLoans(ctx, school.ID, f.StudentID, f.BookID)
+	open, err := s.loans.Open(ctx, school.ID, f.StudentID, f.BookID)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +306,7 @@ func (s *Library) Loans(ctx context.Context, schoolParam string, f LoanFilter) (
 	if err != nil {
 		return nil, err
 	}
-	views, err := s.views(ctx, active)
+	views, err := s.views(ctx, active, s.today())
 	if err != nil {
 		return nil, err
 	}
@@ -312,109 +321,10 @@ func (s *Library) Loans(ctx context.Context, schoolParam string, f LoanFilter) (
 
 // StudentLoans returns the caller's own loans, newest first: returned ones
 // and active ones.
-func (s *Library) StudentLoans(ctx context.Context) ([]LoanView, error) {
+func (s *Circulation) StudentLoans(ctx context.Context) ([]LoanView, error) {
 	p := user.PrincipalFrom(ctx)
 	if p.Role != user.RoleStudent {
 		return nil, errs.E(errs.Forbidden, "forbidden", "Only students have loans of their own.")
 	}
-	return studentLoanViews(ctx, s.repo, p.AccountID, s.today())
-}
-
-// claimed keeps the open loans that a claim names (one command).
-func (s *Library) claimed(ctx context.Context, open []library.Loan) ([]library.Loan, error) {
-	return claimedLoans(ctx, s.repo, open)
-}
-
-func claimedLoans(ctx context.Context, repo ports.LibraryRepository, open []library.Loan) ([]library.Loan, error) {
-	ids := make([]string, 0, len(open))
-	for _, l := range open {
-		ids = append(ids, l.CopyID)
-	}
-	claims, err := repo.ClaimsByCopy(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	holder := map[string]string{}
-	for _, c := range claims {
-		holder[c.CopyID] = c.LoanID
-	}
-	out := open[:0:0]
-	for _, l := range open {
-		if holder[l.CopyID] == l.ID {
-			out = append(out, l)
-		}
-	}
-	return out, nil
-}
-
-// views adds due dates, renewal counts and statuses (one command).
-func (s *Library) views(ctx context.Context, loans []library.Loan) ([]LoanView, error) {
-	return loanViews(ctx, s.repo, loans, s.today())
-}
-
-func loanViews(ctx context.Context, repo ports.LibraryRepository, loans []library.Loan, today time.Time) ([]LoanView, error) {
-	ids := make([]string, 0, len(loans))
-	for _, l := range loans {
-		ids = append(ids, l.ID)
-	}
-	renewals, err := repo.Renewals(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	byLoan := map[string][]library.Renewal{}
-	for _, r := range renewals {
-		byLoan[r.LoanID] = append(byLoan[r.LoanID], r)
-	}
-	out := make([]LoanView, 0, len(loans))
-	for _, l := range loans {
-		due, n := library.EffectiveDue(l, byLoan[l.ID])
-		out = append(out, LoanView{Loan: l, DueAt: due, Renewals: n, Status: library.LoanStatus(l, due, today)})
-	}
-	return out, nil
-}
-
-// studentLoanViews returns a student's loans, newest first: returned ones
-// and active ones (records that never became loans are left out).
-func studentLoanViews(ctx context.Context, repo ports.LibraryRepository, studentID string, today time.Time) ([]LoanView, error) {
-	all, err := repo.LoansOfStudent(ctx, studentID)
-	if err != nil {
-		return nil, err
-	}
-	var open []library.Loan
-	for _, l := range all {
-		if !l.Returned() {
-			open = append(open, l)
-		}
-	}
-	active, err := claimedLoans(ctx, repo, open)
-	if err != nil {
-		return nil, err
-	}
-	keep := map[string]bool{}
-	for _, l := range active {
-		keep[l.ID] = true
-	}
-	list := all[:0:0]
-	for _, l := range all {
-		if l.Returned() || keep[l.ID] {
-			list = append(list, l)
-		}
-	}
-	return loanViews(ctx, repo, list, today)
-}
-
-// studentHasActiveLoans reports whether a student holds a copy now.
-func studentHasActiveLoans(ctx context.Context, repo ports.LibraryRepository, studentID string) (bool, error) {
-	all, err := repo.LoansOfStudent(ctx, studentID)
-	if err != nil {
-		return false, err
-	}
-	var open []library.Loan
-	for _, l := range all {
-		if !l.Returned() {
-			open = append(open, l)
-		}
-	}
-	active, err := claimedLoans(ctx, repo, open)
-	return len(active) > 0, err
+	return s.studentLoans(ctx, p.AccountID, s.today())
 }

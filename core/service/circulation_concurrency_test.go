@@ -55,7 +55,7 @@ func TestConcurrentCreateLoanOneWinner(t *testing.T) {
 
 	winners := make([]string, n)
 	results := runConcurrently(n, func(i int) error {
-		v, err := lf.lib.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
+		v, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
 		winners[i] = v.Loan.ID
 		return err
 	})
@@ -76,7 +76,7 @@ func TestConcurrentCreateLoanOneWinner(t *testing.T) {
 		t.Errorf("StudentLoans() = %d loans, want 1", len(got))
 	}
 	// The losers removed their records.
-	open, err := lf.store.OpenLoans(context.Background(), libSchoolA, "", "")
+	open, err := lf.store.Loans.Open(context.Background(), libSchoolA, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestConcurrentCreateLoanOverStaleClaim(t *testing.T) {
 	cp := copies[0]
 	old := lf.lend(t, cp, lf.student)
 	lf.faults.failNext("ReleaseClaim", failBefore)
-	if _, err := lf.lib.ReturnLoan(as(lf.librarian), old.Loan.ID); err == nil {
+	if _, err := lf.lib.Circulation.ReturnLoan(as(lf.librarian), old.Loan.ID); err == nil {
 		t.Fatal("ReturnLoan succeeded; the scenario needs the interrupted return")
 	}
 	line := barrier(n)
@@ -105,7 +105,7 @@ func TestConcurrentCreateLoanOverStaleClaim(t *testing.T) {
 	}
 	ids := make([]string, n)
 	results := runConcurrently(n, func(i int) error {
-		v, err := lf.lib.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student2.ID})
+		v, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student2.ID})
 		ids[i] = v.Loan.ID
 		return err
 	})
@@ -127,7 +127,7 @@ func TestConcurrentRenewAtLimitOneWinner(t *testing.T) {
 	_, copies := lf.addBook(t, lf.librarian, "Matilda", 1)
 	loan := lf.lend(t, copies[0], lf.student)
 	// Default settings allow 2 renewals; use one now.
-	if _, err := lf.lib.RenewLoan(as(lf.librarian), loan.Loan.ID, nil); err != nil {
+	if _, err := lf.lib.Circulation.RenewLoan(as(lf.librarian), loan.Loan.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	line := barrier(n)
@@ -137,7 +137,7 @@ func TestConcurrentRenewAtLimitOneWinner(t *testing.T) {
 		}
 	}
 	results := runConcurrently(n, func(int) error {
-		_, err := lf.lib.RenewLoan(as(lf.librarian), loan.Loan.ID, nil)
+		_, err := lf.lib.Circulation.RenewLoan(as(lf.librarian), loan.Loan.ID, nil)
 		return err
 	})
 	lf.faults.before = nil
@@ -150,7 +150,7 @@ func TestConcurrentRenewAtLimitOneWinner(t *testing.T) {
 	if v.Renewals != 2 || v.DueAt != "2026-12-18" {
 		t.Errorf("after the race: {renewals %d, due %s}, want {2, 2026-12-18}", v.Renewals, v.DueAt)
 	}
-	_, err := lf.lib.RenewLoan(as(lf.librarian), loan.Loan.ID, nil)
+	_, err := lf.lib.Circulation.RenewLoan(as(lf.librarian), loan.Loan.ID, nil)
 	wantErr(t, err, errs.Conflict, "renewal_limit_reached")
 }
 
@@ -171,7 +171,7 @@ func TestConcurrentReturnAllSucceed(t *testing.T) {
 
 	views := make([]service.LoanView, n)
 	results := runConcurrently(n, func(i int) error {
-		v, err := lf.lib.ReturnLoan(as(lf.librarian), loan.Loan.ID)
+		v, err := lf.lib.Circulation.ReturnLoan(as(lf.librarian), loan.Loan.ID)
 		views[i] = v
 		return err
 	})
@@ -189,7 +189,7 @@ func TestConcurrentReturnAllSucceed(t *testing.T) {
 	if len(returnedAt) > 1 {
 		t.Errorf("concurrent returns report %d different returned_at values, want 1", len(returnedAt))
 	}
-	stored, err := lf.store.LoansByID(context.Background(), []string{loan.Loan.ID})
+	stored, err := lf.store.Loans.ByIDs(context.Background(), []string{loan.Loan.ID})
 	if err != nil || len(stored) != 1 || !stored[0].ReturnedAt.Equal(t0.Add(time.Hour)) {
 		t.Errorf("stored loan = %+v, %v; want returned at %v", stored, err, t0.Add(time.Hour))
 	}
@@ -211,13 +211,13 @@ func TestConcurrentReturnAllSucceed(t *testing.T) {
 func TestConcurrentAcceptInviteOneWinner(t *testing.T) {
 	const n = 20
 	lf := newLibFixture(t)
-	acct, token, err := lf.lib.Invite(as(lf.admin), "new@maple.example.org", libSchoolA, "", "")
+	acct, token, err := lf.lib.Staff.Invite(as(lf.admin), "new@maple.example.org", libSchoolA, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	lf.hasher.beforeHash = barrier(n)
 	results := runConcurrently(n, func(i int) error {
-		_, err := lf.lib.AcceptInvite(context.Background(), token, "password number "+string(rune('a'+i)))
+		_, err := lf.lib.Staff.AcceptInvite(context.Background(), token, "password number "+string(rune('a'+i)))
 		return err
 	})
 	lf.hasher.beforeHash = nil

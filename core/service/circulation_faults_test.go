@@ -28,19 +28,47 @@ const (
 	failAfter
 )
 
-// faultyLibrary wraps a ports.LibraryRepository and fails chosen calls
-// with errs.Unavailable. before, when set (before the service is used),
-// runs at the start of every call it wraps, to line up racing callers or
-// to run another request between two steps.
+// faultyLibrary wraps the library's circulation stores (loans, claims,
+// invitations) and fails chosen calls with errs.Unavailable. Calls are
+// named as the steps of the algorithm: InsertLoan, DeleteLoan, ClaimCopy,
+// ReleaseClaim, MarkReturned, AddRenewal, RedeemInvite, and the reads
+// Claim and LoansByID. before, when set (before the service is used), runs
+// at the start of every call it wraps, to line up racing callers or to run
+// another request between two steps.
 type faultyLibrary struct {
-	ports.LibraryRepository
+	loans   ports.LoanRepository
+	active  ports.ActiveLoanRepository
+	invites ports.InviteRepository
 
 	mu     sync.Mutex
 	plan   map[string][]faultMode // method -> the outcomes of its next calls
 	before func(method string)
 }
 
-// failNext makes the next len(modes) calls of method fail, in order.
+// wrap puts the fault injector in front of repos' circulation stores.
+func (r *faultyLibrary) wrap(repos ports.Repositories) ports.Repositories {
+	r.loans, r.active, r.invites = repos.Loans, repos.ActiveLoans, repos.Invites
+	repos.Loans = faultyLoans{LoanRepository: r.loans, f: r}
+	repos.ActiveLoans = faultyClaims{ActiveLoanRepository: r.active, f: r}
+	repos.Invites = faultyInvites{InviteRepository: r.invites, f: r}
+	return repos
+}
+
+type faultyLoans struct {
+	ports.LoanRepository
+	f *faultyLibrary
+}
+
+type faultyClaims struct {
+	ports.ActiveLoanRepository
+	f *faultyLibrary
+}
+
+type faultyInvites struct {
+	ports.InviteRepository
+	f *faultyLibrary
+}
+
 func (r *faultyLibrary) failNext(method string, modes ...faultMode) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -89,42 +117,42 @@ func (r *faultyLibrary) call(method string, do func() error) error {
 	return do()
 }
 
-func (r *faultyLibrary) InsertLoan(ctx context.Context, l library.Loan) error {
-	return r.call("InsertLoan", func() error { return r.LibraryRepository.InsertLoan(ctx, l) })
+func (r faultyLoans) Insert(ctx context.Context, l library.Loan) error {
+	return r.f.call("InsertLoan", func() error { return r.LoanRepository.Insert(ctx, l) })
 }
 
-func (r *faultyLibrary) DeleteLoan(ctx context.Context, loanID string) error {
-	return r.call("DeleteLoan", func() error { return r.LibraryRepository.DeleteLoan(ctx, loanID) })
+func (r faultyLoans) Delete(ctx context.Context, loanID string) error {
+	return r.f.call("DeleteLoan", func() error { return r.LoanRepository.Delete(ctx, loanID) })
 }
 
-func (r *faultyLibrary) ClaimCopy(ctx context.Context, c library.CopyClaim) error {
-	return r.call("ClaimCopy", func() error { return r.LibraryRepository.ClaimCopy(ctx, c) })
+func (r faultyClaims) Claim(ctx context.Context, c library.CopyClaim) error {
+	return r.f.call("ClaimCopy", func() error { return r.ActiveLoanRepository.Claim(ctx, c) })
 }
 
-func (r *faultyLibrary) ReleaseClaim(ctx context.Context, copyID, loanID string) error {
-	return r.call("ReleaseClaim", func() error { return r.LibraryRepository.ReleaseClaim(ctx, copyID, loanID) })
+func (r faultyClaims) Release(ctx context.Context, copyID, loanID string) error {
+	return r.f.call("ReleaseClaim", func() error { return r.ActiveLoanRepository.Release(ctx, copyID, loanID) })
 }
 
-func (r *faultyLibrary) MarkReturned(ctx context.Context, loanID string, at time.Time) error {
-	return r.call("MarkReturned", func() error { return r.LibraryRepository.MarkReturned(ctx, loanID, at) })
+func (r faultyLoans) MarkReturned(ctx context.Context, loanID string, at time.Time) error {
+	return r.f.call("MarkReturned", func() error { return r.LoanRepository.MarkReturned(ctx, loanID, at) })
 }
 
-func (r *faultyLibrary) AddRenewal(ctx context.Context, rn library.Renewal) error {
-	return r.call("AddRenewal", func() error { return r.LibraryRepository.AddRenewal(ctx, rn) })
+func (r faultyLoans) AddRenewal(ctx context.Context, rn library.Renewal) error {
+	return r.f.call("AddRenewal", func() error { return r.LoanRepository.AddRenewal(ctx, rn) })
 }
 
-func (r *faultyLibrary) RedeemInvite(ctx context.Context, tokenHash string, at time.Time) error {
-	return r.call("RedeemInvite", func() error { return r.LibraryRepository.RedeemInvite(ctx, tokenHash, at) })
+func (r faultyInvites) Redeem(ctx context.Context, tokenHash string, at time.Time) error {
+	return r.f.call("RedeemInvite", func() error { return r.InviteRepository.Redeem(ctx, tokenHash, at) })
 }
 
-func (r *faultyLibrary) Claim(ctx context.Context, copyID string) (library.CopyClaim, error) {
-	r.hook("Claim")
-	return r.LibraryRepository.Claim(ctx, copyID)
+func (r faultyClaims) Holder(ctx context.Context, copyID string) (library.CopyClaim, error) {
+	r.f.hook("Claim")
+	return r.ActiveLoanRepository.Holder(ctx, copyID)
 }
 
-func (r *faultyLibrary) LoansByID(ctx context.Context, ids []string) ([]library.Loan, error) {
-	r.hook("LoansByID")
-	return r.LibraryRepository.LoansByID(ctx, ids)
+func (r faultyLoans) ByIDs(ctx context.Context, ids []string) ([]library.Loan, error) {
+	r.f.hook("LoansByID")
+	return r.LoanRepository.ByIDs(ctx, ids)
 }
 
 // ----- Library fixture -----
@@ -149,7 +177,7 @@ const (
 type libFixture struct {
 	*fixture
 	faults *faultyLibrary
-	store  ports.LibraryRepository // the unwrapped store, for checks
+	store  ports.Repositories // the unwrapped stores, for checks
 	lib    *service.Library
 	users  *service.Users
 
@@ -159,11 +187,10 @@ type libFixture struct {
 func newLibFixture(tb testing.TB) *libFixture {
 	tb.Helper()
 	f := newFixture(tb, service.IdentityConfig{})
-	lf := &libFixture{fixture: f, store: f.repos.Library, faults: &faultyLibrary{LibraryRepository: f.repos.Library}}
-	repos := f.repos
-	repos.Library = lf.faults
+	lf := &libFixture{fixture: f, store: f.repos, faults: &faultyLibrary{}}
+	repos := lf.faults.wrap(f.repos)
 	lf.lib = service.NewLibrary(repos, f.id)
-	lf.lib.Now = f.clock.Now
+	lf.lib.SetClock(f.clock.Now, nil)
 	lf.users = service.NewUsers(repos, &premiumAuthz{})
 	lf.users.Now = f.clock.Now
 
@@ -187,7 +214,7 @@ func as(a user.Account) context.Context {
 // addBook adds a book with n copies through the service as caller.
 func (lf *libFixture) addBook(tb testing.TB, caller user.Account, title string, n int) (library.Book, []library.Copy) {
 	tb.Helper()
-	b, copies, err := lf.lib.AddBook(as(caller), "", library.BookDraft{Title: title, Author: "Author of " + title, Copies: n})
+	b, copies, err := lf.lib.Holdings.AddBook(as(caller), "", library.BookDraft{Title: title, Author: "Author of " + title, Copies: n})
 	if err != nil {
 		tb.Fatalf("AddBook(%q) error = %v", title, err)
 	}
@@ -200,7 +227,7 @@ func (lf *libFixture) addBook(tb testing.TB, caller user.Account, title string, 
 // lend lends cp of b to student as the librarian of the student's school.
 func (lf *libFixture) lend(tb testing.TB, cp library.Copy, student user.Account) service.LoanView {
 	tb.Helper()
-	v, err := lf.lib.CreateLoan(as(lf.librarianOf(cp.SchoolID)), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: student.ID})
+	v, err := lf.lib.Circulation.CreateLoan(as(lf.librarianOf(cp.SchoolID)), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: student.ID})
 	if err != nil {
 		tb.Fatalf("CreateLoan(copy %s) error = %v, want nil", cp.Code, err)
 	}
@@ -231,7 +258,7 @@ func (lf *libFixture) wantCopy(tb testing.TB, cp library.Copy, want string) {
 	tb.Helper()
 	ctx := as(lf.librarianOf(cp.SchoolID))
 
-	loans, err := lf.lib.Loans(ctx, "", service.LoanFilter{})
+	loans, err := lf.lib.Circulation.Loans(ctx, "", service.LoanFilter{})
 	if err != nil {
 		tb.Fatalf("Loans() error = %v", err)
 	}
@@ -247,7 +274,7 @@ func (lf *libFixture) wantCopy(tb testing.TB, cp library.Copy, want string) {
 		if l.Status == library.LoanReturned {
 			tb.Errorf("Loans() lists loan %s with status returned", l.Loan.ID)
 		}
-		claim, err := lf.store.Claim(context.Background(), l.Loan.CopyID)
+		claim, err := lf.store.ActiveLoans.Holder(context.Background(), l.Loan.CopyID)
 		if err != nil || claim.LoanID != l.Loan.ID {
 			tb.Errorf("Loans() lists loan %s as active but its copy's claim is %+v (err %v): a loan without its copy", l.Loan.ID, claim, err)
 		}
@@ -259,7 +286,7 @@ func (lf *libFixture) wantCopy(tb testing.TB, cp library.Copy, want string) {
 		tb.Errorf("Loans() shows copy %s lent by %v, want exactly [%s]", cp.Code, holders, want)
 	}
 
-	look, err := lf.lib.CopyByCode(ctx, "", cp.Code)
+	look, err := lf.lib.Holdings.CopyByCode(ctx, "", cp.Code)
 	if err != nil {
 		tb.Fatalf("CopyByCode(%s) error = %v", cp.Code, err)
 	}
@@ -275,7 +302,7 @@ func (lf *libFixture) wantCopy(tb testing.TB, cp library.Copy, want string) {
 	if cp.SchoolID == libSchoolB {
 		domain = libDomainB
 	}
-	page, err := lf.lib.PublicCatalog(context.Background(), domain, service.CatalogQuery{Page: 1, Limit: service.MaxCatalogLimit})
+	page, err := lf.lib.Catalog.Page(context.Background(), domain, service.ListQuery{Page: 1, Limit: service.MaxListLimit})
 	entries := page.Entries
 	if err != nil {
 		tb.Fatalf("PublicCatalog(%s) error = %v", domain, err)
@@ -295,7 +322,7 @@ func (lf *libFixture) wantCopy(tb testing.TB, cp library.Copy, want string) {
 	}
 
 	if want != "" {
-		claim, err := lf.store.Claim(context.Background(), cp.ID)
+		claim, err := lf.store.ActiveLoans.Holder(context.Background(), cp.ID)
 		if err != nil || claim.LoanID != want {
 			tb.Errorf("claim of copy %s = %+v (err %v), want it held by loan %s", cp.Code, claim, err, want)
 		}
@@ -305,7 +332,7 @@ func (lf *libFixture) wantCopy(tb testing.TB, cp library.Copy, want string) {
 // studentSees returns the loans a student's own page lists, by id.
 func (lf *libFixture) studentSees(tb testing.TB, student user.Account) map[string]service.LoanView {
 	tb.Helper()
-	views, err := lf.lib.StudentLoans(as(student))
+	views, err := lf.lib.Circulation.StudentLoans(as(student))
 	if err != nil {
 		tb.Fatalf("StudentLoans() error = %v", err)
 	}
@@ -346,7 +373,7 @@ func TestCirculationFaultCreateLoan(t *testing.T) {
 			cp := copies[0]
 
 			lf.faults.failNext(tt.method, tt.modes...)
-			v, err := lf.lib.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
+			v, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
 			wantErr(t, err, errs.Unavailable, "")
 			if v.Loan.ID != "" {
 				t.Errorf("failed CreateLoan returned loan %s, want none", v.Loan.ID)
@@ -366,7 +393,7 @@ func TestCirculationFaultCreateLoan(t *testing.T) {
 				t.Errorf("StudentLoans() after the retry = %v, want only loan %s, active", got, retry.Loan.ID)
 			}
 			// And nobody else gets the copy now.
-			_, err = lf.lib.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student2.ID})
+			_, err = lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student2.ID})
 			wantErr(t, err, errs.Conflict, "copy_unavailable")
 			lf.wantCopy(t, cp, retry.Loan.ID)
 		})
@@ -382,11 +409,11 @@ func TestCirculationFaultClaimAndTidyUpFail(t *testing.T) {
 
 	lf.faults.failNext("ClaimCopy", failBefore)
 	lf.faults.failNext("DeleteLoan", failBefore)
-	_, err := lf.lib.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
+	_, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
 	wantErr(t, err, errs.Unavailable, "")
 	lf.noUnusedFaults(t)
 
-	open, err := lf.store.OpenLoans(context.Background(), libSchoolA, "", "")
+	open, err := lf.store.Loans.Open(context.Background(), libSchoolA, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,9 +423,9 @@ func TestCirculationFaultClaimAndTidyUpFail(t *testing.T) {
 	ghost := open[0].ID
 	lf.wantCopy(t, cp, "")
 	lf.wantNoActiveStudentLoans(t, lf.student)
-	_, err = lf.lib.ReturnLoan(as(lf.librarian), ghost)
+	_, err = lf.lib.Circulation.ReturnLoan(as(lf.librarian), ghost)
 	wantErr(t, err, errs.NotFound, "loan_not_found")
-	_, err = lf.lib.RenewLoan(as(lf.librarian), ghost, nil)
+	_, err = lf.lib.Circulation.RenewLoan(as(lf.librarian), ghost, nil)
 	wantErr(t, err, errs.NotFound, "loan_not_found")
 
 	retry := lf.lend(t, cp, lf.student)
@@ -433,7 +460,7 @@ func TestCirculationFaultReturn(t *testing.T) {
 			first := t0.Add(2 * time.Hour)
 			lf.clock.Set(first)
 			lf.faults.failNext(tt.method, tt.mode)
-			_, err := lf.lib.ReturnLoan(as(lf.librarian), loan.Loan.ID)
+			_, err := lf.lib.Circulation.ReturnLoan(as(lf.librarian), loan.Loan.ID)
 			wantErr(t, err, errs.Unavailable, "")
 			lf.noUnusedFaults(t)
 
@@ -442,7 +469,7 @@ func TestCirculationFaultReturn(t *testing.T) {
 				// everywhere even though its claim may still be stored.
 				lf.wantCopy(t, cp, "")
 				lf.wantNoActiveStudentLoans(t, lf.student)
-				_, err := lf.lib.RenewLoan(as(lf.librarian), loan.Loan.ID, nil)
+				_, err := lf.lib.Circulation.RenewLoan(as(lf.librarian), loan.Loan.ID, nil)
 				wantErr(t, err, errs.Conflict, "loan_not_active")
 			} else {
 				lf.wantCopy(t, cp, loan.Loan.ID)
@@ -451,7 +478,7 @@ func TestCirculationFaultReturn(t *testing.T) {
 			// The desk retries later: success, and the loan ended at the
 			// first return when that one took effect.
 			lf.clock.Set(first.Add(time.Hour))
-			got, err := lf.lib.ReturnLoan(as(lf.librarian), loan.Loan.ID)
+			got, err := lf.lib.Circulation.ReturnLoan(as(lf.librarian), loan.Loan.ID)
 			if err != nil {
 				t.Fatalf("ReturnLoan retry error = %v, want nil", err)
 			}
@@ -463,7 +490,7 @@ func TestCirculationFaultReturn(t *testing.T) {
 				t.Errorf("ReturnLoan retry = {returned_at %v, status %q}, want {%v, returned}", got.Loan.ReturnedAt, got.Status, wantAt)
 			}
 			// A third scan is a no-op with the same time.
-			again, err := lf.lib.ReturnLoan(as(lf.librarian), loan.Loan.ID)
+			again, err := lf.lib.Circulation.ReturnLoan(as(lf.librarian), loan.Loan.ID)
 			if err != nil || !again.Loan.ReturnedAt.Equal(wantAt) {
 				t.Errorf("ReturnLoan again = (returned_at %v, %v), want (%v, nil)", again.Loan.ReturnedAt, err, wantAt)
 			}
@@ -489,16 +516,16 @@ func TestCirculationFaultStaleClaimCleanup(t *testing.T) {
 	loan := lf.lend(t, cp, lf.student)
 
 	lf.faults.failNext("ReleaseClaim", failBefore)
-	_, err := lf.lib.ReturnLoan(as(lf.librarian), loan.Loan.ID)
+	_, err := lf.lib.Circulation.ReturnLoan(as(lf.librarian), loan.Loan.ID)
 	wantErr(t, err, errs.Unavailable, "")
-	if c, err := lf.store.Claim(context.Background(), cp.ID); err != nil || c.LoanID != loan.Loan.ID {
+	if c, err := lf.store.ActiveLoans.Holder(context.Background(), cp.ID); err != nil || c.LoanID != loan.Loan.ID {
 		t.Fatalf("claim after the interrupted return = %+v, %v; the scenario needs the stale claim", c, err)
 	}
 	lf.wantCopy(t, cp, "")
 
 	// The next borrower's clearing of the stale claim fails.
 	lf.faults.failNext("ReleaseClaim", failBefore)
-	_, err = lf.lib.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student2.ID})
+	_, err = lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student2.ID})
 	wantErr(t, err, errs.Unavailable, "")
 	lf.noUnusedFaults(t)
 	lf.wantCopy(t, cp, "")
@@ -524,7 +551,7 @@ func TestCirculationFaultRenew(t *testing.T) {
 	loan := lf.lend(t, cp, lf.student) // due 2026-12-04, 2 renewals of 7 days allowed
 
 	lf.faults.failNext("AddRenewal", failBefore)
-	_, err := lf.lib.RenewLoan(as(lf.librarian), loan.Loan.ID, nil)
+	_, err := lf.lib.Circulation.RenewLoan(as(lf.librarian), loan.Loan.ID, nil)
 	wantErr(t, err, errs.Unavailable, "")
 	lf.noUnusedFaults(t)
 	if v := lf.studentSees(t, lf.student)[loan.Loan.ID]; v.Renewals != 0 || v.DueAt != "2026-12-04" {
@@ -532,7 +559,7 @@ func TestCirculationFaultRenew(t *testing.T) {
 	}
 	lf.wantCopy(t, cp, loan.Loan.ID)
 
-	got, err := lf.lib.RenewLoan(as(lf.librarian), loan.Loan.ID, nil)
+	got, err := lf.lib.Circulation.RenewLoan(as(lf.librarian), loan.Loan.ID, nil)
 	if err != nil {
 		t.Fatalf("RenewLoan retry error = %v", err)
 	}
@@ -554,11 +581,11 @@ func TestCirculationFaultRenewReplyLost(t *testing.T) {
 	seen := 0
 
 	lf.faults.failNext("AddRenewal", failAfter)
-	_, err := lf.lib.RenewLoan(as(lf.librarian), loan.Loan.ID, &seen)
+	_, err := lf.lib.Circulation.RenewLoan(as(lf.librarian), loan.Loan.ID, &seen)
 	wantErr(t, err, errs.Unavailable, "")
 	lf.noUnusedFaults(t)
 
-	got, err := lf.lib.RenewLoan(as(lf.librarian), loan.Loan.ID, &seen)
+	got, err := lf.lib.Circulation.RenewLoan(as(lf.librarian), loan.Loan.ID, &seen)
 	if err != nil {
 		t.Fatalf("RenewLoan retry error = %v", err)
 	}
@@ -582,10 +609,10 @@ func TestCirculationReturnRacingReturnBetweenSteps(t *testing.T) {
 	var innerErr error
 	lf.faults.before = func(method string) {
 		if method == "Claim" && fired.CompareAndSwap(false, true) {
-			_, innerErr = lf.lib.ReturnLoan(as(lf.librarian), loan.Loan.ID)
+			_, innerErr = lf.lib.Circulation.ReturnLoan(as(lf.librarian), loan.Loan.ID)
 		}
 	}
-	got, err := lf.lib.ReturnLoan(as(lf.librarian), loan.Loan.ID)
+	got, err := lf.lib.Circulation.ReturnLoan(as(lf.librarian), loan.Loan.ID)
 	lf.faults.before = nil
 	if innerErr != nil {
 		t.Fatalf("inner ReturnLoan error = %v", innerErr)
@@ -607,11 +634,11 @@ func TestCirculationFaultClaimNamesDeletedLoan(t *testing.T) {
 	_, copies := lf.addBook(t, lf.librarian, "Matilda", 1)
 	cp := copies[0]
 	ghost := library.CopyClaim{CopyID: cp.ID, LoanID: "00000000-0000-4000-8000-00000000dead", SchoolID: cp.SchoolID, BookID: cp.BookID, ClaimedAt: t0}
-	if err := lf.store.ClaimCopy(context.Background(), ghost); err != nil {
+	if err := lf.store.ActiveLoans.Claim(context.Background(), ghost); err != nil {
 		t.Fatal(err)
 	}
 	lf.wantCopy(t, cp, "")
-	if got, err := lf.lib.CopyByCode(as(lf.librarian), "", cp.Code); err != nil || got.Loan != nil {
+	if got, err := lf.lib.Holdings.CopyByCode(as(lf.librarian), "", cp.Code); err != nil || got.Loan != nil {
 		t.Errorf("CopyByCode = (loan %v, %v), want available", got.Loan, err)
 	}
 	next := lf.lend(t, cp, lf.student2)
@@ -627,7 +654,7 @@ func TestCirculationFaultClaimReplyLost(t *testing.T) {
 	cp := copies[0]
 
 	lf.faults.failNext("ClaimCopy", failAfter)
-	v, err := lf.lib.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
+	v, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
 	if err != nil {
 		t.Fatalf("CreateLoan with a lost claim reply = %v, want the loan", err)
 	}
@@ -642,14 +669,14 @@ func TestCirculationFaultClaimReplyLost(t *testing.T) {
 // redemption itself leaves the token usable.
 func TestAcceptInviteRedeemOutageKeepsToken(t *testing.T) {
 	lf := newLibFixture(t)
-	_, token, err := lf.lib.Invite(as(lf.admin), "new@maple.example.org", libSchoolA, "", "")
+	_, token, err := lf.lib.Staff.Invite(as(lf.admin), "new@maple.example.org", libSchoolA, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	lf.faults.failNext("RedeemInvite", failBefore)
-	_, err = lf.lib.AcceptInvite(context.Background(), token, "a brand new password")
+	_, err = lf.lib.Staff.AcceptInvite(context.Background(), token, "a brand new password")
 	wantErr(t, err, errs.Unavailable, "")
-	if _, err := lf.lib.AcceptInvite(context.Background(), token, "a brand new password"); err != nil {
+	if _, err := lf.lib.Staff.AcceptInvite(context.Background(), token, "a brand new password"); err != nil {
 		t.Fatalf("AcceptInvite retry error = %v, want nil", err)
 	}
 	lf.login(t, "new@maple.example.org", "a brand new password")

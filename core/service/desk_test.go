@@ -6,6 +6,7 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service"
 )
 
 func TestSchoolByDomain(t *testing.T) {
@@ -28,7 +29,7 @@ func TestSchoolByDomain(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := lf.lib.SchoolByDomain(tt.ctx, tt.domain)
+			s, err := lf.lib.Schools.ByDomain(tt.ctx, tt.domain)
 			if tt.wantErr {
 				// Unknown and other-school domains must be indistinguishable.
 				wantErr(t, err, errs.NotFound, "school_not_found")
@@ -48,19 +49,20 @@ func TestSchoolCatalogCountsAndPrivacy(t *testing.T) {
 	lf.lend(t, copies[0], lf.student)
 
 	// A private catalog is still the staff's own catalog.
-	if _, err := lf.lib.PutSettings(as(lf.librarian), "", library.Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7}); err != nil {
+	if _, err := lf.lib.Schools.PutSettings(as(lf.librarian), "", library.Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7}); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := lf.lib.SchoolCatalog(as(lf.librarian), "")
+	page, err := lf.lib.Holdings.Books(as(lf.librarian), "", service.ListQuery{Page: 1, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
+	entries := page.Entries
 	if len(entries) != 1 || entries[0].Book.ID != book.ID || entries[0].Total != 3 || entries[0].Available != 2 {
 		t.Fatalf("SchoolCatalog = %+v, want Matilda with 2 of 3 available", entries)
 	}
-	_, err = lf.lib.SchoolCatalog(as(lf.librarian), libSchoolB)
+	_, err = lf.lib.Holdings.Books(as(lf.librarian), libSchoolB, service.ListQuery{Page: 1, Limit: 10})
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	if _, err := lf.lib.SchoolCatalog(as(lf.admin), ""); !errs.Is(err, errs.Invalid) {
+	if _, err := lf.lib.Holdings.Books(as(lf.admin), "", service.ListQuery{Page: 1, Limit: 10}); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("admin without a school: %v, want Invalid", err)
 	}
 }

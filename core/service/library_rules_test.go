@@ -24,7 +24,7 @@ func wantField(tb testing.TB, e *errs.Error, field string) {
 // bookCopies returns how many copies book has, read from the store.
 func (lf *libFixture) bookCopies(tb testing.TB, schoolID, bookID string) int {
 	tb.Helper()
-	counts, err := lf.store.CopyCounts(context.Background(), schoolID)
+	counts, err := lf.store.Holdings.CopyCounts(context.Background(), schoolID, []string{bookID})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -39,21 +39,21 @@ func TestLibraryScopeOtherSchoolNamedIsForbidden(t *testing.T) {
 	cpB := copiesB[0]
 	ctx := as(lf.librarian)
 
-	_, err := lf.lib.CreateLoan(ctx, service.LoanInput{SchoolID: libSchoolB, BookID: cpB.BookID, CopyID: cpB.ID, StudentID: lf.studentB.ID})
+	_, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{SchoolID: libSchoolB, BookID: cpB.BookID, CopyID: cpB.ID, StudentID: lf.studentB.ID})
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	_, err = lf.lib.Loans(ctx, libSchoolB, service.LoanFilter{})
+	_, err = lf.lib.Circulation.Loans(ctx, libSchoolB, service.LoanFilter{})
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	_, err = lf.lib.CopyByCode(ctx, libSchoolB, cpB.Code)
+	_, err = lf.lib.Holdings.CopyByCode(ctx, libSchoolB, cpB.Code)
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	_, _, err = lf.lib.AddBook(ctx, libSchoolB, library.BookDraft{Title: "Intruder", Author: "X", Copies: 1})
+	_, _, err = lf.lib.Holdings.AddBook(ctx, libSchoolB, library.BookDraft{Title: "Intruder", Author: "X", Copies: 1})
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	_, _, err = lf.lib.AddCopies(ctx, libSchoolB, cpB.BookID, 1)
+	_, _, err = lf.lib.Holdings.AddCopies(ctx, libSchoolB, cpB.BookID, 1)
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	_, err = lf.lib.Students(ctx, libSchoolB, "")
+	_, err = searchStudents(ctx, lf.lib, libSchoolB, "")
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	_, err = lf.lib.CreateStudent(ctx, libSchoolB, service.StudentInput{Name: "Intruder"})
+	_, err = lf.lib.Students.Create(ctx, libSchoolB, service.StudentInput{Name: "Intruder"})
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	_, err = lf.lib.PutSettings(ctx, libSchoolB, library.Settings{DefaultLoanDays: 1, MaxRenewals: 0, RenewalDays: 1})
+	_, err = lf.lib.Schools.PutSettings(ctx, libSchoolB, library.Settings{DefaultLoanDays: 1, MaxRenewals: 0, RenewalDays: 1})
 	wantErr(t, err, errs.Forbidden, "forbidden")
 
 	// Nothing changed in school B.
@@ -61,14 +61,14 @@ func TestLibraryScopeOtherSchoolNamedIsForbidden(t *testing.T) {
 	if n := lf.bookCopies(t, libSchoolB, cpB.BookID); n != 1 {
 		t.Errorf("school B's book has %d copies, want 1", n)
 	}
-	b, err := lf.lib.Settings(as(lf.librarianB), "")
+	b, err := lf.lib.Schools.Settings(as(lf.librarianB), "")
 	if err != nil || b.Settings != library.DefaultSettings() {
 		t.Errorf("school B settings = %+v, %v; want the defaults", b.Settings, err)
 	}
-	if students, _ := lf.lib.Students(as(lf.librarianB), "", ""); len(students) != 1 {
+	if students, _ := searchStudents(as(lf.librarianB), lf.lib, "", ""); len(students) != 1 {
 		t.Errorf("school B has %d students, want 1", len(students))
 	}
-	catB, _ := lf.lib.PublicCatalog(context.Background(), libDomainB, service.CatalogQuery{Page: 1, Limit: 10})
+	catB, _ := lf.lib.Catalog.Page(context.Background(), libDomainB, service.ListQuery{Page: 1, Limit: 10})
 	if len(catB.Entries) != 1 || catB.Total != 1 {
 		t.Errorf("school B's catalog has %d books (total %d), want 1", len(catB.Entries), catB.Total)
 	}
@@ -82,19 +82,19 @@ func TestLibraryScopeOtherSchoolObjectsAreNotFound(t *testing.T) {
 	loanB := lf.lend(t, cpB, lf.studentB)
 	ctx := as(lf.librarian)
 
-	_, err := lf.lib.ReturnLoan(ctx, loanB.Loan.ID)
+	_, err := lf.lib.Circulation.ReturnLoan(ctx, loanB.Loan.ID)
 	wantErr(t, err, errs.NotFound, "loan_not_found")
-	_, err = lf.lib.RenewLoan(ctx, loanB.Loan.ID, nil)
+	_, err = lf.lib.Circulation.RenewLoan(ctx, loanB.Loan.ID, nil)
 	wantErr(t, err, errs.NotFound, "loan_not_found")
-	_, err = lf.lib.CreateLoan(ctx, service.LoanInput{BookID: bookB.ID, CopyID: cpB.ID, StudentID: lf.student.ID})
+	_, err = lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: bookB.ID, CopyID: cpB.ID, StudentID: lf.student.ID})
 	wantErr(t, err, errs.NotFound, "copy_not_found")
-	_, err = lf.lib.CreateLoan(ctx, service.LoanInput{BookID: bookB.ID, CopyID: cpA.ID, StudentID: lf.student.ID})
+	_, err = lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: bookB.ID, CopyID: cpA.ID, StudentID: lf.student.ID})
 	wantErr(t, err, errs.NotFound, "book_not_found")
-	_, err = lf.lib.CopyByCode(ctx, "", cpB.Code)
+	_, err = lf.lib.Holdings.CopyByCode(ctx, "", cpB.Code)
 	wantErr(t, err, errs.NotFound, "copy_not_found")
-	_, _, err = lf.lib.AddCopies(ctx, "", bookB.ID, 3)
+	_, _, err = lf.lib.Holdings.AddCopies(ctx, "", bookB.ID, 3)
 	wantErr(t, err, errs.NotFound, "book_not_found")
-	loans, err := lf.lib.Loans(ctx, "", service.LoanFilter{})
+	loans, err := lf.lib.Circulation.Loans(ctx, "", service.LoanFilter{})
 	if err != nil || len(loans) != 0 {
 		t.Errorf("school A's Loans() = %d loans, %v; want none (school B's loan stays out)", len(loans), err)
 	}
@@ -120,22 +120,22 @@ func TestLibraryAdminMustNameSchool(t *testing.T) {
 	cpB := copiesB[0]
 	ctx := as(lf.admin)
 
-	_, err := lf.lib.CreateLoan(ctx, service.LoanInput{BookID: cpB.BookID, CopyID: cpB.ID, StudentID: lf.studentB.ID})
+	_, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: cpB.BookID, CopyID: cpB.ID, StudentID: lf.studentB.ID})
 	wantField(t, wantErr(t, err, errs.Invalid, ""), "school_id")
-	_, err = lf.lib.Loans(ctx, "", service.LoanFilter{})
+	_, err = lf.lib.Circulation.Loans(ctx, "", service.LoanFilter{})
 	wantField(t, wantErr(t, err, errs.Invalid, ""), "schoolId")
-	_, err = lf.lib.CopyByCode(ctx, "", cpB.Code)
+	_, err = lf.lib.Holdings.CopyByCode(ctx, "", cpB.Code)
 	wantErr(t, err, errs.Invalid, "")
 	lf.wantCopy(t, cpB, "")
 
 	// Naming it works.
-	v, err := lf.lib.CreateLoan(ctx, service.LoanInput{SchoolID: libSchoolB, BookID: cpB.BookID, CopyID: cpB.ID, StudentID: lf.studentB.ID})
+	v, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{SchoolID: libSchoolB, BookID: cpB.BookID, CopyID: cpB.ID, StudentID: lf.studentB.ID})
 	if err != nil {
 		t.Fatalf("admin CreateLoan naming the school: %v", err)
 	}
 	lf.wantCopy(t, cpB, v.Loan.ID)
 	// An admin reaches any school's loan by id.
-	if _, err := lf.lib.ReturnLoan(ctx, v.Loan.ID); err != nil {
+	if _, err := lf.lib.Circulation.ReturnLoan(ctx, v.Loan.ID); err != nil {
 		t.Errorf("admin ReturnLoan: %v", err)
 	}
 	lf.wantCopy(t, cpB, "")
@@ -147,15 +147,15 @@ func TestLibraryReaderWithoutSchoolIsForbidden(t *testing.T) {
 	cp := copies[0]
 	ctx := as(lf.reader)
 
-	_, err := lf.lib.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
+	_, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	_, err = lf.lib.Loans(ctx, "", service.LoanFilter{})
+	_, err = lf.lib.Circulation.Loans(ctx, "", service.LoanFilter{})
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	_, err = lf.lib.Loans(ctx, libSchoolA, service.LoanFilter{})
+	_, err = lf.lib.Circulation.Loans(ctx, libSchoolA, service.LoanFilter{})
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	_, err = lf.lib.StudentLoans(ctx)
+	_, err = lf.lib.Circulation.StudentLoans(ctx)
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	_, err = lf.lib.StudentLoans(as(lf.librarian))
+	_, err = lf.lib.Circulation.StudentLoans(as(lf.librarian))
 	wantErr(t, err, errs.Forbidden, "forbidden")
 	lf.wantCopy(t, cp, "")
 }
@@ -167,22 +167,22 @@ func TestCreateLoanDueDates(t *testing.T) {
 	_, copies := lf.addBook(t, lf.librarian, "Matilda", 3)
 	ctx := as(lf.librarian)
 	set := library.Settings{DefaultLoanDays: 21, MaxRenewals: 1, RenewalDays: 3, AllowPublicCatalog: true}
-	if _, err := lf.lib.PutSettings(ctx, "", set); err != nil {
+	if _, err := lf.lib.Schools.PutSettings(ctx, "", set); err != nil {
 		t.Fatal(err)
 	}
 
-	v, err := lf.lib.CreateLoan(ctx, service.LoanInput{BookID: copies[0].BookID, CopyID: copies[0].ID, StudentID: lf.student.ID})
+	v, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: copies[0].BookID, CopyID: copies[0].ID, StudentID: lf.student.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v.DueAt != "2026-12-11" || v.Status != library.LoanActive || v.Renewals != 0 {
 		t.Errorf("CreateLoan with default due date = {due %s, %s, renewals %d}, want {2026-12-11, active, 0}", v.DueAt, v.Status, v.Renewals)
 	}
-	r, err := lf.lib.RenewLoan(ctx, v.Loan.ID, nil)
+	r, err := lf.lib.Circulation.RenewLoan(ctx, v.Loan.ID, nil)
 	if err != nil || r.DueAt != "2026-12-14" {
 		t.Errorf("RenewLoan = (due %s, %v), want (2026-12-14, nil): renewal_days from the settings", r.DueAt, err)
 	}
-	_, err = lf.lib.RenewLoan(ctx, v.Loan.ID, nil)
+	_, err = lf.lib.Circulation.RenewLoan(ctx, v.Loan.ID, nil)
 	wantErr(t, err, errs.Conflict, "renewal_limit_reached")
 
 	// School B keeps its own defaults.
@@ -192,12 +192,12 @@ func TestCreateLoanDueDates(t *testing.T) {
 	}
 
 	// An explicit due date: yesterday is refused and changes nothing; today is fine.
-	_, err = lf.lib.CreateLoan(ctx, service.LoanInput{BookID: copies[1].BookID, CopyID: copies[1].ID, StudentID: lf.student.ID, DueAt: "2026-11-19"})
+	_, err = lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: copies[1].BookID, CopyID: copies[1].ID, StudentID: lf.student.ID, DueAt: "2026-11-19"})
 	wantField(t, wantErr(t, err, errs.Invalid, ""), "due_at")
 	lf.wantCopy(t, copies[1], "")
-	_, err = lf.lib.CreateLoan(ctx, service.LoanInput{BookID: copies[1].BookID, CopyID: copies[1].ID, StudentID: lf.student.ID, DueAt: "2026-02-30"})
+	_, err = lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: copies[1].BookID, CopyID: copies[1].ID, StudentID: lf.student.ID, DueAt: "2026-02-30"})
 	wantField(t, wantErr(t, err, errs.Invalid, ""), "due_at")
-	v2, err := lf.lib.CreateLoan(ctx, service.LoanInput{BookID: copies[1].BookID, CopyID: copies[1].ID, StudentID: lf.student.ID, DueAt: "2026-11-20"})
+	v2, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: copies[1].BookID, CopyID: copies[1].ID, StudentID: lf.student.ID, DueAt: "2026-11-20"})
 	if err != nil || v2.DueAt != "2026-11-20" || v2.Status != library.LoanActive {
 		t.Errorf("CreateLoan due today = ({due %s, %s}, %v), want ({2026-11-20, active}, nil)", v2.DueAt, v2.Status, err)
 	}
@@ -210,21 +210,21 @@ func TestRenewLoanCountsFromLaterOfDueAndToday(t *testing.T) {
 	ctx := as(lf.librarian)
 	loan := lf.lend(t, copies[0], lf.student) // due 2026-12-04
 
-	r1, err := lf.lib.RenewLoan(ctx, loan.Loan.ID, nil)
+	r1, err := lf.lib.Circulation.RenewLoan(ctx, loan.Loan.ID, nil)
 	if err != nil || r1.DueAt != "2026-12-11" || r1.Renewals != 1 {
 		t.Errorf("RenewLoan before due = (due %s, renewals %d, %v), want (2026-12-11, 1, nil): from the due date", r1.DueAt, r1.Renewals, err)
 	}
 
 	lf.clock.Set(time.Date(2026, 12, 15, 8, 0, 0, 0, time.UTC))
-	overdue, err := lf.lib.Loans(ctx, "", service.LoanFilter{Status: library.LoanOverdue})
+	overdue, err := lf.lib.Circulation.Loans(ctx, "", service.LoanFilter{Status: library.LoanOverdue})
 	if err != nil || len(overdue) != 1 || overdue[0].Loan.ID != loan.Loan.ID {
 		t.Fatalf("Loans(overdue) = %d loans, %v; want the loan", len(overdue), err)
 	}
-	r2, err := lf.lib.RenewLoan(ctx, loan.Loan.ID, nil)
+	r2, err := lf.lib.Circulation.RenewLoan(ctx, loan.Loan.ID, nil)
 	if err != nil || r2.DueAt != "2026-12-22" || r2.Renewals != 2 || r2.Status != library.LoanActive {
 		t.Errorf("RenewLoan when overdue = (due %s, renewals %d, %s, %v), want (2026-12-22, 2, active, nil): from today", r2.DueAt, r2.Renewals, r2.Status, err)
 	}
-	if active, _ := lf.lib.Loans(ctx, "", service.LoanFilter{Status: library.LoanActive}); len(active) != 1 {
+	if active, _ := lf.lib.Circulation.Loans(ctx, "", service.LoanFilter{Status: library.LoanActive}); len(active) != 1 {
 		t.Errorf("Loans(active) after renewing = %d loans, want 1", len(active))
 	}
 }
@@ -237,29 +237,29 @@ func TestLoanRuleRefusals(t *testing.T) {
 	ctx := as(lf.librarian)
 
 	t.Run("CopyOfAnotherBook", func(t *testing.T) {
-		_, err := lf.lib.CreateLoan(ctx, service.LoanInput{BookID: other.ID, CopyID: cp.ID, StudentID: lf.student.ID})
+		_, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: other.ID, CopyID: cp.ID, StudentID: lf.student.ID})
 		wantErr(t, err, errs.Conflict, "copy_unavailable")
 		lf.wantCopy(t, cp, "")
 	})
 	t.Run("StudentOfAnotherSchool", func(t *testing.T) {
-		_, err := lf.lib.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.studentB.ID})
+		_, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.studentB.ID})
 		wantErr(t, err, errs.NotFound, "student_not_found")
 		lf.wantCopy(t, cp, "")
 		lf.wantNoActiveStudentLoans(t, lf.studentB)
 	})
 	t.Run("NotAStudent", func(t *testing.T) {
-		_, err := lf.lib.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.librarian.ID})
+		_, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.librarian.ID})
 		wantErr(t, err, errs.NotFound, "student_not_found")
-		_, err = lf.lib.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: "10000000-0000-4000-8000-0000000000ff"})
+		_, err = lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: "10000000-0000-4000-8000-0000000000ff"})
 		wantErr(t, err, errs.NotFound, "student_not_found")
 		lf.wantCopy(t, cp, "")
 	})
 	t.Run("RenewReturnedLoan", func(t *testing.T) {
 		loan := lf.lend(t, cp, lf.student)
-		if _, err := lf.lib.ReturnLoan(ctx, loan.Loan.ID); err != nil {
+		if _, err := lf.lib.Circulation.ReturnLoan(ctx, loan.Loan.ID); err != nil {
 			t.Fatal(err)
 		}
-		_, err := lf.lib.RenewLoan(ctx, loan.Loan.ID, nil)
+		_, err := lf.lib.Circulation.RenewLoan(ctx, loan.Loan.ID, nil)
 		wantErr(t, err, errs.Conflict, "loan_not_active")
 		if v := lf.studentSees(t, lf.student)[loan.Loan.ID]; v.Renewals != 0 || v.Status != library.LoanReturned {
 			t.Errorf("returned loan = {renewals %d, %s}, want {0, returned}", v.Renewals, v.Status)
@@ -267,7 +267,7 @@ func TestLoanRuleRefusals(t *testing.T) {
 		lf.wantCopy(t, cp, "")
 	})
 	t.Run("MalformedLoanID", func(t *testing.T) {
-		_, err := lf.lib.ReturnLoan(ctx, "not-a-uuid")
+		_, err := lf.lib.Circulation.ReturnLoan(ctx, "not-a-uuid")
 		wantErr(t, err, errs.NotFound, "loan_not_found")
 	})
 }
@@ -294,7 +294,7 @@ func TestImportStudentsAllOrNothing(t *testing.T) {
 	t.Run("BadLine", func(t *testing.T) {
 		lf := newLibFixture(t)
 		csv := "name,email,student_number\nAnn Lee,ann.lee@maple.example.org,A-1\n,nobody@maple.example.org,A-2\nBen Ode,ben.ode@maple.example.org,A-3\n"
-		got, err := lf.lib.ImportStudents(as(lf.librarian), "", []byte(csv))
+		got, err := lf.lib.Students.Import(as(lf.librarian), "", []byte(csv))
 		e := wantErr(t, err, errs.Invalid, "validation_failed")
 		if lines := linesOf(t, e); len(lines) != 1 || len(lines[3]) != 1 || lines[3][0] != "name" {
 			t.Errorf("details.lines = %v, want only line 3, field name", lines)
@@ -302,7 +302,7 @@ func TestImportStudentsAllOrNothing(t *testing.T) {
 		if len(got) != 0 {
 			t.Errorf("ImportStudents returned %d accounts, want 0", len(got))
 		}
-		if students, _ := lf.lib.Students(as(lf.librarian), "", ""); len(students) != 2 {
+		if students, _ := searchStudents(as(lf.librarian), lf.lib, "", ""); len(students) != 2 {
 			t.Errorf("school A has %d students, want the 2 it had", len(students))
 		}
 		if _, err := lf.repos.Accounts.GetByEmail(context.Background(), "ann.lee@maple.example.org"); !errs.Is(err, errs.NotFound) {
@@ -310,17 +310,17 @@ func TestImportStudentsAllOrNothing(t *testing.T) {
 		}
 		// The fixed file imports, numbers included.
 		fixed := "name,email,student_number\nAnn Lee,ann.lee@maple.example.org,A-1\nCid Roe,,A-2\n"
-		got, err = lf.lib.ImportStudents(as(lf.librarian), "", []byte(fixed))
+		got, err = lf.lib.Students.Import(as(lf.librarian), "", []byte(fixed))
 		if err != nil || len(got) != 2 {
 			t.Fatalf("ImportStudents(fixed) = %d accounts, %v; want 2", len(got), err)
 		}
-		_, err = lf.lib.CreateStudent(as(lf.librarian), "", service.StudentInput{Name: "Dup", StudentNumber: "A-2"})
+		_, err = lf.lib.Students.Create(as(lf.librarian), "", service.StudentInput{Name: "Dup", StudentNumber: "A-2"})
 		wantErr(t, err, errs.Conflict, "student_number_exists")
 	})
 	t.Run("EmailHasAccount", func(t *testing.T) {
 		lf := newLibFixture(t)
 		csv := "name,email\nAnn Lee,ann.lee@maple.example.org\nTaken,READER@example.org\n"
-		_, err := lf.lib.ImportStudents(as(lf.librarian), "", []byte(csv))
+		_, err := lf.lib.Students.Import(as(lf.librarian), "", []byte(csv))
 		e := wantErr(t, err, errs.Invalid, "validation_failed")
 		if lines := linesOf(t, e); len(lines) != 1 || len(lines[3]) != 1 || lines[3][0] != "email" {
 			t.Errorf("details.lines = %v, want only line 3, field email", lines)
@@ -328,7 +328,7 @@ func TestImportStudentsAllOrNothing(t *testing.T) {
 		if _, err := lf.repos.Accounts.GetByEmail(context.Background(), "ann.lee@maple.example.org"); !errs.Is(err, errs.NotFound) {
 			t.Errorf("line 2 was stored (err %v), want nobody stored", err)
 		}
-		if students, _ := lf.lib.Students(as(lf.librarian), "", ""); len(students) != 2 {
+		if students, _ := searchStudents(as(lf.librarian), lf.lib, "", ""); len(students) != 2 {
 			t.Errorf("school A has %d students, want the 2 it had", len(students))
 		}
 	})
@@ -337,21 +337,21 @@ func TestImportStudentsAllOrNothing(t *testing.T) {
 func TestCreateStudentNumberUnique(t *testing.T) {
 	lf := newLibFixture(t)
 	ctx := as(lf.librarian)
-	first, err := lf.lib.CreateStudent(ctx, "", service.StudentInput{Name: "Dee Fox", Email: "dee@maple.example.org", StudentNumber: "S-100"})
+	first, err := lf.lib.Students.Create(ctx, "", service.StudentInput{Name: "Dee Fox", Email: "dee@maple.example.org", StudentNumber: "S-100"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = lf.lib.CreateStudent(ctx, "", service.StudentInput{Name: "Eve Fox", Email: "eve@maple.example.org", StudentNumber: "S-100"})
+	_, err = lf.lib.Students.Create(ctx, "", service.StudentInput{Name: "Eve Fox", Email: "eve@maple.example.org", StudentNumber: "S-100"})
 	wantErr(t, err, errs.Conflict, "student_number_exists")
 	if _, err := lf.repos.Accounts.GetByEmail(context.Background(), "eve@maple.example.org"); !errs.Is(err, errs.NotFound) {
 		t.Errorf("the refused student was stored (err %v)", err)
 	}
-	found, _ := lf.lib.Students(ctx, "", "S-100")
+	found, _ := searchStudents(ctx, lf.lib, "", "S-100")
 	if len(found) != 1 || found[0].ID != first.ID {
 		t.Errorf("Students(search S-100) = %d, want only the first student", len(found))
 	}
 	// Another school may use the number.
-	if _, err := lf.lib.CreateStudent(as(lf.librarianB), "", service.StudentInput{Name: "Fay Fox", StudentNumber: "S-100"}); err != nil {
+	if _, err := lf.lib.Students.Create(as(lf.librarianB), "", service.StudentInput{Name: "Fay Fox", StudentNumber: "S-100"}); err != nil {
 		t.Errorf("school B CreateStudent with the same number: %v, want nil", err)
 	}
 }
@@ -361,9 +361,9 @@ func TestCreateStudentNumberUnique(t *testing.T) {
 func TestCreateStudentRefusedKeepsNoNumber(t *testing.T) {
 	lf := newLibFixture(t)
 	ctx := as(lf.librarian)
-	_, err := lf.lib.CreateStudent(ctx, "", service.StudentInput{Name: "Gil Hay", Email: "reader@example.org", StudentNumber: "S-200"})
+	_, err := lf.lib.Students.Create(ctx, "", service.StudentInput{Name: "Gil Hay", Email: "reader@example.org", StudentNumber: "S-200"})
 	wantErr(t, err, errs.Conflict, "account_exists")
-	_, err = lf.lib.CreateStudent(ctx, "", service.StudentInput{Name: "Gil Hay", Email: "gil@maple.example.org", StudentNumber: "S-200"})
+	_, err = lf.lib.Students.Create(ctx, "", service.StudentInput{Name: "Gil Hay", Email: "gil@maple.example.org", StudentNumber: "S-200"})
 	if errs.CodeOf(err) == "student_number_exists" {
 		t.Fatalf("regression (library.go createStudent): a student refused with account_exists keeps number S-200 reserved; the corrected request gets %v", err)
 	}
@@ -377,7 +377,7 @@ func TestCreateStudentRefusedKeepsNoNumber(t *testing.T) {
 func TestInviteAndAccept(t *testing.T) {
 	lf := newLibFixture(t)
 	const email, pw = "new@maple.example.org", "a brand new password"
-	acct, token, err := lf.lib.Invite(as(lf.admin), email, libSchoolA, "", "")
+	acct, token, err := lf.lib.Staff.Invite(as(lf.admin), email, libSchoolA, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,10 +387,10 @@ func TestInviteAndAccept(t *testing.T) {
 	if _, err := lf.id.Login(context.Background(), email, pw, "203.0.113.9"); err == nil {
 		t.Fatalf("invited account logs in before accepting, want refused")
 	}
-	_, err = lf.lib.AcceptInvite(context.Background(), token, "short")
+	_, err = lf.lib.Staff.AcceptInvite(context.Background(), token, "short")
 	wantField(t, wantErr(t, err, errs.Invalid, ""), "password")
 
-	got, err := lf.lib.AcceptInvite(context.Background(), token, pw)
+	got, err := lf.lib.Staff.AcceptInvite(context.Background(), token, pw)
 	if err != nil || got.ID != acct.ID {
 		t.Fatalf("AcceptInvite = (%s, %v), want (%s, nil)", got.ID, err, acct.ID)
 	}
@@ -398,15 +398,15 @@ func TestInviteAndAccept(t *testing.T) {
 	if s.Account.ID != acct.ID || s.Account.Role != user.RoleLibrarian {
 		t.Errorf("login = {%s, %s}, want {%s, librarian}", s.Account.ID, s.Account.Role, acct.ID)
 	}
-	_, err = lf.lib.AcceptInvite(context.Background(), token, "another long password")
+	_, err = lf.lib.Staff.AcceptInvite(context.Background(), token, "another long password")
 	wantErr(t, err, errs.Conflict, "invite_used")
 	lf.login(t, email, pw) // the password stays
 
-	_, err = lf.lib.AcceptInvite(context.Background(), "no-such-token", pw)
+	_, err = lf.lib.Staff.AcceptInvite(context.Background(), "no-such-token", pw)
 	wantErr(t, err, errs.NotFound, "invite_not_found")
 
 	// With a password there is no token.
-	_, token2, err := lf.lib.Invite(as(lf.admin), "staff@maple.example.org", libSchoolA, "staff password 1", user.RoleStaff)
+	_, token2, err := lf.lib.Staff.Invite(as(lf.admin), "staff@maple.example.org", libSchoolA, "staff password 1", user.RoleStaff)
 	if err != nil || token2 != "" {
 		t.Errorf("Invite with password = (token %q, %v), want (\"\", nil)", token2, err)
 	}
@@ -415,12 +415,12 @@ func TestInviteAndAccept(t *testing.T) {
 
 func TestInviteExpires(t *testing.T) {
 	lf := newLibFixture(t)
-	_, token, err := lf.lib.Invite(as(lf.admin), "late@maple.example.org", libSchoolA, "", "")
+	_, token, err := lf.lib.Staff.Invite(as(lf.admin), "late@maple.example.org", libSchoolA, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	lf.clock.Set(t0.Add(8 * 24 * time.Hour))
-	_, err = lf.lib.AcceptInvite(context.Background(), token, "a brand new password")
+	_, err = lf.lib.Staff.AcceptInvite(context.Background(), token, "a brand new password")
 	wantErr(t, err, errs.NotFound, "invite_not_found")
 	if _, err := lf.id.Login(context.Background(), "late@maple.example.org", "a brand new password", "203.0.113.9"); err == nil {
 		t.Errorf("expired invitation set a password, want none")
@@ -434,7 +434,7 @@ func TestManageAccountSuspendEndsRefreshTokens(t *testing.T) {
 	ctx := context.Background()
 	s := lf.login(t, lf.librarian.Email, password)
 
-	got, err := lf.lib.ManageAccount(as(lf.admin), lf.librarian.ID, true)
+	got, err := lf.lib.Staff.ManageAccount(as(lf.admin), lf.librarian.ID, true)
 	if err != nil || !got.Suspended {
 		t.Fatalf("ManageAccount(suspend) = (suspended %v, %v), want (true, nil)", got.Suspended, err)
 	}
@@ -445,7 +445,7 @@ func TestManageAccountSuspendEndsRefreshTokens(t *testing.T) {
 	wantErr(t, err, errs.Forbidden, "account_suspended")
 
 	// Unsuspended, the old refresh token still does not work: it was deleted.
-	if _, err := lf.lib.ManageAccount(as(lf.admin), lf.librarian.ID, false); err != nil {
+	if _, err := lf.lib.Staff.ManageAccount(as(lf.admin), lf.librarian.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	_, err = lf.id.Refresh(ctx, s.RefreshToken)
@@ -455,7 +455,7 @@ func TestManageAccountSuspendEndsRefreshTokens(t *testing.T) {
 
 func TestManageAccountCannotSuspendSelf(t *testing.T) {
 	lf := newLibFixture(t)
-	_, err := lf.lib.ManageAccount(as(lf.admin), lf.admin.ID, true)
+	_, err := lf.lib.Staff.ManageAccount(as(lf.admin), lf.admin.ID, true)
 	wantErr(t, err, errs.Conflict, "cannot_suspend_self")
 	a, err := lf.repos.Accounts.Get(context.Background(), lf.admin.ID)
 	if err != nil || a.Suspended {
@@ -467,7 +467,7 @@ func TestManageAccountCannotSuspendSelf(t *testing.T) {
 func TestUpdateUserSchoolBoundRoleNeedsSchool(t *testing.T) {
 	lf := newLibFixture(t)
 	role := user.RoleLibrarian
-	_, err := lf.lib.UpdateUser(as(lf.admin), lf.reader.ID, nil, &role)
+	_, err := lf.lib.Staff.UpdateUser(as(lf.admin), lf.reader.ID, nil, &role)
 	wantField(t, wantErr(t, err, errs.Invalid, ""), "role")
 	a, err := lf.repos.Accounts.Get(context.Background(), lf.reader.ID)
 	if err != nil || a.Role != user.RoleReader || a.SchoolID != "" {
@@ -480,7 +480,7 @@ func TestUpdateUserSchoolBoundRoleNeedsSchool(t *testing.T) {
 func TestDeleteMeStudentWithLoans(t *testing.T) {
 	lf := newLibFixture(t)
 	ctx := context.Background()
-	st, err := lf.lib.CreateStudent(as(lf.librarian), "", service.StudentInput{Name: "Hal Ivy", Email: "hal@maple.example.org", Password: "hal's long password", StudentNumber: "S-300"})
+	st, err := lf.lib.Students.Create(as(lf.librarian), "", service.StudentInput{Name: "Hal Ivy", Email: "hal@maple.example.org", Password: "hal's long password", StudentNumber: "S-300"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -500,7 +500,7 @@ func TestDeleteMeStudentWithLoans(t *testing.T) {
 	}
 	lf.login(t, "hal@maple.example.org", "hal's long password")
 
-	if _, err := lf.lib.ReturnLoan(as(lf.librarian), loan.Loan.ID); err != nil {
+	if _, err := lf.lib.Circulation.ReturnLoan(as(lf.librarian), loan.Loan.ID); err != nil {
 		t.Fatal(err)
 	}
 	if err := lf.users.DeleteMe(as(st)); err != nil {
@@ -509,20 +509,26 @@ func TestDeleteMeStudentWithLoans(t *testing.T) {
 	if _, err := lf.repos.Accounts.Get(ctx, st.ID); !errs.Is(err, errs.NotFound) {
 		t.Errorf("account after deletion: err %v, want NotFound", err)
 	}
-	stored, err := lf.store.LoansByID(ctx, []string{loan.Loan.ID})
+	stored, err := lf.store.Loans.ByIDs(ctx, []string{loan.Loan.ID})
 	if err != nil || len(stored) != 1 {
 		t.Fatalf("loan history after deletion = %d loans, %v; want the loan kept", len(stored), err)
 	}
 	if stored[0].StudentID != service.AnonymousStudent || !stored[0].Returned() {
 		t.Errorf("kept loan = {student %q, returned %v}, want {%q, true}", stored[0].StudentID, stored[0].Returned(), service.AnonymousStudent)
 	}
-	if left, _ := lf.store.LoansOfStudent(ctx, st.ID); len(left) != 0 {
+	if left, _ := lf.store.Loans.OfStudent(ctx, st.ID); len(left) != 0 {
 		t.Errorf("loans still naming the deleted student = %d, want 0", len(left))
 	}
 	// The copy lends again, and the number is free for a new student.
 	lf.wantCopy(t, cp, "")
 	lf.lend(t, cp, lf.student)
-	if _, err := lf.lib.CreateStudent(as(lf.librarian), "", service.StudentInput{Name: "Ivy Jo", StudentNumber: "S-300"}); err != nil {
+	if _, err := lf.lib.Students.Create(as(lf.librarian), "", service.StudentInput{Name: "Ivy Jo", StudentNumber: "S-300"}); err != nil {
 		t.Errorf("CreateStudent with the deleted student's number = %v, want nil", err)
 	}
+}
+
+// searchStudents is the first page of Students.Search, its error dropped.
+func searchStudents(ctx context.Context, lib *service.Library, school, search string) ([]user.Account, error) {
+	page, err := lib.Students.Search(ctx, school, service.ListQuery{Page: 1, Limit: service.MaxListLimit, Search: search})
+	return page.Students, err
 }

@@ -23,8 +23,10 @@ type Users struct {
 	lists    ports.ReadingListRepository
 	progress ports.ProgressRepository
 	books    ports.BookRepository
-	library  ports.LibraryRepository
-	authz    ports.Authorizer
+	students ports.StudentRepository
+	invites  ports.InviteRepository
+	loanReader
+	authz ports.Authorizer
 
 	// Now is replaceable in tests.
 	Now func() time.Time
@@ -32,12 +34,14 @@ type Users struct {
 
 // NewUsers builds the users service. It panics on a nil dependency.
 func NewUsers(repos ports.Repositories, authz ports.Authorizer) *Users {
-	if repos.Accounts == nil || repos.RefreshTokens == nil || repos.ReadingLists == nil || repos.Progress == nil || repos.Books == nil || repos.Library == nil || authz == nil {
+	if repos.Accounts == nil || repos.RefreshTokens == nil || repos.ReadingLists == nil || repos.Progress == nil || repos.Books == nil ||
+		repos.Students == nil || repos.Invites == nil || repos.Loans == nil || repos.ActiveLoans == nil || authz == nil {
 		panic("service.NewUsers: nil dependency")
 	}
 	return &Users{
 		accounts: repos.Accounts, refresh: repos.RefreshTokens, lists: repos.ReadingLists,
-		progress: repos.Progress, books: repos.Books, library: repos.Library, authz: authz, Now: time.Now,
+		progress: repos.Progress, books: repos.Books, students: repos.Students, invites: repos.Invites,
+		loanReader: loanReader{loans: repos.Loans, active: repos.ActiveLoans}, authz: authz, Now: time.Now,
 	}
 }
 
@@ -304,7 +308,7 @@ func (s *Users) ExportMe(ctx context.Context) (Export, error) {
 	if err != nil {
 		return Export{}, err
 	}
-	loans, err := studentLoanViews(ctx, s.library, acct.ID, s.Now().UTC())
+	loans, err := s.studentLoans(ctx, acct.ID, s.Now().UTC())
 	if err != nil {
 		return Export{}, err
 	}
@@ -328,7 +332,7 @@ func (s *Users) DeleteMe(ctx context.Context) error {
 		return err
 	}
 	if acct.Role == user.RoleStudent {
-		active, err := studentHasActiveLoans(ctx, s.library, acct.ID)
+		active, err := s.studentHasActiveLoans(ctx, acct.ID)
 		if err != nil {
 			return err
 		}
@@ -356,10 +360,13 @@ func (s *Users) erase(ctx context.Context, accountID string) error {
 	if err := s.progress.DeleteByAccount(ctx, accountID); err != nil {
 		return err
 	}
-	if err := s.library.AnonymizeStudent(ctx, accountID, AnonymousStudent); err != nil {
+	if err := s.loans.AnonymizeStudent(ctx, accountID, AnonymousStudent); err != nil {
 		return err
 	}
-	if err := s.library.ForgetAccount(ctx, accountID); err != nil {
+	if err := s.students.ReleaseNumbers(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.invites.DeleteByAccount(ctx, accountID); err != nil {
 		return err
 	}
 	return s.accounts.Delete(ctx, accountID)

@@ -11,53 +11,91 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
 
-// Library checks the ports.LibraryRepository contract: the documented
-// errors, the scoping of every lookup by school (another school's object
-// is NotFound), the unique keys, and the exactly-once claims under
-// concurrency. newRepos must return empty repositories that no other
-// subtest sees.
-func Library(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
-	tests := []struct {
-		name string
-		run  func(t *testing.T, r ports.Repositories)
-	}{
+// The library's ports each have their own suite below. Together they check
+// the documented errors, the scoping of every lookup by school (another
+// school's object is NotFound), the unique keys, and the exactly-once claims
+// under concurrency. newRepos must return empty repositories that no other
+// subtest sees; the suites use the schools and accounts of the same
+// repositories where a port reads them.
+
+type portTest struct {
+	name string
+	run  func(t *testing.T, r ports.Repositories)
+}
+
+func runPortTests(t *testing.T, newRepos func(t *testing.T) ports.Repositories, tests []portTest) {
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.run(t, newRepos(t)) })
+	}
+}
+
+// Holdings checks the ports.HoldingsRepository contract.
+func Holdings(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
+	runPortTests(t, newRepos, []portTest{
 		{"Books/CreateGet", testLibBookCreateGet},
 		{"Books/ISBNUniquePerSchool", testLibBookISBNUnique},
 		{"Books/ListOrderAndScope", testLibBooksList},
 		{"Books/BooksByID", testLibBooksByID},
 		{"Books/PageSearchAndScope", testLibBooksPage},
 		{"Copies/CountsOfSomeBooks", testLibCopyCountsOf},
-		{"Claims/ClaimsOfBooks", testLibClaimsOfBooks},
 		{"Copies/CreateCopiesDuplicates", testLibCreateCopiesDuplicates},
 		{"Copies/GetAndScope", testLibCopyGet},
 		{"Copies/OfBookAndCounts", testLibCopiesOfBookAndCounts},
-		{"Loans/InsertGet", testLibLoanInsertGet},
-		{"Loans/LoansByID", testLibLoansByID},
-		{"Loans/OpenLoans", testLibOpenLoans},
-		{"Loans/LoansOfStudent", testLibLoansOfStudent},
-		{"Loans/MarkReturnedIdempotent", testLibMarkReturned},
-		{"Loans/DeleteLoan", testLibDeleteLoan},
-		{"Loans/AnonymizeStudent", testLibAnonymizeStudent},
-		{"Claims/ClaimGet", testLibClaimGet},
-		{"Claims/ClaimCopyRace", testLibClaimCopyRace},
-		{"Claims/ReleaseClaim", testLibReleaseClaim},
-		{"Claims/ReleaseRace", testLibReleaseRace},
+	})
+}
+
+// Loans checks the ports.LoanRepository contract.
+func Loans(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
+	runPortTests(t, newRepos, []portTest{
+		{"InsertGet", testLibLoanInsertGet},
+		{"ByIDs", testLibLoansByID},
+		{"Open", testLibOpenLoans},
+		{"OfStudent", testLibLoansOfStudent},
+		{"MarkReturnedIdempotent", testLibMarkReturned},
+		{"Delete", testLibDeleteLoan},
+		{"AnonymizeStudent", testLibAnonymizeStudent},
 		{"Renewals/AddList", testLibRenewals},
 		{"Renewals/AddRenewalRace", testLibRenewalRace},
-		{"Settings/Save", testLibSaveSettings},
-		{"StudentNumbers/UniquePerSchool", testLibStudentNumbers},
-		{"Invites/CreateGetRedeem", testLibInvites},
-		{"Invites/RedeemRace", testLibRedeemRace},
-		{"Accounts/ForgetAccount", testLibForgetAccount},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { tt.run(t, newRepos(t)) })
-	}
+	})
+}
+
+// ActiveLoans checks the ports.ActiveLoanRepository contract.
+func ActiveLoans(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
+	runPortTests(t, newRepos, []portTest{
+		{"ClaimHolder", testLibClaimGet},
+		{"ClaimRace", testLibClaimCopyRace},
+		{"ClaimsOfBooks", testLibClaimsOfBooks},
+		{"Release", testLibReleaseClaim},
+		{"ReleaseRace", testLibReleaseRace},
+	})
+}
+
+// Students checks the ports.StudentRepository contract.
+func Students(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
+	runPortTests(t, newRepos, []portTest{
+		{"Numbers/UniquePerSchool", testLibStudentNumbers},
+		{"Numbers/IgnoreCase", testStudentNumbersIgnoreCase},
+		{"Numbers/Taken", testStudentTakenNumbers},
+		{"Numbers/Release", testLibForgetAccount},
+		{"Search/OrderAndScope", testStudentSearchScope},
+		{"Search/Words", testStudentSearchWords},
+		{"Search/Pages", testStudentSearchPages},
+	})
+}
+
+// Invites checks the ports.InviteRepository contract.
+func Invites(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
+	runPortTests(t, newRepos, []portTest{
+		{"CreateGetRedeem", testLibInvites},
+		{"RedeemRace", testLibRedeemRace},
+	})
 }
 
 // --- helpers ---
@@ -129,8 +167,15 @@ func checkLibBook(t *testing.T, call string, got, want library.Book) {
 func createLibBook(t *testing.T, r ports.Repositories, schoolID, isbn, title string) library.Book {
 	t.Helper()
 	b := newLibBook(schoolID, isbn, title)
-	must(t, "CreateBook "+title, r.Library.CreateBook(ctx(t), b))
+	must(t, "CreateBook "+title, r.Holdings.CreateBook(ctx(t), b))
 	return b
+}
+
+// allLibBooks returns every book of the school, in BooksPage's order.
+func allLibBooks(t *testing.T, r ports.Repositories, schoolID string) ([]library.Book, error) {
+	t.Helper()
+	books, _, err := r.Holdings.BooksPage(ctx(t), library.BookQuery{SchoolID: schoolID, Limit: 1000})
+	return books, err
 }
 
 func libBookIDs(books []library.Book) []string {
@@ -182,7 +227,7 @@ func newLoan(schoolID, studentID, bookID string, at time.Time) library.Loan {
 func insertLoan(t *testing.T, r ports.Repositories, schoolID, studentID, bookID string, at time.Time) library.Loan {
 	t.Helper()
 	l := newLoan(schoolID, studentID, bookID, at)
-	must(t, "InsertLoan", r.Library.InsertLoan(ctx(t), l))
+	must(t, "InsertLoan", r.Loans.Insert(ctx(t), l))
 	return l
 }
 
@@ -266,19 +311,19 @@ func wantClaimSet(t *testing.T, call string, got []library.CopyClaim, want ...li
 func testLibBookCreateGet(t *testing.T, r ports.Repositories) {
 	schoolA, schoolB := uuid.NewString(), uuid.NewString()
 	b := createLibBook(t, r, schoolA, "9780140309577", "Pippi Longstocking")
-	got, err := r.Library.Book(ctx(t), schoolA, b.ID)
+	got, err := r.Holdings.Book(ctx(t), schoolA, b.ID)
 	must(t, "Book", err)
 	checkLibBook(t, "Book", got, b)
 
-	_, err = r.Library.Book(ctx(t), schoolB, b.ID)
+	_, err = r.Holdings.Book(ctx(t), schoolB, b.ID)
 	wantErr(t, "Book of another school", err, errs.NotFound, "book_not_found")
-	_, err = r.Library.Book(ctx(t), schoolA, uuid.NewString())
+	_, err = r.Holdings.Book(ctx(t), schoolA, uuid.NewString())
 	wantErr(t, "Book missing", err, errs.NotFound, "book_not_found")
 
 	// Zero values come back as zero values.
 	z := library.Book{ID: uuid.NewString(), SchoolID: schoolA}
-	must(t, "CreateBook zero", r.Library.CreateBook(ctx(t), z))
-	got, err = r.Library.Book(ctx(t), schoolA, z.ID)
+	must(t, "CreateBook zero", r.Holdings.CreateBook(ctx(t), z))
+	got, err = r.Holdings.Book(ctx(t), schoolA, z.ID)
 	must(t, "Book zero", err)
 	checkLibBook(t, "Book zero", got, z)
 }
@@ -289,10 +334,10 @@ func testLibBookISBNUnique(t *testing.T, r ports.Repositories) {
 	first := createLibBook(t, r, schoolA, isbn, "Pippi Longstocking")
 
 	dup := newLibBook(schoolA, isbn, "Pippi Goes on Board")
-	wantErr(t, "CreateBook same ISBN same school", r.Library.CreateBook(ctx(t), dup), errs.Conflict, "isbn_exists")
-	_, err := r.Library.Book(ctx(t), schoolA, dup.ID)
+	wantErr(t, "CreateBook same ISBN same school", r.Holdings.CreateBook(ctx(t), dup), errs.Conflict, "isbn_exists")
+	_, err := r.Holdings.Book(ctx(t), schoolA, dup.ID)
 	wantErr(t, "Book refused", err, errs.NotFound, "book_not_found")
-	got, err := r.Library.Book(ctx(t), schoolA, first.ID)
+	got, err := r.Holdings.Book(ctx(t), schoolA, first.ID)
 	must(t, "Book first", err)
 	checkLibBook(t, "Book first after conflict", got, first)
 
@@ -304,7 +349,7 @@ func testLibBookISBNUnique(t *testing.T, r ports.Repositories) {
 	createLibBook(t, r, schoolA, "", "Class Diary 2025")
 	createLibBook(t, r, schoolA, "9780140328707", "Emil and the Detectives")
 
-	books, err := r.Library.Books(ctx(t), schoolA)
+	books, err := allLibBooks(t, r, schoolA)
 	must(t, "Books", err)
 	if len(books) != 5 {
 		t.Fatalf("Books of school A = %d books, want 5", len(books))
@@ -313,7 +358,7 @@ func testLibBookISBNUnique(t *testing.T, r ports.Repositories) {
 
 func testLibBooksList(t *testing.T, r ports.Repositories) {
 	schoolA, schoolB := uuid.NewString(), uuid.NewString()
-	books, err := r.Library.Books(ctx(t), schoolA)
+	books, err := allLibBooks(t, r, schoolA)
 	must(t, "Books on empty", err)
 	if len(books) != 0 {
 		t.Fatalf("Books on empty = %d, want 0", len(books))
@@ -328,9 +373,9 @@ func testLibBooksList(t *testing.T, r ports.Repositories) {
 		twinA,
 		newLibBook(schoolA, "4", "matilda"), // byte order: lowercase after uppercase
 	} {
-		must(t, "CreateBook "+b.Title, r.Library.CreateBook(ctx(t), b))
+		must(t, "CreateBook "+b.Title, r.Holdings.CreateBook(ctx(t), b))
 	}
-	books, err = r.Library.Books(ctx(t), schoolA)
+	books, err = allLibBooks(t, r, schoolA)
 	must(t, "Books", err)
 	var got []string
 	for _, b := range books {
@@ -348,7 +393,7 @@ func testLibBooksList(t *testing.T, r ports.Repositories) {
 	}
 	checkLibBook(t, "Books[1]", books[1], twinA)
 
-	books, err = r.Library.Books(ctx(t), schoolB)
+	books, err = allLibBooks(t, r, schoolB)
 	must(t, "Books of B", err)
 	if len(books) != 1 || books[0].Title != "Boy" {
 		t.Fatalf("Books of B = %v, want only Boy", libBookIDs(books))
@@ -362,7 +407,7 @@ func testLibBooksByID(t *testing.T, r ports.Repositories) {
 	createLibBook(t, r, schoolA, "3", "Three") // not asked for
 	b1 := createLibBook(t, r, schoolB, "1", "One")
 
-	got, err := r.Library.BooksByID(ctx(t), schoolA, []string{a2.ID, b1.ID, uuid.NewString(), a1.ID, a2.ID})
+	got, err := r.Holdings.BooksByID(ctx(t), schoolA, []string{a2.ID, b1.ID, uuid.NewString(), a1.ID, a2.ID})
 	must(t, "BooksByID", err)
 	if fmt.Sprint(sortedIDs(libBookIDs(got))) != fmt.Sprint(sortedIDs([]string{a1.ID, a2.ID})) {
 		t.Fatalf("BooksByID = %v, want %v (each of school A once)", libBookIDs(got), []string{a1.ID, a2.ID})
@@ -372,7 +417,7 @@ func testLibBooksByID(t *testing.T, r ports.Repositories) {
 			checkLibBook(t, "BooksByID a1", b, a1)
 		}
 	}
-	got, err = r.Library.BooksByID(ctx(t), schoolA, nil)
+	got, err = r.Holdings.BooksByID(ctx(t), schoolA, nil)
 	must(t, "BooksByID none", err)
 	if len(got) != 0 {
 		t.Fatalf("BooksByID(nil) = %v, want none", libBookIDs(got))
@@ -385,7 +430,7 @@ func testLibCreateCopiesDuplicates(t *testing.T, r ports.Repositories) {
 	schoolA, schoolB := uuid.NewString(), uuid.NewString()
 	book := createLibBook(t, r, schoolA, "1", "One")
 	first := []library.Copy{newCopy(schoolA, book.ID, "AAA-111"), newCopy(schoolA, book.ID, "AAA-222"), newCopy(schoolB, uuid.NewString(), "BBB-999")}
-	dups, err := r.Library.CreateCopies(ctx(t), first)
+	dups, err := r.Holdings.CreateCopies(ctx(t), first)
 	must(t, "CreateCopies", err)
 	if len(dups) != 0 {
 		t.Fatalf("CreateCopies of new codes = duplicates %v, want none", dups)
@@ -399,39 +444,39 @@ func testLibCreateCopiesDuplicates(t *testing.T, r ports.Repositories) {
 		newCopy(schoolA, book.ID, "AAA-444"), // 4: new
 		newCopy(schoolA, book.ID, "AAA-222"), // 5: taken before
 	}
-	dups, err = r.Library.CreateCopies(ctx(t), second)
+	dups, err = r.Holdings.CreateCopies(ctx(t), second)
 	must(t, "CreateCopies with duplicates", err)
 	if fmt.Sprint(dups) != fmt.Sprint([]int{1, 3, 5}) {
 		t.Fatalf("CreateCopies duplicates = %v, want [1 3 5]", dups)
 	}
 	for _, i := range []int{0, 2, 4} {
-		got, err := r.Library.Copy(ctx(t), schoolA, second[i].ID)
+		got, err := r.Holdings.Copy(ctx(t), schoolA, second[i].ID)
 		must(t, fmt.Sprintf("Copy #%d", i), err)
 		checkCopy(t, fmt.Sprintf("Copy #%d", i), got, second[i])
 	}
 	for _, i := range []int{1, 3, 5} {
-		_, err := r.Library.Copy(ctx(t), schoolA, second[i].ID)
+		_, err := r.Holdings.Copy(ctx(t), schoolA, second[i].ID)
 		wantErr(t, fmt.Sprintf("Copy refused #%d", i), err, errs.NotFound, "copy_not_found")
 	}
-	got, err := r.Library.CopyByCode(ctx(t), schoolA, "AAA-111")
+	got, err := r.Holdings.CopyByCode(ctx(t), schoolA, "AAA-111")
 	must(t, "CopyByCode AAA-111", err)
 	checkCopy(t, "CopyByCode AAA-111 keeps the first", got, first[0])
-	got, err = r.Library.CopyByCode(ctx(t), schoolA, "AAA-333")
+	got, err = r.Holdings.CopyByCode(ctx(t), schoolA, "AAA-333")
 	must(t, "CopyByCode AAA-333", err)
 	checkCopy(t, "CopyByCode AAA-333 is the first of the call", got, second[0])
 
-	dups, err = r.Library.CreateCopies(ctx(t), nil)
+	dups, err = r.Holdings.CreateCopies(ctx(t), nil)
 	must(t, "CreateCopies none", err)
 	if len(dups) != 0 {
 		t.Fatalf("CreateCopies(nil) = %v, want none", dups)
 	}
 	// Every copy refused.
-	dups, err = r.Library.CreateCopies(ctx(t), []library.Copy{newCopy(schoolA, book.ID, "AAA-111"), newCopy(schoolB, book.ID, "BBB-999")})
+	dups, err = r.Holdings.CreateCopies(ctx(t), []library.Copy{newCopy(schoolA, book.ID, "AAA-111"), newCopy(schoolB, book.ID, "BBB-999")})
 	must(t, "CreateCopies all taken", err)
 	if fmt.Sprint(dups) != fmt.Sprint([]int{0, 1}) {
 		t.Fatalf("CreateCopies all taken = %v, want [0 1]", dups)
 	}
-	copies, err := r.Library.CopiesOfBook(ctx(t), schoolA, book.ID)
+	copies, err := r.Holdings.CopiesOfBook(ctx(t), schoolA, book.ID)
 	must(t, "CopiesOfBook", err)
 	if want := []string{"AAA-111", "AAA-222", "AAA-333", "AAA-444", "BBB-999"}; fmt.Sprint(copyCodes(copies)) != fmt.Sprint(want) {
 		t.Fatalf("CopiesOfBook = %v, want %v", copyCodes(copies), want)
@@ -441,30 +486,31 @@ func testLibCreateCopiesDuplicates(t *testing.T, r ports.Repositories) {
 func testLibCopyGet(t *testing.T, r ports.Repositories) {
 	schoolA, schoolB := uuid.NewString(), uuid.NewString()
 	c := newCopy(schoolA, uuid.NewString(), "K7Q-2MX")
-	_, err := r.Library.CreateCopies(ctx(t), []library.Copy{c})
+	_, err := r.Holdings.CreateCopies(ctx(t), []library.Copy{c})
 	must(t, "CreateCopies", err)
 
-	got, err := r.Library.Copy(ctx(t), schoolA, c.ID)
+	got, err := r.Holdings.Copy(ctx(t), schoolA, c.ID)
 	must(t, "Copy", err)
 	checkCopy(t, "Copy", got, c)
-	got, err = r.Library.CopyByCode(ctx(t), schoolA, c.Code)
+	got, err = r.Holdings.CopyByCode(ctx(t), schoolA, c.Code)
 	must(t, "CopyByCode", err)
 	checkCopy(t, "CopyByCode", got, c)
 
-	_, err = r.Library.Copy(ctx(t), schoolB, c.ID)
+	_, err = r.Holdings.Copy(ctx(t), schoolB, c.ID)
 	wantErr(t, "Copy of another school", err, errs.NotFound, "copy_not_found")
-	_, err = r.Library.CopyByCode(ctx(t), schoolB, c.Code)
+	_, err = r.Holdings.CopyByCode(ctx(t), schoolB, c.Code)
 	wantErr(t, "CopyByCode of another school", err, errs.NotFound, "copy_not_found")
-	_, err = r.Library.Copy(ctx(t), schoolA, uuid.NewString())
+	_, err = r.Holdings.Copy(ctx(t), schoolA, uuid.NewString())
 	wantErr(t, "Copy missing", err, errs.NotFound, "copy_not_found")
-	_, err = r.Library.CopyByCode(ctx(t), schoolA, "ZZZ-000")
+	_, err = r.Holdings.CopyByCode(ctx(t), schoolA, "ZZZ-000")
 	wantErr(t, "CopyByCode missing", err, errs.NotFound, "copy_not_found")
 }
 
 func testLibCopiesOfBookAndCounts(t *testing.T, r ports.Repositories) {
 	schoolA, schoolB := uuid.NewString(), uuid.NewString()
 	b1, b2, b3 := createLibBook(t, r, schoolA, "1", "One"), createLibBook(t, r, schoolA, "2", "Two"), createLibBook(t, r, schoolA, "3", "Three")
-	counts, err := r.Library.CopyCounts(ctx(t), schoolA)
+	all := []string{b1.ID, b2.ID, b3.ID}
+	counts, err := r.Holdings.CopyCounts(ctx(t), schoolA, all)
 	must(t, "CopyCounts on empty", err)
 	if len(counts) != 0 {
 		t.Fatalf("CopyCounts without copies = %v, want none", counts)
@@ -476,35 +522,35 @@ func testLibCopiesOfBookAndCounts(t *testing.T, r ports.Repositories) {
 		newCopy(schoolA, b1.ID, "C-2"),
 		newCopy(schoolB, b1.ID, "C-0"), // another school, same book id
 	}
-	dups, err := r.Library.CreateCopies(ctx(t), copies)
+	dups, err := r.Holdings.CreateCopies(ctx(t), copies)
 	must(t, "CreateCopies", err)
 	if len(dups) != 0 {
 		t.Fatalf("CreateCopies = duplicates %v, want none", dups)
 	}
 
-	got, err := r.Library.CopiesOfBook(ctx(t), schoolA, b1.ID)
+	got, err := r.Holdings.CopiesOfBook(ctx(t), schoolA, b1.ID)
 	must(t, "CopiesOfBook", err)
 	if want := []string{"C-1", "C-2", "C-3"}; fmt.Sprint(copyCodes(got)) != fmt.Sprint(want) {
 		t.Fatalf("CopiesOfBook = %v, want %v (by code)", copyCodes(got), want)
 	}
 	checkCopy(t, "CopiesOfBook[0]", got[0], copies[1])
-	got, err = r.Library.CopiesOfBook(ctx(t), schoolA, b3.ID)
+	got, err = r.Holdings.CopiesOfBook(ctx(t), schoolA, b3.ID)
 	must(t, "CopiesOfBook without copies", err)
 	if len(got) != 0 {
 		t.Fatalf("CopiesOfBook without copies = %v, want none", copyCodes(got))
 	}
-	got, err = r.Library.CopiesOfBook(ctx(t), schoolB, b1.ID)
+	got, err = r.Holdings.CopiesOfBook(ctx(t), schoolB, b1.ID)
 	must(t, "CopiesOfBook of B", err)
 	if fmt.Sprint(copyCodes(got)) != "[C-0]" {
 		t.Fatalf("CopiesOfBook of B = %v, want [C-0]", copyCodes(got))
 	}
 
-	counts, err = r.Library.CopyCounts(ctx(t), schoolA)
+	counts, err = r.Holdings.CopyCounts(ctx(t), schoolA, all)
 	must(t, "CopyCounts", err)
 	if want := map[string]int{b1.ID: 3, b2.ID: 1}; fmt.Sprint(counts) != fmt.Sprint(want) {
 		t.Fatalf("CopyCounts = %v, want %v (books without copies absent)", counts, want)
 	}
-	counts, err = r.Library.CopyCounts(ctx(t), schoolB)
+	counts, err = r.Holdings.CopyCounts(ctx(t), schoolB, all)
 	must(t, "CopyCounts of B", err)
 	if want := map[string]int{b1.ID: 1}; fmt.Sprint(counts) != fmt.Sprint(want) {
 		t.Fatalf("CopyCounts of B = %v, want %v", counts, want)
@@ -518,12 +564,15 @@ func testLibBooksPage(t *testing.T, r ports.Repositories) {
 	}
 	odd := newLibBook(schoolA, "9", "Foxtrot")
 	odd.Author = "Tove Jansson"
-	must(t, "CreateBook", r.Library.CreateBook(ctx(t), odd))
+	must(t, "CreateBook", r.Holdings.CreateBook(ctx(t), odd))
+	hugo := newLibBook(schoolA, "10", "Les Misérables")
+	hugo.Author = "Victor Hugo"
+	must(t, "CreateBook", r.Holdings.CreateBook(ctx(t), hugo))
 	createLibBook(t, r, schoolB, "1", "Alpha of B")
 
 	page := func(search string, offset, limit int) ([]string, int) {
 		t.Helper()
-		books, total, err := r.Library.BooksPage(ctx(t), schoolA, search, offset, limit)
+		books, total, err := r.Holdings.BooksPage(ctx(t), library.BookQuery{SchoolID: schoolA, Terms: catalog.QueryTerms(search), Offset: offset, Limit: limit})
 		must(t, "BooksPage", err)
 		out := []string{}
 		for _, b := range books {
@@ -532,44 +581,58 @@ func testLibBooksPage(t *testing.T, r ports.Repositories) {
 		return out, total
 	}
 	// Ordered by title as stored (byte order, like the other lists).
-	if got, total := page("", 0, 3); fmt.Sprint(got) != "[Bravo Charlie (Part 1) Delta]" || total != 6 {
-		t.Fatalf("BooksPage(0,3) = %v, total %d; want [Bravo Charlie (Part 1) Delta], 6", got, total)
+	if got, total := page("", 0, 3); fmt.Sprint(got) != "[Bravo Charlie (Part 1) Delta]" || total != 7 {
+		t.Fatalf("BooksPage(0,3) = %v, total %d; want [Bravo Charlie (Part 1) Delta], 7", got, total)
 	}
-	if got, total := page("", 3, 3); fmt.Sprint(got) != "[Echo Foxtrot alpha]" || total != 6 {
-		t.Fatalf("BooksPage(3,3) = %v, total %d; want [Echo Foxtrot alpha], 6", got, total)
+	if got, total := page("", 3, 3); fmt.Sprint(got) != "[Echo Foxtrot Les Misérables]" || total != 7 {
+		t.Fatalf("BooksPage(3,3) = %v, total %d; want [Echo Foxtrot Les Misérables], 7", got, total)
 	}
-	if got, total := page("", 6, 3); len(got) != 0 || total != 6 {
-		t.Fatalf("BooksPage past the end = %v, total %d; want none, 6", got, total)
+	if got, total := page("", 7, 3); len(got) != 0 || total != 7 {
+		t.Fatalf("BooksPage past the end = %v, total %d; want none, 7", got, total)
 	}
-	// Search: title or author, any case, regular-expression characters literal.
+	// Search: every word begins a word of the title or the author, ignoring
+	// case and accents.
 	if got, total := page("ALPH", 0, 10); fmt.Sprint(got) != "[alpha]" || total != 1 {
 		t.Fatalf("BooksPage(search ALPH) = %v, total %d; want [alpha] of school A only", got, total)
 	}
 	if got, total := page("jansson", 0, 10); fmt.Sprint(got) != "[Foxtrot]" || total != 1 {
 		t.Fatalf("BooksPage(search jansson) = %v, total %d; want [Foxtrot] (by author)", got, total)
 	}
-	if got, total := page("(part 1)", 0, 10); fmt.Sprint(got) != "[Charlie (Part 1)]" || total != 1 {
-		t.Fatalf("BooksPage(search '(part 1)') = %v, total %d; want the literal match", got, total)
+	if got, total := page("fox tove", 0, 10); fmt.Sprint(got) != "[Foxtrot]" || total != 1 {
+		t.Fatalf("BooksPage(search 'fox tove') = %v, total %d; want [Foxtrot] (title and author words)", got, total)
 	}
-	if got, total := page(".*", 0, 10); len(got) != 0 || total != 0 {
-		t.Fatalf("BooksPage(search '.*') = %v, total %d; want nothing (no title contains '.*')", got, total)
+	if got, total := page("(part 1)", 0, 10); fmt.Sprint(got) != "[Charlie (Part 1)]" || total != 1 {
+		t.Fatalf("BooksPage(search '(part 1)') = %v, total %d; want [Charlie (Part 1)]", got, total)
+	}
+	if got, total := page("miser HUGO", 0, 10); fmt.Sprint(got) != "[Les Misérables]" || total != 1 {
+		t.Fatalf("BooksPage(search 'miser HUGO') = %v, total %d; want [Les Misérables] (accents and case ignored)", got, total)
+	}
+	if got, total := page("lpha", 0, 10); len(got) != 0 || total != 0 {
+		t.Fatalf("BooksPage(search 'lpha') = %v, total %d; want nothing (words match from their start)", got, total)
+	}
+	if got, total := page("alpha echo", 0, 10); len(got) != 0 || total != 0 {
+		t.Fatalf("BooksPage(search 'alpha echo') = %v, total %d; want nothing (every word must match one book)", got, total)
+	}
+	// A page of a search.
+	if got, total := page("a", 1, 1); total != 5 || fmt.Sprint(got) != "[Charlie (Part 1)]" {
+		t.Fatalf("BooksPage(search a, 1, 1) = %v, total %d; want [Charlie (Part 1)] of 5 (by Astrid Lindgren, or alpha)", got, total)
 	}
 }
 
 func testLibCopyCountsOf(t *testing.T, r ports.Repositories) {
 	schoolA, schoolB := uuid.NewString(), uuid.NewString()
 	b1, b2, b3 := createLibBook(t, r, schoolA, "1", "One"), createLibBook(t, r, schoolA, "2", "Two"), createLibBook(t, r, schoolA, "3", "Three")
-	_, err := r.Library.CreateCopies(ctx(t), []library.Copy{
+	_, err := r.Holdings.CreateCopies(ctx(t), []library.Copy{
 		newCopy(schoolA, b1.ID, "C-1"), newCopy(schoolA, b1.ID, "C-2"), newCopy(schoolA, b2.ID, "C-3"),
 		newCopy(schoolA, b3.ID, "C-4"), newCopy(schoolB, b1.ID, "C-5"),
 	})
 	must(t, "CreateCopies", err)
-	counts, err := r.Library.CopyCountsOf(ctx(t), schoolA, []string{b1.ID, b2.ID, uuid.NewString()})
+	counts, err := r.Holdings.CopyCounts(ctx(t), schoolA, []string{b1.ID, b2.ID, uuid.NewString()})
 	must(t, "CopyCountsOf", err)
 	if want := map[string]int{b1.ID: 2, b2.ID: 1}; fmt.Sprint(counts) != fmt.Sprint(want) {
 		t.Fatalf("CopyCountsOf = %v, want %v (only the books asked for, only school A)", counts, want)
 	}
-	counts, err = r.Library.CopyCountsOf(ctx(t), schoolA, nil)
+	counts, err = r.Holdings.CopyCounts(ctx(t), schoolA, nil)
 	must(t, "CopyCountsOf(nil)", err)
 	if len(counts) != 0 {
 		t.Fatalf("CopyCountsOf(nil) = %v, want none", counts)
@@ -583,15 +646,15 @@ func testLibClaimsOfBooks(t *testing.T, r ports.Repositories) {
 	cy := library.CopyClaim{CopyID: uuid.NewString(), LoanID: uuid.NewString(), SchoolID: schoolA, BookID: bookY, ClaimedAt: base}
 	cb := library.CopyClaim{CopyID: uuid.NewString(), LoanID: uuid.NewString(), SchoolID: schoolB, BookID: bookX, ClaimedAt: base}
 	for _, c := range []library.CopyClaim{cx, cy, cb} {
-		must(t, "ClaimCopy", r.Library.ClaimCopy(ctx(t), c))
+		must(t, "ClaimCopy", r.ActiveLoans.Claim(ctx(t), c))
 	}
-	got, err := r.Library.ClaimsOfBooks(ctx(t), schoolA, []string{bookX})
+	got, err := r.ActiveLoans.ClaimsOfBooks(ctx(t), schoolA, []string{bookX})
 	must(t, "ClaimsOfBooks", err)
 	wantClaimSet(t, "ClaimsOfBooks(X)", got, cx)
-	got, err = r.Library.ClaimsOfBooks(ctx(t), schoolA, []string{bookX, bookY})
+	got, err = r.ActiveLoans.ClaimsOfBooks(ctx(t), schoolA, []string{bookX, bookY})
 	must(t, "ClaimsOfBooks", err)
 	wantClaimSet(t, "ClaimsOfBooks(X, Y)", got, cx, cy)
-	got, err = r.Library.ClaimsOfBooks(ctx(t), schoolA, nil)
+	got, err = r.ActiveLoans.ClaimsOfBooks(ctx(t), schoolA, nil)
 	must(t, "ClaimsOfBooks(nil)", err)
 	wantClaimSet(t, "ClaimsOfBooks(nil)", got)
 }
@@ -601,23 +664,23 @@ func testLibClaimsOfBooks(t *testing.T, r ports.Repositories) {
 func testLibLoanInsertGet(t *testing.T, r ports.Repositories) {
 	schoolA, schoolB := uuid.NewString(), uuid.NewString()
 	l := insertLoan(t, r, schoolA, uuid.NewString(), uuid.NewString(), base)
-	got, err := r.Library.Loan(ctx(t), schoolA, l.ID)
+	got, err := r.Loans.Get(ctx(t), schoolA, l.ID)
 	must(t, "Loan", err)
 	checkLoan(t, "Loan", got, l)
 	if got.Returned() {
 		t.Fatalf("Loan of a new record: Returned() = true, ReturnedAt %v", got.ReturnedAt)
 	}
 
-	_, err = r.Library.Loan(ctx(t), schoolB, l.ID)
+	_, err = r.Loans.Get(ctx(t), schoolB, l.ID)
 	wantErr(t, "Loan of another school", err, errs.NotFound, "loan_not_found")
-	_, err = r.Library.Loan(ctx(t), schoolA, uuid.NewString())
+	_, err = r.Loans.Get(ctx(t), schoolA, uuid.NewString())
 	wantErr(t, "Loan missing", err, errs.NotFound, "loan_not_found")
 
 	// A loan stored as returned keeps its return time.
 	done := newLoan(schoolA, uuid.NewString(), uuid.NewString(), base)
 	done.ReturnedAt = base.Add(3 * 24 * time.Hour)
-	must(t, "InsertLoan returned", r.Library.InsertLoan(ctx(t), done))
-	got, err = r.Library.Loan(ctx(t), schoolA, done.ID)
+	must(t, "InsertLoan returned", r.Loans.Insert(ctx(t), done))
+	got, err = r.Loans.Get(ctx(t), schoolA, done.ID)
 	must(t, "Loan returned", err)
 	checkLoan(t, "Loan returned", got, done)
 }
@@ -628,7 +691,7 @@ func testLibLoansByID(t *testing.T, r ports.Repositories) {
 	b := insertLoan(t, r, schoolB, uuid.NewString(), uuid.NewString(), base)
 	insertLoan(t, r, schoolA, uuid.NewString(), uuid.NewString(), base) // not asked for
 
-	got, err := r.Library.LoansByID(ctx(t), []string{b.ID, uuid.NewString(), a.ID, b.ID})
+	got, err := r.Loans.ByIDs(ctx(t), []string{b.ID, uuid.NewString(), a.ID, b.ID})
 	must(t, "LoansByID", err)
 	if fmt.Sprint(sortedIDs(loanIDs(got))) != fmt.Sprint(sortedIDs([]string{a.ID, b.ID})) {
 		t.Fatalf("LoansByID = %v, want %v (any school, each once)", loanIDs(got), []string{a.ID, b.ID})
@@ -638,7 +701,7 @@ func testLibLoansByID(t *testing.T, r ports.Repositories) {
 			checkLoan(t, "LoansByID b", l, b)
 		}
 	}
-	got, err = r.Library.LoansByID(ctx(t), nil)
+	got, err = r.Loans.ByIDs(ctx(t), nil)
 	must(t, "LoansByID none", err)
 	if len(got) != 0 {
 		t.Fatalf("LoansByID(nil) = %v, want none", loanIDs(got))
@@ -652,15 +715,15 @@ func testLibOpenLoans(t *testing.T, r ports.Repositories) {
 	l2 := insertLoan(t, r, schoolA, s2, b1, base)
 	l3 := insertLoan(t, r, schoolA, s1, b2, base.Add(2*time.Hour))
 	l4 := insertLoan(t, r, schoolA, s1, b1, base.Add(-time.Hour))
-	must(t, "MarkReturned l4", r.Library.MarkReturned(ctx(t), l4.ID, base))
+	must(t, "MarkReturned l4", r.Loans.MarkReturned(ctx(t), l4.ID, base))
 	done := newLoan(schoolA, s1, b1, base.Add(-2*time.Hour)) // stored as returned
 	done.ReturnedAt = base
-	must(t, "InsertLoan returned", r.Library.InsertLoan(ctx(t), done))
+	must(t, "InsertLoan returned", r.Loans.Insert(ctx(t), done))
 	l5 := insertLoan(t, r, schoolB, s1, b1, base)
 
 	open := func(student, book string) []library.Loan {
 		t.Helper()
-		loans, err := r.Library.OpenLoans(ctx(t), schoolA, student, book)
+		loans, err := r.Loans.Open(ctx(t), schoolA, student, book)
 		must(t, "OpenLoans", err)
 		return loans
 	}
@@ -670,11 +733,11 @@ func testLibOpenLoans(t *testing.T, r ports.Repositories) {
 	wantLoans(t, "OpenLoans(A, s1, b1)", open(s1, b1), l1)
 	wantLoans(t, "OpenLoans(A, unknown student)", open(uuid.NewString(), ""))
 
-	loans, err := r.Library.OpenLoans(ctx(t), schoolB, "", "")
+	loans, err := r.Loans.Open(ctx(t), schoolB, "", "")
 	must(t, "OpenLoans(B)", err)
 	wantLoans(t, "OpenLoans(B)", loans, l5)
 
-	must(t, "MarkReturned l1", r.Library.MarkReturned(ctx(t), l1.ID, base.Add(3*time.Hour)))
+	must(t, "MarkReturned l1", r.Loans.MarkReturned(ctx(t), l1.ID, base.Add(3*time.Hour)))
 	wantLoans(t, "OpenLoans(A, s1) after a return", open(s1, ""), l3)
 }
 
@@ -684,15 +747,15 @@ func testLibLoansOfStudent(t *testing.T, r ports.Repositories) {
 	l1 := insertLoan(t, r, schoolA, student, uuid.NewString(), base)
 	l2 := insertLoan(t, r, schoolA, student, uuid.NewString(), base.Add(48*time.Hour))
 	l3 := insertLoan(t, r, schoolB, student, uuid.NewString(), base.Add(24*time.Hour))
-	must(t, "MarkReturned l1", r.Library.MarkReturned(ctx(t), l1.ID, base.Add(time.Hour)))
+	must(t, "MarkReturned l1", r.Loans.MarkReturned(ctx(t), l1.ID, base.Add(time.Hour)))
 	l1.ReturnedAt = base.Add(time.Hour)
 	insertLoan(t, r, schoolA, uuid.NewString(), uuid.NewString(), base) // another student
 
-	loans, err := r.Library.LoansOfStudent(ctx(t), student)
+	loans, err := r.Loans.OfStudent(ctx(t), student)
 	must(t, "LoansOfStudent", err)
 	wantLoans(t, "LoansOfStudent", loans, l2, l3, l1)
 
-	loans, err = r.Library.LoansOfStudent(ctx(t), uuid.NewString())
+	loans, err = r.Loans.OfStudent(ctx(t), uuid.NewString())
 	must(t, "LoansOfStudent without loans", err)
 	wantLoans(t, "LoansOfStudent without loans", loans)
 }
@@ -702,31 +765,31 @@ func testLibMarkReturned(t *testing.T, r ports.Repositories) {
 	l := insertLoan(t, r, schoolA, uuid.NewString(), uuid.NewString(), base)
 	other := insertLoan(t, r, schoolA, uuid.NewString(), uuid.NewString(), base)
 	first := base.Add(5 * 24 * time.Hour)
-	must(t, "MarkReturned", r.Library.MarkReturned(ctx(t), l.ID, first))
-	must(t, "MarkReturned again", r.Library.MarkReturned(ctx(t), l.ID, first.Add(time.Hour)))
+	must(t, "MarkReturned", r.Loans.MarkReturned(ctx(t), l.ID, first))
+	must(t, "MarkReturned again", r.Loans.MarkReturned(ctx(t), l.ID, first.Add(time.Hour)))
 
-	got, err := r.Library.Loan(ctx(t), schoolA, l.ID)
+	got, err := r.Loans.Get(ctx(t), schoolA, l.ID)
 	must(t, "Loan", err)
 	l.ReturnedAt = first
 	checkLoan(t, "Loan after two returns", got, l)
 
-	got, err = r.Library.Loan(ctx(t), schoolA, other.ID)
+	got, err = r.Loans.Get(ctx(t), schoolA, other.ID)
 	must(t, "Loan other", err)
 	checkLoan(t, "Loan not returned", got, other)
 
-	must(t, "MarkReturned missing loan", r.Library.MarkReturned(ctx(t), uuid.NewString(), first))
+	must(t, "MarkReturned missing loan", r.Loans.MarkReturned(ctx(t), uuid.NewString(), first))
 }
 
 func testLibDeleteLoan(t *testing.T, r ports.Repositories) {
 	schoolA := uuid.NewString()
 	l := insertLoan(t, r, schoolA, uuid.NewString(), uuid.NewString(), base)
 	other := insertLoan(t, r, schoolA, uuid.NewString(), uuid.NewString(), base)
-	must(t, "DeleteLoan", r.Library.DeleteLoan(ctx(t), l.ID))
-	_, err := r.Library.Loan(ctx(t), schoolA, l.ID)
+	must(t, "DeleteLoan", r.Loans.Delete(ctx(t), l.ID))
+	_, err := r.Loans.Get(ctx(t), schoolA, l.ID)
 	wantErr(t, "Loan deleted", err, errs.NotFound, "loan_not_found")
-	must(t, "DeleteLoan again", r.Library.DeleteLoan(ctx(t), l.ID))
-	must(t, "DeleteLoan never stored", r.Library.DeleteLoan(ctx(t), uuid.NewString()))
-	got, err := r.Library.Loan(ctx(t), schoolA, other.ID)
+	must(t, "DeleteLoan again", r.Loans.Delete(ctx(t), l.ID))
+	must(t, "DeleteLoan never stored", r.Loans.Delete(ctx(t), uuid.NewString()))
+	got, err := r.Loans.Get(ctx(t), schoolA, other.ID)
 	must(t, "Loan other", err)
 	checkLoan(t, "Loan other after DeleteLoan", got, other)
 }
@@ -736,27 +799,27 @@ func testLibAnonymizeStudent(t *testing.T, r ports.Repositories) {
 	student, other := uuid.NewString(), uuid.NewString()
 	l1 := insertLoan(t, r, schoolA, student, uuid.NewString(), base)
 	l2 := insertLoan(t, r, schoolB, student, uuid.NewString(), base.Add(time.Hour))
-	must(t, "MarkReturned l1", r.Library.MarkReturned(ctx(t), l1.ID, base.Add(2*time.Hour)))
+	must(t, "MarkReturned l1", r.Loans.MarkReturned(ctx(t), l1.ID, base.Add(2*time.Hour)))
 	l1.ReturnedAt = base.Add(2 * time.Hour)
 	kept := insertLoan(t, r, schoolA, other, uuid.NewString(), base)
 
 	const marker = "anonymous"
-	must(t, "AnonymizeStudent", r.Library.AnonymizeStudent(ctx(t), student, marker))
-	must(t, "AnonymizeStudent again", r.Library.AnonymizeStudent(ctx(t), student, marker))
+	must(t, "AnonymizeStudent", r.Loans.AnonymizeStudent(ctx(t), student, marker))
+	must(t, "AnonymizeStudent again", r.Loans.AnonymizeStudent(ctx(t), student, marker))
 
-	loans, err := r.Library.LoansOfStudent(ctx(t), student)
+	loans, err := r.Loans.OfStudent(ctx(t), student)
 	must(t, "LoansOfStudent", err)
 	wantLoans(t, "LoansOfStudent after AnonymizeStudent", loans)
 
 	l1.StudentID, l2.StudentID = marker, marker
-	loans, err = r.Library.LoansOfStudent(ctx(t), marker)
+	loans, err = r.Loans.OfStudent(ctx(t), marker)
 	must(t, "LoansOfStudent(marker)", err)
 	wantLoans(t, "LoansOfStudent(marker): the history is kept", loans, l2, l1)
 
-	loans, err = r.Library.LoansOfStudent(ctx(t), other)
+	loans, err = r.Loans.OfStudent(ctx(t), other)
 	must(t, "LoansOfStudent other", err)
 	wantLoans(t, "LoansOfStudent of another student", loans, kept)
-	must(t, "AnonymizeStudent without loans", r.Library.AnonymizeStudent(ctx(t), uuid.NewString(), marker))
+	must(t, "AnonymizeStudent without loans", r.Loans.AnonymizeStudent(ctx(t), uuid.NewString(), marker))
 }
 
 // --- claims ---
@@ -767,83 +830,86 @@ func testLibClaimGet(t *testing.T, r ports.Repositories) {
 	c2 := newClaim(uuid.NewString(), uuid.NewString(), schoolA)
 	c3 := newClaim(uuid.NewString(), uuid.NewString(), schoolB)
 	for _, c := range []library.CopyClaim{c1, c2, c3} {
-		must(t, "ClaimCopy", r.Library.ClaimCopy(ctx(t), c))
+		must(t, "ClaimCopy", r.ActiveLoans.Claim(ctx(t), c))
 	}
-	got, err := r.Library.Claim(ctx(t), c1.CopyID)
+	got, err := r.ActiveLoans.Holder(ctx(t), c1.CopyID)
 	must(t, "Claim", err)
 	checkClaim(t, "Claim", got, c1)
 
 	again := newClaim(c1.CopyID, uuid.NewString(), schoolA)
-	wantErr(t, "ClaimCopy of a claimed copy", r.Library.ClaimCopy(ctx(t), again), errs.Conflict, "copy_claimed")
-	got, err = r.Library.Claim(ctx(t), c1.CopyID)
+	wantErr(t, "ClaimCopy of a claimed copy", r.ActiveLoans.Claim(ctx(t), again), errs.Conflict, "copy_claimed")
+	got, err = r.ActiveLoans.Holder(ctx(t), c1.CopyID)
 	must(t, "Claim after conflict", err)
 	checkClaim(t, "Claim after conflict keeps the first", got, c1)
 
-	_, err = r.Library.Claim(ctx(t), uuid.NewString())
+	_, err = r.ActiveLoans.Holder(ctx(t), uuid.NewString())
 	wantErr(t, "Claim of an unclaimed copy", err, errs.NotFound, "claim_not_found")
 
-	claims, err := r.Library.ClaimsByCopy(ctx(t), []string{c3.CopyID, uuid.NewString(), c1.CopyID, c1.CopyID})
+	claims, err := r.ActiveLoans.ClaimsOfCopies(ctx(t), []string{c3.CopyID, uuid.NewString(), c1.CopyID, c1.CopyID})
 	must(t, "ClaimsByCopy", err)
 	wantClaimSet(t, "ClaimsByCopy", claims, c1, c3)
-	claims, err = r.Library.ClaimsByCopy(ctx(t), nil)
+	claims, err = r.ActiveLoans.ClaimsOfCopies(ctx(t), nil)
 	must(t, "ClaimsByCopy none", err)
 	wantClaimSet(t, "ClaimsByCopy(nil)", claims)
 
-	claims, err = r.Library.ClaimsOfSchool(ctx(t), schoolA)
-	must(t, "ClaimsOfSchool", err)
-	wantClaimSet(t, "ClaimsOfSchool(A)", claims, c1, c2)
-	claims, err = r.Library.ClaimsOfSchool(ctx(t), schoolB)
-	must(t, "ClaimsOfSchool B", err)
-	wantClaimSet(t, "ClaimsOfSchool(B)", claims, c3)
-	claims, err = r.Library.ClaimsOfSchool(ctx(t), uuid.NewString())
-	must(t, "ClaimsOfSchool without claims", err)
-	wantClaimSet(t, "ClaimsOfSchool without claims", claims)
+	books := []string{c1.BookID, c2.BookID, c3.BookID}
+	claims, err = r.ActiveLoans.ClaimsOfBooks(ctx(t), schoolA, books)
+	must(t, "ClaimsOfBooks", err)
+	wantClaimSet(t, "ClaimsOfBooks(A)", claims, c1, c2)
+	claims, err = r.ActiveLoans.ClaimsOfBooks(ctx(t), schoolB, books)
+	must(t, "ClaimsOfBooks B", err)
+	wantClaimSet(t, "ClaimsOfBooks(B)", claims, c3)
+	claims, err = r.ActiveLoans.ClaimsOfBooks(ctx(t), uuid.NewString(), books)
+	must(t, "ClaimsOfBooks without claims", err)
+	wantClaimSet(t, "ClaimsOfBooks without claims", claims)
 }
 
 func testLibClaimCopyRace(t *testing.T, r ports.Repositories) {
 	const racers, rounds = 50, 3
 	schoolA := uuid.NewString()
+	var copyIDs []string
 	for round := range rounds {
 		copyID := uuid.NewString()
+		copyIDs = append(copyIDs, copyID)
 		claims := make([]library.CopyClaim, racers)
 		for i := range claims {
 			claims[i] = newClaim(copyID, uuid.NewString(), schoolA)
 		}
 		c := ctx(t)
-		results := race(racers, func(i int) error { return r.Library.ClaimCopy(c, claims[i]) })
+		results := race(racers, func(i int) error { return r.ActiveLoans.Claim(c, claims[i]) })
 		winner := wantOneWinner(t, fmt.Sprintf("ClaimCopy (round %d)", round+1), results, "copy_claimed")
-		got, err := r.Library.Claim(ctx(t), copyID)
+		got, err := r.ActiveLoans.Holder(ctx(t), copyID)
 		must(t, "Claim", err)
 		checkClaim(t, "Claim after the race", got, claims[winner])
 	}
-	claims, err := r.Library.ClaimsOfSchool(ctx(t), schoolA)
-	must(t, "ClaimsOfSchool", err)
+	claims, err := r.ActiveLoans.ClaimsOfCopies(ctx(t), copyIDs)
+	must(t, "ClaimsOfCopies", err)
 	if len(claims) != rounds {
-		t.Fatalf("ClaimsOfSchool after %d races = %d claims, want %d", rounds, len(claims), rounds)
+		t.Fatalf("ClaimsOfCopies after %d races = %d claims, want %d", rounds, len(claims), rounds)
 	}
 }
 
 func testLibReleaseClaim(t *testing.T, r ports.Repositories) {
 	schoolA := uuid.NewString()
 	c := newClaim(uuid.NewString(), uuid.NewString(), schoolA)
-	must(t, "ClaimCopy", r.Library.ClaimCopy(ctx(t), c))
+	must(t, "ClaimCopy", r.ActiveLoans.Claim(ctx(t), c))
 
-	must(t, "ReleaseClaim with another loan", r.Library.ReleaseClaim(ctx(t), c.CopyID, uuid.NewString()))
-	got, err := r.Library.Claim(ctx(t), c.CopyID)
+	must(t, "ReleaseClaim with another loan", r.ActiveLoans.Release(ctx(t), c.CopyID, uuid.NewString()))
+	got, err := r.ActiveLoans.Holder(ctx(t), c.CopyID)
 	must(t, "Claim after ReleaseClaim with another loan", err)
 	checkClaim(t, "Claim after ReleaseClaim with another loan", got, c)
 
-	must(t, "ReleaseClaim", r.Library.ReleaseClaim(ctx(t), c.CopyID, c.LoanID))
-	_, err = r.Library.Claim(ctx(t), c.CopyID)
+	must(t, "ReleaseClaim", r.ActiveLoans.Release(ctx(t), c.CopyID, c.LoanID))
+	_, err = r.ActiveLoans.Holder(ctx(t), c.CopyID)
 	wantErr(t, "Claim after ReleaseClaim", err, errs.NotFound, "claim_not_found")
-	must(t, "ReleaseClaim again", r.Library.ReleaseClaim(ctx(t), c.CopyID, c.LoanID))
+	must(t, "ReleaseClaim again", r.ActiveLoans.Release(ctx(t), c.CopyID, c.LoanID))
 
 	// The copy can be claimed again, and the old loan cannot release the
 	// new claim.
 	next := newClaim(c.CopyID, uuid.NewString(), schoolA)
-	must(t, "ClaimCopy after the release", r.Library.ClaimCopy(ctx(t), next))
-	must(t, "ReleaseClaim by the old loan", r.Library.ReleaseClaim(ctx(t), c.CopyID, c.LoanID))
-	got, err = r.Library.Claim(ctx(t), c.CopyID)
+	must(t, "ClaimCopy after the release", r.ActiveLoans.Claim(ctx(t), next))
+	must(t, "ReleaseClaim by the old loan", r.ActiveLoans.Release(ctx(t), c.CopyID, c.LoanID))
+	got, err = r.ActiveLoans.Holder(ctx(t), c.CopyID)
 	must(t, "Claim of the new loan", err)
 	checkClaim(t, "Claim of the new loan", got, next)
 }
@@ -858,15 +924,15 @@ func testLibReleaseRace(t *testing.T, r ports.Repositories) {
 	schoolA := uuid.NewString()
 	for round := range rounds {
 		old := newClaim(uuid.NewString(), uuid.NewString(), schoolA)
-		must(t, "ClaimCopy", r.Library.ClaimCopy(ctx(t), old))
+		must(t, "ClaimCopy", r.ActiveLoans.Claim(ctx(t), old))
 		next := newClaim(old.CopyID, uuid.NewString(), schoolA)
 		c := ctx(t)
 		results := race(3, func(i int) error {
 			if i < 2 {
-				return r.Library.ReleaseClaim(c, old.CopyID, old.LoanID)
+				return r.ActiveLoans.Release(c, old.CopyID, old.LoanID)
 			}
 			for {
-				err := r.Library.ClaimCopy(c, next)
+				err := r.ActiveLoans.Claim(c, next)
 				if errs.CodeOf(err) != "copy_claimed" {
 					return err
 				}
@@ -875,7 +941,7 @@ func testLibReleaseRace(t *testing.T, r ports.Repositories) {
 		for i, err := range results {
 			must(t, fmt.Sprintf("round %d call #%d", round+1, i), err)
 		}
-		got, err := r.Library.Claim(ctx(t), old.CopyID)
+		got, err := r.ActiveLoans.Holder(ctx(t), old.CopyID)
 		must(t, fmt.Sprintf("Claim after round %d", round+1), err)
 		checkClaim(t, fmt.Sprintf("Claim after round %d", round+1), got, next)
 	}
@@ -890,13 +956,13 @@ func testLibRenewals(t *testing.T, r ports.Repositories) {
 	}
 	// Numbers 2 and 10 sort as numbers, not as text.
 	for _, x := range []library.Renewal{rn(loanB, 1), rn(loanA, 10), rn(loanA, 2), rn(loanA, 1), rn("00000000-0000-4000-8000-00000000000c", 1)} {
-		must(t, fmt.Sprintf("AddRenewal %s#%d", x.LoanID, x.Number), r.Library.AddRenewal(ctx(t), x))
+		must(t, fmt.Sprintf("AddRenewal %s#%d", x.LoanID, x.Number), r.Loans.AddRenewal(ctx(t), x))
 	}
 	dup := rn(loanA, 2)
 	dup.DueAt = "2030-01-01"
-	wantErr(t, "AddRenewal same loan and number", r.Library.AddRenewal(ctx(t), dup), errs.Conflict, "renewal_exists")
+	wantErr(t, "AddRenewal same loan and number", r.Loans.AddRenewal(ctx(t), dup), errs.Conflict, "renewal_exists")
 
-	got, err := r.Library.Renewals(ctx(t), []string{loanB, loanA, uuid.NewString()})
+	got, err := r.Loans.Renewals(ctx(t), []string{loanB, loanA, uuid.NewString()})
 	must(t, "Renewals", err)
 	want := []library.Renewal{rn(loanA, 1), rn(loanA, 2), rn(loanA, 10), rn(loanB, 1)}
 	if len(got) != len(want) {
@@ -911,7 +977,7 @@ func testLibRenewals(t *testing.T, r ports.Repositories) {
 			t.Errorf("Renewals[%d] = %+v, want %+v (by loan, then number; the refused one not stored)", i, got[i], want[i])
 		}
 	}
-	got, err = r.Library.Renewals(ctx(t), nil)
+	got, err = r.Loans.Renewals(ctx(t), nil)
 	must(t, "Renewals none", err)
 	if len(got) != 0 {
 		t.Fatalf("Renewals(nil) = %+v, want none", got)
@@ -923,10 +989,10 @@ func testLibRenewalRace(t *testing.T, r ports.Repositories) {
 	loan := uuid.NewString()
 	c := ctx(t)
 	results := race(racers, func(i int) error {
-		return r.Library.AddRenewal(c, library.Renewal{LoanID: loan, Number: 1, DueAt: fmt.Sprintf("2025-05-%02d", i%28+1), RenewedAt: base})
+		return r.Loans.AddRenewal(c, library.Renewal{LoanID: loan, Number: 1, DueAt: fmt.Sprintf("2025-05-%02d", i%28+1), RenewedAt: base})
 	})
 	winner := wantOneWinner(t, "AddRenewal", results, "renewal_exists")
-	got, err := r.Library.Renewals(ctx(t), []string{loan})
+	got, err := r.Loans.Renewals(ctx(t), []string{loan})
 	must(t, "Renewals", err)
 	if len(got) != 1 || got[0].DueAt != fmt.Sprintf("2025-05-%02d", winner%28+1) {
 		t.Fatalf("Renewals after the race = %+v, want only the winner's (#%d)", got, winner)
@@ -943,7 +1009,7 @@ func testLibSaveSettings(t *testing.T, r ports.Repositories) {
 
 	// Zero values are stored as such.
 	settings := library.Settings{DefaultLoanDays: 7, MaxRenewals: 0, RenewalDays: 3, AllowPublicCatalog: false}
-	must(t, "SaveSettings", r.Library.SaveSettings(ctx(t), s.ID, settings))
+	must(t, "SaveSettings", r.Schools.SaveSettings(ctx(t), s.ID, settings))
 	got, err := r.Schools.Get(ctx(t), s.ID)
 	must(t, "Get", err)
 	want := s
@@ -954,7 +1020,7 @@ func testLibSaveSettings(t *testing.T, r ports.Repositories) {
 	checkSchool(t, "GetByDomain after SaveSettings", got, want)
 
 	settings = library.Settings{DefaultLoanDays: 28, MaxRenewals: 5, RenewalDays: 14, AllowPublicCatalog: true}
-	must(t, "SaveSettings again", r.Library.SaveSettings(ctx(t), s.ID, settings))
+	must(t, "SaveSettings again", r.Schools.SaveSettings(ctx(t), s.ID, settings))
 	got, err = r.Schools.Get(ctx(t), s.ID)
 	must(t, "Get", err)
 	want.Settings = settings
@@ -964,31 +1030,31 @@ func testLibSaveSettings(t *testing.T, r ports.Repositories) {
 	must(t, "Get other", err)
 	checkSchool(t, "Get other school", got, other)
 
-	wantErr(t, "SaveSettings of a missing school", r.Library.SaveSettings(ctx(t), uuid.NewString(), settings), errs.NotFound, "school_not_found")
+	wantErr(t, "SaveSettings of a missing school", r.Schools.SaveSettings(ctx(t), uuid.NewString(), settings), errs.NotFound, "school_not_found")
 }
 
 func testLibStudentNumbers(t *testing.T, r ports.Repositories) {
 	schoolA, schoolB := uuid.NewString(), uuid.NewString()
 	acc1, acc2 := uuid.NewString(), uuid.NewString()
-	must(t, "ClaimStudentNumber", r.Library.ClaimStudentNumber(ctx(t), schoolA, "2024-017", acc1))
-	wantErr(t, "ClaimStudentNumber taken", r.Library.ClaimStudentNumber(ctx(t), schoolA, "2024-017", acc2), errs.Conflict, "student_number_exists")
-	wantErr(t, "ClaimStudentNumber taken, same account", r.Library.ClaimStudentNumber(ctx(t), schoolA, "2024-017", acc1), errs.Conflict, "student_number_exists")
-	must(t, "ClaimStudentNumber in another school", r.Library.ClaimStudentNumber(ctx(t), schoolB, "2024-017", acc2))
-	must(t, "ClaimStudentNumber another number", r.Library.ClaimStudentNumber(ctx(t), schoolA, "2024-018", acc2))
+	must(t, "ClaimStudentNumber", r.Students.ClaimNumber(ctx(t), schoolA, "2024-017", acc1))
+	wantErr(t, "ClaimStudentNumber taken", r.Students.ClaimNumber(ctx(t), schoolA, "2024-017", acc2), errs.Conflict, "student_number_exists")
+	wantErr(t, "ClaimStudentNumber taken, same account", r.Students.ClaimNumber(ctx(t), schoolA, "2024-017", acc1), errs.Conflict, "student_number_exists")
+	must(t, "ClaimStudentNumber in another school", r.Students.ClaimNumber(ctx(t), schoolB, "2024-017", acc2))
+	must(t, "ClaimStudentNumber another number", r.Students.ClaimNumber(ctx(t), schoolA, "2024-018", acc2))
 
 	c := ctx(t)
 	results := race(20, func(i int) error {
-		return r.Library.ClaimStudentNumber(c, schoolA, "2024-099", uuid.NewString())
+		return r.Students.ClaimNumber(c, schoolA, "2024-099", uuid.NewString())
 	})
 	wantOneWinner(t, "ClaimStudentNumber", results, "student_number_exists")
 }
 
 func testLibInvites(t *testing.T, r ports.Repositories) {
 	inv := library.Invite{TokenHash: "sha256-" + uuid.NewString(), AccountID: uuid.NewString(), ExpiresAt: base.Add(72 * time.Hour), CreatedAt: base}
-	must(t, "CreateInvite", r.Library.CreateInvite(ctx(t), inv))
+	must(t, "CreateInvite", r.Invites.Create(ctx(t), inv))
 	check := func(call string) {
 		t.Helper()
-		got, err := r.Library.Invite(ctx(t), inv.TokenHash)
+		got, err := r.Invites.Get(ctx(t), inv.TokenHash)
 		must(t, call, err)
 		if !sameTime(got.ExpiresAt, inv.ExpiresAt) || !sameTime(got.CreatedAt, inv.CreatedAt) {
 			t.Errorf("%s: times = %v, %v, want %v, %v", call, got.ExpiresAt, got.CreatedAt, inv.ExpiresAt, inv.CreatedAt)
@@ -999,41 +1065,180 @@ func testLibInvites(t *testing.T, r ports.Repositories) {
 		}
 	}
 	check("Invite")
-	_, err := r.Library.Invite(ctx(t), "sha256-unknown")
+	_, err := r.Invites.Get(ctx(t), "sha256-unknown")
 	wantErr(t, "Invite missing", err, errs.NotFound, "invite_not_found")
 
-	must(t, "RedeemInvite", r.Library.RedeemInvite(ctx(t), inv.TokenHash, base.Add(time.Hour)))
-	wantErr(t, "RedeemInvite again", r.Library.RedeemInvite(ctx(t), inv.TokenHash, base.Add(2*time.Hour)), errs.Conflict, "invite_used")
+	must(t, "RedeemInvite", r.Invites.Redeem(ctx(t), inv.TokenHash, base.Add(time.Hour)))
+	wantErr(t, "RedeemInvite again", r.Invites.Redeem(ctx(t), inv.TokenHash, base.Add(2*time.Hour)), errs.Conflict, "invite_used")
 	check("Invite after redemption")
 
 	other := library.Invite{TokenHash: "sha256-" + uuid.NewString(), AccountID: uuid.NewString(), ExpiresAt: base, CreatedAt: base}
-	must(t, "CreateInvite other", r.Library.CreateInvite(ctx(t), other))
-	must(t, "RedeemInvite other", r.Library.RedeemInvite(ctx(t), other.TokenHash, base))
+	must(t, "CreateInvite other", r.Invites.Create(ctx(t), other))
+	must(t, "RedeemInvite other", r.Invites.Redeem(ctx(t), other.TokenHash, base))
 }
 
 func testLibRedeemRace(t *testing.T, r ports.Repositories) {
 	inv := library.Invite{TokenHash: "sha256-" + uuid.NewString(), AccountID: uuid.NewString(), ExpiresAt: base.Add(time.Hour), CreatedAt: base}
-	must(t, "CreateInvite", r.Library.CreateInvite(ctx(t), inv))
+	must(t, "CreateInvite", r.Invites.Create(ctx(t), inv))
 	c := ctx(t)
 	results := race(20, func(i int) error {
-		return r.Library.RedeemInvite(c, inv.TokenHash, base.Add(time.Duration(i)*time.Second))
+		return r.Invites.Redeem(c, inv.TokenHash, base.Add(time.Duration(i)*time.Second))
 	})
 	wantOneWinner(t, "RedeemInvite", results, "invite_used")
-	wantErr(t, "RedeemInvite afterwards", r.Library.RedeemInvite(ctx(t), inv.TokenHash, base), errs.Conflict, "invite_used")
+	wantErr(t, "RedeemInvite afterwards", r.Invites.Redeem(ctx(t), inv.TokenHash, base), errs.Conflict, "invite_used")
 }
 
 func testLibForgetAccount(t *testing.T, r ports.Repositories) {
 	school := uuid.NewString()
 	gone, kept := uuid.NewString(), uuid.NewString()
-	must(t, "ClaimStudentNumber", r.Library.ClaimStudentNumber(ctx(t), school, "S-1", gone))
-	must(t, "ClaimStudentNumber", r.Library.ClaimStudentNumber(ctx(t), school, "S-2", kept))
+	must(t, "ClaimStudentNumber", r.Students.ClaimNumber(ctx(t), school, "S-1", gone))
+	must(t, "ClaimStudentNumber", r.Students.ClaimNumber(ctx(t), school, "S-2", kept))
 	inv := library.Invite{TokenHash: "sha256-" + uuid.NewString(), AccountID: gone, ExpiresAt: base.Add(time.Hour), CreatedAt: base}
-	must(t, "CreateInvite", r.Library.CreateInvite(ctx(t), inv))
-	must(t, "ForgetAccount", r.Library.ForgetAccount(ctx(t), gone))
-	must(t, "ForgetAccount again", r.Library.ForgetAccount(ctx(t), gone))
-	_, err := r.Library.Invite(ctx(t), inv.TokenHash)
-	wantErr(t, "Invite after ForgetAccount", err, errs.NotFound, "invite_not_found")
+	must(t, "CreateInvite", r.Invites.Create(ctx(t), inv))
+	keptInv := library.Invite{TokenHash: "sha256-" + uuid.NewString(), AccountID: kept, ExpiresAt: base.Add(time.Hour), CreatedAt: base}
+	must(t, "CreateInvite kept", r.Invites.Create(ctx(t), keptInv))
+	must(t, "ReleaseNumbers", r.Students.ReleaseNumbers(ctx(t), gone))
+	must(t, "ReleaseNumbers again", r.Students.ReleaseNumbers(ctx(t), gone))
+	must(t, "Invites.DeleteByAccount", r.Invites.DeleteByAccount(ctx(t), gone))
+	must(t, "Invites.DeleteByAccount again", r.Invites.DeleteByAccount(ctx(t), gone))
+	_, err := r.Invites.Get(ctx(t), inv.TokenHash)
+	wantErr(t, "Invite after DeleteByAccount", err, errs.NotFound, "invite_not_found")
+	_, err = r.Invites.Get(ctx(t), keptInv.TokenHash)
+	must(t, "the other account's invite stays", err)
 	// The forgotten account's number is free again; the other stays taken.
-	must(t, "ClaimStudentNumber freed", r.Library.ClaimStudentNumber(ctx(t), school, "S-1", uuid.NewString()))
-	wantErr(t, "ClaimStudentNumber kept", r.Library.ClaimStudentNumber(ctx(t), school, "S-2", uuid.NewString()), errs.Conflict, "student_number_exists")
+	must(t, "ClaimStudentNumber freed", r.Students.ClaimNumber(ctx(t), school, "S-1", uuid.NewString()))
+	wantErr(t, "ClaimStudentNumber kept", r.Students.ClaimNumber(ctx(t), school, "S-2", uuid.NewString()), errs.Conflict, "student_number_exists")
+}
+
+func testStudentNumbersIgnoreCase(t *testing.T, r ports.Repositories) {
+	school := uuid.NewString()
+	must(t, "ClaimNumber", r.Students.ClaimNumber(ctx(t), school, "ab-17", uuid.NewString()))
+	wantErr(t, "ClaimNumber in other case", r.Students.ClaimNumber(ctx(t), school, "AB-17", uuid.NewString()), errs.Conflict, "student_number_exists")
+}
+
+func testStudentTakenNumbers(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	must(t, "ClaimNumber", r.Students.ClaimNumber(ctx(t), schoolA, "A-1", uuid.NewString()))
+	must(t, "ClaimNumber", r.Students.ClaimNumber(ctx(t), schoolA, "a-2", uuid.NewString()))
+	must(t, "ClaimNumber B", r.Students.ClaimNumber(ctx(t), schoolB, "B-1", uuid.NewString()))
+	taken, err := r.Students.TakenNumbers(ctx(t), schoolA, []string{"a-1", "A-2", "B-1", "A-3"})
+	must(t, "TakenNumbers", err)
+	var lower []string
+	for _, n := range taken {
+		lower = append(lower, strings.ToLower(n))
+	}
+	slices.Sort(lower)
+	if fmt.Sprint(lower) != "[a-1 a-2]" {
+		t.Fatalf("TakenNumbers = %v, want A-1 and a-2 in any case (B-1 is school B's)", taken)
+	}
+	taken, err = r.Students.TakenNumbers(ctx(t), schoolA, nil)
+	must(t, "TakenNumbers(nil)", err)
+	if len(taken) != 0 {
+		t.Fatalf("TakenNumbers(nil) = %v, want none", taken)
+	}
+}
+
+// createStudents stores students of a school (accounts with the student
+// role) and returns them.
+func createStudents(t *testing.T, r ports.Repositories, school string, specs ...[3]string) []user.Account {
+	t.Helper()
+	var out []user.Account
+	for _, sp := range specs {
+		a := user.Account{
+			ID: uuid.NewString(), Name: sp[0], Email: sp[1], StudentNumber: sp[2], Role: user.RoleStudent, SchoolID: school,
+			Tier: user.TierStandard, Preferences: user.DefaultPreferences(), CreatedAt: base, UpdatedAt: base,
+		}
+		must(t, "Create "+a.Name, r.Accounts.Create(ctx(t), a))
+		out = append(out, a)
+	}
+	return out
+}
+
+func searchStudents(t *testing.T, r ports.Repositories, school, search string, offset, limit int) ([]string, int) {
+	t.Helper()
+	list, total, err := r.Students.Search(ctx(t), library.StudentQuery{SchoolID: school, Terms: catalog.QueryTerms(search), Offset: offset, Limit: limit})
+	must(t, "Search "+search, err)
+	names := []string{}
+	for _, a := range list {
+		if a.Role != user.RoleStudent || a.SchoolID != school {
+			t.Fatalf("Search %q returned %s (%s of %s), want only students of the school", search, a.Name, a.Role, a.SchoolID)
+		}
+		names = append(names, a.Name)
+	}
+	return names, total
+}
+
+func testStudentSearchScope(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	if got, total := searchStudents(t, r, schoolA, "", 0, 10); len(got) != 0 || total != 0 {
+		t.Fatalf("Search on empty = %v, %d; want none", got, total)
+	}
+	students := createStudents(t, r, schoolA,
+		[3]string{"Zoë Quinn", "", "7A-01"}, [3]string{"Ada Brook", "ada@example.org", ""}, [3]string{"Ada Brook", "", "7A-02"},
+		[3]string{"bea Stone", "", ""})
+	createStudents(t, r, schoolB, [3]string{"Ada Other", "", ""})
+	librarian := newAccount("lib@example.org")
+	librarian.SchoolID, librarian.Name, librarian.Deleted = schoolA, "Ada Librarian", false
+	must(t, "Create librarian", r.Accounts.Create(ctx(t), librarian))
+	deleted := createStudents(t, r, schoolA, [3]string{"Ada Gone", "", ""})[0]
+	deleted.Deleted = true
+	must(t, "Update deleted", r.Accounts.Update(ctx(t), deleted))
+
+	got, total := searchStudents(t, r, schoolA, "", 0, 10)
+	if fmt.Sprint(got) != "[Ada Brook Ada Brook Zoë Quinn bea Stone]" || total != 4 {
+		t.Fatalf("Search all = %v, %d; want the 4 students by name (byte order), not the librarian, the deleted one or school B's", got, total)
+	}
+	list, _, err := r.Students.Search(ctx(t), library.StudentQuery{SchoolID: schoolA, Limit: 10})
+	must(t, "Search", err)
+	first, second := students[1], students[2]
+	if first.ID > second.ID {
+		first, second = second, first
+	}
+	if list[0].ID != first.ID || list[1].ID != second.ID {
+		t.Fatalf("Search twins = %s, %s; want %s first (by id)", list[0].ID, list[1].ID, first.ID)
+	}
+	checkAccount(t, "Search[0]", list[0], first)
+}
+
+func testStudentSearchWords(t *testing.T, r ports.Repositories) {
+	school := uuid.NewString()
+	createStudents(t, r, school,
+		[3]string{"Zoë Quinn", "zq@pupils.example.org", "7A-01"}, [3]string{"Ada Brook", "ada.b@pupils.example.org", ""},
+		[3]string{"Adam Lee", "", "8B-11"}, [3]string{"Émile Durand", "", "A-10"})
+	for _, tc := range []struct{ search, want string }{
+		{"ada", "[Ada Brook Adam Lee]"},     // a name word's start
+		{"ADA BRO", "[Ada Brook]"},          // every word, any case
+		{"zoe", "[Zoë Quinn]"},              // accents ignored
+		{"emile", "[Émile Durand]"},         // accents ignored
+		{"quinn zq", "[Zoë Quinn]"},         // name and email words together
+		{"pupils", "[Ada Brook Zoë Quinn]"}, // an email word
+		{"7a-01", "[Zoë Quinn]"},            // the student number
+		{"8b", "[Adam Lee]"},                // its start
+		{"a-10", "[Émile Durand]"},          // a number is words too
+		{"uinn", "[]"},                      // words match from their start
+		{"ada quinn", "[]"},                 // every word must match one student
+	} {
+		if got, total := searchStudents(t, r, school, tc.search, 0, 10); fmt.Sprint(got) != tc.want || total != len(got) {
+			t.Errorf("Search %q = %v (total %d), want %s", tc.search, got, total, tc.want)
+		}
+	}
+}
+
+func testStudentSearchPages(t *testing.T, r ports.Repositories) {
+	school := uuid.NewString()
+	var specs [][3]string
+	for i := range 12 {
+		specs = append(specs, [3]string{fmt.Sprintf("Pupil %02d", i), "", fmt.Sprintf("N-%d", i)})
+	}
+	specs = append(specs, [3]string{"Other Name", "", "X-1"})
+	createStudents(t, r, school, specs...)
+	if got, total := searchStudents(t, r, school, "pupil", 5, 5); fmt.Sprint(got) != "[Pupil 05 Pupil 06 Pupil 07 Pupil 08 Pupil 09]" || total != 12 {
+		t.Fatalf("Search pupil (5, 5) = %v, %d; want Pupil 05..09 of 12", got, total)
+	}
+	if got, total := searchStudents(t, r, school, "pupil", 10, 5); fmt.Sprint(got) != "[Pupil 10 Pupil 11]" || total != 12 {
+		t.Fatalf("Search pupil (10, 5) = %v, %d; want the last two of 12", got, total)
+	}
+	if got, total := searchStudents(t, r, school, "", 20, 5); len(got) != 0 || total != 13 {
+		t.Fatalf("Search past the end = %v, %d; want none of 13", got, total)
+	}
 }

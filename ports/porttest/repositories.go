@@ -40,11 +40,13 @@ func Repositories(t *testing.T, newRepos func(t *testing.T) ports.Repositories) 
 		{"Accounts/ListDeleted", testAccountListDeleted},
 		{"Accounts/WithoutEmail", testAccountWithoutEmail},
 		{"Accounts/ListBySchool", testAccountListBySchool},
+		{"Accounts/GetMany", testAccountGetMany},
 		{"Schools/CreateGet", testSchoolCreateGet},
 		{"Schools/GetMissing", testSchoolGetMissing},
 		{"Schools/DuplicateDomain", testSchoolDuplicateDomain},
 		{"Schools/DuplicateID", testSchoolDuplicateID},
 		{"Schools/ListOrdered", testSchoolListOrdered},
+		{"Schools/SaveSettings", testLibSaveSettings},
 		{"RefreshTokens/CreateGet", testTokenCreateGet},
 		{"RefreshTokens/CreateDuplicate", testTokenCreateDuplicate},
 		{"RefreshTokens/GetMissing", testTokenGetMissing},
@@ -406,7 +408,7 @@ func testAccountWithoutEmail(t *testing.T, r ports.Repositories) {
 
 func testAccountListBySchool(t *testing.T, r ports.Repositories) {
 	schoolA, schoolB := uuid.NewString(), uuid.NewString()
-	list, err := r.Accounts.ListBySchool(ctx(t), schoolA)
+	list, err := r.Accounts.ListBySchool(ctx(t), schoolA, nil)
 	must(t, "ListBySchool on empty", err)
 	if len(list) != 0 {
 		t.Fatalf("ListBySchool on empty = %d accounts, want 0", len(list))
@@ -428,7 +430,7 @@ func testAccountListBySchool(t *testing.T, r ports.Repositories) {
 	} {
 		must(t, "Create "+a.Name, r.Accounts.Create(ctx(t), a))
 	}
-	list, err = r.Accounts.ListBySchool(ctx(t), schoolA)
+	list, err = r.Accounts.ListBySchool(ctx(t), schoolA, nil)
 	must(t, "ListBySchool", err)
 	var names []string
 	for _, a := range list {
@@ -443,10 +445,39 @@ func testAccountListBySchool(t *testing.T, r ports.Repositories) {
 	checkAccount(t, "ListBySchool[1]", list[1], twinA)
 	checkAccount(t, "ListBySchool[3]", list[3], librarian)
 
-	list, err = r.Accounts.ListBySchool(ctx(t), schoolB)
+	list, err = r.Accounts.ListBySchool(ctx(t), schoolB, nil)
 	must(t, "ListBySchool B", err)
 	if len(list) != 1 || list[0].StudentNumber != "1" {
 		t.Fatalf("ListBySchool(B) = %v, want only its student", accountIDs(list))
+	}
+
+	// Only the roles asked for.
+	list, err = r.Accounts.ListBySchool(ctx(t), schoolA, []user.Role{user.RoleLibrarian, user.RoleStaff})
+	must(t, "ListBySchool staff", err)
+	if len(list) != 1 || list[0].ID != librarian.ID {
+		t.Fatalf("ListBySchool(A, librarian+staff) = %v, want only %s", accountIDs(list), librarian.ID)
+	}
+	list, err = r.Accounts.ListBySchool(ctx(t), schoolA, []user.Role{user.RoleStudent})
+	must(t, "ListBySchool students", err)
+	if len(list) != 4 {
+		t.Fatalf("ListBySchool(A, student) = %d accounts, want 4", len(list))
+	}
+}
+
+func testAccountGetMany(t *testing.T, r ports.Repositories) {
+	school := uuid.NewString()
+	a, b, c := newStudent(school, "Ada", "1"), newStudent(school, "Bea", "2"), newStudent(uuid.NewString(), "Cy", "3")
+	gone := newAccount("gone@example.org") // Deleted: still returned
+	for _, x := range []user.Account{a, b, c, gone} {
+		must(t, "Create "+x.Name, r.Accounts.Create(ctx(t), x))
+	}
+	got, err := r.Accounts.GetMany(ctx(t), []string{c.ID, uuid.NewString(), a.ID, a.ID, gone.ID})
+	must(t, "GetMany", err)
+	checkAccountSet(t, "GetMany", got, []user.Account{a, c, gone})
+	got, err = r.Accounts.GetMany(ctx(t), nil)
+	must(t, "GetMany(nil)", err)
+	if len(got) != 0 {
+		t.Fatalf("GetMany(nil) = %v, want none", accountIDs(got))
 	}
 }
 

@@ -257,12 +257,12 @@ func seedDemoLibrary(ctx context.Context, repos ports.Repositories, lib *service
 		if !library.ValidISBN(d.ISBN) {
 			d.ISBN = "" // the demo must start even if a number above is mistyped
 		}
-		b, copies, err := lib.AddBook(asAdmin, school.ID, d)
+		b, copies, err := lib.Holdings.AddBook(asAdmin, school.ID, d)
 		if err != nil {
 			return fmt.Errorf("demo library book %q: %w", d.Title, err)
 		}
 		if i == 0 && len(copies) > 0 {
-			if _, err := lib.CreateLoan(asAdmin, service.LoanInput{SchoolID: school.ID, BookID: b.ID, CopyID: copies[0].ID, StudentID: student.ID}); err != nil {
+			if _, err := lib.Circulation.CreateLoan(asAdmin, service.LoanInput{SchoolID: school.ID, BookID: b.ID, CopyID: copies[0].ID, StudentID: student.ID}); err != nil {
 				return fmt.Errorf("demo loan: %w", err)
 			}
 		}

@@ -1,0 +1,114 @@
+package mongorepo
+
+import (
+	"context"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// colMigrations records the data migrations that have run, one document
+// per migration keyed by its name, so each runs once per database and a
+// start after that costs one lookup.
+const colMigrations = "migrations"
+
+// migration brings documents written by an earlier version to the shape
+// this version reads. Each must be idempotent: two replicas starting at
+// once may both run it before either records it.
+type migration struct {
+	name string
+	run  func(ctx context.Context, db *mongo.Database) error
+}
+
+var migrations = []migration{
+	{"library-search-terms", backfillTerms(colLibraryBooks, []string{"title", "author"})},
+	{"account-search-terms", backfillTerms(colAccounts, []string{"name", "email", "student_number"})},
+	{"student-numbers-ignore-case", rekeyStudentNumbers},
+}
+
+// migrate runs the migrations this database has not recorded yet.
+func (d *DB) migrate(ctx context.Context) error {
+	done := d.db.Collection(colMigrations)
+	for _, m := range migrations {
+		n, err := done.CountDocuments(ctx, bson.D{{Key: "_id", Value: m.name}}, options.Count().SetLimit(1))
+		if err != nil {
+			return fmt.Errorf("mongorepo: migration %s: %w", m.name, mapErr(err, "read the migrations", nil, nil))
+		}
+		if n > 0 {
+			continue
+		}
+		if err := m.run(ctx, d.db); err != nil {
+			return fmt.Errorf("mongorepo: migration %s: %w", m.name, err)
+		}
+		if _, err := done.InsertOne(ctx, bson.D{{Key: "_id", Value: m.name}}); err != nil && !mongo.IsDuplicateKeyError(err) {
+			return fmt.Errorf("mongorepo: migration %s: %w", m.name, mapErr(err, "record the migration", nil, nil))
+		}
+	}
+	return nil
+}
+
+// backfillTerms sets search_terms on the documents of collection that have
+// none, from the given string fields (catalog.SearchTerms of them joined).
+func backfillTerms(collection string, fields []string) func(context.Context, *mongo.Database) error {
+	return func(ctx context.Context, db *mongo.Database) error {
+		c := db.Collection(collection)
+		cur, err := c.Find(ctx, bson.D{{Key: "search_terms", Value: bson.D{{Key: "$exists", Value: false}}}})
+		if err != nil {
+			return mapErr(err, "find documents without search terms", nil, nil)
+		}
+		defer cur.Close(ctx)
+		for cur.Next(ctx) {
+			var doc bson.M
+			if err := cur.Decode(&doc); err != nil {
+				return mapErr(err, "read a document", nil, nil)
+			}
+			text := ""
+			for _, f := range fields {
+				if v, ok := doc[f].(string); ok {
+					text += " " + v
+				}
+			}
+			update := bson.D{{Key: "$set", Value: bson.D{{Key: "search_terms", Value: searchTermsOf(text)}}}}
+			if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: doc["_id"]}}, update); err != nil {
+				return mapErr(err, "set search terms", nil, nil)
+			}
+		}
+		return mapErr(cur.Err(), "read documents", nil, nil)
+	}
+}
+
+// rekeyStudentNumbers moves student numbers stored under a key with
+// capitals (earlier versions kept the case) to the lowercased key, so that
+// numbers differing only in case are one number from now on. When two
+// such numbers exist, the first moved keeps the key and the other stays
+// under its old key, still reserved for its account.
+func rekeyStudentNumbers(ctx context.Context, db *mongo.Database) error {
+	c := db.Collection(colStudentNumbers)
+	cur, err := c.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$regex", Value: "[A-Z]"}}}})
+	if err != nil {
+		return mapErr(err, "find student numbers", nil, nil)
+	}
+	var docs []studentNumberDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return mapErr(err, "read student numbers", nil, nil)
+	}
+	for _, d := range docs {
+		old := d.ID
+		d.ID = studentNumberID(d.SchoolID, d.Number)
+		if d.ID == old {
+			continue
+		}
+		if _, err := c.InsertOne(ctx, d); err != nil {
+			if mongo.IsDuplicateKeyError(err) {
+				continue
+			}
+			return mapErr(err, "rekey a student number", nil, nil)
+		}
+		if _, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: old}}); err != nil {
+			return mapErr(err, "rekey a student number", nil, nil)
+		}
+	}
+	return nil
+}

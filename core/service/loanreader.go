@@ -1,0 +1,161 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
+)
+
+// loanReader reads loans as the service sees them: a loan record is a loan
+// only while its copy's claim names it (or once it has been returned), and
+// its due date and renewal count come from its renewals. Circulation, the
+// holdings, the public catalog and account deletion all read loans this
+// way.
+type loanReader struct {
+	loans  ports.LoanRepository
+	active ports.ActiveLoanRepository
+}
+
+// claimed keeps the open loans that a claim names (one query).
+func (r loanReader) claimed(ctx context.Context, open []library.Loan) ([]library.Loan, error) {
+	ids := make([]string, 0, len(open))
+	for _, l := range open {
+		ids = append(ids, l.CopyID)
+	}
+	claims, err := r.active.ClaimsOfCopies(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	holder := map[string]string{}
+	for _, c := range claims {
+		holder[c.CopyID] = c.LoanID
+	}
+	out := open[:0:0]
+	for _, l := range open {
+		if holder[l.CopyID] == l.ID {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// views adds due dates, renewal counts and statuses (one query).
+func (r loanReader) views(ctx context.Context, loans []library.Loan, today time.Time) ([]LoanView, error) {
+	ids := make([]string, 0, len(loans))
+	for _, l := range loans {
+		ids = append(ids, l.ID)
+	}
+	renewals, err := r.loans.Renewals(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byLoan := map[string][]library.Renewal{}
+	for _, rn := range renewals {
+		byLoan[rn.LoanID] = append(byLoan[rn.LoanID], rn)
+	}
+	out := make([]LoanView, 0, len(loans))
+	for _, l := range loans {
+		due, n := library.EffectiveDue(l, byLoan[l.ID])
+		out = append(out, LoanView{Loan: l, DueAt: due, Renewals: n, Status: library.LoanStatus(l, due, today)})
+	}
+	return out, nil
+}
+
+// studentLoans returns a student's loans, newest first: returned ones and
+// active ones (records that never became loans are left out).
+func (r loanReader) studentLoans(ctx context.Context, studentID string, today time.Time) ([]LoanView, error) {
+	all, err := r.loans.OfStudent(ctx, studentID)
+	if err != nil {
+		return nil, err
+	}
+	var open []library.Loan
+	for _, l := range all {
+		if !l.Returned() {
+			open = append(open, l)
+		}
+	}
+	active, err := r.claimed(ctx, open)
+	if err != nil {
+		return nil, err
+	}
+	keep := map[string]bool{}
+	for _, l := range active {
+		keep[l.ID] = true
+	}
+	list := all[:0:0]
+	for _, l := range all {
+		if l.Returned() || keep[l.ID] {
+			list = append(list, l)
+		}
+	}
+	return r.views(ctx, list, today)
+}
+
+// studentHasActiveLoans reports whether a student holds a copy now.
+func (r loanReader) studentHasActiveLoans(ctx context.Context, studentID string) (bool, error) {
+	all, err := r.loans.OfStudent(ctx, studentID)
+	if err != nil {
+		return false, err
+	}
+	var open []library.Loan
+	for _, l := range all {
+		if !l.Returned() {
+			open = append(open, l)
+		}
+	}
+	active, err := r.claimed(ctx, open)
+	return len(active) > 0, err
+}
+
+// activeLoanOf returns the loan that holds a copy, if any.
+func (r loanReader) activeLoanOf(ctx context.Context, copyID string) (library.Loan, bool, error) {
+	claim, err := r.active.Holder(ctx, copyID)
+	if errs.Is(err, errs.NotFound) {
+		return library.Loan{}, false, nil
+	}
+	if err != nil {
+		return library.Loan{}, false, err
+	}
+	loans, err := r.loans.ByIDs(ctx, []string{claim.LoanID})
+	if err != nil {
+		return library.Loan{}, false, err
+	}
+	if len(loans) == 0 || loans[0].Returned() {
+		return library.Loan{}, false, nil // a stale claim: the copy is free
+	}
+	return loans[0], true, nil
+}
+
+// lentByBook counts, per book, the copies of the given books that an open
+// loan holds (a claim left by an interrupted return does not count): two
+// queries, whatever the school's size.
+func (r loanReader) lentByBook(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error) {
+	claims, err := r.active.ClaimsOfBooks(ctx, schoolID, bookIDs)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(claims))
+	for _, c := range claims {
+		ids = append(ids, c.LoanID)
+	}
+	loans, err := r.loans.ByIDs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	open := map[string]bool{}
+	for _, l := range loans {
+		if !l.Returned() {
+			open[l.ID] = true
+		}
+	}
+	out := map[string]int{}
+	for _, c := range claims {
+		if open[c.LoanID] {
+			out[c.BookID]++
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,82 @@
+package service
+
+import (
+	"context"
+	"strings"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
+)
+
+// PublicCatalog serves a school's catalog to anyone, when the school makes
+// it public: titles and availability, never borrowers.
+type PublicCatalog struct {
+	schools  ports.SchoolRepository
+	holdings ports.HoldingsRepository
+	loanReader
+}
+
+// CatalogEntry is one book of a catalog page with its availability.
+type CatalogEntry struct {
+	Book      library.Book
+	Total     int
+	Available int
+}
+
+// CatalogPage is one page of a school's catalog.
+type CatalogPage struct {
+	School  library.School
+	Entries []CatalogEntry
+	Page    int
+	Limit   int
+	Total   int // books matching the query in all pages
+}
+
+// Page returns one page of a school's catalog for anyone, with copy counts
+// and nothing about borrowers. A private or unknown school is NotFound
+// "school_not_found", the same answer for both. The work of a request does
+// not grow with the catalog: the school, one page of books and their
+// count, the copy counts and the open claims of those books only, and the
+// loans behind those claims.
+// Errors: NotFound "school_not_found" (unknown or private school), Invalid
+// with details.fields for a page, limit or search out of range.
+func (s *PublicCatalog) Page(ctx context.Context, domain string, q ListQuery) (CatalogPage, error) {
+	terms, err := q.validate()
+	if err != nil {
+		return CatalogPage{}, err
+	}
+	school, err := s.schools.GetByDomain(ctx, strings.ToLower(domain))
+	if err != nil {
+		return CatalogPage{}, err
+	}
+	if !school.Settings.AllowPublicCatalog {
+		return CatalogPage{}, library.ErrSchoolNotFound()
+	}
+	return catalogPage(ctx, s.holdings, s.loanReader, school, q, terms)
+}
+
+// catalogPage reads one page of a school's books with their copies and
+// copies on loan: four queries whatever the school's size.
+func catalogPage(ctx context.Context, holdings ports.HoldingsRepository, loans loanReader, school library.School, q ListQuery, terms []string) (CatalogPage, error) {
+	books, total, err := holdings.BooksPage(ctx, library.BookQuery{SchoolID: school.ID, Terms: terms, Offset: q.offset(), Limit: q.Limit})
+	if err != nil {
+		return CatalogPage{}, err
+	}
+	ids := make([]string, len(books))
+	for i, b := range books {
+		ids[i] = b.ID
+	}
+	copies, err := holdings.CopyCounts(ctx, school.ID, ids)
+	if err != nil {
+		return CatalogPage{}, err
+	}
+	lent, err := loans.lentByBook(ctx, school.ID, ids)
+	if err != nil {
+		return CatalogPage{}, err
+	}
+	entries := make([]CatalogEntry, 0, len(books))
+	for _, b := range books {
+		entries = append(entries, CatalogEntry{Book: b, Total: copies[b.ID], Available: copies[b.ID] - lent[b.ID]})
+	}
+	return CatalogPage{School: school, Page: q.Page, Limit: q.Limit, Total: total, Entries: entries}, nil
+}

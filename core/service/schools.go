@@ -1,0 +1,78 @@
+package service
+
+import (
+	"context"
+	"strings"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
+)
+
+// Schools serves schools and their loan settings.
+type Schools struct {
+	schoolScope
+	*clock
+}
+
+// Create adds a school with default settings (admins).
+// Errors: Invalid (name, domain), Conflict "school_exists".
+func (s *Schools) Create(ctx context.Context, name, domain string) (library.School, error) {
+	school, err := library.NewSchool(s.newID(), name, strings.ToLower(strings.TrimSpace(domain)), s.Now())
+	if err != nil {
+		return library.School{}, err
+	}
+	if err := s.schools.Create(ctx, school); err != nil {
+		return library.School{}, err
+	}
+	return school, nil
+}
+
+// List lists every school.
+func (s *Schools) List(ctx context.Context) ([]library.School, error) { return s.schools.List(ctx) }
+
+// ByDomain returns the school at domain when the caller may act on it:
+// admins on every school, school-bound roles on their own only. An unknown
+// domain, another school's domain and an anonymous or school-less caller
+// all get the same NotFound "school_not_found", so the answer never tells
+// whether another school exists.
+func (s *Schools) ByDomain(ctx context.Context, domain string) (library.School, error) {
+	domain = strings.ToLower(strings.TrimSpace(domain))
+	p := user.PrincipalFrom(ctx)
+	switch {
+	case p.IsAnonymous():
+	case p.Role == user.RoleAdmin:
+		return s.schools.GetByDomain(ctx, domain)
+	case p.Role.SchoolBound() && p.SchoolID != "":
+		school, err := s.schools.Get(ctx, p.SchoolID)
+		if err != nil {
+			return library.School{}, err
+		}
+		if school.Domain == domain {
+			return school, nil
+		}
+	}
+	return library.School{}, library.ErrSchoolNotFound()
+}
+
+// Settings returns the caller's school (admins name it) with its loan
+// settings. Errors: as scope.
+func (s *Schools) Settings(ctx context.Context, schoolParam string) (library.School, error) {
+	return s.scope(ctx, schoolParam, "schoolId")
+}
+
+// PutSettings replaces a school's loan settings.
+// Errors: Invalid (each field), as scope.
+func (s *Schools) PutSettings(ctx context.Context, schoolParam string, set library.Settings) (library.School, error) {
+	school, err := s.scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return library.School{}, err
+	}
+	if err := library.ValidateSettings(set); err != nil {
+		return library.School{}, err
+	}
+	if err := s.schools.SaveSettings(ctx, school.ID, set); err != nil {
+		return library.School{}, err
+	}
+	school.Settings = set
+	return school, nil
+}

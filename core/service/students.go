@@ -1,0 +1,195 @@
+package service
+
+import (
+	"context"
+	"strings"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+// Students serves a school's students: adding them one by one or from a
+// CSV file, and finding them page by page.
+type Students struct {
+	schoolScope
+	accounts ports.AccountRepository
+	students ports.StudentRepository
+	hasher   ports.PasswordHasher
+	*clock
+}
+
+// StudentInput describes a student to add.
+type StudentInput struct {
+	Name, Email, Password, StudentNumber string
+}
+
+// Create adds a student to the caller's school (admins name it).
+// Errors: Invalid, Conflict "account_exists" or "student_number_exists".
+func (s *Students) Create(ctx context.Context, schoolParam string, in StudentInput) (user.Account, error) {
+	school, err := s.scope(ctx, schoolParam, "school_id")
+	if err != nil {
+		return user.Account{}, err
+	}
+	fields := library.ValidateStudent(library.StudentDraft{Name: in.Name, Email: in.Email, StudentNumber: in.StudentNumber})
+	if in.Password != "" {
+		if msg := user.ValidatePassword(in.Password); msg != "" {
+			fields.Add("password", msg)
+		}
+	}
+	if err := fields.Err(); err != nil {
+		return user.Account{}, err
+	}
+	return s.create(ctx, school.ID, in)
+}
+
+func (s *Students) create(ctx context.Context, schoolID string, in StudentInput) (user.Account, error) {
+	a, err := user.NewAccount(user.NewAccountParams{ID: s.newID(), Email: in.Email, Name: in.Name, Role: user.RoleStudent, SchoolID: schoolID, Now: s.Now()})
+	if err != nil {
+		return user.Account{}, err
+	}
+	a.StudentNumber = strings.TrimSpace(in.StudentNumber)
+	if in.Password != "" {
+		if a.PasswordHash, err = s.hasher.Hash(in.Password); err != nil {
+			return user.Account{}, errs.Wrap(err, "hash password")
+		}
+	}
+	// The number first: a unique-key insert that makes two students with
+	// one number impossible even when they are added at the same moment.
+	if a.StudentNumber != "" {
+		if err := s.students.ClaimNumber(ctx, schoolID, a.StudentNumber, a.ID); err != nil {
+			return user.Account{}, err
+		}
+	}
+	if err := s.accounts.Create(ctx, a); err != nil {
+		if a.StudentNumber != "" {
+			// Give the number back: the account it was claimed for does not exist.
+			_ = s.students.ReleaseNumbers(ctx, a.ID)
+		}
+		return user.Account{}, err
+	}
+	return a, nil
+}
+
+// StudentPage is one page of a school's students.
+type StudentPage struct {
+	Students []user.Account
+	Page     int
+	Limit    int
+	Total    int // students matching the query in all pages
+}
+
+// Search returns one page of the school's students ordered by name; with a
+// search text, those where every word begins a word of the name, the email
+// or the student number. The work is one page, whatever the school's size.
+// Errors: Invalid (page, limit, search), as scope.
+func (s *Students) Search(ctx context.Context, schoolParam string, q ListQuery) (StudentPage, error) {
+	terms, err := q.validate()
+	if err != nil {
+		return StudentPage{}, err
+	}
+	school, err := s.scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return StudentPage{}, err
+	}
+	list, total, err := s.students.Search(ctx, library.StudentQuery{SchoolID: school.ID, Terms: terms, Offset: q.offset(), Limit: q.Limit})
+	if err != nil {
+		return StudentPage{}, err
+	}
+	return StudentPage{Students: list, Page: q.Page, Limit: q.Limit, Total: total}, nil
+}
+
+// ByIDs returns the students of the caller's school among ids (the
+// borrowers named on one page of loans), in any order.
+// Errors: as scope.
+func (s *Students) ByIDs(ctx context.Context, schoolParam string, ids []string) ([]user.Account, error) {
+	school, err := s.scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	found, err := s.accounts.GetMany(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := found[:0]
+	for _, a := range found {
+		if a.Role == user.RoleStudent && a.SchoolID == school.ID && !a.Deleted {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// Import adds every student of a CSV file, or none: a file with a bad row
+// (including an email that already has an account or a number the school
+// already uses) is refused whole, with every problem and its line.
+// Errors: Invalid with details.lines.
+func (s *Students) Import(ctx context.Context, schoolParam string, data []byte) ([]user.Account, error) {
+	school, err := s.scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return nil, err
+	}
+	drafts, lineErrs := library.ParseStudentsCSV(data)
+	if len(lineErrs) == 0 {
+		if lineErrs, err = s.conflicts(ctx, school.ID, drafts); err != nil {
+			return nil, err
+		}
+	}
+	if len(lineErrs) > 0 {
+		lines := make([]map[string]any, 0, len(lineErrs))
+		for _, le := range lineErrs {
+			lines = append(lines, map[string]any{"line": le.Line, "field": le.Field, "message": le.Message})
+		}
+		e := errs.E(errs.Invalid, "validation_failed", "The file has %d problem(s); no student was added.", len(lineErrs))
+		e.Details = map[string]any{"lines": lines}
+		return nil, e
+	}
+	out := make([]user.Account, 0, len(drafts))
+	for _, d := range drafts {
+		a, err := s.create(ctx, school.ID, StudentInput{Name: d.Name, Email: d.Email, StudentNumber: d.StudentNumber})
+		if err != nil {
+			return out, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// conflicts finds the rows whose number the school uses already or whose
+// email has an account: one query for the numbers, one lookup per email.
+func (s *Students) conflicts(ctx context.Context, schoolID string, drafts []library.StudentDraft) ([]library.LineError, error) {
+	var numbers []string
+	for _, d := range drafts {
+		if d.StudentNumber != "" {
+			numbers = append(numbers, d.StudentNumber)
+		}
+	}
+	taken := map[string]bool{}
+	if len(numbers) > 0 {
+		used, err := s.students.TakenNumbers(ctx, schoolID, numbers)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range used {
+			taken[strings.ToLower(n)] = true
+		}
+	}
+	var problems []library.LineError
+	for _, d := range drafts {
+		if d.StudentNumber != "" && taken[strings.ToLower(d.StudentNumber)] {
+			problems = append(problems, library.LineError{Line: d.Line, Field: "student_number", Message: "is already used in this school"})
+		}
+		if d.Email != "" {
+			if _, err := s.accounts.GetByEmail(ctx, user.NormalizeEmail(d.Email)); err == nil {
+				problems = append(problems, library.LineError{Line: d.Line, Field: "email", Message: "already has an account"})
+			} else if !errs.Is(err, errs.NotFound) {
+				return nil, err
+			}
+		}
+	}
+	return problems, nil
+}

@@ -1,0 +1,66 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/readinglibrary/service/core/library"
+)
+
+// LoanRepository stores loan records and their renewals. A loan record is
+// only a loan while the copy's claim names it (ActiveLoanRepository); the
+// algorithm that pairs them lives in core/service and is the same for every
+// adapter.
+type LoanRepository interface {
+	// Insert stores a loan record (not yet active: see
+	// ActiveLoanRepository.Claim).
+	Insert(ctx context.Context, l library.Loan) error
+	// Get returns a loan of the school. Errors: NotFound "loan_not_found".
+	Get(ctx context.Context, schoolID, loanID string) (library.Loan, error)
+	// ByIDs returns the loans with the given ids, of any school.
+	ByIDs(ctx context.Context, ids []string) ([]library.Loan, error)
+	// Open returns the school's loans not returned (active ones and
+	// never-completed records alike; callers keep those their claim names),
+	// filtered by student and book when not empty, ordered by LoanedAt.
+	Open(ctx context.Context, schoolID, studentID, bookID string) ([]library.Loan, error)
+	// OfStudent returns all loans of a student, newest first.
+	OfStudent(ctx context.Context, studentID string) ([]library.Loan, error)
+	// MarkReturned sets the loan's ReturnedAt unless it is set already.
+	// Idempotent: a loan stays returned at its first return time.
+	MarkReturned(ctx context.Context, loanID string, at time.Time) error
+	// Delete removes a loan record that never became active. Idempotent.
+	Delete(ctx context.Context, loanID string) error
+	// AnonymizeStudent replaces the student id of the student's loans with
+	// an anonymous marker, keeping the history. Idempotent.
+	AnonymizeStudent(ctx context.Context, studentID, marker string) error
+
+	// AddRenewal records renewal number r.Number of r.LoanID. Exactly one of
+	// any number of concurrent calls with the same loan and number succeeds.
+	// Errors: Conflict "renewal_exists" for the others.
+	AddRenewal(ctx context.Context, r library.Renewal) error
+	// Renewals returns the renewals of the given loans ordered by loan, then
+	// number.
+	Renewals(ctx context.Context, loanIDs []string) ([]library.Renewal, error)
+}
+
+// ActiveLoanRepository records which loan holds each lent copy: one claim
+// per copy, taken with a unique-key insert, so that exactly one of any
+// number of racing loans gets a copy on every store (a conditional update
+// is not atomic on FerretDB 1.24). A claim whose loan has been returned is
+// stale; the service treats that copy as free and clears the claim.
+type ActiveLoanRepository interface {
+	// Claim records that c.LoanID holds copy c.CopyID. Exactly one of any
+	// number of concurrent claims of one copy succeeds.
+	// Errors: Conflict "copy_claimed" when a claim for the copy exists.
+	Claim(ctx context.Context, c library.CopyClaim) error
+	// Holder returns the claim of a copy. Errors: NotFound "claim_not_found".
+	Holder(ctx context.Context, copyID string) (library.CopyClaim, error)
+	// ClaimsOfCopies returns the claims of the given copies.
+	ClaimsOfCopies(ctx context.Context, copyIDs []string) ([]library.CopyClaim, error)
+	// ClaimsOfBooks returns the school's claims of copies of the given
+	// books. No ids is no query.
+	ClaimsOfBooks(ctx context.Context, schoolID string, bookIDs []string) ([]library.CopyClaim, error)
+	// Release deletes the copy's claim only if loanID holds it, so a newer
+	// loan's claim is never removed. Idempotent.
+	Release(ctx context.Context, copyID, loanID string) error
+}

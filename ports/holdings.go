@@ -1,0 +1,42 @@
+package ports
+
+import (
+	"context"
+
+	"github.com/readinglibrary/service/core/library"
+)
+
+// HoldingsRepository stores what a school's library holds: its books and
+// the copies of each, with the codes printed on their labels. Every lookup
+// by id is scoped by school: an object of another school is NotFound,
+// exactly as if it did not exist.
+type HoldingsRepository interface {
+	// CreateBook stores a library book.
+	// Errors: Conflict "isbn_exists" when the school already has the ISBN.
+	CreateBook(ctx context.Context, b library.Book) error
+	// Book returns a book of the school. Errors: NotFound "book_not_found".
+	Book(ctx context.Context, schoolID, bookID string) (library.Book, error)
+	// BooksPage returns the school's books ordered by title, then id, from
+	// q.Offset on, at most q.Limit of them, and how many books match in all.
+	// With q.Terms, only books where every term begins a word of the title
+	// or the author (ignoring case and accents) match.
+	BooksPage(ctx context.Context, q library.BookQuery) ([]library.Book, int, error)
+	// BooksByID returns the school's books with the given ids that exist,
+	// in any order.
+	BooksByID(ctx context.Context, schoolID string, ids []string) ([]library.Book, error)
+
+	// CreateCopies stores copies. It returns the indexes (into copies) of the
+	// copies whose code was already taken in the school, and stores the
+	// others, so the caller can draw new codes for those.
+	CreateCopies(ctx context.Context, copies []library.Copy) (duplicateCodes []int, err error)
+	// Copy returns a copy of the school. Errors: NotFound "copy_not_found".
+	Copy(ctx context.Context, schoolID, copyID string) (library.Copy, error)
+	// CopyByCode finds a copy of the school by its code.
+	// Errors: NotFound "copy_not_found".
+	CopyByCode(ctx context.Context, schoolID, code string) (library.Copy, error)
+	// CopiesOfBook returns the book's copies ordered by code.
+	CopiesOfBook(ctx context.Context, schoolID, bookID string) ([]library.Copy, error)
+	// CopyCounts returns the number of copies of each of the given books of
+	// the school; books without copies are absent. No ids is no query.
+	CopyCounts(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error)
+}
