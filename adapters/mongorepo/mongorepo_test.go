@@ -17,6 +17,7 @@ import (
 	"github.com/readinglibrary/service/adapters/mongorepo"
 	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 	"github.com/readinglibrary/service/ports/porttest"
@@ -198,5 +199,64 @@ func TestUnavailableThenRecovers(t *testing.T) {
 			t.Fatalf("Get still failing 10s after the restart: %v", err)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// Documents written by earlier versions get what this version searches on
+// at the next start: search terms on library books and accounts, and
+// student numbers keyed without case. Each migration runs once.
+func TestMigrationsBringOldDocumentsUpToDate(t *testing.T) {
+	uri, name := mongotest.NewDatabase(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db, err := mongorepo.Connect(ctx, uri, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(context.Background())
+	school, bookID, studentID := uuid.NewString(), uuid.NewString(), uuid.NewString()
+	raw := db.Database()
+	mustInsert := func(coll string, doc bson.D) {
+		t.Helper()
+		if _, err := raw.Collection(coll).InsertOne(ctx, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The shapes an earlier version stored: no search_terms, a number key
+	// with its capitals.
+	mustInsert("library_books", bson.D{{Key: "_id", Value: bookID}, {Key: "school_id", Value: school}, {Key: "isbn", Value: ""},
+		{Key: "isbn_key", Value: "none:" + bookID}, {Key: "title", Value: "Les Misérables"}, {Key: "author", Value: "Victor Hugo"},
+		{Key: "cover_url", Value: ""}, {Key: "created_at", Value: time.Now()}})
+	mustInsert("accounts", bson.D{{Key: "_id", Value: studentID}, {Key: "email", Value: ""}, {Key: "email_key", Value: "id:" + studentID},
+		{Key: "name", Value: "Émile Zola"}, {Key: "role", Value: "student"}, {Key: "school_id", Value: school}, {Key: "tier", Value: "standard"},
+		{Key: "suspended", Value: false}, {Key: "deleted", Value: false}, {Key: "student_number", Value: "AB-7"},
+		{Key: "created_at", Value: time.Now()}, {Key: "updated_at", Value: time.Now()}})
+	mustInsert("student_numbers", bson.D{{Key: "_id", Value: school + "#AB-7"}, {Key: "school_id", Value: school},
+		{Key: "number", Value: "AB-7"}, {Key: "account_id", Value: studentID}})
+
+	for range 2 { // the second start finds every migration recorded
+		if err := db.EnsureIndexes(ctx); err != nil {
+			t.Fatalf("EnsureIndexes: %v", err)
+		}
+	}
+	r := db.Repositories()
+	books, total, err := r.Holdings.BooksPage(ctx, library.BookQuery{SchoolID: school, Terms: []string{"miser", "hugo"}, Limit: 10})
+	if err != nil || total != 1 || len(books) != 1 || books[0].ID != bookID {
+		t.Fatalf("search of an old book: %v, %d, %v; want the book", books, total, err)
+	}
+	students, total, err := r.Students.Search(ctx, library.StudentQuery{SchoolID: school, Terms: []string{"emile", "ab"}, Limit: 10})
+	if err != nil || total != 1 || len(students) != 1 || students[0].ID != studentID {
+		t.Fatalf("search of an old student: %v, %d, %v; want the student", students, total, err)
+	}
+	if got := errs.CodeOf(r.Students.ClaimNumber(ctx, school, "ab-7", uuid.NewString())); got != "student_number_exists" {
+		t.Fatalf("claiming an old number in lower case: %q, want student_number_exists", got)
+	}
+	taken, err := r.Students.TakenNumbers(ctx, school, []string{"Ab-7"})
+	if err != nil || len(taken) != 1 || taken[0] != "AB-7" {
+		t.Fatalf("TakenNumbers of an old number: %v, %v; want [AB-7]", taken, err)
+	}
+	n, err := raw.Collection("migrations").CountDocuments(ctx, bson.D{})
+	if err != nil || n != 3 {
+		t.Fatalf("recorded migrations: %d, %v; want 3", n, err)
 	}
 }
