@@ -1,0 +1,89 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/readinglibrary/service/core/auth"
+	"github.com/readinglibrary/service/core/catalog"
+)
+
+// RecordKind names one kind of stored record. Moving a school's data from
+// one store to another (libraryd migrate) copies every kind, in the order
+// of RecordKinds, with the records exactly as stored: ids, times and
+// states (a rotated token, a redeemed invitation, a returned loan) kept.
+type RecordKind string
+
+// The kinds of records, each with the Go type Read gives and Write takes.
+const (
+	KindSchools         RecordKind = "schools"            // library.School
+	KindAccounts        RecordKind = "accounts"           // user.Account (deleted ones too)
+	KindSigningKeys     RecordKind = "signing_keys"       // SigningKeyRecord
+	KindRefreshTokens   RecordKind = "refresh_tokens"     // auth.RefreshToken
+	KindRotations       RecordKind = "refresh_rotations"  // Stamp: a token hash and when it was rotated
+	KindRevokedFamilies RecordKind = "revoked_families"   // Stamp: a family id and when it was revoked
+	KindBooks           RecordKind = "books"              // BookRecord
+	KindReadingList     RecordKind = "reading_list"       // catalog.ListItem
+	KindProgress        RecordKind = "progress"           // catalog.Progress
+	KindSessions        RecordKind = "reading_sessions"   // catalog.ReadingSession
+	KindLibraryBooks    RecordKind = "library_books"      // library.Book
+	KindCopies          RecordKind = "copies"             // library.Copy
+	KindLoans           RecordKind = "loans"              // library.Loan
+	KindRenewals        RecordKind = "renewals"           // library.Renewal
+	KindClaims          RecordKind = "copy_claims"        // library.CopyClaim
+	KindStudentNumbers  RecordKind = "student_numbers"    // StudentNumber
+	KindInvites         RecordKind = "invites"            // library.Invite
+	KindRedemptions     RecordKind = "invite_redemptions" // Stamp: an invitation's token hash and when it was used
+)
+
+// RecordKinds lists every kind in an order that writes each record after
+// the records it names (schools before accounts, books before copies,
+// loans before their claims and renewals).
+var RecordKinds = []RecordKind{
+	KindSchools, KindAccounts, KindSigningKeys, KindRefreshTokens, KindRotations, KindRevokedFamilies,
+	KindBooks, KindReadingList, KindProgress, KindSessions,
+	KindLibraryBooks, KindCopies, KindLoans, KindRenewals, KindClaims, KindStudentNumbers, KindInvites, KindRedemptions,
+}
+
+// SigningKeyRecord is a stored signing key and whether it is the active one.
+type SigningKeyRecord struct {
+	Key    auth.SigningKey
+	Active bool
+}
+
+// Stamp records that something named by ID happened At: a refresh token's
+// rotation, a family's revocation, an invitation's redemption.
+type Stamp struct {
+	ID string
+	At time.Time
+}
+
+// BookRecord is a reading-catalog book with the texts of its chapters.
+type BookRecord struct {
+	Book  catalog.Book
+	Texts []catalog.ChapterText
+}
+
+// StudentNumber is a student number a school has given to an account.
+type StudentNumber struct {
+	SchoolID  string
+	Number    string // as typed; numbers differing only in case are one
+	AccountID string
+}
+
+// RecordStore reads and writes a whole store kind by kind, whatever its
+// technology, so that the records of one store can be copied into another.
+// It is for moving data between stores with the service stopped, not for
+// serving requests.
+type RecordStore interface {
+	// Count returns how many records of kind the store holds.
+	Count(ctx context.Context, kind RecordKind) (int64, error)
+	// Read calls fn with every record of kind, in batches of at most
+	// batchSize, in any order; an error from fn stops the read and is
+	// returned.
+	Read(ctx context.Context, kind RecordKind, batchSize int, fn func(records []any) error) error
+	// Write stores records of kind exactly as given (see the kinds for the
+	// types). Errors: Conflict when a record with the same key exists;
+	// Invalid for a record of another type.
+	Write(ctx context.Context, kind RecordKind, records []any) error
+}
