@@ -214,7 +214,7 @@ func startService(ctx context.Context) (*svc, error) {
 	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	counter := mongotest.NewCommandCounter()
 	sctx, cancel := context.WithCancel(ctx)
-	a, err := app.New(sctx, cfg, logger, app.WithCommandMonitor(counter.Monitor()))
+	a, err := app.New(sctx, cfg, logger, app.WithStatementObserver(counter.Observe))
 	if err != nil {
 		cancel()
 		_ = os.RemoveAll(dir)

@@ -1,29 +1,13 @@
 package mongotest
 
 import (
-	"context"
 	"maps"
 	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/event"
-)
 
-// ignoredCommands are the driver's own connection and session upkeep, not
-// commands a repository method sends.
-var ignoredCommands = map[string]bool{
-	"hello":        true,
-	"isMaster":     true,
-	"ismaster":     true,
-	"ping":         true,
-	"endSessions":  true,
-	"saslStart":    true,
-	"saslContinue": true,
-	"authenticate": true,
-	"getnonce":     true,
-	"buildInfo":    true,
-	"buildinfo":    true,
-	"getLastError": true,
-}
+	"github.com/readinglibrary/service/adapters/mongorepo"
+)
 
 // CommandCounter counts the commands a client sends, by command name, so a
 // test can hold a repository method to a fixed number of round trips:
@@ -47,20 +31,16 @@ type CommandCounter struct {
 func NewCommandCounter() *CommandCounter { return &CommandCounter{} }
 
 // Monitor returns a command monitor that feeds c.
-func (c *CommandCounter) Monitor() *event.CommandMonitor {
-	return &event.CommandMonitor{
-		Started: func(_ context.Context, e *event.CommandStartedEvent) {
-			if ignoredCommands[e.CommandName] {
-				return
-			}
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			if c.byName == nil {
-				c.byName = map[string]int{}
-			}
-			c.byName[e.CommandName]++
-		},
+func (c *CommandCounter) Monitor() *event.CommandMonitor { return mongorepo.CommandObserver(c.Observe) }
+
+// Observe counts one command (or statement) by name.
+func (c *CommandCounter) Observe(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byName == nil {
+		c.byName = map[string]int{}
 	}
+	c.byName[name]++
 }
 
 // Reset forgets every command counted so far.

@@ -53,7 +53,7 @@ type App struct {
 	Demo []DemoAccount
 
 	closers  []func(context.Context) error
-	monitor  *event.CommandMonitor
+	observe  func(statement string)
 	draining atomic.Bool // set when shutdown begins: /readyz answers 503
 }
 
@@ -74,9 +74,10 @@ func (r readiness) Ping(ctx context.Context) error {
 // Option adjusts how New builds the service; options exist for tests.
 type Option func(*App)
 
-// WithCommandMonitor sees every command sent to the database, so tests can
-// count the commands a request costs.
-func WithCommandMonitor(m *event.CommandMonitor) Option { return func(a *App) { a.monitor = m } }
+// WithStatementObserver calls f with the name of every statement (SQLite)
+// or command (MongoDB) the repositories send, so tests and load runs can
+// count what a request costs on either store.
+func WithStatementObserver(f func(name string)) Option { return func(a *App) { a.observe = f } }
 
 // New builds every adapter and use case. On error, whatever was started is
 // stopped again.
@@ -200,7 +201,11 @@ func (a *App) openDatabase(ctx context.Context) error {
 		uri = srv.URI()
 		logger.Info("embedded database started", "data_dir", dir, "exposed_on", cfg.EmbeddedMongoAddr)
 	}
-	db, err := mongorepo.ConnectWithMonitor(ctx, uri, cfg.Database, a.monitor)
+	var monitor *event.CommandMonitor
+	if a.observe != nil {
+		monitor = mongorepo.CommandObserver(a.observe)
+	}
+	db, err := mongorepo.ConnectWithMonitor(ctx, uri, cfg.Database, monitor)
 	if err != nil {
 		return fmt.Errorf("connect to MongoDB: %w", err)
 	}
