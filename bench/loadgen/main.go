@@ -126,7 +126,7 @@ func main() {
 	flag.DurationVar(&o.maxTime, "max-time", 10*time.Second, "…and stops once it has measured this long…")
 	flag.DurationVar(&o.hardTime, "hard-time", 60*time.Second, "…but never measures longer than this")
 	flag.IntVar(&o.warmup, "warmup", 2, "unmeasured requests before the 1-client phase of each request")
-	flag.IntVar(&o.seedWorkers, "seed-workers", 8, "concurrent clients while seeding")
+	flag.IntVar(&o.seedWorkers, "seed-workers", 4, "concurrent clients while seeding (on two cores more only queue, and bring a scanning store's requests near its 15 s deadline)")
 	flag.DurationVar(&o.clientTimeout, "client-timeout", 30*time.Second, "the client gives up on a request after this (counted as timed out)")
 	flag.DurationVar(&o.settleMax, "settle-max", 30*time.Second, "before each phase, wait at most this long for the process to go idle")
 	flag.DurationVar(&o.chainDuration, "chain-duration", 6*time.Second, "GET /v1/users/me vs bare net/http: measured time per side and client level, split over -rounds")

@@ -28,7 +28,7 @@ func (r *runner) report() string {
 	rep.f("The service, its store, the load generator and the bare baseline server share this one process and its cores; every request goes over loopback HTTP with keep-alive.\n\n")
 
 	rep.f("**Seed plan** (per store and size, on a fresh database, through the HTTP API only, %d concurrent clients; the demo data of `LIBRARY_DEMO_DATA` comes on top: 20 reading books, 3 library books with 9 copies, 1 student, 1 active loan):\n\n", o.seedWorkers)
-	rep.f("| size | library books (`POST /api/library/books`) | copies | reading books (`POST /v1/books`, admin) | students (`POST /api/library/students/import`, 100 CSV rows a request) | past loans (check-out, then return) | active loans renewed in the renew phases |\n|---|---|---|---|---|---|---|\n")
+	rep.f("| size | library books (`POST /api/library/books`) | copies | reading books (`POST /v1/books`, admin) | students (`POST /api/library/students/import`, 20 CSV rows a request) | past loans (check-out, then return) | active loans renewed in the renew phases |\n|---|---|---|---|---|---|---|\n")
 	for i := range o.sizes {
 		n, st, pl, rp := o.plan(i)
 		rep.f("| %d | %d | %d | %d | %d | %d | %d |\n", n, n, 2*n, n, st, pl, rp)
