@@ -93,7 +93,9 @@ type options struct {
 	cpuprofile string
 }
 
-// Fields the users/me pair (measurePair) reads.
+// pairTimes are the phases of the users/me comparison: a tenth of the
+// measured time as warm-up, and a slow round may go on to three times it
+// until it has 24 requests.
 func (o options) pairTimes() (warmup, dur, phaseMax time.Duration, minSamples int) {
 	return o.chainDuration / 10, o.chainDuration, 3 * o.chainDuration, 24
 }

@@ -41,6 +41,8 @@ type sizeRun struct {
 	cmdCounts                         []cmdCount
 }
 
+// plan is the school of size i of -sizes: books, students, past loans and
+// the active loans the renew phases use.
 func (o options) plan(i int) (n, students, pastLoans, renewPool int) {
 	n = o.sizes[i]
 	students = max(50, n/5)
