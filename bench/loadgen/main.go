@@ -1,29 +1,36 @@
-// Command loadgen measures the service end to end over loopback HTTP on the
-// embedded database (FerretDB 1.24 on SQLite). Every figure is a ratio
-// against a baseline taken in the same run: a bare net/http server on
-// loopback that answers the very bytes the service answered, hit by the same
-// client loop, alternating with the service in -rounds rounds so both see the
-// same machine load.
+// Command loadgen measures the service end to end over loopback HTTP, store
+// against store, in one run on one machine.
 //
-//   - resident memory (VmRSS of this process, which also holds the load
-//     generator and the embedded database) before and after -mem-requests
-//     requests of GET /v1/users/me, and after runtime.GC;
-//   - the middleware chain: GET /healthz (anonymous) and GET /v1/users/me
-//     (bearer token), with one client and with -c clients;
-//   - for each size in -sizes, on a fresh database with that many catalog
-//     books and that many library books (seeded through Catalog.CreateBooks
-//     and Library.AddBook, not HTTP): GET /v1/books?search=... and
-//     POST /api/library/loans (one fresh copy per request), p50, p99, req/s;
-//   - database commands per request for every route of the router's table,
-//     at every size (the driver's command monitor).
+// For each store of -stores and each size of -sizes it starts the service in
+// this process (app.LoadConfig, app.New, Serve, as test/harness_test.go
+// does) on a fresh database, seeds a school through the HTTP API only (the
+// routes a librarian, an admin and the web app use), then measures the
+// librarian's desk, the public catalog, the /v1 catalog and GET /v1/users/me
+// with 1 and with -c clients:
 //
-// The service runs in this process (app.LoadConfig, app.New, Serve, as in
-// test/harness_test.go) with rate limits of 10000000-H. The Markdown report
-// goes to stdout (and -out), progress to stderr. A full run takes 8 to 12
-// minutes on two cores:
+//   - ferretdb: mongorepo on an in-process FerretDB (SQLite backend)
+//     started through adapters/mongorepo/mongotest, reached with
+//     LIBRARY_MONGODB_URI and a fresh LIBRARY_MONGODB_DATABASE per size;
+//   - default: LIBRARY_MONGODB_URI empty and LIBRARY_DATA_DIR a fresh
+//     temporary directory, so whatever the service runs by default (its
+//     column is labelled with the repository package the service wired and
+//     what it logged when it opened the store).
 //
-//	go run ./bench/loadgen -out /tmp/bench.md
-//	go run ./bench/loadgen -sizes 100 -duration 3s -mem-requests 10000   # a quick look
+// A school of size n has n library books with 2 copies each, n reading books
+// (/v1/books), n/5 students (at least 50) and n past loans (check-out, then
+// return); -students and -past-loans override the last two per size.
+//
+// GET /v1/users/me is also measured against a bare net/http server on
+// loopback that answers the very bytes the service answered, alternating
+// with the service in -rounds rounds so both see the same machine load.
+//
+// The Markdown report goes to stdout and to -out (rewritten after every
+// size, so a long run that is stopped still leaves its figures); progress
+// goes to stderr.
+//
+//	go run ./bench/loadgen -quick                                   # both stores, 20 and 200 books
+//	go run ./bench/loadgen -stores ferretdb -sizes 100,10000 -out /tmp/before.md
+//	go run ./bench/loadgen -stores ferretdb,default -out /tmp/side-by-side.md
 package main
 
 import (
@@ -34,13 +41,11 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -48,12 +53,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
-	"github.com/readinglibrary/service/cmd/libraryd/app"
-	"github.com/readinglibrary/service/core/catalog"
-	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/user"
 )
 
 const (
@@ -63,58 +62,118 @@ const (
 	demoStaff        = "staff@maplegrove.example.org"
 	demoStudent      = "student@maplegrove.example.org"
 	demoReader       = "reader@library.example.org"
+
+	// serviceDeadline is httpapi's default request deadline: a request
+	// still running then answers 503 request_timeout.
+	serviceDeadline = 15 * time.Second
 )
 
 type options struct {
-	sizes       []int
-	concurrency int
-	duration    time.Duration
-	warmup      time.Duration
-	loans       int
-	memRequests int
-	search      string
-	commands    bool
-	chain       bool
-	seedLimit   time.Duration
-	out         string
-	cpuprofile  string
-	minSamples  int
-	rounds      int
-	probe       int
-	phaseMax    time.Duration
+	stores    []string
+	sizes     []int
+	students  []int // per size; 0: n/5, at least 50
+	pastLoans []int // per size; 0: n
+
+	clients       int           // the "many clients" level (1 is always measured too)
+	requests      int           // measured requests per phase, at most
+	minRequests   int           // a phase measures at least this many…
+	maxTime       time.Duration // …and stops once it has measured this long…
+	hardTime      time.Duration // …but never measures longer than this
+	warmup        int           // unmeasured requests before the 1-client phase of each request
+	seedWorkers   int
+	clientTimeout time.Duration
+	settleMax     time.Duration
+
+	// GET /v1/users/me against the bare server: time-based, alternating.
+	chainDuration time.Duration
+	rounds        int
+
+	commands   bool
+	out        string
+	cpuprofile string
+}
+
+// pairTimes are the phases of the users/me comparison: a tenth of the
+// measured time as warm-up, and a slow round may go on to three times it
+// until it has 24 requests.
+func (o options) pairTimes() (warmup, dur, phaseMax time.Duration, minSamples int) {
+	return o.chainDuration / 10, o.chainDuration, 3 * o.chainDuration, 24
+}
+
+func intList(name, s string, min int) []int {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < min {
+			log.Fatalf("-%s: bad value %q", name, f)
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 func main() {
 	var o options
-	sizes := flag.String("sizes", "100,1000,10000", "comma-separated catalog sizes (catalog books and library books each)")
-	flag.IntVar(&o.concurrency, "c", 8, "concurrent client goroutines")
-	flag.DurationVar(&o.duration, "duration", 10*time.Second, "measured time of each timed phase (after -warmup)")
-	flag.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured time at the start of each timed phase")
-	flag.IntVar(&o.loans, "loans", 3000, "fresh copies prepared per size for the loan phase (the phase ends early when they run out)")
-	flag.IntVar(&o.memRequests, "mem-requests", 100000, "GET /v1/users/me requests of the memory phase (0 skips it)")
-	flag.StringVar(&o.search, "search", "lant harb", "the two word prefixes searched")
-	flag.BoolVar(&o.commands, "commands", true, "count database commands per route at every size")
-	flag.BoolVar(&o.chain, "chain", true, "measure /healthz and /v1/users/me against the bare server (after the memory phase)")
-	flag.DurationVar(&o.seedLimit, "seed-limit", 5*time.Minute, "give up a size whose seeding takes longer (and skip larger sizes)")
-	flag.StringVar(&o.out, "out", "", "also write the Markdown report to this file")
-	flag.IntVar(&o.rounds, "rounds", 3, "alternate bare and service this many times within each timed phase (time split evenly)")
-	flag.IntVar(&o.probe, "probe", 5, "per size, also send this many search and loan requests from one client alone (0: none)")
-	flag.IntVar(&o.minSamples, "min-samples", 24, "a timed phase goes on past -duration until it has measured this many requests…")
-	flag.DurationVar(&o.phaseMax, "phase-max", 60*time.Second, "…but stops at this measured time")
-	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (service and client) to this file")
+	stores := flag.String("stores", "ferretdb,default", "comma-separated stores to measure back to back: ferretdb, default")
+	sizes := flag.String("sizes", "100,10000", "comma-separated school sizes in library books (each with 2 copies) and as many reading books")
+	students := flag.String("students", "", "comma-separated student counts, one per size (empty: size/5, at least 50)")
+	pastLoans := flag.String("past-loans", "", "comma-separated past-loan counts, one per size (empty: as many as books)")
+	quick := flag.Bool("quick", false, "a quick validation run: -sizes 20,200 -requests 40 -max-time 3s -chain-duration 1s unless those are set")
+	flag.IntVar(&o.clients, "c", 8, "the concurrent level of clients (1 client is always measured too)")
+	flag.IntVar(&o.requests, "requests", 200, "measured requests per phase, at most")
+	flag.IntVar(&o.minRequests, "min-requests", 8, "a phase measures at least this many requests (unless -hard-time passes)…")
+	flag.DurationVar(&o.maxTime, "max-time", 10*time.Second, "…and stops once it has measured this long…")
+	flag.DurationVar(&o.hardTime, "hard-time", 60*time.Second, "…but never measures longer than this")
+	flag.IntVar(&o.warmup, "warmup", 2, "unmeasured requests before the 1-client phase of each request")
+	flag.IntVar(&o.seedWorkers, "seed-workers", 4, "concurrent clients while seeding (on two cores more only queue, and bring a scanning store's requests near its 15 s deadline)")
+	flag.DurationVar(&o.clientTimeout, "client-timeout", 30*time.Second, "the client gives up on a request after this (counted as timed out)")
+	flag.DurationVar(&o.settleMax, "settle-max", 30*time.Second, "before each phase, wait at most this long for the process to go idle")
+	flag.DurationVar(&o.chainDuration, "chain-duration", 6*time.Second, "GET /v1/users/me vs bare net/http: measured time per side and client level, split over -rounds")
+	flag.IntVar(&o.rounds, "rounds", 3, "alternate bare and service this many times in the users/me comparison")
+	flag.BoolVar(&o.commands, "commands", false, "after measuring, count database commands per request for every route (MongoDB-driver stores only)")
+	flag.StringVar(&o.out, "out", "", "also write the Markdown report to this file (rewritten after every size)")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
-	for _, s := range strings.Split(*sizes, ",") {
+
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *quick {
+		if !set["sizes"] {
+			*sizes = "20,200"
+		}
+		if !set["requests"] {
+			o.requests = 40
+		}
+		if !set["max-time"] {
+			o.maxTime = 3 * time.Second
+		}
+		if !set["chain-duration"] {
+			o.chainDuration = time.Second
+		}
+	}
+	for _, s := range strings.Split(*stores, ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue
 		}
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			log.Fatalf("-sizes: bad size %q", s)
+		if s != storeFerret && s != storeDefault {
+			log.Fatalf("-stores: unknown store %q (ferretdb or default)", s)
 		}
-		o.sizes = append(o.sizes, n)
+		o.stores = append(o.stores, s)
 	}
-	if o.concurrency < 1 || o.duration <= 0 {
-		log.Fatal("-c and -duration must be positive")
+	o.sizes = intList("sizes", *sizes, 1)
+	o.students = intList("students", *students, 1)
+	o.pastLoans = intList("past-loans", *pastLoans, 0)
+	if len(o.stores) == 0 || len(o.sizes) == 0 {
+		log.Fatal("-stores and -sizes must name at least one")
+	}
+	if (len(o.students) > 0 && len(o.students) != len(o.sizes)) || (len(o.pastLoans) > 0 && len(o.pastLoans) != len(o.sizes)) {
+		log.Fatal("-students and -past-loans need one value per size")
+	}
+	if o.clients < 1 || o.requests < 1 || o.minRequests < 1 || o.maxTime <= 0 || o.seedWorkers < 1 {
+		log.Fatal("-c, -requests, -min-requests, -max-time and -seed-workers must be positive")
 	}
 	log.SetFlags(log.Ltime)
 	log.SetPrefix("loadgen ")
@@ -128,22 +187,20 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	rep := &report{}
-	err := run(context.Background(), o, rep)
-	out := rep.String()
+	hc.Timeout = o.clientTimeout
+
+	r := &runner{o: o, args: strings.Join(os.Args[1:], " ")}
+	err := r.run(context.Background())
+	out := r.report()
 	fmt.Print(out)
-	if o.out != "" {
-		if werr := os.WriteFile(o.out, []byte(out), 0o644); werr != nil {
-			log.Printf("write %s: %v", o.out, werr)
-		}
-	}
+	r.save()
 	if err != nil {
 		pprof.StopCPUProfile()
 		log.Fatal(err)
 	}
 }
 
-// ----- report -----
+// ----- report helpers -----
 
 type report struct{ strings.Builder }
 
@@ -173,90 +230,30 @@ func ms(d time.Duration) string {
 	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
 }
 
-func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+func mib(b uint64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
 
-// ----- the service in this process -----
-
-type svc struct {
-	App     *app.App
-	URL     string
-	Counter *mongotest.CommandCounter
-	cancel  context.CancelFunc
-	done    chan error
-	dir     string
+func rate(q float64) string {
+	if q >= 100 || q == 0 {
+		return fmt.Sprintf("%.0f", q)
+	}
+	return fmt.Sprintf("%.2g", q)
 }
 
-func startService(ctx context.Context) (*svc, error) {
-	dir, err := os.MkdirTemp("", "loadgen-*")
-	if err != nil {
-		return nil, err
+func ratio(a, b float64) string {
+	if b == 0 || a == 0 {
+		return "–"
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
+	q := a / b
+	switch {
+	case q >= 10:
+		return fmt.Sprintf("%.0f×", q)
+	case q >= 1:
+		return fmt.Sprintf("%.1f×", q)
+	case q >= 0.1:
+		return fmt.Sprintf("%.2f×", q)
+	default:
+		return fmt.Sprintf("%.2g×", q)
 	}
-	base := "http://" + ln.Addr().String()
-	// Only these settings: nothing from the environment (no external
-	// database by accident).
-	env := map[string]string{
-		"LIBRARY_ADDR": ln.Addr().String(), "LIBRARY_ISSUER_URL": base,
-		"LIBRARY_DATA_DIR": filepath.Join(dir, "data"), "LIBRARY_DEMO_DATA": "true",
-		"LIBRARY_COOKIE_SECURE":      "false",
-		"LIBRARY_RATE_ANONYMOUS":     "10000000-H",
-		"LIBRARY_RATE_AUTHENTICATED": "10000000-H",
-		"LIBRARY_RATE_PREMIUM":       "10000000-H",
-	}
-	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
-	if err != nil {
-		return nil, err
-	}
-	// The access log is formatted as in production and thrown away.
-	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	counter := mongotest.NewCommandCounter()
-	sctx, cancel := context.WithCancel(ctx)
-	a, err := app.New(sctx, cfg, logger, app.WithStatementObserver(counter.Observe))
-	if err != nil {
-		cancel()
-		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("app.New: %w", err)
-	}
-	s := &svc{App: a, URL: base, Counter: counter, cancel: cancel, done: make(chan error, 1), dir: dir}
-	go func() { s.done <- a.Serve(sctx, ln) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return s, nil
-			}
-		}
-		if time.Now().After(deadline) {
-			s.stop()
-			return nil, fmt.Errorf("service at %s never became ready", base)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func (s *svc) stop() {
-	s.cancel()
-	if err := <-s.done; err != nil {
-		log.Printf("Serve: %v", err)
-	}
-	if err := s.App.Close(context.Background()); err != nil {
-		log.Printf("Close: %v", err)
-	}
-	_ = os.RemoveAll(s.dir)
-}
-
-// asEmail returns ctx acting as the stored account with that email.
-func (s *svc) asEmail(ctx context.Context, email string) (context.Context, user.Account, error) {
-	a, err := s.App.Repos.Accounts.GetByEmail(ctx, email)
-	if err != nil {
-		return nil, user.Account{}, fmt.Errorf("account %s: %w", email, err)
-	}
-	return user.WithPrincipal(ctx, user.PrincipalOf(a)), a, nil
 }
 
 // ----- HTTP client -----
@@ -266,10 +263,19 @@ var transport = &http.Transport{
 	DisableCompression: true,
 	DialContext:        (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 }
-var hc = &http.Client{Transport: transport, Timeout: 60 * time.Second}
+
+// hc never follows redirects: a page that answers 303 to the sign-in form
+// has lost its session, and the form sign-in's own 303 carries the cookies.
+var hc = &http.Client{Transport: transport, Timeout: 30 * time.Second,
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 type rq struct {
 	Method, Path, Token, Body, ContentType string
+	Cookie                                 string // the sb-access-token cookie of a web app session
+	Origin                                 string // sent with form posts, as a browser does
+	// OnOK, when set, gets the body of a successful answer (a check-out's
+	// loan id feeds the return phase).
+	OnOK func(body []byte)
 }
 
 func (r rq) build(base string) *http.Request {
@@ -295,6 +301,12 @@ func (r rq) build(base string) *http.Request {
 	if r.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+r.Token)
 	}
+	if r.Cookie != "" {
+		req.AddCookie(&http.Cookie{Name: "sb-access-token", Value: r.Cookie})
+	}
+	if r.Origin != "" {
+		req.Header.Set("Origin", r.Origin)
+	}
 	return req
 }
 
@@ -312,6 +324,18 @@ func do(base string, r rq) (answer, error) {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	return answer{Status: resp.StatusCode, Body: b, Resp: resp}, err
+}
+
+// expect does r and fails unless it answers want.
+func expect(base string, r rq, want int) (answer, error) {
+	a, err := do(base, r)
+	if err != nil {
+		return a, fmt.Errorf("%s %s: %w", r.Method, r.Path, err)
+	}
+	if a.Status != want {
+		return a, fmt.Errorf("%s %s: status %d, want %d: %.300s", r.Method, r.Path, a.Status, want, a.Body)
+	}
+	return a, nil
 }
 
 func (a answer) field(path ...string) string {
@@ -333,12 +357,9 @@ func (a answer) field(path ...string) string {
 type session struct{ Access, Refresh string }
 
 func login(base, email, password string) (session, error) {
-	a, err := do(base, rq{Method: http.MethodPost, Path: "/api/auth/login", Body: fmt.Sprintf(`{"email":%q,"password":%q}`, email, password)})
+	a, err := expect(base, rq{Method: http.MethodPost, Path: "/api/auth/login", Body: fmt.Sprintf(`{"email":%q,"password":%q}`, email, password)}, 200)
 	if err != nil {
 		return session{}, err
-	}
-	if a.Status != 200 {
-		return session{}, fmt.Errorf("login %s: %d %s", email, a.Status, a.Body)
 	}
 	s := session{Access: a.field("access_token")}
 	for _, c := range a.Resp.Cookies() {
@@ -349,11 +370,31 @@ func login(base, email, password string) (session, error) {
 	return s, nil
 }
 
+// formSignIn signs in the way the web app's sign-in form does (a form post
+// with the service's own Origin, answered 303 with the session cookies) and
+// returns the access cookie the pages are then read with.
+func formSignIn(base, email, password string) (string, error) {
+	body := url.Values{"email": {email}, "password": {password}}.Encode()
+	a, err := expect(base, rq{Method: http.MethodPost, Path: "/api/auth/login", Body: body,
+		ContentType: "application/x-www-form-urlencoded", Origin: base}, http.StatusSeeOther)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range a.Resp.Cookies() {
+		if c.Name == "sb-access-token" && c.Value != "" {
+			return c.Value, nil
+		}
+	}
+	return "", fmt.Errorf("form sign-in of %s set no access cookie (went to %s)", email, a.Resp.Header.Get("Location"))
+}
+
 // ----- the client loop -----
 
 type result struct {
 	Name     string
-	N, Errs  int
+	N, Errs  int // Errs: answers other than the expected status, timeouts included
+	Timeouts int // client gave up, or 503 request_timeout (the service's deadline)
+	S5xx     int // other 5xx answers
 	Elapsed  time.Duration
 	Lat      []time.Duration
 	FirstErr string
@@ -379,16 +420,17 @@ func (r result) Pct(p float64) time.Duration {
 // or ok=false when there is no more work.
 type next func(i int64) (r rq, want int, ok bool)
 
-// load runs conc client goroutines against base: for warmup unmeasured, then
-// for dur measured; or, with dur 0, until max requests (all measured).
-//
-// A timed phase goes on past dur until minSamples requests are measured, but
-// never past phaseMax: on the embedded database one search over 10,000 books
-// takes seconds.
-func load(name, base string, conc int, warmup, dur time.Duration, maxReq int64, nx next) result {
-	return loadMin(name, base, conc, warmup, dur, 0, 0, maxReq, nx)
+// load runs conc client goroutines against base until max requests are
+// done (all measured).
+func load(name, base string, conc int, maxReq int64, nx next) result {
+	return loadMin(name, base, conc, 0, 0, 0, 0, maxReq, nx)
 }
 
+// loadMin runs conc client goroutines against base: for warmup unmeasured,
+// then for dur measured; or, with dur 0, until maxReq requests (all
+// measured). A timed phase goes on past dur until minSamples requests are
+// measured, but never past phaseMax, and never past maxReq requests (when
+// positive): at 10,000 books a search on a scanning store takes seconds.
 func loadMin(name, base string, conc int, warmup, dur time.Duration, minSamples int, phaseMax time.Duration, maxReq int64, nx next) result {
 	var (
 		mu       sync.Mutex
@@ -410,8 +452,8 @@ func loadMin(name, base string, conc int, warmup, dur time.Duration, minSamples 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lat := make([]time.Duration, 0, 4096)
-			n, errsN := 0, 0
+			var lat []time.Duration
+			n, errsN, tmo, s5 := 0, 0, 0, 0
 			firstErr := ""
 			for {
 				t0 := time.Now()
@@ -426,19 +468,28 @@ func loadMin(name, base string, conc int, warmup, dur time.Duration, minSamples 
 				if !ok {
 					break
 				}
-				st, body, err := roundTrip(base, r)
+				st, body, err := roundTrip(base, r, want)
 				t1 := time.Now()
 				if t0.Before(measFrom) {
 					continue
 				}
-				lat = append(lat, t1.Sub(t0))
+				d := t1.Sub(t0)
+				lat = append(lat, d)
 				n++
 				recorded.Add(1)
 				if err != nil || st != want {
 					errsN++
-					if firstErr == "" {
-						firstErr = fmt.Sprintf("%s %s: status %d want %d, err %v: %.200s", r.Method, r.Path, st, want, err, body)
+					switch {
+					case timedOut(st, body, err, d):
+						tmo++
+					case st >= 500:
+						s5++
 					}
+					if firstErr == "" {
+						firstErr = fmt.Sprintf("%s %s: status %d want %d after %s, err %v: %.200s", r.Method, r.Path, st, want, ms(d), err, body)
+					}
+				} else if r.OnOK != nil {
+					r.OnOK(body)
 				}
 				for {
 					old := lastEnd.Load()
@@ -451,6 +502,8 @@ func loadMin(name, base string, conc int, warmup, dur time.Duration, minSamples 
 			res.Lat = append(res.Lat, lat...)
 			res.N += n
 			res.Errs += errsN
+			res.Timeouts += tmo
+			res.S5xx += s5
 			if res.FirstErr == "" {
 				res.FirstErr = firstErr
 			}
@@ -463,24 +516,41 @@ func loadMin(name, base string, conc int, warmup, dur time.Duration, minSamples 
 	}
 	slices.Sort(res.Lat)
 	if res.Errs > 0 {
-		log.Printf("%s: %d of %d requests failed; first: %s", name, res.Errs, res.N, res.FirstErr)
+		log.Printf("%s: %d of %d requests failed (%d timed out); first: %s", name, res.Errs, res.N, res.Timeouts, res.FirstErr)
 	}
 	return res
 }
 
-func roundTrip(base string, r rq) (int, []byte, error) {
+// timedOut tells a request that ran out of time from other failures: the
+// client gave up, or the service answered 503 past its own deadline (JSON
+// routes say request_timeout; a page's error page is HTML, so its time
+// tells).
+func timedOut(status int, body []byte, err error, took time.Duration) bool {
+	if err != nil {
+		var ne net.Error
+		return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+	}
+	return status == http.StatusServiceUnavailable &&
+		(strings.Contains(string(body), "request_timeout") || took >= serviceDeadline*9/10)
+}
+
+// roundTrip reads the body of an unexpected answer (for the error report)
+// and of any answer whose request wants it (OnOK); others are discarded.
+func roundTrip(base string, r rq, want int) (int, []byte, error) {
 	resp, err := hc.Do(r.build(base))
 	if err != nil {
 		return 0, nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, b, nil
+	if resp.StatusCode != want || r.OnOK != nil {
+		b, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, b, err
 	}
 	_, err = io.Copy(io.Discard, resp.Body)
 	return resp.StatusCode, nil, err
 }
+
+func constant(r rq, want int) next { return func(int64) (rq, int, bool) { return r, want, true } }
 
 // ----- the baseline: a bare net/http server -----
 
@@ -527,71 +597,24 @@ func (b *bare) set(method, path string, status int, body []byte) {
 
 func (b *bare) stop() { _ = b.srv.Close() }
 
-// ----- comparisons -----
-
+// pair is one request measured against the bare server.
 type pair struct {
 	What        string
 	Base, Svc   result
 	RoundRatios []float64 // service req/s ÷ bare req/s of each round
 }
 
-func writePairs(rep *report, conc int, pairs []pair) {
-	rep.f("| request | clients | measured | requests | errors | p50 | p99 | req/s | p50 ÷ bare | req/s ÷ bare | rounds' req/s ÷ bare |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, p := range pairs {
-		for _, r := range []result{p.Base, p.Svc} {
-			label := p.What
-			if r.Name == p.Base.Name {
-				label = "bare net/http, same body"
-			}
-			rounds := ""
-			if r.Name != p.Base.Name {
-				var parts []string
-				for _, q := range p.RoundRatios {
-					parts = append(parts, fmt.Sprintf("%.2g", q))
-				}
-				rounds = strings.Join(parts, ", ")
-			}
-			rep.f("| %s | %d | %.1f s | %d | %d | %s | %s | %s | %s | %s | %s |\n", label, conc, r.Elapsed.Seconds(), r.N, r.Errs, ms(r.Pct(50)), ms(r.Pct(99)), rate(r.RPS()),
-				ratio(float64(r.Pct(50)), float64(p.Base.Pct(50))), ratio(r.RPS(), p.Base.RPS()), rounds)
-		}
-	}
-}
-
-func rate(q float64) string {
-	if q >= 100 || q == 0 {
-		return fmt.Sprintf("%.0f", q)
-	}
-	return fmt.Sprintf("%.2g", q)
-}
-
-func ratio(a, b float64) string {
-	if b == 0 {
-		return "–"
-	}
-	q := a / b
-	switch {
-	case q >= 10:
-		return fmt.Sprintf("%.0f×", q)
-	case q >= 1:
-		return fmt.Sprintf("%.1f×", q)
-	case q >= 0.1:
-		return fmt.Sprintf("%.2f× (%.0f%%)", q, q*100)
-	default:
-		return fmt.Sprintf("%.2g× (%.2g%%)", q, q*100)
-	}
-}
-
 // measurePair alternates the bare baseline and the service, -rounds times
 // each, so both see the same machine load; the rounds are merged.
 func measurePair(what string, b *bare, s *svc, conc int, o options, baseReq, svcReq next) pair {
 	rounds := max(1, o.rounds)
-	seg := func(d time.Duration) time.Duration { return max(d/time.Duration(rounds), 200*time.Millisecond) }
-	minS := (o.minSamples + rounds - 1) / rounds
+	warm, dur, phaseMax, minSamples := o.pairTimes()
+	seg := func(d time.Duration) time.Duration { return max(d/time.Duration(rounds), 100*time.Millisecond) }
+	minS := (minSamples + rounds - 1) / rounds
 	p := pair{What: what, Base: result{Name: what + " (bare)"}, Svc: result{Name: what}}
-	for r := range rounds {
-		log.Printf("%s, c=%d, round %d/%d", what, conc, r+1, rounds)
-		pb := loadMin(what+" (bare)", b.URL, conc, seg(o.warmup), seg(o.duration), minS, seg(o.phaseMax), 0, baseReq)
-		ps := loadMin(what, s.URL, conc, seg(o.warmup), seg(o.duration), minS, seg(o.phaseMax), 0, svcReq)
+	for range rounds {
+		pb := loadMin(what+" (bare)", b.URL, conc, seg(warm), seg(dur), minS, seg(phaseMax), 0, baseReq)
+		ps := loadMin(what, s.URL, conc, seg(warm), seg(dur), minS, seg(phaseMax), 0, svcReq)
 		if pb.RPS() > 0 {
 			p.RoundRatios = append(p.RoundRatios, ps.RPS()/pb.RPS())
 		}
@@ -608,6 +631,8 @@ func measurePair(what string, b *bare, s *svc, conc int, o options, baseReq, svc
 func (r *result) merge(o result) {
 	r.N += o.N
 	r.Errs += o.Errs
+	r.Timeouts += o.Timeouts
+	r.S5xx += o.S5xx
 	r.Elapsed += o.Elapsed
 	r.Lat = append(r.Lat, o.Lat...)
 	if r.FirstErr == "" {
@@ -615,21 +640,11 @@ func (r *result) merge(o result) {
 	}
 }
 
-// probePair sends n requests one after the other to the bare server, then
-// to the service.
-func probePair(what string, b *bare, s *svc, n int, baseReq, svcReq next) pair {
-	log.Printf("%s: %d requests from one client", what, n)
-	p := pair{What: what}
-	p.Base = load(what+" (bare)", b.URL, 1, 0, 0, int64(n), baseReq)
-	p.Svc = load(what, s.URL, 1, 0, 0, int64(n), svcReq)
-	return p
-}
-
 // settle waits until this process (service, database and client) is nearly
-// idle, at most a minute: a request the client gave up on (a timeout) can
-// leave the embedded database scanning for a while, which would slow down
-// the next measurement, baseline included.
-func settle() {
+// idle, at most max: a request the client gave up on (a timeout) can leave
+// a scanning store busy for a while, which would slow down the next
+// measurement.
+func settle(maxWait time.Duration) {
 	ticks := func() int64 {
 		b, err := os.ReadFile("/proc/self/stat")
 		if err != nil {
@@ -645,74 +660,33 @@ func settle() {
 		return u + k
 	}
 	start := time.Now()
-	for time.Since(start) < time.Minute {
+	for time.Since(start) < maxWait { // maxWait 0: no waiting at all
 		t0 := ticks()
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond)
 		t1 := ticks()
-		if t0 < 0 || t1-t0 <= 5 { // at most 10% of one core (100 ticks/s)
+		if t0 < 0 || t1-t0 <= 3 { // at most 10% of one core (100 ticks/s)
 			if d := time.Since(start); d > 2*time.Second {
 				log.Printf("settled after %s", d.Round(100*time.Millisecond))
 			}
 			return
 		}
 	}
-	log.Printf("still busy after a minute; measuring anyway")
+	log.Printf("still busy after %s; measuring anyway", maxWait)
 }
 
-func constant(r rq, want int) next { return func(int64) (rq, int, bool) { return r, want, true } }
-
-// ----- memory -----
-
-type memSample struct {
-	Label                string
-	RSS, HWM             uint64
-	HeapAlloc, HeapInuse uint64
-	Sys                  uint64
-	Goroutines           int
-}
-
-func sampleMem(label string) memSample {
-	m := memSample{Label: label}
-	if b, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			f := strings.Fields(line)
-			if len(f) < 2 {
-				continue
-			}
+// rss is this process's resident memory (service, store, client together).
+func rss() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
 			kb, _ := strconv.ParseUint(f[1], 10, 64)
-			switch f[0] {
-			case "VmRSS:":
-				m.RSS = kb << 10
-			case "VmHWM:":
-				m.HWM = kb << 10
-			}
+			return kb << 10
 		}
 	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	m.HeapAlloc, m.HeapInuse, m.Sys = ms.HeapAlloc, ms.HeapInuse, ms.Sys
-	m.Goroutines = runtime.NumGoroutine()
-	return m
-}
-
-// ----- seeding -----
-
-var (
-	genres = []string{"fantasy", "mystery", "history", "science-fiction", "animals"}
-	words  = []string{"amber", "harbor", "lantern", "meadow", "pepper", "quartz", "river", "silver", "thunder", "willow"}
-	levels = []string{"beginner", "intermediate", "advanced"}
-)
-
-// catalogDraft is book i, generated as in cmd/libraryd/app/bench_test.go, so
-// "lant harb" matches about one book in a hundred.
-func catalogDraft(i int) catalog.BookDraft {
-	return catalog.BookDraft{
-		Title:  fmt.Sprintf("The %s %s %d", words[i%10], words[(i/10)%10], i),
-		Author: fmt.Sprintf("%s Writer%d", words[(i/100)%10], i%97), Genre: genres[i%5],
-		ReadingLevel: levels[i%3], Pages: 10, Rating: float64(i%50) / 10,
-		PublishedDate: fmt.Sprintf("20%02d-01-01", i%25),
-		Chapters:      []catalog.ChapterDraft{{Title: "One", PageStart: 1, PageEnd: 10, Text: "Short text for the benchmark."}},
-	}
+	return 0
 }
 
 // parallel runs f(0..n-1) on workers goroutines and stops at the first error.
@@ -742,43 +716,4 @@ func parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i
 		return err
 	}
 	return ctx.Err()
-}
-
-type libBook struct{ ID, CopyID, Code string }
-
-// seed adds n catalog books (batches through Catalog.CreateBooks) and n
-// library books with one copy each (Library.AddBook as the demo librarian).
-func seed(ctx context.Context, s *svc, n int) (catalogTime, libraryTime time.Duration, books []libBook, err error) {
-	const batch = 100
-	t0 := time.Now()
-	batches := (n + batch - 1) / batch
-	err = parallel(ctx, batches, 4, func(ctx context.Context, b int) error {
-		var drafts []catalog.BookDraft
-		for i := b * batch; i < min(n, (b+1)*batch); i++ {
-			drafts = append(drafts, catalogDraft(i))
-		}
-		_, err := s.App.Catalog.CreateBooks(ctx, drafts)
-		return err
-	})
-	catalogTime = time.Since(t0)
-	if err != nil {
-		return catalogTime, 0, nil, fmt.Errorf("seed catalog: %w", err)
-	}
-	libCtx, _, err := s.asEmail(ctx, demoLibrarian)
-	if err != nil {
-		return catalogTime, 0, nil, err
-	}
-	t1 := time.Now()
-	books = make([]libBook, n)
-	err = parallel(libCtx, n, 4, func(ctx context.Context, i int) error {
-		b, copies, err := s.App.Library.Holdings.AddBook(ctx, "", library.BookDraft{
-			Title: fmt.Sprintf("Shelf %s %s %d", words[i%10], words[(i/10)%10], i), Author: fmt.Sprintf("Author %d", i%211), Copies: 1,
-		})
-		if err != nil {
-			return err
-		}
-		books[i] = libBook{ID: b.ID, CopyID: copies[0].ID, Code: copies[0].Code}
-		return nil
-	})
-	return catalogTime, time.Since(t1), books, err
 }

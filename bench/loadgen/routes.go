@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/readinglibrary/service/cmd/libraryd/app"
+	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
@@ -243,6 +244,18 @@ func (w *world) cases(search string) []routeCase {
 	}
 }
 
+type libBook struct{ ID, CopyID, Code string }
+
+// catalogDraft is a reading book for the cases that need a fresh one.
+func catalogDraft(i int) catalog.BookDraft {
+	return catalog.BookDraft{
+		Title: readingTitle(i), Author: authorName(i), Genre: genres[i%len(genres)],
+		ReadingLevel: levels[i%len(levels)], Pages: 10, Rating: float64(i%50) / 10,
+		PublishedDate: fmt.Sprintf("20%02d-01-01", i%25),
+		Chapters:      []catalog.ChapterDraft{{Title: "One", PageStart: 1, PageEnd: 10, Text: "Short text for the benchmark."}},
+	}
+}
+
 type cmdCount struct {
 	Status int
 	Total  int
@@ -265,8 +278,8 @@ func (c cmdCount) names() string {
 
 // countRoutes issues each case once and counts the database commands it
 // cost, and checks that every route of the router's table has a case.
-func countRoutes(w *world, search string) ([]routeCase, []cmdCount, []string) {
-	cases := w.cases(search)
+func countRoutes(w *world) ([]routeCase, []cmdCount, []string) {
+	cases := w.cases(booksSearch)
 	have := map[string]bool{}
 	for _, c := range cases {
 		have[c.Route] = true

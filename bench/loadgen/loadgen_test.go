@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSmoke seeds a school of 5 books on the default store through the API
+// and measures every request once or twice: every request of the issue's
+// list must answer as expected, and the report must carry its tables.
+func TestSmoke(t *testing.T) {
+	o := options{
+		stores: []string{storeDefault}, sizes: []int{5}, students: []int{12}, pastLoans: []int{5},
+		clients: 2, requests: 2, minRequests: 1, maxTime: 100 * time.Millisecond, hardTime: 10 * time.Second,
+		warmup: 0, seedWorkers: 4, clientTimeout: 30 * time.Second, settleMax: 0,
+		chainDuration: 100 * time.Millisecond, rounds: 1,
+	}
+	r := &runner{o: o, args: "(smoke test)"}
+	if err := r.run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.runs) != 1 {
+		t.Fatalf("%d size runs, want 1", len(r.runs))
+	}
+	sr := r.runs[0]
+	if sr.err != nil {
+		t.Fatalf("run: %v", sr.err)
+	}
+	if sr.sc == nil || len(sr.sc.copies) != 10 || len(sr.sc.studentIDs) != 12 || len(sr.sc.renewPool) != 5 {
+		t.Fatalf("seeded school: %+v", sr.sc)
+	}
+	for _, k := range kinds {
+		m, ok := sr.rows[k.Key]
+		if !ok {
+			t.Errorf("%s: not measured", k.Key)
+			continue
+		}
+		for c, res := range []result{m.C1, m.CN} {
+			if res.N == 0 || res.Errs > 0 {
+				t.Errorf("%s, level %d: %d requests, %d failed: %s", k.Key, c, res.N, res.Errs, res.FirstErr)
+			}
+		}
+	}
+	rep := r.report()
+	for _, want := range []string{"Store `default`", "desk: check-out", "#### Targets", "bare net/http"} {
+		if !strings.Contains(rep, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(rep)
+	}
+}
