@@ -260,14 +260,16 @@ func (d *DB) readTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) e
 }
 
 // Repositories returns every repository backed by this database. Library
-// is nil: the school library's repositories are not on SQLite yet; nor are
-// the catalog's.
+// is nil: the school library's repositories are not on SQLite yet.
 func (d *DB) Repositories() ports.Repositories {
 	return ports.Repositories{
 		Accounts:      NewAccounts(d),
 		Schools:       NewSchools(d),
 		RefreshTokens: NewRefreshTokens(d),
 		SigningKeys:   NewSigningKeys(d),
+		Books:         NewBooks(d),
+		ReadingLists:  NewReadingLists(d),
+		Progress:      NewProgress(d),
 		Health:        NewHealth(d),
 	}
 }

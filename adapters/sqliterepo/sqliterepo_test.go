@@ -13,3 +13,9 @@ func TestRepositories(t *testing.T) {
 		return sqlitetest.NewDB(t).Repositories()
 	})
 }
+
+func TestCatalog(t *testing.T) {
+	porttest.Catalog(t, func(t *testing.T) ports.Repositories {
+		return sqlitetest.NewDB(t).Repositories()
+	})
+}

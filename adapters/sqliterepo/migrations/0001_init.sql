@@ -133,17 +133,21 @@ CREATE INDEX chapter_texts_by_book ON chapter_texts (book_id, position, chapter_
 
 -- The search index of books: one row per book, rowid = books.pk, written by
 -- the adapter in the same transaction as the book. Its columns hold the
--- words of the title and the author already folded by the catalog's own
--- rules (catalog.Words), so a search matches exactly what the catalog's
--- search terms say; the tokenizer only splits them at the spaces. It is
+-- words of the title and of the author already folded by the catalog's own
+-- rules (catalog.Words: case, accents, word boundaries), joined by spaces,
+-- so a prefix query matches exactly the books whose catalog.SearchTerms
+-- hold the term, as the MongoDB adapter's index does. The ascii tokenizer
+-- then only splits at the spaces and folds nothing further: unicode61 would
+-- also merge letters the catalog keeps apart (Greek final sigma with
+-- sigma), and on unfolded text it misses Greek and Cyrillic accents. It is
 -- contentless (the words are not stored twice) with contentless_delete, so
--- a book's row can be deleted and replaced.
+-- a book's row can be updated and deleted.
 CREATE VIRTUAL TABLE books_fts USING fts5 (
     title,
     author,
     content = '',
     contentless_delete = 1,
-    tokenize = 'unicode61 remove_diacritics 0 categories ''L* N* M*'''
+    tokenize = 'ascii'
 );
 
 -- Counts of growing tables, kept by triggers in the writing transaction:
