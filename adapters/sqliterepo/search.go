@@ -122,16 +122,22 @@ func (s listShape) suffix() string {
 	return "[" + strings.Join(parts, ",") + "]"
 }
 
+// where is the filter of s. With search terms the search index leads: its
+// matches are looked up by pk and then filtered; a unary + keeps SQLite
+// from walking a genre or level index instead and probing the matches for
+// each of its books, which costs the whole genre for a rare word.
 func (s listShape) where() string {
 	var conds []string
+	col := `b.`
 	if s.terms {
 		conds = append(conds, `b.pk IN (SELECT rowid FROM books_fts WHERE books_fts MATCH :match)`)
+		col = `+b.`
 	}
 	if s.genre {
-		conds = append(conds, `b.genre = :genre`)
+		conds = append(conds, col+`genre = :genre`)
 	}
 	if s.level {
-		conds = append(conds, `b.reading_level = :level`)
+		conds = append(conds, col+`reading_level = :level`)
 	}
 	if len(conds) == 0 {
 		return ""

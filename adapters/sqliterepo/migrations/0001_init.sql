@@ -80,8 +80,10 @@ CREATE TABLE signing_keys (
 CREATE UNIQUE INDEX signing_keys_one_active ON signing_keys (active) WHERE active = 1;
 
 -- pk is the rowid, and the rowid of the book's row in books_fts. The other
--- indexes are one per List shape: each filter, and each order; every order
--- ends with sort_title and id, as the port's orders do.
+-- indexes are one per List shape: each filter (genre, level, both), and
+-- each order; every order ends with sort_title and id, as the port's orders
+-- do, so a filtered page in title order is one index range read in order
+-- and a filtered count one covering index range.
 CREATE TABLE books (
     pk             INTEGER PRIMARY KEY,
     id             TEXT    NOT NULL UNIQUE,
@@ -108,6 +110,7 @@ CREATE INDEX books_by_rating ON books (rating DESC, sort_title, id);
 CREATE INDEX books_by_published ON books (published_date DESC, sort_title, id);
 CREATE INDEX books_by_genre ON books (genre, sort_title, id);
 CREATE INDEX books_by_level ON books (reading_level, sort_title, id);
+CREATE INDEX books_by_genre_level ON books (genre, reading_level, sort_title, id);
 CREATE INDEX books_by_author ON books (author); -- Candidates
 
 -- A book's chapters (their places, not their text), in order.
