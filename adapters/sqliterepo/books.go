@@ -178,7 +178,7 @@ func scanText(s scanner) (catalog.ChapterText, error) {
 // generated, so that is a bug) and stores nothing.
 func (r *Books) Create(ctx context.Context, b catalog.Book, texts []catalog.ChapterText) error {
 	const op = "create the book"
-	return r.db.inTx(ctx, op, func(tx *sql.Tx) error {
+	return r.db.inTx(ctx, op, func(tx *txn) error {
 		var pk int64
 		if err := r.db.queryRow(ctx, tx, stmtBookInsert, bookArgs(b)...).Scan(&pk); err != nil {
 			return mapErr(err, op, nil, catalog.ErrBookExists)
@@ -195,7 +195,7 @@ func (r *Books) Create(ctx context.Context, b catalog.Book, texts []catalog.Chap
 
 // writeChapters stores the chapters of the book at pk, replacing none: the
 // caller deletes the old ones first. No chapters is no statement.
-func (r *Books) writeChapters(ctx context.Context, tx *sql.Tx, pk int64, chapters []catalog.Chapter) error {
+func (r *Books) writeChapters(ctx context.Context, tx *txn, pk int64, chapters []catalog.Chapter) error {
 	if len(chapters) == 0 {
 		return nil
 	}
@@ -211,7 +211,7 @@ func (r *Books) writeChapters(ctx context.Context, tx *sql.Tx, pk int64, chapter
 // text (of another book: the caller removed this book's) is a UNIQUE
 // violation, which is Internal: chapter ids are generated. No texts is no
 // statement.
-func (r *Books) writeTexts(ctx context.Context, tx *sql.Tx, texts []catalog.ChapterText) error {
+func (r *Books) writeTexts(ctx context.Context, tx *txn, texts []catalog.ChapterText) error {
 	if len(texts) == 0 {
 		return nil
 	}
@@ -242,7 +242,7 @@ func (r *Books) GetMany(ctx context.Context, ids []string) ([]catalog.Book, erro
 }
 
 // books runs s on q and reads every book it returns.
-func (r *Books) books(ctx context.Context, q querier, op string, s *stmt, args ...any) ([]catalog.Book, error) {
+func (r *Books) books(ctx context.Context, q target, op string, s *stmt, args ...any) ([]catalog.Book, error) {
 	rows, err := r.db.query(ctx, q, s, args...)
 	if err != nil {
 		return nil, mapErr(err, op, nil, nil)
@@ -260,7 +260,7 @@ func (r *Books) books(ctx context.Context, q querier, op string, s *stmt, args .
 // the whole call and changes nothing.
 func (r *Books) Update(ctx context.Context, b catalog.Book, texts []catalog.ChapterText) error {
 	const op = "update the book"
-	return r.db.inTx(ctx, op, func(tx *sql.Tx) error {
+	return r.db.inTx(ctx, op, func(tx *txn) error {
 		var pk int64
 		if err := r.db.queryRow(ctx, tx, stmtBookUpdate, bookArgs(b)...).Scan(&pk); err != nil {
 			return mapErr(err, op, catalog.ErrBookNotFound, nil)
@@ -288,7 +288,7 @@ func (r *Books) Update(ctx context.Context, b catalog.Book, texts []catalog.Chap
 // chapters and texts go with it) and its search row.
 func (r *Books) Delete(ctx context.Context, id string) error {
 	const op = "delete the book"
-	return r.db.inTx(ctx, op, func(tx *sql.Tx) error {
+	return r.db.inTx(ctx, op, func(tx *txn) error {
 		var pk int64
 		if err := r.db.queryRow(ctx, tx, stmtBookDelete, sql.Named("id", id)).Scan(&pk); err != nil {
 			return mapErr(err, op, catalog.ErrBookNotFound, nil)

@@ -74,8 +74,8 @@ const durability = "FULL"
 // DB is one SQLite database file holding the service's tables.
 type DB struct {
 	path     string
-	write    *sql.DB // one connection: every write
-	read     *sql.DB // query_only connections
+	write    *pool // one connection: every write
+	read     *pool // query_only connections
 	observer func(name string)
 	file     os.FileInfo // the file Open opened, for Ping
 	closed   atomic.Bool
@@ -147,7 +147,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
-	d := &DB{path: abs, write: write, observer: cfg.observer}
+	d := &DB{path: abs, write: &pool{db: write}, observer: cfg.observer}
 
 	if err := checkWAL(ctx, write); err != nil {
 		_ = write.Close()
@@ -173,7 +173,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	read.SetMaxIdleConns(cfg.readConns)
 	read.SetConnMaxLifetime(0)
 	read.SetConnMaxIdleTime(0)
-	d.read = read
+	d.read = &pool{db: read}
 	if err := read.PingContext(ctx); err != nil {
 		_ = d.Close()
 		return nil, fmt.Errorf("sqliterepo: open %s for reading: %w", abs, err)
@@ -213,9 +213,9 @@ func (d *DB) Close() error {
 	d.closed.Store(true)
 	var errRead error
 	if d.read != nil {
-		errRead = d.read.Close()
+		errRead = d.read.close()
 	}
-	if err := errors.Join(errRead, d.write.Close()); err != nil {
+	if err := errors.Join(errRead, d.write.close()); err != nil {
 		return fmt.Errorf("sqliterepo: close %s: %w", d.path, err)
 	}
 	return nil
@@ -233,16 +233,18 @@ func (d *DB) closedErr(err error) error {
 // inTx runs fn in a write transaction (BEGIN IMMEDIATE) and commits it;
 // any error from fn rolls it back and is returned as it is. Errors of the
 // transaction itself are mapped for op.
-func (d *DB) inTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
-	tx, err := d.write.BeginTx(ctx, nil)
+func (d *DB) inTx(ctx context.Context, op string, fn func(tx *txn) error) error {
+	sqlTx, err := d.write.db.BeginTx(ctx, nil)
 	if err != nil {
 		return mapErr(d.closedErr(err), op, nil, nil)
 	}
+	tx := &txn{tx: sqlTx, pool: d.write}
+	defer tx.prepareMissed(ctx)
 	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
+		_ = sqlTx.Rollback()
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := sqlTx.Commit(); err != nil {
 		return mapErr(d.closedErr(err), op, nil, nil)
 	}
 	return nil
@@ -250,12 +252,14 @@ func (d *DB) inTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) err
 
 // readTx runs fn in a read transaction on the read pool, so that its
 // statements see one snapshot of the database. Errors as for inTx.
-func (d *DB) readTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
-	tx, err := d.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+func (d *DB) readTx(ctx context.Context, op string, fn func(tx *txn) error) error {
+	sqlTx, err := d.read.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return mapErr(d.closedErr(err), op, nil, nil)
 	}
-	defer func() { _ = tx.Rollback() }() // nothing to keep: it only read
+	tx := &txn{tx: sqlTx, pool: d.read}
+	defer tx.prepareMissed(ctx)
+	defer func() { _ = sqlTx.Rollback() }() // nothing to keep: it only read
 	return fn(tx)
 }
 

@@ -160,19 +160,19 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		t.Fatalf("only %d statements registered", n)
 	}
 	t.Run("WithoutStatistics", func(t *testing.T) { checkPlans(ctx, t, d) })
-	if _, err := d.write.ExecContext(ctx, "ANALYZE"); err != nil {
+	if _, err := d.write.db.ExecContext(ctx, "ANALYZE"); err != nil {
 		t.Fatal(err)
 	}
 	t.Run("AfterAnalyze", func(t *testing.T) { checkPlans(ctx, t, d) })
 }
 
 func checkPlans(ctx context.Context, t *testing.T, d *DB) {
-	partial, err := partialIndexes(ctx, d.write)
+	partial, err := partialIndexes(ctx, d.write.db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range statements() {
-		plan, err := explain(ctx, d.write, s)
+		plan, err := explain(ctx, d.write.db, s)
 		if err != nil {
 			t.Errorf("%s: EXPLAIN QUERY PLAN: %v", s.name, err)
 			continue
@@ -252,7 +252,7 @@ func explain(ctx context.Context, db *sql.DB, s *stmt) ([]string, error) {
 func TestForeignKeysAreIndexed(t *testing.T) {
 	d := openTestDB(t)
 	ctx := t.Context()
-	rows, err := d.write.QueryContext(ctx, `
+	rows, err := d.write.db.QueryContext(ctx, `
 SELECT m.name, f.id, f.seq, f."from" FROM sqlite_schema AS m, pragma_foreign_key_list(m.name) AS f
 WHERE m.type = 'table' ORDER BY m.name, f.id, f.seq`)
 	if err != nil {
@@ -276,7 +276,7 @@ WHERE m.type = 'table' ORDER BY m.name, f.id, f.seq`)
 	}
 	for k, cols := range keys {
 		table := k[:strings.IndexByte(k, '#')]
-		rows, err := d.write.QueryContext(ctx, `
+		rows, err := d.write.db.QueryContext(ctx, `
 SELECT l.name, i.seqno, i.name FROM pragma_index_list(?) AS l, pragma_index_info(l.name) AS i
 ORDER BY l.name, i.seqno`, table)
 		if err != nil {

@@ -159,7 +159,7 @@ func (r *Progress) Sessions(ctx context.Context, accountID string) ([]catalog.Re
 // and the sessions, in one transaction.
 func (r *Progress) DeleteByAccount(ctx context.Context, accountID string) error {
 	const op = "delete the account's reading progress"
-	return r.db.inTx(ctx, op, func(tx *sql.Tx) error {
+	return r.db.inTx(ctx, op, func(tx *txn) error {
 		if _, err := r.db.exec(ctx, tx, stmtProgressDeleteByAccount, sql.Named("account_id", accountID)); err != nil {
 			return mapErr(err, op, nil, nil)
 		}

@@ -80,7 +80,7 @@ func (r *ReadingLists) Add(ctx context.Context, item catalog.ListItem) (catalog.
 		stored  catalog.ListItem
 		created bool
 	)
-	err := r.db.inTx(ctx, op, func(tx *sql.Tx) error {
+	err := r.db.inTx(ctx, op, func(tx *txn) error {
 		res, err := r.db.exec(ctx, tx, stmtItemInsert,
 			sql.Named("id", item.ID), sql.Named("account_id", item.AccountID), sql.Named("book_id", item.BookID),
 			sql.Named("status", string(item.Status)), sql.Named("priority", string(item.Priority)),

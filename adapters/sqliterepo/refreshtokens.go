@@ -109,7 +109,7 @@ func (r *RefreshTokens) FamilyRevoked(ctx context.Context, familyID string) (boo
 // can reach them any more.
 func (r *RefreshTokens) DeleteByAccount(ctx context.Context, accountID string) error {
 	const op = "delete the account's refresh tokens"
-	return r.db.inTx(ctx, op, func(tx *sql.Tx) error {
+	return r.db.inTx(ctx, op, func(tx *txn) error {
 		if _, err := r.db.exec(ctx, tx, stmtRotationDeleteByAccount, sql.Named("account_id", accountID)); err != nil {
 			return mapErr(err, op, nil, nil)
 		}

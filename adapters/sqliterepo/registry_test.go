@@ -16,10 +16,10 @@ var sqlRunners = map[string]bool{
 }
 
 // rawSQLAllowed are the functions that may hand SQL to database/sql
-// themselves: the helpers that run registered statements, and Open's own
-// pragmas and migrations, which are not repository statements.
+// themselves: the helpers that prepare and run registered statements, and
+// Open's own pragmas and migrations, which are not repository statements.
 var rawSQLAllowed = map[string]bool{
-	"exec": true, "query": true, "queryRow": true, // statements.go
+	"exec": true, "query": true, "queryRow": true, "prepared": true, "stmt": true, // statements.go
 	"checkWAL": true, "migrateOne": true, // Open
 }
 

@@ -31,7 +31,7 @@ UPDATE books_fts SET title = :title, author = :author WHERE rowid = :pk`)
 func searchWords(s string) string { return strings.Join(catalog.Words(s), " ") }
 
 // index writes the search row of the book at pk with s (insert or update).
-func (r *Books) index(ctx context.Context, tx *sql.Tx, s *stmt, pk int64, b catalog.Book) error {
+func (r *Books) index(ctx context.Context, tx *txn, s *stmt, pk int64, b catalog.Book) error {
 	_, err := r.db.exec(ctx, tx, s, sql.Named("pk", pk),
 		sql.Named("title", searchWords(b.Title)), sql.Named("author", searchWords(b.Author)))
 	return mapErr(err, "index the book for search", nil, nil)
@@ -191,7 +191,7 @@ func (r *Books) List(ctx context.Context, q catalog.Query) ([]catalog.Book, int6
 		page  []catalog.Book
 		total int64
 	)
-	err := r.db.readTx(ctx, "list books", func(tx *sql.Tx) error {
+	err := r.db.readTx(ctx, "list books", func(tx *txn) error {
 		var err error
 		page, err = r.books(ctx, tx, "list books", listPages[shape],
 			append(args, sql.Named("limit", limit), sql.Named("offset", max(q.Skip(), 0)))...)

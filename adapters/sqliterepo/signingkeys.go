@@ -65,7 +65,7 @@ func (r *SigningKeys) EnsureActive(ctx context.Context, candidate auth.SigningKe
 	if err == nil || !errors.Is(err, sql.ErrNoRows) {
 		return k, mapErr(err, op, nil, nil)
 	}
-	err = r.db.inTx(ctx, op, func(tx *sql.Tx) error {
+	err = r.db.inTx(ctx, op, func(tx *txn) error {
 		k, err = scanSigningKey(r.db.queryRow(ctx, tx, stmtKeyActive))
 		if err == nil || !errors.Is(err, sql.ErrNoRows) {
 			return mapErr(err, op, nil, nil)
