@@ -73,10 +73,13 @@ var unavailableCodes = map[int]bool{
 
 // isUnavailable reports whether err means the database could not serve the
 // call: closed, locked past busy_timeout, out of disk, or the caller's
-// context ended while waiting. The request itself may well be fine.
+// context ended while waiting. The request itself may well be fine. A
+// transaction found already done can only have been rolled back by
+// database/sql when its context ended: the package never uses one after
+// its commit.
 func isUnavailable(err error) bool {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.Is(err, errClosed) || errors.Is(err, sql.ErrConnDone) {
+		errors.Is(err, errClosed) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, sql.ErrTxDone) {
 		return true
 	}
 	code, ok := sqliteCode(err)

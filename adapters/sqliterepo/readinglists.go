@@ -94,7 +94,6 @@ func (r *ReadingLists) Add(ctx context.Context, item catalog.ListItem) (catalog.
 		}
 		if n == 1 {
 			stored, created = item, true
-			stored.AddedAt, stored.UpdatedAt = item.AddedAt.UTC(), item.UpdatedAt.UTC()
 			return nil
 		}
 		stored, err = scanListItem(r.db.queryRow(ctx, tx, stmtItemUpdate,

@@ -1,6 +1,7 @@
 package sqliterepo
 
 import (
+	"database/sql"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -79,4 +80,17 @@ func TestStatementsOutsideRegistryPanic(t *testing.T) {
 		}
 	}()
 	_, _ = d.exec(t.Context(), d.write, &stmt{name: "rogue", sql: "DELETE FROM accounts"})
+}
+
+// TestReadPoolCannotWrite: the read connections are query_only, so a write
+// sent to the wrong pool fails instead of bypassing the one writer.
+func TestReadPoolCannotWrite(t *testing.T) {
+	d := openTestDB(t)
+	_, err := d.exec(t.Context(), d.read, stmtAccountDelete, sql.Named("id", "x"))
+	if err == nil {
+		t.Fatal("a write on the read pool succeeded")
+	}
+	if _, err := d.exec(t.Context(), d.write, stmtAccountDelete, sql.Named("id", "x")); err != nil {
+		t.Fatalf("the same write on the writer: %v", err)
+	}
 }
