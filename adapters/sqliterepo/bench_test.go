@@ -93,3 +93,37 @@ func BenchmarkGetBook(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkListBooks measures pages of a catalog of 3,000 books that all
+// match the search word: the first and the hundredth page of a search, the
+// hundredth unfiltered page, and a genre in rating order.
+func BenchmarkListBooks(b *testing.B) {
+	r := sqlitetest.NewDB(b).Repositories()
+	ctx := context.Background()
+	for i := range 3000 {
+		book := catalog.Book{ID: fmt.Sprintf("bk_%05d", i), Title: fmt.Sprintf("Common title %d", i), Author: "Same Author",
+			Genre: "fantasy", Rating: float64(i%50) / 10, CreatedAt: time.Now(),
+			Chapters: []catalog.Chapter{{ID: "a", Title: "One"}, {ID: "b", Title: "Two"}, {ID: "c", Title: "Three"}}}
+		book.Normalize()
+		if err := r.Books.Create(ctx, book, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		q    catalog.Query
+	}{
+		{"search/page1", catalog.Query{Terms: []string{"common"}, Page: 1, Limit: 20}},
+		{"search/page100", catalog.Query{Terms: []string{"common"}, Page: 100, Limit: 20}},
+		{"all/page100", catalog.Query{Page: 100, Limit: 20}},
+		{"genre/rating/page1", catalog.Query{Genre: "fantasy", Sort: catalog.SortRatingDesc, Page: 1, Limit: 20}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := r.Books.List(ctx, c.q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

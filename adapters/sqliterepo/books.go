@@ -79,16 +79,20 @@ SELECT chapter_id, book_id, position, text FROM chapter_texts WHERE book_id = :b
 SELECT chapter_id, book_id, position, text FROM chapter_texts
 WHERE chapter_id IN (SELECT value FROM json_each(:chapter_ids))`)
 
-	// Candidates: the union of three index lookups, best rated first.
+	// Candidates: the union of three index lookups, best rated first; the
+	// books are read for the chosen pks only.
 	stmtBookCandidates = newStmt("books.candidates", `
-SELECT `+bookColumns+` FROM books AS b
-WHERE b.pk IN (
-		SELECT pk FROM books WHERE genre IN (SELECT value FROM json_each(:genres))
-		UNION ALL SELECT pk FROM books WHERE author IN (SELECT value FROM json_each(:authors))
-		UNION ALL SELECT pk FROM books WHERE reading_level = :level)
-	AND b.id NOT IN (SELECT value FROM json_each(:exclude))
-ORDER BY b.rating DESC, b.id
-LIMIT :limit`)
+SELECT `+bookColumns+` FROM (
+	SELECT b.pk FROM books AS b
+	WHERE b.pk IN (
+			SELECT pk FROM books WHERE genre IN (SELECT value FROM json_each(:genres))
+			UNION ALL SELECT pk FROM books WHERE author IN (SELECT value FROM json_each(:authors))
+			UNION ALL SELECT pk FROM books WHERE reading_level = :level)
+		AND b.id NOT IN (SELECT value FROM json_each(:exclude))
+	ORDER BY b.rating DESC, b.id
+	LIMIT :limit) AS page
+JOIN books AS b ON b.pk = page.pk
+ORDER BY b.rating DESC, b.id`)
 )
 
 // chapterJSON is a chapter in the JSON that bookColumns reads and

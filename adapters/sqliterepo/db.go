@@ -136,7 +136,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqliterepo: database path %q: %w", path, err)
 	}
-	busy := "busy_timeout(" + strconv.FormatInt(cfg.busyTimeout.Milliseconds(), 10) + ")"
+	busy := "busy_timeout(" + strconv.FormatInt(max(cfg.busyTimeout.Milliseconds(), 1), 10) + ")"
 
 	write, err := sql.Open(driverName, dsn(abs,
 		busy, "journal_mode(WAL)", "synchronous("+durability+")", "foreign_keys(1)",

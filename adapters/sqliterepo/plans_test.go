@@ -141,6 +141,7 @@ func seed(t *testing.T, d *DB) {
 var (
 	scanDetail = regexp.MustCompile(`^SCAN (\S+)(.*)$`)
 	aliasOf    = regexp.MustCompile(`(?i)\b([a-z_]+) AS ([a-z_]+)\b`)
+	subqueryAs = regexp.MustCompile(`(?i)\) AS ([a-z_]+)\b`)
 )
 
 // TestQueryPlansUseIndexes explains every registered statement on a
@@ -180,6 +181,9 @@ func checkPlans(ctx context.Context, t *testing.T, d *DB) {
 		aliases := map[string]string{}
 		for _, m := range aliasOf.FindAllStringSubmatch(s.sql, -1) {
 			aliases[m[2]] = m[1]
+		}
+		for _, m := range subqueryAs.FindAllStringSubmatch(s.sql, -1) {
+			aliases[m[1]] = "(" + m[1] + ")" // a subquery's rows, such as a page of pks
 		}
 		for _, detail := range plan {
 			if strings.Contains(detail, "AUTOMATIC") {

@@ -87,8 +87,13 @@ func init() {
 				for _, sort := range []catalog.Sort{catalog.SortTitle, catalog.SortRatingDesc, catalog.SortPublishedDesc} {
 					shape := filter
 					shape.sort = sort
-					sql := `SELECT ` + bookColumns + ` FROM books AS b` + shape.where() +
-						` ORDER BY ` + shape.orderBy() + ` LIMIT :limit OFFSET :offset`
+					// The page's pks are chosen first, from the indexes alone
+					// where they cover the filter and the order, and only
+					// then are the page's books read: a sort would otherwise
+					// carry every matching book, chapters and all.
+					sql := `SELECT ` + bookColumns + ` FROM (SELECT b.pk FROM books AS b` + shape.where() +
+						` ORDER BY ` + shape.orderBy() + ` LIMIT :limit OFFSET :offset) AS page` +
+						` JOIN books AS b ON b.pk = page.pk ORDER BY ` + shape.orderBy()
 					name := "books.list" + shape.suffix()
 					if terms || genre || level {
 						listPages[shape] = newStmt(name, sql)
