@@ -1,0 +1,213 @@
+package sqliterepo
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+var _ ports.AccountRepository = (*Accounts)(nil)
+
+// Accounts is the SQLite ports.AccountRepository: table accounts, keyed by
+// the account UUID, with email UNIQUE and NULL for an account without one,
+// so such accounts never clash.
+type Accounts struct {
+	db *DB
+}
+
+// NewAccounts returns the account store of db. It panics on nil, a wiring
+// bug.
+func NewAccounts(db *DB) *Accounts {
+	if db == nil {
+		panic("sqliterepo: NewAccounts: nil database")
+	}
+	return &Accounts{db: db}
+}
+
+const accountColumns = `id, email, name, password_hash, role, school_id, tier, suspended, deleted, avatar,
+	reading_level, font_size, theme, notifications, timezone, student_number, created_at, updated_at`
+
+var (
+	stmtAccountInsert = newStmt("accounts.insert", `
+INSERT INTO accounts (`+accountColumns+`)
+VALUES (:id, :email, :name, :password_hash, :role, :school_id, :tier, :suspended, :deleted, :avatar,
+	:reading_level, :font_size, :theme, :notifications, :timezone, :student_number, :created_at, :updated_at)`)
+	stmtAccountUpdate = newStmt("accounts.update", `
+UPDATE accounts SET email = :email, name = :name, password_hash = :password_hash, role = :role,
+	school_id = :school_id, tier = :tier, suspended = :suspended, deleted = :deleted, avatar = :avatar,
+	reading_level = :reading_level, font_size = :font_size, theme = :theme, notifications = :notifications,
+	timezone = :timezone, student_number = :student_number, created_at = :created_at, updated_at = :updated_at
+WHERE id = :id`)
+	stmtAccountGet        = newStmt("accounts.get", `SELECT `+accountColumns+` FROM accounts WHERE id = :id`)
+	stmtAccountGetByEmail = newStmt("accounts.get_by_email", `SELECT `+accountColumns+` FROM accounts WHERE email = :email`)
+	stmtAccountGetMany    = newStmt("accounts.get_many", `
+SELECT `+accountColumns+` FROM accounts WHERE id IN (SELECT value FROM json_each(:ids))`)
+	stmtAccountCount        = newStmt("accounts.count", `SELECT n FROM counters WHERE name = 'accounts'`)
+	stmtAccountDelete       = newStmt("accounts.delete", `DELETE FROM accounts WHERE id = :id`)
+	stmtAccountListDeleted  = newStmt("accounts.list_deleted", `SELECT `+accountColumns+` FROM accounts WHERE deleted = 1 ORDER BY id`)
+	stmtAccountListBySchool = newStmt("accounts.list_by_school", `
+SELECT `+accountColumns+` FROM accounts WHERE school_id = :school_id ORDER BY name, id`)
+	stmtAccountListBySchoolRoles = newStmt("accounts.list_by_school_roles", `
+SELECT `+accountColumns+` FROM accounts
+WHERE school_id = :school_id AND role IN (SELECT value FROM json_each(:roles))
+ORDER BY name, id`)
+)
+
+// accountArgs are the named parameters of an account row.
+func accountArgs(a user.Account) []any {
+	var email any // NULL: no email
+	if a.Email != "" {
+		email = a.Email
+	}
+	return []any{
+		sql.Named("id", a.ID),
+		sql.Named("email", email),
+		sql.Named("name", a.Name),
+		sql.Named("password_hash", a.PasswordHash),
+		sql.Named("role", string(a.Role)),
+		sql.Named("school_id", a.SchoolID),
+		sql.Named("tier", string(a.Tier)),
+		sql.Named("suspended", a.Suspended),
+		sql.Named("deleted", a.Deleted),
+		sql.Named("avatar", a.Avatar),
+		sql.Named("reading_level", a.ReadingLevel),
+		sql.Named("font_size", a.Preferences.FontSize),
+		sql.Named("theme", a.Preferences.Theme),
+		sql.Named("notifications", a.Preferences.Notifications),
+		sql.Named("timezone", a.Preferences.Timezone),
+		sql.Named("student_number", a.StudentNumber),
+		sql.Named("created_at", millis(a.CreatedAt)),
+		sql.Named("updated_at", millis(a.UpdatedAt)),
+	}
+}
+
+// scanAccount reads a row of accountColumns.
+func scanAccount(s scanner) (user.Account, error) {
+	var (
+		a                user.Account
+		email            sql.NullString
+		role, tier       string
+		created, updated int64
+	)
+	err := s.Scan(&a.ID, &email, &a.Name, &a.PasswordHash, &role, &a.SchoolID, &tier, &a.Suspended, &a.Deleted,
+		&a.Avatar, &a.ReadingLevel, &a.Preferences.FontSize, &a.Preferences.Theme, &a.Preferences.Notifications,
+		&a.Preferences.Timezone, &a.StudentNumber, &created, &updated)
+	if err != nil {
+		return user.Account{}, err
+	}
+	a.Email, a.Role, a.Tier = email.String, user.Role(role), user.Tier(tier)
+	a.CreatedAt, a.UpdatedAt = fromMillis(created), fromMillis(updated)
+	return a, nil
+}
+
+// Create implements ports.AccountRepository. The primary key and the
+// UNIQUE email are both one Conflict.
+func (r *Accounts) Create(ctx context.Context, a user.Account) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtAccountInsert, accountArgs(a)...)
+	return mapErr(err, "create the account", nil, user.ErrEmailTaken)
+}
+
+// Get implements ports.AccountRepository.
+func (r *Accounts) Get(ctx context.Context, id string) (user.Account, error) {
+	a, err := scanAccount(r.db.queryRow(ctx, r.db.read, stmtAccountGet, sql.Named("id", id)))
+	if err != nil {
+		return user.Account{}, mapErr(err, "read the account", func() error { return user.ErrNotFound(id) }, nil)
+	}
+	return a, nil
+}
+
+// GetByEmail implements ports.AccountRepository. No email names no
+// account, and runs no statement.
+func (r *Accounts) GetByEmail(ctx context.Context, email string) (user.Account, error) {
+	if email == "" {
+		return user.Account{}, errAccountEmailNotFound()
+	}
+	a, err := scanAccount(r.db.queryRow(ctx, r.db.read, stmtAccountGetByEmail, sql.Named("email", email)))
+	if err != nil {
+		return user.Account{}, mapErr(err, "read the account", errAccountEmailNotFound, nil)
+	}
+	return a, nil
+}
+
+func errAccountEmailNotFound() error {
+	return errs.E(errs.NotFound, "account_not_found", "No account with this email exists.")
+}
+
+// GetMany returns the accounts with the given ids that exist, in any order,
+// with one statement. No ids is no statement.
+func (r *Accounts) GetMany(ctx context.Context, ids []string) ([]user.Account, error) {
+	if len(ids) == 0 {
+		return []user.Account{}, nil
+	}
+	return r.list(ctx, "read the accounts", stmtAccountGetMany, sql.Named("ids", jsonArray(ids)))
+}
+
+// Update implements ports.AccountRepository: one UPDATE by id, so a
+// missing account stays missing; a UNIQUE violation can only be the email.
+func (r *Accounts) Update(ctx context.Context, a user.Account) error {
+	res, err := r.db.exec(ctx, r.db.write, stmtAccountUpdate, accountArgs(a)...)
+	if err != nil {
+		return mapErr(err, "update the account", nil, user.ErrEmailTaken)
+	}
+	return notFoundIfNone(res, "update the account", func() error { return user.ErrNotFound(a.ID) })
+}
+
+// Count implements ports.AccountRepository from the counter the accounts
+// triggers keep.
+func (r *Accounts) Count(ctx context.Context) (int64, error) {
+	var n int64
+	if err := r.db.queryRow(ctx, r.db.read, stmtAccountCount).Scan(&n); err != nil {
+		return 0, mapErr(err, "count accounts", nil, nil)
+	}
+	return n, nil
+}
+
+// Delete implements ports.AccountRepository. A missing account deletes
+// nothing, which is not an error; the email is free at once.
+func (r *Accounts) Delete(ctx context.Context, id string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtAccountDelete, sql.Named("id", id))
+	return mapErr(err, "delete the account", nil, nil)
+}
+
+// ListDeleted implements ports.AccountRepository from the partial index of
+// deleted accounts, ordered by id.
+func (r *Accounts) ListDeleted(ctx context.Context) ([]user.Account, error) {
+	return r.list(ctx, "list the deleted accounts", stmtAccountListDeleted)
+}
+
+// ListBySchool implements ports.AccountRepository with one statement on the
+// (school_id, name, id) index, in its order.
+func (r *Accounts) ListBySchool(ctx context.Context, schoolID string) ([]user.Account, error) {
+	return r.list(ctx, "list the school's accounts", stmtAccountListBySchool, sql.Named("school_id", schoolID))
+}
+
+// ListBySchoolRoles returns the accounts of the school whose role is one of
+// roles (every role when roles is empty), ordered by name, then id, with
+// one statement on the (school_id, name, id) index.
+func (r *Accounts) ListBySchoolRoles(ctx context.Context, schoolID string, roles []user.Role) ([]user.Account, error) {
+	if len(roles) == 0 {
+		return r.ListBySchool(ctx, schoolID)
+	}
+	names := make([]string, len(roles))
+	for i, role := range roles {
+		names[i] = string(role)
+	}
+	return r.list(ctx, "list the school's accounts", stmtAccountListBySchoolRoles,
+		sql.Named("school_id", schoolID), sql.Named("roles", jsonArray(names)))
+}
+
+// list runs s on the read pool and reads every account it returns.
+func (r *Accounts) list(ctx context.Context, op string, s *stmt, args ...any) ([]user.Account, error) {
+	rows, err := r.db.query(ctx, r.db.read, s, args...)
+	if err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	out, err := scanAll(rows, scanAccount)
+	if err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	return out, nil
+}

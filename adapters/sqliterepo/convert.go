@@ -1,0 +1,84 @@
+package sqliterepo
+
+import (
+	"database/sql"
+	"encoding/json"
+	"time"
+)
+
+// Times are stored as INTEGER unix milliseconds: UTC by construction, in
+// the order of the instants, and at the precision the service keeps (what
+// MongoDB keeps too). The zero time.Time is stored as its own value and
+// comes back as the zero time.
+
+// millis is t's column value.
+func millis(t time.Time) int64 { return t.UnixMilli() }
+
+// fromMillis is the time of a column value, in UTC.
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+// nullMillis is t's value for a nullable column: NULL for the zero time.
+func nullMillis(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+// fromNullMillis is the time of a nullable column: the zero time for NULL.
+func fromNullMillis(ms sql.NullInt64) time.Time {
+	if !ms.Valid {
+		return time.Time{}
+	}
+	return fromMillis(ms.Int64)
+}
+
+// jsonArray encodes a list as a JSON array, the one argument of a static
+// statement that reads it with json_each, whatever the list's length.
+// encoding/json writes invalid UTF-8 as U+FFFD; every string the service
+// stores arrives as valid UTF-8 (decoded JSON, checked imports).
+func jsonArray[T any](list []T) string {
+	if list == nil {
+		return "[]"
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		panic("sqliterepo: jsonArray: " + err.Error()) // strings and structs of them always encode
+	}
+	return string(b)
+}
+
+// scanner is a row to read: *sql.Rows or a row.
+type scanner interface {
+	Scan(dest ...any) error
+}
+
+// scanAll reads every row with scan and closes rows. The result is never
+// nil, so an empty list encodes as [] all the way up.
+func scanAll[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// notFoundIfNone returns notFound() when a write statement changed no row.
+func notFoundIfNone(res sql.Result, op string, notFound func() error) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return mapErr(err, op, nil, nil)
+	}
+	if n == 0 {
+		return notFound()
+	}
+	return nil
+}

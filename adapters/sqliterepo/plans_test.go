@@ -1,0 +1,312 @@
+package sqliterepo
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/readinglibrary/service/core/auth"
+	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
+)
+
+// openTestDB opens a new database in a temporary file (package sqlitetest
+// cannot serve this package's own tests: it imports the package).
+func openTestDB(t *testing.T, opts ...Option) *DB {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := Open(ctx, filepath.Join(t.TempDir(), "library.db"), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	return d
+}
+
+// smallTables are read whole on purpose; every other table grows with the
+// schools and must never be scanned.
+var smallTables = map[string]string{
+	"signing_keys": "a handful of keys, listed whole",
+	"counters":     "two rows",
+	"schools":      "one row per school, not per school's member; List returns every row",
+}
+
+// exampleArgs are representative values of the statements' parameters, by
+// name; any other parameter gets "x".
+var exampleArgs = map[string]any{
+	"ids":         `["bk_0001","bk_0002","bk_0003"]`,
+	"chapter_ids": `["ch_0001_0","ch_0002_1"]`,
+	"book_ids":    `["bk_0001","bk_0002"]`,
+	"roles":       `["student","librarian"]`,
+	"genres":      `["fantasy","history"]`,
+	"authors":     `["Author 7","Author 9"]`,
+	"exclude":     `["bk_0001"]`,
+	"chapters":    `[{"id":"ch_x","title":"One","page_start":1,"page_end":2,"word_count":3}]`,
+	"texts":       `[{"chapter_id":"ch_x","book_id":"bk_0001","position":0,"text":"t"}]`,
+	"match":       `"tit"* AND "auth"*`,
+	"genre":       "fantasy",
+	"level":       user.LevelBeginner,
+	"status":      string(catalog.WantToRead),
+	"pk":          int64(7),
+	"limit":       int64(20),
+	"offset":      int64(40),
+	"account_id":  "acct_0007",
+	"school_id":   "school_1",
+	"book_id":     "bk_0007",
+}
+
+var paramName = regexp.MustCompile(`:([a-z_]+)`)
+
+// argsFor binds every named parameter of s.
+func argsFor(s *stmt) []any {
+	var args []any
+	seen := map[string]bool{}
+	for _, m := range paramName.FindAllStringSubmatch(s.sql, -1) {
+		if seen[m[1]] {
+			continue
+		}
+		seen[m[1]] = true
+		v, ok := exampleArgs[m[1]]
+		if !ok {
+			v = "x"
+		}
+		args = append(args, sql.Named(m[1], v))
+	}
+	return args
+}
+
+// seed fills every table with a few hundred rows through the repositories.
+func seed(t *testing.T, d *DB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r := d.Repositories()
+	at := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	genres := []string{"fantasy", "history", "science-fiction", "poetry"}
+	levels := []string{user.LevelBeginner, user.LevelIntermediate, user.LevelAdvanced}
+	for i := range 10 {
+		must(r.Schools.Create(ctx, library.School{ID: fmt.Sprintf("school_%d", i), Name: fmt.Sprintf("School %d", i),
+			Domain: fmt.Sprintf("s%d.example.org", i), Settings: library.DefaultSettings(), CreatedAt: at}))
+	}
+	for i := range 300 {
+		id := fmt.Sprintf("bk_%04d", i)
+		d := catalog.BookDraft{
+			Title: fmt.Sprintf("Title %d", i), Author: fmt.Sprintf("Author %d", i%40), Genre: genres[i%len(genres)],
+			ReadingLevel: levels[i%len(levels)], Pages: 30, Rating: float64(i%50) / 10, PublishedDate: "2001-02-03",
+			Chapters: []catalog.ChapterDraft{{Title: "One", PageStart: 1, PageEnd: 10, Text: "one"}, {Title: "Two", PageStart: 11, PageEnd: 30, Text: "two"}},
+		}
+		n := 0
+		b, texts, err := catalog.NewBook(id, d, func(string) string { n++; return fmt.Sprintf("ch_%04d_%d", i, n) }, at)
+		must(err)
+		must(r.Books.Create(ctx, b, texts))
+
+		acct := fmt.Sprintf("acct_%04d", i)
+		must(r.Accounts.Create(ctx, user.Account{ID: acct, Email: fmt.Sprintf("u%d@example.org", i), Name: fmt.Sprintf("User %d", i),
+			Role: user.RoleStudent, SchoolID: fmt.Sprintf("school_%d", i%10), Deleted: i%50 == 0, CreatedAt: at, UpdatedAt: at}))
+		tok := auth.RefreshToken{Hash: fmt.Sprintf("hash_%04d", i), FamilyID: fmt.Sprintf("fam_%04d", i/2), AccountID: acct, IssuedAt: at, ExpiresAt: at}
+		must(r.RefreshTokens.Create(ctx, tok))
+		if i%2 == 0 {
+			must(r.RefreshTokens.ClaimRotation(ctx, tok.Hash, at))
+			must(r.RefreshTokens.RevokeFamily(ctx, tok.FamilyID, at))
+		}
+		item := catalog.ListItem{ID: fmt.Sprintf("rl_%04d", i), AccountID: fmt.Sprintf("acct_%04d", i%30), BookID: id,
+			Status: catalog.WantToRead, Priority: catalog.PriorityNormal, AddedAt: at, UpdatedAt: at}
+		_, _, err = r.ReadingLists.Add(ctx, item)
+		must(err)
+		must(r.Progress.Save(ctx, catalog.Progress{AccountID: fmt.Sprintf("acct_%04d", i%30), BookID: id, PageNumber: 3, LastRead: at}))
+		for j := range 2 {
+			must(r.Progress.RecordSession(ctx, catalog.ReadingSession{ID: fmt.Sprintf("rs_%04d_%d", i, j),
+				AccountID: fmt.Sprintf("acct_%04d", i%30), BookID: id, At: at, LocalDay: "2025-03-01", Seconds: 60}))
+		}
+	}
+	for i := range 3 {
+		_, err := r.SigningKeys.EnsureActive(ctx, auth.SigningKey{ID: fmt.Sprintf("kid_%d", i), Algorithm: "RS256", PrivateKeyPEM: []byte("k"), CreatedAt: at})
+		must(err)
+	}
+}
+
+var (
+	scanDetail = regexp.MustCompile(`^SCAN (\S+)(.*)$`)
+	aliasOf    = regexp.MustCompile(`(?i)\b([a-z_]+) AS ([a-z_]+)\b`)
+	subqueryAs = regexp.MustCompile(`(?i)\) AS ([a-z_]+)\b`)
+)
+
+// TestQueryPlansUseIndexes explains every registered statement on a
+// seeded database and fails on a full scan of a table that grows with the
+// schools, and on an automatic index (built by scanning). A statement
+// marked as walking (an unfiltered page) may scan an index in its order,
+// which stops at the page's end; walking a partial index reads only its
+// rows. The service runs no ANALYZE, so the plans that count are the ones
+// without statistics; they are checked after an ANALYZE too, so that
+// turning on PRAGMA optimize would not bring scans back.
+func TestQueryPlansUseIndexes(t *testing.T) {
+	d := openTestDB(t)
+	seed(t, d)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if n := len(statements()); n < 40 {
+		t.Fatalf("only %d statements registered", n)
+	}
+	t.Run("WithoutStatistics", func(t *testing.T) { checkPlans(ctx, t, d) })
+	if _, err := d.write.db.ExecContext(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("AfterAnalyze", func(t *testing.T) { checkPlans(ctx, t, d) })
+}
+
+func checkPlans(ctx context.Context, t *testing.T, d *DB) {
+	partial, err := partialIndexes(ctx, d.write.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range statements() {
+		plan, err := explain(ctx, d.write.db, s)
+		if err != nil {
+			t.Errorf("%s: EXPLAIN QUERY PLAN: %v", s.name, err)
+			continue
+		}
+		aliases := map[string]string{}
+		for _, m := range aliasOf.FindAllStringSubmatch(s.sql, -1) {
+			aliases[m[2]] = m[1]
+		}
+		for _, m := range subqueryAs.FindAllStringSubmatch(s.sql, -1) {
+			aliases[m[1]] = "(" + m[1] + ")" // a subquery's rows, such as a page of pks
+		}
+		for _, detail := range plan {
+			if strings.Contains(detail, "AUTOMATIC") {
+				t.Errorf("%s builds an automatic index: %q\nplan: %q", s.name, detail, plan)
+			}
+			m := scanDetail.FindStringSubmatch(detail)
+			if m == nil {
+				continue
+			}
+			table, how := m[1], m[2]
+			if a, ok := aliases[table]; ok {
+				table = a
+			}
+			index := strings.TrimPrefix(strings.TrimPrefix(how, " USING INDEX "), " USING COVERING INDEX ")
+			switch {
+			case strings.HasPrefix(how, " VIRTUAL TABLE"), table == "CONSTANT", strings.HasPrefix(table, "("):
+				// json_each, books_fts, a constant row, a subquery's result
+			case smallTables[table] != "":
+			case partial[index]:
+			case s.walks && index != how:
+			default:
+				t.Errorf("%s scans %s: %q\nplan: %q\nsql: %s", s.name, table, detail, plan, s.sql)
+			}
+		}
+		t.Logf("%s: %q", s.name, plan)
+	}
+}
+
+// partialIndexes returns the names of the partial indexes: walking one
+// whole reads only the rows its WHERE selects.
+func partialIndexes(ctx context.Context, db *sql.DB) (map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'index' AND sql LIKE '% WHERE %'`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		out[name] = true
+	}
+	return out, rows.Err()
+}
+
+// explain returns the detail column of the plan of s.
+func explain(ctx context.Context, db *sql.DB, s *stmt) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "EXPLAIN QUERY PLAN "+s.sql, argsFor(s)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notUsed int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notUsed, &detail); err != nil {
+			return nil, err
+		}
+		plan = append(plan, detail)
+	}
+	return plan, rows.Err()
+}
+
+// TestForeignKeysAreIndexed: deleting a parent row looks its children up
+// by the foreign key's columns (ON DELETE CASCADE), which EXPLAIN QUERY
+// PLAN does not show; each such key must lead an index.
+func TestForeignKeysAreIndexed(t *testing.T) {
+	d := openTestDB(t)
+	ctx := t.Context()
+	rows, err := d.write.db.QueryContext(ctx, `
+SELECT m.name, f.id, f.seq, f."from" FROM sqlite_schema AS m, pragma_foreign_key_list(m.name) AS f
+WHERE m.type = 'table' ORDER BY m.name, f.id, f.seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string][]string{} // "table#id" -> child columns in order
+	for rows.Next() {
+		var table, from string
+		var id, seq int
+		if err := rows.Scan(&table, &id, &seq, &from); err != nil {
+			t.Fatal(err)
+		}
+		k := fmt.Sprintf("%s#%d", table, id)
+		keys[k] = append(keys[k], from)
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) == 0 {
+		t.Fatal("no foreign keys found")
+	}
+	for k, cols := range keys {
+		table := k[:strings.IndexByte(k, '#')]
+		rows, err := d.write.db.QueryContext(ctx, `
+SELECT l.name, i.seqno, i.name FROM pragma_index_list(?) AS l, pragma_index_info(l.name) AS i
+ORDER BY l.name, i.seqno`, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leading := map[string][]string{}
+		for rows.Next() {
+			var index, col string
+			var seq int
+			if err := rows.Scan(&index, &seq, &col); err != nil {
+				t.Fatal(err)
+			}
+			leading[index] = append(leading[index], col)
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, idx := range leading {
+			if len(idx) >= len(cols) && strings.Join(idx[:len(cols)], ",") == strings.Join(cols, ",") {
+				found = true
+			}
+		}
+		t.Logf("foreign key %s (%v): indexes %v", k, cols, leading)
+		if !found {
+			t.Errorf("foreign key %s (%v) leads no index of %s: %v", k, cols, table, leading)
+		}
+	}
+}

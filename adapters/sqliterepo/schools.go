@@ -1,0 +1,118 @@
+package sqliterepo
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
+)
+
+var _ ports.SchoolRepository = (*Schools)(nil)
+
+// Schools is the SQLite ports.SchoolRepository: table schools, keyed by the
+// school UUID, with domain UNIQUE.
+type Schools struct {
+	db *DB
+}
+
+// NewSchools returns the school store of db. It panics on nil, a wiring bug.
+func NewSchools(db *DB) *Schools {
+	if db == nil {
+		panic("sqliterepo: NewSchools: nil database")
+	}
+	return &Schools{db: db}
+}
+
+const schoolColumns = `id, name, domain, default_loan_days, max_renewals, renewal_days, allow_public_catalog, created_at`
+
+var (
+	stmtSchoolInsert = newStmt("schools.insert", `
+INSERT INTO schools (`+schoolColumns+`)
+VALUES (:id, :name, :domain, :default_loan_days, :max_renewals, :renewal_days, :allow_public_catalog, :created_at)`)
+	stmtSchoolGet          = newStmt("schools.get", `SELECT `+schoolColumns+` FROM schools WHERE id = :id`)
+	stmtSchoolGetByDomain  = newStmt("schools.get_by_domain", `SELECT `+schoolColumns+` FROM schools WHERE domain = :domain`)
+	stmtSchoolList         = newStmt("schools.list", `SELECT `+schoolColumns+` FROM schools ORDER BY name, id`)
+	stmtSchoolSaveSettings = newStmt("schools.save_settings", `
+UPDATE schools SET default_loan_days = :default_loan_days, max_renewals = :max_renewals,
+	renewal_days = :renewal_days, allow_public_catalog = :allow_public_catalog
+WHERE id = :id`)
+)
+
+// settingsArgs are the named parameters of a school's settings.
+func settingsArgs(s library.Settings) []any {
+	return []any{
+		sql.Named("default_loan_days", s.DefaultLoanDays),
+		sql.Named("max_renewals", s.MaxRenewals),
+		sql.Named("renewal_days", s.RenewalDays),
+		sql.Named("allow_public_catalog", s.AllowPublicCatalog),
+	}
+}
+
+func scanSchool(s scanner) (library.School, error) {
+	var (
+		sc      library.School
+		created int64
+	)
+	err := s.Scan(&sc.ID, &sc.Name, &sc.Domain, &sc.Settings.DefaultLoanDays, &sc.Settings.MaxRenewals,
+		&sc.Settings.RenewalDays, &sc.Settings.AllowPublicCatalog, &created)
+	if err != nil {
+		return library.School{}, err
+	}
+	sc.CreatedAt = fromMillis(created)
+	return sc, nil
+}
+
+// Create implements ports.SchoolRepository. The primary key and the UNIQUE
+// domain are both one Conflict.
+func (r *Schools) Create(ctx context.Context, s library.School) error {
+	args := append(settingsArgs(s.Settings),
+		sql.Named("id", s.ID), sql.Named("name", s.Name), sql.Named("domain", s.Domain),
+		sql.Named("created_at", millis(s.CreatedAt)))
+	_, err := r.db.exec(ctx, r.db.write, stmtSchoolInsert, args...)
+	return mapErr(err, "create the school", nil, library.ErrDomainTaken)
+}
+
+// Get implements ports.SchoolRepository.
+func (r *Schools) Get(ctx context.Context, id string) (library.School, error) {
+	return r.one(ctx, stmtSchoolGet, sql.Named("id", id))
+}
+
+// GetByDomain implements ports.SchoolRepository.
+func (r *Schools) GetByDomain(ctx context.Context, domain string) (library.School, error) {
+	return r.one(ctx, stmtSchoolGetByDomain, sql.Named("domain", domain))
+}
+
+func (r *Schools) one(ctx context.Context, s *stmt, args ...any) (library.School, error) {
+	sc, err := scanSchool(r.db.queryRow(ctx, r.db.read, s, args...))
+	if err != nil {
+		return library.School{}, mapErr(err, "read the school", library.ErrSchoolNotFound, nil)
+	}
+	return sc, nil
+}
+
+// List implements ports.SchoolRepository, in the order of the (name, id)
+// index.
+func (r *Schools) List(ctx context.Context) ([]library.School, error) {
+	rows, err := r.db.query(ctx, r.db.read, stmtSchoolList)
+	if err != nil {
+		return nil, mapErr(err, "list schools", nil, nil)
+	}
+	out, err := scanAll(rows, scanSchool)
+	if err != nil {
+		return nil, mapErr(err, "list schools", nil, nil)
+	}
+	return out, nil
+}
+
+// SaveSettings replaces a school's settings with one UPDATE by id;
+// concurrent saves are last-writer-wins.
+// Errors: NotFound "school_not_found".
+func (r *Schools) SaveSettings(ctx context.Context, schoolID string, s library.Settings) error {
+	args := append(settingsArgs(s), sql.Named("id", schoolID))
+	res, err := r.db.exec(ctx, r.db.write, stmtSchoolSaveSettings, args...)
+	if err != nil {
+		return mapErr(err, "save the school's settings", nil, nil)
+	}
+	return notFoundIfNone(res, "save the school's settings", library.ErrSchoolNotFound)
+}
