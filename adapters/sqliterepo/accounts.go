@@ -180,16 +180,9 @@ func (r *Accounts) ListDeleted(ctx context.Context) ([]user.Account, error) {
 
 // ListBySchool implements ports.AccountRepository with one statement on the
 // (school_id, name, id) index, in its order.
-func (r *Accounts) ListBySchool(ctx context.Context, schoolID string) ([]user.Account, error) {
-	return r.list(ctx, "list the school's accounts", stmtAccountListBySchool, sql.Named("school_id", schoolID))
-}
-
-// ListBySchoolRoles returns the accounts of the school whose role is one of
-// roles (every role when roles is empty), ordered by name, then id, with
-// one statement on the (school_id, name, id) index.
-func (r *Accounts) ListBySchoolRoles(ctx context.Context, schoolID string, roles []user.Role) ([]user.Account, error) {
+func (r *Accounts) ListBySchool(ctx context.Context, schoolID string, roles []user.Role) ([]user.Account, error) {
 	if len(roles) == 0 {
-		return r.ListBySchool(ctx, schoolID)
+		return r.list(ctx, "list the school's accounts", stmtAccountListBySchool, sql.Named("school_id", schoolID))
 	}
 	names := make([]string, len(roles))
 	for i, role := range roles {

@@ -58,7 +58,7 @@ func TestAccountsGetMany(t *testing.T) {
 	}
 }
 
-func TestAccountsListBySchoolRoles(t *testing.T) {
+func TestAccountsListBySchool(t *testing.T) {
 	accounts := sqliterepo.NewAccounts(sqlitetest.NewDB(t))
 	school, other := uuid.NewString(), uuid.NewString()
 	for _, a := range []struct {
@@ -87,21 +87,21 @@ func TestAccountsListBySchoolRoles(t *testing.T) {
 		{nil, []string{"Amy", "Amy", "Bob", "Cid", "Zoe"}},
 		{[]user.Role{}, []string{"Amy", "Amy", "Bob", "Cid", "Zoe"}},
 	} {
-		got, err := accounts.ListBySchoolRoles(testCtx(t), school, c.roles)
+		got, err := accounts.ListBySchool(testCtx(t), school, c.roles)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if names := accountNames(got); !slices.Equal(names, c.want) {
-			t.Errorf("ListBySchoolRoles(%v) = %v, want %v", c.roles, names, c.want)
+			t.Errorf("ListBySchool(%v) = %v, want %v", c.roles, names, c.want)
 		}
 	}
 	// Equal names are ordered by id.
-	all, err := accounts.ListBySchoolRoles(testCtx(t), school, nil)
+	all, err := accounts.ListBySchool(testCtx(t), school, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if all[0].ID > all[1].ID {
-		t.Errorf("ListBySchoolRoles: the two Amys are not in id order: %s, %s", all[0].ID, all[1].ID)
+		t.Errorf("ListBySchool: the two Amys are not in id order: %s, %s", all[0].ID, all[1].ID)
 	}
 }
 
