@@ -14,7 +14,8 @@ const MaxPrefixLength = 16
 // Fold lowercases s and strips accents from Latin, Greek and Cyrillic
 // letters ("Émile" → "emile"), so search and sorting ignore case and
 // diacritics. Marks of other scripts (Devanagari vowel signs, for example)
-// are part of their letters and stay.
+// are part of their letters and stay. Greek final sigma becomes σ, the
+// letter Σ lowercases to, so "ΟΜΗΡΟΣ" and "Όμηρος" fold alike.
 func Fold(s string) string {
 	var b strings.Builder
 	var base rune
@@ -24,6 +25,9 @@ func Fold(s string) string {
 		}
 		if !unicode.IsMark(r) {
 			base = r
+		}
+		if r == 'ς' {
+			r = 'σ'
 		}
 		b.WriteRune(unicode.ToLower(r))
 	}

@@ -18,6 +18,8 @@ func TestFold(t *testing.T) {
 		{"e\u0301te\u0301", "ete"}, // already decomposed
 		{"Ñandú", "nandu"},
 		{"plain ascii 42", "plain ascii 42"},
+		{"ΟΜΗΡΟΣ", "ομηροσ"},
+		{"Ὅμηρος", "ομηροσ"}, // final sigma folds with Σ's lowercase
 	}
 	for _, tt := range tests {
 		if got := catalog.Fold(tt.in); got != tt.want {
