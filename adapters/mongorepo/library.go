@@ -680,7 +680,7 @@ func (r *Invites) Get(ctx context.Context, tokenHash string) (library.Invite, er
 // calls succeeds. It does not look the invitation up; callers read it
 // first.
 func (r *Invites) Redeem(ctx context.Context, tokenHash string, at time.Time) error {
-	_, err := r.redemptions.InsertOne(ctx, claimDoc{ID: tokenHash, At: at.UTC()})
+	_, err := r.redemptions.InsertOne(ctx, toStampDoc(ports.Stamp{ID: tokenHash, At: at}))
 	return mapErr(err, "redeem the invitation", nil, library.ErrInviteUsed)
 }
 
@@ -688,7 +688,7 @@ func (r *Invites) Redeem(ctx context.Context, tokenHash string, at time.Time) er
 // school and lowercased number: exactly one account gets each number,
 // whatever case it is typed in.
 func (r *Students) ClaimNumber(ctx context.Context, schoolID, number, accountID string) error {
-	d := studentNumberDoc{ID: studentNumberID(schoolID, number), SchoolID: schoolID, Number: number, AccountID: accountID}
+	d := toStudentNumberDoc(ports.StudentNumber{SchoolID: schoolID, Number: number, AccountID: accountID})
 	_, err := r.numbers.InsertOne(ctx, d)
 	return mapErr(err, "claim the student number", nil, library.ErrStudentNumberExists)
 }

@@ -51,6 +51,25 @@ func TestLibrary(t *testing.T) {
 	t.Run("Invites", func(t *testing.T) { porttest.Invites(t, newRepos) })
 }
 
+// TestTransfer runs the RecordStore suite with two fresh databases, then
+// compares the raw documents of the one seeded through the repositories
+// with those of the one written by Records: a record written by Records
+// must be stored exactly as its repository would store it, derived fields
+// and composite keys included.
+func TestTransfer(t *testing.T) {
+	t.Logf("backend: %s", mongotest.Backend())
+	var dbs []*mongorepo.DB
+	porttest.Transfer(t, func(t *testing.T) (ports.Repositories, ports.RecordStore) {
+		db := mongotest.NewDB(t)
+		dbs = append(dbs, db)
+		return db.Repositories(), db.Records()
+	})
+	if t.Failed() || len(dbs) < 2 {
+		return
+	}
+	sameDocuments(t, dbs[0].Database(), dbs[1].Database())
+}
+
 func TestEnsureIndexesIsIdempotent(t *testing.T) {
 	db := mongotest.NewDB(t) // already ran once
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

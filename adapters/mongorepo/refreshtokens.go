@@ -92,7 +92,7 @@ func (r *RefreshTokens) Get(ctx context.Context, hash string) (auth.RefreshToken
 // FerretDB as on MongoDB. It does not look the record up; callers Get it
 // first.
 func (r *RefreshTokens) ClaimRotation(ctx context.Context, hash string, at time.Time) error {
-	_, err := r.rotations.InsertOne(ctx, claimDoc{ID: hash, At: at.UTC()})
+	_, err := r.rotations.InsertOne(ctx, toStampDoc(ports.Stamp{ID: hash, At: at}))
 	return mapErr(err, "claim the refresh token rotation", nil, auth.ErrRotationClaimed)
 }
 
@@ -109,7 +109,7 @@ func (r *RefreshTokens) RotatedAt(ctx context.Context, hash string) (time.Time, 
 // stay, so a revoked token that comes back is still recognised; a second
 // revocation keeps the first one's time.
 func (r *RefreshTokens) RevokeFamily(ctx context.Context, familyID string, at time.Time) error {
-	_, err := r.revoked.InsertOne(ctx, claimDoc{ID: familyID, At: at.UTC()})
+	_, err := r.revoked.InsertOne(ctx, toStampDoc(ports.Stamp{ID: familyID, At: at}))
 	if mongo.IsDuplicateKeyError(err) {
 		return nil
 	}
