@@ -22,10 +22,21 @@ type migration struct {
 	run  func(ctx context.Context, db *mongo.Database) error
 }
 
+// noTerms selects documents stored before they had search terms;
+// finalSigma those whose terms were folded before Greek final sigma folded
+// with Σ (catalog.Fold).
+var (
+	noTerms    = bson.D{{Key: "search_terms", Value: bson.D{{Key: "$exists", Value: false}}}}
+	finalSigma = bson.D{{Key: "search_terms", Value: bson.D{{Key: "$regex", Value: "ς"}}}}
+)
+
 var migrations = []migration{
-	{"library-search-terms", backfillTerms(colLibraryBooks, []string{"title", "author"})},
-	{"account-search-terms", backfillTerms(colAccounts, []string{"name", "email", "student_number"})},
+	{"library-search-terms", backfillTerms(colLibraryBooks, noTerms, []string{"title", "author"})},
+	{"account-search-terms", backfillTerms(colAccounts, noTerms, []string{"name", "email", "student_number"})},
 	{"student-numbers-ignore-case", rekeyStudentNumbers},
+	{"final-sigma-books", backfillTerms(colBooks, finalSigma, []string{"title", "author"})},
+	{"final-sigma-library-books", backfillTerms(colLibraryBooks, finalSigma, []string{"title", "author"})},
+	{"final-sigma-accounts", backfillTerms(colAccounts, finalSigma, []string{"name", "email", "student_number"})},
 }
 
 // migrate runs the migrations this database has not recorded yet.
@@ -49,12 +60,13 @@ func (d *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
-// backfillTerms sets search_terms on the documents of collection that have
-// none, from the given string fields (catalog.SearchTerms of them joined).
-func backfillTerms(collection string, fields []string) func(context.Context, *mongo.Database) error {
+// backfillTerms sets search_terms on the documents of collection that
+// filter selects, from the given string fields (catalog.SearchTerms of them
+// joined).
+func backfillTerms(collection string, filter bson.D, fields []string) func(context.Context, *mongo.Database) error {
 	return func(ctx context.Context, db *mongo.Database) error {
 		c := db.Collection(collection)
-		cur, err := c.Find(ctx, bson.D{{Key: "search_terms", Value: bson.D{{Key: "$exists", Value: false}}}})
+		cur, err := c.Find(ctx, filter)
 		if err != nil {
 			return mapErr(err, "find documents without search terms", nil, nil)
 		}

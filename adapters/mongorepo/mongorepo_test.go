@@ -16,6 +16,7 @@ import (
 	"github.com/readinglibrary/service/adapters/embeddedmongo"
 	"github.com/readinglibrary/service/adapters/mongorepo"
 	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
+	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
@@ -252,6 +253,12 @@ func TestMigrationsBringOldDocumentsUpToDate(t *testing.T) {
 		{Key: "created_at", Value: time.Now()}, {Key: "updated_at", Value: time.Now()}})
 	mustInsert("student_numbers", bson.D{{Key: "_id", Value: school + "#AB-7"}, {Key: "school_id", Value: school},
 		{Key: "number", Value: "AB-7"}, {Key: "account_id", Value: studentID}})
+	// Terms folded before final sigma folded with Σ.
+	homerID := uuid.NewString()
+	mustInsert("library_books", bson.D{{Key: "_id", Value: homerID}, {Key: "school_id", Value: school}, {Key: "isbn", Value: ""},
+		{Key: "isbn_key", Value: "none:" + homerID}, {Key: "title", Value: "Ὅμηρος"}, {Key: "author", Value: ""},
+		{Key: "search_terms", Value: bson.A{"ο", "ομ", "ομη", "ομηρ", "ομηρο", "ομηρος"}},
+		{Key: "cover_url", Value: ""}, {Key: "created_at", Value: time.Now()}})
 
 	for range 2 { // the second start finds every migration recorded
 		if err := db.EnsureIndexes(ctx); err != nil {
@@ -274,8 +281,12 @@ func TestMigrationsBringOldDocumentsUpToDate(t *testing.T) {
 	if err != nil || len(taken) != 1 || taken[0] != "AB-7" {
 		t.Fatalf("TakenNumbers of an old number: %v, %v; want [AB-7]", taken, err)
 	}
+	books, _, err = r.Holdings.BooksPage(ctx, library.BookQuery{SchoolID: school, Terms: catalog.QueryTerms("ΟΜΗΡΟΣ"), Limit: 10})
+	if err != nil || len(books) != 1 || books[0].ID != homerID {
+		t.Fatalf("search ΟΜΗΡΟΣ for a book stored before final sigma folded: %v, %v", books, err)
+	}
 	n, err := raw.Collection("migrations").CountDocuments(ctx, bson.D{})
-	if err != nil || n != 3 {
-		t.Fatalf("recorded migrations: %d, %v; want 3", n, err)
+	if err != nil || n != 6 {
+		t.Fatalf("recorded migrations: %d, %v; want 6", n, err)
 	}
 }
