@@ -70,8 +70,7 @@ func forbidden(pkg, imp string) string {
 		mine := strings.SplitN(strings.TrimPrefix(pkg, "adapters/"), "/", 2)[0]
 		if own && strings.HasPrefix(rel, "adapters/") {
 			other := strings.SplitN(strings.TrimPrefix(rel, "adapters/"), "/", 2)[0]
-			// mongotest is a test helper that starts the embedded server.
-			if other != mine && !(pkg == "adapters/mongorepo/mongotest" && other == "embeddedmongo") {
+			if other != mine {
 				return "adapters never import each other; cmd wires them"
 			}
 		}
@@ -80,4 +79,24 @@ func forbidden(pkg, imp string) string {
 		}
 	}
 	return ""
+}
+
+// TestBinaryLeavesFerretDBOut checks that the production binary carries no
+// MongoDB-compatible server: FerretDB is only the in-process test backend
+// of the MongoDB adapter (and of the load generator), and the embedded
+// store is a SQLite file with no network port.
+func TestBinaryLeavesFerretDBOut(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", module+"/cmd/libraryd").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 50 {
+		t.Fatalf("go list -deps listed only %d packages", len(deps))
+	}
+	for _, d := range deps {
+		if strings.HasPrefix(d, "github.com/FerretDB/") || d == module+"/adapters/mongorepo/mongotest/ferret" {
+			t.Errorf("cmd/libraryd depends on %s", d)
+		}
+	}
 }

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/readinglibrary/service/adapters/embeddedmongo"
+	"github.com/readinglibrary/service/adapters/mongorepo/mongotest/ferret"
 	"github.com/readinglibrary/service/cmd/libraryd/app"
 )
 
@@ -188,8 +188,8 @@ func TestDatabaseOutageAndRecovery(t *testing.T) {
 	dir := t.TempDir()
 	port := freePort(t)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	startDB := func() *embeddedmongo.Server {
-		srv, err := embeddedmongo.Start(context.Background(), embeddedmongo.Options{DataDir: dir, Addr: addr})
+	startDB := func() *ferret.Server {
+		srv, err := ferret.Start(context.Background(), ferret.Options{DataDir: dir, Addr: addr})
 		if err != nil {
 			t.Fatalf("start embedded database: %v", err)
 		}

@@ -1,7 +1,6 @@
 // Package test holds the end-to-end tests: they start the wired service
-// in-process on a free port against a real MongoDB wire-protocol server
-// (embedded FerretDB by default; see adapters/mongorepo/mongotest for the
-// other backends) and talk to it over HTTP like a client would.
+// in-process on a free port, on the embedded SQLite store or on MongoDB
+// (testStore), and talk to it over HTTP like a client would.
 package test
 
 import (
@@ -14,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -49,16 +49,31 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// testStore is the store the end-to-end tests run the service on: the
+// embedded SQLite file by default, MongoDB (mongotest's backend: in-process
+// FerretDB, or LIBRARY_TEST_MONGODB_URI, or a container) when
+// LIBRARY_TEST_STORE=mongo. CI runs the suite once on each.
+func testStore() string {
+	if os.Getenv("LIBRARY_TEST_STORE") == "mongo" {
+		return "mongo"
+	}
+	return "sqlite"
+}
+
 // env builds a configuration environment on top of defaults that suit tests:
-// a fresh database, demo accounts, and the given overrides.
+// a fresh database on the test store, demo accounts, and the given
+// overrides.
 func testEnv(t *testing.T, overrides map[string]string) map[string]string {
 	t.Helper()
-	uri, name := mongotest.NewDatabase(t)
 	env := map[string]string{
-		"LIBRARY_MONGODB_URI":      uri,
-		"LIBRARY_MONGODB_DATABASE": name,
-		"LIBRARY_DEMO_DATA":        "true",
-		"LIBRARY_COOKIE_SECURE":    "false",
+		"LIBRARY_DEMO_DATA":     "true",
+		"LIBRARY_COOKIE_SECURE": "false",
+	}
+	if testStore() == "mongo" {
+		uri, name := mongotest.NewDatabase(t)
+		env["LIBRARY_MONGODB_URI"], env["LIBRARY_MONGODB_DATABASE"] = uri, name
+	} else {
+		env["LIBRARY_DATA_DIR"] = t.TempDir()
 	}
 	for k, v := range overrides {
 		env[k] = v

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/readinglibrary/service/adapters/embeddedmongo"
+	"github.com/readinglibrary/service/adapters/mongorepo/mongotest/ferret"
 )
 
 // replica is one service process (the built binary) of a scale-out test.
@@ -201,7 +201,7 @@ func TestScaleOutTwoProcesses(t *testing.T) {
 
 	began = time.Now()
 	dbAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	db, err := embeddedmongo.Start(context.Background(), embeddedmongo.Options{DataDir: t.TempDir(), Addr: dbAddr})
+	db, err := ferret.Start(context.Background(), ferret.Options{DataDir: t.TempDir(), Addr: dbAddr})
 	if err != nil {
 		t.Fatalf("start the embedded database: %v", err)
 	}

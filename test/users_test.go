@@ -2,9 +2,11 @@ package test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -14,7 +16,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	_ "modernc.org/sqlite" // the embedded store's files, read by scanFileForAccount
 
+	"github.com/readinglibrary/service/cmd/libraryd/app"
 	"github.com/readinglibrary/service/core/library"
 	svc "github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
@@ -223,10 +227,13 @@ func TestReadingStats(t *testing.T) {
 	}
 }
 
-// scanForAccount returns, per collection, how many documents mention the
-// account id anywhere.
+// scanForAccount returns, per collection (MongoDB) or table (SQLite), how
+// many documents or rows mention the account id anywhere.
 func scanForAccount(t *testing.T, env map[string]string, accountID string) map[string]int {
 	t.Helper()
+	if env["LIBRARY_MONGODB_URI"] == "" {
+		return scanFileForAccount(t, filepath.Join(env["LIBRARY_DATA_DIR"], app.EmbeddedFile), accountID)
+	}
 	ctx := context.Background()
 	client, err := mongo.Connect(options.Client().ApplyURI(env["LIBRARY_MONGODB_URI"]))
 	if err != nil {
@@ -344,4 +351,65 @@ func TestExportMe(t *testing.T) {
 	if strings.Contains(string(r.Body), "argon2") || strings.Contains(string(r.Body), "password") {
 		t.Fatal("the export contains the password hash")
 	}
+}
+
+// scanFileForAccount reads every row of every table of the embedded store's
+// file, read-only, and counts per table the rows with a value that mentions
+// the account id.
+func scanFileForAccount(t *testing.T, path, accountID string) map[string]int {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT name FROM sqlite_schema WHERE type = 'table'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, name)
+	}
+	rows.Close()
+	found := map[string]int{}
+	for _, table := range tables {
+		rs, err := db.Query(`SELECT * FROM "` + table + `"`)
+		if err != nil {
+			t.Fatalf("scan %s: %v", table, err)
+		}
+		cols, _ := rs.Columns()
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		for rs.Next() {
+			if err := rs.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range vals {
+				text := ""
+				switch x := v.(type) {
+				case string:
+					text = x
+				case []byte:
+					text = string(x)
+				}
+				if strings.Contains(text, accountID) {
+					found[table]++
+					break
+				}
+			}
+		}
+		rs.Close()
+	}
+	if len(tables) < 5 {
+		t.Fatalf("only %d tables scanned: %v", len(tables), tables)
+	}
+	return found
 }

@@ -13,7 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/readinglibrary/service/adapters/embeddedmongo"
+	"github.com/readinglibrary/service/adapters/mongorepo/mongotest/ferret"
 	"github.com/readinglibrary/service/adapters/mongorepo"
 	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
 	"github.com/readinglibrary/service/core/catalog"
@@ -156,7 +156,7 @@ func TestConnectFailsFastWithoutLeakingCredentials(t *testing.T) {
 
 func TestUnavailableThenRecovers(t *testing.T) {
 	dir, addr := t.TempDir(), freeAddr(t)
-	srv, err := embeddedmongo.Start(context.Background(), embeddedmongo.Options{DataDir: dir, Addr: addr})
+	srv, err := ferret.Start(context.Background(), ferret.Options{DataDir: dir, Addr: addr})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -197,7 +197,7 @@ func TestUnavailableThenRecovers(t *testing.T) {
 		}
 	}
 
-	srv2, err := embeddedmongo.Start(context.Background(), embeddedmongo.Options{DataDir: dir, Addr: addr})
+	srv2, err := ferret.Start(context.Background(), ferret.Options{DataDir: dir, Addr: addr})
 	if err != nil {
 		t.Fatalf("restart: %v", err)
 	}

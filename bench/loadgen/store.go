@@ -154,9 +154,9 @@ func (s *svc) asEmail(ctx context.Context, email string) (context.Context, user.
 }
 
 // storeLabel names what the service actually runs on: the package of the
-// library repository it wired, plus, for the default store, what it logged
-// about its database while starting (the embedded FerretDB says "embedded
-// database started"; another store says its own line).
+// holdings repository it wired, plus, for the default store, what it logged
+// about its store while starting (the embedded SQLite store says "embedded
+// store opened").
 func storeLabel(store string, a *app.App, startup []string) string {
 	pkg := "?"
 	if t := reflect.TypeOf(a.Repos.Holdings); t != nil {
@@ -179,8 +179,8 @@ func storeLabel(store string, a *app.App, startup []string) string {
 			break
 		}
 	}
-	if strings.HasPrefix(said, "embedded database started") {
-		return pkg + " on the service's embedded FerretDB"
+	if strings.HasPrefix(said, "embedded store opened") {
+		return pkg + " on the service's embedded SQLite file"
 	}
 	if said != "" {
 		return fmt.Sprintf("%s (service: %q)", pkg, said)

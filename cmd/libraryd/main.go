@@ -1,6 +1,6 @@
 // Command libraryd runs the reading library service: the books and users
 // API (/v1), the school library API (/api) and the sign-in endpoints, on the
-// embedded database or on MongoDB. See README.md for its settings.
+// embedded SQLite store or on MongoDB. See README.md for its settings.
 package main
 
 import (

@@ -32,7 +32,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/readinglibrary/service/adapters/embeddedmongo"
+	"github.com/readinglibrary/service/adapters/mongorepo/mongotest/ferret"
 	"github.com/readinglibrary/service/adapters/mongorepo"
 )
 
@@ -121,7 +121,7 @@ func start() (uri string, stop func(), err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	s, err := embeddedmongo.Start(ctx, embeddedmongo.Options{DataDir: dir})
+	s, err := ferret.Start(ctx, ferret.Options{DataDir: dir})
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return "", nil, err

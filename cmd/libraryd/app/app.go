@@ -8,20 +8,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/ulule/limiter/v3"
-	"go.mongodb.org/mongo-driver/v2/event"
 
-	"github.com/readinglibrary/service/adapters/embeddedmongo"
 	"github.com/readinglibrary/service/adapters/httpapi"
 	"github.com/readinglibrary/service/adapters/jwttoken"
 	"github.com/readinglibrary/service/adapters/labels"
 	"github.com/readinglibrary/service/adapters/ladonauthz"
-	"github.com/readinglibrary/service/adapters/mongorepo"
 	"github.com/readinglibrary/service/adapters/oidcverify"
 	"github.com/readinglibrary/service/adapters/passwordhash"
 	"github.com/readinglibrary/service/adapters/ratelimit"
@@ -181,40 +177,6 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		AllowedOrigins: cfg.AllowedOrigins, TrustedProxies: cfg.TrustedProxies,
 	})
 	return a, nil
-}
-
-// openDatabase starts the embedded database when no URI is configured,
-// connects, creates the indexes and sets a.Repos.
-func (a *App) openDatabase(ctx context.Context) error {
-	cfg, logger := a.Config, a.Logger
-	uri := cfg.MongoURI
-	if cfg.Embedded() {
-		dir, err := filepath.Abs(cfg.DataDir)
-		if err != nil {
-			return fmt.Errorf("LIBRARY_DATA_DIR: %w", err)
-		}
-		srv, err := embeddedmongo.Start(ctx, embeddedmongo.Options{DataDir: dir, Addr: cfg.EmbeddedMongoAddr, Logger: logger})
-		if err != nil {
-			return fmt.Errorf("start the embedded database in %s: %w", dir, err)
-		}
-		a.closers = append(a.closers, func(context.Context) error { srv.Stop(); return nil })
-		uri = srv.URI()
-		logger.Info("embedded database started", "data_dir", dir, "exposed_on", cfg.EmbeddedMongoAddr)
-	}
-	var monitor *event.CommandMonitor
-	if a.observe != nil {
-		monitor = mongorepo.CommandObserver(a.observe)
-	}
-	db, err := mongorepo.ConnectWithMonitor(ctx, uri, cfg.Database, monitor)
-	if err != nil {
-		return fmt.Errorf("connect to MongoDB: %w", err)
-	}
-	a.closers = append(a.closers, db.Close)
-	if err := db.EnsureIndexes(ctx); err != nil {
-		return fmt.Errorf("create indexes: %w", err)
-	}
-	a.Repos = db.Repositories()
-	return nil
 }
 
 // Close stops everything New started, newest first.

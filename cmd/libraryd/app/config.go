@@ -25,10 +25,9 @@ import (
 // Config is every setting of the service, read from LIBRARY_* variables.
 type Config struct {
 	Addr                   string        // LIBRARY_ADDR
-	MongoURI               string        // LIBRARY_MONGODB_URI; empty runs the embedded database
+	MongoURI               string        // LIBRARY_MONGODB_URI; empty: the embedded SQLite store
 	Database               string        // LIBRARY_MONGODB_DATABASE
 	DataDir                string        // LIBRARY_DATA_DIR
-	EmbeddedMongoAddr      string        // LIBRARY_EMBEDDED_MONGO_ADDR
 	BootstrapAdminEmail    string        // LIBRARY_BOOTSTRAP_ADMIN_EMAIL
 	BootstrapAdminPassword string        // LIBRARY_BOOTSTRAP_ADMIN_PASSWORD
 	DemoData               bool          // LIBRARY_DEMO_DATA
@@ -73,13 +72,12 @@ type Setting struct {
 // Settings lists every variable the service reads.
 var Settings = []Setting{
 	{"LIBRARY_ADDR", ":8080", false, "Address the HTTP server listens on."},
-	{"LIBRARY_MONGODB_URI", "", true, "MongoDB connection string (replica set or Atlas). Empty: run the embedded FerretDB/SQLite database."},
+	{"LIBRARY_MONGODB_URI", "", true, "MongoDB connection string (replica set or Atlas), for many schools or several replicas. Empty: the embedded store, one SQLite file in LIBRARY_DATA_DIR."},
 	{"LIBRARY_MONGODB_DATABASE", "library", false, "Database name on the MongoDB server."},
-	{"LIBRARY_DATA_DIR", "./data", false, "Directory of the embedded database's SQLite files."},
-	{"LIBRARY_EMBEDDED_MONGO_ADDR", "", false, "Also expose the embedded database on this TCP address (e.g. 127.0.0.1:27017) for mongosh or Compass."},
+	{"LIBRARY_DATA_DIR", "./data", false, "Directory of the embedded store's file, library.db."},
 	{"LIBRARY_BOOTSTRAP_ADMIN_EMAIL", "", false, "Create this admin account at start if no account has the email."},
 	{"LIBRARY_BOOTSTRAP_ADMIN_PASSWORD", "", true, "Password of the bootstrap admin (at least 10 characters)."},
-	{"LIBRARY_DEMO_DATA", "true with the embedded database, else false", false, "Seed a demo school and demo accounts into an empty store and print their credentials."},
+	{"LIBRARY_DEMO_DATA", "true with the embedded store, else false", false, "Seed a demo school and demo accounts into an empty store and print their credentials."},
 	{"LIBRARY_ISSUER_URL", "http://localhost:<port>", false, "Public base URL of the service; the iss of its tokens and the base of its discovery document."},
 	{"LIBRARY_TOKEN_AUDIENCE", "library-api", false, "The aud of access tokens."},
 	{"LIBRARY_ACCESS_TOKEN_TTL", "15m", false, "Lifetime of access tokens (1m to 24h)."},
@@ -155,7 +153,6 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		MongoURI:               str("LIBRARY_MONGODB_URI", ""),
 		Database:               str("LIBRARY_MONGODB_DATABASE", "library"),
 		DataDir:                str("LIBRARY_DATA_DIR", "./data"),
-		EmbeddedMongoAddr:      str("LIBRARY_EMBEDDED_MONGO_ADDR", ""),
 		BootstrapAdminEmail:    user.NormalizeEmail(getenv("LIBRARY_BOOTSTRAP_ADMIN_EMAIL")),
 		BootstrapAdminPassword: getenv("LIBRARY_BOOTSTRAP_ADMIN_PASSWORD"),
 		TokenAudience:          str("LIBRARY_TOKEN_AUDIENCE", "library-api"),
@@ -192,10 +189,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			bad("LIBRARY_MONGODB_URI", "must start with mongodb:// or mongodb+srv://")
 		}
 	}
-	if c.EmbeddedMongoAddr != "" {
-		if _, _, err := net.SplitHostPort(c.EmbeddedMongoAddr); err != nil {
-			bad("LIBRARY_EMBEDDED_MONGO_ADDR", "must be host:port, got %q", c.EmbeddedMongoAddr)
-		}
+	if getenv("LIBRARY_EMBEDDED_MONGO_ADDR") != "" {
+		// It opened the old embedded database to anyone on that port without a
+		// password; the embedded store is a file now, not a server.
+		bad("LIBRARY_EMBEDDED_MONGO_ADDR", "is no longer supported: the embedded store is the file library.db, with no network port; use `libraryd backup` for a copy or `libraryd migrate --to` to move it to MongoDB")
 	}
 	if (c.BootstrapAdminEmail == "") != (c.BootstrapAdminPassword == "") {
 		bad("LIBRARY_BOOTSTRAP_ADMIN_EMAIL", "and LIBRARY_BOOTSTRAP_ADMIN_PASSWORD must be set together")
@@ -298,7 +295,6 @@ func (c Config) LogValue() slog.Value {
 		slog.String("database", c.Database),
 		slog.Bool("embedded", c.Embedded()),
 		slog.String("data_dir", c.DataDir),
-		slog.String("embedded_mongo_addr", c.EmbeddedMongoAddr),
 		slog.String("bootstrap_admin_email", c.BootstrapAdminEmail),
 		slog.String("bootstrap_admin_password", mask(c.BootstrapAdminPassword)),
 		slog.Bool("demo_data", c.DemoData),

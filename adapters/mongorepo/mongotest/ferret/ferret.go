@@ -1,9 +1,10 @@
-// Package embeddedmongo runs FerretDB 1.24 with its SQLite backend inside the
-// process, so the service and its tests can use a MongoDB-compatible database
-// without Docker or mongod. It pulls in a heavy dependency tree (SQLite,
-// pgx, mongo-driver v1), so only test helpers and the optional embedded mode
-// of the service should import it.
-package embeddedmongo
+// Package ferret runs FerretDB 1.24 with its SQLite backend inside the
+// process: the MongoDB adapter's test backend, so its contract suites and
+// the end-to-end suite run on a MongoDB wire-protocol server without Docker
+// or mongod. It pulls in a heavy dependency tree (pgx, mongo-driver v1,
+// FerretDB's own SQLite engine), so only tests and the load generator
+// import it; the service binary never does.
+package ferret
 
 import (
 	"context"
@@ -67,24 +68,24 @@ type Server struct {
 // it.
 func Start(ctx context.Context, opts Options) (*Server, error) {
 	if opts.DataDir == "" {
-		return nil, errors.New("embeddedmongo: data dir is required (Options.DataDir)")
+		return nil, errors.New("ferret: data dir is required (Options.DataDir)")
 	}
 	dir, err := filepath.Abs(opts.DataDir)
 	if err != nil {
-		return nil, fmt.Errorf("embeddedmongo: data dir %q: %w", opts.DataDir, err)
+		return nil, fmt.Errorf("ferret: data dir %q: %w", opts.DataDir, err)
 	}
 	// FerretDB turns the directory into SQLite URIs without escaping it, so
 	// these would end or rewrite the path.
 	if strings.ContainsAny(dir, "?#%") {
-		return nil, fmt.Errorf("embeddedmongo: data dir %q must not contain '?', '#' or '%%'", dir)
+		return nil, fmt.Errorf("ferret: data dir %q must not contain '?', '#' or '%%'", dir)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("embeddedmongo: data dir %q cannot be created: %w", dir, err)
+		return nil, fmt.Errorf("ferret: data dir %q cannot be created: %w", dir, err)
 	}
 	if fi, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("embeddedmongo: data dir %q: %w", dir, err)
+		return nil, fmt.Errorf("ferret: data dir %q: %w", dir, err)
 	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("embeddedmongo: data dir %q is not a directory", dir)
+		return nil, fmt.Errorf("ferret: data dir %q is not a directory", dir)
 	}
 
 	listener := ferretdb.ListenerConfig{TCP: opts.Addr}
@@ -112,7 +113,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	f, err := ferretdb.New(cfg)
 	newMu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("embeddedmongo: start FerretDB on %q: %w", dir, err)
+		return nil, fmt.Errorf("ferret: start FerretDB on %q: %w", dir, err)
 	}
 
 	runCtx, cancel := context.WithCancel(context.Background())
@@ -131,7 +132,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 
 	if err := ping(ctx, s.uri); err != nil {
 		s.Stop()
-		return nil, fmt.Errorf("embeddedmongo: FerretDB on %q does not answer: %w", dir, err)
+		return nil, fmt.Errorf("ferret: FerretDB on %q does not answer: %w", dir, err)
 	}
 	return s, nil
 }
@@ -159,17 +160,17 @@ func removeStaleSocket(path string) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("embeddedmongo: socket %q: %w", path, err)
+		return fmt.Errorf("ferret: socket %q: %w", path, err)
 	}
 	if fi.Mode()&os.ModeSocket == 0 {
-		return fmt.Errorf("embeddedmongo: %q exists and is not a socket", path)
+		return fmt.Errorf("ferret: %q exists and is not a socket", path)
 	}
 	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
 		_ = c.Close()
-		return fmt.Errorf("embeddedmongo: another server is already listening on %q", path)
+		return fmt.Errorf("ferret: another server is already listening on %q", path)
 	}
 	if err := os.Remove(path); err != nil {
-		return fmt.Errorf("embeddedmongo: remove stale socket %q: %w", path, err)
+		return fmt.Errorf("ferret: remove stale socket %q: %w", path, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package embeddedmongo_test
+package ferret_test
 
 import (
 	"context"
@@ -13,12 +13,12 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/readinglibrary/service/adapters/embeddedmongo"
+	"github.com/readinglibrary/service/adapters/mongorepo/mongotest/ferret"
 )
 
-func start(t *testing.T, opts embeddedmongo.Options) *embeddedmongo.Server {
+func start(t *testing.T, opts ferret.Options) *ferret.Server {
 	t.Helper()
-	s, err := embeddedmongo.Start(context.Background(), opts)
+	s, err := ferret.Start(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -40,7 +40,7 @@ func TestDataSurvivesRestart(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 
-	s := start(t, embeddedmongo.Options{DataDir: dir})
+	s := start(t, ferret.Options{DataDir: dir})
 	if got := s.URI(); !strings.HasPrefix(got, "mongodb://%2F") || !strings.HasSuffix(got, ".sock/") {
 		t.Fatalf("URI() = %q, want a percent-encoded Unix socket URI", got)
 	}
@@ -54,7 +54,7 @@ func TestDataSurvivesRestart(t *testing.T) {
 	s.Stop()
 	s.Stop() // idempotent
 
-	s2 := start(t, embeddedmongo.Options{DataDir: dir})
+	s2 := start(t, ferret.Options{DataDir: dir})
 	var got struct {
 		N int `bson:"n"`
 	}
@@ -75,7 +75,7 @@ func TestAddrGivesTCPURI(t *testing.T) {
 	addr := ln.Addr().String()
 	_ = ln.Close()
 
-	s := start(t, embeddedmongo.Options{DataDir: t.TempDir(), Addr: addr})
+	s := start(t, ferret.Options{DataDir: t.TempDir(), Addr: addr})
 	if got, want := s.URI(), "mongodb://"+addr+"/"; got != want {
 		t.Fatalf("URI() = %q, want %q", got, want)
 	}
@@ -86,7 +86,7 @@ func TestAddrGivesTCPURI(t *testing.T) {
 
 func TestLongDataDirFallsBackToTCP(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), strings.Repeat("d", 110))
-	s := start(t, embeddedmongo.Options{DataDir: dir})
+	s := start(t, ferret.Options{DataDir: dir})
 	if got := s.URI(); !strings.HasPrefix(got, "mongodb://127.0.0.1:") {
 		t.Fatalf("URI() = %q, want a TCP URI on 127.0.0.1", got)
 	}
@@ -117,7 +117,7 @@ func TestBadDataDir(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			s, err := embeddedmongo.Start(ctx, embeddedmongo.Options{DataDir: tt.dir})
+			s, err := ferret.Start(ctx, ferret.Options{DataDir: tt.dir})
 			if err == nil {
 				s.Stop()
 				t.Fatalf("Start(%q) = nil error, want an error", tt.dir)
@@ -131,8 +131,8 @@ func TestBadDataDir(t *testing.T) {
 
 func TestSocketInUseIsRefused(t *testing.T) {
 	dir := t.TempDir()
-	start(t, embeddedmongo.Options{DataDir: dir})
-	s, err := embeddedmongo.Start(context.Background(), embeddedmongo.Options{DataDir: dir})
+	start(t, ferret.Options{DataDir: dir})
+	s, err := ferret.Start(context.Background(), ferret.Options{DataDir: dir})
 	if err == nil {
 		s.Stop()
 		t.Fatal("second Start on a live data dir = nil error, want an error")
@@ -141,7 +141,7 @@ func TestSocketInUseIsRefused(t *testing.T) {
 
 func TestDataDirWithSpaces(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "my data")
-	s := start(t, embeddedmongo.Options{DataDir: dir})
+	s := start(t, ferret.Options{DataDir: dir})
 	c := connect(t, s.URI())
 	if _, err := c.Database("app").Collection("things").InsertOne(context.Background(), bson.D{{Key: "n", Value: 1}}); err != nil {
 		t.Fatalf("InsertOne: %v", err)
