@@ -103,6 +103,14 @@ var Settings = []Setting{
 	{"LIBRARY_IDLE_TIMEOUT", "120s", false, "How long an idle keep-alive connection is kept open."},
 }
 
+// RetiredSettings are variables of earlier versions that this one refuses
+// rather than ignores, each with what to do instead.
+var RetiredSettings = []Setting{
+	// It exposed the FerretDB-based embedded database, without a password,
+	// on a TCP port; the embedded store is a file now, not a server.
+	{"LIBRARY_EMBEDDED_MONGO_ADDR", "", false, "the embedded store is the file library.db, with no network port; use `libraryd backup` for a copy or `libraryd migrate --to` to move it to MongoDB"},
+}
+
 // LoadConfig reads and validates the configuration. Every problem is
 // reported at once, each naming its variable.
 func LoadConfig(getenv func(string) string) (Config, error) {
@@ -189,10 +197,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			bad("LIBRARY_MONGODB_URI", "must start with mongodb:// or mongodb+srv://")
 		}
 	}
-	if getenv("LIBRARY_EMBEDDED_MONGO_ADDR") != "" {
-		// It opened the old embedded database to anyone on that port without a
-		// password; the embedded store is a file now, not a server.
-		bad("LIBRARY_EMBEDDED_MONGO_ADDR", "is no longer supported: the embedded store is the file library.db, with no network port; use `libraryd backup` for a copy or `libraryd migrate --to` to move it to MongoDB")
+	for _, r := range RetiredSettings {
+		if getenv(r.Name) != "" {
+			bad(r.Name, "is no longer supported: %s", r.Help)
+		}
 	}
 	if (c.BootstrapAdminEmail == "") != (c.BootstrapAdminPassword == "") {
 		bad("LIBRARY_BOOTSTRAP_ADMIN_EMAIL", "and LIBRARY_BOOTSTRAP_ADMIN_PASSWORD must be set together")

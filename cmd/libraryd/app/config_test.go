@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -129,9 +130,43 @@ func TestSettingsListMatchesLoadConfig(t *testing.T) {
 			t.Errorf("%s is documented but never read", s.Name)
 		}
 	}
+	for _, r := range RetiredSettings {
+		documented[r.Name] = true
+	}
 	for k := range read {
 		if !documented[k] {
 			t.Errorf("%s is read but not in Settings", k)
 		}
+	}
+}
+
+// A variable of an earlier version stops the start with what to do instead,
+// rather than being ignored.
+func TestRetiredSettingsAreRefused(t *testing.T) {
+	_, err := LoadConfig(envOf(map[string]string{"LIBRARY_EMBEDDED_MONGO_ADDR": "127.0.0.1:27017"}))
+	if err == nil || !strings.Contains(err.Error(), "LIBRARY_EMBEDDED_MONGO_ADDR: is no longer supported") || !strings.Contains(err.Error(), "library.db") {
+		t.Fatalf("LoadConfig with LIBRARY_EMBEDDED_MONGO_ADDR: %v, want a refusal that says what replaced it", err)
+	}
+}
+
+// A data directory of the FerretDB-based version is refused with what to
+// do; one with library.db (already moved, old files left behind) is not.
+func TestDataDirOfTheFerretDBVersionIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	if err := checkDataDir(dir); err != nil {
+		t.Fatalf("an empty data dir: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "library.sqlite"), []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := checkDataDir(dir)
+	if err == nil || !strings.Contains(err.Error(), "library.sqlite") || !strings.Contains(err.Error(), "libraryd migrate --from") {
+		t.Fatalf("a data dir with library.sqlite: %v, want a refusal naming the file and the way to migrate", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, EmbeddedFile), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkDataDir(dir); err != nil {
+		t.Fatalf("a data dir with library.db beside the old files: %v, want no refusal", err)
 	}
 }
