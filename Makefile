@@ -9,21 +9,22 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-run: ## Run the service on the embedded database with demo data at http://localhost:8080
+run: ## Run the service on the embedded store (./data/library.db) with demo data at http://localhost:8080
 	LIBRARY_COOKIE_SECURE=$${LIBRARY_COOKIE_SECURE:-false} $(GO) run ./cmd/libraryd
 
 build: ## Build the server binary into bin/libraryd
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/libraryd
 
-test: ## Run every test: the service's (race detector, embedded FerretDB; Redis tests need LIBRARY_TEST_REDIS_URL) and the real oauth2-proxy end to end
+test: ## Run every test with the race detector: all packages (end to end on the embedded SQLite store), the end-to-end suite again on MongoDB (in-process FerretDB), and the real oauth2-proxy end to end. Redis tests need LIBRARY_TEST_REDIS_URL
 	$(GO) test -race -count=1 -timeout 20m ./...
+	LIBRARY_TEST_STORE=mongo $(GO) test -race -count=1 -timeout 20m ./test/
 	cd test/edgeproxy && $(GO) test -count=1 -timeout 15m ./...
 
 test-edge: ## Only the end-to-end test behind a real oauth2-proxy v7.8.1 (its own module in test/edgeproxy)
 	cd test/edgeproxy && $(GO) test -count=1 -timeout 15m ./...
 
-test-containers: ## Run the adapter and end-to-end suites on a testcontainers mongo:7 replica set (needs Docker)
-	LIBRARY_TEST_MONGO=container $(GO) test -race -count=1 -timeout 30m ./adapters/mongorepo/... ./test/...
+test-containers: ## Run the MongoDB adapter and end-to-end suites on a testcontainers mongo:7 replica set (needs Docker)
+	LIBRARY_TEST_MONGO=container LIBRARY_TEST_STORE=mongo $(GO) test -race -count=1 -timeout 30m ./adapters/mongorepo/... ./test/...
 
 lint: fmt vet ## gofmt check, go vet, and the package-layer rules
 	$(GO) test -count=1 -run TestArchitecture ./test/
