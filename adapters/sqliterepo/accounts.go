@@ -68,12 +68,12 @@ ORDER BY name, id`)
 // that is not deleted (StudentRepository.Search).
 func searchableStudent(a user.Account) bool { return a.Role == user.RoleStudent && !a.Deleted }
 
-// insertAccount stores a and its search row in tx. A taken id or email is
-// conflict().
-func (d *DB) insertAccount(ctx context.Context, tx *txn, a user.Account, op string, conflict func() error) error {
+// insertAccount stores a and its search row in tx. An error of the
+// account's row is the driver's, for the caller to map.
+func (d *DB) insertAccount(ctx context.Context, tx *txn, a user.Account) error {
 	var pk int64
 	if err := d.queryRow(ctx, tx, stmtAccountInsert, accountArgs(a)...).Scan(&pk); err != nil {
-		return mapErr(err, op, nil, conflict)
+		return err
 	}
 	return d.indexStudent(ctx, tx, pk, a)
 }
@@ -142,7 +142,7 @@ func scanAccount(s scanner) (user.Account, error) {
 func (r *Accounts) Create(ctx context.Context, a user.Account) error {
 	const op = "create the account"
 	return r.db.inTx(ctx, op, func(tx *txn) error {
-		return r.db.insertAccount(ctx, tx, a, op, user.ErrEmailTaken)
+		return mapErr(r.db.insertAccount(ctx, tx, a), op, nil, user.ErrEmailTaken)
 	})
 }
 

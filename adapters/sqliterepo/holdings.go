@@ -145,32 +145,24 @@ func scanCopy(s scanner) (library.Copy, error) {
 func (r *Holdings) CreateBook(ctx context.Context, b library.Book) error {
 	const op = "create the book"
 	return r.db.inTx(ctx, op, func(tx *txn) error {
-		return r.db.insertLibraryBook(ctx, tx, b, op, func() error {
-			if b.ISBN == "" {
-				return nil
-			}
+		err := r.db.insertLibraryBook(ctx, tx, b)
+		if isUniqueViolation(err) && b.ISBN != "" {
 			var taken bool
-			err := r.db.queryRow(ctx, tx, stmtLibraryBookISBNTaken,
-				sql.Named("school_id", b.SchoolID), sql.Named("isbn", b.ISBN)).Scan(&taken)
-			if err != nil || !taken {
-				return nil
-			}
-			return library.ErrISBNExists()
-		})
-	})
-}
-
-// insertLibraryBook stores b and its search row in tx. On a UNIQUE
-// violation, conflict() names the error, or nil leaves it Internal.
-func (d *DB) insertLibraryBook(ctx context.Context, tx *txn, b library.Book, op string, conflict func() error) error {
-	var pk int64
-	if err := d.queryRow(ctx, tx, stmtLibraryBookInsert, libraryBookArgs(b)...).Scan(&pk); err != nil {
-		if isUniqueViolation(err) {
-			if c := conflict(); c != nil {
-				return c
+			if r.db.queryRow(ctx, tx, stmtLibraryBookISBNTaken,
+				sql.Named("school_id", b.SchoolID), sql.Named("isbn", b.ISBN)).Scan(&taken) == nil && taken {
+				return library.ErrISBNExists()
 			}
 		}
 		return mapErr(err, op, nil, nil)
+	})
+}
+
+// insertLibraryBook stores b and its search row in tx. An error of the
+// book's row is the driver's, for the caller to map.
+func (d *DB) insertLibraryBook(ctx context.Context, tx *txn, b library.Book) error {
+	var pk int64
+	if err := d.queryRow(ctx, tx, stmtLibraryBookInsert, libraryBookArgs(b)...).Scan(&pk); err != nil {
+		return err
 	}
 	_, err := d.exec(ctx, tx, stmtLibraryBookSearchInsert, sql.Named("pk", pk),
 		sql.Named("words", scopedWords(b.SchoolID, b.Title+" "+b.Author)))
