@@ -3,6 +3,7 @@ package sqliterepo
 import (
 	"context"
 	"database/sql"
+	"errors"
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/user"
@@ -12,8 +13,10 @@ import (
 var _ ports.AccountRepository = (*Accounts)(nil)
 
 // Accounts is the SQLite ports.AccountRepository: table accounts, keyed by
-// the account UUID, with email UNIQUE and NULL for an account without one,
-// so such accounts never clash.
+// an integer pk with the account UUID UNIQUE, with email UNIQUE and NULL for
+// an account without one, so such accounts never clash. A student that is
+// not deleted also has a row in students_fts (the student search), written
+// in the account's own transaction: every write is one transaction.
 type Accounts struct {
 	db *DB
 }
@@ -34,19 +37,21 @@ var (
 	stmtAccountInsert = newStmt("accounts.insert", `
 INSERT INTO accounts (`+accountColumns+`)
 VALUES (:id, :email, :name, :password_hash, :role, :school_id, :tier, :suspended, :deleted, :avatar,
-	:reading_level, :font_size, :theme, :notifications, :timezone, :student_number, :created_at, :updated_at)`)
+	:reading_level, :font_size, :theme, :notifications, :timezone, :student_number, :created_at, :updated_at)
+RETURNING pk`)
 	stmtAccountUpdate = newStmt("accounts.update", `
 UPDATE accounts SET email = :email, name = :name, password_hash = :password_hash, role = :role,
 	school_id = :school_id, tier = :tier, suspended = :suspended, deleted = :deleted, avatar = :avatar,
 	reading_level = :reading_level, font_size = :font_size, theme = :theme, notifications = :notifications,
 	timezone = :timezone, student_number = :student_number, created_at = :created_at, updated_at = :updated_at
-WHERE id = :id`)
+WHERE id = :id
+RETURNING pk`)
 	stmtAccountGet        = newStmt("accounts.get", `SELECT `+accountColumns+` FROM accounts WHERE id = :id`)
 	stmtAccountGetByEmail = newStmt("accounts.get_by_email", `SELECT `+accountColumns+` FROM accounts WHERE email = :email`)
 	stmtAccountGetMany    = newStmt("accounts.get_many", `
 SELECT `+accountColumns+` FROM accounts WHERE id IN (SELECT value FROM json_each(:ids))`)
 	stmtAccountCount        = newStmt("accounts.count", `SELECT n FROM counters WHERE name = 'accounts'`)
-	stmtAccountDelete       = newStmt("accounts.delete", `DELETE FROM accounts WHERE id = :id`)
+	stmtAccountDelete       = newStmt("accounts.delete", `DELETE FROM accounts WHERE id = :id RETURNING pk`)
 	stmtAccountListDeleted  = newStmt("accounts.list_deleted", `SELECT `+accountColumns+` FROM accounts WHERE deleted = 1 ORDER BY id`)
 	stmtAccountListBySchool = newStmt("accounts.list_by_school", `
 SELECT `+accountColumns+` FROM accounts WHERE school_id = :school_id ORDER BY name, id`)
@@ -54,7 +59,36 @@ SELECT `+accountColumns+` FROM accounts WHERE school_id = :school_id ORDER BY na
 SELECT `+accountColumns+` FROM accounts
 WHERE school_id = :school_id AND role IN (SELECT value FROM json_each(:roles))
 ORDER BY name, id`)
+
+	stmtStudentSearchInsert = newStmt("students_fts.insert", `INSERT INTO students_fts (rowid, words) VALUES (:pk, :words)`)
+	stmtStudentSearchDelete = newStmt("students_fts.delete", `DELETE FROM students_fts WHERE rowid = :pk`)
 )
+
+// searchableStudent reports whether the student search finds a: a student
+// that is not deleted (StudentRepository.Search).
+func searchableStudent(a user.Account) bool { return a.Role == user.RoleStudent && !a.Deleted }
+
+// insertAccount stores a and its search row in tx. An error of the
+// account's row is the driver's, for the caller to map.
+func (d *DB) insertAccount(ctx context.Context, tx *txn, a user.Account) error {
+	var pk int64
+	if err := d.queryRow(ctx, tx, stmtAccountInsert, accountArgs(a)...).Scan(&pk); err != nil {
+		return err
+	}
+	return d.indexStudent(ctx, tx, pk, a)
+}
+
+// indexStudent writes the search row of the account a at pk, if the
+// student search finds it: the words of its name, email and student
+// number in its school.
+func (d *DB) indexStudent(ctx context.Context, tx *txn, pk int64, a user.Account) error {
+	if !searchableStudent(a) {
+		return nil
+	}
+	_, err := d.exec(ctx, tx, stmtStudentSearchInsert, sql.Named("pk", pk),
+		sql.Named("words", scopedWords(a.SchoolID, a.Name+" "+a.Email+" "+a.StudentNumber)))
+	return mapErr(err, "index the student for search", nil, nil)
+}
 
 // accountArgs are the named parameters of an account row.
 func accountArgs(a user.Account) []any {
@@ -103,11 +137,13 @@ func scanAccount(s scanner) (user.Account, error) {
 	return a, nil
 }
 
-// Create implements ports.AccountRepository. The primary key and the
-// UNIQUE email are both one Conflict.
+// Create implements ports.AccountRepository. The UNIQUE id and the UNIQUE
+// email are both one Conflict.
 func (r *Accounts) Create(ctx context.Context, a user.Account) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtAccountInsert, accountArgs(a)...)
-	return mapErr(err, "create the account", nil, user.ErrEmailTaken)
+	const op = "create the account"
+	return r.db.inTx(ctx, op, func(tx *txn) error {
+		return mapErr(r.db.insertAccount(ctx, tx, a), op, nil, user.ErrEmailTaken)
+	})
 }
 
 // Get implements ports.AccountRepository.
@@ -146,13 +182,20 @@ func (r *Accounts) GetMany(ctx context.Context, ids []string) ([]user.Account, e
 }
 
 // Update implements ports.AccountRepository: one UPDATE by id, so a
-// missing account stays missing; a UNIQUE violation can only be the email.
+// missing account stays missing (a UNIQUE violation can only be the
+// email), and the account's search row replaced, in one transaction.
 func (r *Accounts) Update(ctx context.Context, a user.Account) error {
-	res, err := r.db.exec(ctx, r.db.write, stmtAccountUpdate, accountArgs(a)...)
-	if err != nil {
-		return mapErr(err, "update the account", nil, user.ErrEmailTaken)
-	}
-	return notFoundIfNone(res, "update the account", func() error { return user.ErrNotFound(a.ID) })
+	const op = "update the account"
+	return r.db.inTx(ctx, op, func(tx *txn) error {
+		var pk int64
+		if err := r.db.queryRow(ctx, tx, stmtAccountUpdate, accountArgs(a)...).Scan(&pk); err != nil {
+			return mapErr(err, op, func() error { return user.ErrNotFound(a.ID) }, user.ErrEmailTaken)
+		}
+		if _, err := r.db.exec(ctx, tx, stmtStudentSearchDelete, sql.Named("pk", pk)); err != nil {
+			return mapErr(err, "index the student for search", nil, nil)
+		}
+		return r.db.indexStudent(ctx, tx, pk, a)
+	})
 }
 
 // Count implements ports.AccountRepository from the counter the accounts
@@ -165,11 +208,23 @@ func (r *Accounts) Count(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// Delete implements ports.AccountRepository. A missing account deletes
-// nothing, which is not an error; the email is free at once.
+// Delete implements ports.AccountRepository: the account and its search
+// row, in one transaction. A missing account deletes nothing, which is not
+// an error; the email is free at once.
 func (r *Accounts) Delete(ctx context.Context, id string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtAccountDelete, sql.Named("id", id))
-	return mapErr(err, "delete the account", nil, nil)
+	const op = "delete the account"
+	return r.db.inTx(ctx, op, func(tx *txn) error {
+		var pk int64
+		err := r.db.queryRow(ctx, tx, stmtAccountDelete, sql.Named("id", id)).Scan(&pk)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return mapErr(err, op, nil, nil)
+		}
+		_, err = r.db.exec(ctx, tx, stmtStudentSearchDelete, sql.Named("pk", pk))
+		return mapErr(err, "remove the student from the search index", nil, nil)
+	})
 }
 
 // ListDeleted implements ports.AccountRepository from the partial index of

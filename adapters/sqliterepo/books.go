@@ -183,18 +183,32 @@ func scanText(s scanner) (catalog.ChapterText, error) {
 func (r *Books) Create(ctx context.Context, b catalog.Book, texts []catalog.ChapterText) error {
 	const op = "create the book"
 	return r.db.inTx(ctx, op, func(tx *txn) error {
-		var pk int64
-		if err := r.db.queryRow(ctx, tx, stmtBookInsert, bookArgs(b)...).Scan(&pk); err != nil {
+		pk, err := r.insertRow(ctx, tx, b)
+		if err != nil {
 			return mapErr(err, op, nil, catalog.ErrBookExists)
 		}
-		if err := r.writeChapters(ctx, tx, pk, b.Chapters); err != nil {
-			return err
-		}
-		if err := r.writeTexts(ctx, tx, texts); err != nil {
-			return err
-		}
-		return r.index(ctx, tx, stmtSearchInsert, pk, b)
+		return r.writeParts(ctx, tx, pk, b, texts)
 	})
+}
+
+// insertRow stores the row of b in tx and returns its pk. Its error is the
+// driver's, for the caller to map.
+func (r *Books) insertRow(ctx context.Context, tx *txn, b catalog.Book) (int64, error) {
+	var pk int64
+	err := r.db.queryRow(ctx, tx, stmtBookInsert, bookArgs(b)...).Scan(&pk)
+	return pk, err
+}
+
+// writeParts stores the chapters, the texts and the search row of the book
+// b stored at pk, in tx.
+func (r *Books) writeParts(ctx context.Context, tx *txn, pk int64, b catalog.Book, texts []catalog.ChapterText) error {
+	if err := r.writeChapters(ctx, tx, pk, b.Chapters); err != nil {
+		return err
+	}
+	if err := r.writeTexts(ctx, tx, texts); err != nil {
+		return err
+	}
+	return r.index(ctx, tx, stmtSearchInsert, pk, b)
 }
 
 // writeChapters stores the chapters of the book at pk, replacing none: the

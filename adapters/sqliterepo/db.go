@@ -10,10 +10,12 @@
 // write-ahead log they run beside the writer and see every committed write.
 //
 // Exactly-once guarantees (a rotation claimed once, one reading-list item
-// per account and book, one active signing key, unique session ids) are
-// UNIQUE or PRIMARY KEY constraints, or a check and a write inside one
-// write transaction: both are serialised by SQLite whatever the number of
-// racing callers.
+// per account and book, one active signing key, unique session ids, one
+// claim per lent copy, one renewal per loan and number, one account per
+// student number of a school, one redemption per invitation) are UNIQUE or
+// PRIMARY KEY constraints, or a check and a write inside one write
+// transaction: both are serialised by SQLite whatever the number of racing
+// callers.
 //
 // The schema is versioned by PRAGMA user_version and migrated at Open by a
 // small runner over the SQL files embedded from migrations/, each applied in
@@ -264,8 +266,7 @@ func (d *DB) readTx(ctx context.Context, op string, fn func(tx *txn) error) erro
 	return fn(tx)
 }
 
-// Repositories returns every repository backed by this database. Library
-// is nil: the school library's repositories are not on SQLite yet.
+// Repositories returns every repository backed by this database.
 func (d *DB) Repositories() ports.Repositories {
 	return ports.Repositories{
 		Accounts:      NewAccounts(d),
@@ -275,6 +276,11 @@ func (d *DB) Repositories() ports.Repositories {
 		Books:         NewBooks(d),
 		ReadingLists:  NewReadingLists(d),
 		Progress:      NewProgress(d),
+		Students:      NewStudents(d),
+		Invites:       NewInvites(d),
+		Holdings:      NewHoldings(d),
+		Loans:         NewLoans(d),
+		ActiveLoans:   NewActiveLoans(d),
 		Health:        NewHealth(d),
 	}
 }

@@ -17,12 +17,16 @@ var errClosed = errors.New("sqliterepo: the database is closed")
 // mapErr turns a database error into the *errs.Error that crosses the port.
 // notFound and conflict build the port's errors for no row and for a UNIQUE
 // or PRIMARY KEY violation; nil means the case cannot happen for op, and the
-// error is then Internal like any other surprise. SQL text and driver
-// messages only ever go in Err.
+// error is then Internal like any other surprise. An *errs.Error, mapped
+// already by the step that failed, is returned as it is. SQL text and
+// driver messages only ever go in Err.
 func mapErr(err error, op string, notFound, conflict func() error) error {
+	var mapped *errs.Error
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &mapped):
+		return err
 	case errors.Is(err, sql.ErrNoRows) && notFound != nil:
 		return notFound()
 	case isUniqueViolation(err) && conflict != nil:

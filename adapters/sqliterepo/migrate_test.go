@@ -83,7 +83,8 @@ func TestOpenMigratesAnEmptyFile(t *testing.T) {
 	got := strings.Join(schema(t, raw), "\n")
 	for _, table := range []string{"accounts", "schools", "refresh_tokens", "refresh_rotations", "revoked_families",
 		"signing_keys", "books", "book_chapters", "chapter_texts", "books_fts", "counters", "reading_list",
-		"progress", "reading_sessions"} {
+		"progress", "reading_sessions", "students_fts", "library_books", "library_books_fts", "copies", "loans",
+		"copy_claims", "renewals", "student_numbers", "invites", "invite_redemptions"} {
 		if !strings.Contains(got, "table "+table+": ") {
 			t.Errorf("schema after Open has no table %s", table)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
 )
 
 // openTestDB opens a new database in a temporary file (package sqlitetest
@@ -51,6 +52,11 @@ var exampleArgs = map[string]any{
 	"chapters":    `[{"id":"ch_x","title":"One","page_start":1,"page_end":2,"word_count":3}]`,
 	"texts":       `[{"chapter_id":"ch_x","book_id":"bk_0001","position":0,"text":"t"}]`,
 	"match":       `"tit"* AND "auth"*`,
+	"copies":      `[{"id":"cp_x","school_id":"school_1","book_id":"lb_0001","code":"C-X","created_at":0}]`,
+	"loan_ids":    `["ln_0001","ln_0002"]`,
+	"copy_ids":    `["cp_0001","cp_0002"]`,
+	"number_keys": `["n-1","n-2"]`,
+	"student_id":  "acct_0007",
 	"genre":       "fantasy",
 	"level":       user.LevelBeginner,
 	"status":      string(catalog.WantToRead),
@@ -132,9 +138,53 @@ func seed(t *testing.T, d *DB) {
 				AccountID: fmt.Sprintf("acct_%04d", i%30), BookID: id, At: at, LocalDay: "2025-03-01", Seconds: 60}))
 		}
 	}
+	seedLibrary(ctx, t, r, at)
 	for i := range 3 {
 		_, err := r.SigningKeys.EnsureActive(ctx, auth.SigningKey{ID: fmt.Sprintf("kid_%d", i), Algorithm: "RS256", PrivateKeyPEM: []byte("k"), CreatedAt: at})
 		must(err)
+	}
+}
+
+// seedLibrary fills the library's tables: books and copies in every
+// school, loans (a third returned) with their claims and renewals, student
+// numbers, and invitations, some redeemed.
+func seedLibrary(ctx context.Context, t *testing.T, r ports.Repositories, at time.Time) {
+	t.Helper()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 300 {
+		school := fmt.Sprintf("school_%d", i%10)
+		book := library.Book{ID: fmt.Sprintf("lb_%04d", i), SchoolID: school, ISBN: fmt.Sprintf("978%010d", i),
+			Title: fmt.Sprintf("Title %d", i), Author: fmt.Sprintf("Author %d", i%40), CreatedAt: at}
+		must(r.Holdings.CreateBook(ctx, book))
+		var copies []library.Copy
+		for j := range 2 {
+			copies = append(copies, library.Copy{ID: fmt.Sprintf("cp_%04d_%d", i, j), SchoolID: school, BookID: book.ID,
+				Code: fmt.Sprintf("C-%04d-%d", i, j), CreatedAt: at})
+		}
+		if _, err := r.Holdings.CreateCopies(ctx, copies); err != nil {
+			t.Fatal(err)
+		}
+		loan := library.Loan{ID: fmt.Sprintf("ln_%04d", i), SchoolID: school, BookID: book.ID, CopyID: copies[0].ID,
+			CopyCode: copies[0].Code, StudentID: fmt.Sprintf("acct_%04d", i%100), LoanedAt: at.Add(time.Duration(i) * time.Minute),
+			DueAt: "2025-03-15", BookTitle: book.Title, BookAuthor: book.Author}
+		must(r.Loans.Insert(ctx, loan))
+		must(r.ActiveLoans.Claim(ctx, library.CopyClaim{CopyID: loan.CopyID, LoanID: loan.ID, SchoolID: school, BookID: book.ID, ClaimedAt: at}))
+		must(r.Loans.AddRenewal(ctx, library.Renewal{LoanID: loan.ID, Number: 1, DueAt: "2025-03-22", RenewedAt: at}))
+		if i%3 == 0 {
+			must(r.Loans.MarkReturned(ctx, loan.ID, at.Add(time.Hour)))
+			must(r.ActiveLoans.Release(ctx, loan.CopyID, loan.ID))
+		}
+		must(r.Students.ClaimNumber(ctx, school, fmt.Sprintf("N-%04d", i), fmt.Sprintf("acct_%04d", i)))
+		inv := library.Invite{TokenHash: fmt.Sprintf("inv_%04d", i), AccountID: fmt.Sprintf("acct_%04d", i), ExpiresAt: at, CreatedAt: at}
+		must(r.Invites.Create(ctx, inv))
+		if i%2 == 0 {
+			must(r.Invites.Redeem(ctx, inv.TokenHash, at))
+		}
 	}
 }
 
@@ -149,7 +199,8 @@ var (
 // schools, and on an automatic index (built by scanning). A statement
 // marked as walking (an unfiltered page) may scan an index in its order,
 // which stops at the page's end; walking a partial index reads only its
-// rows. The service runs no ANALYZE, so the plans that count are the ones
+// rows. A statement of the RecordStore marked as whole reads or counts a
+// whole table, which is what copying a store means. The service runs no ANALYZE, so the plans that count are the ones
 // without statistics; they are checked after an ANALYZE too, so that
 // turning on PRAGMA optimize would not bring scans back.
 func TestQueryPlansUseIndexes(t *testing.T) {
@@ -204,6 +255,7 @@ func checkPlans(ctx context.Context, t *testing.T, d *DB) {
 			case smallTables[table] != "":
 			case partial[index]:
 			case s.walks && index != how:
+			case s.whole:
 			default:
 				t.Errorf("%s scans %s: %q\nplan: %q\nsql: %s", s.name, table, detail, plan, s.sql)
 			}

@@ -20,6 +20,10 @@ type stmt struct {
 	// page's order and stop at the page's end (LIMIT), instead of looking
 	// rows up: an unfiltered page is read that way.
 	walks bool
+	// whole is set for a statement that reads or counts a whole table on
+	// purpose: the RecordStore copies every record of a store, with the
+	// service stopped.
+	whole bool
 	// registered is true only for statements made by newStmt.
 	registered bool
 }
@@ -43,6 +47,14 @@ func newStmt(name, sql string) *stmt {
 func newWalkingStmt(name, sql string) *stmt {
 	s := newStmt(name, sql)
 	s.walks = true
+	return s
+}
+
+// newWholeStmt registers a statement that reads or counts a whole table
+// (see stmt.whole).
+func newWholeStmt(name, sql string) *stmt {
+	s := newStmt(name, sql)
+	s.whole = true
 	return s
 }
 

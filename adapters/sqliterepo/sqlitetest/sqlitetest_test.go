@@ -3,6 +3,7 @@ package sqlitetest_test
 import (
 	"context"
 	"maps"
+	"reflect"
 	"testing"
 	"time"
 
@@ -47,5 +48,16 @@ func TestStatementCounter(t *testing.T) {
 	c.Reset()
 	if c.Total() != 0 {
 		t.Fatalf("Total after Reset = %d, want 0", c.Total())
+	}
+}
+
+// TestNewDBHasEveryRepository: a test database serves every port, the
+// school library's included.
+func TestNewDBHasEveryRepository(t *testing.T) {
+	r := reflect.ValueOf(sqlitetest.NewDB(t).Repositories())
+	for i := range r.NumField() {
+		if r.Field(i).IsNil() {
+			t.Errorf("Repositories().%s is nil", r.Type().Field(i).Name)
+		}
 	}
 }

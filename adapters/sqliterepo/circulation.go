@@ -1,0 +1,353 @@
+package sqliterepo
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
+)
+
+var (
+	_ ports.LoanRepository       = (*Loans)(nil)
+	_ ports.ActiveLoanRepository = (*ActiveLoans)(nil)
+)
+
+// Loans is the SQLite ports.LoanRepository: table loans, keyed by the loan
+// id, with returned_at NULL until the return, and table renewals, keyed by
+// (loan_id, number) so that one insert wins each renewal number. Every
+// method is one statement.
+type Loans struct {
+	db *DB
+}
+
+// ActiveLoans is the SQLite ports.ActiveLoanRepository: table copy_claims,
+// keyed by the copy id, so that one insert wins each copy. Every method is
+// one statement; a release deletes the claim only where it names the
+// releasing loan, in the one statement, so a newer loan's claim is never
+// removed.
+type ActiveLoans struct {
+	db *DB
+}
+
+// NewLoans returns the loan store of db. It panics on nil, a wiring bug.
+func NewLoans(db *DB) *Loans {
+	if db == nil {
+		panic("sqliterepo: NewLoans: nil database")
+	}
+	return &Loans{db: db}
+}
+
+// NewActiveLoans returns the claim store of db. It panics on nil, a wiring
+// bug.
+func NewActiveLoans(db *DB) *ActiveLoans {
+	if db == nil {
+		panic("sqliterepo: NewActiveLoans: nil database")
+	}
+	return &ActiveLoans{db: db}
+}
+
+const (
+	loanColumns = `id, school_id, book_id, copy_id, copy_code, student_id, loaned_at, due_at, returned_at,
+	book_title, book_author`
+	claimColumns   = `copy_id, loan_id, school_id, book_id, claimed_at`
+	renewalColumns = `loan_id, number, due_at, renewed_at`
+)
+
+var (
+	stmtLoanInsert = newStmt("loans.insert", `
+INSERT INTO loans (`+loanColumns+`)
+VALUES (:id, :school_id, :book_id, :copy_id, :copy_code, :student_id, :loaned_at, :due_at, :returned_at,
+	:book_title, :book_author)`)
+	stmtLoanGet = newStmt("loans.get", `
+SELECT `+loanColumns+` FROM loans WHERE id = :id AND +school_id = :school_id`)
+	stmtLoansByID = newStmt("loans.by_id", `
+SELECT `+loanColumns+` FROM loans WHERE id IN (SELECT value FROM json_each(:ids))`)
+	// Open loans, one statement per filter: each reads the partial index of
+	// open loans that its filter narrows most (the student's loans, the
+	// book's open loans, the school's open loans), in loaned_at order; the
+	// unary + keeps the planner off the other indexes.
+	stmtLoansOpen = newStmt("loans.open", `
+SELECT `+loanColumns+` FROM loans WHERE school_id = :school_id AND returned_at IS NULL
+ORDER BY loaned_at, id`)
+	stmtLoansOpenOfStudent = newStmt("loans.open[student]", `
+SELECT `+loanColumns+` FROM loans
+WHERE student_id = :student_id AND +school_id = :school_id AND returned_at IS NULL
+ORDER BY loaned_at, id`)
+	stmtLoansOpenOfBook = newStmt("loans.open[book]", `
+SELECT `+loanColumns+` FROM loans
+WHERE book_id = :book_id AND +school_id = :school_id AND returned_at IS NULL
+ORDER BY loaned_at, id`)
+	stmtLoansOpenOfStudentBook = newStmt("loans.open[student,book]", `
+SELECT `+loanColumns+` FROM loans
+WHERE student_id = :student_id AND +book_id = :book_id AND +school_id = :school_id AND returned_at IS NULL
+ORDER BY loaned_at, id`)
+	stmtLoansOfStudent = newStmt("loans.of_student", `
+SELECT `+loanColumns+` FROM loans WHERE student_id = :student_id ORDER BY loaned_at DESC, id DESC`)
+	stmtLoanMarkReturned = newStmt("loans.mark_returned", `
+UPDATE loans SET returned_at = :at WHERE id = :id AND returned_at IS NULL`)
+	stmtLoanDelete    = newStmt("loans.delete", `DELETE FROM loans WHERE id = :id`)
+	stmtLoanAnonymize = newStmt("loans.anonymize_student", `
+UPDATE loans SET student_id = :marker WHERE student_id = :student_id`)
+
+	stmtRenewalInsert = newStmt("renewals.insert", `
+INSERT INTO renewals (`+renewalColumns+`) VALUES (:loan_id, :number, :due_at, :renewed_at)`)
+	stmtRenewalsOfLoans = newStmt("renewals.of_loans", `
+SELECT `+renewalColumns+` FROM renewals WHERE loan_id IN (SELECT value FROM json_each(:loan_ids))
+ORDER BY loan_id, number`)
+
+	stmtClaimInsert = newStmt("copy_claims.insert", `
+INSERT INTO copy_claims (`+claimColumns+`) VALUES (:copy_id, :loan_id, :school_id, :book_id, :claimed_at)`)
+	stmtClaimGet       = newStmt("copy_claims.get", `SELECT `+claimColumns+` FROM copy_claims WHERE copy_id = :copy_id`)
+	stmtClaimsOfCopies = newStmt("copy_claims.of_copies", `
+SELECT `+claimColumns+` FROM copy_claims WHERE copy_id IN (SELECT value FROM json_each(:copy_ids))`)
+	stmtClaimsOfBooks = newStmt("copy_claims.of_books", `
+SELECT `+claimColumns+` FROM copy_claims
+WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_ids))`)
+	stmtClaimRelease = newStmt("copy_claims.release", `
+DELETE FROM copy_claims WHERE copy_id = :copy_id AND loan_id = :loan_id`)
+)
+
+// loanArgs are the named parameters of a loan row; a loan not returned has
+// returned_at NULL.
+func loanArgs(l library.Loan) []any {
+	return []any{
+		sql.Named("id", l.ID),
+		sql.Named("school_id", l.SchoolID),
+		sql.Named("book_id", l.BookID),
+		sql.Named("copy_id", l.CopyID),
+		sql.Named("copy_code", l.CopyCode),
+		sql.Named("student_id", l.StudentID),
+		sql.Named("loaned_at", millis(l.LoanedAt)),
+		sql.Named("due_at", l.DueAt),
+		sql.Named("returned_at", nullMillis(l.ReturnedAt)),
+		sql.Named("book_title", l.BookTitle),
+		sql.Named("book_author", l.BookAuthor),
+	}
+}
+
+func scanLoan(s scanner) (library.Loan, error) {
+	var (
+		l        library.Loan
+		loaned   int64
+		returned sql.NullInt64
+	)
+	err := s.Scan(&l.ID, &l.SchoolID, &l.BookID, &l.CopyID, &l.CopyCode, &l.StudentID, &loaned, &l.DueAt, &returned,
+		&l.BookTitle, &l.BookAuthor)
+	if err != nil {
+		return library.Loan{}, err
+	}
+	l.LoanedAt, l.ReturnedAt = fromMillis(loaned), fromNullMillis(returned)
+	return l, nil
+}
+
+func claimArgs(c library.CopyClaim) []any {
+	return []any{
+		sql.Named("copy_id", c.CopyID),
+		sql.Named("loan_id", c.LoanID),
+		sql.Named("school_id", c.SchoolID),
+		sql.Named("book_id", c.BookID),
+		sql.Named("claimed_at", millis(c.ClaimedAt)),
+	}
+}
+
+func scanClaim(s scanner) (library.CopyClaim, error) {
+	var (
+		c       library.CopyClaim
+		claimed int64
+	)
+	if err := s.Scan(&c.CopyID, &c.LoanID, &c.SchoolID, &c.BookID, &claimed); err != nil {
+		return library.CopyClaim{}, err
+	}
+	c.ClaimedAt = fromMillis(claimed)
+	return c, nil
+}
+
+func renewalArgs(rn library.Renewal) []any {
+	return []any{
+		sql.Named("loan_id", rn.LoanID),
+		sql.Named("number", rn.Number),
+		sql.Named("due_at", rn.DueAt),
+		sql.Named("renewed_at", millis(rn.RenewedAt)),
+	}
+}
+
+func scanRenewal(s scanner) (library.Renewal, error) {
+	var (
+		rn      library.Renewal
+		renewed int64
+	)
+	if err := s.Scan(&rn.LoanID, &rn.Number, &rn.DueAt, &renewed); err != nil {
+		return library.Renewal{}, err
+	}
+	rn.RenewedAt = fromMillis(renewed)
+	return rn, nil
+}
+
+// Insert implements ports.LoanRepository. A taken loan id is a bug (ids are
+// generated), so Internal.
+func (r *Loans) Insert(ctx context.Context, l library.Loan) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtLoanInsert, loanArgs(l)...)
+	return mapErr(err, "store the loan", nil, nil)
+}
+
+// Get implements ports.LoanRepository; another school's loan is not found.
+func (r *Loans) Get(ctx context.Context, schoolID, loanID string) (library.Loan, error) {
+	l, err := scanLoan(r.db.queryRow(ctx, r.db.read, stmtLoanGet, sql.Named("id", loanID), sql.Named("school_id", schoolID)))
+	if err != nil {
+		return library.Loan{}, mapErr(err, "read the loan", library.ErrLoanNotFound, nil)
+	}
+	return l, nil
+}
+
+// ByIDs implements ports.LoanRepository with one statement. No ids is no
+// statement.
+func (r *Loans) ByIDs(ctx context.Context, ids []string) ([]library.Loan, error) {
+	if len(ids) == 0 {
+		return []library.Loan{}, nil
+	}
+	return r.list(ctx, "read the loans", stmtLoansByID, sql.Named("ids", jsonArray(ids)))
+}
+
+// Open implements ports.LoanRepository: the school's loans whose
+// returned_at is NULL, filtered by student and book when given, by
+// loaned_at, then id, from a partial index of open loans (or the student's
+// loans) in that order.
+func (r *Loans) Open(ctx context.Context, schoolID, studentID, bookID string) ([]library.Loan, error) {
+	args := []any{sql.Named("school_id", schoolID)}
+	s := stmtLoansOpen
+	switch {
+	case studentID != "" && bookID != "":
+		s = stmtLoansOpenOfStudentBook
+		args = append(args, sql.Named("student_id", studentID), sql.Named("book_id", bookID))
+	case studentID != "":
+		s = stmtLoansOpenOfStudent
+		args = append(args, sql.Named("student_id", studentID))
+	case bookID != "":
+		s = stmtLoansOpenOfBook
+		args = append(args, sql.Named("book_id", bookID))
+	}
+	return r.list(ctx, "list the open loans", s, args...)
+}
+
+// OfStudent implements ports.LoanRepository: newest first, by loaned_at and
+// then id, both descending (the (student_id, loaned_at, id) index read
+// backwards).
+func (r *Loans) OfStudent(ctx context.Context, studentID string) ([]library.Loan, error) {
+	return r.list(ctx, "list the student's loans", stmtLoansOfStudent, sql.Named("student_id", studentID))
+}
+
+func (r *Loans) list(ctx context.Context, op string, s *stmt, args ...any) ([]library.Loan, error) {
+	rows, err := r.db.query(ctx, r.db.read, s, args...)
+	if err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	out, err := scanAll(rows, scanLoan)
+	if err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	return out, nil
+}
+
+// MarkReturned implements ports.LoanRepository with one UPDATE whose
+// filter wants returned_at NULL: statements are serialised, so of racing
+// returns the first sets the time and the others change nothing. A missing
+// loan changes nothing either, which is not an error.
+func (r *Loans) MarkReturned(ctx context.Context, loanID string, at time.Time) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtLoanMarkReturned, sql.Named("id", loanID), sql.Named("at", millis(at)))
+	return mapErr(err, "mark the loan returned", nil, nil)
+}
+
+// Delete implements ports.LoanRepository. A missing loan deletes nothing,
+// which is not an error.
+func (r *Loans) Delete(ctx context.Context, loanID string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtLoanDelete, sql.Named("id", loanID))
+	return mapErr(err, "delete the loan", nil, nil)
+}
+
+// AnonymizeStudent implements ports.LoanRepository with one UPDATE on the
+// (student_id, ...) index: all of the student's loans or none.
+func (r *Loans) AnonymizeStudent(ctx context.Context, studentID, marker string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtLoanAnonymize, sql.Named("student_id", studentID), sql.Named("marker", marker))
+	return mapErr(err, "anonymize the student's loans", nil, nil)
+}
+
+// AddRenewal implements ports.LoanRepository with an insert keyed by loan
+// and number: exactly one of any number of racing inserts succeeds.
+func (r *Loans) AddRenewal(ctx context.Context, rn library.Renewal) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtRenewalInsert, renewalArgs(rn)...)
+	return mapErr(err, "record the renewal", nil, library.ErrRenewalExists)
+}
+
+// Renewals implements ports.LoanRepository with one statement on the
+// primary key, by loan, then number. No ids is no statement.
+func (r *Loans) Renewals(ctx context.Context, loanIDs []string) ([]library.Renewal, error) {
+	if len(loanIDs) == 0 {
+		return []library.Renewal{}, nil
+	}
+	rows, err := r.db.query(ctx, r.db.read, stmtRenewalsOfLoans, sql.Named("loan_ids", jsonArray(loanIDs)))
+	if err != nil {
+		return nil, mapErr(err, "read the renewals", nil, nil)
+	}
+	out, err := scanAll(rows, scanRenewal)
+	if err != nil {
+		return nil, mapErr(err, "read the renewals", nil, nil)
+	}
+	return out, nil
+}
+
+// Claim implements ports.ActiveLoanRepository with an insert keyed by the
+// copy id: exactly one of any number of racing inserts succeeds. The same
+// loan claiming the copy twice is the same conflict.
+func (r *ActiveLoans) Claim(ctx context.Context, c library.CopyClaim) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtClaimInsert, claimArgs(c)...)
+	return mapErr(err, "claim the copy", nil, library.ErrCopyClaimed)
+}
+
+// Holder implements ports.ActiveLoanRepository.
+func (r *ActiveLoans) Holder(ctx context.Context, copyID string) (library.CopyClaim, error) {
+	c, err := scanClaim(r.db.queryRow(ctx, r.db.read, stmtClaimGet, sql.Named("copy_id", copyID)))
+	if err != nil {
+		return library.CopyClaim{}, mapErr(err, "read the claim", library.ErrClaimNotFound, nil)
+	}
+	return c, nil
+}
+
+// ClaimsOfCopies implements ports.ActiveLoanRepository with one statement
+// on the primary key. No ids is no statement.
+func (r *ActiveLoans) ClaimsOfCopies(ctx context.Context, copyIDs []string) ([]library.CopyClaim, error) {
+	if len(copyIDs) == 0 {
+		return []library.CopyClaim{}, nil
+	}
+	return r.list(ctx, stmtClaimsOfCopies, sql.Named("copy_ids", jsonArray(copyIDs)))
+}
+
+// ClaimsOfBooks implements ports.ActiveLoanRepository with one statement on
+// the (school_id, book_id) index. No ids is no statement.
+func (r *ActiveLoans) ClaimsOfBooks(ctx context.Context, schoolID string, bookIDs []string) ([]library.CopyClaim, error) {
+	if len(bookIDs) == 0 {
+		return []library.CopyClaim{}, nil
+	}
+	return r.list(ctx, stmtClaimsOfBooks, sql.Named("school_id", schoolID), sql.Named("book_ids", jsonArray(bookIDs)))
+}
+
+func (r *ActiveLoans) list(ctx context.Context, s *stmt, args ...any) ([]library.CopyClaim, error) {
+	rows, err := r.db.query(ctx, r.db.read, s, args...)
+	if err != nil {
+		return nil, mapErr(err, "read the claims", nil, nil)
+	}
+	out, err := scanAll(rows, scanClaim)
+	if err != nil {
+		return nil, mapErr(err, "read the claims", nil, nil)
+	}
+	return out, nil
+}
+
+// Release implements ports.ActiveLoanRepository: one DELETE of the copy's
+// claim where it names loanID. The statement looks and deletes under the
+// write lock, so a claim another loan took in the meantime stays.
+func (r *ActiveLoans) Release(ctx context.Context, copyID, loanID string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtClaimRelease, sql.Named("copy_id", copyID), sql.Named("loan_id", loanID))
+	return mapErr(err, "release the claim", nil, nil)
+}

@@ -1,0 +1,350 @@
+package sqliterepo
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
+)
+
+var _ ports.HoldingsRepository = (*Holdings)(nil)
+
+// Holdings is the SQLite ports.HoldingsRepository: table library_books
+// (keyed by an integer pk, with the book id UNIQUE and the ISBN UNIQUE
+// within its school when present), its search index library_books_fts, and
+// table copies (keyed by the copy id, with the code UNIQUE within its
+// school). Every lookup names the school, so another school's record is
+// not found. Every method is a fixed number of statements.
+type Holdings struct {
+	db *DB
+}
+
+// NewHoldings returns the holdings store of db. It panics on nil, a wiring
+// bug.
+func NewHoldings(db *DB) *Holdings {
+	if db == nil {
+		panic("sqliterepo: NewHoldings: nil database")
+	}
+	return &Holdings{db: db}
+}
+
+const (
+	libraryBookColumns = `b.id, b.school_id, b.isbn, b.title, b.author, b.cover_url, b.created_at`
+	copyColumns        = `id, school_id, book_id, code, created_at`
+)
+
+var (
+	stmtLibraryBookInsert = newStmt("library_books.insert", `
+INSERT INTO library_books (id, school_id, isbn, title, author, cover_url, created_at)
+VALUES (:id, :school_id, :isbn, :title, :author, :cover_url, :created_at)
+RETURNING pk`)
+	stmtLibraryBookISBNTaken = newStmt("library_books.isbn_taken", `
+SELECT EXISTS (SELECT 1 FROM library_books WHERE school_id = :school_id AND isbn = :isbn AND isbn <> '')`)
+	stmtLibraryBookGet = newStmt("library_books.get", `
+SELECT `+libraryBookColumns+` FROM library_books AS b WHERE b.id = :id AND +b.school_id = :school_id`)
+	// The unary + keeps the planner from reading the whole school's books
+	// through the (school_id, ...) index instead of looking the ids up.
+	stmtLibraryBooksByID = newStmt("library_books.by_id", `
+SELECT `+libraryBookColumns+` FROM library_books AS b
+WHERE b.id IN (SELECT value FROM json_each(:ids)) AND +b.school_id = :school_id`)
+	// A page's pks are chosen from the (school_id, title, id) index alone,
+	// then only the page's books are read.
+	stmtLibraryBooksPage = newStmt("library_books.page", `
+SELECT `+libraryBookColumns+` FROM (
+	SELECT pk FROM library_books WHERE school_id = :school_id ORDER BY title, id LIMIT :limit OFFSET :offset) AS page
+JOIN library_books AS b ON b.pk = page.pk
+ORDER BY b.title, b.id`)
+	stmtLibraryBooksCount = newStmt("library_books.count", `
+SELECT count(*) FROM library_books WHERE school_id = :school_id`)
+	// The search index's matches are all of the school's (their words are
+	// scoped by it); they are sorted by title and only the page's books
+	// read.
+	stmtLibraryBooksSearchPage = newStmt("library_books.page[terms]", `
+SELECT `+libraryBookColumns+` FROM (
+	SELECT pk FROM library_books WHERE pk IN (SELECT rowid FROM library_books_fts WHERE library_books_fts MATCH :match)
+	ORDER BY title, id LIMIT :limit OFFSET :offset) AS page
+JOIN library_books AS b ON b.pk = page.pk
+ORDER BY b.title, b.id`)
+	stmtLibraryBooksSearchCount = newStmt("library_books.count[terms]", `
+SELECT count(*) FROM library_books_fts WHERE library_books_fts MATCH :match`)
+	stmtLibraryBookSearchInsert = newStmt("library_books_fts.insert", `
+INSERT INTO library_books_fts (rowid, words) VALUES (:pk, :words)`)
+
+	// Copies are stored from one JSON array in its order; a code already
+	// taken in the school (before, or by an earlier copy of the array)
+	// inserts nothing, and the stored copies come back.
+	stmtCopiesInsert = newStmt("copies.insert", `
+INSERT INTO copies (`+copyColumns+`)
+SELECT value->>'id', value->>'school_id', value->>'book_id', value->>'code', value->>'created_at'
+FROM json_each(:copies) WHERE true
+ON CONFLICT (school_id, code) DO NOTHING
+RETURNING id`)
+	stmtCopyGet = newStmt("copies.get", `
+SELECT `+copyColumns+` FROM copies WHERE id = :id AND +school_id = :school_id`)
+	stmtCopyByCode = newStmt("copies.by_code", `
+SELECT `+copyColumns+` FROM copies WHERE school_id = :school_id AND code = :code`)
+	stmtCopiesOfBook = newStmt("copies.of_book", `
+SELECT `+copyColumns+` FROM copies WHERE school_id = :school_id AND book_id = :book_id ORDER BY code, id`)
+	stmtCopyCounts = newStmt("copies.counts", `
+SELECT book_id, count(*) FROM copies
+WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_ids))
+GROUP BY book_id`)
+)
+
+// libraryBookArgs are the named parameters of a library book row.
+func libraryBookArgs(b library.Book) []any {
+	return []any{
+		sql.Named("id", b.ID),
+		sql.Named("school_id", b.SchoolID),
+		sql.Named("isbn", b.ISBN),
+		sql.Named("title", b.Title),
+		sql.Named("author", b.Author),
+		sql.Named("cover_url", b.CoverURL),
+		sql.Named("created_at", millis(b.CreatedAt)),
+	}
+}
+
+func scanLibraryBook(s scanner) (library.Book, error) {
+	var (
+		b       library.Book
+		created int64
+	)
+	if err := s.Scan(&b.ID, &b.SchoolID, &b.ISBN, &b.Title, &b.Author, &b.CoverURL, &created); err != nil {
+		return library.Book{}, err
+	}
+	b.CreatedAt = fromMillis(created)
+	return b, nil
+}
+
+// copyJSON is a copy in the JSON that stmtCopiesInsert reads.
+type copyJSON struct {
+	ID        string `json:"id"`
+	SchoolID  string `json:"school_id"`
+	BookID    string `json:"book_id"`
+	Code      string `json:"code"`
+	CreatedAt int64  `json:"created_at"`
+}
+
+func scanCopy(s scanner) (library.Copy, error) {
+	var (
+		c       library.Copy
+		created int64
+	)
+	if err := s.Scan(&c.ID, &c.SchoolID, &c.BookID, &c.Code, &created); err != nil {
+		return library.Copy{}, err
+	}
+	c.CreatedAt = fromMillis(created)
+	return c, nil
+}
+
+// CreateBook implements ports.HoldingsRepository in one transaction: the
+// book and its search row. A UNIQUE violation is the school's ISBN
+// (isbn_exists) or a taken id (a bug: ids are generated, so Internal); a
+// refused book with an ISBN is followed by one lookup that tells which.
+func (r *Holdings) CreateBook(ctx context.Context, b library.Book) error {
+	const op = "create the book"
+	return r.db.inTx(ctx, op, func(tx *txn) error {
+		err := r.db.insertLibraryBook(ctx, tx, b)
+		if isUniqueViolation(err) && b.ISBN != "" {
+			var taken bool
+			if r.db.queryRow(ctx, tx, stmtLibraryBookISBNTaken,
+				sql.Named("school_id", b.SchoolID), sql.Named("isbn", b.ISBN)).Scan(&taken) == nil && taken {
+				return library.ErrISBNExists()
+			}
+		}
+		return mapErr(err, op, nil, nil)
+	})
+}
+
+// insertLibraryBook stores b and its search row in tx. An error of the
+// book's row is the driver's, for the caller to map.
+func (d *DB) insertLibraryBook(ctx context.Context, tx *txn, b library.Book) error {
+	var pk int64
+	if err := d.queryRow(ctx, tx, stmtLibraryBookInsert, libraryBookArgs(b)...).Scan(&pk); err != nil {
+		return err
+	}
+	_, err := d.exec(ctx, tx, stmtLibraryBookSearchInsert, sql.Named("pk", pk),
+		sql.Named("words", scopedWords(b.SchoolID, b.Title+" "+b.Author)))
+	return mapErr(err, "index the book for search", nil, nil)
+}
+
+// Book implements ports.HoldingsRepository.
+func (r *Holdings) Book(ctx context.Context, schoolID, bookID string) (library.Book, error) {
+	b, err := scanLibraryBook(r.db.queryRow(ctx, r.db.read, stmtLibraryBookGet,
+		sql.Named("id", bookID), sql.Named("school_id", schoolID)))
+	if err != nil {
+		return library.Book{}, mapErr(err, "read the book", library.ErrBookNotFound, nil)
+	}
+	return b, nil
+}
+
+// BooksPage implements ports.HoldingsRepository: one statement for the
+// page and one for the total, in one read transaction so both see the same
+// books. Without terms, the page and the total are ranges of the (school_id,
+// title, id) index; with terms, the matches and their total come from the
+// search index, so no search reads the school's other books. A limit of 0
+// or less means no limit, and a negative offset none.
+func (r *Holdings) BooksPage(ctx context.Context, q library.BookQuery) ([]library.Book, int, error) {
+	page, count := stmtLibraryBooksPage, stmtLibraryBooksCount
+	filter := []any{sql.Named("school_id", q.SchoolID)}
+	if len(q.Terms) > 0 {
+		page, count = stmtLibraryBooksSearchPage, stmtLibraryBooksSearchCount
+		filter = []any{sql.Named("match", scopedMatch(q.SchoolID, q.Terms))}
+	}
+	var (
+		books []library.Book
+		total int
+	)
+	err := r.db.readTx(ctx, "list the books", func(tx *txn) error {
+		var err error
+		books, err = r.db.libraryBooks(ctx, tx, page, append(filter, pageArgs(q.Offset, q.Limit)...)...)
+		if err != nil {
+			return err
+		}
+		return mapErr(r.db.queryRow(ctx, tx, count, filter...).Scan(&total), "count the books", nil, nil)
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return books, total, nil
+}
+
+// pageArgs are the :limit and :offset of a page: a limit of 0 or less is
+// no limit (SQLite's -1), a negative offset none.
+func pageArgs(offset, limit int) []any {
+	l := int64(-1)
+	if limit > 0 {
+		l = int64(limit)
+	}
+	return []any{sql.Named("limit", l), sql.Named("offset", max(offset, 0))}
+}
+
+// BooksByID implements ports.HoldingsRepository with one statement. No ids
+// is no statement.
+func (r *Holdings) BooksByID(ctx context.Context, schoolID string, ids []string) ([]library.Book, error) {
+	if len(ids) == 0 {
+		return []library.Book{}, nil
+	}
+	return r.db.libraryBooks(ctx, r.db.read, stmtLibraryBooksByID, sql.Named("ids", jsonArray(ids)), sql.Named("school_id", schoolID))
+}
+
+// libraryBooks runs s on t and reads every book it returns.
+func (d *DB) libraryBooks(ctx context.Context, t target, s *stmt, args ...any) ([]library.Book, error) {
+	rows, err := d.query(ctx, t, s, args...)
+	if err != nil {
+		return nil, mapErr(err, "read the books", nil, nil)
+	}
+	out, err := scanAll(rows, scanLibraryBook)
+	if err != nil {
+		return nil, mapErr(err, "read the books", nil, nil)
+	}
+	return out, nil
+}
+
+// CreateCopies implements ports.HoldingsRepository with one statement: the
+// copies are inserted in order, those whose code the school already uses
+// (including a code taken by an earlier copy of the same call) are skipped
+// by the UNIQUE (school_id, code) key, and the ids of the stored ones come
+// back; the others are the duplicates. A taken copy id fails the whole
+// call (ids are generated, so Internal) and stores nothing.
+func (r *Holdings) CreateCopies(ctx context.Context, copies []library.Copy) ([]int, error) {
+	const op = "store the copies"
+	if len(copies) == 0 {
+		return nil, nil
+	}
+	rows := make([]copyJSON, len(copies))
+	for i, c := range copies {
+		rows[i] = copyJSON{ID: c.ID, SchoolID: c.SchoolID, BookID: c.BookID, Code: c.Code, CreatedAt: millis(c.CreatedAt)}
+	}
+	res, err := r.db.query(ctx, r.db.write, stmtCopiesInsert, sql.Named("copies", jsonArray(rows)))
+	if err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	stored, err := scanAll(res, func(s scanner) (string, error) {
+		var id string
+		err := s.Scan(&id)
+		return id, err
+	})
+	if err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	inserted := make(map[string]bool, len(stored))
+	for _, id := range stored {
+		inserted[id] = true
+	}
+	var dups []int
+	for i, c := range copies {
+		if !inserted[c.ID] {
+			dups = append(dups, i)
+		}
+	}
+	return dups, nil
+}
+
+// Copy implements ports.HoldingsRepository.
+func (r *Holdings) Copy(ctx context.Context, schoolID, copyID string) (library.Copy, error) {
+	return r.copy(ctx, stmtCopyGet, sql.Named("id", copyID), sql.Named("school_id", schoolID))
+}
+
+// CopyByCode implements ports.HoldingsRepository: one lookup in the UNIQUE
+// (school_id, code) key.
+func (r *Holdings) CopyByCode(ctx context.Context, schoolID, code string) (library.Copy, error) {
+	return r.copy(ctx, stmtCopyByCode, sql.Named("school_id", schoolID), sql.Named("code", code))
+}
+
+func (r *Holdings) copy(ctx context.Context, s *stmt, args ...any) (library.Copy, error) {
+	c, err := scanCopy(r.db.queryRow(ctx, r.db.read, s, args...))
+	if err != nil {
+		return library.Copy{}, mapErr(err, "read the copy", library.ErrCopyNotFound, nil)
+	}
+	return c, nil
+}
+
+// CopiesOfBook implements ports.HoldingsRepository, in the order of the
+// (school_id, book_id, code, id) index.
+func (r *Holdings) CopiesOfBook(ctx context.Context, schoolID, bookID string) ([]library.Copy, error) {
+	rows, err := r.db.query(ctx, r.db.read, stmtCopiesOfBook, sql.Named("school_id", schoolID), sql.Named("book_id", bookID))
+	if err != nil {
+		return nil, mapErr(err, "list the copies", nil, nil)
+	}
+	out, err := scanAll(rows, scanCopy)
+	if err != nil {
+		return nil, mapErr(err, "list the copies", nil, nil)
+	}
+	return out, nil
+}
+
+// CopyCounts implements ports.HoldingsRepository with one statement over
+// the (school_id, book_id, ...) index alone. No ids is no statement.
+func (r *Holdings) CopyCounts(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error) {
+	if len(bookIDs) == 0 {
+		return map[string]int{}, nil
+	}
+	return r.db.countsByKey(ctx, "count the copies", stmtCopyCounts, sql.Named("school_id", schoolID), sql.Named("book_ids", jsonArray(bookIDs)))
+}
+
+// countsByKey runs s, whose rows are a key and a count, on the read pool.
+func (d *DB) countsByKey(ctx context.Context, op string, s *stmt, args ...any) (map[string]int, error) {
+	rows, err := d.query(ctx, d.read, s, args...)
+	if err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	type count struct {
+		key string
+		n   int
+	}
+	counts, err := scanAll(rows, func(s scanner) (count, error) {
+		var c count
+		err := s.Scan(&c.key, &c.n)
+		return c, err
+	})
+	if err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	out := make(map[string]int, len(counts))
+	for _, c := range counts {
+		out[c.key] = c.n
+	}
+	return out, nil
+}

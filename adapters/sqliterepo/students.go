@@ -1,0 +1,242 @@
+package sqliterepo
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+var (
+	_ ports.StudentRepository = (*Students)(nil)
+	_ ports.InviteRepository  = (*Invites)(nil)
+)
+
+// Students is the SQLite ports.StudentRepository: students are accounts
+// (table accounts, kept by Accounts, with their search rows in
+// students_fts), and their numbers are rows of student_numbers keyed by
+// (school_id, number_key), the number in lowercase, so one insert wins
+// each number whatever case it is typed in.
+type Students struct {
+	db *DB
+}
+
+// Invites is the SQLite ports.InviteRepository: table invites, keyed by the
+// token hash, and table invite_redemptions, keyed the same, whose insert is
+// the one redemption.
+type Invites struct {
+	db *DB
+}
+
+// NewStudents returns the student store of db. It panics on nil, a wiring
+// bug.
+func NewStudents(db *DB) *Students {
+	if db == nil {
+		panic("sqliterepo: NewStudents: nil database")
+	}
+	return &Students{db: db}
+}
+
+// NewInvites returns the invitation store of db. It panics on nil, a wiring
+// bug.
+func NewInvites(db *DB) *Invites {
+	if db == nil {
+		panic("sqliterepo: NewInvites: nil database")
+	}
+	return &Invites{db: db}
+}
+
+// studentAccountColumns are accountColumns of accounts AS a.
+const studentAccountColumns = `a.id, a.email, a.name, a.password_hash, a.role, a.school_id, a.tier, a.suspended, a.deleted,
+	a.avatar, a.reading_level, a.font_size, a.theme, a.notifications, a.timezone, a.student_number, a.created_at,
+	a.updated_at`
+
+var (
+	// The school's students are the accounts_students partial index: a
+	// page's pks are chosen from it alone and its total is a range of it.
+	// Its WHERE (role = 'student' AND deleted = 0) is repeated literally so
+	// the planner may use it.
+	stmtStudentsPage = newStmt("students.page", `
+SELECT `+studentAccountColumns+` FROM (
+	SELECT pk FROM accounts WHERE school_id = :school_id AND role = 'student' AND deleted = 0
+	ORDER BY name, id LIMIT :limit OFFSET :offset) AS page
+JOIN accounts AS a ON a.pk = page.pk
+ORDER BY a.name, a.id`)
+	stmtStudentsCount = newStmt("students.count", `
+SELECT count(*) FROM accounts WHERE school_id = :school_id AND role = 'student' AND deleted = 0`)
+	// students_fts holds only students that are not deleted, their words
+	// scoped by their school: its matches are the page's candidates and its
+	// count the total.
+	stmtStudentsSearchPage = newStmt("students.page[terms]", `
+SELECT `+studentAccountColumns+` FROM (
+	SELECT pk FROM accounts WHERE pk IN (SELECT rowid FROM students_fts WHERE students_fts MATCH :match)
+	ORDER BY name, id LIMIT :limit OFFSET :offset) AS page
+JOIN accounts AS a ON a.pk = page.pk
+ORDER BY a.name, a.id`)
+	stmtStudentsSearchCount = newStmt("students.count[terms]", `
+SELECT count(*) FROM students_fts WHERE students_fts MATCH :match`)
+
+	stmtNumberInsert = newStmt("student_numbers.insert", `
+INSERT INTO student_numbers (school_id, number_key, number, account_id)
+VALUES (:school_id, :number_key, :number, :account_id)`)
+	stmtNumbersTaken = newStmt("student_numbers.taken", `
+SELECT number FROM student_numbers
+WHERE school_id = :school_id AND number_key IN (SELECT value FROM json_each(:number_keys))`)
+	stmtNumbersRelease = newStmt("student_numbers.release", `
+DELETE FROM student_numbers WHERE account_id = :account_id`)
+
+	stmtInviteInsert = newStmt("invites.insert", `
+INSERT INTO invites (token_hash, account_id, expires_at, created_at)
+VALUES (:token_hash, :account_id, :expires_at, :created_at)`)
+	stmtInviteGet = newStmt("invites.get", `
+SELECT token_hash, account_id, expires_at, created_at FROM invites WHERE token_hash = :token_hash`)
+	stmtInvitesDeleteByAccount = newStmt("invites.delete_by_account", `
+DELETE FROM invites WHERE account_id = :account_id`)
+	stmtRedemptionInsert = newStmt("invite_redemptions.insert", `
+INSERT INTO invite_redemptions (token_hash, redeemed_at) VALUES (:token_hash, :at)`)
+)
+
+// numberKey is the key of a student number: numbers that differ only in
+// case are one number (strings.ToLower, as the MongoDB store keys them).
+func numberKey(number string) string { return strings.ToLower(number) }
+
+// Search implements ports.StudentRepository: one statement for the page and
+// one for the total, in one read transaction so both see the same
+// students. Without terms both are ranges of the accounts_students index;
+// with terms, the matches and their total come from students_fts, so a
+// search reads no other student of the school. A limit of 0 or less means
+// no limit, and a negative offset none.
+func (r *Students) Search(ctx context.Context, q library.StudentQuery) ([]user.Account, int, error) {
+	page, count := stmtStudentsPage, stmtStudentsCount
+	filter := []any{sql.Named("school_id", q.SchoolID)}
+	if len(q.Terms) > 0 {
+		page, count = stmtStudentsSearchPage, stmtStudentsSearchCount
+		filter = []any{sql.Named("match", scopedMatch(q.SchoolID, q.Terms))}
+	}
+	var (
+		list  []user.Account
+		total int
+	)
+	err := r.db.readTx(ctx, "search the students", func(tx *txn) error {
+		rows, err := r.db.query(ctx, tx, page, append(filter, pageArgs(q.Offset, q.Limit)...)...)
+		if err != nil {
+			return mapErr(err, "search the students", nil, nil)
+		}
+		if list, err = scanAll(rows, scanAccount); err != nil {
+			return mapErr(err, "search the students", nil, nil)
+		}
+		return mapErr(r.db.queryRow(ctx, tx, count, filter...).Scan(&total), "count the students", nil, nil)
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return list, total, nil
+}
+
+// ClaimNumber implements ports.StudentRepository with an insert keyed by
+// school and lowercased number: exactly one account gets each number,
+// whatever case it is typed in.
+func (r *Students) ClaimNumber(ctx context.Context, schoolID, number, accountID string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtNumberInsert, numberArgs(ports.StudentNumber{SchoolID: schoolID, Number: number, AccountID: accountID})...)
+	return mapErr(err, "claim the student number", nil, library.ErrStudentNumberExists)
+}
+
+func numberArgs(n ports.StudentNumber) []any {
+	return []any{
+		sql.Named("school_id", n.SchoolID),
+		sql.Named("number_key", numberKey(n.Number)),
+		sql.Named("number", n.Number),
+		sql.Named("account_id", n.AccountID),
+	}
+}
+
+// TakenNumbers implements ports.StudentRepository with one lookup of the
+// lowercased numbers in the primary key; the numbers come back as stored.
+// No numbers is no statement.
+func (r *Students) TakenNumbers(ctx context.Context, schoolID string, numbers []string) ([]string, error) {
+	if len(numbers) == 0 {
+		return nil, nil
+	}
+	keys := make([]string, len(numbers))
+	for i, n := range numbers {
+		keys[i] = numberKey(n)
+	}
+	rows, err := r.db.query(ctx, r.db.read, stmtNumbersTaken, sql.Named("school_id", schoolID), sql.Named("number_keys", jsonArray(keys)))
+	if err != nil {
+		return nil, mapErr(err, "read the student numbers", nil, nil)
+	}
+	out, err := scanAll(rows, func(s scanner) (string, error) {
+		var n string
+		err := s.Scan(&n)
+		return n, err
+	})
+	if err != nil {
+		return nil, mapErr(err, "read the student numbers", nil, nil)
+	}
+	return out, nil
+}
+
+// ReleaseNumbers implements ports.StudentRepository: one DELETE on the
+// account_id index.
+func (r *Students) ReleaseNumbers(ctx context.Context, accountID string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtNumbersRelease, sql.Named("account_id", accountID))
+	return mapErr(err, "delete the account's student numbers", nil, nil)
+}
+
+func inviteArgs(inv library.Invite) []any {
+	return []any{
+		sql.Named("token_hash", inv.TokenHash),
+		sql.Named("account_id", inv.AccountID),
+		sql.Named("expires_at", millis(inv.ExpiresAt)),
+		sql.Named("created_at", millis(inv.CreatedAt)),
+	}
+}
+
+func scanInvite(s scanner) (library.Invite, error) {
+	var (
+		inv              library.Invite
+		expires, created int64
+	)
+	if err := s.Scan(&inv.TokenHash, &inv.AccountID, &expires, &created); err != nil {
+		return library.Invite{}, err
+	}
+	inv.ExpiresAt, inv.CreatedAt = fromMillis(expires), fromMillis(created)
+	return inv, nil
+}
+
+// Create implements ports.InviteRepository. A taken hash is a bug (tokens
+// are random), so Internal.
+func (r *Invites) Create(ctx context.Context, inv library.Invite) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtInviteInsert, inviteArgs(inv)...)
+	return mapErr(err, "store the invitation", nil, nil)
+}
+
+// Get implements ports.InviteRepository. A redeemed invitation is still
+// returned.
+func (r *Invites) Get(ctx context.Context, tokenHash string) (library.Invite, error) {
+	inv, err := scanInvite(r.db.queryRow(ctx, r.db.read, stmtInviteGet, sql.Named("token_hash", tokenHash)))
+	if err != nil {
+		return library.Invite{}, mapErr(err, "read the invitation", library.ErrInviteNotFound, nil)
+	}
+	return inv, nil
+}
+
+// Redeem implements ports.InviteRepository with an insert keyed by the
+// hash into invite_redemptions: exactly one of any number of racing calls
+// succeeds. It does not look the invitation up; callers read it first.
+func (r *Invites) Redeem(ctx context.Context, tokenHash string, at time.Time) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtRedemptionInsert, sql.Named("token_hash", tokenHash), sql.Named("at", millis(at)))
+	return mapErr(err, "redeem the invitation", nil, library.ErrInviteUsed)
+}
+
+// DeleteByAccount implements ports.InviteRepository: one DELETE on the
+// account_id index. The redemptions stay, as in the MongoDB store: a
+// deleted invitation is not found, and its token stays used.
+func (r *Invites) DeleteByAccount(ctx context.Context, accountID string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtInvitesDeleteByAccount, sql.Named("account_id", accountID))
+	return mapErr(err, "delete the account's invitations", nil, nil)
+}
