@@ -406,23 +406,32 @@ func verifyAfterKill(t *testing.T, s *service, token string, must *killStore, lo
 	}
 	found := newKillStore()
 
-	// Students, by their number: the search matches the start of a number.
-	var students struct {
-		Students []struct {
-			ID     string `json:"student_id"`
-			Name   string `json:"name"`
-			Number string `json:"student_number"`
-		} `json:"students"`
-	}
-	killGetJSON(t, s, token, "/api/library/students?search="+url.QueryEscape(killNumberPrefix), &students)
-	for _, st := range students.Students {
-		if !strings.HasPrefix(st.Number, killNumberPrefix) {
-			continue
+	// Students, by their number (a search matches the start of a word of
+	// the number), from every page of the search.
+	for page := 1; ; page++ {
+		var students struct {
+			Students []struct {
+				ID     string `json:"student_id"`
+				Name   string `json:"name"`
+				Number string `json:"student_number"`
+			} `json:"students"`
+			Pagination struct {
+				TotalPages int `json:"total_pages"`
+			} `json:"pagination"`
 		}
-		if prev, dup := found.students[st.Number]; dup {
-			t.Errorf("student number %s stored twice: %s and %s", st.Number, prev.ID, st.ID)
+		killGetJSON(t, s, token, fmt.Sprintf("/api/library/students?limit=100&page=%d&search=%s", page, url.QueryEscape(killNumberPrefix)), &students)
+		for _, st := range students.Students {
+			if !strings.HasPrefix(st.Number, killNumberPrefix) {
+				continue
+			}
+			if prev, dup := found.students[st.Number]; dup {
+				t.Errorf("student number %s stored twice: %s and %s", st.Number, prev.ID, st.ID)
+			}
+			found.students[st.Number] = killStudent{ID: st.ID, Number: st.Number, Name: st.Name}
 		}
-		found.students[st.Number] = killStudent{ID: st.ID, Number: st.Number, Name: st.Name}
+		if page >= students.Pagination.TotalPages {
+			break
+		}
 	}
 	for n, w := range sortedKeys(want.students) {
 		got, ok := found.students[n]
