@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/readinglibrary/service/adapters/memrepo"
+	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
@@ -102,7 +102,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, decide func(ports.AccessRequest) bool) *fixture {
 	t.Helper()
-	repos := memrepo.New()
+	repos := sqlitetest.NewDB(t).Repositories()
 	identity := service.NewIdentity(repos, fakeTokens{}, fakeHasher{}, noThrottle{}, service.IdentityConfig{SignupEnabled: true})
 	reader, err := identity.CreateAccount(context.Background(), service.NewAccountInput{
 		Email: "reader@example.org", Password: "correct-horse-1", Name: "Rita Reader", Role: user.RoleReader,

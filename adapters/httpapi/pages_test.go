@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/readinglibrary/service/adapters/memrepo"
+	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
@@ -30,7 +30,7 @@ type pagesFixture struct {
 
 func newPagesFixture(t *testing.T, cfg Config) *pagesFixture {
 	t.Helper()
-	repos := memrepo.New()
+	repos := sqlitetest.NewDB(t).Repositories()
 	identity := service.NewIdentity(repos, fakeTokens{}, fakeHasher{}, noThrottle{}, service.IdentityConfig{})
 	reader, err := identity.CreateAccount(context.Background(), service.NewAccountInput{
 		Email: "reader@example.org", Password: "correct-horse-1", Name: "Rita Reader", Role: user.RoleReader,

@@ -13,9 +13,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/readinglibrary/service/adapters/mongorepo/mongotest/ferret"
 	"github.com/readinglibrary/service/adapters/mongorepo"
 	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
+	"github.com/readinglibrary/service/adapters/mongorepo/mongotest/ferret"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/readinglibrary/service/adapters/ladonauthz"
-	"github.com/readinglibrary/service/adapters/memrepo"
+	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
@@ -69,7 +69,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	repos := memrepo.New()
+	repos := sqlitetest.NewDB(t).Repositories()
 	identity := service.NewIdentity(repos, fakeTokens{}, fakeHasher{}, noThrottle{}, service.IdentityConfig{})
 	lib := service.NewLibrary(repos, identity)
 	authz, err := ladonauthz.LoadFS(policies.Files)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/readinglibrary/service/adapters/memrepo"
+	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
@@ -180,7 +180,7 @@ func newFixture(tb testing.TB, cfg service.IdentityConfig) *fixture {
 		cfg.RefreshTTL = refreshTTL
 	}
 	f := &fixture{
-		repos:    memrepo.New(),
+		repos:    sqlitetest.NewDB(tb).Repositories(),
 		hasher:   &fakeHasher{},
 		throttle: &fakeThrottle{},
 		clock:    &clock{t: t0},

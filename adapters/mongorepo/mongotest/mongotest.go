@@ -32,8 +32,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/readinglibrary/service/adapters/mongorepo/mongotest/ferret"
 	"github.com/readinglibrary/service/adapters/mongorepo"
+	"github.com/readinglibrary/service/adapters/mongorepo/mongotest/ferret"
 )
 
 // Environment variables that select the backend.

@@ -14,9 +14,9 @@ import (
 	"github.com/readinglibrary/service/adapters/httpapi"
 	"github.com/readinglibrary/service/adapters/jwttoken"
 	"github.com/readinglibrary/service/adapters/ladonauthz"
-	"github.com/readinglibrary/service/adapters/memrepo"
 	"github.com/readinglibrary/service/adapters/passwordhash"
 	"github.com/readinglibrary/service/adapters/ratelimit"
+	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
@@ -173,7 +173,7 @@ func newTestWiring(t testing.TB, authz ports.Authorizer) (*httpapi.Handler, *ser
 func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpapi.Handler, *service.Identity, *service.Catalog) {
 	t.Helper()
 	ctx := context.Background()
-	repos := memrepo.New()
+	repos := sqlitetest.NewDB(t).Repositories()
 	keys, err := jwttoken.LoadKeys(ctx, repos.SigningKeys, time.Now())
 	if err != nil {
 		t.Fatal(err)
