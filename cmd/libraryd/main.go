@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -23,13 +24,20 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if len(os.Args) > 1 && os.Args[1] == "import" {
-		if err := app.RunImport(ctx, os.Getenv, os.Args[2:], os.Stdout, os.Stderr); err != nil {
-			fmt.Fprintln(os.Stderr, "libraryd import:", err)
-			stop()
-			os.Exit(1)
+	commands := map[string]func(context.Context, func(string) string, []string, io.Writer, io.Writer) error{
+		"import":  app.RunImport,  // books from JSON, text and EPUB files
+		"backup":  app.RunBackup,  // an online copy of the embedded store
+		"migrate": app.RunMigrate, // the embedded store to or from MongoDB
+	}
+	if len(os.Args) > 1 {
+		if run, ok := commands[os.Args[1]]; ok {
+			if err := run(ctx, os.Getenv, os.Args[2:], os.Stdout, os.Stderr); err != nil {
+				fmt.Fprintf(os.Stderr, "libraryd %s: %v\n", os.Args[1], err)
+				stop()
+				os.Exit(1)
+			}
+			return
 		}
-		return
 	}
 	if err := app.Run(ctx, os.Getenv, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "libraryd:", err)
