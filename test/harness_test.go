@@ -30,6 +30,7 @@ type service struct {
 	Logs *lockedBuffer
 	Env  map[string]string // the configuration it was started with
 	t    *testing.T
+	stop func() // shuts the service down and closes its store; idempotent
 }
 
 type lockedBuffer struct {
@@ -108,17 +109,21 @@ func startService(t *testing.T, env map[string]string, opts ...app.Option) *serv
 	}
 	done := make(chan error, 1)
 	go func() { done <- a.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		_ = a.Close(context.Background())
-		if t.Failed() {
-			t.Logf("service logs:\n%s", logs.String())
-		}
-	})
-	s := &service{URL: base, App: a, Logs: logs, Env: full, t: t}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+			_ = a.Close(context.Background())
+			if t.Failed() {
+				t.Logf("service logs:\n%s", logs.String())
+			}
+		})
+	}
+	t.Cleanup(stop)
+	s := &service{URL: base, App: a, Logs: logs, Env: full, t: t, stop: stop}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		resp, err := http.Get(base + "/readyz")
