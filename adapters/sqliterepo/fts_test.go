@@ -135,12 +135,20 @@ func TestSearchMatchesCatalogTerms(t *testing.T) {
 	}
 	queries = append(queries, "pupil", "school a", "example org", "pupil03 example")
 
+	// The library's searches share the catalog's folding, tokenizer and
+	// matching, and differ in what they index and in the school's scope:
+	// the special queries and every eighth other are enough for them.
+	sampled := slices.Clone(ftsQueries)
+	for i := len(ftsQueries); i < len(queries); i += 8 {
+		sampled = append(sampled, queries[i])
+	}
 	searches := []struct {
-		name   string
-		prefix string // of the ids of the records it may find
-		search func(terms []string) ([]string, int64, error)
+		name    string
+		prefix  string // of the ids of the records it may find
+		queries []string
+		search  func(terms []string) ([]string, int64, error)
 	}{
-		{"Books", "bk_", func(terms []string) ([]string, int64, error) {
+		{"Books", "bk_", queries, func(terms []string) ([]string, int64, error) {
 			books, total, err := r.Books.List(ctx, catalog.Query{Terms: terms})
 			ids := []string{}
 			for _, b := range books {
@@ -148,7 +156,7 @@ func TestSearchMatchesCatalogTerms(t *testing.T) {
 			}
 			return ids, total, err
 		}},
-		{"LibraryBooks", school + "/lb/", func(terms []string) ([]string, int64, error) {
+		{"LibraryBooks", school + "/lb/", sampled, func(terms []string) ([]string, int64, error) {
 			books, total, err := r.Holdings.BooksPage(ctx, library.BookQuery{SchoolID: school, Terms: terms})
 			ids := []string{}
 			for _, b := range books {
@@ -156,7 +164,7 @@ func TestSearchMatchesCatalogTerms(t *testing.T) {
 			}
 			return ids, int64(total), err
 		}},
-		{"Students", school + "/st/", func(terms []string) ([]string, int64, error) {
+		{"Students", school + "/st/", sampled, func(terms []string) ([]string, int64, error) {
 			students, total, err := r.Students.Search(ctx, library.StudentQuery{SchoolID: school, Terms: terms})
 			ids := []string{}
 			for _, a := range students {
@@ -174,7 +182,7 @@ func TestSearchMatchesCatalogTerms(t *testing.T) {
 				}
 			}
 			tried := 0
-			for _, q := range queries {
+			for _, q := range s.queries {
 				terms := catalog.QueryTerms(q)
 				if len(terms) == 0 {
 					continue // the service refuses such a search
@@ -196,7 +204,7 @@ func TestSearchMatchesCatalogTerms(t *testing.T) {
 					t.Errorf("search %q (terms %q) = %v (total %d), want %v", q, terms, ids, total, want)
 				}
 			}
-			if tried < 900 {
+			if tried < len(s.queries)*9/10 || tried < 150 {
 				t.Fatalf("only %d searches tried; the corpus lost words", tried)
 			}
 		})

@@ -138,52 +138,61 @@ func seed(t *testing.T, d *DB) {
 				AccountID: fmt.Sprintf("acct_%04d", i%30), BookID: id, At: at, LocalDay: "2025-03-01", Seconds: 60}))
 		}
 	}
-	seedLibrary(ctx, t, r, at)
+	seedLibrary(ctx, t, d, at)
 	for i := range 3 {
 		_, err := r.SigningKeys.EnsureActive(ctx, auth.SigningKey{ID: fmt.Sprintf("kid_%d", i), Algorithm: "RS256", PrivateKeyPEM: []byte("k"), CreatedAt: at})
 		must(err)
 	}
 }
 
-// seedLibrary fills the library's tables: books and copies in every
-// school, loans (a third returned) with their claims and renewals, student
-// numbers, and invitations, some redeemed.
-func seedLibrary(ctx context.Context, t *testing.T, r ports.Repositories, at time.Time) {
+// seedLibrary fills the library's tables through Records, one
+// transaction per kind: books and copies in every school, loans (the older
+// ones returned, the newer ones holding claims) with renewals, student
+// numbers, and invitations, half of them redeemed.
+func seedLibrary(ctx context.Context, t *testing.T, d *DB, at time.Time) {
 	t.Helper()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i := range 300 {
+	var books, copies, loans, renewals, claims, numbers, invites, redemptions []any
+	for i := range 200 {
 		school := fmt.Sprintf("school_%d", i%10)
 		book := library.Book{ID: fmt.Sprintf("lb_%04d", i), SchoolID: school, ISBN: fmt.Sprintf("978%010d", i),
 			Title: fmt.Sprintf("Title %d", i), Author: fmt.Sprintf("Author %d", i%40), CreatedAt: at}
-		must(r.Holdings.CreateBook(ctx, book))
-		var copies []library.Copy
+		books = append(books, book)
 		for j := range 2 {
 			copies = append(copies, library.Copy{ID: fmt.Sprintf("cp_%04d_%d", i, j), SchoolID: school, BookID: book.ID,
 				Code: fmt.Sprintf("C-%04d-%d", i, j), CreatedAt: at})
 		}
-		if _, err := r.Holdings.CreateCopies(ctx, copies); err != nil {
-			t.Fatal(err)
-		}
-		loan := library.Loan{ID: fmt.Sprintf("ln_%04d", i), SchoolID: school, BookID: book.ID, CopyID: copies[0].ID,
-			CopyCode: copies[0].Code, StudentID: fmt.Sprintf("acct_%04d", i%100), LoanedAt: at.Add(time.Duration(i) * time.Minute),
-			DueAt: "2025-03-15", BookTitle: book.Title, BookAuthor: book.Author}
-		must(r.Loans.Insert(ctx, loan))
-		must(r.ActiveLoans.Claim(ctx, library.CopyClaim{CopyID: loan.CopyID, LoanID: loan.ID, SchoolID: school, BookID: book.ID, ClaimedAt: at}))
-		must(r.Loans.AddRenewal(ctx, library.Renewal{LoanID: loan.ID, Number: 1, DueAt: "2025-03-22", RenewedAt: at}))
-		if i%3 == 0 {
-			must(r.Loans.MarkReturned(ctx, loan.ID, at.Add(time.Hour)))
-			must(r.ActiveLoans.Release(ctx, loan.CopyID, loan.ID))
-		}
-		must(r.Students.ClaimNumber(ctx, school, fmt.Sprintf("N-%04d", i), fmt.Sprintf("acct_%04d", i)))
+		numbers = append(numbers, ports.StudentNumber{SchoolID: school, Number: fmt.Sprintf("N-%04d", i), AccountID: fmt.Sprintf("acct_%04d", i)})
 		inv := library.Invite{TokenHash: fmt.Sprintf("inv_%04d", i), AccountID: fmt.Sprintf("acct_%04d", i), ExpiresAt: at, CreatedAt: at}
-		must(r.Invites.Create(ctx, inv))
+		invites = append(invites, inv)
 		if i%2 == 0 {
-			must(r.Invites.Redeem(ctx, inv.TokenHash, at))
+			redemptions = append(redemptions, ports.Stamp{ID: inv.TokenHash, At: at})
+		}
+	}
+	for i := range 600 {
+		cp := copies[i%len(copies)].(library.Copy)
+		loan := library.Loan{ID: fmt.Sprintf("ln_%04d", i), SchoolID: cp.SchoolID, BookID: cp.BookID, CopyID: cp.ID,
+			CopyCode: cp.Code, StudentID: fmt.Sprintf("acct_%04d", i%100), LoanedAt: at.Add(time.Duration(i) * time.Hour),
+			DueAt: "2025-03-15", BookTitle: "Title", BookAuthor: "Author"}
+		if i < len(copies) {
+			loan.ReturnedAt = loan.LoanedAt.Add(time.Hour)
+		} else {
+			claims = append(claims, library.CopyClaim{CopyID: cp.ID, LoanID: loan.ID, SchoolID: cp.SchoolID, BookID: cp.BookID, ClaimedAt: loan.LoanedAt})
+		}
+		loans = append(loans, loan)
+		if i%2 == 0 {
+			renewals = append(renewals, library.Renewal{LoanID: loan.ID, Number: 1, DueAt: "2025-03-22", RenewedAt: at})
+		}
+	}
+	rec := d.Records()
+	for _, w := range []struct {
+		kind    ports.RecordKind
+		records []any
+	}{
+		{ports.KindLibraryBooks, books}, {ports.KindCopies, copies}, {ports.KindLoans, loans}, {ports.KindRenewals, renewals},
+		{ports.KindClaims, claims}, {ports.KindStudentNumbers, numbers}, {ports.KindInvites, invites}, {ports.KindRedemptions, redemptions},
+	} {
+		if err := rec.Write(ctx, w.kind, w.records); err != nil {
+			t.Fatalf("seed %s: %v", w.kind, err)
 		}
 	}
 }

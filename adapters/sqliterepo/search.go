@@ -37,7 +37,9 @@ import (
 // remove_diacritics still drops 29 of them after such letters and the 10
 // letters still fold. ascii splits at spaces and ASCII punctuation only
 // and lowercases only ASCII, which the folded words already are, so each
-// folded word is exactly one token.
+// folded word is exactly one token. TestTokenizerKeepsFoldedWords holds
+// that, and counts the others' differences with
+// SQLITEREPO_COMPARE_TOKENIZERS=1.
 
 var (
 	stmtSearchInsert = newStmt("books_fts.insert", `
