@@ -342,9 +342,17 @@ func seedSchool(ctx context.Context, s *svc, n, students, pastLoans, workers int
 const retries = 3
 
 // isTimeout tells a request that ran past the service's deadline (or the
-// client's) from other failures.
+// client's), or that a store too busy to answer refused with 503, from
+// other failures: both are worth another try after a pause.
 func isTimeout(a answer, err error) bool {
-	return timedOut(a.Status, a.Body, err, 0)
+	if timedOut(a.Status, a.Body, err, 0) {
+		return true
+	}
+	if err == nil && a.Status == http.StatusServiceUnavailable {
+		time.Sleep(time.Second)
+		return true
+	}
+	return false
 }
 
 // checkOut lends a copy and returns the loan's id. A check-out that timed
