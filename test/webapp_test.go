@@ -632,3 +632,52 @@ func TestWebAcceptInvite(t *testing.T) {
 		t.Fatalf("second use of the code: %d", p.Status)
 	}
 }
+
+// The staff's books and students pages come 50 at a time, with a search
+// (every word begins a word of the title or author, or of the student's
+// name, email or number) and links to the pages before and after.
+func TestWebBooksAndStudentsArePaged(t *testing.T) {
+	s := startService(t, testEnv(t, nil))
+	b := newBrowser(t, s)
+	if p := b.signIn(demoLibrarian, demoPassword); p.Status != http.StatusSeeOther {
+		t.Fatalf("sign in: %d", p.Status)
+	}
+	lib := s.login(demoLibrarian, demoPassword).Access
+	for i := range 60 {
+		if r := s.do(req{Method: http.MethodPost, Path: "/api/library/books", Token: lib,
+			Body: fmt.Sprintf(`{"title":"Shelf Filler %02d","author":"Émile Pager","copies":0}`, i)}); r.Status != 201 {
+			t.Fatalf("book %d: %d %s", i, r.Status, r.Body)
+		}
+		if r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: lib,
+			Body: fmt.Sprintf(`{"name":"Paged Pupil %02d","student_number":"PG-%02d"}`, i, i)}); r.Status != 201 {
+			t.Fatalf("student %d: %d %s", i, r.Status, r.Body)
+		}
+	}
+	desk := "/library/" + demoDomain
+	books := b.get(desk + "/books")
+	total := 60 + 3 // the demo school's three titles
+	if rows := books.byTestID("book-row"); books.Status != 200 || len(rows) != 50 || books.byID("books-next") == nil || books.byID("books-prev") != nil {
+		t.Fatalf("books page 1: %d, %d rows, want 50 and a link to page 2 only", books.Status, len(rows))
+	}
+	if !strings.Contains(books.text("books-count"), fmt.Sprintf("%d books", total)) {
+		t.Errorf("books count: %q, want %d books", books.text("books-count"), total)
+	}
+	next := htmlAttr(books.byID("books-next"), "href")
+	page2 := b.get(next)
+	if rows := page2.byTestID("book-row"); len(rows) != total-50 || page2.byID("books-prev") == nil || page2.byID("books-next") != nil {
+		t.Fatalf("books page 2 (%s): %d rows, want %d and a link back only", next, len(rows), total-50)
+	}
+	found := b.get(desk + "/books?search=" + url.QueryEscape("emile filler 0"))
+	if rows := found.byTestID("book-row"); len(rows) != 10 || !strings.Contains(found.text("books-count"), "10 books match") {
+		t.Fatalf("books search 'emile filler 0': %d rows, %q; want Shelf Filler 00..09", len(rows), found.text("books-count"))
+	}
+
+	students := b.get(desk + "/students")
+	if rows := students.byTestID("student-row"); len(rows) != 50 || students.byID("students-next") == nil {
+		t.Fatalf("students page 1: %d rows, want 50 and a next link", len(rows))
+	}
+	pg := b.get(desk + "/students?search=" + url.QueryEscape("PG-1"))
+	if rows := pg.byTestID("student-row"); len(rows) != 10 || pg.byID("students-next") != nil {
+		t.Fatalf("students search PG-1: %d rows, want PG-10..PG-19", len(rows))
+	}
+}
