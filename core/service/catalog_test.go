@@ -89,7 +89,7 @@ func (c *countingBooks) ChapterTexts(ctx context.Context, bookID string) ([]cata
 	return c.BookRepository.ChapterTexts(ctx, bookID)
 }
 
-// catFixture is a Catalog over the identity fixture's in-memory
+// catFixture is a Catalog over the identity fixture's SQLite
 // repositories (f.repos.Books is the store itself, bypassing the counter).
 type catFixture struct {
 	*fixture

@@ -171,7 +171,7 @@ const (
 	libStudent2  = "10000000-0000-4000-8000-000000000007"
 )
 
-// libFixture is a Library service over in-memory repositories whose
+// libFixture is a Library service over SQLite repositories (a temporary file) whose
 // library store is wrapped by faults. Schools A and B have a librarian and
 // a student each; there is also an admin and a reader without a school.
 type libFixture struct {

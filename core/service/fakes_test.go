@@ -165,7 +165,7 @@ var t0 = time.Date(2026, 11, 20, 9, 15, 0, 0, time.UTC)
 
 const refreshTTL = 30 * 24 * time.Hour
 
-// fixture is an Identity over in-memory repositories and the fakes above.
+// fixture is an Identity over SQLite repositories (a temporary file) and the fakes above.
 type fixture struct {
 	id       *service.Identity
 	repos    ports.Repositories

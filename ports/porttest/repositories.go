@@ -1,5 +1,5 @@
 // Package porttest holds the contract suites of the ports: one set of
-// subtests that every adapter of a port must pass, so the in-memory and the
+// subtests that every adapter of a port must pass, so the SQLite and the
 // MongoDB repositories cannot drift apart. Each check maps to a line of the
 // port's documentation in package ports.
 package porttest

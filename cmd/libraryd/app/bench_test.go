@@ -20,7 +20,7 @@ import (
 
 // BenchmarkUsersMe measures GET /v1/users/me through the whole middleware
 // chain (request id, log, token verification, account lookup, rate limit,
-// router, Ladon, handler, JSON) on the in-memory adapters. Compare it with
+// router, Ladon, handler, JSON) on the SQLite store (a temporary file). Compare it with
 // BenchmarkBareJSON from the same run: the ratio is the service's own
 // overhead, free of database cost.
 func BenchmarkUsersMe(b *testing.B) {
@@ -38,7 +38,7 @@ func BenchmarkUsersMe(b *testing.B) {
 	}
 }
 
-// usersMeChain wires the whole handler on in-memory adapters with one
+// usersMeChain wires the whole handler on the SQLite store (a temporary file) with one
 // reader and returns it with the reader's Authorization header.
 func usersMeChain(b *testing.B) (http.Handler, string) {
 	b.Helper()
@@ -134,7 +134,7 @@ func BenchmarkChainOverhead(b *testing.B) {
 	b.ReportMetric(throughput, "%-of-bare-throughput")
 }
 
-// benchCatalog wires the handler on in-memory adapters with n books and
+// benchCatalog wires the handler on the SQLite store (a temporary file) with n books and
 // returns it with a reader's bearer header.
 func benchCatalog(b *testing.B, n int) (http.Handler, string) {
 	b.Helper()
@@ -203,7 +203,7 @@ func BenchmarkSearchBooks10k(b *testing.B) {
 }
 
 // BenchmarkLoopback serves GET /v1/users/me from a real net/http server on
-// loopback, once through the whole chain (in-memory adapters) and once from
+// loopback, once through the whole chain (SQLite store on a temporary file) and once from
 // the bare handler, with parallel keep-alive clients (GOMAXPROCS of them)
 // in the same process. ns/op is the inverse of throughput, so bare ÷ chain
 // is the share of bare net/http throughput the chain keeps, request parsing

@@ -157,7 +157,7 @@ func TestEveryRouteHasAnExplicitPolicy(t *testing.T) {
 	}
 }
 
-// newTestHandler wires the HTTP handler on in-memory adapters.
+// newTestHandler wires the HTTP handler on the SQLite store (a temporary file).
 func newTestHandler(t testing.TB, authz ports.Authorizer) *httpapi.Handler {
 	h, _ := newTestWiring(t, authz)
 	return h
