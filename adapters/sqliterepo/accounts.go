@@ -55,8 +55,12 @@ SELECT `+accountColumns+` FROM accounts WHERE id IN (SELECT value FROM json_each
 	stmtAccountListDeleted  = newStmt("accounts.list_deleted", `SELECT `+accountColumns+` FROM accounts WHERE deleted = 1 ORDER BY id`)
 	stmtAccountListBySchool = newStmt("accounts.list_by_school", `
 SELECT `+accountColumns+` FROM accounts WHERE school_id = :school_id ORDER BY name, id`)
+	// The staff of a school are a few accounts among its students: the
+	// (school_id, role) index reaches them without walking the students,
+	// and sorting them is cheap. SQLite alone would rather walk the
+	// school's (school_id, name) range to skip the sort.
 	stmtAccountListBySchoolRoles = newStmt("accounts.list_by_school_roles", `
-SELECT `+accountColumns+` FROM accounts
+SELECT `+accountColumns+` FROM accounts INDEXED BY accounts_by_school_role
 WHERE school_id = :school_id AND role IN (SELECT value FROM json_each(:roles))
 ORDER BY name, id`)
 

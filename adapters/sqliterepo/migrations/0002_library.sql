@@ -49,6 +49,8 @@ FROM accounts ORDER BY rowid;
 DROP TABLE accounts;
 ALTER TABLE accounts_v2 RENAME TO accounts;
 CREATE INDEX accounts_by_school ON accounts (school_id, name, id);
+-- The staff of a school, without walking its students.
+CREATE INDEX accounts_by_school_role ON accounts (school_id, role, name, id);
 CREATE INDEX accounts_deleted ON accounts (id) WHERE deleted = 1;
 -- The students of a school that the student list shows, in its order: a
 -- page and its total are ranges of this index alone.
