@@ -6,6 +6,7 @@ import (
 
 	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/errs"
 )
 
 // RecordKind names one kind of stored record. Moving a school's data from
@@ -86,4 +87,20 @@ type RecordStore interface {
 	// types). Errors: Conflict when a record with the same key exists;
 	// Invalid for a record of another type.
 	Write(ctx context.Context, kind RecordKind, records []any) error
+}
+
+// RecordsAs returns records as the kind's Go type T, for a RecordStore's
+// Write. Errors: Invalid "invalid_record", naming the first record of
+// another type.
+func RecordsAs[T any](kind RecordKind, records []any) ([]T, error) {
+	out := make([]T, len(records))
+	for i, rec := range records {
+		v, ok := rec.(T)
+		if !ok {
+			var want T
+			return nil, errs.E(errs.Invalid, "invalid_record", "Record %d of kind %s is a %T, not a %T.", i, kind, rec, want)
+		}
+		out[i] = v
+	}
+	return out, nil
 }

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/readinglibrary/service/cmd/libraryd/app"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/library"
 	svc "github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports/porttest"
 )
 
 // Database commands per request must not grow with the catalog. Every
@@ -20,8 +22,8 @@ import (
 // with the driver's command monitor on a catalog of about 20 books and again
 // after 300 more.
 func TestCommandsPerRequestAreBounded(t *testing.T) {
-	counter := &queryCounter{}
-	s := startService(t, testEnv(t, nil), counter.Option())
+	counter := &porttest.Counter{}
+	s := startService(t, testEnv(t, nil), app.WithStatementObserver(counter.Observe))
 	admin := s.login(demoAdmin, demoPassword).Access
 	reader := s.login(demoReader, demoPassword).Access
 	bookID := createBook(t, s, admin, testBook("Counting Stars", "Ana Lopes", "fantasy", "beginner", "free", 4))["id"].(string)
@@ -101,8 +103,8 @@ func TestCommandsPerRequestAreBounded(t *testing.T) {
 // the same size when the school's library grows, the pagination tells how
 // many books there are, and search narrows the count.
 func TestPublicCatalogIsPagedAndBounded(t *testing.T) {
-	counter := &queryCounter{}
-	s := startService(t, testEnv(t, nil), counter.Option())
+	counter := &porttest.Counter{}
+	s := startService(t, testEnv(t, nil), app.WithStatementObserver(counter.Observe))
 	const path = "/api/library/catalog/maplegrove.example.org"
 	get := func(query string) (map[string]any, int) {
 		t.Helper()
@@ -181,8 +183,8 @@ func TestPublicCatalogIsPagedAndBounded(t *testing.T) {
 // and 30 loans. Every page reads one page of its list and only the students
 // its loans name.
 func TestLibraryRequestsAreBounded(t *testing.T) {
-	counter := &queryCounter{}
-	s := startService(t, testEnv(t, nil), counter.Option())
+	counter := &porttest.Counter{}
+	s := startService(t, testEnv(t, nil), app.WithStatementObserver(counter.Observe))
 	lib := s.login(demoLibrarian, demoPassword).Access
 	b := newBrowser(t, s)
 	if p := b.signIn(demoLibrarian, demoPassword); p.Status != http.StatusSeeOther {

@@ -30,6 +30,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/readinglibrary/service/cmd/libraryd/app"
+	"github.com/readinglibrary/service/ports/porttest"
 )
 
 // startWithSigningKey starts the service signing with a fresh RSA key that
@@ -149,7 +150,7 @@ func wantUnauthorized(t *testing.T, r response, what string) {
 // before any database lookup; the same claims signed correctly pass, so each
 // refusal is caused by its one change.
 func TestSecurityForgedAccessTokens(t *testing.T) {
-	counter := &queryCounter{}
+	counter := &porttest.Counter{}
 	var canaryHits atomic.Int64
 	canary := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		canaryHits.Add(1)
@@ -157,7 +158,7 @@ func TestSecurityForgedAccessTokens(t *testing.T) {
 	}))
 	t.Cleanup(canary.Close)
 
-	s, key := startWithSigningKey(t, map[string]string{"LIBRARY_RATE_ANONYMOUS": "100000-H"}, counter.Option())
+	s, key := startWithSigningKey(t, map[string]string{"LIBRARY_RATE_ANONYMOUS": "100000-H"}, app.WithStatementObserver(counter.Observe))
 	kid, pub, jwksDoc := publishedKey(t, s)
 	if pub.N.Cmp(key.N) != 0 {
 		t.Fatal("the published key is not the configured signing key")

@@ -152,7 +152,7 @@ func plain[T, D any](db *mongo.Database, kind ports.RecordKind, collection strin
 			})
 		},
 		write: func(ctx context.Context, records []any) error {
-			recs, err := recordsOf[T](kind, records)
+			recs, err := ports.RecordsAs[T](kind, records)
 			if err != nil {
 				return err
 			}
@@ -194,7 +194,7 @@ func (r *Records) books(kind ports.RecordKind) recordKind {
 		// visible without its texts, and a failure in between leaves only
 		// texts that no book reaches.
 		write: func(ctx context.Context, records []any) error {
-			recs, err := recordsOf[ports.BookRecord](kind, records)
+			recs, err := ports.RecordsAs[ports.BookRecord](kind, records)
 			if err != nil {
 				return err
 			}
@@ -270,7 +270,7 @@ func (r *Records) signingKeys(kind ports.RecordKind) recordKind {
 		// active: a second active record, in this batch or an earlier one,
 		// is a Conflict.
 		write: func(ctx context.Context, records []any) error {
-			recs, err := recordsOf[ports.SigningKeyRecord](kind, records)
+			recs, err := ports.RecordsAs[ports.SigningKeyRecord](kind, records)
 			if err != nil {
 				return err
 			}
@@ -328,21 +328,6 @@ func readBatches[D any](ctx context.Context, c *mongo.Collection, kind ports.Rec
 		return each(batch)
 	}
 	return nil
-}
-
-// recordsOf returns records as the kind's type T. Errors: Invalid, naming
-// the first record of another type.
-func recordsOf[T any](kind ports.RecordKind, records []any) ([]T, error) {
-	out := make([]T, len(records))
-	for i, rec := range records {
-		v, ok := rec.(T)
-		if !ok {
-			var want T
-			return nil, errs.E(errs.Invalid, "invalid_record", "Record %d of kind %s is a %T, not a %T.", i, kind, rec, want)
-		}
-		out[i] = v
-	}
-	return out, nil
 }
 
 // insertAll inserts docs into c with one ordered insertMany (which the

@@ -323,7 +323,7 @@ func recordsKind[T any](d *DB, kind ports.RecordKind, count, read *stmt, scan fu
 			return readRecords(ctx, d, kind, read, batchSize, scan, fn)
 		},
 		write: func(ctx context.Context, records []any) error {
-			recs, err := recordsOf[T](kind, records)
+			recs, err := ports.RecordsAs[T](kind, records)
 			if err != nil || len(recs) == 0 {
 				return err
 			}
@@ -372,21 +372,6 @@ func readRecords[T any](ctx context.Context, d *DB, kind ports.RecordKind, s *st
 		return fn(batch)
 	}
 	return nil
-}
-
-// recordsOf returns records as the kind's type T. Errors: Invalid, naming
-// the first record of another type.
-func recordsOf[T any](kind ports.RecordKind, records []any) ([]T, error) {
-	out := make([]T, len(records))
-	for i, rec := range records {
-		v, ok := rec.(T)
-		if !ok {
-			var want T
-			return nil, errs.E(errs.Invalid, "invalid_record", "Record %d of kind %s is a %T, not a %T.", i, kind, rec, want)
-		}
-		out[i] = v
-	}
-	return out, nil
 }
 
 // recordErr maps the error of writing record i of kind: a taken key is a
