@@ -22,12 +22,14 @@ type catalogView struct {
 	base
 	Search string
 	Books  []catalogRow
-	pager
+	Pages  pager
 }
 
-// pager is the navigation of a paged list.
+// pager is the navigation of a paged list (the "pages" template).
 type pager struct {
-	Total  int // entries matching the search, on all pages
+	Name   string // the list's name, which prefixes the links' ids
+	Label  string // what the navigation is called for screen readers
+	Total  int    // entries matching the search, on all pages
 	PageNo int
 	Prev   string // link to the previous page, "" on the first
 	Next   string // link to the next page, "" on the last
@@ -35,7 +37,7 @@ type pager struct {
 
 // newPager links the pages before and after page of a list at path,
 // keeping the search.
-func newPager(path, search string, page, limit, total int) pager {
+func newPager(name, label, path, search string, page, limit, total int) pager {
 	link := func(p int) string {
 		q := url.Values{}
 		if search != "" {
@@ -44,7 +46,7 @@ func newPager(path, search string, page, limit, total int) pager {
 		q.Set("page", strconv.Itoa(p))
 		return path + "?" + q.Encode()
 	}
-	v := pager{Total: total, PageNo: page}
+	v := pager{Name: name, Label: label, Total: total, PageNo: page}
 	if page > 1 {
 		v.Prev = link(page - 1)
 	}
@@ -83,7 +85,7 @@ func (a *App) catalog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	school := res.School
-	v := catalogView{Search: search, pager: newPager("/library/"+school.Domain+"/catalog", search, res.Page, res.Limit, res.Total)}
+	v := catalogView{Search: search, Pages: newPager("catalog", "Catalog pages", "/library/"+school.Domain+"/catalog", search, res.Page, res.Limit, res.Total)}
 	v.base = a.newBase(r, "Catalog", "catalog")
 	if !user.PrincipalFrom(r.Context()).IsAnonymous() {
 		if own, err := a.deps.Library.Schools.ByDomain(r.Context(), school.Domain); err == nil {

@@ -76,10 +76,10 @@ type bookRow struct {
 
 type booksView struct {
 	base
-	Base   string
-	Search string
-	Books  []bookRow
-	pager
+	Base         string
+	Search       string
+	Books        []bookRow
+	Pages        pager
 	CanAddBook   bool
 	CanAddCopies bool
 	Form         *formState // the add-book form after a refusal
@@ -101,7 +101,7 @@ func (a *App) renderBooks(w http.ResponseWriter, r *http.Request, school library
 		return
 	}
 	v := booksView{base: a.schoolBase(r, school, "Books", "books"), Base: schoolPath(school), Form: form, Search: search,
-		pager:      newPager(schoolPath(school)+"/books", search, res.Page, res.Limit, res.Total),
+		Pages:      newPager("books", "Pages of books", schoolPath(school)+"/books", search, res.Page, res.Limit, res.Total),
 		CanAddBook: a.allowed(r, "create", "library:books"), CanAddCopies: a.allowed(r, "create", "library:copies")}
 	if form == nil {
 		v.Flash = a.takeFlash(w, r)
@@ -196,10 +196,10 @@ type lineProblem struct {
 
 type studentsView struct {
 	base
-	Base     string
-	Search   string
-	Students []studentRow
-	pager
+	Base       string
+	Search     string
+	Students   []studentRow
+	Pages      pager
 	CanAdd     bool
 	CanImport  bool
 	Form       *formState // add one student, after a refusal
@@ -224,7 +224,7 @@ func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school libr
 		a.fail(w, r, err)
 		return
 	}
-	v.pager = newPager(schoolPath(school)+"/students", v.Search, res.Page, res.Limit, res.Total)
+	v.Pages = newPager("students", "Pages of students", schoolPath(school)+"/students", v.Search, res.Page, res.Limit, res.Total)
 	fl := v.Flash
 	v.base = a.schoolBase(r, school, "Students", "students")
 	v.Flash = fl
