@@ -62,6 +62,10 @@ func (a *App) openEmbedded(ctx context.Context) error {
 	if err := checkDataDir(filepath.Dir(path)); err != nil {
 		return err
 	}
+	if old := legacyFiles(filepath.Dir(path)); len(old) > 0 {
+		a.Logger.Warn("the data directory still holds files of an earlier version's embedded database, which this version does not read; move them away once the migrated data is checked",
+			"data_dir", filepath.Dir(path), "files", old)
+	}
 	var opts []sqliterepo.Option
 	if a.observe != nil {
 		opts = append(opts, sqliterepo.WithStatementObserver(a.observe))
