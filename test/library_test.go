@@ -402,3 +402,83 @@ func TestLibraryConcurrency(t *testing.T) {
 		t.Fatalf("available copies after the races and returns: %v", got)
 	}
 }
+
+// TestLoansListAndDeskArePaged: a school's active loans come a page at a
+// time, the most urgent first, in the JSON list and on the desk, with the
+// totals of all pages.
+func TestLoansListAndDeskArePaged(t *testing.T) {
+	w := newLibraryWorld(t)
+	s := w.s
+	const n = 55
+	bookID, copies := w.addBook(t, w.libA, fmt.Sprintf(`{"title":"Many Copies","author":"Ada Pager","copies":%d}`, n))
+	today := time.Now().UTC()
+	for i, c := range copies {
+		// Distinct due dates, lent out of order.
+		due := today.AddDate(0, 0, 1+(i*7)%n).Format(time.DateOnly)
+		r := s.do(req{Method: http.MethodPost, Path: "/api/library/loans", Token: w.libA,
+			Body: fmt.Sprintf(`{"book_id":%q,"copy_id":%q,"student_id":%q,"due_at":%q}`, bookID, c["id"], w.studentAID, due)})
+		if r.Status != 201 {
+			t.Fatalf("loan %d: %d %s", i, r.Status, r.Body)
+		}
+	}
+	type loanList struct {
+		Loans      []map[string]any `json:"loans"`
+		Pagination struct {
+			Page       int `json:"page"`
+			Limit      int `json:"limit"`
+			Total      int `json:"total"`
+			TotalPages int `json:"total_pages"`
+		} `json:"pagination"`
+	}
+	list := func(query string) (loanList, response) {
+		var l loanList
+		r := s.do(req{Path: "/api/library/loans" + query, Token: w.staffA})
+		_ = json.Unmarshal(r.Body, &l)
+		return l, r
+	}
+	first, r := list("")
+	if r.Status != 200 || len(first.Loans) != 50 || first.Pagination.Total != n || first.Pagination.Limit != 50 {
+		t.Fatalf("first page: %d, %d loans, pagination %+v; want 50 of %d", r.Status, len(first.Loans), first.Pagination, n)
+	}
+	second, _ := list("?page=2")
+	if len(second.Loans) != n-50 || second.Pagination.Page != 2 {
+		t.Fatalf("second page: %d loans, pagination %+v", len(second.Loans), second.Pagination)
+	}
+	all := append(first.Loans, second.Loans...)
+	seen := map[string]bool{}
+	for i, l := range all {
+		want := today.AddDate(0, 0, 1+i).Format(time.DateOnly)
+		if l["due_at"] != want || seen[l["id"].(string)] {
+			t.Fatalf("loan %d of the pages: due %v (want %s, soonest first) id %v seen before: %v", i, l["due_at"], want, l["id"], seen[l["id"].(string)])
+		}
+		seen[l["id"].(string)] = true
+	}
+	if small, _ := list("?limit=5&page=3"); len(small.Loans) != 5 || small.Loans[0]["due_at"] != today.AddDate(0, 0, 11).Format(time.DateOnly) || small.Pagination.TotalPages != 11 {
+		t.Fatalf("limit 5, page 3: %d loans, first due %v, pagination %+v", len(small.Loans), small.Loans[0]["due_at"], small.Pagination)
+	}
+	for bad, want := range map[string]int{"?limit=0": 422, "?limit=101": 422, "?page=0": 422, "?page=x": 400} {
+		if _, r := list(bad); r.Status != want {
+			t.Errorf("GET /api/library/loans%s: %d %s, want %d", bad, r.Status, r.Body, want)
+		}
+	}
+
+	b := newBrowser(t, s)
+	if p := b.signIn(demoLibrarian, demoPassword); p.Status != http.StatusSeeOther {
+		t.Fatalf("sign in: %d", p.Status)
+	}
+	desk := b.get("/library/" + demoDomain)
+	rows := desk.byTestID("loan-row")
+	if desk.Status != 200 || len(rows) != 50 || desk.byID("loans-next") == nil || desk.byID("loans-prev") != nil {
+		t.Fatalf("desk page 1: %d, %d loan rows; want 50 and a link to page 2 only", desk.Status, len(rows))
+	}
+	if got := desk.text("count-active"); got != fmt.Sprint(n) {
+		t.Errorf("desk count of loans: %q, want %d (all pages)", got, n)
+	}
+	if htmlAttr(rows[0], "data-loan-id") != all[0]["id"] {
+		t.Errorf("desk's first row is loan %s, want the soonest due %s", htmlAttr(rows[0], "data-loan-id"), all[0]["id"])
+	}
+	page2 := b.get(htmlAttr(desk.byID("loans-next"), "href"))
+	if rows := page2.byTestID("loan-row"); len(rows) != n-50 || page2.byID("loans-prev") == nil || page2.byID("loans-next") != nil {
+		t.Fatalf("desk page 2: %d loan rows, want %d and a link back only", len(rows), n-50)
+	}
+}

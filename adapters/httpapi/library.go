@@ -492,17 +492,26 @@ func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) listLoans(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "status", "student_id", "book_id")
+	p, err := queryParams(r, "schoolId", "status", "student_id", "book_id", "page", "limit")
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	loans, err := h.deps.Library.Circulation.Loans(r.Context(), p["schoolId"], service.LoanFilter{Status: p["status"], StudentID: p["student_id"], BookID: p["book_id"]})
+	page, limit, err := pageParams(p, service.DefaultListLimit)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"loans": toLoanBodies(loans)})
+	res, err := h.deps.Library.Circulation.LoansPage(r.Context(), p["schoolId"],
+		service.LoanFilter{Status: p["status"], StudentID: p["student_id"], BookID: p["book_id"]}, service.ListQuery{Page: page, Limit: limit})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"loans":      toLoanBodies(res.Loans),
+		"pagination": pagination{Page: res.Page, Limit: res.Limit, Total: int64(res.Total), TotalPages: catalog.TotalPages(int64(res.Total), res.Limit)},
+	})
 }
 
 func (h *handler) studentLoans(w http.ResponseWriter, r *http.Request) {

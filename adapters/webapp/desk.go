@@ -107,6 +107,7 @@ type deskView struct {
 	ActiveCount    int
 	OverdueCount   int
 	CanLend        bool
+	Pages          pager  // the loans' pages
 	LookupSchoolID string // admins: the schoolId the student lookup sends
 	Focus          string // checkout, return, renew or choice
 	Checkout       struct{ Code, Student, Due string }
@@ -132,17 +133,17 @@ func (a *App) desk(w http.ResponseWriter, r *http.Request) {
 
 func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.School, fl *flash, choice *studentChoice) {
 	ctx := r.Context()
-	loans, err := a.deps.Library.Circulation.Loans(ctx, school.ID, service.LoanFilter{})
+	res, err := a.deps.Library.Circulation.LoansPage(ctx, school.ID, service.LoanFilter{}, service.ListQuery{Page: pageParam(r), Limit: pageSize})
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	// Names for the borrowers on the desk: only the students these loans
-	// name, whatever the school's size.
+	// Names for the borrowers on the desk: only the students this page of
+	// loans names, whatever the school's size.
 	names := map[string]user.Account{}
 	if a.allowed(r, "read", "library:students") {
-		ids := make([]string, 0, len(loans))
-		for _, l := range loans {
+		ids := make([]string, 0, len(res.Loans))
+		for _, l := range res.Loans {
 			ids = append(ids, l.Loan.StudentID)
 		}
 		students, err := a.deps.Library.Students.ByIDs(ctx, school.ID, ids)
@@ -160,12 +161,15 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 		Today: today.Format("2006-01-02"), DueDefault: library.DefaultDueDate(today, school.Settings),
 		MaxRenewals: school.Settings.MaxRenewals, CanLend: a.allowed(r, "create", "library:loans"),
 		Focus: "checkout", Choice: choice,
+		// Overdue first, then by due date: what the desk must chase on top.
+		ActiveCount: res.Total - res.Overdue, OverdueCount: res.Overdue,
+		Pages: newPager("loans", "Pages of loans", schoolPath(school), "", res.Page, res.Limit, res.Total),
 	}
 	v.Flash = fl
 	if user.PrincipalFrom(ctx).Role == user.RoleAdmin {
 		v.LookupSchoolID = school.ID
 	}
-	for _, l := range loans {
+	for _, l := range res.Loans {
 		row := toLoanRow(l)
 		if s, ok := names[l.Loan.StudentID]; ok {
 			row.Student, row.StudentNumber = s.Name, s.StudentNumber
@@ -173,22 +177,7 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 			row.Student = "Student"
 		}
 		v.Loans = append(v.Loans, row)
-		if row.Overdue() {
-			v.OverdueCount++
-		} else {
-			v.ActiveCount++
-		}
 	}
-	// Overdue first, then by due date: what the desk must chase on top.
-	sort.SliceStable(v.Loans, func(i, j int) bool {
-		if v.Loans[i].Overdue() != v.Loans[j].Overdue() {
-			return v.Loans[i].Overdue()
-		}
-		if v.Loans[i].Due != v.Loans[j].Due {
-			return v.Loans[i].Due < v.Loans[j].Due
-		}
-		return v.Loans[i].Title < v.Loans[j].Title
-	})
 	if fl != nil {
 		if fl.Focus != "" {
 			v.Focus = fl.Focus

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -531,4 +532,42 @@ func TestDeleteMeStudentWithLoans(t *testing.T) {
 func searchStudents(ctx context.Context, lib *service.Library, school, search string) ([]user.Account, error) {
 	page, err := lib.Students.Search(ctx, school, service.ListQuery{Page: 1, Limit: service.MaxListLimit, Search: search})
 	return page.Students, err
+}
+
+// TestLoansPageOrdersByUrgency: the overdue loan leads the first page, a
+// renewal moves its loan by its new due date, and the totals count every
+// page.
+func TestLoansPageOrdersByUrgency(t *testing.T) {
+	lf := newLibFixture(t)
+	_, copies := lf.addBook(t, lf.librarian, "Matilda", 3)
+	ctx := as(lf.librarian)
+	early := lf.lend(t, copies[0], lf.student) // due 2026-12-04
+	renewed := lf.lend(t, copies[1], lf.student)
+	late, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: copies[2].BookID, CopyID: copies[2].ID, StudentID: lf.student.ID, DueAt: "2026-12-08"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lf.lib.Circulation.RenewLoan(ctx, renewed.Loan.ID, nil); err != nil { // due 2026-12-11
+		t.Fatal(err)
+	}
+	lf.clock.Set(time.Date(2026, 12, 6, 8, 0, 0, 0, time.UTC))
+
+	first, err := lf.lib.Circulation.LoansPage(ctx, "", service.LoanFilter{}, service.ListQuery{Page: 1, Limit: 2})
+	if err != nil || first.Total != 3 || first.Overdue != 1 || len(first.Loans) != 2 {
+		t.Fatalf("LoansPage(1, 2) = %d loans of %d, %d overdue, %v; want 2 of 3, 1 overdue", len(first.Loans), first.Total, first.Overdue, err)
+	}
+	second, _ := lf.lib.Circulation.LoansPage(ctx, "", service.LoanFilter{}, service.ListQuery{Page: 2, Limit: 2})
+	got := []string{first.Loans[0].Loan.ID, first.Loans[1].Loan.ID}
+	for _, v := range second.Loans {
+		got = append(got, v.Loan.ID)
+	}
+	want := []string{early.Loan.ID, late.Loan.ID, renewed.Loan.ID}
+	if !slices.Equal(got, want) || first.Loans[0].Status != library.LoanOverdue {
+		t.Errorf("LoansPage order = %v, want %v (overdue, due 12-08, renewed to 12-11)", got, want)
+	}
+	for _, q := range []service.ListQuery{{Page: 0, Limit: 2}, {Page: 1, Limit: 0}, {Page: 1, Limit: service.MaxListLimit + 1}} {
+		if _, err := lf.lib.Circulation.LoansPage(ctx, "", service.LoanFilter{}, q); !errs.Is(err, errs.Invalid) {
+			t.Errorf("LoansPage(%+v) = %v, want Invalid", q, err)
+		}
+	}
 }
