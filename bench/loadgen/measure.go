@@ -68,7 +68,7 @@ func hits(base string, r rq, path ...string) string {
 	}
 	if pg, ok := v["pagination"].(map[string]any); ok {
 		items := 0
-		for _, k := range []string{"data", "books"} {
+		for _, k := range []string{"data", "books", "students", "loans"} {
 			if l, ok := v[k].([]any); ok {
 				items = len(l)
 			}
