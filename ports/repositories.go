@@ -93,7 +93,9 @@ type RefreshTokenRepository interface {
 }
 
 // SigningKeyRepository keeps the access-token signing keys when none is
-// configured, so tokens survive restarts and replicas share one key.
+// configured, so tokens survive restarts and replicas share one key. The
+// stores keep PrivateKeyPEM as they are given it, and are given it
+// encrypted (adapters/keyseal), never looking inside.
 type SigningKeyRepository interface {
 	// EnsureActive stores candidate as the active key unless an active key
 	// already exists, and returns the active key. Of concurrent callers
@@ -102,6 +104,11 @@ type SigningKeyRepository interface {
 	// List returns every stored key, the active one first, so tokens signed
 	// by a retired key can still be verified.
 	List(ctx context.Context) ([]auth.SigningKey, error)
+	// ReplacePrivateKey stores k.PrivateKeyPEM as the private key of the
+	// stored key k.ID, changing nothing else: the key is encrypted again
+	// (an upgrade, a rotation of the secret key), not replaced by another.
+	// Errors: NotFound "signing_key_not_found".
+	ReplacePrivateKey(ctx context.Context, k auth.SigningKey) error
 }
 
 // Pinger reports whether the database answers.
@@ -124,5 +131,6 @@ type Repositories struct {
 	Holdings      HoldingsRepository
 	Loans         LoanRepository
 	ActiveLoans   ActiveLoanRepository
+	Expiry        ExpiryRepository
 	Health        Pinger
 }

@@ -172,12 +172,45 @@ func TestProbesAndMetrics(t *testing.T) {
 		t.Fatalf("/readyz: %d %s", r.Status, r.Body)
 	}
 	s.do(req{Path: "/v1/users/me"})
-	r := s.do(req{Path: "/metrics"})
+	r := s.metrics()
 	if r.Status != 200 || !strings.Contains(string(r.Body), `library_http_requests_total{method="GET",route="users.me",status="401"}`) {
 		t.Fatalf("/metrics lacks the request counter: %.500s", r.Body)
 	}
 	if r := s.do(req{Path: "/openapi.json"}); r.Status != 200 || r.json(t)["openapi"] != "3.1.0" {
 		t.Fatalf("/openapi.json: %d", r.Status)
+	}
+}
+
+// Metrics describe every school's traffic: by default only the separate
+// metrics listener serves them and the public port knows no /metrics; with
+// LIBRARY_METRICS_TOKEN the public port serves them to that token only.
+func TestMetricsOffThePublicPort(t *testing.T) {
+	s := startService(t, testEnv(t, nil))
+	if r := s.do(req{Path: "/metrics"}); r.Status != 404 {
+		t.Fatalf("public /metrics by default: %d %.300s, want 404", r.Status, r.Body)
+	} else if code, _ := r.apiError(t); code != "route_not_found" {
+		t.Fatalf("public /metrics by default: code %q, want route_not_found", code)
+	}
+	if r := s.metrics(); r.Status != 200 || !strings.Contains(string(r.Body), "library_http_requests_total") {
+		t.Fatalf("metrics listener: %d %.300s, want 200 with the request counter", r.Status, r.Body)
+	}
+	if host, _, _ := net.SplitHostPort(s.App.MetricsAddr()); host != "127.0.0.1" {
+		t.Fatalf("metrics listener on %q, want loopback", s.App.MetricsAddr())
+	}
+
+	const token = "metrics-token-for-the-scraper"
+	s = startService(t, testEnv(t, map[string]string{"LIBRARY_METRICS_TOKEN": token}))
+	if r := s.do(req{Path: "/metrics"}); r.Status != 401 {
+		t.Fatalf("public /metrics without the token: %d, want 401", r.Status)
+	}
+	if r := s.do(req{Path: "/metrics", Token: "some-other-token-of-the-same"}); r.Status != 401 {
+		t.Fatalf("public /metrics with a wrong token: %d, want 401", r.Status)
+	}
+	if r := s.do(req{Path: "/metrics", Token: token}); r.Status != 200 || !strings.Contains(string(r.Body), "library_http_requests_total") {
+		t.Fatalf("public /metrics with the token: %d %.300s, want 200", r.Status, r.Body)
+	}
+	if strings.Contains(s.Logs.String(), token) {
+		t.Fatal("the metrics token reached the logs")
 	}
 }
 
@@ -198,7 +231,7 @@ func TestDatabaseOutageAndRecovery(t *testing.T) {
 	db := startDB()
 	s := startService(t, map[string]string{
 		"LIBRARY_MONGODB_URI": "mongodb://" + addr + "/", "LIBRARY_MONGODB_DATABASE": "outage",
-		"LIBRARY_DEMO_DATA": "true", "LIBRARY_COOKIE_SECURE": "false",
+		"LIBRARY_DEMO_DATA": "true", "LIBRARY_COOKIE_SECURE": "false", "LIBRARY_SECRET_KEY": testSecretKey,
 	})
 	sess := s.login(demoReader, demoPassword)
 	db.Stop()

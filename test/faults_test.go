@@ -198,7 +198,7 @@ var storeErrorsLine = regexp.MustCompile(`(?m)^library_ratelimit_store_errors_to
 
 func storeErrors(t *testing.T, s *service) float64 {
 	t.Helper()
-	r := s.do(req{Path: "/metrics"})
+	r := s.metrics()
 	m := storeErrorsLine.FindSubmatch(r.Body)
 	if r.Status != 200 || m == nil {
 		t.Fatalf("/metrics: %d, no library_ratelimit_store_errors_total", r.Status)

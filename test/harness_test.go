@@ -61,6 +61,10 @@ func testStore() string {
 	return "sqlite"
 }
 
+// testSecretKey encrypts the signing keys of services on MongoDB, which
+// has no default secret key (32 bytes, base64).
+const testSecretKey = "dGVzdC1zZWNyZXQta2V5LW9mLTMyLWJ5dGVzLWxvbmc="
+
 // env builds a configuration environment on top of defaults that suit tests:
 // a fresh database on the test store, demo accounts, and the given
 // overrides.
@@ -73,6 +77,7 @@ func testEnv(t *testing.T, overrides map[string]string) map[string]string {
 	if testStore() == "mongo" {
 		uri, name := mongotest.NewDatabase(t)
 		env["LIBRARY_MONGODB_URI"], env["LIBRARY_MONGODB_DATABASE"] = uri, name
+		env["LIBRARY_SECRET_KEY"] = testSecretKey
 	} else {
 		env["LIBRARY_DATA_DIR"] = t.TempDir()
 	}
@@ -91,7 +96,8 @@ func startService(t *testing.T, env map[string]string, opts ...app.Option) *serv
 		t.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
-	full := map[string]string{"LIBRARY_ADDR": ln.Addr().String(), "LIBRARY_ISSUER_URL": base}
+	// The metrics listener takes a free port of its own (s.App.MetricsAddr).
+	full := map[string]string{"LIBRARY_ADDR": ln.Addr().String(), "LIBRARY_ISSUER_URL": base, "LIBRARY_METRICS_ADDR": "127.0.0.1:0"}
 	for k, v := range env {
 		full[k] = v
 	}
@@ -204,6 +210,16 @@ type req struct {
 func (s *service) do(r req) response {
 	s.t.Helper()
 	return doWith(s.t, http.DefaultClient, s.URL, r)
+}
+
+// metrics reads GET /metrics from the service's metrics listener.
+func (s *service) metrics() response {
+	s.t.Helper()
+	addr := s.App.MetricsAddr()
+	if addr == "" {
+		s.t.Fatal("the service has no metrics listener")
+	}
+	return doWith(s.t, http.DefaultClient, "http://"+addr, req{Path: "/metrics"})
 }
 
 func doWith(t *testing.T, client *http.Client, base string, r req) response {

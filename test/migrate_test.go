@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -111,6 +112,9 @@ func TestMigrateEmbeddedStoreToMongoAndBack(t *testing.T) {
 	s.stop()
 
 	uri, name := mongotest.NewDatabase(t)
+	// The signing keys move encrypted, so the secret key the embedded store
+	// made for them goes along.
+	secretKey := filepath.Join(env["LIBRARY_DATA_DIR"], app.SecretKeyFile)
 	var out bytes.Buffer
 	migrate := func(args ...string) error {
 		out.Reset()
@@ -126,7 +130,7 @@ func TestMigrateEmbeddedStoreToMongoAndBack(t *testing.T) {
 
 	onMongo := startService(t, map[string]string{
 		"LIBRARY_MONGODB_URI": uri, "LIBRARY_MONGODB_DATABASE": name, "LIBRARY_DEMO_DATA": "false",
-		"LIBRARY_COOKIE_SECURE": "false", "LIBRARY_ISSUER_URL": "http://library.test",
+		"LIBRARY_COOKIE_SECURE": "false", "LIBRARY_ISSUER_URL": "http://library.test", "LIBRARY_SECRET_KEY_FILE": secretKey,
 	})
 	compare("on MongoDB", before, answers(onMongo))
 	// A refresh token issued on the embedded store works on MongoDB.
@@ -152,7 +156,7 @@ func TestMigrateEmbeddedStoreToMongoAndBack(t *testing.T) {
 	}
 	back := startService(t, map[string]string{
 		"LIBRARY_DATA_DIR": env["LIBRARY_DATA_DIR"], "LIBRARY_DEMO_DATA": "false",
-		"LIBRARY_COOKIE_SECURE": "false", "LIBRARY_ISSUER_URL": "http://library.test",
+		"LIBRARY_COOKIE_SECURE": "false", "LIBRARY_ISSUER_URL": "http://library.test", "LIBRARY_SECRET_KEY_FILE": secretKey,
 	})
 	compare("back on the embedded store", after, answers(back))
 	if err := migrate("--from", uri, "--database", name); err == nil || !strings.Contains(err.Error(), "not empty") {

@@ -42,7 +42,7 @@ func startReplica(t *testing.T, bin, name string, env []string) *replica {
 		}
 	}
 	cmd := exec.Command(bin)
-	cmd.Env = append(append(base, env...), "LIBRARY_ADDR="+addr)
+	cmd.Env = append(append(base, env...), "LIBRARY_ADDR="+addr, "LIBRARY_METRICS_ADDR=127.0.0.1:0")
 	out := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -216,6 +216,7 @@ func TestScaleOutTwoProcesses(t *testing.T) {
 		"LIBRARY_ISSUER_URL=" + issuer,
 		"LIBRARY_DEMO_DATA=true",
 		"LIBRARY_COOKIE_SECURE=false",
+		"LIBRARY_SECRET_KEY=" + testSecretKey,
 		"LIBRARY_RATE_AUTHENTICATED=9-H",
 		// Anonymous requests (sign-ins, the public catalog) are counted per
 		// client address, and 127.0.0.1's counter in the shared Redis

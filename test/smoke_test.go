@@ -105,7 +105,9 @@ func (b *runningBinary) stop(t *testing.T, within time.Duration) error {
 func runBinary(t *testing.T, env ...string) *runningBinary {
 	t.Helper()
 	b := &runningBinary{cmd: exec.Command(buildBinary(t)), exited: make(chan error, 1)}
-	b.cmd.Env = append(os.Environ(), env...)
+	// A metrics listener on a free port, so that binaries run side by side
+	// (and beside a developer's own libraryd on 9090); env may override it.
+	b.cmd.Env = append(append(os.Environ(), "LIBRARY_METRICS_ADDR=127.0.0.1:0"), env...)
 	out, err := b.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

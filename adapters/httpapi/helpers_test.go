@@ -100,7 +100,17 @@ type fixture struct {
 	reader  user.Account // a reader account with password "correct-horse-1"
 }
 
+// fixtureMetricsToken is the metrics token of the default fixture, so that
+// every route of the table, /metrics included, exists in it.
+const fixtureMetricsToken = "fixture-metrics-token"
+
 func newFixture(t *testing.T, decide func(ports.AccessRequest) bool) *fixture {
+	t.Helper()
+	return newFixtureConfig(t, decide, Config{MetricsToken: fixtureMetricsToken})
+}
+
+// newFixtureConfig is newFixture with cfg's MetricsToken.
+func newFixtureConfig(t *testing.T, decide func(ports.AccessRequest) bool, cfg Config) *fixture {
 	t.Helper()
 	repos := sqlitetest.NewDB(t).Repositories()
 	identity := service.NewIdentity(repos, fakeTokens{}, fakeHasher{}, noThrottle{}, service.IdentityConfig{SignupEnabled: true})
@@ -115,7 +125,7 @@ func newFixture(t *testing.T, decide func(ports.AccessRequest) bool) *fixture {
 	f.h = New(Deps{
 		Identity: identity, Users: service.NewUsers(repos, f.authz), Catalog: service.NewCatalog(repos, f.authz), Library: service.NewLibrary(repos, identity), Authorizer: f.authz,
 		RateLimiter: f.limiter, Tokens: fakeTokens{}, Health: repos.Health, Logger: logger,
-	}, Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}})
+	}, Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}, MetricsToken: cfg.MetricsToken})
 	return f
 }
 

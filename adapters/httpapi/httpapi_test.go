@@ -27,6 +27,15 @@ func TestEveryRouteReachesAPolicyDecision(t *testing.T) {
 				t.Fatalf("route %s has no permission", rt.Name)
 			}
 			f.authz.asked = nil
+			if rt.Path == metricsPath {
+				// Its bearer token is the metrics token, never an account's:
+				// the policies are asked for an anonymous caller.
+				rec := f.do(rt.Method, rt.Path, "", "Authorization", "Bearer "+fixtureMetricsToken)
+				if rec.Code != http.StatusUnauthorized || len(f.authz.asked) != 1 || !f.authz.asked[0].Principal.IsAnonymous() || f.authz.asked[0].Resource != rt.Resource {
+					t.Fatalf("status = %d, asked %+v; want 401 after one anonymous request for %s", rec.Code, f.authz.asked, rt.Resource)
+				}
+				return
+			}
 			rec := f.do(rt.Method, rt.Path, "", "Authorization", "Bearer "+token)
 			if rec.Code != http.StatusForbidden {
 				t.Fatalf("status = %d, want 403 (body %s)", rec.Code, rec.Body)

@@ -1,13 +1,18 @@
 package httpapi
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/readinglibrary/service/core/errs"
 )
 
 // metrics are the service's Prometheus series. Labels use route names, never
@@ -45,6 +50,36 @@ func (m *metrics) observe(route, method string, status int, elapsed time.Duratio
 	m.duration.WithLabelValues(route).Observe(elapsed.Seconds())
 }
 
+// metricsPath is where metrics are served, on the metrics listener and, with
+// a metrics token, on the public port.
+const metricsPath = "/metrics"
+
+// MetricsHandler serves the Prometheus metrics without any check, for a
+// listener that only the scraper can reach (LIBRARY_METRICS_ADDR).
+func (h *Handler) MetricsHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET "+metricsPath, promhttp.HandlerFor(h.metrics.registry, promhttp.HandlerOpts{}))
+	return mux
+}
+
+// serveMetrics is GET /metrics on the public port, which exists only with a
+// metrics token: the caller must send exactly that token.
 func (h *handler) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	if !h.metricsTokenOK(r) {
+		writeError(w, r, errs.E(errs.Unauthenticated, "unauthorized", "GET /metrics needs the metrics bearer token."))
+		return
+	}
 	promhttp.HandlerFor(h.metrics.registry, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+}
+
+// metricsTokenOK compares digests so the comparison takes the same time
+// whatever the length or content of the token sent.
+func (h *handler) metricsTokenOK(r *http.Request) bool {
+	scheme, value, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(value)))
+	want := sha256.Sum256([]byte(h.cfg.MetricsToken))
+	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }

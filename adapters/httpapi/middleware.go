@@ -223,8 +223,14 @@ func (h *handler) originAllowed(origin string) bool {
 // unlimitedPaths are operational endpoints: probes and scrapers must never
 // be rate limited (contract §3 limits /v1 and /api and unmatched routes).
 var unlimitedPaths = map[string]bool{
-	"/healthz": true, "/readyz": true, "/metrics": true, "/openapi.json": true,
+	"/healthz": true, "/readyz": true, "/openapi.json": true,
 	"/.well-known/openid-configuration": true, "/.well-known/jwks.json": true,
+}
+
+// unlimited reports whether path is an operational endpoint. /metrics is one
+// only where the route exists; otherwise it is limited like any unknown path.
+func (h *handler) unlimited(path string) bool {
+	return unlimitedPaths[path] || (path == metricsPath && h.cfg.MetricsToken != "")
 }
 
 // credential records how the caller authenticated.
@@ -239,7 +245,7 @@ type credential struct {
 func (h *handler) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		principal, cred, authErr := h.identify(r)
-		if !unlimitedPaths[r.URL.Path] {
+		if !h.unlimited(r.URL.Path) {
 			if limited := h.rateLimit(w, r, principal); limited {
 				return
 			}
@@ -267,6 +273,11 @@ func (h *handler) authenticate(next http.Handler) http.Handler {
 func (h *handler) identify(r *http.Request) (user.Principal, credential, error) {
 	var token string
 	var cred credential
+	if r.URL.Path == metricsPath && h.cfg.MetricsToken != "" {
+		// Its bearer token is the metrics token, which the route checks; it
+		// is no access token and names no account.
+		return user.Anonymous, cred, nil
+	}
 	if authz := r.Header.Get("Authorization"); authz != "" {
 		scheme, value, ok := strings.Cut(authz, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(value) == "" {

@@ -25,6 +25,10 @@ type Config struct {
 	AllowedOrigins []string       // browser origins allowed for CORS and cookie-authenticated changes
 	TrustedProxies []netip.Prefix // peers whose X-Forwarded-For is believed
 	RequestTimeout time.Duration  // deadline of one request's work (default 15s)
+	// MetricsToken, when set, serves GET /metrics on this handler to callers
+	// that send it as a bearer token. Empty: the route does not exist here and
+	// metrics are served only by MetricsHandler, on a listener of their own.
+	MetricsToken string
 }
 
 // Deps are the use cases and ports the handlers call.
@@ -38,8 +42,8 @@ type Deps struct {
 	Tokens      ports.TokenService
 	Health      ports.Pinger
 	Logger      *slog.Logger
-	// Registry receives the HTTP metrics and is served on /metrics; a new
-	// one is made when nil.
+	// Registry receives the HTTP metrics, served by MetricsHandler (and on
+	// /metrics when Config.MetricsToken is set); a new one is made when nil.
 	Registry *prometheus.Registry
 	// Labels prints copy label sheets (GET /api/library/copies/labels);
 	// without it that route answers 500.
@@ -154,10 +158,9 @@ func (h *handler) table() []route {
 	r := func(name, method, path, action, resource string, fn http.HandlerFunc) route {
 		return route{RouteInfo: RouteInfo{Name: name, Method: method, Path: path, Action: action, Resource: resource}, handle: fn}
 	}
-	return []route{
+	routes := []route{
 		r("system.healthz", http.MethodGet, "/healthz", "read", "system:health", h.healthz),
 		r("system.readyz", http.MethodGet, "/readyz", "read", "system:health", h.readyz),
-		r("system.metrics", http.MethodGet, "/metrics", "read", "system:metrics", h.serveMetrics),
 		r("system.openapi", http.MethodGet, "/openapi.json", "read", "system:openapi", h.openAPI),
 		r("system.oidc", http.MethodGet, "/.well-known/openid-configuration", "read", "system:keys", h.oidcConfiguration),
 		r("system.jwks", http.MethodGet, "/.well-known/jwks.json", "read", "system:keys", h.jwks),
@@ -211,6 +214,13 @@ func (h *handler) table() []route {
 		r("library.settings.put", http.MethodPut, "/api/library/settings", "update", "library:settings", h.putSettings),
 		r("library.catalog", http.MethodGet, "/api/library/catalog/{domain}", "read", "library:catalog", h.publicCatalog),
 	}
+	// Metrics describe every school's traffic, so the public port serves them
+	// only behind their own token; without one the path is as unknown here
+	// as any other.
+	if h.cfg.MetricsToken != "" {
+		routes = append(routes, r("system.metrics", http.MethodGet, metricsPath, "read", "system:metrics", h.serveMetrics))
+	}
+	return routes
 }
 
 // csv marks a route whose body is text/csv instead of JSON.

@@ -213,6 +213,18 @@ func (f *fakeKeys) EnsureActive(_ context.Context, candidate auth.SigningKey) (a
 	return f.keys[f.active], nil
 }
 
+func (f *fakeKeys) ReplacePrivateKey(_ context.Context, k auth.SigningKey) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	stored, ok := f.keys[k.ID]
+	if !ok {
+		return errs.E(errs.NotFound, "signing_key_not_found", "no key %q", k.ID)
+	}
+	stored.PrivateKeyPEM = k.PrivateKeyPEM
+	f.keys[k.ID] = stored
+	return nil
+}
+
 func (f *fakeKeys) List(context.Context) ([]auth.SigningKey, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -45,6 +45,7 @@ const (
 	colStudentNumbers   = "student_numbers"
 	colInvites          = "invites"
 	colRedemptions      = "invite_redemptions"
+	colSweepClaims      = "sweep_claims"
 )
 
 // Both timeouts are short so that, with a dead database, a request fails
@@ -120,6 +121,7 @@ func (d *DB) Repositories() ports.Repositories {
 		Holdings:      NewHoldings(d.db),
 		Loans:         NewLoans(d.db),
 		ActiveLoans:   NewActiveLoans(d.db),
+		Expiry:        NewExpiry(d.db),
 		Health:        NewHealth(d.db.Client()),
 	}
 }
@@ -128,7 +130,8 @@ func (d *DB) Repositories() ports.Repositories {
 // index that already exists with the same keys and options is a no-op, so it
 // is safe on every start and from several replicas at once. Collections
 // keyed only by _id (rotation claims, revoked families, signing keys,
-// progress, student numbers, invites and their redemptions) need none.
+// progress, student numbers, invite redemptions) need none; the expiring
+// kinds (Expiry) get one on their expiry.
 //
 // It then runs the data migrations the database has not recorded (see
 // migrate), so documents of earlier versions get the fields this version
@@ -205,6 +208,13 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 		{colRenewals, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "loan_id", Value: 1}, {Key: "number", Value: 1}}},
 		}},
+	}
+	// The expiry sweep's finds: one index per kind on its expiry.
+	for _, k := range expiringKinds {
+		specs = append(specs, struct {
+			collection string
+			models     []mongo.IndexModel
+		}{k.collection, []mongo.IndexModel{{Keys: bson.D{{Key: k.field, Value: 1}}}}})
 	}
 	if err := d.dropLegacyIndex(ctx, colAccounts, legacyEmailIndex); err != nil {
 		return err

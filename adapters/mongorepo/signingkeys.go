@@ -159,6 +159,21 @@ func (r *SigningKeys) List(ctx context.Context) ([]auth.SigningKey, error) {
 	return out, nil
 }
 
+// ReplacePrivateKey implements ports.SigningKeyRepository. Replicas that
+// replace the same key at once write equivalent values (the same key,
+// encrypted with the same secret), so an unguarded update is enough.
+func (r *SigningKeys) ReplacePrivateKey(ctx context.Context, k auth.SigningKey) error {
+	res, err := r.keys.UpdateOne(ctx, bson.D{{Key: "_id", Value: k.ID}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "private_key_pem", Value: slices.Clone(k.PrivateKeyPEM)}}}})
+	if err != nil {
+		return mapErr(err, "replace the signing key's private key", nil, nil)
+	}
+	if res.MatchedCount == 0 {
+		return errs.E(errs.NotFound, "signing_key_not_found", "No signing key has the id %q.", k.ID)
+	}
+	return nil
+}
+
 func errNoActiveKey() error {
 	return errs.E(errs.NotFound, "signing_key_not_found", "No signing key is active.")
 }

@@ -39,6 +39,8 @@ ON CONFLICT (id) DO NOTHING`)
 	stmtKeyActivate = newStmt("signing_keys.activate", `UPDATE signing_keys SET active = 1 WHERE id = :id`)
 	stmtKeyList     = newStmt("signing_keys.list", `
 SELECT `+signingKeyColumns+` FROM signing_keys ORDER BY active DESC, created_at, id`)
+	stmtKeyReplace = newStmt("signing_keys.replace_private_key", `
+UPDATE signing_keys SET private_key_pem = :private_key_pem WHERE id = :id`)
 )
 
 func scanSigningKey(s scanner) (auth.SigningKey, error) {
@@ -105,4 +107,16 @@ func (r *SigningKeys) List(ctx context.Context) ([]auth.SigningKey, error) {
 		return nil, mapErr(err, "list signing keys", nil, nil)
 	}
 	return keys, nil
+}
+
+// ReplacePrivateKey implements ports.SigningKeyRepository.
+func (r *SigningKeys) ReplacePrivateKey(ctx context.Context, k auth.SigningKey) error {
+	const op = "replace the signing key's private key"
+	res, err := r.db.exec(ctx, r.db.write, stmtKeyReplace, sql.Named("id", k.ID), sql.Named("private_key_pem", k.PrivateKeyPEM))
+	if err != nil {
+		return mapErr(err, op, nil, nil)
+	}
+	return notFoundIfNone(res, op, func() error {
+		return errs.E(errs.NotFound, "signing_key_not_found", "No signing key has the id %q.", k.ID)
+	})
 }

@@ -59,6 +59,10 @@ func Repositories(t *testing.T, newRepos func(t *testing.T) ports.Repositories) 
 		{"SigningKeys/EnsureActiveRace", testKeyEnsureActiveRace},
 		{"SigningKeys/EnsureActiveKeepsFirst", testKeyEnsureActiveKeepsFirst},
 		{"SigningKeys/NoAliasing", testKeyNoAliasing},
+		{"SigningKeys/ReplacePrivateKey", testKeyReplacePrivateKey},
+		{"Expiry/ClaimOncePerSlot", testExpiryClaimOncePerSlot},
+		{"Expiry/DeleteExpired", testExpiryDeleteExpired},
+		{"Expiry/SweepsOldClaims", testExpirySweepsOldClaims},
 		{"Health/Ping", testPing},
 	}
 	for _, tt := range tests {
@@ -889,6 +893,28 @@ func testKeyNoAliasing(t *testing.T, r ports.Repositories) {
 	if !bytes.Equal(keys[0].PrivateKeyPEM, want) {
 		t.Fatalf("stored PEM after callers changed their copies = %q, want %q", keys[0].PrivateKeyPEM, want)
 	}
+}
+
+// ReplacePrivateKey changes the stored bytes of one key and nothing else:
+// not its id, algorithm, creation time or which key is active.
+func testKeyReplacePrivateKey(t *testing.T, r ports.Repositories) {
+	active, other := newKey(1), newKey(2)
+	_, err := r.SigningKeys.EnsureActive(ctx(t), active)
+	must(t, "EnsureActive", err)
+	replaced := other
+	replaced.ID = active.ID
+	replaced.Algorithm = "changed"
+	replaced.CreatedAt = base.Add(time.Hour)
+	must(t, "ReplacePrivateKey", r.SigningKeys.ReplacePrivateKey(ctx(t), replaced))
+	keys, err := r.SigningKeys.List(ctx(t))
+	must(t, "List", err)
+	want := active
+	want.PrivateKeyPEM = other.PrivateKeyPEM
+	if len(keys) != 1 || !sameKey(keys[0], want) {
+		t.Fatalf("List after ReplacePrivateKey = %+v, want only %q with the new bytes and its own id, algorithm and time", keys, active.ID)
+	}
+	err = r.SigningKeys.ReplacePrivateKey(ctx(t), newKey(3))
+	wantErr(t, "ReplacePrivateKey of an unknown key", err, errs.NotFound, "signing_key_not_found")
 }
 
 // --- health ---

@@ -16,6 +16,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpapi"
 	"github.com/readinglibrary/service/adapters/jwttoken"
+	"github.com/readinglibrary/service/adapters/keyseal"
 	"github.com/readinglibrary/service/adapters/labels"
 	"github.com/readinglibrary/service/adapters/ladonauthz"
 	"github.com/readinglibrary/service/adapters/oidcverify"
@@ -44,13 +45,26 @@ type App struct {
 	Identity *service.Identity
 	Catalog  *service.Catalog
 	Library  *service.Library
+	// Sweeper deletes expired refresh tokens and invitations; Serve runs it
+	// every LIBRARY_SWEEP_INTERVAL.
+	Sweeper *service.Sweeper
 	// Demo lists the demo accounts present in the store (empty unless
 	// LIBRARY_DEMO_DATA is on).
 	Demo []DemoAccount
 
-	closers  []func(context.Context) error
-	observe  func(statement string)
-	draining atomic.Bool // set when shutdown begins: /readyz answers 503
+	closers     []func(context.Context) error
+	observe     func(statement string)
+	draining    atomic.Bool // set when shutdown begins: /readyz answers 503
+	metricsAddr atomic.Pointer[string]
+}
+
+// MetricsAddr is the address the metrics listener is bound to once Serve
+// has started it, empty before and when LIBRARY_METRICS_ADDR is off.
+func (a *App) MetricsAddr() string {
+	if p := a.metricsAddr.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // readiness is the database ping behind /readyz, failing once shutdown has
@@ -100,8 +114,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 			return a, fmt.Errorf("LIBRARY_SIGNING_KEY_FILE: %w", err)
 		}
 		keys = []auth.SigningKey{k}
-	} else if keys, err = jwttoken.LoadKeys(ctx, a.Repos.SigningKeys, time.Now()); err != nil {
-		return a, fmt.Errorf("load the token signing key: %w", err)
+	} else if keys, err = a.loadSigningKeys(ctx); err != nil {
+		return a, err
 	}
 	tokens, err := jwttoken.New(jwttoken.Config{Issuer: cfg.IssuerURL, Audience: cfg.TokenAudience, TTL: cfg.AccessTokenTTL}, keys)
 	if err != nil {
@@ -149,6 +163,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	} else if n > 0 {
 		logger.Info("finished interrupted account deletions", "accounts", n)
 	}
+	a.Sweeper = service.NewSweeper(a.Repos.Expiry, cfg.SweepInterval)
 	a.Catalog = service.NewCatalog(a.Repos, authz)
 	a.Library = service.NewLibrary(a.Repos, a.Identity)
 
@@ -174,9 +189,35 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		Extra: pageRoutes(a.Library, authz, logger, cfg.CookieSecure),
 	}, httpapi.Config{
 		IssuerURL: cfg.IssuerURL, CookieSecure: cfg.CookieSecure,
-		AllowedOrigins: cfg.AllowedOrigins, TrustedProxies: cfg.TrustedProxies,
+		AllowedOrigins: cfg.AllowedOrigins, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken,
 	})
 	return a, nil
+}
+
+// loadSigningKeys loads (creating the first) the signing keys kept in the
+// database, which stores them encrypted with the secret key. Keys stored in
+// plain text by an earlier version, or encrypted with the previous secret
+// key, are encrypted with the current one first. A key that does not decrypt
+// stops the start: generating a new one would sign everybody out and hide a
+// wrong secret key.
+func (a *App) loadSigningKeys(ctx context.Context) ([]auth.SigningKey, error) {
+	ring, err := a.secretKeyring(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sealed := keyseal.NewSigningKeys(a.Repos.SigningKeys, ring)
+	n, err := sealed.Seal(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("encrypt the token signing keys: %w", err)
+	}
+	if n > 0 {
+		a.Logger.Info("encrypted stored signing keys with the current secret key", "keys", n, "secret_key_id", ring.KeyID())
+	}
+	keys, err := jwttoken.LoadKeys(ctx, sealed, time.Now())
+	if err != nil {
+		return nil, fmt.Errorf("load the token signing key: %w", err)
+	}
+	return keys, nil
 }
 
 // Close stops everything New started, newest first.
@@ -204,8 +245,30 @@ func (a *App) NewServer() *http.Server {
 }
 
 // Serve answers on ln until ctx is cancelled, then stops accepting, lets
-// in-flight requests finish within the shutdown timeout and returns.
+// in-flight requests finish within the shutdown timeout and returns. It
+// serves the metrics on their own listener (LIBRARY_METRICS_ADDR) meanwhile.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
+	if a.Config.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", a.Config.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("LIBRARY_METRICS_ADDR: listen on %s: %w (set another address, or off)", a.Config.MetricsAddr, err)
+		}
+		msrv := a.NewServer()
+		msrv.Handler = a.Handler.MetricsHandler()
+		go func() { _ = msrv.Serve(mln) }()
+		// Scrapes are short and a missed one is harmless: close at once.
+		defer msrv.Close()
+		addr := mln.Addr().String()
+		a.metricsAddr.Store(&addr)
+		a.Logger.Info("serving metrics", "addr", addr)
+	}
+	sweepCtx, stopSweeps := context.WithCancel(ctx)
+	sweeps := make(chan struct{})
+	go func() { defer close(sweeps); a.sweepEvery(sweepCtx, a.Config.SweepInterval) }()
+	// Stop sweeping before returning, so that Close never closes the store
+	// under a sweep.
+	defer func() { stopSweeps(); <-sweeps }()
+
 	srv := a.NewServer()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -234,6 +297,28 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	return nil
+}
+
+// sweepEvery sweeps at once, so that a service restarted more often than
+// the interval still sweeps, then at every interval until ctx ends. Each
+// replica tries; the claim of the slot lets one of them sweep.
+func (a *App) sweepEvery(ctx context.Context, interval time.Duration) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		res, err := a.Sweeper.Sweep(ctx, time.Now())
+		switch {
+		case err != nil && ctx.Err() == nil:
+			a.Logger.Warn("sweep of expired records failed; the next interval tries again", "error", err.Error())
+		case res.Claimed:
+			a.Logger.Info("swept expired records", "slot", res.Slot, "deleted", res.Deleted)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // Run is the whole program: configuration, wiring, serving until ctx ends.

@@ -37,6 +37,12 @@ type Config struct {
 	RefreshTokenTTL        time.Duration // LIBRARY_REFRESH_TOKEN_TTL
 	RefreshReuseGrace      time.Duration // LIBRARY_REFRESH_REUSE_GRACE
 	SigningKeyFile         string        // LIBRARY_SIGNING_KEY_FILE
+	SecretKeyFile          string        // LIBRARY_SECRET_KEY_FILE
+	SecretKey              string        // LIBRARY_SECRET_KEY (base64)
+	SecretKeyPreviousFile  string        // LIBRARY_SECRET_KEY_PREVIOUS_FILE
+	MetricsAddr            string        // LIBRARY_METRICS_ADDR; empty: no metrics listener
+	MetricsToken           string        // LIBRARY_METRICS_TOKEN; set: /metrics on the public port too
+	SweepInterval          time.Duration // LIBRARY_SWEEP_INTERVAL
 	CookieSecure           bool          // LIBRARY_COOKIE_SECURE
 	AllowedOrigins         []string      // LIBRARY_ALLOWED_ORIGINS
 	TrustedProxies         []netip.Prefix
@@ -83,7 +89,13 @@ var Settings = []Setting{
 	{"LIBRARY_ACCESS_TOKEN_TTL", "15m", false, "Lifetime of access tokens (1m to 24h)."},
 	{"LIBRARY_REFRESH_TOKEN_TTL", "720h", false, "Lifetime of refresh tokens (1h to 8760h)."},
 	{"LIBRARY_REFRESH_REUSE_GRACE", "10s", false, "A rotated refresh token used again within this time (a client racing itself) is refused without ending the session; later reuse revokes the whole session family. 0 revokes on any reuse."},
-	{"LIBRARY_SIGNING_KEY_FILE", "", false, "PEM file of the RSA key that signs tokens. Empty: a key is generated once and kept in the database."},
+	{"LIBRARY_SIGNING_KEY_FILE", "", false, "PEM file of the RSA key that signs tokens. Empty: a key is generated once and kept in the database, encrypted with the secret key."},
+	{"LIBRARY_SECRET_KEY_FILE", "LIBRARY_DATA_DIR/secret.key with the embedded store", false, "File holding the secret key (32 random bytes, base64: `openssl rand -base64 32`) that encrypts the token-signing key in the database. Required with MongoDB unless LIBRARY_SIGNING_KEY_FILE is set; the embedded store creates the default file (mode 0600) on first start. Keep it out of the database's backups."},
+	{"LIBRARY_SECRET_KEY", "", true, "The secret key itself (base64), instead of LIBRARY_SECRET_KEY_FILE."},
+	{"LIBRARY_SECRET_KEY_PREVIOUS_FILE", "", false, "While rotating the secret key: the file of the old key. Keys encrypted with it are read and encrypted again with the new key at start."},
+	{"LIBRARY_METRICS_ADDR", "127.0.0.1:9090", false, "Address of the separate listener that serves GET /metrics (no authentication: keep it off the public network). off: no metrics listener."},
+	{"LIBRARY_METRICS_TOKEN", "", true, "When set (at least 16 characters), GET /metrics is served on the public port too, to callers that send it as a bearer token. Empty: the public port answers 404 for /metrics."},
+	{"LIBRARY_SWEEP_INTERVAL", "1h", false, "How often expired refresh tokens and invitations are deleted (1m to 24h); one replica sweeps each interval."},
 	{"LIBRARY_COOKIE_SECURE", "true", false, "Secure attribute on cookies. Switch off only for plain-http development."},
 	{"LIBRARY_ALLOWED_ORIGINS", "the issuer URL's origin", false, "Comma-separated browser origins allowed for CORS and cookie-authenticated changes."},
 	{"LIBRARY_TRUSTED_PROXIES", "", false, "Comma-separated CIDRs of proxies whose X-Forwarded-For is believed."},
@@ -168,6 +180,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		RefreshTokenTTL:        duration("LIBRARY_REFRESH_TOKEN_TTL", "720h", time.Hour, 8760*time.Hour),
 		RefreshReuseGrace:      duration("LIBRARY_REFRESH_REUSE_GRACE", "10s", 0, time.Minute),
 		SigningKeyFile:         str("LIBRARY_SIGNING_KEY_FILE", ""),
+		SecretKeyFile:          str("LIBRARY_SECRET_KEY_FILE", ""),
+		SecretKey:              strings.TrimSpace(getenv("LIBRARY_SECRET_KEY")),
+		SecretKeyPreviousFile:  str("LIBRARY_SECRET_KEY_PREVIOUS_FILE", ""),
+		MetricsAddr:            str("LIBRARY_METRICS_ADDR", "127.0.0.1:9090"),
+		MetricsToken:           strings.TrimSpace(getenv("LIBRARY_METRICS_TOKEN")),
+		SweepInterval:          duration("LIBRARY_SWEEP_INTERVAL", "1h", time.Minute, 24*time.Hour),
 		CookieSecure:           boolean("LIBRARY_COOKIE_SECURE", true),
 		RedisURL:               str("LIBRARY_REDIS_URL", ""),
 		RateAnonymous:          rate("LIBRARY_RATE_ANONYMOUS", "100-H"),
@@ -189,6 +207,24 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		bad("LIBRARY_ADDR", "must be host:port or :port, got %q", c.Addr)
 	} else if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
 		bad("LIBRARY_ADDR", "has an invalid port %q", port)
+	}
+	if strings.EqualFold(c.MetricsAddr, "off") {
+		c.MetricsAddr = ""
+	} else if _, p, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+		bad("LIBRARY_METRICS_ADDR", "must be host:port or off, got %q", c.MetricsAddr)
+	} else if n, err := strconv.Atoi(p); err != nil || n < 0 || n > 65535 {
+		bad("LIBRARY_METRICS_ADDR", "has an invalid port %q", p)
+	} else if c.MetricsAddr == c.Addr {
+		bad("LIBRARY_METRICS_ADDR", "must differ from LIBRARY_ADDR: metrics are never served on the public port without LIBRARY_METRICS_TOKEN")
+	}
+	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
+		bad("LIBRARY_METRICS_TOKEN", "must be at least 16 characters")
+	}
+	if c.SecretKeyFile != "" && c.SecretKey != "" {
+		bad("LIBRARY_SECRET_KEY", "and LIBRARY_SECRET_KEY_FILE must not both be set")
+	}
+	if c.SecretKeyPreviousFile != "" && c.SecretKeyFile == "" && c.SecretKey == "" {
+		bad("LIBRARY_SECRET_KEY_PREVIOUS_FILE", "needs the new key in LIBRARY_SECRET_KEY_FILE or LIBRARY_SECRET_KEY")
 	}
 	if c.MongoURI != "" {
 		// Only the scheme is checked here: Unix-socket URIs carry a
@@ -312,6 +348,12 @@ func (c Config) LogValue() slog.Value {
 		slog.Duration("refresh_token_ttl", c.RefreshTokenTTL),
 		slog.Duration("refresh_reuse_grace", c.RefreshReuseGrace),
 		slog.String("signing_key_file", c.SigningKeyFile),
+		slog.String("secret_key_file", c.SecretKeyFile),
+		slog.String("secret_key", mask(c.SecretKey)),
+		slog.String("secret_key_previous_file", c.SecretKeyPreviousFile),
+		slog.String("metrics_addr", c.MetricsAddr),
+		slog.String("metrics_token", mask(c.MetricsToken)),
+		slog.Duration("sweep_interval", c.SweepInterval),
 		slog.Bool("cookie_secure", c.CookieSecure),
 		slog.Any("allowed_origins", c.AllowedOrigins),
 		slog.Any("trusted_proxies", c.TrustedProxies),

@@ -17,6 +17,12 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if c.MetricsAddr != "127.0.0.1:9090" || c.MetricsToken != "" || c.SweepInterval != time.Hour {
+		t.Fatalf("metrics and sweep defaults = %q %q %v", c.MetricsAddr, c.MetricsToken, c.SweepInterval)
+	}
+	if c, err := LoadConfig(envOf(map[string]string{"LIBRARY_METRICS_ADDR": "off"})); err != nil || c.MetricsAddr != "" {
+		t.Fatalf("LIBRARY_METRICS_ADDR=off: %q, %v; want no metrics listener", c.MetricsAddr, err)
+	}
 	if c.Addr != ":8080" || !c.Embedded() || c.DataDir != "./data" || !c.DemoData || c.AccessTokenTTL != 15*time.Minute ||
 		!c.CookieSecure || c.IssuerURL != "http://localhost:8080" || c.RateAnonymous.Limit != 100 || c.RateAuthenticated.Limit != 1000 ||
 		c.RatePremium.Limit != 10000 || c.RatePremium.Period != time.Hour || len(c.AllowedOrigins) != 1 || c.AllowedOrigins[0] != "http://localhost:8080" {
@@ -45,6 +51,11 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 		{"LIBRARY_ISSUER_URL", "ftp://x"},
 		{"LIBRARY_LOG_LEVEL", "loud"},
 		{"LIBRARY_BOOTSTRAP_ADMIN_EMAIL", "admin@example.org"}, // without a password
+		{"LIBRARY_METRICS_ADDR", "9090"},
+		{"LIBRARY_METRICS_ADDR", ":8080"}, // the public port
+		{"LIBRARY_METRICS_TOKEN", "short"},
+		{"LIBRARY_SECRET_KEY_PREVIOUS_FILE", "/old.key"}, // without a new key
+		{"LIBRARY_SWEEP_INTERVAL", "1s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
@@ -88,13 +99,15 @@ func TestStartupLogMasksSecrets(t *testing.T) {
 		"LIBRARY_REDIS_URL":                "redis://:redis-secret-pw@cache.example.org:6379/0",
 		"LIBRARY_BOOTSTRAP_ADMIN_EMAIL":    "admin@example.org",
 		"LIBRARY_BOOTSTRAP_ADMIN_PASSWORD": "admin-secret-pw",
+		"LIBRARY_SECRET_KEY":               "c2VjcmV0LWtleS1zZWNyZXQta2V5LXNlY3JldC1rZXk=",
+		"LIBRARY_METRICS_TOKEN":            "metrics-secret-token",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
 	slog.New(slog.NewJSONHandler(&buf, nil)).Info("starting", "config", c)
-	for _, secret := range []string{"mongo-secret-pw", "redis-secret-pw", "admin-secret-pw", "aws-secret"} {
+	for _, secret := range []string{"mongo-secret-pw", "redis-secret-pw", "admin-secret-pw", "aws-secret", "c2VjcmV0LWtleS", "metrics-secret-token"} {
 		if strings.Contains(buf.String(), secret) {
 			t.Fatalf("start-up log contains %q: %s", secret, buf.String())
 		}

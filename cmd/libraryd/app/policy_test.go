@@ -197,5 +197,5 @@ func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpapi.Ha
 		RateLimiter: limits, Tokens: tokens, Health: repos.Health,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		Extra:  pageRoutes(lib, authz, slog.New(slog.NewJSONHandler(io.Discard, nil)), false),
-	}, httpapi.Config{IssuerURL: "http://test"}), identity, books
+	}, httpapi.Config{IssuerURL: "http://test", MetricsToken: "policy-test-metrics-token"}), identity, books
 }

@@ -1,0 +1,52 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/ports"
+)
+
+// Sweeper deletes expired records (refresh tokens, invitations) once per
+// interval across every replica: time is cut into slots of the interval,
+// and only the replica whose claim of a slot wins sweeps it.
+type Sweeper struct {
+	repo     ports.ExpiryRepository
+	interval time.Duration
+}
+
+// NewSweeper returns a sweeper with slots of interval. It panics on a nil
+// repository or a non-positive interval, wiring bugs.
+func NewSweeper(repo ports.ExpiryRepository, interval time.Duration) *Sweeper {
+	if repo == nil || interval <= 0 {
+		panic("service.NewSweeper: nil repository or non-positive interval")
+	}
+	return &Sweeper{repo: repo, interval: interval}
+}
+
+// SweepResult is what one call of Sweep did.
+type SweepResult struct {
+	Slot    time.Time        // the slot now falls in
+	Claimed bool             // this call won the slot and swept
+	Deleted map[string]int64 // records deleted, by kind, when Claimed
+}
+
+// Sweep claims the slot that now falls in and, if this call won it, deletes
+// every record expired by now. A slot claimed already (by another replica,
+// or earlier here) is no error: the sweep is simply not this call's.
+// Slots are cut from the zero time, so every replica agrees on them
+// whatever its time zone.
+func (s *Sweeper) Sweep(ctx context.Context, now time.Time) (SweepResult, error) {
+	res := SweepResult{Slot: now.Truncate(s.interval)}
+	if err := s.repo.ClaimSweep(ctx, res.Slot, now); err != nil {
+		if errs.Is(err, errs.Conflict) {
+			return res, nil
+		}
+		return res, err
+	}
+	res.Claimed = true
+	deleted, err := s.repo.DeleteExpired(ctx, now)
+	res.Deleted = deleted
+	return res, err
+}
