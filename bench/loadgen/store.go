@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"log"
 	"log/slog"
@@ -64,6 +66,9 @@ func startService(ctx context.Context, store string) (*svc, error) {
 		"LIBRARY_RATE_ANONYMOUS":     "10000000-H",
 		"LIBRARY_RATE_AUTHENTICATED": "10000000-H",
 		"LIBRARY_RATE_PREMIUM":       "10000000-H",
+		// No metrics listener: services of one run must not compete
+		// for its port.
+		"LIBRARY_METRICS_ADDR": "off",
 	}
 	tb := &shimTB{name: "loadgen"}
 	var dir string
@@ -75,6 +80,11 @@ func startService(ctx context.Context, store string) (*svc, error) {
 			return nil, tb.err
 		}
 		env["LIBRARY_MONGODB_URI"], env["LIBRARY_MONGODB_DATABASE"] = uri, name
+		// MongoDB has no default secret key (the embedded store keeps
+		// one in its data directory); a fresh one per service.
+		secret := make([]byte, 32)
+		_, _ = rand.Read(secret)
+		env["LIBRARY_SECRET_KEY"] = base64.StdEncoding.EncodeToString(secret)
 	case storeDefault:
 		if dir, err = os.MkdirTemp("", "loadgen-*"); err != nil {
 			_ = ln.Close()
