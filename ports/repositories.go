@@ -124,5 +124,6 @@ type Repositories struct {
 	Holdings      HoldingsRepository
 	Loans         LoanRepository
 	ActiveLoans   ActiveLoanRepository
+	Departures    DepartureRepository
 	Health        Pinger
 }

@@ -281,6 +281,7 @@ func (d *DB) Repositories() ports.Repositories {
 		Holdings:      NewHoldings(d),
 		Loans:         NewLoans(d),
 		ActiveLoans:   NewActiveLoans(d),
+		Departures:    NewDepartures(d),
 		Health:        NewHealth(d),
 	}
 }

@@ -175,6 +175,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	}, httpapi.Config{
 		IssuerURL: cfg.IssuerURL, CookieSecure: cfg.CookieSecure,
 		AllowedOrigins: cfg.AllowedOrigins, TrustedProxies: cfg.TrustedProxies,
+		RequestTimeout: cfg.RequestTimeout,
 	})
 	return a, nil
 }
