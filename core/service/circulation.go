@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -136,6 +137,11 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 	return LoanView{Loan: loan, DueAt: due, Status: library.LoanStatus(loan, due, today)}, nil
 }
 
+// abandonedDeparture is the age past which a deletion that decided to go
+// ahead, but has not marked the account, has certainly stopped: it marks
+// the account right after deciding, within its request's deadline.
+const abandonedDeparture = 10 * time.Minute
+
 // borrowerStays decides, once the copy is claimed, between this loan and
 // any deletion of the student under way (Users.DeleteMe records each
 // attempt before it looks for loans). For each attempt it records the
@@ -165,7 +171,16 @@ func (s *Circulation) borrowerStays(ctx context.Context, studentID string) error
 			return err
 		}
 		if outcome == library.DepartureDeletes {
-			return library.ErrStudentNotFound()
+			if s.Now().Sub(d.StartedAt) < abandonedDeparture {
+				return library.ErrStudentNotFound()
+			}
+			// Decided long ago and the account still here: that deletion
+			// stopped (a crash) between its decision and marking the
+			// account, so it never happened.
+			if a, err := s.accounts.Get(ctx, studentID); err != nil || a.Deleted {
+				return library.ErrStudentNotFound()
+			}
+			_ = s.departures.End(ctx, d.ID)
 		}
 	}
 	student, err := s.accounts.Get(ctx, studentID)

@@ -2,8 +2,10 @@ package service_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 )
 
@@ -85,5 +87,34 @@ func TestDeleteStudentAndLoanExcludeEachOther(t *testing.T) {
 				t.Fatalf("loan: %v; deletion: %v; want exactly one to succeed", loanErr, delErr)
 			}
 		})
+	}
+}
+
+// TestStoppedDeletionDoesNotBlockLoans leaves a deletion decided but never
+// carried out (a crash between its decision and marking the account): a
+// loan soon after gives way to it, one long after does not.
+func TestStoppedDeletionDoesNotBlockLoans(t *testing.T) {
+	lf := newLibFixture(t)
+	_, copies := lf.addBook(t, lf.librarian, "Matilda", 2)
+	d := library.Departure{ID: "d0000000-0000-4000-8000-000000000001", StudentID: lf.student.ID, StartedAt: lf.clock.Now()}
+	if err := lf.store.Departures.Begin(as(lf.librarian), d); err != nil {
+		t.Fatal(err)
+	}
+	if err := lf.store.Departures.Decide(as(lf.librarian), d.ID, library.DepartureDeletes); err != nil {
+		t.Fatal(err)
+	}
+	lend := func(i int) error {
+		_, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: copies[i].BookID, CopyID: copies[i].ID, StudentID: lf.student.ID})
+		return err
+	}
+	if err := lend(0); errs.CodeOf(err) != "student_not_found" {
+		t.Fatalf("a loan while the deletion may still run: %v, want student_not_found", err)
+	}
+	lf.clock.Set(lf.clock.Now().Add(time.Hour))
+	if err := lend(1); err != nil {
+		t.Fatalf("a loan an hour after the deletion stopped: %v", err)
+	}
+	if got, _ := lf.store.Departures.OfStudent(as(lf.librarian), lf.student.ID); len(got) != 0 {
+		t.Fatalf("the stopped deletion is still recorded: %+v", got)
 	}
 }

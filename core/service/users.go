@@ -337,14 +337,19 @@ func (s *Users) DeleteMe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var attempt string
 	if acct.Role == user.RoleStudent {
-		if err := s.clearToLeave(ctx, acct.ID); err != nil {
+		if attempt, err = s.clearToLeave(ctx, acct.ID); err != nil {
 			return err
 		}
 	}
 	acct.Deleted = true
 	acct.UpdatedAt = s.Now().UTC()
 	if err := s.accounts.Update(ctx, acct); err != nil {
+		if attempt != "" {
+			// Not deleted after all: the student may borrow again.
+			s.endDeparture(ctx, attempt)
+		}
 		return err
 	}
 	return s.erase(ctx, acct.ID)
@@ -356,19 +361,17 @@ func (s *Users) DeleteMe(ctx context.Context) error {
 // recorded, which exactly one of this attempt and a racing loan can do
 // (Circulation.borrowerStays records "keep"). A loan whose claim came after
 // the loans were read sees the attempt and settles with it; one whose
-// claim came before is among the loans read.
+// claim came before is among the loans read. It returns the attempt, which
+// erase ends.
 // Errors: Conflict "active_loans".
-func (s *Users) clearToLeave(ctx context.Context, studentID string) error {
+func (s *Users) clearToLeave(ctx context.Context, studentID string) (string, error) {
 	attempt := library.Departure{ID: uuid.NewString(), StudentID: studentID, StartedAt: s.Now().UTC()}
 	if err := s.departures.Begin(ctx, attempt); err != nil {
-		return err
+		return "", err
 	}
-	refuse := func(err error) error {
-		// The attempt ends whatever the request's fate, so no loan waits on it.
-		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
-		defer cancel()
-		_ = s.departures.End(uctx, attempt.ID)
-		return err
+	refuse := func(err error) (string, error) {
+		s.endDeparture(ctx, attempt.ID)
+		return "", err
 	}
 	active, err := s.studentHasActiveLoans(ctx, studentID)
 	if err != nil {
@@ -384,7 +387,15 @@ func (s *Users) clearToLeave(ctx context.Context, studentID string) error {
 		}
 		return refuse(err)
 	}
-	return nil
+	return attempt.ID, nil
+}
+
+// endDeparture ends a deletion attempt that will not go ahead, whatever the
+// request's fate, so no loan settles with it any more.
+func (s *Users) endDeparture(ctx context.Context, attemptID string) {
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+	defer cancel()
+	_ = s.departures.End(uctx, attemptID)
 }
 
 // erase removes everything of a marked account; every step is idempotent,
