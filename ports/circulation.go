@@ -64,3 +64,25 @@ type ActiveLoanRepository interface {
 	// loan's claim is never removed. Idempotent.
 	Release(ctx context.Context, copyID, loanID string) error
 }
+
+// DepartureRepository records the deletions of students under way and the
+// outcome of each, so that deleting a student and lending to them exclude
+// each other on every store with unique-key inserts alone (FerretDB 1.24
+// has no transactions and no atomic conditional update): the algorithm is
+// in core/service (Users.DeleteMe and Circulation.CreateLoan).
+type DepartureRepository interface {
+	// Begin records a deletion attempt. Errors: none specific (ids are
+	// generated, so a taken one is Internal).
+	Begin(ctx context.Context, d library.Departure) error
+	// OfStudent returns the student's attempts that have not ended.
+	OfStudent(ctx context.Context, studentID string) ([]library.Departure, error)
+	// Decide records the outcome of an attempt (library.DepartureDeletes or
+	// DepartureKeeps). Exactly one of any number of concurrent calls for
+	// one attempt succeeds. Errors: Conflict "departure_decided".
+	Decide(ctx context.Context, attemptID, outcome string) error
+	// Outcome returns the outcome recorded for an attempt.
+	// Errors: NotFound "departure_not_found" (none yet, or ended).
+	Outcome(ctx context.Context, attemptID string) (string, error)
+	// End removes an attempt and its outcome. Idempotent.
+	End(ctx context.Context, attemptID string) error
+}

@@ -36,6 +36,16 @@ type HoldingsRepository interface {
 	CopyByCode(ctx context.Context, schoolID, code string) (library.Copy, error)
 	// CopiesOfBook returns the book's copies ordered by code.
 	CopiesOfBook(ctx context.Context, schoolID, bookID string) ([]library.Copy, error)
+	// CopiesOfBookPage returns the book's copies in the order of
+	// CopiesOfBook from offset on, at most limit of them (limit >= 1).
+	CopiesOfBookPage(ctx context.Context, schoolID, bookID string, offset, limit int) ([]library.Copy, error)
+	// CountSchoolCopies returns how many copies the school has, counting no
+	// further than upTo: the answer is the smaller of the two, and the work
+	// is bounded by upTo, not by the size of the school.
+	CountSchoolCopies(ctx context.Context, schoolID string, upTo int) (int, error)
+	// DeleteCopies removes the school's copies with the given ids (copies
+	// just stored that a cap refuses). Idempotent.
+	DeleteCopies(ctx context.Context, schoolID string, copyIDs []string) error
 	// CopyCounts returns the number of copies of each of the given books of
 	// the school; books without copies are absent. No ids is no query.
 	CopyCounts(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error)

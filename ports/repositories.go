@@ -132,5 +132,6 @@ type Repositories struct {
 	Loans         LoanRepository
 	ActiveLoans   ActiveLoanRepository
 	Expiry        ExpiryRepository
+	Departures    DepartureRepository
 	Health        Pinger
 }

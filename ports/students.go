@@ -25,6 +25,15 @@ type StudentRepository interface {
 	// TakenNumbers returns those of numbers that the school already uses,
 	// compared ignoring case, as the school stores them.
 	TakenNumbers(ctx context.Context, schoolID string, numbers []string) ([]string, error)
+	// ImportStudents stores the accounts (new students of one school) with
+	// their student numbers, all or none: when it returns an error (an
+	// email or number taken meanwhile, the context cancelled or past its
+	// deadline at any point, the database failing) none of them is stored,
+	// none was ever visible to a read, and the same accounts can be
+	// imported again. A crash in the middle leaves nothing visible either;
+	// what it left is removed when the store next starts.
+	// Errors: Conflict "account_exists" or "student_number_exists".
+	ImportStudents(ctx context.Context, accounts []user.Account) error
 	// ReleaseNumbers gives back every student number the account holds
 	// (permanent deletion, or an account that could not be created).
 	// Idempotent.

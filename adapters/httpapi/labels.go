@@ -6,15 +6,27 @@ import (
 	"strconv"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/ports"
 )
 
-// copyLabels answers a PDF sheet of labels for every copy of a book, to
-// print on self-adhesive label sheets (paper a4, the default, or letter).
-// inline lets the browser show it in its PDF viewer, from which the
-// librarian prints; the file name is the book's id, safe in any header.
+// labelRenders is how many label PDFs are rendered at once. A page of
+// labels (at most service.MaxLabelsPerPage) takes about half a second of
+// one core and some 15 MB while it is drawn; two at a time keep the two
+// cores of a small server from being taken by printing, and the memory of
+// printing under 40 MB however many librarians print at once. The others
+// wait for a slot within their request's deadline.
+const labelRenders = 2
+
+// copyLabels answers a PDF sheet of labels for one page of a book's copies
+// (page, from 1, of limit labels: by default 210, at most 420), to print on
+// self-adhesive label sheets (paper a4, the default, or letter). The
+// X-Total-Count header is the book's number of copies, so a client knows
+// how many pages there are. inline lets the browser show it in its PDF
+// viewer, from which the librarian prints; the file name is the book's id
+// (and the page after the first), safe in any header.
 func (h *handler) copyLabels(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "book_id", "schoolId", "paper")
+	p, err := queryParams(r, "book_id", "schoolId", "paper", "page", "limit")
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -27,7 +39,12 @@ func (h *handler) copyLabels(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	found, err := h.deps.Library.Holdings.CopyLabels(r.Context(), p["schoolId"], p["book_id"])
+	page, limit, err := pageParams(p, service.DefaultLabelsPerPage)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	found, err := h.deps.Library.Holdings.CopyLabels(r.Context(), p["schoolId"], p["book_id"], page, limit)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -40,6 +57,13 @@ func (h *handler) copyLabels(w http.ResponseWriter, r *http.Request) {
 	for _, c := range found.Copies {
 		labels = append(labels, ports.Label{Code: c.Code, Title: found.Book.Title})
 	}
+	select {
+	case h.labelSlots <- struct{}{}:
+		defer func() { <-h.labelSlots }()
+	case <-r.Context().Done():
+		writeError(w, r, errs.E(errs.Unavailable, "unavailable", "Too many label sheets are being printed at once; try again in a moment."))
+		return
+	}
 	pdf, err := h.deps.Labels.Sheet(paper, found.School.Name, labels)
 	if err != nil {
 		writeError(w, r, errs.Wrap(err, "print copy labels"))
@@ -47,8 +71,13 @@ func (h *handler) copyLabels(w http.ResponseWriter, r *http.Request) {
 	}
 	hd := w.Header()
 	hd.Set("Content-Type", "application/pdf")
-	hd.Set("Content-Disposition", fmt.Sprintf(`inline; filename="labels-%s.pdf"`, found.Book.ID))
+	name := "labels-" + found.Book.ID
+	if page > 1 {
+		name += "-" + strconv.Itoa(page)
+	}
+	hd.Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s.pdf"`, name))
 	hd.Set("Content-Length", strconv.Itoa(len(pdf)))
+	hd.Set("X-Total-Count", strconv.Itoa(found.Total))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(pdf)
 }

@@ -20,11 +20,15 @@ type settingsBody struct {
 	MaxRenewals        int    `json:"max_renewals"`
 	RenewalDays        int    `json:"renewal_days"`
 	AllowPublicCatalog bool   `json:"allow_public_catalog"`
+	MaxCopiesPerBook   int    `json:"max_copies_per_book"`
+	MaxCopiesPerSchool int    `json:"max_copies_per_school"`
 }
 
 func toSettingsBody(s library.School) settingsBody {
-	return settingsBody{SchoolID: s.ID, DefaultLoanDays: s.Settings.DefaultLoanDays, MaxRenewals: s.Settings.MaxRenewals,
-		RenewalDays: s.Settings.RenewalDays, AllowPublicCatalog: s.Settings.AllowPublicCatalog}
+	set := s.Settings.WithCapDefaults()
+	return settingsBody{SchoolID: s.ID, DefaultLoanDays: set.DefaultLoanDays, MaxRenewals: set.MaxRenewals,
+		RenewalDays: set.RenewalDays, AllowPublicCatalog: set.AllowPublicCatalog,
+		MaxCopiesPerBook: set.MaxCopiesPerBook, MaxCopiesPerSchool: set.MaxCopiesPerSchool}
 }
 
 type schoolBody struct {
@@ -544,6 +548,9 @@ type settingsRequest struct {
 	MaxRenewals        *int  `json:"max_renewals" validate:"required"`
 	RenewalDays        *int  `json:"renewal_days" validate:"required"`
 	AllowPublicCatalog *bool `json:"allow_public_catalog" validate:"required"`
+	// The copy caps are optional: left out, the school keeps its caps.
+	MaxCopiesPerBook   *int `json:"max_copies_per_book" validate:"omitnil,min=1"`
+	MaxCopiesPerSchool *int `json:"max_copies_per_school" validate:"omitnil,min=1"`
 }
 
 func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
@@ -557,9 +564,16 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	s, err := h.deps.Library.Schools.PutSettings(r.Context(), p["schoolId"], library.Settings{
+	set := library.Settings{
 		DefaultLoanDays: *req.DefaultLoanDays, MaxRenewals: *req.MaxRenewals, RenewalDays: *req.RenewalDays, AllowPublicCatalog: *req.AllowPublicCatalog,
-	})
+	}
+	if req.MaxCopiesPerBook != nil {
+		set.MaxCopiesPerBook = *req.MaxCopiesPerBook
+	}
+	if req.MaxCopiesPerSchool != nil {
+		set.MaxCopiesPerSchool = *req.MaxCopiesPerSchool
+	}
+	s, err := h.deps.Library.Schools.PutSettings(r.Context(), p["schoolId"], set)
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -88,6 +88,9 @@ type handler struct {
 	router  *mux.Router
 	routes  map[string]route
 	order   []string
+	// labelSlots bounds how many label PDFs are rendered at once (see
+	// copyLabels).
+	labelSlots chan struct{}
 }
 
 // New builds the router and its middleware chain. It panics on a missing
@@ -107,7 +110,8 @@ func New(deps Deps, cfg Config) *Handler {
 	}
 	cfg.IssuerURL = strings.TrimRight(cfg.IssuerURL, "/")
 	cfg.AllowedOrigins = withOwnOrigin(cfg.AllowedOrigins, cfg.IssuerURL)
-	h := &handler{deps: deps, cfg: cfg, log: deps.Logger, metrics: newMetrics(deps.Registry), routes: map[string]route{}}
+	h := &handler{deps: deps, cfg: cfg, log: deps.Logger, metrics: newMetrics(deps.Registry), routes: map[string]route{},
+		labelSlots: make(chan struct{}, labelRenders)}
 	h.router = mux.NewRouter()
 	h.router.NotFoundHandler = http.HandlerFunc(h.notFound)
 	h.router.MethodNotAllowedHandler = http.HandlerFunc(h.methodNotAllowed)

@@ -53,6 +53,18 @@ type accountDoc struct {
 	SearchTerms []string  `bson:"search_terms"`
 	CreatedAt   time.Time `bson:"created_at"`
 	UpdatedAt   time.Time `bson:"updated_at"`
+	// ImportBatch is set while the account is part of a student import
+	// that has not been committed (Students.ImportStudents): no read
+	// returns it until then.
+	ImportBatch string `bson:"import_batch,omitempty"`
+}
+
+// notPending keeps accounts of an uncommitted import out of a read.
+var notPending = bson.E{Key: "import_batch", Value: bson.D{{Key: "$exists", Value: false}}}
+
+// visible is filter without the accounts of uncommitted imports.
+func visible(filter bson.D) bson.D {
+	return append(filter[:len(filter):len(filter)], notPending)
 }
 
 // emailKey is the unique key of an account's email: the email itself, or
@@ -156,7 +168,7 @@ func (r *Accounts) GetByEmail(ctx context.Context, email string) (user.Account, 
 
 func (r *Accounts) findOne(ctx context.Context, filter bson.D, notFound func() error) (user.Account, error) {
 	var d accountDoc
-	if err := r.c.FindOne(ctx, filter).Decode(&d); err != nil {
+	if err := r.c.FindOne(ctx, visible(filter)).Decode(&d); err != nil {
 		return user.Account{}, mapErr(err, "read the account", notFound, nil)
 	}
 	return d.toAccount(), nil
@@ -225,7 +237,7 @@ func (r *Accounts) Delete(ctx context.Context, id string) error {
 // server's first batch (101) would cost getMore round trips.
 func (r *Accounts) ListDeleted(ctx context.Context) ([]user.Account, error) {
 	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}})
-	cur, err := r.c.Find(ctx, bson.D{{Key: "deleted", Value: true}}, opts)
+	cur, err := r.c.Find(ctx, visible(bson.D{{Key: "deleted", Value: true}}), opts)
 	if err != nil {
 		return nil, mapErr(err, "list the deleted accounts", nil, nil)
 	}
@@ -253,7 +265,7 @@ func (r *Accounts) ListBySchool(ctx context.Context, schoolID string, roles []us
 		filter = append(filter, bson.E{Key: "role", Value: in(names)})
 	}
 	opts := options.Find().SetSort(bson.D{{Key: "name", Value: 1}, {Key: "_id", Value: 1}}).SetBatchSize(wholeBatch)
-	return findAll(ctx, r.c, "list the school's accounts", filter, opts, accountDoc.toAccount)
+	return findAll(ctx, r.c, "list the school's accounts", visible(filter), opts, accountDoc.toAccount)
 }
 
 // GetMany implements ports.AccountRepository with one find by _id. No ids
@@ -263,5 +275,5 @@ func (r *Accounts) GetMany(ctx context.Context, ids []string) ([]user.Account, e
 		return []user.Account{}, nil
 	}
 	opts := options.Find().SetBatchSize(oneBatch(len(ids)))
-	return findAll(ctx, r.c, "read the accounts", bson.D{{Key: "_id", Value: in(ids)}}, opts, accountDoc.toAccount)
+	return findAll(ctx, r.c, "read the accounts", visible(bson.D{{Key: "_id", Value: in(ids)}}), opts, accountDoc.toAccount)
 }

@@ -25,27 +25,30 @@ import (
 
 // Collection names.
 const (
-	colAccounts         = "accounts"
-	colSchools          = "schools"
-	colRefreshTokens    = "refresh_tokens"
-	colRefreshRotations = "refresh_rotations"
-	colRevokedFamilies  = "revoked_families"
-	colSigningKeys      = "signing_keys"
-	colActiveSigningKey = "active_signing_key"
-	colBooks            = "books"
-	colChapterTexts     = "chapter_texts"
-	colReadingList      = "reading_list"
-	colProgress         = "progress"
-	colReadingSessions  = "reading_sessions"
-	colLibraryBooks     = "library_books"
-	colCopies           = "copies"
-	colLoans            = "loans"
-	colCopyClaims       = "copy_claims"
-	colRenewals         = "renewals"
-	colStudentNumbers   = "student_numbers"
-	colInvites          = "invites"
-	colRedemptions      = "invite_redemptions"
-	colSweepClaims      = "sweep_claims"
+	colAccounts          = "accounts"
+	colSchools           = "schools"
+	colRefreshTokens     = "refresh_tokens"
+	colRefreshRotations  = "refresh_rotations"
+	colRevokedFamilies   = "revoked_families"
+	colSigningKeys       = "signing_keys"
+	colActiveSigningKey  = "active_signing_key"
+	colBooks             = "books"
+	colChapterTexts      = "chapter_texts"
+	colReadingList       = "reading_list"
+	colProgress          = "progress"
+	colReadingSessions   = "reading_sessions"
+	colLibraryBooks      = "library_books"
+	colCopies            = "copies"
+	colLoans             = "loans"
+	colCopyClaims        = "copy_claims"
+	colRenewals          = "renewals"
+	colStudentNumbers    = "student_numbers"
+	colInvites           = "invites"
+	colRedemptions       = "invite_redemptions"
+	colSweepClaims       = "sweep_claims"
+	colStudentImports    = "student_imports"
+	colDepartures        = "student_departures"
+	colDepartureOutcomes = "departure_outcomes"
 )
 
 // Both timeouts are short so that, with a dead database, a request fails
@@ -122,6 +125,7 @@ func (d *DB) Repositories() ports.Repositories {
 		Loans:         NewLoans(d.db),
 		ActiveLoans:   NewActiveLoans(d.db),
 		Expiry:        NewExpiry(d.db),
+		Departures:    NewDepartures(d.db),
 		Health:        NewHealth(d.db.Client()),
 	}
 }
@@ -136,6 +140,8 @@ func (d *DB) Repositories() ports.Repositories {
 // It then runs the data migrations the database has not recorded (see
 // migrate), so documents of earlier versions get the fields this version
 // searches on.
+//
+// It finishes the student imports that a crash interrupted (imports.go).
 //
 // It also drops the unique email index of earlier versions (accounts are
 // unique by email_key now; see Accounts), which would let only one account
@@ -159,6 +165,18 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "role", Value: 1}, {Key: "name", Value: 1}, {Key: "_id", Value: 1}}},
 			// The student search.
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "role", Value: 1}, {Key: "search_terms", Value: 1}}},
+			// The accounts of an import batch, published or dropped at its end.
+			{Keys: bson.D{{Key: "import_batch", Value: 1}}, Options: options.Index().SetSparse(true)},
+		}},
+		{colStudentNumbers, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "import_batch", Value: 1}}, Options: options.Index().SetSparse(true)},
+		}},
+		{colDepartures, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "started_at", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		{colStudentImports, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "batch", Value: 1}}},
+			{Keys: bson.D{{Key: "started_at", Value: 1}}},
 		}},
 		{colSchools, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "domain", Value: 1}}, Options: options.Index().SetUnique(true)},
@@ -226,7 +244,14 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 			}
 		}
 	}
-	return d.migrate(ctx)
+	if err := d.migrate(ctx); err != nil {
+		return err
+	}
+	// Student imports a crash interrupted (imports.go).
+	if err := finishImports(ctx, d.db, time.Now().Add(-staleImport)); err != nil {
+		return fmt.Errorf("mongorepo: finish interrupted student imports: %w", err)
+	}
+	return nil
 }
 
 // legacyEmailIndex is the name of the unique email index of earlier

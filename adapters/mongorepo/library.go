@@ -70,10 +70,12 @@ type ActiveLoans struct {
 }
 
 // Students is the MongoDB ports.StudentRepository: students are accounts
-// (collection accounts) and their numbers are claims in student_numbers.
+// (collection accounts) and their numbers are claims in student_numbers;
+// an import is recorded in student_imports while it runs (imports.go).
 type Students struct {
 	accounts *mongo.Collection
 	numbers  *mongo.Collection
+	imports  *mongo.Collection
 }
 
 // Invites is the MongoDB ports.InviteRepository.
@@ -109,7 +111,7 @@ func NewActiveLoans(db *mongo.Database) *ActiveLoans {
 // NewStudents returns the student store of db. It panics on nil, a wiring bug.
 func NewStudents(db *mongo.Database) *Students {
 	mustDB(db, "NewStudents")
-	return &Students{accounts: db.Collection(colAccounts), numbers: db.Collection(colStudentNumbers)}
+	return &Students{accounts: db.Collection(colAccounts), numbers: db.Collection(colStudentNumbers), imports: db.Collection(colStudentImports)}
 }
 
 // NewInvites returns the invitation store of db. It panics on nil, a wiring bug.
@@ -185,6 +187,8 @@ type studentNumberDoc struct {
 	SchoolID  string `bson:"school_id"`
 	Number    string `bson:"number"`
 	AccountID string `bson:"account_id"`
+	// ImportBatch is set while the number belongs to an uncommitted import.
+	ImportBatch string `bson:"import_batch,omitempty"`
 }
 
 type inviteDoc struct {
@@ -477,6 +481,40 @@ func (r *Holdings) CopiesOfBook(ctx context.Context, schoolID, bookID string) ([
 	return findAll(ctx, r.copies, "list the copies", filter, opts, copyDoc.toCopy)
 }
 
+// CopiesOfBookPage implements ports.HoldingsRepository with one find in
+// the order of the {school_id, book_id, code} index, skipping to the page.
+func (r *Holdings) CopiesOfBookPage(ctx context.Context, schoolID, bookID string, offset, limit int) ([]library.Copy, error) {
+	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: bookID}}
+	limit = max(limit, 1)
+	opts := options.Find().SetSort(bson.D{{Key: "code", Value: 1}, {Key: "_id", Value: 1}}).
+		SetSkip(int64(max(offset, 0))).SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
+	return findAll(ctx, r.copies, "list the copies", filter, opts, copyDoc.toCopy)
+}
+
+// CountSchoolCopies implements ports.HoldingsRepository with one
+// countDocuments on the {school_id, code} index's prefix, limited to upTo
+// so the cap, not the school's size, bounds it.
+func (r *Holdings) CountSchoolCopies(ctx context.Context, schoolID string, upTo int) (int, error) {
+	if upTo <= 0 {
+		return 0, nil
+	}
+	n, err := r.copies.CountDocuments(ctx, bson.D{{Key: "school_id", Value: schoolID}}, options.Count().SetLimit(int64(upTo)))
+	if err != nil {
+		return 0, mapErr(err, "count the school's copies", nil, nil)
+	}
+	return int(n), nil
+}
+
+// DeleteCopies implements ports.HoldingsRepository with one deleteMany by
+// _id (and school).
+func (r *Holdings) DeleteCopies(ctx context.Context, schoolID string, copyIDs []string) error {
+	if len(copyIDs) == 0 {
+		return nil
+	}
+	_, err := r.copies.DeleteMany(ctx, bson.D{{Key: "_id", Value: in(copyIDs)}, {Key: "school_id", Value: schoolID}})
+	return mapErr(err, "delete the copies", nil, nil)
+}
+
 // CopyCounts implements ports.HoldingsRepository with one aggregate:
 // $match on the {school_id, book_id, code} index's prefix, $group by book
 // with $sum 1 (an accumulator FerretDB 1.24 implements).
@@ -725,6 +763,7 @@ func (r *Students) Search(ctx context.Context, q library.StudentQuery) ([]user.A
 	if len(q.Terms) > 0 {
 		filter = append(filter, bson.E{Key: "search_terms", Value: bson.D{{Key: "$all", Value: q.Terms}}})
 	}
+	filter = visible(filter)
 	opts := options.Find().SetSort(bson.D{{Key: "name", Value: 1}, {Key: "_id", Value: 1}}).
 		SetSkip(int64(q.Offset)).SetLimit(int64(q.Limit)).SetBatchSize(oneBatch(q.Limit))
 	list, err := findAll(ctx, r.accounts, "search the students", filter, opts, accountDoc.toAccount)

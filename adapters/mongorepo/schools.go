@@ -41,6 +41,10 @@ type settingsDoc struct {
 	MaxRenewals        int  `bson:"max_renewals"`
 	RenewalDays        int  `bson:"renewal_days"`
 	AllowPublicCatalog bool `bson:"allow_public_catalog"`
+	// The copy caps; absent (0) in schools stored before the caps existed,
+	// which get the defaults when read.
+	MaxCopiesPerBook   int `bson:"max_copies_per_book,omitempty"`
+	MaxCopiesPerSchool int `bson:"max_copies_per_school,omitempty"`
 }
 
 func toSettingsDoc(s library.Settings) settingsDoc {
@@ -49,6 +53,8 @@ func toSettingsDoc(s library.Settings) settingsDoc {
 		MaxRenewals:        s.MaxRenewals,
 		RenewalDays:        s.RenewalDays,
 		AllowPublicCatalog: s.AllowPublicCatalog,
+		MaxCopiesPerBook:   s.MaxCopiesPerBook,
+		MaxCopiesPerSchool: s.MaxCopiesPerSchool,
 	}
 }
 
@@ -72,7 +78,9 @@ func (d schoolDoc) toSchool() library.School {
 			MaxRenewals:        d.Settings.MaxRenewals,
 			RenewalDays:        d.Settings.RenewalDays,
 			AllowPublicCatalog: d.Settings.AllowPublicCatalog,
-		},
+			MaxCopiesPerBook:   d.Settings.MaxCopiesPerBook,
+			MaxCopiesPerSchool: d.Settings.MaxCopiesPerSchool,
+		}.WithCapDefaults(),
 		CreatedAt: d.CreatedAt.UTC(),
 	}
 }

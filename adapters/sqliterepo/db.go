@@ -282,6 +282,7 @@ func (d *DB) Repositories() ports.Repositories {
 		Loans:         NewLoans(d),
 		ActiveLoans:   NewActiveLoans(d),
 		Expiry:        NewExpiry(d),
+		Departures:    NewDepartures(d),
 		Health:        NewHealth(d),
 	}
 }

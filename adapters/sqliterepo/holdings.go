@@ -86,6 +86,15 @@ SELECT `+copyColumns+` FROM copies WHERE id = :id AND +school_id = :school_id`)
 SELECT `+copyColumns+` FROM copies WHERE school_id = :school_id AND code = :code`)
 	stmtCopiesOfBook = newStmt("copies.of_book", `
 SELECT `+copyColumns+` FROM copies WHERE school_id = :school_id AND book_id = :book_id ORDER BY code, id`)
+	stmtCopiesOfBookPage = newStmt("copies.of_book_page", `
+SELECT `+copyColumns+` FROM copies WHERE school_id = :school_id AND book_id = :book_id ORDER BY code, id
+LIMIT :limit OFFSET :offset`)
+	// The school's count stops at :limit entries of the UNIQUE (school_id,
+	// code) index: the caller's cap bounds it, not the school's size.
+	stmtCopiesCountSchool = newStmt("copies.count_school", `
+SELECT count(*) FROM (SELECT 1 FROM copies WHERE school_id = :school_id LIMIT :limit)`)
+	stmtCopiesDelete = newStmt("copies.delete", `
+DELETE FROM copies WHERE id IN (SELECT value FROM json_each(:ids)) AND +school_id = :school_id`)
 	stmtCopyCounts = newStmt("copies.counts", `
 SELECT book_id, count(*) FROM copies
 WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_ids))
@@ -313,6 +322,39 @@ func (r *Holdings) CopiesOfBook(ctx context.Context, schoolID, bookID string) ([
 		return nil, mapErr(err, "list the copies", nil, nil)
 	}
 	return out, nil
+}
+
+// CopiesOfBookPage implements ports.HoldingsRepository: one range of the
+// (school_id, book_id, code, id) index.
+func (r *Holdings) CopiesOfBookPage(ctx context.Context, schoolID, bookID string, offset, limit int) ([]library.Copy, error) {
+	args := append([]any{sql.Named("school_id", schoolID), sql.Named("book_id", bookID)}, pageArgs(offset, max(limit, 1))...)
+	rows, err := r.db.query(ctx, r.db.read, stmtCopiesOfBookPage, args...)
+	if err != nil {
+		return nil, mapErr(err, "list the copies", nil, nil)
+	}
+	out, err := scanAll(rows, scanCopy)
+	if err != nil {
+		return nil, mapErr(err, "list the copies", nil, nil)
+	}
+	return out, nil
+}
+
+// CountSchoolCopies implements ports.HoldingsRepository with one count of
+// at most upTo index entries.
+func (r *Holdings) CountSchoolCopies(ctx context.Context, schoolID string, upTo int) (int, error) {
+	var n int
+	err := r.db.queryRow(ctx, r.db.read, stmtCopiesCountSchool, sql.Named("school_id", schoolID), sql.Named("limit", int64(max(upTo, 0)))).Scan(&n)
+	return n, mapErr(err, "count the school's copies", nil, nil)
+}
+
+// DeleteCopies implements ports.HoldingsRepository with one statement by
+// primary key.
+func (r *Holdings) DeleteCopies(ctx context.Context, schoolID string, copyIDs []string) error {
+	if len(copyIDs) == 0 {
+		return nil
+	}
+	_, err := r.db.exec(ctx, r.db.write, stmtCopiesDelete, sql.Named("ids", jsonArray(copyIDs)), sql.Named("school_id", schoolID))
+	return mapErr(err, "delete the copies", nil, nil)
 }
 
 // CopyCounts implements ports.HoldingsRepository with one statement over

@@ -24,18 +24,21 @@ func NewSchools(db *DB) *Schools {
 	return &Schools{db: db}
 }
 
-const schoolColumns = `id, name, domain, default_loan_days, max_renewals, renewal_days, allow_public_catalog, created_at`
+const schoolColumns = `id, name, domain, default_loan_days, max_renewals, renewal_days, allow_public_catalog, created_at,
+	max_copies_per_book, max_copies_per_school`
 
 var (
 	stmtSchoolInsert = newStmt("schools.insert", `
 INSERT INTO schools (`+schoolColumns+`)
-VALUES (:id, :name, :domain, :default_loan_days, :max_renewals, :renewal_days, :allow_public_catalog, :created_at)`)
+VALUES (:id, :name, :domain, :default_loan_days, :max_renewals, :renewal_days, :allow_public_catalog, :created_at,
+	:max_copies_per_book, :max_copies_per_school)`)
 	stmtSchoolGet          = newStmt("schools.get", `SELECT `+schoolColumns+` FROM schools WHERE id = :id`)
 	stmtSchoolGetByDomain  = newStmt("schools.get_by_domain", `SELECT `+schoolColumns+` FROM schools WHERE domain = :domain`)
 	stmtSchoolList         = newStmt("schools.list", `SELECT `+schoolColumns+` FROM schools ORDER BY name, id`)
 	stmtSchoolSaveSettings = newStmt("schools.save_settings", `
 UPDATE schools SET default_loan_days = :default_loan_days, max_renewals = :max_renewals,
-	renewal_days = :renewal_days, allow_public_catalog = :allow_public_catalog
+	renewal_days = :renewal_days, allow_public_catalog = :allow_public_catalog,
+	max_copies_per_book = :max_copies_per_book, max_copies_per_school = :max_copies_per_school
 WHERE id = :id`)
 )
 
@@ -46,6 +49,8 @@ func settingsArgs(s library.Settings) []any {
 		sql.Named("max_renewals", s.MaxRenewals),
 		sql.Named("renewal_days", s.RenewalDays),
 		sql.Named("allow_public_catalog", s.AllowPublicCatalog),
+		sql.Named("max_copies_per_book", s.WithCapDefaults().MaxCopiesPerBook),
+		sql.Named("max_copies_per_school", s.WithCapDefaults().MaxCopiesPerSchool),
 	}
 }
 
@@ -55,7 +60,8 @@ func scanSchool(s scanner) (library.School, error) {
 		created int64
 	)
 	err := s.Scan(&sc.ID, &sc.Name, &sc.Domain, &sc.Settings.DefaultLoanDays, &sc.Settings.MaxRenewals,
-		&sc.Settings.RenewalDays, &sc.Settings.AllowPublicCatalog, &created)
+		&sc.Settings.RenewalDays, &sc.Settings.AllowPublicCatalog, &created,
+		&sc.Settings.MaxCopiesPerBook, &sc.Settings.MaxCopiesPerSchool)
 	if err != nil {
 		return library.School{}, err
 	}

@@ -26,5 +26,6 @@ func TestLibrary(t *testing.T) {
 	t.Run("Loans", func(t *testing.T) { porttest.Loans(t, newRepos) })
 	t.Run("ActiveLoans", func(t *testing.T) { porttest.ActiveLoans(t, newRepos) })
 	t.Run("Students", func(t *testing.T) { porttest.Students(t, newRepos) })
+	t.Run("Departures", func(t *testing.T) { porttest.Departures(t, newRepos) })
 	t.Run("Invites", func(t *testing.T) { porttest.Invites(t, newRepos) })
 }

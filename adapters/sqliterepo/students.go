@@ -145,6 +145,28 @@ func (r *Students) ClaimNumber(ctx context.Context, schoolID, number, accountID 
 	return mapErr(err, "claim the student number", nil, library.ErrStudentNumberExists)
 }
 
+// ImportStudents implements ports.StudentRepository in one write
+// transaction: each account's number and the account with its search row,
+// in order. Any error, including the context ending between two
+// statements or before the commit, rolls the whole import back.
+func (r *Students) ImportStudents(ctx context.Context, accounts []user.Account) error {
+	const op = "import the students"
+	return r.db.inTx(ctx, op, func(tx *txn) error {
+		for _, a := range accounts {
+			if a.StudentNumber != "" {
+				n := ports.StudentNumber{SchoolID: a.SchoolID, Number: a.StudentNumber, AccountID: a.ID}
+				if _, err := r.db.exec(ctx, tx, stmtNumberInsert, numberArgs(n)...); err != nil {
+					return mapErr(err, op, nil, library.ErrStudentNumberExists)
+				}
+			}
+			if err := r.db.insertAccount(ctx, tx, a); err != nil {
+				return mapErr(err, op, nil, user.ErrEmailTaken)
+			}
+		}
+		return nil
+	})
+}
+
 func numberArgs(n ports.StudentNumber) []any {
 	return []any{
 		sql.Named("school_id", n.SchoolID),

@@ -74,6 +74,23 @@ type bookRow struct {
 	Total, Available        int
 }
 
+// labelPage is one PDF of a book's labels: the copies it prints, First to
+// Last in code order.
+type labelPage struct {
+	Page, First, Last int
+}
+
+// LabelPages are the label PDFs of the book: one per
+// service.DefaultLabelsPerPage copies, as the labels route pages them.
+func (b bookRow) LabelPages() []labelPage {
+	per := service.DefaultLabelsPerPage
+	var out []labelPage
+	for first := 1; first <= b.Total; first += per {
+		out = append(out, labelPage{Page: len(out) + 1, First: first, Last: min(first+per-1, b.Total)})
+	}
+	return out
+}
+
 type booksView struct {
 	base
 	Base         string
@@ -354,6 +371,8 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 		v.Form = &formState{Values: map[string]string{
 			"default_loan_days": strconv.Itoa(s.Settings.DefaultLoanDays), "max_renewals": strconv.Itoa(s.Settings.MaxRenewals),
 			"renewal_days": strconv.Itoa(s.Settings.RenewalDays), "allow_public_catalog": strconv.FormatBool(s.Settings.AllowPublicCatalog),
+			"max_copies_per_book":   strconv.Itoa(s.Settings.WithCapDefaults().MaxCopiesPerBook),
+			"max_copies_per_school": strconv.Itoa(s.Settings.WithCapDefaults().MaxCopiesPerSchool),
 		}}
 	}
 	a.render(w, r, status, "settings", v)
@@ -376,17 +395,30 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 		}
 		return n
 	}
+	// A cap left blank (or a form from before the caps existed) keeps the
+	// school's cap: the service reads 0 as "unchanged".
+	optional := func(field string) int {
+		if strings.TrimSpace(form.Get(field)) == "" {
+			return 0
+		}
+		n, err := atoi(form, field, -1)
+		if err != nil || n < 1 {
+			fields.Add(field, "must be a whole number of at least 1")
+		}
+		return n
+	}
 	set := library.Settings{
 		DefaultLoanDays: num("default_loan_days"), MaxRenewals: num("max_renewals"), RenewalDays: num("renewal_days"),
 		// A checkbox is sent only when ticked.
 		AllowPublicCatalog: form.Get("allow_public_catalog") == "true",
+		MaxCopiesPerBook:   optional("max_copies_per_book"), MaxCopiesPerSchool: optional("max_copies_per_school"),
 	}
 	err := fields.Err()
 	if err == nil {
 		_, err = a.deps.Library.Schools.PutSettings(r.Context(), school.ID, set)
 	}
 	if err != nil {
-		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days")
+		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school")
 		st.Values["allow_public_catalog"] = strconv.FormatBool(set.AllowPublicCatalog)
 		a.renderSettings(w, r, school, a.statusFor(err), st)
 		return

@@ -532,3 +532,72 @@ func checkAccessible(t *testing.T, doc *html.Node) {
 		t.Errorf("%d elements have autofocus, want at most 1", autofocus)
 	}
 }
+
+// TestSettingsFormSetsCopyCaps saves the copy caps from the settings page,
+// keeps them when the form leaves them blank, and shows a refused cap on
+// the form with nothing saved.
+func TestSettingsFormSetsCopyCaps(t *testing.T) {
+	f := newFixture(t)
+	ctx := user.WithPrincipal(context.Background(), user.PrincipalOf(f.librarian))
+	form := func(book, school string) url.Values {
+		return url.Values{"default_loan_days": {"14"}, "max_renewals": {"2"}, "renewal_days": {"7"},
+			"max_copies_per_book": {book}, "max_copies_per_school": {school}}
+	}
+	caps := func() (int, int) {
+		s, err := f.lib.Schools.Settings(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Settings.MaxCopiesPerBook, s.Settings.MaxCopiesPerSchool
+	}
+	if rec := f.do(&f.librarian, http.MethodPost, "/library/maple.example.org/settings", form("40", "900")); rec.Code != http.StatusSeeOther {
+		t.Fatalf("save the caps: %d %s", rec.Code, rec.Body)
+	}
+	if b, s := caps(); b != 40 || s != 900 {
+		t.Fatalf("caps after saving = %d, %d; want 40, 900", b, s)
+	}
+	if rec := f.do(&f.librarian, http.MethodPost, "/library/maple.example.org/settings", form("", "")); rec.Code != http.StatusSeeOther {
+		t.Fatalf("save without caps: %d %s", rec.Code, rec.Body)
+	}
+	if b, s := caps(); b != 40 || s != 900 {
+		t.Fatalf("caps after a form without them = %d, %d; want them kept", b, s)
+	}
+	for _, tc := range []struct{ book, school, invalid string }{
+		{"5001", "", "settings-max-copies-book"},
+		{"", "0", "settings-max-copies-school"},
+		{"", "1000001", "settings-max-copies-school"},
+	} {
+		rec := f.do(&f.librarian, http.MethodPost, "/library/maple.example.org/settings", form(tc.book, tc.school))
+		if rec.Code != http.StatusUnprocessableEntity {
+			t.Fatalf("caps %q, %q: %d, want 422", tc.book, tc.school, rec.Code)
+		}
+		if attr(byID(parse(t, rec.Body.String()), tc.invalid), "aria-invalid") != "true" {
+			t.Errorf("caps %q, %q: %s is not marked invalid", tc.book, tc.school, tc.invalid)
+		}
+	}
+	if b, s := caps(); b != 40 || s != 900 {
+		t.Fatalf("caps after a refused form = %d, %d; want them unchanged", b, s)
+	}
+}
+
+// TestBooksPageLinksEveryLabelPage checks that a book with more copies than
+// one label PDF holds gets a link per page.
+func TestBooksPageLinksEveryLabelPage(t *testing.T) {
+	f := newFixture(t)
+	ctx := user.WithPrincipal(context.Background(), user.PrincipalOf(f.librarian))
+	b, _, err := f.lib.Holdings.AddBook(ctx, "", library.BookDraft{Title: "Zebra Many Copies", Author: "Ann Author", Copies: service.DefaultLabelsPerPage + 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := f.do(&f.librarian, http.MethodGet, "/library/maple.example.org/books?search=zebra", nil)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("books page: %d", rec.Code)
+	}
+	links := byTestID(parse(t, rec.Body.String()), "labels-link")
+	if len(links) != 2 {
+		t.Fatalf("%d label links, want 2", len(links))
+	}
+	if href := attr(links[1], "href"); href != "/api/library/copies/labels?book_id="+b.ID+"&page=2" {
+		t.Fatalf("second link %q", href)
+	}
+}

@@ -72,10 +72,17 @@ func ValidISBN(s string) bool {
 // Ranges of a school's loan settings (contract §6). A year caps the days so
 // that date arithmetic stays meaningful; 20 renewals is far beyond any real
 // policy but keeps a mistyped 200 out.
+//
+// The copy caps can be raised to 5,000 copies of a book and 1,000,000 of a
+// school: the largest book bounds what the label pages of one book cost,
+// and the school's cap bounds the copies counted when copies are added.
 const (
 	minSettingDays  = 1
 	maxSettingDays  = 365
 	maxRenewalLimit = 20
+
+	MaxCopiesPerBookLimit   = 5000
+	MaxCopiesPerSchoolLimit = 1_000_000
 )
 
 // ValidateSettings checks a school's loan settings and returns an Invalid
@@ -91,7 +98,22 @@ func ValidateSettings(s Settings) error {
 	if s.MaxRenewals < 0 || s.MaxRenewals > maxRenewalLimit {
 		fields.Add("max_renewals", "must be between 0 and 20")
 	}
+	if s.MaxCopiesPerBook < 1 || s.MaxCopiesPerBook > MaxCopiesPerBookLimit {
+		fields.Add("max_copies_per_book", "must be between 1 and 5000")
+	}
+	if s.MaxCopiesPerSchool < 1 || s.MaxCopiesPerSchool > MaxCopiesPerSchoolLimit {
+		fields.Add("max_copies_per_school", "must be between 1 and 1000000")
+	}
 	return fields.Err()
+}
+
+// ErrCopyLimit is the refusal of copies that would take a book (scope
+// "book") or a school (scope "school") past its cap of limit copies.
+func ErrCopyLimit(scope string, limit, have int) error {
+	e := errs.E(errs.Conflict, "copy_limit_reached",
+		"The %s may have at most %d copies and has %d; no copy was added.", scope, limit, have)
+	e.Details = map[string]any{"scope": scope, "limit": limit, "copies": have}
+	return e
 }
 
 // dueDateLayout is the contract's date format for due dates. Dates in this

@@ -89,10 +89,13 @@ func TestValidISBN(t *testing.T) {
 }
 
 func TestValidateSettings(t *testing.T) {
+	// Cases without copy caps get the default caps (rawCaps keeps them as
+	// written).
 	tests := []struct {
 		name       string
 		settings   library.Settings
 		wantFields []string
+		rawCaps    bool
 	}{
 		{name: "Defaults", settings: library.DefaultSettings()},
 		{name: "Minimums", settings: library.Settings{DefaultLoanDays: 1, RenewalDays: 1, MaxRenewals: 0}},
@@ -104,9 +107,17 @@ func TestValidateSettings(t *testing.T) {
 		{name: "RenewalsNegative", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, MaxRenewals: -1}, wantFields: []string{"max_renewals"}},
 		{name: "Renewals21", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, MaxRenewals: 21}, wantFields: []string{"max_renewals"}},
 		{name: "AllBad", settings: library.Settings{DefaultLoanDays: -5, RenewalDays: 1000, MaxRenewals: 99}, wantFields: []string{"default_loan_days", "renewal_days", "max_renewals"}},
+		{name: "CapsAtTheirBounds", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, MaxCopiesPerBook: 1, MaxCopiesPerSchool: 1}, rawCaps: true},
+		{name: "CapsAtTheirMaximums", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, MaxCopiesPerBook: 5000, MaxCopiesPerSchool: 1_000_000}, rawCaps: true},
+		{name: "CapsZero", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7}, rawCaps: true, wantFields: []string{"max_copies_per_book", "max_copies_per_school"}},
+		{name: "CapsOver", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, MaxCopiesPerBook: 5001, MaxCopiesPerSchool: 1_000_001}, rawCaps: true,
+			wantFields: []string{"max_copies_per_book", "max_copies_per_school"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if !tt.rawCaps {
+				tt.settings = tt.settings.WithCapDefaults()
+			}
 			err := library.ValidateSettings(tt.settings)
 			if len(tt.wantFields) == 0 {
 				if err != nil {

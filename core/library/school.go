@@ -19,17 +19,47 @@ type School struct {
 	CreatedAt time.Time
 }
 
-// Settings are a school's loan rules.
+// Settings are a school's loan rules and the caps on its holdings.
 type Settings struct {
 	DefaultLoanDays    int
 	MaxRenewals        int
 	RenewalDays        int
 	AllowPublicCatalog bool
+	// MaxCopiesPerBook and MaxCopiesPerSchool cap how many copies a book
+	// and the whole school may have, so one account cannot grow the store
+	// (or a label sheet) without bound. Adding copies past either cap is
+	// refused.
+	MaxCopiesPerBook   int
+	MaxCopiesPerSchool int
 }
+
+// Default copy caps. A book may have 1,000 copies, the most a book can be
+// created with, so no request that creates a book is refused by default;
+// a class set is 30 or so copies and a textbook issued to a whole year group
+// a few hundred. A school may have 100,000 copies: large secondary-school
+// libraries hold 20,000 to 40,000 items, so this leaves room to grow while
+// bounding what one school stores (about 20 MB of copies).
+const (
+	DefaultMaxCopiesPerBook   = 1000
+	DefaultMaxCopiesPerSchool = 100_000
+)
 
 // DefaultSettings are given to every new school (seed §8, contract §6).
 func DefaultSettings() Settings {
-	return Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true}
+	return Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true,
+		MaxCopiesPerBook: DefaultMaxCopiesPerBook, MaxCopiesPerSchool: DefaultMaxCopiesPerSchool}
+}
+
+// WithCapDefaults returns s with the default copy caps where s has none (a
+// school stored before the caps existed).
+func (s Settings) WithCapDefaults() Settings {
+	if s.MaxCopiesPerBook <= 0 {
+		s.MaxCopiesPerBook = DefaultMaxCopiesPerBook
+	}
+	if s.MaxCopiesPerSchool <= 0 {
+		s.MaxCopiesPerSchool = DefaultMaxCopiesPerSchool
+	}
+	return s
 }
 
 var domainPattern = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$`)

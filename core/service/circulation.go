@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"sort"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -61,11 +62,17 @@ type Circulation struct {
 	schoolScope
 	holdings ports.HoldingsRepository
 	accounts ports.AccountRepository
+	// departures are the deletions of students under way, which a loan
+	// and a deletion settle between them (borrowerStays).
+	departures ports.DepartureRepository
 	loanReader
 	*clock
 }
 
-// CreateLoan lends a copy to a student of the same school.
+// CreateLoan lends a copy to a student of the same school. A loan and the
+// student's deletion at the same moment exclude each other: either the
+// loan is made and the deletion refused, or the deletion goes ahead and
+// the loan is refused (student_not_found).
 // Errors: Invalid (ids, due_at), NotFound "copy_not_found",
 // "book_not_found", "student_not_found", Conflict "copy_unavailable".
 func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, error) {
@@ -119,7 +126,69 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		_ = s.loans.Delete(ctx, loan.ID)
 		return LoanView{}, err
 	}
+	if err := s.borrowerStays(ctx, loan.StudentID); err != nil {
+		// The loan gives way to the student's deletion: the copy goes back
+		// even if the request has been cancelled meanwhile.
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+		defer cancel()
+		_ = s.active.Release(uctx, loan.CopyID, loan.ID)
+		_ = s.loans.Delete(uctx, loan.ID)
+		return LoanView{}, err
+	}
 	return LoanView{Loan: loan, DueAt: due, Status: library.LoanStatus(loan, due, today)}, nil
+}
+
+// abandonedDeparture is the age past which a deletion that decided to go
+// ahead, but has not marked the account, has certainly stopped: it marks
+// the account right after deciding, within its request's deadline.
+const abandonedDeparture = 10 * time.Minute
+
+// borrowerStays decides, once the copy is claimed, between this loan and
+// any deletion of the student under way (Users.DeleteMe records each
+// attempt before it looks for loans). For each attempt it records the
+// outcome "keep"; an attempt whose outcome is already "delete" wins, and
+// the loan must give way. Then the account is read again: a deletion that
+// finished before the claim has marked it deleted (it marks the account
+// before it ends its attempts, and removes it last).
+// Errors: NotFound "student_not_found" when the loan must give way.
+func (s *Circulation) borrowerStays(ctx context.Context, studentID string) error {
+	attempts, err := s.departures.OfStudent(ctx, studentID)
+	if err != nil {
+		return err
+	}
+	for _, d := range attempts {
+		err := s.departures.Decide(ctx, d.ID, library.DepartureKeeps)
+		if err == nil {
+			continue // the attempt will give way to this loan
+		}
+		if !errs.Is(err, errs.Conflict) {
+			return err
+		}
+		outcome, err := s.departures.Outcome(ctx, d.ID)
+		if errs.Is(err, errs.NotFound) {
+			continue // the attempt ended: the account tells how
+		}
+		if err != nil {
+			return err
+		}
+		if outcome == library.DepartureDeletes {
+			if s.Now().Sub(d.StartedAt) < abandonedDeparture {
+				return library.ErrStudentNotFound()
+			}
+			// Decided long ago and the account still here: that deletion
+			// stopped (a crash) between its decision and marking the
+			// account, so it never happened.
+			if a, err := s.accounts.Get(ctx, studentID); err != nil || a.Deleted {
+				return library.ErrStudentNotFound()
+			}
+			_ = s.departures.End(ctx, d.ID)
+		}
+	}
+	student, err := s.accounts.Get(ctx, studentID)
+	if errs.Is(err, errs.NotFound) || (err == nil && student.Deleted) {
+		return library.ErrStudentNotFound()
+	}
+	return err
 }
 
 // claim takes the copy for loan, clearing a stale claim left by an

@@ -32,7 +32,7 @@ const (
 // invitations) and fails chosen calls with errs.Unavailable. Calls are
 // named as the steps of the algorithm: InsertLoan, DeleteLoan, ClaimCopy,
 // ReleaseClaim, MarkReturned, AddRenewal, RedeemInvite, and the reads
-// Claim and LoansByID. before, when set (before the service is used), runs
+// Claim, LoansByID, LoansOfStudent and ClaimsOfCopies. before, when set (before the service is used), runs
 // at the start of every call it wraps, to line up racing callers or to run
 // another request between two steps.
 type faultyLibrary struct {
@@ -148,6 +148,16 @@ func (r faultyInvites) Redeem(ctx context.Context, tokenHash string, at time.Tim
 func (r faultyClaims) Holder(ctx context.Context, copyID string) (library.CopyClaim, error) {
 	r.f.hook("Claim")
 	return r.ActiveLoanRepository.Holder(ctx, copyID)
+}
+
+func (r faultyLoans) OfStudent(ctx context.Context, studentID string) ([]library.Loan, error) {
+	r.f.hook("LoansOfStudent")
+	return r.LoanRepository.OfStudent(ctx, studentID)
+}
+
+func (r faultyClaims) ClaimsOfCopies(ctx context.Context, copyIDs []string) ([]library.CopyClaim, error) {
+	r.f.hook("ClaimsOfCopies")
+	return r.ActiveLoanRepository.ClaimsOfCopies(ctx, copyIDs)
 }
 
 func (r faultyLoans) ByIDs(ctx context.Context, ids []string) ([]library.Loan, error) {

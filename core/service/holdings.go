@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"crypto/rand"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -39,7 +40,7 @@ func (s *Holdings) Books(ctx context.Context, schoolParam string, q ListQuery) (
 }
 
 // AddBook adds a book to a school's catalog with copies copies.
-// Errors: Invalid, Conflict "isbn_exists", as scope.
+// Errors: Invalid, Conflict "isbn_exists" or "copy_limit_reached", as scope.
 func (s *Holdings) AddBook(ctx context.Context, schoolParam string, d library.BookDraft) (library.Book, []library.Copy, error) {
 	school, err := s.scope(ctx, schoolParam, "school_id")
 	if err != nil {
@@ -53,15 +54,25 @@ func (s *Holdings) AddBook(ctx context.Context, schoolParam string, d library.Bo
 		ID: s.newID(), SchoolID: school.ID, ISBN: library.NormalizeISBN(d.ISBN), Title: d.Title,
 		Author: d.Author, CoverURL: d.CoverURL, CreatedAt: s.Now().UTC(),
 	}
+	// The caps are checked before the book is stored, so a refused book
+	// leaves nothing behind. (Only when another request takes the last room
+	// under a cap between this check and the copies' does the book stay,
+	// without copies: makeCopies removes its own.)
+	if d.Copies > 0 {
+		if err := s.checkCopyCaps(ctx, school.Settings, b, d.Copies, 0); err != nil {
+			return library.Book{}, nil, err
+		}
+	}
 	if err := s.holdings.CreateBook(ctx, b); err != nil {
 		return library.Book{}, nil, err
 	}
-	copies, err := s.makeCopies(ctx, b, d.Copies)
+	copies, err := s.makeCopies(ctx, school.Settings, b, d.Copies)
 	return b, copies, err
 }
 
 // AddCopies generates count new copies of a book, each with a fresh code.
-// Errors: Invalid (count), NotFound "book_not_found".
+// Errors: Invalid (count), NotFound "book_not_found", Conflict
+// "copy_limit_reached".
 func (s *Holdings) AddCopies(ctx context.Context, schoolParam, bookID string, count int) (library.Book, []library.Copy, error) {
 	if err := library.ValidateCopyCount(count); err != nil {
 		return library.Book{}, nil, err
@@ -70,8 +81,39 @@ func (s *Holdings) AddCopies(ctx context.Context, schoolParam, bookID string, co
 	if err != nil {
 		return library.Book{}, nil, err
 	}
-	copies, err := s.makeCopies(ctx, b, count)
+	school, err := s.schools.Get(ctx, b.SchoolID)
+	if err != nil {
+		return library.Book{}, nil, err
+	}
+	if err := s.checkCopyCaps(ctx, school.Settings, b, count, 0); err != nil {
+		return library.Book{}, nil, err
+	}
+	copies, err := s.makeCopies(ctx, school.Settings, b, count)
 	return b, copies, err
+}
+
+// checkCopyCaps refuses adding n copies to book b when the book or its
+// school would pass its cap. mine is how many of the copies counted are the
+// caller's own, just stored (0 before storing). Both counts read an index
+// range bounded by the cap (the school's count stops just past it), never
+// the whole table.
+func (s *Holdings) checkCopyCaps(ctx context.Context, set library.Settings, b library.Book, n, mine int) error {
+	set = set.WithCapDefaults()
+	counts, err := s.holdings.CopyCounts(ctx, b.SchoolID, []string{b.ID})
+	if err != nil {
+		return err
+	}
+	if have := counts[b.ID] - mine; have+n > set.MaxCopiesPerBook {
+		return library.ErrCopyLimit("book", set.MaxCopiesPerBook, have)
+	}
+	total, err := s.holdings.CountSchoolCopies(ctx, b.SchoolID, set.MaxCopiesPerSchool+1)
+	if err != nil {
+		return err
+	}
+	if have := total - mine; have+n > set.MaxCopiesPerSchool {
+		return library.ErrCopyLimit("school", set.MaxCopiesPerSchool, have)
+	}
+	return nil
 }
 
 // bookInScope finds a book the caller may reach. Admins may omit the school:
@@ -95,27 +137,34 @@ func (s *Holdings) bookInScope(ctx context.Context, schoolParam, bookID string) 
 
 // makeCopies draws random codes and stores the copies; a code that happens
 // to exist already in the school (unique index) is drawn again, so codes
-// never collide.
-func (s *Holdings) makeCopies(ctx context.Context, b library.Book, n int) ([]library.Copy, error) {
+// never collide. The caps were checked before; they are checked again once
+// the copies are stored, because two requests adding copies at the same
+// moment each passed the first check: if together they went past a cap,
+// each removes its own copies and is refused, so the cap holds (near the
+// cap both may be refused; a retry then succeeds).
+func (s *Holdings) makeCopies(ctx context.Context, set library.Settings, b library.Book, n int) ([]library.Copy, error) {
 	out := make([]library.Copy, 0, n)
+	if n == 0 {
+		return out, nil
+	}
 	pending := make([]library.Copy, 0, n)
 	for range n {
 		pending = append(pending, library.Copy{ID: s.newID(), SchoolID: b.SchoolID, BookID: b.ID, CreatedAt: s.Now().UTC()})
 	}
 	for attempt := 0; len(pending) > 0; attempt++ {
 		if attempt == 10 {
-			return out, errs.E(errs.Internal, "", "could not draw unique copy codes")
+			return nil, s.undoCopies(ctx, b.SchoolID, out, errs.E(errs.Internal, "", "could not draw unique copy codes"))
 		}
 		for i := range pending {
 			code, err := library.NewCopyCode(rand.Reader)
 			if err != nil {
-				return out, errs.Wrap(err, "draw a copy code")
+				return nil, s.undoCopies(ctx, b.SchoolID, out, errs.Wrap(err, "draw a copy code"))
 			}
 			pending[i].Code = code
 		}
 		dups, err := s.holdings.CreateCopies(ctx, pending)
 		if err != nil {
-			return out, err
+			return nil, s.undoCopies(ctx, b.SchoolID, append(out, pending...), err)
 		}
 		taken := map[int]bool{}
 		for _, i := range dups {
@@ -131,8 +180,32 @@ func (s *Holdings) makeCopies(ctx context.Context, b library.Book, n int) ([]lib
 		}
 		pending = again
 	}
+	if err := s.checkCopyCaps(ctx, set, b, len(out), len(out)); err != nil {
+		return nil, s.undoCopies(ctx, b.SchoolID, out, err)
+	}
 	return out, nil
 }
+
+// undoCopies removes copies this request stored and returns cause. The
+// removal outlives a cancelled request: copies must not stay behind
+// because the client went away.
+func (s *Holdings) undoCopies(ctx context.Context, schoolID string, copies []library.Copy, cause error) error {
+	if len(copies) == 0 {
+		return cause
+	}
+	ids := make([]string, len(copies))
+	for i, c := range copies {
+		ids[i] = c.ID
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+	defer cancel()
+	_ = s.holdings.DeleteCopies(ctx, schoolID, ids)
+	return cause
+}
+
+// undoTimeout bounds the clean-up of a refused or interrupted write, which
+// runs after the request's own deadline may have passed.
+const undoTimeout = 10 * time.Second
 
 // CopyLookup is what the desk scanner shows for a code.
 type CopyLookup struct {
@@ -173,25 +246,46 @@ func (s *Holdings) CopyByCode(ctx context.Context, schoolParam, code string) (Co
 	return out, nil
 }
 
-// CopyLabels is what a sheet of copy labels prints.
+// Label pages: a request prints at most MaxLabelsPerPage labels, so its
+// PDF is rendered in well under a second and a few MB whatever the size of
+// the book. 210 labels are exactly 10 A4 sheets of 21 or 7 letter sheets of
+// 30; 420 are 20 A4 or 14 letter sheets.
+const (
+	DefaultLabelsPerPage = 210
+	MaxLabelsPerPage     = 420
+)
+
+// CopyLabels is what one page of copy labels prints.
 type CopyLabels struct {
 	School library.School
 	Book   library.Book
 	Copies []library.Copy // ordered by code
+	Total  int            // copies of the book in all pages
 }
 
-// CopyLabels returns every copy of a book of the caller's school (admins
-// name the school), lent or not, with the book and the school, to print
-// their labels. A book without copies is NotFound rather than an empty
-// sheet, so nobody feeds a sheet of labels to the printer for nothing.
-// Errors: Invalid (book_id), NotFound "book_not_found", "copy_not_found"
-// (no copies), as scope.
-func (s *Holdings) CopyLabels(ctx context.Context, schoolParam, bookID string) (CopyLabels, error) {
+// CopyLabels returns one page of the copies of a book of the caller's
+// school (admins name the school), lent or not, with the book and the
+// school, to print their labels: the copies in code order from
+// (page-1)*limit on, at most limit of them. A book without copies, or a
+// page past the last, is NotFound rather than an empty sheet, so nobody
+// feeds a sheet of labels to the printer for nothing.
+// Errors: Invalid (book_id, page, limit), NotFound "book_not_found",
+// "copy_not_found" (no copies on the page), as scope.
+func (s *Holdings) CopyLabels(ctx context.Context, schoolParam, bookID string, page, limit int) (CopyLabels, error) {
+	fields := errs.FieldErrors{}
 	if bookID == "" {
-		return CopyLabels{}, errs.InvalidField("book_id", "is required")
+		fields.Add("book_id", "is required")
+	} else if _, err := uuid.Parse(bookID); err != nil {
+		fields.Add("book_id", "must be a UUID")
 	}
-	if _, err := uuid.Parse(bookID); err != nil {
-		return CopyLabels{}, errs.InvalidField("book_id", "must be a UUID")
+	if page < 1 || page > maxLabelPage {
+		fields.Add("page", "must be between 1 and 1000000")
+	}
+	if limit < 1 || limit > MaxLabelsPerPage {
+		fields.Add("limit", "must be between 1 and 420")
+	}
+	if err := fields.Err(); err != nil {
+		return CopyLabels{}, err
 	}
 	school, err := s.scope(ctx, schoolParam, "schoolId")
 	if err != nil {
@@ -201,12 +295,27 @@ func (s *Holdings) CopyLabels(ctx context.Context, schoolParam, bookID string) (
 	if err != nil {
 		return CopyLabels{}, err
 	}
-	copies, err := s.holdings.CopiesOfBook(ctx, school.ID, b.ID)
+	counts, err := s.holdings.CopyCounts(ctx, school.ID, []string{b.ID})
+	if err != nil {
+		return CopyLabels{}, err
+	}
+	total := counts[b.ID]
+	if total == 0 {
+		return CopyLabels{}, errs.E(errs.NotFound, "copy_not_found", "The book has no copies to label.")
+	}
+	offset := (page - 1) * limit
+	if offset >= total {
+		return CopyLabels{}, errs.E(errs.NotFound, "copy_not_found", "The book has %d copies; page %d of %d labels is past the last.", total, page, limit)
+	}
+	copies, err := s.holdings.CopiesOfBookPage(ctx, school.ID, b.ID, offset, limit)
 	if err != nil {
 		return CopyLabels{}, err
 	}
 	if len(copies) == 0 {
 		return CopyLabels{}, errs.E(errs.NotFound, "copy_not_found", "The book has no copies to label.")
 	}
-	return CopyLabels{School: school, Book: b, Copies: copies}, nil
+	return CopyLabels{School: school, Book: b, Copies: copies, Total: total}, nil
 }
+
+// maxLabelPage keeps the offset of a label page far from overflow.
+const maxLabelPage = 1_000_000

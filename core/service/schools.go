@@ -60,12 +60,20 @@ func (s *Schools) Settings(ctx context.Context, schoolParam string) (library.Sch
 	return s.scope(ctx, schoolParam, "schoolId")
 }
 
-// PutSettings replaces a school's loan settings.
+// PutSettings replaces a school's settings. A copy cap of 0 keeps the
+// school's current cap: clients written before the caps existed send none.
 // Errors: Invalid (each field), as scope.
 func (s *Schools) PutSettings(ctx context.Context, schoolParam string, set library.Settings) (library.School, error) {
 	school, err := s.scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.School{}, err
+	}
+	current := school.Settings.WithCapDefaults()
+	if set.MaxCopiesPerBook == 0 {
+		set.MaxCopiesPerBook = current.MaxCopiesPerBook
+	}
+	if set.MaxCopiesPerSchool == 0 {
+		set.MaxCopiesPerSchool = current.MaxCopiesPerSchool
 	}
 	if err := library.ValidateSettings(set); err != nil {
 		return library.School{}, err

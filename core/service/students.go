@@ -126,8 +126,11 @@ func (s *Students) ByIDs(ctx context.Context, schoolParam string, ids []string) 
 
 // Import adds every student of a CSV file, or none: a file with a bad row
 // (including an email that already has an account or a number the school
-// already uses) is refused whole, with every problem and its line.
-// Errors: Invalid with details.lines.
+// already uses) is refused whole, with every problem and its line, and a
+// file whose import fails or is cut off in the middle leaves no student.
+// Errors: Invalid with details.lines; Conflict "account_exists" or
+// "student_number_exists" when another request took an email or a number
+// after the check.
 func (s *Students) Import(ctx context.Context, schoolParam string, data []byte) ([]user.Account, error) {
 	school, err := s.scope(ctx, schoolParam, "schoolId")
 	if err != nil {
@@ -150,11 +153,18 @@ func (s *Students) Import(ctx context.Context, schoolParam string, data []byte) 
 	}
 	out := make([]user.Account, 0, len(drafts))
 	for _, d := range drafts {
-		a, err := s.create(ctx, school.ID, StudentInput{Name: d.Name, Email: d.Email, StudentNumber: d.StudentNumber})
+		a, err := user.NewAccount(user.NewAccountParams{ID: s.newID(), Email: d.Email, Name: d.Name, Role: user.RoleStudent, SchoolID: school.ID, Now: s.Now()})
 		if err != nil {
-			return out, err
+			return nil, err
 		}
+		a.StudentNumber = strings.TrimSpace(d.StudentNumber)
 		out = append(out, a)
+	}
+	// One call stores them all or none, whatever happens meanwhile (a
+	// student added by hand taking an email, the client leaving, the
+	// request's deadline): a refused or cut-off file leaves no student.
+	if err := s.students.ImportStudents(ctx, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

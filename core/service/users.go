@@ -7,8 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -25,6 +28,9 @@ type Users struct {
 	books    ports.BookRepository
 	students ports.StudentRepository
 	invites  ports.InviteRepository
+	// departures record each deletion of a student while it runs
+	// (DeleteMe), which a racing loan settles with (Circulation).
+	departures ports.DepartureRepository
 	loanReader
 	authz ports.Authorizer
 
@@ -35,13 +41,13 @@ type Users struct {
 // NewUsers builds the users service. It panics on a nil dependency.
 func NewUsers(repos ports.Repositories, authz ports.Authorizer) *Users {
 	if repos.Accounts == nil || repos.RefreshTokens == nil || repos.ReadingLists == nil || repos.Progress == nil || repos.Books == nil ||
-		repos.Students == nil || repos.Invites == nil || repos.Loans == nil || repos.ActiveLoans == nil || authz == nil {
+		repos.Students == nil || repos.Invites == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || authz == nil {
 		panic("service.NewUsers: nil dependency")
 	}
 	return &Users{
 		accounts: repos.Accounts, refresh: repos.RefreshTokens, lists: repos.ReadingLists,
 		progress: repos.Progress, books: repos.Books, students: repos.Students, invites: repos.Invites,
-		loanReader: loanReader{loans: repos.Loans, active: repos.ActiveLoans}, authz: authz, Now: time.Now,
+		departures: repos.Departures, loanReader: loanReader{loans: repos.Loans, active: repos.ActiveLoans}, authz: authz, Now: time.Now,
 	}
 }
 
@@ -331,21 +337,65 @@ func (s *Users) DeleteMe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var attempt string
 	if acct.Role == user.RoleStudent {
-		active, err := s.studentHasActiveLoans(ctx, acct.ID)
-		if err != nil {
+		if attempt, err = s.clearToLeave(ctx, acct.ID); err != nil {
 			return err
-		}
-		if active {
-			return errs.E(errs.Conflict, "active_loans", "Return the library books you have on loan before deleting your account.")
 		}
 	}
 	acct.Deleted = true
 	acct.UpdatedAt = s.Now().UTC()
 	if err := s.accounts.Update(ctx, acct); err != nil {
+		if attempt != "" {
+			// Not deleted after all: the student may borrow again.
+			s.endDeparture(ctx, attempt)
+		}
 		return err
 	}
 	return s.erase(ctx, acct.ID)
+}
+
+// clearToLeave decides whether a student may be deleted: not while a copy
+// is lent to them, including one lent at this very moment. The attempt is
+// recorded first, then the loans are read, then the outcome "delete" is
+// recorded, which exactly one of this attempt and a racing loan can do
+// (Circulation.borrowerStays records "keep"). A loan whose claim came after
+// the loans were read sees the attempt and settles with it; one whose
+// claim came before is among the loans read. It returns the attempt, which
+// erase ends.
+// Errors: Conflict "active_loans".
+func (s *Users) clearToLeave(ctx context.Context, studentID string) (string, error) {
+	attempt := library.Departure{ID: uuid.NewString(), StudentID: studentID, StartedAt: s.Now().UTC()}
+	if err := s.departures.Begin(ctx, attempt); err != nil {
+		return "", err
+	}
+	refuse := func(err error) (string, error) {
+		s.endDeparture(ctx, attempt.ID)
+		return "", err
+	}
+	active, err := s.studentHasActiveLoans(ctx, studentID)
+	if err != nil {
+		return refuse(err)
+	}
+	errActive := errs.E(errs.Conflict, "active_loans", "Return the library books you have on loan before deleting your account.")
+	if active {
+		return refuse(errActive)
+	}
+	if err := s.departures.Decide(ctx, attempt.ID, library.DepartureDeletes); err != nil {
+		if errs.Is(err, errs.Conflict) {
+			return refuse(errActive) // a loan was made meanwhile, and won
+		}
+		return refuse(err)
+	}
+	return attempt.ID, nil
+}
+
+// endDeparture ends a deletion attempt that will not go ahead, whatever the
+// request's fate, so no loan settles with it any more.
+func (s *Users) endDeparture(ctx context.Context, attemptID string) {
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+	defer cancel()
+	_ = s.departures.End(uctx, attemptID)
 }
 
 // erase removes everything of a marked account; every step is idempotent,
@@ -368,6 +418,17 @@ func (s *Users) erase(ctx context.Context, accountID string) error {
 	}
 	if err := s.invites.DeleteByAccount(ctx, accountID); err != nil {
 		return err
+	}
+	// The deletion's attempts end before the account goes: a loan that no
+	// longer finds an attempt then finds the account marked or gone.
+	attempts, err := s.departures.OfStudent(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	for _, d := range attempts {
+		if err := s.departures.End(ctx, d.ID); err != nil {
+			return err
+		}
 	}
 	return s.accounts.Delete(ctx, accountID)
 }

@@ -48,6 +48,7 @@ func Holdings(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"Copies/CreateCopiesDuplicates", testLibCreateCopiesDuplicates},
 		{"Copies/GetAndScope", testLibCopyGet},
 		{"Copies/OfBookAndCounts", testLibCopiesOfBookAndCounts},
+		{"Copies/PagesCountsAndDelete", testLibCopyPagesCountsAndDelete},
 	})
 }
 
@@ -87,6 +88,9 @@ func Students(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"Search/OrderAndScope", testStudentSearchScope},
 		{"Search/Words", testStudentSearchWords},
 		{"Search/Pages", testStudentSearchPages},
+		{"Import/AllOrNothing", testImportAllOrNothing},
+		{"Import/CancelledMidway", testImportCancelledMidway},
+		{"Import/DeadlineThenResend", testImportDeadlineThenResend},
 	})
 }
 
@@ -557,6 +561,60 @@ func testLibCopiesOfBookAndCounts(t *testing.T, r ports.Repositories) {
 	}
 }
 
+// testLibCopyPagesCountsAndDelete checks the calls that bound copies: a
+// book's copies page by page, the school's count stopping at a bound, and
+// the removal of copies that a cap refused.
+func testLibCopyPagesCountsAndDelete(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	b1, b2 := createLibBook(t, r, schoolA, "1", "One"), createLibBook(t, r, schoolA, "2", "Two")
+	var copies []library.Copy
+	for i := range 7 {
+		copies = append(copies, newCopy(schoolA, b1.ID, fmt.Sprintf("C-%d", 6-i)))
+	}
+	copies = append(copies, newCopy(schoolA, b2.ID, "D-1"), newCopy(schoolB, b1.ID, "E-1"))
+	_, err := r.Holdings.CreateCopies(ctx(t), copies)
+	must(t, "CreateCopies", err)
+
+	for _, tc := range []struct {
+		offset, limit int
+		want          string
+	}{{0, 3, "[C-0 C-1 C-2]"}, {3, 3, "[C-3 C-4 C-5]"}, {6, 3, "[C-6]"}, {7, 3, "[]"}, {0, 100, "[C-0 C-1 C-2 C-3 C-4 C-5 C-6]"}} {
+		got, err := r.Holdings.CopiesOfBookPage(ctx(t), schoolA, b1.ID, tc.offset, tc.limit)
+		must(t, "CopiesOfBookPage", err)
+		if fmt.Sprint(copyCodes(got)) != tc.want {
+			t.Fatalf("CopiesOfBookPage(offset %d, limit %d) = %v, want %s", tc.offset, tc.limit, copyCodes(got), tc.want)
+		}
+	}
+	got, err := r.Holdings.CopiesOfBookPage(ctx(t), schoolB, b1.ID, 0, 10)
+	must(t, "CopiesOfBookPage of B", err)
+	if fmt.Sprint(copyCodes(got)) != "[E-1]" {
+		t.Fatalf("CopiesOfBookPage of B = %v, want [E-1]", copyCodes(got))
+	}
+
+	for _, tc := range []struct{ upTo, want int }{{100, 8}, {8, 8}, {5, 5}, {1, 1}} {
+		n, err := r.Holdings.CountSchoolCopies(ctx(t), schoolA, tc.upTo)
+		must(t, "CountSchoolCopies", err)
+		if n != tc.want {
+			t.Fatalf("CountSchoolCopies(upTo %d) = %d, want %d", tc.upTo, n, tc.want)
+		}
+	}
+	if n, err := r.Holdings.CountSchoolCopies(ctx(t), uuid.NewString(), 10); err != nil || n != 0 {
+		t.Fatalf("CountSchoolCopies of a school without copies = %d, %v", n, err)
+	}
+
+	// Another school's ids are not removed; removing twice is no error.
+	ids := []string{copies[0].ID, copies[1].ID, copies[8].ID}
+	must(t, "DeleteCopies", r.Holdings.DeleteCopies(ctx(t), schoolA, ids))
+	must(t, "DeleteCopies again", r.Holdings.DeleteCopies(ctx(t), schoolA, ids))
+	if n, _ := r.Holdings.CountSchoolCopies(ctx(t), schoolA, 100); n != 6 {
+		t.Fatalf("school A has %d copies after deleting 2, want 6", n)
+	}
+	if n, _ := r.Holdings.CountSchoolCopies(ctx(t), schoolB, 100); n != 1 {
+		t.Fatalf("school B has %d copies after A deleted B's id, want 1", n)
+	}
+	wantErr(t, "Copy after DeleteCopies", func() error { _, err := r.Holdings.Copy(ctx(t), schoolA, copies[0].ID); return err }(), errs.NotFound, "copy_not_found")
+}
+
 func testLibBooksPage(t *testing.T, r ports.Repositories) {
 	schoolA, schoolB := uuid.NewString(), uuid.NewString()
 	for i, title := range []string{"Echo", "alpha", "Delta", "Bravo", "Charlie (Part 1)"} {
@@ -1007,8 +1065,9 @@ func testLibSaveSettings(t *testing.T, r ports.Repositories) {
 	must(t, "Create school", r.Schools.Create(ctx(t), s))
 	must(t, "Create other school", r.Schools.Create(ctx(t), other))
 
-	// Zero values are stored as such.
-	settings := library.Settings{DefaultLoanDays: 7, MaxRenewals: 0, RenewalDays: 3, AllowPublicCatalog: false}
+	// Zero values are stored as such; the copy caps too.
+	settings := library.Settings{DefaultLoanDays: 7, MaxRenewals: 0, RenewalDays: 3, AllowPublicCatalog: false,
+		MaxCopiesPerBook: 3, MaxCopiesPerSchool: 10}
 	must(t, "SaveSettings", r.Schools.SaveSettings(ctx(t), s.ID, settings))
 	got, err := r.Schools.Get(ctx(t), s.ID)
 	must(t, "Get", err)
@@ -1019,7 +1078,8 @@ func testLibSaveSettings(t *testing.T, r ports.Repositories) {
 	must(t, "GetByDomain", err)
 	checkSchool(t, "GetByDomain after SaveSettings", got, want)
 
-	settings = library.Settings{DefaultLoanDays: 28, MaxRenewals: 5, RenewalDays: 14, AllowPublicCatalog: true}
+	settings = library.Settings{DefaultLoanDays: 28, MaxRenewals: 5, RenewalDays: 14, AllowPublicCatalog: true,
+		MaxCopiesPerBook: library.MaxCopiesPerBookLimit, MaxCopiesPerSchool: library.MaxCopiesPerSchoolLimit}
 	must(t, "SaveSettings again", r.Schools.SaveSettings(ctx(t), s.ID, settings))
 	got, err = r.Schools.Get(ctx(t), s.ID)
 	must(t, "Get", err)

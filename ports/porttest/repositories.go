@@ -517,10 +517,11 @@ func accountIDs(accounts []user.Account) []string {
 
 func newSchool(name, domain string) library.School {
 	return library.School{
-		ID:        uuid.NewString(),
-		Name:      name,
-		Domain:    domain,
-		Settings:  library.Settings{DefaultLoanDays: 21, MaxRenewals: 3, RenewalDays: 10, AllowPublicCatalog: false},
+		ID:     uuid.NewString(),
+		Name:   name,
+		Domain: domain,
+		Settings: library.Settings{DefaultLoanDays: 21, MaxRenewals: 3, RenewalDays: 10, AllowPublicCatalog: false,
+			MaxCopiesPerBook: 40, MaxCopiesPerSchool: 900},
 		CreatedAt: base,
 	}
 }

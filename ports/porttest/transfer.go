@@ -125,7 +125,8 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	birch.CreatedAt = base.Add(time.Hour)
 	must(t, "Create school", r.Schools.Create(c, alder))
 	must(t, "Create school", r.Schools.Create(c, birch))
-	alder.Settings = library.Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true}
+	alder.Settings = library.Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true,
+		MaxCopiesPerBook: 250, MaxCopiesPerSchool: 7000}
 	must(t, "SaveSettings", r.Schools.SaveSettings(c, alder.ID, alder.Settings))
 	s.schools = []library.School{alder, birch}
 

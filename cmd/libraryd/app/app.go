@@ -190,6 +190,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	}, httpapi.Config{
 		IssuerURL: cfg.IssuerURL, CookieSecure: cfg.CookieSecure,
 		AllowedOrigins: cfg.AllowedOrigins, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken,
+		RequestTimeout: cfg.RequestTimeout,
 	})
 	return a, nil
 }

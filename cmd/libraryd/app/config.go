@@ -61,6 +61,8 @@ type Config struct {
 	ReadTimeout       time.Duration
 	WriteTimeout      time.Duration
 	IdleTimeout       time.Duration
+	// RequestTimeout is the deadline of one request's work (LIBRARY_REQUEST_TIMEOUT).
+	RequestTimeout time.Duration
 }
 
 // Embedded reports whether the service runs its own database.
@@ -113,6 +115,7 @@ var Settings = []Setting{
 	{"LIBRARY_READ_TIMEOUT", "30s", false, "Time a client has to send a whole request, body included."},
 	{"LIBRARY_WRITE_TIMEOUT", "60s", false, "Time to write a response before the connection is closed."},
 	{"LIBRARY_IDLE_TIMEOUT", "120s", false, "How long an idle keep-alive connection is kept open."},
+	{"LIBRARY_REQUEST_TIMEOUT", "15s", false, "Deadline of one request's work once it has been read (1s to 5m); past it the request is answered 503 request_timeout."},
 }
 
 // RetiredSettings are variables of earlier versions that this one refuses
@@ -199,6 +202,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		ReadTimeout:            duration("LIBRARY_READ_TIMEOUT", "30s", 100*time.Millisecond, 10*time.Minute),
 		WriteTimeout:           duration("LIBRARY_WRITE_TIMEOUT", "60s", 100*time.Millisecond, 10*time.Minute),
 		IdleTimeout:            duration("LIBRARY_IDLE_TIMEOUT", "120s", time.Second, time.Hour),
+		RequestTimeout:         duration("LIBRARY_REQUEST_TIMEOUT", "15s", time.Second, 5*time.Minute),
 	}
 	c.DemoData = boolean("LIBRARY_DEMO_DATA", c.Embedded())
 

@@ -1,0 +1,212 @@
+package mongorepo
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+// How a student import is all or nothing without transactions (FerretDB
+// 1.24 has none, and standalone MongoDB servers neither):
+//
+//   - The import is a batch with a random id. Its accounts and student
+//     numbers are inserted carrying import_batch, and no read of accounts
+//     returns an account that carries it (visible), so until the end nobody
+//     sees any of them.
+//   - The batch is committed by one insert, of the document
+//     "<batch>#committed" in student_imports: a single-document write,
+//     atomic on every store. Before it the batch is nothing; after it the
+//     batch is everything, and import_batch is removed from its documents.
+//   - A batch that fails before its commit (a taken email or number, a
+//     cancelled request, a database error) deletes its documents at once.
+//     Its writes, and the clean-up, run on a context of their own and the
+//     request's is checked between them, so no write cut off in flight
+//     lands after the clean-up.
+//   - A crash leaves the batch's documents invisible; the next start
+//     (EnsureIndexes) finishes every batch older than staleImport: it
+//     publishes committed ones and deletes the others. A batch younger
+//     than that may still be running on another replica, so it is left
+//     alone; requests end long before (their deadline is 15 s).
+//
+// Removing import_batch from a committed batch's documents is one
+// updateMany per collection, not atomic as a whole: for the few
+// milliseconds it takes, a list may show part of the batch. What a failed
+// or cut-off import leaves is always nothing.
+
+// staleImport is the age past which an unfinished batch is certainly no
+// request's any more.
+const staleImport = 10 * time.Minute
+
+// importCleanupTimeout bounds the clean-up of a failed batch, which runs
+// after the request's own deadline may have passed; importWriteTimeout
+// bounds the import's own writes (a file of the largest size the service
+// takes is a few thousand students).
+const (
+	importCleanupTimeout = 10 * time.Second
+	importWriteTimeout   = time.Minute
+)
+
+// importDoc records a batch in student_imports: one document when it
+// starts (_id = the batch id) and one when it commits (_id = the batch id
+// and "#committed").
+type importDoc struct {
+	ID        string    `bson:"_id"`
+	Batch     string    `bson:"batch"`
+	Committed bool      `bson:"committed"`
+	StartedAt time.Time `bson:"started_at"`
+}
+
+var inBatch = func(batch string) bson.D { return bson.D{{Key: "import_batch", Value: batch}} }
+
+// ImportStudents implements ports.StudentRepository with a batch marker
+// (see above): one insert to start the batch, one insertMany of the
+// numbers and one of the accounts, the commit insert, then one updateMany
+// per collection and one deleteMany to publish it.
+func (r *Students) ImportStudents(ctx context.Context, accounts []user.Account) error {
+	if len(accounts) == 0 {
+		return nil
+	}
+	// The writes run on a context of their own, and the request's is
+	// checked between them: a command cut off in flight may still land on
+	// the server after the clean-up has run, leaving numbers that block
+	// the file when it is sent again.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importWriteTimeout)
+	defer cancel()
+	var raw [16]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return mapErr(err, "start the import", nil, nil)
+	}
+	batch := hex.EncodeToString(raw[:])
+	started := time.Now().UTC()
+	if _, err := r.imports.InsertOne(wctx, importDoc{ID: batch, Batch: batch, StartedAt: started}); err != nil {
+		return r.abandon(ctx, batch, mapErr(err, "start the import", nil, nil))
+	}
+	var numbers []studentNumberDoc
+	docs := make([]accountDoc, len(accounts))
+	for i, a := range accounts {
+		docs[i] = toAccountDoc(a)
+		docs[i].ImportBatch = batch
+		if a.StudentNumber != "" {
+			n := toStudentNumberDoc(ports.StudentNumber{SchoolID: a.SchoolID, Number: a.StudentNumber, AccountID: a.ID})
+			n.ImportBatch = batch
+			numbers = append(numbers, n)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return r.abandon(ctx, batch, mapErr(err, "import the students", nil, nil))
+	}
+	if len(numbers) > 0 {
+		if _, err := r.numbers.InsertMany(wctx, numbers); err != nil {
+			return r.abandon(ctx, batch, mapInsertManyErr(err, "import the student numbers", library.ErrStudentNumberExists))
+		}
+		if err := ctx.Err(); err != nil {
+			return r.abandon(ctx, batch, mapErr(err, "import the students", nil, nil))
+		}
+	}
+	if _, err := r.accounts.InsertMany(wctx, docs); err != nil {
+		return r.abandon(ctx, batch, mapInsertManyErr(err, "import the students", user.ErrEmailTaken))
+	}
+	// A request cancelled or past its deadline by now is not committed.
+	if err := ctx.Err(); err != nil {
+		return r.abandon(ctx, batch, mapErr(err, "import the students", nil, nil))
+	}
+	if _, err := r.imports.InsertOne(wctx, importDoc{ID: batch + "#committed", Batch: batch, Committed: true, StartedAt: started}); err != nil {
+		return r.abandon(ctx, batch, mapErr(err, "commit the import", nil, nil))
+	}
+	// Committed: the batch is the school's now, whatever happens to the
+	// request.
+	return publishImport(wctx, r.accounts.Database(), batch)
+}
+
+// mapInsertManyErr maps an ordered insertMany's failure: a duplicate key is
+// conflict, anything else as mapErr.
+func mapInsertManyErr(err error, op string, conflict func() error) error {
+	var bwe mongo.BulkWriteException
+	if errors.As(err, &bwe) && bwe.WriteConcernError == nil {
+		for _, we := range bwe.WriteErrors {
+			if mongo.IsDuplicateKeyError(we) {
+				return conflict()
+			}
+		}
+	}
+	return mapErr(err, op, nil, conflict)
+}
+
+// abandon deletes what the batch stored and returns cause.
+func (r *Students) abandon(ctx context.Context, batch string, cause error) error {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importCleanupTimeout)
+	defer cancel()
+	_ = dropImport(cctx, r.accounts.Database(), batch)
+	return cause
+}
+
+// publishImport makes a committed batch's documents ordinary ones and
+// forgets the batch. Idempotent.
+func publishImport(ctx context.Context, db *mongo.Database, batch string) error {
+	unset := bson.D{{Key: "$unset", Value: bson.D{{Key: "import_batch", Value: ""}}}}
+	for _, col := range []string{colStudentNumbers, colAccounts} {
+		if _, err := db.Collection(col).UpdateMany(ctx, inBatch(batch), unset); err != nil {
+			return mapErr(err, "publish the import", nil, nil)
+		}
+	}
+	_, err := db.Collection(colStudentImports).DeleteMany(ctx, bson.D{{Key: "batch", Value: batch}})
+	return mapErr(err, "publish the import", nil, nil)
+}
+
+// dropImport deletes an uncommitted batch's documents and forgets the
+// batch. Idempotent.
+func dropImport(ctx context.Context, db *mongo.Database, batch string) error {
+	for _, col := range []string{colAccounts, colStudentNumbers} {
+		if _, err := db.Collection(col).DeleteMany(ctx, inBatch(batch)); err != nil {
+			return mapErr(err, "drop the import", nil, nil)
+		}
+	}
+	_, err := db.Collection(colStudentImports).DeleteMany(ctx, bson.D{{Key: "batch", Value: batch}})
+	return mapErr(err, "drop the import", nil, nil)
+}
+
+// finishImports completes the batches a crash interrupted, those started
+// before olderThan: committed ones are published, the others dropped. It
+// reads student_imports by started_at (its index), a handful of documents.
+func finishImports(ctx context.Context, db *mongo.Database, olderThan time.Time) error {
+	filter := bson.D{{Key: "started_at", Value: bson.D{{Key: "$lt", Value: olderThan}}}}
+	cur, err := db.Collection(colStudentImports).Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "started_at", Value: 1}}))
+	if err != nil {
+		return mapErr(err, "find unfinished imports", nil, nil)
+	}
+	var docs []importDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return mapErr(err, "find unfinished imports", nil, nil)
+	}
+	committed := map[string]bool{}
+	var order []string
+	for _, d := range docs {
+		if _, seen := committed[d.Batch]; !seen {
+			order = append(order, d.Batch)
+			committed[d.Batch] = false
+		}
+		if d.Committed {
+			committed[d.Batch] = true
+		}
+	}
+	for _, batch := range order {
+		finish := dropImport
+		if committed[batch] {
+			finish = publishImport
+		}
+		if err := finish(ctx, db, batch); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package mongorepo_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
+)
+
+// TestInterruptedImportsFinishAtStart leaves two student imports as a
+// crash would, an hour old: one committed with its documents still marked,
+// one never committed. The next start publishes the first and removes the
+// second; a batch younger than that (another replica's, maybe still
+// running) is left alone.
+func TestInterruptedImportsFinishAtStart(t *testing.T) {
+	db := mongotest.NewDB(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	raw := db.Database()
+	school := uuid.NewString()
+	old := time.Now().Add(-time.Hour).UTC()
+	account := func(batch, name string) bson.D {
+		id := uuid.NewString()
+		return bson.D{{Key: "_id", Value: id}, {Key: "email", Value: name + "@example.org"}, {Key: "email_key", Value: name + "@example.org"},
+			{Key: "name", Value: name}, {Key: "role", Value: "student"}, {Key: "school_id", Value: school}, {Key: "deleted", Value: false},
+			{Key: "search_terms", Value: bson.A{name}}, {Key: "created_at", Value: old}, {Key: "updated_at", Value: old},
+			{Key: "import_batch", Value: batch}}
+	}
+	number := func(batch, n string) bson.D {
+		return bson.D{{Key: "_id", Value: school + "#" + n}, {Key: "school_id", Value: school}, {Key: "number", Value: n},
+			{Key: "account_id", Value: "x"}, {Key: "import_batch", Value: batch}}
+	}
+	imp := func(id, batch string, committed bool, at time.Time) bson.D {
+		return bson.D{{Key: "_id", Value: id}, {Key: "batch", Value: batch}, {Key: "committed", Value: committed}, {Key: "started_at", Value: at}}
+	}
+	insert := func(col string, docs ...any) {
+		t.Helper()
+		if _, err := raw.Collection(col).InsertMany(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert("accounts", account("done", "published"), account("lost", "dropped"), account("young", "running"))
+	insert("student_numbers", number("done", "n-1"), number("lost", "n-2"), number("young", "n-3"))
+	insert("student_imports", imp("done", "done", false, old), imp("done#committed", "done", true, old), imp("lost", "lost", false, old),
+		imp("young", "young", false, time.Now().UTC()))
+
+	// Nothing of an unfinished batch is visible, committed or not.
+	r := db.Repositories()
+	if _, total, err := r.Students.Search(ctx, library.StudentQuery{SchoolID: school, Limit: 10}); err != nil || total != 0 {
+		t.Fatalf("before the start: %d students listed (%v), want none", total, err)
+	}
+	if err := db.EnsureIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	list, total, err := r.Students.Search(ctx, library.StudentQuery{SchoolID: school, Limit: 10})
+	if err != nil || total != 1 || list[0].Name != "published" {
+		t.Fatalf("after the start: %v (%d, %v), want the committed batch's student alone", list, total, err)
+	}
+	if _, err := r.Accounts.GetByEmail(ctx, user.NormalizeEmail("dropped@example.org")); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("the uncommitted batch's account: %v, want NotFound", err)
+	}
+	taken, err := r.Students.TakenNumbers(ctx, school, []string{"n-1", "n-2", "n-3"})
+	if err != nil || len(taken) != 2 {
+		t.Fatalf("numbers after the start: %v %v, want n-1 (published) and n-3 (the young batch's)", taken, err)
+	}
+	if n, _ := raw.Collection("accounts").CountDocuments(ctx, bson.D{{Key: "import_batch", Value: "young"}}); n != 1 {
+		t.Fatalf("the young batch's account: %d, want it left alone", n)
+	}
+	if n, _ := raw.Collection("student_imports").CountDocuments(ctx, bson.D{}); n != 1 {
+		t.Fatalf("%d import records left, want the young batch's alone", n)
+	}
+}
