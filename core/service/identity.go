@@ -357,7 +357,7 @@ type NewAccountInput struct {
 // account. Errors: Invalid (fields), Conflict "account_exists", Unavailable.
 func (s *Identity) CreateAccount(ctx context.Context, in NewAccountInput) (user.Account, error) {
 	fields := errs.FieldErrors{}
-	if msg := user.ValidatePassword(in.Password); msg != "" {
+	if msg := user.ValidateNewPassword(in.Password, in.Email, in.Name); msg != "" {
 		fields.Add("password", msg)
 	}
 	acct, err := user.NewAccount(user.NewAccountParams{

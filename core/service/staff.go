@@ -157,7 +157,9 @@ func (s *Staff) Invite(ctx context.Context, email, schoolID, password string, ro
 // once. Errors: Invalid (password), NotFound "invite_not_found" (unknown or
 // expired), Conflict "invite_used".
 func (s *Staff) AcceptInvite(ctx context.Context, token, password string) (user.Account, error) {
-	if msg := user.ValidatePassword(password); msg != "" {
+	// The rules that need no account first, so a bad password is refused
+	// before the token is looked up; the name and email once it is known.
+	if msg := user.ValidateNewPassword(password, "", ""); msg != "" {
 		return user.Account{}, errs.InvalidField("password", msg)
 	}
 	hash := auth.HashToken(token)
@@ -172,6 +174,9 @@ func (s *Staff) AcceptInvite(ctx context.Context, token, password string) (user.
 	a, err := s.targetAccount(ctx, inv.AccountID)
 	if err != nil {
 		return user.Account{}, err
+	}
+	if msg := user.ValidateNewPassword(password, a.Email, a.Name); msg != "" {
+		return user.Account{}, errs.InvalidField("password", msg)
 	}
 	// Hash before redeeming, so a failure here leaves the token usable.
 	h, err := s.identity.hasher.Hash(password)
