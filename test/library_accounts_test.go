@@ -140,7 +140,7 @@ func TestStudentsAndImport(t *testing.T) {
 	add := func(body string) response {
 		return s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.libA, Body: body})
 	}
-	r := add(`{"name":"Mia Costa","email":"mia@maplegrove.example.org","password":"mia-password-1","student_number":"A-100"}`)
+	r := add(`{"name":"Mia Costa","email":"mia@maplegrove.example.org","password":"amber-lantern-14","student_number":"A-100"}`)
 	if r.Status != 201 {
 		t.Fatalf("add student: %d %s", r.Status, r.Body)
 	}
