@@ -194,9 +194,9 @@ func (s *Staff) AcceptInvite(ctx context.Context, token, password string) (user.
 	return a, nil
 }
 
-// ManageAccount suspends or unsuspends an account. Suspending ends its
-// refresh tokens; its access token is refused on the next request because
-// every request reads the account.
+// ManageAccount suspends or unsuspends an account. Suspending ends every
+// session of it: its refresh tokens, and its access tokens on their next
+// request, for good, so lifting the suspension does not bring them back.
 // Errors: NotFound "account_not_found", Conflict "cannot_suspend_self".
 func (s *Staff) ManageAccount(ctx context.Context, accountID string, suspended bool) (user.Account, error) {
 	a, err := s.targetAccount(ctx, accountID)
@@ -212,6 +212,11 @@ func (s *Staff) ManageAccount(ctx context.Context, accountID string, suspended b
 		return user.Account{}, err
 	}
 	if suspended {
+		// Revoked before the records go: the revocation finds the sessions
+		// through them.
+		if err := s.refresh.RevokeAccountFamilies(ctx, a.ID, "", s.Now()); err != nil {
+			return user.Account{}, err
+		}
 		if err := s.refresh.DeleteByAccount(ctx, a.ID); err != nil {
 			return user.Account{}, err
 		}
