@@ -86,7 +86,12 @@ type RefreshTokenRepository interface {
 	// RevokeFamily ends every token of the family. Idempotent.
 	RevokeFamily(ctx context.Context, familyID string, at time.Time) error
 	// FamilyRevoked reports whether RevokeFamily was called for familyID.
+	// Every authenticated request asks it, so it must be one indexed read.
 	FamilyRevoked(ctx context.Context, familyID string) (bool, error)
+	// RevokeAccountFamilies revokes every family with a token of the
+	// account except keepFamilyID (empty keeps none), as RevokeFamily does.
+	// Idempotent.
+	RevokeAccountFamilies(ctx context.Context, accountID, keepFamilyID string, at time.Time) error
 	// DeleteByAccount removes every token record of the account (suspension,
 	// deletion). Idempotent.
 	DeleteByAccount(ctx context.Context, accountID string) error

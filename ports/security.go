@@ -28,13 +28,18 @@ type AccessClaims struct {
 	EmailVerified bool
 	IssuedAt      time.Time
 	ExpiresAt     time.Time
+	// SessionID (the sid claim) names the sign-in the token belongs to, the
+	// refresh-token family; ending that session ends the token with it.
+	// Empty for tokens of external issuers.
+	SessionID string
 }
 
 // TokenService issues and verifies the service's own access tokens.
 type TokenService interface {
-	// Issue signs an access token for account a, valid from now for the
-	// configured lifetime, and returns it with that lifetime.
-	Issue(ctx context.Context, a user.Account, now time.Time) (token string, lifetime time.Duration, err error)
+	// Issue signs an access token for account a in session sessionID (its
+	// sid claim), valid from now for the configured lifetime, and returns it
+	// with that lifetime.
+	Issue(ctx context.Context, a user.Account, sessionID string, now time.Time) (token string, lifetime time.Duration, err error)
 	// Verify checks the signature with a pinned algorithm, the key id, iss,
 	// aud, exp, nbf and iat.
 	// Errors: Unauthenticated "invalid_token" or "token_expired".

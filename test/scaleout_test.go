@@ -516,6 +516,10 @@ func TestScaleOutTwoProcesses(t *testing.T) {
 		if code, _ := resp.apiError(t); resp.Status != 401 || code != "invalid_refresh_token" {
 			t.Fatalf("refresh on A after logout on B: %d %s, want 401 invalid_refresh_token", resp.Status, resp.Body)
 		}
+		// The access token too, at once, on the other process.
+		if resp := on(t, a, req{Path: "/v1/users/me", Token: sess.Access}); resp.Status != 401 {
+			t.Fatalf("A's access token on A after logout on B: %d, want 401", resp.Status)
+		}
 	})
 
 	// ----- both stop cleanly on SIGTERM -----

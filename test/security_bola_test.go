@@ -33,7 +33,7 @@ func newTwoSchools(t *testing.T) *twoSchools {
 	w := &twoSchools{libraryWorld: newLibraryWorld(t)}
 	s := w.s
 	r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.libA,
-		Body: `{"name":"Ada Second","email":"ada.second@maplegrove.example.org","password":"ada-password-1","student_number":"A-2"}`})
+		Body: `{"name":"Ada Second","email":"ada.second@maplegrove.example.org","password":"quiet-harbor-22","student_number":"A-2"}`})
 	if r.Status != 201 {
 		t.Fatalf("student A2: %d %s", r.Status, r.Body)
 	}
@@ -195,7 +195,7 @@ func TestSecurityCrossSchoolWritesChangeNothing(t *testing.T) {
 		{"loan naming B", req{Method: "POST", Path: "/api/library/loans", Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"copy_id":%q,"student_id":%q}`, sid, w.bookB, w.copyB2, w.studentBID)}, 403, "forbidden"},
 		{"settings of B", req{Method: "PUT", Path: "/api/library/settings?schoolId=" + sid, Body: settings}, 403, "forbidden"},
 		{"suspend B's librarian", req{Method: "PATCH", Path: "/api/library/accounts/manage", Body: fmt.Sprintf(`{"account_id":%q,"suspended":true}`, w.libBID)}, 403, "forbidden"},
-		{"invite into B", req{Method: "POST", Path: "/api/library/invite", Body: fmt.Sprintf(`{"email":"mole@example.org","school_id":%q,"password":"mole-password-1"}`, sid)}, 403, "forbidden"},
+		{"invite into B", req{Method: "POST", Path: "/api/library/invite", Body: fmt.Sprintf(`{"email":"mole@example.org","school_id":%q,"password":"silver-otter-31"}`, sid)}, 403, "forbidden"},
 		{"change B's student", req{Method: "PATCH", Path: "/api/admin/users/" + w.studentBID, Body: `{"role":"librarian"}`}, 403, "forbidden"},
 		// Case 4: foreign references inside A's own request.
 		{"A's book with B's copy", req{Method: "POST", Path: "/api/library/loans", Body: fmt.Sprintf(`{"book_id":%q,"copy_id":%q,"student_id":%q}`, w.bookA, w.copyB2, w.studentAID)}, 404, "copy_not_found"},

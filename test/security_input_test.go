@@ -231,10 +231,10 @@ func TestSecurityMassAssignmentOtherWrites(t *testing.T) {
 		{`,"email":"other@example.org"`, "email"},
 		{`,"Role":"librarian"`, "Role"},
 	} {
-		r := s.do(req{Method: http.MethodPost, Path: "/api/auth/accept-invite", Body: fmt.Sprintf(`{"token":%q,"password":"invited-pass-1"%s}`, token, extra.body)})
+		r := s.do(req{Method: http.MethodPost, Path: "/api/auth/accept-invite", Body: fmt.Sprintf(`{"token":%q,"password":"shelf-and-ink-7"%s}`, token, extra.body)})
 		wantFieldRefused(t, "accept-invite with "+extra.body, r, extra.field)
 	}
-	r = s.do(req{Method: http.MethodPost, Path: "/api/auth/accept-invite", Body: fmt.Sprintf(`{"token":%q,"password":"invited-pass-1"}`, token)})
+	r = s.do(req{Method: http.MethodPost, Path: "/api/auth/accept-invite", Body: fmt.Sprintf(`{"token":%q,"password":"shelf-and-ink-7"}`, token)})
 	acct := r.json(t)["account"].(map[string]any)
 	if r.Status != 200 || acct["role"] != "staff" || acct["school_id"] != w.schoolA || acct["email"] != "invited@example.org" {
 		t.Fatalf("accept: %d %s, want staff of A with the invited email", r.Status, r.Body)

@@ -599,7 +599,7 @@ func TestWebAcceptInvite(t *testing.T) {
 	if p := b.get("/library"); p.byID("invite-accept-link") == nil {
 		t.Fatal("the sign-in page does not link to the invitation page")
 	}
-	const password = "desk-helper-pass-1"
+	const password = "tidy-shelves-and-ink"
 	// Passwords that differ: refused, nothing redeemed, the code not echoed.
 	p := b.submit("/library/invite", url.Values{"token": {token}, "password": {password}, "password_again": {password + "x"}})
 	if p.Status != 422 || p.byID("invite-accept-again-error") == nil || strings.Contains(p.Body, token) {

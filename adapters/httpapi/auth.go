@@ -23,6 +23,11 @@ type signupRequest struct {
 	Name     string `json:"name" validate:"required"`
 }
 
+type changePasswordRequest struct {
+	CurrentPassword string `json:"current_password" validate:"required"`
+	NewPassword     string `json:"new_password" validate:"required"`
+}
+
 // sessionResponse is the body of login and refresh. The refresh token only
 // travels in its HttpOnly cookie, never in a body.
 type sessionResponse struct {
@@ -128,6 +133,29 @@ func (h *handler) signup(w http.ResponseWriter, r *http.Request) {
 	}
 	infoFrom(r).accountID = acct.ID
 	writeJSON(w, http.StatusCreated, map[string]any{"user": toOwnProfile(acct)})
+}
+
+// changePassword answers 204: the caller's session goes on with the tokens
+// it has, every other session of the account is ended.
+func (h *handler) changePassword(w http.ResponseWriter, r *http.Request) {
+	if isFormPost(r) {
+		h.formChangePassword(w, r)
+		return
+	}
+	var req changePasswordRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if err := h.deps.Identity.ChangePassword(r.Context(), req.CurrentPassword, req.NewPassword, h.clientIP(r)); err != nil {
+		if errs.CodeOf(err) == "invalid_current_password" {
+			loggerFrom(r).Info("password change refused: wrong current password", "client", h.clientIP(r))
+		}
+		writeError(w, r, err)
+		return
+	}
+	loggerFrom(r).Info("password changed; other sessions ended")
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (h *handler) writeSession(w http.ResponseWriter, s service.Session) {

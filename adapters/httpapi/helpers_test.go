@@ -19,11 +19,12 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
-// fakeTokens accepts "tok-<account id>" and nothing else.
+// fakeTokens issues "tok-<account id>~<session>" and accepts that, or
+// "tok-<account id>" as a token of a session that is never ended.
 type fakeTokens struct{}
 
-func (fakeTokens) Issue(_ context.Context, a user.Account, _ time.Time) (string, time.Duration, error) {
-	return "tok-" + a.ID, 15 * time.Minute, nil
+func (fakeTokens) Issue(_ context.Context, a user.Account, session string, _ time.Time) (string, time.Duration, error) {
+	return "tok-" + a.ID + "~" + session, 15 * time.Minute, nil
 }
 
 func (fakeTokens) Verify(_ context.Context, token string) (ports.AccessClaims, error) {
@@ -31,7 +32,11 @@ func (fakeTokens) Verify(_ context.Context, token string) (ports.AccessClaims, e
 	if !ok || id == "" {
 		return ports.AccessClaims{}, errs.E(errs.Unauthenticated, "invalid_token", "The access token is invalid.")
 	}
-	return ports.AccessClaims{Subject: id}, nil
+	id, session, found := strings.Cut(id, "~")
+	if !found {
+		session = "handmade"
+	}
+	return ports.AccessClaims{Subject: id, SessionID: session}, nil
 }
 
 func (fakeTokens) JWKS(context.Context) ([]byte, error) { return []byte(`{"keys":[]}`), nil }

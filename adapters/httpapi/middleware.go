@@ -237,6 +237,7 @@ func (h *handler) unlimited(path string) bool {
 type credential struct {
 	viaCookie bool
 	account   *user.Account // as read while authenticating; nil for anonymous
+	session   string        // the token's session; "" for external issuers
 }
 
 // authenticate finds the caller, counts the request against the caller's
@@ -258,7 +259,7 @@ func (h *handler) authenticate(next http.Handler) http.Handler {
 		info.accountID = principal.AccountID
 		var ctx context.Context
 		if cred.account != nil {
-			ctx = user.WithAccount(r.Context(), *cred.account)
+			ctx = user.WithSession(r.Context(), *cred.account, cred.session)
 		} else {
 			ctx = user.WithPrincipal(r.Context(), principal)
 		}
@@ -293,7 +294,7 @@ func (h *handler) identify(r *http.Request) (user.Principal, credential, error) 
 	if token == "" {
 		return user.Anonymous, cred, nil
 	}
-	acct, err := h.deps.Identity.AuthenticateAccount(r.Context(), token)
+	acct, session, err := h.deps.Identity.AuthenticateSession(r.Context(), token)
 	if err != nil {
 		// A page visited with a stale cookie (expired token, suspended or
 		// deleted account) is seen as anonymous: the page then sends the
@@ -303,7 +304,7 @@ func (h *handler) identify(r *http.Request) (user.Principal, credential, error) 
 		}
 		return user.Anonymous, cred, err
 	}
-	cred.account = &acct
+	cred.account, cred.session = &acct, session
 	return user.PrincipalOf(acct), cred, nil
 }
 

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/user"
 )
 
 // ExtraRoute is a route served by another inbound adapter (the web app's
@@ -189,6 +191,79 @@ func (h *handler) formLogin(w http.ResponseWriter, r *http.Request) {
 	infoFrom(r).accountID = s.Account.ID
 	h.setSessionCookies(w, s)
 	http.Redirect(w, r, s.Redirect, http.StatusSeeOther)
+}
+
+// Where the web app's password form ends; the outcome is a fixed word the
+// page turns into a sentence, never a value from the request.
+const passwordPage = "/library/password"
+
+// formChangePassword is the web app's change-password form: the same use
+// case as the JSON route, then 303 See Other back to the form with the
+// outcome. The session is a cookie one, so the route guard has already
+// applied the CSRF rule.
+func (h *handler) formChangePassword(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxSignInFormBytes)
+	if err := r.ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, r, errTooLarge())
+			return
+		}
+		http.Redirect(w, r, passwordPage+"?failed=missing", http.StatusSeeOther)
+		return
+	}
+	current, next := r.PostForm.Get("current_password"), r.PostForm.Get("new_password")
+	if current == "" || next == "" {
+		http.Redirect(w, r, passwordPage+"?failed=missing", http.StatusSeeOther)
+		return
+	}
+	if next != r.PostForm.Get("new_password_again") {
+		http.Redirect(w, r, passwordPage+"?failed=mismatch", http.StatusSeeOther)
+		return
+	}
+	err := h.deps.Identity.ChangePassword(r.Context(), current, next, h.clientIP(r))
+	if err == nil {
+		loggerFrom(r).Info("password changed; other sessions ended")
+		http.Redirect(w, r, passwordPage+"?changed=1", http.StatusSeeOther)
+		return
+	}
+	outcome := "unavailable"
+	switch {
+	case errs.CodeOf(err) == "invalid_current_password":
+		loggerFrom(r).Info("password change refused: wrong current password", "client", h.clientIP(r))
+		outcome = "wrong"
+	case errs.Is(err, errs.RateLimited):
+		outcome = "throttled"
+	case errs.Is(err, errs.Unauthenticated):
+		http.Redirect(w, r, signInPage, http.StatusSeeOther)
+		return
+	case errs.Is(err, errs.Invalid):
+		outcome = newPasswordOutcome(err)
+	default:
+		loggerFrom(r).Error("password change error", "request_id", requestIDFrom(r), "error", err.Error())
+	}
+	http.Redirect(w, r, passwordPage+"?failed="+outcome, http.StatusSeeOther)
+}
+
+// newPasswordOutcomes name the password rule's refusals for the form.
+var newPasswordOutcomes = map[string]string{
+	user.PasswordTooShort:  "short",
+	user.PasswordTooLong:   "long",
+	user.PasswordTooCommon: "common",
+	user.PasswordHasName:   "name",
+	user.PasswordHasEmail:  "email",
+}
+
+// newPasswordOutcome is the form outcome of an Invalid error of a password
+// change.
+func newPasswordOutcome(err error) string {
+	if e, ok := errs.As(err); ok {
+		fields, _ := e.Details["fields"].(map[string]any)
+		if outcome, ok := newPasswordOutcomes[fmt.Sprint(fields["new_password"])]; ok {
+			return outcome
+		}
+	}
+	return "missing"
 }
 
 // formLogout is the sign-out button: it ends the session of the refresh

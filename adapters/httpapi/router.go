@@ -173,6 +173,7 @@ func (h *handler) table() []route {
 		r("auth.refresh", http.MethodPost, "/api/auth/refresh", "refresh", "auth:session", h.refresh),
 		jsonOrForm(r("auth.logout", http.MethodPost, "/api/auth/logout", "logout", "auth:session", h.logout)),
 		r("auth.signup", http.MethodPost, "/api/auth/signup", "signup", "auth:account", h.signup),
+		jsonOrForm(r("auth.password", http.MethodPost, "/api/auth/password", "change", "auth:password", h.changePassword)),
 
 		// The /users/me routes come before /users/{user_id}, which would match "me".
 		r("users.me", http.MethodGet, "/v1/users/me", "read", "users:me", h.getMe),

@@ -18,7 +18,7 @@ func TestVerifiedCacheKeepsExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, ttl, err := s.Issue(ctx, account(), now)
+	token, ttl, err := s.Issue(ctx, account(), "session-1", now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestVerifiedCacheKeepsExpiry(t *testing.T) {
 // A token that differs from a cached one in any byte is verified in full.
 func TestVerifiedCacheIsPerExactToken(t *testing.T) {
 	s := newService(t)
-	token, _, err := s.Issue(ctx, account(), testNow)
+	token, _, err := s.Issue(ctx, account(), "session-1", testNow)
 	if err != nil {
 		t.Fatal(err)
 	}

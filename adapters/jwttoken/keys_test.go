@@ -98,7 +98,7 @@ func TestLoadKeysActiveFirstAfterRotation(t *testing.T) {
 	oldKey, newKey := signingKey(t, 1), signingKey(t, 0)
 	repo.rotate(oldKey)
 	before := newService(t, oldKey)
-	token, _, err := before.Issue(ctx, account(), testNow)
+	token, _, err := before.Issue(ctx, account(), "session-1", testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestKeyFromPEMFile(t *testing.T) {
 			if err != nil {
 				t.Fatalf("New: %v", err)
 			}
-			token, _, err := s.Issue(ctx, account(), testNow)
+			token, _, err := s.Issue(ctx, account(), "session-1", testNow)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -176,6 +176,7 @@ type claims struct {
 	jwt.RegisteredClaims
 	Email         string `json:"email,omitempty"`
 	EmailVerified *bool  `json:"email_verified,omitempty"`
+	SessionID     string `json:"sid,omitempty"`
 }
 
 var _ jwt.ClaimsValidator = (*claims)(nil)
@@ -195,8 +196,9 @@ func (c *claims) Validate() error {
 	return nil
 }
 
-// Issue signs an access token for a, valid from now for the configured TTL.
-func (s *Service) Issue(_ context.Context, a user.Account, now time.Time) (string, time.Duration, error) {
+// Issue signs an access token for a in session sessionID, valid from now
+// for the configured TTL.
+func (s *Service) Issue(_ context.Context, a user.Account, sessionID string, now time.Time) (string, time.Duration, error) {
 	if a.ID == "" {
 		return "", 0, errs.E(errs.Internal, "", "jwttoken: cannot issue a token for an account without an id")
 	}
@@ -214,7 +216,8 @@ func (s *Service) Issue(_ context.Context, a user.Account, now time.Time) (strin
 			IssuedAt:  jwt.NewNumericDate(now),
 			ID:        b64(jti),
 		},
-		Email: a.Email,
+		Email:     a.Email,
+		SessionID: sessionID,
 	}
 	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, c)
 	tok.Header["typ"] = TokenType
@@ -249,6 +252,7 @@ func (s *Service) Verify(_ context.Context, token string) (ports.AccessClaims, e
 		Email:     c.Email,
 		IssuedAt:  c.IssuedAt.Time,
 		ExpiresAt: c.ExpiresAt.Time,
+		SessionID: c.SessionID,
 	}
 	if c.EmailVerified != nil {
 		out.EmailVerified = *c.EmailVerified

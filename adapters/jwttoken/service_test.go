@@ -48,7 +48,7 @@ func decodeSegment(tb testing.TB, token string, i int) map[string]any {
 func TestIssueVerifyRoundTrip(t *testing.T) {
 	s := newService(t)
 	issuedAt := testNow.Add(-time.Minute).Add(400 * time.Millisecond)
-	token, lifetime, err := s.Issue(ctx, account(), issuedAt)
+	token, lifetime, err := s.Issue(ctx, account(), "session-1", issuedAt)
 	if err != nil {
 		t.Fatalf("Issue: %v", err)
 	}
@@ -84,8 +84,8 @@ func TestIssueVerifyRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
-	if claims.Subject != testSubject || claims.Email != "reader@example.com" || claims.Issuer != testIssuer {
-		t.Errorf("got claims %+v, want sub %s, email reader@example.com, iss %s", claims, testSubject, testIssuer)
+	if claims.Subject != testSubject || claims.Email != "reader@example.com" || claims.Issuer != testIssuer || claims.SessionID != "session-1" {
+		t.Errorf("got claims %+v, want sub %s, email reader@example.com, iss %s, sid session-1", claims, testSubject, testIssuer)
 	}
 	if want := issuedAt.Truncate(time.Second); !claims.IssuedAt.Equal(want) {
 		t.Errorf("got IssuedAt %s, want %s", claims.IssuedAt, want)
@@ -100,11 +100,11 @@ func TestIssueVerifyRoundTrip(t *testing.T) {
 
 func TestIssueUniqueJTI(t *testing.T) {
 	s := newService(t)
-	a, _, err := s.Issue(ctx, account(), testNow)
+	a, _, err := s.Issue(ctx, account(), "session-1", testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _, err := s.Issue(ctx, account(), testNow)
+	b, _, err := s.Issue(ctx, account(), "session-1", testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestIssueUniqueJTI(t *testing.T) {
 }
 
 func TestIssueRefusesAccountWithoutID(t *testing.T) {
-	if _, _, err := newService(t).Issue(ctx, user.Account{Email: "x@example.com"}, testNow); err == nil {
+	if _, _, err := newService(t).Issue(ctx, user.Account{Email: "x@example.com"}, "session-1", testNow); err == nil {
 		t.Errorf("Issue(account without id) succeeded, want an error")
 	}
 }
@@ -271,7 +271,7 @@ func TestVerifyExpiresWithClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, _, err := s.Issue(ctx, account(), testNow)
+	token, _, err := s.Issue(ctx, account(), "session-1", testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestVerifyIgnoresKeyURLHeaders(t *testing.T) {
 func TestRotationKeepsOldTokensValid(t *testing.T) {
 	oldKey, newKey := signingKey(t, 1), signingKey(t, 0)
 	before := newService(t, oldKey)
-	token, _, err := before.Issue(ctx, account(), testNow)
+	token, _, err := before.Issue(ctx, account(), "session-1", testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +402,7 @@ func TestRotationKeepsOldTokensValid(t *testing.T) {
 	if claims.Subject != testSubject {
 		t.Errorf("got sub %q, want %q", claims.Subject, testSubject)
 	}
-	fresh, _, err := after.Issue(ctx, account(), testNow)
+	fresh, _, err := after.Issue(ctx, account(), "session-1", testNow)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package mongorepo
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -116,13 +117,48 @@ func (r *RefreshTokens) RevokeFamily(ctx context.Context, familyID string, at ti
 	return mapErr(err, "revoke the token family", nil, nil)
 }
 
-// FamilyRevoked implements ports.RefreshTokenRepository.
+// FamilyRevoked implements ports.RefreshTokenRepository with a find by _id
+// rather than a count: every authenticated request asks, and a count is an
+// aggregation.
 func (r *RefreshTokens) FamilyRevoked(ctx context.Context, familyID string) (bool, error) {
-	n, err := r.revoked.CountDocuments(ctx, bson.D{{Key: "_id", Value: familyID}}, options.Count().SetLimit(1))
-	if err != nil {
-		return false, mapErr(err, "read the token family", nil, nil)
+	err := r.revoked.FindOne(ctx, bson.D{{Key: "_id", Value: familyID}},
+		options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 1}})).Err()
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return false, nil
 	}
-	return n > 0, nil
+	return false, mapErr(err, "read the token family", nil, nil)
+}
+
+// RevokeAccountFamilies implements ports.RefreshTokenRepository: the
+// account's families are found through its token records (indexed by
+// account_id) and each is revoked with RevokeFamily's keyed insert.
+func (r *RefreshTokens) RevokeAccountFamilies(ctx context.Context, accountID, keepFamilyID string, at time.Time) error {
+	const op = "revoke the account's token families"
+	cur, err := r.tokens.Find(ctx, bson.D{{Key: "account_id", Value: accountID}},
+		options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "family_id", Value: 1}}))
+	if err != nil {
+		return mapErr(err, op, nil, nil)
+	}
+	var docs []struct {
+		FamilyID string `bson:"family_id"`
+	}
+	if err := cur.All(ctx, &docs); err != nil {
+		return mapErr(err, op, nil, nil)
+	}
+	done := map[string]bool{keepFamilyID: true}
+	for _, d := range docs {
+		if done[d.FamilyID] {
+			continue
+		}
+		done[d.FamilyID] = true
+		if err := r.RevokeFamily(ctx, d.FamilyID, at); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // DeleteByAccount implements ports.RefreshTokenRepository. It also drops

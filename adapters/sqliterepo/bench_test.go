@@ -10,6 +10,7 @@ import (
 	"github.com/readinglibrary/service/adapters/sqliterepo"
 	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
 	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/user"
 )
 
 // BenchmarkOpenFresh measures a database of one's own from nothing: a new
@@ -126,4 +127,35 @@ func BenchmarkListBooks(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkAuthenticationReads measures the two reads every authenticated
+// request makes: the account, and whether the token's session was ended.
+func BenchmarkAuthenticationReads(b *testing.B) {
+	repos := sqlitetest.NewDB(b).Repositories()
+	ctx := context.Background()
+	acct, err := user.NewAccount(user.NewAccountParams{ID: "a1", Email: "a@example.org", Name: "A", Role: user.RoleReader, Now: time.Now()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := repos.Accounts.Create(ctx, acct); err != nil {
+		b.Fatal(err)
+	}
+	if err := repos.RefreshTokens.RevokeFamily(ctx, "ended", time.Now()); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Account", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := repos.Accounts.Get(ctx, "a1"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("SessionLive", func(b *testing.B) {
+		for b.Loop() {
+			if revoked, err := repos.RefreshTokens.FamilyRevoked(ctx, "live"); err != nil || revoked {
+				b.Fatal(revoked, err)
+			}
+		}
+	})
 }

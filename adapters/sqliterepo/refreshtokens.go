@@ -39,6 +39,10 @@ INSERT INTO refresh_rotations (hash, rotated_at) VALUES (:hash, :at)`)
 	stmtRotationGet  = newStmt("refresh_rotations.get", `SELECT rotated_at FROM refresh_rotations WHERE hash = :hash`)
 	stmtFamilyRevoke = newStmt("revoked_families.insert", `
 INSERT INTO revoked_families (family_id, revoked_at) VALUES (:family_id, :at) ON CONFLICT (family_id) DO NOTHING`)
+	stmtAccountFamiliesRevoke = newStmt("revoked_families.insert_by_account", `
+INSERT INTO revoked_families (family_id, revoked_at)
+SELECT DISTINCT family_id, :at FROM refresh_tokens WHERE account_id = :account_id AND family_id <> :keep
+ON CONFLICT (family_id) DO NOTHING`)
 	stmtFamilyRevoked = newStmt("revoked_families.exists", `
 SELECT EXISTS (SELECT 1 FROM revoked_families WHERE family_id = :family_id)`)
 	stmtRotationDeleteByAccount = newStmt("refresh_rotations.delete_by_account", `
@@ -102,6 +106,16 @@ func (r *RefreshTokens) FamilyRevoked(ctx context.Context, familyID string) (boo
 		return false, mapErr(err, "read the token family", nil, nil)
 	}
 	return revoked, nil
+}
+
+// RevokeAccountFamilies implements ports.RefreshTokenRepository in one
+// statement: the account's families, found through its token records,
+// become rows of revoked_families; families revoked already keep their
+// first time.
+func (r *RefreshTokens) RevokeAccountFamilies(ctx context.Context, accountID, keepFamilyID string, at time.Time) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtAccountFamiliesRevoke,
+		sql.Named("account_id", accountID), sql.Named("keep", keepFamilyID), sql.Named("at", millis(at)))
+	return mapErr(err, "revoke the account's token families", nil, nil)
 }
 
 // DeleteByAccount implements ports.RefreshTokenRepository. The rotation

@@ -31,6 +31,45 @@ var signInFailures = map[string]string{
 	"unavailable": "Signing in is not possible right now. Try again in a minute.",
 }
 
+// passwordOutcomes are the password form's outcomes (see httpapi's form
+// password change), by the word it sends back; none repeats a password.
+var passwordOutcomes = map[string]string{
+	"wrong":       "The current password is not right.",
+	"mismatch":    "The two new passwords are not the same.",
+	"missing":     "Fill in the current password and the new one twice.",
+	"short":       "The new password must be at least 10 characters.",
+	"long":        "The new password must be at most 1024 bytes.",
+	"common":      "The new password is too common or too easy to guess. A few unrelated words make a good one.",
+	"name":        "The new password must not contain your name.",
+	"email":       "The new password must not contain your email address.",
+	"throttled":   "Too many wrong passwords. Wait 15 minutes and try again.",
+	"unavailable": "Changing the password is not possible right now. Try again in a minute.",
+}
+
+type passwordView struct {
+	base
+	Notice, Failure string
+}
+
+// passwordPage shows the change-password form to a signed-in member; an
+// anonymous visitor is sent to sign in first.
+func (a *App) passwordPage(w http.ResponseWriter, r *http.Request) {
+	if user.PrincipalFrom(r.Context()).IsAnonymous() {
+		http.Redirect(w, r, signInPath, http.StatusSeeOther)
+		return
+	}
+	if !a.require(w, r, "change", "auth:password") {
+		return
+	}
+	v := passwordView{base: a.newBase(r, "Change password", "password")}
+	q := r.URL.Query()
+	v.Failure = passwordOutcomes[q.Get("failed")]
+	if q.Get("changed") == "1" {
+		v.Notice = "Your password is changed. Every other session of your account has been signed out."
+	}
+	a.render(w, r, http.StatusOK, "password", v)
+}
+
 // signIn shows the sign-in form; a signed-in member of a school goes to
 // the school's page, an admin chooses a school.
 func (a *App) signIn(w http.ResponseWriter, r *http.Request) {

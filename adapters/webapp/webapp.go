@@ -113,6 +113,9 @@ func (a *App) Routes() []Route {
 		// Before the school pages: "invite" is not a domain (no dot).
 		view("web.invite", signInPath+"/invite", a.acceptInvitePage),
 		submit("web.invite.accept", signInPath+"/invite", a.acceptInvite),
+		// The form posts to POST /api/auth/password, which sends the
+		// browser back here with the outcome.
+		view("web.password", signInPath+"/password", a.passwordPage),
 		view("web.desk", school, a.desk),
 		submit("web.checkout", school+"/checkout", a.checkout),
 		submit("web.return", school+"/return", a.returnCopy),

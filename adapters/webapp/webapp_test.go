@@ -31,7 +31,7 @@ import (
 
 type fakeTokens struct{}
 
-func (fakeTokens) Issue(context.Context, user.Account, time.Time) (string, time.Duration, error) {
+func (fakeTokens) Issue(context.Context, user.Account, string, time.Time) (string, time.Duration, error) {
 	return "t", time.Minute, nil
 }
 func (fakeTokens) Verify(context.Context, string) (ports.AccessClaims, error) {

@@ -93,11 +93,11 @@ func (w *world) freshCatalogBook() (string, error) {
 func (w *world) freshSession() (session, error) {
 	email := fmt.Sprintf("probe%d@bench.example.org", w.unique())
 	if _, err := w.s.App.Identity.CreateAccount(context.Background(), service.NewAccountInput{
-		Email: email, Password: "probe-password-1", Name: "Probe", Role: user.RoleReader,
+		Email: email, Password: "quiet meadow path 1", Name: "Probe", Role: user.RoleReader,
 	}); err != nil {
 		return session{}, err
 	}
-	return login(w.s.URL, email, "probe-password-1")
+	return login(w.s.URL, email, "quiet meadow path 1")
 }
 
 // routeCase is one representative request of a route of the router's table;

@@ -684,10 +684,10 @@ func TestAcceptInviteRedeemOutageKeepsToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	lf.faults.failNext("RedeemInvite", failBefore)
-	_, err = lf.lib.Staff.AcceptInvite(context.Background(), token, "a brand new password")
+	_, err = lf.lib.Staff.AcceptInvite(context.Background(), token, "a fresh start in spring")
 	wantErr(t, err, errs.Unavailable, "")
-	if _, err := lf.lib.Staff.AcceptInvite(context.Background(), token, "a brand new password"); err != nil {
+	if _, err := lf.lib.Staff.AcceptInvite(context.Background(), token, "a fresh start in spring"); err != nil {
 		t.Fatalf("AcceptInvite retry error = %v, want nil", err)
 	}
-	lf.login(t, "new@maple.example.org", "a brand new password")
+	lf.login(t, "new@maple.example.org", "a fresh start in spring")
 }

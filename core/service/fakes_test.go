@@ -18,12 +18,13 @@ import (
 // accessTTL is the lifetime the fake token service reports.
 const accessTTL = 15 * time.Minute
 
-// fakeTokens issues "tok-<account id>" and verifies exactly that form.
-// The token "down" fails as if the key store were unreachable.
+// fakeTokens issues "tok-<account id>~<session>" and verifies that form,
+// or "tok-<account id>" as a token of a session that is never ended. The
+// token "down" fails as if the key store were unreachable.
 type fakeTokens struct{}
 
-func (fakeTokens) Issue(_ context.Context, a user.Account, _ time.Time) (string, time.Duration, error) {
-	return "tok-" + a.ID, accessTTL, nil
+func (fakeTokens) Issue(_ context.Context, a user.Account, session string, _ time.Time) (string, time.Duration, error) {
+	return "tok-" + a.ID + "~" + session, accessTTL, nil
 }
 
 func (fakeTokens) Verify(_ context.Context, token string) (ports.AccessClaims, error) {
@@ -34,7 +35,11 @@ func (fakeTokens) Verify(_ context.Context, token string) (ports.AccessClaims, e
 	if !ok || id == "" {
 		return ports.AccessClaims{}, errs.E(errs.Unauthenticated, "invalid_token", "The access token is invalid.")
 	}
-	return ports.AccessClaims{Subject: id}, nil
+	id, session, found := strings.Cut(id, "~")
+	if !found {
+		session = "handmade"
+	}
+	return ports.AccessClaims{Subject: id, SessionID: session}, nil
 }
 
 func (fakeTokens) JWKS(context.Context) ([]byte, error) { return []byte(`{"keys":[]}`), nil }
@@ -85,9 +90,12 @@ func (h *fakeHasher) counts() (hashes, verifies, dummy int) {
 }
 
 // fakeThrottle records its calls and refuses every Check while refuse is set.
+// onSuccess, when set, runs once at the next Success call, without the lock
+// (tests use it to act between a sign-in's password check and its session).
 type fakeThrottle struct {
 	mu        sync.Mutex
 	refuse    error
+	onSuccess func()
 	checks    []ports.LoginKeys
 	failures  []ports.LoginKeys
 	successes []ports.LoginKeys
@@ -109,8 +117,13 @@ func (f *fakeThrottle) Failure(_ context.Context, k ports.LoginKeys) error {
 
 func (f *fakeThrottle) Success(_ context.Context, k ports.LoginKeys) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
+	hook := f.onSuccess
+	f.onSuccess = nil
 	f.successes = append(f.successes, k)
+	f.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
 	return nil
 }
 

@@ -71,6 +71,7 @@ func (s *Identity) TrustExternal(v ports.ExternalVerifier) { s.external = v }
 
 // Session is the outcome of a sign-in or a refresh.
 type Session struct {
+	ID           string // the refresh-token family; the sid of its access tokens
 	Account      user.Account
 	AccessToken  string
 	AccessTTL    time.Duration
@@ -144,7 +145,45 @@ func (s *Identity) Login(ctx context.Context, email, password, client string) (S
 			_ = s.accounts.Update(ctx, acct)
 		}
 	}
-	return s.openSession(ctx, acct, s.NewID())
+	session, err := s.openSession(ctx, acct, s.NewID())
+	if err != nil {
+		return Session{}, err
+	}
+	if err := s.stillSignedIn(ctx, acct, password, session.ID); err != nil {
+		return Session{}, err
+	}
+	return session, nil
+}
+
+// stillSignedIn reads the account again once the session is stored. A
+// password change, reset or suspension that ran while this sign-in was
+// checking the old password ended every session it found, perhaps before
+// this one existed; this read sees its outcome and ends the new session.
+// A hash changed only by a concurrent sign-in's rehash still matches the
+// password, so such a sign-in goes on.
+func (s *Identity) stillSignedIn(ctx context.Context, signedIn user.Account, password, session string) error {
+	now, err := s.accounts.Get(ctx, signedIn.ID)
+	if err != nil && !errs.Is(err, errs.NotFound) {
+		return err
+	}
+	var refusal error
+	switch {
+	case err != nil || now.Deleted:
+		refusal = ErrInvalidCredentials()
+	case now.Suspended:
+		refusal = ErrAccountSuspended()
+	case now.PasswordHash != signedIn.PasswordHash:
+		if ok, _ := s.hasher.Verify(now.PasswordHash, password); !ok {
+			refusal = ErrInvalidCredentials()
+		}
+	}
+	if refusal == nil {
+		return nil
+	}
+	if err := s.refresh.RevokeFamily(ctx, session, s.Now()); err != nil {
+		return err
+	}
+	return refusal
 }
 
 func (s *Identity) failed(ctx context.Context, keys ports.LoginKeys) error {
@@ -222,10 +261,18 @@ func (s *Identity) Refresh(ctx context.Context, token string) (Session, error) {
 	return Session{}, auth.ErrRefreshReused()
 }
 
-// Logout ends the session family of a refresh token. Unknown or empty tokens
-// are ignored, so logging out twice is harmless.
+// Logout ends the session of a refresh token and the session of the
+// request's access token (user.SessionFrom), which are usually one: its
+// refresh tokens and its access tokens stop working at once; the account's
+// other sessions go on. Unknown or empty tokens are ignored, so logging out
+// twice is harmless.
 // Errors: Unavailable.
 func (s *Identity) Logout(ctx context.Context, token string) error {
+	if sid := user.SessionFrom(ctx); sid != "" {
+		if err := s.refresh.RevokeFamily(ctx, sid, s.Now()); err != nil {
+			return err
+		}
+	}
 	if token == "" {
 		return nil
 	}
@@ -239,49 +286,78 @@ func (s *Identity) Logout(ctx context.Context, token string) error {
 	return s.refresh.RevokeFamily(ctx, rec.FamilyID, s.Now())
 }
 
+// EndSessions ends every session of the account but keep (empty ends them
+// all): their refresh tokens and, on the next request, their access tokens.
+// A password change keeps the caller's session; a reset, a suspension or a
+// deletion keeps none.
+// Errors: Unavailable.
+func (s *Identity) EndSessions(ctx context.Context, accountID, keep string) error {
+	return s.refresh.RevokeAccountFamilies(ctx, accountID, keep, s.Now())
+}
+
 // Authenticate verifies an access token and loads the account behind it, so
 // suspension and deletion act on the very next request.
 // Errors: Unauthenticated "unauthorized", Forbidden "account_suspended",
 // Unavailable.
 func (s *Identity) Authenticate(ctx context.Context, token string) (user.Principal, error) {
-	acct, err := s.AuthenticateAccount(ctx, token)
+	acct, _, err := s.AuthenticateSession(ctx, token)
 	if err != nil {
 		return user.Anonymous, err
 	}
 	return user.PrincipalOf(acct), nil
 }
 
-// AuthenticateAccount is Authenticate returning the caller's account as it
-// was just read, for user.WithAccount. Errors: as Authenticate.
-func (s *Identity) AuthenticateAccount(ctx context.Context, token string) (user.Account, error) {
+// AuthenticateSession is Authenticate returning the caller's account as it
+// was just read and the session of the token, for user.WithSession. The
+// session is "" for a token of an external issuer.
+//
+// A token of this service is accepted only while its session lives: one
+// indexed read of the revoked sessions, next to the account read, makes
+// logout, a password change or reset, and suspension end the token on the
+// very next request instead of at its expiry.
+// Errors: as Authenticate.
+func (s *Identity) AuthenticateSession(ctx context.Context, token string) (user.Account, string, error) {
 	if s.external != nil {
 		// Routing only: the verifier chosen by the claimed issuer then
 		// checks everything, the issuer included.
 		if iss := unverifiedIssuer(token); iss != "" && s.external.Trusts(iss) {
-			return s.authenticateExternal(ctx, token)
+			acct, err := s.authenticateExternal(ctx, token)
+			return acct, "", err
 		}
 	}
 	claims, err := s.tokens.Verify(ctx, token)
 	if err != nil {
 		if e, ok := errs.As(err); ok && e.Kind == errs.Unauthenticated {
-			return user.Account{}, &errs.Error{Kind: errs.Unauthenticated, Code: "unauthorized", Message: e.Message, Err: err}
+			return user.Account{}, "", &errs.Error{Kind: errs.Unauthenticated, Code: "unauthorized", Message: e.Message, Err: err}
 		}
-		return user.Account{}, err
+		return user.Account{}, "", err
+	}
+	if claims.SessionID == "" {
+		// Every token this service signs names its session; one without
+		// could not be ended before its expiry.
+		return user.Account{}, "", errSessionEnded()
 	}
 	acct, err := s.accounts.Get(ctx, claims.Subject)
 	switch {
 	case errs.Is(err, errs.NotFound):
-		return user.Account{}, errUnknownAccount()
+		return user.Account{}, "", errUnknownAccount()
 	case err != nil:
-		return user.Account{}, err
+		return user.Account{}, "", err
 	}
 	if acct.Deleted {
-		return user.Account{}, errUnknownAccount()
+		return user.Account{}, "", errUnknownAccount()
 	}
 	if acct.Suspended {
-		return user.Account{}, ErrAccountSuspended()
+		return user.Account{}, "", ErrAccountSuspended()
 	}
-	return acct, nil
+	revoked, err := s.refresh.FamilyRevoked(ctx, claims.SessionID)
+	if err != nil {
+		return user.Account{}, "", err
+	}
+	if revoked {
+		return user.Account{}, "", errSessionEnded()
+	}
+	return acct, claims.SessionID, nil
 }
 
 // authenticateExternal maps a school identity provider's token to the
@@ -339,8 +415,76 @@ func unverifiedIssuer(token string) string {
 	return c.Iss
 }
 
+func errSessionEnded() error {
+	return errs.E(errs.Unauthenticated, "unauthorized", "This session has ended; sign in again.")
+}
+
 func errUnknownAccount() error {
 	return errs.E(errs.Unauthenticated, "unauthorized", "The account of this token no longer exists.")
+}
+
+// ErrWrongCurrentPassword answers a password change whose current password
+// is wrong. It is Forbidden, not Unauthenticated: the caller's session is
+// valid, and a 401 would send clients to sign in again.
+func ErrWrongCurrentPassword() error {
+	return errs.E(errs.Forbidden, "invalid_current_password", "The current password is wrong.")
+}
+
+// ChangePassword replaces the caller's password after checking the current
+// one, and ends every other session of the account: their refresh tokens
+// at once, their access tokens on their next request. The caller's own
+// session goes on. Wrong current passwords count against the sign-in
+// throttle of the account and the client, as failed sign-ins do, so a
+// stolen session cannot be used to guess the password.
+// Errors: Unauthenticated, Invalid (current_password, new_password),
+// RateLimited "too_many_attempts", Forbidden "invalid_current_password",
+// Unavailable.
+func (s *Identity) ChangePassword(ctx context.Context, current, next, client string) error {
+	acct, ok := user.AccountFrom(ctx)
+	if !ok {
+		return errs.E(errs.Unauthenticated, "unauthorized", "Sign in to change your password.")
+	}
+	fields := errs.FieldErrors{}
+	switch {
+	case current == "":
+		fields.Add("current_password", "is required")
+	case len(current) > user.MaxPasswordLength:
+		fields.Add("current_password", user.PasswordTooLong)
+	}
+	if msg := user.ValidateNewPassword(next, acct.Email, acct.Name); msg != "" {
+		fields.Add("new_password", msg)
+	}
+	if err := fields.Err(); err != nil {
+		return err
+	}
+	keys := ports.LoginKeys{Email: acct.Email, Client: client}
+	if err := s.throttle.Check(ctx, keys); err != nil {
+		return err
+	}
+	verified := false
+	if acct.PasswordHash == "" {
+		s.hasher.VerifyDummy(current)
+	} else {
+		verified, _ = s.hasher.Verify(acct.PasswordHash, current)
+	}
+	if !verified {
+		if err := s.throttle.Failure(ctx, keys); err != nil {
+			return err
+		}
+		return ErrWrongCurrentPassword()
+	}
+	// Best effort, as after a sign-in.
+	_ = s.throttle.Success(ctx, keys)
+	hash, err := s.hasher.Hash(next)
+	if err != nil {
+		return errs.Wrap(err, "hash password")
+	}
+	acct.PasswordHash = hash
+	acct.UpdatedAt = s.Now().UTC()
+	if err := s.accounts.Update(ctx, acct); err != nil {
+		return err
+	}
+	return s.EndSessions(ctx, acct.ID, user.SessionFrom(ctx))
 }
 
 // NewAccountInput describes an account to create with a password.
@@ -357,7 +501,7 @@ type NewAccountInput struct {
 // account. Errors: Invalid (fields), Conflict "account_exists", Unavailable.
 func (s *Identity) CreateAccount(ctx context.Context, in NewAccountInput) (user.Account, error) {
 	fields := errs.FieldErrors{}
-	if msg := user.ValidatePassword(in.Password); msg != "" {
+	if msg := user.ValidateNewPassword(in.Password, in.Email, in.Name); msg != "" {
 		fields.Add("password", msg)
 	}
 	acct, err := user.NewAccount(user.NewAccountParams{
@@ -420,7 +564,7 @@ func (s *Identity) EnsureAdmin(ctx context.Context, email, password, name string
 // openSession issues an access token and a new refresh token in family.
 func (s *Identity) openSession(ctx context.Context, acct user.Account, family string) (Session, error) {
 	now := s.Now()
-	access, ttl, err := s.tokens.Issue(ctx, acct, now)
+	access, ttl, err := s.tokens.Issue(ctx, acct, family, now)
 	if err != nil {
 		return Session{}, err
 	}
@@ -436,7 +580,7 @@ func (s *Identity) openSession(ctx context.Context, acct user.Account, family st
 		return Session{}, err
 	}
 	return Session{
-		Account: acct, AccessToken: access, AccessTTL: ttl,
+		ID: family, Account: acct, AccessToken: access, AccessTTL: ttl,
 		RefreshToken: secret, RefreshTTL: s.cfg.RefreshTTL,
 		Redirect: s.redirectFor(ctx, acct),
 	}, nil

@@ -28,7 +28,7 @@ func TestLoginOpensSession(t *testing.T) {
 	if s.Account.ID != acct.ID {
 		t.Errorf("Account.ID = %q, want %q", s.Account.ID, acct.ID)
 	}
-	if got, want := s.AccessToken, "tok-r1"; got != want {
+	if got, want := s.AccessToken, "tok-r1~"+s.ID; s.ID == "" || got != want {
 		t.Errorf("AccessToken = %q, want %q", got, want)
 	}
 	if s.AccessTTL != accessTTL {
@@ -323,8 +323,8 @@ func TestRefreshRotatesAndDetectsReuse(t *testing.T) {
 	if s2.RefreshToken == "" || s2.RefreshToken == s1.RefreshToken {
 		t.Errorf("rotated RefreshToken = %q, want a new token different from %q", s2.RefreshToken, s1.RefreshToken)
 	}
-	if s2.AccessToken != "tok-r1" || s2.Account.ID != "r1" || s2.Redirect != "/library" {
-		t.Errorf("session = {AccessToken:%q Account.ID:%q Redirect:%q}, want {tok-r1 r1 /library}", s2.AccessToken, s2.Account.ID, s2.Redirect)
+	if s2.AccessToken != "tok-r1~"+s1.ID || s2.ID != s1.ID || s2.Account.ID != "r1" || s2.Redirect != "/library" {
+		t.Errorf("session = {AccessToken:%q ID:%q Account.ID:%q Redirect:%q}, want {tok-r1~%s %s r1 /library}", s2.AccessToken, s2.ID, s2.Account.ID, s2.Redirect, s1.ID, s1.ID)
 	}
 
 	// The new token rotates again.

@@ -377,7 +377,7 @@ func TestCreateStudentRefusedKeepsNoNumber(t *testing.T) {
 
 func TestInviteAndAccept(t *testing.T) {
 	lf := newLibFixture(t)
-	const email, pw = "new@maple.example.org", "a brand new password"
+	const email, pw = "new@maple.example.org", "a fresh start in spring"
 	acct, token, err := lf.lib.Staff.Invite(as(lf.admin), email, libSchoolA, "", "")
 	if err != nil {
 		t.Fatal(err)
@@ -407,11 +407,11 @@ func TestInviteAndAccept(t *testing.T) {
 	wantErr(t, err, errs.NotFound, "invite_not_found")
 
 	// With a password there is no token.
-	_, token2, err := lf.lib.Staff.Invite(as(lf.admin), "staff@maple.example.org", libSchoolA, "staff password 1", user.RoleStaff)
+	_, token2, err := lf.lib.Staff.Invite(as(lf.admin), "staff@maple.example.org", libSchoolA, "quiet desk lamp 1", user.RoleStaff)
 	if err != nil || token2 != "" {
 		t.Errorf("Invite with password = (token %q, %v), want (\"\", nil)", token2, err)
 	}
-	lf.login(t, "staff@maple.example.org", "staff password 1")
+	lf.login(t, "staff@maple.example.org", "quiet desk lamp 1")
 }
 
 func TestInviteExpires(t *testing.T) {
@@ -421,9 +421,9 @@ func TestInviteExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	lf.clock.Set(t0.Add(8 * 24 * time.Hour))
-	_, err = lf.lib.Staff.AcceptInvite(context.Background(), token, "a brand new password")
+	_, err = lf.lib.Staff.AcceptInvite(context.Background(), token, "a fresh start in spring")
 	wantErr(t, err, errs.NotFound, "invite_not_found")
-	if _, err := lf.id.Login(context.Background(), "late@maple.example.org", "a brand new password", "203.0.113.9"); err == nil {
+	if _, err := lf.id.Login(context.Background(), "late@maple.example.org", "a fresh start in spring", "203.0.113.9"); err == nil {
 		t.Errorf("expired invitation set a password, want none")
 	}
 }
@@ -481,7 +481,7 @@ func TestUpdateUserSchoolBoundRoleNeedsSchool(t *testing.T) {
 func TestDeleteMeStudentWithLoans(t *testing.T) {
 	lf := newLibFixture(t)
 	ctx := context.Background()
-	st, err := lf.lib.Students.Create(as(lf.librarian), "", service.StudentInput{Name: "Hal Ivy", Email: "hal@maple.example.org", Password: "hal's long password", StudentNumber: "S-300"})
+	st, err := lf.lib.Students.Create(as(lf.librarian), "", service.StudentInput{Name: "Hal Ivy", Email: "hal@maple.example.org", Password: "a long walk by the river", StudentNumber: "S-300"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -499,7 +499,7 @@ func TestDeleteMeStudentWithLoans(t *testing.T) {
 	if v := lf.studentSees(t, st)[loan.Loan.ID]; v.Status != library.LoanActive {
 		t.Errorf("loan after refused deletion: %q, want active", v.Status)
 	}
-	lf.login(t, "hal@maple.example.org", "hal's long password")
+	lf.login(t, "hal@maple.example.org", "a long walk by the river")
 
 	if _, err := lf.lib.Circulation.ReturnLoan(as(lf.librarian), loan.Loan.ID); err != nil {
 		t.Fatal(err)

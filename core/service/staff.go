@@ -157,7 +157,9 @@ func (s *Staff) Invite(ctx context.Context, email, schoolID, password string, ro
 // once. Errors: Invalid (password), NotFound "invite_not_found" (unknown or
 // expired), Conflict "invite_used".
 func (s *Staff) AcceptInvite(ctx context.Context, token, password string) (user.Account, error) {
-	if msg := user.ValidatePassword(password); msg != "" {
+	// The rules that need no account first, so a bad password is refused
+	// before the token is looked up; the name and email once it is known.
+	if msg := user.ValidateNewPassword(password, "", ""); msg != "" {
 		return user.Account{}, errs.InvalidField("password", msg)
 	}
 	hash := auth.HashToken(token)
@@ -172,6 +174,9 @@ func (s *Staff) AcceptInvite(ctx context.Context, token, password string) (user.
 	a, err := s.targetAccount(ctx, inv.AccountID)
 	if err != nil {
 		return user.Account{}, err
+	}
+	if msg := user.ValidateNewPassword(password, a.Email, a.Name); msg != "" {
+		return user.Account{}, errs.InvalidField("password", msg)
 	}
 	// Hash before redeeming, so a failure here leaves the token usable.
 	h, err := s.identity.hasher.Hash(password)
@@ -189,9 +194,9 @@ func (s *Staff) AcceptInvite(ctx context.Context, token, password string) (user.
 	return a, nil
 }
 
-// ManageAccount suspends or unsuspends an account. Suspending ends its
-// refresh tokens; its access token is refused on the next request because
-// every request reads the account.
+// ManageAccount suspends or unsuspends an account. Suspending ends every
+// session of it: its refresh tokens, and its access tokens on their next
+// request, for good, so lifting the suspension does not bring them back.
 // Errors: NotFound "account_not_found", Conflict "cannot_suspend_self".
 func (s *Staff) ManageAccount(ctx context.Context, accountID string, suspended bool) (user.Account, error) {
 	a, err := s.targetAccount(ctx, accountID)
@@ -207,6 +212,11 @@ func (s *Staff) ManageAccount(ctx context.Context, accountID string, suspended b
 		return user.Account{}, err
 	}
 	if suspended {
+		// Revoked before the records go: the revocation finds the sessions
+		// through them.
+		if err := s.refresh.RevokeAccountFamilies(ctx, a.ID, "", s.Now()); err != nil {
+			return user.Account{}, err
+		}
 		if err := s.refresh.DeleteByAccount(ctx, a.ID); err != nil {
 			return user.Account{}, err
 		}

@@ -34,7 +34,7 @@ func (s *Students) Create(ctx context.Context, schoolParam string, in StudentInp
 	}
 	fields := library.ValidateStudent(library.StudentDraft{Name: in.Name, Email: in.Email, StudentNumber: in.StudentNumber})
 	if in.Password != "" {
-		if msg := user.ValidatePassword(in.Password); msg != "" {
+		if msg := user.ValidateNewPassword(in.Password, in.Email, in.Name); msg != "" {
 			fields.Add("password", msg)
 		}
 	}

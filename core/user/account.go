@@ -63,13 +63,6 @@ func ValidReadingLevel(level string) bool {
 	return level == LevelBeginner || level == LevelIntermediate || level == LevelAdvanced
 }
 
-// Password rules (contract §2, NIST 800-63B): at least 10 characters, no
-// truncation; the upper bound only keeps hashing cheap to refuse.
-const (
-	MinPasswordLength = 10
-	MaxPasswordLength = 1024
-)
-
 // Account is one person. PasswordHash is empty for accounts that sign in only
 // through an external identity provider or have not redeemed an invite yet.
 type Account struct {
@@ -145,20 +138,6 @@ func ValidateEmail(email string) string {
 	addr, err := mail.ParseAddress(email)
 	if err != nil || addr.Address != email || addr.Name != "" {
 		return "must be a valid email address"
-	}
-	return ""
-}
-
-// ValidatePassword applies the password rules without hashing anything.
-func ValidatePassword(password string) string {
-	n := utf8.RuneCountInString(password)
-	switch {
-	case password == "":
-		return "is required"
-	case n < MinPasswordLength:
-		return "must be at least 10 characters"
-	case len(password) > MaxPasswordLength:
-		return "must be at most 1024 bytes"
 	}
 	return ""
 }

@@ -180,42 +180,6 @@ func TestNormalizeEmail(t *testing.T) {
 	}
 }
 
-func TestValidatePassword(t *testing.T) {
-	tests := []struct {
-		name     string
-		password string
-		wantOK   bool
-	}{
-		{name: "Empty", password: "", wantOK: false},
-		{name: "NineChars", password: "123456789", wantOK: false},
-		{name: "TenChars", password: "1234567890", wantOK: true},
-		{name: "NineMultiByteRunes", password: strings.Repeat("é", 9), wantOK: false},  // 18 bytes, 9 characters
-		{name: "TenMultiByteRunes", password: strings.Repeat("é", 10), wantOK: true},   // 20 bytes, 10 characters
-		{name: "FiveEmojiIsTooShort", password: strings.Repeat("🔑", 5), wantOK: false}, // 20 bytes, 5 characters
-		{name: "Exactly1024Bytes", password: strings.Repeat("a", 1024), wantOK: true},
-		{name: "1025Bytes", password: strings.Repeat("a", 1025), wantOK: false},
-		{name: "Over1024BytesInRunes", password: strings.Repeat("é", 513), wantOK: false}, // 513 runes, 1026 bytes
-		{name: "SpacesCount", password: "          ", wantOK: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			msg := user.ValidatePassword(tt.password)
-			if gotOK := msg == ""; gotOK != tt.wantOK {
-				t.Errorf("ValidatePassword(%d bytes) = %q, want accepted=%v", len(tt.password), msg, tt.wantOK)
-			}
-		})
-	}
-}
-
-func TestValidatePasswordMessages(t *testing.T) {
-	if got, want := user.ValidatePassword("short"), "must be at least 10 characters"; got != want {
-		t.Errorf("ValidatePassword(short) = %q, want %q", got, want)
-	}
-	if got, want := user.ValidatePassword(strings.Repeat("a", 2000)), "must be at most 1024 bytes"; got != want {
-		t.Errorf("ValidatePassword(2000 bytes) = %q, want %q", got, want)
-	}
-}
-
 func TestParsePublicID(t *testing.T) {
 	tests := []struct {
 		name   string

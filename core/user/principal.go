@@ -42,6 +42,7 @@ type principalKey struct{}
 type authenticated struct {
 	principal Principal
 	account   *Account
+	session   string
 }
 
 // WithPrincipal returns ctx carrying p.
@@ -54,6 +55,22 @@ func WithPrincipal(ctx context.Context, p Principal) context.Context {
 // the caller's own account need not read it a second time.
 func WithAccount(ctx context.Context, a Account) context.Context {
 	return context.WithValue(ctx, principalKey{}, authenticated{principal: PrincipalOf(a), account: &a})
+}
+
+// WithSession returns ctx carrying the principal of a, a itself and the
+// session the request's access token belongs to (its refresh-token
+// family), so a use case can end or keep that one session.
+func WithSession(ctx context.Context, a Account, session string) context.Context {
+	return context.WithValue(ctx, principalKey{}, authenticated{principal: PrincipalOf(a), account: &a, session: session})
+}
+
+// SessionFrom returns the session stored by WithSession; "" when the
+// request has none (anonymous, or a token of an external issuer).
+func SessionFrom(ctx context.Context) string {
+	if v, ok := ctx.Value(principalKey{}).(authenticated); ok {
+		return v.session
+	}
+	return ""
 }
 
 // PrincipalFrom returns the caller stored in ctx, or Anonymous.

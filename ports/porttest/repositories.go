@@ -55,6 +55,7 @@ func Repositories(t *testing.T, newRepos func(t *testing.T) ports.Repositories) 
 		{"RefreshTokens/RotatedAt", testTokenRotatedAt},
 		{"RefreshTokens/RevokeFamily", testTokenRevokeFamily},
 		{"RefreshTokens/DeleteByAccount", testTokenDeleteByAccount},
+		{"RefreshTokens/RevokeAccountFamilies", testTokenRevokeAccountFamilies},
 		{"SigningKeys/ListEmpty", testKeyListEmpty},
 		{"SigningKeys/EnsureActiveRace", testKeyEnsureActiveRace},
 		{"SigningKeys/EnsureActiveKeepsFirst", testKeyEnsureActiveKeepsFirst},
@@ -774,6 +775,37 @@ func testTokenDeleteByAccount(t *testing.T, r ports.Repositories) {
 
 	must(t, "DeleteByAccount again", r.RefreshTokens.DeleteByAccount(ctx(t), alice))
 	must(t, "DeleteByAccount without tokens", r.RefreshTokens.DeleteByAccount(ctx(t), uuid.NewString()))
+}
+
+func testTokenRevokeAccountFamilies(t *testing.T, r ports.Repositories) {
+	alice, bob := uuid.NewString(), uuid.NewString()
+	kept, ended, rotated, bobs := uuid.NewString(), uuid.NewString(), uuid.NewString(), uuid.NewString()
+	// rotated has two records, as after a refresh; ended is revoked
+	// already.
+	for _, tok := range []auth.RefreshToken{newToken(alice, kept), newToken(alice, ended), newToken(alice, rotated), newToken(alice, rotated), newToken(bob, bobs)} {
+		must(t, "Create", r.RefreshTokens.Create(ctx(t), tok))
+	}
+	must(t, "RevokeFamily", r.RefreshTokens.RevokeFamily(ctx(t), ended, base))
+	revokedIs := func(call, family string, want bool) {
+		t.Helper()
+		got, err := r.RefreshTokens.FamilyRevoked(ctx(t), family)
+		must(t, call, err)
+		if got != want {
+			t.Errorf("%s: FamilyRevoked = %v, want %v", call, got, want)
+		}
+	}
+
+	must(t, "RevokeAccountFamilies keeping one", r.RefreshTokens.RevokeAccountFamilies(ctx(t), alice, kept, base.Add(time.Hour)))
+	revokedIs("the kept family", kept, false)
+	revokedIs("a revoked family", ended, true)
+	revokedIs("a family with two records", rotated, true)
+	revokedIs("another account's family", bobs, false)
+
+	must(t, "RevokeAccountFamilies again", r.RefreshTokens.RevokeAccountFamilies(ctx(t), alice, kept, base.Add(2*time.Hour)))
+	must(t, "RevokeAccountFamilies keeping none", r.RefreshTokens.RevokeAccountFamilies(ctx(t), alice, "", base.Add(3*time.Hour)))
+	revokedIs("the formerly kept family", kept, true)
+	revokedIs("another account's family after", bobs, false)
+	must(t, "RevokeAccountFamilies without tokens", r.RefreshTokens.RevokeAccountFamilies(ctx(t), uuid.NewString(), "", base))
 }
 
 // --- signing keys ---

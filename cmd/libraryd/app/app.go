@@ -36,6 +36,10 @@ var (
 	loginPerClient = limiter.Rate{Period: 15 * time.Minute, Limit: 20}
 )
 
+// BootstrapAdminName is the name of the admin account LIBRARY_BOOTSTRAP_ADMIN_*
+// creates; its password may not contain it.
+const BootstrapAdminName = "Administrator"
+
 // App is the wired service.
 type App struct {
 	Config   Config
@@ -176,7 +180,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		}
 	}
 	if cfg.BootstrapAdminEmail != "" {
-		created, err := a.Identity.EnsureAdmin(ctx, cfg.BootstrapAdminEmail, cfg.BootstrapAdminPassword, "Administrator")
+		created, err := a.Identity.EnsureAdmin(ctx, cfg.BootstrapAdminEmail, cfg.BootstrapAdminPassword, BootstrapAdminName)
 		if err != nil {
 			return a, fmt.Errorf("create the bootstrap admin: %w", err)
 		}

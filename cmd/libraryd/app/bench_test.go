@@ -49,11 +49,11 @@ func usersMeChain(b *testing.B) (http.Handler, string) {
 	h, identity := newTestWiring(b, authz)
 	ctx := context.Background()
 	if _, err := identity.CreateAccount(ctx, service.NewAccountInput{
-		Email: "bench@example.org", Password: "benchmark-password", Name: "Bench", Role: user.RoleReader,
+		Email: "bench@example.org", Password: "sunlit reading room", Name: "Bench", Role: user.RoleReader,
 	}); err != nil {
 		b.Fatal(err)
 	}
-	s, err := identity.Login(ctx, "bench@example.org", "benchmark-password", "127.0.0.1")
+	s, err := identity.Login(ctx, "bench@example.org", "sunlit reading room", "127.0.0.1")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -159,10 +159,10 @@ func benchCatalog(b *testing.B, n int) (http.Handler, string) {
 	if _, err := books.CreateBooks(ctx, drafts); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := identity.CreateAccount(ctx, service.NewAccountInput{Email: "bench@example.org", Password: "benchmark-password", Name: "Bench", Role: user.RoleReader}); err != nil {
+	if _, err := identity.CreateAccount(ctx, service.NewAccountInput{Email: "bench@example.org", Password: "sunlit reading room", Name: "Bench", Role: user.RoleReader}); err != nil {
 		b.Fatal(err)
 	}
-	s, err := identity.Login(ctx, "bench@example.org", "benchmark-password", "127.0.0.1")
+	s, err := identity.Login(ctx, "bench@example.org", "sunlit reading room", "127.0.0.1")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -249,7 +249,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		if msg := user.ValidateEmail(c.BootstrapAdminEmail); msg != "" {
 			bad("LIBRARY_BOOTSTRAP_ADMIN_EMAIL", "%s", msg)
 		}
-		if msg := user.ValidatePassword(c.BootstrapAdminPassword); msg != "" {
+		if msg := user.ValidateNewPassword(c.BootstrapAdminPassword, c.BootstrapAdminEmail, BootstrapAdminName); msg != "" {
 			bad("LIBRARY_BOOTSTRAP_ADMIN_PASSWORD", "%s", msg)
 		}
 	}

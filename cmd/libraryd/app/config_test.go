@@ -98,7 +98,7 @@ func TestStartupLogMasksSecrets(t *testing.T) {
 		"LIBRARY_MONGODB_URI":              "mongodb://app:mongo-secret-pw@db1.example.org,db2.example.org/?replicaSet=rs0&authMechanismProperties=AWS_SESSION_TOKEN:aws-secret",
 		"LIBRARY_REDIS_URL":                "redis://:redis-secret-pw@cache.example.org:6379/0",
 		"LIBRARY_BOOTSTRAP_ADMIN_EMAIL":    "admin@example.org",
-		"LIBRARY_BOOTSTRAP_ADMIN_PASSWORD": "admin-secret-pw",
+		"LIBRARY_BOOTSTRAP_ADMIN_PASSWORD": "vault-secret-pw",
 		"LIBRARY_SECRET_KEY":               "c2VjcmV0LWtleS1zZWNyZXQta2V5LXNlY3JldC1rZXk=",
 		"LIBRARY_METRICS_TOKEN":            "metrics-secret-token",
 	}))
@@ -107,7 +107,7 @@ func TestStartupLogMasksSecrets(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	slog.New(slog.NewJSONHandler(&buf, nil)).Info("starting", "config", c)
-	for _, secret := range []string{"mongo-secret-pw", "redis-secret-pw", "admin-secret-pw", "aws-secret", "c2VjcmV0LWtleS", "metrics-secret-token"} {
+	for _, secret := range []string{"mongo-secret-pw", "redis-secret-pw", "vault-secret-pw", "aws-secret", "c2VjcmV0LWtleS", "metrics-secret-token"} {
 		if strings.Contains(buf.String(), secret) {
 			t.Fatalf("start-up log contains %q: %s", secret, buf.String())
 		}

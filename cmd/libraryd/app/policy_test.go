@@ -38,6 +38,7 @@ var whoMayCall = map[string]string{
 	"auth.refresh":   "admin anonymous librarian reader staff student",
 	"auth.logout":    "admin anonymous librarian reader staff student",
 	"auth.signup":    "admin anonymous librarian reader staff student",
+	"auth.password":  "admin librarian reader staff student",
 	"users.me":       "admin librarian reader staff student",
 
 	"users.me.readingList":     "admin librarian reader staff student",
@@ -87,6 +88,7 @@ var whoMayCall = map[string]string{
 	"web.signin":          "admin anonymous librarian reader staff student",
 	"web.invite":          "admin anonymous librarian reader staff student",
 	"web.invite.accept":   "admin anonymous librarian reader staff student",
+	"web.password":        "admin anonymous librarian reader staff student",
 	"web.desk":            "admin anonymous librarian reader staff student",
 	"web.checkout":        "admin anonymous librarian reader staff student",
 	"web.return":          "admin anonymous librarian reader staff student",
