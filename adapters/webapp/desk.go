@@ -143,7 +143,9 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 	if a.allowed(r, "read", "library:students") {
 		ids := make([]string, 0, len(loans))
 		for _, l := range loans {
-			ids = append(ids, l.Loan.StudentID)
+			if !l.Loan.StudentDeleted() {
+				ids = append(ids, l.Loan.StudentID)
+			}
 		}
 		students, err := a.deps.Library.Students.ByIDs(ctx, school.ID, ids)
 		if err != nil {
@@ -169,6 +171,8 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 		row := toLoanRow(l)
 		if s, ok := names[l.Loan.StudentID]; ok {
 			row.Student, row.StudentNumber = s.Name, s.StudentNumber
+		} else if l.Loan.StudentDeleted() {
+			row.Student = "Deleted student"
 		} else {
 			row.Student = "Student"
 		}
