@@ -45,6 +45,12 @@ var loadAPIDocument = sync.OnceValues(func() (*apiDocument, error) {
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("%s is not a valid OpenAPI document: %w", path, err)
 	}
+	// Answers are checked by kin-openapi's own schema validator, which
+	// knows everything this document uses (type arrays with null, oneOf,
+	// closed objects, formats). Left at 3.1, ValidateResponse compiles a
+	// JSON Schema 2020-12 validator for every answer: 4 ms each instead of
+	// 0.4, minutes over the suite. The document was validated as 3.1 above.
+	doc.OpenAPI = "3.0.3"
 	router, err := gorillamux.NewRouter(doc)
 	if err != nil {
 		return nil, fmt.Errorf("route %s: %w", path, err)
@@ -56,12 +62,11 @@ var loadAPIDocument = sync.OnceValues(func() (*apiDocument, error) {
 	return &apiDocument{doc: doc, router: router, errorSchema: errRef.Value}, nil
 })
 
-// schemaOptions assert the formats the document uses; kin-openapi knows
-// date and date-time itself.
+// schemaOptions assert the formats the document uses beyond date and
+// date-time, which kin-openapi knows itself.
 var schemaOptions = []openapi3.SchemaValidationOption{
 	openapi3.WithStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForUUIDOfRFC9562)),
 	openapi3.WithStringFormatValidator("email", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForEmail)),
-	openapi3.EnableJSONSchema2020(),
 }
 
 // checkAgainstDocument reports (t.Errorf, so it is safe from any goroutine)

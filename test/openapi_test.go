@@ -183,6 +183,8 @@ func TestOpenAPIHarnessRefusesUndocumentedAnswers(t *testing.T) {
 		return hr
 	}
 	jsonCT := http.Header{"Content-Type": {"application/json; charset=utf-8"}}
+	const book = `{"id":"bk_1","title":"T","author":"A","cover":"","genre":"fiction","reading_level":"beginner","pages":3,` +
+		`"description":"","rating":4.5,"published_date":%s,"access":"free","isbn":"","language":"en","chapters":[]}`
 	for _, c := range []struct {
 		name   string
 		path   string
@@ -198,6 +200,11 @@ func TestOpenAPIHarnessRefusesUndocumentedAnswers(t *testing.T) {
 		{"wrong content type", "/healthz", 200, http.Header{"Content-Type": {"text/plain"}}, `ok`, false},
 		{"error envelope", "/v1/users/me", 401, jsonCT, `{"error":{"code":"unauthorized","message":"No.","details":{}}}`, true},
 		{"error with an extra key", "/v1/users/me", 401, jsonCT, `{"error":{"code":"unauthorized","message":"No.","details":{}},"trace":"x"}`, false},
+		{"nullable date", "/v1/books/bk_1", 200, jsonCT, fmt.Sprintf(book, `null`), true},
+		{"date", "/v1/books/bk_1", 200, jsonCT, fmt.Sprintf(book, `"2020-02-29"`), true},
+		{"empty date", "/v1/books/bk_1", 200, jsonCT, fmt.Sprintf(book, `""`), false},
+		{"not a date", "/v1/books/bk_1", 200, jsonCT, fmt.Sprintf(book, `"2020-02-30x"`), false},
+		{"enum", "/v1/books/bk_1", 200, jsonCT, strings.Replace(fmt.Sprintf(book, `null`), `"free"`, `""`, 1), false},
 		{"unknown path answered 200", "/v1/nowhere", 200, jsonCT, `{}`, false},
 		{"unknown path answered 404", "/v1/nowhere", 404, jsonCT, `{"error":{"code":"not_found","message":"No.","details":{}}}`, true},
 	} {
