@@ -30,9 +30,9 @@ type LoanRepository interface {
 	MarkReturned(ctx context.Context, loanID string, at time.Time) error
 	// Delete removes a loan record that never became active. Idempotent.
 	Delete(ctx context.Context, loanID string) error
-	// AnonymizeStudent replaces the student id of the student's loans with
-	// an anonymous marker, keeping the history. Idempotent.
-	AnonymizeStudent(ctx context.Context, studentID, marker string) error
+	// AnonymizeStudent removes the student id from the student's loans
+	// (StudentID becomes ""), keeping the history. Idempotent.
+	AnonymizeStudent(ctx context.Context, studentID string) error
 
 	// AddRenewal records renewal number r.Number of r.LoanID. Exactly one of
 	// any number of concurrent calls with the same loan and number succeeds.

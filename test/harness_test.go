@@ -205,6 +205,9 @@ type req struct {
 	Headers map[string]string
 	Cookies []*http.Cookie
 	Token   string // Authorization: Bearer
+	// NotAPI marks a deliberate request for a web page or a static asset:
+	// only these escape the check of every answer against openapi.json.
+	NotAPI bool
 }
 
 func (s *service) do(r req) response {
@@ -256,6 +259,9 @@ func doWith(t *testing.T, client *http.Client, base string, r req) response {
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !r.NotAPI {
+		checkAgainstDocument(t, hr, resp.StatusCode, resp.Header, b)
 	}
 	return response{Status: resp.StatusCode, Header: resp.Header, Body: b, resp: resp}
 }

@@ -24,7 +24,7 @@ type bookItem struct {
 	Pages         int     `json:"pages"`
 	Description   string  `json:"description"`
 	Rating        float64 `json:"rating"`
-	PublishedDate string  `json:"published_date"`
+	PublishedDate *string `json:"published_date"` // null when unknown: never "" against format: date
 	Access        string  `json:"access"`
 }
 
@@ -46,8 +46,16 @@ type chapterItem struct {
 func toBookItem(b catalog.Book) bookItem {
 	return bookItem{
 		ID: b.ID, Title: b.Title, Author: b.Author, Cover: b.Cover, Genre: b.Genre, ReadingLevel: b.ReadingLevel,
-		Pages: b.Pages, Description: b.Description, Rating: b.Rating, PublishedDate: b.PublishedDate, Access: string(b.Access),
+		Pages: b.Pages, Description: b.Description, Rating: b.Rating, PublishedDate: optional(b.PublishedDate), Access: string(b.Access),
 	}
+}
+
+// optional is s, or nil (JSON null) when s is "".
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func toBookDetail(b catalog.Book) bookDetail {
@@ -191,9 +199,9 @@ func (h *handler) getContent(w http.ResponseWriter, r *http.Request) {
 // chapterRequest and bookRequest are the POST /v1/books body.
 type chapterRequest struct {
 	Title     string `json:"title"`
-	PageStart int    `json:"page_start"`
+	PageStart int    `json:"page_start" validate:"min=1"`
 	PageEnd   int    `json:"page_end"`
-	Text      string `json:"text"`
+	Text      string `json:"text" validate:"min=1"`
 }
 
 type bookRequest struct {
@@ -202,14 +210,14 @@ type bookRequest struct {
 	Cover         string           `json:"cover"`
 	Genre         string           `json:"genre"`
 	ReadingLevel  string           `json:"reading_level"`
-	Pages         int              `json:"pages"`
+	Pages         int              `json:"pages" validate:"min=1"`
 	Description   string           `json:"description"`
-	Rating        float64          `json:"rating"`
-	PublishedDate string           `json:"published_date"`
+	Rating        float64          `json:"rating" validate:"min=0"`
+	PublishedDate *string          `json:"published_date" validate:"omitnil,datetime=2006-01-02"`
 	ISBN          string           `json:"isbn"`
 	Language      string           `json:"language"`
-	Access        string           `json:"access"`
-	Chapters      []chapterRequest `json:"chapters"`
+	Access        *string          `json:"access" validate:"omitnil,oneof=free premium"`
+	Chapters      []chapterRequest `json:"chapters" validate:"dive"`
 }
 
 func toChapterDrafts(cs []chapterRequest) []catalog.ChapterDraft {
@@ -228,8 +236,8 @@ func (h *handler) createBook(w http.ResponseWriter, r *http.Request) {
 	}
 	b, err := h.deps.Catalog.CreateBook(r.Context(), catalog.BookDraft{
 		Title: req.Title, Author: req.Author, Cover: req.Cover, Genre: req.Genre, ReadingLevel: req.ReadingLevel,
-		Pages: req.Pages, Description: req.Description, Rating: req.Rating, PublishedDate: req.PublishedDate,
-		ISBN: req.ISBN, Language: req.Language, Access: catalog.Access(req.Access), Chapters: toChapterDrafts(req.Chapters),
+		Pages: req.Pages, Description: req.Description, Rating: req.Rating, PublishedDate: deref(req.PublishedDate),
+		ISBN: req.ISBN, Language: req.Language, Access: catalog.Access(deref(req.Access)), Chapters: toChapterDrafts(req.Chapters),
 	})
 	if err != nil {
 		writeError(w, r, err)
@@ -241,19 +249,19 @@ func (h *handler) createBook(w http.ResponseWriter, r *http.Request) {
 
 // bookPatchRequest is the PATCH /v1/books/{id} body: every field optional.
 type bookPatchRequest struct {
-	Title         *string           `json:"title"`
-	Author        *string           `json:"author"`
-	Cover         *string           `json:"cover"`
-	Genre         *string           `json:"genre"`
-	ReadingLevel  *string           `json:"reading_level"`
-	Pages         *int              `json:"pages"`
-	Description   *string           `json:"description"`
-	Rating        *float64          `json:"rating"`
-	PublishedDate *string           `json:"published_date"`
-	ISBN          *string           `json:"isbn"`
-	Language      *string           `json:"language"`
-	Access        *string           `json:"access"`
-	Chapters      *[]chapterRequest `json:"chapters"`
+	Title         *string          `json:"title" validate:"omitnil,min=1"`
+	Author        *string          `json:"author" validate:"omitnil,min=1"`
+	Cover         *string          `json:"cover"`
+	Genre         *string          `json:"genre"`
+	ReadingLevel  *string          `json:"reading_level" validate:"omitnil,oneof=beginner intermediate advanced"`
+	Pages         *int             `json:"pages" validate:"omitnil,min=1"`
+	Description   *string          `json:"description"`
+	Rating        *float64         `json:"rating" validate:"omitnil,min=0"`
+	PublishedDate *string          `json:"published_date" validate:"omitnil,datetime=2006-01-02"`
+	ISBN          *string          `json:"isbn"`
+	Language      *string          `json:"language"`
+	Access        *string          `json:"access" validate:"omitnil,oneof=free premium"`
+	Chapters      []chapterRequest `json:"chapters" validate:"omitempty,dive"` // nil when left out (null is refused)
 }
 
 func (h *handler) updateBook(w http.ResponseWriter, r *http.Request) {
@@ -272,7 +280,7 @@ func (h *handler) updateBook(w http.ResponseWriter, r *http.Request) {
 		p.Access = &a
 	}
 	if req.Chapters != nil {
-		cs := toChapterDrafts(*req.Chapters)
+		cs := toChapterDrafts(req.Chapters)
 		p.Chapters = &cs
 	}
 	b, err := h.deps.Catalog.UpdateBook(r.Context(), mux.Vars(r)["book_id"], p)
@@ -318,8 +326,8 @@ func toListItem(it catalog.ListItem) listItem {
 }
 
 type readingListRequest struct {
-	Status   string `json:"status"`
-	Priority string `json:"priority"`
+	Status   *string `json:"status" validate:"omitnil,oneof=want_to_read currently_reading finished"`
+	Priority *string `json:"priority" validate:"omitnil,oneof=low normal high"`
 }
 
 // addToList accepts an empty body too: the defaults are want_to_read and
@@ -332,7 +340,7 @@ func (h *handler) addToList(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	item, created, err := h.deps.Catalog.AddToList(r.Context(), mux.Vars(r)["book_id"], catalog.ListStatus(req.Status), catalog.Priority(req.Priority))
+	item, created, err := h.deps.Catalog.AddToList(r.Context(), mux.Vars(r)["book_id"], catalog.ListStatus(deref(req.Status)), catalog.Priority(deref(req.Priority)))
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -375,9 +383,9 @@ func (h *handler) getReadingList(w http.ResponseWriter, r *http.Request) {
 }
 
 type progressRequest struct {
-	PageNumber *int     `json:"page_number" validate:"required"`
-	Percentage *float64 `json:"percentage"`
-	TimeSpent  *int     `json:"time_spent"`
+	PageNumber *int     `json:"page_number" validate:"required,min=1"`
+	Percentage *float64 `json:"percentage" validate:"omitnil,min=0"`
+	TimeSpent  *int     `json:"time_spent" validate:"omitnil,min=0"`
 }
 
 // progressBody is the seed's "Reading progress" plus completed.

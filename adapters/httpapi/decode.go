@@ -223,6 +223,12 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string, depth int, fields
 	if err != nil {
 		return malformed(err)
 	}
+	if tok == nil && t != nil && t.Kind() != reflect.Interface && t != rawMessageType {
+		// null is no value the document allows: an optional field is left
+		// out, never sent as null, and null never means "clear it".
+		fields.Add(path, "must not be null")
+		return nil
+	}
 	d, ok := tok.(json.Delim)
 	if !ok {
 		return nil
@@ -252,6 +258,10 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string, depth int, fields
 	}
 	return nil
 }
+
+// rawMessageType is the type of fields kept raw to be judged by the handler
+// (read-only fields): null is one more value they refuse.
+var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
 
 // jsonFields maps the exact json names of t's exported fields to their types.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
@@ -344,8 +354,21 @@ func describeTag(fe validator.FieldError) string {
 		return "must be one of: " + strings.ReplaceAll(fe.Param(), " ", ", ")
 	case "uuid", "uuid4":
 		return "must be a UUID"
+	case "datetime":
+		if fe.Param() == "2006-01-02" {
+			return "must be a date YYYY-MM-DD"
+		}
+		return "must be a time in the layout " + fe.Param()
 	case "url", "https_url":
 		return "must be a valid URL"
 	}
 	return "is invalid (" + fe.Tag() + ")"
+}
+
+// deref is an optional string field's value, "" when it was left out.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -16,10 +16,11 @@ import (
 
 // fuzzChild and fuzzRequest are a small request body with every shape the
 // strict decoder walks: a nested object behind a pointer, slices of scalars
-// and of objects, a map, pointers to scalars and validate tags.
+// and of objects, a map, pointers to scalars and validate tags. Optional
+// fields are omitzero: a client leaves them out, as null is refused.
 type fuzzChild struct {
 	ID    string `json:"id" validate:"required"`
-	Flags []bool `json:"flags"`
+	Flags []bool `json:"flags,omitzero"`
 }
 
 type fuzzItem struct {
@@ -29,12 +30,12 @@ type fuzzItem struct {
 
 type fuzzRequest struct {
 	Name   string            `json:"name" validate:"required,max=50"`
-	Count  *int              `json:"count" validate:"omitempty,min=0"`
-	Active *bool             `json:"active"`
-	Tags   []string          `json:"tags"`
-	Child  *fuzzChild        `json:"child"`
-	Items  []fuzzItem        `json:"items"`
-	Meta   map[string]string `json:"meta"`
+	Count  *int              `json:"count,omitzero" validate:"omitempty,min=0"`
+	Active *bool             `json:"active,omitzero"`
+	Tags   []string          `json:"tags,omitzero"`
+	Child  *fuzzChild        `json:"child,omitzero"`
+	Items  []fuzzItem        `json:"items,omitzero"`
+	Meta   map[string]string `json:"meta,omitzero"`
 	Level  string            `json:"level" validate:"omitempty,oneof=beginner intermediate advanced"`
 }
 

@@ -104,7 +104,8 @@ type loanBody struct {
 	BookID     string   `json:"book_id"`
 	CopyID     string   `json:"copy_id"`
 	CopyCode   string   `json:"copy_code"`
-	StudentID  string   `json:"student_id"`
+	StudentID  *string  `json:"student_id"` // null once the student deleted their account
+	Deleted    bool     `json:"student_deleted"`
 	LoanedAt   string   `json:"loaned_at"`
 	DueAt      string   `json:"due_at"`
 	ReturnedAt *string  `json:"returned_at"`
@@ -120,8 +121,11 @@ type loanBook struct {
 
 func toLoanBody(v service.LoanView) loanBody {
 	l := v.Loan
-	b := loanBody{ID: l.ID, SchoolID: l.SchoolID, BookID: l.BookID, CopyID: l.CopyID, CopyCode: l.CopyCode, StudentID: l.StudentID,
+	b := loanBody{ID: l.ID, SchoolID: l.SchoolID, BookID: l.BookID, CopyID: l.CopyID, CopyCode: l.CopyCode, Deleted: l.StudentDeleted(),
 		LoanedAt: timestamp(l.LoanedAt), DueAt: v.DueAt, Renewals: v.Renewals, Status: v.Status, Book: loanBook{Title: l.BookTitle, Author: l.BookAuthor}}
+	if !l.StudentDeleted() {
+		b.StudentID = &l.StudentID
+	}
 	if l.Returned() {
 		t := timestamp(l.ReturnedAt)
 		b.ReturnedAt = &t
@@ -172,8 +176,8 @@ func (h *handler) listSchools(w http.ResponseWriter, r *http.Request) {
 }
 
 type updateUserRequest struct {
-	Tier *string `json:"tier"`
-	Role *string `json:"role"`
+	Tier *string `json:"tier" validate:"omitnil,oneof=standard premium"`
+	Role *string `json:"role" validate:"omitnil,oneof=admin staff librarian student reader"`
 }
 
 func (h *handler) updateUser(w http.ResponseWriter, r *http.Request) {
@@ -220,10 +224,10 @@ func (h *handler) listAccounts(w http.ResponseWriter, r *http.Request) {
 }
 
 type inviteRequest struct {
-	Email    string `json:"email" validate:"required"`
-	SchoolID string `json:"school_id" validate:"required"`
-	Password string `json:"password"`
-	Role     string `json:"role"`
+	Email    string  `json:"email" validate:"required"`
+	SchoolID string  `json:"school_id" validate:"required"`
+	Password *string `json:"password" validate:"omitnil,min=1"` // left out: the account gets an invitation token
+	Role     *string `json:"role" validate:"omitnil,oneof=librarian staff"`
 }
 
 func (h *handler) invite(w http.ResponseWriter, r *http.Request) {
@@ -232,7 +236,7 @@ func (h *handler) invite(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	a, token, err := h.deps.Library.Staff.Invite(r.Context(), req.Email, req.SchoolID, req.Password, user.Role(req.Role))
+	a, token, err := h.deps.Library.Staff.Invite(r.Context(), req.Email, req.SchoolID, deref(req.Password), user.Role(deref(req.Role)))
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -288,11 +292,11 @@ func (h *handler) manageAccount(w http.ResponseWriter, r *http.Request) {
 // ----- students -----
 
 type studentRequest struct {
-	SchoolID      string `json:"school_id"`
-	Name          string `json:"name" validate:"required"`
-	Email         string `json:"email"`
-	Password      string `json:"password"`
-	StudentNumber string `json:"student_number"`
+	SchoolID      string  `json:"school_id"`
+	Name          string  `json:"name" validate:"required"`
+	Email         string  `json:"email"`
+	Password      *string `json:"password" validate:"omitnil,min=1"` // left out: a student without a sign-in
+	StudentNumber string  `json:"student_number"`
 }
 
 func (h *handler) createStudent(w http.ResponseWriter, r *http.Request) {
@@ -302,7 +306,7 @@ func (h *handler) createStudent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a, err := h.deps.Library.Students.Create(r.Context(), req.SchoolID, service.StudentInput{
-		Name: req.Name, Email: req.Email, Password: req.Password, StudentNumber: req.StudentNumber,
+		Name: req.Name, Email: req.Email, Password: deref(req.Password), StudentNumber: req.StudentNumber,
 	})
 	if err != nil {
 		writeError(w, r, err)
@@ -369,7 +373,7 @@ type libraryBookRequest struct {
 	Title    string `json:"title"`
 	Author   string `json:"author"`
 	CoverURL string `json:"cover_url"`
-	Copies   int    `json:"copies"`
+	Copies   int    `json:"copies" validate:"min=0"`
 }
 
 func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
@@ -395,7 +399,7 @@ func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
 type copiesRequest struct {
 	SchoolID string `json:"school_id"`
 	BookID   string `json:"book_id" validate:"required"`
-	Count    int    `json:"count"`
+	Count    int    `json:"count" validate:"min=1"`
 }
 
 func (h *handler) addCopies(w http.ResponseWriter, r *http.Request) {
@@ -445,11 +449,11 @@ func (h *handler) copyByCode(w http.ResponseWriter, r *http.Request) {
 // ----- loans -----
 
 type loanRequest struct {
-	SchoolID  string `json:"school_id"`
-	BookID    string `json:"book_id" validate:"required"`
-	CopyID    string `json:"copy_id" validate:"required"`
-	StudentID string `json:"student_id" validate:"required"`
-	DueAt     string `json:"due_at"`
+	SchoolID  string  `json:"school_id"`
+	BookID    string  `json:"book_id" validate:"required"`
+	CopyID    string  `json:"copy_id" validate:"required"`
+	StudentID string  `json:"student_id" validate:"required"`
+	DueAt     *string `json:"due_at" validate:"omitnil,datetime=2006-01-02"`
 }
 
 func (h *handler) createLoan(w http.ResponseWriter, r *http.Request) {
@@ -459,7 +463,7 @@ func (h *handler) createLoan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v, err := h.deps.Library.Circulation.CreateLoan(r.Context(), service.LoanInput{
-		SchoolID: req.SchoolID, BookID: req.BookID, CopyID: req.CopyID, StudentID: req.StudentID, DueAt: req.DueAt,
+		SchoolID: req.SchoolID, BookID: req.BookID, CopyID: req.CopyID, StudentID: req.StudentID, DueAt: deref(req.DueAt),
 	})
 	if err != nil {
 		writeError(w, r, err)
@@ -472,7 +476,7 @@ type loanActionRequest struct {
 	LoanID string `json:"loan_id" validate:"required"`
 	Action string `json:"action" validate:"required,oneof=renew return"`
 	// ExpectedRenewals makes a renewal safe to retry (see RenewLoan).
-	ExpectedRenewals *int `json:"expected_renewals"`
+	ExpectedRenewals *int `json:"expected_renewals" validate:"omitnil,min=0"`
 }
 
 func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
@@ -544,9 +548,9 @@ func (h *handler) getSettings(w http.ResponseWriter, r *http.Request) {
 }
 
 type settingsRequest struct {
-	DefaultLoanDays    *int  `json:"default_loan_days" validate:"required"`
-	MaxRenewals        *int  `json:"max_renewals" validate:"required"`
-	RenewalDays        *int  `json:"renewal_days" validate:"required"`
+	DefaultLoanDays    *int  `json:"default_loan_days" validate:"required,min=1"`
+	MaxRenewals        *int  `json:"max_renewals" validate:"required,min=0"`
+	RenewalDays        *int  `json:"renewal_days" validate:"required,min=1"`
 	AllowPublicCatalog *bool `json:"allow_public_catalog" validate:"required"`
 	// The copy caps are optional: left out, the school keeps its caps.
 	MaxCopiesPerBook   *int `json:"max_copies_per_book" validate:"omitnil,min=1"`

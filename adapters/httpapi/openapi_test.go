@@ -1,11 +1,25 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"net/http"
+	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service"
 )
 
 // The OpenAPI document must describe exactly the routes that exist: every
@@ -52,5 +66,307 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 	sort.Strings(routed)
 	if strings.Join(documented, "\n") != strings.Join(routed, "\n") {
 		t.Fatalf("OpenAPI operations and routes differ.\ndocumented:\n%s\n\nrouted:\n%s", strings.Join(documented, "\n"), strings.Join(routed, "\n"))
+	}
+}
+
+// loadDocument parses openapi.json with its references resolved.
+func loadDocument(t *testing.T) *openapi3.T {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(openAPIDocument)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("openapi.json is not a valid OpenAPI document: %v", err)
+	}
+	return doc
+}
+
+// validSample is a value the schema accepts, for the fields a body must
+// carry around the one under test.
+func validSample(s *openapi3.Schema) any {
+	switch {
+	case len(s.Enum) > 0:
+		return s.Enum[0]
+	case s.Type.Is("integer"), s.Type.Is("number"):
+		if s.Min != nil {
+			return *s.Min
+		}
+		return 1
+	case s.Type.Is("boolean"):
+		return true
+	case s.Type.Is("array"):
+		if s.Items != nil && s.Items.Value != nil {
+			return []any{validSample(s.Items.Value)}
+		}
+		return []any{}
+	case s.Type.Is("object"):
+		out := map[string]any{}
+		for _, name := range s.Required {
+			out[name] = validSample(s.Properties[name].Value)
+		}
+		return out
+	}
+	switch s.Format {
+	case "uuid":
+		return "7d1c2f4e-8a55-4f0e-9b1e-3c2d5a6b7c8d"
+	case "email":
+		return "someone@example.org"
+	case "date":
+		return "2031-01-31"
+	case "uri":
+		return "https://example.org/cover.png"
+	}
+	if s.Pattern != "" {
+		return "fiction"
+	}
+	return "Long enough value 1"
+}
+
+// Every body the document does not allow is refused with 422 naming the
+// field, before any lookup: the ids in the path are unknown, so a handler
+// that looked first would answer 404. Refused are null for any field, ""
+// for an enum, a date or a field with a minimum length, and a number below
+// its minimum.
+func TestOpenAPIBodiesTheDocumentRefusesAre422(t *testing.T) {
+	doc := loadDocument(t)
+	f := newFixture(t, allowAll)
+	token := "tok-" + f.reader.ID
+	param := regexp.MustCompile(`\{[a-z_]+\}`)
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.RequestBody == nil || op.RequestBody.Value.Content.Get("application/json") == nil {
+				continue
+			}
+			schema := op.RequestBody.Value.Content.Get("application/json").Schema.Value
+			target := param.ReplaceAllString(path, "0b6f1c1e-2f7e-4a43-9d43-8f0e3c7b9a11")
+			try := func(field string, set func(body map[string]any)) {
+				t.Helper()
+				body := validSample(schema).(map[string]any)
+				set(body)
+				raw, _ := json.Marshal(body)
+				rec := f.do(method, target, string(raw), "Authorization", "Bearer "+token)
+				if rec.Code != http.StatusUnprocessableEntity {
+					t.Errorf("%s %s %s: %d %s, want 422", method, path, raw, rec.Code, rec.Body)
+					return
+				}
+				fields, _ := errorOf(t, rec).Details["fields"].(map[string]any)
+				if _, named := fields[field]; !named {
+					t.Errorf("%s %s %s: 422 without naming %s: %s", method, path, raw, field, rec.Body)
+				}
+			}
+			var walk func(prefix string, s *openapi3.Schema, at func(map[string]any) map[string]any)
+			walk = func(prefix string, s *openapi3.Schema, at func(map[string]any) map[string]any) {
+				for name, ref := range s.Properties {
+					p, field := ref.Value, prefix+name
+					try(field, func(b map[string]any) { at(b)[name] = nil })
+					if len(p.Enum) > 0 {
+						try(field, func(b map[string]any) { at(b)[name] = "" })
+					}
+					if p.Min != nil {
+						try(field, func(b map[string]any) { at(b)[name] = *p.Min - 1 })
+					}
+					if p.Format == "date" || (p.MinLength > 0 && p.Type.Is("string")) {
+						try(field, func(b map[string]any) { at(b)[name] = "" })
+					}
+					if p.Type.Is("object") {
+						walk(field+".", p, func(b map[string]any) map[string]any {
+							parent := at(b)
+							if _, ok := parent[name].(map[string]any); !ok {
+								parent[name] = validSample(p)
+							}
+							return parent[name].(map[string]any)
+						})
+					}
+					if p.Type.Is("array") && p.Items != nil && p.Items.Value.Type.Is("object") {
+						walk(field+"[0].", p.Items.Value, func(b map[string]any) map[string]any {
+							parent := at(b)
+							if l, ok := parent[name].([]any); !ok || len(l) == 0 {
+								parent[name] = validSample(p)
+							}
+							return parent[name].([]any)[0].(map[string]any)
+						})
+					}
+				}
+			}
+			walk("", schema, func(b map[string]any) map[string]any { return b })
+		}
+	}
+}
+
+// optionalInResponses are the response fields the service leaves out in
+// some answers; every other field of a response object is always there.
+var optionalInResponses = map[string]string{
+	"book":              "a reading-list item carries its book only in GET /v1/users/me/reading-list, and not when the book was deleted",
+	"cover":             "a reading-list item's book has a cover only when it has one",
+	"invite_token":      "only an invitation without a password gets a token",
+	"invite_expires_in": "only an invitation without a password gets a token",
+}
+
+// A client generated from the document must be able to rely on it: every
+// response object lists the fields it may carry (additionalProperties is
+// false, so an undocumented field is a disagreement) and requires the ones
+// it always carries. The document also names its tags and its licence.
+func TestOpenAPIResponseSchemasAreClosedAndComplete(t *testing.T) {
+	doc := loadDocument(t)
+	if doc.Info.License == nil || doc.Info.License.Name == "" {
+		t.Error("info.license is missing")
+	}
+	used := map[string]bool{}
+	seen := map[*openapi3.Schema]bool{}
+	var check func(where string, s *openapi3.Schema)
+	check = func(where string, s *openapi3.Schema) {
+		if s == nil || seen[s] {
+			return
+		}
+		seen[s] = true
+		if len(s.Properties) > 0 {
+			if s.AdditionalProperties.Has == nil || *s.AdditionalProperties.Has {
+				t.Errorf("%s: an object with properties must say additionalProperties: false", where)
+			}
+			required := map[string]bool{}
+			for _, n := range s.Required {
+				required[n] = true
+			}
+			for name := range s.Properties {
+				if _, optional := optionalInResponses[name]; !required[name] && !optional {
+					t.Errorf("%s: %s is always returned but not required", where, name)
+				}
+			}
+		}
+		for name, p := range s.Properties {
+			check(where+"."+name, p.Value)
+		}
+		if s.Items != nil {
+			check(where+"[]", s.Items.Value)
+		}
+		for _, group := range [][]*openapi3.SchemaRef{s.OneOf, s.AnyOf, s.AllOf} {
+			for _, sub := range group {
+				check(where, sub.Value)
+			}
+		}
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for _, tag := range op.Tags {
+				used[tag] = true
+			}
+			for status, r := range op.Responses.Map() {
+				for mt, c := range r.Value.Content {
+					if c.Schema != nil {
+						check(method+" "+path+" "+status+" "+mt, c.Schema.Value)
+					}
+				}
+			}
+		}
+	}
+	declared := map[string]bool{}
+	for _, tag := range doc.Tags {
+		declared[tag.Name] = true
+	}
+	for tag := range used {
+		if !declared[tag] {
+			t.Errorf("tag %q is used but not declared in the document's tags", tag)
+		}
+	}
+	if len(declared) == 0 {
+		t.Error("the document declares no tags")
+	}
+}
+
+// internalCodes are error codes the JSON API never answers, each with why.
+var internalCodes = map[string]string{
+	"book_exists":             "catalog store: ids are fresh UUIDs",
+	"progress_not_found":      "catalog store: no progress yet is a first read, not an error",
+	"session_exists":          "catalog store: a replayed reading session is one session",
+	"claim_not_found":         "circulation store: answered as loan_not_found or copy_unavailable",
+	"copy_claimed":            "circulation store: answered as copy_unavailable",
+	"renewal_exists":          "circulation store: answered as renewal_limit_reached or the renewed loan",
+	"refresh_token_exists":    "token store: ids are fresh",
+	"refresh_token_not_found": "token store: answered as invalid_refresh_token",
+	"rotation_not_found":      "token store: answered as invalid_refresh_token",
+	"signing_key_not_found":   "key store: a missing key is made at start",
+	"record_exists":           "record store of the migrate command, not the API",
+	"invalid_record":          "record store of the migrate command, not the API",
+	"invalid_batch_size":      "record store of the migrate command, not the API",
+	"unknown_record_kind":     "record store of the migrate command, not the API",
+	"malformed_form":          "the web app's HTML forms, not the API",
+}
+
+// Every error code the service's code can produce is in the document (in
+// the description of the answers that carry it), unless it is one of the
+// internal codes above: a client must be able to look up each code it gets.
+func TestOpenAPIListsEveryErrorCode(t *testing.T) {
+	root := filepath.Join("..", "..")
+	codes := map[string]string{} // code -> where it is made
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (name == "testdata" || name == "bench" || strings.HasPrefix(name, ".") || name == "test") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) < 2 {
+				return true
+			}
+			if sel, ok := call.Fun.(*ast.SelectorExpr); !ok || sel.Sel.Name != "E" || fmt.Sprint(sel.X) != "errs" {
+				return true
+			}
+			if lit, ok := call.Args[1].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if code, err := strconv.Unquote(lit.Value); err == nil && code != "" {
+					codes[code] = path
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(codes) < 20 {
+		t.Fatalf("found only %d error codes under %s; is the walk wrong?", len(codes), root)
+	}
+	for code, where := range codes {
+		if _, internal := internalCodes[code]; internal {
+			continue
+		}
+		if !strings.Contains(string(openAPIDocument), "`"+code+"`") {
+			t.Errorf("error code %q (made in %s) is not in openapi.json", code, where)
+		}
+	}
+}
+
+// A loan whose student deleted their account answers student_id null and
+// student_deleted true, as the document says, instead of a marker in a
+// field whose format is uuid.
+func TestLoanBodyOfAnonymisedLoan(t *testing.T) {
+	kept := toLoanBody(service.LoanView{Loan: library.Loan{ID: "l1", StudentID: ""}, Status: library.LoanReturned})
+	raw, err := json.Marshal(kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	if sid, present := m["student_id"]; !present || sid != nil || m["student_deleted"] != true {
+		t.Fatalf("anonymised loan = %s, want student_id null and student_deleted true", raw)
+	}
+	lent := toLoanBody(service.LoanView{Loan: library.Loan{ID: "l2", StudentID: "7d1c2f4e-8a55-4f0e-9b1e-3c2d5a6b7c8d"}})
+	if lent.StudentID == nil || *lent.StudentID != "7d1c2f4e-8a55-4f0e-9b1e-3c2d5a6b7c8d" || lent.Deleted {
+		t.Fatalf("a student's loan = %+v, want its student id", lent)
 	}
 }

@@ -70,8 +70,8 @@ type profilePatchRequest struct {
 }
 
 type preferencesPatchRequest struct {
-	FontSize      *int    `json:"font_size"`
-	Theme         *string `json:"theme"`
+	FontSize      *int    `json:"font_size" validate:"omitnil,min=8,max=72"`
+	Theme         *string `json:"theme" validate:"omitnil,oneof=light dark sepia system"`
 	Notifications *bool   `json:"notifications"`
 	Timezone      *string `json:"timezone"`
 }

@@ -37,6 +37,26 @@ var migrations = []migration{
 	{"final-sigma-books", backfillTerms(colBooks, finalSigma, []string{"title", "author"})},
 	{"final-sigma-library-books", backfillTerms(colLibraryBooks, finalSigma, []string{"title", "author"})},
 	{"final-sigma-accounts", backfillTerms(colAccounts, finalSigma, []string{"name", "email", "student_number"})},
+	{"anonymized-loans-without-student", clearLegacyStudentMarker},
+	{"books-without-published-date", unsetEmptyPublishedDate},
+}
+
+// unsetEmptyPublishedDate removes the "" earlier versions stored for a book
+// without a publication date: such a book has no published_date field.
+// One updateMany on the published_date index.
+func unsetEmptyPublishedDate(ctx context.Context, db *mongo.Database) error {
+	update := bson.D{{Key: "$unset", Value: bson.D{{Key: "published_date", Value: ""}}}}
+	_, err := db.Collection(colBooks).UpdateMany(ctx, bson.D{{Key: "published_date", Value: ""}}, update)
+	return mapErr(err, "unset empty publication dates", nil, nil)
+}
+
+// clearLegacyStudentMarker removes the "deleted-student" marker earlier
+// versions put on the loans of deleted students: an anonymized loan has no
+// student id. One updateMany on the {student_id, loaned_at} index.
+func clearLegacyStudentMarker(ctx context.Context, db *mongo.Database) error {
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "student_id", Value: ""}}}}
+	_, err := db.Collection(colLoans).UpdateMany(ctx, bson.D{{Key: "student_id", Value: "deleted-student"}}, update)
+	return mapErr(err, "clear the deleted-student marker", nil, nil)
 }
 
 // migrate runs the migrations this database has not recorded yet.

@@ -43,7 +43,7 @@ type bookDoc struct {
 	Pages         int          `bson:"pages"`
 	Description   string       `bson:"description"`
 	Rating        float64      `bson:"rating"`
-	PublishedDate string       `bson:"published_date"`
+	PublishedDate string       `bson:"published_date,omitempty"` // absent when unknown; sorts last descending
 	ISBN          string       `bson:"isbn"`
 	Language      string       `bson:"language"`
 	Access        string       `bson:"access"`

@@ -631,8 +631,8 @@ func (r *Loans) Delete(ctx context.Context, loanID string) error {
 // one of them). MongoDB updates fields in place. Only these two methods
 // update loans, and both are idempotent: repeating the lost one once the
 // other has finished repairs the loan.
-func (r *Loans) AnonymizeStudent(ctx context.Context, studentID, marker string) error {
-	update := bson.D{{Key: "$set", Value: bson.D{{Key: "student_id", Value: marker}}}}
+func (r *Loans) AnonymizeStudent(ctx context.Context, studentID string) error {
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "student_id", Value: ""}}}}
 	_, err := r.loans.UpdateMany(ctx, bson.D{{Key: "student_id", Value: studentID}}, update)
 	return mapErr(err, "anonymize the student's loans", nil, nil)
 }

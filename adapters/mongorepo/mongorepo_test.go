@@ -261,6 +261,13 @@ func TestMigrationsBringOldDocumentsUpToDate(t *testing.T) {
 		{Key: "search_terms", Value: bson.A{"ο", "ομ", "ομη", "ομηρ", "ομηρο", "ομηρος"}},
 		{Key: "cover_url", Value: ""}, {Key: "created_at", Value: time.Now()}})
 
+	// A loan anonymized with the marker of earlier versions, and a book
+	// stored with "" for an unknown publication date.
+	oldLoanID, datelessID := uuid.NewString(), uuid.NewString()
+	mustInsert("loans", bson.D{{Key: "_id", Value: oldLoanID}, {Key: "school_id", Value: school}, {Key: "student_id", Value: "deleted-student"},
+		{Key: "loaned_at", Value: time.Now()}})
+	mustInsert("books", bson.D{{Key: "_id", Value: datelessID}, {Key: "title", Value: "Undated"}, {Key: "published_date", Value: ""}})
+
 	for range 2 { // the second start finds every migration recorded
 		if err := db.EnsureIndexes(ctx); err != nil {
 			t.Fatalf("EnsureIndexes: %v", err)
@@ -286,8 +293,39 @@ func TestMigrationsBringOldDocumentsUpToDate(t *testing.T) {
 	if err != nil || len(books) != 1 || books[0].ID != homerID {
 		t.Fatalf("search ΟΜΗΡΟΣ for a book stored before final sigma folded: %v, %v", books, err)
 	}
+	if n, err := raw.Collection("loans").CountDocuments(ctx, bson.D{{Key: "_id", Value: oldLoanID}, {Key: "student_id", Value: ""}}); err != nil || n != 1 {
+		t.Errorf("old anonymized loan after the migration: %d with no student id, %v; want the marker gone", n, err)
+	}
+	if n, err := raw.Collection("books").CountDocuments(ctx, bson.D{{Key: "_id", Value: datelessID}, {Key: "published_date", Value: bson.D{{Key: "$exists", Value: true}}}}); err != nil || n != 0 {
+		t.Errorf("old dateless book after the migration: %d with published_date, %v; want none", n, err)
+	}
 	n, err := raw.Collection("migrations").CountDocuments(ctx, bson.D{})
-	if err != nil || n != 6 {
-		t.Fatalf("recorded migrations: %d, %v; want 6", n, err)
+	if err != nil || n != 8 {
+		t.Fatalf("recorded migrations: %d, %v; want 8", n, err)
+	}
+}
+
+// A book without a publication date stores nothing for it: no "" that a
+// reader of the collection would take for a date.
+func TestBookWithoutPublishedDateStoresNoField(t *testing.T) {
+	db := mongotest.NewDB(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	newID := func(prefix string) string { return prefix + uuid.NewString()[:8] }
+	b, texts, err := catalog.NewBook(newID(catalog.BookIDPrefix), catalog.BookDraft{Title: "Undated", Author: "Anon", Genre: "fiction", ReadingLevel: "beginner", Pages: 3,
+		Chapters: []catalog.ChapterDraft{{Title: "One", PageStart: 1, PageEnd: 3, Text: "Once."}}}, newID, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Repositories().Books.Create(ctx, b, texts); err != nil {
+		t.Fatal(err)
+	}
+	n, err := db.Database().Collection("books").CountDocuments(ctx, bson.D{{Key: "_id", Value: b.ID}, {Key: "published_date", Value: bson.D{{Key: "$exists", Value: true}}}})
+	if err != nil || n != 0 {
+		t.Fatalf("a dateless book stored with published_date: %d, %v", n, err)
+	}
+	got, err := db.Repositories().Books.Get(ctx, b.ID)
+	if err != nil || got.PublishedDate != "" {
+		t.Fatalf("Get of the dateless book: %q, %v; want no date", got.PublishedDate, err)
 	}
 }

@@ -89,7 +89,7 @@ SELECT `+loanColumns+` FROM loans WHERE student_id = :student_id ORDER BY loaned
 UPDATE loans SET returned_at = :at WHERE id = :id AND returned_at IS NULL`)
 	stmtLoanDelete    = newStmt("loans.delete", `DELETE FROM loans WHERE id = :id`)
 	stmtLoanAnonymize = newStmt("loans.anonymize_student", `
-UPDATE loans SET student_id = :marker WHERE student_id = :student_id`)
+UPDATE loans SET student_id = '' WHERE student_id = :student_id`)
 
 	stmtRenewalInsert = newStmt("renewals.insert", `
 INSERT INTO renewals (`+renewalColumns+`) VALUES (:loan_id, :number, :due_at, :renewed_at)`)
@@ -268,8 +268,8 @@ func (r *Loans) Delete(ctx context.Context, loanID string) error {
 
 // AnonymizeStudent implements ports.LoanRepository with one UPDATE on the
 // (student_id, ...) index: all of the student's loans or none.
-func (r *Loans) AnonymizeStudent(ctx context.Context, studentID, marker string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtLoanAnonymize, sql.Named("student_id", studentID), sql.Named("marker", marker))
+func (r *Loans) AnonymizeStudent(ctx context.Context, studentID string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtLoanAnonymize, sql.Named("student_id", studentID))
 	return mapErr(err, "anonymize the student's loans", nil, nil)
 }
 

@@ -183,7 +183,9 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 	if a.allowed(r, "read", "library:students") {
 		ids := make([]string, 0, len(res.Loans))
 		for _, l := range res.Loans {
-			ids = append(ids, l.Loan.StudentID)
+			if !l.Loan.StudentDeleted() {
+				ids = append(ids, l.Loan.StudentID)
+			}
 		}
 		students, err := a.deps.Library.Students.ByIDs(ctx, school.ID, ids)
 		if err != nil {
@@ -212,6 +214,8 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 		row := toLoanRow(l)
 		if s, ok := names[l.Loan.StudentID]; ok {
 			row.Student, row.StudentNumber = s.Name, s.StudentNumber
+		} else if l.Loan.StudentDeleted() {
+			row.Student = "Deleted student"
 		} else {
 			row.Student = "Student"
 		}

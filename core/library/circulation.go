@@ -36,13 +36,17 @@ type Loan struct {
 	BookID     string
 	CopyID     string
 	CopyCode   string
-	StudentID  string
+	StudentID  string // "" once the student deleted their account (StudentDeleted)
 	LoanedAt   time.Time
 	DueAt      string // YYYY-MM-DD as first set; renewals move it (see Renewal)
 	ReturnedAt time.Time
 	BookTitle  string // snapshots for lists and for history after the book changes
 	BookAuthor string
 }
+
+// StudentDeleted reports whether the loan's student deleted their account:
+// the loan stays in the school's history without a student id.
+func (l Loan) StudentDeleted() bool { return l.StudentID == "" }
 
 // Returned reports whether the loan has ended.
 func (l Loan) Returned() bool { return !l.ReturnedAt.IsZero() }

@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
 )
 
 // wantField fails unless e names field in details.fields.
@@ -514,8 +516,8 @@ func TestDeleteMeStudentWithLoans(t *testing.T) {
 	if err != nil || len(stored) != 1 {
 		t.Fatalf("loan history after deletion = %d loans, %v; want the loan kept", len(stored), err)
 	}
-	if stored[0].StudentID != service.AnonymousStudent || !stored[0].Returned() {
-		t.Errorf("kept loan = {student %q, returned %v}, want {%q, true}", stored[0].StudentID, stored[0].Returned(), service.AnonymousStudent)
+	if !stored[0].StudentDeleted() || stored[0].StudentID != "" || !stored[0].Returned() {
+		t.Errorf("kept loan = {student %q, returned %v}, want {\"\", true}: no id of the deleted student", stored[0].StudentID, stored[0].Returned())
 	}
 	if left, _ := lf.store.Loans.OfStudent(ctx, st.ID); len(left) != 0 {
 		t.Errorf("loans still naming the deleted student = %d, want 0", len(left))
@@ -569,5 +571,39 @@ func TestLoansPageOrdersByUrgency(t *testing.T) {
 		if _, err := lf.lib.Circulation.LoansPage(ctx, "", service.LoanFilter{}, q); !errs.Is(err, errs.Invalid) {
 			t.Errorf("LoansPage(%+v) = %v, want Invalid", q, err)
 		}
+	}
+}
+
+// countingInvites counts the invitations written.
+type countingInvites struct {
+	ports.InviteRepository
+	created *atomic.Int64
+}
+
+func (c countingInvites) Create(ctx context.Context, inv library.Invite) error {
+	c.created.Add(1)
+	return c.InviteRepository.Create(ctx, inv)
+}
+
+// Inviting an address that already has an account is a conflict that
+// writes nothing: no account, and no invitation left behind.
+func TestInviteExistingEmailWritesNothing(t *testing.T) {
+	lf := newLibFixture(t)
+	var created atomic.Int64
+	repos := lf.store
+	repos.Invites = countingInvites{InviteRepository: repos.Invites, created: &created}
+	lib := service.NewLibrary(repos, lf.id)
+	for _, pw := range []string{"", "a brand new password"} {
+		_, token, err := lib.Staff.Invite(as(lf.admin), "Reader@Example.org", libSchoolA, pw, "")
+		wantErr(t, err, errs.Conflict, "account_exists")
+		if token != "" {
+			t.Errorf("Invite(password %q) gave a token for an existing address", pw)
+		}
+	}
+	if n := created.Load(); n != 0 {
+		t.Errorf("Invite of an existing address wrote %d invitations, want 0", n)
+	}
+	if a, err := lf.store.Accounts.GetByEmail(context.Background(), "reader@example.org"); err != nil || a.ID != lf.reader.ID || a.Role != user.RoleReader || a.SchoolID != "" {
+		t.Errorf("the existing account changed: %+v, %v", a, err)
 	}
 }

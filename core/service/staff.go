@@ -129,6 +129,13 @@ func (s *Staff) Invite(ctx context.Context, email, schoolID, password string, ro
 	if _, err := s.schools.Get(ctx, schoolID); err != nil {
 		return user.Account{}, "", err
 	}
+	// An address that has an account is refused before anything is
+	// written: the invitation would otherwise stay behind, unusable.
+	if _, err := s.accounts.GetByEmail(ctx, user.NormalizeEmail(email)); err == nil {
+		return user.Account{}, "", user.ErrEmailTaken()
+	} else if !errs.Is(err, errs.NotFound) {
+		return user.Account{}, "", err
+	}
 	name := strings.SplitN(user.NormalizeEmail(email), "@", 2)[0]
 	if password != "" {
 		a, err := s.identity.CreateAccount(ctx, NewAccountInput{Email: email, Password: password, Name: name, Role: role, SchoolID: schoolID})
@@ -148,6 +155,13 @@ func (s *Staff) Invite(ctx context.Context, email, schoolID, password string, ro
 		return user.Account{}, "", err
 	}
 	if err := s.accounts.Create(ctx, a); err != nil {
+		// An account made for the address in between: take the
+		// invitation back.
+		if errs.Is(err, errs.Conflict) {
+			if derr := s.invites.DeleteByAccount(ctx, a.ID); derr != nil {
+				return user.Account{}, "", derr
+			}
+		}
 		return user.Account{}, "", err
 	}
 	return a, token, nil

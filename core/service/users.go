@@ -321,10 +321,6 @@ func (s *Users) ExportMe(ctx context.Context) (Export, error) {
 	return Export{Account: acct, ReadingList: items, Progress: in.Progress, Sessions: in.Sessions, Stats: catalog.ComputeStats(in), Loans: loans}, nil
 }
 
-// AnonymousStudent replaces a deleted student's id on the loans that stay
-// in the school's history.
-const AnonymousStudent = "deleted-student"
-
 // DeleteMe deletes the caller's account for good. A student who still holds
 // a copy is refused (the school must get its book back first). The account
 // is marked deleted first, so its tokens are refused from that moment; then
@@ -415,7 +411,7 @@ func (s *Users) erase(ctx context.Context, accountID string) error {
 	if err := s.progress.DeleteByAccount(ctx, accountID); err != nil {
 		return err
 	}
-	if err := s.loans.AnonymizeStudent(ctx, accountID, AnonymousStudent); err != nil {
+	if err := s.loans.AnonymizeStudent(ctx, accountID); err != nil {
 		return err
 	}
 	if err := s.students.ReleaseNumbers(ctx, accountID); err != nil {
