@@ -45,6 +45,8 @@ const (
 	colStudentNumbers   = "student_numbers"
 	colInvites          = "invites"
 	colRedemptions      = "invite_redemptions"
+	colMailTokens       = "mail_tokens"
+	colMailTokenUses    = "mail_token_uses"
 )
 
 // Both timeouts are short so that, with a dead database, a request fails
@@ -112,6 +114,7 @@ func (d *DB) Repositories() ports.Repositories {
 		Schools:       NewSchools(d.db),
 		RefreshTokens: NewRefreshTokens(d.db),
 		SigningKeys:   NewSigningKeys(d.db),
+		MailTokens:    NewMailTokens(d.db),
 		Books:         NewBooks(d.db),
 		ReadingLists:  NewReadingLists(d.db),
 		Progress:      NewProgress(d.db),
@@ -128,7 +131,8 @@ func (d *DB) Repositories() ports.Repositories {
 // index that already exists with the same keys and options is a no-op, so it
 // is safe on every start and from several replicas at once. Collections
 // keyed only by _id (rotation claims, revoked families, signing keys,
-// progress, student numbers, invites and their redemptions) need none.
+// progress, student numbers, invites and their redemptions, mailed-token
+// claims) need none.
 //
 // It then runs the data migrations the database has not recorded (see
 // migrate), so documents of earlier versions get the fields this version
@@ -163,6 +167,10 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 		{colRefreshTokens, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "account_id", Value: 1}}},
 			{Keys: bson.D{{Key: "family_id", Value: 1}}},
+		}},
+		// DeleteByAccount.
+		{colMailTokens, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "account_id", Value: 1}}},
 		}},
 		// One index per List shape: search, each filter in title order,
 		// and each order; every order ends with sort_title and _id.

@@ -28,3 +28,7 @@ func TestLibrary(t *testing.T) {
 	t.Run("Students", func(t *testing.T) { porttest.Students(t, newRepos) })
 	t.Run("Invites", func(t *testing.T) { porttest.Invites(t, newRepos) })
 }
+
+func TestMailTokens(t *testing.T) {
+	porttest.MailTokens(t, func(t *testing.T) ports.Repositories { return sqlitetest.NewDB(t).Repositories() })
+}
