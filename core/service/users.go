@@ -25,6 +25,7 @@ type Users struct {
 	books    ports.BookRepository
 	students ports.StudentRepository
 	invites  ports.InviteRepository
+	mail     ports.MailTokenRepository
 	loanReader
 	authz ports.Authorizer
 
@@ -35,12 +36,12 @@ type Users struct {
 // NewUsers builds the users service. It panics on a nil dependency.
 func NewUsers(repos ports.Repositories, authz ports.Authorizer) *Users {
 	if repos.Accounts == nil || repos.RefreshTokens == nil || repos.ReadingLists == nil || repos.Progress == nil || repos.Books == nil ||
-		repos.Students == nil || repos.Invites == nil || repos.Loans == nil || repos.ActiveLoans == nil || authz == nil {
+		repos.Students == nil || repos.Invites == nil || repos.MailTokens == nil || repos.Loans == nil || repos.ActiveLoans == nil || authz == nil {
 		panic("service.NewUsers: nil dependency")
 	}
 	return &Users{
 		accounts: repos.Accounts, refresh: repos.RefreshTokens, lists: repos.ReadingLists,
-		progress: repos.Progress, books: repos.Books, students: repos.Students, invites: repos.Invites,
+		progress: repos.Progress, books: repos.Books, students: repos.Students, invites: repos.Invites, mail: repos.MailTokens,
 		loanReader: loanReader{loans: repos.Loans, active: repos.ActiveLoans}, authz: authz, Now: time.Now,
 	}
 }
@@ -367,6 +368,9 @@ func (s *Users) erase(ctx context.Context, accountID string) error {
 		return err
 	}
 	if err := s.invites.DeleteByAccount(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.mail.DeleteByAccount(ctx, accountID); err != nil {
 		return err
 	}
 	return s.accounts.Delete(ctx, accountID)

@@ -22,6 +22,15 @@ func TestConfigDefaults(t *testing.T) {
 		c.RatePremium.Limit != 10000 || c.RatePremium.Period != time.Hour || len(c.AllowedOrigins) != 1 || c.AllowedOrigins[0] != "http://localhost:8080" {
 		t.Fatalf("defaults = %+v", c)
 	}
+	if c.Signup != "verify" || c.SMTP.Host != "" || c.SMTP.TLS != "starttls" || c.SMTP.Port != 587 || c.SMTP.From != "noreply@localhost" {
+		t.Fatalf("mail defaults = signup %q, smtp %+v", c.Signup, c.SMTP)
+	}
+	// Credentials never travel in clear text.
+	_, err = LoadConfig(envOf(map[string]string{"LIBRARY_SMTP_HOST": "smtp.example.org", "LIBRARY_SMTP_TLS": "none",
+		"LIBRARY_SMTP_USERNAME": "library", "LIBRARY_SMTP_PASSWORD": "smtp-secret-pw"}))
+	if err == nil || !strings.Contains(err.Error(), "LIBRARY_SMTP_TLS") || strings.Contains(err.Error(), "smtp-secret-pw") {
+		t.Fatalf("credentials without TLS: %v, want LIBRARY_SMTP_TLS refused", err)
+	}
 	// Demo data defaults to off on an external database.
 	c, err = LoadConfig(envOf(map[string]string{"LIBRARY_MONGODB_URI": "mongodb://db.example.org/"}))
 	if err != nil || c.DemoData {
@@ -45,6 +54,11 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 		{"LIBRARY_ISSUER_URL", "ftp://x"},
 		{"LIBRARY_LOG_LEVEL", "loud"},
 		{"LIBRARY_BOOTSTRAP_ADMIN_EMAIL", "admin@example.org"}, // without a password
+		{"LIBRARY_SIGNUP", "maybe"},
+		{"LIBRARY_SMTP_TLS", "ssl"},
+		{"LIBRARY_SMTP_PORT", "70000"},
+		{"LIBRARY_SMTP_USERNAME", "library"}, // without a password
+		{"LIBRARY_MAIL_FROM", "not an address"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
@@ -88,18 +102,21 @@ func TestStartupLogMasksSecrets(t *testing.T) {
 		"LIBRARY_REDIS_URL":                "redis://:redis-secret-pw@cache.example.org:6379/0",
 		"LIBRARY_BOOTSTRAP_ADMIN_EMAIL":    "admin@example.org",
 		"LIBRARY_BOOTSTRAP_ADMIN_PASSWORD": "admin-secret-pw",
+		"LIBRARY_SMTP_HOST":                "smtp.example.org",
+		"LIBRARY_SMTP_USERNAME":            "library",
+		"LIBRARY_SMTP_PASSWORD":            "smtp-secret-pw",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
 	slog.New(slog.NewJSONHandler(&buf, nil)).Info("starting", "config", c)
-	for _, secret := range []string{"mongo-secret-pw", "redis-secret-pw", "admin-secret-pw", "aws-secret"} {
+	for _, secret := range []string{"mongo-secret-pw", "redis-secret-pw", "admin-secret-pw", "aws-secret", "smtp-secret-pw"} {
 		if strings.Contains(buf.String(), secret) {
 			t.Fatalf("start-up log contains %q: %s", secret, buf.String())
 		}
 	}
-	if !strings.Contains(buf.String(), "admin@example.org") {
+	if !strings.Contains(buf.String(), "admin@example.org") || !strings.Contains(buf.String(), "smtp.example.org") {
 		t.Fatalf("start-up log lacks the non-secret settings: %s", buf.String())
 	}
 }
