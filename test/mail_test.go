@@ -234,7 +234,7 @@ func TestSignupVerifiesEmail(t *testing.T) {
 	if r.Status != 201 {
 		t.Fatalf("verify: %d %s, want 201", r.Status, r.Body)
 	}
-	if u := r.json(t)["user"].(map[string]any); u["email"] != newcomer || u["role"] != "reader" {
+	if u := r.json(t)["user"].(map[string]any); u["email"] != newcomer || u["name"] != "Mia" {
 		t.Fatalf("verified account = %v", u)
 	}
 	if r := login(); r.Status != 200 {

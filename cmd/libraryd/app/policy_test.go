@@ -38,7 +38,11 @@ var whoMayCall = map[string]string{
 	"auth.refresh":   "admin anonymous librarian reader staff student",
 	"auth.logout":    "admin anonymous librarian reader staff student",
 	"auth.signup":    "admin anonymous librarian reader staff student",
-	"users.me":       "admin librarian reader staff student",
+
+	"auth.verifyEmail":           "admin anonymous librarian reader staff student",
+	"auth.passwordReset":         "admin anonymous librarian reader staff student",
+	"auth.passwordReset.confirm": "admin anonymous librarian reader staff student",
+	"users.me":                   "admin librarian reader staff student",
 
 	"users.me.readingList":     "admin librarian reader staff student",
 	"users.me.update":          "admin librarian reader staff student",
@@ -103,6 +107,13 @@ var whoMayCall = map[string]string{
 	"web.accounts.invite": "admin anonymous librarian reader staff student",
 	"web.accounts.manage": "admin anonymous librarian reader staff student",
 	"web.catalog":         "admin anonymous librarian reader staff student",
+
+	"web.forgotPassword":      "admin anonymous librarian reader staff student",
+	"web.forgotPassword.send": "admin anonymous librarian reader staff student",
+	"web.resetPassword":       "admin anonymous librarian reader staff student",
+	"web.resetPassword.save":  "admin anonymous librarian reader staff student",
+	"web.verifyEmail":         "admin anonymous librarian reader staff student",
+	"web.verifyEmail.confirm": "admin anonymous librarian reader staff student",
 }
 
 var subjects = []user.Principal{
