@@ -312,3 +312,52 @@ func TestOutboxWithoutSMTPServer(t *testing.T) {
 		t.Fatal("the reset token is in the log")
 	}
 }
+
+// The web app's forms end to end, as a browser uses them: the sign-in page
+// links to "forgot password", the mailed link opens the reset form, the
+// new password signs in; a sign-up's mailed link opens a page whose button
+// creates the account. Cross-site posts of these forms are refused.
+func TestWebPasswordResetAndSignupForms(t *testing.T) {
+	mp := mailpittest.Start(t)
+	s := startService(t, mailEnv(t, mp, nil))
+	b := newBrowser(t, s)
+	if p := b.get("/library"); p.byID("forgot-password-link") == nil {
+		t.Fatalf("the sign-in page has no forgot-password link:\n%s", p.Body)
+	}
+	if p := b.do(http.MethodPost, "/library/forgot-password", url.Values{"email": {demoLibrarian}}, map[string]string{"Origin": "https://evil.example"}); p.Status != 403 {
+		t.Fatalf("cross-site forgot-password post: %d, want 403", p.Status)
+	}
+	if p := b.submit("/library/forgot-password", url.Values{"email": {demoLibrarian}}); p.Status != 200 || p.byID("forgot-sent") == nil {
+		t.Fatalf("forgot-password form: %d\n%s", p.Status, p.Body)
+	}
+	page, token := linkToken(t, mp.WaitFor(t, demoLibrarian, 1)[0].Text)
+	path := strings.TrimPrefix(page, s.URL)
+	if p := b.get(path + "?token=" + url.QueryEscape(token)); p.Status != 200 || p.byID("reset-form") == nil {
+		t.Fatalf("the mailed reset link: %d\n%s", p.Status, p.Body)
+	}
+	p := b.follow(path, url.Values{"token": {token}, "password": {"librarians-new-pw"}, "password_again": {"librarians-new-pw"}})
+	if p.byID("signin-notice") == nil {
+		t.Fatalf("after the reset: %d\n%s", p.Status, p.Body)
+	}
+	if p := b.signIn(demoLibrarian, "librarians-new-pw"); p.Status != http.StatusSeeOther {
+		t.Fatalf("form sign-in with the new password: %d\n%s", p.Status, p.Body)
+	}
+
+	const newcomer = "web.newcomer@example.org"
+	if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/signup", Body: fmt.Sprintf(`{"email":%q,"password":"newcomers-password","name":"Web"}`, newcomer)}); r.Status != 202 {
+		t.Fatalf("sign-up: %d %s", r.Status, r.Body)
+	}
+	page, token = linkToken(t, mp.WaitFor(t, newcomer, 1)[0].Text)
+	path = strings.TrimPrefix(page, s.URL)
+	v := newBrowser(t, s)
+	if p := v.get(path + "?token=" + url.QueryEscape(token)); p.Status != 200 || p.byID("verify-form") == nil {
+		t.Fatalf("the mailed confirmation link: %d\n%s", p.Status, p.Body)
+	}
+	if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/login", Body: fmt.Sprintf(`{"email":%q,"password":"newcomers-password"}`, newcomer)}); r.Status != 401 {
+		t.Fatalf("opening the link alone let the account sign in: %d", r.Status)
+	}
+	if p := v.follow(path, url.Values{"token": {token}}); p.byID("signin-notice") == nil {
+		t.Fatalf("after confirming: %d\n%s", p.Status, p.Body)
+	}
+	s.login(newcomer, "newcomers-password")
+}
