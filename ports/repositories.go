@@ -97,6 +97,31 @@ type RefreshTokenRepository interface {
 	DeleteByAccount(ctx context.Context, accountID string) error
 }
 
+// MailTokenRepository stores the single-use tokens sent by mail (password
+// resets, sign-up confirmations) by their hash. Using a token consumes it:
+// on MongoDB that is a unique-key insert claim, never a conditional update
+// or a delete whose count decides, so exactly one of any number of
+// concurrent uses wins on FerretDB 1.24 as on MongoDB.
+type MailTokenRepository interface {
+	// Create stores a new token.
+	// Errors: Conflict "mail_token_exists" when the hash is already stored.
+	Create(ctx context.Context, t auth.MailToken) error
+	// Get returns the token with hash and purpose without using it.
+	// Errors: NotFound "mail_token_not_found" when no token with hash and
+	// purpose is stored, or it was consumed already.
+	Get(ctx context.Context, hash string, purpose auth.MailPurpose) (auth.MailToken, error)
+	// Consume returns the token with hash and purpose and makes it unusable
+	// for good. Of any number of concurrent calls for one hash exactly one
+	// succeeds. Expiry is the caller's to check: an expired token is
+	// consumed like any other.
+	// Errors: NotFound "mail_token_not_found" when no token with hash and
+	// purpose is stored, or it was consumed already.
+	Consume(ctx context.Context, hash string, purpose auth.MailPurpose, at time.Time) (auth.MailToken, error)
+	// DeleteByAccount removes every token of the account (a completed
+	// reset, permanent deletion). Idempotent.
+	DeleteByAccount(ctx context.Context, accountID string) error
+}
+
 // SigningKeyRepository keeps the access-token signing keys when none is
 // configured, so tokens survive restarts and replicas share one key. The
 // stores keep PrivateKeyPEM as they are given it, and are given it
@@ -128,6 +153,7 @@ type Repositories struct {
 	Schools       SchoolRepository
 	RefreshTokens RefreshTokenRepository
 	SigningKeys   SigningKeyRepository
+	MailTokens    MailTokenRepository
 	Books         BookRepository
 	ReadingLists  ReadingListRepository
 	Progress      ProgressRepository

@@ -372,7 +372,7 @@ func TestSignup(t *testing.T) {
 	}
 	s.login("mia@example.org", "a-long-password")
 
-	off := startService(t, testEnv(t, map[string]string{"LIBRARY_SIGNUP_ENABLED": "false"}))
+	off := startService(t, testEnv(t, map[string]string{"LIBRARY_SIGNUP": "closed"}))
 	r = off.do(req{Method: http.MethodPost, Path: "/api/auth/signup", Body: `{"email":"x@example.org","password":"a-long-password","name":"X"}`})
 	if code, _ := r.apiError(t); r.Status != 403 || code != "signup_disabled" {
 		t.Fatalf("signup switched off: %d %s", r.Status, r.Body)

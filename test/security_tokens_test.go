@@ -375,6 +375,7 @@ func TestSecurityTokenTransport(t *testing.T) {
 var publicRoutes = map[string]bool{
 	"POST /api/auth/login": true, "POST /api/auth/refresh": true, "POST /api/auth/logout": true,
 	"POST /api/auth/signup": true, "POST /api/auth/accept-invite": true, "GET /api/library/catalog/{domain}": true,
+	"POST /api/auth/verify-email": true, "POST /api/auth/password-reset": true, "POST /api/auth/password-reset/confirm": true,
 }
 
 // Cases 19 and 46: identity headers an edge proxy would set (or an attacker

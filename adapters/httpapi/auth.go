@@ -126,13 +126,19 @@ func (h *handler) signup(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	acct, err := h.deps.Identity.Signup(r.Context(), req.Email, req.Password, req.Name)
+	res, err := h.deps.Identity.Signup(r.Context(), req.Email, req.Password, req.Name)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	infoFrom(r).accountID = acct.ID
-	writeJSON(w, http.StatusCreated, map[string]any{"user": toOwnProfile(acct)})
+	if res.Pending {
+		writeJSON(w, http.StatusAccepted, acceptedResponse{
+			Message: "Check your mailbox: we sent a link to this address. Your account is created when you follow it.",
+		})
+		return
+	}
+	infoFrom(r).accountID = res.Account.ID
+	writeJSON(w, http.StatusCreated, map[string]any{"user": toOwnProfile(res.Account)})
 }
 
 // changePassword answers 204: the caller's session goes on with the tokens

@@ -118,7 +118,7 @@ func newFixture(t *testing.T, decide func(ports.AccessRequest) bool) *fixture {
 func newFixtureConfig(t *testing.T, decide func(ports.AccessRequest) bool, cfg Config) *fixture {
 	t.Helper()
 	repos := sqlitetest.NewDB(t).Repositories()
-	identity := service.NewIdentity(repos, fakeTokens{}, fakeHasher{}, noThrottle{}, service.IdentityConfig{SignupEnabled: true})
+	identity := service.NewIdentity(repos, fakeTokens{}, fakeHasher{}, noThrottle{}, service.IdentityConfig{Signup: service.SignupOpen})
 	reader, err := identity.CreateAccount(context.Background(), service.NewAccountInput{
 		Email: "reader@example.org", Password: "correct-horse-1", Name: "Rita Reader", Role: user.RoleReader,
 	})

@@ -291,6 +291,12 @@ var internalCodes = map[string]string{
 	"invalid_batch_size":      "record store of the migrate command, not the API",
 	"unknown_record_kind":     "record store of the migrate command, not the API",
 	"malformed_form":          "the web app's HTML forms, not the API",
+	"mail_token_exists":       "mailed-token store: tokens are fresh secrets",
+	"mail_token_not_found":    "mailed-token store: answered as reset_token_invalid or verification_token_invalid",
+	"mail_not_configured":     "wiring: the service always wires a mailer (SMTP or the outbox)",
+	"sweep_claimed":           "expiry store: another replica sweeps this slot; nothing answers it",
+	"departure_decided":       "departure store: answered as active_loans or student_not_found",
+	"departure_not_found":     "departure store: a deletion that has ended, settled inside the use cases",
 }
 
 // Every error code the service's code can produce is in the document (in

@@ -174,6 +174,9 @@ func (h *handler) table() []route {
 		jsonOrForm(r("auth.logout", http.MethodPost, "/api/auth/logout", "logout", "auth:session", h.logout)),
 		r("auth.signup", http.MethodPost, "/api/auth/signup", "signup", "auth:account", h.signup),
 		jsonOrForm(r("auth.password", http.MethodPost, "/api/auth/password", "change", "auth:password", h.changePassword)),
+		r("auth.verifyEmail", http.MethodPost, "/api/auth/verify-email", "verify", "auth:account", h.verifyEmail),
+		r("auth.passwordReset", http.MethodPost, "/api/auth/password-reset", "request", "auth:password-reset", h.passwordReset),
+		r("auth.passwordReset.confirm", http.MethodPost, "/api/auth/password-reset/confirm", "confirm", "auth:password-reset", h.confirmPasswordReset),
 
 		// The /users/me routes come before /users/{user_id}, which would match "me".
 		r("users.me", http.MethodGet, "/v1/users/me", "read", "users:me", h.getMe),

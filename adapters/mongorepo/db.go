@@ -49,6 +49,8 @@ const (
 	colStudentImports    = "student_imports"
 	colDepartures        = "student_departures"
 	colDepartureOutcomes = "departure_outcomes"
+	colMailTokens        = "mail_tokens"
+	colMailTokenUses     = "mail_token_uses"
 )
 
 // Both timeouts are short so that, with a dead database, a request fails
@@ -116,6 +118,7 @@ func (d *DB) Repositories() ports.Repositories {
 		Schools:       NewSchools(d.db),
 		RefreshTokens: NewRefreshTokens(d.db),
 		SigningKeys:   NewSigningKeys(d.db),
+		MailTokens:    NewMailTokens(d.db),
 		Books:         NewBooks(d.db),
 		ReadingLists:  NewReadingLists(d.db),
 		Progress:      NewProgress(d.db),
@@ -134,8 +137,8 @@ func (d *DB) Repositories() ports.Repositories {
 // index that already exists with the same keys and options is a no-op, so it
 // is safe on every start and from several replicas at once. Collections
 // keyed only by _id (rotation claims, revoked families, signing keys,
-// progress, student numbers, invite redemptions) need none; the expiring
-// kinds (Expiry) get one on their expiry.
+// progress, student numbers, invites and their redemptions, mailed-token
+// claims) need none; the expiring kinds (Expiry) get one on their expiry.
 //
 // It then runs the data migrations the database has not recorded (see
 // migrate), so documents of earlier versions get the fields this version
@@ -184,6 +187,10 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 		{colRefreshTokens, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "account_id", Value: 1}}},
 			{Keys: bson.D{{Key: "family_id", Value: 1}}},
+		}},
+		// DeleteByAccount.
+		{colMailTokens, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "account_id", Value: 1}}},
 		}},
 		// One index per List shape: search, each filter in title order,
 		// and each order; every order ends with sort_title and _id.

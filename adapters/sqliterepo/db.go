@@ -273,6 +273,7 @@ func (d *DB) Repositories() ports.Repositories {
 		Schools:       NewSchools(d),
 		RefreshTokens: NewRefreshTokens(d),
 		SigningKeys:   NewSigningKeys(d),
+		MailTokens:    NewMailTokens(d),
 		Books:         NewBooks(d),
 		ReadingLists:  NewReadingLists(d),
 		Progress:      NewProgress(d),

@@ -29,3 +29,7 @@ func TestLibrary(t *testing.T) {
 	t.Run("Departures", func(t *testing.T) { porttest.Departures(t, newRepos) })
 	t.Run("Invites", func(t *testing.T) { porttest.Invites(t, newRepos) })
 }
+
+func TestMailTokens(t *testing.T) {
+	porttest.MailTokens(t, func(t *testing.T) ports.Repositories { return sqlitetest.NewDB(t).Repositories() })
+}

@@ -16,7 +16,7 @@ import (
 
 type signInView struct {
 	base
-	Notice   string // after accepting an invitation
+	Notice   string // after accepting an invitation, a reset or a sign-up
 	Failure  string
 	Schools  []library.School // admins: every school
 	NoSchool bool             // a signed-in account without a school
@@ -78,8 +78,11 @@ func (a *App) signIn(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case p.IsAnonymous():
 		v.Failure = signInFailures[r.URL.Query().Get("failed")]
-		if r.URL.Query().Get("accepted") == "1" {
+		switch {
+		case r.URL.Query().Get("accepted") == "1", r.URL.Query().Get("reset") == "1":
 			v.Notice = "Your password is set. Sign in with your email and the new password."
+		case r.URL.Query().Get("verified") == "1":
+			v.Notice = "Your account is confirmed. Sign in with your email and the password you chose."
 		}
 	case p.Role.SchoolBound() && p.SchoolID != "":
 		school, err := a.deps.Library.Schools.Settings(r.Context(), "")

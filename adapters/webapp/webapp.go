@@ -30,7 +30,10 @@ import (
 
 // Deps are the use cases and ports the pages call.
 type Deps struct {
-	Library    *service.Library
+	Library *service.Library
+	// Identity serves the forgotten-password and sign-up confirmation
+	// pages.
+	Identity   *service.Identity
 	Authorizer ports.Authorizer
 	Logger     *slog.Logger
 	// StatusOf maps an error kind to its HTTP status: the JSON API's table
@@ -85,7 +88,7 @@ type App struct {
 // New parses the embedded templates and assets. It panics on a nil
 // dependency or a broken template (both are programming errors).
 func New(deps Deps, cfg Config) *App {
-	if deps.Library == nil || deps.Authorizer == nil || deps.StatusOf == nil {
+	if deps.Library == nil || deps.Identity == nil || deps.Authorizer == nil || deps.StatusOf == nil {
 		panic("webapp.New: nil dependency")
 	}
 	if deps.Logger == nil {
@@ -116,6 +119,12 @@ func (a *App) Routes() []Route {
 		// The form posts to POST /api/auth/password, which sends the
 		// browser back here with the outcome.
 		view("web.password", signInPath+"/password", a.passwordPage),
+		view("web.forgotPassword", forgotPasswordPath, a.forgotPasswordPage),
+		submit("web.forgotPassword.send", forgotPasswordPath, a.forgotPassword),
+		view("web.resetPassword", resetPasswordPath, a.resetPasswordPage),
+		submit("web.resetPassword.save", resetPasswordPath, a.resetPassword),
+		view("web.verifyEmail", verifyEmailPath, a.verifyEmailPage),
+		submit("web.verifyEmail.confirm", verifyEmailPath, a.verifyEmail),
 		view("web.desk", school, a.desk),
 		submit("web.checkout", school+"/checkout", a.checkout),
 		submit("web.return", school+"/return", a.returnCopy),

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,8 +57,35 @@ const (
 	evilTitle   = `<img src=x onerror=alert(1)> Tales`
 )
 
+// outbox keeps the mail the identity service sends.
+type outbox struct {
+	mu   sync.Mutex
+	sent []ports.Message
+}
+
+func (o *outbox) Send(_ context.Context, m ports.Message) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.sent = append(o.sent, m)
+	return nil
+}
+
+func (o *outbox) to(addr string) []ports.Message {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []ports.Message
+	for _, m := range o.sent {
+		if m.To == addr {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 type fixture struct {
 	app                     *App
+	identity                *service.Identity
+	mail                    *outbox
 	router                  *mux.Router
 	lib                     *service.Library
 	school, other           library.School
@@ -70,13 +98,15 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	repos := sqlitetest.NewDB(t).Repositories()
-	identity := service.NewIdentity(repos, fakeTokens{}, fakeHasher{}, noThrottle{}, service.IdentityConfig{})
+	identity := service.NewIdentity(repos, fakeTokens{}, fakeHasher{}, noThrottle{}, service.IdentityConfig{LinkBase: "https://library.example.org"})
+	mail := &outbox{}
+	identity.SendMailWith(mail)
 	lib := service.NewLibrary(repos, identity)
 	authz, err := ladonauthz.LoadFS(policies.Files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{lib: lib}
+	f := &fixture{lib: lib, identity: identity, mail: mail}
 	if f.school, err = lib.Schools.Create(ctx, "Maple <b>Grove</b>", "maple.example.org"); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +137,7 @@ func newFixture(t *testing.T) *fixture {
 	if _, err := lib.Circulation.CreateLoan(asLib, service.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: f.evil.ID}); err != nil {
 		t.Fatal(err)
 	}
-	f.app = New(Deps{Library: lib, Authorizer: authz, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), StatusOf: httpapi.StatusOf}, Config{})
+	f.app = New(Deps{Library: lib, Identity: identity, Authorizer: authz, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), StatusOf: httpapi.StatusOf}, Config{})
 	f.router = mux.NewRouter()
 	for _, rt := range f.app.Routes() {
 		f.router.Handle(rt.Path, rt.Handle).Methods(rt.Method)
@@ -154,6 +184,10 @@ func TestEveryPageRendersWithItsHeaders(t *testing.T) {
 		{"Accounts", &f.admin, "/library/maple.example.org/accounts", "invite-form"},
 		{"AccountsStaff", &f.staff, "/library/maple.example.org/accounts", "accounts-table"},
 		{"Catalog", nil, "/library/maple.example.org/catalog", "catalog-table"},
+		{"ForgotPassword", nil, "/library/forgot-password", "forgot-form"},
+		{"ResetPassword", nil, "/library/reset-password?token=abc", "reset-form"},
+		{"ResetPasswordNoToken", nil, "/library/reset-password", "reset-no-token"},
+		{"VerifyEmail", nil, "/library/verify-email?token=abc", "verify-form"},
 	}
 	for _, p := range pages {
 		t.Run(p.name, func(t *testing.T) {

@@ -6,8 +6,10 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/readinglibrary/service/cmd/libraryd/app"
+	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
@@ -135,6 +137,31 @@ func (w *world) cases(search string) []routeCase {
 		{"auth.signup", "POST /api/auth/signup", func() (rq, error) {
 			return rq{Method: "POST", Path: "/api/auth/signup",
 				Body: fmt.Sprintf(`{"email":"signup%d@bench.example.org","password":"a-long-password","name":"New"}`, w.unique())}, nil
+		}},
+		{"auth.verifyEmail", "POST /api/auth/verify-email (fresh sign-up token)", func() (rq, error) {
+			token := fmt.Sprintf("bench-signup-token-%d", w.unique())
+			now := time.Now()
+			err := w.s.App.Repos.MailTokens.Create(context.Background(), auth.MailToken{
+				Hash: auth.HashToken(token), Purpose: auth.PurposeSignup, Email: fmt.Sprintf("verified%d@bench.example.org", w.unique()),
+				Name: "New", PasswordHash: "unusable", CreatedAt: now, ExpiresAt: now.Add(auth.SignupTTL),
+			})
+			return rq{Method: "POST", Path: "/api/auth/verify-email", Body: fmt.Sprintf(`{"token":%q}`, token)}, err
+		}},
+		{"auth.passwordReset", "POST /api/auth/password-reset (demo reader; mail sent after the answer)", fixed(rq{Method: "POST", Path: "/api/auth/password-reset",
+			Body: fmt.Sprintf(`{"email":%q}`, demoReader)})},
+		{"auth.passwordReset.confirm", "POST /api/auth/password-reset/confirm (fresh account and token)", func() (rq, error) {
+			acct, err := w.s.App.Identity.CreateAccount(context.Background(), service.NewAccountInput{
+				Email: fmt.Sprintf("reset%d@bench.example.org", w.unique()), Password: "probe-password-1", Name: "Probe", Role: user.RoleReader,
+			})
+			if err != nil {
+				return rq{}, err
+			}
+			token := fmt.Sprintf("bench-reset-token-%d", w.unique())
+			now := time.Now()
+			err = w.s.App.Repos.MailTokens.Create(context.Background(), auth.MailToken{
+				Hash: auth.HashToken(token), Purpose: auth.PurposePasswordReset, AccountID: acct.ID, CreatedAt: now, ExpiresAt: now.Add(auth.PasswordResetTTL),
+			})
+			return rq{Method: "POST", Path: "/api/auth/password-reset/confirm", Body: fmt.Sprintf(`{"token":%q,"new_password":"another-password-2"}`, token)}, err
 		}},
 
 		{"users.me", "GET /v1/users/me", fixed(rq{Path: "/v1/users/me", Token: w.reader})},

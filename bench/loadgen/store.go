@@ -61,6 +61,7 @@ func startService(ctx context.Context, store string) (*svc, error) {
 	env := map[string]string{
 		"LIBRARY_ADDR": ln.Addr().String(), "LIBRARY_ISSUER_URL": base,
 		"LIBRARY_DEMO_DATA":          "true",
+		"LIBRARY_SIGNUP":             "open", // auth.signup measures creating an account
 		"LIBRARY_COOKIE_SECURE":      "false",
 		"LIBRARY_ACCESS_TOKEN_TTL":   "24h",
 		"LIBRARY_RATE_ANONYMOUS":     "10000000-H",

@@ -22,8 +22,16 @@ import (
 
 // IdentityConfig holds the settings of sign-in and sessions.
 type IdentityConfig struct {
-	RefreshTTL    time.Duration // lifetime of one refresh token
-	SignupEnabled bool          // whether POST /api/auth/signup creates reader accounts
+	RefreshTTL time.Duration // lifetime of one refresh token
+	// Signup is how POST /api/auth/signup treats a visitor: verify (the
+	// default), open or closed (see SignupMode).
+	Signup SignupMode
+	// LinkBase is the public base URL of the service (the issuer URL), the
+	// start of the links mailed for password resets and sign-ups.
+	LinkBase string
+	// OnBackgroundError hears of failures of work done after the answer
+	// (sending a mail); nil drops them.
+	OnBackgroundError func(op string, err error)
 	// ReuseGrace is how long after a rotation a second use of the same
 	// token is taken for a client racing itself (two tabs refreshing at
 	// once) rather than for theft: it is refused, but the family stays
@@ -42,7 +50,10 @@ type Identity struct {
 	hasher   ports.PasswordHasher
 	throttle ports.LoginThrottle
 	external ports.ExternalVerifier // nil when no external issuer is trusted
+	mail     ports.MailTokenRepository
+	mailer   ports.Mailer // set by SendMailWith
 	cfg      IdentityConfig
+	bg       *background
 
 	// Now and NewID are replaceable in tests.
 	Now   func() time.Time
@@ -52,15 +63,19 @@ type Identity struct {
 // NewIdentity builds the identity service. It panics on a nil dependency, a
 // wiring mistake that must not reach production.
 func NewIdentity(repos ports.Repositories, tokens ports.TokenService, hasher ports.PasswordHasher, throttle ports.LoginThrottle, cfg IdentityConfig) *Identity {
-	if repos.Accounts == nil || repos.Schools == nil || repos.RefreshTokens == nil || tokens == nil || hasher == nil || throttle == nil {
+	if repos.Accounts == nil || repos.Schools == nil || repos.RefreshTokens == nil || repos.MailTokens == nil || tokens == nil || hasher == nil || throttle == nil {
 		panic("service.NewIdentity: nil dependency")
 	}
 	if cfg.RefreshTTL <= 0 {
 		cfg.RefreshTTL = 30 * 24 * time.Hour
 	}
+	if cfg.Signup == "" {
+		cfg.Signup = SignupVerify
+	}
+	cfg.LinkBase = strings.TrimRight(cfg.LinkBase, "/")
 	return &Identity{
-		accounts: repos.Accounts, schools: repos.Schools, refresh: repos.RefreshTokens,
-		tokens: tokens, hasher: hasher, throttle: throttle, cfg: cfg,
+		accounts: repos.Accounts, schools: repos.Schools, refresh: repos.RefreshTokens, mail: repos.MailTokens,
+		tokens: tokens, hasher: hasher, throttle: throttle, cfg: cfg, bg: newBackground(cfg.OnBackgroundError),
 		Now: time.Now, NewID: uuid.NewString,
 	}
 }
@@ -500,6 +515,28 @@ type NewAccountInput struct {
 // CreateAccount validates the input, hashes the password and stores the
 // account. Errors: Invalid (fields), Conflict "account_exists", Unavailable.
 func (s *Identity) CreateAccount(ctx context.Context, in NewAccountInput) (user.Account, error) {
+	acct, err := s.newAccount(in)
+	if err != nil {
+		return user.Account{}, err
+	}
+	if err := s.checkSchool(ctx, acct); err != nil {
+		return user.Account{}, err
+	}
+	hash, err := s.hasher.Hash(in.Password)
+	if err != nil {
+		return user.Account{}, errs.Wrap(err, "hash password")
+	}
+	acct.PasswordHash = hash
+	if err := s.accounts.Create(ctx, acct); err != nil {
+		return user.Account{}, err
+	}
+	return acct, nil
+}
+
+// newAccount validates in (the password included) and returns the account
+// it describes, not stored and without a password hash.
+// Errors: Invalid (fields).
+func (s *Identity) newAccount(in NewAccountInput) (user.Account, error) {
 	fields := errs.FieldErrors{}
 	if msg := user.ValidateNewPassword(in.Password, in.Email, in.Name); msg != "" {
 		fields.Add("password", msg)
@@ -518,29 +555,17 @@ func (s *Identity) CreateAccount(ctx context.Context, in NewAccountInput) (user.
 	if err := fields.Err(); err != nil {
 		return user.Account{}, err
 	}
-	if acct.SchoolID != "" {
-		if _, err := s.schools.Get(ctx, acct.SchoolID); err != nil {
-			return user.Account{}, err
-		}
-	}
-	hash, err := s.hasher.Hash(in.Password)
-	if err != nil {
-		return user.Account{}, errs.Wrap(err, "hash password")
-	}
-	acct.PasswordHash = hash
-	if err := s.accounts.Create(ctx, acct); err != nil {
-		return user.Account{}, err
-	}
 	return acct, nil
 }
 
-// Signup creates a reader account for a member of the public.
-// Errors: Forbidden "signup_disabled", Invalid, Conflict "account_exists".
-func (s *Identity) Signup(ctx context.Context, email, password, name string) (user.Account, error) {
-	if !s.cfg.SignupEnabled {
-		return user.Account{}, errs.E(errs.Forbidden, "signup_disabled", "Sign-up is switched off on this server.")
+// checkSchool returns nil when acct has no school or its school exists.
+// Errors: NotFound "school_not_found".
+func (s *Identity) checkSchool(ctx context.Context, acct user.Account) error {
+	if acct.SchoolID == "" {
+		return nil
 	}
-	return s.CreateAccount(ctx, NewAccountInput{Email: email, Password: password, Name: name, Role: user.RoleReader})
+	_, err := s.schools.Get(ctx, acct.SchoolID)
+	return err
 }
 
 // EnsureAdmin creates an admin account with email and password unless an

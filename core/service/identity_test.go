@@ -808,7 +808,7 @@ func TestEnsureAdminConcurrent(t *testing.T) {
 }
 
 func TestSignupDisabled(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{SignupEnabled: false})
+	f := newFixture(t, service.IdentityConfig{Signup: service.SignupClosed})
 	_, err := f.id.Signup(context.Background(), "new@example.org", password, "New")
 	wantErr(t, err, errs.Forbidden, "signup_disabled")
 	if n, _ := f.repos.Accounts.Count(context.Background()); n != 0 {
@@ -820,11 +820,12 @@ func TestSignupDisabled(t *testing.T) {
 }
 
 func TestSignupCreatesReader(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{SignupEnabled: true})
-	acct, err := f.id.Signup(context.Background(), "New@Example.org", password, "New Reader")
+	f := newFixture(t, service.IdentityConfig{Signup: service.SignupOpen})
+	res, err := f.id.Signup(context.Background(), "New@Example.org", password, "New Reader")
 	if err != nil {
 		t.Fatalf("Signup() error = %v", err)
 	}
+	acct := res.Account
 	if acct.Role != user.RoleReader || acct.Tier != user.TierStandard || acct.SchoolID != "" {
 		t.Errorf("role/tier/school = %q/%q/%q, want reader/standard/\"\"", acct.Role, acct.Tier, acct.SchoolID)
 	}
@@ -841,7 +842,7 @@ func TestSignupCreatesReader(t *testing.T) {
 }
 
 func TestSignupWeakPassword(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{SignupEnabled: true})
+	f := newFixture(t, service.IdentityConfig{Signup: service.SignupOpen})
 	_, err := f.id.Signup(context.Background(), "new@example.org", "123456789", "New")
 	e := wantErr(t, err, errs.Invalid, "validation_failed")
 	fields, _ := e.Details["fields"].(map[string]any)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/readinglibrary/service/adapters/keyseal"
 	"github.com/readinglibrary/service/adapters/labels"
 	"github.com/readinglibrary/service/adapters/ladonauthz"
+	"github.com/readinglibrary/service/adapters/mailer"
 	"github.com/readinglibrary/service/adapters/oidcverify"
 	"github.com/readinglibrary/service/adapters/passwordhash"
 	"github.com/readinglibrary/service/adapters/ratelimit"
@@ -155,8 +157,18 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	}
 	throttle := ratelimit.NewLoginThrottle(store, loginPerEmail, loginPerClient)
 
-	a.Identity = service.NewIdentity(a.Repos, tokens, passwordhash.New(), throttle,
-		service.IdentityConfig{RefreshTTL: cfg.RefreshTokenTTL, SignupEnabled: cfg.SignupEnabled, ReuseGrace: cfg.RefreshReuseGrace})
+	a.Identity = service.NewIdentity(a.Repos, tokens, passwordhash.New(), throttle, service.IdentityConfig{
+		RefreshTTL: cfg.RefreshTokenTTL, Signup: cfg.Signup, ReuseGrace: cfg.RefreshReuseGrace, LinkBase: cfg.IssuerURL,
+		OnBackgroundError: func(op string, err error) { logger.Warn("background work failed", "op", op, "error", err.Error()) },
+	})
+	mail, err := newMailer(cfg, logger)
+	if err != nil {
+		return a, err
+	}
+	a.Identity.SendMailWith(mail)
+	// Closers run newest first: mail still being sent finishes before the
+	// database closes.
+	a.closers = append(a.closers, func(ctx context.Context) error { a.Identity.Wait(ctx); return nil })
 	if len(cfg.OIDCIssuers) > 0 {
 		a.Identity.TrustExternal(oidcverify.New(cfg.OIDCIssuers))
 		logger.Info("trusting external identity providers", "issuers", len(cfg.OIDCIssuers))
@@ -190,7 +202,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	a.Handler = httpapi.New(httpapi.Deps{
 		Identity: a.Identity, Users: users, Catalog: a.Catalog, Library: a.Library, Authorizer: authz, RateLimiter: limits,
 		Tokens: tokens, Health: readiness{db: a.Repos.Health, draining: &a.draining}, Logger: logger, Registry: prometheus.NewRegistry(), Labels: labels.Printer{},
-		Extra: pageRoutes(a.Library, authz, logger, cfg.CookieSecure),
+		Extra: pageRoutes(a.Library, a.Identity, authz, logger, cfg.CookieSecure),
 	}, httpapi.Config{
 		IssuerURL: cfg.IssuerURL, CookieSecure: cfg.CookieSecure,
 		AllowedOrigins: cfg.AllowedOrigins, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken,
@@ -223,6 +235,28 @@ func (a *App) loadSigningKeys(ctx context.Context) ([]auth.SigningKey, error) {
 		return nil, fmt.Errorf("load the token signing key: %w", err)
 	}
 	return keys, nil
+}
+
+// newMailer is the SMTP mailer, or the development outbox when no SMTP
+// host is configured.
+func newMailer(cfg Config, logger *slog.Logger) (ports.Mailer, error) {
+	if cfg.SMTP.Host == "" {
+		dir := filepath.Join(cfg.DataDir, "outbox")
+		log := logger.Info
+		if !cfg.Embedded() || cfg.Signup == service.SignupVerify && !cfg.DemoData {
+			log = logger.Warn // production-like: nobody reads that directory
+		}
+		log("no SMTP server configured (LIBRARY_SMTP_HOST): mail is written to the outbox directory, not sent", "dir", dir)
+		return mailer.NewOutbox(dir, logger), nil
+	}
+	m, err := mailer.NewSMTP(mailer.SMTPConfig{
+		Host: cfg.SMTP.Host, Port: cfg.SMTP.Port, TLS: cfg.SMTP.TLS,
+		Username: cfg.SMTP.Username, Password: cfg.SMTP.Password, From: cfg.SMTP.From,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("LIBRARY_SMTP_*: %w", err)
+	}
+	return m, nil
 }
 
 // Close stops everything New started, newest first.

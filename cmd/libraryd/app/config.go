@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/mail"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -17,7 +18,9 @@ import (
 
 	"github.com/ulule/limiter/v3"
 
+	"github.com/readinglibrary/service/adapters/mailer"
 	"github.com/readinglibrary/service/adapters/oidcverify"
+	"github.com/readinglibrary/service/core/service"
 
 	"github.com/readinglibrary/service/core/user"
 )
@@ -51,7 +54,8 @@ type Config struct {
 	RateAnonymous          limiter.Rate
 	RateAuthenticated      limiter.Rate
 	RatePremium            limiter.Rate
-	SignupEnabled          bool   // LIBRARY_SIGNUP_ENABLED
+	Signup                 service.SignupMode // LIBRARY_SIGNUP
+	SMTP                   SMTPConfig
 	PoliciesDir            string // LIBRARY_POLICIES_DIR; empty uses the policies built into the binary
 	LogLevel               slog.Level
 	ShutdownTimeout        time.Duration
@@ -63,6 +67,17 @@ type Config struct {
 	IdleTimeout       time.Duration
 	// RequestTimeout is the deadline of one request's work (LIBRARY_REQUEST_TIMEOUT).
 	RequestTimeout time.Duration
+}
+
+// SMTPConfig is the mail server the service sends through; without a host,
+// mail goes to the development outbox (LIBRARY_DATA_DIR/outbox).
+type SMTPConfig struct {
+	Host     string         // LIBRARY_SMTP_HOST
+	Port     int            // LIBRARY_SMTP_PORT; 0: the TLS mode's usual port
+	TLS      mailer.TLSMode // LIBRARY_SMTP_TLS
+	Username string         // LIBRARY_SMTP_USERNAME
+	Password string         // LIBRARY_SMTP_PASSWORD
+	From     string         // LIBRARY_MAIL_FROM
 }
 
 // Embedded reports whether the service runs its own database.
@@ -106,7 +121,13 @@ var Settings = []Setting{
 	{"LIBRARY_RATE_ANONYMOUS", "100-H", false, "Rate limit per client address without a token (limiter format: <n>-<S|M|H|D>)."},
 	{"LIBRARY_RATE_AUTHENTICATED", "1000-H", false, "Rate limit per standard-tier account."},
 	{"LIBRARY_RATE_PREMIUM", "10000-H", false, "Rate limit per premium-tier account."},
-	{"LIBRARY_SIGNUP_ENABLED", "true", false, "Whether POST /api/auth/signup creates reader accounts."},
+	{"LIBRARY_SIGNUP", "verify", false, "How POST /api/auth/signup creates reader accounts: verify (a link is mailed; the account exists once it is followed), open (at once, without proving the address: anyone can take anyone's email; demos and tests only) or closed (403 signup_disabled)."},
+	{"LIBRARY_SMTP_HOST", "", false, "SMTP server for the service's mail (password resets, sign-up links). Empty: each message is written to LIBRARY_DATA_DIR/outbox/ and logged (development)."},
+	{"LIBRARY_SMTP_PORT", "587 for starttls, 465 for tls, 25 for none", false, "Port of the SMTP server."},
+	{"LIBRARY_SMTP_TLS", "starttls", false, "starttls (upgrade, refused if the server does not offer it), tls (implicit TLS) or none (clear text; only for a relay on the same host, and never with a username)."},
+	{"LIBRARY_SMTP_USERNAME", "", false, "SMTP user name; empty: no authentication."},
+	{"LIBRARY_SMTP_PASSWORD", "", true, "SMTP password."},
+	{"LIBRARY_MAIL_FROM", "noreply@<issuer host>", false, "Sender of the service's mail, e.g. Reading library <noreply@library.example.org>."},
 	{"LIBRARY_POLICIES_DIR", "", false, "Directory of Ladon policy JSON files. Empty: the policies built into the binary (policies/ of the repository)."},
 	{"LIBRARY_LOG_LEVEL", "info", false, "debug, info, warn or error."},
 	{"LIBRARY_SHUTDOWN_TIMEOUT", "20s", false, "How long SIGTERM waits for in-flight requests."},
@@ -124,6 +145,7 @@ var RetiredSettings = []Setting{
 	// It exposed the FerretDB-based embedded database, without a password,
 	// on a TCP port; the embedded store is a file now, not a server.
 	{"LIBRARY_EMBEDDED_MONGO_ADDR", "", false, "the embedded store is the file library.db, with no network port; use `libraryd backup` for a copy or `libraryd migrate --to` to move it to MongoDB"},
+	{"LIBRARY_SIGNUP_ENABLED", "", false, "use LIBRARY_SIGNUP=verify (the default: sign-up confirms the email), open (the old true) or closed (the old false)"},
 }
 
 // LoadConfig reads and validates the configuration. Every problem is
@@ -194,7 +216,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		RateAnonymous:          rate("LIBRARY_RATE_ANONYMOUS", "100-H"),
 		RateAuthenticated:      rate("LIBRARY_RATE_AUTHENTICATED", "1000-H"),
 		RatePremium:            rate("LIBRARY_RATE_PREMIUM", "10000-H"),
-		SignupEnabled:          boolean("LIBRARY_SIGNUP_ENABLED", true),
+		Signup:                 service.SignupMode(strings.ToLower(str("LIBRARY_SIGNUP", string(service.SignupVerify)))),
 		PoliciesDir:            str("LIBRARY_POLICIES_DIR", ""),
 		ShutdownTimeout:        duration("LIBRARY_SHUTDOWN_TIMEOUT", "20s", 0, 10*time.Minute),
 		ShutdownDrain:          duration("LIBRARY_SHUTDOWN_DRAIN", "0s", 0, 5*time.Minute),
@@ -316,6 +338,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			bad("LIBRARY_REDIS_URL", "must start with redis:// or rediss://")
 		}
 	}
+	switch c.Signup {
+	case service.SignupVerify, service.SignupOpen, service.SignupClosed:
+	default:
+		bad("LIBRARY_SIGNUP", "must be verify, open or closed, got %q", c.Signup)
+	}
+	c.SMTP = loadSMTP(getenv, str, bad, c.IssuerURL)
 	switch lv := strings.ToLower(str("LIBRARY_LOG_LEVEL", "info")); lv {
 	case "debug":
 		c.LogLevel = slog.LevelDebug
@@ -366,9 +394,58 @@ func (c Config) LogValue() slog.Value {
 		slog.String("rate_anonymous", formatRate(c.RateAnonymous)),
 		slog.String("rate_authenticated", formatRate(c.RateAuthenticated)),
 		slog.String("rate_premium", formatRate(c.RatePremium)),
-		slog.Bool("signup_enabled", c.SignupEnabled),
+		slog.String("signup", string(c.Signup)),
+		slog.String("smtp_host", c.SMTP.Host),
+		slog.Int("smtp_port", c.SMTP.Port),
+		slog.String("smtp_tls", string(c.SMTP.TLS)),
+		slog.String("smtp_username", c.SMTP.Username),
+		slog.String("smtp_password", mask(c.SMTP.Password)),
+		slog.String("mail_from", c.SMTP.From),
 		slog.String("policies_dir", c.PoliciesDir),
 	)
+}
+
+// loadSMTP reads the LIBRARY_SMTP_* settings and LIBRARY_MAIL_FROM.
+func loadSMTP(getenv func(string) string, str func(name, def string) string, bad func(name, format string, args ...any), issuerURL string) SMTPConfig {
+	c := SMTPConfig{
+		Host:     str("LIBRARY_SMTP_HOST", ""),
+		TLS:      mailer.TLSMode(strings.ToLower(str("LIBRARY_SMTP_TLS", string(mailer.TLSStartTLS)))),
+		Username: str("LIBRARY_SMTP_USERNAME", ""),
+		Password: getenv("LIBRARY_SMTP_PASSWORD"),
+		From:     str("LIBRARY_MAIL_FROM", ""),
+	}
+	switch c.TLS {
+	case mailer.TLSStartTLS, mailer.TLSImplicit, mailer.TLSNone:
+	default:
+		bad("LIBRARY_SMTP_TLS", "must be starttls, tls or none, got %q", c.TLS)
+	}
+	if v := str("LIBRARY_SMTP_PORT", ""); v != "" {
+		p, err := strconv.Atoi(v)
+		if err != nil || p < 1 || p > 65535 {
+			bad("LIBRARY_SMTP_PORT", "must be a port number, got %q", v)
+		}
+		c.Port = p
+	}
+	if c.Port == 0 {
+		c.Port = c.TLS.DefaultPort()
+	}
+	if c.Username != "" && c.TLS == mailer.TLSNone {
+		bad("LIBRARY_SMTP_TLS", "is none, which would send LIBRARY_SMTP_USERNAME's password in clear text: use starttls or tls")
+	}
+	if (c.Username == "") != (c.Password == "") {
+		bad("LIBRARY_SMTP_USERNAME", "and LIBRARY_SMTP_PASSWORD must be set together")
+	}
+	if c.From == "" {
+		host := "localhost"
+		if u, err := url.Parse(issuerURL); err == nil && u.Hostname() != "" {
+			host = u.Hostname()
+		}
+		c.From = "noreply@" + host
+	}
+	if a, err := mail.ParseAddress(c.From); err != nil || a.Address == "" {
+		bad("LIBRARY_MAIL_FROM", "must be an address such as Reading library <noreply@library.example.org>, got %q", c.From)
+	}
+	return c
 }
 
 func mask(secret string) string {

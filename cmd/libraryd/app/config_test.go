@@ -28,6 +28,15 @@ func TestConfigDefaults(t *testing.T) {
 		c.RatePremium.Limit != 10000 || c.RatePremium.Period != time.Hour || len(c.AllowedOrigins) != 1 || c.AllowedOrigins[0] != "http://localhost:8080" {
 		t.Fatalf("defaults = %+v", c)
 	}
+	if c.Signup != "verify" || c.SMTP.Host != "" || c.SMTP.TLS != "starttls" || c.SMTP.Port != 587 || c.SMTP.From != "noreply@localhost" {
+		t.Fatalf("mail defaults = signup %q, smtp %+v", c.Signup, c.SMTP)
+	}
+	// Credentials never travel in clear text.
+	_, err = LoadConfig(envOf(map[string]string{"LIBRARY_SMTP_HOST": "smtp.example.org", "LIBRARY_SMTP_TLS": "none",
+		"LIBRARY_SMTP_USERNAME": "library", "LIBRARY_SMTP_PASSWORD": "smtp-secret-pw"}))
+	if err == nil || !strings.Contains(err.Error(), "LIBRARY_SMTP_TLS") || strings.Contains(err.Error(), "smtp-secret-pw") {
+		t.Fatalf("credentials without TLS: %v, want LIBRARY_SMTP_TLS refused", err)
+	}
 	// Demo data defaults to off on an external database.
 	c, err = LoadConfig(envOf(map[string]string{"LIBRARY_MONGODB_URI": "mongodb://db.example.org/"}))
 	if err != nil || c.DemoData {
@@ -56,6 +65,11 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 		{"LIBRARY_METRICS_TOKEN", "short"},
 		{"LIBRARY_SECRET_KEY_PREVIOUS_FILE", "/old.key"}, // without a new key
 		{"LIBRARY_SWEEP_INTERVAL", "1s"},
+		{"LIBRARY_SIGNUP", "maybe"},
+		{"LIBRARY_SMTP_TLS", "ssl"},
+		{"LIBRARY_SMTP_PORT", "70000"},
+		{"LIBRARY_SMTP_USERNAME", "library"}, // without a password
+		{"LIBRARY_MAIL_FROM", "not an address"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
@@ -101,18 +115,21 @@ func TestStartupLogMasksSecrets(t *testing.T) {
 		"LIBRARY_BOOTSTRAP_ADMIN_PASSWORD": "vault-secret-pw",
 		"LIBRARY_SECRET_KEY":               "c2VjcmV0LWtleS1zZWNyZXQta2V5LXNlY3JldC1rZXk=",
 		"LIBRARY_METRICS_TOKEN":            "metrics-secret-token",
+		"LIBRARY_SMTP_HOST":                "smtp.example.org",
+		"LIBRARY_SMTP_USERNAME":            "library",
+		"LIBRARY_SMTP_PASSWORD":            "smtp-secret-pw",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
 	slog.New(slog.NewJSONHandler(&buf, nil)).Info("starting", "config", c)
-	for _, secret := range []string{"mongo-secret-pw", "redis-secret-pw", "vault-secret-pw", "aws-secret", "c2VjcmV0LWtleS", "metrics-secret-token"} {
+	for _, secret := range []string{"mongo-secret-pw", "redis-secret-pw", "vault-secret-pw", "aws-secret", "c2VjcmV0LWtleS", "metrics-secret-token", "smtp-secret-pw"} {
 		if strings.Contains(buf.String(), secret) {
 			t.Fatalf("start-up log contains %q: %s", secret, buf.String())
 		}
 	}
-	if !strings.Contains(buf.String(), "admin@example.org") {
+	if !strings.Contains(buf.String(), "admin@example.org") || !strings.Contains(buf.String(), "smtp.example.org") {
 		t.Fatalf("start-up log lacks the non-secret settings: %s", buf.String())
 	}
 }

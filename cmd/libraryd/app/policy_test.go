@@ -28,18 +28,21 @@ import (
 // test below fails when a route is added without a row here, or when the
 // policies in policies/ say something else.
 var whoMayCall = map[string]string{
-	"system.healthz": "admin anonymous librarian reader staff student",
-	"system.readyz":  "admin anonymous librarian reader staff student",
-	"system.metrics": "admin anonymous librarian reader staff student",
-	"system.openapi": "admin anonymous librarian reader staff student",
-	"system.oidc":    "admin anonymous librarian reader staff student",
-	"system.jwks":    "admin anonymous librarian reader staff student",
-	"auth.login":     "admin anonymous librarian reader staff student",
-	"auth.refresh":   "admin anonymous librarian reader staff student",
-	"auth.logout":    "admin anonymous librarian reader staff student",
-	"auth.signup":    "admin anonymous librarian reader staff student",
-	"auth.password":  "admin librarian reader staff student",
-	"users.me":       "admin librarian reader staff student",
+	"system.healthz":             "admin anonymous librarian reader staff student",
+	"system.readyz":              "admin anonymous librarian reader staff student",
+	"system.metrics":             "admin anonymous librarian reader staff student",
+	"system.openapi":             "admin anonymous librarian reader staff student",
+	"system.oidc":                "admin anonymous librarian reader staff student",
+	"system.jwks":                "admin anonymous librarian reader staff student",
+	"auth.login":                 "admin anonymous librarian reader staff student",
+	"auth.refresh":               "admin anonymous librarian reader staff student",
+	"auth.logout":                "admin anonymous librarian reader staff student",
+	"auth.signup":                "admin anonymous librarian reader staff student",
+	"auth.password":              "admin librarian reader staff student",
+	"auth.verifyEmail":           "admin anonymous librarian reader staff student",
+	"auth.passwordReset":         "admin anonymous librarian reader staff student",
+	"auth.passwordReset.confirm": "admin anonymous librarian reader staff student",
+	"users.me":                   "admin librarian reader staff student",
 
 	"users.me.readingList":     "admin librarian reader staff student",
 	"users.me.update":          "admin librarian reader staff student",
@@ -105,6 +108,13 @@ var whoMayCall = map[string]string{
 	"web.accounts.invite": "admin anonymous librarian reader staff student",
 	"web.accounts.manage": "admin anonymous librarian reader staff student",
 	"web.catalog":         "admin anonymous librarian reader staff student",
+
+	"web.forgotPassword":      "admin anonymous librarian reader staff student",
+	"web.forgotPassword.send": "admin anonymous librarian reader staff student",
+	"web.resetPassword":       "admin anonymous librarian reader staff student",
+	"web.resetPassword.save":  "admin anonymous librarian reader staff student",
+	"web.verifyEmail":         "admin anonymous librarian reader staff student",
+	"web.verifyEmail.confirm": "admin anonymous librarian reader staff student",
 }
 
 var subjects = []user.Principal{
@@ -198,6 +208,6 @@ func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpapi.Ha
 		Identity: identity, Users: service.NewUsers(repos, authz), Catalog: books, Library: lib, Authorizer: authz,
 		RateLimiter: limits, Tokens: tokens, Health: repos.Health,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		Extra:  pageRoutes(lib, authz, slog.New(slog.NewJSONHandler(io.Discard, nil)), false),
+		Extra:  pageRoutes(lib, identity, authz, slog.New(slog.NewJSONHandler(io.Discard, nil)), false),
 	}, httpapi.Config{IssuerURL: "http://test", MetricsToken: "policy-test-metrics-token"}), identity, books
 }

@@ -13,8 +13,8 @@ import (
 // edge, so they pass the same middleware chain as the JSON API (cookie
 // session, rate limits, CSRF rule, route policy). The pages are not part of
 // the JSON API and so not in openapi.json.
-func pageRoutes(lib *service.Library, authz ports.Authorizer, logger *slog.Logger, cookieSecure bool) []httpapi.ExtraRoute {
-	web := webapp.New(webapp.Deps{Library: lib, Authorizer: authz, Logger: logger, StatusOf: httpapi.StatusOf}, webapp.Config{CookieSecure: cookieSecure})
+func pageRoutes(lib *service.Library, identity *service.Identity, authz ports.Authorizer, logger *slog.Logger, cookieSecure bool) []httpapi.ExtraRoute {
+	web := webapp.New(webapp.Deps{Library: lib, Identity: identity, Authorizer: authz, Logger: logger, StatusOf: httpapi.StatusOf}, webapp.Config{CookieSecure: cookieSecure})
 	var out []httpapi.ExtraRoute
 	for _, rt := range web.Routes() {
 		out = append(out, httpapi.ExtraRoute{

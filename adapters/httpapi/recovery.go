@@ -1,0 +1,71 @@
+package httpapi
+
+import "net/http"
+
+// acceptedResponse is the body of a 202: the same for every address, so
+// it tells nobody whether an account exists.
+type acceptedResponse struct {
+	Message string `json:"message"`
+}
+
+type passwordResetRequest struct {
+	Email string `json:"email" validate:"required"`
+}
+
+type passwordResetConfirmRequest struct {
+	Token       string `json:"token" validate:"required"`
+	NewPassword string `json:"new_password" validate:"required"`
+}
+
+type verifyEmailRequest struct {
+	Token string `json:"token" validate:"required"`
+}
+
+// passwordReset answers 202 for any well-formed address: the lookup and the
+// mail happen after the answer (service.Identity.RequestPasswordReset).
+func (h *handler) passwordReset(w http.ResponseWriter, r *http.Request) {
+	var req passwordResetRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if err := h.deps.Identity.RequestPasswordReset(r.Context(), req.Email); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, acceptedResponse{
+		Message: "If an account has this address, a link to choose a new password is on its way; it works once, for 30 minutes.",
+	})
+}
+
+func (h *handler) confirmPasswordReset(w http.ResponseWriter, r *http.Request) {
+	var req passwordResetConfirmRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if err := h.deps.Identity.ResetPassword(r.Context(), req.Token, req.NewPassword); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// verifyEmail creates the account of a verified sign-up. It is a POST, not
+// the GET of the mailed link: mail scanners open links, and must not
+// confirm an address for whoever signed up with it. The link opens a web
+// page whose button posts the token.
+func (h *handler) verifyEmail(w http.ResponseWriter, r *http.Request) {
+	var req verifyEmailRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	acct, err := h.deps.Identity.ConfirmSignup(r.Context(), req.Token)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	infoFrom(r).accountID = acct.ID
+	writeJSON(w, http.StatusCreated, map[string]any{"user": toOwnProfile(acct)})
+}

@@ -1,0 +1,106 @@
+package mongorepo
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/readinglibrary/service/core/auth"
+	"github.com/readinglibrary/service/ports"
+)
+
+var _ ports.MailTokenRepository = (*MailTokens)(nil)
+
+// MailTokens is the MongoDB ports.MailTokenRepository. Tokens live in
+// mail_tokens, keyed by hash. Using one is a claim: a document keyed by the
+// same hash inserted into mail_token_uses, so the unique _id lets exactly
+// one of any number of concurrent uses through, on FerretDB 1.24 (whose
+// conditional updates and deletes are read-then-write) as on MongoDB. The
+// token document is then removed; a claim left behind by a failure keeps
+// the token refused all the same.
+type MailTokens struct {
+	tokens *mongo.Collection
+	uses   *mongo.Collection
+}
+
+// NewMailTokens returns the mailed-token store of db. It panics on nil, a
+// wiring bug.
+func NewMailTokens(db *mongo.Database) *MailTokens {
+	if db == nil {
+		panic("mongorepo: NewMailTokens: nil database")
+	}
+	return &MailTokens{tokens: db.Collection(colMailTokens), uses: db.Collection(colMailTokenUses)}
+}
+
+type mailTokenDoc struct {
+	Hash         string    `bson:"_id"`
+	Purpose      string    `bson:"purpose"`
+	AccountID    string    `bson:"account_id,omitempty"`
+	Email        string    `bson:"email,omitempty"`
+	Name         string    `bson:"name,omitempty"`
+	PasswordHash string    `bson:"password_hash,omitempty"`
+	CreatedAt    time.Time `bson:"created_at"`
+	ExpiresAt    time.Time `bson:"expires_at"`
+}
+
+// mailTokenUseDoc claims a token. It keeps the token's expiry so that a
+// sweep can drop claims nobody can present any more.
+type mailTokenUseDoc struct {
+	Hash      string    `bson:"_id"`
+	At        time.Time `bson:"at"`
+	ExpiresAt time.Time `bson:"expires_at"`
+}
+
+// Create implements ports.MailTokenRepository.
+func (r *MailTokens) Create(ctx context.Context, t auth.MailToken) error {
+	_, err := r.tokens.InsertOne(ctx, mailTokenDoc{
+		Hash: t.Hash, Purpose: string(t.Purpose), AccountID: t.AccountID, Email: t.Email, Name: t.Name,
+		PasswordHash: t.PasswordHash, CreatedAt: t.CreatedAt.UTC(), ExpiresAt: t.ExpiresAt.UTC(),
+	})
+	return mapErr(err, "store the mailed token", nil, auth.ErrMailTokenExists)
+}
+
+// Get implements ports.MailTokenRepository. A token whose removal failed
+// after its claim is still found here; Consume refuses it.
+func (r *MailTokens) Get(ctx context.Context, hash string, purpose auth.MailPurpose) (auth.MailToken, error) {
+	var d mailTokenDoc
+	err := r.tokens.FindOne(ctx, bson.D{{Key: "_id", Value: hash}, {Key: "purpose", Value: string(purpose)}}).Decode(&d)
+	if err != nil {
+		return auth.MailToken{}, mapErr(err, "read the mailed token", auth.ErrMailTokenNotFound, nil)
+	}
+	return d.toMailToken(), nil
+}
+
+// Consume implements ports.MailTokenRepository: read, claim, remove.
+func (r *MailTokens) Consume(ctx context.Context, hash string, purpose auth.MailPurpose, at time.Time) (auth.MailToken, error) {
+	t, err := r.Get(ctx, hash, purpose)
+	if err != nil {
+		return auth.MailToken{}, err
+	}
+	_, err = r.uses.InsertOne(ctx, mailTokenUseDoc{Hash: hash, At: at.UTC(), ExpiresAt: t.ExpiresAt.UTC()})
+	if err != nil {
+		return auth.MailToken{}, mapErr(err, "use the mailed token", nil, auth.ErrMailTokenNotFound)
+	}
+	// Best effort: the claim alone already refuses every later use.
+	_, _ = r.tokens.DeleteOne(ctx, bson.D{{Key: "_id", Value: hash}})
+	return t, nil
+}
+
+func (d mailTokenDoc) toMailToken() auth.MailToken {
+	return auth.MailToken{
+		Hash: d.Hash, Purpose: auth.MailPurpose(d.Purpose), AccountID: d.AccountID, Email: d.Email, Name: d.Name,
+		PasswordHash: d.PasswordHash, CreatedAt: d.CreatedAt.UTC(), ExpiresAt: d.ExpiresAt.UTC(),
+	}
+}
+
+// DeleteByAccount implements ports.MailTokenRepository. No account id
+// names no token (sign-ups have none).
+func (r *MailTokens) DeleteByAccount(ctx context.Context, accountID string) error {
+	if accountID == "" {
+		return nil
+	}
+	_, err := r.tokens.DeleteMany(ctx, bson.D{{Key: "account_id", Value: accountID}})
+	return mapErr(err, "delete the account's mailed tokens", nil, nil)
+}
