@@ -55,6 +55,8 @@ var expiringKinds = []expiringKind{
 	{"refresh_tokens", colRefreshTokens, "expires_at", []string{colRefreshRotations}},
 	{"invites", colInvites, "expires_at", []string{colRedemptions}},
 	{"sweep_claims", colSweepClaims, "expires_at", nil},
+	{"mail_tokens", colMailTokens, "expires_at", nil},
+	{"mail_token_uses", colMailTokenUses, "expires_at", nil},
 }
 
 type sweepClaimDoc struct {

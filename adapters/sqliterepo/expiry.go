@@ -50,6 +50,7 @@ var expiringKinds = []struct {
 	{"refresh_tokens", []*stmt{stmtSweepRotations, stmtSweepTokens}},
 	{"invites", []*stmt{stmtSweepRedemptions, stmtSweepInvites}},
 	{"sweep_claims", []*stmt{stmtSweepClaims}},
+	{"mail_tokens", []*stmt{stmtSweepMailTokens}},
 }
 
 var (
@@ -64,6 +65,8 @@ DELETE FROM refresh_tokens WHERE hash IN (`+expiredTokens+`)`)
 DELETE FROM invite_redemptions WHERE token_hash IN (`+expiredInvites+`)`)
 	stmtSweepInvites = newStmt("invites.sweep", `
 DELETE FROM invites WHERE token_hash IN (`+expiredInvites+`)`)
+	stmtSweepMailTokens = newStmt("mail_tokens.sweep", `
+DELETE FROM mail_tokens WHERE hash IN (SELECT hash FROM mail_tokens WHERE expires_at <= :now ORDER BY expires_at, hash LIMIT :limit)`)
 	stmtSweepClaims = newStmt("sweep_claims.sweep", `
 DELETE FROM sweep_claims WHERE slot IN (SELECT slot FROM sweep_claims WHERE expires_at <= :now ORDER BY expires_at, slot LIMIT :limit)`)
 )

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
@@ -131,4 +132,33 @@ func testExpirySweepsOldClaims(t *testing.T, r ports.Repositories) {
 	}
 	must(t, "ClaimSweep of the old slot after its claim expired", r.Expiry.ClaimSweep(ctx(t), old, recent))
 	wantErr(t, "ClaimSweep of the recent slot", r.Expiry.ClaimSweep(ctx(t), recent, recent), errs.Conflict, "sweep_claimed")
+}
+
+// Mailed tokens (password resets, sign-up links) go once expired, used or
+// not; live ones stay usable.
+func testExpirySweepsMailTokens(t *testing.T, r ports.Repositories) {
+	c := ctx(t)
+	now := base.Add(100 * 24 * time.Hour)
+	newMailToken := func(expires time.Time) auth.MailToken {
+		tok := auth.MailToken{Hash: "sha256-" + uuid.NewString(), Purpose: auth.PurposePasswordReset, AccountID: uuid.NewString(), CreatedAt: base, ExpiresAt: expires}
+		must(t, "Create mail token", r.MailTokens.Create(c, tok))
+		return tok
+	}
+	old, used, live := newMailToken(now.Add(-time.Hour)), newMailToken(now.Add(-time.Minute)), newMailToken(now.Add(time.Hour))
+	if _, err := r.MailTokens.Consume(c, used.Hash, used.Purpose, base); err != nil {
+		t.Fatalf("Consume: %v", err)
+	}
+	counts, err := r.Expiry.DeleteExpired(c, now)
+	must(t, "DeleteExpired", err)
+	if counts["mail_tokens"] < 1 {
+		t.Fatalf("DeleteExpired counts %v, want the expired mail token", counts)
+	}
+	for _, tok := range []auth.MailToken{old, used} {
+		if _, err := r.MailTokens.Get(c, tok.Hash, tok.Purpose); !errs.Is(err, errs.NotFound) {
+			t.Errorf("Get an expired mail token after the sweep: %v, want NotFound", err)
+		}
+	}
+	if _, err := r.MailTokens.Consume(c, live.Hash, live.Purpose, now); err != nil {
+		t.Fatalf("Consume a live mail token after the sweep: %v", err)
+	}
 }

@@ -64,6 +64,7 @@ func Repositories(t *testing.T, newRepos func(t *testing.T) ports.Repositories) 
 		{"Expiry/ClaimOncePerSlot", testExpiryClaimOncePerSlot},
 		{"Expiry/DeleteExpired", testExpiryDeleteExpired},
 		{"Expiry/SweepsOldClaims", testExpirySweepsOldClaims},
+		{"Expiry/SweepsMailTokens", testExpirySweepsMailTokens},
 		{"Health/Ping", testPing},
 	}
 	for _, tt := range tests {

@@ -19,3 +19,5 @@ CREATE TABLE mail_tokens (
 ) STRICT, WITHOUT ROWID;
 -- The tokens of an account, removed after a reset and with the account.
 CREATE INDEX mail_tokens_by_account ON mail_tokens (account_id) WHERE account_id <> '';
+-- The expired tokens, for the periodic sweep.
+CREATE INDEX mail_tokens_by_expiry ON mail_tokens (expires_at, hash);
