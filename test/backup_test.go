@@ -102,6 +102,15 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, app.EmbeddedFile), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The secret key that encrypts the signing keys is kept apart from the
+	// backups; the restore puts it back beside the copy (README).
+	key, err := os.ReadFile(filepath.Join(env["LIBRARY_DATA_DIR"], "secret.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "secret.key"), key, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	restored := startService(t, map[string]string{"LIBRARY_DATA_DIR": dir, "LIBRARY_DEMO_DATA": "false", "LIBRARY_COOKIE_SECURE": "false"})
 	lib2 := restored.login(demoLibrarian, demoPassword).Access
 	numbers := map[string]bool{}

@@ -31,12 +31,12 @@ func TestDeleteStudentRacesLoan(t *testing.T) {
 	for i := range rounds {
 		email := fmt.Sprintf("racer%d@maplegrove.example.org", i)
 		r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: lib,
-			Body: fmt.Sprintf(`{"name":"Racer %d","email":%q,"password":"racer-pass-%04d"}`, i, email, i)})
+			Body: fmt.Sprintf(`{"name":"Racer %d","email":%q,"password":"brisk-lantern-%04d"}`, i, email, i)})
 		if r.Status != 201 {
 			t.Fatalf("student %d: %d %s", i, r.Status, r.Body)
 		}
 		studentID := r.json(t)["student"].(map[string]any)["student_id"].(string)
-		student := s.login(email, fmt.Sprintf("racer-pass-%04d", i)).Access
+		student := s.login(email, fmt.Sprintf("brisk-lantern-%04d", i)).Access
 		copyID, code := copies[i]["id"].(string), copies[i]["code"].(string)
 
 		var del, loan response

@@ -38,7 +38,7 @@ func newTwoSchools(t *testing.T) *twoSchools {
 		t.Fatalf("student A2: %d %s", r.Status, r.Body)
 	}
 	w.studentA2ID = r.json(t)["student"].(map[string]any)["student_id"].(string)
-	w.studentA2 = s.login("ada.second@maplegrove.example.org", "ada-password-1").Access
+	w.studentA2 = s.login("ada.second@maplegrove.example.org", "quiet-harbor-22").Access
 
 	var copies []map[string]any
 	w.bookA, copies = w.addBook(t, w.libA, `{"title":"Maple Atlas","author":"Ana Lopes","copies":2}`)

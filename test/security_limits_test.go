@@ -205,7 +205,7 @@ func TestSecurityRateLimitKeying(t *testing.T) {
 	acct, _ := s2.App.Repos.Accounts.GetByEmail(t.Context(), demoReader)
 	now := time.Now()
 	valid := signJWT(t, jwt.SigningMethodRS256, key, map[string]any{"typ": "at+jwt", "kid": kid}, map[string]any{
-		"iss": s2.URL, "aud": []string{"library-api"}, "sub": acct.ID, "iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(10 * time.Minute).Unix(), "jti": uuid.NewString()})
+		"iss": s2.URL, "aud": []string{"library-api"}, "sub": acct.ID, "iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(10 * time.Minute).Unix(), "jti": uuid.NewString(), "sid": uuid.NewString()})
 	forged := signJWT(t, jwt.SigningMethodHS256, []byte("guessed-secret-guessed-secret-32b"), map[string]any{"typ": "at+jwt", "kid": kid}, map[string]any{
 		"iss": s2.URL, "aud": []string{"library-api"}, "sub": acct.ID, "iat": now.Unix(), "exp": now.Add(10 * time.Minute).Unix()})
 	steps := []struct {

@@ -201,14 +201,14 @@ func TestSecurityPasswordLengths(t *testing.T) {
 			t.Fatalf("password of %d characters: %d %s, want 422 naming password", len(pw), r.Status, r.Body)
 		}
 	}
-	long64 := strings.Repeat("Ab3$", 16)
+	long64 := "Tidal-Orchard-Quill-Mosaic-Lantern-Juniper-Falcon-Ember-Cobalt-9"
 	if r := signup("long64@example.org", long64); r.Status != 201 {
 		t.Fatalf("64-character password: %d %s", r.Status, r.Body)
 	}
 	s.login("long64@example.org", long64)
 	// No truncation: the same password with its last character changed, or
 	// cut at 63 or 72 bytes, does not sign in.
-	long100 := strings.Repeat("0123456789", 10)
+	long100 := long64 + "-Harbor-Willow-Basalt-Meadow-Orbit-X" // 100 characters
 	if r := signup("long100@example.org", long100); r.Status != 201 {
 		t.Fatalf("100-character password: %d", r.Status)
 	}

@@ -297,7 +297,7 @@ func TestDeleteMe(t *testing.T) {
 		t.Fatalf("documents still mention the deleted account: %v", found)
 	}
 	// The email is free again.
-	r = s.do(req{Method: http.MethodPost, Path: "/api/auth/signup", Body: `{"email":"` + demoReader + `","password":"a-new-password","name":"New Rita"}`})
+	r = s.do(req{Method: http.MethodPost, Path: "/api/auth/signup", Body: `{"email":"` + demoReader + `","password":"violet-orchard-crane","name":"New Rita"}`})
 	if r.Status != 201 {
 		t.Fatalf("signup with the freed email: %d %s", r.Status, r.Body)
 	}
