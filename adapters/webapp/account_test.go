@@ -90,7 +90,7 @@ func TestForgotAndResetPasswordForms(t *testing.T) {
 // button creates the account; opening the link alone creates nothing.
 func TestVerifyEmailForm(t *testing.T) {
 	f := newFixture(t)
-	res, err := f.identity.Signup(context.Background(), "new.reader@example.org", "readers-password", "New Reader")
+	res, err := f.identity.Signup(context.Background(), "new.reader@example.org", "quiet-meadow-path", "New Reader")
 	if err != nil || !res.Pending {
 		t.Fatalf("Signup: %+v %v", res, err)
 	}
@@ -101,7 +101,7 @@ func TestVerifyEmailForm(t *testing.T) {
 	}
 	token := tokenOf(t, sent[0].Text)
 	login := func() error {
-		_, err := f.identity.Login(context.Background(), "new.reader@example.org", "readers-password", "192.0.2.1")
+		_, err := f.identity.Login(context.Background(), "new.reader@example.org", "quiet-meadow-path", "192.0.2.1")
 		return err
 	}
 	if rec := f.do(nil, http.MethodGet, "/library/verify-email?token="+token, nil); rec.Code != http.StatusOK {
