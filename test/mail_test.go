@@ -116,12 +116,12 @@ func TestPasswordResetByMail(t *testing.T) {
 	if code, d := r.apiError(t); r.Status != 422 || code != "validation_failed" || d["fields"].(map[string]any)["new_password"] == nil {
 		t.Fatalf("reset with a short password: %d %s, want 422 on the password", r.Status, r.Body)
 	}
-	if r := confirm("not-the-token", "a-brand-new-password"); r.Status != 422 {
+	if r := confirm("not-the-token", "granite-willow-57"); r.Status != 422 {
 		t.Fatalf("reset with a made-up token: %d %s, want 422", r.Status, r.Body)
 	} else if code, _ := r.apiError(t); code != "reset_token_invalid" {
 		t.Fatalf("reset with a made-up token: code %s, want reset_token_invalid", code)
 	}
-	if r := confirm(token, "a-brand-new-password"); r.Status != 204 {
+	if r := confirm(token, "granite-willow-57"); r.Status != 204 {
 		t.Fatalf("reset: %d %s, want 204", r.Status, r.Body)
 	}
 	if r := confirm(token, "yet-another-password"); r.Status != 422 {
@@ -138,7 +138,7 @@ func TestPasswordResetByMail(t *testing.T) {
 	if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/login", Body: fmt.Sprintf(`{"email":%q,"password":%q}`, demoReader, demoPassword)}); r.Status != 401 {
 		t.Fatalf("sign-in with the old password: %d %s, want 401", r.Status, r.Body)
 	}
-	s.login(demoReader, "a-brand-new-password")
+	s.login(demoReader, "granite-willow-57")
 }
 
 // Two people (or one double click) using one reset link at the same time:
@@ -159,7 +159,7 @@ func TestPasswordResetLinkWorksOnceUnderConcurrency(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			r := doWith(t, http.DefaultClient, s.URL, req{Method: http.MethodPost, Path: "/api/auth/password-reset/confirm",
-				Body: fmt.Sprintf(`{"token":%q,"new_password":"racer-password-%d"}`, token, i)})
+				Body: fmt.Sprintf(`{"token":%q,"new_password":"maple-river-%d-wren"}`, token, i)})
 			statuses[i] = r.Status
 		}()
 	}
@@ -180,7 +180,7 @@ func TestPasswordResetLinkWorksOnceUnderConcurrency(t *testing.T) {
 	if winner < 0 {
 		t.Fatalf("no confirm succeeded: %v", statuses)
 	}
-	s.login(demoLibrarian, fmt.Sprintf("racer-password-%d", winner))
+	s.login(demoLibrarian, fmt.Sprintf("maple-river-%d-wren", winner))
 }
 
 // Sign-up in verify mode: the same 202 for a new and a taken address; the
@@ -193,7 +193,7 @@ func TestSignupVerifiesEmail(t *testing.T) {
 	signup := func(email, password string) response {
 		return s.do(req{Method: http.MethodPost, Path: "/api/auth/signup", Body: fmt.Sprintf(`{"email":%q,"password":%q,"name":"Mia"}`, email, password)})
 	}
-	fresh, taken := signup(newcomer, "mias-own-password"), signup(demoReader, "takeover-password")
+	fresh, taken := signup(newcomer, "tangerine-harbor-41"), signup(demoReader, "juniper-falcon-16")
 	if fresh.Status != 202 || taken.Status != 202 || string(fresh.Body) != string(taken.Body) {
 		t.Fatalf("sign-up of a new and a taken address: %d %s / %d %s, want the same 202", fresh.Status, fresh.Body, taken.Status, taken.Body)
 	}
@@ -206,7 +206,7 @@ func TestSignupVerifiesEmail(t *testing.T) {
 		t.Fatalf("mail to the taken address: %q\n%s", warning[0].Subject, warning[0].Text)
 	}
 	s.login(demoReader, demoPassword) // untouched
-	if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/login", Body: fmt.Sprintf(`{"email":%q,"password":"takeover-password"}`, demoReader)}); r.Status != 401 {
+	if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/login", Body: fmt.Sprintf(`{"email":%q,"password":"juniper-falcon-16"}`, demoReader)}); r.Status != 401 {
 		t.Fatalf("sign-in with the password of the refused sign-up: %d, want 401", r.Status)
 	}
 
@@ -219,7 +219,7 @@ func TestSignupVerifiesEmail(t *testing.T) {
 		t.Fatalf("confirmation link opens %s, want the web app's page", page)
 	}
 	login := func() response {
-		return s.do(req{Method: http.MethodPost, Path: "/api/auth/login", Body: fmt.Sprintf(`{"email":%q,"password":"mias-own-password"}`, newcomer)})
+		return s.do(req{Method: http.MethodPost, Path: "/api/auth/login", Body: fmt.Sprintf(`{"email":%q,"password":"tangerine-harbor-41"}`, newcomer)})
 	}
 	if r := login(); r.Status != 401 {
 		t.Fatalf("sign-in before following the link: %d %s, want 401", r.Status, r.Body)
@@ -255,7 +255,7 @@ func TestUnverifiedSignupIsNotLinkedToExternalIdentity(t *testing.T) {
 	idp := newSchoolIdP(t)
 	s := startService(t, mailEnv(t, mp, map[string]string{"LIBRARY_OIDC_ISSUERS": idp.srv.URL + "=library-api"}))
 	const victim = "teacher.unclaimed@example.org"
-	if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/signup", Body: fmt.Sprintf(`{"email":%q,"password":"attackers-password","name":"Not Them"}`, victim)}); r.Status != 202 {
+	if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/signup", Body: fmt.Sprintf(`{"email":%q,"password":"basalt-quiver-73","name":"Not Them"}`, victim)}); r.Status != 202 {
 		t.Fatalf("sign-up: %d %s", r.Status, r.Body)
 	}
 	flushMail(t, s)
@@ -268,12 +268,12 @@ func TestUnverifiedSignupIsNotLinkedToExternalIdentity(t *testing.T) {
 // LIBRARY_SIGNUP=open keeps the immediate 201; closed answers 403.
 func TestSignupModes(t *testing.T) {
 	open := startService(t, testEnv(t, map[string]string{"LIBRARY_SIGNUP": "open"}))
-	if r := open.do(req{Method: http.MethodPost, Path: "/api/auth/signup", Body: `{"email":"open@example.org","password":"a-long-password","name":"O"}`}); r.Status != 201 {
+	if r := open.do(req{Method: http.MethodPost, Path: "/api/auth/signup", Body: `{"email":"open@example.org","password":"cobalt-meadow-29","name":"O"}`}); r.Status != 201 {
 		t.Fatalf("open sign-up: %d %s, want 201", r.Status, r.Body)
 	}
-	open.login("open@example.org", "a-long-password")
+	open.login("open@example.org", "cobalt-meadow-29")
 	closed := startService(t, testEnv(t, map[string]string{"LIBRARY_SIGNUP": "closed"}))
-	r := closed.do(req{Method: http.MethodPost, Path: "/api/auth/signup", Body: `{"email":"closed@example.org","password":"a-long-password","name":"C"}`})
+	r := closed.do(req{Method: http.MethodPost, Path: "/api/auth/signup", Body: `{"email":"closed@example.org","password":"cobalt-meadow-29","name":"C"}`})
 	if code, _ := r.apiError(t); r.Status != 403 || code != "signup_disabled" {
 		t.Fatalf("closed sign-up: %d %s, want 403 signup_disabled", r.Status, r.Body)
 	}
@@ -335,16 +335,16 @@ func TestWebPasswordResetAndSignupForms(t *testing.T) {
 	if p := b.get(path + "?token=" + url.QueryEscape(token)); p.Status != 200 || p.byID("reset-form") == nil {
 		t.Fatalf("the mailed reset link: %d\n%s", p.Status, p.Body)
 	}
-	p := b.follow(path, url.Values{"token": {token}, "password": {"librarians-new-pw"}, "password_again": {"librarians-new-pw"}})
+	p := b.follow(path, url.Values{"token": {token}, "password": {"copper-lantern-88"}, "password_again": {"copper-lantern-88"}})
 	if p.byID("signin-notice") == nil {
 		t.Fatalf("after the reset: %d\n%s", p.Status, p.Body)
 	}
-	if p := b.signIn(demoLibrarian, "librarians-new-pw"); p.Status != http.StatusSeeOther {
+	if p := b.signIn(demoLibrarian, "copper-lantern-88"); p.Status != http.StatusSeeOther {
 		t.Fatalf("form sign-in with the new password: %d\n%s", p.Status, p.Body)
 	}
 
 	const newcomer = "web.newcomer@example.org"
-	if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/signup", Body: fmt.Sprintf(`{"email":%q,"password":"newcomers-password","name":"Web"}`, newcomer)}); r.Status != 202 {
+	if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/signup", Body: fmt.Sprintf(`{"email":%q,"password":"silver-orchard-63","name":"Web"}`, newcomer)}); r.Status != 202 {
 		t.Fatalf("sign-up: %d %s", r.Status, r.Body)
 	}
 	page, token = linkToken(t, mp.WaitFor(t, newcomer, 1)[0].Text)
@@ -353,11 +353,11 @@ func TestWebPasswordResetAndSignupForms(t *testing.T) {
 	if p := v.get(path + "?token=" + url.QueryEscape(token)); p.Status != 200 || p.byID("verify-form") == nil {
 		t.Fatalf("the mailed confirmation link: %d\n%s", p.Status, p.Body)
 	}
-	if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/login", Body: fmt.Sprintf(`{"email":%q,"password":"newcomers-password"}`, newcomer)}); r.Status != 401 {
+	if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/login", Body: fmt.Sprintf(`{"email":%q,"password":"silver-orchard-63"}`, newcomer)}); r.Status != 401 {
 		t.Fatalf("opening the link alone let the account sign in: %d", r.Status)
 	}
 	if p := v.follow(path, url.Values{"token": {token}}); p.byID("signin-notice") == nil {
 		t.Fatalf("after confirming: %d\n%s", p.Status, p.Body)
 	}
-	s.login(newcomer, "newcomers-password")
+	s.login(newcomer, "silver-orchard-63")
 }
