@@ -172,3 +172,49 @@ func TestSecurityLoginParallelGuessesFromOneAddress(t *testing.T) {
 		t.Fatalf("60 parallel wrong passwords answered %v, want 20 × 401 and 40 × 429", counts)
 	}
 }
+
+// A locked account is unlocked by a librarian of its school (its students
+// and staff) or an admin; a librarian of another school finds no such
+// account, and other roles are refused.
+func TestSecurityLoginUnlockByLibrarian(t *testing.T) {
+	w := newLibraryWorld(t)
+	s := w.s
+	lock := func() {
+		t.Helper()
+		for i := range 5 { // the limit for one account from one address
+			if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/login", Body: loginBody(demoStudent, "wrong-password-1")}); r.Status != 401 {
+				t.Fatalf("failure %d: %d %s", i+1, r.Status, r.Body)
+			}
+		}
+		wantThrottled(t, "right password while locked", s.do(req{Method: http.MethodPost, Path: "/api/auth/login", Body: loginBody(demoStudent, demoPassword)}))
+	}
+	unlock := func(token, id string) response {
+		return s.do(req{Method: http.MethodPost, Path: "/api/library/accounts/" + id + "/unlock", Token: token})
+	}
+	lock()
+	if r := unlock(w.libB, w.studentAID); r.Status != 404 {
+		t.Fatalf("another school's librarian: %d %s, want 404", r.Status, r.Body)
+	}
+	if r := unlock(w.staffA, w.studentAID); r.Status != 403 {
+		t.Fatalf("staff: %d %s, want 403", r.Status, r.Body)
+	}
+	wantThrottled(t, "still locked after refused unlocks", s.do(req{Method: http.MethodPost, Path: "/api/auth/login", Body: loginBody(demoStudent, demoPassword)}))
+	r := unlock(w.libA, w.studentAID)
+	if r.Status != 200 || r.json(t)["account"].(map[string]any)["account_id"] != w.studentAID {
+		t.Fatalf("the school's librarian: %d %s", r.Status, r.Body)
+	}
+	s.login(demoStudent, demoPassword)
+	// A librarian does not unlock another librarian, an admin does.
+	libA, _ := s.App.Repos.Accounts.GetByEmail(context.Background(), demoLibrarian)
+	if r := unlock(w.libA, libA.ID); r.Status != 403 {
+		t.Fatalf("a librarian unlocking a librarian: %d %s, want 403", r.Status, r.Body)
+	}
+	lock()
+	if r := unlock(w.admin, w.studentAID); r.Status != 200 {
+		t.Fatalf("admin: %d %s", r.Status, r.Body)
+	}
+	s.login(demoStudent, demoPassword)
+	if r := unlock(w.admin, "00000000-0000-4000-8000-000000000000"); r.Status != 404 {
+		t.Fatalf("unknown account: %d %s, want 404", r.Status, r.Body)
+	}
+}

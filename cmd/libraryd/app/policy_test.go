@@ -69,6 +69,7 @@ var whoMayCall = map[string]string{
 	"library.accounts.list":   "admin staff",
 	"library.invite":          "admin",
 	"library.accounts.manage": "admin",
+	"library.accounts.unlock": "admin librarian",
 	"library.students.create": "admin librarian",
 	"library.students.list":   "admin librarian staff",
 	"library.students.import": "admin librarian",
