@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -147,29 +149,45 @@ func TestSecurityLoginSchoolBehindOneAddress(t *testing.T) {
 
 // The attempt is counted before the hash: 60 parallel wrong passwords from
 // one address (60 emails, so only the address limit applies) against a
-// limit of 20 give exactly 20 verdicts (401) and 40 refusals (429).
+// limit of 20 give exactly 20 verdicts (401) and 40 refusals (429), with
+// the in-process store and, when LIBRARY_TEST_REDIS_URL is set, with Redis
+// shared by replicas.
 func TestSecurityLoginParallelGuessesFromOneAddress(t *testing.T) {
-	s := startService(t, testEnv(t, map[string]string{"LIBRARY_RATE_ANONYMOUS": "100000-H", "LIBRARY_LOGIN_FAILURES_PER_ADDRESS": "20"}))
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	counts := map[int]int{}
-	for i := range 60 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			email := fmt.Sprintf("guess%d@example.org", i) // one each: only the address limit applies
-			if i < 4 {
-				email = []string{demoReader, demoPremium, demoStudent, demoLibrarian}[i]
-			}
-			r := s.do(req{Method: http.MethodPost, Path: "/api/auth/login", Body: loginBody(email, fmt.Sprintf("wrong-password-%d", i))})
-			mu.Lock()
-			counts[r.Status]++
-			mu.Unlock()
-		}()
+	stores := map[string]string{"Memory": ""}
+	if url := os.Getenv("LIBRARY_TEST_REDIS_URL"); url != "" {
+		stores["Redis"] = url
 	}
-	wg.Wait()
-	if counts[401] != 20 || counts[429] != 40 {
-		t.Fatalf("60 parallel wrong passwords answered %v, want 20 × 401 and 40 × 429", counts)
+	for name, redisURL := range stores {
+		t.Run(name, func(t *testing.T) {
+			env := map[string]string{"LIBRARY_RATE_ANONYMOUS": "100000-H", "LIBRARY_LOGIN_FAILURES_PER_ADDRESS": "20", "LIBRARY_TRUSTED_PROXIES": "127.0.0.1/32"}
+			if redisURL != "" {
+				env["LIBRARY_REDIS_URL"] = redisURL
+			}
+			s := startService(t, testEnv(t, env))
+			// A fresh address: Redis keeps the counts of earlier runs.
+			address := "2001:db8::" + strconv.FormatInt(time.Now().UnixNano()%0xffff, 16)
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			counts := map[int]int{}
+			for i := range 60 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					email := fmt.Sprintf("guess%d-%s@example.org", i, name) // one each: only the address limit applies
+					if i < 4 {
+						email = []string{demoReader, demoPremium, demoStudent, demoLibrarian}[i]
+					}
+					r := loginFrom(s, address, email, fmt.Sprintf("wrong-password-%d", i), "")
+					mu.Lock()
+					counts[r.Status]++
+					mu.Unlock()
+				}()
+			}
+			wg.Wait()
+			if counts[401] != 20 || counts[429] != 40 {
+				t.Fatalf("60 parallel wrong passwords answered %v, want 20 × 401 and 40 × 429", counts)
+			}
+		})
 	}
 }
 
