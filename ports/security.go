@@ -96,22 +96,37 @@ type RateLimiter interface {
 type LoginKeys struct {
 	Email  string // normalised; unknown emails are throttled the same way
 	Client string // the client address
+	// Device is the device token the client sent, issued by an earlier
+	// successful sign-in of this email; empty when none was sent.
+	Device string
 }
 
-// LoginThrottle limits sign-in attempts per email and failures per client.
+// DeviceToken marks a client as a device its account signed in from.
+type DeviceToken struct {
+	Token   string
+	Expires time.Time
+}
+
+// LoginThrottle limits failed sign-in attempts: per client address, per
+// (email, client address) and per email, and, for a client that shows a
+// valid device token of the email, per device token instead. A device
+// token lets its owner sign in while the email is locked for everyone
+// else; past its own failure limit it is no longer trusted.
 type LoginThrottle interface {
-	// Check counts this attempt against the email (atomically, so parallel
-	// guesses cannot all pass) and returns nil while both the email and the
-	// client are under their limits.
+	// Check counts this attempt as a failure (atomically, before any
+	// password is verified, so parallel guesses cannot all pass) and returns
+	// nil while its counters are under their limits.
 	// Errors: RateLimited "too_many_attempts" with RetryAfter set;
 	// Unavailable when the store fails (sign-in then fails closed).
 	Check(ctx context.Context, keys LoginKeys) error
-	// Failure counts one failed attempt against the client.
+	// Success takes back what Check counted for a correct password, and
+	// returns a new device token for keys.Email.
 	// Errors: Unavailable when the store fails.
-	Failure(ctx context.Context, keys LoginKeys) error
-	// Success clears the email's attempts after a correct sign-in.
+	Success(ctx context.Context, keys LoginKeys) (DeviceToken, error)
+	// Lift ends the lock of email for every client (a librarian's unlock,
+	// a password reset). Device tokens are unaffected.
 	// Errors: Unavailable when the store fails.
-	Success(ctx context.Context, keys LoginKeys) error
+	Lift(ctx context.Context, email string) error
 }
 
 // ExternalVerifier verifies access tokens of trusted external issuers (a

@@ -66,6 +66,9 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"PATCH /api/library/accounts/manage", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PATCH", Path: "/api/library/accounts/manage", Body: fmt.Sprintf(`{"account_id":%q,"suspended":false}`, readerID)}
 		}, [6]int{A, F, F, F, F, 200}, nil},
+		{"POST /api/library/accounts/{id}/unlock", func(*testing.T, *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/library/accounts/" + w.studentAID + "/unlock"}
+		}, [6]int{A, F, F, 200, N, 200}, nil},
 		{"POST /api/library/students", func(*testing.T, *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/students", Body: fmt.Sprintf(`{"school_id":%q,"name":"Pupil %d"}`, w.schoolA, unique())}
 		}, [6]int{A, F, F, 201, F, 201}, nil},

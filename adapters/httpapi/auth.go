@@ -11,6 +11,9 @@ import (
 type loginRequest struct {
 	Email    string `json:"email" validate:"required"`
 	Password string `json:"password" validate:"required"`
+	// DeviceToken is the device_token of an earlier sign-in, for clients
+	// that keep no cookies; it wins over the cookie.
+	DeviceToken string `json:"device_token"`
 }
 
 type refreshRequest struct {
@@ -37,6 +40,13 @@ type sessionResponse struct {
 	ExpiresIn   int    `json:"expires_in"`
 }
 
+// loginResponse adds the device token to a sign-in's session, for clients
+// that keep no cookies (browsers get it in its cookie too).
+type loginResponse struct {
+	sessionResponse
+	DeviceToken string `json:"device_token"`
+}
+
 func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 	if isFormPost(r) {
 		h.formLogin(w, r)
@@ -47,7 +57,11 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	s, err := h.deps.Identity.Login(r.Context(), req.Email, req.Password, h.clientIP(r))
+	device := req.DeviceToken
+	if device == "" {
+		device = deviceFromCookie(r)
+	}
+	s, err := h.deps.Identity.Login(r.Context(), req.Email, req.Password, h.clientIP(r), device)
 	if err != nil {
 		if errs.Is(err, errs.Unauthenticated) {
 			loggerFrom(r).Info("sign-in failed", "client", h.clientIP(r))
@@ -56,7 +70,16 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	infoFrom(r).accountID = s.Account.ID
-	h.writeSession(w, s)
+	h.setSessionCookies(w, s)
+	writeJSON(w, http.StatusOK, loginResponse{sessionResponse: newSessionResponse(s), DeviceToken: s.DeviceToken})
+}
+
+// deviceFromCookie is the device token cookie's value, or "".
+func deviceFromCookie(r *http.Request) string {
+	if c, err := r.Cookie(deviceCookie); err == nil {
+		return c.Value
+	}
+	return ""
 }
 
 // refresh takes the refresh token from the body when one is sent, else from
@@ -166,9 +189,13 @@ func (h *handler) changePassword(w http.ResponseWriter, r *http.Request) {
 
 func (h *handler) writeSession(w http.ResponseWriter, s service.Session) {
 	h.setSessionCookies(w, s)
-	writeJSON(w, http.StatusOK, sessionResponse{
+	writeJSON(w, http.StatusOK, newSessionResponse(s))
+}
+
+func newSessionResponse(s service.Session) sessionResponse {
+	return sessionResponse{
 		Redirect: s.Redirect, AccessToken: s.AccessToken, TokenType: "Bearer", ExpiresIn: int(s.AccessTTL / time.Second),
-	})
+	}
 }
 
 // setSessionCookies sets the access and refresh cookies of a session.
@@ -181,6 +208,13 @@ func (h *handler) setSessionCookies(w http.ResponseWriter, s service.Session) {
 		Name: refreshCookie, Value: s.RefreshToken, Path: "/api/auth",
 		MaxAge: int(s.RefreshTTL / time.Second), HttpOnly: true, Secure: h.cfg.CookieSecure, SameSite: http.SameSiteStrictMode,
 	})
+	if s.DeviceToken != "" {
+		// Kept after sign-out: it names the device, not a session.
+		http.SetCookie(w, &http.Cookie{
+			Name: deviceCookie, Value: s.DeviceToken, Path: "/api/auth/login",
+			Expires: s.DeviceExpires, HttpOnly: true, Secure: h.cfg.CookieSecure, SameSite: http.SameSiteStrictMode,
+		})
+	}
 }
 
 // clearCookies expires both cookies with the attributes they were set with.

@@ -44,12 +44,14 @@ func (fakeTokens) JWKS(context.Context) ([]byte, error) { return []byte(`{"keys"
 // fakeHasher stores passwords reversibly; hashing cost is not under test here.
 type fakeHasher struct{}
 
-func (fakeHasher) Hash(p string) (string, error)                  { return "h:" + p, nil }
-func (fakeHasher) Verify(enc, p string) (bool, bool)              { return enc == "h:"+p, false }
-func (fakeHasher) VerifyDummy(string)                             {}
-func (noThrottle) Check(context.Context, ports.LoginKeys) error   { return nil }
-func (noThrottle) Failure(context.Context, ports.LoginKeys) error { return nil }
-func (noThrottle) Success(context.Context, ports.LoginKeys) error { return nil }
+func (fakeHasher) Hash(p string) (string, error)                { return "h:" + p, nil }
+func (fakeHasher) Verify(enc, p string) (bool, bool)            { return enc == "h:"+p, false }
+func (fakeHasher) VerifyDummy(string)                           {}
+func (noThrottle) Check(context.Context, ports.LoginKeys) error { return nil }
+func (noThrottle) Success(context.Context, ports.LoginKeys) (ports.DeviceToken, error) {
+	return ports.DeviceToken{}, nil
+}
+func (noThrottle) Lift(context.Context, string) error { return nil }
 
 type noThrottle struct{}
 

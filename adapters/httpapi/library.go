@@ -289,6 +289,16 @@ func (h *handler) manageAccount(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"account": toAccountBody(a)})
 }
 
+func (h *handler) unlockAccount(w http.ResponseWriter, r *http.Request) {
+	a, err := h.deps.Library.Staff.UnlockSignIn(r.Context(), mux.Vars(r)["id"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	loggerFrom(r).Info("sign-in lock lifted", "account_id", a.ID)
+	writeJSON(w, http.StatusOK, map[string]any{"account": toAccountBody(a)})
+}
+
 // ----- students -----
 
 type studentRequest struct {

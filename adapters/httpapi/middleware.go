@@ -26,6 +26,9 @@ import (
 const (
 	accessCookie  = "sb-access-token"
 	refreshCookie = "sb-refresh-token"
+	// deviceCookie holds the device token of the last account signed in
+	// from this browser; only the sign-in route reads it.
+	deviceCookie = "sb-device-token"
 )
 
 var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)

@@ -171,7 +171,7 @@ func (h *handler) formLogin(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, signInFailed, http.StatusSeeOther)
 		return
 	}
-	s, err := h.deps.Identity.Login(r.Context(), email, password, h.clientIP(r))
+	s, err := h.deps.Identity.Login(r.Context(), email, password, h.clientIP(r), deviceFromCookie(r))
 	if err != nil {
 		target := signInFailed
 		switch {

@@ -207,6 +207,7 @@ func (h *handler) table() []route {
 		r("library.accounts.list", http.MethodGet, "/api/library/accounts", "read", "library:accounts", h.listAccounts),
 		r("library.invite", http.MethodPost, "/api/library/invite", "invite", "library:accounts", h.invite),
 		r("library.accounts.manage", http.MethodPatch, "/api/library/accounts/manage", "manage", "library:accounts", h.manageAccount),
+		r("library.accounts.unlock", http.MethodPost, "/api/library/accounts/{id}/unlock", "unlock", "library:accounts", h.unlockAccount),
 		r("library.students.create", http.MethodPost, "/api/library/students", "create", "library:students", h.createStudent),
 		r("library.students.list", http.MethodGet, "/api/library/students", "read", "library:students", h.listStudents),
 		csv(r("library.students.import", http.MethodPost, "/api/library/students/import", "import", "library:students", h.importStudents)),

@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -45,6 +46,7 @@ const maxKeyFile = 4 << 10
 type secret struct {
 	id   [keyIDSize]byte
 	aead cipher.AEAD
+	key  []byte // kept only to derive purpose keys
 }
 
 func newSecret(key []byte) (*secret, error) {
@@ -59,7 +61,7 @@ func newSecret(key []byte) (*secret, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &secret{aead: aead}
+	s := &secret{aead: aead, key: append([]byte(nil), key...)}
 	sum := sha256.Sum256(append([]byte("readinglibrary keyseal key id\x00"), key...))
 	copy(s.id[:], sum[:keyIDSize])
 	return s, nil
@@ -93,6 +95,16 @@ func NewKeyring(current, previous []byte) (*Keyring, error) {
 // KeyID is the current key's id in hex, safe to log: it names the key
 // without revealing it.
 func (k *Keyring) KeyID() string { return hex.EncodeToString(k.current.id[:]) }
+
+// DeriveKey returns a 32-byte key for purpose (for example a MAC key),
+// derived from the current secret key with HMAC-SHA256, so each use has its
+// own key and none of them reveals the secret key. It changes when the
+// secret key is rotated.
+func (k *Keyring) DeriveKey(purpose string) []byte {
+	m := hmac.New(sha256.New, k.current.key)
+	m.Write([]byte("readinglibrary derived key\x00" + purpose))
+	return m.Sum(nil)
+}
 
 // Seal encrypts plaintext with the current key, bound to aad: the value
 // opens only with the same aad, so it cannot be moved to another record.

@@ -18,7 +18,7 @@ import (
 )
 
 // Store key prefixes. Every counter key is "<prefix>:<tier>:<key>" or
-// "<prefix>:login:{email,client}:<value>".
+// "<prefix>:login:<kind>:<value>" (kinds: client, email, pair, device, lift).
 const (
 	MemoryPrefix = "library"
 	RedisPrefix  = "library:ratelimit"

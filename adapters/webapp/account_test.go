@@ -71,7 +71,7 @@ func TestForgotAndResetPasswordForms(t *testing.T) {
 	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/library?reset=1" {
 		t.Fatalf("reset: %d %s\n%s", rec.Code, rec.Header().Get("Location"), rec.Body)
 	}
-	if _, err := f.identity.Login(context.Background(), f.librarian.Email, "new-password-1", "192.0.2.1"); err != nil {
+	if _, err := f.identity.Login(context.Background(), f.librarian.Email, "new-password-1", "192.0.2.1", ""); err != nil {
 		t.Fatalf("sign-in with the new password: %v", err)
 	}
 	rec = post("new-password-3", "new-password-3")
@@ -101,7 +101,7 @@ func TestVerifyEmailForm(t *testing.T) {
 	}
 	token := tokenOf(t, sent[0].Text)
 	login := func() error {
-		_, err := f.identity.Login(context.Background(), "new.reader@example.org", "quiet-meadow-path", "192.0.2.1")
+		_, err := f.identity.Login(context.Background(), "new.reader@example.org", "quiet-meadow-path", "192.0.2.1", "")
 		return err
 	}
 	if rec := f.do(nil, http.MethodGet, "/library/verify-email?token="+token, nil); rec.Code != http.StatusOK {

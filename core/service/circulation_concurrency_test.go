@@ -238,7 +238,7 @@ func TestConcurrentAcceptInviteOneWinner(t *testing.T) {
 	}
 	for i := range n {
 		if p := "password number " + string(rune('a'+i)); p != winner {
-			if _, err := lf.id.Login(context.Background(), "new@maple.example.org", p, "203.0.113.9"); err == nil {
+			if _, err := lf.id.Login(context.Background(), "new@maple.example.org", p, "203.0.113.9", ""); err == nil {
 				t.Errorf("a losing invite password (%q) logs in, want only the winner's", p)
 			}
 		}

@@ -90,47 +90,63 @@ func (h *fakeHasher) counts() (hashes, verifies, dummy int) {
 }
 
 // fakeThrottle records its calls and refuses every Check while refuse is set.
-// onSuccess, when set, runs once at the next Success call, without the lock
-// (tests use it to act between a sign-in's password check and its session).
+// An attempt it let through and that Success did not take back is a
+// failure. onSuccess, when set, runs once at the next Success call, without
+// the lock (tests use it to act between a sign-in's password check and its
+// session).
 type fakeThrottle struct {
 	mu        sync.Mutex
 	refuse    error
 	onSuccess func()
 	checks    []ports.LoginKeys
-	failures  []ports.LoginKeys
+	pending   []ports.LoginKeys // passed Check, not taken back yet
 	successes []ports.LoginKeys
+	lifts     []string
 }
 
 func (f *fakeThrottle) Check(_ context.Context, k ports.LoginKeys) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.checks = append(f.checks, k)
+	if f.refuse == nil {
+		f.pending = append(f.pending, k)
+	}
 	return f.refuse
 }
 
-func (f *fakeThrottle) Failure(_ context.Context, k ports.LoginKeys) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.failures = append(f.failures, k)
-	return nil
-}
-
-func (f *fakeThrottle) Success(_ context.Context, k ports.LoginKeys) error {
+// Success takes the attempt back and returns the device token
+// "device-for-<email>".
+func (f *fakeThrottle) Success(_ context.Context, k ports.LoginKeys) (ports.DeviceToken, error) {
 	f.mu.Lock()
 	hook := f.onSuccess
 	f.onSuccess = nil
 	f.successes = append(f.successes, k)
+	for i, p := range f.pending {
+		if p == k {
+			f.pending = append(f.pending[:i], f.pending[i+1:]...)
+			break
+		}
+	}
 	f.mu.Unlock()
 	if hook != nil {
 		hook()
 	}
+	return ports.DeviceToken{Token: "device-for-" + k.Email, Expires: t0.Add(30 * 24 * time.Hour)}, nil
+}
+
+func (f *fakeThrottle) Lift(_ context.Context, email string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lifts = append(f.lifts, email)
 	return nil
 }
 
+// recorded returns the checks and the failures (checks let through and not
+// taken back by a success).
 func (f *fakeThrottle) recorded() (checks, failures []ports.LoginKeys) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]ports.LoginKeys(nil), f.checks...), append([]ports.LoginKeys(nil), f.failures...)
+	return append([]ports.LoginKeys(nil), f.checks...), append([]ports.LoginKeys(nil), f.pending...)
 }
 
 // barrier returns a function that blocks its callers until n of them have
@@ -250,7 +266,7 @@ func (f *fixture) update(tb testing.TB, id string, change func(a *user.Account))
 // login signs in and fails the test on error.
 func (f *fixture) login(tb testing.TB, email, password string) service.Session {
 	tb.Helper()
-	s, err := f.id.Login(context.Background(), email, password, "203.0.113.9")
+	s, err := f.id.Login(context.Background(), email, password, "203.0.113.9", "")
 	if err != nil {
 		tb.Fatalf("Login(%s) error = %v, want nil", email, err)
 	}

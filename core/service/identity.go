@@ -93,6 +93,11 @@ type Session struct {
 	RefreshToken string // opaque; only its hash is stored
 	RefreshTTL   time.Duration
 	Redirect     string // /library/<school-domain>, or /library without a school
+	// DeviceToken, set by a password sign-in, marks the client as a known
+	// device of the account: sent with later sign-ins, it lets them through
+	// while the account is locked for other clients.
+	DeviceToken   string
+	DeviceExpires time.Time
 }
 
 // ErrInvalidCredentials is the single answer for an unknown email and a wrong
@@ -106,11 +111,12 @@ func ErrAccountSuspended() error {
 	return errs.E(errs.Forbidden, "account_suspended", "This account is suspended.")
 }
 
-// Login checks email and password and opens a session.
+// Login checks email and password and opens a session. client is the
+// client address; device the device token the client sent, if any.
 // Errors: Invalid (missing fields), RateLimited "too_many_attempts",
 // Unauthenticated "invalid_credentials", Forbidden "account_suspended",
 // Unavailable.
-func (s *Identity) Login(ctx context.Context, email, password, client string) (Session, error) {
+func (s *Identity) Login(ctx context.Context, email, password, client, device string) (Session, error) {
 	email = user.NormalizeEmail(email)
 	fields := errs.FieldErrors{}
 	if email == "" {
@@ -125,7 +131,9 @@ func (s *Identity) Login(ctx context.Context, email, password, client string) (S
 	if err := fields.Err(); err != nil {
 		return Session{}, err
 	}
-	keys := ports.LoginKeys{Email: email, Client: client}
+	keys := ports.LoginKeys{Email: email, Client: client, Device: device}
+	// The throttle counts the attempt as a failure before any hash is
+	// computed; a correct password takes it back.
 	if err := s.throttle.Check(ctx, keys); err != nil {
 		return Session{}, err
 	}
@@ -134,24 +142,24 @@ func (s *Identity) Login(ctx context.Context, email, password, client string) (S
 	switch {
 	case errs.Is(err, errs.NotFound):
 		s.hasher.VerifyDummy(password)
-		return Session{}, s.failed(ctx, keys)
+		return Session{}, ErrInvalidCredentials()
 	case err != nil:
 		return Session{}, err
 	}
 	if acct.Deleted || acct.PasswordHash == "" {
 		s.hasher.VerifyDummy(password)
-		return Session{}, s.failed(ctx, keys)
+		return Session{}, ErrInvalidCredentials()
 	}
 	ok, needsRehash := s.hasher.Verify(acct.PasswordHash, password)
 	if !ok {
-		return Session{}, s.failed(ctx, keys)
+		return Session{}, ErrInvalidCredentials()
 	}
 	if acct.Suspended {
 		return Session{}, ErrAccountSuspended()
 	}
-	// Best effort: failing to clear the count only leaves this email's
-	// earlier attempts counted until their window ends.
-	_ = s.throttle.Success(ctx, keys)
+	// Best effort: failing to take the attempt back only leaves it counted
+	// until its window ends, and the client without a new device token.
+	deviceToken, _ := s.throttle.Success(ctx, keys)
 	if needsRehash {
 		// Best effort: a failed upgrade only means it is tried again next time.
 		if h, err := s.hasher.Hash(password); err == nil {
@@ -167,6 +175,7 @@ func (s *Identity) Login(ctx context.Context, email, password, client string) (S
 	if err := s.stillSignedIn(ctx, acct, password, session.ID); err != nil {
 		return Session{}, err
 	}
+	session.DeviceToken, session.DeviceExpires = deviceToken.Token, deviceToken.Expires
 	return session, nil
 }
 
@@ -199,13 +208,6 @@ func (s *Identity) stillSignedIn(ctx context.Context, signedIn user.Account, pas
 		return err
 	}
 	return refusal
-}
-
-func (s *Identity) failed(ctx context.Context, keys ports.LoginKeys) error {
-	if err := s.throttle.Failure(ctx, keys); err != nil {
-		return err
-	}
-	return ErrInvalidCredentials()
 }
 
 // Refresh rotates a refresh token: the old one can never be used again, and
@@ -483,13 +485,10 @@ func (s *Identity) ChangePassword(ctx context.Context, current, next, client str
 		verified, _ = s.hasher.Verify(acct.PasswordHash, current)
 	}
 	if !verified {
-		if err := s.throttle.Failure(ctx, keys); err != nil {
-			return err
-		}
 		return ErrWrongCurrentPassword()
 	}
 	// Best effort, as after a sign-in.
-	_ = s.throttle.Success(ctx, keys)
+	_, _ = s.throttle.Success(ctx, keys)
 	hash, err := s.hasher.Hash(next)
 	if err != nil {
 		return errs.Wrap(err, "hash password")

@@ -153,7 +153,7 @@ func TestLoginFailuresLookAlike(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(t, f)
 			}
-			s, err := f.id.Login(context.Background(), strings.ToUpper(tt.email), tt.password, client)
+			s, err := f.id.Login(context.Background(), strings.ToUpper(tt.email), tt.password, client, "")
 			e := wantErr(t, err, errs.Unauthenticated, "invalid_credentials")
 			if e.Message != want.Message {
 				t.Errorf("Message = %q, want %q", e.Message, want.Message)
@@ -182,7 +182,7 @@ func TestLoginSuspendedWithRightPassword(t *testing.T) {
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	f.update(t, "r1", func(a *user.Account) { a.Suspended = true })
 
-	s, err := f.id.Login(context.Background(), "ada@example.org", password, client)
+	s, err := f.id.Login(context.Background(), "ada@example.org", password, client, "")
 	wantErr(t, err, errs.Forbidden, "account_suspended")
 	if s.AccessToken != "" || s.RefreshToken != "" {
 		t.Errorf("session = %+v, want none for a suspended account", s)
@@ -204,7 +204,7 @@ func TestLoginRefusesBadInputBeforeHashing(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, service.IdentityConfig{})
 			f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+tt.password)
-			_, err := f.id.Login(context.Background(), tt.email, tt.password, client)
+			_, err := f.id.Login(context.Background(), tt.email, tt.password, client, "")
 			e := wantErr(t, err, errs.Invalid, "validation_failed")
 			fields, _ := e.Details["fields"].(map[string]any)
 			for _, name := range tt.wantFields {
@@ -226,7 +226,7 @@ func TestLoginThrottleCheckedFirst(t *testing.T) {
 	f.throttle.refuse = refusal
 
 	for _, pw := range []string{password, "wrong password!"} {
-		s, err := f.id.Login(context.Background(), "Ada@Example.org", pw, client)
+		s, err := f.id.Login(context.Background(), "Ada@Example.org", pw, client, "")
 		e := wantErr(t, err, errs.RateLimited, "too_many_attempts")
 		if e.RetryAfter != time.Minute {
 			t.Errorf("RetryAfter = %v, want %v", e.RetryAfter, time.Minute)
@@ -251,8 +251,8 @@ func TestLoginThrottleCheckedFirst(t *testing.T) {
 func TestLoginThrottleSeparatesClients(t *testing.T) {
 	f := newFixture(t, service.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
-	_, _ = f.id.Login(context.Background(), "ada@example.org", "wrong password!", "198.51.100.1")
-	_, _ = f.id.Login(context.Background(), "nobody@example.org", "wrong password!", "198.51.100.2")
+	_, _ = f.id.Login(context.Background(), "ada@example.org", "wrong password!", "198.51.100.1", "")
+	_, _ = f.id.Login(context.Background(), "nobody@example.org", "wrong password!", "198.51.100.2", "")
 	_, failures := f.throttle.recorded()
 	want := []ports.LoginKeys{
 		{Email: "ada@example.org", Client: "198.51.100.1"},

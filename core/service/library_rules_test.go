@@ -387,7 +387,7 @@ func TestInviteAndAccept(t *testing.T) {
 	if token == "" || acct.Role != user.RoleLibrarian || acct.SchoolID != libSchoolA {
 		t.Fatalf("Invite = {role %s, school %s}, token %q; want a librarian of school A and a token", acct.Role, acct.SchoolID, token)
 	}
-	if _, err := lf.id.Login(context.Background(), email, pw, "203.0.113.9"); err == nil {
+	if _, err := lf.id.Login(context.Background(), email, pw, "203.0.113.9", ""); err == nil {
 		t.Fatalf("invited account logs in before accepting, want refused")
 	}
 	_, err = lf.lib.Staff.AcceptInvite(context.Background(), token, "short")
@@ -425,7 +425,7 @@ func TestInviteExpires(t *testing.T) {
 	lf.clock.Set(t0.Add(8 * 24 * time.Hour))
 	_, err = lf.lib.Staff.AcceptInvite(context.Background(), token, "a fresh start in spring")
 	wantErr(t, err, errs.NotFound, "invite_not_found")
-	if _, err := lf.id.Login(context.Background(), "late@maple.example.org", "a fresh start in spring", "203.0.113.9"); err == nil {
+	if _, err := lf.id.Login(context.Background(), "late@maple.example.org", "a fresh start in spring", "203.0.113.9", ""); err == nil {
 		t.Errorf("expired invitation set a password, want none")
 	}
 }
@@ -444,7 +444,7 @@ func TestManageAccountSuspendEndsRefreshTokens(t *testing.T) {
 	if _, err := lf.repos.RefreshTokens.Get(ctx, auth.HashToken(s.RefreshToken)); !errs.Is(err, errs.NotFound) {
 		t.Errorf("refresh token record after suspension: err %v, want NotFound", err)
 	}
-	_, err = lf.id.Login(ctx, lf.librarian.Email, password, "203.0.113.9")
+	_, err = lf.id.Login(ctx, lf.librarian.Email, password, "203.0.113.9", "")
 	wantErr(t, err, errs.Forbidden, "account_suspended")
 
 	// Unsuspended, the old refresh token still does not work: it was deleted.

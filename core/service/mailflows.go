@@ -268,7 +268,7 @@ func (s *Identity) ResetPassword(ctx context.Context, token, password string) er
 	}
 	// Whoever locked the account out by guessing cannot keep its owner out
 	// once the owner proved control of the mailbox.
-	return s.throttle.Success(ctx, ports.LoginKeys{Email: acct.Email})
+	return s.throttle.Lift(ctx, acct.Email)
 }
 
 // EndAllSessions ends every session of the account: their access tokens

@@ -89,7 +89,7 @@ func TestChangePasswordEndsOtherSessionsAndKeepsThisOne(t *testing.T) {
 	if _, err := f.id.Refresh(context.Background(), mine.RefreshToken); err != nil {
 		t.Errorf("Refresh(this session) error = %v, want nil", err)
 	}
-	if _, err := f.id.Login(context.Background(), "ada@example.org", password, "203.0.113.9"); !errs.Is(err, errs.Unauthenticated) {
+	if _, err := f.id.Login(context.Background(), "ada@example.org", password, "203.0.113.9", ""); !errs.Is(err, errs.Unauthenticated) {
 		t.Errorf("Login(old password) error = %v, want invalid_credentials", err)
 	}
 	f.login(t, "ada@example.org", next)
@@ -189,7 +189,7 @@ func TestLoginRacingPasswordChangeGetsNoSession(t *testing.T) {
 	f.throttle.onSuccess = func() { // the racing sign-in has just verified the old password
 		changed = f.id.ChangePassword(f.caller(t, mine), password, "owls read at noon", "203.0.113.9")
 	}
-	_, err := f.id.Login(context.Background(), "ada@example.org", password, "198.51.100.7")
+	_, err := f.id.Login(context.Background(), "ada@example.org", password, "198.51.100.7", "")
 	if changed != nil {
 		t.Fatalf("ChangePassword() error = %v", changed)
 	}

@@ -237,3 +237,28 @@ func (s *Staff) ManageAccount(ctx context.Context, accountID string, suspended b
 	}
 	return a, nil
 }
+
+// UnlockSignIn lifts the sign-in lock of an account, as a password reset
+// does: its failed sign-ins no longer refuse anyone. Admins unlock any
+// account; a librarian the students and staff of their school. An account
+// of another school is not found, so its existence is not revealed.
+// Errors: NotFound "account_not_found", Forbidden "forbidden" (an account
+// of the librarian's school that is not a student or staff), Unavailable.
+func (s *Staff) UnlockSignIn(ctx context.Context, accountID string) (user.Account, error) {
+	a, err := s.targetAccount(ctx, accountID)
+	if err != nil {
+		return user.Account{}, err
+	}
+	if user.PrincipalFrom(ctx).Role != user.RoleAdmin {
+		if !reachable(ctx, a.SchoolID) {
+			return user.Account{}, user.ErrNotFound(accountID)
+		}
+		if a.Role != user.RoleStudent && a.Role != user.RoleStaff {
+			return user.Account{}, errs.E(errs.Forbidden, "forbidden", "Librarians unlock the students and staff of their school.")
+		}
+	}
+	if err := s.identity.throttle.Lift(ctx, a.Email); err != nil {
+		return user.Account{}, err
+	}
+	return a, nil
+}

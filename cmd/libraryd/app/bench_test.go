@@ -53,7 +53,7 @@ func usersMeChain(b *testing.B) (http.Handler, string) {
 	}); err != nil {
 		b.Fatal(err)
 	}
-	s, err := identity.Login(ctx, "bench@example.org", "sunlit reading room", "127.0.0.1")
+	s, err := identity.Login(ctx, "bench@example.org", "sunlit reading room", "127.0.0.1", "")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func benchCatalog(b *testing.B, n int) (http.Handler, string) {
 	if _, err := identity.CreateAccount(ctx, service.NewAccountInput{Email: "bench@example.org", Password: "sunlit reading room", Name: "Bench", Role: user.RoleReader}); err != nil {
 		b.Fatal(err)
 	}
-	s, err := identity.Login(ctx, "bench@example.org", "sunlit reading room", "127.0.0.1")
+	s, err := identity.Login(ctx, "bench@example.org", "sunlit reading room", "127.0.0.1", "")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -54,12 +54,16 @@ type Config struct {
 	RateAnonymous          limiter.Rate
 	RateAuthenticated      limiter.Rate
 	RatePremium            limiter.Rate
-	Signup                 service.SignupMode // LIBRARY_SIGNUP
-	SMTP                   SMTPConfig
-	PoliciesDir            string // LIBRARY_POLICIES_DIR; empty uses the policies built into the binary
-	LogLevel               slog.Level
-	ShutdownTimeout        time.Duration
-	ShutdownDrain          time.Duration
+	// Sign-in failures allowed per 15 minutes (LIBRARY_LOGIN_FAILURES_*).
+	LoginFailuresPerAddress        int64
+	LoginFailuresPerAccount        int64
+	LoginFailuresPerAccountAddress int64
+	Signup                         service.SignupMode // LIBRARY_SIGNUP
+	SMTP                           SMTPConfig
+	PoliciesDir                    string // LIBRARY_POLICIES_DIR; empty uses the policies built into the binary
+	LogLevel                       slog.Level
+	ShutdownTimeout                time.Duration
+	ShutdownDrain                  time.Duration
 	// HTTP server limits against slow or idle clients.
 	ReadHeaderTimeout time.Duration
 	ReadTimeout       time.Duration
@@ -121,6 +125,9 @@ var Settings = []Setting{
 	{"LIBRARY_RATE_ANONYMOUS", "100-H", false, "Rate limit per client address without a token (limiter format: <n>-<S|M|H|D>)."},
 	{"LIBRARY_RATE_AUTHENTICATED", "1000-H", false, "Rate limit per standard-tier account."},
 	{"LIBRARY_RATE_PREMIUM", "10000-H", false, "Rate limit per premium-tier account."},
+	{"LIBRARY_LOGIN_FAILURES_PER_ADDRESS", "50", false, "Failed sign-ins allowed from one client address in 15 minutes, whatever the email (1 to 100000). Correct sign-ins do not count, so a school behind one address signs in freely (LIBRARY_RATE_ANONYMOUS still bounds its requests)."},
+	{"LIBRARY_LOGIN_FAILURES_PER_ACCOUNT", "10", false, "Failed sign-ins allowed for one email in 15 minutes from all clients without a device token of the account (1 to 1000). Past it the account is locked for them until the window ends, a password reset or a librarian's unlock; browsers and apps that signed in to it before (device token) still sign in."},
+	{"LIBRARY_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS", "5", false, "Failed sign-ins allowed for one email from one client address in 15 minutes (1 to 1000)."},
 	{"LIBRARY_SIGNUP", "verify", false, "How POST /api/auth/signup creates reader accounts: verify (a link is mailed; the account exists once it is followed), open (at once, without proving the address: anyone can take anyone's email; demos and tests only) or closed (403 signup_disabled)."},
 	{"LIBRARY_SMTP_HOST", "", false, "SMTP server for the service's mail (password resets, sign-up links). Empty: each message is written to LIBRARY_DATA_DIR/outbox/ and logged (development)."},
 	{"LIBRARY_SMTP_PORT", "587 for starttls, 465 for tls, 25 for none", false, "Port of the SMTP server."},
@@ -184,6 +191,15 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 		return d
 	}
+	count := func(name string, def, min, max int64) int64 {
+		v := str(name, strconv.FormatInt(def, 10))
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < min || n > max {
+			bad(name, "must be a whole number from %d to %d, got %q", min, max, v)
+			return def
+		}
+		return n
+	}
 	rate := func(name, def string) limiter.Rate {
 		v := str(name, def)
 		r, err := limiter.NewRateFromFormatted(v)
@@ -194,37 +210,40 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 
 	c := Config{
-		Addr:                   str("LIBRARY_ADDR", ":8080"),
-		MongoURI:               str("LIBRARY_MONGODB_URI", ""),
-		Database:               str("LIBRARY_MONGODB_DATABASE", "library"),
-		DataDir:                str("LIBRARY_DATA_DIR", "./data"),
-		BootstrapAdminEmail:    user.NormalizeEmail(getenv("LIBRARY_BOOTSTRAP_ADMIN_EMAIL")),
-		BootstrapAdminPassword: getenv("LIBRARY_BOOTSTRAP_ADMIN_PASSWORD"),
-		TokenAudience:          str("LIBRARY_TOKEN_AUDIENCE", "library-api"),
-		AccessTokenTTL:         duration("LIBRARY_ACCESS_TOKEN_TTL", "15m", time.Minute, 24*time.Hour),
-		RefreshTokenTTL:        duration("LIBRARY_REFRESH_TOKEN_TTL", "720h", time.Hour, 8760*time.Hour),
-		RefreshReuseGrace:      duration("LIBRARY_REFRESH_REUSE_GRACE", "10s", 0, time.Minute),
-		SigningKeyFile:         str("LIBRARY_SIGNING_KEY_FILE", ""),
-		SecretKeyFile:          str("LIBRARY_SECRET_KEY_FILE", ""),
-		SecretKey:              strings.TrimSpace(getenv("LIBRARY_SECRET_KEY")),
-		SecretKeyPreviousFile:  str("LIBRARY_SECRET_KEY_PREVIOUS_FILE", ""),
-		MetricsAddr:            str("LIBRARY_METRICS_ADDR", "127.0.0.1:9090"),
-		MetricsToken:           strings.TrimSpace(getenv("LIBRARY_METRICS_TOKEN")),
-		SweepInterval:          duration("LIBRARY_SWEEP_INTERVAL", "1h", time.Minute, 24*time.Hour),
-		CookieSecure:           boolean("LIBRARY_COOKIE_SECURE", true),
-		RedisURL:               str("LIBRARY_REDIS_URL", ""),
-		RateAnonymous:          rate("LIBRARY_RATE_ANONYMOUS", "100-H"),
-		RateAuthenticated:      rate("LIBRARY_RATE_AUTHENTICATED", "1000-H"),
-		RatePremium:            rate("LIBRARY_RATE_PREMIUM", "10000-H"),
-		Signup:                 service.SignupMode(strings.ToLower(str("LIBRARY_SIGNUP", string(service.SignupVerify)))),
-		PoliciesDir:            str("LIBRARY_POLICIES_DIR", ""),
-		ShutdownTimeout:        duration("LIBRARY_SHUTDOWN_TIMEOUT", "20s", 0, 10*time.Minute),
-		ShutdownDrain:          duration("LIBRARY_SHUTDOWN_DRAIN", "0s", 0, 5*time.Minute),
-		ReadHeaderTimeout:      duration("LIBRARY_READ_HEADER_TIMEOUT", "5s", 100*time.Millisecond, time.Minute),
-		ReadTimeout:            duration("LIBRARY_READ_TIMEOUT", "30s", 100*time.Millisecond, 10*time.Minute),
-		WriteTimeout:           duration("LIBRARY_WRITE_TIMEOUT", "60s", 100*time.Millisecond, 10*time.Minute),
-		IdleTimeout:            duration("LIBRARY_IDLE_TIMEOUT", "120s", time.Second, time.Hour),
-		RequestTimeout:         duration("LIBRARY_REQUEST_TIMEOUT", "15s", time.Second, 5*time.Minute),
+		Addr:                           str("LIBRARY_ADDR", ":8080"),
+		MongoURI:                       str("LIBRARY_MONGODB_URI", ""),
+		Database:                       str("LIBRARY_MONGODB_DATABASE", "library"),
+		DataDir:                        str("LIBRARY_DATA_DIR", "./data"),
+		BootstrapAdminEmail:            user.NormalizeEmail(getenv("LIBRARY_BOOTSTRAP_ADMIN_EMAIL")),
+		BootstrapAdminPassword:         getenv("LIBRARY_BOOTSTRAP_ADMIN_PASSWORD"),
+		TokenAudience:                  str("LIBRARY_TOKEN_AUDIENCE", "library-api"),
+		AccessTokenTTL:                 duration("LIBRARY_ACCESS_TOKEN_TTL", "15m", time.Minute, 24*time.Hour),
+		RefreshTokenTTL:                duration("LIBRARY_REFRESH_TOKEN_TTL", "720h", time.Hour, 8760*time.Hour),
+		RefreshReuseGrace:              duration("LIBRARY_REFRESH_REUSE_GRACE", "10s", 0, time.Minute),
+		SigningKeyFile:                 str("LIBRARY_SIGNING_KEY_FILE", ""),
+		SecretKeyFile:                  str("LIBRARY_SECRET_KEY_FILE", ""),
+		SecretKey:                      strings.TrimSpace(getenv("LIBRARY_SECRET_KEY")),
+		SecretKeyPreviousFile:          str("LIBRARY_SECRET_KEY_PREVIOUS_FILE", ""),
+		MetricsAddr:                    str("LIBRARY_METRICS_ADDR", "127.0.0.1:9090"),
+		MetricsToken:                   strings.TrimSpace(getenv("LIBRARY_METRICS_TOKEN")),
+		SweepInterval:                  duration("LIBRARY_SWEEP_INTERVAL", "1h", time.Minute, 24*time.Hour),
+		CookieSecure:                   boolean("LIBRARY_COOKIE_SECURE", true),
+		RedisURL:                       str("LIBRARY_REDIS_URL", ""),
+		RateAnonymous:                  rate("LIBRARY_RATE_ANONYMOUS", "100-H"),
+		RateAuthenticated:              rate("LIBRARY_RATE_AUTHENTICATED", "1000-H"),
+		RatePremium:                    rate("LIBRARY_RATE_PREMIUM", "10000-H"),
+		LoginFailuresPerAddress:        count("LIBRARY_LOGIN_FAILURES_PER_ADDRESS", 50, 1, 100000),
+		LoginFailuresPerAccount:        count("LIBRARY_LOGIN_FAILURES_PER_ACCOUNT", 10, 1, 1000),
+		LoginFailuresPerAccountAddress: count("LIBRARY_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS", 5, 1, 1000),
+		Signup:                         service.SignupMode(strings.ToLower(str("LIBRARY_SIGNUP", string(service.SignupVerify)))),
+		PoliciesDir:                    str("LIBRARY_POLICIES_DIR", ""),
+		ShutdownTimeout:                duration("LIBRARY_SHUTDOWN_TIMEOUT", "20s", 0, 10*time.Minute),
+		ShutdownDrain:                  duration("LIBRARY_SHUTDOWN_DRAIN", "0s", 0, 5*time.Minute),
+		ReadHeaderTimeout:              duration("LIBRARY_READ_HEADER_TIMEOUT", "5s", 100*time.Millisecond, time.Minute),
+		ReadTimeout:                    duration("LIBRARY_READ_TIMEOUT", "30s", 100*time.Millisecond, 10*time.Minute),
+		WriteTimeout:                   duration("LIBRARY_WRITE_TIMEOUT", "60s", 100*time.Millisecond, 10*time.Minute),
+		IdleTimeout:                    duration("LIBRARY_IDLE_TIMEOUT", "120s", time.Second, time.Hour),
+		RequestTimeout:                 duration("LIBRARY_REQUEST_TIMEOUT", "15s", time.Second, 5*time.Minute),
 	}
 	c.DemoData = boolean("LIBRARY_DEMO_DATA", c.Embedded())
 
@@ -394,6 +413,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("rate_anonymous", formatRate(c.RateAnonymous)),
 		slog.String("rate_authenticated", formatRate(c.RateAuthenticated)),
 		slog.String("rate_premium", formatRate(c.RatePremium)),
+		slog.String("login_failures", fmt.Sprintf("%d per address, %d per account, %d per account and address, per %s", c.LoginFailuresPerAddress, c.LoginFailuresPerAccount, c.LoginFailuresPerAccountAddress, loginWindow)),
 		slog.String("signup", string(c.Signup)),
 		slog.String("smtp_host", c.SMTP.Host),
 		slog.Int("smtp_port", c.SMTP.Port),

@@ -69,6 +69,7 @@ var whoMayCall = map[string]string{
 	"library.accounts.list":   "admin staff",
 	"library.invite":          "admin",
 	"library.accounts.manage": "admin",
+	"library.accounts.unlock": "admin librarian",
 	"library.students.create": "admin librarian",
 	"library.students.list":   "admin librarian staff",
 	"library.students.import": "admin librarian",
@@ -201,7 +202,7 @@ func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpapi.Ha
 	if err != nil {
 		t.Fatal(err)
 	}
-	identity := service.NewIdentity(repos, tokens, passwordhash.New(), ratelimit.NewLoginThrottle(store, loginPerEmail, loginPerClient), service.IdentityConfig{})
+	identity := service.NewIdentity(repos, tokens, passwordhash.New(), newLoginThrottle(store, Config{LoginFailuresPerAddress: 50, LoginFailuresPerAccount: 10, LoginFailuresPerAccountAddress: 5}, []byte("policy-test-device-key-32-bytes!")), service.IdentityConfig{})
 	books := service.NewCatalog(repos, authz)
 	lib := service.NewLibrary(repos, identity)
 	return httpapi.New(httpapi.Deps{
