@@ -64,7 +64,7 @@ func (idp *schoolIdP) token(t *testing.T, extra jwt.MapClaims) string {
 // verified email; nothing in them grants a role.
 func TestExternalIssuer(t *testing.T) {
 	idp := newSchoolIdP(t)
-	s := startService(t, testEnv(t, map[string]string{"LIBRARY_OIDC_ISSUERS": idp.srv.URL + "=library-api"}))
+	s := startService(t, testEnv(t, map[string]string{"LIBRARY_OIDC_ISSUERS": idp.srv.URL + "=library-api;domains=maplegrove.example.org|library.example.org"}))
 
 	lib := idp.token(t, jwt.MapClaims{"email": "Librarian@MapleGrove.example.org"})
 	r := s.do(req{Path: "/v1/users/me", Token: lib})
@@ -108,5 +108,71 @@ func TestExternalIssuer(t *testing.T) {
 	// The service's own tokens still work alongside.
 	if r := s.do(req{Path: "/v1/users/me", Token: s.login(demoReader, demoPassword).Access}); r.Status != 200 {
 		t.Fatalf("own token with an external issuer configured: %d", r.Status)
+	}
+}
+
+// typedToken is token with the typ header typ.
+func (idp *schoolIdP) typedToken(t *testing.T, typ string, claims jwt.MapClaims) string {
+	t.Helper()
+	now := time.Now()
+	c := jwt.MapClaims{"iss": idp.srv.URL, "sub": "school-user", "aud": "library-api", "iat": now.Unix(), "exp": now.Add(10 * time.Minute).Unix(), "email_verified": true}
+	for k, v := range claims {
+		c[k] = v
+	}
+	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, c)
+	tok.Header["kid"], tok.Header["typ"] = "school-1", typ
+	s, err := tok.SignedString(idp.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Each issuer speaks only for the school or email domains it is bound to,
+// and never for an admin; tokens of the wrong type, without an audience or
+// living for years are refused.
+func TestExternalIssuerBinding(t *testing.T) {
+	maple, city := newSchoolIdP(t), newSchoolIdP(t)
+	s := startService(t, testEnv(t, map[string]string{"LIBRARY_OIDC_ISSUERS": maple.srv.URL + "=library-api;school=maplegrove.example.org, " +
+		city.srv.URL + "=library-api;domains=library.example.org"}))
+	for _, tt := range []struct {
+		name  string
+		idp   *schoolIdP
+		email string
+		want  int
+	}{
+		{"school issuer, its librarian", maple, demoLibrarian, 200},
+		{"school issuer, a reader of no school", maple, demoReader, 403},
+		{"school issuer, an admin", maple, demoAdmin, 403},
+		{"domain issuer, a reader of its domain", city, demoReader, 200},
+		{"domain issuer, a librarian of another domain", city, demoLibrarian, 403},
+		{"domain issuer, an admin of its domain", city, demoAdmin, 403},
+	} {
+		r := s.do(req{Path: "/v1/users/me", Token: tt.idp.token(t, jwt.MapClaims{"email": tt.email})})
+		if tt.want == 200 {
+			if r.Status != 200 || r.json(t)["email"] != tt.email {
+				t.Errorf("%s: %d %s, want 200 as %s", tt.name, r.Status, r.Body, tt.email)
+			}
+			continue
+		}
+		if c, _ := r.apiError(t); r.Status != 403 || c != "issuer_not_authoritative" {
+			t.Errorf("%s: %d %s, want 403 issuer_not_authoritative", tt.name, r.Status, r.Body)
+		}
+	}
+	plain := maple.token(t, jwt.MapClaims{"email": demoLibrarian})
+	for name, tok := range map[string]string{
+		"ten-year token":  maple.token(t, jwt.MapClaims{"email": demoLibrarian, "exp": time.Now().AddDate(10, 0, 0).Unix()}),
+		"25-hour token":   maple.token(t, jwt.MapClaims{"email": demoLibrarian, "exp": time.Now().Add(25 * time.Hour).Unix()}),
+		"access token":    maple.typedToken(t, "at+jwt", jwt.MapClaims{"email": demoLibrarian}),
+		"no audience":     maple.typedToken(t, "JWT", jwt.MapClaims{"email": demoLibrarian, "aud": nil}),
+		"no issued-at":    maple.typedToken(t, "JWT", jwt.MapClaims{"email": demoLibrarian, "iat": nil}),
+		"Keycloak Bearer": maple.token(t, jwt.MapClaims{"email": demoLibrarian, "typ": "Bearer"}),
+	} {
+		if r := s.do(req{Path: "/v1/users/me", Token: tok}); r.Status != 401 {
+			t.Errorf("%s: %d %s, want 401", name, r.Status, r.Body)
+		}
+	}
+	if r := s.do(req{Path: "/v1/users/me", Token: plain}); r.Status != 200 {
+		t.Fatalf("a plain ID token of the school issuer: %d %s", r.Status, r.Body)
 	}
 }

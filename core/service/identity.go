@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -378,8 +379,8 @@ func (s *Identity) AuthenticateSession(ctx context.Context, token string) (user.
 // authenticateExternal maps a school identity provider's token to the
 // existing account with its verified email. Nothing in the token grants a
 // role or a tier.
-// Errors: Unauthenticated, Forbidden "account_not_provisioned" or
-// "account_suspended", Unavailable.
+// Errors: Unauthenticated, Forbidden "account_not_provisioned",
+// "issuer_not_authoritative" or "account_suspended", Unavailable.
 func (s *Identity) authenticateExternal(ctx context.Context, token string) (user.Account, error) {
 	claims, err := s.external.Verify(ctx, token)
 	if err != nil {
@@ -404,10 +405,57 @@ func (s *Identity) authenticateExternal(ctx context.Context, token string) (user
 	if acct.Deleted {
 		return user.Account{}, notProvisioned
 	}
+	if err := s.issuerAuthoritative(ctx, claims.Authority, acct); err != nil {
+		return user.Account{}, err
+	}
 	if acct.Suspended {
 		return user.Account{}, ErrAccountSuspended()
 	}
 	return acct, nil
+}
+
+// issuerAuthoritative checks that an issuer bound to a school, or to email
+// domains, may sign in acct: a school's identity provider speaks for that
+// school's people only, and never for an admin, whose account no school
+// controls.
+// Errors: Forbidden "issuer_not_authoritative", Unavailable.
+func (s *Identity) issuerAuthoritative(ctx context.Context, a ports.IssuerAuthority, acct user.Account) error {
+	if acct.Role == user.RoleAdmin {
+		return errs.E(errs.Forbidden, "issuer_not_authoritative",
+			"An admin account cannot sign in through a school identity provider; sign in with your password.")
+	}
+	refused := errs.E(errs.Forbidden, "issuer_not_authoritative",
+		"Your identity provider is not trusted for this account; sign in with your password or your own school's provider.")
+	switch {
+	case a.School != "":
+		if acct.SchoolID == "" {
+			return refused
+		}
+		if acct.SchoolID == a.School {
+			return nil
+		}
+		school, err := s.schools.Get(ctx, acct.SchoolID)
+		switch {
+		case errs.Is(err, errs.NotFound):
+			return refused
+		case err != nil:
+			return err
+		}
+		if school.Domain != a.School {
+			return refused
+		}
+		return nil
+	case len(a.EmailDomains) > 0:
+		// The stored address decides, not the token's claim.
+		_, domain, _ := strings.Cut(acct.Email, "@")
+		if slices.Contains(a.EmailDomains, domain) {
+			return nil
+		}
+		return refused
+	}
+	// An issuer bound to nothing is refused when the settings are read;
+	// should one reach here anyway, it speaks for nobody.
+	return refused
 }
 
 // unverifiedIssuer reads the iss claim of a JWT without checking anything,

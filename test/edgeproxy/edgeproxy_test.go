@@ -522,7 +522,7 @@ func startService(t *testing.T, bin string, idp *issuer) *service {
 		"LIBRARY_ISSUER_URL=http://"+addr,
 		"LIBRARY_DATA_DIR="+filepath.Join(t.TempDir(), "data"),
 		"LIBRARY_DEMO_DATA=true",
-		"LIBRARY_OIDC_ISSUERS="+idp.URL+"="+idpAudience,
+		"LIBRARY_OIDC_ISSUERS="+idp.URL+"="+idpAudience+";domains=maplegrove.example.org|library.example.org",
 		"LIBRARY_COOKIE_SECURE=false",
 		"LIBRARY_TRUSTED_PROXIES=127.0.0.1/32",
 		"LIBRARY_RATE_ANONYMOUS=10000-H",
