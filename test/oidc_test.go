@@ -51,6 +51,10 @@ func (idp *schoolIdP) token(t *testing.T, extra jwt.MapClaims) string {
 	for k, v := range extra {
 		c[k] = v
 	}
+	// The IdP's subject is one per person: by default, one per email.
+	if email, ok := extra["email"].(string); ok && extra["sub"] == nil {
+		c["sub"] = "idp-" + email
+	}
 	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, c)
 	tok.Header["kid"] = "school-1"
 	s, err := tok.SignedString(idp.key)
@@ -76,7 +80,7 @@ func TestExternalIssuer(t *testing.T) {
 	}
 	for name, claims := range map[string]jwt.MapClaims{
 		"unknown email":  {"email": "nobody@maplegrove.example.org"},
-		"unverified":     {"email": demoLibrarian, "email_verified": false},
+		"unverified":     {"sub": "someone-else", "email": demoLibrarian, "email_verified": false},
 		"no email claim": {},
 	} {
 		r := s.do(req{Path: "/v1/users/me", Token: idp.token(t, claims)})
@@ -174,5 +178,33 @@ func TestExternalIssuerBinding(t *testing.T) {
 	}
 	if r := s.do(req{Path: "/v1/users/me", Token: plain}); r.Status != 200 {
 		t.Fatalf("a plain ID token of the school issuer: %d %s", r.Status, r.Body)
+	}
+}
+
+// The first sign-in links the IdP's (iss, sub) to the account found by
+// verified email: that subject keeps signing in when its email claim
+// changes, and a different subject presenting the same email (an address
+// the IdP handed to someone else) is refused.
+func TestExternalIdentityLinkedBySubject(t *testing.T) {
+	idp := newSchoolIdP(t)
+	s := startService(t, testEnv(t, map[string]string{"LIBRARY_OIDC_ISSUERS": idp.srv.URL + "=library-api;school=maplegrove.example.org"}))
+	first := idp.token(t, jwt.MapClaims{"sub": "teacher-17", "email": demoLibrarian})
+	if r := s.do(req{Path: "/v1/users/me", Token: first}); r.Status != 200 || r.json(t)["email"] != demoLibrarian {
+		t.Fatalf("first sign-in: %d %s", r.Status, r.Body)
+	}
+	renamed := idp.token(t, jwt.MapClaims{"sub": "teacher-17", "email": "l.renamed@maplegrove.example.org"})
+	if r := s.do(req{Path: "/v1/users/me", Token: renamed}); r.Status != 200 || r.json(t)["email"] != demoLibrarian {
+		t.Fatalf("the linked subject with a changed email claim: %d %s, want 200 as %s", r.Status, r.Body, demoLibrarian)
+	}
+	impostor := idp.token(t, jwt.MapClaims{"sub": "new-hire-3", "email": demoLibrarian})
+	r := s.do(req{Path: "/v1/users/me", Token: impostor})
+	if c, _ := r.apiError(t); r.Status != 403 || c != "external_identity_mismatch" {
+		t.Fatalf("another subject with the linked email: %d %s, want 403 external_identity_mismatch", r.Status, r.Body)
+	}
+	if r := s.do(req{Path: "/api/library/loans", Token: impostor}); r.Status != 403 {
+		t.Fatalf("the impostor on a librarian route: %d, want 403", r.Status)
+	}
+	if r := s.do(req{Path: "/v1/users/me", Token: first}); r.Status != 200 {
+		t.Fatalf("the linked subject after the refused one: %d %s", r.Status, r.Body)
 	}
 }

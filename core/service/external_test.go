@@ -85,7 +85,7 @@ func TestExternalIssuerAuthority(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f.id.TrustExternal(fakeExternal{iss: iss, authority: tt.authority})
-			acct, _, err := f.id.AuthenticateSession(context.Background(), externalToken(iss, "sub-"+tt.name, tt.email))
+			acct, _, err := f.id.AuthenticateSession(context.Background(), externalToken(iss, "sub-"+tt.email, tt.email))
 			if tt.wantID != "" {
 				if err != nil || acct.ID != tt.wantID {
 					t.Fatalf("got %q, %v; want account %s", acct.ID, err, tt.wantID)
@@ -96,5 +96,56 @@ func TestExternalIssuerAuthority(t *testing.T) {
 				t.Fatalf("got %q, %v; want Forbidden issuer_not_authoritative", acct.ID, err)
 			}
 		})
+	}
+}
+
+// The first sign-in of a subject is matched by verified email and links the
+// subject to the account: afterwards the same subject signs in whatever its
+// email claim says, and another subject with the account's email is
+// refused. A link to an account removed since is dropped.
+func TestExternalIdentityLink(t *testing.T) {
+	const iss = "https://idp.maplegrove.example.org"
+	f := newFixture(t, service.IdentityConfig{})
+	maple := f.addSchool(t, "11111111-1111-4111-8111-111111111111", "maplegrove.example.org")
+	f.addAccount(t, "l1", "librarian@maplegrove.example.org", user.RoleLibrarian, maple.ID, "v2:x")
+	f.id.TrustExternal(fakeExternal{iss: iss, authority: ports.IssuerAuthority{School: maple.Domain}})
+	ctx := context.Background()
+	signIn := func(sub, email string) (user.Account, error) {
+		acct, _, err := f.id.AuthenticateSession(ctx, externalToken(iss, sub, email))
+		return acct, err
+	}
+	if acct, err := signIn("sub-1", "librarian@maplegrove.example.org"); err != nil || acct.ID != "l1" {
+		t.Fatalf("first sign-in: %q, %v", acct.ID, err)
+	}
+	if l, err := f.repos.ExternalIdentities.Get(ctx, iss, "sub-1"); err != nil || l.AccountID != "l1" || !l.CreatedAt.Equal(t0) {
+		t.Fatalf("stored link = %+v, %v; want sub-1 -> l1 at %s", l, err, t0)
+	}
+	if acct, err := signIn("sub-1", "renamed@maplegrove.example.org"); err != nil || acct.ID != "l1" {
+		t.Fatalf("the linked subject with a changed email claim: %q, %v; want l1", acct.ID, err)
+	}
+	if acct, err := signIn("sub-1", ""); err != nil || acct.ID != "l1" {
+		t.Fatalf("the linked subject without an email claim: %q, %v; want l1", acct.ID, err)
+	}
+	acct, err := signIn("sub-2", "librarian@maplegrove.example.org")
+	if e, ok := errs.As(err); !ok || e.Kind != errs.Forbidden || e.ClientCode() != "external_identity_mismatch" {
+		t.Fatalf("another subject with the linked account's email: %q, %v; want Forbidden external_identity_mismatch", acct.ID, err)
+	}
+	if _, err := f.repos.ExternalIdentities.Get(ctx, iss, "sub-2"); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("the refused subject was linked: %v", err)
+	}
+	// The link is checked against the issuer's authority on every sign-in:
+	// an account that becomes an admin is refused even through its link.
+	f.update(t, "l1", func(a *user.Account) { a.Role, a.SchoolID = user.RoleAdmin, "" })
+	if _, err := signIn("sub-1", "librarian@maplegrove.example.org"); errs.CodeOf(err) != "issuer_not_authoritative" {
+		t.Fatalf("linked account made admin: %v, want issuer_not_authoritative", err)
+	}
+	// A link to an account that no longer exists is dropped and the subject
+	// is matched by email again.
+	if err := f.repos.ExternalIdentities.Link(ctx, user.ExternalIdentity{Issuer: iss, Subject: "sub-3", AccountID: "gone", CreatedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	f.addAccount(t, "l3", "new@maplegrove.example.org", user.RoleLibrarian, maple.ID, "v2:x")
+	if acct, err := signIn("sub-3", "new@maplegrove.example.org"); err != nil || acct.ID != "l3" {
+		t.Fatalf("subject linked to a removed account: %q, %v; want l3", acct.ID, err)
 	}
 }
