@@ -155,6 +155,8 @@ type ExternalIdentityRepository interface {
 	Get(ctx context.Context, issuer, subject string) (user.ExternalIdentity, error)
 	// Unlink removes the link of (issuer, subject); none is not an error.
 	Unlink(ctx context.Context, issuer, subject string) error
+	// DeleteByAccount removes every link of the account (its deletion).
+	DeleteByAccount(ctx context.Context, accountID string) error
 }
 
 // Pinger reports whether the database answers.

@@ -208,3 +208,24 @@ func TestExternalIdentityLinkedBySubject(t *testing.T) {
 		t.Fatalf("the linked subject after the refused one: %d %s", r.Status, r.Body)
 	}
 }
+
+// Deleting an account removes its link: nothing in the store mentions it
+// any more, and the subject is matched by email again if re-enrolled.
+func TestExternalIdentityDeletedWithAccount(t *testing.T) {
+	idp := newSchoolIdP(t)
+	env := testEnv(t, map[string]string{"LIBRARY_OIDC_ISSUERS": idp.srv.URL + "=library-api;domains=library.example.org"})
+	s := startService(t, env)
+	acct, _ := s.App.Repos.Accounts.GetByEmail(context.Background(), demoReader)
+	if r := s.do(req{Path: "/v1/users/me", Token: idp.token(t, jwt.MapClaims{"email": demoReader})}); r.Status != 200 {
+		t.Fatalf("IdP sign-in of the reader: %d %s", r.Status, r.Body)
+	}
+	if found := scanForAccount(t, env, acct.ID); found["external_identities"] != 1 {
+		t.Fatalf("the reader's link is not stored: %v", found)
+	}
+	if r := s.do(req{Method: http.MethodDelete, Path: "/v1/users/me", Token: s.login(demoReader, demoPassword).Access}); r.Status != 200 {
+		t.Fatalf("DELETE /v1/users/me: %d %s", r.Status, r.Body)
+	}
+	if found := scanForAccount(t, env, acct.ID); len(found) != 0 {
+		t.Fatalf("documents still mention the deleted account: %v", found)
+	}
+}

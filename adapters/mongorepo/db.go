@@ -194,8 +194,8 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 		{colMailTokens, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "account_id", Value: 1}}},
 		}},
-		// One subject per issuer for an account; Link's insert is refused
-		// past it.
+		// One subject per issuer for an account (Link's insert is refused
+		// past it); DeleteByAccount.
 		{colExternalIdentities, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "account_id", Value: 1}, {Key: "issuer", Value: 1}}, Options: options.Index().SetUnique(true)},
 		}},

@@ -67,3 +67,10 @@ func (r *ExternalIdentities) Unlink(ctx context.Context, issuer, subject string)
 	_, err := r.links.DeleteOne(ctx, bson.D{{Key: "_id", Value: externalIdentityKey(issuer, subject)}})
 	return mapErr(err, "unlink the external identity", nil, nil)
 }
+
+// DeleteByAccount implements ports.ExternalIdentityRepository, through the
+// (account_id, issuer) index.
+func (r *ExternalIdentities) DeleteByAccount(ctx context.Context, accountID string) error {
+	_, err := r.links.DeleteMany(ctx, bson.D{{Key: "account_id", Value: accountID}})
+	return mapErr(err, "delete the account's external identities", nil, nil)
+}

@@ -34,6 +34,8 @@ VALUES (:issuer, :subject, :account_id, :created_at)`)
 SELECT issuer, subject, account_id, created_at FROM external_identities WHERE issuer = :issuer AND subject = :subject`)
 	stmtExternalIdentityDelete = newStmt("external_identities.delete", `
 DELETE FROM external_identities WHERE issuer = :issuer AND subject = :subject`)
+	stmtExternalIdentityDeleteByAccount = newStmt("external_identities.delete_by_account", `
+DELETE FROM external_identities WHERE account_id = :account_id`)
 )
 
 // Link implements ports.ExternalIdentityRepository.
@@ -63,4 +65,11 @@ func (r *ExternalIdentities) Get(ctx context.Context, issuer, subject string) (u
 func (r *ExternalIdentities) Unlink(ctx context.Context, issuer, subject string) error {
 	_, err := r.db.exec(ctx, r.db.write, stmtExternalIdentityDelete, sql.Named("issuer", issuer), sql.Named("subject", subject))
 	return mapErr(err, "unlink the external identity", nil, nil)
+}
+
+// DeleteByAccount implements ports.ExternalIdentityRepository, through the
+// (account_id, issuer) index.
+func (r *ExternalIdentities) DeleteByAccount(ctx context.Context, accountID string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtExternalIdentityDeleteByAccount, sql.Named("account_id", accountID))
+	return mapErr(err, "delete the account's external identities", nil, nil)
 }

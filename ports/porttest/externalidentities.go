@@ -22,6 +22,7 @@ func ExternalIdentities(t *testing.T, newRepos func(t *testing.T) ports.Reposito
 		{"OneAccountPerSubject", testExternalIdentityOneAccountPerSubject},
 		{"OneSubjectPerIssuer", testExternalIdentityOneSubjectPerIssuer},
 		{"RaceForOneAccount", testExternalIdentityRace},
+		{"DeleteByAccount", testExternalIdentityDeleteByAccount},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, newRepos(t)) })
@@ -107,5 +108,21 @@ func testExternalIdentityRace(t *testing.T, r ports.Repositories) {
 	}
 	if wins != 1 {
 		t.Fatalf("%d of %d subjects linked the account, want 1", wins, racers)
+	}
+}
+
+func testExternalIdentityDeleteByAccount(t *testing.T, r ports.Repositories) {
+	gone, kept := uuid.NewString(), uuid.NewString()
+	must(t, "Link A", r.ExternalIdentities.Link(ctx(t), user.ExternalIdentity{Issuer: issuerA, Subject: "g", AccountID: gone, CreatedAt: base}))
+	must(t, "Link B", r.ExternalIdentities.Link(ctx(t), user.ExternalIdentity{Issuer: issuerB, Subject: "g", AccountID: gone, CreatedAt: base}))
+	must(t, "Link kept", r.ExternalIdentities.Link(ctx(t), user.ExternalIdentity{Issuer: issuerA, Subject: "k", AccountID: kept, CreatedAt: base}))
+	must(t, "DeleteByAccount", r.ExternalIdentities.DeleteByAccount(ctx(t), gone))
+	must(t, "DeleteByAccount again", r.ExternalIdentities.DeleteByAccount(ctx(t), gone))
+	for _, iss := range []string{issuerA, issuerB} {
+		_, err := r.ExternalIdentities.Get(ctx(t), iss, "g")
+		wantErr(t, "Get of a deleted account's link", err, errs.NotFound, "external_identity_not_found")
+	}
+	if got, err := r.ExternalIdentities.Get(ctx(t), issuerA, "k"); err != nil || got.AccountID != kept {
+		t.Fatalf("another account's link after DeleteByAccount: %+v, %v", got, err)
 	}
 }
