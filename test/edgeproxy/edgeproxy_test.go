@@ -95,8 +95,12 @@ func TestEdgeProxy(t *testing.T) {
 	t.Run("c/invalid tokens stop at the proxy", func(t *testing.T) {
 		other := newKey(t)
 		now := time.Now()
+		// A subject the service has not linked yet: a linked subject is
+		// the account whatever its email claims say, so these cases must
+		// reach the match by verified email.
 		with := func(mut func(map[string]any)) map[string]any {
 			c := idp.claims(demoLibrarian)
+			c["sub"] = "idp-never-signed-in"
 			mut(c)
 			return c
 		}
@@ -185,8 +189,12 @@ func TestEdgeProxy(t *testing.T) {
 	// as verified, a missing email becomes the sub in X-Forwarded-Email, iat
 	// is not checked, the email is not parsed); the service must refuse them.
 	t.Run("g/tokens only the service refuses", func(t *testing.T) {
+		// A subject the service has not linked yet: a linked subject is
+		// the account whatever its email claims say, so these cases must
+		// reach the match by verified email.
 		with := func(mut func(map[string]any)) map[string]any {
 			c := idp.claims(demoLibrarian)
+			c["sub"] = "idp-never-signed-in"
 			mut(c)
 			return c
 		}
