@@ -172,17 +172,18 @@ type Repositories struct {
 	RefreshTokens RefreshTokenRepository
 	SigningKeys   SigningKeyRepository
 	MailTokens    MailTokenRepository
+	Books         BookRepository
+	ReadingLists  ReadingListRepository
+	Progress      ProgressRepository
+	Students      StudentRepository
+	Invites       InviteRepository
+	Holdings      HoldingsRepository
+	Loans         LoanRepository
+	ActiveLoans   ActiveLoanRepository
+	Expiry        ExpiryRepository
+	Departures    DepartureRepository
+	Health        Pinger
+
 	// ExternalIdentities links accounts to subjects of external issuers.
 	ExternalIdentities ExternalIdentityRepository
-	Books              BookRepository
-	ReadingLists       ReadingListRepository
-	Progress           ProgressRepository
-	Students           StudentRepository
-	Invites            InviteRepository
-	Holdings           HoldingsRepository
-	Loans              LoanRepository
-	ActiveLoans        ActiveLoanRepository
-	Expiry             ExpiryRepository
-	Departures         DepartureRepository
-	Health             Pinger
 }

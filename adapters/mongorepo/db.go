@@ -25,34 +25,37 @@ import (
 
 // Collection names.
 const (
-	colAccounts           = "accounts"
-	colSchools            = "schools"
-	colRefreshTokens      = "refresh_tokens"
-	colRefreshRotations   = "refresh_rotations"
-	colRevokedFamilies    = "revoked_families"
-	colSigningKeys        = "signing_keys"
-	colActiveSigningKey   = "active_signing_key"
-	colBooks              = "books"
-	colChapterTexts       = "chapter_texts"
-	colReadingList        = "reading_list"
-	colProgress           = "progress"
-	colReadingSessions    = "reading_sessions"
-	colLibraryBooks       = "library_books"
-	colCopies             = "copies"
-	colLoans              = "loans"
-	colCopyClaims         = "copy_claims"
-	colRenewals           = "renewals"
-	colStudentNumbers     = "student_numbers"
-	colInvites            = "invites"
-	colRedemptions        = "invite_redemptions"
-	colSweepClaims        = "sweep_claims"
-	colStudentImports     = "student_imports"
-	colDepartures         = "student_departures"
-	colDepartureOutcomes  = "departure_outcomes"
-	colMailTokens         = "mail_tokens"
-	colMailTokenUses      = "mail_token_uses"
-	colExternalIdentities = "external_identities"
+	colAccounts          = "accounts"
+	colSchools           = "schools"
+	colRefreshTokens     = "refresh_tokens"
+	colRefreshRotations  = "refresh_rotations"
+	colRevokedFamilies   = "revoked_families"
+	colSigningKeys       = "signing_keys"
+	colActiveSigningKey  = "active_signing_key"
+	colBooks             = "books"
+	colChapterTexts      = "chapter_texts"
+	colReadingList       = "reading_list"
+	colProgress          = "progress"
+	colReadingSessions   = "reading_sessions"
+	colLibraryBooks      = "library_books"
+	colCopies            = "copies"
+	colLoans             = "loans"
+	colCopyClaims        = "copy_claims"
+	colRenewals          = "renewals"
+	colStudentNumbers    = "student_numbers"
+	colInvites           = "invites"
+	colRedemptions       = "invite_redemptions"
+	colSweepClaims       = "sweep_claims"
+	colStudentImports    = "student_imports"
+	colDepartures        = "student_departures"
+	colDepartureOutcomes = "departure_outcomes"
+	colMailTokens        = "mail_tokens"
+	colMailTokenUses     = "mail_token_uses"
 )
+
+// colExternalIdentities holds the links of accounts to subjects of
+// external issuers.
+const colExternalIdentities = "external_identities"
 
 // Both timeouts are short so that, with a dead database, a request fails
 // well within the contract's 5 s instead of waiting the driver's default 30 s.
@@ -115,23 +118,24 @@ func (d *DB) Close(ctx context.Context) error {
 // Repositories returns every repository backed by this database.
 func (d *DB) Repositories() ports.Repositories {
 	return ports.Repositories{
-		Accounts:           NewAccounts(d.db),
-		Schools:            NewSchools(d.db),
-		RefreshTokens:      NewRefreshTokens(d.db),
-		SigningKeys:        NewSigningKeys(d.db),
-		MailTokens:         NewMailTokens(d.db),
+		Accounts:      NewAccounts(d.db),
+		Schools:       NewSchools(d.db),
+		RefreshTokens: NewRefreshTokens(d.db),
+		SigningKeys:   NewSigningKeys(d.db),
+		MailTokens:    NewMailTokens(d.db),
+		Books:         NewBooks(d.db),
+		ReadingLists:  NewReadingLists(d.db),
+		Progress:      NewProgress(d.db),
+		Students:      NewStudents(d.db),
+		Invites:       NewInvites(d.db),
+		Holdings:      NewHoldings(d.db),
+		Loans:         NewLoans(d.db),
+		ActiveLoans:   NewActiveLoans(d.db),
+		Expiry:        NewExpiry(d.db),
+		Departures:    NewDepartures(d.db),
+		Health:        NewHealth(d.db.Client()),
+
 		ExternalIdentities: NewExternalIdentities(d.db),
-		Books:              NewBooks(d.db),
-		ReadingLists:       NewReadingLists(d.db),
-		Progress:           NewProgress(d.db),
-		Students:           NewStudents(d.db),
-		Invites:            NewInvites(d.db),
-		Holdings:           NewHoldings(d.db),
-		Loans:              NewLoans(d.db),
-		ActiveLoans:        NewActiveLoans(d.db),
-		Expiry:             NewExpiry(d.db),
-		Departures:         NewDepartures(d.db),
-		Health:             NewHealth(d.db.Client()),
 	}
 }
 

@@ -269,23 +269,24 @@ func (d *DB) readTx(ctx context.Context, op string, fn func(tx *txn) error) erro
 // Repositories returns every repository backed by this database.
 func (d *DB) Repositories() ports.Repositories {
 	return ports.Repositories{
-		Accounts:           NewAccounts(d),
-		Schools:            NewSchools(d),
-		RefreshTokens:      NewRefreshTokens(d),
-		SigningKeys:        NewSigningKeys(d),
-		MailTokens:         NewMailTokens(d),
+		Accounts:      NewAccounts(d),
+		Schools:       NewSchools(d),
+		RefreshTokens: NewRefreshTokens(d),
+		SigningKeys:   NewSigningKeys(d),
+		MailTokens:    NewMailTokens(d),
+		Books:         NewBooks(d),
+		ReadingLists:  NewReadingLists(d),
+		Progress:      NewProgress(d),
+		Students:      NewStudents(d),
+		Invites:       NewInvites(d),
+		Holdings:      NewHoldings(d),
+		Loans:         NewLoans(d),
+		ActiveLoans:   NewActiveLoans(d),
+		Expiry:        NewExpiry(d),
+		Departures:    NewDepartures(d),
+		Health:        NewHealth(d),
+
 		ExternalIdentities: NewExternalIdentities(d),
-		Books:              NewBooks(d),
-		ReadingLists:       NewReadingLists(d),
-		Progress:           NewProgress(d),
-		Students:           NewStudents(d),
-		Invites:            NewInvites(d),
-		Holdings:           NewHoldings(d),
-		Loans:              NewLoans(d),
-		ActiveLoans:        NewActiveLoans(d),
-		Expiry:             NewExpiry(d),
-		Departures:         NewDepartures(d),
-		Health:             NewHealth(d),
 	}
 }
 
