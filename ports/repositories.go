@@ -141,6 +141,24 @@ type SigningKeyRepository interface {
 	ReplacePrivateKey(ctx context.Context, k auth.SigningKey) error
 }
 
+// ExternalIdentityRepository stores the links of accounts to subjects of
+// external issuers: an (issuer, subject) names one account, and an account
+// has at most one subject per issuer. Both rules hold under concurrent
+// Links (unique keys on every store).
+type ExternalIdentityRepository interface {
+	// Link stores l.
+	// Errors: Conflict "external_identity_exists" when (issuer, subject) is
+	// linked already or the account already has a subject of the issuer.
+	Link(ctx context.Context, l user.ExternalIdentity) error
+	// Get returns the link of (issuer, subject).
+	// Errors: NotFound "external_identity_not_found".
+	Get(ctx context.Context, issuer, subject string) (user.ExternalIdentity, error)
+	// Unlink removes the link of (issuer, subject); none is not an error.
+	Unlink(ctx context.Context, issuer, subject string) error
+	// DeleteByAccount removes every link of the account (its deletion).
+	DeleteByAccount(ctx context.Context, accountID string) error
+}
+
 // Pinger reports whether the database answers.
 type Pinger interface {
 	// Ping returns nil when the database answers. Errors: Unavailable.
@@ -165,4 +183,7 @@ type Repositories struct {
 	Expiry        ExpiryRepository
 	Departures    DepartureRepository
 	Health        Pinger
+
+	// ExternalIdentities links accounts to subjects of external issuers.
+	ExternalIdentities ExternalIdentityRepository
 }

@@ -32,6 +32,17 @@ type AccessClaims struct {
 	// refresh-token family; ending that session ends the token with it.
 	// Empty for tokens of external issuers.
 	SessionID string
+	// Authority is what the external issuer is trusted for; zero for
+	// tokens of this service.
+	Authority IssuerAuthority
+}
+
+// IssuerAuthority binds an external issuer to the accounts it may sign in:
+// those of one school (by domain or id) or those with one of the email
+// domains. Admin accounts are never among them.
+type IssuerAuthority struct {
+	School       string
+	EmailDomains []string
 }
 
 // TokenService issues and verifies the service's own access tokens.
@@ -138,7 +149,8 @@ type ExternalVerifier interface {
 	// Verify checks the token against its issuer's published keys (fetched
 	// from the issuer's discovery document and cached, refetched when an
 	// unknown key id appears), with the algorithm pinned to the key's type,
-	// and iss, aud, exp, nbf and iat. jku, x5u and jwk headers are ignored.
+	// and iss, aud (required), exp and iat (both required, exp - iat at most
+	// a day), nbf and the token type. jku, x5u and jwk headers are ignored.
 	// Errors: Unauthenticated "invalid_token" or "token_expired";
 	// Unavailable when the issuer's keys cannot be fetched.
 	Verify(ctx context.Context, token string) (AccessClaims, error)

@@ -254,7 +254,7 @@ func TestSignupVerifiesEmail(t *testing.T) {
 func TestUnverifiedSignupIsNotLinkedToExternalIdentity(t *testing.T) {
 	mp := mailpittest.Start(t)
 	idp := newSchoolIdP(t)
-	s := startService(t, mailEnv(t, mp, map[string]string{"LIBRARY_OIDC_ISSUERS": idp.srv.URL + "=library-api"}))
+	s := startService(t, mailEnv(t, mp, map[string]string{"LIBRARY_OIDC_ISSUERS": idp.srv.URL + "=library-api;domains=example.org"}))
 	const victim = "teacher.unclaimed@example.org"
 	if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/signup", Body: fmt.Sprintf(`{"email":%q,"password":"basalt-quiver-73","name":"Not Them"}`, victim)}); r.Status != 202 {
 		t.Fatalf("sign-up: %d %s", r.Status, r.Body)

@@ -53,6 +53,10 @@ const (
 	colMailTokenUses     = "mail_token_uses"
 )
 
+// colExternalIdentities holds the links of accounts to subjects of
+// external issuers.
+const colExternalIdentities = "external_identities"
+
 // Both timeouts are short so that, with a dead database, a request fails
 // well within the contract's 5 s instead of waiting the driver's default 30 s.
 const (
@@ -130,6 +134,8 @@ func (d *DB) Repositories() ports.Repositories {
 		Expiry:        NewExpiry(d.db),
 		Departures:    NewDepartures(d.db),
 		Health:        NewHealth(d.db.Client()),
+
+		ExternalIdentities: NewExternalIdentities(d.db),
 	}
 }
 
@@ -191,6 +197,11 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 		// DeleteByAccount.
 		{colMailTokens, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "account_id", Value: 1}}},
+		}},
+		// One subject per issuer for an account (Link's insert is refused
+		// past it); DeleteByAccount.
+		{colExternalIdentities, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "account_id", Value: 1}, {Key: "issuer", Value: 1}}, Options: options.Index().SetUnique(true)},
 		}},
 		// One index per List shape: search, each filter in title order,
 		// and each order; every order ends with sort_title and _id.

@@ -42,6 +42,11 @@ func TestCatalog(t *testing.T) {
 	})
 }
 
+func TestExternalIdentities(t *testing.T) {
+	t.Logf("backend: %s", mongotest.Backend())
+	porttest.ExternalIdentities(t, func(t *testing.T) ports.Repositories { return mongotest.NewDB(t).Repositories() })
+}
+
 func TestMailTokens(t *testing.T) {
 	t.Logf("backend: %s", mongotest.Backend())
 	porttest.MailTokens(t, func(t *testing.T) ports.Repositories { return mongotest.NewDB(t).Repositories() })

@@ -12,9 +12,11 @@ import (
 // host name, no query or fragment, listed once, with a non-empty audience.
 func FuzzParseIssuers(f *testing.F) {
 	for _, s := range []string{
-		"https://accounts.example.org=readinglibrary",
-		"https://a.example.org=aud1, https://b.example.org/realms/x=aud2",
-		"http://localhost:8080=aud,http://127.0.0.1:9000/realms/test=aud,http://[::1]:8443=aud",
+		"https://accounts.example.org=readinglibrary;school=maplegrove.example.org",
+		"https://a.example.org=aud1;domains=a.org|b.org, https://b.example.org/realms/x=aud2;school=6f1c2a9e-0000-4000-8000-000000000001;typ=at+jwt",
+		"http://localhost:8080=aud;school=s.org,http://127.0.0.1:9000/realms/test=aud;school=s.org,http://[::1]:8443=aud;domains=s.org",
+		"https://a.example.org=aud;school=s.org;domains=s.org",
+		"https://a.example.org=aud;;school=s.org",
 		"http://idp.example.org=aud",
 		"https://a.example.org=aud,https://a.example.org=aud",
 		"https://a.example.org?x=1=aud",
@@ -77,8 +79,10 @@ func FuzzParseIssuers(f *testing.F) {
 				// Even an empty query or fragment ("https://idp?") breaks the
 				// discovery URL built by appending a path to the issuer.
 				t.Fatalf("ParseIssuers(%q) accepted %q, which has a query or fragment", s, is.URL)
-			case is.Audience == "" || strings.TrimSpace(is.Audience) != is.Audience || strings.ContainsAny(is.Audience, ",="):
+			case is.Audience == "" || strings.TrimSpace(is.Audience) != is.Audience || strings.ContainsAny(is.Audience, ",=;"):
 				t.Fatalf("ParseIssuers(%q) accepted the audience %q", s, is.Audience)
+			case (is.School == "") == (len(is.EmailDomains) == 0):
+				t.Fatalf("ParseIssuers(%q) accepted %q bound to school %q and domains %q: want exactly one", s, is.URL, is.School, is.EmailDomains)
 			case strings.TrimSpace(is.URL) != is.URL || strings.Contains(is.URL, ","):
 				t.Fatalf("ParseIssuers(%q) accepted the URL %q", s, is.URL)
 			case seen[is.URL]:

@@ -30,14 +30,25 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
-// Issuer is one trusted issuer and the audience its tokens must carry.
+// Issuer is one trusted issuer, the audience its tokens must carry, and
+// what it is authoritative for: exactly one of School (a school's domain or
+// id) and EmailDomains.
 type Issuer struct {
-	URL      string // exactly the iss of its tokens
-	Audience string
+	URL          string // exactly the iss of its tokens
+	Audience     string
+	School       string   // lowercase school domain or school id
+	EmailDomains []string // lowercase email domains
+	// TokenType is the typ header its tokens must carry ("at+jwt"); empty
+	// means ID tokens: typ absent or "JWT", never another declared type.
+	TokenType string
 }
 
-// ParseIssuers reads "url=audience,url=audience". URLs must be https, or
-// http on a loopback host (for tests and local identity providers).
+// ParseIssuers reads comma-separated entries
+// "url=audience;school=<domain or id>" or "url=audience;domains=a.org|b.org",
+// each optionally followed by ";typ=<token type>". URLs must be https, or
+// http on a loopback host (for tests and local identity providers). An
+// entry without school or domains is refused: such an issuer could sign in
+// any account of any school.
 func ParseIssuers(s string) ([]Issuer, error) {
 	var out []Issuer
 	seen := map[string]bool{}
@@ -46,11 +57,13 @@ func ParseIssuers(s string) ([]Issuer, error) {
 		if part == "" {
 			continue
 		}
-		i := strings.LastIndex(part, "=")
-		if i <= 0 || i == len(part)-1 {
-			return nil, fmt.Errorf("%q is not issuer-url=audience", part)
+		fields := strings.Split(part, ";")
+		head := fields[0]
+		i := strings.LastIndex(head, "=")
+		if i <= 0 || i == len(head)-1 {
+			return nil, fmt.Errorf("%q is not issuer-url=audience", head)
 		}
-		iss, aud := strings.TrimSpace(part[:i]), strings.TrimSpace(part[i+1:])
+		iss, aud := strings.TrimSpace(head[:i]), strings.TrimSpace(head[i+1:])
 		u, err := url.Parse(iss)
 		if err != nil || !validHost(u.Hostname()) || strings.ContainsAny(iss, "?# ") || u.User != nil {
 			return nil, fmt.Errorf("%q is not an issuer URL", iss)
@@ -62,9 +75,72 @@ func ParseIssuers(s string) ([]Issuer, error) {
 			return nil, fmt.Errorf("issuer %q is listed twice", iss)
 		}
 		seen[iss] = true
-		out = append(out, Issuer{URL: iss, Audience: aud})
+		is := Issuer{URL: iss, Audience: aud}
+		if err := is.parseOptions(fields[1:]); err != nil {
+			return nil, err
+		}
+		out = append(out, is)
 	}
 	return out, nil
+}
+
+// parseOptions reads the ";key=value" options after url=audience.
+func (is *Issuer) parseOptions(opts []string) error {
+	set := map[string]bool{}
+	for _, opt := range opts {
+		k, v, ok := strings.Cut(strings.TrimSpace(opt), "=")
+		k, v = strings.ToLower(strings.TrimSpace(k)), strings.ToLower(strings.TrimSpace(v))
+		if !ok || v == "" {
+			return fmt.Errorf("issuer %q: %q is not key=value", is.URL, opt)
+		}
+		if set[k] {
+			return fmt.Errorf("issuer %q: %s is given twice", is.URL, k)
+		}
+		set[k] = true
+		switch k {
+		case "school":
+			if !validName(v) {
+				return fmt.Errorf("issuer %q: school %q is not a school domain or id", is.URL, v)
+			}
+			is.School = v
+		case "domains":
+			for _, d := range strings.Split(v, "|") {
+				d = strings.TrimSpace(d)
+				if !validName(d) || !strings.Contains(d, ".") {
+					return fmt.Errorf("issuer %q: %q is not an email domain", is.URL, d)
+				}
+				is.EmailDomains = append(is.EmailDomains, d)
+			}
+		case "typ":
+			if strings.ContainsAny(v, " \t") {
+				return fmt.Errorf("issuer %q: %q is not a token type", is.URL, v)
+			}
+			is.TokenType = v
+		default:
+			return fmt.Errorf("issuer %q: unknown option %q (school, domains or typ)", is.URL, k)
+		}
+	}
+	switch {
+	case is.School == "" && len(is.EmailDomains) == 0:
+		return fmt.Errorf("issuer %q is bound to nothing: add ;school=<school domain or id> or ;domains=<a.org|b.org>", is.URL)
+	case is.School != "" && len(is.EmailDomains) > 0:
+		return fmt.Errorf("issuer %q: give school or domains, not both", is.URL)
+	}
+	return nil
+}
+
+// validName accepts lowercase DNS names and UUIDs (letters, digits, '-'
+// and '.').
+func validName(s string) bool {
+	if s == "" || len(s) > 253 || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") || strings.Contains(s, "..") {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // validHost accepts DNS names and IP addresses (found by fuzzing: net/url
@@ -94,9 +170,12 @@ func loopback(host string) bool {
 
 // Timings of key fetching.
 const (
-	keysTTL        = time.Hour        // refresh cached keys this often
-	minRefetch     = 30 * time.Second // unknown key ids refetch at most this often
-	fetchTimeout   = 5 * time.Second
+	keysTTL      = time.Hour        // refresh cached keys this often
+	minRefetch   = 30 * time.Second // unknown key ids refetch at most this often
+	fetchTimeout = 5 * time.Second
+	// MaxLifetime caps exp - iat: a long-lived token cannot be revoked
+	// here, so one leaked for years is refused whoever signed it.
+	MaxLifetime    = 24 * time.Hour
 	maxDocumentLen = 1 << 20
 	leeway         = 30 * time.Second
 )
@@ -158,7 +237,9 @@ func (v *Verifier) Verify(ctx context.Context, token string) (ports.AccessClaims
 		jwt.WithLeeway(leeway),
 		jwt.WithTimeFunc(v.now),
 	)
+	var typ string
 	_, err := parser.ParseWithClaims(token, claims, func(t *jwt.Token) (any, error) {
+		typ, _ = t.Header["typ"].(string)
 		is, ok := v.issuers[claims.Issuer]
 		if !ok {
 			return nil, errors.New("untrusted issuer")
@@ -196,20 +277,40 @@ func (v *Verifier) Verify(ctx context.Context, token string) (ports.AccessClaims
 	if !audienceHas(claims.Audience, is.Audience) {
 		return ports.AccessClaims{}, invalid("The access token is not meant for this service.")
 	}
-	out := ports.AccessClaims{Issuer: claims.Issuer, Subject: claims.Subject, Email: claims.Email, EmailVerified: claims.EmailVerified}
-	if claims.IssuedAt != nil {
-		out.IssuedAt = claims.IssuedAt.Time
+	if !is.typeMatches(typ, claims.Typ) {
+		return ports.AccessClaims{}, invalid("The token is not of the type this service accepts from its issuer.")
 	}
-	if claims.ExpiresAt != nil {
-		out.ExpiresAt = claims.ExpiresAt.Time
+	// Without iat the lifetime cannot be bounded; the subject is what an
+	// account is linked to.
+	if claims.IssuedAt == nil || claims.Subject == "" {
+		return ports.AccessClaims{}, invalid("The access token is invalid.")
 	}
-	return out, nil
+	if claims.ExpiresAt.Sub(claims.IssuedAt.Time) > MaxLifetime {
+		return ports.AccessClaims{}, invalid("The access token lives too long; tokens of at most 24 hours are accepted.")
+	}
+	return ports.AccessClaims{
+		Issuer: claims.Issuer, Subject: claims.Subject, Email: claims.Email, EmailVerified: claims.EmailVerified,
+		IssuedAt: claims.IssuedAt.Time, ExpiresAt: claims.ExpiresAt.Time,
+		Authority: ports.IssuerAuthority{School: is.School, EmailDomains: is.EmailDomains},
+	}, nil
+}
+
+// typeMatches checks the token's typ header, and the typ claim some
+// providers (Keycloak) add, against the issuer's configured type, so an
+// access token minted for another purpose is not taken for a sign-in.
+func (is *issuerKeys) typeMatches(header, claim string) bool {
+	header = strings.TrimPrefix(strings.ToLower(header), "application/")
+	if is.TokenType != "" {
+		return header == strings.TrimPrefix(is.TokenType, "application/")
+	}
+	return (header == "" || header == "jwt") && (claim == "" || strings.EqualFold(claim, "ID"))
 }
 
 type externalClaims struct {
 	jwt.RegisteredClaims
 	Email         string `json:"email"`
 	EmailVerified bool   `json:"email_verified"`
+	Typ           string `json:"typ"`
 }
 
 func audienceHas(aud jwt.ClaimStrings, want string) bool {

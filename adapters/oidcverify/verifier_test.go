@@ -100,6 +100,50 @@ func (is *testIssuer) sign(t *testing.T, kid string, c jwt.MapClaims) string {
 	return s
 }
 
+// signTyp signs c with key k1 under the typ header typ.
+func (is *testIssuer) signTyp(t *testing.T, typ string, c jwt.MapClaims) string {
+	t.Helper()
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, c)
+	tok.Header["kid"], tok.Header["typ"] = "k1", typ
+	s, err := tok.SignedString(is.rsaKeys["k1"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// An issuer configured for a token type accepts that type only; the
+// default accepts ID tokens (typ JWT or none, Keycloak's typ claim "ID").
+// A token of a day exactly is accepted; the binding travels in the claims.
+func TestVerifyTokenTypeAndLifetime(t *testing.T) {
+	is := newTestIssuer(t)
+	ctx := context.Background()
+	idTokens := New([]Issuer{{URL: is.srv.URL, Audience: "library-api", School: "maplegrove.example.org"}})
+	keycloakID := is.claims("library-api", time.Hour)
+	keycloakID["typ"] = "ID"
+	for name, tok := range map[string]string{
+		"typ JWT":         is.signTyp(t, "JWT", is.claims("library-api", time.Hour)),
+		"Keycloak ID":     is.sign(t, "k1", keycloakID),
+		"a day exactly":   is.sign(t, "k1", is.claims("library-api", MaxLifetime)),
+		"application/jwt": is.signTyp(t, "application/jwt", is.claims("library-api", time.Hour)),
+	} {
+		c, err := idTokens.Verify(ctx, tok)
+		if err != nil || c.Authority.School != "maplegrove.example.org" {
+			t.Errorf("%s: %+v, %v", name, c, err)
+		}
+	}
+	accessTokens := New([]Issuer{{URL: is.srv.URL, Audience: "library-api", EmailDomains: []string{"school.example.org"}, TokenType: "at+jwt"}})
+	c, err := accessTokens.Verify(ctx, is.signTyp(t, "at+jwt", is.claims("library-api", time.Hour)))
+	if err != nil || len(c.Authority.EmailDomains) != 1 {
+		t.Fatalf("at+jwt on an issuer configured for it: %+v, %v", c, err)
+	}
+	if _, err := accessTokens.Verify(ctx, is.signTyp(t, "JWT", is.claims("library-api", time.Hour))); !errs.Is(err, errs.Unauthenticated) {
+		t.Fatalf("an ID token where at+jwt is configured: %v, want Unauthenticated", err)
+	}
+}
+
 func TestVerify(t *testing.T) {
 	is := newTestIssuer(t)
 	v := New([]Issuer{{URL: is.srv.URL, Audience: "library-api"}})
@@ -137,6 +181,38 @@ func TestVerify(t *testing.T) {
 			tok.Header["kid"] = "k1"
 			s, _ := tok.SignedString(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
 			return s
+		}},
+		{"NoAudience", "invalid_token", func() string {
+			c := is.claims("library-api", time.Hour)
+			delete(c, "aud")
+			return is.sign(t, "k1", c)
+		}},
+		{"NoIssuedAt", "invalid_token", func() string {
+			c := is.claims("library-api", time.Hour)
+			delete(c, "iat")
+			return is.sign(t, "k1", c)
+		}},
+		{"NoSubject", "invalid_token", func() string {
+			c := is.claims("library-api", time.Hour)
+			delete(c, "sub")
+			return is.sign(t, "k1", c)
+		}},
+		{"TenYearLifetime", "invalid_token", func() string {
+			return is.sign(t, "k1", is.claims("library-api", 10*365*24*time.Hour))
+		}},
+		{"JustOverADay", "invalid_token", func() string {
+			return is.sign(t, "k1", is.claims("library-api", MaxLifetime+time.Minute))
+		}},
+		{"AccessTokenType", "invalid_token", func() string {
+			return is.signTyp(t, "at+jwt", is.claims("library-api", time.Hour))
+		}},
+		{"LogoutTokenType", "invalid_token", func() string {
+			return is.signTyp(t, "logout+jwt", is.claims("library-api", time.Hour))
+		}},
+		{"KeycloakBearerClaim", "invalid_token", func() string {
+			c := is.claims("library-api", time.Hour)
+			c["typ"] = "Bearer"
+			return is.sign(t, "k1", c)
 		}},
 		{"UnknownKid", "invalid_token", func() string {
 			s := is.sign(t, "k1", is.claims("library-api", time.Hour))
@@ -246,11 +322,27 @@ func TestJKUIgnoredAndIssuerDown(t *testing.T) {
 }
 
 func TestParseIssuers(t *testing.T) {
-	good, err := ParseIssuers("https://idp.school.org/realms/a=library-api, http://127.0.0.1:9999=aud2")
-	if err != nil || len(good) != 2 || good[0].URL != "https://idp.school.org/realms/a" || good[0].Audience != "library-api" {
+	good, err := ParseIssuers("https://idp.school.org/realms/a=library-api;school=MapleGrove.example.org, http://127.0.0.1:9999=aud2; domains = a.org|B.org ; typ=at+jwt")
+	if err != nil || len(good) != 2 || good[0].URL != "https://idp.school.org/realms/a" || good[0].Audience != "library-api" || good[0].School != "maplegrove.example.org" {
 		t.Fatalf("ParseIssuers = %+v, %v", good, err)
 	}
-	for _, bad := range []string{"http://idp.school.org=a", "https://idp.example.org", "=aud", "https://x.org?q=1=a", "https://a.org=x,https://a.org=y"} {
+	if d := good[1].EmailDomains; len(d) != 2 || d[0] != "a.org" || d[1] != "b.org" || good[1].TokenType != "at+jwt" || good[1].School != "" {
+		t.Fatalf("second issuer = %+v", good[1])
+	}
+	for _, bad := range []string{
+		"http://idp.school.org=a;school=s.org", "https://idp.example.org", "=aud", "https://x.org?q=1=a;school=s.org",
+		"https://a.org=x;school=s.org,https://a.org=y;school=s.org",
+		// Bound to nothing: it could sign in any account of any school.
+		"https://idp.school.org=library-api",
+		"https://idp.school.org=library-api;school=a.org;domains=a.org",
+		"https://idp.school.org=library-api;school=a.org;school=b.org",
+		"https://idp.school.org=library-api;domains=a.org|",
+		"https://idp.school.org=library-api;domains=org",
+		"https://idp.school.org=library-api;school=",
+		"https://idp.school.org=library-api;school=a b.org",
+		"https://idp.school.org=library-api;role=admin;school=a.org",
+		"https://idp.school.org=library-api;school",
+	} {
 		if _, err := ParseIssuers(bad); err == nil {
 			t.Errorf("ParseIssuers(%q) accepted", bad)
 		}

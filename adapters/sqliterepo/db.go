@@ -285,6 +285,8 @@ func (d *DB) Repositories() ports.Repositories {
 		Expiry:        NewExpiry(d),
 		Departures:    NewDepartures(d),
 		Health:        NewHealth(d),
+
+		ExternalIdentities: NewExternalIdentities(d),
 	}
 }
 

@@ -30,6 +30,10 @@ func TestLibrary(t *testing.T) {
 	t.Run("Invites", func(t *testing.T) { porttest.Invites(t, newRepos) })
 }
 
+func TestExternalIdentities(t *testing.T) {
+	porttest.ExternalIdentities(t, func(t *testing.T) ports.Repositories { return sqlitetest.NewDB(t).Repositories() })
+}
+
 func TestMailTokens(t *testing.T) {
 	porttest.MailTokens(t, func(t *testing.T) ports.Repositories { return sqlitetest.NewDB(t).Repositories() })
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,7 @@ type Identity struct {
 	throttle ports.LoginThrottle
 	external ports.ExternalVerifier // nil when no external issuer is trusted
 	mail     ports.MailTokenRepository
+	links    ports.ExternalIdentityRepository
 	mailer   ports.Mailer // set by SendMailWith
 	cfg      IdentityConfig
 	bg       *background
@@ -63,7 +65,7 @@ type Identity struct {
 // NewIdentity builds the identity service. It panics on a nil dependency, a
 // wiring mistake that must not reach production.
 func NewIdentity(repos ports.Repositories, tokens ports.TokenService, hasher ports.PasswordHasher, throttle ports.LoginThrottle, cfg IdentityConfig) *Identity {
-	if repos.Accounts == nil || repos.Schools == nil || repos.RefreshTokens == nil || repos.MailTokens == nil || tokens == nil || hasher == nil || throttle == nil {
+	if repos.Accounts == nil || repos.Schools == nil || repos.RefreshTokens == nil || repos.MailTokens == nil || repos.ExternalIdentities == nil || tokens == nil || hasher == nil || throttle == nil {
 		panic("service.NewIdentity: nil dependency")
 	}
 	if cfg.RefreshTTL <= 0 {
@@ -74,7 +76,7 @@ func NewIdentity(repos ports.Repositories, tokens ports.TokenService, hasher por
 	}
 	cfg.LinkBase = strings.TrimRight(cfg.LinkBase, "/")
 	return &Identity{
-		accounts: repos.Accounts, schools: repos.Schools, refresh: repos.RefreshTokens, mail: repos.MailTokens,
+		accounts: repos.Accounts, schools: repos.Schools, refresh: repos.RefreshTokens, mail: repos.MailTokens, links: repos.ExternalIdentities,
 		tokens: tokens, hasher: hasher, throttle: throttle, cfg: cfg, bg: newBackground(cfg.OnBackgroundError),
 		Now: time.Now, NewID: uuid.NewString,
 	}
@@ -377,10 +379,15 @@ func (s *Identity) AuthenticateSession(ctx context.Context, token string) (user.
 	return acct, claims.SessionID, nil
 }
 
-// authenticateExternal maps a school identity provider's token to the
-// existing account with its verified email. Nothing in the token grants a
-// role or a tier.
-// Errors: Unauthenticated, Forbidden "account_not_provisioned" or
+// authenticateExternal maps a school identity provider's token to an
+// existing account. The first sign-in of a subject is matched by verified
+// email and links (issuer, subject) to the account; from then on the
+// subject alone names it, so a changed email claim still signs in, and
+// another subject presenting the same email is refused: an issuer that
+// hands an address to someone else cannot hand them the account. Nothing
+// in the token grants a role or a tier.
+// Errors: Unauthenticated, Forbidden "account_not_provisioned",
+// "issuer_not_authoritative", "external_identity_mismatch" or
 // "account_suspended", Unavailable.
 func (s *Identity) authenticateExternal(ctx context.Context, token string) (user.Account, error) {
 	claims, err := s.external.Verify(ctx, token)
@@ -390,26 +397,139 @@ func (s *Identity) authenticateExternal(ctx context.Context, token string) (user
 		}
 		return user.Account{}, err
 	}
-	notProvisioned := errs.E(errs.Forbidden, "account_not_provisioned",
-		"Your school account is valid but has no account in this library; ask your librarian to create one for your email.")
-	email := user.NormalizeEmail(claims.Email)
-	if email == "" || !claims.EmailVerified {
-		return user.Account{}, notProvisioned
-	}
-	acct, err := s.accounts.GetByEmail(ctx, email)
-	switch {
-	case errs.Is(err, errs.NotFound):
-		return user.Account{}, notProvisioned
-	case err != nil:
+	acct, linked, err := s.linkedAccount(ctx, claims)
+	if err != nil {
 		return user.Account{}, err
 	}
-	if acct.Deleted {
-		return user.Account{}, notProvisioned
+	if !linked {
+		if acct, err = s.accountByVerifiedEmail(ctx, claims); err != nil {
+			return user.Account{}, err
+		}
+	}
+	if err := s.issuerAuthoritative(ctx, claims.Authority, acct); err != nil {
+		return user.Account{}, err
 	}
 	if acct.Suspended {
 		return user.Account{}, ErrAccountSuspended()
 	}
+	if !linked {
+		if err := s.linkExternal(ctx, claims, acct); err != nil {
+			return user.Account{}, err
+		}
+	}
 	return acct, nil
+}
+
+func errNotProvisioned() error {
+	return errs.E(errs.Forbidden, "account_not_provisioned",
+		"Your school account is valid but has no account in this library; ask your librarian to create one for your email.")
+}
+
+// linkedAccount returns the account (issuer, subject) is linked to; linked
+// is false when there is no link. A link to an account removed since is
+// dropped, so the person can be matched again if re-enrolled.
+func (s *Identity) linkedAccount(ctx context.Context, claims ports.AccessClaims) (user.Account, bool, error) {
+	l, err := s.links.Get(ctx, claims.Issuer, claims.Subject)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return user.Account{}, false, nil
+	case err != nil:
+		return user.Account{}, false, err
+	}
+	acct, err := s.accounts.Get(ctx, l.AccountID)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		if err := s.links.Unlink(ctx, claims.Issuer, claims.Subject); err != nil {
+			return user.Account{}, false, err
+		}
+		return user.Account{}, false, nil
+	case err != nil:
+		return user.Account{}, false, err
+	}
+	if acct.Deleted {
+		return user.Account{}, false, errNotProvisioned()
+	}
+	return acct, true, nil
+}
+
+// accountByVerifiedEmail finds the live account with the token's verified
+// email.
+func (s *Identity) accountByVerifiedEmail(ctx context.Context, claims ports.AccessClaims) (user.Account, error) {
+	email := user.NormalizeEmail(claims.Email)
+	if email == "" || !claims.EmailVerified {
+		return user.Account{}, errNotProvisioned()
+	}
+	acct, err := s.accounts.GetByEmail(ctx, email)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return user.Account{}, errNotProvisioned()
+	case err != nil:
+		return user.Account{}, err
+	}
+	if acct.Deleted {
+		return user.Account{}, errNotProvisioned()
+	}
+	return acct, nil
+}
+
+// linkExternal ties (issuer, subject) to acct. The store refuses a second subject
+// of the issuer for the account; a concurrent first sign-in of the same
+// subject to the same account is no conflict.
+// Errors: Forbidden "external_identity_mismatch", Unavailable.
+func (s *Identity) linkExternal(ctx context.Context, claims ports.AccessClaims, acct user.Account) error {
+	err := s.links.Link(ctx, user.ExternalIdentity{Issuer: claims.Issuer, Subject: claims.Subject, AccountID: acct.ID, CreatedAt: s.Now()})
+	if !errs.Is(err, errs.Conflict) {
+		return err
+	}
+	if l, err := s.links.Get(ctx, claims.Issuer, claims.Subject); err == nil && l.AccountID == acct.ID {
+		return nil
+	}
+	return errs.E(errs.Forbidden, "external_identity_mismatch",
+		"This account is linked to another identity of your identity provider; ask your librarian.")
+}
+
+// issuerAuthoritative checks that an issuer bound to a school, or to email
+// domains, may sign in acct: a school's identity provider speaks for that
+// school's people only, and never for an admin, whose account no school
+// controls.
+// Errors: Forbidden "issuer_not_authoritative", Unavailable.
+func (s *Identity) issuerAuthoritative(ctx context.Context, a ports.IssuerAuthority, acct user.Account) error {
+	if acct.Role == user.RoleAdmin {
+		return errs.E(errs.Forbidden, "issuer_not_authoritative",
+			"An admin account cannot sign in through a school identity provider; sign in with your password.")
+	}
+	refused := errs.E(errs.Forbidden, "issuer_not_authoritative",
+		"Your identity provider is not trusted for this account; sign in with your password or your own school's provider.")
+	switch {
+	case a.School != "":
+		if acct.SchoolID == "" {
+			return refused
+		}
+		if acct.SchoolID == a.School {
+			return nil
+		}
+		school, err := s.schools.Get(ctx, acct.SchoolID)
+		switch {
+		case errs.Is(err, errs.NotFound):
+			return refused
+		case err != nil:
+			return err
+		}
+		if school.Domain != a.School {
+			return refused
+		}
+		return nil
+	case len(a.EmailDomains) > 0:
+		// The stored address decides, not the token's claim.
+		_, domain, _ := strings.Cut(acct.Email, "@")
+		if slices.Contains(a.EmailDomains, domain) {
+			return nil
+		}
+		return refused
+	}
+	// An issuer bound to nothing is refused when the settings are read;
+	// should one reach here anyway, it speaks for nobody.
+	return refused
 }
 
 // unverifiedIssuer reads the iss claim of a JWT without checking anything,

@@ -32,6 +32,7 @@ type Users struct {
 	// (DeleteMe), which a racing loan settles with (Circulation).
 	departures ports.DepartureRepository
 	mail       ports.MailTokenRepository
+	links      ports.ExternalIdentityRepository
 	loanReader
 	authz ports.Authorizer
 
@@ -42,12 +43,12 @@ type Users struct {
 // NewUsers builds the users service. It panics on a nil dependency.
 func NewUsers(repos ports.Repositories, authz ports.Authorizer) *Users {
 	if repos.Accounts == nil || repos.RefreshTokens == nil || repos.ReadingLists == nil || repos.Progress == nil || repos.Books == nil ||
-		repos.Students == nil || repos.Invites == nil || repos.MailTokens == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || authz == nil {
+		repos.Students == nil || repos.Invites == nil || repos.MailTokens == nil || repos.ExternalIdentities == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || authz == nil {
 		panic("service.NewUsers: nil dependency")
 	}
 	return &Users{
 		accounts: repos.Accounts, refresh: repos.RefreshTokens, lists: repos.ReadingLists,
-		progress: repos.Progress, books: repos.Books, students: repos.Students, invites: repos.Invites, mail: repos.MailTokens,
+		progress: repos.Progress, books: repos.Books, students: repos.Students, invites: repos.Invites, mail: repos.MailTokens, links: repos.ExternalIdentities,
 		departures: repos.Departures, loanReader: loanReader{loans: repos.Loans, active: repos.ActiveLoans}, authz: authz, Now: time.Now,
 	}
 }
@@ -433,6 +434,9 @@ func (s *Users) erase(ctx context.Context, accountID string) error {
 		}
 	}
 	if err := s.mail.DeleteByAccount(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.links.DeleteByAccount(ctx, accountID); err != nil {
 		return err
 	}
 	return s.accounts.Delete(ctx, accountID)

@@ -95,8 +95,12 @@ func TestEdgeProxy(t *testing.T) {
 	t.Run("c/invalid tokens stop at the proxy", func(t *testing.T) {
 		other := newKey(t)
 		now := time.Now()
+		// A subject the service has not linked yet: a linked subject is
+		// the account whatever its email claims say, so these cases must
+		// reach the match by verified email.
 		with := func(mut func(map[string]any)) map[string]any {
 			c := idp.claims(demoLibrarian)
+			c["sub"] = "idp-never-signed-in"
 			mut(c)
 			return c
 		}
@@ -185,8 +189,12 @@ func TestEdgeProxy(t *testing.T) {
 	// as verified, a missing email becomes the sub in X-Forwarded-Email, iat
 	// is not checked, the email is not parsed); the service must refuse them.
 	t.Run("g/tokens only the service refuses", func(t *testing.T) {
+		// A subject the service has not linked yet: a linked subject is
+		// the account whatever its email claims say, so these cases must
+		// reach the match by verified email.
 		with := func(mut func(map[string]any)) map[string]any {
 			c := idp.claims(demoLibrarian)
+			c["sub"] = "idp-never-signed-in"
 			mut(c)
 			return c
 		}
@@ -522,7 +530,7 @@ func startService(t *testing.T, bin string, idp *issuer) *service {
 		"LIBRARY_ISSUER_URL=http://"+addr,
 		"LIBRARY_DATA_DIR="+filepath.Join(t.TempDir(), "data"),
 		"LIBRARY_DEMO_DATA=true",
-		"LIBRARY_OIDC_ISSUERS="+idp.URL+"="+idpAudience,
+		"LIBRARY_OIDC_ISSUERS="+idp.URL+"="+idpAudience+";domains=maplegrove.example.org|library.example.org",
 		"LIBRARY_COOKIE_SECURE=false",
 		"LIBRARY_TRUSTED_PROXIES=127.0.0.1/32",
 		"LIBRARY_RATE_ANONYMOUS=10000-H",

@@ -120,7 +120,7 @@ var Settings = []Setting{
 	{"LIBRARY_COOKIE_SECURE", "true", false, "Secure attribute on cookies. Switch off only for plain-http development."},
 	{"LIBRARY_ALLOWED_ORIGINS", "the issuer URL's origin", false, "Comma-separated browser origins allowed for CORS and cookie-authenticated changes."},
 	{"LIBRARY_TRUSTED_PROXIES", "", false, "Comma-separated CIDRs of proxies whose X-Forwarded-For is believed."},
-	{"LIBRARY_OIDC_ISSUERS", "", false, "Trusted school identity providers, comma-separated issuer-url=audience pairs (https; http only on loopback). Their tokens are matched to existing accounts by verified email and never grant roles."},
+	{"LIBRARY_OIDC_ISSUERS", "", false, "Trusted school identity providers, comma-separated entries issuer-url=audience;school=SCHOOL (a school domain or id) or issuer-url=audience;domains=DOMAINS (email domains joined by vertical bars), optionally followed by ;typ=TYPE (default: ID tokens). https; http only on loopback. An entry bound to no school and no domains is refused at start. Tokens (aud and iat required, at most 24 h long) sign in existing accounts of that school or those email domains, never an admin, and never grant roles; the first sign-in, by verified email, links the token subject to the account."},
 	{"LIBRARY_REDIS_URL", "", true, "Redis URL for shared rate limits and sign-in throttling across replicas. Empty: in-process store."},
 	{"LIBRARY_RATE_ANONYMOUS", "100-H", false, "Rate limit per client address without a token (limiter format: <n>-<S|M|H|D>)."},
 	{"LIBRARY_RATE_AUTHENTICATED", "1000-H", false, "Rate limit per standard-tier account."},

@@ -70,6 +70,10 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 		{"LIBRARY_SMTP_PORT", "70000"},
 		{"LIBRARY_SMTP_USERNAME", "library"}, // without a password
 		{"LIBRARY_MAIL_FROM", "not an address"},
+		// An issuer bound to no school or email domains could sign in
+		// every account of every school: refused at start.
+		{"LIBRARY_OIDC_ISSUERS", "https://idp.school.org=library-api"},
+		{"LIBRARY_OIDC_ISSUERS", "https://idp.school.org=library-api;domains=school.org;school=school.org"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
@@ -92,6 +96,7 @@ func TestConfigParsesLists(t *testing.T) {
 		"LIBRARY_ALLOWED_ORIGINS": "https://a.example.org, https://b.example.org/",
 		"LIBRARY_TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.7",
 		"LIBRARY_ISSUER_URL":      "https://library.example.org/",
+		"LIBRARY_OIDC_ISSUERS":    "https://idp.school.org=library-api;school=maplegrove.example.org, https://idp.city.org=lib;domains=city.org|pupils.city.org;typ=at+jwt",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +106,9 @@ func TestConfigParsesLists(t *testing.T) {
 	}
 	if len(c.TrustedProxies) != 2 || c.TrustedProxies[1].String() != "192.0.2.7/32" {
 		t.Fatalf("proxies = %v", c.TrustedProxies)
+	}
+	if is := c.OIDCIssuers; len(is) != 2 || is[0].School != "maplegrove.example.org" || len(is[1].EmailDomains) != 2 || is[1].TokenType != "at+jwt" {
+		t.Fatalf("OIDC issuers = %+v", is)
 	}
 	if c.IssuerURL != "https://library.example.org" {
 		t.Fatalf("issuer = %q", c.IssuerURL)

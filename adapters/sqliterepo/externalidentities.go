@@ -1,0 +1,75 @@
+package sqliterepo
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+var _ ports.ExternalIdentityRepository = (*ExternalIdentities)(nil)
+
+// ExternalIdentities is the SQLite ports.ExternalIdentityRepository: table
+// external_identities, keyed by (issuer, subject), unique per (account,
+// issuer).
+type ExternalIdentities struct {
+	db *DB
+}
+
+// NewExternalIdentities returns the external identity links of db. It
+// panics on nil, a wiring bug.
+func NewExternalIdentities(db *DB) *ExternalIdentities {
+	if db == nil {
+		panic("sqliterepo: NewExternalIdentities: nil database")
+	}
+	return &ExternalIdentities{db: db}
+}
+
+var (
+	stmtExternalIdentityInsert = newStmt("external_identities.insert", `
+INSERT INTO external_identities (issuer, subject, account_id, created_at)
+VALUES (:issuer, :subject, :account_id, :created_at)`)
+	stmtExternalIdentityGet = newStmt("external_identities.get", `
+SELECT issuer, subject, account_id, created_at FROM external_identities WHERE issuer = :issuer AND subject = :subject`)
+	stmtExternalIdentityDelete = newStmt("external_identities.delete", `
+DELETE FROM external_identities WHERE issuer = :issuer AND subject = :subject`)
+	stmtExternalIdentityDeleteByAccount = newStmt("external_identities.delete_by_account", `
+DELETE FROM external_identities WHERE account_id = :account_id`)
+)
+
+// Link implements ports.ExternalIdentityRepository.
+func (r *ExternalIdentities) Link(ctx context.Context, l user.ExternalIdentity) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtExternalIdentityInsert,
+		sql.Named("issuer", l.Issuer), sql.Named("subject", l.Subject), sql.Named("account_id", l.AccountID),
+		sql.Named("created_at", millis(l.CreatedAt)))
+	return mapErr(err, "link the external identity", nil, user.ErrExternalIdentityExists)
+}
+
+// Get implements ports.ExternalIdentityRepository.
+func (r *ExternalIdentities) Get(ctx context.Context, issuer, subject string) (user.ExternalIdentity, error) {
+	var (
+		l       user.ExternalIdentity
+		created int64
+	)
+	err := r.db.queryRow(ctx, r.db.read, stmtExternalIdentityGet, sql.Named("issuer", issuer), sql.Named("subject", subject)).
+		Scan(&l.Issuer, &l.Subject, &l.AccountID, &created)
+	if err != nil {
+		return user.ExternalIdentity{}, mapErr(err, "read the external identity", user.ErrExternalIdentityNotFound, nil)
+	}
+	l.CreatedAt = fromMillis(created)
+	return l, nil
+}
+
+// Unlink implements ports.ExternalIdentityRepository.
+func (r *ExternalIdentities) Unlink(ctx context.Context, issuer, subject string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtExternalIdentityDelete, sql.Named("issuer", issuer), sql.Named("subject", subject))
+	return mapErr(err, "unlink the external identity", nil, nil)
+}
+
+// DeleteByAccount implements ports.ExternalIdentityRepository, through the
+// (account_id, issuer) index.
+func (r *ExternalIdentities) DeleteByAccount(ctx context.Context, accountID string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtExternalIdentityDeleteByAccount, sql.Named("account_id", accountID))
+	return mapErr(err, "delete the account's external identities", nil, nil)
+}
