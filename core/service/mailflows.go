@@ -275,10 +275,19 @@ func (s *Identity) ResetPassword(ctx context.Context, token, password string) er
 // stop working on the next request, and their refresh tokens are removed.
 // Errors: Unavailable.
 func (s *Identity) EndAllSessions(ctx context.Context, accountID string) error {
-	if err := s.EndSessions(ctx, accountID, ""); err != nil {
+	return endAllSessions(ctx, s.refresh, accountID, s.Now())
+}
+
+// endAllSessions ends every session of an account for good, the one way
+// reset, suspension and deletion all use: the sessions are revoked (their
+// access tokens fail on the next request) before their refresh records go,
+// because the revocation finds the sessions through those records.
+// Errors: Unavailable.
+func endAllSessions(ctx context.Context, refresh ports.RefreshTokenRepository, accountID string, now time.Time) error {
+	if err := refresh.RevokeAccountFamilies(ctx, accountID, "", now); err != nil {
 		return err
 	}
-	return s.refresh.DeleteByAccount(ctx, accountID)
+	return refresh.DeleteByAccount(ctx, accountID)
 }
 
 // issueMailToken stores t under the hash of a new secret and returns the

@@ -226,12 +226,7 @@ func (s *Staff) ManageAccount(ctx context.Context, accountID string, suspended b
 		return user.Account{}, err
 	}
 	if suspended {
-		// Revoked before the records go: the revocation finds the sessions
-		// through them.
-		if err := s.refresh.RevokeAccountFamilies(ctx, a.ID, "", s.Now()); err != nil {
-			return user.Account{}, err
-		}
-		if err := s.refresh.DeleteByAccount(ctx, a.ID); err != nil {
+		if err := endAllSessions(ctx, s.refresh, a.ID, s.Now()); err != nil {
 			return user.Account{}, err
 		}
 	}

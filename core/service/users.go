@@ -399,12 +399,7 @@ func (s *Users) endDeparture(ctx context.Context, attemptID string) {
 // erase removes everything of a marked account; every step is idempotent,
 // so a retry after a crash repeats safely.
 func (s *Users) erase(ctx context.Context, accountID string) error {
-	// Sessions are revoked before their records go: the revocation finds
-	// them through the records.
-	if err := s.refresh.RevokeAccountFamilies(ctx, accountID, "", s.Now()); err != nil {
-		return err
-	}
-	if err := s.refresh.DeleteByAccount(ctx, accountID); err != nil {
+	if err := endAllSessions(ctx, s.refresh, accountID, s.Now()); err != nil {
 		return err
 	}
 	if err := s.lists.DeleteByAccount(ctx, accountID); err != nil {
