@@ -194,8 +194,8 @@ func TestMetricsOffThePublicPort(t *testing.T) {
 	if r := s.metrics(); r.Status != 200 || !strings.Contains(string(r.Body), "library_http_requests_total") {
 		t.Fatalf("metrics listener: %d %.300s, want 200 with the request counter", r.Status, r.Body)
 	}
-	if host, _, _ := net.SplitHostPort(s.App.MetricsAddr()); host != "127.0.0.1" {
-		t.Fatalf("metrics listener on %q, want loopback", s.App.MetricsAddr())
+	if host, _, _ := net.SplitHostPort(s.metricsAddr()); host != "127.0.0.1" {
+		t.Fatalf("metrics listener on %q, want loopback", s.metricsAddr())
 	}
 
 	const token = "metrics-token-for-the-scraper"

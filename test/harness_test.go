@@ -25,17 +25,26 @@ import (
 
 // service is one running instance of the wired service.
 type service struct {
-	URL  string
+	URL string
+	// App is the in-process service; in container mode it is a second,
+	// unserved wiring on the container's store, so tests can still read and
+	// set up stored state through the repositories and use cases.
 	App  *app.App
 	Logs *lockedBuffer
 	Env  map[string]string // the configuration it was started with
 	t    *testing.T
 	stop func() // shuts the service down and closes its store; idempotent
+
+	metricsAddr func() string     // the metrics listener's address
+	container   *serviceContainer // set in container mode
 }
 
 type lockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	// source, when set, is where the logs really are (a container's
+	// output), read afresh on every String.
+	source func() string
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
@@ -45,6 +54,9 @@ func (l *lockedBuffer) Write(p []byte) (int, error) {
 }
 
 func (l *lockedBuffer) String() string {
+	if l.source != nil {
+		return l.source()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
@@ -91,9 +103,16 @@ func testEnv(t *testing.T, overrides map[string]string) map[string]string {
 }
 
 // startService listens on a free loopback port, wires the service with env
-// and waits for /readyz.
+// and waits for /readyz. With LIBRARY_TEST_TARGET=container the service is
+// the libraryd image instead (startContainerService).
 func startService(t *testing.T, env map[string]string, opts ...app.Option) *service {
 	t.Helper()
+	if testTarget() == "container" {
+		if len(opts) > 0 {
+			t.Skip("container mode: this test hooks into the in-process service (app options such as a statement observer)")
+		}
+		return startContainerService(t, env)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +151,7 @@ func startService(t *testing.T, env map[string]string, opts ...app.Option) *serv
 		})
 	}
 	t.Cleanup(stop)
-	s := &service{URL: base, App: a, Logs: logs, Env: full, t: t, stop: stop}
+	s := &service{URL: base, App: a, Logs: logs, Env: full, t: t, stop: stop, metricsAddr: a.MetricsAddr}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		resp, err := http.Get(base + "/readyz")
@@ -221,7 +240,7 @@ func (s *service) do(r req) response {
 // metrics reads GET /metrics from the service's metrics listener.
 func (s *service) metrics() response {
 	s.t.Helper()
-	addr := s.App.MetricsAddr()
+	addr := s.metricsAddr()
 	if addr == "" {
 		s.t.Fatal("the service has no metrics listener")
 	}

@@ -2,8 +2,15 @@
 // database on it. The server is chosen once per test binary:
 //
 //   - LIBRARY_TEST_MONGODB_URI set: that server ("uri");
-//   - LIBRARY_TEST_MONGO=container: a testcontainers mongo:7 replica set
-//     ("container"); without a Docker engine every test that asks fails;
+//   - LIBRARY_TEST_MONGO=container: a testcontainers MongoDB replica set
+//     ("container") of the image LIBRARY_TEST_MONGO_IMAGE (default mongo:7):
+//     the backend that proves fidelity to real MongoDB;
+//   - LIBRARY_TEST_MONGO=ferretdb: the locally built FerretDB image
+//     (readinglibrary/ferretdb:local), a MongoDB wire server reached from
+//     outside the process as QA reaches it, on machines with no registry;
+//
+// Without a Docker engine every test that asks for a container backend
+// fails, since the run asked for it by name.
 //   - otherwise: an embedded FerretDB in a temporary directory
 //     ("embedded-ferretdb").
 //
@@ -34,19 +41,29 @@ import (
 
 	"github.com/readinglibrary/service/adapters/mongorepo"
 	"github.com/readinglibrary/service/adapters/mongorepo/mongotest/ferret"
+	"github.com/readinglibrary/service/test/containers"
 )
 
 // Environment variables that select the backend.
 const (
 	EnvURI     = "LIBRARY_TEST_MONGODB_URI"
 	EnvBackend = "LIBRARY_TEST_MONGO"
+	// EnvImage names the MongoDB image of the "container" backend, so a QA
+	// team can point it at their own registry's copy.
+	EnvImage = "LIBRARY_TEST_MONGO_IMAGE"
 )
+
+// DefaultImage is the "container" backend's image when EnvImage is unset.
+const DefaultImage = "mongo:7"
 
 // Backend names, as Backend reports them.
 const (
 	BackendEmbedded  = "embedded-ferretdb"
 	BackendURI       = "uri"
 	BackendContainer = "container"
+	// BackendFerretDBContainer is LIBRARY_TEST_MONGO's value for the FerretDB
+	// image.
+	BackendFerretDBContainer = "ferretdb"
 )
 
 const (
@@ -73,8 +90,11 @@ func Backend() string {
 	if os.Getenv(EnvURI) != "" {
 		return BackendURI
 	}
-	if os.Getenv(EnvBackend) == BackendContainer {
+	switch os.Getenv(EnvBackend) {
+	case BackendContainer:
 		return BackendContainer
+	case BackendFerretDBContainer:
+		return BackendFerretDBContainer
 	}
 	return BackendEmbedded
 }
@@ -116,6 +136,8 @@ func start() (uri string, stop func(), err error) {
 		return os.Getenv(EnvURI), func() {}, nil
 	case BackendContainer:
 		return startContainer(ctx)
+	case BackendFerretDBContainer:
+		return startFerretDBContainer(ctx)
 	}
 	dir, err := os.MkdirTemp("", "mongotest-")
 	if err != nil {
@@ -129,16 +151,22 @@ func start() (uri string, stop func(), err error) {
 	return s.URI(), func() { s.Stop(); _ = os.RemoveAll(dir) }, nil
 }
 
-// startContainer runs mongo:7 as a one-member replica set. testcontainers
-// panics when no Docker engine answers; that is turned into an error, because
-// a run that asked for the container must fail rather than skip.
+// Image returns the "container" backend's MongoDB image.
+func Image() string {
+	if im := os.Getenv(EnvImage); im != "" {
+		return im
+	}
+	return DefaultImage
+}
+
+// startContainer runs the MongoDB image as a one-member replica set. A run
+// that asked for the container fails rather than skips without an engine.
 func startContainer(ctx context.Context) (uri string, stop func(), err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%s=%s needs a Docker engine and none answered: %v", EnvBackend, BackendContainer, p)
-		}
-	}()
-	ctr, err := mongodb.Run(ctx, "mongo:7", mongodb.WithReplicaSet("rs0"))
+	if err := containers.EngineErr(); err != nil {
+		return "", nil, fmt.Errorf("%s=%s needs a Docker engine and none answered: %v", EnvBackend, BackendContainer, err)
+	}
+	image := Image()
+	ctr, err := mongodb.Run(ctx, image, mongodb.WithReplicaSet("rs0"))
 	stop = func() {
 		if ctr != nil {
 			_ = testcontainers.TerminateContainer(ctr)
@@ -146,7 +174,7 @@ func startContainer(ctx context.Context) (uri string, stop func(), err error) {
 	}
 	if err != nil {
 		stop()
-		return "", nil, fmt.Errorf("start mongo:7 container: %w", err)
+		return "", nil, fmt.Errorf("start %s container (set %s to a copy your registry serves): %w", image, EnvImage, err)
 	}
 	cs, err := ctr.ConnectionString(ctx)
 	if err != nil {
@@ -161,6 +189,60 @@ func startContainer(ctx context.Context) (uri string, stop func(), err error) {
 		return "", nil, err
 	}
 	return uri, stop, nil
+}
+
+// startFerretDBContainer runs the locally built FerretDB image with its port
+// published and waits until it answers a ping. The image has no shell, so
+// readiness is checked from here with the driver.
+func startFerretDBContainer(ctx context.Context) (uri string, stop func(), err error) {
+	if err := containers.ImageErr(containers.FerretDB); err != nil {
+		return "", nil, fmt.Errorf("%s=%s: %w", EnvBackend, BackendFerretDBContainer, err)
+	}
+	ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{
+		ContainerRequest: testcontainers.ContainerRequest{Image: containers.FerretDB, ExposedPorts: []string{"27017/tcp"}},
+		Started:          true,
+	})
+	stop = func() {
+		if ctr != nil {
+			_ = testcontainers.TerminateContainer(ctr)
+		}
+	}
+	if err != nil {
+		stop()
+		return "", nil, fmt.Errorf("start %s: %w", containers.FerretDB, err)
+	}
+	ep, err := ctr.PortEndpoint(ctx, "27017/tcp", "mongodb")
+	if err != nil {
+		stop()
+		return "", nil, err
+	}
+	uri = ep + "/"
+	if err := pingUntil(ctx, uri); err != nil {
+		logs := containers.Logs(ctr)
+		stop()
+		return "", nil, fmt.Errorf("%s never answered: %w; logs:\n%s", containers.FerretDB, err, logs)
+	}
+	return uri, stop, nil
+}
+
+// pingUntil pings uri until it answers or ctx ends.
+func pingUntil(ctx context.Context, uri string) error {
+	c, err := mongo.Connect(options.Client().ApplyURI(uri).SetServerSelectionTimeout(2 * time.Second))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = c.Disconnect(context.Background()) }()
+	for {
+		err := c.Ping(ctx, nil)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // withQuery sets one option on a MongoDB URI, keeping the others.

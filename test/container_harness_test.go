@@ -1,0 +1,166 @@
+package test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
+	"github.com/readinglibrary/service/cmd/libraryd/app"
+	"github.com/readinglibrary/service/test/containers"
+)
+
+// envTarget selects what the end-to-end tests talk to: the in-process
+// service (default) or the readinglibrary/libraryd:local image
+// ("container").
+const envTarget = "LIBRARY_TEST_TARGET"
+
+func testTarget() string {
+	if os.Getenv(envTarget) == "container" {
+		return "container"
+	}
+	return "process"
+}
+
+// serviceContainer is the running libraryd container behind a service.
+type serviceContainer struct {
+	c *testcontainers.DockerContainer
+}
+
+// freeLoopbackAddr returns a loopback address nothing listens on right now.
+func freeLoopbackAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// hostPaths lists the absolute paths among env's values that exist on this
+// machine (the data directory, key files, an outbox): the container gets
+// each at the same path, so the configuration means the same inside.
+func hostPaths(env map[string]string) []string {
+	var binds []string
+	for _, v := range env {
+		if !filepath.IsAbs(v) {
+			continue
+		}
+		if _, err := os.Stat(v); err == nil {
+			binds = append(binds, v+":"+v)
+		}
+	}
+	sort.Strings(binds)
+	return binds
+}
+
+// startContainerService runs the service image with env and waits for
+// /readyz. The container shares the host's network namespace: the tests'
+// own servers (identity providers, mail, Redis, the MongoDB backend) listen
+// on loopback, and the configuration names them by loopback addresses, as
+// it does for the in-process service. It runs as this process's user so
+// that it can use the files the test wrote (and the test can read what it
+// stores). Beside it, an unserved in-process wiring on the same store
+// gives tests s.App.Repos and the use cases for set-up and stored-effect
+// checks.
+func startContainerService(t *testing.T, env map[string]string) *service {
+	t.Helper()
+	containers.MustEngine(t)
+	containers.RequireImages(t, containers.Libraryd)
+	if testStore() == "mongo" && mongotest.Backend() == mongotest.BackendEmbedded {
+		t.Fatalf("%s=container on MongoDB needs a server the container can reach: set %s=%s (or %s, or %s)",
+			envTarget, mongotest.EnvBackend, mongotest.BackendFerretDBContainer, mongotest.BackendContainer, mongotest.EnvURI)
+	}
+	addr := freeLoopbackAddr(t)
+	base := "http://" + addr
+	full := map[string]string{"LIBRARY_ADDR": addr, "LIBRARY_ISSUER_URL": base, "LIBRARY_METRICS_ADDR": freeLoopbackAddr(t)}
+	for k, v := range env {
+		full[k] = v
+	}
+	binds := hostPaths(full)
+	c := containers.Run(t, testcontainers.ContainerRequest{
+		Image: containers.Libraryd,
+		Env:   full,
+		ConfigModifier: func(cfg *container.Config) {
+			cfg.User = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
+		},
+		HostConfigModifier: func(hc *container.HostConfig) {
+			hc.NetworkMode = "host"
+			hc.Binds = append(hc.Binds, binds...)
+		},
+	})
+	logs := &lockedBuffer{source: func() string { return containers.Logs(c) }}
+
+	waitContainerReady(t, c, base)
+
+	cfg, err := app.LoadConfig(func(k string) string { return full[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	side, err := app.New(context.Background(), cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	if err != nil {
+		t.Logf("service logs:\n%s", logs.String())
+		t.Fatalf("app.New on the container's store: %v", err)
+	}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			grace := 30 * time.Second
+			if err := c.Stop(ctx, &grace); err != nil {
+				t.Errorf("docker stop: %v", err)
+			} else if st, err := c.State(ctx); err != nil {
+				t.Errorf("container state: %v", err)
+			} else if st.ExitCode != 0 {
+				t.Errorf("the service container exited with status %d after SIGTERM", st.ExitCode)
+			}
+			_ = side.Close(ctx)
+			if t.Failed() {
+				t.Logf("service logs:\n%s", logs.String())
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return &service{
+		URL: base, App: side, Logs: logs, Env: full, t: t, stop: stop,
+		metricsAddr: func() string { return full["LIBRARY_METRICS_ADDR"] },
+		container:   &serviceContainer{c: c},
+	}
+}
+
+// waitContainerReady polls base/readyz until it answers 200, failing early with the
+// logs when the container has exited.
+func waitContainerReady(t *testing.T, c *testcontainers.DockerContainer, base string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		if st, err := c.State(context.Background()); err == nil && !st.Running {
+			t.Fatalf("the service container exited (status %d) before it was ready; logs:\n%s", st.ExitCode, containers.Logs(c))
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("service container at %s never became ready; logs:\n%s", base, containers.Logs(c))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
