@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,6 +35,14 @@ func init() {
 	// Set before testcontainers reads its configuration (on first use).
 	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
 		_ = os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	}
+	// An engine on a local socket publishes ports on this machine, but
+	// testcontainers, when it finds itself inside a container (as on CI
+	// machines), sends the tests to the default gateway instead. A test
+	// process that really runs beside the engine's host, not on it, sets
+	// TESTCONTAINERS_HOST_OVERRIDE itself.
+	if os.Getenv("TESTCONTAINERS_HOST_OVERRIDE") == "" && strings.HasPrefix(os.Getenv("DOCKER_HOST"), "unix://") {
+		_ = os.Setenv("TESTCONTAINERS_HOST_OVERRIDE", "127.0.0.1")
 	}
 }
 
