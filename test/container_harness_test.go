@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -102,7 +103,9 @@ func startContainerService(t *testing.T, env map[string]string) *service {
 			hc.Binds = append(hc.Binds, binds...)
 		},
 	})
-	logs := &lockedBuffer{source: func() string { return containers.Logs(c) }}
+	// The structured log, as the in-process buffer holds it; the start-up
+	// banner for people (with the demo password) is not a log line.
+	logs := &lockedBuffer{source: func() string { return jsonLines(containers.Logs(c)) }}
 
 	waitContainerReady(t, c, base)
 
@@ -112,7 +115,7 @@ func startContainerService(t *testing.T, env map[string]string) *service {
 	}
 	side, err := app.New(context.Background(), cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	if err != nil {
-		t.Logf("service logs:\n%s", logs.String())
+		t.Logf("service output:\n%s", containers.Logs(c))
 		t.Fatalf("app.New on the container's store: %v", err)
 	}
 	var once sync.Once
@@ -130,7 +133,7 @@ func startContainerService(t *testing.T, env map[string]string) *service {
 			}
 			_ = side.Close(ctx)
 			if t.Failed() {
-				t.Logf("service logs:\n%s", logs.String())
+				t.Logf("service output:\n%s", containers.Logs(c))
 			}
 		})
 	}
@@ -163,4 +166,15 @@ func waitContainerReady(t *testing.T, c *testcontainers.DockerContainer, base st
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// jsonLines keeps the lines of out that are JSON objects.
+func jsonLines(out string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(out, "\n") {
+		if strings.HasPrefix(line, "{") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }
