@@ -265,7 +265,13 @@ func stopReplicaUnderWrites(t *testing.T, client *http.Client, ctrB *testcontain
 			}
 		}()
 	}
-	for acked.Load() < 20 {
+	// Stop B once the stream is flowing.
+	for deadline := time.Now().Add(time.Minute); acked.Load() < 20; {
+		if time.Now().After(deadline) {
+			close(quit)
+			wg.Wait()
+			t.Fatalf("B acknowledged only %d writes in a minute: %+v", acked.Load(), attempts)
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	stopAt := time.Now()
