@@ -29,7 +29,7 @@ test-containers: ## Run the container suites as CI does (needs a Docker engine a
 	LIBRARY_TEST_DOCKER=$${LIBRARY_TEST_DOCKER:-required} LIBRARY_TEST_MONGO=$${LIBRARY_TEST_MONGO:-ferretdb} LIBRARY_TEST_TARGET=container \
 	  $(GO) test -count=1 -timeout 30m ./test/
 	LIBRARY_TEST_DOCKER=$${LIBRARY_TEST_DOCKER:-required} LIBRARY_TEST_MONGO=$${LIBRARY_TEST_MONGO:-ferretdb} LIBRARY_TEST_TARGET=container LIBRARY_TEST_STORE=mongo \
-	  $(GO) test -count=1 -timeout 30m -skip '^TestContainerReplicas' ./test/
+	  $(GO) test -count=1 -timeout 30m -skip '^TestContainer' ./test/
 
 lint: fmt vet ## gofmt check, go vet, and the package-layer rules
 	$(GO) test -count=1 -run TestArchitecture ./test/
