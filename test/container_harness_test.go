@@ -85,29 +85,47 @@ func startContainerService(t *testing.T, env map[string]string) *service {
 		t.Fatalf("%s=container on MongoDB needs a server the container can reach: set %s=%s (or %s, or %s)",
 			envTarget, mongotest.EnvBackend, mongotest.BackendFerretDBContainer, mongotest.BackendContainer, mongotest.EnvURI)
 	}
-	addr := freeLoopbackAddr(t)
-	base := "http://" + addr
-	full := map[string]string{"LIBRARY_ADDR": addr, "LIBRARY_ISSUER_URL": base, "LIBRARY_METRICS_ADDR": freeLoopbackAddr(t)}
-	for k, v := range env {
-		full[k] = v
+	var (
+		c    *testcontainers.DockerContainer
+		base string
+		full map[string]string
+	)
+	// Ports are picked here and bound in the container, so another test
+	// process can take one in between; the service then exits at once
+	// and a second pick is made.
+	for attempt := 1; ; attempt++ {
+		addr := freeLoopbackAddr(t)
+		base = "http://" + addr
+		full = map[string]string{"LIBRARY_ADDR": addr, "LIBRARY_ISSUER_URL": base, "LIBRARY_METRICS_ADDR": freeLoopbackAddr(t)}
+		for k, v := range env {
+			full[k] = v
+		}
+		binds := hostPaths(full)
+		c = containers.Run(t, testcontainers.ContainerRequest{
+			Image: containers.Libraryd,
+			Env:   full,
+			ConfigModifier: func(cfg *container.Config) {
+				cfg.User = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
+			},
+			HostConfigModifier: func(hc *container.HostConfig) {
+				hc.NetworkMode = "host"
+				hc.Binds = append(hc.Binds, binds...)
+			},
+		})
+		err := waitContainerReady(c, base)
+		if err == nil {
+			break
+		}
+		out := containers.Logs(c)
+		if attempt < 3 && strings.Contains(out, "address already in use") {
+			t.Logf("a port was taken before the service bound it; trying others: %v", err)
+			continue
+		}
+		t.Fatalf("%v; service output:\n%s", err, out)
 	}
-	binds := hostPaths(full)
-	c := containers.Run(t, testcontainers.ContainerRequest{
-		Image: containers.Libraryd,
-		Env:   full,
-		ConfigModifier: func(cfg *container.Config) {
-			cfg.User = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
-		},
-		HostConfigModifier: func(hc *container.HostConfig) {
-			hc.NetworkMode = "host"
-			hc.Binds = append(hc.Binds, binds...)
-		},
-	})
 	// The structured log, as the in-process buffer holds it; the start-up
 	// banner for people (with the demo password) is not a log line.
 	logs := &lockedBuffer{source: func() string { return jsonLines(containers.Logs(c)) }}
-
-	waitContainerReady(t, c, base)
 
 	cfg, err := app.LoadConfig(func(k string) string { return full[k] })
 	if err != nil {
@@ -145,24 +163,23 @@ func startContainerService(t *testing.T, env map[string]string) *service {
 	}
 }
 
-// waitContainerReady polls base/readyz until it answers 200, failing early with the
-// logs when the container has exited.
-func waitContainerReady(t *testing.T, c *testcontainers.DockerContainer, base string) {
-	t.Helper()
+// waitContainerReady polls base/readyz until it answers 200, and gives up
+// early when the container has exited.
+func waitContainerReady(c *testcontainers.DockerContainer, base string) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		resp, err := http.Get(base + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				return
+				return nil
 			}
 		}
 		if st, err := c.State(context.Background()); err == nil && !st.Running {
-			t.Fatalf("the service container exited (status %d) before it was ready; logs:\n%s", st.ExitCode, containers.Logs(c))
+			return fmt.Errorf("the service container exited (status %d) before it was ready", st.ExitCode)
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("service container at %s never became ready; logs:\n%s", base, containers.Logs(c))
+			return fmt.Errorf("the service container at %s never became ready", base)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
