@@ -4,7 +4,7 @@ GO      ?= go
 BIN     ?= bin/libraryd
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help run build test test-edge test-containers lint bench fmt vet
+.PHONY: help run build test test-edge images test-containers lint bench fmt vet
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -23,8 +23,11 @@ test: ## Run every test: all packages with the race detector (end to end on the 
 test-edge: ## Only the end-to-end test behind a real oauth2-proxy v7.8.1 (its own module in test/edgeproxy)
 	cd test/edgeproxy && $(GO) test -count=1 -timeout 15m ./...
 
-test-containers: ## Run the MongoDB adapter and end-to-end suites on a testcontainers mongo:7 replica set (needs Docker)
-	LIBRARY_TEST_MONGO=container LIBRARY_TEST_STORE=mongo $(GO) test -race -count=1 -timeout 30m ./adapters/mongorepo/... ./test/...
+images: ## Build the container images from local bases, no registry needed (deploy/images.sh), and the docker compose plugin (needs Docker, and root for the first debootstrap)
+	deploy/images.sh
+
+test-containers: ## Run the container suites (TestContainer*) against the images of `make images` (needs a Docker engine)
+	$(GO) test -count=1 -timeout 30m -run '^TestContainer' ./test/
 
 lint: fmt vet ## gofmt check, go vet, and the package-layer rules
 	$(GO) test -count=1 -run TestArchitecture ./test/

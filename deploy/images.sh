@@ -67,8 +67,8 @@ debian() {
 	root=$(mktemp -d /var/tmp/libraryd-debootstrap.XXXXXX)
 	timed "debootstrap --variant=minbase bookworm" sh -c "debootstrap --variant=minbase bookworm '$root' >'$root.log' 2>&1 || { tail -20 '$root.log' >&2; exit 1; }"
 	rm -f "$root.log"
-	# Package lists and the .deb cache are dead weight in a base image.
-	rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
+	# Package lists and apt's caches are dead weight in a base image.
+	rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/cache/apt/*.bin "$root"/var/lib/apt/lists/*
 	timed "docker import" sh -c "tar -C '$root' -c . | docker import - '$DEBIAN_IMAGE' >/dev/null"
 	rm -rf "$root"
 	log "$DEBIAN_IMAGE: $(docker image inspect -f '{{.Size}}' "$DEBIAN_IMAGE" | awk '{printf "%.1f MB", $1/1e6}')"
@@ -110,8 +110,10 @@ oauth2_proxy() {
 
 redis() {
 	debian
+	# --network host: apt-get reaches Debian's mirror as the host does,
+	# whatever the engine's bridge and firewall setup.
 	timed "docker build readinglibrary/redis:local" build_image readinglibrary/redis:local deploy/redis/Dockerfile deploy/redis \
-		--build-arg BASE="$DEBIAN_IMAGE"
+		--network host --build-arg BASE="$DEBIAN_IMAGE"
 }
 
 compose() {

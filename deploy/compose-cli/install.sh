@@ -4,10 +4,12 @@
 # the Docker packages ship without it (Debian's docker.io has no compose v2).
 #
 # Why this and not the alternatives: Debian's docker-compose package is the
-# Python Compose 1.29, end of life and behind the Compose Specification that
-# deploy/compose.yaml is written to; testcontainers-go's compose module would
-# put Compose's large dependency tree into the service's own go.mod. A tool
-# module keeps it apart, and the Go build cache makes a rebuild quick.
+# Python Compose 1.29, end of life, and it rejects deploy/compose.yaml (the
+# top-level `name` of the Compose Specification is not in its schema);
+# testcontainers-go's compose module would put Compose's large dependency
+# tree into the service's own go.mod. A tool module keeps it apart. The
+# first build takes minutes on two cores; the Go build cache and the check
+# below make later runs take well under a second.
 #
 # The binary goes to bin/docker-cli-plugins/docker-compose (it also runs
 # standalone) and copied into $DOCKER_CONFIG/cli-plugins, by default
