@@ -15,9 +15,9 @@ run: ## Run the service on the embedded store (./data/library.db) with demo data
 build: ## Build the server binary into bin/libraryd
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/libraryd
 
-test: ## Run every test: all packages with the race detector (end to end on the embedded SQLite store), the end-to-end suite again on MongoDB (in-process FerretDB; its adapter's races are covered by its own package run), and the real oauth2-proxy end to end. Redis tests need LIBRARY_TEST_REDIS_URL
-	$(GO) test -race -count=1 -timeout 20m ./...
-	LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 20m ./test/
+test: ## Run every test: all packages with the race detector (end to end on the embedded SQLite store), the end-to-end suite again on MongoDB (in-process FerretDB; its adapter's races are covered by its own package run), and the real oauth2-proxy end to end. Redis tests need LIBRARY_TEST_REDIS_URL. The container suites are `make test-containers`
+	$(GO) test -race -count=1 -timeout 20m -skip '^TestContainer' ./...
+	LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 20m -skip '^TestContainer' ./test/
 	cd test/edgeproxy && $(GO) test -count=1 -timeout 15m ./...
 
 test-edge: ## Only the end-to-end test behind a real oauth2-proxy v7.8.1 (its own module in test/edgeproxy)
