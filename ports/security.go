@@ -85,6 +85,11 @@ const (
 	RateAnonymous     RateTier = "anonymous"
 	RateAuthenticated RateTier = "authenticated"
 	RatePremium       RateTier = "premium"
+	// RateSignIn counts sign-ins and token refreshes without an access
+	// token, per client address, apart from the anonymous budget: a school
+	// behind one address signs hundreds of students in at the start of a
+	// lesson. Wrong passwords are bounded by the sign-in throttle.
+	RateSignIn RateTier = "signin"
 )
 
 // RateLimitResult is the state of one key's window after counting a request.

@@ -83,6 +83,16 @@ func TestCopyCaps(t *testing.T) {
 		t.Fatalf("the refused book was stored: %d books (%v)", n, err)
 	}
 
+	// A cap lowered below what a book already has keeps its copies (the
+	// school owns them) and refuses more.
+	if r := w.putSettings(w.libA, `,"max_copies_per_book":2`); r.Status != 200 {
+		t.Fatalf("lower the book cap below a book's copies: %d %s", r.Status, r.Body)
+	}
+	wantCopyLimit(t, "a copy with the cap lowered to 2", w.addCopies(w.libA, bookID, 1), "book", 2)
+	if counts, err := s.App.Repos.Holdings.CopyCounts(ctx, w.schoolA, []string{bookID}); err != nil || counts[bookID] != 5 {
+		t.Fatalf("copies of the book after lowering the cap: %v %v, want the 5 it had", counts, err)
+	}
+
 	// Per school: room for exactly 2 more copies.
 	have, err := s.App.Repos.Holdings.CountSchoolCopies(ctx, w.schoolA, library.MaxCopiesPerSchoolLimit)
 	if err != nil {

@@ -105,6 +105,34 @@ func TestRateLimitGives429(t *testing.T) {
 	}
 }
 
+// Sign-ins and token refreshes spend a budget of their own per address, so
+// a school behind one address signs every student in without using up its
+// anonymous budget; that budget is still a limit, with the usual 429.
+func TestRateLimitSignInHasItsOwnBudget(t *testing.T) {
+	s := startService(t, testEnv(t, map[string]string{"LIBRARY_RATE_ANONYMOUS": "2-H", "LIBRARY_RATE_SIGNIN": "3-H"}))
+	var sess session
+	for i := 0; i < 3; i++ {
+		sess = s.login(demoReader, demoPassword)
+		if got := sess.Resp.Header.Get("X-RateLimit-Limit"); got != "3" {
+			t.Fatalf("sign-in %d: X-RateLimit-Limit = %q, want the sign-in budget 3", i+1, got)
+		}
+	}
+	anon := s.do(req{Path: "/v1/nothing"})
+	if anon.Status != 404 || anon.Header.Get("X-RateLimit-Limit") != "2" || anon.Header.Get("X-RateLimit-Remaining") != "1" {
+		t.Fatalf("anonymous request after 3 sign-ins: %d, limit %q, remaining %q; want 404 with 1 of 2 left",
+			anon.Status, anon.Header.Get("X-RateLimit-Limit"), anon.Header.Get("X-RateLimit-Remaining"))
+	}
+	r := s.do(req{Method: http.MethodPost, Path: "/api/auth/refresh", Body: `{"refresh_token":"` + sess.Refresh + `"}`})
+	if code, details := r.apiError(t); r.Status != 429 || code != "rate_limit_exceeded" || details["limit"] != float64(3) {
+		t.Fatalf("a refresh past the sign-in budget: %d %s, want 429 rate_limit_exceeded with limit 3", r.Status, r.Body)
+	}
+	// The refused refresh did not spend the token: it still works as a
+	// credential once the budget allows (here, its session is untouched).
+	if me := s.do(req{Path: "/v1/users/me", Token: sess.Access}); me.Status != 200 {
+		t.Fatalf("the session after a refused refresh: %d", me.Status)
+	}
+}
+
 // With Redis, replicas share one budget: exactly N requests pass across two
 // service instances.
 func TestRedisSharedBudget(t *testing.T) {
@@ -114,8 +142,9 @@ func TestRedisSharedBudget(t *testing.T) {
 	}
 	env := testEnv(t, map[string]string{
 		"LIBRARY_REDIS_URL": url, "LIBRARY_RATE_AUTHENTICATED": "7-H",
-		// Sign-ins count against 127.0.0.1's anonymous budget, which lives in
+		// Sign-ins count against 127.0.0.1's sign-in budget, which lives in
 		// the shared Redis across runs: keep it out of this test's way.
+		"LIBRARY_RATE_SIGNIN":    "100000-H",
 		"LIBRARY_RATE_ANONYMOUS": "100000-H",
 		"LIBRARY_ISSUER_URL":     "https://library.example.org", // replicas share the public URL
 	})

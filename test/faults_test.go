@@ -110,8 +110,10 @@ func TestRedisOutageLetsRequestsThrough(t *testing.T) {
 	s := startService(t, testEnv(t, map[string]string{
 		"LIBRARY_REDIS_URL":          viaProxy.String(),
 		"LIBRARY_RATE_AUTHENTICATED": strconv.Itoa(budget) + "-H",
-		// 127.0.0.1's anonymous budget lives in the shared Redis across runs.
+		// 127.0.0.1's anonymous and sign-in budgets live in the shared Redis
+		// across runs.
 		"LIBRARY_RATE_ANONYMOUS": "10000000-H",
+		"LIBRARY_RATE_SIGNIN":    "10000000-H",
 	}))
 	// A fresh database means a new account id, so this run's budget is new.
 	sess := s.login(demoReader, demoPassword)

@@ -316,10 +316,18 @@ func isPagePath(path string) bool {
 	return path == "/library" || strings.HasPrefix(path, "/library/")
 }
 
+// signInPaths are the routes that start or extend a session. Anonymous
+// callers of these spend the sign-in budget of their address, not the
+// anonymous one.
+var signInPaths = map[string]bool{"/api/auth/login": true, "/api/auth/refresh": true}
+
 // rateLimit counts the request and writes the rate headers; it reports
 // whether it answered 429. A failing store lets the request through.
 func (h *handler) rateLimit(w http.ResponseWriter, r *http.Request, p user.Principal) bool {
 	tier, key := ports.RateAnonymous, "ip:"+h.clientIP(r)
+	if signInPaths[r.URL.Path] && r.Method == http.MethodPost {
+		tier = ports.RateSignIn
+	}
 	if !p.IsAnonymous() {
 		tier, key = ports.RateAuthenticated, "account:"+p.AccountID
 		if p.Tier == user.TierPremium {

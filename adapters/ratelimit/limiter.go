@@ -12,7 +12,7 @@ import (
 )
 
 // Tiers lists every rate tier; New requires a rate for each.
-var Tiers = []ports.RateTier{ports.RateAnonymous, ports.RateAuthenticated, ports.RatePremium}
+var Tiers = []ports.RateTier{ports.RateAnonymous, ports.RateAuthenticated, ports.RatePremium, ports.RateSignIn}
 
 // Limiter counts requests per key in fixed windows, with one budget per tier
 // over a shared store. It is safe for concurrent use.

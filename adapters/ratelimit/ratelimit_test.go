@@ -96,6 +96,7 @@ func rates(anon, auth, prem int64) map[ports.RateTier]limiter.Rate {
 		ports.RateAnonymous:     {Period: time.Hour, Limit: anon},
 		ports.RateAuthenticated: {Period: time.Hour, Limit: auth},
 		ports.RatePremium:       {Period: time.Hour, Limit: prem},
+		ports.RateSignIn:        {Period: time.Hour, Limit: anon},
 	}
 }
 
@@ -227,7 +228,11 @@ func TestNewRequiresEveryTier(t *testing.T) {
 			return r
 		}()},
 		{"ZeroLimit", rates(0, 1, 1)},
-		{"ZeroPeriod", map[ports.RateTier]limiter.Rate{ports.RateAnonymous: {Limit: 1}, ports.RateAuthenticated: {Period: time.Hour, Limit: 1}, ports.RatePremium: {Period: time.Hour, Limit: 1}}},
+		{"ZeroPeriod", func() map[ports.RateTier]limiter.Rate {
+			r := rates(1, 1, 1)
+			r[ports.RateSignIn] = limiter.Rate{Limit: 1}
+			return r
+		}()},
 		{"Nil", nil},
 	}
 	for _, tt := range tests {

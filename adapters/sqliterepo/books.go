@@ -129,7 +129,7 @@ func bookArgs(b catalog.Book) []any {
 		sql.Named("pages", b.Pages),
 		sql.Named("description", b.Description),
 		sql.Named("rating", b.Rating),
-		sql.Named("published_date", b.PublishedDate),
+		sql.Named("published_date", nullString(b.PublishedDate)),
 		sql.Named("isbn", b.ISBN),
 		sql.Named("language", b.Language),
 		sql.Named("access", string(b.Access)),
@@ -145,13 +145,15 @@ func scanBook(s scanner) (catalog.Book, error) {
 	var (
 		b                      catalog.Book
 		access, terms, chapter string
+		published              sql.NullString
 		created, updated       int64
 	)
 	err := s.Scan(&b.ID, &b.Title, &b.Author, &b.Cover, &b.Genre, &b.ReadingLevel, &b.Pages, &b.Description, &b.Rating,
-		&b.PublishedDate, &b.ISBN, &b.Language, &access, &terms, &b.SortTitle, &b.WordCount, &created, &updated, &chapter)
+		&published, &b.ISBN, &b.Language, &access, &terms, &b.SortTitle, &b.WordCount, &created, &updated, &chapter)
 	if err != nil {
 		return catalog.Book{}, err
 	}
+	b.PublishedDate = published.String
 	b.Access = catalog.Access(access)
 	b.CreatedAt, b.UpdatedAt = fromMillis(created), fromMillis(updated)
 	if err := json.Unmarshal([]byte(terms), &b.SearchTerms); err != nil {

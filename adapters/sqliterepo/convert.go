@@ -33,6 +33,15 @@ func fromNullMillis(ms sql.NullInt64) time.Time {
 	return fromMillis(ms.Int64)
 }
 
+// nullString is s's value for a nullable text column: NULL for "", which
+// the domain uses for "not given".
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
 // jsonArray encodes a list as a JSON array, the one argument of a static
 // statement that reads it with json_each, whatever the list's length.
 // encoding/json writes invalid UTF-8 as U+FFFD; every string the service

@@ -162,6 +162,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	}
 	limits, err := ratelimit.New(store, map[ports.RateTier]limiter.Rate{
 		ports.RateAnonymous: cfg.RateAnonymous, ports.RateAuthenticated: cfg.RateAuthenticated, ports.RatePremium: cfg.RatePremium,
+		ports.RateSignIn: cfg.RateSignIn,
 	})
 	if err != nil {
 		return a, fmt.Errorf("rate limiter: %w", err)

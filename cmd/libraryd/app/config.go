@@ -52,6 +52,7 @@ type Config struct {
 	OIDCIssuers            []oidcverify.Issuer // LIBRARY_OIDC_ISSUERS
 	RedisURL               string              // LIBRARY_REDIS_URL
 	RateAnonymous          limiter.Rate
+	RateSignIn             limiter.Rate
 	RateAuthenticated      limiter.Rate
 	RatePremium            limiter.Rate
 	// Sign-in failures allowed per 15 minutes (LIBRARY_LOGIN_FAILURES_*).
@@ -125,7 +126,8 @@ var Settings = []Setting{
 	{"LIBRARY_RATE_ANONYMOUS", "100-H", false, "Rate limit per client address without a token (limiter format: <n>-<S|M|H|D>)."},
 	{"LIBRARY_RATE_AUTHENTICATED", "1000-H", false, "Rate limit per standard-tier account."},
 	{"LIBRARY_RATE_PREMIUM", "10000-H", false, "Rate limit per premium-tier account."},
-	{"LIBRARY_LOGIN_FAILURES_PER_ADDRESS", "50", false, "Failed sign-ins allowed from one client address in 15 minutes, whatever the email (1 to 100000). Correct sign-ins do not count, so a school behind one address signs in freely (LIBRARY_RATE_ANONYMOUS still bounds its requests)."},
+	{"LIBRARY_RATE_SIGNIN", "5000-H", false, "Rate limit per client address for sign-ins and token refreshes (POST /api/auth/login and /api/auth/refresh without an access token), apart from LIBRARY_RATE_ANONYMOUS, so a school behind one address can sign every student in. Wrong passwords are bounded by LIBRARY_LOGIN_FAILURES_*."},
+	{"LIBRARY_LOGIN_FAILURES_PER_ADDRESS", "50", false, "Failed sign-ins allowed from one client address in 15 minutes, whatever the email (1 to 100000). Correct sign-ins do not count, so a school behind one address signs in freely (LIBRARY_RATE_SIGNIN still bounds its requests)."},
 	{"LIBRARY_LOGIN_FAILURES_PER_ACCOUNT", "10", false, "Failed sign-ins allowed for one email in 15 minutes from all clients without a device token of the account (1 to 1000). Past it the account is locked for them until the window ends, a password reset or a librarian's unlock; browsers and apps that signed in to it before (device token) still sign in."},
 	{"LIBRARY_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS", "5", false, "Failed sign-ins allowed for one email from one client address in 15 minutes (1 to 1000)."},
 	{"LIBRARY_SIGNUP", "verify", false, "How POST /api/auth/signup creates reader accounts: verify (a link is mailed; the account exists once it is followed), open (at once, without proving the address: anyone can take anyone's email; demos and tests only) or closed (403 signup_disabled)."},
@@ -232,6 +234,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		RateAnonymous:                  rate("LIBRARY_RATE_ANONYMOUS", "100-H"),
 		RateAuthenticated:              rate("LIBRARY_RATE_AUTHENTICATED", "1000-H"),
 		RatePremium:                    rate("LIBRARY_RATE_PREMIUM", "10000-H"),
+		RateSignIn:                     rate("LIBRARY_RATE_SIGNIN", "5000-H"),
 		LoginFailuresPerAddress:        count("LIBRARY_LOGIN_FAILURES_PER_ADDRESS", 50, 1, 100000),
 		LoginFailuresPerAccount:        count("LIBRARY_LOGIN_FAILURES_PER_ACCOUNT", 10, 1, 1000),
 		LoginFailuresPerAccountAddress: count("LIBRARY_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS", 5, 1, 1000),
@@ -411,6 +414,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Any("oidc_issuers", c.OIDCIssuers),
 		slog.String("redis_url", redactURL(c.RedisURL)),
 		slog.String("rate_anonymous", formatRate(c.RateAnonymous)),
+		slog.String("rate_signin", formatRate(c.RateSignIn)),
 		slog.String("rate_authenticated", formatRate(c.RateAuthenticated)),
 		slog.String("rate_premium", formatRate(c.RatePremium)),
 		slog.String("login_failures", fmt.Sprintf("%d per address, %d per account, %d per account and address, per %s", c.LoginFailuresPerAddress, c.LoginFailuresPerAccount, c.LoginFailuresPerAccountAddress, loginWindow)),
