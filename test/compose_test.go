@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -130,8 +131,7 @@ func TestContainerCompose(t *testing.T) {
 		}
 	}
 
-	project := fmt.Sprintf("libtest-compose-%d-%s", os.Getpid(), hex.EncodeToString(random(3)))
-	run := func(timeout time.Duration, args ...string) ([]byte, error) {
+	runProject := func(project string, timeout time.Duration, args ...string) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		full := append(append([]string{}, compose[1:]...), "--project-name", project, "--env-file", envPath,
@@ -139,6 +139,34 @@ func TestContainerCompose(t *testing.T) {
 		cmd := exec.CommandContext(ctx, compose[0], append(full, args...)...)
 		cmd.Env = env
 		return cmd.CombinedOutput()
+	}
+	// The stack's network has a fixed subnet (the proxy's trusted address),
+	// so a stack left behind by a killed run would block this one. The
+	// project name carries the test process's id: remove the stacks of
+	// processes that are gone.
+	out, err := exec.Command(docker, "network", "ls", "--filter", "label=com.docker.compose.project",
+		"--format", `{{.Label "com.docker.compose.project"}}`).Output()
+	if err != nil {
+		t.Fatalf("docker network ls: %v", err)
+	}
+	for _, old := range strings.Fields(string(out)) {
+		var pid int
+		if _, err := fmt.Sscanf(old, "libtest-compose-%d-", &pid); err != nil || pid == os.Getpid() {
+			continue
+		}
+		if proc, err := os.FindProcess(pid); err == nil && proc.Signal(syscall.Signal(0)) == nil {
+			continue // still running
+		}
+		if out, err := runProject(old, 3*time.Minute, "down", "--volumes", "--remove-orphans", "--timeout", "5"); err != nil {
+			t.Logf("removing the stale stack %s: %v\n%s", old, err, out)
+		} else {
+			t.Logf("removed the stale stack %s", old)
+		}
+	}
+
+	project := fmt.Sprintf("libtest-compose-%d-%s", os.Getpid(), hex.EncodeToString(random(3)))
+	run := func(timeout time.Duration, args ...string) ([]byte, error) {
+		return runProject(project, timeout, args...)
 	}
 	// Registered before up, so a half-started stack is removed too.
 	t.Cleanup(func() {
