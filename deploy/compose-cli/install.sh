@@ -12,19 +12,24 @@
 # below make later runs take well under a second.
 #
 # The binary goes to bin/docker-cli-plugins/docker-compose (it also runs
-# standalone) and copied into $DOCKER_CONFIG/cli-plugins, by default
-# ~/.docker/cli-plugins. It is rebuilt only when the pinned version changes.
+# standalone) and is copied into $DOCKER_CONFIG/cli-plugins, by default
+# ~/.docker/cli-plugins. It is rebuilt only when neither holds the pinned version.
 set -euo pipefail
 cd "$(dirname "$0")"
 out="$(cd ../.. && pwd)/bin/docker-cli-plugins/docker-compose"
 version=$(go list -m -f '{{.Version}}' github.com/docker/compose/v2)
+plugins="${DOCKER_CONFIG:-$HOME/.docker}/cli-plugins"
+if [ ! -x "$out" ] && [ -x "$plugins/docker-compose" ] && "$plugins/docker-compose" version --short 2>/dev/null | grep -qx "${version#v}"; then
+	# Installed by an earlier run (a fresh clone has no bin/): take that one.
+	mkdir -p "$(dirname "$out")"
+	cp "$plugins/docker-compose" "$out"
+fi
 if [ -x "$out" ] && "$out" version --short 2>/dev/null | grep -qx "${version#v}"; then
 	echo "images: docker compose $version is built (cached)"
 else
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/docker/compose/v2/internal.Version=$version" \
 		-o "$out" github.com/docker/compose/v2/cmd
 fi
-plugins="${DOCKER_CONFIG:-$HOME/.docker}/cli-plugins"
 mkdir -p "$plugins"
 install -m 0755 "$out" "$plugins/docker-compose"
 echo "images: docker compose $version installed in $plugins"
