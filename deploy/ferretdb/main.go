@@ -37,7 +37,9 @@ func main() {
 	}
 	flag.StringVar(&listen, "listen", listen, "TCP address of the MongoDB wire listener")
 	data := flag.String("data", envOr("FERRETDB_DATA_DIR", "/data"), "directory of the SQLite files (one per database)")
-	level := flag.String("log-level", envOr("FERRETDB_LOG_LEVEL", "warn"), "debug, info, warn or error")
+	// error by default: FerretDB warns about every connection closed
+	// without a request, which is what each healthcheck does.
+	level := flag.String("log-level", envOr("FERRETDB_LOG_LEVEL", "error"), "debug, info, warn or error")
 	flag.Parse()
 
 	if err := run(listen, *data, *level); err != nil {
@@ -70,7 +72,7 @@ func run(listen, data, level string) error {
 	done := make(chan error, 1)
 	go func() { done <- f.Run(ctx) }()
 	// MongoDBURI may only be called once Run has started.
-	logger.Warn("ferretdb listening", slog.String("uri", f.MongoDBURI()), slog.String("data", data))
+	fmt.Fprintf(os.Stderr, "ferretdb: serving %s, data in %s\n", f.MongoDBURI(), data)
 	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
