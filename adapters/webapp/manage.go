@@ -219,7 +219,7 @@ type studentsView struct {
 	Pages      pager
 	CanAdd     bool
 	CanImport  bool
-	CanUnlock  bool // lift a student's sign-in lock
+	CanUnlock  bool       // lift a student's sign-in lock
 	Form       *formState // add one student, after a refusal
 	ImportCSV  string
 	ImportErr  string
