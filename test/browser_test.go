@@ -337,7 +337,7 @@ func TestBrowserUnlockStudentSignIn(t *testing.T) {
 			then,
 		)
 	}
-	signIn("the locked student signs in", demoStudent, demoPassword, chromedp.WaitVisible(chromedp.ID("signin-email")))
+	signIn("the locked student signs in", demoStudent, demoPassword, chromedp.WaitVisible(chromedp.ID("signin-error")))
 	if body := get(t, bctx, "page text", chromedp.Text(chromedp.CSS("body"))); !strings.Contains(body, "Too many attempts to sign in") {
 		t.Fatalf("the locked student's sign-in page says %.500q, want the throttled message", body)
 	}
