@@ -57,9 +57,10 @@ func RecipientDigest(email string) string {
 }
 
 // mayMail takes one mail of kind to email from the address's budget and
-// reports whether the mail may go. A failing counter store lets the mail
-// through (and is reported), as it lets requests through: the per-client
-// limits on the mail routes still hold.
+// reports whether the mail may go. When the count cannot be taken the mail
+// is not sent (and the failure is reported), as sign-in fails closed: the
+// per-client limits of the mail routes live in the same store and are let
+// through then, so nothing else would bound the mail.
 func (s *Identity) mayMail(ctx context.Context, kind, email string) bool {
 	if s.mailCap == nil {
 		return true
@@ -68,9 +69,9 @@ func (s *Identity) mayMail(ctx context.Context, kind, email string) bool {
 	res, err := s.mailCap.Take(ctx, ports.RateMailRecipient, digest)
 	if err != nil {
 		if s.bg.onError != nil {
-			s.bg.onError("count a mail to its recipient", err)
+			s.bg.onError("count a mail to its recipient (not sent)", err)
 		}
-		return true
+		return false
 	}
 	if res.Reached && s.cfg.OnMailCapped != nil {
 		s.cfg.OnMailCapped(kind, digest)
