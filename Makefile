@@ -4,7 +4,7 @@ GO      ?= go
 BIN     ?= bin/libraryd
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help run build test test-edge test-containers lint bench fmt vet
+.PHONY: help run build test test-edge images test-containers lint bench fmt vet
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -15,13 +15,16 @@ run: ## Run the service on the embedded store (./data/library.db) with demo data
 build: ## Build the server binary into bin/libraryd
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/libraryd
 
-test: ## Run every test: all packages with the race detector (end to end on the embedded SQLite store), the end-to-end suite again on MongoDB (in-process FerretDB; its adapter's races are covered by its own package run), and the real oauth2-proxy end to end. Redis tests need LIBRARY_TEST_REDIS_URL
-	$(GO) test -race -count=1 -timeout 20m ./...
-	LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 20m ./test/
+test: ## Run every test: all packages with the race detector (end to end on the embedded SQLite store), the end-to-end suite again on MongoDB (in-process FerretDB; its adapter's races are covered by its own package run), and the real oauth2-proxy end to end. Redis tests need LIBRARY_TEST_REDIS_URL. The container suites are `make test-containers`
+	$(GO) test -race -count=1 -timeout 20m -skip '^TestContainer' ./...
+	LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 20m -skip '^TestContainer' ./test/
 	cd test/edgeproxy && $(GO) test -count=1 -timeout 15m ./...
 
 test-edge: ## Only the end-to-end test behind a real oauth2-proxy v7.8.1 (its own module in test/edgeproxy)
 	cd test/edgeproxy && $(GO) test -count=1 -timeout 15m ./...
+
+images: ## Build the container images from local bases, no registry needed (deploy/images.sh), and the docker compose plugin (needs Docker, and root for the first debootstrap)
+	deploy/images.sh
 
 test-containers: ## Run the container suites as CI does (needs a Docker engine and `make images`; fails without them): the MongoDB adapter's contract suite on the FerretDB image, the end-to-end suite against the service image on its embedded store and on the FerretDB image, and two replicas behind oauth2-proxy with Redis. LIBRARY_TEST_MONGO=container (+ LIBRARY_TEST_MONGO_IMAGE) or LIBRARY_TEST_MONGODB_URI swap in a real MongoDB
 	$(CT) $(GO) test -count=1 -timeout 20m ./adapters/mongorepo/... & m=$$!; \

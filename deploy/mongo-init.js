@@ -8,7 +8,9 @@
 //   4. creates the service's user with readWrite on its database only (which
 //      includes createIndex and dropIndex), or resets its password to the
 //      value in .env when the user exists.
-// NOT RUN HERE: written on a machine without a Docker engine or mongod.
+// Never run on the project's machines: the mongo:7.0 image needs a registry,
+// and compose.local.yaml replaces this step (FerretDB has no replica set or
+// users to create).
 
 const env = process.env;
 const required = ["MONGO_ROOT_USERNAME", "MONGO_ROOT_PASSWORD", "MONGO_APP_USERNAME", "MONGO_APP_PASSWORD", "MONGO_APP_DATABASE"];

@@ -90,6 +90,11 @@ const (
 	// behind one address signs hundreds of students in at the start of a
 	// lesson. Wrong passwords are bounded by the sign-in throttle.
 	RateSignIn RateTier = "signin"
+	// RateMailRecipient counts the mails the service sends to one address
+	// (password resets, sign-up confirmations and warnings), whoever asks
+	// and from wherever: the per-address tiers cannot stop many client
+	// addresses flooding one inbox. Its key is a digest of the address.
+	RateMailRecipient RateTier = "mail_recipient"
 )
 
 // RateLimitResult is the state of one key's window after counting a request.

@@ -35,6 +35,14 @@ const (
 	KindStudentNumbers  RecordKind = "student_numbers"    // StudentNumber
 	KindInvites         RecordKind = "invites"            // library.Invite
 	KindRedemptions     RecordKind = "invite_redemptions" // Stamp: an invitation's token hash and when it was used
+	// The links of accounts to the subjects of identity providers: without
+	// them a student who signs in at the school's provider would find no
+	// account after a move.
+	KindExternalIdentities RecordKind = "external_identities" // user.ExternalIdentity
+	// The password-reset and sign-up links mailed and not used yet (only
+	// their hashes are stored), so a link mailed before a move still works
+	// after it. A used token is not a record.
+	KindMailTokens RecordKind = "mail_tokens" // auth.MailToken
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -44,6 +52,7 @@ var RecordKinds = []RecordKind{
 	KindSchools, KindAccounts, KindSigningKeys, KindRefreshTokens, KindRotations, KindRevokedFamilies,
 	KindBooks, KindReadingList, KindProgress, KindSessions,
 	KindLibraryBooks, KindCopies, KindLoans, KindRenewals, KindClaims, KindStudentNumbers, KindInvites, KindRedemptions,
+	KindExternalIdentities, KindMailTokens,
 }
 
 // SigningKeyRecord is a stored signing key and whether it is the active one.

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -300,5 +302,72 @@ func TestBrowserCSRFRefusesForeignForms(t *testing.T) {
 	r = s.do(req{Path: "/api/library/loans", Token: lib})
 	if !strings.Contains(string(r.Body), `"id":"`+loanID+`"`) || strings.Contains(string(r.Body), `"returned_at":"`) && !strings.Contains(string(r.Body), `"status":"active"`) {
 		t.Fatalf("the demo loan changed after a refused cross-origin form: %s", r.Body)
+	}
+}
+
+// A student locked out by wrong passwords is unlocked at the desk: the
+// librarian finds the student on the students page and presses "Unlock
+// sign-in" (a same-origin form post, under the CSRF rule), the page says
+// so, and the student then signs in with the sign-in form.
+func TestBrowserUnlockStudentSignIn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	bctx := newChromium(t)
+	s := startService(t, testEnv(t, nil))
+	const domain = "maplegrove.example.org"
+	student, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoStudent)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Five wrong passwords from one address lock the account there.
+	for i := range 5 {
+		if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/login", Body: loginBody(demoStudent, "wrong-password-1")}); r.Status != 401 {
+			t.Fatalf("wrong password %d: %d %s", i+1, r.Status, r.Body)
+		}
+	}
+	signIn := func(step, email, password string, then chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		run(t, bctx, step,
+			chromedp.Navigate(s.URL+"/library"),
+			chromedp.WaitVisible(chromedp.ID("signin-email")),
+			chromedp.SendKeys(chromedp.ID("signin-email"), email),
+			typeAndEnter("signin-password", password),
+			then,
+		)
+	}
+	signIn("the locked student signs in", demoStudent, demoPassword, chromedp.WaitVisible(chromedp.ID("signin-error")))
+	if body := get(t, bctx, "page text", chromedp.Text(chromedp.CSS("body"))); !strings.Contains(body, "Too many attempts to sign in") {
+		t.Fatalf("the locked student's sign-in page says %.500q, want the throttled message", body)
+	}
+
+	signIn("the librarian signs in", demoLibrarian, demoPassword, chromedp.WaitVisible(chromedp.ID("checkout-code")))
+	row := `tr[data-student-id="` + student.ID + `"]`
+	run(t, bctx, "find the student",
+		chromedp.Navigate(s.URL+"/library/"+domain+"/students?search=Theo"),
+		chromedp.WaitVisible(chromedp.CSS(row+` [data-testid="unlock-button"]`)),
+	)
+	screenshot(t, bctx, "students-unlock")
+	run(t, bctx, "unlock",
+		chromedp.Click(chromedp.CSS(row+` [data-testid="unlock-button"]`)),
+		chromedp.WaitVisible(chromedp.ID("flash")),
+	)
+	if flash := get(t, bctx, "unlock message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "Sign-in unlocked for Theo Student") {
+		t.Fatalf("message after unlocking: %q", flash)
+	}
+	if url := get(t, bctx, "location", chromedp.Location()); url != s.URL+"/library/"+domain+"/students?search=Theo" {
+		t.Errorf("after unlocking the browser is at %s, want back on the students page with the search", url)
+	}
+	screenshot(t, bctx, "students-unlocked")
+
+	// Signed out (a fresh cookie jar), the student signs in with the form.
+	run(t, bctx, "sign out", chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tgt, network.ClearBrowserCookies, cdp.Empty{})
+		return err
+	}))
+	signIn("the student signs in after the unlock", demoStudent, demoPassword, chromedp.WaitVisible(chromedp.ID("my-loans-count")))
+	if url := get(t, bctx, "location", chromedp.Location()); url != s.URL+"/library/"+domain {
+		t.Errorf("after the student's sign-in the browser is at %s, want the school's page", url)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/readinglibrary/service/adapters/mailer/mailpittest"
+	coreservice "github.com/readinglibrary/service/core/service"
 )
 
 // mailEnv is a test environment whose service sends its mail to mp, with
@@ -364,4 +365,113 @@ func TestWebPasswordResetAndSignupForms(t *testing.T) {
 		t.Fatalf("after confirming: %d\n%s", p.Status, p.Body)
 	}
 	s.login(newcomer, "silver-orchard-63")
+}
+
+// outboxTo counts the mails in dir's outbox addressed to each address.
+func outboxTo(t *testing.T, dir string) map[string]int {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "outbox", "*.eml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := regexp.MustCompile(`(?m)^To: <?([^>\r\n]+)>?\r?$`)
+	out := map[string]int{}
+	for _, f := range files {
+		body, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := to.FindSubmatch(body)
+		if m == nil {
+			t.Fatalf("no To: in %s:\n%s", f, body)
+		}
+		out[string(m[1])]++
+	}
+	return out
+}
+
+// One inbox cannot be flooded from many client addresses: past
+// LIBRARY_MAIL_PER_RECIPIENT mails to one address in an hour, password
+// resets and sign-up warnings for it are answered as usual (202, nothing
+// to tell the asker) but not sent; the log names the address only by a
+// digest, and the metric counts the mails left unsent. Another address
+// keeps its own budget. With Redis the budget is shared by replicas.
+func TestMailCapPerRecipient(t *testing.T) {
+	const perRecipient = 3
+	stores := map[string]string{"Memory": ""}
+	if url := os.Getenv("LIBRARY_TEST_REDIS_URL"); url != "" {
+		stores["Redis"] = url
+	}
+	for name, redisURL := range stores {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			env := testEnv(t, map[string]string{
+				"LIBRARY_DATA_DIR": dir, "LIBRARY_TRUSTED_PROXIES": "127.0.0.1/32", "LIBRARY_SIGNUP": "open",
+				"LIBRARY_MAIL_PER_RECIPIENT": fmt.Sprintf("%d-H", perRecipient),
+				"LIBRARY_ISSUER_URL":         "https://library.example.org", // replicas share the public URL
+			})
+			replicas := []*service{startService(t, env)}
+			if redisURL != "" {
+				env["LIBRARY_REDIS_URL"] = redisURL
+				replicas = []*service{startService(t, env), startService(t, env)}
+			}
+			// Fresh addresses: Redis keeps the counts of earlier runs.
+			stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
+			victim, bystander := "inbox-"+stamp+"@example.org", "bystander-"+stamp+"@example.org"
+			for _, email := range []string{victim, bystander} {
+				if r := replicas[0].do(req{Method: http.MethodPost, Path: "/api/auth/signup",
+					Body: fmt.Sprintf(`{"email":%q,"password":"Copper-Meadow-61","name":"Nora Finch"}`, email)}); r.Status != 201 {
+					t.Fatalf("sign-up %s: %d %s", email, r.Status, r.Body)
+				}
+			}
+			ask := func(i int, path, body string) {
+				t.Helper()
+				s := replicas[i%len(replicas)]
+				r := s.do(req{Method: http.MethodPost, Path: path, Body: body,
+					Headers: map[string]string{"X-Forwarded-For": fmt.Sprintf("198.51.100.%d", i+1)}})
+				if r.Status != 202 {
+					t.Fatalf("%s for the capped address from client %d: %d %s, want 202 whatever happens", path, i+1, r.Status, r.Body)
+				}
+			}
+			for i := range perRecipient + 2 {
+				ask(i, "/api/auth/password-reset", fmt.Sprintf(`{"email":%q}`, victim))
+			}
+			ask(perRecipient+2, "/api/auth/password-reset", fmt.Sprintf(`{"email":%q}`, bystander))
+			for _, s := range replicas {
+				flushMail(t, s)
+			}
+			got := outboxTo(t, dir)
+			if got[victim] != perRecipient || got[bystander] != 1 {
+				t.Fatalf("mails sent: %d to the address asked for %d times, %d to another; want %d and 1",
+					got[victim], perRecipient+2, got[bystander], perRecipient)
+			}
+
+			var logs, metrics strings.Builder
+			capped := 0
+			for _, s := range replicas {
+				logs.WriteString(s.Logs.String())
+				metrics.Write(s.metrics().Body)
+			}
+			for _, line := range strings.Split(logs.String(), "\n") {
+				if !strings.Contains(line, "mail not sent") {
+					continue
+				}
+				capped++
+				if strings.Contains(line, victim) || !strings.Contains(line, coreservice.RecipientDigest(victim)) {
+					t.Errorf("a capped mail's log line shows the address or lacks its digest: %s", line)
+				}
+			}
+			if capped != 2 {
+				t.Errorf("%d log lines of capped mails, want 2:\n%s", capped, logs.String())
+			}
+			total := 0
+			for _, m := range regexp.MustCompile(`(?m)^library_mail_capped_total\{kind="password_reset"\} (\d+)$`).FindAllStringSubmatch(metrics.String(), -1) {
+				n, _ := strconv.Atoi(m[1])
+				total += n
+			}
+			if total != 2 {
+				t.Errorf("library_mail_capped_total for password resets = %d over the replicas, want 2", total)
+			}
+		})
+	}
 }

@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
 	"github.com/readinglibrary/service/cmd/libraryd/app"
@@ -19,14 +22,19 @@ var exportedAt = regexp.MustCompile(`"exported_at":"[^"]*"`)
 // A school that outgrows one machine moves its embedded store to MongoDB
 // with `libraryd migrate --to`, and back with `--from`: the API answers the
 // same before and after, signed-in sessions carry over (the signing keys and
-// refresh tokens move too), and a target that holds anything is refused.
+// refresh tokens move too), a student linked to the school's identity
+// provider is still recognised by that link, a password-reset link mailed
+// before the move works after it, and a target that holds anything is
+// refused.
 func TestMigrateEmbeddedStoreToMongoAndBack(t *testing.T) {
 	dataDir := t.TempDir()
+	idp := newSchoolIdP(t)
+	issuers := idp.srv.URL + "=library-api;school=maplegrove.example.org"
 	env := map[string]string{
 		"LIBRARY_DATA_DIR": dataDir, "LIBRARY_DEMO_DATA": "true", "LIBRARY_COOKIE_SECURE": "false",
 		// One issuer for every start, so tokens issued before the move
 		// stay valid after it.
-		"LIBRARY_ISSUER_URL": "http://library.test",
+		"LIBRARY_ISSUER_URL": "http://library.test", "LIBRARY_OIDC_ISSUERS": issuers,
 	}
 	s := startService(t, env)
 	w := &libraryWorld{s: s}
@@ -65,6 +73,26 @@ func TestMigrateEmbeddedStoreToMongoAndBack(t *testing.T) {
 		Body: fmt.Sprintf(`{"email":"newlib@maplegrove.example.org","school_id":%q}`, schoolID)}); r.Status != 201 {
 		t.Fatalf("invite: %d %s", r.Status, r.Body)
 	}
+
+	// The student signs in once at the school's provider, which links the
+	// provider's subject to the account; and a reader asks for a
+	// password reset, whose link lands in the outbox.
+	if r := s.do(req{Path: "/v1/users/me", Token: idp.token(t, jwt.MapClaims{"sub": "pupil-4711", "email": demoStudent})}); r.Status != 200 {
+		t.Fatalf("the student's first sign-in at the school's provider: %d %s", r.Status, r.Body)
+	}
+	if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/password-reset", Body: `{"email":"premium@library.example.org"}`}); r.Status != 202 {
+		t.Fatalf("password reset: %d %s", r.Status, r.Body)
+	}
+	flushMail(t, s)
+	mails, err := filepath.Glob(filepath.Join(dataDir, "outbox", "*.eml"))
+	if err != nil || len(mails) != 1 {
+		t.Fatalf("outbox = %v (%v), want the one reset mail", mails, err)
+	}
+	mail, err := os.ReadFile(mails[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, resetToken := linkToken(t, string(mail))
 
 	// What the service answers, as each kind of caller.
 	probes := []struct {
@@ -126,13 +154,35 @@ func TestMigrateEmbeddedStoreToMongoAndBack(t *testing.T) {
 	if !strings.Contains(out.String(), "every count matches") || !strings.Contains(out.String(), "loans") {
 		t.Fatalf("migrate --to said:\n%s", out.String())
 	}
+	for _, line := range []string{"external_identities", "mail_tokens"} {
+		if !regexp.MustCompile(`(?m)^\s*` + line + `\s+1$`).MatchString(out.String()) {
+			t.Errorf("migrate --to does not report 1 %s:\n%s", line, out.String())
+		}
+	}
 	t.Logf("migrate --to:\n%s", out.String())
 
 	onMongo := startService(t, map[string]string{
 		"LIBRARY_MONGODB_URI": uri, "LIBRARY_MONGODB_DATABASE": name, "LIBRARY_DEMO_DATA": "false",
 		"LIBRARY_COOKIE_SECURE": "false", "LIBRARY_ISSUER_URL": "http://library.test", "LIBRARY_SECRET_KEY_FILE": secretKey,
+		"LIBRARY_OIDC_ISSUERS": issuers,
 	})
 	compare("on MongoDB", before, answers(onMongo))
+	// The link came along: the provider's subject reaches the student even
+	// with an email claim the store has never seen, and another subject
+	// with the student's email is refused.
+	if r := onMongo.do(req{Path: "/v1/users/me", Token: idp.token(t, jwt.MapClaims{"sub": "pupil-4711", "email": "renamed.pupil@maplegrove.example.org"})}); r.Status != 200 || r.json(t)["email"] != demoStudent {
+		t.Errorf("the linked subject after the move: %d %s, want 200 as %s", r.Status, r.Body, demoStudent)
+	}
+	r := onMongo.do(req{Path: "/v1/users/me", Token: idp.token(t, jwt.MapClaims{"sub": "pupil-9999", "email": demoStudent})})
+	if c, _ := r.apiError(t); r.Status != 403 || c != "external_identity_mismatch" {
+		t.Errorf("another subject with the linked student's email after the move: %d %s, want 403 external_identity_mismatch", r.Status, r.Body)
+	}
+	// The reset link mailed before the move sets the password after it.
+	if r := onMongo.do(req{Method: http.MethodPost, Path: "/api/auth/password-reset/confirm",
+		Body: fmt.Sprintf(`{"token":%q,"new_password":"Harbour-Kettle-58"}`, resetToken)}); r.Status != 204 {
+		t.Errorf("the reset link mailed before the move: %d %s, want 204", r.Status, r.Body)
+	}
+	onMongo.login("premium@library.example.org", "Harbour-Kettle-58")
 	// A refresh token issued on the embedded store works on MongoDB.
 	if r := onMongo.do(req{Method: http.MethodPost, Path: "/api/auth/refresh", Body: `{"refresh_token":"` + lib.Refresh + `"}`}); r.Status != 200 {
 		t.Errorf("refresh after the move: %d %s", r.Status, r.Body)

@@ -1,6 +1,7 @@
 package test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -679,5 +680,94 @@ func TestWebBooksAndStudentsArePaged(t *testing.T) {
 	pg := b.get(desk + "/students?search=" + url.QueryEscape("PG-1"))
 	if rows := pg.byTestID("student-row"); len(rows) != 10 || pg.byID("students-next") != nil {
 		t.Fatalf("students search PG-1: %d rows, want PG-10..PG-19", len(rows))
+	}
+}
+
+// The students page's "Unlock sign-in" form lifts a student's sign-in lock
+// for a librarian. Staff see no such button and are refused if they post
+// the form; a cross-site post is refused by the CSRF rule; neither unlocks.
+func TestWebUnlockSignIn(t *testing.T) {
+	s := startService(t, testEnv(t, nil))
+	student, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoStudent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if r := s.do(req{Method: http.MethodPost, Path: "/api/auth/login", Body: loginBody(demoStudent, "wrong-password-1")}); r.Status != 401 {
+			t.Fatalf("wrong password %d: %d %s", i+1, r.Status, r.Body)
+		}
+	}
+	stillLocked := func(step string) {
+		t.Helper()
+		wantThrottled(t, step, s.do(req{Method: http.MethodPost, Path: "/api/auth/login", Body: loginBody(demoStudent, demoPassword)}))
+	}
+	stillLocked("the right password while locked")
+	students := "/library/" + demoDomain + "/students"
+	unlockPath := "/library/" + demoDomain + "/accounts/unlock"
+	form := url.Values{"account_id": {student.ID}, "from": {"students"}, "search": {"Theo"}}
+
+	staff := newBrowser(t, s)
+	if p := staff.signIn("staff@maplegrove.example.org", demoPassword); p.Status != http.StatusSeeOther {
+		t.Fatalf("staff sign-in: %d", p.Status)
+	}
+	if p := staff.get(students); p.Status != 200 || len(p.byTestID("unlock-button")) != 0 {
+		t.Fatalf("the students page for staff: %d with %d unlock buttons, want 200 and none", p.Status, len(p.byTestID("unlock-button")))
+	}
+	if p := staff.submit(unlockPath, form); p.Status != http.StatusForbidden {
+		t.Fatalf("staff posting the unlock form: %d, want 403", p.Status)
+	}
+	stillLocked("after the staff member's post")
+
+	lib := newBrowser(t, s)
+	if p := lib.signIn(demoLibrarian, demoPassword); p.Status != http.StatusSeeOther {
+		t.Fatalf("librarian sign-in: %d", p.Status)
+	}
+	p := lib.get(students + "?search=Theo")
+	if btn, ok := p.byTestIDAttr("unlock-button", "aria-describedby", "student-"+student.ID); !ok || htmlText(btn) != "Unlock sign-in" {
+		t.Fatalf("the students page has no unlock button for the student:\n%s", p.Body)
+	}
+	for _, headers := range []map[string]string{nil, {"Origin": "https://evil.example"}} {
+		if p := lib.do(http.MethodPost, unlockPath, form, headers); p.Status != http.StatusForbidden {
+			t.Fatalf("cross-site unlock with %v: %d, want 403", headers, p.Status)
+		}
+	}
+	stillLocked("after cross-site posts")
+
+	p = lib.submit(unlockPath, form)
+	if p.Status != http.StatusSeeOther || p.Location != students+"?search=Theo" {
+		t.Fatalf("unlock: %d to %q, want 303 back to the search", p.Status, p.Location)
+	}
+	if shown := lib.get(p.Location); !strings.Contains(shown.text("flash"), "Sign-in unlocked for Theo Student") {
+		t.Fatalf("after unlocking the page says %q", shown.text("flash"))
+	}
+	s.login(demoStudent, demoPassword)
+
+	// An account the school does not have, or a librarian's: an error.
+	librarian, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoLibrarian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"00000000-0000-4000-8000-000000000000", librarian.ID} {
+		p = lib.follow(unlockPath, url.Values{"account_id": {id}, "from": {"students"}})
+		if !strings.Contains(htmlAttr(p.byID("flash"), "class"), "error") {
+			t.Fatalf("a librarian unlocking account %s: flash %q (class %q), want an error", id, p.text("flash"), htmlAttr(p.byID("flash"), "class"))
+		}
+	}
+
+	// An admin unlocks any account of the school from its accounts page.
+	admin := newBrowser(t, s)
+	if p := admin.signIn(demoAdmin, demoPassword); p.Status != http.StatusSeeOther {
+		t.Fatalf("admin sign-in: %d", p.Status)
+	}
+	accounts := "/library/" + demoDomain + "/accounts"
+	if _, ok := admin.get(accounts).byTestIDAttr("unlock-button", "aria-describedby", "account-"+librarian.ID); !ok {
+		t.Fatal("the accounts page shows the admin no unlock button for the librarian")
+	}
+	p = admin.submit(unlockPath, url.Values{"account_id": {librarian.ID}, "from": {"accounts"}})
+	if p.Status != http.StatusSeeOther || p.Location != accounts {
+		t.Fatalf("the admin's unlock: %d to %q, want 303 back to the accounts page", p.Status, p.Location)
+	}
+	if shown := admin.get(p.Location); !strings.Contains(shown.text("flash"), "Sign-in unlocked for Lena Librarian") {
+		t.Fatalf("after the admin's unlock the page says %q", shown.text("flash"))
 	}
 }

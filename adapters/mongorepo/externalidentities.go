@@ -45,10 +45,7 @@ func externalIdentityKey(issuer, subject string) string { return issuer + " " + 
 
 // Link implements ports.ExternalIdentityRepository.
 func (r *ExternalIdentities) Link(ctx context.Context, l user.ExternalIdentity) error {
-	_, err := r.links.InsertOne(ctx, externalIdentityDoc{
-		Key: externalIdentityKey(l.Issuer, l.Subject), Issuer: l.Issuer, Subject: l.Subject,
-		AccountID: l.AccountID, CreatedAt: l.CreatedAt.UTC(),
-	})
+	_, err := r.links.InsertOne(ctx, toExternalIdentityDoc(l))
 	return mapErr(err, "link the external identity", nil, user.ErrExternalIdentityExists)
 }
 
@@ -59,7 +56,18 @@ func (r *ExternalIdentities) Get(ctx context.Context, issuer, subject string) (u
 	if err != nil {
 		return user.ExternalIdentity{}, mapErr(err, "read the external identity", user.ErrExternalIdentityNotFound, nil)
 	}
-	return user.ExternalIdentity{Issuer: d.Issuer, Subject: d.Subject, AccountID: d.AccountID, CreatedAt: d.CreatedAt.UTC()}, nil
+	return d.toExternalIdentity(), nil
+}
+
+func toExternalIdentityDoc(l user.ExternalIdentity) externalIdentityDoc {
+	return externalIdentityDoc{
+		Key: externalIdentityKey(l.Issuer, l.Subject), Issuer: l.Issuer, Subject: l.Subject,
+		AccountID: l.AccountID, CreatedAt: l.CreatedAt.UTC(),
+	}
+}
+
+func (d externalIdentityDoc) toExternalIdentity() user.ExternalIdentity {
+	return user.ExternalIdentity{Issuer: d.Issuer, Subject: d.Subject, AccountID: d.AccountID, CreatedAt: d.CreatedAt.UTC()}
 }
 
 // Unlink implements ports.ExternalIdentityRepository.

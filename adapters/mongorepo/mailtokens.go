@@ -55,11 +55,15 @@ type mailTokenUseDoc struct {
 
 // Create implements ports.MailTokenRepository.
 func (r *MailTokens) Create(ctx context.Context, t auth.MailToken) error {
-	_, err := r.tokens.InsertOne(ctx, mailTokenDoc{
+	_, err := r.tokens.InsertOne(ctx, toMailTokenDoc(t))
+	return mapErr(err, "store the mailed token", nil, auth.ErrMailTokenExists)
+}
+
+func toMailTokenDoc(t auth.MailToken) mailTokenDoc {
+	return mailTokenDoc{
 		Hash: t.Hash, Purpose: string(t.Purpose), AccountID: t.AccountID, Email: t.Email, Name: t.Name,
 		PasswordHash: t.PasswordHash, CreatedAt: t.CreatedAt.UTC(), ExpiresAt: t.ExpiresAt.UTC(),
-	})
-	return mapErr(err, "store the mailed token", nil, auth.ErrMailTokenExists)
+	}
 }
 
 // Get implements ports.MailTokenRepository. A token whose removal failed

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/ports"
@@ -47,8 +48,10 @@ type recordKind struct {
 	// counted is the collection holding one document per record (a book's
 	// texts and the active-key pointer live elsewhere and are not counted).
 	counted *mongo.Collection
-	read    func(ctx context.Context, batchSize int, fn func([]any) error) error
-	write   func(ctx context.Context, records []any) error
+	// count, when set, counts the records instead of counted.
+	count func(ctx context.Context) (int64, error)
+	read  func(ctx context.Context, batchSize int, fn func([]any) error) error
+	write func(ctx context.Context, records []any) error
 }
 
 // kind returns the handling of k. Errors: Invalid for an unknown kind.
@@ -90,6 +93,10 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 		return plain(r.db, k, colInvites, toInviteDoc, inviteDoc.toInvite), nil
 	case ports.KindRedemptions:
 		return plain(r.db, k, colRedemptions, toStampDoc, claimDoc.toStamp), nil
+	case ports.KindExternalIdentities:
+		return plain(r.db, k, colExternalIdentities, toExternalIdentityDoc, externalIdentityDoc.toExternalIdentity), nil
+	case ports.KindMailTokens:
+		return r.mailTokens(k), nil
 	}
 	return recordKind{}, errs.E(errs.Invalid, "unknown_record_kind", "There is no record kind %q.", k)
 }
@@ -102,7 +109,12 @@ func (r *Records) Count(ctx context.Context, kind ports.RecordKind) (int64, erro
 	if err != nil {
 		return 0, err
 	}
-	n, err := k.counted.CountDocuments(ctx, bson.D{})
+	var n int64
+	if k.count != nil {
+		n, err = k.count(ctx)
+	} else {
+		n, err = k.counted.CountDocuments(ctx, bson.D{})
+	}
 	if err != nil {
 		return 0, mapErr(err, "count the "+string(kind)+" records", nil, nil)
 	}
@@ -241,6 +253,90 @@ func textsOfBooks(ctx context.Context, texts *mongo.Collection, bookIDs []string
 		return nil, mapErr(err, op, nil, nil)
 	}
 	return out, nil
+}
+
+// mailTokens is the handling of KindMailTokens: the documents of
+// mail_tokens that no claim in mail_token_uses names. A claimed token whose
+// removal failed is used, refused by Consume for good; copied, it would
+// work again in a store that keeps no claims, so it is neither counted nor
+// read. Written tokens are plain inserts, as MailTokens.Create makes them.
+func (r *Records) mailTokens(kind ports.RecordKind) recordKind {
+	tokens, uses := r.db.Collection(colMailTokens), r.db.Collection(colMailTokenUses)
+	// used returns which of hashes a claim names, with one find.
+	used := func(ctx context.Context, hashes []string) (map[string]bool, error) {
+		cur, err := uses.Find(ctx, bson.D{{Key: "_id", Value: in(hashes)}},
+			options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}).SetBatchSize(wholeBatch))
+		if err != nil {
+			return nil, mapErr(err, "read the mailed token uses", nil, nil)
+		}
+		defer cur.Close(ctx)
+		out := map[string]bool{}
+		for cur.Next(ctx) {
+			var d struct {
+				Hash string `bson:"_id"`
+			}
+			if err := cur.Decode(&d); err != nil {
+				return nil, mapErr(err, "read the mailed token uses", nil, nil)
+			}
+			out[d.Hash] = true
+		}
+		return out, mapErr(cur.Err(), "read the mailed token uses", nil, nil)
+	}
+	// unused calls each with the unused tokens of every batch of documents
+	// that holds any.
+	unused := func(ctx context.Context, batchSize int, each func([]mailTokenDoc) error) error {
+		return readBatches(ctx, tokens, kind, batchSize, func(docs []mailTokenDoc) error {
+			hashes := make([]string, len(docs))
+			for i, d := range docs {
+				hashes[i] = d.Hash
+			}
+			claimed, err := used(ctx, hashes)
+			if err != nil {
+				return err
+			}
+			var keep []mailTokenDoc
+			for _, d := range docs {
+				if !claimed[d.Hash] {
+					keep = append(keep, d)
+				}
+			}
+			if len(keep) == 0 {
+				return nil
+			}
+			return each(keep)
+		})
+	}
+	return recordKind{
+		counted: tokens,
+		count: func(ctx context.Context) (int64, error) {
+			var n int64
+			err := unused(ctx, int(wholeBatch), func(docs []mailTokenDoc) error {
+				n += int64(len(docs))
+				return nil
+			})
+			return n, err
+		},
+		read: func(ctx context.Context, batchSize int, fn func([]any) error) error {
+			return unused(ctx, batchSize, func(docs []mailTokenDoc) error {
+				out := make([]any, len(docs))
+				for i, d := range docs {
+					out[i] = d.toMailToken()
+				}
+				return fn(out)
+			})
+		},
+		write: func(ctx context.Context, records []any) error {
+			recs, err := ports.RecordsAs[auth.MailToken](kind, records)
+			if err != nil {
+				return err
+			}
+			docs := make([]any, len(recs))
+			for i, t := range recs {
+				docs[i] = toMailTokenDoc(t)
+			}
+			return insertAll(ctx, tokens, kind, docs)
+		},
+	}
 }
 
 // signingKeys is the handling of KindSigningKeys: the keys in

@@ -69,6 +69,19 @@ func (l *Limiter) Take(ctx context.Context, tier ports.RateTier, key string) (po
 	}, nil
 }
 
+// NewMailCap returns a Limiter with the one tier ports.RateMailRecipient at
+// rate, over store: with a Redis store every replica counts against the same
+// budget of each recipient.
+func NewMailCap(store limiter.Store, rate limiter.Rate) (*Limiter, error) {
+	if store == nil {
+		return nil, fmt.Errorf("ratelimit: nil store")
+	}
+	if err := checkRate(rate); err != nil {
+		return nil, fmt.Errorf("ratelimit: tier %q: %w", ports.RateMailRecipient, err)
+	}
+	return &Limiter{tiers: map[ports.RateTier]*limiter.Limiter{ports.RateMailRecipient: limiter.New(store, rate)}}, nil
+}
+
 func checkRate(r limiter.Rate) error {
 	if r.Limit < 1 || r.Period <= 0 {
 		return fmt.Errorf("rate %d per %s: want a positive limit and period", r.Limit, r.Period)

@@ -255,6 +255,53 @@ func TestTakeUnknownTier(t *testing.T) {
 	}
 }
 
+// The mail cap counts per recipient across replicas: two limiters over
+// one store (two service instances) let exactly the rate's number of mails
+// to one recipient through between them, another recipient keeps its own
+// budget, and the cap knows no other tier.
+func TestMailCap(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			if b.skip != "" {
+				t.Skip(b.skip)
+			}
+			store := b.newStore(t)
+			rate := limiter.Rate{Period: time.Hour, Limit: 5}
+			replicas := make([]*ratelimit.Limiter, 2)
+			for i := range replicas {
+				l, err := ratelimit.NewMailCap(store, rate)
+				if err != nil {
+					t.Fatalf("NewMailCap: %v", err)
+				}
+				replicas[i] = l
+			}
+			prefix := keyPrefix(t)
+			inbox, other := prefix+":digest-of-one-inbox", prefix+":digest-of-another"
+			for i := range 7 {
+				res := take(t, replicas[i%2], ports.RateMailRecipient, inbox)
+				if want := i >= 5; res.Reached != want {
+					t.Fatalf("mail %d to one recipient: reached %v, want %v", i+1, res.Reached, want)
+				}
+			}
+			if res := take(t, replicas[1], ports.RateMailRecipient, other); res.Reached || res.Remaining != 4 {
+				t.Fatalf("first mail to another recipient: %+v, want not reached, 4 left", res)
+			}
+			_, err := replicas[0].Take(context.Background(), ports.RateAnonymous, prefix+":10.0.0.1")
+			if got, want := errs.KindOf(err), errs.Internal; got != want {
+				t.Fatalf("Take of another tier on the mail cap: kind %q, want %q", got, want)
+			}
+		})
+	}
+	for _, rate := range []limiter.Rate{{Period: time.Hour}, {Limit: 5}} {
+		if _, err := ratelimit.NewMailCap(ratelimit.NewMemoryStore(), rate); err == nil {
+			t.Errorf("NewMailCap with rate %+v: no error", rate)
+		}
+	}
+	if _, err := ratelimit.NewMailCap(nil, limiter.Rate{Period: time.Hour, Limit: 5}); err == nil {
+		t.Error("NewMailCap with a nil store: no error")
+	}
+}
+
 var testLimits = ratelimit.LoginLimits{
 	PerAddress:        limiter.Rate{Period: 15 * time.Minute, Limit: 20},
 	PerAccountAddress: limiter.Rate{Period: 15 * time.Minute, Limit: 5},

@@ -40,10 +40,14 @@ DELETE FROM external_identities WHERE account_id = :account_id`)
 
 // Link implements ports.ExternalIdentityRepository.
 func (r *ExternalIdentities) Link(ctx context.Context, l user.ExternalIdentity) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtExternalIdentityInsert,
-		sql.Named("issuer", l.Issuer), sql.Named("subject", l.Subject), sql.Named("account_id", l.AccountID),
-		sql.Named("created_at", millis(l.CreatedAt)))
+	_, err := r.db.exec(ctx, r.db.write, stmtExternalIdentityInsert, externalIdentityArgs(l)...)
 	return mapErr(err, "link the external identity", nil, user.ErrExternalIdentityExists)
+}
+
+// externalIdentityArgs are the arguments of stmtExternalIdentityInsert for l.
+func externalIdentityArgs(l user.ExternalIdentity) []any {
+	return []any{sql.Named("issuer", l.Issuer), sql.Named("subject", l.Subject), sql.Named("account_id", l.AccountID),
+		sql.Named("created_at", millis(l.CreatedAt))}
 }
 
 // Get implements ports.ExternalIdentityRepository.

@@ -44,11 +44,15 @@ DELETE FROM mail_tokens WHERE account_id = :account_id AND account_id <> ''`)
 
 // Create implements ports.MailTokenRepository.
 func (r *MailTokens) Create(ctx context.Context, t auth.MailToken) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtMailTokenInsert,
-		sql.Named("hash", t.Hash), sql.Named("purpose", string(t.Purpose)), sql.Named("account_id", t.AccountID),
-		sql.Named("email", t.Email), sql.Named("name", t.Name), sql.Named("password_hash", t.PasswordHash),
-		sql.Named("created_at", millis(t.CreatedAt)), sql.Named("expires_at", millis(t.ExpiresAt)))
+	_, err := r.db.exec(ctx, r.db.write, stmtMailTokenInsert, mailTokenArgs(t)...)
 	return mapErr(err, "store the mailed token", nil, auth.ErrMailTokenExists)
+}
+
+// mailTokenArgs are the arguments of stmtMailTokenInsert for t.
+func mailTokenArgs(t auth.MailToken) []any {
+	return []any{sql.Named("hash", t.Hash), sql.Named("purpose", string(t.Purpose)), sql.Named("account_id", t.AccountID),
+		sql.Named("email", t.Email), sql.Named("name", t.Name), sql.Named("password_hash", t.PasswordHash),
+		sql.Named("created_at", millis(t.CreatedAt)), sql.Named("expires_at", millis(t.ExpiresAt))}
 }
 
 // Get implements ports.MailTokenRepository.

@@ -135,6 +135,13 @@ SELECT token_hash, account_id, expires_at, created_at FROM invites`)
 	stmtRecRedemptionsCount = newWholeStmt("records.invite_redemptions.count", `SELECT count(*) FROM invite_redemptions`)
 	stmtRecRedemptionsRead  = newWholeStmt("records.invite_redemptions.read", `
 SELECT token_hash, redeemed_at FROM invite_redemptions`)
+
+	stmtRecLinksCount = newWholeStmt("records.external_identities.count", `SELECT count(*) FROM external_identities`)
+	stmtRecLinksRead  = newWholeStmt("records.external_identities.read", `
+SELECT issuer, subject, account_id, created_at FROM external_identities`)
+
+	stmtRecMailTokensCount = newWholeStmt("records.mail_tokens.count", `SELECT count(*) FROM mail_tokens`)
+	stmtRecMailTokensRead  = newWholeStmt("records.mail_tokens.read", `SELECT `+mailTokenColumns+` FROM mail_tokens`)
 )
 
 // recordKind is how one kind of record is counted, read and written.
@@ -263,6 +270,16 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 	case ports.KindRedemptions:
 		return recordsKind(d, k, stmtRecRedemptionsCount, stmtRecRedemptionsRead, scanStamp, func(ctx context.Context, tx *txn, s ports.Stamp) error {
 			_, err := d.exec(ctx, tx, stmtRedemptionInsert, sql.Named("token_hash", s.ID), sql.Named("at", millis(s.At)))
+			return err
+		}), nil
+	case ports.KindExternalIdentities:
+		return recordsKind(d, k, stmtRecLinksCount, stmtRecLinksRead, scanExternalIdentity, func(ctx context.Context, tx *txn, l user.ExternalIdentity) error {
+			_, err := d.exec(ctx, tx, stmtExternalIdentityInsert, externalIdentityArgs(l)...)
+			return err
+		}), nil
+	case ports.KindMailTokens:
+		return recordsKind(d, k, stmtRecMailTokensCount, stmtRecMailTokensRead, scanMailToken, func(ctx context.Context, tx *txn, mt auth.MailToken) error {
+			_, err := d.exec(ctx, tx, stmtMailTokenInsert, mailTokenArgs(mt)...)
 			return err
 		}), nil
 	}
@@ -434,6 +451,18 @@ func scanStamp(s scanner) (ports.Stamp, error) {
 	}
 	st.At = fromMillis(at)
 	return st, nil
+}
+
+func scanExternalIdentity(s scanner) (user.ExternalIdentity, error) {
+	var (
+		l       user.ExternalIdentity
+		created int64
+	)
+	if err := s.Scan(&l.Issuer, &l.Subject, &l.AccountID, &created); err != nil {
+		return user.ExternalIdentity{}, err
+	}
+	l.CreatedAt = fromMillis(created)
+	return l, nil
 }
 
 func scanStudentNumber(s scanner) (ports.StudentNumber, error) {

@@ -219,6 +219,7 @@ type studentsView struct {
 	Pages      pager
 	CanAdd     bool
 	CanImport  bool
+	CanUnlock  bool       // lift a student's sign-in lock
 	Form       *formState // add one student, after a refusal
 	ImportCSV  string
 	ImportErr  string
@@ -247,6 +248,7 @@ func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school libr
 	v.Flash = fl
 	v.Base = schoolPath(school)
 	v.CanAdd, v.CanImport = a.allowed(r, "create", "library:students"), a.allowed(r, "import", "library:students")
+	v.CanUnlock = a.allowed(r, "unlock", "library:accounts")
 	for _, s := range res.Students {
 		v.Students = append(v.Students, studentRow{ID: s.ID, Name: s.Name, Email: s.Email, Number: s.StudentNumber})
 	}
@@ -431,6 +433,7 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 type accountRow struct {
 	ID, Email, Name, Role, Created string
 	Suspended, Self                bool
+	Unlockable                     bool // the viewer may lift its sign-in lock
 }
 
 type accountsView struct {
@@ -465,10 +468,13 @@ func (a *App) renderAccounts(w http.ResponseWriter, r *http.Request, school libr
 	v.Flash = fl
 	v.Base = schoolPath(school)
 	v.CanInvite, v.CanManage = a.allowed(r, "invite", "library:accounts"), a.allowed(r, "manage", "library:accounts")
-	me := user.PrincipalFrom(r.Context()).AccountID
+	p := user.PrincipalFrom(r.Context())
+	unlock := a.allowed(r, "unlock", "library:accounts")
 	for _, acct := range list {
+		// Librarians unlock staff; an admin any account.
 		v.Accounts = append(v.Accounts, accountRow{ID: acct.ID, Email: acct.Email, Name: acct.Name, Role: string(acct.Role),
-			Created: acct.CreatedAt.UTC().Format("2006-01-02"), Suspended: acct.Suspended, Self: acct.ID == me})
+			Created: acct.CreatedAt.UTC().Format("2006-01-02"), Suspended: acct.Suspended, Self: acct.ID == p.AccountID,
+			Unlockable: unlock && acct.ID != p.AccountID && (acct.Role == user.RoleStaff || p.Role == user.RoleAdmin)})
 	}
 	a.render(w, r, status, "accounts", v)
 }
@@ -534,6 +540,40 @@ func (a *App) manage(w http.ResponseWriter, r *http.Request) {
 		word = "Suspended"
 	}
 	a.redirect(w, r, back, flash{Kind: "success", Message: fmt.Sprintf("%s %s.", word, acct.Email)})
+}
+
+// unlock lifts the sign-in lock of a student or staff account of the
+// school (the same use case as POST /api/library/accounts/{id}/unlock) and
+// goes back to the page the button was on, with the outcome.
+func (a *App) unlock(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "unlock", "library:accounts") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	back := schoolPath(school) + "/students"
+	if form.Get("from") == "accounts" {
+		back = schoolPath(school) + "/accounts"
+	} else if q := strings.TrimSpace(form.Get("search")); q != "" {
+		back += "?search=" + url.QueryEscape(q)
+	}
+	acct, err := a.deps.Library.Staff.UnlockSignIn(r.Context(), form.Get("account_id"))
+	if err == nil && acct.SchoolID != school.ID {
+		// An admin may unlock anyone, but this page lists this school only.
+		err = user.ErrNotFound(acct.ID)
+	}
+	if err != nil {
+		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+		return
+	}
+	who := acct.Name
+	if who == "" {
+		who = acct.Email
+	}
+	a.redirect(w, r, back, flash{Kind: "success", Message: fmt.Sprintf("Sign-in unlocked for %s: they can sign in again now.", who)})
 }
 
 // ----- accepting an invitation -----

@@ -140,6 +140,7 @@ func (a *App) Routes() []Route {
 		view("web.accounts", school+"/accounts", a.accounts),
 		submit("web.accounts.invite", school+"/accounts/invite", a.invite),
 		submit("web.accounts.manage", school+"/accounts/manage", a.manage),
+		submit("web.accounts.unlock", school+"/accounts/unlock", a.unlock),
 		view("web.catalog", school+"/catalog", a.catalog),
 	}
 }

@@ -25,9 +25,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	commands := map[string]func(context.Context, func(string) string, []string, io.Writer, io.Writer) error{
-		"import":  app.RunImport,  // books from JSON, text and EPUB files
-		"backup":  app.RunBackup,  // an online copy of the embedded store
-		"migrate": app.RunMigrate, // the embedded store to or from MongoDB
+		"import":      app.RunImport,      // books from JSON, text and EPUB files
+		"backup":      app.RunBackup,      // an online copy of the embedded store
+		"migrate":     app.RunMigrate,     // the embedded store to or from MongoDB
+		"healthcheck": app.RunHealthcheck, // GET /readyz: the container image's HEALTHCHECK
 	}
 	if len(os.Args) > 1 {
 		if run, ok := commands[os.Args[1]]; ok {

@@ -33,6 +33,11 @@ type IdentityConfig struct {
 	// OnBackgroundError hears of failures of work done after the answer
 	// (sending a mail); nil drops them.
 	OnBackgroundError func(op string, err error)
+	// OnMailCapped hears of each mail not sent because its recipient had
+	// all the mail its budget allows (CapMailWith): the kind of mail
+	// ("password_reset", "signup", "signup_taken") and RecipientDigest of
+	// the address, never the address itself. nil drops them.
+	OnMailCapped func(kind, recipient string)
 	// ReuseGrace is how long after a rotation a second use of the same
 	// token is taken for a client racing itself (two tabs refreshing at
 	// once) rather than for theft: it is refused, but the family stays
@@ -53,7 +58,8 @@ type Identity struct {
 	external ports.ExternalVerifier // nil when no external issuer is trusted
 	mail     ports.MailTokenRepository
 	links    ports.ExternalIdentityRepository
-	mailer   ports.Mailer // set by SendMailWith
+	mailer   ports.Mailer      // set by SendMailWith
+	mailCap  ports.RateLimiter // set by CapMailWith; nil sends every mail
 	cfg      IdentityConfig
 	bg       *background
 

@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/url"
 	"sync"
@@ -39,6 +41,43 @@ const (
 // SendMailWith gives the identity service its mailer. Call it while
 // wiring, before serving; password resets and verified sign-ups need it.
 func (s *Identity) SendMailWith(m ports.Mailer) { s.mailer = m }
+
+// CapMailWith bounds the mail one address receives: every password-reset
+// and sign-up mail takes one from the address's budget in l
+// (ports.RateMailRecipient), and a mail past it is not sent, so no number
+// of client addresses can flood one inbox. The answer to the request that
+// asked for the mail is the same either way. Call it while wiring.
+func (s *Identity) CapMailWith(l ports.RateLimiter) { s.mailCap = l }
+
+// RecipientDigest names an address in the mail cap's counters and in the
+// logs without showing it: the hex SHA-256 of the normalised address.
+func RecipientDigest(email string) string {
+	sum := sha256.Sum256([]byte("mail-recipient\x00" + user.NormalizeEmail(email)))
+	return hex.EncodeToString(sum[:])
+}
+
+// mayMail takes one mail of kind to email from the address's budget and
+// reports whether the mail may go. When the count cannot be taken the mail
+// is not sent (and the failure is reported), as sign-in fails closed: the
+// per-client limits of the mail routes live in the same store and are let
+// through then, so nothing else would bound the mail.
+func (s *Identity) mayMail(ctx context.Context, kind, email string) bool {
+	if s.mailCap == nil {
+		return true
+	}
+	digest := RecipientDigest(email)
+	res, err := s.mailCap.Take(ctx, ports.RateMailRecipient, digest)
+	if err != nil {
+		if s.bg.onError != nil {
+			s.bg.onError("count a mail to its recipient (not sent)", err)
+		}
+		return false
+	}
+	if res.Reached && s.cfg.OnMailCapped != nil {
+		s.cfg.OnMailCapped(kind, digest)
+	}
+	return !res.Reached
+}
 
 // SignupMode returns the configured sign-up mode.
 func (s *Identity) SignupMode() SignupMode { return s.cfg.Signup }
@@ -87,6 +126,9 @@ func (s *Identity) mailSignup(ctx context.Context, acct user.Account, password s
 	existing, err := s.accounts.GetByEmail(ctx, acct.Email)
 	switch {
 	case err == nil && !existing.Deleted:
+		if !s.mayMail(ctx, "signup_taken", acct.Email) {
+			return nil
+		}
 		return s.send(ctx, ports.Message{
 			To:      acct.Email,
 			Subject: "Someone tried to sign up with your address",
@@ -97,6 +139,9 @@ func (s *Identity) mailSignup(ctx context.Context, acct user.Account, password s
 		})
 	case err != nil && !errs.Is(err, errs.NotFound):
 		return err
+	}
+	if !s.mayMail(ctx, "signup", acct.Email) {
+		return nil
 	}
 	hash, err := s.hasher.Hash(password)
 	if err != nil {
@@ -182,6 +227,9 @@ func (s *Identity) mailPasswordReset(ctx context.Context, email string) error {
 	}
 	if acct.Deleted || acct.Suspended {
 		return nil // a reset would not let them in
+	}
+	if !s.mayMail(ctx, "password_reset", acct.Email) {
+		return nil
 	}
 	now := s.Now().UTC()
 	secret, err := s.issueMailToken(ctx, auth.MailToken{

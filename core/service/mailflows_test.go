@@ -130,3 +130,132 @@ func TestSignupConfirmedTwice(t *testing.T) {
 	wantErr(t, err, errs.Conflict, "account_exists")
 	f.login(t, "mia@example.org", "other password 2")
 }
+
+// budget is a ports.RateLimiter that allows limit takes per key, or fails
+// every take when down.
+type budget struct {
+	mu    sync.Mutex
+	limit int64
+	taken map[string]int64
+	tiers []ports.RateTier
+	down  bool
+}
+
+func (b *budget) Take(_ context.Context, tier ports.RateTier, key string) (ports.RateLimitResult, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.tiers = append(b.tiers, tier)
+	if b.down {
+		return ports.RateLimitResult{}, errs.E(errs.Unavailable, "unavailable", "down")
+	}
+	b.taken[key]++
+	return ports.RateLimitResult{Limit: b.limit, Remaining: max(b.limit-b.taken[key], 0), Reached: b.taken[key] > b.limit}, nil
+}
+
+func (m *mailbox) count(to string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, msg := range m.sent {
+		if msg.To == to {
+			n++
+		}
+	}
+	return n
+}
+
+// Every kind of mail to one address draws on the address's one budget:
+// password resets, the warning that the address has an account, and the
+// confirmation of a new one. Past it no mail goes and the hook hears the
+// kind and a digest, never the address; the answers do not change. With
+// the counter store failing no mail goes (the failure is reported), since
+// nothing else would bound the mail then.
+func TestMailCapPerRecipient(t *testing.T) {
+	type capped struct{ kind, recipient string }
+	var (
+		mu   sync.Mutex
+		got  []capped
+		errd []string
+	)
+	f, box := newMailFixture(t, service.IdentityConfig{Signup: service.SignupVerify,
+		OnMailCapped: func(kind, recipient string) { mu.Lock(); got = append(got, capped{kind, recipient}); mu.Unlock() },
+		OnBackgroundError: func(op string, err error) {
+			mu.Lock()
+			errd = append(errd, op)
+			mu.Unlock()
+		},
+	})
+	caps := &budget{limit: 2, taken: map[string]int64{}}
+	f.id.CapMailWith(caps)
+	f.addAccount(t, "acct-1", "ada@example.org", user.RoleReader, "", "v2:"+password)
+	ctx := context.Background()
+	wait := func() {
+		c, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		f.id.Wait(c)
+	}
+	// One at a time, so which kind is capped is known.
+	if err := f.id.RequestPasswordReset(ctx, "Ada@Example.org"); err != nil {
+		t.Fatal(err)
+	}
+	wait()
+	if _, err := f.id.Signup(ctx, "ada@example.org", "Velvet-Compass-42", "Ada Other"); err != nil {
+		t.Fatal(err)
+	}
+	wait()
+	if err := f.id.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
+		t.Fatalf("a reset past the budget: %v, want the usual answer", err)
+	}
+	if res, err := f.id.Signup(ctx, "ada@example.org", "Velvet-Compass-42", "Ada Other"); err != nil || !res.Pending {
+		t.Fatalf("a sign-up past the budget: %+v, %v, want the usual pending answer", res, err)
+	}
+	wait()
+	if n := box.count("ada@example.org"); n != 2 {
+		t.Fatalf("%d mails to one address with a budget of 2, want 2", n)
+	}
+	// A new address: its confirmation draws on its own budget.
+	for range 3 {
+		if _, err := f.id.Signup(ctx, "bo@example.org", "Velvet-Compass-42", "Bo Reader"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait()
+	if n := box.count("bo@example.org"); n != 2 {
+		t.Fatalf("%d confirmations to a new address with a budget of 2, want 2", n)
+	}
+	mu.Lock()
+	kinds := map[string]int{}
+	for _, c := range got {
+		kinds[c.kind]++
+		if c.recipient == "ada@example.org" || c.recipient == "bo@example.org" || len(c.recipient) != 64 {
+			t.Errorf("the hook heard the recipient as %q, want a digest", c.recipient)
+		}
+		if c.kind != "signup" && c.recipient != service.RecipientDigest("ADA@example.org") {
+			t.Errorf("the hook heard %q for ada, want the digest of her address", c.recipient)
+		}
+	}
+	mu.Unlock()
+	if kinds["password_reset"] != 1 || kinds["signup_taken"] != 1 || kinds["signup"] != 1 {
+		t.Errorf("capped mails by kind = %v, want one of each", kinds)
+	}
+	for _, tier := range caps.tiers {
+		if tier != ports.RateMailRecipient {
+			t.Errorf("the cap was taken in tier %q, want %q", tier, ports.RateMailRecipient)
+		}
+	}
+
+	caps.down = true
+	caps.limit = 100 // a budget left: only the failure stops the mail
+	if err := f.id.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
+		t.Fatalf("a reset with the counter store down: %v, want the usual answer", err)
+	}
+	wait()
+	if n := box.count("ada@example.org"); n != 2 {
+		t.Fatalf("with the counter store down: %d mails to ada in all, want still 2 (no mail goes)", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(errd) != 1 {
+		t.Fatalf("background errors reported with the counter store down: %v, want 1", errd)
+	}
+}

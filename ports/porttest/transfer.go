@@ -71,6 +71,9 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 	ports.KindStudentNumbers:  reflect.TypeFor[ports.StudentNumber](),
 	ports.KindInvites:         reflect.TypeFor[library.Invite](),
 	ports.KindRedemptions:     reflect.TypeFor[ports.Stamp](),
+
+	ports.KindExternalIdentities: reflect.TypeFor[user.ExternalIdentity](),
+	ports.KindMailTokens:         reflect.TypeFor[auth.MailToken](),
 }
 
 // transferSeed is what seedTransfer stored in store A.
@@ -110,6 +113,10 @@ type transferSeed struct {
 
 	invites    []library.Invite // 0 and 1 redeemed, 2 not
 	redeemedAt []time.Time
+
+	links      []user.ExternalIdentity // the student at two issuers, the pupil at one
+	mailTokens []auth.MailToken        // a reset of the student's password, a sign-up
+	usedToken  auth.MailToken          // the librarian's reset, used: not a record
 
 	counts map[ports.RecordKind]int64
 }
@@ -292,12 +299,29 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		s.redeemedAt = append(s.redeemedAt, at)
 	}
 
+	s.links = []user.ExternalIdentity{
+		{Issuer: issuerA, Subject: "lena-7731", AccountID: s.student.ID, CreatedAt: base.Add(4 * time.Hour)},
+		{Issuer: issuerB, Subject: "lena-7731", AccountID: s.student.ID, CreatedAt: base.Add(5 * time.Hour)},
+		{Issuer: issuerA, Subject: "emile-0042", AccountID: s.pupil.ID, CreatedAt: base.Add(6 * time.Hour)},
+	}
+	for _, l := range s.links {
+		must(t, "Link "+l.Subject, r.ExternalIdentities.Link(c, l))
+	}
+	s.mailTokens = []auth.MailToken{newResetToken(s.student.ID), newSignupToken("mia@birch.example.org")}
+	s.usedToken = newResetToken(s.librarian.ID)
+	for _, tok := range append(slices.Clone(s.mailTokens), s.usedToken) {
+		must(t, "MailTokens.Create", r.MailTokens.Create(c, tok))
+	}
+	_, err = r.MailTokens.Consume(c, s.usedToken.Hash, s.usedToken.Purpose, base.Add(time.Minute))
+	must(t, "MailTokens.Consume", err)
+
 	s.counts = map[ports.RecordKind]int64{
 		ports.KindSchools: 2, ports.KindAccounts: 5, ports.KindSigningKeys: 2,
 		ports.KindRefreshTokens: 4, ports.KindRotations: 2, ports.KindRevokedFamilies: 2,
 		ports.KindBooks: 2, ports.KindReadingList: 2, ports.KindProgress: 2, ports.KindSessions: 3,
 		ports.KindLibraryBooks: 3, ports.KindCopies: 3, ports.KindLoans: 3, ports.KindRenewals: 3,
 		ports.KindClaims: 2, ports.KindStudentNumbers: 2, ports.KindInvites: 3, ports.KindRedemptions: 2,
+		ports.KindExternalIdentities: 3, ports.KindMailTokens: 2,
 	}
 	return s
 }
@@ -755,6 +779,39 @@ func testTransferReadBack(t *testing.T, a, b ports.Repositories, s *transferSeed
 			checkInvite(t, "Invites.Get", got, want)
 		}
 	})
+
+	t.Run("ExternalIdentities", func(t *testing.T) {
+		c := ctx(t)
+		for _, want := range s.links {
+			call := "ExternalIdentities.Get " + want.Subject
+			got := same(t, call, a, b, func(r ports.Repositories) (user.ExternalIdentity, error) {
+				return r.ExternalIdentities.Get(c, want.Issuer, want.Subject)
+			}, checkLink)
+			checkLink(t, call, got, want)
+		}
+	})
+
+	t.Run("MailTokens", func(t *testing.T) {
+		c := ctx(t)
+		for _, want := range s.mailTokens {
+			call := "MailTokens.Get " + string(want.Purpose)
+			got := same(t, call, a, b, func(r ports.Repositories) (auth.MailToken, error) {
+				return r.MailTokens.Get(c, want.Hash, want.Purpose)
+			}, checkMailToken)
+			checkMailToken(t, call, got, want)
+		}
+		_, err := b.MailTokens.Get(c, s.usedToken.Hash, s.usedToken.Purpose)
+		wantErr(t, "MailTokens.Get of a token used before the copy, on B", err, errs.NotFound, "mail_token_not_found")
+	})
+}
+
+func checkLink(t *testing.T, call string, got, want user.ExternalIdentity) {
+	t.Helper()
+	checkTime(t, call+" CreatedAt", got.CreatedAt, want.CreatedAt)
+	got.CreatedAt = want.CreatedAt
+	if got != want {
+		t.Errorf("%s:\n got %+v\nwant %+v", call, got, want)
+	}
 }
 
 // testTransferKeysHold checks that B refuses what A would refuse: the
@@ -796,6 +853,16 @@ func testTransferKeysHold(t *testing.T, b ports.Repositories, s *transferSeed) {
 	for i := range s.redeemedAt {
 		wantErr(t, fmt.Sprintf("Invites.Redeem of copied redeemed invite #%d", i), b.Invites.Redeem(c, s.invites[i].TokenHash, base.Add(99*time.Hour)), errs.Conflict, "invite_used")
 	}
+
+	// A copied subject names its account only, and the account has one
+	// subject per issuer.
+	other := s.links[0]
+	other.AccountID = s.reader.ID
+	wantErr(t, "ExternalIdentities.Link of a copied subject to another account", b.ExternalIdentities.Link(c, other), errs.Conflict, "external_identity_exists")
+	second := s.links[2]
+	second.Subject = "emile-0043"
+	wantErr(t, "ExternalIdentities.Link of a second subject of a copied account's issuer", b.ExternalIdentities.Link(c, second), errs.Conflict, "external_identity_exists")
+	wantErr(t, "MailTokens.Create of a copied token", b.MailTokens.Create(c, s.mailTokens[0]), errs.Conflict, "mail_token_exists")
 }
 
 // errStop is what the suite's read callbacks return to stop a read.

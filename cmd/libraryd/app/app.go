@@ -168,11 +168,25 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		return a, fmt.Errorf("rate limiter: %w", err)
 	}
 	throttle := newLoginThrottle(store, cfg, a.deviceKey)
+	mailCap, err := ratelimit.NewMailCap(store, cfg.MailPerRecipient)
+	if err != nil {
+		return a, fmt.Errorf("LIBRARY_MAIL_PER_RECIPIENT: %w", err)
+	}
+	registry := prometheus.NewRegistry()
+	mailCapped := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "library_mail_capped_total", Help: "Mails not sent because their recipient had all LIBRARY_MAIL_PER_RECIPIENT allows, by kind.",
+	}, []string{"kind"})
+	registry.MustRegister(mailCapped)
 
 	a.Identity = service.NewIdentity(a.Repos, tokens, passwordhash.New(), throttle, service.IdentityConfig{
 		RefreshTTL: cfg.RefreshTokenTTL, Signup: cfg.Signup, ReuseGrace: cfg.RefreshReuseGrace, LinkBase: cfg.IssuerURL,
 		OnBackgroundError: func(op string, err error) { logger.Warn("background work failed", "op", op, "error", err.Error()) },
+		OnMailCapped: func(kind, recipient string) {
+			mailCapped.WithLabelValues(kind).Inc()
+			logger.Warn("mail not sent: its recipient had all the mail LIBRARY_MAIL_PER_RECIPIENT allows", "kind", kind, "recipient_digest", recipient)
+		},
 	})
+	a.Identity.CapMailWith(mailCap)
 	mail, err := newMailer(cfg, logger)
 	if err != nil {
 		return a, err
@@ -213,7 +227,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 
 	a.Handler = httpapi.New(httpapi.Deps{
 		Identity: a.Identity, Users: users, Catalog: a.Catalog, Library: a.Library, Authorizer: authz, RateLimiter: limits,
-		Tokens: tokens, Health: readiness{db: a.Repos.Health, draining: &a.draining}, Logger: logger, Registry: prometheus.NewRegistry(), Labels: labels.Printer{},
+		Tokens: tokens, Health: readiness{db: a.Repos.Health, draining: &a.draining}, Logger: logger, Registry: registry, Labels: labels.Printer{},
 		Extra: pageRoutes(a.Library, a.Identity, authz, logger, cfg.CookieSecure),
 	}, httpapi.Config{
 		IssuerURL: cfg.IssuerURL, CookieSecure: cfg.CookieSecure,

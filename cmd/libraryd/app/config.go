@@ -53,6 +53,7 @@ type Config struct {
 	RedisURL               string              // LIBRARY_REDIS_URL
 	RateAnonymous          limiter.Rate
 	RateSignIn             limiter.Rate
+	MailPerRecipient       limiter.Rate
 	RateAuthenticated      limiter.Rate
 	RatePremium            limiter.Rate
 	// Sign-in failures allowed per 15 minutes (LIBRARY_LOGIN_FAILURES_*).
@@ -130,6 +131,7 @@ var Settings = []Setting{
 	{"LIBRARY_LOGIN_FAILURES_PER_ADDRESS", "50", false, "Failed sign-ins allowed from one client address in 15 minutes, whatever the email (1 to 100000). Correct sign-ins do not count, so a school behind one address signs in freely (LIBRARY_RATE_SIGNIN still bounds its requests)."},
 	{"LIBRARY_LOGIN_FAILURES_PER_ACCOUNT", "10", false, "Failed sign-ins allowed for one email in 15 minutes from all clients without a device token of the account (1 to 1000). Past it the account is locked for them until the window ends, a password reset or a librarian's unlock; browsers and apps that signed in to it before (device token) still sign in."},
 	{"LIBRARY_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS", "5", false, "Failed sign-ins allowed for one email from one client address in 15 minutes (1 to 1000)."},
+	{"LIBRARY_MAIL_PER_RECIPIENT", "5-H", false, "Mails one address receives at most (password resets, sign-up confirmations and warnings), whoever asks and from how many client addresses; shared across replicas with LIBRARY_REDIS_URL. The mails past it are not sent (the request is answered as usual), logged with a digest of the address and counted in library_mail_capped_total; while the counter store is down no such mail is sent."},
 	{"LIBRARY_SIGNUP", "verify", false, "How POST /api/auth/signup creates reader accounts: verify (a link is mailed; the account exists once it is followed), open (at once, without proving the address: anyone can take anyone's email; demos and tests only) or closed (403 signup_disabled)."},
 	{"LIBRARY_SMTP_HOST", "", false, "SMTP server for the service's mail (password resets, sign-up links). Empty: each message is written to LIBRARY_DATA_DIR/outbox/ and logged (development)."},
 	{"LIBRARY_SMTP_PORT", "587 for starttls, 465 for tls, 25 for none", false, "Port of the SMTP server."},
@@ -235,6 +237,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		RateAuthenticated:              rate("LIBRARY_RATE_AUTHENTICATED", "1000-H"),
 		RatePremium:                    rate("LIBRARY_RATE_PREMIUM", "10000-H"),
 		RateSignIn:                     rate("LIBRARY_RATE_SIGNIN", "5000-H"),
+		MailPerRecipient:               rate("LIBRARY_MAIL_PER_RECIPIENT", "5-H"),
 		LoginFailuresPerAddress:        count("LIBRARY_LOGIN_FAILURES_PER_ADDRESS", 50, 1, 100000),
 		LoginFailuresPerAccount:        count("LIBRARY_LOGIN_FAILURES_PER_ACCOUNT", 10, 1, 1000),
 		LoginFailuresPerAccountAddress: count("LIBRARY_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS", 5, 1, 1000),
@@ -417,6 +420,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("rate_signin", formatRate(c.RateSignIn)),
 		slog.String("rate_authenticated", formatRate(c.RateAuthenticated)),
 		slog.String("rate_premium", formatRate(c.RatePremium)),
+		slog.String("mail_per_recipient", formatRate(c.MailPerRecipient)),
 		slog.String("login_failures", fmt.Sprintf("%d per address, %d per account, %d per account and address, per %s", c.LoginFailuresPerAddress, c.LoginFailuresPerAccount, c.LoginFailuresPerAccountAddress, loginWindow)),
 		slog.String("signup", string(c.Signup)),
 		slog.String("smtp_host", c.SMTP.Host),

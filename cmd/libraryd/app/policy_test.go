@@ -108,6 +108,7 @@ var whoMayCall = map[string]string{
 	"web.accounts":        "admin anonymous librarian reader staff student",
 	"web.accounts.invite": "admin anonymous librarian reader staff student",
 	"web.accounts.manage": "admin anonymous librarian reader staff student",
+	"web.accounts.unlock": "admin anonymous librarian reader staff student",
 	"web.catalog":         "admin anonymous librarian reader staff student",
 
 	"web.forgotPassword":      "admin anonymous librarian reader staff student",
