@@ -3,6 +3,7 @@ package test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -39,14 +40,47 @@ func mailEnv(t *testing.T, mp *mailpittest.Server, overrides map[string]string) 
 
 // flushMail waits until the mail the service sends after its answers is
 // handed to the mail server.
+// A service in a container is watched from outside: its metrics listener
+// reports the mail still pending.
 func flushMail(t *testing.T, s *service) {
 	t.Helper()
-	if s.container != nil {
-		t.Skip("container mode: waiting for the mail queue to drain needs the in-process service")
+	if s.container == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		s.App.Identity.Wait(ctx)
+		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s.App.Identity.Wait(ctx)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		pending, err := pendingMail(s)
+		if err == nil && pending == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mail still pending after 30 s: %v (%v)", pending, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// pendingMail reads library_mail_pending from the service's metrics
+// listener.
+func pendingMail(s *service) (float64, error) {
+	resp, err := http.Get("http://" + s.metricsAddr() + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, "library_mail_pending "); ok {
+			return strconv.ParseFloat(strings.TrimSpace(v), 64)
+		}
+	}
+	return 0, fmt.Errorf("/metrics has no library_mail_pending")
 }
 
 var tokenInLink = regexp.MustCompile(`(https?://\S+)\?token=([A-Za-z0-9_%-]+)`)

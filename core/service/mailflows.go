@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/readinglibrary/service/core/auth"
@@ -363,6 +364,11 @@ func (s *Identity) send(ctx context.Context, m ports.Message) error {
 	return s.mailer.Send(ctx, m)
 }
 
+// PendingMail is how much mail work (resets, sign-up confirmations) has
+// started after its request was answered and not yet ended: 0 once every
+// answered request's mail is handed to the mail server or has failed.
+func (s *Identity) PendingMail() int64 { return s.bg.pending.Load() }
+
 // Wait returns once the work started after earlier answers (mails) is
 // done, or ctx ends. Call it before closing the stores.
 func (s *Identity) Wait(ctx context.Context) {
@@ -380,6 +386,7 @@ func (s *Identity) Wait(ctx context.Context) {
 type background struct {
 	slots   chan struct{}
 	wg      sync.WaitGroup
+	pending atomic.Int64 // work started and not yet ended, inline or not
 	onError func(op string, err error)
 }
 
@@ -398,7 +405,9 @@ func newBackground(onError func(string, error)) *background {
 // but not its cancellation: the request is answered before fn ends.
 func (b *background) run(ctx context.Context, op string, fn func(context.Context) error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), backgroundTimeout)
+	b.pending.Add(1)
 	work := func() {
+		defer b.pending.Add(-1)
 		defer cancel()
 		if err := fn(ctx); err != nil && b.onError != nil {
 			b.onError(op, err)

@@ -259,3 +259,44 @@ func TestMailCapPerRecipient(t *testing.T) {
 		t.Fatalf("background errors reported with the counter store down: %v, want 1", errd)
 	}
 }
+
+// heldMailer holds each mail until release is closed.
+type heldMailer struct{ release chan struct{} }
+
+func (m heldMailer) Send(ctx context.Context, _ ports.Message) error {
+	select {
+	case <-m.release:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// PendingMail counts the mail started after the answer until it ends, so
+// a watcher outside the process knows when it has all been handed over.
+func TestPendingMailCountsMailUntilSent(t *testing.T) {
+	f := newFixture(t, service.IdentityConfig{})
+	held := heldMailer{release: make(chan struct{})}
+	f.id.SendMailWith(held)
+	f.addAccount(t, "acct-1", "ada@example.org", user.RoleReader, "", "v2:"+password)
+	f.addAccount(t, "acct-2", "alan@example.org", user.RoleReader, "", "v2:"+password)
+	ctx := context.Background()
+	if got := f.id.PendingMail(); got != 0 {
+		t.Fatalf("pending before any request = %d, want 0", got)
+	}
+	for _, email := range []string{"ada@example.org", "alan@example.org"} {
+		if err := f.id.RequestPasswordReset(ctx, email); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := f.id.PendingMail(); got != 2 {
+		t.Fatalf("pending with two mails held = %d, want 2", got)
+	}
+	close(held.release)
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	f.id.Wait(wctx)
+	if got := f.id.PendingMail(); got != 0 {
+		t.Fatalf("pending after the mails went = %d, want 0", got)
+	}
+}

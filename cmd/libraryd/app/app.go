@@ -187,6 +187,9 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		},
 	})
 	a.Identity.CapMailWith(mailCap)
+	registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "library_mail_pending", Help: "Mails being prepared or sent after their request was answered.",
+	}, func() float64 { return float64(a.Identity.PendingMail()) }))
 	mail, err := newMailer(cfg, logger)
 	if err != nil {
 		return a, err
