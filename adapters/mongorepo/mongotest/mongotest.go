@@ -96,6 +96,12 @@ func Backend() string {
 	case BackendFerretDBContainer:
 		return BackendFerretDBContainer
 	}
+	// A service in a container cannot reach the in-process server (it may
+	// listen on this process's socket), so the end-to-end run against the
+	// service image takes FerretDB's image unless told otherwise.
+	if os.Getenv("LIBRARY_TEST_TARGET") == "container" {
+		return BackendFerretDBContainer
+	}
 	return BackendEmbedded
 }
 
