@@ -61,6 +61,17 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if !known {
 		status = http.StatusInternalServerError
 	}
+	if status == http.StatusInternalServerError {
+		loggerFrom(r).Error("internal error", "error", err.Error())
+	} else if e.Err != nil && status == http.StatusServiceUnavailable {
+		loggerFrom(r).Warn("dependency unavailable", "error", e.Err.Error())
+	}
+	renderError(w, r, e, status)
+}
+
+// renderError writes e with status and logs nothing, for callers that have
+// logged the cause their own way.
+func renderError(w http.ResponseWriter, r *http.Request, e *errs.Error, status int) {
 	payload := errorPayload{Code: e.ClientCode(), Message: e.Message, Details: e.Details}
 	if e.Kind == errs.Unavailable && errors.Is(r.Context().Err(), context.DeadlineExceeded) {
 		// The request's own deadline passed: a slow request, not an outage
@@ -69,10 +80,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		payload.Code, payload.Message = "request_timeout", "The request took too long and was stopped; try again, or ask for less (a narrower search, a smaller page)."
 	}
 	if status == http.StatusInternalServerError {
-		loggerFrom(r).Error("internal error", "request_id", requestIDFrom(r), "error", err.Error())
 		payload = errorPayload{Code: "internal_error", Message: "An internal error occurred."}
-	} else if e.Err != nil && (status == http.StatusServiceUnavailable) {
-		loggerFrom(r).Warn("dependency unavailable", "request_id", requestIDFrom(r), "error", e.Err.Error())
 	}
 	if payload.Details == nil {
 		payload.Details = map[string]any{}

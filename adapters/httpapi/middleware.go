@@ -154,8 +154,10 @@ func (h *handler) recoverPanics(next http.Handler) http.Handler {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			loggerFrom(r).Error("panic", "request_id", requestIDFrom(r), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			writeError(w, r, errs.Wrap(fmt.Errorf("panic: %v", v), "panic"))
+			// One line with the stack; writeError would log the same panic
+			// again as an internal error, without it.
+			loggerFrom(r).Error("panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			renderError(w, r, errs.Wrap(fmt.Errorf("panic: %v", v), "panic"), http.StatusInternalServerError)
 		}()
 		next.ServeHTTP(w, r)
 	})
