@@ -1,6 +1,8 @@
 // Package test holds the end-to-end tests: they start the wired service
 // in-process on a free port, on the embedded SQLite store or on MongoDB
 // (testStore), and talk to it over HTTP like a client would.
+//
+// The layer rules of test/architecture_test.go set no limit on its imports.
 package test
 
 import (

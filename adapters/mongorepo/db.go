@@ -4,6 +4,10 @@
 // guarantee is a unique-key insert, never a conditional update or a
 // transaction, because FerretDB applies updates as unguarded
 // read-modify-writes.
+//
+// Like every adapter it may import ports, the core packages and outside
+// libraries, but no other adapter and nothing under cmd (the layer rules of
+// test/architecture_test.go).
 package mongorepo
 
 import (

@@ -1,6 +1,11 @@
 // Package user holds accounts: who a person is, what role and tier they have
 // and which school they belong to. One account store serves both the reading
 // app (/v1) and the school library (/api).
+//
+// Like all of the core it may import only the standard library (not net/http
+// or database/sql), other core packages, github.com/google/uuid and
+// golang.org/x/text; of the core only core/service may import ports (the
+// layer rules of test/architecture_test.go).
 package user
 
 import (
