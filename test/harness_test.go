@@ -197,7 +197,7 @@ func (r response) cookie(name string) *http.Cookie {
 	return nil
 }
 
-// apiError checks the contract's error envelope and returns code and details.
+// apiError checks the API's error envelope and returns code and details.
 func (r response) apiError(t *testing.T) (string, map[string]any) {
 	t.Helper()
 	if ct := r.Header.Get("Content-Type"); ct != "application/json; charset=utf-8" {

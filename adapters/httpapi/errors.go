@@ -19,7 +19,7 @@ import (
 	"github.com/readinglibrary/service/core/errs"
 )
 
-// errorBody is the contract's error envelope.
+// errorBody is the API's error envelope.
 type errorBody struct {
 	Error errorPayload `json:"error"`
 }
@@ -54,7 +54,7 @@ func StatusOf(kind errs.Kind) (int, bool) {
 	return s, ok
 }
 
-// writeError renders err as the contract's error body. Internal errors are
+// writeError renders err as the API's error body. Internal errors are
 // logged with their cause and shown to the client only as "internal error".
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e, ok := errs.As(err)

@@ -49,7 +49,7 @@ const (
 	DefaultMaxCopiesPerSchool = 100_000
 )
 
-// DefaultSettings are given to every new school (seed §8, contract §6).
+// DefaultSettings are given to every new school.
 func DefaultSettings() Settings {
 	return Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true,
 		MaxCopiesPerBook: DefaultMaxCopiesPerBook, MaxCopiesPerSchool: DefaultMaxCopiesPerSchool}

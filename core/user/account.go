@@ -114,7 +114,8 @@ type Preferences struct {
 	Timezone      string // IANA name; streaks are counted in it
 }
 
-// Preference ranges and values (contract §5).
+// Preference ranges and values a client may set, as openapi.json documents
+// them.
 const (
 	MinFontSize = 8
 	MaxFontSize = 72
