@@ -80,7 +80,8 @@ type Authorizer interface {
 // RateTier is the budget a request is counted against.
 type RateTier string
 
-// Rate tiers (contract §3).
+// Rate tiers: each has its own budget per window, so one kind of caller
+// cannot spend another's.
 const (
 	RateAnonymous     RateTier = "anonymous"
 	RateAuthenticated RateTier = "authenticated"

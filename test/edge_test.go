@@ -17,7 +17,7 @@ import (
 	"github.com/readinglibrary/service/cmd/libraryd/app"
 )
 
-// Every status the edge produces comes in the contract's error envelope.
+// Every status the edge produces comes in the API's error envelope.
 func TestErrorBodies(t *testing.T) {
 	s := startService(t, testEnv(t, nil))
 	reader := s.login(demoReader, demoPassword)

@@ -1,6 +1,8 @@
 // Package test holds the end-to-end tests: they start the wired service
 // in-process on a free port, on the embedded SQLite store or on MongoDB
 // (testStore), and talk to it over HTTP like a client would.
+//
+// The layer rules of test/architecture_test.go set no limit on its imports.
 package test
 
 import (
@@ -195,7 +197,7 @@ func (r response) cookie(name string) *http.Cookie {
 	return nil
 }
 
-// apiError checks the contract's error envelope and returns code and details.
+// apiError checks the API's error envelope and returns code and details.
 func (r response) apiError(t *testing.T) (string, map[string]any) {
 	t.Helper()
 	if ct := r.Header.Get("Content-Type"); ct != "application/json; charset=utf-8" {

@@ -1,11 +1,11 @@
 package test
 
-// Security checklist cases 1-7, 45 and 65: object-level authorization across
-// schools and students. The contract decides where the checklist leaves a
-// choice: naming another school is 403, an id of another school's object is
-// 404 exactly as if it did not exist, and admins are global (they name the
-// school), so "admin of school A" in the checklist is the librarian or staff
-// member of A here.
+// Cases 1-7, 45 and 65 of test/SECURITY-CASES.md: object-level
+// authorization across schools and students. Where the cases leave a
+// choice, the API decides: naming another school is 403, an id of another
+// school's object is 404 exactly as if it did not exist, and admins are
+// global (they name the school), so "admin of school A" in the cases is the
+// librarian or staff member of A here.
 
 import (
 	"encoding/json"

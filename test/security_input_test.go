@@ -1,8 +1,8 @@
 package test
 
-// Security checklist cases 31-33, 35, 37, 38, 40 and 51: mass assignment
-// (case variants, operator and dotted keys), body, header and URL limits,
-// expensive queries, and user-supplied URLs.
+// Cases 31-33, 35, 37, 38, 40 and 51 of test/SECURITY-CASES.md: mass
+// assignment (case variants, operator and dotted keys), body, header and URL
+// limits, expensive queries, and user-supplied URLs.
 
 import (
 	"bufio"

@@ -1,7 +1,7 @@
 package test
 
-// Security checklist cases 39, 41, 42 and 50: slow clients and rate limit
-// keying. Cases 68 (shutdown) and 70 (limiter store outage) are in
+// Cases 39, 41, 42 and 50 of test/SECURITY-CASES.md: slow clients and rate
+// limit keying. Cases 68 (shutdown) and 70 (limiter store outage) are in
 // shutdown_test.go and faults_test.go.
 
 import (

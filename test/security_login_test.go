@@ -1,8 +1,8 @@
 package test
 
-// Security checklist cases 26-29: sign-in answers that reveal nothing,
-// hashing on every path, throttling per email and per client without
-// locking other accounts out.
+// Cases 26-29 of test/SECURITY-CASES.md: sign-in answers that reveal nothing,
+// hashing on every path, throttling per email and per client without locking
+// other accounts out.
 
 import (
 	"fmt"

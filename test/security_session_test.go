@@ -1,7 +1,7 @@
 package test
 
-// Security checklist cases 15-18 and 22-24: refresh rotation and its races,
-// logout, suspension, CSRF on cookie sessions, content types and CORS.
+// Cases 15-18 and 22-24 of test/SECURITY-CASES.md: refresh rotation and its
+// races, logout, suspension, CSRF on cookie sessions, content types and CORS.
 
 import (
 	"fmt"

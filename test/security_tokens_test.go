@@ -1,6 +1,6 @@
 package test
 
-// Security checklist cases 8-15 and 21: tokens an attacker crafts. The
+// Cases 8-15 and 21 of test/SECURITY-CASES.md: tokens an attacker crafts. The
 // service is started with a signing key the test holds
 // (LIBRARY_SIGNING_KEY_FILE), so besides tokens signed with the wrong key or
 // algorithm the test can also sign tokens the service would trust except for
@@ -131,7 +131,7 @@ func publishedKey(t *testing.T, s *service) (kid string, pub *rsa.PublicKey, jwk
 	return set.Keys[0].Kid, pub, r.Body
 }
 
-// wantUnauthorized checks the contract's 401 for a bad token.
+// wantUnauthorized checks the 401 a bad token gets.
 func wantUnauthorized(t *testing.T, r response, what string) {
 	t.Helper()
 	if r.Status != 401 {

@@ -42,7 +42,7 @@ func TestPatchMe(t *testing.T) {
 	}
 	sort.Strings(keys)
 	if strings.Join(keys, ",") != "avatar,email,id,name,preferences" {
-		t.Fatalf("PATCH response keys = %v, want the seed's id, email, name, avatar, preferences", keys)
+		t.Fatalf("PATCH response keys = %v, want id, email, name, avatar, preferences", keys)
 	}
 	prefs := got["preferences"].(map[string]any)
 	// Merged key by key: keys not sent keep their values.

@@ -3,6 +3,10 @@
 // catalog.ValidateDraft, and storing them is the caller's job. A file with
 // any bad book yields an error and no drafts, so a file is imported whole or
 // not at all.
+//
+// Like every adapter it may import ports, the core packages and outside
+// libraries, but no other adapter and nothing under cmd (the layer rules of
+// test/architecture_test.go).
 package bookimport
 
 import (

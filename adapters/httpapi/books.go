@@ -12,8 +12,8 @@ import (
 	"github.com/readinglibrary/service/core/service"
 )
 
-// bookItem is the seed's "Book (list item)", plus access (free or premium)
-// so clients can tell which books need the premium tier.
+// bookItem is openapi.json's BookItem. Its access (free or premium) lets
+// clients tell which books need the premium tier.
 type bookItem struct {
 	ID            string  `json:"id"`
 	Title         string  `json:"title"`
@@ -28,7 +28,7 @@ type bookItem struct {
 	Access        string  `json:"access"`
 }
 
-// bookDetail is the seed's "Book (detail)".
+// bookDetail is openapi.json's BookDetail.
 type bookDetail struct {
 	bookItem
 	ISBN     string        `json:"isbn"`
@@ -304,7 +304,7 @@ type successBody struct {
 	Message string `json:"message"`
 }
 
-// listItem is the seed's "Reading list item" plus priority (contract §4).
+// listItem is openapi.json's ReadingListItem.
 type listItem struct {
 	ID       string     `json:"id"`
 	BookID   string     `json:"book_id"`
@@ -388,7 +388,7 @@ type progressRequest struct {
 	TimeSpent  *int     `json:"time_spent" validate:"omitnil,min=0"`
 }
 
-// progressBody is the seed's "Reading progress" plus completed.
+// progressBody is openapi.json's Progress.
 type progressBody struct {
 	BookID     string  `json:"book_id"`
 	PageNumber int     `json:"page_number"`
@@ -445,7 +445,7 @@ func (h *handler) recommendations(w http.ResponseWriter, r *http.Request) {
 	out := make([]recommendationBody, 0, len(recs))
 	for _, rec := range recs {
 		out = append(out, recommendationBody{
-			Book:   bookBrief{ID: rec.Book.ID, Title: rec.Book.Title, Author: rec.Book.Author}, // the seed's shape
+			Book:   bookBrief{ID: rec.Book.ID, Title: rec.Book.Title, Author: rec.Book.Author}, // only what openapi.json's Recommendation.book holds
 			Reason: rec.Reason, Confidence: rec.Confidence,
 		})
 	}

@@ -16,14 +16,15 @@ import (
 	"github.com/readinglibrary/service/core/errs"
 )
 
-// maxBodyBytes is the largest request body accepted (contract §0).
+// maxBodyBytes is the largest request body accepted; openapi.json promises
+// 413 payload_too_large beyond it.
 const maxBodyBytes = 1 << 20
 
 // maxNesting is how deep objects and arrays may nest in a request body. No
 // request type goes beyond four levels; without a bound a 1 MiB body of
 // "[[[[…" made the strict walk below recurse half a million times, keeping a
 // field path per level, which is quadratic: a 60 KB body cost 2 GB and a
-// 1 MiB one exhausted memory (security checklist case 37).
+// 1 MiB one exhausted memory.
 const maxNesting = 32
 
 // validate checks request structs; field names in errors are the JSON names.
@@ -148,9 +149,8 @@ func malformed(err error) error {
 }
 
 // maxReportedFields bounds the unknown fields an error lists: a body of many
-// thousand unknown keys must not earn an answer larger than itself (found by
-// the security checklist's body-limit case). The request is refused either
-// way.
+// thousand unknown keys must not earn an answer larger than itself (found
+// while testing the body limit). The request is refused either way.
 const maxReportedFields = 20
 
 // errTooDeep refuses a value nested beyond maxNesting; path is where the

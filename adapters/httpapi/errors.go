@@ -1,6 +1,10 @@
 // Package httpapi is the HTTP edge of the service: gorilla/mux routes, the
 // middleware chain (request ids, logs, panics, CORS, authentication, rate
 // limits, CSRF, policies), strict JSON decoding and the one error writer.
+//
+// Like every adapter it may import ports, the core packages and outside
+// libraries, but no other adapter and nothing under cmd (the layer rules of
+// test/architecture_test.go).
 package httpapi
 
 import (
@@ -15,7 +19,7 @@ import (
 	"github.com/readinglibrary/service/core/errs"
 )
 
-// errorBody is the contract's error envelope.
+// errorBody is the API's error envelope.
 type errorBody struct {
 	Error errorPayload `json:"error"`
 }
@@ -50,7 +54,7 @@ func StatusOf(kind errs.Kind) (int, bool) {
 	return s, ok
 }
 
-// writeError renders err as the contract's error body. Internal errors are
+// writeError renders err as the API's error body. Internal errors are
 // logged with their cause and shown to the client only as "internal error".
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e, ok := errs.As(err)
@@ -61,6 +65,17 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if !known {
 		status = http.StatusInternalServerError
 	}
+	if status == http.StatusInternalServerError {
+		loggerFrom(r).Error("internal error", "error", err.Error())
+	} else if e.Err != nil && status == http.StatusServiceUnavailable {
+		loggerFrom(r).Warn("dependency unavailable", "error", e.Err.Error())
+	}
+	renderError(w, r, e, status)
+}
+
+// renderError writes e with status and logs nothing, for callers that have
+// logged the cause their own way.
+func renderError(w http.ResponseWriter, r *http.Request, e *errs.Error, status int) {
 	payload := errorPayload{Code: e.ClientCode(), Message: e.Message, Details: e.Details}
 	if e.Kind == errs.Unavailable && errors.Is(r.Context().Err(), context.DeadlineExceeded) {
 		// The request's own deadline passed: a slow request, not an outage
@@ -69,10 +84,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		payload.Code, payload.Message = "request_timeout", "The request took too long and was stopped; try again, or ask for less (a narrower search, a smaller page)."
 	}
 	if status == http.StatusInternalServerError {
-		loggerFrom(r).Error("internal error", "request_id", requestIDFrom(r), "error", err.Error())
 		payload = errorPayload{Code: "internal_error", Message: "An internal error occurred."}
-	} else if e.Err != nil && (status == http.StatusServiceUnavailable) {
-		loggerFrom(r).Warn("dependency unavailable", "request_id", requestIDFrom(r), "error", e.Err.Error())
 	}
 	if payload.Details == nil {
 		payload.Details = map[string]any{}

@@ -167,7 +167,7 @@ func (f *fixture) do(method, target, body string, headers ...string) *httptest.R
 	return rec
 }
 
-// errorOf decodes the contract's error body and fails on any other shape.
+// errorOf decodes the API's error body and fails on any other shape.
 func errorOf(t *testing.T, rec *httptest.ResponseRecorder) errorPayload {
 	t.Helper()
 	if ct := rec.Header().Get("Content-Type"); ct != "application/json; charset=utf-8" {

@@ -12,7 +12,7 @@ import (
 	"github.com/readinglibrary/service/core/user"
 )
 
-// ----- response bodies (contract §6) -----
+// ----- response bodies (openapi.json's schemas) -----
 
 type settingsBody struct {
 	SchoolID           string `json:"school_id"`

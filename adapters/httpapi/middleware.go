@@ -22,7 +22,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
-// Cookie names fixed by the seed.
+// Cookie names. Clients and openapi.json know them by these names, so they
+// never change.
 const (
 	accessCookie  = "sb-access-token"
 	refreshCookie = "sb-refresh-token"
@@ -154,8 +155,10 @@ func (h *handler) recoverPanics(next http.Handler) http.Handler {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			loggerFrom(r).Error("panic", "request_id", requestIDFrom(r), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			writeError(w, r, errs.Wrap(fmt.Errorf("panic: %v", v), "panic"))
+			// One line with the stack; writeError would log the same panic
+			// again as an internal error, without it.
+			loggerFrom(r).Error("panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			renderError(w, r, errs.Wrap(fmt.Errorf("panic: %v", v), "panic"), http.StatusInternalServerError)
 		}()
 		next.ServeHTTP(w, r)
 	})
@@ -224,7 +227,7 @@ func (h *handler) originAllowed(origin string) bool {
 }
 
 // unlimitedPaths are operational endpoints: probes and scrapers must never
-// be rate limited (contract §3 limits /v1 and /api and unmatched routes).
+// be rate limited (the limits are for /v1, /api and unmatched routes).
 var unlimitedPaths = map[string]bool{
 	"/healthz": true, "/readyz": true, "/openapi.json": true,
 	"/.well-known/openid-configuration": true, "/.well-known/jwks.json": true,
@@ -245,7 +248,8 @@ type credential struct {
 
 // authenticate finds the caller, counts the request against the caller's
 // rate-limit budget, and only then refuses a bad token, so invalid tokens
-// spend the client address's anonymous budget (contract §3).
+// spend the client address's anonymous budget: guessing tokens costs the
+// guesser, not the account guessed at.
 func (h *handler) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		principal, cred, authErr := h.identify(r)
@@ -394,7 +398,7 @@ func (h *handler) trusted(a netip.Addr) bool {
 	return false
 }
 
-// checkCSRF applies the contract's CSRF rule to a state-changing request
+// checkCSRF applies the CSRF rule to a state-changing request
 // authenticated by a cookie: it must come from an allowed origin, shown by
 // Origin or, failing that, Referer.
 func (h *handler) checkCSRF(r *http.Request) error {

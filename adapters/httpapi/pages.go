@@ -182,7 +182,7 @@ func (h *handler) formLogin(w http.ResponseWriter, r *http.Request) {
 		case errs.Is(err, errs.RateLimited):
 			target = signInThrottled
 		default:
-			loggerFrom(r).Error("sign-in error", "request_id", requestIDFrom(r), "error", err.Error())
+			loggerFrom(r).Error("sign-in error", "error", err.Error())
 			target = signInUnavailable
 		}
 		http.Redirect(w, r, target, http.StatusSeeOther)
@@ -240,7 +240,7 @@ func (h *handler) formChangePassword(w http.ResponseWriter, r *http.Request) {
 	case errs.Is(err, errs.Invalid):
 		outcome = newPasswordOutcome(err)
 	default:
-		loggerFrom(r).Error("password change error", "request_id", requestIDFrom(r), "error", err.Error())
+		loggerFrom(r).Error("password change error", "error", err.Error())
 	}
 	http.Redirect(w, r, passwordPage+"?failed="+outcome, http.StatusSeeOther)
 }

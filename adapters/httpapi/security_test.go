@@ -12,10 +12,10 @@ import (
 	"github.com/readinglibrary/service/core/errs"
 )
 
-// Security checklist case 37: JSON nested 10,000 deep, or as deep as a
-// 1 MiB body allows, is refused with 422 quickly and without building a
-// field path per level (which used to cost gigabytes). A value nested up to
-// the limit is still accepted where the type allows any JSON.
+// Case 37 of test/SECURITY-CASES.md: JSON nested 10,000 deep, or as deep as a
+// 1 MiB body allows, is refused with 422 quickly and without building a field
+// path per level (which used to cost gigabytes). A value nested up to the
+// limit is still accepted where the type allows any JSON.
 func TestSecurityDeepNestingIsRefusedCheaply(t *testing.T) {
 	type anyValue struct {
 		V any `json:"v"`
@@ -101,8 +101,8 @@ func TestSecurityManyUnknownKeysGetABoundedAnswer(t *testing.T) {
 	}
 }
 
-// Security checklist case 52: http.ErrAbortHandler keeps its meaning (the
-// server aborts the response) instead of becoming a 500, and a recovered
+// Case 52 of test/SECURITY-CASES.md: http.ErrAbortHandler keeps its meaning
+// (the server aborts the response) instead of becoming a 500, and a recovered
 // panic is logged with the request id while the client sees no internals.
 func TestSecurityPanicRecovery(t *testing.T) {
 	f := newFixture(t, allowAll)
@@ -142,9 +142,9 @@ func TestSecurityPanicRecovery(t *testing.T) {
 	}
 }
 
-// Security checklist case 53: every response, errors and unmatched routes
-// included, carries nosniff and no-store (the public key set may be cached
-// publicly), and nothing names the server.
+// Case 53 of test/SECURITY-CASES.md: every response, errors and unmatched
+// routes included, carries nosniff and no-store (the public key set may be
+// cached publicly), and nothing names the server.
 func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 	f := newFixture(t, allowAll)
 	for _, tc := range []struct{ method, path string }{

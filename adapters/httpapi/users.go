@@ -13,7 +13,7 @@ import (
 	"github.com/readinglibrary/service/core/user"
 )
 
-// ownProfile is the seed's "User (own profile)".
+// ownProfile is openapi.json's OwnProfile.
 type ownProfile struct {
 	ID           string          `json:"id"`
 	Email        string          `json:"email"`
@@ -42,7 +42,8 @@ func toOwnProfile(a user.Account) ownProfile {
 	}
 }
 
-// timestamp formats t as the contract's RFC 3339 UTC with Z.
+// timestamp formats t as RFC 3339 in UTC with Z, the API's one timestamp
+// format.
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 func (h *handler) getMe(w http.ResponseWriter, r *http.Request) {
@@ -76,7 +77,8 @@ type preferencesPatchRequest struct {
 	Timezone      *string `json:"timezone"`
 }
 
-// patchMeResponse is the seed's PATCH /users/me answer.
+// patchMeResponse is openapi.json's ProfileUpdated, the PATCH /users/me
+// answer.
 type patchMeResponse struct {
 	ID          string          `json:"id"`
 	Email       string          `json:"email"`
@@ -114,7 +116,7 @@ func (h *handler) patchMe(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, patchMeResponse{ID: own.ID, Email: own.Email, Name: own.Name, Avatar: own.Avatar, Preferences: own.Preferences})
 }
 
-// publicProfile is the seed's "User (public profile)".
+// publicProfile is openapi.json's PublicProfile.
 type publicProfile struct {
 	ID           string `json:"id"`
 	Name         string `json:"name"`
@@ -137,7 +139,7 @@ func (h *handler) getUser(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// statsBody is the seed's "User reading stats".
+// statsBody is openapi.json's Stats.
 type statsBody struct {
 	UserID              string `json:"user_id"`
 	TotalReadingTime    int64  `json:"total_reading_time"`

@@ -3,6 +3,10 @@
 // on every request and publishes as a JWKS so an edge proxy can verify them
 // too. Verification follows RFC 8725: the algorithm, issuer, audience, token
 // type and key are fixed by configuration, never chosen by the token.
+//
+// Like every adapter it may import ports, the core packages and outside
+// libraries, but no other adapter and nothing under cmd (the layer rules of
+// test/architecture_test.go).
 package jwttoken
 
 import (

@@ -11,6 +11,10 @@
 // such instead of as damage, and rotation can tell the previous key's values
 // from the current one's. A later format gets a new magic ("LSK2"); values
 // of the old one stay readable.
+//
+// Like every adapter it may import ports, the core packages and outside
+// libraries, but no other adapter and nothing under cmd (the layer rules of
+// test/architecture_test.go).
 package keyseal
 
 import (

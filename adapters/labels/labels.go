@@ -9,6 +9,10 @@
 // driver and its bar widths drift by a dot here and there, which can make
 // a scanner misread it, while vector bars are rasterised once, at the
 // printer's own resolution.
+//
+// Like every adapter it may import ports, the core packages and outside
+// libraries, but no other adapter and nothing under cmd (the layer rules of
+// test/architecture_test.go).
 package labels
 
 import (

@@ -5,6 +5,10 @@
 // does. Subjects are role names (or "anonymous"); the request context is
 // built here from the principal, so a caller can never pass its own tier,
 // role, school or account id to a condition.
+//
+// Like every adapter it may import ports, the core packages and outside
+// libraries, but no other adapter and nothing under cmd (the layer rules of
+// test/architecture_test.go).
 package ladonauthz
 
 import (

@@ -1,6 +1,10 @@
 // Package mailer implements ports.Mailer: SMTP through go-mail, and a
 // development outbox that writes each message to a directory and logs it,
 // for running the service without a mail server.
+//
+// Like every adapter it may import ports, the core packages and outside
+// libraries, but no other adapter and nothing under cmd (the layer rules of
+// test/architecture_test.go).
 package mailer
 
 import (

@@ -1,9 +1,12 @@
 // Package mongorepo implements the ports repositories on MongoDB with
 // mongo-driver v2. It stays inside the subset of MongoDB that FerretDB 1.24
-// also implements correctly (dependency-notes.md §4): every exactly-once
-// guarantee is a unique-key insert, never a conditional update or a
-// transaction, because FerretDB applies updates as unguarded
-// read-modify-writes.
+// also implements correctly: every exactly-once guarantee is a unique-key
+// insert, never a conditional update or a transaction, because FerretDB
+// applies updates as unguarded read-modify-writes.
+//
+// Like every adapter it may import ports, the core packages and outside
+// libraries, but no other adapter and nothing under cmd (the layer rules of
+// test/architecture_test.go).
 package mongorepo
 
 import (
@@ -58,7 +61,7 @@ const (
 const colExternalIdentities = "external_identities"
 
 // Both timeouts are short so that, with a dead database, a request fails
-// well within the contract's 5 s instead of waiting the driver's default 30 s.
+// within seconds instead of waiting the driver's default 30 s.
 const (
 	serverSelectionTimeout = 2 * time.Second
 	connectTimeout         = 2 * time.Second

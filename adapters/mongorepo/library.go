@@ -602,11 +602,12 @@ func (r *Loans) OfStudent(ctx context.Context, studentID string) ([]library.Loan
 // time. A missing loan matches nothing, which is not an error either: the
 // update cannot tell it from a returned one.
 //
-// That filter is not a compare-and-swap on FerretDB 1.24 (dependency-notes
-// §0): two returns racing may both match, and the later write then leaves
-// its own time, a moment after the first. That is acceptable: both are the
-// time the copy came back, and nothing exactly-once hangs on it (the claim,
-// a unique-key insert, decides which loan holds a copy).
+// That filter is not a compare-and-swap on FerretDB 1.24, which applies an
+// update as an unguarded read-modify-write: two returns racing may both
+// match, and the later write then leaves its own time, a moment after the
+// first. That is acceptable: both are the time the copy came back, and
+// nothing exactly-once hangs on it (the claim, a unique-key insert, decides
+// which loan holds a copy).
 func (r *Loans) MarkReturned(ctx context.Context, loanID string, at time.Time) error {
 	filter := bson.D{{Key: "_id", Value: loanID}, {Key: "returned_at", Value: nil}}
 	update := bson.D{{Key: "$set", Value: bson.D{{Key: "returned_at", Value: at.UTC()}}}}

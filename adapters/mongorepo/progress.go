@@ -17,8 +17,8 @@ var _ ports.ProgressRepository = (*Progress)(nil)
 // Progress is the MongoDB ports.ProgressRepository: collection progress,
 // keyed by account id + "|" + book id, and collection reading_sessions,
 // keyed by the session id. Sessions are only ever inserted and totals are
-// summed over them: FerretDB 1.24 loses concurrent $inc updates
-// (dependency-notes.md §0), inserts it never loses.
+// summed over them: FerretDB 1.24 loses concurrent $inc updates (it applies
+// them as unguarded read-modify-writes), inserts it never loses.
 type Progress struct {
 	progress *mongo.Collection
 	sessions *mongo.Collection

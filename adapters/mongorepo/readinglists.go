@@ -23,8 +23,8 @@ const addAttempts = 3
 // ReadingLists is the MongoDB ports.ReadingListRepository: collection
 // reading_list, keyed by the item id, with a unique index on
 // {account_id, book_id}. That index, not a conditional update, is what
-// keeps one item per account and book under concurrent Adds
-// (dependency-notes.md §0).
+// keeps one item per account and book under concurrent Adds: FerretDB 1.24
+// applies a conditional update as an unguarded read-modify-write.
 type ReadingLists struct {
 	c *mongo.Collection
 }

@@ -70,10 +70,10 @@ func (h *hostileIssuer) token(t *testing.T) string {
 	return s
 }
 
-// Security checklist case 55: the key set is fetched without following
-// redirects (a redirect is a fetch failure, the target never sees a
-// request), with a size cap, and with a timeout; keys already cached keep
-// working while the issuer misbehaves.
+// Case 55 of test/SECURITY-CASES.md: the key set is fetched without following
+// redirects (a redirect is a fetch failure, the target never sees a request),
+// with a size cap, and with a timeout; keys already cached keep working while
+// the issuer misbehaves.
 func TestSecurityKeySetRedirectNotFollowed(t *testing.T) {
 	var canary atomic.Int64
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { canary.Add(1) }))

@@ -4,6 +4,10 @@
 // when a token names an unknown key (rotation), and checks every token with
 // the algorithm pinned to the key's type. It implements
 // ports.ExternalVerifier.
+//
+// Like every adapter it may import ports, the core packages and outside
+// libraries, but no other adapter and nothing under cmd (the layer rules of
+// test/architecture_test.go).
 package oidcverify
 
 import (

@@ -2,6 +2,10 @@
 // memory-hard function the OWASP Password Storage Cheat Sheet recommends, and
 // stores each hash in the PHC string format so that its parameters travel
 // with it and can be raised later without breaking existing accounts.
+//
+// Like every adapter it may import ports, the core packages and outside
+// libraries, but no other adapter and nothing under cmd (the layer rules of
+// test/architecture_test.go).
 package passwordhash
 
 import (

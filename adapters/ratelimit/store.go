@@ -1,6 +1,10 @@
 // Package ratelimit implements ports.RateLimiter and ports.LoginThrottle
 // with fixed-window counters from ulule/limiter/v3, kept in process memory
 // or, when several replicas must share one budget, in Redis.
+//
+// Like every adapter it may import ports, the core packages and outside
+// libraries, but no other adapter and nothing under cmd (the layer rules of
+// test/architecture_test.go).
 package ratelimit
 
 import (

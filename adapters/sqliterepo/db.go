@@ -1,7 +1,6 @@
 // Package sqliterepo implements the ports repositories on one SQLite file,
 // through modernc.org/sqlite (pure Go, no cgo): the service's embedded
-// default store. It may import ports, core/*, the standard library and the
-// driver, nothing else.
+// default store.
 //
 // Connections: one writer connection does every write, so writes never
 // contend for SQLite's lock inside the process, and transactions begin
@@ -34,6 +33,10 @@
 // The service runs no ANALYZE: the query plans are the ones the schema's
 // indexes give without statistics, which the query-plan test checks (and
 // checks again after an ANALYZE).
+//
+// Like every adapter it may import ports, the core packages and outside
+// libraries, but no other adapter and nothing under cmd (the layer rules of
+// test/architecture_test.go).
 package sqliterepo
 
 import (

@@ -15,6 +15,10 @@
 // Every page works without JavaScript; app.js only adds conveniences
 // (student suggestions, reading a CSV file into the import box, one submit
 // per form).
+//
+// Like every adapter it may import ports, the core packages and outside
+// libraries, but no other adapter and nothing under cmd (the layer rules of
+// test/architecture_test.go).
 package webapp
 
 import (

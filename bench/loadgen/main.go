@@ -31,6 +31,8 @@
 //	go run ./bench/loadgen -quick                                   # both stores, 20 and 200 books
 //	go run ./bench/loadgen -stores ferretdb -sizes 100,10000 -out /tmp/before.md
 //	go run ./bench/loadgen -stores ferretdb,default -out /tmp/side-by-side.md
+//
+// The layer rules of test/architecture_test.go set no limit on its imports.
 package main
 
 import (

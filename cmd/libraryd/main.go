@@ -1,6 +1,9 @@
 // Command libraryd runs the reading library service: the books and users
 // API (/v1), the school library API (/api) and the sign-in endpoints, on the
 // embedded SQLite store or on MongoDB. See README.md for its settings.
+//
+// As the wiring it may import every package of the module, the adapters
+// included: the layer rules of test/architecture_test.go set no limit on cmd.
 package main
 
 import (

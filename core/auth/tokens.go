@@ -1,6 +1,11 @@
 // Package auth holds the rules of sessions: refresh-token families, their
 // rotation and the signing keys of access tokens. It knows nothing of JWT
 // libraries or storage.
+//
+// Like all of the core it may import only the standard library (not net/http
+// or database/sql), other core packages, github.com/google/uuid and
+// golang.org/x/text; of the core only core/service may import ports (the
+// layer rules of test/architecture_test.go).
 package auth
 
 import (

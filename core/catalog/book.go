@@ -1,6 +1,11 @@
 // Package catalog holds books, their chapters and text, and what readers do
 // with them: reading lists, progress and reading sessions. It is pure Go:
 // rules and derived values, no storage or transport.
+//
+// Like all of the core it may import only the standard library (not net/http
+// or database/sql), other core packages, github.com/google/uuid and
+// golang.org/x/text; of the core only core/service may import ports (the
+// layer rules of test/architecture_test.go).
 package catalog
 
 import (

@@ -8,15 +8,16 @@ import (
 // Sort orders a book list.
 type Sort string
 
-// Sort orders (contract §4); every order ends with the id so pages are
-// stable.
+// Sort orders, the values of the sort parameter that openapi.json lists;
+// every order ends with the id so pages are stable.
 const (
 	SortTitle         Sort = "title"
 	SortRatingDesc    Sort = "-rating"
 	SortPublishedDesc Sort = "-published_date"
 )
 
-// List limits (seed §8).
+// List limits: the limit parameter's default and largest value, as
+// openapi.json documents them.
 const (
 	DefaultLimit = 20
 	MaxLimit     = 100

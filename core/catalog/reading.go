@@ -10,7 +10,7 @@ import (
 // ListStatus is where a book stands on a reader's list.
 type ListStatus string
 
-// Reading-list statuses (contract §4).
+// Reading-list statuses, as clients send and receive them.
 const (
 	WantToRead       ListStatus = "want_to_read"
 	CurrentlyReading ListStatus = "currently_reading"
@@ -83,7 +83,8 @@ type ReadingSession struct {
 	Completed     bool   // this session finished the book
 }
 
-// ProgressUpdate is what a reader reports (contract §4).
+// ProgressUpdate is what a reader reports about a book: the page reached
+// and the seconds of the session.
 type ProgressUpdate struct {
 	PageNumber int
 	Percentage *float64 // derived from the page when nil

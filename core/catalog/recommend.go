@@ -31,7 +31,8 @@ type Recommendation struct {
 	Confidence float64 // in [0, 1]
 }
 
-// MaxRecommendations bounds the limit parameter (contract §4).
+// DefaultRecommendations is the limit parameter's default and
+// MaxRecommendations its largest value, as openapi.json documents them.
 const (
 	DefaultRecommendations = 10
 	MaxRecommendations     = 50

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Stats are a reader's statistics (contract §5 units).
+// Stats are a reader's statistics, in the units the API reports them.
 type Stats struct {
 	TotalReadingTime    int64 // seconds
 	BooksCompleted      int
@@ -55,7 +55,7 @@ func FinishedChapterIDs(progress []Progress, books []Book) []string {
 	return out
 }
 
-// ComputeStats derives the statistics (contract §5):
+// ComputeStats derives the statistics:
 //   - TotalReadingTime: the sum of the sessions' Seconds.
 //   - BooksCompleted: the progress records with CompletedAt set.
 //   - PagesRead: the sum of MaxPage over the progress records, so going back

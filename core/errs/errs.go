@@ -1,6 +1,11 @@
 // Package errs holds the single error type that crosses every port of the
 // service. A Kind decides the HTTP status (mapped once, in adapters/httpapi);
-// a Code is the contract's snake_case identifier shown to clients.
+// a Code is the snake_case identifier shown to clients.
+//
+// Like all of the core it may import only the standard library (not net/http
+// or database/sql), other core packages, github.com/google/uuid and
+// golang.org/x/text; of the core only core/service may import ports (the
+// layer rules of test/architecture_test.go).
 package errs
 
 import (

@@ -53,7 +53,8 @@ func (l Loan) Returned() bool { return !l.ReturnedAt.IsZero() }
 
 // CopyClaim says "this copy is lent by this loan". Its key is the copy id, so
 // a unique-key insert lets exactly one of any number of racing loans take a
-// copy, on FerretDB 1.24 as on MongoDB (dependency-notes.md §0).
+// copy, on FerretDB 1.24 as on MongoDB: FerretDB applies a conditional update
+// as an unguarded read-modify-write, so only a unique key is safe.
 type CopyClaim struct {
 	CopyID    string
 	LoanID    string
@@ -78,7 +79,7 @@ const (
 	LoanReturned = "returned"
 )
 
-// Errors of circulation (contract §6).
+// Errors of circulation, each with the code clients see.
 func ErrCopyUnavailable() error {
 	return errs.E(errs.Conflict, "copy_unavailable", "The copy is already on loan.")
 }

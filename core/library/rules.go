@@ -69,9 +69,9 @@ func ValidISBN(s string) bool {
 	return false
 }
 
-// Ranges of a school's loan settings (contract §6). A year caps the days so
-// that date arithmetic stays meaningful; 20 renewals is far beyond any real
-// policy but keeps a mistyped 200 out.
+// Ranges of a school's loan settings, as openapi.json documents them. A year
+// caps the days so that date arithmetic stays meaningful; 20 renewals is far
+// beyond any real policy but keeps a mistyped 200 out.
 //
 // The copy caps can be raised to 5,000 copies of a book and 1,000,000 of a
 // school: the largest book bounds what the label pages of one book cost,
@@ -116,7 +116,7 @@ func ErrCopyLimit(scope string, limit, have int) error {
 	return e
 }
 
-// dueDateLayout is the contract's date format for due dates. Dates in this
+// dueDateLayout is the API's date format for due dates. Dates in this
 // form compare correctly as strings.
 const dueDateLayout = "2006-01-02"
 
@@ -152,7 +152,7 @@ func ParseDueDate(due string, today time.Time) (string, error) {
 }
 
 // RenewedDueDate returns the due date after one renewal: the later of the
-// current due date and today, plus the school's renewal days (contract §6).
+// current due date and today, plus the school's renewal days.
 // Counting from today for an overdue loan gives the student the full
 // renewal period instead of a date that has already passed. A current due
 // date that does not parse counts as today.
@@ -219,7 +219,7 @@ func (d BookDraft) Normalized() BookDraft {
 	return d
 }
 
-// Limits of a library book's fields (contract §6).
+// Limits of a library book's fields.
 const (
 	maxBookTitle    = 300
 	maxBookAuthor   = 200

@@ -1,5 +1,10 @@
-// Package library holds the school library domain: schools, their settings,
-// and (with the circulation issue) books, copies and loans.
+// Package library holds the school library domain: schools and their
+// settings, students, the library's books and copies, and loans.
+//
+// Like all of the core it may import only the standard library (not net/http
+// or database/sql), other core packages, github.com/google/uuid and
+// golang.org/x/text; of the core only core/service may import ports (the
+// layer rules of test/architecture_test.go).
 package library
 
 import (
@@ -44,7 +49,7 @@ const (
 	DefaultMaxCopiesPerSchool = 100_000
 )
 
-// DefaultSettings are given to every new school (seed §8, contract §6).
+// DefaultSettings are given to every new school.
 func DefaultSettings() Settings {
 	return Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true,
 		MaxCopiesPerBook: DefaultMaxCopiesPerBook, MaxCopiesPerSchool: DefaultMaxCopiesPerSchool}

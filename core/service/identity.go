@@ -1,6 +1,10 @@
 // Package service holds the use cases of the service. Handlers decode a
 // request, call one method here and encode the result; everything a method
 // needs from the outside world comes through a port.
+//
+// It may import ports, the other core packages, the standard library (not
+// net/http or database/sql), github.com/google/uuid and golang.org/x/text,
+// and nothing else (the layer rules of test/architecture_test.go).
 package service
 
 import (

@@ -1,6 +1,11 @@
 // Package user holds accounts: who a person is, what role and tier they have
 // and which school they belong to. One account store serves both the reading
 // app (/v1) and the school library (/api).
+//
+// Like all of the core it may import only the standard library (not net/http
+// or database/sql), other core packages, github.com/google/uuid and
+// golang.org/x/text; of the core only core/service may import ports (the
+// layer rules of test/architecture_test.go).
 package user
 
 import (
@@ -109,7 +114,8 @@ type Preferences struct {
 	Timezone      string // IANA name; streaks are counted in it
 }
 
-// Preference ranges and values (contract §5).
+// Preference ranges and values a client may set, as openapi.json documents
+// them.
 const (
 	MinFontSize = 8
 	MaxFontSize = 72

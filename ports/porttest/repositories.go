@@ -2,6 +2,9 @@
 // subtests that every adapter of a port must pass, so the SQLite and the
 // MongoDB repositories cannot drift apart. Each check maps to a line of the
 // port's documentation in package ports.
+//
+// Within the module it may import only core packages and other ports packages
+// (the layer rules of test/architecture_test.go).
 package porttest
 
 import (

@@ -5,6 +5,8 @@
 // Ryuk, testcontainers' reaper, is switched off (its image cannot be pulled
 // where no registry is reachable), so every caller removes its own
 // containers and networks.
+//
+// The layer rules of test/architecture_test.go set no limit on its imports.
 package containers
 
 import (

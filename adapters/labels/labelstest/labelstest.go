@@ -4,6 +4,10 @@
 // understands the PDF that package labels writes (uncompressed or Flate
 // streams, Type 0 fonts with Identity-H glyph codes, no transformation
 // matrices), not PDF in general.
+//
+// As part of adapters/labels it may import that adapter, ports, the core
+// packages and outside libraries, but no other adapter and nothing under cmd
+// (the layer rules of test/architecture_test.go).
 package labelstest
 
 import (

@@ -10,6 +10,10 @@
 //
 // Tests skip only when go cannot fetch mailpit's modules (no module proxy);
 // any other failure is a failure.
+//
+// As part of adapters/mailer it may import that adapter, ports, the core
+// packages and outside libraries, but no other adapter and nothing under cmd
+// (the layer rules of test/architecture_test.go).
 package mailpittest
 
 import (

@@ -8,15 +8,19 @@
 //   - LIBRARY_TEST_MONGO=ferretdb: the locally built FerretDB image
 //     (readinglibrary/ferretdb:local), a MongoDB wire server reached from
 //     outside the process as QA reaches it, on machines with no registry;
+//   - otherwise: an embedded FerretDB in a temporary directory
+//     ("embedded-ferretdb").
 //
 // Without a Docker engine every test that asks for a container backend
 // fails, since the run asked for it by name.
-//   - otherwise: an embedded FerretDB in a temporary directory
-//     ("embedded-ferretdb").
 //
 // It is an ordinary package, not a _test one, so the end-to-end tests can use
 // it too. Packages that want the shared server stopped and its files removed
 // at the end call Main from TestMain; otherwise the process exit ends it.
+//
+// As part of adapters/mongorepo it may import that adapter, ports, the core
+// packages and outside libraries, but no other adapter and nothing under cmd
+// (the layer rules of test/architecture_test.go).
 package mongotest
 
 import (

@@ -1,6 +1,10 @@
 // Package sqlitetest gives tests a fresh SQLite database of the service on a
 // temporary file. It is an ordinary package, not a _test one, so tests of
 // other packages (the use cases, the end-to-end suites) can use it too.
+//
+// As part of adapters/sqliterepo it may import that adapter, ports, the core
+// packages and outside libraries, but no other adapter and nothing under cmd
+// (the layer rules of test/architecture_test.go).
 package sqlitetest
 
 import (

@@ -33,9 +33,9 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
-// Sign-in throttle (security checklist case 29): failure counts per
-// 15 minutes come from the configuration; a device token is valid for 30
-// days and trusted for 5 wrong passwords.
+// Sign-in throttle: failure counts per 15 minutes come from the
+// configuration; a device token is valid for 30 days and trusted for 5 wrong
+// passwords.
 const (
 	loginWindow           = 15 * time.Minute
 	loginDeviceTTL        = 30 * 24 * time.Hour

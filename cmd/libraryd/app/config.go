@@ -2,6 +2,9 @@
 // environment, builds the adapters and use cases, and runs the HTTP server.
 // It is a separate package from main so end-to-end tests can start the
 // whole service in-process.
+//
+// As the wiring it may import every package of the module, the adapters
+// included: the layer rules of test/architecture_test.go set no limit on cmd.
 package app
 
 import (

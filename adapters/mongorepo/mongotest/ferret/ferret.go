@@ -4,6 +4,10 @@
 // or mongod. It pulls in a heavy dependency tree (pgx, mongo-driver v1,
 // FerretDB's own SQLite engine), so only tests and the load generator
 // import it; the service binary never does.
+//
+// As part of adapters/mongorepo it may import that adapter, ports, the core
+// packages and outside libraries, but no other adapter and nothing under cmd
+// (the layer rules of test/architecture_test.go).
 package ferret
 
 import (

@@ -3,7 +3,6 @@ package webapp
 import (
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -12,99 +11,8 @@ import (
 	"github.com/readinglibrary/service/core/user"
 )
 
-// ----- sign-in -----
-
-type signInView struct {
-	base
-	Notice   string // after accepting an invitation, a reset or a sign-up
-	Failure  string
-	Schools  []library.School // admins: every school
-	NoSchool bool             // a signed-in account without a school
-}
-
-// signInFailures are the sign-in form's outcomes (see httpapi's form
-// login); an unknown email and a wrong password share the first.
-var signInFailures = map[string]string{
-	"1":           "The email or password is not right.",
-	"suspended":   "This account is suspended. Ask your school's administrator.",
-	"throttled":   "Too many attempts to sign in. Wait 15 minutes and try again.",
-	"unavailable": "Signing in is not possible right now. Try again in a minute.",
-}
-
-// passwordOutcomes are the password form's outcomes (see httpapi's form
-// password change), by the word it sends back; none repeats a password.
-var passwordOutcomes = map[string]string{
-	"wrong":       "The current password is not right.",
-	"mismatch":    "The two new passwords are not the same.",
-	"missing":     "Fill in the current password and the new one twice.",
-	"short":       "The new password must be at least 10 characters.",
-	"long":        "The new password must be at most 1024 bytes.",
-	"common":      "The new password is too common or too easy to guess. A few unrelated words make a good one.",
-	"name":        "The new password must not contain your name.",
-	"email":       "The new password must not contain your email address.",
-	"throttled":   "Too many wrong passwords. Wait 15 minutes and try again.",
-	"unavailable": "Changing the password is not possible right now. Try again in a minute.",
-}
-
-type passwordView struct {
-	base
-	Notice, Failure string
-}
-
-// passwordPage shows the change-password form to a signed-in member; an
-// anonymous visitor is sent to sign in first.
-func (a *App) passwordPage(w http.ResponseWriter, r *http.Request) {
-	if user.PrincipalFrom(r.Context()).IsAnonymous() {
-		http.Redirect(w, r, signInPath, http.StatusSeeOther)
-		return
-	}
-	if !a.require(w, r, "change", "auth:password") {
-		return
-	}
-	v := passwordView{base: a.newBase(r, "Change password", "password")}
-	q := r.URL.Query()
-	v.Failure = passwordOutcomes[q.Get("failed")]
-	if q.Get("changed") == "1" {
-		v.Notice = "Your password is changed. Every other session of your account has been signed out."
-	}
-	a.render(w, r, http.StatusOK, "password", v)
-}
-
-// signIn shows the sign-in form; a signed-in member of a school goes to
-// the school's page, an admin chooses a school.
-func (a *App) signIn(w http.ResponseWriter, r *http.Request) {
-	p := user.PrincipalFrom(r.Context())
-	v := signInView{base: a.newBase(r, "Sign in", "signin")}
-	switch {
-	case p.IsAnonymous():
-		v.Failure = signInFailures[r.URL.Query().Get("failed")]
-		switch {
-		case r.URL.Query().Get("accepted") == "1", r.URL.Query().Get("reset") == "1":
-			v.Notice = "Your password is set. Sign in with your email and the new password."
-		case r.URL.Query().Get("verified") == "1":
-			v.Notice = "Your account is confirmed. Sign in with your email and the password you chose."
-		}
-	case p.Role.SchoolBound() && p.SchoolID != "":
-		school, err := a.deps.Library.Schools.Settings(r.Context(), "")
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		http.Redirect(w, r, schoolPath(school), http.StatusSeeOther)
-		return
-	case p.Role == user.RoleAdmin && a.allowed(r, "read", "admin:schools"):
-		schools, err := a.deps.Library.Schools.List(r.Context())
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		sort.Slice(schools, func(i, j int) bool { return schools[i].Name < schools[j].Name })
-		v.Title, v.Schools = "Schools", schools
-	default:
-		v.Title, v.NoSchool = "No school library", true
-	}
-	a.render(w, r, http.StatusOK, "signin", v)
-}
+// The circulation desk: the school's page, where staff lend, take back and
+// renew copies by scanning them, and where a student sees their own loans.
 
 // ----- the desk -----
 
