@@ -17,43 +17,8 @@ import (
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
+	"github.com/readinglibrary/service/ports/portfake"
 )
-
-// fakeTokens issues "tok-<account id>~<session>" and accepts that, or
-// "tok-<account id>" as a token of a session that is never ended.
-type fakeTokens struct{}
-
-func (fakeTokens) Issue(_ context.Context, a user.Account, session string, _ time.Time) (string, time.Duration, error) {
-	return "tok-" + a.ID + "~" + session, 15 * time.Minute, nil
-}
-
-func (fakeTokens) Verify(_ context.Context, token string) (ports.AccessClaims, error) {
-	id, ok := strings.CutPrefix(token, "tok-")
-	if !ok || id == "" {
-		return ports.AccessClaims{}, errs.E(errs.Unauthenticated, "invalid_token", "The access token is invalid.")
-	}
-	id, session, found := strings.Cut(id, "~")
-	if !found {
-		session = "handmade"
-	}
-	return ports.AccessClaims{Subject: id, SessionID: session}, nil
-}
-
-func (fakeTokens) JWKS(context.Context) ([]byte, error) { return []byte(`{"keys":[]}`), nil }
-
-// fakeHasher stores passwords reversibly; hashing cost is not under test here.
-type fakeHasher struct{}
-
-func (fakeHasher) Hash(p string) (string, error)                { return "h:" + p, nil }
-func (fakeHasher) Verify(enc, p string) (bool, bool)            { return enc == "h:"+p, false }
-func (fakeHasher) VerifyDummy(string)                           {}
-func (noThrottle) Check(context.Context, ports.LoginKeys) error { return nil }
-func (noThrottle) Success(context.Context, ports.LoginKeys) (ports.DeviceToken, error) {
-	return ports.DeviceToken{}, nil
-}
-func (noThrottle) Lift(context.Context, string) error { return nil }
-
-type noThrottle struct{}
 
 // countingLimiter allows limit requests per tier and key.
 type countingLimiter struct {
@@ -120,7 +85,7 @@ func newFixture(t *testing.T, decide func(ports.AccessRequest) bool) *fixture {
 func newFixtureConfig(t *testing.T, decide func(ports.AccessRequest) bool, cfg Config) *fixture {
 	t.Helper()
 	repos := sqlitetest.NewDB(t).Repositories()
-	identity := service.NewIdentity(repos, fakeTokens{}, fakeHasher{}, noThrottle{}, service.IdentityConfig{Signup: service.SignupOpen})
+	identity := service.NewIdentity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{}, service.IdentityConfig{Signup: service.SignupOpen})
 	reader, err := identity.CreateAccount(context.Background(), service.NewAccountInput{
 		Email: "reader@example.org", Password: "correct-horse-1", Name: "Rita Reader", Role: user.RoleReader,
 	})
@@ -131,7 +96,7 @@ func newFixtureConfig(t *testing.T, decide func(ports.AccessRequest) bool, cfg C
 	logger := slog.New(slog.NewJSONHandler(&syncWriter{w: f.logs}, nil))
 	f.h = New(Deps{
 		Identity: identity, Users: service.NewUsers(repos, f.authz), Catalog: service.NewCatalog(repos, f.authz), Library: service.NewLibrary(repos, identity), Authorizer: f.authz,
-		RateLimiter: f.limiter, Tokens: fakeTokens{}, Health: repos.Health, Logger: logger,
+		RateLimiter: f.limiter, Tokens: portfake.Tokens{}, Health: repos.Health, Logger: logger,
 	}, Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}, MetricsToken: cfg.MetricsToken})
 	return f
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
+	"github.com/readinglibrary/service/ports/portfake"
 )
 
 // pagesFixture is the handler with two extra (page) routes that record the
@@ -31,7 +32,7 @@ type pagesFixture struct {
 func newPagesFixture(t *testing.T, cfg Config) *pagesFixture {
 	t.Helper()
 	repos := sqlitetest.NewDB(t).Repositories()
-	identity := service.NewIdentity(repos, fakeTokens{}, fakeHasher{}, noThrottle{}, service.IdentityConfig{})
+	identity := service.NewIdentity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{}, service.IdentityConfig{})
 	reader, err := identity.CreateAccount(context.Background(), service.NewAccountInput{
 		Email: "reader@example.org", Password: "correct-horse-1", Name: "Rita Reader", Role: user.RoleReader,
 	})
@@ -54,7 +55,7 @@ func newPagesFixture(t *testing.T, cfg Config) *pagesFixture {
 	}}
 	f.h = New(Deps{
 		Identity: identity, Users: service.NewUsers(repos, authz), Catalog: service.NewCatalog(repos, authz), Library: service.NewLibrary(repos, identity),
-		Authorizer: authz, RateLimiter: &countingLimiter{limit: 1000}, Tokens: fakeTokens{}, Health: repos.Health,
+		Authorizer: authz, RateLimiter: &countingLimiter{limit: 1000}, Tokens: portfake.Tokens{}, Health: repos.Health,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		Extra: []ExtraRoute{
 			page("web.page", http.MethodGet, "view", "web:pages", func(w http.ResponseWriter, r *http.Request) {

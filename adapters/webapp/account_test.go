@@ -45,10 +45,10 @@ func TestForgotAndResetPasswordForms(t *testing.T) {
 		t.Fatalf("forgot-password with a malformed address: %d\n%s", rec.Code, rec.Body)
 	}
 	f.flush(t)
-	if n := len(f.mail.to("nobody@example.org")); n != 0 {
+	if n := len(f.mail.To("nobody@example.org")); n != 0 {
 		t.Fatalf("%d mails to an address without an account", n)
 	}
-	sent := f.mail.to(f.librarian.Email)
+	sent := f.mail.To(f.librarian.Email)
 	if len(sent) != 1 || !strings.Contains(sent[0].Text, "https://library.example.org/library/reset-password?token=") {
 		t.Fatalf("reset mails to the librarian: %+v", sent)
 	}
@@ -95,7 +95,7 @@ func TestVerifyEmailForm(t *testing.T) {
 		t.Fatalf("Signup: %+v %v", res, err)
 	}
 	f.flush(t)
-	sent := f.mail.to("new.reader@example.org")
+	sent := f.mail.To("new.reader@example.org")
 	if len(sent) != 1 {
 		t.Fatalf("sign-up mails: %+v", sent)
 	}

@@ -2,27 +2,25 @@ package webapp
 
 import (
 	"context"
-	"github.com/readinglibrary/service/adapters/httpapi"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/gorilla/mux"
 	"golang.org/x/net/html"
 
+	"github.com/readinglibrary/service/adapters/httpapi"
 	"github.com/readinglibrary/service/adapters/ladonauthz"
 	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/policies"
-	"github.com/readinglibrary/service/ports"
+	"github.com/readinglibrary/service/ports/portfake"
 )
 
 // The handlers are tested here on their own, with the real policies and the
@@ -30,64 +28,16 @@ import (
 // context directly (the HTTP edge's cookie, CSRF and route guard are tested
 // end to end in test/webapp_test.go).
 
-type fakeTokens struct{}
-
-func (fakeTokens) Issue(context.Context, user.Account, string, time.Time) (string, time.Duration, error) {
-	return "t", time.Minute, nil
-}
-func (fakeTokens) Verify(context.Context, string) (ports.AccessClaims, error) {
-	return ports.AccessClaims{}, nil
-}
-func (fakeTokens) JWKS(context.Context) ([]byte, error) { return nil, nil }
-
-type fakeHasher struct{}
-
-func (fakeHasher) Hash(p string) (string, error)                { return "h:" + p, nil }
-func (fakeHasher) Verify(enc, p string) (bool, bool)            { return enc == "h:"+p, false }
-func (fakeHasher) VerifyDummy(string)                           {}
-func (noThrottle) Check(context.Context, ports.LoginKeys) error { return nil }
-func (noThrottle) Success(context.Context, ports.LoginKeys) (ports.DeviceToken, error) {
-	return ports.DeviceToken{}, nil
-}
-func (noThrottle) Lift(context.Context, string) error { return nil }
-
-type noThrottle struct{}
-
 // Names a school's users can choose: every page must show them as text.
 const (
 	evilStudent = `<script>alert("s")</script> Eve`
 	evilTitle   = `<img src=x onerror=alert(1)> Tales`
 )
 
-// outbox keeps the mail the identity service sends.
-type outbox struct {
-	mu   sync.Mutex
-	sent []ports.Message
-}
-
-func (o *outbox) Send(_ context.Context, m ports.Message) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.sent = append(o.sent, m)
-	return nil
-}
-
-func (o *outbox) to(addr string) []ports.Message {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	var out []ports.Message
-	for _, m := range o.sent {
-		if m.To == addr {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 type fixture struct {
 	app                     *App
 	identity                *service.Identity
-	mail                    *outbox
+	mail                    *portfake.Outbox
 	router                  *mux.Router
 	lib                     *service.Library
 	school, other           library.School
@@ -100,8 +50,8 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	repos := sqlitetest.NewDB(t).Repositories()
-	identity := service.NewIdentity(repos, fakeTokens{}, fakeHasher{}, noThrottle{}, service.IdentityConfig{LinkBase: "https://library.example.org"})
-	mail := &outbox{}
+	identity := service.NewIdentity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{}, service.IdentityConfig{LinkBase: "https://library.example.org"})
+	mail := &portfake.Outbox{}
 	identity.SendMailWith(mail)
 	lib := service.NewLibrary(repos, identity)
 	authz, err := ladonauthz.LoadFS(policies.Files)

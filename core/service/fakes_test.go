@@ -2,7 +2,6 @@ package service_test
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,36 +12,11 @@ import (
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
+	"github.com/readinglibrary/service/ports/portfake"
 )
 
 // accessTTL is the lifetime the fake token service reports.
-const accessTTL = 15 * time.Minute
-
-// fakeTokens issues "tok-<account id>~<session>" and verifies that form,
-// or "tok-<account id>" as a token of a session that is never ended. The
-// token "down" fails as if the key store were unreachable.
-type fakeTokens struct{}
-
-func (fakeTokens) Issue(_ context.Context, a user.Account, session string, _ time.Time) (string, time.Duration, error) {
-	return "tok-" + a.ID + "~" + session, accessTTL, nil
-}
-
-func (fakeTokens) Verify(_ context.Context, token string) (ports.AccessClaims, error) {
-	if token == "down" {
-		return ports.AccessClaims{}, errs.E(errs.Unavailable, "", "Keys cannot be loaded.")
-	}
-	id, ok := strings.CutPrefix(token, "tok-")
-	if !ok || id == "" {
-		return ports.AccessClaims{}, errs.E(errs.Unauthenticated, "invalid_token", "The access token is invalid.")
-	}
-	id, session, found := strings.Cut(id, "~")
-	if !found {
-		session = "handmade"
-	}
-	return ports.AccessClaims{Subject: id, SessionID: session}, nil
-}
-
-func (fakeTokens) JWKS(context.Context) ([]byte, error) { return []byte(`{"keys":[]}`), nil }
+const accessTTL = portfake.TokenTTL
 
 // fakeHasher "hashes" p as "v2:"+p. A stored "old:"+p also verifies but
 // asks for a rehash. It counts every call. beforeHash, when set, runs at the
@@ -214,7 +188,7 @@ func newFixture(tb testing.TB, cfg service.IdentityConfig) *fixture {
 		throttle: &fakeThrottle{},
 		clock:    &clock{t: t0},
 	}
-	f.id = service.NewIdentity(f.repos, fakeTokens{}, f.hasher, f.throttle, cfg)
+	f.id = service.NewIdentity(f.repos, portfake.Tokens{}, f.hasher, f.throttle, cfg)
 	f.id.Now = f.clock.Now
 	return f
 }

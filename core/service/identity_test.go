@@ -12,6 +12,7 @@ import (
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
+	"github.com/readinglibrary/service/ports/portfake"
 )
 
 const (
@@ -858,5 +859,5 @@ func TestNewIdentityPanicsOnMissingDependency(t *testing.T) {
 			t.Errorf("NewIdentity(nil hasher) did not panic, want a panic")
 		}
 	}()
-	service.NewIdentity(f.repos, fakeTokens{}, nil, f.throttle, service.IdentityConfig{})
+	service.NewIdentity(f.repos, portfake.Tokens{}, nil, f.throttle, service.IdentityConfig{})
 }

@@ -11,45 +11,32 @@ import (
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
+	"github.com/readinglibrary/service/ports/portfake"
 )
-
-// mailbox keeps the identity service's mail.
-type mailbox struct {
-	mu   sync.Mutex
-	sent []ports.Message
-}
-
-func (m *mailbox) Send(_ context.Context, msg ports.Message) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.sent = append(m.sent, msg)
-	return nil
-}
 
 var linkToken = regexp.MustCompile(`\?token=([A-Za-z0-9_-]+)`)
 
 // lastToken waits for the mail sent after the answers and returns the
 // token of the last one.
-func (f *fixture) lastToken(t *testing.T, box *mailbox) string {
+func (f *fixture) lastToken(t *testing.T, box *portfake.Outbox) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	f.id.Wait(ctx)
-	box.mu.Lock()
-	defer box.mu.Unlock()
-	if len(box.sent) == 0 {
+	sent := box.Sent()
+	if len(sent) == 0 {
 		t.Fatal("no mail was sent")
 	}
-	m := linkToken.FindStringSubmatch(box.sent[len(box.sent)-1].Text)
+	m := linkToken.FindStringSubmatch(sent[len(sent)-1].Text)
 	if m == nil {
-		t.Fatalf("no link in %q", box.sent[len(box.sent)-1].Text)
+		t.Fatalf("no link in %q", sent[len(sent)-1].Text)
 	}
 	return m[1]
 }
 
-func newMailFixture(t *testing.T, cfg service.IdentityConfig) (*fixture, *mailbox) {
+func newMailFixture(t *testing.T, cfg service.IdentityConfig) (*fixture, *portfake.Outbox) {
 	f := newFixture(t, cfg)
-	box := &mailbox{}
+	box := &portfake.Outbox{}
 	f.id.SendMailWith(box)
 	return f, box
 }
@@ -152,18 +139,6 @@ func (b *budget) Take(_ context.Context, tier ports.RateTier, key string) (ports
 	return ports.RateLimitResult{Limit: b.limit, Remaining: max(b.limit-b.taken[key], 0), Reached: b.taken[key] > b.limit}, nil
 }
 
-func (m *mailbox) count(to string) int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n := 0
-	for _, msg := range m.sent {
-		if msg.To == to {
-			n++
-		}
-	}
-	return n
-}
-
 // Every kind of mail to one address draws on the address's one budget:
 // password resets, the warning that the address has an account, and the
 // confirmation of a new one. Past it no mail goes and the hook hears the
@@ -210,7 +185,7 @@ func TestMailCapPerRecipient(t *testing.T) {
 		t.Fatalf("a sign-up past the budget: %+v, %v, want the usual pending answer", res, err)
 	}
 	wait()
-	if n := box.count("ada@example.org"); n != 2 {
+	if n := len(box.To("ada@example.org")); n != 2 {
 		t.Fatalf("%d mails to one address with a budget of 2, want 2", n)
 	}
 	// A new address: its confirmation draws on its own budget.
@@ -220,7 +195,7 @@ func TestMailCapPerRecipient(t *testing.T) {
 		}
 	}
 	wait()
-	if n := box.count("bo@example.org"); n != 2 {
+	if n := len(box.To("bo@example.org")); n != 2 {
 		t.Fatalf("%d confirmations to a new address with a budget of 2, want 2", n)
 	}
 	mu.Lock()
@@ -250,7 +225,7 @@ func TestMailCapPerRecipient(t *testing.T) {
 		t.Fatalf("a reset with the counter store down: %v, want the usual answer", err)
 	}
 	wait()
-	if n := box.count("ada@example.org"); n != 2 {
+	if n := len(box.To("ada@example.org")); n != 2 {
 		t.Fatalf("with the counter store down: %d mails to ada in all, want still 2 (no mail goes)", n)
 	}
 	mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
+	"github.com/readinglibrary/service/ports/portfake"
 )
 
 // Within the grace window a second use of a rotated token is refused but the
@@ -62,7 +63,7 @@ func TestRefreshOutageDoesNotConsumeToken(t *testing.T) {
 	flaky := &flakyAccounts{AccountRepository: f.repos.Accounts}
 	repos := f.repos
 	repos.Accounts = flaky
-	id := service.NewIdentity(repos, fakeTokens{}, f.hasher, f.throttle, service.IdentityConfig{RefreshTTL: refreshTTL})
+	id := service.NewIdentity(repos, portfake.Tokens{}, f.hasher, f.throttle, service.IdentityConfig{RefreshTTL: refreshTTL})
 	id.Now = f.clock.Now
 
 	flaky.failing.Store(true)

@@ -17,6 +17,7 @@ import (
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
+	"github.com/readinglibrary/service/ports/portfake"
 )
 
 func TestLoginSendsTheDeviceTokenAndReturnsANewOne(t *testing.T) {
@@ -68,7 +69,7 @@ func TestLoginParallelGuessesVerifyAtMostTheAddressLimit(t *testing.T) {
 				PerAccount:        limiter.Rate{Period: 15 * time.Minute, Limit: 10},
 				PerDevice:         5, DeviceTTL: time.Hour,
 			}, []byte("core-test-device-key-of-32-bytes"))
-			id := service.NewIdentity(f.repos, fakeTokens{}, f.hasher, th, service.IdentityConfig{RefreshTTL: refreshTTL})
+			id := service.NewIdentity(f.repos, portfake.Tokens{}, f.hasher, th, service.IdentityConfig{RefreshTTL: refreshTTL})
 			for i := range 30 {
 				f.addAccount(t, fmt.Sprintf("r%d", i), fmt.Sprintf("reader%d@example.org", i), user.RoleReader, "", "v2:"+password)
 			}
