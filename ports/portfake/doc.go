@@ -4,7 +4,8 @@
 // port's contract in the simplest way, so that a test exercises the code
 // under test rather than the technology behind the port.
 //
-// Only tests import it; the service never wires it. A fake that only one
+// Only tests import it (the layer test refuses it in production code); the
+// service never wires it. A fake that only one
 // package's tests need stays beside those tests.
 //
 // Within the module it may import only core packages and other ports packages
