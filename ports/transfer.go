@@ -107,7 +107,7 @@ func RecordsAs[T any](kind RecordKind, records []any) ([]T, error) {
 		v, ok := rec.(T)
 		if !ok {
 			var want T
-			return nil, errs.E(errs.Invalid, "invalid_record", "Record %d of kind %s is a %T, not a %T.", i, kind, rec, want)
+			return nil, errs.E(errs.Invalid, errs.CodeInvalidRecord, "Record %d of kind %s is a %T, not a %T.", i, kind, rec, want)
 		}
 		out[i] = v
 	}

@@ -135,7 +135,7 @@ func (h *handler) refreshToken(w http.ResponseWriter, r *http.Request) (string, 
 	}
 	c, err := r.Cookie(refreshCookie)
 	if err != nil || c.Value == "" {
-		return "", errs.E(errs.Unauthenticated, "invalid_refresh_token", "No refresh token was sent.")
+		return "", errs.E(errs.Unauthenticated, errs.CodeInvalidRefreshToken, "No refresh token was sent.")
 	}
 	if err := h.checkCSRF(r); err != nil {
 		return "", err

@@ -79,7 +79,7 @@ type pagination struct {
 func queryParams(r *http.Request, allowed ...string) (map[string]string, error) {
 	values, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return nil, errs.E(errs.Malformed, "malformed_query", "The query string cannot be parsed.")
+		return nil, errs.E(errs.Malformed, errs.CodeMalformedQuery, "The query string cannot be parsed.")
 	}
 	ok := map[string]bool{}
 	for _, a := range allowed {
@@ -109,7 +109,7 @@ func intParam(params map[string]string, name string, def int) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil {
-		e := errs.E(errs.Malformed, "malformed_query", "The parameter %s must be an integer.", name)
+		e := errs.E(errs.Malformed, errs.CodeMalformedQuery, "The parameter %s must be an integer.", name)
 		return 0, e.WithDetail("fields", map[string]any{name: "must be an integer"})
 	}
 	return n, nil

@@ -50,10 +50,10 @@ func hasBody(r *http.Request) bool {
 func checkJSONContentType(r *http.Request) error {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
-		return errs.E(errs.UnsupportedMedia, "unsupported_media_type", "The request body must be application/json.")
+		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be application/json.")
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return errs.E(errs.UnsupportedMedia, "unsupported_media_type", "The request body must be UTF-8 encoded JSON.")
+		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be UTF-8 encoded JSON.")
 	}
 	return nil
 }
@@ -62,10 +62,10 @@ func checkJSONContentType(r *http.Request) error {
 func checkCSVContentType(r *http.Request) error {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "text/csv" {
-		return errs.E(errs.UnsupportedMedia, "unsupported_media_type", "The request body must be text/csv.")
+		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be text/csv.")
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return errs.E(errs.UnsupportedMedia, "unsupported_media_type", "The CSV must be UTF-8 encoded.")
+		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The CSV must be UTF-8 encoded.")
 	}
 	return nil
 }
@@ -81,13 +81,13 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		if errors.As(err, &tooBig) {
 			return nil, errTooLarge()
 		}
-		return nil, errs.E(errs.Malformed, "malformed_json", "The request body could not be read.")
+		return nil, errs.E(errs.Malformed, errs.CodeMalformedJSON, "The request body could not be read.")
 	}
 	return body, nil
 }
 
 func errTooLarge() error {
-	return errs.E(errs.TooLarge, "payload_too_large", "The request body is larger than 1 MiB.")
+	return errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The request body is larger than 1 MiB.")
 }
 
 // decodeJSON reads the request body into dst strictly: the body must be one
@@ -109,7 +109,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 // decodeStrict is decodeJSON on bytes already read.
 func decodeStrict(body []byte, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return errs.E(errs.Malformed, "malformed_json", "The request body is empty; a JSON object is expected.")
+		return errs.E(errs.Malformed, errs.CodeMalformedJSON, "The request body is empty; a JSON object is expected.")
 	}
 	fields := errs.FieldErrors{}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -119,13 +119,13 @@ func decodeStrict(body []byte, dst any) error {
 		return malformed(err)
 	}
 	if d, ok := first.(json.Delim); !ok || d != '{' {
-		return errs.E(errs.Malformed, "malformed_json", "The request body must be a JSON object.")
+		return errs.E(errs.Malformed, errs.CodeMalformedJSON, "The request body must be a JSON object.")
 	}
 	if err := walkObject(dec, reflect.TypeOf(dst).Elem(), "", 1, fields); err != nil {
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return errs.E(errs.Malformed, "malformed_json", "The request body has data after the JSON object.")
+		return errs.E(errs.Malformed, errs.CodeMalformedJSON, "The request body has data after the JSON object.")
 	}
 	if err := fields.Err(); err != nil {
 		return err
@@ -143,9 +143,9 @@ func decodeStrict(body []byte, dst any) error {
 func malformed(err error) error {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
-		return errs.E(errs.Malformed, "malformed_json", "The request body is not valid JSON (at byte %d).", syn.Offset)
+		return errs.E(errs.Malformed, errs.CodeMalformedJSON, "The request body is not valid JSON (at byte %d).", syn.Offset)
 	}
-	return errs.E(errs.Malformed, "malformed_json", "The request body is not valid JSON.")
+	return errs.E(errs.Malformed, errs.CodeMalformedJSON, "The request body is not valid JSON.")
 }
 
 // maxReportedFields bounds the unknown fields an error lists: a body of many
@@ -192,7 +192,7 @@ func walkObject(dec *json.Decoder, t reflect.Type, path string, depth int, field
 		key, _ := tok.(string)
 		name := joinPath(path, key)
 		if seen[key] {
-			return errs.E(errs.Malformed, "malformed_json", "The key %q appears more than once.", name)
+			return errs.E(errs.Malformed, errs.CodeMalformedJSON, "The key %q appears more than once.", name)
 		}
 		seen[key] = true
 		next := elem

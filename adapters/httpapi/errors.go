@@ -81,15 +81,15 @@ func renderError(w http.ResponseWriter, r *http.Request, e *errs.Error, status i
 		// The request's own deadline passed: a slow request, not an outage
 		// (an unreachable database fails server selection in 2 s, long
 		// before the deadline), so say so rather than "unavailable".
-		payload.Code, payload.Message = "request_timeout", "The request took too long and was stopped; try again, or ask for less (a narrower search, a smaller page)."
+		payload.Code, payload.Message = errs.CodeRequestTimeout, "The request took too long and was stopped; try again, or ask for less (a narrower search, a smaller page)."
 	}
 	if status == http.StatusInternalServerError {
-		payload = errorPayload{Code: "internal_error", Message: "An internal error occurred."}
+		payload = errorPayload{Code: errs.CodeInternalError, Message: "An internal error occurred."}
 	}
 	if payload.Details == nil {
 		payload.Details = map[string]any{}
 	}
-	if status == http.StatusUnauthorized && e.ClientCode() != "invalid_credentials" {
+	if status == http.StatusUnauthorized && e.ClientCode() != errs.CodeInvalidCredentials {
 		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
 	}
 	if e.RetryAfter > 0 {

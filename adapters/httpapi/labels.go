@@ -61,7 +61,7 @@ func (h *handler) copyLabels(w http.ResponseWriter, r *http.Request) {
 	case h.labelSlots <- struct{}{}:
 		defer func() { <-h.labelSlots }()
 	case <-r.Context().Done():
-		writeError(w, r, errs.E(errs.Unavailable, "unavailable", "Too many label sheets are being printed at once; try again in a moment."))
+		writeError(w, r, errs.E(errs.Unavailable, errs.CodeUnavailable, "Too many label sheets are being printed at once; try again in a moment."))
 		return
 	}
 	pdf, err := h.deps.Labels.Sheet(paper, found.School.Name, labels)

@@ -66,7 +66,7 @@ func (h *Handler) MetricsHandler() http.Handler {
 // metrics token: the caller must send exactly that token.
 func (h *handler) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	if !h.metricsTokenOK(r) {
-		writeError(w, r, errs.E(errs.Unauthenticated, "unauthorized", "GET /metrics needs the metrics bearer token."))
+		writeError(w, r, errs.E(errs.Unauthenticated, errs.CodeUnauthorized, "GET /metrics needs the metrics bearer token."))
 		return
 	}
 	promhttp.HandlerFor(h.metrics.registry, promhttp.HandlerOpts{}).ServeHTTP(w, r)

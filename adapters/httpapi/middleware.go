@@ -203,7 +203,7 @@ func (h *handler) cors(next http.Handler) http.Handler {
 		}
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			if !allowed {
-				writeError(w, r, errs.E(errs.Forbidden, "cors_rejected", "Cross-origin requests from this origin are not allowed."))
+				writeError(w, r, errs.E(errs.Forbidden, errs.CodeCORSRejected, "Cross-origin requests from this origin are not allowed."))
 				return
 			}
 			hd := w.Header()
@@ -289,7 +289,7 @@ func (h *handler) identify(r *http.Request) (user.Principal, credential, error) 
 	if authz := r.Header.Get("Authorization"); authz != "" {
 		scheme, value, ok := strings.Cut(authz, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(value) == "" {
-			return user.Anonymous, cred, errs.E(errs.Unauthenticated, "unauthorized", "The Authorization header must be 'Bearer <token>'.")
+			return user.Anonymous, cred, errs.E(errs.Unauthenticated, errs.CodeUnauthorized, "The Authorization header must be 'Bearer <token>'.")
 		}
 		token = strings.TrimSpace(value)
 	} else if strings.HasPrefix(r.URL.Path, "/api/") || isPagePath(r.URL.Path) {
@@ -355,7 +355,7 @@ func (h *handler) rateLimit(w http.ResponseWriter, r *http.Request, p user.Princ
 	if wait < time.Second {
 		wait = time.Second
 	}
-	e := errs.E(errs.RateLimited, "rate_limit_exceeded", "Too many requests; try again after the window resets.")
+	e := errs.E(errs.RateLimited, errs.CodeRateLimitExceeded, "Too many requests; try again after the window resets.")
 	e.Details = map[string]any{"limit": res.Limit, "reset": res.Reset.Unix()}
 	e.RetryAfter = wait
 	writeError(w, r, e)
@@ -409,7 +409,7 @@ func (h *handler) checkCSRF(r *http.Request) error {
 		}
 	}
 	if origin == "" || !h.originAllowed(origin) {
-		return errs.E(errs.Forbidden, "csrf_rejected", "Cookie-authenticated changes must come from an allowed origin.")
+		return errs.E(errs.Forbidden, errs.CodeCSRFRejected, "Cookie-authenticated changes must come from an allowed origin.")
 	}
 	return nil
 }
@@ -447,7 +447,7 @@ func (h *handler) routeGuard(next http.Handler) http.Handler {
 		err := h.deps.Authorizer.Authorize(r.Context(), ports.AccessRequest{Principal: p, Action: rt.Action, Resource: rt.Resource})
 		if err != nil {
 			if p.IsAnonymous() {
-				err = errs.E(errs.Unauthenticated, "unauthorized", "This route needs a valid access token.")
+				err = errs.E(errs.Unauthenticated, errs.CodeUnauthorized, "This route needs a valid access token.")
 			}
 			rt.fail(w, r, err)
 			return

@@ -87,10 +87,10 @@ func checkMediaType(r *http.Request, mediaTypes string) error {
 func checkPlainMediaType(r *http.Request, want string) error {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != want {
-		return errs.E(errs.UnsupportedMedia, "unsupported_media_type", "The request body must be %s.", want)
+		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be %s.", want)
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return errs.E(errs.UnsupportedMedia, "unsupported_media_type", "The request body must be UTF-8 encoded.")
+		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be UTF-8 encoded.")
 	}
 	return nil
 }

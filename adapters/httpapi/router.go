@@ -239,7 +239,7 @@ func csv(rt route) route {
 }
 
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {
-	writeError(w, r, errs.E(errs.NotFound, "route_not_found", "No route matches %s %s.", r.Method, r.URL.Path))
+	writeError(w, r, errs.E(errs.NotFound, errs.CodeRouteNotFound, "No route matches %s %s.", r.Method, r.URL.Path))
 }
 
 // methodNotAllowed answers 405 with the Allow header listing the methods the
@@ -260,7 +260,7 @@ func (h *handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	sort.Strings(allow)
 	allow = slices.Compact(allow) // /users/me and /users/{user_id} both match "me"
 	w.Header().Set("Allow", strings.Join(allow, ", "))
-	e := errs.E(errs.MethodNotAllowed, "method_not_allowed", "%s is not allowed on %s.", r.Method, r.URL.Path)
+	e := errs.E(errs.MethodNotAllowed, errs.CodeMethodNotAllowed, "%s is not allowed on %s.", r.Method, r.URL.Path)
 	e.Details = map[string]any{"allow": allow}
 	writeError(w, r, e)
 }

@@ -317,7 +317,7 @@ func classify(err error) error {
 			}
 		}
 		if expiredOnly {
-			e := errs.E(errs.Unauthenticated, "token_expired", "The access token has expired.")
+			e := errs.E(errs.Unauthenticated, errs.CodeTokenExpired, "The access token has expired.")
 			e.Err = err
 			return e
 		}
@@ -328,7 +328,7 @@ func classify(err error) error {
 // errInvalid is the one answer for every other failure. The cause is kept
 // for the logs only; the client never sees library text or token contents.
 func errInvalid(cause error) error {
-	e := errs.E(errs.Unauthenticated, "invalid_token", "The access token is invalid.")
+	e := errs.E(errs.Unauthenticated, errs.CodeInvalidToken, "The access token is invalid.")
 	e.Err = cause
 	return e
 }

@@ -123,7 +123,7 @@ func denied(key decisionKey, cause error) error {
 	if cause == nil {
 		return nil
 	}
-	e := errs.E(errs.Forbidden, "forbidden", "You do not have permission to do this.")
+	e := errs.E(errs.Forbidden, errs.CodeForbidden, "You do not have permission to do this.")
 	e.Err = fmt.Errorf("ladonauthz: %s %s on %s: %w", key.subject, key.action, key.resource, cause)
 	return e
 }

@@ -137,7 +137,7 @@ func (s *SMTP) Send(ctx context.Context, m ports.Message) error {
 	}
 	if err := client.DialAndSendWithContext(ctx, msg); err != nil {
 		// The cause names the server and its answer, never the password.
-		return &errs.Error{Kind: errs.Unavailable, Code: "mail_unavailable", Message: "The mail server did not take the message.", Err: err}
+		return &errs.Error{Kind: errs.Unavailable, Code: errs.CodeMailUnavailable, Message: "The mail server did not take the message.", Err: err}
 	}
 	return nil
 }

@@ -220,7 +220,7 @@ func (r *Accounts) Count(ctx context.Context) (int64, error) {
 }
 
 func errAccountEmailNotFound() error {
-	return errs.E(errs.NotFound, "account_not_found", "No account with this email exists.")
+	return errs.E(errs.NotFound, errs.CodeAccountNotFound, "No account with this email exists.")
 }
 
 // Delete implements ports.AccountRepository: one delete by _id. A missing

@@ -30,7 +30,7 @@ func mapErr(err error, op string, notFound, conflict func() error) error {
 
 // errUnavailable keeps the cause for the logs; clients only learn to retry.
 func errUnavailable(cause error) error {
-	e := errs.E(errs.Unavailable, "unavailable", "The database is unavailable; try again shortly.")
+	e := errs.E(errs.Unavailable, errs.CodeUnavailable, "The database is unavailable; try again shortly.")
 	e.Err = cause
 	return e
 }

@@ -70,7 +70,7 @@ type sweepClaimDoc struct {
 func (r *Expiry) ClaimSweep(ctx context.Context, slot, now time.Time) error {
 	_, err := r.claims.InsertOne(ctx, sweepClaimDoc{Slot: slot.UTC(), ClaimedAt: now.UTC(), ExpiresAt: slot.Add(claimRetention).UTC()})
 	return mapErr(err, "claim the expiry sweep", nil, func() error {
-		return errs.E(errs.Conflict, "sweep_claimed", "The sweep of this slot is claimed.")
+		return errs.E(errs.Conflict, errs.CodeSweepClaimed, "The sweep of this slot is claimed.")
 	})
 }
 

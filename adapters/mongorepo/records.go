@@ -98,7 +98,7 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 	case ports.KindMailTokens:
 		return r.mailTokens(k), nil
 	}
-	return recordKind{}, errs.E(errs.Invalid, "unknown_record_kind", "There is no record kind %q.", k)
+	return recordKind{}, errs.E(errs.Invalid, errs.CodeUnknownRecordKind, "There is no record kind %q.", k)
 }
 
 // Count implements ports.RecordStore with one count of the kind's
@@ -133,7 +133,7 @@ func (r *Records) Read(ctx context.Context, kind ports.RecordKind, batchSize int
 		return err
 	}
 	if batchSize < 1 {
-		return errs.E(errs.Invalid, "invalid_batch_size", "The batch size must be at least 1, not %d.", batchSize)
+		return errs.E(errs.Invalid, errs.CodeInvalidBatchSize, "The batch size must be at least 1, not %d.", batchSize)
 	}
 	return k.read(ctx, batchSize, fn)
 }
@@ -436,7 +436,7 @@ func insertAll(ctx context.Context, c *mongo.Collection, kind ports.RecordKind, 
 	}
 	_, err := c.InsertMany(ctx, docs, options.InsertMany().SetOrdered(true))
 	if err != nil && mongo.IsDuplicateKeyError(err) {
-		e := errs.E(errs.Conflict, "record_exists", "A record of kind %s with the same key is already stored.", kind)
+		e := errs.E(errs.Conflict, errs.CodeRecordExists, "A record of kind %s with the same key is already stored.", kind)
 		e.Err = err
 		return e
 	}

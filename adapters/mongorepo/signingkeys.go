@@ -169,11 +169,11 @@ func (r *SigningKeys) ReplacePrivateKey(ctx context.Context, k auth.SigningKey) 
 		return mapErr(err, "replace the signing key's private key", nil, nil)
 	}
 	if res.MatchedCount == 0 {
-		return errs.E(errs.NotFound, "signing_key_not_found", "No signing key has the id %q.", k.ID)
+		return errs.E(errs.NotFound, errs.CodeSigningKeyNotFound, "No signing key has the id %q.", k.ID)
 	}
 	return nil
 }
 
 func errNoActiveKey() error {
-	return errs.E(errs.NotFound, "signing_key_not_found", "No signing key is active.")
+	return errs.E(errs.NotFound, errs.CodeSigningKeyNotFound, "No signing key is active.")
 }

@@ -223,7 +223,7 @@ func New(issuers []Issuer) *Verifier {
 // Trusts implements ports.ExternalVerifier.
 func (v *Verifier) Trusts(iss string) bool { _, ok := v.issuers[iss]; return ok }
 
-func invalid(msg string) error { return errs.E(errs.Unauthenticated, "invalid_token", "%s", msg) }
+func invalid(msg string) error { return errs.E(errs.Unauthenticated, errs.CodeInvalidToken, "%s", msg) }
 
 // Verify implements ports.ExternalVerifier.
 func (v *Verifier) Verify(ctx context.Context, token string) (ports.AccessClaims, error) {
@@ -273,7 +273,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (ports.AccessClaims
 	}
 	if err != nil {
 		if errors.Is(err, jwt.ErrTokenExpired) {
-			return ports.AccessClaims{}, errs.E(errs.Unauthenticated, "token_expired", "The access token has expired.")
+			return ports.AccessClaims{}, errs.E(errs.Unauthenticated, errs.CodeTokenExpired, "The access token has expired.")
 		}
 		return ports.AccessClaims{}, invalid("The access token is invalid.")
 	}
@@ -415,7 +415,7 @@ func (v *Verifier) getJSON(ctx context.Context, target string, dst any) error {
 }
 
 func unavailable(cause error) error {
-	return &errs.Error{Kind: errs.Unavailable, Code: "unavailable", Message: "The identity provider that issued this token cannot be reached; try again shortly.", Err: cause}
+	return &errs.Error{Kind: errs.Unavailable, Code: errs.CodeUnavailable, Message: "The identity provider that issued this token cannot be reached; try again shortly.", Err: cause}
 }
 
 // jwk is one JSON Web Key; only public RSA and P-256 keys are used.

@@ -91,7 +91,7 @@ func checkRate(r limiter.Rate) error {
 
 // unavailable is the error of a failed store operation.
 func unavailable(op string, cause error) *errs.Error {
-	e := errs.E(errs.Unavailable, "unavailable", "The service is temporarily unavailable; try again later.")
+	e := errs.E(errs.Unavailable, errs.CodeUnavailable, "The service is temporarily unavailable; try again later.")
 	e.Err = fmt.Errorf("ratelimit: %s: %w", op, cause)
 	return e
 }

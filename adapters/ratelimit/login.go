@@ -262,7 +262,7 @@ func (t *LoginThrottle) deviceID(keys ports.LoginKeys, now time.Time) (string, b
 }
 
 func throttled(reset int64) error {
-	e := errs.E(errs.RateLimited, "too_many_attempts", "Too many failed sign-in attempts; try again later.")
+	e := errs.E(errs.RateLimited, errs.CodeTooManyAttempts, "Too many failed sign-in attempts; try again later.")
 	e.RetryAfter = retryAfter(reset, time.Now())
 	return e
 }

@@ -173,7 +173,7 @@ func (r *Accounts) GetByEmail(ctx context.Context, email string) (user.Account, 
 }
 
 func errAccountEmailNotFound() error {
-	return errs.E(errs.NotFound, "account_not_found", "No account with this email exists.")
+	return errs.E(errs.NotFound, errs.CodeAccountNotFound, "No account with this email exists.")
 }
 
 // GetMany returns the accounts with the given ids that exist, in any order,

@@ -77,7 +77,7 @@ func (r *Expiry) ClaimSweep(ctx context.Context, slot, now time.Time) error {
 	_, err := r.db.exec(ctx, r.db.write, stmtSweepClaim, sql.Named("slot", millis(slot)),
 		sql.Named("claimed_at", millis(now)), sql.Named("expires_at", millis(slot.Add(claimRetention))))
 	return mapErr(err, "claim the expiry sweep", nil, func() error {
-		return errs.E(errs.Conflict, "sweep_claimed", "The sweep of this slot is claimed.")
+		return errs.E(errs.Conflict, errs.CodeSweepClaimed, "The sweep of this slot is claimed.")
 	})
 }
 

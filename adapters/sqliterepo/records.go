@@ -283,7 +283,7 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 			return err
 		}), nil
 	}
-	return recordKind{}, errs.E(errs.Invalid, "unknown_record_kind", "There is no record kind %q.", k)
+	return recordKind{}, errs.E(errs.Invalid, errs.CodeUnknownRecordKind, "There is no record kind %q.", k)
 }
 
 // Count implements ports.RecordStore: the counter of accounts and of
@@ -309,7 +309,7 @@ func (r *Records) Read(ctx context.Context, kind ports.RecordKind, batchSize int
 		return err
 	}
 	if batchSize < 1 {
-		return errs.E(errs.Invalid, "invalid_batch_size", "The batch size must be at least 1, not %d.", batchSize)
+		return errs.E(errs.Invalid, errs.CodeInvalidBatchSize, "The batch size must be at least 1, not %d.", batchSize)
 	}
 	return k.read(ctx, batchSize, fn)
 }
@@ -397,11 +397,11 @@ func readRecords[T any](ctx context.Context, d *DB, kind ports.RecordKind, s *st
 func recordErr(kind ports.RecordKind, i int, op string, err error) error {
 	switch {
 	case isUniqueViolation(err):
-		e := errs.E(errs.Conflict, "record_exists", "A record of kind %s with the same key is already stored.", kind)
+		e := errs.E(errs.Conflict, errs.CodeRecordExists, "A record of kind %s with the same key is already stored.", kind)
 		e.Err = err
 		return e
 	case isValueRefused(err):
-		e := errs.E(errs.Invalid, "invalid_record", "Record %d of kind %s holds a value this store refuses.", i, kind)
+		e := errs.E(errs.Invalid, errs.CodeInvalidRecord, "Record %d of kind %s holds a value this store refuses.", i, kind)
 		e.Err = err
 		return e
 	}

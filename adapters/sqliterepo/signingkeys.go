@@ -117,6 +117,6 @@ func (r *SigningKeys) ReplacePrivateKey(ctx context.Context, k auth.SigningKey) 
 		return mapErr(err, op, nil, nil)
 	}
 	return notFoundIfNone(res, op, func() error {
-		return errs.E(errs.NotFound, "signing_key_not_found", "No signing key has the id %q.", k.ID)
+		return errs.E(errs.NotFound, errs.CodeSigningKeyNotFound, "No signing key has the id %q.", k.ID)
 	})
 }

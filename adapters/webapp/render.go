@@ -359,10 +359,10 @@ func (a *App) form(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
 	if err := r.ParseForm(); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			a.fail(w, r, errs.E(errs.TooLarge, "payload_too_large", "The form is too large."))
+			a.fail(w, r, errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The form is too large."))
 			return nil, false
 		}
-		a.fail(w, r, errs.E(errs.Malformed, "malformed_form", "The form could not be read."))
+		a.fail(w, r, errs.E(errs.Malformed, errs.CodeMalformedForm, "The form could not be read."))
 		return nil, false
 	}
 	return r.PostForm, true

@@ -48,10 +48,10 @@ func (t MailToken) Expired(now time.Time) bool { return !now.Before(t.ExpiresAt)
 // ErrMailTokenNotFound is a repository's answer for a token that is not
 // stored (never issued, used already, or removed).
 func ErrMailTokenNotFound() error {
-	return errs.E(errs.NotFound, "mail_token_not_found", "The token does not exist.")
+	return errs.E(errs.NotFound, errs.CodeMailTokenNotFound, "The token does not exist.")
 }
 
 // ErrMailTokenExists is a repository's answer for a hash stored already.
 func ErrMailTokenExists() error {
-	return errs.E(errs.Conflict, "mail_token_exists", "The token exists already.")
+	return errs.E(errs.Conflict, errs.CodeMailTokenExists, "The token exists already.")
 }

@@ -48,19 +48,19 @@ type SigningKey struct {
 // ErrInvalidRefresh is the one answer for any refresh token that cannot be
 // used: unknown, expired, revoked or reused.
 func ErrInvalidRefresh() error {
-	return errs.E(errs.Unauthenticated, "invalid_refresh_token", "The refresh token is invalid or has expired; sign in again.")
+	return errs.E(errs.Unauthenticated, errs.CodeInvalidRefreshToken, "The refresh token is invalid or has expired; sign in again.")
 }
 
 // ErrRefreshReused is returned when an already rotated token comes back; its
 // whole family has been revoked.
 func ErrRefreshReused() error {
-	return errs.E(errs.Unauthenticated, "refresh_token_reused", "The refresh token was already used; every session of this sign-in has been ended. Sign in again.")
+	return errs.E(errs.Unauthenticated, errs.CodeRefreshTokenReused, "The refresh token was already used; every session of this sign-in has been ended. Sign in again.")
 }
 
 // ErrRefreshRaced is returned to the loser of two requests that used one
 // refresh token at the same moment; the winner's session goes on.
 func ErrRefreshRaced() error {
-	return errs.E(errs.Unauthenticated, "refresh_token_reused", "The refresh token was just used by another request; use the newer session.")
+	return errs.E(errs.Unauthenticated, errs.CodeRefreshTokenReused, "The refresh token was just used by another request; use the newer session.")
 }
 
 // The storage errors of ports.RefreshTokenRepository, shared by every adapter
@@ -68,20 +68,20 @@ func ErrRefreshRaced() error {
 
 // ErrTokenExists is the Conflict for a refresh-token hash stored twice.
 func ErrTokenExists() error {
-	return errs.E(errs.Conflict, "refresh_token_exists", "The refresh token is already stored.")
+	return errs.E(errs.Conflict, errs.CodeRefreshTokenExists, "The refresh token is already stored.")
 }
 
 // ErrTokenNotFound is the NotFound for an unknown refresh-token hash.
 func ErrTokenNotFound() error {
-	return errs.E(errs.NotFound, "refresh_token_not_found", "The refresh token does not exist.")
+	return errs.E(errs.NotFound, errs.CodeRefreshTokenNotFound, "The refresh token does not exist.")
 }
 
 // ErrRotationClaimed is the Conflict for a second rotation claim of a token.
 func ErrRotationClaimed() error {
-	return errs.E(errs.Conflict, "refresh_token_reused", "The refresh token was already used.")
+	return errs.E(errs.Conflict, errs.CodeRefreshTokenReused, "The refresh token was already used.")
 }
 
 // ErrRotationNotFound is the NotFound for a token that was never rotated.
 func ErrRotationNotFound() error {
-	return errs.E(errs.NotFound, "rotation_not_found", "The refresh token has not been rotated.")
+	return errs.E(errs.NotFound, errs.CodeRotationNotFound, "The refresh token has not been rotated.")
 }

@@ -270,16 +270,16 @@ func (b Book) ChapterFor(page int) (Chapter, bool) {
 
 // ErrBookNotFound is the error for an unknown book id.
 func ErrBookNotFound() error {
-	return errs.E(errs.NotFound, "book_not_found", "The book does not exist.")
+	return errs.E(errs.NotFound, errs.CodeBookNotFound, "The book does not exist.")
 }
 
 // ErrChapterNotFound is the error for a chapter id that is not a chapter of
 // the book.
 func ErrChapterNotFound() error {
-	return errs.E(errs.NotFound, "chapter_not_found", "The book has no such chapter.")
+	return errs.E(errs.NotFound, errs.CodeChapterNotFound, "The book has no such chapter.")
 }
 
 // ErrBookExists is the storage error for a book id stored twice.
 func ErrBookExists() error {
-	return errs.E(errs.Conflict, "book_exists", "A book with this id already exists.")
+	return errs.E(errs.Conflict, errs.CodeBookExists, "A book with this id already exists.")
 }

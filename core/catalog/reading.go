@@ -47,7 +47,7 @@ type ListItem struct {
 
 // ErrListItemNotFound is the error for a book that is not on the list.
 func ErrListItemNotFound() error {
-	return errs.E(errs.NotFound, "reading_list_item_not_found", "The book is not on your reading list.")
+	return errs.E(errs.NotFound, errs.CodeReadingListItemNotFound, "The book is not on your reading list.")
 }
 
 // Progress is how far one account has read one book. Totals of time are not
@@ -163,10 +163,10 @@ func ListStatusAfter(current *ListItem, next Progress) (ListStatus, bool) {
 // ErrProgressNotFound is the storage error for an account that has not
 // started a book.
 func ErrProgressNotFound() error {
-	return errs.E(errs.NotFound, "progress_not_found", "No reading progress is recorded for this book.")
+	return errs.E(errs.NotFound, errs.CodeProgressNotFound, "No reading progress is recorded for this book.")
 }
 
 // ErrSessionExists is the storage error for a session id stored twice.
 func ErrSessionExists() error {
-	return errs.E(errs.Conflict, "session_exists", "The reading session is already recorded.")
+	return errs.E(errs.Conflict, errs.CodeSessionExists, "The reading session is already recorded.")
 }

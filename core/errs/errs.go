@@ -35,18 +35,18 @@ const (
 
 // defaultCode is the client-facing code used when an error names none.
 var defaultCode = map[Kind]string{
-	Malformed:        "malformed_json",
-	Unauthenticated:  "unauthorized",
-	Forbidden:        "forbidden",
-	NotFound:         "not_found",
-	MethodNotAllowed: "method_not_allowed",
-	Conflict:         "conflict",
-	TooLarge:         "payload_too_large",
-	UnsupportedMedia: "unsupported_media_type",
-	Invalid:          "validation_failed",
-	RateLimited:      "rate_limit_exceeded",
-	Internal:         "internal_error",
-	Unavailable:      "unavailable",
+	Malformed:        CodeMalformedJSON,
+	Unauthenticated:  CodeUnauthorized,
+	Forbidden:        CodeForbidden,
+	NotFound:         CodeNotFound,
+	MethodNotAllowed: CodeMethodNotAllowed,
+	Conflict:         CodeConflict,
+	TooLarge:         CodePayloadTooLarge,
+	UnsupportedMedia: CodeUnsupportedMediaType,
+	Invalid:          CodeValidationFailed,
+	RateLimited:      CodeRateLimitExceeded,
+	Internal:         CodeInternalError,
+	Unavailable:      CodeUnavailable,
 }
 
 // Error is the only error type that crosses a port. Message and Details are

@@ -81,39 +81,39 @@ const (
 
 // Errors of circulation, each with the code clients see.
 func ErrCopyUnavailable() error {
-	return errs.E(errs.Conflict, "copy_unavailable", "The copy is already on loan.")
+	return errs.E(errs.Conflict, errs.CodeCopyUnavailable, "The copy is already on loan.")
 }
 
 // ErrRenewalLimit is returned when a loan has been renewed max_renewals times.
 func ErrRenewalLimit() error {
-	return errs.E(errs.Conflict, "renewal_limit_reached", "The loan cannot be renewed again.")
+	return errs.E(errs.Conflict, errs.CodeRenewalLimitReached, "The loan cannot be renewed again.")
 }
 
 // ErrLoanNotActive is returned when renewing a returned loan.
 func ErrLoanNotActive() error {
-	return errs.E(errs.Conflict, "loan_not_active", "The loan has been returned.")
+	return errs.E(errs.Conflict, errs.CodeLoanNotActive, "The loan has been returned.")
 }
 
 // ErrLoanNotFound is returned for an unknown loan, or one of another school.
 func ErrLoanNotFound() error {
-	return errs.E(errs.NotFound, "loan_not_found", "The loan does not exist.")
+	return errs.E(errs.NotFound, errs.CodeLoanNotFound, "The loan does not exist.")
 }
 
 // ErrCopyNotFound is returned for an unknown copy, or one of another school.
 func ErrCopyNotFound() error {
-	return errs.E(errs.NotFound, "copy_not_found", "The copy does not exist.")
+	return errs.E(errs.NotFound, errs.CodeCopyNotFound, "The copy does not exist.")
 }
 
 // ErrBookNotFound is returned for an unknown library book, or one of
 // another school.
 func ErrBookNotFound() error {
-	return errs.E(errs.NotFound, "book_not_found", "The book does not exist in this school's catalog.")
+	return errs.E(errs.NotFound, errs.CodeBookNotFound, "The book does not exist in this school's catalog.")
 }
 
 // ErrStudentNotFound is returned for an unknown student, or one of another
 // school.
 func ErrStudentNotFound() error {
-	return errs.E(errs.NotFound, "student_not_found", "The student does not exist in this school.")
+	return errs.E(errs.NotFound, errs.CodeStudentNotFound, "The student does not exist in this school.")
 }
 
 // Invite is a single-use invitation to set a password for a new staff

@@ -28,11 +28,11 @@ const (
 // ErrDepartureDecided is returned when the attempt's outcome is recorded
 // already.
 func ErrDepartureDecided() error {
-	return errs.E(errs.Conflict, "departure_decided", "The outcome of this deletion is already decided.")
+	return errs.E(errs.Conflict, errs.CodeDepartureDecided, "The outcome of this deletion is already decided.")
 }
 
 // ErrDepartureNotFound is returned for an attempt without an outcome (or
 // one that has ended).
 func ErrDepartureNotFound() error {
-	return errs.E(errs.NotFound, "departure_not_found", "No outcome is recorded for this deletion.")
+	return errs.E(errs.NotFound, errs.CodeDepartureNotFound, "No outcome is recorded for this deletion.")
 }

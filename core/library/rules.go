@@ -110,7 +110,7 @@ func ValidateSettings(s Settings) error {
 // ErrCopyLimit is the refusal of copies that would take a book (scope
 // "book") or a school (scope "school") past its cap of limit copies.
 func ErrCopyLimit(scope string, limit, have int) error {
-	e := errs.E(errs.Conflict, "copy_limit_reached",
+	e := errs.E(errs.Conflict, errs.CodeCopyLimitReached,
 		"The %s may have at most %d copies and has %d; no copy was added.", scope, limit, have)
 	e.Details = map[string]any{"scope": scope, "limit": limit, "copies": have}
 	return e

@@ -88,10 +88,10 @@ func NewSchool(id, name, domain string, now time.Time) (School, error) {
 
 // ErrSchoolNotFound is the error for an unknown school.
 func ErrSchoolNotFound() error {
-	return errs.E(errs.NotFound, "school_not_found", "The school does not exist.")
+	return errs.E(errs.NotFound, errs.CodeSchoolNotFound, "The school does not exist.")
 }
 
 // ErrDomainTaken is the error for a domain that another school uses.
 func ErrDomainTaken() error {
-	return errs.E(errs.Conflict, "school_exists", "A school with this domain already exists.")
+	return errs.E(errs.Conflict, errs.CodeSchoolExists, "A school with this domain already exists.")
 }

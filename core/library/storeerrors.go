@@ -7,38 +7,38 @@ import "github.com/readinglibrary/service/core/errs"
 
 // ErrISBNExists is returned when the school's catalog already has the ISBN.
 func ErrISBNExists() error {
-	return errs.E(errs.Conflict, "isbn_exists", "The school's catalog already has a book with this ISBN.")
+	return errs.E(errs.Conflict, errs.CodeISBNExists, "The school's catalog already has a book with this ISBN.")
 }
 
 // ErrCopyClaimed is returned when a claim for the copy exists already: the
 // copy is lent by another loan.
 func ErrCopyClaimed() error {
-	return errs.E(errs.Conflict, "copy_claimed", "The copy is already claimed by a loan.")
+	return errs.E(errs.Conflict, errs.CodeCopyClaimed, "The copy is already claimed by a loan.")
 }
 
 // ErrClaimNotFound is returned for a copy that no loan claims.
 func ErrClaimNotFound() error {
-	return errs.E(errs.NotFound, "claim_not_found", "No loan claims this copy.")
+	return errs.E(errs.NotFound, errs.CodeClaimNotFound, "No loan claims this copy.")
 }
 
 // ErrRenewalExists is returned when the renewal number of the loan is
 // already recorded.
 func ErrRenewalExists() error {
-	return errs.E(errs.Conflict, "renewal_exists", "This renewal of the loan is already recorded.")
+	return errs.E(errs.Conflict, errs.CodeRenewalExists, "This renewal of the loan is already recorded.")
 }
 
 // ErrStudentNumberExists is returned when the school already uses the
 // student number.
 func ErrStudentNumberExists() error {
-	return errs.E(errs.Conflict, "student_number_exists", "A student of this school already has this student number.")
+	return errs.E(errs.Conflict, errs.CodeStudentNumberExists, "A student of this school already has this student number.")
 }
 
 // ErrInviteNotFound is returned for an unknown invitation.
 func ErrInviteNotFound() error {
-	return errs.E(errs.NotFound, "invite_not_found", "The invitation does not exist.")
+	return errs.E(errs.NotFound, errs.CodeInviteNotFound, "The invitation does not exist.")
 }
 
 // ErrInviteUsed is returned when an invitation has been redeemed already.
 func ErrInviteUsed() error {
-	return errs.E(errs.Conflict, "invite_used", "The invitation has already been used.")
+	return errs.E(errs.Conflict, errs.CodeInviteUsed, "The invitation has already been used.")
 }

@@ -88,7 +88,7 @@ func (s *Catalog) Content(ctx context.Context, bookID, chapterID string) (Conten
 	})
 	if err != nil {
 		if b.Access == catalog.AccessPremium {
-			return Content{}, &errs.Error{Kind: errs.Forbidden, Code: "premium_required", Message: "This book is for premium readers.", Err: err}
+			return Content{}, &errs.Error{Kind: errs.Forbidden, Code: errs.CodePremiumRequired, Message: "This book is for premium readers.", Err: err}
 		}
 		return Content{}, err
 	}
@@ -252,7 +252,7 @@ func (s *Catalog) DeleteBook(ctx context.Context, id string) error {
 func callerID(ctx context.Context) (string, error) {
 	p := user.PrincipalFrom(ctx)
 	if p.IsAnonymous() {
-		return "", errs.E(errs.Unauthenticated, "unauthorized", "Sign in to use your reading list.")
+		return "", errs.E(errs.Unauthenticated, errs.CodeUnauthorized, "Sign in to use your reading list.")
 	}
 	return p.AccountID, nil
 }

@@ -98,7 +98,7 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		return LoanView{}, err
 	}
 	if cp.BookID != book.ID {
-		return LoanView{}, errs.E(errs.Conflict, "copy_unavailable", "The copy belongs to another book.")
+		return LoanView{}, errs.E(errs.Conflict, errs.CodeCopyUnavailable, "The copy belongs to another book.")
 	}
 	student, err := s.accounts.Get(ctx, in.StudentID)
 	if err != nil || student.Deleted || student.Role != user.RoleStudent || student.SchoolID != school.ID {
@@ -439,7 +439,7 @@ func (s *Circulation) LoansPage(ctx context.Context, schoolParam string, f LoanF
 func (s *Circulation) StudentLoans(ctx context.Context) ([]LoanView, error) {
 	p := user.PrincipalFrom(ctx)
 	if p.Role != user.RoleStudent {
-		return nil, errs.E(errs.Forbidden, "forbidden", "Only students have loans of their own.")
+		return nil, errs.E(errs.Forbidden, errs.CodeForbidden, "Only students have loans of their own.")
 	}
 	return s.studentLoans(ctx, p.AccountID, s.today())
 }

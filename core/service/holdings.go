@@ -130,7 +130,7 @@ func (s *Holdings) bookInScope(ctx context.Context, schoolParam, bookID string) 
 			return library.Book{}, errs.InvalidField("school_id", "is required for admins")
 		}
 	} else if schoolParam != "" && schoolParam != p.SchoolID {
-		return library.Book{}, errs.E(errs.Forbidden, "forbidden", "You can only act on your own school.")
+		return library.Book{}, errs.E(errs.Forbidden, errs.CodeForbidden, "You can only act on your own school.")
 	}
 	return s.holdings.Book(ctx, schoolID, bookID)
 }
@@ -301,18 +301,18 @@ func (s *Holdings) CopyLabels(ctx context.Context, schoolParam, bookID string, p
 	}
 	total := counts[b.ID]
 	if total == 0 {
-		return CopyLabels{}, errs.E(errs.NotFound, "copy_not_found", "The book has no copies to label.")
+		return CopyLabels{}, errs.E(errs.NotFound, errs.CodeCopyNotFound, "The book has no copies to label.")
 	}
 	offset := (page - 1) * limit
 	if offset >= total {
-		return CopyLabels{}, errs.E(errs.NotFound, "copy_not_found", "The book has %d copies; page %d of %d labels is past the last.", total, page, limit)
+		return CopyLabels{}, errs.E(errs.NotFound, errs.CodeCopyNotFound, "The book has %d copies; page %d of %d labels is past the last.", total, page, limit)
 	}
 	copies, err := s.holdings.CopiesOfBookPage(ctx, school.ID, b.ID, offset, limit)
 	if err != nil {
 		return CopyLabels{}, err
 	}
 	if len(copies) == 0 {
-		return CopyLabels{}, errs.E(errs.NotFound, "copy_not_found", "The book has no copies to label.")
+		return CopyLabels{}, errs.E(errs.NotFound, errs.CodeCopyNotFound, "The book has no copies to label.")
 	}
 	return CopyLabels{School: school, Book: b, Copies: copies, Total: total}, nil
 }

@@ -115,12 +115,12 @@ type Session struct {
 // ErrInvalidCredentials is the single answer for an unknown email and a wrong
 // password, so sign-in reveals nothing about which accounts exist.
 func ErrInvalidCredentials() error {
-	return errs.E(errs.Unauthenticated, "invalid_credentials", "Invalid email or password.")
+	return errs.E(errs.Unauthenticated, errs.CodeInvalidCredentials, "Invalid email or password.")
 }
 
 // ErrAccountSuspended is returned for a suspended account.
 func ErrAccountSuspended() error {
-	return errs.E(errs.Forbidden, "account_suspended", "This account is suspended.")
+	return errs.E(errs.Forbidden, errs.CodeAccountSuspended, "This account is suspended.")
 }
 
 // Login checks email and password and opens a session. client is the
@@ -357,7 +357,7 @@ func (s *Identity) AuthenticateSession(ctx context.Context, token string) (user.
 	claims, err := s.tokens.Verify(ctx, token)
 	if err != nil {
 		if e, ok := errs.As(err); ok && e.Kind == errs.Unauthenticated {
-			return user.Account{}, "", &errs.Error{Kind: errs.Unauthenticated, Code: "unauthorized", Message: e.Message, Err: err}
+			return user.Account{}, "", &errs.Error{Kind: errs.Unauthenticated, Code: errs.CodeUnauthorized, Message: e.Message, Err: err}
 		}
 		return user.Account{}, "", err
 	}
@@ -403,7 +403,7 @@ func (s *Identity) authenticateExternal(ctx context.Context, token string) (user
 	claims, err := s.external.Verify(ctx, token)
 	if err != nil {
 		if e, ok := errs.As(err); ok && e.Kind == errs.Unauthenticated {
-			return user.Account{}, &errs.Error{Kind: errs.Unauthenticated, Code: "unauthorized", Message: e.Message, Err: err}
+			return user.Account{}, &errs.Error{Kind: errs.Unauthenticated, Code: errs.CodeUnauthorized, Message: e.Message, Err: err}
 		}
 		return user.Account{}, err
 	}
@@ -431,7 +431,7 @@ func (s *Identity) authenticateExternal(ctx context.Context, token string) (user
 }
 
 func errNotProvisioned() error {
-	return errs.E(errs.Forbidden, "account_not_provisioned",
+	return errs.E(errs.Forbidden, errs.CodeAccountNotProvisioned,
 		"Your school account is valid but has no account in this library; ask your librarian to create one for your email.")
 }
 
@@ -494,7 +494,7 @@ func (s *Identity) linkExternal(ctx context.Context, claims ports.AccessClaims, 
 	if l, err := s.links.Get(ctx, claims.Issuer, claims.Subject); err == nil && l.AccountID == acct.ID {
 		return nil
 	}
-	return errs.E(errs.Forbidden, "external_identity_mismatch",
+	return errs.E(errs.Forbidden, errs.CodeExternalIdentityMismatch,
 		"This account is linked to another identity of your identity provider; ask your librarian.")
 }
 
@@ -505,10 +505,10 @@ func (s *Identity) linkExternal(ctx context.Context, claims ports.AccessClaims, 
 // Errors: Forbidden "issuer_not_authoritative", Unavailable.
 func (s *Identity) issuerAuthoritative(ctx context.Context, a ports.IssuerAuthority, acct user.Account) error {
 	if acct.Role == user.RoleAdmin {
-		return errs.E(errs.Forbidden, "issuer_not_authoritative",
+		return errs.E(errs.Forbidden, errs.CodeIssuerNotAuthoritative,
 			"An admin account cannot sign in through a school identity provider; sign in with your password.")
 	}
-	refused := errs.E(errs.Forbidden, "issuer_not_authoritative",
+	refused := errs.E(errs.Forbidden, errs.CodeIssuerNotAuthoritative,
 		"Your identity provider is not trusted for this account; sign in with your password or your own school's provider.")
 	switch {
 	case a.School != "":
@@ -563,18 +563,18 @@ func unverifiedIssuer(token string) string {
 }
 
 func errSessionEnded() error {
-	return errs.E(errs.Unauthenticated, "unauthorized", "This session has ended; sign in again.")
+	return errs.E(errs.Unauthenticated, errs.CodeUnauthorized, "This session has ended; sign in again.")
 }
 
 func errUnknownAccount() error {
-	return errs.E(errs.Unauthenticated, "unauthorized", "The account of this token no longer exists.")
+	return errs.E(errs.Unauthenticated, errs.CodeUnauthorized, "The account of this token no longer exists.")
 }
 
 // ErrWrongCurrentPassword answers a password change whose current password
 // is wrong. It is Forbidden, not Unauthenticated: the caller's session is
 // valid, and a 401 would send clients to sign in again.
 func ErrWrongCurrentPassword() error {
-	return errs.E(errs.Forbidden, "invalid_current_password", "The current password is wrong.")
+	return errs.E(errs.Forbidden, errs.CodeInvalidCurrentPassword, "The current password is wrong.")
 }
 
 // ChangePassword replaces the caller's password after checking the current
@@ -589,7 +589,7 @@ func ErrWrongCurrentPassword() error {
 func (s *Identity) ChangePassword(ctx context.Context, current, next, client string) error {
 	acct, ok := user.AccountFrom(ctx)
 	if !ok {
-		return errs.E(errs.Unauthenticated, "unauthorized", "Sign in to change your password.")
+		return errs.E(errs.Unauthenticated, errs.CodeUnauthorized, "Sign in to change your password.")
 	}
 	fields := errs.FieldErrors{}
 	switch {

@@ -99,11 +99,11 @@ func (s schoolScope) scope(ctx context.Context, explicit, field string) (library
 		return s.schools.Get(ctx, explicit)
 	case p.Role.SchoolBound() && p.SchoolID != "":
 		if explicit != "" && explicit != p.SchoolID {
-			return library.School{}, errs.E(errs.Forbidden, "forbidden", "You can only act on your own school.")
+			return library.School{}, errs.E(errs.Forbidden, errs.CodeForbidden, "You can only act on your own school.")
 		}
 		return s.schools.Get(ctx, p.SchoolID)
 	}
-	return library.School{}, errs.E(errs.Forbidden, "forbidden", "This account belongs to no school.")
+	return library.School{}, errs.E(errs.Forbidden, errs.CodeForbidden, "This account belongs to no school.")
 }
 
 // reachable reports whether the caller may reach objects of schoolID

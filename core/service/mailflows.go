@@ -93,7 +93,7 @@ type SignupResult struct {
 
 // ErrSignupDisabled is the answer while sign-up is closed.
 func ErrSignupDisabled() error {
-	return errs.E(errs.Forbidden, "signup_disabled", "Sign-up is switched off on this server.")
+	return errs.E(errs.Forbidden, errs.CodeSignupDisabled, "Sign-up is switched off on this server.")
 }
 
 // Signup creates a reader account for a member of the public, as the
@@ -169,7 +169,7 @@ func (s *Identity) mailSignup(ctx context.Context, acct user.Account, password s
 // ErrVerificationTokenInvalid is the single answer for a sign-up token that
 // is unknown, expired or used already.
 func ErrVerificationTokenInvalid() error {
-	e := errs.E(errs.Invalid, "verification_token_invalid", "The confirmation link is not valid, has expired or was used already; sign up again.")
+	e := errs.E(errs.Invalid, errs.CodeVerificationTokenInvalid, "The confirmation link is not valid, has expired or was used already; sign up again.")
 	e.Details = map[string]any{"fields": map[string]any{"token": "is not valid, has expired or was used already"}}
 	return e
 }
@@ -252,7 +252,7 @@ func (s *Identity) mailPasswordReset(ctx context.Context, email string) error {
 // ErrResetTokenInvalid is the single answer for a reset token that is
 // unknown, expired or used already.
 func ErrResetTokenInvalid() error {
-	e := errs.E(errs.Invalid, "reset_token_invalid", "The reset link is not valid, has expired or was used already; ask for a new one.")
+	e := errs.E(errs.Invalid, errs.CodeResetTokenInvalid, "The reset link is not valid, has expired or was used already; ask for a new one.")
 	e.Details = map[string]any{"fields": map[string]any{"token": "is not valid, has expired or was used already"}}
 	return e
 }
@@ -359,7 +359,7 @@ func (s *Identity) link(page, secret string) string {
 
 func (s *Identity) send(ctx context.Context, m ports.Message) error {
 	if s.mailer == nil {
-		return errs.E(errs.Internal, "mail_not_configured", "No mailer is wired.")
+		return errs.E(errs.Internal, errs.CodeMailNotConfigured, "No mailer is wired.")
 	}
 	return s.mailer.Send(ctx, m)
 }

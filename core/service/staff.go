@@ -67,7 +67,7 @@ func (s *Staff) UpdateUser(ctx context.Context, accountID string, tier *user.Tie
 		return user.Account{}, err
 	}
 	if role != nil && a.ID == user.PrincipalFrom(ctx).AccountID && *role != a.Role {
-		return user.Account{}, errs.E(errs.Conflict, "cannot_change_own_role", "You cannot change your own role.")
+		return user.Account{}, errs.E(errs.Conflict, errs.CodeCannotChangeOwnRole, "You cannot change your own role.")
 	}
 	if tier != nil {
 		a.Tier = *tier
@@ -183,7 +183,7 @@ func (s *Staff) AcceptInvite(ctx context.Context, token, password string) (user.
 	}
 	now := s.Now()
 	if !now.Before(inv.ExpiresAt) {
-		return user.Account{}, errs.E(errs.NotFound, "invite_not_found", "The invitation does not exist or has expired.")
+		return user.Account{}, errs.E(errs.NotFound, errs.CodeInviteNotFound, "The invitation does not exist or has expired.")
 	}
 	a, err := s.targetAccount(ctx, inv.AccountID)
 	if err != nil {
@@ -218,7 +218,7 @@ func (s *Staff) ManageAccount(ctx context.Context, accountID string, suspended b
 		return user.Account{}, err
 	}
 	if a.ID == user.PrincipalFrom(ctx).AccountID && suspended {
-		return user.Account{}, errs.E(errs.Conflict, "cannot_suspend_self", "You cannot suspend your own account.")
+		return user.Account{}, errs.E(errs.Conflict, errs.CodeCannotSuspendSelf, "You cannot suspend your own account.")
 	}
 	a.Suspended = suspended
 	a.UpdatedAt = s.Now().UTC()
@@ -249,7 +249,7 @@ func (s *Staff) UnlockSignIn(ctx context.Context, accountID string) (user.Accoun
 			return user.Account{}, user.ErrNotFound(accountID)
 		}
 		if a.Role != user.RoleStudent && a.Role != user.RoleStaff {
-			return user.Account{}, errs.E(errs.Forbidden, "forbidden", "Librarians unlock the students and staff of their school.")
+			return user.Account{}, errs.E(errs.Forbidden, errs.CodeForbidden, "Librarians unlock the students and staff of their school.")
 		}
 	}
 	if err := s.identity.throttle.Lift(ctx, a.Email); err != nil {

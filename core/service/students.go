@@ -147,7 +147,7 @@ func (s *Students) Import(ctx context.Context, schoolParam string, data []byte) 
 		for _, le := range lineErrs {
 			lines = append(lines, map[string]any{"line": le.Line, "field": le.Field, "message": le.Message})
 		}
-		e := errs.E(errs.Invalid, "validation_failed", "The file has %d problem(s); no student was added.", len(lineErrs))
+		e := errs.E(errs.Invalid, errs.CodeValidationFailed, "The file has %d problem(s); no student was added.", len(lineErrs))
 		e.Details = map[string]any{"lines": lines}
 		return nil, e
 	}

@@ -56,7 +56,7 @@ func NewUsers(repos ports.Repositories, authz ports.Authorizer) *Users {
 // ErrUserNotFound is the answer for an unknown user, and for one the caller
 // may not see (so the answer is no oracle of who exists).
 func ErrUserNotFound() error {
-	return errs.E(errs.NotFound, "user_not_found", "The user does not exist.")
+	return errs.E(errs.NotFound, errs.CodeUserNotFound, "The user does not exist.")
 }
 
 // Me returns the caller's own account.
@@ -65,7 +65,7 @@ func ErrUserNotFound() error {
 func (s *Users) Me(ctx context.Context) (user.Account, error) {
 	p := user.PrincipalFrom(ctx)
 	if p.IsAnonymous() {
-		return user.Account{}, errs.E(errs.Unauthenticated, "unauthorized", "Sign in to see your profile.")
+		return user.Account{}, errs.E(errs.Unauthenticated, errs.CodeUnauthorized, "Sign in to see your profile.")
 	}
 	if acct, ok := user.AccountFrom(ctx); ok && acct.ID == p.AccountID && !acct.Deleted {
 		return acct, nil // read moments ago, while authenticating this request
@@ -375,7 +375,7 @@ func (s *Users) clearToLeave(ctx context.Context, studentID string) (string, err
 	if err != nil {
 		return refuse(err)
 	}
-	errActive := errs.E(errs.Conflict, "active_loans", "Return the library books you have on loan before deleting your account.")
+	errActive := errs.E(errs.Conflict, errs.CodeActiveLoans, "Return the library books you have on loan before deleting your account.")
 	if active {
 		return refuse(errActive)
 	}

@@ -221,10 +221,10 @@ func NewAccount(p NewAccountParams) (Account, error) {
 
 // ErrNotFound is returned by repositories for a missing account.
 func ErrNotFound(id string) error {
-	return errs.E(errs.NotFound, "account_not_found", "No account with id %q exists.", id)
+	return errs.E(errs.NotFound, errs.CodeAccountNotFound, "No account with id %q exists.", id)
 }
 
 // ErrEmailTaken is returned when an email already has an account.
 func ErrEmailTaken() error {
-	return errs.E(errs.Conflict, "account_exists", "An account with this email already exists.")
+	return errs.E(errs.Conflict, errs.CodeAccountExists, "An account with this email already exists.")
 }

@@ -21,12 +21,12 @@ type ExternalIdentity struct {
 // ErrExternalIdentityNotFound is a repository's answer for an (issuer,
 // subject) linked to no account.
 func ErrExternalIdentityNotFound() error {
-	return errs.E(errs.NotFound, "external_identity_not_found", "No account is linked to this identity.")
+	return errs.E(errs.NotFound, errs.CodeExternalIdentityNotFound, "No account is linked to this identity.")
 }
 
 // ErrExternalIdentityExists is a repository's answer when the (issuer,
 // subject) is linked already, or the account already has a subject of the
 // issuer.
 func ErrExternalIdentityExists() error {
-	return errs.E(errs.Conflict, "external_identity_exists", "The identity or the account is linked already.")
+	return errs.E(errs.Conflict, errs.CodeExternalIdentityExists, "The identity or the account is linked already.")
 }

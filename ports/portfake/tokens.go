@@ -31,7 +31,7 @@ func (Tokens) Verify(_ context.Context, token string) (ports.AccessClaims, error
 	}
 	id, ok := strings.CutPrefix(token, "tok-")
 	if !ok || id == "" {
-		return ports.AccessClaims{}, errs.E(errs.Unauthenticated, "invalid_token", "The access token is invalid.")
+		return ports.AccessClaims{}, errs.E(errs.Unauthenticated, errs.CodeInvalidToken, "The access token is invalid.")
 	}
 	id, session, found := strings.Cut(id, "~")
 	if !found {

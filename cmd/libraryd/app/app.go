@@ -90,7 +90,7 @@ type readiness struct {
 
 func (r readiness) Ping(ctx context.Context) error {
 	if r.draining.Load() {
-		return errs.E(errs.Unavailable, "shutting_down", "The service is shutting down.")
+		return errs.E(errs.Unavailable, errs.CodeShuttingDown, "The service is shutting down.")
 	}
 	return r.db.Ping(ctx)
 }

@@ -94,5 +94,5 @@ func RunImport(ctx context.Context, getenv func(string) string, args []string, s
 type denyAll struct{}
 
 func (denyAll) Authorize(context.Context, ports.AccessRequest) error {
-	return errs.E(errs.Forbidden, "forbidden", "Not available from the import command.")
+	return errs.E(errs.Forbidden, errs.CodeForbidden, "Not available from the import command.")
 }

@@ -1,0 +1,98 @@
+package errs
+
+// The codes clients see, each written once here so that call sites, the
+// defaults of each Kind and the OpenAPI document (checked by a test) agree.
+// The code strings are part of the API: renaming a constant is free,
+// changing its value is a breaking change.
+const (
+	// Generic: the request itself, the HTTP layer and the service's state.
+	CodeMalformedJSON        = "malformed_json"
+	CodeMalformedQuery       = "malformed_query"
+	CodeMalformedForm        = "malformed_form" // the web app's HTML forms
+	CodeValidationFailed     = "validation_failed"
+	CodePayloadTooLarge      = "payload_too_large"
+	CodeUnsupportedMediaType = "unsupported_media_type"
+	CodeMethodNotAllowed     = "method_not_allowed"
+	CodeRouteNotFound        = "route_not_found"
+	CodeNotFound             = "not_found"
+	CodeConflict             = "conflict"
+	CodeForbidden            = "forbidden"
+	CodeUnauthorized         = "unauthorized"
+	CodeCORSRejected         = "cors_rejected"
+	CodeCSRFRejected         = "csrf_rejected"
+	CodeRateLimitExceeded    = "rate_limit_exceeded"
+	CodeUnavailable          = "unavailable"
+	CodeShuttingDown         = "shutting_down"
+	CodeRequestTimeout       = "request_timeout" // a request past its own deadline
+	CodeInternalError        = "internal_error"
+
+	// Auth: sign-in, tokens and their keys, external identities, mailed tokens.
+	CodeInvalidCredentials       = "invalid_credentials"
+	CodeInvalidCurrentPassword   = "invalid_current_password"
+	CodeTooManyAttempts          = "too_many_attempts"
+	CodeSignupDisabled           = "signup_disabled"
+	CodeInvalidToken             = "invalid_token"
+	CodeTokenExpired             = "token_expired"
+	CodeInvalidRefreshToken      = "invalid_refresh_token"
+	CodeRefreshTokenReused       = "refresh_token_reused"
+	CodeRefreshTokenExists       = "refresh_token_exists"
+	CodeRefreshTokenNotFound     = "refresh_token_not_found"
+	CodeRotationNotFound         = "rotation_not_found"
+	CodeSigningKeyNotFound       = "signing_key_not_found"
+	CodeIssuerNotAuthoritative   = "issuer_not_authoritative"
+	CodeExternalIdentityExists   = "external_identity_exists"
+	CodeExternalIdentityMismatch = "external_identity_mismatch"
+	CodeExternalIdentityNotFound = "external_identity_not_found"
+	CodeResetTokenInvalid        = "reset_token_invalid"
+	CodeVerificationTokenInvalid = "verification_token_invalid"
+	CodeMailTokenExists          = "mail_token_exists"
+	CodeMailTokenNotFound        = "mail_token_not_found"
+	CodeMailNotConfigured        = "mail_not_configured"
+	CodeMailUnavailable          = "mail_unavailable"
+
+	// Users: accounts, staff, students and invitations.
+	CodeAccountExists         = "account_exists"
+	CodeAccountNotFound       = "account_not_found"
+	CodeAccountNotProvisioned = "account_not_provisioned"
+	CodeAccountSuspended      = "account_suspended"
+	CodeUserNotFound          = "user_not_found"
+	CodeCannotChangeOwnRole   = "cannot_change_own_role"
+	CodeCannotSuspendSelf     = "cannot_suspend_self"
+	CodeInviteNotFound        = "invite_not_found"
+	CodeInviteUsed            = "invite_used"
+	CodeStudentNotFound       = "student_not_found"
+	CodeStudentNumberExists   = "student_number_exists"
+
+	// Catalog: books, their content and reading.
+	CodeBookExists              = "book_exists"
+	CodeBookNotFound            = "book_not_found"
+	CodeISBNExists              = "isbn_exists"
+	CodeChapterNotFound         = "chapter_not_found"
+	CodePremiumRequired         = "premium_required"
+	CodeProgressNotFound        = "progress_not_found"
+	CodeSessionExists           = "session_exists"
+	CodeReadingListItemNotFound = "reading_list_item_not_found"
+
+	// Library: schools, copies, loans, their renewals and students' departures.
+	CodeSchoolExists        = "school_exists"
+	CodeSchoolNotFound      = "school_not_found"
+	CodeCopyNotFound        = "copy_not_found"
+	CodeCopyUnavailable     = "copy_unavailable"
+	CodeCopyClaimed         = "copy_claimed"
+	CodeCopyLimitReached    = "copy_limit_reached"
+	CodeClaimNotFound       = "claim_not_found"
+	CodeLoanNotFound        = "loan_not_found"
+	CodeLoanNotActive       = "loan_not_active"
+	CodeActiveLoans         = "active_loans"
+	CodeRenewalExists       = "renewal_exists"
+	CodeRenewalLimitReached = "renewal_limit_reached"
+	CodeSweepClaimed        = "sweep_claimed"
+	CodeDepartureDecided    = "departure_decided"
+	CodeDepartureNotFound   = "departure_not_found"
+
+	// Migration: the record store of the import/export commands.
+	CodeRecordExists      = "record_exists"
+	CodeInvalidRecord     = "invalid_record"
+	CodeInvalidBatchSize  = "invalid_batch_size"
+	CodeUnknownRecordKind = "unknown_record_kind"
+)
