@@ -93,7 +93,7 @@ func (h *handler) refresh(w http.ResponseWriter, r *http.Request) {
 	}
 	s, err := h.deps.Identity.Refresh(r.Context(), token)
 	if err != nil {
-		if errs.CodeOf(err) == "refresh_token_reused" {
+		if errs.CodeOf(err) == errs.CodeRefreshTokenReused {
 			loggerFrom(r).Warn("refresh token reused; session family revoked", "client", h.clientIP(r))
 		}
 		h.clearCookies(w)
@@ -177,7 +177,7 @@ func (h *handler) changePassword(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := h.deps.Identity.ChangePassword(r.Context(), req.CurrentPassword, req.NewPassword, h.clientIP(r)); err != nil {
-		if errs.CodeOf(err) == "invalid_current_password" {
+		if errs.CodeOf(err) == errs.CodeInvalidCurrentPassword {
 			loggerFrom(r).Info("password change refused: wrong current password", "client", h.clientIP(r))
 		}
 		writeError(w, r, err)

@@ -229,7 +229,7 @@ func (h *handler) formChangePassword(w http.ResponseWriter, r *http.Request) {
 	}
 	outcome := "unavailable"
 	switch {
-	case errs.CodeOf(err) == "invalid_current_password":
+	case errs.CodeOf(err) == errs.CodeInvalidCurrentPassword:
 		loggerFrom(r).Info("password change refused: wrong current password", "client", h.clientIP(r))
 		outcome = "wrong"
 	case errs.Is(err, errs.RateLimited):

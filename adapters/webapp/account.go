@@ -85,7 +85,7 @@ func (a *App) resetPassword(w http.ResponseWriter, r *http.Request) {
 		if p, ok := v.Form.Fields["new_password"]; ok {
 			v.Form.Fields["password"] = p
 		}
-		if errs.CodeOf(err) == "reset_token_invalid" {
+		if errs.CodeOf(err) == errs.CodeResetTokenInvalid {
 			v.Token = "" // nothing left to retry with it
 		}
 		a.render(w, r, a.statusFor(err), "reset", v)

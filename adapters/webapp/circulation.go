@@ -334,7 +334,7 @@ func (a *App) renew(w http.ResponseWriter, r *http.Request) {
 	seen := found.Loan.Renewals
 	v, err := a.deps.Library.Circulation.RenewLoan(r.Context(), found.Loan.Loan.ID, &seen)
 	if err != nil {
-		if errs.CodeOf(err) == "renewal_limit_reached" {
+		if errs.CodeOf(err) == errs.CodeRenewalLimitReached {
 			fail(fmt.Sprintf("%s (%s) has been renewed %d %s already, the most this library allows.",
 				quote(found.Book.Title), found.Copy.Code, seen, pluralize(seen, "time", "times")))
 			return

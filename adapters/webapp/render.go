@@ -277,7 +277,7 @@ func (a *App) errorPage(w http.ResponseWriter, r *http.Request, status int, err 
 	switch {
 	case status == http.StatusNotFound:
 		v.Heading, v.Text = "Page not found", "There is no library page at this address."
-	case errs.CodeOf(err) == "csrf_rejected":
+	case errs.CodeOf(err) == errs.CodeCSRFRejected:
 		v.Heading, v.Text = "This form was not accepted", "It did not come from this library's own pages. Go back, reload the page and try again."
 	case status == http.StatusForbidden:
 		v.Heading, v.Text = "You cannot use this page", "Your account does not have access to this page."
