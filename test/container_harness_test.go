@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -38,17 +37,6 @@ func testTarget() string {
 // serviceContainer is the running libraryd container behind a service.
 type serviceContainer struct {
 	c *testcontainers.DockerContainer
-}
-
-// freeLoopbackAddr returns a loopback address nothing listens on right now.
-func freeLoopbackAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // hostPaths lists the absolute paths among env's values that exist on this
@@ -94,9 +82,9 @@ func startContainerService(t *testing.T, env map[string]string) *service {
 	// process can take one in between; the service then exits at once
 	// and a second pick is made.
 	for attempt := 1; ; attempt++ {
-		addr := freeLoopbackAddr(t)
+		addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 		base = "http://" + addr
-		full = map[string]string{"LIBRARY_ADDR": addr, "LIBRARY_ISSUER_URL": base, "LIBRARY_METRICS_ADDR": freeLoopbackAddr(t)}
+		full = map[string]string{"LIBRARY_ADDR": addr, "LIBRARY_ISSUER_URL": base, "LIBRARY_METRICS_ADDR": "127.0.0.1:" + strconv.Itoa(freePort(t))}
 		for k, v := range env {
 			full[k] = v
 		}
@@ -163,26 +151,15 @@ func startContainerService(t *testing.T, env map[string]string) *service {
 	}
 }
 
-// waitContainerReady polls base/readyz until it answers 200, and gives up
-// early when the container has exited.
+// waitContainerReady waits for the service at base to be ready, and gives
+// up early when the container has exited.
 func waitContainerReady(c *testcontainers.DockerContainer, base string) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return nil
-			}
-		}
+	return pollReady(base, 30*time.Second, func() error {
 		if st, err := c.State(context.Background()); err == nil && !st.Running {
 			return fmt.Errorf("the service container exited (status %d) before it was ready", st.ExitCode)
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the service container at %s never became ready", base)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // jsonLines keeps the lines of out that are JSON objects.

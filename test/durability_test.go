@@ -685,18 +685,8 @@ func verifyAfterKill(t *testing.T, s *service, token string, must *killStore, lo
 // the store may first have to recover.
 func waitReady(t *testing.T, b *runningBinary) {
 	t.Helper()
-	client := &http.Client{Timeout: 5 * time.Second}
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		resp, err := client.Get(b.base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never became ready (last: %v)", b.base, err)
-		}
+	if err := pollReady(b.base, 60*time.Second, nil); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -154,17 +154,32 @@ func startService(t *testing.T, env map[string]string, opts ...app.Option) *serv
 	}
 	t.Cleanup(stop)
 	s := &service{URL: base, App: a, Logs: logs, Env: full, t: t, stop: stop, metricsAddr: a.MetricsAddr}
-	deadline := time.Now().Add(10 * time.Second)
+	if err := pollReady(base, 10*time.Second, nil); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// pollReady polls base/readyz until it answers 200 or within has passed.
+// gone, when given, reports a service that can no longer become ready.
+func pollReady(base string, within time.Duration, gone func() error) error {
+	client := &http.Client{Timeout: 5 * time.Second}
+	deadline := time.Now().Add(within)
 	for {
-		resp, err := http.Get(base + "/readyz")
+		resp, err := client.Get(base + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				return s
+				return nil
+			}
+		}
+		if gone != nil {
+			if err := gone(); err != nil {
+				return err
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("service at %s never became ready", base)
+			return fmt.Errorf("service at %s never became ready", base)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

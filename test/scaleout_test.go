@@ -79,23 +79,12 @@ func (r *replica) exited() bool {
 // waitReady polls /readyz until it answers 200; it fails early when the
 // process exits.
 func (r *replica) waitReady(timeout time.Duration) error {
-	client := &http.Client{Timeout: 2 * time.Second}
-	deadline := time.Now().Add(timeout)
-	for {
+	return pollReady(r.URL, timeout, func() error {
 		if r.exited() {
 			return fmt.Errorf("%s exited before it was ready: %v", r.name, r.err)
 		}
-		if resp, err := client.Get(r.URL + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return nil
-			}
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s at %s not ready within %s", r.name, r.URL, timeout)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // stop sends SIGTERM and waits up to 30 s for the process to exit.
