@@ -93,64 +93,81 @@ type SMTPConfig struct {
 func (c Config) Embedded() bool { return c.MongoURI == "" }
 
 // Setting documents one environment variable; the README's table and the
-// deployment checks are generated from this list.
+// deployment checks are generated from this list, and LoadConfig takes its
+// defaults from it, so each default is written only here.
 type Setting struct {
-	Name    string
+	Name string
+	// Default is the value LoadConfig uses when the variable is unset.
 	Default string
-	Secret  bool
-	Help    string
+	// DefaultNote describes a default that LoadConfig works out from other
+	// settings (Default is then empty); the README shows it instead.
+	DefaultNote string
+	Secret      bool
+	Help        string
+}
+
+// settingDefault returns the Default of the named setting. An unknown name
+// is a programming error, which every test that loads a configuration
+// reaches, so it panics.
+func settingDefault(name string) string {
+	for _, s := range Settings {
+		if s.Name == name {
+			return s.Default
+		}
+	}
+	panic("config: " + name + " is not in Settings")
 }
 
 // Settings lists every variable the service reads.
 var Settings = []Setting{
-	{"LIBRARY_ADDR", ":8080", false, "Address the HTTP server listens on."},
-	{"LIBRARY_MONGODB_URI", "", true, "MongoDB connection string (replica set or Atlas), for many schools or several replicas. Empty: the embedded store, one SQLite file in LIBRARY_DATA_DIR."},
-	{"LIBRARY_MONGODB_DATABASE", "library", false, "Database name on the MongoDB server."},
-	{"LIBRARY_DATA_DIR", "./data", false, "Directory of the embedded store's file, library.db."},
-	{"LIBRARY_BOOTSTRAP_ADMIN_EMAIL", "", false, "Create this admin account at start if no account has the email."},
-	{"LIBRARY_BOOTSTRAP_ADMIN_PASSWORD", "", true, "Password of the bootstrap admin (at least 10 characters)."},
-	{"LIBRARY_DEMO_DATA", "true with the embedded store, else false", false, "Seed a demo school and demo accounts into an empty store and print their credentials."},
-	{"LIBRARY_ISSUER_URL", "http://localhost:<port>", false, "Public base URL of the service; the iss of its tokens and the base of its discovery document."},
-	{"LIBRARY_TOKEN_AUDIENCE", "library-api", false, "The aud of access tokens."},
-	{"LIBRARY_ACCESS_TOKEN_TTL", "15m", false, "Lifetime of access tokens (1m to 24h)."},
-	{"LIBRARY_REFRESH_TOKEN_TTL", "720h", false, "Lifetime of refresh tokens (1h to 8760h)."},
-	{"LIBRARY_REFRESH_REUSE_GRACE", "10s", false, "A rotated refresh token used again within this time (a client racing itself) is refused without ending the session; later reuse revokes the whole session family. 0 revokes on any reuse."},
-	{"LIBRARY_SIGNING_KEY_FILE", "", false, "PEM file of the RSA key that signs tokens. Empty: a key is generated once and kept in the database, encrypted with the secret key."},
-	{"LIBRARY_SECRET_KEY_FILE", "LIBRARY_DATA_DIR/secret.key with the embedded store", false, "File holding the secret key (32 random bytes, base64: `openssl rand -base64 32`) that encrypts the token-signing key in the database. Required with MongoDB unless LIBRARY_SIGNING_KEY_FILE is set; the embedded store creates the default file (mode 0600) on first start. Keep it out of the database's backups."},
-	{"LIBRARY_SECRET_KEY", "", true, "The secret key itself (base64), instead of LIBRARY_SECRET_KEY_FILE."},
-	{"LIBRARY_SECRET_KEY_PREVIOUS_FILE", "", false, "While rotating the secret key: the file of the old key. Keys encrypted with it are read and encrypted again with the new key at start."},
-	{"LIBRARY_METRICS_ADDR", "127.0.0.1:9090", false, "Address of the separate listener that serves GET /metrics (no authentication: keep it off the public network). off: no metrics listener."},
-	{"LIBRARY_METRICS_TOKEN", "", true, "When set (at least 16 characters), GET /metrics is served on the public port too, to callers that send it as a bearer token. Empty: the public port answers 404 for /metrics."},
-	{"LIBRARY_SWEEP_INTERVAL", "1h", false, "How often expired refresh tokens and invitations are deleted (1m to 24h); one replica sweeps each interval."},
-	{"LIBRARY_COOKIE_SECURE", "true", false, "Secure attribute on cookies. Switch off only for plain-http development."},
-	{"LIBRARY_ALLOWED_ORIGINS", "the issuer URL's origin", false, "Comma-separated browser origins allowed for CORS and cookie-authenticated changes."},
-	{"LIBRARY_TRUSTED_PROXIES", "", false, "Comma-separated CIDRs of proxies whose X-Forwarded-For is believed."},
-	{"LIBRARY_OIDC_ISSUERS", "", false, "Trusted school identity providers, comma-separated entries issuer-url=audience;school=SCHOOL (a school domain or id) or issuer-url=audience;domains=DOMAINS (email domains joined by vertical bars), optionally followed by ;typ=TYPE (default: ID tokens). https; http only on loopback. An entry bound to no school and no domains is refused at start. Tokens (aud and iat required, at most 24 h long) sign in existing accounts of that school or those email domains, never an admin, and never grant roles; the first sign-in, by verified email, links the token subject to the account."},
-	{"LIBRARY_REDIS_URL", "", true, "Redis URL for shared rate limits and sign-in throttling across replicas. Empty: in-process store."},
-	{"LIBRARY_RATE_ANONYMOUS", "100-H", false, "Rate limit per client address without a token (limiter format: <n>-<S|M|H|D>)."},
-	{"LIBRARY_RATE_AUTHENTICATED", "1000-H", false, "Rate limit per standard-tier account."},
-	{"LIBRARY_RATE_PREMIUM", "10000-H", false, "Rate limit per premium-tier account."},
-	{"LIBRARY_RATE_SIGNIN", "5000-H", false, "Rate limit per client address for sign-ins and token refreshes (POST /api/auth/login and /api/auth/refresh without an access token), apart from LIBRARY_RATE_ANONYMOUS, so a school behind one address can sign every student in. Wrong passwords are bounded by LIBRARY_LOGIN_FAILURES_*."},
-	{"LIBRARY_LOGIN_FAILURES_PER_ADDRESS", "50", false, "Failed sign-ins allowed from one client address in 15 minutes, whatever the email (1 to 100000). Correct sign-ins do not count, so a school behind one address signs in freely (LIBRARY_RATE_SIGNIN still bounds its requests)."},
-	{"LIBRARY_LOGIN_FAILURES_PER_ACCOUNT", "10", false, "Failed sign-ins allowed for one email in 15 minutes from all clients without a device token of the account (1 to 1000). Past it the account is locked for them until the window ends, a password reset or a librarian's unlock; browsers and apps that signed in to it before (device token) still sign in."},
-	{"LIBRARY_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS", "5", false, "Failed sign-ins allowed for one email from one client address in 15 minutes (1 to 1000)."},
-	{"LIBRARY_MAIL_PER_RECIPIENT", "5-H", false, "Mails one address receives at most (password resets, sign-up confirmations and warnings), whoever asks and from how many client addresses; shared across replicas with LIBRARY_REDIS_URL. The mails past it are not sent (the request is answered as usual), logged with a digest of the address and counted in library_mail_capped_total; while the counter store is down no such mail is sent."},
-	{"LIBRARY_SIGNUP", "verify", false, "How POST /api/auth/signup creates reader accounts: verify (a link is mailed; the account exists once it is followed), open (at once, without proving the address: anyone can take anyone's email; demos and tests only) or closed (403 signup_disabled)."},
-	{"LIBRARY_SMTP_HOST", "", false, "SMTP server for the service's mail (password resets, sign-up links). Empty: each message is written to LIBRARY_DATA_DIR/outbox/ and logged (development)."},
-	{"LIBRARY_SMTP_PORT", "587 for starttls, 465 for tls, 25 for none", false, "Port of the SMTP server."},
-	{"LIBRARY_SMTP_TLS", "starttls", false, "starttls (upgrade, refused if the server does not offer it), tls (implicit TLS) or none (clear text; only for a relay on the same host, and never with a username)."},
-	{"LIBRARY_SMTP_USERNAME", "", false, "SMTP user name; empty: no authentication."},
-	{"LIBRARY_SMTP_PASSWORD", "", true, "SMTP password."},
-	{"LIBRARY_MAIL_FROM", "noreply@<issuer host>", false, "Sender of the service's mail, e.g. Reading library <noreply@library.example.org>."},
-	{"LIBRARY_POLICIES_DIR", "", false, "Directory of Ladon policy JSON files. Empty: the policies built into the binary (policies/ of the repository)."},
-	{"LIBRARY_LOG_LEVEL", "info", false, "debug, info, warn or error."},
-	{"LIBRARY_SHUTDOWN_TIMEOUT", "20s", false, "How long SIGTERM waits for in-flight requests."},
-	{"LIBRARY_SHUTDOWN_DRAIN", "0s", false, "After SIGTERM, how long /readyz answers 503 while requests are still served, before the listener closes (give load balancers time to notice, e.g. 5s behind Kubernetes)."},
-	{"LIBRARY_READ_HEADER_TIMEOUT", "5s", false, "Time a client has to send its request headers (cuts off slowloris connections)."},
-	{"LIBRARY_READ_TIMEOUT", "30s", false, "Time a client has to send a whole request, body included."},
-	{"LIBRARY_WRITE_TIMEOUT", "60s", false, "Time to write a response before the connection is closed."},
-	{"LIBRARY_IDLE_TIMEOUT", "120s", false, "How long an idle keep-alive connection is kept open."},
-	{"LIBRARY_REQUEST_TIMEOUT", "15s", false, "Deadline of one request's work once it has been read (1s to 5m); past it the request is answered 503 request_timeout."},
+	{Name: "LIBRARY_ADDR", Default: ":8080", Help: "Address the HTTP server listens on."},
+	{Name: "LIBRARY_MONGODB_URI", Secret: true, Help: "MongoDB connection string (replica set or Atlas), for many schools or several replicas. Empty: the embedded store, one SQLite file in LIBRARY_DATA_DIR."},
+	{Name: "LIBRARY_MONGODB_DATABASE", Default: "library", Help: "Database name on the MongoDB server."},
+	{Name: "LIBRARY_DATA_DIR", Default: "./data", Help: "Directory of the embedded store's file, library.db."},
+	{Name: "LIBRARY_BOOTSTRAP_ADMIN_EMAIL", Help: "Create this admin account at start if no account has the email."},
+	{Name: "LIBRARY_BOOTSTRAP_ADMIN_PASSWORD", Secret: true, Help: "Password of the bootstrap admin (at least 10 characters)."},
+	{Name: "LIBRARY_DEMO_DATA", DefaultNote: "true with the embedded store, else false", Help: "Seed a demo school and demo accounts into an empty store and print their credentials."},
+	{Name: "LIBRARY_ISSUER_URL", DefaultNote: "http://localhost:<port>", Help: "Public base URL of the service; the iss of its tokens and the base of its discovery document."},
+	{Name: "LIBRARY_TOKEN_AUDIENCE", Default: "library-api", Help: "The aud of access tokens."},
+	{Name: "LIBRARY_ACCESS_TOKEN_TTL", Default: "15m", Help: "Lifetime of access tokens (1m to 24h)."},
+	{Name: "LIBRARY_REFRESH_TOKEN_TTL", Default: "720h", Help: "Lifetime of refresh tokens (1h to 8760h)."},
+	{Name: "LIBRARY_REFRESH_REUSE_GRACE", Default: "10s", Help: "A rotated refresh token used again within this time (a client racing itself) is refused without ending the session; later reuse revokes the whole session family. 0 revokes on any reuse."},
+	{Name: "LIBRARY_SIGNING_KEY_FILE", Help: "PEM file of the RSA key that signs tokens. Empty: a key is generated once and kept in the database, encrypted with the secret key."},
+	{Name: "LIBRARY_SECRET_KEY_FILE", DefaultNote: "LIBRARY_DATA_DIR/secret.key with the embedded store", Help: "File holding the secret key (32 random bytes, base64: `openssl rand -base64 32`) that encrypts the token-signing key in the database. Required with MongoDB unless LIBRARY_SIGNING_KEY_FILE is set; the embedded store creates the default file (mode 0600) on first start. Keep it out of the database's backups."},
+	{Name: "LIBRARY_SECRET_KEY", Secret: true, Help: "The secret key itself (base64), instead of LIBRARY_SECRET_KEY_FILE."},
+	{Name: "LIBRARY_SECRET_KEY_PREVIOUS_FILE", Help: "While rotating the secret key: the file of the old key. Keys encrypted with it are read and encrypted again with the new key at start."},
+	{Name: "LIBRARY_METRICS_ADDR", Default: "127.0.0.1:9090", Help: "Address of the separate listener that serves GET /metrics (no authentication: keep it off the public network). off: no metrics listener."},
+	{Name: "LIBRARY_METRICS_TOKEN", Secret: true, Help: "When set (at least 16 characters), GET /metrics is served on the public port too, to callers that send it as a bearer token. Empty: the public port answers 404 for /metrics."},
+	{Name: "LIBRARY_SWEEP_INTERVAL", Default: "1h", Help: "How often expired refresh tokens and invitations are deleted (1m to 24h); one replica sweeps each interval."},
+	{Name: "LIBRARY_COOKIE_SECURE", Default: "true", Help: "Secure attribute on cookies. Switch off only for plain-http development."},
+	{Name: "LIBRARY_ALLOWED_ORIGINS", DefaultNote: "the issuer URL's origin", Help: "Comma-separated browser origins allowed for CORS and cookie-authenticated changes."},
+	{Name: "LIBRARY_TRUSTED_PROXIES", Help: "Comma-separated CIDRs of proxies whose X-Forwarded-For is believed."},
+	{Name: "LIBRARY_OIDC_ISSUERS", Help: "Trusted school identity providers, comma-separated entries issuer-url=audience;school=SCHOOL (a school domain or id) or issuer-url=audience;domains=DOMAINS (email domains joined by vertical bars), optionally followed by ;typ=TYPE (default: ID tokens). https; http only on loopback. An entry bound to no school and no domains is refused at start. Tokens (aud and iat required, at most 24 h long) sign in existing accounts of that school or those email domains, never an admin, and never grant roles; the first sign-in, by verified email, links the token subject to the account."},
+	{Name: "LIBRARY_REDIS_URL", Secret: true, Help: "Redis URL for shared rate limits and sign-in throttling across replicas. Empty: in-process store."},
+	{Name: "LIBRARY_RATE_ANONYMOUS", Default: "100-H", Help: "Rate limit per client address without a token (limiter format: <n>-<S|M|H|D>)."},
+	{Name: "LIBRARY_RATE_AUTHENTICATED", Default: "1000-H", Help: "Rate limit per standard-tier account."},
+	{Name: "LIBRARY_RATE_PREMIUM", Default: "10000-H", Help: "Rate limit per premium-tier account."},
+	{Name: "LIBRARY_RATE_SIGNIN", Default: "5000-H", Help: "Rate limit per client address for sign-ins and token refreshes (POST /api/auth/login and /api/auth/refresh without an access token), apart from LIBRARY_RATE_ANONYMOUS, so a school behind one address can sign every student in. Wrong passwords are bounded by LIBRARY_LOGIN_FAILURES_*."},
+	{Name: "LIBRARY_LOGIN_FAILURES_PER_ADDRESS", Default: "50", Help: "Failed sign-ins allowed from one client address in 15 minutes, whatever the email (1 to 100000). Correct sign-ins do not count, so a school behind one address signs in freely (LIBRARY_RATE_SIGNIN still bounds its requests)."},
+	{Name: "LIBRARY_LOGIN_FAILURES_PER_ACCOUNT", Default: "10", Help: "Failed sign-ins allowed for one email in 15 minutes from all clients without a device token of the account (1 to 1000). Past it the account is locked for them until the window ends, a password reset or a librarian's unlock; browsers and apps that signed in to it before (device token) still sign in."},
+	{Name: "LIBRARY_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS", Default: "5", Help: "Failed sign-ins allowed for one email from one client address in 15 minutes (1 to 1000)."},
+	{Name: "LIBRARY_MAIL_PER_RECIPIENT", Default: "5-H", Help: "Mails one address receives at most (password resets, sign-up confirmations and warnings), whoever asks and from how many client addresses; shared across replicas with LIBRARY_REDIS_URL. The mails past it are not sent (the request is answered as usual), logged with a digest of the address and counted in library_mail_capped_total; while the counter store is down no such mail is sent."},
+	{Name: "LIBRARY_SIGNUP", Default: "verify", Help: "How POST /api/auth/signup creates reader accounts: verify (a link is mailed; the account exists once it is followed), open (at once, without proving the address: anyone can take anyone's email; demos and tests only) or closed (403 signup_disabled)."},
+	{Name: "LIBRARY_SMTP_HOST", Help: "SMTP server for the service's mail (password resets, sign-up links). Empty: each message is written to LIBRARY_DATA_DIR/outbox/ and logged (development)."},
+	{Name: "LIBRARY_SMTP_PORT", DefaultNote: "587 for starttls, 465 for tls, 25 for none", Help: "Port of the SMTP server."},
+	{Name: "LIBRARY_SMTP_TLS", Default: "starttls", Help: "starttls (upgrade, refused if the server does not offer it), tls (implicit TLS) or none (clear text; only for a relay on the same host, and never with a username)."},
+	{Name: "LIBRARY_SMTP_USERNAME", Help: "SMTP user name; empty: no authentication."},
+	{Name: "LIBRARY_SMTP_PASSWORD", Secret: true, Help: "SMTP password."},
+	{Name: "LIBRARY_MAIL_FROM", DefaultNote: "noreply@<issuer host>", Help: "Sender of the service's mail, e.g. Reading library <noreply@library.example.org>."},
+	{Name: "LIBRARY_POLICIES_DIR", Help: "Directory of Ladon policy JSON files. Empty: the policies built into the binary (policies/ of the repository)."},
+	{Name: "LIBRARY_LOG_LEVEL", Default: "info", Help: "debug, info, warn or error."},
+	{Name: "LIBRARY_SHUTDOWN_TIMEOUT", Default: "20s", Help: "How long SIGTERM waits for in-flight requests."},
+	{Name: "LIBRARY_SHUTDOWN_DRAIN", Default: "0s", Help: "After SIGTERM, how long /readyz answers 503 while requests are still served, before the listener closes (give load balancers time to notice, e.g. 5s behind Kubernetes)."},
+	{Name: "LIBRARY_READ_HEADER_TIMEOUT", Default: "5s", Help: "Time a client has to send its request headers (cuts off slowloris connections)."},
+	{Name: "LIBRARY_READ_TIMEOUT", Default: "30s", Help: "Time a client has to send a whole request, body included."},
+	{Name: "LIBRARY_WRITE_TIMEOUT", Default: "60s", Help: "Time to write a response before the connection is closed."},
+	{Name: "LIBRARY_IDLE_TIMEOUT", Default: "120s", Help: "How long an idle keep-alive connection is kept open."},
+	{Name: "LIBRARY_REQUEST_TIMEOUT", Default: "15s", Help: "Deadline of one request's work once it has been read (1s to 5m); past it the request is answered 503 request_timeout."},
 }
 
 // RetiredSettings are variables of earlier versions that this one refuses
@@ -158,8 +175,8 @@ var Settings = []Setting{
 var RetiredSettings = []Setting{
 	// It exposed the FerretDB-based embedded database, without a password,
 	// on a TCP port; the embedded store is a file now, not a server.
-	{"LIBRARY_EMBEDDED_MONGO_ADDR", "", false, "the embedded store is the file library.db, with no network port; use `libraryd backup` for a copy or `libraryd migrate --to` to move it to MongoDB"},
-	{"LIBRARY_SIGNUP_ENABLED", "", false, "use LIBRARY_SIGNUP=verify (the default: sign-up confirms the email), open (the old true) or closed (the old false)"},
+	{Name: "LIBRARY_EMBEDDED_MONGO_ADDR", Help: "the embedded store is the file library.db, with no network port; use `libraryd backup` for a copy or `libraryd migrate --to` to move it to MongoDB"},
+	{Name: "LIBRARY_SIGNUP_ENABLED", Help: "use LIBRARY_SIGNUP=verify (the default: sign-up confirms the email), open (the old true) or closed (the old false)"},
 }
 
 // LoadConfig reads and validates the configuration. Every problem is
@@ -169,16 +186,18 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	bad := func(name, format string, args ...any) {
 		problems = append(problems, name+": "+fmt.Sprintf(format, args...))
 	}
-	str := func(name, def string) string {
+	str := func(name string) string {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			return v
 		}
-		return def
+		return settingDefault(name)
 	}
-	boolean := func(name string, def bool) bool {
-		v := strings.TrimSpace(getenv(name))
+	// computed is the default of a setting whose default depends on others
+	// (it has a DefaultNote and no Default).
+	boolean := func(name string, computed bool) bool {
+		v := str(name)
 		if v == "" {
-			return def
+			return computed
 		}
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -186,8 +205,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 		return b
 	}
-	duration := func(name, def string, min, max time.Duration) time.Duration {
-		v := str(name, def)
+	duration := func(name string, min, max time.Duration) time.Duration {
+		v := str(name)
 		d, err := time.ParseDuration(v)
 		if err != nil {
 			bad(name, "must be a duration such as 15m, got %q", v)
@@ -198,61 +217,60 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 		return d
 	}
-	count := func(name string, def, min, max int64) int64 {
-		v := str(name, strconv.FormatInt(def, 10))
+	count := func(name string, min, max int64) int64 {
+		v := str(name)
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < min || n > max {
 			bad(name, "must be a whole number from %d to %d, got %q", min, max, v)
-			return def
 		}
 		return n
 	}
-	rate := func(name, def string) limiter.Rate {
-		v := str(name, def)
+	rate := func(name string) limiter.Rate {
+		v := str(name)
 		r, err := limiter.NewRateFromFormatted(v)
 		if err != nil || r.Limit <= 0 {
-			bad(name, "must be a rate such as %s (<count>-<S|M|H|D>), got %q", def, v)
+			bad(name, "must be a rate such as %s (<count>-<S|M|H|D>), got %q", settingDefault(name), v)
 		}
 		return r
 	}
 
 	c := Config{
-		Addr:                           str("LIBRARY_ADDR", ":8080"),
-		MongoURI:                       str("LIBRARY_MONGODB_URI", ""),
-		Database:                       str("LIBRARY_MONGODB_DATABASE", "library"),
-		DataDir:                        str("LIBRARY_DATA_DIR", "./data"),
+		Addr:                           str("LIBRARY_ADDR"),
+		MongoURI:                       str("LIBRARY_MONGODB_URI"),
+		Database:                       str("LIBRARY_MONGODB_DATABASE"),
+		DataDir:                        str("LIBRARY_DATA_DIR"),
 		BootstrapAdminEmail:            user.NormalizeEmail(getenv("LIBRARY_BOOTSTRAP_ADMIN_EMAIL")),
 		BootstrapAdminPassword:         getenv("LIBRARY_BOOTSTRAP_ADMIN_PASSWORD"),
-		TokenAudience:                  str("LIBRARY_TOKEN_AUDIENCE", "library-api"),
-		AccessTokenTTL:                 duration("LIBRARY_ACCESS_TOKEN_TTL", "15m", time.Minute, 24*time.Hour),
-		RefreshTokenTTL:                duration("LIBRARY_REFRESH_TOKEN_TTL", "720h", time.Hour, 8760*time.Hour),
-		RefreshReuseGrace:              duration("LIBRARY_REFRESH_REUSE_GRACE", "10s", 0, time.Minute),
-		SigningKeyFile:                 str("LIBRARY_SIGNING_KEY_FILE", ""),
-		SecretKeyFile:                  str("LIBRARY_SECRET_KEY_FILE", ""),
+		TokenAudience:                  str("LIBRARY_TOKEN_AUDIENCE"),
+		AccessTokenTTL:                 duration("LIBRARY_ACCESS_TOKEN_TTL", time.Minute, 24*time.Hour),
+		RefreshTokenTTL:                duration("LIBRARY_REFRESH_TOKEN_TTL", time.Hour, 8760*time.Hour),
+		RefreshReuseGrace:              duration("LIBRARY_REFRESH_REUSE_GRACE", 0, time.Minute),
+		SigningKeyFile:                 str("LIBRARY_SIGNING_KEY_FILE"),
+		SecretKeyFile:                  str("LIBRARY_SECRET_KEY_FILE"),
 		SecretKey:                      strings.TrimSpace(getenv("LIBRARY_SECRET_KEY")),
-		SecretKeyPreviousFile:          str("LIBRARY_SECRET_KEY_PREVIOUS_FILE", ""),
-		MetricsAddr:                    str("LIBRARY_METRICS_ADDR", "127.0.0.1:9090"),
+		SecretKeyPreviousFile:          str("LIBRARY_SECRET_KEY_PREVIOUS_FILE"),
+		MetricsAddr:                    str("LIBRARY_METRICS_ADDR"),
 		MetricsToken:                   strings.TrimSpace(getenv("LIBRARY_METRICS_TOKEN")),
-		SweepInterval:                  duration("LIBRARY_SWEEP_INTERVAL", "1h", time.Minute, 24*time.Hour),
-		CookieSecure:                   boolean("LIBRARY_COOKIE_SECURE", true),
-		RedisURL:                       str("LIBRARY_REDIS_URL", ""),
-		RateAnonymous:                  rate("LIBRARY_RATE_ANONYMOUS", "100-H"),
-		RateAuthenticated:              rate("LIBRARY_RATE_AUTHENTICATED", "1000-H"),
-		RatePremium:                    rate("LIBRARY_RATE_PREMIUM", "10000-H"),
-		RateSignIn:                     rate("LIBRARY_RATE_SIGNIN", "5000-H"),
-		MailPerRecipient:               rate("LIBRARY_MAIL_PER_RECIPIENT", "5-H"),
-		LoginFailuresPerAddress:        count("LIBRARY_LOGIN_FAILURES_PER_ADDRESS", 50, 1, 100000),
-		LoginFailuresPerAccount:        count("LIBRARY_LOGIN_FAILURES_PER_ACCOUNT", 10, 1, 1000),
-		LoginFailuresPerAccountAddress: count("LIBRARY_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS", 5, 1, 1000),
-		Signup:                         service.SignupMode(strings.ToLower(str("LIBRARY_SIGNUP", string(service.SignupVerify)))),
-		PoliciesDir:                    str("LIBRARY_POLICIES_DIR", ""),
-		ShutdownTimeout:                duration("LIBRARY_SHUTDOWN_TIMEOUT", "20s", 0, 10*time.Minute),
-		ShutdownDrain:                  duration("LIBRARY_SHUTDOWN_DRAIN", "0s", 0, 5*time.Minute),
-		ReadHeaderTimeout:              duration("LIBRARY_READ_HEADER_TIMEOUT", "5s", 100*time.Millisecond, time.Minute),
-		ReadTimeout:                    duration("LIBRARY_READ_TIMEOUT", "30s", 100*time.Millisecond, 10*time.Minute),
-		WriteTimeout:                   duration("LIBRARY_WRITE_TIMEOUT", "60s", 100*time.Millisecond, 10*time.Minute),
-		IdleTimeout:                    duration("LIBRARY_IDLE_TIMEOUT", "120s", time.Second, time.Hour),
-		RequestTimeout:                 duration("LIBRARY_REQUEST_TIMEOUT", "15s", time.Second, 5*time.Minute),
+		SweepInterval:                  duration("LIBRARY_SWEEP_INTERVAL", time.Minute, 24*time.Hour),
+		CookieSecure:                   boolean("LIBRARY_COOKIE_SECURE", false),
+		RedisURL:                       str("LIBRARY_REDIS_URL"),
+		RateAnonymous:                  rate("LIBRARY_RATE_ANONYMOUS"),
+		RateAuthenticated:              rate("LIBRARY_RATE_AUTHENTICATED"),
+		RatePremium:                    rate("LIBRARY_RATE_PREMIUM"),
+		RateSignIn:                     rate("LIBRARY_RATE_SIGNIN"),
+		MailPerRecipient:               rate("LIBRARY_MAIL_PER_RECIPIENT"),
+		LoginFailuresPerAddress:        count("LIBRARY_LOGIN_FAILURES_PER_ADDRESS", 1, 100000),
+		LoginFailuresPerAccount:        count("LIBRARY_LOGIN_FAILURES_PER_ACCOUNT", 1, 1000),
+		LoginFailuresPerAccountAddress: count("LIBRARY_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS", 1, 1000),
+		Signup:                         service.SignupMode(strings.ToLower(str("LIBRARY_SIGNUP"))),
+		PoliciesDir:                    str("LIBRARY_POLICIES_DIR"),
+		ShutdownTimeout:                duration("LIBRARY_SHUTDOWN_TIMEOUT", 0, 10*time.Minute),
+		ShutdownDrain:                  duration("LIBRARY_SHUTDOWN_DRAIN", 0, 5*time.Minute),
+		ReadHeaderTimeout:              duration("LIBRARY_READ_HEADER_TIMEOUT", 100*time.Millisecond, time.Minute),
+		ReadTimeout:                    duration("LIBRARY_READ_TIMEOUT", 100*time.Millisecond, 10*time.Minute),
+		WriteTimeout:                   duration("LIBRARY_WRITE_TIMEOUT", 100*time.Millisecond, 10*time.Minute),
+		IdleTimeout:                    duration("LIBRARY_IDLE_TIMEOUT", time.Second, time.Hour),
+		RequestTimeout:                 duration("LIBRARY_REQUEST_TIMEOUT", time.Second, 5*time.Minute),
 	}
 	c.DemoData = boolean("LIBRARY_DEMO_DATA", c.Embedded())
 
@@ -304,7 +322,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 	}
 
-	c.IssuerURL = strings.TrimRight(str("LIBRARY_ISSUER_URL", ""), "/")
+	c.IssuerURL = strings.TrimRight(str("LIBRARY_ISSUER_URL"), "/")
 	if c.IssuerURL == "" {
 		if host == "" || host == "0.0.0.0" || host == "::" {
 			host = "localhost"
@@ -314,7 +332,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		bad("LIBRARY_ISSUER_URL", "must be an http(s) URL without query, got %q", c.IssuerURL)
 	}
 
-	if v := str("LIBRARY_ALLOWED_ORIGINS", ""); v != "" {
+	if v := str("LIBRARY_ALLOWED_ORIGINS"); v != "" {
 		for _, o := range strings.Split(v, ",") {
 			o = strings.TrimRight(strings.TrimSpace(o), "/")
 			if o == "" {
@@ -331,7 +349,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		c.AllowedOrigins = []string{u.Scheme + "://" + u.Host}
 	}
 
-	if v := str("LIBRARY_TRUSTED_PROXIES", ""); v != "" {
+	if v := str("LIBRARY_TRUSTED_PROXIES"); v != "" {
 		for _, s := range strings.Split(v, ",") {
 			s = strings.TrimSpace(s)
 			if s == "" {
@@ -349,7 +367,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			c.TrustedProxies = append(c.TrustedProxies, p.Masked())
 		}
 	}
-	if v := str("LIBRARY_OIDC_ISSUERS", ""); v != "" {
+	if v := str("LIBRARY_OIDC_ISSUERS"); v != "" {
 		issuers, err := oidcverify.ParseIssuers(v)
 		if err != nil {
 			bad("LIBRARY_OIDC_ISSUERS", "%v", err)
@@ -372,7 +390,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		bad("LIBRARY_SIGNUP", "must be verify, open or closed, got %q", c.Signup)
 	}
 	c.SMTP = loadSMTP(getenv, str, bad, c.IssuerURL)
-	switch lv := strings.ToLower(str("LIBRARY_LOG_LEVEL", "info")); lv {
+	switch lv := strings.ToLower(str("LIBRARY_LOG_LEVEL")); lv {
 	case "debug":
 		c.LogLevel = slog.LevelDebug
 	case "info":
@@ -437,20 +455,20 @@ func (c Config) LogValue() slog.Value {
 }
 
 // loadSMTP reads the LIBRARY_SMTP_* settings and LIBRARY_MAIL_FROM.
-func loadSMTP(getenv func(string) string, str func(name, def string) string, bad func(name, format string, args ...any), issuerURL string) SMTPConfig {
+func loadSMTP(getenv func(string) string, str func(name string) string, bad func(name, format string, args ...any), issuerURL string) SMTPConfig {
 	c := SMTPConfig{
-		Host:     str("LIBRARY_SMTP_HOST", ""),
-		TLS:      mailer.TLSMode(strings.ToLower(str("LIBRARY_SMTP_TLS", string(mailer.TLSStartTLS)))),
-		Username: str("LIBRARY_SMTP_USERNAME", ""),
+		Host:     str("LIBRARY_SMTP_HOST"),
+		TLS:      mailer.TLSMode(strings.ToLower(str("LIBRARY_SMTP_TLS"))),
+		Username: str("LIBRARY_SMTP_USERNAME"),
 		Password: getenv("LIBRARY_SMTP_PASSWORD"),
-		From:     str("LIBRARY_MAIL_FROM", ""),
+		From:     str("LIBRARY_MAIL_FROM"),
 	}
 	switch c.TLS {
 	case mailer.TLSStartTLS, mailer.TLSImplicit, mailer.TLSNone:
 	default:
 		bad("LIBRARY_SMTP_TLS", "must be starttls, tls or none, got %q", c.TLS)
 	}
-	if v := str("LIBRARY_SMTP_PORT", ""); v != "" {
+	if v := str("LIBRARY_SMTP_PORT"); v != "" {
 		p, err := strconv.Atoi(v)
 		if err != nil || p < 1 || p > 65535 {
 			bad("LIBRARY_SMTP_PORT", "must be a port number, got %q", v)
@@ -511,6 +529,9 @@ func WriteSettingsTable(w io.Writer) error {
 	b.WriteString("| Variable | Default | Meaning |\n|---|---|---|\n")
 	for _, s := range Settings {
 		def := s.Default
+		if s.DefaultNote != "" {
+			def = s.DefaultNote
+		}
 		switch {
 		case def == "":
 			def = "(empty)"

@@ -208,3 +208,43 @@ func TestDataDirOfTheFerretDBVersionIsRefused(t *testing.T) {
 		t.Fatalf("a data dir with library.db beside the old files: %v, want no refusal", err)
 	}
 }
+
+// A default is written once, in Settings: changing it there changes what
+// LoadConfig uses, and the README table (generated from Settings) follows.
+func TestLoadConfigTakesDefaultsFromSettings(t *testing.T) {
+	set := func(name, def string) {
+		for i := range Settings {
+			if Settings[i].Name == name {
+				old := Settings[i].Default
+				Settings[i].Default = def
+				t.Cleanup(func() { Settings[i].Default = old })
+				return
+			}
+		}
+		t.Fatalf("%s is not in Settings", name)
+	}
+	set("LIBRARY_ACCESS_TOKEN_TTL", "20m")
+	set("LIBRARY_LOGIN_FAILURES_PER_ACCOUNT", "7")
+	set("LIBRARY_RATE_ANONYMOUS", "30-M")
+	set("LIBRARY_COOKIE_SECURE", "false")
+	set("LIBRARY_MONGODB_DATABASE", "school")
+	c, err := LoadConfig(envOf(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.AccessTokenTTL != 20*time.Minute || c.LoginFailuresPerAccount != 7 || c.RateAnonymous.Limit != 30 ||
+		c.RateAnonymous.Period != time.Minute || c.CookieSecure || c.Database != "school" {
+		t.Fatalf("LoadConfig did not take its defaults from Settings: ttl %v, failures %d, rate %+v, secure %v, database %q",
+			c.AccessTokenTTL, c.LoginFailuresPerAccount, c.RateAnonymous, c.CookieSecure, c.Database)
+	}
+}
+
+// A setting's default is either a value (Default) or a description of how
+// it is worked out (DefaultNote), never both: the README shows one of them.
+func TestSettingDefaultIsValueOrNote(t *testing.T) {
+	for _, s := range Settings {
+		if s.Default != "" && s.DefaultNote != "" {
+			t.Errorf("%s has both Default %q and DefaultNote %q", s.Name, s.Default, s.DefaultNote)
+		}
+	}
+}
