@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/readinglibrary/service/core/auth"
@@ -367,15 +366,13 @@ func (s *Identity) send(ctx context.Context, m ports.Message) error {
 // PendingMail is how much mail work (resets, sign-up confirmations) has
 // started after its request was answered and not yet ended: 0 once every
 // answered request's mail is handed to the mail server or has failed.
-func (s *Identity) PendingMail() int64 { return s.bg.pending.Load() }
+func (s *Identity) PendingMail() int64 { return s.bg.count() }
 
 // Wait returns once the work started after earlier answers (mails) is
 // done, or ctx ends. Call it before closing the stores.
 func (s *Identity) Wait(ctx context.Context) {
-	done := make(chan struct{})
-	go func() { s.bg.wg.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-s.bg.idle():
 	case <-ctx.Done():
 	}
 }
@@ -383,11 +380,16 @@ func (s *Identity) Wait(ctx context.Context) {
 // background runs work after a request has been answered, a bounded number
 // at a time. Beyond the bound the caller runs the work itself (slower, but
 // nothing is dropped), which only a flood past the rate limits reaches.
+//
+// One count records the work under way, inline or not: the pending-mail
+// gauge reads it and Wait waits for it to reach zero.
 type background struct {
 	slots   chan struct{}
-	wg      sync.WaitGroup
-	pending atomic.Int64 // work started and not yet ended, inline or not
 	onError func(op string, err error)
+
+	mu      sync.Mutex
+	pending int64         // work started and not yet ended
+	done    chan struct{} // closed while pending is zero
 }
 
 // backgroundSlots bounds the mails being sent at once; backgroundTimeout
@@ -398,16 +400,50 @@ const (
 )
 
 func newBackground(onError func(string, error)) *background {
-	return &background{slots: make(chan struct{}, backgroundSlots), onError: onError}
+	done := make(chan struct{})
+	close(done)
+	return &background{slots: make(chan struct{}, backgroundSlots), onError: onError, done: done}
+}
+
+func (b *background) begin() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pending == 0 {
+		b.done = make(chan struct{})
+	}
+	b.pending++
+}
+
+func (b *background) end() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.pending--
+	if b.pending == 0 {
+		close(b.done)
+	}
+}
+
+// count returns the work under way.
+func (b *background) count() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.pending
+}
+
+// idle returns a channel closed once no work is under way.
+func (b *background) idle() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.done
 }
 
 // run calls fn with a context that keeps ctx's values (request id, logger)
 // but not its cancellation: the request is answered before fn ends.
 func (b *background) run(ctx context.Context, op string, fn func(context.Context) error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), backgroundTimeout)
-	b.pending.Add(1)
+	b.begin()
 	work := func() {
-		defer b.pending.Add(-1)
+		defer b.end()
 		defer cancel()
 		if err := fn(ctx); err != nil && b.onError != nil {
 			b.onError(op, err)
@@ -415,9 +451,8 @@ func (b *background) run(ctx context.Context, op string, fn func(context.Context
 	}
 	select {
 	case b.slots <- struct{}{}:
-		b.wg.Add(1)
 		go func() {
-			defer func() { <-b.slots; b.wg.Done() }()
+			defer func() { <-b.slots }()
 			work()
 		}()
 	default:
