@@ -11,8 +11,10 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
-// Tiers lists every rate tier; New requires a rate for each.
-var Tiers = []ports.RateTier{ports.RateAnonymous, ports.RateAuthenticated, ports.RatePremium, ports.RateSignIn}
+// Tiers lists every rate tier; New requires a rate for each. Requests
+// spend the first four; the mails to one recipient spend the last, so one
+// Limiter over one store (Redis across replicas) keeps every budget.
+var Tiers = []ports.RateTier{ports.RateAnonymous, ports.RateAuthenticated, ports.RatePremium, ports.RateSignIn, ports.RateMailRecipient}
 
 // Limiter counts requests per key in fixed windows, with one budget per tier
 // over a shared store. It is safe for concurrent use.
@@ -67,19 +69,6 @@ func (l *Limiter) Take(ctx context.Context, tier ports.RateTier, key string) (po
 		Reset:     time.Unix(c.Reset, 0),
 		Reached:   c.Reached,
 	}, nil
-}
-
-// NewMailCap returns a Limiter with the one tier ports.RateMailRecipient at
-// rate, over store: with a Redis store every replica counts against the same
-// budget of each recipient.
-func NewMailCap(store limiter.Store, rate limiter.Rate) (*Limiter, error) {
-	if store == nil {
-		return nil, fmt.Errorf("ratelimit: nil store")
-	}
-	if err := checkRate(rate); err != nil {
-		return nil, fmt.Errorf("ratelimit: tier %q: %w", ports.RateMailRecipient, err)
-	}
-	return &Limiter{tiers: map[ports.RateTier]*limiter.Limiter{ports.RateMailRecipient: limiter.New(store, rate)}}, nil
 }
 
 func checkRate(r limiter.Rate) error {

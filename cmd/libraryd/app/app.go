@@ -162,16 +162,12 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	}
 	limits, err := ratelimit.New(store, map[ports.RateTier]limiter.Rate{
 		ports.RateAnonymous: cfg.RateAnonymous, ports.RateAuthenticated: cfg.RateAuthenticated, ports.RatePremium: cfg.RatePremium,
-		ports.RateSignIn: cfg.RateSignIn,
+		ports.RateSignIn: cfg.RateSignIn, ports.RateMailRecipient: cfg.MailPerRecipient,
 	})
 	if err != nil {
 		return a, fmt.Errorf("rate limiter: %w", err)
 	}
 	throttle := newLoginThrottle(store, cfg, a.deviceKey)
-	mailCap, err := ratelimit.NewMailCap(store, cfg.MailPerRecipient)
-	if err != nil {
-		return a, fmt.Errorf("LIBRARY_MAIL_PER_RECIPIENT: %w", err)
-	}
 	registry := prometheus.NewRegistry()
 	mailCapped := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "library_mail_capped_total", Help: "Mails not sent because their recipient had all LIBRARY_MAIL_PER_RECIPIENT allows, by kind.",
@@ -186,7 +182,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 			logger.Warn("mail not sent: its recipient had all the mail LIBRARY_MAIL_PER_RECIPIENT allows", "kind", kind, "recipient_digest", recipient)
 		},
 	})
-	a.Identity.CapMailWith(mailCap)
+	a.Identity.CapMailWith(limits)
 	registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "library_mail_pending", Help: "Mails being prepared or sent after their request was answered.",
 	}, func() float64 { return float64(a.Identity.PendingMail()) }))

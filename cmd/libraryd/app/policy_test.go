@@ -199,7 +199,7 @@ func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpapi.Ha
 	store := ratelimit.NewMemoryStore()
 	limits, err := ratelimit.New(store, map[ports.RateTier]limiter.Rate{
 		ports.RateAnonymous: {Period: time.Hour, Limit: 100}, ports.RateAuthenticated: {Period: time.Hour, Limit: 1 << 40}, ports.RatePremium: {Period: time.Hour, Limit: 10000},
-		ports.RateSignIn: {Period: time.Hour, Limit: 5000},
+		ports.RateSignIn: {Period: time.Hour, Limit: 5000}, ports.RateMailRecipient: {Period: time.Hour, Limit: 5},
 	})
 	if err != nil {
 		t.Fatal(err)
