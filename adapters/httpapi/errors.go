@@ -114,6 +114,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // The request id is added here, when something is logged, rather than once
 // per request: most requests log nothing but the access line.
 func loggerFrom(r *http.Request) *slog.Logger {
+	return RequestLogger(r)
+}
+
+// RequestLogger is loggerFrom for the routes other adapters add
+// (ExtraRoute): their own lines carry the same request id as the access
+// line.
+func RequestLogger(r *http.Request) *slog.Logger {
 	st := stateFrom(r)
 	if st.log == nil {
 		return slog.Default()

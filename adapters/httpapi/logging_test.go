@@ -81,6 +81,8 @@ func TestLogLinesCarryRequestIDOnce(t *testing.T) {
 			writeError(w, r, e)
 		}),
 		"log-info": wrap(func(w http.ResponseWriter, r *http.Request) { loggerFrom(r).Info("something happened") }),
+		// What the web app's pages log through (ExtraRoute handlers).
+		"log-page": wrap(func(w http.ResponseWriter, r *http.Request) { RequestLogger(r).Error("render page") }),
 	}
 	for id, h := range handlers {
 		req := httptest.NewRequest(http.MethodGet, "/", nil)
@@ -94,10 +96,17 @@ func TestLogLinesCarryRequestIDOnce(t *testing.T) {
 	if len(lines) < 10 {
 		t.Fatalf("got %d log lines, want at least 10 (a line and an access line per request):\n%s", len(lines), f.logs)
 	}
+	pageLine := false
 	for _, l := range lines {
 		if got := l.count("request_id"); got != 1 {
 			t.Errorf("request_id appears %d times, want 1: %s", got, l.raw)
 		}
+		if l.values["msg"] == "render page" {
+			pageLine = l.values["request_id"] == "log-page"
+		}
+	}
+	if !pageLine {
+		t.Errorf("the page's error line does not carry its request id log-page:\n%s", f.logs)
 	}
 }
 

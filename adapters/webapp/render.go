@@ -184,7 +184,7 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, page st
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
-		a.deps.Logger.Error("render page", "page", page, "error", err.Error())
+		a.deps.LoggerOf(r).Error("render page", "page", page, "error", err.Error())
 		pageHeaders(w)
 		w.WriteHeader(http.StatusInternalServerError)
 		_, _ = w.Write([]byte("<!doctype html><title>Error</title><p>Something went wrong.</p>"))
@@ -256,7 +256,7 @@ func (a *App) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status, ok := a.deps.StatusOf(errs.KindOf(err))
 	if !ok {
 		status = http.StatusInternalServerError
-		a.deps.Logger.Error("internal error", "path", r.URL.Path, "error", err.Error())
+		a.deps.LoggerOf(r).Error("internal error", "path", r.URL.Path, "error", err.Error())
 	}
 	a.errorPage(w, r, status, err)
 }
@@ -308,7 +308,7 @@ var fieldLabels = map[string]string{
 func (a *App) messageOf(r *http.Request, err error) string {
 	e, ok := errs.As(err)
 	if _, known := a.deps.StatusOf(e.Kind); !ok || !known {
-		a.deps.Logger.Error("internal error", "path", r.URL.Path, "error", err.Error())
+		a.deps.LoggerOf(r).Error("internal error", "path", r.URL.Path, "error", err.Error())
 		return "Something went wrong; try again."
 	}
 	fields := fieldErrors(err)

@@ -39,7 +39,10 @@ type Deps struct {
 	// pages.
 	Identity   *service.Identity
 	Authorizer ports.Authorizer
-	Logger     *slog.Logger
+	// LoggerOf returns the request's logger, which names its request id
+	// (httpapi.RequestLogger), so a page's error line can be matched to
+	// its access line.
+	LoggerOf func(*http.Request) *slog.Logger
 	// StatusOf maps an error kind to its HTTP status: the JSON API's table
 	// (httpapi.StatusOf), so pages and API answer alike.
 	StatusOf func(errs.Kind) (int, bool)
@@ -95,8 +98,8 @@ func New(deps Deps, cfg Config) *App {
 	if deps.Library == nil || deps.Identity == nil || deps.Authorizer == nil || deps.StatusOf == nil {
 		panic("webapp.New: nil dependency")
 	}
-	if deps.Logger == nil {
-		deps.Logger = slog.Default()
+	if deps.LoggerOf == nil {
+		deps.LoggerOf = func(*http.Request) *slog.Logger { return slog.Default() }
 	}
 	a := &App{deps: deps, cfg: cfg, Now: time.Now}
 	a.pages = mustParsePages()

@@ -227,7 +227,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	a.Handler = httpapi.New(httpapi.Deps{
 		Identity: a.Identity, Users: users, Catalog: a.Catalog, Library: a.Library, Authorizer: authz, RateLimiter: limits,
 		Tokens: tokens, Health: readiness{db: a.Repos.Health, draining: &a.draining}, Logger: logger, Registry: registry, Labels: labels.Printer{},
-		Extra: pageRoutes(a.Library, a.Identity, authz, logger, cfg.CookieSecure),
+		Extra: pageRoutes(a.Library, a.Identity, authz, cfg.CookieSecure),
 	}, httpapi.Config{
 		IssuerURL: cfg.IssuerURL, CookieSecure: cfg.CookieSecure,
 		AllowedOrigins: cfg.AllowedOrigins, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken,

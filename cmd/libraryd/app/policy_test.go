@@ -211,6 +211,6 @@ func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpapi.Ha
 		Identity: identity, Users: service.NewUsers(repos, authz), Catalog: books, Library: lib, Authorizer: authz,
 		RateLimiter: limits, Tokens: tokens, Health: repos.Health,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		Extra:  pageRoutes(lib, identity, authz, slog.New(slog.NewJSONHandler(io.Discard, nil)), false),
+		Extra:  pageRoutes(lib, identity, authz, false),
 	}, httpapi.Config{IssuerURL: "http://test", MetricsToken: "policy-test-metrics-token"}), identity, books
 }

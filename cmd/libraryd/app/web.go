@@ -1,8 +1,6 @@
 package app
 
 import (
-	"log/slog"
-
 	"github.com/readinglibrary/service/adapters/httpapi"
 	"github.com/readinglibrary/service/adapters/webapp"
 	"github.com/readinglibrary/service/core/service"
@@ -13,8 +11,8 @@ import (
 // edge, so they pass the same middleware chain as the JSON API (cookie
 // session, rate limits, CSRF rule, route policy). The pages are not part of
 // the JSON API and so not in openapi.json.
-func pageRoutes(lib *service.Library, identity *service.Identity, authz ports.Authorizer, logger *slog.Logger, cookieSecure bool) []httpapi.ExtraRoute {
-	web := webapp.New(webapp.Deps{Library: lib, Identity: identity, Authorizer: authz, Logger: logger, StatusOf: httpapi.StatusOf}, webapp.Config{CookieSecure: cookieSecure})
+func pageRoutes(lib *service.Library, identity *service.Identity, authz ports.Authorizer, cookieSecure bool) []httpapi.ExtraRoute {
+	web := webapp.New(webapp.Deps{Library: lib, Identity: identity, Authorizer: authz, LoggerOf: httpapi.RequestLogger, StatusOf: httpapi.StatusOf}, webapp.Config{CookieSecure: cookieSecure})
 	var out []httpapi.ExtraRoute
 	for _, rt := range web.Routes() {
 		out = append(out, httpapi.ExtraRoute{
