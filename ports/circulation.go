@@ -33,6 +33,11 @@ type LoanRepository interface {
 	// AnonymizeStudent removes the student id from the student's loans
 	// (StudentID becomes ""), keeping the history. Idempotent.
 	AnonymizeStudent(ctx context.Context, studentID string) error
+	// AnonymizeReturned removes the student id from at most limit of the
+	// school's loans returned before returnedBefore that still name a
+	// student, and returns how many it changed; fewer than limit means none
+	// is left. Idempotent.
+	AnonymizeReturned(ctx context.Context, schoolID string, returnedBefore time.Time, limit int) (int, error)
 
 	// AddRenewal records renewal number r.Number of r.LoanID. Exactly one of
 	// any number of concurrent calls with the same loan and number succeeds.

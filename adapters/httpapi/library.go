@@ -22,13 +22,14 @@ type settingsBody struct {
 	AllowPublicCatalog bool   `json:"allow_public_catalog"`
 	MaxCopiesPerBook   int    `json:"max_copies_per_book"`
 	MaxCopiesPerSchool int    `json:"max_copies_per_school"`
+	LoanHistoryDays    int    `json:"loan_history_days"`
 }
 
 func toSettingsBody(s library.School) settingsBody {
 	set := s.Settings.WithCapDefaults()
 	return settingsBody{SchoolID: s.ID, DefaultLoanDays: set.DefaultLoanDays, MaxRenewals: set.MaxRenewals,
 		RenewalDays: set.RenewalDays, AllowPublicCatalog: set.AllowPublicCatalog,
-		MaxCopiesPerBook: set.MaxCopiesPerBook, MaxCopiesPerSchool: set.MaxCopiesPerSchool}
+		MaxCopiesPerBook: set.MaxCopiesPerBook, MaxCopiesPerSchool: set.MaxCopiesPerSchool, LoanHistoryDays: set.LoanHistoryDays}
 }
 
 type schoolBody struct {
@@ -565,6 +566,8 @@ type settingsRequest struct {
 	// The copy caps are optional: left out, the school keeps its caps.
 	MaxCopiesPerBook   *int `json:"max_copies_per_book" validate:"omitnil,min=1"`
 	MaxCopiesPerSchool *int `json:"max_copies_per_school" validate:"omitnil,min=1"`
+	// Optional too: left out, the school keeps how long it keeps history.
+	LoanHistoryDays *int `json:"loan_history_days" validate:"omitnil,min=0,max=3650"`
 }
 
 func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
@@ -586,6 +589,16 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.MaxCopiesPerSchool != nil {
 		set.MaxCopiesPerSchool = *req.MaxCopiesPerSchool
+	}
+	if req.LoanHistoryDays != nil {
+		set.LoanHistoryDays = *req.LoanHistoryDays
+	} else {
+		current, err := h.deps.Library.Schools.Settings(r.Context(), p["schoolId"])
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		set.LoanHistoryDays = current.Settings.LoanHistoryDays
 	}
 	s, err := h.deps.Library.Schools.PutSettings(r.Context(), p["schoolId"], set)
 	if err != nil {

@@ -638,6 +638,43 @@ func (r *Loans) AnonymizeStudent(ctx context.Context, studentID string) error {
 	return mapErr(err, "anonymize the student's loans", nil, nil)
 }
 
+// AnonymizeReturned implements ports.LoanRepository: a find of at most
+// limit ids on the {school_id, returned_at, ...} index (a date range leaves
+// out the open loans, whose returned_at is null), then one updateMany of
+// those ids. Only returned loans are changed, which nothing else updates
+// but AnonymizeStudent, to the same value.
+func (r *Loans) AnonymizeReturned(ctx context.Context, schoolID string, returnedBefore time.Time, limit int) (int, error) {
+	filter := bson.D{
+		{Key: "school_id", Value: schoolID},
+		{Key: "returned_at", Value: bson.D{{Key: "$lt", Value: returnedBefore.UTC()}}},
+		{Key: "student_id", Value: bson.D{{Key: "$ne", Value: ""}}},
+	}
+	opts := options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}).
+		SetSort(bson.D{{Key: "returned_at", Value: 1}}).SetLimit(int64(limit))
+	cur, err := r.loans.Find(ctx, filter, opts)
+	if err != nil {
+		return 0, mapErr(err, "find returned loans to anonymize", nil, nil)
+	}
+	var found []struct {
+		ID string `bson:"_id"`
+	}
+	if err := cur.All(ctx, &found); err != nil {
+		return 0, mapErr(err, "find returned loans to anonymize", nil, nil)
+	}
+	if len(found) == 0 {
+		return 0, nil
+	}
+	ids := make([]string, len(found))
+	for i, f := range found {
+		ids[i] = f.ID
+	}
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "student_id", Value: ""}}}}
+	if _, err := r.loans.UpdateMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}, update); err != nil {
+		return 0, mapErr(err, "anonymize returned loans", nil, nil)
+	}
+	return len(ids), nil
+}
+
 // AddRenewal implements ports.LoanRepository with an insert keyed by
 // loan and number: exactly one of any number of racing inserts succeeds.
 func (r *Loans) AddRenewal(ctx context.Context, rn library.Renewal) error {

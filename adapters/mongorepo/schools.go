@@ -45,6 +45,8 @@ type settingsDoc struct {
 	// which get the defaults when read.
 	MaxCopiesPerBook   int `bson:"max_copies_per_book,omitempty"`
 	MaxCopiesPerSchool int `bson:"max_copies_per_school,omitempty"`
+	// Absent (0, keep for good) in schools stored before the setting.
+	LoanHistoryDays int `bson:"loan_history_days,omitempty"`
 }
 
 func toSettingsDoc(s library.Settings) settingsDoc {
@@ -55,6 +57,7 @@ func toSettingsDoc(s library.Settings) settingsDoc {
 		AllowPublicCatalog: s.AllowPublicCatalog,
 		MaxCopiesPerBook:   s.MaxCopiesPerBook,
 		MaxCopiesPerSchool: s.MaxCopiesPerSchool,
+		LoanHistoryDays:    s.LoanHistoryDays,
 	}
 }
 
@@ -80,6 +83,7 @@ func (d schoolDoc) toSchool() library.School {
 			AllowPublicCatalog: d.Settings.AllowPublicCatalog,
 			MaxCopiesPerBook:   d.Settings.MaxCopiesPerBook,
 			MaxCopiesPerSchool: d.Settings.MaxCopiesPerSchool,
+			LoanHistoryDays:    d.Settings.LoanHistoryDays,
 		}.WithCapDefaults(),
 		CreatedAt: d.CreatedAt.UTC(),
 	}

@@ -90,6 +90,13 @@ UPDATE loans SET returned_at = :at WHERE id = :id AND returned_at IS NULL`)
 	stmtLoanDelete    = newStmt("loans.delete", `DELETE FROM loans WHERE id = :id`)
 	stmtLoanAnonymize = newStmt("loans.anonymize_student", `
 UPDATE loans SET student_id = '' WHERE student_id = :student_id`)
+	// The oldest returned loans of a school that still name a student, by
+	// the partial index that holds exactly those.
+	stmtLoanAnonymizeReturned = newStmt("loans.anonymize_returned", `
+UPDATE loans SET student_id = '' WHERE id IN (
+	SELECT id FROM loans INDEXED BY loans_returned_named
+	WHERE school_id = :school_id AND returned_at IS NOT NULL AND returned_at < :before AND student_id <> ''
+	ORDER BY returned_at LIMIT :limit)`)
 
 	stmtRenewalInsert = newStmt("renewals.insert", `
 INSERT INTO renewals (`+renewalColumns+`) VALUES (:loan_id, :number, :due_at, :renewed_at)`)
@@ -271,6 +278,21 @@ func (r *Loans) Delete(ctx context.Context, loanID string) error {
 func (r *Loans) AnonymizeStudent(ctx context.Context, studentID string) error {
 	_, err := r.db.exec(ctx, r.db.write, stmtLoanAnonymize, sql.Named("student_id", studentID))
 	return mapErr(err, "anonymize the student's loans", nil, nil)
+}
+
+// AnonymizeReturned implements ports.LoanRepository with one UPDATE of at
+// most limit rows found through loans_returned_named.
+func (r *Loans) AnonymizeReturned(ctx context.Context, schoolID string, returnedBefore time.Time, limit int) (int, error) {
+	res, err := r.db.exec(ctx, r.db.write, stmtLoanAnonymizeReturned, sql.Named("school_id", schoolID),
+		sql.Named("before", millis(returnedBefore)), sql.Named("limit", limit))
+	if err != nil {
+		return 0, mapErr(err, "anonymize returned loans", nil, nil)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, mapErr(err, "anonymize returned loans", nil, nil)
+	}
+	return int(n), nil
 }
 
 // AddRenewal implements ports.LoanRepository with an insert keyed by loan

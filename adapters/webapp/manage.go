@@ -375,6 +375,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 			"renewal_days": strconv.Itoa(s.Settings.RenewalDays), "allow_public_catalog": strconv.FormatBool(s.Settings.AllowPublicCatalog),
 			"max_copies_per_book":   strconv.Itoa(s.Settings.WithCapDefaults().MaxCopiesPerBook),
 			"max_copies_per_school": strconv.Itoa(s.Settings.WithCapDefaults().MaxCopiesPerSchool),
+			"loan_history_days":     strconv.Itoa(s.Settings.LoanHistoryDays),
 		}}
 	}
 	a.render(w, r, status, "settings", v)
@@ -415,12 +416,24 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 		AllowPublicCatalog: form.Get("allow_public_catalog") == "true",
 		MaxCopiesPerBook:   optional("max_copies_per_book"), MaxCopiesPerSchool: optional("max_copies_per_school"),
 	}
+	// Left blank (or a form from before the setting), the school keeps how
+	// long it keeps loan history; 0 is a choice of its own (for good).
+	if strings.TrimSpace(form.Get("loan_history_days")) == "" {
+		current, err := a.deps.Library.Schools.Settings(r.Context(), school.ID)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		set.LoanHistoryDays = current.Settings.LoanHistoryDays
+	} else {
+		set.LoanHistoryDays = num("loan_history_days")
+	}
 	err := fields.Err()
 	if err == nil {
 		_, err = a.deps.Library.Schools.PutSettings(r.Context(), school.ID, set)
 	}
 	if err != nil {
-		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school")
+		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days")
 		st.Values["allow_public_catalog"] = strconv.FormatBool(set.AllowPublicCatalog)
 		a.renderSettings(w, r, school, a.statusFor(err), st)
 		return

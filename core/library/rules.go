@@ -83,6 +83,10 @@ const (
 
 	MaxCopiesPerBookLimit   = 5000
 	MaxCopiesPerSchoolLimit = 1_000_000
+
+	// MaxLoanHistoryDays is ten years: longer than any school keeps a
+	// student, so a larger number is a typo.
+	MaxLoanHistoryDays = 3650
 )
 
 // ValidateSettings checks a school's loan settings and returns an Invalid
@@ -103,6 +107,9 @@ func ValidateSettings(s Settings) error {
 	}
 	if s.MaxCopiesPerSchool < 1 || s.MaxCopiesPerSchool > MaxCopiesPerSchoolLimit {
 		fields.Add("max_copies_per_school", "must be between 1 and 1000000")
+	}
+	if s.LoanHistoryDays < 0 || s.LoanHistoryDays > MaxLoanHistoryDays {
+		fields.Add("loan_history_days", "must be between 0 (keep) and 3650")
 	}
 	return fields.Err()
 }

@@ -112,6 +112,10 @@ func TestValidateSettings(t *testing.T) {
 		{name: "CapsZero", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7}, rawCaps: true, wantFields: []string{"max_copies_per_book", "max_copies_per_school"}},
 		{name: "CapsOver", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, MaxCopiesPerBook: 5001, MaxCopiesPerSchool: 1_000_001}, rawCaps: true,
 			wantFields: []string{"max_copies_per_book", "max_copies_per_school"}},
+		{name: "HistoryKeptForGood", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, LoanHistoryDays: 0}},
+		{name: "HistoryTenYears", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, LoanHistoryDays: 3650}},
+		{name: "HistoryNegative", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, LoanHistoryDays: -1}, wantFields: []string{"loan_history_days"}},
+		{name: "HistoryOverTenYears", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, LoanHistoryDays: 3651}, wantFields: []string{"loan_history_days"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

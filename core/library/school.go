@@ -36,6 +36,11 @@ type Settings struct {
 	// refused.
 	MaxCopiesPerBook   int
 	MaxCopiesPerSchool int
+	// LoanHistoryDays is how long a returned loan keeps naming its
+	// student; after that the loan is anonymised (the title's statistics
+	// keep it). 0 keeps the link for good, so a school that sets nothing
+	// loses no history on an upgrade.
+	LoanHistoryDays int
 }
 
 // Default copy caps. A book may have 1,000 copies, the most a book can be

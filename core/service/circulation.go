@@ -443,3 +443,39 @@ func (s *Circulation) StudentLoans(ctx context.Context) ([]LoanView, error) {
 	}
 	return s.studentLoans(ctx, p.AccountID, s.today())
 }
+
+// historyBatch bounds one write of the anonymisation: a school that turns
+// the setting on after years is anonymised over a few short writes rather
+// than one long one that would hold the embedded store's writer.
+const historyBatch = 500
+
+// AnonymizeHistory removes the student from every loan returned more than
+// its school's LoanHistoryDays ago (schools with 0 keep their history),
+// a batch at a time, and returns how many loans it changed. The loans stay
+// for the titles' statistics. The sweep runs it once per slot across
+// replicas; a second run finds nothing left, so it is safe to repeat.
+func (s *Circulation) AnonymizeHistory(ctx context.Context, now time.Time) (int64, error) {
+	schools, err := s.schools.List(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, school := range schools {
+		days := school.Settings.LoanHistoryDays
+		if days <= 0 {
+			continue
+		}
+		cutoff := now.Add(-time.Duration(days) * 24 * time.Hour)
+		for {
+			n, err := s.loans.AnonymizeReturned(ctx, school.ID, cutoff, historyBatch)
+			total += int64(n)
+			if err != nil {
+				return total, err
+			}
+			if n < historyBatch {
+				break
+			}
+		}
+	}
+	return total, nil
+}

@@ -14,6 +14,20 @@ import (
 type Sweeper struct {
 	repo     ports.ExpiryRepository
 	interval time.Duration
+	tasks    []sweepTask
+}
+
+// sweepTask is more work of the slot's winner, counted under kind.
+type sweepTask struct {
+	kind string
+	run  func(ctx context.Context, now time.Time) (int64, error)
+}
+
+// Also adds work that the winner of each slot does after deleting the
+// expired records, such as anonymising old loans; its count is reported
+// under kind. Call it while wiring, before the first Sweep.
+func (s *Sweeper) Also(kind string, run func(ctx context.Context, now time.Time) (int64, error)) {
+	s.tasks = append(s.tasks, sweepTask{kind: kind, run: run})
 }
 
 // NewSweeper returns a sweeper with slots of interval. It panics on a nil
@@ -29,7 +43,7 @@ func NewSweeper(repo ports.ExpiryRepository, interval time.Duration) *Sweeper {
 type SweepResult struct {
 	Slot    time.Time        // the slot now falls in
 	Claimed bool             // this call won the slot and swept
-	Deleted map[string]int64 // records deleted, by kind, when Claimed
+	Deleted map[string]int64 // records deleted (or anonymised), by kind, when Claimed
 }
 
 // Sweep claims the slot that now falls in and, if this call won it, deletes
@@ -48,5 +62,18 @@ func (s *Sweeper) Sweep(ctx context.Context, now time.Time) (SweepResult, error)
 	res.Claimed = true
 	deleted, err := s.repo.DeleteExpired(ctx, now)
 	res.Deleted = deleted
-	return res, err
+	if err != nil {
+		return res, err
+	}
+	if res.Deleted == nil {
+		res.Deleted = map[string]int64{}
+	}
+	for _, t := range s.tasks {
+		n, err := t.run(ctx, now)
+		res.Deleted[t.kind] += n
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
 }

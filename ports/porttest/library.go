@@ -62,6 +62,7 @@ func Loans(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"MarkReturnedIdempotent", testLibMarkReturned},
 		{"Delete", testLibDeleteLoan},
 		{"AnonymizeStudent", testLibAnonymizeStudent},
+		{"AnonymizeReturned", testLibAnonymizeReturned},
 		{"Renewals/AddList", testLibRenewals},
 		{"Renewals/AddRenewalRace", testLibRenewalRace},
 	})
@@ -882,6 +883,69 @@ func testLibAnonymizeStudent(t *testing.T, r ports.Repositories) {
 	must(t, "LoansOfStudent other", err)
 	wantLoans(t, "LoansOfStudent of another student", loans, kept)
 	must(t, "AnonymizeStudent without loans", r.Loans.AnonymizeStudent(ctx(t), uuid.NewString()))
+}
+
+// AnonymizeReturned takes the school's loans returned before the cutoff,
+// oldest first and a batch at a time, and leaves open loans, loans
+// returned since, and other schools' loans naming their students.
+func testLibAnonymizeReturned(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	student := uuid.NewString()
+	cutoff := base.Add(10 * 24 * time.Hour)
+	var old []library.Loan
+	for i := range 5 {
+		l := insertLoan(t, r, schoolA, student, uuid.NewString(), base.Add(time.Duration(i)*time.Hour))
+		must(t, "MarkReturned old", r.Loans.MarkReturned(ctx(t), l.ID, base.Add(time.Duration(24*(i+1))*time.Hour)))
+		l.ReturnedAt = base.Add(time.Duration(24*(i+1)) * time.Hour)
+		old = append(old, l)
+	}
+	recent := insertLoan(t, r, schoolA, student, uuid.NewString(), base)
+	must(t, "MarkReturned recent", r.Loans.MarkReturned(ctx(t), recent.ID, cutoff.Add(time.Minute)))
+	recent.ReturnedAt = cutoff.Add(time.Minute)
+	open := insertLoan(t, r, schoolA, student, uuid.NewString(), base)
+	elsewhere := insertLoan(t, r, schoolB, student, uuid.NewString(), base)
+	must(t, "MarkReturned elsewhere", r.Loans.MarkReturned(ctx(t), elsewhere.ID, base.Add(time.Hour)))
+	elsewhere.ReturnedAt = base.Add(time.Hour)
+
+	n, err := r.Loans.AnonymizeReturned(ctx(t), schoolA, cutoff, 3)
+	must(t, "AnonymizeReturned first batch", err)
+	if n != 3 {
+		t.Fatalf("first batch of 3: anonymized %d loans", n)
+	}
+	// The oldest returns go first.
+	for i, l := range old {
+		got, err := r.Loans.ByIDs(ctx(t), []string{l.ID})
+		must(t, "ByIDs", err)
+		if want := i >= 3; len(got) != 1 || (got[0].StudentID == student) != want {
+			t.Errorf("after the first batch, loan returned on day %d names its student: %v, want %v", i+1, !got[0].StudentDeleted(), want)
+		}
+	}
+	n, err = r.Loans.AnonymizeReturned(ctx(t), schoolA, cutoff, 3)
+	must(t, "AnonymizeReturned second batch", err)
+	if n != 2 {
+		t.Fatalf("second batch: anonymized %d loans, want the 2 left", n)
+	}
+	n, err = r.Loans.AnonymizeReturned(ctx(t), schoolA, cutoff, 3)
+	must(t, "AnonymizeReturned again", err)
+	if n != 0 {
+		t.Fatalf("a third batch anonymized %d loans, want 0", n)
+	}
+	loans, err := r.Loans.OfStudent(ctx(t), student)
+	must(t, "OfStudent", err)
+	if len(loans) != 3 {
+		t.Fatalf("the student still has %d loans, want 3 (returned since the cutoff, open, another school's)", len(loans))
+	}
+	for _, want := range []library.Loan{recent, open, elsewhere} {
+		got, err := r.Loans.ByIDs(ctx(t), []string{want.ID})
+		must(t, "ByIDs kept", err)
+		wantLoans(t, "a loan the cutoff does not reach", got, want)
+	}
+	for _, l := range old {
+		l.StudentID = ""
+		got, err := r.Loans.ByIDs(ctx(t), []string{l.ID})
+		must(t, "ByIDs anonymized", err)
+		wantLoans(t, "an anonymized loan keeps its book and dates", got, l)
+	}
 }
 
 // --- claims ---
