@@ -104,6 +104,9 @@ func ValidateSettings(s Settings) error {
 	if s.MaxCopiesPerSchool < 1 || s.MaxCopiesPerSchool > MaxCopiesPerSchoolLimit {
 		fields.Add("max_copies_per_school", "must be between 1 and 1000000")
 	}
+	if !ValidTimezone(s.Zone()) {
+		fields.Add("timezone", "must be an IANA time zone name such as Europe/Berlin")
+	}
 	return fields.Err()
 }
 
