@@ -29,14 +29,16 @@ func NewSchools(db *mongo.Database) *Schools {
 }
 
 type schoolDoc struct {
-	ID       string      `bson:"_id"`
-	Name     string      `bson:"name"`
-	Domain   string      `bson:"domain"`
-	Settings settingsDoc `bson:"settings"`
+	ID        string      `bson:"_id"`
+	Name      string      `bson:"name"`
+	Domain    string      `bson:"domain"`
+	Settings  settingsDoc `bson:"settings"`
+	CreatedAt time.Time   `bson:"created_at"`
 	// Calendar is absent in schools that never saved one (and in those
 	// stored before schools had calendars): the library is open every day.
-	Calendar  *calendarDoc `bson:"calendar,omitempty"`
-	CreatedAt time.Time    `bson:"created_at"`
+	// It comes last, where SaveCalendar's $set puts it, so a copied school
+	// is the same document as its original.
+	Calendar *calendarDoc `bson:"calendar,omitempty"`
 }
 
 // calendarDoc is a school's calendar: weekdays by their numbers (Sunday 0),
