@@ -83,6 +83,8 @@ var whoMayCall = map[string]string{
 	"library.studentLoans":    "student",
 	"library.settings.get":    "admin librarian staff student",
 	"library.settings.put":    "admin librarian",
+	"library.calendar.get":    "admin librarian staff",
+	"library.calendar.put":    "admin librarian",
 	"library.catalog":         "admin anonymous librarian reader staff student",
 
 	// The web app's pages and forms are open to every subject at the route;
