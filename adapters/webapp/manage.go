@@ -375,6 +375,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 			"renewal_days": strconv.Itoa(s.Settings.RenewalDays), "allow_public_catalog": strconv.FormatBool(s.Settings.AllowPublicCatalog),
 			"max_copies_per_book":   strconv.Itoa(s.Settings.WithCapDefaults().MaxCopiesPerBook),
 			"max_copies_per_school": strconv.Itoa(s.Settings.WithCapDefaults().MaxCopiesPerSchool),
+			"timezone":              s.Settings.Zone(),
 		}}
 	}
 	a.render(w, r, status, "settings", v)
@@ -414,13 +415,15 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 		// A checkbox is sent only when ticked.
 		AllowPublicCatalog: form.Get("allow_public_catalog") == "true",
 		MaxCopiesPerBook:   optional("max_copies_per_book"), MaxCopiesPerSchool: optional("max_copies_per_school"),
+		// Blank keeps the school's zone, as the service reads "".
+		Timezone: strings.TrimSpace(form.Get("timezone")),
 	}
 	err := fields.Err()
 	if err == nil {
 		_, err = a.deps.Library.Schools.PutSettings(r.Context(), school.ID, set)
 	}
 	if err != nil {
-		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school")
+		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "timezone")
 		st.Values["allow_public_catalog"] = strconv.FormatBool(set.AllowPublicCatalog)
 		a.renderSettings(w, r, school, a.statusFor(err), st)
 		return

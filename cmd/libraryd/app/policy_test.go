@@ -107,6 +107,8 @@ var whoMayCall = map[string]string{
 	"web.students.import": "admin anonymous librarian reader staff student",
 	"web.settings":        "admin anonymous librarian reader staff student",
 	"web.settings.save":   "admin anonymous librarian reader staff student",
+	"web.calendar":        "admin anonymous librarian reader staff student",
+	"web.calendar.save":   "admin anonymous librarian reader staff student",
 	"web.accounts":        "admin anonymous librarian reader staff student",
 	"web.accounts.invite": "admin anonymous librarian reader staff student",
 	"web.accounts.manage": "admin anonymous librarian reader staff student",
