@@ -69,17 +69,27 @@ func loanOf(t *testing.T, step string, r response, want int) map[string]any {
 // openLoans lists the school's open loans by id, as tok sees them.
 func (w *libraryWorld) openLoans(t *testing.T, tok, path string) map[string]map[string]any {
 	t.Helper()
-	r := w.s.do(req{Path: path, Token: tok})
+	return listByID(t, w.s.do(req{Path: path, Token: tok}), "loans")
+}
+
+// listByID returns the objects of a 200 answer's list member key by their
+// id, or fails.
+func listByID(t *testing.T, r response, key string) map[string]map[string]any {
+	t.Helper()
 	if r.Status != 200 {
-		t.Fatalf("GET %s: %d %s", path, r.Status, r.Body)
+		t.Fatalf("list %s: %d %s", key, r.Status, r.Body)
 	}
-	var out struct {
-		Loans []map[string]any `json:"loans"`
+	var body map[string]json.RawMessage
+	var list []map[string]any
+	if err := json.Unmarshal(r.Body, &body); err != nil {
+		t.Fatal(err)
 	}
-	_ = json.Unmarshal(r.Body, &out)
+	if err := json.Unmarshal(body[key], &list); err != nil {
+		t.Fatalf("list %s: %v in %s", key, err, r.Body)
+	}
 	byID := map[string]map[string]any{}
-	for _, l := range out.Loans {
-		byID[l["id"].(string)] = l
+	for _, o := range list {
+		byID[o["id"].(string)] = o
 	}
 	return byID
 }

@@ -1118,10 +1118,8 @@ func testSchoolSaveCalendar(t *testing.T, r ports.Repositories) {
 	must(t, "SaveCalendar", r.Schools.SaveCalendar(ctx(t), s.ID, cal))
 	want := s
 	want.Calendar = cal
-	got, err := r.Schools.Get(ctx(t), s.ID)
-	must(t, "Get", err)
-	checkSchool(t, "Get after SaveCalendar", got, want)
-	got, err = r.Schools.GetByDomain(ctx(t), s.Domain)
+	wantSchool(t, r, "Get after SaveCalendar", s.ID, want)
+	got, err := r.Schools.GetByDomain(ctx(t), s.Domain)
 	must(t, "GetByDomain", err)
 	checkSchool(t, "GetByDomain after SaveCalendar", got, want)
 	list, err := r.Schools.List(ctx(t))
@@ -1135,27 +1133,27 @@ func testSchoolSaveCalendar(t *testing.T, r ports.Repositories) {
 	settings := library.Settings{DefaultLoanDays: 10, MaxRenewals: 1, RenewalDays: 5, MaxCopiesPerBook: 9, MaxCopiesPerSchool: 99, Timezone: "America/Chicago"}
 	must(t, "SaveSettings", r.Schools.SaveSettings(ctx(t), s.ID, settings))
 	want.Settings = settings
-	got, err = r.Schools.Get(ctx(t), s.ID)
-	must(t, "Get", err)
-	checkSchool(t, "Get after SaveSettings (the calendar stays)", got, want)
+	wantSchool(t, r, "Get after SaveSettings (the calendar stays)", s.ID, want)
 
 	smaller := library.Calendar{TermEnds: []string{"2027-07-09"}}
 	must(t, "SaveCalendar smaller", r.Schools.SaveCalendar(ctx(t), s.ID, smaller))
 	want.Calendar = smaller
-	got, err = r.Schools.Get(ctx(t), s.ID)
-	must(t, "Get", err)
-	checkSchool(t, "Get after a second SaveCalendar (replaced whole, settings stay)", got, want)
+	wantSchool(t, r, "Get after a second SaveCalendar (replaced whole, settings stay)", s.ID, want)
 
 	must(t, "SaveCalendar empty", r.Schools.SaveCalendar(ctx(t), s.ID, library.Calendar{}))
 	want.Calendar = library.Calendar{}
-	got, err = r.Schools.Get(ctx(t), s.ID)
-	must(t, "Get", err)
-	checkSchool(t, "Get after saving the empty calendar", got, want)
+	wantSchool(t, r, "Get after saving the empty calendar", s.ID, want)
 
-	got, err = r.Schools.Get(ctx(t), other.ID)
-	must(t, "Get other", err)
-	checkSchool(t, "Get other school", got, other)
+	wantSchool(t, r, "Get other school", other.ID, other)
 	wantErr(t, "SaveCalendar of a missing school", r.Schools.SaveCalendar(ctx(t), uuid.NewString(), cal), errs.NotFound, "school_not_found")
+}
+
+// wantSchool reads the school with id and checks it is want.
+func wantSchool(t *testing.T, r ports.Repositories, call, id string, want library.School) {
+	t.Helper()
+	got, err := r.Schools.Get(ctx(t), id)
+	must(t, call, err)
+	checkSchool(t, call, got, want)
 }
 
 func testLibStudentNumbers(t *testing.T, r ports.Repositories) {
