@@ -47,10 +47,7 @@ type closureBody struct {
 
 func toCalendarBody(s library.School) calendarBody {
 	c := s.Calendar
-	b := calendarBody{SchoolID: s.ID, ClosedWeekdays: []string{}, Closures: []closureBody{}, TermEnds: []string{}}
-	for _, d := range c.ClosedWeekdays {
-		b.ClosedWeekdays = append(b.ClosedWeekdays, library.WeekdayName(d))
-	}
+	b := calendarBody{SchoolID: s.ID, ClosedWeekdays: c.ClosedWeekdayNames(), Closures: []closureBody{}, TermEnds: []string{}}
 	for _, cl := range c.Closures {
 		b.Closures = append(b.Closures, closureBody(cl))
 	}

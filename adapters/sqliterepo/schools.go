@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"time"
 
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
@@ -75,10 +74,7 @@ type closureJSON struct {
 
 // calendarArg is the calendar column's value for c.
 func calendarArg(c library.Calendar) sql.NamedArg {
-	j := calendarJSON{TermEnds: c.TermEnds}
-	for _, d := range c.ClosedWeekdays {
-		j.ClosedWeekdays = append(j.ClosedWeekdays, library.WeekdayName(d))
-	}
+	j := calendarJSON{ClosedWeekdays: c.ClosedWeekdayNames(), TermEnds: c.TermEnds}
 	for _, cl := range c.Closures {
 		j.Closures = append(j.Closures, closureJSON(cl))
 	}
@@ -94,10 +90,8 @@ func parseCalendar(s string) (library.Calendar, error) {
 	}
 	c := library.Calendar{TermEnds: j.TermEnds}
 	for _, name := range j.ClosedWeekdays {
-		for d := time.Sunday; d <= time.Saturday; d++ {
-			if library.WeekdayName(d) == name {
-				c.ClosedWeekdays = append(c.ClosedWeekdays, d)
-			}
+		if d, ok := library.ParseWeekday(name); ok {
+			c.ClosedWeekdays = append(c.ClosedWeekdays, d)
 		}
 	}
 	for _, cl := range j.Closures {

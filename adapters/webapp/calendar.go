@@ -57,9 +57,7 @@ func (a *App) renderCalendar(w http.ResponseWriter, r *http.Request, school libr
 	if form == nil {
 		v.Flash = a.takeFlash(w, r)
 		v.Form = &formState{Values: map[string]string{"closures": closureLines(c.Closures), "term_ends": strings.Join(c.TermEnds, "\n")}}
-		for _, d := range c.ClosedWeekdays {
-			closed = append(closed, library.WeekdayName(d))
-		}
+		closed = c.ClosedWeekdayNames()
 	}
 	for _, name := range library.WeekdayNames() {
 		v.Weekdays = append(v.Weekdays, weekdayBox{Value: name, Label: strings.ToUpper(name[:1]) + name[1:], Closed: slices.Contains(closed, name)})

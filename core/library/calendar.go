@@ -110,7 +110,18 @@ func WeekdayName(d time.Weekday) string { return weekdayNames[(int(d)+6)%7] }
 // first.
 func WeekdayNames() []string { return slices.Clone(weekdayNames) }
 
-func parseWeekday(name string) (time.Weekday, bool) {
+// ClosedWeekdayNames returns the API's names of the closed weekdays, in
+// the calendar's order.
+func (c Calendar) ClosedWeekdayNames() []string {
+	names := make([]string, 0, len(c.ClosedWeekdays))
+	for _, d := range c.ClosedWeekdays {
+		names = append(names, WeekdayName(d))
+	}
+	return names
+}
+
+// ParseWeekday returns the day of the week the API's name stands for.
+func ParseWeekday(name string) (time.Weekday, bool) {
 	i := slices.Index(weekdayNames, name)
 	if i < 0 {
 		return 0, false
@@ -138,7 +149,7 @@ func NewCalendar(weekdays []string, closures []Closure, termEnds []string) (Cale
 	var c Calendar
 	seen := map[time.Weekday]bool{}
 	for _, name := range weekdays {
-		d, ok := parseWeekday(name)
+		d, ok := ParseWeekday(name)
 		if !ok {
 			fields.Add("closed_weekdays", "must name days as "+strings.Join(weekdayNames, ", "))
 			continue
