@@ -105,7 +105,9 @@ type CalendarInput struct {
 
 // PutCalendar replaces a school's calendar. A refused calendar changes
 // nothing. Loans already made keep their due dates; the calendar applies
-// to loans and renewals from now on.
+// to loans and renewals from now on. The calendar is checked before the
+// school is looked up: a calendar is refused alike whoever sends it, and
+// reveals nothing of any school.
 // Errors: Invalid (each field), as scope.
 func (s *Schools) PutCalendar(ctx context.Context, schoolParam string, in CalendarInput) (library.School, error) {
 	cal, err := library.NewCalendar(in.ClosedWeekdays, in.Closures, in.TermEnds)
