@@ -62,6 +62,10 @@ type SchoolRepository interface {
 	// SaveSettings replaces a school's settings.
 	// Errors: NotFound "school_not_found".
 	SaveSettings(ctx context.Context, schoolID string, s library.Settings) error
+	// SaveCalendar replaces a school's calendar, leaving its settings as
+	// they are (and SaveSettings leaves the calendar).
+	// Errors: NotFound "school_not_found".
+	SaveCalendar(ctx context.Context, schoolID string, c library.Calendar) error
 }
 
 // RefreshTokenRepository stores refresh-token records and their rotation

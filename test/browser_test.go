@@ -122,6 +122,51 @@ func typeAndEnter(id, text string) chromedp.Action[chromedp.Void] {
 	)
 }
 
+// demoBookWithOneCopy adds a book with one copy to the demo school, as its
+// librarian, and returns the book and the copy's code.
+func demoBookWithOneCopy(t *testing.T, s *service, title string) (library.Book, string) {
+	t.Helper()
+	acct, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoLibrarian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asLibrarian := user.WithPrincipal(context.Background(), user.PrincipalOf(acct))
+	book, copies, err := s.App.Library.Holdings.AddBook(asLibrarian, "", library.BookDraft{Title: title, Author: "Chromium Tester", Copies: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return book, copies[0].Code
+}
+
+// signInDemoLibrarian signs the browser in as the demo librarian and waits
+// for the desk.
+func signInDemoLibrarian(t *testing.T, bctx context.Context, s *service) {
+	t.Helper()
+	run(t, bctx, "sign in",
+		chromedp.Navigate(s.URL+"/library"),
+		chromedp.SendKeys(chromedp.ID("signin-email"), demoLibrarian),
+		typeAndEnter("signin-password", demoPassword),
+		chromedp.WaitVisible(chromedp.ID("checkout-code")),
+	)
+}
+
+// checkOutByKeyboard checks a copy out at the desk from the keyboard only:
+// the code, Tab, the student's name, Enter; it waits for the loan's row on
+// the desk and returns its selector.
+func checkOutByKeyboard(t *testing.T, bctx context.Context, code, student string) chromedp.CSS {
+	t.Helper()
+	row := chromedp.CSS(`tr[data-copy-code="` + code + `"]`)
+	run(t, bctx, "check out by keyboard",
+		chromedp.Focus(chromedp.ID("checkout-code")),
+		chromedp.KeyEvent(code),
+		chromedp.KeyEvent(kb.Tab),
+		chromedp.KeyEvent(student),
+		chromedp.KeyEvent(kb.Enter),
+		chromedp.WaitVisible(row),
+	)
+	return row
+}
+
 // A librarian signs in, checks a copy out by typing its code, sees the loan
 // on the desk, returns it by typing the code again, and the public catalog's
 // availability follows each step. The forms are driven from the keyboard
@@ -135,17 +180,8 @@ func TestBrowserCheckoutAndReturn(t *testing.T) {
 	const domain = "maplegrove.example.org"
 
 	// A fresh title with one copy, so the counts are this test's own.
-	acct, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoLibrarian)
-	if err != nil {
-		t.Fatal(err)
-	}
-	asLibrarian := user.WithPrincipal(context.Background(), user.PrincipalOf(acct))
 	title := "Browser Test Atlas"
-	book, copies, err := s.App.Library.Holdings.AddBook(asLibrarian, "", library.BookDraft{Title: title, Author: "Chromium Tester", Copies: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	code := copies[0].Code
+	book, code := demoBookWithOneCopy(t, s, title)
 	catalogURL := s.URL + "/library/" + domain + "/catalog?search=" + strings.ReplaceAll(title, " ", "+")
 	availability := func(step string) string {
 		t.Helper()
@@ -193,15 +229,7 @@ func TestBrowserCheckoutAndReturn(t *testing.T) {
 
 	// Check out from the keyboard only: the code, Tab, the student's name,
 	// Enter.
-	row := chromedp.CSS(`tr[data-copy-code="` + code + `"]`)
-	run(t, bctx, "check out by keyboard",
-		chromedp.Focus(chromedp.ID("checkout-code")),
-		chromedp.KeyEvent(code),
-		chromedp.KeyEvent(kb.Tab),
-		chromedp.KeyEvent("Theo Student"),
-		chromedp.KeyEvent(kb.Enter),
-		chromedp.WaitVisible(row),
-	)
+	row := checkOutByKeyboard(t, bctx, code, "Theo Student")
 	if flash := get(t, bctx, "check-out message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, code) && !strings.Contains(strings.ToLower(flash), "checked out") {
 		t.Errorf("message after check-out: %q", flash)
 	}
@@ -281,12 +309,7 @@ func TestBrowserCSRFRefusesForeignForms(t *testing.T) {
 	}))
 	defer evil.Close()
 
-	run(t, bctx, "sign in",
-		chromedp.Navigate(s.URL+"/library"),
-		chromedp.SendKeys(chromedp.ID("signin-email"), demoLibrarian),
-		typeAndEnter("signin-password", demoPassword),
-		chromedp.WaitVisible(chromedp.ID("checkout-code")),
-	)
+	signInDemoLibrarian(t, bctx, s)
 	run(t, bctx, "foreign form",
 		chromedp.Navigate(evil.URL),
 		chromedp.Sleep(time.Second), // the page submits itself
@@ -369,5 +392,60 @@ func TestBrowserUnlockStudentSignIn(t *testing.T) {
 	signIn("the student signs in after the unlock", demoStudent, demoPassword, chromedp.WaitVisible(chromedp.ID("my-loans-count")))
 	if url := get(t, bctx, "location", chromedp.Location()); url != s.URL+"/library/"+domain {
 		t.Errorf("after the student's sign-in the browser is at %s, want the school's page", url)
+	}
+}
+
+// A librarian closes a weekday and sets a term end on the calendar page,
+// and the desk then prefills, and lends with, the due date moved to the
+// next open day: the weekday of the loan period's last day is closed, so
+// the loan is due a day later.
+func TestBrowserCalendarMovesDeskDueDate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	bctx := newChromium(t)
+	s := startService(t, testEnv(t, nil))
+	const domain = "maplegrove.example.org"
+	book, code := demoBookWithOneCopy(t, s, "Browser Term Planner")
+
+	// The demo school is on UTC and lends for 14 days.
+	today := time.Now().UTC()
+	byPeriod := today.AddDate(0, 0, 14)
+	closed := strings.ToLower(byPeriod.Weekday().String())
+	termEnd := today.AddDate(0, 0, 30).Format(time.DateOnly)
+	want := today.AddDate(0, 0, 15).Format(time.DateOnly)
+
+	signInDemoLibrarian(t, bctx, s)
+	run(t, bctx, "calendar page",
+		chromedp.Click(chromedp.CSS(`nav a[href="/library/`+domain+`/calendar"]`)),
+		chromedp.WaitVisible(chromedp.ID("calendar-form")),
+	)
+	run(t, bctx, "close a weekday and end the term",
+		chromedp.Click(chromedp.ID("calendar-closed-"+closed)),
+		chromedp.SendKeys(chromedp.ID("calendar-term-ends"), termEnd),
+		chromedp.Click(chromedp.ID("calendar-submit")),
+		chromedp.WaitVisible(chromedp.ID("flash")),
+	)
+	if flash := get(t, bctx, "calendar message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "Calendar saved") {
+		t.Fatalf("message after saving the calendar: %q", flash)
+	}
+	screenshot(t, bctx, "calendar")
+	lib := s.login(demoLibrarian, demoPassword).Access
+	if r := s.do(req{Path: "/api/library/calendar", Token: lib}); r.Status != 200 ||
+		!strings.Contains(string(r.Body), `"closed_weekdays":["`+closed+`"]`) || !strings.Contains(string(r.Body), `"term_ends":["`+termEnd+`"]`) {
+		t.Fatalf("the calendar saved at the desk: %d %s", r.Status, r.Body)
+	}
+
+	run(t, bctx, "desk", chromedp.Navigate(s.URL+"/library/"+domain), chromedp.WaitVisible(chromedp.ID("checkout-code")))
+	if due := get(t, bctx, "prefilled due date", chromedp.Value(chromedp.ID("checkout-due"))); due != want {
+		t.Fatalf("prefilled due date %q, want %q (%s is closed)", due, want, closed)
+	}
+	checkOutByKeyboard(t, bctx, code, "Theo Student")
+	screenshot(t, bctx, "desk-moved-due-date")
+	if due := strings.TrimSpace(get(t, bctx, "due date on the desk", chromedp.Text(chromedp.CSS(`tr[data-copy-code="`+code+`"] time`)))); due != want {
+		t.Fatalf("the desk shows the loan due %q, want %q", due, want)
+	}
+	if r := s.do(req{Path: "/api/library/loans?book_id=" + book.ID, Token: lib}); r.Status != 200 || !strings.Contains(string(r.Body), `"due_at":"`+want+`"`) {
+		t.Fatalf("the loan made at the desk: %d %s, want due %s", r.Status, r.Body, want)
 	}
 }

@@ -98,19 +98,7 @@ func (w *libraryWorld) act(tok, loanID, action string) response {
 
 func (w *libraryWorld) catalogOf(t *testing.T, domain string) map[string]map[string]any {
 	t.Helper()
-	r := w.s.do(req{Path: "/api/library/catalog/" + domain})
-	if r.Status != 200 {
-		t.Fatalf("catalog %s: %d %s", domain, r.Status, r.Body)
-	}
-	var c struct {
-		Books []map[string]any `json:"books"`
-	}
-	_ = json.Unmarshal(r.Body, &c)
-	out := map[string]map[string]any{}
-	for _, b := range c.Books {
-		out[b["id"].(string)] = b
-	}
-	return out
+	return listByID(t, w.s.do(req{Path: "/api/library/catalog/" + domain}), "books")
 }
 
 func TestLibraryCirculation(t *testing.T) {

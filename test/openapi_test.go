@@ -92,6 +92,8 @@ func TestOpenAPIAdminUnknownSchoolIsNotFound(t *testing.T) {
 		{Method: http.MethodPost, Path: "/api/library/loans", Body: `{"school_id":"` + school + `","book_id":"` + book + `","copy_id":"` + uuid.NewString() + `","student_id":"` + uuid.NewString() + `"}`},
 		{Path: "/api/library/settings?schoolId=" + school},
 		{Method: http.MethodPut, Path: "/api/library/settings?schoolId=" + school, Body: `{"default_loan_days":14,"max_renewals":2,"renewal_days":7,"allow_public_catalog":false}`},
+		{Path: "/api/library/calendar?schoolId=" + school},
+		{Method: http.MethodPut, Path: "/api/library/calendar?schoolId=" + school, Body: `{"closed_weekdays":[],"closures":[],"term_ends":[]}`},
 	} {
 		r.Token = admin
 		got := s.do(r)

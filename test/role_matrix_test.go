@@ -120,6 +120,11 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"PUT /api/library/settings", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PUT", Path: "/api/library/settings?schoolId=" + w.schoolA, Body: `{"default_loan_days":14,"max_renewals":2,"renewal_days":7,"allow_public_catalog":true}`}
 		}, [6]int{A, F, F, 200, F, 200}, nil},
+		{"GET /api/library/calendar", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/calendar?schoolId=" + w.schoolA} },
+			[6]int{A, F, 200, 200, F, 200}, nil},
+		{"PUT /api/library/calendar", func(*testing.T, *libraryWorld) req {
+			return req{Method: "PUT", Path: "/api/library/calendar?schoolId=" + w.schoolA, Body: `{"closed_weekdays":[],"closures":[],"term_ends":[]}`}
+		}, [6]int{A, F, F, 200, F, 200}, nil},
 		{"GET /api/library/catalog/{domain}", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/catalog/maplegrove.example.org"} },
 			[6]int{200, 200, 200, 200, 200, 200}, nil},
 		{"POST /api/auth/accept-invite (unknown token)", func(*testing.T, *libraryWorld) req {

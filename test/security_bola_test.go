@@ -70,7 +70,7 @@ func (w *twoSchools) snapshotB(t *testing.T) string {
 	t.Helper()
 	var parts []string
 	for _, path := range []string{
-		"/api/library/loans", "/api/library/settings", "/api/library/students",
+		"/api/library/loans", "/api/library/settings", "/api/library/calendar", "/api/library/students",
 		"/api/library/copies?code=" + w.codeB1, "/api/library/copies?code=" + w.codeB2,
 	} {
 		r := w.s.do(req{Path: path, Token: w.libB})
@@ -114,6 +114,7 @@ func TestSecurityCrossSchoolReads(t *testing.T) {
 		{"/api/library/students?schoolId=" + sid + "&search=bea", 403, "forbidden"},
 		{"/api/library/accounts?schoolId=" + sid, 403, "forbidden"},
 		{"/api/library/settings?schoolId=" + sid, 403, "forbidden"},
+		{"/api/library/calendar?schoolId=" + sid, 403, "forbidden"},
 		{"/api/library/copies?schoolId=" + sid + "&code=" + w.codeB1, 403, "forbidden"},
 		// B's objects inside A's own scope: as if they did not exist.
 		{"/api/library/copies?code=" + w.codeB1, 404, "copy_not_found"},
@@ -194,6 +195,7 @@ func TestSecurityCrossSchoolWritesChangeNothing(t *testing.T) {
 		{"CSV import naming B", req{Method: "POST", Path: "/api/library/students/import?schoolId=" + sid, Body: "name,email,student_number\nPlanted,,P-1\n", Headers: map[string]string{"Content-Type": "text/csv"}}, 403, "forbidden"},
 		{"loan naming B", req{Method: "POST", Path: "/api/library/loans", Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"copy_id":%q,"student_id":%q}`, sid, w.bookB, w.copyB2, w.studentBID)}, 403, "forbidden"},
 		{"settings of B", req{Method: "PUT", Path: "/api/library/settings?schoolId=" + sid, Body: settings}, 403, "forbidden"},
+		{"calendar of B", req{Method: "PUT", Path: "/api/library/calendar?schoolId=" + sid, Body: `{"closed_weekdays":["monday"],"closures":[],"term_ends":["2026-12-18"]}`}, 403, "forbidden"},
 		{"suspend B's librarian", req{Method: "PATCH", Path: "/api/library/accounts/manage", Body: fmt.Sprintf(`{"account_id":%q,"suspended":true}`, w.libBID)}, 403, "forbidden"},
 		{"invite into B", req{Method: "POST", Path: "/api/library/invite", Body: fmt.Sprintf(`{"email":"mole@example.org","school_id":%q,"password":"silver-otter-31"}`, sid)}, 403, "forbidden"},
 		{"change B's student", req{Method: "PATCH", Path: "/api/admin/users/" + w.studentBID, Body: `{"role":"librarian"}`}, 403, "forbidden"},

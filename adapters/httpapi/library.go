@@ -23,13 +23,38 @@ type settingsBody struct {
 	MaxCopiesPerBook   int    `json:"max_copies_per_book"`
 	MaxCopiesPerSchool int    `json:"max_copies_per_school"`
 	LoanHistoryDays    int    `json:"loan_history_days"`
+	Timezone           string `json:"timezone"`
 }
 
 func toSettingsBody(s library.School) settingsBody {
 	set := s.Settings.WithCapDefaults()
 	return settingsBody{SchoolID: s.ID, DefaultLoanDays: set.DefaultLoanDays, MaxRenewals: set.MaxRenewals,
 		RenewalDays: set.RenewalDays, AllowPublicCatalog: set.AllowPublicCatalog,
-		MaxCopiesPerBook: set.MaxCopiesPerBook, MaxCopiesPerSchool: set.MaxCopiesPerSchool, LoanHistoryDays: set.LoanHistoryDays}
+		MaxCopiesPerBook: set.MaxCopiesPerBook, MaxCopiesPerSchool: set.MaxCopiesPerSchool, LoanHistoryDays: set.LoanHistoryDays,
+		Timezone: set.Zone()}
+}
+
+type calendarBody struct {
+	SchoolID       string        `json:"school_id"`
+	ClosedWeekdays []string      `json:"closed_weekdays"`
+	Closures       []closureBody `json:"closures"`
+	TermEnds       []string      `json:"term_ends"`
+}
+
+type closureBody struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Name string `json:"name"`
+}
+
+func toCalendarBody(s library.School) calendarBody {
+	c := s.Calendar
+	b := calendarBody{SchoolID: s.ID, ClosedWeekdays: c.ClosedWeekdayNames(), Closures: []closureBody{}, TermEnds: []string{}}
+	for _, cl := range c.Closures {
+		b.Closures = append(b.Closures, closureBody(cl))
+	}
+	b.TermEnds = append(b.TermEnds, c.TermEnds...)
+	return b
 }
 
 type schoolBody struct {
@@ -568,6 +593,8 @@ type settingsRequest struct {
 	MaxCopiesPerSchool *int `json:"max_copies_per_school" validate:"omitnil,min=1"`
 	// Optional too: left out, the school keeps how long it keeps history.
 	LoanHistoryDays *int `json:"loan_history_days" validate:"omitnil,min=0,max=3650"`
+	// Left out, the school keeps its time zone.
+	Timezone *string `json:"timezone" validate:"omitnil,min=1"`
 }
 
 func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
@@ -590,6 +617,9 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 	if req.MaxCopiesPerSchool != nil {
 		set.MaxCopiesPerSchool = *req.MaxCopiesPerSchool
 	}
+	if req.Timezone != nil {
+		set.Timezone = *req.Timezone
+	}
 	if req.LoanHistoryDays != nil {
 		set.LoanHistoryDays = *req.LoanHistoryDays
 	} else {
@@ -607,6 +637,52 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	loggerFrom(r).Info("library settings changed", "school_id", s.ID)
 	writeJSON(w, http.StatusOK, toSettingsBody(s))
+}
+
+func (h *handler) getCalendar(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	s, err := h.deps.Library.Schools.Calendar(r.Context(), p["schoolId"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toCalendarBody(s))
+}
+
+// calendarRequest is a whole calendar: PUT replaces it, so every list must
+// be sent (empty to clear it).
+type calendarRequest struct {
+	ClosedWeekdays []string      `json:"closed_weekdays" validate:"required"`
+	Closures       []closureBody `json:"closures" validate:"required"`
+	TermEnds       []string      `json:"term_ends" validate:"required"`
+}
+
+func (h *handler) putCalendar(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	var req calendarRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	in := service.CalendarInput{ClosedWeekdays: req.ClosedWeekdays, TermEnds: req.TermEnds}
+	for _, c := range req.Closures {
+		in.Closures = append(in.Closures, library.Closure(c))
+	}
+	s, err := h.deps.Library.Schools.PutCalendar(r.Context(), p["schoolId"], in)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	loggerFrom(r).Info("library calendar changed", "school_id", s.ID)
+	writeJSON(w, http.StatusOK, toCalendarBody(s))
 }
 
 type catalogBook struct {

@@ -221,6 +221,8 @@ func (h *handler) table() []route {
 		r("library.studentLoans", http.MethodGet, "/api/library/student/loans", "read", "library:ownloans", h.studentLoans),
 		r("library.settings.get", http.MethodGet, "/api/library/settings", "read", "library:settings", h.getSettings),
 		r("library.settings.put", http.MethodPut, "/api/library/settings", "update", "library:settings", h.putSettings),
+		r("library.calendar.get", http.MethodGet, "/api/library/calendar", "read", "library:calendar", h.getCalendar),
+		r("library.calendar.put", http.MethodPut, "/api/library/calendar", "update", "library:calendar", h.putCalendar),
 		r("library.catalog", http.MethodGet, "/api/library/catalog/{domain}", "read", "library:catalog", h.publicCatalog),
 	}
 	// Metrics describe every school's traffic, so the public port serves them

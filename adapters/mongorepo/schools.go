@@ -34,6 +34,53 @@ type schoolDoc struct {
 	Domain    string      `bson:"domain"`
 	Settings  settingsDoc `bson:"settings"`
 	CreatedAt time.Time   `bson:"created_at"`
+	// Calendar is absent in schools that never saved one (and in those
+	// stored before schools had calendars): the library is open every day.
+	// It comes last, where SaveCalendar's $set puts it, so a copied school
+	// is the same document as its original.
+	Calendar *calendarDoc `bson:"calendar,omitempty"`
+}
+
+// calendarDoc is a school's calendar: weekdays by their numbers (Sunday 0),
+// dates as YYYY-MM-DD.
+type calendarDoc struct {
+	ClosedWeekdays []int        `bson:"closed_weekdays,omitempty"`
+	Closures       []closureDoc `bson:"closures,omitempty"`
+	TermEnds       []string     `bson:"term_ends,omitempty"`
+}
+
+type closureDoc struct {
+	From string `bson:"from"`
+	To   string `bson:"to"`
+	Name string `bson:"name,omitempty"`
+}
+
+func toCalendarDoc(c library.Calendar) *calendarDoc {
+	if len(c.ClosedWeekdays) == 0 && len(c.Closures) == 0 && len(c.TermEnds) == 0 {
+		return nil
+	}
+	d := &calendarDoc{TermEnds: c.TermEnds}
+	for _, w := range c.ClosedWeekdays {
+		d.ClosedWeekdays = append(d.ClosedWeekdays, int(w))
+	}
+	for _, cl := range c.Closures {
+		d.Closures = append(d.Closures, closureDoc(cl))
+	}
+	return d
+}
+
+func (d *calendarDoc) toCalendar() library.Calendar {
+	if d == nil {
+		return library.Calendar{}
+	}
+	c := library.Calendar{TermEnds: d.TermEnds}
+	for _, w := range d.ClosedWeekdays {
+		c.ClosedWeekdays = append(c.ClosedWeekdays, time.Weekday(w))
+	}
+	for _, cl := range d.Closures {
+		c.Closures = append(c.Closures, library.Closure(cl))
+	}
+	return c
 }
 
 type settingsDoc struct {
@@ -47,6 +94,9 @@ type settingsDoc struct {
 	MaxCopiesPerSchool int `bson:"max_copies_per_school,omitempty"`
 	// Absent (0, keep for good) in schools stored before the setting.
 	LoanHistoryDays int `bson:"loan_history_days,omitempty"`
+	// The IANA time zone; absent in schools stored before schools had one,
+	// which library.Settings.Zone reads as UTC.
+	Timezone string `bson:"timezone,omitempty"`
 }
 
 func toSettingsDoc(s library.Settings) settingsDoc {
@@ -58,6 +108,7 @@ func toSettingsDoc(s library.Settings) settingsDoc {
 		MaxCopiesPerBook:   s.MaxCopiesPerBook,
 		MaxCopiesPerSchool: s.MaxCopiesPerSchool,
 		LoanHistoryDays:    s.LoanHistoryDays,
+		Timezone:           s.Timezone,
 	}
 }
 
@@ -67,6 +118,7 @@ func toSchoolDoc(s library.School) schoolDoc {
 		Name:      s.Name,
 		Domain:    s.Domain,
 		Settings:  toSettingsDoc(s.Settings),
+		Calendar:  toCalendarDoc(s.Calendar),
 		CreatedAt: s.CreatedAt.UTC(),
 	}
 }
@@ -84,7 +136,9 @@ func (d schoolDoc) toSchool() library.School {
 			MaxCopiesPerBook:   d.Settings.MaxCopiesPerBook,
 			MaxCopiesPerSchool: d.Settings.MaxCopiesPerSchool,
 			LoanHistoryDays:    d.Settings.LoanHistoryDays,
+			Timezone:           d.Settings.Timezone,
 		}.WithCapDefaults(),
+		Calendar:  d.Calendar.toCalendar(),
 		CreatedAt: d.CreatedAt.UTC(),
 	}
 }
@@ -139,6 +193,25 @@ func (r *Schools) SaveSettings(ctx context.Context, schoolID string, s library.S
 	res, err := r.c.UpdateOne(ctx, bson.D{{Key: "_id", Value: schoolID}}, update)
 	if err != nil {
 		return mapErr(err, "save the school's settings", nil, nil)
+	}
+	if res.MatchedCount == 0 {
+		return library.ErrSchoolNotFound()
+	}
+	return nil
+}
+
+// SaveCalendar implements ports.SchoolRepository: one updateOne on the
+// school by _id that sets its calendar sub-document (or unsets it for a
+// calendar with nothing in it), leaving the settings as they are.
+// Concurrent saves are last-writer-wins.
+func (r *Schools) SaveCalendar(ctx context.Context, schoolID string, c library.Calendar) error {
+	update := bson.D{{Key: "$unset", Value: bson.D{{Key: "calendar", Value: ""}}}}
+	if doc := toCalendarDoc(c); doc != nil {
+		update = bson.D{{Key: "$set", Value: bson.D{{Key: "calendar", Value: doc}}}}
+	}
+	res, err := r.c.UpdateOne(ctx, bson.D{{Key: "_id", Value: schoolID}}, update)
+	if err != nil {
+		return mapErr(err, "save the school's calendar", nil, nil)
 	}
 	if res.MatchedCount == 0 {
 		return library.ErrSchoolNotFound()

@@ -2,6 +2,7 @@ package sqliterepo_test
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"testing"
@@ -129,12 +130,12 @@ func TestSchoolsSaveSettings(t *testing.T) {
 			func() (library.School, error) { return schools.GetByDomain(testCtx(t), s.Domain) },
 		} {
 			got, err := get()
-			if err != nil || got != want {
+			if err != nil || !reflect.DeepEqual(got, want) {
 				t.Fatalf("school after SaveSettings(%+v) = %+v, %v; want %+v", settings, got, err, want)
 			}
 		}
 	}
-	if got, err := schools.Get(testCtx(t), other.ID); err != nil || got != other {
+	if got, err := schools.Get(testCtx(t), other.ID); err != nil || !reflect.DeepEqual(got, other) {
 		t.Fatalf("the other school = %+v, %v; want it untouched", got, err)
 	}
 	err := schools.SaveSettings(testCtx(t), uuid.NewString(), library.DefaultSettings())

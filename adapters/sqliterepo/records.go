@@ -157,9 +157,7 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 	switch k {
 	case ports.KindSchools:
 		return recordsKind(d, k, stmtRecSchoolsCount, stmtRecSchoolsRead, scanSchool, func(ctx context.Context, tx *txn, s library.School) error {
-			_, err := d.exec(ctx, tx, stmtSchoolInsert, append(settingsArgs(s.Settings),
-				sql.Named("id", s.ID), sql.Named("name", s.Name), sql.Named("domain", s.Domain),
-				sql.Named("created_at", millis(s.CreatedAt)))...)
+			_, err := d.exec(ctx, tx, stmtSchoolInsert, schoolArgs(s)...)
 			return err
 		}), nil
 	case ports.KindAccounts:

@@ -3,6 +3,7 @@ package sqliterepo
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
@@ -25,13 +26,13 @@ func NewSchools(db *DB) *Schools {
 }
 
 const schoolColumns = `id, name, domain, default_loan_days, max_renewals, renewal_days, allow_public_catalog, created_at,
-	max_copies_per_book, max_copies_per_school, loan_history_days`
+	max_copies_per_book, max_copies_per_school, loan_history_days, timezone, calendar`
 
 var (
 	stmtSchoolInsert = newStmt("schools.insert", `
 INSERT INTO schools (`+schoolColumns+`)
 VALUES (:id, :name, :domain, :default_loan_days, :max_renewals, :renewal_days, :allow_public_catalog, :created_at,
-	:max_copies_per_book, :max_copies_per_school, :loan_history_days)`)
+	:max_copies_per_book, :max_copies_per_school, :loan_history_days, :timezone, :calendar)`)
 	stmtSchoolGet          = newStmt("schools.get", `SELECT `+schoolColumns+` FROM schools WHERE id = :id`)
 	stmtSchoolGetByDomain  = newStmt("schools.get_by_domain", `SELECT `+schoolColumns+` FROM schools WHERE domain = :domain`)
 	stmtSchoolList         = newStmt("schools.list", `SELECT `+schoolColumns+` FROM schools ORDER BY name, id`)
@@ -39,8 +40,9 @@ VALUES (:id, :name, :domain, :default_loan_days, :max_renewals, :renewal_days, :
 UPDATE schools SET default_loan_days = :default_loan_days, max_renewals = :max_renewals,
 	renewal_days = :renewal_days, allow_public_catalog = :allow_public_catalog,
 	max_copies_per_book = :max_copies_per_book, max_copies_per_school = :max_copies_per_school,
-	loan_history_days = :loan_history_days
+	loan_history_days = :loan_history_days, timezone = :timezone
 WHERE id = :id`)
+	stmtSchoolSaveCalendar = newStmt("schools.save_calendar", `UPDATE schools SET calendar = :calendar WHERE id = :id`)
 )
 
 // settingsArgs are the named parameters of a school's settings.
@@ -53,32 +55,83 @@ func settingsArgs(s library.Settings) []any {
 		sql.Named("max_copies_per_book", s.WithCapDefaults().MaxCopiesPerBook),
 		sql.Named("max_copies_per_school", s.WithCapDefaults().MaxCopiesPerSchool),
 		sql.Named("loan_history_days", s.LoanHistoryDays),
+		sql.Named("timezone", s.Timezone),
 	}
+}
+
+// calendarJSON is a school's calendar in its column: weekdays by their API
+// names, dates as YYYY-MM-DD.
+type calendarJSON struct {
+	ClosedWeekdays []string      `json:"closed_weekdays,omitempty"`
+	Closures       []closureJSON `json:"closures,omitempty"`
+	TermEnds       []string      `json:"term_ends,omitempty"`
+}
+
+type closureJSON struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Name string `json:"name,omitempty"`
+}
+
+// calendarArg is the calendar column's value for c.
+func calendarArg(c library.Calendar) sql.NamedArg {
+	j := calendarJSON{ClosedWeekdays: c.ClosedWeekdayNames(), TermEnds: c.TermEnds}
+	for _, cl := range c.Closures {
+		j.Closures = append(j.Closures, closureJSON(cl))
+	}
+	b, _ := json.Marshal(j) // strings and slices of them always marshal
+	return sql.Named("calendar", string(b))
+}
+
+// parseCalendar reads the calendar column; the zero calendar has nil lists.
+func parseCalendar(s string) (library.Calendar, error) {
+	var j calendarJSON
+	if err := json.Unmarshal([]byte(s), &j); err != nil {
+		return library.Calendar{}, err
+	}
+	c := library.Calendar{TermEnds: j.TermEnds}
+	for _, name := range j.ClosedWeekdays {
+		if d, ok := library.ParseWeekday(name); ok {
+			c.ClosedWeekdays = append(c.ClosedWeekdays, d)
+		}
+	}
+	for _, cl := range j.Closures {
+		c.Closures = append(c.Closures, library.Closure(cl))
+	}
+	return c, nil
 }
 
 func scanSchool(s scanner) (library.School, error) {
 	var (
-		sc      library.School
-		created int64
+		sc       library.School
+		created  int64
+		calendar string
 	)
 	err := s.Scan(&sc.ID, &sc.Name, &sc.Domain, &sc.Settings.DefaultLoanDays, &sc.Settings.MaxRenewals,
 		&sc.Settings.RenewalDays, &sc.Settings.AllowPublicCatalog, &created,
-		&sc.Settings.MaxCopiesPerBook, &sc.Settings.MaxCopiesPerSchool, &sc.Settings.LoanHistoryDays)
+		&sc.Settings.MaxCopiesPerBook, &sc.Settings.MaxCopiesPerSchool, &sc.Settings.LoanHistoryDays, &sc.Settings.Timezone, &calendar)
 	if err != nil {
 		return library.School{}, err
 	}
 	sc.CreatedAt = fromMillis(created)
+	if sc.Calendar, err = parseCalendar(calendar); err != nil {
+		return library.School{}, err
+	}
 	return sc, nil
 }
 
 // Create implements ports.SchoolRepository. The primary key and the UNIQUE
 // domain are both one Conflict.
 func (r *Schools) Create(ctx context.Context, s library.School) error {
-	args := append(settingsArgs(s.Settings),
-		sql.Named("id", s.ID), sql.Named("name", s.Name), sql.Named("domain", s.Domain),
-		sql.Named("created_at", millis(s.CreatedAt)))
-	_, err := r.db.exec(ctx, r.db.write, stmtSchoolInsert, args...)
+	_, err := r.db.exec(ctx, r.db.write, stmtSchoolInsert, schoolArgs(s)...)
 	return mapErr(err, "create the school", nil, library.ErrDomainTaken)
+}
+
+// schoolArgs are the named parameters of stmtSchoolInsert.
+func schoolArgs(s library.School) []any {
+	return append(settingsArgs(s.Settings),
+		sql.Named("id", s.ID), sql.Named("name", s.Name), sql.Named("domain", s.Domain),
+		sql.Named("created_at", millis(s.CreatedAt)), calendarArg(s.Calendar))
 }
 
 // Get implements ports.SchoolRepository.
@@ -123,4 +176,15 @@ func (r *Schools) SaveSettings(ctx context.Context, schoolID string, s library.S
 		return mapErr(err, "save the school's settings", nil, nil)
 	}
 	return notFoundIfNone(res, "save the school's settings", library.ErrSchoolNotFound)
+}
+
+// SaveCalendar replaces a school's calendar with one UPDATE by id; the
+// settings are not touched, and concurrent saves are last-writer-wins.
+// Errors: NotFound "school_not_found".
+func (r *Schools) SaveCalendar(ctx context.Context, schoolID string, c library.Calendar) error {
+	res, err := r.db.exec(ctx, r.db.write, stmtSchoolSaveCalendar, calendarArg(c), sql.Named("id", schoolID))
+	if err != nil {
+		return mapErr(err, "save the school's calendar", nil, nil)
+	}
+	return notFoundIfNone(res, "save the school's calendar", library.ErrSchoolNotFound)
 }

@@ -107,10 +107,12 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 			names[s.ID] = s
 		}
 	}
-	today := a.Now().UTC()
+	// The school's own date, and its default due date moved by its calendar:
+	// the date the desk prefills is one the check-out accepts.
+	today := school.Today(a.Now())
 	v := deskView{
 		base: a.schoolBase(r, school, "Desk", "desk"), Base: schoolPath(school),
-		Today: today.Format("2006-01-02"), DueDefault: library.DefaultDueDate(today, school.Settings),
+		Today: today.Format("2006-01-02"), DueDefault: school.DefaultDue(today),
 		MaxRenewals: school.Settings.MaxRenewals, CanLend: a.allowed(r, "create", "library:loans"),
 		Focus: "checkout", Choice: choice,
 		// Overdue first, then by due date: what the desk must chase on top.

@@ -376,6 +376,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 			"max_copies_per_book":   strconv.Itoa(s.Settings.WithCapDefaults().MaxCopiesPerBook),
 			"max_copies_per_school": strconv.Itoa(s.Settings.WithCapDefaults().MaxCopiesPerSchool),
 			"loan_history_days":     strconv.Itoa(s.Settings.LoanHistoryDays),
+			"timezone":              s.Settings.Zone(),
 		}}
 	}
 	a.render(w, r, status, "settings", v)
@@ -415,6 +416,8 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 		// A checkbox is sent only when ticked.
 		AllowPublicCatalog: form.Get("allow_public_catalog") == "true",
 		MaxCopiesPerBook:   optional("max_copies_per_book"), MaxCopiesPerSchool: optional("max_copies_per_school"),
+		// Blank keeps the school's zone, as the service reads "".
+		Timezone: strings.TrimSpace(form.Get("timezone")),
 	}
 	// Left blank (or a form from before the setting), the school keeps how
 	// long it keeps loan history; 0 is a choice of its own (for good).
@@ -433,7 +436,7 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 		_, err = a.deps.Library.Schools.PutSettings(r.Context(), school.ID, set)
 	}
 	if err != nil {
-		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days")
+		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days", "timezone")
 		st.Values["allow_public_catalog"] = strconv.FormatBool(set.AllowPublicCatalog)
 		a.renderSettings(w, r, school, a.statusFor(err), st)
 		return

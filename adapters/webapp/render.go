@@ -168,6 +168,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 	add("books", "Books", root+"/books", "read", "library:copies")
 	add("students", "Students", root+"/students", "read", "library:students")
 	add("settings", "Settings", root+"/settings", "read", "library:settings")
+	add("calendar", "Calendar", root+"/calendar", "read", "library:calendar")
 	add("accounts", "Accounts", root+"/accounts", "read", "library:accounts")
 	add("catalog", "Public catalog", root+"/catalog", "", "")
 	return b

@@ -144,6 +144,8 @@ func (a *App) Routes() []Route {
 		submit("web.students.import", school+"/students/import", a.importStudents),
 		view("web.settings", school+"/settings", a.settings),
 		submit("web.settings.save", school+"/settings", a.saveSettings),
+		view("web.calendar", school+"/calendar", a.calendar),
+		submit("web.calendar.save", school+"/calendar", a.saveCalendar),
 		view("web.accounts", school+"/accounts", a.accounts),
 		submit("web.accounts.invite", school+"/accounts/invite", a.invite),
 		submit("web.accounts.manage", school+"/accounts/manage", a.manage),

@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gorilla/mux"
 	"golang.org/x/net/html"
@@ -133,6 +135,8 @@ func TestEveryPageRendersWithItsHeaders(t *testing.T) {
 		{"Students", &f.librarian, "/library/maple.example.org/students", "import-form"},
 		{"Settings", &f.librarian, "/library/maple.example.org/settings", "settings-form"},
 		{"SettingsStudent", &f.student, "/library/maple.example.org/settings", "settings-view"},
+		{"Calendar", &f.librarian, "/library/maple.example.org/calendar", "calendar-form"},
+		{"CalendarStaff", &f.staff, "/library/maple.example.org/calendar", "calendar-view"},
 		{"Accounts", &f.admin, "/library/maple.example.org/accounts", "invite-form"},
 		{"AccountsStaff", &f.staff, "/library/maple.example.org/accounts", "accounts-table"},
 		{"Catalog", nil, "/library/maple.example.org/catalog", "catalog-table"},
@@ -563,6 +567,118 @@ func TestSettingsFormSetsCopyCaps(t *testing.T) {
 	}
 	if b, s := caps(); b != 40 || s != 900 {
 		t.Fatalf("caps after a refused form = %d, %d; want them unchanged", b, s)
+	}
+}
+
+// TestCalendarFormSavesAndRefuses saves a school's calendar from its page
+// (closed weekdays ticked, closures one a line, term ends in a list), shows
+// a refused one with the problem under the box and the line it is on, and
+// saves nothing then; students cannot open the page.
+func TestCalendarFormSavesAndRefuses(t *testing.T) {
+	f := newFixture(t)
+	ctx := user.WithPrincipal(context.Background(), user.PrincipalOf(f.librarian))
+	const path = "/library/maple.example.org/calendar"
+	calendar := func() library.Calendar {
+		s, err := f.lib.Schools.Calendar(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Calendar
+	}
+	rec := f.do(&f.librarian, http.MethodPost, path, url.Values{
+		"closed_weekdays": {"sunday", "saturday"},
+		"closures":        {"2026-12-21 2027-01-03 Winter break\r\n\r\n2027-02-15 Staff day\n2027-04-01 to 2027-04-05"},
+		"term_ends":       {"2027-03-26, 2026-12-18"},
+	})
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("save the calendar: %d %s", rec.Code, rec.Body)
+	}
+	want := library.Calendar{
+		ClosedWeekdays: []time.Weekday{time.Saturday, time.Sunday},
+		Closures: []library.Closure{{From: "2026-12-21", To: "2027-01-03", Name: "Winter break"}, {From: "2027-02-15", To: "2027-02-15", Name: "Staff day"},
+			{From: "2027-04-01", To: "2027-04-05"}},
+		TermEnds: []string{"2026-12-18", "2027-03-26"},
+	}
+	if got := calendar(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("saved calendar = %+v, want %+v", got, want)
+	}
+	// The page shows it back as it reads it.
+	doc := parse(t, f.do(&f.librarian, http.MethodGet, path, nil).Body.String())
+	if !hasAttr(byID(doc, "calendar-closed-saturday"), "checked") || hasAttr(byID(doc, "calendar-closed-friday"), "checked") {
+		t.Errorf("the closed days are not the ones ticked")
+	}
+	if got := textOf(byID(doc, "calendar-closures")); !strings.Contains(got, "2027-02-15 2027-02-15 Staff day") {
+		t.Errorf("closures box = %q", got)
+	}
+
+	for _, tc := range []struct {
+		name    string
+		form    url.Values
+		invalid string
+		says    string
+	}{
+		{"a closure ending before it starts", url.Values{"closures": {"2026-12-21 2027-01-03\n2027-02-15 2027-02-10 Oops"}}, "calendar-closures", "line 2"},
+		{"a term end that is no date", url.Values{"term_ends": {"2026-12-18 18.12.2026"}}, "calendar-term-ends", "18.12.2026"},
+		{"every day closed", url.Values{"closed_weekdays": library.WeekdayNames()}, "calendar-weekdays-error", "open"},
+	} {
+		rec := f.do(&f.librarian, http.MethodPost, path, tc.form)
+		if rec.Code != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: %d, want 422", tc.name, rec.Code)
+		}
+		doc := parse(t, rec.Body.String())
+		el := byID(doc, tc.invalid)
+		if el == nil || (attr(el, "aria-invalid") != "true" && !strings.HasSuffix(tc.invalid, "-error")) {
+			t.Errorf("%s: #%s is not marked invalid", tc.name, tc.invalid)
+		}
+		if !strings.Contains(rec.Body.String(), tc.says) {
+			t.Errorf("%s: the page does not say %q", tc.name, tc.says)
+		}
+		if got := calendar(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: a refused form changed the calendar: %+v", tc.name, got)
+		}
+	}
+	if rec := f.do(&f.student, http.MethodGet, path, nil); rec.Code != http.StatusForbidden {
+		t.Errorf("a student opening the calendar: %d, want 403", rec.Code)
+	}
+	if rec := f.do(&f.staff, http.MethodPost, path, url.Values{"term_ends": {""}}); rec.Code != http.StatusForbidden {
+		t.Errorf("staff saving the calendar: %d, want 403", rec.Code)
+	}
+	if got := calendar(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("refused callers changed the calendar: %+v", got)
+	}
+}
+
+// TestSettingsFormSetsTimezone saves the school's time zone from the
+// settings page and refuses an unknown one on the form.
+func TestSettingsFormSetsTimezone(t *testing.T) {
+	f := newFixture(t)
+	ctx := user.WithPrincipal(context.Background(), user.PrincipalOf(f.librarian))
+	const path = "/library/maple.example.org/settings"
+	form := func(tz string) url.Values {
+		return url.Values{"default_loan_days": {"14"}, "max_renewals": {"2"}, "renewal_days": {"7"}, "timezone": {tz}}
+	}
+	zone := func() string {
+		s, err := f.lib.Schools.Settings(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Settings.Zone()
+	}
+	if got := attr(byID(parse(t, f.do(&f.librarian, http.MethodGet, path, nil).Body.String()), "settings-timezone"), "value"); got != "UTC" {
+		t.Fatalf("the time zone field shows %q, want UTC", got)
+	}
+	if rec := f.do(&f.librarian, http.MethodPost, path, form("Asia/Tokyo")); rec.Code != http.StatusSeeOther || zone() != "Asia/Tokyo" {
+		t.Fatalf("save Asia/Tokyo: %d, zone %s", rec.Code, zone())
+	}
+	rec := f.do(&f.librarian, http.MethodPost, path, form("Mars/Olympus_Mons"))
+	if rec.Code != http.StatusUnprocessableEntity || attr(byID(parse(t, rec.Body.String()), "settings-timezone"), "aria-invalid") != "true" {
+		t.Fatalf("an unknown zone: %d, want 422 with the field marked", rec.Code)
+	}
+	if zone() != "Asia/Tokyo" {
+		t.Fatalf("a refused zone changed it to %s", zone())
+	}
+	if rec := f.do(&f.librarian, http.MethodPost, path, form("")); rec.Code != http.StatusSeeOther || zone() != "Asia/Tokyo" {
+		t.Fatalf("a blank zone: %d, zone %s; want it kept", rec.Code, zone())
 	}
 }
 

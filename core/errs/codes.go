@@ -86,6 +86,7 @@ const (
 	CodeActiveLoans         = "active_loans"
 	CodeRenewalExists       = "renewal_exists"
 	CodeRenewalLimitReached = "renewal_limit_reached"
+	CodeRenewalPastTermEnd  = "renewal_past_term_end"
 	CodeSweepClaimed        = "sweep_claimed"
 	CodeDepartureDecided    = "departure_decided"
 	CodeDepartureNotFound   = "departure_not_found"

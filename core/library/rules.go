@@ -111,6 +111,9 @@ func ValidateSettings(s Settings) error {
 	if s.LoanHistoryDays < 0 || s.LoanHistoryDays > MaxLoanHistoryDays {
 		fields.Add("loan_history_days", "must be between 0 (keep) and 3650")
 	}
+	if !ValidTimezone(s.Zone()) {
+		fields.Add("timezone", "must be an IANA time zone name such as Europe/Berlin")
+	}
 	return fields.Err()
 }
 

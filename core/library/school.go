@@ -17,10 +17,13 @@ import (
 
 // School is one school with its own catalog, copies, loans and accounts.
 type School struct {
-	ID        string // UUID
-	Name      string
-	Domain    string // lowercase DNS name, unique; used in /library/<domain>
-	Settings  Settings
+	ID       string // UUID
+	Name     string
+	Domain   string // lowercase DNS name, unique; used in /library/<domain>
+	Settings Settings
+	// Calendar is when the library is open and when its terms end; it is
+	// saved on its own (SaveCalendar), never with the settings.
+	Calendar  Calendar
 	CreatedAt time.Time
 }
 
@@ -41,6 +44,10 @@ type Settings struct {
 	// keep it). 0 keeps the link for good, so a school that sets nothing
 	// loses no history on an upgrade.
 	LoanHistoryDays int
+	// Timezone is the IANA name of the school's time zone (Zone reads ""
+	// as UTC): the school's dates, such as today and due dates, are its
+	// dates.
+	Timezone string
 }
 
 // Default copy caps. A book may have 1,000 copies, the most a book can be
@@ -56,7 +63,7 @@ const (
 
 // DefaultSettings are given to every new school.
 func DefaultSettings() Settings {
-	return Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true,
+	return Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true, Timezone: DefaultTimezone,
 		MaxCopiesPerBook: DefaultMaxCopiesPerBook, MaxCopiesPerSchool: DefaultMaxCopiesPerSchool}
 }
 

@@ -107,10 +107,10 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		}
 		return LoanView{}, library.ErrStudentNotFound()
 	}
-	today := s.today()
-	due := library.DefaultDueDate(today, school.Settings)
+	today := s.todayAt(school)
+	due := school.DefaultDue(today)
 	if in.DueAt != "" {
-		if due, err = library.ParseDueDate(in.DueAt, today); err != nil {
+		if due, err = school.ParseDue(in.DueAt, today); err != nil {
 			return LoanView{}, err
 		}
 	}
@@ -266,9 +266,9 @@ func (s *Circulation) loanInScope(ctx context.Context, loanID string) (library.L
 }
 
 // RenewLoan extends a loan by the school's renewal period, counting from
-// the later of its due date and today.
-// Errors: NotFound "loan_not_found", Conflict "loan_not_active" or
-// "renewal_limit_reached".
+// the later of its due date and today, moved by the school's calendar.
+// Errors: NotFound "loan_not_found", Conflict "loan_not_active",
+// "renewal_limit_reached" or "renewal_past_term_end".
 //
 // expected, when set, is the renewal count the client saw before asking: a
 // request whose renewal already happened (a retry after a lost reply, or a
@@ -285,7 +285,7 @@ func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *in
 	if err != nil {
 		return LoanView{}, err
 	}
-	today := s.today()
+	today := s.todayAt(school)
 	// Each pass claims the next renewal number; losing a race re-reads the
 	// count, so the limit is never passed.
 	for attempt := 0; attempt <= school.Settings.MaxRenewals; attempt++ {
@@ -300,7 +300,11 @@ func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *in
 		if n >= school.Settings.MaxRenewals {
 			return LoanView{}, library.ErrRenewalLimit()
 		}
-		next := library.Renewal{LoanID: loan.ID, Number: n + 1, DueAt: library.RenewedDueDate(due, today, school.Settings), RenewedAt: s.Now().UTC()}
+		nextDue, err := school.RenewedDue(due, today)
+		if err != nil {
+			return LoanView{}, err
+		}
+		next := library.Renewal{LoanID: loan.ID, Number: n + 1, DueAt: nextDue, RenewedAt: s.Now().UTC()}
 		err = s.loans.AddRenewal(ctx, next)
 		if err == nil {
 			return LoanView{Loan: loan, DueAt: next.DueAt, Renewals: next.Number, Status: library.LoanStatus(loan, next.DueAt, today)}, nil
@@ -335,7 +339,11 @@ func (s *Circulation) ReturnLoan(ctx context.Context, loanID string) (LoanView, 
 			loan = loans[0]
 		}
 	}
-	views, err := s.views(ctx, []library.Loan{loan}, s.today())
+	school, err := s.schools.Get(ctx, loan.SchoolID)
+	if err != nil {
+		return LoanView{}, err
+	}
+	views, err := s.views(ctx, []library.Loan{loan}, s.todayAt(school))
 	if err != nil {
 		return LoanView{}, err
 	}
@@ -376,7 +384,7 @@ func (s *Circulation) Loans(ctx context.Context, schoolParam string, f LoanFilte
 	if err != nil {
 		return nil, err
 	}
-	views, err := s.views(ctx, active, s.today())
+	views, err := s.views(ctx, active, s.todayAt(school))
 	if err != nil {
 		return nil, err
 	}
@@ -441,7 +449,11 @@ func (s *Circulation) StudentLoans(ctx context.Context) ([]LoanView, error) {
 	if p.Role != user.RoleStudent {
 		return nil, errs.E(errs.Forbidden, errs.CodeForbidden, "Only students have loans of their own.")
 	}
-	return s.studentLoans(ctx, p.AccountID, s.today())
+	school, err := s.schools.Get(ctx, p.SchoolID)
+	if err != nil {
+		return nil, err
+	}
+	return s.studentLoans(ctx, p.AccountID, s.todayAt(school))
 }
 
 // historyBatch bounds one write of the anonymisation: a school that turns

@@ -237,7 +237,7 @@ func (s *Holdings) CopyByCode(ctx context.Context, schoolParam, code string) (Co
 	if l, ok, err := s.activeLoanOf(ctx, c.ID); err != nil {
 		return CopyLookup{}, err
 	} else if ok {
-		views, err := s.views(ctx, []library.Loan{l}, s.today())
+		views, err := s.views(ctx, []library.Loan{l}, s.todayAt(school))
 		if err != nil {
 			return CopyLookup{}, err
 		}

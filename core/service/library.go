@@ -41,8 +41,9 @@ type clock struct {
 
 func (c *clock) Now() time.Time { return c.now() }
 
-// today is the calendar day circulation dates are counted in (UTC).
-func (c *clock) today() time.Time { return c.now().UTC() }
+// todayAt is now in the school's time zone: circulation counts dates (due
+// dates, overdue, renewals) by the school's calendar day, not the server's.
+func (c *clock) todayAt(school library.School) time.Time { return school.Today(c.now()) }
 
 // NewLibrary builds the library's use cases. It panics on a nil dependency.
 func NewLibrary(repos ports.Repositories, identity *Identity) *Library {

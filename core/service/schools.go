@@ -60,8 +60,9 @@ func (s *Schools) Settings(ctx context.Context, schoolParam string) (library.Sch
 	return s.scope(ctx, schoolParam, "schoolId")
 }
 
-// PutSettings replaces a school's settings. A copy cap of 0 keeps the
-// school's current cap: clients written before the caps existed send none.
+// PutSettings replaces a school's settings. A copy cap of 0 and an empty
+// time zone keep the school's current ones: clients written before they
+// existed send none.
 // Errors: Invalid (each field), as scope.
 func (s *Schools) PutSettings(ctx context.Context, schoolParam string, set library.Settings) (library.School, error) {
 	school, err := s.scope(ctx, schoolParam, "schoolId")
@@ -75,6 +76,9 @@ func (s *Schools) PutSettings(ctx context.Context, schoolParam string, set libra
 	if set.MaxCopiesPerSchool == 0 {
 		set.MaxCopiesPerSchool = current.MaxCopiesPerSchool
 	}
+	if set.Timezone == "" {
+		set.Timezone = current.Zone()
+	}
 	if err := library.ValidateSettings(set); err != nil {
 		return library.School{}, err
 	}
@@ -82,5 +86,41 @@ func (s *Schools) PutSettings(ctx context.Context, schoolParam string, set libra
 		return library.School{}, err
 	}
 	school.Settings = set
+	return school, nil
+}
+
+// Calendar returns the caller's school (admins name it) with its calendar.
+// Errors: as scope.
+func (s *Schools) Calendar(ctx context.Context, schoolParam string) (library.School, error) {
+	return s.scope(ctx, schoolParam, "schoolId")
+}
+
+// CalendarInput is a whole calendar as a client sends it: weekday names,
+// closures and term ends (library.NewCalendar).
+type CalendarInput struct {
+	ClosedWeekdays []string
+	Closures       []library.Closure
+	TermEnds       []string
+}
+
+// PutCalendar replaces a school's calendar. A refused calendar changes
+// nothing. Loans already made keep their due dates; the calendar applies
+// to loans and renewals from now on. The calendar is checked before the
+// school is looked up: a calendar is refused alike whoever sends it, and
+// reveals nothing of any school.
+// Errors: Invalid (each field), as scope.
+func (s *Schools) PutCalendar(ctx context.Context, schoolParam string, in CalendarInput) (library.School, error) {
+	cal, err := library.NewCalendar(in.ClosedWeekdays, in.Closures, in.TermEnds)
+	if err != nil {
+		return library.School{}, err
+	}
+	school, err := s.scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return library.School{}, err
+	}
+	if err := s.schools.SaveCalendar(ctx, school.ID, cal); err != nil {
+		return library.School{}, err
+	}
+	school.Calendar = cal
 	return school, nil
 }

@@ -34,7 +34,9 @@ type Users struct {
 	mail       ports.MailTokenRepository
 	links      ports.ExternalIdentityRepository
 	loanReader
-	authz ports.Authorizer
+	// schools give a student's loans their school's today.
+	schools ports.SchoolRepository
+	authz   ports.Authorizer
 
 	// Now is replaceable in tests.
 	Now func() time.Time
@@ -43,13 +45,13 @@ type Users struct {
 // NewUsers builds the users service. It panics on a nil dependency.
 func NewUsers(repos ports.Repositories, authz ports.Authorizer) *Users {
 	if repos.Accounts == nil || repos.RefreshTokens == nil || repos.ReadingLists == nil || repos.Progress == nil || repos.Books == nil ||
-		repos.Students == nil || repos.Invites == nil || repos.MailTokens == nil || repos.ExternalIdentities == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || authz == nil {
+		repos.Students == nil || repos.Invites == nil || repos.MailTokens == nil || repos.ExternalIdentities == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || repos.Schools == nil || authz == nil {
 		panic("service.NewUsers: nil dependency")
 	}
 	return &Users{
 		accounts: repos.Accounts, refresh: repos.RefreshTokens, lists: repos.ReadingLists,
 		progress: repos.Progress, books: repos.Books, students: repos.Students, invites: repos.Invites, mail: repos.MailTokens, links: repos.ExternalIdentities,
-		departures: repos.Departures, loanReader: loanReader{loans: repos.Loans, active: repos.ActiveLoans}, authz: authz, Now: time.Now,
+		departures: repos.Departures, loanReader: loanReader{loans: repos.Loans, active: repos.ActiveLoans}, schools: repos.Schools, authz: authz, Now: time.Now,
 	}
 }
 
@@ -136,7 +138,7 @@ func (s *Users) UpdateMe(ctx context.Context, p ProfilePatch) (user.Account, err
 			prefs.Notifications = *pp.Notifications
 		}
 		if pp.Timezone != nil {
-			if !validTimezone(*pp.Timezone) {
+			if !library.ValidTimezone(*pp.Timezone) {
 				fields.Add("preferences.timezone", "must be an IANA time zone such as Europe/Lisbon or UTC")
 			} else {
 				prefs.Timezone = *pp.Timezone
@@ -167,15 +169,6 @@ func validateAvatar(raw string) string {
 		return "must be an https URL"
 	}
 	return ""
-}
-
-// validTimezone accepts IANA names; "Local" (the server's zone) is refused.
-func validTimezone(name string) bool {
-	if name == "" || name == "Local" || len(name) > 64 {
-		return false
-	}
-	_, err := time.LoadLocation(name)
-	return err == nil
 }
 
 // PublicProfile is what any permitted caller sees of an account.
@@ -316,7 +309,15 @@ func (s *Users) ExportMe(ctx context.Context) (Export, error) {
 	if err != nil {
 		return Export{}, err
 	}
-	loans, err := s.studentLoans(ctx, acct.ID, s.Now().UTC())
+	today := s.Now().UTC()
+	if acct.SchoolID != "" {
+		school, err := s.schools.Get(ctx, acct.SchoolID)
+		if err != nil {
+			return Export{}, err
+		}
+		today = school.Today(s.Now())
+	}
+	loans, err := s.studentLoans(ctx, acct.ID, today)
 	if err != nil {
 		return Export{}, err
 	}

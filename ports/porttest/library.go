@@ -1161,6 +1161,65 @@ func testLibSaveSettings(t *testing.T, r ports.Repositories) {
 	wantErr(t, "SaveSettings of a missing school", r.Schools.SaveSettings(ctx(t), uuid.NewString(), settings), errs.NotFound, "school_not_found")
 }
 
+// testSchoolSaveCalendar: a calendar is stored whole and read with its
+// school by every read; saving the calendar keeps the settings and saving
+// the settings keeps the calendar; the empty calendar clears it.
+func testSchoolSaveCalendar(t *testing.T, r ports.Repositories) {
+	s := newSchool("Maple High", "maple.example.org")
+	other := newSchool("Oak", "oak.example.org")
+	must(t, "Create school", r.Schools.Create(ctx(t), s))
+	must(t, "Create other school", r.Schools.Create(ctx(t), other))
+
+	cal := library.Calendar{
+		ClosedWeekdays: []time.Weekday{time.Monday, time.Saturday, time.Sunday},
+		Closures: []library.Closure{
+			{From: "2026-12-21", To: "2027-01-03", Name: "Winter break"},
+			{From: "2027-02-15", To: "2027-02-15"}, // one day, no name
+			{From: "2027-04-01", To: "2027-04-12", Name: "Pâques – «spring» break"},
+		},
+		TermEnds: []string{"2026-12-18", "2027-03-26", "2027-07-09"},
+	}
+	must(t, "SaveCalendar", r.Schools.SaveCalendar(ctx(t), s.ID, cal))
+	want := s
+	want.Calendar = cal
+	wantSchool(t, r, "Get after SaveCalendar", s.ID, want)
+	got, err := r.Schools.GetByDomain(ctx(t), s.Domain)
+	must(t, "GetByDomain", err)
+	checkSchool(t, "GetByDomain after SaveCalendar", got, want)
+	list, err := r.Schools.List(ctx(t))
+	must(t, "List", err)
+	if len(list) != 2 {
+		t.Fatalf("List = %d schools, want 2", len(list))
+	}
+	checkSchool(t, "List (Maple)", list[0], want)
+	checkSchool(t, "List (Oak)", list[1], other)
+
+	settings := library.Settings{DefaultLoanDays: 10, MaxRenewals: 1, RenewalDays: 5, MaxCopiesPerBook: 9, MaxCopiesPerSchool: 99, Timezone: "America/Chicago"}
+	must(t, "SaveSettings", r.Schools.SaveSettings(ctx(t), s.ID, settings))
+	want.Settings = settings
+	wantSchool(t, r, "Get after SaveSettings (the calendar stays)", s.ID, want)
+
+	smaller := library.Calendar{TermEnds: []string{"2027-07-09"}}
+	must(t, "SaveCalendar smaller", r.Schools.SaveCalendar(ctx(t), s.ID, smaller))
+	want.Calendar = smaller
+	wantSchool(t, r, "Get after a second SaveCalendar (replaced whole, settings stay)", s.ID, want)
+
+	must(t, "SaveCalendar empty", r.Schools.SaveCalendar(ctx(t), s.ID, library.Calendar{}))
+	want.Calendar = library.Calendar{}
+	wantSchool(t, r, "Get after saving the empty calendar", s.ID, want)
+
+	wantSchool(t, r, "Get other school", other.ID, other)
+	wantErr(t, "SaveCalendar of a missing school", r.Schools.SaveCalendar(ctx(t), uuid.NewString(), cal), errs.NotFound, "school_not_found")
+}
+
+// wantSchool reads the school with id and checks it is want.
+func wantSchool(t *testing.T, r ports.Repositories, call, id string, want library.School) {
+	t.Helper()
+	got, err := r.Schools.Get(ctx(t), id)
+	must(t, call, err)
+	checkSchool(t, call, got, want)
+}
+
 func testLibStudentNumbers(t *testing.T, r ports.Repositories) {
 	schoolA, schoolB := uuid.NewString(), uuid.NewString()
 	acc1, acc2 := uuid.NewString(), uuid.NewString()

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -50,6 +51,7 @@ func Repositories(t *testing.T, newRepos func(t *testing.T) ports.Repositories) 
 		{"Schools/DuplicateID", testSchoolDuplicateID},
 		{"Schools/ListOrdered", testSchoolListOrdered},
 		{"Schools/SaveSettings", testLibSaveSettings},
+		{"Schools/SaveCalendar", testSchoolSaveCalendar},
 		{"RefreshTokens/CreateGet", testTokenCreateGet},
 		{"RefreshTokens/CreateDuplicate", testTokenCreateDuplicate},
 		{"RefreshTokens/GetMissing", testTokenGetMissing},
@@ -526,7 +528,7 @@ func newSchool(name, domain string) library.School {
 		Name:   name,
 		Domain: domain,
 		Settings: library.Settings{DefaultLoanDays: 21, MaxRenewals: 3, RenewalDays: 10, AllowPublicCatalog: false,
-			MaxCopiesPerBook: 40, MaxCopiesPerSchool: 900},
+			MaxCopiesPerBook: 40, MaxCopiesPerSchool: 900, Timezone: "Pacific/Auckland"},
 		CreatedAt: base,
 	}
 }
@@ -537,9 +539,28 @@ func checkSchool(t *testing.T, call string, got, want library.School) {
 		t.Errorf("%s: CreatedAt = %v, want %v (at ms precision)", call, got.CreatedAt, want.CreatedAt)
 	}
 	got.CreatedAt = want.CreatedAt
-	if got != want {
+	if !reflect.DeepEqual(emptyAsNil(got.Calendar), emptyAsNil(want.Calendar)) {
+		t.Errorf("%s: Calendar = %+v, want %+v", call, got.Calendar, want.Calendar)
+	}
+	got.Calendar, want.Calendar = library.Calendar{}, library.Calendar{}
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%s:\n got %+v\nwant %+v", call, got, want)
 	}
+}
+
+// emptyAsNil returns c with its empty lists nil: a store may read an empty
+// list either way.
+func emptyAsNil(c library.Calendar) library.Calendar {
+	if len(c.ClosedWeekdays) == 0 {
+		c.ClosedWeekdays = nil
+	}
+	if len(c.Closures) == 0 {
+		c.Closures = nil
+	}
+	if len(c.TermEnds) == 0 {
+		c.TermEnds = nil
+	}
+	return c
 }
 
 func testSchoolCreateGet(t *testing.T, r ports.Repositories) {

@@ -13,6 +13,9 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"time"
+	// The IANA zone database, embedded: the image is FROM scratch, with no
+	// zoneinfo of its own, and schools and accounts name their time zones.
+	_ "time/tzdata"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/ulule/limiter/v3"

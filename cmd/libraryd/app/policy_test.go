@@ -83,6 +83,8 @@ var whoMayCall = map[string]string{
 	"library.studentLoans":    "student",
 	"library.settings.get":    "admin librarian staff student",
 	"library.settings.put":    "admin librarian",
+	"library.calendar.get":    "admin librarian staff",
+	"library.calendar.put":    "admin librarian",
 	"library.catalog":         "admin anonymous librarian reader staff student",
 
 	// The web app's pages and forms are open to every subject at the route;
@@ -105,6 +107,8 @@ var whoMayCall = map[string]string{
 	"web.students.import": "admin anonymous librarian reader staff student",
 	"web.settings":        "admin anonymous librarian reader staff student",
 	"web.settings.save":   "admin anonymous librarian reader staff student",
+	"web.calendar":        "admin anonymous librarian reader staff student",
+	"web.calendar.save":   "admin anonymous librarian reader staff student",
 	"web.accounts":        "admin anonymous librarian reader staff student",
 	"web.accounts.invite": "admin anonymous librarian reader staff student",
 	"web.accounts.manage": "admin anonymous librarian reader staff student",
