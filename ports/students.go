@@ -16,7 +16,9 @@ type StudentRepository interface {
 	// name, then id, from q.Offset on, at most q.Limit of them, and how many
 	// match in all. With q.Terms, only students where every term begins a
 	// word of the name, the email or the student number (ignoring case and
-	// accents) match.
+	// accents) match; with q.HomeroomKey, only students whose homeroom has
+	// that key (library.HomeroomKey), found through an index of the
+	// school's classes, never by reading the school's other students.
 	Search(ctx context.Context, q library.StudentQuery) ([]user.Account, int, error)
 	// ClaimNumber reserves a student number in a school for an account.
 	// Numbers differing only in case are the same number.

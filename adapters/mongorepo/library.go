@@ -758,9 +758,13 @@ func (r *Students) ReleaseNumbers(ctx context.Context, accountID string) error {
 // Search implements ports.StudentRepository: one find and one count on
 // accounts, with every term among the account's search_terms (the
 // multikey {school_id, role, search_terms} index) or, without terms, in the
-// order of the {school_id, role, name, _id} index.
+// order of the {school_id, role, name, _id} index; a class's students by
+// the {school_id, role, homeroom_key, name, _id} index.
 func (r *Students) Search(ctx context.Context, q library.StudentQuery) ([]user.Account, int, error) {
 	filter := bson.D{{Key: "school_id", Value: q.SchoolID}, {Key: "role", Value: string(user.RoleStudent)}, {Key: "deleted", Value: false}}
+	if q.HomeroomKey != "" {
+		filter = append(filter, bson.E{Key: "homeroom_key", Value: q.HomeroomKey})
+	}
 	if len(q.Terms) > 0 {
 		filter = append(filter, bson.E{Key: "search_terms", Value: bson.D{{Key: "$all", Value: q.Terms}}})
 	}
