@@ -88,6 +88,7 @@ func Students(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"Search/OrderAndScope", testStudentSearchScope},
 		{"Search/Words", testStudentSearchWords},
 		{"Search/Pages", testStudentSearchPages},
+		{"Search/Homeroom", testStudentSearchHomeroom},
 		{"Import/AllOrNothing", testImportAllOrNothing},
 		{"Import/CancelledMidway", testImportCancelledMidway},
 		{"Import/DeadlineThenResend", testImportDeadlineThenResend},
