@@ -47,11 +47,11 @@ type slipColumn struct {
 }
 
 var slipColumns = []slipColumn{
-	{"Student", 0.29, false},
-	{"Title", 0.36, false},
+	{"Student", 0.28, false},
+	{"Title", 0.33, false},
 	{"Copy", 0.14, false},
 	{"Due", 0.12, false},
-	{"Days overdue", 0.09, true},
+	{"Days overdue", 0.13, true},
 }
 
 // slipRowsPerPage is how many loan rows fit under a page's header and the
