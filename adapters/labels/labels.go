@@ -213,6 +213,12 @@ func (d *drawer) label(x, y float64, school string, lb Label, pattern []bool) er
 // text writes s centred on cx in a line whose top is top, shortened to
 // width.
 func (d *drawer) text(font string, size float64, s string, cx, top, width float64) error {
+	return d.write(font, size, s, cx, top, width, 0.5)
+}
+
+// write writes s, shortened to width, in a line whose top is top, placed
+// by anchor: 0 starts it at x, 0.5 centres it on x, 1 ends it at x.
+func (d *drawer) write(font string, size float64, s string, x, top, width, anchor float64) error {
 	fitted, err := d.fitFont(font, size, s, width)
 	if err != nil || fitted == "" {
 		return err
@@ -223,7 +229,7 @@ func (d *drawer) text(font string, size float64, s string, cx, top, width float6
 	}
 	// The baseline sits 0.8 of the size below the line's top, leaving room
 	// for accents above capitals and for descenders below.
-	d.pdf.SetXY(cx-w/2, top+0.8*size)
+	d.pdf.SetXY(x-anchor*w, top+0.8*size)
 	return d.pdf.Text(fitted)
 }
 

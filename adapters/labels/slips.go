@@ -186,25 +186,11 @@ func (d *drawer) slipRow(font string, cells []string, top float64) error {
 
 // left writes s from x in a line whose top is top, shortened to width.
 func (d *drawer) left(font string, size float64, s string, x, top, width float64) error {
-	fitted, err := d.fitFont(font, size, s, width)
-	if err != nil || fitted == "" {
-		return err
-	}
-	d.pdf.SetXY(x, top+0.8*size)
-	return d.pdf.Text(fitted)
+	return d.write(font, size, s, x, top, width, 0)
 }
 
 // right writes s ending at x in a line whose top is top, shortened to
 // width.
 func (d *drawer) right(font string, size float64, s string, x, top, width float64) error {
-	fitted, err := d.fitFont(font, size, s, width)
-	if err != nil || fitted == "" {
-		return err
-	}
-	w, err := d.pdf.MeasureTextWidth(fitted)
-	if err != nil {
-		return err
-	}
-	d.pdf.SetXY(x-w, top+0.8*size)
-	return d.pdf.Text(fitted)
+	return d.write(font, size, s, x, top, width, 1)
 }
