@@ -589,6 +589,17 @@ func (r *Loans) Open(ctx context.Context, schoolID, studentID, bookID string) ([
 	return findAll(ctx, r.loans, "list the open loans", filter, opts, loanDoc.toLoan)
 }
 
+// OpenOfStudents implements ports.LoanRepository with one find on the
+// {student_id, loaned_at} index. No students is no command.
+func (r *Loans) OpenOfStudents(ctx context.Context, schoolID string, studentIDs []string) ([]library.Loan, error) {
+	if len(studentIDs) == 0 {
+		return nil, nil
+	}
+	filter := bson.D{{Key: "student_id", Value: in(studentIDs)}, {Key: "school_id", Value: schoolID}, {Key: "returned_at", Value: nil}}
+	opts := options.Find().SetSort(bson.D{{Key: "loaned_at", Value: 1}, {Key: "_id", Value: 1}}).SetBatchSize(wholeBatch)
+	return findAll(ctx, r.loans, "list the students' open loans", filter, opts, loanDoc.toLoan)
+}
+
 // OfStudent implements ports.LoanRepository: newest first, by
 // loaned_at and then _id, both descending (the {student_id, loaned_at}
 // index read backwards).

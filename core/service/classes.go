@@ -15,9 +15,9 @@ import (
 
 // openLoans returns the school's open loan records as LoanRepository.Open
 // does, and with a homeroom key only those of that class's students: the
-// class's students come from the students' homeroom index, and each
-// student's open loans from the loans' student index, so the school's
-// other loans are never read. A homeroom without students has no loans.
+// class's students come from the students' homeroom index, and their open
+// loans from one lookup of the loans' student index, so the school's other
+// loans are never read. A homeroom without students has no loans.
 func (s *Circulation) openLoans(ctx context.Context, schoolID, studentID, bookID, homeroomKey string) ([]library.Loan, error) {
 	if homeroomKey == "" {
 		return s.loans.Open(ctx, schoolID, studentID, bookID)
@@ -26,23 +26,22 @@ func (s *Circulation) openLoans(ctx context.Context, schoolID, studentID, bookID
 	if err != nil {
 		return nil, err
 	}
-	var out []library.Loan
+	ids := make([]string, 0, len(class))
 	for _, st := range class {
-		if studentID != "" && st.ID != studentID {
-			continue
+		if studentID == "" || st.ID == studentID {
+			ids = append(ids, st.ID)
 		}
-		open, err := s.loans.Open(ctx, schoolID, st.ID, bookID)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, open...)
 	}
-	slices.SortFunc(out, func(a, b library.Loan) int {
-		if c := a.LoanedAt.Compare(b.LoanedAt); c != 0 {
-			return c
+	open, err := s.loans.OpenOfStudents(ctx, schoolID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := open[:0]
+	for _, l := range open {
+		if bookID == "" || l.BookID == bookID {
+			out = append(out, l)
 		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	}
 	return out, nil
 }
 

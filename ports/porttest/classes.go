@@ -3,6 +3,7 @@ package porttest
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -68,4 +69,29 @@ func testStudentSearchHomeroom(t *testing.T, r ports.Repositories) {
 	if _, total := class(key, nil, 0, 10); total != 2 {
 		t.Errorf("Search 7B after the move: total %d, want 2", total)
 	}
+}
+
+// testLibOpenOfStudents: the open loans of some students of a school, in
+// loan order, without their returned loans, other students' or other
+// schools'.
+func testLibOpenOfStudents(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	s1, s2, s3 := uuid.NewString(), uuid.NewString(), uuid.NewString()
+	l1 := insertLoan(t, r, schoolA, s1, uuid.NewString(), base.Add(2*time.Hour))
+	l2 := insertLoan(t, r, schoolA, s2, uuid.NewString(), base)
+	l3 := insertLoan(t, r, schoolA, s1, uuid.NewString(), base.Add(time.Hour))
+	returned := insertLoan(t, r, schoolA, s2, uuid.NewString(), base.Add(-time.Hour))
+	must(t, "MarkReturned", r.Loans.MarkReturned(ctx(t), returned.ID, base))
+	insertLoan(t, r, schoolA, s3, uuid.NewString(), base) // another student
+	insertLoan(t, r, schoolB, s1, uuid.NewString(), base) // another school
+
+	loans, err := r.Loans.OpenOfStudents(ctx(t), schoolA, []string{s1, s2})
+	must(t, "OpenOfStudents", err)
+	wantLoans(t, "OpenOfStudents(A, s1 s2)", loans, l2, l3, l1)
+	loans, err = r.Loans.OpenOfStudents(ctx(t), schoolA, []string{uuid.NewString()})
+	must(t, "OpenOfStudents unknown", err)
+	wantLoans(t, "OpenOfStudents(A, unknown)", loans)
+	loans, err = r.Loans.OpenOfStudents(ctx(t), schoolA, nil)
+	must(t, "OpenOfStudents none", err)
+	wantLoans(t, "OpenOfStudents(A, none)", loans)
 }

@@ -58,6 +58,7 @@ func Loans(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"InsertGet", testLibLoanInsertGet},
 		{"ByIDs", testLibLoansByID},
 		{"Open", testLibOpenLoans},
+		{"OpenOfStudents", testLibOpenOfStudents},
 		{"OfStudent", testLibLoansOfStudent},
 		{"MarkReturnedIdempotent", testLibMarkReturned},
 		{"Delete", testLibDeleteLoan},
