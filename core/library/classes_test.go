@@ -10,40 +10,6 @@ import (
 	"github.com/readinglibrary/service/core/library"
 )
 
-func TestValidateStudentGradeAndHomeroom(t *testing.T) {
-	tests := []struct {
-		name       string
-		draft      library.StudentDraft
-		wantFields []string
-	}{
-		{name: "Both", draft: library.StudentDraft{Name: "Ada", Grade: "Year 7", Homeroom: "7B"}},
-		{name: "Neither", draft: library.StudentDraft{Name: "Ada"}},
-		{name: "Grade16Runes", draft: library.StudentDraft{Name: "Ada", Grade: strings.Repeat("é", 16)}},
-		{name: "Homeroom32Runes", draft: library.StudentDraft{Name: "Ada", Homeroom: strings.Repeat("ö", 32)}},
-		{name: "SpacesOnlyIsNone", draft: library.StudentDraft{Name: "Ada", Grade: "   ", Homeroom: "\t "}},
-		{name: "Grade17", draft: library.StudentDraft{Name: "Ada", Grade: strings.Repeat("9", 17)}, wantFields: []string{"grade"}},
-		{name: "Homeroom33", draft: library.StudentDraft{Name: "Ada", Homeroom: strings.Repeat("b", 33)}, wantFields: []string{"homeroom"}},
-		{name: "HomeroomControl", draft: library.StudentDraft{Name: "Ada", Homeroom: "7\u0000B"}, wantFields: []string{"homeroom"}},
-		{name: "GradeFormatChar", draft: library.StudentDraft{Name: "Ada", Grade: "3\u200b"}, wantFields: []string{"grade"}},
-		{name: "AllBad", draft: library.StudentDraft{Grade: strings.Repeat("x", 20), Homeroom: strings.Repeat("y", 40)}, wantFields: []string{"name", "grade", "homeroom"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := library.ValidateStudent(tt.draft)
-			var fields []string
-			for k := range got {
-				fields = append(fields, k)
-			}
-			slices.Sort(fields)
-			want := slices.Clone(tt.wantFields)
-			slices.Sort(want)
-			if !slices.Equal(fields, want) {
-				t.Errorf("ValidateStudent(%+v) = %v, want fields %v", tt.draft, got, tt.wantFields)
-			}
-		})
-	}
-}
-
 func TestHomeroomNormalisedAndKeyed(t *testing.T) {
 	d := library.StudentDraft{Name: "Ada", Grade: "  Year   7 ", Homeroom: " 7\t b  "}.Normalized()
 	if d.Grade != "Year 7" || d.Homeroom != "7 b" {
