@@ -40,6 +40,8 @@ const NoHomeroom = "No homeroom"
 
 // slipColumn is one column of a slip's table: its heading, its share of
 // the table's width, and whether its values are numbers (right-aligned).
+// Names and titles may be shortened to fit; copy codes, dates and numbers
+// never are, since the teacher reads them off the slip.
 type slipColumn struct {
 	heading string
 	share   float64
@@ -47,9 +49,9 @@ type slipColumn struct {
 }
 
 var slipColumns = []slipColumn{
-	{"Student", 0.28, false},
-	{"Title", 0.33, false},
-	{"Copy", 0.14, false},
+	{"Student", 0.26, false},
+	{"Title", 0.30, false},
+	{"Copy", 0.19, false}, // the widest code, WWWW-WWWW-W, whole
 	{"Due", 0.12, false},
 	{"Days overdue", 0.13, true},
 }

@@ -111,11 +111,17 @@ func TestOverdueSlipsNothingOverdue(t *testing.T) {
 func TestOverdueSlipsShortenLongCells(t *testing.T) {
 	title := strings.Repeat("A very long title ", 10)
 	pdf, err := labels.OverdueSlips("Maple School", "2026-03-10", []ports.OverdueSlip{{Homeroom: "7B",
-		Lines: []ports.OverdueLine{{Student: "Ada Pupil", Title: title, CopyCode: "C-1", DueAt: "2026-03-01", DaysOverdue: 9}}}})
+		Lines: []ports.OverdueLine{{Student: "Ada Pupil", Title: title, CopyCode: "WWWW-WWWW-W", DueAt: "2026-12-28", DaysOverdue: 1999}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := read(t, pdf)[0]
+	// The widest copy code, a date and a large count print whole.
+	for _, whole := range []string{"WWWW-WWWW-W", "2026-12-28", "1999", "Days overdue"} {
+		if !has(p, whole) {
+			t.Errorf("%q is not printed whole: %q", whole, p.Strings())
+		}
+	}
 	for _, s := range p.Strings() {
 		if strings.HasPrefix(s, "A very long") {
 			if !strings.HasSuffix(s, "…") || len(s) >= len(title) {
