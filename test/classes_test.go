@@ -297,20 +297,17 @@ func TestOverdueLoansByHomeroom(t *testing.T) {
 func TestOverdueSlips(t *testing.T) {
 	w := newClassWorld(t)
 	s := w.s
-	slips := func(t *testing.T, tok, query string) []labelstest.Page {
+	slips := func(t *testing.T, tok, query string) ([]labelstest.Page, string) {
 		t.Helper()
 		r := s.do(req{Path: "/api/library/loans/overdue-slips" + query, Token: tok})
 		if r.Status != 200 || r.Header.Get("Content-Type") != "application/pdf" || !bytes.HasPrefix(r.Body, []byte("%PDF-")) {
 			t.Fatalf("slips%s: %d %s %.200s", query, r.Status, r.Header.Get("Content-Type"), r.Body)
 		}
-		if cd := r.Header.Get("Content-Disposition"); !strings.HasPrefix(cd, `inline; filename="overdue-`) {
-			t.Errorf("Content-Disposition %q", cd)
-		}
 		pages, err := labelstest.Read(r.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return pages
+		return pages, r.Header.Get("Content-Disposition")
 	}
 	pupils := func(p labelstest.Page) []string {
 		var out []string
@@ -323,7 +320,7 @@ func TestOverdueSlips(t *testing.T) {
 		}
 		return out
 	}
-	pages := slips(t, w.libA, "")
+	pages, disposition := slips(t, w.libA, "")
 	if len(pages) != 3 {
 		t.Fatalf("%d pages, want 3 (7B, 7C, no homeroom)", len(pages))
 	}
@@ -348,11 +345,17 @@ func TestOverdueSlips(t *testing.T) {
 			t.Errorf("page %d lacks the date %s or the title: %q", i+1, today, p.Strings())
 		}
 	}
-	one := slips(t, w.staffA, "?homeroom=7c")
+	if want := `inline; filename="overdue-` + today + `.pdf"`; disposition != want {
+		t.Errorf("Content-Disposition %q, want %q", disposition, want)
+	}
+	one, disposition := slips(t, w.staffA, "?homeroom=7c")
+	if want := `inline; filename="overdue-` + today + `-7c.pdf"`; disposition != want {
+		t.Errorf("Content-Disposition of 7c %q, want %q", disposition, want)
+	}
 	if len(one) != 1 || !slices.Contains(one[0].Strings(), "Overdue books: 7C") || fmt.Sprint(pupils(one[0])) != "[Cleo Park]" {
 		t.Fatalf("slips of 7c: %d pages, %q", len(one), one[0].Strings())
 	}
-	empty := slips(t, w.libA, "?homeroom=9Z")
+	empty, _ := slips(t, w.libA, "?homeroom=9Z")
 	if len(empty) != 1 || !slices.Contains(empty[0].Strings(), "No book is overdue.") {
 		t.Fatalf("slips of an empty class: %d pages, %q", len(empty), empty[0].Strings())
 	}

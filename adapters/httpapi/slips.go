@@ -37,8 +37,8 @@ func (h *handler) overdueSlips(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := "overdue-" + found.Date
-	if key := library.HomeroomKey(p["homeroom"]); key != "" {
-		name += "-" + safeFileName(key)
+	if class := safeFileName(library.HomeroomKey(p["homeroom"])); class != "" {
+		name += "-" + class
 	}
 	writePDF(w, name, pdf)
 }
