@@ -23,6 +23,10 @@ type LoanRepository interface {
 	// never-completed records alike; callers keep those their claim names),
 	// filtered by student and book when not empty, ordered by LoanedAt.
 	Open(ctx context.Context, schoolID, studentID, bookID string) ([]library.Loan, error)
+	// OpenOfStudents returns the school's loans not returned of any of the
+	// students (a homeroom's), ordered by LoanedAt then ID, with one
+	// lookup of the students' loans. No students is no query.
+	OpenOfStudents(ctx context.Context, schoolID string, studentIDs []string) ([]library.Loan, error)
 	// OfStudent returns all loans of a student, newest first.
 	OfStudent(ctx context.Context, studentID string) ([]library.Loan, error)
 	// MarkReturned sets the loan's ReturnedAt unless it is set already.

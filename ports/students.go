@@ -13,10 +13,13 @@ import (
 // within the school.
 type StudentRepository interface {
 	// Search returns the school's students that are not deleted, ordered by
-	// name, then id, from q.Offset on, at most q.Limit of them, and how many
+	// name, then id, from q.Offset on, at most q.Limit of them (all of them
+	// for a limit of 0: a homeroom's students), and how many
 	// match in all. With q.Terms, only students where every term begins a
 	// word of the name, the email or the student number (ignoring case and
-	// accents) match.
+	// accents) match; with q.HomeroomKey, only students whose homeroom has
+	// that key (library.HomeroomKey), found through an index of the
+	// school's classes, never by reading the school's other students.
 	Search(ctx context.Context, q library.StudentQuery) ([]user.Account, int, error)
 	// ClaimNumber reserves a student number in a school for an account.
 	// Numbers differing only in case are the same number.

@@ -231,6 +231,25 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 		{"books page search", "/library/" + domain + "/books?search=the", true},
 		{"students page", "/library/" + domain + "/students", true},
 		{"students page search", "/library/" + domain + "/students?search=stu", true},
+		{"students of a homeroom", "/api/library/students?homeroom=7b", false},
+		{"loans of a homeroom", "/api/library/loans?homeroom=7b", false},
+		{"overdue slips of a homeroom", "/api/library/loans/overdue-slips?homeroom=7b", false},
+		{"desk page of a homeroom", "/library/" + domain + "?homeroom=7b", true},
+	}
+	// A class of three, each with a loan, that stays as it is while the
+	// school grows around it.
+	for i := range 3 {
+		bk, cs, err := s.App.Library.Holdings.AddBook(ctx, "", library.BookDraft{Title: fmt.Sprintf("Class Shelf %d", i), Author: "Class Author", Copies: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.App.Library.Students.Create(ctx, "", svc.StudentInput{Name: fmt.Sprintf("Class Pupil %d", i), Homeroom: "7B"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.App.Library.Circulation.CreateLoan(ctx, svc.LoanInput{BookID: bk.ID, CopyID: cs[0].ID, StudentID: st.ID}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	measure := func() map[string]int {
 		got := map[string]int{}

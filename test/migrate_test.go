@@ -49,7 +49,7 @@ func TestMigrateEmbeddedStoreToMongoAndBack(t *testing.T) {
 	// invitation.
 	for i := range 3 {
 		if r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: lib.Access,
-			Body: fmt.Sprintf(`{"name":"Migrating Pupil %d","student_number":"MIG-%d"}`, i, i)}); r.Status != 201 {
+			Body: fmt.Sprintf(`{"name":"Migrating Pupil %d","student_number":"MIG-%d","grade":"Year 6","homeroom":"6c"}`, i, i)}); r.Status != 201 {
 			t.Fatalf("student: %d %s", r.Status, r.Body)
 		}
 	}
@@ -107,6 +107,8 @@ func TestMigrateEmbeddedStoreToMongoAndBack(t *testing.T) {
 		{lib.Access, "/api/library/loans"},
 		{lib.Access, "/api/library/students?search=pupil"},
 		{lib.Access, "/api/library/students?limit=2&page=2"},
+		{lib.Access, "/api/library/students?homeroom=6C"}, // grades and homerooms come along, and their index
+		{lib.Access, "/api/library/loans?homeroom=6C"},
 		{lib.Access, "/api/library/copies?code=" + copies[0]["code"].(string)},
 		{lib.Access, "/api/library/settings"},
 		{admin.Access, "/api/library/accounts?schoolId=" + schoolID},

@@ -78,6 +78,9 @@ func TestLibraryRoleMatrix(t *testing.T) {
 			return req{Method: "POST", Path: "/api/library/students/import?schoolId=" + w.schoolA, Body: fmt.Sprintf("name,student_number\nCsv Pupil,CSV-%d\n", unique()),
 				Headers: map[string]string{"Content-Type": "text/csv"}}
 		}, [6]int{A, F, F, 201, F, 201}, nil},
+		{"PATCH /api/library/students/{id}", func(*testing.T, *libraryWorld) req {
+			return req{Method: "PATCH", Path: "/api/library/students/" + w.studentAID, Body: fmt.Sprintf(`{"school_id":%q,"homeroom":"M%d"}`, w.schoolA, unique())}
+		}, [6]int{A, F, F, 200, F, 200}, nil},
 		{"POST /api/library/books", func(*testing.T, *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/books", Body: fmt.Sprintf(`{"school_id":%q,"title":"B%d","author":"M"}`, w.schoolA, unique())}
 		}, [6]int{A, F, F, 201, F, 201}, nil},
@@ -99,6 +102,9 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		}, [6]int{A, F, 200, 200, N, 422}, nil},
 		{"GET /api/library/loans", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/loans?schoolId=" + w.schoolA} },
 			[6]int{A, F, 200, 200, F, 200}, nil},
+		{"GET /api/library/loans/overdue-slips", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/loans/overdue-slips?schoolId=" + w.schoolA}
+		}, [6]int{A, F, 200, 200, F, 200}, nil},
 		{"POST /api/library/loans", func(t *testing.T, w *libraryWorld) req {
 			bookID, copyID, _ := freshBook(t)
 			return req{Method: "POST", Path: "/api/library/loans", Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"copy_id":%q,"student_id":%q}`, w.schoolA, bookID, copyID, w.studentAID)}

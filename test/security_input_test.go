@@ -201,6 +201,9 @@ func TestSecurityMassAssignmentOtherWrites(t *testing.T) {
 		Loans []map[string]any `json:"loans"`
 	}
 	_ = jsonInto(s.do(req{Path: "/api/library/loans", Token: w.libA}), &open)
+	if len(open.Loans) == 1 {
+		delete(open.Loans[0], "student") // the list names the borrower; the loan's own answer does not
+	}
 	if len(open.Loans) != 1 || fmt.Sprint(open.Loans[0]) != loanBefore {
 		t.Fatalf("loans after refused changes: %v\nwant only %s", open.Loans, loanBefore)
 	}

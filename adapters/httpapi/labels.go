@@ -57,27 +57,44 @@ func (h *handler) copyLabels(w http.ResponseWriter, r *http.Request) {
 	for _, c := range found.Copies {
 		labels = append(labels, ports.Label{Code: c.Code, Title: found.Book.Title})
 	}
-	select {
-	case h.labelSlots <- struct{}{}:
-		defer func() { <-h.labelSlots }()
-	case <-r.Context().Done():
-		writeError(w, r, errs.E(errs.Unavailable, errs.CodeUnavailable, "Too many label sheets are being printed at once; try again in a moment."))
+	if !h.printSlot(w, r) {
 		return
 	}
+	defer func() { <-h.labelSlots }()
 	pdf, err := h.deps.Labels.Sheet(paper, found.School.Name, labels)
 	if err != nil {
 		writeError(w, r, errs.Wrap(err, "print copy labels"))
 		return
 	}
-	hd := w.Header()
-	hd.Set("Content-Type", "application/pdf")
 	name := "labels-" + found.Book.ID
 	if page > 1 {
 		name += "-" + strconv.Itoa(page)
 	}
+	w.Header().Set("X-Total-Count", strconv.Itoa(found.Total))
+	writePDF(w, name, pdf)
+}
+
+// printSlot waits for one of the PDF rendering slots (labelRenders) within
+// the request's deadline; the caller gives it back with <-h.labelSlots.
+// False means the request ended first, and the refusal has been written.
+func (h *handler) printSlot(w http.ResponseWriter, r *http.Request) bool {
+	select {
+	case h.labelSlots <- struct{}{}:
+		return true
+	case <-r.Context().Done():
+		writeError(w, r, errs.E(errs.Unavailable, errs.CodeUnavailable, "Too many documents are being printed at once; try again in a moment."))
+		return false
+	}
+}
+
+// writePDF answers pdf inline, so the browser shows it in its PDF viewer,
+// from which the librarian prints; name (without ".pdf") must be safe in a
+// header.
+func writePDF(w http.ResponseWriter, name string, pdf []byte) {
+	hd := w.Header()
+	hd.Set("Content-Type", "application/pdf")
 	hd.Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s.pdf"`, name))
 	hd.Set("Content-Length", strconv.Itoa(len(pdf)))
-	hd.Set("X-Total-Count", strconv.Itoa(found.Total))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(pdf)
 }

@@ -90,12 +90,15 @@ type studentBody struct {
 	Name          string `json:"name"`
 	Email         string `json:"email"`
 	StudentNumber string `json:"student_number"`
+	Grade         string `json:"grade"`
+	Homeroom      string `json:"homeroom"`
 	SchoolID      string `json:"school_id"`
 	CreatedAt     string `json:"created_at"`
 }
 
 func toStudentBody(a user.Account) studentBody {
-	return studentBody{StudentID: a.ID, Name: a.Name, Email: a.Email, StudentNumber: a.StudentNumber, SchoolID: a.SchoolID, CreatedAt: timestamp(a.CreatedAt)}
+	return studentBody{StudentID: a.ID, Name: a.Name, Email: a.Email, StudentNumber: a.StudentNumber, Grade: a.Grade,
+		Homeroom: a.Homeroom, SchoolID: a.SchoolID, CreatedAt: timestamp(a.CreatedAt)}
 }
 
 type libraryBookBody struct {
@@ -138,11 +141,22 @@ type loanBody struct {
 	Renewals   int      `json:"renewals"`
 	Status     string   `json:"status"`
 	Book       loanBook `json:"book"`
+	// Student is the borrower as the loans list shows it (that list only).
+	Student *loanStudent `json:"student,omitempty"`
 }
 
 type loanBook struct {
 	Title  string `json:"title"`
 	Author string `json:"author"`
+}
+
+// loanStudent is the borrower of a loan in the school's loans list: whom
+// and which class to chase.
+type loanStudent struct {
+	Name          string `json:"name"`
+	StudentNumber string `json:"student_number"`
+	Grade         string `json:"grade"`
+	Homeroom      string `json:"homeroom"`
 }
 
 func toLoanBody(v service.LoanView) loanBody {
@@ -333,6 +347,8 @@ type studentRequest struct {
 	Email         string  `json:"email"`
 	Password      *string `json:"password" validate:"omitnil,min=1"` // left out: a student without a sign-in
 	StudentNumber string  `json:"student_number"`
+	Grade         string  `json:"grade"`
+	Homeroom      string  `json:"homeroom"`
 }
 
 func (h *handler) createStudent(w http.ResponseWriter, r *http.Request) {
@@ -343,6 +359,7 @@ func (h *handler) createStudent(w http.ResponseWriter, r *http.Request) {
 	}
 	a, err := h.deps.Library.Students.Create(r.Context(), req.SchoolID, service.StudentInput{
 		Name: req.Name, Email: req.Email, Password: deref(req.Password), StudentNumber: req.StudentNumber,
+		Grade: req.Grade, Homeroom: req.Homeroom,
 	})
 	if err != nil {
 		writeError(w, r, err)
@@ -352,7 +369,7 @@ func (h *handler) createStudent(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) listStudents(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "search", "page", "limit")
+	p, err := queryParams(r, "schoolId", "search", "homeroom", "page", "limit")
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -362,7 +379,7 @@ func (h *handler) listStudents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	res, err := h.deps.Library.Students.Search(r.Context(), p["schoolId"], service.ListQuery{Page: page, Limit: limit, Search: p["search"]})
+	res, err := h.deps.Library.Students.Search(r.Context(), p["schoolId"], p["homeroom"], service.ListQuery{Page: page, Limit: limit, Search: p["search"]})
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -377,7 +394,32 @@ func (h *handler) listStudents(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// importStudents takes a text/csv body (name, email, student_number).
+// studentChangeRequest changes a student: a field left out stays as it
+// is; an empty grade or homeroom removes it.
+type studentChangeRequest struct {
+	SchoolID string  `json:"school_id"`
+	Name     *string `json:"name"`
+	Grade    *string `json:"grade"`
+	Homeroom *string `json:"homeroom"`
+}
+
+func (h *handler) updateStudent(w http.ResponseWriter, r *http.Request) {
+	var req studentChangeRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	a, err := h.deps.Library.Students.Update(r.Context(), req.SchoolID, mux.Vars(r)["id"],
+		service.StudentChanges{Name: req.Name, Grade: req.Grade, Homeroom: req.Homeroom})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"student": toStudentBody(a)})
+}
+
+// importStudents takes a text/csv body (name, email, student_number,
+// grade, homeroom).
 func (h *handler) importStudents(w http.ResponseWriter, r *http.Request) {
 	p, err := queryParams(r, "schoolId")
 	if err != nil {
@@ -536,7 +578,7 @@ func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) listLoans(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "status", "student_id", "book_id", "page", "limit")
+	p, err := queryParams(r, "schoolId", "status", "student_id", "book_id", "homeroom", "page", "limit")
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -547,13 +589,20 @@ func (h *handler) listLoans(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := h.deps.Library.Circulation.LoansPage(r.Context(), p["schoolId"],
-		service.LoanFilter{Status: p["status"], StudentID: p["student_id"], BookID: p["book_id"]}, service.ListQuery{Page: page, Limit: limit})
+		service.LoanFilter{Status: p["status"], StudentID: p["student_id"], BookID: p["book_id"], Homeroom: p["homeroom"]},
+		service.ListQuery{Page: page, Limit: limit})
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
+	loans := toLoanBodies(res.Loans)
+	for i, v := range res.Loans {
+		if st, ok := res.Borrowers[v.Loan.StudentID]; ok {
+			loans[i].Student = &loanStudent{Name: st.Name, StudentNumber: st.StudentNumber, Grade: st.Grade, Homeroom: st.Homeroom}
+		}
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"loans":      toLoanBodies(res.Loans),
+		"loans":      loans,
 		"pagination": pagination{Page: res.Page, Limit: res.Limit, Total: int64(res.Total), TotalPages: catalog.TotalPages(int64(res.Total), res.Limit)},
 	})
 }

@@ -48,6 +48,10 @@ type Deps struct {
 	// Labels prints copy label sheets (GET /api/library/copies/labels);
 	// without it that route answers 500.
 	Labels ports.LabelPrinter
+	// Slips prints the overdue slips of homerooms
+	// (GET /api/library/loans/overdue-slips); without it that route
+	// answers 500.
+	Slips ports.SlipPrinter
 	// Extra routes (the web app's pages) are registered after the table and
 	// pass the same middleware chain and route guard.
 	Extra []ExtraRoute
@@ -210,12 +214,14 @@ func (h *handler) table() []route {
 		r("library.accounts.unlock", http.MethodPost, "/api/library/accounts/{id}/unlock", "unlock", "library:accounts", h.unlockAccount),
 		r("library.students.create", http.MethodPost, "/api/library/students", "create", "library:students", h.createStudent),
 		r("library.students.list", http.MethodGet, "/api/library/students", "read", "library:students", h.listStudents),
+		r("library.students.update", http.MethodPatch, "/api/library/students/{id}", "update", "library:students", h.updateStudent),
 		csv(r("library.students.import", http.MethodPost, "/api/library/students/import", "import", "library:students", h.importStudents)),
 		r("library.books.create", http.MethodPost, "/api/library/books", "create", "library:books", h.addLibraryBook),
 		r("library.copies.create", http.MethodPost, "/api/library/copies", "create", "library:copies", h.addCopies),
 		r("library.copies.find", http.MethodGet, "/api/library/copies", "read", "library:copies", h.copyByCode),
 		r("library.copies.labels", http.MethodGet, "/api/library/copies/labels", "read", "library:copies", h.copyLabels),
 		r("library.loans.list", http.MethodGet, "/api/library/loans", "read", "library:loans", h.listLoans),
+		r("library.loans.overdueSlips", http.MethodGet, "/api/library/loans/overdue-slips", "print", "library:loans", h.overdueSlips),
 		r("library.loans.create", http.MethodPost, "/api/library/loans", "create", "library:loans", h.createLoan),
 		r("library.loans.change", http.MethodPatch, "/api/library/loans", "update", "library:loans", h.changeLoan),
 		r("library.studentLoans", http.MethodGet, "/api/library/student/loans", "read", "library:ownloans", h.studentLoans),

@@ -213,20 +213,15 @@ func (d *drawer) label(x, y float64, school string, lb Label, pattern []bool) er
 // text writes s centred on cx in a line whose top is top, shortened to
 // width.
 func (d *drawer) text(font string, size float64, s string, cx, top, width float64) error {
-	if err := d.pdf.SetFont(font, "", size); err != nil {
+	return d.write(font, size, s, cx, top, width, 0.5)
+}
+
+// write writes s, shortened to width, in a line whose top is top, placed
+// by anchor: 0 starts it at x, 0.5 centres it on x, 1 ends it at x.
+func (d *drawer) write(font string, size float64, s string, x, top, width, anchor float64) error {
+	fitted, err := d.fitFont(font, size, s, width)
+	if err != nil || fitted == "" {
 		return err
-	}
-	key := fitKey{font, size, width, s}
-	fitted, ok := d.fitted[key]
-	if !ok {
-		var err error
-		if fitted, err = d.fit(s, width); err != nil {
-			return err
-		}
-		d.fitted[key] = fitted
-	}
-	if fitted == "" {
-		return nil
 	}
 	w, err := d.pdf.MeasureTextWidth(fitted)
 	if err != nil {
@@ -234,8 +229,26 @@ func (d *drawer) text(font string, size float64, s string, cx, top, width float6
 	}
 	// The baseline sits 0.8 of the size below the line's top, leaving room
 	// for accents above capitals and for descenders below.
-	d.pdf.SetXY(cx-w/2, top+0.8*size)
+	d.pdf.SetXY(x-anchor*w, top+0.8*size)
 	return d.pdf.Text(fitted)
+}
+
+// fitFont selects the font and returns s fitted to width in it (see fit),
+// from the cache when the same text was fitted before.
+func (d *drawer) fitFont(font string, size float64, s string, width float64) (string, error) {
+	if err := d.pdf.SetFont(font, "", size); err != nil {
+		return "", err
+	}
+	key := fitKey{font, size, width, s}
+	fitted, ok := d.fitted[key]
+	if !ok {
+		var err error
+		if fitted, err = d.fit(s, width); err != nil {
+			return "", err
+		}
+		d.fitted[key] = fitted
+	}
+	return fitted, nil
 }
 
 // fit cleans s for the current font (see clean) and shortens it, with an

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -49,6 +50,11 @@ type accountDoc struct {
 	ReadingLevel  string         `bson:"reading_level"`
 	Preferences   preferencesDoc `bson:"preferences"`
 	StudentNumber string         `bson:"student_number"`
+	Grade         string         `bson:"grade"`
+	Homeroom      string         `bson:"homeroom"`
+	// HomeroomKey is library.HomeroomKey of Homeroom: a class's students
+	// are found by it, whatever case each was typed in.
+	HomeroomKey string `bson:"homeroom_key"`
 	// SearchTerms are accountTerms: what the student search matches.
 	SearchTerms []string  `bson:"search_terms"`
 	CreatedAt   time.Time `bson:"created_at"`
@@ -105,6 +111,9 @@ func toAccountDoc(a user.Account) accountDoc {
 			Timezone:      a.Preferences.Timezone,
 		},
 		StudentNumber: a.StudentNumber,
+		Grade:         a.Grade,
+		Homeroom:      a.Homeroom,
+		HomeroomKey:   library.HomeroomKey(a.Homeroom),
 		SearchTerms:   accountTerms(a.Name, a.Email, a.StudentNumber),
 		CreatedAt:     a.CreatedAt.UTC(),
 		UpdatedAt:     a.UpdatedAt.UTC(),
@@ -138,6 +147,8 @@ func (d accountDoc) toAccount() user.Account {
 			Timezone:      d.Preferences.Timezone,
 		},
 		StudentNumber: d.StudentNumber,
+		Grade:         d.Grade,
+		Homeroom:      d.Homeroom,
 		CreatedAt:     d.CreatedAt.UTC(),
 		UpdatedAt:     d.UpdatedAt.UTC(),
 	}

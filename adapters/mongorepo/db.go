@@ -177,6 +177,9 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "role", Value: 1}, {Key: "name", Value: 1}, {Key: "_id", Value: 1}}},
 			// The student search.
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "role", Value: 1}, {Key: "search_terms", Value: 1}}},
+			// A class's students (the student list and the loans of a
+			// homeroom), in the student list's order.
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "role", Value: 1}, {Key: "homeroom_key", Value: 1}, {Key: "name", Value: 1}, {Key: "_id", Value: 1}}},
 			// The accounts of an import batch, published or dropped at its end.
 			{Keys: bson.D{{Key: "import_batch", Value: 1}}, Options: options.Index().SetSparse(true)},
 		}},

@@ -589,6 +589,17 @@ func (r *Loans) Open(ctx context.Context, schoolID, studentID, bookID string) ([
 	return findAll(ctx, r.loans, "list the open loans", filter, opts, loanDoc.toLoan)
 }
 
+// OpenOfStudents implements ports.LoanRepository with one find on the
+// {student_id, loaned_at} index. No students is no command.
+func (r *Loans) OpenOfStudents(ctx context.Context, schoolID string, studentIDs []string) ([]library.Loan, error) {
+	if len(studentIDs) == 0 {
+		return nil, nil
+	}
+	filter := bson.D{{Key: "student_id", Value: in(studentIDs)}, {Key: "school_id", Value: schoolID}, {Key: "returned_at", Value: nil}}
+	opts := options.Find().SetSort(bson.D{{Key: "loaned_at", Value: 1}, {Key: "_id", Value: 1}}).SetBatchSize(wholeBatch)
+	return findAll(ctx, r.loans, "list the students' open loans", filter, opts, loanDoc.toLoan)
+}
+
 // OfStudent implements ports.LoanRepository: newest first, by
 // loaned_at and then _id, both descending (the {student_id, loaned_at}
 // index read backwards).
@@ -795,9 +806,13 @@ func (r *Students) ReleaseNumbers(ctx context.Context, accountID string) error {
 // Search implements ports.StudentRepository: one find and one count on
 // accounts, with every term among the account's search_terms (the
 // multikey {school_id, role, search_terms} index) or, without terms, in the
-// order of the {school_id, role, name, _id} index.
+// order of the {school_id, role, name, _id} index; a class's students by
+// the {school_id, role, homeroom_key, name, _id} index.
 func (r *Students) Search(ctx context.Context, q library.StudentQuery) ([]user.Account, int, error) {
 	filter := bson.D{{Key: "school_id", Value: q.SchoolID}, {Key: "role", Value: string(user.RoleStudent)}, {Key: "deleted", Value: false}}
+	if q.HomeroomKey != "" {
+		filter = append(filter, bson.E{Key: "homeroom_key", Value: q.HomeroomKey})
+	}
 	if len(q.Terms) > 0 {
 		filter = append(filter, bson.E{Key: "search_terms", Value: bson.D{{Key: "$all", Value: q.Terms}}})
 	}

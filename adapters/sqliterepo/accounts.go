@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -31,19 +32,22 @@ func NewAccounts(db *DB) *Accounts {
 }
 
 const accountColumns = `id, email, name, password_hash, role, school_id, tier, suspended, deleted, avatar,
-	reading_level, font_size, theme, notifications, timezone, student_number, created_at, updated_at`
+	reading_level, font_size, theme, notifications, timezone, student_number, grade, homeroom, homeroom_key,
+	created_at, updated_at`
 
 var (
 	stmtAccountInsert = newStmt("accounts.insert", `
 INSERT INTO accounts (`+accountColumns+`)
 VALUES (:id, :email, :name, :password_hash, :role, :school_id, :tier, :suspended, :deleted, :avatar,
-	:reading_level, :font_size, :theme, :notifications, :timezone, :student_number, :created_at, :updated_at)
+	:reading_level, :font_size, :theme, :notifications, :timezone, :student_number, :grade, :homeroom, :homeroom_key,
+	:created_at, :updated_at)
 RETURNING pk`)
 	stmtAccountUpdate = newStmt("accounts.update", `
 UPDATE accounts SET email = :email, name = :name, password_hash = :password_hash, role = :role,
 	school_id = :school_id, tier = :tier, suspended = :suspended, deleted = :deleted, avatar = :avatar,
 	reading_level = :reading_level, font_size = :font_size, theme = :theme, notifications = :notifications,
-	timezone = :timezone, student_number = :student_number, created_at = :created_at, updated_at = :updated_at
+	timezone = :timezone, student_number = :student_number, grade = :grade, homeroom = :homeroom,
+	homeroom_key = :homeroom_key, created_at = :created_at, updated_at = :updated_at
 WHERE id = :id
 RETURNING pk`)
 	stmtAccountGet        = newStmt("accounts.get", `SELECT `+accountColumns+` FROM accounts WHERE id = :id`)
@@ -117,6 +121,9 @@ func accountArgs(a user.Account) []any {
 		sql.Named("notifications", a.Preferences.Notifications),
 		sql.Named("timezone", a.Preferences.Timezone),
 		sql.Named("student_number", a.StudentNumber),
+		sql.Named("grade", a.Grade),
+		sql.Named("homeroom", a.Homeroom),
+		sql.Named("homeroom_key", library.HomeroomKey(a.Homeroom)),
 		sql.Named("created_at", millis(a.CreatedAt)),
 		sql.Named("updated_at", millis(a.UpdatedAt)),
 	}
@@ -128,11 +135,12 @@ func scanAccount(s scanner) (user.Account, error) {
 		a                user.Account
 		email            sql.NullString
 		role, tier       string
+		homeroomKey      string // derived from the homeroom, not part of the account
 		created, updated int64
 	)
 	err := s.Scan(&a.ID, &email, &a.Name, &a.PasswordHash, &role, &a.SchoolID, &tier, &a.Suspended, &a.Deleted,
 		&a.Avatar, &a.ReadingLevel, &a.Preferences.FontSize, &a.Preferences.Theme, &a.Preferences.Notifications,
-		&a.Preferences.Timezone, &a.StudentNumber, &created, &updated)
+		&a.Preferences.Timezone, &a.StudentNumber, &a.Grade, &a.Homeroom, &homeroomKey, &created, &updated)
 	if err != nil {
 		return user.Account{}, err
 	}

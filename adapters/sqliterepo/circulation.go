@@ -83,6 +83,12 @@ ORDER BY loaned_at, id`)
 SELECT `+loanColumns+` FROM loans
 WHERE student_id = :student_id AND +book_id = :book_id AND +school_id = :school_id AND returned_at IS NULL
 ORDER BY loaned_at, id`)
+	// The students' loans come from loans_by_student, one range per
+	// student.
+	stmtLoansOpenOfStudents = newStmt("loans.open[students]", `
+SELECT `+loanColumns+` FROM loans
+WHERE student_id IN (SELECT value FROM json_each(:student_ids)) AND +school_id = :school_id AND returned_at IS NULL
+ORDER BY loaned_at, id`)
 	stmtLoansOfStudent = newStmt("loans.of_student", `
 SELECT `+loanColumns+` FROM loans WHERE student_id = :student_id ORDER BY loaned_at DESC, id DESC`)
 	stmtLoanMarkReturned = newStmt("loans.mark_returned", `
@@ -236,6 +242,16 @@ func (r *Loans) Open(ctx context.Context, schoolID, studentID, bookID string) ([
 		args = append(args, sql.Named("book_id", bookID))
 	}
 	return r.list(ctx, "list the open loans", s, args...)
+}
+
+// OpenOfStudents implements ports.LoanRepository with one statement on
+// the student_id index. No students is no statement.
+func (r *Loans) OpenOfStudents(ctx context.Context, schoolID string, studentIDs []string) ([]library.Loan, error) {
+	if len(studentIDs) == 0 {
+		return nil, nil
+	}
+	return r.list(ctx, "list the students' open loans", stmtLoansOpenOfStudents,
+		sql.Named("school_id", schoolID), sql.Named("student_ids", jsonArray(studentIDs)))
 }
 
 // OfStudent implements ports.LoanRepository: newest first, by loaned_at and

@@ -42,7 +42,9 @@ func TestMigrationToLibraryKeepsAccounts(t *testing.T) {
 	}
 	for _, a := range accounts {
 		// The version-1 statement: no pk, and no RETURNING.
-		if _, err := raw.ExecContext(ctx, `INSERT INTO accounts (`+accountColumns+`) VALUES (:id, :email, :name,
+		if _, err := raw.ExecContext(ctx, `INSERT INTO accounts (id, email, name, password_hash, role, school_id, tier,
+			suspended, deleted, avatar, reading_level, font_size, theme, notifications, timezone, student_number, created_at,
+			updated_at) VALUES (:id, :email, :name,
 			:password_hash, :role, :school_id, :tier, :suspended, :deleted, :avatar, :reading_level, :font_size, :theme,
 			:notifications, :timezone, :student_number, :created_at, :updated_at)`, accountArgs(a)...); err != nil {
 			t.Fatal(err)

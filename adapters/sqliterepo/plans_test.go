@@ -57,6 +57,7 @@ var exampleArgs = map[string]any{
 	"copy_ids":    `["cp_0001","cp_0002"]`,
 	"number_keys": `["n-1","n-2"]`,
 	"student_id":  "acct_0007",
+	"student_ids": `["acct_0007","acct_0008"]`,
 	"genre":       "fantasy",
 	"level":       user.LevelBeginner,
 	"status":      string(catalog.WantToRead),

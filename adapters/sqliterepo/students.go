@@ -52,8 +52,8 @@ func NewInvites(db *DB) *Invites {
 
 // studentAccountColumns are accountColumns of accounts AS a.
 const studentAccountColumns = `a.id, a.email, a.name, a.password_hash, a.role, a.school_id, a.tier, a.suspended, a.deleted,
-	a.avatar, a.reading_level, a.font_size, a.theme, a.notifications, a.timezone, a.student_number, a.created_at,
-	a.updated_at`
+	a.avatar, a.reading_level, a.font_size, a.theme, a.notifications, a.timezone, a.student_number, a.grade,
+	a.homeroom, a.homeroom_key, a.created_at, a.updated_at`
 
 var (
 	// The school's students are the accounts_students partial index: a
@@ -79,6 +79,30 @@ JOIN accounts AS a ON a.pk = page.pk
 ORDER BY a.name, a.id`)
 	stmtStudentsSearchCount = newStmt("students.count[terms]", `
 SELECT count(*) FROM students_fts WHERE students_fts MATCH :match`)
+	// A class's students are a range of accounts_students_by_homeroom,
+	// whose WHERE is repeated literally for the planner, as above.
+	stmtStudentsHomeroomPage = newStmt("students.page[homeroom]", `
+SELECT `+studentAccountColumns+` FROM (
+	SELECT pk FROM accounts INDEXED BY accounts_students_by_homeroom
+	WHERE school_id = :school_id AND homeroom_key = :homeroom_key AND role = 'student' AND deleted = 0
+	ORDER BY name, id LIMIT :limit OFFSET :offset) AS page
+JOIN accounts AS a ON a.pk = page.pk
+ORDER BY a.name, a.id`)
+	stmtStudentsHomeroomCount = newStmt("students.count[homeroom]", `
+SELECT count(*) FROM accounts INDEXED BY accounts_students_by_homeroom
+WHERE school_id = :school_id AND homeroom_key = :homeroom_key AND role = 'student' AND deleted = 0`)
+	// A search within a class: the search's matches, kept by their
+	// homeroom key (students_fts holds only students that are not deleted).
+	stmtStudentsSearchHomeroomPage = newStmt("students.page[terms,homeroom]", `
+SELECT `+studentAccountColumns+` FROM (
+	SELECT pk FROM accounts WHERE pk IN (SELECT rowid FROM students_fts WHERE students_fts MATCH :match)
+	AND +homeroom_key = :homeroom_key
+	ORDER BY name, id LIMIT :limit OFFSET :offset) AS page
+JOIN accounts AS a ON a.pk = page.pk
+ORDER BY a.name, a.id`)
+	stmtStudentsSearchHomeroomCount = newStmt("students.count[terms,homeroom]", `
+SELECT count(*) FROM accounts WHERE pk IN (SELECT rowid FROM students_fts WHERE students_fts MATCH :match)
+AND +homeroom_key = :homeroom_key`)
 
 	stmtNumberInsert = newStmt("student_numbers.insert", `
 INSERT INTO student_numbers (school_id, number_key, number, account_id)
@@ -106,16 +130,24 @@ func numberKey(number string) string { return strings.ToLower(number) }
 
 // Search implements ports.StudentRepository: one statement for the page and
 // one for the total, in one read transaction so both see the same
-// students. Without terms both are ranges of the accounts_students index;
-// with terms, the matches and their total come from students_fts, so a
-// search reads no other student of the school. A limit of 0 or less means
-// no limit, and a negative offset none.
+// students. Without terms both are ranges of the accounts_students index,
+// or of accounts_students_by_homeroom for a class; with terms, the matches
+// and their total come from students_fts (kept by homeroom for a class), so
+// a search reads no other student of the school. A limit of 0 or less
+// means no limit, and a negative offset none.
 func (r *Students) Search(ctx context.Context, q library.StudentQuery) ([]user.Account, int, error) {
 	page, count := stmtStudentsPage, stmtStudentsCount
 	filter := []any{sql.Named("school_id", q.SchoolID)}
 	if len(q.Terms) > 0 {
 		page, count = stmtStudentsSearchPage, stmtStudentsSearchCount
 		filter = []any{sql.Named("match", scopedMatch(q.SchoolID, q.Terms))}
+	}
+	if q.HomeroomKey != "" {
+		page, count = stmtStudentsHomeroomPage, stmtStudentsHomeroomCount
+		if len(q.Terms) > 0 {
+			page, count = stmtStudentsSearchHomeroomPage, stmtStudentsSearchHomeroomCount
+		}
+		filter = append(filter, sql.Named("homeroom_key", q.HomeroomKey))
 	}
 	var (
 		list  []user.Account

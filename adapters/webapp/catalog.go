@@ -38,10 +38,20 @@ type pager struct {
 // newPager links the pages before and after page of a list at path,
 // keeping the search.
 func newPager(name, label, path, search string, page, limit, total int) pager {
+	q := url.Values{}
+	if search != "" {
+		q.Set("search", search)
+	}
+	return newFilteredPager(name, label, path, q, page, limit, total)
+}
+
+// newFilteredPager is newPager for a list whose links keep the query's
+// filters.
+func newFilteredPager(name, label, path string, filters url.Values, page, limit, total int) pager {
 	link := func(p int) string {
 		q := url.Values{}
-		if search != "" {
-			q.Set("search", search)
+		for k, v := range filters {
+			q[k] = v
 		}
 		q.Set("page", strconv.Itoa(p))
 		return path + "?" + q.Encode()

@@ -3,6 +3,7 @@ package webapp
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -18,6 +19,7 @@ import (
 
 type loanRow struct {
 	ID, Title, Author, Code, Student, StudentNumber, Due, Status string
+	Homeroom, Grade                                              string // the borrower's class
 	Renewals                                                     int
 }
 
@@ -62,6 +64,46 @@ type deskView struct {
 	Focus          string // checkout, return, renew or choice
 	Checkout       struct{ Code, Student, Due string }
 	Choice         *studentChoice
+	Filter         loanFilterForm
+}
+
+// loanFilterForm narrows the desk's loans list to one homeroom's, or to
+// the overdue ones, and links the overdue slips that list stands for.
+type loanFilterForm struct {
+	Homeroom    string
+	OverdueOnly bool
+	Active      bool   // a filter is on
+	SlipsURL    string // GET /api/library/loans/overdue-slips, with the homeroom
+	CanPrint    bool
+}
+
+// deskFilter reads the loans list's filter from the desk's URL.
+func (a *App) deskFilter(r *http.Request, school library.School) (loanFilterForm, service.LoanFilter, url.Values) {
+	q := r.URL.Query()
+	f := loanFilterForm{Homeroom: library.NormalizeClassField(q.Get("homeroom")), OverdueOnly: q.Get("status") == library.LoanOverdue}
+	keep := url.Values{}
+	lf := service.LoanFilter{Homeroom: f.Homeroom}
+	if f.Homeroom != "" {
+		keep.Set("homeroom", f.Homeroom)
+	}
+	if f.OverdueOnly {
+		lf.Status = library.LoanOverdue
+		keep.Set("status", library.LoanOverdue)
+	}
+	f.Active = len(keep) > 0
+	slips := url.Values{}
+	if f.Homeroom != "" {
+		slips.Set("homeroom", f.Homeroom)
+	}
+	if user.PrincipalFrom(r.Context()).Role == user.RoleAdmin {
+		slips.Set("schoolId", school.ID)
+	}
+	f.SlipsURL = "/api/library/loans/overdue-slips"
+	if len(slips) > 0 {
+		f.SlipsURL += "?" + slips.Encode()
+	}
+	f.CanPrint = a.allowed(r, "print", "library:loans")
+	return f, lf, keep
 }
 
 // desk is the school's page: the desk for staff, the own loans for a
@@ -83,29 +125,17 @@ func (a *App) desk(w http.ResponseWriter, r *http.Request) {
 
 func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.School, fl *flash, choice *studentChoice) {
 	ctx := r.Context()
-	res, err := a.deps.Library.Circulation.LoansPage(ctx, school.ID, service.LoanFilter{}, service.ListQuery{Page: pageParam(r), Limit: pageSize})
+	filter, lf, keep := a.deskFilter(r, school)
+	res, err := a.deps.Library.Circulation.LoansPage(ctx, school.ID, lf, service.ListQuery{Page: pageParam(r), Limit: pageSize})
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	// Names for the borrowers on the desk: only the students this page of
-	// loans names, whatever the school's size.
+	// Names and classes of the borrowers on the desk: only the students
+	// this page of loans names, whatever the school's size.
 	names := map[string]user.Account{}
 	if a.allowed(r, "read", "library:students") {
-		ids := make([]string, 0, len(res.Loans))
-		for _, l := range res.Loans {
-			if !l.Loan.StudentDeleted() {
-				ids = append(ids, l.Loan.StudentID)
-			}
-		}
-		students, err := a.deps.Library.Students.ByIDs(ctx, school.ID, ids)
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		for _, s := range students {
-			names[s.ID] = s
-		}
+		names = res.Borrowers
 	}
 	// The school's own date, and its default due date moved by its calendar:
 	// the date the desk prefills is one the check-out accepts.
@@ -117,7 +147,8 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 		Focus: "checkout", Choice: choice,
 		// Overdue first, then by due date: what the desk must chase on top.
 		ActiveCount: res.Total - res.Overdue, OverdueCount: res.Overdue,
-		Pages: newPager("loans", "Pages of loans", schoolPath(school), "", res.Page, res.Limit, res.Total),
+		Pages:  newFilteredPager("loans", "Pages of loans", schoolPath(school), keep, res.Page, res.Limit, res.Total),
+		Filter: filter,
 	}
 	v.Flash = fl
 	if user.PrincipalFrom(ctx).Role == user.RoleAdmin {
@@ -126,7 +157,7 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 	for _, l := range res.Loans {
 		row := toLoanRow(l)
 		if s, ok := names[l.Loan.StudentID]; ok {
-			row.Student, row.StudentNumber = s.Name, s.StudentNumber
+			row.Student, row.StudentNumber, row.Homeroom, row.Grade = s.Name, s.StudentNumber, s.Homeroom, s.Grade
 		} else if l.Loan.StudentDeleted() {
 			row.Student = "Deleted student"
 		} else {
@@ -234,7 +265,7 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request) {
 	}
 	// One page of matches is plenty: a longer list asks the librarian to
 	// type more, and an exact number or email is on it.
-	res, err := a.deps.Library.Students.Search(ctx, school.ID, service.ListQuery{Page: 1, Limit: service.MaxListLimit, Search: query})
+	res, err := a.deps.Library.Students.Search(ctx, school.ID, "", service.ListQuery{Page: 1, Limit: service.MaxListLimit, Search: query})
 	if err != nil {
 		fail(a.messageOf(r, err))
 		return

@@ -203,7 +203,7 @@ func (a *App) addCopies(w http.ResponseWriter, r *http.Request) {
 // ----- students -----
 
 type studentRow struct {
-	ID, Name, Email, Number string
+	ID, Name, Email, Number, Grade, Homeroom string
 }
 
 type lineProblem struct {
@@ -220,6 +220,7 @@ type studentsView struct {
 	CanAdd     bool
 	CanImport  bool
 	CanUnlock  bool       // lift a student's sign-in lock
+	CanEdit    bool       // change a student's grade and homeroom
 	Form       *formState // add one student, after a refusal
 	ImportCSV  string
 	ImportErr  string
@@ -237,7 +238,7 @@ func (a *App) students(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school library.School, status int, v studentsView) {
-	res, err := a.deps.Library.Students.Search(r.Context(), school.ID, service.ListQuery{Page: pageParam(r), Limit: pageSize, Search: v.Search})
+	res, err := a.deps.Library.Students.Search(r.Context(), school.ID, "", service.ListQuery{Page: pageParam(r), Limit: pageSize, Search: v.Search})
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -249,8 +250,10 @@ func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school libr
 	v.Base = schoolPath(school)
 	v.CanAdd, v.CanImport = a.allowed(r, "create", "library:students"), a.allowed(r, "import", "library:students")
 	v.CanUnlock = a.allowed(r, "unlock", "library:accounts")
+	v.CanEdit = a.allowed(r, "update", "library:students")
 	for _, s := range res.Students {
-		v.Students = append(v.Students, studentRow{ID: s.ID, Name: s.Name, Email: s.Email, Number: s.StudentNumber})
+		v.Students = append(v.Students, studentRow{ID: s.ID, Name: s.Name, Email: s.Email, Number: s.StudentNumber,
+			Grade: s.Grade, Homeroom: s.Homeroom})
 	}
 	a.render(w, r, status, "students", v)
 }
@@ -266,17 +269,63 @@ func (a *App) addStudent(w http.ResponseWriter, r *http.Request) {
 	}
 	s, err := a.deps.Library.Students.Create(r.Context(), school.ID, service.StudentInput{
 		Name: form.Get("name"), Email: form.Get("email"), Password: form.Get("password"), StudentNumber: form.Get("student_number"),
+		Grade: form.Get("grade"), Homeroom: form.Get("homeroom"),
 	})
 	if err != nil {
 		// The password is never sent back into the page.
-		a.renderStudents(w, r, school, a.statusFor(err), studentsView{Form: a.refused(r, err, form, "name", "email", "student_number")})
+		a.renderStudents(w, r, school, a.statusFor(err), studentsView{Form: a.refused(r, err, form, "name", "email", "student_number", "grade", "homeroom")})
 		return
 	}
 	a.redirect(w, r, schoolPath(school)+"/students", flash{Kind: "success", Message: fmt.Sprintf("Added %s.", s.Name)})
 }
 
+// updateStudent changes a student's grade and homeroom from the row of the
+// students list (the same use case as PATCH /api/library/students/{id}),
+// and goes back to the same page of the list.
+func (a *App) updateStudent(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "update", "library:students") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	back := url.Values{}
+	if q := strings.TrimSpace(form.Get("search")); q != "" {
+		back.Set("search", q)
+	}
+	if p := form.Get("page"); p != "" && p != "1" {
+		back.Set("page", p)
+	}
+	to := schoolPath(school) + "/students"
+	if len(back) > 0 {
+		to += "?" + back.Encode()
+	}
+	grade, homeroom := form.Get("grade"), form.Get("homeroom")
+	s, err := a.deps.Library.Students.Update(r.Context(), school.ID, form.Get("student_id"),
+		service.StudentChanges{Grade: &grade, Homeroom: &homeroom})
+	if err != nil {
+		msg := a.messageOf(r, err)
+		for _, f := range []string{"grade", "homeroom"} {
+			if m, ok := fieldErrors(err)[f]; ok {
+				msg = fmt.Sprintf("%s %s.", strings.ToUpper(f[:1])+f[1:], m)
+				break
+			}
+		}
+		a.redirect(w, r, to, flash{Kind: "error", Message: msg})
+		return
+	}
+	class := s.Homeroom
+	if class == "" {
+		class = "no homeroom"
+	}
+	a.redirect(w, r, to, flash{Kind: "success", Message: fmt.Sprintf("Saved %s: %s.", s.Name, class)})
+}
+
 // importStudents adds the students of a pasted CSV file (name, email,
-// student_number), all or none; every refused line is listed.
+// student_number, grade, homeroom), all or none; every refused line is
+// listed.
 func (a *App) importStudents(w http.ResponseWriter, r *http.Request) {
 	school, ok := a.school(w, r)
 	if !ok || !a.require(w, r, "import", "library:students") {

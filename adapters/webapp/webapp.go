@@ -142,6 +142,7 @@ func (a *App) Routes() []Route {
 		view("web.students", school+"/students", a.students),
 		submit("web.students.add", school+"/students", a.addStudent),
 		submit("web.students.import", school+"/students/import", a.importStudents),
+		submit("web.students.update", school+"/students/update", a.updateStudent),
 		view("web.settings", school+"/settings", a.settings),
 		submit("web.settings.save", school+"/settings", a.saveSettings),
 		view("web.calendar", school+"/calendar", a.calendar),

@@ -16,7 +16,10 @@ type StudentQuery struct {
 	// Terms are the folded words of a search (catalog.QueryTerms): each
 	// must begin a word of the name, the email or the student number. None
 	// keeps every student.
-	Terms  []string
-	Offset int
-	Limit  int
+	Terms []string
+	// HomeroomKey, when not empty, keeps only the students of that class
+	// (HomeroomKey of the homeroom asked for).
+	HomeroomKey string
+	Offset      int
+	Limit       int
 }

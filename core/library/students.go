@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -21,16 +22,62 @@ type StudentDraft struct {
 	Name          string
 	Email         string
 	StudentNumber string
+	Grade         string
+	Homeroom      string
 }
 
-// Normalized returns d with name and student number trimmed and the email
-// in user.NormalizeEmail's form: the values ValidateStudent checks and the
-// ones to store, so that duplicates are found whatever case was typed.
+// Normalized returns d with name and student number trimmed, the email
+// in user.NormalizeEmail's form, and grade and homeroom in
+// NormalizeClassField's: the values ValidateStudent checks and the ones
+// to store, so that duplicates are found whatever case was typed.
 func (d StudentDraft) Normalized() StudentDraft {
 	d.Name = strings.TrimSpace(d.Name)
 	d.Email = user.NormalizeEmail(d.Email)
 	d.StudentNumber = strings.TrimSpace(d.StudentNumber)
+	d.Grade = NormalizeClassField(d.Grade)
+	d.Homeroom = NormalizeClassField(d.Homeroom)
 	return d
+}
+
+// Bounds of a student's grade and homeroom, in characters.
+const (
+	MaxGrade    = 16
+	MaxHomeroom = 32
+)
+
+// NormalizeClassField trims a grade or a homeroom and turns every run of
+// spaces inside it into one space, so "7 B" typed with two spaces or a tab
+// from a spreadsheet is the class "7 B".
+func NormalizeClassField(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// HomeroomKey is what identifies a homeroom within a school: the
+// normalised homeroom in lowercase, so "7b" and "7B" are one class. The
+// stores index students by it; the spelling shown is the one stored with
+// each student. The empty key is "no homeroom".
+func HomeroomKey(homeroom string) string { return strings.ToLower(NormalizeClassField(homeroom)) }
+
+// ValidateGrade checks a normalised grade: empty (none) or 1..16
+// printable characters. It returns the message, or "".
+func ValidateGrade(grade string) string {
+	return validateClassField(grade, MaxGrade)
+}
+
+// ValidateHomeroom checks a normalised homeroom: empty (none) or 1..32
+// printable characters. It returns the message, or "".
+func ValidateHomeroom(homeroom string) string {
+	return validateClassField(homeroom, MaxHomeroom)
+}
+
+func validateClassField(s string, most int) string {
+	if utf8.RuneCountInString(s) > most {
+		return fmt.Sprintf("must be at most %d characters", most)
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return "must be printable text"
+		}
+	}
+	return ""
 }
 
 // maxStudentNumber bounds the school's own student number.
@@ -38,8 +85,9 @@ const maxStudentNumber = 32
 
 // ValidateStudent checks d as Normalized returns it: a name of 1..100
 // characters, an email that is valid when given (young children may have
-// none), and a student number of 1..32 ASCII letters, digits, '-' or '_'
-// when given (it goes into URLs, exports and barcodes unchanged). It returns
+// none), a student number of 1..32 ASCII letters, digits, '-' or '_'
+// when given (it goes into URLs, exports and barcodes unchanged), and a
+// grade and a homeroom as ValidateGrade and ValidateHomeroom say. It returns
 // the field errors keyed by JSON name, never nil, so that a caller can add
 // its own (a password, say) before calling Err.
 func ValidateStudent(d StudentDraft) errs.FieldErrors {
@@ -55,6 +103,12 @@ func ValidateStudent(d StudentDraft) errs.FieldErrors {
 	}
 	if d.StudentNumber != "" && !validStudentNumber(d.StudentNumber) {
 		fields.Add("student_number", "must be 1 to 32 letters, digits, '-' or '_'")
+	}
+	if msg := ValidateGrade(d.Grade); msg != "" {
+		fields.Add("grade", msg)
+	}
+	if msg := ValidateHomeroom(d.Homeroom); msg != "" {
+		fields.Add("homeroom", msg)
 	}
 	return fields
 }
@@ -89,15 +143,21 @@ const MaxStudentRows = 5000
 
 // The columns a students CSV may have.
 const (
-	studentColumnName   = "name"
-	studentColumnEmail  = "email"
-	studentColumnNumber = "student_number"
+	studentColumnName     = "name"
+	studentColumnEmail    = "email"
+	studentColumnNumber   = "student_number"
+	studentColumnGrade    = "grade"
+	studentColumnHomeroom = "homeroom"
 )
+
+// studentColumnsKnown lists the columns a students CSV may have, in the
+// order line errors of one row are reported.
+var studentColumnsKnown = []string{studentColumnName, studentColumnEmail, studentColumnNumber, studentColumnGrade, studentColumnHomeroom}
 
 // ParseStudentsCSV reads an uploaded students file (text/csv, UTF-8, a
 // byte-order mark tolerated because spreadsheet programs write one). The
-// first line names the columns: name (required), email and student_number,
-// in any order and any case; any other column is refused rather than
+// first line names the columns: name (required), email, student_number,
+// grade and homeroom, in any order and any case; any other column is refused rather than
 // silently dropped, because it usually means the wrong file or a misspelt
 // column. Rows with only empty cells are skipped; quoted cells may hold
 // commas and line breaks. Each draft is normalised (see
@@ -132,7 +192,7 @@ func ParseStudentsCSV(data []byte) ([]StudentDraft, []LineError) {
 
 	header, err := r.Read()
 	if err == io.EOF {
-		return nil, []LineError{{Line: 1, Message: "the file is empty; the first line must name the columns (name, email, student_number)"}}
+		return nil, []LineError{{Line: 1, Message: "the file is empty; the first line must name the columns (name, email, student_number, grade, homeroom)"}}
 	}
 	if err != nil {
 		return nil, []LineError{csvSyntaxError(err)}
@@ -184,11 +244,15 @@ func ParseStudentsCSV(data []byte) ([]StudentDraft, []LineError) {
 				d.Email = record[i]
 			case studentColumnNumber:
 				d.StudentNumber = record[i]
+			case studentColumnGrade:
+				d.Grade = record[i]
+			case studentColumnHomeroom:
+				d.Homeroom = record[i]
 			}
 		}
 		d = d.Normalized()
 		fields := ValidateStudent(d)
-		for _, f := range []string{studentColumnName, studentColumnEmail, studentColumnNumber} {
+		for _, f := range studentColumnsKnown {
 			if msg, ok := fields[f]; ok {
 				problems = append(problems, LineError{Line: line, Field: f, Message: msg})
 			}
@@ -224,9 +288,9 @@ func studentColumns(header []string, line int) ([]string, []LineError) {
 		c := strings.ToLower(strings.TrimSpace(h))
 		columns[i] = c
 		switch {
-		case c != studentColumnName && c != studentColumnEmail && c != studentColumnNumber:
+		case !slices.Contains(studentColumnsKnown, c):
 			problems = append(problems, LineError{Line: line, Field: strings.TrimSpace(h),
-				Message: "is not a known column; the first line must name the columns, from name, email and student_number"})
+				Message: "is not a known column; the first line must name the columns, from name, email, student_number, grade and homeroom"})
 		case seen[c]:
 			problems = append(problems, LineError{Line: line, Field: c, Message: "column appears twice"})
 		}

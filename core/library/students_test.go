@@ -28,6 +28,15 @@ func TestValidateStudent(t *testing.T) {
 		{name: "NumberWithSpace", draft: library.StudentDraft{Name: "Ada", StudentNumber: "12 34"}, wantFields: []string{"student_number"}},
 		{name: "NumberNonASCII", draft: library.StudentDraft{Name: "Ada", StudentNumber: "Nº12"}, wantFields: []string{"student_number"}},
 		{name: "AllBad", draft: library.StudentDraft{Email: "x", StudentNumber: "#1"}, wantFields: []string{"name", "email", "student_number"}},
+		{name: "GradeAndHomeroom", draft: library.StudentDraft{Name: "Ada", Grade: "Year 7", Homeroom: "7B"}},
+		{name: "Grade16Runes", draft: library.StudentDraft{Name: "Ada", Grade: strings.Repeat("é", 16)}},
+		{name: "Homeroom32Runes", draft: library.StudentDraft{Name: "Ada", Homeroom: strings.Repeat("ö", 32)}},
+		{name: "ClassSpacesOnlyIsNone", draft: library.StudentDraft{Name: "Ada", Grade: "   ", Homeroom: "\t "}},
+		{name: "Grade17", draft: library.StudentDraft{Name: "Ada", Grade: strings.Repeat("9", 17)}, wantFields: []string{"grade"}},
+		{name: "Homeroom33", draft: library.StudentDraft{Name: "Ada", Homeroom: strings.Repeat("b", 33)}, wantFields: []string{"homeroom"}},
+		{name: "HomeroomControl", draft: library.StudentDraft{Name: "Ada", Homeroom: "7\u0000B"}, wantFields: []string{"homeroom"}},
+		{name: "GradeFormatChar", draft: library.StudentDraft{Name: "Ada", Grade: "3\u200b"}, wantFields: []string{"grade"}},
+		{name: "ClassAllBad", draft: library.StudentDraft{Grade: strings.Repeat("x", 20), Homeroom: strings.Repeat("y", 40)}, wantFields: []string{"name", "grade", "homeroom"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -62,6 +62,8 @@ type Circulation struct {
 	schoolScope
 	holdings ports.HoldingsRepository
 	accounts ports.AccountRepository
+	// students find the students of a homeroom (openLoans).
+	students ports.StudentRepository
 	// departures are the deletions of students under way, which a loan
 	// and a deletion settle between them (borrowerStays).
 	departures ports.DepartureRepository
@@ -355,6 +357,7 @@ type LoanFilter struct {
 	Status    string // "", active, overdue
 	StudentID string
 	BookID    string
+	Homeroom  string // the borrowers' class, ignoring case (openLoans)
 }
 
 // Loans lists the active and overdue loans of a school.
@@ -369,6 +372,10 @@ func (s *Circulation) Loans(ctx context.Context, schoolParam string, f LoanFilte
 			fields.Add(name, "must be a UUID")
 		}
 	}
+	homeroom, msg := homeroomFilter(f.Homeroom)
+	if msg != "" {
+		fields.Add("homeroom", msg)
+	}
 	if err := fields.Err(); err != nil {
 		return nil, err
 	}
@@ -376,7 +383,7 @@ func (s *Circulation) Loans(ctx context.Context, schoolParam string, f LoanFilte
 	if err != nil {
 		return nil, err
 	}
-	open, err := s.loans.Open(ctx, school.ID, f.StudentID, f.BookID)
+	open, err := s.openLoans(ctx, school.ID, f.StudentID, f.BookID, homeroom)
 	if err != nil {
 		return nil, err
 	}
@@ -404,6 +411,9 @@ type LoanPage struct {
 	Limit   int
 	Total   int // loans matching the filter, on all pages
 	Overdue int // of Total, those past their due date
+	// Borrowers are the students the page's loans name (deleted ones left
+	// out), so the desk can show their names and classes.
+	Borrowers map[string]user.Account
 }
 
 // LoansPage returns one page of the loans Loans lists, the most urgent
@@ -438,6 +448,9 @@ func (s *Circulation) LoansPage(ctx context.Context, schoolParam string, f LoanF
 	}
 	if from := q.offset(); from < len(all) {
 		page.Loans = all[from:min(from+q.Limit, len(all))]
+	}
+	if page.Borrowers, err = s.borrowers(ctx, page.Loans); err != nil {
+		return LoanPage{}, err
 	}
 	return page, nil
 }

@@ -60,7 +60,7 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 			identity: identity, clock: c},
 		Students: &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, hasher: identity.hasher, clock: c},
 		Holdings: &Holdings{schoolScope: scope, holdings: repos.Holdings, loanReader: loans, clock: c},
-		Circulation: &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts,
+		Circulation: &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts, students: repos.Students,
 			departures: repos.Departures, loanReader: loans, clock: c},
 		Catalog: &PublicCatalog{schools: repos.Schools, holdings: repos.Holdings, loanReader: loans},
 		clock:   c,

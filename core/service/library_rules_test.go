@@ -532,7 +532,7 @@ func TestDeleteMeStudentWithLoans(t *testing.T) {
 
 // searchStudents is the first page of Students.Search, its error dropped.
 func searchStudents(ctx context.Context, lib *service.Library, school, search string) ([]user.Account, error) {
-	page, err := lib.Students.Search(ctx, school, service.ListQuery{Page: 1, Limit: service.MaxListLimit, Search: search})
+	page, err := lib.Students.Search(ctx, school, "", service.ListQuery{Page: 1, Limit: service.MaxListLimit, Search: search})
 	return page.Students, err
 }
 

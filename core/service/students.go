@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
@@ -22,7 +24,7 @@ type Students struct {
 
 // StudentInput describes a student to add.
 type StudentInput struct {
-	Name, Email, Password, StudentNumber string
+	Name, Email, Password, StudentNumber, Grade, Homeroom string
 }
 
 // Create adds a student to the caller's school (admins name it).
@@ -32,7 +34,8 @@ func (s *Students) Create(ctx context.Context, schoolParam string, in StudentInp
 	if err != nil {
 		return user.Account{}, err
 	}
-	fields := library.ValidateStudent(library.StudentDraft{Name: in.Name, Email: in.Email, StudentNumber: in.StudentNumber})
+	fields := library.ValidateStudent(library.StudentDraft{Name: in.Name, Email: in.Email, StudentNumber: in.StudentNumber,
+		Grade: in.Grade, Homeroom: in.Homeroom})
 	if in.Password != "" {
 		if msg := user.ValidateNewPassword(in.Password, in.Email, in.Name); msg != "" {
 			fields.Add("password", msg)
@@ -50,6 +53,7 @@ func (s *Students) create(ctx context.Context, schoolID string, in StudentInput)
 		return user.Account{}, err
 	}
 	a.StudentNumber = strings.TrimSpace(in.StudentNumber)
+	a.Grade, a.Homeroom = library.NormalizeClassField(in.Grade), library.NormalizeClassField(in.Homeroom)
 	if in.Password != "" {
 		if a.PasswordHash, err = s.hasher.Hash(in.Password); err != nil {
 			return user.Account{}, errs.Wrap(err, "hash password")
@@ -82,22 +86,98 @@ type StudentPage struct {
 
 // Search returns one page of the school's students ordered by name; with a
 // search text, those where every word begins a word of the name, the email
-// or the student number. The work is one page, whatever the school's size.
-// Errors: Invalid (page, limit, search), as scope.
-func (s *Students) Search(ctx context.Context, schoolParam string, q ListQuery) (StudentPage, error) {
+// or the student number; with a homeroom, those of that class alone
+// (ignoring case). The work is one page, whatever the school's size.
+// Errors: Invalid (page, limit, search, homeroom), as scope.
+func (s *Students) Search(ctx context.Context, schoolParam, homeroom string, q ListQuery) (StudentPage, error) {
 	terms, err := q.validate()
 	if err != nil {
 		return StudentPage{}, err
+	}
+	key, msg := homeroomFilter(homeroom)
+	if msg != "" {
+		return StudentPage{}, errs.InvalidField("homeroom", msg)
 	}
 	school, err := s.scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return StudentPage{}, err
 	}
-	list, total, err := s.students.Search(ctx, library.StudentQuery{SchoolID: school.ID, Terms: terms, Offset: q.offset(), Limit: q.Limit})
+	list, total, err := s.students.Search(ctx, library.StudentQuery{SchoolID: school.ID, Terms: terms, HomeroomKey: key,
+		Offset: q.offset(), Limit: q.Limit})
 	if err != nil {
 		return StudentPage{}, err
 	}
 	return StudentPage{Students: list, Page: q.Page, Limit: q.Limit, Total: total}, nil
+}
+
+// homeroomFilter checks the homeroom a list is filtered by and returns its
+// key, or the message that says why it is refused; no homeroom is no
+// filter.
+func homeroomFilter(homeroom string) (key, msg string) {
+	homeroom = library.NormalizeClassField(homeroom)
+	if msg := library.ValidateHomeroom(homeroom); msg != "" {
+		return "", msg
+	}
+	return library.HomeroomKey(homeroom), ""
+}
+
+// StudentChanges are the changes to a student; a nil field stays as it
+// is, an empty grade or homeroom removes it.
+type StudentChanges struct {
+	Name, Grade, Homeroom *string
+}
+
+// Update changes a student's name, grade or homeroom (a new school year
+// moves whole classes). The student number, unique in the school and
+// claimed once, is not changed here.
+// Errors: Invalid (id, fields; nothing is changed), NotFound
+// "student_not_found" (no such student in the caller's school), as scope.
+func (s *Students) Update(ctx context.Context, schoolParam, id string, ch StudentChanges) (user.Account, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return user.Account{}, library.ErrStudentNotFound()
+	}
+	school, err := s.scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return user.Account{}, err
+	}
+	a, err := s.accounts.Get(ctx, id)
+	if err != nil || a.Deleted || a.Role != user.RoleStudent || a.SchoolID != school.ID {
+		if err != nil && !errs.Is(err, errs.NotFound) {
+			return user.Account{}, err
+		}
+		return user.Account{}, library.ErrStudentNotFound()
+	}
+	d := library.StudentDraft{Name: a.Name, Grade: a.Grade, Homeroom: a.Homeroom}
+	if ch.Name != nil {
+		d.Name = *ch.Name
+	}
+	if ch.Grade != nil {
+		d.Grade = *ch.Grade
+	}
+	if ch.Homeroom != nil {
+		d.Homeroom = *ch.Homeroom
+	}
+	// Only the fields asked for are checked: a stored email that today's
+	// rules would refuse must not block a change of homeroom.
+	d = d.Normalized()
+	all := library.ValidateStudent(d)
+	fields := errs.FieldErrors{}
+	for _, f := range []string{"name", "grade", "homeroom"} {
+		if msg, bad := all[f]; bad {
+			fields.Add(f, msg)
+		}
+	}
+	if err := fields.Err(); err != nil {
+		return user.Account{}, err
+	}
+	a.Name, a.Grade, a.Homeroom, a.UpdatedAt = d.Name, d.Grade, d.Homeroom, s.Now().UTC()
+	if err := s.accounts.Update(ctx, a); err != nil {
+		if errs.Is(err, errs.NotFound) {
+			return user.Account{}, library.ErrStudentNotFound()
+		}
+		return user.Account{}, err
+	}
+	return a, nil
 }
 
 // ByIDs returns the students of the caller's school among ids (the
@@ -158,6 +238,7 @@ func (s *Students) Import(ctx context.Context, schoolParam string, data []byte) 
 			return nil, err
 		}
 		a.StudentNumber = strings.TrimSpace(d.StudentNumber)
+		a.Grade, a.Homeroom = d.Grade, d.Homeroom
 		out = append(out, a)
 	}
 	// One call stores them all or none, whatever happens meanwhile (a

@@ -88,8 +88,14 @@ type Account struct {
 	// StudentNumber is the school's own number for a student (unique within
 	// the school; optional).
 	StudentNumber string
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// Grade is a student's grade or year group as the school writes it
+	// ("K", "3", "Year 7"; optional): what loan rules by year group key on.
+	Grade string
+	// Homeroom is a student's class (optional), as typed; students whose
+	// homerooms differ only in case are one class (library.HomeroomKey).
+	Homeroom  string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // PublicID is the account id as the /v1 interface shows it.

@@ -128,6 +128,8 @@ func newAccount(email string) user.Account {
 		Preferences:  user.Preferences{FontSize: 22, Theme: "sepia", Notifications: false, Timezone: "Europe/Paris"},
 		// Stored whatever the role: the store does not apply the rules.
 		StudentNumber: "2024-017",
+		Grade:         "Year 7",
+		Homeroom:      "7b Maple",
 		CreatedAt:     base,
 		UpdatedAt:     base.Add(90 * time.Minute),
 	}

@@ -230,7 +230,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 
 	a.Handler = httpapi.New(httpapi.Deps{
 		Identity: a.Identity, Users: users, Catalog: a.Catalog, Library: a.Library, Authorizer: authz, RateLimiter: limits,
-		Tokens: tokens, Health: readiness{db: a.Repos.Health, draining: &a.draining}, Logger: logger, Registry: registry, Labels: labels.Printer{},
+		Tokens: tokens, Health: readiness{db: a.Repos.Health, draining: &a.draining}, Logger: logger, Registry: registry, Labels: labels.Printer{}, Slips: labels.Printer{},
 		Extra: pageRoutes(a.Library, a.Identity, authz, cfg.CookieSecure),
 	}, httpapi.Config{
 		IssuerURL: cfg.IssuerURL, CookieSecure: cfg.CookieSecure,
