@@ -190,4 +190,8 @@ type Repositories struct {
 
 	// ExternalIdentities links accounts to subjects of external issuers.
 	ExternalIdentities ExternalIdentityRepository
+
+	// Notices and Homerooms serve the reminder mail of circulation.
+	Notices   NoticeRepository
+	Homerooms HomeroomRepository
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 )
 
 // RecordKind names one kind of stored record. Moving a school's data from
@@ -43,6 +44,13 @@ const (
 	// their hashes are stored), so a link mailed before a move still works
 	// after it. A used token is not a record.
 	KindMailTokens RecordKind = "mail_tokens" // auth.MailToken
+	// The reminder mail: each school's notice settings, its homerooms and
+	// their teachers, the notices sent (so that none goes twice after a
+	// move) and the school days whose notices all went out.
+	KindNoticeSettings RecordKind = "notice_settings" // NoticeSettingsRecord
+	KindHomerooms      RecordKind = "homerooms"       // library.Homeroom
+	KindNotices        RecordKind = "notices"         // library.Notice
+	KindNoticeDays     RecordKind = "notice_days"     // NoticeDay
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -53,6 +61,20 @@ var RecordKinds = []RecordKind{
 	KindBooks, KindReadingList, KindProgress, KindSessions,
 	KindLibraryBooks, KindCopies, KindLoans, KindRenewals, KindClaims, KindStudentNumbers, KindInvites, KindRedemptions,
 	KindExternalIdentities, KindMailTokens,
+	KindNoticeSettings, KindHomerooms, KindNotices, KindNoticeDays,
+}
+
+// NoticeSettingsRecord is a school's saved notice settings.
+type NoticeSettingsRecord struct {
+	SchoolID string
+	Settings library.NoticeSettings
+}
+
+// NoticeDay records that a school's notices of Day all went out.
+type NoticeDay struct {
+	SchoolID   string
+	Day        string // YYYY-MM-DD, the school's date
+	FinishedAt time.Time
 }
 
 // SigningKeyRecord is a stored signing key and whether it is the active one.

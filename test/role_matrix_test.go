@@ -131,6 +131,21 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"PUT /api/library/calendar", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PUT", Path: "/api/library/calendar?schoolId=" + w.schoolA, Body: `{"closed_weekdays":[],"closures":[],"term_ends":[]}`}
 		}, [6]int{A, F, F, 200, F, 200}, nil},
+		{"GET /api/library/notices/settings", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/notices/settings?schoolId=" + w.schoolA}
+		},
+			[6]int{A, F, 200, 200, F, 200}, nil},
+		{"PUT /api/library/notices/settings", func(*testing.T, *libraryWorld) req {
+			return req{Method: "PUT", Path: "/api/library/notices/settings?schoolId=" + w.schoolA, Body: `{"enabled":false,"send_at":"07:30","due_soon_days":2,"overdue_steps":[1,7,14]}`}
+		}, [6]int{A, F, F, 200, F, 200}, nil},
+		{"GET /api/library/homerooms", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/homerooms?schoolId=" + w.schoolA} },
+			[6]int{A, F, 200, 200, F, 200}, nil},
+		{"PUT /api/library/homerooms", func(*testing.T, *libraryWorld) req {
+			return req{Method: "PUT", Path: "/api/library/homerooms?schoolId=" + w.schoolA, Body: `{"homerooms":[{"name":"4B","teacher_name":"Mr Oduya","teacher_email":"oduya@maplegrove.example.org"}]}`}
+		}, [6]int{A, F, F, 200, F, 200}, nil},
+		{"GET /api/library/loans/{id}/notices", func(t *testing.T, w *libraryWorld) req {
+			return req{Path: "/api/library/loans/" + freshLoan(t) + "/notices"}
+		}, [6]int{A, F, 200, 200, N, 200}, nil},
 		{"GET /api/library/catalog/{domain}", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/catalog/maplegrove.example.org"} },
 			[6]int{200, 200, 200, 200, 200, 200}, nil},
 		{"POST /api/auth/accept-invite (unknown token)", func(*testing.T, *libraryWorld) req {

@@ -56,6 +56,15 @@ const (
 	colMailTokenUses     = "mail_token_uses"
 )
 
+// Reminder mail: each school's notice settings, the notices (claims and
+// log), the finished days, and the homerooms with their teachers.
+const (
+	colNoticeSettings = "notice_settings"
+	colNotices        = "notices"
+	colNoticeDays     = "notice_days"
+	colHomerooms      = "homerooms"
+)
+
 // colExternalIdentities holds the links of accounts to subjects of
 // external issuers.
 const colExternalIdentities = "external_identities"
@@ -139,6 +148,8 @@ func (d *DB) Repositories() ports.Repositories {
 		Health:        NewHealth(d.db.Client()),
 
 		ExternalIdentities: NewExternalIdentities(d.db),
+		Notices:            NewNotices(d.db),
+		Homerooms:          NewNotices(d.db),
 	}
 }
 
@@ -249,6 +260,18 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 		}},
 		{colRenewals, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "loan_id", Value: 1}, {Key: "number", Value: 1}}},
+		}},
+		// A loan's log; the unsent claims a stopped run left; a student's
+		// notices (deleted with the account); a school's old notices
+		// (deleted with the loan history).
+		{colNotices, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "subject_id", Value: 1}, {Key: "claimed_at", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "sent_at", Value: 1}, {Key: "claimed_at", Value: 1}}},
+			{Keys: bson.D{{Key: "student_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "claimed_at", Value: 1}}},
+		}},
+		{colHomerooms, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "key", Value: 1}}},
 		}},
 	}
 	// The expiry sweep's finds: one index per kind on its expiry.

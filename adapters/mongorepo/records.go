@@ -97,6 +97,14 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 		return plain(r.db, k, colExternalIdentities, toExternalIdentityDoc, externalIdentityDoc.toExternalIdentity), nil
 	case ports.KindMailTokens:
 		return r.mailTokens(k), nil
+	case ports.KindNoticeSettings:
+		return plain(r.db, k, colNoticeSettings, toNoticeSettingsDoc, noticeSettingsDoc.toRecord), nil
+	case ports.KindHomerooms:
+		return plain(r.db, k, colHomerooms, toHomeroomDoc, homeroomDoc.toHomeroom), nil
+	case ports.KindNotices:
+		return plain(r.db, k, colNotices, toNoticeDoc, noticeDoc.toNotice), nil
+	case ports.KindNoticeDays:
+		return plain(r.db, k, colNoticeDays, toNoticeDayDoc, noticeDayDoc.toRecord), nil
 	}
 	return recordKind{}, errs.E(errs.Invalid, errs.CodeUnknownRecordKind, "There is no record kind %q.", k)
 }

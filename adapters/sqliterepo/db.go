@@ -290,6 +290,8 @@ func (d *DB) Repositories() ports.Repositories {
 		Health:        NewHealth(d),
 
 		ExternalIdentities: NewExternalIdentities(d),
+		Notices:            NewNotices(d),
+		Homerooms:          NewNotices(d),
 	}
 }
 

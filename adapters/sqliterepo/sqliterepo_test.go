@@ -27,6 +27,7 @@ func TestLibrary(t *testing.T) {
 	t.Run("ActiveLoans", func(t *testing.T) { porttest.ActiveLoans(t, newRepos) })
 	t.Run("Students", func(t *testing.T) { porttest.Students(t, newRepos) })
 	t.Run("Departures", func(t *testing.T) { porttest.Departures(t, newRepos) })
+	t.Run("Notices", func(t *testing.T) { porttest.Notices(t, newRepos) })
 	t.Run("Invites", func(t *testing.T) { porttest.Invites(t, newRepos) })
 }
 

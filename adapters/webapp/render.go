@@ -169,6 +169,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 	add("students", "Students", root+"/students", "read", "library:students")
 	add("settings", "Settings", root+"/settings", "read", "library:settings")
 	add("calendar", "Calendar", root+"/calendar", "read", "library:calendar")
+	add("notices", "Reminders", root+"/notices", "read", "library:notices")
 	add("accounts", "Accounts", root+"/accounts", "read", "library:accounts")
 	add("catalog", "Public catalog", root+"/catalog", "", "")
 	return b
@@ -301,7 +302,8 @@ var fieldLabels = map[string]string{
 	"isbn": "ISBN", "cover_url": "Cover URL", "copies": "Copies", "count": "Number of copies", "name": "Name",
 	"email": "Email", "student_number": "Student number", "password": "Password", "default_loan_days": "Loan period",
 	"max_renewals": "Renewals allowed", "renewal_days": "Renewal period", "role": "Role", "school_id": "School",
-	"loan_history_days": "Loan history",
+	"loan_history_days": "Loan history", "send_at": "Time", "due_soon_days": "Due soon", "overdue_steps": "Overdue notices",
+	"homerooms": "Homerooms",
 }
 
 // messageOf is a sentence for the librarian: the service's client-safe

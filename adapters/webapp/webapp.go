@@ -151,6 +151,10 @@ func (a *App) Routes() []Route {
 		submit("web.accounts.invite", school+"/accounts/invite", a.invite),
 		submit("web.accounts.manage", school+"/accounts/manage", a.manage),
 		submit("web.accounts.unlock", school+"/accounts/unlock", a.unlock),
+		view("web.notices", school+"/notices", a.notices),
+		submit("web.notices.save", school+"/notices", a.saveNotices),
+		submit("web.homerooms.save", school+"/homerooms", a.saveHomerooms),
+		view("web.loan.notices", school+"/loans/{id}/notices", a.loanNotices),
 		view("web.catalog", school+"/catalog", a.catalog),
 	}
 }

@@ -67,6 +67,8 @@ type Circulation struct {
 	// departures are the deletions of students under way, which a loan
 	// and a deletion settle between them (borrowerStays).
 	departures ports.DepartureRepository
+	// notices are forgotten with the loan history they describe.
+	notices ports.NoticeRepository
 	loanReader
 	*clock
 }
@@ -494,6 +496,16 @@ func (s *Circulation) AnonymizeHistory(ctx context.Context, now time.Time) (int6
 		for {
 			n, err := s.loans.AnonymizeReturned(ctx, school.ID, cutoff, historyBatch)
 			total += int64(n)
+			if err != nil {
+				return total, err
+			}
+			if n < historyBatch {
+				break
+			}
+		}
+		// The reminder mail of that time names the students too.
+		for {
+			n, err := s.notices.DeleteClaimedBefore(ctx, school.ID, cutoff, historyBatch)
 			if err != nil {
 				return total, err
 			}

@@ -28,6 +28,7 @@ type Library struct {
 	Holdings    *Holdings
 	Circulation *Circulation
 	Catalog     *PublicCatalog
+	Notices     *Notices
 
 	clock *clock
 }
@@ -48,7 +49,8 @@ func (c *clock) todayAt(school library.School) time.Time { return school.Today(c
 // NewLibrary builds the library's use cases. It panics on a nil dependency.
 func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 	if repos.Schools == nil || repos.Accounts == nil || repos.RefreshTokens == nil || repos.Students == nil ||
-		repos.Invites == nil || repos.Holdings == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || identity == nil {
+		repos.Invites == nil || repos.Holdings == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || repos.Notices == nil ||
+		repos.Homerooms == nil || identity == nil {
 		panic("service.NewLibrary: nil dependency")
 	}
 	c := &clock{now: time.Now, newID: uuid.NewString}
@@ -61,9 +63,11 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 		Students: &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, hasher: identity.hasher, clock: c},
 		Holdings: &Holdings{schoolScope: scope, holdings: repos.Holdings, loanReader: loans, clock: c},
 		Circulation: &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts, students: repos.Students,
-			departures: repos.Departures, loanReader: loans, clock: c},
+			departures: repos.Departures, notices: repos.Notices, loanReader: loans, clock: c},
 		Catalog: &PublicCatalog{schools: repos.Schools, holdings: repos.Holdings, loanReader: loans},
-		clock:   c,
+		Notices: &Notices{schoolScope: scope, notices: repos.Notices, homerooms: repos.Homerooms, accounts: repos.Accounts,
+			identity: identity, loanReader: loans, clock: c},
+		clock: c,
 	}
 }
 

@@ -33,6 +33,8 @@ type Users struct {
 	departures ports.DepartureRepository
 	mail       ports.MailTokenRepository
 	links      ports.ExternalIdentityRepository
+	// notices name the student's address; they go with the account.
+	notices ports.NoticeRepository
 	loanReader
 	// schools give a student's loans their school's today.
 	schools ports.SchoolRepository
@@ -45,13 +47,13 @@ type Users struct {
 // NewUsers builds the users service. It panics on a nil dependency.
 func NewUsers(repos ports.Repositories, authz ports.Authorizer) *Users {
 	if repos.Accounts == nil || repos.RefreshTokens == nil || repos.ReadingLists == nil || repos.Progress == nil || repos.Books == nil ||
-		repos.Students == nil || repos.Invites == nil || repos.MailTokens == nil || repos.ExternalIdentities == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || repos.Schools == nil || authz == nil {
+		repos.Students == nil || repos.Invites == nil || repos.MailTokens == nil || repos.ExternalIdentities == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || repos.Schools == nil || repos.Notices == nil || authz == nil {
 		panic("service.NewUsers: nil dependency")
 	}
 	return &Users{
 		accounts: repos.Accounts, refresh: repos.RefreshTokens, lists: repos.ReadingLists,
 		progress: repos.Progress, books: repos.Books, students: repos.Students, invites: repos.Invites, mail: repos.MailTokens, links: repos.ExternalIdentities,
-		departures: repos.Departures, loanReader: loanReader{loans: repos.Loans, active: repos.ActiveLoans}, schools: repos.Schools, authz: authz, Now: time.Now,
+		departures: repos.Departures, notices: repos.Notices, loanReader: loanReader{loans: repos.Loans, active: repos.ActiveLoans}, schools: repos.Schools, authz: authz, Now: time.Now,
 	}
 }
 
@@ -410,6 +412,9 @@ func (s *Users) erase(ctx context.Context, accountID string) error {
 		return err
 	}
 	if err := s.loans.AnonymizeStudent(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.notices.ForgetStudent(ctx, accountID); err != nil {
 		return err
 	}
 	if err := s.students.ReleaseNumbers(ctx, accountID); err != nil {

@@ -74,6 +74,11 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 
 	ports.KindExternalIdentities: reflect.TypeFor[user.ExternalIdentity](),
 	ports.KindMailTokens:         reflect.TypeFor[auth.MailToken](),
+
+	ports.KindNoticeSettings: reflect.TypeFor[ports.NoticeSettingsRecord](),
+	ports.KindHomerooms:      reflect.TypeFor[library.Homeroom](),
+	ports.KindNotices:        reflect.TypeFor[library.Notice](),
+	ports.KindNoticeDays:     reflect.TypeFor[ports.NoticeDay](),
 }
 
 // transferSeed is what seedTransfer stored in store A.
@@ -117,6 +122,11 @@ type transferSeed struct {
 	links      []user.ExternalIdentity // the student at two issuers, the pupil at one
 	mailTokens []auth.MailToken        // a reset of the student's password, a sign-up
 	usedToken  auth.MailToken          // the librarian's reset, used: not a record
+
+	noticeSettings []library.NoticeSettings // of Alder and of Birch
+	homerooms      []library.Homeroom       // two of Alder's
+	notices        []library.Notice         // about the open loan: one sent, one not yet
+	noticeDays     []string                 // Alder's finished days
 
 	counts map[ports.RecordKind]int64
 }
@@ -318,7 +328,40 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	_, err = r.MailTokens.Consume(c, s.usedToken.Hash, s.usedToken.Purpose, base.Add(time.Minute))
 	must(t, "MailTokens.Consume", err)
 
+	s.noticeSettings = []library.NoticeSettings{
+		{Enabled: true, SendAt: "06:45", DueSoonDays: 3, OverdueSteps: []int{2, 9}},
+		{Enabled: false, SendAt: "18:00", DueSoonDays: 0, OverdueSteps: []int{}},
+	}
+	for i, set := range s.noticeSettings {
+		must(t, "Notices.SaveSettings", r.Notices.SaveSettings(c, s.schools[i].ID, set))
+	}
+	s.homerooms = []library.Homeroom{
+		{SchoolID: alder.ID, Name: "4B", TeacherName: "Mr Oduya", TeacherEmail: "oduya@alder.example.org"},
+		{SchoolID: alder.ID, Name: "5A", TeacherName: "", TeacherEmail: "five-a@alder.example.org"},
+	}
+	must(t, "ReplaceHomerooms", r.Homerooms.ReplaceHomerooms(c, alder.ID, s.homerooms))
+	s.notices = []library.Notice{
+		{Key: library.NoticeKey(s.open.ID, library.NoticeDueSoon, "2025-04-12", 0, "2025-04-10"), SchoolID: alder.ID, SubjectID: s.open.ID,
+			StudentID: s.student.ID, Kind: library.NoticeDueSoon, DueAt: "2025-04-12", Day: "2025-04-10", Recipient: s.student.Email,
+			ClaimedAt: base.Add(40 * 24 * time.Hour)},
+		{Key: library.NoticeKey(s.open.ID, library.NoticeOverdue, "2025-04-12", 2, "2025-04-14"), SchoolID: alder.ID, SubjectID: s.open.ID,
+			StudentID: s.student.ID, Kind: library.NoticeOverdue, Step: 2, DueAt: "2025-04-12", Day: "2025-04-14", Recipient: s.student.Email,
+			ClaimedAt: base.Add(44 * 24 * time.Hour)},
+	}
+	won, err := r.Notices.Claim(c, s.notices)
+	must(t, "Notices.Claim", err)
+	if len(won) != 2 {
+		t.Fatalf("Notices.Claim into an empty store: won %v, want both", won)
+	}
+	s.notices[0].SentAt = base.Add(40*24*time.Hour + time.Minute)
+	must(t, "Notices.MarkSent", r.Notices.MarkSent(c, []string{s.notices[0].Key}, s.notices[0].SentAt))
+	s.noticeDays = []string{"2025-04-10", "2025-04-14"}
+	for _, day := range s.noticeDays {
+		must(t, "Notices.FinishDay", r.Notices.FinishDay(c, alder.ID, day))
+	}
+
 	s.counts = map[ports.RecordKind]int64{
+		ports.KindNoticeSettings: 2, ports.KindHomerooms: 2, ports.KindNotices: 2, ports.KindNoticeDays: 2,
 		ports.KindSchools: 2, ports.KindAccounts: 5, ports.KindSigningKeys: 2,
 		ports.KindRefreshTokens: 4, ports.KindRotations: 2, ports.KindRevokedFamilies: 2,
 		ports.KindBooks: 2, ports.KindReadingList: 2, ports.KindProgress: 2, ports.KindSessions: 3,
@@ -806,6 +849,45 @@ func testTransferReadBack(t *testing.T, a, b ports.Repositories, s *transferSeed
 		_, err := b.MailTokens.Get(c, s.usedToken.Hash, s.usedToken.Purpose)
 		wantErr(t, "MailTokens.Get of a token used before the copy, on B", err, errs.NotFound, "mail_token_not_found")
 	})
+
+	t.Run("Notices", func(t *testing.T) {
+		c := ctx(t)
+		for i, want := range s.noticeSettings {
+			got := same(t, "Notices.Settings", a, b, func(r ports.Repositories) (library.NoticeSettings, error) {
+				return r.Notices.Settings(c, s.schools[i].ID)
+			}, checkEqual)
+			checkEqual(t, "Notices.Settings "+s.schools[i].Name, got, want)
+		}
+		rooms := same(t, "Homerooms", a, b, func(r ports.Repositories) ([]library.Homeroom, error) { return r.Homerooms.Homerooms(c, alder.ID) }, checkEqual)
+		checkEqual(t, "Homerooms of Alder", rooms, s.homerooms)
+		notices := same(t, "Notices.OfSubject", a, b, func(r ports.Repositories) ([]library.Notice, error) {
+			return r.Notices.OfSubject(c, s.open.ID)
+		}, inOrder(checkNotice))
+		inOrder(checkNotice)(t, "Notices.OfSubject of the open loan", notices, s.notices)
+		for _, day := range s.noticeDays {
+			done, err := b.Notices.DayFinished(c, alder.ID, day)
+			must(t, "DayFinished on B", err)
+			if !done {
+				t.Errorf("DayFinished %s on B = false, want the copied day", day)
+			}
+		}
+		// The copied claims still claim: a run after the move sends neither again.
+		won, err := b.Notices.Claim(c, s.notices)
+		must(t, "Notices.Claim of copied notices on B", err)
+		if len(won) != 0 {
+			t.Errorf("Notices.Claim of copied notices on B won %v, want none", won)
+		}
+	})
+}
+
+func checkNotice(t *testing.T, call string, got, want library.Notice) {
+	t.Helper()
+	checkTime(t, call+" ClaimedAt", got.ClaimedAt, want.ClaimedAt)
+	checkTime(t, call+" SentAt", got.SentAt, want.SentAt)
+	got.ClaimedAt, got.SentAt = want.ClaimedAt, want.SentAt
+	if got != want {
+		t.Errorf("%s:\n got %+v\nwant %+v", call, got, want)
+	}
 }
 
 func checkLink(t *testing.T, call string, got, want user.ExternalIdentity) {

@@ -211,6 +211,10 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	a.Library = service.NewLibrary(a.Repos, a.Identity)
 	a.Sweeper = service.NewSweeper(a.Repos.Expiry, cfg.SweepInterval)
 	a.Sweeper.Also("anonymized_loans", a.Library.Circulation.AnonymizeHistory)
+	a.Sweeper.Also("notices_sent", func(ctx context.Context, now time.Time) (int64, error) {
+		res, err := a.Library.Notices.Run(ctx, now)
+		return int64(res.Sent), err
+	})
 
 	if cfg.DemoData {
 		if !cfg.Embedded() {

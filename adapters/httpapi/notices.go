@@ -1,0 +1,168 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/readinglibrary/service/core/library"
+)
+
+// ----- reminder mail: notice settings, homerooms and a loan's log -----
+
+type noticeSettingsBody struct {
+	SchoolID     string `json:"school_id"`
+	Enabled      bool   `json:"enabled"`
+	SendAt       string `json:"send_at"`
+	DueSoonDays  int    `json:"due_soon_days"`
+	OverdueSteps []int  `json:"overdue_steps"`
+}
+
+func toNoticeSettingsBody(school library.School, s library.NoticeSettings) noticeSettingsBody {
+	steps := s.OverdueSteps
+	if steps == nil {
+		steps = []int{}
+	}
+	return noticeSettingsBody{SchoolID: school.ID, Enabled: s.Enabled, SendAt: s.SendAt, DueSoonDays: s.DueSoonDays, OverdueSteps: steps}
+}
+
+type noticeSettingsRequest struct {
+	Enabled      *bool  `json:"enabled" validate:"required"`
+	SendAt       string `json:"send_at" validate:"required"`
+	DueSoonDays  *int   `json:"due_soon_days" validate:"required,min=0,max=14"`
+	OverdueSteps []int  `json:"overdue_steps" validate:"required,max=10,dive,min=1,max=365"`
+}
+
+func (h *handler) getNoticeSettings(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	school, set, err := h.deps.Library.Notices.Settings(r.Context(), p["schoolId"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toNoticeSettingsBody(school, set))
+}
+
+func (h *handler) putNoticeSettings(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	var req noticeSettingsRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	set := library.NoticeSettings{Enabled: *req.Enabled, SendAt: req.SendAt, DueSoonDays: *req.DueSoonDays, OverdueSteps: req.OverdueSteps}
+	school, saved, err := h.deps.Library.Notices.PutSettings(r.Context(), p["schoolId"], set)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	loggerFrom(r).Info("notice settings changed", "school_id", school.ID, "enabled", saved.Enabled)
+	writeJSON(w, http.StatusOK, toNoticeSettingsBody(school, saved))
+}
+
+type homeroomBody struct {
+	Name         string `json:"name"`
+	TeacherName  string `json:"teacher_name"`
+	TeacherEmail string `json:"teacher_email"`
+}
+
+type homeroomsBody struct {
+	SchoolID  string         `json:"school_id"`
+	Homerooms []homeroomBody `json:"homerooms"`
+}
+
+func toHomeroomsBody(school library.School, rooms []library.Homeroom) homeroomsBody {
+	out := homeroomsBody{SchoolID: school.ID, Homerooms: make([]homeroomBody, 0, len(rooms))}
+	for _, h := range rooms {
+		out.Homerooms = append(out.Homerooms, homeroomBody{Name: h.Name, TeacherName: h.TeacherName, TeacherEmail: h.TeacherEmail})
+	}
+	return out
+}
+
+type homeroomsRequest struct {
+	Homerooms []homeroomRequest `json:"homerooms" validate:"required,max=500,dive"`
+}
+
+type homeroomRequest struct {
+	Name         string `json:"name" validate:"required"`
+	TeacherName  string `json:"teacher_name"`
+	TeacherEmail string `json:"teacher_email" validate:"required"`
+}
+
+func (h *handler) getHomerooms(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	school, rooms, err := h.deps.Library.Notices.Homerooms(r.Context(), p["schoolId"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toHomeroomsBody(school, rooms))
+}
+
+func (h *handler) putHomerooms(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	var req homeroomsRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	rooms := make([]library.Homeroom, len(req.Homerooms))
+	for i, hr := range req.Homerooms {
+		rooms[i] = library.Homeroom{Name: hr.Name, TeacherName: hr.TeacherName, TeacherEmail: hr.TeacherEmail}
+	}
+	school, saved, err := h.deps.Library.Notices.ReplaceHomerooms(r.Context(), p["schoolId"], rooms)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	loggerFrom(r).Info("homerooms replaced", "school_id", school.ID, "homerooms", len(saved))
+	writeJSON(w, http.StatusOK, toHomeroomsBody(school, saved))
+}
+
+type noticeBody struct {
+	Kind      string  `json:"kind"`
+	Step      int     `json:"step"`
+	DueAt     string  `json:"due_at"`
+	Day       string  `json:"day"`
+	Recipient string  `json:"recipient"`
+	Status    string  `json:"status"`
+	SentAt    *string `json:"sent_at"`
+}
+
+type noticesBody struct {
+	Notices []noticeBody `json:"notices"`
+}
+
+func (h *handler) loanNotices(w http.ResponseWriter, r *http.Request) {
+	notices, err := h.deps.Library.Notices.LoanNotices(r.Context(), mux.Vars(r)["id"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := make([]noticeBody, 0, len(notices))
+	for _, n := range notices {
+		b := noticeBody{Kind: n.Kind, Step: n.Step, DueAt: n.DueAt, Day: n.Day, Recipient: n.Recipient, Status: "pending"}
+		if n.Sent() {
+			at := timestamp(n.SentAt)
+			b.Status, b.SentAt = "sent", &at
+		}
+		out = append(out, b)
+	}
+	writeJSON(w, http.StatusOK, noticesBody{Notices: out})
+}

@@ -1,0 +1,364 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+// Notices sends the reminder mail of circulation (due soon, overdue, and
+// each homeroom's daily digest of overdue books) and keeps its log.
+//
+// How each notice goes once across replicas and restarts without a
+// transaction: a notice is a record with a unique key (loan, kind, due
+// date, step; a digest line is once per loan and day), inserted before its
+// mail is sent. Of runs racing for the same notice exactly one inserts it;
+// the others skip it. A mail that fails releases its notices, so a later
+// run claims and sends them again; a run that stops between its claims and
+// its mail leaves them unsent, and a run an hour later releases and sends
+// them (the one case where a mail can go twice: the server took it and the
+// run stopped before recording that).
+type Notices struct {
+	schoolScope
+	notices   ports.NoticeRepository
+	homerooms ports.HomeroomRepository
+	accounts  ports.AccountRepository
+	identity  *Identity // its mailer sends the notices
+	loanReader
+	*clock
+}
+
+// unsentAfter is how long a claimed notice may stay unsent before a run
+// takes it for abandoned and sends it again: far longer than a run takes.
+const unsentAfter = time.Hour
+
+// Settings returns the notice settings of the caller's school (an admin
+// names it).
+func (s *Notices) Settings(ctx context.Context, schoolParam string) (library.School, library.NoticeSettings, error) {
+	school, err := s.scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return library.School{}, library.NoticeSettings{}, err
+	}
+	set, err := s.notices.Settings(ctx, school.ID)
+	return school, set, err
+}
+
+// PutSettings replaces the school's notice settings.
+// Errors: Invalid (each field), as scope.
+func (s *Notices) PutSettings(ctx context.Context, schoolParam string, set library.NoticeSettings) (library.School, library.NoticeSettings, error) {
+	school, err := s.scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return library.School{}, library.NoticeSettings{}, err
+	}
+	if err := library.ValidateNoticeSettings(set); err != nil {
+		return library.School{}, library.NoticeSettings{}, err
+	}
+	if err := s.notices.SaveSettings(ctx, school.ID, set); err != nil {
+		return library.School{}, library.NoticeSettings{}, err
+	}
+	return school, set, nil
+}
+
+// maxHomerooms bounds one school's list: the largest schools have a few
+// hundred classes.
+const maxHomerooms = 500
+
+// Homerooms returns the school's homerooms and their teachers.
+func (s *Notices) Homerooms(ctx context.Context, schoolParam string) (library.School, []library.Homeroom, error) {
+	school, err := s.scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return library.School{}, nil, err
+	}
+	rooms, err := s.homerooms.Homerooms(ctx, school.ID)
+	return school, rooms, err
+}
+
+// ReplaceHomerooms makes rooms the school's list of homerooms, each with
+// the teacher its digest goes to.
+// Errors: Invalid (homerooms[i].field), as scope.
+func (s *Notices) ReplaceHomerooms(ctx context.Context, schoolParam string, rooms []library.Homeroom) (library.School, []library.Homeroom, error) {
+	school, err := s.scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return library.School{}, nil, err
+	}
+	fields := errs.FieldErrors{}
+	if len(rooms) > maxHomerooms {
+		fields.Add("homerooms", fmt.Sprintf("must list at most %d homerooms", maxHomerooms))
+	}
+	seen := map[string]int{}
+	out := make([]library.Homeroom, 0, len(rooms))
+	for i, r := range rooms {
+		at := fmt.Sprintf("homerooms[%d].", i)
+		r.SchoolID = school.ID
+		r.Name = library.NormalizeClassField(r.Name)
+		r.TeacherName = strings.TrimSpace(r.TeacherName)
+		r.TeacherEmail = user.NormalizeEmail(r.TeacherEmail)
+		if msg := library.ValidateHomeroom(r.Name); msg != "" || r.Name == "" {
+			if msg == "" {
+				msg = "must not be empty"
+			}
+			fields.Add(at+"name", msg)
+		} else if j, dup := seen[library.HomeroomKey(r.Name)]; dup {
+			fields.Add(at+"name", fmt.Sprintf("repeats homerooms[%d]", j))
+		} else {
+			seen[library.HomeroomKey(r.Name)] = i
+		}
+		if n := len([]rune(r.TeacherName)); n > 100 {
+			fields.Add(at+"teacher_name", "must be at most 100 characters")
+		}
+		if msg := user.ValidateEmail(r.TeacherEmail); msg != "" {
+			fields.Add(at+"teacher_email", msg)
+		}
+		out = append(out, r)
+	}
+	if err := fields.Err(); err != nil {
+		return library.School{}, nil, err
+	}
+	slices.SortFunc(out, func(a, b library.Homeroom) int { return library.CompareHomerooms(a.Name, b.Name) })
+	if err := s.homerooms.ReplaceHomerooms(ctx, school.ID, out); err != nil {
+		return library.School{}, nil, err
+	}
+	return school, out, nil
+}
+
+// LoanNotices returns the notices sent about a loan the caller may reach.
+// Errors: NotFound "loan_not_found".
+func (s *Notices) LoanNotices(ctx context.Context, loanID string) ([]library.Notice, error) {
+	if _, err := uuid.Parse(loanID); err != nil {
+		return nil, library.ErrLoanNotFound()
+	}
+	loans, err := s.loans.ByIDs(ctx, []string{loanID})
+	if err != nil {
+		return nil, err
+	}
+	if len(loans) == 0 || !reachable(ctx, loans[0].SchoolID) {
+		return nil, library.ErrLoanNotFound()
+	}
+	return s.notices.OfSubject(ctx, loanID)
+}
+
+// NoticeRun is what one Run did.
+type NoticeRun struct {
+	Schools int // schools whose notices were due and ran
+	Sent    int // notices whose mail the server took
+	Failed  int // notices whose mail failed (a later run sends them)
+	Mails   int // mails sent
+}
+
+// Run sends the notices due at now in every school that has them on and
+// whose local time has passed its send time, once per school day. The
+// sweep calls it each interval on one replica; running it again, or on
+// several replicas at once, sends nothing twice.
+func (s *Notices) Run(ctx context.Context, now time.Time) (NoticeRun, error) {
+	var res NoticeRun
+	schools, err := s.schools.List(ctx)
+	if err != nil {
+		return res, err
+	}
+	for _, school := range schools {
+		set, err := s.notices.Settings(ctx, school.ID)
+		if err != nil {
+			return res, err
+		}
+		local := school.Today(now)
+		if !set.Enabled || !library.NoticeDueToday(local, set) {
+			continue
+		}
+		day := local.Format("2006-01-02")
+		done, err := s.notices.DayFinished(ctx, school.ID, day)
+		if err != nil {
+			return res, err
+		}
+		if done {
+			continue
+		}
+		res.Schools++
+		if err := s.runSchool(ctx, school, set, local, &res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// letter is one mail of a run: the notices it carries and its text.
+type letter struct {
+	to      string
+	subject string
+	keys    []string
+	lines   []string
+}
+
+func (s *Notices) runSchool(ctx context.Context, school library.School, set library.NoticeSettings, local time.Time, res *NoticeRun) error {
+	day := local.Format("2006-01-02")
+	if err := s.retryAbandoned(ctx, school.ID, local); err != nil {
+		return err
+	}
+	open, err := s.loans.Open(ctx, school.ID, "", "")
+	if err != nil {
+		return err
+	}
+	active, err := s.claimed(ctx, open)
+	if err != nil {
+		return err
+	}
+	views, err := s.views(ctx, active, local)
+	if err != nil {
+		return err
+	}
+	studentIDs := make([]string, 0, len(views))
+	for _, v := range views {
+		studentIDs = append(studentIDs, v.Loan.StudentID)
+	}
+	slices.Sort(studentIDs)
+	students, err := s.accounts.GetMany(ctx, slices.Compact(studentIDs))
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]user.Account, len(students))
+	for _, a := range students {
+		byID[a.ID] = a
+	}
+	rooms, err := s.homerooms.Homerooms(ctx, school.ID)
+	if err != nil {
+		return err
+	}
+	teacherOf := make(map[string]library.Homeroom, len(rooms))
+	for _, r := range rooms {
+		teacherOf[library.HomeroomKey(r.Name)] = r
+	}
+
+	// What is due, as records to claim, each with the line its mail says.
+	var wanted []library.Notice
+	var lines []string
+	claimedAt := s.Now().UTC()
+	for _, v := range views {
+		st, ok := byID[v.Loan.StudentID]
+		if !ok || st.Deleted {
+			continue
+		}
+		kind, step, due := library.LoanReminder(v.DueAt, local, set)
+		if due && st.Email != "" {
+			n := library.Notice{Key: library.NoticeKey(v.Loan.ID, kind, v.DueAt, step, day), SchoolID: school.ID, SubjectID: v.Loan.ID,
+				StudentID: st.ID, Kind: kind, Step: step, DueAt: v.DueAt, Day: day, Recipient: st.Email, ClaimedAt: claimedAt}
+			wanted = append(wanted, n)
+			lines = append(lines, studentLine(v, kind, step))
+		}
+		if v.Status != library.LoanOverdue {
+			continue
+		}
+		room, ok := teacherOf[library.HomeroomKey(st.Homeroom)]
+		if st.Homeroom == "" || !ok {
+			continue
+		}
+		n := library.Notice{Key: library.NoticeKey(v.Loan.ID, library.NoticeHomeroomDigest, v.DueAt, 0, day), SchoolID: school.ID,
+			SubjectID: v.Loan.ID, StudentID: st.ID, Kind: library.NoticeHomeroomDigest, DueAt: v.DueAt, Day: day,
+			Recipient: room.TeacherEmail, ClaimedAt: claimedAt}
+		wanted = append(wanted, n)
+		lines = append(lines, digestLine(v, st, local))
+	}
+	won, err := s.notices.Claim(ctx, wanted)
+	if err != nil {
+		return err
+	}
+
+	// One mail per recipient: a student's reminders together, a homeroom's
+	// overdue books together.
+	letters := map[string]*letter{}
+	var order []string
+	for _, i := range won {
+		n := wanted[i]
+		id := "student\x00" + n.Recipient
+		if n.Kind == library.NoticeHomeroomDigest {
+			id = "digest\x00" + n.Recipient
+		}
+		l, ok := letters[id]
+		if !ok {
+			l = &letter{to: n.Recipient, subject: fmt.Sprintf("Library reminder from %s", school.Name)}
+			if n.Kind == library.NoticeHomeroomDigest {
+				l.subject = fmt.Sprintf("Overdue library books, %s", day)
+			}
+			letters[id] = l
+			order = append(order, id)
+		}
+		l.keys = append(l.keys, n.Key)
+		l.lines = append(l.lines, lines[i])
+	}
+	failed := false
+	for _, id := range order {
+		l := letters[id]
+		body := "Hello,\n\n" + strings.Join(l.lines, "\n") + "\n\nPlease bring books back to the library, or ask the librarian to renew them.\n" + school.Name + " library\n"
+		err := s.identity.send(ctx, ports.Message{To: l.to, Subject: l.subject, Text: body})
+		if err != nil {
+			failed = true
+			res.Failed += len(l.keys)
+			if rerr := s.notices.Release(ctx, l.keys); rerr != nil {
+				return rerr
+			}
+			if s.identity.cfg.OnBackgroundError != nil {
+				s.identity.cfg.OnBackgroundError("send a library notice (a later run tries again)", err)
+			}
+			continue
+		}
+		res.Mails++
+		res.Sent += len(l.keys)
+		if err := s.notices.MarkSent(ctx, l.keys, s.Now().UTC()); err != nil {
+			return err
+		}
+	}
+	if failed {
+		return nil // the day stays open: the next run sends what failed
+	}
+	return s.notices.FinishDay(ctx, school.ID, day)
+}
+
+// retryAbandoned releases the school's notices that a stopped run claimed
+// and never sent, so this run sends them.
+func (s *Notices) retryAbandoned(ctx context.Context, schoolID string, now time.Time) error {
+	for {
+		stale, err := s.notices.Unsent(ctx, schoolID, s.Now().Add(-unsentAfter), 500)
+		if err != nil || len(stale) == 0 {
+			return err
+		}
+		keys := make([]string, len(stale))
+		for i, n := range stale {
+			keys[i] = n.Key
+		}
+		if err := s.notices.Release(ctx, keys); err != nil {
+			return err
+		}
+		if len(stale) < 500 {
+			return nil
+		}
+	}
+}
+
+func studentLine(v LoanView, kind string, step int) string {
+	switch kind {
+	case library.NoticeDueSoon:
+		return fmt.Sprintf("- %s (%s, copy %s) is due back on %s.", v.Loan.BookTitle, v.Loan.BookAuthor, v.Loan.CopyCode, v.DueAt)
+	default:
+		return fmt.Sprintf("- %s (%s, copy %s) was due on %s and is %d %s overdue.", v.Loan.BookTitle, v.Loan.BookAuthor, v.Loan.CopyCode, v.DueAt, step, plural(step, "day", "days"))
+	}
+}
+
+func digestLine(v LoanView, st user.Account, today time.Time) string {
+	days := library.DaysOverdue(v.DueAt, today)
+	return fmt.Sprintf("- %s (%s): %s, copy %s, due %s, %d %s overdue.", st.Name, st.Homeroom, v.Loan.BookTitle, v.Loan.CopyCode,
+		v.DueAt, days, plural(days, "day", "days"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
