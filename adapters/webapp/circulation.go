@@ -59,6 +59,7 @@ type deskView struct {
 	ActiveCount    int
 	OverdueCount   int
 	CanLend        bool
+	CanSeeNotices  bool   // each loan links the reminders sent about it
 	Pages          pager  // the loans' pages
 	LookupSchoolID string // admins: the schoolId the student lookup sends
 	Focus          string // checkout, return, renew or choice
@@ -144,7 +145,8 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 		base: a.schoolBase(r, school, "Desk", "desk"), Base: schoolPath(school),
 		Today: today.Format("2006-01-02"), DueDefault: school.DefaultDue(today),
 		MaxRenewals: school.Settings.MaxRenewals, CanLend: a.allowed(r, "create", "library:loans"),
-		Focus: "checkout", Choice: choice,
+		CanSeeNotices: a.allowed(r, "read", "library:notices"),
+		Focus:         "checkout", Choice: choice,
 		// Overdue first, then by due date: what the desk must chase on top.
 		ActiveCount: res.Total - res.Overdue, OverdueCount: res.Overdue,
 		Pages:  newFilteredPager("loans", "Pages of loans", schoolPath(school), keep, res.Page, res.Limit, res.Total),

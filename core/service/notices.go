@@ -317,6 +317,12 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 	if failed {
 		return nil // the day stays open: the next run sends what failed
 	}
+	// A notice claimed and not sent (a run that stopped, or one still
+	// sending) keeps the day open too, so that a later run sends it.
+	pending, err := s.notices.Unsent(ctx, school.ID, s.Now().Add(time.Minute), 1)
+	if err != nil || len(pending) > 0 {
+		return err
+	}
 	return s.notices.FinishDay(ctx, school.ID, day)
 }
 
