@@ -25,20 +25,21 @@ func NewSchools(db *DB) *Schools {
 }
 
 const schoolColumns = `id, name, domain, default_loan_days, max_renewals, renewal_days, allow_public_catalog, created_at,
-	max_copies_per_book, max_copies_per_school`
+	max_copies_per_book, max_copies_per_school, hold_pickup_days`
 
 var (
 	stmtSchoolInsert = newStmt("schools.insert", `
 INSERT INTO schools (`+schoolColumns+`)
 VALUES (:id, :name, :domain, :default_loan_days, :max_renewals, :renewal_days, :allow_public_catalog, :created_at,
-	:max_copies_per_book, :max_copies_per_school)`)
+	:max_copies_per_book, :max_copies_per_school, :hold_pickup_days)`)
 	stmtSchoolGet          = newStmt("schools.get", `SELECT `+schoolColumns+` FROM schools WHERE id = :id`)
 	stmtSchoolGetByDomain  = newStmt("schools.get_by_domain", `SELECT `+schoolColumns+` FROM schools WHERE domain = :domain`)
 	stmtSchoolList         = newStmt("schools.list", `SELECT `+schoolColumns+` FROM schools ORDER BY name, id`)
 	stmtSchoolSaveSettings = newStmt("schools.save_settings", `
 UPDATE schools SET default_loan_days = :default_loan_days, max_renewals = :max_renewals,
 	renewal_days = :renewal_days, allow_public_catalog = :allow_public_catalog,
-	max_copies_per_book = :max_copies_per_book, max_copies_per_school = :max_copies_per_school
+	max_copies_per_book = :max_copies_per_book, max_copies_per_school = :max_copies_per_school,
+	hold_pickup_days = :hold_pickup_days
 WHERE id = :id`)
 )
 
@@ -51,6 +52,7 @@ func settingsArgs(s library.Settings) []any {
 		sql.Named("allow_public_catalog", s.AllowPublicCatalog),
 		sql.Named("max_copies_per_book", s.WithCapDefaults().MaxCopiesPerBook),
 		sql.Named("max_copies_per_school", s.WithCapDefaults().MaxCopiesPerSchool),
+		sql.Named("hold_pickup_days", s.PickupDays()),
 	}
 }
 
@@ -61,7 +63,7 @@ func scanSchool(s scanner) (library.School, error) {
 	)
 	err := s.Scan(&sc.ID, &sc.Name, &sc.Domain, &sc.Settings.DefaultLoanDays, &sc.Settings.MaxRenewals,
 		&sc.Settings.RenewalDays, &sc.Settings.AllowPublicCatalog, &created,
-		&sc.Settings.MaxCopiesPerBook, &sc.Settings.MaxCopiesPerSchool)
+		&sc.Settings.MaxCopiesPerBook, &sc.Settings.MaxCopiesPerSchool, &sc.Settings.HoldPickupDays)
 	if err != nil {
 		return library.School{}, err
 	}

@@ -36,6 +36,9 @@ type Settings struct {
 	// refused.
 	MaxCopiesPerBook   int
 	MaxCopiesPerSchool int
+	// HoldPickupDays is how long a copy put aside for a hold waits for its
+	// student before the next hold gets it (PickupDays: 0 is the default).
+	HoldPickupDays int
 }
 
 // Default copy caps. A book may have 1,000 copies, the most a book can be
@@ -52,7 +55,8 @@ const (
 // DefaultSettings are given to every new school.
 func DefaultSettings() Settings {
 	return Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true,
-		MaxCopiesPerBook: DefaultMaxCopiesPerBook, MaxCopiesPerSchool: DefaultMaxCopiesPerSchool}
+		MaxCopiesPerBook: DefaultMaxCopiesPerBook, MaxCopiesPerSchool: DefaultMaxCopiesPerSchool,
+		HoldPickupDays: DefaultHoldPickupDays}
 }
 
 // WithCapDefaults returns s with the default copy caps where s has none (a

@@ -45,6 +45,8 @@ type LoanView struct {
 	DueAt    string // after renewals
 	Renewals int
 	Status   string // active, overdue, returned
+	// PutAside is the hold a returned copy is put aside for, if any.
+	PutAside *PutAside
 }
 
 // LoanInput is a request to lend a copy.
@@ -65,6 +67,8 @@ type Circulation struct {
 	// departures are the deletions of students under way, which a loan
 	// and a deletion settle between them (borrowerStays).
 	departures ports.DepartureRepository
+	// desk settles loans with the holds of their titles.
+	desk *holdDesk
 	loanReader
 	*clock
 }
@@ -74,7 +78,8 @@ type Circulation struct {
 // loan is made and the deletion refused, or the deletion goes ahead and
 // the loan is refused (student_not_found).
 // Errors: Invalid (ids, due_at), NotFound "copy_not_found",
-// "book_not_found", "student_not_found", Conflict "copy_unavailable".
+// "book_not_found", "student_not_found", Conflict "copy_unavailable",
+// "copy_on_hold" (the copy is put aside for another student).
 func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, error) {
 	fields := errs.FieldErrors{}
 	for name, v := range map[string]string{"book_id": in.BookID, "copy_id": in.CopyID, "student_id": in.StudentID} {
@@ -118,12 +123,25 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		ID: s.newID(), SchoolID: school.ID, BookID: book.ID, CopyID: cp.ID, CopyCode: cp.Code, StudentID: student.ID,
 		LoanedAt: s.Now().UTC(), DueAt: due, BookTitle: book.Title, BookAuthor: book.Author,
 	}
+	// A copy whose pickup window has passed goes to the next hold first.
+	if _, _, err := s.desk.liveTrap(ctx, school, cp.ID); err != nil {
+		return LoanView{}, err
+	}
 	if err := s.loans.Insert(ctx, loan); err != nil {
 		return LoanView{}, err
 	}
 	if err := s.claim(ctx, loan); err != nil {
 		// The record never became a loan; removing it is tidiness only.
 		_ = s.loans.Delete(ctx, loan.ID)
+		return LoanView{}, err
+	}
+	if err := s.desk.lendHeld(ctx, school, loan); err != nil {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+		defer cancel()
+		_ = s.active.Release(uctx, loan.CopyID, loan.ID)
+		_ = s.loans.Delete(uctx, loan.ID)
+		// A trapper that saw this claim gave way too: serve the copy again.
+		_, _, _ = s.desk.trapCopy(uctx, school, loan.CopyID, loan.BookID)
 		return LoanView{}, err
 	}
 	if err := s.borrowerStays(ctx, loan.StudentID); err != nil {
@@ -267,8 +285,9 @@ func (s *Circulation) loanInScope(ctx context.Context, loanID string) (library.L
 
 // RenewLoan extends a loan by the school's renewal period, counting from
 // the later of its due date and today.
-// Errors: NotFound "loan_not_found", Conflict "loan_not_active" or
-// "renewal_limit_reached".
+// Errors: NotFound "loan_not_found", Conflict "loan_not_active",
+// "renewal_limit_reached" or "hold_pending" (another student waits for the
+// title).
 //
 // expected, when set, is the renewal count the client saw before asking: a
 // request whose renewal already happened (a retry after a lost reply, or a
@@ -300,6 +319,11 @@ func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *in
 		if n >= school.Settings.MaxRenewals {
 			return LoanView{}, library.ErrRenewalLimit()
 		}
+		if waiting, err := s.desk.waitingHolds(ctx, loan.SchoolID, loan.BookID); err != nil {
+			return LoanView{}, err
+		} else if waiting {
+			return LoanView{}, library.ErrHoldPending()
+		}
 		next := library.Renewal{LoanID: loan.ID, Number: n + 1, DueAt: library.RenewedDueDate(due, today, school.Settings), RenewedAt: s.Now().UTC()}
 		err = s.loans.AddRenewal(ctx, next)
 		if err == nil {
@@ -312,8 +336,9 @@ func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *in
 	return LoanView{}, library.ErrRenewalLimit()
 }
 
-// ReturnLoan ends a loan and frees its copy. Returning a returned loan
-// changes nothing (a double scan at the desk is not an error).
+// ReturnLoan ends a loan and frees its copy, which goes to the first
+// waiting hold of its title (PutAside says whose). Returning a returned
+// loan changes nothing (a double scan at the desk is not an error).
 // Errors: NotFound "loan_not_found".
 func (s *Circulation) ReturnLoan(ctx context.Context, loanID string) (LoanView, error) {
 	loan, err := s.loanInScope(ctx, loanID)
@@ -338,6 +363,23 @@ func (s *Circulation) ReturnLoan(ctx context.Context, loanID string) (LoanView, 
 	views, err := s.views(ctx, []library.Loan{loan}, s.today())
 	if err != nil {
 		return LoanView{}, err
+	}
+	school, err := s.schools.Get(ctx, loan.SchoolID)
+	if err != nil {
+		return LoanView{}, err
+	}
+	t, ok, err := s.desk.trapCopy(ctx, school, loan.CopyID, loan.BookID)
+	if err == nil && !ok {
+		// Returned before (a double scan): the copy's trap, if it stands.
+		t, ok, err = s.desk.liveTrap(ctx, school, loan.CopyID)
+	}
+	if err != nil {
+		return LoanView{}, err
+	}
+	if ok {
+		if views[0].PutAside, err = s.desk.putAside(ctx, t); err != nil {
+			return LoanView{}, err
+		}
 	}
 	return views[0], nil
 }

@@ -27,6 +27,7 @@ type Library struct {
 	Students    *Students
 	Holdings    *Holdings
 	Circulation *Circulation
+	Holds       *Holds
 	Catalog     *PublicCatalog
 
 	clock *clock
@@ -47,12 +48,14 @@ func (c *clock) today() time.Time { return c.now().UTC() }
 // NewLibrary builds the library's use cases. It panics on a nil dependency.
 func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 	if repos.Schools == nil || repos.Accounts == nil || repos.RefreshTokens == nil || repos.Students == nil ||
-		repos.Invites == nil || repos.Holdings == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || identity == nil {
+		repos.Invites == nil || repos.Holdings == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || repos.Holds == nil || identity == nil {
 		panic("service.NewLibrary: nil dependency")
 	}
 	c := &clock{now: time.Now, newID: uuid.NewString}
 	scope := schoolScope{schools: repos.Schools}
 	loans := loanReader{loans: repos.Loans, active: repos.ActiveLoans}
+	desk := &holdDesk{holds: repos.Holds, holdings: repos.Holdings, schools: repos.Schools, accounts: repos.Accounts,
+		loanReader: loans, clock: c}
 	return &Library{
 		Schools: &Schools{schoolScope: scope, clock: c},
 		Staff: &Staff{schools: repos.Schools, accounts: repos.Accounts, invites: repos.Invites, refresh: repos.RefreshTokens,
@@ -60,8 +63,9 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 		Students: &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, hasher: identity.hasher, clock: c},
 		Holdings: &Holdings{schoolScope: scope, holdings: repos.Holdings, loanReader: loans, clock: c},
 		Circulation: &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts,
-			departures: repos.Departures, loanReader: loans, clock: c},
-		Catalog: &PublicCatalog{schools: repos.Schools, holdings: repos.Holdings, loanReader: loans},
+			departures: repos.Departures, desk: desk, loanReader: loans, clock: c},
+		Holds:   &Holds{schoolScope: scope, holdDesk: desk},
+		Catalog: &PublicCatalog{schools: repos.Schools, holdings: repos.Holdings, loanReader: loans, desk: desk},
 		clock:   c,
 	}
 }

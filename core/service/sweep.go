@@ -14,6 +14,22 @@ import (
 type Sweeper struct {
 	repo     ports.ExpiryRepository
 	interval time.Duration
+	holds    *Holds // expires holds whose pickup window passed; nil: none
+}
+
+// Bounds of the holds one sweep expires: batches of holdSweepBatch traps,
+// at most holdSweepBatches of them; the next slot goes on where this one
+// stopped (and every read of a copy or a queue expires lazily meanwhile).
+const (
+	holdSweepBatch   = 100
+	holdSweepBatches = 50
+)
+
+// WithHolds makes each sweep also expire the holds whose copy waited past
+// the pickup window, passing each copy to the next hold. It returns s.
+func (s *Sweeper) WithHolds(h *Holds) *Sweeper {
+	s.holds = h
+	return s
 }
 
 // NewSweeper returns a sweeper with slots of interval. It panics on a nil
@@ -48,5 +64,13 @@ func (s *Sweeper) Sweep(ctx context.Context, now time.Time) (SweepResult, error)
 	res.Claimed = true
 	deleted, err := s.repo.DeleteExpired(ctx, now)
 	res.Deleted = deleted
+	if err != nil || s.holds == nil {
+		return res, err
+	}
+	n, err := s.holds.ExpireDue(ctx, now, holdSweepBatch, holdSweepBatches)
+	if res.Deleted == nil {
+		res.Deleted = map[string]int64{}
+	}
+	res.Deleted["expired_holds"] = n
 	return res, err
 }

@@ -208,9 +208,9 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	} else if n > 0 {
 		logger.Info("finished interrupted account deletions", "accounts", n)
 	}
-	a.Sweeper = service.NewSweeper(a.Repos.Expiry, cfg.SweepInterval)
 	a.Catalog = service.NewCatalog(a.Repos, authz)
 	a.Library = service.NewLibrary(a.Repos, a.Identity)
+	a.Sweeper = service.NewSweeper(a.Repos.Expiry, cfg.SweepInterval).WithHolds(a.Library.Holds)
 
 	if cfg.DemoData {
 		if !cfg.Embedded() {
