@@ -45,6 +45,9 @@ type settingsDoc struct {
 	// which get the defaults when read.
 	MaxCopiesPerBook   int `bson:"max_copies_per_book,omitempty"`
 	MaxCopiesPerSchool int `bson:"max_copies_per_school,omitempty"`
+	// The pickup window of holds; absent (0) in schools stored before
+	// holds existed, which get the default when read.
+	HoldPickupDays int `bson:"hold_pickup_days,omitempty"`
 }
 
 func toSettingsDoc(s library.Settings) settingsDoc {
@@ -55,6 +58,7 @@ func toSettingsDoc(s library.Settings) settingsDoc {
 		AllowPublicCatalog: s.AllowPublicCatalog,
 		MaxCopiesPerBook:   s.MaxCopiesPerBook,
 		MaxCopiesPerSchool: s.MaxCopiesPerSchool,
+		HoldPickupDays:     s.HoldPickupDays,
 	}
 }
 
@@ -80,6 +84,7 @@ func (d schoolDoc) toSchool() library.School {
 			AllowPublicCatalog: d.Settings.AllowPublicCatalog,
 			MaxCopiesPerBook:   d.Settings.MaxCopiesPerBook,
 			MaxCopiesPerSchool: d.Settings.MaxCopiesPerSchool,
+			HoldPickupDays:     d.Settings.HoldPickupDays,
 		}.WithCapDefaults(),
 		CreatedAt: d.CreatedAt.UTC(),
 	}

@@ -59,14 +59,17 @@ func DefaultSettings() Settings {
 		HoldPickupDays: DefaultHoldPickupDays}
 }
 
-// WithCapDefaults returns s with the default copy caps where s has none (a
-// school stored before the caps existed).
+// WithCapDefaults returns s with the default copy caps and pickup window
+// where s has none (a school stored before they existed).
 func (s Settings) WithCapDefaults() Settings {
 	if s.MaxCopiesPerBook <= 0 {
 		s.MaxCopiesPerBook = DefaultMaxCopiesPerBook
 	}
 	if s.MaxCopiesPerSchool <= 0 {
 		s.MaxCopiesPerSchool = DefaultMaxCopiesPerSchool
+	}
+	if s.HoldPickupDays <= 0 {
+		s.HoldPickupDays = DefaultHoldPickupDays
 	}
 	return s
 }
