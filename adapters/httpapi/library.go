@@ -22,13 +22,14 @@ type settingsBody struct {
 	AllowPublicCatalog bool   `json:"allow_public_catalog"`
 	MaxCopiesPerBook   int    `json:"max_copies_per_book"`
 	MaxCopiesPerSchool int    `json:"max_copies_per_school"`
+	HoldPickupDays     int    `json:"hold_pickup_days"`
 }
 
 func toSettingsBody(s library.School) settingsBody {
 	set := s.Settings.WithCapDefaults()
 	return settingsBody{SchoolID: s.ID, DefaultLoanDays: set.DefaultLoanDays, MaxRenewals: set.MaxRenewals,
 		RenewalDays: set.RenewalDays, AllowPublicCatalog: set.AllowPublicCatalog,
-		MaxCopiesPerBook: set.MaxCopiesPerBook, MaxCopiesPerSchool: set.MaxCopiesPerSchool}
+		MaxCopiesPerBook: set.MaxCopiesPerBook, MaxCopiesPerSchool: set.MaxCopiesPerSchool, HoldPickupDays: set.HoldPickupDays}
 }
 
 type schoolBody struct {
@@ -81,6 +82,7 @@ type libraryBookBody struct {
 	CoverURL        string `json:"cover_url"`
 	TotalCopies     int    `json:"total_copies"`
 	AvailableCopies int    `json:"available_copies"`
+	Holds           int    `json:"holds"`
 }
 
 type copyBody struct {
@@ -112,6 +114,16 @@ type loanBody struct {
 	Renewals   int      `json:"renewals"`
 	Status     string   `json:"status"`
 	Book       loanBook `json:"book"`
+	// PutAsideFor is set on a return whose copy went to a hold: the desk
+	// must put the copy aside for that student.
+	PutAsideFor *putAsideBody `json:"put_aside_for"`
+}
+
+type putAsideBody struct {
+	HoldID      string `json:"hold_id"`
+	StudentID   string `json:"student_id"`
+	StudentName string `json:"student_name"`
+	Until       string `json:"until"`
 }
 
 type loanBook struct {
@@ -129,6 +141,9 @@ func toLoanBody(v service.LoanView) loanBody {
 	if l.Returned() {
 		t := timestamp(l.ReturnedAt)
 		b.ReturnedAt = &t
+	}
+	if pa := v.PutAside; pa != nil {
+		b.PutAsideFor = &putAsideBody{HoldID: pa.HoldID, StudentID: pa.StudentID, StudentName: pa.StudentName, Until: timestamp(pa.ExpiresAt)}
 	}
 	return b
 }
@@ -541,6 +556,103 @@ func (h *handler) studentLoans(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"loans": toLoanBodies(loans)})
 }
 
+// ----- holds -----
+
+type holdBody struct {
+	ID          string   `json:"id"`
+	SchoolID    string   `json:"school_id"`
+	BookID      string   `json:"book_id"`
+	StudentID   string   `json:"student_id"`
+	StudentName string   `json:"student_name"`
+	Status      string   `json:"status"`
+	PlacedAt    string   `json:"placed_at"`
+	ReadyUntil  *string  `json:"ready_until"` // when a copy is put aside
+	CopyID      *string  `json:"copy_id"`
+	CopyCode    *string  `json:"copy_code"`
+	EndedAt     *string  `json:"ended_at"`
+	Book        loanBook `json:"book"`
+}
+
+func toHoldBodies(vs []service.HoldView) []holdBody {
+	out := make([]holdBody, 0, len(vs))
+	for _, v := range vs {
+		h := v.Hold
+		b := holdBody{ID: h.ID, SchoolID: h.SchoolID, BookID: h.BookID, StudentID: h.StudentID, StudentName: v.StudentName,
+			Status: v.Status, PlacedAt: timestamp(h.PlacedAt), Book: loanBook{Title: v.Book.Title, Author: v.Book.Author}}
+		if t := v.Trap; t != nil {
+			until, copyID, code := timestamp(t.ExpiresAt), t.CopyID, v.CopyCode
+			b.ReadyUntil, b.CopyID, b.CopyCode = &until, &copyID, &code
+		}
+		if !v.EndedAt.IsZero() {
+			ended := timestamp(v.EndedAt)
+			b.EndedAt = &ended
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+type holdRequest struct {
+	SchoolID  string `json:"school_id"`
+	BookID    string `json:"book_id" validate:"required"`
+	StudentID string `json:"student_id"`
+}
+
+func (h *handler) placeHold(w http.ResponseWriter, r *http.Request) {
+	var req holdRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	v, err := h.deps.Library.Holds.Place(r.Context(), service.HoldInput{SchoolID: req.SchoolID, BookID: req.BookID, StudentID: req.StudentID})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"hold": toHoldBodies([]service.HoldView{v})[0]})
+}
+
+func (h *handler) cancelHold(w http.ResponseWriter, r *http.Request) {
+	v, err := h.deps.Library.Holds.Cancel(r.Context(), mux.Vars(r)["hold_id"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"hold": toHoldBodies([]service.HoldView{v})[0]})
+}
+
+func (h *handler) listHolds(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId", "status", "book_id", "page", "limit")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	page, limit, err := pageParams(p, service.DefaultListLimit)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	res, err := h.deps.Library.Holds.Queue(r.Context(), p["schoolId"], service.HoldFilter{Status: p["status"], BookID: p["book_id"]},
+		service.ListQuery{Page: page, Limit: limit})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"holds":      toHoldBodies(res.Holds),
+		"pagination": pagination{Page: res.Page, Limit: res.Limit, Total: int64(res.Total), TotalPages: catalog.TotalPages(int64(res.Total), res.Limit)},
+	})
+}
+
+func (h *handler) studentHolds(w http.ResponseWriter, r *http.Request) {
+	holds, err := h.deps.Library.Holds.StudentHolds(r.Context())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"holds": toHoldBodies(holds)})
+}
+
 // ----- settings and the public catalog -----
 
 func (h *handler) getSettings(w http.ResponseWriter, r *http.Request) {
@@ -565,6 +677,8 @@ type settingsRequest struct {
 	// The copy caps are optional: left out, the school keeps its caps.
 	MaxCopiesPerBook   *int `json:"max_copies_per_book" validate:"omitnil,min=1"`
 	MaxCopiesPerSchool *int `json:"max_copies_per_school" validate:"omitnil,min=1"`
+	// Optional too: left out, the school keeps its pickup window.
+	HoldPickupDays *int `json:"hold_pickup_days" validate:"omitnil,min=1"`
 }
 
 func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
@@ -587,6 +701,9 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 	if req.MaxCopiesPerSchool != nil {
 		set.MaxCopiesPerSchool = *req.MaxCopiesPerSchool
 	}
+	if req.HoldPickupDays != nil {
+		set.HoldPickupDays = *req.HoldPickupDays
+	}
 	s, err := h.deps.Library.Schools.PutSettings(r.Context(), p["schoolId"], set)
 	if err != nil {
 		writeError(w, r, err)
@@ -604,6 +721,7 @@ type catalogBook struct {
 	CoverURL        string `json:"cover_url"`
 	TotalCopies     int    `json:"total_copies"`
 	AvailableCopies int    `json:"available_copies"`
+	Holds           int    `json:"holds"`
 }
 
 func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {
@@ -626,7 +744,7 @@ func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {
 	for _, e := range res.Entries {
 		b := e.Book
 		books = append(books, catalogBook{ID: b.ID, ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL,
-			TotalCopies: e.Total, AvailableCopies: e.Available})
+			TotalCopies: e.Total, AvailableCopies: e.Available, Holds: e.Holds})
 	}
 	school := res.School
 	writeJSON(w, http.StatusOK, map[string]any{

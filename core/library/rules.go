@@ -104,6 +104,9 @@ func ValidateSettings(s Settings) error {
 	if s.MaxCopiesPerSchool < 1 || s.MaxCopiesPerSchool > MaxCopiesPerSchoolLimit {
 		fields.Add("max_copies_per_school", "must be between 1 and 1000000")
 	}
+	if s.HoldPickupDays < MinHoldPickupDays || s.HoldPickupDays > MaxHoldPickupDays {
+		fields.Add("hold_pickup_days", "must be between 1 and 60")
+	}
 	return fields.Err()
 }
 

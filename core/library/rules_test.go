@@ -107,10 +107,12 @@ func TestValidateSettings(t *testing.T) {
 		{name: "RenewalsNegative", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, MaxRenewals: -1}, wantFields: []string{"max_renewals"}},
 		{name: "Renewals21", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, MaxRenewals: 21}, wantFields: []string{"max_renewals"}},
 		{name: "AllBad", settings: library.Settings{DefaultLoanDays: -5, RenewalDays: 1000, MaxRenewals: 99}, wantFields: []string{"default_loan_days", "renewal_days", "max_renewals"}},
-		{name: "CapsAtTheirBounds", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, MaxCopiesPerBook: 1, MaxCopiesPerSchool: 1}, rawCaps: true},
-		{name: "CapsAtTheirMaximums", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, MaxCopiesPerBook: 5000, MaxCopiesPerSchool: 1_000_000}, rawCaps: true},
-		{name: "CapsZero", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7}, rawCaps: true, wantFields: []string{"max_copies_per_book", "max_copies_per_school"}},
-		{name: "CapsOver", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, MaxCopiesPerBook: 5001, MaxCopiesPerSchool: 1_000_001}, rawCaps: true,
+		{name: "CapsAtTheirBounds", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, MaxCopiesPerBook: 1, MaxCopiesPerSchool: 1, HoldPickupDays: 1}, rawCaps: true},
+		{name: "CapsAtTheirMaximums", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, MaxCopiesPerBook: 5000, MaxCopiesPerSchool: 1_000_000, HoldPickupDays: 60}, rawCaps: true},
+		{name: "CapsZero", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, HoldPickupDays: 7}, rawCaps: true, wantFields: []string{"max_copies_per_book", "max_copies_per_school"}},
+		{name: "PickupDaysZero", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, MaxCopiesPerBook: 1, MaxCopiesPerSchool: 1}, rawCaps: true, wantFields: []string{"hold_pickup_days"}},
+		{name: "PickupDays61", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, MaxCopiesPerBook: 1, MaxCopiesPerSchool: 1, HoldPickupDays: 61}, rawCaps: true, wantFields: []string{"hold_pickup_days"}},
+		{name: "CapsOver", settings: library.Settings{DefaultLoanDays: 14, RenewalDays: 7, MaxCopiesPerBook: 5001, MaxCopiesPerSchool: 1_000_001, HoldPickupDays: 7}, rawCaps: true,
 			wantFields: []string{"max_copies_per_book", "max_copies_per_school"}},
 	}
 	for _, tt := range tests {

@@ -75,6 +75,9 @@ func (s *Schools) PutSettings(ctx context.Context, schoolParam string, set libra
 	if set.MaxCopiesPerSchool == 0 {
 		set.MaxCopiesPerSchool = current.MaxCopiesPerSchool
 	}
+	if set.HoldPickupDays == 0 {
+		set.HoldPickupDays = current.HoldPickupDays
+	}
 	if err := library.ValidateSettings(set); err != nil {
 		return library.School{}, err
 	}
