@@ -82,7 +82,6 @@ type libraryBookBody struct {
 	CoverURL        string `json:"cover_url"`
 	TotalCopies     int    `json:"total_copies"`
 	AvailableCopies int    `json:"available_copies"`
-	Holds           int    `json:"holds"`
 }
 
 type copyBody struct {
