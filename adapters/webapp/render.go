@@ -300,6 +300,7 @@ var fieldLabels = map[string]string{
 	"isbn": "ISBN", "cover_url": "Cover URL", "copies": "Copies", "count": "Number of copies", "name": "Name",
 	"email": "Email", "student_number": "Student number", "password": "Password", "default_loan_days": "Loan period",
 	"max_renewals": "Renewals allowed", "renewal_days": "Renewal period", "role": "Role", "school_id": "School",
+	"hold_pickup_days": "Days a copy waits for a hold",
 }
 
 // messageOf is a sentence for the librarian: the service's client-safe

@@ -57,10 +57,11 @@ type HoldView struct {
 
 // PutAside is the trap a returned copy got: the desk says it loudly.
 type PutAside struct {
-	HoldID      string
-	StudentID   string
-	StudentName string
-	ExpiresAt   time.Time
+	HoldID        string
+	StudentID     string
+	StudentName   string
+	StudentNumber string
+	ExpiresAt     time.Time
 }
 
 // holdDesk is the hold machinery circulation and the hold routes share.
@@ -376,7 +377,7 @@ func (d *holdDesk) putAside(ctx context.Context, t library.HoldTrap) (*PutAside,
 	if err != nil && !errs.Is(err, errs.NotFound) {
 		return nil, err
 	}
-	out.StudentName = a.Name
+	out.StudentName, out.StudentNumber = a.Name, a.StudentNumber
 	return out, nil
 }
 
@@ -651,6 +652,7 @@ type HoldFilter struct {
 
 // HoldPage is one page of a school's open holds.
 type HoldPage struct {
+	Book  library.Book // the book of HoldFilter.BookID, when one was named
 	Holds []HoldView
 	Page  int
 	Limit int
@@ -659,7 +661,8 @@ type HoldPage struct {
 
 // Queue lists a school's open holds (of one book with BookID) in queue
 // order, placed_at then id, one page at a time.
-// Errors: Invalid (book_id, status, page, limit), as scope.
+// Errors: Invalid (book_id, status, page, limit), NotFound
+// "book_not_found", as scope.
 func (s *Holds) Queue(ctx context.Context, schoolParam string, f HoldFilter, q ListQuery) (HoldPage, error) {
 	fields := errs.FieldErrors{}
 	if f.Status != "" && f.Status != library.HoldWaiting && f.Status != library.HoldReady {
@@ -679,7 +682,11 @@ func (s *Holds) Queue(ctx context.Context, schoolParam string, f HoldFilter, q L
 		return HoldPage{}, err
 	}
 	var entries []library.HoldQueueEntry
+	var book library.Book
 	if f.BookID != "" {
+		if book, err = s.holdings.Book(ctx, school.ID, f.BookID); err != nil {
+			return HoldPage{}, err
+		}
 		entries, err = s.holds.Queue(ctx, school.ID, f.BookID, library.HoldQueueEntry{}, maxQueueRead)
 	} else {
 		entries, err = s.holds.SchoolQueue(ctx, school.ID)
@@ -716,7 +723,7 @@ func (s *Holds) Queue(ctx context.Context, schoolParam string, f HoldFilter, q L
 		}
 		return keep[i].HoldID < keep[j].HoldID
 	})
-	page := HoldPage{Page: q.Page, Limit: q.Limit, Total: len(keep)}
+	page := HoldPage{Book: book, Page: q.Page, Limit: q.Limit, Total: len(keep)}
 	if from := q.offset(); from < len(keep) {
 		pageIDs := []string{}
 		for _, e := range keep[from:min(from+q.Limit, len(keep))] {
