@@ -297,3 +297,30 @@ func TestHoldsRace(t *testing.T) {
 		t.Fatalf("catalog entry %v, want %d holds and %d available", got, waiting, copiesN-ready)
 	}
 }
+
+// A student who deletes their account leaves no hold behind: the copy put
+// aside for them goes to the next hold at once.
+func TestHoldsOfADeletedStudent(t *testing.T) {
+	w := newLibraryWorld(t)
+	s := w.s
+	leaver := w.addSignInStudent(t, "Lea")
+	next := w.addSignInStudent(t, "Nico")
+	bookID, copies := w.addBook(t, w.libA, `{"title":"Gone Tomorrow","author":"A. Way","copies":1}`)
+	lent := w.lend(w.libA, bookID, copies[0]["id"].(string), w.studentAID)
+	loanID := lent.json(t)["loan"].(map[string]any)["id"].(string)
+	for _, st := range []holdStudent{leaver, next} {
+		if r := w.placeHold(st.token, bookID, ""); r.Status != 201 {
+			t.Fatalf("hold: %d %s", r.Status, r.Body)
+		}
+	}
+	if aside := w.act(w.libA, loanID, "return").json(t)["loan"].(map[string]any)["put_aside_for"].(map[string]any); aside["student_id"] != leaver.id {
+		t.Fatalf("put aside for %v, want the first hold's student", aside)
+	}
+	if r := s.do(req{Method: http.MethodDelete, Path: "/v1/users/me", Token: leaver.token}); r.Status != 200 {
+		t.Fatalf("delete the account: %d %s", r.Status, r.Body)
+	}
+	queue := holdsOf(t, s.do(req{Path: "/api/library/holds?book_id=" + bookID, Token: w.libA}))
+	if len(queue) != 1 || queue[0]["student_id"] != next.id || queue[0]["status"] != "ready" {
+		t.Fatalf("queue after the first student left = %v, want Nico's hold ready", queue)
+	}
+}

@@ -406,6 +406,34 @@ func (d *holdDesk) lendHeld(ctx context.Context, school library.School, loan lib
 	return nil
 }
 
+// cancelStudentHolds cancels every open hold of a student who leaves, so
+// no copy waits for them; each copy put aside goes to the next hold.
+// Idempotent: a retried deletion finds the holds ended.
+func (d *holdDesk) cancelStudentHolds(ctx context.Context, studentID string) error {
+	holds, err := d.holds.OfStudent(ctx, studentID, maxStudentHolds)
+	if err != nil || len(holds) == 0 {
+		return err
+	}
+	ids := make([]string, len(holds))
+	for i, h := range holds {
+		ids[i] = h.ID
+	}
+	open, err := d.holds.Entries(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, e := range open {
+		school, err := d.schools.Get(ctx, e.SchoolID)
+		if err != nil {
+			return err
+		}
+		if err := d.endHold(ctx, school, e.HoldID, library.HoldCancelled, ""); err != nil && !errs.Is(err, errs.Conflict) {
+			return err
+		}
+	}
+	return nil
+}
+
 // Holds serves holds: placing, listing and cancelling them.
 type Holds struct {
 	schoolScope

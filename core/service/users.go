@@ -34,6 +34,9 @@ type Users struct {
 	mail       ports.MailTokenRepository
 	links      ports.ExternalIdentityRepository
 	loanReader
+	// desk cancels a leaving student's open holds, passing their copies
+	// on; nil when the store has no holds.
+	desk  *holdDesk
 	authz ports.Authorizer
 
 	// Now is replaceable in tests.
@@ -46,11 +49,16 @@ func NewUsers(repos ports.Repositories, authz ports.Authorizer) *Users {
 		repos.Students == nil || repos.Invites == nil || repos.MailTokens == nil || repos.ExternalIdentities == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || authz == nil {
 		panic("service.NewUsers: nil dependency")
 	}
-	return &Users{
+	u := &Users{
 		accounts: repos.Accounts, refresh: repos.RefreshTokens, lists: repos.ReadingLists,
 		progress: repos.Progress, books: repos.Books, students: repos.Students, invites: repos.Invites, mail: repos.MailTokens, links: repos.ExternalIdentities,
 		departures: repos.Departures, loanReader: loanReader{loans: repos.Loans, active: repos.ActiveLoans}, authz: authz, Now: time.Now,
 	}
+	if repos.Holds != nil && repos.Holdings != nil && repos.Schools != nil {
+		u.desk = &holdDesk{holds: repos.Holds, holdings: repos.Holdings, schools: repos.Schools, accounts: repos.Accounts,
+			loanReader: u.loanReader, clock: &clock{now: func() time.Time { return u.Now() }, newID: uuid.NewString}}
+	}
+	return u
 }
 
 // ErrUserNotFound is the answer for an unknown user, and for one the caller
@@ -410,6 +418,11 @@ func (s *Users) erase(ctx context.Context, accountID string) error {
 	}
 	if err := s.loans.AnonymizeStudent(ctx, accountID); err != nil {
 		return err
+	}
+	if s.desk != nil {
+		if err := s.desk.cancelStudentHolds(ctx, accountID); err != nil {
+			return err
+		}
 	}
 	if err := s.students.ReleaseNumbers(ctx, accountID); err != nil {
 		return err
