@@ -133,7 +133,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	must(t, "Create school", r.Schools.Create(c, alder))
 	must(t, "Create school", r.Schools.Create(c, birch))
 	alder.Settings = library.Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true,
-		MaxCopiesPerBook: 250, MaxCopiesPerSchool: 7000}
+		MaxCopiesPerBook: 250, MaxCopiesPerSchool: 7000, HoldPickupDays: 12}
 	must(t, "SaveSettings", r.Schools.SaveSettings(c, alder.ID, alder.Settings))
 	s.schools = []library.School{alder, birch}
 
