@@ -43,6 +43,13 @@ const (
 	// their hashes are stored), so a link mailed before a move still works
 	// after it. A used token is not a record.
 	KindMailTokens RecordKind = "mail_tokens" // auth.MailToken
+	// Holds: the records, the open holds' queue entries, the copies put
+	// aside and the outcomes, so a move keeps every queue and every copy
+	// waiting for its student.
+	KindHolds     RecordKind = "holds"      // library.Hold
+	KindHoldQueue RecordKind = "hold_queue" // library.HoldQueueEntry
+	KindHoldTraps RecordKind = "hold_traps" // library.HoldTrap
+	KindHoldEnds  RecordKind = "hold_ends"  // library.HoldEnd
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -53,6 +60,7 @@ var RecordKinds = []RecordKind{
 	KindBooks, KindReadingList, KindProgress, KindSessions,
 	KindLibraryBooks, KindCopies, KindLoans, KindRenewals, KindClaims, KindStudentNumbers, KindInvites, KindRedemptions,
 	KindExternalIdentities, KindMailTokens,
+	KindHolds, KindHoldQueue, KindHoldTraps, KindHoldEnds,
 }
 
 // SigningKeyRecord is a stored signing key and whether it is the active one.

@@ -51,6 +51,10 @@ type holdDoc struct {
 	PlacedAt  time.Time `bson:"placed_at"`
 }
 
+func toHoldDoc(h library.Hold) holdDoc {
+	return holdDoc{ID: h.ID, SchoolID: h.SchoolID, BookID: h.BookID, StudentID: h.StudentID, PlacedAt: h.PlacedAt.UTC()}
+}
+
 func (d holdDoc) toHold() library.Hold {
 	return library.Hold{ID: d.ID, SchoolID: d.SchoolID, BookID: d.BookID, StudentID: d.StudentID, PlacedAt: d.PlacedAt.UTC()}
 }
@@ -61,6 +65,10 @@ type holdQueueDoc struct {
 	BookID    string    `bson:"book_id"`
 	StudentID string    `bson:"student_id"`
 	PlacedAt  time.Time `bson:"placed_at"`
+}
+
+func toHoldQueueDoc(e library.HoldQueueEntry) holdQueueDoc {
+	return holdQueueDoc{HoldID: e.HoldID, SchoolID: e.SchoolID, BookID: e.BookID, StudentID: e.StudentID, PlacedAt: e.PlacedAt.UTC()}
 }
 
 func (d holdQueueDoc) toEntry() library.HoldQueueEntry {
@@ -78,6 +86,11 @@ type holdTrapDoc struct {
 	ExpiresAt time.Time `bson:"expires_at"`
 }
 
+func toHoldTrapDoc(t library.HoldTrap) holdTrapDoc {
+	return holdTrapDoc{ID: trapID(t.CopyID, t.HoldID), CopyID: t.CopyID, HoldID: t.HoldID, SchoolID: t.SchoolID, BookID: t.BookID,
+		StudentID: t.StudentID, TrappedAt: t.TrappedAt.UTC(), ExpiresAt: t.ExpiresAt.UTC()}
+}
+
 func (d holdTrapDoc) toTrap() library.HoldTrap {
 	return library.HoldTrap{CopyID: d.CopyID, HoldID: d.HoldID, SchoolID: d.SchoolID, BookID: d.BookID, StudentID: d.StudentID,
 		TrappedAt: d.TrappedAt.UTC(), ExpiresAt: d.ExpiresAt.UTC()}
@@ -87,6 +100,10 @@ type holdEndDoc struct {
 	HoldID  string    `bson:"_id"`
 	Outcome string    `bson:"outcome"`
 	EndedAt time.Time `bson:"ended_at"`
+}
+
+func toHoldEndDoc(e library.HoldEnd) holdEndDoc {
+	return holdEndDoc{HoldID: e.HoldID, Outcome: e.Outcome, EndedAt: e.EndedAt.UTC()}
 }
 
 func (d holdEndDoc) toEnd() library.HoldEnd {
@@ -102,7 +119,7 @@ var queueOrder = bson.D{{Key: "placed_at", Value: 1}, {Key: "_id", Value: 1}}
 
 // Insert implements ports.HoldRepository.
 func (r *Holds) Insert(ctx context.Context, h library.Hold) error {
-	_, err := r.holds.InsertOne(ctx, holdDoc{ID: h.ID, SchoolID: h.SchoolID, BookID: h.BookID, StudentID: h.StudentID, PlacedAt: h.PlacedAt.UTC()})
+	_, err := r.holds.InsertOne(ctx, toHoldDoc(h))
 	return mapErr(err, "store the hold", nil, nil)
 }
 
@@ -132,7 +149,7 @@ func (r *Holds) Delete(ctx context.Context, holdID string) error {
 // Enqueue implements ports.HoldRepository: an insert into the unique
 // {student_id, book_id} index.
 func (r *Holds) Enqueue(ctx context.Context, e library.HoldQueueEntry) error {
-	_, err := r.queue.InsertOne(ctx, holdQueueDoc{HoldID: e.HoldID, SchoolID: e.SchoolID, BookID: e.BookID, StudentID: e.StudentID, PlacedAt: e.PlacedAt.UTC()})
+	_, err := r.queue.InsertOne(ctx, toHoldQueueDoc(e))
 	return mapErr(err, "queue the hold", nil, library.ErrHoldExists)
 }
 
@@ -211,8 +228,7 @@ func (r *Holds) QueueCounts(ctx context.Context, schoolID string, bookIDs []stri
 // Trap implements ports.HoldRepository: one insert checked by the unique
 // copy_id and hold_id indexes at once.
 func (r *Holds) Trap(ctx context.Context, t library.HoldTrap) error {
-	_, err := r.traps.InsertOne(ctx, holdTrapDoc{ID: trapID(t.CopyID, t.HoldID), CopyID: t.CopyID, HoldID: t.HoldID,
-		SchoolID: t.SchoolID, BookID: t.BookID, StudentID: t.StudentID, TrappedAt: t.TrappedAt.UTC(), ExpiresAt: t.ExpiresAt.UTC()})
+	_, err := r.traps.InsertOne(ctx, toHoldTrapDoc(t))
 	return mapErr(err, "put the copy aside", nil, library.ErrHoldTrapped)
 }
 
@@ -257,7 +273,7 @@ func (r *Holds) Untrap(ctx context.Context, copyID, holdID string) error {
 
 // End implements ports.HoldRepository: an insert keyed by the hold.
 func (r *Holds) End(ctx context.Context, e library.HoldEnd) error {
-	_, err := r.ends.InsertOne(ctx, holdEndDoc{HoldID: e.HoldID, Outcome: e.Outcome, EndedAt: e.EndedAt.UTC()})
+	_, err := r.ends.InsertOne(ctx, toHoldEndDoc(e))
 	return mapErr(err, "record the hold's end", nil, library.ErrHoldEnded)
 }
 

@@ -82,7 +82,61 @@ DELETE FROM hold_traps WHERE copy_id = :copy_id AND hold_id = :hold_id`)
 INSERT INTO hold_ends (`+holdEndColumns+`) VALUES (:hold_id, :outcome, :ended_at)`)
 	stmtHoldEndsOf = newStmt("hold_ends.of_holds", `
 SELECT `+holdEndColumns+` FROM hold_ends WHERE hold_id IN (SELECT value FROM json_each(:ids))`)
+
+	// The record store's whole-table reads (libraryd migrate).
+	stmtRecHoldsCount     = newWholeStmt("records.holds.count", `SELECT count(*) FROM holds`)
+	stmtRecHoldsRead      = newWholeStmt("records.holds.read", `SELECT `+holdColumns+` FROM holds`)
+	stmtRecHoldQueueCount = newWholeStmt("records.hold_queue.count", `SELECT count(*) FROM hold_queue`)
+	stmtRecHoldQueueRead  = newWholeStmt("records.hold_queue.read", `SELECT `+holdQueueColumns+` FROM hold_queue`)
+	stmtRecHoldTrapsCount = newWholeStmt("records.hold_traps.count", `SELECT count(*) FROM hold_traps`)
+	stmtRecHoldTrapsRead  = newWholeStmt("records.hold_traps.read", `SELECT `+holdTrapColumns+` FROM hold_traps`)
+	stmtRecHoldEndsCount  = newWholeStmt("records.hold_ends.count", `SELECT count(*) FROM hold_ends`)
+	stmtRecHoldEndsRead   = newWholeStmt("records.hold_ends.read", `SELECT `+holdEndColumns+` FROM hold_ends`)
 )
+
+// holdRecordKind is the record store's handling of one kind of hold record:
+// read whole, written with the repository's own insert.
+func holdRecordKind[T any](d *DB, k ports.RecordKind, count, read, insert *stmt, scan func(scanner) (T, error), args func(T) []any) recordKind {
+	return recordsKind(d, k, count, read, scan, func(ctx context.Context, tx *txn, rec T) error {
+		_, err := d.exec(ctx, tx, insert, args(rec)...)
+		return err
+	})
+}
+
+// holdRecordKinds are the hold kinds of the record store.
+func holdRecordKinds(d *DB, k ports.RecordKind) (recordKind, bool) {
+	switch k {
+	case ports.KindHolds:
+		return holdRecordKind(d, k, stmtRecHoldsCount, stmtRecHoldsRead, stmtHoldInsert, scanHold, holdArgs), true
+	case ports.KindHoldQueue:
+		return holdRecordKind(d, k, stmtRecHoldQueueCount, stmtRecHoldQueueRead, stmtHoldEnqueue, scanHoldQueueEntry, holdQueueArgs), true
+	case ports.KindHoldTraps:
+		return holdRecordKind(d, k, stmtRecHoldTrapsCount, stmtRecHoldTrapsRead, stmtHoldTrapInsert, scanHoldTrap, holdTrapArgs), true
+	case ports.KindHoldEnds:
+		return holdRecordKind(d, k, stmtRecHoldEndsCount, stmtRecHoldEndsRead, stmtHoldEndInsert, scanHoldEnd, holdEndArgs), true
+	}
+	return recordKind{}, false
+}
+
+func holdArgs(h library.Hold) []any {
+	return []any{sql.Named("id", h.ID), sql.Named("school_id", h.SchoolID), sql.Named("book_id", h.BookID),
+		sql.Named("student_id", h.StudentID), sql.Named("placed_at", millis(h.PlacedAt))}
+}
+
+func holdQueueArgs(e library.HoldQueueEntry) []any {
+	return []any{sql.Named("hold_id", e.HoldID), sql.Named("school_id", e.SchoolID), sql.Named("book_id", e.BookID),
+		sql.Named("student_id", e.StudentID), sql.Named("placed_at", millis(e.PlacedAt))}
+}
+
+func holdTrapArgs(t library.HoldTrap) []any {
+	return []any{sql.Named("copy_id", t.CopyID), sql.Named("hold_id", t.HoldID), sql.Named("school_id", t.SchoolID),
+		sql.Named("book_id", t.BookID), sql.Named("student_id", t.StudentID),
+		sql.Named("trapped_at", millis(t.TrappedAt)), sql.Named("expires_at", millis(t.ExpiresAt))}
+}
+
+func holdEndArgs(e library.HoldEnd) []any {
+	return []any{sql.Named("hold_id", e.HoldID), sql.Named("outcome", e.Outcome), sql.Named("ended_at", millis(e.EndedAt))}
+}
 
 func scanHold(s scanner) (library.Hold, error) {
 	var (
@@ -147,8 +201,7 @@ func listOf[T any](ctx context.Context, d *DB, op string, s *stmt, scan func(sca
 
 // Insert implements ports.HoldRepository.
 func (r *Holds) Insert(ctx context.Context, h library.Hold) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldInsert, sql.Named("id", h.ID), sql.Named("school_id", h.SchoolID),
-		sql.Named("book_id", h.BookID), sql.Named("student_id", h.StudentID), sql.Named("placed_at", millis(h.PlacedAt)))
+	_, err := r.db.exec(ctx, r.db.write, stmtHoldInsert, holdArgs(h)...)
 	return mapErr(err, "store the hold", nil, nil)
 }
 
@@ -177,8 +230,7 @@ func (r *Holds) Delete(ctx context.Context, holdID string) error {
 // Enqueue implements ports.HoldRepository: the UNIQUE (student_id,
 // book_id) key lets one insert win.
 func (r *Holds) Enqueue(ctx context.Context, e library.HoldQueueEntry) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldEnqueue, sql.Named("hold_id", e.HoldID), sql.Named("school_id", e.SchoolID),
-		sql.Named("book_id", e.BookID), sql.Named("student_id", e.StudentID), sql.Named("placed_at", millis(e.PlacedAt)))
+	_, err := r.db.exec(ctx, r.db.write, stmtHoldEnqueue, holdQueueArgs(e)...)
 	return mapErr(err, "queue the hold", nil, library.ErrHoldExists)
 }
 
@@ -244,9 +296,7 @@ func (r *Holds) QueueCounts(ctx context.Context, schoolID string, bookIDs []stri
 // Trap implements ports.HoldRepository: the primary key (copy) and the
 // UNIQUE key (hold) are checked by the one insert.
 func (r *Holds) Trap(ctx context.Context, t library.HoldTrap) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldTrapInsert, sql.Named("copy_id", t.CopyID), sql.Named("hold_id", t.HoldID),
-		sql.Named("school_id", t.SchoolID), sql.Named("book_id", t.BookID), sql.Named("student_id", t.StudentID),
-		sql.Named("trapped_at", millis(t.TrappedAt)), sql.Named("expires_at", millis(t.ExpiresAt)))
+	_, err := r.db.exec(ctx, r.db.write, stmtHoldTrapInsert, holdTrapArgs(t)...)
 	return mapErr(err, "put the copy aside", nil, library.ErrHoldTrapped)
 }
 
@@ -291,8 +341,7 @@ func (r *Holds) Untrap(ctx context.Context, copyID, holdID string) error {
 
 // End implements ports.HoldRepository: the primary key lets one insert win.
 func (r *Holds) End(ctx context.Context, e library.HoldEnd) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldEndInsert, sql.Named("hold_id", e.HoldID), sql.Named("outcome", e.Outcome),
-		sql.Named("ended_at", millis(e.EndedAt)))
+	_, err := r.db.exec(ctx, r.db.write, stmtHoldEndInsert, holdEndArgs(e)...)
 	return mapErr(err, "record the hold's end", nil, library.ErrHoldEnded)
 }
 

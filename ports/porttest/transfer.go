@@ -74,6 +74,10 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 
 	ports.KindExternalIdentities: reflect.TypeFor[user.ExternalIdentity](),
 	ports.KindMailTokens:         reflect.TypeFor[auth.MailToken](),
+	ports.KindHolds:              reflect.TypeFor[library.Hold](),
+	ports.KindHoldQueue:          reflect.TypeFor[library.HoldQueueEntry](),
+	ports.KindHoldTraps:          reflect.TypeFor[library.HoldTrap](),
+	ports.KindHoldEnds:           reflect.TypeFor[library.HoldEnd](),
 }
 
 // transferSeed is what seedTransfer stored in store A.
@@ -117,6 +121,12 @@ type transferSeed struct {
 	links      []user.ExternalIdentity // the student at two issuers, the pupil at one
 	mailTokens []auth.MailToken        // a reset of the student's password, a sign-up
 	usedToken  auth.MailToken          // the librarian's reset, used: not a record
+
+	// holds: 0 the student's on Pippi, waiting with copy 2 put aside; 1 the
+	// pupil's on Matilda, waiting; 2 the pupil's on Pippi, cancelled; 3 the
+	// student's on Matilda, fulfilled.
+	holds     []library.Hold
+	holdTraps []library.HoldTrap
 
 	counts map[ports.RecordKind]int64
 }
@@ -315,6 +325,31 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	_, err = r.MailTokens.Consume(c, s.usedToken.Hash, s.usedToken.Purpose, base.Add(time.Minute))
 	must(t, "MailTokens.Consume", err)
 
+	for i, h := range []struct {
+		student user.Account
+		book    library.Book
+	}{{s.student, pippi}, {s.pupil, matilda}, {s.pupil, pippi}, {s.student, matilda}} {
+		hold := library.Hold{ID: uuid.NewString(), SchoolID: alder.ID, BookID: h.book.ID, StudentID: h.student.ID, PlacedAt: base.Add(time.Duration(i) * time.Hour)}
+		must(t, "Holds.Insert", r.Holds.Insert(c, hold))
+		s.holds = append(s.holds, hold)
+		if i < 2 {
+			must(t, "Holds.Enqueue", r.Holds.Enqueue(c, library.HoldQueueEntry{HoldID: hold.ID, SchoolID: alder.ID, BookID: hold.BookID,
+				StudentID: hold.StudentID, PlacedAt: hold.PlacedAt}))
+		}
+	}
+	s.holdTraps = []library.HoldTrap{
+		{CopyID: s.copies[2].ID, HoldID: s.holds[0].ID, SchoolID: alder.ID, BookID: pippi.ID, StudentID: s.student.ID,
+			TrappedAt: base.Add(5 * time.Hour), ExpiresAt: base.Add(7 * 24 * time.Hour)},
+		// Left behind by an ended hold, as after a crash mid-way: copied as it is.
+		{CopyID: s.copies[1].ID, HoldID: s.holds[3].ID, SchoolID: alder.ID, BookID: matilda.ID, StudentID: s.student.ID,
+			TrappedAt: base.Add(6 * time.Hour), ExpiresAt: base.Add(8 * 24 * time.Hour)},
+	}
+	for _, tr := range s.holdTraps {
+		must(t, "Holds.Trap", r.Holds.Trap(c, tr))
+	}
+	must(t, "Holds.End", r.Holds.End(c, library.HoldEnd{HoldID: s.holds[2].ID, Outcome: library.HoldCancelled, EndedAt: base.Add(9 * time.Hour)}))
+	must(t, "Holds.End", r.Holds.End(c, library.HoldEnd{HoldID: s.holds[3].ID, Outcome: library.HoldFulfilled, EndedAt: base.Add(10 * time.Hour)}))
+
 	s.counts = map[ports.RecordKind]int64{
 		ports.KindSchools: 2, ports.KindAccounts: 5, ports.KindSigningKeys: 2,
 		ports.KindRefreshTokens: 4, ports.KindRotations: 2, ports.KindRevokedFamilies: 2,
@@ -322,6 +357,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		ports.KindLibraryBooks: 3, ports.KindCopies: 3, ports.KindLoans: 3, ports.KindRenewals: 3,
 		ports.KindClaims: 2, ports.KindStudentNumbers: 2, ports.KindInvites: 3, ports.KindRedemptions: 2,
 		ports.KindExternalIdentities: 3, ports.KindMailTokens: 2,
+		ports.KindHolds: 4, ports.KindHoldQueue: 2, ports.KindHoldTraps: 2, ports.KindHoldEnds: 2,
 	}
 	return s
 }
@@ -791,6 +827,34 @@ func testTransferReadBack(t *testing.T, a, b ports.Repositories, s *transferSeed
 		}
 	})
 
+	t.Run("Holds", func(t *testing.T) {
+		c := ctx(t)
+		ids := make([]string, len(s.holds))
+		for i, h := range s.holds {
+			ids[i] = h.ID
+		}
+		for _, st := range []user.Account{s.student, s.pupil} {
+			got := same(t, "Holds.OfStudent", a, b, func(r ports.Repositories) ([]library.Hold, error) { return r.Holds.OfStudent(c, st.ID, 10) }, checkEqual)
+			if len(got) != 2 {
+				t.Errorf("Holds.OfStudent on B = %d holds, want 2", len(got))
+			}
+		}
+		for _, book := range s.libBooks[:2] {
+			got := same(t, "Holds.Queue", a, b, func(r ports.Repositories) ([]library.HoldQueueEntry, error) {
+				return r.Holds.Queue(c, alder.ID, book.ID, library.HoldQueueEntry{}, 10)
+			}, checkEqual)
+			if len(got) != 1 {
+				t.Errorf("Holds.Queue of %s on B = %+v, want one entry", book.Title, got)
+			}
+		}
+		traps := same(t, "Holds.TrapsOfHolds", a, b, func(r ports.Repositories) ([]library.HoldTrap, error) { return r.Holds.TrapsOfHolds(c, ids) },
+			anyOrder(func(tr library.HoldTrap) string { return tr.CopyID }, checkEqual[library.HoldTrap]))
+		ends := same(t, "Holds.Ends", a, b, func(r ports.Repositories) ([]library.HoldEnd, error) { return r.Holds.Ends(c, ids) },
+			anyOrder(func(e library.HoldEnd) string { return e.HoldID }, checkEqual[library.HoldEnd]))
+		if len(traps) != 2 || len(ends) != 2 {
+			t.Errorf("on B: %d traps and %d ends, want 2 and 2", len(traps), len(ends))
+		}
+	})
 	t.Run("MailTokens", func(t *testing.T) {
 		c := ctx(t)
 		for _, want := range s.mailTokens {
@@ -863,6 +927,13 @@ func testTransferKeysHold(t *testing.T, b ports.Repositories, s *transferSeed) {
 	second.Subject = "emile-0043"
 	wantErr(t, "ExternalIdentities.Link of a second subject of a copied account's issuer", b.ExternalIdentities.Link(c, second), errs.Conflict, "external_identity_exists")
 	wantErr(t, "MailTokens.Create of a copied token", b.MailTokens.Create(c, s.mailTokens[0]), errs.Conflict, "mail_token_exists")
+
+	again := library.HoldQueueEntry{HoldID: uuid.NewString(), SchoolID: alder.ID, BookID: s.holds[0].BookID, StudentID: s.holds[0].StudentID, PlacedAt: base}
+	wantErr(t, "Holds.Enqueue of a copied open hold's student and book", b.Holds.Enqueue(c, again), errs.Conflict, "hold_exists")
+	steal2 := s.holdTraps[0]
+	steal2.HoldID = s.holds[1].ID
+	wantErr(t, "Holds.Trap of a copied trap's copy", b.Holds.Trap(c, steal2), errs.Conflict, "hold_trapped")
+	wantErr(t, "Holds.End of a copied outcome", b.Holds.End(c, library.HoldEnd{HoldID: s.holds[2].ID, Outcome: library.HoldExpired, EndedAt: base}), errs.Conflict, "hold_ended")
 }
 
 // errStop is what the suite's read callbacks return to stop a read.
