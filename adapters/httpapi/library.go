@@ -523,8 +523,12 @@ func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"loan": toLoanBody(v)})
 }
 
-func (h *handler) listLoans(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "status", "student_id", "book_id", "page", "limit")
+// pagedList reads the query of a paged list of the school's objects (the
+// filters named, schoolId, page and limit) and, when list answers, writes
+// its items under key with the pagination.
+func pagedList(w http.ResponseWriter, r *http.Request, key string, filters []string,
+	list func(p map[string]string, q service.ListQuery) (items any, page, limit, total int, err error)) {
+	p, err := queryParams(r, append([]string{"schoolId", "page", "limit"}, filters...)...)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -534,15 +538,22 @@ func (h *handler) listLoans(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	res, err := h.deps.Library.Circulation.LoansPage(r.Context(), p["schoolId"],
-		service.LoanFilter{Status: p["status"], StudentID: p["student_id"], BookID: p["book_id"]}, service.ListQuery{Page: page, Limit: limit})
+	items, page, limit, total, err := list(p, service.ListQuery{Page: page, Limit: limit})
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"loans":      toLoanBodies(res.Loans),
-		"pagination": pagination{Page: res.Page, Limit: res.Limit, Total: int64(res.Total), TotalPages: catalog.TotalPages(int64(res.Total), res.Limit)},
+		key:          items,
+		"pagination": pagination{Page: page, Limit: limit, Total: int64(total), TotalPages: catalog.TotalPages(int64(total), limit)},
+	})
+}
+
+func (h *handler) listLoans(w http.ResponseWriter, r *http.Request) {
+	pagedList(w, r, "loans", []string{"status", "student_id", "book_id"}, func(p map[string]string, q service.ListQuery) (any, int, int, int, error) {
+		res, err := h.deps.Library.Circulation.LoansPage(r.Context(), p["schoolId"],
+			service.LoanFilter{Status: p["status"], StudentID: p["student_id"], BookID: p["book_id"]}, q)
+		return toLoanBodies(res.Loans), res.Page, res.Limit, res.Total, err
 	})
 }
 
@@ -621,25 +632,9 @@ func (h *handler) cancelHold(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) listHolds(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "status", "book_id", "page", "limit")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	page, limit, err := pageParams(p, service.DefaultListLimit)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	res, err := h.deps.Library.Holds.Queue(r.Context(), p["schoolId"], service.HoldFilter{Status: p["status"], BookID: p["book_id"]},
-		service.ListQuery{Page: page, Limit: limit})
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"holds":      toHoldBodies(res.Holds),
-		"pagination": pagination{Page: res.Page, Limit: res.Limit, Total: int64(res.Total), TotalPages: catalog.TotalPages(int64(res.Total), res.Limit)},
+	pagedList(w, r, "holds", []string{"status", "book_id"}, func(p map[string]string, q service.ListQuery) (any, int, int, int, error) {
+		res, err := h.deps.Library.Holds.Queue(r.Context(), p["schoolId"], service.HoldFilter{Status: p["status"], BookID: p["book_id"]}, q)
+		return toHoldBodies(res.Holds), res.Page, res.Limit, res.Total, err
 	})
 }
 

@@ -59,20 +59,15 @@ func (d holdDoc) toHold() library.Hold {
 	return library.Hold{ID: d.ID, SchoolID: d.SchoolID, BookID: d.BookID, StudentID: d.StudentID, PlacedAt: d.PlacedAt.UTC()}
 }
 
-type holdQueueDoc struct {
-	HoldID    string    `bson:"_id"`
-	SchoolID  string    `bson:"school_id"`
-	BookID    string    `bson:"book_id"`
-	StudentID string    `bson:"student_id"`
-	PlacedAt  time.Time `bson:"placed_at"`
-}
+// holdQueueDoc is a queue entry: the fields of its hold, keyed the same.
+type holdQueueDoc = holdDoc
 
 func toHoldQueueDoc(e library.HoldQueueEntry) holdQueueDoc {
-	return holdQueueDoc{HoldID: e.HoldID, SchoolID: e.SchoolID, BookID: e.BookID, StudentID: e.StudentID, PlacedAt: e.PlacedAt.UTC()}
+	return toHoldDoc(library.Hold{ID: e.HoldID, SchoolID: e.SchoolID, BookID: e.BookID, StudentID: e.StudentID, PlacedAt: e.PlacedAt})
 }
 
-func (d holdQueueDoc) toEntry() library.HoldQueueEntry {
-	return library.HoldQueueEntry{HoldID: d.HoldID, SchoolID: d.SchoolID, BookID: d.BookID, StudentID: d.StudentID, PlacedAt: d.PlacedAt.UTC()}
+func (d holdDoc) toEntry() library.HoldQueueEntry {
+	return library.HoldQueueEntry{HoldID: d.ID, SchoolID: d.SchoolID, BookID: d.BookID, StudentID: d.StudentID, PlacedAt: d.PlacedAt.UTC()}
 }
 
 type holdTrapDoc struct {

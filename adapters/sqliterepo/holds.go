@@ -124,8 +124,8 @@ func holdArgs(h library.Hold) []any {
 }
 
 func holdQueueArgs(e library.HoldQueueEntry) []any {
-	return []any{sql.Named("hold_id", e.HoldID), sql.Named("school_id", e.SchoolID), sql.Named("book_id", e.BookID),
-		sql.Named("student_id", e.StudentID), sql.Named("placed_at", millis(e.PlacedAt))}
+	args := holdArgs(library.Hold{SchoolID: e.SchoolID, BookID: e.BookID, StudentID: e.StudentID, PlacedAt: e.PlacedAt})
+	return append(args[1:], sql.Named("hold_id", e.HoldID))
 }
 
 func holdTrapArgs(t library.HoldTrap) []any {
@@ -150,16 +150,10 @@ func scanHold(s scanner) (library.Hold, error) {
 	return h, nil
 }
 
+// scanHoldQueueEntry reads a queue row, whose columns are a hold's.
 func scanHoldQueueEntry(s scanner) (library.HoldQueueEntry, error) {
-	var (
-		e      library.HoldQueueEntry
-		placed int64
-	)
-	if err := s.Scan(&e.HoldID, &e.SchoolID, &e.BookID, &e.StudentID, &placed); err != nil {
-		return library.HoldQueueEntry{}, err
-	}
-	e.PlacedAt = fromMillis(placed)
-	return e, nil
+	h, err := scanHold(s)
+	return library.HoldQueueEntry{HoldID: h.ID, SchoolID: h.SchoolID, BookID: h.BookID, StudentID: h.StudentID, PlacedAt: h.PlacedAt}, err
 }
 
 func scanHoldTrap(s scanner) (library.HoldTrap, error) {

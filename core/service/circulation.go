@@ -105,12 +105,9 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 	if cp.BookID != book.ID {
 		return LoanView{}, errs.E(errs.Conflict, errs.CodeCopyUnavailable, "The copy belongs to another book.")
 	}
-	student, err := s.accounts.Get(ctx, in.StudentID)
-	if err != nil || student.Deleted || student.Role != user.RoleStudent || student.SchoolID != school.ID {
-		if err != nil && !errs.Is(err, errs.NotFound) {
-			return LoanView{}, err
-		}
-		return LoanView{}, library.ErrStudentNotFound()
+	student, err := schoolStudent(ctx, s.accounts, school.ID, in.StudentID)
+	if err != nil {
+		return LoanView{}, err
 	}
 	today := s.today()
 	due := library.DefaultDueDate(today, school.Settings)
@@ -154,6 +151,19 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		return LoanView{}, err
 	}
 	return LoanView{Loan: loan, DueAt: due, Status: library.LoanStatus(loan, due, today)}, nil
+}
+
+// schoolStudent returns a student of the school who has not been deleted.
+// Errors: NotFound "student_not_found" for anyone else.
+func schoolStudent(ctx context.Context, accounts ports.AccountRepository, schoolID, studentID string) (user.Account, error) {
+	student, err := accounts.Get(ctx, studentID)
+	if err != nil || student.Deleted || student.Role != user.RoleStudent || student.SchoolID != schoolID {
+		if err != nil && !errs.Is(err, errs.NotFound) {
+			return user.Account{}, err
+		}
+		return user.Account{}, library.ErrStudentNotFound()
+	}
+	return student, nil
 }
 
 // abandonedDeparture is the age past which a deletion that decided to go

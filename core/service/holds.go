@@ -477,12 +477,9 @@ func (s *Holds) Place(ctx context.Context, in HoldInput) (HoldView, error) {
 	if err != nil {
 		return HoldView{}, err
 	}
-	student, err := s.accounts.Get(ctx, in.StudentID)
-	if err != nil || student.Deleted || student.Role != user.RoleStudent || student.SchoolID != school.ID {
-		if err != nil && !errs.Is(err, errs.NotFound) {
-			return HoldView{}, err
-		}
-		return HoldView{}, library.ErrStudentNotFound()
+	student, err := schoolStudent(ctx, s.accounts, school.ID, in.StudentID)
+	if err != nil {
+		return HoldView{}, err
 	}
 	open, err := s.loans.Open(ctx, school.ID, student.ID, book.ID)
 	if err != nil {
