@@ -81,13 +81,7 @@ type Circulation struct {
 // "book_not_found", "student_not_found", Conflict "copy_unavailable",
 // "copy_on_hold" (the copy is put aside for another student).
 func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, error) {
-	fields := errs.FieldErrors{}
-	for name, v := range map[string]string{"book_id": in.BookID, "copy_id": in.CopyID, "student_id": in.StudentID} {
-		if _, err := uuid.Parse(v); err != nil {
-			fields.Add(name, "must be a UUID")
-		}
-	}
-	if err := fields.Err(); err != nil {
+	if err := requireUUIDs(map[string]string{"book_id": in.BookID, "copy_id": in.CopyID, "student_id": in.StudentID}); err != nil {
 		return LoanView{}, err
 	}
 	school, err := s.scope(ctx, in.SchoolID, "school_id")
@@ -151,6 +145,18 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		return LoanView{}, err
 	}
 	return LoanView{Loan: loan, DueAt: due, Status: library.LoanStatus(loan, due, today)}, nil
+}
+
+// requireUUIDs checks that each named value is a UUID.
+// Errors: Invalid with details.fields naming each one that is not.
+func requireUUIDs(values map[string]string) error {
+	fields := errs.FieldErrors{}
+	for name, v := range values {
+		if _, err := uuid.Parse(v); err != nil {
+			fields.Add(name, "must be a UUID")
+		}
+	}
+	return fields.Err()
 }
 
 // schoolStudent returns a student of the school who has not been deleted.

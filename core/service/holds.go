@@ -460,13 +460,7 @@ func (s *Holds) Place(ctx context.Context, in HoldInput) (HoldView, error) {
 		}
 		in.StudentID = p.AccountID
 	}
-	fields := errs.FieldErrors{}
-	for name, v := range map[string]string{"book_id": in.BookID, "student_id": in.StudentID} {
-		if _, err := uuid.Parse(v); err != nil {
-			fields.Add(name, "must be a UUID")
-		}
-	}
-	if err := fields.Err(); err != nil {
+	if err := requireUUIDs(map[string]string{"book_id": in.BookID, "student_id": in.StudentID}); err != nil {
 		return HoldView{}, err
 	}
 	school, err := s.scope(ctx, in.SchoolID, "school_id")
