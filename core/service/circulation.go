@@ -114,9 +114,13 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		ID: s.newID(), SchoolID: school.ID, BookID: book.ID, CopyID: cp.ID, CopyCode: cp.Code, StudentID: student.ID,
 		LoanedAt: s.Now().UTC(), DueAt: due, BookTitle: book.Title, BookAuthor: book.Author,
 	}
-	// A copy whose pickup window has passed goes to the next hold first.
-	if _, _, err := s.desk.liveTrap(ctx, school, cp.ID); err != nil {
+	// A copy whose pickup window has passed goes to the next hold first;
+	// one put aside for another student is refused before anything is
+	// written (lendHeld decides again once the copy is claimed).
+	if t, held, err := s.desk.liveTrap(ctx, school, cp.ID); err != nil {
 		return LoanView{}, err
+	} else if held && t.StudentID != student.ID {
+		return LoanView{}, library.ErrCopyOnHold()
 	}
 	if err := s.loans.Insert(ctx, loan); err != nil {
 		return LoanView{}, err
@@ -384,7 +388,16 @@ func (s *Circulation) ReturnLoan(ctx context.Context, loanID string) (LoanView, 
 	if err != nil {
 		return LoanView{}, err
 	}
-	t, ok, err := s.desk.trapCopy(ctx, school, loan.CopyID, loan.BookID)
+	// A copy lent again since its return (a late second scan) is not this
+	// return's to pass on; otherwise it goes to the first waiting hold (on
+	// a second scan too, in case the first stopped before that).
+	var t library.HoldTrap
+	var ok bool
+	if _, lent, lerr := s.activeLoanOf(ctx, loan.CopyID); lerr != nil {
+		return LoanView{}, lerr
+	} else if !lent {
+		t, ok, err = s.desk.trapCopy(ctx, school, loan.CopyID, loan.BookID)
+	}
 	if err == nil && !ok {
 		// Returned before (a double scan): the copy's trap, if it stands.
 		t, ok, err = s.desk.liveTrap(ctx, school, loan.CopyID)
