@@ -117,15 +117,40 @@ func (d *holdDesk) ended(ctx context.Context, ids []string) (map[string]library.
 	return out, nil
 }
 
+// trapOutcome is what one attempt to put a copy aside for a hold ended in.
+type trapOutcome int
+
+const (
+	trapTaken   trapOutcome = iota // the copy is put aside (by this call or another)
+	trapNext                       // the hold is not free: try the next one
+	trapStop                       // the copy is lent: nothing to put aside
+	trapRestart                    // a loan gave way meanwhile: walk the queue again
+)
+
+// maxTrapWalks bounds how often trapCopy walks the queue again after a
+// loan and a trap of one copy gave way to each other.
+const maxTrapWalks = 3
+
 // trapCopy puts a free copy aside for the first waiting hold of its title,
 // walking the queue in batches. It returns the copy's trap (whoever took
 // it) and whether there is one. A copy an active loan holds is not trapped.
 func (d *holdDesk) trapCopy(ctx context.Context, school library.School, copyID, bookID string) (library.HoldTrap, bool, error) {
+	for walk := 0; walk < maxTrapWalks; walk++ {
+		t, outcome, err := d.walkQueue(ctx, school, copyID, bookID)
+		if err != nil || outcome != trapRestart {
+			return t, outcome == trapTaken, err
+		}
+	}
+	return library.HoldTrap{}, false, nil
+}
+
+// walkQueue is one walk of trapCopy through the title's queue.
+func (d *holdDesk) walkQueue(ctx context.Context, school library.School, copyID, bookID string) (library.HoldTrap, trapOutcome, error) {
 	var after library.HoldQueueEntry
 	for {
 		entries, err := d.holds.Queue(ctx, school.ID, bookID, after, holdScanBatch)
 		if err != nil || len(entries) == 0 {
-			return library.HoldTrap{}, false, err
+			return library.HoldTrap{}, trapStop, err
 		}
 		after = entries[len(entries)-1]
 		ids := make([]string, len(entries))
@@ -134,7 +159,7 @@ func (d *holdDesk) trapCopy(ctx context.Context, school library.School, copyID, 
 		}
 		traps, err := d.holds.TrapsOfHolds(ctx, ids)
 		if err != nil {
-			return library.HoldTrap{}, false, err
+			return library.HoldTrap{}, trapStop, err
 		}
 		trapped := map[string]bool{}
 		for _, t := range traps {
@@ -142,7 +167,7 @@ func (d *holdDesk) trapCopy(ctx context.Context, school library.School, copyID, 
 		}
 		ends, err := d.ended(ctx, ids)
 		if err != nil {
-			return library.HoldTrap{}, false, err
+			return library.HoldTrap{}, trapStop, err
 		}
 		for _, e := range entries {
 			if trapped[e.HoldID] {
@@ -151,56 +176,66 @@ func (d *holdDesk) trapCopy(ctx context.Context, school library.School, copyID, 
 			if _, done := ends[e.HoldID]; done {
 				// Its ender stopped before removing the entry: finish.
 				if err := d.holds.Dequeue(ctx, e.HoldID); err != nil {
-					return library.HoldTrap{}, false, err
+					return library.HoldTrap{}, trapStop, err
 				}
 				continue
 			}
-			t, ok, stop, err := d.tryTrap(ctx, school, copyID, e)
-			if err != nil || ok || stop {
-				return t, ok, err
+			t, outcome, err := d.tryTrap(ctx, school, copyID, e)
+			if err != nil || outcome != trapNext {
+				return t, outcome, err
 			}
 		}
 		if len(entries) < holdScanBatch {
-			return library.HoldTrap{}, false, nil
+			return library.HoldTrap{}, trapStop, nil
 		}
 	}
 }
 
-// tryTrap puts the copy aside for one hold. stop says the walk is over:
-// the copy is trapped (ok, by this call or another) or lent.
-func (d *holdDesk) tryTrap(ctx context.Context, school library.School, copyID string, e library.HoldQueueEntry) (t library.HoldTrap, ok, stop bool, err error) {
+// tryTrap puts the copy aside for one hold.
+func (d *holdDesk) tryTrap(ctx context.Context, school library.School, copyID string, e library.HoldQueueEntry) (library.HoldTrap, trapOutcome, error) {
 	now := d.Now().UTC()
-	t = library.HoldTrap{CopyID: copyID, HoldID: e.HoldID, SchoolID: school.ID, BookID: e.BookID, StudentID: e.StudentID,
+	t := library.HoldTrap{CopyID: copyID, HoldID: e.HoldID, SchoolID: school.ID, BookID: e.BookID, StudentID: e.StudentID,
 		TrappedAt: now, ExpiresAt: now.AddDate(0, 0, school.Settings.PickupDays())}
 	if err := d.holds.Trap(ctx, t); err != nil {
 		if !errs.Is(err, errs.Conflict) {
-			return t, false, true, err
+			return t, trapStop, err
 		}
 		// Either the copy is put aside already (the walk is over) or the
 		// hold got another copy (try the next hold).
 		other, err := d.holds.TrapOfCopy(ctx, copyID)
 		if errs.Is(err, errs.NotFound) {
-			return t, false, false, nil
+			return t, trapNext, nil
 		}
-		return other, err == nil, true, err
+		if err != nil {
+			return t, trapStop, err
+		}
+		return other, trapTaken, nil
 	}
 	// The hold may have ended meanwhile (its ender wrote the end before our
 	// trap and read no trap): undo and go on to the next hold.
 	ends, err := d.ended(ctx, []string{e.HoldID})
 	if err != nil {
-		return t, false, true, err
+		return t, trapStop, err
 	}
 	if _, done := ends[e.HoldID]; done {
-		return t, false, false, d.holds.Untrap(ctx, copyID, e.HoldID)
+		return t, trapNext, d.holds.Untrap(ctx, copyID, e.HoldID)
 	}
 	// A loan may have taken the copy from the shelf meanwhile: it stands.
-	if _, lent, err := d.activeLoanOf(ctx, copyID); err != nil || lent {
-		if err == nil {
-			err = d.holds.Untrap(ctx, copyID, e.HoldID)
-		}
-		return t, false, true, err
+	if _, lent, err := d.activeLoanOf(ctx, copyID); err != nil || !lent {
+		return t, trapTaken, err
 	}
-	return t, true, true, nil
+	if err := d.holds.Untrap(ctx, copyID, e.HoldID); err != nil {
+		return t, trapStop, err
+	}
+	// That loan may be giving way to this very trap (lendHeld saw it and
+	// undoes itself): once its claim is gone the copy is free, so walk
+	// again rather than leave it on the shelf while this hold waits. The
+	// lender reads traps after releasing, so one of the two always sees
+	// the copy free.
+	if _, lent, err := d.activeLoanOf(ctx, copyID); err != nil || lent {
+		return t, trapStop, err
+	}
+	return t, trapRestart, nil
 }
 
 // liveTrap returns the copy's trap when it stands: a trap whose hold ended

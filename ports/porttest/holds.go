@@ -33,6 +33,7 @@ func Holds(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"Service/PlaceRace", testHoldServicePlaceRace},
 		{"Service/ReturnsRace", testHoldServiceReturnsRace},
 		{"Service/PlacementsRaceReturns", testHoldServicePlacementsRaceReturns},
+		{"Service/LoansRaceReturn", testHoldServiceLoansRaceReturn},
 		{"Service/LendAndRenew", testHoldServiceLendAndRenew},
 		{"Service/Expiry", testHoldServiceExpiry},
 	})
@@ -495,6 +496,55 @@ func testHoldServicePlacementsRaceReturns(t *testing.T, r ports.Repositories) {
 	}
 	if len(trapped) < 1 {
 		t.Fatalf("no hold got a copy")
+	}
+}
+
+// The return of a held title's copy races loans of that copy to other
+// students and to the hold's student: whatever wins, the copy ends either
+// lent (once) or put aside for the hold, never both and never neither.
+func testHoldServiceLoansRaceReturn(t *testing.T, r ports.Repositories) {
+	w := newHoldWorld(t, r, 6)
+	for round := range 4 {
+		b, copies, loans := w.lentBook(t, 1) // to the last student
+		hold := w.place(t, b, w.students[0])
+		results := race(6, func(i int) error {
+			switch i {
+			case 0:
+				_, err := w.lib.Circulation.ReturnLoan(w.as(t, w.librarian), loans[0].Loan.ID)
+				return err
+			default:
+				borrower := w.students[(i+1)%3] // the hold's student twice, two others thrice
+				_, err := w.lib.Circulation.CreateLoan(w.as(t, w.librarian), service.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: borrower.ID})
+				if code := errs.CodeOf(err); code == "copy_unavailable" || code == "copy_on_hold" {
+					return nil
+				}
+				return err
+			}
+		})
+		for i, err := range results {
+			must(t, fmt.Sprintf("round %d call %d", round, i), err)
+		}
+		open, err := w.lib.Circulation.Loans(w.as(t, w.librarian), "", service.LoanFilter{BookID: b.ID})
+		must(t, "Loans", err)
+		traps := w.traps(t, b)
+		switch {
+		case len(open) > 1:
+			t.Fatalf("round %d: %d active loans of one copy", round, len(open))
+		case len(open) == 1 && len(traps) != 0:
+			t.Fatalf("round %d: the copy is lent to %s and put aside for %s at once", round, open[0].Loan.StudentID, traps[0].StudentID)
+		case len(open) == 0 && (len(traps) != 1 || traps[0].HoldID != hold.Hold.ID):
+			t.Fatalf("round %d: the copy is neither lent nor put aside for the waiting hold (traps %+v)", round, traps)
+		case len(open) == 1 && open[0].Loan.StudentID == w.students[0].ID:
+			mine, err := w.lib.Holds.StudentHolds(w.as(t, w.students[0]))
+			must(t, "StudentHolds", err)
+			if mine[0].Status != library.HoldFulfilled {
+				t.Fatalf("round %d: the hold's student borrowed the copy and the hold is %s", round, mine[0].Status)
+			}
+		}
+		if len(open) == 1 {
+			_, err := w.lib.Circulation.ReturnLoan(w.as(t, w.librarian), open[0].Loan.ID)
+			must(t, "return after the round", err)
+		}
 	}
 }
 
