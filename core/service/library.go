@@ -61,7 +61,7 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 		Staff: &Staff{schools: repos.Schools, accounts: repos.Accounts, invites: repos.Invites, refresh: repos.RefreshTokens,
 			identity: identity, clock: c},
 		Students: &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, hasher: identity.hasher, clock: c},
-		Holdings: &Holdings{schoolScope: scope, holdings: repos.Holdings, loanReader: loans, clock: c},
+		Holdings: &Holdings{schoolScope: scope, holdings: repos.Holdings, desk: desk, loanReader: loans, clock: c},
 		Circulation: &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts,
 			departures: repos.Departures, desk: desk, loanReader: loans, clock: c},
 		Holds:   &Holds{schoolScope: scope, holdDesk: desk},

@@ -36,6 +36,7 @@ func Holds(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"Service/LoansRaceReturn", testHoldServiceLoansRaceReturn},
 		{"Service/LendAndRenew", testHoldServiceLendAndRenew},
 		{"Service/Expiry", testHoldServiceExpiry},
+		{"Service/NewCopies", testHoldServiceNewCopies},
 	})
 }
 
@@ -628,5 +629,25 @@ func testHoldServiceExpiry(t *testing.T, r ports.Repositories) {
 	must(t, "CreateLoan after the last window passed", err)
 	if traps := w.traps(t, b); len(traps) != 0 {
 		t.Fatalf("traps after every hold expired = %+v, want none", traps)
+	}
+}
+
+// A title without copies can be held; copies added later go to its holds
+// in order, and the rest to the shelf.
+func testHoldServiceNewCopies(t *testing.T, r ports.Repositories) {
+	w := newHoldWorld(t, r, 3)
+	b, _, err := w.lib.Holdings.AddBook(w.as(t, w.librarian), "", library.BookDraft{Title: "Forthcoming", Author: "N. Ew", Copies: 0})
+	must(t, "AddBook without copies", err)
+	first := w.place(t, b, w.students[0])
+	_, copies, err := w.lib.Holdings.AddCopies(w.as(t, w.librarian), "", b.ID, 2)
+	must(t, "AddCopies", err)
+	traps := w.traps(t, b)
+	if len(traps) != 1 || traps[0].HoldID != first.Hold.ID {
+		t.Fatalf("traps after adding two copies for one hold = %+v, want one for the hold", traps)
+	}
+	_, err = w.lib.Holds.Place(w.as(t, w.students[1]), service.HoldInput{BookID: b.ID})
+	wantErr(t, "Place with a new copy on the shelf", err, errs.Conflict, "copy_available")
+	if traps[0].CopyID != copies[0].ID && traps[0].CopyID != copies[1].ID {
+		t.Fatalf("the trap names copy %s, not a new one", traps[0].CopyID)
 	}
 }
