@@ -38,6 +38,10 @@ import (
 //     (expected_renewals): a retry whose renewal already happened is
 //     answered without renewing again. A retried borrow is a new request,
 //     refused with copy_unavailable if the first one did lend the copy.
+//   - Holds follow the same rules (holds.go): a returned copy is put aside
+//     for one hold by a trap record unique by copy and by hold, lent only
+//     to that hold's student, and no loan of a title renews while a hold
+//     on it waits.
 
 // LoanView is a loan with what is derived from its renewals.
 type LoanView struct {

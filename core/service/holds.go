@@ -34,7 +34,16 @@ import (
 //     one of them always sees the other, and the trap is undone. A trap and
 //     a loan of the copy race the same way (trap then claim, claim then
 //     trap): the trapper gives way to an active loan; the lender gives way
-//     to a trap for another student and passes the copy on again.
+//     to a trap for another student and passes the copy on again. When both
+//     gave way, the trapper (which reads the claim again after undoing its
+//     trap) or the lender (which traps after releasing its claim) finds the
+//     copy free, so it is not left on the shelf while a hold waits.
+//   - A placement and a return race the same way: the placement writes its
+//     entry, then counts the copies on the shelf (serveShelf); the return
+//     releases its claim, then reads the queue. One of them puts the copy
+//     aside for the queue's first hold.
+//   - Renewing reads the title's queue count and its traps (two index
+//     reads): any hold without a copy refuses the renewal.
 
 // holdScanBatch is how many queue entries one read of a title's queue
 // takes: a return walks its title's queue in batches, never a school's
