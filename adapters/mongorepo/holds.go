@@ -73,6 +73,7 @@ func (d holdDoc) toEntry() library.HoldQueueEntry {
 type holdTrapDoc struct {
 	ID        string    `bson:"_id"` // trapID(copy, hold)
 	CopyID    string    `bson:"copy_id"`
+	CopyCode  string    `bson:"copy_code"`
 	HoldID    string    `bson:"hold_id"`
 	SchoolID  string    `bson:"school_id"`
 	BookID    string    `bson:"book_id"`
@@ -82,12 +83,12 @@ type holdTrapDoc struct {
 }
 
 func toHoldTrapDoc(t library.HoldTrap) holdTrapDoc {
-	return holdTrapDoc{ID: trapID(t.CopyID, t.HoldID), CopyID: t.CopyID, HoldID: t.HoldID, SchoolID: t.SchoolID, BookID: t.BookID,
+	return holdTrapDoc{ID: trapID(t.CopyID, t.HoldID), CopyID: t.CopyID, CopyCode: t.CopyCode, HoldID: t.HoldID, SchoolID: t.SchoolID, BookID: t.BookID,
 		StudentID: t.StudentID, TrappedAt: t.TrappedAt.UTC(), ExpiresAt: t.ExpiresAt.UTC()}
 }
 
 func (d holdTrapDoc) toTrap() library.HoldTrap {
-	return library.HoldTrap{CopyID: d.CopyID, HoldID: d.HoldID, SchoolID: d.SchoolID, BookID: d.BookID, StudentID: d.StudentID,
+	return library.HoldTrap{CopyID: d.CopyID, CopyCode: d.CopyCode, HoldID: d.HoldID, SchoolID: d.SchoolID, BookID: d.BookID, StudentID: d.StudentID,
 		TrappedAt: d.TrappedAt.UTC(), ExpiresAt: d.ExpiresAt.UTC()}
 }
 

@@ -31,7 +31,7 @@ func NewHolds(db *DB) *Holds {
 const (
 	holdColumns      = `id, school_id, book_id, student_id, placed_at`
 	holdQueueColumns = `hold_id, school_id, book_id, student_id, placed_at`
-	holdTrapColumns  = `copy_id, hold_id, school_id, book_id, student_id, trapped_at, expires_at`
+	holdTrapColumns  = `copy_id, copy_code, hold_id, school_id, book_id, student_id, trapped_at, expires_at`
 	holdEndColumns   = `hold_id, outcome, ended_at`
 )
 
@@ -65,7 +65,7 @@ WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_i
 
 	stmtHoldTrapInsert = newStmt("hold_traps.insert", `
 INSERT INTO hold_traps (`+holdTrapColumns+`)
-VALUES (:copy_id, :hold_id, :school_id, :book_id, :student_id, :trapped_at, :expires_at)`)
+VALUES (:copy_id, :copy_code, :hold_id, :school_id, :book_id, :student_id, :trapped_at, :expires_at)`)
 	stmtHoldTrapOfCopy = newStmt("hold_traps.of_copy", `
 SELECT `+holdTrapColumns+` FROM hold_traps WHERE copy_id = :copy_id`)
 	stmtHoldTrapsOfHolds = newStmt("hold_traps.of_holds", `
@@ -129,7 +129,7 @@ func holdQueueArgs(e library.HoldQueueEntry) []any {
 }
 
 func holdTrapArgs(t library.HoldTrap) []any {
-	return []any{sql.Named("copy_id", t.CopyID), sql.Named("hold_id", t.HoldID), sql.Named("school_id", t.SchoolID),
+	return []any{sql.Named("copy_id", t.CopyID), sql.Named("copy_code", t.CopyCode), sql.Named("hold_id", t.HoldID), sql.Named("school_id", t.SchoolID),
 		sql.Named("book_id", t.BookID), sql.Named("student_id", t.StudentID),
 		sql.Named("trapped_at", millis(t.TrappedAt)), sql.Named("expires_at", millis(t.ExpiresAt))}
 }
@@ -161,7 +161,7 @@ func scanHoldTrap(s scanner) (library.HoldTrap, error) {
 		t                library.HoldTrap
 		trapped, expires int64
 	)
-	if err := s.Scan(&t.CopyID, &t.HoldID, &t.SchoolID, &t.BookID, &t.StudentID, &trapped, &expires); err != nil {
+	if err := s.Scan(&t.CopyID, &t.CopyCode, &t.HoldID, &t.SchoolID, &t.BookID, &t.StudentID, &trapped, &expires); err != nil {
 		return library.HoldTrap{}, err
 	}
 	t.TrappedAt, t.ExpiresAt = fromMillis(trapped), fromMillis(expires)

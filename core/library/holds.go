@@ -38,12 +38,18 @@ func HoldQueueKey(studentID, bookID string) string { return studentID + "#" + bo
 // rules at once: a copy is put aside for one hold, a hold gets one copy.
 type HoldTrap struct {
 	CopyID    string
+	CopyCode  string // printed on the copy, for the desk
 	HoldID    string
 	SchoolID  string
 	BookID    string
 	StudentID string
 	TrappedAt time.Time
 	ExpiresAt time.Time
+}
+
+// Copy is the copy the trap puts aside.
+func (t HoldTrap) Copy() Copy {
+	return Copy{ID: t.CopyID, SchoolID: t.SchoolID, BookID: t.BookID, Code: t.CopyCode}
 }
 
 // Expired reports whether the pickup window of the trap has passed at now.

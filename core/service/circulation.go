@@ -140,7 +140,7 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		_ = s.active.Release(uctx, loan.CopyID, loan.ID)
 		_ = s.loans.Delete(uctx, loan.ID)
 		// A trapper that saw this claim gave way too: serve the copy again.
-		_, _, _ = s.desk.trapCopy(uctx, school, loan.CopyID, loan.BookID)
+		_, _, _ = s.desk.trapCopy(uctx, school, loanCopy(loan))
 		return LoanView{}, err
 	}
 	if err := s.borrowerStays(ctx, loan.StudentID); err != nil {
@@ -153,6 +153,11 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		return LoanView{}, err
 	}
 	return LoanView{Loan: loan, DueAt: due, Status: library.LoanStatus(loan, due, today)}, nil
+}
+
+// loanCopy is the copy a loan names.
+func loanCopy(l library.Loan) library.Copy {
+	return library.Copy{ID: l.CopyID, SchoolID: l.SchoolID, BookID: l.BookID, Code: l.CopyCode}
 }
 
 // requireUUIDs checks that each named value is a UUID.
@@ -400,7 +405,7 @@ func (s *Circulation) ReturnLoan(ctx context.Context, loanID string) (LoanView, 
 	if _, lent, lerr := s.activeLoanOf(ctx, loan.CopyID); lerr != nil {
 		return LoanView{}, lerr
 	} else if !lent {
-		t, ok, err = s.desk.trapCopy(ctx, school, loan.CopyID, loan.BookID)
+		t, ok, err = s.desk.trapCopy(ctx, school, loanCopy(loan))
 	}
 	if err == nil && !ok {
 		// Returned before (a double scan): the copy's trap, if it stands.

@@ -105,7 +105,7 @@ func (d *holdDesk) endHold(ctx context.Context, school library.School, holdID, o
 			return err
 		}
 		if t.CopyID != lentCopy {
-			if _, _, err := d.trapCopy(ctx, school, t.CopyID, t.BookID); err != nil {
+			if _, _, err := d.trapCopy(ctx, school, t.Copy()); err != nil {
 				return err
 			}
 		}
@@ -143,9 +143,9 @@ const maxTrapWalks = 3
 // trapCopy puts a free copy aside for the first waiting hold of its title,
 // walking the queue in batches. It returns the copy's trap (whoever took
 // it) and whether there is one. A copy an active loan holds is not trapped.
-func (d *holdDesk) trapCopy(ctx context.Context, school library.School, copyID, bookID string) (library.HoldTrap, bool, error) {
+func (d *holdDesk) trapCopy(ctx context.Context, school library.School, cp library.Copy) (library.HoldTrap, bool, error) {
 	for walk := 0; walk < maxTrapWalks; walk++ {
-		t, outcome, err := d.walkQueue(ctx, school, copyID, bookID)
+		t, outcome, err := d.walkQueue(ctx, school, cp)
 		if err != nil || outcome != trapRestart {
 			return t, outcome == trapTaken, err
 		}
@@ -154,10 +154,10 @@ func (d *holdDesk) trapCopy(ctx context.Context, school library.School, copyID, 
 }
 
 // walkQueue is one walk of trapCopy through the title's queue.
-func (d *holdDesk) walkQueue(ctx context.Context, school library.School, copyID, bookID string) (library.HoldTrap, trapOutcome, error) {
+func (d *holdDesk) walkQueue(ctx context.Context, school library.School, cp library.Copy) (library.HoldTrap, trapOutcome, error) {
 	var after library.HoldQueueEntry
 	for {
-		entries, err := d.holds.Queue(ctx, school.ID, bookID, after, holdScanBatch)
+		entries, err := d.holds.Queue(ctx, school.ID, cp.BookID, after, holdScanBatch)
 		if err != nil || len(entries) == 0 {
 			return library.HoldTrap{}, trapStop, err
 		}
@@ -189,7 +189,7 @@ func (d *holdDesk) walkQueue(ctx context.Context, school library.School, copyID,
 				}
 				continue
 			}
-			t, outcome, err := d.tryTrap(ctx, school, copyID, e)
+			t, outcome, err := d.tryTrap(ctx, school, cp, e)
 			if err != nil || outcome != trapNext {
 				return t, outcome, err
 			}
@@ -201,9 +201,10 @@ func (d *holdDesk) walkQueue(ctx context.Context, school library.School, copyID,
 }
 
 // tryTrap puts the copy aside for one hold.
-func (d *holdDesk) tryTrap(ctx context.Context, school library.School, copyID string, e library.HoldQueueEntry) (library.HoldTrap, trapOutcome, error) {
+func (d *holdDesk) tryTrap(ctx context.Context, school library.School, cp library.Copy, e library.HoldQueueEntry) (library.HoldTrap, trapOutcome, error) {
+	copyID := cp.ID
 	now := d.Now().UTC()
-	t := library.HoldTrap{CopyID: copyID, HoldID: e.HoldID, SchoolID: school.ID, BookID: e.BookID, StudentID: e.StudentID,
+	t := library.HoldTrap{CopyID: copyID, CopyCode: cp.Code, HoldID: e.HoldID, SchoolID: school.ID, BookID: e.BookID, StudentID: e.StudentID,
 		TrappedAt: now, ExpiresAt: now.AddDate(0, 0, school.Settings.PickupDays())}
 	if err := d.holds.Trap(ctx, t); err != nil {
 		if !errs.Is(err, errs.Conflict) {
@@ -369,7 +370,7 @@ func (d *holdDesk) serveShelf(ctx context.Context, school library.School, bookID
 		if lent[c.ID] {
 			continue
 		}
-		if _, ok, err := d.trapCopy(ctx, school, c.ID, bookID); err != nil || !ok {
+		if _, ok, err := d.trapCopy(ctx, school, c); err != nil || !ok {
 			return err // no trap: the queue has no waiting hold left
 		}
 	}
@@ -682,10 +683,7 @@ func (s *Holds) views(ctx context.Context, holds []library.Hold, expire bool) ([
 		default:
 			v.Status = library.HoldWaiting
 			if t, ok := trapOf[h.ID]; ok {
-				v.Status, v.Trap = library.HoldReady, &t
-				if c, err := s.holdings.Copy(ctx, h.SchoolID, t.CopyID); err == nil {
-					v.CopyCode = c.Code
-				}
+				v.Status, v.Trap, v.CopyCode = library.HoldReady, &t, t.CopyCode
 			}
 		}
 		out = append(out, v)

@@ -162,7 +162,7 @@ func testHoldQueueOrder(t *testing.T, r ports.Repositories) {
 }
 
 func newTrap(school, book, copyID, holdID string, expires time.Time) library.HoldTrap {
-	return library.HoldTrap{CopyID: copyID, HoldID: holdID, SchoolID: school, BookID: book, StudentID: uuid.NewString(),
+	return library.HoldTrap{CopyID: copyID, CopyCode: "C-" + copyID[:8], HoldID: holdID, SchoolID: school, BookID: book, StudentID: uuid.NewString(),
 		TrappedAt: expires.Add(-time.Hour), ExpiresAt: expires}
 }
 

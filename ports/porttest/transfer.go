@@ -338,10 +338,10 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		}
 	}
 	s.holdTraps = []library.HoldTrap{
-		{CopyID: s.copies[2].ID, HoldID: s.holds[0].ID, SchoolID: alder.ID, BookID: pippi.ID, StudentID: s.student.ID,
+		{CopyID: s.copies[2].ID, CopyCode: s.copies[2].Code, HoldID: s.holds[0].ID, SchoolID: alder.ID, BookID: pippi.ID, StudentID: s.student.ID,
 			TrappedAt: base.Add(5 * time.Hour), ExpiresAt: base.Add(7 * 24 * time.Hour)},
 		// Left behind by an ended hold, as after a crash mid-way: copied as it is.
-		{CopyID: s.copies[1].ID, HoldID: s.holds[3].ID, SchoolID: alder.ID, BookID: matilda.ID, StudentID: s.student.ID,
+		{CopyID: s.copies[1].ID, CopyCode: s.copies[1].Code, HoldID: s.holds[3].ID, SchoolID: alder.ID, BookID: matilda.ID, StudentID: s.student.ID,
 			TrappedAt: base.Add(6 * time.Hour), ExpiresAt: base.Add(8 * 24 * time.Hour)},
 	}
 	for _, tr := range s.holdTraps {

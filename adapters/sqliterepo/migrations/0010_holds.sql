@@ -33,6 +33,7 @@ CREATE INDEX hold_queue_by_school ON hold_queue (school_id, placed_at, hold_id);
 -- expiry; a title's traps are counted by book.
 CREATE TABLE hold_traps (
     copy_id    TEXT    NOT NULL PRIMARY KEY,
+    copy_code  TEXT    NOT NULL,
     hold_id    TEXT    NOT NULL UNIQUE,
     school_id  TEXT    NOT NULL,
     book_id    TEXT    NOT NULL,
