@@ -74,6 +74,12 @@ func TestHoldQueuePageAndStudentHolds(t *testing.T) {
 		t.Fatalf("second hold flash = %q", textOf(fl))
 	}
 
+	// The public catalog counts the waiting hold.
+	catalog := parse(t, f.do(nil, http.MethodGet, "/library/maple.example.org/catalog?search=Queue+Street", nil).Body.String())
+	if held := byTestID(catalog, "catalog-holds"); len(held) != 1 || !strings.Contains(textOf(held[0]), "1 hold waiting") {
+		t.Fatalf("public catalog holds = %d elements", len(held))
+	}
+
 	staff := parse(t, f.do(&f.staff, http.MethodGet, queuePath, nil).Body.String())
 	if byID(staff, "holds-table") == nil || byID(staff, "place-hold-form") != nil || len(byTestID(staff, "hold-cancel")) != 0 {
 		t.Fatal("staff see the queue with forms they may not use, or no queue")
