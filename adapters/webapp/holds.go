@@ -3,6 +3,7 @@ package webapp
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/readinglibrary/service/core/library"
@@ -66,10 +67,21 @@ func (a *App) holdsPage(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	base := schoolPath(school)
-	v := holdsView{base: a.schoolBase(r, school, "Holds on "+res.Book.Title, "books"), Base: base, Book: res.Book,
+	base, title := schoolPath(school), "Holds"
+	if res.Book.ID != "" {
+		title = "Holds on " + res.Book.Title
+	}
+	v := holdsView{base: a.schoolBase(r, school, title, "books"), Base: base, Book: res.Book,
 		Pages:    newPager("holds", "Pages of holds", base+"/holds", "", res.Page, res.Limit, res.Total),
 		CanPlace: a.allowed(r, "create", "library:holds"), CanCancel: a.allowed(r, "delete", "library:holds")}
+	if res.Book.ID != "" {
+		// The page links keep the title's queue.
+		for _, link := range []*string{&v.Pages.Prev, &v.Pages.Next} {
+			if *link != "" {
+				*link = strings.Replace(*link, "?", "?book_id="+url.QueryEscape(res.Book.ID)+"&", 1)
+			}
+		}
+	}
 	v.Flash = a.takeFlash(w, r)
 	if v.Flash != nil {
 		v.Student = v.Flash.Values["student"]
@@ -93,7 +105,7 @@ func (a *App) placeHold(w http.ResponseWriter, r *http.Request) {
 	}
 	bookID := strings.TrimSpace(form.Get("book_id"))
 	query := strings.TrimSpace(form.Get("student"))
-	back := schoolPath(school) + "/holds?book_id=" + bookID
+	back := schoolPath(school) + "/holds?book_id=" + url.QueryEscape(bookID)
 	fail := func(msg string) {
 		a.redirect(w, r, back, flash{Kind: "error", Message: msg, Values: map[string]string{"student": query}})
 	}
@@ -140,7 +152,10 @@ func (a *App) cancelHold(w http.ResponseWriter, r *http.Request) {
 	}
 	back := schoolPath(school)
 	if user.PrincipalFrom(r.Context()).Role != user.RoleStudent {
-		back += "/holds?book_id=" + strings.TrimSpace(form.Get("book_id"))
+		back += "/holds"
+		if bookID := strings.TrimSpace(form.Get("book_id")); bookID != "" {
+			back += "?book_id=" + url.QueryEscape(bookID)
+		}
 	}
 	v, err := a.deps.Library.Holds.Cancel(r.Context(), strings.TrimSpace(form.Get("hold_id")))
 	if err != nil {

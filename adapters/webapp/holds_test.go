@@ -74,6 +74,13 @@ func TestHoldQueuePageAndStudentHolds(t *testing.T) {
 		t.Fatalf("second hold flash = %q", textOf(fl))
 	}
 
+	// Without a title the page lists the school's holds, with no form.
+	all := parse(t, f.do(&f.librarian, http.MethodGet, "/library/maple.example.org/holds", nil).Body.String())
+	if rows := byTestID(all, "hold-row"); len(rows) != 1 || !strings.Contains(textOf(rows[0]), "Queue Street") || byID(all, "place-hold-form") != nil {
+		t.Fatalf("school's holds page: %d rows, form %v", len(rows), byID(all, "place-hold-form") != nil)
+	}
+	checkAccessible(t, all)
+
 	// The public catalog counts the waiting hold.
 	catalog := parse(t, f.do(nil, http.MethodGet, "/library/maple.example.org/catalog?search=Queue+Street", nil).Body.String())
 	if held := byTestID(catalog, "catalog-holds"); len(held) != 1 || !strings.Contains(textOf(held[0]), "1 hold waiting") {
