@@ -71,7 +71,7 @@ func (a *App) holdsPage(w http.ResponseWriter, r *http.Request) {
 	if res.Book.ID != "" {
 		title = "Holds on " + res.Book.Title
 	}
-	v := holdsView{base: a.schoolBase(r, school, title, "books"), Base: base, Book: res.Book,
+	v := holdsView{base: a.schoolBase(r, school, title, "holds"), Base: base, Book: res.Book,
 		Pages:    newPager("holds", "Pages of holds", base+"/holds", "", res.Page, res.Limit, res.Total),
 		CanPlace: a.allowed(r, "create", "library:holds"), CanCancel: a.allowed(r, "delete", "library:holds")}
 	if res.Book.ID != "" {

@@ -166,6 +166,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 		add("desk", "Desk", root, "read", "library:loans")
 	}
 	add("books", "Books", root+"/books", "read", "library:copies")
+	add("holds", "Holds", root+"/holds", "read", "library:holds")
 	add("students", "Students", root+"/students", "read", "library:students")
 	add("settings", "Settings", root+"/settings", "read", "library:settings")
 	add("accounts", "Accounts", root+"/accounts", "read", "library:accounts")
