@@ -186,6 +186,7 @@ type Repositories struct {
 	ActiveLoans   ActiveLoanRepository
 	Expiry        ExpiryRepository
 	Departures    DepartureRepository
+	Holds         HoldRepository
 	Health        Pinger
 
 	// ExternalIdentities links accounts to subjects of external issuers.

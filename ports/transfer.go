@@ -51,6 +51,13 @@ const (
 	KindHomerooms      RecordKind = "homerooms"       // library.Homeroom
 	KindNotices        RecordKind = "notices"         // library.Notice
 	KindNoticeDays     RecordKind = "notice_days"     // NoticeDay
+	// Holds: the records, the open holds' queue entries, the copies put
+	// aside and the outcomes, so a move keeps every queue and every copy
+	// waiting for its student.
+	KindHolds     RecordKind = "holds"      // library.Hold
+	KindHoldQueue RecordKind = "hold_queue" // library.HoldQueueEntry
+	KindHoldTraps RecordKind = "hold_traps" // library.HoldTrap
+	KindHoldEnds  RecordKind = "hold_ends"  // library.HoldEnd
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -62,6 +69,7 @@ var RecordKinds = []RecordKind{
 	KindLibraryBooks, KindCopies, KindLoans, KindRenewals, KindClaims, KindStudentNumbers, KindInvites, KindRedemptions,
 	KindExternalIdentities, KindMailTokens,
 	KindNoticeSettings, KindHomerooms, KindNotices, KindNoticeDays,
+	KindHolds, KindHoldQueue, KindHoldTraps, KindHoldEnds,
 }
 
 // NoticeSettingsRecord is a school's saved notice settings.

@@ -449,3 +449,108 @@ func TestBrowserCalendarMovesDeskDueDate(t *testing.T) {
 		t.Fatalf("the loan made at the desk: %d %s, want due %s", r.Status, r.Body, want)
 	}
 }
+
+func TestBrowserHoldPutAside(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	bctx := newChromium(t)
+	s := startService(t, testEnv(t, nil))
+	const domain = "maplegrove.example.org"
+	lib := s.login(demoLibrarian, demoPassword).Access
+	addStudent := func(name, number string) string {
+		t.Helper()
+		r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: lib,
+			Body: fmt.Sprintf(`{"name":%q,"student_number":%q}`, name, number)})
+		if r.Status != 201 {
+			t.Fatalf("add %s: %d %s", name, r.Status, r.Body)
+		}
+		return r.json(t)["student"].(map[string]any)["student_id"].(string)
+	}
+	bianca := addStudent("Bianca Holder", "HOLD-100")
+	addStudent("Carl Other", "HOLD-200")
+	r := s.do(req{Method: http.MethodPost, Path: "/api/library/books", Token: lib, Body: `{"title":"Browser Held Tales","author":"Q. Ueue","copies":1}`})
+	if r.Status != 201 {
+		t.Fatalf("add book: %d %s", r.Status, r.Body)
+	}
+	created := r.json(t)
+	bookID := created["book"].(map[string]any)["id"].(string)
+	cp := created["copies"].([]any)[0].(map[string]any)
+	copyID, code := cp["id"].(string), cp["code"].(string)
+	theo, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoStudent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.do(req{Method: http.MethodPost, Path: "/api/library/loans", Token: lib,
+		Body: fmt.Sprintf(`{"book_id":%q,"copy_id":%q,"student_id":%q}`, bookID, copyID, theo.ID)}); r.Status != 201 {
+		t.Fatalf("lend to student A: %d %s", r.Status, r.Body)
+	}
+
+	run(t, bctx, "sign in",
+		chromedp.Navigate(s.URL+"/library"),
+		chromedp.WaitVisible(chromedp.ID("signin-email")),
+		chromedp.SendKeys(chromedp.ID("signin-email"), demoLibrarian),
+		typeAndEnter("signin-password", demoPassword),
+		chromedp.WaitVisible(chromedp.ID("checkout-code")),
+	)
+	// From the books page to the title's queue, and a hold for Bianca.
+	holdsLink := chromedp.CSS(`tr[data-book-id="` + bookID + `"] [data-testid="holds-link"]`)
+	run(t, bctx, "open the title's holds",
+		chromedp.Navigate(s.URL+"/library/"+domain+"/books?search=Browser+Held"),
+		chromedp.WaitVisible(holdsLink),
+		chromedp.Click(holdsLink),
+		chromedp.WaitVisible(chromedp.ID("hold-student")),
+	)
+	run(t, bctx, "place a hold for Bianca",
+		typeAndEnter("hold-student", "HOLD-100"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="hold-row"][data-status="waiting"]`)),
+	)
+	if flash := get(t, bctx, "hold message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "Bianca Holder") {
+		t.Errorf("message after placing the hold: %q", flash)
+	}
+	screenshot(t, bctx, "holds-queue")
+
+	// Check-in: the banner says loudly whom the copy is for.
+	run(t, bctx, "return the copy",
+		chromedp.Navigate(s.URL+"/library/"+domain),
+		chromedp.WaitVisible(chromedp.ID("return-code")),
+		typeAndEnter("return-code", code),
+		chromedp.WaitVisible(chromedp.ID("put-aside-banner")),
+	)
+	banner := get(t, bctx, "banner", chromedp.Text(chromedp.ID("put-aside-banner")))
+	if !strings.Contains(banner, "Put aside for Bianca Holder") || !strings.Contains(banner, "HOLD-100") || !strings.Contains(banner, code) {
+		t.Fatalf("banner after the return: %q, want it to name Bianca Holder (HOLD-100) and the copy %s", banner, code)
+	}
+	if size := get(t, bctx, "banner size", chromedp.Evaluate[string](`getComputedStyle(document.querySelector("#put-aside-title")).fontSize`)); size != "32px" {
+		t.Errorf("banner heading font size %s, want 32px (2rem): it must be unmissable", size)
+	}
+	screenshot(t, bctx, "desk-put-aside")
+
+	// Another student may not take the copy; Bianca may.
+	checkout := func(step, student string) string {
+		t.Helper()
+		run(t, bctx, step,
+			chromedp.Navigate(s.URL+"/library/"+domain),
+			chromedp.WaitVisible(chromedp.ID("checkout-code")),
+			chromedp.SendKeys(chromedp.ID("checkout-code"), code),
+			typeAndEnter("checkout-student", student),
+			chromedp.WaitVisible(chromedp.ID("flash")),
+		)
+		return get(t, bctx, step+" message", chromedp.Text(chromedp.ID("flash")))
+	}
+	if msg := checkout("lend to Carl", "HOLD-200"); !strings.Contains(msg, "put aside") {
+		t.Fatalf("lending the held copy to Carl: %q, want a refusal naming the hold", msg)
+	}
+	if r := s.do(req{Path: "/api/library/loans?book_id=" + bookID, Token: lib}); strings.Contains(string(r.Body), code) {
+		t.Fatalf("the refused check-out lent the copy: %s", r.Body)
+	}
+	if msg := checkout("lend to Bianca", "HOLD-100"); !strings.Contains(msg, "Checked out") || !strings.Contains(msg, "Bianca Holder") {
+		t.Fatalf("lending the held copy to Bianca: %q", msg)
+	}
+	if r := s.do(req{Path: "/api/library/loans?book_id=" + bookID, Token: lib}); !strings.Contains(string(r.Body), bianca) {
+		t.Fatalf("loans after lending to Bianca: %s", r.Body)
+	}
+	if holds := holdsOf(t, s.do(req{Path: "/api/library/holds?book_id=" + bookID, Token: lib})); len(holds) != 0 {
+		t.Fatalf("open holds after the pickup: %v", holds)
+	}
+}

@@ -216,6 +216,29 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 		code = cs[0].Code
 	}
 
+	// A hold waits on a lent title from the start, so every
+	// hold read below is measured with holds present before and after the
+	// school grows.
+	held, heldCopies, err := s.App.Library.Holdings.AddBook(ctx, "", library.BookDraft{Title: "Held From The Start", Author: "Q. Ueue", Copies: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	heldBook := held.ID
+	var early []string
+	for _, n := range []string{"H-000", "H-001"} {
+		st, err := s.App.Library.Students.Create(ctx, "", svc.StudentInput{Name: "Early " + n, StudentNumber: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		early = append(early, st.ID)
+	}
+	if _, err := s.App.Library.Circulation.CreateLoan(ctx, svc.LoanInput{BookID: heldBook, CopyID: heldCopies[0].ID, StudentID: early[0]}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.App.Library.Holds.Place(ctx, svc.HoldInput{BookID: heldBook, StudentID: early[1]}); err != nil {
+		t.Fatal(err)
+	}
+
 	type probe struct {
 		name, path string
 		page       bool // a web page, read with the signed-in browser
@@ -224,6 +247,9 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 		{"students", "/api/library/students", false},
 		{"student search", "/api/library/students?search=stu", false},
 		{"loans", "/api/library/loans", false},
+		{"holds", "/api/library/holds", false},
+		{"holds of a title", "/api/library/holds?book_id=" + heldBook, false},
+		{"public catalog", "/api/library/catalog/" + domain, false},
 		{"copy lookup", "/api/library/copies?code=" + code, false},
 		{"public catalog search", "/api/library/catalog/" + domain + "?search=the", false},
 		{"desk page", "/library/" + domain, true},
@@ -288,8 +314,28 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 		}
 		students = append(students, st.ID)
 	}
+	var loanIDs []string
 	for i := range 30 {
-		if _, err := s.App.Library.Circulation.CreateLoan(ctx, svc.LoanInput{BookID: bookIDs[i], CopyID: copyIDs[i], StudentID: students[i]}); err != nil {
+		l, err := s.App.Library.Circulation.CreateLoan(ctx, svc.LoanInput{BookID: bookIDs[i], CopyID: copyIDs[i], StudentID: students[i]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		loanIDs = append(loanIDs, l.Loan.ID)
+	}
+	// And holds: 90 more on lent titles (two on each of the first 30, and
+	// 30 students queueing on the first title), ten of them ready.
+	for i := range 30 {
+		for _, st := range []string{students[30+i], students[60+i]} {
+			if _, err := s.App.Library.Holds.Place(ctx, svc.HoldInput{BookID: bookIDs[i], StudentID: st}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.App.Library.Holds.Place(ctx, svc.HoldInput{BookID: heldBook, StudentID: students[90+i]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range loanIDs[:10] {
+		if _, err := s.App.Library.Circulation.ReturnLoan(ctx, id); err != nil {
 			t.Fatal(err)
 		}
 	}

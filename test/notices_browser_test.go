@@ -57,7 +57,6 @@ func TestBrowserRemindersAndLoanLog(t *testing.T) {
 	if v := get(t, bctx, "homerooms", chromedp.Value(chromedp.ID("homerooms-list"))); !strings.Contains(v, "4B; Mr Oduya; oduya@maplegrove.example.org") {
 		t.Fatalf("homerooms after saving: %q", v)
 	}
-	screenshot(t, bctx, "reminders")
 	lib := s.login(demoLibrarian, demoPassword).Access
 	set := s.do(req{Path: "/api/library/notices/settings", Token: lib}).json(t)
 	if set["enabled"] != true || set["send_at"] != "00:00" {
@@ -78,7 +77,6 @@ func TestBrowserRemindersAndLoanLog(t *testing.T) {
 	if row := get(t, bctx, "the log", chromedp.Text(chromedp.CSS(`[data-testid="loan-notice"]`))); !strings.Contains(row, demoStudent) || !strings.Contains(row, "Due soon") {
 		t.Fatalf("the loan's log row says %q", row)
 	}
-	screenshot(t, bctx, "loan-reminders")
 }
 
 // lendDemoCopy adds a book with one copy and lends it to the demo student,

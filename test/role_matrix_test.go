@@ -41,6 +41,30 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		}
 		return r.json(t)["loan"].(map[string]any)["id"].(string)
 	}
+	// heldBook is a fresh title whose one copy a fresh student of A
+	// borrows, so student A may hold it.
+	heldBook := func(t *testing.T) string {
+		bookID, copyID, _ := freshBook(t)
+		r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.admin,
+			Body: fmt.Sprintf(`{"school_id":%q,"name":"Matrix Borrower %d"}`, w.schoolA, unique())})
+		if r.Status != 201 {
+			t.Fatalf("fresh student: %d %s", r.Status, r.Body)
+		}
+		borrower := r.json(t)["student"].(map[string]any)["student_id"].(string)
+		if r := s.do(req{Method: http.MethodPost, Path: "/api/library/loans", Token: w.admin,
+			Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"copy_id":%q,"student_id":%q}`, w.schoolA, bookID, copyID, borrower)}); r.Status != 201 {
+			t.Fatalf("lend the held book: %d %s", r.Status, r.Body)
+		}
+		return bookID
+	}
+	freshHold := func(t *testing.T) string {
+		r := s.do(req{Method: http.MethodPost, Path: "/api/library/holds", Token: w.admin,
+			Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"student_id":%q}`, w.schoolA, heldBook(t), w.studentAID)})
+		if r.Status != 201 {
+			t.Fatalf("fresh hold: %d %s", r.Status, r.Body)
+		}
+		return r.json(t)["hold"].(map[string]any)["id"].(string)
+	}
 	readerID := func() string {
 		a, _ := s.App.Repos.Accounts.GetByEmail(t.Context(), demoReader)
 		return a.ID
@@ -120,6 +144,24 @@ func TestLibraryRoleMatrix(t *testing.T) {
 			}
 		}},
 		{"GET /api/library/student/loans", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/student/loans"} },
+			[6]int{A, 200, F, F, F, F}, nil},
+		{"GET /api/library/holds", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/holds?schoolId=" + w.schoolA} },
+			[6]int{A, F, 200, 200, F, 200}, nil},
+		{"POST /api/library/holds", func(t *testing.T, w *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/library/holds", Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"student_id":%q}`, w.schoolA, heldBook(t), w.studentAID)}
+		}, [6]int{A, 201, F, 201, F, 201}, nil},
+		{"DELETE /api/library/holds/{id}", func(t *testing.T, w *libraryWorld) req {
+			return req{Method: "DELETE", Path: "/api/library/holds/" + freshHold(t)}
+		}, [6]int{A, 200, F, 200, N, 200}, func(t *testing.T, w *libraryWorld, rq req) {
+			// A refused cancellation leaves the hold waiting.
+			id := strings.TrimPrefix(rq.Path, "/api/library/holds/")
+			for _, h := range s.do(req{Path: "/api/library/student/holds", Token: w.studentA}).json(t)["holds"].([]any) {
+				if h := h.(map[string]any); h["id"] == id && h["status"] != "waiting" {
+					t.Fatalf("a refused cancellation changed hold %s to %v", id, h["status"])
+				}
+			}
+		}},
+		{"GET /api/library/student/holds", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/student/holds"} },
 			[6]int{A, 200, F, F, F, F}, nil},
 		{"GET /api/library/settings", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/settings?schoolId=" + w.schoolA} },
 			[6]int{A, 200, 200, 200, F, 200}, nil},

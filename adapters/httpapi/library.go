@@ -24,6 +24,7 @@ type settingsBody struct {
 	MaxCopiesPerSchool int    `json:"max_copies_per_school"`
 	LoanHistoryDays    int    `json:"loan_history_days"`
 	Timezone           string `json:"timezone"`
+	HoldPickupDays     int    `json:"hold_pickup_days"`
 }
 
 func toSettingsBody(s library.School) settingsBody {
@@ -31,7 +32,7 @@ func toSettingsBody(s library.School) settingsBody {
 	return settingsBody{SchoolID: s.ID, DefaultLoanDays: set.DefaultLoanDays, MaxRenewals: set.MaxRenewals,
 		RenewalDays: set.RenewalDays, AllowPublicCatalog: set.AllowPublicCatalog,
 		MaxCopiesPerBook: set.MaxCopiesPerBook, MaxCopiesPerSchool: set.MaxCopiesPerSchool, LoanHistoryDays: set.LoanHistoryDays,
-		Timezone: set.Zone()}
+		Timezone: set.Zone(), HoldPickupDays: set.HoldPickupDays}
 }
 
 type calendarBody struct {
@@ -143,6 +144,18 @@ type loanBody struct {
 	Book       loanBook `json:"book"`
 	// Student is the borrower as the loans list shows it (that list only).
 	Student *loanStudent `json:"student,omitempty"`
+	// PutAsideFor is set on a return whose copy went to a hold: the desk
+	// must put the copy aside for that student.
+	PutAsideFor *putAsideBody `json:"put_aside_for"`
+}
+
+type putAsideBody struct {
+	HoldID      string `json:"hold_id"`
+	StudentID   string `json:"student_id"`
+	StudentName string `json:"student_name"`
+	// StudentHomeroom is where to find the student ("" when none is set).
+	StudentHomeroom string `json:"student_homeroom"`
+	Until           string `json:"until"`
 }
 
 type loanBook struct {
@@ -169,6 +182,10 @@ func toLoanBody(v service.LoanView) loanBody {
 	if l.Returned() {
 		t := timestamp(l.ReturnedAt)
 		b.ReturnedAt = &t
+	}
+	if pa := v.PutAside; pa != nil {
+		b.PutAsideFor = &putAsideBody{HoldID: pa.HoldID, StudentID: pa.StudentID, StudentName: pa.StudentName, StudentHomeroom: pa.Homeroom,
+			Until: timestamp(pa.ExpiresAt)}
 	}
 	return b
 }
@@ -577,8 +594,12 @@ func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"loan": toLoanBody(v)})
 }
 
-func (h *handler) listLoans(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "status", "student_id", "book_id", "homeroom", "page", "limit")
+// pagedList reads the query of a paged list of the school's objects (the
+// filters named, schoolId, page and limit) and, when list answers, writes
+// its items under key with the pagination.
+func pagedList(w http.ResponseWriter, r *http.Request, key string, filters []string,
+	list func(p map[string]string, q service.ListQuery) (items any, page, limit, total int, err error)) {
+	p, err := queryParams(r, append([]string{"schoolId", "page", "limit"}, filters...)...)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -588,22 +609,28 @@ func (h *handler) listLoans(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	res, err := h.deps.Library.Circulation.LoansPage(r.Context(), p["schoolId"],
-		service.LoanFilter{Status: p["status"], StudentID: p["student_id"], BookID: p["book_id"], Homeroom: p["homeroom"]},
-		service.ListQuery{Page: page, Limit: limit})
+	items, page, limit, total, err := list(p, service.ListQuery{Page: page, Limit: limit})
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	loans := toLoanBodies(res.Loans)
-	for i, v := range res.Loans {
-		if st, ok := res.Borrowers[v.Loan.StudentID]; ok {
-			loans[i].Student = &loanStudent{Name: st.Name, StudentNumber: st.StudentNumber, Grade: st.Grade, Homeroom: st.Homeroom}
-		}
-	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"loans":      loans,
-		"pagination": pagination{Page: res.Page, Limit: res.Limit, Total: int64(res.Total), TotalPages: catalog.TotalPages(int64(res.Total), res.Limit)},
+		key:          items,
+		"pagination": pagination{Page: page, Limit: limit, Total: int64(total), TotalPages: catalog.TotalPages(int64(total), limit)},
+	})
+}
+
+func (h *handler) listLoans(w http.ResponseWriter, r *http.Request) {
+	pagedList(w, r, "loans", []string{"status", "student_id", "book_id", "homeroom"}, func(p map[string]string, q service.ListQuery) (any, int, int, int, error) {
+		res, err := h.deps.Library.Circulation.LoansPage(r.Context(), p["schoolId"],
+			service.LoanFilter{Status: p["status"], StudentID: p["student_id"], BookID: p["book_id"], Homeroom: p["homeroom"]}, q)
+		loans := toLoanBodies(res.Loans)
+		for i, v := range res.Loans {
+			if st, ok := res.Borrowers[v.Loan.StudentID]; ok {
+				loans[i].Student = &loanStudent{Name: st.Name, StudentNumber: st.StudentNumber, Grade: st.Grade, Homeroom: st.Homeroom}
+			}
+		}
+		return loans, res.Page, res.Limit, res.Total, err
 	})
 }
 
@@ -614,6 +641,87 @@ func (h *handler) studentLoans(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"loans": toLoanBodies(loans)})
+}
+
+// ----- holds -----
+
+type holdBody struct {
+	ID          string   `json:"id"`
+	SchoolID    string   `json:"school_id"`
+	BookID      string   `json:"book_id"`
+	StudentID   string   `json:"student_id"`
+	StudentName string   `json:"student_name"`
+	Status      string   `json:"status"`
+	PlacedAt    string   `json:"placed_at"`
+	ReadyUntil  *string  `json:"ready_until"` // when a copy is put aside
+	CopyID      *string  `json:"copy_id"`
+	CopyCode    *string  `json:"copy_code"`
+	EndedAt     *string  `json:"ended_at"`
+	Book        loanBook `json:"book"`
+}
+
+func toHoldBodies(vs []service.HoldView) []holdBody {
+	out := make([]holdBody, 0, len(vs))
+	for _, v := range vs {
+		h := v.Hold
+		b := holdBody{ID: h.ID, SchoolID: h.SchoolID, BookID: h.BookID, StudentID: h.StudentID, StudentName: v.StudentName,
+			Status: v.Status, PlacedAt: timestamp(h.PlacedAt), Book: loanBook{Title: v.Book.Title, Author: v.Book.Author}}
+		if t := v.Trap; t != nil {
+			until, copyID, code := timestamp(t.ExpiresAt), t.CopyID, v.CopyCode
+			b.ReadyUntil, b.CopyID, b.CopyCode = &until, &copyID, &code
+		}
+		if !v.EndedAt.IsZero() {
+			ended := timestamp(v.EndedAt)
+			b.EndedAt = &ended
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+type holdRequest struct {
+	SchoolID  string `json:"school_id"`
+	BookID    string `json:"book_id" validate:"required"`
+	StudentID string `json:"student_id"`
+}
+
+func (h *handler) placeHold(w http.ResponseWriter, r *http.Request) {
+	var req holdRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	v, err := h.deps.Library.Holds.Place(r.Context(), service.HoldInput{SchoolID: req.SchoolID, BookID: req.BookID, StudentID: req.StudentID})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"hold": toHoldBodies([]service.HoldView{v})[0]})
+}
+
+func (h *handler) cancelHold(w http.ResponseWriter, r *http.Request) {
+	v, err := h.deps.Library.Holds.Cancel(r.Context(), mux.Vars(r)["hold_id"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"hold": toHoldBodies([]service.HoldView{v})[0]})
+}
+
+func (h *handler) listHolds(w http.ResponseWriter, r *http.Request) {
+	pagedList(w, r, "holds", []string{"status", "book_id"}, func(p map[string]string, q service.ListQuery) (any, int, int, int, error) {
+		res, err := h.deps.Library.Holds.Queue(r.Context(), p["schoolId"], service.HoldFilter{Status: p["status"], BookID: p["book_id"]}, q)
+		return toHoldBodies(res.Holds), res.Page, res.Limit, res.Total, err
+	})
+}
+
+func (h *handler) studentHolds(w http.ResponseWriter, r *http.Request) {
+	holds, err := h.deps.Library.Holds.StudentHolds(r.Context())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"holds": toHoldBodies(holds)})
 }
 
 // ----- settings and the public catalog -----
@@ -644,6 +752,8 @@ type settingsRequest struct {
 	LoanHistoryDays *int `json:"loan_history_days" validate:"omitnil,min=0,max=3650"`
 	// Left out, the school keeps its time zone.
 	Timezone *string `json:"timezone" validate:"omitnil,min=1"`
+	// Optional too: left out, the school keeps its pickup window.
+	HoldPickupDays *int `json:"hold_pickup_days" validate:"omitnil,min=1"`
 }
 
 func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
@@ -665,6 +775,9 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.MaxCopiesPerSchool != nil {
 		set.MaxCopiesPerSchool = *req.MaxCopiesPerSchool
+	}
+	if req.HoldPickupDays != nil {
+		set.HoldPickupDays = *req.HoldPickupDays
 	}
 	if req.Timezone != nil {
 		set.Timezone = *req.Timezone
@@ -742,6 +855,7 @@ type catalogBook struct {
 	CoverURL        string `json:"cover_url"`
 	TotalCopies     int    `json:"total_copies"`
 	AvailableCopies int    `json:"available_copies"`
+	Holds           int    `json:"holds"`
 }
 
 func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {
@@ -764,7 +878,7 @@ func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {
 	for _, e := range res.Entries {
 		b := e.Book
 		books = append(books, catalogBook{ID: b.ID, ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL,
-			TotalCopies: e.Total, AvailableCopies: e.Available})
+			TotalCopies: e.Total, AvailableCopies: e.Available, Holds: e.Holds})
 	}
 	school := res.School
 	writeJSON(w, http.StatusOK, map[string]any{

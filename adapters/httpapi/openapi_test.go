@@ -295,6 +295,9 @@ var internalCodes = map[string]string{
 	"mail_not_configured":     "wiring: the service always wires a mailer (SMTP or the outbox)",
 	"sweep_claimed":           "expiry store: another replica sweeps this slot; nothing answers it",
 	"departure_decided":       "departure store: answered as active_loans or student_not_found",
+	"hold_ended":              "hold store: answered as hold_not_active, or the loan that fulfils the hold",
+	"hold_trapped":            "hold store: the copy goes to the next hold, or stays with the one that took it",
+	"trap_not_found":          "hold store: a copy not put aside is free",
 	"departure_not_found":     "departure store: a deletion that has ended, settled inside the use cases",
 
 	"external_identity_exists":    "identity link store: answered as external_identity_mismatch",

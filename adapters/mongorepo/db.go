@@ -54,6 +54,10 @@ const (
 	colDepartureOutcomes = "departure_outcomes"
 	colMailTokens        = "mail_tokens"
 	colMailTokenUses     = "mail_token_uses"
+	colHolds             = "holds"
+	colHoldQueue         = "hold_queue"
+	colHoldTraps         = "hold_traps"
+	colHoldEnds          = "hold_ends"
 )
 
 // Reminder mail: each school's notice settings, the notices (claims and
@@ -145,6 +149,7 @@ func (d *DB) Repositories() ports.Repositories {
 		ActiveLoans:   NewActiveLoans(d.db),
 		Expiry:        NewExpiry(d.db),
 		Departures:    NewDepartures(d.db),
+		Holds:         NewHolds(d.db),
 		Health:        NewHealth(d.db.Client()),
 
 		ExternalIdentities: NewExternalIdentities(d.db),
@@ -272,6 +277,21 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 		}},
 		{colHomerooms, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "key", Value: 1}}},
+		}},
+		// Holds: see Holds for the keys.
+		{colHolds, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "placed_at", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		{colHoldQueue, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "book_id", Value: 1}}, Options: options.Index().SetUnique(true)},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "book_id", Value: 1}, {Key: "placed_at", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "placed_at", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		{colHoldTraps, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},
+			{Keys: bson.D{{Key: "hold_id", Value: 1}}, Options: options.Index().SetUnique(true)},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "book_id", Value: 1}}},
+			{Keys: bson.D{{Key: "expires_at", Value: 1}, {Key: "_id", Value: 1}}},
 		}},
 	}
 	// The expiry sweep's finds: one index per kind on its expiry.

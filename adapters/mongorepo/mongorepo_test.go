@@ -62,6 +62,7 @@ func TestLibrary(t *testing.T) {
 	t.Run("Departures", func(t *testing.T) { porttest.Departures(t, newRepos) })
 	t.Run("Notices", func(t *testing.T) { porttest.Notices(t, newRepos) })
 	t.Run("Invites", func(t *testing.T) { porttest.Invites(t, newRepos) })
+	t.Run("Holds", func(t *testing.T) { porttest.Holds(t, newRepos) })
 }
 
 // TestTransfer runs the RecordStore suite with two fresh databases, then

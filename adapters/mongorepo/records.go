@@ -105,6 +105,14 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 		return plain(r.db, k, colNotices, toNoticeDoc, noticeDoc.toNotice), nil
 	case ports.KindNoticeDays:
 		return plain(r.db, k, colNoticeDays, toNoticeDayDoc, noticeDayDoc.toRecord), nil
+	case ports.KindHolds:
+		return plain(r.db, k, colHolds, toHoldDoc, holdDoc.toHold), nil
+	case ports.KindHoldQueue:
+		return plain(r.db, k, colHoldQueue, toHoldQueueDoc, holdQueueDoc.toEntry), nil
+	case ports.KindHoldTraps:
+		return plain(r.db, k, colHoldTraps, toHoldTrapDoc, holdTrapDoc.toTrap), nil
+	case ports.KindHoldEnds:
+		return plain(r.db, k, colHoldEnds, toHoldEndDoc, holdEndDoc.toEnd), nil
 	}
 	return recordKind{}, errs.E(errs.Invalid, errs.CodeUnknownRecordKind, "There is no record kind %q.", k)
 }

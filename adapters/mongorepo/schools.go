@@ -97,6 +97,9 @@ type settingsDoc struct {
 	// The IANA time zone; absent in schools stored before schools had one,
 	// which library.Settings.Zone reads as UTC.
 	Timezone string `bson:"timezone,omitempty"`
+	// The pickup window of holds; absent (0) in schools stored before
+	// holds existed, which get the default when read.
+	HoldPickupDays int `bson:"hold_pickup_days,omitempty"`
 }
 
 func toSettingsDoc(s library.Settings) settingsDoc {
@@ -109,6 +112,7 @@ func toSettingsDoc(s library.Settings) settingsDoc {
 		MaxCopiesPerSchool: s.MaxCopiesPerSchool,
 		LoanHistoryDays:    s.LoanHistoryDays,
 		Timezone:           s.Timezone,
+		HoldPickupDays:     s.HoldPickupDays,
 	}
 }
 
@@ -137,6 +141,7 @@ func (d schoolDoc) toSchool() library.School {
 			MaxCopiesPerSchool: d.Settings.MaxCopiesPerSchool,
 			LoanHistoryDays:    d.Settings.LoanHistoryDays,
 			Timezone:           d.Settings.Timezone,
+			HoldPickupDays:     d.Settings.HoldPickupDays,
 		}.WithCapDefaults(),
 		Calendar:  d.Calendar.toCalendar(),
 		CreatedAt: d.CreatedAt.UTC(),

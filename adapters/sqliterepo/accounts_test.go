@@ -117,8 +117,8 @@ func TestSchoolsSaveSettings(t *testing.T) {
 		}
 	}
 	for _, settings := range []library.Settings{
-		{DefaultLoanDays: 7, MaxRenewals: 0, RenewalDays: 3, AllowPublicCatalog: false, MaxCopiesPerBook: 1, MaxCopiesPerSchool: 1}, // zero values stay zero
-		{DefaultLoanDays: 28, MaxRenewals: 5, RenewalDays: 14, AllowPublicCatalog: true, MaxCopiesPerBook: 5000, MaxCopiesPerSchool: 1_000_000},
+		{DefaultLoanDays: 7, MaxRenewals: 0, RenewalDays: 3, AllowPublicCatalog: false, MaxCopiesPerBook: 1, MaxCopiesPerSchool: 1, HoldPickupDays: 1}, // zero values stay zero
+		{DefaultLoanDays: 28, MaxRenewals: 5, RenewalDays: 14, AllowPublicCatalog: true, MaxCopiesPerBook: 5000, MaxCopiesPerSchool: 1_000_000, HoldPickupDays: 60},
 	} {
 		if err := schools.SaveSettings(testCtx(t), s.ID, settings); err != nil {
 			t.Fatal(err)

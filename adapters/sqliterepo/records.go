@@ -326,6 +326,9 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 			return err
 		}), nil
 	}
+	if hk, ok := holdRecordKinds(d, k); ok {
+		return hk, nil
+	}
 	return recordKind{}, errs.E(errs.Invalid, errs.CodeUnknownRecordKind, "There is no record kind %q.", k)
 }
 

@@ -26,13 +26,13 @@ func NewSchools(db *DB) *Schools {
 }
 
 const schoolColumns = `id, name, domain, default_loan_days, max_renewals, renewal_days, allow_public_catalog, created_at,
-	max_copies_per_book, max_copies_per_school, loan_history_days, timezone, calendar`
+	max_copies_per_book, max_copies_per_school, loan_history_days, timezone, calendar, hold_pickup_days`
 
 var (
 	stmtSchoolInsert = newStmt("schools.insert", `
 INSERT INTO schools (`+schoolColumns+`)
 VALUES (:id, :name, :domain, :default_loan_days, :max_renewals, :renewal_days, :allow_public_catalog, :created_at,
-	:max_copies_per_book, :max_copies_per_school, :loan_history_days, :timezone, :calendar)`)
+	:max_copies_per_book, :max_copies_per_school, :loan_history_days, :timezone, :calendar, :hold_pickup_days)`)
 	stmtSchoolGet          = newStmt("schools.get", `SELECT `+schoolColumns+` FROM schools WHERE id = :id`)
 	stmtSchoolGetByDomain  = newStmt("schools.get_by_domain", `SELECT `+schoolColumns+` FROM schools WHERE domain = :domain`)
 	stmtSchoolList         = newStmt("schools.list", `SELECT `+schoolColumns+` FROM schools ORDER BY name, id`)
@@ -40,7 +40,7 @@ VALUES (:id, :name, :domain, :default_loan_days, :max_renewals, :renewal_days, :
 UPDATE schools SET default_loan_days = :default_loan_days, max_renewals = :max_renewals,
 	renewal_days = :renewal_days, allow_public_catalog = :allow_public_catalog,
 	max_copies_per_book = :max_copies_per_book, max_copies_per_school = :max_copies_per_school,
-	loan_history_days = :loan_history_days, timezone = :timezone
+	loan_history_days = :loan_history_days, timezone = :timezone, hold_pickup_days = :hold_pickup_days
 WHERE id = :id`)
 	stmtSchoolSaveCalendar = newStmt("schools.save_calendar", `UPDATE schools SET calendar = :calendar WHERE id = :id`)
 )
@@ -56,6 +56,7 @@ func settingsArgs(s library.Settings) []any {
 		sql.Named("max_copies_per_school", s.WithCapDefaults().MaxCopiesPerSchool),
 		sql.Named("loan_history_days", s.LoanHistoryDays),
 		sql.Named("timezone", s.Timezone),
+		sql.Named("hold_pickup_days", s.PickupDays()),
 	}
 }
 
@@ -109,7 +110,8 @@ func scanSchool(s scanner) (library.School, error) {
 	)
 	err := s.Scan(&sc.ID, &sc.Name, &sc.Domain, &sc.Settings.DefaultLoanDays, &sc.Settings.MaxRenewals,
 		&sc.Settings.RenewalDays, &sc.Settings.AllowPublicCatalog, &created,
-		&sc.Settings.MaxCopiesPerBook, &sc.Settings.MaxCopiesPerSchool, &sc.Settings.LoanHistoryDays, &sc.Settings.Timezone, &calendar)
+		&sc.Settings.MaxCopiesPerBook, &sc.Settings.MaxCopiesPerSchool, &sc.Settings.LoanHistoryDays, &sc.Settings.Timezone, &calendar,
+		&sc.Settings.HoldPickupDays)
 	if err != nil {
 		return library.School{}, err
 	}

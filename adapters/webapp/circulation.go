@@ -66,6 +66,13 @@ type deskView struct {
 	Checkout       struct{ Code, Student, Due string }
 	Choice         *studentChoice
 	Filter         loanFilterForm
+	PutAside       *putAside // the copy just returned goes to a hold
+}
+
+// putAside is the banner the desk shows when a returned copy must be set
+// aside for the student whose hold it fills.
+type putAside struct {
+	Name, Number, Homeroom, Title, Code, Until string
 }
 
 // loanFilterForm narrows the desk's loans list to one homeroom's, or to
@@ -172,6 +179,10 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 			v.Focus = fl.Focus
 		}
 		v.Checkout.Code, v.Checkout.Student, v.Checkout.Due = fl.Values["code"], fl.Values["student"], fl.Values["due_at"]
+		if name, ok := fl.Values["aside_name"]; ok {
+			v.PutAside = &putAside{Name: name, Number: fl.Values["aside_number"], Homeroom: fl.Values["aside_homeroom"], Title: fl.Values["aside_title"],
+				Code: fl.Values["aside_code"], Until: fl.Values["aside_until"]}
+		}
 	}
 	if v.Checkout.Due == "" {
 		v.Checkout.Due = v.DueDefault
@@ -192,8 +203,10 @@ func toLoanRow(l service.LoanView) loanRow {
 
 type studentView struct {
 	base
+	Base   string
 	Loans  []loanRow
 	Active int
+	Holds  []holdRow
 }
 
 // studentLoans shows a student their own loans, and nobody else's: the
@@ -207,8 +220,18 @@ func (a *App) studentLoans(w http.ResponseWriter, r *http.Request, school librar
 		a.fail(w, r, err)
 		return
 	}
-	v := studentView{base: a.schoolBase(r, school, "My loans", "desk")}
+	v := studentView{base: a.schoolBase(r, school, "My loans", "desk"), Base: schoolPath(school)}
 	v.Flash = a.takeFlash(w, r)
+	if a.allowed(r, "read", "library:ownholds") {
+		holds, err := a.deps.Library.Holds.StudentHolds(r.Context())
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		for _, h := range holds {
+			v.Holds = append(v.Holds, toHoldRow(h))
+		}
+	}
 	for _, l := range loans {
 		row := toLoanRow(l)
 		if l.Status != library.LoanReturned {
@@ -345,8 +368,16 @@ func (a *App) returnCopy(w http.ResponseWriter, r *http.Request) {
 			Message: fmt.Sprintf("%s (%s) is not on loan; nothing to return.", quote(found.Book.Title), found.Copy.Code)})
 		return
 	}
-	if _, err := a.deps.Library.Circulation.ReturnLoan(r.Context(), found.Loan.Loan.ID); err != nil {
+	v, err := a.deps.Library.Circulation.ReturnLoan(r.Context(), found.Loan.Loan.ID)
+	if err != nil {
 		fail(a.messageOf(r, err))
+		return
+	}
+	if pa := v.PutAside; pa != nil {
+		a.redirect(w, r, back, flash{Kind: "info", Focus: "return",
+			Message: fmt.Sprintf("Returned %s (%s). Put it aside for %s: they hold this book.", quote(found.Book.Title), found.Copy.Code, pa.StudentName),
+			Values: map[string]string{"aside_name": pa.StudentName, "aside_number": pa.StudentNumber, "aside_homeroom": pa.Homeroom, "aside_title": found.Book.Title,
+				"aside_code": found.Copy.Code, "aside_until": pa.ExpiresAt.UTC().Format("2006-01-02")}})
 		return
 	}
 	a.redirect(w, r, back, flash{Kind: "success", Focus: "return",

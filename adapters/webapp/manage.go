@@ -99,6 +99,7 @@ type booksView struct {
 	Pages        pager
 	CanAddBook   bool
 	CanAddCopies bool
+	CanSeeHolds  bool
 	Form         *formState // the add-book form after a refusal
 }
 
@@ -119,7 +120,8 @@ func (a *App) renderBooks(w http.ResponseWriter, r *http.Request, school library
 	}
 	v := booksView{base: a.schoolBase(r, school, "Books", "books"), Base: schoolPath(school), Form: form, Search: search,
 		Pages:      newPager("books", "Pages of books", schoolPath(school)+"/books", search, res.Page, res.Limit, res.Total),
-		CanAddBook: a.allowed(r, "create", "library:books"), CanAddCopies: a.allowed(r, "create", "library:copies")}
+		CanAddBook: a.allowed(r, "create", "library:books"), CanAddCopies: a.allowed(r, "create", "library:copies"),
+		CanSeeHolds: a.allowed(r, "read", "library:holds")}
 	if form == nil {
 		v.Flash = a.takeFlash(w, r)
 	}
@@ -426,6 +428,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 			"max_copies_per_school": strconv.Itoa(s.Settings.WithCapDefaults().MaxCopiesPerSchool),
 			"loan_history_days":     strconv.Itoa(s.Settings.LoanHistoryDays),
 			"timezone":              s.Settings.Zone(),
+			"hold_pickup_days":      strconv.Itoa(s.Settings.PickupDays()),
 		}}
 	}
 	a.render(w, r, status, "settings", v)
@@ -465,6 +468,7 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 		// A checkbox is sent only when ticked.
 		AllowPublicCatalog: form.Get("allow_public_catalog") == "true",
 		MaxCopiesPerBook:   optional("max_copies_per_book"), MaxCopiesPerSchool: optional("max_copies_per_school"),
+		HoldPickupDays: optional("hold_pickup_days"),
 		// Blank keeps the school's zone, as the service reads "".
 		Timezone: strings.TrimSpace(form.Get("timezone")),
 	}
@@ -485,7 +489,7 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 		_, err = a.deps.Library.Schools.PutSettings(r.Context(), school.ID, set)
 	}
 	if err != nil {
-		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days", "timezone")
+		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days", "timezone", "hold_pickup_days")
 		st.Values["allow_public_catalog"] = strconv.FormatBool(set.AllowPublicCatalog)
 		a.renderSettings(w, r, school, a.statusFor(err), st)
 		return

@@ -166,6 +166,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 		add("desk", "Desk", root, "read", "library:loans")
 	}
 	add("books", "Books", root+"/books", "read", "library:copies")
+	add("holds", "Holds", root+"/holds", "read", "library:holds")
 	add("students", "Students", root+"/students", "read", "library:students")
 	add("settings", "Settings", root+"/settings", "read", "library:settings")
 	add("calendar", "Calendar", root+"/calendar", "read", "library:calendar")
@@ -304,6 +305,7 @@ var fieldLabels = map[string]string{
 	"max_renewals": "Renewals allowed", "renewal_days": "Renewal period", "role": "Role", "school_id": "School",
 	"loan_history_days": "Loan history", "send_at": "Time", "due_soon_days": "Due soon", "overdue_steps": "Overdue notices",
 	"homerooms": "Homerooms",
+	"hold_pickup_days": "Days a copy waits for a hold",
 }
 
 // messageOf is a sentence for the librarian: the service's client-safe

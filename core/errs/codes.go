@@ -91,6 +91,18 @@ const (
 	CodeDepartureDecided    = "departure_decided"
 	CodeDepartureNotFound   = "departure_not_found"
 
+	// Holds: reservations of a title, the copies put aside for them.
+	CodeHoldExists       = "hold_exists"
+	CodeHoldNotFound     = "hold_not_found"
+	CodeHoldNotActive    = "hold_not_active"
+	CodeHoldPending      = "hold_pending"
+	CodeHoldEnded        = "hold_ended"   // store: the hold's outcome is recorded already
+	CodeHoldTrapped      = "hold_trapped" // store: the hold or the copy has a trap already
+	CodeTrapNotFound     = "trap_not_found"
+	CodeCopyAvailable    = "copy_available"
+	CodeCopyOnHold       = "copy_on_hold"
+	CodeAlreadyBorrowing = "already_borrowing"
+
 	// Migration: the record store of the import/export commands.
 	CodeRecordExists      = "record_exists"
 	CodeInvalidRecord     = "invalid_record"

@@ -114,6 +114,9 @@ func ValidateSettings(s Settings) error {
 	if !ValidTimezone(s.Zone()) {
 		fields.Add("timezone", "must be an IANA time zone name such as Europe/Berlin")
 	}
+	if s.HoldPickupDays < MinHoldPickupDays || s.HoldPickupDays > MaxHoldPickupDays {
+		fields.Add("hold_pickup_days", "must be between 1 and 60")
+	}
 	return fields.Err()
 }
 

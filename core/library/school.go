@@ -48,6 +48,9 @@ type Settings struct {
 	// as UTC): the school's dates, such as today and due dates, are its
 	// dates.
 	Timezone string
+	// HoldPickupDays is how long a copy put aside for a hold waits for its
+	// student before the next hold gets it (PickupDays: 0 is the default).
+	HoldPickupDays int
 }
 
 // Default copy caps. A book may have 1,000 copies, the most a book can be
@@ -64,17 +67,21 @@ const (
 // DefaultSettings are given to every new school.
 func DefaultSettings() Settings {
 	return Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true, Timezone: DefaultTimezone,
-		MaxCopiesPerBook: DefaultMaxCopiesPerBook, MaxCopiesPerSchool: DefaultMaxCopiesPerSchool}
+		MaxCopiesPerBook: DefaultMaxCopiesPerBook, MaxCopiesPerSchool: DefaultMaxCopiesPerSchool,
+		HoldPickupDays: DefaultHoldPickupDays}
 }
 
-// WithCapDefaults returns s with the default copy caps where s has none (a
-// school stored before the caps existed).
+// WithCapDefaults returns s with the default copy caps and pickup window
+// where s has none (a school stored before they existed).
 func (s Settings) WithCapDefaults() Settings {
 	if s.MaxCopiesPerBook <= 0 {
 		s.MaxCopiesPerBook = DefaultMaxCopiesPerBook
 	}
 	if s.MaxCopiesPerSchool <= 0 {
 		s.MaxCopiesPerSchool = DefaultMaxCopiesPerSchool
+	}
+	if s.HoldPickupDays <= 0 {
+		s.HoldPickupDays = DefaultHoldPickupDays
 	}
 	return s
 }

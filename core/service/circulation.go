@@ -38,6 +38,10 @@ import (
 //     (expected_renewals): a retry whose renewal already happened is
 //     answered without renewing again. A retried borrow is a new request,
 //     refused with copy_unavailable if the first one did lend the copy.
+//   - Holds follow the same rules (holds.go): a returned copy is put aside
+//     for one hold by a trap record unique by copy and by hold, lent only
+//     to that hold's student, and no loan of a title renews while a hold
+//     on it waits.
 
 // LoanView is a loan with what is derived from its renewals.
 type LoanView struct {
@@ -45,6 +49,8 @@ type LoanView struct {
 	DueAt    string // after renewals
 	Renewals int
 	Status   string // active, overdue, returned
+	// PutAside is the hold a returned copy is put aside for, if any.
+	PutAside *PutAside
 }
 
 // LoanInput is a request to lend a copy.
@@ -69,6 +75,8 @@ type Circulation struct {
 	departures ports.DepartureRepository
 	// notices are forgotten with the loan history they describe.
 	notices ports.NoticeRepository
+	// desk settles loans with the holds of their titles.
+	desk *holdDesk
 	loanReader
 	*clock
 }
@@ -78,15 +86,10 @@ type Circulation struct {
 // loan is made and the deletion refused, or the deletion goes ahead and
 // the loan is refused (student_not_found).
 // Errors: Invalid (ids, due_at), NotFound "copy_not_found",
-// "book_not_found", "student_not_found", Conflict "copy_unavailable".
+// "book_not_found", "student_not_found", Conflict "copy_unavailable",
+// "copy_on_hold" (the copy is put aside for another student).
 func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, error) {
-	fields := errs.FieldErrors{}
-	for name, v := range map[string]string{"book_id": in.BookID, "copy_id": in.CopyID, "student_id": in.StudentID} {
-		if _, err := uuid.Parse(v); err != nil {
-			fields.Add(name, "must be a UUID")
-		}
-	}
-	if err := fields.Err(); err != nil {
+	if err := requireUUIDs(map[string]string{"book_id": in.BookID, "copy_id": in.CopyID, "student_id": in.StudentID}); err != nil {
 		return LoanView{}, err
 	}
 	school, err := s.scope(ctx, in.SchoolID, "school_id")
@@ -104,12 +107,9 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 	if cp.BookID != book.ID {
 		return LoanView{}, errs.E(errs.Conflict, errs.CodeCopyUnavailable, "The copy belongs to another book.")
 	}
-	student, err := s.accounts.Get(ctx, in.StudentID)
-	if err != nil || student.Deleted || student.Role != user.RoleStudent || student.SchoolID != school.ID {
-		if err != nil && !errs.Is(err, errs.NotFound) {
-			return LoanView{}, err
-		}
-		return LoanView{}, library.ErrStudentNotFound()
+	student, err := schoolStudent(ctx, s.accounts, school.ID, in.StudentID)
+	if err != nil {
+		return LoanView{}, err
 	}
 	today := s.todayAt(school)
 	due := school.DefaultDue(today)
@@ -122,12 +122,29 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		ID: s.newID(), SchoolID: school.ID, BookID: book.ID, CopyID: cp.ID, CopyCode: cp.Code, StudentID: student.ID,
 		LoanedAt: s.Now().UTC(), DueAt: due, BookTitle: book.Title, BookAuthor: book.Author,
 	}
+	// A copy whose pickup window has passed goes to the next hold first;
+	// one put aside for another student is refused before anything is
+	// written (lendHeld decides again once the copy is claimed).
+	if t, held, err := s.desk.liveTrap(ctx, school, cp.ID); err != nil {
+		return LoanView{}, err
+	} else if held && t.StudentID != student.ID {
+		return LoanView{}, library.ErrCopyOnHold()
+	}
 	if err := s.loans.Insert(ctx, loan); err != nil {
 		return LoanView{}, err
 	}
 	if err := s.claim(ctx, loan); err != nil {
 		// The record never became a loan; removing it is tidiness only.
 		_ = s.loans.Delete(ctx, loan.ID)
+		return LoanView{}, err
+	}
+	if err := s.desk.lendHeld(ctx, school, loan); err != nil {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+		defer cancel()
+		_ = s.active.Release(uctx, loan.CopyID, loan.ID)
+		_ = s.loans.Delete(uctx, loan.ID)
+		// A trapper that saw this claim gave way too: serve the copy again.
+		_, _, _ = s.desk.trapCopy(uctx, school, loanCopy(loan))
 		return LoanView{}, err
 	}
 	if err := s.borrowerStays(ctx, loan.StudentID); err != nil {
@@ -140,6 +157,36 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		return LoanView{}, err
 	}
 	return LoanView{Loan: loan, DueAt: due, Status: library.LoanStatus(loan, due, today)}, nil
+}
+
+// loanCopy is the copy a loan names.
+func loanCopy(l library.Loan) library.Copy {
+	return library.Copy{ID: l.CopyID, SchoolID: l.SchoolID, BookID: l.BookID, Code: l.CopyCode}
+}
+
+// requireUUIDs checks that each named value is a UUID.
+// Errors: Invalid with details.fields naming each one that is not.
+func requireUUIDs(values map[string]string) error {
+	fields := errs.FieldErrors{}
+	for name, v := range values {
+		if _, err := uuid.Parse(v); err != nil {
+			fields.Add(name, "must be a UUID")
+		}
+	}
+	return fields.Err()
+}
+
+// schoolStudent returns a student of the school who has not been deleted.
+// Errors: NotFound "student_not_found" for anyone else.
+func schoolStudent(ctx context.Context, accounts ports.AccountRepository, schoolID, studentID string) (user.Account, error) {
+	student, err := accounts.Get(ctx, studentID)
+	if err != nil || student.Deleted || student.Role != user.RoleStudent || student.SchoolID != schoolID {
+		if err != nil && !errs.Is(err, errs.NotFound) {
+			return user.Account{}, err
+		}
+		return user.Account{}, library.ErrStudentNotFound()
+	}
+	return student, nil
 }
 
 // abandonedDeparture is the age past which a deletion that decided to go
@@ -272,7 +319,8 @@ func (s *Circulation) loanInScope(ctx context.Context, loanID string) (library.L
 // RenewLoan extends a loan by the school's renewal period, counting from
 // the later of its due date and today, moved by the school's calendar.
 // Errors: NotFound "loan_not_found", Conflict "loan_not_active",
-// "renewal_limit_reached" or "renewal_past_term_end".
+// "renewal_limit_reached", "renewal_past_term_end" or "hold_pending"
+// (another student waits for the title).
 //
 // expected, when set, is the renewal count the client saw before asking: a
 // request whose renewal already happened (a retry after a lost reply, or a
@@ -304,6 +352,11 @@ func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *in
 		if n >= school.Settings.MaxRenewals {
 			return LoanView{}, library.ErrRenewalLimit()
 		}
+		if waiting, err := s.desk.waitingHolds(ctx, loan.SchoolID, loan.BookID); err != nil {
+			return LoanView{}, err
+		} else if waiting {
+			return LoanView{}, library.ErrHoldPending()
+		}
 		nextDue, err := school.RenewedDue(due, today)
 		if err != nil {
 			return LoanView{}, err
@@ -320,8 +373,9 @@ func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *in
 	return LoanView{}, library.ErrRenewalLimit()
 }
 
-// ReturnLoan ends a loan and frees its copy. Returning a returned loan
-// changes nothing (a double scan at the desk is not an error).
+// ReturnLoan ends a loan and frees its copy, which goes to the first
+// waiting hold of its title (PutAside says whose). Returning a returned
+// loan changes nothing (a double scan at the desk is not an error).
 // Errors: NotFound "loan_not_found".
 func (s *Circulation) ReturnLoan(ctx context.Context, loanID string) (LoanView, error) {
 	loan, err := s.loanInScope(ctx, loanID)
@@ -350,6 +404,28 @@ func (s *Circulation) ReturnLoan(ctx context.Context, loanID string) (LoanView, 
 	views, err := s.views(ctx, []library.Loan{loan}, s.todayAt(school))
 	if err != nil {
 		return LoanView{}, err
+	}
+	// A copy lent again since its return (a late second scan) is not this
+	// return's to pass on; otherwise it goes to the first waiting hold (on
+	// a second scan too, in case the first stopped before that).
+	var t library.HoldTrap
+	var ok bool
+	if _, lent, lerr := s.activeLoanOf(ctx, loan.CopyID); lerr != nil {
+		return LoanView{}, lerr
+	} else if !lent {
+		t, ok, err = s.desk.trapCopy(ctx, school, loanCopy(loan))
+	}
+	if err == nil && !ok {
+		// Returned before (a double scan): the copy's trap, if it stands.
+		t, ok, err = s.desk.liveTrap(ctx, school, loan.CopyID)
+	}
+	if err != nil {
+		return LoanView{}, err
+	}
+	if ok {
+		if views[0].PutAside, err = s.desk.putAside(ctx, t); err != nil {
+			return LoanView{}, err
+		}
 	}
 	return views[0], nil
 }

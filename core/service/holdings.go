@@ -19,6 +19,8 @@ import (
 type Holdings struct {
 	schoolScope
 	holdings ports.HoldingsRepository
+	// desk puts new copies of a held title aside for its waiting holds.
+	desk *holdDesk
 	loanReader
 	*clock
 }
@@ -70,7 +72,8 @@ func (s *Holdings) AddBook(ctx context.Context, schoolParam string, d library.Bo
 	return b, copies, err
 }
 
-// AddCopies generates count new copies of a book, each with a fresh code.
+// AddCopies generates count new copies of a book, each with a fresh code;
+// they are put aside for the title's waiting holds first.
 // Errors: Invalid (count), NotFound "book_not_found", Conflict
 // "copy_limit_reached".
 func (s *Holdings) AddCopies(ctx context.Context, schoolParam, bookID string, count int) (library.Book, []library.Copy, error) {
@@ -89,7 +92,12 @@ func (s *Holdings) AddCopies(ctx context.Context, schoolParam, bookID string, co
 		return library.Book{}, nil, err
 	}
 	copies, err := s.makeCopies(ctx, school.Settings, b, count)
-	return b, copies, err
+	if err != nil {
+		return b, copies, err
+	}
+	// Holds may wait for this title: the new copies go to them, not to
+	// the shelf.
+	return b, copies, s.desk.serveShelf(ctx, school, b.ID)
 }
 
 // checkCopyCaps refuses adding n copies to book b when the book or its

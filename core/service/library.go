@@ -27,6 +27,7 @@ type Library struct {
 	Students    *Students
 	Holdings    *Holdings
 	Circulation *Circulation
+	Holds       *Holds
 	Catalog     *PublicCatalog
 	Notices     *Notices
 
@@ -49,22 +50,25 @@ func (c *clock) todayAt(school library.School) time.Time { return school.Today(c
 // NewLibrary builds the library's use cases. It panics on a nil dependency.
 func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 	if repos.Schools == nil || repos.Accounts == nil || repos.RefreshTokens == nil || repos.Students == nil ||
-		repos.Invites == nil || repos.Holdings == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || repos.Notices == nil ||
+		repos.Invites == nil || repos.Holdings == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || repos.Notices == nil || repos.Holds == nil ||
 		repos.Homerooms == nil || identity == nil {
 		panic("service.NewLibrary: nil dependency")
 	}
 	c := &clock{now: time.Now, newID: uuid.NewString}
 	scope := schoolScope{schools: repos.Schools}
 	loans := loanReader{loans: repos.Loans, active: repos.ActiveLoans}
+	desk := &holdDesk{holds: repos.Holds, holdings: repos.Holdings, schools: repos.Schools, accounts: repos.Accounts,
+		loanReader: loans, clock: c}
 	return &Library{
 		Schools: &Schools{schoolScope: scope, clock: c},
 		Staff: &Staff{schools: repos.Schools, accounts: repos.Accounts, invites: repos.Invites, refresh: repos.RefreshTokens,
 			identity: identity, clock: c},
 		Students: &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, hasher: identity.hasher, clock: c},
-		Holdings: &Holdings{schoolScope: scope, holdings: repos.Holdings, loanReader: loans, clock: c},
+		Holdings: &Holdings{schoolScope: scope, holdings: repos.Holdings, desk: desk, loanReader: loans, clock: c},
 		Circulation: &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts, students: repos.Students,
-			departures: repos.Departures, notices: repos.Notices, loanReader: loans, clock: c},
-		Catalog: &PublicCatalog{schools: repos.Schools, holdings: repos.Holdings, loanReader: loans},
+			departures: repos.Departures, notices: repos.Notices, desk: desk, loanReader: loans, clock: c},
+		Holds:   &Holds{schoolScope: scope, holdDesk: desk},
+		Catalog: &PublicCatalog{schools: repos.Schools, holdings: repos.Holdings, loanReader: loans, desk: desk},
 		Notices: &Notices{schoolScope: scope, notices: repos.Notices, homerooms: repos.Homerooms, accounts: repos.Accounts,
 			identity: identity, loanReader: loans, clock: c},
 		clock: c,

@@ -14,6 +14,7 @@ type PublicCatalog struct {
 	schools  ports.SchoolRepository
 	holdings ports.HoldingsRepository
 	loanReader
+	desk *holdDesk
 }
 
 // CatalogEntry is one book of a catalog page with its availability.
@@ -21,6 +22,7 @@ type CatalogEntry struct {
 	Book      library.Book
 	Total     int
 	Available int
+	Holds     int // holds waiting for a copy
 }
 
 // CatalogPage is one page of a school's catalog.
@@ -52,7 +54,25 @@ func (s *PublicCatalog) Page(ctx context.Context, domain string, q ListQuery) (C
 	if !school.Settings.AllowPublicCatalog {
 		return CatalogPage{}, library.ErrSchoolNotFound()
 	}
-	return catalogPage(ctx, s.holdings, s.loanReader, school, q, terms)
+	page, err := catalogPage(ctx, s.holdings, s.loanReader, school, q, terms)
+	if err != nil {
+		return CatalogPage{}, err
+	}
+	ids := make([]string, len(page.Entries))
+	for i, e := range page.Entries {
+		ids[i] = e.Book.ID
+	}
+	waiting, trapped, err := s.desk.holdCounts(ctx, school.ID, ids)
+	if err != nil {
+		return CatalogPage{}, err
+	}
+	for i := range page.Entries {
+		e := &page.Entries[i]
+		e.Holds = waiting[e.Book.ID]
+		// A copy put aside for a hold is not on the shelf.
+		e.Available = max(0, e.Available-trapped[e.Book.ID])
+	}
+	return page, nil
 }
 
 // catalogPage reads one page of a school's books with their copies and

@@ -79,6 +79,9 @@ func (s *Schools) PutSettings(ctx context.Context, schoolParam string, set libra
 	if set.Timezone == "" {
 		set.Timezone = current.Zone()
 	}
+	if set.HoldPickupDays == 0 {
+		set.HoldPickupDays = current.HoldPickupDays
+	}
 	if err := library.ValidateSettings(set); err != nil {
 		return library.School{}, err
 	}

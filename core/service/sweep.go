@@ -15,6 +15,7 @@ type Sweeper struct {
 	repo     ports.ExpiryRepository
 	interval time.Duration
 	tasks    []sweepTask
+	holds    *Holds // expires holds whose pickup window passed; nil: none
 }
 
 // sweepTask is more work of the slot's winner, counted under kind.
@@ -28,6 +29,21 @@ type sweepTask struct {
 // under kind. Call it while wiring, before the first Sweep.
 func (s *Sweeper) Also(kind string, run func(ctx context.Context, now time.Time) (int64, error)) {
 	s.tasks = append(s.tasks, sweepTask{kind: kind, run: run})
+}
+
+// Bounds of the holds one sweep expires: batches of holdSweepBatch traps,
+// at most holdSweepBatches of them; the next slot goes on where this one
+// stopped (and every read of a copy or a queue expires lazily meanwhile).
+const (
+	holdSweepBatch   = 100
+	holdSweepBatches = 50
+)
+
+// WithHolds makes each sweep also expire the holds whose copy waited past
+// the pickup window, passing each copy to the next hold. It returns s.
+func (s *Sweeper) WithHolds(h *Holds) *Sweeper {
+	s.holds = h
+	return s
 }
 
 // NewSweeper returns a sweeper with slots of interval. It panics on a nil
@@ -67,6 +83,13 @@ func (s *Sweeper) Sweep(ctx context.Context, now time.Time) (SweepResult, error)
 	}
 	if res.Deleted == nil {
 		res.Deleted = map[string]int64{}
+	}
+	if s.holds != nil {
+		n, err := s.holds.ExpireDue(ctx, now, holdSweepBatch, holdSweepBatches)
+		res.Deleted["expired_holds"] = n
+		if err != nil {
+			return res, err
+		}
 	}
 	for _, t := range s.tasks {
 		n, err := t.run(ctx, now)

@@ -38,7 +38,10 @@ type Users struct {
 	loanReader
 	// schools give a student's loans their school's today.
 	schools ports.SchoolRepository
-	authz   ports.Authorizer
+	// desk cancels a leaving student's open holds, passing their copies
+	// on; nil when the store has no holds.
+	desk  *holdDesk
+	authz ports.Authorizer
 
 	// Now is replaceable in tests.
 	Now func() time.Time
@@ -50,11 +53,16 @@ func NewUsers(repos ports.Repositories, authz ports.Authorizer) *Users {
 		repos.Students == nil || repos.Invites == nil || repos.MailTokens == nil || repos.ExternalIdentities == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || repos.Schools == nil || repos.Notices == nil || authz == nil {
 		panic("service.NewUsers: nil dependency")
 	}
-	return &Users{
+	u := &Users{
 		accounts: repos.Accounts, refresh: repos.RefreshTokens, lists: repos.ReadingLists,
 		progress: repos.Progress, books: repos.Books, students: repos.Students, invites: repos.Invites, mail: repos.MailTokens, links: repos.ExternalIdentities,
 		departures: repos.Departures, notices: repos.Notices, loanReader: loanReader{loans: repos.Loans, active: repos.ActiveLoans}, schools: repos.Schools, authz: authz, Now: time.Now,
 	}
+	if repos.Holds != nil && repos.Holdings != nil && repos.Schools != nil {
+		u.desk = &holdDesk{holds: repos.Holds, holdings: repos.Holdings, schools: repos.Schools, accounts: repos.Accounts,
+			loanReader: u.loanReader, clock: &clock{now: func() time.Time { return u.Now() }, newID: uuid.NewString}}
+	}
+	return u
 }
 
 // ErrUserNotFound is the answer for an unknown user, and for one the caller
@@ -416,6 +424,11 @@ func (s *Users) erase(ctx context.Context, accountID string) error {
 	}
 	if err := s.notices.ForgetStudent(ctx, accountID); err != nil {
 		return err
+	}
+	if s.desk != nil {
+		if err := s.desk.cancelStudentHolds(ctx, accountID); err != nil {
+			return err
+		}
 	}
 	if err := s.students.ReleaseNumbers(ctx, accountID); err != nil {
 		return err

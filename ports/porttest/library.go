@@ -1137,7 +1137,7 @@ func testLibSaveSettings(t *testing.T, r ports.Repositories) {
 
 	// Zero values are stored as such; the copy caps too.
 	settings := library.Settings{DefaultLoanDays: 7, MaxRenewals: 0, RenewalDays: 3, AllowPublicCatalog: false,
-		MaxCopiesPerBook: 3, MaxCopiesPerSchool: 10}
+		MaxCopiesPerBook: 3, MaxCopiesPerSchool: 10, HoldPickupDays: 1}
 	must(t, "SaveSettings", r.Schools.SaveSettings(ctx(t), s.ID, settings))
 	got, err := r.Schools.Get(ctx(t), s.ID)
 	must(t, "Get", err)
@@ -1149,7 +1149,8 @@ func testLibSaveSettings(t *testing.T, r ports.Repositories) {
 	checkSchool(t, "GetByDomain after SaveSettings", got, want)
 
 	settings = library.Settings{DefaultLoanDays: 28, MaxRenewals: 5, RenewalDays: 14, AllowPublicCatalog: true,
-		MaxCopiesPerBook: library.MaxCopiesPerBookLimit, MaxCopiesPerSchool: library.MaxCopiesPerSchoolLimit}
+		MaxCopiesPerBook: library.MaxCopiesPerBookLimit, MaxCopiesPerSchool: library.MaxCopiesPerSchoolLimit,
+		HoldPickupDays: library.MaxHoldPickupDays}
 	must(t, "SaveSettings again", r.Schools.SaveSettings(ctx(t), s.ID, settings))
 	got, err = r.Schools.Get(ctx(t), s.ID)
 	must(t, "Get", err)
@@ -1196,7 +1197,8 @@ func testSchoolSaveCalendar(t *testing.T, r ports.Repositories) {
 	checkSchool(t, "List (Maple)", list[0], want)
 	checkSchool(t, "List (Oak)", list[1], other)
 
-	settings := library.Settings{DefaultLoanDays: 10, MaxRenewals: 1, RenewalDays: 5, MaxCopiesPerBook: 9, MaxCopiesPerSchool: 99, Timezone: "America/Chicago"}
+	settings := library.Settings{DefaultLoanDays: 10, MaxRenewals: 1, RenewalDays: 5, MaxCopiesPerBook: 9, MaxCopiesPerSchool: 99, Timezone: "America/Chicago",
+		HoldPickupDays: 4, LoanHistoryDays: 30}
 	must(t, "SaveSettings", r.Schools.SaveSettings(ctx(t), s.ID, settings))
 	want.Settings = settings
 	wantSchool(t, r, "Get after SaveSettings (the calendar stays)", s.ID, want)

@@ -79,6 +79,10 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 	ports.KindHomerooms:      reflect.TypeFor[library.Homeroom](),
 	ports.KindNotices:        reflect.TypeFor[library.Notice](),
 	ports.KindNoticeDays:     reflect.TypeFor[ports.NoticeDay](),
+	ports.KindHolds:          reflect.TypeFor[library.Hold](),
+	ports.KindHoldQueue:      reflect.TypeFor[library.HoldQueueEntry](),
+	ports.KindHoldTraps:      reflect.TypeFor[library.HoldTrap](),
+	ports.KindHoldEnds:       reflect.TypeFor[library.HoldEnd](),
 }
 
 // transferSeed is what seedTransfer stored in store A.
@@ -127,6 +131,11 @@ type transferSeed struct {
 	homerooms      []library.Homeroom       // two of Alder's
 	notices        []library.Notice         // about the open loan: one sent, one not yet
 	noticeDays     []string                 // Alder's finished days
+	// holds: 0 the student's on Pippi, waiting with copy 2 put aside; 1 the
+	// pupil's on Matilda, waiting; 2 the pupil's on Pippi, cancelled; 3 the
+	// student's on Matilda, fulfilled.
+	holds     []library.Hold
+	holdTraps []library.HoldTrap
 
 	counts map[ports.RecordKind]int64
 }
@@ -143,7 +152,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	must(t, "Create school", r.Schools.Create(c, alder))
 	must(t, "Create school", r.Schools.Create(c, birch))
 	alder.Settings = library.Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true,
-		MaxCopiesPerBook: 250, MaxCopiesPerSchool: 7000, Timezone: "Europe/Dublin"}
+		MaxCopiesPerBook: 250, MaxCopiesPerSchool: 7000, Timezone: "Europe/Dublin", HoldPickupDays: 12}
 	must(t, "SaveSettings", r.Schools.SaveSettings(c, alder.ID, alder.Settings))
 	alder.Calendar = library.Calendar{ClosedWeekdays: []time.Weekday{time.Saturday, time.Sunday},
 		Closures: []library.Closure{{From: "2026-12-21", To: "2027-01-03", Name: "Winter break"}}, TermEnds: []string{"2026-12-18", "2027-03-26"}}
@@ -359,6 +368,30 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	for _, day := range s.noticeDays {
 		must(t, "Notices.FinishDay", r.Notices.FinishDay(c, alder.ID, day))
 	}
+	for i, h := range []struct {
+		student user.Account
+		book    library.Book
+	}{{s.student, pippi}, {s.pupil, matilda}, {s.pupil, pippi}, {s.student, matilda}} {
+		hold := library.Hold{ID: uuid.NewString(), SchoolID: alder.ID, BookID: h.book.ID, StudentID: h.student.ID, PlacedAt: base.Add(time.Duration(i) * time.Hour)}
+		must(t, "Holds.Insert", r.Holds.Insert(c, hold))
+		s.holds = append(s.holds, hold)
+		if i < 2 {
+			must(t, "Holds.Enqueue", r.Holds.Enqueue(c, library.HoldQueueEntry{HoldID: hold.ID, SchoolID: alder.ID, BookID: hold.BookID,
+				StudentID: hold.StudentID, PlacedAt: hold.PlacedAt}))
+		}
+	}
+	s.holdTraps = []library.HoldTrap{
+		{CopyID: s.copies[2].ID, CopyCode: s.copies[2].Code, HoldID: s.holds[0].ID, SchoolID: alder.ID, BookID: pippi.ID, StudentID: s.student.ID,
+			TrappedAt: base.Add(5 * time.Hour), ExpiresAt: base.Add(7 * 24 * time.Hour)},
+		// Left behind by an ended hold, as after a crash mid-way: copied as it is.
+		{CopyID: s.copies[1].ID, CopyCode: s.copies[1].Code, HoldID: s.holds[3].ID, SchoolID: alder.ID, BookID: matilda.ID, StudentID: s.student.ID,
+			TrappedAt: base.Add(6 * time.Hour), ExpiresAt: base.Add(8 * 24 * time.Hour)},
+	}
+	for _, tr := range s.holdTraps {
+		must(t, "Holds.Trap", r.Holds.Trap(c, tr))
+	}
+	must(t, "Holds.End", r.Holds.End(c, library.HoldEnd{HoldID: s.holds[2].ID, Outcome: library.HoldCancelled, EndedAt: base.Add(9 * time.Hour)}))
+	must(t, "Holds.End", r.Holds.End(c, library.HoldEnd{HoldID: s.holds[3].ID, Outcome: library.HoldFulfilled, EndedAt: base.Add(10 * time.Hour)}))
 
 	s.counts = map[ports.RecordKind]int64{
 		ports.KindNoticeSettings: 2, ports.KindHomerooms: 2, ports.KindNotices: 2, ports.KindNoticeDays: 2,
@@ -368,6 +401,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		ports.KindLibraryBooks: 3, ports.KindCopies: 3, ports.KindLoans: 3, ports.KindRenewals: 3,
 		ports.KindClaims: 2, ports.KindStudentNumbers: 2, ports.KindInvites: 3, ports.KindRedemptions: 2,
 		ports.KindExternalIdentities: 3, ports.KindMailTokens: 2,
+		ports.KindHolds: 4, ports.KindHoldQueue: 2, ports.KindHoldTraps: 2, ports.KindHoldEnds: 2,
 	}
 	return s
 }
@@ -837,6 +871,34 @@ func testTransferReadBack(t *testing.T, a, b ports.Repositories, s *transferSeed
 		}
 	})
 
+	t.Run("Holds", func(t *testing.T) {
+		c := ctx(t)
+		ids := make([]string, len(s.holds))
+		for i, h := range s.holds {
+			ids[i] = h.ID
+		}
+		for _, st := range []user.Account{s.student, s.pupil} {
+			got := same(t, "Holds.OfStudent", a, b, func(r ports.Repositories) ([]library.Hold, error) { return r.Holds.OfStudent(c, st.ID, 10) }, checkEqual)
+			if len(got) != 2 {
+				t.Errorf("Holds.OfStudent on B = %d holds, want 2", len(got))
+			}
+		}
+		for _, book := range s.libBooks[:2] {
+			got := same(t, "Holds.Queue", a, b, func(r ports.Repositories) ([]library.HoldQueueEntry, error) {
+				return r.Holds.Queue(c, alder.ID, book.ID, library.HoldQueueEntry{}, 10)
+			}, checkEqual)
+			if len(got) != 1 {
+				t.Errorf("Holds.Queue of %s on B = %+v, want one entry", book.Title, got)
+			}
+		}
+		traps := same(t, "Holds.TrapsOfHolds", a, b, func(r ports.Repositories) ([]library.HoldTrap, error) { return r.Holds.TrapsOfHolds(c, ids) },
+			anyOrder(func(tr library.HoldTrap) string { return tr.CopyID }, checkEqual[library.HoldTrap]))
+		ends := same(t, "Holds.Ends", a, b, func(r ports.Repositories) ([]library.HoldEnd, error) { return r.Holds.Ends(c, ids) },
+			anyOrder(func(e library.HoldEnd) string { return e.HoldID }, checkEqual[library.HoldEnd]))
+		if len(traps) != 2 || len(ends) != 2 {
+			t.Errorf("on B: %d traps and %d ends, want 2 and 2", len(traps), len(ends))
+		}
+	})
 	t.Run("MailTokens", func(t *testing.T) {
 		c := ctx(t)
 		for _, want := range s.mailTokens {
@@ -948,6 +1010,13 @@ func testTransferKeysHold(t *testing.T, b ports.Repositories, s *transferSeed) {
 	second.Subject = "emile-0043"
 	wantErr(t, "ExternalIdentities.Link of a second subject of a copied account's issuer", b.ExternalIdentities.Link(c, second), errs.Conflict, "external_identity_exists")
 	wantErr(t, "MailTokens.Create of a copied token", b.MailTokens.Create(c, s.mailTokens[0]), errs.Conflict, "mail_token_exists")
+
+	again := library.HoldQueueEntry{HoldID: uuid.NewString(), SchoolID: alder.ID, BookID: s.holds[0].BookID, StudentID: s.holds[0].StudentID, PlacedAt: base}
+	wantErr(t, "Holds.Enqueue of a copied open hold's student and book", b.Holds.Enqueue(c, again), errs.Conflict, "hold_exists")
+	steal2 := s.holdTraps[0]
+	steal2.HoldID = s.holds[1].ID
+	wantErr(t, "Holds.Trap of a copied trap's copy", b.Holds.Trap(c, steal2), errs.Conflict, "hold_trapped")
+	wantErr(t, "Holds.End of a copied outcome", b.Holds.End(c, library.HoldEnd{HoldID: s.holds[2].ID, Outcome: library.HoldExpired, EndedAt: base}), errs.Conflict, "hold_ended")
 }
 
 // errStop is what the suite's read callbacks return to stop a read.

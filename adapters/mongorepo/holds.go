@@ -1,0 +1,283 @@
+package mongorepo
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
+)
+
+var _ ports.HoldRepository = (*Holds)(nil)
+
+// Holds is the MongoDB ports.HoldRepository, in four collections whose
+// every exactly-once rule is a unique key (FerretDB 1.24 applies a
+// conditional update as an unguarded read-modify-write; its unique-key
+// inserts have one winner):
+//
+//   - holds, keyed by the hold id: the records, written once;
+//   - hold_queue, keyed by the hold id, unique on {student_id, book_id}:
+//     the open holds, one per student and book;
+//   - hold_traps, keyed by copy id + "#" + hold id, unique on copy_id and
+//     on hold_id: the one insert that takes both is the trap. The _id
+//     names both so Untrap deletes by _id alone: FerretDB 1.24 deletes by
+//     reading the matching documents and then deleting their _ids, so a
+//     filter on {copy_id, hold_id} could remove a newer trap of the copy;
+//   - hold_ends, keyed by the hold id: the one outcome of each hold.
+//
+// Every method is one command.
+type Holds struct {
+	holds *mongo.Collection
+	queue *mongo.Collection
+	traps *mongo.Collection
+	ends  *mongo.Collection
+}
+
+// NewHolds returns the hold store of db.
+func NewHolds(db *mongo.Database) *Holds {
+	return &Holds{holds: db.Collection(colHolds), queue: db.Collection(colHoldQueue),
+		traps: db.Collection(colHoldTraps), ends: db.Collection(colHoldEnds)}
+}
+
+type holdDoc struct {
+	ID        string    `bson:"_id"`
+	SchoolID  string    `bson:"school_id"`
+	BookID    string    `bson:"book_id"`
+	StudentID string    `bson:"student_id"`
+	PlacedAt  time.Time `bson:"placed_at"`
+}
+
+func toHoldDoc(h library.Hold) holdDoc {
+	return holdDoc{ID: h.ID, SchoolID: h.SchoolID, BookID: h.BookID, StudentID: h.StudentID, PlacedAt: h.PlacedAt.UTC()}
+}
+
+func (d holdDoc) toHold() library.Hold {
+	return library.Hold{ID: d.ID, SchoolID: d.SchoolID, BookID: d.BookID, StudentID: d.StudentID, PlacedAt: d.PlacedAt.UTC()}
+}
+
+// holdQueueDoc is a queue entry: the fields of its hold, keyed the same.
+type holdQueueDoc = holdDoc
+
+func toHoldQueueDoc(e library.HoldQueueEntry) holdQueueDoc {
+	return toHoldDoc(library.Hold{ID: e.HoldID, SchoolID: e.SchoolID, BookID: e.BookID, StudentID: e.StudentID, PlacedAt: e.PlacedAt})
+}
+
+func (d holdDoc) toEntry() library.HoldQueueEntry {
+	return library.HoldQueueEntry{HoldID: d.ID, SchoolID: d.SchoolID, BookID: d.BookID, StudentID: d.StudentID, PlacedAt: d.PlacedAt.UTC()}
+}
+
+type holdTrapDoc struct {
+	ID        string    `bson:"_id"` // trapID(copy, hold)
+	CopyID    string    `bson:"copy_id"`
+	CopyCode  string    `bson:"copy_code"`
+	HoldID    string    `bson:"hold_id"`
+	SchoolID  string    `bson:"school_id"`
+	BookID    string    `bson:"book_id"`
+	StudentID string    `bson:"student_id"`
+	TrappedAt time.Time `bson:"trapped_at"`
+	ExpiresAt time.Time `bson:"expires_at"`
+}
+
+func toHoldTrapDoc(t library.HoldTrap) holdTrapDoc {
+	return holdTrapDoc{ID: trapID(t.CopyID, t.HoldID), CopyID: t.CopyID, CopyCode: t.CopyCode, HoldID: t.HoldID, SchoolID: t.SchoolID, BookID: t.BookID,
+		StudentID: t.StudentID, TrappedAt: t.TrappedAt.UTC(), ExpiresAt: t.ExpiresAt.UTC()}
+}
+
+func (d holdTrapDoc) toTrap() library.HoldTrap {
+	return library.HoldTrap{CopyID: d.CopyID, CopyCode: d.CopyCode, HoldID: d.HoldID, SchoolID: d.SchoolID, BookID: d.BookID, StudentID: d.StudentID,
+		TrappedAt: d.TrappedAt.UTC(), ExpiresAt: d.ExpiresAt.UTC()}
+}
+
+type holdEndDoc struct {
+	HoldID  string    `bson:"_id"`
+	Outcome string    `bson:"outcome"`
+	EndedAt time.Time `bson:"ended_at"`
+}
+
+func toHoldEndDoc(e library.HoldEnd) holdEndDoc {
+	return holdEndDoc{HoldID: e.HoldID, Outcome: e.Outcome, EndedAt: e.EndedAt.UTC()}
+}
+
+func (d holdEndDoc) toEnd() library.HoldEnd {
+	return library.HoldEnd{HoldID: d.HoldID, Outcome: d.Outcome, EndedAt: d.EndedAt.UTC()}
+}
+
+// trapID is the _id of the trap of copyID for holdID. Copy ids are UUIDs,
+// without "#".
+func trapID(copyID, holdID string) string { return copyID + "#" + holdID }
+
+// queueOrder is the order of a queue: placing time, then hold id.
+var queueOrder = bson.D{{Key: "placed_at", Value: 1}, {Key: "_id", Value: 1}}
+
+// Insert implements ports.HoldRepository.
+func (r *Holds) Insert(ctx context.Context, h library.Hold) error {
+	_, err := r.holds.InsertOne(ctx, toHoldDoc(h))
+	return mapErr(err, "store the hold", nil, nil)
+}
+
+// ByIDs implements ports.HoldRepository with one find by _id.
+func (r *Holds) ByIDs(ctx context.Context, ids []string) ([]library.Hold, error) {
+	if len(ids) == 0 {
+		return []library.Hold{}, nil
+	}
+	opts := options.Find().SetBatchSize(oneBatch(len(ids)))
+	return findAll(ctx, r.holds, "read the holds", bson.D{{Key: "_id", Value: in(ids)}}, opts, holdDoc.toHold)
+}
+
+// OfStudent implements ports.HoldRepository: the {student_id, placed_at}
+// index read backwards.
+func (r *Holds) OfStudent(ctx context.Context, studentID string, limit int) ([]library.Hold, error) {
+	opts := options.Find().SetSort(bson.D{{Key: "placed_at", Value: -1}, {Key: "_id", Value: -1}}).
+		SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
+	return findAll(ctx, r.holds, "list the student's holds", bson.D{{Key: "student_id", Value: studentID}}, opts, holdDoc.toHold)
+}
+
+// Delete implements ports.HoldRepository.
+func (r *Holds) Delete(ctx context.Context, holdID string) error {
+	_, err := r.holds.DeleteOne(ctx, byID(holdID))
+	return mapErr(err, "delete the hold", nil, nil)
+}
+
+// Enqueue implements ports.HoldRepository: an insert into the unique
+// {student_id, book_id} index.
+func (r *Holds) Enqueue(ctx context.Context, e library.HoldQueueEntry) error {
+	_, err := r.queue.InsertOne(ctx, toHoldQueueDoc(e))
+	return mapErr(err, "queue the hold", nil, library.ErrHoldExists)
+}
+
+// Dequeue implements ports.HoldRepository by _id: a newer hold of the same
+// student and book has another _id and stays.
+func (r *Holds) Dequeue(ctx context.Context, holdID string) error {
+	_, err := r.queue.DeleteOne(ctx, byID(holdID))
+	return mapErr(err, "remove the hold from its queue", nil, nil)
+}
+
+// OpenHold implements ports.HoldRepository on the unique index.
+func (r *Holds) OpenHold(ctx context.Context, studentID, bookID string) (library.HoldQueueEntry, error) {
+	filter := bson.D{{Key: "student_id", Value: studentID}, {Key: "book_id", Value: bookID}}
+	return findOne(ctx, r.queue, "read the open hold", filter, library.ErrHoldNotFound, holdQueueDoc.toEntry)
+}
+
+// Queue implements ports.HoldRepository on the {school_id, book_id,
+// placed_at, _id} index.
+func (r *Holds) Queue(ctx context.Context, schoolID, bookID string, after library.HoldQueueEntry, limit int) ([]library.HoldQueueEntry, error) {
+	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: bookID}}
+	if after.HoldID != "" {
+		at := after.PlacedAt.UTC()
+		filter = append(filter, bson.E{Key: "$or", Value: bson.A{
+			bson.D{{Key: "placed_at", Value: bson.D{{Key: "$gt", Value: at}}}},
+			bson.D{{Key: "placed_at", Value: at}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: after.HoldID}}}},
+		}})
+	}
+	opts := options.Find().SetSort(queueOrder).SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
+	return findAll(ctx, r.queue, "read the hold queue", filter, opts, holdQueueDoc.toEntry)
+}
+
+// SchoolQueue implements ports.HoldRepository on the {school_id,
+// placed_at, _id} index.
+func (r *Holds) SchoolQueue(ctx context.Context, schoolID string) ([]library.HoldQueueEntry, error) {
+	opts := options.Find().SetSort(queueOrder).SetBatchSize(wholeBatch)
+	return findAll(ctx, r.queue, "read the school's holds", bson.D{{Key: "school_id", Value: schoolID}}, opts, holdQueueDoc.toEntry)
+}
+
+// Entries implements ports.HoldRepository by _id.
+func (r *Holds) Entries(ctx context.Context, holdIDs []string) ([]library.HoldQueueEntry, error) {
+	if len(holdIDs) == 0 {
+		return []library.HoldQueueEntry{}, nil
+	}
+	opts := options.Find().SetBatchSize(oneBatch(len(holdIDs)))
+	return findAll(ctx, r.queue, "read the open holds", bson.D{{Key: "_id", Value: in(holdIDs)}}, opts, holdQueueDoc.toEntry)
+}
+
+// QueueCounts implements ports.HoldRepository with one aggregation whose
+// $match is a range of the {school_id, book_id, ...} index.
+func (r *Holds) QueueCounts(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error) {
+	out := map[string]int{}
+	if len(bookIDs) == 0 {
+		return out, nil
+	}
+	pipeline := mongo.Pipeline{
+		{{Key: "$match", Value: bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)}}}},
+		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$book_id"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+	}
+	cur, err := r.queue.Aggregate(ctx, pipeline, options.Aggregate().SetBatchSize(wholeBatch))
+	if err != nil {
+		return nil, mapErr(err, "count the holds", nil, nil)
+	}
+	var rows []struct {
+		BookID string `bson:"_id"`
+		N      int    `bson:"n"`
+	}
+	if err := cur.All(ctx, &rows); err != nil {
+		return nil, mapErr(err, "count the holds", nil, nil)
+	}
+	for _, row := range rows {
+		out[row.BookID] = row.N
+	}
+	return out, nil
+}
+
+// Trap implements ports.HoldRepository: one insert checked by the unique
+// copy_id and hold_id indexes at once.
+func (r *Holds) Trap(ctx context.Context, t library.HoldTrap) error {
+	_, err := r.traps.InsertOne(ctx, toHoldTrapDoc(t))
+	return mapErr(err, "put the copy aside", nil, library.ErrHoldTrapped)
+}
+
+// TrapOfCopy implements ports.HoldRepository on the unique copy_id index.
+func (r *Holds) TrapOfCopy(ctx context.Context, copyID string) (library.HoldTrap, error) {
+	return findOne(ctx, r.traps, "read the trap", bson.D{{Key: "copy_id", Value: copyID}}, library.ErrTrapNotFound, holdTrapDoc.toTrap)
+}
+
+// TrapsOfHolds implements ports.HoldRepository on the unique hold_id index.
+func (r *Holds) TrapsOfHolds(ctx context.Context, holdIDs []string) ([]library.HoldTrap, error) {
+	if len(holdIDs) == 0 {
+		return []library.HoldTrap{}, nil
+	}
+	opts := options.Find().SetBatchSize(oneBatch(len(holdIDs)))
+	return findAll(ctx, r.traps, "read the traps", bson.D{{Key: "hold_id", Value: in(holdIDs)}}, opts, holdTrapDoc.toTrap)
+}
+
+// TrapsOfBooks implements ports.HoldRepository on the {school_id, book_id}
+// index.
+func (r *Holds) TrapsOfBooks(ctx context.Context, schoolID string, bookIDs []string) ([]library.HoldTrap, error) {
+	if len(bookIDs) == 0 {
+		return []library.HoldTrap{}, nil
+	}
+	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)}}
+	return findAll(ctx, r.traps, "read the traps", filter, options.Find().SetBatchSize(wholeBatch), holdTrapDoc.toTrap)
+}
+
+// ExpiredTraps implements ports.HoldRepository on the expires_at index.
+func (r *Holds) ExpiredTraps(ctx context.Context, now time.Time, limit int) ([]library.HoldTrap, error) {
+	filter := bson.D{{Key: "expires_at", Value: bson.D{{Key: "$lte", Value: now.UTC()}}}}
+	opts := options.Find().SetSort(bson.D{{Key: "expires_at", Value: 1}, {Key: "_id", Value: 1}}).
+		SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
+	return findAll(ctx, r.traps, "read the expired traps", filter, opts, holdTrapDoc.toTrap)
+}
+
+// Untrap implements ports.HoldRepository: one delete by the _id that names
+// the copy and the hold.
+func (r *Holds) Untrap(ctx context.Context, copyID, holdID string) error {
+	_, err := r.traps.DeleteOne(ctx, byID(trapID(copyID, holdID)))
+	return mapErr(err, "remove the trap", nil, nil)
+}
+
+// End implements ports.HoldRepository: an insert keyed by the hold.
+func (r *Holds) End(ctx context.Context, e library.HoldEnd) error {
+	_, err := r.ends.InsertOne(ctx, toHoldEndDoc(e))
+	return mapErr(err, "record the hold's end", nil, library.ErrHoldEnded)
+}
+
+// Ends implements ports.HoldRepository by _id.
+func (r *Holds) Ends(ctx context.Context, holdIDs []string) ([]library.HoldEnd, error) {
+	if len(holdIDs) == 0 {
+		return []library.HoldEnd{}, nil
+	}
+	opts := options.Find().SetBatchSize(oneBatch(len(holdIDs)))
+	return findAll(ctx, r.ends, "read the holds' ends", bson.D{{Key: "_id", Value: in(holdIDs)}}, opts, holdEndDoc.toEnd)
+}

@@ -1,0 +1,348 @@
+package sqliterepo
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
+)
+
+var _ ports.HoldRepository = (*Holds)(nil)
+
+// Holds is the SQLite ports.HoldRepository: table holds (the records),
+// hold_queue (open holds, UNIQUE by student and book), hold_traps (copies
+// put aside, keyed by copy and UNIQUE by hold) and hold_ends (keyed by
+// hold). Every method is one statement; each exactly-once rule is one
+// insert refused by a key.
+type Holds struct {
+	db *DB
+}
+
+// NewHolds returns the hold store of db. It panics on nil, a wiring bug.
+func NewHolds(db *DB) *Holds {
+	if db == nil {
+		panic("sqliterepo: NewHolds: nil database")
+	}
+	return &Holds{db: db}
+}
+
+const (
+	holdColumns      = `id, school_id, book_id, student_id, placed_at`
+	holdQueueColumns = `hold_id, school_id, book_id, student_id, placed_at`
+	holdTrapColumns  = `copy_id, copy_code, hold_id, school_id, book_id, student_id, trapped_at, expires_at`
+	holdEndColumns   = `hold_id, outcome, ended_at`
+)
+
+var (
+	stmtHoldInsert = newStmt("holds.insert", `
+INSERT INTO holds (`+holdColumns+`) VALUES (:id, :school_id, :book_id, :student_id, :placed_at)`)
+	stmtHoldsByID = newStmt("holds.by_id", `
+SELECT `+holdColumns+` FROM holds WHERE id IN (SELECT value FROM json_each(:ids))`)
+	stmtHoldsOfStudent = newStmt("holds.of_student", `
+SELECT `+holdColumns+` FROM holds WHERE student_id = :student_id ORDER BY placed_at DESC, id DESC LIMIT :limit`)
+	stmtHoldDelete = newStmt("holds.delete", `DELETE FROM holds WHERE id = :id`)
+
+	stmtHoldEnqueue = newStmt("hold_queue.insert", `
+INSERT INTO hold_queue (`+holdQueueColumns+`) VALUES (:hold_id, :school_id, :book_id, :student_id, :placed_at)`)
+	stmtHoldDequeue = newStmt("hold_queue.delete", `DELETE FROM hold_queue WHERE hold_id = :hold_id`)
+	stmtHoldOpen    = newStmt("hold_queue.open", `
+SELECT `+holdQueueColumns+` FROM hold_queue WHERE student_id = :student_id AND book_id = :book_id`)
+	// The title's queue after a cursor, in the index's order; the row
+	// value comparison is a range of hold_queue_by_book.
+	stmtHoldQueue = newStmt("hold_queue.of_book", `
+SELECT `+holdQueueColumns+` FROM hold_queue
+WHERE school_id = :school_id AND book_id = :book_id AND (placed_at, hold_id) > (:placed_at, :hold_id)
+ORDER BY placed_at, hold_id LIMIT :limit`)
+	stmtHoldSchoolQueue = newStmt("hold_queue.of_school", `
+SELECT `+holdQueueColumns+` FROM hold_queue WHERE school_id = :school_id ORDER BY placed_at, hold_id`)
+	stmtHoldEntries = newStmt("hold_queue.by_hold", `
+SELECT `+holdQueueColumns+` FROM hold_queue WHERE hold_id IN (SELECT value FROM json_each(:ids))`)
+	stmtHoldQueueCounts = newStmt("hold_queue.counts", `
+SELECT book_id, count(*) FROM hold_queue
+WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_ids)) GROUP BY book_id`)
+
+	stmtHoldTrapInsert = newStmt("hold_traps.insert", `
+INSERT INTO hold_traps (`+holdTrapColumns+`)
+VALUES (:copy_id, :copy_code, :hold_id, :school_id, :book_id, :student_id, :trapped_at, :expires_at)`)
+	stmtHoldTrapOfCopy = newStmt("hold_traps.of_copy", `
+SELECT `+holdTrapColumns+` FROM hold_traps WHERE copy_id = :copy_id`)
+	stmtHoldTrapsOfHolds = newStmt("hold_traps.of_holds", `
+SELECT `+holdTrapColumns+` FROM hold_traps WHERE hold_id IN (SELECT value FROM json_each(:ids))`)
+	stmtHoldTrapsOfBooks = newStmt("hold_traps.of_books", `
+SELECT `+holdTrapColumns+` FROM hold_traps
+WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_ids))`)
+	stmtHoldTrapsExpired = newStmt("hold_traps.expired", `
+SELECT `+holdTrapColumns+` FROM hold_traps WHERE expires_at <= :now ORDER BY expires_at, copy_id LIMIT :limit`)
+	stmtHoldUntrap = newStmt("hold_traps.delete", `
+DELETE FROM hold_traps WHERE copy_id = :copy_id AND hold_id = :hold_id`)
+
+	stmtHoldEndInsert = newStmt("hold_ends.insert", `
+INSERT INTO hold_ends (`+holdEndColumns+`) VALUES (:hold_id, :outcome, :ended_at)`)
+	stmtHoldEndsOf = newStmt("hold_ends.of_holds", `
+SELECT `+holdEndColumns+` FROM hold_ends WHERE hold_id IN (SELECT value FROM json_each(:ids))`)
+
+	// The record store's whole-table reads (libraryd migrate).
+	stmtRecHoldsCount     = newWholeStmt("records.holds.count", `SELECT count(*) FROM holds`)
+	stmtRecHoldsRead      = newWholeStmt("records.holds.read", `SELECT `+holdColumns+` FROM holds`)
+	stmtRecHoldQueueCount = newWholeStmt("records.hold_queue.count", `SELECT count(*) FROM hold_queue`)
+	stmtRecHoldQueueRead  = newWholeStmt("records.hold_queue.read", `SELECT `+holdQueueColumns+` FROM hold_queue`)
+	stmtRecHoldTrapsCount = newWholeStmt("records.hold_traps.count", `SELECT count(*) FROM hold_traps`)
+	stmtRecHoldTrapsRead  = newWholeStmt("records.hold_traps.read", `SELECT `+holdTrapColumns+` FROM hold_traps`)
+	stmtRecHoldEndsCount  = newWholeStmt("records.hold_ends.count", `SELECT count(*) FROM hold_ends`)
+	stmtRecHoldEndsRead   = newWholeStmt("records.hold_ends.read", `SELECT `+holdEndColumns+` FROM hold_ends`)
+)
+
+// holdRecordKind is the record store's handling of one kind of hold record:
+// read whole, written with the repository's own insert.
+func holdRecordKind[T any](d *DB, k ports.RecordKind, count, read, insert *stmt, scan func(scanner) (T, error), args func(T) []any) recordKind {
+	return recordsKind(d, k, count, read, scan, func(ctx context.Context, tx *txn, rec T) error {
+		_, err := d.exec(ctx, tx, insert, args(rec)...)
+		return err
+	})
+}
+
+// holdRecordKinds are the hold kinds of the record store.
+func holdRecordKinds(d *DB, k ports.RecordKind) (recordKind, bool) {
+	switch k {
+	case ports.KindHolds:
+		return holdRecordKind(d, k, stmtRecHoldsCount, stmtRecHoldsRead, stmtHoldInsert, scanHold, holdArgs), true
+	case ports.KindHoldQueue:
+		return holdRecordKind(d, k, stmtRecHoldQueueCount, stmtRecHoldQueueRead, stmtHoldEnqueue, scanHoldQueueEntry, holdQueueArgs), true
+	case ports.KindHoldTraps:
+		return holdRecordKind(d, k, stmtRecHoldTrapsCount, stmtRecHoldTrapsRead, stmtHoldTrapInsert, scanHoldTrap, holdTrapArgs), true
+	case ports.KindHoldEnds:
+		return holdRecordKind(d, k, stmtRecHoldEndsCount, stmtRecHoldEndsRead, stmtHoldEndInsert, scanHoldEnd, holdEndArgs), true
+	}
+	return recordKind{}, false
+}
+
+func holdArgs(h library.Hold) []any {
+	return []any{sql.Named("id", h.ID), sql.Named("school_id", h.SchoolID), sql.Named("book_id", h.BookID),
+		sql.Named("student_id", h.StudentID), sql.Named("placed_at", millis(h.PlacedAt))}
+}
+
+func holdQueueArgs(e library.HoldQueueEntry) []any {
+	args := holdArgs(library.Hold{SchoolID: e.SchoolID, BookID: e.BookID, StudentID: e.StudentID, PlacedAt: e.PlacedAt})
+	return append(args[1:], sql.Named("hold_id", e.HoldID))
+}
+
+func holdTrapArgs(t library.HoldTrap) []any {
+	return []any{sql.Named("copy_id", t.CopyID), sql.Named("copy_code", t.CopyCode), sql.Named("hold_id", t.HoldID), sql.Named("school_id", t.SchoolID),
+		sql.Named("book_id", t.BookID), sql.Named("student_id", t.StudentID),
+		sql.Named("trapped_at", millis(t.TrappedAt)), sql.Named("expires_at", millis(t.ExpiresAt))}
+}
+
+func holdEndArgs(e library.HoldEnd) []any {
+	return []any{sql.Named("hold_id", e.HoldID), sql.Named("outcome", e.Outcome), sql.Named("ended_at", millis(e.EndedAt))}
+}
+
+func scanHold(s scanner) (library.Hold, error) {
+	var (
+		h      library.Hold
+		placed int64
+	)
+	if err := s.Scan(&h.ID, &h.SchoolID, &h.BookID, &h.StudentID, &placed); err != nil {
+		return library.Hold{}, err
+	}
+	h.PlacedAt = fromMillis(placed)
+	return h, nil
+}
+
+// scanHoldQueueEntry reads a queue row, whose columns are a hold's.
+func scanHoldQueueEntry(s scanner) (library.HoldQueueEntry, error) {
+	h, err := scanHold(s)
+	return library.HoldQueueEntry{HoldID: h.ID, SchoolID: h.SchoolID, BookID: h.BookID, StudentID: h.StudentID, PlacedAt: h.PlacedAt}, err
+}
+
+func scanHoldTrap(s scanner) (library.HoldTrap, error) {
+	var (
+		t                library.HoldTrap
+		trapped, expires int64
+	)
+	if err := s.Scan(&t.CopyID, &t.CopyCode, &t.HoldID, &t.SchoolID, &t.BookID, &t.StudentID, &trapped, &expires); err != nil {
+		return library.HoldTrap{}, err
+	}
+	t.TrappedAt, t.ExpiresAt = fromMillis(trapped), fromMillis(expires)
+	return t, nil
+}
+
+func scanHoldEnd(s scanner) (library.HoldEnd, error) {
+	var (
+		e     library.HoldEnd
+		ended int64
+	)
+	if err := s.Scan(&e.HoldID, &e.Outcome, &ended); err != nil {
+		return library.HoldEnd{}, err
+	}
+	e.EndedAt = fromMillis(ended)
+	return e, nil
+}
+
+// listOf runs a query statement and scans every row with scan.
+func listOf[T any](ctx context.Context, d *DB, op string, s *stmt, scan func(scanner) (T, error), args ...any) ([]T, error) {
+	rows, err := d.query(ctx, d.read, s, args...)
+	if err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	out, err := scanAll(rows, scan)
+	if err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	return out, nil
+}
+
+// Insert implements ports.HoldRepository.
+func (r *Holds) Insert(ctx context.Context, h library.Hold) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtHoldInsert, holdArgs(h)...)
+	return mapErr(err, "store the hold", nil, nil)
+}
+
+// ByIDs implements ports.HoldRepository on the primary key. No ids is no
+// statement.
+func (r *Holds) ByIDs(ctx context.Context, ids []string) ([]library.Hold, error) {
+	if len(ids) == 0 {
+		return []library.Hold{}, nil
+	}
+	return listOf(ctx, r.db, "read the holds", stmtHoldsByID, scanHold, sql.Named("ids", jsonArray(ids)))
+}
+
+// OfStudent implements ports.HoldRepository: the (student_id, placed_at,
+// id) index read backwards.
+func (r *Holds) OfStudent(ctx context.Context, studentID string, limit int) ([]library.Hold, error) {
+	return listOf(ctx, r.db, "list the student's holds", stmtHoldsOfStudent, scanHold,
+		sql.Named("student_id", studentID), sql.Named("limit", limit))
+}
+
+// Delete implements ports.HoldRepository.
+func (r *Holds) Delete(ctx context.Context, holdID string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtHoldDelete, sql.Named("id", holdID))
+	return mapErr(err, "delete the hold", nil, nil)
+}
+
+// Enqueue implements ports.HoldRepository: the UNIQUE (student_id,
+// book_id) key lets one insert win.
+func (r *Holds) Enqueue(ctx context.Context, e library.HoldQueueEntry) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtHoldEnqueue, holdQueueArgs(e)...)
+	return mapErr(err, "queue the hold", nil, library.ErrHoldExists)
+}
+
+// Dequeue implements ports.HoldRepository.
+func (r *Holds) Dequeue(ctx context.Context, holdID string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtHoldDequeue, sql.Named("hold_id", holdID))
+	return mapErr(err, "remove the hold from its queue", nil, nil)
+}
+
+// OpenHold implements ports.HoldRepository on the UNIQUE key.
+func (r *Holds) OpenHold(ctx context.Context, studentID, bookID string) (library.HoldQueueEntry, error) {
+	e, err := scanHoldQueueEntry(r.db.queryRow(ctx, r.db.read, stmtHoldOpen, sql.Named("student_id", studentID), sql.Named("book_id", bookID)))
+	if err != nil {
+		return library.HoldQueueEntry{}, mapErr(err, "read the open hold", library.ErrHoldNotFound, nil)
+	}
+	return e, nil
+}
+
+// Queue implements ports.HoldRepository: a range of hold_queue_by_book.
+func (r *Holds) Queue(ctx context.Context, schoolID, bookID string, after library.HoldQueueEntry, limit int) ([]library.HoldQueueEntry, error) {
+	from := int64(-1 << 62)
+	if after.HoldID != "" {
+		from = millis(after.PlacedAt)
+	}
+	return listOf(ctx, r.db, "read the hold queue", stmtHoldQueue, scanHoldQueueEntry, sql.Named("school_id", schoolID),
+		sql.Named("book_id", bookID), sql.Named("placed_at", from), sql.Named("hold_id", after.HoldID), sql.Named("limit", limit))
+}
+
+// SchoolQueue implements ports.HoldRepository: hold_queue_by_school.
+func (r *Holds) SchoolQueue(ctx context.Context, schoolID string) ([]library.HoldQueueEntry, error) {
+	return listOf(ctx, r.db, "read the school's holds", stmtHoldSchoolQueue, scanHoldQueueEntry, sql.Named("school_id", schoolID))
+}
+
+// Entries implements ports.HoldRepository on the primary key.
+func (r *Holds) Entries(ctx context.Context, holdIDs []string) ([]library.HoldQueueEntry, error) {
+	if len(holdIDs) == 0 {
+		return []library.HoldQueueEntry{}, nil
+	}
+	return listOf(ctx, r.db, "read the open holds", stmtHoldEntries, scanHoldQueueEntry, sql.Named("ids", jsonArray(holdIDs)))
+}
+
+// QueueCounts implements ports.HoldRepository, counted in
+// hold_queue_by_book.
+func (r *Holds) QueueCounts(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error) {
+	out := map[string]int{}
+	if len(bookIDs) == 0 {
+		return out, nil
+	}
+	type count struct {
+		book string
+		n    int
+	}
+	counts, err := listOf(ctx, r.db, "count the holds", stmtHoldQueueCounts, func(s scanner) (count, error) {
+		var c count
+		return c, s.Scan(&c.book, &c.n)
+	}, sql.Named("school_id", schoolID), sql.Named("book_ids", jsonArray(bookIDs)))
+	for _, c := range counts {
+		out[c.book] = c.n
+	}
+	return out, err
+}
+
+// Trap implements ports.HoldRepository: the primary key (copy) and the
+// UNIQUE key (hold) are checked by the one insert.
+func (r *Holds) Trap(ctx context.Context, t library.HoldTrap) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtHoldTrapInsert, holdTrapArgs(t)...)
+	return mapErr(err, "put the copy aside", nil, library.ErrHoldTrapped)
+}
+
+// TrapOfCopy implements ports.HoldRepository.
+func (r *Holds) TrapOfCopy(ctx context.Context, copyID string) (library.HoldTrap, error) {
+	t, err := scanHoldTrap(r.db.queryRow(ctx, r.db.read, stmtHoldTrapOfCopy, sql.Named("copy_id", copyID)))
+	if err != nil {
+		return library.HoldTrap{}, mapErr(err, "read the trap", library.ErrTrapNotFound, nil)
+	}
+	return t, nil
+}
+
+// TrapsOfHolds implements ports.HoldRepository on the UNIQUE hold key.
+func (r *Holds) TrapsOfHolds(ctx context.Context, holdIDs []string) ([]library.HoldTrap, error) {
+	if len(holdIDs) == 0 {
+		return []library.HoldTrap{}, nil
+	}
+	return listOf(ctx, r.db, "read the traps", stmtHoldTrapsOfHolds, scanHoldTrap, sql.Named("ids", jsonArray(holdIDs)))
+}
+
+// TrapsOfBooks implements ports.HoldRepository on hold_traps_by_book.
+func (r *Holds) TrapsOfBooks(ctx context.Context, schoolID string, bookIDs []string) ([]library.HoldTrap, error) {
+	if len(bookIDs) == 0 {
+		return []library.HoldTrap{}, nil
+	}
+	return listOf(ctx, r.db, "read the traps", stmtHoldTrapsOfBooks, scanHoldTrap,
+		sql.Named("school_id", schoolID), sql.Named("book_ids", jsonArray(bookIDs)))
+}
+
+// ExpiredTraps implements ports.HoldRepository on hold_traps_by_expiry.
+func (r *Holds) ExpiredTraps(ctx context.Context, now time.Time, limit int) ([]library.HoldTrap, error) {
+	return listOf(ctx, r.db, "read the expired traps", stmtHoldTrapsExpired, scanHoldTrap,
+		sql.Named("now", millis(now)), sql.Named("limit", limit))
+}
+
+// Untrap implements ports.HoldRepository: the statement deletes the row
+// only where it names the hold.
+func (r *Holds) Untrap(ctx context.Context, copyID, holdID string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtHoldUntrap, sql.Named("copy_id", copyID), sql.Named("hold_id", holdID))
+	return mapErr(err, "remove the trap", nil, nil)
+}
+
+// End implements ports.HoldRepository: the primary key lets one insert win.
+func (r *Holds) End(ctx context.Context, e library.HoldEnd) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtHoldEndInsert, holdEndArgs(e)...)
+	return mapErr(err, "record the hold's end", nil, library.ErrHoldEnded)
+}
+
+// Ends implements ports.HoldRepository on the primary key.
+func (r *Holds) Ends(ctx context.Context, holdIDs []string) ([]library.HoldEnd, error) {
+	if len(holdIDs) == 0 {
+		return []library.HoldEnd{}, nil
+	}
+	return listOf(ctx, r.db, "read the holds' ends", stmtHoldEndsOf, scanHoldEnd, sql.Named("ids", jsonArray(holdIDs)))
+}

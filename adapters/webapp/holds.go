@@ -1,0 +1,166 @@
+package webapp
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/user"
+)
+
+// Holds at the desk: a title's queue, where the librarian places a hold for
+// a student and cancels one, and the student's own holds on their page.
+
+type holdRow struct {
+	ID, Title, Author, Student, Status, Placed, ReadyUntil, CopyCode string
+}
+
+func (h holdRow) StatusLabel() string {
+	switch h.Status {
+	case library.HoldReady:
+		return "Ready to collect"
+	case library.HoldWaiting:
+		return "Waiting"
+	case library.HoldFulfilled:
+		return "Collected"
+	case library.HoldCancelled:
+		return "Cancelled"
+	}
+	return "Expired"
+}
+
+// Open reports whether the hold may still be cancelled.
+func (h holdRow) Open() bool { return h.Status == library.HoldWaiting || h.Status == library.HoldReady }
+
+func toHoldRow(v service.HoldView) holdRow {
+	row := holdRow{ID: v.Hold.ID, Title: v.Book.Title, Author: v.Book.Author, Student: v.StudentName, Status: v.Status,
+		Placed: v.Hold.PlacedAt.UTC().Format("2006-01-02"), CopyCode: v.CopyCode}
+	if v.Trap != nil {
+		row.ReadyUntil = v.Trap.ExpiresAt.UTC().Format("2006-01-02")
+	}
+	return row
+}
+
+type holdsView struct {
+	base
+	Base      string
+	Book      library.Book
+	Holds     []holdRow
+	Pages     pager
+	CanPlace  bool
+	CanCancel bool
+	Student   string // the place form's value after a refusal
+}
+
+// holdsPage is a title's queue: GET .../holds?book_id=.
+func (a *App) holdsPage(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "read", "library:holds") {
+		return
+	}
+	bookID := r.URL.Query().Get("book_id")
+	res, err := a.deps.Library.Holds.Queue(r.Context(), school.ID, service.HoldFilter{BookID: bookID}, service.ListQuery{Page: pageParam(r), Limit: pageSize})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	base, title := schoolPath(school), "Holds"
+	if res.Book.ID != "" {
+		title = "Holds on " + res.Book.Title
+	}
+	v := holdsView{base: a.schoolBase(r, school, title, "holds"), Base: base, Book: res.Book,
+		Pages:    newPager("holds", "Pages of holds", base+"/holds", "", res.Page, res.Limit, res.Total),
+		CanPlace: a.allowed(r, "create", "library:holds"), CanCancel: a.allowed(r, "delete", "library:holds")}
+	if res.Book.ID != "" {
+		// The page links keep the title's queue.
+		for _, link := range []*string{&v.Pages.Prev, &v.Pages.Next} {
+			if *link != "" {
+				*link = strings.Replace(*link, "?", "?book_id="+url.QueryEscape(res.Book.ID)+"&", 1)
+			}
+		}
+	}
+	v.Flash = a.takeFlash(w, r)
+	if v.Flash != nil {
+		v.Student = v.Flash.Values["student"]
+	}
+	for _, h := range res.Holds {
+		v.Holds = append(v.Holds, toHoldRow(h))
+	}
+	a.render(w, r, http.StatusOK, "holds", v)
+}
+
+// placeHold places a hold on a title for the student typed as a number or a
+// name (one match, or an exact number or email).
+func (a *App) placeHold(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "create", "library:holds") || !a.require(w, r, "read", "library:students") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	bookID := strings.TrimSpace(form.Get("book_id"))
+	query := strings.TrimSpace(form.Get("student"))
+	back := schoolPath(school) + "/holds?book_id=" + url.QueryEscape(bookID)
+	fail := func(msg string) {
+		a.redirect(w, r, back, flash{Kind: "error", Message: msg, Values: map[string]string{"student": query}})
+	}
+	if query == "" {
+		fail("Type the student's number or name.")
+		return
+	}
+	res, err := a.deps.Library.Students.Search(r.Context(), school.ID, "", service.ListQuery{Page: 1, Limit: service.MaxListLimit, Search: query})
+	if err != nil {
+		fail(a.messageOf(r, err))
+		return
+	}
+	student := pickStudent(res.Students, query)
+	switch {
+	case student == nil && len(res.Students) == 0:
+		fail(fmt.Sprintf("No student matches %s.", quote(query)))
+		return
+	case student == nil:
+		fail(fmt.Sprintf("%d students match %s: type the student number.", len(res.Students), quote(query)))
+		return
+	}
+	v, err := a.deps.Library.Holds.Place(r.Context(), service.HoldInput{SchoolID: school.ID, BookID: bookID, StudentID: student.ID})
+	if err != nil {
+		fail(a.messageOf(r, err))
+		return
+	}
+	msg := fmt.Sprintf("Hold placed for %s on %s.", student.Name, quote(v.Book.Title))
+	if v.Status == library.HoldReady {
+		msg += fmt.Sprintf(" Copy %s is put aside for them.", v.CopyCode)
+	}
+	a.redirect(w, r, back, flash{Kind: "success", Message: msg})
+}
+
+// cancelHold cancels a hold: a student their own (back to their page), a
+// librarian any of the school's (back to the title's queue).
+func (a *App) cancelHold(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "delete", "library:holds") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	back := schoolPath(school)
+	if user.PrincipalFrom(r.Context()).Role != user.RoleStudent {
+		back += "/holds"
+		if bookID := strings.TrimSpace(form.Get("book_id")); bookID != "" {
+			back += "?book_id=" + url.QueryEscape(bookID)
+		}
+	}
+	v, err := a.deps.Library.Holds.Cancel(r.Context(), strings.TrimSpace(form.Get("hold_id")))
+	if err != nil {
+		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+		return
+	}
+	a.redirect(w, r, back, flash{Kind: "success", Message: fmt.Sprintf("Cancelled the hold on %s.", quote(v.Book.Title))})
+}

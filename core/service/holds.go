@@ -1,0 +1,856 @@
+package service
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+// How holds stay exactly-once with unique-key inserts alone (the records
+// are in ports.HoldRepository):
+//
+//   - Placing writes the hold record, then its queue entry, keyed by
+//     student and book: of racing placements one entry wins (201), the
+//     others remove their record (409 hold_exists). A record without an
+//     entry or an end never opened and is invisible.
+//   - A hold ends once: its end record is keyed by the hold. Whoever ends it
+//     (a cancellation, a loan to its student, an expiry) writes the end
+//     first, then removes the entry (the student may hold the title again)
+//     and the trap, and passes the trapped copy on (trapCopy).
+//   - A copy that comes back, or whose trap ends, is passed to the first
+//     waiting hold of its title's queue in (placed_at, id) order: one trap
+//     record is unique by copy AND by hold, so of racing returns and
+//     expiries each copy goes to one hold and each hold gets one copy; a
+//     losing insert tries the next hold, or stops when the copy is taken.
+//   - A trap and the end of its hold can race: the trapper writes the trap
+//     then reads the end, the ender writes the end then reads the trap, so
+//     one of them always sees the other, and the trap is undone. A trap and
+//     a loan of the copy race the same way (trap then claim, claim then
+//     trap): the trapper gives way to an active loan; the lender gives way
+//     to a trap for another student and passes the copy on again. When both
+//     gave way, the trapper (which reads the claim again after undoing its
+//     trap) or the lender (which traps after releasing its claim) finds the
+//     copy free, so it is not left on the shelf while a hold waits.
+//   - A placement and a return race the same way: the placement writes its
+//     entry, then counts the copies on the shelf (serveShelf); the return
+//     releases its claim, then reads the queue. One of them puts the copy
+//     aside for the queue's first hold.
+//   - Renewing reads the title's queue count and its traps (two index
+//     reads): any hold without a copy refuses the renewal.
+
+// holdScanBatch is how many queue entries one read of a title's queue
+// takes: a return walks its title's queue in batches, never a school's
+// holds.
+const holdScanBatch = 50
+
+// maxStudentHolds bounds the holds a student's list shows (newest first).
+const maxStudentHolds = 200
+
+// HoldView is a hold with what is derived from its records.
+type HoldView struct {
+	Hold        library.Hold
+	Status      string // waiting, ready, cancelled, fulfilled, expired
+	Trap        *library.HoldTrap
+	EndedAt     time.Time
+	Book        library.Book
+	StudentName string
+	CopyCode    string // of the copy put aside, when ready
+}
+
+// PutAside is the trap a returned copy got: the desk says it loudly.
+type PutAside struct {
+	HoldID        string
+	StudentID     string
+	StudentName   string
+	StudentNumber string
+	Homeroom      string // where to find the student
+	ExpiresAt     time.Time
+}
+
+// holdDesk is the hold machinery circulation and the hold routes share.
+type holdDesk struct {
+	holds    ports.HoldRepository
+	holdings ports.HoldingsRepository
+	schools  ports.SchoolRepository
+	accounts ports.AccountRepository
+	loanReader
+	*clock
+}
+
+// endHold records outcome for the hold, then removes its queue entry and
+// its trap, and passes a trapped copy on (except lentCopy, the copy a loan
+// to the hold's student takes). It returns the Conflict of End when
+// another outcome was recorded first (the removals are still made: the
+// first ender may have stopped before them).
+func (d *holdDesk) endHold(ctx context.Context, school library.School, holdID, outcome, lentCopy string) error {
+	endErr := d.holds.End(ctx, library.HoldEnd{HoldID: holdID, Outcome: outcome, EndedAt: d.Now().UTC()})
+	if endErr != nil && !errs.Is(endErr, errs.Conflict) {
+		return endErr
+	}
+	if err := d.holds.Dequeue(ctx, holdID); err != nil {
+		return err
+	}
+	traps, err := d.holds.TrapsOfHolds(ctx, []string{holdID})
+	if err != nil {
+		return err
+	}
+	for _, t := range traps {
+		if err := d.holds.Untrap(ctx, t.CopyID, t.HoldID); err != nil {
+			return err
+		}
+		if t.CopyID != lentCopy {
+			if _, _, err := d.trapCopy(ctx, school, t.Copy()); err != nil {
+				return err
+			}
+		}
+	}
+	return endErr
+}
+
+// ended returns the holds among ids that have an outcome.
+func (d *holdDesk) ended(ctx context.Context, ids []string) (map[string]library.HoldEnd, error) {
+	ends, err := d.holds.Ends(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]library.HoldEnd, len(ends))
+	for _, e := range ends {
+		out[e.HoldID] = e
+	}
+	return out, nil
+}
+
+// trapOutcome is what one attempt to put a copy aside for a hold ended in.
+type trapOutcome int
+
+const (
+	trapTaken   trapOutcome = iota // the copy is put aside (by this call or another)
+	trapNext                       // the hold is not free: try the next one
+	trapStop                       // the copy is lent: nothing to put aside
+	trapRestart                    // a loan gave way meanwhile: walk the queue again
+)
+
+// maxTrapWalks bounds how often trapCopy walks the queue again after a
+// loan and a trap of one copy gave way to each other.
+const maxTrapWalks = 3
+
+// trapCopy puts a free copy aside for the first waiting hold of its title,
+// walking the queue in batches. It returns the copy's trap (whoever took
+// it) and whether there is one. A copy an active loan holds is not trapped.
+func (d *holdDesk) trapCopy(ctx context.Context, school library.School, cp library.Copy) (library.HoldTrap, bool, error) {
+	for walk := 0; walk < maxTrapWalks; walk++ {
+		t, outcome, err := d.walkQueue(ctx, school, cp)
+		if err != nil || outcome != trapRestart {
+			return t, outcome == trapTaken, err
+		}
+	}
+	return library.HoldTrap{}, false, nil
+}
+
+// walkQueue is one walk of trapCopy through the title's queue.
+func (d *holdDesk) walkQueue(ctx context.Context, school library.School, cp library.Copy) (library.HoldTrap, trapOutcome, error) {
+	var after library.HoldQueueEntry
+	for {
+		entries, err := d.holds.Queue(ctx, school.ID, cp.BookID, after, holdScanBatch)
+		if err != nil || len(entries) == 0 {
+			return library.HoldTrap{}, trapStop, err
+		}
+		after = entries[len(entries)-1]
+		ids := make([]string, len(entries))
+		for i, e := range entries {
+			ids[i] = e.HoldID
+		}
+		traps, err := d.holds.TrapsOfHolds(ctx, ids)
+		if err != nil {
+			return library.HoldTrap{}, trapStop, err
+		}
+		trapped := map[string]bool{}
+		for _, t := range traps {
+			trapped[t.HoldID] = true
+		}
+		ends, err := d.ended(ctx, ids)
+		if err != nil {
+			return library.HoldTrap{}, trapStop, err
+		}
+		for _, e := range entries {
+			if trapped[e.HoldID] {
+				continue
+			}
+			if _, done := ends[e.HoldID]; done {
+				// Its ender stopped before removing the entry: finish.
+				if err := d.holds.Dequeue(ctx, e.HoldID); err != nil {
+					return library.HoldTrap{}, trapStop, err
+				}
+				continue
+			}
+			t, outcome, err := d.tryTrap(ctx, school, cp, e)
+			if err != nil || outcome != trapNext {
+				return t, outcome, err
+			}
+		}
+		if len(entries) < holdScanBatch {
+			return library.HoldTrap{}, trapStop, nil
+		}
+	}
+}
+
+// tryTrap puts the copy aside for one hold.
+func (d *holdDesk) tryTrap(ctx context.Context, school library.School, cp library.Copy, e library.HoldQueueEntry) (library.HoldTrap, trapOutcome, error) {
+	copyID := cp.ID
+	now := d.Now().UTC()
+	t := library.HoldTrap{CopyID: copyID, CopyCode: cp.Code, HoldID: e.HoldID, SchoolID: school.ID, BookID: e.BookID, StudentID: e.StudentID,
+		TrappedAt: now, ExpiresAt: now.AddDate(0, 0, school.Settings.PickupDays())}
+	if err := d.holds.Trap(ctx, t); err != nil {
+		if !errs.Is(err, errs.Conflict) {
+			return t, trapStop, err
+		}
+		// Either the copy is put aside already (the walk is over) or the
+		// hold got another copy (try the next hold).
+		other, err := d.holds.TrapOfCopy(ctx, copyID)
+		if errs.Is(err, errs.NotFound) {
+			return t, trapNext, nil
+		}
+		if err != nil {
+			return t, trapStop, err
+		}
+		return other, trapTaken, nil
+	}
+	// The hold may have ended meanwhile (its ender wrote the end before our
+	// trap and read no trap): undo and go on to the next hold.
+	ends, err := d.ended(ctx, []string{e.HoldID})
+	if err != nil {
+		return t, trapStop, err
+	}
+	if _, done := ends[e.HoldID]; done {
+		return t, trapNext, d.holds.Untrap(ctx, copyID, e.HoldID)
+	}
+	// A loan may have taken the copy from the shelf meanwhile: it stands.
+	if _, lent, err := d.activeLoanOf(ctx, copyID); err != nil || !lent {
+		return t, trapTaken, err
+	}
+	if err := d.holds.Untrap(ctx, copyID, e.HoldID); err != nil {
+		return t, trapStop, err
+	}
+	// That loan may be giving way to this very trap (lendHeld saw it and
+	// undoes itself): once its claim is gone the copy is free, so walk
+	// again rather than leave it on the shelf while this hold waits. The
+	// lender reads traps after releasing, so one of the two always sees
+	// the copy free.
+	if _, lent, err := d.activeLoanOf(ctx, copyID); err != nil || lent {
+		return t, trapStop, err
+	}
+	return t, trapRestart, nil
+}
+
+// liveTrap returns the copy's trap when it stands: a trap whose hold ended
+// is removed, and a trap past its pickup window expires its hold (the copy
+// goes to the next hold, whose trap is returned).
+func (d *holdDesk) liveTrap(ctx context.Context, school library.School, copyID string) (library.HoldTrap, bool, error) {
+	for attempt := 0; attempt < 3; attempt++ {
+		t, err := d.holds.TrapOfCopy(ctx, copyID)
+		if errs.Is(err, errs.NotFound) {
+			return library.HoldTrap{}, false, nil
+		}
+		if err != nil {
+			return library.HoldTrap{}, false, err
+		}
+		ends, err := d.ended(ctx, []string{t.HoldID})
+		if err != nil {
+			return library.HoldTrap{}, false, err
+		}
+		if _, done := ends[t.HoldID]; done {
+			if err := d.holds.Untrap(ctx, t.CopyID, t.HoldID); err != nil {
+				return library.HoldTrap{}, false, err
+			}
+			continue
+		}
+		if !t.Expired(d.Now()) {
+			return t, true, nil
+		}
+		if err := d.endHold(ctx, school, t.HoldID, library.HoldExpired, ""); err != nil && !errs.Is(err, errs.Conflict) {
+			return library.HoldTrap{}, false, err
+		}
+	}
+	return library.HoldTrap{}, false, nil
+}
+
+// expireDue expires the holds among traps whose pickup window has passed.
+func (d *holdDesk) expireDue(ctx context.Context, school library.School, traps []library.HoldTrap) (int, error) {
+	n := 0
+	for _, t := range traps {
+		if !t.Expired(d.Now()) {
+			continue
+		}
+		err := d.endHold(ctx, school, t.HoldID, library.HoldExpired, "")
+		if err != nil && !errs.Is(err, errs.Conflict) {
+			return n, err
+		}
+		if err == nil {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// shelfCopies counts the copies of a book that are on the shelf: neither
+// lent nor put aside (expiring traps past their window first).
+func (d *holdDesk) shelfCopies(ctx context.Context, school library.School, bookID string) (int, error) {
+	counts, err := d.holdings.CopyCounts(ctx, school.ID, []string{bookID})
+	if err != nil {
+		return 0, err
+	}
+	lent, err := d.lentByBook(ctx, school.ID, []string{bookID})
+	if err != nil {
+		return 0, err
+	}
+	traps, err := d.holds.TrapsOfBooks(ctx, school.ID, []string{bookID})
+	if err != nil {
+		return 0, err
+	}
+	if n, err := d.expireDue(ctx, school, traps); err != nil || n > 0 {
+		if err != nil {
+			return 0, err
+		}
+		if traps, err = d.holds.TrapsOfBooks(ctx, school.ID, []string{bookID}); err != nil {
+			return 0, err
+		}
+	}
+	return counts[bookID] - lent[bookID] - len(traps), nil
+}
+
+// serveShelf passes the book's copies on the shelf to its waiting holds:
+// a placement that raced a return (the return found the queue empty, the
+// placement found no copy on the shelf) still gets the copy. Its work is
+// bounded by the book's copies.
+func (d *holdDesk) serveShelf(ctx context.Context, school library.School, bookID string) error {
+	free, err := d.shelfCopies(ctx, school, bookID)
+	if err != nil || free <= 0 {
+		return err
+	}
+	copies, err := d.holdings.CopiesOfBook(ctx, school.ID, bookID)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(copies))
+	for i, c := range copies {
+		ids[i] = c.ID
+	}
+	claims, err := d.active.ClaimsOfCopies(ctx, ids)
+	if err != nil {
+		return err
+	}
+	claimLoans := make([]string, 0, len(claims))
+	for _, c := range claims {
+		claimLoans = append(claimLoans, c.LoanID)
+	}
+	loans, err := d.loans.ByIDs(ctx, claimLoans)
+	if err != nil {
+		return err
+	}
+	lent := map[string]bool{}
+	for _, l := range loans {
+		if !l.Returned() {
+			lent[l.CopyID] = true
+		}
+	}
+	traps, err := d.holds.TrapsOfBooks(ctx, school.ID, []string{bookID})
+	if err != nil {
+		return err
+	}
+	for _, t := range traps {
+		lent[t.CopyID] = true
+	}
+	for _, c := range copies {
+		if lent[c.ID] {
+			continue
+		}
+		if _, ok, err := d.trapCopy(ctx, school, c); err != nil || !ok {
+			return err // no trap: the queue has no waiting hold left
+		}
+	}
+	return nil
+}
+
+// waitingHolds reports whether the book has a hold without a copy put
+// aside: two index reads.
+func (d *holdDesk) waitingHolds(ctx context.Context, schoolID, bookID string) (bool, error) {
+	counts, err := d.holds.QueueCounts(ctx, schoolID, []string{bookID})
+	if err != nil || counts[bookID] == 0 {
+		return false, err
+	}
+	traps, err := d.holds.TrapsOfBooks(ctx, schoolID, []string{bookID})
+	if err != nil {
+		return false, err
+	}
+	return counts[bookID] > len(traps), nil
+}
+
+// holdCounts counts, per book, the holds without a copy put aside and the
+// copies put aside: two index reads.
+func (d *holdDesk) holdCounts(ctx context.Context, schoolID string, bookIDs []string) (waiting, trapped map[string]int, err error) {
+	waiting, err = d.holds.QueueCounts(ctx, schoolID, bookIDs)
+	if err != nil || len(waiting) == 0 {
+		return waiting, map[string]int{}, err
+	}
+	traps, err := d.holds.TrapsOfBooks(ctx, schoolID, bookIDs)
+	if err != nil {
+		return nil, nil, err
+	}
+	trapped = map[string]int{}
+	for _, t := range traps {
+		waiting[t.BookID]--
+		trapped[t.BookID]++
+	}
+	for b, n := range waiting {
+		if n < 0 {
+			waiting[b] = 0
+		}
+	}
+	return waiting, trapped, nil
+}
+
+// putAside describes a trap for the desk.
+func (d *holdDesk) putAside(ctx context.Context, t library.HoldTrap) (*PutAside, error) {
+	out := &PutAside{HoldID: t.HoldID, StudentID: t.StudentID, ExpiresAt: t.ExpiresAt}
+	a, err := d.accounts.Get(ctx, t.StudentID)
+	if err != nil && !errs.Is(err, errs.NotFound) {
+		return nil, err
+	}
+	out.StudentName, out.StudentNumber, out.Homeroom = a.Name, a.StudentNumber, a.Homeroom
+	return out, nil
+}
+
+// lendHeld settles a loan just claimed with the holds of its title: a
+// copy put aside for another student's hold is refused (copy_on_hold), and
+// a loan to a student who holds the title fulfils that hold.
+// Errors: Conflict "copy_on_hold".
+func (d *holdDesk) lendHeld(ctx context.Context, school library.School, loan library.Loan) error {
+	t, ok, err := d.liveTrap(ctx, school, loan.CopyID)
+	if err != nil {
+		return err
+	}
+	if ok && t.StudentID != loan.StudentID {
+		return library.ErrCopyOnHold()
+	}
+	e, err := d.holds.OpenHold(ctx, loan.StudentID, loan.BookID)
+	if errs.Is(err, errs.NotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := d.endHold(ctx, school, e.HoldID, library.HoldFulfilled, loan.CopyID); err != nil && !errs.Is(err, errs.Conflict) {
+		return err
+	}
+	return nil
+}
+
+// cancelStudentHolds cancels every open hold of a student who leaves, so
+// no copy waits for them; each copy put aside goes to the next hold.
+// Idempotent: a retried deletion finds the holds ended.
+func (d *holdDesk) cancelStudentHolds(ctx context.Context, studentID string) error {
+	holds, err := d.holds.OfStudent(ctx, studentID, maxStudentHolds)
+	if err != nil || len(holds) == 0 {
+		return err
+	}
+	ids := make([]string, len(holds))
+	for i, h := range holds {
+		ids[i] = h.ID
+	}
+	open, err := d.holds.Entries(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, e := range open {
+		school, err := d.schools.Get(ctx, e.SchoolID)
+		if err != nil {
+			return err
+		}
+		if err := d.endHold(ctx, school, e.HoldID, library.HoldCancelled, ""); err != nil && !errs.Is(err, errs.Conflict) {
+			return err
+		}
+	}
+	return nil
+}
+
+// Holds serves holds: placing, listing and cancelling them.
+type Holds struct {
+	schoolScope
+	*holdDesk
+}
+
+// HoldInput is a request to place a hold.
+type HoldInput struct {
+	SchoolID  string // admins only
+	BookID    string
+	StudentID string // librarians: the student; students: themselves or empty
+}
+
+// Place places a hold on a title with no copy on the shelf, for the
+// calling student or, by a librarian, for a student of the school.
+// Errors: Invalid (ids), Forbidden (a student for another), NotFound
+// "book_not_found", "student_not_found", Conflict "hold_exists",
+// "copy_available", "already_borrowing".
+func (s *Holds) Place(ctx context.Context, in HoldInput) (HoldView, error) {
+	p := user.PrincipalFrom(ctx)
+	if p.Role == user.RoleStudent {
+		if in.StudentID != "" && in.StudentID != p.AccountID {
+			return HoldView{}, errs.E(errs.Forbidden, errs.CodeForbidden, "Students place holds for themselves only.")
+		}
+		in.StudentID = p.AccountID
+	}
+	if err := requireUUIDs(map[string]string{"book_id": in.BookID, "student_id": in.StudentID}); err != nil {
+		return HoldView{}, err
+	}
+	school, err := s.scope(ctx, in.SchoolID, "school_id")
+	if err != nil {
+		return HoldView{}, err
+	}
+	book, err := s.holdings.Book(ctx, school.ID, in.BookID)
+	if err != nil {
+		return HoldView{}, err
+	}
+	student, err := schoolStudent(ctx, s.accounts, school.ID, in.StudentID)
+	if err != nil {
+		return HoldView{}, err
+	}
+	open, err := s.loans.Open(ctx, school.ID, student.ID, book.ID)
+	if err != nil {
+		return HoldView{}, err
+	}
+	if mine, err := s.claimed(ctx, open); err != nil {
+		return HoldView{}, err
+	} else if len(mine) > 0 {
+		return HoldView{}, library.ErrAlreadyBorrowing()
+	}
+	if _, err := s.holds.OpenHold(ctx, student.ID, book.ID); err == nil {
+		return HoldView{}, library.ErrHoldExists()
+	} else if !errs.Is(err, errs.NotFound) {
+		return HoldView{}, err
+	}
+	if free, err := s.shelfCopies(ctx, school, book.ID); err != nil {
+		return HoldView{}, err
+	} else if free > 0 {
+		return HoldView{}, library.ErrCopyAvailable()
+	}
+	h := library.Hold{ID: s.newID(), SchoolID: school.ID, BookID: book.ID, StudentID: student.ID, PlacedAt: s.Now().UTC()}
+	if err := s.holds.Insert(ctx, h); err != nil {
+		return HoldView{}, err
+	}
+	e := library.HoldQueueEntry{HoldID: h.ID, SchoolID: h.SchoolID, BookID: h.BookID, StudentID: h.StudentID, PlacedAt: h.PlacedAt}
+	if err := s.holds.Enqueue(ctx, e); err != nil {
+		// The record never became a hold; removing it is tidiness only.
+		_ = s.holds.Delete(ctx, h.ID)
+		return HoldView{}, err
+	}
+	// A copy returned while this hold was being placed found no queue:
+	// give it to the queue now.
+	if err := s.serveShelf(ctx, school, book.ID); err != nil {
+		return HoldView{}, err
+	}
+	views, err := s.views(ctx, []library.Hold{h}, true)
+	if err != nil {
+		return HoldView{}, err
+	}
+	return views[0], nil
+}
+
+// Cancel ends a hold: a student their own, a librarian one of the school.
+// A copy put aside for it goes to the next hold.
+// Errors: NotFound "hold_not_found", Conflict "hold_not_active".
+func (s *Holds) Cancel(ctx context.Context, holdID string) (HoldView, error) {
+	h, err := s.holdInScope(ctx, holdID)
+	if err != nil {
+		return HoldView{}, err
+	}
+	school, err := s.holdDesk.schools.Get(ctx, h.SchoolID)
+	if err != nil {
+		return HoldView{}, err
+	}
+	if err := s.endHold(ctx, school, h.ID, library.HoldCancelled, ""); err != nil {
+		if errs.Is(err, errs.Conflict) {
+			return HoldView{}, library.ErrHoldNotActive()
+		}
+		return HoldView{}, err
+	}
+	views, err := s.views(ctx, []library.Hold{h}, true)
+	if err != nil {
+		return HoldView{}, err
+	}
+	return views[0], nil
+}
+
+// holdInScope finds a hold the caller may reach: a student their own, other
+// roles their school's (admins any). Others are NotFound, as is a record
+// that never opened.
+func (s *Holds) holdInScope(ctx context.Context, holdID string) (library.Hold, error) {
+	if _, err := uuid.Parse(holdID); err != nil {
+		return library.Hold{}, library.ErrHoldNotFound()
+	}
+	holds, err := s.holds.ByIDs(ctx, []string{holdID})
+	if err != nil {
+		return library.Hold{}, err
+	}
+	p := user.PrincipalFrom(ctx)
+	if len(holds) == 0 || !reachable(ctx, holds[0].SchoolID) || (p.Role == user.RoleStudent && holds[0].StudentID != p.AccountID) {
+		return library.Hold{}, library.ErrHoldNotFound()
+	}
+	return holds[0], nil
+}
+
+// views derives the status of each hold and adds its book, its student's
+// name and the code of a copy put aside; holds that never opened are left
+// out. A trap past its window is expired on the way (with expire).
+// Queries are a fixed number per call, whatever the number of holds.
+func (s *Holds) views(ctx context.Context, holds []library.Hold, expire bool) ([]HoldView, error) {
+	ids := make([]string, len(holds))
+	for i, h := range holds {
+		ids[i] = h.ID
+	}
+	traps, err := s.holds.TrapsOfHolds(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	if expire && len(holds) > 0 {
+		school, err := s.holdDesk.schools.Get(ctx, holds[0].SchoolID)
+		if err != nil {
+			return nil, err
+		}
+		if n, err := s.expireDue(ctx, school, traps); err != nil {
+			return nil, err
+		} else if n > 0 {
+			return s.views(ctx, holds, false)
+		}
+	}
+	ends, err := s.ended(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := s.holds.Entries(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	queued := map[string]bool{}
+	for _, e := range entries {
+		queued[e.HoldID] = true
+	}
+	trapOf := map[string]library.HoldTrap{}
+	for _, t := range traps {
+		trapOf[t.HoldID] = t
+	}
+	byBook := map[string][]string{}
+	students := map[string]bool{}
+	for _, h := range holds {
+		byBook[h.SchoolID] = append(byBook[h.SchoolID], h.BookID)
+		students[h.StudentID] = true
+	}
+	books := map[string]library.Book{}
+	for school, bookIDs := range byBook {
+		bs, err := s.holdings.BooksByID(ctx, school, bookIDs)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range bs {
+			books[b.ID] = b
+		}
+	}
+	accountIDs := make([]string, 0, len(students))
+	for id := range students {
+		accountIDs = append(accountIDs, id)
+	}
+	accounts, err := s.accounts.GetMany(ctx, accountIDs)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]string{}
+	for _, a := range accounts {
+		names[a.ID] = a.Name
+	}
+	out := make([]HoldView, 0, len(holds))
+	for _, h := range holds {
+		v := HoldView{Hold: h, Book: books[h.BookID], StudentName: names[h.StudentID]}
+		switch end, done := ends[h.ID]; {
+		case done:
+			v.Status, v.EndedAt = end.Outcome, end.EndedAt
+		case !queued[h.ID]:
+			continue // never opened
+		default:
+			v.Status = library.HoldWaiting
+			if t, ok := trapOf[h.ID]; ok {
+				v.Status, v.Trap, v.CopyCode = library.HoldReady, &t, t.CopyCode
+			}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// StudentHolds returns the calling student's holds, newest first.
+// Errors: Forbidden for other roles.
+func (s *Holds) StudentHolds(ctx context.Context) ([]HoldView, error) {
+	p := user.PrincipalFrom(ctx)
+	if p.Role != user.RoleStudent {
+		return nil, errs.E(errs.Forbidden, errs.CodeForbidden, "Only students have holds of their own.")
+	}
+	holds, err := s.holds.OfStudent(ctx, p.AccountID, maxStudentHolds)
+	if err != nil {
+		return nil, err
+	}
+	return s.views(ctx, holds, true)
+}
+
+// HoldFilter narrows a school's list of open holds.
+type HoldFilter struct {
+	BookID string
+	Status string // "", waiting, ready
+}
+
+// HoldPage is one page of a school's open holds.
+type HoldPage struct {
+	Book  library.Book // the book of HoldFilter.BookID, when one was named
+	Holds []HoldView
+	Page  int
+	Limit int
+	Total int
+}
+
+// Queue lists a school's open holds (of one book with BookID) in queue
+// order, placed_at then id, one page at a time.
+// Errors: Invalid (book_id, status, page, limit), NotFound
+// "book_not_found", as scope.
+func (s *Holds) Queue(ctx context.Context, schoolParam string, f HoldFilter, q ListQuery) (HoldPage, error) {
+	fields := errs.FieldErrors{}
+	if f.Status != "" && f.Status != library.HoldWaiting && f.Status != library.HoldReady {
+		fields.Add("status", "must be waiting or ready")
+	}
+	if _, err := uuid.Parse(f.BookID); f.BookID != "" && err != nil {
+		fields.Add("book_id", "must be a UUID")
+	}
+	if _, err := q.validate(); err != nil {
+		return HoldPage{}, err
+	}
+	if err := fields.Err(); err != nil {
+		return HoldPage{}, err
+	}
+	school, err := s.scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return HoldPage{}, err
+	}
+	var entries []library.HoldQueueEntry
+	var book library.Book
+	if f.BookID != "" {
+		if book, err = s.holdings.Book(ctx, school.ID, f.BookID); err != nil {
+			return HoldPage{}, err
+		}
+		entries, err = s.holds.Queue(ctx, school.ID, f.BookID, library.HoldQueueEntry{}, maxQueueRead)
+	} else {
+		entries, err = s.holds.SchoolQueue(ctx, school.ID)
+	}
+	if err != nil {
+		return HoldPage{}, err
+	}
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = e.HoldID
+	}
+	traps, err := s.holds.TrapsOfHolds(ctx, ids)
+	if err != nil {
+		return HoldPage{}, err
+	}
+	if n, err := s.expireDue(ctx, school, traps); err != nil {
+		return HoldPage{}, err
+	} else if n > 0 {
+		return s.Queue(ctx, schoolParam, f, q)
+	}
+	trapped := map[string]bool{}
+	for _, t := range traps {
+		trapped[t.HoldID] = true
+	}
+	var keep []library.HoldQueueEntry
+	for _, e := range entries {
+		if f.Status == "" || (f.Status == library.HoldReady) == trapped[e.HoldID] {
+			keep = append(keep, e)
+		}
+	}
+	sort.SliceStable(keep, func(i, j int) bool {
+		if !keep[i].PlacedAt.Equal(keep[j].PlacedAt) {
+			return keep[i].PlacedAt.Before(keep[j].PlacedAt)
+		}
+		return keep[i].HoldID < keep[j].HoldID
+	})
+	page := HoldPage{Book: book, Page: q.Page, Limit: q.Limit, Total: len(keep)}
+	if from := q.offset(); from < len(keep) {
+		pageIDs := []string{}
+		for _, e := range keep[from:min(from+q.Limit, len(keep))] {
+			pageIDs = append(pageIDs, e.HoldID)
+		}
+		holds, err := s.holds.ByIDs(ctx, pageIDs)
+		if err != nil {
+			return HoldPage{}, err
+		}
+		byID := map[string]library.Hold{}
+		for _, h := range holds {
+			byID[h.ID] = h
+		}
+		ordered := make([]library.Hold, 0, len(pageIDs))
+		for _, id := range pageIDs {
+			if h, ok := byID[id]; ok {
+				ordered = append(ordered, h)
+			}
+		}
+		if page.Holds, err = s.views(ctx, ordered, false); err != nil {
+			return HoldPage{}, err
+		}
+	}
+	return page, nil
+}
+
+// maxQueueRead bounds one title's queue as the librarian's list reads it.
+const maxQueueRead = 10000
+
+// ExpireDue expires the holds whose pickup window has passed by now, in
+// batches of batch, at most batches of them, through the index on the
+// traps' expiry; each copy goes to the next hold of its title. It returns
+// how many holds it expired.
+func (s *Holds) ExpireDue(ctx context.Context, now time.Time, batch, batches int) (int64, error) {
+	var n int64
+	schools := map[string]library.School{}
+	for i := 0; i < batches; i++ {
+		traps, err := s.holds.ExpiredTraps(ctx, now, batch)
+		if err != nil {
+			return n, err
+		}
+		for _, t := range traps {
+			school, ok := schools[t.SchoolID]
+			if !ok {
+				if school, err = s.holdDesk.schools.Get(ctx, t.SchoolID); err != nil {
+					if !errs.Is(err, errs.NotFound) {
+						return n, err
+					}
+					school = library.School{ID: t.SchoolID, Settings: library.DefaultSettings()}
+				}
+				schools[t.SchoolID] = school
+			}
+			// A hold ended otherwise had only its trap left over, which
+			// endHold removes all the same.
+			err := s.endHold(ctx, school, t.HoldID, library.HoldExpired, "")
+			if err != nil && !errs.Is(err, errs.Conflict) {
+				return n, err
+			}
+			if err == nil {
+				n++
+			}
+		}
+		if len(traps) < batch {
+			break
+		}
+	}
+	return n, nil
+}
