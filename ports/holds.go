@@ -32,6 +32,10 @@ type HoldRepository interface {
 	OfStudent(ctx context.Context, studentID string, limit int) ([]library.Hold, error)
 	// Delete removes a hold record that never opened. Idempotent.
 	Delete(ctx context.Context, holdID string) error
+	// AnonymizeStudent removes the student id from the student's hold
+	// records (StudentID becomes ""), keeping the school's history, once
+	// their holds have ended. Idempotent.
+	AnonymizeStudent(ctx context.Context, studentID string) error
 
 	// Enqueue opens a hold. Exactly one of any number of concurrent calls
 	// for one student and book succeeds while an entry for them exists.

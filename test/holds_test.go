@@ -319,6 +319,10 @@ func TestHoldsOfADeletedStudent(t *testing.T) {
 	if r := s.do(req{Method: http.MethodDelete, Path: "/v1/users/me", Token: leaver.token}); r.Status != 200 {
 		t.Fatalf("delete the account: %d %s", r.Status, r.Body)
 	}
+	// The hold stays in the school's history without the student.
+	if left, err := s.App.Repos.Holds.OfStudent(t.Context(), leaver.id, 10); err != nil || len(left) != 0 {
+		t.Fatalf("holds still naming the deleted student: %+v, %v", left, err)
+	}
 	queue := holdsOf(t, s.do(req{Path: "/api/library/holds?book_id=" + bookID, Token: w.libA}))
 	if len(queue) != 1 || queue[0]["student_id"] != next.id || queue[0]["status"] != "ready" {
 		t.Fatalf("queue after the first student left = %v, want Nico's hold ready", queue)

@@ -142,6 +142,16 @@ func (r *Holds) Delete(ctx context.Context, holdID string) error {
 	return mapErr(err, "delete the hold", nil, nil)
 }
 
+// AnonymizeStudent implements ports.HoldRepository with one updateMany on
+// student_id. Only this method updates hold records, and it is idempotent,
+// so FerretDB 1.24's unguarded read-modify-write cannot lose another
+// update of them.
+func (r *Holds) AnonymizeStudent(ctx context.Context, studentID string) error {
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "student_id", Value: ""}}}}
+	_, err := r.holds.UpdateMany(ctx, bson.D{{Key: "student_id", Value: studentID}}, update)
+	return mapErr(err, "anonymize the student's holds", nil, nil)
+}
+
 // Enqueue implements ports.HoldRepository: an insert into the unique
 // {student_id, book_id} index.
 func (r *Holds) Enqueue(ctx context.Context, e library.HoldQueueEntry) error {

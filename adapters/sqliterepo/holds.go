@@ -42,7 +42,9 @@ INSERT INTO holds (`+holdColumns+`) VALUES (:id, :school_id, :book_id, :student_
 SELECT `+holdColumns+` FROM holds WHERE id IN (SELECT value FROM json_each(:ids))`)
 	stmtHoldsOfStudent = newStmt("holds.of_student", `
 SELECT `+holdColumns+` FROM holds WHERE student_id = :student_id ORDER BY placed_at DESC, id DESC LIMIT :limit`)
-	stmtHoldDelete = newStmt("holds.delete", `DELETE FROM holds WHERE id = :id`)
+	stmtHoldDelete    = newStmt("holds.delete", `DELETE FROM holds WHERE id = :id`)
+	stmtHoldAnonymize = newStmt("holds.anonymize_student", `
+UPDATE holds SET student_id = '' WHERE student_id = :student_id`)
 
 	stmtHoldEnqueue = newStmt("hold_queue.insert", `
 INSERT INTO hold_queue (`+holdQueueColumns+`) VALUES (:hold_id, :school_id, :book_id, :student_id, :placed_at)`)
@@ -219,6 +221,13 @@ func (r *Holds) OfStudent(ctx context.Context, studentID string, limit int) ([]l
 func (r *Holds) Delete(ctx context.Context, holdID string) error {
 	_, err := r.db.exec(ctx, r.db.write, stmtHoldDelete, sql.Named("id", holdID))
 	return mapErr(err, "delete the hold", nil, nil)
+}
+
+// AnonymizeStudent implements ports.HoldRepository with one UPDATE on the
+// (student_id, ...) index.
+func (r *Holds) AnonymizeStudent(ctx context.Context, studentID string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtHoldAnonymize, sql.Named("student_id", studentID))
+	return mapErr(err, "anonymize the student's holds", nil, nil)
 }
 
 // Enqueue implements ports.HoldRepository: the UNIQUE (student_id,

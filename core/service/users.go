@@ -429,6 +429,9 @@ func (s *Users) erase(ctx context.Context, accountID string) error {
 		if err := s.desk.cancelStudentHolds(ctx, accountID); err != nil {
 			return err
 		}
+		if err := s.desk.holds.AnonymizeStudent(ctx, accountID); err != nil {
+			return err
+		}
 	}
 	if err := s.students.ReleaseNumbers(ctx, accountID); err != nil {
 		return err

@@ -71,6 +71,20 @@ func testHoldRecords(t *testing.T, r ports.Repositories) {
 	if len(got) != 1 || got[0] != holds[0] {
 		t.Fatalf("ByIDs = %+v, want %+v", got, holds[0])
 	}
+	other := library.Hold{ID: uuid.NewString(), SchoolID: school, BookID: uuid.NewString(), StudentID: uuid.NewString(), PlacedAt: at}
+	must(t, "Insert another student's", r.Holds.Insert(ctx(t), other))
+	must(t, "AnonymizeStudent", r.Holds.AnonymizeStudent(ctx(t), student))
+	must(t, "AnonymizeStudent again", r.Holds.AnonymizeStudent(ctx(t), student))
+	if got, err := r.Holds.OfStudent(ctx(t), student, 10); err != nil || len(got) != 0 {
+		t.Fatalf("OfStudent after AnonymizeStudent = %+v, %v; want none", got, err)
+	}
+	got, err = r.Holds.ByIDs(ctx(t), []string{holds[1].ID, other.ID})
+	must(t, "ByIDs after AnonymizeStudent", err)
+	for _, h := range got {
+		if want := map[string]string{holds[1].ID: "", other.ID: other.StudentID}[h.ID]; h.StudentID != want {
+			t.Fatalf("hold %s student after AnonymizeStudent = %q, want %q", h.ID, h.StudentID, want)
+		}
+	}
 	must(t, "Delete", r.Holds.Delete(ctx(t), holds[0].ID))
 	must(t, "Delete again", r.Holds.Delete(ctx(t), holds[0].ID))
 	if got, err = r.Holds.ByIDs(ctx(t), []string{holds[0].ID}); err != nil || len(got) != 0 {
