@@ -15,6 +15,8 @@ const (
 	NoticeDueSoon        = "due_soon"        // the loan is due within DueSoonDays
 	NoticeOverdue        = "overdue"         // the loan is Step days overdue
 	NoticeHomeroomDigest = "homeroom_digest" // the loan is overdue, in its homeroom's daily list
+	NoticeHoldReady      = "hold_ready"      // a copy is put aside for the hold
+	NoticeHoldExpiring   = "hold_expiring"   // the copy put aside waits one more day
 )
 
 // NoticeSettings are a school's choices about reminder mail.
@@ -77,7 +79,7 @@ func ValidateNoticeSettings(s NoticeSettings) error {
 type Notice struct {
 	Key       string // see NoticeKey
 	SchoolID  string
-	SubjectID string // the loan
+	SubjectID string // the loan, or the hold
 	StudentID string
 	Kind      string
 	Step      int    // days overdue for NoticeOverdue; 0 otherwise
@@ -92,10 +94,14 @@ type Notice struct {
 func (n Notice) Sent() bool { return !n.SentAt.IsZero() }
 
 // NoticeKey is the unique key of a notice: one per subject, kind, due date
-// and step; a homeroom digest is once per day, so its day is the step.
+// and step; a homeroom digest is once per day, so its day is the step; a
+// hold gets each of its notices once.
 func NoticeKey(subjectID, kind, dueAt string, step int, day string) string {
-	if kind == NoticeHomeroomDigest {
+	switch kind {
+	case NoticeHomeroomDigest:
 		return subjectID + "#" + kind + "#" + day
+	case NoticeHoldReady, NoticeHoldExpiring:
+		return subjectID + "#" + kind
 	}
 	return fmt.Sprintf("%s#%s#%s#%d", subjectID, kind, dueAt, step)
 }
@@ -127,6 +133,18 @@ func LoanReminder(due string, today time.Time, s NoticeSettings) (kind string, s
 		return "", 0, false
 	}
 	return NoticeOverdue, reached, true
+}
+
+// HoldReminder says which notice a hold whose copy is put aside until
+// expires should get on the school's date today: "ready" at first, then
+// "expiring" from the day before the pickup window ends (a window of a
+// day or less gets only the "expiring" one, which says both).
+func HoldReminder(expires, today time.Time) string {
+	last := calendarDate(expires.In(today.Location()))
+	if !calendarDate(today).Before(last.AddDate(0, 0, -1)) {
+		return NoticeHoldExpiring
+	}
+	return NoticeHoldReady
 }
 
 // NoticeDueToday reports whether the day's notices may go out at local

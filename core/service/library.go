@@ -70,7 +70,7 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 		Holds:   &Holds{schoolScope: scope, holdDesk: desk},
 		Catalog: &PublicCatalog{schools: repos.Schools, holdings: repos.Holdings, loanReader: loans, desk: desk},
 		Notices: &Notices{schoolScope: scope, notices: repos.Notices, homerooms: repos.Homerooms, accounts: repos.Accounts,
-			identity: identity, loanReader: loans, clock: c},
+			holds: repos.Holds, holdings: repos.Holdings, identity: identity, loanReader: loans, clock: c},
 		clock: c,
 	}
 }

@@ -32,6 +32,8 @@ type Notices struct {
 	notices   ports.NoticeRepository
 	homerooms ports.HomeroomRepository
 	accounts  ports.AccountRepository
+	holds     ports.HoldRepository
+	holdings  ports.HoldingsRepository
 	identity  *Identity // its mailer sends the notices
 	loanReader
 	*clock
@@ -214,9 +216,40 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 	if err != nil {
 		return err
 	}
-	studentIDs := make([]string, 0, len(views))
+	// The holds whose copy waits for the student: open (queued) and put
+	// aside.
+	queue, err := s.holds.SchoolQueue(ctx, school.ID)
+	if err != nil {
+		return err
+	}
+	holdIDs := make([]string, len(queue))
+	for i, q := range queue {
+		holdIDs[i] = q.HoldID
+	}
+	var traps []library.HoldTrap
+	if len(holdIDs) > 0 {
+		if traps, err = s.holds.TrapsOfHolds(ctx, holdIDs); err != nil {
+			return err
+		}
+	}
+	studentIDs := make([]string, 0, len(views)+len(traps))
 	for _, v := range views {
 		studentIDs = append(studentIDs, v.Loan.StudentID)
+	}
+	bookIDs := make([]string, 0, len(traps))
+	for _, t := range traps {
+		studentIDs = append(studentIDs, t.StudentID)
+		bookIDs = append(bookIDs, t.BookID)
+	}
+	titles := map[string]library.Book{}
+	if len(bookIDs) > 0 {
+		books, err := s.holdings.BooksByID(ctx, school.ID, bookIDs)
+		if err != nil {
+			return err
+		}
+		for _, b := range books {
+			titles[b.ID] = b
+		}
 	}
 	slices.Sort(studentIDs)
 	students, err := s.accounts.GetMany(ctx, slices.Compact(studentIDs))
@@ -264,6 +297,17 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 			Recipient: room.TeacherEmail, ClaimedAt: claimedAt}
 		wanted = append(wanted, n)
 		lines = append(lines, digestLine(v, st, local))
+	}
+	for _, t := range traps {
+		st, ok := byID[t.StudentID]
+		if !ok || st.Deleted || st.Email == "" {
+			continue
+		}
+		kind := library.HoldReminder(t.ExpiresAt, local)
+		wanted = append(wanted, library.Notice{Key: library.NoticeKey(t.HoldID, kind, "", 0, day), SchoolID: school.ID, SubjectID: t.HoldID,
+			StudentID: st.ID, Kind: kind, DueAt: t.ExpiresAt.In(local.Location()).Format("2006-01-02"), Day: day, Recipient: st.Email,
+			ClaimedAt: claimedAt})
+		lines = append(lines, holdLine(titles[t.BookID], t, kind, local.Location()))
 	}
 	won, err := s.notices.Claim(ctx, wanted)
 	if err != nil {
@@ -354,6 +398,14 @@ func studentLine(v LoanView, kind string, step int) string {
 	default:
 		return fmt.Sprintf("- %s (%s, copy %s) was due on %s and is %d %s overdue.", v.Loan.BookTitle, v.Loan.BookAuthor, v.Loan.CopyCode, v.DueAt, step, plural(step, "day", "days"))
 	}
+}
+
+func holdLine(b library.Book, t library.HoldTrap, kind string, loc *time.Location) string {
+	until := t.ExpiresAt.In(loc).Format("2006-01-02")
+	if kind == library.NoticeHoldExpiring {
+		return fmt.Sprintf("- %s (%s), the book you reserved, is waiting for you at the library until %s, its last day: after that it goes to the next reader.", b.Title, b.Author, until)
+	}
+	return fmt.Sprintf("- %s (%s), the book you reserved, is waiting for you at the library (copy %s) until %s.", b.Title, b.Author, t.CopyCode, until)
 }
 
 func digestLine(v LoanView, st user.Account, today time.Time) string {

@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -133,4 +134,59 @@ func TestNoticesWaitForTheSchoolsTime(t *testing.T) {
 	if !errors.As(err, &e) || e.Kind != errs.Invalid {
 		t.Fatalf("send_at 7:30: %v, want Invalid", err)
 	}
+}
+
+// A copy put aside for a hold: the student is told once that it waits,
+// and once more the day before the pickup window ends.
+func TestHoldNoticesReadyThenExpiring(t *testing.T) {
+	lf, mailer, loanID := noticeFixture(t)
+	ctx := as(lf.librarian)
+	loan, err := lf.store.Loans.ByIDs(context.Background(), []string{loanID})
+	if err != nil || len(loan) != 1 {
+		t.Fatal(err)
+	}
+	// Ben holds the title lent to Ann; Ann brings it back.
+	if _, err := lf.lib.Holds.Place(ctx, service.HoldInput{BookID: loan[0].BookID, StudentID: lf.student2.ID}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := lf.lib.Circulation.ReturnLoan(ctx, loanID)
+	if err != nil || v.PutAside == nil || v.PutAside.StudentID != lf.student2.ID {
+		t.Fatalf("return: %+v %v, want the copy put aside for Ben", v.PutAside, err)
+	}
+	expires := v.PutAside.ExpiresAt
+	now := lf.clock.Now()
+	if _, err := lf.lib.Notices.Run(context.Background(), now); err != nil {
+		t.Fatal(err)
+	}
+	if n := mailer.to(lf.student2.Email); n != 1 {
+		t.Fatalf("after the return Ben got %d mails, want the one saying the book waits", n)
+	}
+	if !containsText(mailer.sent, lf.student2.Email, "is waiting for you") {
+		t.Fatalf("Ben's mail: %+v", mailer.sent)
+	}
+	for d := 1; d < 6; d++ { // the days in between: nothing new
+		if _, err := lf.lib.Notices.Run(context.Background(), now.AddDate(0, 0, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := mailer.to(lf.student2.Email); n != 1 {
+		t.Fatalf("during the pickup window Ben got %d mails, want still 1", n)
+	}
+	dayBefore := expires.AddDate(0, 0, -1)
+	lf.clock.Set(dayBefore)
+	if _, err := lf.lib.Notices.Run(context.Background(), dayBefore); err != nil {
+		t.Fatal(err)
+	}
+	if n := mailer.to(lf.student2.Email); n != 2 || !containsText(mailer.sent, lf.student2.Email, "its last day") {
+		t.Fatalf("the day before the window ends Ben has %d mails (%+v), want the reminder too", n, mailer.sent)
+	}
+}
+
+func containsText(sent []ports.Message, to, text string) bool {
+	for _, m := range sent {
+		if m.To == to && strings.Contains(m.Text, text) {
+			return true
+		}
+	}
+	return false
 }
