@@ -90,6 +90,11 @@ type options struct {
 	chainDuration time.Duration
 	rounds        int
 
+	// holds > 0 measures check-out, return and renew again after placing
+	// this many holds and setting a calendar, beside the same requests
+	// without them, in the same run.
+	holds int
+
 	commands   bool
 	out        string
 	cpuprofile string
@@ -135,6 +140,7 @@ func main() {
 	flag.DurationVar(&o.settleMax, "settle-max", 30*time.Second, "before each phase, wait at most this long for the process to go idle")
 	flag.DurationVar(&o.chainDuration, "chain-duration", 6*time.Second, "GET /v1/users/me vs bare net/http: measured time per side and client level, split over -rounds")
 	flag.IntVar(&o.rounds, "rounds", 3, "alternate bare and service this many times in the users/me comparison")
+	flag.IntVar(&o.holds, "holds", 0, "after measuring, place this many holds (on titles without copies, for the school's students) and set a calendar, then measure check-out, return and renew again")
 	flag.BoolVar(&o.commands, "commands", false, "after measuring, count database commands per request for every route (MongoDB-driver stores only)")
 	flag.StringVar(&o.out, "out", "", "also write the Markdown report to this file (rewritten after every size)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file")

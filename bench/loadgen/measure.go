@@ -135,59 +135,13 @@ func (r *runner) measureSchool(s *svc, sc *school, sr *sizeRun) error {
 		notes[p.key] = fmt.Sprintf("%d bytes of HTML", len(a.Body))
 	}
 
-	// Check-out: each client level gets half of the free copies; the loans
-	// it makes are what the return phase of the same level gives back.
-	half := len(sc.free) / 2
-	queues := [2][]seededCopy{sc.free[:half], sc.free[half:]}
-	var made [2][]string
-	var madeMu sync.Mutex
-	var outN [2]atomic.Int64
-	checkoutNext := func(level int) next {
-		return func(int64) (rq, int, bool) {
-			j := int(outN[level].Add(1) - 1)
-			if j >= len(queues[level]) {
-				return rq{}, 0, false
-			}
-			cp := queues[level][j]
-			return rq{Method: http.MethodPost, Path: "/api/library/loans", Token: sc.lib, Body: loanBody(cp, sc.studentIDs[(j*13+level)%len(sc.studentIDs)]),
-				OnOK: func(b []byte) {
-					id := answer{Body: b}.field("loan", "id")
-					madeMu.Lock()
-					made[level] = append(made[level], id)
-					madeMu.Unlock()
-				}}, 201, true
-		}
+	// With -holds, the first half of the free copies is measured here and
+	// the second half after the holds are placed.
+	free := sc.free
+	if o.holds > 0 {
+		free = sc.free[:len(sc.free)/2]
 	}
-	var backN [2]atomic.Int64
-	returnNext := func(level int) next {
-		return func(int64) (rq, int, bool) {
-			j := int(backN[level].Add(1) - 1)
-			madeMu.Lock()
-			defer madeMu.Unlock()
-			if j >= len(made[level]) {
-				return rq{}, 0, false
-			}
-			return rq{Method: http.MethodPatch, Path: "/api/library/loans", Token: sc.lib,
-				Body: fmt.Sprintf(`{"loan_id":%q,"action":"return"}`, made[level][j])}, 200, true
-		}
-	}
-	// Renew: loan j%pool, so each loan is renewed at most 20 times.
-	var renewN atomic.Int64
-	renewNext := func(int) next {
-		return func(int64) (rq, int, bool) {
-			j := int(renewN.Add(1) - 1)
-			if len(sc.renewPool) == 0 || j/len(sc.renewPool) >= 20 {
-				return rq{}, 0, false
-			}
-			return rq{Method: http.MethodPatch, Path: "/api/library/loans", Token: sc.lib,
-				Body: fmt.Sprintf(`{"loan_id":%q,"action":"renew"}`, sc.renewPool[j%len(sc.renewPool)])}, 200, true
-		}
-	}
-	writes := map[string]func(level int) next{"checkout": checkoutNext, "return": returnNext, "renew": renewNext}
-	notes["checkout"] = fmt.Sprintf("%d free copies, half per client level", len(sc.free))
-	notes["renew"] = fmt.Sprintf("%d active loans, each renewed at most 20 times", len(sc.renewPool))
-	notes["return"] = "the loans the check-out phase of the same client level made"
-
+	writes := r.writePhases(sc, free, notes)
 	for _, key := range measureOrder {
 		k := kindOf(key)
 		var m measurement
@@ -230,5 +184,117 @@ func (r *runner) measureSchool(s *svc, sc *school, sr *sizeRun) error {
 		}
 		sr.rows[key] = m
 	}
+	if o.holds == 0 {
+		return nil
+	}
+	if err := seedHolds(s, sc, o.holds); err != nil {
+		return err
+	}
+	sr.holdRows = map[string]measurement{}
+	later := r.writePhases(sc, sc.free[len(sc.free)/2:], map[string]string{})
+	for _, key := range []string{"checkout", "return", "renew"} {
+		sr.holdRows[key] = r.measureBoth(s, kindOf(key), later[key])
+	}
 	return nil
+}
+
+// measureBoth measures one write request at 1 and at -c clients.
+func (r *runner) measureBoth(s *svc, k kind, nx func(level int) next) measurement {
+	var m measurement
+	for level, conc := range []int{1, r.o.clients} {
+		settle(r.o.settleMax)
+		res := loadMin(k.Label, s.URL, conc, 0, r.o.maxTime, r.o.minRequests, r.o.hardTime, int64(r.o.requests), nx(level))
+		log.Printf("  with holds: %s, %d client(s): %d requests, p50 %s, p99 %s, %d failed", k.Key, conc, res.N, ms(res.Pct(50)), ms(res.Pct(99)), res.Errs)
+		if level == 0 {
+			m.C1 = res
+		} else {
+			m.CN = res
+		}
+	}
+	return m
+}
+
+// seedHolds places n holds through the API, each on a new title without
+// copies (a hold needs a title with no copy on the shelf), for the
+// school's students in turn, and sets a calendar (weekends closed, a
+// holiday, the term ending in a year), so that the writes measured next
+// pay for the hold checks and the calendar's rules.
+func seedHolds(s *svc, sc *school, n int) error {
+	t0 := time.Now()
+	year := time.Now().AddDate(1, 0, 0).Format("2006-01-02")
+	hol := time.Now().AddDate(0, 2, 0)
+	cal := fmt.Sprintf(`{"closed_weekdays":["saturday","sunday"],"closures":[{"from":%q,"to":%q,"name":"Break"}],"term_ends":[%q]}`,
+		hol.Format("2006-01-02"), hol.AddDate(0, 0, 9).Format("2006-01-02"), year)
+	if _, err := expect(s.URL, rq{Method: http.MethodPut, Path: "/api/library/calendar", Token: sc.lib, Body: cal}, 200); err != nil {
+		return err
+	}
+	for i := range n {
+		a, err := expect(s.URL, rq{Method: http.MethodPost, Path: "/api/library/books", Token: sc.lib,
+			Body: fmt.Sprintf(`{"title":"Awaited %d","author":"Queue Writer","copies":0}`, i)}, 201)
+		if err != nil {
+			return err
+		}
+		body := fmt.Sprintf(`{"book_id":%q,"student_id":%q}`, a.field("book", "id"), sc.studentIDs[(i*17)%len(sc.studentIDs)])
+		if _, err := expect(s.URL, rq{Method: http.MethodPost, Path: "/api/library/holds", Token: sc.lib, Body: body}, 201); err != nil {
+			return err
+		}
+	}
+	log.Printf("placed %d holds and set a calendar in %s", n, time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+// writePhases are the check-out, return and renew requests on the given
+// free copies: each client level gets half of them; the loans it makes are
+// what the return phase of the same level gives back. Renew: loan j%pool,
+// so each loan is renewed at most 20 times per call.
+func (r *runner) writePhases(sc *school, free []seededCopy, notes map[string]string) map[string]func(level int) next {
+	half := len(free) / 2
+	queues := [2][]seededCopy{free[:half], free[half:]}
+	var made [2][]string
+	var madeMu sync.Mutex
+	var outN [2]atomic.Int64
+	checkoutNext := func(level int) next {
+		return func(int64) (rq, int, bool) {
+			j := int(outN[level].Add(1) - 1)
+			if j >= len(queues[level]) {
+				return rq{}, 0, false
+			}
+			cp := queues[level][j]
+			return rq{Method: http.MethodPost, Path: "/api/library/loans", Token: sc.lib, Body: loanBody(cp, sc.studentIDs[(j*13+level)%len(sc.studentIDs)]),
+				OnOK: func(b []byte) {
+					id := answer{Body: b}.field("loan", "id")
+					madeMu.Lock()
+					made[level] = append(made[level], id)
+					madeMu.Unlock()
+				}}, 201, true
+		}
+	}
+	var backN [2]atomic.Int64
+	returnNext := func(level int) next {
+		return func(int64) (rq, int, bool) {
+			j := int(backN[level].Add(1) - 1)
+			madeMu.Lock()
+			defer madeMu.Unlock()
+			if j >= len(made[level]) {
+				return rq{}, 0, false
+			}
+			return rq{Method: http.MethodPatch, Path: "/api/library/loans", Token: sc.lib,
+				Body: fmt.Sprintf(`{"loan_id":%q,"action":"return"}`, made[level][j])}, 200, true
+		}
+	}
+	var renewN atomic.Int64
+	renewNext := func(int) next {
+		return func(int64) (rq, int, bool) {
+			j := int(renewN.Add(1) - 1)
+			if len(sc.renewPool) == 0 || j/len(sc.renewPool) >= 10 {
+				return rq{}, 0, false
+			}
+			return rq{Method: http.MethodPatch, Path: "/api/library/loans", Token: sc.lib,
+				Body: fmt.Sprintf(`{"loan_id":%q,"action":"renew"}`, sc.renewPool[j%len(sc.renewPool)])}, 200, true
+		}
+	}
+	notes["checkout"] = fmt.Sprintf("%d free copies, half per client level", len(free))
+	notes["renew"] = fmt.Sprintf("%d active loans, each renewed at most 10 times", len(sc.renewPool))
+	notes["return"] = "the loans the check-out phase of the same client level made"
+	return map[string]func(level int) next{"checkout": checkoutNext, "return": returnNext, "renew": renewNext}
 }

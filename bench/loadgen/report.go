@@ -129,6 +129,19 @@ func (r *runner) writeSize(rep *report, sr *sizeRun) {
 	if len(fails) > 0 {
 		rep.f("%s\n\n", strings.Join(fails, "\n"))
 	}
+	if len(sr.holdRows) > 0 {
+		rep.f("The desk's writes again after placing %d holds (each on a title without copies, for the school's students) "+
+			"and setting a calendar (weekends and a holiday closed, the term ending in a year), on the other half of the free copies; "+
+			"ratio = with ÷ without, p50 (the target: at most 1.5):\n\n", o.holds)
+		rep.f("| request | 1 client: p50 without | with | ratio | %d clients: p50 without | with | ratio | failed with (1 / %d) |\n|---|---|---|---|---|---|---|---|\n", o.clients, o.clients)
+		for _, key := range []string{"checkout", "return", "renew"} {
+			a, b := sr.rows[key], sr.holdRows[key]
+			rep.f("| %s | %s | %s | %s | %s | %s | %s | %d / %d |\n", kindOf(key).Label,
+				ms(a.C1.Pct(50)), ms(b.C1.Pct(50)), ratio(float64(b.C1.Pct(50)), float64(a.C1.Pct(50))),
+				ms(a.CN.Pct(50)), ms(b.CN.Pct(50)), ratio(float64(b.CN.Pct(50)), float64(a.CN.Pct(50))), b.C1.Errs, b.CN.Errs)
+		}
+		rep.f("\n")
+	}
 	if sr.me1.Base.N > 0 {
 		rep.f("`GET /v1/users/me` against bare `net/http` answering the same bytes (same run, alternating):\n\n")
 		rep.f("| clients | bare p50 | bare req/s | service p50 | service req/s | service ÷ bare req/s | per round |\n|---|---|---|---|---|---|---|\n")

@@ -32,6 +32,7 @@ type sizeRun struct {
 	startTook                         time.Duration
 	sc                                *school
 	rows                              map[string]measurement
+	holdRows                          map[string]measurement // -holds: the writes again, with holds and a calendar
 	me1, meN                          pair
 	rssSeeded, rssMeasured            uint64
 	measureTook, took                 time.Duration
