@@ -304,7 +304,7 @@ var fieldLabels = map[string]string{
 	"email": "Email", "student_number": "Student number", "password": "Password", "default_loan_days": "Loan period",
 	"max_renewals": "Renewals allowed", "renewal_days": "Renewal period", "role": "Role", "school_id": "School",
 	"loan_history_days": "Loan history", "send_at": "Time", "due_soon_days": "Due soon", "overdue_steps": "Overdue notices",
-	"homerooms": "Homerooms",
+	"homerooms":        "Homerooms",
 	"hold_pickup_days": "Days a copy waits for a hold",
 }
 
