@@ -45,6 +45,9 @@ func mustParsePages() map[string]*template.Template {
 		panic(err)
 	}
 	funcs := template.FuncMap{
+		"unlock": func(base, id, from, search, describedBy string) unlockForm {
+			return unlockForm{Base: base, ID: id, From: from, Search: search, DescribedBy: describedBy}
+		},
 		"plural": func(n int, one, many string) string {
 			if n == 1 {
 				return one
@@ -61,6 +64,13 @@ func mustParsePages() map[string]*template.Template {
 		pages[base] = template.Must(template.New(base).Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", name))
 	}
 	return pages
+}
+
+// unlockForm is what the shared "unlock-form" template needs: the school's
+// pages, the account, the page to go back to (with its search) and the id
+// of the element naming the account.
+type unlockForm struct {
+	Base, ID, From, Search, DescribedBy string
 }
 
 // asset is one embedded static file.
