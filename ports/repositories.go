@@ -182,6 +182,7 @@ type Repositories struct {
 	ActiveLoans   ActiveLoanRepository
 	Expiry        ExpiryRepository
 	Departures    DepartureRepository
+	Charges       ChargeRepository
 	Health        Pinger
 
 	// ExternalIdentities links accounts to subjects of external issuers.

@@ -54,6 +54,8 @@ const (
 	colDepartureOutcomes = "departure_outcomes"
 	colMailTokens        = "mail_tokens"
 	colMailTokenUses     = "mail_token_uses"
+	colCharges           = "charges"
+	colSettlements       = "charge_settlements"
 )
 
 // colExternalIdentities holds the links of accounts to subjects of
@@ -136,6 +138,7 @@ func (d *DB) Repositories() ports.Repositories {
 		ActiveLoans:   NewActiveLoans(d.db),
 		Expiry:        NewExpiry(d.db),
 		Departures:    NewDepartures(d.db),
+		Charges:       NewCharges(d.db),
 		Health:        NewHealth(d.db.Client()),
 
 		ExternalIdentities: NewExternalIdentities(d.db),
@@ -239,6 +242,14 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 		{colLoans, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "returned_at", Value: 1}, {Key: "loaned_at", Value: 1}}},
 			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "loaned_at", Value: 1}}},
+			// A student's claimed returns (ClaimsReturned).
+			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "outcome", Value: 1}}},
+		}},
+		// A student's charges; a school's, all or by status (Charges).
+		{colCharges, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "status", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
 		}},
 		{colCopyClaims, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},

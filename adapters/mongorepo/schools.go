@@ -47,6 +47,12 @@ type settingsDoc struct {
 	MaxCopiesPerSchool int `bson:"max_copies_per_school,omitempty"`
 	// Absent (0, keep for good) in schools stored before the setting.
 	LoanHistoryDays int `bson:"loan_history_days,omitempty"`
+	// The charge settings; absent (no charge, no block, the default
+	// currency) in schools stored before them.
+	Currency             string `bson:"currency,omitempty"`
+	ReplacementCostCents int64  `bson:"replacement_cost_cents,omitempty"`
+	BlockOverdueItems    int    `bson:"block_overdue_items,omitempty"`
+	BlockChargesCents    int64  `bson:"block_charges_cents,omitempty"`
 }
 
 func toSettingsDoc(s library.Settings) settingsDoc {
@@ -58,6 +64,11 @@ func toSettingsDoc(s library.Settings) settingsDoc {
 		MaxCopiesPerBook:   s.MaxCopiesPerBook,
 		MaxCopiesPerSchool: s.MaxCopiesPerSchool,
 		LoanHistoryDays:    s.LoanHistoryDays,
+
+		Currency:             s.Currency,
+		ReplacementCostCents: s.ReplacementCostCents,
+		BlockOverdueItems:    s.BlockOverdueItems,
+		BlockChargesCents:    s.BlockChargesCents,
 	}
 }
 
@@ -84,6 +95,10 @@ func (d schoolDoc) toSchool() library.School {
 			MaxCopiesPerBook:   d.Settings.MaxCopiesPerBook,
 			MaxCopiesPerSchool: d.Settings.MaxCopiesPerSchool,
 			LoanHistoryDays:    d.Settings.LoanHistoryDays,
+			ChargeSettings: library.ChargeSettings{
+				Currency: d.Settings.Currency, ReplacementCostCents: d.Settings.ReplacementCostCents,
+				BlockOverdueItems: d.Settings.BlockOverdueItems, BlockChargesCents: d.Settings.BlockChargesCents,
+			},
 		}.WithCapDefaults(),
 		CreatedAt: d.CreatedAt.UTC(),
 	}

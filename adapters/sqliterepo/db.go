@@ -287,6 +287,7 @@ func (d *DB) Repositories() ports.Repositories {
 		ActiveLoans:   NewActiveLoans(d),
 		Expiry:        NewExpiry(d),
 		Departures:    NewDepartures(d),
+		Charges:       NewCharges(d),
 		Health:        NewHealth(d),
 
 		ExternalIdentities: NewExternalIdentities(d),

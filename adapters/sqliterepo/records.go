@@ -111,9 +111,10 @@ VALUES (:account_id, :book_id, :page_number, :percentage, :max_page, :max_percen
 SELECT `+libraryBookColumns+` FROM library_books AS b`)
 
 	stmtRecCopiesCount  = newWholeStmt("records.copies.count", `SELECT count(*) FROM copies`)
-	stmtRecCopiesRead   = newWholeStmt("records.copies.read", `SELECT `+copyColumns+` FROM copies`)
+	stmtRecCopiesRead   = newWholeStmt("records.copies.read", `SELECT `+copyReadColumns+` FROM copies`)
 	stmtRecCopiesInsert = newStmt("records.copies.insert", `
-INSERT INTO copies (`+copyColumns+`) VALUES (:id, :school_id, :book_id, :code, :created_at)`)
+INSERT INTO copies (`+copyReadColumns+`) VALUES (:id, :school_id, :book_id, :code, :created_at,
+	:condition, :note, :loan_id, :at)`)
 
 	stmtRecLoansCount = newWholeStmt("records.loans.count", `SELECT count(*) FROM loans`)
 	stmtRecLoansRead  = newWholeStmt("records.loans.read", `SELECT `+loanColumns+` FROM loans`)
@@ -236,7 +237,9 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 	case ports.KindCopies:
 		return recordsKind(d, k, stmtRecCopiesCount, stmtRecCopiesRead, scanCopy, func(ctx context.Context, tx *txn, c library.Copy) error {
 			_, err := d.exec(ctx, tx, stmtRecCopiesInsert, sql.Named("id", c.ID), sql.Named("school_id", c.SchoolID),
-				sql.Named("book_id", c.BookID), sql.Named("code", c.Code), sql.Named("created_at", millis(c.CreatedAt)))
+				sql.Named("book_id", c.BookID), sql.Named("code", c.Code), sql.Named("created_at", millis(c.CreatedAt)),
+				sql.Named("condition", c.Condition.Condition), sql.Named("note", c.Condition.Note),
+				sql.Named("loan_id", c.Condition.LoanID), sql.Named("at", conditionAt(c.Condition)))
 			return err
 		}), nil
 	case ports.KindLoans:

@@ -25,13 +25,15 @@ func NewSchools(db *DB) *Schools {
 }
 
 const schoolColumns = `id, name, domain, default_loan_days, max_renewals, renewal_days, allow_public_catalog, created_at,
-	max_copies_per_book, max_copies_per_school, loan_history_days`
+	max_copies_per_book, max_copies_per_school, loan_history_days,
+	currency, replacement_cost_cents, block_overdue_items, block_charges_cents`
 
 var (
 	stmtSchoolInsert = newStmt("schools.insert", `
 INSERT INTO schools (`+schoolColumns+`)
 VALUES (:id, :name, :domain, :default_loan_days, :max_renewals, :renewal_days, :allow_public_catalog, :created_at,
-	:max_copies_per_book, :max_copies_per_school, :loan_history_days)`)
+	:max_copies_per_book, :max_copies_per_school, :loan_history_days,
+	:currency, :replacement_cost_cents, :block_overdue_items, :block_charges_cents)`)
 	stmtSchoolGet          = newStmt("schools.get", `SELECT `+schoolColumns+` FROM schools WHERE id = :id`)
 	stmtSchoolGetByDomain  = newStmt("schools.get_by_domain", `SELECT `+schoolColumns+` FROM schools WHERE domain = :domain`)
 	stmtSchoolList         = newStmt("schools.list", `SELECT `+schoolColumns+` FROM schools ORDER BY name, id`)
@@ -39,7 +41,9 @@ VALUES (:id, :name, :domain, :default_loan_days, :max_renewals, :renewal_days, :
 UPDATE schools SET default_loan_days = :default_loan_days, max_renewals = :max_renewals,
 	renewal_days = :renewal_days, allow_public_catalog = :allow_public_catalog,
 	max_copies_per_book = :max_copies_per_book, max_copies_per_school = :max_copies_per_school,
-	loan_history_days = :loan_history_days
+	loan_history_days = :loan_history_days,
+	currency = :currency, replacement_cost_cents = :replacement_cost_cents,
+	block_overdue_items = :block_overdue_items, block_charges_cents = :block_charges_cents
 WHERE id = :id`)
 )
 
@@ -53,6 +57,10 @@ func settingsArgs(s library.Settings) []any {
 		sql.Named("max_copies_per_book", s.WithCapDefaults().MaxCopiesPerBook),
 		sql.Named("max_copies_per_school", s.WithCapDefaults().MaxCopiesPerSchool),
 		sql.Named("loan_history_days", s.LoanHistoryDays),
+		sql.Named("currency", s.Currency),
+		sql.Named("replacement_cost_cents", s.ReplacementCostCents),
+		sql.Named("block_overdue_items", s.BlockOverdueItems),
+		sql.Named("block_charges_cents", s.BlockChargesCents),
 	}
 }
 
@@ -63,7 +71,8 @@ func scanSchool(s scanner) (library.School, error) {
 	)
 	err := s.Scan(&sc.ID, &sc.Name, &sc.Domain, &sc.Settings.DefaultLoanDays, &sc.Settings.MaxRenewals,
 		&sc.Settings.RenewalDays, &sc.Settings.AllowPublicCatalog, &created,
-		&sc.Settings.MaxCopiesPerBook, &sc.Settings.MaxCopiesPerSchool, &sc.Settings.LoanHistoryDays)
+		&sc.Settings.MaxCopiesPerBook, &sc.Settings.MaxCopiesPerSchool, &sc.Settings.LoanHistoryDays,
+		&sc.Settings.Currency, &sc.Settings.ReplacementCostCents, &sc.Settings.BlockOverdueItems, &sc.Settings.BlockChargesCents)
 	if err != nil {
 		return library.School{}, err
 	}

@@ -90,6 +90,15 @@ const (
 	CodeDepartureDecided    = "departure_decided"
 	CodeDepartureNotFound   = "departure_not_found"
 
+	// Library: lost, damaged and claimed copies, their charges and the
+	// borrowing block.
+	CodeCopyNotLendable  = "copy_not_lendable"
+	CodeCopyNotOut       = "copy_not_out"
+	CodeChargeExists     = "charge_exists"
+	CodeChargeNotFound   = "charge_not_found"
+	CodeChargeSettled    = "charge_settled"
+	CodeBorrowingBlocked = "borrowing_blocked"
+
 	// Migration: the record store of the import/export commands.
 	CodeRecordExists      = "record_exists"
 	CodeInvalidRecord     = "invalid_record"

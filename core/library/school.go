@@ -41,6 +41,10 @@ type Settings struct {
 	// keep it). 0 keeps the link for good, so a school that sets nothing
 	// loses no history on an upgrade.
 	LoanHistoryDays int
+	// The charges for lost and damaged copies and the borrowing block
+	// (charges.go). Every zero value keeps the behaviour from before they
+	// existed: no charge, no block, and the default currency.
+	ChargeSettings
 }
 
 // Default copy caps. A book may have 1,000 copies, the most a book can be

@@ -52,7 +52,7 @@ func (s *Holdings) AddBook(ctx context.Context, schoolParam string, d library.Bo
 	d = d.Normalized()
 	b := library.Book{
 		ID: s.newID(), SchoolID: school.ID, ISBN: library.NormalizeISBN(d.ISBN), Title: d.Title,
-		Author: d.Author, CoverURL: d.CoverURL, CreatedAt: s.Now().UTC(),
+		Author: d.Author, CoverURL: d.CoverURL, CreatedAt: s.Now().UTC(), PriceCents: d.PriceCents,
 	}
 	// The caps are checked before the book is stored, so a refused book
 	// leaves nothing behind. (Only when another request takes the last room
