@@ -65,6 +65,9 @@ type Circulation struct {
 	// departures are the deletions of students under way, which a loan
 	// and a deletion settle between them (borrowerStays).
 	departures ports.DepartureRepository
+	// charges are what students owe for lost and damaged copies
+	// (losses.go).
+	charges ports.ChargeRepository
 	loanReader
 	*clock
 }
@@ -74,7 +77,9 @@ type Circulation struct {
 // loan is made and the deletion refused, or the deletion goes ahead and
 // the loan is refused (student_not_found).
 // Errors: Invalid (ids, due_at), NotFound "copy_not_found",
-// "book_not_found", "student_not_found", Conflict "copy_unavailable".
+// "book_not_found", "student_not_found", Conflict "copy_unavailable",
+// "copy_not_lendable" (lost, claimed returned or damaged) or
+// "borrowing_blocked" (the school's thresholds, see Standing).
 func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, error) {
 	fields := errs.FieldErrors{}
 	for name, v := range map[string]string{"book_id": in.BookID, "copy_id": in.CopyID, "student_id": in.StudentID} {
@@ -100,12 +105,18 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 	if cp.BookID != book.ID {
 		return LoanView{}, errs.E(errs.Conflict, errs.CodeCopyUnavailable, "The copy belongs to another book.")
 	}
+	if !cp.Condition.Lendable() {
+		return LoanView{}, library.ErrCopyNotLendable(cp.Condition.Condition)
+	}
 	student, err := s.accounts.Get(ctx, in.StudentID)
 	if err != nil || student.Deleted || student.Role != user.RoleStudent || student.SchoolID != school.ID {
 		if err != nil && !errs.Is(err, errs.NotFound) {
 			return LoanView{}, err
 		}
 		return LoanView{}, library.ErrStudentNotFound()
+	}
+	if err := s.checkBlock(ctx, school, student.ID); err != nil {
+		return LoanView{}, err
 	}
 	today := s.today()
 	due := library.DefaultDueDate(today, school.Settings)

@@ -319,3 +319,21 @@ func (s *Holdings) CopyLabels(ctx context.Context, schoolParam, bookID string, p
 
 // maxLabelPage keeps the offset of a label page far from overflow.
 const maxLabelPage = 1_000_000
+
+// SetBookPrice sets the replacement price of a library book (0: the
+// school's default applies) and returns the book.
+// Errors: Invalid (price_cents), NotFound "book_not_found", as scope.
+func (s *Holdings) SetBookPrice(ctx context.Context, schoolParam, bookID string, cents int64) (library.Book, error) {
+	if cents < 0 || cents > library.MaxChargeCents {
+		return library.Book{}, errs.InvalidField("price_cents", "must be between 0 and 100000000")
+	}
+	b, err := s.bookInScope(ctx, schoolParam, bookID)
+	if err != nil {
+		return library.Book{}, err
+	}
+	if err := s.holdings.SetBookPrice(ctx, b.SchoolID, b.ID, cents); err != nil {
+		return library.Book{}, err
+	}
+	b.PriceCents = cents
+	return b, nil
+}
