@@ -3,6 +3,7 @@ package webapp
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -29,6 +30,10 @@ func (l loanRow) StatusLabel() string {
 		return "Overdue"
 	case library.LoanReturned:
 		return "Returned"
+	case library.LoanLost:
+		return "Lost"
+	case library.LoanClaimsReturned:
+		return "Claimed returned"
 	}
 	return "On loan"
 }
@@ -58,6 +63,7 @@ type deskView struct {
 	OverdueCount   int
 	CanLend        bool
 	Pages          pager  // the loans' pages
+	Currency       string // of the damage charge typed at Return
 	LookupSchoolID string // admins: the schoolId the student lookup sends
 	Focus          string // checkout, return, renew or choice
 	Checkout       struct{ Code, Student, Due string }
@@ -112,7 +118,8 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 		base: a.schoolBase(r, school, "Desk", "desk"), Base: schoolPath(school),
 		Today: today.Format("2006-01-02"), DueDefault: library.DefaultDueDate(today, school.Settings),
 		MaxRenewals: school.Settings.MaxRenewals, CanLend: a.allowed(r, "create", "library:loans"),
-		Focus: "checkout", Choice: choice,
+		Currency: school.Settings.CurrencyCode(),
+		Focus:    "checkout", Choice: choice,
 		// Overdue first, then by due date: what the desk must chase on top.
 		ActiveCount: res.Total - res.Overdue, OverdueCount: res.Overdue,
 		Pages: newPager("loans", "Pages of loans", schoolPath(school), "", res.Page, res.Limit, res.Total),
@@ -157,8 +164,9 @@ func toLoanRow(l service.LoanView) loanRow {
 
 type studentView struct {
 	base
-	Loans  []loanRow
-	Active int
+	Loans   []loanRow
+	Active  int
+	Charges []chargeRow
 }
 
 // studentLoans shows a student their own loans, and nobody else's: the
@@ -172,11 +180,11 @@ func (a *App) studentLoans(w http.ResponseWriter, r *http.Request, school librar
 		a.fail(w, r, err)
 		return
 	}
-	v := studentView{base: a.schoolBase(r, school, "My loans", "desk")}
+	v := studentView{base: a.schoolBase(r, school, "My loans", "desk"), Charges: a.ownCharges(r)}
 	v.Flash = a.takeFlash(w, r)
 	for _, l := range loans {
 		row := toLoanRow(l)
-		if l.Status != library.LoanReturned {
+		if l.Status == library.LoanActive || l.Status == library.LoanOverdue {
 			v.Active++
 		}
 		v.Loans = append(v.Loans, row)
@@ -305,9 +313,16 @@ func (a *App) returnCopy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	found, back, fail := scan.found, scan.back, scan.fail
+	if found.Loan == nil && a.checkInFound(w, r, scan) {
+		return
+	}
 	if found.Loan == nil {
 		a.redirect(w, r, back, flash{Kind: "info", Focus: "return",
 			Message: fmt.Sprintf("%s (%s) is not on loan; nothing to return.", quote(found.Book.Title), found.Copy.Code)})
+		return
+	}
+	if scan.form.Get("damaged") == "true" {
+		a.returnDamaged(w, r, scan, scan.form.Get("damage_note"), scan.form.Get("damage_charge"))
 		return
 	}
 	if _, err := a.deps.Library.Circulation.ReturnLoan(r.Context(), found.Loan.Loan.ID); err != nil {
@@ -352,6 +367,7 @@ func (a *App) renew(w http.ResponseWriter, r *http.Request) {
 type deskScan struct {
 	school library.School
 	found  service.CopyLookup
+	form   url.Values
 	back   string
 	fail   func(msg string)
 }
@@ -368,7 +384,7 @@ func (a *App) scanAtDesk(w http.ResponseWriter, r *http.Request, focus string) (
 	if !ok {
 		return deskScan{}, false
 	}
-	scan := deskScan{school: school, back: schoolPath(school)}
+	scan := deskScan{school: school, form: form, back: schoolPath(school)}
 	scan.fail = func(msg string) {
 		a.redirect(w, r, scan.back, flash{Kind: "error", Message: msg, Focus: focus})
 	}

@@ -167,6 +167,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 	}
 	add("books", "Books", root+"/books", "read", "library:copies")
 	add("students", "Students", root+"/students", "read", "library:students")
+	add("charges", "Charges", root+"/charges", "read", "library:charges")
 	add("settings", "Settings", root+"/settings", "read", "library:settings")
 	add("accounts", "Accounts", root+"/accounts", "read", "library:accounts")
 	add("catalog", "Public catalog", root+"/catalog", "", "")
