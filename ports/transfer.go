@@ -43,6 +43,10 @@ const (
 	// their hashes are stored), so a link mailed before a move still works
 	// after it. A used token is not a record.
 	KindMailTokens RecordKind = "mail_tokens" // auth.MailToken
+	// What students owe for lost and damaged copies, and how each charge
+	// was settled.
+	KindCharges     RecordKind = "charges"            // library.Charge
+	KindSettlements RecordKind = "charge_settlements" // library.Settlement
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -52,7 +56,7 @@ var RecordKinds = []RecordKind{
 	KindSchools, KindAccounts, KindSigningKeys, KindRefreshTokens, KindRotations, KindRevokedFamilies,
 	KindBooks, KindReadingList, KindProgress, KindSessions,
 	KindLibraryBooks, KindCopies, KindLoans, KindRenewals, KindClaims, KindStudentNumbers, KindInvites, KindRedemptions,
-	KindExternalIdentities, KindMailTokens,
+	KindExternalIdentities, KindMailTokens, KindCharges, KindSettlements,
 }
 
 // SigningKeyRecord is a stored signing key and whether it is the active one.

@@ -69,6 +69,11 @@ func (d chargeDoc) toCharge() library.Charge {
 		Note: d.Note, CreatedAt: d.CreatedAt.UTC(), Status: d.Status}
 }
 
+func toSettlementDoc(s library.Settlement) settlementDoc {
+	return settlementDoc{ChargeID: s.ChargeID, SchoolID: s.SchoolID, Outcome: s.Outcome, Note: s.Note, By: s.By,
+		SettledAt: s.SettledAt.UTC()}
+}
+
 func (d settlementDoc) toSettlement() library.Settlement {
 	return library.Settlement{ChargeID: d.ChargeID, SchoolID: d.SchoolID, Outcome: d.Outcome, Note: d.Note, By: d.By,
 		SettledAt: d.SettledAt.UTC()}
@@ -133,8 +138,7 @@ func (r *Charges) SetStatus(ctx context.Context, chargeID, status string) error 
 // Settle implements ports.ChargeRepository: one insert keyed by the charge
 // id.
 func (r *Charges) Settle(ctx context.Context, s library.Settlement) error {
-	_, err := r.settlements.InsertOne(ctx, settlementDoc{ChargeID: s.ChargeID, SchoolID: s.SchoolID, Outcome: s.Outcome,
-		Note: s.Note, By: s.By, SettledAt: s.SettledAt.UTC()})
+	_, err := r.settlements.InsertOne(ctx, toSettlementDoc(s))
 	return mapErr(err, "settle the charge", nil, library.ErrChargeSettled)
 }
 

@@ -151,11 +151,13 @@ type copyDoc struct {
 	BookID    string    `bson:"book_id"`
 	Code      string    `bson:"code"`
 	CreatedAt time.Time `bson:"created_at"`
-	// The copy's condition; absent on the shelf (copyConditionUpdate).
+	// The copy's condition; absent on the shelf (copyConditionUpdate). In
+	// the order an update adds new fields (by name), so a copy written
+	// whole (Records) is stored exactly as one updated.
 	Condition     string     `bson:"condition,omitempty"`
-	ConditionNote string     `bson:"condition_note,omitempty"`
-	ConditionLoan string     `bson:"condition_loan_id,omitempty"`
 	ConditionAt   *time.Time `bson:"condition_at,omitempty"`
+	ConditionLoan string     `bson:"condition_loan_id,omitempty"`
+	ConditionNote string     `bson:"condition_note,omitempty"`
 }
 
 type loanDoc struct {

@@ -97,6 +97,10 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 		return plain(r.db, k, colExternalIdentities, toExternalIdentityDoc, externalIdentityDoc.toExternalIdentity), nil
 	case ports.KindMailTokens:
 		return r.mailTokens(k), nil
+	case ports.KindCharges:
+		return plain(r.db, k, colCharges, toChargeDoc, chargeDoc.toCharge), nil
+	case ports.KindSettlements:
+		return plain(r.db, k, colSettlements, toSettlementDoc, settlementDoc.toSettlement), nil
 	}
 	return recordKind{}, errs.E(errs.Invalid, errs.CodeUnknownRecordKind, "There is no record kind %q.", k)
 }

@@ -72,6 +72,13 @@ func chargeArgs(c library.Charge) []any {
 	}
 }
 
+func settlementArgs(st library.Settlement) []any {
+	return []any{
+		sql.Named("charge_id", st.ChargeID), sql.Named("school_id", st.SchoolID), sql.Named("outcome", st.Outcome),
+		sql.Named("note", st.Note), sql.Named("settled_by", st.By), sql.Named("settled_at", millis(st.SettledAt)),
+	}
+}
+
 func scanCharge(s scanner) (library.Charge, error) {
 	var (
 		c       library.Charge
@@ -160,9 +167,7 @@ func (r *Charges) SetStatus(ctx context.Context, chargeID, status string) error 
 // Settle implements ports.ChargeRepository: the primary key lets one
 // settlement win per charge.
 func (r *Charges) Settle(ctx context.Context, st library.Settlement) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtSettlementInsert, sql.Named("charge_id", st.ChargeID),
-		sql.Named("school_id", st.SchoolID), sql.Named("outcome", st.Outcome), sql.Named("note", st.Note),
-		sql.Named("settled_by", st.By), sql.Named("settled_at", millis(st.SettledAt)))
+	_, err := r.db.exec(ctx, r.db.write, stmtSettlementInsert, settlementArgs(st)...)
 	return mapErr(err, "settle the charge", nil, library.ErrChargeSettled)
 }
 

@@ -141,6 +141,11 @@ SELECT token_hash, redeemed_at FROM invite_redemptions`)
 	stmtRecLinksRead  = newWholeStmt("records.external_identities.read", `
 SELECT issuer, subject, account_id, created_at FROM external_identities`)
 
+	stmtRecChargesCount     = newWholeStmt("records.charges.count", `SELECT count(*) FROM charges`)
+	stmtRecChargesRead      = newWholeStmt("records.charges.read", `SELECT `+chargeColumns+` FROM charges`)
+	stmtRecSettlementsCount = newWholeStmt("records.charge_settlements.count", `SELECT count(*) FROM charge_settlements`)
+	stmtRecSettlementsRead  = newWholeStmt("records.charge_settlements.read", `SELECT `+settlementColumns+` FROM charge_settlements`)
+
 	stmtRecMailTokensCount = newWholeStmt("records.mail_tokens.count", `SELECT count(*) FROM mail_tokens`)
 	stmtRecMailTokensRead  = newWholeStmt("records.mail_tokens.read", `SELECT `+mailTokenColumns+` FROM mail_tokens`)
 )
@@ -283,6 +288,16 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 	case ports.KindMailTokens:
 		return recordsKind(d, k, stmtRecMailTokensCount, stmtRecMailTokensRead, scanMailToken, func(ctx context.Context, tx *txn, mt auth.MailToken) error {
 			_, err := d.exec(ctx, tx, stmtMailTokenInsert, mailTokenArgs(mt)...)
+			return err
+		}), nil
+	case ports.KindCharges:
+		return recordsKind(d, k, stmtRecChargesCount, stmtRecChargesRead, scanCharge, func(ctx context.Context, tx *txn, c library.Charge) error {
+			_, err := d.exec(ctx, tx, stmtChargeInsert, chargeArgs(c)...)
+			return err
+		}), nil
+	case ports.KindSettlements:
+		return recordsKind(d, k, stmtRecSettlementsCount, stmtRecSettlementsRead, scanSettlement, func(ctx context.Context, tx *txn, st library.Settlement) error {
+			_, err := d.exec(ctx, tx, stmtSettlementInsert, settlementArgs(st)...)
 			return err
 		}), nil
 	}

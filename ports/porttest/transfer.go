@@ -74,6 +74,8 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 
 	ports.KindExternalIdentities: reflect.TypeFor[user.ExternalIdentity](),
 	ports.KindMailTokens:         reflect.TypeFor[auth.MailToken](),
+	ports.KindCharges:            reflect.TypeFor[library.Charge](),
+	ports.KindSettlements:        reflect.TypeFor[library.Settlement](),
 }
 
 // transferSeed is what seedTransfer stored in store A.
@@ -117,6 +119,9 @@ type transferSeed struct {
 	links      []user.ExternalIdentity // the student at two issuers, the pupil at one
 	mailTokens []auth.MailToken        // a reset of the student's password, a sign-up
 	usedToken  auth.MailToken          // the librarian's reset, used: not a record
+
+	charges     []library.Charge     // the pupil's for the returned loan (settled), the student's for the open one
+	settlements []library.Settlement // of both charges
 
 	counts map[ports.RecordKind]int64
 }
@@ -237,6 +242,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	matilda := newLibBook(alder.ID, "9780140328721", "Matilda")
 	matilda.Author = "Roald Dahl"
 	pippi := newLibBook(alder.ID, "", "Pippi Långstrump")
+	pippi.PriceCents = 1299
 	birchMatilda := newLibBook(birch.ID, "9780140328721", "Matilda")
 	birchMatilda.Author = "Roald Dahl"
 	s.libBooks = []library.Book{matilda, pippi, birchMatilda}
@@ -315,6 +321,26 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	_, err = r.MailTokens.Consume(c, s.usedToken.Hash, s.usedToken.Purpose, base.Add(time.Minute))
 	must(t, "MailTokens.Consume", err)
 
+	// Copy 2 is lost on the incomplete loan's record; charges of both
+	// real loans, both settled.
+	must(t, "SetCopyCondition", r.Holdings.SetCopyCondition(c, alder.ID, s.copies[2].ID,
+		library.CopyCondition{Condition: library.ConditionLost, Note: "bus", LoanID: s.incomplete.ID, At: base.Add(time.Hour)}))
+	s.copies[2].Condition = library.CopyCondition{Condition: library.ConditionLost, Note: "bus", LoanID: s.incomplete.ID, At: base.Add(time.Hour)}
+	for i, l := range []library.Loan{s.returned, s.open} {
+		ch := library.Charge{ID: library.ChargeID(l.ID, library.ChargeDamage), SchoolID: alder.ID, StudentID: l.StudentID, LoanID: l.ID,
+			CopyID: l.CopyID, BookID: l.BookID, BookTitle: l.BookTitle, Kind: library.ChargeDamage, AmountCents: int64(250 * (i + 1)),
+			Currency: "EUR", Note: "torn", CreatedAt: base.Add(time.Duration(i) * time.Hour), Status: library.ChargeOpen}
+		must(t, "Charges.Insert", r.Charges.Insert(c, ch))
+		st := library.Settlement{ChargeID: ch.ID, SchoolID: alder.ID, Outcome: []string{library.ChargePaid, library.ChargeWaived}[i],
+			Note: "desk", By: s.librarian.ID, SettledAt: base.Add(time.Duration(i+1) * time.Hour)}
+		must(t, "Charges.Settle", r.Charges.Settle(c, st))
+		if i == 0 {
+			must(t, "Charges.SetStatus", r.Charges.SetStatus(c, ch.ID, st.Outcome))
+			ch.Status = st.Outcome
+		}
+		s.charges, s.settlements = append(s.charges, ch), append(s.settlements, st)
+	}
+
 	s.counts = map[ports.RecordKind]int64{
 		ports.KindSchools: 2, ports.KindAccounts: 5, ports.KindSigningKeys: 2,
 		ports.KindRefreshTokens: 4, ports.KindRotations: 2, ports.KindRevokedFamilies: 2,
@@ -322,6 +348,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		ports.KindLibraryBooks: 3, ports.KindCopies: 3, ports.KindLoans: 3, ports.KindRenewals: 3,
 		ports.KindClaims: 2, ports.KindStudentNumbers: 2, ports.KindInvites: 3, ports.KindRedemptions: 2,
 		ports.KindExternalIdentities: 3, ports.KindMailTokens: 2,
+		ports.KindCharges: 2, ports.KindSettlements: 2,
 	}
 	return s
 }
@@ -802,6 +829,28 @@ func testTransferReadBack(t *testing.T, a, b ports.Repositories, s *transferSeed
 		}
 		_, err := b.MailTokens.Get(c, s.usedToken.Hash, s.usedToken.Purpose)
 		wantErr(t, "MailTokens.Get of a token used before the copy, on B", err, errs.NotFound, "mail_token_not_found")
+	})
+
+	t.Run("Charges", func(t *testing.T) {
+		c := ctx(t)
+		for i, want := range s.charges {
+			got := same(t, "Charges.Get", a, b, func(r ports.Repositories) (library.Charge, error) {
+				return r.Charges.Get(c, want.SchoolID, want.ID)
+			}, checkCharge)
+			checkCharge(t, "Charges.Get", got, want)
+			sts, err := b.Charges.Settlements(c, []string{want.ID})
+			must(t, "Charges.Settlements on B", err)
+			if len(sts) != 1 || sts[0].Outcome != s.settlements[i].Outcome || sts[0].By != s.settlements[i].By || !sameTime(sts[0].SettledAt, s.settlements[i].SettledAt) {
+				t.Errorf("Settlements of %s on B = %+v, want %+v", want.ID, sts, s.settlements[i])
+			}
+			wantErr(t, "Charges.Insert of a copied charge", b.Charges.Insert(c, want), errs.Conflict, "charge_exists")
+			wantErr(t, "Charges.Settle of a copied settlement", b.Charges.Settle(c, s.settlements[i]), errs.Conflict, "charge_settled")
+		}
+		cp, err := b.Holdings.Copy(c, s.copies[2].SchoolID, s.copies[2].ID)
+		must(t, "Holdings.Copy on B", err)
+		if cp.Condition.Condition != library.ConditionLost || cp.Condition.LoanID != s.incomplete.ID || !sameTime(cp.Condition.At, base.Add(time.Hour)) {
+			t.Errorf("the lost copy's condition on B = %+v", cp.Condition)
+		}
 	})
 }
 
