@@ -53,6 +53,10 @@ type HoldingsRepository interface {
 	// on the shelf). Copies read afterwards carry it. Idempotent.
 	// Errors: NotFound "copy_not_found".
 	SetCopyCondition(ctx context.Context, schoolID, copyID string, c library.CopyCondition) error
+	// OffShelfCounts returns, per book, how many of the given books'
+	// copies have a condition (lost, claimed returned, damaged); books
+	// without such copies are absent. No ids is no query.
+	OffShelfCounts(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error)
 	// CopyCounts returns the number of copies of each of the given books of
 	// the school; books without copies are absent. No ids is no query.
 	CopyCounts(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error)

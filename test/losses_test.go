@@ -117,6 +117,9 @@ func TestLostLoanIsChargedOnceAndCheckInReversesIt(t *testing.T) {
 	if st := w.copyStatus(t, cp["code"].(string)); st["status"] != "lost" {
 		t.Fatalf("copy after lost: %v", st)
 	}
+	if got := w.catalogOf(t, "maplegrove.example.org")[bookID]; got["available_copies"] != float64(0) || got["total_copies"] != float64(1) {
+		t.Fatalf("catalog with the copy lost: %v, want 0 of 1 available", got)
+	}
 	if l := w.act(w.libA, loanID, "return").json(t)["loan"].(map[string]any); l["status"] != "lost" || l["returned_at"] == nil {
 		t.Fatalf("returning a lost loan changes nothing: %v", l)
 	}
@@ -170,6 +173,9 @@ func TestLostLoanIsChargedOnceAndCheckInReversesIt(t *testing.T) {
 		t.Fatalf("check in = %s", r.Body)
 	}
 	wantCode(t, w.changeCopy(w.libA, cp["id"].(string), "checkin"), 409, "copy_not_out")
+	if got := w.catalogOf(t, "maplegrove.example.org")[bookID]; got["available_copies"] != float64(1) {
+		t.Fatalf("catalog after the check-in: %v, want 1 available", got)
+	}
 	if ch := w.chargesOf(t, w.libA, w.studentAID)[0]; ch["status"] != "reversed" || ch["settled_at"] == nil {
 		t.Fatalf("charge after check-in: %v", ch)
 	}

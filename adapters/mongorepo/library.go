@@ -609,6 +609,17 @@ func (r *Holdings) CopyCounts(ctx context.Context, schoolID string, bookIDs []st
 	return r.copyCounts(ctx, bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)}})
 }
 
+// OffShelfCounts implements ports.HoldingsRepository with one aggregate on
+// the {school_id, book_id, code} index's prefix, keeping the copies that
+// have a condition (the field is absent on the shelf).
+func (r *Holdings) OffShelfCounts(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error) {
+	if len(bookIDs) == 0 {
+		return map[string]int{}, nil
+	}
+	return r.copyCounts(ctx, bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)},
+		{Key: "condition", Value: bson.D{{Key: "$exists", Value: true}}}})
+}
+
 func (r *Holdings) copyCounts(ctx context.Context, match bson.D) (map[string]int, error) {
 	pipeline := mongo.Pipeline{
 		{{Key: "$match", Value: match}},

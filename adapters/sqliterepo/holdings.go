@@ -102,6 +102,10 @@ UPDATE library_books SET price_cents = :price_cents WHERE id = :id AND +school_i
 	stmtCopySetCondition = newStmt("copies.set_condition", `
 UPDATE copies SET copy_condition = :condition, condition_note = :note, condition_loan_id = :loan_id, condition_at = :at
 WHERE id = :id AND +school_id = :school_id`)
+	stmtCopyOffShelfCounts = newStmt("copies.off_shelf_counts", `
+SELECT book_id, count(*) FROM copies INDEXED BY copies_off_shelf
+WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_ids)) AND copy_condition <> ''
+GROUP BY book_id`)
 	stmtCopyCounts = newStmt("copies.counts", `
 SELECT book_id, count(*) FROM copies
 WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_ids))
@@ -441,4 +445,13 @@ func conditionAt(c library.CopyCondition) int64 {
 		return 0
 	}
 	return millis(c.At)
+}
+
+// OffShelfCounts implements ports.HoldingsRepository with one statement on
+// the partial index of copies with a condition. No ids is no statement.
+func (r *Holdings) OffShelfCounts(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error) {
+	if len(bookIDs) == 0 {
+		return map[string]int{}, nil
+	}
+	return r.db.countsByKey(ctx, "count the copies off the shelf", stmtCopyOffShelfCounts, sql.Named("school_id", schoolID), sql.Named("book_ids", jsonArray(bookIDs)))
 }

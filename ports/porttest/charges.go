@@ -162,11 +162,21 @@ func testCopyCondition(t *testing.T, r ports.Repositories) {
 	if byCode.Condition.Condition != library.ConditionDamaged {
 		t.Fatalf("CopyByCode condition = %+v", byCode.Condition)
 	}
+	off, err := r.Holdings.OffShelfCounts(ctx(t), school, []string{b.ID, uuid.NewString()})
+	must(t, "OffShelfCounts", err)
+	if len(off) != 1 || off[b.ID] != 1 {
+		t.Fatalf("OffShelfCounts = %v, want 1 for the book", off)
+	}
 	wantErr(t, "SetCopyCondition of another school", r.Holdings.SetCopyCondition(ctx(t), other, cp.ID, library.CopyCondition{}), errs.NotFound, "copy_not_found")
 	must(t, "SetCopyCondition cleared", r.Holdings.SetCopyCondition(ctx(t), school, cp.ID, library.CopyCondition{}))
 	got, err = r.Holdings.Copy(ctx(t), school, cp.ID)
 	must(t, "Copy", err)
 	checkCopy(t, "Copy after clearing", got, cp)
+	off, err = r.Holdings.OffShelfCounts(ctx(t), school, []string{b.ID})
+	must(t, "OffShelfCounts", err)
+	if len(off) != 0 {
+		t.Fatalf("OffShelfCounts after clearing = %v, want none", off)
+	}
 }
 
 func testBookPrice(t *testing.T, r ports.Repositories) {

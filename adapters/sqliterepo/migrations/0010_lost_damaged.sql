@@ -14,6 +14,9 @@ ALTER TABLE copies ADD COLUMN copy_condition TEXT NOT NULL DEFAULT ''
 ALTER TABLE copies ADD COLUMN condition_note TEXT NOT NULL DEFAULT '';
 ALTER TABLE copies ADD COLUMN condition_loan_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE copies ADD COLUMN condition_at INTEGER NOT NULL DEFAULT 0;
+-- The copies off the shelf, by book: the catalog's availability leaves
+-- them out without reading the copies on the shelf.
+CREATE INDEX copies_off_shelf ON copies (school_id, book_id) WHERE copy_condition <> '';
 
 -- How a loan ended: '' (returned, or still active), lost, claims_returned.
 -- The partial index counts a student's claims without reading their
