@@ -26,6 +26,9 @@ type ChargeRepository interface {
 	// when ""), newest first (then by id), from offset on, at most limit of
 	// them, and how many match in all.
 	Page(ctx context.Context, schoolID, status string, offset, limit int) ([]library.Charge, int, error)
+	// AnonymizeStudent removes the student id from the student's charges
+	// (StudentID becomes ""), keeping the school's records. Idempotent.
+	AnonymizeStudent(ctx context.Context, studentID string) error
 	// SetStatus copies a settlement's outcome onto its charge, for the
 	// lists by status. Idempotent.
 	SetStatus(ctx context.Context, chargeID, status string) error

@@ -429,3 +429,38 @@ func TestBorrowingBlock(t *testing.T) {
 		t.Fatalf("set price: %d %s", r.Status, r.Body)
 	}
 }
+
+// A student with charges who deletes their account leaves no trace of
+// their id in the charges; the school keeps the charges without them.
+func TestDeletedStudentsChargesStayWithoutThem(t *testing.T) {
+	env := testEnv(t, nil)
+	s := startService(t, env)
+	w := &libraryWorld{s: s, libA: s.login(demoLibrarian, demoPassword).Access}
+	sess := s.login(demoStudent, demoPassword)
+	acct, _ := s.App.Repos.Accounts.GetByEmail(context.Background(), demoStudent)
+	w.studentAID = acct.ID
+	// The demo school's own loan of this student ends first.
+	var open struct {
+		Loans []map[string]any `json:"loans"`
+	}
+	_ = json.Unmarshal(s.do(req{Path: "/api/library/loans", Token: w.libA}).Body, &open)
+	for _, l := range open.Loans {
+		w.act(w.libA, l["id"].(string), "return")
+	}
+	bookID, copies := w.addBook(t, w.libA, `{"title":"Gone Reader","author":"Ana Leave","copies":1,"price_cents":800}`)
+	w.act(w.libA, w.lendOK(t, bookID, copies[0], acct.ID), "lost")
+	if found := scanForAccount(t, env, acct.ID); found["charges"] == 0 {
+		t.Fatalf("the student has no charge to anonymize: %v", found)
+	}
+	if r := s.do(req{Method: http.MethodDelete, Path: "/v1/users/me", Token: sess.Access}); r.Status != 200 {
+		t.Fatalf("delete the account: %d %s", r.Status, r.Body)
+	}
+	if found := scanForAccount(t, env, acct.ID); len(found) != 0 {
+		t.Fatalf("records still mention the deleted student: %v", found)
+	}
+	r := s.do(req{Path: "/api/library/charges?status=open", Token: w.libA})
+	cs := r.json(t)["charges"].([]any)
+	if len(cs) != 1 || cs[0].(map[string]any)["student_id"] != nil || cs[0].(map[string]any)["amount_cents"] != float64(800) {
+		t.Fatalf("the school's charges after the deletion: %s", r.Body)
+	}
+}

@@ -40,7 +40,7 @@ func toCopyBody(c library.Copy, lent bool) copyBody {
 type chargeBody struct {
 	ID          string  `json:"id"`
 	SchoolID    string  `json:"school_id"`
-	StudentID   string  `json:"student_id"`
+	StudentID   *string `json:"student_id"` // null once the student deleted their account
 	LoanID      string  `json:"loan_id"`
 	CopyID      string  `json:"copy_id"`
 	BookID      string  `json:"book_id"`
@@ -57,9 +57,12 @@ type chargeBody struct {
 
 func toChargeBody(v service.ChargeView) chargeBody {
 	c := v.Charge
-	b := chargeBody{ID: c.ID, SchoolID: c.SchoolID, StudentID: c.StudentID, LoanID: c.LoanID, CopyID: c.CopyID, BookID: c.BookID,
+	b := chargeBody{ID: c.ID, SchoolID: c.SchoolID, LoanID: c.LoanID, CopyID: c.CopyID, BookID: c.BookID,
 		BookTitle: c.BookTitle, Kind: c.Kind, AmountCents: c.AmountCents, Currency: c.Currency, Note: c.Note,
 		CreatedAt: timestamp(c.CreatedAt), Status: v.Status}
+	if c.StudentID != "" {
+		b.StudentID = &c.StudentID
+	}
 	if v.Settlement != nil {
 		t := timestamp(v.Settlement.SettledAt)
 		b.SettledAt, b.SettledNote = &t, v.Settlement.Note

@@ -129,6 +129,17 @@ func (r *Charges) Page(ctx context.Context, schoolID, status string, offset, lim
 	return out, int(n), nil
 }
 
+// AnonymizeStudent implements ports.ChargeRepository with one updateMany
+// on the {student_id, ...} index. Only SetStatus updates charges too, on
+// another field; FerretDB 1.24 writes whole documents, so the two racing
+// may undo one another, and both are idempotent: a repeated call repairs
+// the charge (a deletion is retried until it finishes).
+func (r *Charges) AnonymizeStudent(ctx context.Context, studentID string) error {
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "student_id", Value: ""}}}}
+	_, err := r.charges.UpdateMany(ctx, bson.D{{Key: "student_id", Value: studentID}}, update)
+	return mapErr(err, "anonymize the student's charges", nil, nil)
+}
+
 // SetStatus implements ports.ChargeRepository with one updateOne by _id.
 func (r *Charges) SetStatus(ctx context.Context, chargeID, status string) error {
 	_, err := r.charges.UpdateOne(ctx, byID(chargeID), bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: status}}}})

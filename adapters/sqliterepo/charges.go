@@ -53,7 +53,8 @@ SELECT `+chargeColumns+` FROM charges INDEXED BY charges_by_school_status WHERE 
 ORDER BY created_at DESC, id DESC LIMIT :limit OFFSET :offset`)
 	stmtChargesCountStatus = newStmt("charges.count[status]", `
 SELECT count(*) FROM charges INDEXED BY charges_by_school_status WHERE school_id = :school_id AND status = :status`)
-	stmtChargeSetStatus = newStmt("charges.set_status", `UPDATE charges SET status = :status WHERE id = :id`)
+	stmtChargesAnonymize = newStmt("charges.anonymize_student", `UPDATE charges SET student_id = '' WHERE student_id = :student_id`)
+	stmtChargeSetStatus  = newStmt("charges.set_status", `UPDATE charges SET status = :status WHERE id = :id`)
 
 	stmtSettlementInsert = newStmt("charge_settlements.insert", `
 INSERT INTO charge_settlements (`+settlementColumns+`)
@@ -155,6 +156,13 @@ func (r *Charges) list(ctx context.Context, t target, s *stmt, args ...any) ([]l
 	}
 	out, err := scanAll(rows, scanCharge)
 	return out, mapErr(err, "read the charges", nil, nil)
+}
+
+// AnonymizeStudent implements ports.ChargeRepository with one UPDATE on
+// the (student_id, ...) index.
+func (r *Charges) AnonymizeStudent(ctx context.Context, studentID string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtChargesAnonymize, sql.Named("student_id", studentID))
+	return mapErr(err, "anonymize the student's charges", nil, nil)
 }
 
 // SetStatus implements ports.ChargeRepository with one UPDATE by primary

@@ -33,6 +33,7 @@ type Users struct {
 	departures ports.DepartureRepository
 	mail       ports.MailTokenRepository
 	links      ports.ExternalIdentityRepository
+	charges    ports.ChargeRepository
 	loanReader
 	authz ports.Authorizer
 
@@ -43,13 +44,13 @@ type Users struct {
 // NewUsers builds the users service. It panics on a nil dependency.
 func NewUsers(repos ports.Repositories, authz ports.Authorizer) *Users {
 	if repos.Accounts == nil || repos.RefreshTokens == nil || repos.ReadingLists == nil || repos.Progress == nil || repos.Books == nil ||
-		repos.Students == nil || repos.Invites == nil || repos.MailTokens == nil || repos.ExternalIdentities == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || authz == nil {
+		repos.Students == nil || repos.Invites == nil || repos.MailTokens == nil || repos.ExternalIdentities == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || repos.Charges == nil || authz == nil {
 		panic("service.NewUsers: nil dependency")
 	}
 	return &Users{
 		accounts: repos.Accounts, refresh: repos.RefreshTokens, lists: repos.ReadingLists,
 		progress: repos.Progress, books: repos.Books, students: repos.Students, invites: repos.Invites, mail: repos.MailTokens, links: repos.ExternalIdentities,
-		departures: repos.Departures, loanReader: loanReader{loans: repos.Loans, active: repos.ActiveLoans}, authz: authz, Now: time.Now,
+		departures: repos.Departures, charges: repos.Charges, loanReader: loanReader{loans: repos.Loans, active: repos.ActiveLoans}, authz: authz, Now: time.Now,
 	}
 }
 
@@ -409,6 +410,9 @@ func (s *Users) erase(ctx context.Context, accountID string) error {
 		return err
 	}
 	if err := s.loans.AnonymizeStudent(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.charges.AnonymizeStudent(ctx, accountID); err != nil {
 		return err
 	}
 	if err := s.students.ReleaseNumbers(ctx, accountID); err != nil {

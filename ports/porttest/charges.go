@@ -120,6 +120,19 @@ func testChargeLists(t *testing.T, r ports.Repositories) {
 	if len(open) != 3 || total != 3 {
 		t.Fatalf("Page(open) = %d of %d, want 3", len(open), total)
 	}
+	must(t, "AnonymizeStudent", r.Charges.AnonymizeStudent(ctx(t), s2))
+	must(t, "AnonymizeStudent again", r.Charges.AnonymizeStudent(ctx(t), s2))
+	if left, err := r.Charges.OfStudent(ctx(t), s2); err != nil || len(left) != 0 {
+		t.Fatalf("OfStudent after AnonymizeStudent = %v, %v; want none", left, err)
+	}
+	kept, err := r.Charges.Get(ctx(t), school, all[1].ID)
+	must(t, "Get an anonymized charge", err)
+	if kept.StudentID != "" || kept.AmountCents != all[1].AmountCents {
+		t.Fatalf("anonymized charge = %+v, want it kept without its student", kept)
+	}
+	if of1, err := r.Charges.OfStudent(ctx(t), s1); err != nil || len(of1) != 4 {
+		t.Fatalf("the other student's charges after AnonymizeStudent = %d, %v; want 4 (3 of the school, 1 of another)", len(of1), err)
+	}
 }
 
 // Of racing settlements of one charge exactly one is stored.
