@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -462,5 +463,112 @@ func TestDeletedStudentsChargesStayWithoutThem(t *testing.T) {
 	cs := r.json(t)["charges"].([]any)
 	if len(cs) != 1 || cs[0].(map[string]any)["student_id"] != nil || cs[0].(map[string]any)["amount_cents"] != float64(800) {
 		t.Fatalf("the school's charges after the deletion: %s", r.Body)
+	}
+}
+
+// The desk's forms without a browser: the settings page keeps the charge
+// settings a form leaves out, a damaged return and its repair, a claimed
+// return from the loans table, a waived charge, and a student's own page.
+func TestDeskLossForms(t *testing.T) {
+	w := newLibraryWorld(t)
+	s := w.s
+	b := newBrowser(t, s)
+	if p := b.signIn(demoLibrarian, demoPassword); p.Status != http.StatusSeeOther {
+		t.Fatalf("sign in: %d", p.Status)
+	}
+	base := "/library/" + demoDomain
+	rules := url.Values{"default_loan_days": {"14"}, "max_renewals": {"2"}, "renewal_days": {"7"}, "allow_public_catalog": {"true"}}
+	with := func(extra map[string]string) url.Values {
+		v := url.Values{}
+		for k, x := range rules {
+			v[k] = x
+		}
+		for k, x := range extra {
+			v.Set(k, x)
+		}
+		return v
+	}
+	b.follow(base+"/settings", with(map[string]string{"currency": "eur", "replacement_cost_cents": "12.50", "block_overdue_items": "3", "block_charges_cents": "20"}))
+	set := w.settings(w.libA, "")
+	if set["currency"] != "EUR" || set["replacement_cost_cents"] != float64(1250) || set["block_overdue_items"] != float64(3) || set["block_charges_cents"] != float64(2000) {
+		t.Fatalf("settings after the form: %v", set)
+	}
+	// A form without the charge fields (from before them) keeps them.
+	b.follow(base+"/settings", with(nil))
+	if set := w.settings(w.libA, ""); set["replacement_cost_cents"] != float64(1250) || set["block_charges_cents"] != float64(2000) {
+		t.Fatalf("settings after a form without the charge fields: %v", set)
+	}
+	page := b.get(base + "/settings")
+	if got := htmlAttr(page.byID("settings-replacement"), "value"); got != "12.50" {
+		t.Errorf("settings form shows replacement %q, want 12.50", got)
+	}
+	staffView := newBrowser(t, s)
+	staffView.signIn("staff@maplegrove.example.org", demoPassword)
+	if got := staffView.get(base + "/settings").byTestID("setting-replacement"); len(got) != 1 || !strings.Contains(htmlText(got[0]), "EUR 12.50") {
+		t.Errorf("staff's settings page does not show the replacement cost in euros")
+	}
+	if p := b.submit(base+"/settings", with(map[string]string{"replacement_cost_cents": "12.5.0"})); p.Status != 422 {
+		t.Fatalf("a bad amount: %d", p.Status)
+	}
+
+	bookID, copies := w.addBook(t, w.libA, `{"title":"Desk Forms","author":"Pat Form","copies":2}`)
+	w.lendOK(t, bookID, copies[0], w.studentAID)
+	done := b.follow(base+"/return", url.Values{"code": {copies[0]["code"].(string)}, "damaged": {"true"}, "damage_note": {"spine split"}, "damage_charge": {"3.75"}})
+	if msg := done.text("flash"); !strings.Contains(msg, "damaged") || !strings.Contains(msg, "EUR 3.75") {
+		t.Fatalf("damaged return message: %q", msg)
+	}
+	if st := w.copyStatus(t, copies[0]["code"].(string)); st["status"] != "damaged" || st["note"] != "spine split" {
+		t.Fatalf("copy after the damaged return: %v", st)
+	}
+	// Repaired: the wrong copy is refused with a sentence, the right one
+	// goes back on the shelf.
+	if msg := b.follow(base+"/repaired", url.Values{"code": {copies[1]["code"].(string)}}).text("flash"); !strings.Contains(msg, "not marked damaged") {
+		t.Fatalf("repairing a copy on the shelf: %q", msg)
+	}
+	b.follow(base+"/repaired", url.Values{"code": {copies[0]["code"].(string)}})
+	if st := w.copyStatus(t, copies[0]["code"].(string)); st["status"] != "available" {
+		t.Fatalf("copy after Repaired: %v", st)
+	}
+
+	loanID := w.lendOK(t, bookID, copies[1], w.studentAID)
+	b.follow(base+"/loans/end", url.Values{"loan_id": {loanID}, "outcome": {"claims_returned"}})
+	if st := w.copyStatus(t, copies[1]["code"].(string)); st["status"] != "claims_returned" {
+		t.Fatalf("copy after Claims returned: %v", st)
+	}
+	if msg := b.follow(base+"/loans/end", url.Values{"loan_id": {loanID}, "outcome": {"lost"}}).text("flash"); !strings.Contains(msg, "returned") {
+		t.Fatalf("marking a claimed loan lost: %q", msg)
+	}
+
+	charges := b.get(base + "/charges?status=open")
+	rows := charges.byTestID("charge-row")
+	if charges.Status != 200 || len(rows) != 1 {
+		t.Fatalf("charges page: %d, %d rows", charges.Status, len(rows))
+	}
+	id := htmlAttr(rows[0], "data-charge-id")
+	b.follow(base+"/charges/settle", url.Values{"charge_id": {id}, "action": {"waived"}})
+	if got := w.chargesOf(t, w.libA, w.studentAID)[0]["status"]; got != "waived" {
+		t.Fatalf("charge after Waive: %v", got)
+	}
+	if msg := b.follow(base+"/charges/settle", url.Values{"charge_id": {id}, "action": {"paid"}}).text("flash"); !strings.Contains(msg, "settled already") {
+		t.Fatalf("settling twice: %q", msg)
+	}
+
+	// Staff see the charges but no buttons; students see only their own.
+	staff := newBrowser(t, s)
+	staff.signIn("staff@maplegrove.example.org", demoPassword)
+	if p := staff.get(base + "/charges"); p.Status != 200 || len(p.byTestID("charge-paid")) != 0 {
+		t.Fatalf("staff's charges page: %d", p.Status)
+	}
+	if p := staff.submit(base+"/charges/settle", url.Values{"charge_id": {id}, "action": {"paid"}}); p.Status != 403 {
+		t.Fatalf("staff settles: %d", p.Status)
+	}
+	pupil := newBrowser(t, s)
+	pupil.signIn(demoStudent, demoPassword)
+	own := pupil.get(base)
+	if mine := own.byTestID("my-charge-row"); len(mine) != 1 || htmlAttr(mine[0], "data-status") != "waived" {
+		t.Fatalf("the student's page lists %d charges", len(mine))
+	}
+	if p := pupil.get(base + "/charges"); p.Status != 403 {
+		t.Fatalf("a student opens the charges page: %d", p.Status)
 	}
 }

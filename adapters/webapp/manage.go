@@ -377,6 +377,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 			"max_copies_per_school": strconv.Itoa(s.Settings.WithCapDefaults().MaxCopiesPerSchool),
 			"loan_history_days":     strconv.Itoa(s.Settings.LoanHistoryDays),
 		}}
+		chargeSettingsValues(s.Settings.ChargeSettings, v.Form.Values)
 	}
 	a.render(w, r, status, "settings", v)
 }
@@ -428,12 +429,16 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 	} else {
 		set.LoanHistoryDays = num("loan_history_days")
 	}
+	if !a.chargeSettingsFromForm(w, r, school, form, &set, fields) {
+		return
+	}
 	err := fields.Err()
 	if err == nil {
 		_, err = a.deps.Library.Schools.PutSettings(r.Context(), school.ID, set)
 	}
 	if err != nil {
-		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days")
+		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days",
+			"currency", "replacement_cost_cents", "block_overdue_items", "block_charges_cents")
 		st.Values["allow_public_catalog"] = strconv.FormatBool(set.AllowPublicCatalog)
 		a.renderSettings(w, r, school, a.statusFor(err), st)
 		return

@@ -51,6 +51,7 @@ func mustParsePages() map[string]*template.Template {
 			}
 			return many
 		},
+		"money": money,
 	}
 	pages := map[string]*template.Template{}
 	for _, name := range names {
@@ -302,6 +303,9 @@ var fieldLabels = map[string]string{
 	"email": "Email", "student_number": "Student number", "password": "Password", "default_loan_days": "Loan period",
 	"max_renewals": "Renewals allowed", "renewal_days": "Renewal period", "role": "Role", "school_id": "School",
 	"loan_history_days": "Loan history",
+	"currency":          "Currency", "replacement_cost_cents": "Replacement cost", "block_overdue_items": "Overdue items that block",
+	"block_charges_cents": "Charges that block", "price_cents": "Replacement price", "damaged.note": "Damage note",
+	"damaged.charge_cents": "Damage charge", "note": "Note", "action": "Action",
 }
 
 // messageOf is a sentence for the librarian: the service's client-safe
