@@ -572,3 +572,61 @@ func TestDeskLossForms(t *testing.T) {
 		t.Fatalf("a student opens the charges page: %d", p.Status)
 	}
 }
+
+// The books page takes a replacement price with a new book and changes a
+// book's price; the lost copy is then charged that price.
+func TestBooksPagePrices(t *testing.T) {
+	w := newLibraryWorld(t)
+	s := w.s
+	b := newBrowser(t, s)
+	b.signIn(demoLibrarian, demoPassword)
+	base := "/library/" + demoDomain
+	if p := b.submit(base+"/books", url.Values{"title": {"Priced Page"}, "author": {"Lu Price"}, "copies": {"1"}, "price_cents": {"9.999"}}); p.Status != 422 || p.byID("book-price-error") == nil {
+		t.Fatalf("a bad price: %d", p.Status)
+	}
+	b.follow(base+"/books", url.Values{"title": {"Priced Page"}, "author": {"Lu Price"}, "copies": {"1"}, "price_cents": {"9.99"}})
+	page := b.get(base + "/books?search=priced")
+	rows := page.byTestID("book-row")
+	if len(rows) != 1 {
+		t.Fatalf("%d rows for the new book", len(rows))
+	}
+	bookID := htmlAttr(rows[0], "data-book-id")
+	if got := htmlAttr(page.byID("price-"+bookID), "value"); got != "9.99" {
+		t.Fatalf("price shown %q, want 9.99", got)
+	}
+	if msg := b.follow(base+"/books/price", url.Values{"book_id": {bookID}, "price_cents": {"14"}}).text("flash"); !strings.Contains(msg, "USD 14.00") {
+		t.Fatalf("set price message: %q", msg)
+	}
+	if p := staffCannotPrice(t, s, base, bookID); p != 403 {
+		t.Fatalf("staff sets a price: %d", p)
+	}
+	var copyID string
+	for _, c := range w.copiesOf(t, bookID) {
+		copyID = c
+	}
+	w.act(w.libA, w.lendOK(t, bookID, map[string]any{"id": copyID, "code": "?"}, w.studentAID), "lost")
+	if cs := w.chargesOf(t, w.libA, w.studentAID); len(cs) != 1 || cs[0]["amount_cents"] != float64(1400) {
+		t.Fatalf("charges after losing the priced book: %v", cs)
+	}
+}
+
+func staffCannotPrice(t *testing.T, s *service, base, bookID string) int {
+	t.Helper()
+	staff := newBrowser(t, s)
+	staff.signIn("staff@maplegrove.example.org", demoPassword)
+	return staff.submit(base+"/books/price", url.Values{"book_id": {bookID}, "price_cents": {"1"}}).Status
+}
+
+// copiesOf returns the ids of a book's copies, read from the store.
+func (w *libraryWorld) copiesOf(t *testing.T, bookID string) []string {
+	t.Helper()
+	cs, err := w.s.App.Repos.Holdings.CopiesOfBook(context.Background(), w.schoolA, bookID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 0, len(cs))
+	for _, c := range cs {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}

@@ -320,3 +320,32 @@ func (a *App) chargeSettingsFromForm(w http.ResponseWriter, r *http.Request, sch
 	set.ChargeSettings = c
 	return true
 }
+
+// setBookPrice sets a book's replacement price from the books page: the
+// same use case as PATCH /api/library/books/{id}.
+func (a *App) setBookPrice(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "update", "library:books") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	back := schoolPath(school) + "/books"
+	cents, ok := parseMoney(form.Get("price_cents"))
+	if !ok {
+		a.redirect(w, r, back, flash{Kind: "error", Message: "Replacement price must be an amount such as 12.99, or empty for none."})
+		return
+	}
+	b, err := a.deps.Library.Holdings.SetBookPrice(r.Context(), school.ID, form.Get("book_id"), cents)
+	if err != nil {
+		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+		return
+	}
+	msg := fmt.Sprintf("%s now costs %s to replace.", quote(b.Title), money(cents, school.Settings.CurrencyCode()))
+	if cents == 0 {
+		msg = fmt.Sprintf("%s has no price of its own: a lost copy costs the school's default.", quote(b.Title))
+	}
+	a.redirect(w, r, back, flash{Kind: "success", Message: msg})
+}

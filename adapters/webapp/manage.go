@@ -72,6 +72,7 @@ func atoi(values url.Values, field string, blank int) (int, error) {
 type bookRow struct {
 	ID, Title, Author, ISBN string
 	Total, Available        int
+	Price                   string // the replacement price as typed ("12.99"); "" without one
 }
 
 // labelPage is one PDF of a book's labels: the copies it prints, First to
@@ -99,6 +100,8 @@ type booksView struct {
 	Pages        pager
 	CanAddBook   bool
 	CanAddCopies bool
+	CanPrice     bool       // may set a book's replacement price
+	Currency     string     // of the prices
 	Form         *formState // the add-book form after a refusal
 }
 
@@ -119,12 +122,17 @@ func (a *App) renderBooks(w http.ResponseWriter, r *http.Request, school library
 	}
 	v := booksView{base: a.schoolBase(r, school, "Books", "books"), Base: schoolPath(school), Form: form, Search: search,
 		Pages:      newPager("books", "Pages of books", schoolPath(school)+"/books", search, res.Page, res.Limit, res.Total),
-		CanAddBook: a.allowed(r, "create", "library:books"), CanAddCopies: a.allowed(r, "create", "library:copies")}
+		CanAddBook: a.allowed(r, "create", "library:books"), CanAddCopies: a.allowed(r, "create", "library:copies"),
+		CanPrice: a.allowed(r, "update", "library:books"), Currency: school.Settings.CurrencyCode()}
 	if form == nil {
 		v.Flash = a.takeFlash(w, r)
 	}
 	for _, e := range res.Entries {
-		v.Books = append(v.Books, bookRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN, Total: e.Total, Available: e.Available})
+		row := bookRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN, Total: e.Total, Available: e.Available}
+		if e.Book.PriceCents > 0 {
+			row.Price = moneyValue(e.Book.PriceCents)
+		}
+		v.Books = append(v.Books, row)
 	}
 	a.render(w, r, status, "books", v)
 }
@@ -156,13 +164,17 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	keys := []string{"title", "author", "isbn", "copies"}
+	keys := []string{"title", "author", "isbn", "copies", "price_cents"}
 	n, err := atoi(form, "copies", 1)
+	price, priced := parseMoney(form.Get("price_cents"))
+	if err == nil && !priced {
+		err = errs.InvalidField("price_cents", "must be an amount such as 12.99")
+	}
 	if err == nil {
 		var b library.Book
 		var copies []library.Copy
 		b, copies, err = a.deps.Library.Holdings.AddBook(r.Context(), school.ID, library.BookDraft{
-			Title: form.Get("title"), Author: form.Get("author"), ISBN: form.Get("isbn"), Copies: n,
+			Title: form.Get("title"), Author: form.Get("author"), ISBN: form.Get("isbn"), Copies: n, PriceCents: price,
 		})
 		if err == nil {
 			msg := fmt.Sprintf("Added %s with %d %s", quote(b.Title), len(copies), pluralize(len(copies), "copy", "copies"))

@@ -143,6 +143,7 @@ func (a *App) Routes() []Route {
 		view("web.books", school+"/books", a.books),
 		submit("web.books.add", school+"/books", a.addBook),
 		submit("web.copies.add", school+"/copies", a.addCopies),
+		submit("web.books.price", school+"/books/price", a.setBookPrice),
 		view("web.students", school+"/students", a.students),
 		submit("web.students.add", school+"/students", a.addStudent),
 		submit("web.students.import", school+"/students/import", a.importStudents),
