@@ -520,6 +520,9 @@ func TestDeskLossForms(t *testing.T) {
 	if st := w.copyStatus(t, copies[0]["code"].(string)); st["status"] != "damaged" || st["note"] != "spine split" {
 		t.Fatalf("copy after the damaged return: %v", st)
 	}
+	if msg := b.follow(base+"/return", url.Values{"code": {copies[0]["code"].(string)}}).text("flash"); !strings.Contains(msg, "scan it at Repaired") {
+		t.Fatalf("returning a damaged copy again: %q", msg)
+	}
 	// Repaired: the wrong copy is refused with a sentence, the right one
 	// goes back on the shelf.
 	if msg := b.follow(base+"/repaired", url.Values{"code": {copies[1]["code"].(string)}}).text("flash"); !strings.Contains(msg, "not marked damaged") {

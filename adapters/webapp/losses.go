@@ -41,10 +41,16 @@ func (a *App) endLoan(w http.ResponseWriter, r *http.Request) {
 }
 
 // checkInFound puts a lost or claimed copy scanned at the Return form back
-// on the shelf, reversing its open charge. It reports false when the copy
-// is neither (the caller says there is nothing to return).
+// on the shelf, reversing its open charge, and points a damaged one to the
+// Repaired form. It reports false for a copy on the shelf (the caller says
+// there is nothing to return).
 func (a *App) checkInFound(w http.ResponseWriter, r *http.Request, scan deskScan) bool {
 	c := scan.found.Copy.Condition.Condition
+	if c == library.ConditionDamaged {
+		a.redirect(w, r, scan.back, flash{Kind: "info", Focus: "repaired",
+			Message: fmt.Sprintf("%s (%s) is marked damaged and not on loan. Once it is mended, scan it at Repaired.", quote(scan.found.Book.Title), scan.found.Copy.Code)})
+		return true
+	}
 	if c != library.ConditionLost && c != library.ConditionClaimsReturned {
 		return false
 	}
