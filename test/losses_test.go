@@ -138,6 +138,18 @@ func TestLostLoanIsChargedOnceAndCheckInReversesIt(t *testing.T) {
 	if mine.Status != 200 || len(mine.json(t)["charges"].([]any)) != 1 {
 		t.Fatalf("the student's own charges: %d %s", mine.Status, mine.Body)
 	}
+	// Another student of the school sees none of them.
+	if r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.libA,
+		Body: `{"name":"Other Pupil","email":"other.pupil@maplegrove.example.org","password":"violet-harbor-kite-9"}`}); r.Status != 201 {
+		t.Fatalf("second student: %d %s", r.Status, r.Body)
+	}
+	other := s.login("other.pupil@maplegrove.example.org", "violet-harbor-kite-9").Access
+	if r := s.do(req{Path: "/api/library/student/charges", Token: other}); r.Status != 200 || len(r.json(t)["charges"].([]any)) != 0 {
+		t.Fatalf("another student's view of charges: %d %s", r.Status, r.Body)
+	}
+	if r := s.do(req{Path: "/api/library/charges?student_id=" + w.studentAID, Token: other}); r.Status != 403 {
+		t.Fatalf("another student asks for the student's charges by id: %d %s", r.Status, r.Body)
+	}
 	for _, c := range []struct {
 		name string
 		r    response
