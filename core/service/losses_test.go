@@ -132,3 +132,47 @@ func asError(err error, target **errs.Error) bool {
 	*target = e
 	return ok
 }
+
+// Of racing "lost" and "claims returned" requests on one loan, one outcome
+// wins: every request that answers ok names it, the copy carries it, and a
+// charge is open exactly when "lost" won.
+func TestEndLoanRacingOutcomes(t *testing.T) {
+	for round := range 5 {
+		lf := newLibFixture(t)
+		lf.setCharges(t, library.ChargeSettings{ReplacementCostCents: 700})
+		_, copies := lf.addBook(t, lf.librarian, "Contested", 1)
+		loan := lf.lend(t, copies[0], lf.student)
+		outcomes := []string{library.OutcomeLost, library.OutcomeClaimsReturned}
+		results := runConcurrently(20, func(i int) error {
+			v, err := lf.lib.Circulation.EndLoan(as(lf.librarian), loan.Loan.ID, outcomes[(i+round)%2])
+			if err == nil && v.Status != outcomes[(i+round)%2] {
+				t.Errorf("EndLoan(%s) answered status %s", outcomes[(i+round)%2], v.Status)
+			}
+			return err
+		})
+		ended, err := lf.store.Loans.ByIDs(context.Background(), []string{loan.Loan.ID})
+		if err != nil || len(ended) != 1 || !ended[0].Returned() {
+			t.Fatalf("loan after the race: %+v, %v", ended, err)
+		}
+		won := ended[0].Outcome
+		for i, err := range results {
+			if err == nil && outcomes[(i+round)%2] != won {
+				t.Fatalf("request %d (%s) succeeded but %s won", i, outcomes[(i+round)%2], won)
+			}
+			if err != nil && (errs.CodeOf(err) != errs.CodeLoanNotActive || outcomes[(i+round)%2] == won) {
+				t.Fatalf("request %d (%s): %v", i, outcomes[(i+round)%2], err)
+			}
+		}
+		cp, err := lf.store.Holdings.Copy(context.Background(), libSchoolA, copies[0].ID)
+		if err != nil || cp.Condition.Condition != won {
+			t.Fatalf("copy condition %+v after %s won", cp.Condition, won)
+		}
+		st, err := lf.lib.Circulation.Standing(as(lf.librarian), "", lf.student.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]int64{library.OutcomeLost: 700, library.OutcomeClaimsReturned: 0}[won]; st.OpenCharges != want {
+			t.Fatalf("open charges %d after %s won, want %d", st.OpenCharges, won, want)
+		}
+	}
+}
