@@ -497,4 +497,16 @@ func TestBrowserLostCopyChargeBlockAndPayment(t *testing.T) {
 			t.Fatalf("damage charge after Paid: %v", c)
 		}
 	}
+
+	// Not blocked, but a claimed return is worth a word at the desk.
+	w.act(w.libA, w.lendOK(t, bookID, copies[0], w.studentAID), "claims_returned")
+	run(t, bctx, "pick the student with a claimed return",
+		chromedp.Navigate(desk),
+		chromedp.WaitVisible(chromedp.ID("checkout-student")),
+		chromedp.SendKeys(chromedp.ID("checkout-student"), "Theo Student"),
+		chromedp.WaitVisible(chromedp.ID("block-banner")),
+	)
+	if note := get(t, bctx, "standing note", chromedp.Text(chromedp.ID("block-banner"))); !strings.Contains(note, "1 claimed return") || strings.Contains(note, "may not borrow") {
+		t.Errorf("standing note: %q", note)
+	}
 }

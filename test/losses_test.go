@@ -554,6 +554,9 @@ func TestDeskLossForms(t *testing.T) {
 		t.Fatalf("marking a claimed loan lost: %q", msg)
 	}
 
+	if links := b.get(base + "/students").byTestID("student-charges-link"); len(links) == 0 {
+		t.Fatalf("the students page links to no student's charges")
+	}
 	charges := b.get(base + "/charges?status=open")
 	rows := charges.byTestID("charge-row")
 	if charges.Status != 200 || len(rows) != 1 {

@@ -232,6 +232,7 @@ type studentsView struct {
 	CanAdd     bool
 	CanImport  bool
 	CanUnlock  bool       // lift a student's sign-in lock
+	CanCharges bool       // open a student's charges
 	Form       *formState // add one student, after a refusal
 	ImportCSV  string
 	ImportErr  string
@@ -261,6 +262,7 @@ func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school libr
 	v.Base = schoolPath(school)
 	v.CanAdd, v.CanImport = a.allowed(r, "create", "library:students"), a.allowed(r, "import", "library:students")
 	v.CanUnlock = a.allowed(r, "unlock", "library:accounts")
+	v.CanCharges = a.allowed(r, "read", "library:charges")
 	for _, s := range res.Students {
 		v.Students = append(v.Students, studentRow{ID: s.ID, Name: s.Name, Email: s.Email, Number: s.StudentNumber})
 	}

@@ -43,7 +43,20 @@
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (st) {
         banner.setAttribute("data-checked", id);
-        if (!st || !st.blocked) { banner.hidden = true; banner.textContent = ""; return; }
+        if (!st) { banner.hidden = true; banner.textContent = ""; return; }
+        if (!st.blocked) {
+          // Not blocked: still worth a word at the desk.
+          var notes = [];
+          if (st.open_charges_cents > 0) { notes.push(money(st.open_charges_cents, st.currency) + " in open charges"); }
+          if (st.claims_returned > 0) { notes.push(st.claims_returned + (st.claims_returned === 1 ? " claimed return" : " claimed returns")); }
+          banner.className = "flash flash--info";
+          banner.setAttribute("role", "status");
+          banner.textContent = notes.length ? "This student has " + notes.join(" and ") + "." : "";
+          banner.hidden = notes.length === 0;
+          return;
+        }
+        banner.className = "flash flash--error";
+        banner.setAttribute("role", "alert");
         var reasons = st.blocks.map(function (b) {
           if (b.reason === "overdue_items") {
             return b.current + " overdue " + (b.current === 1 ? "item" : "items") + " (the limit is " + b.limit + ")";
