@@ -32,6 +32,13 @@ type LoanRepository interface {
 	// ReturnedAt (and Outcome) unless the loan has ended already.
 	// Idempotent: a loan keeps its first ending.
 	EndLoan(ctx context.Context, loanID string, at time.Time, outcome string) error
+	// ClaimEnding records the ending of a loan without a return (lost,
+	// claims returned). Exactly one of any number of concurrent calls for
+	// one loan succeeds. Errors: Conflict "loan_ended" for the others.
+	ClaimEnding(ctx context.Context, e library.LoanEnding) error
+	// Ending returns the recorded ending of a loan.
+	// Errors: NotFound "loan_not_found" when there is none.
+	Ending(ctx context.Context, loanID string) (library.LoanEnding, error)
 	// ClaimsReturned counts the student's loans that ended with
 	// library.OutcomeClaimsReturned.
 	ClaimsReturned(ctx context.Context, studentID string) (int, error)

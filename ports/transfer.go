@@ -45,6 +45,7 @@ const (
 	KindMailTokens RecordKind = "mail_tokens" // auth.MailToken
 	// What students owe for lost and damaged copies, and how each charge
 	// was settled.
+	KindLoanEndings RecordKind = "loan_endings"       // library.LoanEnding
 	KindCharges     RecordKind = "charges"            // library.Charge
 	KindSettlements RecordKind = "charge_settlements" // library.Settlement
 )
@@ -56,7 +57,7 @@ var RecordKinds = []RecordKind{
 	KindSchools, KindAccounts, KindSigningKeys, KindRefreshTokens, KindRotations, KindRevokedFamilies,
 	KindBooks, KindReadingList, KindProgress, KindSessions,
 	KindLibraryBooks, KindCopies, KindLoans, KindRenewals, KindClaims, KindStudentNumbers, KindInvites, KindRedemptions,
-	KindExternalIdentities, KindMailTokens, KindCharges, KindSettlements,
+	KindExternalIdentities, KindMailTokens, KindLoanEndings, KindCharges, KindSettlements,
 }
 
 // SigningKeyRecord is a stored signing key and whether it is the active one.

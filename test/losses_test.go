@@ -648,3 +648,52 @@ func (w *libraryWorld) copiesOf(t *testing.T, bookID string) []string {
 	}
 	return ids
 }
+
+// Racing "lost" and "claims_returned" on one loan: one ending wins on both
+// stores, the others are refused, and the copy and the charges follow it.
+func TestLostAgainstClaimsReturnedRace(t *testing.T) {
+	w := newLibraryWorld(t)
+	w.putCharges(t, w.libA, `,"replacement_cost_cents":600`)
+	bookID, copies := w.addBook(t, w.libA, `{"title":"Disputed","author":"Cy Race","copies":1}`)
+	loanID := w.lendOK(t, bookID, copies[0], w.studentAID)
+	actions := []string{"lost", "claims_returned"}
+	statuses := make([]int, 12)
+	var wg sync.WaitGroup
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = w.act(w.libA, loanID, actions[i%2]).Status
+		}()
+	}
+	wg.Wait()
+	won := map[string]int{}
+	for i, st := range statuses {
+		switch st {
+		case 200:
+			won[actions[i%2]]++
+		case 409:
+		default:
+			t.Fatalf("request %d (%s): %d", i, actions[i%2], st)
+		}
+	}
+	if len(won) != 1 {
+		t.Fatalf("both endings succeeded: %v", won)
+	}
+	var winner string
+	for a := range won {
+		winner = a
+	}
+	if st := w.copyStatus(t, copies[0]["code"].(string)); st["status"] != winner {
+		t.Fatalf("copy %v after %s won", st, winner)
+	}
+	open := 0
+	for _, c := range w.chargesOf(t, w.libA, w.studentAID) {
+		if c["status"] == "open" {
+			open++
+		}
+	}
+	if want := map[string]int{"lost": 1, "claims_returned": 0}[winner]; open != want {
+		t.Fatalf("%d open charges after %s won, want %d", open, winner, want)
+	}
+}

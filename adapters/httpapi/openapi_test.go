@@ -296,6 +296,7 @@ var internalCodes = map[string]string{
 	"departure_decided":       "departure store: answered as active_loans or student_not_found",
 	"departure_not_found":     "departure store: a deletion that has ended, settled inside the use cases",
 	"charge_exists":           "charge store: a repeated charge of a loan is the charge made before",
+	"loan_ended":              "loan store: answered as loan_not_active or the ended loan",
 
 	"external_identity_exists":    "identity link store: answered as external_identity_mismatch",
 	"external_identity_not_found": "identity link store: no link yet means a match by email",

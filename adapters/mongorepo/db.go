@@ -54,6 +54,7 @@ const (
 	colDepartureOutcomes = "departure_outcomes"
 	colMailTokens        = "mail_tokens"
 	colMailTokenUses     = "mail_token_uses"
+	colLoanEndings       = "loan_endings"
 	colCharges           = "charges"
 	colSettlements       = "charge_settlements"
 )

@@ -62,6 +62,7 @@ type Holdings struct {
 type Loans struct {
 	loans    *mongo.Collection
 	renewals *mongo.Collection
+	endings  *mongo.Collection // keyed by the loan id: one ending wins
 }
 
 // ActiveLoans is the MongoDB ports.ActiveLoanRepository.
@@ -99,7 +100,7 @@ func NewHoldings(db *mongo.Database) *Holdings {
 // NewLoans returns the loan store of db. It panics on nil, a wiring bug.
 func NewLoans(db *mongo.Database) *Loans {
 	mustDB(db, "NewLoans")
-	return &Loans{loans: db.Collection(colLoans), renewals: db.Collection(colRenewals)}
+	return &Loans{loans: db.Collection(colLoans), renewals: db.Collection(colRenewals), endings: db.Collection(colLoanEndings)}
 }
 
 // NewActiveLoans returns the claim store of db. It panics on nil, a wiring bug.
@@ -724,6 +725,32 @@ func (r *Loans) EndLoan(ctx context.Context, loanID string, at time.Time, outcom
 	}
 	_, err := r.loans.UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: set}})
 	return mapErr(err, "end the loan", nil, nil)
+}
+
+type loanEndingDoc struct {
+	LoanID  string    `bson:"_id"`
+	Outcome string    `bson:"outcome"`
+	At      time.Time `bson:"ended_at"`
+}
+
+func toLoanEndingDoc(e library.LoanEnding) loanEndingDoc {
+	return loanEndingDoc{LoanID: e.LoanID, Outcome: e.Outcome, At: e.At.UTC()}
+}
+
+func (d loanEndingDoc) toLoanEnding() library.LoanEnding {
+	return library.LoanEnding{LoanID: d.LoanID, Outcome: d.Outcome, At: d.At.UTC()}
+}
+
+// ClaimEnding implements ports.LoanRepository with one insert keyed by the
+// loan id: exactly one of racing endings is stored on every backend.
+func (r *Loans) ClaimEnding(ctx context.Context, e library.LoanEnding) error {
+	_, err := r.endings.InsertOne(ctx, toLoanEndingDoc(e))
+	return mapErr(err, "record the loan's ending", nil, library.ErrLoanEnded)
+}
+
+// Ending implements ports.LoanRepository: one find by _id.
+func (r *Loans) Ending(ctx context.Context, loanID string) (library.LoanEnding, error) {
+	return findOne(ctx, r.endings, "read the loan's ending", byID(loanID), library.ErrEndingNotFound, loanEndingDoc.toLoanEnding)
 }
 
 // ClaimsReturned implements ports.LoanRepository with one count on the

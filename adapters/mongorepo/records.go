@@ -97,6 +97,8 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 		return plain(r.db, k, colExternalIdentities, toExternalIdentityDoc, externalIdentityDoc.toExternalIdentity), nil
 	case ports.KindMailTokens:
 		return r.mailTokens(k), nil
+	case ports.KindLoanEndings:
+		return plain(r.db, k, colLoanEndings, toLoanEndingDoc, loanEndingDoc.toLoanEnding), nil
 	case ports.KindCharges:
 		return plain(r.db, k, colCharges, toChargeDoc, chargeDoc.toCharge), nil
 	case ports.KindSettlements:

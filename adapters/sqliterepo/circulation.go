@@ -91,6 +91,9 @@ UPDATE loans SET returned_at = :at WHERE id = :id AND returned_at IS NULL`)
 UPDATE loans SET returned_at = :at, outcome = :outcome WHERE id = :id AND returned_at IS NULL`)
 	stmtLoansClaimsReturned = newStmt("loans.claims_returned", `
 SELECT count(*) FROM loans INDEXED BY loans_claims_returned WHERE student_id = :student_id AND outcome = 'claims_returned'`)
+	stmtEndingInsert = newStmt("loan_endings.insert", `
+INSERT INTO loan_endings (loan_id, outcome, ended_at) VALUES (:loan_id, :outcome, :ended_at)`)
+	stmtEndingGet     = newStmt("loan_endings.get", `SELECT loan_id, outcome, ended_at FROM loan_endings WHERE loan_id = :loan_id`)
 	stmtLoanDelete    = newStmt("loans.delete", `DELETE FROM loans WHERE id = :id`)
 	stmtLoanAnonymize = newStmt("loans.anonymize_student", `
 UPDATE loans SET student_id = '' WHERE student_id = :student_id`)
@@ -277,6 +280,36 @@ func (r *Loans) MarkReturned(ctx context.Context, loanID string, at time.Time) e
 func (r *Loans) EndLoan(ctx context.Context, loanID string, at time.Time, outcome string) error {
 	_, err := r.db.exec(ctx, r.db.write, stmtLoanEnd, sql.Named("id", loanID), sql.Named("at", millis(at)), sql.Named("outcome", outcome))
 	return mapErr(err, "end the loan", nil, nil)
+}
+
+// ClaimEnding implements ports.LoanRepository: the primary key lets one
+// ending win per loan.
+func (r *Loans) ClaimEnding(ctx context.Context, e library.LoanEnding) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtEndingInsert, endingArgs(e)...)
+	return mapErr(err, "record the loan's ending", nil, library.ErrLoanEnded)
+}
+
+func endingArgs(e library.LoanEnding) []any {
+	return []any{sql.Named("loan_id", e.LoanID), sql.Named("outcome", e.Outcome), sql.Named("ended_at", millis(e.At))}
+}
+
+func scanEnding(s scanner) (library.LoanEnding, error) {
+	var (
+		e  library.LoanEnding
+		at int64
+	)
+	err := s.Scan(&e.LoanID, &e.Outcome, &at)
+	e.At = fromMillis(at)
+	return e, err
+}
+
+// Ending implements ports.LoanRepository.
+func (r *Loans) Ending(ctx context.Context, loanID string) (library.LoanEnding, error) {
+	e, err := scanEnding(r.db.queryRow(ctx, r.db.read, stmtEndingGet, sql.Named("loan_id", loanID)))
+	if err != nil {
+		return library.LoanEnding{}, mapErr(err, "read the loan's ending", library.ErrEndingNotFound, nil)
+	}
+	return e, nil
 }
 
 // ClaimsReturned implements ports.LoanRepository with one count of the

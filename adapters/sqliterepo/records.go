@@ -141,6 +141,8 @@ SELECT token_hash, redeemed_at FROM invite_redemptions`)
 	stmtRecLinksRead  = newWholeStmt("records.external_identities.read", `
 SELECT issuer, subject, account_id, created_at FROM external_identities`)
 
+	stmtRecEndingsCount     = newWholeStmt("records.loan_endings.count", `SELECT count(*) FROM loan_endings`)
+	stmtRecEndingsRead      = newWholeStmt("records.loan_endings.read", `SELECT loan_id, outcome, ended_at FROM loan_endings`)
 	stmtRecChargesCount     = newWholeStmt("records.charges.count", `SELECT count(*) FROM charges`)
 	stmtRecChargesRead      = newWholeStmt("records.charges.read", `SELECT `+chargeColumns+` FROM charges`)
 	stmtRecSettlementsCount = newWholeStmt("records.charge_settlements.count", `SELECT count(*) FROM charge_settlements`)
@@ -288,6 +290,11 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 	case ports.KindMailTokens:
 		return recordsKind(d, k, stmtRecMailTokensCount, stmtRecMailTokensRead, scanMailToken, func(ctx context.Context, tx *txn, mt auth.MailToken) error {
 			_, err := d.exec(ctx, tx, stmtMailTokenInsert, mailTokenArgs(mt)...)
+			return err
+		}), nil
+	case ports.KindLoanEndings:
+		return recordsKind(d, k, stmtRecEndingsCount, stmtRecEndingsRead, scanEnding, func(ctx context.Context, tx *txn, e library.LoanEnding) error {
+			_, err := d.exec(ctx, tx, stmtEndingInsert, endingArgs(e)...)
 			return err
 		}), nil
 	case ports.KindCharges:

@@ -95,6 +95,7 @@ const (
 	CodeCopyNotLendable  = "copy_not_lendable"
 	CodeCopyNotOut       = "copy_not_out"
 	CodeChargeExists     = "charge_exists"
+	CodeLoanEnded        = "loan_ended"
 	CodeChargeNotFound   = "charge_not_found"
 	CodeChargeSettled    = "charge_settled"
 	CodeBorrowingBlocked = "borrowing_blocked"

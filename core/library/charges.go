@@ -92,6 +92,15 @@ const (
 	OutcomeClaimsReturned = "claims_returned"
 )
 
+// LoanEnding records that a loan ends without a return, and how. It is
+// keyed by the loan, so of racing endings (lost against claims returned)
+// exactly one is stored, on every store.
+type LoanEnding struct {
+	LoanID  string
+	Outcome string
+	At      time.Time
+}
+
 // Charge kinds.
 const (
 	ChargeReplacement = "replacement" // a lost copy

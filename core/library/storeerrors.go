@@ -60,3 +60,14 @@ func ErrChargeSettled() error {
 func ErrChargeNotFound() error {
 	return errs.E(errs.NotFound, errs.CodeChargeNotFound, "The charge does not exist.")
 }
+
+// ErrLoanEnded is returned when an ending (lost, claims returned) of the
+// loan is recorded already: the first ending stands.
+func ErrLoanEnded() error {
+	return errs.E(errs.Conflict, errs.CodeLoanEnded, "The loan has an ending already.")
+}
+
+// ErrEndingNotFound is returned for a loan without a recorded ending.
+func ErrEndingNotFound() error {
+	return errs.E(errs.NotFound, errs.CodeLoanNotFound, "The loan has no recorded ending.")
+}

@@ -26,6 +26,9 @@ import (
 //     with charge_settled. A charge's status is its settlement's outcome;
 //     the copy of it on the charge only serves the lists by status and is
 //     corrected from the settlement when it lags.
+//   - A loan ends without a return once: the ending (lost or claims
+//     returned) is a document keyed by the loan, so of racing requests for
+//     different endings exactly one goes ahead.
 //   - Ending a loan as lost or claimed returned sets the copy's condition
 //     while the loan's claim still holds the copy, then charges, then ends
 //     the loan, then releases the claim: a crash at any step leaves either
@@ -78,6 +81,21 @@ func (s *Circulation) EndLoan(ctx context.Context, loanID, outcome string) (Loan
 		return LoanView{}, library.ErrLoanNotActive()
 	}
 	now := s.Now().UTC()
+	// One ending per loan: of racing lost and claims-returned requests the
+	// first insert wins before anything else changes; the same ending asked
+	// again (a retry, a double click) goes on to finish it.
+	if err := s.loans.ClaimEnding(ctx, library.LoanEnding{LoanID: loan.ID, Outcome: outcome, At: now}); err != nil {
+		if !errs.Is(err, errs.Conflict) {
+			return LoanView{}, err
+		}
+		first, err := s.loans.Ending(ctx, loan.ID)
+		if err != nil {
+			return LoanView{}, err
+		}
+		if first.Outcome != outcome {
+			return LoanView{}, library.ErrLoanNotActive()
+		}
+	}
 	cond := library.CopyCondition{Condition: outcome, LoanID: loan.ID, At: now}
 	if err := s.holdings.SetCopyCondition(ctx, loan.SchoolID, loan.CopyID, cond); err != nil {
 		return LoanView{}, err

@@ -232,6 +232,18 @@ func testEndLoan(t *testing.T, r ports.Repositories) {
 	if outcome[lost.ID] != library.OutcomeLost || outcome[claimed.ID] != library.OutcomeClaimsReturned || outcome[returned.ID] != library.OutcomeReturned {
 		t.Fatalf("outcomes = %v", outcome)
 	}
+	_, err = r.Loans.Ending(ctx(t), lost.ID)
+	wantErr(t, "Ending of a loan without one", err, errs.NotFound, "loan_not_found")
+	outcomes := []string{library.OutcomeLost, library.OutcomeClaimsReturned}
+	results := race(20, func(i int) error {
+		return r.Loans.ClaimEnding(ctx(t), library.LoanEnding{LoanID: lost.ID, Outcome: outcomes[i%2], At: base})
+	})
+	winner := wantOneWinner(t, "ClaimEnding", results, "loan_ended")
+	e, err := r.Loans.Ending(ctx(t), lost.ID)
+	must(t, "Ending", err)
+	if e.Outcome != outcomes[winner%2] || !sameTime(e.At, base) {
+		t.Fatalf("Ending = %+v, want the winner's %s", e, outcomes[winner%2])
+	}
 	n, err := r.Loans.ClaimsReturned(ctx(t), student)
 	must(t, "ClaimsReturned", err)
 	if n != 1 {

@@ -74,6 +74,7 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 
 	ports.KindExternalIdentities: reflect.TypeFor[user.ExternalIdentity](),
 	ports.KindMailTokens:         reflect.TypeFor[auth.MailToken](),
+	ports.KindLoanEndings:        reflect.TypeFor[library.LoanEnding](),
 	ports.KindCharges:            reflect.TypeFor[library.Charge](),
 	ports.KindSettlements:        reflect.TypeFor[library.Settlement](),
 }
@@ -120,6 +121,7 @@ type transferSeed struct {
 	mailTokens []auth.MailToken        // a reset of the student's password, a sign-up
 	usedToken  auth.MailToken          // the librarian's reset, used: not a record
 
+	endings     []library.LoanEnding // of the returned and the incomplete loan
 	charges     []library.Charge     // the pupil's for the returned loan (settled), the student's for the open one
 	settlements []library.Settlement // of both charges
 
@@ -326,6 +328,13 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	must(t, "SetCopyCondition", r.Holdings.SetCopyCondition(c, alder.ID, s.copies[2].ID,
 		library.CopyCondition{Condition: library.ConditionLost, Note: "bus", LoanID: s.incomplete.ID, At: base.Add(time.Hour)}))
 	s.copies[2].Condition = library.CopyCondition{Condition: library.ConditionLost, Note: "bus", LoanID: s.incomplete.ID, At: base.Add(time.Hour)}
+	s.endings = []library.LoanEnding{
+		{LoanID: s.returned.ID, Outcome: library.OutcomeClaimsReturned, At: base.Add(2 * time.Hour)},
+		{LoanID: s.incomplete.ID, Outcome: library.OutcomeLost, At: base.Add(3 * time.Hour)},
+	}
+	for _, e := range s.endings {
+		must(t, "Loans.ClaimEnding", r.Loans.ClaimEnding(c, e))
+	}
 	for i, l := range []library.Loan{s.returned, s.open} {
 		ch := library.Charge{ID: library.ChargeID(l.ID, library.ChargeDamage), SchoolID: alder.ID, StudentID: l.StudentID, LoanID: l.ID,
 			CopyID: l.CopyID, BookID: l.BookID, BookTitle: l.BookTitle, Kind: library.ChargeDamage, AmountCents: int64(250 * (i + 1)),
@@ -348,7 +357,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		ports.KindLibraryBooks: 3, ports.KindCopies: 3, ports.KindLoans: 3, ports.KindRenewals: 3,
 		ports.KindClaims: 2, ports.KindStudentNumbers: 2, ports.KindInvites: 3, ports.KindRedemptions: 2,
 		ports.KindExternalIdentities: 3, ports.KindMailTokens: 2,
-		ports.KindCharges: 2, ports.KindSettlements: 2,
+		ports.KindLoanEndings: 2, ports.KindCharges: 2, ports.KindSettlements: 2,
 	}
 	return s
 }
@@ -845,6 +854,14 @@ func testTransferReadBack(t *testing.T, a, b ports.Repositories, s *transferSeed
 			}
 			wantErr(t, "Charges.Insert of a copied charge", b.Charges.Insert(c, want), errs.Conflict, "charge_exists")
 			wantErr(t, "Charges.Settle of a copied settlement", b.Charges.Settle(c, s.settlements[i]), errs.Conflict, "charge_settled")
+		}
+		for _, want := range s.endings {
+			got, err := b.Loans.Ending(c, want.LoanID)
+			must(t, "Loans.Ending on B", err)
+			if got.Outcome != want.Outcome || !sameTime(got.At, want.At) {
+				t.Errorf("Ending of %s on B = %+v, want %+v", want.LoanID, got, want)
+			}
+			wantErr(t, "Loans.ClaimEnding of a copied ending", b.Loans.ClaimEnding(c, want), errs.Conflict, "loan_ended")
 		}
 		cp, err := b.Holdings.Copy(c, s.copies[2].SchoolID, s.copies[2].ID)
 		must(t, "Holdings.Copy on B", err)

@@ -25,6 +25,14 @@ ALTER TABLE loans ADD COLUMN outcome TEXT NOT NULL DEFAULT ''
     CHECK (outcome IN ('', 'lost', 'claims_returned'));
 CREATE INDEX loans_claims_returned ON loans (student_id) WHERE outcome = 'claims_returned';
 
+-- The ending of a loan without a return, keyed by the loan: the primary
+-- key lets one of racing endings (lost against claims returned) win.
+CREATE TABLE loan_endings (
+    loan_id  TEXT    NOT NULL PRIMARY KEY,
+    outcome  TEXT    NOT NULL CHECK (outcome IN ('lost', 'claims_returned')),
+    ended_at INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
 ALTER TABLE schools ADD COLUMN currency TEXT NOT NULL DEFAULT '';
 ALTER TABLE schools ADD COLUMN replacement_cost_cents INTEGER NOT NULL DEFAULT 0 CHECK (replacement_cost_cents >= 0);
 ALTER TABLE schools ADD COLUMN block_overdue_items INTEGER NOT NULL DEFAULT 0 CHECK (block_overdue_items >= 0);
