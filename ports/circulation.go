@@ -32,6 +32,20 @@ type LoanRepository interface {
 	// MarkReturned sets the loan's ReturnedAt unless it is set already.
 	// Idempotent: a loan stays returned at its first return time.
 	MarkReturned(ctx context.Context, loanID string, at time.Time) error
+	// EndLoan ends a loan without a return: like MarkReturned, it sets
+	// ReturnedAt (and Outcome) unless the loan has ended already.
+	// Idempotent: a loan keeps its first ending.
+	EndLoan(ctx context.Context, loanID string, at time.Time, outcome string) error
+	// ClaimEnding records the ending of a loan without a return (lost,
+	// claims returned). Exactly one of any number of concurrent calls for
+	// one loan succeeds. Errors: Conflict "loan_ended" for the others.
+	ClaimEnding(ctx context.Context, e library.LoanEnding) error
+	// Ending returns the recorded ending of a loan.
+	// Errors: NotFound "loan_not_found" when there is none.
+	Ending(ctx context.Context, loanID string) (library.LoanEnding, error)
+	// ClaimsReturned counts the student's loans that ended with
+	// library.OutcomeClaimsReturned.
+	ClaimsReturned(ctx context.Context, studentID string) (int, error)
 	// Delete removes a loan record that never became active. Idempotent.
 	Delete(ctx context.Context, loanID string) error
 	// AnonymizeStudent removes the student id from the student's loans

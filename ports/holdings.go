@@ -46,6 +46,17 @@ type HoldingsRepository interface {
 	// DeleteCopies removes the school's copies with the given ids (copies
 	// just stored that a cap refuses). Idempotent.
 	DeleteCopies(ctx context.Context, schoolID string, copyIDs []string) error
+	// SetBookPrice sets a book's replacement price.
+	// Errors: NotFound "book_not_found".
+	SetBookPrice(ctx context.Context, schoolID, bookID string, cents int64) error
+	// SetCopyCondition sets a copy's condition (the zero value puts it back
+	// on the shelf). Copies read afterwards carry it. Idempotent.
+	// Errors: NotFound "copy_not_found".
+	SetCopyCondition(ctx context.Context, schoolID, copyID string, c library.CopyCondition) error
+	// OffShelfCounts returns, per book, how many of the given books'
+	// copies have a condition (lost, claimed returned, damaged); books
+	// without such copies are absent. No ids is no query.
+	OffShelfCounts(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error)
 	// CopyCounts returns the number of copies of each of the given books of
 	// the school; books without copies are absent. No ids is no query.
 	CopyCounts(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error)

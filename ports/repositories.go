@@ -187,6 +187,7 @@ type Repositories struct {
 	Expiry        ExpiryRepository
 	Departures    DepartureRepository
 	Holds         HoldRepository
+	Charges       ChargeRepository
 	Health        Pinger
 
 	// ExternalIdentities links accounts to subjects of external issuers.

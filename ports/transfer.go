@@ -58,6 +58,11 @@ const (
 	KindHoldQueue RecordKind = "hold_queue" // library.HoldQueueEntry
 	KindHoldTraps RecordKind = "hold_traps" // library.HoldTrap
 	KindHoldEnds  RecordKind = "hold_ends"  // library.HoldEnd
+	// What students owe for lost and damaged copies, and how each charge
+	// was settled.
+	KindLoanEndings RecordKind = "loan_endings"       // library.LoanEnding
+	KindCharges     RecordKind = "charges"            // library.Charge
+	KindSettlements RecordKind = "charge_settlements" // library.Settlement
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -70,6 +75,7 @@ var RecordKinds = []RecordKind{
 	KindExternalIdentities, KindMailTokens,
 	KindNoticeSettings, KindHomerooms, KindNotices, KindNoticeDays,
 	KindHolds, KindHoldQueue, KindHoldTraps, KindHoldEnds,
+	KindLoanEndings, KindCharges, KindSettlements,
 }
 
 // NoticeSettingsRecord is a school's saved notice settings.

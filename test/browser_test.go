@@ -554,3 +554,138 @@ func TestBrowserHoldPutAside(t *testing.T) {
 		t.Fatalf("open holds after the pickup: %v", holds)
 	}
 }
+
+func TestBrowserLostCopyChargeBlockAndPayment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	bctx := newChromium(t)
+	s := startService(t, testEnv(t, nil))
+	w := &libraryWorld{s: s, libA: s.login(demoLibrarian, demoPassword).Access}
+	acct, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoStudent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.studentAID = acct.ID
+	w.putCharges(t, w.libA, `,"block_charges_cents":1000`)
+	bookID, copies := w.addBook(t, w.libA, `{"title":"Browser Lost Atlas","author":"Chromium Tester","copies":2,"price_cents":1500}`)
+	code := copies[0]["code"].(string)
+	loanID := w.lendOK(t, bookID, copies[0], w.studentAID)
+	desk := s.URL + "/library/" + demoDomain
+
+	run(t, bctx, "sign in",
+		chromedp.Navigate(s.URL+"/library"),
+		chromedp.WaitVisible(chromedp.ID("signin-email")),
+		chromedp.SendKeys(chromedp.ID("signin-email"), demoLibrarian),
+		typeAndEnter("signin-password", demoPassword),
+		chromedp.WaitVisible(chromedp.ID("checkout-code")),
+	)
+	row := `tr[data-loan-id="` + loanID + `"]`
+	run(t, bctx, "mark the loan lost from the desk's table",
+		chromedp.WaitVisible(chromedp.CSS(row)),
+		chromedp.Click(chromedp.CSS(row+` [data-testid="mark-lost"]`)),
+		chromedp.WaitVisible(chromedp.ID("flash")),
+		chromedp.WaitNotPresent(chromedp.CSS(row)),
+	)
+	if flash := get(t, bctx, "lost message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "marked lost") {
+		t.Errorf("message after marking lost: %q", flash)
+	}
+	charges := w.chargesOf(t, w.libA, w.studentAID)
+	if len(charges) != 1 || charges[0]["status"] != "open" || charges[0]["amount_cents"] != float64(1500) {
+		t.Fatalf("the student's charges after the desk marked the loan lost: %v", charges)
+	}
+	screenshot(t, bctx, "desk-after-lost")
+
+	// Picking the student shows the block; no copy has been scanned.
+	run(t, bctx, "pick the blocked student",
+		chromedp.Navigate(desk),
+		chromedp.WaitVisible(chromedp.ID("checkout-student")),
+		chromedp.SendKeys(chromedp.ID("checkout-student"), "Theo Student"),
+		chromedp.WaitVisible(chromedp.ID("block-banner")),
+	)
+	banner := get(t, bctx, "block banner", chromedp.Text(chromedp.ID("block-banner")))
+	if !strings.Contains(banner, "may not borrow") || !strings.Contains(banner, "USD 15.00 in open charges") {
+		t.Errorf("block banner: %q", banner)
+	}
+	if scanned := get(t, bctx, "code field", chromedp.Value(chromedp.ID("checkout-code"))); scanned != "" {
+		t.Fatalf("the banner showed after a scan (%q), not before", scanned)
+	}
+	screenshot(t, bctx, "desk-block-banner")
+	// The server refuses the loan all the same.
+	run(t, bctx, "check out to the blocked student",
+		typeAndEnter("checkout-code", copies[1]["code"].(string)),
+		chromedp.WaitVisible(chromedp.ID("flash")),
+	)
+	if flash := get(t, bctx, "refusal", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "may not borrow") {
+		t.Errorf("message when checking out to a blocked student: %q", flash)
+	}
+
+	// The lost copy turns up at the Return form.
+	run(t, bctx, "scan the lost copy at Return",
+		chromedp.Navigate(desk),
+		chromedp.WaitVisible(chromedp.ID("return-code")),
+		typeAndEnter("return-code", code),
+		chromedp.WaitVisible(chromedp.ID("flash")),
+	)
+	if flash := get(t, bctx, "check-in message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "back on the shelf") || !strings.Contains(flash, "reversed") {
+		t.Errorf("message after scanning the lost copy: %q", flash)
+	}
+	if got := w.chargesOf(t, w.libA, w.studentAID)[0]["status"]; got != "reversed" {
+		t.Fatalf("charge after the check-in: %v, want reversed", got)
+	}
+	if st := w.copyStatus(t, code); st["status"] != "available" {
+		t.Fatalf("copy after the check-in: %v", st)
+	}
+	run(t, bctx, "the block is gone",
+		chromedp.Navigate(desk),
+		chromedp.WaitVisible(chromedp.ID("checkout-student")),
+		chromedp.SendKeys(chromedp.ID("checkout-student"), "Theo Student"),
+	)
+	// The lookup has answered (one student) and its standing too.
+	get(t, bctx, "lookup answered", chromedp.Poll[bool](`document.getElementById("student-lookup-status").textContent === "1 student matches."`))
+	get(t, bctx, "standing answered", chromedp.Poll[bool](`document.getElementById("block-banner").getAttribute("data-checked") === "`+w.studentAID+`"`))
+	if shown := get(t, bctx, "banner after paying", chromedp.Evaluate[bool](`!document.getElementById("block-banner").hidden`)); shown {
+		t.Errorf("the block banner shows after the charge was reversed")
+	}
+
+	// A damage charge, marked paid on the charges page.
+	second := w.lendOK(t, bookID, copies[1], w.studentAID)
+	r := s.do(req{Method: http.MethodPatch, Path: "/api/library/loans", Token: w.libA,
+		Body: fmt.Sprintf(`{"loan_id":%q,"action":"return","damaged":{"note":"cover torn","charge_cents":300}}`, second)})
+	if r.Status != 200 {
+		t.Fatalf("damaged return: %d %s", r.Status, r.Body)
+	}
+	var damage string
+	for _, c := range w.chargesOf(t, w.libA, w.studentAID) {
+		if c["kind"] == "damage" {
+			damage = c["id"].(string)
+		}
+	}
+	crow := `tr[data-charge-id="` + damage + `"]`
+	run(t, bctx, "charges page",
+		chromedp.Navigate(desk+"/charges?student_id="+w.studentAID),
+		chromedp.WaitVisible(chromedp.CSS(crow)),
+	)
+	screenshot(t, bctx, "charges")
+	run(t, bctx, "mark the charge paid",
+		chromedp.Click(chromedp.CSS(crow+` [data-testid="charge-paid"]`)),
+		chromedp.WaitVisible(chromedp.CSS(crow+`[data-status="paid"]`)),
+	)
+	for _, c := range w.chargesOf(t, w.libA, w.studentAID) {
+		if c["id"] == damage && c["status"] != "paid" {
+			t.Fatalf("damage charge after Paid: %v", c)
+		}
+	}
+
+	// Not blocked, but a claimed return is worth a word at the desk.
+	w.act(w.libA, w.lendOK(t, bookID, copies[0], w.studentAID), "claims_returned")
+	run(t, bctx, "pick the student with a claimed return",
+		chromedp.Navigate(desk),
+		chromedp.WaitVisible(chromedp.ID("checkout-student")),
+		chromedp.SendKeys(chromedp.ID("checkout-student"), "Theo Student"),
+		chromedp.WaitVisible(chromedp.ID("block-banner")),
+	)
+	if note := get(t, bctx, "standing note", chromedp.Text(chromedp.ID("block-banner"))); !strings.Contains(note, "1 claimed return") || strings.Contains(note, "may not borrow") {
+		t.Errorf("standing note: %q", note)
+	}
+}

@@ -25,6 +25,7 @@ type settingsBody struct {
 	LoanHistoryDays    int    `json:"loan_history_days"`
 	Timezone           string `json:"timezone"`
 	HoldPickupDays     int    `json:"hold_pickup_days"`
+	chargeSettingsBody
 }
 
 func toSettingsBody(s library.School) settingsBody {
@@ -32,7 +33,7 @@ func toSettingsBody(s library.School) settingsBody {
 	return settingsBody{SchoolID: s.ID, DefaultLoanDays: set.DefaultLoanDays, MaxRenewals: set.MaxRenewals,
 		RenewalDays: set.RenewalDays, AllowPublicCatalog: set.AllowPublicCatalog,
 		MaxCopiesPerBook: set.MaxCopiesPerBook, MaxCopiesPerSchool: set.MaxCopiesPerSchool, LoanHistoryDays: set.LoanHistoryDays,
-		Timezone: set.Zone(), HoldPickupDays: set.HoldPickupDays}
+		Timezone: set.Zone(), HoldPickupDays: set.HoldPickupDays, chargeSettingsBody: toChargeSettingsBody(set.ChargeSettings)}
 }
 
 type calendarBody struct {
@@ -111,6 +112,7 @@ type libraryBookBody struct {
 	CoverURL        string `json:"cover_url"`
 	TotalCopies     int    `json:"total_copies"`
 	AvailableCopies int    `json:"available_copies"`
+	PriceCents      int64  `json:"price_cents"`
 }
 
 type copyBody struct {
@@ -118,12 +120,14 @@ type copyBody struct {
 	BookID string `json:"book_id"`
 	Code   string `json:"code"`
 	Status string `json:"status"`
+	// Note is the librarian's note on a damaged copy ("" otherwise).
+	Note string `json:"note"`
 }
 
 func toCopyBodies(cs []library.Copy) []copyBody {
 	out := make([]copyBody, 0, len(cs))
 	for _, c := range cs {
-		out = append(out, copyBody{ID: c.ID, BookID: c.BookID, Code: c.Code, Status: "available"})
+		out = append(out, toCopyBody(c, false))
 	}
 	return out
 }
@@ -469,6 +473,9 @@ type libraryBookRequest struct {
 	Author   string `json:"author"`
 	CoverURL string `json:"cover_url"`
 	Copies   int    `json:"copies" validate:"min=0"`
+	// PriceCents is the replacement price; 0 or left out: the school's
+	// default.
+	PriceCents int64 `json:"price_cents" validate:"min=0,max=100000000"`
 }
 
 func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
@@ -478,7 +485,7 @@ func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b, copies, err := h.deps.Library.Holdings.AddBook(r.Context(), req.SchoolID, library.BookDraft{
-		Title: req.Title, Author: req.Author, ISBN: req.ISBN, CoverURL: req.CoverURL, Copies: req.Copies,
+		Title: req.Title, Author: req.Author, ISBN: req.ISBN, CoverURL: req.CoverURL, Copies: req.Copies, PriceCents: req.PriceCents,
 	})
 	if err != nil {
 		writeError(w, r, err)
@@ -486,7 +493,7 @@ func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"book": libraryBookBody{ID: b.ID, SchoolID: b.SchoolID, ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL,
-			TotalCopies: len(copies), AvailableCopies: len(copies)},
+			TotalCopies: len(copies), AvailableCopies: len(copies), PriceCents: b.PriceCents},
 		"copies": toCopyBodies(copies),
 	})
 }
@@ -526,16 +533,14 @@ func (h *handler) copyByCode(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	status := "available"
 	var loan *loanBody
 	if found.Loan != nil {
-		status = "on_loan"
 		lb := toLoanBody(*found.Loan)
 		loan = &lb
 	}
 	b := found.Book
 	writeJSON(w, http.StatusOK, map[string]any{
-		"copy": copyBody{ID: found.Copy.ID, BookID: found.Copy.BookID, Code: found.Copy.Code, Status: status},
+		"copy": toCopyBody(found.Copy, found.Loan != nil),
 		"book": map[string]any{"id": b.ID, "isbn": b.ISBN, "title": b.Title, "author": b.Author, "cover_url": b.CoverURL},
 		"loan": loan,
 	})
@@ -569,9 +574,16 @@ func (h *handler) createLoan(w http.ResponseWriter, r *http.Request) {
 
 type loanActionRequest struct {
 	LoanID string `json:"loan_id" validate:"required"`
-	Action string `json:"action" validate:"required,oneof=renew return"`
+	Action string `json:"action" validate:"required,oneof=renew return lost claims_returned"`
 	// ExpectedRenewals makes a renewal safe to retry (see RenewLoan).
 	ExpectedRenewals *int `json:"expected_renewals" validate:"omitnil,min=0"`
+	// Damaged, with return: the copy came back damaged (ReturnDamaged).
+	Damaged *damagedRequest `json:"damaged"`
+}
+
+type damagedRequest struct {
+	Note        string `json:"note" validate:"max=500"`
+	ChargeCents int64  `json:"charge_cents" validate:"min=0,max=100000000"`
 }
 
 func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
@@ -580,12 +592,22 @@ func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	if req.Damaged != nil && req.Action != "return" {
+		writeError(w, r, errs.InvalidField("damaged", "is only for the return action"))
+		return
+	}
 	var v service.LoanView
 	var err error
-	if req.Action == "renew" {
-		v, err = h.deps.Library.Circulation.RenewLoan(r.Context(), req.LoanID, req.ExpectedRenewals)
-	} else {
-		v, err = h.deps.Library.Circulation.ReturnLoan(r.Context(), req.LoanID)
+	c := h.deps.Library.Circulation
+	switch {
+	case req.Action == "renew":
+		v, err = c.RenewLoan(r.Context(), req.LoanID, req.ExpectedRenewals)
+	case req.Action == "return" && req.Damaged != nil:
+		v, err = c.ReturnDamaged(r.Context(), req.LoanID, service.DamageInput{Note: req.Damaged.Note, ChargeCents: req.Damaged.ChargeCents})
+	case req.Action == "return":
+		v, err = c.ReturnLoan(r.Context(), req.LoanID)
+	default:
+		v, err = c.EndLoan(r.Context(), req.LoanID, req.Action)
 	}
 	if err != nil {
 		writeError(w, r, err)
@@ -754,6 +776,32 @@ type settingsRequest struct {
 	Timezone *string `json:"timezone" validate:"omitnil,min=1"`
 	// Optional too: left out, the school keeps its pickup window.
 	HoldPickupDays *int `json:"hold_pickup_days" validate:"omitnil,min=1"`
+	// The charge settings are optional too; left out, each is kept.
+	Currency             *string `json:"currency" validate:"omitnil,len=3,alpha,uppercase"`
+	ReplacementCostCents *int64  `json:"replacement_cost_cents" validate:"omitnil,min=0,max=100000000"`
+	BlockOverdueItems    *int    `json:"block_overdue_items" validate:"omitnil,min=0,max=1000"`
+	BlockChargesCents    *int64  `json:"block_charges_cents" validate:"omitnil,min=0,max=100000000"`
+}
+
+// chargeSettingsPartial reports whether a charge setting was left out.
+func (req settingsRequest) chargeSettingsPartial() bool {
+	return req.Currency == nil || req.ReplacementCostCents == nil || req.BlockOverdueItems == nil || req.BlockChargesCents == nil
+}
+
+// applyChargeSettings sets the charge settings the request names.
+func (req settingsRequest) applyChargeSettings(c *library.ChargeSettings) {
+	if req.Currency != nil {
+		c.Currency = *req.Currency
+	}
+	if req.ReplacementCostCents != nil {
+		c.ReplacementCostCents = *req.ReplacementCostCents
+	}
+	if req.BlockOverdueItems != nil {
+		c.BlockOverdueItems = *req.BlockOverdueItems
+	}
+	if req.BlockChargesCents != nil {
+		c.BlockChargesCents = *req.BlockChargesCents
+	}
 }
 
 func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
@@ -782,16 +830,19 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 	if req.Timezone != nil {
 		set.Timezone = *req.Timezone
 	}
-	if req.LoanHistoryDays != nil {
-		set.LoanHistoryDays = *req.LoanHistoryDays
-	} else {
+	if req.LoanHistoryDays == nil || req.chargeSettingsPartial() {
 		current, err := h.deps.Library.Schools.Settings(r.Context(), p["schoolId"])
 		if err != nil {
 			writeError(w, r, err)
 			return
 		}
 		set.LoanHistoryDays = current.Settings.LoanHistoryDays
+		set.ChargeSettings = current.Settings.ChargeSettings
 	}
+	if req.LoanHistoryDays != nil {
+		set.LoanHistoryDays = *req.LoanHistoryDays
+	}
+	req.applyChargeSettings(&set.ChargeSettings)
 	s, err := h.deps.Library.Schools.PutSettings(r.Context(), p["schoolId"], set)
 	if err != nil {
 		writeError(w, r, err)

@@ -299,6 +299,8 @@ var internalCodes = map[string]string{
 	"hold_trapped":            "hold store: the copy goes to the next hold, or stays with the one that took it",
 	"trap_not_found":          "hold store: a copy not put aside is free",
 	"departure_not_found":     "departure store: a deletion that has ended, settled inside the use cases",
+	"charge_exists":           "charge store: a repeated charge of a loan is the charge made before",
+	"loan_ended":              "loan store: answered as loan_not_active or the ended loan",
 
 	"external_identity_exists":    "identity link store: answered as external_identity_mismatch",
 	"external_identity_not_found": "identity link store: no link yet means a match by email",

@@ -58,6 +58,9 @@ const (
 	colHoldQueue         = "hold_queue"
 	colHoldTraps         = "hold_traps"
 	colHoldEnds          = "hold_ends"
+	colLoanEndings       = "loan_endings"
+	colCharges           = "charges"
+	colSettlements       = "charge_settlements"
 )
 
 // Reminder mail: each school's notice settings, the notices (claims and
@@ -150,6 +153,7 @@ func (d *DB) Repositories() ports.Repositories {
 		Expiry:        NewExpiry(d.db),
 		Departures:    NewDepartures(d.db),
 		Holds:         NewHolds(d.db),
+		Charges:       NewCharges(d.db),
 		Health:        NewHealth(d.db.Client()),
 
 		ExternalIdentities: NewExternalIdentities(d.db),
@@ -258,6 +262,14 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 		{colLoans, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "returned_at", Value: 1}, {Key: "loaned_at", Value: 1}}},
 			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "loaned_at", Value: 1}}},
+			// A student's claimed returns (ClaimsReturned).
+			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "outcome", Value: 1}}},
+		}},
+		// A student's charges; a school's, all or by status (Charges).
+		{colCharges, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "status", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
 		}},
 		{colCopyClaims, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},

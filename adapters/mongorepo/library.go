@@ -62,6 +62,7 @@ type Holdings struct {
 type Loans struct {
 	loans    *mongo.Collection
 	renewals *mongo.Collection
+	endings  *mongo.Collection // keyed by the loan id: one ending wins
 }
 
 // ActiveLoans is the MongoDB ports.ActiveLoanRepository.
@@ -99,7 +100,7 @@ func NewHoldings(db *mongo.Database) *Holdings {
 // NewLoans returns the loan store of db. It panics on nil, a wiring bug.
 func NewLoans(db *mongo.Database) *Loans {
 	mustDB(db, "NewLoans")
-	return &Loans{loans: db.Collection(colLoans), renewals: db.Collection(colRenewals)}
+	return &Loans{loans: db.Collection(colLoans), renewals: db.Collection(colRenewals), endings: db.Collection(colLoanEndings)}
 }
 
 // NewActiveLoans returns the claim store of db. It panics on nil, a wiring bug.
@@ -131,6 +132,8 @@ type libraryBookDoc struct {
 	SearchTerms []string  `bson:"search_terms"`
 	CoverURL    string    `bson:"cover_url"`
 	CreatedAt   time.Time `bson:"created_at"`
+	// Absent (no price of its own) in books stored before prices.
+	PriceCents int64 `bson:"price_cents,omitempty"`
 }
 
 // isbnKey is the unique key of a book's ISBN within its school: the ISBN,
@@ -149,6 +152,13 @@ type copyDoc struct {
 	BookID    string    `bson:"book_id"`
 	Code      string    `bson:"code"`
 	CreatedAt time.Time `bson:"created_at"`
+	// The copy's condition; absent on the shelf (copyConditionUpdate). In
+	// the order an update adds new fields (by name), so a copy written
+	// whole (Records) is stored exactly as one updated.
+	Condition     string     `bson:"condition,omitempty"`
+	ConditionAt   *time.Time `bson:"condition_at,omitempty"`
+	ConditionLoan string     `bson:"condition_loan_id,omitempty"`
+	ConditionNote string     `bson:"condition_note,omitempty"`
 }
 
 type loanDoc struct {
@@ -163,6 +173,8 @@ type loanDoc struct {
 	ReturnedAt *time.Time `bson:"returned_at"` // null until returned
 	BookTitle  string     `bson:"book_title"`
 	BookAuthor string     `bson:"book_author"`
+	// Absent for a loan returned at the desk (or still active).
+	Outcome string `bson:"outcome,omitempty"`
 }
 
 type copyClaimDoc struct {
@@ -222,6 +234,7 @@ func toLibraryBookDoc(b library.Book) libraryBookDoc {
 		SearchTerms: libraryBookTerms(b.Title, b.Author),
 		CoverURL:    b.CoverURL,
 		CreatedAt:   b.CreatedAt.UTC(),
+		PriceCents:  b.PriceCents,
 	}
 }
 
@@ -248,15 +261,53 @@ func (d libraryBookDoc) toBook() library.Book {
 		Author:    d.Author,
 		CoverURL:  d.CoverURL,
 		CreatedAt: d.CreatedAt.UTC(),
+
+		PriceCents: d.PriceCents,
 	}
 }
 
 func toCopyDoc(c library.Copy) copyDoc {
-	return copyDoc{ID: c.ID, SchoolID: c.SchoolID, BookID: c.BookID, Code: c.Code, CreatedAt: c.CreatedAt.UTC()}
+	d := copyDoc{ID: c.ID, SchoolID: c.SchoolID, BookID: c.BookID, Code: c.Code, CreatedAt: c.CreatedAt.UTC(),
+		Condition: c.Condition.Condition, ConditionNote: c.Condition.Note, ConditionLoan: c.Condition.LoanID}
+	if !c.Condition.At.IsZero() {
+		at := c.Condition.At.UTC()
+		d.ConditionAt = &at
+	}
+	return d
 }
 
 func (d copyDoc) toCopy() library.Copy {
-	return library.Copy{ID: d.ID, SchoolID: d.SchoolID, BookID: d.BookID, Code: d.Code, CreatedAt: d.CreatedAt.UTC()}
+	c := library.Copy{ID: d.ID, SchoolID: d.SchoolID, BookID: d.BookID, Code: d.Code, CreatedAt: d.CreatedAt.UTC(),
+		Condition: library.CopyCondition{Condition: d.Condition, Note: d.ConditionNote, LoanID: d.ConditionLoan}}
+	if d.ConditionAt != nil {
+		c.Condition.At = d.ConditionAt.UTC()
+	}
+	return c
+}
+
+// copyConditionUpdate sets the fields of c that have a value and removes
+// the others, so a copy stores exactly what toCopyDoc would write.
+func copyConditionUpdate(c library.CopyCondition) bson.D {
+	set, unset := bson.D{}, bson.D{}
+	field := func(name string, v any, empty bool) {
+		if empty {
+			unset = append(unset, bson.E{Key: name, Value: ""})
+		} else {
+			set = append(set, bson.E{Key: name, Value: v})
+		}
+	}
+	field("condition", c.Condition, c.Condition == "")
+	field("condition_note", c.Note, c.Note == "")
+	field("condition_loan_id", c.LoanID, c.LoanID == "")
+	field("condition_at", c.At.UTC(), c.At.IsZero())
+	update := bson.D{}
+	if len(set) > 0 {
+		update = append(update, bson.E{Key: "$set", Value: set})
+	}
+	if len(unset) > 0 {
+		update = append(update, bson.E{Key: "$unset", Value: unset})
+	}
+	return update
 }
 
 func toLoanDoc(l library.Loan) loanDoc {
@@ -271,6 +322,7 @@ func toLoanDoc(l library.Loan) loanDoc {
 		DueAt:      l.DueAt,
 		BookTitle:  l.BookTitle,
 		BookAuthor: l.BookAuthor,
+		Outcome:    l.Outcome,
 	}
 	if l.Returned() {
 		at := l.ReturnedAt.UTC()
@@ -291,6 +343,7 @@ func (d loanDoc) toLoan() library.Loan {
 		DueAt:      d.DueAt,
 		BookTitle:  d.BookTitle,
 		BookAuthor: d.BookAuthor,
+		Outcome:    d.Outcome,
 	}
 	if d.ReturnedAt != nil {
 		l.ReturnedAt = d.ReturnedAt.UTC()
@@ -466,6 +519,38 @@ func (r *Holdings) Copy(ctx context.Context, schoolID, copyID string) (library.C
 	return c, err
 }
 
+// SetBookPrice implements ports.HoldingsRepository with one updateOne by
+// _id and school.
+func (r *Holdings) SetBookPrice(ctx context.Context, schoolID, bookID string, cents int64) error {
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "price_cents", Value: cents}}}}
+	if cents == 0 {
+		update = bson.D{{Key: "$unset", Value: bson.D{{Key: "price_cents", Value: ""}}}}
+	}
+	res, err := r.books.UpdateOne(ctx, bson.D{{Key: "_id", Value: bookID}, {Key: "school_id", Value: schoolID}}, update)
+	if err != nil {
+		return mapErr(err, "set the book's price", nil, nil)
+	}
+	if res.MatchedCount == 0 {
+		return library.ErrBookNotFound()
+	}
+	return nil
+}
+
+// SetCopyCondition implements ports.HoldingsRepository with one updateOne
+// by _id and school. Nothing exactly-once rests on it: the loan's claim
+// keeps the copy until the condition is set, and a check-in's reversal is
+// a unique-key insert.
+func (r *Holdings) SetCopyCondition(ctx context.Context, schoolID, copyID string, c library.CopyCondition) error {
+	res, err := r.copies.UpdateOne(ctx, bson.D{{Key: "_id", Value: copyID}, {Key: "school_id", Value: schoolID}}, copyConditionUpdate(c))
+	if err != nil {
+		return mapErr(err, "set the copy's condition", nil, nil)
+	}
+	if res.MatchedCount == 0 {
+		return library.ErrCopyNotFound()
+	}
+	return nil
+}
+
 // CopyByCode implements ports.HoldingsRepository: one find on the unique
 // {school_id, code} index.
 func (r *Holdings) CopyByCode(ctx context.Context, schoolID, code string) (library.Copy, error) {
@@ -523,6 +608,17 @@ func (r *Holdings) CopyCounts(ctx context.Context, schoolID string, bookIDs []st
 		return map[string]int{}, nil
 	}
 	return r.copyCounts(ctx, bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)}})
+}
+
+// OffShelfCounts implements ports.HoldingsRepository with one aggregate on
+// the {school_id, book_id, code} index's prefix, keeping the copies that
+// have a condition (the field is absent on the shelf).
+func (r *Holdings) OffShelfCounts(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error) {
+	if len(bookIDs) == 0 {
+		return map[string]int{}, nil
+	}
+	return r.copyCounts(ctx, bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)},
+		{Key: "condition", Value: bson.D{{Key: "$exists", Value: true}}}})
 }
 
 func (r *Holdings) copyCounts(ctx context.Context, match bson.D) (map[string]int, error) {
@@ -624,6 +720,55 @@ func (r *Loans) MarkReturned(ctx context.Context, loanID string, at time.Time) e
 	update := bson.D{{Key: "$set", Value: bson.D{{Key: "returned_at", Value: at.UTC()}}}}
 	_, err := r.loans.UpdateOne(ctx, filter, update)
 	return mapErr(err, "mark the loan returned", nil, nil)
+}
+
+// EndLoan implements ports.LoanRepository with one updateOne whose filter
+// wants returned_at null, as MarkReturned (whose comment says why a race
+// on FerretDB 1.24 is acceptable there). A loan's ending racing another
+// ending is decided by the service, not here: a lost copy's charge is a
+// unique-key insert, and the copy's condition is set before the claim is
+// released.
+func (r *Loans) EndLoan(ctx context.Context, loanID string, at time.Time, outcome string) error {
+	filter := bson.D{{Key: "_id", Value: loanID}, {Key: "returned_at", Value: nil}}
+	set := bson.D{{Key: "returned_at", Value: at.UTC()}}
+	if outcome != "" {
+		set = append(set, bson.E{Key: "outcome", Value: outcome})
+	}
+	_, err := r.loans.UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: set}})
+	return mapErr(err, "end the loan", nil, nil)
+}
+
+type loanEndingDoc struct {
+	LoanID  string    `bson:"_id"`
+	Outcome string    `bson:"outcome"`
+	At      time.Time `bson:"ended_at"`
+}
+
+func toLoanEndingDoc(e library.LoanEnding) loanEndingDoc {
+	return loanEndingDoc{LoanID: e.LoanID, Outcome: e.Outcome, At: e.At.UTC()}
+}
+
+func (d loanEndingDoc) toLoanEnding() library.LoanEnding {
+	return library.LoanEnding{LoanID: d.LoanID, Outcome: d.Outcome, At: d.At.UTC()}
+}
+
+// ClaimEnding implements ports.LoanRepository with one insert keyed by the
+// loan id: exactly one of racing endings is stored on every backend.
+func (r *Loans) ClaimEnding(ctx context.Context, e library.LoanEnding) error {
+	_, err := r.endings.InsertOne(ctx, toLoanEndingDoc(e))
+	return mapErr(err, "record the loan's ending", nil, library.ErrLoanEnded)
+}
+
+// Ending implements ports.LoanRepository: one find by _id.
+func (r *Loans) Ending(ctx context.Context, loanID string) (library.LoanEnding, error) {
+	return findOne(ctx, r.endings, "read the loan's ending", byID(loanID), library.ErrEndingNotFound, loanEndingDoc.toLoanEnding)
+}
+
+// ClaimsReturned implements ports.LoanRepository with one count on the
+// {student_id, outcome} index.
+func (r *Loans) ClaimsReturned(ctx context.Context, studentID string) (int, error) {
+	n, err := r.loans.CountDocuments(ctx, bson.D{{Key: "student_id", Value: studentID}, {Key: "outcome", Value: library.OutcomeClaimsReturned}})
+	return int(n), mapErr(err, "count the claimed returns", nil, nil)
 }
 
 // Delete implements ports.LoanRepository: one delete by _id.

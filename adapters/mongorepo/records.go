@@ -113,6 +113,12 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 		return plain(r.db, k, colHoldTraps, toHoldTrapDoc, holdTrapDoc.toTrap), nil
 	case ports.KindHoldEnds:
 		return plain(r.db, k, colHoldEnds, toHoldEndDoc, holdEndDoc.toEnd), nil
+	case ports.KindLoanEndings:
+		return plain(r.db, k, colLoanEndings, toLoanEndingDoc, loanEndingDoc.toLoanEnding), nil
+	case ports.KindCharges:
+		return plain(r.db, k, colCharges, toChargeDoc, chargeDoc.toCharge), nil
+	case ports.KindSettlements:
+		return plain(r.db, k, colSettlements, toSettlementDoc, settlementDoc.toSettlement), nil
 	}
 	return recordKind{}, errs.E(errs.Invalid, errs.CodeUnknownRecordKind, "There is no record kind %q.", k)
 }

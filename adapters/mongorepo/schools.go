@@ -100,6 +100,12 @@ type settingsDoc struct {
 	// The pickup window of holds; absent (0) in schools stored before
 	// holds existed, which get the default when read.
 	HoldPickupDays int `bson:"hold_pickup_days,omitempty"`
+	// The charge settings; absent (no charge, no block, the default
+	// currency) in schools stored before them.
+	Currency             string `bson:"currency,omitempty"`
+	ReplacementCostCents int64  `bson:"replacement_cost_cents,omitempty"`
+	BlockOverdueItems    int    `bson:"block_overdue_items,omitempty"`
+	BlockChargesCents    int64  `bson:"block_charges_cents,omitempty"`
 }
 
 func toSettingsDoc(s library.Settings) settingsDoc {
@@ -113,6 +119,11 @@ func toSettingsDoc(s library.Settings) settingsDoc {
 		LoanHistoryDays:    s.LoanHistoryDays,
 		Timezone:           s.Timezone,
 		HoldPickupDays:     s.HoldPickupDays,
+
+		Currency:             s.Currency,
+		ReplacementCostCents: s.ReplacementCostCents,
+		BlockOverdueItems:    s.BlockOverdueItems,
+		BlockChargesCents:    s.BlockChargesCents,
 	}
 }
 
@@ -142,6 +153,10 @@ func (d schoolDoc) toSchool() library.School {
 			LoanHistoryDays:    d.Settings.LoanHistoryDays,
 			Timezone:           d.Settings.Timezone,
 			HoldPickupDays:     d.Settings.HoldPickupDays,
+			ChargeSettings: library.ChargeSettings{
+				Currency: d.Settings.Currency, ReplacementCostCents: d.Settings.ReplacementCostCents,
+				BlockOverdueItems: d.Settings.BlockOverdueItems, BlockChargesCents: d.Settings.BlockChargesCents,
+			},
 		}.WithCapDefaults(),
 		Calendar:  d.Calendar.toCalendar(),
 		CreatedAt: d.CreatedAt.UTC(),

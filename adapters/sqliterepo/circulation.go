@@ -50,7 +50,7 @@ func NewActiveLoans(db *DB) *ActiveLoans {
 
 const (
 	loanColumns = `id, school_id, book_id, copy_id, copy_code, student_id, loaned_at, due_at, returned_at,
-	book_title, book_author`
+	book_title, book_author, outcome`
 	claimColumns   = `copy_id, loan_id, school_id, book_id, claimed_at`
 	renewalColumns = `loan_id, number, due_at, renewed_at`
 )
@@ -59,7 +59,7 @@ var (
 	stmtLoanInsert = newStmt("loans.insert", `
 INSERT INTO loans (`+loanColumns+`)
 VALUES (:id, :school_id, :book_id, :copy_id, :copy_code, :student_id, :loaned_at, :due_at, :returned_at,
-	:book_title, :book_author)`)
+	:book_title, :book_author, :outcome)`)
 	stmtLoanGet = newStmt("loans.get", `
 SELECT `+loanColumns+` FROM loans WHERE id = :id AND +school_id = :school_id`)
 	stmtLoansByID = newStmt("loans.by_id", `
@@ -93,6 +93,13 @@ ORDER BY loaned_at, id`)
 SELECT `+loanColumns+` FROM loans WHERE student_id = :student_id ORDER BY loaned_at DESC, id DESC`)
 	stmtLoanMarkReturned = newStmt("loans.mark_returned", `
 UPDATE loans SET returned_at = :at WHERE id = :id AND returned_at IS NULL`)
+	stmtLoanEnd = newStmt("loans.end", `
+UPDATE loans SET returned_at = :at, outcome = :outcome WHERE id = :id AND returned_at IS NULL`)
+	stmtLoansClaimsReturned = newStmt("loans.claims_returned", `
+SELECT count(*) FROM loans INDEXED BY loans_claims_returned WHERE student_id = :student_id AND outcome = 'claims_returned'`)
+	stmtEndingInsert = newStmt("loan_endings.insert", `
+INSERT INTO loan_endings (loan_id, outcome, ended_at) VALUES (:loan_id, :outcome, :ended_at)`)
+	stmtEndingGet     = newStmt("loan_endings.get", `SELECT loan_id, outcome, ended_at FROM loan_endings WHERE loan_id = :loan_id`)
 	stmtLoanDelete    = newStmt("loans.delete", `DELETE FROM loans WHERE id = :id`)
 	stmtLoanAnonymize = newStmt("loans.anonymize_student", `
 UPDATE loans SET student_id = '' WHERE student_id = :student_id`)
@@ -137,6 +144,7 @@ func loanArgs(l library.Loan) []any {
 		sql.Named("returned_at", nullMillis(l.ReturnedAt)),
 		sql.Named("book_title", l.BookTitle),
 		sql.Named("book_author", l.BookAuthor),
+		sql.Named("outcome", l.Outcome),
 	}
 }
 
@@ -147,7 +155,7 @@ func scanLoan(s scanner) (library.Loan, error) {
 		returned sql.NullInt64
 	)
 	err := s.Scan(&l.ID, &l.SchoolID, &l.BookID, &l.CopyID, &l.CopyCode, &l.StudentID, &loaned, &l.DueAt, &returned,
-		&l.BookTitle, &l.BookAuthor)
+		&l.BookTitle, &l.BookAuthor, &l.Outcome)
 	if err != nil {
 		return library.Loan{}, err
 	}
@@ -280,6 +288,52 @@ func (r *Loans) list(ctx context.Context, op string, s *stmt, args ...any) ([]li
 func (r *Loans) MarkReturned(ctx context.Context, loanID string, at time.Time) error {
 	_, err := r.db.exec(ctx, r.db.write, stmtLoanMarkReturned, sql.Named("id", loanID), sql.Named("at", millis(at)))
 	return mapErr(err, "mark the loan returned", nil, nil)
+}
+
+// EndLoan implements ports.LoanRepository with one UPDATE whose filter
+// wants returned_at NULL, as MarkReturned: of racing endings the first
+// stands.
+func (r *Loans) EndLoan(ctx context.Context, loanID string, at time.Time, outcome string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtLoanEnd, sql.Named("id", loanID), sql.Named("at", millis(at)), sql.Named("outcome", outcome))
+	return mapErr(err, "end the loan", nil, nil)
+}
+
+// ClaimEnding implements ports.LoanRepository: the primary key lets one
+// ending win per loan.
+func (r *Loans) ClaimEnding(ctx context.Context, e library.LoanEnding) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtEndingInsert, endingArgs(e)...)
+	return mapErr(err, "record the loan's ending", nil, library.ErrLoanEnded)
+}
+
+func endingArgs(e library.LoanEnding) []any {
+	return []any{sql.Named("loan_id", e.LoanID), sql.Named("outcome", e.Outcome), sql.Named("ended_at", millis(e.At))}
+}
+
+func scanEnding(s scanner) (library.LoanEnding, error) {
+	var (
+		e  library.LoanEnding
+		at int64
+	)
+	err := s.Scan(&e.LoanID, &e.Outcome, &at)
+	e.At = fromMillis(at)
+	return e, err
+}
+
+// Ending implements ports.LoanRepository.
+func (r *Loans) Ending(ctx context.Context, loanID string) (library.LoanEnding, error) {
+	e, err := scanEnding(r.db.queryRow(ctx, r.db.read, stmtEndingGet, sql.Named("loan_id", loanID)))
+	if err != nil {
+		return library.LoanEnding{}, mapErr(err, "read the loan's ending", library.ErrEndingNotFound, nil)
+	}
+	return e, nil
+}
+
+// ClaimsReturned implements ports.LoanRepository with one count of the
+// partial index of claimed returns.
+func (r *Loans) ClaimsReturned(ctx context.Context, studentID string) (int, error) {
+	var n int
+	err := r.db.queryRow(ctx, r.db.read, stmtLoansClaimsReturned, sql.Named("student_id", studentID)).Scan(&n)
+	return n, mapErr(err, "count the claimed returns", nil, nil)
 }
 
 // Delete implements ports.LoanRepository. A missing loan deletes nothing,

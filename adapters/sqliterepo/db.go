@@ -288,6 +288,7 @@ func (d *DB) Repositories() ports.Repositories {
 		Expiry:        NewExpiry(d),
 		Departures:    NewDepartures(d),
 		Holds:         NewHolds(d),
+		Charges:       NewCharges(d),
 		Health:        NewHealth(d),
 
 		ExternalIdentities: NewExternalIdentities(d),

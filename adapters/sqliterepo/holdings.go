@@ -30,14 +30,16 @@ func NewHoldings(db *DB) *Holdings {
 }
 
 const (
-	libraryBookColumns = `b.id, b.school_id, b.isbn, b.title, b.author, b.cover_url, b.created_at`
+	libraryBookColumns = `b.id, b.school_id, b.isbn, b.title, b.author, b.cover_url, b.created_at, b.price_cents`
 	copyColumns        = `id, school_id, book_id, code, created_at`
+	// A copy as read: its columns and its condition.
+	copyReadColumns = copyColumns + `, copy_condition, condition_note, condition_loan_id, condition_at`
 )
 
 var (
 	stmtLibraryBookInsert = newStmt("library_books.insert", `
-INSERT INTO library_books (id, school_id, isbn, title, author, cover_url, created_at)
-VALUES (:id, :school_id, :isbn, :title, :author, :cover_url, :created_at)
+INSERT INTO library_books (id, school_id, isbn, title, author, cover_url, created_at, price_cents)
+VALUES (:id, :school_id, :isbn, :title, :author, :cover_url, :created_at, :price_cents)
 RETURNING pk`)
 	stmtLibraryBookISBNTaken = newStmt("library_books.isbn_taken", `
 SELECT EXISTS (SELECT 1 FROM library_books WHERE school_id = :school_id AND isbn = :isbn AND isbn <> '')`)
@@ -81,13 +83,13 @@ FROM json_each(:copies) WHERE true
 ON CONFLICT (school_id, code) DO NOTHING
 RETURNING id`)
 	stmtCopyGet = newStmt("copies.get", `
-SELECT `+copyColumns+` FROM copies WHERE id = :id AND +school_id = :school_id`)
+SELECT `+copyReadColumns+` FROM copies WHERE id = :id AND +school_id = :school_id`)
 	stmtCopyByCode = newStmt("copies.by_code", `
-SELECT `+copyColumns+` FROM copies WHERE school_id = :school_id AND code = :code`)
+SELECT `+copyReadColumns+` FROM copies WHERE school_id = :school_id AND code = :code`)
 	stmtCopiesOfBook = newStmt("copies.of_book", `
-SELECT `+copyColumns+` FROM copies WHERE school_id = :school_id AND book_id = :book_id ORDER BY code, id`)
+SELECT `+copyReadColumns+` FROM copies WHERE school_id = :school_id AND book_id = :book_id ORDER BY code, id`)
 	stmtCopiesOfBookPage = newStmt("copies.of_book_page", `
-SELECT `+copyColumns+` FROM copies WHERE school_id = :school_id AND book_id = :book_id ORDER BY code, id
+SELECT `+copyReadColumns+` FROM copies WHERE school_id = :school_id AND book_id = :book_id ORDER BY code, id
 LIMIT :limit OFFSET :offset`)
 	// The school's count stops at :limit entries of the UNIQUE (school_id,
 	// code) index: the caller's cap bounds it, not the school's size.
@@ -95,6 +97,15 @@ LIMIT :limit OFFSET :offset`)
 SELECT count(*) FROM (SELECT 1 FROM copies WHERE school_id = :school_id LIMIT :limit)`)
 	stmtCopiesDelete = newStmt("copies.delete", `
 DELETE FROM copies WHERE id IN (SELECT value FROM json_each(:ids)) AND +school_id = :school_id`)
+	stmtBookSetPrice = newStmt("library_books.set_price", `
+UPDATE library_books SET price_cents = :price_cents WHERE id = :id AND +school_id = :school_id`)
+	stmtCopySetCondition = newStmt("copies.set_condition", `
+UPDATE copies SET copy_condition = :condition, condition_note = :note, condition_loan_id = :loan_id, condition_at = :at
+WHERE id = :id AND +school_id = :school_id`)
+	stmtCopyOffShelfCounts = newStmt("copies.off_shelf_counts", `
+SELECT book_id, count(*) FROM copies INDEXED BY copies_off_shelf
+WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_ids)) AND copy_condition <> ''
+GROUP BY book_id`)
 	stmtCopyCounts = newStmt("copies.counts", `
 SELECT book_id, count(*) FROM copies
 WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_ids))
@@ -111,6 +122,7 @@ func libraryBookArgs(b library.Book) []any {
 		sql.Named("author", b.Author),
 		sql.Named("cover_url", b.CoverURL),
 		sql.Named("created_at", millis(b.CreatedAt)),
+		sql.Named("price_cents", b.PriceCents),
 	}
 }
 
@@ -119,7 +131,7 @@ func scanLibraryBook(s scanner) (library.Book, error) {
 		b       library.Book
 		created int64
 	)
-	if err := s.Scan(&b.ID, &b.SchoolID, &b.ISBN, &b.Title, &b.Author, &b.CoverURL, &created); err != nil {
+	if err := s.Scan(&b.ID, &b.SchoolID, &b.ISBN, &b.Title, &b.Author, &b.CoverURL, &created, &b.PriceCents); err != nil {
 		return library.Book{}, err
 	}
 	b.CreatedAt = fromMillis(created)
@@ -137,13 +149,17 @@ type copyJSON struct {
 
 func scanCopy(s scanner) (library.Copy, error) {
 	var (
-		c       library.Copy
-		created int64
+		c           library.Copy
+		created, at int64
 	)
-	if err := s.Scan(&c.ID, &c.SchoolID, &c.BookID, &c.Code, &created); err != nil {
+	if err := s.Scan(&c.ID, &c.SchoolID, &c.BookID, &c.Code, &created,
+		&c.Condition.Condition, &c.Condition.Note, &c.Condition.LoanID, &at); err != nil {
 		return library.Copy{}, err
 	}
 	c.CreatedAt = fromMillis(created)
+	if at != 0 {
+		c.Condition.At = fromMillis(at)
+	}
 	return c, nil
 }
 
@@ -389,4 +405,53 @@ func (d *DB) countsByKey(ctx context.Context, op string, s *stmt, args ...any) (
 		out[c.key] = c.n
 	}
 	return out, nil
+}
+
+// SetBookPrice implements ports.HoldingsRepository with one UPDATE by the
+// book's id.
+func (r *Holdings) SetBookPrice(ctx context.Context, schoolID, bookID string, cents int64) error {
+	res, err := r.db.exec(ctx, r.db.write, stmtBookSetPrice, sql.Named("id", bookID), sql.Named("school_id", schoolID),
+		sql.Named("price_cents", cents))
+	return changedOne(res, err, "set the book's price", library.ErrBookNotFound)
+}
+
+// SetCopyCondition implements ports.HoldingsRepository with one UPDATE by
+// the copy's primary key.
+func (r *Holdings) SetCopyCondition(ctx context.Context, schoolID, copyID string, c library.CopyCondition) error {
+	res, err := r.db.exec(ctx, r.db.write, stmtCopySetCondition, sql.Named("id", copyID), sql.Named("school_id", schoolID),
+		sql.Named("condition", c.Condition), sql.Named("note", c.Note), sql.Named("loan_id", c.LoanID), sql.Named("at", conditionAt(c)))
+	return changedOne(res, err, "set the copy's condition", library.ErrCopyNotFound)
+}
+
+// changedOne maps the result of an UPDATE of one row by its key: no row
+// changed is notFound (the record does not exist in the school).
+func changedOne(res sql.Result, err error, op string, notFound func() error) error {
+	if err != nil {
+		return mapErr(err, op, nil, nil)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return mapErr(err, op, nil, nil)
+	}
+	if n == 0 {
+		return notFound()
+	}
+	return nil
+}
+
+// conditionAt is the time of a condition in unix milliseconds, 0 for none.
+func conditionAt(c library.CopyCondition) int64 {
+	if c.At.IsZero() {
+		return 0
+	}
+	return millis(c.At)
+}
+
+// OffShelfCounts implements ports.HoldingsRepository with one statement on
+// the partial index of copies with a condition. No ids is no statement.
+func (r *Holdings) OffShelfCounts(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error) {
+	if len(bookIDs) == 0 {
+		return map[string]int{}, nil
+	}
+	return r.db.countsByKey(ctx, "count the copies off the shelf", stmtCopyOffShelfCounts, sql.Named("school_id", schoolID), sql.Named("book_ids", jsonArray(bookIDs)))
 }

@@ -111,9 +111,10 @@ VALUES (:account_id, :book_id, :page_number, :percentage, :max_page, :max_percen
 SELECT `+libraryBookColumns+` FROM library_books AS b`)
 
 	stmtRecCopiesCount  = newWholeStmt("records.copies.count", `SELECT count(*) FROM copies`)
-	stmtRecCopiesRead   = newWholeStmt("records.copies.read", `SELECT `+copyColumns+` FROM copies`)
+	stmtRecCopiesRead   = newWholeStmt("records.copies.read", `SELECT `+copyReadColumns+` FROM copies`)
 	stmtRecCopiesInsert = newStmt("records.copies.insert", `
-INSERT INTO copies (`+copyColumns+`) VALUES (:id, :school_id, :book_id, :code, :created_at)`)
+INSERT INTO copies (`+copyReadColumns+`) VALUES (:id, :school_id, :book_id, :code, :created_at,
+	:condition, :note, :loan_id, :at)`)
 
 	stmtRecLoansCount = newWholeStmt("records.loans.count", `SELECT count(*) FROM loans`)
 	stmtRecLoansRead  = newWholeStmt("records.loans.read", `SELECT `+loanColumns+` FROM loans`)
@@ -160,6 +161,12 @@ VALUES (:key, :school_id, :subject_id, :student_id, :kind, :step, :due_at, :day,
 	stmtRecNoticeDaysRead  = newWholeStmt("records.notice_days.read", `SELECT school_id, day, finished_at FROM notice_days`)
 	stmtRecNoticeDayInsert = newStmt("records.notice_days.insert", `
 INSERT INTO notice_days (school_id, day, finished_at) VALUES (:school_id, :day, :at)`)
+	stmtRecEndingsCount     = newWholeStmt("records.loan_endings.count", `SELECT count(*) FROM loan_endings`)
+	stmtRecEndingsRead      = newWholeStmt("records.loan_endings.read", `SELECT loan_id, outcome, ended_at FROM loan_endings`)
+	stmtRecChargesCount     = newWholeStmt("records.charges.count", `SELECT count(*) FROM charges`)
+	stmtRecChargesRead      = newWholeStmt("records.charges.read", `SELECT `+chargeColumns+` FROM charges`)
+	stmtRecSettlementsCount = newWholeStmt("records.charge_settlements.count", `SELECT count(*) FROM charge_settlements`)
+	stmtRecSettlementsRead  = newWholeStmt("records.charge_settlements.read", `SELECT `+settlementColumns+` FROM charge_settlements`)
 
 	stmtRecMailTokensCount = newWholeStmt("records.mail_tokens.count", `SELECT count(*) FROM mail_tokens`)
 	stmtRecMailTokensRead  = newWholeStmt("records.mail_tokens.read", `SELECT `+mailTokenColumns+` FROM mail_tokens`)
@@ -255,7 +262,9 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 	case ports.KindCopies:
 		return recordsKind(d, k, stmtRecCopiesCount, stmtRecCopiesRead, scanCopy, func(ctx context.Context, tx *txn, c library.Copy) error {
 			_, err := d.exec(ctx, tx, stmtRecCopiesInsert, sql.Named("id", c.ID), sql.Named("school_id", c.SchoolID),
-				sql.Named("book_id", c.BookID), sql.Named("code", c.Code), sql.Named("created_at", millis(c.CreatedAt)))
+				sql.Named("book_id", c.BookID), sql.Named("code", c.Code), sql.Named("created_at", millis(c.CreatedAt)),
+				sql.Named("condition", c.Condition.Condition), sql.Named("note", c.Condition.Note),
+				sql.Named("loan_id", c.Condition.LoanID), sql.Named("at", conditionAt(c.Condition)))
 			return err
 		}), nil
 	case ports.KindLoans:
@@ -323,6 +332,21 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 	case ports.KindNoticeDays:
 		return recordsKind(d, k, stmtRecNoticeDaysCount, stmtRecNoticeDaysRead, scanNoticeDay, func(ctx context.Context, tx *txn, nd ports.NoticeDay) error {
 			_, err := d.exec(ctx, tx, stmtRecNoticeDayInsert, sql.Named("school_id", nd.SchoolID), sql.Named("day", nd.Day), sql.Named("at", millis(nd.FinishedAt)))
+			return err
+		}), nil
+	case ports.KindLoanEndings:
+		return recordsKind(d, k, stmtRecEndingsCount, stmtRecEndingsRead, scanEnding, func(ctx context.Context, tx *txn, e library.LoanEnding) error {
+			_, err := d.exec(ctx, tx, stmtEndingInsert, endingArgs(e)...)
+			return err
+		}), nil
+	case ports.KindCharges:
+		return recordsKind(d, k, stmtRecChargesCount, stmtRecChargesRead, scanCharge, func(ctx context.Context, tx *txn, c library.Charge) error {
+			_, err := d.exec(ctx, tx, stmtChargeInsert, chargeArgs(c)...)
+			return err
+		}), nil
+	case ports.KindSettlements:
+		return recordsKind(d, k, stmtRecSettlementsCount, stmtRecSettlementsRead, scanSettlement, func(ctx context.Context, tx *txn, st library.Settlement) error {
+			_, err := d.exec(ctx, tx, stmtSettlementInsert, settlementArgs(st)...)
 			return err
 		}), nil
 	}

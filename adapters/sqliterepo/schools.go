@@ -26,13 +26,15 @@ func NewSchools(db *DB) *Schools {
 }
 
 const schoolColumns = `id, name, domain, default_loan_days, max_renewals, renewal_days, allow_public_catalog, created_at,
-	max_copies_per_book, max_copies_per_school, loan_history_days, timezone, calendar, hold_pickup_days`
+	max_copies_per_book, max_copies_per_school, loan_history_days, timezone, calendar, hold_pickup_days,
+	currency, replacement_cost_cents, block_overdue_items, block_charges_cents`
 
 var (
 	stmtSchoolInsert = newStmt("schools.insert", `
 INSERT INTO schools (`+schoolColumns+`)
 VALUES (:id, :name, :domain, :default_loan_days, :max_renewals, :renewal_days, :allow_public_catalog, :created_at,
-	:max_copies_per_book, :max_copies_per_school, :loan_history_days, :timezone, :calendar, :hold_pickup_days)`)
+	:max_copies_per_book, :max_copies_per_school, :loan_history_days, :timezone, :calendar, :hold_pickup_days,
+	:currency, :replacement_cost_cents, :block_overdue_items, :block_charges_cents)`)
 	stmtSchoolGet          = newStmt("schools.get", `SELECT `+schoolColumns+` FROM schools WHERE id = :id`)
 	stmtSchoolGetByDomain  = newStmt("schools.get_by_domain", `SELECT `+schoolColumns+` FROM schools WHERE domain = :domain`)
 	stmtSchoolList         = newStmt("schools.list", `SELECT `+schoolColumns+` FROM schools ORDER BY name, id`)
@@ -40,7 +42,9 @@ VALUES (:id, :name, :domain, :default_loan_days, :max_renewals, :renewal_days, :
 UPDATE schools SET default_loan_days = :default_loan_days, max_renewals = :max_renewals,
 	renewal_days = :renewal_days, allow_public_catalog = :allow_public_catalog,
 	max_copies_per_book = :max_copies_per_book, max_copies_per_school = :max_copies_per_school,
-	loan_history_days = :loan_history_days, timezone = :timezone, hold_pickup_days = :hold_pickup_days
+	loan_history_days = :loan_history_days, timezone = :timezone, hold_pickup_days = :hold_pickup_days,
+	currency = :currency, replacement_cost_cents = :replacement_cost_cents,
+	block_overdue_items = :block_overdue_items, block_charges_cents = :block_charges_cents
 WHERE id = :id`)
 	stmtSchoolSaveCalendar = newStmt("schools.save_calendar", `UPDATE schools SET calendar = :calendar WHERE id = :id`)
 )
@@ -57,6 +61,10 @@ func settingsArgs(s library.Settings) []any {
 		sql.Named("loan_history_days", s.LoanHistoryDays),
 		sql.Named("timezone", s.Timezone),
 		sql.Named("hold_pickup_days", s.PickupDays()),
+		sql.Named("currency", s.Currency),
+		sql.Named("replacement_cost_cents", s.ReplacementCostCents),
+		sql.Named("block_overdue_items", s.BlockOverdueItems),
+		sql.Named("block_charges_cents", s.BlockChargesCents),
 	}
 }
 
@@ -111,7 +119,8 @@ func scanSchool(s scanner) (library.School, error) {
 	err := s.Scan(&sc.ID, &sc.Name, &sc.Domain, &sc.Settings.DefaultLoanDays, &sc.Settings.MaxRenewals,
 		&sc.Settings.RenewalDays, &sc.Settings.AllowPublicCatalog, &created,
 		&sc.Settings.MaxCopiesPerBook, &sc.Settings.MaxCopiesPerSchool, &sc.Settings.LoanHistoryDays, &sc.Settings.Timezone, &calendar,
-		&sc.Settings.HoldPickupDays)
+		&sc.Settings.HoldPickupDays,
+		&sc.Settings.Currency, &sc.Settings.ReplacementCostCents, &sc.Settings.BlockOverdueItems, &sc.Settings.BlockChargesCents)
 	if err != nil {
 		return library.School{}, err
 	}

@@ -31,6 +31,10 @@ func (l loanRow) StatusLabel() string {
 		return "Overdue"
 	case library.LoanReturned:
 		return "Returned"
+	case library.LoanLost:
+		return "Lost"
+	case library.LoanClaimsReturned:
+		return "Claimed returned"
 	}
 	return "On loan"
 }
@@ -61,6 +65,7 @@ type deskView struct {
 	CanLend        bool
 	CanSeeNotices  bool   // each loan links the reminders sent about it
 	Pages          pager  // the loans' pages
+	Currency       string // of the damage charge typed at Return
 	LookupSchoolID string // admins: the schoolId the student lookup sends
 	Focus          string // checkout, return, renew or choice
 	Checkout       struct{ Code, Student, Due string }
@@ -153,6 +158,7 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 		Today: today.Format("2006-01-02"), DueDefault: school.DefaultDue(today),
 		MaxRenewals: school.Settings.MaxRenewals, CanLend: a.allowed(r, "create", "library:loans"),
 		CanSeeNotices: a.allowed(r, "read", "library:notices"),
+		Currency:      school.Settings.CurrencyCode(),
 		Focus:         "checkout", Choice: choice,
 		// Overdue first, then by due date: what the desk must chase on top.
 		ActiveCount: res.Total - res.Overdue, OverdueCount: res.Overdue,
@@ -203,10 +209,11 @@ func toLoanRow(l service.LoanView) loanRow {
 
 type studentView struct {
 	base
-	Base   string
-	Loans  []loanRow
-	Active int
-	Holds  []holdRow
+	Base    string
+	Loans   []loanRow
+	Active  int
+	Holds   []holdRow
+	Charges []chargeRow
 }
 
 // studentLoans shows a student their own loans, and nobody else's: the
@@ -220,7 +227,7 @@ func (a *App) studentLoans(w http.ResponseWriter, r *http.Request, school librar
 		a.fail(w, r, err)
 		return
 	}
-	v := studentView{base: a.schoolBase(r, school, "My loans", "desk"), Base: schoolPath(school)}
+	v := studentView{base: a.schoolBase(r, school, "My loans", "desk"), Base: schoolPath(school), Charges: a.ownCharges(r)}
 	v.Flash = a.takeFlash(w, r)
 	if a.allowed(r, "read", "library:ownholds") {
 		holds, err := a.deps.Library.Holds.StudentHolds(r.Context())
@@ -234,7 +241,7 @@ func (a *App) studentLoans(w http.ResponseWriter, r *http.Request, school librar
 	}
 	for _, l := range loans {
 		row := toLoanRow(l)
-		if l.Status != library.LoanReturned {
+		if l.Status == library.LoanActive || l.Status == library.LoanOverdue {
 			v.Active++
 		}
 		v.Loans = append(v.Loans, row)
@@ -363,9 +370,16 @@ func (a *App) returnCopy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	found, back, fail := scan.found, scan.back, scan.fail
+	if found.Loan == nil && a.checkInFound(w, r, scan) {
+		return
+	}
 	if found.Loan == nil {
 		a.redirect(w, r, back, flash{Kind: "info", Focus: "return",
 			Message: fmt.Sprintf("%s (%s) is not on loan; nothing to return.", quote(found.Book.Title), found.Copy.Code)})
+		return
+	}
+	if scan.form.Get("damaged") == "true" {
+		a.returnDamaged(w, r, scan, scan.form.Get("damage_note"), scan.form.Get("damage_charge"))
 		return
 	}
 	v, err := a.deps.Library.Circulation.ReturnLoan(r.Context(), found.Loan.Loan.ID)
@@ -418,6 +432,7 @@ func (a *App) renew(w http.ResponseWriter, r *http.Request) {
 type deskScan struct {
 	school library.School
 	found  service.CopyLookup
+	form   url.Values
 	back   string
 	fail   func(msg string)
 }
@@ -434,7 +449,7 @@ func (a *App) scanAtDesk(w http.ResponseWriter, r *http.Request, focus string) (
 	if !ok {
 		return deskScan{}, false
 	}
-	scan := deskScan{school: school, back: schoolPath(school)}
+	scan := deskScan{school: school, form: form, back: schoolPath(school)}
 	scan.fail = func(msg string) {
 		a.redirect(w, r, scan.back, flash{Kind: "error", Message: msg, Focus: focus})
 	}

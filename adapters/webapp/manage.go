@@ -72,6 +72,7 @@ func atoi(values url.Values, field string, blank int) (int, error) {
 type bookRow struct {
 	ID, Title, Author, ISBN string
 	Total, Available        int
+	Price                   string // the replacement price as typed ("12.99"); "" without one
 }
 
 // labelPage is one PDF of a book's labels: the copies it prints, First to
@@ -100,6 +101,8 @@ type booksView struct {
 	CanAddBook   bool
 	CanAddCopies bool
 	CanSeeHolds  bool
+	CanPrice     bool       // may set a book's replacement price
+	Currency     string     // of the prices
 	Form         *formState // the add-book form after a refusal
 }
 
@@ -121,12 +124,17 @@ func (a *App) renderBooks(w http.ResponseWriter, r *http.Request, school library
 	v := booksView{base: a.schoolBase(r, school, "Books", "books"), Base: schoolPath(school), Form: form, Search: search,
 		Pages:      newPager("books", "Pages of books", schoolPath(school)+"/books", search, res.Page, res.Limit, res.Total),
 		CanAddBook: a.allowed(r, "create", "library:books"), CanAddCopies: a.allowed(r, "create", "library:copies"),
-		CanSeeHolds: a.allowed(r, "read", "library:holds")}
+		CanSeeHolds: a.allowed(r, "read", "library:holds"),
+		CanPrice:    a.allowed(r, "update", "library:books"), Currency: school.Settings.CurrencyCode()}
 	if form == nil {
 		v.Flash = a.takeFlash(w, r)
 	}
 	for _, e := range res.Entries {
-		v.Books = append(v.Books, bookRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN, Total: e.Total, Available: e.Available})
+		row := bookRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN, Total: e.Total, Available: e.Available}
+		if e.Book.PriceCents > 0 {
+			row.Price = moneyValue(e.Book.PriceCents)
+		}
+		v.Books = append(v.Books, row)
 	}
 	a.render(w, r, status, "books", v)
 }
@@ -158,13 +166,17 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	keys := []string{"title", "author", "isbn", "copies"}
+	keys := []string{"title", "author", "isbn", "copies", "price_cents"}
 	n, err := atoi(form, "copies", 1)
+	price, priced := parseMoney(form.Get("price_cents"))
+	if err == nil && !priced {
+		err = errs.InvalidField("price_cents", "must be an amount such as 12.99")
+	}
 	if err == nil {
 		var b library.Book
 		var copies []library.Copy
 		b, copies, err = a.deps.Library.Holdings.AddBook(r.Context(), school.ID, library.BookDraft{
-			Title: form.Get("title"), Author: form.Get("author"), ISBN: form.Get("isbn"), Copies: n,
+			Title: form.Get("title"), Author: form.Get("author"), ISBN: form.Get("isbn"), Copies: n, PriceCents: price,
 		})
 		if err == nil {
 			msg := fmt.Sprintf("Added %s with %d %s", quote(b.Title), len(copies), pluralize(len(copies), "copy", "copies"))
@@ -223,6 +235,7 @@ type studentsView struct {
 	CanImport  bool
 	CanUnlock  bool       // lift a student's sign-in lock
 	CanEdit    bool       // change a student's grade and homeroom
+	CanCharges bool       // open a student's charges
 	Form       *formState // add one student, after a refusal
 	ImportCSV  string
 	ImportErr  string
@@ -253,6 +266,7 @@ func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school libr
 	v.CanAdd, v.CanImport = a.allowed(r, "create", "library:students"), a.allowed(r, "import", "library:students")
 	v.CanUnlock = a.allowed(r, "unlock", "library:accounts")
 	v.CanEdit = a.allowed(r, "update", "library:students")
+	v.CanCharges = a.allowed(r, "read", "library:charges")
 	for _, s := range res.Students {
 		v.Students = append(v.Students, studentRow{ID: s.ID, Name: s.Name, Email: s.Email, Number: s.StudentNumber,
 			Grade: s.Grade, Homeroom: s.Homeroom})
@@ -430,6 +444,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 			"timezone":              s.Settings.Zone(),
 			"hold_pickup_days":      strconv.Itoa(s.Settings.PickupDays()),
 		}}
+		chargeSettingsValues(s.Settings.ChargeSettings, v.Form.Values)
 	}
 	a.render(w, r, status, "settings", v)
 }
@@ -484,12 +499,16 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 	} else {
 		set.LoanHistoryDays = num("loan_history_days")
 	}
+	if !a.chargeSettingsFromForm(w, r, school, form, &set, fields) {
+		return
+	}
 	err := fields.Err()
 	if err == nil {
 		_, err = a.deps.Library.Schools.PutSettings(r.Context(), school.ID, set)
 	}
 	if err != nil {
-		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days", "timezone", "hold_pickup_days")
+		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days",
+			"timezone", "hold_pickup_days", "currency", "replacement_cost_cents", "block_overdue_items", "block_charges_cents")
 		st.Values["allow_public_catalog"] = strconv.FormatBool(set.AllowPublicCatalog)
 		a.renderSettings(w, r, school, a.statusFor(err), st)
 		return

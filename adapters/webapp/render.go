@@ -54,6 +54,7 @@ func mustParsePages() map[string]*template.Template {
 			}
 			return many
 		},
+		"money": money,
 	}
 	pages := map[string]*template.Template{}
 	for _, name := range names {
@@ -178,6 +179,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 	add("books", "Books", root+"/books", "read", "library:copies")
 	add("holds", "Holds", root+"/holds", "read", "library:holds")
 	add("students", "Students", root+"/students", "read", "library:students")
+	add("charges", "Charges", root+"/charges", "read", "library:charges")
 	add("settings", "Settings", root+"/settings", "read", "library:settings")
 	add("calendar", "Calendar", root+"/calendar", "read", "library:calendar")
 	add("notices", "Reminders", root+"/notices", "read", "library:notices")
@@ -316,6 +318,9 @@ var fieldLabels = map[string]string{
 	"loan_history_days": "Loan history", "send_at": "Time", "due_soon_days": "Due soon", "overdue_steps": "Overdue notices",
 	"homerooms":        "Homerooms",
 	"hold_pickup_days": "Days a copy waits for a hold",
+	"currency":         "Currency", "replacement_cost_cents": "Replacement cost", "block_overdue_items": "Overdue items that block",
+	"block_charges_cents": "Charges that block", "price_cents": "Replacement price", "damaged.note": "Damage note",
+	"damaged.charge_cents": "Damage charge", "note": "Note", "action": "Action",
 }
 
 // messageOf is a sentence for the librarian: the service's client-safe

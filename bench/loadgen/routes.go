@@ -268,7 +268,42 @@ func (w *world) cases(search string) []routeCase {
 		{"library.settings.put", "PUT /api/library/settings (librarian)", fixed(rq{Method: "PUT", Path: "/api/library/settings", Token: w.lib,
 			Body: `{"default_loan_days":14,"max_renewals":2,"renewal_days":7,"allow_public_catalog":true}`})},
 		{"library.catalog", "GET /api/library/catalog/{domain} (anonymous)", fixed(rq{Path: "/api/library/catalog/" + demoSchoolDomain})},
+
+		// Lost copies and charges.
+		{"library.students.standing", "GET /api/library/students/{id}/standing (librarian)", fixed(rq{Path: "/api/library/students/" + w.studentID + "/standing", Token: w.lib})},
+		{"library.books.price", "PATCH /api/library/books/{id} {price_cents}", fixed(rq{Method: "PATCH", Path: "/api/library/books/" + w.libBookID, Token: w.lib,
+			Body: `{"price_cents":1500}`})},
+		{"library.copies.change", "PATCH /api/library/copies/{id} checkin (fresh lost copy)", func() (rq, error) {
+			l, err := w.freshLostLoan()
+			return rq{Method: "PATCH", Path: "/api/library/copies/" + l.CopyID, Token: w.lib, Body: `{"action":"checkin"}`}, err
+		}},
+		{"library.charges.list", "GET /api/library/charges (librarian)", fixed(rq{Path: "/api/library/charges", Token: w.lib})},
+		{"library.charges.settle", "PATCH /api/library/charges/{id} paid (fresh charge)", func() (rq, error) {
+			l, err := w.freshLostLoan()
+			return rq{Method: "PATCH", Path: "/api/library/charges/" + library.ChargeID(l.ID, library.ChargeReplacement), Token: w.lib,
+				Body: `{"action":"paid"}`}, err
+		}},
+		{"library.studentCharges", "GET /api/library/student/charges (student)", fixed(rq{Path: "/api/library/student/charges", Token: w.student})},
 	}
+}
+
+// freshLostLoan lends a fresh priced copy to the demo student and marks the
+// loan lost, which charges its price.
+func (w *world) freshLostLoan() (library.Loan, error) {
+	b, err := w.freshLibraryBook()
+	if err != nil {
+		return library.Loan{}, err
+	}
+	c := w.s.App.Library
+	if _, err := c.Holdings.SetBookPrice(w.libCtx, "", b.ID, 500); err != nil {
+		return library.Loan{}, err
+	}
+	l, err := c.Circulation.CreateLoan(w.libCtx, service.LoanInput{BookID: b.ID, CopyID: b.CopyID, StudentID: w.studentID})
+	if err != nil {
+		return library.Loan{}, err
+	}
+	v, err := c.Circulation.EndLoan(w.libCtx, l.Loan.ID, library.OutcomeLost)
+	return v.Loan, err
 }
 
 type libBook struct{ ID, CopyID, Code string }

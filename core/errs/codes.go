@@ -102,6 +102,15 @@ const (
 	CodeCopyAvailable    = "copy_available"
 	CodeCopyOnHold       = "copy_on_hold"
 	CodeAlreadyBorrowing = "already_borrowing"
+	// Library: lost, damaged and claimed copies, their charges and the
+	// borrowing block.
+	CodeCopyNotLendable  = "copy_not_lendable"
+	CodeCopyNotOut       = "copy_not_out"
+	CodeChargeExists     = "charge_exists"
+	CodeLoanEnded        = "loan_ended"
+	CodeChargeNotFound   = "charge_not_found"
+	CodeChargeSettled    = "charge_settled"
+	CodeBorrowingBlocked = "borrowing_blocked"
 
 	// Migration: the record store of the import/export commands.
 	CodeRecordExists      = "record_exists"

@@ -16,6 +16,9 @@ type Book struct {
 	Author    string
 	CoverURL  string
 	CreatedAt time.Time
+	// PriceCents is the replacement price of a copy (minor units of the
+	// school's currency); 0 when unknown, and the school's default applies.
+	PriceCents int64
 }
 
 // Copy is one physical copy of a book, with the code printed on its label.
@@ -25,6 +28,9 @@ type Copy struct {
 	BookID    string
 	Code      string // see NewCopyCode
 	CreatedAt time.Time
+	// Condition says why the copy is off the shelf while no loan holds it
+	// (lost, claimed returned, damaged); zero on the shelf.
+	Condition CopyCondition
 }
 
 // Loan is one copy lent to one student. A loan is active only while the
@@ -42,6 +48,9 @@ type Loan struct {
 	ReturnedAt time.Time
 	BookTitle  string // snapshots for lists and for history after the book changes
 	BookAuthor string
+	// Outcome is how the loan ended: OutcomeReturned ("", also while
+	// active), OutcomeLost or OutcomeClaimsReturned.
+	Outcome string
 }
 
 // StudentDeleted reports whether the loan's student deleted their account:
@@ -77,6 +86,9 @@ const (
 	LoanActive   = "active"
 	LoanOverdue  = "overdue"
 	LoanReturned = "returned"
+	// A loan that ended without a return shows its outcome as its status.
+	LoanLost           = OutcomeLost
+	LoanClaimsReturned = OutcomeClaimsReturned
 )
 
 // Errors of circulation, each with the code clients see.

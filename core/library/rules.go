@@ -117,6 +117,7 @@ func ValidateSettings(s Settings) error {
 	if s.HoldPickupDays < MinHoldPickupDays || s.HoldPickupDays > MaxHoldPickupDays {
 		fields.Add("hold_pickup_days", "must be between 1 and 60")
 	}
+	s.ChargeSettings.validate(fields)
 	return fields.Err()
 }
 
@@ -203,6 +204,8 @@ func EffectiveDue(l Loan, renewals []Renewal) (due string, count int) {
 // LoanActive. A book due today is not yet overdue.
 func LoanStatus(l Loan, due string, today time.Time) string {
 	switch {
+	case l.Returned() && l.Outcome != OutcomeReturned:
+		return l.Outcome
 	case l.Returned():
 		return LoanReturned
 	case due < calendarDate(today).Format(dueDateLayout):
@@ -219,6 +222,8 @@ type BookDraft struct {
 	ISBN     string
 	CoverURL string
 	Copies   int
+	// PriceCents is the replacement price (0: the school's default).
+	PriceCents int64
 }
 
 // Normalized returns d with title, author and cover URL trimmed and the ISBN
@@ -258,6 +263,9 @@ func ValidateBookDraft(d BookDraft) error {
 	}
 	if d.CoverURL != "" && !validCoverURL(d.CoverURL) {
 		fields.Add("cover_url", "must be an http or https URL of at most 2048 characters")
+	}
+	if d.PriceCents < 0 || d.PriceCents > MaxChargeCents {
+		fields.Add("price_cents", "must be between 0 and 100000000")
 	}
 	if d.Copies < 0 || d.Copies > maxBookCopies {
 		fields.Add("copies", "must be between 0 and 1000")

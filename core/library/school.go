@@ -51,6 +51,10 @@ type Settings struct {
 	// HoldPickupDays is how long a copy put aside for a hold waits for its
 	// student before the next hold gets it (PickupDays: 0 is the default).
 	HoldPickupDays int
+	// The charges for lost and damaged copies and the borrowing block
+	// (charges.go). Every zero value keeps the behaviour from before they
+	// existed: no charge, no block, and the default currency.
+	ChargeSettings
 }
 
 // Default copy caps. A book may have 1,000 copies, the most a book can be

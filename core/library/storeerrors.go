@@ -42,3 +42,32 @@ func ErrInviteNotFound() error {
 func ErrInviteUsed() error {
 	return errs.E(errs.Conflict, errs.CodeInviteUsed, "The invitation has already been used.")
 }
+
+// ErrChargeExists is returned when a charge with the same id (the same loan
+// and kind) is stored already: the charge was made before.
+func ErrChargeExists() error {
+	return errs.E(errs.Conflict, errs.CodeChargeExists, "The charge exists already.")
+}
+
+// ErrChargeSettled is returned when a charge has a settlement already: the
+// first settlement stands.
+func ErrChargeSettled() error {
+	return errs.E(errs.Conflict, errs.CodeChargeSettled, "The charge has been settled already.")
+}
+
+// ErrChargeNotFound is returned for an unknown charge, or one of another
+// school.
+func ErrChargeNotFound() error {
+	return errs.E(errs.NotFound, errs.CodeChargeNotFound, "The charge does not exist.")
+}
+
+// ErrLoanEnded is returned when an ending (lost, claims returned) of the
+// loan is recorded already: the first ending stands.
+func ErrLoanEnded() error {
+	return errs.E(errs.Conflict, errs.CodeLoanEnded, "The loan has an ending already.")
+}
+
+// ErrEndingNotFound is returned for a loan without a recorded ending.
+func ErrEndingNotFound() error {
+	return errs.E(errs.NotFound, errs.CodeLoanNotFound, "The loan has no recorded ending.")
+}

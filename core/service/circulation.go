@@ -77,6 +77,9 @@ type Circulation struct {
 	notices ports.NoticeRepository
 	// desk settles loans with the holds of their titles.
 	desk *holdDesk
+	// charges are what students owe for lost and damaged copies
+	// (losses.go).
+	charges ports.ChargeRepository
 	loanReader
 	*clock
 }
@@ -87,7 +90,9 @@ type Circulation struct {
 // the loan is refused (student_not_found).
 // Errors: Invalid (ids, due_at), NotFound "copy_not_found",
 // "book_not_found", "student_not_found", Conflict "copy_unavailable",
-// "copy_on_hold" (the copy is put aside for another student).
+// "copy_on_hold" (the copy is put aside for another student),
+// "copy_not_lendable" (lost, claimed returned or damaged) or
+// "borrowing_blocked" (the school's thresholds, see Standing).
 func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, error) {
 	if err := requireUUIDs(map[string]string{"book_id": in.BookID, "copy_id": in.CopyID, "student_id": in.StudentID}); err != nil {
 		return LoanView{}, err
@@ -107,8 +112,14 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 	if cp.BookID != book.ID {
 		return LoanView{}, errs.E(errs.Conflict, errs.CodeCopyUnavailable, "The copy belongs to another book.")
 	}
+	if !cp.Condition.Lendable() {
+		return LoanView{}, library.ErrCopyNotLendable(cp.Condition.Condition)
+	}
 	student, err := schoolStudent(ctx, s.accounts, school.ID, in.StudentID)
 	if err != nil {
+		return LoanView{}, err
+	}
+	if err := s.checkBlock(ctx, school, student.ID); err != nil {
 		return LoanView{}, err
 	}
 	today := s.todayAt(school)

@@ -54,7 +54,7 @@ func (s *Holdings) AddBook(ctx context.Context, schoolParam string, d library.Bo
 	d = d.Normalized()
 	b := library.Book{
 		ID: s.newID(), SchoolID: school.ID, ISBN: library.NormalizeISBN(d.ISBN), Title: d.Title,
-		Author: d.Author, CoverURL: d.CoverURL, CreatedAt: s.Now().UTC(),
+		Author: d.Author, CoverURL: d.CoverURL, CreatedAt: s.Now().UTC(), PriceCents: d.PriceCents,
 	}
 	// The caps are checked before the book is stored, so a refused book
 	// leaves nothing behind. (Only when another request takes the last room
@@ -327,3 +327,21 @@ func (s *Holdings) CopyLabels(ctx context.Context, schoolParam, bookID string, p
 
 // maxLabelPage keeps the offset of a label page far from overflow.
 const maxLabelPage = 1_000_000
+
+// SetBookPrice sets the replacement price of a library book (0: the
+// school's default applies) and returns the book.
+// Errors: Invalid (price_cents), NotFound "book_not_found", as scope.
+func (s *Holdings) SetBookPrice(ctx context.Context, schoolParam, bookID string, cents int64) (library.Book, error) {
+	if cents < 0 || cents > library.MaxChargeCents {
+		return library.Book{}, errs.InvalidField("price_cents", "must be between 0 and 100000000")
+	}
+	b, err := s.bookInScope(ctx, schoolParam, bookID)
+	if err != nil {
+		return library.Book{}, err
+	}
+	if err := s.holdings.SetBookPrice(ctx, b.SchoolID, b.ID, cents); err != nil {
+		return library.Book{}, err
+	}
+	b.PriceCents = cents
+	return b, nil
+}

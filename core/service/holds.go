@@ -145,6 +145,15 @@ const maxTrapWalks = 3
 // walking the queue in batches. It returns the copy's trap (whoever took
 // it) and whether there is one. A copy an active loan holds is not trapped.
 func (d *holdDesk) trapCopy(ctx context.Context, school library.School, cp library.Copy) (library.HoldTrap, bool, error) {
+	// A lost, claimed or damaged copy is off the shelf: it fills no hold
+	// until it is checked in or repaired (which offers it again).
+	stored, err := d.holdings.Copy(ctx, school.ID, cp.ID)
+	if err != nil && !errs.Is(err, errs.NotFound) {
+		return library.HoldTrap{}, false, err
+	}
+	if err == nil && !stored.Condition.Lendable() {
+		return library.HoldTrap{}, false, nil
+	}
 	for walk := 0; walk < maxTrapWalks; walk++ {
 		t, outcome, err := d.walkQueue(ctx, school, cp)
 		if err != nil || outcome != trapRestart {
@@ -322,7 +331,12 @@ func (d *holdDesk) shelfCopies(ctx context.Context, school library.School, bookI
 			return 0, err
 		}
 	}
-	return counts[bookID] - lent[bookID] - len(traps), nil
+	// Lost, claimed and damaged copies are not on the shelf either.
+	off, err := d.holdings.OffShelfCounts(ctx, school.ID, []string{bookID})
+	if err != nil {
+		return 0, err
+	}
+	return counts[bookID] - lent[bookID] - len(traps) - off[bookID], nil
 }
 
 // serveShelf passes the book's copies on the shelf to its waiting holds:
@@ -368,7 +382,7 @@ func (d *holdDesk) serveShelf(ctx context.Context, school library.School, bookID
 		lent[t.CopyID] = true
 	}
 	for _, c := range copies {
-		if lent[c.ID] {
+		if lent[c.ID] || !c.Condition.Lendable() {
 			continue
 		}
 		if _, ok, err := d.trapCopy(ctx, school, c); err != nil || !ok {

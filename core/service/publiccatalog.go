@@ -94,9 +94,15 @@ func catalogPage(ctx context.Context, holdings ports.HoldingsRepository, loans l
 	if err != nil {
 		return CatalogPage{}, err
 	}
+	// Lost, claimed and damaged copies are held by no loan and still not
+	// on the shelf.
+	off, err := holdings.OffShelfCounts(ctx, school.ID, ids)
+	if err != nil {
+		return CatalogPage{}, err
+	}
 	entries := make([]CatalogEntry, 0, len(books))
 	for _, b := range books {
-		entries = append(entries, CatalogEntry{Book: b, Total: copies[b.ID], Available: copies[b.ID] - lent[b.ID]})
+		entries = append(entries, CatalogEntry{Book: b, Total: copies[b.ID], Available: max(copies[b.ID]-lent[b.ID]-off[b.ID], 0)})
 	}
 	return CatalogPage{School: school, Page: q.Page, Limit: q.Limit, Total: total, Entries: entries}, nil
 }

@@ -35,6 +35,7 @@ type Users struct {
 	links      ports.ExternalIdentityRepository
 	// notices name the student's address; they go with the account.
 	notices ports.NoticeRepository
+	charges ports.ChargeRepository
 	loanReader
 	// schools give a student's loans their school's today.
 	schools ports.SchoolRepository
@@ -50,13 +51,13 @@ type Users struct {
 // NewUsers builds the users service. It panics on a nil dependency.
 func NewUsers(repos ports.Repositories, authz ports.Authorizer) *Users {
 	if repos.Accounts == nil || repos.RefreshTokens == nil || repos.ReadingLists == nil || repos.Progress == nil || repos.Books == nil ||
-		repos.Students == nil || repos.Invites == nil || repos.MailTokens == nil || repos.ExternalIdentities == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || repos.Schools == nil || repos.Notices == nil || authz == nil {
+		repos.Students == nil || repos.Invites == nil || repos.MailTokens == nil || repos.ExternalIdentities == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || repos.Schools == nil || repos.Notices == nil || repos.Charges == nil || authz == nil {
 		panic("service.NewUsers: nil dependency")
 	}
 	u := &Users{
 		accounts: repos.Accounts, refresh: repos.RefreshTokens, lists: repos.ReadingLists,
 		progress: repos.Progress, books: repos.Books, students: repos.Students, invites: repos.Invites, mail: repos.MailTokens, links: repos.ExternalIdentities,
-		departures: repos.Departures, notices: repos.Notices, loanReader: loanReader{loans: repos.Loans, active: repos.ActiveLoans}, schools: repos.Schools, authz: authz, Now: time.Now,
+		departures: repos.Departures, notices: repos.Notices, charges: repos.Charges, loanReader: loanReader{loans: repos.Loans, active: repos.ActiveLoans}, schools: repos.Schools, authz: authz, Now: time.Now,
 	}
 	if repos.Holds != nil && repos.Holdings != nil && repos.Schools != nil {
 		u.desk = &holdDesk{holds: repos.Holds, holdings: repos.Holdings, schools: repos.Schools, accounts: repos.Accounts,
@@ -432,6 +433,9 @@ func (s *Users) erase(ctx context.Context, accountID string) error {
 		if err := s.desk.holds.AnonymizeStudent(ctx, accountID); err != nil {
 			return err
 		}
+	}
+	if err := s.charges.AnonymizeStudent(ctx, accountID); err != nil {
+		return err
 	}
 	if err := s.students.ReleaseNumbers(ctx, accountID); err != nil {
 		return err

@@ -203,6 +203,10 @@ func checkCopy(t *testing.T, call string, got, want library.Copy) {
 		t.Errorf("%s: CreatedAt = %v, want %v (at ms precision)", call, got.CreatedAt, want.CreatedAt)
 	}
 	got.CreatedAt = want.CreatedAt
+	if !sameTime(got.Condition.At, want.Condition.At) {
+		t.Errorf("%s: Condition.At = %v, want %v (at ms precision)", call, got.Condition.At, want.Condition.At)
+	}
+	got.Condition.At = want.Condition.At
 	if got != want {
 		t.Errorf("%s:\n got %+v\nwant %+v", call, got, want)
 	}

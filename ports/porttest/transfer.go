@@ -83,6 +83,9 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 	ports.KindHoldQueue:      reflect.TypeFor[library.HoldQueueEntry](),
 	ports.KindHoldTraps:      reflect.TypeFor[library.HoldTrap](),
 	ports.KindHoldEnds:       reflect.TypeFor[library.HoldEnd](),
+	ports.KindLoanEndings:    reflect.TypeFor[library.LoanEnding](),
+	ports.KindCharges:        reflect.TypeFor[library.Charge](),
+	ports.KindSettlements:    reflect.TypeFor[library.Settlement](),
 }
 
 // transferSeed is what seedTransfer stored in store A.
@@ -134,8 +137,11 @@ type transferSeed struct {
 	// holds: 0 the student's on Pippi, waiting with copy 2 put aside; 1 the
 	// pupil's on Matilda, waiting; 2 the pupil's on Pippi, cancelled; 3 the
 	// student's on Matilda, fulfilled.
-	holds     []library.Hold
-	holdTraps []library.HoldTrap
+	holds       []library.Hold
+	holdTraps   []library.HoldTrap
+	endings     []library.LoanEnding // of the returned and the incomplete loan
+	charges     []library.Charge     // the pupil's for the returned loan (settled), the student's for the open one
+	settlements []library.Settlement // of both charges
 
 	counts map[ports.RecordKind]int64
 }
@@ -259,6 +265,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	matilda := newLibBook(alder.ID, "9780140328721", "Matilda")
 	matilda.Author = "Roald Dahl"
 	pippi := newLibBook(alder.ID, "", "Pippi Långstrump")
+	pippi.PriceCents = 1299
 	birchMatilda := newLibBook(birch.ID, "9780140328721", "Matilda")
 	birchMatilda.Author = "Roald Dahl"
 	s.libBooks = []library.Book{matilda, pippi, birchMatilda}
@@ -392,6 +399,32 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	}
 	must(t, "Holds.End", r.Holds.End(c, library.HoldEnd{HoldID: s.holds[2].ID, Outcome: library.HoldCancelled, EndedAt: base.Add(9 * time.Hour)}))
 	must(t, "Holds.End", r.Holds.End(c, library.HoldEnd{HoldID: s.holds[3].ID, Outcome: library.HoldFulfilled, EndedAt: base.Add(10 * time.Hour)}))
+	// Copy 2 is lost on the incomplete loan's record; charges of both
+	// real loans, both settled.
+	must(t, "SetCopyCondition", r.Holdings.SetCopyCondition(c, alder.ID, s.copies[2].ID,
+		library.CopyCondition{Condition: library.ConditionLost, Note: "bus", LoanID: s.incomplete.ID, At: base.Add(time.Hour)}))
+	s.copies[2].Condition = library.CopyCondition{Condition: library.ConditionLost, Note: "bus", LoanID: s.incomplete.ID, At: base.Add(time.Hour)}
+	s.endings = []library.LoanEnding{
+		{LoanID: s.returned.ID, Outcome: library.OutcomeClaimsReturned, At: base.Add(2 * time.Hour)},
+		{LoanID: s.incomplete.ID, Outcome: library.OutcomeLost, At: base.Add(3 * time.Hour)},
+	}
+	for _, e := range s.endings {
+		must(t, "Loans.ClaimEnding", r.Loans.ClaimEnding(c, e))
+	}
+	for i, l := range []library.Loan{s.returned, s.open} {
+		ch := library.Charge{ID: library.ChargeID(l.ID, library.ChargeDamage), SchoolID: alder.ID, StudentID: l.StudentID, LoanID: l.ID,
+			CopyID: l.CopyID, BookID: l.BookID, BookTitle: l.BookTitle, Kind: library.ChargeDamage, AmountCents: int64(250 * (i + 1)),
+			Currency: "EUR", Note: "torn", CreatedAt: base.Add(time.Duration(i) * time.Hour), Status: library.ChargeOpen}
+		must(t, "Charges.Insert", r.Charges.Insert(c, ch))
+		st := library.Settlement{ChargeID: ch.ID, SchoolID: alder.ID, Outcome: []string{library.ChargePaid, library.ChargeWaived}[i],
+			Note: "desk", By: s.librarian.ID, SettledAt: base.Add(time.Duration(i+1) * time.Hour)}
+		must(t, "Charges.Settle", r.Charges.Settle(c, st))
+		if i == 0 {
+			must(t, "Charges.SetStatus", r.Charges.SetStatus(c, ch.ID, st.Outcome))
+			ch.Status = st.Outcome
+		}
+		s.charges, s.settlements = append(s.charges, ch), append(s.settlements, st)
+	}
 
 	s.counts = map[ports.RecordKind]int64{
 		ports.KindNoticeSettings: 2, ports.KindHomerooms: 2, ports.KindNotices: 2, ports.KindNoticeDays: 2,
@@ -402,6 +435,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		ports.KindClaims: 2, ports.KindStudentNumbers: 2, ports.KindInvites: 3, ports.KindRedemptions: 2,
 		ports.KindExternalIdentities: 3, ports.KindMailTokens: 2,
 		ports.KindHolds: 4, ports.KindHoldQueue: 2, ports.KindHoldTraps: 2, ports.KindHoldEnds: 2,
+		ports.KindLoanEndings: 2, ports.KindCharges: 2, ports.KindSettlements: 2,
 	}
 	return s
 }
@@ -938,6 +972,36 @@ func testTransferReadBack(t *testing.T, a, b ports.Repositories, s *transferSeed
 		must(t, "Notices.Claim of copied notices on B", err)
 		if len(won) != 0 {
 			t.Errorf("Notices.Claim of copied notices on B won %v, want none", won)
+		}
+	})
+
+	t.Run("Charges", func(t *testing.T) {
+		c := ctx(t)
+		for i, want := range s.charges {
+			got := same(t, "Charges.Get", a, b, func(r ports.Repositories) (library.Charge, error) {
+				return r.Charges.Get(c, want.SchoolID, want.ID)
+			}, checkCharge)
+			checkCharge(t, "Charges.Get", got, want)
+			sts, err := b.Charges.Settlements(c, []string{want.ID})
+			must(t, "Charges.Settlements on B", err)
+			if len(sts) != 1 || sts[0].Outcome != s.settlements[i].Outcome || sts[0].By != s.settlements[i].By || !sameTime(sts[0].SettledAt, s.settlements[i].SettledAt) {
+				t.Errorf("Settlements of %s on B = %+v, want %+v", want.ID, sts, s.settlements[i])
+			}
+			wantErr(t, "Charges.Insert of a copied charge", b.Charges.Insert(c, want), errs.Conflict, "charge_exists")
+			wantErr(t, "Charges.Settle of a copied settlement", b.Charges.Settle(c, s.settlements[i]), errs.Conflict, "charge_settled")
+		}
+		for _, want := range s.endings {
+			got, err := b.Loans.Ending(c, want.LoanID)
+			must(t, "Loans.Ending on B", err)
+			if got.Outcome != want.Outcome || !sameTime(got.At, want.At) {
+				t.Errorf("Ending of %s on B = %+v, want %+v", want.LoanID, got, want)
+			}
+			wantErr(t, "Loans.ClaimEnding of a copied ending", b.Loans.ClaimEnding(c, want), errs.Conflict, "loan_ended")
+		}
+		cp, err := b.Holdings.Copy(c, s.copies[2].SchoolID, s.copies[2].ID)
+		must(t, "Holdings.Copy on B", err)
+		if cp.Condition.Condition != library.ConditionLost || cp.Condition.LoanID != s.incomplete.ID || !sameTime(cp.Condition.At, base.Add(time.Hour)) {
+			t.Errorf("the lost copy's condition on B = %+v", cp.Condition)
 		}
 	})
 }

@@ -98,6 +98,13 @@ var whoMayCall = map[string]string{
 	"library.homerooms.put":        "admin librarian",
 	"library.catalog":              "admin anonymous librarian reader staff student",
 
+	"library.students.standing": "admin librarian staff",
+	"library.books.price":       "admin librarian",
+	"library.copies.change":     "admin librarian",
+	"library.charges.list":      "admin librarian staff",
+	"library.charges.settle":    "admin librarian",
+	"library.studentCharges":    "student",
+
 	// The web app's pages and forms are open to every subject at the route;
 	// each page then asks the permission of its JSON route (checked by the
 	// page tests in test/webapp_test.go).
@@ -133,6 +140,11 @@ var whoMayCall = map[string]string{
 	"web.notices.save":    "admin anonymous librarian reader staff student",
 	"web.homerooms.save":  "admin anonymous librarian reader staff student",
 	"web.loan.notices":    "admin anonymous librarian reader staff student",
+	"web.loans.end":       "admin anonymous librarian reader staff student",
+	"web.repaired":        "admin anonymous librarian reader staff student",
+	"web.charges":         "admin anonymous librarian reader staff student",
+	"web.charges.settle":  "admin anonymous librarian reader staff student",
+	"web.books.price":     "admin anonymous librarian reader staff student",
 
 	"web.forgotPassword":      "admin anonymous librarian reader staff student",
 	"web.forgotPassword.send": "admin anonymous librarian reader staff student",

@@ -1,0 +1,194 @@
+package sqliterepo
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
+)
+
+var _ ports.ChargeRepository = (*Charges)(nil)
+
+// Charges is the SQLite ports.ChargeRepository: table charges, keyed by the
+// charge id (derived from loan and kind, so one insert wins per loan and
+// kind), and table charge_settlements, keyed by the charge id (one
+// settlement wins per charge). Every method is one statement, Page two in
+// one read transaction.
+type Charges struct {
+	db *DB
+}
+
+// NewCharges returns the charge store of db. It panics on nil, a wiring
+// bug.
+func NewCharges(db *DB) *Charges {
+	if db == nil {
+		panic("sqliterepo: NewCharges: nil database")
+	}
+	return &Charges{db: db}
+}
+
+const (
+	chargeColumns = `id, school_id, student_id, loan_id, copy_id, book_id, book_title, kind, amount_cents, currency, note,
+	created_at, status`
+	settlementColumns = `charge_id, school_id, outcome, note, settled_by, settled_at`
+)
+
+var (
+	stmtChargeInsert = newStmt("charges.insert", `
+INSERT INTO charges (`+chargeColumns+`)
+VALUES (:id, :school_id, :student_id, :loan_id, :copy_id, :book_id, :book_title, :kind, :amount_cents, :currency, :note,
+	:created_at, :status)`)
+	stmtChargeGet = newStmt("charges.get", `
+SELECT `+chargeColumns+` FROM charges WHERE id = :id AND +school_id = :school_id`)
+	stmtChargesOfStudent = newStmt("charges.of_student", `
+SELECT `+chargeColumns+` FROM charges WHERE student_id = :student_id ORDER BY created_at DESC, id DESC`)
+	stmtChargesPage = newStmt("charges.page", `
+SELECT `+chargeColumns+` FROM charges INDEXED BY charges_by_school WHERE school_id = :school_id
+ORDER BY created_at DESC, id DESC LIMIT :limit OFFSET :offset`)
+	stmtChargesCount = newStmt("charges.count", `
+SELECT count(*) FROM charges INDEXED BY charges_by_school WHERE school_id = :school_id`)
+	stmtChargesPageStatus = newStmt("charges.page[status]", `
+SELECT `+chargeColumns+` FROM charges INDEXED BY charges_by_school_status WHERE school_id = :school_id AND status = :status
+ORDER BY created_at DESC, id DESC LIMIT :limit OFFSET :offset`)
+	stmtChargesCountStatus = newStmt("charges.count[status]", `
+SELECT count(*) FROM charges INDEXED BY charges_by_school_status WHERE school_id = :school_id AND status = :status`)
+	stmtChargesAnonymize = newStmt("charges.anonymize_student", `UPDATE charges SET student_id = '' WHERE student_id = :student_id`)
+	stmtChargeSetStatus  = newStmt("charges.set_status", `UPDATE charges SET status = :status WHERE id = :id`)
+
+	stmtSettlementInsert = newStmt("charge_settlements.insert", `
+INSERT INTO charge_settlements (`+settlementColumns+`)
+VALUES (:charge_id, :school_id, :outcome, :note, :settled_by, :settled_at)`)
+	stmtSettlementsOf = newStmt("charge_settlements.of_charges", `
+SELECT `+settlementColumns+` FROM charge_settlements WHERE charge_id IN (SELECT value FROM json_each(:ids))`)
+)
+
+func chargeArgs(c library.Charge) []any {
+	return []any{
+		sql.Named("id", c.ID), sql.Named("school_id", c.SchoolID), sql.Named("student_id", c.StudentID),
+		sql.Named("loan_id", c.LoanID), sql.Named("copy_id", c.CopyID), sql.Named("book_id", c.BookID),
+		sql.Named("book_title", c.BookTitle), sql.Named("kind", c.Kind), sql.Named("amount_cents", c.AmountCents),
+		sql.Named("currency", c.Currency), sql.Named("note", c.Note), sql.Named("created_at", millis(c.CreatedAt)),
+		sql.Named("status", c.Status),
+	}
+}
+
+func settlementArgs(st library.Settlement) []any {
+	return []any{
+		sql.Named("charge_id", st.ChargeID), sql.Named("school_id", st.SchoolID), sql.Named("outcome", st.Outcome),
+		sql.Named("note", st.Note), sql.Named("settled_by", st.By), sql.Named("settled_at", millis(st.SettledAt)),
+	}
+}
+
+func scanCharge(s scanner) (library.Charge, error) {
+	var (
+		c       library.Charge
+		created int64
+	)
+	err := s.Scan(&c.ID, &c.SchoolID, &c.StudentID, &c.LoanID, &c.CopyID, &c.BookID, &c.BookTitle, &c.Kind,
+		&c.AmountCents, &c.Currency, &c.Note, &created, &c.Status)
+	c.CreatedAt = fromMillis(created)
+	return c, err
+}
+
+func scanSettlement(s scanner) (library.Settlement, error) {
+	var (
+		st      library.Settlement
+		settled int64
+	)
+	err := s.Scan(&st.ChargeID, &st.SchoolID, &st.Outcome, &st.Note, &st.By, &settled)
+	st.SettledAt = fromMillis(settled)
+	return st, err
+}
+
+// Insert implements ports.ChargeRepository: the primary key lets one of
+// racing inserts of one id win.
+func (r *Charges) Insert(ctx context.Context, c library.Charge) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtChargeInsert, chargeArgs(c)...)
+	return mapErr(err, "store the charge", nil, library.ErrChargeExists)
+}
+
+// Get implements ports.ChargeRepository.
+func (r *Charges) Get(ctx context.Context, schoolID, chargeID string) (library.Charge, error) {
+	c, err := scanCharge(r.db.queryRow(ctx, r.db.read, stmtChargeGet, sql.Named("id", chargeID), sql.Named("school_id", schoolID)))
+	if err != nil {
+		return library.Charge{}, mapErr(err, "read the charge", library.ErrChargeNotFound, nil)
+	}
+	return c, nil
+}
+
+// OfStudent implements ports.ChargeRepository: the (student_id, ...) index
+// read backwards.
+func (r *Charges) OfStudent(ctx context.Context, studentID string) ([]library.Charge, error) {
+	return r.list(ctx, r.db.read, stmtChargesOfStudent, sql.Named("student_id", studentID))
+}
+
+// Page implements ports.ChargeRepository: a range of the school's index (or
+// of its index by status) and its count, in one read transaction.
+func (r *Charges) Page(ctx context.Context, schoolID, status string, offset, limit int) ([]library.Charge, int, error) {
+	page, count := stmtChargesPage, stmtChargesCount
+	filter := []any{sql.Named("school_id", schoolID)}
+	if status != "" {
+		page, count = stmtChargesPageStatus, stmtChargesCountStatus
+		filter = append(filter, sql.Named("status", status))
+	}
+	var (
+		out   []library.Charge
+		total int
+	)
+	err := r.db.readTx(ctx, "list the charges", func(tx *txn) error {
+		var err error
+		if out, err = r.list(ctx, tx, page, append(filter, pageArgs(offset, limit)...)...); err != nil {
+			return err
+		}
+		return mapErr(r.db.queryRow(ctx, tx, count, filter...).Scan(&total), "count the charges", nil, nil)
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
+func (r *Charges) list(ctx context.Context, t target, s *stmt, args ...any) ([]library.Charge, error) {
+	rows, err := r.db.query(ctx, t, s, args...)
+	if err != nil {
+		return nil, mapErr(err, "read the charges", nil, nil)
+	}
+	out, err := scanAll(rows, scanCharge)
+	return out, mapErr(err, "read the charges", nil, nil)
+}
+
+// AnonymizeStudent implements ports.ChargeRepository with one UPDATE on
+// the (student_id, ...) index.
+func (r *Charges) AnonymizeStudent(ctx context.Context, studentID string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtChargesAnonymize, sql.Named("student_id", studentID))
+	return mapErr(err, "anonymize the student's charges", nil, nil)
+}
+
+// SetStatus implements ports.ChargeRepository with one UPDATE by primary
+// key.
+func (r *Charges) SetStatus(ctx context.Context, chargeID, status string) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtChargeSetStatus, sql.Named("id", chargeID), sql.Named("status", status))
+	return mapErr(err, "set the charge's status", nil, nil)
+}
+
+// Settle implements ports.ChargeRepository: the primary key lets one
+// settlement win per charge.
+func (r *Charges) Settle(ctx context.Context, st library.Settlement) error {
+	_, err := r.db.exec(ctx, r.db.write, stmtSettlementInsert, settlementArgs(st)...)
+	return mapErr(err, "settle the charge", nil, library.ErrChargeSettled)
+}
+
+// Settlements implements ports.ChargeRepository with one statement on the
+// primary key. No ids is no statement.
+func (r *Charges) Settlements(ctx context.Context, chargeIDs []string) ([]library.Settlement, error) {
+	if len(chargeIDs) == 0 {
+		return []library.Settlement{}, nil
+	}
+	rows, err := r.db.query(ctx, r.db.read, stmtSettlementsOf, sql.Named("ids", jsonArray(chargeIDs)))
+	if err != nil {
+		return nil, mapErr(err, "read the settlements", nil, nil)
+	}
+	out, err := scanAll(rows, scanSettlement)
+	return out, mapErr(err, "read the settlements", nil, nil)
+}
