@@ -39,14 +39,16 @@ func (w *libraryWorld) placeHold(tok, bookID, studentID string) response {
 }
 
 // wantCode fails t unless r has status and error code.
-func wantCode(t *testing.T, what string, r response, status int, code string) {
+func wantCode(t *testing.T, what string, r response, status int, code string) map[string]any {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("%s: %d %s, want %d %s", what, r.Status, r.Body, status, code)
 	}
-	if got, _ := r.apiError(t); got != code {
+	got, details := r.apiError(t)
+	if got != code {
 		t.Fatalf("%s: code %q, want %q", what, got, code)
 	}
+	return details
 }
 
 func holdsOf(t *testing.T, r response) []map[string]any {

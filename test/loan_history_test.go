@@ -149,13 +149,7 @@ func TestBrowserLoanHistorySetting(t *testing.T) {
 	bctx := newChromium(t)
 	s := startService(t, testEnv(t, nil))
 	const domain = "maplegrove.example.org"
-	run(t, bctx, "the librarian signs in",
-		chromedp.Navigate(s.URL+"/library"),
-		chromedp.WaitVisible(chromedp.ID("signin-email")),
-		chromedp.SendKeys(chromedp.ID("signin-email"), demoLibrarian),
-		typeAndEnter("signin-password", demoPassword),
-		chromedp.WaitVisible(chromedp.ID("checkout-code")),
-	)
+	signInDemoLibrarian(t, bctx, s)
 	run(t, bctx, "set loan history to 30 days",
 		chromedp.Navigate(s.URL+"/library/"+domain+"/settings"),
 		chromedp.WaitVisible(chromedp.ID("settings-history-days")),

@@ -69,15 +69,6 @@ func (w *libraryWorld) settle(tok, chargeID, action string) response {
 	return w.s.do(req{Method: http.MethodPatch, Path: "/api/library/charges/" + chargeID, Token: tok, Body: fmt.Sprintf(`{"action":%q,"note":"at the desk"}`, action)})
 }
 
-func wantCode(t *testing.T, r response, status int, code string) map[string]any {
-	t.Helper()
-	got, details := r.apiError(t)
-	if r.Status != status || got != code {
-		t.Fatalf("%d %s, want %d %s", r.Status, r.Body, status, code)
-	}
-	return details
-}
-
 // TestLostLoanIsChargedOnceAndCheckInReversesIt: racing "lost" requests end
 // the loan once and charge the book's price once; the copy cannot be lent;
 // scanned back in, it returns to the shelf and the charge is reversed.
@@ -124,8 +115,8 @@ func TestLostLoanIsChargedOnceAndCheckInReversesIt(t *testing.T) {
 	if l := w.act(w.libA, loanID, "return").json(t)["loan"].(map[string]any); l["status"] != "lost" || l["returned_at"] == nil {
 		t.Fatalf("returning a lost loan changes nothing: %v", l)
 	}
-	wantCode(t, w.act(w.libA, loanID, "claims_returned"), 409, "loan_not_active")
-	details := wantCode(t, w.lend(w.libA, bookID, cp["id"].(string), w.studentBID), 409, "copy_not_lendable")
+	wantCode(t, "", w.act(w.libA, loanID, "claims_returned"), 409, "loan_not_active")
+	details := wantCode(t, "", w.lend(w.libA, bookID, cp["id"].(string), w.studentBID), 409, "copy_not_lendable")
 	if details["condition"] != "lost" {
 		t.Fatalf("details = %v", details)
 	}
@@ -185,14 +176,14 @@ func TestLostLoanIsChargedOnceAndCheckInReversesIt(t *testing.T) {
 	if body["copy"].(map[string]any)["status"] != "available" || body["reversed_charge"].(map[string]any)["status"] != "reversed" {
 		t.Fatalf("check in = %s", r.Body)
 	}
-	wantCode(t, w.changeCopy(w.libA, cp["id"].(string), "checkin"), 409, "copy_not_out")
+	wantCode(t, "", w.changeCopy(w.libA, cp["id"].(string), "checkin"), 409, "copy_not_out")
 	if got := w.catalogOf(t, "maplegrove.example.org")[bookID]; got["available_copies"] != float64(1) {
 		t.Fatalf("catalog after the check-in: %v, want 1 available", got)
 	}
 	if ch := w.chargesOf(t, w.libA, w.studentAID)[0]; ch["status"] != "reversed" || ch["settled_at"] == nil {
 		t.Fatalf("charge after check-in: %v", ch)
 	}
-	wantCode(t, w.settle(w.libA, ch["id"].(string), "paid"), 409, "charge_settled")
+	wantCode(t, "", w.settle(w.libA, ch["id"].(string), "paid"), 409, "charge_settled")
 	if r := s.do(req{Path: "/api/library/charges?status=open", Token: w.libA}); len(r.json(t)["charges"].([]any)) != 0 {
 		t.Fatalf("open charges after the reversal: %s", r.Body)
 	}
@@ -261,14 +252,14 @@ func TestDamagedReturn(t *testing.T) {
 		`{"note":"wet","charge_cents":1,"extra":1}`:   "damaged.extra",
 		`{"note":"wet","charge_cents":100000001}`:     "damaged.charge_cents",
 	} {
-		d := wantCode(t, damaged(body), 422, "validation_failed")
+		d := wantCode(t, "", damaged(body), 422, "validation_failed")
 		if d["fields"].(map[string]any)[field] == nil {
 			t.Fatalf("damaged %s: details %v, want %s", body, d, field)
 		}
 	}
 	r := s.do(req{Method: http.MethodPatch, Path: "/api/library/loans", Token: w.libA,
 		Body: fmt.Sprintf(`{"loan_id":%q,"action":"lost","damaged":{"note":"x"}}`, loanID)})
-	wantCode(t, r, 422, "validation_failed")
+	wantCode(t, "", r, 422, "validation_failed")
 	if st := w.copyStatus(t, cp["code"].(string)); st["status"] != "on_loan" {
 		t.Fatalf("refused requests changed the copy: %v", st)
 	}
@@ -287,15 +278,15 @@ func TestDamagedReturn(t *testing.T) {
 	if len(cs) != 1 || cs[0]["kind"] != "damage" || cs[0]["amount_cents"] != float64(450) || cs[0]["note"] != "water damage on the cover" {
 		t.Fatalf("charges = %v", cs)
 	}
-	wantCode(t, w.lend(w.libA, bookID, cp["id"].(string), w.studentAID), 409, "copy_not_lendable")
-	wantCode(t, w.changeCopy(w.libA, cp["id"].(string), "checkin"), 409, "copy_not_out")
+	wantCode(t, "", w.lend(w.libA, bookID, cp["id"].(string), w.studentAID), 409, "copy_not_lendable")
+	wantCode(t, "", w.changeCopy(w.libA, cp["id"].(string), "checkin"), 409, "copy_not_out")
 	if r := w.changeCopy(w.staffA, cp["id"].(string), "repaired"); r.Status != 403 {
 		t.Fatalf("staff repairs: %d", r.Status)
 	}
 	if r := w.changeCopy(w.libA, cp["id"].(string), "repaired"); r.Status != 200 || r.json(t)["copy"].(map[string]any)["status"] != "available" {
 		t.Fatalf("repaired: %d %s", r.Status, r.Body)
 	}
-	wantCode(t, w.changeCopy(w.libA, cp["id"].(string), "repaired"), 409, "copy_not_out")
+	wantCode(t, "", w.changeCopy(w.libA, cp["id"].(string), "repaired"), 409, "copy_not_out")
 	if r := w.changeCopy(w.libA, cp["id"].(string), "mend"); r.Status != 422 {
 		t.Fatalf("unknown copy action: %d", r.Status)
 	}
@@ -320,11 +311,11 @@ func TestSettleChargeExactlyOnce(t *testing.T) {
 	id := ch["id"].(string)
 	for body, field := range map[string]string{`{"action":"refunded"}`: "action", `{"action":"paid","note":"` + strings.Repeat("n", 501) + `"}`: "note", `{"action":"paid","amount":1}`: "amount"} {
 		r := s.do(req{Method: http.MethodPatch, Path: "/api/library/charges/" + id, Token: w.libA, Body: body})
-		if d := wantCode(t, r, 422, "validation_failed"); d["fields"].(map[string]any)[field] == nil {
+		if d := wantCode(t, "", r, 422, "validation_failed"); d["fields"].(map[string]any)[field] == nil {
 			t.Fatalf("%s: %v", body, d)
 		}
 	}
-	wantCode(t, w.settle(w.libA, "2b0e2f9a-0000-4000-8000-000000000000", "paid"), 404, "charge_not_found")
+	wantCode(t, "", w.settle(w.libA, "2b0e2f9a-0000-4000-8000-000000000000", "paid"), 404, "charge_not_found")
 	if r := s.do(req{Path: "/api/library/charges?status=settled", Token: w.libA}); r.Status != 422 {
 		t.Fatalf("bad status filter: %d", r.Status)
 	}
@@ -390,7 +381,7 @@ func TestBorrowingBlock(t *testing.T) {
 	if st["blocked"] != true || len(blocks) != 1 || blocks[0].(map[string]any)["reason"] != "charges" || blocks[0].(map[string]any)["current"] != float64(1500) {
 		t.Fatalf("standing = %v", st)
 	}
-	d := wantCode(t, w.lend(w.libA, bookID, copies[1]["id"].(string), w.studentAID), 409, "borrowing_blocked")
+	d := wantCode(t, "", w.lend(w.libA, bookID, copies[1]["id"].(string), w.studentAID), 409, "borrowing_blocked")
 	if d["reason"] != "charges" || d["total"] != float64(1500) || d["limit"] != float64(1000) || d["currency"] != "USD" {
 		t.Fatalf("block details = %v", d)
 	}
@@ -417,7 +408,7 @@ func TestBorrowingBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.putCharges(t, w.libA, `,"block_overdue_items":1`)
-	d = wantCode(t, w.lend(w.libA, bookID, copies[3]["id"].(string), w.studentAID), 409, "borrowing_blocked")
+	d = wantCode(t, "", w.lend(w.libA, bookID, copies[3]["id"].(string), w.studentAID), 409, "borrowing_blocked")
 	if d["reason"] != "overdue_items" || d["count"] != float64(1) || d["limit"] != float64(1) {
 		t.Fatalf("block details = %v", d)
 	}
@@ -431,7 +422,7 @@ func TestBorrowingBlock(t *testing.T) {
 	}
 	r := s.do(req{Method: http.MethodPut, Path: "/api/library/settings", Token: w.libA,
 		Body: `{"default_loan_days":14,"max_renewals":2,"renewal_days":7,"allow_public_catalog":true,"currency":"euro"}`})
-	wantCode(t, r, 422, "validation_failed")
+	wantCode(t, "", r, 422, "validation_failed")
 	if r := s.do(req{Method: http.MethodPatch, Path: "/api/library/books/" + bookID, Token: w.libA, Body: `{"price_cents":-5}`}); r.Status != 422 {
 		t.Fatalf("negative price: %d", r.Status)
 	}

@@ -22,13 +22,7 @@ func TestBrowserRemindersAndLoanLog(t *testing.T) {
 	bctx := newChromium(t)
 	s := startService(t, testEnv(t, nil))
 	const domain = "maplegrove.example.org"
-	run(t, bctx, "the librarian signs in",
-		chromedp.Navigate(s.URL+"/library"),
-		chromedp.WaitVisible(chromedp.ID("signin-email")),
-		chromedp.SendKeys(chromedp.ID("signin-email"), demoLibrarian),
-		typeAndEnter("signin-password", demoPassword),
-		chromedp.WaitVisible(chromedp.ID("checkout-code")),
-	)
+	signInDemoLibrarian(t, bctx, s)
 	run(t, bctx, "turn reminders on",
 		chromedp.Navigate(s.URL+"/library/"+domain+"/notices"),
 		chromedp.WaitVisible(chromedp.ID("notices-form")),
