@@ -43,11 +43,14 @@ func TestBrowserRemindersAndLoanLog(t *testing.T) {
 	if msg := get(t, bctx, "saved", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(msg, "from 00:00") {
 		t.Fatalf("after saving: %q", msg)
 	}
+	// The page already shows the previous save's message: wait for the
+	// homerooms' own, on the page the form's answer loads.
 	run(t, bctx, "name 4B's teacher",
 		chromedp.SetValue(chromedp.ID("homerooms-list"), "4B; Mr Oduya; oduya@maplegrove.example.org"),
 		chromedp.Click(chromedp.ID("homerooms-submit")),
-		chromedp.WaitVisible(chromedp.ID("flash")),
+		chromedp.WaitVisible(chromedp.CSS(`#flash[data-kind="success"]`)),
 	)
+	waitText(t, bctx, "#flash", "1 homeroom saved")
 	if v := get(t, bctx, "homerooms", chromedp.Value(chromedp.ID("homerooms-list"))); !strings.Contains(v, "4B; Mr Oduya; oduya@maplegrove.example.org") {
 		t.Fatalf("homerooms after saving: %q", v)
 	}
@@ -96,4 +99,22 @@ func lendDemoCopy(t *testing.T, s *service, lib string) string {
 		t.Fatalf("lend: %d %s", r.Status, r.Body)
 	}
 	return r.json(t)["loan"].(map[string]any)["id"].(string)
+}
+
+// waitText waits until the element sel shows text containing want.
+func waitText(t *testing.T, bctx context.Context, sel, want string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(bctx, 2*time.Second)
+		got, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		cancel()
+		if err == nil && strings.Contains(got, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s shows %q (%v), want it to contain %q", sel, got, err, want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
