@@ -111,6 +111,7 @@ type libraryBookBody struct {
 	CoverURL        string `json:"cover_url"`
 	TotalCopies     int    `json:"total_copies"`
 	AvailableCopies int    `json:"available_copies"`
+	LoanCategory    string `json:"loan_category"`
 }
 
 type copyBody struct {
@@ -469,6 +470,8 @@ type libraryBookRequest struct {
 	Author   string `json:"author"`
 	CoverURL string `json:"cover_url"`
 	Copies   int    `json:"copies" validate:"min=0"`
+	// LoanCategory is standard (when absent), short or reference.
+	LoanCategory *string `json:"loan_category"`
 }
 
 func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
@@ -477,8 +480,14 @@ func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	category, err := optionalCategory(req.LoanCategory)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
 	b, copies, err := h.deps.Library.Holdings.AddBook(r.Context(), req.SchoolID, library.BookDraft{
 		Title: req.Title, Author: req.Author, ISBN: req.ISBN, CoverURL: req.CoverURL, Copies: req.Copies,
+		LoanCategory: category,
 	})
 	if err != nil {
 		writeError(w, r, err)
@@ -486,7 +495,7 @@ func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"book": libraryBookBody{ID: b.ID, SchoolID: b.SchoolID, ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL,
-			TotalCopies: len(copies), AvailableCopies: len(copies)},
+			TotalCopies: len(copies), AvailableCopies: len(copies), LoanCategory: library.BookCategory(b)},
 		"copies": toCopyBodies(copies),
 	})
 }
@@ -856,6 +865,8 @@ type catalogBook struct {
 	TotalCopies     int    `json:"total_copies"`
 	AvailableCopies int    `json:"available_copies"`
 	Holds           int    `json:"holds"`
+	// LoanCategory tells readers a reference book is not lent.
+	LoanCategory string `json:"loan_category"`
 }
 
 func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {
@@ -878,7 +889,7 @@ func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {
 	for _, e := range res.Entries {
 		b := e.Book
 		books = append(books, catalogBook{ID: b.ID, ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL,
-			TotalCopies: e.Total, AvailableCopies: e.Available, Holds: e.Holds})
+			TotalCopies: e.Total, AvailableCopies: e.Available, Holds: e.Holds, LoanCategory: library.BookCategory(b)})
 	}
 	school := res.School
 	writeJSON(w, http.StatusOK, map[string]any{

@@ -131,6 +131,9 @@ type libraryBookDoc struct {
 	SearchTerms []string  `bson:"search_terms"`
 	CoverURL    string    `bson:"cover_url"`
 	CreatedAt   time.Time `bson:"created_at"`
+	// LoanCategory is absent for standard books (and in books stored
+	// before categories existed).
+	LoanCategory string `bson:"loan_category,omitempty"`
 }
 
 // isbnKey is the unique key of a book's ISBN within its school: the ISBN,
@@ -222,7 +225,18 @@ func toLibraryBookDoc(b library.Book) libraryBookDoc {
 		SearchTerms: libraryBookTerms(b.Title, b.Author),
 		CoverURL:    b.CoverURL,
 		CreatedAt:   b.CreatedAt.UTC(),
+		// Standard is stored as absent, as SetBookCategory stores it.
+		LoanCategory: bookCategoryField(library.BookCategory(b)),
 	}
+}
+
+// bookCategoryField is the stored loan_category of category: "" (absent)
+// for standard.
+func bookCategoryField(category string) string {
+	if category == library.CategoryStandard {
+		return ""
+	}
+	return category
 }
 
 // libraryBookTerms are the search terms of a library book.
@@ -241,13 +255,14 @@ func searchTermsOf(text string) []string {
 
 func (d libraryBookDoc) toBook() library.Book {
 	return library.Book{
-		ID:        d.ID,
-		SchoolID:  d.SchoolID,
-		ISBN:      d.ISBN,
-		Title:     d.Title,
-		Author:    d.Author,
-		CoverURL:  d.CoverURL,
-		CreatedAt: d.CreatedAt.UTC(),
+		ID:           d.ID,
+		SchoolID:     d.SchoolID,
+		ISBN:         d.ISBN,
+		Title:        d.Title,
+		Author:       d.Author,
+		CoverURL:     d.CoverURL,
+		CreatedAt:    d.CreatedAt.UTC(),
+		LoanCategory: library.BookCategory(library.Book{LoanCategory: d.LoanCategory}),
 	}
 }
 
@@ -388,6 +403,24 @@ func (r *Holdings) Book(ctx context.Context, schoolID, bookID string) (library.B
 		return library.Book{}, library.ErrBookNotFound()
 	}
 	return b, err
+}
+
+// SetBookCategory implements ports.HoldingsRepository: one updateOne by
+// _id and school (standard unsets the field, as a new standard book has
+// none).
+func (r *Holdings) SetBookCategory(ctx context.Context, schoolID, bookID, category string) error {
+	update := bson.D{{Key: "$unset", Value: bson.D{{Key: "loan_category", Value: ""}}}}
+	if f := bookCategoryField(category); f != "" {
+		update = bson.D{{Key: "$set", Value: bson.D{{Key: "loan_category", Value: f}}}}
+	}
+	res, err := r.books.UpdateOne(ctx, bson.D{{Key: "_id", Value: bookID}, {Key: "school_id", Value: schoolID}}, update)
+	if err != nil {
+		return mapErr(err, "change the book's loan category", nil, nil)
+	}
+	if res.MatchedCount == 0 {
+		return library.ErrBookNotFound()
+	}
+	return nil
 }
 
 // BooksPage implements ports.HoldingsRepository: one find with skip and

@@ -16,6 +16,9 @@ type Book struct {
 	Author    string
 	CoverURL  string
 	CreatedAt time.Time
+	// LoanCategory is standard, short or reference ("" reads as standard:
+	// BookCategory).
+	LoanCategory string
 }
 
 // Copy is one physical copy of a book, with the code printed on its label.

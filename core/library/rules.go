@@ -219,6 +219,8 @@ type BookDraft struct {
 	ISBN     string
 	CoverURL string
 	Copies   int
+	// LoanCategory is standard, short or reference; "" is standard.
+	LoanCategory string
 }
 
 // Normalized returns d with title, author and cover URL trimmed and the ISBN
@@ -229,6 +231,9 @@ func (d BookDraft) Normalized() BookDraft {
 	d.Author = strings.TrimSpace(d.Author)
 	d.ISBN = NormalizeISBN(strings.TrimSpace(d.ISBN))
 	d.CoverURL = strings.TrimSpace(d.CoverURL)
+	if c, err := ParseLoanCategory("loan_category", d.LoanCategory); err == nil {
+		d.LoanCategory = c
+	}
 	return d
 }
 
@@ -261,6 +266,9 @@ func ValidateBookDraft(d BookDraft) error {
 	}
 	if d.Copies < 0 || d.Copies > maxBookCopies {
 		fields.Add("copies", "must be between 0 and 1000")
+	}
+	if _, err := ParseLoanCategory("loan_category", d.LoanCategory); err != nil {
+		fields.Add("loan_category", "must be standard, short or reference")
 	}
 	return fields.Err()
 }
