@@ -3,6 +3,7 @@ package test
 import (
 	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 )
@@ -190,5 +191,49 @@ func TestLoanRules(t *testing.T) {
 	}
 	if l := w.lendOK(t, standardID, standardCopies[3], seventh); l["due_at"] != dueIn(14) {
 		t.Fatalf("after clearing the rules a loan is due %v, want %s", l["due_at"], dueIn(14))
+	}
+}
+
+// TestLoanLimitRace: check-outs racing for a student's last place never
+// pass the limit; the losers are refused with loan_limit_reached and their
+// copies stay on the shelf.
+func TestLoanLimitRace(t *testing.T) {
+	w := newLibraryWorld(t)
+	student := w.gradedStudent(t, "Rae Racer", "R-R", "7")
+	bookID, copies := w.addBook(t, w.libA, `{"title":"Race Tales","author":"R","copies":8}`)
+	if r := w.putLoanRules(w.libA, `[{"patron":"grade:7","category":"standard","loan_days":10,"renewals":0,"max_items":1}]`); r.Status != 200 {
+		t.Fatalf("PUT rules: %d %s", r.Status, r.Body)
+	}
+	results := make([]response, len(copies))
+	var wg sync.WaitGroup
+	for i, c := range copies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = w.lend(w.libA, bookID, c["id"].(string), student)
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, r := range results {
+		switch r.Status {
+		case 201:
+			won++
+		case 409:
+			if c, _ := r.apiError(t); c != "loan_limit_reached" {
+				t.Fatalf("a losing check-out: %s", r.Body)
+			}
+		default:
+			t.Fatalf("a racing check-out: %d %s", r.Status, r.Body)
+		}
+	}
+	if won > 1 {
+		t.Fatalf("%d racing check-outs were made past a limit of 1", won)
+	}
+	if got := w.catalogOf(t, "maplegrove.example.org")[bookID]["available_copies"]; got != float64(len(copies)-won) {
+		t.Fatalf("available copies = %v after %d loans: refused loans kept their copies", got, won)
+	}
+	if won == 0 { // all gave way to each other: a retry is made
+		w.lendOK(t, bookID, copies[0], student)
 	}
 }
