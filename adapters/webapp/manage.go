@@ -72,6 +72,7 @@ func atoi(values url.Values, field string, blank int) (int, error) {
 type bookRow struct {
 	ID, Title, Author, ISBN string
 	Total, Available        int
+	Category                string // standard, short or reference
 }
 
 // labelPage is one PDF of a book's labels: the copies it prints, First to
@@ -100,7 +101,10 @@ type booksView struct {
 	CanAddBook   bool
 	CanAddCopies bool
 	CanSeeHolds  bool
-	Form         *formState // the add-book form after a refusal
+	// CanChangeCategory shows each book's loan category as a form.
+	CanChangeCategory bool
+	Categories        []string
+	Form              *formState // the add-book form after a refusal
 }
 
 func (a *App) books(w http.ResponseWriter, r *http.Request) {
@@ -121,12 +125,14 @@ func (a *App) renderBooks(w http.ResponseWriter, r *http.Request, school library
 	v := booksView{base: a.schoolBase(r, school, "Books", "books"), Base: schoolPath(school), Form: form, Search: search,
 		Pages:      newPager("books", "Pages of books", schoolPath(school)+"/books", search, res.Page, res.Limit, res.Total),
 		CanAddBook: a.allowed(r, "create", "library:books"), CanAddCopies: a.allowed(r, "create", "library:copies"),
-		CanSeeHolds: a.allowed(r, "read", "library:holds")}
+		CanSeeHolds: a.allowed(r, "read", "library:holds"), CanChangeCategory: a.allowed(r, "update", "library:books"),
+		Categories: library.LoanCategories}
 	if form == nil {
 		v.Flash = a.takeFlash(w, r)
 	}
 	for _, e := range res.Entries {
-		v.Books = append(v.Books, bookRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN, Total: e.Total, Available: e.Available})
+		v.Books = append(v.Books, bookRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN, Total: e.Total, Available: e.Available,
+			Category: library.BookCategory(e.Book)})
 	}
 	a.render(w, r, status, "books", v)
 }
@@ -158,13 +164,14 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	keys := []string{"title", "author", "isbn", "copies"}
+	keys := []string{"title", "author", "isbn", "copies", "loan_category"}
 	n, err := atoi(form, "copies", 1)
 	if err == nil {
 		var b library.Book
 		var copies []library.Copy
 		b, copies, err = a.deps.Library.Holdings.AddBook(r.Context(), school.ID, library.BookDraft{
 			Title: form.Get("title"), Author: form.Get("author"), ISBN: form.Get("isbn"), Copies: n,
+			LoanCategory: form.Get("loan_category"),
 		})
 		if err == nil {
 			msg := fmt.Sprintf("Added %s with %d %s", quote(b.Title), len(copies), pluralize(len(copies), "copy", "copies"))
