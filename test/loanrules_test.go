@@ -160,6 +160,8 @@ func TestLoanRules(t *testing.T) {
 		t.Fatal("the public catalog does not show the reference book as such")
 	}
 	wantRefused(t, "lending a reference book", w.lend(w.libA, refID, refCopies[0]["id"].(string), eighth), 409, "not_for_loan")
+	wantRefused(t, "a hold on a reference book", s.do(req{Method: http.MethodPost, Path: "/api/library/holds", Token: w.libA,
+		Body: fmt.Sprintf(`{"book_id":%q,"student_id":%q}`, refID, eighth)}), 409, "not_for_loan")
 
 	// A book's category changes with PATCH, within its school only.
 	patch := func(tok, bookID, body string) response {
