@@ -16,6 +16,9 @@ type HoldingsRepository interface {
 	CreateBook(ctx context.Context, b library.Book) error
 	// Book returns a book of the school. Errors: NotFound "book_not_found".
 	Book(ctx context.Context, schoolID, bookID string) (library.Book, error)
+	// SetBookCategory changes a book's loan category.
+	// Errors: NotFound "book_not_found" (another school's book too).
+	SetBookCategory(ctx context.Context, schoolID, bookID, category string) error
 	// BooksPage returns the school's books ordered by title, then id, from
 	// q.Offset on, at most q.Limit of them, and how many books match in all.
 	// With q.Terms, only books where every term begins a word of the title

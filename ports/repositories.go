@@ -66,6 +66,9 @@ type SchoolRepository interface {
 	// they are (and SaveSettings leaves the calendar).
 	// Errors: NotFound "school_not_found".
 	SaveCalendar(ctx context.Context, schoolID string, c library.Calendar) error
+	// SaveLoanRules replaces a school's loan rules, leaving its settings
+	// and calendar as they are. Errors: NotFound "school_not_found".
+	SaveLoanRules(ctx context.Context, schoolID string, rules []library.LoanRule) error
 }
 
 // RefreshTokenRepository stores refresh-token records and their rotation

@@ -570,7 +570,7 @@ func TestBrowserLostCopyChargeBlockAndPayment(t *testing.T) {
 	w.putCharges(t, w.libA, `,"block_charges_cents":1000`)
 	bookID, copies := w.addBook(t, w.libA, `{"title":"Browser Lost Atlas","author":"Chromium Tester","copies":2,"price_cents":1500}`)
 	code := copies[0]["code"].(string)
-	loanID := w.lendOK(t, bookID, copies[0], w.studentAID)
+	loanID := w.lendOK(t, bookID, copies[0], w.studentAID)["id"].(string)
 	desk := s.URL + "/library/" + demoDomain
 
 	run(t, bctx, "sign in",
@@ -649,7 +649,7 @@ func TestBrowserLostCopyChargeBlockAndPayment(t *testing.T) {
 	}
 
 	// A damage charge, marked paid on the charges page.
-	second := w.lendOK(t, bookID, copies[1], w.studentAID)
+	second := w.lendOK(t, bookID, copies[1], w.studentAID)["id"].(string)
 	r := s.do(req{Method: http.MethodPatch, Path: "/api/library/loans", Token: w.libA,
 		Body: fmt.Sprintf(`{"loan_id":%q,"action":"return","damaged":{"note":"cover torn","charge_cents":300}}`, second)})
 	if r.Status != 200 {
@@ -678,7 +678,7 @@ func TestBrowserLostCopyChargeBlockAndPayment(t *testing.T) {
 	}
 
 	// Not blocked, but a claimed return is worth a word at the desk.
-	w.act(w.libA, w.lendOK(t, bookID, copies[0], w.studentAID), "claims_returned")
+	w.act(w.libA, w.lendOK(t, bookID, copies[0], w.studentAID)["id"].(string), "claims_returned")
 	run(t, bctx, "pick the student with a claimed return",
 		chromedp.Navigate(desk),
 		chromedp.WaitVisible(chromedp.ID("checkout-student")),

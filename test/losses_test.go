@@ -28,16 +28,6 @@ func (w *libraryWorld) putCharges(t *testing.T, tok, fields string) map[string]a
 	return r.json(t)
 }
 
-// lendOK lends a copy and returns the loan id.
-func (w *libraryWorld) lendOK(t *testing.T, bookID string, cp map[string]any, studentID string) string {
-	t.Helper()
-	r := w.lend(w.libA, bookID, cp["id"].(string), studentID)
-	if r.Status != 201 {
-		t.Fatalf("lend %s: %d %s", cp["code"], r.Status, r.Body)
-	}
-	return r.json(t)["loan"].(map[string]any)["id"].(string)
-}
-
 // chargesOf lists a student's charges as tok.
 func (w *libraryWorld) chargesOf(t *testing.T, tok, studentID string) []map[string]any {
 	t.Helper()
@@ -81,7 +71,7 @@ func TestLostLoanIsChargedOnceAndCheckInReversesIt(t *testing.T) {
 	}
 	bookID, copies := w.addBook(t, w.libA, `{"title":"Priced Atlas","author":"Mara Vell","copies":1,"price_cents":2599}`)
 	cp := copies[0]
-	loanID := w.lendOK(t, bookID, cp, w.studentAID)
+	loanID := w.lendOK(t, bookID, cp, w.studentAID)["id"].(string)
 
 	var wg sync.WaitGroup
 	statuses := make([]int, 8)
@@ -198,7 +188,7 @@ func TestClaimsReturnedIsCountedNotCharged(t *testing.T) {
 	s := w.s
 	w.putCharges(t, w.libA, `,"replacement_cost_cents":1200`)
 	bookID, copies := w.addBook(t, w.libA, `{"title":"Unpriced Tales","author":"Ola Fenn","copies":2}`)
-	claimed := w.lendOK(t, bookID, copies[0], w.studentAID)
+	claimed := w.lendOK(t, bookID, copies[0], w.studentAID)["id"].(string)
 	r := w.act(w.libA, claimed, "claims_returned")
 	if r.Status != 200 || r.json(t)["loan"].(map[string]any)["status"] != "claims_returned" {
 		t.Fatalf("claims returned: %d %s", r.Status, r.Body)
@@ -223,7 +213,7 @@ func TestClaimsReturnedIsCountedNotCharged(t *testing.T) {
 	if ci.Status != 200 || ci.json(t)["reversed_charge"] != nil {
 		t.Fatalf("check in a claimed copy: %d %s", ci.Status, ci.Body)
 	}
-	lost := w.lendOK(t, bookID, copies[1], w.studentAID)
+	lost := w.lendOK(t, bookID, copies[1], w.studentAID)["id"].(string)
 	w.act(w.libA, lost, "lost")
 	if cs := w.chargesOf(t, w.libA, w.studentAID); len(cs) != 1 || cs[0]["amount_cents"] != float64(1200) {
 		t.Fatalf("lost copy without a price: charges %v, want the school's 1200", cs)
@@ -241,7 +231,7 @@ func TestDamagedReturn(t *testing.T) {
 	s := w.s
 	bookID, copies := w.addBook(t, w.libA, `{"title":"Soggy Pages","author":"Rai Dune","copies":1}`)
 	cp := copies[0]
-	loanID := w.lendOK(t, bookID, cp, w.studentAID)
+	loanID := w.lendOK(t, bookID, cp, w.studentAID)["id"].(string)
 	damaged := func(body string) response {
 		return s.do(req{Method: http.MethodPatch, Path: "/api/library/loans", Token: w.libA,
 			Body: fmt.Sprintf(`{"loan_id":%q,"action":"return","damaged":%s}`, loanID, body)})
@@ -306,7 +296,7 @@ func TestSettleChargeExactlyOnce(t *testing.T) {
 	w := newLibraryWorld(t)
 	s := w.s
 	bookID, copies := w.addBook(t, w.libA, `{"title":"Costly Book","author":"Pen Dray","copies":1,"price_cents":999}`)
-	w.act(w.libA, w.lendOK(t, bookID, copies[0], w.studentAID), "lost")
+	w.act(w.libA, w.lendOK(t, bookID, copies[0], w.studentAID)["id"].(string), "lost")
 	ch := w.chargesOf(t, w.libA, w.studentAID)[0]
 	id := ch["id"].(string)
 	for body, field := range map[string]string{`{"action":"refunded"}`: "action", `{"action":"paid","note":"` + strings.Repeat("n", 501) + `"}`: "note", `{"action":"paid","amount":1}`: "amount"} {
@@ -370,9 +360,9 @@ func TestBorrowingBlock(t *testing.T) {
 	w := newLibraryWorld(t)
 	s := w.s
 	bookID, copies := w.addBook(t, w.libA, `{"title":"Block Test","author":"Ida Lock","copies":4,"price_cents":1500}`)
-	w.act(w.libA, w.lendOK(t, bookID, copies[0], w.studentAID), "lost")
+	w.act(w.libA, w.lendOK(t, bookID, copies[0], w.studentAID)["id"].(string), "lost")
 	// No thresholds: the charge blocks nothing.
-	next := w.lendOK(t, bookID, copies[1], w.studentAID)
+	next := w.lendOK(t, bookID, copies[1], w.studentAID)["id"].(string)
 	w.act(w.libA, next, "return")
 
 	w.putCharges(t, w.libA, `,"block_charges_cents":1000`)
@@ -429,7 +419,7 @@ func TestBorrowingBlock(t *testing.T) {
 	if r := s.do(req{Method: http.MethodPatch, Path: "/api/library/books/" + bookID, Token: w.libB, Body: `{"price_cents":5}`}); r.Status != 404 {
 		t.Fatalf("another school's book: %d", r.Status)
 	}
-	if r := s.do(req{Method: http.MethodPatch, Path: "/api/library/books/" + bookID, Token: w.libA, Body: `{"price_cents":700}`}); r.Status != 200 || r.json(t)["price_cents"] != float64(700) {
+	if r := s.do(req{Method: http.MethodPatch, Path: "/api/library/books/" + bookID, Token: w.libA, Body: `{"price_cents":700}`}); r.Status != 200 || r.json(t)["book"].(map[string]any)["price_cents"] != float64(700) {
 		t.Fatalf("set price: %d %s", r.Status, r.Body)
 	}
 }
@@ -452,7 +442,7 @@ func TestDeletedStudentsChargesStayWithoutThem(t *testing.T) {
 		w.act(w.libA, l["id"].(string), "return")
 	}
 	bookID, copies := w.addBook(t, w.libA, `{"title":"Gone Reader","author":"Ana Leave","copies":1,"price_cents":800}`)
-	w.act(w.libA, w.lendOK(t, bookID, copies[0], acct.ID), "lost")
+	w.act(w.libA, w.lendOK(t, bookID, copies[0], acct.ID)["id"].(string), "lost")
 	if found := scanForAccount(t, env, acct.ID); found["charges"] == 0 {
 		t.Fatalf("the student has no charge to anonymize: %v", found)
 	}
@@ -536,7 +526,7 @@ func TestDeskLossForms(t *testing.T) {
 		t.Fatalf("copy after Repaired: %v", st)
 	}
 
-	loanID := w.lendOK(t, bookID, copies[1], w.studentAID)
+	loanID := w.lendOK(t, bookID, copies[1], w.studentAID)["id"].(string)
 	b.follow(base+"/loans/end", url.Values{"loan_id": {loanID}, "outcome": {"claims_returned"}})
 	if st := w.copyStatus(t, copies[1]["code"].(string)); st["status"] != "claims_returned" {
 		t.Fatalf("copy after Claims returned: %v", st)
@@ -613,7 +603,7 @@ func TestBooksPagePrices(t *testing.T) {
 	for _, c := range w.copiesOf(t, bookID) {
 		copyID = c
 	}
-	w.act(w.libA, w.lendOK(t, bookID, map[string]any{"id": copyID, "code": "?"}, w.studentAID), "lost")
+	w.act(w.libA, w.lendOK(t, bookID, map[string]any{"id": copyID, "code": "?"}, w.studentAID)["id"].(string), "lost")
 	if cs := w.chargesOf(t, w.libA, w.studentAID); len(cs) != 1 || cs[0]["amount_cents"] != float64(1400) {
 		t.Fatalf("charges after losing the priced book: %v", cs)
 	}
@@ -646,7 +636,7 @@ func TestLostAgainstClaimsReturnedRace(t *testing.T) {
 	w := newLibraryWorld(t)
 	w.putCharges(t, w.libA, `,"replacement_cost_cents":600`)
 	bookID, copies := w.addBook(t, w.libA, `{"title":"Disputed","author":"Cy Race","copies":1}`)
-	loanID := w.lendOK(t, bookID, copies[0], w.studentAID)
+	loanID := w.lendOK(t, bookID, copies[0], w.studentAID)["id"].(string)
 	actions := []string{"lost", "claims_returned"}
 	statuses := make([]int, 12)
 	var wg sync.WaitGroup

@@ -173,6 +173,21 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"PUT /api/library/calendar", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PUT", Path: "/api/library/calendar?schoolId=" + w.schoolA, Body: `{"closed_weekdays":[],"closures":[],"term_ends":[]}`}
 		}, [6]int{A, F, F, 200, F, 200}, nil},
+		{"GET /api/library/loan-rules", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/loan-rules?schoolId=" + w.schoolA} },
+			[6]int{A, F, 200, 200, F, 200}, nil},
+		{"PUT /api/library/loan-rules", func(*testing.T, *libraryWorld) req {
+			return req{Method: "PUT", Path: "/api/library/loan-rules?schoolId=" + w.schoolA, Body: `{"rules":[{"patron":"staff","category":"standard","loan_days":28,"renewals":3,"max_items":0}]}`}
+		}, [6]int{A, F, F, 200, F, 200}, nil},
+		{"PATCH /api/library/books/{id}", func(t *testing.T, w *libraryWorld) req {
+			bookID, _, _ := freshBook(t)
+			return req{Method: "PATCH", Path: "/api/library/books/" + bookID, Body: fmt.Sprintf(`{"school_id":%q,"loan_category":"short"}`, w.schoolA)}
+		}, [6]int{A, F, F, 200, F, 200}, func(t *testing.T, w *libraryWorld, rq req) {
+			// A refused change leaves the book standard.
+			id := strings.TrimPrefix(rq.Path, "/api/library/books/")
+			if b, err := s.App.Repos.Holdings.Book(t.Context(), w.schoolA, id); err != nil || b.LoanCategory != "standard" {
+				t.Fatalf("a refused change touched book %s: %+v, %v", id, b, err)
+			}
+		}},
 		{"GET /api/library/notices/settings", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/notices/settings?schoolId=" + w.schoolA}
 		},

@@ -113,6 +113,7 @@ type libraryBookBody struct {
 	TotalCopies     int    `json:"total_copies"`
 	AvailableCopies int    `json:"available_copies"`
 	PriceCents      int64  `json:"price_cents"`
+	LoanCategory    string `json:"loan_category"`
 }
 
 type copyBody struct {
@@ -476,6 +477,8 @@ type libraryBookRequest struct {
 	// PriceCents is the replacement price; 0 or left out: the school's
 	// default.
 	PriceCents int64 `json:"price_cents" validate:"min=0,max=100000000"`
+	// LoanCategory is standard (when absent), short or reference.
+	LoanCategory *string `json:"loan_category"`
 }
 
 func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
@@ -484,8 +487,14 @@ func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	category, err := optionalCategory(req.LoanCategory)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
 	b, copies, err := h.deps.Library.Holdings.AddBook(r.Context(), req.SchoolID, library.BookDraft{
 		Title: req.Title, Author: req.Author, ISBN: req.ISBN, CoverURL: req.CoverURL, Copies: req.Copies, PriceCents: req.PriceCents,
+		LoanCategory: category,
 	})
 	if err != nil {
 		writeError(w, r, err)
@@ -493,7 +502,7 @@ func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"book": libraryBookBody{ID: b.ID, SchoolID: b.SchoolID, ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL,
-			TotalCopies: len(copies), AvailableCopies: len(copies), PriceCents: b.PriceCents},
+			TotalCopies: len(copies), AvailableCopies: len(copies), PriceCents: b.PriceCents, LoanCategory: library.BookCategory(b)},
 		"copies": toCopyBodies(copies),
 	})
 }
@@ -907,6 +916,8 @@ type catalogBook struct {
 	TotalCopies     int    `json:"total_copies"`
 	AvailableCopies int    `json:"available_copies"`
 	Holds           int    `json:"holds"`
+	// LoanCategory tells readers a reference book is not lent.
+	LoanCategory string `json:"loan_category"`
 }
 
 func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {
@@ -929,7 +940,7 @@ func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {
 	for _, e := range res.Entries {
 		b := e.Book
 		books = append(books, catalogBook{ID: b.ID, ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL,
-			TotalCopies: e.Total, AvailableCopies: e.Available, Holds: e.Holds})
+			TotalCopies: e.Total, AvailableCopies: e.Available, Holds: e.Holds, LoanCategory: library.BookCategory(b)})
 	}
 	school := res.School
 	writeJSON(w, http.StatusOK, map[string]any{

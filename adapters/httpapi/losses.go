@@ -173,25 +173,6 @@ func (h *handler) changeCopy(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"copy": toCopyBody(cp, false), "reversed_charge": rb})
 }
 
-type bookPriceRequest struct {
-	SchoolID   string `json:"school_id"`
-	PriceCents *int64 `json:"price_cents" validate:"required,min=0,max=100000000"`
-}
-
-func (h *handler) setBookPrice(w http.ResponseWriter, r *http.Request) {
-	var req bookPriceRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	b, err := h.deps.Library.Holdings.SetBookPrice(r.Context(), req.SchoolID, mux.Vars(r)["id"], *req.PriceCents)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"book_id": b.ID, "price_cents": b.PriceCents})
-}
-
 type blockBody struct {
 	Reason  string `json:"reason"`
 	Current int64  `json:"current"`

@@ -218,7 +218,7 @@ func (h *handler) table() []route {
 		csv(r("library.students.import", http.MethodPost, "/api/library/students/import", "import", "library:students", h.importStudents)),
 		r("library.students.standing", http.MethodGet, "/api/library/students/{id}/standing", "read", "library:students", h.studentStanding),
 		r("library.books.create", http.MethodPost, "/api/library/books", "create", "library:books", h.addLibraryBook),
-		r("library.books.price", http.MethodPatch, "/api/library/books/{id}", "update", "library:books", h.setBookPrice),
+		r("library.books.update", http.MethodPatch, "/api/library/books/{id}", "update", "library:books", h.updateLibraryBook),
 		r("library.copies.create", http.MethodPost, "/api/library/copies", "create", "library:copies", h.addCopies),
 		r("library.copies.find", http.MethodGet, "/api/library/copies", "read", "library:copies", h.copyByCode),
 		r("library.copies.labels", http.MethodGet, "/api/library/copies/labels", "read", "library:copies", h.copyLabels),
@@ -244,6 +244,8 @@ func (h *handler) table() []route {
 		r("library.settings.put", http.MethodPut, "/api/library/settings", "update", "library:settings", h.putSettings),
 		r("library.calendar.get", http.MethodGet, "/api/library/calendar", "read", "library:calendar", h.getCalendar),
 		r("library.calendar.put", http.MethodPut, "/api/library/calendar", "update", "library:calendar", h.putCalendar),
+		r("library.loanRules.get", http.MethodGet, "/api/library/loan-rules", "read", "library:loanrules", h.getLoanRules),
+		r("library.loanRules.put", http.MethodPut, "/api/library/loan-rules", "update", "library:loanrules", h.putLoanRules),
 		r("library.catalog", http.MethodGet, "/api/library/catalog/{domain}", "read", "library:catalog", h.publicCatalog),
 	}
 	// Metrics describe every school's traffic, so the public port serves them

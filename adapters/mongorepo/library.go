@@ -134,6 +134,9 @@ type libraryBookDoc struct {
 	CreatedAt   time.Time `bson:"created_at"`
 	// Absent (no price of its own) in books stored before prices.
 	PriceCents int64 `bson:"price_cents,omitempty"`
+	// LoanCategory is absent for standard books (and in books stored
+	// before categories existed).
+	LoanCategory string `bson:"loan_category,omitempty"`
 }
 
 // isbnKey is the unique key of a book's ISBN within its school: the ISBN,
@@ -235,7 +238,18 @@ func toLibraryBookDoc(b library.Book) libraryBookDoc {
 		CoverURL:    b.CoverURL,
 		CreatedAt:   b.CreatedAt.UTC(),
 		PriceCents:  b.PriceCents,
+		// Standard is stored as absent, as SetBookCategory stores it.
+		LoanCategory: bookCategoryField(library.BookCategory(b)),
 	}
+}
+
+// bookCategoryField is the stored loan_category of category: "" (absent)
+// for standard.
+func bookCategoryField(category string) string {
+	if category == library.CategoryStandard {
+		return ""
+	}
+	return category
 }
 
 // libraryBookTerms are the search terms of a library book.
@@ -254,13 +268,14 @@ func searchTermsOf(text string) []string {
 
 func (d libraryBookDoc) toBook() library.Book {
 	return library.Book{
-		ID:        d.ID,
-		SchoolID:  d.SchoolID,
-		ISBN:      d.ISBN,
-		Title:     d.Title,
-		Author:    d.Author,
-		CoverURL:  d.CoverURL,
-		CreatedAt: d.CreatedAt.UTC(),
+		ID:           d.ID,
+		SchoolID:     d.SchoolID,
+		ISBN:         d.ISBN,
+		Title:        d.Title,
+		Author:       d.Author,
+		CoverURL:     d.CoverURL,
+		CreatedAt:    d.CreatedAt.UTC(),
+		LoanCategory: library.BookCategory(library.Book{LoanCategory: d.LoanCategory}),
 
 		PriceCents: d.PriceCents,
 	}
@@ -441,6 +456,24 @@ func (r *Holdings) Book(ctx context.Context, schoolID, bookID string) (library.B
 		return library.Book{}, library.ErrBookNotFound()
 	}
 	return b, err
+}
+
+// SetBookCategory implements ports.HoldingsRepository: one updateOne by
+// _id and school (standard unsets the field, as a new standard book has
+// none).
+func (r *Holdings) SetBookCategory(ctx context.Context, schoolID, bookID, category string) error {
+	update := bson.D{{Key: "$unset", Value: bson.D{{Key: "loan_category", Value: ""}}}}
+	if f := bookCategoryField(category); f != "" {
+		update = bson.D{{Key: "$set", Value: bson.D{{Key: "loan_category", Value: f}}}}
+	}
+	res, err := r.books.UpdateOne(ctx, bson.D{{Key: "_id", Value: bookID}, {Key: "school_id", Value: schoolID}}, update)
+	if err != nil {
+		return mapErr(err, "change the book's loan category", nil, nil)
+	}
+	if res.MatchedCount == 0 {
+		return library.ErrBookNotFound()
+	}
+	return nil
 }
 
 // BooksPage implements ports.HoldingsRepository: one find with skip and

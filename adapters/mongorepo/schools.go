@@ -39,6 +39,34 @@ type schoolDoc struct {
 	// It comes last, where SaveCalendar's $set puts it, so a copied school
 	// is the same document as its original.
 	Calendar *calendarDoc `bson:"calendar,omitempty"`
+	// LoanRules are absent in schools that never saved any; they come
+	// after the calendar, where SaveLoanRules's $set puts them.
+	LoanRules []loanRuleDoc `bson:"loan_rules,omitempty"`
+}
+
+// loanRuleDoc is one of a school's loan rules.
+type loanRuleDoc struct {
+	Patron   string `bson:"patron"`
+	Category string `bson:"category"`
+	LoanDays int    `bson:"loan_days"`
+	Renewals int    `bson:"renewals"`
+	MaxItems int    `bson:"max_items"`
+}
+
+func toLoanRuleDocs(rules []library.LoanRule) []loanRuleDoc {
+	var out []loanRuleDoc
+	for _, r := range rules {
+		out = append(out, loanRuleDoc(r))
+	}
+	return out
+}
+
+func fromLoanRuleDocs(docs []loanRuleDoc) []library.LoanRule {
+	var out []library.LoanRule
+	for _, d := range docs {
+		out = append(out, library.LoanRule(d))
+	}
+	return out
 }
 
 // calendarDoc is a school's calendar: weekdays by their numbers (Sunday 0),
@@ -134,6 +162,7 @@ func toSchoolDoc(s library.School) schoolDoc {
 		Domain:    s.Domain,
 		Settings:  toSettingsDoc(s.Settings),
 		Calendar:  toCalendarDoc(s.Calendar),
+		LoanRules: toLoanRuleDocs(s.LoanRules),
 		CreatedAt: s.CreatedAt.UTC(),
 	}
 }
@@ -159,6 +188,7 @@ func (d schoolDoc) toSchool() library.School {
 			},
 		}.WithCapDefaults(),
 		Calendar:  d.Calendar.toCalendar(),
+		LoanRules: fromLoanRuleDocs(d.LoanRules),
 		CreatedAt: d.CreatedAt.UTC(),
 	}
 }
@@ -232,6 +262,25 @@ func (r *Schools) SaveCalendar(ctx context.Context, schoolID string, c library.C
 	res, err := r.c.UpdateOne(ctx, bson.D{{Key: "_id", Value: schoolID}}, update)
 	if err != nil {
 		return mapErr(err, "save the school's calendar", nil, nil)
+	}
+	if res.MatchedCount == 0 {
+		return library.ErrSchoolNotFound()
+	}
+	return nil
+}
+
+// SaveLoanRules implements ports.SchoolRepository: one updateOne on the
+// school by _id that sets its loan rules (or unsets them for none),
+// leaving the settings and calendar as they are. Concurrent saves are
+// last-writer-wins.
+func (r *Schools) SaveLoanRules(ctx context.Context, schoolID string, rules []library.LoanRule) error {
+	update := bson.D{{Key: "$unset", Value: bson.D{{Key: "loan_rules", Value: ""}}}}
+	if len(rules) > 0 {
+		update = bson.D{{Key: "$set", Value: bson.D{{Key: "loan_rules", Value: toLoanRuleDocs(rules)}}}}
+	}
+	res, err := r.c.UpdateOne(ctx, bson.D{{Key: "_id", Value: schoolID}}, update)
+	if err != nil {
+		return mapErr(err, "save the school's loan rules", nil, nil)
 	}
 	if res.MatchedCount == 0 {
 		return library.ErrSchoolNotFound()

@@ -30,17 +30,22 @@ func NewHoldings(db *DB) *Holdings {
 }
 
 const (
-	libraryBookColumns = `b.id, b.school_id, b.isbn, b.title, b.author, b.cover_url, b.created_at, b.price_cents`
-	copyColumns        = `id, school_id, book_id, code, created_at`
+	libraryBookColumns = `b.id, b.school_id, b.isbn, b.title, b.author, b.cover_url, b.created_at, b.price_cents,
+	b.loan_category`
+	copyColumns = `id, school_id, book_id, code, created_at`
 	// A copy as read: its columns and its condition.
 	copyReadColumns = copyColumns + `, copy_condition, condition_note, condition_loan_id, condition_at`
 )
 
 var (
 	stmtLibraryBookInsert = newStmt("library_books.insert", `
-INSERT INTO library_books (id, school_id, isbn, title, author, cover_url, created_at, price_cents)
-VALUES (:id, :school_id, :isbn, :title, :author, :cover_url, :created_at, :price_cents)
+INSERT INTO library_books (id, school_id, isbn, title, author, cover_url, created_at, price_cents,
+	loan_category)
+VALUES (:id, :school_id, :isbn, :title, :author, :cover_url, :created_at, :price_cents,
+	:loan_category)
 RETURNING pk`)
+	stmtLibraryBookSetCategory = newStmt("library_books.set_category", `
+UPDATE library_books SET loan_category = :loan_category WHERE id = :id AND +school_id = :school_id`)
 	stmtLibraryBookISBNTaken = newStmt("library_books.isbn_taken", `
 SELECT EXISTS (SELECT 1 FROM library_books WHERE school_id = :school_id AND isbn = :isbn AND isbn <> '')`)
 	stmtLibraryBookGet = newStmt("library_books.get", `
@@ -123,6 +128,7 @@ func libraryBookArgs(b library.Book) []any {
 		sql.Named("cover_url", b.CoverURL),
 		sql.Named("created_at", millis(b.CreatedAt)),
 		sql.Named("price_cents", b.PriceCents),
+		sql.Named("loan_category", library.BookCategory(b)),
 	}
 }
 
@@ -131,7 +137,8 @@ func scanLibraryBook(s scanner) (library.Book, error) {
 		b       library.Book
 		created int64
 	)
-	if err := s.Scan(&b.ID, &b.SchoolID, &b.ISBN, &b.Title, &b.Author, &b.CoverURL, &created, &b.PriceCents); err != nil {
+	if err := s.Scan(&b.ID, &b.SchoolID, &b.ISBN, &b.Title, &b.Author, &b.CoverURL, &created, &b.PriceCents,
+		&b.LoanCategory); err != nil {
 		return library.Book{}, err
 	}
 	b.CreatedAt = fromMillis(created)
@@ -202,6 +209,17 @@ func (r *Holdings) Book(ctx context.Context, schoolID, bookID string) (library.B
 		return library.Book{}, mapErr(err, "read the book", library.ErrBookNotFound, nil)
 	}
 	return b, nil
+}
+
+// SetBookCategory implements ports.HoldingsRepository: one UPDATE by id
+// within the school.
+func (r *Holdings) SetBookCategory(ctx context.Context, schoolID, bookID, category string) error {
+	res, err := r.db.exec(ctx, r.db.write, stmtLibraryBookSetCategory, sql.Named("loan_category", category),
+		sql.Named("id", bookID), sql.Named("school_id", schoolID))
+	if err != nil {
+		return mapErr(err, "change the book's loan category", nil, nil)
+	}
+	return notFoundIfNone(res, "change the book's loan category", library.ErrBookNotFound)
 }
 
 // BooksPage implements ports.HoldingsRepository: one statement for the

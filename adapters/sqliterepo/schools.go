@@ -27,14 +27,14 @@ func NewSchools(db *DB) *Schools {
 
 const schoolColumns = `id, name, domain, default_loan_days, max_renewals, renewal_days, allow_public_catalog, created_at,
 	max_copies_per_book, max_copies_per_school, loan_history_days, timezone, calendar, hold_pickup_days,
-	currency, replacement_cost_cents, block_overdue_items, block_charges_cents`
+	currency, replacement_cost_cents, block_overdue_items, block_charges_cents, loan_rules`
 
 var (
 	stmtSchoolInsert = newStmt("schools.insert", `
 INSERT INTO schools (`+schoolColumns+`)
 VALUES (:id, :name, :domain, :default_loan_days, :max_renewals, :renewal_days, :allow_public_catalog, :created_at,
 	:max_copies_per_book, :max_copies_per_school, :loan_history_days, :timezone, :calendar, :hold_pickup_days,
-	:currency, :replacement_cost_cents, :block_overdue_items, :block_charges_cents)`)
+	:currency, :replacement_cost_cents, :block_overdue_items, :block_charges_cents, :loan_rules)`)
 	stmtSchoolGet          = newStmt("schools.get", `SELECT `+schoolColumns+` FROM schools WHERE id = :id`)
 	stmtSchoolGetByDomain  = newStmt("schools.get_by_domain", `SELECT `+schoolColumns+` FROM schools WHERE domain = :domain`)
 	stmtSchoolList         = newStmt("schools.list", `SELECT `+schoolColumns+` FROM schools ORDER BY name, id`)
@@ -46,7 +46,8 @@ UPDATE schools SET default_loan_days = :default_loan_days, max_renewals = :max_r
 	currency = :currency, replacement_cost_cents = :replacement_cost_cents,
 	block_overdue_items = :block_overdue_items, block_charges_cents = :block_charges_cents
 WHERE id = :id`)
-	stmtSchoolSaveCalendar = newStmt("schools.save_calendar", `UPDATE schools SET calendar = :calendar WHERE id = :id`)
+	stmtSchoolSaveCalendar  = newStmt("schools.save_calendar", `UPDATE schools SET calendar = :calendar WHERE id = :id`)
+	stmtSchoolSaveLoanRules = newStmt("schools.save_loan_rules", `UPDATE schools SET loan_rules = :loan_rules WHERE id = :id`)
 )
 
 // settingsArgs are the named parameters of a school's settings.
@@ -110,22 +111,59 @@ func parseCalendar(s string) (library.Calendar, error) {
 	return c, nil
 }
 
+// loanRuleJSON is one loan rule in the loan_rules column, in the API's
+// names.
+type loanRuleJSON struct {
+	Patron   string `json:"patron"`
+	Category string `json:"category"`
+	LoanDays int    `json:"loan_days"`
+	Renewals int    `json:"renewals"`
+	MaxItems int    `json:"max_items"`
+}
+
+// loanRulesArg is the loan_rules column's value for rules.
+func loanRulesArg(rules []library.LoanRule) sql.NamedArg {
+	j := make([]loanRuleJSON, 0, len(rules))
+	for _, r := range rules {
+		j = append(j, loanRuleJSON(r))
+	}
+	b, _ := json.Marshal(j) // strings and ints always marshal
+	return sql.Named("loan_rules", string(b))
+}
+
+// parseLoanRules reads the loan_rules column; no rules are nil.
+func parseLoanRules(s string) ([]library.LoanRule, error) {
+	var j []loanRuleJSON
+	if err := json.Unmarshal([]byte(s), &j); err != nil {
+		return nil, err
+	}
+	var out []library.LoanRule
+	for _, r := range j {
+		out = append(out, library.LoanRule(r))
+	}
+	return out, nil
+}
+
 func scanSchool(s scanner) (library.School, error) {
 	var (
 		sc       library.School
 		created  int64
 		calendar string
+		rules    string
 	)
 	err := s.Scan(&sc.ID, &sc.Name, &sc.Domain, &sc.Settings.DefaultLoanDays, &sc.Settings.MaxRenewals,
 		&sc.Settings.RenewalDays, &sc.Settings.AllowPublicCatalog, &created,
 		&sc.Settings.MaxCopiesPerBook, &sc.Settings.MaxCopiesPerSchool, &sc.Settings.LoanHistoryDays, &sc.Settings.Timezone, &calendar,
 		&sc.Settings.HoldPickupDays,
-		&sc.Settings.Currency, &sc.Settings.ReplacementCostCents, &sc.Settings.BlockOverdueItems, &sc.Settings.BlockChargesCents)
+		&sc.Settings.Currency, &sc.Settings.ReplacementCostCents, &sc.Settings.BlockOverdueItems, &sc.Settings.BlockChargesCents, &rules)
 	if err != nil {
 		return library.School{}, err
 	}
 	sc.CreatedAt = fromMillis(created)
 	if sc.Calendar, err = parseCalendar(calendar); err != nil {
+		return library.School{}, err
+	}
+	if sc.LoanRules, err = parseLoanRules(rules); err != nil {
 		return library.School{}, err
 	}
 	return sc, nil
@@ -142,7 +180,7 @@ func (r *Schools) Create(ctx context.Context, s library.School) error {
 func schoolArgs(s library.School) []any {
 	return append(settingsArgs(s.Settings),
 		sql.Named("id", s.ID), sql.Named("name", s.Name), sql.Named("domain", s.Domain),
-		sql.Named("created_at", millis(s.CreatedAt)), calendarArg(s.Calendar))
+		sql.Named("created_at", millis(s.CreatedAt)), calendarArg(s.Calendar), loanRulesArg(s.LoanRules))
 }
 
 // Get implements ports.SchoolRepository.
@@ -198,4 +236,15 @@ func (r *Schools) SaveCalendar(ctx context.Context, schoolID string, c library.C
 		return mapErr(err, "save the school's calendar", nil, nil)
 	}
 	return notFoundIfNone(res, "save the school's calendar", library.ErrSchoolNotFound)
+}
+
+// SaveLoanRules replaces a school's loan rules with one UPDATE by id; the
+// settings and calendar are not touched, and concurrent saves are
+// last-writer-wins. Errors: NotFound "school_not_found".
+func (r *Schools) SaveLoanRules(ctx context.Context, schoolID string, rules []library.LoanRule) error {
+	res, err := r.db.exec(ctx, r.db.write, stmtSchoolSaveLoanRules, loanRulesArg(rules), sql.Named("id", schoolID))
+	if err != nil {
+		return mapErr(err, "save the school's loan rules", nil, nil)
+	}
+	return notFoundIfNone(res, "save the school's loan rules", library.ErrSchoolNotFound)
 }

@@ -16,6 +16,7 @@ import (
 type catalogRow struct {
 	ID, Title, Author, ISBN string
 	Total, Available, Holds int
+	Reference               bool // not for loan
 }
 
 type catalogView struct {
@@ -105,7 +106,7 @@ func (a *App) catalog(w http.ResponseWriter, r *http.Request) {
 	v.School = &library.School{ID: school.ID, Name: school.Name, Domain: school.Domain}
 	for _, e := range res.Entries {
 		v.Books = append(v.Books, catalogRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN,
-			Total: e.Total, Available: e.Available, Holds: e.Holds})
+			Total: e.Total, Available: e.Available, Holds: e.Holds, Reference: library.BookCategory(e.Book) == library.CategoryReference})
 	}
 	a.render(w, r, http.StatusOK, "catalog", v)
 }

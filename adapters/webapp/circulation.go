@@ -333,8 +333,14 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request) {
 		a.renderDesk(w, r, school, nil, c)
 		return
 	}
+	// The desk prefills the settings' due date; left as it is, it asks for
+	// the default, which the loan rule for this student and book decides.
+	asked := due
+	if asked == school.DefaultDue(school.Today(a.Now())) {
+		asked = ""
+	}
 	loan, err := a.deps.Library.Circulation.CreateLoan(ctx, service.LoanInput{
-		SchoolID: school.ID, BookID: found.Book.ID, CopyID: found.Copy.ID, StudentID: student.ID, DueAt: due,
+		SchoolID: school.ID, BookID: found.Book.ID, CopyID: found.Copy.ID, StudentID: student.ID, DueAt: asked,
 	})
 	if err != nil {
 		fail(a.messageOf(r, err))

@@ -73,6 +73,7 @@ type bookRow struct {
 	ID, Title, Author, ISBN string
 	Total, Available        int
 	Price                   string // the replacement price as typed ("12.99"); "" without one
+	Category                string // standard, short or reference
 }
 
 // labelPage is one PDF of a book's labels: the copies it prints, First to
@@ -101,9 +102,12 @@ type booksView struct {
 	CanAddBook   bool
 	CanAddCopies bool
 	CanSeeHolds  bool
-	CanPrice     bool       // may set a book's replacement price
-	Currency     string     // of the prices
-	Form         *formState // the add-book form after a refusal
+	CanPrice     bool   // may set a book's replacement price
+	Currency     string // of the prices
+	// CanChangeCategory shows each book's loan category as a form.
+	CanChangeCategory bool
+	Categories        []string
+	Form              *formState // the add-book form after a refusal
 }
 
 func (a *App) books(w http.ResponseWriter, r *http.Request) {
@@ -125,12 +129,14 @@ func (a *App) renderBooks(w http.ResponseWriter, r *http.Request, school library
 		Pages:      newPager("books", "Pages of books", schoolPath(school)+"/books", search, res.Page, res.Limit, res.Total),
 		CanAddBook: a.allowed(r, "create", "library:books"), CanAddCopies: a.allowed(r, "create", "library:copies"),
 		CanSeeHolds: a.allowed(r, "read", "library:holds"),
-		CanPrice:    a.allowed(r, "update", "library:books"), Currency: school.Settings.CurrencyCode()}
+		CanPrice:    a.allowed(r, "update", "library:books"), Currency: school.Settings.CurrencyCode(),
+		CanChangeCategory: a.allowed(r, "update", "library:books"), Categories: library.LoanCategories}
 	if form == nil {
 		v.Flash = a.takeFlash(w, r)
 	}
 	for _, e := range res.Entries {
-		row := bookRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN, Total: e.Total, Available: e.Available}
+		row := bookRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN, Total: e.Total, Available: e.Available,
+			Category: library.BookCategory(e.Book)}
 		if e.Book.PriceCents > 0 {
 			row.Price = moneyValue(e.Book.PriceCents)
 		}
@@ -166,7 +172,7 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	keys := []string{"title", "author", "isbn", "copies", "price_cents"}
+	keys := []string{"title", "author", "isbn", "copies", "price_cents", "loan_category"}
 	n, err := atoi(form, "copies", 1)
 	price, priced := parseMoney(form.Get("price_cents"))
 	if err == nil && !priced {
@@ -177,6 +183,7 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
 		var copies []library.Copy
 		b, copies, err = a.deps.Library.Holdings.AddBook(r.Context(), school.ID, library.BookDraft{
 			Title: form.Get("title"), Author: form.Get("author"), ISBN: form.Get("isbn"), Copies: n, PriceCents: price,
+			LoanCategory: form.Get("loan_category"),
 		})
 		if err == nil {
 			msg := fmt.Sprintf("Added %s with %d %s", quote(b.Title), len(copies), pluralize(len(copies), "copy", "copies"))

@@ -182,6 +182,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 	add("charges", "Charges", root+"/charges", "read", "library:charges")
 	add("settings", "Settings", root+"/settings", "read", "library:settings")
 	add("calendar", "Calendar", root+"/calendar", "read", "library:calendar")
+	add("loanrules", "Loan rules", root+"/loan-rules", "read", "library:loanrules")
 	add("notices", "Reminders", root+"/notices", "read", "library:notices")
 	add("accounts", "Accounts", root+"/accounts", "read", "library:accounts")
 	add("catalog", "Public catalog", root+"/catalog", "", "")
@@ -312,7 +313,7 @@ func (a *App) errorPage(w http.ResponseWriter, r *http.Request, status int, err 
 // fieldLabels name the service's fields as the forms label them.
 var fieldLabels = map[string]string{
 	"due_at": "Due date", "code": "Copy code", "student_id": "Student", "title": "Title", "author": "Author",
-	"isbn": "ISBN", "cover_url": "Cover URL", "copies": "Copies", "count": "Number of copies", "name": "Name",
+	"isbn": "ISBN", "cover_url": "Cover URL", "loan_category": "Loan category", "copies": "Copies", "count": "Number of copies", "name": "Name",
 	"email": "Email", "student_number": "Student number", "password": "Password", "default_loan_days": "Loan period",
 	"max_renewals": "Renewals allowed", "renewal_days": "Renewal period", "role": "Role", "school_id": "School",
 	"loan_history_days": "Loan history", "send_at": "Time", "due_soon_days": "Due soon", "overdue_steps": "Overdue notices",

@@ -271,8 +271,8 @@ func (w *world) cases(search string) []routeCase {
 
 		// Lost copies and charges.
 		{"library.students.standing", "GET /api/library/students/{id}/standing (librarian)", fixed(rq{Path: "/api/library/students/" + w.studentID + "/standing", Token: w.lib})},
-		{"library.books.price", "PATCH /api/library/books/{id} {price_cents}", fixed(rq{Method: "PATCH", Path: "/api/library/books/" + w.libBookID, Token: w.lib,
-			Body: `{"price_cents":1500}`})},
+		{"library.books.update", "PATCH /api/library/books/{id} {price_cents, loan_category}", fixed(rq{Method: "PATCH", Path: "/api/library/books/" + w.libBookID, Token: w.lib,
+			Body: `{"price_cents":1500,"loan_category":"standard"}`})},
 		{"library.copies.change", "PATCH /api/library/copies/{id} checkin (fresh lost copy)", func() (rq, error) {
 			l, err := w.freshLostLoan()
 			return rq{Method: "PATCH", Path: "/api/library/copies/" + l.CopyID, Token: w.lib, Body: `{"action":"checkin"}`}, err

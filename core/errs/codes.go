@@ -91,6 +91,10 @@ const (
 	CodeDepartureDecided    = "departure_decided"
 	CodeDepartureNotFound   = "departure_not_found"
 
+	// Loan rules: a book's loan category and the patron's limits.
+	CodeNotForLoan       = "not_for_loan"
+	CodeLoanLimitReached = "loan_limit_reached"
+
 	// Holds: reservations of a title, the copies put aside for them.
 	CodeHoldExists       = "hold_exists"
 	CodeHoldNotFound     = "hold_not_found"

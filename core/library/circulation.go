@@ -19,6 +19,9 @@ type Book struct {
 	// PriceCents is the replacement price of a copy (minor units of the
 	// school's currency); 0 when unknown, and the school's default applies.
 	PriceCents int64
+	// LoanCategory is standard, short or reference ("" reads as standard:
+	// BookCategory).
+	LoanCategory string
 }
 
 // Copy is one physical copy of a book, with the code printed on its label.

@@ -224,6 +224,8 @@ type BookDraft struct {
 	Copies   int
 	// PriceCents is the replacement price (0: the school's default).
 	PriceCents int64
+	// LoanCategory is standard, short or reference; "" is standard.
+	LoanCategory string
 }
 
 // Normalized returns d with title, author and cover URL trimmed and the ISBN
@@ -234,6 +236,9 @@ func (d BookDraft) Normalized() BookDraft {
 	d.Author = strings.TrimSpace(d.Author)
 	d.ISBN = NormalizeISBN(strings.TrimSpace(d.ISBN))
 	d.CoverURL = strings.TrimSpace(d.CoverURL)
+	if c, err := ParseLoanCategory("loan_category", d.LoanCategory); err == nil {
+		d.LoanCategory = c
+	}
 	return d
 }
 
@@ -269,6 +274,9 @@ func ValidateBookDraft(d BookDraft) error {
 	}
 	if d.Copies < 0 || d.Copies > maxBookCopies {
 		fields.Add("copies", "must be between 0 and 1000")
+	}
+	if _, err := ParseLoanCategory("loan_category", d.LoanCategory); err != nil {
+		fields.Add("loan_category", "must be standard, short or reference")
 	}
 	return fields.Err()
 }

@@ -364,8 +364,10 @@ func TestValidateBookDraft(t *testing.T) {
 }
 
 func TestBookDraftNormalized(t *testing.T) {
-	got := library.BookDraft{Title: " Matilda ", Author: " Roald Dahl\n", ISBN: " 0-8044-2957-x ", CoverURL: " https://e.org/m.jpg ", Copies: 2}.Normalized()
-	want := library.BookDraft{Title: "Matilda", Author: "Roald Dahl", ISBN: "080442957X", CoverURL: "https://e.org/m.jpg", Copies: 2}
+	got := library.BookDraft{Title: " Matilda ", Author: " Roald Dahl\n", ISBN: " 0-8044-2957-x ", CoverURL: " https://e.org/m.jpg ", Copies: 2,
+		LoanCategory: " Short "}.Normalized()
+	want := library.BookDraft{Title: "Matilda", Author: "Roald Dahl", ISBN: "080442957X", CoverURL: "https://e.org/m.jpg", Copies: 2,
+		LoanCategory: library.CategoryShort}
 	if got != want {
 		t.Errorf("Normalized() = %+v, want %+v", got, want)
 	}

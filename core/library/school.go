@@ -25,6 +25,10 @@ type School struct {
 	// saved on its own (SaveCalendar), never with the settings.
 	Calendar  Calendar
 	CreatedAt time.Time
+	// LoanRules are the school's matrix of patron by loan category
+	// (StudentLoanTerms); saved on their own (SaveLoanRules). None: the
+	// settings apply to every loan.
+	LoanRules []LoanRule
 }
 
 // Settings are a school's loan rules and the caps on its holdings.

@@ -122,8 +122,15 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 	if err := s.checkBlock(ctx, school, student.ID); err != nil {
 		return LoanView{}, err
 	}
+	terms := loanTerms(school, student, book)
+	if !terms.Lendable {
+		return LoanView{}, library.ErrNotForLoan()
+	}
+	if err := s.withinLoanLimit(ctx, school.ID, student.ID, library.BookCategory(book), terms.MaxItems, ""); err != nil {
+		return LoanView{}, err
+	}
 	today := s.todayAt(school)
-	due := school.DefaultDue(today)
+	due := underTerms(school, terms).DefaultDue(today)
 	if in.DueAt != "" {
 		if due, err = school.ParseDue(in.DueAt, today); err != nil {
 			return LoanView{}, err
@@ -149,13 +156,13 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		_ = s.loans.Delete(ctx, loan.ID)
 		return LoanView{}, err
 	}
+	if err := s.withinLoanLimit(ctx, school.ID, student.ID, library.BookCategory(book), terms.MaxItems, loan.ID); err != nil {
+		// Another loan took the student's last place meanwhile.
+		s.unlend(ctx, school, loan)
+		return LoanView{}, err
+	}
 	if err := s.desk.lendHeld(ctx, school, loan); err != nil {
-		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
-		defer cancel()
-		_ = s.active.Release(uctx, loan.CopyID, loan.ID)
-		_ = s.loans.Delete(uctx, loan.ID)
-		// A trapper that saw this claim gave way too: serve the copy again.
-		_, _, _ = s.desk.trapCopy(uctx, school, loanCopy(loan))
+		s.unlend(ctx, school, loan)
 		return LoanView{}, err
 	}
 	if err := s.borrowerStays(ctx, loan.StudentID); err != nil {
@@ -168,6 +175,17 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		return LoanView{}, err
 	}
 	return LoanView{Loan: loan, DueAt: due, Status: library.LoanStatus(loan, due, today)}, nil
+}
+
+// unlend undoes a claimed loan that must give way, even if the request has
+// been cancelled meanwhile.
+func (s *Circulation) unlend(ctx context.Context, school library.School, loan library.Loan) {
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+	defer cancel()
+	_ = s.active.Release(uctx, loan.CopyID, loan.ID)
+	_ = s.loans.Delete(uctx, loan.ID)
+	// A trapper that saw this claim gave way too: serve the copy again.
+	_, _, _ = s.desk.trapCopy(uctx, school, loanCopy(loan))
 }
 
 // loanCopy is the copy a loan names.
@@ -348,6 +366,14 @@ func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *in
 	if err != nil {
 		return LoanView{}, err
 	}
+	terms, err := s.renewalTerms(ctx, school, loan)
+	if err != nil {
+		return LoanView{}, err
+	}
+	if !terms.Lendable {
+		return LoanView{}, library.ErrNotForLoan()
+	}
+	school = underTerms(school, terms)
 	today := s.todayAt(school)
 	// Each pass claims the next renewal number; losing a race re-reads the
 	// count, so the limit is never passed.

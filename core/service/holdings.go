@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"crypto/rand"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -54,7 +55,7 @@ func (s *Holdings) AddBook(ctx context.Context, schoolParam string, d library.Bo
 	d = d.Normalized()
 	b := library.Book{
 		ID: s.newID(), SchoolID: school.ID, ISBN: library.NormalizeISBN(d.ISBN), Title: d.Title,
-		Author: d.Author, CoverURL: d.CoverURL, CreatedAt: s.Now().UTC(), PriceCents: d.PriceCents,
+		Author: d.Author, CoverURL: d.CoverURL, CreatedAt: s.Now().UTC(), PriceCents: d.PriceCents, LoanCategory: d.LoanCategory,
 	}
 	// The caps are checked before the book is stored, so a refused book
 	// leaves nothing behind. (Only when another request takes the last room
@@ -98,6 +99,28 @@ func (s *Holdings) AddCopies(ctx context.Context, schoolParam, bookID string, co
 	// Holds may wait for this title: the new copies go to them, not to
 	// the shelf.
 	return b, copies, s.desk.serveShelf(ctx, school, b.ID)
+}
+
+// SetBookCategory changes a book's loan category; loans already made keep
+// their due dates. Errors: Invalid (loan_category), NotFound
+// "book_not_found" (another school's book too), as bookInScope.
+func (s *Holdings) SetBookCategory(ctx context.Context, schoolParam, bookID, category string) (library.Book, error) {
+	if strings.TrimSpace(category) == "" {
+		return library.Book{}, errs.InvalidField("loan_category", "must be standard, short or reference")
+	}
+	c, err := library.ParseLoanCategory("loan_category", category)
+	if err != nil {
+		return library.Book{}, err
+	}
+	b, err := s.bookInScope(ctx, schoolParam, bookID)
+	if err != nil {
+		return library.Book{}, err
+	}
+	if err := s.holdings.SetBookCategory(ctx, b.SchoolID, b.ID, c); err != nil {
+		return library.Book{}, err
+	}
+	b.LoanCategory = c
+	return b, nil
 }
 
 // checkCopyCaps refuses adding n copies to book b when the book or its

@@ -535,6 +535,10 @@ func (s *Holds) Place(ctx context.Context, in HoldInput) (HoldView, error) {
 	if err != nil {
 		return HoldView{}, err
 	}
+	// A reference book is never lent, so a hold on it could never be met.
+	if library.BookCategory(book) == library.CategoryReference {
+		return HoldView{}, library.ErrNotForLoan()
+	}
 	open, err := s.loans.Open(ctx, school.ID, student.ID, book.ID)
 	if err != nil {
 		return HoldView{}, err

@@ -52,6 +52,7 @@ func Repositories(t *testing.T, newRepos func(t *testing.T) ports.Repositories) 
 		{"Schools/ListOrdered", testSchoolListOrdered},
 		{"Schools/SaveSettings", testLibSaveSettings},
 		{"Schools/SaveCalendar", testSchoolSaveCalendar},
+		{"Schools/SaveLoanRules", testSchoolSaveLoanRules},
 		{"RefreshTokens/CreateGet", testTokenCreateGet},
 		{"RefreshTokens/CreateDuplicate", testTokenCreateDuplicate},
 		{"RefreshTokens/GetMissing", testTokenGetMissing},

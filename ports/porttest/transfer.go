@@ -163,6 +163,9 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	alder.Calendar = library.Calendar{ClosedWeekdays: []time.Weekday{time.Saturday, time.Sunday},
 		Closures: []library.Closure{{From: "2026-12-21", To: "2027-01-03", Name: "Winter break"}}, TermEnds: []string{"2026-12-18", "2027-03-26"}}
 	must(t, "SaveCalendar", r.Schools.SaveCalendar(c, alder.ID, alder.Calendar))
+	alder.LoanRules = []library.LoanRule{{Patron: "grade:7", Category: library.CategoryStandard, LoanDays: 10, Renewals: 1, MaxItems: 2},
+		{Patron: "students", Category: library.CategoryShort, LoanDays: 3, Renewals: 0, MaxItems: 1}}
+	must(t, "SaveLoanRules", r.Schools.SaveLoanRules(c, alder.ID, alder.LoanRules))
 	s.schools = []library.School{alder, birch}
 
 	s.librarian = newAccount("librarian@alder.example.org")
@@ -266,6 +269,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	matilda.Author = "Roald Dahl"
 	pippi := newLibBook(alder.ID, "", "Pippi Långstrump")
 	pippi.PriceCents = 1299
+	pippi.LoanCategory = library.CategoryReference
 	birchMatilda := newLibBook(birch.ID, "9780140328721", "Matilda")
 	birchMatilda.Author = "Roald Dahl"
 	s.libBooks = []library.Book{matilda, pippi, birchMatilda}

@@ -1,0 +1,140 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+)
+
+// ----- loan rules and books' loan categories -----
+
+type loanRuleBody struct {
+	Patron   string `json:"patron"`
+	Category string `json:"category"`
+	LoanDays int    `json:"loan_days"`
+	Renewals int    `json:"renewals"`
+	MaxItems int    `json:"max_items"`
+}
+
+type loanRulesBody struct {
+	SchoolID string         `json:"school_id"`
+	Rules    []loanRuleBody `json:"rules"`
+}
+
+func toLoanRulesBody(s library.School) loanRulesBody {
+	b := loanRulesBody{SchoolID: s.ID, Rules: []loanRuleBody{}}
+	for _, r := range s.LoanRules {
+		b.Rules = append(b.Rules, loanRuleBody(r))
+	}
+	return b
+}
+
+func (h *handler) getLoanRules(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	s, err := h.deps.Library.Schools.LoanRules(r.Context(), p["schoolId"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toLoanRulesBody(s))
+}
+
+// loanRulesRequest is the whole list of rules: PUT replaces it (an empty
+// list clears it).
+type loanRulesRequest struct {
+	Rules []loanRuleBody `json:"rules" validate:"required"`
+}
+
+func (h *handler) putLoanRules(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	var req loanRulesRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	rules := make([]library.LoanRule, 0, len(req.Rules))
+	for _, rule := range req.Rules {
+		rules = append(rules, library.LoanRule(rule))
+	}
+	s, err := h.deps.Library.Schools.PutLoanRules(r.Context(), p["schoolId"], rules)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	loggerFrom(r).Info("library loan rules changed", "school_id", s.ID, "rules", len(s.LoanRules))
+	writeJSON(w, http.StatusOK, toLoanRulesBody(s))
+}
+
+// bookChangeRequest changes a library book; only its loan category can
+// change. Admins name the book's school.
+// bookChangeRequest changes a library book's loan category, its
+// replacement price, or both.
+type bookChangeRequest struct {
+	SchoolID     string  `json:"school_id"`
+	LoanCategory *string `json:"loan_category"`
+	PriceCents   *int64  `json:"price_cents" validate:"omitnil,min=0,max=100000000"`
+}
+
+type bookChangeBody struct {
+	ID           string `json:"id"`
+	SchoolID     string `json:"school_id"`
+	Title        string `json:"title"`
+	LoanCategory string `json:"loan_category"`
+	PriceCents   int64  `json:"price_cents"`
+}
+
+func (h *handler) updateLibraryBook(w http.ResponseWriter, r *http.Request) {
+	var req bookChangeRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if req.LoanCategory == nil && req.PriceCents == nil {
+		writeError(w, r, errs.InvalidField("loan_category", "give loan_category, price_cents or both"))
+		return
+	}
+	var (
+		b   library.Book
+		err error
+	)
+	// The category is checked before anything is written, so a bad one
+	// changes nothing; the price is checked when the body is read.
+	if req.LoanCategory != nil {
+		if b, err = h.deps.Library.Holdings.SetBookCategory(r.Context(), req.SchoolID, mux.Vars(r)["id"], *req.LoanCategory); err != nil {
+			writeError(w, r, err)
+			return
+		}
+	}
+	if req.PriceCents != nil {
+		if b, err = h.deps.Library.Holdings.SetBookPrice(r.Context(), req.SchoolID, mux.Vars(r)["id"], *req.PriceCents); err != nil {
+			writeError(w, r, err)
+			return
+		}
+	}
+	loggerFrom(r).Info("library book changed", "school_id", b.SchoolID, "book_id", b.ID, "loan_category", library.BookCategory(b), "price_cents", b.PriceCents)
+	writeJSON(w, http.StatusOK, map[string]any{"book": bookChangeBody{ID: b.ID, SchoolID: b.SchoolID, Title: b.Title,
+		LoanCategory: library.BookCategory(b), PriceCents: b.PriceCents}})
+}
+
+// optionalCategory is a new book's loan category: absent is standard, but
+// a category sent empty is refused like any other unknown one.
+func optionalCategory(c *string) (string, error) {
+	if c == nil {
+		return library.CategoryStandard, nil
+	}
+	if *c == "" {
+		return "", errs.InvalidField("loan_category", "must be standard, short or reference")
+	}
+	return *c, nil
+}
