@@ -48,7 +48,7 @@ func TestBrowserOverdueByHomeroom(t *testing.T) {
 		}
 	}
 	later := time.Now().AddDate(0, 0, 40)
-	s.App.Library.SetClock(func() time.Time { return later }, nil)
+	setSchoolClock(t, s, later)
 
 	run(t, bctx, "sign in",
 		chromedp.Navigate(s.URL+"/library"),

@@ -224,7 +224,7 @@ func newClassWorld(t *testing.T) *classWorld {
 	if r.Status != 201 {
 		t.Fatalf("lend to the demo student: %d %s", r.Status, r.Body)
 	}
-	s.App.Library.SetClock(func() time.Time { return later }, nil)
+	setSchoolClock(t, s, later)
 	return w
 }
 
