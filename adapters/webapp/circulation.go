@@ -317,9 +317,15 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request) {
 	} else {
 		student = pickStudent(matches, query)
 	}
+	// Staff borrow too, found by their email (they have no student number).
+	if student == nil && len(matches) == 0 && strings.Contains(query, "@") {
+		if staff, err := a.deps.Library.Circulation.StaffBorrower(ctx, school.ID, query); err == nil {
+			student = &staff
+		}
+	}
 	if student == nil {
 		if len(matches) == 0 {
-			fail(fmt.Sprintf("No student matches %s.", quote(query)))
+			fail(fmt.Sprintf("No student or member of staff matches %s.", quote(query)))
 			return
 		}
 		c := &studentChoice{Query: query, Code: found.Copy.Code, Title: found.Book.Title, Due: due}

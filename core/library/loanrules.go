@@ -180,6 +180,25 @@ func StudentLoanTerms(rules []LoanRule, set Settings, grade, category string) Lo
 	return terms
 }
 
+// StaffLoanTerms are the terms a member of staff borrows a book of
+// category under: the "staff" rule of the category, else the school's
+// settings; reference books are never lent.
+func StaffLoanTerms(rules []LoanRule, set Settings, category string) LoanTerms {
+	if category == CategoryReference {
+		return LoanTerms{}
+	}
+	if category == "" {
+		category = CategoryStandard
+	}
+	terms := LoanTerms{Lendable: true, LoanDays: set.DefaultLoanDays, Renewals: set.MaxRenewals}
+	for _, r := range rules {
+		if r.Category == category && r.Patron == PatronStaff {
+			terms.LoanDays, terms.Renewals, terms.MaxItems = r.LoanDays, r.Renewals, r.MaxItems
+		}
+	}
+	return terms
+}
+
 // ErrNotForLoan is the error for lending a reference book.
 func ErrNotForLoan() error {
 	return errs.E(errs.Conflict, errs.CodeNotForLoan, "The book is for reference only and is not lent.")

@@ -45,6 +45,34 @@ func TestStudentLoanTerms(t *testing.T) {
 	}
 }
 
+func TestStaffLoanTerms(t *testing.T) {
+	set := DefaultSettings() // 14 days, 2 renewals
+	rules := []LoanRule{
+		{Patron: "students", Category: CategoryStandard, LoanDays: 21, Renewals: 1, MaxItems: 4},
+		{Patron: "staff", Category: CategoryStandard, LoanDays: 60, Renewals: 5, MaxItems: 10},
+		{Patron: "staff", Category: CategoryReference, LoanDays: 3, Renewals: 1, MaxItems: 1},
+	}
+	cases := []struct {
+		name     string
+		rules    []LoanRule
+		category string
+		want     LoanTerms
+	}{
+		{"no rules: the settings, no limit", nil, CategoryStandard, LoanTerms{Lendable: true, LoanDays: 14, Renewals: 2}},
+		{"the staff row", rules, CategoryStandard, LoanTerms{Lendable: true, LoanDays: 60, Renewals: 5, MaxItems: 10}},
+		{"students rows do not apply to staff", rules[:1], CategoryStandard, LoanTerms{Lendable: true, LoanDays: 14, Renewals: 2}},
+		{"a category without a staff row keeps the settings", rules, CategoryShort, LoanTerms{Lendable: true, LoanDays: 14, Renewals: 2}},
+		{"reference is never lent", rules, CategoryReference, LoanTerms{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := StaffLoanTerms(c.rules, set, c.category); got != c.want {
+				t.Errorf("StaffLoanTerms(%q) = %+v, want %+v", c.category, got, c.want)
+			}
+		})
+	}
+}
+
 func TestNewLoanRules(t *testing.T) {
 	ok := LoanRule{Patron: "students", Category: "standard", LoanDays: 14, Renewals: 2, MaxItems: 5}
 	with := func(f func(*LoanRule)) []LoanRule {

@@ -250,8 +250,14 @@ func TestLoanRuleRefusals(t *testing.T) {
 		lf.wantCopy(t, cp, "")
 		lf.wantNoActiveStudentLoans(t, lf.studentB)
 	})
-	t.Run("NotAStudent", func(t *testing.T) {
-		_, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.librarian.ID})
+	// Students and the school's staff borrow; a reader or an admin (no
+	// school of theirs) does not.
+	t.Run("NotABorrower", func(t *testing.T) {
+		for _, a := range []user.Account{lf.reader, lf.admin, lf.librarianB} {
+			_, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: a.ID})
+			wantErr(t, err, errs.NotFound, "student_not_found")
+		}
+		_, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: "10000000-0000-4000-8000-0000000000fe"})
 		wantErr(t, err, errs.NotFound, "student_not_found")
 		_, err = lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: "10000000-0000-4000-8000-0000000000ff"})
 		wantErr(t, err, errs.NotFound, "student_not_found")

@@ -14,9 +14,12 @@ import (
 // applied by lending under a copy of the school whose settings carry the
 // rule's loan days and renewals.
 
-// loanTerms are the terms student borrows book under.
-func loanTerms(school library.School, student user.Account, book library.Book) library.LoanTerms {
-	return library.StudentLoanTerms(school.LoanRules, school.Settings, student.Grade, library.BookCategory(book))
+// loanTerms are the terms borrower (a student, or staff) borrows book under.
+func loanTerms(school library.School, borrower user.Account, book library.Book) library.LoanTerms {
+	if borrower.Role != user.RoleStudent {
+		return library.StaffLoanTerms(school.LoanRules, school.Settings, library.BookCategory(book))
+	}
+	return library.StudentLoanTerms(school.LoanRules, school.Settings, borrower.Grade, library.BookCategory(book))
 }
 
 // underTerms is school with settings that give t's loan days and renewals.

@@ -492,12 +492,8 @@ func (s *Circulation) Standing(ctx context.Context, schoolParam, studentID strin
 	if _, err := uuid.Parse(studentID); err != nil {
 		return library.Standing{}, library.ErrStudentNotFound()
 	}
-	student, err := s.accounts.Get(ctx, studentID)
-	if err != nil || student.Deleted || student.Role != user.RoleStudent || student.SchoolID != school.ID {
-		if err != nil && !errs.Is(err, errs.NotFound) {
-			return library.Standing{}, err
-		}
-		return library.Standing{}, library.ErrStudentNotFound()
+	if _, err := schoolBorrower(ctx, s.accounts, school.ID, studentID); err != nil {
+		return library.Standing{}, err
 	}
 	st, err := s.standing(ctx, school, studentID)
 	if err != nil {

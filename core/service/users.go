@@ -348,7 +348,9 @@ func (s *Users) DeleteMe(ctx context.Context) error {
 		return err
 	}
 	var attempt string
-	if acct.Role == user.RoleStudent {
+	// A borrower (a student, or staff since they borrow too) may not leave
+	// with a book out.
+	if borrowerRole(acct.Role) {
 		if attempt, err = s.clearToLeave(ctx, acct.ID); err != nil {
 			return err
 		}
