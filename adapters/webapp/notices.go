@@ -144,14 +144,7 @@ func (a *App) saveHomerooms(w http.ResponseWriter, r *http.Request) {
 		a.renderNotices(w, r, school, a.statusFor(err), nil, st)
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/notices", flash{Kind: "success", Message: fmt.Sprintf("%d %s saved.", len(rooms), pluralWord(len(rooms), "homeroom", "homerooms"))})
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	a.redirect(w, r, schoolPath(school)+"/notices", flash{Kind: "success", Message: fmt.Sprintf("%d %s saved.", len(rooms), pluralize(len(rooms), "homeroom", "homerooms"))})
 }
 
 type loanNoticesView struct {

@@ -48,13 +48,8 @@ func mustParsePages() map[string]*template.Template {
 		"unlock": func(base, id, from, search, describedBy string) unlockForm {
 			return unlockForm{Base: base, ID: id, From: from, Search: search, DescribedBy: describedBy}
 		},
-		"plural": func(n int, one, many string) string {
-			if n == 1 {
-				return one
-			}
-			return many
-		},
-		"money": money,
+		"plural": pluralize,
+		"money":  money,
 	}
 	pages := map[string]*template.Template{}
 	for _, name := range names {

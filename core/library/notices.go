@@ -2,7 +2,6 @@ package library
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -164,12 +163,4 @@ type Homeroom struct {
 	Name         string
 	TeacherName  string
 	TeacherEmail string
-}
-
-// SortedSteps returns a copy of steps in increasing order without repeats,
-// the form ValidateNoticeSettings accepts.
-func SortedSteps(steps []int) []int {
-	out := slices.Clone(steps)
-	slices.Sort(out)
-	return slices.Compact(out)
 }

@@ -201,7 +201,7 @@ type letter struct {
 
 func (s *Notices) runSchool(ctx context.Context, school library.School, set library.NoticeSettings, local time.Time, res *NoticeRun) error {
 	day := local.Format("2006-01-02")
-	if err := s.retryAbandoned(ctx, school.ID, local); err != nil {
+	if err := s.retryAbandoned(ctx, school.ID); err != nil {
 		return err
 	}
 	open, err := s.loans.Open(ctx, school.ID, "", "")
@@ -372,7 +372,7 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 
 // retryAbandoned releases the school's notices that a stopped run claimed
 // and never sent, so this run sends them.
-func (s *Notices) retryAbandoned(ctx context.Context, schoolID string, now time.Time) error {
+func (s *Notices) retryAbandoned(ctx context.Context, schoolID string) error {
 	for {
 		stale, err := s.notices.Unsent(ctx, schoolID, s.Now().Add(-unsentAfter), 500)
 		if err != nil || len(stale) == 0 {
