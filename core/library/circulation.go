@@ -22,6 +22,7 @@ type Book struct {
 	// LoanCategory is standard, short or reference ("" reads as standard:
 	// BookCategory).
 	LoanCategory string
+	BookDetails
 }
 
 // Copy is one physical copy of a book, with the code printed on its label.

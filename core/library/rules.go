@@ -226,6 +226,7 @@ type BookDraft struct {
 	PriceCents int64
 	// LoanCategory is standard, short or reference; "" is standard.
 	LoanCategory string
+	BookDetails
 }
 
 // Normalized returns d with title, author and cover URL trimmed and the ISBN

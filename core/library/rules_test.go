@@ -1,6 +1,7 @@
 package library_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -368,7 +369,7 @@ func TestBookDraftNormalized(t *testing.T) {
 		LoanCategory: " Short "}.Normalized()
 	want := library.BookDraft{Title: "Matilda", Author: "Roald Dahl", ISBN: "080442957X", CoverURL: "https://e.org/m.jpg", Copies: 2,
 		LoanCategory: library.CategoryShort}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Normalized() = %+v, want %+v", got, want)
 	}
 }

@@ -1,0 +1,57 @@
+package library
+
+// BookDetails is what a catalogue record says of a library book beyond its
+// title, author and ISBN: where it stands on the shelf, who it is for and
+// what it is about. Every field is optional; the zero value is "not known".
+// A book and a draft both carry it, so a record read from a MARC file, an
+// SRU answer or a form fills a book the same way.
+type BookDetails struct {
+	Publisher string
+	// PublishedYear is the year of publication (MARC 264/260 $c); 0 when
+	// unknown.
+	PublishedYear int
+	// Subjects are the record's topical headings (MARC 650 $a), in order.
+	Subjects []string
+	// Genre is the one word or phrase the library shelves and reports the
+	// book under (fiction, biography, ...).
+	Genre string
+	// CallNumber is the book's shelf mark (MARC 082/092, or an item's
+	// 852 $h / Koha 952 $o), which orders the shelves and a stocktake's
+	// ranges.
+	CallNumber string
+	// ReadingLevel is the book's reading level as a grade equivalent
+	// ("3.5"); AgeMin and AgeMax are its interest ages (0: none). A book
+	// may carry either or both.
+	ReadingLevel string
+	AgeMin       int
+	AgeMax       int
+}
+
+// HoldingRecord is one bibliographic record of a holdings file (MARC21,
+// MARCXML or CSV), with the items the school already holds of it.
+type HoldingRecord struct {
+	// Index is the record's place in its file: the 1-based record number of
+	// a MARC file, or the line of a CSV row.
+	Index int
+	// ControlNumber is the record's own id in the system it came from
+	// (MARC 001), kept for the import report.
+	ControlNumber string
+	Title         string
+	// Authors are the main entry (100) first, then the added entries (700).
+	Authors []string
+	// ISBNs are the record's ISBNs (every 020 $a) as printed; a record may
+	// have several (hardback, paperback, ISBN-10 and -13).
+	ISBNs []string
+	BookDetails
+	Items []HoldingItem
+}
+
+// HoldingItem is one copy a holdings file says the school has.
+type HoldingItem struct {
+	// Barcode is the code printed on the copy's label, exactly as the
+	// school's scanners read it (MARC 852 $p, Koha 952 $p).
+	Barcode string
+	// CallNumber is the item's own shelf mark when it has one (852 $h,
+	// 952 $o).
+	CallNumber string
+}
