@@ -145,17 +145,9 @@ const maxTrapWalks = 3
 // walking the queue in batches. It returns the copy's trap (whoever took
 // it) and whether there is one. A copy an active loan holds is not trapped.
 func (d *holdDesk) trapCopy(ctx context.Context, school library.School, cp library.Copy) (library.HoldTrap, bool, error) {
-	// A lost, claimed or damaged copy is off the shelf: it fills no hold
-	// until it is checked in or repaired (which offers it again).
-	stored, err := d.holdings.Copy(ctx, school.ID, cp.ID)
-	if err != nil && !errs.Is(err, errs.NotFound) {
-		return library.HoldTrap{}, false, err
-	}
-	if err == nil && !stored.Condition.Lendable() {
-		return library.HoldTrap{}, false, nil
-	}
+	shelf := copyShelf{desk: d, school: school, copy: cp}
 	for walk := 0; walk < maxTrapWalks; walk++ {
-		t, outcome, err := d.walkQueue(ctx, school, cp)
+		t, outcome, err := d.walkQueue(ctx, school, cp, &shelf)
 		if err != nil || outcome != trapRestart {
 			return t, outcome == trapTaken, err
 		}
@@ -163,12 +155,39 @@ func (d *holdDesk) trapCopy(ctx context.Context, school library.School, cp libra
 	return library.HoldTrap{}, false, nil
 }
 
+// copyShelf tells whether a copy may fill a hold. A lost, claimed or
+// damaged copy is off the shelf: it fills no hold until it is checked in
+// or repaired (which offers it again). The stored condition is read once,
+// and only when a waiting hold is found, so a return of a title nobody
+// waits for costs no extra read.
+type copyShelf struct {
+	desk    *holdDesk
+	school  library.School
+	copy    library.Copy
+	read    bool
+	offered bool
+}
+
+func (s *copyShelf) lendable(ctx context.Context) (bool, error) {
+	if !s.read {
+		stored, err := s.desk.holdings.Copy(ctx, s.school.ID, s.copy.ID)
+		if err != nil && !errs.Is(err, errs.NotFound) {
+			return false, err
+		}
+		s.read, s.offered = true, err != nil || stored.Condition.Lendable()
+	}
+	return s.offered, nil
+}
+
 // walkQueue is one walk of trapCopy through the title's queue.
-func (d *holdDesk) walkQueue(ctx context.Context, school library.School, cp library.Copy) (library.HoldTrap, trapOutcome, error) {
+func (d *holdDesk) walkQueue(ctx context.Context, school library.School, cp library.Copy, shelf *copyShelf) (library.HoldTrap, trapOutcome, error) {
 	var after library.HoldQueueEntry
 	for {
 		entries, err := d.holds.Queue(ctx, school.ID, cp.BookID, after, holdScanBatch)
 		if err != nil || len(entries) == 0 {
+			return library.HoldTrap{}, trapStop, err
+		}
+		if ok, err := shelf.lendable(ctx); err != nil || !ok {
 			return library.HoldTrap{}, trapStop, err
 		}
 		after = entries[len(entries)-1]
