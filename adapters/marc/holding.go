@@ -114,6 +114,7 @@ func (m *mapper) title() string {
 func splitISBD(s string) (string, string) {
 	sep := ""
 	for {
+		s = strings.TrimSuffix(strings.TrimRight(s, " "), " --") // the old ISBD area separator
 		s = strings.TrimRight(s, " ")
 		if s == "" {
 			return "", sep
