@@ -142,3 +142,10 @@ func TestMARCXMLInLatin1(t *testing.T) {
 		t.Errorf("title %q", h.Title)
 	}
 }
+
+func TestRecordWithNothingToImportIsReported(t *testing.T) {
+	_, problems := NewCodec().Decode(ports.FormatMARC21, iso('a', ctl("005", "20111207151138.0"), dat("500", "  ", "aA note.")))
+	if len(problems) != 1 || !strings.Contains(problems[0].Message, "none of the fields") {
+		t.Errorf("problems %+v", problems)
+	}
+}

@@ -37,7 +37,15 @@ func toHolding(r rawRecord) (library.HoldingRecord, *library.LineError) {
 	if m.err != nil {
 		return library.HoldingRecord{}, m.err
 	}
+	if isEmptyHolding(h) {
+		return library.HoldingRecord{}, &library.LineError{Line: r.index, Message: "the record has none of the fields the import reads (245 title, 100/700 authors, 020 ISBN, 852/952 items...)"}
+	}
 	return h, nil
+}
+
+func isEmptyHolding(h library.HoldingRecord) bool {
+	return h.ControlNumber == "" && h.Title == "" && len(h.Authors) == 0 && len(h.ISBNs) == 0 && len(h.Items) == 0 &&
+		h.Publisher == "" && h.PublishedYear == 0 && len(h.Subjects) == 0 && h.Genre == "" && h.CallNumber == ""
 }
 
 // text converts a value to NFC UTF-8 without surrounding blanks.

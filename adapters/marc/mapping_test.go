@@ -25,7 +25,7 @@ func TestTitleDropsISBDPunctuation(t *testing.T) {
 		{[]string{"cno title proper"}, ""},
 	}
 	for _, c := range cases {
-		h := decodeOne(t, ports.FormatMARC21, iso('a', dat("245", "10", c.subs...)))
+		h := decodeOne(t, ports.FormatMARC21, iso('a', ctl("001", "t1"), dat("245", "10", c.subs...)))
 		if h.Title != c.want {
 			t.Errorf("245 %q: title %q, want %q", c.subs, h.Title, c.want)
 		}
