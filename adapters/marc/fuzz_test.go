@@ -30,7 +30,7 @@ func FuzzDecodeMARCXML(f *testing.F) {
 func seedFuzz(f *testing.F, want func(string) bool) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*"))
 	for _, name := range files {
-		if !want(name) || strings.HasSuffix(name, ".md") {
+		if info, err := os.Stat(name); err != nil || info.IsDir() || !want(name) || strings.HasSuffix(name, ".md") {
 			continue
 		}
 		data, err := os.ReadFile(name)
