@@ -149,3 +149,16 @@ func TestRecordWithNothingToImportIsReported(t *testing.T) {
 		t.Errorf("problems %+v", problems)
 	}
 }
+
+// With recordPacking "string", an SRU answer carries each record as
+// escaped XML text.
+func TestMARCXMLPackedAsStringInAnSRUAnswer(t *testing.T) {
+	doc := `<zs:searchRetrieveResponse xmlns:zs="http://www.loc.gov/zing/srw/"><zs:records>
+<zs:record><zs:recordPacking>string</zs:recordPacking><zs:recordData>&lt;record xmlns="http://www.loc.gov/MARC21/slim"&gt;&lt;datafield tag="245" ind1="1" ind2="0"&gt;&lt;subfield code="a"&gt;The hobbit /&lt;/subfield&gt;&lt;/datafield&gt;&lt;/record&gt;</zs:recordData></zs:record>
+<zs:record><zs:recordPacking>string</zs:recordPacking><zs:recordData>&lt;record&gt;&lt;datafield tag="245" ind1="1" ind2="0"&gt;&lt;subfield code="a"&gt;Matilda&lt;/subfield&gt;&lt;/datafield&gt;&lt;/record&gt;</zs:recordData></zs:record>
+</zs:records></zs:searchRetrieveResponse>`
+	recs, problems := NewCodec().Decode(ports.FormatMARCXML, []byte(doc))
+	if len(problems) != 0 || len(recs) != 2 || recs[0].Title != "The hobbit" || recs[1].Title != "Matilda" || recs[1].Index != 2 {
+		t.Errorf("records %+v, problems %+v", recs, problems)
+	}
+}

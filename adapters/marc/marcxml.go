@@ -29,11 +29,21 @@ const maxXMLDepth = 64
 // the file's. A syntax error ends the reading: it is reported on the record
 // where it happened, and the records before it are kept.
 func decodeMARCXML(data []byte) ([]rawRecord, []library.LineError) {
+	return decodeXMLDocument(data, 0, true)
+}
+
+// decodeXMLDocument reads the records of one document, numbering them
+// after the first records already read. An SRU answer may carry each
+// record as escaped text (recordPacking "string"); with nested set, the
+// text of a recordData element that looks like markup is read as a
+// document of its own (once: not inside such text again).
+func decodeXMLDocument(data []byte, first int, nested bool) ([]rawRecord, []library.LineError) {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	dec.CharsetReader = charset.NewReaderLabel
 	var recs []rawRecord
 	var problems []library.LineError
-	n, depth := 0, 0
+	n, depth := first, 0
+	inRecordData := false
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
@@ -44,8 +54,15 @@ func decodeMARCXML(data []byte) ([]rawRecord, []library.LineError) {
 			break
 		}
 		switch t := tok.(type) {
+		case xml.CharData:
+			if inRecordData && nested && bytes.HasPrefix(bytes.TrimSpace(t), []byte("<")) {
+				inner, innerProblems := decodeXMLDocument(bytes.Clone(t), n, false)
+				recs, problems = append(recs, inner...), append(problems, innerProblems...)
+				n += countRecords(inner, innerProblems, n)
+			}
 		case xml.StartElement:
 			depth++
+			inRecordData = t.Name.Local == "recordData"
 			if depth > maxXMLDepth {
 				problems = append(problems, library.LineError{Line: n + 1, Message: "the XML is nested too deeply to be MARCXML"})
 				return recs, problems
@@ -68,9 +85,23 @@ func decodeMARCXML(data []byte) ([]rawRecord, []library.LineError) {
 			}
 		case xml.EndElement:
 			depth--
+			inRecordData = false
 		}
 	}
 	return recs, problems
+}
+
+// countRecords is how many records an embedded document numbered after
+// first: the highest number among its records and problems.
+func countRecords(recs []rawRecord, problems []library.LineError, first int) int {
+	last := first
+	for _, r := range recs {
+		last = max(last, r.index)
+	}
+	for _, p := range problems {
+		last = max(last, p.Line)
+	}
+	return last - first
 }
 
 func isMARC(name xml.Name, local string) bool {
