@@ -75,6 +75,8 @@ func TestDecodeRealWorldFiles(t *testing.T) {
 		{file: "filemarc_wronglen.mrc", records: 0, problems: []int{1}},
 		// A tag "30-" in the directory.
 		{file: "filemarc_bad_example.mrc", records: 0, problems: []int{1}},
+		// A UNIMARC record (title in 200, coded data in 100).
+		{file: "pymarc_testunimarc.dat", records: 0, problems: []int{1}},
 		// An ESC in 245 that selects no character set.
 		{file: "pymarc_bad_marc8_escape.dat", records: 0, problems: []int{1}},
 	}
