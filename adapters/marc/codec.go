@@ -1,6 +1,7 @@
 package marc
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/readinglibrary/service/core/library"
@@ -46,6 +47,9 @@ func (c *Codec) Decode(format string, data []byte) ([]library.HoldingRecord, []l
 	if len(data) > c.maxFileBytes {
 		return nil, []library.LineError{{Line: 1, Message: fmt.Sprintf("the file is larger than %d MiB; export the holdings in parts", c.maxFileBytes>>20)}}
 	}
+	if msg := wrongFormat(format, data); msg != "" {
+		return nil, []library.LineError{{Line: 1, Message: msg}}
+	}
 	var recs []rawRecord
 	var problems []library.LineError
 	switch format {
@@ -70,4 +74,23 @@ func (c *Codec) Decode(format string, data []byte) ([]library.HoldingRecord, []l
 	}
 	sortProblems(problems)
 	return out, problems
+}
+
+// wrongFormat names the other format when the file is plainly in it: a
+// librarian picking "MARC 21" for a MARCXML export, or the reverse, gets
+// told so instead of a parse error.
+func wrongFormat(format string, data []byte) string {
+	trimmed := bytes.TrimLeft(data, "\ufeff \t\r\n")
+	switch {
+	case format == ports.FormatMARC21 && bytes.HasPrefix(trimmed, []byte("<")):
+		return "the file is XML (MARCXML?), not MARC 21 (ISO 2709); choose MARCXML"
+	case format == ports.FormatMARCXML && len(trimmed) >= leaderLen && allDigitBytes(trimmed[:5]) && bytes.IndexByte(trimmed, recordTerminator) > 0:
+		return "the file is MARC 21 (ISO 2709), not MARCXML; choose MARC 21"
+	}
+	return ""
+}
+
+func allDigitBytes(b []byte) bool {
+	_, ok := digits(b)
+	return ok
 }

@@ -88,6 +88,8 @@ func TestWholeFileProblems(t *testing.T) {
 		{"empty XML", NewCodec(), ports.FormatMARCXML, []byte(`<collection xmlns="http://www.loc.gov/MARC21/slim"/>`), "no MARC records"},
 		{"unknown format", NewCodec(), "csv", []byte("a,b"), "unknown holdings format"},
 		{"not MARC", NewCodec(), ports.FormatMARC21, []byte("title,author\nMatilda,Dahl\n"), "record terminator"},
+		{"MARCXML chosen as MARC 21", NewCodec(), ports.FormatMARC21, []byte("\ufeff<?xml version=\"1.0\"?><collection/>"), "choose MARCXML"},
+		{"MARC 21 chosen as MARCXML", NewCodec(), ports.FormatMARCXML, good("Matilda"), "choose MARC 21"},
 	}
 	for _, c := range cases {
 		recs, problems := c.codec.Decode(c.format, c.data)

@@ -227,6 +227,10 @@ func (m *mapper) isbns() []string {
 }
 
 func normalizeISBN(s string) string {
+	// Some systems write "ISBN 0-19-877306-4" or "ISBN: ...".
+	if len(s) >= 4 && strings.EqualFold(s[:4], "ISBN") {
+		s = strings.TrimLeft(s[4:], " :")
+	}
 	// The number is the leading run of digits, hyphens, spaces and X.
 	end := 0
 	for end < len(s) {
