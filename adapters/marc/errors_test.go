@@ -56,11 +56,11 @@ func TestTruncatedFileReportsTheLastRecord(t *testing.T) {
 	}
 }
 
-// Files edited on Windows get CR LF between records; some exporters pad
+// Files edited on Windows get a byte order mark and CR LF between records; some exporters pad
 // with NULs or write a zero record length; trailing blank lines are common.
 func TestTolerableISO2709Quirks(t *testing.T) {
 	zeroLength := append([]byte("00000"), good("Zero")[5:]...)
-	file := bytes.Join([][]byte{good("One"), []byte("\r\n"), good("Two"), {0, 0}, zeroLength, []byte("\r\n\r\n")}, nil)
+	file := bytes.Join([][]byte{[]byte("\ufeff"), good("One"), []byte("\r\n"), good("Two"), {0, 0}, zeroLength, []byte("\r\n\r\n")}, nil)
 	recs, problems := NewCodec().Decode(ports.FormatMARC21, file)
 	if len(problems) != 0 || len(recs) != 3 || recs[2].Title != "Zero" || recs[2].Index != 3 {
 		t.Errorf("records %+v, problems %+v", recs, problems)

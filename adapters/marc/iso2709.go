@@ -1,6 +1,7 @@
 package marc
 
 import (
+	"bytes"
 	"fmt"
 	"unicode/utf8"
 
@@ -27,6 +28,8 @@ func decodeISO2709(data []byte) ([]rawRecord, []library.LineError) {
 	var recs []rawRecord
 	var problems []library.LineError
 	n := 0
+	// A byte order mark some Windows tools put at the start of a file.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	for pos := 0; pos < len(data); {
 		pos = skipFiller(data, pos)
 		if pos >= len(data) {
