@@ -50,28 +50,31 @@ func (c *Codec) Decode(format string, data []byte) ([]library.HoldingRecord, []l
 	if msg := wrongFormat(format, data); msg != "" {
 		return nil, []library.LineError{{Line: 1, Message: msg}}
 	}
-	var recs []rawRecord
-	var problems []library.LineError
-	switch format {
-	case ports.FormatMARC21:
-		recs, problems = decodeISO2709(data)
-	case ports.FormatMARCXML:
-		recs, problems = decodeMARCXML(data)
-	default:
-		return nil, []library.LineError{{Line: 1, Message: fmt.Sprintf("unknown holdings format %q; want %s or %s", format, ports.FormatMARC21, ports.FormatMARCXML)}}
-	}
-	if len(recs) == 0 && len(problems) == 0 {
-		return nil, []library.LineError{{Line: 1, Message: "the file holds no MARC records"}}
-	}
-	out := make([]library.HoldingRecord, 0, len(recs))
-	for _, r := range recs {
+	var out []library.HoldingRecord
+	var unreadable []library.LineError
+	seen := 0
+	emit := func(r rawRecord) {
+		seen++
 		h, err := toHolding(r)
 		if err != nil {
-			problems = append(problems, *err)
-			continue
+			unreadable = append(unreadable, *err)
+			return
 		}
 		out = append(out, h)
 	}
+	var problems []library.LineError
+	switch format {
+	case ports.FormatMARC21:
+		problems = decodeISO2709(data, emit)
+	case ports.FormatMARCXML:
+		problems = decodeMARCXML(data, emit)
+	default:
+		return nil, []library.LineError{{Line: 1, Message: fmt.Sprintf("unknown holdings format %q; want %s or %s", format, ports.FormatMARC21, ports.FormatMARCXML)}}
+	}
+	if seen == 0 && len(problems) == 0 {
+		return nil, []library.LineError{{Line: 1, Message: "the file holds no MARC records"}}
+	}
+	problems = append(problems, unreadable...)
 	sortProblems(problems)
 	return out, problems
 }

@@ -28,19 +28,19 @@ const maxXMLDepth = 64
 // tokens: encoding/xml expands no custom entities, so its size is bounded by
 // the file's. A syntax error ends the reading: it is reported on the record
 // where it happened, and the records before it are kept.
-func decodeMARCXML(data []byte) ([]rawRecord, []library.LineError) {
-	return decodeXMLDocument(data, 0, true)
+func decodeMARCXML(data []byte, emit func(rawRecord)) []library.LineError {
+	problems, _ := decodeXMLDocument(data, 0, true, emit)
+	return problems
 }
 
 // decodeXMLDocument reads the records of one document, numbering them
-// after the first records already read. An SRU answer may carry each
+// after the first records already read, and returns the last number used. An SRU answer may carry each
 // record as escaped text (recordPacking "string"); with nested set, the
 // text of a recordData element that looks like markup is read as a
 // document of its own (once: not inside such text again).
-func decodeXMLDocument(data []byte, first int, nested bool) ([]rawRecord, []library.LineError) {
+func decodeXMLDocument(data []byte, first int, nested bool, emit func(rawRecord)) ([]library.LineError, int) {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	dec.CharsetReader = charset.NewReaderLabel
-	var recs []rawRecord
 	var problems []library.LineError
 	n, depth := first, 0
 	inRecordData := false
@@ -56,16 +56,16 @@ func decodeXMLDocument(data []byte, first int, nested bool) ([]rawRecord, []libr
 		switch t := tok.(type) {
 		case xml.CharData:
 			if inRecordData && nested && bytes.HasPrefix(bytes.TrimSpace(t), []byte("<")) {
-				inner, innerProblems := decodeXMLDocument(bytes.Clone(t), n, false)
-				recs, problems = append(recs, inner...), append(problems, innerProblems...)
-				n += countRecords(inner, innerProblems, n)
+				var inner []library.LineError
+				inner, n = decodeXMLDocument(bytes.Clone(t), n, false, emit)
+				problems = append(problems, inner...)
 			}
 		case xml.StartElement:
 			depth++
 			inRecordData = t.Name.Local == "recordData"
 			if depth > maxXMLDepth {
 				problems = append(problems, library.LineError{Line: n + 1, Message: "the XML is nested too deeply to be MARCXML"})
-				return recs, problems
+				return problems, n
 			}
 			if !isMARC(t.Name, "record") {
 				continue
@@ -76,32 +76,19 @@ func decodeXMLDocument(data []byte, first int, nested bool) ([]rawRecord, []libr
 			switch {
 			case fatal != nil:
 				problems = append(problems, xmlProblem(n, dec, fatal))
-				return recs, problems
+				return problems, n
 			case msg != "":
 				problems = append(problems, library.LineError{Line: n, Message: msg})
 			default:
 				r.index = n
-				recs = append(recs, r)
+				emit(r)
 			}
 		case xml.EndElement:
 			depth--
 			inRecordData = false
 		}
 	}
-	return recs, problems
-}
-
-// countRecords is how many records an embedded document numbered after
-// first: the highest number among its records and problems.
-func countRecords(recs []rawRecord, problems []library.LineError, first int) int {
-	last := first
-	for _, r := range recs {
-		last = max(last, r.index)
-	}
-	for _, p := range problems {
-		last = max(last, p.Line)
-	}
-	return last - first
+	return problems, n
 }
 
 func isMARC(name xml.Name, local string) bool {

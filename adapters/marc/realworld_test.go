@@ -140,7 +140,8 @@ func normalizeEmpty(h library.HoldingRecord) library.HoldingRecord {
 func TestMARC8AndUTF8EditionsReadTheSame(t *testing.T) {
 	texts := map[string][]string{}
 	for _, f := range []string{"pymarc_marc8.dat", "pymarc_utf8_with_leader_flag.dat", "pymarc_utf8_without_leader_flag.dat"} {
-		recs, problems := decodeISO2709(readTestdata(t, f))
+		var recs []rawRecord
+		problems := decodeISO2709(readTestdata(t, f), func(r rawRecord) { recs = append(recs, r) })
 		if len(recs) != 1 || len(problems) != 0 {
 			t.Fatalf("%s: %d records, problems %v", f, len(recs), problems)
 		}
