@@ -41,8 +41,8 @@ func NewCodecWithLimit(maxFileBytes int) *Codec {
 // Decode reads every record of a MARC 21 (ISO 2709) or MARCXML file. A
 // record it cannot read is named by its 1-based number in the file
 // (LineError.Line) and left out; the others are returned in file order.
-// Problems with the whole file (too large, empty, unknown format) are
-// reported on record 1 with no records.
+// Problems with the whole file (too large, empty, unknown format, a file
+// in the other MARC format) are reported on record 1 with no records.
 func (c *Codec) Decode(format string, data []byte) ([]library.HoldingRecord, []library.LineError) {
 	if len(data) > c.maxFileBytes {
 		return nil, []library.LineError{{Line: 1, Message: fmt.Sprintf("the file is larger than %d MiB; export the holdings in parts", c.maxFileBytes>>20)}}
