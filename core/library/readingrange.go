@@ -144,7 +144,7 @@ func OutsideReadingRangeMessage(title string, b BookDetails, r ReadingRange) str
 	}
 	lo, hi := studentLevels(r.Grade)
 	youngest, oldest := studentAges(r.Grade)
-	return fmt.Sprintf("%q (%s) is outside the reading range of a grade %s student (levels %s to %s, ages %d to %d).",
+	return fmt.Sprintf("“%s” (%s) is outside the reading range of a grade %s student (levels %s to %s, ages %d to %d).",
 		title, strings.Join(book, ", "), gradeText(r.Grade), FormatReadingLevel(lo), FormatReadingLevel(hi), youngest, oldest)
 }
 

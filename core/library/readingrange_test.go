@@ -73,7 +73,7 @@ func TestCheckReadingRange(t *testing.T) {
 func TestOutsideReadingRangeMessage(t *testing.T) {
 	b := library.BookDetails{ReadingLevel: "8.0", AgeMin: 12, AgeMax: 16}
 	msg := library.OutsideReadingRangeMessage("Holes", b, library.CheckReadingRange("2", b))
-	for _, want := range []string{`"Holes"`, "reading level 8.0", "ages 12 to 16", "grade 2", "levels 0.0 to 4.9", "ages 7 to 8"} {
+	for _, want := range []string{"“Holes”", "reading level 8.0", "ages 12 to 16", "grade 2", "levels 0.0 to 4.9", "ages 7 to 8"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
