@@ -74,6 +74,7 @@ type bookRow struct {
 	Total, Available        int
 	Price                   string // the replacement price as typed ("12.99"); "" without one
 	Category                string // standard, short or reference
+	Details                 detailsRow
 }
 
 // labelPage is one PDF of a book's labels: the copies it prints, First to
@@ -136,7 +137,7 @@ func (a *App) renderBooks(w http.ResponseWriter, r *http.Request, school library
 	}
 	for _, e := range res.Entries {
 		row := bookRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN, Total: e.Total, Available: e.Available,
-			Category: library.BookCategory(e.Book)}
+			Category: library.BookCategory(e.Book), Details: toDetailsRow(e.Book.BookDetails)}
 		if e.Book.PriceCents > 0 {
 			row.Price = moneyValue(e.Book.PriceCents)
 		}
@@ -172,18 +173,22 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	keys := []string{"title", "author", "isbn", "copies", "price_cents", "loan_category"}
+	keys := append([]string{"title", "author", "isbn", "copies", "price_cents", "loan_category"}, detailKeys...)
 	n, err := atoi(form, "copies", 1)
 	price, priced := parseMoney(form.Get("price_cents"))
 	if err == nil && !priced {
 		err = errs.InvalidField("price_cents", "must be an amount such as 12.99")
+	}
+	var details func(library.BookDetails) library.BookDetails
+	if err == nil {
+		details, err = detailsFromForm(form)
 	}
 	if err == nil {
 		var b library.Book
 		var copies []library.Copy
 		b, copies, err = a.deps.Library.Holdings.AddBook(r.Context(), school.ID, library.BookDraft{
 			Title: form.Get("title"), Author: form.Get("author"), ISBN: form.Get("isbn"), Copies: n, PriceCents: price,
-			LoanCategory: form.Get("loan_category"),
+			LoanCategory: form.Get("loan_category"), BookDetails: details(library.BookDetails{}),
 		})
 		if err == nil {
 			msg := fmt.Sprintf("Added %s with %d %s", quote(b.Title), len(copies), pluralize(len(copies), "copy", "copies"))
@@ -422,6 +427,8 @@ type settingsView struct {
 	Settings library.Settings
 	CanEdit  bool
 	Form     *formState
+	// ReadingChecks are the choices of the reading-level check.
+	ReadingChecks []string
 }
 
 func (a *App) settings(w http.ResponseWriter, r *http.Request) {
@@ -439,7 +446,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 		return
 	}
 	v := settingsView{base: a.schoolBase(r, school, "Settings", "settings"), Base: schoolPath(school), Settings: s.Settings,
-		CanEdit: a.allowed(r, "update", "library:settings"), Form: form}
+		CanEdit: a.allowed(r, "update", "library:settings"), Form: form, ReadingChecks: library.ReadingChecks}
 	if form == nil {
 		v.Flash = a.takeFlash(w, r)
 		v.Form = &formState{Values: map[string]string{
@@ -450,6 +457,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 			"loan_history_days":     strconv.Itoa(s.Settings.LoanHistoryDays),
 			"timezone":              s.Settings.Zone(),
 			"hold_pickup_days":      strconv.Itoa(s.Settings.PickupDays()),
+			"reading_level_check":   s.Settings.ReadingCheck(),
 		}}
 		chargeSettingsValues(s.Settings.ChargeSettings, v.Form.Values)
 	}
@@ -493,6 +501,8 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 		HoldPickupDays: optional("hold_pickup_days"),
 		// Blank keeps the school's zone, as the service reads "".
 		Timezone: strings.TrimSpace(form.Get("timezone")),
+		// Left out (a form from before the setting) keeps the school's check.
+		ReadingLevelCheck: form.Get("reading_level_check"),
 	}
 	// Left blank (or a form from before the setting), the school keeps how
 	// long it keeps loan history; 0 is a choice of its own (for good).
@@ -515,7 +525,7 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days",
-			"timezone", "hold_pickup_days", "currency", "replacement_cost_cents", "block_overdue_items", "block_charges_cents")
+			"timezone", "hold_pickup_days", "reading_level_check", "currency", "replacement_cost_cents", "block_overdue_items", "block_charges_cents")
 		st.Values["allow_public_catalog"] = strconv.FormatBool(set.AllowPublicCatalog)
 		a.renderSettings(w, r, school, a.statusFor(err), st)
 		return

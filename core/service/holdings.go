@@ -45,17 +45,19 @@ func (s *Holdings) Books(ctx context.Context, schoolParam string, q ListQuery) (
 // AddBook adds a book to a school's catalog with copies copies.
 // Errors: Invalid, Conflict "isbn_exists" or "copy_limit_reached", as scope.
 func (s *Holdings) AddBook(ctx context.Context, schoolParam string, d library.BookDraft) (library.Book, []library.Copy, error) {
-	school, err := s.scope(ctx, schoolParam, "school_id")
-	if err != nil {
+	// A bad draft is refused as such before the school is looked up.
+	if err := library.ValidateBookDraft(d); err != nil {
 		return library.Book{}, nil, err
 	}
-	if err := library.ValidateBookDraft(d); err != nil {
+	school, err := s.scope(ctx, schoolParam, "school_id")
+	if err != nil {
 		return library.Book{}, nil, err
 	}
 	d = d.Normalized()
 	b := library.Book{
 		ID: s.newID(), SchoolID: school.ID, ISBN: library.NormalizeISBN(d.ISBN), Title: d.Title,
 		Author: d.Author, CoverURL: d.CoverURL, CreatedAt: s.Now().UTC(), PriceCents: d.PriceCents, LoanCategory: d.LoanCategory,
+		BookDetails: d.BookDetails,
 	}
 	// The caps are checked before the book is stored, so a refused book
 	// leaves nothing behind. (Only when another request takes the last room
@@ -120,6 +122,47 @@ func (s *Holdings) SetBookCategory(ctx context.Context, schoolParam, bookID, cat
 		return library.Book{}, err
 	}
 	b.LoanCategory = c
+	return b, nil
+}
+
+// Book returns one of the school's books with its copy counts, for the
+// school's staff. Errors: NotFound "book_not_found", as bookInScope.
+func (s *Holdings) Book(ctx context.Context, schoolParam, bookID string) (CatalogEntry, error) {
+	b, err := s.bookInScope(ctx, schoolParam, bookID)
+	if err != nil {
+		return CatalogEntry{}, err
+	}
+	entries, err := catalogEntries(ctx, s.holdings, s.loanReader, b.SchoolID, []library.Book{b})
+	if err != nil {
+		return CatalogEntry{}, err
+	}
+	return entries[0], nil
+}
+
+// SetBookDetails changes a book's catalogue details: change receives the
+// book's current details and returns the new ones, which are checked whole
+// before anything is stored. Errors: Invalid (each bad field by its JSON
+// name), NotFound "book_not_found", as bookInScope.
+func (s *Holdings) SetBookDetails(ctx context.Context, schoolParam, bookID string, change func(library.BookDetails) library.BookDetails) (library.Book, error) {
+	// What the change sets on its own is checked before the book is looked
+	// up, so a bad value is refused as such even for an unknown book; the
+	// whole is checked again once merged (an age_max below the stored
+	// age_min).
+	if err := library.ValidateBookDetails(change(library.BookDetails{}), s.Now()); err != nil {
+		return library.Book{}, err
+	}
+	b, err := s.bookInScope(ctx, schoolParam, bookID)
+	if err != nil {
+		return library.Book{}, err
+	}
+	d := change(b.BookDetails).Normalized()
+	if err := library.ValidateBookDetails(d, s.Now()); err != nil {
+		return library.Book{}, err
+	}
+	if err := s.holdings.SetBookDetails(ctx, b.SchoolID, b.ID, d); err != nil {
+		return library.Book{}, err
+	}
+	b.BookDetails = d
 	return b, nil
 }
 
