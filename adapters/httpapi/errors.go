@@ -44,6 +44,8 @@ var statusOf = map[errs.Kind]int{
 	errs.Invalid:          http.StatusUnprocessableEntity,
 	errs.RateLimited:      http.StatusTooManyRequests,
 	errs.Unavailable:      http.StatusServiceUnavailable,
+	errs.BadGateway:       http.StatusBadGateway,
+	errs.GatewayTimeout:   http.StatusGatewayTimeout,
 }
 
 // StatusOf returns the HTTP status of an error kind; false for a kind the
