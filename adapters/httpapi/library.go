@@ -25,6 +25,7 @@ type settingsBody struct {
 	LoanHistoryDays    int    `json:"loan_history_days"`
 	Timezone           string `json:"timezone"`
 	HoldPickupDays     int    `json:"hold_pickup_days"`
+	SRUEndpoint        string `json:"sru_endpoint"`
 	chargeSettingsBody
 }
 
@@ -33,7 +34,8 @@ func toSettingsBody(s library.School) settingsBody {
 	return settingsBody{SchoolID: s.ID, DefaultLoanDays: set.DefaultLoanDays, MaxRenewals: set.MaxRenewals,
 		RenewalDays: set.RenewalDays, AllowPublicCatalog: set.AllowPublicCatalog,
 		MaxCopiesPerBook: set.MaxCopiesPerBook, MaxCopiesPerSchool: set.MaxCopiesPerSchool, LoanHistoryDays: set.LoanHistoryDays,
-		Timezone: set.Zone(), HoldPickupDays: set.HoldPickupDays, chargeSettingsBody: toChargeSettingsBody(set.ChargeSettings)}
+		Timezone: set.Zone(), HoldPickupDays: set.HoldPickupDays, SRUEndpoint: set.CatalogEndpoint,
+		chargeSettingsBody: toChargeSettingsBody(set.ChargeSettings)}
 }
 
 type calendarBody struct {
@@ -492,7 +494,9 @@ func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	b, copies, err := h.deps.Library.Holdings.AddBook(r.Context(), req.SchoolID, library.BookDraft{
+	// A book with an ISBN but no title or author is filled from the
+	// school's catalogue server, as the desk's lookup does.
+	b, copies, err := h.deps.Library.Cataloguing.AddBook(r.Context(), req.SchoolID, library.BookDraft{
 		Title: req.Title, Author: req.Author, ISBN: req.ISBN, CoverURL: req.CoverURL, Copies: req.Copies, PriceCents: req.PriceCents,
 		LoanCategory: category,
 	})
@@ -785,6 +789,9 @@ type settingsRequest struct {
 	Timezone *string `json:"timezone" validate:"omitnil,min=1"`
 	// Optional too: left out, the school keeps its pickup window.
 	HoldPickupDays *int `json:"hold_pickup_days" validate:"omitnil,min=1"`
+	// Left out, the school keeps its catalogue server; "" turns lookups
+	// off.
+	SRUEndpoint *string `json:"sru_endpoint"`
 	// The charge settings are optional too; left out, each is kept.
 	Currency             *string `json:"currency" validate:"omitnil,len=3,alpha,uppercase"`
 	ReplacementCostCents *int64  `json:"replacement_cost_cents" validate:"omitnil,min=0,max=100000000"`
@@ -839,14 +846,18 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 	if req.Timezone != nil {
 		set.Timezone = *req.Timezone
 	}
-	if req.LoanHistoryDays == nil || req.chargeSettingsPartial() {
+	if req.LoanHistoryDays == nil || req.SRUEndpoint == nil || req.chargeSettingsPartial() {
 		current, err := h.deps.Library.Schools.Settings(r.Context(), p["schoolId"])
 		if err != nil {
 			writeError(w, r, err)
 			return
 		}
 		set.LoanHistoryDays = current.Settings.LoanHistoryDays
+		set.CatalogEndpoint = current.Settings.CatalogEndpoint
 		set.ChargeSettings = current.Settings.ChargeSettings
+	}
+	if req.SRUEndpoint != nil {
+		set.CatalogEndpoint = *req.SRUEndpoint
 	}
 	if req.LoanHistoryDays != nil {
 		set.LoanHistoryDays = *req.LoanHistoryDays
