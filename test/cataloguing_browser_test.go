@@ -46,7 +46,8 @@ func TestBrowserISBNLookup(t *testing.T) {
 	if msg := get(t, bctx, "lookup message", chromedp.Text(chromedp.ID("isbn-lookup-result"))); !strings.Contains(msg, "Found") || !strings.Contains(msg, "Matilda") {
 		t.Fatalf("lookup message %q, want the book found", msg)
 	}
-	for id, want := range map[string]string{"book-title": "Matilda", "book-author": "Dahl, Roald", "book-isbn": "9780142410370"} {
+	for id, want := range map[string]string{"book-title": "Matilda", "book-author": "Dahl, Roald", "book-isbn": "9780142410370",
+		"book-publisher": "Puffin Books", "book-year": "2007"} {
 		if got := get(t, bctx, id, chromedp.Value(chromedp.ID(id))); got != want {
 			t.Errorf("%s = %q after the lookup, want %q", id, got, want)
 		}
@@ -58,6 +59,11 @@ func TestBrowserISBNLookup(t *testing.T) {
 	)
 	if msg := get(t, bctx, "added", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(msg, "Added") || !strings.Contains(msg, "Matilda") {
 		t.Fatalf("after adding: %q", msg)
+	}
+
+	lib := s.login(demoLibrarian, demoPassword).Access
+	if r := s.do(req{Path: "/api/library/books?search=Matilda", Token: lib}); !strings.Contains(string(r.Body), "Gifted children") || !strings.Contains(string(r.Body), "Puffin Books") {
+		t.Errorf("the book added at the desk lacks the record's subjects or publisher: %d %s", r.Status, r.Body)
 	}
 
 	srv.SetMode(srutest.Slow)

@@ -118,6 +118,18 @@ func TestAddBookByISBN(t *testing.T) {
 	if book["title"] != "Matilda" || book["author"] != "Dahl, Roald" || book["isbn"] != "9780142410370" || len(out["copies"].([]any)) != 2 {
 		t.Errorf("book added by ISBN = %v with %d copies, want Matilda by Dahl, Roald with 2", book, len(out["copies"].([]any)))
 	}
+	// The record's details are stored with the book.
+	r = w.s.do(req{Path: "/api/library/books/" + book["id"].(string), Token: w.libA})
+	if r.Status != 200 {
+		t.Fatalf("GET the book: %d %s", r.Status, r.Body)
+	}
+	stored := r.json(t)
+	if b, ok := stored["book"].(map[string]any); ok {
+		stored = b
+	}
+	if stored["publisher"] != "Puffin Books" || stored["published_year"] != float64(2007) || !strings.Contains(fmt.Sprint(stored["subjects"]), "Gifted children") {
+		t.Errorf("stored book = %v, want the record's publisher, year and subjects", stored)
+	}
 	wantAPIError(t, "the same ISBN again", w.s.do(req{Method: http.MethodPost, Path: "/api/library/books", Token: w.libA,
 		Body: `{"isbn":"9780142410370"}`}), 409, "isbn_exists")
 

@@ -2,6 +2,7 @@ package webapp
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -50,4 +51,16 @@ func (a *App) lookUpISBN(r *http.Request, school library.School) (*isbnLookup, *
 		}
 	}
 	return l, &formState{Values: values}
+}
+
+// withLookedUpSubjects adds the subjects an ISBN lookup put in the add-book
+// form (one hidden field, "; " between them): the desk does not edit
+// subjects, but a book filled from a record keeps the record's.
+func withLookedUpSubjects(d library.BookDetails, form url.Values) library.BookDetails {
+	for _, s := range strings.Split(form.Get("subjects"), ";") {
+		if s = strings.TrimSpace(s); s != "" {
+			d.Subjects = append(d.Subjects, s)
+		}
+	}
+	return d
 }

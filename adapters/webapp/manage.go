@@ -184,7 +184,7 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	keys := append([]string{"title", "author", "isbn", "copies", "price_cents", "loan_category"}, detailKeys...)
+	keys := append([]string{"title", "author", "isbn", "copies", "price_cents", "loan_category", "subjects"}, detailKeys...)
 	n, err := atoi(form, "copies", 1)
 	price, priced := parseMoney(form.Get("price_cents"))
 	if err == nil && !priced {
@@ -199,7 +199,7 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
 		var copies []library.Copy
 		b, copies, err = a.deps.Library.Holdings.AddBook(r.Context(), school.ID, library.BookDraft{
 			Title: form.Get("title"), Author: form.Get("author"), ISBN: form.Get("isbn"), Copies: n, PriceCents: price,
-			LoanCategory: form.Get("loan_category"), BookDetails: details(library.BookDetails{}),
+			LoanCategory: form.Get("loan_category"), BookDetails: withLookedUpSubjects(details(library.BookDetails{}), form),
 		})
 		if err == nil {
 			msg := fmt.Sprintf("Added %s with %d %s", quote(b.Title), len(copies), pluralize(len(copies), "copy", "copies"))
