@@ -69,7 +69,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if status == http.StatusInternalServerError {
 		loggerFrom(r).Error("internal error", "error", err.Error())
-	} else if e.Err != nil && status == http.StatusServiceUnavailable {
+	} else if e.Err != nil && (status == http.StatusServiceUnavailable || status == http.StatusBadGateway || status == http.StatusGatewayTimeout) {
+		// An outside server's cause names no URL (adapters/sru keeps the
+		// query, and whatever it carries, out of it).
 		loggerFrom(r).Warn("dependency unavailable", "error", e.Err.Error())
 	}
 	renderError(w, r, e, status)
