@@ -173,6 +173,10 @@ func TestCatalogServerDownOrBroken(t *testing.T) {
 	wantAPIError(t, "add by ISBN, server down", w.s.do(req{Method: http.MethodPost, Path: "/api/library/books", Token: w.libA,
 		Body: `{"isbn":"9780142410370","copies":1}`}), 502, "catalog_source_unavailable")
 	w.addBook(t, w.libA, `{"isbn":"9780142410370","title":"Matilda","author":"Roald Dahl","copies":1}`)
+	// The log says why, without the request's URL.
+	if logs := w.s.Logs.String(); !strings.Contains(logs, "dependency unavailable") || strings.Contains(logs, "bath.isbn") {
+		t.Errorf("service logs lack the cause or name the request URL:\n%s", logs)
+	}
 
 	srv := srutest.Start(t)
 	w.pointCatalogAt(t, srv.Endpoint())
