@@ -160,7 +160,7 @@ func transportError(ctx context.Context, host string, err error) error {
 		e := errs.E(errs.GatewayTimeout, errs.CodeCatalogSourceTimeout,
 			"The catalogue server %s did not answer in time; try again later, or type the book in.", host)
 		e.Details = map[string]any{"host": host}
-		e.Err = err
+		e.Err = fmt.Errorf("catalogue server %s: %w", host, err)
 		return e
 	}
 	return unavailable(host, "could not be reached", err)
@@ -171,7 +171,11 @@ func unavailable(host, what string, cause error) error {
 	e := errs.E(errs.BadGateway, errs.CodeCatalogSourceUnavailable,
 		"The catalogue server %s %s; try again later, or type the book in.", host, what)
 	e.Details = map[string]any{"host": host}
-	e.Err = cause
+	if cause == nil {
+		cause = errors.New(what)
+	}
+	// The log names the host and the cause, never the URL asked.
+	e.Err = fmt.Errorf("catalogue server %s: %w", host, cause)
 	return e
 }
 
