@@ -26,6 +26,7 @@ type settingsBody struct {
 	Timezone           string `json:"timezone"`
 	HoldPickupDays     int    `json:"hold_pickup_days"`
 	SRUEndpoint        string `json:"sru_endpoint"`
+	ReadingLevelCheck  string `json:"reading_level_check"`
 	chargeSettingsBody
 }
 
@@ -34,7 +35,7 @@ func toSettingsBody(s library.School) settingsBody {
 	return settingsBody{SchoolID: s.ID, DefaultLoanDays: set.DefaultLoanDays, MaxRenewals: set.MaxRenewals,
 		RenewalDays: set.RenewalDays, AllowPublicCatalog: set.AllowPublicCatalog,
 		MaxCopiesPerBook: set.MaxCopiesPerBook, MaxCopiesPerSchool: set.MaxCopiesPerSchool, LoanHistoryDays: set.LoanHistoryDays,
-		Timezone: set.Zone(), HoldPickupDays: set.HoldPickupDays, SRUEndpoint: set.CatalogEndpoint,
+		Timezone: set.Zone(), HoldPickupDays: set.HoldPickupDays, SRUEndpoint: set.CatalogEndpoint, ReadingLevelCheck: set.ReadingCheck(),
 		chargeSettingsBody: toChargeSettingsBody(set.ChargeSettings)}
 }
 
@@ -583,7 +584,25 @@ func (h *handler) createLoan(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"loan": toLoanBody(v)})
+	if len(v.Warnings) > 0 {
+		loggerFrom(r).Info("loan made with warnings", "loan_id", v.Loan.ID, "warning", v.Warnings[0].Code)
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"loan": toLoanBody(v), "warnings": toWarningBodies(v.Warnings)})
+}
+
+// warningBody is a note on a request that succeeded (a check-out outside
+// the student's reading range); warnings is [] when there are none.
+type warningBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func toWarningBodies(ws []service.Warning) []warningBody {
+	out := make([]warningBody, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, warningBody{Code: w.Code, Message: w.Message})
+	}
+	return out
 }
 
 type loanActionRequest struct {
@@ -793,6 +812,8 @@ type settingsRequest struct {
 	// Left out, the school keeps its catalogue server; "" turns lookups
 	// off.
 	SRUEndpoint *string `json:"sru_endpoint"`
+	// Left out, the school keeps its reading-level check.
+	ReadingLevelCheck *string `json:"reading_level_check"`
 	// The charge settings are optional too; left out, each is kept.
 	Currency             *string `json:"currency" validate:"omitnil,len=3,alpha,uppercase"`
 	ReplacementCostCents *int64  `json:"replacement_cost_cents" validate:"omitnil,min=0,max=100000000"`
@@ -846,6 +867,14 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Timezone != nil {
 		set.Timezone = *req.Timezone
+	}
+	if req.ReadingLevelCheck != nil {
+		if *req.ReadingLevelCheck == "" {
+			// "" would keep the current check; one sent must be named.
+			writeError(w, r, errs.InvalidField("reading_level_check", "must be warn, block or off"))
+			return
+		}
+		set.ReadingLevelCheck = *req.ReadingLevelCheck
 	}
 	if req.LoanHistoryDays == nil || req.SRUEndpoint == nil || req.chargeSettingsPartial() {
 		current, err := h.deps.Library.Schools.Settings(r.Context(), p["schoolId"])

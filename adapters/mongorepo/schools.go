@@ -138,6 +138,9 @@ type settingsDoc struct {
 	// setting, which get library.DefaultCatalogEndpoint as SQLite's column
 	// default gives them, while "" is a school that turned lookups off.
 	CatalogEndpoint *string `bson:"sru_endpoint,omitempty"`
+	// The reading-level check at check-out; absent in schools stored
+	// before it, which warn (library.Settings.ReadingCheck).
+	ReadingLevelCheck string `bson:"reading_level_check,omitempty"`
 }
 
 func toSettingsDoc(s library.Settings) settingsDoc {
@@ -157,6 +160,7 @@ func toSettingsDoc(s library.Settings) settingsDoc {
 		BlockOverdueItems:    s.BlockOverdueItems,
 		BlockChargesCents:    s.BlockChargesCents,
 		CatalogEndpoint:      &s.CatalogEndpoint,
+		ReadingLevelCheck:    s.ReadingLevelCheck,
 	}
 }
 
@@ -196,6 +200,7 @@ func (d schoolDoc) toSchool() library.School {
 			Timezone:           d.Settings.Timezone,
 			HoldPickupDays:     d.Settings.HoldPickupDays,
 			CatalogEndpoint:    d.Settings.catalogEndpoint(),
+			ReadingLevelCheck:  d.Settings.ReadingLevelCheck,
 			ChargeSettings: library.ChargeSettings{
 				Currency: d.Settings.Currency, ReplacementCostCents: d.Settings.ReplacementCostCents,
 				BlockOverdueItems: d.Settings.BlockOverdueItems, BlockChargesCents: d.Settings.BlockChargesCents,

@@ -438,6 +438,8 @@ type settingsView struct {
 	Settings library.Settings
 	CanEdit  bool
 	Form     *formState
+	// ReadingChecks are the choices of the reading-level check.
+	ReadingChecks []string
 }
 
 func (a *App) settings(w http.ResponseWriter, r *http.Request) {
@@ -455,7 +457,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 		return
 	}
 	v := settingsView{base: a.schoolBase(r, school, "Settings", "settings"), Base: schoolPath(school), Settings: s.Settings,
-		CanEdit: a.allowed(r, "update", "library:settings"), Form: form}
+		CanEdit: a.allowed(r, "update", "library:settings"), Form: form, ReadingChecks: library.ReadingChecks}
 	if form == nil {
 		v.Flash = a.takeFlash(w, r)
 		v.Form = &formState{Values: map[string]string{
@@ -467,6 +469,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 			"timezone":              s.Settings.Zone(),
 			"hold_pickup_days":      strconv.Itoa(s.Settings.PickupDays()),
 			"sru_endpoint":          s.Settings.CatalogEndpoint,
+			"reading_level_check":   s.Settings.ReadingCheck(),
 		}}
 		chargeSettingsValues(s.Settings.ChargeSettings, v.Form.Values)
 	}
@@ -510,6 +513,8 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 		HoldPickupDays: optional("hold_pickup_days"),
 		// Blank keeps the school's zone, as the service reads "".
 		Timezone: strings.TrimSpace(form.Get("timezone")),
+		// Left out (a form from before the setting) keeps the school's check.
+		ReadingLevelCheck: form.Get("reading_level_check"),
 	}
 	current, err := a.deps.Library.Schools.Settings(r.Context(), school.ID)
 	if err != nil {
@@ -538,7 +543,7 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days",
-			"timezone", "hold_pickup_days", "sru_endpoint", "currency", "replacement_cost_cents", "block_overdue_items", "block_charges_cents")
+			"timezone", "hold_pickup_days", "sru_endpoint", "reading_level_check", "currency", "replacement_cost_cents", "block_overdue_items", "block_charges_cents")
 		st.Values["allow_public_catalog"] = strconv.FormatBool(set.AllowPublicCatalog)
 		a.renderSettings(w, r, school, a.statusFor(err), st)
 		return

@@ -120,6 +120,9 @@ func ValidateSettings(s Settings) error {
 	if !ValidCatalogEndpoint(s.CatalogEndpoint) {
 		fields.Add("sru_endpoint", "must be empty (no lookups) or an http or https URL without a user name or password, of at most 2048 characters")
 	}
+	if s.ReadingLevelCheck != "" && !validReadingCheck(s.ReadingLevelCheck) {
+		fields.Add("reading_level_check", "must be warn, block or off")
+	}
 	s.ChargeSettings.validate(fields)
 	return fields.Err()
 }

@@ -59,6 +59,10 @@ type Settings struct {
 	// and the API look scanned ISBNs up at (DefaultCatalogEndpoint for a
 	// new school); "" turns lookups off.
 	CatalogEndpoint string
+	// ReadingLevelCheck is what a check-out does with a book outside the
+	// student's reading range (ReadingCheckWarn, ReadingCheckBlock or
+	// ReadingCheckOff); "" reads as warn (ReadingCheck).
+	ReadingLevelCheck string
 	// The charges for lost and damaged copies and the borrowing block
 	// (charges.go). Every zero value keeps the behaviour from before they
 	// existed: no charge, no block, and the default currency.
@@ -80,7 +84,7 @@ const (
 func DefaultSettings() Settings {
 	return Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true, Timezone: DefaultTimezone,
 		MaxCopiesPerBook: DefaultMaxCopiesPerBook, MaxCopiesPerSchool: DefaultMaxCopiesPerSchool,
-		HoldPickupDays: DefaultHoldPickupDays, CatalogEndpoint: DefaultCatalogEndpoint}
+		HoldPickupDays: DefaultHoldPickupDays, CatalogEndpoint: DefaultCatalogEndpoint, ReadingLevelCheck: ReadingCheckWarn}
 }
 
 // WithCapDefaults returns s with the default copy caps and pickup window
