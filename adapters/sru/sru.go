@@ -183,10 +183,9 @@ func unavailable(host, what string, cause error) error {
 // Element names are matched without their namespace, so SRU 1.1, 1.2
 // (http://www.loc.gov/zing/srw/) and 2.0 (OASIS) answers read alike.
 type envelope struct {
-	XMLName         xml.Name
-	NumberOfRecords string       `xml:"numberOfRecords"`
-	Records         []recordData `xml:"records>record>recordData"`
-	Diagnostics     []diagnostic `xml:"diagnostics>diagnostic"`
+	XMLName     xml.Name
+	Records     []recordData `xml:"records>record>recordData"`
+	Diagnostics []diagnostic `xml:"diagnostics>diagnostic"`
 }
 
 type recordData struct {

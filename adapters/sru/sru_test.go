@@ -198,3 +198,15 @@ func TestLookupISBNRefusesBadInputBeforeAsking(t *testing.T) {
 		t.Errorf("server asked %d times, want 0", n)
 	}
 }
+
+func TestLookupISBNReadsSRU2Answers(t *testing.T) {
+	body := strings.NewReplacer(`xmlns:zs="http://www.loc.gov/zing/srw/"`, `xmlns:zs="http://docs.oasis-open.org/ns/search-ws/sruResponse"`,
+		"<zs:recordPacking>xml</zs:recordPacking>", "<zs:recordXMLEscaping>xml</zs:recordXMLEscaping>").Replace(srutest.Matilda)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(body)) }))
+	defer srv.Close()
+	data, err := sru.New(0).LookupISBN(context.Background(), srv.URL, srutest.MatildaISBN)
+	var c marcCollection
+	if err != nil || xml.Unmarshal(data, &c) != nil || len(c.Records) != 1 || c.first("245", "a") != "Matilda /" {
+		t.Fatalf("LookupISBN(SRU 2.0 answer) = %s, %v; want the record", data, err)
+	}
+}
