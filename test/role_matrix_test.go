@@ -108,6 +108,14 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"POST /api/library/books", func(*testing.T, *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/books", Body: fmt.Sprintf(`{"school_id":%q,"title":"B%d","author":"M"}`, w.schoolA, unique())}
 		}, [6]int{A, F, F, 201, F, 201}, nil},
+		{"GET /api/library/catalog-lookup", func(t *testing.T, w *libraryWorld) req {
+			// Lookups off, so the row needs no catalogue server: an allowed
+			// caller reaches the use case and gets its 409.
+			if r := w.putCatalogEndpoint(w.admin, ""); r.Status != 200 {
+				t.Fatalf("turn lookups off: %d %s", r.Status, r.Body)
+			}
+			return req{Path: "/api/library/catalog-lookup?isbn=9780142410370&schoolId=" + w.schoolA}
+		}, [6]int{A, F, F, 409, F, 409}, nil},
 		{"GET /api/library/books", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/books?schoolId=" + w.schoolA} },
 			[6]int{A, F, 200, 200, F, 200}, nil},
 		{"GET /api/library/books/{id}", func(t *testing.T, w *libraryWorld) req {

@@ -44,6 +44,8 @@ var statusOf = map[errs.Kind]int{
 	errs.Invalid:          http.StatusUnprocessableEntity,
 	errs.RateLimited:      http.StatusTooManyRequests,
 	errs.Unavailable:      http.StatusServiceUnavailable,
+	errs.BadGateway:       http.StatusBadGateway,
+	errs.GatewayTimeout:   http.StatusGatewayTimeout,
 }
 
 // StatusOf returns the HTTP status of an error kind; false for a kind the
@@ -67,7 +69,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if status == http.StatusInternalServerError {
 		loggerFrom(r).Error("internal error", "error", err.Error())
-	} else if e.Err != nil && status == http.StatusServiceUnavailable {
+	} else if e.Err != nil && (status == http.StatusServiceUnavailable || status == http.StatusBadGateway || status == http.StatusGatewayTimeout) {
+		// An outside server's cause names no URL (adapters/sru keeps the
+		// query, and whatever it carries, out of it).
 		loggerFrom(r).Warn("dependency unavailable", "error", e.Err.Error())
 	}
 	renderError(w, r, e, status)

@@ -25,6 +25,7 @@ type settingsBody struct {
 	LoanHistoryDays    int    `json:"loan_history_days"`
 	Timezone           string `json:"timezone"`
 	HoldPickupDays     int    `json:"hold_pickup_days"`
+	SRUEndpoint        string `json:"sru_endpoint"`
 	ReadingLevelCheck  string `json:"reading_level_check"`
 	chargeSettingsBody
 }
@@ -34,7 +35,8 @@ func toSettingsBody(s library.School) settingsBody {
 	return settingsBody{SchoolID: s.ID, DefaultLoanDays: set.DefaultLoanDays, MaxRenewals: set.MaxRenewals,
 		RenewalDays: set.RenewalDays, AllowPublicCatalog: set.AllowPublicCatalog,
 		MaxCopiesPerBook: set.MaxCopiesPerBook, MaxCopiesPerSchool: set.MaxCopiesPerSchool, LoanHistoryDays: set.LoanHistoryDays,
-		Timezone: set.Zone(), HoldPickupDays: set.HoldPickupDays, ReadingLevelCheck: set.ReadingCheck(), chargeSettingsBody: toChargeSettingsBody(set.ChargeSettings)}
+		Timezone: set.Zone(), HoldPickupDays: set.HoldPickupDays, SRUEndpoint: set.CatalogEndpoint, ReadingLevelCheck: set.ReadingCheck(),
+		chargeSettingsBody: toChargeSettingsBody(set.ChargeSettings)}
 }
 
 type calendarBody struct {
@@ -495,7 +497,9 @@ func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	b, copies, err := h.deps.Library.Holdings.AddBook(r.Context(), req.SchoolID, library.BookDraft{
+	// A book with an ISBN but no title or author is filled from the
+	// school's catalogue server, as the desk's lookup does.
+	b, copies, err := h.deps.Library.Cataloguing.AddBook(r.Context(), req.SchoolID, library.BookDraft{
 		Title: req.Title, Author: req.Author, ISBN: req.ISBN, CoverURL: req.CoverURL, Copies: req.Copies, PriceCents: req.PriceCents,
 		LoanCategory: category, BookDetails: req.bookDetailsRequest.apply(library.BookDetails{}),
 	})
@@ -805,6 +809,9 @@ type settingsRequest struct {
 	Timezone *string `json:"timezone" validate:"omitnil,min=1"`
 	// Optional too: left out, the school keeps its pickup window.
 	HoldPickupDays *int `json:"hold_pickup_days" validate:"omitnil,min=1"`
+	// Left out, the school keeps its catalogue server; "" turns lookups
+	// off.
+	SRUEndpoint *string `json:"sru_endpoint"`
 	// Left out, the school keeps its reading-level check.
 	ReadingLevelCheck *string `json:"reading_level_check"`
 	// The charge settings are optional too; left out, each is kept.
@@ -869,14 +876,18 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 		}
 		set.ReadingLevelCheck = *req.ReadingLevelCheck
 	}
-	if req.LoanHistoryDays == nil || req.chargeSettingsPartial() {
+	if req.LoanHistoryDays == nil || req.SRUEndpoint == nil || req.chargeSettingsPartial() {
 		current, err := h.deps.Library.Schools.Settings(r.Context(), p["schoolId"])
 		if err != nil {
 			writeError(w, r, err)
 			return
 		}
 		set.LoanHistoryDays = current.Settings.LoanHistoryDays
+		set.CatalogEndpoint = current.Settings.CatalogEndpoint
 		set.ChargeSettings = current.Settings.ChargeSettings
+	}
+	if req.SRUEndpoint != nil {
+		set.CatalogEndpoint = *req.SRUEndpoint
 	}
 	if req.LoanHistoryDays != nil {
 		set.LoanHistoryDays = *req.LoanHistoryDays

@@ -134,6 +134,10 @@ type settingsDoc struct {
 	ReplacementCostCents int64  `bson:"replacement_cost_cents,omitempty"`
 	BlockOverdueItems    int    `bson:"block_overdue_items,omitempty"`
 	BlockChargesCents    int64  `bson:"block_charges_cents,omitempty"`
+	// The SRU catalogue server; absent (nil) in schools stored before the
+	// setting, which get library.DefaultCatalogEndpoint as SQLite's column
+	// default gives them, while "" is a school that turned lookups off.
+	CatalogEndpoint *string `bson:"sru_endpoint,omitempty"`
 	// The reading-level check at check-out; absent in schools stored
 	// before it, which warn (library.Settings.ReadingCheck).
 	ReadingLevelCheck string `bson:"reading_level_check,omitempty"`
@@ -155,8 +159,17 @@ func toSettingsDoc(s library.Settings) settingsDoc {
 		ReplacementCostCents: s.ReplacementCostCents,
 		BlockOverdueItems:    s.BlockOverdueItems,
 		BlockChargesCents:    s.BlockChargesCents,
+		CatalogEndpoint:      &s.CatalogEndpoint,
 		ReadingLevelCheck:    s.ReadingLevelCheck,
 	}
+}
+
+// catalogEndpoint reads a stored endpoint: nil (never set) is the default.
+func (d settingsDoc) catalogEndpoint() string {
+	if d.CatalogEndpoint == nil {
+		return library.DefaultCatalogEndpoint
+	}
+	return *d.CatalogEndpoint
 }
 
 func toSchoolDoc(s library.School) schoolDoc {
@@ -186,6 +199,7 @@ func (d schoolDoc) toSchool() library.School {
 			LoanHistoryDays:    d.Settings.LoanHistoryDays,
 			Timezone:           d.Settings.Timezone,
 			HoldPickupDays:     d.Settings.HoldPickupDays,
+			CatalogEndpoint:    d.Settings.catalogEndpoint(),
 			ReadingLevelCheck:  d.Settings.ReadingLevelCheck,
 			ChargeSettings: library.ChargeSettings{
 				Currency: d.Settings.Currency, ReplacementCostCents: d.Settings.ReplacementCostCents,

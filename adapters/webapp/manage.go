@@ -108,7 +108,10 @@ type booksView struct {
 	// CanChangeCategory shows each book's loan category as a form.
 	CanChangeCategory bool
 	Categories        []string
-	Form              *formState // the add-book form after a refusal
+	Form              *formState // the add-book form after a refusal, or prefilled by a lookup
+	// CanLookUp shows the ISBN lookup; Lookup is its outcome.
+	CanLookUp bool
+	Lookup    *isbnLookup
 }
 
 func (a *App) books(w http.ResponseWriter, r *http.Request) {
@@ -116,10 +119,17 @@ func (a *App) books(w http.ResponseWriter, r *http.Request) {
 	if !ok || !a.require(w, r, "read", "library:copies") {
 		return
 	}
-	a.renderBooks(w, r, school, http.StatusOK, nil)
+	// A lookup's outcome, found or not, is shown on a page that is itself
+	// fine (200): the librarian reads the message and types the book in.
+	lookup, form := a.lookUpISBN(r, school)
+	a.renderBooksWith(w, r, school, http.StatusOK, form, lookup)
 }
 
 func (a *App) renderBooks(w http.ResponseWriter, r *http.Request, school library.School, status int, form *formState) {
+	a.renderBooksWith(w, r, school, status, form, nil)
+}
+
+func (a *App) renderBooksWith(w http.ResponseWriter, r *http.Request, school library.School, status int, form *formState, lookup *isbnLookup) {
 	search := strings.TrimSpace(r.URL.Query().Get("search"))
 	res, err := a.deps.Library.Holdings.Books(r.Context(), school.ID, service.ListQuery{Page: pageParam(r), Limit: pageSize, Search: search})
 	if err != nil {
@@ -131,8 +141,9 @@ func (a *App) renderBooks(w http.ResponseWriter, r *http.Request, school library
 		CanAddBook: a.allowed(r, "create", "library:books"), CanAddCopies: a.allowed(r, "create", "library:copies"),
 		CanSeeHolds: a.allowed(r, "read", "library:holds"),
 		CanPrice:    a.allowed(r, "update", "library:books"), Currency: school.Settings.CurrencyCode(),
-		CanChangeCategory: a.allowed(r, "update", "library:books"), Categories: library.LoanCategories}
-	if form == nil {
+		CanChangeCategory: a.allowed(r, "update", "library:books"), Categories: library.LoanCategories,
+		CanLookUp: a.allowed(r, "read", "library:cataloguing"), Lookup: lookup}
+	if form == nil || lookup != nil {
 		v.Flash = a.takeFlash(w, r)
 	}
 	for _, e := range res.Entries {
@@ -173,7 +184,7 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	keys := append([]string{"title", "author", "isbn", "copies", "price_cents", "loan_category"}, detailKeys...)
+	keys := append([]string{"title", "author", "isbn", "copies", "price_cents", "loan_category", "subjects"}, detailKeys...)
 	n, err := atoi(form, "copies", 1)
 	price, priced := parseMoney(form.Get("price_cents"))
 	if err == nil && !priced {
@@ -188,7 +199,7 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
 		var copies []library.Copy
 		b, copies, err = a.deps.Library.Holdings.AddBook(r.Context(), school.ID, library.BookDraft{
 			Title: form.Get("title"), Author: form.Get("author"), ISBN: form.Get("isbn"), Copies: n, PriceCents: price,
-			LoanCategory: form.Get("loan_category"), BookDetails: details(library.BookDetails{}),
+			LoanCategory: form.Get("loan_category"), BookDetails: withLookedUpSubjects(details(library.BookDetails{}), form),
 		})
 		if err == nil {
 			msg := fmt.Sprintf("Added %s with %d %s", quote(b.Title), len(copies), pluralize(len(copies), "copy", "copies"))
@@ -457,6 +468,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 			"loan_history_days":     strconv.Itoa(s.Settings.LoanHistoryDays),
 			"timezone":              s.Settings.Zone(),
 			"hold_pickup_days":      strconv.Itoa(s.Settings.PickupDays()),
+			"sru_endpoint":          s.Settings.CatalogEndpoint,
 			"reading_level_check":   s.Settings.ReadingCheck(),
 		}}
 		chargeSettingsValues(s.Settings.ChargeSettings, v.Form.Values)
@@ -504,28 +516,34 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 		// Left out (a form from before the setting) keeps the school's check.
 		ReadingLevelCheck: form.Get("reading_level_check"),
 	}
+	current, err := a.deps.Library.Schools.Settings(r.Context(), school.ID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
 	// Left blank (or a form from before the setting), the school keeps how
 	// long it keeps loan history; 0 is a choice of its own (for good).
 	if strings.TrimSpace(form.Get("loan_history_days")) == "" {
-		current, err := a.deps.Library.Schools.Settings(r.Context(), school.ID)
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
 		set.LoanHistoryDays = current.Settings.LoanHistoryDays
 	} else {
 		set.LoanHistoryDays = num("loan_history_days")
 	}
+	// A form from before the setting keeps the school's catalogue server;
+	// an emptied field turns lookups off.
+	set.CatalogEndpoint = current.Settings.CatalogEndpoint
+	if _, sent := form["sru_endpoint"]; sent {
+		set.CatalogEndpoint = strings.TrimSpace(form.Get("sru_endpoint"))
+	}
 	if !a.chargeSettingsFromForm(w, r, school, form, &set, fields) {
 		return
 	}
-	err := fields.Err()
+	err = fields.Err()
 	if err == nil {
 		_, err = a.deps.Library.Schools.PutSettings(r.Context(), school.ID, set)
 	}
 	if err != nil {
 		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days",
-			"timezone", "hold_pickup_days", "reading_level_check", "currency", "replacement_cost_cents", "block_overdue_items", "block_charges_cents")
+			"timezone", "hold_pickup_days", "sru_endpoint", "reading_level_check", "currency", "replacement_cost_cents", "block_overdue_items", "block_charges_cents")
 		st.Values["allow_public_catalog"] = strconv.FormatBool(set.AllowPublicCatalog)
 		a.renderSettings(w, r, school, a.statusFor(err), st)
 		return

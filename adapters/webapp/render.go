@@ -326,6 +326,7 @@ var fieldLabels = map[string]string{
 	"loan_history_days": "Loan history", "send_at": "Time", "due_soon_days": "Due soon", "overdue_steps": "Overdue notices",
 	"homerooms":        "Homerooms",
 	"hold_pickup_days": "Days a copy waits for a hold",
+	"sru_endpoint":     "Catalogue server",
 	"currency":         "Currency", "replacement_cost_cents": "Replacement cost", "block_overdue_items": "Overdue items that block",
 	"block_charges_cents": "Charges that block", "price_cents": "Replacement price", "damaged.note": "Damage note",
 	"damaged.charge_cents": "Damage charge", "note": "Note", "action": "Action",

@@ -119,6 +119,12 @@ const (
 	CodeChargeSettled    = "charge_settled"
 	CodeBorrowingBlocked = "borrowing_blocked"
 
+	// Cataloguing by ISBN: the school's SRU catalogue server.
+	CodeCatalogLookupOff         = "catalog_lookup_off"         // the school set no server
+	CodeCatalogRecordNotFound    = "catalog_record_not_found"   // the server has no record of the ISBN
+	CodeCatalogSourceUnavailable = "catalog_source_unavailable" // down, refused, or an answer that is no SRU answer
+	CodeCatalogSourceTimeout     = "catalog_source_timeout"     // no whole answer within the lookup's time
+
 	// Migration: the record store of the import/export commands.
 	CodeRecordExists      = "record_exists"
 	CodeInvalidRecord     = "invalid_record"

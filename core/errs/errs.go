@@ -31,6 +31,10 @@ const (
 	RateLimited      Kind = "rate_limited"       // 429
 	Internal         Kind = "internal"           // 500
 	Unavailable      Kind = "unavailable"        // 503: a dependency is down
+	// An outside server the request needed (a school's catalogue server)
+	// answered wrongly (502) or too late (504); the service itself is fine.
+	BadGateway     Kind = "bad_gateway"     // 502
+	GatewayTimeout Kind = "gateway_timeout" // 504
 )
 
 // defaultCode is the client-facing code used when an error names none.
@@ -47,6 +51,8 @@ var defaultCode = map[Kind]string{
 	RateLimited:      CodeRateLimitExceeded,
 	Internal:         CodeInternalError,
 	Unavailable:      CodeUnavailable,
+	BadGateway:       CodeCatalogSourceUnavailable,
+	GatewayTimeout:   CodeCatalogSourceTimeout,
 }
 
 // Error is the only error type that crosses a port. Message and Details are

@@ -28,6 +28,8 @@ func TestClientCodeDefaults(t *testing.T) {
 		{name: "RateLimited", kind: errs.RateLimited, want: "rate_limit_exceeded"},
 		{name: "Internal", kind: errs.Internal, want: "internal_error"},
 		{name: "Unavailable", kind: errs.Unavailable, want: "unavailable"},
+		{name: "BadGateway", kind: errs.BadGateway, want: "catalog_source_unavailable"},
+		{name: "GatewayTimeout", kind: errs.GatewayTimeout, want: "catalog_source_timeout"},
 		{name: "UnknownKind", kind: errs.Kind("bogus"), want: "internal_error"},
 		{name: "EmptyKind", kind: "", want: "internal_error"},
 	}

@@ -117,6 +117,9 @@ func ValidateSettings(s Settings) error {
 	if s.HoldPickupDays < MinHoldPickupDays || s.HoldPickupDays > MaxHoldPickupDays {
 		fields.Add("hold_pickup_days", "must be between 1 and 60")
 	}
+	if !ValidCatalogEndpoint(s.CatalogEndpoint) {
+		fields.Add("sru_endpoint", "must be empty (no lookups) or an http or https URL without a user name or password, of at most 2048 characters")
+	}
 	if s.ReadingLevelCheck != "" && !validReadingCheck(s.ReadingLevelCheck) {
 		fields.Add("reading_level_check", "must be warn, block or off")
 	}

@@ -55,6 +55,10 @@ type Settings struct {
 	// HoldPickupDays is how long a copy put aside for a hold waits for its
 	// student before the next hold gets it (PickupDays: 0 is the default).
 	HoldPickupDays int
+	// CatalogEndpoint is the SRU base URL of the catalogue server the desk
+	// and the API look scanned ISBNs up at (DefaultCatalogEndpoint for a
+	// new school); "" turns lookups off.
+	CatalogEndpoint string
 	// ReadingLevelCheck is what a check-out does with a book outside the
 	// student's reading range (ReadingCheckWarn, ReadingCheckBlock or
 	// ReadingCheckOff); "" reads as warn (ReadingCheck).
@@ -80,7 +84,7 @@ const (
 func DefaultSettings() Settings {
 	return Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true, Timezone: DefaultTimezone,
 		MaxCopiesPerBook: DefaultMaxCopiesPerBook, MaxCopiesPerSchool: DefaultMaxCopiesPerSchool,
-		HoldPickupDays: DefaultHoldPickupDays, ReadingLevelCheck: ReadingCheckWarn}
+		HoldPickupDays: DefaultHoldPickupDays, CatalogEndpoint: DefaultCatalogEndpoint, ReadingLevelCheck: ReadingCheckWarn}
 }
 
 // WithCapDefaults returns s with the default copy caps and pickup window

@@ -1144,7 +1144,8 @@ func testLibSaveSettings(t *testing.T, r ports.Repositories) {
 	must(t, "Create school", r.Schools.Create(ctx(t), s))
 	must(t, "Create other school", r.Schools.Create(ctx(t), other))
 
-	// Zero values are stored as such; the copy caps too.
+	// Zero values are stored as such; the copy caps too, and an empty
+	// catalogue server (lookups off) is not read back as the default.
 	settings := library.Settings{DefaultLoanDays: 7, MaxRenewals: 0, RenewalDays: 3, AllowPublicCatalog: false,
 		MaxCopiesPerBook: 3, MaxCopiesPerSchool: 10, HoldPickupDays: 1}
 	must(t, "SaveSettings", r.Schools.SaveSettings(ctx(t), s.ID, settings))
@@ -1159,7 +1160,7 @@ func testLibSaveSettings(t *testing.T, r ports.Repositories) {
 
 	settings = library.Settings{DefaultLoanDays: 28, MaxRenewals: 5, RenewalDays: 14, AllowPublicCatalog: true,
 		MaxCopiesPerBook: library.MaxCopiesPerBookLimit, MaxCopiesPerSchool: library.MaxCopiesPerSchoolLimit,
-		HoldPickupDays: library.MaxHoldPickupDays}
+		HoldPickupDays: library.MaxHoldPickupDays, CatalogEndpoint: "https://koha.maple.example.org:9998/biblios?x-db=kids"}
 	must(t, "SaveSettings again", r.Schools.SaveSettings(ctx(t), s.ID, settings))
 	got, err = r.Schools.Get(ctx(t), s.ID)
 	must(t, "Get", err)

@@ -26,9 +26,11 @@ import (
 	"github.com/readinglibrary/service/adapters/labels"
 	"github.com/readinglibrary/service/adapters/ladonauthz"
 	"github.com/readinglibrary/service/adapters/mailer"
+	"github.com/readinglibrary/service/adapters/marc"
 	"github.com/readinglibrary/service/adapters/oidcverify"
 	"github.com/readinglibrary/service/adapters/passwordhash"
 	"github.com/readinglibrary/service/adapters/ratelimit"
+	"github.com/readinglibrary/service/adapters/sru"
 	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
@@ -209,6 +211,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	}
 	a.Catalog = service.NewCatalog(a.Repos, authz)
 	a.Library = service.NewLibrary(a.Repos, a.Identity)
+	a.Library.UseCatalogSource(sru.New(sru.DefaultTimeout), marc.NewCodec())
 	a.Sweeper = service.NewSweeper(a.Repos.Expiry, cfg.SweepInterval).WithHolds(a.Library.Holds)
 	a.Sweeper.Also("anonymized_loans", a.Library.Circulation.AnonymizeHistory)
 	a.Sweeper.Also("notices_sent", func(ctx context.Context, now time.Time) (int64, error) {

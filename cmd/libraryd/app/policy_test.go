@@ -75,6 +75,7 @@ var whoMayCall = map[string]string{
 	"library.students.import":      "admin librarian",
 	"library.students.update":      "admin librarian",
 	"library.books.create":         "admin librarian",
+	"library.catalogLookup":        "admin librarian",
 	"library.books.list":           "admin librarian staff",
 	"library.books.get":            "admin librarian staff",
 	"library.copies.create":        "admin librarian",
