@@ -50,6 +50,8 @@ const (
 	colRedemptions       = "invite_redemptions"
 	colSweepClaims       = "sweep_claims"
 	colStudentImports    = "student_imports"
+	colExternalIDs       = "student_external_ids"
+	colRosterRollovers   = "roster_rollovers"
 	colDepartures        = "student_departures"
 	colDepartureOutcomes = "departure_outcomes"
 	colMailTokens        = "mail_tokens"

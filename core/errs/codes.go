@@ -67,7 +67,7 @@ const (
 	CodeExternalIDExists = "external_id_exists"
 	CodeRosterConflicts  = "roster_conflicts"
 	CodeRolloverDone     = "rollover_done"
-	CodeRosterTooLarge   = "roster_too_large"
+	CodeRolloverNotFound = "rollover_not_found"
 
 	// Catalog: books, their content and reading.
 	CodeBookExists              = "book_exists"

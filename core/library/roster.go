@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -367,4 +368,30 @@ func dominantGradeStyle(students []user.Account) gradeLevel {
 		}
 	}
 	return best
+}
+
+// RosterChange is what a roster sync or a rollover stores (see
+// ports.StudentRepository.ApplyRoster).
+type RosterChange struct {
+	SchoolID string
+	Add      []user.Account
+	Changed  []user.Account
+	Before   []user.Account
+	Rollover *Rollover
+}
+
+// Rollover records a school's year-end rollover: once per school year.
+type Rollover struct {
+	SchoolID     string
+	SchoolYear   string
+	LeavingGrade string
+	Promoted     int
+	Left         int
+	At           time.Time
+}
+
+// ErrRolloverNotFound is returned when a school has not rolled over a
+// school year.
+func ErrRolloverNotFound() error {
+	return errs.E(errs.NotFound, errs.CodeRolloverNotFound, "The school has not rolled over this school year.")
 }
