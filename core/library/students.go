@@ -352,3 +352,16 @@ func csvSyntaxError(err error) LineError {
 	}
 	return LineError{Line: 1, Message: "is not valid CSV: " + err.Error()}
 }
+
+// StudentsCSVHas reports whether a students CSV (one ParseStudentsCSV
+// accepts) has the column: a roster sync keeps what is stored for a column
+// the file leaves out.
+func StudentsCSVHas(data []byte, column string) bool {
+	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\uFEFF"))))
+	r.FieldsPerRecord = -1
+	header, err := r.Read()
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(header, func(h string) bool { return strings.EqualFold(strings.TrimSpace(h), column) })
+}
