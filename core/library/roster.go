@@ -34,14 +34,14 @@ func ValidateExternalID(id string) string {
 
 // RosterStudent is one student in a roster report.
 type RosterStudent struct {
-	ID            string   `json:"id,omitempty"`
-	Line          int      `json:"line,omitempty"`
+	ID            string   `json:"id"`
+	Line          int      `json:"line"`
 	Name          string   `json:"name"`
 	StudentNumber string   `json:"student_number"`
 	ExternalID    string   `json:"external_id"`
 	Grade         string   `json:"grade"`
 	Homeroom      string   `json:"homeroom"`
-	Changes       []string `json:"changes,omitempty"`
+	Changes       []string `json:"changes"`
 }
 
 // RosterConflict is a row a sync cannot apply: a student number the file
@@ -110,7 +110,7 @@ func PlanRoster(existing []user.Account, drafts []StudentDraft, opt RosterOption
 			if !d.Inactive {
 				p.Added = append(p.Added, d)
 				p.Report.Added = append(p.Report.Added, RosterStudent{Line: d.Line, Name: d.Name, StudentNumber: d.StudentNumber,
-					ExternalID: d.ExternalID, Grade: d.Grade, Homeroom: d.Homeroom})
+					ExternalID: d.ExternalID, Grade: d.Grade, Homeroom: d.Homeroom, Changes: []string{}})
 			}
 			continue
 		}
@@ -147,7 +147,8 @@ func PlanRoster(existing []user.Account, drafts []StudentDraft, opt RosterOption
 }
 
 func rosterStudentOf(a user.Account) RosterStudent {
-	return RosterStudent{ID: a.ID, Name: a.Name, StudentNumber: a.StudentNumber, ExternalID: a.ExternalID, Grade: a.Grade, Homeroom: a.Homeroom}
+	return RosterStudent{ID: a.ID, Name: a.Name, StudentNumber: a.StudentNumber, ExternalID: a.ExternalID, Grade: a.Grade, Homeroom: a.Homeroom,
+		Changes: []string{}}
 }
 
 // matchRosterRow finds the student a row is, -1 for a new one, or says
