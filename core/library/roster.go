@@ -244,7 +244,11 @@ func parseGrade(g string) (gradeLevel, bool) {
 	if n < 1 || n > 13 {
 		return gradeLevel{}, false
 	}
-	return gradeLevel{level: n, prefix: m[1], width: len(m[2])}, true
+	width := 1
+	if m[2][0] == '0' {
+		width = 2 // OneRoster's "07"
+	}
+	return gradeLevel{level: n, prefix: m[1], width: width}, true
 }
 
 // spell writes level n in the style of g.
