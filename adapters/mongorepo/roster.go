@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
@@ -19,6 +20,9 @@ type externalIDDoc struct {
 	SchoolID  string `bson:"school_id"`
 	AccountID string `bson:"account_id"`
 }
+
+// rosterBatch is how many changed students one bulk write replaces.
+const rosterBatch = 500
 
 func externalIDKey(schoolID, id string) string { return schoolID + "#" + id }
 
@@ -100,62 +104,81 @@ func (r *Students) ApplyRoster(ctx context.Context, c library.RosterChange) erro
 		}
 		undo = append(undo, func(ctx context.Context) { _, _ = r.rollovers.DeleteOne(ctx, bson.D{{Key: "_id", Value: d.ID}}) })
 	}
-	var numberIDs, externalIDs []string
-	undo = append(undo, func(ctx context.Context) {
-		if len(numberIDs) > 0 {
-			_, _ = r.numbers.DeleteMany(ctx, bson.D{{Key: "_id", Value: in(numberIDs)}})
-		}
-		if len(externalIDs) > 0 {
-			_, _ = r.externals.DeleteMany(ctx, bson.D{{Key: "_id", Value: in(externalIDs)}})
-		}
-	})
-	claim := func(a user.Account, before user.Account) error {
+	// Claims are inserted in one insertMany per collection; a clash part
+	// way leaves the earlier ones, so the undo removes exactly the claims
+	// of these accounts (a clashing claim is another account's).
+	var numbers, externals []any
+	var numberIDs, externalIDs, owners []string
+	for i, a := range c.Changed {
+		before := c.Before[i]
 		if a.StudentNumber != "" && before.StudentNumber == "" {
 			n := toStudentNumberDoc(ports.StudentNumber{SchoolID: a.SchoolID, Number: a.StudentNumber, AccountID: a.ID})
-			if _, err := r.numbers.InsertOne(wctx, n); err != nil {
-				return mapErr(err, "claim the student number", nil, library.ErrStudentNumberExists)
-			}
-			numberIDs = append(numberIDs, n.ID)
+			numbers, numberIDs = append(numbers, n), append(numberIDs, n.ID)
 		}
 		if a.ExternalID != "" && before.ExternalID == "" {
 			e := externalIDDoc{ID: externalIDKey(a.SchoolID, a.ExternalID), SchoolID: a.SchoolID, AccountID: a.ID}
-			if _, err := r.externals.InsertOne(wctx, e); err != nil {
-				return mapErr(err, "claim the external id", nil, library.ErrExternalIDExists)
-			}
-			externalIDs = append(externalIDs, e.ID)
+			externals, externalIDs = append(externals, e), append(externalIDs, e.ID)
 		}
-		return nil
-	}
-	for i, a := range c.Changed {
-		if err := claim(a, c.Before[i]); err != nil {
-			return fail(err)
-		}
+		owners = append(owners, a.ID)
 	}
 	// New students' external ids; their numbers are ImportStudents'.
 	for _, a := range c.Add {
-		if err := claim(user.Account{ExternalID: a.ExternalID, SchoolID: a.SchoolID, ID: a.ID}, user.Account{}); err != nil {
-			return fail(err)
+		if a.ExternalID != "" {
+			e := externalIDDoc{ID: externalIDKey(a.SchoolID, a.ExternalID), SchoolID: a.SchoolID, AccountID: a.ID}
+			externals, externalIDs = append(externals, e), append(externalIDs, e.ID)
+			owners = append(owners, a.ID)
+		}
+	}
+	undo = append(undo, func(ctx context.Context) {
+		mine := func(ids []string) bson.D {
+			return bson.D{{Key: "_id", Value: in(ids)}, {Key: "account_id", Value: in(owners)}}
+		}
+		if len(numberIDs) > 0 {
+			_, _ = r.numbers.DeleteMany(ctx, mine(numberIDs))
+		}
+		if len(externalIDs) > 0 {
+			_, _ = r.externals.DeleteMany(ctx, mine(externalIDs))
+		}
+	})
+	if len(numbers) > 0 {
+		if _, err := r.numbers.InsertMany(wctx, numbers); err != nil {
+			return fail(mapInsertManyErr(err, "claim the student numbers", library.ErrStudentNumberExists))
+		}
+	}
+	if len(externals) > 0 {
+		if _, err := r.externals.InsertMany(wctx, externals); err != nil {
+			return fail(mapInsertManyErr(err, "claim the external ids", library.ErrExternalIDExists))
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(mapErr(err, "apply the roster", nil, nil))
 	}
-	for i, a := range c.Changed {
-		res, err := r.accounts.ReplaceOne(wctx, visible(bson.D{{Key: "_id", Value: a.ID}}), toAccountDoc(a))
-		if err != nil {
-			return fail(mapErr(err, "update the student", nil, user.ErrEmailTaken))
+	// The changed accounts, rosterBatch at a time in one bulk write each
+	// (a rollover changes the whole school); a failed batch undoes every
+	// batch up to its own by writing back the stored accounts.
+	for from := 0; from < len(c.Changed); from += rosterBatch {
+		to := min(from+rosterBatch, len(c.Changed))
+		models := make([]mongo.WriteModel, 0, to-from)
+		for _, a := range c.Changed[from:to] {
+			models = append(models, mongo.NewReplaceOneModel().SetFilter(visible(bson.D{{Key: "_id", Value: a.ID}})).SetReplacement(toAccountDoc(a)))
 		}
-		if res.MatchedCount == 0 {
+		befores := c.Before[from:to]
+		undo = append(undo, func(ctx context.Context) {
+			back := make([]mongo.WriteModel, 0, len(befores))
+			for _, b := range befores {
+				back = append(back, mongo.NewReplaceOneModel().SetFilter(bson.D{{Key: "_id", Value: b.ID}}).SetReplacement(toAccountDoc(b)))
+			}
+			_, _ = r.accounts.BulkWrite(ctx, back, options.BulkWrite().SetOrdered(false))
+		})
+		res, err := r.accounts.BulkWrite(wctx, models)
+		if err != nil {
+			return fail(mapInsertManyErr(err, "update the students", user.ErrEmailTaken))
+		}
+		if int(res.MatchedCount) != len(models) {
 			return fail(library.ErrStudentNotFound())
 		}
-		before := c.Before[i]
-		undo = append(undo, func(ctx context.Context) {
-			_, _ = r.accounts.ReplaceOne(ctx, bson.D{{Key: "_id", Value: before.ID}}, toAccountDoc(before))
-		})
-		if i%100 == 99 {
-			if err := ctx.Err(); err != nil {
-				return fail(mapErr(err, "apply the roster", nil, nil))
-			}
+		if err := ctx.Err(); err != nil {
+			return fail(mapErr(err, "apply the roster", nil, nil))
 		}
 	}
 	if err := r.ImportStudents(ctx, c.Add); err != nil {

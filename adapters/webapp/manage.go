@@ -225,6 +225,7 @@ func (a *App) addCopies(w http.ResponseWriter, r *http.Request) {
 
 type studentRow struct {
 	ID, Name, Email, Number, Grade, Homeroom string
+	Inactive                                 bool
 }
 
 type lineProblem struct {
@@ -276,7 +277,7 @@ func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school libr
 	v.CanCharges = a.allowed(r, "read", "library:charges")
 	for _, s := range res.Students {
 		v.Students = append(v.Students, studentRow{ID: s.ID, Name: s.Name, Email: s.Email, Number: s.StudentNumber,
-			Grade: s.Grade, Homeroom: s.Homeroom})
+			Grade: s.Grade, Homeroom: s.Homeroom, Inactive: s.Inactive})
 	}
 	a.render(w, r, status, "students", v)
 }
