@@ -2,6 +2,8 @@ package test
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -119,4 +121,45 @@ func TestBrowserRoster(t *testing.T) {
 		t.Fatalf("second rollover: %q", got)
 	}
 	screenshot(t, bctx, "roster-leavers")
+}
+
+// At the desk: the librarian chooses the OneRoster 1.1 sample zip, checks
+// it (4 to add, homerooms from the homeroom classes), and applies it.
+func TestBrowserRosterOneRoster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	bctx := newChromium(t)
+	s := startService(t, testEnv(t, nil))
+	const domain = "maplegrove.example.org"
+	lib := s.login(demoLibrarian, demoPassword).Access
+	path := filepath.Join(t.TempDir(), "oneroster.zip")
+	if err := os.WriteFile(path, []byte(zipOf(t, oneRosterFiles(t))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	signInDemoLibrarian(t, bctx, s)
+	run(t, bctx, "check the OneRoster zip",
+		chromedp.Navigate(s.URL+"/library/"+domain+"/roster"),
+		chromedp.WaitVisible(chromedp.ID("oneroster-file")),
+		chromedp.SetUploadFiles(`#oneroster-file`, []string{path}),
+		chromedp.Click(chromedp.ID("oneroster-check")),
+		chromedp.WaitVisible(chromedp.ID("sync-report")),
+	)
+	if got := get(t, bctx, "summary", chromedp.Text(chromedp.ID("sync-summary"))); !strings.Contains(got, "4 to add") {
+		t.Fatalf("OneRoster check: %q", got)
+	}
+	if got := get(t, bctx, "added", chromedp.Text(chromedp.ID("sync-added"))); !strings.Contains(got, "Ava Nguyen (240117), grade 06, 6A") {
+		t.Fatalf("to add: %q", got)
+	}
+	screenshot(t, bctx, "roster-oneroster-check")
+	run(t, bctx, "apply it",
+		chromedp.Click(chromedp.ID("sync-apply")),
+		chromedp.WaitVisible(chromedp.ID("flash")),
+	)
+	if msg := get(t, bctx, "message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(msg, "4 added") {
+		t.Fatalf("after applying: %q", msg)
+	}
+	if r := s.do(req{Path: "/api/library/students?homeroom=7C", Token: lib}); !strings.Contains(string(r.Body), "Sofía García López") {
+		t.Fatalf("7C after the sync: %s", r.Body)
+	}
 }

@@ -229,8 +229,8 @@ type studentRow struct {
 }
 
 type lineProblem struct {
-	Line           int
-	Field, Message string
+	Line                 int
+	File, Field, Message string
 }
 
 type studentsView struct {
@@ -411,6 +411,7 @@ func toLineProblem(l map[string]any) lineProblem {
 		p.Line = int(n)
 	}
 	p.Field, _ = l["field"].(string)
+	p.File, _ = l["file"].(string)
 	p.Message, _ = l["message"].(string)
 	return p
 }

@@ -1,7 +1,9 @@
 package webapp
 
 import (
+	"encoding/base64"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -19,8 +21,10 @@ type rosterView struct {
 	CanSync     bool
 	CanRollover bool
 	// The sync form, and its report once checked.
-	CSV       string
-	Full      bool
+	CSV  string
+	Full bool
+	// ZipB64 carries a checked OneRoster zip to the apply form.
+	ZipB64    string
 	Report    *library.RosterReport
 	SyncErr   string
 	SyncRows  []lineProblem
@@ -151,4 +155,71 @@ func (a *App) rollover(w http.ResponseWriter, r *http.Request, dryRun bool) {
 	}
 	a.redirect(w, r, schoolPath(school)+"/roster", flash{Kind: "success", Message: fmt.Sprintf(
 		"Rolled over %s: %d moved up, %d left (%s), %d not read.", plan.SchoolYear, len(plan.Promoted), len(plan.Leaving), plan.LeavingGrade, len(plan.Unreadable))})
+}
+
+// checkOneRoster is the dry run of a OneRoster 1.1 zip chosen at the
+// desk; applyOneRoster applies the zip the check carried (base64 in the
+// apply form), re-read and re-checked, all or nothing.
+func (a *App) checkOneRoster(w http.ResponseWriter, r *http.Request) { a.syncOneRoster(w, r, true) }
+
+func (a *App) applyOneRoster(w http.ResponseWriter, r *http.Request) { a.syncOneRoster(w, r, false) }
+
+func (a *App) syncOneRoster(w http.ResponseWriter, r *http.Request, dryRun bool) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "sync", "library:students") {
+		return
+	}
+	// base64 makes the carried zip a third larger than the cap.
+	r.Body = http.MaxBytesReader(w, r.Body, library.MaxRosterBytes*3/2)
+	v := rosterView{}
+	zipped, err := readDeskZip(r, dryRun)
+	if err == nil {
+		v.Full = r.FormValue("full") == "on"
+		var rep library.RosterReport
+		rep, err = a.deps.Library.Students.Sync(r.Context(), school.ID,
+			service.SyncInput{RosterUpload: service.RosterUpload{Zip: zipped}, Full: v.Full, DryRun: dryRun})
+		if err == nil && !dryRun {
+			a.redirect(w, r, schoolPath(school)+"/roster", flash{Kind: "success", Message: fmt.Sprintf(
+				"Roster synced: %d added, %d changed, %d made inactive.", len(rep.Added), len(rep.Changed), len(rep.Deactivated))})
+			return
+		}
+		v.Report, v.ZipB64 = &rep, base64.StdEncoding.EncodeToString(zipped)
+	}
+	if err != nil {
+		v.Report, v.ZipB64 = nil, ""
+		v.SyncErr, v.SyncRows = a.messageOf(r, err), lineProblems(err)
+		if e, ok := errs.As(err); ok {
+			if report, ok := e.Details["report"].(library.RosterReport); ok {
+				v.Report = &report
+			}
+		}
+		a.renderRoster(w, r, school, a.statusFor(err), v)
+		return
+	}
+	a.renderRoster(w, r, school, http.StatusOK, v)
+}
+
+// readDeskZip reads the zip of a OneRoster form: the chosen file for a
+// check, the carried base64 for the apply.
+func readDeskZip(r *http.Request, fromFile bool) ([]byte, error) {
+	if err := r.ParseMultipartForm(library.MaxRosterBytes); err != nil {
+		return nil, errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The roster is larger than 8 MiB; sync it in parts.")
+	}
+	if !fromFile {
+		b, err := base64.StdEncoding.DecodeString(r.FormValue("zip"))
+		if err != nil || len(b) == 0 {
+			return nil, errs.InvalidField("zip", "is missing: check the roster again")
+		}
+		return b, nil
+	}
+	f, _, err := r.FormFile("oneroster")
+	if err != nil {
+		return nil, errs.InvalidField("oneroster", "is missing: choose the OneRoster zip")
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, library.MaxRosterBytes+1))
+	if err != nil || len(b) > library.MaxRosterBytes {
+		return nil, errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The roster is larger than 8 MiB; sync it in parts.")
+	}
+	return b, nil
 }
