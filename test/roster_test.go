@@ -331,9 +331,11 @@ func TestRosterRollover(t *testing.T) {
 	syncReport(t, "roster", w.sync("text/csv", csv, "full=true"))
 	roll := w.roll(t)
 	bookID, copies := w.addBook(t, w.libA, `{"title":"Wonder","author":"R. J. Palacio","copies":1}`)
-	if r := w.lend(w.libA, bookID, copies[0]["id"].(string), roll["Ben Carter"].ID); r.Status != 201 {
-		t.Fatalf("lend to Ben: %d %s", r.Status, r.Body)
+	lent := w.lend(w.libA, bookID, copies[0]["id"].(string), roll["Ben Carter"].ID)
+	if lent.Status != 201 {
+		t.Fatalf("lend to Ben: %d %s", lent.Status, lent.Body)
 	}
+	bensLoan := lent.json(t)["loan"].(map[string]any)["id"].(string)
 	rollover := func(body string) response {
 		return w.s.do(req{Method: http.MethodPost, Path: "/api/library/students/rollover", Token: w.libA, Body: body})
 	}
@@ -389,5 +391,13 @@ func TestRosterRollover(t *testing.T) {
 	_ = json.Unmarshal(r.Body, &leavers)
 	if r.Status != 200 || len(leavers.Leavers) != 1 || leavers.Leavers[0].Student.Name != "Ben Carter" || leavers.Leavers[0].Loans[0].BookTitle != "Wonder" {
 		t.Fatalf("leavers: %d %s", r.Status, r.Body)
+	}
+	wantRefused(t, "renewal for a leaver", w.act(w.libA, bensLoan, "renew"), 409, "student_inactive")
+	if r := w.act(w.libA, bensLoan, "return"); r.Status != 200 {
+		t.Fatalf("a leaver's book comes back: %d %s", r.Status, r.Body)
+	}
+	r = w.s.do(req{Path: "/api/library/students/leavers", Token: w.libA})
+	if r.Status != 200 || strings.Contains(string(r.Body), "Ben Carter") {
+		t.Fatalf("leavers after Ben's return: %d %s", r.Status, r.Body)
 	}
 }
