@@ -102,6 +102,10 @@ func PlanRoster(existing []user.Account, drafts []StudentDraft, opt RosterOption
 	listed := make([]bool, len(existing))
 	for _, d := range drafts {
 		i, conflict := matchRosterRow(existing, byExt, byNumber, d)
+		if i >= 0 {
+			// Listed, even in conflict: a full sync does not retire them.
+			listed[i] = true
+		}
 		if conflict != "" {
 			p.Report.Conflicts = append(p.Report.Conflicts, RosterConflict{Line: d.Line, StudentNumber: d.StudentNumber, ExternalID: d.ExternalID, Message: conflict})
 			continue
@@ -114,7 +118,6 @@ func PlanRoster(existing []user.Account, drafts []StudentDraft, opt RosterOption
 			}
 			continue
 		}
-		listed[i] = true
 		before := existing[i]
 		after, changes := applyRosterRow(before, d, opt)
 		if len(changes) == 0 {
@@ -151,8 +154,8 @@ func rosterStudentOf(a user.Account) RosterStudent {
 		Changes: []string{}}
 }
 
-// matchRosterRow finds the student a row is, -1 for a new one, or says
-// why the row conflicts with the school's students.
+// matchRosterRow finds the student a row is (-1 for a new one or none),
+// and says why the row conflicts with the school's students, if it does.
 func matchRosterRow(existing []user.Account, byExt, byNumber map[string]int, d StudentDraft) (int, string) {
 	numbered, hasNumber := byNumber[strings.ToLower(d.StudentNumber)]
 	hasNumber = hasNumber && d.StudentNumber != ""
@@ -161,15 +164,15 @@ func matchRosterRow(existing []user.Account, byExt, byNumber map[string]int, d S
 			a := existing[i]
 			switch {
 			case hasNumber && numbered != i:
-				return 0, fmt.Sprintf("student number %s belongs to %s (external id %q), not to external id %q", d.StudentNumber, existing[numbered].Name, existing[numbered].ExternalID, d.ExternalID)
+				return i, fmt.Sprintf("student number %s belongs to %s (external id %q), not to external id %q", d.StudentNumber, existing[numbered].Name, existing[numbered].ExternalID, d.ExternalID)
 			case d.StudentNumber != "" && a.StudentNumber != "" && !strings.EqualFold(a.StudentNumber, d.StudentNumber):
-				return 0, fmt.Sprintf("external id %q has the student number %s here, not %s; student numbers are not changed by a sync", d.ExternalID, a.StudentNumber, d.StudentNumber)
+				return i, fmt.Sprintf("external id %q has the student number %s here, not %s; student numbers are not changed by a sync", d.ExternalID, a.StudentNumber, d.StudentNumber)
 			}
 			return i, ""
 		}
 		if hasNumber {
 			if a := existing[numbered]; a.ExternalID != "" {
-				return 0, fmt.Sprintf("one student number for two ids: %s is %s's, whose external id is %q, not %q", d.StudentNumber, a.Name, a.ExternalID, d.ExternalID)
+				return -1, fmt.Sprintf("one student number for two ids: %s is %s's, whose external id is %q, not %q", d.StudentNumber, a.Name, a.ExternalID, d.ExternalID)
 			}
 			return numbered, ""
 		}

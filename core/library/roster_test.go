@@ -113,6 +113,12 @@ func TestPlanRosterConflictsAndFullSync(t *testing.T) {
 	if r.Changed[2].Changes[len(r.Changed[2].Changes)-1] != "reactivated" {
 		t.Errorf("Cy's changes = %v", r.Changed[2].Changes)
 	}
+	// A row in conflict still lists its student: a full sync does not
+	// retire them.
+	renumbered := []StudentDraft{{Line: 2, Name: "Ann", StudentNumber: "99", ExternalID: "X1"}}
+	if p := PlanRoster(existing[:1], renumbered, RosterOptions{Full: true}, now); len(p.Report.Conflicts) != 1 || len(p.Report.Deactivated) != 0 {
+		t.Errorf("renumbered Ann: %+v", p.Report)
+	}
 	// Without Full nobody is retired.
 	if p := PlanRoster(existing, drafts[:1], RosterOptions{HasGrade: true}, now); len(p.Report.Deactivated) != 0 {
 		t.Errorf("partial sync deactivated %+v", p.Report.Deactivated)
