@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // rosterReport is the report of a roster sync as the API answers it.
@@ -306,11 +307,15 @@ func TestRosterSyncOneRoster(t *testing.T) {
 	if os.Getenv("LIBRARY_TEST_STORE") == "mongo" {
 		n = 400
 	}
+	began := time.Now()
 	rep = syncReport(t, "generated rows", w.sync("text/csv", generated(n), ""))
+	t.Logf("sync of %d generated rows (commit): %v", n, time.Since(began))
 	if len(rep.Added) != n {
 		t.Fatalf("%d rows: %d added", n, len(rep.Added))
 	}
+	began = time.Now()
 	rep = syncReport(t, "generated rows again", w.sync("text/csv", generated(n), "dry_run=true"))
+	t.Logf("dry run of the same %d rows: %v", n, time.Since(began))
 	if rep.Unchanged != n {
 		t.Fatalf("%d rows again: %+v unchanged", n, rep.Unchanged)
 	}
