@@ -79,6 +79,7 @@ type Students struct {
 	imports   *mongo.Collection
 	externals *mongo.Collection
 	rollovers *mongo.Collection
+	journals  *mongo.Collection
 }
 
 // Invites is the MongoDB ports.InviteRepository.
@@ -115,7 +116,7 @@ func NewActiveLoans(db *mongo.Database) *ActiveLoans {
 func NewStudents(db *mongo.Database) *Students {
 	mustDB(db, "NewStudents")
 	return &Students{accounts: db.Collection(colAccounts), numbers: db.Collection(colStudentNumbers), imports: db.Collection(colStudentImports),
-		externals: db.Collection(colExternalIDs), rollovers: db.Collection(colRosterRollovers)}
+		externals: db.Collection(colExternalIDs), rollovers: db.Collection(colRosterRollovers), journals: db.Collection(colRosterJournals)}
 }
 
 // NewInvites returns the invitation store of db. It panics on nil, a wiring bug.

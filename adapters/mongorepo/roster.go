@@ -2,6 +2,9 @@ package mongorepo
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -81,11 +84,18 @@ func withExternalIDs(db *mongo.Database, k recordKind) recordKind {
 // and last the new students through ImportStudents, whose own commit
 // (invisible until then, all or none) is the sync's.
 //
+// Before any of it, a journal (roster_applies) records the stored
+// accounts and the claims to make; a crash leaves it behind, and the next
+// start (finishRosters) rolls the change back, unless its new students
+// were committed, the sync's commit. A change without new students
+// commits by deleting its journal.
+//
 // Not atomic to readers: while it runs a list may show some changed
-// students changed and others not, and a crash in the middle of the
-// changed accounts leaves those written (the next sync of the same file
-// finishes them).
+// students changed and others not.
 func (r *Students) ApplyRoster(ctx context.Context, c library.RosterChange) error {
+	if len(c.Changed) == 0 && c.Rollover == nil && !anyExternalID(c.Add) {
+		return r.ImportStudents(ctx, c.Add) // all or nothing by itself
+	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importWriteTimeout)
 	defer cancel()
 	var undo []func(context.Context)
@@ -97,10 +107,15 @@ func (r *Students) ApplyRoster(ctx context.Context, c library.RosterChange) erro
 		}
 		return cause
 	}
+	journal, err := r.startJournal(wctx, c)
+	if err != nil {
+		return err
+	}
+	undo = append(undo, func(ctx context.Context) { _, _ = r.journals.DeleteOne(ctx, bson.D{{Key: "_id", Value: journal}}) })
 	if ro := c.Rollover; ro != nil {
 		d := toRolloverDoc(*ro)
 		if _, err := r.rollovers.InsertOne(wctx, d); err != nil {
-			return mapErr(err, "claim the rollover", nil, library.ErrRolloverDone)
+			return fail(mapErr(err, "claim the rollover", nil, library.ErrRolloverDone))
 		}
 		undo = append(undo, func(ctx context.Context) { _, _ = r.rollovers.DeleteOne(ctx, bson.D{{Key: "_id", Value: d.ID}}) })
 	}
@@ -183,6 +198,133 @@ func (r *Students) ApplyRoster(ctx context.Context, c library.RosterChange) erro
 	}
 	if err := r.ImportStudents(ctx, c.Add); err != nil {
 		return fail(err)
+	}
+	_, err = r.journals.DeleteOne(wctx, bson.D{{Key: "_id", Value: journal}})
+	if err != nil && len(c.Add) == 0 {
+		// Without new students the journal's removal is the commit.
+		return fail(mapErr(err, "commit the roster", nil, nil))
+	}
+	return nil
+}
+
+func anyExternalID(accounts []user.Account) bool {
+	for _, a := range accounts {
+		if a.ExternalID != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// rosterJournalDoc records an ApplyRoster under way: what to write back
+// and which claims to remove if it never finishes.
+type rosterJournalDoc struct {
+	ID          string       `bson:"_id"`
+	Befores     []accountDoc `bson:"befores"`
+	Owners      []string     `bson:"owners"` // the accounts whose claims it makes
+	NumberIDs   []string     `bson:"number_ids"`
+	ExternalIDs []string     `bson:"external_ids"`
+	RolloverID  string       `bson:"rollover_id"`
+	Adds        []string     `bson:"adds"` // the new students' ids: present, the change committed
+	StartedAt   time.Time    `bson:"started_at"`
+}
+
+// startJournal stores the journal of c and returns its id.
+func (r *Students) startJournal(ctx context.Context, c library.RosterChange) (string, error) {
+	var raw [16]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", mapErr(err, "start the roster", nil, nil)
+	}
+	j := rosterJournalDoc{ID: hex.EncodeToString(raw[:]), Befores: []accountDoc{}, Owners: []string{}, NumberIDs: []string{},
+		ExternalIDs: []string{}, Adds: []string{}, StartedAt: time.Now().UTC()}
+	for i, a := range c.Changed {
+		before := c.Before[i]
+		j.Befores = append(j.Befores, toAccountDoc(before))
+		j.Owners = append(j.Owners, a.ID)
+		if a.StudentNumber != "" && before.StudentNumber == "" {
+			j.NumberIDs = append(j.NumberIDs, studentNumberID(a.SchoolID, a.StudentNumber))
+		}
+		if a.ExternalID != "" && before.ExternalID == "" {
+			j.ExternalIDs = append(j.ExternalIDs, externalIDKey(a.SchoolID, a.ExternalID))
+		}
+	}
+	for _, a := range c.Add {
+		j.Adds, j.Owners = append(j.Adds, a.ID), append(j.Owners, a.ID)
+		if a.ExternalID != "" {
+			j.ExternalIDs = append(j.ExternalIDs, externalIDKey(a.SchoolID, a.ExternalID))
+		}
+	}
+	if c.Rollover != nil {
+		j.RolloverID = rolloverKey(c.Rollover.SchoolID, c.Rollover.SchoolYear)
+	}
+	if _, err := r.journals.InsertOne(ctx, j); err != nil {
+		return "", mapErr(err, "start the roster", nil, nil)
+	}
+	return j.ID, nil
+}
+
+// finishRosters settles the roster changes a crash interrupted, those
+// started before olderThan (after finishImports, so a committed import is
+// published): one whose new students exist committed, and its journal
+// goes; any other is rolled back (accounts written back, its claims and
+// its rollover's removed). It reads roster_applies by started_at.
+func finishRosters(ctx context.Context, db *mongo.Database, olderThan time.Time) error {
+	journals := db.Collection(colRosterJournals)
+	cur, err := journals.Find(ctx, bson.D{{Key: "started_at", Value: bson.D{{Key: "$lt", Value: olderThan}}}})
+	if err != nil {
+		return mapErr(err, "find unfinished roster changes", nil, nil)
+	}
+	var docs []rosterJournalDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return mapErr(err, "find unfinished roster changes", nil, nil)
+	}
+	accounts := db.Collection(colAccounts)
+	for _, j := range docs {
+		committed := false
+		if len(j.Adds) > 0 {
+			n, err := accounts.CountDocuments(ctx, visible(bson.D{{Key: "_id", Value: j.Adds[0]}}))
+			if err != nil {
+				return mapErr(err, "settle a roster change", nil, nil)
+			}
+			committed = n > 0
+		}
+		if !committed {
+			if err := rollBackRoster(ctx, db, j); err != nil {
+				return err
+			}
+		}
+		if _, err := journals.DeleteOne(ctx, bson.D{{Key: "_id", Value: j.ID}}); err != nil {
+			return mapErr(err, "settle a roster change", nil, nil)
+		}
+	}
+	return nil
+}
+
+func rollBackRoster(ctx context.Context, db *mongo.Database, j rosterJournalDoc) error {
+	if len(j.Befores) > 0 {
+		back := make([]mongo.WriteModel, 0, len(j.Befores))
+		for _, b := range j.Befores {
+			back = append(back, mongo.NewReplaceOneModel().SetFilter(bson.D{{Key: "_id", Value: b.ID}}).SetReplacement(b))
+		}
+		if _, err := db.Collection(colAccounts).BulkWrite(ctx, back, options.BulkWrite().SetOrdered(false)); err != nil {
+			return mapErr(err, "roll back a roster change", nil, nil)
+		}
+	}
+	mine := func(ids []string) bson.D {
+		return bson.D{{Key: "_id", Value: in(ids)}, {Key: "account_id", Value: in(j.Owners)}}
+	}
+	for col, ids := range map[string][]string{colStudentNumbers: j.NumberIDs, colExternalIDs: j.ExternalIDs} {
+		if len(ids) == 0 {
+			continue
+		}
+		if _, err := db.Collection(col).DeleteMany(ctx, mine(ids)); err != nil {
+			return mapErr(err, "roll back a roster change", nil, nil)
+		}
+	}
+	if j.RolloverID != "" {
+		if _, err := db.Collection(colRosterRollovers).DeleteOne(ctx, bson.D{{Key: "_id", Value: j.RolloverID}}); err != nil {
+			return mapErr(err, "roll back a roster change", nil, nil)
+		}
 	}
 	return nil
 }
