@@ -49,7 +49,11 @@ type StudentRepository interface {
 	// word). A changed student that had no number and now has one claims
 	// it. With c.Rollover, its (school, school year) is claimed in the same
 	// write, so a rollover runs once per school year. When it returns an
-	// error nothing is stored and no read saw part of it.
+	// error nothing of it is left stored, and what a crash in the middle
+	// left is undone when the store next starts. New students are never
+	// visible before the whole change is; a store without transactions
+	// (MongoDB) may show a read some changed students changed and others
+	// not while it runs.
 	// Errors: Conflict "account_exists", "student_number_exists",
 	// "external_id_exists", "rollover_done".
 	ApplyRoster(ctx context.Context, c library.RosterChange) error
