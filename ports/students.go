@@ -41,6 +41,25 @@ type StudentRepository interface {
 	// (permanent deletion, or an account that could not be created).
 	// Idempotent.
 	ReleaseNumbers(ctx context.Context, accountID string) error
+	// ApplyRoster stores a roster sync or a year-end rollover of one
+	// school, all or none: the new students (as ImportStudents, with their
+	// numbers and external ids), and the changed ones, each written over
+	// the stored account that c.Before holds at the same index (a student
+	// changed meanwhile is still overwritten: the sync is the roster's
+	// word). A changed student that had no number and now has one claims
+	// it. With c.Rollover, its (school, school year) is claimed in the same
+	// write, so a rollover runs once per school year. When it returns an
+	// error nothing of it is left stored, and what a crash in the middle
+	// left is undone when the store next starts. New students are never
+	// visible before the whole change is; a store without transactions
+	// (MongoDB) may show a read some changed students changed and others
+	// not while it runs.
+	// Errors: Conflict "account_exists", "student_number_exists",
+	// "external_id_exists", "rollover_done".
+	ApplyRoster(ctx context.Context, c library.RosterChange) error
+	// Rollover returns the year-end rollover of the school for the school
+	// year. Errors: NotFound "rollover_not_found".
+	Rollover(ctx context.Context, schoolID, schoolYear string) (library.Rollover, error)
 }
 
 // InviteRepository stores single-use invitations of staff accounts, by the

@@ -63,6 +63,9 @@ const (
 	KindLoanEndings RecordKind = "loan_endings"       // library.LoanEnding
 	KindCharges     RecordKind = "charges"            // library.Charge
 	KindSettlements RecordKind = "charge_settlements" // library.Settlement
+	// The year-end rollovers done, so that a move does not let a school
+	// roll the same year over twice.
+	KindRollovers RecordKind = "roster_rollovers" // library.Rollover
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -76,6 +79,7 @@ var RecordKinds = []RecordKind{
 	KindNoticeSettings, KindHomerooms, KindNotices, KindNoticeDays,
 	KindHolds, KindHoldQueue, KindHoldTraps, KindHoldEnds,
 	KindLoanEndings, KindCharges, KindSettlements,
+	KindRollovers,
 }
 
 // NoticeSettingsRecord is a school's saved notice settings.

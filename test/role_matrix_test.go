@@ -102,6 +102,16 @@ func TestLibraryRoleMatrix(t *testing.T) {
 			return req{Method: "POST", Path: "/api/library/students/import?schoolId=" + w.schoolA, Body: fmt.Sprintf("name,student_number\nCsv Pupil,CSV-%d\n", unique()),
 				Headers: map[string]string{"Content-Type": "text/csv"}}
 		}, [6]int{A, F, F, 201, F, 201}, nil},
+		{"POST /api/library/students/sync", func(*testing.T, *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/library/students/sync?dry_run=true&schoolId=" + w.schoolA, Body: fmt.Sprintf("name,student_number\nSync Pupil,SYNC-%d\n", unique()),
+				Headers: map[string]string{"Content-Type": "text/csv"}}
+		}, [6]int{A, F, F, 200, F, 200}, nil},
+		{"POST /api/library/students/rollover", func(*testing.T, *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/library/students/rollover", Body: fmt.Sprintf(`{"school_id":%q,"school_year":"2026","dry_run":true}`, w.schoolA)}
+		}, [6]int{A, F, F, 200, F, 200}, nil},
+		{"GET /api/library/students/leavers", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/students/leavers?schoolId=" + w.schoolA}
+		}, [6]int{A, F, 200, 200, F, 200}, nil},
 		{"PATCH /api/library/students/{id}", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PATCH", Path: "/api/library/students/" + w.studentAID, Body: fmt.Sprintf(`{"school_id":%q,"homeroom":"M%d"}`, w.schoolA, unique())}
 		}, [6]int{A, F, F, 200, F, 200}, nil},

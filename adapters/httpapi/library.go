@@ -97,13 +97,15 @@ type studentBody struct {
 	StudentNumber string `json:"student_number"`
 	Grade         string `json:"grade"`
 	Homeroom      string `json:"homeroom"`
+	ExternalID    string `json:"external_id"`
+	Inactive      bool   `json:"inactive"`
 	SchoolID      string `json:"school_id"`
 	CreatedAt     string `json:"created_at"`
 }
 
 func toStudentBody(a user.Account) studentBody {
 	return studentBody{StudentID: a.ID, Name: a.Name, Email: a.Email, StudentNumber: a.StudentNumber, Grade: a.Grade,
-		Homeroom: a.Homeroom, SchoolID: a.SchoolID, CreatedAt: timestamp(a.CreatedAt)}
+		Homeroom: a.Homeroom, ExternalID: a.ExternalID, Inactive: a.Inactive, SchoolID: a.SchoolID, CreatedAt: timestamp(a.CreatedAt)}
 }
 
 type libraryBookBody struct {

@@ -216,6 +216,9 @@ func (h *handler) table() []route {
 		r("library.students.list", http.MethodGet, "/api/library/students", "read", "library:students", h.listStudents),
 		r("library.students.update", http.MethodPatch, "/api/library/students/{id}", "update", "library:students", h.updateStudent),
 		csv(r("library.students.import", http.MethodPost, "/api/library/students/import", "import", "library:students", h.importStudents)),
+		roster(r("library.students.sync", http.MethodPost, "/api/library/students/sync", "sync", "library:students", h.syncStudents)),
+		r("library.students.rollover", http.MethodPost, "/api/library/students/rollover", "rollover", "library:students", h.rollover),
+		r("library.students.leavers", http.MethodGet, "/api/library/students/leavers", "leavers", "library:students", h.leavers),
 		r("library.students.standing", http.MethodGet, "/api/library/students/{id}/standing", "read", "library:students", h.studentStanding),
 		r("library.books.create", http.MethodPost, "/api/library/books", "create", "library:books", h.addLibraryBook),
 		r("library.catalogLookup", http.MethodGet, "/api/library/catalog-lookup", "read", "library:cataloguing", h.catalogLookup),
@@ -261,6 +264,12 @@ func (h *handler) table() []route {
 }
 
 // csv marks a route whose body is text/csv instead of JSON.
+// roster marks a route that takes a roster upload (rosterMediaTypes).
+func roster(rt route) route {
+	rt.mediaType = rosterMediaTypes
+	return rt
+}
+
 func csv(rt route) route {
 	rt.mediaType = "text/csv"
 	return rt

@@ -55,6 +55,11 @@ type accountDoc struct {
 	// HomeroomKey is library.HomeroomKey of Homeroom: a class's students
 	// are found by it, whatever case each was typed in.
 	HomeroomKey string `bson:"homeroom_key"`
+	// ExternalID is the roster system's stable id (unique in the school
+	// through its claim in student_external_ids); Inactive marks a student
+	// off the roll.
+	ExternalID string `bson:"external_id,omitempty"`
+	Inactive   bool   `bson:"inactive,omitempty"`
 	// SearchTerms are accountTerms: what the student search matches.
 	SearchTerms []string  `bson:"search_terms"`
 	CreatedAt   time.Time `bson:"created_at"`
@@ -114,6 +119,8 @@ func toAccountDoc(a user.Account) accountDoc {
 		Grade:         a.Grade,
 		Homeroom:      a.Homeroom,
 		HomeroomKey:   library.HomeroomKey(a.Homeroom),
+		ExternalID:    a.ExternalID,
+		Inactive:      a.Inactive,
 		SearchTerms:   accountTerms(a.Name, a.Email, a.StudentNumber),
 		CreatedAt:     a.CreatedAt.UTC(),
 		UpdatedAt:     a.UpdatedAt.UTC(),
@@ -149,6 +156,8 @@ func (d accountDoc) toAccount() user.Account {
 		StudentNumber: d.StudentNumber,
 		Grade:         d.Grade,
 		Homeroom:      d.Homeroom,
+		ExternalID:    d.ExternalID,
+		Inactive:      d.Inactive,
 		CreatedAt:     d.CreatedAt.UTC(),
 		UpdatedAt:     d.UpdatedAt.UTC(),
 	}

@@ -50,6 +50,9 @@ const (
 	colRedemptions       = "invite_redemptions"
 	colSweepClaims       = "sweep_claims"
 	colStudentImports    = "student_imports"
+	colExternalIDs       = "student_external_ids"
+	colRosterRollovers   = "roster_rollovers"
+	colRosterJournals    = "roster_applies"
 	colDepartures        = "student_departures"
 	colDepartureOutcomes = "departure_outcomes"
 	colMailTokens        = "mail_tokens"
@@ -213,6 +216,10 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "batch", Value: 1}}},
 			{Keys: bson.D{{Key: "started_at", Value: 1}}},
 		}},
+		// The roster changes a crash interrupted (finishRosters).
+		{colRosterJournals, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "started_at", Value: 1}}},
+		}},
 		{colSchools, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "domain", Value: 1}}, Options: options.Index().SetUnique(true)},
 		}},
@@ -335,6 +342,11 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 	// Student imports a crash interrupted (imports.go).
 	if err := finishImports(ctx, d.db, time.Now().Add(-staleImport)); err != nil {
 		return fmt.Errorf("mongorepo: finish interrupted student imports: %w", err)
+	}
+	// Roster changes a crash interrupted (roster.go), once their imports
+	// are settled.
+	if err := finishRosters(ctx, d.db, time.Now().Add(-staleImport)); err != nil {
+		return fmt.Errorf("mongorepo: finish interrupted roster changes: %w", err)
 	}
 	return nil
 }

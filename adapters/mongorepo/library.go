@@ -74,9 +74,12 @@ type ActiveLoans struct {
 // (collection accounts) and their numbers are claims in student_numbers;
 // an import is recorded in student_imports while it runs (imports.go).
 type Students struct {
-	accounts *mongo.Collection
-	numbers  *mongo.Collection
-	imports  *mongo.Collection
+	accounts  *mongo.Collection
+	numbers   *mongo.Collection
+	imports   *mongo.Collection
+	externals *mongo.Collection
+	rollovers *mongo.Collection
+	journals  *mongo.Collection
 }
 
 // Invites is the MongoDB ports.InviteRepository.
@@ -112,7 +115,8 @@ func NewActiveLoans(db *mongo.Database) *ActiveLoans {
 // NewStudents returns the student store of db. It panics on nil, a wiring bug.
 func NewStudents(db *mongo.Database) *Students {
 	mustDB(db, "NewStudents")
-	return &Students{accounts: db.Collection(colAccounts), numbers: db.Collection(colStudentNumbers), imports: db.Collection(colStudentImports)}
+	return &Students{accounts: db.Collection(colAccounts), numbers: db.Collection(colStudentNumbers), imports: db.Collection(colStudentImports),
+		externals: db.Collection(colExternalIDs), rollovers: db.Collection(colRosterRollovers), journals: db.Collection(colRosterJournals)}
 }
 
 // NewInvites returns the invitation store of db. It panics on nil, a wiring bug.
@@ -1049,7 +1053,13 @@ func (r *Students) TakenNumbers(ctx context.Context, schoolID string, numbers []
 // so no index).
 func (r *Students) ReleaseNumbers(ctx context.Context, accountID string) error {
 	_, err := r.numbers.DeleteMany(ctx, bson.D{{Key: "account_id", Value: accountID}})
-	return mapErr(err, "delete the account's student numbers", nil, nil)
+	if err != nil {
+		return mapErr(err, "delete the account's student numbers", nil, nil)
+	}
+	// The external id goes with the account too (the SQLite store keeps it
+	// on the account's row).
+	_, err = r.externals.DeleteMany(ctx, bson.D{{Key: "account_id", Value: accountID}})
+	return mapErr(err, "delete the account's external id", nil, nil)
 }
 
 // Search implements ports.StudentRepository: one find and one count on

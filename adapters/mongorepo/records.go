@@ -60,7 +60,7 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 	case ports.KindSchools:
 		return plain(r.db, k, colSchools, toSchoolDoc, schoolDoc.toSchool), nil
 	case ports.KindAccounts:
-		return plain(r.db, k, colAccounts, toAccountDoc, accountDoc.toAccount), nil
+		return withExternalIDs(r.db, plain(r.db, k, colAccounts, toAccountDoc, accountDoc.toAccount)), nil
 	case ports.KindSigningKeys:
 		return r.signingKeys(k), nil
 	case ports.KindRefreshTokens:
@@ -119,6 +119,8 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 		return plain(r.db, k, colCharges, toChargeDoc, chargeDoc.toCharge), nil
 	case ports.KindSettlements:
 		return plain(r.db, k, colSettlements, toSettlementDoc, settlementDoc.toSettlement), nil
+	case ports.KindRollovers:
+		return plain(r.db, k, colRosterRollovers, toRolloverDoc, rolloverDoc.toRollover), nil
 	}
 	return recordKind{}, errs.E(errs.Invalid, errs.CodeUnknownRecordKind, "There is no record kind %q.", k)
 }

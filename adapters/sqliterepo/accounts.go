@@ -33,21 +33,22 @@ func NewAccounts(db *DB) *Accounts {
 
 const accountColumns = `id, email, name, password_hash, role, school_id, tier, suspended, deleted, avatar,
 	reading_level, font_size, theme, notifications, timezone, student_number, grade, homeroom, homeroom_key,
-	created_at, updated_at`
+	external_id, inactive, created_at, updated_at`
 
 var (
 	stmtAccountInsert = newStmt("accounts.insert", `
 INSERT INTO accounts (`+accountColumns+`)
 VALUES (:id, :email, :name, :password_hash, :role, :school_id, :tier, :suspended, :deleted, :avatar,
 	:reading_level, :font_size, :theme, :notifications, :timezone, :student_number, :grade, :homeroom, :homeroom_key,
-	:created_at, :updated_at)
+	:external_id, :inactive, :created_at, :updated_at)
 RETURNING pk`)
 	stmtAccountUpdate = newStmt("accounts.update", `
 UPDATE accounts SET email = :email, name = :name, password_hash = :password_hash, role = :role,
 	school_id = :school_id, tier = :tier, suspended = :suspended, deleted = :deleted, avatar = :avatar,
 	reading_level = :reading_level, font_size = :font_size, theme = :theme, notifications = :notifications,
 	timezone = :timezone, student_number = :student_number, grade = :grade, homeroom = :homeroom,
-	homeroom_key = :homeroom_key, created_at = :created_at, updated_at = :updated_at
+	homeroom_key = :homeroom_key, external_id = :external_id, inactive = :inactive,
+	created_at = :created_at, updated_at = :updated_at
 WHERE id = :id
 RETURNING pk`)
 	stmtAccountGet        = newStmt("accounts.get", `SELECT `+accountColumns+` FROM accounts WHERE id = :id`)
@@ -124,6 +125,8 @@ func accountArgs(a user.Account) []any {
 		sql.Named("grade", a.Grade),
 		sql.Named("homeroom", a.Homeroom),
 		sql.Named("homeroom_key", library.HomeroomKey(a.Homeroom)),
+		sql.Named("external_id", a.ExternalID),
+		sql.Named("inactive", a.Inactive),
 		sql.Named("created_at", millis(a.CreatedAt)),
 		sql.Named("updated_at", millis(a.UpdatedAt)),
 	}
@@ -140,7 +143,7 @@ func scanAccount(s scanner) (user.Account, error) {
 	)
 	err := s.Scan(&a.ID, &email, &a.Name, &a.PasswordHash, &role, &a.SchoolID, &tier, &a.Suspended, &a.Deleted,
 		&a.Avatar, &a.ReadingLevel, &a.Preferences.FontSize, &a.Preferences.Theme, &a.Preferences.Notifications,
-		&a.Preferences.Timezone, &a.StudentNumber, &a.Grade, &a.Homeroom, &homeroomKey, &created, &updated)
+		&a.Preferences.Timezone, &a.StudentNumber, &a.Grade, &a.Homeroom, &homeroomKey, &a.ExternalID, &a.Inactive, &created, &updated)
 	if err != nil {
 		return user.Account{}, err
 	}

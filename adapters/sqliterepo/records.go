@@ -161,10 +161,13 @@ VALUES (:key, :school_id, :subject_id, :student_id, :kind, :step, :due_at, :day,
 	stmtRecNoticeDaysRead  = newWholeStmt("records.notice_days.read", `SELECT school_id, day, finished_at FROM notice_days`)
 	stmtRecNoticeDayInsert = newStmt("records.notice_days.insert", `
 INSERT INTO notice_days (school_id, day, finished_at) VALUES (:school_id, :day, :at)`)
-	stmtRecEndingsCount     = newWholeStmt("records.loan_endings.count", `SELECT count(*) FROM loan_endings`)
-	stmtRecEndingsRead      = newWholeStmt("records.loan_endings.read", `SELECT loan_id, outcome, ended_at FROM loan_endings`)
-	stmtRecChargesCount     = newWholeStmt("records.charges.count", `SELECT count(*) FROM charges`)
-	stmtRecChargesRead      = newWholeStmt("records.charges.read", `SELECT `+chargeColumns+` FROM charges`)
+	stmtRecEndingsCount   = newWholeStmt("records.loan_endings.count", `SELECT count(*) FROM loan_endings`)
+	stmtRecEndingsRead    = newWholeStmt("records.loan_endings.read", `SELECT loan_id, outcome, ended_at FROM loan_endings`)
+	stmtRecChargesCount   = newWholeStmt("records.charges.count", `SELECT count(*) FROM charges`)
+	stmtRecChargesRead    = newWholeStmt("records.charges.read", `SELECT `+chargeColumns+` FROM charges`)
+	stmtRecRolloversCount = newWholeStmt("records.roster_rollovers.count", `SELECT count(*) FROM roster_rollovers`)
+	stmtRecRolloversRead  = newWholeStmt("records.roster_rollovers.read", `
+SELECT school_id, school_year, leaving_grade, promoted, left_roll, at FROM roster_rollovers`)
 	stmtRecSettlementsCount = newWholeStmt("records.charge_settlements.count", `SELECT count(*) FROM charge_settlements`)
 	stmtRecSettlementsRead  = newWholeStmt("records.charge_settlements.read", `SELECT `+settlementColumns+` FROM charge_settlements`)
 
@@ -347,6 +350,11 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 	case ports.KindSettlements:
 		return recordsKind(d, k, stmtRecSettlementsCount, stmtRecSettlementsRead, scanSettlement, func(ctx context.Context, tx *txn, st library.Settlement) error {
 			_, err := d.exec(ctx, tx, stmtSettlementInsert, settlementArgs(st)...)
+			return err
+		}), nil
+	case ports.KindRollovers:
+		return recordsKind(d, k, stmtRecRolloversCount, stmtRecRolloversRead, scanRollover, func(ctx context.Context, tx *txn, ro library.Rollover) error {
+			_, err := d.exec(ctx, tx, stmtRolloverInsert, rolloverArgs(ro)...)
 			return err
 		}), nil
 	}

@@ -241,11 +241,12 @@ func (a *App) addCopies(w http.ResponseWriter, r *http.Request) {
 
 type studentRow struct {
 	ID, Name, Email, Number, Grade, Homeroom string
+	Inactive                                 bool
 }
 
 type lineProblem struct {
-	Line           int
-	Field, Message string
+	Line                 int
+	File, Field, Message string
 }
 
 type studentsView struct {
@@ -292,7 +293,7 @@ func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school libr
 	v.CanCharges = a.allowed(r, "read", "library:charges")
 	for _, s := range res.Students {
 		v.Students = append(v.Students, studentRow{ID: s.ID, Name: s.Name, Email: s.Email, Number: s.StudentNumber,
-			Grade: s.Grade, Homeroom: s.Homeroom})
+			Grade: s.Grade, Homeroom: s.Homeroom, Inactive: s.Inactive})
 	}
 	a.render(w, r, status, "students", v)
 }
@@ -426,6 +427,7 @@ func toLineProblem(l map[string]any) lineProblem {
 		p.Line = int(n)
 	}
 	p.Field, _ = l["field"].(string)
+	p.File, _ = l["file"].(string)
 	p.Message, _ = l["message"].(string)
 	return p
 }

@@ -113,6 +113,10 @@ func (a *App) Routes() []Route {
 	view := func(name, path string, fn http.HandlerFunc) Route {
 		return Route{Name: name, Method: http.MethodGet, Path: path, Action: actionView, Resource: resourcePages, Handle: fn}
 	}
+	// upload is a form post with a file (multipart/form-data).
+	upload := func(name, path string, fn http.HandlerFunc) Route {
+		return Route{Name: name, Method: http.MethodPost, Path: path, Action: actionSubmit, Resource: resourceForms, MediaType: "multipart/form-data", Handle: fn}
+	}
 	submit := func(name, path string, fn http.HandlerFunc) Route {
 		return Route{Name: name, Method: http.MethodPost, Path: path, Action: actionSubmit, Resource: resourceForms, MediaType: formMediaType, Handle: fn}
 	}
@@ -153,6 +157,13 @@ func (a *App) Routes() []Route {
 		submit("web.students.add", school+"/students", a.addStudent),
 		submit("web.students.import", school+"/students/import", a.importStudents),
 		submit("web.students.update", school+"/students/update", a.updateStudent),
+		view("web.roster", school+"/roster", a.rosterPage),
+		submit("web.roster.check", school+"/roster/check", a.checkRoster),
+		submit("web.roster.sync", school+"/roster/sync", a.applyRoster),
+		upload("web.roster.checkOneRoster", school+"/roster/oneroster/check", a.checkOneRoster),
+		upload("web.roster.syncOneRoster", school+"/roster/oneroster/sync", a.applyOneRoster),
+		submit("web.rollover.check", school+"/roster/rollover/check", a.checkRollover),
+		submit("web.rollover.run", school+"/roster/rollover", a.runRollover),
 		view("web.settings", school+"/settings", a.settings),
 		submit("web.settings.save", school+"/settings", a.saveSettings),
 		view("web.calendar", school+"/calendar", a.calendar),

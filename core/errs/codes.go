@@ -62,6 +62,12 @@ const (
 	CodeInviteUsed            = "invite_used"
 	CodeStudentNotFound       = "student_not_found"
 	CodeStudentNumberExists   = "student_number_exists"
+	// Roster sync and the year-end rollover.
+	CodeStudentInactive  = "student_inactive"
+	CodeExternalIDExists = "external_id_exists"
+	CodeRosterConflicts  = "roster_conflicts"
+	CodeRolloverDone     = "rollover_done"
+	CodeRolloverNotFound = "rollover_not_found"
 
 	// Catalog: books, their content and reading.
 	CodeBookExists              = "book_exists"

@@ -33,6 +33,24 @@ func ErrStudentNumberExists() error {
 	return errs.E(errs.Conflict, errs.CodeStudentNumberExists, "A student of this school already has this student number.")
 }
 
+// ErrExternalIDExists is returned when another student of the school
+// already has the stable roster id.
+func ErrExternalIDExists() error {
+	return errs.E(errs.Conflict, errs.CodeExternalIDExists, "A student of this school already has this external id.")
+}
+
+// ErrRolloverDone is returned when the school's year-end rollover for the
+// school year has already run.
+func ErrRolloverDone() error {
+	return errs.E(errs.Conflict, errs.CodeRolloverDone, "The year-end rollover for this school year has already run.")
+}
+
+// ErrStudentInactive is returned when a student taken off the roll (by a
+// roster sync or the year-end rollover) would borrow or place a hold.
+func ErrStudentInactive() error {
+	return errs.E(errs.Conflict, errs.CodeStudentInactive, "This student is inactive (no longer on the school's roll) and cannot borrow or place holds.")
+}
+
 // ErrInviteNotFound is returned for an unknown invitation.
 func ErrInviteNotFound() error {
 	return errs.E(errs.NotFound, errs.CodeInviteNotFound, "The invitation does not exist.")

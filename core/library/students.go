@@ -24,6 +24,12 @@ type StudentDraft struct {
 	StudentNumber string
 	Grade         string
 	Homeroom      string
+	// ExternalID is the stable id of the school's roster system (a
+	// OneRoster sourcedId, or the simple CSV's external_id column).
+	ExternalID string
+	// Inactive is set for a roster row that takes the student off the roll
+	// (a OneRoster user with enabledUser false or status tobedeleted).
+	Inactive bool
 }
 
 // Normalized returns d with name and student number trimmed, the email
@@ -36,6 +42,7 @@ func (d StudentDraft) Normalized() StudentDraft {
 	d.StudentNumber = strings.TrimSpace(d.StudentNumber)
 	d.Grade = NormalizeClassField(d.Grade)
 	d.Homeroom = NormalizeClassField(d.Homeroom)
+	d.ExternalID = strings.TrimSpace(d.ExternalID)
 	return d
 }
 
@@ -110,6 +117,9 @@ func ValidateStudent(d StudentDraft) errs.FieldErrors {
 	if msg := ValidateHomeroom(d.Homeroom); msg != "" {
 		fields.Add("homeroom", msg)
 	}
+	if msg := ValidateExternalID(d.ExternalID); msg != "" {
+		fields.Add("external_id", msg)
+	}
 	return fields
 }
 
@@ -131,6 +141,7 @@ func validStudentNumber(s string) bool {
 // included, so it matches what a spreadsheet or editor shows. Field is the
 // column's name, or empty when the problem is the row or the file.
 type LineError struct {
+	File    string // the file of a OneRoster upload; empty for one CSV file
 	Line    int
 	Field   string
 	Message string
@@ -148,16 +159,17 @@ const (
 	studentColumnNumber   = "student_number"
 	studentColumnGrade    = "grade"
 	studentColumnHomeroom = "homeroom"
+	studentColumnExternal = "external_id"
 )
 
 // studentColumnsKnown lists the columns a students CSV may have, in the
 // order line errors of one row are reported.
-var studentColumnsKnown = []string{studentColumnName, studentColumnEmail, studentColumnNumber, studentColumnGrade, studentColumnHomeroom}
+var studentColumnsKnown = []string{studentColumnName, studentColumnEmail, studentColumnNumber, studentColumnGrade, studentColumnHomeroom, studentColumnExternal}
 
 // ParseStudentsCSV reads an uploaded students file (text/csv, UTF-8, a
 // byte-order mark tolerated because spreadsheet programs write one). The
 // first line names the columns: name (required), email, student_number,
-// grade and homeroom, in any order and any case; any other column is refused rather than
+// grade, homeroom and external_id (the roster system's stable id), in any order and any case; any other column is refused rather than
 // silently dropped, because it usually means the wrong file or a misspelt
 // column. Rows with only empty cells are skipped; quoted cells may hold
 // commas and line breaks. Each draft is normalised (see
@@ -192,7 +204,7 @@ func ParseStudentsCSV(data []byte) ([]StudentDraft, []LineError) {
 
 	header, err := r.Read()
 	if err == io.EOF {
-		return nil, []LineError{{Line: 1, Message: "the file is empty; the first line must name the columns (name, email, student_number, grade, homeroom)"}}
+		return nil, []LineError{{Line: 1, Message: "the file is empty; the first line must name the columns (name, email, student_number, grade, homeroom, external_id)"}}
 	}
 	if err != nil {
 		return nil, []LineError{csvSyntaxError(err)}
@@ -204,11 +216,12 @@ func ParseStudentsCSV(data []byte) ([]StudentDraft, []LineError) {
 	}
 
 	var (
-		drafts     []StudentDraft
-		emailLine  = map[string]int{}
-		numberLine = map[string]int{}
-		rows       int
-		lastLine   = headerLine
+		drafts       []StudentDraft
+		emailLine    = map[string]int{}
+		numberLine   = map[string]int{}
+		externalLine = map[string]int{}
+		rows         int
+		lastLine     = headerLine
 	)
 	for {
 		record, err := r.Read()
@@ -248,6 +261,8 @@ func ParseStudentsCSV(data []byte) ([]StudentDraft, []LineError) {
 				d.Grade = record[i]
 			case studentColumnHomeroom:
 				d.Homeroom = record[i]
+			case studentColumnExternal:
+				d.ExternalID = record[i]
 			}
 		}
 		d = d.Normalized()
@@ -262,6 +277,9 @@ func ParseStudentsCSV(data []byte) ([]StudentDraft, []LineError) {
 		}
 		if _, bad := fields[studentColumnNumber]; !bad && d.StudentNumber != "" {
 			problems = appendDuplicate(problems, numberLine, d.StudentNumber, line, studentColumnNumber)
+		}
+		if _, bad := fields[studentColumnExternal]; !bad && d.ExternalID != "" {
+			problems = appendDuplicate(problems, externalLine, d.ExternalID, line, studentColumnExternal)
 		}
 		drafts = append(drafts, d)
 	}
@@ -290,7 +308,7 @@ func studentColumns(header []string, line int) ([]string, []LineError) {
 		switch {
 		case !slices.Contains(studentColumnsKnown, c):
 			problems = append(problems, LineError{Line: line, Field: strings.TrimSpace(h),
-				Message: "is not a known column; the first line must name the columns, from name, email, student_number, grade and homeroom"})
+				Message: "is not a known column; the first line must name the columns, from name, email, student_number, grade, homeroom and external_id"})
 		case seen[c]:
 			problems = append(problems, LineError{Line: line, Field: c, Message: "column appears twice"})
 		}
@@ -333,4 +351,17 @@ func csvSyntaxError(err error) LineError {
 		return LineError{Line: pe.StartLine, Message: "is not valid CSV: " + pe.Err.Error()}
 	}
 	return LineError{Line: 1, Message: "is not valid CSV: " + err.Error()}
+}
+
+// StudentsCSVHas reports whether a students CSV (one ParseStudentsCSV
+// accepts) has the column: a roster sync keeps what is stored for a column
+// the file leaves out.
+func StudentsCSVHas(data []byte, column string) bool {
+	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\uFEFF"))))
+	r.FieldsPerRecord = -1
+	header, err := r.Read()
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(header, func(h string) bool { return strings.EqualFold(strings.TrimSpace(h), column) })
 }

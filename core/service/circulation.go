@@ -131,6 +131,9 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 	if err != nil {
 		return LoanView{}, err
 	}
+	if student.Inactive {
+		return LoanView{}, library.ErrStudentInactive()
+	}
 	if err := s.checkBlock(ctx, school, student.ID); err != nil {
 		return LoanView{}, err
 	}

@@ -554,6 +554,9 @@ func (s *Holds) Place(ctx context.Context, in HoldInput) (HoldView, error) {
 	if err != nil {
 		return HoldView{}, err
 	}
+	if student.Inactive {
+		return HoldView{}, library.ErrStudentInactive()
+	}
 	// A reference book is never lent, so a hold on it could never be met.
 	if library.BookCategory(book) == library.CategoryReference {
 		return HoldView{}, library.ErrNotForLoan()

@@ -67,7 +67,7 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 		Schools: &Schools{schoolScope: scope, clock: c},
 		Staff: &Staff{schools: repos.Schools, accounts: repos.Accounts, invites: repos.Invites, refresh: repos.RefreshTokens,
 			identity: identity, clock: c},
-		Students:    &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, hasher: identity.hasher, clock: c},
+		Students:    &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, loans: repos.Loans, hasher: identity.hasher, clock: c},
 		Holdings:    holdings,
 		Cataloguing: &Cataloguing{schoolScope: scope, holdings: holdings},
 		Circulation: &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts, students: repos.Students,

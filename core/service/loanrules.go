@@ -90,6 +90,10 @@ func (s *Circulation) renewalTerms(ctx context.Context, school library.School, l
 	if err != nil && !errs.Is(err, errs.NotFound) {
 		return library.LoanTerms{}, err
 	}
+	// A student off the roll brings the book back: no renewal.
+	if err == nil && student.Inactive {
+		return library.LoanTerms{}, library.ErrStudentInactive()
+	}
 	book, err := s.holdings.Book(ctx, school.ID, loan.BookID)
 	if err != nil && !errs.Is(err, errs.NotFound) {
 		return library.LoanTerms{}, err

@@ -18,6 +18,7 @@ type Students struct {
 	schoolScope
 	accounts ports.AccountRepository
 	students ports.StudentRepository
+	loans    ports.LoanRepository
 	hasher   ports.PasswordHasher
 	*clock
 }
@@ -223,13 +224,7 @@ func (s *Students) Import(ctx context.Context, schoolParam string, data []byte) 
 		}
 	}
 	if len(lineErrs) > 0 {
-		lines := make([]map[string]any, 0, len(lineErrs))
-		for _, le := range lineErrs {
-			lines = append(lines, map[string]any{"line": le.Line, "field": le.Field, "message": le.Message})
-		}
-		e := errs.E(errs.Invalid, errs.CodeValidationFailed, "The file has %d problem(s); no student was added.", len(lineErrs))
-		e.Details = map[string]any{"lines": lines}
-		return nil, e
+		return nil, lineErrors(lineErrs, "no student was added")
 	}
 	out := make([]user.Account, 0, len(drafts))
 	for _, d := range drafts {
@@ -238,13 +233,15 @@ func (s *Students) Import(ctx context.Context, schoolParam string, data []byte) 
 			return nil, err
 		}
 		a.StudentNumber = strings.TrimSpace(d.StudentNumber)
-		a.Grade, a.Homeroom = d.Grade, d.Homeroom
+		a.Grade, a.Homeroom, a.ExternalID = d.Grade, d.Homeroom, d.ExternalID
 		out = append(out, a)
 	}
 	// One call stores them all or none, whatever happens meanwhile (a
 	// student added by hand taking an email, the client leaving, the
 	// request's deadline): a refused or cut-off file leaves no student.
-	if err := s.students.ImportStudents(ctx, out); err != nil {
+	// ApplyRoster with additions only is ImportStudents that also claims
+	// the external ids.
+	if err := s.students.ApplyRoster(ctx, library.RosterChange{SchoolID: school.ID, Add: out}); err != nil {
 		return nil, err
 	}
 	return out, nil

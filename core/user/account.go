@@ -93,7 +93,15 @@ type Account struct {
 	Grade string
 	// Homeroom is a student's class (optional), as typed; students whose
 	// homerooms differ only in case are one class (library.HomeroomKey).
-	Homeroom  string
+	Homeroom string
+	// ExternalID is the stable id a school's roster system gives a student
+	// (OneRoster's sourcedId; optional), unique within the school: what a
+	// roster sync matches a student by before the student number.
+	ExternalID string
+	// Inactive marks a student a roster sync or the year-end rollover took
+	// off the roll: they cannot borrow or place holds, and keep their
+	// loans and history. A later sync that lists them again clears it.
+	Inactive  bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }

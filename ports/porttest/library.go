@@ -97,6 +97,10 @@ func Students(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"Import/AllOrNothing", testImportAllOrNothing},
 		{"Import/CancelledMidway", testImportCancelledMidway},
 		{"Import/DeadlineThenResend", testImportDeadlineThenResend},
+		{"Roster/ApplyAndRead", testRosterApply},
+		{"Roster/AllOrNothing", testRosterAllOrNothing},
+		{"Roster/ExternalIDUniquePerSchool", testRosterExternalIDUnique},
+		{"Roster/RolloverOncePerYear", testRolloverOnce},
 	})
 }
 

@@ -86,6 +86,7 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 	ports.KindLoanEndings:    reflect.TypeFor[library.LoanEnding](),
 	ports.KindCharges:        reflect.TypeFor[library.Charge](),
 	ports.KindSettlements:    reflect.TypeFor[library.Settlement](),
+	ports.KindRollovers:      reflect.TypeFor[library.Rollover](),
 }
 
 // transferSeed is what seedTransfer stored in store A.
@@ -142,6 +143,7 @@ type transferSeed struct {
 	endings     []library.LoanEnding // of the returned and the incomplete loan
 	charges     []library.Charge     // the pupil's for the returned loan (settled), the student's for the open one
 	settlements []library.Settlement // of both charges
+	rollover    library.Rollover     // Alder's, which took the pupil off the roll and gave them an external id
 
 	counts map[ports.RecordKind]int64
 }
@@ -185,6 +187,14 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	s.librarian.Name, s.librarian.UpdatedAt = "Ada King", base.Add(3*time.Hour)
 	must(t, "Update account", r.Accounts.Update(c, s.librarian))
 	s.accounts[0] = s.librarian
+	before := s.pupil
+	s.pupil.ExternalID, s.pupil.Inactive, s.pupil.UpdatedAt = "SIS-7", true, base.Add(4*time.Hour)
+	s.rollover = library.Rollover{SchoolID: alder.ID, SchoolYear: "2025-2026", LeavingGrade: "12", Promoted: 0, Left: 1, At: base.Add(4 * time.Hour)}
+	must(t, "Students.ApplyRoster", r.Students.ApplyRoster(c, library.RosterChange{SchoolID: alder.ID,
+		Changed: []user.Account{s.pupil}, Before: []user.Account{before}, Rollover: &s.rollover}))
+	s.accounts[2] = s.pupil
+	birchYear := library.Rollover{SchoolID: s.schools[1].ID, SchoolYear: "2025", LeavingGrade: "Year 6", Promoted: 3, Left: 2, At: base.Add(5 * time.Hour)}
+	must(t, "Students.ApplyRoster (Birch)", r.Students.ApplyRoster(c, library.RosterChange{SchoolID: birchYear.SchoolID, Rollover: &birchYear}))
 
 	// The repositories only ever store the active key (EnsureActive); a
 	// retired key, still needed to verify the tokens it signed, exists only
@@ -441,6 +451,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		ports.KindExternalIdentities: 3, ports.KindMailTokens: 2,
 		ports.KindHolds: 4, ports.KindHoldQueue: 2, ports.KindHoldTraps: 2, ports.KindHoldEnds: 2,
 		ports.KindLoanEndings: 2, ports.KindCharges: 2, ports.KindSettlements: 2,
+		ports.KindRollovers: 2,
 	}
 	return s
 }
@@ -1040,6 +1051,15 @@ func testTransferKeysHold(t *testing.T, b ports.Repositories, s *transferSeed) {
 	taken := newAccount(s.librarian.Email)
 	taken.SchoolID = alder.ID
 	wantErr(t, "Accounts.Create with a copied email", b.Accounts.Create(c, taken), errs.Conflict, "account_exists")
+	ro, err := b.Students.Rollover(c, alder.ID, s.rollover.SchoolYear)
+	must(t, "Students.Rollover on B", err)
+	if !sameTime(ro.At, s.rollover.At) || ro.LeavingGrade != s.rollover.LeavingGrade || ro.Left != 1 {
+		t.Errorf("Students.Rollover on B = %+v, want %+v", ro, s.rollover)
+	}
+	wantErr(t, "Students.ApplyRoster of a copied rollover", b.Students.ApplyRoster(c, library.RosterChange{SchoolID: alder.ID, Rollover: &s.rollover}), errs.Conflict, "rollover_done")
+	twin := newStudent(alder.ID, "Émile Twin", "")
+	twin.ExternalID = s.pupil.ExternalID
+	wantErr(t, "Students.ApplyRoster with a copied external id", b.Students.ApplyRoster(c, library.RosterChange{SchoolID: alder.ID, Add: []user.Account{twin}}), errs.Conflict, "external_id_exists")
 	wantErr(t, "Schools.Create with a copied domain", b.Schools.Create(c, newSchool("Other", alder.Domain)), errs.Conflict, "school_exists")
 	wantErr(t, "RefreshTokens.Create of a copied token", b.RefreshTokens.Create(c, s.tokens[2]), errs.Conflict, "refresh_token_exists")
 	wantErr(t, "RefreshTokens.ClaimRotation of a rotated token", b.RefreshTokens.ClaimRotation(c, s.tokens[0].Hash, base), errs.Conflict, "refresh_token_reused")

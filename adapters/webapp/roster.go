@@ -1,0 +1,225 @@
+package webapp
+
+import (
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service"
+)
+
+// rosterView is the Roster page: sync the students from the simple CSV
+// (check first, then apply), the year-end rollover (check first, then
+// run), and the leavers who still hold books.
+type rosterView struct {
+	base
+	Base        string
+	CanSync     bool
+	CanRollover bool
+	// The sync form, and its report once checked.
+	CSV  string
+	Full bool
+	// ZipB64 carries a checked OneRoster zip to the apply form.
+	ZipB64    string
+	Report    *library.RosterReport
+	SyncErr   string
+	SyncRows  []lineProblem
+	Rollover  *library.RolloverPlan
+	Year      string
+	Leaving   string
+	RollErr   string
+	Leavers   []leaverRow
+	LeaversOK bool
+}
+
+type leaverRow struct {
+	ID, Name, Number, Grade, Homeroom string
+	Books                             []string
+}
+
+func (a *App) rosterPage(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "leavers", "library:students") {
+		return
+	}
+	v := rosterView{}
+	v.Flash = a.takeFlash(w, r)
+	a.renderRoster(w, r, school, http.StatusOK, v)
+}
+
+func (a *App) renderRoster(w http.ResponseWriter, r *http.Request, school library.School, status int, v rosterView) {
+	leavers, err := a.deps.Library.Students.Leavers(r.Context(), school.ID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	fl := v.Flash
+	v.base = a.schoolBase(r, school, "Roster", "roster")
+	v.Flash = fl
+	v.Base = schoolPath(school)
+	v.CanSync = a.allowed(r, "sync", "library:students")
+	v.CanRollover = a.allowed(r, "rollover", "library:students")
+	for _, l := range leavers {
+		row := leaverRow{ID: l.Student.ID, Name: l.Student.Name, Number: l.Student.StudentNumber, Grade: l.Student.Grade, Homeroom: l.Student.Homeroom}
+		for _, ln := range l.Loans {
+			row.Books = append(row.Books, fmt.Sprintf("%s (copy %s, due %s)", ln.BookTitle, ln.CopyCode, ln.DueAt))
+		}
+		v.Leavers = append(v.Leavers, row)
+	}
+	a.render(w, r, status, "roster", v)
+}
+
+// checkRoster is the sync's dry run: the report, and a form to apply the
+// same file.
+func (a *App) checkRoster(w http.ResponseWriter, r *http.Request) {
+	a.syncRoster(w, r, true)
+}
+
+// applyRoster applies a checked roster, all or nothing.
+func (a *App) applyRoster(w http.ResponseWriter, r *http.Request) {
+	a.syncRoster(w, r, false)
+}
+
+func (a *App) syncRoster(w http.ResponseWriter, r *http.Request, dryRun bool) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "sync", "library:students") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	v := rosterView{CSV: form.Get("csv"), Full: form.Get("full") == "on"}
+	var (
+		rep library.RosterReport
+		err error
+	)
+	if strings.TrimSpace(v.CSV) == "" {
+		err = errs.InvalidField("csv", "is empty: paste the CSV file or choose it")
+	} else {
+		rep, err = a.deps.Library.Students.Sync(r.Context(), school.ID,
+			service.SyncInput{RosterUpload: service.RosterUpload{CSV: []byte(v.CSV)}, Full: v.Full, DryRun: dryRun})
+	}
+	if err != nil {
+		v.SyncErr, v.SyncRows = a.messageOf(r, err), lineProblems(err)
+		if e, ok := errs.As(err); ok {
+			if report, ok := e.Details["report"].(library.RosterReport); ok {
+				v.Report = &report
+			}
+		}
+		a.renderRoster(w, r, school, a.statusFor(err), v)
+		return
+	}
+	if dryRun {
+		v.Report = &rep
+		a.renderRoster(w, r, school, http.StatusOK, v)
+		return
+	}
+	a.redirect(w, r, schoolPath(school)+"/roster", flash{Kind: "success", Message: fmt.Sprintf(
+		"Roster synced: %d added, %d changed, %d made inactive.", len(rep.Added), len(rep.Changed), len(rep.Deactivated))})
+}
+
+// checkRollover is the rollover's dry run; runRollover runs it.
+func (a *App) checkRollover(w http.ResponseWriter, r *http.Request) { a.rollover(w, r, true) }
+
+func (a *App) runRollover(w http.ResponseWriter, r *http.Request) { a.rollover(w, r, false) }
+
+func (a *App) rollover(w http.ResponseWriter, r *http.Request, dryRun bool) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "rollover", "library:students") {
+		return
+	}
+	form, ok := a.form(w, r)
+	if !ok {
+		return
+	}
+	v := rosterView{Year: strings.TrimSpace(form.Get("school_year")), Leaving: strings.TrimSpace(form.Get("leaving_grade"))}
+	plan, err := a.deps.Library.Students.Rollover(r.Context(), school.ID,
+		service.RolloverInput{SchoolYear: v.Year, LeavingGrade: v.Leaving, DryRun: dryRun})
+	if err != nil {
+		v.RollErr = a.messageOf(r, err)
+		for f, m := range fieldErrors(err) {
+			v.RollErr = fmt.Sprintf("%s %s.", strings.ReplaceAll(f, "_", " "), m)
+		}
+		a.renderRoster(w, r, school, a.statusFor(err), v)
+		return
+	}
+	if dryRun {
+		v.Rollover = &plan
+		a.renderRoster(w, r, school, http.StatusOK, v)
+		return
+	}
+	a.redirect(w, r, schoolPath(school)+"/roster", flash{Kind: "success", Message: fmt.Sprintf(
+		"Rolled over %s: %d moved up, %d left (%s), %d not read.", plan.SchoolYear, len(plan.Promoted), len(plan.Leaving), plan.LeavingGrade, len(plan.Unreadable))})
+}
+
+// checkOneRoster is the dry run of a OneRoster 1.1 zip chosen at the
+// desk; applyOneRoster applies the zip the check carried (base64 in the
+// apply form), re-read and re-checked, all or nothing.
+func (a *App) checkOneRoster(w http.ResponseWriter, r *http.Request) { a.syncOneRoster(w, r, true) }
+
+func (a *App) applyOneRoster(w http.ResponseWriter, r *http.Request) { a.syncOneRoster(w, r, false) }
+
+func (a *App) syncOneRoster(w http.ResponseWriter, r *http.Request, dryRun bool) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "sync", "library:students") {
+		return
+	}
+	// base64 makes the carried zip a third larger than the cap.
+	r.Body = http.MaxBytesReader(w, r.Body, library.MaxRosterBytes*3/2)
+	v := rosterView{}
+	zipped, err := readDeskZip(r, dryRun)
+	if err == nil {
+		v.Full = r.FormValue("full") == "on"
+		var rep library.RosterReport
+		rep, err = a.deps.Library.Students.Sync(r.Context(), school.ID,
+			service.SyncInput{RosterUpload: service.RosterUpload{Zip: zipped}, Full: v.Full, DryRun: dryRun})
+		if err == nil && !dryRun {
+			a.redirect(w, r, schoolPath(school)+"/roster", flash{Kind: "success", Message: fmt.Sprintf(
+				"Roster synced: %d added, %d changed, %d made inactive.", len(rep.Added), len(rep.Changed), len(rep.Deactivated))})
+			return
+		}
+		v.Report, v.ZipB64 = &rep, base64.StdEncoding.EncodeToString(zipped)
+	}
+	if err != nil {
+		v.Report, v.ZipB64 = nil, ""
+		v.SyncErr, v.SyncRows = a.messageOf(r, err), lineProblems(err)
+		if e, ok := errs.As(err); ok {
+			if report, ok := e.Details["report"].(library.RosterReport); ok {
+				v.Report = &report
+			}
+		}
+		a.renderRoster(w, r, school, a.statusFor(err), v)
+		return
+	}
+	a.renderRoster(w, r, school, http.StatusOK, v)
+}
+
+// readDeskZip reads the zip of a OneRoster form: the chosen file for a
+// check, the carried base64 for the apply.
+func readDeskZip(r *http.Request, fromFile bool) ([]byte, error) {
+	if err := r.ParseMultipartForm(library.MaxRosterBytes); err != nil {
+		return nil, errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The roster is larger than 8 MiB; sync it in parts.")
+	}
+	if !fromFile {
+		b, err := base64.StdEncoding.DecodeString(r.FormValue("zip"))
+		if err != nil || len(b) == 0 {
+			return nil, errs.InvalidField("zip", "is missing: check the roster again")
+		}
+		return b, nil
+	}
+	f, _, err := r.FormFile("oneroster")
+	if err != nil {
+		return nil, errs.InvalidField("oneroster", "is missing: choose the OneRoster zip")
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, library.MaxRosterBytes+1))
+	if err != nil || len(b) > library.MaxRosterBytes {
+		return nil, errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The roster is larger than 8 MiB; sync it in parts.")
+	}
+	return b, nil
+}
