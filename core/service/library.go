@@ -30,6 +30,7 @@ type Library struct {
 	Holds       *Holds
 	Catalog     *PublicCatalog
 	Notices     *Notices
+	Reports     *Reports
 
 	clock *clock
 }
@@ -51,7 +52,7 @@ func (c *clock) todayAt(school library.School) time.Time { return school.Today(c
 func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 	if repos.Schools == nil || repos.Accounts == nil || repos.RefreshTokens == nil || repos.Students == nil ||
 		repos.Invites == nil || repos.Holdings == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || repos.Notices == nil || repos.Holds == nil || repos.Charges == nil ||
-		repos.Homerooms == nil || identity == nil {
+		repos.Homerooms == nil || repos.Reports == nil || identity == nil {
 		panic("service.NewLibrary: nil dependency")
 	}
 	c := &clock{now: time.Now, newID: uuid.NewString}
@@ -59,19 +60,21 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 	loans := loanReader{loans: repos.Loans, active: repos.ActiveLoans}
 	desk := &holdDesk{holds: repos.Holds, holdings: repos.Holdings, schools: repos.Schools, accounts: repos.Accounts,
 		loanReader: loans, clock: c}
+	circulation := &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts, students: repos.Students,
+		departures: repos.Departures, notices: repos.Notices, desk: desk, charges: repos.Charges, loanReader: loans, clock: c}
 	return &Library{
 		Schools: &Schools{schoolScope: scope, clock: c},
 		Staff: &Staff{schools: repos.Schools, accounts: repos.Accounts, invites: repos.Invites, refresh: repos.RefreshTokens,
 			identity: identity, clock: c},
-		Students: &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, hasher: identity.hasher, clock: c},
-		Holdings: &Holdings{schoolScope: scope, holdings: repos.Holdings, desk: desk, loanReader: loans, clock: c},
-		Circulation: &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts, students: repos.Students,
-			departures: repos.Departures, notices: repos.Notices, desk: desk, charges: repos.Charges, loanReader: loans, clock: c},
-		Holds:   &Holds{schoolScope: scope, holdDesk: desk},
-		Catalog: &PublicCatalog{schools: repos.Schools, holdings: repos.Holdings, loanReader: loans, desk: desk},
+		Students:    &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, hasher: identity.hasher, clock: c},
+		Holdings:    &Holdings{schoolScope: scope, holdings: repos.Holdings, desk: desk, loanReader: loans, clock: c},
+		Circulation: circulation,
+		Holds:       &Holds{schoolScope: scope, holdDesk: desk},
+		Catalog:     &PublicCatalog{schools: repos.Schools, holdings: repos.Holdings, loanReader: loans, desk: desk},
 		Notices: &Notices{schoolScope: scope, notices: repos.Notices, homerooms: repos.Homerooms, accounts: repos.Accounts,
 			holds: repos.Holds, holdings: repos.Holdings, identity: identity, loanReader: loans, clock: c},
-		clock: c,
+		Reports: &Reports{schoolScope: scope, reports: repos.Reports, holdings: repos.Holdings, circulation: circulation, clock: c},
+		clock:   c,
 	}
 }
 
