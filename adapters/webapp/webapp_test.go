@@ -137,6 +137,8 @@ func TestEveryPageRendersWithItsHeaders(t *testing.T) {
 		{"SettingsStudent", &f.student, "/library/maple.example.org/settings", "settings-view"},
 		{"Calendar", &f.librarian, "/library/maple.example.org/calendar", "calendar-form"},
 		{"CalendarStaff", &f.staff, "/library/maple.example.org/calendar", "calendar-view"},
+		{"Reports", &f.librarian, "/library/maple.example.org/reports", "report-loans-per-month"},
+		{"ReportsStaff", &f.staff, "/library/maple.example.org/reports", "csv-median-age"},
 		{"Accounts", &f.admin, "/library/maple.example.org/accounts", "invite-form"},
 		{"AccountsStaff", &f.staff, "/library/maple.example.org/accounts", "accounts-table"},
 		{"Catalog", nil, "/library/maple.example.org/catalog", "catalog-table"},

@@ -141,6 +141,7 @@ var whoMayCall = map[string]string{
 	"web.calendar":        "admin anonymous librarian reader staff student",
 	"web.calendar.save":   "admin anonymous librarian reader staff student",
 	"web.loanRules":       "admin anonymous librarian reader staff student",
+	"web.reports":         "admin anonymous librarian reader staff student",
 	"web.loanRules.save":  "admin anonymous librarian reader staff student",
 	"web.books.category":  "admin anonymous librarian reader staff student",
 	"web.accounts":        "admin anonymous librarian reader staff student",
