@@ -56,10 +56,14 @@ func (r *runner) report() string {
 			r.writeSize(&rep, sr)
 		}
 	}
-	if len(o.stores) > 1 {
-		r.writeSideBySide(&rep)
+	if o.reports {
+		// Only the reports were measured: their table is the figures.
+	} else {
+		if len(o.stores) > 1 {
+			r.writeSideBySide(&rep)
+		}
+		r.writeTargets(&rep)
 	}
-	r.writeTargets(&rep)
 	rep.f("Run time so far %s; load now `%s`.\n", r.ended.Round(time.Second), loadNow())
 	return rep.String()
 }
@@ -103,6 +107,10 @@ func (r *runner) writeSize(rep *report, sr *sizeRun) {
 	if sr.rssSeeded > 0 {
 		rep.f("Resident memory of the process %s after seeding, %s after measuring. Load before measuring `%s`; measuring took %s.\n\n",
 			mib(sr.rssSeeded), mib(sr.rssMeasured), sr.loadAt, sr.measureTook.Round(time.Second))
+	}
+	if len(sr.reportRows) > 0 {
+		r.writeReports(rep, sr)
+		return
 	}
 	rep.f("| request | 1 client: requests | p50 | p99 | req/s | %d clients: requests | p50 | p99 | req/s | timed out (1 / %d) | 5xx (1 / %d) | failed (1 / %d) | what it answers here |\n", o.clients, o.clients, o.clients, o.clients)
 	rep.f("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
