@@ -10,7 +10,9 @@ import (
 
 // reportsSchool is school B set up for the reports: its time zone is
 // Pacific/Auckland (UTC+13 in the southern summer), three students (two
-// homerooms and one without), three titles and four loans placed around a
+// homerooms and one without), three titles (Alpha: 2 copies, Fiction,
+// level 3.5, 1999; Beta: 1 copy, fiction, level 10, 2011; Gamma: 3
+// copies, no genre, level 4, no year) and four loans placed around a
 // month's end in the school's time, one of them returned.
 type reportsSchool struct {
 	w                  *libraryWorld
@@ -41,9 +43,9 @@ func newReportsSchool(t *testing.T) *reportsSchool {
 	}
 	ana, ben := student("Ana Ahn", "7B"), student("Ben Bell", "10A")
 	var alphaCopies, betaCopies []map[string]any
-	rs.alpha, alphaCopies = w.addBook(t, w.libB, `{"title":"Alpha","author":"Ann Author","copies":2}`)
-	rs.beta, betaCopies = w.addBook(t, w.libB, `{"title":"Beta","author":"Bo Author","copies":1}`)
-	rs.gamma, _ = w.addBook(t, w.libB, `{"title":"Gamma","author":"Cy Author","copies":3}`)
+	rs.alpha, alphaCopies = w.addBook(t, w.libB, `{"title":"Alpha","author":"Ann Author","copies":2,"genre":"Fiction","reading_level":"3.5","published_year":1999}`)
+	rs.beta, betaCopies = w.addBook(t, w.libB, `{"title":"Beta","author":"Bo Author","copies":1,"genre":"fiction","reading_level":"10","published_year":2011}`)
+	rs.gamma, _ = w.addBook(t, w.libB, `{"title":"Gamma","author":"Cy Author","copies":3,"reading_level":"4"}`)
 	lendAt := func(at time.Time, book string, cp map[string]any, student string) string {
 		rs.clock.Set(at)
 		r := w.lend(w.libB, book, cp["id"].(string), student)
@@ -193,4 +195,38 @@ func TestReportsRefuseBadParameters(t *testing.T) {
 	if r := w.s.do(req{Path: "/api/library/reports/top-titles", Token: w.staffA}); r.Status != 200 {
 		t.Errorf("staff: %d %s, want 200", r.Status, r.Body)
 	}
+}
+
+// TestReportsOfTheCollection: titles and copies by genre (two spellings of
+// one genre counted as one, the books without a genre in the unknown
+// group) and by reading level (in numeric order), and the median age of
+// the copies by year (copies without a year left out and counted), as JSON
+// and as CSV.
+func TestReportsOfTheCollection(t *testing.T) {
+	rs := newReportsSchool(t)
+
+	genres := rs.get(t, "collection-by-genre")
+	if got := jsonOf(t, genres["groups"]); got != `[{"copies":3,"titles":2,"unknown":false,"value":"Fiction"},{"copies":3,"titles":1,"unknown":true,"value":""}]` {
+		t.Errorf("collection by genre = %s", got)
+	}
+	if genres["titles"] != 3.0 || genres["copies"] != 6.0 || genres["by"] != "genre" {
+		t.Errorf("collection by genre = %v", genres)
+	}
+	rs.csv(t, "collection-by-genre?format=csv", "collection-by-genre.csv", "genre,titles,copies\nFiction,2,3\nunknown,1,3\n", nil)
+
+	levels := rs.get(t, "collection-by-reading-level")
+	if got := jsonOf(t, levels["groups"]); got != `[{"copies":2,"titles":1,"unknown":false,"value":"3.5"},{"copies":3,"titles":1,"unknown":false,"value":"4.0"},{"copies":1,"titles":1,"unknown":false,"value":"10.0"}]` {
+		t.Errorf("collection by reading level = %s", got)
+	}
+	rs.csv(t, "collection-by-reading-level?format=csv", "collection-by-reading-level.csv",
+		"reading_level,titles,copies\n3.5,1,2\n4.0,1,3\n10.0,1,1\n", nil)
+
+	// Copies by year: 1999, 1999, 2011; the median is 1999, 32 years
+	// before the school's 2031.
+	age := rs.get(t, "median-age")
+	if got := jsonOf(t, age); got != fmt.Sprintf(`{"copies_counted":3,"copies_without_year":3,"date":"2031-03-20","median_age_years":32,"median_year":1999,"school_id":%q}`, rs.w.schoolB) {
+		t.Errorf("median age = %s", got)
+	}
+	rs.csv(t, "median-age?format=csv", "median-age-2031-03-20.csv",
+		"date,median_year,median_age_years,copies_counted,copies_without_year\n2031-03-20,1999,32,3,3\n", nil)
 }

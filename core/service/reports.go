@@ -181,7 +181,8 @@ type Collection struct {
 
 // Collection counts the school's books (titles) and copies by genre or
 // reading level (field library.CollectionGenre or CollectionReadingLevel),
-// the books without one under "" last; values in reading order (numbers
+// values differing only in case as one, the books without one under ""
+// last; values in reading order (numbers
 // by value, ignoring case). Errors: as scope.
 func (s *Reports) Collection(ctx context.Context, schoolParam, field string) (Collection, error) {
 	if field != library.CollectionGenre && field != library.CollectionReadingLevel {
@@ -191,10 +192,11 @@ func (s *Reports) Collection(ctx context.Context, schoolParam, field string) (Co
 	if err != nil {
 		return Collection{}, err
 	}
-	rows, err := s.reports.Collection(ctx, school.ID, field)
+	stored, err := s.reports.Collection(ctx, school.ID, field)
 	if err != nil {
 		return Collection{}, err
 	}
+	rows := mergeSpellings(stored)
 	slices.SortFunc(rows, func(a, b library.CollectionCount) int { return library.CompareHomerooms(a.Value, b.Value) })
 	out := Collection{School: school, Field: field, Rows: rows}
 	for _, r := range rows {
@@ -202,6 +204,28 @@ func (s *Reports) Collection(ctx context.Context, schoolParam, field string) (Co
 		out.Copies += r.Copies
 	}
 	return out, nil
+}
+
+// mergeSpellings counts values differing only in case as one ("Fiction"
+// and "fiction" are one genre), under the spelling that sorts first.
+func mergeSpellings(rows []library.CollectionCount) []library.CollectionCount {
+	byKey := map[string]int{}
+	out := make([]library.CollectionCount, 0, len(rows))
+	for _, r := range rows {
+		key := strings.ToLower(r.Value)
+		i, ok := byKey[key]
+		if !ok {
+			byKey[key] = len(out)
+			out = append(out, r)
+			continue
+		}
+		out[i].Titles += r.Titles
+		out[i].Copies += r.Copies
+		if r.Value < out[i].Value {
+			out[i].Value = r.Value
+		}
+	}
+	return out
 }
 
 // UnusedBook is a never-borrowed book and how many copies it has.
