@@ -201,6 +201,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	hc.Timeout = o.clientTimeout
+	seedBookDetails = o.reports
 
 	r := &runner{o: o, args: strings.Join(os.Args[1:], " ")}
 	err := r.run(context.Background())
