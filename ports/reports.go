@@ -16,9 +16,10 @@ type ReportRepository interface {
 	// school's loan records were made in [bounds[i], bounds[i+1]).
 	// Fewer than two bounds is no query and no counts.
 	LoanCounts(ctx context.Context, schoolID string, bounds []time.Time) ([]int, error)
-	// LoansPerBook returns how many of the school's loan records of each
-	// book were made in [from, to); books without one are absent.
-	LoansPerBook(ctx context.Context, schoolID string, from, to time.Time) ([]library.BookLoans, error)
+	// TopBooks returns the at most limit (>= 1) books of the school with
+	// the most loan records made in [from, to), most first, ties by the
+	// book's title, then id; books without one never.
+	TopBooks(ctx context.Context, schoolID string, from, to time.Time, limit int) ([]library.BookLoans, error)
 	// Collection returns how many of the school's books (Titles) and of
 	// their copies (Copies) have each value of field (library.
 	// CollectionGenre, CollectionReadingLevel or CollectionPublishedYear,

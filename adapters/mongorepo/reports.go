@@ -1,9 +1,12 @@
 package mongorepo
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -78,14 +81,51 @@ func countBy(ctx context.Context, c *mongo.Collection, op string, match bson.D, 
 	return rows, nil
 }
 
-// LoansPerBook implements ports.ReportRepository with one aggregate.
-func (r *Reports) LoansPerBook(ctx context.Context, schoolID string, from, to time.Time) ([]library.BookLoans, error) {
+// TopBooks implements ports.ReportRepository: the loans of the range
+// counted per book with one aggregate, then the titles of the books that
+// can make the cut (those with at least the limit-th count) read by _id to
+// break ties.
+func (r *Reports) TopBooks(ctx context.Context, schoolID string, from, to time.Time, limit int) ([]library.BookLoans, error) {
 	rows, err := countBy(ctx, r.loans, "count the loans per book", loanedBetween(schoolID, from, to), "book_id")
 	if err != nil {
 		return nil, err
 	}
-	out := make([]library.BookLoans, 0, len(rows))
-	for _, row := range rows {
+	limit = max(limit, 1)
+	slices.SortFunc(rows, func(a, b groupCount) int { return b.N - a.N })
+	cut := min(limit, len(rows))
+	for cut < len(rows) && rows[cut].N == rows[cut-1].N {
+		cut++
+	}
+	rows = rows[:cut]
+	ids := make([]string, len(rows))
+	for i, row := range rows {
+		ids[i] = row.Key
+	}
+	titles := make(map[string]string, len(ids))
+	if len(ids) > 0 {
+		opts := options.Find().SetProjection(bson.D{{Key: "title", Value: 1}}).SetBatchSize(oneBatch(len(ids)))
+		docs, err := findAll(ctx, r.books, "read the books' titles", bson.D{{Key: "_id", Value: in(ids)}}, opts,
+			func(d struct {
+				ID    string `bson:"_id"`
+				Title string `bson:"title"`
+			}) [2]string {
+				return [2]string{d.ID, d.Title}
+			})
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			titles[d[0]] = d[1]
+		}
+	}
+	slices.SortFunc(rows, func(a, b groupCount) int {
+		if a.N != b.N {
+			return b.N - a.N
+		}
+		return cmp.Or(strings.Compare(titles[a.Key], titles[b.Key]), strings.Compare(a.Key, b.Key))
+	})
+	out := make([]library.BookLoans, 0, min(limit, len(rows)))
+	for _, row := range rows[:min(limit, len(rows))] {
 		out = append(out, library.BookLoans{BookID: row.Key, Loans: row.N})
 	}
 	return out, nil

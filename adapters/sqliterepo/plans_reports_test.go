@@ -19,7 +19,7 @@ func TestReportPlansUseTheirIndexes(t *testing.T) {
 	defer cancel()
 	want := map[*stmt][]string{
 		stmtReportLoanCount:          {"SEARCH loans USING COVERING INDEX loans_by_school_time (school_id=? AND loaned_at>? AND loaned_at<?)"},
-		stmtReportLoansPerBook:       {"SEARCH loans USING COVERING INDEX loans_by_school_time (school_id=? AND loaned_at>? AND loaned_at<?)"},
+		stmtReportTopBooks:           {"SEARCH loans USING COVERING INDEX loans_by_school_time (school_id=? AND loaned_at>? AND loaned_at<?)", "(id=?)"},
 		stmtReportNeverBorrowed:      {"library_books_by_title (school_id=?)", "SEARCH l USING COVERING INDEX loans_by_book (book_id=?)"},
 		stmtReportNeverBorrowedCount: {"library_books_by_title (school_id=?)", "SEARCH l USING COVERING INDEX loans_by_book (book_id=?)"},
 	}
@@ -39,8 +39,11 @@ func TestReportPlansUseTheirIndexes(t *testing.T) {
 				t.Errorf("%s: plan %q lacks %q", s.name, plan, p)
 			}
 		}
-		if strings.Contains(text, "SCAN ") {
-			t.Errorf("%s scans: %q", s.name, plan)
+		for _, step := range plan {
+			// "SCAN per" reads the grouped counts of top_books' subquery.
+			if strings.HasPrefix(step, "SCAN ") && step != "SCAN per" {
+				t.Errorf("%s scans: %q", s.name, plan)
+			}
 		}
 	}
 }

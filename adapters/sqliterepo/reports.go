@@ -34,10 +34,16 @@ var (
 	stmtReportLoanCount = newStmt("reports.loan_count", `
 SELECT count(*) FROM loans INDEXED BY loans_by_school_time
 WHERE school_id = :school_id AND loaned_at >= :from AND loaned_at < :to`)
-	stmtReportLoansPerBook = newStmt("reports.loans_per_book", `
-SELECT book_id, count(*) FROM loans INDEXED BY loans_by_school_time
-WHERE school_id = :school_id AND loaned_at >= :from AND loaned_at < :to
-GROUP BY book_id`)
+	// The books' counts come from one range of the index; each counted
+	// book is looked up by id for its title, which breaks ties, and only
+	// the top rows leave the database.
+	stmtReportTopBooks = newStmt("reports.top_books", `
+SELECT per.book_id, per.n FROM (
+	SELECT book_id, count(*) AS n FROM loans INDEXED BY loans_by_school_time
+	WHERE school_id = :school_id AND loaned_at >= :from AND loaned_at < :to
+	GROUP BY book_id) AS per
+LEFT JOIN library_books AS b ON b.id = per.book_id
+ORDER BY per.n DESC, b.title, per.book_id LIMIT :limit`)
 	// A page of the books no loan names, in title order: the school's
 	// range of library_books_by_title, each book looked up in
 	// loans_by_book until the page is full.
@@ -93,10 +99,10 @@ func (r *Reports) LoanCounts(ctx context.Context, schoolID string, bounds []time
 	return out, err
 }
 
-// LoansPerBook implements ports.ReportRepository with one statement.
-func (r *Reports) LoansPerBook(ctx context.Context, schoolID string, from, to time.Time) ([]library.BookLoans, error) {
-	rows, err := r.db.query(ctx, r.db.read, stmtReportLoansPerBook, sql.Named("school_id", schoolID),
-		sql.Named("from", millis(from)), sql.Named("to", millis(to)))
+// TopBooks implements ports.ReportRepository with one statement.
+func (r *Reports) TopBooks(ctx context.Context, schoolID string, from, to time.Time, limit int) ([]library.BookLoans, error) {
+	rows, err := r.db.query(ctx, r.db.read, stmtReportTopBooks, sql.Named("school_id", schoolID),
+		sql.Named("from", millis(from)), sql.Named("to", millis(to)), sql.Named("limit", int64(max(limit, 1))))
 	if err != nil {
 		return nil, mapErr(err, "count the loans per book", nil, nil)
 	}

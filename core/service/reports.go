@@ -82,7 +82,8 @@ type TopTitles struct {
 
 // TopTitles lists at most limit (1..library.MaxTopTitles) of the school's
 // books with the most loans made in the range, most first, ties by title
-// then id. Anonymised loans count: they keep their book.
+// then id (the store's order). Anonymised loans count: they keep their
+// book.
 // Errors: Invalid "from", "to", "limit"; as scope.
 func (s *Reports) TopTitles(ctx context.Context, schoolParam, from, to string, limit int) (TopTitles, error) {
 	if limit < 1 || limit > library.MaxTopTitles {
@@ -92,20 +93,12 @@ func (s *Reports) TopTitles(ctx context.Context, schoolParam, from, to string, l
 	if err != nil {
 		return TopTitles{}, err
 	}
-	perBook, err := s.reports.LoansPerBook(ctx, school.ID, rng.Start, rng.End)
+	top, err := s.reports.TopBooks(ctx, school.ID, rng.Start, rng.End, limit)
 	if err != nil {
 		return TopTitles{}, err
 	}
-	slices.SortFunc(perBook, func(a, b library.BookLoans) int { return b.Loans - a.Loans })
-	// Every book tied with the last one kept is read, so ties are broken
-	// by title whatever order the store gave.
-	cut := min(limit, len(perBook))
-	for cut < len(perBook) && cut > 0 && perBook[cut].Loans == perBook[cut-1].Loans {
-		cut++
-	}
-	perBook = perBook[:cut]
-	ids := make([]string, len(perBook))
-	for i, b := range perBook {
+	ids := make([]string, len(top))
+	for i, b := range top {
 		ids[i] = b.BookID
 	}
 	books, err := s.holdings.BooksByID(ctx, school.ID, ids)
@@ -116,21 +109,12 @@ func (s *Reports) TopTitles(ctx context.Context, schoolParam, from, to string, l
 	for _, b := range books {
 		byID[b.ID] = b
 	}
-	titles := make([]TitleLoans, 0, len(perBook))
-	for _, b := range perBook {
+	titles := make([]TitleLoans, 0, len(top))
+	for _, b := range top {
 		book := byID[b.BookID]
 		titles = append(titles, TitleLoans{BookID: b.BookID, Title: book.Title, Author: book.Author, Loans: b.Loans})
 	}
-	slices.SortFunc(titles, func(a, b TitleLoans) int {
-		if a.Loans != b.Loans {
-			return b.Loans - a.Loans
-		}
-		if c := strings.Compare(strings.ToLower(a.Title), strings.ToLower(b.Title)); c != 0 {
-			return c
-		}
-		return strings.Compare(a.BookID, b.BookID)
-	})
-	return TopTitles{School: school, Range: rng, Titles: titles[:min(limit, len(titles))]}, nil
+	return TopTitles{School: school, Range: rng, Titles: titles}, nil
 }
 
 // HomeroomOverdue is how many loans of a homeroom's students are overdue,

@@ -17,7 +17,7 @@ import (
 func Reports(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 	runPortTests(t, newRepos, []portTest{
 		{"LoanCounts", testReportLoanCounts},
-		{"LoansPerBook", testReportLoansPerBook},
+		{"TopBooks", testReportTopBooks},
 		{"Collection", testReportCollection},
 		{"NeverBorrowed", testReportNeverBorrowed},
 	})
@@ -51,36 +51,48 @@ func testReportLoanCounts(t *testing.T, r ports.Repositories) {
 	}
 }
 
-// testReportLoansPerBook: the loans of each book made in [from, to), an
-// anonymised one included, and only the school's.
-func testReportLoansPerBook(t *testing.T, r ports.Repositories) {
+// testReportTopBooks: the books with the most loans made in [from, to),
+// an anonymised one included and only the school's, most first, ties by
+// title then id, at most limit of them.
+func testReportTopBooks(t *testing.T, r ports.Repositories) {
 	school, other := uuid.NewString(), uuid.NewString()
-	a := createLibBook(t, r, school, "", "Ronja")
-	b := createLibBook(t, r, school, "", "Mio")
+	ronja := createLibBook(t, r, school, "", "Ronja")
+	mio := createLibBook(t, r, school, "", "Mio")
+	bamse := createLibBook(t, r, school, "", "Bamse")
+	alfons := createLibBook(t, r, school, "", "Alfons")
 	from := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	to := from.AddDate(0, 1, 0)
 	for range 3 {
-		insertLoan(t, r, school, uuid.NewString(), a.ID, from.Add(time.Hour))
+		insertLoan(t, r, school, uuid.NewString(), ronja.ID, from.Add(time.Hour))
 	}
-	gone := insertLoan(t, r, school, uuid.NewString(), b.ID, to.Add(-time.Hour))
+	gone := insertLoan(t, r, school, uuid.NewString(), mio.ID, to.Add(-time.Hour))
 	must(t, "MarkReturned", r.Loans.MarkReturned(ctx(t), gone.ID, to))
 	must(t, "AnonymizeStudent", r.Loans.AnonymizeStudent(ctx(t), gone.StudentID))
-	insertLoan(t, r, school, uuid.NewString(), b.ID, to)                   // after the range
-	insertLoan(t, r, school, uuid.NewString(), b.ID, from.Add(-time.Hour)) // before it
-	insertLoan(t, r, other, uuid.NewString(), a.ID, from.Add(time.Hour))
-
-	got, err := r.Reports.LoansPerBook(ctx(t), school, from, to)
-	must(t, "LoansPerBook", err)
-	slices.SortFunc(got, func(x, y library.BookLoans) int { return strings.Compare(x.BookID, y.BookID) })
-	want := []library.BookLoans{{BookID: a.ID, Loans: 3}, {BookID: b.ID, Loans: 1}}
-	slices.SortFunc(want, func(x, y library.BookLoans) int { return strings.Compare(x.BookID, y.BookID) })
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("LoansPerBook = %+v, want %+v", got, want)
+	insertLoan(t, r, school, uuid.NewString(), mio.ID, to)                   // after the range
+	insertLoan(t, r, school, uuid.NewString(), mio.ID, from.Add(-time.Hour)) // before it
+	insertLoan(t, r, school, uuid.NewString(), bamse.ID, from)
+	insertLoan(t, r, school, uuid.NewString(), alfons.ID, from.Add(2*time.Hour))
+	for range 5 {
+		insertLoan(t, r, other, uuid.NewString(), mio.ID, from.Add(time.Hour))
 	}
-	none, err := r.Reports.LoansPerBook(ctx(t), school, to.AddDate(1, 0, 0), to.AddDate(2, 0, 0))
-	must(t, "LoansPerBook of an empty range", err)
+
+	for _, tt := range []struct {
+		limit int
+		want  []library.BookLoans
+	}{
+		{10, []library.BookLoans{{BookID: ronja.ID, Loans: 3}, {BookID: alfons.ID, Loans: 1}, {BookID: bamse.ID, Loans: 1}, {BookID: mio.ID, Loans: 1}}},
+		{2, []library.BookLoans{{BookID: ronja.ID, Loans: 3}, {BookID: alfons.ID, Loans: 1}}},
+	} {
+		got, err := r.Reports.TopBooks(ctx(t), school, from, to, tt.limit)
+		must(t, "TopBooks", err)
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("TopBooks(limit %d) = %+v, want %+v", tt.limit, got, tt.want)
+		}
+	}
+	none, err := r.Reports.TopBooks(ctx(t), school, to.AddDate(1, 0, 0), to.AddDate(2, 0, 0), 10)
+	must(t, "TopBooks of an empty range", err)
 	if len(none) != 0 {
-		t.Errorf("LoansPerBook of an empty range = %+v, want none", none)
+		t.Errorf("TopBooks of an empty range = %+v, want none", none)
 	}
 }
 
