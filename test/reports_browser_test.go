@@ -89,10 +89,14 @@ func TestBrowserReports(t *testing.T) {
 	screenshot(t, bctx, "reports")
 
 	today := time.Now().UTC()
+	first := today.Format("2006-01") + "-01"
 	run(t, bctx, "show this month only",
-		chromedp.SetValue(chromedp.ID("reports-from"), today.Format("2006-01")+"-01"),
+		chromedp.SetValue(chromedp.ID("reports-from"), first),
 		chromedp.SetValue(chromedp.ID("reports-to"), today.Format(time.DateOnly)),
 		chromedp.Click(chromedp.ID("reports-apply")),
+		// The new page's field carries the date in its markup; the old
+		// page's only in the property set above.
+		chromedp.WaitReady(chromedp.CSS(`input#reports-from[value="`+first+`"]`)),
 		chromedp.WaitVisible(chromedp.ID("chart-loans-per-month")),
 	)
 	if n := bars("chart-loans-per-month"); n != 1 {
