@@ -139,6 +139,7 @@ func TestEveryPageRendersWithItsHeaders(t *testing.T) {
 		{"CalendarStaff", &f.staff, "/library/maple.example.org/calendar", "calendar-view"},
 		{"Reports", &f.librarian, "/library/maple.example.org/reports", "report-loans-per-month"},
 		{"ReportsStaff", &f.staff, "/library/maple.example.org/reports", "csv-median-age"},
+		{"ReportsAdmin", &f.admin, "/library/maple.example.org/reports", "report-median-age"},
 		{"Accounts", &f.admin, "/library/maple.example.org/accounts", "invite-form"},
 		{"AccountsStaff", &f.staff, "/library/maple.example.org/accounts", "accounts-table"},
 		{"Catalog", nil, "/library/maple.example.org/catalog", "catalog-table"},
