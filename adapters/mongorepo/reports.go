@@ -104,7 +104,7 @@ func (r *Reports) TopBooks(ctx context.Context, schoolID string, from, to time.T
 	titles := make(map[string]string, len(ids))
 	if len(ids) > 0 {
 		opts := options.Find().SetProjection(bson.D{{Key: "title", Value: 1}}).SetBatchSize(oneBatch(len(ids)))
-		docs, err := findAll(ctx, r.books, "read the books' titles", bson.D{{Key: "_id", Value: in(ids)}}, opts,
+		docs, err := findAll(ctx, r.books, "read the books' titles", bson.D{{Key: "_id", Value: in(ids)}, {Key: "school_id", Value: schoolID}}, opts,
 			func(d struct {
 				ID    string `bson:"_id"`
 				Title string `bson:"title"`

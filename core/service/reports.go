@@ -122,6 +122,8 @@ func (s *Reports) TopTitles(ctx context.Context, schoolParam, from, to string, l
 type HomeroomOverdue struct {
 	Homeroom string // "" for students without one (and deleted students)
 	Loans    int
+	// Students counts the distinct students named; the loans of deleted
+	// students count as loans only.
 	Students int
 }
 
@@ -134,23 +136,46 @@ type OverdueByHomeroom struct {
 }
 
 // OverdueByHomeroom counts the school's overdue loans (open, past their due
-// date on the school's today) by their students' homeroom, in the order of
-// the overdue slips (CompareHomerooms, no homeroom last); homerooms with
-// nothing overdue are absent. Errors: as scope.
+// date on the school's today: the loans list's overdue filter) by their
+// students' homeroom, ignoring case, in the order of the overdue slips
+// (CompareHomerooms, no homeroom last); homerooms with nothing overdue are
+// absent. Errors: as scope.
 func (s *Reports) OverdueByHomeroom(ctx context.Context, schoolParam string) (OverdueByHomeroom, error) {
-	slips, err := s.circulation.OverdueSlips(ctx, schoolParam, "")
+	school, err := s.scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return OverdueByHomeroom{}, err
 	}
-	out := OverdueByHomeroom{School: slips.School, Date: slips.Date, Homerooms: []HomeroomOverdue{}}
-	for _, slip := range slips.Slips {
-		students := map[string]bool{}
-		for _, l := range slip.Lines {
-			students[l.Student] = true
-		}
-		out.Homerooms = append(out.Homerooms, HomeroomOverdue{Homeroom: slip.Homeroom, Loans: len(slip.Lines), Students: len(students)})
-		out.Total += len(slip.Lines)
+	overdue, err := s.circulation.Loans(ctx, school.ID, LoanFilter{Status: library.LoanOverdue})
+	if err != nil {
+		return OverdueByHomeroom{}, err
 	}
+	who, err := s.circulation.borrowers(ctx, overdue)
+	if err != nil {
+		return OverdueByHomeroom{}, err
+	}
+	out := OverdueByHomeroom{School: school, Date: s.todayAt(school).Format("2006-01-02"), Homerooms: []HomeroomOverdue{}}
+	index := map[string]int{}
+	students := map[string]map[string]bool{}
+	for _, v := range overdue {
+		class := who[v.Loan.StudentID].Homeroom // "" for a deleted student
+		key := library.HomeroomKey(class)
+		i, ok := index[key]
+		if !ok {
+			i = len(out.Homerooms)
+			index[key] = i
+			students[key] = map[string]bool{}
+			out.Homerooms = append(out.Homerooms, HomeroomOverdue{Homeroom: class})
+		}
+		out.Homerooms[i].Loans++
+		if !v.Loan.StudentDeleted() {
+			students[key][v.Loan.StudentID] = true
+		}
+		out.Total++
+	}
+	for i := range out.Homerooms {
+		out.Homerooms[i].Students = len(students[library.HomeroomKey(out.Homerooms[i].Homeroom)])
+	}
+	slices.SortFunc(out.Homerooms, func(a, b HomeroomOverdue) int { return library.CompareHomerooms(a.Homeroom, b.Homeroom) })
 	return out, nil
 }
 
