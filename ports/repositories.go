@@ -199,4 +199,7 @@ type Repositories struct {
 	// Notices and Homerooms serve the reminder mail of circulation.
 	Notices   NoticeRepository
 	Homerooms HomeroomRepository
+
+	// Reports counts loans and the collection for the desk's reports.
+	Reports ReportRepository
 }

@@ -203,6 +203,27 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		}, [6]int{A, F, F, 200, F, 200}, nil},
 		{"GET /api/library/loan-rules", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/loan-rules?schoolId=" + w.schoolA} },
 			[6]int{A, F, 200, 200, F, 200}, nil},
+		{"GET /api/library/reports/loans-per-month", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/reports/loans-per-month?schoolId=" + w.schoolA}
+		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		{"GET /api/library/reports/top-titles", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/reports/top-titles?schoolId=" + w.schoolA}
+		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		{"GET /api/library/reports/overdue-by-homeroom", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/reports/overdue-by-homeroom?schoolId=" + w.schoolA}
+		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		{"GET /api/library/reports/collection-by-genre", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/reports/collection-by-genre?schoolId=" + w.schoolA}
+		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		{"GET /api/library/reports/collection-by-reading-level", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/reports/collection-by-reading-level?schoolId=" + w.schoolA}
+		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		{"GET /api/library/reports/never-borrowed", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/reports/never-borrowed?schoolId=" + w.schoolA}
+		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		{"GET /api/library/reports/median-age", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/reports/median-age?schoolId=" + w.schoolA}
+		}, [6]int{A, F, 200, 200, F, 200}, nil},
 		{"PUT /api/library/loan-rules", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PUT", Path: "/api/library/loan-rules?schoolId=" + w.schoolA, Body: `{"rules":[{"patron":"staff","category":"standard","loan_days":28,"renewals":3,"max_items":0}]}`}
 		}, [6]int{A, F, F, 200, F, 200}, nil},

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/ports"
 )
@@ -252,6 +253,15 @@ func (h *handler) table() []route {
 		r("library.calendar.put", http.MethodPut, "/api/library/calendar", "update", "library:calendar", h.putCalendar),
 		r("library.loanRules.get", http.MethodGet, "/api/library/loan-rules", "read", "library:loanrules", h.getLoanRules),
 		r("library.loanRules.put", http.MethodPut, "/api/library/loan-rules", "update", "library:loanrules", h.putLoanRules),
+		r("library.reports.loansPerMonth", http.MethodGet, "/api/library/reports/loans-per-month", "read", "library:reports", h.reportLoansPerMonth),
+		r("library.reports.topTitles", http.MethodGet, "/api/library/reports/top-titles", "read", "library:reports", h.reportTopTitles),
+		r("library.reports.overdueByHomeroom", http.MethodGet, "/api/library/reports/overdue-by-homeroom", "read", "library:reports", h.reportOverdueByHomeroom),
+		r("library.reports.collectionByGenre", http.MethodGet, "/api/library/reports/collection-by-genre", "read", "library:reports",
+			h.reportCollection(library.CollectionGenre, library.ReportGenres)),
+		r("library.reports.collectionByReadingLevel", http.MethodGet, "/api/library/reports/collection-by-reading-level", "read", "library:reports",
+			h.reportCollection(library.CollectionReadingLevel, library.ReportReadingLevels)),
+		r("library.reports.neverBorrowed", http.MethodGet, "/api/library/reports/never-borrowed", "read", "library:reports", h.reportNeverBorrowed),
+		r("library.reports.medianAge", http.MethodGet, "/api/library/reports/median-age", "read", "library:reports", h.reportMedianAge),
 		r("library.catalog", http.MethodGet, "/api/library/catalog/{domain}", "read", "library:catalog", h.publicCatalog),
 	}
 	// Metrics describe every school's traffic, so the public port serves them

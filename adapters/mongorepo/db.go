@@ -162,6 +162,7 @@ func (d *DB) Repositories() ports.Repositories {
 		ExternalIdentities: NewExternalIdentities(d.db),
 		Notices:            NewNotices(d.db),
 		Homerooms:          NewNotices(d.db),
+		Reports:            NewReports(d.db),
 	}
 }
 
@@ -277,6 +278,11 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "loaned_at", Value: 1}}},
 			// A student's claimed returns (ClaimsReturned).
 			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "outcome", Value: 1}}},
+			// The reports: a school's loans by the time they were made
+			// (loans per month, top titles), and whether any loan names a
+			// book (never-borrowed titles).
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "loaned_at", Value: 1}}},
+			{Keys: bson.D{{Key: "book_id", Value: 1}}},
 		}},
 		// A student's charges; a school's, all or by status (Charges).
 		{colCharges, []mongo.IndexModel{

@@ -294,6 +294,7 @@ func (d *DB) Repositories() ports.Repositories {
 		ExternalIdentities: NewExternalIdentities(d),
 		Notices:            NewNotices(d),
 		Homerooms:          NewNotices(d),
+		Reports:            NewReports(d),
 	}
 }
 

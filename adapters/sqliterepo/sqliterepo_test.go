@@ -24,6 +24,7 @@ func TestLibrary(t *testing.T) {
 	newRepos := func(t *testing.T) ports.Repositories { return sqlitetest.NewDB(t).Repositories() }
 	t.Run("Holdings", func(t *testing.T) { porttest.Holdings(t, newRepos) })
 	t.Run("Loans", func(t *testing.T) { porttest.Loans(t, newRepos) })
+	t.Run("Reports", func(t *testing.T) { porttest.Reports(t, newRepos) })
 	t.Run("Charges", func(t *testing.T) { porttest.Charges(t, newRepos) })
 	t.Run("ActiveLoans", func(t *testing.T) { porttest.ActiveLoans(t, newRepos) })
 	t.Run("Students", func(t *testing.T) { porttest.Students(t, newRepos) })

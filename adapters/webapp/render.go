@@ -50,6 +50,7 @@ func mustParsePages() map[string]*template.Template {
 		},
 		"plural": pluralize,
 		"money":  money,
+		"years":  formatYears,
 		"field":  newFormField,
 	}
 	pages := map[string]*template.Template{}
@@ -191,6 +192,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 	add("settings", "Settings", root+"/settings", "read", "library:settings")
 	add("calendar", "Calendar", root+"/calendar", "read", "library:calendar")
 	add("loanrules", "Loan rules", root+"/loan-rules", "read", "library:loanrules")
+	add("reports", "Reports", root+"/reports", "read", "library:reports")
 	add("notices", "Reminders", root+"/notices", "read", "library:notices")
 	add("accounts", "Accounts", root+"/accounts", "read", "library:accounts")
 	add("catalog", "Public catalog", root+"/catalog", "", "")

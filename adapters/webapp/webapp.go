@@ -170,6 +170,7 @@ func (a *App) Routes() []Route {
 		submit("web.calendar.save", school+"/calendar", a.saveCalendar),
 		view("web.loanRules", school+"/loan-rules", a.loanRules),
 		submit("web.loanRules.save", school+"/loan-rules", a.saveLoanRules),
+		view("web.reports", school+"/reports", a.reports),
 		view("web.accounts", school+"/accounts", a.accounts),
 		submit("web.accounts.invite", school+"/accounts/invite", a.invite),
 		submit("web.accounts.manage", school+"/accounts/manage", a.manage),

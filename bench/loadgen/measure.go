@@ -86,6 +86,9 @@ func hits(base string, r rq, path ...string) string {
 // measureSchool measures every request of kinds on sc.
 func (r *runner) measureSchool(s *svc, sc *school, sr *sizeRun) error {
 	o := r.o
+	if o.reports {
+		return r.measureReports(s, sc, sr)
+	}
 	pagePath := "/library/" + demoSchoolDomain
 	catPath := "/api/library/catalog/" + demoSchoolDomain
 

@@ -35,16 +35,23 @@ func (r *runner) report() string {
 	}
 	rep.f("\nSchool settings before measuring: `max_renewals` 20 (`PUT /api/library/settings`), loan 14 days, renewal 7 days, public catalog on. " +
 		"Titles and names are generated with accents (Château, Åsgård, Zoë, Ødegård, Dvořák…); a third of the library books have an ISBN-13.\n\n")
-	rep.f("**Method.** Every request is measured with 1 client and with %d clients. A phase measures at most %d requests; it stops once it has measured for %s "+
-		"and has at least %d requests, and never measures for more than %s. Before the 1-client phase of each request, %d unmeasured requests warm it up; "+
-		"before every phase the load generator waits (at most %s) until the process is idle. "+
-		"*Timed out* counts requests the client gave up on (after %s) and 503 answers past the service's %s deadline (`request_timeout`); "+
-		"*5xx* counts other server errors; *failed* counts every answer other than the expected status, those included. "+
-		"req/s counts successful requests over the phase's measured time. JSON routes use the librarian's (desk), the reader's (/v1) or no (public catalog) bearer token; "+
-		"the two pages use the librarian's cookie session from the sign-in form. Reads are measured first, then check-out (one free copy per request, "+
-		"half of the free copies for each client level), return (the loans that check-out made) and renew. "+
-		"`GET /v1/users/me` alternates with a bare `net/http` server answering the same bytes, %d rounds, %s measured per side.\n\n",
-		o.clients, o.requests, o.maxTime, o.minRequests, o.hardTime, o.warmup, o.settleMax, o.clientTimeout, serviceDeadline, o.rounds, o.chainDuration)
+	if o.reports {
+		rep.f("**Method.** `-reports`: after seeding, each report route (and the desk's Reports page, with the librarian's cookie session) is measured at one client "+
+			"after %d unmeasured requests, in turn, beside a baseline measured first in the same process: the desk's loans list. A request measures at most %d requests; "+
+			"it stops once it has measured for %s and has at least %d requests, and never measures for more than %s. Before each the load generator waits "+
+			"(at most %s) until the process is idle.\n\n", max(o.warmup, 1), o.requests, o.maxTime, o.minRequests, o.hardTime, o.settleMax)
+	} else {
+		rep.f("**Method.** Every request is measured with 1 client and with %d clients. A phase measures at most %d requests; it stops once it has measured for %s "+
+			"and has at least %d requests, and never measures for more than %s. Before the 1-client phase of each request, %d unmeasured requests warm it up; "+
+			"before every phase the load generator waits (at most %s) until the process is idle. "+
+			"*Timed out* counts requests the client gave up on (after %s) and 503 answers past the service's %s deadline (`request_timeout`); "+
+			"*5xx* counts other server errors; *failed* counts every answer other than the expected status, those included. "+
+			"req/s counts successful requests over the phase's measured time. JSON routes use the librarian's (desk), the reader's (/v1) or no (public catalog) bearer token; "+
+			"the two pages use the librarian's cookie session from the sign-in form. Reads are measured first, then check-out (one free copy per request, "+
+			"half of the free copies for each client level), return (the loans that check-out made) and renew. "+
+			"`GET /v1/users/me` alternates with a bare `net/http` server answering the same bytes, %d rounds, %s measured per side.\n\n",
+			o.clients, o.requests, o.maxTime, o.minRequests, o.hardTime, o.warmup, o.settleMax, o.clientTimeout, serviceDeadline, o.rounds, o.chainDuration)
+	}
 
 	for _, store := range o.stores {
 		runs := r.storeRuns(store)
@@ -56,10 +63,14 @@ func (r *runner) report() string {
 			r.writeSize(&rep, sr)
 		}
 	}
-	if len(o.stores) > 1 {
-		r.writeSideBySide(&rep)
+	if o.reports {
+		// Only the reports were measured: their table is the figures.
+	} else {
+		if len(o.stores) > 1 {
+			r.writeSideBySide(&rep)
+		}
+		r.writeTargets(&rep)
 	}
-	r.writeTargets(&rep)
 	rep.f("Run time so far %s; load now `%s`.\n", r.ended.Round(time.Second), loadNow())
 	return rep.String()
 }
@@ -103,6 +114,10 @@ func (r *runner) writeSize(rep *report, sr *sizeRun) {
 	if sr.rssSeeded > 0 {
 		rep.f("Resident memory of the process %s after seeding, %s after measuring. Load before measuring `%s`; measuring took %s.\n\n",
 			mib(sr.rssSeeded), mib(sr.rssMeasured), sr.loadAt, sr.measureTook.Round(time.Second))
+	}
+	if len(sr.reportRows) > 0 {
+		r.writeReports(rep, sr)
+		return
 	}
 	rep.f("| request | 1 client: requests | p50 | p99 | req/s | %d clients: requests | p50 | p99 | req/s | timed out (1 / %d) | 5xx (1 / %d) | failed (1 / %d) | what it answers here |\n", o.clients, o.clients, o.clients, o.clients)
 	rep.f("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")

@@ -33,6 +33,7 @@ type sizeRun struct {
 	sc                                *school
 	rows                              map[string]measurement
 	holdRows                          map[string]measurement // -holds: the writes again, with holds and a calendar
+	reportRows                        []reportRow            // -reports: the baseline first
 	me1, meN                          pair
 	rssSeeded, rssMeasured            uint64
 	measureTook, took                 time.Duration

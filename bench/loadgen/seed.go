@@ -238,7 +238,7 @@ func seedSchool(ctx context.Context, s *svc, n, students, pastLoans, workers int
 				isbn = fmt.Sprintf(`,"isbn":%q`, isbn13(i))
 			}
 			a, err := expect(s.URL, rq{Method: http.MethodPost, Path: "/api/library/books", Token: sc.lib,
-				Body: fmt.Sprintf(`{"title":%q,"author":%q,"copies":2%s}`, libraryTitle(i), authorName(i), isbn)}, 201)
+				Body: fmt.Sprintf(`{"title":%q,"author":%q,"copies":2%s%s}`, libraryTitle(i), authorName(i), isbn, libraryDetails(i))}, 201)
 			if err != nil {
 				return err
 			}
@@ -398,4 +398,18 @@ func giveBack(base, token, loanID string) error {
 
 func loanBody(cp seededCopy, studentID string) string {
 	return fmt.Sprintf(`{"book_id":%q,"copy_id":%q,"student_id":%q}`, cp.BookID, cp.ID, studentID)
+}
+
+// seedBookDetails gives the library books catalogue details (-reports), so
+// the collection reports group real values.
+var seedBookDetails bool
+
+// libraryDetails is the JSON of library book i's genre, reading level and
+// year (every seventh book has none: the reports' unknown groups), or
+// nothing without seedBookDetails.
+func libraryDetails(i int) string {
+	if !seedBookDetails || i%7 == 0 {
+		return ""
+	}
+	return fmt.Sprintf(`,"genre":%q,"reading_level":"%d.%d","published_year":%d`, genres[i%len(genres)], 1+i%12, i%10, 1950+i%75)
 }

@@ -33,6 +33,7 @@ type Library struct {
 	// Cataloguing fills new books from the school's catalogue server
 	// (UseCatalogSource sets the server's client).
 	Cataloguing *Cataloguing
+	Reports     *Reports
 
 	clock *clock
 }
@@ -54,7 +55,7 @@ func (c *clock) todayAt(school library.School) time.Time { return school.Today(c
 func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 	if repos.Schools == nil || repos.Accounts == nil || repos.RefreshTokens == nil || repos.Students == nil ||
 		repos.Invites == nil || repos.Holdings == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || repos.Notices == nil || repos.Holds == nil || repos.Charges == nil ||
-		repos.Homerooms == nil || identity == nil {
+		repos.Homerooms == nil || repos.Reports == nil || identity == nil {
 		panic("service.NewLibrary: nil dependency")
 	}
 	c := &clock{now: time.Now, newID: uuid.NewString}
@@ -63,6 +64,8 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 	desk := &holdDesk{holds: repos.Holds, holdings: repos.Holdings, schools: repos.Schools, accounts: repos.Accounts,
 		loanReader: loans, clock: c}
 	holdings := &Holdings{schoolScope: scope, holdings: repos.Holdings, desk: desk, loanReader: loans, clock: c}
+	circulation := &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts, students: repos.Students,
+		departures: repos.Departures, notices: repos.Notices, desk: desk, charges: repos.Charges, loanReader: loans, clock: c}
 	return &Library{
 		Schools: &Schools{schoolScope: scope, clock: c},
 		Staff: &Staff{schools: repos.Schools, accounts: repos.Accounts, invites: repos.Invites, refresh: repos.RefreshTokens,
@@ -70,13 +73,13 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 		Students:    &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, loans: repos.Loans, hasher: identity.hasher, clock: c},
 		Holdings:    holdings,
 		Cataloguing: &Cataloguing{schoolScope: scope, holdings: holdings},
-		Circulation: &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts, students: repos.Students,
-			departures: repos.Departures, notices: repos.Notices, desk: desk, charges: repos.Charges, loanReader: loans, clock: c},
-		Holds:   &Holds{schoolScope: scope, holdDesk: desk},
-		Catalog: &PublicCatalog{schools: repos.Schools, holdings: repos.Holdings, loanReader: loans, desk: desk},
+		Circulation: circulation,
+		Holds:       &Holds{schoolScope: scope, holdDesk: desk},
+		Catalog:     &PublicCatalog{schools: repos.Schools, holdings: repos.Holdings, loanReader: loans, desk: desk},
 		Notices: &Notices{schoolScope: scope, notices: repos.Notices, homerooms: repos.Homerooms, accounts: repos.Accounts,
 			holds: repos.Holds, holdings: repos.Holdings, identity: identity, loanReader: loans, clock: c},
-		clock: c,
+		Reports: &Reports{schoolScope: scope, reports: repos.Reports, holdings: repos.Holdings, circulation: circulation, clock: c},
+		clock:   c,
 	}
 }
 

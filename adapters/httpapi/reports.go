@@ -1,0 +1,333 @@
+package httpapi
+
+import (
+	encodingcsv "encoding/csv"
+	"fmt"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service"
+)
+
+// ----- reports: each a JSON body or, with ?format=csv or Accept: text/csv,
+// a CSV download of the same rows -----
+
+// reportTable is a report as CSV: a header row and the rows.
+type reportTable struct {
+	header []string
+	rows   [][]string
+}
+
+// wantsCSV reads the report's format: ?format=csv or json, else an Accept
+// header that prefers text/csv to JSON.
+// Errors: Invalid "format".
+func wantsCSV(r *http.Request, p map[string]string) (bool, error) {
+	switch p["format"] {
+	case "csv":
+		return true, nil
+	case "json":
+		return false, nil
+	case "":
+	default:
+		return false, errs.InvalidField("format", "must be json or csv")
+	}
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		switch mt {
+		case "text/csv":
+			return true, nil
+		case "application/json", "*/*", "application/*":
+			return false, nil
+		}
+	}
+	return false, nil
+}
+
+// csvCell keeps a spreadsheet from reading a cell as a formula: a value
+// that starts with = + - @ or a tab or carriage return is prefixed with '.
+func csvCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// writeCSV answers the table as an attachment named name.csv.
+func writeCSV(w http.ResponseWriter, name string, t reportTable) {
+	hd := w.Header()
+	hd.Set("Content-Type", "text/csv; charset=utf-8")
+	hd.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s.csv"`, safeFileName(name)))
+	w.WriteHeader(http.StatusOK)
+	cw := encodingcsv.NewWriter(w)
+	_ = cw.Write(t.header)
+	for _, row := range t.rows {
+		cells := make([]string, len(row))
+		for i, c := range row {
+			cells[i] = csvCell(c)
+		}
+		_ = cw.Write(cells)
+	}
+	cw.Flush()
+}
+
+// reportParams reads a report's query string: schoolId and format, and
+// the report's own parameters.
+func reportParams(w http.ResponseWriter, r *http.Request, own ...string) (map[string]string, bool, bool) {
+	p, err := queryParams(r, append([]string{"schoolId", "format"}, own...)...)
+	if err != nil {
+		writeError(w, r, err)
+		return nil, false, false
+	}
+	asCSV, err := wantsCSV(r, p)
+	if err != nil {
+		writeError(w, r, err)
+		return nil, false, false
+	}
+	return p, asCSV, true
+}
+
+type monthCountBody struct {
+	Month string `json:"month"`
+	Loans int    `json:"loans"`
+}
+
+type loansPerMonthBody struct {
+	SchoolID string           `json:"school_id"`
+	From     string           `json:"from"`
+	To       string           `json:"to"`
+	Timezone string           `json:"timezone"`
+	Total    int              `json:"total"`
+	Months   []monthCountBody `json:"months"`
+}
+
+func (h *handler) reportLoansPerMonth(w http.ResponseWriter, r *http.Request) {
+	p, asCSV, ok := reportParams(w, r, "from", "to")
+	if !ok {
+		return
+	}
+	rep, err := h.deps.Library.Reports.LoansPerMonth(r.Context(), p["schoolId"], p["from"], p["to"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	body := loansPerMonthBody{SchoolID: rep.School.ID, From: rep.Range.From, To: rep.Range.To, Timezone: rep.School.Settings.Zone(),
+		Total: rep.Total, Months: []monthCountBody{}}
+	t := reportTable{header: []string{"month", "loans"}}
+	for _, m := range rep.Months {
+		body.Months = append(body.Months, monthCountBody(m))
+		t.rows = append(t.rows, []string{m.Month, strconv.Itoa(m.Loans)})
+	}
+	if asCSV {
+		writeCSV(w, library.ReportLoansPerMonth+"-"+rep.Range.From+"-"+rep.Range.To, t)
+		return
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+type titleLoansBody struct {
+	BookID string `json:"book_id"`
+	Title  string `json:"title"`
+	Author string `json:"author"`
+	Loans  int    `json:"loans"`
+}
+
+type topTitlesBody struct {
+	SchoolID string           `json:"school_id"`
+	From     string           `json:"from"`
+	To       string           `json:"to"`
+	Titles   []titleLoansBody `json:"titles"`
+}
+
+func (h *handler) reportTopTitles(w http.ResponseWriter, r *http.Request) {
+	p, asCSV, ok := reportParams(w, r, "from", "to", "limit")
+	if !ok {
+		return
+	}
+	limit, err := intParam(p, "limit", library.DefaultTopTitles)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	rep, err := h.deps.Library.Reports.TopTitles(r.Context(), p["schoolId"], p["from"], p["to"], limit)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	body := topTitlesBody{SchoolID: rep.School.ID, From: rep.Range.From, To: rep.Range.To, Titles: []titleLoansBody{}}
+	t := reportTable{header: []string{"rank", "title", "author", "loans", "book_id"}}
+	for i, b := range rep.Titles {
+		body.Titles = append(body.Titles, titleLoansBody(b))
+		t.rows = append(t.rows, []string{strconv.Itoa(i + 1), b.Title, b.Author, strconv.Itoa(b.Loans), b.BookID})
+	}
+	if asCSV {
+		writeCSV(w, library.ReportTopTitles+"-"+rep.Range.From+"-"+rep.Range.To, t)
+		return
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+type homeroomOverdueBody struct {
+	Homeroom string `json:"homeroom"`
+	Loans    int    `json:"loans"`
+	Students int    `json:"students"`
+}
+
+type overdueByHomeroomBody struct {
+	SchoolID  string                `json:"school_id"`
+	Date      string                `json:"date"`
+	Total     int                   `json:"total"`
+	Homerooms []homeroomOverdueBody `json:"homerooms"`
+}
+
+func (h *handler) reportOverdueByHomeroom(w http.ResponseWriter, r *http.Request) {
+	p, asCSV, ok := reportParams(w, r)
+	if !ok {
+		return
+	}
+	rep, err := h.deps.Library.Reports.OverdueByHomeroom(r.Context(), p["schoolId"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	body := overdueByHomeroomBody{SchoolID: rep.School.ID, Date: rep.Date, Total: rep.Total, Homerooms: []homeroomOverdueBody{}}
+	t := reportTable{header: []string{"homeroom", "overdue_loans", "students"}}
+	for _, c := range rep.Homerooms {
+		body.Homerooms = append(body.Homerooms, homeroomOverdueBody(c))
+		t.rows = append(t.rows, []string{c.Homeroom, strconv.Itoa(c.Loans), strconv.Itoa(c.Students)})
+	}
+	if asCSV {
+		writeCSV(w, library.ReportOverdueHomerooms+"-"+rep.Date, t)
+		return
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+type collectionGroupBody struct {
+	Value   string `json:"value"`
+	Unknown bool   `json:"unknown"`
+	Titles  int    `json:"titles"`
+	Copies  int    `json:"copies"`
+}
+
+type collectionBody struct {
+	SchoolID string                `json:"school_id"`
+	By       string                `json:"by"`
+	Titles   int                   `json:"titles"`
+	Copies   int                   `json:"copies"`
+	Groups   []collectionGroupBody `json:"groups"`
+}
+
+func (h *handler) reportCollection(field, name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		p, asCSV, ok := reportParams(w, r)
+		if !ok {
+			return
+		}
+		rep, err := h.deps.Library.Reports.Collection(r.Context(), p["schoolId"], field)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		body := collectionBody{SchoolID: rep.School.ID, By: field, Titles: rep.Titles, Copies: rep.Copies, Groups: []collectionGroupBody{}}
+		t := reportTable{header: []string{field, "titles", "copies"}}
+		for _, g := range rep.Rows {
+			body.Groups = append(body.Groups, collectionGroupBody{Value: g.Value, Unknown: g.Value == "", Titles: g.Titles, Copies: g.Copies})
+			label := g.Value
+			if label == "" {
+				label = "unknown"
+			}
+			t.rows = append(t.rows, []string{label, strconv.Itoa(g.Titles), strconv.Itoa(g.Copies)})
+		}
+		if asCSV {
+			writeCSV(w, name, t)
+			return
+		}
+		writeJSON(w, http.StatusOK, body)
+	}
+}
+
+type unusedBookBody struct {
+	BookID string `json:"book_id"`
+	Title  string `json:"title"`
+	Author string `json:"author"`
+	ISBN   string `json:"isbn"`
+	Copies int    `json:"copies"`
+}
+
+type neverBorrowedBody struct {
+	SchoolID   string           `json:"school_id"`
+	Books      []unusedBookBody `json:"books"`
+	Pagination pagination       `json:"pagination"`
+}
+
+func (h *handler) reportNeverBorrowed(w http.ResponseWriter, r *http.Request) {
+	p, asCSV, ok := reportParams(w, r, "page", "limit")
+	if !ok {
+		return
+	}
+	page, limit, err := pageParams(p, library.DefaultReportPage)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	rep, err := h.deps.Library.Reports.NeverBorrowed(r.Context(), p["schoolId"], service.ListQuery{Page: page, Limit: limit}, asCSV)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	body := neverBorrowedBody{SchoolID: rep.School.ID, Books: []unusedBookBody{},
+		Pagination: pagination{Page: rep.Page, Limit: rep.Limit, Total: int64(rep.Total), TotalPages: catalog.TotalPages(int64(rep.Total), rep.Limit)}}
+	t := reportTable{header: []string{"title", "author", "isbn", "copies", "book_id"}}
+	for _, b := range rep.Books {
+		body.Books = append(body.Books, unusedBookBody{BookID: b.Book.ID, Title: b.Book.Title, Author: b.Book.Author, ISBN: b.Book.ISBN, Copies: b.Copies})
+		t.rows = append(t.rows, []string{b.Book.Title, b.Book.Author, b.Book.ISBN, strconv.Itoa(b.Copies), b.Book.ID})
+	}
+	if asCSV {
+		writeCSV(w, library.ReportNeverBorrowed, t)
+		return
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+type medianAgeBody struct {
+	SchoolID          string   `json:"school_id"`
+	Date              string   `json:"date"`
+	MedianYear        *float64 `json:"median_year"`
+	MedianAgeYears    *float64 `json:"median_age_years"`
+	CopiesCounted     int      `json:"copies_counted"`
+	CopiesWithoutYear int      `json:"copies_without_year"`
+}
+
+func (h *handler) reportMedianAge(w http.ResponseWriter, r *http.Request) {
+	p, asCSV, ok := reportParams(w, r)
+	if !ok {
+		return
+	}
+	rep, err := h.deps.Library.Reports.MedianAge(r.Context(), p["schoolId"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	body := medianAgeBody{SchoolID: rep.School.ID, Date: rep.Date, CopiesCounted: rep.Counted, CopiesWithoutYear: rep.Excluded}
+	year, age := "", ""
+	if rep.Counted > 0 {
+		body.MedianYear, body.MedianAgeYears = &rep.MedianYear, &rep.Years
+		year, age = strconv.FormatFloat(rep.MedianYear, 'f', -1, 64), strconv.FormatFloat(rep.Years, 'f', -1, 64)
+	}
+	if asCSV {
+		writeCSV(w, library.ReportMedianAge+"-"+rep.Date, reportTable{
+			header: []string{"date", "median_year", "median_age_years", "copies_counted", "copies_without_year"},
+			rows:   [][]string{{rep.Date, year, age, strconv.Itoa(rep.Counted), strconv.Itoa(rep.Excluded)}},
+		})
+		return
+	}
+	writeJSON(w, http.StatusOK, body)
+}

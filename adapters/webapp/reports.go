@@ -1,0 +1,192 @@
+package webapp
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/user"
+)
+
+// ----- reports: one section per report, each with a bar chart drawn as
+// SVG on the server (rects and escaped labels, no script) and the link to
+// its CSV download on the JSON API -----
+
+// Chart geometry, in SVG user units.
+const (
+	chartLabelWidth = 180
+	chartBarWidth   = 380
+	chartValueWidth = 60
+	chartBarHeight  = 22
+	chartGap        = 6
+)
+
+// chartBar is one bar: its label and value, where it is drawn and how long.
+type chartBar struct {
+	Label  string
+	Value  int
+	Y      int // top of the bar
+	TextY  int // baseline of its label and value
+	W      int // length of the bar, at least 1 for a value above 0
+	ValueX int
+}
+
+// barChart is a horizontal bar chart of counts.
+type barChart struct {
+	ID, Title     string
+	Width, Height int
+	LabelWidth    int
+	Bars          []chartBar
+}
+
+// newBarChart lays the bars out, the longest as wide as the chart.
+func newBarChart(id, title string, labels []string, values []int) barChart {
+	c := barChart{ID: id, Title: title, Width: chartLabelWidth + chartBarWidth + chartValueWidth, LabelWidth: chartLabelWidth}
+	top := 1
+	for _, v := range values {
+		top = max(top, v)
+	}
+	for i, label := range labels {
+		y := i * (chartBarHeight + chartGap)
+		w := values[i] * chartBarWidth / top
+		if values[i] > 0 {
+			w = max(w, 1)
+		}
+		c.Bars = append(c.Bars, chartBar{Label: label, Value: values[i], Y: y, TextY: y + chartBarHeight - 6, W: w,
+			ValueX: chartLabelWidth + w + 6})
+	}
+	c.Height = max(len(labels)*(chartBarHeight+chartGap), chartBarHeight)
+	return c
+}
+
+type reportsView struct {
+	base
+	Base       string
+	From, To   string
+	RangeError string
+	CSV        map[string]string // report name → its CSV download
+
+	Months       service.LoansPerMonth
+	MonthsChart  barChart
+	Top          service.TopTitles
+	TopChart     barChart
+	Overdue      service.OverdueByHomeroom
+	OverdueChart barChart
+	Genres       service.Collection
+	GenreChart   barChart
+	Levels       service.Collection
+	LevelChart   barChart
+	Unused       service.NeverBorrowed
+	Age          service.CollectionAge
+}
+
+// reportsPageTitles is how many never-borrowed titles the page lists (the
+// CSV has them all).
+const reportsPageTitles = 20
+
+func (a *App) reports(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "read", "library:reports") {
+		return
+	}
+	q := r.URL.Query()
+	v := reportsView{base: a.schoolBase(r, school, "Reports", "reports"), Base: schoolPath(school),
+		From: q.Get("from"), To: q.Get("to")}
+	ctx, rep := r.Context(), a.deps.Library.Reports
+	months, err := rep.LoansPerMonth(ctx, school.ID, v.From, v.To)
+	if errs.Is(err, errs.Invalid) {
+		// A range the form cannot take: say so, and show the default one.
+		v.RangeError = "The dates must be YYYY-MM-DD, to not before from and less than 5 years after it; showing the last twelve months."
+
+		months, err = rep.LoansPerMonth(ctx, school.ID, "", "")
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	v.Months, v.From, v.To = months, months.Range.From, months.Range.To
+	if err := a.fillReports(r, school, &v); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	a.render(w, r, http.StatusOK, "reports", v)
+}
+
+// fillReports runs every report but loans per month (already in v) for
+// the page, and lays out their charts and downloads.
+func (a *App) fillReports(r *http.Request, school library.School, v *reportsView) error {
+	ctx, rep := r.Context(), a.deps.Library.Reports
+	var err error
+	if v.Top, err = rep.TopTitles(ctx, school.ID, v.From, v.To, library.DefaultTopTitles); err != nil {
+		return err
+	}
+	if v.Overdue, err = rep.OverdueByHomeroom(ctx, school.ID); err != nil {
+		return err
+	}
+	if v.Genres, err = rep.Collection(ctx, school.ID, library.CollectionGenre); err != nil {
+		return err
+	}
+	if v.Levels, err = rep.Collection(ctx, school.ID, library.CollectionReadingLevel); err != nil {
+		return err
+	}
+	if v.Unused, err = rep.NeverBorrowed(ctx, school.ID, service.ListQuery{Page: 1, Limit: reportsPageTitles}, false); err != nil {
+		return err
+	}
+	if v.Age, err = rep.MedianAge(ctx, school.ID); err != nil {
+		return err
+	}
+	var labels []string
+	var values []int
+	for _, m := range v.Months.Months {
+		labels, values = append(labels, m.Month), append(values, m.Loans)
+	}
+	v.MonthsChart = newBarChart("chart-loans-per-month", "Loans per month", labels, values)
+	labels, values = nil, nil
+	for _, t := range v.Top.Titles {
+		labels, values = append(labels, t.Title), append(values, t.Loans)
+	}
+	v.TopChart = newBarChart("chart-top-titles", "Loans per title", labels, values)
+	labels, values = nil, nil
+	for _, h := range v.Overdue.Homerooms {
+		labels, values = append(labels, orUnknown(h.Homeroom, "No homeroom")), append(values, h.Loans)
+	}
+	v.OverdueChart = newBarChart("chart-overdue-by-homeroom", "Overdue loans per homeroom", labels, values)
+	v.GenreChart = collectionChart("chart-collection-by-genre", "Copies per genre", v.Genres)
+	v.LevelChart = collectionChart("chart-collection-by-reading-level", "Copies per reading level", v.Levels)
+
+	v.CSV = map[string]string{}
+	for _, name := range library.ReportNames {
+		q := url.Values{"format": {"csv"}}
+		if user.PrincipalFrom(ctx).Role == user.RoleAdmin {
+			q.Set("schoolId", school.ID)
+		}
+		if name == library.ReportLoansPerMonth || name == library.ReportTopTitles {
+			q.Set("from", v.From)
+			q.Set("to", v.To)
+		}
+		v.CSV[name] = "/api/library/reports/" + name + "?" + q.Encode()
+	}
+	return nil
+}
+
+func collectionChart(id, title string, c service.Collection) barChart {
+	var labels []string
+	var values []int
+	for _, g := range c.Rows {
+		labels, values = append(labels, orUnknown(g.Value, "Unknown")), append(values, g.Copies)
+	}
+	return newBarChart(id, title, labels, values)
+}
+
+func orUnknown(s, unknown string) string {
+	if s == "" {
+		return unknown
+	}
+	return s
+}
+
+// formatYears writes a median year or age without a needless ".0".
+func formatYears(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
