@@ -115,6 +115,12 @@ const (
 	CodeChargeNotFound   = "charge_not_found"
 	CodeChargeSettled    = "charge_settled"
 	CodeBorrowingBlocked = "borrowing_blocked"
+	// Library: stocktakes.
+	CodeStocktakeNotFound = "stocktake_not_found"
+	CodeStocktakeClosed   = "stocktake_closed"
+	CodeStocktakeOpen     = "stocktake_open"
+	CodeScanExists        = "scan_exists"
+	CodeScanNotFound      = "scan_not_found"
 
 	// Migration: the record store of the import/export commands.
 	CodeRecordExists      = "record_exists"

@@ -30,6 +30,7 @@ type Library struct {
 	Holds       *Holds
 	Catalog     *PublicCatalog
 	Notices     *Notices
+	Stocktakes  *Stocktakes
 
 	clock *clock
 }
@@ -59,14 +60,18 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 	loans := loanReader{loans: repos.Loans, active: repos.ActiveLoans}
 	desk := &holdDesk{holds: repos.Holds, holdings: repos.Holdings, schools: repos.Schools, accounts: repos.Accounts,
 		loanReader: loans, clock: c}
+	holdings := &Holdings{schoolScope: scope, holdings: repos.Holdings, desk: desk, loanReader: loans, clock: c}
+	circulation := &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts, students: repos.Students,
+		departures: repos.Departures, notices: repos.Notices, desk: desk, charges: repos.Charges, loanReader: loans, clock: c}
 	return &Library{
 		Schools: &Schools{schoolScope: scope, clock: c},
 		Staff: &Staff{schools: repos.Schools, accounts: repos.Accounts, invites: repos.Invites, refresh: repos.RefreshTokens,
 			identity: identity, clock: c},
-		Students: &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, hasher: identity.hasher, clock: c},
-		Holdings: &Holdings{schoolScope: scope, holdings: repos.Holdings, desk: desk, loanReader: loans, clock: c},
-		Circulation: &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts, students: repos.Students,
-			departures: repos.Departures, notices: repos.Notices, desk: desk, charges: repos.Charges, loanReader: loans, clock: c},
+		Students:    &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, hasher: identity.hasher, clock: c},
+		Holdings:    holdings,
+		Circulation: circulation,
+		Stocktakes: &Stocktakes{schoolScope: scope, stocktakes: repos.Stocktakes, holdings: holdings, circulation: circulation,
+			books: repos.Holdings, loanReader: loans, clock: c},
 		Holds:   &Holds{schoolScope: scope, holdDesk: desk},
 		Catalog: &PublicCatalog{schools: repos.Schools, holdings: repos.Holdings, loanReader: loans, desk: desk},
 		Notices: &Notices{schoolScope: scope, notices: repos.Notices, homerooms: repos.Homerooms, accounts: repos.Accounts,
