@@ -63,6 +63,9 @@ const (
 	KindLoanEndings RecordKind = "loan_endings"       // library.LoanEnding
 	KindCharges     RecordKind = "charges"            // library.Charge
 	KindSettlements RecordKind = "charge_settlements" // library.Settlement
+	// Stocktakes and the copies each found.
+	KindStocktakes     RecordKind = "stocktakes"      // library.Stocktake
+	KindStocktakeScans RecordKind = "stocktake_scans" // library.StocktakeScan
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -76,6 +79,7 @@ var RecordKinds = []RecordKind{
 	KindNoticeSettings, KindHomerooms, KindNotices, KindNoticeDays,
 	KindHolds, KindHoldQueue, KindHoldTraps, KindHoldEnds,
 	KindLoanEndings, KindCharges, KindSettlements,
+	KindStocktakes, KindStocktakeScans,
 }
 
 // NoticeSettingsRecord is a school's saved notice settings.

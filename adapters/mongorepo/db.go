@@ -61,6 +61,8 @@ const (
 	colLoanEndings       = "loan_endings"
 	colCharges           = "charges"
 	colSettlements       = "charge_settlements"
+	colStocktakes        = "stocktakes"
+	colStocktakeScans    = "stocktake_scans"
 )
 
 // Reminder mail: each school's notice settings, the notices (claims and
@@ -154,6 +156,7 @@ func (d *DB) Repositories() ports.Repositories {
 		Departures:    NewDepartures(d.db),
 		Holds:         NewHolds(d.db),
 		Charges:       NewCharges(d.db),
+		Stocktakes:    NewStocktakes(d.db),
 		Health:        NewHealth(d.db.Client()),
 
 		ExternalIdentities: NewExternalIdentities(d.db),
@@ -270,6 +273,18 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "status", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		// A school's stocktakes, newest first; a stocktake's scans by copy
+		// (Stocktakes); the school's books in call number order, the walk
+		// of a stocktake's report.
+		{colStocktakes, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "opened_at", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		{colStocktakeScans, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "stocktake_id", Value: 1}, {Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},
+		}},
+		{colLibraryBooks, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "call_number", Value: 1}, {Key: "_id", Value: 1}}},
 		}},
 		{colCopyClaims, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},

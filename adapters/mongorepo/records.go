@@ -119,6 +119,10 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 		return plain(r.db, k, colCharges, toChargeDoc, chargeDoc.toCharge), nil
 	case ports.KindSettlements:
 		return plain(r.db, k, colSettlements, toSettlementDoc, settlementDoc.toSettlement), nil
+	case ports.KindStocktakes:
+		return plain(r.db, k, colStocktakes, toStocktakeDoc, stocktakeDoc.toStocktake), nil
+	case ports.KindStocktakeScans:
+		return plain(r.db, k, colStocktakeScans, toScanDoc, scanDoc.toScan), nil
 	}
 	return recordKind{}, errs.E(errs.Invalid, errs.CodeUnknownRecordKind, "There is no record kind %q.", k)
 }

@@ -42,7 +42,7 @@ var callNumberTop = string([]rune{utf8.MaxRune, utf8.MaxRune})
 var (
 	stmtStocktakeInsert = newStmt("stocktakes.insert", `
 INSERT INTO stocktakes (`+stocktakeColumns+`)
-VALUES (:id, :school_id, :from_call, :to_call, :opened_by, :opened_at, 0)`)
+VALUES (:id, :school_id, :from_call, :to_call, :opened_by, :opened_at, :closed_at)`)
 	stmtStocktakeGet = newStmt("stocktakes.get", `
 SELECT `+stocktakeColumns+` FROM stocktakes WHERE id = :id AND +school_id = :school_id`)
 	stmtStocktakesOfSchool = newStmt("stocktakes.of_school", `
@@ -79,6 +79,41 @@ SELECT `+copyReadColumns+` FROM copies
 WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_ids))`)
 )
 
+func stocktakeArgs(st library.Stocktake) []any {
+	var closed int64
+	if st.Closed() {
+		closed = millis(st.ClosedAt)
+	}
+	return []any{sql.Named("id", st.ID), sql.Named("school_id", st.SchoolID), sql.Named("from_call", st.From),
+		sql.Named("to_call", st.To), sql.Named("opened_by", st.OpenedBy), sql.Named("opened_at", millis(st.OpenedAt)),
+		sql.Named("closed_at", closed)}
+}
+
+func scanArgs(s library.StocktakeScan) []any {
+	return []any{sql.Named("stocktake_id", s.StocktakeID), sql.Named("copy_id", s.CopyID), sql.Named("school_id", s.SchoolID),
+		sql.Named("book_id", s.BookID), sql.Named("code", s.Code), sql.Named("scanned_by", s.By),
+		sql.Named("scanned_at", millis(s.ScannedAt))}
+}
+
+// The record store's statements: copying a store reads whole tables.
+var (
+	stmtRecStocktakesCount = newWholeStmt("records.stocktakes.count", `SELECT count(*) FROM stocktakes`)
+	stmtRecStocktakesRead  = newWholeStmt("records.stocktakes.read", `SELECT `+stocktakeColumns+` FROM stocktakes`)
+	stmtRecScansCount      = newWholeStmt("records.stocktake_scans.count", `SELECT count(*) FROM stocktake_scans`)
+	stmtRecScansRead       = newWholeStmt("records.stocktake_scans.read", `SELECT `+scanColumns+` FROM stocktake_scans`)
+)
+
+// stocktakeRecordKinds are the stocktake kinds of the record store.
+func stocktakeRecordKinds(d *DB, k ports.RecordKind) (recordKind, bool) {
+	switch k {
+	case ports.KindStocktakes:
+		return holdRecordKind(d, k, stmtRecStocktakesCount, stmtRecStocktakesRead, stmtStocktakeInsert, scanStocktake, stocktakeArgs), true
+	case ports.KindStocktakeScans:
+		return holdRecordKind(d, k, stmtRecScansCount, stmtRecScansRead, stmtScanInsert, scanScan, scanArgs), true
+	}
+	return recordKind{}, false
+}
+
 func scanStocktake(s scanner) (library.Stocktake, error) {
 	var (
 		st             library.Stocktake
@@ -104,9 +139,7 @@ func scanScan(s scanner) (library.StocktakeScan, error) {
 
 // Create implements ports.StocktakeRepository.
 func (r *Stocktakes) Create(ctx context.Context, st library.Stocktake) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtStocktakeInsert, sql.Named("id", st.ID), sql.Named("school_id", st.SchoolID),
-		sql.Named("from_call", st.From), sql.Named("to_call", st.To), sql.Named("opened_by", st.OpenedBy),
-		sql.Named("opened_at", millis(st.OpenedAt)))
+	_, err := r.db.exec(ctx, r.db.write, stmtStocktakeInsert, stocktakeArgs(st)...)
 	return mapErr(err, "store the stocktake", nil, nil)
 }
 
@@ -147,9 +180,7 @@ func (r *Stocktakes) Close(ctx context.Context, schoolID, id string, at time.Tim
 // AddScan implements ports.StocktakeRepository: the primary key lets one
 // of racing inserts win.
 func (r *Stocktakes) AddScan(ctx context.Context, s library.StocktakeScan) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtScanInsert, sql.Named("stocktake_id", s.StocktakeID), sql.Named("copy_id", s.CopyID),
-		sql.Named("school_id", s.SchoolID), sql.Named("book_id", s.BookID), sql.Named("code", s.Code),
-		sql.Named("scanned_by", s.By), sql.Named("scanned_at", millis(s.ScannedAt)))
+	_, err := r.db.exec(ctx, r.db.write, stmtScanInsert, scanArgs(s)...)
 	return mapErr(err, "store the scan", nil, library.ErrScanExists)
 }
 
