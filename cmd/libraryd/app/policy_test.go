@@ -101,11 +101,19 @@ var whoMayCall = map[string]string{
 	"library.homerooms.put":        "admin librarian",
 	"library.catalog":              "admin anonymous librarian reader staff student",
 
-	"library.students.standing": "admin librarian staff",
-	"library.copies.change":     "admin librarian",
-	"library.charges.list":      "admin librarian staff",
-	"library.charges.settle":    "admin librarian",
-	"library.studentCharges":    "student",
+	"library.students.standing":   "admin librarian staff",
+	"library.copies.change":       "admin librarian",
+	"library.charges.list":        "admin librarian staff",
+	"library.charges.settle":      "admin librarian",
+	"library.stocktakes.list":     "admin librarian staff",
+	"library.stocktakes.open":     "admin librarian",
+	"library.stocktakes.scan":     "admin librarian",
+	"library.stocktakes.upload":   "admin librarian",
+	"library.stocktakes.close":    "admin librarian",
+	"library.stocktakes.report":   "admin librarian staff",
+	"library.stocktakes.checkIn":  "admin librarian",
+	"library.stocktakes.markLost": "admin librarian",
+	"library.studentCharges":      "student",
 
 	// The web app's pages and forms are open to every subject at the route;
 	// each page then asks the permission of its JSON route (checked by the
