@@ -176,12 +176,12 @@ func (r *Stocktakes) Scanned(ctx context.Context, stocktakeID string, copyIDs []
 // bookCallDoc is a library book with its call number. A book stored
 // without one has none: the walk reads its absence as "".
 type bookCallDoc struct {
-	libraryBookDoc `bson:",inline"`
-	CallNumber     string `bson:"call_number"`
+	Book       libraryBookDoc `bson:",inline"` // exported: the codec skips unexported fields
+	CallNumber string         `bson:"call_number"`
 }
 
 func (d bookCallDoc) toBook() library.Book {
-	b := d.libraryBookDoc.toBook()
+	b := d.Book.toBook()
 	b.CallNumber = d.CallNumber
 	return b
 }
