@@ -178,6 +178,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 	add("settings", "Settings", root+"/settings", "read", "library:settings")
 	add("calendar", "Calendar", root+"/calendar", "read", "library:calendar")
 	add("loanrules", "Loan rules", root+"/loan-rules", "read", "library:loanrules")
+	add("stocktake", "Stocktake", root+"/stocktake", "read", "library:stocktakes")
 	add("notices", "Reminders", root+"/notices", "read", "library:notices")
 	add("accounts", "Accounts", root+"/accounts", "read", "library:accounts")
 	add("catalog", "Public catalog", root+"/catalog", "", "")

@@ -89,6 +89,9 @@ type ReportCopy struct {
 	Loan *library.Loan // the active loan, in the on-loan list
 }
 
+// StocktakeReportCopies is one list of a stocktake report.
+type StocktakeReportCopies = []ReportCopy
+
 // StocktakeReport is what a stocktake found. Each list holds at most Limit
 // copies; the totals count them all.
 type StocktakeReport struct {
