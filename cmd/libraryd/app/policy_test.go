@@ -75,6 +75,8 @@ var whoMayCall = map[string]string{
 	"library.students.import":      "admin librarian",
 	"library.students.update":      "admin librarian",
 	"library.books.create":         "admin librarian",
+	"library.books.list":           "admin librarian staff",
+	"library.books.get":            "admin librarian staff",
 	"library.copies.create":        "admin librarian",
 	"library.copies.find":          "admin librarian staff",
 	"library.copies.labels":        "admin librarian staff",
@@ -165,6 +167,7 @@ var whoMayCall = map[string]string{
 	"web.stocktake.close":    "admin anonymous librarian reader staff student",
 	"web.stocktake.checkIn":  "admin anonymous librarian reader staff student",
 	"web.stocktake.markLost": "admin anonymous librarian reader staff student",
+	"web.books.details":      "admin anonymous librarian reader staff student",
 
 	"web.forgotPassword":      "admin anonymous librarian reader staff student",
 	"web.forgotPassword.send": "admin anonymous librarian reader staff student",
