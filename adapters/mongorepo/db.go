@@ -281,16 +281,13 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "status", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
 		}},
 		// A school's stocktakes, newest first; a stocktake's scans by copy
-		// (Stocktakes); the school's books in call number order, the walk
-		// of a stocktake's report.
+		// (Stocktakes). The report walks library_books by
+		// {school_id, call_number, _id}.
 		{colStocktakes, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "opened_at", Value: 1}, {Key: "_id", Value: 1}}},
 		}},
 		{colStocktakeScans, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "stocktake_id", Value: 1}, {Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},
-		}},
-		{colLibraryBooks, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "call_number", Value: 1}, {Key: "_id", Value: 1}}},
 		}},
 		{colCopyClaims, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},

@@ -173,19 +173,6 @@ func (r *Stocktakes) Scanned(ctx context.Context, stocktakeID string, copyIDs []
 	return out, err
 }
 
-// bookCallDoc is a library book with its call number. A book stored
-// without one has none: the walk reads its absence as "".
-type bookCallDoc struct {
-	Book       libraryBookDoc `bson:",inline"` // exported: the codec skips unexported fields
-	CallNumber string         `bson:"call_number"`
-}
-
-func (d bookCallDoc) toBook() library.Book {
-	b := d.Book.toBook()
-	b.CallNumber = d.CallNumber
-	return b
-}
-
 // BooksByCallNumber implements ports.StocktakeRepository with one find in
 // the order of the {school_id, call_number, _id} index, from the last book
 // of the page before. A book without a call_number field sorts first (as
@@ -208,7 +195,7 @@ func (r *Stocktakes) BooksByCallNumber(ctx context.Context, schoolID string, p p
 	}
 	opts := options.Find().SetSort(bson.D{{Key: "call_number", Value: 1}, {Key: "_id", Value: 1}}).
 		SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
-	return findAll(ctx, r.books, "read the books", filter, opts, bookCallDoc.toBook)
+	return findAll(ctx, r.books, "read the books", filter, opts, libraryBookDoc.toBook)
 }
 
 // CopiesOfBooks implements ports.StocktakeRepository with one find on the

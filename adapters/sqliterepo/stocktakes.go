@@ -68,8 +68,8 @@ WHERE stocktake_id = :stocktake_id AND copy_id IN (SELECT value FROM json_each(:
 	// alone, from the last book of the page before, then only the page's
 	// books are read.
 	stmtBooksByCallNumber = newStmt("library_books.by_call_number", `
-SELECT `+libraryBookColumns+`, b.call_number FROM (
-	SELECT pk FROM library_books INDEXED BY library_books_by_call_number_id
+SELECT `+libraryBookColumns+` FROM (
+	SELECT pk FROM library_books INDEXED BY library_books_call_number
 	WHERE school_id = :school_id AND (call_number, id) > (:after_call, :after_id) AND call_number < :before
 	ORDER BY call_number, id LIMIT :limit) AS page
 JOIN library_books AS b ON b.pk = page.pk
@@ -250,22 +250,9 @@ func (r *Stocktakes) BooksByCallNumber(ctx context.Context, schoolID string, p p
 	if err != nil {
 		return nil, mapErr(err, "read the books", nil, nil)
 	}
-	out, err := scanAll(rows, func(s scanner) (library.Book, error) {
-		var cn string
-		b, err := scanLibraryBook(withCallNumber{s, &cn})
-		b.CallNumber = cn
-		return b, err
-	})
+	out, err := scanAll(rows, scanLibraryBook)
 	return out, mapErr(err, "read the books", nil, nil)
 }
-
-// withCallNumber reads a book row followed by its call number.
-type withCallNumber struct {
-	scanner
-	cn *string
-}
-
-func (w withCallNumber) Scan(dest ...any) error { return w.scanner.Scan(append(dest, w.cn)...) }
 
 // CopiesOfBooks implements ports.StocktakeRepository.
 func (r *Stocktakes) CopiesOfBooks(ctx context.Context, schoolID string, bookIDs []string) ([]library.Copy, error) {

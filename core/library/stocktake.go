@@ -17,8 +17,10 @@ import (
 // missing, the copies scanned although on loan, and the copies scanned
 // whose call number lies outside the range (misplaced).
 //
-// Call numbers are compared as normalised strings (see NormalizeCallNumber):
-// byte order of the trimmed, space-collapsed, upper-cased call number. Dewey
+// Call numbers are compared as the books store them (see
+// NormalizeCallNumber), in byte order, the order of the stores' call number
+// index: trimmed, runs of spaces made one, case kept (shelf marks are
+// written in capitals by convention; "fic" and "FIC" are two marks). Dewey
 // numbers with the same digits before the point (all of them have three)
 // sort right: "598.2 SMI" < "599.7 ALD" < "600 MAR". A range's upper bound
 // takes in every call number it begins: 500 to 599 holds "599.7 ALD".
@@ -81,11 +83,9 @@ func CallRangeEnd(to string) string {
 	return to + string(utf8.MaxRune)
 }
 
-// NormalizeCallNumber trims a call number, collapses its runs of spaces to
-// one and upper-cases it, so "  fic  smi" and "FIC SMI" are one shelf mark.
-func NormalizeCallNumber(s string) string {
-	return strings.ToUpper(strings.Join(strings.Fields(s), " "))
-}
+// NormalizeCallNumber is a call number as a book stores it (see
+// BookDetails.Normalized): trimmed, runs of spaces made one.
+func NormalizeCallNumber(s string) string { return NormalizeClassField(s) }
 
 // MaxCallNumberSize is the longest call number a range may name, in
 // characters.

@@ -29,6 +29,3 @@ CREATE TABLE stocktake_scans (
     PRIMARY KEY (stocktake_id, copy_id)
 ) STRICT, WITHOUT ROWID;
 
--- A school's books in call number order, then id: a stocktake's report
--- walks its range a page at a time from the last book of the page before.
-CREATE INDEX library_books_by_call_number_id ON library_books (school_id, call_number, id);
