@@ -45,6 +45,11 @@ type StocktakeRepository interface {
 	// of their call number as stored, then id: those within r, after the
 	// cursor, at most limit of them.
 	BooksByCallNumber(ctx context.Context, schoolID string, r CallNumberPage, limit int) ([]library.Book, error)
+	// SetCopiesCondition sets the condition of the school's copies with the
+	// given ids at once (copies of another school are left alone), as
+	// HoldingsRepository.SetCopyCondition does one by one. Idempotent. No
+	// ids is no query.
+	SetCopiesCondition(ctx context.Context, schoolID string, copyIDs []string, c library.CopyCondition) error
 	// CopiesOfBooks returns the school's copies of the given books, with
 	// their conditions, in any order. No ids is no query.
 	CopiesOfBooks(ctx context.Context, schoolID string, bookIDs []string) ([]library.Copy, error)

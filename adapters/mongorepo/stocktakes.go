@@ -207,3 +207,14 @@ func (r *Stocktakes) CopiesOfBooks(ctx context.Context, schoolID string, bookIDs
 	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)}}
 	return findAll(ctx, r.copies, "read the copies", filter, options.Find().SetBatchSize(wholeBatch), copyDoc.toCopy)
 }
+
+// SetCopiesCondition implements ports.StocktakeRepository with one
+// updateMany by _id.
+func (r *Stocktakes) SetCopiesCondition(ctx context.Context, schoolID string, copyIDs []string, c library.CopyCondition) error {
+	if len(copyIDs) == 0 {
+		return nil
+	}
+	filter := bson.D{{Key: "_id", Value: in(copyIDs)}, {Key: "school_id", Value: schoolID}}
+	_, err := r.copies.UpdateMany(ctx, filter, copyConditionUpdate(c))
+	return mapErr(err, "set the copies' condition", nil, nil)
+}

@@ -74,6 +74,9 @@ SELECT `+libraryBookColumns+` FROM (
 	ORDER BY call_number, id LIMIT :limit) AS page
 JOIN library_books AS b ON b.pk = page.pk
 ORDER BY b.call_number, b.id`)
+	stmtCopiesSetCondition = newStmt("copies.set_condition[many]", `
+UPDATE copies SET copy_condition = :condition, condition_note = :note, condition_loan_id = :loan_id, condition_at = :at
+WHERE id IN (SELECT value FROM json_each(:ids)) AND +school_id = :school_id`)
 	stmtCopiesOfBooks = newStmt("copies.of_books", `
 SELECT `+copyReadColumns+` FROM copies
 WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_ids))`)
@@ -265,4 +268,15 @@ func (r *Stocktakes) CopiesOfBooks(ctx context.Context, schoolID string, bookIDs
 	}
 	out, err := scanAll(rows, scanCopy)
 	return out, mapErr(err, "read the copies", nil, nil)
+}
+
+// SetCopiesCondition implements ports.StocktakeRepository: one statement
+// by the copies' primary key.
+func (r *Stocktakes) SetCopiesCondition(ctx context.Context, schoolID string, copyIDs []string, c library.CopyCondition) error {
+	if len(copyIDs) == 0 {
+		return nil
+	}
+	_, err := r.db.exec(ctx, r.db.write, stmtCopiesSetCondition, sql.Named("ids", jsonArray(copyIDs)), sql.Named("school_id", schoolID),
+		sql.Named("condition", c.Condition), sql.Named("note", c.Note), sql.Named("loan_id", c.LoanID), sql.Named("at", conditionAt(c)))
+	return mapErr(err, "set the copies' condition", nil, nil)
 }

@@ -526,12 +526,16 @@ func (s *Stocktakes) MarkMissingLost(ctx context.Context, schoolParam, id string
 		Note: fmt.Sprintf(stocktakeLostNote, st.OpenedAt.Format(stocktakeDateLayout))}
 	marked := 0
 	err = s.walkMissing(ctx, st, func(missing []ReportCopy) error {
+		ids := make([]string, 0, len(missing))
 		for _, c := range missing {
-			if err := s.books.SetCopyCondition(ctx, st.SchoolID, c.Copy.ID, cond); err != nil {
-				return err
-			}
-			marked++
+			ids = append(ids, c.Copy.ID)
 		}
+		// One write a page of books: a whole school's missing copies are
+		// marked within the request's deadline.
+		if err := s.stocktakes.SetCopiesCondition(ctx, st.SchoolID, ids, cond); err != nil {
+			return err
+		}
+		marked += len(ids)
 		return nil
 	})
 	return marked, err

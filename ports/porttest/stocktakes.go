@@ -233,4 +233,18 @@ func testStocktakeCopiesOfBooks(t *testing.T, r ports.Repositories) {
 	if got, err = r.Stocktakes.CopiesOfBooks(c, schoolA, nil); err != nil || len(got) != 0 {
 		t.Errorf("CopiesOfBooks of no books = %+v, %v", got, err)
 	}
+
+	// SetCopiesCondition marks some copies at once, and only the school's.
+	lost := library.CopyCondition{Condition: library.ConditionLost, Note: "missing at the stocktake", At: base.Add(time.Hour)}
+	must(t, "SetCopiesCondition", r.Stocktakes.SetCopiesCondition(c, schoolA, []string{copies[0].ID, copies[2].ID}, lost))
+	must(t, "SetCopiesCondition again", r.Stocktakes.SetCopiesCondition(c, schoolA, []string{copies[0].ID, copies[2].ID}, lost))
+	must(t, "SetCopiesCondition of another school", r.Stocktakes.SetCopiesCondition(c, schoolB, []string{copies[3].ID}, lost))
+	must(t, "SetCopiesCondition of no copies", r.Stocktakes.SetCopiesCondition(c, schoolA, nil, lost))
+	for i, want := range []string{library.ConditionLost, library.ConditionLost, library.ConditionLost, ""} {
+		cp, err := r.Holdings.Copy(c, schoolA, copies[i].ID)
+		must(t, "Copy", err)
+		if cp.Condition.Condition != want || (i != 1 && want != "" && (cp.Condition.Note != lost.Note || !sameTime(cp.Condition.At, lost.At))) {
+			t.Errorf("copy %s after SetCopiesCondition: %+v, want %q", cp.Code, cp.Condition, want)
+		}
+	}
 }
