@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -254,5 +255,33 @@ func TestStocktakeOfTheWholeCollection(t *testing.T) {
 	}
 	if rep.Stocktake["whole"] != true || rep.Stocktake["scanned"] != float64(1) {
 		t.Fatalf("report's stocktake = %v", rep.Stocktake)
+	}
+}
+
+// TestWebStocktakeIsForLibrarians: students cannot open the Stocktake page
+// or post its forms, and a refused scan changes nothing; the librarian's
+// page shows the open stocktake with its scan box.
+func TestWebStocktakeIsForLibrarians(t *testing.T) {
+	w := newLibraryWorld(t)
+	_, copies := w.shelfBook(t, "Closed Shelf", "510 CLO", 1)
+	id := w.openStocktake(t, "", "")
+	const page = "/library/maplegrove.example.org/stocktake"
+	student := newBrowser(t, w.s)
+	if p := student.signIn(demoStudent, demoPassword); p.Status != http.StatusSeeOther {
+		t.Fatalf("student sign-in: %d", p.Status)
+	}
+	if p := student.get(page); p.Status != http.StatusForbidden {
+		t.Fatalf("student opens the stocktake page: %d", p.Status)
+	}
+	if p := student.submit(page+"/scan", url.Values{"stocktake_id": {id}, "code": {copies[0]["code"].(string)}}); p.Status != http.StatusForbidden {
+		t.Fatalf("student posts a scan: %d", p.Status)
+	}
+	if rep := w.stocktakeReport(t, id); rep.Stocktake["scanned"] != float64(0) {
+		t.Fatalf("a refused scan counted: %v", rep.Stocktake)
+	}
+	librarian := newBrowser(t, w.s)
+	librarian.signIn(demoLibrarian, demoPassword)
+	if p := librarian.get(page); p.Status != http.StatusOK || !strings.Contains(p.text("main"), "Whole collection") || p.byID("stocktake-code") == nil {
+		t.Fatalf("the librarian's stocktake page: %d %.300s", p.Status, p.text("main"))
 	}
 }
