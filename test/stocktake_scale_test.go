@@ -3,6 +3,7 @@ package test
 import (
 	"crypto/rand"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -15,12 +16,21 @@ import (
 // school of 20,000 copies reports every copy not scanned, though the walk
 // reads the books 500 at a time and the copies, scans and loans in
 // batches; marking them lost marks each once. The durations are logged
-// (figures for the report), not asserted.
+// (figures for the report), not asserted. On the in-process FerretDB the
+// school has 1,200 copies of 600 books (still more than one page of
+// books): FerretDB 1.24 evaluates the batches' $in filters by reading the
+// whole collection and writes a copy's condition in some 4 ms, so a
+// 20,000-copy school there runs past the request deadline, where MongoDB
+// answers from its indexes. Each page of books is marked for good, so a
+// request stopped by its deadline is finished by asking again.
 func TestStocktakeReportWalksALargeSchool(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seeds 20,000 copies")
 	}
-	const books, perBook = 2000, 10
+	books, perBook := 2000, 10
+	if os.Getenv("LIBRARY_TEST_STORE") == "mongo" {
+		books, perBook = 600, 2
+	}
 	w := newLibraryWorld(t)
 	ctx := t.Context()
 	repos := w.s.App.Repos
@@ -43,7 +53,7 @@ func TestStocktakeReportWalksALargeSchool(t *testing.T) {
 		if dups, err := repos.Holdings.CreateCopies(ctx, copies); err != nil || len(dups) != 0 { // 40-bit codes: a clash is a 1 in 10^4 chance
 			t.Fatalf("copies: %v %v", dups, err)
 		}
-		if i%400 == 0 {
+		if i%(books/5) == 0 {
 			scanned = append(scanned, copies[0].ID)
 		}
 	}
