@@ -19,7 +19,7 @@ import (
 // (figures for the report), not asserted. On the in-process FerretDB the
 // school has 1,200 copies of 600 books (still more than one page of
 // books): FerretDB 1.24 evaluates the batches' $in filters by reading the
-// whole collection and writes a copy's condition in some 4 ms, so a
+// whole collection and writes a copy's condition in some 5 ms, so a
 // 20,000-copy school there runs past the request deadline, where MongoDB
 // answers from its indexes. Each page of books is marked for good, so a
 // request stopped by its deadline is finished by asking again.
