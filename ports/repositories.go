@@ -191,7 +191,9 @@ type Repositories struct {
 	Departures    DepartureRepository
 	Holds         HoldRepository
 	Charges       ChargeRepository
-	Health        Pinger
+	// Stocktakes are the checks of a school's shelves and their scans.
+	Stocktakes StocktakeRepository
+	Health     Pinger
 
 	// ExternalIdentities links accounts to subjects of external issuers.
 	ExternalIdentities ExternalIdentityRepository

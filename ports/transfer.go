@@ -66,6 +66,9 @@ const (
 	// The year-end rollovers done, so that a move does not let a school
 	// roll the same year over twice.
 	KindRollovers RecordKind = "roster_rollovers" // library.Rollover
+	// Stocktakes and the copies each found.
+	KindStocktakes     RecordKind = "stocktakes"      // library.Stocktake
+	KindStocktakeScans RecordKind = "stocktake_scans" // library.StocktakeScan
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -80,6 +83,7 @@ var RecordKinds = []RecordKind{
 	KindHolds, KindHoldQueue, KindHoldTraps, KindHoldEnds,
 	KindLoanEndings, KindCharges, KindSettlements,
 	KindRollovers,
+	KindStocktakes, KindStocktakeScans,
 }
 
 // NoticeSettingsRecord is a school's saved notice settings.

@@ -65,6 +65,22 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		}
 		return r.json(t)["hold"].(map[string]any)["id"].(string)
 	}
+	// freshStocktake opens (and closes) a stocktake of a range of call
+	// numbers no book of the matrix has, so marking its missing copies lost
+	// touches no other row's books.
+	freshStocktake := func(t *testing.T, closed bool) string {
+		r := s.do(req{Method: http.MethodPost, Path: "/api/library/stocktakes?schoolId=" + w.schoolA, Token: w.admin, Body: emptyRange(unique())})
+		if r.Status != 201 {
+			t.Fatalf("fresh stocktake: %d %s", r.Status, r.Body)
+		}
+		id := r.json(t)["stocktake"].(map[string]any)["id"].(string)
+		if closed {
+			if r := s.do(req{Method: http.MethodPost, Path: "/api/library/stocktakes/" + id + "/close?schoolId=" + w.schoolA, Token: w.admin}); r.Status != 200 {
+				t.Fatalf("close the fresh stocktake: %d %s", r.Status, r.Body)
+			}
+		}
+		return id
+	}
 	readerID := func() string {
 		a, _ := s.App.Repos.Accounts.GetByEmail(t.Context(), demoReader)
 		return a.ID
@@ -252,6 +268,42 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"GET /api/library/loans/{id}/notices", func(t *testing.T, w *libraryWorld) req {
 			return req{Path: "/api/library/loans/" + freshLoan(t) + "/notices"}
 		}, [6]int{A, F, 200, 200, N, 200}, nil},
+		{"GET /api/library/stocktakes", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/stocktakes?schoolId=" + w.schoolA} },
+			[6]int{A, F, 200, 200, F, 200}, nil},
+		{"POST /api/library/stocktakes", func(*testing.T, *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/library/stocktakes?schoolId=" + w.schoolA, Body: emptyRange(unique())}
+		}, [6]int{A, F, F, 201, F, 201}, nil},
+		{"POST /api/library/stocktakes/{id}/scans", func(t *testing.T, w *libraryWorld) req {
+			_, _, code := freshBook(t)
+			return req{Method: "POST", Path: "/api/library/stocktakes/" + freshStocktake(t, false) + "/scans?schoolId=" + w.schoolA, Body: fmt.Sprintf(`{"code":%q}`, code)}
+		}, [6]int{A, F, F, 201, F, 201}, nil},
+		{"POST /api/library/stocktakes/{id}/scans/file", func(t *testing.T, w *libraryWorld) req {
+			_, _, code := freshBook(t)
+			return req{Method: "POST", Path: "/api/library/stocktakes/" + freshStocktake(t, false) + "/scans/file?schoolId=" + w.schoolA, Body: code + "\n",
+				Headers: map[string]string{"Content-Type": "text/plain"}}
+		}, [6]int{A, F, F, 200, F, 200}, nil},
+		{"POST /api/library/stocktakes/{id}/close", func(t *testing.T, w *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/library/stocktakes/" + freshStocktake(t, false) + "/close?schoolId=" + w.schoolA}
+		}, [6]int{A, F, F, 200, F, 200}, nil},
+		{"GET /api/library/stocktakes/{id}/report", func(t *testing.T, w *libraryWorld) req {
+			return req{Path: "/api/library/stocktakes/" + freshStocktake(t, false) + "/report?schoolId=" + w.schoolA}
+		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		{"POST /api/library/stocktakes/{id}/check-ins", func(t *testing.T, w *libraryWorld) req {
+			loanID := freshLoan(t)
+			l, err := s.App.Repos.Loans.Get(t.Context(), w.schoolA, loanID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := freshStocktake(t, false)
+			if r := s.do(req{Method: "POST", Path: "/api/library/stocktakes/" + id + "/scans?schoolId=" + w.schoolA, Token: w.admin,
+				Body: fmt.Sprintf(`{"code":%q}`, l.CopyCode)}); r.Status != 201 {
+				t.Fatalf("scan the lent copy: %d %s", r.Status, r.Body)
+			}
+			return req{Method: "POST", Path: "/api/library/stocktakes/" + id + "/check-ins?schoolId=" + w.schoolA, Body: fmt.Sprintf(`{"copy_id":%q}`, l.CopyID)}
+		}, [6]int{A, F, F, 200, F, 200}, nil},
+		{"POST /api/library/stocktakes/{id}/mark-missing-lost", func(t *testing.T, w *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/library/stocktakes/" + freshStocktake(t, true) + "/mark-missing-lost?schoolId=" + w.schoolA}
+		}, [6]int{A, F, F, 200, F, 200}, nil},
 		{"GET /api/library/catalog/{domain}", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/catalog/maplegrove.example.org"} },
 			[6]int{200, 200, 200, 200, 200, 200}, nil},
 		{"POST /api/auth/accept-invite (unknown token)", func(*testing.T, *libraryWorld) req {
@@ -276,4 +328,9 @@ func TestLibraryRoleMatrix(t *testing.T) {
 			}
 		}
 	}
+}
+
+// emptyRange is a stocktake range of call numbers no book has.
+func emptyRange(n int) string {
+	return fmt.Sprintf(`{"from":"ZZ MATRIX %d","to":"ZZ MATRIX %d"}`, n, n)
 }

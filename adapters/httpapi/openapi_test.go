@@ -300,6 +300,7 @@ var internalCodes = map[string]string{
 	"trap_not_found":          "hold store: a copy not put aside is free",
 	"departure_not_found":     "departure store: a deletion that has ended, settled inside the use cases",
 	"charge_exists":           "charge store: a repeated charge of a loan is the charge made before",
+	"scan_exists":             "stocktake store: a copy scanned before answers already_scanned, never an error",
 	"loan_ended":              "loan store: answered as loan_not_active or the ended loan",
 
 	"external_identity_exists":    "identity link store: answered as external_identity_mismatch",

@@ -262,6 +262,14 @@ func (h *handler) table() []route {
 			h.reportCollection(library.CollectionReadingLevel, library.ReportReadingLevels)),
 		r("library.reports.neverBorrowed", http.MethodGet, "/api/library/reports/never-borrowed", "read", "library:reports", h.reportNeverBorrowed),
 		r("library.reports.medianAge", http.MethodGet, "/api/library/reports/median-age", "read", "library:reports", h.reportMedianAge),
+		r("library.stocktakes.list", http.MethodGet, "/api/library/stocktakes", "read", "library:stocktakes", h.listStocktakes),
+		r("library.stocktakes.open", http.MethodPost, "/api/library/stocktakes", "create", "library:stocktakes", h.openStocktake),
+		r("library.stocktakes.scan", http.MethodPost, "/api/library/stocktakes/{id}/scans", "scan", "library:stocktakes", h.scanCopy),
+		plainText(r("library.stocktakes.upload", http.MethodPost, "/api/library/stocktakes/{id}/scans/file", "scan", "library:stocktakes", h.uploadScans)),
+		r("library.stocktakes.close", http.MethodPost, "/api/library/stocktakes/{id}/close", "update", "library:stocktakes", h.closeStocktake),
+		r("library.stocktakes.report", http.MethodGet, "/api/library/stocktakes/{id}/report", "read", "library:stocktakes", h.stocktakeReport),
+		r("library.stocktakes.checkIn", http.MethodPost, "/api/library/stocktakes/{id}/check-ins", "update", "library:stocktakes", h.stocktakeCheckIn),
+		r("library.stocktakes.markLost", http.MethodPost, "/api/library/stocktakes/{id}/mark-missing-lost", "update", "library:stocktakes", h.markMissingLost),
 		r("library.catalog", http.MethodGet, "/api/library/catalog/{domain}", "read", "library:catalog", h.publicCatalog),
 	}
 	// Metrics describe every school's traffic, so the public port serves them
@@ -282,6 +290,12 @@ func roster(rt route) route {
 
 func csv(rt route) route {
 	rt.mediaType = "text/csv"
+	return rt
+}
+
+// plainText marks a route whose body is plain text (a scanner's file).
+func plainText(rt route) route {
+	rt.mediaType = "text/plain"
 	return rt
 }
 

@@ -64,6 +64,8 @@ const (
 	colLoanEndings       = "loan_endings"
 	colCharges           = "charges"
 	colSettlements       = "charge_settlements"
+	colStocktakes        = "stocktakes"
+	colStocktakeScans    = "stocktake_scans"
 )
 
 // Reminder mail: each school's notice settings, the notices (claims and
@@ -157,6 +159,7 @@ func (d *DB) Repositories() ports.Repositories {
 		Departures:    NewDepartures(d.db),
 		Holds:         NewHolds(d.db),
 		Charges:       NewCharges(d.db),
+		Stocktakes:    NewStocktakes(d.db),
 		Health:        NewHealth(d.db.Client()),
 
 		ExternalIdentities: NewExternalIdentities(d.db),
@@ -289,6 +292,15 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "status", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		// A school's stocktakes, newest first; a stocktake's scans by copy
+		// (Stocktakes). The report walks library_books by
+		// {school_id, call_number, _id}.
+		{colStocktakes, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "opened_at", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		{colStocktakeScans, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "stocktake_id", Value: 1}, {Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},
 		}},
 		{colCopyClaims, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},

@@ -121,6 +121,10 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 		return plain(r.db, k, colSettlements, toSettlementDoc, settlementDoc.toSettlement), nil
 	case ports.KindRollovers:
 		return plain(r.db, k, colRosterRollovers, toRolloverDoc, rolloverDoc.toRollover), nil
+	case ports.KindStocktakes:
+		return plain(r.db, k, colStocktakes, toStocktakeDoc, stocktakeDoc.toStocktake), nil
+	case ports.KindStocktakeScans:
+		return plain(r.db, k, colStocktakeScans, toScanDoc, scanDoc.toScan), nil
 	}
 	return recordKind{}, errs.E(errs.Invalid, errs.CodeUnknownRecordKind, "There is no record kind %q.", k)
 }

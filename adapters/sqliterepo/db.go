@@ -289,6 +289,7 @@ func (d *DB) Repositories() ports.Repositories {
 		Departures:    NewDepartures(d),
 		Holds:         NewHolds(d),
 		Charges:       NewCharges(d),
+		Stocktakes:    NewStocktakes(d),
 		Health:        NewHealth(d),
 
 		ExternalIdentities: NewExternalIdentities(d),

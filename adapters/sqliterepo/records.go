@@ -361,6 +361,9 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 	if hk, ok := holdRecordKinds(d, k); ok {
 		return hk, nil
 	}
+	if sk, ok := stocktakeRecordKinds(d, k); ok {
+		return sk, nil
+	}
 	return recordKind{}, errs.E(errs.Invalid, errs.CodeUnknownRecordKind, "There is no record kind %q.", k)
 }
 

@@ -193,6 +193,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 	add("calendar", "Calendar", root+"/calendar", "read", "library:calendar")
 	add("loanrules", "Loan rules", root+"/loan-rules", "read", "library:loanrules")
 	add("reports", "Reports", root+"/reports", "read", "library:reports")
+	add("stocktake", "Stocktake", root+"/stocktake", "read", "library:stocktakes")
 	add("notices", "Reminders", root+"/notices", "read", "library:notices")
 	add("accounts", "Accounts", root+"/accounts", "read", "library:accounts")
 	add("catalog", "Public catalog", root+"/catalog", "", "")

@@ -180,5 +180,12 @@ func (a *App) Routes() []Route {
 		submit("web.homerooms.save", school+"/homerooms", a.saveHomerooms),
 		view("web.loan.notices", school+"/loans/{id}/notices", a.loanNotices),
 		view("web.catalog", school+"/catalog", a.catalog),
+		view("web.stocktake", school+"/stocktake", a.stocktakePage),
+		submit("web.stocktake.open", school+"/stocktake", a.openStocktake),
+		submit("web.stocktake.scan", school+"/stocktake/scan", a.scanStocktake),
+		submit("web.stocktake.upload", school+"/stocktake/upload", a.uploadStocktake),
+		submit("web.stocktake.close", school+"/stocktake/close", a.closeStocktake),
+		submit("web.stocktake.checkIn", school+"/stocktake/check-in", a.stocktakeCheckIn),
+		submit("web.stocktake.markLost", school+"/stocktake/mark-lost", a.stocktakeMarkLost),
 	}
 }

@@ -286,7 +286,60 @@ func (w *world) cases(search string) []routeCase {
 				Body: `{"action":"paid"}`}, err
 		}},
 		{"library.studentCharges", "GET /api/library/student/charges (student)", fixed(rq{Path: "/api/library/student/charges", Token: w.student})},
+
+		// Stocktakes: the report walks the whole seeded school; the
+		// actions that change copies work on a range no book has.
+		{"library.stocktakes.list", "GET /api/library/stocktakes (librarian)", fixed(rq{Path: "/api/library/stocktakes", Token: w.lib})},
+		{"library.stocktakes.open", "POST /api/library/stocktakes (a range)", fixed(rq{Method: "POST", Path: "/api/library/stocktakes", Token: w.lib,
+			Body: `{"from":"500","to":"599"}`})},
+		{"library.stocktakes.scan", "POST /api/library/stocktakes/{id}/scans (fresh copy)", func() (rq, error) {
+			id, err := w.freshStocktake("", "")
+			return rq{Method: "POST", Path: "/api/library/stocktakes/" + id + "/scans", Token: w.lib, Body: fmt.Sprintf(`{"code":%q}`, w.libCode)}, err
+		}},
+		{"library.stocktakes.upload", "POST /api/library/stocktakes/{id}/scans/file (one code)", func() (rq, error) {
+			id, err := w.freshStocktake("", "")
+			return rq{Method: "POST", Path: "/api/library/stocktakes/" + id + "/scans/file", Token: w.lib, Body: w.libCode + "\n",
+				ContentType: "text/plain"}, err
+		}},
+		{"library.stocktakes.close", "POST /api/library/stocktakes/{id}/close (fresh)", func() (rq, error) {
+			id, err := w.freshStocktake("", "")
+			return rq{Method: "POST", Path: "/api/library/stocktakes/" + id + "/close", Token: w.lib}, err
+		}},
+		{"library.stocktakes.report", "GET /api/library/stocktakes/{id}/report (whole school)", func() (rq, error) {
+			id, err := w.freshStocktake("", "")
+			return rq{Path: "/api/library/stocktakes/" + id + "/report", Token: w.lib}, err
+		}},
+		{"library.stocktakes.checkIn", "POST /api/library/stocktakes/{id}/check-ins (fresh lent copy)", func() (rq, error) {
+			b, err := w.freshLibraryBook()
+			if err != nil {
+				return rq{}, err
+			}
+			if _, err := w.s.App.Library.Circulation.CreateLoan(w.libCtx, service.LoanInput{BookID: b.ID, CopyID: b.CopyID, StudentID: w.studentID}); err != nil {
+				return rq{}, err
+			}
+			id, err := w.freshStocktake("", "")
+			if err != nil {
+				return rq{}, err
+			}
+			if _, err := w.s.App.Library.Stocktakes.Scan(w.libCtx, "", id, b.Code); err != nil {
+				return rq{}, err
+			}
+			return rq{Method: "POST", Path: "/api/library/stocktakes/" + id + "/check-ins", Token: w.lib, Body: fmt.Sprintf(`{"copy_id":%q}`, b.CopyID)}, nil
+		}},
+		{"library.stocktakes.markLost", "POST /api/library/stocktakes/{id}/mark-missing-lost (a range no book has)", func() (rq, error) {
+			id, err := w.freshStocktake("ZZ PROBE", "ZZ PROBE")
+			if err == nil {
+				_, err = w.s.App.Library.Stocktakes.Close(w.libCtx, "", id)
+			}
+			return rq{Method: "POST", Path: "/api/library/stocktakes/" + id + "/mark-missing-lost", Token: w.lib}, err
+		}},
 	}
+}
+
+// freshStocktake opens a stocktake of the range as the librarian.
+func (w *world) freshStocktake(from, to string) (string, error) {
+	st, err := w.s.App.Library.Stocktakes.Open(w.libCtx, "", from, to)
+	return st.ID, err
 }
 
 // freshLostLoan lends a fresh priced copy to the demo student and marks the

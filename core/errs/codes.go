@@ -124,6 +124,12 @@ const (
 	CodeChargeNotFound   = "charge_not_found"
 	CodeChargeSettled    = "charge_settled"
 	CodeBorrowingBlocked = "borrowing_blocked"
+	// Library: stocktakes.
+	CodeStocktakeNotFound = "stocktake_not_found"
+	CodeStocktakeClosed   = "stocktake_closed"
+	CodeStocktakeOpen     = "stocktake_open"
+	CodeScanExists        = "scan_exists"
+	CodeScanNotFound      = "scan_not_found"
 
 	// Cataloguing by ISBN: the school's SRU catalogue server.
 	CodeCatalogLookupOff         = "catalog_lookup_off"         // the school set no server

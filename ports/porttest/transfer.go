@@ -87,6 +87,8 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 	ports.KindCharges:        reflect.TypeFor[library.Charge](),
 	ports.KindSettlements:    reflect.TypeFor[library.Settlement](),
 	ports.KindRollovers:      reflect.TypeFor[library.Rollover](),
+	ports.KindStocktakes:     reflect.TypeFor[library.Stocktake](),
+	ports.KindStocktakeScans: reflect.TypeFor[library.StocktakeScan](),
 }
 
 // transferSeed is what seedTransfer stored in store A.
@@ -144,6 +146,8 @@ type transferSeed struct {
 	charges     []library.Charge     // the pupil's for the returned loan (settled), the student's for the open one
 	settlements []library.Settlement // of both charges
 	rollover    library.Rollover     // Alder's, which took the pupil off the roll and gave them an external id
+	stocktakes  []library.Stocktake  // a closed one of a range, an open one of the whole collection
+	scans       []library.StocktakeScan
 
 	counts map[ports.RecordKind]int64
 }
@@ -440,6 +444,21 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		}
 		s.charges, s.settlements = append(s.charges, ch), append(s.settlements, st)
 	}
+	s.stocktakes = []library.Stocktake{
+		{ID: uuid.NewString(), SchoolID: alder.ID, From: "500", To: "599", OpenedBy: s.librarian.ID, OpenedAt: base.Add(time.Hour),
+			ClosedAt: base.Add(2 * time.Hour)},
+		{ID: uuid.NewString(), SchoolID: alder.ID, OpenedBy: s.librarian.ID, OpenedAt: base.Add(3 * time.Hour)},
+	}
+	for _, st := range s.stocktakes {
+		must(t, "Stocktakes.Create", r.Stocktakes.Create(c, st))
+	}
+	must(t, "Stocktakes.Close", r.Stocktakes.Close(c, alder.ID, s.stocktakes[0].ID, s.stocktakes[0].ClosedAt))
+	for i, cp := range s.copies[:2] {
+		sc := library.StocktakeScan{StocktakeID: s.stocktakes[i].ID, CopyID: cp.ID, SchoolID: cp.SchoolID, BookID: cp.BookID,
+			Code: cp.Code, By: s.librarian.ID, ScannedAt: base.Add(time.Duration(i+1) * time.Hour)}
+		must(t, "Stocktakes.AddScan", r.Stocktakes.AddScan(c, sc))
+		s.scans = append(s.scans, sc)
+	}
 
 	s.counts = map[ports.RecordKind]int64{
 		ports.KindNoticeSettings: 2, ports.KindHomerooms: 2, ports.KindNotices: 2, ports.KindNoticeDays: 2,
@@ -451,7 +470,8 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		ports.KindExternalIdentities: 3, ports.KindMailTokens: 2,
 		ports.KindHolds: 4, ports.KindHoldQueue: 2, ports.KindHoldTraps: 2, ports.KindHoldEnds: 2,
 		ports.KindLoanEndings: 2, ports.KindCharges: 2, ports.KindSettlements: 2,
-		ports.KindRollovers: 2,
+		ports.KindRollovers:  2,
+		ports.KindStocktakes: 2, ports.KindStocktakeScans: 2,
 	}
 	return s
 }
@@ -1018,6 +1038,25 @@ func testTransferReadBack(t *testing.T, a, b ports.Repositories, s *transferSeed
 		must(t, "Holdings.Copy on B", err)
 		if cp.Condition.Condition != library.ConditionLost || cp.Condition.LoanID != s.incomplete.ID || !sameTime(cp.Condition.At, base.Add(time.Hour)) {
 			t.Errorf("the lost copy's condition on B = %+v", cp.Condition)
+		}
+	})
+
+	t.Run("Stocktakes", func(t *testing.T) {
+		c := ctx(t)
+		for i, want := range s.stocktakes {
+			got, err := b.Stocktakes.Get(c, want.SchoolID, want.ID)
+			must(t, "Stocktakes.Get on B", err)
+			if got.From != want.From || got.To != want.To || got.OpenedBy != want.OpenedBy || !sameTime(got.OpenedAt, want.OpenedAt) ||
+				got.Closed() != want.Closed() || (want.Closed() && !sameTime(got.ClosedAt, want.ClosedAt)) {
+				t.Errorf("Stocktakes.Get on B = %+v, want %+v", got, want)
+			}
+			sc := s.scans[i]
+			gotScan, err := b.Stocktakes.Scan(c, sc.StocktakeID, sc.CopyID)
+			must(t, "Stocktakes.Scan on B", err)
+			if gotScan.Code != sc.Code || gotScan.BookID != sc.BookID || gotScan.By != sc.By || !sameTime(gotScan.ScannedAt, sc.ScannedAt) {
+				t.Errorf("Stocktakes.Scan on B = %+v, want %+v", gotScan, sc)
+			}
+			wantErr(t, "Stocktakes.AddScan of a copied scan", b.Stocktakes.AddScan(c, sc), errs.Conflict, "scan_exists")
 		}
 	})
 }

@@ -120,4 +120,18 @@
       reader.readAsText(file.files[0]);
     });
   }
+
+  // Reading a scanner's text file into the stocktake's codes box.
+  var scanFileField = document.getElementById("scan-file-field");
+  var scanFile = document.getElementById("scan-file");
+  var scanCodes = document.getElementById("scan-codes");
+  if (scanFileField && scanFile && scanCodes && window.FileReader) {
+    scanFileField.hidden = false;
+    scanFile.addEventListener("change", function () {
+      if (!scanFile.files || !scanFile.files[0]) { return; }
+      var reader = new FileReader();
+      reader.onload = function () { scanCodes.value = String(reader.result); scanCodes.focus(); };
+      reader.readAsText(scanFile.files[0]);
+    });
+  }
 })();

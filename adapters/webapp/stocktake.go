@@ -1,0 +1,247 @@
+package webapp
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service"
+)
+
+// ----- stocktake -----
+
+// The Stocktake page opens a stocktake, scans codes into it one at a time
+// (the scan box gets the focus back after every scan, so a barcode scanner
+// that ends each code with Enter scans shelf after shelf) or from a
+// scanner's text file, closes it and shows its report with the check-in
+// buttons and the action that marks the missing copies lost.
+
+type stocktakeView struct {
+	base
+	Base       string
+	Stocktakes []stocktakeRow
+	Current    *stocktakeRow
+	Report     *stocktakeReportView
+	CanWrite   bool
+	Upload     string
+	UploadErr  string
+	UploadRows []lineProblem
+}
+
+type stocktakeRow struct {
+	ID, Range, State, Opened string
+	Open                     bool
+	Scanned                  int
+}
+
+type stocktakeReportView struct {
+	Missing, OnLoan, Misplaced                service.StocktakeReportCopies
+	MissingTotal, OnLoanTotal, MisplacedTotal int
+	Limit                                     int
+}
+
+func toStocktakeRow(v service.StocktakeView) stocktakeRow {
+	st := v.Stocktake
+	rng := "Whole collection"
+	if !st.Whole() {
+		from, to := st.From, st.To
+		if from == "" {
+			from = "the first"
+		}
+		if to == "" {
+			to = "the last"
+		}
+		rng = fmt.Sprintf("Call numbers %s to %s", from, to)
+	}
+	return stocktakeRow{ID: st.ID, Range: rng, State: st.State(), Open: !st.Closed(), Scanned: v.Scanned,
+		Opened: st.OpenedAt.Format("2006-01-02 15:04")}
+}
+
+func (a *App) stocktakePage(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "read", "library:stocktakes") {
+		return
+	}
+	var v stocktakeView
+	v.Flash = a.takeFlash(w, r)
+	a.renderStocktake(w, r, school, http.StatusOK, r.URL.Query().Get("id"), v)
+}
+
+func (a *App) renderStocktake(w http.ResponseWriter, r *http.Request, school library.School, status int, id string, v stocktakeView) {
+	flash := v.Flash
+	v.base = a.schoolBase(r, school, "Stocktake", "stocktake")
+	v.Flash = flash
+	v.Base, v.CanWrite = schoolPath(school), a.allowed(r, "scan", "library:stocktakes")
+	list, err := a.deps.Library.Stocktakes.List(r.Context(), school.ID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	for _, st := range list {
+		v.Stocktakes = append(v.Stocktakes, toStocktakeRow(st))
+	}
+	if id == "" && len(list) > 0 && !list[0].Stocktake.Closed() {
+		id = list[0].Stocktake.ID // the latest, while it is open
+	}
+	if id != "" {
+		// An open stocktake's page shows its count only: the report walks
+		// the range, so it is read once the stocktake is closed.
+		cur, err := a.deps.Library.Stocktakes.Get(r.Context(), school.ID, id)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		row := toStocktakeRow(cur)
+		v.Current = &row
+		if cur.Stocktake.Closed() {
+			rep, err := a.deps.Library.Stocktakes.Report(r.Context(), school.ID, id, 0)
+			if err != nil {
+				a.fail(w, r, err)
+				return
+			}
+			v.Report = &stocktakeReportView{Missing: rep.Missing, OnLoan: rep.OnLoan, Misplaced: rep.Misplaced, MissingTotal: rep.MissingTotal,
+				OnLoanTotal: rep.OnLoanTotal, MisplacedTotal: rep.MisplacedTotal, Limit: rep.Limit}
+		}
+	}
+	a.render(w, r, status, "stocktake", v)
+}
+
+func stocktakePath(school library.School, id string) string {
+	return schoolPath(school) + "/stocktake?id=" + url.QueryEscape(id)
+}
+
+// stocktakeForm starts a stocktake form post: the school, the permission
+// and the form, with the stocktake it names.
+func (a *App) stocktakeForm(w http.ResponseWriter, r *http.Request, action string) (library.School, url.Values, bool) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, action, "library:stocktakes") {
+		return library.School{}, nil, false
+	}
+	form, ok := a.form(w, r)
+	return school, form, ok
+}
+
+func (a *App) openStocktake(w http.ResponseWriter, r *http.Request) {
+	school, form, ok := a.stocktakeForm(w, r, "create")
+	if !ok {
+		return
+	}
+	st, err := a.deps.Library.Stocktakes.Open(r.Context(), school.ID, form.Get("from"), form.Get("to"))
+	if err != nil {
+		a.redirect(w, r, schoolPath(school)+"/stocktake", flash{Kind: "error", Message: a.messageOf(r, err)})
+		return
+	}
+	a.redirect(w, r, stocktakePath(school, st.ID), flash{Kind: "success", Message: "The stocktake is open: scan the copies on the shelves."})
+}
+
+func (a *App) scanStocktake(w http.ResponseWriter, r *http.Request) {
+	school, form, ok := a.stocktakeForm(w, r, "scan")
+	if !ok {
+		return
+	}
+	id, code := form.Get("stocktake_id"), strings.TrimSpace(form.Get("code"))
+	back := stocktakePath(school, id)
+	if code == "" {
+		a.redirect(w, r, back, flash{Kind: "error", Message: "Scan or type a code first."})
+		return
+	}
+	res, err := a.deps.Library.Stocktakes.Scan(r.Context(), school.ID, id, code)
+	if err != nil {
+		a.redirect(w, r, back, flash{Kind: "error", Message: fmt.Sprintf("%s: %s", code, a.messageOf(r, err))})
+		return
+	}
+	a.redirect(w, r, back, scanFlash(res))
+}
+
+// scanFlash says what one scan found.
+func scanFlash(res service.ScanResult) flash {
+	what := fmt.Sprintf("%s (%s)", quote(res.Book.Title), res.Copy.Code)
+	f := flash{Kind: "success", Message: what + " counted."}
+	if res.Status == service.ScanAgain {
+		f = flash{Kind: "info", Message: what + " was scanned already; it counts once."}
+	}
+	if res.OnLoan {
+		f.Message += " It is on loan: check it in from the report."
+	}
+	if res.Misplaced {
+		f.Message += " Misplaced: its call number is outside this stocktake's range."
+	}
+	return f
+}
+
+func (a *App) uploadStocktake(w http.ResponseWriter, r *http.Request) {
+	school, form, ok := a.stocktakeForm(w, r, "scan")
+	if !ok {
+		return
+	}
+	id, text := form.Get("stocktake_id"), form.Get("codes")
+	res, err := a.deps.Library.Stocktakes.Upload(r.Context(), school.ID, id, []byte(text))
+	if err != nil {
+		v := stocktakeView{Upload: text, UploadErr: a.messageOf(r, err), UploadRows: lineProblems(err)}
+		a.renderStocktake(w, r, school, a.statusFor(err), id, v)
+		return
+	}
+	msg := fmt.Sprintf("The file counted %d %s", res.Counted, pluralize(res.Counted, "copy", "copies"))
+	if res.Again > 0 {
+		msg += fmt.Sprintf("; %d scanned already", res.Again)
+	}
+	msg += "."
+	kind := "success"
+	if len(res.Unknown) > 0 {
+		kind = "error"
+		parts := make([]string, 0, len(res.Unknown))
+		for _, u := range res.Unknown {
+			parts = append(parts, fmt.Sprintf("line %d: %s", u.Line, u.Code))
+		}
+		msg += fmt.Sprintf(" No copy has these codes: %s.", strings.Join(parts, ", "))
+	}
+	a.redirect(w, r, stocktakePath(school, id), flash{Kind: kind, Message: msg})
+}
+
+func (a *App) closeStocktake(w http.ResponseWriter, r *http.Request) {
+	school, form, ok := a.stocktakeForm(w, r, "update")
+	if !ok {
+		return
+	}
+	id := form.Get("stocktake_id")
+	if _, err := a.deps.Library.Stocktakes.Close(r.Context(), school.ID, id); err != nil {
+		a.redirect(w, r, stocktakePath(school, id), flash{Kind: "error", Message: a.messageOf(r, err)})
+		return
+	}
+	a.redirect(w, r, stocktakePath(school, id), flash{Kind: "success", Message: "The stocktake is closed. Its report is below."})
+}
+
+func (a *App) stocktakeCheckIn(w http.ResponseWriter, r *http.Request) {
+	school, form, ok := a.stocktakeForm(w, r, "update")
+	if !ok {
+		return
+	}
+	id := form.Get("stocktake_id")
+	v, err := a.deps.Library.Stocktakes.CheckIn(r.Context(), school.ID, id, form.Get("copy_id"))
+	if err != nil {
+		a.redirect(w, r, stocktakePath(school, id), flash{Kind: "error", Message: a.messageOf(r, err)})
+		return
+	}
+	a.redirect(w, r, stocktakePath(school, id), flash{Kind: "success",
+		Message: fmt.Sprintf("Checked in %s (%s): its loan is returned.", quote(v.Loan.BookTitle), v.Loan.CopyCode)})
+}
+
+func (a *App) stocktakeMarkLost(w http.ResponseWriter, r *http.Request) {
+	school, form, ok := a.stocktakeForm(w, r, "update")
+	if !ok {
+		return
+	}
+	id := form.Get("stocktake_id")
+	n, err := a.deps.Library.Stocktakes.MarkMissingLost(r.Context(), school.ID, id)
+	if err != nil {
+		a.redirect(w, r, stocktakePath(school, id), flash{Kind: "error", Message: a.messageOf(r, err)})
+		return
+	}
+	msg := fmt.Sprintf("Marked %d missing %s lost.", n, pluralize(n, "copy", "copies"))
+	if n == 0 {
+		msg = "No missing copies to mark lost."
+	}
+	a.redirect(w, r, stocktakePath(school, id), flash{Kind: "success", Message: msg})
+}
