@@ -185,13 +185,15 @@ type Repositories struct {
 	Students      StudentRepository
 	Invites       InviteRepository
 	Holdings      HoldingsRepository
-	Loans         LoanRepository
-	ActiveLoans   ActiveLoanRepository
-	Expiry        ExpiryRepository
-	Departures    DepartureRepository
-	Holds         HoldRepository
-	Charges       ChargeRepository
-	Health        Pinger
+	// HoldingsImports serves the import and export of holdings files.
+	HoldingsImports HoldingsImportRepository
+	Loans           LoanRepository
+	ActiveLoans     ActiveLoanRepository
+	Expiry          ExpiryRepository
+	Departures      DepartureRepository
+	Holds           HoldRepository
+	Charges         ChargeRepository
+	Health          Pinger
 
 	// ExternalIdentities links accounts to subjects of external issuers.
 	ExternalIdentities ExternalIdentityRepository

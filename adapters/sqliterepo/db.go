@@ -167,6 +167,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		}
 		return nil, fmt.Errorf("sqliterepo: migrate %s: %w", abs, err)
 	}
+	if err := d.fillMatchKeys(ctx); err != nil {
+		_ = write.Close()
+		return nil, fmt.Errorf("sqliterepo: migrate %s: %w", abs, err)
+	}
 
 	// The file is in WAL mode now (a persistent setting), so readers need
 	// no journal_mode of their own, which query_only would refuse anyway.
@@ -271,25 +275,27 @@ func (d *DB) readTx(ctx context.Context, op string, fn func(tx *txn) error) erro
 
 // Repositories returns every repository backed by this database.
 func (d *DB) Repositories() ports.Repositories {
+	holdings := NewHoldings(d)
 	return ports.Repositories{
-		Accounts:      NewAccounts(d),
-		Schools:       NewSchools(d),
-		RefreshTokens: NewRefreshTokens(d),
-		SigningKeys:   NewSigningKeys(d),
-		MailTokens:    NewMailTokens(d),
-		Books:         NewBooks(d),
-		ReadingLists:  NewReadingLists(d),
-		Progress:      NewProgress(d),
-		Students:      NewStudents(d),
-		Invites:       NewInvites(d),
-		Holdings:      NewHoldings(d),
-		Loans:         NewLoans(d),
-		ActiveLoans:   NewActiveLoans(d),
-		Expiry:        NewExpiry(d),
-		Departures:    NewDepartures(d),
-		Holds:         NewHolds(d),
-		Charges:       NewCharges(d),
-		Health:        NewHealth(d),
+		Accounts:        NewAccounts(d),
+		Schools:         NewSchools(d),
+		RefreshTokens:   NewRefreshTokens(d),
+		SigningKeys:     NewSigningKeys(d),
+		MailTokens:      NewMailTokens(d),
+		Books:           NewBooks(d),
+		ReadingLists:    NewReadingLists(d),
+		Progress:        NewProgress(d),
+		Students:        NewStudents(d),
+		Invites:         NewInvites(d),
+		Holdings:        holdings,
+		HoldingsImports: holdings,
+		Loans:           NewLoans(d),
+		ActiveLoans:     NewActiveLoans(d),
+		Expiry:          NewExpiry(d),
+		Departures:      NewDepartures(d),
+		Holds:           NewHolds(d),
+		Charges:         NewCharges(d),
+		Health:          NewHealth(d),
 
 		ExternalIdentities: NewExternalIdentities(d),
 		Notices:            NewNotices(d),

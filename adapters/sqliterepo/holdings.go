@@ -196,6 +196,9 @@ func (d *DB) insertLibraryBook(ctx context.Context, tx *txn, b library.Book) err
 	if err := d.queryRow(ctx, tx, stmtLibraryBookInsert, libraryBookArgs(b)...).Scan(&pk); err != nil {
 		return err
 	}
+	if err := d.setMatchKey(ctx, tx, pk, b.Title, b.Author); err != nil {
+		return err
+	}
 	_, err := d.exec(ctx, tx, stmtLibraryBookSearchInsert, sql.Named("pk", pk),
 		sql.Named("words", scopedWords(b.SchoolID, b.Title+" "+b.Author)))
 	return mapErr(err, "index the book for search", nil, nil)

@@ -22,14 +22,16 @@ import (
 // only ever reaches its own school (naming another school is 403, an object
 // of another school is 404), an admin names the school explicitly.
 type Library struct {
-	Schools     *Schools
-	Staff       *Staff
-	Students    *Students
-	Holdings    *Holdings
-	Circulation *Circulation
-	Holds       *Holds
-	Catalog     *PublicCatalog
-	Notices     *Notices
+	Schools  *Schools
+	Staff    *Staff
+	Students *Students
+	Holdings *Holdings
+	// HoldingsFiles imports and exports the holdings as files.
+	HoldingsFiles *HoldingsFiles
+	Circulation   *Circulation
+	Holds         *Holds
+	Catalog       *PublicCatalog
+	Notices       *Notices
 
 	clock *clock
 }
@@ -65,6 +67,8 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 			identity: identity, clock: c},
 		Students: &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, hasher: identity.hasher, clock: c},
 		Holdings: &Holdings{schoolScope: scope, holdings: repos.Holdings, desk: desk, loanReader: loans, clock: c},
+		HoldingsFiles: &HoldingsFiles{schoolScope: scope, holdings: repos.Holdings, imports: repos.HoldingsImports, desk: desk,
+			clock: c},
 		Circulation: &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts, students: repos.Students,
 			departures: repos.Departures, notices: repos.Notices, desk: desk, charges: repos.Charges, loanReader: loans, clock: c},
 		Holds:   &Holds{schoolScope: scope, holdDesk: desk},
