@@ -56,6 +56,7 @@ func TestLibrary(t *testing.T) {
 	t.Logf("backend: %s", mongotest.Backend())
 	newRepos := func(t *testing.T) ports.Repositories { return mongotest.NewDB(t).Repositories() }
 	t.Run("Holdings", func(t *testing.T) { porttest.Holdings(t, newRepos) })
+	t.Run("HoldingsImports", func(t *testing.T) { porttest.HoldingsImports(t, newRepos) })
 	t.Run("Loans", func(t *testing.T) { porttest.Loans(t, newRepos) })
 	t.Run("Charges", func(t *testing.T) { porttest.Charges(t, newRepos) })
 	t.Run("ActiveLoans", func(t *testing.T) { porttest.ActiveLoans(t, newRepos) })

@@ -1,0 +1,128 @@
+package mongorepo
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
+)
+
+var _ ports.HoldingsImportRepository = (*Holdings)(nil)
+
+// BooksByISBNs implements ports.HoldingsImportRepository: one find on the
+// unique {school_id, isbn_key} index (a book's isbn_key is its ISBN when
+// it has one).
+func (r *Holdings) BooksByISBNs(ctx context.Context, schoolID string, isbns []string) ([]library.Book, error) {
+	if len(isbns) == 0 {
+		return nil, nil
+	}
+	filter := visible(bson.D{{Key: "school_id", Value: schoolID}, {Key: "isbn_key", Value: in(isbns)}})
+	return findAll(ctx, r.books, "read the books", filter, options.Find().SetBatchSize(wholeBatch), libraryBookDoc.toBook)
+}
+
+// BooksByMatchKeys implements ports.HoldingsImportRepository: one find on
+// the {school_id, match_key} index.
+func (r *Holdings) BooksByMatchKeys(ctx context.Context, schoolID string, keys []string) ([]library.Book, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	filter := visible(bson.D{{Key: "school_id", Value: schoolID}, {Key: "match_key", Value: in(keys)}})
+	return findAll(ctx, r.books, "read the books", filter, options.Find().SetBatchSize(wholeBatch), libraryBookDoc.toBook)
+}
+
+// TakenCopyCodes implements ports.HoldingsImportRepository: one find on
+// the unique {school_id, code} index. A copy of an import still running
+// counts as taken: its code is.
+func (r *Holdings) TakenCopyCodes(ctx context.Context, schoolID string, codes []string) ([]string, error) {
+	if len(codes) == 0 {
+		return nil, nil
+	}
+	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "code", Value: in(codes)}}
+	copies, err := findAll(ctx, r.copies, "read the copy codes", filter, options.Find().SetBatchSize(wholeBatch), copyDoc.toCopy)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(copies))
+	for i, c := range copies {
+		out[i] = c.Code
+	}
+	return out, nil
+}
+
+// CopiesOfBooks implements ports.HoldingsImportRepository: one find on the
+// {school_id, book_id, code} index.
+func (r *Holdings) CopiesOfBooks(ctx context.Context, schoolID string, bookIDs []string) ([]library.Copy, error) {
+	if len(bookIDs) == 0 {
+		return nil, nil
+	}
+	filter := visible(bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)}})
+	opts := options.Find().SetSort(bson.D{{Key: "book_id", Value: 1}, {Key: "code", Value: 1}, {Key: "_id", Value: 1}}).SetBatchSize(wholeBatch)
+	return findAll(ctx, r.copies, "list the copies", filter, opts, copyDoc.toCopy)
+}
+
+// ImportHoldings implements ports.HoldingsImportRepository as a batch of
+// imports.go: the start document, one ordered insertMany of the books and
+// one of the copies (all carrying import_batch, so no read sees them), the
+// commit insert, then the publication. A duplicate key (a taken ISBN or
+// code), an error or the request ending before the commit drops the
+// batch; a crash leaves it to finishImports.
+func (r *Holdings) ImportHoldings(ctx context.Context, books []library.Book, copies []library.Copy) error {
+	if len(books) == 0 && len(copies) == 0 {
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importWriteTimeout)
+	defer cancel()
+	var raw [16]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return mapErr(err, "start the import", nil, nil)
+	}
+	batch := hex.EncodeToString(raw[:])
+	started := time.Now().UTC()
+	if _, err := r.imports.InsertOne(wctx, importDoc{ID: batch, Batch: batch, StartedAt: started}); err != nil {
+		return r.abandon(ctx, batch, mapErr(err, "start the import", nil, nil))
+	}
+	if len(books) > 0 {
+		docs := make([]libraryBookDoc, len(books))
+		for i, b := range books {
+			docs[i] = toLibraryBookDoc(b)
+			docs[i].ImportBatch = batch
+		}
+		if _, err := r.books.InsertMany(wctx, docs); err != nil {
+			return r.abandon(ctx, batch, mapInsertManyErr(err, "import the books", library.ErrISBNExists))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return r.abandon(ctx, batch, mapErr(err, "import the holdings", nil, nil))
+	}
+	if len(copies) > 0 {
+		docs := make([]copyDoc, len(copies))
+		for i, c := range copies {
+			docs[i] = toCopyDoc(c)
+			docs[i].ImportBatch = batch
+		}
+		if _, err := r.copies.InsertMany(wctx, docs); err != nil {
+			return r.abandon(ctx, batch, mapInsertManyErr(err, "import the copies", library.ErrCopyCodeExists))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return r.abandon(ctx, batch, mapErr(err, "import the holdings", nil, nil))
+	}
+	if _, err := r.imports.InsertOne(wctx, importDoc{ID: batch + "#committed", Batch: batch, Committed: true, StartedAt: started}); err != nil {
+		return r.abandon(ctx, batch, mapErr(err, "commit the import", nil, nil))
+	}
+	return publishImport(wctx, r.books.Database(), batch)
+}
+
+// abandon deletes what the batch stored and returns cause.
+func (r *Holdings) abandon(ctx context.Context, batch string, cause error) error {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importCleanupTimeout)
+	defer cancel()
+	_ = dropImport(cctx, r.books.Database(), batch)
+	return cause
+}
