@@ -217,6 +217,8 @@ func (h *handler) table() []route {
 		r("library.students.update", http.MethodPatch, "/api/library/students/{id}", "update", "library:students", h.updateStudent),
 		csv(r("library.students.import", http.MethodPost, "/api/library/students/import", "import", "library:students", h.importStudents)),
 		r("library.students.standing", http.MethodGet, "/api/library/students/{id}/standing", "read", "library:students", h.studentStanding),
+		holdingsFile(r("library.holdings.import", http.MethodPost, "/api/library/holdings/imports", "import", "library:holdings", h.importHoldings)),
+		r("library.holdings.export", http.MethodGet, "/api/library/holdings/export", "export", "library:holdings", h.exportHoldings),
 		r("library.books.create", http.MethodPost, "/api/library/books", "create", "library:books", h.addLibraryBook),
 		r("library.books.update", http.MethodPatch, "/api/library/books/{id}", "update", "library:books", h.updateLibraryBook),
 		r("library.copies.create", http.MethodPost, "/api/library/copies", "create", "library:copies", h.addCopies),

@@ -74,6 +74,8 @@ var whoMayCall = map[string]string{
 	"library.students.list":        "admin librarian staff",
 	"library.students.import":      "admin librarian",
 	"library.students.update":      "admin librarian",
+	"library.holdings.import":      "admin librarian",
+	"library.holdings.export":      "admin librarian",
 	"library.books.create":         "admin librarian",
 	"library.copies.create":        "admin librarian",
 	"library.copies.find":          "admin librarian staff",
