@@ -17,9 +17,9 @@ type HoldingsImportRepository interface {
 	// BooksByMatchKeys returns the school's books whose
 	// library.MatchKey(title, author) is one of keys. No keys is no query.
 	BooksByMatchKeys(ctx context.Context, schoolID string, keys []string) ([]library.Book, error)
-	// TakenCopyCodes returns those of codes that a copy of the school
-	// carries already, exactly as stored. No codes is no query.
-	TakenCopyCodes(ctx context.Context, schoolID string, codes []string) ([]string, error)
+	// CopiesByCodes returns the school's copies whose code is one of codes,
+	// exactly as stored. No codes is no query.
+	CopiesByCodes(ctx context.Context, schoolID string, codes []string) ([]library.Copy, error)
 	// ImportHoldings stores new books and copies (of the new books or of
 	// the school's existing ones) all or nothing: a failure, or the context
 	// ending before the end, leaves none of them, and until it returns no

@@ -33,19 +33,20 @@ type importDuplicateBody struct {
 }
 
 type importReportBody struct {
-	DryRun      bool                  `json:"dry_run"`
-	Committed   bool                  `json:"committed"`
-	Format      string                `json:"format"`
-	Records     int                   `json:"records"`
-	BooksAdded  int                   `json:"books_added"`
-	CopiesAdded int                   `json:"copies_added"`
-	Duplicates  []importDuplicateBody `json:"duplicates"`
-	Problems    []importLineBody      `json:"problems"`
+	DryRun        bool                  `json:"dry_run"`
+	Committed     bool                  `json:"committed"`
+	Format        string                `json:"format"`
+	Records       int                   `json:"records"`
+	BooksAdded    int                   `json:"books_added"`
+	CopiesAdded   int                   `json:"copies_added"`
+	CopiesPresent int                   `json:"copies_present"`
+	Duplicates    []importDuplicateBody `json:"duplicates"`
+	Problems      []importLineBody      `json:"problems"`
 }
 
 func toImportReportBody(rep service.ImportReport) importReportBody {
 	b := importReportBody{DryRun: rep.DryRun, Committed: rep.Committed, Format: rep.Format, Records: rep.Records,
-		BooksAdded: rep.BooksAdded, CopiesAdded: rep.CopiesAdded,
+		BooksAdded: rep.BooksAdded, CopiesAdded: rep.CopiesAdded, CopiesPresent: rep.CopiesPresent,
 		Duplicates: make([]importDuplicateBody, 0, len(rep.Duplicates)), Problems: make([]importLineBody, 0, len(rep.Problems))}
 	for _, d := range rep.Duplicates {
 		b.Duplicates = append(b.Duplicates, importDuplicateBody{Record: d.Index, Title: d.Title, BookID: d.BookID, MatchedBy: d.MatchedBy, Copies: d.Copies})

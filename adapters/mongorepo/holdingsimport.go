@@ -36,23 +36,14 @@ func (r *Holdings) BooksByMatchKeys(ctx context.Context, schoolID string, keys [
 	return findAll(ctx, r.books, "read the books", filter, options.Find().SetBatchSize(wholeBatch), libraryBookDoc.toBook)
 }
 
-// TakenCopyCodes implements ports.HoldingsImportRepository: one find on
-// the unique {school_id, code} index. A copy of an import still running
-// counts as taken: its code is.
-func (r *Holdings) TakenCopyCodes(ctx context.Context, schoolID string, codes []string) ([]string, error) {
+// CopiesByCodes implements ports.HoldingsImportRepository: one find on
+// the unique {school_id, code} index.
+func (r *Holdings) CopiesByCodes(ctx context.Context, schoolID string, codes []string) ([]library.Copy, error) {
 	if len(codes) == 0 {
 		return nil, nil
 	}
-	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "code", Value: in(codes)}}
-	copies, err := findAll(ctx, r.copies, "read the copy codes", filter, options.Find().SetBatchSize(wholeBatch), copyDoc.toCopy)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(copies))
-	for i, c := range copies {
-		out[i] = c.Code
-	}
-	return out, nil
+	filter := visible(bson.D{{Key: "school_id", Value: schoolID}, {Key: "code", Value: in(codes)}})
+	return findAll(ctx, r.copies, "read the copies", filter, options.Find().SetBatchSize(wholeBatch), copyDoc.toCopy)
 }
 
 // CopiesOfBooks implements ports.HoldingsImportRepository: one find on the

@@ -23,8 +23,8 @@ SELECT `+libraryBookColumns+` FROM library_books AS b
 WHERE b.school_id = :school_id AND b.match_key IN (SELECT value FROM json_each(:match_keys))`)
 	stmtLibraryBooksUnkeyed = newStmt("library_books.unkeyed", `
 SELECT pk, title, author FROM library_books INDEXED BY library_books_unkeyed WHERE match_key IS NULL LIMIT :limit`)
-	stmtCopiesTakenCodes = newStmt("copies.taken_codes", `
-SELECT code FROM copies WHERE school_id = :school_id AND code IN (SELECT value FROM json_each(:codes))`)
+	stmtCopiesByCodes = newStmt("copies.by_codes", `
+SELECT `+copyReadColumns+` FROM copies WHERE school_id = :school_id AND code IN (SELECT value FROM json_each(:codes))`)
 	stmtCopiesOfBooks = newStmt("copies.of_books", `
 SELECT `+copyReadColumns+` FROM copies
 WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_ids)) ORDER BY book_id, code, id`)
@@ -89,22 +89,18 @@ func (r *Holdings) BooksByMatchKeys(ctx context.Context, schoolID string, keys [
 	return r.db.libraryBooks(ctx, r.db.read, stmtLibraryBooksByMatchKeys, sql.Named("school_id", schoolID), sql.Named("match_keys", jsonArray(keys)))
 }
 
-// TakenCopyCodes implements ports.HoldingsImportRepository: one read of
+// CopiesByCodes implements ports.HoldingsImportRepository: one read of
 // the UNIQUE (school_id, code) key.
-func (r *Holdings) TakenCopyCodes(ctx context.Context, schoolID string, codes []string) ([]string, error) {
+func (r *Holdings) CopiesByCodes(ctx context.Context, schoolID string, codes []string) ([]library.Copy, error) {
 	if len(codes) == 0 {
 		return nil, nil
 	}
-	rows, err := r.db.query(ctx, r.db.read, stmtCopiesTakenCodes, sql.Named("school_id", schoolID), sql.Named("codes", jsonArray(codes)))
+	rows, err := r.db.query(ctx, r.db.read, stmtCopiesByCodes, sql.Named("school_id", schoolID), sql.Named("codes", jsonArray(codes)))
 	if err != nil {
-		return nil, mapErr(err, "read the copy codes", nil, nil)
+		return nil, mapErr(err, "read the copies", nil, nil)
 	}
-	out, err := scanAll(rows, func(s scanner) (string, error) {
-		var c string
-		err := s.Scan(&c)
-		return c, err
-	})
-	return out, mapErr(err, "read the copy codes", nil, nil)
+	out, err := scanAll(rows, scanCopy)
+	return out, mapErr(err, "read the copies", nil, nil)
 }
 
 // CopiesOfBooks implements ports.HoldingsImportRepository: one read of the

@@ -41,6 +41,9 @@ type ImportReport struct {
 	Records     int
 	BooksAdded  int
 	CopiesAdded int
+	// CopiesPresent counts the items already there: copies of the book
+	// their record matched, with the same code.
+	CopiesPresent int
 	// Duplicates are the records that name a book the school has already
 	// (or an earlier record of the file): their copies are added to it.
 	Duplicates []ImportDuplicate
@@ -56,7 +59,7 @@ type ImportDuplicate struct {
 	BookID string
 	// MatchedBy is "isbn" or "title_author".
 	MatchedBy string
-	Copies    int // the record's copies, added to the book
+	Copies    int // the record's copies added to the book
 }
 
 // importPlan is an import worked out: the books and copies to store.
@@ -183,9 +186,16 @@ func (s *HoldingsFiles) decode(format string, data []byte) ([]library.HoldingRec
 }
 
 // plan matches the records to the school's books, checks their barcodes
-// and the copy caps, and lays out the books and copies to store.
+// and the copy caps, and lays out the books and copies to store. An item
+// whose barcode is already a copy of the very book its record matched is
+// that copy: it is counted as present and not added again, so a file
+// imported twice (or an export imported back) adds nothing.
 func (s *HoldingsFiles) plan(ctx context.Context, school library.School, records []library.HoldingRecord, plan importPlan) (importPlan, error) {
 	m, err := s.matcher(ctx, school.ID, records)
+	if err != nil {
+		return plan, err
+	}
+	stored, err := s.storedCopies(ctx, school.ID, records)
 	if err != nil {
 		return plan, err
 	}
@@ -193,33 +203,51 @@ func (s *HoldingsFiles) plan(ctx context.Context, school library.School, records
 	added := map[string]int{} // book id -> copies added
 	for _, r := range records {
 		book, by, found := m.find(r)
-		if found {
-			plan.report.Duplicates = append(plan.report.Duplicates, ImportDuplicate{Index: r.Index, Title: r.Title, BookID: book.ID, MatchedBy: by, Copies: len(r.Items)})
-			if !m.isNew[book.ID] && added[book.ID] == 0 && len(r.Items) > 0 {
-				plan.grown = append(plan.grown, book.ID)
-			}
-		} else {
+		if !found {
 			book = newImportedBook(r, s.newID(), school.ID, now)
 			m.remember(book, r)
 			plan.books = append(plan.books, book)
 		}
+		adding := 0
 		for _, it := range r.Items {
+			if cp, ok := stored.of(it.Barcode); ok {
+				if cp.BookID == book.ID {
+					plan.report.CopiesPresent++
+					continue
+				}
+				plan.report.Problems = append(plan.report.Problems, library.LineError{Line: itemLineOf(r, it), Field: "barcode",
+					Message: fmt.Sprintf("%q is already the code of a copy of another book in this school", library.ImportedCopyCode(it.Barcode))})
+				continue
+			}
 			plan.copies = append(plan.copies, library.Copy{ID: s.newID(), SchoolID: school.ID, BookID: book.ID,
 				Code: library.ImportedCopyCode(it.Barcode), CreatedAt: now})
+			adding++
 		}
-		added[book.ID] += len(r.Items)
+		if found {
+			plan.report.Duplicates = append(plan.report.Duplicates, ImportDuplicate{Index: r.Index, Title: r.Title, BookID: book.ID, MatchedBy: by, Copies: adding})
+			if !m.isNew[book.ID] && added[book.ID] == 0 && adding > 0 {
+				plan.grown = append(plan.grown, book.ID)
+			}
+		}
+		added[book.ID] += adding
 	}
 	plan.report.BooksAdded, plan.report.CopiesAdded = len(plan.books), len(plan.copies)
-	taken, err := s.takenCodes(ctx, school.ID, records)
-	if err != nil {
-		return plan, err
-	}
 	caps, err := s.capProblems(ctx, school, records, m, added)
 	if err != nil {
 		return plan, err
 	}
-	plan.report.Problems = append(taken, caps...)
+	plan.report.Problems = append(plan.report.Problems, caps...)
+	slices.SortStableFunc(plan.report.Problems, func(a, b library.LineError) int { return a.Line - b.Line })
 	return plan, nil
+}
+
+// itemLineOf is where an item's problem is reported: its CSV line, or its
+// record's number.
+func itemLineOf(r library.HoldingRecord, it library.HoldingItem) int {
+	if it.Line > 0 {
+		return it.Line
+	}
+	return r.Index
 }
 
 // newImportedBook is the library book a record becomes: its first ISBN,
@@ -311,44 +339,39 @@ func uniqueStrings(in []string) []string {
 	return slices.Compact(out)
 }
 
-// takenCodes reports every item whose barcode a copy of the school carries
-// already: the barcode as printed, or, for a code of ours typed loosely,
-// its canonical form (the desk would find that copy when it is scanned).
-func (s *HoldingsFiles) takenCodes(ctx context.Context, schoolID string, records []library.HoldingRecord) ([]library.LineError, error) {
+// codedCopies are the school's copies that a file's barcodes name.
+type codedCopies map[string]library.Copy
+
+// of returns the copy a barcode names: the barcode as printed, or, for a
+// code of ours typed loosely, its canonical form (the desk would find that
+// copy when the label is scanned).
+func (c codedCopies) of(barcode string) (library.Copy, bool) {
+	for _, code := range library.CopyCodeLookups(barcode) {
+		if cp, ok := c[code]; ok {
+			return cp, true
+		}
+	}
+	return library.Copy{}, false
+}
+
+// storedCopies reads the copies the records' barcodes name: one lookup in
+// the (school, code) key for the whole file.
+func (s *HoldingsFiles) storedCopies(ctx context.Context, schoolID string, records []library.HoldingRecord) (codedCopies, error) {
 	var codes []string
 	for _, r := range records {
 		for _, it := range r.Items {
 			codes = append(codes, library.CopyCodeLookups(it.Barcode)...)
 		}
 	}
+	out := codedCopies{}
 	if len(codes) == 0 {
-		return nil, nil
+		return out, nil
 	}
-	taken, err := s.imports.TakenCopyCodes(ctx, schoolID, uniqueStrings(codes))
-	if err != nil || len(taken) == 0 {
-		return nil, err
+	copies, err := s.imports.CopiesByCodes(ctx, schoolID, uniqueStrings(codes))
+	for _, c := range copies {
+		out[c.Code] = c
 	}
-	used := map[string]bool{}
-	for _, c := range taken {
-		used[c] = true
-	}
-	var problems []library.LineError
-	for _, r := range records {
-		for _, it := range r.Items {
-			for _, c := range library.CopyCodeLookups(it.Barcode) {
-				if used[c] {
-					line := r.Index
-					if it.Line > 0 {
-						line = it.Line
-					}
-					problems = append(problems, library.LineError{Line: line, Field: "barcode",
-						Message: fmt.Sprintf("%q is already the code of a copy in this school", library.ImportedCopyCode(it.Barcode))})
-					break
-				}
-			}
-		}
-	}
-	return problems, nil
+	return out, err
 }
 
 // capProblems checks the school's copy caps against what the import adds:

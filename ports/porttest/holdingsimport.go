@@ -15,7 +15,7 @@ import (
 func HoldingsImports(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 	runPortTests(t, newRepos, []portTest{
 		{"Lookups/ByISBNAndMatchKey", testImportLookups},
-		{"Lookups/TakenCodesExactly", testImportTakenCodes},
+		{"Lookups/CopiesByCodesExactly", testImportTakenCodes},
 		{"Import/StoresBooksAndCopies", testImportStores},
 		{"Import/TakenCodeStoresNothing", testImportTakenCodeStoresNothing},
 		{"Import/TakenISBNStoresNothing", testImportTakenISBNStoresNothing},
@@ -68,16 +68,16 @@ func testImportTakenCodes(t *testing.T, r ports.Repositories) {
 	if _, err := r.Holdings.CreateCopies(ctx(t), []library.Copy{newCopy(schoolA, b.ID, "T 00123"), newCopy(schoolA, b.ID, "31234000123456")}); err != nil {
 		t.Fatal(err)
 	}
-	taken, err := r.HoldingsImports.TakenCopyCodes(ctx(t), schoolA, []string{"T 00123", "t 00123", "T00123", "31234000123456", "999"})
-	must(t, "TakenCopyCodes", err)
+	taken, err := takenCodes(t, r, schoolA, []string{"T 00123", "t 00123", "T00123", "31234000123456", "999"})
+	must(t, "CopiesByCodes", err)
 	slices.Sort(taken)
 	if !slices.Equal(taken, []string{"31234000123456", "T 00123"}) {
-		t.Errorf("TakenCopyCodes = %q, want exactly the two stored codes", taken)
+		t.Errorf("CopiesByCodes = %q, want exactly the two stored codes", taken)
 	}
-	taken, err = r.HoldingsImports.TakenCopyCodes(ctx(t), schoolB, []string{"T 00123"})
-	must(t, "TakenCopyCodes other school", err)
+	taken, err = takenCodes(t, r, schoolB, []string{"T 00123"})
+	must(t, "CopiesByCodes other school", err)
 	if len(taken) != 0 {
-		t.Errorf("TakenCopyCodes of another school = %q, want none", taken)
+		t.Errorf("CopiesByCodes of another school = %q, want none", taken)
 	}
 }
 
@@ -149,14 +149,28 @@ func testImportTakenISBNStoresNothing(t *testing.T, r ports.Repositories) {
 	checkImportLeftNothing(t, r, school, fresh, copies[0])
 }
 
+// takenCodes is CopiesByCodes' codes.
+func takenCodes(t *testing.T, r ports.Repositories, school string, codes []string) ([]string, error) {
+	t.Helper()
+	copies, err := r.HoldingsImports.CopiesByCodes(ctx(t), school, codes)
+	var out []string
+	for _, c := range copies {
+		if c.SchoolID != school {
+			t.Errorf("CopiesByCodes(%s) returned a copy of school %s", school, c.SchoolID)
+		}
+		out = append(out, c.Code)
+	}
+	return out, err
+}
+
 func checkImportLeftNothing(t *testing.T, r ports.Repositories, school string, b library.Book, c library.Copy) {
 	t.Helper()
 	wantErr(t, "Book of a refused import", func() error { _, err := r.Holdings.Book(ctx(t), school, b.ID); return err }(),
 		errs.NotFound, errs.CodeBookNotFound)
 	wantErr(t, "CopyByCode of a refused import", func() error { _, err := r.Holdings.CopyByCode(ctx(t), school, c.Code); return err }(),
 		errs.NotFound, errs.CodeCopyNotFound)
-	taken, err := r.HoldingsImports.TakenCopyCodes(ctx(t), school, []string{c.Code})
-	must(t, "TakenCopyCodes after a refused import", err)
+	taken, err := takenCodes(t, r, school, []string{c.Code})
+	must(t, "CopiesByCodes after a refused import", err)
 	if len(taken) != 0 {
 		t.Errorf("a refused import left the code %q taken", c.Code)
 	}
