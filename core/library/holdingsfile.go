@@ -136,8 +136,9 @@ func ValidateHoldingRecord(r HoldingRecord) []LineError {
 			}
 		}
 	}
-	for _, isbn := range RecordISBNs(r) {
-		if !ValidISBN(isbn) {
+	// The first ISBN is the book's, which ValidateBookDraft checked.
+	for i, isbn := range RecordISBNs(r) {
+		if i > 0 && !ValidISBN(isbn) {
 			problems = append(problems, LineError{Line: r.Index, Field: "isbn", Message: fmt.Sprintf("%q is not a valid ISBN-10 or ISBN-13", isbn)})
 			break
 		}
@@ -191,7 +192,9 @@ var HoldingsCSVColumns = []string{
 // and author (MatchKey). A record's Index is its first row's line, and the
 // book's fields are that row's; each item keeps its own line. subjects are
 // separated by ";". The same barcode twice in the file is reported on both
-// lines. When there is any error the records are nil.
+// lines. The records read come back with the problems, so that a dry run
+// can report what else the file would run into; a file with any problem is
+// not imported.
 func ParseHoldingsCSV(data []byte) ([]HoldingRecord, []LineError) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	if !utf8.Valid(data) {
@@ -246,11 +249,8 @@ func ParseHoldingsCSV(data []byte) ([]HoldingRecord, []LineError) {
 	if len(g.records) > MaxHoldingRecords {
 		problems = append(problems, LineError{Line: lastLine, Message: fmt.Sprintf("the file has more than %d books; import it in parts", MaxHoldingRecords)})
 	}
-	if len(problems) > 0 {
-		slices.SortStableFunc(problems, func(a, b LineError) int { return a.Line - b.Line })
-		return nil, problems
-	}
-	return g.records, nil
+	slices.SortStableFunc(problems, func(a, b LineError) int { return a.Line - b.Line })
+	return g.records, problems
 }
 
 // firstInvalidLine is the line of the first byte that is not UTF-8.

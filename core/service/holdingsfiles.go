@@ -93,13 +93,13 @@ func (s *HoldingsFiles) Import(ctx context.Context, schoolParam, format string, 
 	}
 	records, problems := s.decode(format, data)
 	plan := importPlan{report: ImportReport{DryRun: dryRun, Format: format, Records: len(records)}}
-	if len(problems) == 0 {
-		if plan, err = s.plan(ctx, school, records, plan); err != nil {
-			return ImportReport{}, err
-		}
-	} else {
-		plan.report.Problems = problems
+	// A file with bad records is planned all the same, so the dry run
+	// names its taken barcodes and passed caps too.
+	if plan, err = s.plan(ctx, school, records, plan); err != nil {
+		return ImportReport{}, err
 	}
+	plan.report.Problems = append(problems, plan.report.Problems...)
+	slices.SortStableFunc(plan.report.Problems, func(a, b library.LineError) int { return a.Line - b.Line })
 	if dryRun {
 		return plan.report, nil
 	}
