@@ -1,0 +1,19 @@
+// Package marc reads and writes the bibliographic records of a school's
+// holdings file: MARC 21 in ISO 2709 ("binary MARC", .mrc) and MARCXML
+// (the Library of Congress slim schema). Codec implements
+// ports.RecordCodec: Decode turns a file into library.HoldingRecords (title,
+// authors, ISBNs, publisher and year, subjects, genre, call number and the
+// items with their barcodes) and names every record it cannot read;
+// EncodeMARCXML writes holdings back as one MARCXML collection.
+//
+// The decoder is written here rather than taken from a Go MARC library:
+// none we evaluated is both maintained and safe on bad input, and none can
+// be fetched through the module proxy this project builds with (README.md
+// in this directory has the evaluation and the list of the MARC quirks that
+// are and are not handled).
+//
+// Like every adapter it may import ports, the core packages, the standard
+// library and outside libraries (here golang.org/x/text for Unicode
+// normalisation and golang.org/x/net/html/charset for XML files declared in
+// another encoding), but no other adapter and nothing under cmd.
+package marc

@@ -1,0 +1,173 @@
+package marc
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"golang.org/x/net/html/charset"
+
+	"github.com/readinglibrary/service/core/library"
+)
+
+// slimNS is the MARCXML namespace.
+const slimNS = "http://www.loc.gov/MARC21/slim"
+
+// maxXMLDepth bounds element nesting: a MARCXML file is a few levels deep
+// (an SRU answer a few more), and a deeply nested file is not MARCXML.
+const maxXMLDepth = 64
+
+// decodeMARCXML reads every <record> of a MARCXML document, whether it is a
+// <collection>, a single <record>, or records inside another document (an
+// SRU answer's recordData). Elements are matched by local name in the
+// MARCXML namespace or in none, so files written without the namespace, or
+// with a "marc:" prefix, read the same. The document is read as a stream of
+// tokens: encoding/xml expands no custom entities, so its size is bounded by
+// the file's. A syntax error ends the reading: it is reported on the record
+// where it happened, and the records before it are kept.
+func decodeMARCXML(data []byte) ([]rawRecord, []library.LineError) {
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec.CharsetReader = charset.NewReaderLabel
+	var recs []rawRecord
+	var problems []library.LineError
+	n, depth := 0, 0
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			problems = append(problems, xmlProblem(n+1, dec, err))
+			break
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			if depth > maxXMLDepth {
+				problems = append(problems, library.LineError{Line: n + 1, Message: "the XML is nested too deeply to be MARCXML"})
+				return recs, problems
+			}
+			if !isMARC(t.Name, "record") {
+				continue
+			}
+			n++
+			r, msg, fatal := readXMLRecord(dec)
+			depth-- // readXMLRecord consumed the record's end tag
+			switch {
+			case fatal != nil:
+				problems = append(problems, xmlProblem(n, dec, fatal))
+				return recs, problems
+			case msg != "":
+				problems = append(problems, library.LineError{Line: n, Message: msg})
+			default:
+				r.index = n
+				recs = append(recs, r)
+			}
+		case xml.EndElement:
+			depth--
+		}
+	}
+	return recs, problems
+}
+
+func isMARC(name xml.Name, local string) bool {
+	return name.Local == local && (name.Space == slimNS || name.Space == "")
+}
+
+func xmlProblem(record int, dec *xml.Decoder, err error) library.LineError {
+	line, _ := dec.InputPos()
+	var syn *xml.SyntaxError
+	if errors.As(err, &syn) {
+		return library.LineError{Line: record, Message: fmt.Sprintf("the file is not well-formed XML at line %d (%s); the records from here on are not read", syn.Line, syn.Msg)}
+	}
+	return library.LineError{Line: record, Message: fmt.Sprintf("the file cannot be read as XML at line %d; the records from here on are not read", line)}
+}
+
+// readXMLRecord reads one <record> up to its end tag. msg names a problem
+// with this record only; fatal is an XML error that ends the file.
+func readXMLRecord(dec *xml.Decoder) (rec rawRecord, msg string, fatal error) {
+	var field *rawField
+	var sub *rawSubfield
+	var text strings.Builder
+	depth := 1
+	for depth > 0 {
+		tok, err := dec.Token()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return rec, "", err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			text.Reset()
+			switch {
+			case depth > maxXMLDepth:
+				return rec, "", errors.New("nested too deeply")
+			case depth == 2 && isMARC(t.Name, "controlfield"):
+				rec.fields = append(rec.fields, rawField{tag: attr(t, "tag")})
+				field = &rec.fields[len(rec.fields)-1]
+			case depth == 2 && isMARC(t.Name, "datafield"):
+				rec.fields = append(rec.fields, rawField{tag: attr(t, "tag"), ind1: indicator(attr(t, "ind1")), ind2: indicator(attr(t, "ind2"))})
+				field = &rec.fields[len(rec.fields)-1]
+			case depth == 3 && field != nil && isMARC(t.Name, "subfield"):
+				code := attr(t, "code")
+				if len(code) != 1 {
+					code = "?"
+				}
+				field.subfields = append(field.subfields, rawSubfield{code: code[0]})
+				sub = &field.subfields[len(field.subfields)-1]
+			}
+		case xml.CharData:
+			text.Write(t)
+		case xml.EndElement:
+			depth--
+			switch {
+			case depth == 2 && sub != nil:
+				sub.value = text.String()
+				sub = nil
+			case depth == 1 && isMARC(t.Name, "leader"):
+				rec.leader = text.String()
+			case depth == 1 && field != nil:
+				if isControlTag(field.tag) {
+					field.value = text.String()
+				}
+				field = nil
+			}
+			text.Reset()
+		}
+	}
+	return rec, checkXMLRecord(rec), nil
+}
+
+func checkXMLRecord(r rawRecord) string {
+	if len(r.fields) == 0 {
+		return "the record has no fields"
+	}
+	for _, f := range r.fields {
+		if len(f.tag) != 3 || !validTag(f.tag) {
+			return fmt.Sprintf("a field has the tag %q; MARC tags are three characters", f.tag)
+		}
+	}
+	return ""
+}
+
+func attr(t xml.StartElement, name string) string {
+	for _, a := range t.Attr {
+		if a.Name.Local == name {
+			return strings.TrimSpace(a.Value)
+		}
+	}
+	return ""
+}
+
+func indicator(s string) byte {
+	if len(s) == 1 {
+		return s[0]
+	}
+	return ' '
+}
