@@ -19,6 +19,10 @@ type HoldingsRepository interface {
 	// SetBookCategory changes a book's loan category.
 	// Errors: NotFound "book_not_found" (another school's book too).
 	SetBookCategory(ctx context.Context, schoolID, bookID, category string) error
+	// SetBookDetails replaces a book's catalogue details with d (validated
+	// and normalised by the caller). Errors: NotFound "book_not_found"
+	// (another school's book too).
+	SetBookDetails(ctx context.Context, schoolID, bookID string, d library.BookDetails) error
 	// BooksPage returns the school's books ordered by title, then id, from
 	// q.Offset on, at most q.Limit of them, and how many books match in all.
 	// With q.Terms, only books where every term begins a word of the title

@@ -115,6 +115,16 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"POST /api/library/books", func(*testing.T, *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/books", Body: fmt.Sprintf(`{"school_id":%q,"title":"B%d","author":"M"}`, w.schoolA, unique())}
 		}, [6]int{A, F, F, 201, F, 201}, nil},
+		{"GET /api/library/books", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/books?schoolId=" + w.schoolA} },
+			[6]int{A, F, 200, 200, F, 200}, nil},
+		{"GET /api/library/books/{id}", func(t *testing.T, w *libraryWorld) req {
+			bookID, _, _ := freshBook(t)
+			return req{Path: "/api/library/books/" + bookID + "?schoolId=" + w.schoolA}
+		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		{"GET /api/library/books/{id} (B's own school, A's book)", func(t *testing.T, w *libraryWorld) req {
+			bookID, _, _ := freshBook(t)
+			return req{Path: "/api/library/books/" + bookID}
+		}, [6]int{A, F, 200, 200, N, 422}, nil},
 		{"POST /api/library/copies", func(t *testing.T, w *libraryWorld) req {
 			bookID, _, _ := freshBook(t)
 			return req{Method: "POST", Path: "/api/library/copies", Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"count":1}`, w.schoolA, bookID)}

@@ -114,6 +114,7 @@ type libraryBookBody struct {
 	AvailableCopies int    `json:"available_copies"`
 	PriceCents      int64  `json:"price_cents"`
 	LoanCategory    string `json:"loan_category"`
+	bookDetailsBody
 }
 
 type copyBody struct {
@@ -479,6 +480,7 @@ type libraryBookRequest struct {
 	PriceCents int64 `json:"price_cents" validate:"min=0,max=100000000"`
 	// LoanCategory is standard (when absent), short or reference.
 	LoanCategory *string `json:"loan_category"`
+	bookDetailsRequest
 }
 
 func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
@@ -494,15 +496,14 @@ func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
 	}
 	b, copies, err := h.deps.Library.Holdings.AddBook(r.Context(), req.SchoolID, library.BookDraft{
 		Title: req.Title, Author: req.Author, ISBN: req.ISBN, CoverURL: req.CoverURL, Copies: req.Copies, PriceCents: req.PriceCents,
-		LoanCategory: category,
+		LoanCategory: category, BookDetails: req.bookDetailsRequest.apply(library.BookDetails{}),
 	})
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{
-		"book": libraryBookBody{ID: b.ID, SchoolID: b.SchoolID, ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL,
-			TotalCopies: len(copies), AvailableCopies: len(copies), PriceCents: b.PriceCents, LoanCategory: library.BookCategory(b)},
+		"book":   toLibraryBookBody(service.CatalogEntry{Book: b, Total: len(copies), Available: len(copies)}),
 		"copies": toCopyBodies(copies),
 	})
 }

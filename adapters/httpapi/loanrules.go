@@ -84,6 +84,7 @@ type bookChangeRequest struct {
 	SchoolID     string  `json:"school_id"`
 	LoanCategory *string `json:"loan_category"`
 	PriceCents   *int64  `json:"price_cents" validate:"omitnil,min=0,max=100000000"`
+	bookDetailsRequest
 }
 
 type bookChangeBody struct {
@@ -92,6 +93,7 @@ type bookChangeBody struct {
 	Title        string `json:"title"`
 	LoanCategory string `json:"loan_category"`
 	PriceCents   int64  `json:"price_cents"`
+	bookDetailsBody
 }
 
 func (h *handler) updateLibraryBook(w http.ResponseWriter, r *http.Request) {
@@ -100,16 +102,27 @@ func (h *handler) updateLibraryBook(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	if req.LoanCategory == nil && req.PriceCents == nil {
-		writeError(w, r, errs.InvalidField("loan_category", "give loan_category, price_cents or both"))
+	if req.LoanCategory == nil && req.PriceCents == nil && !req.bookDetailsRequest.any() {
+		writeError(w, r, errs.InvalidField("loan_category", "give loan_category, price_cents or a catalogue detail"))
 		return
 	}
 	var (
 		b   library.Book
 		err error
 	)
-	// The category is checked before anything is written, so a bad one
+	// The category is checked before anything is written, and the details
+	// are checked whole before they are written, first, so a bad value
 	// changes nothing; the price is checked when the body is read.
+	if err := checkCategory(req.LoanCategory); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if req.bookDetailsRequest.any() {
+		if b, err = h.deps.Library.Holdings.SetBookDetails(r.Context(), req.SchoolID, mux.Vars(r)["id"], req.bookDetailsRequest.apply); err != nil {
+			writeError(w, r, err)
+			return
+		}
+	}
 	if req.LoanCategory != nil {
 		if b, err = h.deps.Library.Holdings.SetBookCategory(r.Context(), req.SchoolID, mux.Vars(r)["id"], *req.LoanCategory); err != nil {
 			writeError(w, r, err)
@@ -124,7 +137,7 @@ func (h *handler) updateLibraryBook(w http.ResponseWriter, r *http.Request) {
 	}
 	loggerFrom(r).Info("library book changed", "school_id", b.SchoolID, "book_id", b.ID, "loan_category", library.BookCategory(b), "price_cents", b.PriceCents)
 	writeJSON(w, http.StatusOK, map[string]any{"book": bookChangeBody{ID: b.ID, SchoolID: b.SchoolID, Title: b.Title,
-		LoanCategory: library.BookCategory(b), PriceCents: b.PriceCents}})
+		LoanCategory: library.BookCategory(b), PriceCents: b.PriceCents, bookDetailsBody: toBookDetailsBody(b.BookDetails)}})
 }
 
 // optionalCategory is a new book's loan category: absent is standard, but

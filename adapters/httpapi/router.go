@@ -220,6 +220,8 @@ func (h *handler) table() []route {
 		holdingsFile(r("library.holdings.import", http.MethodPost, "/api/library/holdings/imports", "import", "library:holdings", h.importHoldings)),
 		r("library.holdings.export", http.MethodGet, "/api/library/holdings/export", "export", "library:holdings", h.exportHoldings),
 		r("library.books.create", http.MethodPost, "/api/library/books", "create", "library:books", h.addLibraryBook),
+		r("library.books.list", http.MethodGet, "/api/library/books", "read", "library:books", h.listLibraryBooks),
+		r("library.books.get", http.MethodGet, "/api/library/books/{id}", "read", "library:books", h.getLibraryBook),
 		r("library.books.update", http.MethodPatch, "/api/library/books/{id}", "update", "library:books", h.updateLibraryBook),
 		r("library.copies.create", http.MethodPost, "/api/library/copies", "create", "library:copies", h.addCopies),
 		r("library.copies.find", http.MethodGet, "/api/library/copies", "read", "library:copies", h.copyByCode),

@@ -260,6 +260,12 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "match_key", Value: 1}}},
 			// The books of a holdings import, published or dropped at its end.
 			{Keys: bson.D{{Key: "import_batch", Value: 1}}, Options: options.Index().SetSparse(true)},
+			// A stocktake's call-number range and the collection reports
+			// (by genre, reading level and year of publication).
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "call_number", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "genre", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "reading_level", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "published_year", Value: 1}, {Key: "_id", Value: 1}}},
 		}},
 		{colCopies, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "code", Value: 1}}, Options: options.Index().SetUnique(true)},

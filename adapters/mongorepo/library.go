@@ -144,6 +144,37 @@ type libraryBookDoc struct {
 	// ImportBatch is set while the book belongs to an uncommitted holdings
 	// import (imports.go).
 	ImportBatch string `bson:"import_batch,omitempty"`
+	// Details is exported so the driver sees it (it ignores unexported
+	// fields, inline ones too).
+	Details bookDetailsDoc `bson:",inline"`
+}
+
+// bookDetailsDoc is a book's catalogue details; each is absent when not
+// known (and in books stored before details), so old and new books read
+// alike.
+type bookDetailsDoc struct {
+	Publisher     string   `bson:"publisher,omitempty"`
+	PublishedYear int      `bson:"published_year,omitempty"`
+	Subjects      []string `bson:"subjects,omitempty"`
+	Genre         string   `bson:"genre,omitempty"`
+	CallNumber    string   `bson:"call_number,omitempty"`
+	ReadingLevel  string   `bson:"reading_level,omitempty"`
+	AgeMin        int      `bson:"age_min,omitempty"`
+	AgeMax        int      `bson:"age_max,omitempty"`
+}
+
+func toBookDetailsDoc(d library.BookDetails) bookDetailsDoc {
+	return bookDetailsDoc{Publisher: d.Publisher, PublishedYear: d.PublishedYear, Subjects: d.Subjects, Genre: d.Genre,
+		CallNumber: d.CallNumber, ReadingLevel: d.ReadingLevel, AgeMin: d.AgeMin, AgeMax: d.AgeMax}
+}
+
+func (d bookDetailsDoc) toDetails() library.BookDetails {
+	var subjects []string
+	if len(d.Subjects) > 0 {
+		subjects = d.Subjects
+	}
+	return library.BookDetails{Publisher: d.Publisher, PublishedYear: d.PublishedYear, Subjects: subjects, Genre: d.Genre,
+		CallNumber: d.CallNumber, ReadingLevel: d.ReadingLevel, AgeMin: d.AgeMin, AgeMax: d.AgeMax}
 }
 
 // isbnKey is the unique key of a book's ISBN within its school: the ISBN,
@@ -251,6 +282,7 @@ func toLibraryBookDoc(b library.Book) libraryBookDoc {
 		// Standard is stored as absent, as SetBookCategory stores it.
 		LoanCategory: bookCategoryField(library.BookCategory(b)),
 		MatchKey:     library.MatchKey(b.Title, b.Author),
+		Details:      toBookDetailsDoc(b.BookDetails),
 	}
 }
 
@@ -288,7 +320,8 @@ func (d libraryBookDoc) toBook() library.Book {
 		CreatedAt:    d.CreatedAt.UTC(),
 		LoanCategory: library.BookCategory(library.Book{LoanCategory: d.LoanCategory}),
 
-		PriceCents: d.PriceCents,
+		PriceCents:  d.PriceCents,
+		BookDetails: d.Details.toDetails(),
 	}
 }
 
@@ -486,6 +519,44 @@ func (r *Holdings) SetBookCategory(ctx context.Context, schoolID, bookID, catego
 	}
 	return nil
 }
+
+// SetBookDetails implements ports.HoldingsRepository: one updateOne by
+// _id and school that sets the known details and unsets the others, so the
+// document reads as a new book with those details would.
+func (r *Holdings) SetBookDetails(ctx context.Context, schoolID, bookID string, d library.BookDetails) error {
+	raw, err := bson.Marshal(toBookDetailsDoc(d))
+	if err != nil {
+		return mapErr(err, "change the book's details", nil, nil)
+	}
+	var set bson.D
+	if err := bson.Unmarshal(raw, &set); err != nil {
+		return mapErr(err, "change the book's details", nil, nil)
+	}
+	unset := bson.D{}
+	for _, f := range bookDetailFields {
+		if !slices.ContainsFunc(set, func(e bson.E) bool { return e.Key == f }) {
+			unset = append(unset, bson.E{Key: f, Value: ""})
+		}
+	}
+	update := bson.D{}
+	if len(set) > 0 {
+		update = append(update, bson.E{Key: "$set", Value: set})
+	}
+	if len(unset) > 0 {
+		update = append(update, bson.E{Key: "$unset", Value: unset})
+	}
+	res, err := r.books.UpdateOne(ctx, bson.D{{Key: "_id", Value: bookID}, {Key: "school_id", Value: schoolID}}, update)
+	if err != nil {
+		return mapErr(err, "change the book's details", nil, nil)
+	}
+	if res.MatchedCount == 0 {
+		return library.ErrBookNotFound()
+	}
+	return nil
+}
+
+// bookDetailFields are bookDetailsDoc's stored names.
+var bookDetailFields = []string{"publisher", "published_year", "subjects", "genre", "call_number", "reading_level", "age_min", "age_max"}
 
 // BooksPage implements ports.HoldingsRepository: one find with skip and
 // limit and one count. Without terms it reads the {school_id, title, _id}

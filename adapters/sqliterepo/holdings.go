@@ -3,6 +3,8 @@ package sqliterepo
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"fmt"
 
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
@@ -31,7 +33,8 @@ func NewHoldings(db *DB) *Holdings {
 
 const (
 	libraryBookColumns = `b.id, b.school_id, b.isbn, b.title, b.author, b.cover_url, b.created_at, b.price_cents,
-	b.loan_category`
+	b.loan_category, b.publisher, b.published_year, b.subjects, b.genre, b.call_number, b.reading_level,
+	b.age_min, b.age_max`
 	copyColumns = `id, school_id, book_id, code, created_at`
 	// A copy as read: its columns and its condition.
 	copyReadColumns = copyColumns + `, copy_condition, condition_note, condition_loan_id, condition_at`
@@ -40,12 +43,16 @@ const (
 var (
 	stmtLibraryBookInsert = newStmt("library_books.insert", `
 INSERT INTO library_books (id, school_id, isbn, title, author, cover_url, created_at, price_cents,
-	loan_category)
+	loan_category, publisher, published_year, subjects, genre, call_number, reading_level, age_min, age_max)
 VALUES (:id, :school_id, :isbn, :title, :author, :cover_url, :created_at, :price_cents,
-	:loan_category)
+	:loan_category, :publisher, :published_year, :subjects, :genre, :call_number, :reading_level, :age_min, :age_max)
 RETURNING pk`)
 	stmtLibraryBookSetCategory = newStmt("library_books.set_category", `
 UPDATE library_books SET loan_category = :loan_category WHERE id = :id AND +school_id = :school_id`)
+	stmtLibraryBookSetDetails = newStmt("library_books.set_details", `
+UPDATE library_books SET publisher = :publisher, published_year = :published_year, subjects = :subjects,
+	genre = :genre, call_number = :call_number, reading_level = :reading_level, age_min = :age_min, age_max = :age_max
+WHERE id = :id AND +school_id = :school_id`)
 	stmtLibraryBookISBNTaken = newStmt("library_books.isbn_taken", `
 SELECT EXISTS (SELECT 1 FROM library_books WHERE school_id = :school_id AND isbn = :isbn AND isbn <> '')`)
 	stmtLibraryBookGet = newStmt("library_books.get", `
@@ -119,7 +126,7 @@ GROUP BY book_id`)
 
 // libraryBookArgs are the named parameters of a library book row.
 func libraryBookArgs(b library.Book) []any {
-	return []any{
+	return append([]any{
 		sql.Named("id", b.ID),
 		sql.Named("school_id", b.SchoolID),
 		sql.Named("isbn", b.ISBN),
@@ -129,19 +136,47 @@ func libraryBookArgs(b library.Book) []any {
 		sql.Named("created_at", millis(b.CreatedAt)),
 		sql.Named("price_cents", b.PriceCents),
 		sql.Named("loan_category", library.BookCategory(b)),
+	}, bookDetailsArgs(b.BookDetails)...)
+}
+
+// bookDetailsArgs are the named parameters of a book's catalogue details;
+// the subjects are a JSON array, never null.
+func bookDetailsArgs(d library.BookDetails) []any {
+	subjects := d.Subjects
+	if subjects == nil {
+		subjects = []string{}
+	}
+	js, _ := json.Marshal(subjects) // a []string always marshals
+	return []any{
+		sql.Named("publisher", d.Publisher),
+		sql.Named("published_year", d.PublishedYear),
+		sql.Named("subjects", string(js)),
+		sql.Named("genre", d.Genre),
+		sql.Named("call_number", d.CallNumber),
+		sql.Named("reading_level", d.ReadingLevel),
+		sql.Named("age_min", d.AgeMin),
+		sql.Named("age_max", d.AgeMax),
 	}
 }
 
 func scanLibraryBook(s scanner) (library.Book, error) {
 	var (
-		b       library.Book
-		created int64
+		b        library.Book
+		created  int64
+		subjects string
 	)
 	if err := s.Scan(&b.ID, &b.SchoolID, &b.ISBN, &b.Title, &b.Author, &b.CoverURL, &created, &b.PriceCents,
-		&b.LoanCategory); err != nil {
+		&b.LoanCategory, &b.Publisher, &b.PublishedYear, &subjects, &b.Genre, &b.CallNumber, &b.ReadingLevel,
+		&b.AgeMin, &b.AgeMax); err != nil {
 		return library.Book{}, err
 	}
 	b.CreatedAt = fromMillis(created)
+	if err := json.Unmarshal([]byte(subjects), &b.Subjects); err != nil {
+		return library.Book{}, fmt.Errorf("read the book's subjects: %w", err)
+	}
+	if len(b.Subjects) == 0 {
+		b.Subjects = nil // no subjects reads as none, as a new book has
+	}
 	return b, nil
 }
 
@@ -223,6 +258,18 @@ func (r *Holdings) SetBookCategory(ctx context.Context, schoolID, bookID, catego
 		return mapErr(err, "change the book's loan category", nil, nil)
 	}
 	return notFoundIfNone(res, "change the book's loan category", library.ErrBookNotFound)
+}
+
+// SetBookDetails implements ports.HoldingsRepository: one UPDATE by id
+// within the school.
+func (r *Holdings) SetBookDetails(ctx context.Context, schoolID, bookID string, d library.BookDetails) error {
+	const op = "change the book's details"
+	args := append(bookDetailsArgs(d), sql.Named("id", bookID), sql.Named("school_id", schoolID))
+	res, err := r.db.exec(ctx, r.db.write, stmtLibraryBookSetDetails, args...)
+	if err != nil {
+		return mapErr(err, op, nil, nil)
+	}
+	return notFoundIfNone(res, op, library.ErrBookNotFound)
 }
 
 // BooksPage implements ports.HoldingsRepository: one statement for the

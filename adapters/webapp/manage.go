@@ -74,6 +74,7 @@ type bookRow struct {
 	Total, Available        int
 	Price                   string // the replacement price as typed ("12.99"); "" without one
 	Category                string // standard, short or reference
+	Details                 detailsRow
 }
 
 // labelPage is one PDF of a book's labels: the copies it prints, First to
@@ -136,7 +137,7 @@ func (a *App) renderBooks(w http.ResponseWriter, r *http.Request, school library
 	}
 	for _, e := range res.Entries {
 		row := bookRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN, Total: e.Total, Available: e.Available,
-			Category: library.BookCategory(e.Book)}
+			Category: library.BookCategory(e.Book), Details: toDetailsRow(e.Book.BookDetails)}
 		if e.Book.PriceCents > 0 {
 			row.Price = moneyValue(e.Book.PriceCents)
 		}
@@ -172,18 +173,22 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	keys := []string{"title", "author", "isbn", "copies", "price_cents", "loan_category"}
+	keys := append([]string{"title", "author", "isbn", "copies", "price_cents", "loan_category"}, detailKeys...)
 	n, err := atoi(form, "copies", 1)
 	price, priced := parseMoney(form.Get("price_cents"))
 	if err == nil && !priced {
 		err = errs.InvalidField("price_cents", "must be an amount such as 12.99")
+	}
+	var details func(library.BookDetails) library.BookDetails
+	if err == nil {
+		details, err = detailsFromForm(form)
 	}
 	if err == nil {
 		var b library.Book
 		var copies []library.Copy
 		b, copies, err = a.deps.Library.Holdings.AddBook(r.Context(), school.ID, library.BookDraft{
 			Title: form.Get("title"), Author: form.Get("author"), ISBN: form.Get("isbn"), Copies: n, PriceCents: price,
-			LoanCategory: form.Get("loan_category"),
+			LoanCategory: form.Get("loan_category"), BookDetails: details(library.BookDetails{}),
 		})
 		if err == nil {
 			msg := fmt.Sprintf("Added %s with %d %s", quote(b.Title), len(copies), pluralize(len(copies), "copy", "copies"))

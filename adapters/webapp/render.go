@@ -50,6 +50,7 @@ func mustParsePages() map[string]*template.Template {
 		},
 		"plural": pluralize,
 		"money":  money,
+		"field":  newFormField,
 	}
 	pages := map[string]*template.Template{}
 	for _, name := range names {
@@ -67,6 +68,17 @@ func mustParsePages() map[string]*template.Template {
 // of the element naming the account.
 type unlockForm struct {
 	Base, ID, From, Search, DescribedBy string
+}
+
+// formField is what the shared "book-detail-field" template needs: one
+// optional text field of a form, with its value and problem after a
+// refusal.
+type formField struct {
+	Name, Label, ID, Max, Mode, Value, Error string
+}
+
+func newFormField(f *formState, name, label, id, max, mode string) formField {
+	return formField{Name: name, Label: label, ID: id, Max: max, Mode: mode, Value: f.V(name), Error: f.F(name)}
 }
 
 // asset is one embedded static file.
@@ -317,6 +329,8 @@ var fieldLabels = map[string]string{
 	"currency":         "Currency", "replacement_cost_cents": "Replacement cost", "block_overdue_items": "Overdue items that block",
 	"block_charges_cents": "Charges that block", "price_cents": "Replacement price", "damaged.note": "Damage note",
 	"damaged.charge_cents": "Damage charge", "note": "Note", "action": "Action",
+	"call_number": "Call number", "genre": "Genre", "reading_level": "Reading level", "age_min": "Youngest age",
+	"age_max": "Oldest age", "publisher": "Publisher", "published_year": "Year published", "subjects": "Subjects",
 }
 
 // messageOf is a sentence for the librarian: the service's client-safe

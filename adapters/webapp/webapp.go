@@ -148,6 +148,7 @@ func (a *App) Routes() []Route {
 		submit("web.holds.place", school+"/holds", a.placeHold),
 		submit("web.holds.cancel", school+"/holds/cancel", a.cancelHold),
 		submit("web.books.price", school+"/books/price", a.setBookPrice),
+		submit("web.books.details", school+"/books/details", a.setBookDetails),
 		view("web.students", school+"/students", a.students),
 		submit("web.students.add", school+"/students", a.addStudent),
 		submit("web.students.import", school+"/students/import", a.importStudents),

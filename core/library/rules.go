@@ -240,6 +240,7 @@ func (d BookDraft) Normalized() BookDraft {
 	if c, err := ParseLoanCategory("loan_category", d.LoanCategory); err == nil {
 		d.LoanCategory = c
 	}
+	d.BookDetails = d.BookDetails.Normalized()
 	return d
 }
 
@@ -279,6 +280,9 @@ func ValidateBookDraft(d BookDraft) error {
 	if _, err := ParseLoanCategory("loan_category", d.LoanCategory); err != nil {
 		fields.Add("loan_category", "must be standard, short or reference")
 	}
+	// The year's bound moves with the calendar; a day's difference from
+	// the school's clock does not matter to it.
+	d.BookDetails.Validate(fields, time.Now())
 	return fields.Err()
 }
 

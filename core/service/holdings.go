@@ -56,6 +56,7 @@ func (s *Holdings) AddBook(ctx context.Context, schoolParam string, d library.Bo
 	b := library.Book{
 		ID: s.newID(), SchoolID: school.ID, ISBN: library.NormalizeISBN(d.ISBN), Title: d.Title,
 		Author: d.Author, CoverURL: d.CoverURL, CreatedAt: s.Now().UTC(), PriceCents: d.PriceCents, LoanCategory: d.LoanCategory,
+		BookDetails: d.BookDetails,
 	}
 	// The caps are checked before the book is stored, so a refused book
 	// leaves nothing behind. (Only when another request takes the last room
@@ -120,6 +121,40 @@ func (s *Holdings) SetBookCategory(ctx context.Context, schoolParam, bookID, cat
 		return library.Book{}, err
 	}
 	b.LoanCategory = c
+	return b, nil
+}
+
+// Book returns one of the school's books with its copy counts, for the
+// school's staff. Errors: NotFound "book_not_found", as bookInScope.
+func (s *Holdings) Book(ctx context.Context, schoolParam, bookID string) (CatalogEntry, error) {
+	b, err := s.bookInScope(ctx, schoolParam, bookID)
+	if err != nil {
+		return CatalogEntry{}, err
+	}
+	entries, err := catalogEntries(ctx, s.holdings, s.loanReader, b.SchoolID, []library.Book{b})
+	if err != nil {
+		return CatalogEntry{}, err
+	}
+	return entries[0], nil
+}
+
+// SetBookDetails changes a book's catalogue details: change receives the
+// book's current details and returns the new ones, which are checked whole
+// before anything is stored. Errors: Invalid (each bad field by its JSON
+// name), NotFound "book_not_found", as bookInScope.
+func (s *Holdings) SetBookDetails(ctx context.Context, schoolParam, bookID string, change func(library.BookDetails) library.BookDetails) (library.Book, error) {
+	b, err := s.bookInScope(ctx, schoolParam, bookID)
+	if err != nil {
+		return library.Book{}, err
+	}
+	d := change(b.BookDetails).Normalized()
+	if err := library.ValidateBookDetails(d, s.Now()); err != nil {
+		return library.Book{}, err
+	}
+	if err := s.holdings.SetBookDetails(ctx, b.SchoolID, b.ID, d); err != nil {
+		return library.Book{}, err
+	}
+	b.BookDetails = d
 	return b, nil
 }
 

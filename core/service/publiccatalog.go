@@ -82,27 +82,37 @@ func catalogPage(ctx context.Context, holdings ports.HoldingsRepository, loans l
 	if err != nil {
 		return CatalogPage{}, err
 	}
+	entries, err := catalogEntries(ctx, holdings, loans, school.ID, books)
+	if err != nil {
+		return CatalogPage{}, err
+	}
+	return CatalogPage{School: school, Page: q.Page, Limit: q.Limit, Total: total, Entries: entries}, nil
+}
+
+// catalogEntries are books of a school with their copy counts: the copies,
+// the open loans and the off-shelf copies of those books only.
+func catalogEntries(ctx context.Context, holdings ports.HoldingsRepository, loans loanReader, schoolID string, books []library.Book) ([]CatalogEntry, error) {
 	ids := make([]string, len(books))
 	for i, b := range books {
 		ids[i] = b.ID
 	}
-	copies, err := holdings.CopyCounts(ctx, school.ID, ids)
+	copies, err := holdings.CopyCounts(ctx, schoolID, ids)
 	if err != nil {
-		return CatalogPage{}, err
+		return nil, err
 	}
-	lent, err := loans.lentByBook(ctx, school.ID, ids)
+	lent, err := loans.lentByBook(ctx, schoolID, ids)
 	if err != nil {
-		return CatalogPage{}, err
+		return nil, err
 	}
 	// Lost, claimed and damaged copies are held by no loan and still not
 	// on the shelf.
-	off, err := holdings.OffShelfCounts(ctx, school.ID, ids)
+	off, err := holdings.OffShelfCounts(ctx, schoolID, ids)
 	if err != nil {
-		return CatalogPage{}, err
+		return nil, err
 	}
 	entries := make([]CatalogEntry, 0, len(books))
 	for _, b := range books {
 		entries = append(entries, CatalogEntry{Book: b, Total: copies[b.ID], Available: max(copies[b.ID]-lent[b.ID]-off[b.ID], 0)})
 	}
-	return CatalogPage{School: school, Page: q.Page, Limit: q.Limit, Total: total, Entries: entries}, nil
+	return entries, nil
 }

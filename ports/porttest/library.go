@@ -46,6 +46,7 @@ func Holdings(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"Books/BooksByID", testLibBooksByID},
 		{"Books/PageSearchAndScope", testLibBooksPage},
 		{"Books/LoanCategory", testLibBookCategory},
+		{"Books/Details", testLibBookDetails},
 		{"Copies/CountsOfSomeBooks", testLibCopyCountsOf},
 		{"Copies/CreateCopiesDuplicates", testLibCreateCopiesDuplicates},
 		{"Copies/GetAndScope", testLibCopyGet},

@@ -267,6 +267,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 
 	matilda := newLibBook(alder.ID, "9780140328721", "Matilda")
 	matilda.Author = "Roald Dahl"
+	matilda.BookDetails = fullDetails()
 	pippi := newLibBook(alder.ID, "", "Pippi Långstrump")
 	pippi.PriceCents = 1299
 	pippi.LoanCategory = library.CategoryReference

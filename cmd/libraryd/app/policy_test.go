@@ -77,6 +77,8 @@ var whoMayCall = map[string]string{
 	"library.holdings.import":      "admin librarian",
 	"library.holdings.export":      "admin librarian",
 	"library.books.create":         "admin librarian",
+	"library.books.list":           "admin librarian staff",
+	"library.books.get":            "admin librarian staff",
 	"library.copies.create":        "admin librarian",
 	"library.copies.find":          "admin librarian staff",
 	"library.copies.labels":        "admin librarian staff",
@@ -152,6 +154,7 @@ var whoMayCall = map[string]string{
 	"web.charges":         "admin anonymous librarian reader staff student",
 	"web.charges.settle":  "admin anonymous librarian reader staff student",
 	"web.books.price":     "admin anonymous librarian reader staff student",
+	"web.books.details":   "admin anonymous librarian reader staff student",
 
 	"web.forgotPassword":      "admin anonymous librarian reader staff student",
 	"web.forgotPassword.send": "admin anonymous librarian reader staff student",
