@@ -424,7 +424,9 @@ func optionalNumber(n int) string {
 // BookRecord is the holdings record of a library book and its copies, as
 // an export writes it.
 func BookRecord(b Book, copies []Copy) HoldingRecord {
-	r := HoldingRecord{Title: b.Title, BookDetails: b.BookDetails}
+	// The control number (001) is the book's id, so a school that moves
+	// on can tell our records apart.
+	r := HoldingRecord{ControlNumber: b.ID, Title: b.Title, BookDetails: b.BookDetails}
 	if b.Author != "" {
 		r.Authors = []string{b.Author}
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/readinglibrary/service/adapters/labels"
 	"github.com/readinglibrary/service/adapters/ladonauthz"
 	"github.com/readinglibrary/service/adapters/mailer"
+	"github.com/readinglibrary/service/adapters/marc"
 	"github.com/readinglibrary/service/adapters/oidcverify"
 	"github.com/readinglibrary/service/adapters/passwordhash"
 	"github.com/readinglibrary/service/adapters/ratelimit"
@@ -209,6 +210,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	}
 	a.Catalog = service.NewCatalog(a.Repos, authz)
 	a.Library = service.NewLibrary(a.Repos, a.Identity)
+	a.Library.UseRecordCodec(marc.NewCodec())
 	a.Sweeper = service.NewSweeper(a.Repos.Expiry, cfg.SweepInterval).WithHolds(a.Library.Holds)
 	a.Sweeper.Also("anonymized_loans", a.Library.Circulation.AnonymizeHistory)
 	a.Sweeper.Also("notices_sent", func(ctx context.Context, now time.Time) (int64, error) {
