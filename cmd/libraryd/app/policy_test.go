@@ -138,6 +138,8 @@ var whoMayCall = map[string]string{
 	"web.calendar":        "admin anonymous librarian reader staff student",
 	"web.calendar.save":   "admin anonymous librarian reader staff student",
 	"web.loanRules":       "admin anonymous librarian reader staff student",
+	"web.holdings":        "admin anonymous librarian reader staff student",
+	"web.holdings.import": "admin anonymous librarian reader staff student",
 	"web.loanRules.save":  "admin anonymous librarian reader staff student",
 	"web.books.category":  "admin anonymous librarian reader staff student",
 	"web.accounts":        "admin anonymous librarian reader staff student",
