@@ -144,6 +144,10 @@ func TestHoldingsImportCSV(t *testing.T) {
 	if r := w.act(w.libA, loan["id"].(string), "return"); r.Status != 200 {
 		t.Fatalf("return an imported copy: %d %s", r.Status, r.Body)
 	}
+	// Its label prints (Code 128 takes any printable ASCII code).
+	if r := s.do(req{Path: "/api/library/copies/labels?book_id=" + book["id"].(string), Token: w.libA}); r.Status != 200 || r.Header.Get("Content-Type") != "application/pdf" {
+		t.Fatalf("labels of the imported book: %d %s", r.Status, r.Header.Get("Content-Type"))
+	}
 	if got, err := s.App.Repos.Holdings.CopyCounts(ctx, w.schoolA, []string{existing.ID}); err != nil || got[existing.ID] < 1 {
 		t.Fatalf("copies of the duplicate's book: %v %v", got, err)
 	}
