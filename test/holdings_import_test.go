@@ -208,3 +208,28 @@ func TestHoldingsImportCSV(t *testing.T) {
 		t.Fatalf("unknown format: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestHoldingsImportCopyCaps: a file that would pass the school's copies
+// per book is refused whole, the book over the cap named on its line.
+func TestHoldingsImportCopyCaps(t *testing.T) {
+	w := newLibraryWorld(t)
+	if r := w.putSettings(w.libA, `,"max_copies_per_book":2`); r.Status != 200 {
+		t.Fatalf("settings: %d %s", r.Status, r.Body)
+	}
+	file := "title,author,barcode\n" +
+		"Small Shelf,Cap Author,CAP-1\n" +
+		"Big Shelf,Cap Author,CAP-2\n" +
+		"Big Shelf,Cap Author,CAP-3\n" +
+		"Big Shelf,Cap Author,CAP-4\n"
+	rep := decodeImportReport(t, w.importHoldings(w.libA, "csv", file, true), 200)
+	if len(rep.Problems) != 1 || rep.Problems[0].Line != 3 || !strings.Contains(rep.Problems[0].Message, "at most 2 per book") {
+		t.Fatalf("problems = %+v, want the book of line 3 over the cap of 2", rep.Problems)
+	}
+	r := w.importHoldings(w.libA, "csv", file, false)
+	if code, _ := r.apiError(t); r.Status != 422 || code != "validation_failed" {
+		t.Fatalf("commit over the cap: %d %s", r.Status, r.Body)
+	}
+	if r := w.s.do(req{Path: "/api/library/copies?code=CAP-1", Token: w.libA}); r.Status != 404 {
+		t.Fatalf("a file refused by the cap stored a copy: %d", r.Status)
+	}
+}
