@@ -1,6 +1,7 @@
 package marc
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/readinglibrary/service/core/library"
@@ -40,34 +41,59 @@ func NewCodecWithLimit(maxFileBytes int) *Codec {
 // Decode reads every record of a MARC 21 (ISO 2709) or MARCXML file. A
 // record it cannot read is named by its 1-based number in the file
 // (LineError.Line) and left out; the others are returned in file order.
-// Problems with the whole file (too large, empty, unknown format) are
-// reported on record 1 with no records.
+// Problems with the whole file (too large, empty, unknown format, a file
+// in the other MARC format) are reported on record 1 with no records.
 func (c *Codec) Decode(format string, data []byte) ([]library.HoldingRecord, []library.LineError) {
 	if len(data) > c.maxFileBytes {
 		return nil, []library.LineError{{Line: 1, Message: fmt.Sprintf("the file is larger than %d MiB; export the holdings in parts", c.maxFileBytes>>20)}}
 	}
-	var recs []rawRecord
-	var problems []library.LineError
-	switch format {
-	case ports.FormatMARC21:
-		recs, problems = decodeISO2709(data)
-	case ports.FormatMARCXML:
-		recs, problems = decodeMARCXML(data)
-	default:
-		return nil, []library.LineError{{Line: 1, Message: fmt.Sprintf("unknown holdings format %q; want %s or %s", format, ports.FormatMARC21, ports.FormatMARCXML)}}
+	if msg := wrongFormat(format, data); msg != "" {
+		return nil, []library.LineError{{Line: 1, Message: msg}}
 	}
-	if len(recs) == 0 && len(problems) == 0 {
-		return nil, []library.LineError{{Line: 1, Message: "the file holds no MARC records"}}
-	}
-	out := make([]library.HoldingRecord, 0, len(recs))
-	for _, r := range recs {
+	var out []library.HoldingRecord
+	var unreadable []library.LineError
+	seen := 0
+	emit := func(r rawRecord) {
+		seen++
 		h, err := toHolding(r)
 		if err != nil {
-			problems = append(problems, *err)
-			continue
+			unreadable = append(unreadable, *err)
+			return
 		}
 		out = append(out, h)
 	}
+	var problems []library.LineError
+	switch format {
+	case ports.FormatMARC21:
+		problems = decodeISO2709(data, emit)
+	case ports.FormatMARCXML:
+		problems = decodeMARCXML(data, emit)
+	default:
+		return nil, []library.LineError{{Line: 1, Message: fmt.Sprintf("unknown holdings format %q; want %s or %s", format, ports.FormatMARC21, ports.FormatMARCXML)}}
+	}
+	if seen == 0 && len(problems) == 0 {
+		return nil, []library.LineError{{Line: 1, Message: "the file holds no MARC records"}}
+	}
+	problems = append(problems, unreadable...)
 	sortProblems(problems)
 	return out, problems
+}
+
+// wrongFormat names the other format when the file is plainly in it: a
+// librarian picking "MARC 21" for a MARCXML export, or the reverse, gets
+// told so instead of a parse error.
+func wrongFormat(format string, data []byte) string {
+	trimmed := bytes.TrimLeft(data, "\ufeff \t\r\n")
+	switch {
+	case format == ports.FormatMARC21 && bytes.HasPrefix(trimmed, []byte("<")):
+		return "the file is XML (MARCXML?), not MARC 21 (ISO 2709); choose MARCXML"
+	case format == ports.FormatMARCXML && len(trimmed) >= leaderLen && allDigitBytes(trimmed[:5]) && bytes.IndexByte(trimmed, recordTerminator) > 0:
+		return "the file is MARC 21 (ISO 2709), not MARCXML; choose MARC 21"
+	}
+	return ""
+}
+
+func allDigitBytes(b []byte) bool {
+	_, ok := digits(b)
+	return ok
 }

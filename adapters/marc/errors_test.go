@@ -56,11 +56,11 @@ func TestTruncatedFileReportsTheLastRecord(t *testing.T) {
 	}
 }
 
-// Files edited on Windows get CR LF between records; some exporters pad
+// Files edited on Windows get a byte order mark and CR LF between records; some exporters pad
 // with NULs or write a zero record length; trailing blank lines are common.
 func TestTolerableISO2709Quirks(t *testing.T) {
 	zeroLength := append([]byte("00000"), good("Zero")[5:]...)
-	file := bytes.Join([][]byte{good("One"), []byte("\r\n"), good("Two"), {0, 0}, zeroLength, []byte("\r\n\r\n")}, nil)
+	file := bytes.Join([][]byte{[]byte("\ufeff"), good("One"), []byte("\r\n"), good("Two"), {0, 0}, zeroLength, []byte("\r\n\r\n")}, nil)
 	recs, problems := NewCodec().Decode(ports.FormatMARC21, file)
 	if len(problems) != 0 || len(recs) != 3 || recs[2].Title != "Zero" || recs[2].Index != 3 {
 		t.Errorf("records %+v, problems %+v", recs, problems)
@@ -88,6 +88,8 @@ func TestWholeFileProblems(t *testing.T) {
 		{"empty XML", NewCodec(), ports.FormatMARCXML, []byte(`<collection xmlns="http://www.loc.gov/MARC21/slim"/>`), "no MARC records"},
 		{"unknown format", NewCodec(), "csv", []byte("a,b"), "unknown holdings format"},
 		{"not MARC", NewCodec(), ports.FormatMARC21, []byte("title,author\nMatilda,Dahl\n"), "record terminator"},
+		{"MARCXML chosen as MARC 21", NewCodec(), ports.FormatMARC21, []byte("\ufeff<?xml version=\"1.0\"?><collection/>"), "choose MARCXML"},
+		{"MARC 21 chosen as MARCXML", NewCodec(), ports.FormatMARCXML, good("Matilda"), "choose MARC 21"},
 	}
 	for _, c := range cases {
 		recs, problems := c.codec.Decode(c.format, c.data)
@@ -147,5 +149,18 @@ func TestRecordWithNothingToImportIsReported(t *testing.T) {
 	_, problems := NewCodec().Decode(ports.FormatMARC21, iso('a', ctl("005", "20111207151138.0"), dat("500", "  ", "aA note.")))
 	if len(problems) != 1 || !strings.Contains(problems[0].Message, "none of the fields") {
 		t.Errorf("problems %+v", problems)
+	}
+}
+
+// With recordPacking "string", an SRU answer carries each record as
+// escaped XML text.
+func TestMARCXMLPackedAsStringInAnSRUAnswer(t *testing.T) {
+	doc := `<zs:searchRetrieveResponse xmlns:zs="http://www.loc.gov/zing/srw/"><zs:records>
+<zs:record><zs:recordPacking>string</zs:recordPacking><zs:recordData>&lt;record xmlns="http://www.loc.gov/MARC21/slim"&gt;&lt;datafield tag="245" ind1="1" ind2="0"&gt;&lt;subfield code="a"&gt;The hobbit /&lt;/subfield&gt;&lt;/datafield&gt;&lt;/record&gt;</zs:recordData></zs:record>
+<zs:record><zs:recordPacking>string</zs:recordPacking><zs:recordData>&lt;record&gt;&lt;datafield tag="245" ind1="1" ind2="0"&gt;&lt;subfield code="a"&gt;Matilda&lt;/subfield&gt;&lt;/datafield&gt;&lt;/record&gt;</zs:recordData></zs:record>
+</zs:records></zs:searchRetrieveResponse>`
+	recs, problems := NewCodec().Decode(ports.FormatMARCXML, []byte(doc))
+	if len(problems) != 0 || len(recs) != 2 || recs[0].Title != "The hobbit" || recs[1].Title != "Matilda" || recs[1].Index != 2 {
+		t.Errorf("records %+v, problems %+v", recs, problems)
 	}
 }

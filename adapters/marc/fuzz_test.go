@@ -1,6 +1,8 @@
 package marc
 
 import (
+	"bytes"
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,13 +20,79 @@ func FuzzDecodeMARC21(f *testing.F) {
 	seedFuzz(f, func(name string) bool { return !strings.HasSuffix(name, ".xml") })
 	f.Add(iso(' ', dat("245", "10", "aGar\xf0con \x1b(N")))
 	f.Add(iso('a', dat("852", "  ", "p1", "h"), dat("952", "  ", "p\xff")))
-	f.Fuzz(func(t *testing.T, data []byte) { checkDecode(t, ports.FormatMARC21, data) })
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkDecode(t, ports.FormatMARC21, data)
+		// Most mutations break the record structure and stop at the
+		// leader; the same bytes as the contents of a well-formed record
+		// reach the field mapping and the MARC-8 conversion.
+		checkDecode(t, ports.FormatMARC21, wellFormed(data))
+	})
+}
+
+// mappedTags are the fields the import reads, and one it does not.
+var mappedTags = []string{"001", "008", "020", "100", "245", "260", "264", "650", "655", "082", "092", "852", "952", "700", "880"}
+
+// wellFormed builds an ISO 2709 record whose fields are the parts of data
+// between field terminators, tagged in turn from mappedTags; the first
+// byte's low bit chooses MARC-8 or UTF-8.
+func wellFormed(data []byte) []byte {
+	charset := byte('a')
+	if len(data) > 0 && data[0]&1 == 1 {
+		charset = ' '
+	}
+	var fields []tf
+	for i, part := range bytes.Split(data, []byte{fieldTerminator}) {
+		tag := mappedTags[i%len(mappedTags)]
+		value := string(bytes.ReplaceAll(part, []byte{recordTerminator}, nil))
+		if isControlTag(tag) {
+			fields = append(fields, ctl(tag, strings.ReplaceAll(value, "\x1f", "")))
+			continue
+		}
+		ind := "  "
+		if len(value) >= 2 {
+			ind, value = value[:2], value[2:]
+		}
+		fields = append(fields, tf{tag: tag, ind: strings.ReplaceAll(ind, "\x1f", " "), subs: strings.Split(value, "\x1f")})
+	}
+	return iso(charset, fields...)
 }
 
 func FuzzDecodeMARCXML(f *testing.F) {
 	seedFuzz(f, func(name string) bool { return strings.HasSuffix(name, ".xml") })
 	f.Add([]byte(`<record><datafield tag="245"><subfield code="a">a &amp; b ;</subfield></datafield></record>`))
-	f.Fuzz(func(t *testing.T, data []byte) { checkDecode(t, ports.FormatMARCXML, data) })
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkDecode(t, ports.FormatMARCXML, data)
+		// Mutated documents are rarely well-formed; the same bytes as
+		// markup inside a record, and as escaped text of the mapped
+		// fields, reach the record reader and the mapping.
+		checkDecode(t, ports.FormatMARCXML, []byte(`<record xmlns="http://www.loc.gov/MARC21/slim"><datafield tag="245" ind1="1" ind2="0"><subfield code="a">`+string(data)+`</subfield></datafield></record>`))
+		checkDecode(t, ports.FormatMARCXML, wellFormedXML(data))
+	})
+}
+
+// wellFormedXML is a MARCXML record whose subfields are the parts of data
+// between 0x1E bytes, escaped, in the fields of mappedTags in turn.
+func wellFormedXML(data []byte) []byte {
+	var b bytes.Buffer
+	b.WriteString(`<collection xmlns="http://www.loc.gov/MARC21/slim"><record><leader>00000nam a2200000 a 4500</leader>`)
+	for i, part := range bytes.Split(data, []byte{fieldTerminator}) {
+		tag := mappedTags[i%len(mappedTags)]
+		if isControlTag(tag) {
+			b.WriteString(`<controlfield tag="` + tag + `">`)
+			_ = xml.EscapeText(&b, part)
+			b.WriteString(`</controlfield>`)
+			continue
+		}
+		b.WriteString(`<datafield tag="` + tag + `" ind1=" " ind2="1">`)
+		for j, sub := range bytes.Split(part, []byte{subfieldDelimiter}) {
+			b.WriteString(`<subfield code="` + string("abcophi"[j%7]) + `">`)
+			_ = xml.EscapeText(&b, sub)
+			b.WriteString(`</subfield>`)
+		}
+		b.WriteString(`</datafield>`)
+	}
+	b.WriteString(`</record></collection>`)
+	return b.Bytes()
 }
 
 func seedFuzz(f *testing.F, want func(string) bool) {

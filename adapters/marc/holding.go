@@ -21,6 +21,9 @@ type mapper struct {
 // toHolding maps the fields a school library keeps (see the package README
 // for the tags) to a HoldingRecord.
 func toHolding(r rawRecord) (library.HoldingRecord, *library.LineError) {
+	if looksUNIMARC(&r) {
+		return library.HoldingRecord{}, &library.LineError{Line: r.index, Message: "the record looks like UNIMARC (its title is in field 200, not 245); export the file as MARC 21"}
+	}
 	m := mapper{rec: &r}
 	h := library.HoldingRecord{Index: r.index}
 	h.ControlNumber = m.control("001")
@@ -41,6 +44,20 @@ func toHolding(r rawRecord) (library.HoldingRecord, *library.LineError) {
 		return library.HoldingRecord{}, &library.LineError{Line: r.index, Message: "the record has none of the fields the import reads (245 title, 100/700 authors, 020 ISBN, 852/952 items...)"}
 	}
 	return h, nil
+}
+
+// looksUNIMARC reports a record with a 200 $a (UNIMARC's title) and no
+// 245: read as MARC 21 its coded 100 would pass for an author.
+func looksUNIMARC(r *rawRecord) bool {
+	if len(r.fieldsTagged("245")) > 0 {
+		return false
+	}
+	for _, f := range r.fieldsTagged("200") {
+		if f.first('a') != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func isEmptyHolding(h library.HoldingRecord) bool {
@@ -210,6 +227,10 @@ func (m *mapper) isbns() []string {
 }
 
 func normalizeISBN(s string) string {
+	// Some systems write "ISBN 0-19-877306-4" or "ISBN: ...".
+	if len(s) >= 4 && strings.EqualFold(s[:4], "ISBN") {
+		s = strings.TrimLeft(s[4:], " :")
+	}
 	// The number is the leading run of digits, hyphens, spaces and X.
 	end := 0
 	for end < len(s) {

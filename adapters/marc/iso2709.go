@@ -1,6 +1,7 @@
 package marc
 
 import (
+	"bytes"
 	"fmt"
 	"unicode/utf8"
 
@@ -16,17 +17,19 @@ const (
 	dirEntryLen       = 12
 )
 
-// decodeISO2709 splits a file into records at their terminators and parses
-// each. Records are cut at the record terminator rather than by the
+// decodeISO2709 splits a file into records at their terminators, parses
+// each and hands it to emit (one at a time, so that a large file's raw
+// records are not all held at once). Records are cut at the record terminator rather than by the
 // leader's length so that one record with a wrong length does not shift
 // every record after it; the length is then checked against the cut.
 // Whitespace and NUL bytes between records (a file edited on Windows, or
 // padded by a tape-era exporter) are skipped, and so is trailing
 // whitespace at the end of the file.
-func decodeISO2709(data []byte) ([]rawRecord, []library.LineError) {
-	var recs []rawRecord
+func decodeISO2709(data []byte, emit func(rawRecord)) []library.LineError {
 	var problems []library.LineError
 	n := 0
+	// A byte order mark some Windows tools put at the start of a file.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	for pos := 0; pos < len(data); {
 		pos = skipFiller(data, pos)
 		if pos >= len(data) {
@@ -46,9 +49,9 @@ func decodeISO2709(data []byte) ([]rawRecord, []library.LineError) {
 			continue
 		}
 		r.index = n
-		recs = append(recs, r)
+		emit(r)
 	}
-	return recs, problems
+	return problems
 }
 
 func truncatedMessage(left int) string {

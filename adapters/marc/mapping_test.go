@@ -55,8 +55,9 @@ func TestEveryISBNIsReadWithoutQualifiers(t *testing.T) {
 		dat("020", "  ", "a(pbk.)"),            // no number
 		dat("020", "  ", "a978 0 306 40615 7"), // spaced, a duplicate once normalised
 		dat("020", "  ", "a1234567890"),        // bad checksum: kept, the caller reports it
+		dat("020", "  ", "aISBN: 0-7475-3269-9"),
 	))
-	want := []string{"0198773064", "9780306406157", "046503912X", "1234567890"}
+	want := []string{"0198773064", "9780306406157", "046503912X", "1234567890", "0747532699"}
 	if !reflect.DeepEqual(h.ISBNs, want) {
 		t.Errorf("ISBNs %q, want %q", h.ISBNs, want)
 	}

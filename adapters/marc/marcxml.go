@@ -28,12 +28,22 @@ const maxXMLDepth = 64
 // tokens: encoding/xml expands no custom entities, so its size is bounded by
 // the file's. A syntax error ends the reading: it is reported on the record
 // where it happened, and the records before it are kept.
-func decodeMARCXML(data []byte) ([]rawRecord, []library.LineError) {
+func decodeMARCXML(data []byte, emit func(rawRecord)) []library.LineError {
+	problems, _ := decodeXMLDocument(data, 0, true, emit)
+	return problems
+}
+
+// decodeXMLDocument reads the records of one document, numbering them
+// after the first records already read, and returns the last number used. An SRU answer may carry each
+// record as escaped text (recordPacking "string"); with nested set, the
+// text of a recordData element that looks like markup is read as a
+// document of its own (once: not inside such text again).
+func decodeXMLDocument(data []byte, first int, nested bool, emit func(rawRecord)) ([]library.LineError, int) {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	dec.CharsetReader = charset.NewReaderLabel
-	var recs []rawRecord
 	var problems []library.LineError
-	n, depth := 0, 0
+	n, depth := first, 0
+	inRecordData := false
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
@@ -44,11 +54,18 @@ func decodeMARCXML(data []byte) ([]rawRecord, []library.LineError) {
 			break
 		}
 		switch t := tok.(type) {
+		case xml.CharData:
+			if inRecordData && nested && bytes.HasPrefix(bytes.TrimSpace(t), []byte("<")) {
+				var inner []library.LineError
+				inner, n = decodeXMLDocument(bytes.Clone(t), n, false, emit)
+				problems = append(problems, inner...)
+			}
 		case xml.StartElement:
 			depth++
+			inRecordData = t.Name.Local == "recordData"
 			if depth > maxXMLDepth {
 				problems = append(problems, library.LineError{Line: n + 1, Message: "the XML is nested too deeply to be MARCXML"})
-				return recs, problems
+				return problems, n
 			}
 			if !isMARC(t.Name, "record") {
 				continue
@@ -59,18 +76,19 @@ func decodeMARCXML(data []byte) ([]rawRecord, []library.LineError) {
 			switch {
 			case fatal != nil:
 				problems = append(problems, xmlProblem(n, dec, fatal))
-				return recs, problems
+				return problems, n
 			case msg != "":
 				problems = append(problems, library.LineError{Line: n, Message: msg})
 			default:
 				r.index = n
-				recs = append(recs, r)
+				emit(r)
 			}
 		case xml.EndElement:
 			depth--
+			inRecordData = false
 		}
 	}
-	return recs, problems
+	return problems, n
 }
 
 func isMARC(name xml.Name, local string) bool {

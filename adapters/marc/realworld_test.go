@@ -75,6 +75,8 @@ func TestDecodeRealWorldFiles(t *testing.T) {
 		{file: "filemarc_wronglen.mrc", records: 0, problems: []int{1}},
 		// A tag "30-" in the directory.
 		{file: "filemarc_bad_example.mrc", records: 0, problems: []int{1}},
+		// A UNIMARC record (title in 200, coded data in 100).
+		{file: "pymarc_testunimarc.dat", records: 0, problems: []int{1}},
 		// An ESC in 245 that selects no character set.
 		{file: "pymarc_bad_marc8_escape.dat", records: 0, problems: []int{1}},
 	}
@@ -138,7 +140,8 @@ func normalizeEmpty(h library.HoldingRecord) library.HoldingRecord {
 func TestMARC8AndUTF8EditionsReadTheSame(t *testing.T) {
 	texts := map[string][]string{}
 	for _, f := range []string{"pymarc_marc8.dat", "pymarc_utf8_with_leader_flag.dat", "pymarc_utf8_without_leader_flag.dat"} {
-		recs, problems := decodeISO2709(readTestdata(t, f))
+		var recs []rawRecord
+		problems := decodeISO2709(readTestdata(t, f), func(r rawRecord) { recs = append(recs, r) })
 		if len(recs) != 1 || len(problems) != 0 {
 			t.Fatalf("%s: %d records, problems %v", f, len(recs), problems)
 		}
