@@ -25,6 +25,7 @@ type settingsBody struct {
 	LoanHistoryDays    int    `json:"loan_history_days"`
 	Timezone           string `json:"timezone"`
 	HoldPickupDays     int    `json:"hold_pickup_days"`
+	ReadingLevelCheck  string `json:"reading_level_check"`
 	chargeSettingsBody
 }
 
@@ -33,7 +34,7 @@ func toSettingsBody(s library.School) settingsBody {
 	return settingsBody{SchoolID: s.ID, DefaultLoanDays: set.DefaultLoanDays, MaxRenewals: set.MaxRenewals,
 		RenewalDays: set.RenewalDays, AllowPublicCatalog: set.AllowPublicCatalog,
 		MaxCopiesPerBook: set.MaxCopiesPerBook, MaxCopiesPerSchool: set.MaxCopiesPerSchool, LoanHistoryDays: set.LoanHistoryDays,
-		Timezone: set.Zone(), HoldPickupDays: set.HoldPickupDays, chargeSettingsBody: toChargeSettingsBody(set.ChargeSettings)}
+		Timezone: set.Zone(), HoldPickupDays: set.HoldPickupDays, ReadingLevelCheck: set.ReadingCheck(), chargeSettingsBody: toChargeSettingsBody(set.ChargeSettings)}
 }
 
 type calendarBody struct {
@@ -579,7 +580,25 @@ func (h *handler) createLoan(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"loan": toLoanBody(v)})
+	if len(v.Warnings) > 0 {
+		loggerFrom(r).Info("loan made with warnings", "loan_id", v.Loan.ID, "warning", v.Warnings[0].Code)
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"loan": toLoanBody(v), "warnings": toWarningBodies(v.Warnings)})
+}
+
+// warningBody is a note on a request that succeeded (a check-out outside
+// the student's reading range); warnings is [] when there are none.
+type warningBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func toWarningBodies(ws []service.Warning) []warningBody {
+	out := make([]warningBody, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, warningBody{Code: w.Code, Message: w.Message})
+	}
+	return out
 }
 
 type loanActionRequest struct {
@@ -786,6 +805,8 @@ type settingsRequest struct {
 	Timezone *string `json:"timezone" validate:"omitnil,min=1"`
 	// Optional too: left out, the school keeps its pickup window.
 	HoldPickupDays *int `json:"hold_pickup_days" validate:"omitnil,min=1"`
+	// Left out, the school keeps its reading-level check.
+	ReadingLevelCheck *string `json:"reading_level_check"`
 	// The charge settings are optional too; left out, each is kept.
 	Currency             *string `json:"currency" validate:"omitnil,len=3,alpha,uppercase"`
 	ReplacementCostCents *int64  `json:"replacement_cost_cents" validate:"omitnil,min=0,max=100000000"`
@@ -839,6 +860,14 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Timezone != nil {
 		set.Timezone = *req.Timezone
+	}
+	if req.ReadingLevelCheck != nil {
+		if *req.ReadingLevelCheck == "" {
+			// "" would keep the current check; one sent must be named.
+			writeError(w, r, errs.InvalidField("reading_level_check", "must be warn, block or off"))
+			return
+		}
+		set.ReadingLevelCheck = *req.ReadingLevelCheck
 	}
 	if req.LoanHistoryDays == nil || req.chargeSettingsPartial() {
 		current, err := h.deps.Library.Schools.Settings(r.Context(), p["schoolId"])

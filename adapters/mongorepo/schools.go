@@ -134,6 +134,9 @@ type settingsDoc struct {
 	ReplacementCostCents int64  `bson:"replacement_cost_cents,omitempty"`
 	BlockOverdueItems    int    `bson:"block_overdue_items,omitempty"`
 	BlockChargesCents    int64  `bson:"block_charges_cents,omitempty"`
+	// The reading-level check at check-out; absent in schools stored
+	// before it, which warn (library.Settings.ReadingCheck).
+	ReadingLevelCheck string `bson:"reading_level_check,omitempty"`
 }
 
 func toSettingsDoc(s library.Settings) settingsDoc {
@@ -152,6 +155,7 @@ func toSettingsDoc(s library.Settings) settingsDoc {
 		ReplacementCostCents: s.ReplacementCostCents,
 		BlockOverdueItems:    s.BlockOverdueItems,
 		BlockChargesCents:    s.BlockChargesCents,
+		ReadingLevelCheck:    s.ReadingLevelCheck,
 	}
 }
 
@@ -182,6 +186,7 @@ func (d schoolDoc) toSchool() library.School {
 			LoanHistoryDays:    d.Settings.LoanHistoryDays,
 			Timezone:           d.Settings.Timezone,
 			HoldPickupDays:     d.Settings.HoldPickupDays,
+			ReadingLevelCheck:  d.Settings.ReadingLevelCheck,
 			ChargeSettings: library.ChargeSettings{
 				Currency: d.Settings.Currency, ReplacementCostCents: d.Settings.ReplacementCostCents,
 				BlockOverdueItems: d.Settings.BlockOverdueItems, BlockChargesCents: d.Settings.BlockChargesCents,

@@ -27,14 +27,14 @@ func NewSchools(db *DB) *Schools {
 
 const schoolColumns = `id, name, domain, default_loan_days, max_renewals, renewal_days, allow_public_catalog, created_at,
 	max_copies_per_book, max_copies_per_school, loan_history_days, timezone, calendar, hold_pickup_days,
-	currency, replacement_cost_cents, block_overdue_items, block_charges_cents, loan_rules`
+	currency, replacement_cost_cents, block_overdue_items, block_charges_cents, loan_rules, reading_level_check`
 
 var (
 	stmtSchoolInsert = newStmt("schools.insert", `
 INSERT INTO schools (`+schoolColumns+`)
 VALUES (:id, :name, :domain, :default_loan_days, :max_renewals, :renewal_days, :allow_public_catalog, :created_at,
 	:max_copies_per_book, :max_copies_per_school, :loan_history_days, :timezone, :calendar, :hold_pickup_days,
-	:currency, :replacement_cost_cents, :block_overdue_items, :block_charges_cents, :loan_rules)`)
+	:currency, :replacement_cost_cents, :block_overdue_items, :block_charges_cents, :loan_rules, :reading_level_check)`)
 	stmtSchoolGet          = newStmt("schools.get", `SELECT `+schoolColumns+` FROM schools WHERE id = :id`)
 	stmtSchoolGetByDomain  = newStmt("schools.get_by_domain", `SELECT `+schoolColumns+` FROM schools WHERE domain = :domain`)
 	stmtSchoolList         = newStmt("schools.list", `SELECT `+schoolColumns+` FROM schools ORDER BY name, id`)
@@ -44,7 +44,8 @@ UPDATE schools SET default_loan_days = :default_loan_days, max_renewals = :max_r
 	max_copies_per_book = :max_copies_per_book, max_copies_per_school = :max_copies_per_school,
 	loan_history_days = :loan_history_days, timezone = :timezone, hold_pickup_days = :hold_pickup_days,
 	currency = :currency, replacement_cost_cents = :replacement_cost_cents,
-	block_overdue_items = :block_overdue_items, block_charges_cents = :block_charges_cents
+	block_overdue_items = :block_overdue_items, block_charges_cents = :block_charges_cents,
+	reading_level_check = :reading_level_check
 WHERE id = :id`)
 	stmtSchoolSaveCalendar  = newStmt("schools.save_calendar", `UPDATE schools SET calendar = :calendar WHERE id = :id`)
 	stmtSchoolSaveLoanRules = newStmt("schools.save_loan_rules", `UPDATE schools SET loan_rules = :loan_rules WHERE id = :id`)
@@ -66,6 +67,7 @@ func settingsArgs(s library.Settings) []any {
 		sql.Named("replacement_cost_cents", s.ReplacementCostCents),
 		sql.Named("block_overdue_items", s.BlockOverdueItems),
 		sql.Named("block_charges_cents", s.BlockChargesCents),
+		sql.Named("reading_level_check", s.ReadingLevelCheck),
 	}
 }
 
@@ -155,7 +157,8 @@ func scanSchool(s scanner) (library.School, error) {
 		&sc.Settings.RenewalDays, &sc.Settings.AllowPublicCatalog, &created,
 		&sc.Settings.MaxCopiesPerBook, &sc.Settings.MaxCopiesPerSchool, &sc.Settings.LoanHistoryDays, &sc.Settings.Timezone, &calendar,
 		&sc.Settings.HoldPickupDays,
-		&sc.Settings.Currency, &sc.Settings.ReplacementCostCents, &sc.Settings.BlockOverdueItems, &sc.Settings.BlockChargesCents, &rules)
+		&sc.Settings.Currency, &sc.Settings.ReplacementCostCents, &sc.Settings.BlockOverdueItems, &sc.Settings.BlockChargesCents, &rules,
+		&sc.Settings.ReadingLevelCheck)
 	if err != nil {
 		return library.School{}, err
 	}

@@ -352,8 +352,15 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request) {
 		fail(a.messageOf(r, err))
 		return
 	}
-	a.redirect(w, r, back, flash{Kind: "success", Focus: "checkout",
-		Message: fmt.Sprintf("Checked out %s (%s) to %s, due %s.", quote(found.Book.Title), found.Copy.Code, student.Name, loan.DueAt)})
+	done := flash{Kind: "success", Focus: "checkout",
+		Message: fmt.Sprintf("Checked out %s (%s) to %s, due %s.", quote(found.Book.Title), found.Copy.Code, student.Name, loan.DueAt)}
+	// A loan made with a warning (a book outside the student's reading
+	// range) says so where the librarian looks: the loan stands.
+	for _, w := range loan.Warnings {
+		done.Kind = "warning"
+		done.Message += " Note: " + w.Message
+	}
+	a.redirect(w, r, back, done)
 }
 
 // pickStudent returns the one student the librarian meant: the student

@@ -427,6 +427,8 @@ type settingsView struct {
 	Settings library.Settings
 	CanEdit  bool
 	Form     *formState
+	// ReadingChecks are the choices of the reading-level check.
+	ReadingChecks []string
 }
 
 func (a *App) settings(w http.ResponseWriter, r *http.Request) {
@@ -444,7 +446,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 		return
 	}
 	v := settingsView{base: a.schoolBase(r, school, "Settings", "settings"), Base: schoolPath(school), Settings: s.Settings,
-		CanEdit: a.allowed(r, "update", "library:settings"), Form: form}
+		CanEdit: a.allowed(r, "update", "library:settings"), Form: form, ReadingChecks: library.ReadingChecks}
 	if form == nil {
 		v.Flash = a.takeFlash(w, r)
 		v.Form = &formState{Values: map[string]string{
@@ -455,6 +457,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 			"loan_history_days":     strconv.Itoa(s.Settings.LoanHistoryDays),
 			"timezone":              s.Settings.Zone(),
 			"hold_pickup_days":      strconv.Itoa(s.Settings.PickupDays()),
+			"reading_level_check":   s.Settings.ReadingCheck(),
 		}}
 		chargeSettingsValues(s.Settings.ChargeSettings, v.Form.Values)
 	}
@@ -498,6 +501,8 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 		HoldPickupDays: optional("hold_pickup_days"),
 		// Blank keeps the school's zone, as the service reads "".
 		Timezone: strings.TrimSpace(form.Get("timezone")),
+		// Left out (a form from before the setting) keeps the school's check.
+		ReadingLevelCheck: form.Get("reading_level_check"),
 	}
 	// Left blank (or a form from before the setting), the school keeps how
 	// long it keeps loan history; 0 is a choice of its own (for good).
@@ -520,7 +525,7 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days",
-			"timezone", "hold_pickup_days", "currency", "replacement_cost_cents", "block_overdue_items", "block_charges_cents")
+			"timezone", "hold_pickup_days", "reading_level_check", "currency", "replacement_cost_cents", "block_overdue_items", "block_charges_cents")
 		st.Values["allow_public_catalog"] = strconv.FormatBool(set.AllowPublicCatalog)
 		a.renderSettings(w, r, school, a.statusFor(err), st)
 		return

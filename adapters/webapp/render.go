@@ -332,6 +332,7 @@ var fieldLabels = map[string]string{
 	"damaged.charge_cents": "Damage charge", "note": "Note", "action": "Action",
 	"call_number": "Call number", "genre": "Genre", "reading_level": "Reading level", "age_min": "Youngest age",
 	"age_max": "Oldest age", "publisher": "Publisher", "published_year": "Year published", "subjects": "Subjects",
+	"reading_level_check": "Reading-level check",
 }
 
 // messageOf is a sentence for the librarian: the service's client-safe
@@ -408,7 +409,7 @@ func (a *App) form(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
 // It is not signed: it holds nothing secret and is only ever shown as
 // escaped text, so a forged one can only show a wrong sentence.
 type flash struct {
-	Kind    string            `json:"k"`           // success, info or error
+	Kind    string            `json:"k"`           // success, info, warning (done, with a note) or error
 	Message string            `json:"m"`           // shown as text
 	Focus   string            `json:"f,omitempty"` // which desk form gets the focus
 	Values  map[string]string `json:"v,omitempty"` // values to refill after an error
@@ -453,7 +454,7 @@ func decodeFlash(v string) *flash {
 		return nil
 	}
 	switch f.Kind {
-	case "success", "info", "error":
+	case "success", "info", "warning", "error":
 	default:
 		return nil
 	}

@@ -245,6 +245,8 @@ func (w *world) cases(search string) []routeCase {
 		{"library.books.create", "POST /api/library/books, 1 copy", func() (rq, error) {
 			return rq{Method: "POST", Path: "/api/library/books", Token: w.lib, Body: fmt.Sprintf(`{"title":"B%d","author":"M","copies":1}`, w.unique())}, nil
 		}},
+		{"library.books.list", "GET /api/library/books (librarian)", fixed(rq{Path: "/api/library/books", Token: w.lib})},
+		{"library.books.get", "GET /api/library/books/{id} (librarian)", fixed(rq{Path: "/api/library/books/" + w.libBookID, Token: w.lib})},
 		{"library.copies.create", "POST /api/library/copies, 1 copy", fixed(rq{Method: "POST", Path: "/api/library/copies", Token: w.lib,
 			Body: fmt.Sprintf(`{"book_id":%q,"count":1}`, w.libBookID)})},
 		{"library.copies.find", "GET /api/library/copies?code=", fixed(rq{Path: "/api/library/copies?code=" + w.libCode, Token: w.lib})},

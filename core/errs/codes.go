@@ -95,6 +95,9 @@ const (
 	// Loan rules: a book's loan category and the patron's limits.
 	CodeNotForLoan       = "not_for_loan"
 	CodeLoanLimitReached = "loan_limit_reached"
+	// A check-out of a book outside the student's reading range, when the
+	// school blocks them.
+	CodeOutsideReadingRange = "outside_reading_range"
 
 	// Holds: reservations of a title, the copies put aside for them.
 	CodeHoldExists       = "hold_exists"

@@ -117,6 +117,9 @@ func ValidateSettings(s Settings) error {
 	if s.HoldPickupDays < MinHoldPickupDays || s.HoldPickupDays > MaxHoldPickupDays {
 		fields.Add("hold_pickup_days", "must be between 1 and 60")
 	}
+	if s.ReadingLevelCheck != "" && !validReadingCheck(s.ReadingLevelCheck) {
+		fields.Add("reading_level_check", "must be warn, block or off")
+	}
 	s.ChargeSettings.validate(fields)
 	return fields.Err()
 }

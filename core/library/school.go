@@ -55,6 +55,10 @@ type Settings struct {
 	// HoldPickupDays is how long a copy put aside for a hold waits for its
 	// student before the next hold gets it (PickupDays: 0 is the default).
 	HoldPickupDays int
+	// ReadingLevelCheck is what a check-out does with a book outside the
+	// student's reading range (ReadingCheckWarn, ReadingCheckBlock or
+	// ReadingCheckOff); "" reads as warn (ReadingCheck).
+	ReadingLevelCheck string
 	// The charges for lost and damaged copies and the borrowing block
 	// (charges.go). Every zero value keeps the behaviour from before they
 	// existed: no charge, no block, and the default currency.
@@ -76,7 +80,7 @@ const (
 func DefaultSettings() Settings {
 	return Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true, Timezone: DefaultTimezone,
 		MaxCopiesPerBook: DefaultMaxCopiesPerBook, MaxCopiesPerSchool: DefaultMaxCopiesPerSchool,
-		HoldPickupDays: DefaultHoldPickupDays}
+		HoldPickupDays: DefaultHoldPickupDays, ReadingLevelCheck: ReadingCheckWarn}
 }
 
 // WithCapDefaults returns s with the default copy caps and pickup window

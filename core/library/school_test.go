@@ -113,7 +113,7 @@ func TestNewSchoolDefaults(t *testing.T) {
 		t.Fatalf("NewSchool() error = %v, want nil", err)
 	}
 	want := library.Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true,
-		MaxCopiesPerBook: 1000, MaxCopiesPerSchool: 100_000, Timezone: "UTC", HoldPickupDays: 7}
+		MaxCopiesPerBook: 1000, MaxCopiesPerSchool: 100_000, Timezone: "UTC", HoldPickupDays: 7, ReadingLevelCheck: library.ReadingCheckWarn}
 	if s.Settings != want {
 		t.Errorf("Settings = %+v, want %+v", s.Settings, want)
 	}

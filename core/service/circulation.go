@@ -51,6 +51,16 @@ type LoanView struct {
 	Status   string // active, overdue, returned
 	// PutAside is the hold a returned copy is put aside for, if any.
 	PutAside *PutAside
+	// Warnings are what a check-out that was made wants the librarian to
+	// know (the book is outside the student's reading range).
+	Warnings []Warning
+}
+
+// Warning is a note on an action that went ahead: a code clients can
+// act on and a sentence for people.
+type Warning struct {
+	Code    string
+	Message string
 }
 
 // LoanInput is a request to lend a copy.
@@ -91,8 +101,10 @@ type Circulation struct {
 // Errors: Invalid (ids, due_at), NotFound "copy_not_found",
 // "book_not_found", "student_not_found", Conflict "copy_unavailable",
 // "copy_on_hold" (the copy is put aside for another student),
-// "copy_not_lendable" (lost, claimed returned or damaged) or
-// "borrowing_blocked" (the school's thresholds, see Standing).
+// "copy_not_lendable" (lost, claimed returned or damaged),
+// "borrowing_blocked" (the school's thresholds, see Standing) or
+// "outside_reading_range" (the school blocks books outside a student's
+// reading range; under warn the loan carries a Warning instead).
 func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, error) {
 	if err := requireUUIDs(map[string]string{"book_id": in.BookID, "copy_id": in.CopyID, "student_id": in.StudentID}); err != nil {
 		return LoanView{}, err
@@ -125,6 +137,10 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 	terms := loanTerms(school, student, book)
 	if !terms.Lendable {
 		return LoanView{}, library.ErrNotForLoan()
+	}
+	warnings, err := readingRangeCheck(school, student, book)
+	if err != nil {
+		return LoanView{}, err
 	}
 	if err := s.withinLoanLimit(ctx, school.ID, student.ID, library.BookCategory(book), terms.MaxItems, ""); err != nil {
 		return LoanView{}, err
@@ -174,7 +190,29 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		_ = s.loans.Delete(uctx, loan.ID)
 		return LoanView{}, err
 	}
-	return LoanView{Loan: loan, DueAt: due, Status: library.LoanStatus(loan, due, today)}, nil
+	return LoanView{Loan: loan, DueAt: due, Status: library.LoanStatus(loan, due, today), Warnings: warnings}, nil
+}
+
+// readingRangeCheck applies the school's reading-level check to a
+// check-out: a book outside a student's range is a warning (warn), the
+// refusal Conflict "outside_reading_range" (block), or nothing (off).
+// Staff borrowers have no grade and are never checked; a student whose
+// grade cannot be read, or a book with neither a level nor ages, is
+// always in range.
+func readingRangeCheck(school library.School, borrower user.Account, book library.Book) ([]Warning, error) {
+	check := school.Settings.ReadingCheck()
+	if check == library.ReadingCheckOff || borrower.Role != user.RoleStudent {
+		return nil, nil
+	}
+	r := library.CheckReadingRange(borrower.Grade, book.BookDetails)
+	if !r.Checked || r.InRange {
+		return nil, nil
+	}
+	msg := library.OutsideReadingRangeMessage(book.Title, book.BookDetails, r)
+	if check == library.ReadingCheckBlock {
+		return nil, library.ErrOutsideReadingRange(msg)
+	}
+	return []Warning{{Code: errs.CodeOutsideReadingRange, Message: msg}}, nil
 }
 
 // unlend undoes a claimed loan that must give way, even if the request has

@@ -45,11 +45,12 @@ func (s *Holdings) Books(ctx context.Context, schoolParam string, q ListQuery) (
 // AddBook adds a book to a school's catalog with copies copies.
 // Errors: Invalid, Conflict "isbn_exists" or "copy_limit_reached", as scope.
 func (s *Holdings) AddBook(ctx context.Context, schoolParam string, d library.BookDraft) (library.Book, []library.Copy, error) {
-	school, err := s.scope(ctx, schoolParam, "school_id")
-	if err != nil {
+	// A bad draft is refused as such before the school is looked up.
+	if err := library.ValidateBookDraft(d); err != nil {
 		return library.Book{}, nil, err
 	}
-	if err := library.ValidateBookDraft(d); err != nil {
+	school, err := s.scope(ctx, schoolParam, "school_id")
+	if err != nil {
 		return library.Book{}, nil, err
 	}
 	d = d.Normalized()
@@ -143,6 +144,13 @@ func (s *Holdings) Book(ctx context.Context, schoolParam, bookID string) (Catalo
 // before anything is stored. Errors: Invalid (each bad field by its JSON
 // name), NotFound "book_not_found", as bookInScope.
 func (s *Holdings) SetBookDetails(ctx context.Context, schoolParam, bookID string, change func(library.BookDetails) library.BookDetails) (library.Book, error) {
+	// What the change sets on its own is checked before the book is looked
+	// up, so a bad value is refused as such even for an unknown book; the
+	// whole is checked again once merged (an age_max below the stored
+	// age_min).
+	if err := library.ValidateBookDetails(change(library.BookDetails{}), s.Now()); err != nil {
+		return library.Book{}, err
+	}
 	b, err := s.bookInScope(ctx, schoolParam, bookID)
 	if err != nil {
 		return library.Book{}, err

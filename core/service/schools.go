@@ -82,6 +82,9 @@ func (s *Schools) PutSettings(ctx context.Context, schoolParam string, set libra
 	if set.HoldPickupDays == 0 {
 		set.HoldPickupDays = current.HoldPickupDays
 	}
+	if set.ReadingLevelCheck == "" {
+		set.ReadingLevelCheck = current.ReadingCheck()
+	}
 	if err := library.ValidateSettings(set); err != nil {
 		return library.School{}, err
 	}

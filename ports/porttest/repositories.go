@@ -531,7 +531,7 @@ func newSchool(name, domain string) library.School {
 		Name:   name,
 		Domain: domain,
 		Settings: library.Settings{DefaultLoanDays: 21, MaxRenewals: 3, RenewalDays: 10, AllowPublicCatalog: false,
-			MaxCopiesPerBook: 40, MaxCopiesPerSchool: 900, Timezone: "Pacific/Auckland", HoldPickupDays: 5},
+			MaxCopiesPerBook: 40, MaxCopiesPerSchool: 900, Timezone: "Pacific/Auckland", HoldPickupDays: 5, ReadingLevelCheck: library.ReadingCheckOff},
 		CreatedAt: base,
 	}
 }

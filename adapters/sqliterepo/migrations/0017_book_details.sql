@@ -5,8 +5,8 @@
 -- collection reports (by genre, by reading level, by age of the books)
 -- read within one school.
 --
--- Schools get the reading-level check at check-out: warn (the default),
--- block or off.
+-- Schools get the reading-level check at check-out: warn, block or off;
+-- '' (a school that never chose) warns.
 ALTER TABLE library_books ADD COLUMN publisher TEXT NOT NULL DEFAULT '';
 ALTER TABLE library_books ADD COLUMN published_year INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE library_books ADD COLUMN subjects TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(subjects));
@@ -20,5 +20,5 @@ CREATE INDEX library_books_genre ON library_books (school_id, genre, id);
 CREATE INDEX library_books_published_year ON library_books (school_id, published_year, id);
 CREATE INDEX library_books_reading_level ON library_books (school_id, reading_level, id);
 
-ALTER TABLE schools ADD COLUMN reading_level_check TEXT NOT NULL DEFAULT 'warn'
-    CHECK (reading_level_check IN ('warn', 'block', 'off'));
+ALTER TABLE schools ADD COLUMN reading_level_check TEXT NOT NULL DEFAULT ''
+    CHECK (reading_level_check IN ('', 'warn', 'block', 'off'));
