@@ -157,6 +157,9 @@ func TestHoldingsImportCSV(t *testing.T) {
 	if again.BooksAdded != 0 || again.CopiesAdded != 0 || again.CopiesPresent != 4 || len(again.Duplicates) != 3 || len(again.Problems) != 0 {
 		t.Fatalf("the same file again = %+v, want 3 duplicates, 4 copies present, nothing to add", again)
 	}
+	if again.Duplicates[0].MatchedBy != "isbn" || again.Duplicates[0].BookID != book["id"] {
+		t.Fatalf("Matilda again matched %+v, want its book by ISBN", again.Duplicates[0])
+	}
 
 	// A bad line refuses the whole file, and a barcode of another book is
 	// reported on its line.
