@@ -16,8 +16,10 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
-// How a student import is all or nothing without transactions (FerretDB
-// 1.24 has none, and standalone MongoDB servers neither):
+// How a student import, and a holdings import (holdingsimport.go: books
+// and copies instead of accounts and numbers, recorded in the same
+// student_imports collection), is all or nothing without transactions
+// (FerretDB 1.24 has none, and standalone MongoDB servers neither):
 //
 //   - The import is a batch with a random id. Its accounts and student
 //     numbers are inserted carrying import_batch, and no read of accounts
