@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/readinglibrary/service/core/library"
@@ -78,31 +79,23 @@ func (r *Holdings) ImportHoldings(ctx context.Context, books []library.Book, cop
 	if _, err := r.imports.InsertOne(wctx, importDoc{ID: batch, Batch: batch, StartedAt: started}); err != nil {
 		return r.abandon(ctx, batch, mapErr(err, "start the import", nil, nil))
 	}
-	if len(books) > 0 {
-		docs := make([]libraryBookDoc, len(books))
-		for i, b := range books {
-			docs[i] = toLibraryBookDoc(b)
-			docs[i].ImportBatch = batch
-		}
-		if _, err := r.books.InsertMany(wctx, docs); err != nil {
-			return r.abandon(ctx, batch, mapInsertManyErr(err, "import the books", library.ErrISBNExists))
-		}
+	bookDocs := make([]any, len(books))
+	for i, b := range books {
+		d := toLibraryBookDoc(b)
+		d.ImportBatch = batch
+		bookDocs[i] = d
 	}
-	if err := ctx.Err(); err != nil {
-		return r.abandon(ctx, batch, mapErr(err, "import the holdings", nil, nil))
+	if err := insertChunks(ctx, wctx, r.books, bookDocs, "import the books", library.ErrISBNExists); err != nil {
+		return r.abandon(ctx, batch, err)
 	}
-	if len(copies) > 0 {
-		docs := make([]copyDoc, len(copies))
-		for i, c := range copies {
-			docs[i] = toCopyDoc(c)
-			docs[i].ImportBatch = batch
-		}
-		if _, err := r.copies.InsertMany(wctx, docs); err != nil {
-			return r.abandon(ctx, batch, mapInsertManyErr(err, "import the copies", library.ErrCopyCodeExists))
-		}
+	copyDocs := make([]any, len(copies))
+	for i, c := range copies {
+		d := toCopyDoc(c)
+		d.ImportBatch = batch
+		copyDocs[i] = d
 	}
-	if err := ctx.Err(); err != nil {
-		return r.abandon(ctx, batch, mapErr(err, "import the holdings", nil, nil))
+	if err := insertChunks(ctx, wctx, r.copies, copyDocs, "import the copies", library.ErrCopyCodeExists); err != nil {
+		return r.abandon(ctx, batch, err)
 	}
 	if _, err := r.imports.InsertOne(wctx, importDoc{ID: batch + "#committed", Batch: batch, Committed: true, StartedAt: started}); err != nil {
 		return r.abandon(ctx, batch, mapErr(err, "commit the import", nil, nil))
@@ -116,4 +109,25 @@ func (r *Holdings) abandon(ctx context.Context, batch string, cause error) error
 	defer cancel()
 	_ = dropImport(cctx, r.books.Database(), batch)
 	return cause
+}
+
+// importChunk is how many documents one insertMany of an import writes:
+// the request's context is checked between chunks, so an import that
+// cannot finish before the request's deadline stops (and is dropped)
+// soon after it instead of writing to the end.
+const importChunk = 1000
+
+// insertChunks inserts docs in order, importChunk at a time, on wctx (the
+// import's own context), checking ctx (the request's) before each chunk.
+// A duplicate key is conflict.
+func insertChunks(ctx, wctx context.Context, c *mongo.Collection, docs []any, op string, conflict func() error) error {
+	for start := 0; start < len(docs); start += importChunk {
+		if err := ctx.Err(); err != nil {
+			return mapErr(err, op, nil, nil)
+		}
+		if _, err := c.InsertMany(wctx, docs[start:min(start+importChunk, len(docs))]); err != nil {
+			return mapInsertManyErr(err, op, conflict)
+		}
+	}
+	return mapErr(ctx.Err(), op, nil, nil)
 }
