@@ -103,11 +103,21 @@ func (r *Holdings) ImportHoldings(ctx context.Context, books []library.Book, cop
 	return publishImport(wctx, r.books.Database(), batch)
 }
 
-// abandon deletes what the batch stored and returns cause.
+// holdingsCleanupTimeout bounds the deletion of an abandoned holdings
+// batch: up to tens of thousands of documents, which FerretDB deletes one
+// by one.
+const holdingsCleanupTimeout = 5 * time.Minute
+
+// abandon returns cause at once and deletes what the batch stored in the
+// background: the batch is invisible already, and a large one takes longer
+// to delete than a client waits. If the process ends first, the next start
+// drops the batch (finishImports).
 func (r *Holdings) abandon(ctx context.Context, batch string, cause error) error {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importCleanupTimeout)
-	defer cancel()
-	_ = dropImport(cctx, r.books.Database(), batch)
+	go func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), holdingsCleanupTimeout)
+		defer cancel()
+		_ = dropImport(cctx, r.books.Database(), batch)
+	}()
 	return cause
 }
 
