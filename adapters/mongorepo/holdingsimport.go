@@ -100,12 +100,19 @@ func (r *Holdings) ImportHoldings(ctx context.Context, books []library.Book, cop
 	if _, err := r.imports.InsertOne(wctx, importDoc{ID: batch + "#committed", Batch: batch, Committed: true, StartedAt: started}); err != nil {
 		return r.abandon(ctx, batch, mapErr(err, "commit the import", nil, nil))
 	}
-	return publishImport(wctx, r.books.Database(), batch)
+	// Committed: the batch is the school's now, whatever happens to the
+	// request. Publishing is one updateMany per collection, which FerretDB
+	// 1.24 runs a document at a time (about 4 s per 1,000 here), so it has
+	// a deadline of its own, long enough for the largest file; a start
+	// after a crash finishes it (finishImports).
+	pctx, pcancel := context.WithTimeout(context.WithoutCancel(ctx), holdingsCleanupTimeout)
+	defer pcancel()
+	return publishImport(pctx, r.books.Database(), batch)
 }
 
-// holdingsCleanupTimeout bounds the deletion of an abandoned holdings
-// batch: up to tens of thousands of documents, which FerretDB deletes one
-// by one.
+// holdingsCleanupTimeout bounds the publication or the deletion of a
+// holdings batch: up to tens of thousands of documents, which FerretDB
+// updates and deletes one by one.
 const holdingsCleanupTimeout = 5 * time.Minute
 
 // abandon returns cause at once and deletes what the batch stored in the
