@@ -153,7 +153,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
-	d := &DB{path: abs, write: &pool{db: write}, observer: cfg.observer}
+	// The observer sees the repositories' statements, not Open's own
+	// (keying old books, below): it is set once those have run.
+	d := &DB{path: abs, write: &pool{db: write}}
 
 	if err := checkWAL(ctx, write); err != nil {
 		_ = write.Close()
@@ -171,6 +173,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		_ = write.Close()
 		return nil, fmt.Errorf("sqliterepo: migrate %s: %w", abs, err)
 	}
+	d.observer = cfg.observer
 
 	// The file is in WAL mode now (a persistent setting), so readers need
 	// no journal_mode of their own, which query_only would refuse anyway.
