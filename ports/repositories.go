@@ -185,12 +185,14 @@ type Repositories struct {
 	Students      StudentRepository
 	Invites       InviteRepository
 	Holdings      HoldingsRepository
-	Loans         LoanRepository
-	ActiveLoans   ActiveLoanRepository
-	Expiry        ExpiryRepository
-	Departures    DepartureRepository
-	Holds         HoldRepository
-	Charges       ChargeRepository
+	// HoldingsImports serves the import and export of holdings files.
+	HoldingsImports HoldingsImportRepository
+	Loans           LoanRepository
+	ActiveLoans     ActiveLoanRepository
+	Expiry          ExpiryRepository
+	Departures      DepartureRepository
+	Holds           HoldRepository
+	Charges         ChargeRepository
 	// Stocktakes are the checks of a school's shelves and their scans.
 	Stocktakes StocktakeRepository
 	Health     Pinger

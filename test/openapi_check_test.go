@@ -32,6 +32,8 @@ type apiDocument struct {
 }
 
 var loadAPIDocument = sync.OnceValues(func() (*apiDocument, error) {
+	// The holdings export answers MARCXML, a document of text.
+	openapi3filter.RegisterBodyDecoder("application/xml", openapi3filter.PlainBodyDecoder)
 	path := filepath.Join("..", "adapters", "httpapi", "openapi.json")
 	raw, err := os.ReadFile(path)
 	if err != nil {

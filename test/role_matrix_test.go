@@ -131,6 +131,13 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"PATCH /api/library/students/{id}", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PATCH", Path: "/api/library/students/" + w.studentAID, Body: fmt.Sprintf(`{"school_id":%q,"homeroom":"M%d"}`, w.schoolA, unique())}
 		}, [6]int{A, F, F, 200, F, 200}, nil},
+		{"POST /api/library/holdings/imports", func(*testing.T, *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/library/holdings/imports?format=csv&dry_run=true&schoolId=" + w.schoolA,
+				Body: fmt.Sprintf("title,author,barcode\nMatrix Book,M,MX-%d\n", unique()), Headers: map[string]string{"Content-Type": "text/csv"}}
+		}, [6]int{A, F, F, 200, F, 200}, nil},
+		{"GET /api/library/holdings/export", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/holdings/export?format=csv&schoolId=" + w.schoolA}
+		}, [6]int{A, F, F, 200, F, 200}, nil},
 		{"POST /api/library/books", func(*testing.T, *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/books", Body: fmt.Sprintf(`{"school_id":%q,"title":"B%d","author":"M"}`, w.schoolA, unique())}
 		}, [6]int{A, F, F, 201, F, 201}, nil},

@@ -221,6 +221,8 @@ func (h *handler) table() []route {
 		r("library.students.rollover", http.MethodPost, "/api/library/students/rollover", "rollover", "library:students", h.rollover),
 		r("library.students.leavers", http.MethodGet, "/api/library/students/leavers", "leavers", "library:students", h.leavers),
 		r("library.students.standing", http.MethodGet, "/api/library/students/{id}/standing", "read", "library:students", h.studentStanding),
+		holdingsFile(r("library.holdings.import", http.MethodPost, "/api/library/holdings/imports", "import", "library:holdings", h.importHoldings)),
+		r("library.holdings.export", http.MethodGet, "/api/library/holdings/export", "export", "library:holdings", h.exportHoldings),
 		r("library.books.create", http.MethodPost, "/api/library/books", "create", "library:books", h.addLibraryBook),
 		r("library.catalogLookup", http.MethodGet, "/api/library/catalog-lookup", "read", "library:cataloguing", h.catalogLookup),
 		r("library.books.list", http.MethodGet, "/api/library/books", "read", "library:books", h.listLibraryBooks),

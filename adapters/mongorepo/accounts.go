@@ -73,7 +73,8 @@ type accountDoc struct {
 // notPending keeps accounts of an uncommitted import out of a read.
 var notPending = bson.E{Key: "import_batch", Value: bson.D{{Key: "$exists", Value: false}}}
 
-// visible is filter without the accounts of uncommitted imports.
+// visible is filter without the documents of uncommitted imports (accounts,
+// library books, copies).
 func visible(filter bson.D) bson.D {
 	return append(filter[:len(filter):len(filter)], notPending)
 }

@@ -7,6 +7,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/readinglibrary/service/core/library"
 )
 
 // colMigrations records the data migrations that have run, one document
@@ -38,6 +40,7 @@ var migrations = []migration{
 	{"final-sigma-library-books", backfillTerms(colLibraryBooks, finalSigma, []string{"title", "author"})},
 	{"final-sigma-accounts", backfillTerms(colAccounts, finalSigma, []string{"name", "email", "student_number"})},
 	{"anonymized-loans-without-student", clearLegacyStudentMarker},
+	{"library-books-match-key", backfillMatchKeys},
 	{"books-without-published-date", unsetEmptyPublishedDate},
 }
 
@@ -143,4 +146,27 @@ func rekeyStudentNumbers(ctx context.Context, db *mongo.Database) error {
 		}
 	}
 	return nil
+}
+
+// backfillMatchKeys sets match_key (library.MatchKey of title and author)
+// on the library books stored before holdings imports. It reads the books
+// without the field once, as the search-term backfills do.
+func backfillMatchKeys(ctx context.Context, db *mongo.Database) error {
+	c := db.Collection(colLibraryBooks)
+	cur, err := c.Find(ctx, bson.D{{Key: "match_key", Value: bson.D{{Key: "$exists", Value: false}}}})
+	if err != nil {
+		return mapErr(err, "find books without a match key", nil, nil)
+	}
+	defer cur.Close(ctx)
+	for cur.Next(ctx) {
+		var doc libraryBookDoc
+		if err := cur.Decode(&doc); err != nil {
+			return mapErr(err, "read a book", nil, nil)
+		}
+		update := bson.D{{Key: "$set", Value: bson.D{{Key: "match_key", Value: library.MatchKey(doc.Title, doc.Author)}}}}
+		if _, err := c.UpdateOne(ctx, byID(doc.ID), update); err != nil {
+			return mapErr(err, "set the match key", nil, nil)
+		}
+	}
+	return mapErr(cur.Err(), "read books", nil, nil)
 }

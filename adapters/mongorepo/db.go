@@ -141,26 +141,28 @@ func (d *DB) Close(ctx context.Context) error {
 
 // Repositories returns every repository backed by this database.
 func (d *DB) Repositories() ports.Repositories {
+	holdings := NewHoldings(d.db)
 	return ports.Repositories{
-		Accounts:      NewAccounts(d.db),
-		Schools:       NewSchools(d.db),
-		RefreshTokens: NewRefreshTokens(d.db),
-		SigningKeys:   NewSigningKeys(d.db),
-		MailTokens:    NewMailTokens(d.db),
-		Books:         NewBooks(d.db),
-		ReadingLists:  NewReadingLists(d.db),
-		Progress:      NewProgress(d.db),
-		Students:      NewStudents(d.db),
-		Invites:       NewInvites(d.db),
-		Holdings:      NewHoldings(d.db),
-		Loans:         NewLoans(d.db),
-		ActiveLoans:   NewActiveLoans(d.db),
-		Expiry:        NewExpiry(d.db),
-		Departures:    NewDepartures(d.db),
-		Holds:         NewHolds(d.db),
-		Charges:       NewCharges(d.db),
-		Stocktakes:    NewStocktakes(d.db),
-		Health:        NewHealth(d.db.Client()),
+		Accounts:        NewAccounts(d.db),
+		Schools:         NewSchools(d.db),
+		RefreshTokens:   NewRefreshTokens(d.db),
+		SigningKeys:     NewSigningKeys(d.db),
+		MailTokens:      NewMailTokens(d.db),
+		Books:           NewBooks(d.db),
+		ReadingLists:    NewReadingLists(d.db),
+		Progress:        NewProgress(d.db),
+		Students:        NewStudents(d.db),
+		Invites:         NewInvites(d.db),
+		Holdings:        holdings,
+		HoldingsImports: holdings,
+		Loans:           NewLoans(d.db),
+		ActiveLoans:     NewActiveLoans(d.db),
+		Expiry:          NewExpiry(d.db),
+		Departures:      NewDepartures(d.db),
+		Holds:           NewHolds(d.db),
+		Charges:         NewCharges(d.db),
+		Stocktakes:      NewStocktakes(d.db),
+		Health:          NewHealth(d.db.Client()),
 
 		ExternalIdentities: NewExternalIdentities(d.db),
 		Notices:            NewNotices(d.db),
@@ -265,6 +267,10 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "isbn_key", Value: 1}}, Options: options.Index().SetUnique(true)},
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "title", Value: 1}, {Key: "_id", Value: 1}}},
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "search_terms", Value: 1}}},
+			// An imported record's book by title and author.
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "match_key", Value: 1}}},
+			// The books of a holdings import, published or dropped at its end.
+			{Keys: bson.D{{Key: "import_batch", Value: 1}}, Options: options.Index().SetSparse(true)},
 			// A stocktake's call-number range and the collection reports
 			// (by genre, reading level and year of publication).
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "call_number", Value: 1}, {Key: "_id", Value: 1}}},
@@ -275,6 +281,8 @@ func (d *DB) EnsureIndexes(ctx context.Context) error {
 		{colCopies, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "code", Value: 1}}, Options: options.Index().SetUnique(true)},
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "book_id", Value: 1}, {Key: "code", Value: 1}}},
+			// The copies of a holdings import, published or dropped at its end.
+			{Keys: bson.D{{Key: "import_batch", Value: 1}}, Options: options.Index().SetSparse(true)},
 		}},
 		{colLoans, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "returned_at", Value: 1}, {Key: "loaned_at", Value: 1}}},

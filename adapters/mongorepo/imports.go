@@ -16,8 +16,10 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
-// How a student import is all or nothing without transactions (FerretDB
-// 1.24 has none, and standalone MongoDB servers neither):
+// How a student import, and a holdings import (holdingsimport.go: books
+// and copies instead of accounts and numbers, recorded in the same
+// student_imports collection), is all or nothing without transactions
+// (FerretDB 1.24 has none, and standalone MongoDB servers neither):
 //
 //   - The import is a batch with a random id. Its accounts and student
 //     numbers are inserted carrying import_batch, and no read of accounts
@@ -65,6 +67,12 @@ type importDoc struct {
 	Committed bool      `bson:"committed"`
 	StartedAt time.Time `bson:"started_at"`
 }
+
+// importedCollections are the collections an import batch writes to: a
+// student import's accounts and numbers, a holdings import's books and
+// copies. Publishing or dropping a batch visits each (an empty
+// import_batch index range where the batch wrote nothing).
+var importedCollections = []string{colAccounts, colStudentNumbers, colLibraryBooks, colCopies}
 
 var inBatch = func(batch string) bson.D { return bson.D{{Key: "import_batch", Value: batch}} }
 
@@ -154,7 +162,7 @@ func (r *Students) abandon(ctx context.Context, batch string, cause error) error
 // forgets the batch. Idempotent.
 func publishImport(ctx context.Context, db *mongo.Database, batch string) error {
 	unset := bson.D{{Key: "$unset", Value: bson.D{{Key: "import_batch", Value: ""}}}}
-	for _, col := range []string{colStudentNumbers, colAccounts} {
+	for _, col := range importedCollections {
 		if _, err := db.Collection(col).UpdateMany(ctx, inBatch(batch), unset); err != nil {
 			return mapErr(err, "publish the import", nil, nil)
 		}
@@ -166,7 +174,7 @@ func publishImport(ctx context.Context, db *mongo.Database, batch string) error 
 // dropImport deletes an uncommitted batch's documents and forgets the
 // batch. Idempotent.
 func dropImport(ctx context.Context, db *mongo.Database, batch string) error {
-	for _, col := range []string{colAccounts, colStudentNumbers} {
+	for _, col := range importedCollections {
 		if _, err := db.Collection(col).DeleteMany(ctx, inBatch(batch)); err != nil {
 			return mapErr(err, "drop the import", nil, nil)
 		}

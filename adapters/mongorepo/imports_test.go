@@ -77,3 +77,58 @@ func TestInterruptedImportsFinishAtStart(t *testing.T) {
 		t.Fatalf("%d import records left, want the young batch's alone", n)
 	}
 }
+
+// TestInterruptedHoldingsImportsFinishAtStart leaves two holdings imports
+// as a crash would, an hour old: a committed one whose book and copy are
+// still marked, and one never committed. Until the next start neither is
+// seen; then the first's book and copy are the school's and the second's
+// are gone (its code free again).
+func TestInterruptedHoldingsImportsFinishAtStart(t *testing.T) {
+	db := mongotest.NewDB(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	raw := db.Database()
+	school := uuid.NewString()
+	old := time.Now().Add(-time.Hour).UTC()
+	book := func(batch, id, title string) bson.D {
+		return bson.D{{Key: "_id", Value: id}, {Key: "school_id", Value: school}, {Key: "isbn", Value: ""}, {Key: "isbn_key", Value: "none:" + id},
+			{Key: "title", Value: title}, {Key: "author", Value: "A"}, {Key: "search_terms", Value: bson.A{}}, {Key: "cover_url", Value: ""},
+			{Key: "created_at", Value: old}, {Key: "match_key", Value: library.MatchKey(title, "A")}, {Key: "import_batch", Value: batch}}
+	}
+	cp := func(batch, bookID, code string) bson.D {
+		return bson.D{{Key: "_id", Value: uuid.NewString()}, {Key: "school_id", Value: school}, {Key: "book_id", Value: bookID},
+			{Key: "code", Value: code}, {Key: "created_at", Value: old}, {Key: "import_batch", Value: batch}}
+	}
+	imp := func(id, batch string, committed bool) bson.D {
+		return bson.D{{Key: "_id", Value: id}, {Key: "batch", Value: batch}, {Key: "committed", Value: committed}, {Key: "started_at", Value: old}}
+	}
+	kept, lost := uuid.NewString(), uuid.NewString()
+	for col, docs := range map[string][]any{
+		"library_books":   {book("done", kept, "Kept"), book("lost", lost, "Lost")},
+		"copies":          {cp("done", kept, "K 1"), cp("lost", lost, "L 1")},
+		"student_imports": {imp("done", "done", false), imp("done#committed", "done", true), imp("lost", "lost", false)},
+	} {
+		if _, err := raw.Collection(col).InsertMany(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := db.Repositories()
+	if _, err := r.Holdings.CopyByCode(ctx, school, "K 1"); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("a copy of an unfinished import is seen: %v", err)
+	}
+	if _, total, err := r.Holdings.BooksPage(ctx, library.BookQuery{SchoolID: school, Limit: 10}); err != nil || total != 0 {
+		t.Fatalf("before the start: %d books (%v), want none", total, err)
+	}
+	if err := db.EnsureIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := r.Holdings.CopyByCode(ctx, school, "K 1"); err != nil || c.BookID != kept {
+		t.Fatalf("the committed import's copy after the start: %+v %v", c, err)
+	}
+	if _, err := r.Holdings.Book(ctx, school, lost); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("the uncommitted import's book after the start: %v, want NotFound", err)
+	}
+	if n, _ := raw.Collection("copies").CountDocuments(ctx, bson.D{{Key: "code", Value: "L 1"}}); n != 0 {
+		t.Fatalf("the uncommitted import's copy is still stored (%d)", n)
+	}
+}

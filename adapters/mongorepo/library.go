@@ -54,8 +54,9 @@ var (
 
 // Holdings is the MongoDB ports.HoldingsRepository.
 type Holdings struct {
-	books  *mongo.Collection
-	copies *mongo.Collection
+	books   *mongo.Collection
+	copies  *mongo.Collection
+	imports *mongo.Collection // the batches of holdings imports (imports.go)
 }
 
 // Loans is the MongoDB ports.LoanRepository.
@@ -97,7 +98,7 @@ func mustDB(db *mongo.Database, what string) {
 // NewHoldings returns the holdings store of db. It panics on nil, a wiring bug.
 func NewHoldings(db *mongo.Database) *Holdings {
 	mustDB(db, "NewHoldings")
-	return &Holdings{books: db.Collection(colLibraryBooks), copies: db.Collection(colCopies)}
+	return &Holdings{books: db.Collection(colLibraryBooks), copies: db.Collection(colCopies), imports: db.Collection(colStudentImports)}
 }
 
 // NewLoans returns the loan store of db. It panics on nil, a wiring bug.
@@ -141,6 +142,12 @@ type libraryBookDoc struct {
 	// LoanCategory is absent for standard books (and in books stored
 	// before categories existed).
 	LoanCategory string `bson:"loan_category,omitempty"`
+	// MatchKey is library.MatchKey(title, author): an imported record
+	// finds the book by it (index {school_id, match_key}).
+	MatchKey string `bson:"match_key"`
+	// ImportBatch is set while the book belongs to an uncommitted holdings
+	// import (imports.go).
+	ImportBatch string `bson:"import_batch,omitempty"`
 	// Details is exported so the driver sees it (it ignores unexported
 	// fields, inline ones too).
 	Details bookDetailsDoc `bson:",inline"`
@@ -197,6 +204,9 @@ type copyDoc struct {
 	ConditionAt   *time.Time `bson:"condition_at,omitempty"`
 	ConditionLoan string     `bson:"condition_loan_id,omitempty"`
 	ConditionNote string     `bson:"condition_note,omitempty"`
+	// ImportBatch is set while the copy belongs to an uncommitted holdings
+	// import (imports.go).
+	ImportBatch string `bson:"import_batch,omitempty"`
 }
 
 type loanDoc struct {
@@ -275,6 +285,7 @@ func toLibraryBookDoc(b library.Book) libraryBookDoc {
 		PriceCents:  b.PriceCents,
 		// Standard is stored as absent, as SetBookCategory stores it.
 		LoanCategory: bookCategoryField(library.BookCategory(b)),
+		MatchKey:     library.MatchKey(b.Title, b.Author),
 		Details:      toBookDetailsDoc(b.BookDetails),
 	}
 }
@@ -488,7 +499,7 @@ func (r *Holdings) isbnTaken(ctx context.Context, schoolID, isbn string) bool {
 // Book implements ports.HoldingsRepository: one find by _id; another
 // school's book is not found.
 func (r *Holdings) Book(ctx context.Context, schoolID, bookID string) (library.Book, error) {
-	b, err := findOne(ctx, r.books, "read the book", byID(bookID), library.ErrBookNotFound, libraryBookDoc.toBook)
+	b, err := findOne(ctx, r.books, "read the book", visible(byID(bookID)), library.ErrBookNotFound, libraryBookDoc.toBook)
 	if err == nil && b.SchoolID != schoolID {
 		return library.Book{}, library.ErrBookNotFound()
 	}
@@ -562,6 +573,7 @@ func (r *Holdings) BooksPage(ctx context.Context, q library.BookQuery) ([]librar
 	if len(q.Terms) > 0 {
 		filter = append(filter, bson.E{Key: "search_terms", Value: bson.D{{Key: "$all", Value: q.Terms}}})
 	}
+	filter = visible(filter)
 	opts := options.Find().SetSort(bson.D{{Key: "title", Value: 1}, {Key: "_id", Value: 1}}).
 		SetSkip(int64(q.Offset)).SetLimit(int64(q.Limit)).SetBatchSize(oneBatch(q.Limit))
 	books, err := findAll(ctx, r.books, "list the books", filter, opts, libraryBookDoc.toBook)
@@ -581,7 +593,7 @@ func (r *Holdings) BooksByID(ctx context.Context, schoolID string, ids []string)
 	if len(ids) == 0 {
 		return []library.Book{}, nil
 	}
-	filter := bson.D{{Key: "_id", Value: in(ids)}, {Key: "school_id", Value: schoolID}}
+	filter := visible(bson.D{{Key: "_id", Value: in(ids)}, {Key: "school_id", Value: schoolID}})
 	return findAll(ctx, r.books, "read the books", filter, options.Find().SetBatchSize(oneBatch(len(ids))), libraryBookDoc.toBook)
 }
 
@@ -620,7 +632,7 @@ func (r *Holdings) CreateCopies(ctx context.Context, copies []library.Copy) ([]i
 
 // Copy implements ports.HoldingsRepository.
 func (r *Holdings) Copy(ctx context.Context, schoolID, copyID string) (library.Copy, error) {
-	c, err := findOne(ctx, r.copies, "read the copy", byID(copyID), library.ErrCopyNotFound, copyDoc.toCopy)
+	c, err := findOne(ctx, r.copies, "read the copy", visible(byID(copyID)), library.ErrCopyNotFound, copyDoc.toCopy)
 	if err == nil && c.SchoolID != schoolID {
 		return library.Copy{}, library.ErrCopyNotFound()
 	}
@@ -662,14 +674,14 @@ func (r *Holdings) SetCopyCondition(ctx context.Context, schoolID, copyID string
 // CopyByCode implements ports.HoldingsRepository: one find on the unique
 // {school_id, code} index.
 func (r *Holdings) CopyByCode(ctx context.Context, schoolID, code string) (library.Copy, error) {
-	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "code", Value: code}}
+	filter := visible(bson.D{{Key: "school_id", Value: schoolID}, {Key: "code", Value: code}})
 	return findOne(ctx, r.copies, "read the copy", filter, library.ErrCopyNotFound, copyDoc.toCopy)
 }
 
 // CopiesOfBook implements ports.HoldingsRepository with one find in the
 // order of the {school_id, book_id, code} index.
 func (r *Holdings) CopiesOfBook(ctx context.Context, schoolID, bookID string) ([]library.Copy, error) {
-	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: bookID}}
+	filter := visible(bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: bookID}})
 	opts := options.Find().SetSort(bson.D{{Key: "code", Value: 1}, {Key: "_id", Value: 1}}).SetBatchSize(wholeBatch)
 	return findAll(ctx, r.copies, "list the copies", filter, opts, copyDoc.toCopy)
 }
@@ -677,7 +689,7 @@ func (r *Holdings) CopiesOfBook(ctx context.Context, schoolID, bookID string) ([
 // CopiesOfBookPage implements ports.HoldingsRepository with one find in
 // the order of the {school_id, book_id, code} index, skipping to the page.
 func (r *Holdings) CopiesOfBookPage(ctx context.Context, schoolID, bookID string, offset, limit int) ([]library.Copy, error) {
-	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: bookID}}
+	filter := visible(bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: bookID}})
 	limit = max(limit, 1)
 	opts := options.Find().SetSort(bson.D{{Key: "code", Value: 1}, {Key: "_id", Value: 1}}).
 		SetSkip(int64(max(offset, 0))).SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
@@ -691,7 +703,7 @@ func (r *Holdings) CountSchoolCopies(ctx context.Context, schoolID string, upTo 
 	if upTo <= 0 {
 		return 0, nil
 	}
-	n, err := r.copies.CountDocuments(ctx, bson.D{{Key: "school_id", Value: schoolID}}, options.Count().SetLimit(int64(upTo)))
+	n, err := r.copies.CountDocuments(ctx, visible(bson.D{{Key: "school_id", Value: schoolID}}), options.Count().SetLimit(int64(upTo)))
 	if err != nil {
 		return 0, mapErr(err, "count the school's copies", nil, nil)
 	}
@@ -731,7 +743,7 @@ func (r *Holdings) OffShelfCounts(ctx context.Context, schoolID string, bookIDs 
 
 func (r *Holdings) copyCounts(ctx context.Context, match bson.D) (map[string]int, error) {
 	pipeline := mongo.Pipeline{
-		{{Key: "$match", Value: match}},
+		{{Key: "$match", Value: visible(match)}},
 		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$book_id"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
 	}
 	cur, err := r.copies.Aggregate(ctx, pipeline, options.Aggregate().SetBatchSize(wholeBatch))

@@ -56,6 +56,7 @@ func TestLibrary(t *testing.T) {
 	t.Logf("backend: %s", mongotest.Backend())
 	newRepos := func(t *testing.T) ports.Repositories { return mongotest.NewDB(t).Repositories() }
 	t.Run("Holdings", func(t *testing.T) { porttest.Holdings(t, newRepos) })
+	t.Run("HoldingsImports", func(t *testing.T) { porttest.HoldingsImports(t, newRepos) })
 	t.Run("Loans", func(t *testing.T) { porttest.Loans(t, newRepos) })
 	t.Run("Reports", func(t *testing.T) { porttest.Reports(t, newRepos) })
 	t.Run("Charges", func(t *testing.T) { porttest.Charges(t, newRepos) })
@@ -314,9 +315,12 @@ func TestMigrationsBringOldDocumentsUpToDate(t *testing.T) {
 	if n, err := raw.Collection("books").CountDocuments(ctx, bson.D{{Key: "_id", Value: datelessID}, {Key: "published_date", Value: bson.D{{Key: "$exists", Value: true}}}}); err != nil || n != 0 {
 		t.Errorf("old dateless book after the migration: %d with published_date, %v; want none", n, err)
 	}
+	if found, err := r.HoldingsImports.BooksByMatchKeys(ctx, school, []string{library.MatchKey("LES MISERABLES", "victor hugo")}); err != nil || len(found) != 1 || found[0].ID != bookID {
+		t.Errorf("an old book by title and author after the migration: %v, %v; want the book", found, err)
+	}
 	n, err := raw.Collection("migrations").CountDocuments(ctx, bson.D{})
-	if err != nil || n != 8 {
-		t.Fatalf("recorded migrations: %d, %v; want 8", n, err)
+	if err != nil || n != 9 {
+		t.Fatalf("recorded migrations: %d, %v; want 9", n, err)
 	}
 }
 

@@ -153,7 +153,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
-	d := &DB{path: abs, write: &pool{db: write}, observer: cfg.observer}
+	// The observer sees the repositories' statements, not Open's own
+	// (keying old books, below): it is set once those have run.
+	d := &DB{path: abs, write: &pool{db: write}}
 
 	if err := checkWAL(ctx, write); err != nil {
 		_ = write.Close()
@@ -167,6 +169,11 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		}
 		return nil, fmt.Errorf("sqliterepo: migrate %s: %w", abs, err)
 	}
+	if err := d.fillMatchKeys(ctx); err != nil {
+		_ = write.Close()
+		return nil, fmt.Errorf("sqliterepo: migrate %s: %w", abs, err)
+	}
+	d.observer = cfg.observer
 
 	// The file is in WAL mode now (a persistent setting), so readers need
 	// no journal_mode of their own, which query_only would refuse anyway.
@@ -271,26 +278,28 @@ func (d *DB) readTx(ctx context.Context, op string, fn func(tx *txn) error) erro
 
 // Repositories returns every repository backed by this database.
 func (d *DB) Repositories() ports.Repositories {
+	holdings := NewHoldings(d)
 	return ports.Repositories{
-		Accounts:      NewAccounts(d),
-		Schools:       NewSchools(d),
-		RefreshTokens: NewRefreshTokens(d),
-		SigningKeys:   NewSigningKeys(d),
-		MailTokens:    NewMailTokens(d),
-		Books:         NewBooks(d),
-		ReadingLists:  NewReadingLists(d),
-		Progress:      NewProgress(d),
-		Students:      NewStudents(d),
-		Invites:       NewInvites(d),
-		Holdings:      NewHoldings(d),
-		Loans:         NewLoans(d),
-		ActiveLoans:   NewActiveLoans(d),
-		Expiry:        NewExpiry(d),
-		Departures:    NewDepartures(d),
-		Holds:         NewHolds(d),
-		Charges:       NewCharges(d),
-		Stocktakes:    NewStocktakes(d),
-		Health:        NewHealth(d),
+		Accounts:        NewAccounts(d),
+		Schools:         NewSchools(d),
+		RefreshTokens:   NewRefreshTokens(d),
+		SigningKeys:     NewSigningKeys(d),
+		MailTokens:      NewMailTokens(d),
+		Books:           NewBooks(d),
+		ReadingLists:    NewReadingLists(d),
+		Progress:        NewProgress(d),
+		Students:        NewStudents(d),
+		Invites:         NewInvites(d),
+		Holdings:        holdings,
+		HoldingsImports: holdings,
+		Loans:           NewLoans(d),
+		ActiveLoans:     NewActiveLoans(d),
+		Expiry:          NewExpiry(d),
+		Departures:      NewDepartures(d),
+		Holds:           NewHolds(d),
+		Charges:         NewCharges(d),
+		Stocktakes:      NewStocktakes(d),
+		Health:          NewHealth(d),
 
 		ExternalIdentities: NewExternalIdentities(d),
 		Notices:            NewNotices(d),

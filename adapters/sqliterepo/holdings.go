@@ -43,9 +43,9 @@ const (
 var (
 	stmtLibraryBookInsert = newStmt("library_books.insert", `
 INSERT INTO library_books (id, school_id, isbn, title, author, cover_url, created_at, price_cents,
-	loan_category, publisher, published_year, subjects, genre, call_number, reading_level, age_min, age_max)
+	loan_category, publisher, published_year, subjects, genre, call_number, reading_level, age_min, age_max, match_key)
 VALUES (:id, :school_id, :isbn, :title, :author, :cover_url, :created_at, :price_cents,
-	:loan_category, :publisher, :published_year, :subjects, :genre, :call_number, :reading_level, :age_min, :age_max)
+	:loan_category, :publisher, :published_year, :subjects, :genre, :call_number, :reading_level, :age_min, :age_max, :match_key)
 RETURNING pk`)
 	stmtLibraryBookSetCategory = newStmt("library_books.set_category", `
 UPDATE library_books SET loan_category = :loan_category WHERE id = :id AND +school_id = :school_id`)
@@ -228,7 +228,8 @@ func (r *Holdings) CreateBook(ctx context.Context, b library.Book) error {
 // book's row is the driver's, for the caller to map.
 func (d *DB) insertLibraryBook(ctx context.Context, tx *txn, b library.Book) error {
 	var pk int64
-	if err := d.queryRow(ctx, tx, stmtLibraryBookInsert, libraryBookArgs(b)...).Scan(&pk); err != nil {
+	args := append(libraryBookArgs(b), sql.Named("match_key", library.MatchKey(b.Title, b.Author)))
+	if err := d.queryRow(ctx, tx, stmtLibraryBookInsert, args...).Scan(&pk); err != nil {
 		return err
 	}
 	_, err := d.exec(ctx, tx, stmtLibraryBookSearchInsert, sql.Named("pk", pk),

@@ -23,6 +23,7 @@ func TestCatalog(t *testing.T) {
 func TestLibrary(t *testing.T) {
 	newRepos := func(t *testing.T) ports.Repositories { return sqlitetest.NewDB(t).Repositories() }
 	t.Run("Holdings", func(t *testing.T) { porttest.Holdings(t, newRepos) })
+	t.Run("HoldingsImports", func(t *testing.T) { porttest.HoldingsImports(t, newRepos) })
 	t.Run("Loans", func(t *testing.T) { porttest.Loans(t, newRepos) })
 	t.Run("Reports", func(t *testing.T) { porttest.Reports(t, newRepos) })
 	t.Run("Charges", func(t *testing.T) { porttest.Charges(t, newRepos) })

@@ -77,9 +77,6 @@ ORDER BY b.call_number, b.id`)
 	stmtCopiesSetCondition = newStmt("copies.set_condition[many]", `
 UPDATE copies SET copy_condition = :condition, condition_note = :note, condition_loan_id = :loan_id, condition_at = :at
 WHERE id IN (SELECT value FROM json_each(:ids)) AND +school_id = :school_id`)
-	stmtCopiesOfBooks = newStmt("copies.of_books", `
-SELECT `+copyReadColumns+` FROM copies
-WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_ids))`)
 )
 
 func stocktakeArgs(st library.Stocktake) []any {

@@ -188,6 +188,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 	add("holds", "Holds", root+"/holds", "read", "library:holds")
 	add("students", "Students", root+"/students", "read", "library:students")
 	add("roster", "Roster", root+"/roster", "leavers", "library:students")
+	add("holdings", "Import/Export", root+"/holdings", "export", "library:holdings")
 	add("charges", "Charges", root+"/charges", "read", "library:charges")
 	add("settings", "Settings", root+"/settings", "read", "library:settings")
 	add("calendar", "Calendar", root+"/calendar", "read", "library:calendar")

@@ -86,6 +86,7 @@ const (
 	CodeCopyUnavailable     = "copy_unavailable"
 	CodeCopyClaimed         = "copy_claimed"
 	CodeCopyLimitReached    = "copy_limit_reached"
+	CodeCopyCodeExists      = "copy_code_exists"
 	CodeClaimNotFound       = "claim_not_found"
 	CodeLoanNotFound        = "loan_not_found"
 	CodeLoanNotActive       = "loan_not_active"

@@ -54,4 +54,7 @@ type HoldingItem struct {
 	// CallNumber is the item's own shelf mark when it has one (852 $h,
 	// 952 $o).
 	CallNumber string
+	// Line is the CSV row the item was read from (0 for a MARC record's
+	// items), so a problem with it is reported on its own line.
+	Line int
 }

@@ -89,3 +89,9 @@ func ErrLoanEnded() error {
 func ErrEndingNotFound() error {
 	return errs.E(errs.NotFound, errs.CodeLoanNotFound, "The loan has no recorded ending.")
 }
+
+// ErrCopyCodeExists is returned when a copy's code is taken in the school
+// already (an imported barcode another copy carries).
+func ErrCopyCodeExists() error {
+	return errs.E(errs.Conflict, errs.CodeCopyCodeExists, "A copy of the school already carries this code; nothing was imported.")
+}

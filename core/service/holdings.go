@@ -288,18 +288,16 @@ type CopyLookup struct {
 	Loan *LoanView // the active loan, if the copy is lent
 }
 
-// CopyByCode finds a copy of the caller's school by its printed code
-// (accepting lowercase and missing dashes).
+// CopyByCode finds a copy of the caller's school by its printed code: an
+// imported barcode exactly as printed, one of ours accepting lowercase and
+// missing dashes.
 // Errors: NotFound "copy_not_found", as scope.
 func (s *Holdings) CopyByCode(ctx context.Context, schoolParam, code string) (CopyLookup, error) {
 	school, err := s.scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return CopyLookup{}, err
 	}
-	if !library.ValidCopyCode(code) {
-		return CopyLookup{}, library.ErrCopyNotFound()
-	}
-	c, err := s.holdings.CopyByCode(ctx, school.ID, library.NormalizeCopyCode(code))
+	c, err := s.copyByCode(ctx, school.ID, code)
 	if err != nil {
 		return CopyLookup{}, err
 	}
@@ -318,6 +316,20 @@ func (s *Holdings) CopyByCode(ctx context.Context, schoolParam, code string) (Co
 		out.Loan = &views[0]
 	}
 	return out, nil
+}
+
+// copyByCode finds a copy by a scanned or typed code: the code exactly as
+// read (a barcode imported from another system is stored as printed), then
+// our own code's canonical form. At most two lookups in the (school, code)
+// key.
+func (s *Holdings) copyByCode(ctx context.Context, schoolID, code string) (library.Copy, error) {
+	for _, c := range library.CopyCodeLookups(code) {
+		cp, err := s.holdings.CopyByCode(ctx, schoolID, c)
+		if !errs.Is(err, errs.NotFound) {
+			return cp, err
+		}
+	}
+	return library.Copy{}, library.ErrCopyNotFound()
 }
 
 // Label pages: a request prints at most MaxLabelsPerPage labels, so its

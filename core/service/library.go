@@ -22,14 +22,16 @@ import (
 // only ever reaches its own school (naming another school is 403, an object
 // of another school is 404), an admin names the school explicitly.
 type Library struct {
-	Schools     *Schools
-	Staff       *Staff
-	Students    *Students
-	Holdings    *Holdings
-	Circulation *Circulation
-	Holds       *Holds
-	Catalog     *PublicCatalog
-	Notices     *Notices
+	Schools  *Schools
+	Staff    *Staff
+	Students *Students
+	Holdings *Holdings
+	// HoldingsFiles imports and exports the holdings as files.
+	HoldingsFiles *HoldingsFiles
+	Circulation   *Circulation
+	Holds         *Holds
+	Catalog       *PublicCatalog
+	Notices       *Notices
 	// Cataloguing fills new books from the school's catalogue server
 	// (UseCatalogSource sets the server's client).
 	Cataloguing *Cataloguing
@@ -71,8 +73,10 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 		Schools: &Schools{schoolScope: scope, clock: c},
 		Staff: &Staff{schools: repos.Schools, accounts: repos.Accounts, invites: repos.Invites, refresh: repos.RefreshTokens,
 			identity: identity, clock: c},
-		Students:    &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, loans: repos.Loans, hasher: identity.hasher, clock: c},
-		Holdings:    holdings,
+		Students: &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, loans: repos.Loans, hasher: identity.hasher, clock: c},
+		Holdings: holdings,
+		HoldingsFiles: &HoldingsFiles{schoolScope: scope, holdings: repos.Holdings, imports: repos.HoldingsImports, desk: desk,
+			clock: c},
 		Cataloguing: &Cataloguing{schoolScope: scope, holdings: holdings},
 		Circulation: circulation,
 		Holds:       &Holds{schoolScope: scope, holdDesk: desk},

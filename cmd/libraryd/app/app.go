@@ -212,6 +212,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	a.Catalog = service.NewCatalog(a.Repos, authz)
 	a.Library = service.NewLibrary(a.Repos, a.Identity)
 	a.Library.UseCatalogSource(sru.New(sru.DefaultTimeout), marc.NewCodec())
+	a.Library.UseRecordCodec(marc.NewCodec())
 	a.Sweeper = service.NewSweeper(a.Repos.Expiry, cfg.SweepInterval).WithHolds(a.Library.Holds)
 	a.Sweeper.Also("anonymized_loans", a.Library.Circulation.AnonymizeHistory)
 	a.Sweeper.Also("notices_sent", func(ctx context.Context, now time.Time) (int64, error) {

@@ -1,0 +1,148 @@
+package httpapi
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service"
+)
+
+// holdingsFile marks the holdings import, whose body is the file itself:
+// CSV, MARCXML or MARC21 (binary).
+func holdingsFile(rt route) route {
+	rt.mediaType = "text/csv,application/xml,text/xml,application/marc,application/marcxml+xml,application/octet-stream"
+	return rt
+}
+
+type importLineBody struct {
+	Line    int    `json:"line"`
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+type importDuplicateBody struct {
+	Record    int    `json:"record"`
+	Title     string `json:"title"`
+	BookID    string `json:"book_id"`
+	MatchedBy string `json:"matched_by"`
+	Copies    int    `json:"copies"`
+}
+
+type importReportBody struct {
+	DryRun        bool                  `json:"dry_run"`
+	Committed     bool                  `json:"committed"`
+	Format        string                `json:"format"`
+	Records       int                   `json:"records"`
+	BooksAdded    int                   `json:"books_added"`
+	CopiesAdded   int                   `json:"copies_added"`
+	CopiesPresent int                   `json:"copies_present"`
+	Duplicates    []importDuplicateBody `json:"duplicates"`
+	Problems      []importLineBody      `json:"problems"`
+}
+
+func toImportReportBody(rep service.ImportReport) importReportBody {
+	b := importReportBody{DryRun: rep.DryRun, Committed: rep.Committed, Format: rep.Format, Records: rep.Records,
+		BooksAdded: rep.BooksAdded, CopiesAdded: rep.CopiesAdded, CopiesPresent: rep.CopiesPresent,
+		Duplicates: make([]importDuplicateBody, 0, len(rep.Duplicates)), Problems: make([]importLineBody, 0, len(rep.Problems))}
+	for _, d := range rep.Duplicates {
+		b.Duplicates = append(b.Duplicates, importDuplicateBody{Record: d.Index, Title: d.Title, BookID: d.BookID, MatchedBy: d.MatchedBy, Copies: d.Copies})
+	}
+	for _, p := range rep.Problems {
+		b.Problems = append(b.Problems, importLineBody{Line: p.Line, Field: p.Field, Message: p.Message})
+	}
+	return b
+}
+
+// importHoldings takes a holdings file as the body: ?format= names it
+// (csv, marc21, marcxml), ?dry_run=true only reports.
+func (h *handler) importHoldings(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId", "format", "dry_run")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	dryRun := false
+	switch p["dry_run"] {
+	case "", "false":
+	case "true":
+		dryRun = true
+	default:
+		writeError(w, r, errs.InvalidField("dry_run", "must be true or false"))
+		return
+	}
+	body, err := readHoldingsBody(w, r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	rep, err := h.deps.Library.HoldingsFiles.Import(r.Context(), p["schoolId"], p["format"], body, dryRun)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	status := http.StatusCreated
+	if dryRun {
+		status = http.StatusOK
+	}
+	writeJSON(w, status, map[string]any{"report": toImportReportBody(rep)})
+}
+
+// readHoldingsBody reads a holdings file, refusing more than
+// library.MaxHoldingsBytes.
+func readHoldingsBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	tooLarge := errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The file is larger than %d MiB; import it in parts.", library.MaxHoldingsBytes>>20)
+	if r.ContentLength > library.MaxHoldingsBytes {
+		return nil, tooLarge
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, library.MaxHoldingsBytes))
+	if err != nil {
+		var big *http.MaxBytesError
+		if errors.As(err, &big) {
+			return nil, tooLarge
+		}
+		return nil, errs.E(errs.Malformed, errs.CodeMalformedJSON, "The request body could not be read.")
+	}
+	return body, nil
+}
+
+// exportHoldings streams the school's holdings as ?format=csv or marcxml,
+// as a download.
+func (h *handler) exportHoldings(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId", "format")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	exp, err := h.deps.Library.HoldingsFiles.Export(r.Context(), p["schoolId"], p["format"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeHoldingsExport(w, r, exp)
+}
+
+// writeHoldingsExport answers an export as a download. Once the first byte
+// is out the status is sent: a failure later cuts the body short, which the
+// client sees as a broken download, and is logged by the caller's error.
+func writeHoldingsExport(w http.ResponseWriter, r *http.Request, exp service.HoldingsExport) {
+	name, ctype := "holdings.csv", "text/csv; charset=utf-8"
+	if exp.Format == library.HoldingsMARCXML {
+		name, ctype = "holdings.xml", "application/xml; charset=utf-8"
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(name))
+	w.WriteHeader(http.StatusOK)
+	if err := exp.Write(w); err != nil {
+		loggerFrom(r).Error("holdings export cut short", "error", err.Error())
+		panic(http.ErrAbortHandler) // the response is cut short; nothing else can tell the client
+	}
+}
+
+// WriteHoldingsExport lets the web app answer an export like the API.
+func WriteHoldingsExport(w http.ResponseWriter, r *http.Request, exp service.HoldingsExport) {
+	writeHoldingsExport(w, r, exp)
+}

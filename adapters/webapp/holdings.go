@@ -1,0 +1,128 @@
+package webapp
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service"
+)
+
+// ----- moving the holdings in and out -----
+
+// The import page takes the file as a multipart upload and checks it
+// first (a dry run). The report's "Import" form carries the file back in
+// a hidden field (base64, so a binary MARC 21 file survives), so the
+// librarian does not choose it twice and the file imported is the file
+// checked.
+
+// holdingsUploadMediaType is the body of the import form: a file upload.
+const holdingsUploadMediaType = "multipart/form-data"
+
+type holdingsView struct {
+	base
+	Base      string
+	Format    string
+	Report    *service.ImportReport
+	Content   string // the checked file, base64, for the commit form
+	Error     string
+	Problems  []lineProblem
+	CanImport bool
+}
+
+func (a *App) holdingsPage(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "export", "library:holdings") {
+		return
+	}
+	v := holdingsView{Format: library.HoldingsCSV}
+	v.Flash = a.takeFlash(w, r)
+	a.renderHoldings(w, r, school, http.StatusOK, v)
+}
+
+func (a *App) renderHoldings(w http.ResponseWriter, r *http.Request, school library.School, status int, v holdingsView) {
+	flash := v.Flash
+	v.base = a.schoolBase(r, school, "Import and export holdings", "holdings")
+	v.Flash = flash
+	v.Base = schoolPath(school)
+	v.CanImport = a.allowed(r, "import", "library:holdings")
+	a.render(w, r, status, "holdings", v)
+}
+
+// importHoldingsForm checks (action "check") or imports (action "import")
+// a holdings file: the chosen file, or the checked file the report's form
+// carries back.
+func (a *App) importHoldingsForm(w http.ResponseWriter, r *http.Request) {
+	school, ok := a.school(w, r)
+	if !ok || !a.require(w, r, "import", "library:holdings") {
+		return
+	}
+	format, data, dryRun, err := readHoldingsUpload(w, r)
+	v := holdingsView{Format: format}
+	if err == nil {
+		var rep service.ImportReport
+		rep, err = a.deps.Library.HoldingsFiles.Import(r.Context(), school.ID, format, data, dryRun)
+		if err == nil && !dryRun {
+			a.redirect(w, r, schoolPath(school)+"/holdings", flash{Kind: "success", Message: fmt.Sprintf(
+				"Imported %d %s and %d %s.", rep.BooksAdded, pluralize(rep.BooksAdded, "book", "books"), rep.CopiesAdded, pluralize(rep.CopiesAdded, "copy", "copies"))})
+			return
+		}
+		if err == nil {
+			v.Report = &rep
+			v.Problems = toLineProblems(rep.Problems)
+			if len(rep.Problems) == 0 {
+				v.Content = base64.StdEncoding.EncodeToString(data)
+			}
+			a.renderHoldings(w, r, school, http.StatusOK, v)
+			return
+		}
+	}
+	v.Error, v.Problems = a.messageOf(r, err), lineProblems(err)
+	a.renderHoldings(w, r, school, a.statusFor(err), v)
+}
+
+func toLineProblems(in []library.LineError) []lineProblem {
+	out := make([]lineProblem, 0, len(in))
+	for _, p := range in {
+		out = append(out, lineProblem{Line: p.Line, Field: p.Field, Message: p.Message})
+	}
+	return out
+}
+
+// readHoldingsUpload reads the import form: format, action, and the file
+// (a chosen file, or the checked one carried back in "content").
+func readHoldingsUpload(w http.ResponseWriter, r *http.Request) (format string, data []byte, dryRun bool, err error) {
+	// base64 makes the carried file a third larger.
+	const most = library.MaxHoldingsBytes*4/3 + 1<<20
+	r.Body = http.MaxBytesReader(w, r.Body, most)
+	if err := r.ParseMultipartForm(most); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return "", nil, false, errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The file is larger than %d MiB; import it in parts.", library.MaxHoldingsBytes>>20)
+		}
+		return "", nil, false, errs.E(errs.Malformed, errs.CodeMalformedForm, "The form could not be read.")
+	}
+	defer func() { _ = r.MultipartForm.RemoveAll() }()
+	format, dryRun = r.FormValue("format"), r.FormValue("action") != "import"
+	if content := r.FormValue("content"); content != "" {
+		data, err := base64.StdEncoding.DecodeString(content)
+		if err != nil {
+			return format, nil, dryRun, errs.E(errs.Malformed, errs.CodeMalformedForm, "The form could not be read.")
+		}
+		return format, data, dryRun, nil
+	}
+	f, _, err := r.FormFile("file")
+	if err != nil {
+		return format, nil, dryRun, errs.InvalidField("file", "choose the holdings file first")
+	}
+	defer f.Close()
+	data, err = io.ReadAll(f)
+	if err != nil {
+		return format, nil, dryRun, errs.E(errs.Malformed, errs.CodeMalformedForm, "The file could not be read.")
+	}
+	return format, data, dryRun, nil
+}
