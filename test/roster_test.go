@@ -276,7 +276,9 @@ func TestRosterSyncOneRoster(t *testing.T) {
 	for n, b := range files {
 		withManifest[n] = b
 	}
-	details := wantRefused(t, "manifest.csv", w.sync("application/zip", zipOf(t, withManifest), "dry_run=true"), 422, "validation_failed")
+	// A manifest is taken (real exports always hold one) but must say
+	// which OneRoster version the files are.
+	details := wantRefused(t, "manifest.csv without oneroster.version", w.sync("application/zip", zipOf(t, withManifest), "dry_run=true"), 422, "validation_failed")
 	if l := details["lines"].([]any)[0].(map[string]any); l["file"] != "manifest.csv" {
 		t.Errorf("manifest: %v", l)
 	}

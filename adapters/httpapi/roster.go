@@ -20,7 +20,8 @@ const rosterMediaTypes = "text/csv,application/zip,multipart/form-data"
 
 // readRosterUpload reads a roster body of at most library.MaxRosterBytes.
 // A multipart body's parts are files named by their filename (or their
-// form name): orgs.csv, users.csv, classes.csv, enrollments.csv.
+// form name): orgs.csv, users.csv, classes.csv, enrollments.csv, and the
+// export's manifest.csv and other OneRoster files.
 func readRosterUpload(w http.ResponseWriter, r *http.Request) (service.RosterUpload, error) {
 	tooBig := errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The roster is larger than 8 MiB; sync it in parts.")
 	if r.ContentLength > library.MaxRosterBytes {

@@ -12,16 +12,35 @@ import (
 	"unicode/utf8"
 )
 
-// The OneRoster 1.1 bulk CSV files a roster sync reads. Only these four
-// are taken, whether zipped or uploaded one by one; any other file
-// (manifest.csv, courses.csv, demographics.csv...) is refused by name, so
-// that a wrong export is noticed rather than half read.
+// The OneRoster 1.1 bulk CSV files a roster sync reads, whether zipped or
+// uploaded one by one. A real export also holds manifest.csv (the
+// specification requires it in every zip) and often the other files of
+// the specification (academicSessions.csv, courses.csv, demographics.csv...):
+// the manifest is checked, the others are passed over. Any other file name
+// is refused, so that a wrong export is noticed rather than half read.
 const (
 	OneRosterOrgs        = "orgs.csv"
 	OneRosterUsers       = "users.csv"
 	OneRosterClasses     = "classes.csv"
 	OneRosterEnrollments = "enrollments.csv"
+	OneRosterManifest    = "manifest.csv"
 )
+
+// oneRosterUnread are the other files of a OneRoster 1.1 export: they say
+// nothing about who is on the roll, so a roster sync passes them over.
+var oneRosterUnread = []string{"academicSessions.csv", "categories.csv", "classResources.csv", "courseResources.csv",
+	"courses.csv", "demographics.csv", "lineItems.csv", "resources.csv", "results.csv"}
+
+// oneRosterUnreadFile reports whether name is one of oneRosterUnread
+// (exporters differ in the case of these names).
+func oneRosterUnreadFile(name string) bool {
+	return slices.ContainsFunc(oneRosterUnread, func(u string) bool { return strings.EqualFold(u, name) })
+}
+
+// notOneRosterFile is the problem of a file that is no OneRoster 1.1 file.
+func notOneRosterFile(name string) LineError {
+	return LineError{File: name, Message: "is not a OneRoster 1.1 file (a roster sync reads orgs.csv, users.csv, classes.csv, enrollments.csv and manifest.csv)"}
+}
 
 // OneRosterFiles lists the accepted file names, in the order their
 // problems are reported.
@@ -60,9 +79,10 @@ var (
 	}
 )
 
-// UnzipOneRoster reads a zip of OneRoster files: only the four accepted
-// names, at the archive's root or in one folder, each once; the expanded
-// size is capped at MaxRosterUnzipped whatever the archive claims.
+// UnzipOneRoster reads a zip of OneRoster files: the four read, the
+// manifest, and the other files of the specification (left unread), at
+// the archive's root or in one folder, each once; the expanded size is
+// capped at MaxRosterUnzipped whatever the archive claims.
 func UnzipOneRoster(data []byte) (map[string][]byte, []LineError) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
@@ -75,8 +95,11 @@ func UnzipOneRoster(data []byte) (map[string][]byte, []LineError) {
 			continue // a folder entry
 		}
 		name := path.Base(f.Name)
-		if !slices.Contains(OneRosterFiles, name) {
-			return nil, []LineError{{File: f.Name, Message: "is not one of the accepted files (orgs.csv, users.csv, classes.csv, enrollments.csv)"}}
+		if oneRosterUnreadFile(name) {
+			continue
+		}
+		if !slices.Contains(OneRosterFiles, name) && name != OneRosterManifest {
+			return nil, []LineError{notOneRosterFile(f.Name)}
 		}
 		if _, dup := files[name]; dup {
 			return nil, []LineError{{File: f.Name, Message: "appears twice in the archive"}}
@@ -187,17 +210,22 @@ func inFile(name string, le LineError) LineError {
 // sync: users.csv is required, the others optional (without classes.csv
 // and enrollments.csv nobody's homeroom is set). Each user with role
 // student is one draft: its sourcedId the stable id, identifier the
-// student number, givenName and familyName the name, the first of grades
-// the grade, and the title of the one class of classType "homeroom" the
-// student is enrolled in (as a student) the homeroom. A user whose
-// enabledUser is false, or whose status is tobedeleted, is taken off the
-// roll (Inactive). Other roles (teachers, parents...) are read and
-// checked, not imported. hasHomeroom reports whether the upload says
-// anything about homerooms.
+// student number (when it has that form), givenName and familyName the
+// name, the first of grades the grade, and the title of the one class of
+// classType "homeroom" the student is enrolled in (as a student) the
+// homeroom. A user whose enabledUser is false, or whose status is
+// tobedeleted, is taken off the roll (Inactive). Other roles (teachers,
+// parents...) are read and checked, not imported. hasHomeroom reports
+// whether the upload says anything about homerooms.
 func ParseOneRoster(files map[string][]byte) (drafts []StudentDraft, hasHomeroom bool, problems []LineError) {
 	for name := range files {
-		if !slices.Contains(OneRosterFiles, name) {
-			return nil, false, []LineError{{File: name, Message: "is not one of the accepted files (orgs.csv, users.csv, classes.csv, enrollments.csv)"}}
+		if !slices.Contains(OneRosterFiles, name) && name != OneRosterManifest && !oneRosterUnreadFile(name) {
+			return nil, false, []LineError{notOneRosterFile(name)}
+		}
+	}
+	if m, ok := files[OneRosterManifest]; ok {
+		if problems := checkOneRosterManifest(m); problems != nil {
+			return nil, false, problems
 		}
 	}
 	if _, ok := files[OneRosterUsers]; !ok {
@@ -246,11 +274,19 @@ func ParseOneRoster(files map[string][]byte) (drafts []StudentDraft, hasHomeroom
 			}
 		}
 		grade, _, _ := strings.Cut(c["grades"], ",")
+		// OneRoster's identifier is any "human readable identifier": real
+		// exports put a username or an email there as often as a student
+		// number. It is the student number only when it has that form;
+		// the student is still matched by sourcedId.
+		number := c["identifier"]
+		if !validStudentNumber(number) {
+			number = ""
+		}
 		d := StudentDraft{
 			Line:          u.line,
 			Name:          strings.Join(strings.Fields(c["givenName"]+" "+c["familyName"]), " "),
 			Email:         c["email"],
-			StudentNumber: c["identifier"],
+			StudentNumber: number,
 			Grade:         grade,
 			Homeroom:      homerooms[c["sourcedId"]],
 			ExternalID:    c["sourcedId"],
@@ -321,7 +357,8 @@ func oneRosterHomerooms(classes, enrollments []rosterRow, files map[string][]byt
 	known := map[string]bool{}
 	for _, c := range classes {
 		known[c.cells["sourcedId"]] = true
-		if strings.EqualFold(c.cells["classType"], "homeroom") {
+		// A homeroom class being deleted is nobody's homeroom any more.
+		if strings.EqualFold(c.cells["classType"], "homeroom") && !strings.EqualFold(c.cells["status"], "tobedeleted") {
 			title[c.cells["sourcedId"]] = c.cells["title"]
 		}
 	}
@@ -346,4 +383,60 @@ func oneRosterHomerooms(classes, enrollments []rosterRow, files map[string][]byt
 		out[user], line[user] = t, e.line
 	}
 	return out, problems
+}
+
+// checkOneRosterManifest checks an export's manifest.csv: it must say the
+// files are OneRoster 1.1 (1.0 and 1.2 name their columns differently), and
+// none of the files a sync reads may be a delta: a delta lists only what
+// changed, and a full sync would take everyone else off the roll.
+func checkOneRosterManifest(data []byte) []LineError {
+	rows, problems := readManifest(data)
+	if problems != nil {
+		return problems
+	}
+	version, versionLine := "", 0
+	for _, r := range rows {
+		prop, value := r.cells["propertyName"], r.cells["value"]
+		switch {
+		case prop == "oneroster.version":
+			version, versionLine = value, r.line
+		case strings.HasPrefix(prop, "file.") && strings.EqualFold(value, "delta") &&
+			slices.Contains(OneRosterFiles, strings.TrimPrefix(prop, "file.")+".csv"):
+			return []LineError{{File: OneRosterManifest, Line: r.line, Field: prop,
+				Message: "declares a delta file; a roster sync reads a bulk export (every student)"}}
+		}
+	}
+	if version != "1.1" && !strings.HasPrefix(version, "1.1.") {
+		if versionLine == 0 {
+			return []LineError{{File: OneRosterManifest, Line: 1, Field: "oneroster.version", Message: "is missing; the manifest must say the export is OneRoster 1.1"}}
+		}
+		return []LineError{{File: OneRosterManifest, Line: versionLine, Field: "oneroster.version",
+			Message: fmt.Sprintf("is %q; a roster sync reads OneRoster 1.1", version)}}
+	}
+	return nil
+}
+
+// readManifest reads manifest.csv's propertyName,value rows.
+func readManifest(data []byte) ([]rosterRow, []LineError) {
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	r := csv.NewReader(bytes.NewReader(data))
+	header, err := r.Read()
+	if err != nil || len(header) != 2 || !strings.EqualFold(strings.TrimSpace(header[0]), "propertyName") ||
+		!strings.EqualFold(strings.TrimSpace(header[1]), "value") {
+		return nil, []LineError{{File: OneRosterManifest, Line: 1, Message: "must start with the columns propertyName,value"}}
+	}
+	var rows []rosterRow
+	for len(rows) < 100 {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, []LineError{inFile(OneRosterManifest, csvSyntaxError(err))}
+		}
+		line, _ := r.FieldPos(0)
+		rows = append(rows, rosterRow{line: line, cells: map[string]string{
+			"propertyName": strings.TrimSpace(rec[0]), "value": strings.TrimSpace(rec[1])}})
+	}
+	return rows, nil
 }

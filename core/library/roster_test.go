@@ -60,9 +60,11 @@ func TestParseOneRosterRefusals(t *testing.T) {
 		t.Errorf("bad line: %+v", problems)
 	}
 	files = oneRosterSample(t)
+	// A manifest is taken (real exports always hold one) but must say
+	// which OneRoster version the files are.
 	files["manifest.csv"] = []byte("propertyName,value\n")
 	if _, _, problems = ParseOneRoster(files); len(problems) != 1 || problems[0].File != "manifest.csv" {
-		t.Errorf("other file: %+v", problems)
+		t.Errorf("manifest without oneroster.version: %+v", problems)
 	}
 }
 
