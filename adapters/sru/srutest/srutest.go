@@ -60,6 +60,14 @@ func Start(tb testing.TB) *Server {
 	return s
 }
 
+// Serve makes the server answer a query for isbn (as the client sends it:
+// digits, no hyphens) with answer, a whole SRU document.
+func (s *Server) Serve(isbn, answer string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.records[isbn] = answer
+}
+
 // Endpoint is the server's SRU base URL, as a school sets it.
 func (s *Server) Endpoint() string { return s.URL + "/LCDB" }
 
