@@ -132,8 +132,8 @@ type rosterRow struct {
 }
 
 // readRosterTable reads one OneRoster file strictly: UTF-8, a header of
-// known columns each once with the required ones present, and every row as
-// wide as the header.
+// known columns each once (and any metadata.* extension columns) with the
+// required ones present, and every row as wide as the header.
 func readRosterTable(name string, data []byte) ([]rosterRow, []LineError) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	if !utf8.Valid(data) {
@@ -155,6 +155,9 @@ func readRosterTable(name string, data []byte) ([]rosterRow, []LineError) {
 		h = strings.TrimSpace(h)
 		j := slices.IndexFunc(known, func(k string) bool { return strings.EqualFold(k, h) })
 		switch {
+		case len(h) > len("metadata.") && strings.EqualFold(h[:len("metadata.")], "metadata."):
+			// The specification's extension columns (metadata.*): a
+			// district's own data, passed over.
 		case j < 0:
 			problems = append(problems, LineError{File: name, Line: 1, Field: h, Message: "is not a OneRoster 1.1 column of " + name})
 		case seen[known[j]]:
@@ -194,7 +197,9 @@ func readRosterTable(name string, data []byte) ([]rosterRow, []LineError) {
 		}
 		row := rosterRow{line: line, cells: make(map[string]string, len(cols))}
 		for i, c := range cols {
-			row.cells[c] = strings.TrimSpace(rec[i])
+			if c != "" {
+				row.cells[c] = strings.TrimSpace(rec[i])
+			}
 		}
 		rows = append(rows, row)
 	}
