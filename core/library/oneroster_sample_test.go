@@ -1,6 +1,7 @@
 package library
 
 import (
+	"archive/zip"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -101,5 +102,25 @@ func TestParseOneRosterMetadataColumns(t *testing.T) {
 	files[OneRosterUsers] = append(files[OneRosterUsers], "\nx,active,,true,,student,u,,A,B,,1,,,,,07,\n"...)
 	if _, _, problems := ParseOneRoster(files); len(problems) != 1 || problems[0].Line != len(lines)+1 {
 		t.Errorf("a row without the metadata cell: %+v", problems)
+	}
+}
+
+func TestUnzipOneRosterPassesOverTheSpecificationsOtherFiles(t *testing.T) {
+	zipOf := func(names ...string) []byte {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		for _, n := range names {
+			f, _ := zw.Create("export/" + n)
+			_, _ = f.Write([]byte("x\n"))
+		}
+		_ = zw.Close()
+		return buf.Bytes()
+	}
+	files, problems := UnzipOneRoster(zipOf("users.csv", "manifest.csv", "academicsessions.csv", "courses.csv", "demographics.csv"))
+	if problems != nil || len(files) != 2 || files[OneRosterManifest] == nil || files[OneRosterUsers] == nil {
+		t.Errorf("files %v, problems %+v; want users.csv and manifest.csv", len(files), problems)
+	}
+	if _, problems := UnzipOneRoster(zipOf("users.csv", "students.csv")); len(problems) != 1 || problems[0].File != "export/students.csv" {
+		t.Errorf("a file that is not OneRoster's: %+v", problems)
 	}
 }
