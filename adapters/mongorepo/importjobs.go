@@ -31,6 +31,8 @@ func NewImportJobs(db *mongo.Database) *ImportJobs {
 	return &ImportJobs{jobs: db.Collection(colImportJobs), claims: db.Collection(colImportJobClaims)}
 }
 
+// importJobDoc has every field from the start (outcome and finished_at
+// null while running), so Finish's $set keeps the fields' order.
 type importJobDoc struct {
 	ID         string     `bson:"_id"`
 	SchoolID   string     `bson:"school_id"`
@@ -38,11 +40,11 @@ type importJobDoc struct {
 	Format     string     `bson:"format"`
 	DryRun     bool       `bson:"dry_run"`
 	Records    int        `bson:"records"`
-	Outcome    []byte     `bson:"outcome,omitempty"`
+	Outcome    []byte     `bson:"outcome"`
 	StartedBy  string     `bson:"started_by"`
 	StartedAt  time.Time  `bson:"started_at"`
 	LeaseUntil time.Time  `bson:"lease_until"`
-	FinishedAt *time.Time `bson:"finished_at,omitempty"`
+	FinishedAt *time.Time `bson:"finished_at"`
 }
 
 // importJobClaim is the school's running slot: _id is the school's id.
@@ -149,4 +151,33 @@ func (r *ImportJobs) Get(ctx context.Context, schoolID, id string) (library.Impo
 		return library.ImportJob{}, library.ErrImportJobNotFound()
 	}
 	return j, err
+}
+
+// importJobRecords is the handling of KindImportJobs: the job documents,
+// and for a running job the school's claim, as Start writes them, so a
+// copied running job still holds its school's slot until its lease passes.
+func importJobRecords(db *mongo.Database, kind ports.RecordKind) recordKind {
+	k := plain(db, kind, colImportJobs, toImportJobDoc, importJobDoc.toImportJob)
+	claims := db.Collection(colImportJobClaims)
+	writeJobs := k.write
+	k.write = func(ctx context.Context, records []any) error {
+		if err := writeJobs(ctx, records); err != nil {
+			return err
+		}
+		jobs, err := ports.RecordsAs[library.ImportJob](kind, records)
+		if err != nil {
+			return err
+		}
+		var docs []any
+		for _, j := range jobs {
+			if j.State == library.ImportJobRunning {
+				docs = append(docs, importJobClaim{SchoolID: j.SchoolID, JobID: j.ID})
+			}
+		}
+		if len(docs) == 0 {
+			return nil
+		}
+		return insertAll(ctx, claims, kind, docs)
+	}
+	return k
 }

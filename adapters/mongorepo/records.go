@@ -126,7 +126,7 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 	case ports.KindStocktakeScans:
 		return plain(r.db, k, colStocktakeScans, toScanDoc, scanDoc.toScan), nil
 	case ports.KindImportJobs:
-		return plain(r.db, k, colImportJobs, toImportJobDoc, importJobDoc.toImportJob), nil
+		return importJobRecords(r.db, k), nil
 	}
 	return recordKind{}, errs.E(errs.Invalid, errs.CodeUnknownRecordKind, "There is no record kind %q.", k)
 }
