@@ -51,10 +51,12 @@ func decodeImportJob(t *testing.T, r response, status int) importJobBody {
 }
 
 // awaitImportJob reads the job's status route until it is no longer
-// running.
+// running, more and more slowly (up to every 2 s), as a client should,
+// and within the rate limit.
 func awaitImportJob(t *testing.T, w *libraryWorld, tok, id string, within time.Duration) importJobBody {
 	t.Helper()
 	deadline := time.Now().Add(within)
+	pause := 50 * time.Millisecond
 	for {
 		job := decodeImportJob(t, w.s.do(req{Path: "/api/library/holdings/imports/" + id, Token: tok}), 200)
 		if job.State != library.ImportJobRunning {
@@ -63,7 +65,8 @@ func awaitImportJob(t *testing.T, w *libraryWorld, tok, id string, within time.D
 		if time.Now().After(deadline) {
 			t.Fatalf("the import job is still running after %v: %+v", within, job)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(pause)
+		pause = min(pause*3/2, 2*time.Second)
 	}
 }
 
