@@ -58,7 +58,14 @@ func awaitImportJob(t *testing.T, w *libraryWorld, tok, id string, within time.D
 	deadline := time.Now().Add(within)
 	pause := 50 * time.Millisecond
 	for {
-		job := decodeImportJob(t, w.s.do(req{Path: "/api/library/holdings/imports/" + id, Token: tok}), 200)
+		r := w.s.do(req{Path: "/api/library/holdings/imports/" + id, Token: tok})
+		// A store busy with a large commit may not answer the read in time
+		// (FerretDB): 503, try again, as the answer says.
+		if r.Status == http.StatusServiceUnavailable && time.Now().Before(deadline) {
+			time.Sleep(pause)
+			continue
+		}
+		job := decodeImportJob(t, r, 200)
 		if job.State != library.ImportJobRunning {
 			return job
 		}
