@@ -236,6 +236,9 @@ func TestHoldingsImportJob20000Records(t *testing.T) {
 	done := awaitImportJob(t, w, w.libA, job.ID, 25*time.Minute)
 	took := time.Since(start)
 	if done.State != "done" || done.Report.BooksAdded != n || done.Report.CopiesAdded != n {
+		if done.Error != nil {
+			t.Logf("job error after %v: %+v", time.Since(start), *done.Error)
+		}
 		t.Fatalf("job = %+v", done)
 	}
 	t.Logf("%d records as a job: 202 after %v, done after %v", n, accepted, took)
