@@ -24,7 +24,7 @@ const (
 	// more records may pass the request deadline; the embedded store would
 	// manage 20,000, but both stores answer alike.
 	AsyncImportRecords = 1000
-	importJobTimeout = 30 * time.Minute
+	importJobTimeout   = 30 * time.Minute
 	// importLease is long next to its renewal: a store busy with a large
 	// commit (FerretDB blocks other writes for minutes while it publishes
 	// 40,000 documents) must not let a live job's lease pass.
