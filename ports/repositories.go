@@ -187,12 +187,14 @@ type Repositories struct {
 	Holdings      HoldingsRepository
 	// HoldingsImports serves the import and export of holdings files.
 	HoldingsImports HoldingsImportRepository
-	Loans           LoanRepository
-	ActiveLoans     ActiveLoanRepository
-	Expiry          ExpiryRepository
-	Departures      DepartureRepository
-	Holds           HoldRepository
-	Charges         ChargeRepository
+	// ImportJobs are the holdings imports run in the background.
+	ImportJobs  ImportJobRepository
+	Loans       LoanRepository
+	ActiveLoans ActiveLoanRepository
+	Expiry      ExpiryRepository
+	Departures  DepartureRepository
+	Holds       HoldRepository
+	Charges     ChargeRepository
 	// Stocktakes are the checks of a school's shelves and their scans.
 	Stocktakes StocktakeRepository
 	Health     Pinger

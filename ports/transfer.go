@@ -69,6 +69,9 @@ const (
 	// Stocktakes and the copies each found.
 	KindStocktakes     RecordKind = "stocktakes"      // library.Stocktake
 	KindStocktakeScans RecordKind = "stocktake_scans" // library.StocktakeScan
+	// The holdings import jobs, so a status read after a move still
+	// answers (a running one reads as failed once its lease passes).
+	KindImportJobs RecordKind = "import_jobs" // library.ImportJob
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -83,7 +86,7 @@ var RecordKinds = []RecordKind{
 	KindHolds, KindHoldQueue, KindHoldTraps, KindHoldEnds,
 	KindLoanEndings, KindCharges, KindSettlements,
 	KindRollovers,
-	KindStocktakes, KindStocktakeScans,
+	KindStocktakes, KindStocktakeScans, KindImportJobs,
 }
 
 // NoticeSettingsRecord is a school's saved notice settings.

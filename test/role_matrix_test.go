@@ -81,6 +81,21 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		}
 		return id
 	}
+	// importJob is one background import (a dry run, so it adds nothing)
+	// of school A, started once: a second would wait for the first.
+	var importJobID string
+	importJob := func(t *testing.T) string {
+		if importJobID == "" {
+			r := s.do(req{Method: http.MethodPost, Token: w.admin, Headers: map[string]string{"Content-Type": "text/csv"},
+				Path: "/api/library/holdings/imports?format=csv&dry_run=true&async=true&schoolId=" + w.schoolA,
+				Body: fmt.Sprintf("title,author,barcode\nJob Book,M,JB-%d\n", unique())})
+			if r.Status != 202 {
+				t.Fatalf("start an import job: %d %s", r.Status, r.Body)
+			}
+			importJobID = r.json(t)["job"].(map[string]any)["id"].(string)
+		}
+		return importJobID
+	}
 	readerID := func() string {
 		a, _ := s.App.Repos.Accounts.GetByEmail(t.Context(), demoReader)
 		return a.ID
@@ -135,6 +150,12 @@ func TestLibraryRoleMatrix(t *testing.T) {
 			return req{Method: "POST", Path: "/api/library/holdings/imports?format=csv&dry_run=true&schoolId=" + w.schoolA,
 				Body: fmt.Sprintf("title,author,barcode\nMatrix Book,M,MX-%d\n", unique()), Headers: map[string]string{"Content-Type": "text/csv"}}
 		}, [6]int{A, F, F, 200, F, 200}, nil},
+		{"GET /api/library/holdings/imports/{id}", func(t *testing.T, w *libraryWorld) req {
+			return req{Path: "/api/library/holdings/imports/" + importJob(t) + "?schoolId=" + w.schoolA}
+		}, [6]int{A, F, F, 200, F, 200}, nil},
+		{"GET /api/library/holdings/imports/{id} (B's own school, A's job)", func(t *testing.T, w *libraryWorld) req {
+			return req{Path: "/api/library/holdings/imports/" + importJob(t)}
+		}, [6]int{A, F, F, 200, N, 422}, nil},
 		{"GET /api/library/holdings/export", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/holdings/export?format=csv&schoolId=" + w.schoolA}
 		}, [6]int{A, F, F, 200, F, 200}, nil},

@@ -5,6 +5,9 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
+
+	"github.com/gorilla/mux"
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
@@ -58,20 +61,23 @@ func toImportReportBody(rep service.ImportReport) importReportBody {
 }
 
 // importHoldings takes a holdings file as the body: ?format= names it
-// (csv, marc21, marcxml), ?dry_run=true only reports.
+// (csv, marc21, marcxml), ?dry_run=true only reports. A file of more than
+// service.AsyncImportRecords records, or ?async=true, is imported by a
+// job: 202 with the job and its Location.
 func (h *handler) importHoldings(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "format", "dry_run")
+	p, err := queryParams(r, "schoolId", "format", "dry_run", "async")
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	dryRun := false
-	switch p["dry_run"] {
-	case "", "false":
-	case "true":
-		dryRun = true
-	default:
-		writeError(w, r, errs.InvalidField("dry_run", "must be true or false"))
+	dryRun, err := boolParam(p, "dry_run")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	async, err := boolParam(p, "async")
+	if err != nil {
+		writeError(w, r, err)
 		return
 	}
 	body, err := readHoldingsBody(w, r)
@@ -79,9 +85,14 @@ func (h *handler) importHoldings(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	rep, err := h.deps.Library.HoldingsFiles.Import(r.Context(), p["schoolId"], p["format"], body, dryRun)
+	rep, job, err := h.deps.Library.HoldingsFiles.ImportFile(r.Context(), p["schoolId"], p["format"], body, dryRun, async)
 	if err != nil {
 		writeError(w, r, err)
+		return
+	}
+	if job.ID != "" {
+		w.Header().Set("Location", "/api/library/holdings/imports/"+job.ID)
+		writeJSON(w, http.StatusAccepted, map[string]any{"job": toImportJobBody(service.ImportJobStatus{Job: job})})
 		return
 	}
 	status := http.StatusCreated
@@ -89,6 +100,54 @@ func (h *handler) importHoldings(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusOK
 	}
 	writeJSON(w, status, map[string]any{"report": toImportReportBody(rep)})
+}
+
+type importJobBody struct {
+	ID         string            `json:"id"`
+	State      string            `json:"state"`
+	Format     string            `json:"format"`
+	DryRun     bool              `json:"dry_run"`
+	Records    int               `json:"records"`
+	StartedAt  time.Time         `json:"started_at"`
+	FinishedAt *time.Time        `json:"finished_at"`
+	Report     *importReportBody `json:"report"`
+	Error      *errorPayload     `json:"error"`
+}
+
+func toImportJobBody(st service.ImportJobStatus) importJobBody {
+	j := st.Job
+	b := importJobBody{ID: j.ID, State: j.State, Format: j.Format, DryRun: j.DryRun, Records: j.Records, StartedAt: j.StartedAt.UTC()}
+	if !j.FinishedAt.IsZero() {
+		at := j.FinishedAt.UTC()
+		b.FinishedAt = &at
+	}
+	if st.Report != nil {
+		rep := toImportReportBody(*st.Report)
+		b.Report = &rep
+	}
+	if st.Err != nil {
+		b.Error = &errorPayload{Code: st.Err.ClientCode(), Message: st.Err.Message, Details: st.Err.Details}
+		if b.Error.Details == nil {
+			b.Error.Details = map[string]any{}
+		}
+	}
+	return b
+}
+
+// holdingsImportJob answers the state of an import job of the caller's
+// school: running, done with its report, or failed with its error.
+func (h *handler) holdingsImportJob(w http.ResponseWriter, r *http.Request) {
+	p, err := queryParams(r, "schoolId")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	st, err := h.deps.Library.HoldingsFiles.Job(r.Context(), p["schoolId"], mux.Vars(r)["id"])
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"job": toImportJobBody(st)})
 }
 
 // readHoldingsBody reads a holdings file, refusing more than

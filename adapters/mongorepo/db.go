@@ -66,6 +66,10 @@ const (
 	colSettlements       = "charge_settlements"
 	colStocktakes        = "stocktakes"
 	colStocktakeScans    = "stocktake_scans"
+	// Holdings imports run in the background and each school's one
+	// running slot; both are read by _id only, so they need no index.
+	colImportJobs      = "import_jobs"
+	colImportJobClaims = "import_job_claims"
 )
 
 // Reminder mail: each school's notice settings, the notices (claims and
@@ -162,6 +166,7 @@ func (d *DB) Repositories() ports.Repositories {
 		Holds:           NewHolds(d.db),
 		Charges:         NewCharges(d.db),
 		Stocktakes:      NewStocktakes(d.db),
+		ImportJobs:      NewImportJobs(d.db),
 		Health:          NewHealth(d.db.Client()),
 
 		ExternalIdentities: NewExternalIdentities(d.db),

@@ -105,9 +105,17 @@ func (r *Holdings) ImportHoldings(ctx context.Context, books []library.Book, cop
 	// 1.24 runs a document at a time (about 4 s per 1,000 here), so it has
 	// a deadline of its own, long enough for the largest file; a start
 	// after a crash finishes it (finishImports).
-	pctx, pcancel := context.WithTimeout(context.WithoutCancel(ctx), holdingsCleanupTimeout)
+	pctx, pcancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout(len(books)+len(copies)))
 	defer pcancel()
 	return publishImport(pctx, r.books.Database(), batch)
+}
+
+// publishTimeout bounds the publication of a committed batch of n
+// documents: holdingsCleanupTimeout, or more for a large batch (a
+// background import job of 20,000 records is 40,000 documents, which
+// FerretDB 1.24 publishes one at a time), at 20 ms a document.
+func publishTimeout(n int) time.Duration {
+	return max(holdingsCleanupTimeout, time.Duration(n)*20*time.Millisecond)
 }
 
 // holdingsCleanupTimeout bounds the publication or the deletion of a

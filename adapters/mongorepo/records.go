@@ -125,6 +125,8 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 		return plain(r.db, k, colStocktakes, toStocktakeDoc, stocktakeDoc.toStocktake), nil
 	case ports.KindStocktakeScans:
 		return plain(r.db, k, colStocktakeScans, toScanDoc, scanDoc.toScan), nil
+	case ports.KindImportJobs:
+		return importJobRecords(r.db, k), nil
 	}
 	return recordKind{}, errs.E(errs.Invalid, errs.CodeUnknownRecordKind, "There is no record kind %q.", k)
 }

@@ -299,6 +299,7 @@ func (d *DB) Repositories() ports.Repositories {
 		Holds:           NewHolds(d),
 		Charges:         NewCharges(d),
 		Stocktakes:      NewStocktakes(d),
+		ImportJobs:      NewImportJobs(d),
 		Health:          NewHealth(d),
 
 		ExternalIdentities: NewExternalIdentities(d),

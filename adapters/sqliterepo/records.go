@@ -364,6 +364,9 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 	if sk, ok := stocktakeRecordKinds(d, k); ok {
 		return sk, nil
 	}
+	if jk, ok := importJobRecordKind(d, k); ok {
+		return jk, nil
+	}
 	return recordKind{}, errs.E(errs.Invalid, errs.CodeUnknownRecordKind, "There is no record kind %q.", k)
 }
 

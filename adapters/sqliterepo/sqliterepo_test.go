@@ -28,6 +28,7 @@ func TestLibrary(t *testing.T) {
 	t.Run("Reports", func(t *testing.T) { porttest.Reports(t, newRepos) })
 	t.Run("Charges", func(t *testing.T) { porttest.Charges(t, newRepos) })
 	t.Run("Stocktakes", func(t *testing.T) { porttest.Stocktakes(t, newRepos) })
+	t.Run("ImportJobs", func(t *testing.T) { porttest.ImportJobs(t, newRepos) })
 	t.Run("ActiveLoans", func(t *testing.T) { porttest.ActiveLoans(t, newRepos) })
 	t.Run("Students", func(t *testing.T) { porttest.Students(t, newRepos) })
 	t.Run("Departures", func(t *testing.T) { porttest.Departures(t, newRepos) })

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
@@ -32,7 +33,14 @@ type holdingsView struct {
 	Error     string
 	Problems  []lineProblem
 	CanImport bool
+	// Job is an import running in the background (?job=), with its
+	// error's problems once it failed.
+	Job         *service.ImportJobStatus
+	JobProblems []lineProblem
 }
+
+// jobRefreshSeconds is how often the page of a running import reloads.
+const jobRefreshSeconds = 3
 
 func (a *App) holdingsPage(w http.ResponseWriter, r *http.Request) {
 	school, ok := a.school(w, r)
@@ -41,6 +49,18 @@ func (a *App) holdingsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v := holdingsView{Format: library.HoldingsCSV}
 	v.Flash = a.takeFlash(w, r)
+	if id := r.URL.Query().Get("job"); id != "" {
+		st, err := a.deps.Library.HoldingsFiles.Job(r.Context(), school.ID, id)
+		if err != nil {
+			v.Error = a.messageOf(r, err)
+			a.renderHoldings(w, r, school, a.statusFor(err), v)
+			return
+		}
+		v.Job = &st
+		if st.Err != nil {
+			v.JobProblems = lineProblems(st.Err)
+		}
+	}
 	a.renderHoldings(w, r, school, http.StatusOK, v)
 }
 
@@ -50,6 +70,9 @@ func (a *App) renderHoldings(w http.ResponseWriter, r *http.Request, school libr
 	v.Flash = flash
 	v.Base = schoolPath(school)
 	v.CanImport = a.allowed(r, "import", "library:holdings")
+	if v.Job != nil && v.Job.Job.State == library.ImportJobRunning {
+		v.Refresh = jobRefreshSeconds
+	}
 	a.render(w, r, status, "holdings", v)
 }
 
@@ -64,8 +87,17 @@ func (a *App) importHoldingsForm(w http.ResponseWriter, r *http.Request) {
 	format, data, dryRun, err := readHoldingsUpload(w, r)
 	v := holdingsView{Format: format}
 	if err == nil {
-		var rep service.ImportReport
-		rep, err = a.deps.Library.HoldingsFiles.Import(r.Context(), school.ID, format, data, dryRun)
+		var (
+			rep service.ImportReport
+			job library.ImportJob
+		)
+		// A large file (or "in the background") is imported by a job: the
+		// page then follows the job.
+		rep, job, err = a.deps.Library.HoldingsFiles.ImportFile(r.Context(), school.ID, format, data, dryRun, !dryRun && r.FormValue("async") == "true")
+		if err == nil && job.ID != "" {
+			http.Redirect(w, r, schoolPath(school)+"/holdings?job="+url.QueryEscape(job.ID), http.StatusSeeOther)
+			return
+		}
 		if err == nil && !dryRun {
 			a.redirect(w, r, schoolPath(school)+"/holdings", flash{Kind: "success", Message: fmt.Sprintf(
 				"Imported %d %s and %d %s.", rep.BooksAdded, pluralize(rep.BooksAdded, "book", "books"), rep.CopiesAdded, pluralize(rep.CopiesAdded, "copy", "copies"))})

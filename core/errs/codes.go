@@ -131,6 +131,9 @@ const (
 	CodeStocktakeOpen     = "stocktake_open"
 	CodeScanExists        = "scan_exists"
 	CodeScanNotFound      = "scan_not_found"
+	// Library: holdings imports run as background jobs.
+	CodeImportJobNotFound = "import_job_not_found"
+	CodeImportRunning     = "import_running" // the school has an import job running
 
 	// Cataloguing by ISBN: the school's SRU catalogue server.
 	CodeCatalogLookupOff         = "catalog_lookup_off"         // the school set no server

@@ -24,6 +24,9 @@ type HoldingsFiles struct {
 	imports  ports.HoldingsImportRepository
 	desk     *holdDesk
 	codec    ports.RecordCodec
+	// importJobs stores the background imports; jobs runs them.
+	importJobs ports.ImportJobRepository
+	jobs       *importJobs
 	*clock
 }
 

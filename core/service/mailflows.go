@@ -386,6 +386,7 @@ func (s *Identity) Wait(ctx context.Context) {
 type background struct {
 	slots   chan struct{}
 	onError func(op string, err error)
+	timeout time.Duration // bounds each piece of work
 
 	mu      sync.Mutex
 	pending int64         // work started and not yet ended
@@ -402,7 +403,7 @@ const (
 func newBackground(onError func(string, error)) *background {
 	done := make(chan struct{})
 	close(done)
-	return &background{slots: make(chan struct{}, backgroundSlots), onError: onError, done: done}
+	return &background{slots: make(chan struct{}, backgroundSlots), onError: onError, timeout: backgroundTimeout, done: done}
 }
 
 func (b *background) begin() {
@@ -440,7 +441,7 @@ func (b *background) idle() <-chan struct{} {
 // run calls fn with a context that keeps ctx's values (request id, logger)
 // but not its cancellation: the request is answered before fn ends.
 func (b *background) run(ctx context.Context, op string, fn func(context.Context) error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), backgroundTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.timeout)
 	b.begin()
 	work := func() {
 		defer b.end()

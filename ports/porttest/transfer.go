@@ -89,6 +89,7 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 	ports.KindRollovers:      reflect.TypeFor[library.Rollover](),
 	ports.KindStocktakes:     reflect.TypeFor[library.Stocktake](),
 	ports.KindStocktakeScans: reflect.TypeFor[library.StocktakeScan](),
+	ports.KindImportJobs:     reflect.TypeFor[library.ImportJob](),
 }
 
 // transferSeed is what seedTransfer stored in store A.
@@ -148,6 +149,7 @@ type transferSeed struct {
 	rollover    library.Rollover     // Alder's, which took the pupil off the roll and gave them an external id
 	stocktakes  []library.Stocktake  // a closed one of a range, an open one of the whole collection
 	scans       []library.StocktakeScan
+	importJobs  []library.ImportJob // a finished one and a running one of Alder
 
 	counts map[ports.RecordKind]int64
 }
@@ -460,7 +462,19 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		s.scans = append(s.scans, sc)
 	}
 
+	s.importJobs = []library.ImportJob{
+		{ID: uuid.NewString(), SchoolID: alder.ID, State: library.ImportJobRunning, Format: "marcxml", Records: 20000,
+			StartedBy: s.librarian.ID, StartedAt: base.Add(4 * time.Hour), LeaseUntil: base.Add(5 * time.Hour)},
+		{ID: uuid.NewString(), SchoolID: alder.ID, State: library.ImportJobRunning, Format: "csv", DryRun: true, Records: 3,
+			StartedBy: s.librarian.ID, StartedAt: base.Add(2 * time.Hour), LeaseUntil: base.Add(3 * time.Hour)},
+	}
+	must(t, "ImportJobs.Start", r.ImportJobs.Start(c, s.importJobs[1]))
+	s.importJobs[1].State, s.importJobs[1].Outcome, s.importJobs[1].FinishedAt = library.ImportJobDone, []byte(`{"report":{}}`), base.Add(150*time.Minute)
+	must(t, "ImportJobs.Finish", r.ImportJobs.Finish(c, s.importJobs[1]))
+	must(t, "ImportJobs.Start", r.ImportJobs.Start(c, s.importJobs[0]))
+
 	s.counts = map[ports.RecordKind]int64{
+		ports.KindImportJobs:     2,
 		ports.KindNoticeSettings: 2, ports.KindHomerooms: 2, ports.KindNotices: 2, ports.KindNoticeDays: 2,
 		ports.KindSchools: 2, ports.KindAccounts: 5, ports.KindSigningKeys: 2,
 		ports.KindRefreshTokens: 4, ports.KindRotations: 2, ports.KindRevokedFamilies: 2,
@@ -1059,6 +1073,27 @@ func testTransferReadBack(t *testing.T, a, b ports.Repositories, s *transferSeed
 			wantErr(t, "Stocktakes.AddScan of a copied scan", b.Stocktakes.AddScan(c, sc), errs.Conflict, "scan_exists")
 		}
 	})
+
+	t.Run("ImportJobs", func(t *testing.T) {
+		c := ctx(t)
+		for _, want := range s.importJobs {
+			got, err := b.ImportJobs.Get(c, want.SchoolID, want.ID)
+			must(t, "ImportJobs.Get on B", err)
+			checkImportJob(t, "ImportJobs.Get on B", got, want)
+		}
+	})
+}
+
+// checkImportJob compares two jobs, times to the stores' millisecond.
+func checkImportJob(t *testing.T, call string, got, want library.ImportJob) {
+	t.Helper()
+	checkTime(t, call+" StartedAt", got.StartedAt, want.StartedAt)
+	checkTime(t, call+" LeaseUntil", got.LeaseUntil, want.LeaseUntil)
+	checkTime(t, call+" FinishedAt", got.FinishedAt, want.FinishedAt)
+	got.StartedAt, got.LeaseUntil, got.FinishedAt = want.StartedAt, want.LeaseUntil, want.FinishedAt
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s:\n got %+v\nwant %+v", call, got, want)
+	}
 }
 
 func checkNotice(t *testing.T, call string, got, want library.Notice) {

@@ -213,6 +213,15 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	a.Library = service.NewLibrary(a.Repos, a.Identity)
 	a.Library.UseCatalogSource(sru.New(sru.DefaultTimeout), marc.NewCodec())
 	a.Library.UseRecordCodec(marc.NewCodec())
+	// Holdings import jobs running at shutdown get the shutdown timeout to
+	// end; then they are stopped and stored as failed (nothing imported),
+	// before the database closes.
+	a.closers = append(a.closers, func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, cfg.ShutdownTimeout)
+		defer cancel()
+		a.Library.StopImports(ctx)
+		return nil
+	})
 	a.Sweeper = service.NewSweeper(a.Repos.Expiry, cfg.SweepInterval).WithHolds(a.Library.Holds)
 	a.Sweeper.Also("anonymized_loans", a.Library.Circulation.AnonymizeHistory)
 	a.Sweeper.Also("notices_sent", func(ctx context.Context, now time.Time) (int64, error) {

@@ -76,6 +76,7 @@ var whoMayCall = map[string]string{
 	"library.students.update":                  "admin librarian",
 	"library.holdings.import":                  "admin librarian",
 	"library.holdings.export":                  "admin librarian",
+	"library.holdings.importJob":               "admin librarian",
 	"library.students.sync":                    "admin librarian",
 	"library.students.rollover":                "admin librarian",
 	"library.students.leavers":                 "admin librarian staff",

@@ -1,0 +1,116 @@
+package porttest
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
+)
+
+// ImportJobs checks the ports.ImportJobRepository contract.
+func ImportJobs(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
+	runPortTests(t, newRepos, []portTest{
+		{"StartGetRenewFinish", testImportJobLifecycle},
+		{"OneRunningPerSchool", testImportJobOneRunning},
+		{"ConcurrentStartsOneWins", testImportJobConcurrentStarts},
+	})
+}
+
+func newImportJob(schoolID string, at time.Time) library.ImportJob {
+	return library.ImportJob{ID: uuid.NewString(), SchoolID: schoolID, State: library.ImportJobRunning, Format: "csv",
+		Records: 1200, StartedBy: uuid.NewString(), StartedAt: at, LeaseUntil: at.Add(2 * time.Minute)}
+}
+
+// testImportJobLifecycle stores a job, reads it (not from another
+// school), renews its lease and ends it; a second end keeps the first.
+func testImportJobLifecycle(t *testing.T, r ports.Repositories) {
+	c := ctx(t)
+	job := newImportJob(uuid.NewString(), base)
+	must(t, "Start", r.ImportJobs.Start(c, job))
+	got, err := r.ImportJobs.Get(c, job.SchoolID, job.ID)
+	must(t, "Get", err)
+	checkImportJob(t, "Get", got, job)
+	wantErr(t, "Get of another school", func() error { _, err := r.ImportJobs.Get(c, uuid.NewString(), job.ID); return err }(),
+		errs.NotFound, errs.CodeImportJobNotFound)
+	running, err := r.ImportJobs.Running(c, job.SchoolID)
+	must(t, "Running", err)
+	if running.ID != job.ID {
+		t.Errorf("Running = %s, want %s", running.ID, job.ID)
+	}
+
+	job.LeaseUntil = base.Add(10 * time.Minute)
+	must(t, "Renew", r.ImportJobs.Renew(c, job.SchoolID, job.ID, job.LeaseUntil))
+	got, _ = r.ImportJobs.Get(c, job.SchoolID, job.ID)
+	checkTime(t, "LeaseUntil after Renew", got.LeaseUntil, job.LeaseUntil)
+
+	done := job
+	done.State, done.Records, done.Outcome, done.FinishedAt = library.ImportJobDone, 1201, []byte(`{"report":{"Records":1201}}`), base.Add(time.Minute)
+	must(t, "Finish", r.ImportJobs.Finish(c, done))
+	got, _ = r.ImportJobs.Get(c, job.SchoolID, job.ID)
+	checkImportJob(t, "Get after Finish", got, done)
+	wantErr(t, "Running after Finish", func() error { _, err := r.ImportJobs.Running(c, job.SchoolID); return err }(),
+		errs.NotFound, errs.CodeImportJobNotFound)
+	wantErr(t, "Renew after Finish", r.ImportJobs.Renew(c, job.SchoolID, job.ID, base.Add(time.Hour)), errs.NotFound, errs.CodeImportJobNotFound)
+
+	again := done
+	again.State, again.Outcome = library.ImportJobFailed, []byte(`{"error":{}}`)
+	must(t, "Finish of an ended job", r.ImportJobs.Finish(c, again))
+	got, _ = r.ImportJobs.Get(c, job.SchoolID, job.ID)
+	checkImportJob(t, "Get after a second Finish", got, done)
+	wantErr(t, "Finish of no job", r.ImportJobs.Finish(c, newImportJob(job.SchoolID, base)), errs.NotFound, errs.CodeImportJobNotFound)
+}
+
+// testImportJobOneRunning: a school's second running job is refused until
+// the first ends; another school's is not.
+func testImportJobOneRunning(t *testing.T, r ports.Repositories) {
+	c := ctx(t)
+	school := uuid.NewString()
+	first := newImportJob(school, base)
+	must(t, "Start", r.ImportJobs.Start(c, first))
+	second := newImportJob(school, base.Add(time.Second))
+	wantErr(t, "Start of a second job", r.ImportJobs.Start(c, second), errs.Conflict, errs.CodeImportRunning)
+	wantErr(t, "Get of the refused job", func() error { _, err := r.ImportJobs.Get(c, school, second.ID); return err }(),
+		errs.NotFound, errs.CodeImportJobNotFound)
+	must(t, "Start of another school's job", r.ImportJobs.Start(c, newImportJob(uuid.NewString(), base)))
+
+	first.State, first.Outcome, first.FinishedAt = library.ImportJobFailed, []byte(`{}`), base.Add(time.Minute)
+	must(t, "Finish", r.ImportJobs.Finish(c, first))
+	must(t, "Start after the first ended", r.ImportJobs.Start(c, second))
+}
+
+// testImportJobConcurrentStarts: of racing starts for one school, one
+// wins.
+func testImportJobConcurrentStarts(t *testing.T, r ports.Repositories) {
+	c := ctx(t)
+	school := uuid.NewString()
+	const desks = 8
+	var wg sync.WaitGroup
+	results := make(chan error, desks)
+	for range desks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results <- r.ImportJobs.Start(c, newImportJob(school, base))
+		}()
+	}
+	wg.Wait()
+	close(results)
+	won := 0
+	for err := range results {
+		switch {
+		case err == nil:
+			won++
+		case errs.Is(err, errs.Conflict):
+		default:
+			t.Errorf("Start: %v, want nil or Conflict", err)
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d of %d racing starts won, want 1", won, desks)
+	}
+}
