@@ -1,14 +1,12 @@
 package library
 
 import (
-	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
@@ -196,21 +194,10 @@ var HoldingsCSVColumns = []string{
 // can report what else the file would run into; a file with any problem is
 // not imported.
 func ParseHoldingsCSV(data []byte) ([]HoldingRecord, []LineError) {
-	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	if !utf8.Valid(data) {
-		return nil, []LineError{{Line: firstInvalidLine(data), Message: "is not UTF-8 text; save the file as CSV UTF-8"}}
+	r, header, headerLine, problems := openCSVUpload(data, "title, author, barcode, ...")
+	if problems != nil {
+		return nil, problems
 	}
-	r := csv.NewReader(bytes.NewReader(data))
-	r.FieldsPerRecord = -1
-	r.TrimLeadingSpace = true
-	header, err := r.Read()
-	if err == io.EOF {
-		return nil, []LineError{{Line: 1, Message: "the file is empty; the first line must name the columns (title, author, barcode, ...)"}}
-	}
-	if err != nil {
-		return nil, []LineError{csvSyntaxError(err)}
-	}
-	headerLine, _ := r.FieldPos(0)
 	columns, problems := holdingsColumns(header, headerLine)
 	if len(problems) > 0 {
 		return nil, problems
@@ -251,19 +238,6 @@ func ParseHoldingsCSV(data []byte) ([]HoldingRecord, []LineError) {
 	}
 	slices.SortStableFunc(problems, func(a, b LineError) int { return a.Line - b.Line })
 	return g.records, problems
-}
-
-// firstInvalidLine is the line of the first byte that is not UTF-8.
-func firstInvalidLine(data []byte) int {
-	i := 0
-	for utf8.FullRune(data[i:]) {
-		r, size := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && size <= 1 {
-			break
-		}
-		i += size
-	}
-	return 1 + bytes.Count(data[:i], []byte("\n"))
 }
 
 // holdingsGrouper gathers a CSV's rows into records, one per book.

@@ -182,34 +182,10 @@ var studentColumnsKnown = []string{studentColumnName, studentColumnEmail, studen
 // function's business. When there is any error the drafts are nil: an
 // upload is imported entirely or not at all.
 func ParseStudentsCSV(data []byte) ([]StudentDraft, []LineError) {
-	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	if !utf8.Valid(data) {
-		// Latin-1 or UTF-16 exports are the usual cause; every cell would
-		// be suspect, so one error for the first bad line is enough.
-		i := 0
-		for utf8.FullRune(data[i:]) {
-			r, size := utf8.DecodeRune(data[i:])
-			if r == utf8.RuneError && size <= 1 {
-				break
-			}
-			i += size
-		}
-		line := 1 + bytes.Count(data[:i], []byte("\n"))
-		return nil, []LineError{{Line: line, Message: "is not UTF-8 text; save the file as CSV UTF-8"}}
+	r, header, headerLine, problems := openCSVUpload(data, "name, email, student_number, grade, homeroom, external_id")
+	if problems != nil {
+		return nil, problems
 	}
-
-	r := csv.NewReader(bytes.NewReader(data))
-	r.FieldsPerRecord = -1 // rows of the wrong width are reported per line below
-	r.TrimLeadingSpace = true
-
-	header, err := r.Read()
-	if err == io.EOF {
-		return nil, []LineError{{Line: 1, Message: "the file is empty; the first line must name the columns (name, email, student_number, grade, homeroom, external_id)"}}
-	}
-	if err != nil {
-		return nil, []LineError{csvSyntaxError(err)}
-	}
-	headerLine, _ := r.FieldPos(0)
 	columns, problems := studentColumns(header, headerLine)
 	if len(problems) > 0 {
 		return nil, problems
