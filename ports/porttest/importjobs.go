@@ -88,14 +88,20 @@ func testImportJobOneRunning(t *testing.T, r ports.Repositories) {
 func testImportJobConcurrentStarts(t *testing.T, r ports.Repositories) {
 	c := ctx(t)
 	school := uuid.NewString()
-	const desks = 8
+	oneOfRacingCallsWins(t, 8, "Start", func() error { return r.ImportJobs.Start(c, newImportJob(school, base)) })
+}
+
+// oneOfRacingCallsWins makes n calls at once and checks that exactly one
+// succeeds and every other fails with Conflict (what names the call).
+func oneOfRacingCallsWins(t *testing.T, n int, what string, call func() error) {
+	t.Helper()
 	var wg sync.WaitGroup
-	results := make(chan error, desks)
-	for range desks {
+	results := make(chan error, n)
+	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results <- r.ImportJobs.Start(c, newImportJob(school, base))
+			results <- call()
 		}()
 	}
 	wg.Wait()
@@ -107,10 +113,10 @@ func testImportJobConcurrentStarts(t *testing.T, r ports.Repositories) {
 			won++
 		case errs.Is(err, errs.Conflict):
 		default:
-			t.Errorf("Start: %v, want nil or Conflict", err)
+			t.Errorf("%s: %v, want nil or Conflict", what, err)
 		}
 	}
 	if won != 1 {
-		t.Errorf("%d of %d racing starts won, want 1", won, desks)
+		t.Errorf("%d of %d racing calls of %s succeeded, want 1", won, n, what)
 	}
 }

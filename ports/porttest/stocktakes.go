@@ -2,7 +2,6 @@ package porttest
 
 import (
 	"sort"
-	"sync"
 	"testing"
 	"time"
 
@@ -128,31 +127,7 @@ func testStocktakeConcurrentScans(t *testing.T, r ports.Repositories) {
 	st := newStocktake(uuid.NewString(), "", "", base)
 	must(t, "Create", r.Stocktakes.Create(c, st))
 	copyID := uuid.NewString()
-	const desks = 12
-	var wg sync.WaitGroup
-	results := make(chan error, desks)
-	for range desks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results <- r.Stocktakes.AddScan(c, newScan(st, copyID))
-		}()
-	}
-	wg.Wait()
-	close(results)
-	won := 0
-	for err := range results {
-		switch {
-		case err == nil:
-			won++
-		case errs.Is(err, errs.Conflict):
-		default:
-			t.Errorf("AddScan: %v, want nil or Conflict", err)
-		}
-	}
-	if won != 1 {
-		t.Errorf("%d of %d racing scans of one copy counted, want 1", won, desks)
-	}
+	oneOfRacingCallsWins(t, 12, "AddScan", func() error { return r.Stocktakes.AddScan(c, newScan(st, copyID)) })
 	if n, err := r.Stocktakes.CountScans(c, st.ID); err != nil || n != 1 {
 		t.Errorf("CountScans = %d, %v, want 1", n, err)
 	}
