@@ -11,8 +11,9 @@ const module = "github.com/readinglibrary/service"
 
 // TestArchitecture enforces the package map of the style guide on the
 // production code (test files may import what they need): the core is pure,
-// ports depend only on the core, adapters never import each other, only
-// cmd names concrete adapters, and the port fakes stay in tests.
+// ports depend only on the core, adapters never import each other except
+// the shared HTTP edge that the front doors stand on, only cmd names
+// concrete adapters, and the port fakes stay in tests.
 func TestArchitecture(t *testing.T) {
 	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
 	if err != nil {
@@ -40,6 +41,13 @@ func TestArchitecture(t *testing.T) {
 		t.Fatalf("checked only %d packages", checked)
 	}
 }
+
+// sharedEdge is the one adapter other adapters may import: the middleware
+// chain, route guard and error writer of every HTTP front door.
+const sharedEdge = "httpedge"
+
+// frontDoors are the adapters that serve routes through the shared edge.
+var frontDoors = map[string]bool{"httpapi": true, "webapp": true}
 
 // forbidden says why pkg (relative to the module) may not import imp.
 func forbidden(pkg, imp string) string {
@@ -73,8 +81,8 @@ func forbidden(pkg, imp string) string {
 		mine := strings.SplitN(strings.TrimPrefix(pkg, "adapters/"), "/", 2)[0]
 		if own && strings.HasPrefix(rel, "adapters/") {
 			other := strings.SplitN(strings.TrimPrefix(rel, "adapters/"), "/", 2)[0]
-			if other != mine {
-				return "adapters never import each other; cmd wires them"
+			if other != mine && !(other == sharedEdge && frontDoors[mine]) {
+				return "adapters never import each other (the front doors may stand on adapters/httpedge); cmd wires them"
 			}
 		}
 		if own && strings.HasPrefix(rel, "cmd/") {
@@ -100,6 +108,37 @@ func TestBinaryLeavesFerretDBOut(t *testing.T) {
 	for _, d := range deps {
 		if strings.HasPrefix(d, "github.com/FerretDB/") || d == module+"/adapters/mongorepo/mongotest/ferret" {
 			t.Errorf("cmd/libraryd depends on %s", d)
+		}
+	}
+}
+
+// TestLayerRules checks the rules themselves on imports that must pass and
+// imports that must not, so that loosening one shows here.
+func TestLayerRules(t *testing.T) {
+	m := module + "/"
+	tests := []struct {
+		pkg, imp string
+		allowed  bool
+	}{
+		{"adapters/httpapi", m + "adapters/httpedge", true},
+		{"adapters/webapp", m + "adapters/httpedge", true},
+		{"adapters/webapp", m + "adapters/httpapi", false},
+		{"adapters/httpapi", m + "adapters/webapp", false},
+		{"adapters/httpedge", m + "adapters/httpapi", false},
+		{"adapters/mongorepo", m + "adapters/httpedge", false},
+		{"adapters/sqliterepo", m + "adapters/mongorepo", false},
+		{"adapters/httpedge", m + "cmd/libraryd/app", false},
+		{"adapters/httpedge", m + "ports", true},
+		{"core/service", "net/http", false},
+		{"core/library", m + "adapters/httpedge", false},
+		{"core/library", "github.com/gorilla/mux", false},
+		{"ports", m + "adapters/httpedge", false},
+		{"cmd/libraryd/app", m + "adapters/httpedge", true},
+		{"adapters/httpapi", m + "ports/portfake", false},
+	}
+	for _, tt := range tests {
+		if got := forbidden(tt.pkg, tt.imp) == ""; got != tt.allowed {
+			t.Errorf("%s importing %s: allowed = %v, want %v (%q)", tt.pkg, tt.imp, got, tt.allowed, forbidden(tt.pkg, tt.imp))
 		}
 	}
 }

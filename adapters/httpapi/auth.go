@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
 )
@@ -69,7 +70,7 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	infoFrom(r).accountID = s.Account.ID
+	httpedge.SetAccount(r, s.Account.ID)
 	h.setSessionCookies(w, s)
 	writeJSON(w, http.StatusOK, loginResponse{sessionResponse: newSessionResponse(s), DeviceToken: s.DeviceToken})
 }
@@ -100,7 +101,7 @@ func (h *handler) refresh(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	infoFrom(r).accountID = s.Account.ID
+	httpedge.SetAccount(r, s.Account.ID)
 	h.writeSession(w, s)
 }
 
@@ -126,7 +127,7 @@ func (h *handler) logout(w http.ResponseWriter, r *http.Request) {
 // when there is no body. Errors: the decoder's, csrf_rejected, and
 // Unauthenticated when there is no token at all.
 func (h *handler) refreshToken(w http.ResponseWriter, r *http.Request) (string, error) {
-	if hasBody(r) {
+	if httpedge.HasBody(r) {
 		var req refreshRequest
 		if err := decodeJSON(w, r, &req); err != nil {
 			return "", err
@@ -160,7 +161,7 @@ func (h *handler) signup(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
-	infoFrom(r).accountID = res.Account.ID
+	httpedge.SetAccount(r, res.Account.ID)
 	writeJSON(w, http.StatusCreated, map[string]any{"user": toOwnProfile(res.Account)})
 }
 

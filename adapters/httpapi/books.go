@@ -7,6 +7,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
@@ -334,7 +335,7 @@ type readingListRequest struct {
 // normal.
 func (h *handler) addToList(w http.ResponseWriter, r *http.Request) {
 	var req readingListRequest
-	if hasBody(r) {
+	if httpedge.HasBody(r) {
 		if err := decodeJSON(w, r, &req); err != nil {
 			writeError(w, r, err)
 			return

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"mime"
 	"net/http"
 	"reflect"
 	"strings"
 
 	"github.com/go-playground/validator/v10"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 )
 
@@ -41,36 +41,6 @@ var validate = func() *validator.Validate {
 	return v
 }()
 
-// hasBody reports whether the request carries a body.
-func hasBody(r *http.Request) bool {
-	return r.ContentLength > 0 || (r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody)
-}
-
-// checkJSONContentType accepts application/json with an optional utf-8
-// charset; any other media type is a 415.
-func checkJSONContentType(r *http.Request) error {
-	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
-		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be application/json.")
-	}
-	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be UTF-8 encoded JSON.")
-	}
-	return nil
-}
-
-// checkCSVContentType accepts text/csv with an optional utf-8 charset.
-func checkCSVContentType(r *http.Request) error {
-	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "text/csv" {
-		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be text/csv.")
-	}
-	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The CSV must be UTF-8 encoded.")
-	}
-	return nil
-}
-
 // readBody reads the whole body, refusing more than maxBodyBytes.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if r.ContentLength > maxBodyBytes {
@@ -97,7 +67,7 @@ func errTooLarge() error {
 // validated with its `validate` tags. Errors: Malformed (400), Invalid (422,
 // one entry per field), TooLarge (413), UnsupportedMedia (415).
 func decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
-	if err := checkJSONContentType(r); err != nil {
+	if err := httpedge.CheckJSON(r); err != nil {
 		return err
 	}
 	body, err := readBody(w, r)

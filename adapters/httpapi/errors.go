@@ -8,126 +8,29 @@
 package httpapi
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
-	"log/slog"
-	"math"
 	"net/http"
-	"strconv"
 
-	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/adapters/httpedge"
 )
 
-// errorBody is the API's error envelope.
-type errorBody struct {
-	Error errorPayload `json:"error"`
-}
+// The edge's writers and request helpers, under the names the handlers use.
+var (
+	writeError    = httpedge.WriteError
+	writeJSON     = httpedge.WriteJSON
+	loggerFrom    = httpedge.Logger
+	requestIDFrom = httpedge.RequestID
+)
 
-type errorPayload struct {
-	Code    string         `json:"code"`
-	Message string         `json:"message"`
-	Details map[string]any `json:"details"`
-}
+// Cookie names. Clients and openapi.json know them by these names, so they
+// never change.
+const (
+	accessCookie  = httpedge.AccessCookie
+	refreshCookie = "sb-refresh-token"
+	// deviceCookie holds the device token of the last account signed in
+	// from this browser; only the sign-in route reads it.
+	deviceCookie = "sb-device-token"
+)
 
-// statusOf is the only table that maps error kinds to HTTP statuses. A kind
-// missing here is a 500.
-var statusOf = map[errs.Kind]int{
-	errs.Malformed:        http.StatusBadRequest,
-	errs.Unauthenticated:  http.StatusUnauthorized,
-	errs.Forbidden:        http.StatusForbidden,
-	errs.NotFound:         http.StatusNotFound,
-	errs.MethodNotAllowed: http.StatusMethodNotAllowed,
-	errs.Conflict:         http.StatusConflict,
-	errs.TooLarge:         http.StatusRequestEntityTooLarge,
-	errs.UnsupportedMedia: http.StatusUnsupportedMediaType,
-	errs.Invalid:          http.StatusUnprocessableEntity,
-	errs.RateLimited:      http.StatusTooManyRequests,
-	errs.Unavailable:      http.StatusServiceUnavailable,
-	errs.BadGateway:       http.StatusBadGateway,
-	errs.GatewayTimeout:   http.StatusGatewayTimeout,
-}
+func (h *handler) clientIP(r *http.Request) string { return h.edge.ClientIP(r) }
 
-// StatusOf returns the HTTP status of an error kind; false for a kind the
-// table does not know, which is answered as 500. The web pages get it
-// through cmd, so both interfaces answer the same status for an error.
-func StatusOf(kind errs.Kind) (int, bool) {
-	s, ok := statusOf[kind]
-	return s, ok
-}
-
-// writeError renders err as the API's error body. Internal errors are
-// logged with their cause and shown to the client only as "internal error".
-func writeError(w http.ResponseWriter, r *http.Request, err error) {
-	e, ok := errs.As(err)
-	if !ok {
-		e = errs.Wrap(err, "internal error")
-	}
-	status, known := statusOf[e.Kind]
-	if !known {
-		status = http.StatusInternalServerError
-	}
-	if status == http.StatusInternalServerError {
-		loggerFrom(r).Error("internal error", "error", err.Error())
-	} else if e.Err != nil && (status == http.StatusServiceUnavailable || status == http.StatusBadGateway || status == http.StatusGatewayTimeout) {
-		// An outside server's cause names no URL (adapters/sru keeps the
-		// query, and whatever it carries, out of it).
-		loggerFrom(r).Warn("dependency unavailable", "error", e.Err.Error())
-	}
-	renderError(w, r, e, status)
-}
-
-// renderError writes e with status and logs nothing, for callers that have
-// logged the cause their own way.
-func renderError(w http.ResponseWriter, r *http.Request, e *errs.Error, status int) {
-	payload := errorPayload{Code: e.ClientCode(), Message: e.Message, Details: e.Details}
-	if e.Kind == errs.Unavailable && errors.Is(r.Context().Err(), context.DeadlineExceeded) {
-		// The request's own deadline passed: a slow request, not an outage
-		// (an unreachable database fails server selection in 2 s, long
-		// before the deadline), so say so rather than "unavailable".
-		payload.Code, payload.Message = errs.CodeRequestTimeout, "The request took too long and was stopped; try again, or ask for less (a narrower search, a smaller page)."
-	}
-	if status == http.StatusInternalServerError {
-		payload = errorPayload{Code: errs.CodeInternalError, Message: "An internal error occurred."}
-	}
-	if payload.Details == nil {
-		payload.Details = map[string]any{}
-	}
-	if status == http.StatusUnauthorized && e.ClientCode() != errs.CodeInvalidCredentials {
-		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
-	}
-	if e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
-	}
-	writeJSON(w, status, errorBody{Error: payload})
-}
-
-// writeJSON writes v with status. Encoding errors after the header is sent
-// can only be logged by the caller's access log, so they are ignored here.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(true)
-	_ = enc.Encode(v)
-}
-
-// loggerFrom returns the request's logger (with its request id), or the
-// default logger.
-//
-// The request id is added here, when something is logged, rather than once
-// per request: most requests log nothing but the access line.
-func loggerFrom(r *http.Request) *slog.Logger {
-	return RequestLogger(r)
-}
-
-// RequestLogger is loggerFrom for the routes other adapters add
-// (ExtraRoute): their own lines carry the same request id as the access
-// line.
-func RequestLogger(r *http.Request) *slog.Logger {
-	st := stateFrom(r)
-	if st.log == nil {
-		return slog.Default()
-	}
-	return st.log.With("request_id", st.id)
-}
+func (h *handler) checkCSRF(r *http.Request) error { return h.edge.CheckCSRF(r) }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
@@ -64,7 +65,7 @@ func (a *recordingAuthorizer) Authorize(_ context.Context, req ports.AccessReque
 }
 
 type fixture struct {
-	h       *Handler
+	h       *httpedge.Handler
 	repos   ports.Repositories
 	authz   *recordingAuthorizer
 	limiter *countingLimiter
@@ -78,11 +79,11 @@ const fixtureMetricsToken = "fixture-metrics-token"
 
 func newFixture(t *testing.T, decide func(ports.AccessRequest) bool) *fixture {
 	t.Helper()
-	return newFixtureConfig(t, decide, Config{MetricsToken: fixtureMetricsToken})
+	return newFixtureConfig(t, decide, httpedge.Config{MetricsToken: fixtureMetricsToken})
 }
 
 // newFixtureConfig is newFixture with cfg's MetricsToken.
-func newFixtureConfig(t *testing.T, decide func(ports.AccessRequest) bool, cfg Config) *fixture {
+func newFixtureConfig(t *testing.T, decide func(ports.AccessRequest) bool, cfg httpedge.Config) *fixture {
 	t.Helper()
 	repos := sqlitetest.NewDB(t).Repositories()
 	identity := service.NewIdentity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{}, service.IdentityConfig{Signup: service.SignupOpen})
@@ -94,10 +95,12 @@ func newFixtureConfig(t *testing.T, decide func(ports.AccessRequest) bool, cfg C
 	}
 	f := &fixture{repos: repos, authz: &recordingAuthorizer{decide: decide}, limiter: &countingLimiter{limit: 1000}, logs: &bytes.Buffer{}, reader: reader}
 	logger := slog.New(slog.NewJSONHandler(&syncWriter{w: f.logs}, nil))
-	f.h = New(Deps{
-		Identity: identity, Users: service.NewUsers(repos, f.authz), Catalog: service.NewCatalog(repos, f.authz), Library: service.NewLibrary(repos, identity), Authorizer: f.authz,
-		RateLimiter: f.limiter, Tokens: portfake.Tokens{}, Health: repos.Health, Logger: logger,
-	}, Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}, MetricsToken: cfg.MetricsToken})
+	edge := httpedge.New(httpedge.Deps{Sessions: identity, Authorizer: f.authz, RateLimiter: f.limiter, Logger: logger},
+		httpedge.Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}, MetricsToken: cfg.MetricsToken})
+	f.h = edge.Handler(New(Deps{
+		Identity: identity, Users: service.NewUsers(repos, f.authz), Catalog: service.NewCatalog(repos, f.authz), Library: service.NewLibrary(repos, identity),
+		Tokens: portfake.Tokens{}, Health: repos.Health,
+	}, edge).Routes())
 	return f
 }
 
@@ -133,7 +136,7 @@ func (f *fixture) do(method, target, body string, headers ...string) *httptest.R
 }
 
 // errorOf decodes the API's error body and fails on any other shape.
-func errorOf(t *testing.T, rec *httptest.ResponseRecorder) errorPayload {
+func errorOf(t *testing.T, rec *httptest.ResponseRecorder) httpedge.ErrorPayload {
 	t.Helper()
 	if ct := rec.Header().Get("Content-Type"); ct != "application/json; charset=utf-8" {
 		t.Fatalf("Content-Type = %q, want application/json; charset=utf-8 (body %s)", ct, rec.Body)
@@ -145,7 +148,7 @@ func errorOf(t *testing.T, rec *httptest.ResponseRecorder) errorPayload {
 	if len(raw) != 1 || raw["error"] == nil {
 		t.Fatalf("error body has keys other than error: %s", rec.Body)
 	}
-	var p errorPayload
+	var p httpedge.ErrorPayload
 	dec := json.NewDecoder(bytes.NewReader(raw["error"]))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {

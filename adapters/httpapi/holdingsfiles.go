@@ -9,6 +9,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
@@ -16,8 +17,8 @@ import (
 
 // holdingsFile marks the holdings import, whose body is the file itself:
 // CSV, MARCXML or MARC21 (binary).
-func holdingsFile(rt route) route {
-	rt.mediaType = "text/csv,application/xml,text/xml,application/marc,application/marcxml+xml,application/octet-stream"
+func holdingsFile(rt httpedge.Route) httpedge.Route {
+	rt.MediaType = "text/csv,application/xml,text/xml,application/marc,application/marcxml+xml,application/octet-stream"
 	return rt
 }
 
@@ -103,15 +104,15 @@ func (h *handler) importHoldings(w http.ResponseWriter, r *http.Request) {
 }
 
 type importJobBody struct {
-	ID         string            `json:"id"`
-	State      string            `json:"state"`
-	Format     string            `json:"format"`
-	DryRun     bool              `json:"dry_run"`
-	Records    int               `json:"records"`
-	StartedAt  time.Time         `json:"started_at"`
-	FinishedAt *time.Time        `json:"finished_at"`
-	Report     *importReportBody `json:"report"`
-	Error      *errorPayload     `json:"error"`
+	ID         string                 `json:"id"`
+	State      string                 `json:"state"`
+	Format     string                 `json:"format"`
+	DryRun     bool                   `json:"dry_run"`
+	Records    int                    `json:"records"`
+	StartedAt  time.Time              `json:"started_at"`
+	FinishedAt *time.Time             `json:"finished_at"`
+	Report     *importReportBody      `json:"report"`
+	Error      *httpedge.ErrorPayload `json:"error"`
 }
 
 func toImportJobBody(st service.ImportJobStatus) importJobBody {
@@ -126,10 +127,8 @@ func toImportJobBody(st service.ImportJobStatus) importJobBody {
 		b.Report = &rep
 	}
 	if st.Err != nil {
-		b.Error = &errorPayload{Code: st.Err.ClientCode(), Message: st.Err.Message, Details: st.Err.Details}
-		if b.Error.Details == nil {
-			b.Error.Details = map[string]any{}
-		}
+		p := httpedge.PayloadOf(st.Err)
+		b.Error = &p
 	}
 	return b
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +26,7 @@ func TestEveryRouteReachesAPolicyDecision(t *testing.T) {
 				t.Fatalf("route %s has no permission", rt.Name)
 			}
 			f.authz.asked = nil
-			if rt.Path == metricsPath {
+			if rt.Path == "/metrics" {
 				// Its bearer token is the metrics token, never an account's:
 				// the policies are asked for an anonymous caller.
 				rec := f.do(rt.Method, rt.Path, "", "Authorization", "Bearer "+fixtureMetricsToken)
@@ -294,16 +293,6 @@ func TestRateLimitAnswer(t *testing.T) {
 	}
 }
 
-func TestPanicBecomesInternalError(t *testing.T) {
-	f := newFixture(t, allowAll)
-	h := f.h.withRequestID(f.h.recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom: secret") })))
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
-	if rec.Code != 500 || errorOf(t, rec).Code != "internal_error" || strings.Contains(rec.Body.String(), "secret") {
-		t.Fatalf("panic: %d %s", rec.Code, rec.Body)
-	}
-}
-
 func TestRequestID(t *testing.T) {
 	f := newFixture(t, allowAll)
 	if got := f.do(http.MethodGet, "/healthz", "", "X-Request-ID", "abc-123").Header().Get("X-Request-ID"); got != "abc-123" {
@@ -339,29 +328,6 @@ func TestQueryTokenIsIgnored(t *testing.T) {
 	}
 }
 
-func TestClientIP(t *testing.T) {
-	f := newFixture(t, allowAll)
-	f.h.cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
-	tests := []struct {
-		name, remote, xff, want string
-	}{
-		{"DirectIgnoresXFF", "203.0.113.9:5000", "1.2.3.4", "203.0.113.9"},
-		{"TrustedProxyUsesRightmostUntrusted", "10.0.0.5:5000", "6.6.6.6, 198.51.100.7", "198.51.100.7"},
-		{"SkipsTrustedHops", "10.0.0.5:5000", "198.51.100.7, 10.1.1.1", "198.51.100.7"},
-		{"GarbageStops", "10.0.0.5:5000", "junk", "10.0.0.5"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := httptest.NewRequest(http.MethodGet, "/", nil)
-			r.RemoteAddr = tt.remote
-			r.Header.Set("X-Forwarded-For", tt.xff)
-			if got := f.h.clientIP(r); got != tt.want {
-				t.Fatalf("clientIP = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestCORS(t *testing.T) {
 	f := newFixture(t, allowAll)
 	rec := f.do(http.MethodOptions, "/v1/users/me", "", "Origin", "https://evil.example", "Access-Control-Request-Method", "GET")
@@ -371,18 +337,6 @@ func TestCORS(t *testing.T) {
 	rec = f.do(http.MethodOptions, "/v1/users/me", "", "Origin", "http://api.test", "Access-Control-Request-Method", "GET")
 	if rec.Code != 204 || rec.Header().Get("Access-Control-Allow-Origin") != "http://api.test" {
 		t.Fatalf("allowed preflight: %d ACAO=%q", rec.Code, rec.Header().Get("Access-Control-Allow-Origin"))
-	}
-}
-
-func TestRequestsHaveADeadline(t *testing.T) {
-	f := newFixture(t, allowAll)
-	var deadline time.Time
-	h := f.h.secureHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		deadline, _ = r.Context().Deadline()
-	}))
-	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
-	if deadline.IsZero() || time.Until(deadline) > 16*time.Second {
-		t.Fatalf("deadline = %v, want about 15 s from now", deadline)
 	}
 }
 

@@ -5,13 +5,15 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/readinglibrary/service/adapters/httpedge"
 )
 
 // Without a metrics token the public handler has no /metrics at all: the
 // same 404 as any unknown path, for every method, while MetricsHandler (the
 // separate listener's handler) serves them.
 func TestMetricsNotOnPublicPortByDefault(t *testing.T) {
-	f := newFixtureConfig(t, allowAll, Config{})
+	f := newFixtureConfig(t, allowAll, httpedge.Config{})
 	for _, method := range []string{http.MethodGet, http.MethodPost} {
 		rec := f.do(method, "/metrics", "")
 		if rec.Code != http.StatusNotFound {
@@ -40,7 +42,7 @@ func TestMetricsNotOnPublicPortByDefault(t *testing.T) {
 // With a metrics token the public /metrics answers only to that token, and
 // the token is not mistaken for an access token.
 func TestMetricsTokenOnPublicPort(t *testing.T) {
-	f := newFixtureConfig(t, allowAll, Config{MetricsToken: "s3cret-metrics"})
+	f := newFixtureConfig(t, allowAll, httpedge.Config{MetricsToken: "s3cret-metrics"})
 	for _, c := range []struct {
 		name, authorization string
 		want                int

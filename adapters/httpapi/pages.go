@@ -5,34 +5,12 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/user"
 )
-
-// ExtraRoute is a route served by another inbound adapter (the web app's
-// pages) through this package's middleware chain: request id, access log,
-// security headers, CORS, cookie or bearer authentication, rate limits, the
-// CSRF rule for cookie sessions, the route's Ladon policy and the body type
-// check all apply exactly as to the JSON routes.
-type ExtraRoute struct {
-	RouteInfo
-	Handle http.HandlerFunc
-	// MediaType is the body type a POST/PUT/PATCH takes, e.g.
-	// "application/x-www-form-urlencoded"; empty means JSON. Several types
-	// are separated by commas.
-	MediaType string
-	// Error renders the route guard's refusals (CSRF, policy, body type) for
-	// this route, e.g. as an HTML page; nil means the JSON error body.
-	Error func(http.ResponseWriter, *http.Request, error)
-}
-
-func (x ExtraRoute) route() route {
-	return route{RouteInfo: x.RouteInfo, handle: x.Handle, mediaType: x.MediaType, onError: x.Error}
-}
 
 // Media types of request bodies.
 const (
@@ -43,56 +21,9 @@ const (
 )
 
 // jsonOrForm marks a route that also takes HTML form posts.
-func jsonOrForm(rt route) route {
-	rt.mediaType = mediaJSONOrForm
+func jsonOrForm(rt httpedge.Route) httpedge.Route {
+	rt.MediaType = mediaJSONOrForm
 	return rt
-}
-
-// fail writes a refusal of the route guard in the route's own format.
-func (rt route) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if rt.onError != nil {
-		rt.onError(w, r, err)
-		return
-	}
-	writeError(w, r, err)
-}
-
-// checkMediaType accepts a body of one of the comma-separated media types
-// (empty means JSON), with an optional utf-8 charset.
-func checkMediaType(r *http.Request, mediaTypes string) error {
-	if mediaTypes == "" {
-		return checkJSONContentType(r)
-	}
-	var firstErr error
-	for _, want := range strings.Split(mediaTypes, ",") {
-		var err error
-		switch want = strings.TrimSpace(want); want {
-		case "application/json":
-			err = checkJSONContentType(r)
-		case "text/csv":
-			err = checkCSVContentType(r)
-		default:
-			err = checkPlainMediaType(r, want)
-		}
-		if err == nil {
-			return nil
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	return firstErr
-}
-
-func checkPlainMediaType(r *http.Request, want string) error {
-	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != want {
-		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be %s.", want)
-	}
-	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be UTF-8 encoded.")
-	}
-	return nil
 }
 
 // isFormPost reports whether the request is an HTML form submission
@@ -101,38 +32,6 @@ func isFormPost(r *http.Request) bool {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	return err == nil && mt == mediaForm
 }
-
-// withOwnOrigin adds the origin of the service's own public URL to the
-// allowed origins: its own pages post forms to it, and a same-origin request
-// is never a cross-site one, whatever LIBRARY_ALLOWED_ORIGINS lists.
-func withOwnOrigin(origins []string, issuerURL string) []string {
-	u, err := url.Parse(issuerURL)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return origins
-	}
-	own := []string{u.Scheme + "://" + u.Host}
-	// On a developer's machine the same service is reached as localhost,
-	// 127.0.0.1 or [::1]; a browser sends whichever was typed as the Origin.
-	if loopbackNames[strings.ToLower(u.Hostname())] {
-		port := ""
-		if u.Port() != "" {
-			port = ":" + u.Port()
-		}
-		own = own[:0]
-		for _, host := range []string{"localhost", "127.0.0.1", "[::1]"} {
-			own = append(own, u.Scheme+"://"+host+port)
-		}
-	}
-	out := append([]string(nil), origins...)
-	for _, o := range own {
-		if !slices.ContainsFunc(out, func(have string) bool { return strings.EqualFold(have, o) }) {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
-var loopbackNames = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
 
 // Where the sign-in form ends after a failure. The reason is a fixed word,
 // never a message or a value from the request; an unknown email and a wrong
@@ -188,7 +87,7 @@ func (h *handler) formLogin(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, target, http.StatusSeeOther)
 		return
 	}
-	infoFrom(r).accountID = s.Account.ID
+	httpedge.SetAccount(r, s.Account.ID)
 	h.setSessionCookies(w, s)
 	http.Redirect(w, r, s.Redirect, http.StatusSeeOther)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
@@ -23,13 +24,13 @@ import (
 // caller they saw; the guard's refusals are rendered by the route's own
 // error writer.
 type pagesFixture struct {
-	h      *Handler
+	h      *httpedge.Handler
 	reader user.Account
 	seen   user.Principal
 	posted int
 }
 
-func newPagesFixture(t *testing.T, cfg Config) *pagesFixture {
+func newPagesFixture(t *testing.T, cfg httpedge.Config) *pagesFixture {
 	t.Helper()
 	repos := sqlitetest.NewDB(t).Repositories()
 	identity := service.NewIdentity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{}, service.IdentityConfig{})
@@ -42,31 +43,31 @@ func newPagesFixture(t *testing.T, cfg Config) *pagesFixture {
 	f := &pagesFixture{reader: reader}
 	refused := func(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		status, _ := StatusOf(errs.KindOf(err))
+		status, _ := httpedge.StatusOf(errs.KindOf(err))
 		w.WriteHeader(status)
 		_, _ = io.WriteString(w, "<p>refused: "+errs.CodeOf(err)+"</p>")
 	}
-	page := func(name, method, action, resource string, fn http.HandlerFunc) ExtraRoute {
-		return ExtraRoute{RouteInfo: RouteInfo{Name: name, Method: method, Path: "/library/{domain}/page", Action: action, Resource: resource, Page: true},
-			Handle: fn, MediaType: mediaForm, Error: refused}
+	page := func(name, method, action, resource string, fn http.HandlerFunc) httpedge.Route {
+		return httpedge.Route{Name: name, Method: method, Path: "/library/{domain}/page", Action: action, Resource: resource, Page: true,
+			Handle: fn, MediaType: mediaForm, OnError: refused}
 	}
 	authz := &recordingAuthorizer{decide: func(req ports.AccessRequest) bool {
 		return req.Resource == "web:pages" || req.Resource == "web:forms" || req.Resource == "auth:session"
 	}}
-	f.h = New(Deps{
+	edge := httpedge.New(httpedge.Deps{Sessions: identity, Authorizer: authz, RateLimiter: &countingLimiter{limit: 1000}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}, cfg)
+	api := New(Deps{
 		Identity: identity, Users: service.NewUsers(repos, authz), Catalog: service.NewCatalog(repos, authz), Library: service.NewLibrary(repos, identity),
-		Authorizer: authz, RateLimiter: &countingLimiter{limit: 1000}, Tokens: portfake.Tokens{}, Health: repos.Health,
-		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		Extra: []ExtraRoute{
-			page("web.page", http.MethodGet, "view", "web:pages", func(w http.ResponseWriter, r *http.Request) {
-				f.seen = user.PrincipalFrom(r.Context())
-			}),
-			page("web.form", http.MethodPost, "submit", "web:forms", func(w http.ResponseWriter, r *http.Request) {
-				f.seen = user.PrincipalFrom(r.Context())
-				f.posted++
-			}),
-		},
-	}, cfg)
+		Tokens: portfake.Tokens{}, Health: repos.Health,
+	}, edge)
+	f.h = edge.Handler(append(api.Routes(),
+		page("web.page", http.MethodGet, "view", "web:pages", func(w http.ResponseWriter, r *http.Request) {
+			f.seen = user.PrincipalFrom(r.Context())
+		}),
+		page("web.form", http.MethodPost, "submit", "web:forms", func(w http.ResponseWriter, r *http.Request) {
+			f.seen = user.PrincipalFrom(r.Context())
+			f.posted++
+		}),
+	))
 	return f
 }
 
@@ -84,7 +85,7 @@ func (f *pagesFixture) do(method, target, contentType, body string, headers ...s
 }
 
 func TestExtraRoutesShareTheChain(t *testing.T) {
-	f := newPagesFixture(t, Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}})
+	f := newPagesFixture(t, httpedge.Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}})
 	cookie := accessCookie + "=tok-" + f.reader.ID
 
 	// Listed as pages, after the table.
@@ -139,7 +140,7 @@ func TestExtraRoutesShareTheChain(t *testing.T) {
 func TestOwnOriginIsAlwaysAllowed(t *testing.T) {
 	// A deployment that lists only a separate front end still accepts its
 	// own pages' forms.
-	f := newPagesFixture(t, Config{IssuerURL: "https://library.example.org/", AllowedOrigins: []string{"https://app.example.org"}})
+	f := newPagesFixture(t, httpedge.Config{IssuerURL: "https://library.example.org/", AllowedOrigins: []string{"https://app.example.org"}})
 	cookie := accessCookie + "=tok-" + f.reader.ID
 	for origin, want := range map[string]int{"https://library.example.org": 200, "https://app.example.org": 200, "https://evil.example.org": 403, "http://library.example.org": 403} {
 		if rec := f.do(http.MethodPost, "/library/x.example.org/page", mediaForm, "a=b", "Cookie", cookie, "Origin", origin); rec.Code != want {
@@ -149,7 +150,7 @@ func TestOwnOriginIsAlwaysAllowed(t *testing.T) {
 }
 
 func TestFormLoginAndLogout(t *testing.T) {
-	f := newPagesFixture(t, Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}})
+	f := newPagesFixture(t, httpedge.Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}})
 	login := func(email, password string, headers ...string) *httptest.ResponseRecorder {
 		return f.do(http.MethodPost, "/api/auth/login", mediaForm, url.Values{"email": {email}, "password": {password}}.Encode(), headers...)
 	}
@@ -207,24 +208,5 @@ func TestFormLoginAndLogout(t *testing.T) {
 	rec = f.do(http.MethodPost, "/api/auth/refresh", "application/json", `{"refresh_token":"`+names[refreshCookie].Value+`"}`)
 	if rec.Code != http.StatusUnauthorized {
 		t.Fatalf("refresh after form logout: %d", rec.Code)
-	}
-}
-
-func TestOwnOriginIncludesLoopbackSpellings(t *testing.T) {
-	tests := []struct {
-		issuer string
-		extra  []string
-		want   []string
-	}{
-		{"https://library.example.org", nil, []string{"https://library.example.org"}},
-		{"https://library.example.org/", []string{"https://app.example.org"}, []string{"https://app.example.org", "https://library.example.org"}},
-		{"http://localhost:8080", nil, []string{"http://localhost:8080", "http://127.0.0.1:8080", "http://[::1]:8080"}},
-		{"http://127.0.0.1:9", []string{"HTTP://LOCALHOST:9"}, []string{"HTTP://LOCALHOST:9", "http://127.0.0.1:9", "http://[::1]:9"}},
-		{"not a url", []string{"https://a.example.org"}, []string{"https://a.example.org"}},
-	}
-	for _, tt := range tests {
-		if got := withOwnOrigin(tt.extra, tt.issuer); strings.Join(got, " ") != strings.Join(tt.want, " ") {
-			t.Errorf("withOwnOrigin(%v, %q) = %v, want %v", tt.extra, tt.issuer, got, tt.want)
-		}
 	}
 }

@@ -1,6 +1,10 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/readinglibrary/service/adapters/httpedge"
+)
 
 // acceptedResponse is the body of a 202: the same for every address, so
 // it tells nobody whether an account exists.
@@ -66,6 +70,6 @@ func (h *handler) verifyEmail(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	infoFrom(r).accountID = acct.ID
+	httpedge.SetAccount(r, acct.ID)
 	writeJSON(w, http.StatusCreated, map[string]any{"user": toOwnProfile(acct)})
 }

@@ -1,51 +1,22 @@
 package httpapi
 
 import (
-	"log/slog"
 	"net/http"
-	"net/netip"
-	"regexp"
-	"slices"
-	"sort"
-	"strings"
-	"time"
 
-	"github.com/gorilla/mux"
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/ports"
 )
 
-// Config holds the HTTP edge's settings.
-type Config struct {
-	IssuerURL      string         // public base URL of this service, e.g. https://library.example.org
-	CookieSecure   bool           // Secure attribute on cookies; off only for plain-http development
-	AllowedOrigins []string       // browser origins allowed for CORS and cookie-authenticated changes
-	TrustedProxies []netip.Prefix // peers whose X-Forwarded-For is believed
-	RequestTimeout time.Duration  // deadline of one request's work (default 15s)
-	// MetricsToken, when set, serves GET /metrics on this handler to callers
-	// that send it as a bearer token. Empty: the route does not exist here and
-	// metrics are served only by MetricsHandler, on a listener of their own.
-	MetricsToken string
-}
-
 // Deps are the use cases and ports the handlers call.
 type Deps struct {
-	Identity    *service.Identity
-	Users       *service.Users
-	Catalog     *service.Catalog
-	Library     *service.Library
-	Authorizer  ports.Authorizer
-	RateLimiter ports.RateLimiter
-	Tokens      ports.TokenService
-	Health      ports.Pinger
-	Logger      *slog.Logger
-	// Registry receives the HTTP metrics, served by MetricsHandler (and on
-	// /metrics when Config.MetricsToken is set); a new one is made when nil.
-	Registry *prometheus.Registry
+	Identity *service.Identity
+	Users    *service.Users
+	Catalog  *service.Catalog
+	Library  *service.Library
+	Tokens   ports.TokenService
+	Health   ports.Pinger
 	// Labels prints copy label sheets (GET /api/library/copies/labels);
 	// without it that route answers 500.
 	Labels ports.LabelPrinter
@@ -53,129 +24,51 @@ type Deps struct {
 	// (GET /api/library/loans/overdue-slips); without it that route
 	// answers 500.
 	Slips ports.SlipPrinter
-	// Extra routes (the web app's pages) are registered after the table and
-	// pass the same middleware chain and route guard.
-	Extra []ExtraRoute
 }
 
-// RouteInfo describes one route and the permission it asks the policies for.
-type RouteInfo struct {
-	Name     string
-	Method   string
-	Path     string // gorilla/mux template, e.g. /v1/books/{book_id}
-	Action   string
-	Resource string
-	// Page marks an HTML page of the web app: not part of the JSON API, so
-	// not in openapi.json.
-	Page bool
-}
-
-type route struct {
-	RouteInfo
-	handle http.HandlerFunc
-	// mediaType is the body type the route takes; empty means JSON.
-	mediaType string
-	// onError renders the route guard's refusals; nil means writeError.
-	onError func(http.ResponseWriter, *http.Request, error)
-}
-
-// Handler is the whole HTTP interface as one http.Handler.
-type Handler struct {
+// API is the JSON API: its route table and the handlers, served through an
+// httpedge.Edge together with the other front doors' routes.
+type API struct {
 	*handler
-	root http.Handler
 }
 
 type handler struct {
-	deps    Deps
-	cfg     Config
-	log     *slog.Logger
-	metrics *metrics
-	router  *mux.Router
-	routes  map[string]route
-	order   []string
+	deps Deps
+	edge *httpedge.Edge
+	cfg  httpedge.Config
 	// labelSlots bounds how many label PDFs are rendered at once (see
 	// copyLabels).
 	labelSlots chan struct{}
 }
 
-// New builds the router and its middleware chain. It panics on a missing
+// New builds the API's handlers over edge. It panics on a missing
 // dependency.
-func New(deps Deps, cfg Config) *Handler {
-	if deps.Identity == nil || deps.Users == nil || deps.Catalog == nil || deps.Library == nil || deps.Authorizer == nil || deps.RateLimiter == nil || deps.Tokens == nil || deps.Health == nil {
+func New(deps Deps, edge *httpedge.Edge) *API {
+	if deps.Identity == nil || deps.Users == nil || deps.Catalog == nil || deps.Library == nil || deps.Tokens == nil || deps.Health == nil || edge == nil {
 		panic("httpapi.New: nil dependency")
 	}
-	if deps.Logger == nil {
-		deps.Logger = slog.Default()
-	}
-	if deps.Registry == nil {
-		deps.Registry = prometheus.NewRegistry()
-	}
-	if cfg.RequestTimeout <= 0 {
-		cfg.RequestTimeout = 15 * time.Second
-	}
-	cfg.IssuerURL = strings.TrimRight(cfg.IssuerURL, "/")
-	cfg.AllowedOrigins = withOwnOrigin(cfg.AllowedOrigins, cfg.IssuerURL)
-	h := &handler{deps: deps, cfg: cfg, log: deps.Logger, metrics: newMetrics(deps.Registry), routes: map[string]route{},
-		labelSlots: make(chan struct{}, labelRenders)}
-	h.router = mux.NewRouter()
-	h.router.NotFoundHandler = http.HandlerFunc(h.notFound)
-	h.router.MethodNotAllowedHandler = http.HandlerFunc(h.methodNotAllowed)
-	routes := h.table()
-	for _, x := range deps.Extra {
-		routes = append(routes, x.route())
-	}
-	for _, rt := range routes {
-		if _, dup := h.routes[rt.Name]; dup {
-			panic("httpapi: duplicate route name " + rt.Name)
-		}
-		h.routes[rt.Name] = rt
-		h.order = append(h.order, rt.Name)
-		h.router.Handle(rt.Path, rt.handle).Methods(rt.Method).Name(rt.Name)
-	}
-	h.router.Use(h.routeGuard)
-
-	// Outermost first: the request id and access log see everything, panics
-	// become 500s, CORS preflights are answered before any budget is spent,
-	// and authentication plus rate limiting wrap the whole router so 404 and
-	// 405 are limited too.
-	var chain http.Handler = h.router
-	chain = h.authenticate(chain)
-	chain = h.cors(chain)
-	chain = h.secureHeaders(chain)
-	chain = h.recoverPanics(chain)
-	chain = h.accessLog(chain)
-	chain = h.withRequestID(chain)
-	return &Handler{handler: h, root: chain}
+	return &API{&handler{deps: deps, edge: edge, cfg: edge.Config(), labelSlots: make(chan struct{}, labelRenders)}}
 }
 
-// ServeHTTP implements http.Handler.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.root.ServeHTTP(w, r) }
-
-// Routes lists every route in registration order.
-func (h *Handler) Routes() []RouteInfo {
-	out := make([]RouteInfo, 0, len(h.order))
-	for _, name := range h.order {
-		out = append(out, h.routes[name].RouteInfo)
-	}
-	return out
-}
+// Routes is the API's route table, for httpedge.Edge.Handler.
+func (a *API) Routes() []httpedge.Route { return a.table() }
 
 // table is every route of the service with the permission it needs. Adding
 // a route means adding its policy in policies/ and its entry in openapi.json;
 // tests fail until both exist.
-func (h *handler) table() []route {
-	r := func(name, method, path, action, resource string, fn http.HandlerFunc) route {
-		return route{RouteInfo: RouteInfo{Name: name, Method: method, Path: path, Action: action, Resource: resource}, handle: fn}
+func (h *handler) table() []httpedge.Route {
+	r := func(name, method, path, action, resource string, fn http.HandlerFunc) httpedge.Route {
+		return httpedge.Route{Name: name, Method: method, Path: path, Action: action, Resource: resource, Handle: fn}
 	}
-	routes := []route{
-		r("system.healthz", http.MethodGet, "/healthz", "read", "system:health", h.healthz),
-		r("system.readyz", http.MethodGet, "/readyz", "read", "system:health", h.readyz),
-		r("system.openapi", http.MethodGet, "/openapi.json", "read", "system:openapi", h.openAPI),
-		r("system.oidc", http.MethodGet, "/.well-known/openid-configuration", "read", "system:keys", h.oidcConfiguration),
-		r("system.jwks", http.MethodGet, "/.well-known/jwks.json", "read", "system:keys", h.jwks),
+	return []httpedge.Route{
+		unlimited(r("system.healthz", http.MethodGet, "/healthz", "read", "system:health", h.healthz)),
+		unlimited(r("system.readyz", http.MethodGet, "/readyz", "read", "system:health", h.readyz)),
+		unlimited(r("system.openapi", http.MethodGet, "/openapi.json", "read", "system:openapi", h.openAPI)),
+		unlimited(r("system.oidc", http.MethodGet, "/.well-known/openid-configuration", "read", "system:keys", h.oidcConfiguration)),
+		unlimited(r("system.jwks", http.MethodGet, "/.well-known/jwks.json", "read", "system:keys", h.jwks)),
 
-		jsonOrForm(r("auth.login", http.MethodPost, "/api/auth/login", "login", "auth:session", h.login)),
-		r("auth.refresh", http.MethodPost, "/api/auth/refresh", "refresh", "auth:session", h.refresh),
+		signIn(jsonOrForm(r("auth.login", http.MethodPost, "/api/auth/login", "login", "auth:session", h.login))),
+		signIn(r("auth.refresh", http.MethodPost, "/api/auth/refresh", "refresh", "auth:session", h.refresh)),
 		jsonOrForm(r("auth.logout", http.MethodPost, "/api/auth/logout", "logout", "auth:session", h.logout)),
 		r("auth.signup", http.MethodPost, "/api/auth/signup", "signup", "auth:account", h.signup),
 		jsonOrForm(r("auth.password", http.MethodPost, "/api/auth/password", "change", "auth:password", h.changePassword)),
@@ -275,56 +168,36 @@ func (h *handler) table() []route {
 		r("library.stocktakes.markLost", http.MethodPost, "/api/library/stocktakes/{id}/mark-missing-lost", "update", "library:stocktakes", h.markMissingLost),
 		r("library.catalog", http.MethodGet, "/api/library/catalog/{domain}", "read", "library:catalog", h.publicCatalog),
 	}
-	// Metrics describe every school's traffic, so the public port serves them
-	// only behind their own token; without one the path is as unknown here
-	// as any other.
-	if h.cfg.MetricsToken != "" {
-		routes = append(routes, r("system.metrics", http.MethodGet, metricsPath, "read", "system:metrics", h.serveMetrics))
-	}
-	return routes
 }
 
-// csv marks a route whose body is text/csv instead of JSON.
-// roster marks a route that takes a roster upload (rosterMediaTypes).
-func roster(rt route) route {
-	rt.mediaType = rosterMediaTypes
+// unlimited marks an operational endpoint: probes and scrapers must never
+// be rate limited.
+func unlimited(rt httpedge.Route) httpedge.Route {
+	rt.Budget = httpedge.BudgetNone
 	return rt
 }
 
-func csv(rt route) route {
-	rt.mediaType = "text/csv"
+// signIn marks a route that starts or extends a session: anonymous callers
+// spend their address's sign-in budget, not the anonymous one.
+func signIn(rt httpedge.Route) httpedge.Route {
+	rt.Budget = httpedge.BudgetSignIn
+	return rt
+}
+
+// roster marks a route that takes a roster upload (rosterMediaTypes).
+func roster(rt httpedge.Route) httpedge.Route {
+	rt.MediaType = rosterMediaTypes
+	return rt
+}
+
+// csv marks a route whose body is text/csv instead of JSON.
+func csv(rt httpedge.Route) httpedge.Route {
+	rt.MediaType = "text/csv"
 	return rt
 }
 
 // plainText marks a route whose body is plain text (a scanner's file).
-func plainText(rt route) route {
-	rt.mediaType = "text/plain"
+func plainText(rt httpedge.Route) httpedge.Route {
+	rt.MediaType = "text/plain"
 	return rt
-}
-
-func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {
-	writeError(w, r, errs.E(errs.NotFound, errs.CodeRouteNotFound, "No route matches %s %s.", r.Method, r.URL.Path))
-}
-
-// methodNotAllowed answers 405 with the Allow header listing the methods the
-// path does have.
-func (h *handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	var allow []string
-	_ = h.router.Walk(func(rt *mux.Route, _ *mux.Router, _ []*mux.Route) error {
-		pattern, err := rt.GetPathRegexp()
-		if err != nil {
-			return nil
-		}
-		if ok, _ := regexp.MatchString(pattern, r.URL.Path); ok {
-			methods, _ := rt.GetMethods()
-			allow = append(allow, methods...)
-		}
-		return nil
-	})
-	sort.Strings(allow)
-	allow = slices.Compact(allow) // /users/me and /users/{user_id} both match "me"
-	w.Header().Set("Allow", strings.Join(allow, ", "))
-	e := errs.E(errs.MethodNotAllowed, errs.CodeMethodNotAllowed, "%s is not allowed on %s.", r.Method, r.URL.Path)
-	e.Details = map[string]any{"allow": allow}
-	writeError(w, r, e)
 }

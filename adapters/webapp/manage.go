@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
@@ -47,7 +48,7 @@ func (a *App) refused(r *http.Request, err error, values url.Values, keys ...str
 
 // statusFor is the status of a page shown again with a refused form.
 func (a *App) statusFor(err error) int {
-	if s, ok := a.deps.StatusOf(errs.KindOf(err)); ok {
+	if s, ok := httpedge.StatusOf(errs.KindOf(err)); ok {
 		return s
 	}
 	return http.StatusInternalServerError

@@ -21,6 +21,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
@@ -215,7 +216,7 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, page st
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
-		a.deps.LoggerOf(r).Error("render page", "page", page, "error", err.Error())
+		httpedge.Logger(r).Error("render page", "page", page, "error", err.Error())
 		pageHeaders(w)
 		w.WriteHeader(http.StatusInternalServerError)
 		_, _ = w.Write([]byte("<!doctype html><title>Error</title><p>Something went wrong.</p>"))
@@ -284,17 +285,13 @@ func (a *App) fail(w http.ResponseWriter, r *http.Request, err error) {
 		http.Redirect(w, r, signInPath, http.StatusSeeOther)
 		return
 	}
-	status, ok := a.deps.StatusOf(errs.KindOf(err))
+	status, ok := httpedge.StatusOf(errs.KindOf(err))
 	if !ok {
 		status = http.StatusInternalServerError
-		a.deps.LoggerOf(r).Error("internal error", "path", r.URL.Path, "error", err.Error())
+		httpedge.Logger(r).Error("internal error", "path", r.URL.Path, "error", err.Error())
 	}
 	a.errorPage(w, r, status, err)
 }
-
-// Refused renders the route guard's refusals of a page route (CSRF, body
-// type) as an error page; give it to httpapi.ExtraRoute.Error.
-func (a *App) Refused(w http.ResponseWriter, r *http.Request, err error) { a.fail(w, r, err) }
 
 type errorView struct {
 	base
@@ -348,8 +345,8 @@ var fieldLabels = map[string]string{
 // error (which is logged).
 func (a *App) messageOf(r *http.Request, err error) string {
 	e, ok := errs.As(err)
-	if _, known := a.deps.StatusOf(e.Kind); !ok || !known {
-		a.deps.LoggerOf(r).Error("internal error", "path", r.URL.Path, "error", err.Error())
+	if _, known := httpedge.StatusOf(e.Kind); !ok || !known {
+		httpedge.Logger(r).Error("internal error", "path", r.URL.Path, "error", err.Error())
 		return "Something went wrong; try again."
 	}
 	fields := fieldErrors(err)

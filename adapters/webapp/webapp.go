@@ -23,11 +23,10 @@ package webapp
 
 import (
 	"html/template"
-	"log/slog"
 	"net/http"
 	"time"
 
-	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/ports"
 )
@@ -39,13 +38,6 @@ type Deps struct {
 	// pages.
 	Identity   *service.Identity
 	Authorizer ports.Authorizer
-	// LoggerOf returns the request's logger, which names its request id
-	// (httpapi.RequestLogger), so a page's error line can be matched to
-	// its access line.
-	LoggerOf func(*http.Request) *slog.Logger
-	// StatusOf maps an error kind to its HTTP status: the JSON API's table
-	// (httpapi.StatusOf), so pages and API answer alike.
-	StatusOf func(errs.Kind) (int, bool)
 }
 
 // Config holds the web app's settings.
@@ -95,16 +87,24 @@ type App struct {
 // New parses the embedded templates and assets. It panics on a nil
 // dependency or a broken template (both are programming errors).
 func New(deps Deps, cfg Config) *App {
-	if deps.Library == nil || deps.Identity == nil || deps.Authorizer == nil || deps.StatusOf == nil {
+	if deps.Library == nil || deps.Identity == nil || deps.Authorizer == nil {
 		panic("webapp.New: nil dependency")
-	}
-	if deps.LoggerOf == nil {
-		deps.LoggerOf = func(*http.Request) *slog.Logger { return slog.Default() }
 	}
 	a := &App{deps: deps, cfg: cfg, Now: time.Now}
 	a.pages = mustParsePages()
 	a.assets, a.urls = mustLoadAssets()
 	return a
+}
+
+// EdgeRoutes are the page routes as the edge serves them: marked as pages,
+// with the guard's refusals (CSRF, policy, body type) shown as error pages.
+func (a *App) EdgeRoutes() []httpedge.Route {
+	var out []httpedge.Route
+	for _, rt := range a.Routes() {
+		out = append(out, httpedge.Route{Name: rt.Name, Method: rt.Method, Path: rt.Path, Action: rt.Action, Resource: rt.Resource,
+			MediaType: rt.MediaType, Page: true, Handle: rt.Handle, OnError: a.fail})
+	}
+	return out
 }
 
 // Routes lists the page routes. The static assets come first so that

@@ -3,7 +3,6 @@ package webapp
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,7 +14,6 @@ import (
 	"github.com/gorilla/mux"
 	"golang.org/x/net/html"
 
-	"github.com/readinglibrary/service/adapters/httpapi"
 	"github.com/readinglibrary/service/adapters/ladonauthz"
 	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
 	"github.com/readinglibrary/service/core/library"
@@ -91,7 +89,7 @@ func newFixture(t *testing.T) *fixture {
 	if _, err := lib.Circulation.CreateLoan(asLib, service.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: f.evil.ID}); err != nil {
 		t.Fatal(err)
 	}
-	f.app = New(Deps{Library: lib, Identity: identity, Authorizer: authz, LoggerOf: func(*http.Request) *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }, StatusOf: httpapi.StatusOf}, Config{})
+	f.app = New(Deps{Library: lib, Identity: identity, Authorizer: authz}, Config{})
 	f.router = mux.NewRouter()
 	for _, rt := range f.app.Routes() {
 		f.router.Handle(rt.Path, rt.Handle).Methods(rt.Method)

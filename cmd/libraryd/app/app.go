@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"time"
+
 	// The IANA zone database, embedded: the image is FROM scratch, with no
 	// zoneinfo of its own, and schools and accounts name their time zones.
 	_ "time/tzdata"
@@ -21,6 +22,7 @@ import (
 	"github.com/ulule/limiter/v3"
 
 	"github.com/readinglibrary/service/adapters/httpapi"
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/adapters/jwttoken"
 	"github.com/readinglibrary/service/adapters/keyseal"
 	"github.com/readinglibrary/service/adapters/labels"
@@ -31,6 +33,7 @@ import (
 	"github.com/readinglibrary/service/adapters/passwordhash"
 	"github.com/readinglibrary/service/adapters/ratelimit"
 	"github.com/readinglibrary/service/adapters/sru"
+	"github.com/readinglibrary/service/adapters/webapp"
 	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
@@ -55,7 +58,7 @@ const BootstrapAdminName = "Administrator"
 // App is the wired service.
 type App struct {
 	Config   Config
-	Handler  *httpapi.Handler
+	Handler  *httpedge.Handler
 	Logger   *slog.Logger
 	Repos    ports.Repositories
 	Identity *service.Identity
@@ -245,16 +248,27 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		logger.Info("bootstrap admin", "email", cfg.BootstrapAdminEmail, "created", created)
 	}
 
-	a.Handler = httpapi.New(httpapi.Deps{
-		Identity: a.Identity, Users: users, Catalog: a.Catalog, Library: a.Library, Authorizer: authz, RateLimiter: limits,
-		Tokens: tokens, Health: readiness{db: a.Repos.Health, draining: &a.draining}, Logger: logger, Registry: registry, Labels: labels.Printer{}, Slips: labels.Printer{},
-		Extra: pageRoutes(a.Library, a.Identity, authz, cfg.CookieSecure),
-	}, httpapi.Config{
+	edge := httpedge.New(httpedge.Deps{
+		Sessions: a.Identity, Authorizer: authz, RateLimiter: limits, Logger: logger, Registry: registry,
+	}, httpedge.Config{
 		IssuerURL: cfg.IssuerURL, CookieSecure: cfg.CookieSecure,
 		AllowedOrigins: cfg.AllowedOrigins, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken,
 		RequestTimeout: cfg.RequestTimeout,
 	})
+	a.Handler = frontDoors(edge, httpapi.Deps{
+		Identity: a.Identity, Users: users, Catalog: a.Catalog, Library: a.Library,
+		Tokens: tokens, Health: readiness{db: a.Repos.Health, draining: &a.draining}, Labels: labels.Printer{}, Slips: labels.Printer{},
+	}, webapp.Deps{Library: a.Library, Identity: a.Identity, Authorizer: authz}, webapp.Config{CookieSecure: cfg.CookieSecure})
 	return a, nil
+}
+
+// frontDoors serves the JSON API and the librarian's pages through the one
+// edge, so both pass the same chain: cookie or bearer session, rate limits,
+// CSRF rule, route policy.
+func frontDoors(edge *httpedge.Edge, api httpapi.Deps, web webapp.Deps, webCfg webapp.Config) *httpedge.Handler {
+	routes := httpapi.New(api, edge).Routes()
+	routes = append(routes, webapp.New(web, webCfg).EdgeRoutes()...)
+	return edge.Handler(routes)
 }
 
 // newLoginThrottle is the sign-in throttle over store with cfg's limits.

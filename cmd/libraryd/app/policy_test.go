@@ -12,11 +12,13 @@ import (
 	"github.com/ulule/limiter/v3"
 
 	"github.com/readinglibrary/service/adapters/httpapi"
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/adapters/jwttoken"
 	"github.com/readinglibrary/service/adapters/ladonauthz"
 	"github.com/readinglibrary/service/adapters/passwordhash"
 	"github.com/readinglibrary/service/adapters/ratelimit"
 	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
+	"github.com/readinglibrary/service/adapters/webapp"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
@@ -256,19 +258,19 @@ func TestEveryRouteHasAnExplicitPolicy(t *testing.T) {
 }
 
 // newTestHandler wires the HTTP handler on the SQLite store (a temporary file).
-func newTestHandler(t testing.TB, authz ports.Authorizer) *httpapi.Handler {
+func newTestHandler(t testing.TB, authz ports.Authorizer) *httpedge.Handler {
 	h, _ := newTestWiring(t, authz)
 	return h
 }
 
 // newTestWiring also returns the identity service, to create accounts.
-func newTestWiring(t testing.TB, authz ports.Authorizer) (*httpapi.Handler, *service.Identity) {
+func newTestWiring(t testing.TB, authz ports.Authorizer) (*httpedge.Handler, *service.Identity) {
 	h, identity, _ := newTestWiringWithCatalog(t, authz)
 	return h, identity
 }
 
 // newTestWiringWithCatalog also returns the catalog service, to add books.
-func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpapi.Handler, *service.Identity, *service.Catalog) {
+func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpedge.Handler, *service.Identity, *service.Catalog) {
 	t.Helper()
 	ctx := context.Background()
 	repos := sqlitetest.NewDB(t).Repositories()
@@ -291,10 +293,10 @@ func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpapi.Ha
 	identity := service.NewIdentity(repos, tokens, passwordhash.New(), newLoginThrottle(store, Config{LoginFailuresPerAddress: 50, LoginFailuresPerAccount: 10, LoginFailuresPerAccountAddress: 5}, []byte("policy-test-device-key-32-bytes!")), service.IdentityConfig{})
 	books := service.NewCatalog(repos, authz)
 	lib := service.NewLibrary(repos, identity)
-	return httpapi.New(httpapi.Deps{
-		Identity: identity, Users: service.NewUsers(repos, authz), Catalog: books, Library: lib, Authorizer: authz,
-		RateLimiter: limits, Tokens: tokens, Health: repos.Health,
-		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		Extra:  pageRoutes(lib, identity, authz, false),
-	}, httpapi.Config{IssuerURL: "http://test", MetricsToken: "policy-test-metrics-token"}), identity, books
+	edge := httpedge.New(httpedge.Deps{Sessions: identity, Authorizer: authz, RateLimiter: limits, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
+		httpedge.Config{IssuerURL: "http://test", MetricsToken: "policy-test-metrics-token"})
+	h := frontDoors(edge, httpapi.Deps{
+		Identity: identity, Users: service.NewUsers(repos, authz), Catalog: books, Library: lib, Tokens: tokens, Health: repos.Health,
+	}, webapp.Deps{Library: lib, Identity: identity, Authorizer: authz}, webapp.Config{})
+	return h, identity, books
 }

@@ -1,4 +1,4 @@
-package httpapi
+package httpedge
 
 import (
 	"context"
@@ -22,27 +22,26 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
-// Cookie names. Clients and openapi.json know them by these names, so they
-// never change.
-const (
-	accessCookie  = "sb-access-token"
-	refreshCookie = "sb-refresh-token"
-	// deviceCookie holds the device token of the last account signed in
-	// from this browser; only the sign-in route reads it.
-	deviceCookie = "sb-device-token"
-)
+// AccessCookie holds a browser's access token. Clients and openapi.json
+// know it by this name, so it never changes.
+const AccessCookie = "sb-access-token"
+
+// pagePrefix is where the web app's pages live: the access cookie is read
+// there as on /api, and a stale one there means an anonymous visitor.
+const pagePrefix = "/library"
 
 var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 
-// requestState is the one context value the middleware chain adds for its
-// own use: the request id, what inner layers learn for the access log, and
-// how the caller authenticated. One value instead of several keeps the
-// per-request allocations down (bench/README.md).
+// requestState is the one context value the chain adds for its own use:
+// the request id, what inner layers learn for the access log, and how the
+// caller authenticated. One value instead of several keeps the per-request
+// allocations down (bench/README.md).
 type requestState struct {
-	log  *slog.Logger // the service's logger, without the request id
-	id   string
-	info requestInfo
-	cred credential
+	log       *slog.Logger // the service's logger, without the request id
+	id        string
+	route     string
+	accountID string
+	cred      credential
 }
 
 type requestStateKey struct{}
@@ -54,12 +53,29 @@ func stateFrom(r *http.Request) *requestState {
 	return &requestState{}
 }
 
-// requestIDFrom returns the id given to this request.
-func requestIDFrom(r *http.Request) string { return stateFrom(r).id }
+// RequestID returns the id given to this request.
+func RequestID(r *http.Request) string { return stateFrom(r).id }
+
+// SetAccount names the account the request acted for, in its access log
+// line, when the handler learns it (a sign-in, a sign-up).
+func SetAccount(r *http.Request, accountID string) { stateFrom(r).accountID = accountID }
+
+// Logger returns the request's logger, which names its request id, so a
+// handler's line can be matched to the access line.
+//
+// The request id is added here, when something is logged, rather than once
+// per request: most requests log nothing but the access line.
+func Logger(r *http.Request) *slog.Logger {
+	st := stateFrom(r)
+	if st.log == nil {
+		return slog.Default()
+	}
+	return st.log.With("request_id", st.id)
+}
 
 // withRequestID echoes a sane X-Request-ID or makes one, and puts the
 // request's state in the context.
-func (h *handler) withRequestID(next http.Handler) http.Handler {
+func (e *Edge) withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-ID")
 		if !saneRequestID.MatchString(id) {
@@ -68,7 +84,7 @@ func (h *handler) withRequestID(next http.Handler) http.Handler {
 			id = hex.EncodeToString(b[:])
 		}
 		w.Header()["X-Request-Id"] = []string{id}
-		st := &requestState{log: h.log, id: id}
+		st := &requestState{log: e.deps.Logger, id: id}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestStateKey{}, st)))
 	})
 }
@@ -99,53 +115,46 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// requestInfo is filled in by inner middleware for the access log.
-type requestInfo struct {
-	route     string
-	accountID string
-}
-
-func infoFrom(r *http.Request) *requestInfo { return &stateFrom(r).info }
-
 // accessLog writes one structured line per request and records metrics. It
 // logs the path without the query string and never headers or bodies, so
-// tokens and passwords cannot reach the logs.
-func (h *handler) accessLog(next http.Handler) http.Handler {
+// tokens and passwords cannot reach the logs. The request id is an
+// attribute of this line only; the logger itself does not carry it.
+func (e *Edge) accessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := infoFrom(r)
+		st := stateFrom(r)
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		if rec.status == 0 {
 			rec.status = http.StatusOK
 		}
 		elapsed := time.Since(start)
-		route := info.route
+		route := st.route
 		if route == "" {
 			route = "unmatched"
 		}
-		h.metrics.observe(route, r.Method, rec.status, elapsed)
+		e.metrics.observe(route, r.Method, rec.status, elapsed)
 		level := slog.LevelInfo
 		if rec.status >= 500 {
 			level = slog.LevelError
 		}
-		h.log.LogAttrs(r.Context(), level, "request",
-			slog.String("request_id", requestIDFrom(r)),
+		e.deps.Logger.LogAttrs(r.Context(), level, "request",
+			slog.String("request_id", st.id),
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
 			slog.String("route", route),
 			slog.Int("status", rec.status),
 			slog.Int("bytes", rec.bytes),
 			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
-			slog.String("account_id", info.accountID),
-			slog.String("client", h.clientIP(r)),
+			slog.String("account_id", st.accountID),
+			slog.String("client", e.ClientIP(r)),
 		)
 	})
 }
 
 // recoverPanics turns a panic into a 500 internal_error instead of a dropped
 // connection. http.ErrAbortHandler keeps its meaning.
-func (h *handler) recoverPanics(next http.Handler) http.Handler {
+func recoverPanics(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			v := recover()
@@ -155,18 +164,18 @@ func (h *handler) recoverPanics(next http.Handler) http.Handler {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			// One line with the stack; writeError would log the same panic
+			// One line with the stack; WriteError would log the same panic
 			// again as an internal error, without it.
-			loggerFrom(r).Error("panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			Logger(r).Error("panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			renderError(w, r, errs.Wrap(fmt.Errorf("panic: %v", v), "panic"), http.StatusInternalServerError)
 		}()
 		next.ServeHTTP(w, r)
 	})
 }
 
-// secureHeaders sets headers every API response should carry, and gives the
+// secureHeaders sets headers every response should carry, and gives the
 // request a deadline so no database call can hang a handler forever.
-func (h *handler) secureHeaders(next http.Handler) http.Handler {
+func (e *Edge) secureHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Canonical keys and shared one-element values: no allocation per
 		// request. Header.Add appends into a new array (cap is 1), so the
@@ -175,7 +184,7 @@ func (h *handler) secureHeaders(next http.Handler) http.Handler {
 		hd["X-Content-Type-Options"] = nosniff
 		hd["Cache-Control"] = noStore
 		hd["Referrer-Policy"] = noReferrer
-		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.RequestTimeout)
+		ctx, cancel := context.WithTimeout(r.Context(), e.cfg.RequestTimeout)
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
@@ -190,10 +199,10 @@ var (
 // cors answers preflights from allowed origins and marks responses to them.
 // Other origins get no CORS headers at all, so browsers refuse to expose
 // responses to them.
-func (h *handler) cors(next http.Handler) http.Handler {
+func (e *Edge) cors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
-		allowed := origin != "" && h.originAllowed(origin)
+		allowed := origin != "" && e.originAllowed(origin)
 		if allowed {
 			hd := w.Header()
 			hd.Set("Access-Control-Allow-Origin", origin)
@@ -203,7 +212,7 @@ func (h *handler) cors(next http.Handler) http.Handler {
 		}
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			if !allowed {
-				writeError(w, r, errs.E(errs.Forbidden, errs.CodeCORSRejected, "Cross-origin requests from this origin are not allowed."))
+				WriteError(w, r, errs.E(errs.Forbidden, errs.CodeCORSRejected, "Cross-origin requests from this origin are not allowed."))
 				return
 			}
 			hd := w.Header()
@@ -217,26 +226,13 @@ func (h *handler) cors(next http.Handler) http.Handler {
 	})
 }
 
-func (h *handler) originAllowed(origin string) bool {
-	for _, o := range h.cfg.AllowedOrigins {
+func (e *Edge) originAllowed(origin string) bool {
+	for _, o := range e.cfg.AllowedOrigins {
 		if strings.EqualFold(o, origin) {
 			return true
 		}
 	}
 	return false
-}
-
-// unlimitedPaths are operational endpoints: probes and scrapers must never
-// be rate limited (the limits are for /v1, /api and unmatched routes).
-var unlimitedPaths = map[string]bool{
-	"/healthz": true, "/readyz": true, "/openapi.json": true,
-	"/.well-known/openid-configuration": true, "/.well-known/jwks.json": true,
-}
-
-// unlimited reports whether path is an operational endpoint. /metrics is one
-// only where the route exists; otherwise it is limited like any unknown path.
-func (h *handler) unlimited(path string) bool {
-	return unlimitedPaths[path] || (path == metricsPath && h.cfg.MetricsToken != "")
 }
 
 // credential records how the caller authenticated.
@@ -250,38 +246,38 @@ type credential struct {
 // rate-limit budget, and only then refuses a bad token, so invalid tokens
 // spend the client address's anonymous budget: guessing tokens costs the
 // guesser, not the account guessed at.
-func (h *handler) authenticate(next http.Handler) http.Handler {
+func (h *Handler) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		principal, cred, authErr := h.identify(r)
-		if !h.unlimited(r.URL.Path) {
+		principal, cred, authErr := h.edge.identify(r)
+		if !h.unlimited[r.URL.Path] {
 			if limited := h.rateLimit(w, r, principal); limited {
 				return
 			}
 		}
 		if authErr != nil {
-			writeError(w, r, authErr)
+			WriteError(w, r, authErr)
 			return
 		}
-		info := infoFrom(r)
-		info.accountID = principal.AccountID
+		st := stateFrom(r)
+		st.accountID = principal.AccountID
 		var ctx context.Context
 		if cred.account != nil {
 			ctx = user.WithSession(r.Context(), *cred.account, cred.session)
 		} else {
 			ctx = user.WithPrincipal(r.Context(), principal)
 		}
-		stateFrom(r).cred = cred
+		st.cred = cred
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
 // identify reads the access token from the Authorization header, or for
-// /api routes and the web app's /library pages from the access cookie. The
-// header wins when both are sent; tokens in the query string are never read.
-func (h *handler) identify(r *http.Request) (user.Principal, credential, error) {
+// /api routes and the web app's pages from the access cookie. The header
+// wins when both are sent; tokens in the query string are never read.
+func (e *Edge) identify(r *http.Request) (user.Principal, credential, error) {
 	var token string
 	var cred credential
-	if r.URL.Path == metricsPath && h.cfg.MetricsToken != "" {
+	if r.URL.Path == metricsPath && e.cfg.MetricsToken != "" {
 		// Its bearer token is the metrics token, which the route checks; it
 		// is no access token and names no account.
 		return user.Anonymous, cred, nil
@@ -293,7 +289,7 @@ func (h *handler) identify(r *http.Request) (user.Principal, credential, error) 
 		}
 		token = strings.TrimSpace(value)
 	} else if strings.HasPrefix(r.URL.Path, "/api/") || isPagePath(r.URL.Path) {
-		if c, err := r.Cookie(accessCookie); err == nil && c.Value != "" {
+		if c, err := r.Cookie(AccessCookie); err == nil && c.Value != "" {
 			token = c.Value
 			cred.viaCookie = true
 		}
@@ -301,7 +297,7 @@ func (h *handler) identify(r *http.Request) (user.Principal, credential, error) 
 	if token == "" {
 		return user.Anonymous, cred, nil
 	}
-	acct, session, err := h.deps.Identity.AuthenticateSession(r.Context(), token)
+	acct, session, err := e.deps.Sessions.AuthenticateSession(r.Context(), token)
 	if err != nil {
 		// A page visited with a stale cookie (expired token, suspended or
 		// deleted account) is seen as anonymous: the page then sends the
@@ -317,19 +313,14 @@ func (h *handler) identify(r *http.Request) (user.Principal, credential, error) 
 
 // isPagePath reports whether path belongs to the web app's pages.
 func isPagePath(path string) bool {
-	return path == "/library" || strings.HasPrefix(path, "/library/")
+	return path == pagePrefix || strings.HasPrefix(path, pagePrefix+"/")
 }
-
-// signInPaths are the routes that start or extend a session. Anonymous
-// callers of these spend the sign-in budget of their address, not the
-// anonymous one.
-var signInPaths = map[string]bool{"/api/auth/login": true, "/api/auth/refresh": true}
 
 // rateLimit counts the request and writes the rate headers; it reports
 // whether it answered 429. A failing store lets the request through.
-func (h *handler) rateLimit(w http.ResponseWriter, r *http.Request, p user.Principal) bool {
-	tier, key := ports.RateAnonymous, "ip:"+h.clientIP(r)
-	if signInPaths[r.URL.Path] && r.Method == http.MethodPost {
+func (h *Handler) rateLimit(w http.ResponseWriter, r *http.Request, p user.Principal) bool {
+	tier, key := ports.RateAnonymous, "ip:"+h.edge.ClientIP(r)
+	if h.signIn[r.Method+" "+r.URL.Path] {
 		tier = ports.RateSignIn
 	}
 	if !p.IsAnonymous() {
@@ -338,10 +329,10 @@ func (h *handler) rateLimit(w http.ResponseWriter, r *http.Request, p user.Princ
 			tier = ports.RatePremium
 		}
 	}
-	res, err := h.deps.RateLimiter.Take(r.Context(), tier, key)
+	res, err := h.edge.deps.RateLimiter.Take(r.Context(), tier, key)
 	if err != nil {
-		h.metrics.rateLimitStoreErrors.Inc()
-		loggerFrom(r).Warn("rate limit store failed; request let through", "error", err.Error())
+		h.edge.metrics.rateLimitStoreErrors.Inc()
+		Logger(r).Warn("rate limit store failed; request let through", "error", err.Error())
 		return false
 	}
 	hd := w.Header()
@@ -358,20 +349,20 @@ func (h *handler) rateLimit(w http.ResponseWriter, r *http.Request, p user.Princ
 	e := errs.E(errs.RateLimited, errs.CodeRateLimitExceeded, "Too many requests; try again after the window resets.")
 	e.Details = map[string]any{"limit": res.Limit, "reset": res.Reset.Unix()}
 	e.RetryAfter = wait
-	writeError(w, r, e)
+	WriteError(w, r, e)
 	return true
 }
 
-// clientIP is the peer address, or, when the peer is a trusted proxy, the
+// ClientIP is the peer address, or, when the peer is a trusted proxy, the
 // right-most address in X-Forwarded-For that is not itself a trusted proxy
 // (the left-most entries are whatever the client chose to send).
-func (h *handler) clientIP(r *http.Request) string {
+func (e *Edge) ClientIP(r *http.Request) string {
 	peer, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
 	}
 	addr := peer.Addr().Unmap()
-	if !h.trusted(addr) {
+	if !e.trusted(addr) {
 		return addr.String()
 	}
 	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
@@ -381,7 +372,7 @@ func (h *handler) clientIP(r *http.Request) string {
 			break
 		}
 		hop = hop.Unmap()
-		if !h.trusted(hop) {
+		if !e.trusted(hop) {
 			return hop.String()
 		}
 		addr = hop
@@ -389,8 +380,8 @@ func (h *handler) clientIP(r *http.Request) string {
 	return addr.String()
 }
 
-func (h *handler) trusted(a netip.Addr) bool {
-	for _, p := range h.cfg.TrustedProxies {
+func (e *Edge) trusted(a netip.Addr) bool {
+	for _, p := range e.cfg.TrustedProxies {
 		if p.Contains(a) {
 			return true
 		}
@@ -398,17 +389,17 @@ func (h *handler) trusted(a netip.Addr) bool {
 	return false
 }
 
-// checkCSRF applies the CSRF rule to a state-changing request
-// authenticated by a cookie: it must come from an allowed origin, shown by
-// Origin or, failing that, Referer.
-func (h *handler) checkCSRF(r *http.Request) error {
+// CheckCSRF applies the CSRF rule to a state-changing request authenticated
+// by a cookie: it must come from an allowed origin, shown by Origin or,
+// failing that, Referer.
+func (e *Edge) CheckCSRF(r *http.Request) error {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		if ref, err := url.Parse(r.Header.Get("Referer")); err == nil && ref.Scheme != "" && ref.Host != "" {
 			origin = ref.Scheme + "://" + ref.Host
 		}
 	}
-	if origin == "" || !h.originAllowed(origin) {
+	if origin == "" || !e.originAllowed(origin) {
 		return errs.E(errs.Forbidden, errs.CodeCSRFRejected, "Cookie-authenticated changes must come from an allowed origin.")
 	}
 	return nil
@@ -422,29 +413,29 @@ func unsafeMethod(m string) bool {
 // the CSRF rule for cookie sessions, asks the policies whether the caller may
 // use the route (anonymous callers get 401, others 403), and refuses bodies
 // of another type than the route takes (JSON unless it says otherwise).
-func (h *handler) routeGuard(next http.Handler) http.Handler {
+func (h *Handler) routeGuard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := ""
 		if cr := mux.CurrentRoute(r); cr != nil {
 			name = cr.GetName()
 		}
-		infoFrom(r).route = name
+		st := stateFrom(r)
+		st.route = name
 		rt, ok := h.routes[name]
 		if !ok {
-			writeError(w, r, errs.E(errs.Internal, "", "route %q has no permission", name))
+			WriteError(w, r, errs.E(errs.Internal, "", "route %q has no permission", name))
 			return
 		}
-		cred := stateFrom(r).cred
 		// Pages: every form post, signed in or not (the invitation form has
 		// no session yet), must come from an allowed origin.
-		if (cred.viaCookie || rt.Page) && unsafeMethod(r.Method) {
-			if err := h.checkCSRF(r); err != nil {
+		if (st.cred.viaCookie || rt.Page) && unsafeMethod(r.Method) {
+			if err := h.edge.CheckCSRF(r); err != nil {
 				rt.fail(w, r, err)
 				return
 			}
 		}
 		p := user.PrincipalFrom(r.Context())
-		err := h.deps.Authorizer.Authorize(r.Context(), ports.AccessRequest{Principal: p, Action: rt.Action, Resource: rt.Resource})
+		err := h.edge.deps.Authorizer.Authorize(r.Context(), ports.AccessRequest{Principal: p, Action: rt.Action, Resource: rt.Resource})
 		if err != nil {
 			if p.IsAnonymous() {
 				err = errs.E(errs.Unauthenticated, errs.CodeUnauthorized, "This route needs a valid access token.")
@@ -452,8 +443,8 @@ func (h *handler) routeGuard(next http.Handler) http.Handler {
 			rt.fail(w, r, err)
 			return
 		}
-		if unsafeMethod(r.Method) && hasBody(r) {
-			if err := checkMediaType(r, rt.mediaType); err != nil {
+		if unsafeMethod(r.Method) && HasBody(r) {
+			if err := CheckMediaType(r, rt.MediaType); err != nil {
 				rt.fail(w, r, err)
 				return
 			}

@@ -1,4 +1,4 @@
-package httpapi
+package httpedge
 
 import (
 	"crypto/sha256"
@@ -56,30 +56,30 @@ const metricsPath = "/metrics"
 
 // MetricsHandler serves the Prometheus metrics without any check, for a
 // listener that only the scraper can reach (LIBRARY_METRICS_ADDR).
-func (h *Handler) MetricsHandler() http.Handler {
+func (e *Edge) MetricsHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET "+metricsPath, promhttp.HandlerFor(h.metrics.registry, promhttp.HandlerOpts{}))
+	mux.Handle("GET "+metricsPath, promhttp.HandlerFor(e.metrics.registry, promhttp.HandlerOpts{}))
 	return mux
 }
 
 // serveMetrics is GET /metrics on the public port, which exists only with a
 // metrics token: the caller must send exactly that token.
-func (h *handler) serveMetrics(w http.ResponseWriter, r *http.Request) {
-	if !h.metricsTokenOK(r) {
-		writeError(w, r, errs.E(errs.Unauthenticated, errs.CodeUnauthorized, "GET /metrics needs the metrics bearer token."))
+func (e *Edge) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	if !e.metricsTokenOK(r) {
+		WriteError(w, r, errs.E(errs.Unauthenticated, errs.CodeUnauthorized, "GET /metrics needs the metrics bearer token."))
 		return
 	}
-	promhttp.HandlerFor(h.metrics.registry, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+	promhttp.HandlerFor(e.metrics.registry, promhttp.HandlerOpts{}).ServeHTTP(w, r)
 }
 
 // metricsTokenOK compares digests so the comparison takes the same time
 // whatever the length or content of the token sent.
-func (h *handler) metricsTokenOK(r *http.Request) bool {
+func (e *Edge) metricsTokenOK(r *http.Request) bool {
 	scheme, value, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return false
 	}
 	got := sha256.Sum256([]byte(strings.TrimSpace(value)))
-	want := sha256.Sum256([]byte(h.cfg.MetricsToken))
+	want := sha256.Sum256([]byte(e.cfg.MetricsToken))
 	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }
