@@ -184,7 +184,7 @@ type Handler struct {
 	// looked up before routing, so that 404 and 405 are limited too.
 	unlimited map[string]bool
 	signIn    map[string]bool
-	root    http.Handler
+	root      http.Handler
 }
 
 // ServeHTTP implements http.Handler.
