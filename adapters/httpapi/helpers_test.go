@@ -10,65 +10,20 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
-	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 	"github.com/readinglibrary/service/ports/portfake"
 )
 
-// countingLimiter allows limit requests per tier and key.
-type countingLimiter struct {
-	mu    sync.Mutex
-	limit int64
-	seen  map[string]int64
-	fail  bool
-}
-
-func (l *countingLimiter) Take(_ context.Context, tier ports.RateTier, key string) (ports.RateLimitResult, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.fail {
-		return ports.RateLimitResult{}, errs.E(errs.Unavailable, "unavailable", "store down")
-	}
-	if l.seen == nil {
-		l.seen = map[string]int64{}
-	}
-	l.seen[string(tier)+"|"+key]++
-	n := l.seen[string(tier)+"|"+key]
-	rem := l.limit - n
-	if rem < 0 {
-		rem = 0
-	}
-	return ports.RateLimitResult{Limit: l.limit, Remaining: rem, Reset: time.Now().Add(time.Hour), Reached: n > l.limit}, nil
-}
-
-// recordingAuthorizer answers with decide and records every request.
-type recordingAuthorizer struct {
-	mu     sync.Mutex
-	asked  []ports.AccessRequest
-	decide func(ports.AccessRequest) bool
-}
-
-func (a *recordingAuthorizer) Authorize(_ context.Context, req ports.AccessRequest) error {
-	a.mu.Lock()
-	a.asked = append(a.asked, req)
-	a.mu.Unlock()
-	if a.decide != nil && a.decide(req) {
-		return nil
-	}
-	return errs.E(errs.Forbidden, "forbidden", "You do not have permission to do this.")
-}
-
 type fixture struct {
 	h       *httpedge.Handler
 	repos   ports.Repositories
-	authz   *recordingAuthorizer
-	limiter *countingLimiter
+	authz   *portfake.Authorizer
+	limiter *portfake.Limiter
 	logs    *bytes.Buffer
 	reader  user.Account // a reader account with password "correct-horse-1"
 }
@@ -93,7 +48,7 @@ func newFixtureConfig(t *testing.T, decide func(ports.AccessRequest) bool, cfg h
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{repos: repos, authz: &recordingAuthorizer{decide: decide}, limiter: &countingLimiter{limit: 1000}, logs: &bytes.Buffer{}, reader: reader}
+	f := &fixture{repos: repos, authz: &portfake.Authorizer{Decide: decide}, limiter: &portfake.Limiter{Limit: 1000}, logs: &bytes.Buffer{}, reader: reader}
 	logger := slog.New(slog.NewJSONHandler(&syncWriter{w: f.logs}, nil))
 	edge := httpedge.New(httpedge.Deps{Sessions: identity, Authorizer: f.authz, RateLimiter: f.limiter, Logger: logger},
 		httpedge.Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}, MetricsToken: cfg.MetricsToken})

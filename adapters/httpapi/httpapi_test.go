@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/ports"
 )
 
 // Every route must ask the policies before its handler runs: with a
@@ -25,28 +24,30 @@ func TestEveryRouteReachesAPolicyDecision(t *testing.T) {
 			if rt.Action == "" || rt.Resource == "" {
 				t.Fatalf("route %s has no permission", rt.Name)
 			}
-			f.authz.asked = nil
+			f.authz.Forget()
 			if rt.Path == "/metrics" {
 				// Its bearer token is the metrics token, never an account's:
 				// the policies are asked for an anonymous caller.
 				rec := f.do(rt.Method, rt.Path, "", "Authorization", "Bearer "+fixtureMetricsToken)
-				if rec.Code != http.StatusUnauthorized || len(f.authz.asked) != 1 || !f.authz.asked[0].Principal.IsAnonymous() || f.authz.asked[0].Resource != rt.Resource {
-					t.Fatalf("status = %d, asked %+v; want 401 after one anonymous request for %s", rec.Code, f.authz.asked, rt.Resource)
+				asked := f.authz.Asked()
+				if rec.Code != http.StatusUnauthorized || len(asked) != 1 || !asked[0].Principal.IsAnonymous() || asked[0].Resource != rt.Resource {
+					t.Fatalf("status = %d, asked %+v; want 401 after one anonymous request for %s", rec.Code, asked, rt.Resource)
 				}
 				return
 			}
 			rec := f.do(rt.Method, rt.Path, "", "Authorization", "Bearer "+token)
+			asked := f.authz.Asked()
 			if rec.Code != http.StatusForbidden {
 				t.Fatalf("status = %d, want 403 (body %s)", rec.Code, rec.Body)
 			}
 			if got := errorOf(t, rec).Code; got != "forbidden" {
 				t.Fatalf("code = %q, want forbidden", got)
 			}
-			if len(f.authz.asked) != 1 || f.authz.asked[0].Action != rt.Action || f.authz.asked[0].Resource != rt.Resource {
-				t.Fatalf("authorizer asked %+v, want one request for %s %s", f.authz.asked, rt.Action, rt.Resource)
+			if len(asked) != 1 || asked[0].Action != rt.Action || asked[0].Resource != rt.Resource {
+				t.Fatalf("authorizer asked %+v, want one request for %s %s", asked, rt.Action, rt.Resource)
 			}
-			if f.authz.asked[0].Principal.AccountID != f.reader.ID {
-				t.Fatalf("principal = %+v, want the reader", f.authz.asked[0].Principal)
+			if asked[0].Principal.AccountID != f.reader.ID {
+				t.Fatalf("principal = %+v, want the reader", asked[0].Principal)
 			}
 
 			// Without a token the refusal is a 401, not a 403.
@@ -258,7 +259,7 @@ func TestNotFoundAndMethodNotAllowedAreLimited(t *testing.T) {
 
 func TestRateLimitAnswer(t *testing.T) {
 	f := newFixture(t, allowAll)
-	f.limiter.limit = 2
+	f.limiter.Limit = 2
 	for i := 0; i < 2; i++ {
 		if rec := f.do(http.MethodGet, "/v1/nothing", ""); rec.Code != 404 {
 			t.Fatalf("request %d: %d", i, rec.Code)
@@ -280,14 +281,14 @@ func TestRateLimitAnswer(t *testing.T) {
 		t.Fatalf("/healthz under limit: %d", rec.Code)
 	}
 	// An invalid token spends the anonymous budget of the address.
-	f.limiter.limit = 1000
-	f.limiter.seen = nil
+	f.limiter.Limit = 1000
+	f.limiter.Reset()
 	f.do(http.MethodGet, "/v1/users/me", "", "Authorization", "Bearer not-a-token")
-	if f.limiter.seen["anonymous|ip:192.0.2.1"] != 1 {
-		t.Fatalf("limiter counts = %v, want one anonymous request from 192.0.2.1", f.limiter.seen)
+	if f.limiter.Spent()["anonymous|ip:192.0.2.1"] != 1 {
+		t.Fatalf("limiter counts = %v, want one anonymous request from 192.0.2.1", f.limiter.Spent())
 	}
 	// A failing store lets requests through.
-	f.limiter.fail = true
+	f.limiter.Fail = true
 	if rec := f.do(http.MethodGet, "/v1/users/me", "", "Authorization", "Bearer tok-"+f.reader.ID); rec.Code != 200 {
 		t.Fatalf("store down: %d, want 200", rec.Code)
 	}
@@ -339,5 +340,3 @@ func TestCORS(t *testing.T) {
 		t.Fatalf("allowed preflight: %d ACAO=%q", rec.Code, rec.Header().Get("Access-Control-Allow-Origin"))
 	}
 }
-
-var _ ports.Authorizer = (*recordingAuthorizer)(nil)

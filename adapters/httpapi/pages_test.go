@@ -51,10 +51,10 @@ func newPagesFixture(t *testing.T, cfg httpedge.Config) *pagesFixture {
 		return httpedge.Route{Name: name, Method: method, Path: "/library/{domain}/page", Action: action, Resource: resource, Page: true,
 			Handle: fn, MediaType: mediaForm, OnError: refused}
 	}
-	authz := &recordingAuthorizer{decide: func(req ports.AccessRequest) bool {
+	authz := &portfake.Authorizer{Decide: func(req ports.AccessRequest) bool {
 		return req.Resource == "web:pages" || req.Resource == "web:forms" || req.Resource == "auth:session"
 	}}
-	edge := httpedge.New(httpedge.Deps{Sessions: identity, Authorizer: authz, RateLimiter: &countingLimiter{limit: 1000}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}, cfg)
+	edge := httpedge.New(httpedge.Deps{Sessions: identity, Authorizer: authz, RateLimiter: &portfake.Limiter{Limit: 1000}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}, cfg)
 	api := New(Deps{
 		Identity: identity, Users: service.NewUsers(repos, authz), Catalog: service.NewCatalog(repos, authz), Library: service.NewLibrary(repos, identity),
 		Tokens: portfake.Tokens{}, Health: repos.Health,

@@ -17,6 +17,7 @@ import (
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
+	"github.com/readinglibrary/service/ports/portfake"
 )
 
 // tokenSessions knows one token per account: "tok-<id>".
@@ -27,36 +28,6 @@ func (s tokenSessions) AuthenticateSession(_ context.Context, token string) (use
 		return a, "session-" + a.ID, nil
 	}
 	return user.Account{}, "", errs.E(errs.Unauthenticated, errs.CodeUnauthorized, "The access token is not valid.")
-}
-
-// allowAuthorizer allows what allow says, and everything when it is nil.
-type allowAuthorizer struct {
-	allow func(ports.AccessRequest) bool
-}
-
-func (a allowAuthorizer) Authorize(_ context.Context, req ports.AccessRequest) error {
-	if a.allow == nil || a.allow(req) {
-		return nil
-	}
-	return errs.E(errs.Forbidden, "forbidden", "You do not have permission to do this.")
-}
-
-// countingLimiter allows limit requests per tier and key.
-type countingLimiter struct {
-	mu    sync.Mutex
-	limit int64
-	seen  map[string]int64
-}
-
-func (l *countingLimiter) Take(_ context.Context, tier ports.RateTier, key string) (ports.RateLimitResult, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.seen == nil {
-		l.seen = map[string]int64{}
-	}
-	l.seen[string(tier)+"|"+key]++
-	n := l.seen[string(tier)+"|"+key]
-	return ports.RateLimitResult{Limit: l.limit, Remaining: max(l.limit-n, 0), Reset: time.Now().Add(time.Hour), Reached: n > l.limit}, nil
 }
 
 type syncBuffer struct {
@@ -80,7 +51,7 @@ type fixture struct {
 	edge    *Edge
 	h       *Handler
 	logs    *syncBuffer
-	limiter *countingLimiter
+	limiter *portfake.Limiter
 	reader  user.Account
 }
 
@@ -88,12 +59,12 @@ type fixture struct {
 // one reader account signed in by "Bearer tok-r1".
 func newFixture(t *testing.T, cfg Config, routes ...Route) *fixture {
 	t.Helper()
-	f := &fixture{logs: &syncBuffer{}, limiter: &countingLimiter{limit: 1000},
+	f := &fixture{logs: &syncBuffer{}, limiter: &portfake.Limiter{Limit: 1000},
 		reader: user.Account{ID: "r1", Email: "reader@example.org", Role: user.RoleReader}}
 	if cfg.IssuerURL == "" {
 		cfg.IssuerURL = "http://api.test"
 	}
-	f.edge = New(Deps{Sessions: tokenSessions{"tok-r1": f.reader}, Authorizer: allowAuthorizer{}, RateLimiter: f.limiter,
+	f.edge = New(Deps{Sessions: tokenSessions{"tok-r1": f.reader}, Authorizer: &portfake.Authorizer{Decide: func(ports.AccessRequest) bool { return true }}, RateLimiter: f.limiter,
 		Logger: slog.New(slog.NewJSONHandler(f.logs, nil))}, cfg)
 	f.h = f.edge.Handler(routes)
 	return f
@@ -322,12 +293,12 @@ func TestRouteBudgets(t *testing.T) {
 	f.do(http.MethodGet, "/page", "Authorization", "Bearer tok-r1")
 	want := map[string]int64{"signin|ip:192.0.2.1": 1, "anonymous|ip:192.0.2.1": 3, "authenticated|account:r1": 1}
 	for k, n := range want {
-		if f.limiter.seen[k] != n {
-			t.Errorf("%s spent %d, want %d (all: %v)", k, f.limiter.seen[k], n, f.limiter.seen)
+		if f.limiter.Spent()[k] != n {
+			t.Errorf("%s spent %d, want %d (all: %v)", k, f.limiter.Spent()[k], n, f.limiter.Spent())
 		}
 	}
-	if len(f.limiter.seen) != len(want) {
-		t.Errorf("budgets spent = %v, want exactly %v", f.limiter.seen, want)
+	if len(f.limiter.Spent()) != len(want) {
+		t.Errorf("budgets spent = %v, want exactly %v", f.limiter.Spent(), want)
 	}
 }
 

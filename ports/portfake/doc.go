@@ -1,6 +1,7 @@
 // Package portfake holds small in-memory stand-ins for the ports that more
 // than one package's tests need: a token service, a password hasher, a login
-// throttle that never refuses, and an outbox for mail. Each keeps to its
+// throttle that never refuses, an outbox for mail, and a counting rate
+// limiter and a recording authorizer for the HTTP edge. Each keeps to its
 // port's contract in the simplest way, so that a test exercises the code
 // under test rather than the technology behind the port.
 //
