@@ -9,15 +9,15 @@
 // can send an anonymous visitor to the sign-in form), and every page then
 // asks the Authorizer for the permission of the equivalent JSON route
 // (check-out asks create on library:loans). The routes are served through
-// httpapi's middleware chain (see httpapi.ExtraRoute), which authenticates
+// the shared edge, adapters/httpedge (see EdgeRoutes), which authenticates
 // the cookie session and applies the CSRF rule to every form post.
 //
 // Every page works without JavaScript; app.js only adds conveniences
 // (student suggestions, reading a CSV file into the import box, one submit
 // per form).
 //
-// Like every adapter it may import ports, the core packages and outside
-// libraries, but no other adapter and nothing under cmd (the layer rules of
+// It may import ports, the core packages, adapters/httpedge and outside
+// libraries; no other adapter and nothing under cmd (the layer rules of
 // test/architecture_test.go).
 package webapp
 

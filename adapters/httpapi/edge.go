@@ -1,10 +1,3 @@
-// Package httpapi is the HTTP edge of the service: gorilla/mux routes, the
-// middleware chain (request ids, logs, panics, CORS, authentication, rate
-// limits, CSRF, policies), strict JSON decoding and the one error writer.
-//
-// Like every adapter it may import ports, the core packages and outside
-// libraries, but no other adapter and nothing under cmd (the layer rules of
-// test/architecture_test.go).
 package httpapi
 
 import (
