@@ -375,23 +375,13 @@ func (d *holdDesk) serveShelf(ctx context.Context, school library.School, bookID
 	for i, c := range copies {
 		ids[i] = c.ID
 	}
-	claims, err := d.active.ClaimsOfCopies(ctx, ids)
+	active, err := d.activeLoans(ctx, ids)
 	if err != nil {
 		return err
 	}
-	claimLoans := make([]string, 0, len(claims))
-	for _, c := range claims {
-		claimLoans = append(claimLoans, c.LoanID)
-	}
-	loans, err := d.loans.ByIDs(ctx, claimLoans)
-	if err != nil {
-		return err
-	}
-	lent := map[string]bool{}
-	for _, l := range loans {
-		if !l.Returned() {
-			lent[l.CopyID] = true
-		}
+	lent := make(map[string]bool, len(active))
+	for copyID := range active {
+		lent[copyID] = true
 	}
 	traps, err := d.holds.TrapsOfBooks(ctx, school.ID, []string{bookID})
 	if err != nil {

@@ -441,33 +441,6 @@ func copyIDs(copies []library.Copy) []string {
 	return out
 }
 
-// activeLoans returns the loans that hold the given copies, by copy (two
-// queries): a claim left by an interrupted return does not count.
-func (r loanReader) activeLoans(ctx context.Context, copyIDs []string) (map[string]library.Loan, error) {
-	if len(copyIDs) == 0 {
-		return map[string]library.Loan{}, nil
-	}
-	claims, err := r.active.ClaimsOfCopies(ctx, copyIDs)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, 0, len(claims))
-	for _, c := range claims {
-		ids = append(ids, c.LoanID)
-	}
-	loans, err := r.loans.ByIDs(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]library.Loan, len(loans))
-	for _, l := range loans {
-		if !l.Returned() {
-			out[l.CopyID] = l
-		}
-	}
-	return out, nil
-}
-
 // CheckIn returns the loan of a copy the stocktake found on the shelf
 // while on loan, through the desk's return.
 // Errors: NotFound "stocktake_not_found", "scan_not_found" (the stocktake
