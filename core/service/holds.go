@@ -5,8 +5,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
@@ -621,7 +619,7 @@ func (s *Holds) Cancel(ctx context.Context, holdID string) (HoldView, error) {
 // roles their school's (admins any). Others are NotFound, as is a record
 // that never opened.
 func (s *Holds) holdInScope(ctx context.Context, holdID string) (library.Hold, error) {
-	if _, err := uuid.Parse(holdID); err != nil {
+	if !isUUID(holdID) {
 		return library.Hold{}, library.ErrHoldNotFound()
 	}
 	holds, err := s.holds.ByIDs(ctx, []string{holdID})
@@ -760,7 +758,7 @@ func (s *Holds) Queue(ctx context.Context, schoolParam string, f HoldFilter, q L
 	if f.Status != "" && f.Status != library.HoldWaiting && f.Status != library.HoldReady {
 		fields.Add("status", "must be waiting or ready")
 	}
-	if _, err := uuid.Parse(f.BookID); f.BookID != "" && err != nil {
+	if f.BookID != "" && !isUUID(f.BookID) {
 		fields.Add("book_id", "must be a UUID")
 	}
 	if _, err := q.validate(); err != nil {

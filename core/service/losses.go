@@ -7,8 +7,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
@@ -243,7 +241,7 @@ func (s *Circulation) copyInScope(ctx context.Context, schoolParam, copyID strin
 	if err != nil {
 		return library.Copy{}, err
 	}
-	if _, err := uuid.Parse(copyID); err != nil {
+	if !isUUID(copyID) {
 		return library.Copy{}, library.ErrCopyNotFound()
 	}
 	return s.holdings.Copy(ctx, school.ID, copyID)
@@ -334,7 +332,7 @@ func (s *Circulation) SettleCharge(ctx context.Context, schoolParam, chargeID, a
 	if err != nil {
 		return ChargeView{}, err
 	}
-	if _, err := uuid.Parse(chargeID); err != nil {
+	if !isUUID(chargeID) {
 		return ChargeView{}, library.ErrChargeNotFound()
 	}
 	return s.settle(ctx, school.ID, chargeID, action, note, user.PrincipalFrom(ctx).AccountID)
@@ -412,7 +410,7 @@ func (s *Circulation) ChargesPage(ctx context.Context, schoolParam string, f Cha
 	if f.Status != "" && !slices.Contains(chargeStatuses, f.Status) {
 		fields.Add("status", "must be open, paid, waived or reversed")
 	}
-	if _, err := uuid.Parse(f.StudentID); f.StudentID != "" && err != nil {
+	if f.StudentID != "" && !isUUID(f.StudentID) {
 		fields.Add("student_id", "must be a UUID")
 	}
 	if err := fields.Err(); err != nil {
@@ -489,7 +487,7 @@ func (s *Circulation) Standing(ctx context.Context, schoolParam, studentID strin
 	if err != nil {
 		return library.Standing{}, err
 	}
-	if _, err := uuid.Parse(studentID); err != nil {
+	if !isUUID(studentID) {
 		return library.Standing{}, library.ErrStudentNotFound()
 	}
 	if _, err := schoolBorrower(ctx, s.accounts, school.ID, studentID); err != nil {

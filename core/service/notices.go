@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
@@ -135,7 +133,7 @@ func (s *Notices) ReplaceHomerooms(ctx context.Context, schoolParam string, room
 // LoanNotices returns the notices sent about a loan the caller may reach.
 // Errors: NotFound "loan_not_found".
 func (s *Notices) LoanNotices(ctx context.Context, loanID string) ([]library.Notice, error) {
-	if _, err := uuid.Parse(loanID); err != nil {
+	if !isUUID(loanID) {
 		return nil, library.ErrLoanNotFound()
 	}
 	loans, err := s.loans.ByIDs(ctx, []string{loanID})

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/google/uuid"
-
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
@@ -170,7 +168,7 @@ func (s *Stocktakes) inScope(ctx context.Context, schoolParam, id string) (libra
 	if err != nil {
 		return library.Stocktake{}, err
 	}
-	if _, err := uuid.Parse(id); err != nil {
+	if !isUUID(id) {
 		return library.Stocktake{}, library.ErrStocktakeNotFound()
 	}
 	return s.stocktakes.Get(ctx, school.ID, id)
@@ -451,7 +449,7 @@ func (s *Stocktakes) CheckIn(ctx context.Context, schoolParam, id, copyID string
 	if err != nil {
 		return LoanView{}, err
 	}
-	if _, err := uuid.Parse(copyID); err != nil {
+	if !isUUID(copyID) {
 		return LoanView{}, library.ErrScanNotFound()
 	}
 	if _, err := s.stocktakes.Scan(ctx, st.ID, copyID); err != nil {
