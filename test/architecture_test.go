@@ -9,8 +9,8 @@ import (
 
 const module = "github.com/readinglibrary/service"
 
-// TestArchitecture enforces the package map of the style guide on the
-// production code (test files may import what they need): the core is pure,
+// TestArchitecture enforces the layers of the module on the production
+// code (test files may import what they need): the core is pure,
 // ports depend only on the core, adapters never import each other, only
 // cmd names concrete adapters, and the port fakes stay in tests.
 func TestArchitecture(t *testing.T) {
