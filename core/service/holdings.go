@@ -265,10 +265,7 @@ func (s *Holdings) undoCopies(ctx context.Context, schoolID string, copies []lib
 	if len(copies) == 0 {
 		return cause
 	}
-	ids := make([]string, len(copies))
-	for i, c := range copies {
-		ids[i] = c.ID
-	}
+	ids := pluck(copies, func(c library.Copy) string { return c.ID })
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
 	defer cancel()
 	_ = s.holdings.DeleteCopies(ctx, schoolID, ids)

@@ -189,10 +189,7 @@ func (d *holdDesk) walkQueue(ctx context.Context, school library.School, cp libr
 			return library.HoldTrap{}, trapStop, err
 		}
 		after = entries[len(entries)-1]
-		ids := make([]string, len(entries))
-		for i, e := range entries {
-			ids[i] = e.HoldID
-		}
+		ids := pluck(entries, func(e library.HoldQueueEntry) string { return e.HoldID })
 		traps, err := d.holds.TrapsOfHolds(ctx, ids)
 		if err != nil {
 			return library.HoldTrap{}, trapStop, err
@@ -369,10 +366,7 @@ func (d *holdDesk) serveShelf(ctx context.Context, school library.School, bookID
 	if err != nil {
 		return err
 	}
-	ids := make([]string, len(copies))
-	for i, c := range copies {
-		ids[i] = c.ID
-	}
+	ids := pluck(copies, func(c library.Copy) string { return c.ID })
 	active, err := d.activeLoans(ctx, ids)
 	if err != nil {
 		return err
@@ -481,10 +475,7 @@ func (d *holdDesk) cancelStudentHolds(ctx context.Context, studentID string) err
 	if err != nil || len(holds) == 0 {
 		return err
 	}
-	ids := make([]string, len(holds))
-	for i, h := range holds {
-		ids[i] = h.ID
-	}
+	ids := pluck(holds, func(h library.Hold) string { return h.ID })
 	open, err := d.holds.Entries(ctx, ids)
 	if err != nil {
 		return err
@@ -638,10 +629,7 @@ func (s *Holds) holdInScope(ctx context.Context, holdID string) (library.Hold, e
 // out. A trap past its window is expired on the way (with expire).
 // Queries are a fixed number per call, whatever the number of holds.
 func (s *Holds) views(ctx context.Context, holds []library.Hold, expire bool) ([]HoldView, error) {
-	ids := make([]string, len(holds))
-	for i, h := range holds {
-		ids[i] = h.ID
-	}
+	ids := pluck(holds, func(h library.Hold) string { return h.ID })
 	traps, err := s.holds.TrapsOfHolds(ctx, ids)
 	if err != nil {
 		return nil, err
@@ -784,10 +772,7 @@ func (s *Holds) Queue(ctx context.Context, schoolParam string, f HoldFilter, q L
 	if err != nil {
 		return HoldPage{}, err
 	}
-	ids := make([]string, len(entries))
-	for i, e := range entries {
-		ids[i] = e.HoldID
-	}
+	ids := pluck(entries, func(e library.HoldQueueEntry) string { return e.HoldID })
 	traps, err := s.holds.TrapsOfHolds(ctx, ids)
 	if err != nil {
 		return HoldPage{}, err

@@ -30,3 +30,13 @@ func requireUUIDs(values map[string]string) error {
 	}
 	return fields.Err()
 }
+
+// pluck returns field of each of xs, in order: typically the ids of the
+// records one batch read asks for.
+func pluck[T any](xs []T, field func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = field(x)
+	}
+	return out
+}

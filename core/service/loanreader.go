@@ -21,10 +21,7 @@ type loanReader struct {
 
 // claimed keeps the open loans that a claim names (one query).
 func (r loanReader) claimed(ctx context.Context, open []library.Loan) ([]library.Loan, error) {
-	ids := make([]string, 0, len(open))
-	for _, l := range open {
-		ids = append(ids, l.CopyID)
-	}
+	ids := pluck(open, func(l library.Loan) string { return l.CopyID })
 	claims, err := r.active.ClaimsOfCopies(ctx, ids)
 	if err != nil {
 		return nil, err
@@ -44,10 +41,7 @@ func (r loanReader) claimed(ctx context.Context, open []library.Loan) ([]library
 
 // views adds due dates, renewal counts and statuses (one query).
 func (r loanReader) views(ctx context.Context, loans []library.Loan, today time.Time) ([]LoanView, error) {
-	ids := make([]string, 0, len(loans))
-	for _, l := range loans {
-		ids = append(ids, l.ID)
-	}
+	ids := pluck(loans, func(l library.Loan) string { return l.ID })
 	renewals, err := r.loans.Renewals(ctx, ids)
 	if err != nil {
 		return nil, err
@@ -176,10 +170,7 @@ func (r loanReader) activeLoans(ctx context.Context, copyIDs []string) (map[stri
 // query): a claim left behind by an interrupted return names a returned
 // loan, which holds nothing.
 func (r loanReader) openLoansOf(ctx context.Context, claims []library.CopyClaim) ([]library.Loan, error) {
-	ids := make([]string, 0, len(claims))
-	for _, c := range claims {
-		ids = append(ids, c.LoanID)
-	}
+	ids := pluck(claims, func(c library.CopyClaim) string { return c.LoanID })
 	loans, err := r.loans.ByIDs(ctx, ids)
 	if err != nil {
 		return nil, err

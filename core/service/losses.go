@@ -366,10 +366,7 @@ func (s *Circulation) settle(ctx context.Context, schoolID, chargeID, outcome, n
 // chargeViews adds each charge's settlement (one query) and corrects a
 // status copy that lags behind its settlement.
 func (s *Circulation) chargeViews(ctx context.Context, cs []library.Charge) ([]ChargeView, error) {
-	ids := make([]string, 0, len(cs))
-	for _, c := range cs {
-		ids = append(ids, c.ID)
-	}
+	ids := pluck(cs, func(c library.Charge) string { return c.ID })
 	sts, err := s.charges.Settlements(ctx, ids)
 	if err != nil {
 		return nil, err

@@ -220,10 +220,7 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 	if err != nil {
 		return err
 	}
-	holdIDs := make([]string, len(queue))
-	for i, q := range queue {
-		holdIDs[i] = q.HoldID
-	}
+	holdIDs := pluck(queue, func(q library.HoldQueueEntry) string { return q.HoldID })
 	var traps []library.HoldTrap
 	if len(holdIDs) > 0 {
 		if traps, err = s.holds.TrapsOfHolds(ctx, holdIDs); err != nil {
@@ -376,10 +373,7 @@ func (s *Notices) retryAbandoned(ctx context.Context, schoolID string) error {
 		if err != nil || len(stale) == 0 {
 			return err
 		}
-		keys := make([]string, len(stale))
-		for i, n := range stale {
-			keys[i] = n.Key
-		}
+		keys := pluck(stale, func(n library.Notice) string { return n.Key })
 		if err := s.notices.Release(ctx, keys); err != nil {
 			return err
 		}

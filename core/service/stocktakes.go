@@ -432,10 +432,7 @@ func (s *Stocktakes) walkScans(ctx context.Context, st library.Stocktake, fn fun
 }
 
 func copyIDs(copies []library.Copy) []string {
-	out := make([]string, 0, len(copies))
-	for _, c := range copies {
-		out = append(out, c.ID)
-	}
+	out := pluck(copies, func(c library.Copy) string { return c.ID })
 	return out
 }
 
@@ -486,10 +483,7 @@ func (s *Stocktakes) MarkMissingLost(ctx context.Context, schoolParam, id string
 		Note: fmt.Sprintf(stocktakeLostNote, st.OpenedAt.Format(stocktakeDateLayout))}
 	marked := 0
 	err = s.walkMissing(ctx, st, func(missing []ReportCopy) error {
-		ids := make([]string, 0, len(missing))
-		for _, c := range missing {
-			ids = append(ids, c.Copy.ID)
-		}
+		ids := pluck(missing, func(c ReportCopy) string { return c.Copy.ID })
 		// One write a page of books: a whole school's missing copies are
 		// marked within the request's deadline.
 		if err := s.stocktakes.SetCopiesCondition(ctx, st.SchoolID, ids, cond); err != nil {

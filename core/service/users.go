@@ -271,10 +271,7 @@ func (s *Users) statsInput(ctx context.Context, acct user.Account) (catalog.Stat
 	if err != nil {
 		return catalog.StatsInput{}, err
 	}
-	ids := make([]string, 0, len(progress))
-	for _, p := range progress {
-		ids = append(ids, p.BookID)
-	}
+	ids := pluck(progress, func(p catalog.Progress) string { return p.BookID })
 	books, err := s.books.GetMany(ctx, ids)
 	if err != nil {
 		return catalog.StatsInput{}, err
