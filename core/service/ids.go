@@ -6,11 +6,11 @@ import (
 	"github.com/readinglibrary/service/core/errs"
 )
 
-// Every record id is a random UUID. A value that is not one cannot name a
+// Every record id is a UUID. A value that is not one cannot name a
 // record, so a use case refuses it before any lookup: as not found where it
 // names the record asked for, as an invalid field where it is input.
 
-// newUUID returns a new record id.
+// newUUID returns a new random record id.
 func newUUID() string { return uuid.NewString() }
 
 // isUUID reports whether s could be a record id.
