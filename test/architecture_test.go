@@ -9,11 +9,11 @@ import (
 
 const module = "github.com/readinglibrary/service"
 
-// TestArchitecture enforces the package map of the style guide on the
-// production code (test files may import what they need): the core is pure,
-// ports depend only on the core, adapters never import each other except
-// the shared HTTP edge that the front doors stand on, only cmd names
-// concrete adapters, and the port fakes stay in tests.
+// TestArchitecture enforces the layers of the module on the production
+// code (test files may import what they need): the core is pure, ports
+// depend only on the core, adapters never import each other except the
+// shared HTTP edge that the front doors stand on, only cmd names concrete
+// adapters, and the port fakes stay in tests.
 func TestArchitecture(t *testing.T) {
 	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
 	if err != nil {

@@ -297,45 +297,49 @@ func (r *jsonReader) str(path string, fields errs.FieldErrors) (string, error) {
 }
 
 func (r *jsonReader) integer(path string, fields errs.FieldErrors) (int, error) {
-	tok, err := r.token()
-	if err != nil {
+	v, ok, err := r.numberToken(path, fields, "a whole number")
+	if !ok {
 		return 0, err
 	}
-	switch v := tok.(type) {
-	case nil:
-		return 0, nil
-	case json.Number:
-		n, err := strconv.Atoi(v.String())
-		if err != nil {
-			if errors.Is(err, strconv.ErrRange) {
-				fields.Add(path, "is far too large")
-			} else {
-				fields.Add(path, "must be a whole number, not "+v.String())
-			}
+	n, err := strconv.Atoi(v.String())
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			fields.Add(path, "is far too large")
+		} else {
+			fields.Add(path, "must be a whole number, not "+v.String())
 		}
-		return n, nil
 	}
-	fields.Add(path, "must be a whole number, not "+describe(tok))
-	return 0, r.skip(tok)
+	return n, nil
 }
 
 func (r *jsonReader) number(path string, fields errs.FieldErrors) (float64, error) {
+	v, ok, err := r.numberToken(path, fields, "a number")
+	if !ok {
+		return 0, err
+	}
+	f, err := v.Float64()
+	if err != nil {
+		fields.Add(path, "is far too large")
+	}
+	return f, nil
+}
+
+// numberToken reads a value that must be a number. ok is false for null,
+// which leaves the field at zero, and for a value of another kind, which is
+// reported as not want and skipped.
+func (r *jsonReader) numberToken(path string, fields errs.FieldErrors, want string) (_ json.Number, ok bool, _ error) {
 	tok, err := r.token()
 	if err != nil {
-		return 0, err
+		return "", false, err
 	}
 	switch v := tok.(type) {
 	case nil:
-		return 0, nil
+		return "", false, nil
 	case json.Number:
-		f, err := v.Float64()
-		if err != nil {
-			fields.Add(path, "is far too large")
-		}
-		return f, nil
+		return v, true, nil
 	}
-	fields.Add(path, "must be a number, not "+describe(tok))
-	return 0, r.skip(tok)
+	fields.Add(path, "must be "+want+", not "+describe(tok))
+	return "", false, r.skip(tok)
 }
 
 func (r *jsonReader) token() (json.Token, error) {

@@ -7,6 +7,11 @@
 // only on the same host, the answer is cut at MaxAnswerBytes and a lookup
 // gives up after Timeout. Errors name the server's host, never its whole
 // URL or its answer.
+//
+// Like every adapter it may import ports, the core packages and outside
+// libraries, but no other adapter save the shared HTTP edge,
+// adapters/httpedge, and nothing under cmd (the layer rules of
+// test/architecture_test.go).
 package sru
 
 import (

@@ -8,8 +8,8 @@ import (
 )
 
 // TestSmoke seeds a school of 5 books on the default store through the API
-// and measures every request once or twice: every request of the issue's
-// list must answer as expected, and the report must carry its tables.
+// and measures every request once or twice: every request of kinds must
+// answer as expected, and the report must carry its tables.
 func TestSmoke(t *testing.T) {
 	o := options{
 		stores: []string{storeDefault}, sizes: []int{5}, students: []int{12}, pastLoans: []int{5},

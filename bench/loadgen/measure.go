@@ -12,14 +12,14 @@ import (
 	"time"
 )
 
-// kind is one measured request of the list.
+// kind is one request the report measures.
 type kind struct {
 	Key, Label string
 	Desk       bool // a desk request: p50 ≤ 10 ms at 10,000 books, one client
 	Search     bool // a search: p50 ≤ 25 ms at 10,000 books, one client
 }
 
-// kinds is the list, in the order of the report. They are measured
+// kinds lists the measured requests in the order of the report. They are measured
 // in a different order (reads first, then check-out, return and renew) so
 // that every read sees the seeded state.
 var kinds = []kind{

@@ -3,7 +3,10 @@ package library
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -46,4 +49,69 @@ func firstInvalidLine(data []byte) int {
 		i += size
 	}
 	return 1 + bytes.Count(data[:i], []byte("\n"))
+}
+
+// readCSVRows reads the rows below the header of an upload opened by
+// openCSVUpload and hands each one with a cell per column to row, which
+// returns problems with what it finds wrong appended. Blank rows are skipped;
+// a row of the wrong width is reported and skipped; reading stops at a syntax
+// error, because after one (an unclosed quote, typically) the rest of the
+// file cannot be read reliably, and at the row past maxRows, reported with
+// tooMany. lastLine is the line of the last row read, where a problem with
+// the file as a whole is reported.
+func readCSVRows(r *csv.Reader, headerLine, columns, maxRows int, tooMany string, problems []LineError,
+	row func(line int, record []string, problems []LineError) []LineError) (_ []LineError, lastLine int) {
+	lastLine = headerLine
+	rows := 0
+	for {
+		record, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			problems = append(problems, csvSyntaxError(err))
+			break
+		}
+		line, _ := r.FieldPos(0)
+		lastLine = line
+		if allBlank(record) {
+			continue
+		}
+		if rows++; rows > maxRows {
+			problems = append(problems, LineError{Line: line, Message: tooMany})
+			break
+		}
+		if len(record) != columns {
+			problems = append(problems, LineError{Line: line, Message: fmt.Sprintf("has %d cells, want %d (one per column of line %d)", len(record), columns, headerLine)})
+			continue
+		}
+		problems = row(line, record, problems)
+	}
+	return problems, lastLine
+}
+
+// csvColumns reads an upload's header row into column names (trimmed, lower
+// case), reporting each column not in known (with unknown as the message),
+// each repeated column and then each required column that is missing.
+func csvColumns(header []string, line int, known []string, unknown string, required ...string) ([]string, []LineError) {
+	var problems []LineError
+	columns := make([]string, len(header))
+	seen := map[string]bool{}
+	for i, h := range header {
+		c := strings.ToLower(strings.TrimSpace(h))
+		columns[i] = c
+		switch {
+		case !slices.Contains(known, c):
+			problems = append(problems, LineError{Line: line, Field: strings.TrimSpace(h), Message: unknown})
+		case seen[c]:
+			problems = append(problems, LineError{Line: line, Field: c, Message: "column appears twice"})
+		}
+		seen[c] = true
+	}
+	for _, c := range required {
+		if !seen[c] {
+			problems = append(problems, LineError{Line: line, Field: c, Message: "column is required"})
+		}
+	}
+	return columns, problems
 }

@@ -3,7 +3,6 @@ package library
 import (
 	"encoding/csv"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -203,33 +202,13 @@ func ParseHoldingsCSV(data []byte) ([]HoldingRecord, []LineError) {
 		return nil, problems
 	}
 	g := holdingsGrouper{byKey: map[string]int{}, barcodeLine: map[string]int{}}
-	lastLine := headerLine
-	for {
-		record, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			problems = append(problems, csvSyntaxError(err))
-			break
-		}
-		line, _ := r.FieldPos(0)
-		lastLine = line
-		if allBlank(record) {
-			continue
-		}
-		if g.rows++; g.rows > MaxHoldingRecords*4 {
-			problems = append(problems, LineError{Line: line, Message: fmt.Sprintf("the file has more than %d rows; import it in parts", MaxHoldingRecords*4)})
-			break
-		}
-		if len(record) != len(columns) {
-			problems = append(problems, LineError{Line: line, Message: fmt.Sprintf("has %d cells, want %d (one per column of line %d)", len(record), len(columns), headerLine)})
-			continue
-		}
-		rec, rowProblems := holdingsRow(columns, record, line)
-		problems = append(problems, rowProblems...)
-		problems = g.add(rec, problems)
-	}
+	tooMany := fmt.Sprintf("the file has more than %d rows; import it in parts", MaxHoldingRecords*4)
+	problems, lastLine := readCSVRows(r, headerLine, len(columns), MaxHoldingRecords*4, tooMany, problems,
+		func(line int, record []string, problems []LineError) []LineError {
+			rec, rowProblems := holdingsRow(columns, record, line)
+			problems = append(problems, rowProblems...)
+			return g.add(rec, problems)
+		})
 	if len(problems) == 0 && len(g.records) == 0 {
 		problems = append(problems, LineError{Line: lastLine, Message: "the file has no rows below the header"})
 	}
@@ -245,7 +224,6 @@ type holdingsGrouper struct {
 	records     []HoldingRecord
 	byKey       map[string]int // "isbn:..." or "match:..." to an index in records
 	barcodeLine map[string]int
-	rows        int
 }
 
 // add puts one row's record into its book's record, or starts one, and
@@ -345,27 +323,9 @@ func setHoldingsNumber(d *BookDetails, column string, n int) {
 // holdingsColumns reads the header row, reporting unknown, repeated and
 // missing columns.
 func holdingsColumns(header []string, line int) ([]string, []LineError) {
-	var problems []LineError
-	columns := make([]string, len(header))
-	seen := map[string]bool{}
-	for i, h := range header {
-		c := strings.ToLower(strings.TrimSpace(h))
-		columns[i] = c
-		switch {
-		case !slices.Contains(HoldingsCSVColumns, c):
-			problems = append(problems, LineError{Line: line, Field: strings.TrimSpace(h),
-				Message: "is not a known column; the columns are " + strings.Join(HoldingsCSVColumns, ", ")})
-		case seen[c]:
-			problems = append(problems, LineError{Line: line, Field: c, Message: "column appears twice"})
-		}
-		seen[c] = true
-	}
-	for _, c := range []string{holdingsColumnTitle, holdingsColumnAuthor, holdingsColumnBarcode} {
-		if !seen[c] {
-			problems = append(problems, LineError{Line: line, Field: c, Message: "column is required"})
-		}
-	}
-	return columns, problems
+	return csvColumns(header, line, HoldingsCSVColumns,
+		"is not a known column; the columns are "+strings.Join(HoldingsCSVColumns, ", "),
+		holdingsColumnTitle, holdingsColumnAuthor, holdingsColumnBarcode)
 }
 
 // WriteHoldingsCSVHeader writes the header line of a holdings CSV.

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"unicode"
@@ -196,69 +195,46 @@ func ParseStudentsCSV(data []byte) ([]StudentDraft, []LineError) {
 		emailLine    = map[string]int{}
 		numberLine   = map[string]int{}
 		externalLine = map[string]int{}
-		rows         int
-		lastLine     = headerLine
 	)
-	for {
-		record, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			// After a syntax error (an unclosed quote, typically) the rest
-			// of the file cannot be read reliably, so reading stops here.
-			problems = append(problems, csvSyntaxError(err))
-			break
-		}
-		line, _ := r.FieldPos(0)
-		lastLine = line
-		if allBlank(record) {
-			continue
-		}
-		rows++
-		if rows > MaxStudentRows {
-			problems = append(problems, LineError{Line: line, Message: fmt.Sprintf("the file has more than %d student rows; upload it in parts", MaxStudentRows)})
-			break
-		}
-		if len(record) != len(columns) {
-			problems = append(problems, LineError{Line: line, Message: fmt.Sprintf("has %d cells, want %d (one per column of line %d)", len(record), len(columns), headerLine)})
-			continue
-		}
-		d := StudentDraft{Line: line}
-		for i, c := range columns {
-			switch c {
-			case studentColumnName:
-				d.Name = record[i]
-			case studentColumnEmail:
-				d.Email = record[i]
-			case studentColumnNumber:
-				d.StudentNumber = record[i]
-			case studentColumnGrade:
-				d.Grade = record[i]
-			case studentColumnHomeroom:
-				d.Homeroom = record[i]
-			case studentColumnExternal:
-				d.ExternalID = record[i]
+	tooMany := fmt.Sprintf("the file has more than %d student rows; upload it in parts", MaxStudentRows)
+	problems, lastLine := readCSVRows(r, headerLine, len(columns), MaxStudentRows, tooMany, problems,
+		func(line int, record []string, problems []LineError) []LineError {
+			d := StudentDraft{Line: line}
+			for i, c := range columns {
+				switch c {
+				case studentColumnName:
+					d.Name = record[i]
+				case studentColumnEmail:
+					d.Email = record[i]
+				case studentColumnNumber:
+					d.StudentNumber = record[i]
+				case studentColumnGrade:
+					d.Grade = record[i]
+				case studentColumnHomeroom:
+					d.Homeroom = record[i]
+				case studentColumnExternal:
+					d.ExternalID = record[i]
+				}
 			}
-		}
-		d = d.Normalized()
-		fields := ValidateStudent(d)
-		for _, f := range studentColumnsKnown {
-			if msg, ok := fields[f]; ok {
-				problems = append(problems, LineError{Line: line, Field: f, Message: msg})
+			d = d.Normalized()
+			fields := ValidateStudent(d)
+			for _, f := range studentColumnsKnown {
+				if msg, ok := fields[f]; ok {
+					problems = append(problems, LineError{Line: line, Field: f, Message: msg})
+				}
 			}
-		}
-		if _, bad := fields[studentColumnEmail]; !bad && d.Email != "" {
-			problems = appendDuplicate(problems, emailLine, d.Email, line, studentColumnEmail)
-		}
-		if _, bad := fields[studentColumnNumber]; !bad && d.StudentNumber != "" {
-			problems = appendDuplicate(problems, numberLine, d.StudentNumber, line, studentColumnNumber)
-		}
-		if _, bad := fields[studentColumnExternal]; !bad && d.ExternalID != "" {
-			problems = appendDuplicate(problems, externalLine, d.ExternalID, line, studentColumnExternal)
-		}
-		drafts = append(drafts, d)
-	}
+			if _, bad := fields[studentColumnEmail]; !bad && d.Email != "" {
+				problems = appendDuplicate(problems, emailLine, d.Email, line, studentColumnEmail)
+			}
+			if _, bad := fields[studentColumnNumber]; !bad && d.StudentNumber != "" {
+				problems = appendDuplicate(problems, numberLine, d.StudentNumber, line, studentColumnNumber)
+			}
+			if _, bad := fields[studentColumnExternal]; !bad && d.ExternalID != "" {
+				problems = appendDuplicate(problems, externalLine, d.ExternalID, line, studentColumnExternal)
+			}
+			drafts = append(drafts, d)
+			return problems
+		})
 
 	if len(problems) == 0 && len(drafts) == 0 {
 		problems = append(problems, LineError{Line: lastLine, Message: "the file has no student rows below the header"})
@@ -275,25 +251,9 @@ func ParseStudentsCSV(data []byte) ([]StudentDraft, []LineError) {
 // studentColumns reads the header row into column names, reporting unknown,
 // repeated and missing columns.
 func studentColumns(header []string, line int) ([]string, []LineError) {
-	var problems []LineError
-	columns := make([]string, len(header))
-	seen := map[string]bool{}
-	for i, h := range header {
-		c := strings.ToLower(strings.TrimSpace(h))
-		columns[i] = c
-		switch {
-		case !slices.Contains(studentColumnsKnown, c):
-			problems = append(problems, LineError{Line: line, Field: strings.TrimSpace(h),
-				Message: "is not a known column; the first line must name the columns, from name, email, student_number, grade, homeroom and external_id"})
-		case seen[c]:
-			problems = append(problems, LineError{Line: line, Field: c, Message: "column appears twice"})
-		}
-		seen[c] = true
-	}
-	if !seen[studentColumnName] {
-		problems = append(problems, LineError{Line: line, Field: studentColumnName, Message: "column is required"})
-	}
-	return columns, problems
+	return csvColumns(header, line, studentColumnsKnown,
+		"is not a known column; the first line must name the columns, from name, email, student_number, grade, homeroom and external_id",
+		studentColumnName)
 }
 
 // appendDuplicate records value as seen on line, or reports both lines when

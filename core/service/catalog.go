@@ -113,10 +113,7 @@ func (s *Catalog) Content(ctx context.Context, bookID, chapterID string) (Conten
 	if err != nil {
 		return Content{}, err
 	}
-	parts := make([]string, 0, len(texts))
-	for _, t := range texts {
-		parts = append(parts, t.Text)
-	}
+	parts := pluck(texts, func(t catalog.ChapterText) string { return t.Text })
 	text := strings.Join(parts, "\n\n")
 	return Content{BookID: b.ID, Title: b.Title, Text: text, PageNumber: 1, WordCount: catalog.CountWords(text)}, nil
 }
@@ -330,10 +327,7 @@ func (s *Catalog) ReadingList(ctx context.Context, status catalog.ListStatus) ([
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, 0, len(items))
-	for _, it := range items {
-		ids = append(ids, it.BookID)
-	}
+	ids := pluck(items, func(it catalog.ListItem) string { return it.BookID })
 	books, err := s.books.GetMany(ctx, ids)
 	if err != nil {
 		return nil, err
@@ -496,10 +490,7 @@ func (s *Catalog) Recommendations(ctx context.Context, limit int) ([]catalog.Rec
 		}
 	}
 	candidates = readable
-	ids := make([]string, 0, len(candidates))
-	for _, b := range candidates {
-		ids = append(ids, b.ID)
-	}
+	ids := pluck(candidates, func(b catalog.Book) string { return b.ID })
 	readers, err := s.lists.ReadersByBook(ctx, ids)
 	if err != nil {
 		return nil, err

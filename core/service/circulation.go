@@ -5,8 +5,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
@@ -234,18 +232,6 @@ func loanCopy(l library.Loan) library.Copy {
 	return library.Copy{ID: l.CopyID, SchoolID: l.SchoolID, BookID: l.BookID, Code: l.CopyCode}
 }
 
-// requireUUIDs checks that each named value is a UUID.
-// Errors: Invalid with details.fields naming each one that is not.
-func requireUUIDs(values map[string]string) error {
-	fields := errs.FieldErrors{}
-	for name, v := range values {
-		if _, err := uuid.Parse(v); err != nil {
-			fields.Add(name, "must be a UUID")
-		}
-	}
-	return fields.Err()
-}
-
 // schoolStudent returns a student of the school who has not been deleted.
 // Errors: NotFound "student_not_found" for anyone else.
 func schoolStudent(ctx context.Context, accounts ports.AccountRepository, schoolID, studentID string) (user.Account, error) {
@@ -394,7 +380,7 @@ func (s *Circulation) claim(ctx context.Context, loan library.Loan) error {
 // loanInScope finds a loan the caller may reach; another school's loan is
 // NotFound, as is a record that never became a loan.
 func (s *Circulation) loanInScope(ctx context.Context, loanID string) (library.Loan, error) {
-	if _, err := uuid.Parse(loanID); err != nil {
+	if !isUUID(loanID) {
 		return library.Loan{}, library.ErrLoanNotFound()
 	}
 	loans, err := s.loans.ByIDs(ctx, []string{loanID})
@@ -564,7 +550,7 @@ func (s *Circulation) Loans(ctx context.Context, schoolParam string, f LoanFilte
 		fields.Add("status", "must be active or overdue")
 	}
 	for name, v := range map[string]string{"student_id": f.StudentID, "book_id": f.BookID} {
-		if _, err := uuid.Parse(v); v != "" && err != nil {
+		if v != "" && !isUUID(v) {
 			fields.Add(name, "must be a UUID")
 		}
 	}

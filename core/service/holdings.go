@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
@@ -193,7 +191,7 @@ func (s *Holdings) checkCopyCaps(ctx context.Context, set library.Settings, b li
 // bookInScope finds a book the caller may reach. Admins may omit the school:
 // the book's own school is then used.
 func (s *Holdings) bookInScope(ctx context.Context, schoolParam, bookID string) (library.Book, error) {
-	if _, err := uuid.Parse(bookID); err != nil {
+	if !isUUID(bookID) {
 		return library.Book{}, library.ErrBookNotFound()
 	}
 	p := user.PrincipalFrom(ctx)
@@ -267,10 +265,7 @@ func (s *Holdings) undoCopies(ctx context.Context, schoolID string, copies []lib
 	if len(copies) == 0 {
 		return cause
 	}
-	ids := make([]string, len(copies))
-	for i, c := range copies {
-		ids[i] = c.ID
-	}
+	ids := pluck(copies, func(c library.Copy) string { return c.ID })
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
 	defer cancel()
 	_ = s.holdings.DeleteCopies(ctx, schoolID, ids)
@@ -361,7 +356,7 @@ func (s *Holdings) CopyLabels(ctx context.Context, schoolParam, bookID string, p
 	fields := errs.FieldErrors{}
 	if bookID == "" {
 		fields.Add("book_id", "is required")
-	} else if _, err := uuid.Parse(bookID); err != nil {
+	} else if !isUUID(bookID) {
 		fields.Add("book_id", "must be a UUID")
 	}
 	if page < 1 || page > maxLabelPage {

@@ -463,10 +463,7 @@ func (s *HoldingsFiles) eachExportPage(ctx context.Context, schoolID string, pag
 		if err != nil || len(books) == 0 {
 			return err
 		}
-		ids := make([]string, len(books))
-		for i, b := range books {
-			ids[i] = b.ID
-		}
+		ids := pluck(books, func(b library.Book) string { return b.ID })
 		copies, err := s.imports.CopiesOfBooks(ctx, schoolID, ids)
 		if err != nil {
 			return err
@@ -491,10 +488,7 @@ func (s *HoldingsFiles) exportCSV(ctx context.Context, schoolID string, w io.Wri
 	}
 	err := s.eachExportPage(ctx, schoolID, func(books []library.Book, copies map[string][]library.Copy) error {
 		for _, b := range books {
-			codes := make([]string, 0, len(copies[b.ID]))
-			for _, c := range copies[b.ID] {
-				codes = append(codes, c.Code)
-			}
+			codes := pluck(copies[b.ID], func(c library.Copy) string { return c.Code })
 			if err := library.WriteHoldingsCSVRows(cw, b, codes); err != nil {
 				return err
 			}

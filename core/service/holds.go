@@ -5,8 +5,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
@@ -191,10 +189,7 @@ func (d *holdDesk) walkQueue(ctx context.Context, school library.School, cp libr
 			return library.HoldTrap{}, trapStop, err
 		}
 		after = entries[len(entries)-1]
-		ids := make([]string, len(entries))
-		for i, e := range entries {
-			ids[i] = e.HoldID
-		}
+		ids := pluck(entries, func(e library.HoldQueueEntry) string { return e.HoldID })
 		traps, err := d.holds.TrapsOfHolds(ctx, ids)
 		if err != nil {
 			return library.HoldTrap{}, trapStop, err
@@ -371,27 +366,14 @@ func (d *holdDesk) serveShelf(ctx context.Context, school library.School, bookID
 	if err != nil {
 		return err
 	}
-	ids := make([]string, len(copies))
-	for i, c := range copies {
-		ids[i] = c.ID
-	}
-	claims, err := d.active.ClaimsOfCopies(ctx, ids)
+	ids := pluck(copies, func(c library.Copy) string { return c.ID })
+	active, err := d.activeLoans(ctx, ids)
 	if err != nil {
 		return err
 	}
-	claimLoans := make([]string, 0, len(claims))
-	for _, c := range claims {
-		claimLoans = append(claimLoans, c.LoanID)
-	}
-	loans, err := d.loans.ByIDs(ctx, claimLoans)
-	if err != nil {
-		return err
-	}
-	lent := map[string]bool{}
-	for _, l := range loans {
-		if !l.Returned() {
-			lent[l.CopyID] = true
-		}
+	lent := make(map[string]bool, len(active))
+	for copyID := range active {
+		lent[copyID] = true
 	}
 	traps, err := d.holds.TrapsOfBooks(ctx, school.ID, []string{bookID})
 	if err != nil {
@@ -493,10 +475,7 @@ func (d *holdDesk) cancelStudentHolds(ctx context.Context, studentID string) err
 	if err != nil || len(holds) == 0 {
 		return err
 	}
-	ids := make([]string, len(holds))
-	for i, h := range holds {
-		ids[i] = h.ID
-	}
+	ids := pluck(holds, func(h library.Hold) string { return h.ID })
 	open, err := d.holds.Entries(ctx, ids)
 	if err != nil {
 		return err
@@ -631,7 +610,7 @@ func (s *Holds) Cancel(ctx context.Context, holdID string) (HoldView, error) {
 // roles their school's (admins any). Others are NotFound, as is a record
 // that never opened.
 func (s *Holds) holdInScope(ctx context.Context, holdID string) (library.Hold, error) {
-	if _, err := uuid.Parse(holdID); err != nil {
+	if !isUUID(holdID) {
 		return library.Hold{}, library.ErrHoldNotFound()
 	}
 	holds, err := s.holds.ByIDs(ctx, []string{holdID})
@@ -650,10 +629,7 @@ func (s *Holds) holdInScope(ctx context.Context, holdID string) (library.Hold, e
 // out. A trap past its window is expired on the way (with expire).
 // Queries are a fixed number per call, whatever the number of holds.
 func (s *Holds) views(ctx context.Context, holds []library.Hold, expire bool) ([]HoldView, error) {
-	ids := make([]string, len(holds))
-	for i, h := range holds {
-		ids[i] = h.ID
-	}
+	ids := pluck(holds, func(h library.Hold) string { return h.ID })
 	traps, err := s.holds.TrapsOfHolds(ctx, ids)
 	if err != nil {
 		return nil, err
@@ -770,7 +746,7 @@ func (s *Holds) Queue(ctx context.Context, schoolParam string, f HoldFilter, q L
 	if f.Status != "" && f.Status != library.HoldWaiting && f.Status != library.HoldReady {
 		fields.Add("status", "must be waiting or ready")
 	}
-	if _, err := uuid.Parse(f.BookID); f.BookID != "" && err != nil {
+	if f.BookID != "" && !isUUID(f.BookID) {
 		fields.Add("book_id", "must be a UUID")
 	}
 	if _, err := q.validate(); err != nil {
@@ -796,10 +772,7 @@ func (s *Holds) Queue(ctx context.Context, schoolParam string, f HoldFilter, q L
 	if err != nil {
 		return HoldPage{}, err
 	}
-	ids := make([]string, len(entries))
-	for i, e := range entries {
-		ids[i] = e.HoldID
-	}
+	ids := pluck(entries, func(e library.HoldQueueEntry) string { return e.HoldID })
 	traps, err := s.holds.TrapsOfHolds(ctx, ids)
 	if err != nil {
 		return HoldPage{}, err

@@ -17,8 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/user"
@@ -88,7 +86,7 @@ func NewIdentity(repos ports.Repositories, tokens ports.TokenService, hasher por
 	return &Identity{
 		accounts: repos.Accounts, schools: repos.Schools, refresh: repos.RefreshTokens, mail: repos.MailTokens, links: repos.ExternalIdentities,
 		tokens: tokens, hasher: hasher, throttle: throttle, cfg: cfg, bg: newBackground(cfg.OnBackgroundError),
-		Now: time.Now, NewID: uuid.NewString,
+		Now: time.Now, NewID: newUUID,
 	}
 }
 

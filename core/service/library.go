@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
@@ -61,7 +59,7 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 		repos.Homerooms == nil || repos.Reports == nil || identity == nil {
 		panic("service.NewLibrary: nil dependency")
 	}
-	c := &clock{now: time.Now, newID: uuid.NewString}
+	c := &clock{now: time.Now, newID: newUUID}
 	scope := schoolScope{schools: repos.Schools}
 	loans := loanReader{loans: repos.Loans, active: repos.ActiveLoans}
 	desk := &holdDesk{holds: repos.Holds, holdings: repos.Holdings, schools: repos.Schools, accounts: repos.Accounts,
@@ -117,7 +115,7 @@ func (s schoolScope) scope(ctx context.Context, explicit, field string) (library
 		if explicit == "" {
 			return library.School{}, errs.InvalidField(field, "is required for admins")
 		}
-		if _, err := uuid.Parse(explicit); err != nil {
+		if !isUUID(explicit) {
 			return library.School{}, library.ErrSchoolNotFound()
 		}
 		return s.schools.Get(ctx, explicit)

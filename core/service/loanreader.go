@@ -21,10 +21,7 @@ type loanReader struct {
 
 // claimed keeps the open loans that a claim names (one query).
 func (r loanReader) claimed(ctx context.Context, open []library.Loan) ([]library.Loan, error) {
-	ids := make([]string, 0, len(open))
-	for _, l := range open {
-		ids = append(ids, l.CopyID)
-	}
+	ids := pluck(open, func(l library.Loan) string { return l.CopyID })
 	claims, err := r.active.ClaimsOfCopies(ctx, ids)
 	if err != nil {
 		return nil, err
@@ -44,10 +41,7 @@ func (r loanReader) claimed(ctx context.Context, open []library.Loan) ([]library
 
 // views adds due dates, renewal counts and statuses (one query).
 func (r loanReader) views(ctx context.Context, loans []library.Loan, today time.Time) ([]LoanView, error) {
-	ids := make([]string, 0, len(loans))
-	for _, l := range loans {
-		ids = append(ids, l.ID)
-	}
+	ids := pluck(loans, func(l library.Loan) string { return l.ID })
 	renewals, err := r.loans.Renewals(ctx, ids)
 	if err != nil {
 		return nil, err
@@ -67,17 +61,7 @@ func (r loanReader) views(ctx context.Context, loans []library.Loan, today time.
 // studentLoans returns a student's loans, newest first: returned ones and
 // active ones (records that never became loans are left out).
 func (r loanReader) studentLoans(ctx context.Context, studentID string, today time.Time) ([]LoanView, error) {
-	all, err := r.loans.OfStudent(ctx, studentID)
-	if err != nil {
-		return nil, err
-	}
-	var open []library.Loan
-	for _, l := range all {
-		if !l.Returned() {
-			open = append(open, l)
-		}
-	}
-	active, err := r.claimed(ctx, open)
+	all, active, err := r.ofStudent(ctx, studentID)
 	if err != nil {
 		return nil, err
 	}
@@ -96,9 +80,16 @@ func (r loanReader) studentLoans(ctx context.Context, studentID string, today ti
 
 // studentHasActiveLoans reports whether a student holds a copy now.
 func (r loanReader) studentHasActiveLoans(ctx context.Context, studentID string) (bool, error) {
-	all, err := r.loans.OfStudent(ctx, studentID)
+	_, active, err := r.ofStudent(ctx, studentID)
+	return len(active) > 0, err
+}
+
+// ofStudent returns all of a student's loan records and, of those not
+// returned, the ones a claim names: the student's active loans.
+func (r loanReader) ofStudent(ctx context.Context, studentID string) (all, active []library.Loan, err error) {
+	all, err = r.loans.OfStudent(ctx, studentID)
 	if err != nil {
-		return false, err
+		return nil, nil, err
 	}
 	var open []library.Loan
 	for _, l := range all {
@@ -106,8 +97,8 @@ func (r loanReader) studentHasActiveLoans(ctx context.Context, studentID string)
 			open = append(open, l)
 		}
 	}
-	active, err := r.claimed(ctx, open)
-	return len(active) > 0, err
+	active, err = r.claimed(ctx, open)
+	return all, active, err
 }
 
 // activeLoanOf returns the loan that holds a copy, if any.
@@ -137,19 +128,13 @@ func (r loanReader) lentByBook(ctx context.Context, schoolID string, bookIDs []s
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, 0, len(claims))
-	for _, c := range claims {
-		ids = append(ids, c.LoanID)
-	}
-	loans, err := r.loans.ByIDs(ctx, ids)
+	loans, err := r.openLoansOf(ctx, claims)
 	if err != nil {
 		return nil, err
 	}
 	open := map[string]bool{}
 	for _, l := range loans {
-		if !l.Returned() {
-			open[l.ID] = true
-		}
+		open[l.ID] = true
 	}
 	out := map[string]int{}
 	for _, c := range claims {
@@ -158,4 +143,43 @@ func (r loanReader) lentByBook(ctx context.Context, schoolID string, bookIDs []s
 		}
 	}
 	return out, nil
+}
+
+// activeLoans returns the loans that hold the given copies, by copy (two
+// queries): a claim left by an interrupted return does not count.
+func (r loanReader) activeLoans(ctx context.Context, copyIDs []string) (map[string]library.Loan, error) {
+	if len(copyIDs) == 0 {
+		return map[string]library.Loan{}, nil
+	}
+	claims, err := r.active.ClaimsOfCopies(ctx, copyIDs)
+	if err != nil {
+		return nil, err
+	}
+	loans, err := r.openLoansOf(ctx, claims)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]library.Loan, len(loans))
+	for _, l := range loans {
+		out[l.CopyID] = l
+	}
+	return out, nil
+}
+
+// openLoansOf returns the loans the claims name that are not returned (one
+// query): a claim left behind by an interrupted return names a returned
+// loan, which holds nothing.
+func (r loanReader) openLoansOf(ctx context.Context, claims []library.CopyClaim) ([]library.Loan, error) {
+	ids := pluck(claims, func(c library.CopyClaim) string { return c.LoanID })
+	loans, err := r.loans.ByIDs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	open := loans[:0:0]
+	for _, l := range loans {
+		if !l.Returned() {
+			open = append(open, l)
+		}
+	}
+	return open, nil
 }

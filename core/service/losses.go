@@ -7,8 +7,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
@@ -243,7 +241,7 @@ func (s *Circulation) copyInScope(ctx context.Context, schoolParam, copyID strin
 	if err != nil {
 		return library.Copy{}, err
 	}
-	if _, err := uuid.Parse(copyID); err != nil {
+	if !isUUID(copyID) {
 		return library.Copy{}, library.ErrCopyNotFound()
 	}
 	return s.holdings.Copy(ctx, school.ID, copyID)
@@ -334,7 +332,7 @@ func (s *Circulation) SettleCharge(ctx context.Context, schoolParam, chargeID, a
 	if err != nil {
 		return ChargeView{}, err
 	}
-	if _, err := uuid.Parse(chargeID); err != nil {
+	if !isUUID(chargeID) {
 		return ChargeView{}, library.ErrChargeNotFound()
 	}
 	return s.settle(ctx, school.ID, chargeID, action, note, user.PrincipalFrom(ctx).AccountID)
@@ -368,10 +366,7 @@ func (s *Circulation) settle(ctx context.Context, schoolID, chargeID, outcome, n
 // chargeViews adds each charge's settlement (one query) and corrects a
 // status copy that lags behind its settlement.
 func (s *Circulation) chargeViews(ctx context.Context, cs []library.Charge) ([]ChargeView, error) {
-	ids := make([]string, 0, len(cs))
-	for _, c := range cs {
-		ids = append(ids, c.ID)
-	}
+	ids := pluck(cs, func(c library.Charge) string { return c.ID })
 	sts, err := s.charges.Settlements(ctx, ids)
 	if err != nil {
 		return nil, err
@@ -412,7 +407,7 @@ func (s *Circulation) ChargesPage(ctx context.Context, schoolParam string, f Cha
 	if f.Status != "" && !slices.Contains(chargeStatuses, f.Status) {
 		fields.Add("status", "must be open, paid, waived or reversed")
 	}
-	if _, err := uuid.Parse(f.StudentID); f.StudentID != "" && err != nil {
+	if f.StudentID != "" && !isUUID(f.StudentID) {
 		fields.Add("student_id", "must be a UUID")
 	}
 	if err := fields.Err(); err != nil {
@@ -489,7 +484,7 @@ func (s *Circulation) Standing(ctx context.Context, schoolParam, studentID strin
 	if err != nil {
 		return library.Standing{}, err
 	}
-	if _, err := uuid.Parse(studentID); err != nil {
+	if !isUUID(studentID) {
 		return library.Standing{}, library.ErrStudentNotFound()
 	}
 	if _, err := schoolBorrower(ctx, s.accounts, school.ID, studentID); err != nil {

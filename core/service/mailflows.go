@@ -147,30 +147,20 @@ func (s *Identity) mailSignup(ctx context.Context, acct user.Account, password s
 	if err != nil {
 		return errs.Wrap(err, "hash password")
 	}
-	now := s.Now().UTC()
-	secret, err := s.issueMailToken(ctx, auth.MailToken{
-		Purpose: auth.PurposeSignup, Email: acct.Email, Name: acct.Name, PasswordHash: hash,
-		CreatedAt: now, ExpiresAt: now.Add(auth.SignupTTL),
-	})
-	if err != nil {
-		return err
-	}
-	return s.send(ctx, ports.Message{
-		To:      acct.Email,
-		Subject: "Confirm your reading library account",
-		Text: fmt.Sprintf("Welcome to the reading library, %s.\n\n"+
-			"To create your account, open this link within 24 hours and confirm:\n%s\n\n"+
-			"If you did not sign up, ignore this mail: no account is created without the link.\n",
-			acct.Name, s.link(VerifyEmailPage, secret)),
-	})
+	t := auth.MailToken{Purpose: auth.PurposeSignup, Email: acct.Email, Name: acct.Name, PasswordHash: hash}
+	return s.mailLink(ctx, t, auth.SignupTTL, acct.Email, "Confirm your reading library account", VerifyEmailPage,
+		func(link string) string {
+			return fmt.Sprintf("Welcome to the reading library, %s.\n\n"+
+				"To create your account, open this link within 24 hours and confirm:\n%s\n\n"+
+				"If you did not sign up, ignore this mail: no account is created without the link.\n",
+				acct.Name, link)
+		})
 }
 
 // ErrVerificationTokenInvalid is the single answer for a sign-up token that
 // is unknown, expired or used already.
 func ErrVerificationTokenInvalid() error {
-	e := errs.E(errs.Invalid, errs.CodeVerificationTokenInvalid, "The confirmation link is not valid, has expired or was used already; sign up again.")
-	e.Details = map[string]any{"fields": map[string]any{"token": "is not valid, has expired or was used already"}}
-	return e
+	return mailTokenInvalid(errs.CodeVerificationTokenInvalid, "The confirmation link is not valid, has expired or was used already; sign up again.")
 }
 
 // ConfirmSignup creates the account of a verified sign-up from its mailed
@@ -231,27 +221,26 @@ func (s *Identity) mailPasswordReset(ctx context.Context, email string) error {
 	if !s.mayMail(ctx, "password_reset", acct.Email) {
 		return nil
 	}
-	now := s.Now().UTC()
-	secret, err := s.issueMailToken(ctx, auth.MailToken{
-		Purpose: auth.PurposePasswordReset, AccountID: acct.ID, CreatedAt: now, ExpiresAt: now.Add(auth.PasswordResetTTL),
-	})
-	if err != nil {
-		return err
-	}
-	return s.send(ctx, ports.Message{
-		To:      acct.Email,
-		Subject: "Reset your reading library password",
-		Text: fmt.Sprintf("Someone asked to reset the password of the reading library account %s.\n\n"+
-			"To choose a new password, open this link within 30 minutes:\n%s\n\n"+
-			"The link works once. If you did not ask for this, ignore this mail: your password stays as it is.\n",
-			acct.Email, s.link(ResetPasswordPage, secret)),
-	})
+	t := auth.MailToken{Purpose: auth.PurposePasswordReset, AccountID: acct.ID}
+	return s.mailLink(ctx, t, auth.PasswordResetTTL, acct.Email, "Reset your reading library password", ResetPasswordPage,
+		func(link string) string {
+			return fmt.Sprintf("Someone asked to reset the password of the reading library account %s.\n\n"+
+				"To choose a new password, open this link within 30 minutes:\n%s\n\n"+
+				"The link works once. If you did not ask for this, ignore this mail: your password stays as it is.\n",
+				acct.Email, link)
+		})
 }
 
 // ErrResetTokenInvalid is the single answer for a reset token that is
 // unknown, expired or used already.
 func ErrResetTokenInvalid() error {
-	e := errs.E(errs.Invalid, errs.CodeResetTokenInvalid, "The reset link is not valid, has expired or was used already; ask for a new one.")
+	return mailTokenInvalid(errs.CodeResetTokenInvalid, "The reset link is not valid, has expired or was used already; ask for a new one.")
+}
+
+// mailTokenInvalid is the one answer for a mailed token that cannot be used,
+// so a client cannot tell an unknown token from an expired or used one.
+func mailTokenInvalid(code, message string) error {
+	e := errs.E(errs.Invalid, code, "%s", message)
 	e.Details = map[string]any{"fields": map[string]any{"token": "is not valid, has expired or was used already"}}
 	return e
 }
@@ -338,18 +327,22 @@ func endAllSessions(ctx context.Context, refresh ports.RefreshTokenRepository, a
 	return refresh.DeleteByAccount(ctx, accountID)
 }
 
-// issueMailToken stores t under the hash of a new secret and returns the
-// secret, for the link.
-func (s *Identity) issueMailToken(ctx context.Context, t auth.MailToken) (string, error) {
+// mailLink stores t, valid for ttl from now, under the hash of a new
+// secret, and mails to the address a message whose body writes around the
+// link to page that carries the secret. Only the hash is stored, so the
+// link in the mail is the one way to use the token.
+func (s *Identity) mailLink(ctx context.Context, t auth.MailToken, ttl time.Duration, to, subject, page string, body func(link string) string) error {
+	now := s.Now().UTC()
+	t.CreatedAt, t.ExpiresAt = now, now.Add(ttl)
 	secret, err := newSecret()
 	if err != nil {
-		return "", errs.Wrap(err, "generate a mailed token")
+		return errs.Wrap(err, "generate a mailed token")
 	}
 	t.Hash = auth.HashToken(secret)
 	if err := s.mail.Create(ctx, t); err != nil {
-		return "", err
+		return err
 	}
-	return secret, nil
+	return s.send(ctx, ports.Message{To: to, Subject: subject, Text: body(s.link(page, secret))})
 }
 
 func (s *Identity) link(page, secret string) string {

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
@@ -135,7 +133,7 @@ func (s *Notices) ReplaceHomerooms(ctx context.Context, schoolParam string, room
 // LoanNotices returns the notices sent about a loan the caller may reach.
 // Errors: NotFound "loan_not_found".
 func (s *Notices) LoanNotices(ctx context.Context, loanID string) ([]library.Notice, error) {
-	if _, err := uuid.Parse(loanID); err != nil {
+	if !isUUID(loanID) {
 		return nil, library.ErrLoanNotFound()
 	}
 	loans, err := s.loans.ByIDs(ctx, []string{loanID})
@@ -222,10 +220,7 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 	if err != nil {
 		return err
 	}
-	holdIDs := make([]string, len(queue))
-	for i, q := range queue {
-		holdIDs[i] = q.HoldID
-	}
+	holdIDs := pluck(queue, func(q library.HoldQueueEntry) string { return q.HoldID })
 	var traps []library.HoldTrap
 	if len(holdIDs) > 0 {
 		if traps, err = s.holds.TrapsOfHolds(ctx, holdIDs); err != nil {
@@ -378,10 +373,7 @@ func (s *Notices) retryAbandoned(ctx context.Context, schoolID string) error {
 		if err != nil || len(stale) == 0 {
 			return err
 		}
-		keys := make([]string, len(stale))
-		for i, n := range stale {
-			keys[i] = n.Key
-		}
+		keys := pluck(stale, func(n library.Notice) string { return n.Key })
 		if err := s.notices.Release(ctx, keys); err != nil {
 			return err
 		}

@@ -58,10 +58,7 @@ func (s *PublicCatalog) Page(ctx context.Context, domain string, q ListQuery) (C
 	if err != nil {
 		return CatalogPage{}, err
 	}
-	ids := make([]string, len(page.Entries))
-	for i, e := range page.Entries {
-		ids[i] = e.Book.ID
-	}
+	ids := pluck(page.Entries, func(e CatalogEntry) string { return e.Book.ID })
 	waiting, trapped, err := s.desk.holdCounts(ctx, school.ID, ids)
 	if err != nil {
 		return CatalogPage{}, err
@@ -92,10 +89,7 @@ func catalogPage(ctx context.Context, holdings ports.HoldingsRepository, loans l
 // catalogEntries are books of a school with their copy counts: the copies,
 // the open loans and the off-shelf copies of those books only.
 func catalogEntries(ctx context.Context, holdings ports.HoldingsRepository, loans loanReader, schoolID string, books []library.Book) ([]CatalogEntry, error) {
-	ids := make([]string, len(books))
-	for i, b := range books {
-		ids[i] = b.ID
-	}
+	ids := pluck(books, func(b library.Book) string { return b.ID })
 	copies, err := holdings.CopyCounts(ctx, schoolID, ids)
 	if err != nil {
 		return nil, err

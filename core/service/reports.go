@@ -97,10 +97,7 @@ func (s *Reports) TopTitles(ctx context.Context, schoolParam, from, to string, l
 	if err != nil {
 		return TopTitles{}, err
 	}
-	ids := make([]string, len(top))
-	for i, b := range top {
-		ids[i] = b.BookID
-	}
+	ids := pluck(top, func(b library.BookLoans) string { return b.BookID })
 	books, err := s.holdings.BooksByID(ctx, school.ID, ids)
 	if err != nil {
 		return TopTitles{}, err
@@ -275,10 +272,7 @@ func (s *Reports) NeverBorrowed(ctx context.Context, schoolParam string, q ListQ
 	if err != nil {
 		return NeverBorrowed{}, err
 	}
-	ids := make([]string, len(books))
-	for i, b := range books {
-		ids[i] = b.ID
-	}
+	ids := pluck(books, func(b library.Book) string { return b.ID })
 	copies, err := s.holdings.CopyCounts(ctx, school.ID, ids)
 	if err != nil {
 		return NeverBorrowed{}, err

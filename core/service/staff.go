@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
@@ -32,7 +30,7 @@ const InviteTTL = 7 * 24 * time.Hour
 // targetAccount loads an account by its bare UUID. Errors: NotFound
 // "account_not_found".
 func (s *Staff) targetAccount(ctx context.Context, id string) (user.Account, error) {
-	if _, err := uuid.Parse(id); err != nil {
+	if !isUUID(id) {
 		return user.Account{}, user.ErrNotFound(id)
 	}
 	a, err := s.accounts.Get(ctx, id)
@@ -120,7 +118,7 @@ func (s *Staff) Invite(ctx context.Context, email, schoolID, password string, ro
 	if role != user.RoleLibrarian && role != user.RoleStaff {
 		fields.Add("role", "must be librarian or staff")
 	}
-	if _, err := uuid.Parse(schoolID); err != nil {
+	if !isUUID(schoolID) {
 		fields.Add("school_id", "must be a UUID")
 	}
 	if err := fields.Err(); err != nil {

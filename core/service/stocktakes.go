@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/google/uuid"
-
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
@@ -170,7 +168,7 @@ func (s *Stocktakes) inScope(ctx context.Context, schoolParam, id string) (libra
 	if err != nil {
 		return library.Stocktake{}, err
 	}
-	if _, err := uuid.Parse(id); err != nil {
+	if !isUUID(id) {
 		return library.Stocktake{}, library.ErrStocktakeNotFound()
 	}
 	return s.stocktakes.Get(ctx, school.ID, id)
@@ -434,38 +432,8 @@ func (s *Stocktakes) walkScans(ctx context.Context, st library.Stocktake, fn fun
 }
 
 func copyIDs(copies []library.Copy) []string {
-	out := make([]string, 0, len(copies))
-	for _, c := range copies {
-		out = append(out, c.ID)
-	}
+	out := pluck(copies, func(c library.Copy) string { return c.ID })
 	return out
-}
-
-// activeLoans returns the loans that hold the given copies, by copy (two
-// queries): a claim left by an interrupted return does not count.
-func (r loanReader) activeLoans(ctx context.Context, copyIDs []string) (map[string]library.Loan, error) {
-	if len(copyIDs) == 0 {
-		return map[string]library.Loan{}, nil
-	}
-	claims, err := r.active.ClaimsOfCopies(ctx, copyIDs)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, 0, len(claims))
-	for _, c := range claims {
-		ids = append(ids, c.LoanID)
-	}
-	loans, err := r.loans.ByIDs(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]library.Loan, len(loans))
-	for _, l := range loans {
-		if !l.Returned() {
-			out[l.CopyID] = l
-		}
-	}
-	return out, nil
 }
 
 // CheckIn returns the loan of a copy the stocktake found on the shelf
@@ -478,7 +446,7 @@ func (s *Stocktakes) CheckIn(ctx context.Context, schoolParam, id, copyID string
 	if err != nil {
 		return LoanView{}, err
 	}
-	if _, err := uuid.Parse(copyID); err != nil {
+	if !isUUID(copyID) {
 		return LoanView{}, library.ErrScanNotFound()
 	}
 	if _, err := s.stocktakes.Scan(ctx, st.ID, copyID); err != nil {
@@ -515,10 +483,7 @@ func (s *Stocktakes) MarkMissingLost(ctx context.Context, schoolParam, id string
 		Note: fmt.Sprintf(stocktakeLostNote, st.OpenedAt.Format(stocktakeDateLayout))}
 	marked := 0
 	err = s.walkMissing(ctx, st, func(missing []ReportCopy) error {
-		ids := make([]string, 0, len(missing))
-		for _, c := range missing {
-			ids = append(ids, c.Copy.ID)
-		}
+		ids := pluck(missing, func(c ReportCopy) string { return c.Copy.ID })
 		// One write a page of books: a whole school's missing copies are
 		// marked within the request's deadline.
 		if err := s.stocktakes.SetCopiesCondition(ctx, st.SchoolID, ids, cond); err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
@@ -134,7 +132,7 @@ type StudentChanges struct {
 // Errors: Invalid (id, fields; nothing is changed), NotFound
 // "student_not_found" (no such student in the caller's school), as scope.
 func (s *Students) Update(ctx context.Context, schoolParam, id string, ch StudentChanges) (user.Account, error) {
-	if _, err := uuid.Parse(id); err != nil {
+	if !isUUID(id) {
 		return user.Account{}, library.ErrStudentNotFound()
 	}
 	school, err := s.scope(ctx, schoolParam, "schoolId")

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
@@ -61,7 +59,7 @@ func NewUsers(repos ports.Repositories, authz ports.Authorizer) *Users {
 	}
 	if repos.Holds != nil && repos.Holdings != nil && repos.Schools != nil {
 		u.desk = &holdDesk{holds: repos.Holds, holdings: repos.Holdings, schools: repos.Schools, accounts: repos.Accounts,
-			loanReader: u.loanReader, clock: &clock{now: func() time.Time { return u.Now() }, newID: uuid.NewString}}
+			loanReader: u.loanReader, clock: &clock{now: func() time.Time { return u.Now() }, newID: newUUID}}
 	}
 	return u
 }
@@ -273,10 +271,7 @@ func (s *Users) statsInput(ctx context.Context, acct user.Account) (catalog.Stat
 	if err != nil {
 		return catalog.StatsInput{}, err
 	}
-	ids := make([]string, 0, len(progress))
-	for _, p := range progress {
-		ids = append(ids, p.BookID)
-	}
+	ids := pluck(progress, func(p catalog.Progress) string { return p.BookID })
 	books, err := s.books.GetMany(ctx, ids)
 	if err != nil {
 		return catalog.StatsInput{}, err
@@ -377,7 +372,7 @@ func (s *Users) DeleteMe(ctx context.Context) error {
 // erase ends.
 // Errors: Conflict "active_loans".
 func (s *Users) clearToLeave(ctx context.Context, studentID string) (string, error) {
-	attempt := library.Departure{ID: uuid.NewString(), StudentID: studentID, StartedAt: s.Now().UTC()}
+	attempt := library.Departure{ID: newUUID(), StudentID: studentID, StartedAt: s.Now().UTC()}
 	if err := s.departures.Begin(ctx, attempt); err != nil {
 		return "", err
 	}

@@ -9,6 +9,10 @@
 //
 // The flags default to FERRETDB_LISTEN_ADDR and FERRETDB_DATA_DIR when set.
 // The image has no shell, so the healthcheck is this binary itself.
+//
+// It is a module of its own, so the service's go.mod never depends on
+// FerretDB's server; it imports only FerretDB and the standard library,
+// nothing of the service.
 package main
 
 import (

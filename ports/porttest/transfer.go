@@ -572,7 +572,7 @@ func testTransferCopy(t *testing.T, a, b ports.RecordStore, seed *transferSeed) 
 // --- reading B back ---
 
 // same calls get on A and on B, checks B's answer against A's, and returns
-// B's for checks against the seed.
+// B's for checks against what seedTransfer stored.
 func same[T any](t *testing.T, call string, a, b ports.Repositories, get func(r ports.Repositories) (T, error), check func(t *testing.T, call string, got, want T)) T {
 	t.Helper()
 	want, err := get(a)

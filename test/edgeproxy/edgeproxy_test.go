@@ -13,6 +13,9 @@
 //
 // The tests skip only when go cannot fetch oauth2-proxy's modules (no module
 // proxy); any other failure to build is a failure.
+//
+// It imports nothing of the service: it reaches the service only through
+// the binary it builds, as a deployment does.
 package edgeproxy
 
 import (

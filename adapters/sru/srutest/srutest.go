@@ -1,6 +1,11 @@
 // Package srutest runs a local SRU catalogue server for tests: it answers
 // searchRetrieve requests for the ISBNs it was given with Library of
 // Congress-style SRU 1.1 envelopes, and can be made slow or broken.
+//
+// As part of adapters/sru it may import that adapter, ports, the core
+// packages and outside libraries, but no other adapter save the shared HTTP
+// edge, adapters/httpedge, and nothing under cmd (the layer rules of
+// test/architecture_test.go).
 package srutest
 
 import (
