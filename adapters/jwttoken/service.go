@@ -5,8 +5,7 @@
 // type and key are fixed by configuration, never chosen by the token.
 //
 // Like every adapter it may import ports, the core packages and outside
-// libraries, but no other adapter save the shared HTTP edge,
-// adapters/httpedge, and nothing under cmd (the layer rules of
+// libraries, but no other adapter and nothing under cmd (the layer rules of
 // test/architecture_test.go).
 package jwttoken
 

@@ -15,7 +15,6 @@
 // Like every adapter it may import ports, the core packages, the standard
 // library and outside libraries (here golang.org/x/text for Unicode
 // normalisation and golang.org/x/net/html/charset for XML files declared in
-// another encoding), but no other adapter save the shared HTTP edge,
-// adapters/httpedge, and nothing under cmd (the layer rules of
+// another encoding), but no other adapter and nothing under cmd (the layer rules of
 // test/architecture_test.go).
 package marc

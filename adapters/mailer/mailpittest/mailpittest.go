@@ -12,8 +12,7 @@
 // any other failure is a failure.
 //
 // As part of adapters/mailer it may import that adapter, ports, the core
-// packages and outside libraries, but no other adapter save the shared HTTP
-// edge, adapters/httpedge, and nothing under cmd (the layer rules of
+// packages and outside libraries, but no other adapter and nothing under cmd (the layer rules of
 // test/architecture_test.go).
 package mailpittest
 

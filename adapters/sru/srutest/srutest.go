@@ -3,8 +3,7 @@
 // Congress-style SRU 1.1 envelopes, and can be made slow or broken.
 //
 // As part of adapters/sru it may import that adapter, ports, the core
-// packages and outside libraries, but no other adapter save the shared HTTP
-// edge, adapters/httpedge, and nothing under cmd (the layer rules of
+// packages and outside libraries, but no other adapter and nothing under cmd (the layer rules of
 // test/architecture_test.go).
 package srutest
 
