@@ -6,8 +6,8 @@
 // matrices), not PDF in general.
 //
 // As part of adapters/labels it may import that adapter, ports, the core
-// packages and outside libraries, but no other adapter and nothing under cmd (the layer rules of
-// test/architecture_test.go).
+// packages and outside libraries, but no other adapter and nothing under
+// cmd (the layer rules of test/architecture_test.go).
 package labelstest
 
 import (

@@ -12,8 +12,8 @@
 // any other failure is a failure.
 //
 // As part of adapters/mailer it may import that adapter, ports, the core
-// packages and outside libraries, but no other adapter and nothing under cmd (the layer rules of
-// test/architecture_test.go).
+// packages and outside libraries, but no other adapter and nothing under
+// cmd (the layer rules of test/architecture_test.go).
 package mailpittest
 
 import (

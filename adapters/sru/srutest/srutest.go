@@ -3,8 +3,8 @@
 // Congress-style SRU 1.1 envelopes, and can be made slow or broken.
 //
 // As part of adapters/sru it may import that adapter, ports, the core
-// packages and outside libraries, but no other adapter and nothing under cmd (the layer rules of
-// test/architecture_test.go).
+// packages and outside libraries, but no other adapter and nothing under
+// cmd (the layer rules of test/architecture_test.go).
 package srutest
 
 import (
