@@ -33,15 +33,10 @@ func toCatalogDraftBody(d library.BookDraft) catalogDraftBody {
 // of a book the school's catalogue server has for the ISBN. Nothing is
 // stored; POST /api/library/books adds the book.
 func (h *handler) catalogLookup(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "isbn")
-	if err != nil {
-		writeError(w, r, err)
+	p, ok := params(w, r, "schoolId", "isbn")
+	if !ok {
 		return
 	}
 	d, err := h.deps.Library.Cataloguing.Lookup(r.Context(), p["schoolId"], p["isbn"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, toCatalogDraftBody(d))
+	respond(w, r, http.StatusOK, toCatalogDraftBody(d), err)
 }

@@ -238,7 +238,7 @@ func (h *handler) exportMe(w http.ResponseWriter, r *http.Request) {
 			SchoolID: a.SchoolID, UpdatedAt: timestamp(a.UpdatedAt)},
 		ReadingList: []listItem{}, Progress: []exportProgress{}, Sessions: []exportSession{},
 		Statistics: toStatsBody(a, ex.Stats),
-		Loans:      toLoanBodies(ex.Loans),
+		Loans:      mapSlice(ex.Loans, toLoanBody),
 	}
 	for _, it := range ex.ReadingList {
 		body.ReadingList = append(body.ReadingList, toListItem(it))
