@@ -79,9 +79,8 @@ func (q bookDetailsRequest) apply(d library.BookDetails) library.BookDetails {
 // toLibraryBookBody is a staff view of a book with its copy counts.
 func toLibraryBookBody(e service.CatalogEntry) libraryBookBody {
 	b := e.Book
-	return libraryBookBody{ID: b.ID, SchoolID: b.SchoolID, ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL,
-		TotalCopies: e.Total, AvailableCopies: e.Available, PriceCents: b.PriceCents, LoanCategory: library.BookCategory(b),
-		bookDetailsBody: toBookDetailsBody(b.BookDetails)}
+	return libraryBookBody{ID: b.ID, SchoolID: b.SchoolID, bookCopiesBody: toBookCopiesBody(e), PriceCents: b.PriceCents,
+		LoanCategory: library.BookCategory(b), bookDetailsBody: toBookDetailsBody(b.BookDetails)}
 }
 
 // listLibraryBooks answers one page of the school's books, by title, for

@@ -108,17 +108,28 @@ func toStudentBody(a user.Account) studentBody {
 }
 
 type libraryBookBody struct {
-	ID              string `json:"id"`
-	SchoolID        string `json:"school_id"`
+	ID       string `json:"id"`
+	SchoolID string `json:"school_id"`
+	bookCopiesBody
+	PriceCents   int64  `json:"price_cents"`
+	LoanCategory string `json:"loan_category"`
+	bookDetailsBody
+}
+
+// bookCopiesBody is a book with its copy counts, in the staff's and the
+// public catalog's books alike.
+type bookCopiesBody struct {
 	ISBN            string `json:"isbn"`
 	Title           string `json:"title"`
 	Author          string `json:"author"`
 	CoverURL        string `json:"cover_url"`
 	TotalCopies     int    `json:"total_copies"`
 	AvailableCopies int    `json:"available_copies"`
-	PriceCents      int64  `json:"price_cents"`
-	LoanCategory    string `json:"loan_category"`
-	bookDetailsBody
+}
+
+func toBookCopiesBody(e service.CatalogEntry) bookCopiesBody {
+	b := e.Book
+	return bookCopiesBody{ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL, TotalCopies: e.Total, AvailableCopies: e.Available}
 }
 
 type copyBody struct {
@@ -767,22 +778,15 @@ func (h *handler) putCalendar(w http.ResponseWriter, r *http.Request) {
 }
 
 type catalogBook struct {
-	ID              string `json:"id"`
-	ISBN            string `json:"isbn"`
-	Title           string `json:"title"`
-	Author          string `json:"author"`
-	CoverURL        string `json:"cover_url"`
-	TotalCopies     int    `json:"total_copies"`
-	AvailableCopies int    `json:"available_copies"`
-	Holds           int    `json:"holds"`
+	ID string `json:"id"`
+	bookCopiesBody
+	Holds int `json:"holds"`
 	// LoanCategory tells readers a reference book is not lent.
 	LoanCategory string `json:"loan_category"`
 }
 
 func toCatalogBook(e service.CatalogEntry) catalogBook {
-	b := e.Book
-	return catalogBook{ID: b.ID, ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL,
-		TotalCopies: e.Total, AvailableCopies: e.Available, Holds: e.Holds, LoanCategory: library.BookCategory(b)}
+	return catalogBook{ID: e.Book.ID, bookCopiesBody: toBookCopiesBody(e), Holds: e.Holds, LoanCategory: library.BookCategory(e.Book)}
 }
 
 func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {
