@@ -49,24 +49,23 @@ func hasBody(r *http.Request) bool {
 // checkJSONContentType accepts application/json with an optional utf-8
 // charset; any other media type is a 415.
 func checkJSONContentType(r *http.Request) error {
-	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
-		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be application/json.")
-	}
-	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be UTF-8 encoded JSON.")
-	}
-	return nil
+	return checkUTF8MediaType(r, "application/json", "The request body must be UTF-8 encoded JSON.")
 }
 
 // checkCSVContentType accepts text/csv with an optional utf-8 charset.
 func checkCSVContentType(r *http.Request) error {
+	return checkUTF8MediaType(r, "text/csv", "The CSV must be UTF-8 encoded.")
+}
+
+// checkUTF8MediaType accepts a body of the media type want with an
+// optional utf-8 charset; notUTF8 is the refusal of another charset.
+func checkUTF8MediaType(r *http.Request, want, notUTF8 string) error {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "text/csv" {
-		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be text/csv.")
+	if err != nil || mt != want {
+		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be %s.", want)
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The CSV must be UTF-8 encoded.")
+		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "%s", notUTF8)
 	}
 	return nil
 }

@@ -85,14 +85,7 @@ func checkMediaType(r *http.Request, mediaTypes string) error {
 }
 
 func checkPlainMediaType(r *http.Request, want string) error {
-	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != want {
-		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be %s.", want)
-	}
-	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be UTF-8 encoded.")
-	}
-	return nil
+	return checkUTF8MediaType(r, want, "The request body must be UTF-8 encoded.")
 }
 
 // isFormPost reports whether the request is an HTML form submission
