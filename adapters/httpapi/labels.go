@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/ports"
 )
@@ -52,10 +53,7 @@ func (h *handler) copyLabels(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errs.E(errs.Internal, "", "httpapi: no label printer configured"))
 		return
 	}
-	labels := make([]ports.Label, 0, len(found.Copies))
-	for _, c := range found.Copies {
-		labels = append(labels, ports.Label{Code: c.Code, Title: found.Book.Title})
-	}
+	labels := mapSlice(found.Copies, func(c library.Copy) ports.Label { return ports.Label{Code: c.Code, Title: found.Book.Title} })
 	name := "labels-" + found.Book.ID
 	if page > 1 {
 		name += "-" + strconv.Itoa(page)

@@ -53,12 +53,9 @@ type closureBody struct {
 
 func toCalendarBody(s library.School) calendarBody {
 	c := s.Calendar
-	b := calendarBody{SchoolID: s.ID, ClosedWeekdays: c.ClosedWeekdayNames(), Closures: []closureBody{}, TermEnds: []string{}}
-	for _, cl := range c.Closures {
-		b.Closures = append(b.Closures, closureBody(cl))
-	}
-	b.TermEnds = append(b.TermEnds, c.TermEnds...)
-	return b
+	return calendarBody{SchoolID: s.ID, ClosedWeekdays: c.ClosedWeekdayNames(),
+		Closures: mapSlice(c.Closures, func(cl library.Closure) closureBody { return closureBody(cl) }),
+		TermEnds: append([]string{}, c.TermEnds...)}
 }
 
 type schoolBody struct {

@@ -80,7 +80,11 @@ func writeCSV(w http.ResponseWriter, name string, t reportTable) {
 // writeReport answers a report as the CSV download name.csv or as its
 // JSON body.
 func writeReport(w http.ResponseWriter, asCSV bool, name string, t reportTable, body any) {
-	writeReport(w, asCSV, name, t, body)
+	if asCSV {
+		writeCSV(w, name, t)
+		return
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 // reportParams reads a report's query string: schoolId and format, and
