@@ -82,17 +82,16 @@ func (h *handler) importHoldings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep, job, err := h.deps.Library.HoldingsFiles.ImportFile(r.Context(), p["schoolId"], p["format"], body, dryRun, async)
-	switch {
-	case err != nil:
-		writeError(w, r, err)
-	case job.ID != "":
+	if err == nil && job.ID != "" {
 		w.Header().Set("Location", "/api/library/holdings/imports/"+job.ID)
 		writeJSON(w, http.StatusAccepted, importJobReply{Job: toImportJobBody(service.ImportJobStatus{Job: job})})
-	case dryRun:
-		writeJSON(w, http.StatusOK, importReportReply{Report: toImportReportBody(rep)})
-	default:
-		writeJSON(w, http.StatusCreated, importReportReply{Report: toImportReportBody(rep)})
+		return
 	}
+	status := http.StatusCreated
+	if dryRun {
+		status = http.StatusOK
+	}
+	respond(w, r, status, importReportReply{Report: toImportReportBody(rep)}, err)
 }
 
 type importJobBody struct {
