@@ -53,9 +53,8 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 		h.formLogin(w, r)
 		return
 	}
-	var req loginRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[loginRequest](w, r)
+	if !ok {
 		return
 	}
 	device := req.DeviceToken
@@ -145,9 +144,8 @@ func (h *handler) refreshToken(w http.ResponseWriter, r *http.Request) (string, 
 }
 
 func (h *handler) signup(w http.ResponseWriter, r *http.Request) {
-	var req signupRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[signupRequest](w, r)
+	if !ok {
 		return
 	}
 	res, err := h.deps.Identity.Signup(r.Context(), req.Email, req.Password, req.Name)
@@ -162,7 +160,7 @@ func (h *handler) signup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	httpedge.SetAccount(r, res.Account.ID)
-	writeJSON(w, http.StatusCreated, map[string]any{"user": toOwnProfile(res.Account)})
+	writeJSON(w, http.StatusCreated, userReply{User: toOwnProfile(res.Account)})
 }
 
 // changePassword answers 204: the caller's session goes on with the tokens
@@ -172,9 +170,8 @@ func (h *handler) changePassword(w http.ResponseWriter, r *http.Request) {
 		h.formChangePassword(w, r)
 		return
 	}
-	var req changePasswordRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[changePasswordRequest](w, r)
+	if !ok {
 		return
 	}
 	if err := h.deps.Identity.ChangePassword(r.Context(), req.CurrentPassword, req.NewPassword, h.clientIP(r)); err != nil {

@@ -4,9 +4,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/gorilla/mux"
-
-	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
@@ -82,52 +79,27 @@ func (q bookDetailsRequest) apply(d library.BookDetails) library.BookDetails {
 // toLibraryBookBody is a staff view of a book with its copy counts.
 func toLibraryBookBody(e service.CatalogEntry) libraryBookBody {
 	b := e.Book
-	return libraryBookBody{ID: b.ID, SchoolID: b.SchoolID, ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL,
-		TotalCopies: e.Total, AvailableCopies: e.Available, PriceCents: b.PriceCents, LoanCategory: library.BookCategory(b),
-		bookDetailsBody: toBookDetailsBody(b.BookDetails)}
+	return libraryBookBody{ID: b.ID, SchoolID: b.SchoolID, bookCopiesBody: toBookCopiesBody(e), PriceCents: b.PriceCents,
+		LoanCategory: library.BookCategory(b), bookDetailsBody: toBookDetailsBody(b.BookDetails)}
 }
 
 // listLibraryBooks answers one page of the school's books, by title, for
 // its staff (whether or not the catalog is public).
 func (h *handler) listLibraryBooks(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "search", "page", "limit")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	page, limit, err := pageParams(p, service.DefaultListLimit)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	res, err := h.deps.Library.Holdings.Books(r.Context(), p["schoolId"], service.ListQuery{Page: page, Limit: limit, Search: p["search"]})
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	out := make([]libraryBookBody, 0, len(res.Entries))
-	for _, e := range res.Entries {
-		out = append(out, toLibraryBookBody(e))
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"books":      out,
-		"pagination": pagination{Page: res.Page, Limit: res.Limit, Total: int64(res.Total), TotalPages: catalog.TotalPages(int64(res.Total), res.Limit)},
+	pagedList(w, r, []string{"search"}, func(p map[string]string, q service.ListQuery) (any, error) {
+		res, err := h.deps.Library.Holdings.Books(r.Context(), p["schoolId"], q)
+		return libraryBooksPageReply{Books: mapSlice(res.Entries, toLibraryBookBody), Pagination: pageOf(res.Page, res.Limit, res.Total)}, err
 	})
 }
 
 // getLibraryBook answers one of the school's books with its copy counts.
 func (h *handler) getLibraryBook(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, ok := schoolOf(w, r)
+	if !ok {
 		return
 	}
-	e, err := h.deps.Library.Holdings.Book(r.Context(), p["schoolId"], mux.Vars(r)["id"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"book": toLibraryBookBody(e)})
+	e, err := h.deps.Library.Holdings.Book(r.Context(), school, pathID(r))
+	respond(w, r, http.StatusOK, libraryBookReply{Book: toLibraryBookBody(e)}, err)
 }
 
 // checkCategory refuses a PATCH's loan category before anything is

@@ -60,11 +60,9 @@ func optional(s string) *string {
 }
 
 func toBookDetail(b catalog.Book) bookDetail {
-	d := bookDetail{bookItem: toBookItem(b), ISBN: b.ISBN, Language: b.Language, Chapters: []chapterItem{}}
-	for _, c := range b.Chapters {
-		d.Chapters = append(d.Chapters, chapterItem{ID: c.ID, Title: c.Title, PageStart: c.PageStart, PageEnd: c.PageEnd})
-	}
-	return d
+	return bookDetail{bookItem: toBookItem(b), ISBN: b.ISBN, Language: b.Language, Chapters: mapSlice(b.Chapters, func(c catalog.Chapter) chapterItem {
+		return chapterItem{ID: c.ID, Title: c.Title, PageStart: c.PageStart, PageEnd: c.PageEnd}
+	})}
 }
 
 type pagination struct {
@@ -127,48 +125,29 @@ func pageParams(params map[string]string, defaultLimit int) (page, limit int, er
 }
 
 func (h *handler) listBooks(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "page", "limit", "genre", "reading_level", "search", "sort")
-	if err != nil {
-		writeError(w, r, err)
+	p, lq, ok := pageQuery(w, r, catalog.DefaultLimit, "genre", "reading_level", "search", "sort")
+	if !ok {
 		return
 	}
-	page, limit, err := pageParams(p, catalog.DefaultLimit)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	q, err := catalog.NewQuery(page, limit, p["genre"], p["reading_level"], p["search"], p["sort"])
+	q, err := catalog.NewQuery(lq.Page, lq.Limit, p["genre"], p["reading_level"], p["search"], p["sort"])
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
 	books, total, err := h.deps.Catalog.ListBooks(r.Context(), q)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	data := make([]bookItem, 0, len(books))
-	for _, b := range books {
-		data = append(data, toBookItem(b))
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"data":       data,
-		"pagination": pagination{Page: q.Page, Limit: q.Limit, Total: total, TotalPages: catalog.TotalPages(total, q.Limit)},
-	})
+	respond(w, r, http.StatusOK, bookListReply{Data: mapSlice(books, toBookItem), Pagination: pageOf(q.Page, q.Limit, total)}, err)
 }
 
 func (h *handler) getBook(w http.ResponseWriter, r *http.Request) {
-	if _, err := queryParams(r); err != nil {
-		writeError(w, r, err)
+	if _, ok := params(w, r); !ok {
 		return
 	}
-	b, err := h.deps.Catalog.Book(r.Context(), mux.Vars(r)["book_id"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, toBookDetail(b))
+	b, err := h.deps.Catalog.Book(r.Context(), bookID(r))
+	respond(w, r, http.StatusOK, toBookDetail(b), err)
 }
+
+// bookID is the route's {book_id}.
+func bookID(r *http.Request) string { return mux.Vars(r)["book_id"] }
 
 type contentResponse struct {
 	BookID     string  `json:"book_id"`
@@ -180,21 +159,16 @@ type contentResponse struct {
 }
 
 func (h *handler) getContent(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "chapter")
-	if err != nil {
-		writeError(w, r, err)
+	p, ok := params(w, r, "chapter")
+	if !ok {
 		return
 	}
-	c, err := h.deps.Catalog.Content(r.Context(), mux.Vars(r)["book_id"], p["chapter"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
+	c, err := h.deps.Catalog.Content(r.Context(), bookID(r), p["chapter"])
 	resp := contentResponse{BookID: c.BookID, Title: c.Title, Content: c.Text, PageNumber: c.PageNumber, WordCount: c.WordCount}
 	if c.ChapterID != "" {
 		resp.ChapterID = &c.ChapterID
 	}
-	writeJSON(w, http.StatusOK, resp)
+	respond(w, r, http.StatusOK, resp, err)
 }
 
 // chapterRequest and bookRequest are the POST /v1/books body.
@@ -222,17 +196,14 @@ type bookRequest struct {
 }
 
 func toChapterDrafts(cs []chapterRequest) []catalog.ChapterDraft {
-	out := make([]catalog.ChapterDraft, 0, len(cs))
-	for _, c := range cs {
-		out = append(out, catalog.ChapterDraft{Title: c.Title, PageStart: c.PageStart, PageEnd: c.PageEnd, Text: c.Text})
-	}
-	return out
+	return mapSlice(cs, func(c chapterRequest) catalog.ChapterDraft {
+		return catalog.ChapterDraft{Title: c.Title, PageStart: c.PageStart, PageEnd: c.PageEnd, Text: c.Text}
+	})
 }
 
 func (h *handler) createBook(w http.ResponseWriter, r *http.Request) {
-	var req bookRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[bookRequest](w, r)
+	if !ok {
 		return
 	}
 	b, err := h.deps.Catalog.CreateBook(r.Context(), catalog.BookDraft{
@@ -240,12 +211,10 @@ func (h *handler) createBook(w http.ResponseWriter, r *http.Request) {
 		Pages: req.Pages, Description: req.Description, Rating: req.Rating, PublishedDate: deref(req.PublishedDate),
 		ISBN: req.ISBN, Language: req.Language, Access: catalog.Access(deref(req.Access)), Chapters: toChapterDrafts(req.Chapters),
 	})
-	if err != nil {
-		writeError(w, r, err)
-		return
+	if err == nil {
+		w.Header().Set("Location", "/v1/books/"+b.ID)
 	}
-	w.Header().Set("Location", "/v1/books/"+b.ID)
-	writeJSON(w, http.StatusCreated, toBookDetail(b))
+	respond(w, r, http.StatusCreated, toBookDetail(b), err)
 }
 
 // bookPatchRequest is the PATCH /v1/books/{id} body: every field optional.
@@ -266,9 +235,8 @@ type bookPatchRequest struct {
 }
 
 func (h *handler) updateBook(w http.ResponseWriter, r *http.Request) {
-	var req bookPatchRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[bookPatchRequest](w, r)
+	if !ok {
 		return
 	}
 	p := service.BookPatch{
@@ -284,20 +252,13 @@ func (h *handler) updateBook(w http.ResponseWriter, r *http.Request) {
 		cs := toChapterDrafts(req.Chapters)
 		p.Chapters = &cs
 	}
-	b, err := h.deps.Catalog.UpdateBook(r.Context(), mux.Vars(r)["book_id"], p)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, toBookDetail(b))
+	b, err := h.deps.Catalog.UpdateBook(r.Context(), bookID(r), p)
+	respond(w, r, http.StatusOK, toBookDetail(b), err)
 }
 
 func (h *handler) deleteBook(w http.ResponseWriter, r *http.Request) {
-	if err := h.deps.Catalog.DeleteBook(r.Context(), mux.Vars(r)["book_id"]); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, successBody{Success: true, Message: "The book was deleted."})
+	err := h.deps.Catalog.DeleteBook(r.Context(), bookID(r))
+	respond(w, r, http.StatusOK, successBody{Success: true, Message: "The book was deleted."}, err)
 }
 
 type successBody struct {
@@ -341,46 +302,36 @@ func (h *handler) addToList(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	item, created, err := h.deps.Catalog.AddToList(r.Context(), mux.Vars(r)["book_id"], catalog.ListStatus(deref(req.Status)), catalog.Priority(deref(req.Priority)))
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
+	item, created, err := h.deps.Catalog.AddToList(r.Context(), bookID(r), catalog.ListStatus(deref(req.Status)), catalog.Priority(deref(req.Priority)))
 	msg := "The book was added to your reading list."
 	if !created {
 		msg = "The book was already on your reading list; its status and priority were updated."
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "message": msg, "reading_list_item": toListItem(item)})
+	respond(w, r, http.StatusOK, readingListAddedReply{Success: true, Message: msg, ReadingListItem: toListItem(item)}, err)
 }
 
 func (h *handler) removeFromList(w http.ResponseWriter, r *http.Request) {
-	if err := h.deps.Catalog.RemoveFromList(r.Context(), mux.Vars(r)["book_id"]); err != nil {
-		writeError(w, r, err)
-		return
+	err := h.deps.Catalog.RemoveFromList(r.Context(), bookID(r))
+	respond(w, r, http.StatusOK, successBody{Success: true, Message: "The book was removed from your reading list."}, err)
+}
+
+// toListEntry is a reading list's item with its book, when the book is
+// still in the catalog.
+func toListEntry(e service.ListEntry) listItem {
+	it := toListItem(e.Item)
+	if e.Book != nil {
+		it.Book = &bookBrief{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, Cover: e.Book.Cover}
 	}
-	writeJSON(w, http.StatusOK, successBody{Success: true, Message: "The book was removed from your reading list."})
+	return it
 }
 
 func (h *handler) getReadingList(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "status")
-	if err != nil {
-		writeError(w, r, err)
+	p, ok := params(w, r, "status")
+	if !ok {
 		return
 	}
 	entries, err := h.deps.Catalog.ReadingList(r.Context(), catalog.ListStatus(p["status"]))
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	data := make([]listItem, 0, len(entries))
-	for _, e := range entries {
-		it := toListItem(e.Item)
-		if e.Book != nil {
-			it.Book = &bookBrief{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, Cover: e.Book.Cover}
-		}
-		data = append(data, it)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": data})
+	respond(w, r, http.StatusOK, readingListReply{Data: mapSlice(entries, toListEntry)}, err)
 }
 
 type progressRequest struct {
@@ -400,25 +351,20 @@ type progressBody struct {
 }
 
 func (h *handler) updateProgress(w http.ResponseWriter, r *http.Request) {
-	var req progressRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[progressRequest](w, r)
+	if !ok {
 		return
 	}
 	u := catalog.ProgressUpdate{PageNumber: *req.PageNumber, Percentage: req.Percentage}
 	if req.TimeSpent != nil {
 		u.TimeSpent = *req.TimeSpent
 	}
-	v, err := h.deps.Catalog.UpdateProgress(r.Context(), mux.Vars(r)["book_id"], u)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
+	v, err := h.deps.Catalog.UpdateProgress(r.Context(), bookID(r), u)
 	pr := v.Progress
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "progress": progressBody{
+	respond(w, r, http.StatusOK, progressReply{Success: true, Progress: progressBody{
 		BookID: pr.BookID, PageNumber: pr.PageNumber, Percentage: pr.Percentage, TimeSpent: v.TotalSeconds,
 		LastRead: timestamp(pr.LastRead), Completed: pr.Completed(),
-	}})
+	}}, err)
 }
 
 type recommendationBody struct {
@@ -427,10 +373,16 @@ type recommendationBody struct {
 	Confidence float64   `json:"confidence"`
 }
 
+func toRecommendationBody(rec catalog.Recommendation) recommendationBody {
+	return recommendationBody{
+		Book:   bookBrief{ID: rec.Book.ID, Title: rec.Book.Title, Author: rec.Book.Author}, // only what openapi.json's Recommendation.book holds
+		Reason: rec.Reason, Confidence: rec.Confidence,
+	}
+}
+
 func (h *handler) recommendations(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "limit")
-	if err != nil {
-		writeError(w, r, err)
+	p, ok := params(w, r, "limit")
+	if !ok {
 		return
 	}
 	limit, err := intParam(p, "limit", catalog.DefaultRecommendations)
@@ -439,16 +391,5 @@ func (h *handler) recommendations(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	recs, err := h.deps.Catalog.Recommendations(r.Context(), limit)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	out := make([]recommendationBody, 0, len(recs))
-	for _, rec := range recs {
-		out = append(out, recommendationBody{
-			Book:   bookBrief{ID: rec.Book.ID, Title: rec.Book.Title, Author: rec.Book.Author}, // only what openapi.json's Recommendation.book holds
-			Reason: rec.Reason, Confidence: rec.Confidence,
-		})
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"recommendations": out})
+	respond(w, r, http.StatusOK, recommendationsReply{Recommendations: mapSlice(recs, toRecommendationBody)}, err)
 }

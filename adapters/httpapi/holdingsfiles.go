@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gorilla/mux"
-
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
@@ -49,16 +47,15 @@ type importReportBody struct {
 }
 
 func toImportReportBody(rep service.ImportReport) importReportBody {
-	b := importReportBody{DryRun: rep.DryRun, Committed: rep.Committed, Format: rep.Format, Records: rep.Records,
+	return importReportBody{DryRun: rep.DryRun, Committed: rep.Committed, Format: rep.Format, Records: rep.Records,
 		BooksAdded: rep.BooksAdded, CopiesAdded: rep.CopiesAdded, CopiesPresent: rep.CopiesPresent,
-		Duplicates: make([]importDuplicateBody, 0, len(rep.Duplicates)), Problems: make([]importLineBody, 0, len(rep.Problems))}
-	for _, d := range rep.Duplicates {
-		b.Duplicates = append(b.Duplicates, importDuplicateBody{Record: d.Index, Title: d.Title, BookID: d.BookID, MatchedBy: d.MatchedBy, Copies: d.Copies})
+		Duplicates: mapSlice(rep.Duplicates, func(d service.ImportDuplicate) importDuplicateBody {
+			return importDuplicateBody{Record: d.Index, Title: d.Title, BookID: d.BookID, MatchedBy: d.MatchedBy, Copies: d.Copies}
+		}),
+		Problems: mapSlice(rep.Problems, func(p library.LineError) importLineBody {
+			return importLineBody{Line: p.Line, Field: p.Field, Message: p.Message}
+		}),
 	}
-	for _, p := range rep.Problems {
-		b.Problems = append(b.Problems, importLineBody{Line: p.Line, Field: p.Field, Message: p.Message})
-	}
-	return b
 }
 
 // importHoldings takes a holdings file as the body: ?format= names it
@@ -66,9 +63,8 @@ func toImportReportBody(rep service.ImportReport) importReportBody {
 // service.AsyncImportRecords records, or ?async=true, is imported by a
 // job: 202 with the job and its Location.
 func (h *handler) importHoldings(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "format", "dry_run", "async")
-	if err != nil {
-		writeError(w, r, err)
+	p, ok := params(w, r, "schoolId", "format", "dry_run", "async")
+	if !ok {
 		return
 	}
 	dryRun, err := boolParam(p, "dry_run")
@@ -87,20 +83,16 @@ func (h *handler) importHoldings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep, job, err := h.deps.Library.HoldingsFiles.ImportFile(r.Context(), p["schoolId"], p["format"], body, dryRun, async)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	if job.ID != "" {
+	if err == nil && job.ID != "" {
 		w.Header().Set("Location", "/api/library/holdings/imports/"+job.ID)
-		writeJSON(w, http.StatusAccepted, map[string]any{"job": toImportJobBody(service.ImportJobStatus{Job: job})})
+		writeJSON(w, http.StatusAccepted, importJobReply{Job: toImportJobBody(service.ImportJobStatus{Job: job})})
 		return
 	}
 	status := http.StatusCreated
 	if dryRun {
 		status = http.StatusOK
 	}
-	writeJSON(w, status, map[string]any{"report": toImportReportBody(rep)})
+	respond(w, r, status, importReportReply{Report: toImportReportBody(rep)}, err)
 }
 
 type importJobBody struct {
@@ -136,17 +128,12 @@ func toImportJobBody(st service.ImportJobStatus) importJobBody {
 // holdingsImportJob answers the state of an import job of the caller's
 // school: running, done with its report, or failed with its error.
 func (h *handler) holdingsImportJob(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, ok := schoolOf(w, r)
+	if !ok {
 		return
 	}
-	st, err := h.deps.Library.HoldingsFiles.Job(r.Context(), p["schoolId"], mux.Vars(r)["id"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"job": toImportJobBody(st)})
+	st, err := h.deps.Library.HoldingsFiles.Job(r.Context(), school, pathID(r))
+	respond(w, r, http.StatusOK, importJobReply{Job: toImportJobBody(st)}, err)
 }
 
 // readHoldingsBody reads a holdings file, refusing more than
@@ -170,9 +157,8 @@ func readHoldingsBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 // exportHoldings streams the school's holdings as ?format=csv or marcxml,
 // as a download.
 func (h *handler) exportHoldings(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "format")
-	if err != nil {
-		writeError(w, r, err)
+	p, ok := params(w, r, "schoolId", "format")
+	if !ok {
 		return
 	}
 	exp, err := h.deps.Library.HoldingsFiles.Export(r.Context(), p["schoolId"], p["format"])

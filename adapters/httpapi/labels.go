@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/ports"
 )
@@ -26,9 +27,8 @@ const labelRenders = 2
 // viewer, from which the librarian prints; the file name is the book's id
 // (and the page after the first), safe in any header.
 func (h *handler) copyLabels(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "book_id", "schoolId", "paper", "page", "limit")
-	if err != nil {
-		writeError(w, r, err)
+	p, ok := params(w, r, "book_id", "schoolId", "paper", "page", "limit")
+	if !ok {
 		return
 	}
 	paper := ports.PaperA4
@@ -53,24 +53,32 @@ func (h *handler) copyLabels(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errs.E(errs.Internal, "", "httpapi: no label printer configured"))
 		return
 	}
-	labels := make([]ports.Label, 0, len(found.Copies))
-	for _, c := range found.Copies {
-		labels = append(labels, ports.Label{Code: c.Code, Title: found.Book.Title})
-	}
-	if !h.printSlot(w, r) {
-		return
-	}
-	defer func() { <-h.labelSlots }()
-	pdf, err := h.deps.Labels.Sheet(paper, found.School.Name, labels)
-	if err != nil {
-		writeError(w, r, errs.Wrap(err, "print copy labels"))
-		return
-	}
+	labels := mapSlice(found.Copies, func(c library.Copy) ports.Label { return ports.Label{Code: c.Code, Title: found.Book.Title} })
 	name := "labels-" + found.Book.ID
 	if page > 1 {
 		name += "-" + strconv.Itoa(page)
 	}
-	w.Header().Set("X-Total-Count", strconv.Itoa(found.Total))
+	h.printPDF(w, r, "copy labels", name, func() ([]byte, error) {
+		pdf, err := h.deps.Labels.Sheet(paper, found.School.Name, labels)
+		if err == nil {
+			w.Header().Set("X-Total-Count", strconv.Itoa(found.Total))
+		}
+		return pdf, err
+	})
+}
+
+// printPDF draws a PDF in one of the printing slots and answers it inline
+// as name.pdf; what names the document in a drawing error.
+func (h *handler) printPDF(w http.ResponseWriter, r *http.Request, what, name string, draw func() ([]byte, error)) {
+	if !h.printSlot(w, r) {
+		return
+	}
+	defer func() { <-h.labelSlots }()
+	pdf, err := draw()
+	if err != nil {
+		writeError(w, r, errs.Wrap(err, "print %s", what))
+		return
+	}
 	writePDF(w, name, pdf)
 }
 

@@ -5,7 +5,6 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
@@ -54,12 +53,9 @@ type closureBody struct {
 
 func toCalendarBody(s library.School) calendarBody {
 	c := s.Calendar
-	b := calendarBody{SchoolID: s.ID, ClosedWeekdays: c.ClosedWeekdayNames(), Closures: []closureBody{}, TermEnds: []string{}}
-	for _, cl := range c.Closures {
-		b.Closures = append(b.Closures, closureBody(cl))
-	}
-	b.TermEnds = append(b.TermEnds, c.TermEnds...)
-	return b
+	return calendarBody{SchoolID: s.ID, ClosedWeekdays: c.ClosedWeekdayNames(),
+		Closures: mapSlice(c.Closures, func(cl library.Closure) closureBody { return closureBody(cl) }),
+		TermEnds: append([]string{}, c.TermEnds...)}
 }
 
 type schoolBody struct {
@@ -109,17 +105,28 @@ func toStudentBody(a user.Account) studentBody {
 }
 
 type libraryBookBody struct {
-	ID              string `json:"id"`
-	SchoolID        string `json:"school_id"`
+	ID       string `json:"id"`
+	SchoolID string `json:"school_id"`
+	bookCopiesBody
+	PriceCents   int64  `json:"price_cents"`
+	LoanCategory string `json:"loan_category"`
+	bookDetailsBody
+}
+
+// bookCopiesBody is a book with its copy counts, in the staff's and the
+// public catalog's books alike.
+type bookCopiesBody struct {
 	ISBN            string `json:"isbn"`
 	Title           string `json:"title"`
 	Author          string `json:"author"`
 	CoverURL        string `json:"cover_url"`
 	TotalCopies     int    `json:"total_copies"`
 	AvailableCopies int    `json:"available_copies"`
-	PriceCents      int64  `json:"price_cents"`
-	LoanCategory    string `json:"loan_category"`
-	bookDetailsBody
+}
+
+func toBookCopiesBody(e service.CatalogEntry) bookCopiesBody {
+	b := e.Book
+	return bookCopiesBody{ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL, TotalCopies: e.Total, AvailableCopies: e.Available}
 }
 
 type copyBody struct {
@@ -132,11 +139,7 @@ type copyBody struct {
 }
 
 func toCopyBodies(cs []library.Copy) []copyBody {
-	out := make([]copyBody, 0, len(cs))
-	for _, c := range cs {
-		out = append(out, toCopyBody(c, false))
-	}
-	return out
+	return mapSlice(cs, func(c library.Copy) copyBody { return toCopyBody(c, false) })
 }
 
 type loanBody struct {
@@ -201,14 +204,6 @@ func toLoanBody(v service.LoanView) loanBody {
 	return b
 }
 
-func toLoanBodies(vs []service.LoanView) []loanBody {
-	out := make([]loanBody, 0, len(vs))
-	for _, v := range vs {
-		out = append(out, toLoanBody(v))
-	}
-	return out
-}
-
 // ----- schools and accounts (admins) -----
 
 type createSchoolRequest struct {
@@ -217,30 +212,17 @@ type createSchoolRequest struct {
 }
 
 func (h *handler) createSchool(w http.ResponseWriter, r *http.Request) {
-	var req createSchoolRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[createSchoolRequest](w, r)
+	if !ok {
 		return
 	}
 	s, err := h.deps.Library.Schools.Create(r.Context(), req.Name, req.Domain)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, map[string]any{"school": toSchoolBody(s)})
+	respond(w, r, http.StatusCreated, schoolReply{School: toSchoolBody(s)}, err)
 }
 
 func (h *handler) listSchools(w http.ResponseWriter, r *http.Request) {
 	schools, err := h.deps.Library.Schools.List(r.Context())
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	out := make([]schoolBody, 0, len(schools))
-	for _, s := range schools {
-		out = append(out, toSchoolBody(s))
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"schools": out})
+	respond(w, r, http.StatusOK, schoolsReply{Schools: mapSlice(schools, toSchoolBody)}, err)
 }
 
 type updateUserRequest struct {
@@ -249,9 +231,8 @@ type updateUserRequest struct {
 }
 
 func (h *handler) updateUser(w http.ResponseWriter, r *http.Request) {
-	var req updateUserRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[updateUserRequest](w, r)
+	if !ok {
 		return
 	}
 	var tier *user.Tier
@@ -264,31 +245,20 @@ func (h *handler) updateUser(w http.ResponseWriter, r *http.Request) {
 		ro := user.Role(*req.Role)
 		role = &ro
 	}
-	a, err := h.deps.Library.Staff.UpdateUser(r.Context(), mux.Vars(r)["id"], tier, role)
-	if err != nil {
-		writeError(w, r, err)
-		return
+	a, err := h.deps.Library.Staff.UpdateUser(r.Context(), pathID(r), tier, role)
+	if err == nil {
+		loggerFrom(r).Info("account changed by an admin", "account_id", a.ID, "role", a.Role, "tier", a.Tier)
 	}
-	loggerFrom(r).Info("account changed by an admin", "account_id", a.ID, "role", a.Role, "tier", a.Tier)
-	writeJSON(w, http.StatusOK, map[string]any{"account": toAccountBody(a)})
+	respond(w, r, http.StatusOK, accountReply{Account: toAccountBody(a)}, err)
 }
 
 func (h *handler) listAccounts(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, ok := schoolOf(w, r)
+	if !ok {
 		return
 	}
-	accts, err := h.deps.Library.Staff.Accounts(r.Context(), p["schoolId"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	out := make([]accountBody, 0, len(accts))
-	for _, a := range accts {
-		out = append(out, toAccountBody(a))
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"accounts": out})
+	accts, err := h.deps.Library.Staff.Accounts(r.Context(), school)
+	respond(w, r, http.StatusOK, accountsReply{Accounts: mapSlice(accts, toAccountBody)}, err)
 }
 
 type inviteRequest struct {
@@ -299,23 +269,19 @@ type inviteRequest struct {
 }
 
 func (h *handler) invite(w http.ResponseWriter, r *http.Request) {
-	var req inviteRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[inviteRequest](w, r)
+	if !ok {
 		return
 	}
 	a, token, err := h.deps.Library.Staff.Invite(r.Context(), req.Email, req.SchoolID, deref(req.Password), user.Role(deref(req.Role)))
-	if err != nil {
-		writeError(w, r, err)
-		return
+	if err == nil {
+		loggerFrom(r).Info("staff account invited", "account_id", a.ID, "school_id", a.SchoolID, "role", a.Role)
 	}
-	loggerFrom(r).Info("staff account invited", "account_id", a.ID, "school_id", a.SchoolID, "role", a.Role)
-	body := map[string]any{"account": toAccountBody(a)}
+	body := inviteReply{Account: toAccountBody(a)}
 	if token != "" {
-		body["invite_token"] = token
-		body["invite_expires_in"] = int(service.InviteTTL.Seconds())
+		body.InviteToken, body.InviteExpiresIn = token, int(service.InviteTTL.Seconds())
 	}
-	writeJSON(w, http.StatusCreated, body)
+	respond(w, r, http.StatusCreated, body, err)
 }
 
 type acceptInviteRequest struct {
@@ -324,17 +290,12 @@ type acceptInviteRequest struct {
 }
 
 func (h *handler) acceptInvite(w http.ResponseWriter, r *http.Request) {
-	var req acceptInviteRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[acceptInviteRequest](w, r)
+	if !ok {
 		return
 	}
 	a, err := h.deps.Library.Staff.AcceptInvite(r.Context(), req.Token, req.Password)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"account": toAccountBody(a)})
+	respond(w, r, http.StatusOK, accountReply{Account: toAccountBody(a)}, err)
 }
 
 type manageRequest struct {
@@ -343,28 +304,23 @@ type manageRequest struct {
 }
 
 func (h *handler) manageAccount(w http.ResponseWriter, r *http.Request) {
-	var req manageRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[manageRequest](w, r)
+	if !ok {
 		return
 	}
 	a, err := h.deps.Library.Staff.ManageAccount(r.Context(), req.AccountID, *req.Suspended)
-	if err != nil {
-		writeError(w, r, err)
-		return
+	if err == nil {
+		loggerFrom(r).Info("account suspension changed", "account_id", a.ID, "suspended", a.Suspended)
 	}
-	loggerFrom(r).Info("account suspension changed", "account_id", a.ID, "suspended", a.Suspended)
-	writeJSON(w, http.StatusOK, map[string]any{"account": toAccountBody(a)})
+	respond(w, r, http.StatusOK, accountReply{Account: toAccountBody(a)}, err)
 }
 
 func (h *handler) unlockAccount(w http.ResponseWriter, r *http.Request) {
-	a, err := h.deps.Library.Staff.UnlockSignIn(r.Context(), mux.Vars(r)["id"])
-	if err != nil {
-		writeError(w, r, err)
-		return
+	a, err := h.deps.Library.Staff.UnlockSignIn(r.Context(), pathID(r))
+	if err == nil {
+		loggerFrom(r).Info("sign-in lock lifted", "account_id", a.ID)
 	}
-	loggerFrom(r).Info("sign-in lock lifted", "account_id", a.ID)
-	writeJSON(w, http.StatusOK, map[string]any{"account": toAccountBody(a)})
+	respond(w, r, http.StatusOK, accountReply{Account: toAccountBody(a)}, err)
 }
 
 // ----- students -----
@@ -380,45 +336,21 @@ type studentRequest struct {
 }
 
 func (h *handler) createStudent(w http.ResponseWriter, r *http.Request) {
-	var req studentRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[studentRequest](w, r)
+	if !ok {
 		return
 	}
 	a, err := h.deps.Library.Students.Create(r.Context(), req.SchoolID, service.StudentInput{
 		Name: req.Name, Email: req.Email, Password: deref(req.Password), StudentNumber: req.StudentNumber,
 		Grade: req.Grade, Homeroom: req.Homeroom,
 	})
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, map[string]any{"student": toStudentBody(a)})
+	respond(w, r, http.StatusCreated, studentReply{Student: toStudentBody(a)}, err)
 }
 
 func (h *handler) listStudents(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "search", "homeroom", "page", "limit")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	page, limit, err := pageParams(p, service.DefaultListLimit)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	res, err := h.deps.Library.Students.Search(r.Context(), p["schoolId"], p["homeroom"], service.ListQuery{Page: page, Limit: limit, Search: p["search"]})
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	out := make([]studentBody, 0, len(res.Students))
-	for _, a := range res.Students {
-		out = append(out, toStudentBody(a))
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"students":   out,
-		"pagination": pagination{Page: res.Page, Limit: res.Limit, Total: int64(res.Total), TotalPages: catalog.TotalPages(int64(res.Total), res.Limit)},
+	pagedList(w, r, []string{"search", "homeroom"}, func(p map[string]string, q service.ListQuery) (any, error) {
+		res, err := h.deps.Library.Students.Search(r.Context(), p["schoolId"], p["homeroom"], q)
+		return studentsPageReply{Students: mapSlice(res.Students, toStudentBody), Pagination: pageOf(res.Page, res.Limit, res.Total)}, err
 	})
 }
 
@@ -432,43 +364,24 @@ type studentChangeRequest struct {
 }
 
 func (h *handler) updateStudent(w http.ResponseWriter, r *http.Request) {
-	var req studentChangeRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[studentChangeRequest](w, r)
+	if !ok {
 		return
 	}
-	a, err := h.deps.Library.Students.Update(r.Context(), req.SchoolID, mux.Vars(r)["id"],
+	a, err := h.deps.Library.Students.Update(r.Context(), req.SchoolID, pathID(r),
 		service.StudentChanges{Name: req.Name, Grade: req.Grade, Homeroom: req.Homeroom})
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"student": toStudentBody(a)})
+	respond(w, r, http.StatusOK, studentReply{Student: toStudentBody(a)}, err)
 }
 
 // importStudents takes a text/csv body (name, email, student_number,
 // grade, homeroom).
 func (h *handler) importStudents(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, body, ok := schoolAndFile(w, r)
+	if !ok {
 		return
 	}
-	body, err := readBody(w, r)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	students, err := h.deps.Library.Students.Import(r.Context(), p["schoolId"], body)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	out := make([]studentBody, 0, len(students))
-	for _, a := range students {
-		out = append(out, toStudentBody(a))
-	}
-	writeJSON(w, http.StatusCreated, map[string]any{"imported": len(out), "students": out})
+	students, err := h.deps.Library.Students.Import(r.Context(), school, body)
+	respond(w, r, http.StatusCreated, studentsImportedReply{Imported: len(students), Students: mapSlice(students, toStudentBody)}, err)
 }
 
 // ----- books and copies -----
@@ -489,9 +402,8 @@ type libraryBookRequest struct {
 }
 
 func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
-	var req libraryBookRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[libraryBookRequest](w, r)
+	if !ok {
 		return
 	}
 	category, err := optionalCategory(req.LoanCategory)
@@ -505,14 +417,10 @@ func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
 		Title: req.Title, Author: req.Author, ISBN: req.ISBN, CoverURL: req.CoverURL, Copies: req.Copies, PriceCents: req.PriceCents,
 		LoanCategory: category, BookDetails: req.bookDetailsRequest.apply(library.BookDetails{}),
 	})
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, map[string]any{
-		"book":   toLibraryBookBody(service.CatalogEntry{Book: b, Total: len(copies), Available: len(copies)}),
-		"copies": toCopyBodies(copies),
-	})
+	respond(w, r, http.StatusCreated, bookAddedReply{
+		Book:   toLibraryBookBody(service.CatalogEntry{Book: b, Total: len(copies), Available: len(copies)}),
+		Copies: toCopyBodies(copies),
+	}, err)
 }
 
 type copiesRequest struct {
@@ -522,23 +430,17 @@ type copiesRequest struct {
 }
 
 func (h *handler) addCopies(w http.ResponseWriter, r *http.Request) {
-	var req copiesRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[copiesRequest](w, r)
+	if !ok {
 		return
 	}
 	b, copies, err := h.deps.Library.Holdings.AddCopies(r.Context(), req.SchoolID, req.BookID, req.Count)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, map[string]any{"book_id": b.ID, "copies": toCopyBodies(copies)})
+	respond(w, r, http.StatusCreated, copiesAddedReply{BookID: b.ID, Copies: toCopyBodies(copies)}, err)
 }
 
 func (h *handler) copyByCode(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "code", "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	p, ok := params(w, r, "code", "schoolId")
+	if !ok {
 		return
 	}
 	if p["code"] == "" {
@@ -546,21 +448,17 @@ func (h *handler) copyByCode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	found, err := h.deps.Library.Holdings.CopyByCode(r.Context(), p["schoolId"], p["code"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
 	var loan *loanBody
 	if found.Loan != nil {
 		lb := toLoanBody(*found.Loan)
 		loan = &lb
 	}
 	b := found.Book
-	writeJSON(w, http.StatusOK, map[string]any{
-		"copy": toCopyBody(found.Copy, found.Loan != nil),
-		"book": map[string]any{"id": b.ID, "isbn": b.ISBN, "title": b.Title, "author": b.Author, "cover_url": b.CoverURL},
-		"loan": loan,
-	})
+	respond(w, r, http.StatusOK, copyFoundReply{
+		Copy: toCopyBody(found.Copy, found.Loan != nil),
+		Book: copyBookBody{ID: b.ID, ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL},
+		Loan: loan,
+	}, err)
 }
 
 // ----- loans -----
@@ -574,22 +472,17 @@ type loanRequest struct {
 }
 
 func (h *handler) createLoan(w http.ResponseWriter, r *http.Request) {
-	var req loanRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[loanRequest](w, r)
+	if !ok {
 		return
 	}
 	v, err := h.deps.Library.Circulation.CreateLoan(r.Context(), service.LoanInput{
 		SchoolID: req.SchoolID, BookID: req.BookID, CopyID: req.CopyID, StudentID: req.StudentID, DueAt: deref(req.DueAt),
 	})
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	if len(v.Warnings) > 0 {
+	if err == nil && len(v.Warnings) > 0 {
 		loggerFrom(r).Info("loan made with warnings", "loan_id", v.Loan.ID, "warning", v.Warnings[0].Code)
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"loan": toLoanBody(v), "warnings": toWarningBodies(v.Warnings)})
+	respond(w, r, http.StatusCreated, loanMadeReply{Loan: toLoanBody(v), Warnings: mapSlice(v.Warnings, toWarningBody)}, err)
 }
 
 // warningBody is a note on a request that succeeded (a check-out outside
@@ -599,12 +492,8 @@ type warningBody struct {
 	Message string `json:"message"`
 }
 
-func toWarningBodies(ws []service.Warning) []warningBody {
-	out := make([]warningBody, 0, len(ws))
-	for _, w := range ws {
-		out = append(out, warningBody{Code: w.Code, Message: w.Message})
-	}
-	return out
+func toWarningBody(w service.Warning) warningBody {
+	return warningBody{Code: w.Code, Message: w.Message}
 }
 
 type loanActionRequest struct {
@@ -622,9 +511,8 @@ type damagedRequest struct {
 }
 
 func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
-	var req loanActionRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[loanActionRequest](w, r)
+	if !ok {
 		return
 	}
 	if req.Damaged != nil && req.Action != "return" {
@@ -644,60 +532,39 @@ func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
 	default:
 		v, err = c.EndLoan(r.Context(), req.LoanID, req.Action)
 	}
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"loan": toLoanBody(v)})
+	respond(w, r, http.StatusOK, loanReply{Loan: toLoanBody(v)}, err)
 }
 
 // pagedList reads the query of a paged list of the school's objects (the
-// filters named, schoolId, page and limit) and, when list answers, writes
-// its items under key with the pagination.
-func pagedList(w http.ResponseWriter, r *http.Request, key string, filters []string,
-	list func(p map[string]string, q service.ListQuery) (items any, page, limit, total int, err error)) {
-	p, err := queryParams(r, append([]string{"schoolId", "page", "limit"}, filters...)...)
-	if err != nil {
-		writeError(w, r, err)
+// filters named, schoolId, page and limit; search when it is a filter)
+// and answers the body list makes of the page.
+func pagedList(w http.ResponseWriter, r *http.Request, filters []string,
+	list func(p map[string]string, q service.ListQuery) (body any, err error)) {
+	p, q, ok := pageQuery(w, r, service.DefaultListLimit, append([]string{"schoolId"}, filters...)...)
+	if !ok {
 		return
 	}
-	page, limit, err := pageParams(p, service.DefaultListLimit)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	items, page, limit, total, err := list(p, service.ListQuery{Page: page, Limit: limit})
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		key:          items,
-		"pagination": pagination{Page: page, Limit: limit, Total: int64(total), TotalPages: catalog.TotalPages(int64(total), limit)},
-	})
+	body, err := list(p, q)
+	respond(w, r, http.StatusOK, body, err)
 }
 
 func (h *handler) listLoans(w http.ResponseWriter, r *http.Request) {
-	pagedList(w, r, "loans", []string{"status", "student_id", "book_id", "homeroom"}, func(p map[string]string, q service.ListQuery) (any, int, int, int, error) {
+	pagedList(w, r, []string{"status", "student_id", "book_id", "homeroom"}, func(p map[string]string, q service.ListQuery) (any, error) {
 		res, err := h.deps.Library.Circulation.LoansPage(r.Context(), p["schoolId"],
 			service.LoanFilter{Status: p["status"], StudentID: p["student_id"], BookID: p["book_id"], Homeroom: p["homeroom"]}, q)
-		loans := toLoanBodies(res.Loans)
+		loans := mapSlice(res.Loans, toLoanBody)
 		for i, v := range res.Loans {
 			if st, ok := res.Borrowers[v.Loan.StudentID]; ok {
 				loans[i].Student = &loanStudent{Name: st.Name, StudentNumber: st.StudentNumber, Grade: st.Grade, Homeroom: st.Homeroom}
 			}
 		}
-		return loans, res.Page, res.Limit, res.Total, err
+		return loansPageReply{Loans: loans, Pagination: pageOf(res.Page, res.Limit, res.Total)}, err
 	})
 }
 
 func (h *handler) studentLoans(w http.ResponseWriter, r *http.Request) {
 	loans, err := h.deps.Library.Circulation.StudentLoans(r.Context())
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"loans": toLoanBodies(loans)})
+	respond(w, r, http.StatusOK, loansReply{Loans: mapSlice(loans, toLoanBody)}, err)
 }
 
 // ----- holds -----
@@ -717,23 +584,19 @@ type holdBody struct {
 	Book        loanBook `json:"book"`
 }
 
-func toHoldBodies(vs []service.HoldView) []holdBody {
-	out := make([]holdBody, 0, len(vs))
-	for _, v := range vs {
-		h := v.Hold
-		b := holdBody{ID: h.ID, SchoolID: h.SchoolID, BookID: h.BookID, StudentID: h.StudentID, StudentName: v.StudentName,
-			Status: v.Status, PlacedAt: timestamp(h.PlacedAt), Book: loanBook{Title: v.Book.Title, Author: v.Book.Author}}
-		if t := v.Trap; t != nil {
-			until, copyID, code := timestamp(t.ExpiresAt), t.CopyID, v.CopyCode
-			b.ReadyUntil, b.CopyID, b.CopyCode = &until, &copyID, &code
-		}
-		if !v.EndedAt.IsZero() {
-			ended := timestamp(v.EndedAt)
-			b.EndedAt = &ended
-		}
-		out = append(out, b)
+func toHoldBody(v service.HoldView) holdBody {
+	h := v.Hold
+	b := holdBody{ID: h.ID, SchoolID: h.SchoolID, BookID: h.BookID, StudentID: h.StudentID, StudentName: v.StudentName,
+		Status: v.Status, PlacedAt: timestamp(h.PlacedAt), Book: loanBook{Title: v.Book.Title, Author: v.Book.Author}}
+	if t := v.Trap; t != nil {
+		until, copyID, code := timestamp(t.ExpiresAt), t.CopyID, v.CopyCode
+		b.ReadyUntil, b.CopyID, b.CopyCode = &until, &copyID, &code
 	}
-	return out
+	if !v.EndedAt.IsZero() {
+		ended := timestamp(v.EndedAt)
+		b.EndedAt = &ended
+	}
+	return b
 }
 
 type holdRequest struct {
@@ -743,58 +606,40 @@ type holdRequest struct {
 }
 
 func (h *handler) placeHold(w http.ResponseWriter, r *http.Request) {
-	var req holdRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[holdRequest](w, r)
+	if !ok {
 		return
 	}
 	v, err := h.deps.Library.Holds.Place(r.Context(), service.HoldInput{SchoolID: req.SchoolID, BookID: req.BookID, StudentID: req.StudentID})
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, map[string]any{"hold": toHoldBodies([]service.HoldView{v})[0]})
+	respond(w, r, http.StatusCreated, holdReply{Hold: toHoldBody(v)}, err)
 }
 
 func (h *handler) cancelHold(w http.ResponseWriter, r *http.Request) {
 	v, err := h.deps.Library.Holds.Cancel(r.Context(), mux.Vars(r)["hold_id"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"hold": toHoldBodies([]service.HoldView{v})[0]})
+	respond(w, r, http.StatusOK, holdReply{Hold: toHoldBody(v)}, err)
 }
 
 func (h *handler) listHolds(w http.ResponseWriter, r *http.Request) {
-	pagedList(w, r, "holds", []string{"status", "book_id"}, func(p map[string]string, q service.ListQuery) (any, int, int, int, error) {
+	pagedList(w, r, []string{"status", "book_id"}, func(p map[string]string, q service.ListQuery) (any, error) {
 		res, err := h.deps.Library.Holds.Queue(r.Context(), p["schoolId"], service.HoldFilter{Status: p["status"], BookID: p["book_id"]}, q)
-		return toHoldBodies(res.Holds), res.Page, res.Limit, res.Total, err
+		return holdsPageReply{Holds: mapSlice(res.Holds, toHoldBody), Pagination: pageOf(res.Page, res.Limit, res.Total)}, err
 	})
 }
 
 func (h *handler) studentHolds(w http.ResponseWriter, r *http.Request) {
 	holds, err := h.deps.Library.Holds.StudentHolds(r.Context())
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"holds": toHoldBodies(holds)})
+	respond(w, r, http.StatusOK, holdsReply{Holds: mapSlice(holds, toHoldBody)}, err)
 }
 
 // ----- settings and the public catalog -----
 
 func (h *handler) getSettings(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, ok := schoolOf(w, r)
+	if !ok {
 		return
 	}
-	s, err := h.deps.Library.Schools.Settings(r.Context(), p["schoolId"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, toSettingsBody(s))
+	s, err := h.deps.Library.Schools.Settings(r.Context(), school)
+	respond(w, r, http.StatusOK, toSettingsBody(s), err)
 }
 
 type settingsRequest struct {
@@ -845,14 +690,8 @@ func (req settingsRequest) applyChargeSettings(c *library.ChargeSettings) {
 }
 
 func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	var req settingsRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	school, req, ok := schoolAndBody[settingsRequest](w, r)
+	if !ok {
 		return
 	}
 	set := library.Settings{
@@ -879,7 +718,7 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 		set.ReadingLevelCheck = *req.ReadingLevelCheck
 	}
 	if req.LoanHistoryDays == nil || req.SRUEndpoint == nil || req.chargeSettingsPartial() {
-		current, err := h.deps.Library.Schools.Settings(r.Context(), p["schoolId"])
+		current, err := h.deps.Library.Schools.Settings(r.Context(), school)
 		if err != nil {
 			writeError(w, r, err)
 			return
@@ -895,27 +734,20 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 		set.LoanHistoryDays = *req.LoanHistoryDays
 	}
 	req.applyChargeSettings(&set.ChargeSettings)
-	s, err := h.deps.Library.Schools.PutSettings(r.Context(), p["schoolId"], set)
-	if err != nil {
-		writeError(w, r, err)
-		return
+	s, err := h.deps.Library.Schools.PutSettings(r.Context(), school, set)
+	if err == nil {
+		loggerFrom(r).Info("library settings changed", "school_id", s.ID)
 	}
-	loggerFrom(r).Info("library settings changed", "school_id", s.ID)
-	writeJSON(w, http.StatusOK, toSettingsBody(s))
+	respond(w, r, http.StatusOK, toSettingsBody(s), err)
 }
 
 func (h *handler) getCalendar(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, ok := schoolOf(w, r)
+	if !ok {
 		return
 	}
-	s, err := h.deps.Library.Schools.Calendar(r.Context(), p["schoolId"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, toCalendarBody(s))
+	s, err := h.deps.Library.Schools.Calendar(r.Context(), school)
+	respond(w, r, http.StatusOK, toCalendarBody(s), err)
 }
 
 // calendarRequest is a whole calendar: PUT replaces it, so every list must
@@ -927,69 +759,45 @@ type calendarRequest struct {
 }
 
 func (h *handler) putCalendar(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	var req calendarRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	school, req, ok := schoolAndBody[calendarRequest](w, r)
+	if !ok {
 		return
 	}
 	in := service.CalendarInput{ClosedWeekdays: req.ClosedWeekdays, TermEnds: req.TermEnds}
 	for _, c := range req.Closures {
 		in.Closures = append(in.Closures, library.Closure(c))
 	}
-	s, err := h.deps.Library.Schools.PutCalendar(r.Context(), p["schoolId"], in)
-	if err != nil {
-		writeError(w, r, err)
-		return
+	s, err := h.deps.Library.Schools.PutCalendar(r.Context(), school, in)
+	if err == nil {
+		loggerFrom(r).Info("library calendar changed", "school_id", s.ID)
 	}
-	loggerFrom(r).Info("library calendar changed", "school_id", s.ID)
-	writeJSON(w, http.StatusOK, toCalendarBody(s))
+	respond(w, r, http.StatusOK, toCalendarBody(s), err)
 }
 
 type catalogBook struct {
-	ID              string `json:"id"`
-	ISBN            string `json:"isbn"`
-	Title           string `json:"title"`
-	Author          string `json:"author"`
-	CoverURL        string `json:"cover_url"`
-	TotalCopies     int    `json:"total_copies"`
-	AvailableCopies int    `json:"available_copies"`
-	Holds           int    `json:"holds"`
+	ID string `json:"id"`
+	bookCopiesBody
+	Holds int `json:"holds"`
 	// LoanCategory tells readers a reference book is not lent.
 	LoanCategory string `json:"loan_category"`
 }
 
+func toCatalogBook(e service.CatalogEntry) catalogBook {
+	return catalogBook{ID: e.Book.ID, bookCopiesBody: toBookCopiesBody(e), Holds: e.Holds, LoanCategory: library.BookCategory(e.Book)}
+}
+
 func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "page", "limit", "search")
-	if err != nil {
-		writeError(w, r, err)
+	_, q, ok := pageQuery(w, r, service.DefaultListLimit, "search")
+	if !ok {
 		return
 	}
-	page, limit, err := pageParams(p, service.DefaultListLimit)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	res, err := h.deps.Library.Catalog.Page(r.Context(), mux.Vars(r)["domain"], service.ListQuery{Page: page, Limit: limit, Search: p["search"]})
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	books := make([]catalogBook, 0, len(res.Entries))
-	for _, e := range res.Entries {
-		b := e.Book
-		books = append(books, catalogBook{ID: b.ID, ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL,
-			TotalCopies: e.Total, AvailableCopies: e.Available, Holds: e.Holds, LoanCategory: library.BookCategory(b)})
-	}
+	res, err := h.deps.Library.Catalog.Page(r.Context(), mux.Vars(r)["domain"], q)
 	school := res.School
-	writeJSON(w, http.StatusOK, map[string]any{
-		"school":     map[string]string{"id": school.ID, "name": school.Name, "domain": school.Domain},
-		"settings":   map[string]int{"default_loan_days": school.Settings.DefaultLoanDays, "max_renewals": school.Settings.MaxRenewals, "renewal_days": school.Settings.RenewalDays},
-		"books":      books,
-		"pagination": pagination{Page: res.Page, Limit: res.Limit, Total: int64(res.Total), TotalPages: catalog.TotalPages(int64(res.Total), res.Limit)},
-	})
+	respond(w, r, http.StatusOK, publicCatalogReply{
+		School: publicSchoolBody{ID: school.ID, Name: school.Name, Domain: school.Domain},
+		Settings: publicLoanTermsBody{DefaultLoanDays: school.Settings.DefaultLoanDays, MaxRenewals: school.Settings.MaxRenewals,
+			RenewalDays: school.Settings.RenewalDays},
+		Books:      mapSlice(res.Entries, toCatalogBook),
+		Pagination: pageOf(res.Page, res.Limit, res.Total),
+	}, err)
 }

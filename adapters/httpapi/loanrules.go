@@ -3,8 +3,6 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/gorilla/mux"
-
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 )
@@ -25,25 +23,16 @@ type loanRulesBody struct {
 }
 
 func toLoanRulesBody(s library.School) loanRulesBody {
-	b := loanRulesBody{SchoolID: s.ID, Rules: []loanRuleBody{}}
-	for _, r := range s.LoanRules {
-		b.Rules = append(b.Rules, loanRuleBody(r))
-	}
-	return b
+	return loanRulesBody{SchoolID: s.ID, Rules: mapSlice(s.LoanRules, func(r library.LoanRule) loanRuleBody { return loanRuleBody(r) })}
 }
 
 func (h *handler) getLoanRules(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, ok := schoolOf(w, r)
+	if !ok {
 		return
 	}
-	s, err := h.deps.Library.Schools.LoanRules(r.Context(), p["schoolId"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, toLoanRulesBody(s))
+	s, err := h.deps.Library.Schools.LoanRules(r.Context(), school)
+	respond(w, r, http.StatusOK, toLoanRulesBody(s), err)
 }
 
 // loanRulesRequest is the whole list of rules: PUT replaces it (an empty
@@ -53,27 +42,16 @@ type loanRulesRequest struct {
 }
 
 func (h *handler) putLoanRules(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, req, ok := schoolAndBody[loanRulesRequest](w, r)
+	if !ok {
 		return
 	}
-	var req loanRulesRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
-		return
+	rules := mapSlice(req.Rules, func(rule loanRuleBody) library.LoanRule { return library.LoanRule(rule) })
+	s, err := h.deps.Library.Schools.PutLoanRules(r.Context(), school, rules)
+	if err == nil {
+		loggerFrom(r).Info("library loan rules changed", "school_id", s.ID, "rules", len(s.LoanRules))
 	}
-	rules := make([]library.LoanRule, 0, len(req.Rules))
-	for _, rule := range req.Rules {
-		rules = append(rules, library.LoanRule(rule))
-	}
-	s, err := h.deps.Library.Schools.PutLoanRules(r.Context(), p["schoolId"], rules)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	loggerFrom(r).Info("library loan rules changed", "school_id", s.ID, "rules", len(s.LoanRules))
-	writeJSON(w, http.StatusOK, toLoanRulesBody(s))
+	respond(w, r, http.StatusOK, toLoanRulesBody(s), err)
 }
 
 // bookChangeRequest changes a library book; only its loan category can
@@ -97,9 +75,8 @@ type bookChangeBody struct {
 }
 
 func (h *handler) updateLibraryBook(w http.ResponseWriter, r *http.Request) {
-	var req bookChangeRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[bookChangeRequest](w, r)
+	if !ok {
 		return
 	}
 	if req.LoanCategory == nil && req.PriceCents == nil && !req.bookDetailsRequest.any() {
@@ -118,25 +95,25 @@ func (h *handler) updateLibraryBook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.bookDetailsRequest.any() {
-		if b, err = h.deps.Library.Holdings.SetBookDetails(r.Context(), req.SchoolID, mux.Vars(r)["id"], req.bookDetailsRequest.apply); err != nil {
+		if b, err = h.deps.Library.Holdings.SetBookDetails(r.Context(), req.SchoolID, pathID(r), req.bookDetailsRequest.apply); err != nil {
 			writeError(w, r, err)
 			return
 		}
 	}
 	if req.LoanCategory != nil {
-		if b, err = h.deps.Library.Holdings.SetBookCategory(r.Context(), req.SchoolID, mux.Vars(r)["id"], *req.LoanCategory); err != nil {
+		if b, err = h.deps.Library.Holdings.SetBookCategory(r.Context(), req.SchoolID, pathID(r), *req.LoanCategory); err != nil {
 			writeError(w, r, err)
 			return
 		}
 	}
 	if req.PriceCents != nil {
-		if b, err = h.deps.Library.Holdings.SetBookPrice(r.Context(), req.SchoolID, mux.Vars(r)["id"], *req.PriceCents); err != nil {
+		if b, err = h.deps.Library.Holdings.SetBookPrice(r.Context(), req.SchoolID, pathID(r), *req.PriceCents); err != nil {
 			writeError(w, r, err)
 			return
 		}
 	}
 	loggerFrom(r).Info("library book changed", "school_id", b.SchoolID, "book_id", b.ID, "loan_category", library.BookCategory(b), "price_cents", b.PriceCents)
-	writeJSON(w, http.StatusOK, map[string]any{"book": bookChangeBody{ID: b.ID, SchoolID: b.SchoolID, Title: b.Title,
+	writeJSON(w, http.StatusOK, bookChangeReply{Book: bookChangeBody{ID: b.ID, SchoolID: b.SchoolID, Title: b.Title,
 		LoanCategory: library.BookCategory(b), PriceCents: b.PriceCents, bookDetailsBody: toBookDetailsBody(b.BookDetails)}})
 }
 

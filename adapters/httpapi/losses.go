@@ -3,9 +3,6 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/gorilla/mux"
-
-	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 )
@@ -70,34 +67,11 @@ func toChargeBody(v service.ChargeView) chargeBody {
 	return b
 }
 
-func toChargeBodies(vs []service.ChargeView) []chargeBody {
-	out := make([]chargeBody, 0, len(vs))
-	for _, v := range vs {
-		out = append(out, toChargeBody(v))
-	}
-	return out
-}
-
 func (h *handler) listCharges(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "status", "student_id", "page", "limit")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	page, limit, err := pageParams(p, service.DefaultListLimit)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	res, err := h.deps.Library.Circulation.ChargesPage(r.Context(), p["schoolId"],
-		service.ChargeFilter{StudentID: p["student_id"], Status: p["status"]}, service.ListQuery{Page: page, Limit: limit})
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"charges":    toChargeBodies(res.Charges),
-		"pagination": pagination{Page: res.Page, Limit: res.Limit, Total: int64(res.Total), TotalPages: catalog.TotalPages(int64(res.Total), res.Limit)},
+	pagedList(w, r, []string{"status", "student_id"}, func(p map[string]string, q service.ListQuery) (any, error) {
+		res, err := h.deps.Library.Circulation.ChargesPage(r.Context(), p["schoolId"],
+			service.ChargeFilter{StudentID: p["student_id"], Status: p["status"]}, q)
+		return chargesPageReply{Charges: mapSlice(res.Charges, toChargeBody), Pagination: pageOf(res.Page, res.Limit, res.Total)}, err
 	})
 }
 
@@ -107,32 +81,20 @@ type settleRequest struct {
 }
 
 func (h *handler) settleCharge(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, req, ok := schoolAndBody[settleRequest](w, r)
+	if !ok {
 		return
 	}
-	var req settleRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
-		return
+	v, err := h.deps.Library.Circulation.SettleCharge(r.Context(), school, pathID(r), req.Action, req.Note)
+	if err == nil {
+		loggerFrom(r).Info("charge settled", "charge_id", v.Charge.ID, "status", v.Status)
 	}
-	v, err := h.deps.Library.Circulation.SettleCharge(r.Context(), p["schoolId"], mux.Vars(r)["id"], req.Action, req.Note)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	loggerFrom(r).Info("charge settled", "charge_id", v.Charge.ID, "status", v.Status)
-	writeJSON(w, http.StatusOK, map[string]any{"charge": toChargeBody(v)})
+	respond(w, r, http.StatusOK, chargeReply{Charge: toChargeBody(v)}, err)
 }
 
 func (h *handler) studentCharges(w http.ResponseWriter, r *http.Request) {
 	cs, err := h.deps.Library.Circulation.StudentCharges(r.Context())
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"charges": toChargeBodies(cs)})
+	respond(w, r, http.StatusOK, chargesReply{Charges: mapSlice(cs, toChargeBody)}, err)
 }
 
 type copyActionRequest struct {
@@ -140,37 +102,27 @@ type copyActionRequest struct {
 }
 
 func (h *handler) changeCopy(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	var req copyActionRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	school, req, ok := schoolAndBody[copyActionRequest](w, r)
+	if !ok {
 		return
 	}
 	c := h.deps.Library.Circulation
-	id := mux.Vars(r)["id"]
 	var (
 		cp       library.Copy
 		reversed *service.ChargeView
+		err      error
 	)
 	if req.Action == "checkin" {
-		cp, reversed, err = c.CheckIn(r.Context(), p["schoolId"], id)
+		cp, reversed, err = c.CheckIn(r.Context(), school, pathID(r))
 	} else {
-		cp, err = c.Repair(r.Context(), p["schoolId"], id)
-	}
-	if err != nil {
-		writeError(w, r, err)
-		return
+		cp, err = c.Repair(r.Context(), school, pathID(r))
 	}
 	var rb *chargeBody
 	if reversed != nil {
 		b := toChargeBody(*reversed)
 		rb = &b
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"copy": toCopyBody(cp, false), "reversed_charge": rb})
+	respond(w, r, http.StatusOK, copyChangedReply{Copy: toCopyBody(cp, false), ReversedCharge: rb}, err)
 }
 
 type blockBody struct {
@@ -179,28 +131,25 @@ type blockBody struct {
 	Limit   int64  `json:"limit"`
 }
 
+// toBlockBody is a block with the number it counts: overdue loans or the
+// open charges' total.
+func toBlockBody(b library.Block) blockBody {
+	cur := b.Total
+	if b.Reason == library.BlockOverdueItems {
+		cur = int64(b.Count)
+	}
+	return blockBody{Reason: b.Reason, Current: cur, Limit: b.Limit}
+}
+
 func (h *handler) studentStanding(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, ok := schoolOf(w, r)
+	if !ok {
 		return
 	}
-	id := mux.Vars(r)["id"]
-	st, err := h.deps.Library.Circulation.Standing(r.Context(), p["schoolId"], id)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	blocks := make([]blockBody, 0, len(st.Blocks))
-	for _, b := range st.Blocks {
-		cur := b.Total
-		if b.Reason == library.BlockOverdueItems {
-			cur = int64(b.Count)
-		}
-		blocks = append(blocks, blockBody{Reason: b.Reason, Current: cur, Limit: b.Limit})
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"student_id": id, "overdue_items": st.OverdueItems, "open_charges_cents": st.OpenCharges, "currency": st.Currency,
-		"claims_returned": st.ClaimsReturned, "blocked": st.Blocked(), "blocks": blocks,
-	})
+	id := pathID(r)
+	st, err := h.deps.Library.Circulation.Standing(r.Context(), school, id)
+	respond(w, r, http.StatusOK, standingReply{
+		StudentID: id, OverdueItems: st.OverdueItems, OpenChargesCents: st.OpenCharges, Currency: st.Currency,
+		ClaimsReturned: st.ClaimsReturned, Blocked: st.Blocked(), Blocks: mapSlice(st.Blocks, toBlockBody),
+	}, err)
 }

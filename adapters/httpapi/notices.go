@@ -3,8 +3,6 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/gorilla/mux"
-
 	"github.com/readinglibrary/service/core/library"
 )
 
@@ -34,38 +32,25 @@ type noticeSettingsRequest struct {
 }
 
 func (h *handler) getNoticeSettings(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	schoolID, ok := schoolOf(w, r)
+	if !ok {
 		return
 	}
-	school, set, err := h.deps.Library.Notices.Settings(r.Context(), p["schoolId"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, toNoticeSettingsBody(school, set))
+	school, set, err := h.deps.Library.Notices.Settings(r.Context(), schoolID)
+	respond(w, r, http.StatusOK, toNoticeSettingsBody(school, set), err)
 }
 
 func (h *handler) putNoticeSettings(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	var req noticeSettingsRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	schoolID, req, ok := schoolAndBody[noticeSettingsRequest](w, r)
+	if !ok {
 		return
 	}
 	set := library.NoticeSettings{Enabled: *req.Enabled, SendAt: req.SendAt, DueSoonDays: *req.DueSoonDays, OverdueSteps: req.OverdueSteps}
-	school, saved, err := h.deps.Library.Notices.PutSettings(r.Context(), p["schoolId"], set)
-	if err != nil {
-		writeError(w, r, err)
-		return
+	school, saved, err := h.deps.Library.Notices.PutSettings(r.Context(), schoolID, set)
+	if err == nil {
+		loggerFrom(r).Info("notice settings changed", "school_id", school.ID, "enabled", saved.Enabled)
 	}
-	loggerFrom(r).Info("notice settings changed", "school_id", school.ID, "enabled", saved.Enabled)
-	writeJSON(w, http.StatusOK, toNoticeSettingsBody(school, saved))
+	respond(w, r, http.StatusOK, toNoticeSettingsBody(school, saved), err)
 }
 
 type homeroomBody struct {
@@ -80,11 +65,9 @@ type homeroomsBody struct {
 }
 
 func toHomeroomsBody(school library.School, rooms []library.Homeroom) homeroomsBody {
-	out := homeroomsBody{SchoolID: school.ID, Homerooms: make([]homeroomBody, 0, len(rooms))}
-	for _, h := range rooms {
-		out.Homerooms = append(out.Homerooms, homeroomBody{Name: h.Name, TeacherName: h.TeacherName, TeacherEmail: h.TeacherEmail})
-	}
-	return out
+	return homeroomsBody{SchoolID: school.ID, Homerooms: mapSlice(rooms, func(h library.Homeroom) homeroomBody {
+		return homeroomBody{Name: h.Name, TeacherName: h.TeacherName, TeacherEmail: h.TeacherEmail}
+	})}
 }
 
 type homeroomsRequest struct {
@@ -98,41 +81,27 @@ type homeroomRequest struct {
 }
 
 func (h *handler) getHomerooms(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	schoolID, ok := schoolOf(w, r)
+	if !ok {
 		return
 	}
-	school, rooms, err := h.deps.Library.Notices.Homerooms(r.Context(), p["schoolId"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, toHomeroomsBody(school, rooms))
+	school, rooms, err := h.deps.Library.Notices.Homerooms(r.Context(), schoolID)
+	respond(w, r, http.StatusOK, toHomeroomsBody(school, rooms), err)
 }
 
 func (h *handler) putHomerooms(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	schoolID, req, ok := schoolAndBody[homeroomsRequest](w, r)
+	if !ok {
 		return
 	}
-	var req homeroomsRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
-		return
+	rooms := mapSlice(req.Homerooms, func(hr homeroomRequest) library.Homeroom {
+		return library.Homeroom{Name: hr.Name, TeacherName: hr.TeacherName, TeacherEmail: hr.TeacherEmail}
+	})
+	school, saved, err := h.deps.Library.Notices.ReplaceHomerooms(r.Context(), schoolID, rooms)
+	if err == nil {
+		loggerFrom(r).Info("homerooms replaced", "school_id", school.ID, "homerooms", len(saved))
 	}
-	rooms := make([]library.Homeroom, len(req.Homerooms))
-	for i, hr := range req.Homerooms {
-		rooms[i] = library.Homeroom{Name: hr.Name, TeacherName: hr.TeacherName, TeacherEmail: hr.TeacherEmail}
-	}
-	school, saved, err := h.deps.Library.Notices.ReplaceHomerooms(r.Context(), p["schoolId"], rooms)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	loggerFrom(r).Info("homerooms replaced", "school_id", school.ID, "homerooms", len(saved))
-	writeJSON(w, http.StatusOK, toHomeroomsBody(school, saved))
+	respond(w, r, http.StatusOK, toHomeroomsBody(school, saved), err)
 }
 
 type noticeBody struct {
@@ -149,20 +118,16 @@ type noticesBody struct {
 	Notices []noticeBody `json:"notices"`
 }
 
+func toNoticeBody(n library.Notice) noticeBody {
+	b := noticeBody{Kind: n.Kind, Step: n.Step, DueAt: n.DueAt, Day: n.Day, Recipient: n.Recipient, Status: "pending"}
+	if n.Sent() {
+		at := timestamp(n.SentAt)
+		b.Status, b.SentAt = "sent", &at
+	}
+	return b
+}
+
 func (h *handler) loanNotices(w http.ResponseWriter, r *http.Request) {
-	notices, err := h.deps.Library.Notices.LoanNotices(r.Context(), mux.Vars(r)["id"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	out := make([]noticeBody, 0, len(notices))
-	for _, n := range notices {
-		b := noticeBody{Kind: n.Kind, Step: n.Step, DueAt: n.DueAt, Day: n.Day, Recipient: n.Recipient, Status: "pending"}
-		if n.Sent() {
-			at := timestamp(n.SentAt)
-			b.Status, b.SentAt = "sent", &at
-		}
-		out = append(out, b)
-	}
-	writeJSON(w, http.StatusOK, noticesBody{Notices: out})
+	notices, err := h.deps.Library.Notices.LoanNotices(r.Context(), pathID(r))
+	respond(w, r, http.StatusOK, noticesBody{Notices: mapSlice(notices, toNoticeBody)}, err)
 }

@@ -45,6 +45,24 @@ const (
 	maxSignInFormBytes = 16 << 10
 )
 
+// parseSmallForm reads a form post of at most maxSignInFormBytes. A larger
+// body is refused as too large; one that cannot be read sends the browser
+// back to failed. False means it has answered.
+func parseSmallForm(w http.ResponseWriter, r *http.Request, failed string) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, maxSignInFormBytes)
+	err := r.ParseForm()
+	var tooBig *http.MaxBytesError
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &tooBig):
+		writeError(w, r, errTooLarge())
+	default:
+		http.Redirect(w, r, failed, http.StatusSeeOther)
+	}
+	return false
+}
+
 // formLogin is the sign-in page's form post: the same sign-in as the JSON
 // route, the same cookies, then 303 See Other to the account's page. Login
 // CSRF (a foreign site signing the browser into the attacker's account) is
@@ -55,14 +73,7 @@ func (h *handler) formLogin(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxSignInFormBytes)
-	if err := r.ParseForm(); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, r, errTooLarge())
-			return
-		}
-		http.Redirect(w, r, signInFailed, http.StatusSeeOther)
+	if !parseSmallForm(w, r, signInFailed) {
 		return
 	}
 	email, password := r.PostForm.Get("email"), r.PostForm.Get("password")
@@ -101,14 +112,7 @@ const passwordPage = "/library/password"
 // outcome. The session is a cookie one, so the route guard has already
 // applied the CSRF rule.
 func (h *handler) formChangePassword(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxSignInFormBytes)
-	if err := r.ParseForm(); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, r, errTooLarge())
-			return
-		}
-		http.Redirect(w, r, passwordPage+"?failed=missing", http.StatusSeeOther)
+	if !parseSmallForm(w, r, passwordPage+"?failed=missing") {
 		return
 	}
 	current, next := r.PostForm.Get("current_password"), r.PostForm.Get("new_password")

@@ -28,24 +28,19 @@ type verifyEmailRequest struct {
 // passwordReset answers 202 for any well-formed address: the lookup and the
 // mail happen after the answer (service.Identity.RequestPasswordReset).
 func (h *handler) passwordReset(w http.ResponseWriter, r *http.Request) {
-	var req passwordResetRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[passwordResetRequest](w, r)
+	if !ok {
 		return
 	}
-	if err := h.deps.Identity.RequestPasswordReset(r.Context(), req.Email); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusAccepted, acceptedResponse{
+	err := h.deps.Identity.RequestPasswordReset(r.Context(), req.Email)
+	respond(w, r, http.StatusAccepted, acceptedResponse{
 		Message: "If an account has this address, a link to choose a new password is on its way; it works once, for 30 minutes.",
-	})
+	}, err)
 }
 
 func (h *handler) confirmPasswordReset(w http.ResponseWriter, r *http.Request) {
-	var req passwordResetConfirmRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[passwordResetConfirmRequest](w, r)
+	if !ok {
 		return
 	}
 	if err := h.deps.Identity.ResetPassword(r.Context(), req.Token, req.NewPassword); err != nil {
@@ -60,16 +55,13 @@ func (h *handler) confirmPasswordReset(w http.ResponseWriter, r *http.Request) {
 // confirm an address for whoever signed up with it. The link opens a web
 // page whose button posts the token.
 func (h *handler) verifyEmail(w http.ResponseWriter, r *http.Request) {
-	var req verifyEmailRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[verifyEmailRequest](w, r)
+	if !ok {
 		return
 	}
 	acct, err := h.deps.Identity.ConfirmSignup(r.Context(), req.Token)
-	if err != nil {
-		writeError(w, r, err)
-		return
+	if err == nil {
+		httpedge.SetAccount(r, acct.ID)
 	}
-	httpedge.SetAccount(r, acct.ID)
-	writeJSON(w, http.StatusCreated, map[string]any{"user": toOwnProfile(acct)})
+	respond(w, r, http.StatusCreated, userReply{User: toOwnProfile(acct)}, err)
 }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
@@ -78,12 +77,21 @@ func writeCSV(w http.ResponseWriter, name string, t reportTable) {
 	cw.Flush()
 }
 
+// writeReport answers a report as the CSV download name.csv or as its
+// JSON body.
+func writeReport(w http.ResponseWriter, asCSV bool, name string, t reportTable, body any) {
+	if asCSV {
+		writeCSV(w, name, t)
+		return
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
 // reportParams reads a report's query string: schoolId and format, and
 // the report's own parameters.
 func reportParams(w http.ResponseWriter, r *http.Request, own ...string) (map[string]string, bool, bool) {
-	p, err := queryParams(r, append([]string{"schoolId", "format"}, own...)...)
-	if err != nil {
-		writeError(w, r, err)
+	p, ok := params(w, r, append([]string{"schoolId", "format"}, own...)...)
+	if !ok {
 		return nil, false, false
 	}
 	asCSV, err := wantsCSV(r, p)
@@ -125,11 +133,7 @@ func (h *handler) reportLoansPerMonth(w http.ResponseWriter, r *http.Request) {
 		body.Months = append(body.Months, monthCountBody(m))
 		t.rows = append(t.rows, []string{m.Month, strconv.Itoa(m.Loans)})
 	}
-	if asCSV {
-		writeCSV(w, library.ReportLoansPerMonth+"-"+rep.Range.From+"-"+rep.Range.To, t)
-		return
-	}
-	writeJSON(w, http.StatusOK, body)
+	writeReport(w, asCSV, library.ReportLoansPerMonth+"-"+rep.Range.From+"-"+rep.Range.To, t, body)
 }
 
 type titleLoansBody struct {
@@ -167,11 +171,7 @@ func (h *handler) reportTopTitles(w http.ResponseWriter, r *http.Request) {
 		body.Titles = append(body.Titles, titleLoansBody(b))
 		t.rows = append(t.rows, []string{strconv.Itoa(i + 1), b.Title, b.Author, strconv.Itoa(b.Loans), b.BookID})
 	}
-	if asCSV {
-		writeCSV(w, library.ReportTopTitles+"-"+rep.Range.From+"-"+rep.Range.To, t)
-		return
-	}
-	writeJSON(w, http.StatusOK, body)
+	writeReport(w, asCSV, library.ReportTopTitles+"-"+rep.Range.From+"-"+rep.Range.To, t, body)
 }
 
 type homeroomOverdueBody struct {
@@ -203,11 +203,7 @@ func (h *handler) reportOverdueByHomeroom(w http.ResponseWriter, r *http.Request
 		body.Homerooms = append(body.Homerooms, homeroomOverdueBody(c))
 		t.rows = append(t.rows, []string{c.Homeroom, strconv.Itoa(c.Loans), strconv.Itoa(c.Students)})
 	}
-	if asCSV {
-		writeCSV(w, library.ReportOverdueHomerooms+"-"+rep.Date, t)
-		return
-	}
-	writeJSON(w, http.StatusOK, body)
+	writeReport(w, asCSV, library.ReportOverdueHomerooms+"-"+rep.Date, t, body)
 }
 
 type collectionGroupBody struct {
@@ -246,11 +242,7 @@ func (h *handler) reportCollection(field, name string) http.HandlerFunc {
 			}
 			t.rows = append(t.rows, []string{label, strconv.Itoa(g.Titles), strconv.Itoa(g.Copies)})
 		}
-		if asCSV {
-			writeCSV(w, name, t)
-			return
-		}
-		writeJSON(w, http.StatusOK, body)
+		writeReport(w, asCSV, name, t, body)
 	}
 }
 
@@ -283,18 +275,13 @@ func (h *handler) reportNeverBorrowed(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	body := neverBorrowedBody{SchoolID: rep.School.ID, Books: []unusedBookBody{},
-		Pagination: pagination{Page: rep.Page, Limit: rep.Limit, Total: int64(rep.Total), TotalPages: catalog.TotalPages(int64(rep.Total), rep.Limit)}}
+	body := neverBorrowedBody{SchoolID: rep.School.ID, Books: []unusedBookBody{}, Pagination: pageOf(rep.Page, rep.Limit, rep.Total)}
 	t := reportTable{header: []string{"title", "author", "isbn", "copies", "book_id"}}
 	for _, b := range rep.Books {
 		body.Books = append(body.Books, unusedBookBody{BookID: b.Book.ID, Title: b.Book.Title, Author: b.Book.Author, ISBN: b.Book.ISBN, Copies: b.Copies})
 		t.rows = append(t.rows, []string{b.Book.Title, b.Book.Author, b.Book.ISBN, strconv.Itoa(b.Copies), b.Book.ID})
 	}
-	if asCSV {
-		writeCSV(w, library.ReportNeverBorrowed, t)
-		return
-	}
-	writeJSON(w, http.StatusOK, body)
+	writeReport(w, asCSV, library.ReportNeverBorrowed, t, body)
 }
 
 type medianAgeBody struct {
@@ -322,12 +309,8 @@ func (h *handler) reportMedianAge(w http.ResponseWriter, r *http.Request) {
 		body.MedianYear, body.MedianAgeYears = &rep.MedianYear, &rep.Years
 		year, age = strconv.FormatFloat(rep.MedianYear, 'f', -1, 64), strconv.FormatFloat(rep.Years, 'f', -1, 64)
 	}
-	if asCSV {
-		writeCSV(w, library.ReportMedianAge+"-"+rep.Date, reportTable{
-			header: []string{"date", "median_year", "median_age_years", "copies_counted", "copies_without_year"},
-			rows:   [][]string{{rep.Date, year, age, strconv.Itoa(rep.Counted), strconv.Itoa(rep.Excluded)}},
-		})
-		return
-	}
-	writeJSON(w, http.StatusOK, body)
+	writeReport(w, asCSV, library.ReportMedianAge+"-"+rep.Date, reportTable{
+		header: []string{"date", "median_year", "median_age_years", "copies_counted", "copies_without_year"},
+		rows:   [][]string{{rep.Date, year, age, strconv.Itoa(rep.Counted), strconv.Itoa(rep.Excluded)}},
+	}, body)
 }

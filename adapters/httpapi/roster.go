@@ -94,9 +94,8 @@ func boolParam(p map[string]string, name string) (bool, error) {
 // syncStudents reports (dry_run=true) or applies a roster: POST
 // /api/library/students/sync?schoolId=&dry_run=&full=.
 func (h *handler) syncStudents(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "dry_run", "full")
-	if err != nil {
-		writeError(w, r, err)
+	p, ok := params(w, r, "schoolId", "dry_run", "full")
+	if !ok {
 		return
 	}
 	dry, err := boolParam(p, "dry_run")
@@ -107,7 +106,7 @@ func (h *handler) syncStudents(w http.ResponseWriter, r *http.Request) {
 			if up, err = readRosterUpload(w, r); err == nil {
 				var rep library.RosterReport
 				if rep, err = h.deps.Library.Students.Sync(r.Context(), p["schoolId"], service.SyncInput{RosterUpload: up, Full: full, DryRun: dry}); err == nil {
-					writeJSON(w, http.StatusOK, map[string]any{"dry_run": dry, "full": full, "report": rep})
+					writeJSON(w, http.StatusOK, rosterSyncReply{DryRun: dry, Full: full, Report: rep})
 					return
 				}
 			}
@@ -125,18 +124,13 @@ type rolloverRequest struct {
 
 // rollover reports (dry_run) or runs the school's year-end rollover.
 func (h *handler) rollover(w http.ResponseWriter, r *http.Request) {
-	var req rolloverRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[rolloverRequest](w, r)
+	if !ok {
 		return
 	}
 	plan, err := h.deps.Library.Students.Rollover(r.Context(), req.SchoolID,
 		service.RolloverInput{SchoolYear: req.SchoolYear, LeavingGrade: req.LeavingGrade, DryRun: req.DryRun})
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"dry_run": req.DryRun, "rollover": plan})
+	respond(w, r, http.StatusOK, rolloverReply{DryRun: req.DryRun, Rollover: plan}, err)
 }
 
 type leaverLoanBody struct {
@@ -151,25 +145,18 @@ type leaverBody struct {
 	Loans   []leaverLoanBody `json:"loans"`
 }
 
+func toLeaverBody(l service.Leaver) leaverBody {
+	return leaverBody{Student: toStudentBody(l.Student), Loans: mapSlice(l.Loans, func(ln library.Loan) leaverLoanBody {
+		return leaverLoanBody{LoanID: ln.ID, BookTitle: ln.BookTitle, CopyCode: ln.CopyCode, DueAt: ln.DueAt}
+	})}
+}
+
 // leavers lists the inactive students who still hold books.
 func (h *handler) leavers(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, ok := schoolOf(w, r)
+	if !ok {
 		return
 	}
-	list, err := h.deps.Library.Students.Leavers(r.Context(), p["schoolId"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	out := make([]leaverBody, 0, len(list))
-	for _, l := range list {
-		b := leaverBody{Student: toStudentBody(l.Student), Loans: make([]leaverLoanBody, 0, len(l.Loans))}
-		for _, ln := range l.Loans {
-			b.Loans = append(b.Loans, leaverLoanBody{LoanID: ln.ID, BookTitle: ln.BookTitle, CopyCode: ln.CopyCode, DueAt: ln.DueAt})
-		}
-		out = append(out, b)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"leavers": out})
+	list, err := h.deps.Library.Students.Leavers(r.Context(), school)
+	respond(w, r, http.StatusOK, leaversReply{Leavers: mapSlice(list, toLeaverBody)}, err)
 }

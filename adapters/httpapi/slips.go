@@ -13,9 +13,8 @@ import (
 // body is always PDF. It shares the label printing's slots: both draw a
 // PDF with the same fonts and cost alike.
 func (h *handler) overdueSlips(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "homeroom")
-	if err != nil {
-		writeError(w, r, err)
+	p, ok := params(w, r, "schoolId", "homeroom")
+	if !ok {
 		return
 	}
 	found, err := h.deps.Library.Circulation.OverdueSlips(r.Context(), p["schoolId"], p["homeroom"])
@@ -27,20 +26,13 @@ func (h *handler) overdueSlips(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errs.E(errs.Internal, "", "httpapi: no slip printer configured"))
 		return
 	}
-	if !h.printSlot(w, r) {
-		return
-	}
-	defer func() { <-h.labelSlots }()
-	pdf, err := h.deps.Slips.OverdueSlips(found.School.Name, found.Date, found.Slips)
-	if err != nil {
-		writeError(w, r, errs.Wrap(err, "print overdue slips"))
-		return
-	}
 	name := "overdue-" + found.Date
 	if class := safeFileName(library.HomeroomKey(p["homeroom"])); class != "" {
 		name += "-" + class
 	}
-	writePDF(w, name, pdf)
+	h.printPDF(w, r, "overdue slips", name, func() ([]byte, error) {
+		return h.deps.Slips.OverdueSlips(found.School.Name, found.Date, found.Slips)
+	})
 }
 
 // safeFileName keeps the ASCII letters and digits of s and turns every

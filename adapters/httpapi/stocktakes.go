@@ -3,8 +3,6 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/gorilla/mux"
-
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 )
@@ -53,40 +51,21 @@ type stocktakeRequest struct {
 }
 
 func (h *handler) openStocktake(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, req, ok := schoolAndBody[stocktakeRequest](w, r)
+	if !ok {
 		return
 	}
-	var req stocktakeRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	st, err := h.deps.Library.Stocktakes.Open(r.Context(), p["schoolId"], req.From, req.To)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, map[string]any{"stocktake": toStocktakeBody(service.StocktakeView{Stocktake: st})})
+	st, err := h.deps.Library.Stocktakes.Open(r.Context(), school, req.From, req.To)
+	respond(w, r, http.StatusCreated, stocktakeReply{Stocktake: toStocktakeBody(service.StocktakeView{Stocktake: st})}, err)
 }
 
 func (h *handler) listStocktakes(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, ok := schoolOf(w, r)
+	if !ok {
 		return
 	}
-	views, err := h.deps.Library.Stocktakes.List(r.Context(), p["schoolId"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	out := make([]stocktakeBody, 0, len(views))
-	for _, v := range views {
-		out = append(out, toStocktakeBody(v))
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"stocktakes": out})
+	views, err := h.deps.Library.Stocktakes.List(r.Context(), school)
+	respond(w, r, http.StatusOK, stocktakesReply{Stocktakes: mapSlice(views, toStocktakeBody)}, err)
 }
 
 type scanRequest struct {
@@ -94,29 +73,19 @@ type scanRequest struct {
 }
 
 func (h *handler) scanCopy(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, req, ok := schoolAndBody[scanRequest](w, r)
+	if !ok {
 		return
 	}
-	var req scanRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	res, err := h.deps.Library.Stocktakes.Scan(r.Context(), p["schoolId"], mux.Vars(r)["id"], req.Code)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
+	res, err := h.deps.Library.Stocktakes.Scan(r.Context(), school, pathID(r), req.Code)
 	status := http.StatusCreated
 	if res.Status == service.ScanAgain {
 		status = http.StatusOK
 	}
-	writeJSON(w, status, map[string]any{
-		"status": res.Status, "copy": toCopyBody(res.Copy, res.OnLoan), "book": toStocktakeBookBody(res.Book),
-		"on_loan": res.OnLoan, "misplaced": res.Misplaced, "scanned": res.Scanned,
-	})
+	respond(w, r, status, scanReply{
+		Status: res.Status, Copy: toCopyBody(res.Copy, res.OnLoan), Book: toStocktakeBookBody(res.Book),
+		OnLoan: res.OnLoan, Misplaced: res.Misplaced, Scanned: res.Scanned,
+	}, err)
 }
 
 type scanLineBody struct {
@@ -125,42 +94,24 @@ type scanLineBody struct {
 }
 
 func (h *handler) uploadScans(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, body, ok := schoolAndFile(w, r)
+	if !ok {
 		return
 	}
-	body, err := readBody(w, r)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	res, err := h.deps.Library.Stocktakes.Upload(r.Context(), p["schoolId"], mux.Vars(r)["id"], body)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	unknown := make([]scanLineBody, 0, len(res.Unknown))
-	for _, l := range res.Unknown {
-		unknown = append(unknown, scanLineBody{Line: l.Line, Code: l.Code})
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"counted": res.Counted, "already_scanned": res.Again, "unknown": unknown, "scanned": res.Scanned,
-	})
+	res, err := h.deps.Library.Stocktakes.Upload(r.Context(), school, pathID(r), body)
+	respond(w, r, http.StatusOK, scansUploadedReply{
+		Counted: res.Counted, AlreadyScanned: res.Again, Scanned: res.Scanned,
+		Unknown: mapSlice(res.Unknown, func(l library.ScanLine) scanLineBody { return scanLineBody{Line: l.Line, Code: l.Code} }),
+	}, err)
 }
 
 func (h *handler) closeStocktake(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, ok := schoolOf(w, r)
+	if !ok {
 		return
 	}
-	v, err := h.deps.Library.Stocktakes.Close(r.Context(), p["schoolId"], mux.Vars(r)["id"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"stocktake": toStocktakeBody(v)})
+	v, err := h.deps.Library.Stocktakes.Close(r.Context(), school, pathID(r))
+	respond(w, r, http.StatusOK, stocktakeReply{Stocktake: toStocktakeBody(v)}, err)
 }
 
 type reportCopyBody struct {
@@ -170,22 +121,17 @@ type reportCopyBody struct {
 	LoanID *string           `json:"loan_id"`
 }
 
-func toReportCopies(cs []service.ReportCopy) []reportCopyBody {
-	out := make([]reportCopyBody, 0, len(cs))
-	for _, c := range cs {
-		b := reportCopyBody{CopyID: c.Copy.ID, Code: c.Copy.Code, Book: toStocktakeBookBody(c.Book)}
-		if c.Loan != nil {
-			b.LoanID = &c.Loan.ID
-		}
-		out = append(out, b)
+func toReportCopy(c service.ReportCopy) reportCopyBody {
+	b := reportCopyBody{CopyID: c.Copy.ID, Code: c.Copy.Code, Book: toStocktakeBookBody(c.Book)}
+	if c.Loan != nil {
+		b.LoanID = &c.Loan.ID
 	}
-	return out
+	return b
 }
 
 func (h *handler) stocktakeReport(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId", "limit")
-	if err != nil {
-		writeError(w, r, err)
+	p, ok := params(w, r, "schoolId", "limit")
+	if !ok {
 		return
 	}
 	limit, err := intParam(p, "limit", service.DefaultReportLimit)
@@ -193,17 +139,13 @@ func (h *handler) stocktakeReport(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	rep, err := h.deps.Library.Stocktakes.Report(r.Context(), p["schoolId"], mux.Vars(r)["id"], limit)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"stocktake": toStocktakeBody(rep.Stocktake), "limit": rep.Limit,
-		"missing": toReportCopies(rep.Missing), "missing_total": rep.MissingTotal,
-		"on_loan": toReportCopies(rep.OnLoan), "on_loan_total": rep.OnLoanTotal,
-		"misplaced": toReportCopies(rep.Misplaced), "misplaced_total": rep.MisplacedTotal,
-	})
+	rep, err := h.deps.Library.Stocktakes.Report(r.Context(), p["schoolId"], pathID(r), limit)
+	respond(w, r, http.StatusOK, stocktakeReportReply{
+		Stocktake: toStocktakeBody(rep.Stocktake), Limit: rep.Limit,
+		Missing: mapSlice(rep.Missing, toReportCopy), MissingTotal: rep.MissingTotal,
+		OnLoan: mapSlice(rep.OnLoan, toReportCopy), OnLoanTotal: rep.OnLoanTotal,
+		Misplaced: mapSlice(rep.Misplaced, toReportCopy), MisplacedTotal: rep.MisplacedTotal,
+	}, err)
 }
 
 type stocktakeCheckInRequest struct {
@@ -211,34 +153,19 @@ type stocktakeCheckInRequest struct {
 }
 
 func (h *handler) stocktakeCheckIn(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, req, ok := schoolAndBody[stocktakeCheckInRequest](w, r)
+	if !ok {
 		return
 	}
-	var req stocktakeCheckInRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	v, err := h.deps.Library.Stocktakes.CheckIn(r.Context(), p["schoolId"], mux.Vars(r)["id"], req.CopyID)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"loan": toLoanBody(v)})
+	v, err := h.deps.Library.Stocktakes.CheckIn(r.Context(), school, pathID(r), req.CopyID)
+	respond(w, r, http.StatusOK, loanReply{Loan: toLoanBody(v)}, err)
 }
 
 func (h *handler) markMissingLost(w http.ResponseWriter, r *http.Request) {
-	p, err := queryParams(r, "schoolId")
-	if err != nil {
-		writeError(w, r, err)
+	school, ok := schoolOf(w, r)
+	if !ok {
 		return
 	}
-	n, err := h.deps.Library.Stocktakes.MarkMissingLost(r.Context(), p["schoolId"], mux.Vars(r)["id"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"marked": n})
+	n, err := h.deps.Library.Stocktakes.MarkMissingLost(r.Context(), school, pathID(r))
+	respond(w, r, http.StatusOK, markedReply{Marked: n}, err)
 }

@@ -48,11 +48,7 @@ func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 func (h *handler) getMe(w http.ResponseWriter, r *http.Request) {
 	acct, err := h.deps.Users.Me(r.Context())
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, toOwnProfile(acct))
+	respond(w, r, http.StatusOK, toOwnProfile(acct), err)
 }
 
 // profilePatchRequest is the PATCH /v1/users/me body. The read-only fields
@@ -88,9 +84,8 @@ type patchMeResponse struct {
 }
 
 func (h *handler) patchMe(w http.ResponseWriter, r *http.Request) {
-	var req profilePatchRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody[profilePatchRequest](w, r)
+	if !ok {
 		return
 	}
 	readOnly := errs.FieldErrors{}
@@ -108,12 +103,8 @@ func (h *handler) patchMe(w http.ResponseWriter, r *http.Request) {
 		p.Preferences = &service.PreferencesPatch{FontSize: pp.FontSize, Theme: pp.Theme, Notifications: pp.Notifications, Timezone: pp.Timezone}
 	}
 	acct, err := h.deps.Users.UpdateMe(r.Context(), p)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
 	own := toOwnProfile(acct)
-	writeJSON(w, http.StatusOK, patchMeResponse{ID: own.ID, Email: own.Email, Name: own.Name, Avatar: own.Avatar, Preferences: own.Preferences})
+	respond(w, r, http.StatusOK, patchMeResponse{ID: own.ID, Email: own.Email, Name: own.Name, Avatar: own.Avatar, Preferences: own.Preferences}, err)
 }
 
 // publicProfile is openapi.json's PublicProfile.
@@ -128,15 +119,11 @@ type publicProfile struct {
 
 func (h *handler) getUser(w http.ResponseWriter, r *http.Request) {
 	p, err := h.deps.Users.Profile(r.Context(), mux.Vars(r)["user_id"])
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
 	a := p.Account
-	writeJSON(w, http.StatusOK, publicProfile{
+	respond(w, r, http.StatusOK, publicProfile{
 		ID: a.PublicID(), Name: a.Name, Avatar: a.Avatar, ReadingLevel: a.ReadingLevel,
 		BooksRead: p.BooksRead, MemberSince: a.CreatedAt.UTC().Format(time.DateOnly),
-	})
+	}, err)
 }
 
 // statsBody is openapi.json's Stats.
@@ -165,11 +152,7 @@ func (h *handler) getStats(w http.ResponseWriter, r *http.Request) {
 		id = "me"
 	}
 	acct, stats, err := h.deps.Users.Stats(r.Context(), id)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, toStatsBody(acct, stats))
+	respond(w, r, http.StatusOK, toStatsBody(acct, stats), err)
 }
 
 func (h *handler) deleteMe(w http.ResponseWriter, r *http.Request) {
@@ -225,6 +208,21 @@ type exportSession struct {
 	Completed     bool   `json:"completed"`
 }
 
+func toExportProgress(p catalog.Progress) exportProgress {
+	ep := exportProgress{BookID: p.BookID, PageNumber: p.PageNumber, Percentage: p.Percentage, MaxPage: p.MaxPage,
+		MaxPercentage: p.MaxPercentage, LastRead: timestamp(p.LastRead)}
+	if p.Completed() {
+		c := timestamp(p.CompletedAt)
+		ep.CompletedAt = &c
+	}
+	return ep
+}
+
+func toExportSession(s catalog.ReadingSession) exportSession {
+	return exportSession{ID: s.ID, BookID: s.BookID, At: timestamp(s.At), LocalDay: s.LocalDay,
+		Seconds: s.Seconds, FromPage: s.FromPage, ToPage: s.ToPage, PagesAdvanced: s.PagesAdvanced, WordsRead: s.WordsRead, Completed: s.Completed}
+}
+
 func (h *handler) exportMe(w http.ResponseWriter, r *http.Request) {
 	ex, err := h.deps.Users.ExportMe(r.Context())
 	if err != nil {
@@ -236,25 +234,11 @@ func (h *handler) exportMe(w http.ResponseWriter, r *http.Request) {
 		ExportedAt: timestamp(time.Now()),
 		Profile: exportProfile{ownProfile: toOwnProfile(a), Role: string(a.Role), Tier: string(a.Tier),
 			SchoolID: a.SchoolID, UpdatedAt: timestamp(a.UpdatedAt)},
-		ReadingList: []listItem{}, Progress: []exportProgress{}, Sessions: []exportSession{},
-		Statistics: toStatsBody(a, ex.Stats),
-		Loans:      toLoanBodies(ex.Loans),
-	}
-	for _, it := range ex.ReadingList {
-		body.ReadingList = append(body.ReadingList, toListItem(it))
-	}
-	for _, p := range ex.Progress {
-		ep := exportProgress{BookID: p.BookID, PageNumber: p.PageNumber, Percentage: p.Percentage, MaxPage: p.MaxPage,
-			MaxPercentage: p.MaxPercentage, LastRead: timestamp(p.LastRead)}
-		if p.Completed() {
-			c := timestamp(p.CompletedAt)
-			ep.CompletedAt = &c
-		}
-		body.Progress = append(body.Progress, ep)
-	}
-	for _, s := range ex.Sessions {
-		body.Sessions = append(body.Sessions, exportSession{ID: s.ID, BookID: s.BookID, At: timestamp(s.At), LocalDay: s.LocalDay,
-			Seconds: s.Seconds, FromPage: s.FromPage, ToPage: s.ToPage, PagesAdvanced: s.PagesAdvanced, WordsRead: s.WordsRead, Completed: s.Completed})
+		ReadingList: mapSlice(ex.ReadingList, toListItem),
+		Progress:    mapSlice(ex.Progress, toExportProgress),
+		Sessions:    mapSlice(ex.Sessions, toExportSession),
+		Statistics:  toStatsBody(a, ex.Stats),
+		Loans:       mapSlice(ex.Loans, toLoanBody),
 	}
 	w.Header().Set("Content-Disposition", `attachment; filename="reading-library-export.json"`)
 	writeJSON(w, http.StatusOK, body)

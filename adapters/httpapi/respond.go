@@ -1,0 +1,111 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/service"
+)
+
+// The steps most handlers share: read the query or the body, call the use
+// case, answer its result or its error. Each reader answers the request's
+// error itself and returns false, so a handler only returns.
+
+// mapSlice maps in with f. An empty in gives [], never null: every list in
+// the API's answers is an array.
+func mapSlice[T, R any](in []T, f func(T) R) []R {
+	out := make([]R, 0, len(in))
+	for _, v := range in {
+		out = append(out, f(v))
+	}
+	return out
+}
+
+// pathID is the route's {id}.
+func pathID(r *http.Request) string { return mux.Vars(r)["id"] }
+
+// params reads the query string strictly (queryParams).
+func params(w http.ResponseWriter, r *http.Request, allowed ...string) (map[string]string, bool) {
+	p, err := queryParams(r, allowed...)
+	if err != nil {
+		writeError(w, r, err)
+		return nil, false
+	}
+	return p, true
+}
+
+// schoolOf reads ?schoolId=, the only parameter of most library routes
+// ("" for staff, whose school is their own).
+func schoolOf(w http.ResponseWriter, r *http.Request) (string, bool) {
+	p, ok := params(w, r, "schoolId")
+	return p["schoolId"], ok
+}
+
+// decodeBody decodes and validates the JSON body (decodeJSON).
+func decodeBody[Req any](w http.ResponseWriter, r *http.Request) (Req, bool) {
+	var req Req
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return req, false
+	}
+	return req, true
+}
+
+// schoolAndBody reads ?schoolId= and then the JSON body, in that order, so
+// a bad query is refused before the body is read.
+func schoolAndBody[Req any](w http.ResponseWriter, r *http.Request) (string, Req, bool) {
+	school, ok := schoolOf(w, r)
+	if !ok {
+		var zero Req
+		return "", zero, false
+	}
+	req, ok := decodeBody[Req](w, r)
+	return school, req, ok
+}
+
+// schoolAndFile reads ?schoolId= and then the body, a file (readBody).
+func schoolAndFile(w http.ResponseWriter, r *http.Request) (string, []byte, bool) {
+	school, ok := schoolOf(w, r)
+	if !ok {
+		return "", nil, false
+	}
+	body, err := readBody(w, r)
+	if err != nil {
+		writeError(w, r, err)
+		return "", nil, false
+	}
+	return school, body, true
+}
+
+// pageQuery reads a paged list's query: the named parameters, page and
+// limit (def when absent); q carries ?search= when it is one of them.
+func pageQuery(w http.ResponseWriter, r *http.Request, def int, names ...string) (map[string]string, service.ListQuery, bool) {
+	p, ok := params(w, r, append([]string{"page", "limit"}, names...)...)
+	if !ok {
+		return nil, service.ListQuery{}, false
+	}
+	page, limit, err := pageParams(p, def)
+	if err != nil {
+		writeError(w, r, err)
+		return nil, service.ListQuery{}, false
+	}
+	return p, service.ListQuery{Page: page, Limit: limit, Search: p["search"]}, true
+}
+
+// pageOf is the pagination of a page of a list of total items.
+func pageOf[N int | int64](page, limit int, total N) pagination {
+	return pagination{Page: page, Limit: limit, Total: int64(total), TotalPages: catalog.TotalPages(int64(total), limit)}
+}
+
+// respond answers body with status, or err when the use case failed.
+// body is built before err is looked at, so it must be built only from
+// values a failed call leaves as zero values (no pointer it dereferences).
+func respond(w http.ResponseWriter, r *http.Request, status int, body any, err error) {
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, status, body)
+}
