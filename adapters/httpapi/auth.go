@@ -61,17 +61,17 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 	if device == "" {
 		device = deviceFromCookie(r)
 	}
-	s, err := h.deps.Identity.Login(r.Context(), req.Email, req.Password, h.clientIP(r), device)
+	s, err := h.deps.Identity.Login(r.Context(), req.Email, req.Password, h.edge.ClientIP(r), device)
 	if err != nil {
 		if errs.Is(err, errs.Unauthenticated) {
-			loggerFrom(r).Info("sign-in failed", "client", h.clientIP(r))
+			httpedge.Logger(r).Info("sign-in failed", "client", h.edge.ClientIP(r))
 		}
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	httpedge.SetAccount(r, s.Account.ID)
 	h.setSessionCookies(w, s)
-	writeJSON(w, http.StatusOK, loginResponse{sessionResponse: newSessionResponse(s), DeviceToken: s.DeviceToken})
+	httpedge.WriteJSON(w, http.StatusOK, loginResponse{sessionResponse: newSessionResponse(s), DeviceToken: s.DeviceToken})
 }
 
 // deviceFromCookie is the device token cookie's value, or "".
@@ -88,16 +88,16 @@ func deviceFromCookie(r *http.Request) string {
 func (h *handler) refresh(w http.ResponseWriter, r *http.Request) {
 	token, err := h.refreshToken(w, r)
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	s, err := h.deps.Identity.Refresh(r.Context(), token)
 	if err != nil {
 		if errs.CodeOf(err) == errs.CodeRefreshTokenReused {
-			loggerFrom(r).Warn("refresh token reused; session family revoked", "client", h.clientIP(r))
+			httpedge.Logger(r).Warn("refresh token reused; session family revoked", "client", h.edge.ClientIP(r))
 		}
 		h.clearCookies(w)
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	httpedge.SetAccount(r, s.Account.ID)
@@ -111,11 +111,11 @@ func (h *handler) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	token, err := h.refreshToken(w, r)
 	if err != nil && !errs.Is(err, errs.Unauthenticated) {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	if err := h.deps.Identity.Logout(r.Context(), token); err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	h.clearCookies(w)
@@ -137,7 +137,7 @@ func (h *handler) refreshToken(w http.ResponseWriter, r *http.Request) (string, 
 	if err != nil || c.Value == "" {
 		return "", errs.E(errs.Unauthenticated, errs.CodeInvalidRefreshToken, "No refresh token was sent.")
 	}
-	if err := h.checkCSRF(r); err != nil {
+	if err := h.edge.CheckCSRF(r); err != nil {
 		return "", err
 	}
 	return c.Value, nil
@@ -150,17 +150,17 @@ func (h *handler) signup(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := h.deps.Identity.Signup(r.Context(), req.Email, req.Password, req.Name)
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	if res.Pending {
-		writeJSON(w, http.StatusAccepted, acceptedResponse{
+		httpedge.WriteJSON(w, http.StatusAccepted, acceptedResponse{
 			Message: "Check your mailbox: we sent a link to this address. Your account is created when you follow it.",
 		})
 		return
 	}
 	httpedge.SetAccount(r, res.Account.ID)
-	writeJSON(w, http.StatusCreated, userReply{User: toOwnProfile(res.Account)})
+	httpedge.WriteJSON(w, http.StatusCreated, userReply{User: toOwnProfile(res.Account)})
 }
 
 // changePassword answers 204: the caller's session goes on with the tokens
@@ -174,20 +174,20 @@ func (h *handler) changePassword(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := h.deps.Identity.ChangePassword(r.Context(), req.CurrentPassword, req.NewPassword, h.clientIP(r)); err != nil {
+	if err := h.deps.Identity.ChangePassword(r.Context(), req.CurrentPassword, req.NewPassword, h.edge.ClientIP(r)); err != nil {
 		if errs.CodeOf(err) == errs.CodeInvalidCurrentPassword {
-			loggerFrom(r).Info("password change refused: wrong current password", "client", h.clientIP(r))
+			httpedge.Logger(r).Info("password change refused: wrong current password", "client", h.edge.ClientIP(r))
 		}
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
-	loggerFrom(r).Info("password changed; other sessions ended")
+	httpedge.Logger(r).Info("password changed; other sessions ended")
 	w.WriteHeader(http.StatusNoContent)
 }
 
 func (h *handler) writeSession(w http.ResponseWriter, s service.Session) {
 	h.setSessionCookies(w, s)
-	writeJSON(w, http.StatusOK, newSessionResponse(s))
+	httpedge.WriteJSON(w, http.StatusOK, newSessionResponse(s))
 }
 
 func newSessionResponse(s service.Session) sessionResponse {

@@ -131,7 +131,7 @@ func (h *handler) listBooks(w http.ResponseWriter, r *http.Request) {
 	}
 	q, err := catalog.NewQuery(lq.Page, lq.Limit, p["genre"], p["reading_level"], p["search"], p["sort"])
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	books, total, err := h.deps.Catalog.ListBooks(r.Context(), q)
@@ -298,7 +298,7 @@ func (h *handler) addToList(w http.ResponseWriter, r *http.Request) {
 	var req readingListRequest
 	if httpedge.HasBody(r) {
 		if err := decodeJSON(w, r, &req); err != nil {
-			writeError(w, r, err)
+			httpedge.WriteError(w, r, err)
 			return
 		}
 	}
@@ -387,7 +387,7 @@ func (h *handler) recommendations(w http.ResponseWriter, r *http.Request) {
 	}
 	limit, err := intParam(p, "limit", catalog.DefaultRecommendations)
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	recs, err := h.deps.Catalog.Recommendations(r.Context(), limit)

@@ -69,23 +69,23 @@ func (h *handler) importHoldings(w http.ResponseWriter, r *http.Request) {
 	}
 	dryRun, err := boolParam(p, "dry_run")
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	async, err := boolParam(p, "async")
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	body, err := readHoldingsBody(w, r)
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	rep, job, err := h.deps.Library.HoldingsFiles.ImportFile(r.Context(), p["schoolId"], p["format"], body, dryRun, async)
 	if err == nil && job.ID != "" {
 		w.Header().Set("Location", "/api/library/holdings/imports/"+job.ID)
-		writeJSON(w, http.StatusAccepted, importJobReply{Job: toImportJobBody(service.ImportJobStatus{Job: job})})
+		httpedge.WriteJSON(w, http.StatusAccepted, importJobReply{Job: toImportJobBody(service.ImportJobStatus{Job: job})})
 		return
 	}
 	status := http.StatusCreated
@@ -163,7 +163,7 @@ func (h *handler) exportHoldings(w http.ResponseWriter, r *http.Request) {
 	}
 	exp, err := h.deps.Library.HoldingsFiles.Export(r.Context(), p["schoolId"], p["format"])
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	writeHoldingsExport(w, r, exp)
@@ -181,7 +181,7 @@ func writeHoldingsExport(w http.ResponseWriter, r *http.Request, exp service.Hol
 	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(name))
 	w.WriteHeader(http.StatusOK)
 	if err := exp.Write(w); err != nil {
-		loggerFrom(r).Error("holdings export cut short", "error", err.Error())
+		httpedge.Logger(r).Error("holdings export cut short", "error", err.Error())
 		panic(http.ErrAbortHandler) // the response is cut short; nothing else can tell the client
 	}
 }

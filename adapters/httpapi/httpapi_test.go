@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 )
 
@@ -89,7 +90,7 @@ func TestWriteErrorStatusTable(t *testing.T) {
 			rec := httptest.NewRecorder()
 			req := httptest.NewRequest(http.MethodGet, "/x", nil)
 			req = req.WithContext(req.Context())
-			writeError(rec, req, tt.err)
+			httpedge.WriteError(rec, req, tt.err)
 			if rec.Code != tt.wantStatus {
 				t.Fatalf("status = %d, want %d", rec.Code, tt.wantStatus)
 			}
@@ -109,12 +110,12 @@ func TestWriteErrorStatusTable(t *testing.T) {
 	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer cancel()
 	rec := httptest.NewRecorder()
-	writeError(rec, httptest.NewRequest(http.MethodGet, "/x", nil).WithContext(expired), errs.E(errs.Unavailable, "unavailable", "db"))
+	httpedge.WriteError(rec, httptest.NewRequest(http.MethodGet, "/x", nil).WithContext(expired), errs.E(errs.Unavailable, "unavailable", "db"))
 	if p := errorOf(t, rec); rec.Code != 503 || p.Code != "request_timeout" {
 		t.Fatalf("after the deadline: %d %q, want 503 request_timeout", rec.Code, p.Code)
 	}
 	rec = httptest.NewRecorder()
-	writeError(rec, httptest.NewRequest(http.MethodGet, "/x", nil), errs.InvalidField("limit", "must be between 1 and 100"))
+	httpedge.WriteError(rec, httptest.NewRequest(http.MethodGet, "/x", nil), errs.InvalidField("limit", "must be between 1 and 100"))
 	var body struct {
 		Error struct {
 			Details struct {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
@@ -35,22 +36,22 @@ func (h *handler) copyLabels(w http.ResponseWriter, r *http.Request) {
 	if v, ok := p["paper"]; ok {
 		paper = ports.Paper(v)
 		if paper != ports.PaperA4 && paper != ports.PaperLetter {
-			writeError(w, r, errs.InvalidField("paper", "must be one of: a4, letter"))
+			httpedge.WriteError(w, r, errs.InvalidField("paper", "must be one of: a4, letter"))
 			return
 		}
 	}
 	page, limit, err := pageParams(p, service.DefaultLabelsPerPage)
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	found, err := h.deps.Library.Holdings.CopyLabels(r.Context(), p["schoolId"], p["book_id"], page, limit)
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	if h.deps.Labels == nil {
-		writeError(w, r, errs.E(errs.Internal, "", "httpapi: no label printer configured"))
+		httpedge.WriteError(w, r, errs.E(errs.Internal, "", "httpapi: no label printer configured"))
 		return
 	}
 	labels := mapSlice(found.Copies, func(c library.Copy) ports.Label { return ports.Label{Code: c.Code, Title: found.Book.Title} })
@@ -76,7 +77,7 @@ func (h *handler) printPDF(w http.ResponseWriter, r *http.Request, what, name st
 	defer func() { <-h.labelSlots }()
 	pdf, err := draw()
 	if err != nil {
-		writeError(w, r, errs.Wrap(err, "print %s", what))
+		httpedge.WriteError(w, r, errs.Wrap(err, "print %s", what))
 		return
 	}
 	writePDF(w, name, pdf)
@@ -90,7 +91,7 @@ func (h *handler) printSlot(w http.ResponseWriter, r *http.Request) bool {
 	case h.labelSlots <- struct{}{}:
 		return true
 	case <-r.Context().Done():
-		writeError(w, r, errs.E(errs.Unavailable, errs.CodeUnavailable, "Too many documents are being printed at once; try again in a moment."))
+		httpedge.WriteError(w, r, errs.E(errs.Unavailable, errs.CodeUnavailable, "Too many documents are being printed at once; try again in a moment."))
 		return false
 	}
 }

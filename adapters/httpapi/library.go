@@ -5,6 +5,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
@@ -247,7 +248,7 @@ func (h *handler) updateUser(w http.ResponseWriter, r *http.Request) {
 	}
 	a, err := h.deps.Library.Staff.UpdateUser(r.Context(), pathID(r), tier, role)
 	if err == nil {
-		loggerFrom(r).Info("account changed by an admin", "account_id", a.ID, "role", a.Role, "tier", a.Tier)
+		httpedge.Logger(r).Info("account changed by an admin", "account_id", a.ID, "role", a.Role, "tier", a.Tier)
 	}
 	respond(w, r, http.StatusOK, accountReply{Account: toAccountBody(a)}, err)
 }
@@ -275,7 +276,7 @@ func (h *handler) invite(w http.ResponseWriter, r *http.Request) {
 	}
 	a, token, err := h.deps.Library.Staff.Invite(r.Context(), req.Email, req.SchoolID, deref(req.Password), user.Role(deref(req.Role)))
 	if err == nil {
-		loggerFrom(r).Info("staff account invited", "account_id", a.ID, "school_id", a.SchoolID, "role", a.Role)
+		httpedge.Logger(r).Info("staff account invited", "account_id", a.ID, "school_id", a.SchoolID, "role", a.Role)
 	}
 	body := inviteReply{Account: toAccountBody(a)}
 	if token != "" {
@@ -310,7 +311,7 @@ func (h *handler) manageAccount(w http.ResponseWriter, r *http.Request) {
 	}
 	a, err := h.deps.Library.Staff.ManageAccount(r.Context(), req.AccountID, *req.Suspended)
 	if err == nil {
-		loggerFrom(r).Info("account suspension changed", "account_id", a.ID, "suspended", a.Suspended)
+		httpedge.Logger(r).Info("account suspension changed", "account_id", a.ID, "suspended", a.Suspended)
 	}
 	respond(w, r, http.StatusOK, accountReply{Account: toAccountBody(a)}, err)
 }
@@ -318,7 +319,7 @@ func (h *handler) manageAccount(w http.ResponseWriter, r *http.Request) {
 func (h *handler) unlockAccount(w http.ResponseWriter, r *http.Request) {
 	a, err := h.deps.Library.Staff.UnlockSignIn(r.Context(), pathID(r))
 	if err == nil {
-		loggerFrom(r).Info("sign-in lock lifted", "account_id", a.ID)
+		httpedge.Logger(r).Info("sign-in lock lifted", "account_id", a.ID)
 	}
 	respond(w, r, http.StatusOK, accountReply{Account: toAccountBody(a)}, err)
 }
@@ -408,7 +409,7 @@ func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
 	}
 	category, err := optionalCategory(req.LoanCategory)
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	// A book with an ISBN but no title or author is filled from the
@@ -444,7 +445,7 @@ func (h *handler) copyByCode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p["code"] == "" {
-		writeError(w, r, errs.InvalidField("code", "is required"))
+		httpedge.WriteError(w, r, errs.InvalidField("code", "is required"))
 		return
 	}
 	found, err := h.deps.Library.Holdings.CopyByCode(r.Context(), p["schoolId"], p["code"])
@@ -480,7 +481,7 @@ func (h *handler) createLoan(w http.ResponseWriter, r *http.Request) {
 		SchoolID: req.SchoolID, BookID: req.BookID, CopyID: req.CopyID, StudentID: req.StudentID, DueAt: deref(req.DueAt),
 	})
 	if err == nil && len(v.Warnings) > 0 {
-		loggerFrom(r).Info("loan made with warnings", "loan_id", v.Loan.ID, "warning", v.Warnings[0].Code)
+		httpedge.Logger(r).Info("loan made with warnings", "loan_id", v.Loan.ID, "warning", v.Warnings[0].Code)
 	}
 	respond(w, r, http.StatusCreated, loanMadeReply{Loan: toLoanBody(v), Warnings: mapSlice(v.Warnings, toWarningBody)}, err)
 }
@@ -516,7 +517,7 @@ func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Damaged != nil && req.Action != "return" {
-		writeError(w, r, errs.InvalidField("damaged", "is only for the return action"))
+		httpedge.WriteError(w, r, errs.InvalidField("damaged", "is only for the return action"))
 		return
 	}
 	var v service.LoanView
@@ -712,7 +713,7 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 	if req.ReadingLevelCheck != nil {
 		if *req.ReadingLevelCheck == "" {
 			// "" would keep the current check; one sent must be named.
-			writeError(w, r, errs.InvalidField("reading_level_check", "must be warn, block or off"))
+			httpedge.WriteError(w, r, errs.InvalidField("reading_level_check", "must be warn, block or off"))
 			return
 		}
 		set.ReadingLevelCheck = *req.ReadingLevelCheck
@@ -720,7 +721,7 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 	if req.LoanHistoryDays == nil || req.SRUEndpoint == nil || req.chargeSettingsPartial() {
 		current, err := h.deps.Library.Schools.Settings(r.Context(), school)
 		if err != nil {
-			writeError(w, r, err)
+			httpedge.WriteError(w, r, err)
 			return
 		}
 		set.LoanHistoryDays = current.Settings.LoanHistoryDays
@@ -736,7 +737,7 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 	req.applyChargeSettings(&set.ChargeSettings)
 	s, err := h.deps.Library.Schools.PutSettings(r.Context(), school, set)
 	if err == nil {
-		loggerFrom(r).Info("library settings changed", "school_id", s.ID)
+		httpedge.Logger(r).Info("library settings changed", "school_id", s.ID)
 	}
 	respond(w, r, http.StatusOK, toSettingsBody(s), err)
 }
@@ -769,7 +770,7 @@ func (h *handler) putCalendar(w http.ResponseWriter, r *http.Request) {
 	}
 	s, err := h.deps.Library.Schools.PutCalendar(r.Context(), school, in)
 	if err == nil {
-		loggerFrom(r).Info("library calendar changed", "school_id", s.ID)
+		httpedge.Logger(r).Info("library calendar changed", "school_id", s.ID)
 	}
 	respond(w, r, http.StatusOK, toCalendarBody(s), err)
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 )
@@ -49,7 +50,7 @@ func (h *handler) putLoanRules(w http.ResponseWriter, r *http.Request) {
 	rules := mapSlice(req.Rules, func(rule loanRuleBody) library.LoanRule { return library.LoanRule(rule) })
 	s, err := h.deps.Library.Schools.PutLoanRules(r.Context(), school, rules)
 	if err == nil {
-		loggerFrom(r).Info("library loan rules changed", "school_id", s.ID, "rules", len(s.LoanRules))
+		httpedge.Logger(r).Info("library loan rules changed", "school_id", s.ID, "rules", len(s.LoanRules))
 	}
 	respond(w, r, http.StatusOK, toLoanRulesBody(s), err)
 }
@@ -80,7 +81,7 @@ func (h *handler) updateLibraryBook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.LoanCategory == nil && req.PriceCents == nil && !req.bookDetailsRequest.any() {
-		writeError(w, r, errs.InvalidField("loan_category", "give loan_category, price_cents or a catalogue detail"))
+		httpedge.WriteError(w, r, errs.InvalidField("loan_category", "give loan_category, price_cents or a catalogue detail"))
 		return
 	}
 	var (
@@ -91,29 +92,29 @@ func (h *handler) updateLibraryBook(w http.ResponseWriter, r *http.Request) {
 	// are checked whole before they are written, first, so a bad value
 	// changes nothing; the price is checked when the body is read.
 	if err := checkCategory(req.LoanCategory); err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	if req.bookDetailsRequest.any() {
 		if b, err = h.deps.Library.Holdings.SetBookDetails(r.Context(), req.SchoolID, pathID(r), req.bookDetailsRequest.apply); err != nil {
-			writeError(w, r, err)
+			httpedge.WriteError(w, r, err)
 			return
 		}
 	}
 	if req.LoanCategory != nil {
 		if b, err = h.deps.Library.Holdings.SetBookCategory(r.Context(), req.SchoolID, pathID(r), *req.LoanCategory); err != nil {
-			writeError(w, r, err)
+			httpedge.WriteError(w, r, err)
 			return
 		}
 	}
 	if req.PriceCents != nil {
 		if b, err = h.deps.Library.Holdings.SetBookPrice(r.Context(), req.SchoolID, pathID(r), *req.PriceCents); err != nil {
-			writeError(w, r, err)
+			httpedge.WriteError(w, r, err)
 			return
 		}
 	}
-	loggerFrom(r).Info("library book changed", "school_id", b.SchoolID, "book_id", b.ID, "loan_category", library.BookCategory(b), "price_cents", b.PriceCents)
-	writeJSON(w, http.StatusOK, bookChangeReply{Book: bookChangeBody{ID: b.ID, SchoolID: b.SchoolID, Title: b.Title,
+	httpedge.Logger(r).Info("library book changed", "school_id", b.SchoolID, "book_id", b.ID, "loan_category", library.BookCategory(b), "price_cents", b.PriceCents)
+	httpedge.WriteJSON(w, http.StatusOK, bookChangeReply{Book: bookChangeBody{ID: b.ID, SchoolID: b.SchoolID, Title: b.Title,
 		LoanCategory: library.BookCategory(b), PriceCents: b.PriceCents, bookDetailsBody: toBookDetailsBody(b.BookDetails)}})
 }
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 )
@@ -87,7 +88,7 @@ func (h *handler) settleCharge(w http.ResponseWriter, r *http.Request) {
 	}
 	v, err := h.deps.Library.Circulation.SettleCharge(r.Context(), school, pathID(r), req.Action, req.Note)
 	if err == nil {
-		loggerFrom(r).Info("charge settled", "charge_id", v.Charge.ID, "status", v.Status)
+		httpedge.Logger(r).Info("charge settled", "charge_id", v.Charge.ID, "status", v.Status)
 	}
 	respond(w, r, http.StatusOK, chargeReply{Charge: toChargeBody(v)}, err)
 }

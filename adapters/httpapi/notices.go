@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/library"
 )
 
@@ -48,7 +49,7 @@ func (h *handler) putNoticeSettings(w http.ResponseWriter, r *http.Request) {
 	set := library.NoticeSettings{Enabled: *req.Enabled, SendAt: req.SendAt, DueSoonDays: *req.DueSoonDays, OverdueSteps: req.OverdueSteps}
 	school, saved, err := h.deps.Library.Notices.PutSettings(r.Context(), schoolID, set)
 	if err == nil {
-		loggerFrom(r).Info("notice settings changed", "school_id", school.ID, "enabled", saved.Enabled)
+		httpedge.Logger(r).Info("notice settings changed", "school_id", school.ID, "enabled", saved.Enabled)
 	}
 	respond(w, r, http.StatusOK, toNoticeSettingsBody(school, saved), err)
 }
@@ -99,7 +100,7 @@ func (h *handler) putHomerooms(w http.ResponseWriter, r *http.Request) {
 	})
 	school, saved, err := h.deps.Library.Notices.ReplaceHomerooms(r.Context(), schoolID, rooms)
 	if err == nil {
-		loggerFrom(r).Info("homerooms replaced", "school_id", school.ID, "homerooms", len(saved))
+		httpedge.Logger(r).Info("homerooms replaced", "school_id", school.ID, "homerooms", len(saved))
 	}
 	respond(w, r, http.StatusOK, toHomeroomsBody(school, saved), err)
 }

@@ -56,7 +56,7 @@ func parseSmallForm(w http.ResponseWriter, r *http.Request, failed string) bool 
 	case err == nil:
 		return true
 	case errors.As(err, &tooBig):
-		writeError(w, r, errTooLarge())
+		httpedge.WriteError(w, r, errTooLarge())
 	default:
 		http.Redirect(w, r, failed, http.StatusSeeOther)
 	}
@@ -69,8 +69,8 @@ func parseSmallForm(w http.ResponseWriter, r *http.Request, failed string) bool 
 // refused by requiring an allowed Origin, as for cookie-authenticated
 // changes.
 func (h *handler) formLogin(w http.ResponseWriter, r *http.Request) {
-	if err := h.checkCSRF(r); err != nil {
-		writeError(w, r, err)
+	if err := h.edge.CheckCSRF(r); err != nil {
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	if !parseSmallForm(w, r, signInFailed) {
@@ -81,18 +81,18 @@ func (h *handler) formLogin(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, signInFailed, http.StatusSeeOther)
 		return
 	}
-	s, err := h.deps.Identity.Login(r.Context(), email, password, h.clientIP(r), deviceFromCookie(r))
+	s, err := h.deps.Identity.Login(r.Context(), email, password, h.edge.ClientIP(r), deviceFromCookie(r))
 	if err != nil {
 		target := signInFailed
 		switch {
 		case errs.Is(err, errs.Unauthenticated), errs.Is(err, errs.Invalid):
-			loggerFrom(r).Info("sign-in failed", "client", h.clientIP(r))
+			httpedge.Logger(r).Info("sign-in failed", "client", h.edge.ClientIP(r))
 		case errs.Is(err, errs.Forbidden): // account_suspended, with the right password
 			target = signInSuspended
 		case errs.Is(err, errs.RateLimited):
 			target = signInThrottled
 		default:
-			loggerFrom(r).Error("sign-in error", "error", err.Error())
+			httpedge.Logger(r).Error("sign-in error", "error", err.Error())
 			target = signInUnavailable
 		}
 		http.Redirect(w, r, target, http.StatusSeeOther)
@@ -124,16 +124,16 @@ func (h *handler) formChangePassword(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, passwordPage+"?failed=mismatch", http.StatusSeeOther)
 		return
 	}
-	err := h.deps.Identity.ChangePassword(r.Context(), current, next, h.clientIP(r))
+	err := h.deps.Identity.ChangePassword(r.Context(), current, next, h.edge.ClientIP(r))
 	if err == nil {
-		loggerFrom(r).Info("password changed; other sessions ended")
+		httpedge.Logger(r).Info("password changed; other sessions ended")
 		http.Redirect(w, r, passwordPage+"?changed=1", http.StatusSeeOther)
 		return
 	}
 	outcome := "unavailable"
 	switch {
 	case errs.CodeOf(err) == errs.CodeInvalidCurrentPassword:
-		loggerFrom(r).Info("password change refused: wrong current password", "client", h.clientIP(r))
+		httpedge.Logger(r).Info("password change refused: wrong current password", "client", h.edge.ClientIP(r))
 		outcome = "wrong"
 	case errs.Is(err, errs.RateLimited):
 		outcome = "throttled"
@@ -143,7 +143,7 @@ func (h *handler) formChangePassword(w http.ResponseWriter, r *http.Request) {
 	case errs.Is(err, errs.Invalid):
 		outcome = newPasswordOutcome(err)
 	default:
-		loggerFrom(r).Error("password change error", "error", err.Error())
+		httpedge.Logger(r).Error("password change error", "error", err.Error())
 	}
 	http.Redirect(w, r, passwordPage+"?failed="+outcome, http.StatusSeeOther)
 }
@@ -173,8 +173,8 @@ func newPasswordOutcome(err error) string {
 // cookie, clears both cookies and goes back to the sign-in page. It needs an
 // allowed Origin, so a foreign page cannot sign the librarian out.
 func (h *handler) formLogout(w http.ResponseWriter, r *http.Request) {
-	if err := h.checkCSRF(r); err != nil {
-		writeError(w, r, err)
+	if err := h.edge.CheckCSRF(r); err != nil {
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	token := ""
@@ -182,7 +182,7 @@ func (h *handler) formLogout(w http.ResponseWriter, r *http.Request) {
 		token = c.Value
 	}
 	if err := h.deps.Identity.Logout(r.Context(), token); err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	h.clearCookies(w)

@@ -44,7 +44,7 @@ func (h *handler) confirmPasswordReset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := h.deps.Identity.ResetPassword(r.Context(), req.Token, req.NewPassword); err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
@@ -84,7 +85,7 @@ func writeReport(w http.ResponseWriter, asCSV bool, name string, t reportTable, 
 		writeCSV(w, name, t)
 		return
 	}
-	writeJSON(w, http.StatusOK, body)
+	httpedge.WriteJSON(w, http.StatusOK, body)
 }
 
 // reportParams reads a report's query string: schoolId and format, and
@@ -96,7 +97,7 @@ func reportParams(w http.ResponseWriter, r *http.Request, own ...string) (map[st
 	}
 	asCSV, err := wantsCSV(r, p)
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return nil, false, false
 	}
 	return p, asCSV, true
@@ -123,7 +124,7 @@ func (h *handler) reportLoansPerMonth(w http.ResponseWriter, r *http.Request) {
 	}
 	rep, err := h.deps.Library.Reports.LoansPerMonth(r.Context(), p["schoolId"], p["from"], p["to"])
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	body := loansPerMonthBody{SchoolID: rep.School.ID, From: rep.Range.From, To: rep.Range.To, Timezone: rep.School.Settings.Zone(),
@@ -157,12 +158,12 @@ func (h *handler) reportTopTitles(w http.ResponseWriter, r *http.Request) {
 	}
 	limit, err := intParam(p, "limit", library.DefaultTopTitles)
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	rep, err := h.deps.Library.Reports.TopTitles(r.Context(), p["schoolId"], p["from"], p["to"], limit)
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	body := topTitlesBody{SchoolID: rep.School.ID, From: rep.Range.From, To: rep.Range.To, Titles: []titleLoansBody{}}
@@ -194,7 +195,7 @@ func (h *handler) reportOverdueByHomeroom(w http.ResponseWriter, r *http.Request
 	}
 	rep, err := h.deps.Library.Reports.OverdueByHomeroom(r.Context(), p["schoolId"])
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	body := overdueByHomeroomBody{SchoolID: rep.School.ID, Date: rep.Date, Total: rep.Total, Homerooms: []homeroomOverdueBody{}}
@@ -229,7 +230,7 @@ func (h *handler) reportCollection(field, name string) http.HandlerFunc {
 		}
 		rep, err := h.deps.Library.Reports.Collection(r.Context(), p["schoolId"], field)
 		if err != nil {
-			writeError(w, r, err)
+			httpedge.WriteError(w, r, err)
 			return
 		}
 		body := collectionBody{SchoolID: rep.School.ID, By: field, Titles: rep.Titles, Copies: rep.Copies, Groups: []collectionGroupBody{}}
@@ -267,12 +268,12 @@ func (h *handler) reportNeverBorrowed(w http.ResponseWriter, r *http.Request) {
 	}
 	page, limit, err := pageParams(p, library.DefaultReportPage)
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	rep, err := h.deps.Library.Reports.NeverBorrowed(r.Context(), p["schoolId"], service.ListQuery{Page: page, Limit: limit}, asCSV)
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	body := neverBorrowedBody{SchoolID: rep.School.ID, Books: []unusedBookBody{}, Pagination: pageOf(rep.Page, rep.Limit, rep.Total)}
@@ -300,7 +301,7 @@ func (h *handler) reportMedianAge(w http.ResponseWriter, r *http.Request) {
 	}
 	rep, err := h.deps.Library.Reports.MedianAge(r.Context(), p["schoolId"])
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	body := medianAgeBody{SchoolID: rep.School.ID, Date: rep.Date, CopiesCounted: rep.Counted, CopiesWithoutYear: rep.Excluded}

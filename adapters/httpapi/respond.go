@@ -5,6 +5,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/service"
 )
@@ -30,7 +31,7 @@ func pathID(r *http.Request) string { return mux.Vars(r)["id"] }
 func params(w http.ResponseWriter, r *http.Request, allowed ...string) (map[string]string, bool) {
 	p, err := queryParams(r, allowed...)
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return nil, false
 	}
 	return p, true
@@ -47,7 +48,7 @@ func schoolOf(w http.ResponseWriter, r *http.Request) (string, bool) {
 func decodeBody[Req any](w http.ResponseWriter, r *http.Request) (Req, bool) {
 	var req Req
 	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return req, false
 	}
 	return req, true
@@ -73,7 +74,7 @@ func schoolAndFile(w http.ResponseWriter, r *http.Request) (string, []byte, bool
 	}
 	body, err := readBody(w, r)
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return "", nil, false
 	}
 	return school, body, true
@@ -88,7 +89,7 @@ func pageQuery(w http.ResponseWriter, r *http.Request, def int, names ...string)
 	}
 	page, limit, err := pageParams(p, def)
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return nil, service.ListQuery{}, false
 	}
 	return p, service.ListQuery{Page: page, Limit: limit, Search: p["search"]}, true
@@ -104,8 +105,8 @@ func pageOf[N int | int64](page, limit int, total N) pagination {
 // values a failed call leaves as zero values (no pointer it dereferences).
 func respond(w http.ResponseWriter, r *http.Request, status int, body any, err error) {
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, status, body)
+	httpedge.WriteJSON(w, status, body)
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
@@ -106,13 +107,13 @@ func (h *handler) syncStudents(w http.ResponseWriter, r *http.Request) {
 			if up, err = readRosterUpload(w, r); err == nil {
 				var rep library.RosterReport
 				if rep, err = h.deps.Library.Students.Sync(r.Context(), p["schoolId"], service.SyncInput{RosterUpload: up, Full: full, DryRun: dry}); err == nil {
-					writeJSON(w, http.StatusOK, rosterSyncReply{DryRun: dry, Full: full, Report: rep})
+					httpedge.WriteJSON(w, http.StatusOK, rosterSyncReply{DryRun: dry, Full: full, Report: rep})
 					return
 				}
 			}
 		}
 	}
-	writeError(w, r, err)
+	httpedge.WriteError(w, r, err)
 }
 
 type rolloverRequest struct {

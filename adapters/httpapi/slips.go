@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 )
@@ -19,11 +20,11 @@ func (h *handler) overdueSlips(w http.ResponseWriter, r *http.Request) {
 	}
 	found, err := h.deps.Library.Circulation.OverdueSlips(r.Context(), p["schoolId"], p["homeroom"])
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	if h.deps.Slips == nil {
-		writeError(w, r, errs.E(errs.Internal, "", "httpapi: no slip printer configured"))
+		httpedge.WriteError(w, r, errs.E(errs.Internal, "", "httpapi: no slip printer configured"))
 		return
 	}
 	name := "overdue-" + found.Date

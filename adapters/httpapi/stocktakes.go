@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 )
@@ -136,7 +137,7 @@ func (h *handler) stocktakeReport(w http.ResponseWriter, r *http.Request) {
 	}
 	limit, err := intParam(p, "limit", service.DefaultReportLimit)
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	rep, err := h.deps.Library.Stocktakes.Report(r.Context(), p["schoolId"], pathID(r), limit)

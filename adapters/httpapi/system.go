@@ -5,13 +5,15 @@ import (
 	_ "embed"
 	"net/http"
 	"time"
+
+	"github.com/readinglibrary/service/adapters/httpedge"
 )
 
 //go:embed openapi.json
 var openAPIDocument []byte
 
 func (h *handler) healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	httpedge.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // readyz answers 503 while the database does not answer, so load balancers
@@ -20,10 +22,10 @@ func (h *handler) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 	defer cancel()
 	if err := h.deps.Health.Ping(ctx); err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	httpedge.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }
 
 func (h *handler) openAPI(w http.ResponseWriter, r *http.Request) {
@@ -37,7 +39,7 @@ func (h *handler) openAPI(w http.ResponseWriter, r *http.Request) {
 func (h *handler) oidcConfiguration(w http.ResponseWriter, r *http.Request) {
 	iss := h.cfg.IssuerURL
 	w.Header().Set("Cache-Control", "public, max-age=300")
-	writeJSON(w, http.StatusOK, map[string]any{
+	httpedge.WriteJSON(w, http.StatusOK, map[string]any{
 		"issuer":                                iss,
 		"jwks_uri":                              iss + "/.well-known/jwks.json",
 		"token_endpoint":                        iss + "/api/auth/login",
@@ -51,7 +53,7 @@ func (h *handler) oidcConfiguration(w http.ResponseWriter, r *http.Request) {
 func (h *handler) jwks(w http.ResponseWriter, r *http.Request) {
 	doc, err := h.deps.Tokens.JWKS(r.Context())
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/jwk-set+json")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
@@ -95,7 +96,7 @@ func (h *handler) patchMe(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := readOnly.Err(); err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	p := service.ProfilePatch{Name: req.Name, Avatar: req.Avatar}
@@ -157,12 +158,12 @@ func (h *handler) getStats(w http.ResponseWriter, r *http.Request) {
 
 func (h *handler) deleteMe(w http.ResponseWriter, r *http.Request) {
 	if err := h.deps.Users.DeleteMe(r.Context()); err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
-	loggerFrom(r).Info("account deleted at its owner's request", "account_id", user.PrincipalFrom(r.Context()).AccountID)
+	httpedge.Logger(r).Info("account deleted at its owner's request", "account_id", user.PrincipalFrom(r.Context()).AccountID)
 	h.clearCookies(w)
-	writeJSON(w, http.StatusOK, successBody{Success: true, Message: "Your account and its reading data were deleted permanently."})
+	httpedge.WriteJSON(w, http.StatusOK, successBody{Success: true, Message: "Your account and its reading data were deleted permanently."})
 }
 
 // exportBody is GET /v1/users/me/export: everything stored about the
@@ -226,7 +227,7 @@ func toExportSession(s catalog.ReadingSession) exportSession {
 func (h *handler) exportMe(w http.ResponseWriter, r *http.Request) {
 	ex, err := h.deps.Users.ExportMe(r.Context())
 	if err != nil {
-		writeError(w, r, err)
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	a := ex.Account
@@ -241,5 +242,5 @@ func (h *handler) exportMe(w http.ResponseWriter, r *http.Request) {
 		Loans:       mapSlice(ex.Loans, toLoanBody),
 	}
 	w.Header().Set("Content-Disposition", `attachment; filename="reading-library-export.json"`)
-	writeJSON(w, http.StatusOK, body)
+	httpedge.WriteJSON(w, http.StatusOK, body)
 }
