@@ -56,11 +56,7 @@ type holdsView struct {
 }
 
 // holdsPage is a title's queue: GET .../holds?book_id=.
-func (a *App) holdsPage(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:holds") {
-		return
-	}
+func (a *App) holdsPage(w http.ResponseWriter, r *http.Request, school library.School) {
 	bookID := r.URL.Query().Get("book_id")
 	res, err := a.deps.Library.Holds.Queue(r.Context(), school.ID, service.HoldFilter{BookID: bookID}, service.ListQuery{Page: pageParam(r), Limit: pageSize})
 	if err != nil {
@@ -94,11 +90,7 @@ func (a *App) holdsPage(w http.ResponseWriter, r *http.Request) {
 
 // placeHold places a hold on a title for the student typed as a number or a
 // name (one match, or an exact number or email).
-func (a *App) placeHold(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "create", "library:holds") || !a.require(w, r, "read", "library:students") {
-		return
-	}
+func (a *App) placeHold(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -141,11 +133,7 @@ func (a *App) placeHold(w http.ResponseWriter, r *http.Request) {
 
 // cancelHold cancels a hold: a student their own (back to their page), a
 // librarian any of the school's (back to the title's queue).
-func (a *App) cancelHold(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "delete", "library:holds") {
-		return
-	}
+func (a *App) cancelHold(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return

@@ -17,11 +17,7 @@ import (
 
 // endLoan ends a loan from the desk's table as lost or claims returned:
 // the same use case as PATCH /api/library/loans with those actions.
-func (a *App) endLoan(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:loans") {
-		return
-	}
+func (a *App) endLoan(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -90,11 +86,7 @@ func (a *App) returnDamaged(w http.ResponseWriter, r *http.Request, scan deskSca
 }
 
 // repaired puts the scanned damaged copy back on the shelf.
-func (a *App) repaired(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:copies") || !a.require(w, r, "read", "library:copies") {
-		return
-	}
+func (a *App) repaired(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -175,11 +167,7 @@ type chargesView struct {
 
 // chargesPage lists the school's charges (a student's with ?student_id=),
 // open ones first by default, with Paid and Waived buttons for librarians.
-func (a *App) chargesPage(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:charges") {
-		return
-	}
+func (a *App) chargesPage(w http.ResponseWriter, r *http.Request, school library.School) {
 	q := r.URL.Query()
 	v := chargesView{Base: schoolPath(school), StudentID: q.Get("student_id"), Status: q.Get("status")}
 	ctx := r.Context()
@@ -237,11 +225,7 @@ func toChargeRow(c service.ChargeView, student string) chargeRow {
 
 // settleCharge records a charge as paid or waived: the same use case as
 // PATCH /api/library/charges/{id}.
-func (a *App) settleCharge(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:charges") {
-		return
-	}
+func (a *App) settleCharge(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -329,11 +313,7 @@ func (a *App) chargeSettingsFromForm(w http.ResponseWriter, r *http.Request, sch
 
 // setBookPrice sets a book's replacement price from the books page: the
 // same use case as PATCH /api/library/books/{id}.
-func (a *App) setBookPrice(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:books") {
-		return
-	}
+func (a *App) setBookPrice(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return

@@ -114,11 +114,7 @@ type booksView struct {
 	Lookup    *isbnLookup
 }
 
-func (a *App) books(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:copies") {
-		return
-	}
+func (a *App) books(w http.ResponseWriter, r *http.Request, school library.School) {
 	// A lookup's outcome, found or not, is shown on a page that is itself
 	// fine (200): the librarian reads the message and types the book in.
 	lookup, form := a.lookUpISBN(r, school)
@@ -175,11 +171,7 @@ func codesSentence(copies []library.Copy) string {
 	return s
 }
 
-func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "create", "library:books") {
-		return
-	}
+func (a *App) addBook(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -213,11 +205,7 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
 	a.renderBooks(w, r, school, a.statusFor(err), a.refused(r, err, form, keys...))
 }
 
-func (a *App) addCopies(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "create", "library:copies") {
-		return
-	}
+func (a *App) addCopies(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -266,11 +254,7 @@ type studentsView struct {
 	ImportRows []lineProblem
 }
 
-func (a *App) students(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:students") {
-		return
-	}
+func (a *App) students(w http.ResponseWriter, r *http.Request, school library.School) {
 	v := studentsView{Search: strings.TrimSpace(r.URL.Query().Get("search"))}
 	v.Flash = a.takeFlash(w, r)
 	a.renderStudents(w, r, school, http.StatusOK, v)
@@ -298,11 +282,7 @@ func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school libr
 	a.render(w, r, status, "students", v)
 }
 
-func (a *App) addStudent(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "create", "library:students") {
-		return
-	}
+func (a *App) addStudent(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -322,11 +302,7 @@ func (a *App) addStudent(w http.ResponseWriter, r *http.Request) {
 // updateStudent changes a student's grade and homeroom from the row of the
 // students list (the same use case as PATCH /api/library/students/{id}),
 // and goes back to the same page of the list.
-func (a *App) updateStudent(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:students") {
-		return
-	}
+func (a *App) updateStudent(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -366,11 +342,7 @@ func (a *App) updateStudent(w http.ResponseWriter, r *http.Request) {
 // importStudents adds the students of a pasted CSV file (name, email,
 // student_number, grade, homeroom), all or none; every refused line is
 // listed.
-func (a *App) importStudents(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "import", "library:students") {
-		return
-	}
+func (a *App) importStudents(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -444,11 +416,7 @@ type settingsView struct {
 	ReadingChecks []string
 }
 
-func (a *App) settings(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:settings") {
-		return
-	}
+func (a *App) settings(w http.ResponseWriter, r *http.Request, school library.School) {
 	a.renderSettings(w, r, school, http.StatusOK, nil)
 }
 
@@ -478,11 +446,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 	a.render(w, r, status, "settings", v)
 }
 
-func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:settings") {
-		return
-	}
+func (a *App) saveSettings(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -572,11 +536,7 @@ type accountsView struct {
 	InviteToken string // shown once, right after an invitation without password
 }
 
-func (a *App) accounts(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:accounts") {
-		return
-	}
+func (a *App) accounts(w http.ResponseWriter, r *http.Request, school library.School) {
 	v := accountsView{}
 	v.Flash = a.takeFlash(w, r)
 	a.renderAccounts(w, r, school, http.StatusOK, v)
@@ -604,11 +564,7 @@ func (a *App) renderAccounts(w http.ResponseWriter, r *http.Request, school libr
 	a.render(w, r, status, "accounts", v)
 }
 
-func (a *App) invite(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "invite", "library:accounts") {
-		return
-	}
+func (a *App) invite(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -630,11 +586,7 @@ func (a *App) invite(w http.ResponseWriter, r *http.Request) {
 }
 
 // manage suspends or unsuspends a staff account of this school.
-func (a *App) manage(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "manage", "library:accounts") {
-		return
-	}
+func (a *App) manage(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -670,11 +622,7 @@ func (a *App) manage(w http.ResponseWriter, r *http.Request) {
 // unlock lifts the sign-in lock of a student or staff account of the
 // school (the same use case as POST /api/library/accounts/{id}/unlock) and
 // goes back to the page the button was on, with the outcome.
-func (a *App) unlock(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "unlock", "library:accounts") {
-		return
-	}
+func (a *App) unlock(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -711,9 +659,6 @@ type inviteView struct {
 // acceptInvitePage shows the form an invited librarian or staff member uses
 // to choose a password. The code travels only in the form's body.
 func (a *App) acceptInvitePage(w http.ResponseWriter, r *http.Request) {
-	if !a.require(w, r, "accept", "auth:invite") {
-		return
-	}
 	a.render(w, r, http.StatusOK, "invite", inviteView{base: a.newBase(r, "Accept an invitation", "invite")})
 }
 
@@ -722,9 +667,6 @@ func (a *App) acceptInvitePage(w http.ResponseWriter, r *http.Request) {
 // code or password shows the form again, empty: the code is a secret and is
 // never written back into the page.
 func (a *App) acceptInvite(w http.ResponseWriter, r *http.Request) {
-	if !a.require(w, r, "accept", "auth:invite") {
-		return
-	}
 	form, ok := a.form(w, r)
 	if !ok {
 		return

@@ -24,11 +24,7 @@ type noticesView struct {
 	Rooms     *formState // the homerooms form
 }
 
-func (a *App) notices(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:notices") {
-		return
-	}
+func (a *App) notices(w http.ResponseWriter, r *http.Request, school library.School) {
 	a.renderNotices(w, r, school, http.StatusOK, nil, nil)
 }
 
@@ -64,11 +60,7 @@ func (a *App) renderNotices(w http.ResponseWriter, r *http.Request, school libra
 	a.render(w, r, status, "notices", v)
 }
 
-func (a *App) saveNotices(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:notices") {
-		return
-	}
+func (a *App) saveNotices(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -114,11 +106,7 @@ func parseSteps(s string) ([]int, bool) {
 	return out, false
 }
 
-func (a *App) saveHomerooms(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:homerooms") {
-		return
-	}
+func (a *App) saveHomerooms(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -154,11 +142,7 @@ type loanNoticesView struct {
 	Notices []library.Notice
 }
 
-func (a *App) loanNotices(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:notices") {
-		return
-	}
+func (a *App) loanNotices(w http.ResponseWriter, r *http.Request, school library.School) {
 	id := mux.Vars(r)["id"]
 	list, err := a.deps.Library.Notices.LoanNotices(r.Context(), id)
 	if err != nil {

@@ -259,22 +259,6 @@ func (a *App) require(w http.ResponseWriter, r *http.Request, action, resource s
 	return false
 }
 
-// school resolves the page's {domain} for the signed-in caller. An
-// anonymous visitor is sent to the sign-in form; an unknown domain and
-// another school's domain get the same 404 page.
-func (a *App) school(w http.ResponseWriter, r *http.Request) (library.School, bool) {
-	if user.PrincipalFrom(r.Context()).IsAnonymous() {
-		http.Redirect(w, r, signInPath, http.StatusSeeOther)
-		return library.School{}, false
-	}
-	s, err := a.deps.Library.Schools.ByDomain(r.Context(), mux.Vars(r)["domain"])
-	if err != nil {
-		a.fail(w, r, err)
-		return library.School{}, false
-	}
-	return s, true
-}
-
 // ----- errors -----
 
 // fail shows err as an error page; an Unauthenticated error sends the

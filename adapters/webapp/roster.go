@@ -41,11 +41,7 @@ type leaverRow struct {
 	Books                             []string
 }
 
-func (a *App) rosterPage(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "leavers", "library:students") {
-		return
-	}
+func (a *App) rosterPage(w http.ResponseWriter, r *http.Request, school library.School) {
 	v := rosterView{}
 	v.Flash = a.takeFlash(w, r)
 	a.renderRoster(w, r, school, http.StatusOK, v)
@@ -75,20 +71,16 @@ func (a *App) renderRoster(w http.ResponseWriter, r *http.Request, school librar
 
 // checkRoster is the sync's dry run: the report, and a form to apply the
 // same file.
-func (a *App) checkRoster(w http.ResponseWriter, r *http.Request) {
-	a.syncRoster(w, r, true)
+func (a *App) checkRoster(w http.ResponseWriter, r *http.Request, school library.School) {
+	a.syncRoster(w, r, school, true)
 }
 
 // applyRoster applies a checked roster, all or nothing.
-func (a *App) applyRoster(w http.ResponseWriter, r *http.Request) {
-	a.syncRoster(w, r, false)
+func (a *App) applyRoster(w http.ResponseWriter, r *http.Request, school library.School) {
+	a.syncRoster(w, r, school, false)
 }
 
-func (a *App) syncRoster(w http.ResponseWriter, r *http.Request, dryRun bool) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "sync", "library:students") {
-		return
-	}
+func (a *App) syncRoster(w http.ResponseWriter, r *http.Request, school library.School, dryRun bool) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -124,15 +116,11 @@ func (a *App) syncRoster(w http.ResponseWriter, r *http.Request, dryRun bool) {
 }
 
 // checkRollover is the rollover's dry run; runRollover runs it.
-func (a *App) checkRollover(w http.ResponseWriter, r *http.Request) { a.rollover(w, r, true) }
+func (a *App) checkRollover(w http.ResponseWriter, r *http.Request, school library.School) { a.rollover(w, r, school, true) }
 
-func (a *App) runRollover(w http.ResponseWriter, r *http.Request) { a.rollover(w, r, false) }
+func (a *App) runRollover(w http.ResponseWriter, r *http.Request, school library.School) { a.rollover(w, r, school, false) }
 
-func (a *App) rollover(w http.ResponseWriter, r *http.Request, dryRun bool) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "rollover", "library:students") {
-		return
-	}
+func (a *App) rollover(w http.ResponseWriter, r *http.Request, school library.School, dryRun bool) {
 	form, ok := a.form(w, r)
 	if !ok {
 		return
@@ -160,15 +148,11 @@ func (a *App) rollover(w http.ResponseWriter, r *http.Request, dryRun bool) {
 // checkOneRoster is the dry run of a OneRoster 1.1 zip chosen at the
 // desk; applyOneRoster applies the zip the check carried (base64 in the
 // apply form), re-read and re-checked, all or nothing.
-func (a *App) checkOneRoster(w http.ResponseWriter, r *http.Request) { a.syncOneRoster(w, r, true) }
+func (a *App) checkOneRoster(w http.ResponseWriter, r *http.Request, school library.School) { a.syncOneRoster(w, r, school, true) }
 
-func (a *App) applyOneRoster(w http.ResponseWriter, r *http.Request) { a.syncOneRoster(w, r, false) }
+func (a *App) applyOneRoster(w http.ResponseWriter, r *http.Request, school library.School) { a.syncOneRoster(w, r, school, false) }
 
-func (a *App) syncOneRoster(w http.ResponseWriter, r *http.Request, dryRun bool) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "sync", "library:students") {
-		return
-	}
+func (a *App) syncOneRoster(w http.ResponseWriter, r *http.Request, school library.School, dryRun bool) {
 	// base64 makes the carried zip a third larger than the cap.
 	r.Body = http.MaxBytesReader(w, r.Body, library.MaxRosterBytes*3/2)
 	v := rosterView{}

@@ -59,11 +59,7 @@ func toStocktakeRow(v service.StocktakeView) stocktakeRow {
 		Opened: st.OpenedAt.Format("2006-01-02 15:04")}
 }
 
-func (a *App) stocktakePage(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:stocktakes") {
-		return
-	}
+func (a *App) stocktakePage(w http.ResponseWriter, r *http.Request, school library.School) {
 	var v stocktakeView
 	v.Flash = a.takeFlash(w, r)
 	a.renderStocktake(w, r, school, http.StatusOK, r.URL.Query().Get("id"), v)
@@ -112,19 +108,8 @@ func stocktakePath(school library.School, id string) string {
 	return schoolPath(school) + "/stocktake?id=" + url.QueryEscape(id)
 }
 
-// stocktakeForm starts a stocktake form post: the school, the permission
-// and the form, with the stocktake it names.
-func (a *App) stocktakeForm(w http.ResponseWriter, r *http.Request, action string) (library.School, url.Values, bool) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, action, "library:stocktakes") {
-		return library.School{}, nil, false
-	}
+func (a *App) openStocktake(w http.ResponseWriter, r *http.Request, school library.School) {
 	form, ok := a.form(w, r)
-	return school, form, ok
-}
-
-func (a *App) openStocktake(w http.ResponseWriter, r *http.Request) {
-	school, form, ok := a.stocktakeForm(w, r, "create")
 	if !ok {
 		return
 	}
@@ -136,8 +121,8 @@ func (a *App) openStocktake(w http.ResponseWriter, r *http.Request) {
 	a.redirect(w, r, stocktakePath(school, st.ID), flash{Kind: "success", Message: "The stocktake is open: scan the copies on the shelves."})
 }
 
-func (a *App) scanStocktake(w http.ResponseWriter, r *http.Request) {
-	school, form, ok := a.stocktakeForm(w, r, "scan")
+func (a *App) scanStocktake(w http.ResponseWriter, r *http.Request, school library.School) {
+	form, ok := a.form(w, r)
 	if !ok {
 		return
 	}
@@ -171,8 +156,8 @@ func scanFlash(res service.ScanResult) flash {
 	return f
 }
 
-func (a *App) uploadStocktake(w http.ResponseWriter, r *http.Request) {
-	school, form, ok := a.stocktakeForm(w, r, "scan")
+func (a *App) uploadStocktake(w http.ResponseWriter, r *http.Request, school library.School) {
+	form, ok := a.form(w, r)
 	if !ok {
 		return
 	}
@@ -200,8 +185,8 @@ func (a *App) uploadStocktake(w http.ResponseWriter, r *http.Request) {
 	a.redirect(w, r, stocktakePath(school, id), flash{Kind: kind, Message: msg})
 }
 
-func (a *App) closeStocktake(w http.ResponseWriter, r *http.Request) {
-	school, form, ok := a.stocktakeForm(w, r, "update")
+func (a *App) closeStocktake(w http.ResponseWriter, r *http.Request, school library.School) {
+	form, ok := a.form(w, r)
 	if !ok {
 		return
 	}
@@ -213,8 +198,8 @@ func (a *App) closeStocktake(w http.ResponseWriter, r *http.Request) {
 	a.redirect(w, r, stocktakePath(school, id), flash{Kind: "success", Message: "The stocktake is closed. Its report is below."})
 }
 
-func (a *App) stocktakeCheckIn(w http.ResponseWriter, r *http.Request) {
-	school, form, ok := a.stocktakeForm(w, r, "update")
+func (a *App) stocktakeCheckIn(w http.ResponseWriter, r *http.Request, school library.School) {
+	form, ok := a.form(w, r)
 	if !ok {
 		return
 	}
@@ -228,8 +213,8 @@ func (a *App) stocktakeCheckIn(w http.ResponseWriter, r *http.Request) {
 		Message: fmt.Sprintf("Checked in %s (%s): its loan is returned.", quote(v.Loan.BookTitle), v.Loan.CopyCode)})
 }
 
-func (a *App) stocktakeMarkLost(w http.ResponseWriter, r *http.Request) {
-	school, form, ok := a.stocktakeForm(w, r, "update")
+func (a *App) stocktakeMarkLost(w http.ResponseWriter, r *http.Request, school library.School) {
+	form, ok := a.form(w, r)
 	if !ok {
 		return
 	}
