@@ -116,9 +116,13 @@ func (a *App) syncRoster(w http.ResponseWriter, r *http.Request, school library.
 }
 
 // checkRollover is the rollover's dry run; runRollover runs it.
-func (a *App) checkRollover(w http.ResponseWriter, r *http.Request, school library.School) { a.rollover(w, r, school, true) }
+func (a *App) checkRollover(w http.ResponseWriter, r *http.Request, school library.School) {
+	a.rollover(w, r, school, true)
+}
 
-func (a *App) runRollover(w http.ResponseWriter, r *http.Request, school library.School) { a.rollover(w, r, school, false) }
+func (a *App) runRollover(w http.ResponseWriter, r *http.Request, school library.School) {
+	a.rollover(w, r, school, false)
+}
 
 func (a *App) rollover(w http.ResponseWriter, r *http.Request, school library.School, dryRun bool) {
 	form, ok := a.form(w, r)
@@ -148,9 +152,13 @@ func (a *App) rollover(w http.ResponseWriter, r *http.Request, school library.Sc
 // checkOneRoster is the dry run of a OneRoster 1.1 zip chosen at the
 // desk; applyOneRoster applies the zip the check carried (base64 in the
 // apply form), re-read and re-checked, all or nothing.
-func (a *App) checkOneRoster(w http.ResponseWriter, r *http.Request, school library.School) { a.syncOneRoster(w, r, school, true) }
+func (a *App) checkOneRoster(w http.ResponseWriter, r *http.Request, school library.School) {
+	a.syncOneRoster(w, r, school, true)
+}
 
-func (a *App) applyOneRoster(w http.ResponseWriter, r *http.Request, school library.School) { a.syncOneRoster(w, r, school, false) }
+func (a *App) applyOneRoster(w http.ResponseWriter, r *http.Request, school library.School) {
+	a.syncOneRoster(w, r, school, false)
+}
 
 func (a *App) syncOneRoster(w http.ResponseWriter, r *http.Request, school library.School, dryRun bool) {
 	// base64 makes the carried zip a third larger than the cap.
