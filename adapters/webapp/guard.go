@@ -70,6 +70,12 @@ func plain(h http.HandlerFunc) schoolHandler {
 	return func(w http.ResponseWriter, r *http.Request, _ library.School) { h(w, r) }
 }
 
+// checkOrApply is the page of one of a form's two buttons: the check (a
+// dry run, which shows what would change) or the apply.
+func checkOrApply(h func(http.ResponseWriter, *http.Request, library.School, bool), dryRun bool) schoolHandler {
+	return func(w http.ResponseWriter, r *http.Request, school library.School) { h(w, r, school, dryRun) }
+}
+
 // guard runs h once the caller is through g and has every permission of
 // needs: an anonymous visitor of a member page goes to the sign-in form,
 // then the school is resolved (404 before 403), then a refused permission

@@ -118,105 +118,96 @@ func New(deps Deps, cfg Config) *App {
 // page runs (guard.go). The static assets come first so that
 // /library/assets/... is never read as a school domain.
 func (a *App) Routes() []Route {
-	route := func(method, media, name, path string, g gate, h schoolHandler, needs []Permission) Route {
+	// at makes the routes of one method, body type and gate.
+	at := func(method, media string, g gate) func(name, path string, h schoolHandler, needs ...Permission) Route {
 		action, resource := actionView, resourcePages
 		if method == http.MethodPost {
 			action, resource = actionSubmit, resourceForms
 		}
-		return Route{Name: name, Method: method, Path: path, Action: action, Resource: resource, Needs: needs, Public: g == public,
-			MediaType: media, Handle: a.guard(g, needs, h)}
+		return func(name, path string, h schoolHandler, needs ...Permission) Route {
+			return Route{Name: name, Method: method, Path: path, Action: action, Resource: resource, Needs: needs, Public: g == public,
+				MediaType: media, Handle: a.guard(g, needs, h)}
+		}
 	}
-	// view and submit are the pages outside a school.
-	view := func(name, path string, g gate, h http.HandlerFunc, needs ...Permission) Route {
-		return route(http.MethodGet, "", name, path, g, plain(h), needs)
-	}
-	submit := func(name, path string, g gate, h http.HandlerFunc, needs ...Permission) Route {
-		return route(http.MethodPost, formMediaType, name, path, g, plain(h), needs)
-	}
-	// page, post and upload are a school's pages: /library/{domain} and
-	// below, for a member of the school (or an admin).
+	openView := at(http.MethodGet, "", public)
+	view, submit := at(http.MethodGet, "", anyone), at(http.MethodPost, formMediaType, anyone)
+	memberView := at(http.MethodGet, "", member)
+	// page, post and upload (a form post with a file) are a school's
+	// pages, for a member of the school (or an admin).
+	page, post := at(http.MethodGet, "", atSchool), at(http.MethodPost, formMediaType, atSchool)
+	upload := at(http.MethodPost, "multipart/form-data", atSchool)
+	uploadHoldings := at(http.MethodPost, holdingsUploadMediaType, atSchool)
 	const school = "/library/{domain}"
-	page := func(name, sub string, h schoolHandler, needs ...Permission) Route {
-		return route(http.MethodGet, "", name, school+sub, atSchool, h, needs)
-	}
-	post := func(name, sub string, h schoolHandler, needs ...Permission) Route {
-		return route(http.MethodPost, formMediaType, name, school+sub, atSchool, h, needs)
-	}
-	// upload is a form post with a file.
-	upload := func(name, sub, media string, h schoolHandler, needs ...Permission) Route {
-		return route(http.MethodPost, media, name, school+sub, atSchool, h, needs)
-	}
-	const multipart = "multipart/form-data"
 	return []Route{
-		view("web.assets", "/library/assets/{name}", public, a.asset),
-		view("web.signin", signInPath, public, a.signIn),
+		openView("web.assets", "/library/assets/{name}", plain(a.asset)),
+		openView("web.signin", signInPath, plain(a.signIn)),
 		// Before the school pages: "invite" is not a domain (no dot).
-		view("web.invite", signInPath+"/invite", anyone, a.acceptInvitePage, need("accept", "auth:invite")),
-		submit("web.invite.accept", signInPath+"/invite", anyone, a.acceptInvite, need("accept", "auth:invite")),
+		view("web.invite", signInPath+"/invite", plain(a.acceptInvitePage), need("accept", "auth:invite")),
+		submit("web.invite.accept", signInPath+"/invite", plain(a.acceptInvite), need("accept", "auth:invite")),
 		// The form posts to POST /api/auth/password, which sends the
 		// browser back here with the outcome.
-		view("web.password", signInPath+"/password", member, a.passwordPage, need("change", "auth:password")),
-		view("web.forgotPassword", forgotPasswordPath, anyone, a.forgotPasswordPage, need("request", "auth:password-reset")),
-		submit("web.forgotPassword.send", forgotPasswordPath, anyone, a.forgotPassword, need("request", "auth:password-reset")),
-		view("web.resetPassword", resetPasswordPath, anyone, a.resetPasswordPage, need("confirm", "auth:password-reset")),
-		submit("web.resetPassword.save", resetPasswordPath, anyone, a.resetPassword, need("confirm", "auth:password-reset")),
-		view("web.verifyEmail", verifyEmailPath, anyone, a.verifyEmailPage, need("verify", "auth:account")),
-		submit("web.verifyEmail.confirm", verifyEmailPath, anyone, a.verifyEmail, need("verify", "auth:account")),
+		memberView("web.password", signInPath+"/password", plain(a.passwordPage), need("change", "auth:password")),
+		view("web.forgotPassword", forgotPasswordPath, plain(a.forgotPasswordPage), need("request", "auth:password-reset")),
+		submit("web.forgotPassword.send", forgotPasswordPath, plain(a.forgotPassword), need("request", "auth:password-reset")),
+		view("web.resetPassword", resetPasswordPath, plain(a.resetPasswordPage), need("confirm", "auth:password-reset")),
+		submit("web.resetPassword.save", resetPasswordPath, plain(a.resetPassword), need("confirm", "auth:password-reset")),
+		view("web.verifyEmail", verifyEmailPath, plain(a.verifyEmailPage), need("verify", "auth:account")),
+		submit("web.verifyEmail.confirm", verifyEmailPath, plain(a.verifyEmail), need("verify", "auth:account")),
 		// The desk for staff, the own loans for a student.
-		page("web.desk", "", a.desk, need("read", "library:loans").of(staff), need("read", "library:ownloans").of(students)),
-		post("web.checkout", "/checkout", a.checkout, need("create", "library:loans"), need("read", "library:copies")),
-		post("web.return", "/return", a.returnCopy, need("update", "library:loans"), need("read", "library:copies")),
-		post("web.renew", "/renew", a.renew, need("update", "library:loans"), need("read", "library:copies")),
-		post("web.loans.end", "/loans/end", a.endLoan, need("update", "library:loans")),
-		post("web.repaired", "/repaired", a.repaired, need("update", "library:copies"), need("read", "library:copies")),
-		page("web.charges", "/charges", a.chargesPage, need("read", "library:charges")),
-		post("web.charges.settle", "/charges/settle", a.settleCharge, need("update", "library:charges")),
-		page("web.books", "/books", a.books, need("read", "library:copies")),
-		post("web.books.add", "/books", a.addBook, need("create", "library:books")),
-		post("web.copies.add", "/copies", a.addCopies, need("create", "library:copies")),
-		post("web.books.category", "/books/category", a.setBookCategory, need("update", "library:books")),
-		page("web.holds", "/holds", a.holdsPage, need("read", "library:holds")),
-		post("web.holds.place", "/holds", a.placeHold, need("create", "library:holds"), need("read", "library:students")),
-		post("web.holds.cancel", "/holds/cancel", a.cancelHold, need("delete", "library:holds")),
-		post("web.books.price", "/books/price", a.setBookPrice, need("update", "library:books")),
-		post("web.books.details", "/books/details", a.setBookDetails, need("update", "library:books")),
-		page("web.holdings", "/holdings", a.holdingsPage, need("export", "library:holdings")),
-		upload("web.holdings.import", "/holdings/import", holdingsUploadMediaType, a.importHoldingsForm, need("import", "library:holdings")),
-		page("web.students", "/students", a.students, need("read", "library:students")),
-		post("web.students.add", "/students", a.addStudent, need("create", "library:students")),
-		post("web.students.import", "/students/import", a.importStudents, need("import", "library:students")),
-		post("web.students.update", "/students/update", a.updateStudent, need("update", "library:students")),
-		page("web.roster", "/roster", a.rosterPage, need("leavers", "library:students")),
-		post("web.roster.check", "/roster/check", a.checkRoster, need("sync", "library:students")),
-		post("web.roster.sync", "/roster/sync", a.applyRoster, need("sync", "library:students")),
-		upload("web.roster.checkOneRoster", "/roster/oneroster/check", multipart, a.checkOneRoster, need("sync", "library:students")),
-		upload("web.roster.syncOneRoster", "/roster/oneroster/sync", multipart, a.applyOneRoster, need("sync", "library:students")),
-		post("web.rollover.check", "/roster/rollover/check", a.checkRollover, need("rollover", "library:students")),
-		post("web.rollover.run", "/roster/rollover", a.runRollover, need("rollover", "library:students")),
-		page("web.settings", "/settings", a.settings, need("read", "library:settings")),
-		post("web.settings.save", "/settings", a.saveSettings, need("update", "library:settings")),
-		page("web.calendar", "/calendar", a.calendar, need("read", "library:calendar")),
-		post("web.calendar.save", "/calendar", a.saveCalendar, need("update", "library:calendar")),
-		page("web.loanRules", "/loan-rules", a.loanRules, need("read", "library:loanrules")),
-		post("web.loanRules.save", "/loan-rules", a.saveLoanRules, need("update", "library:loanrules")),
-		page("web.reports", "/reports", a.reports, need("read", "library:reports")),
-		page("web.accounts", "/accounts", a.accounts, need("read", "library:accounts")),
-		post("web.accounts.invite", "/accounts/invite", a.invite, need("invite", "library:accounts")),
-		post("web.accounts.manage", "/accounts/manage", a.manage, need("manage", "library:accounts")),
-		post("web.accounts.unlock", "/accounts/unlock", a.unlock, need("unlock", "library:accounts")),
-		page("web.notices", "/notices", a.notices, need("read", "library:notices")),
-		post("web.notices.save", "/notices", a.saveNotices, need("update", "library:notices")),
-		post("web.homerooms.save", "/homerooms", a.saveHomerooms, need("update", "library:homerooms")),
-		page("web.loan.notices", "/loans/{id}/notices", a.loanNotices, need("read", "library:notices")),
+		page("web.desk", school, a.desk, need("read", "library:loans").of(staff), need("read", "library:ownloans").of(students)),
+		post("web.checkout", school+"/checkout", a.checkout, need("create", "library:loans"), need("read", "library:copies")),
+		post("web.return", school+"/return", a.returnCopy, need("update", "library:loans"), need("read", "library:copies")),
+		post("web.renew", school+"/renew", a.renew, need("update", "library:loans"), need("read", "library:copies")),
+		post("web.loans.end", school+"/loans/end", a.endLoan, need("update", "library:loans")),
+		post("web.repaired", school+"/repaired", a.repaired, need("update", "library:copies"), need("read", "library:copies")),
+		page("web.charges", school+"/charges", a.chargesPage, need("read", "library:charges")),
+		post("web.charges.settle", school+"/charges/settle", a.settleCharge, need("update", "library:charges")),
+		page("web.books", school+"/books", a.books, need("read", "library:copies")),
+		post("web.books.add", school+"/books", a.addBook, need("create", "library:books")),
+		post("web.copies.add", school+"/copies", a.addCopies, need("create", "library:copies")),
+		post("web.books.category", school+"/books/category", a.setBookCategory, need("update", "library:books")),
+		page("web.holds", school+"/holds", a.holdsPage, need("read", "library:holds")),
+		post("web.holds.place", school+"/holds", a.placeHold, need("create", "library:holds"), need("read", "library:students")),
+		post("web.holds.cancel", school+"/holds/cancel", a.cancelHold, need("delete", "library:holds")),
+		post("web.books.price", school+"/books/price", a.setBookPrice, need("update", "library:books")),
+		post("web.books.details", school+"/books/details", a.setBookDetails, need("update", "library:books")),
+		page("web.holdings", school+"/holdings", a.holdingsPage, need("export", "library:holdings")),
+		uploadHoldings("web.holdings.import", school+"/holdings/import", a.importHoldingsForm, need("import", "library:holdings")),
+		page("web.students", school+"/students", a.students, need("read", "library:students")),
+		post("web.students.add", school+"/students", a.addStudent, need("create", "library:students")),
+		post("web.students.import", school+"/students/import", a.importStudents, need("import", "library:students")),
+		post("web.students.update", school+"/students/update", a.updateStudent, need("update", "library:students")),
+		page("web.roster", school+"/roster", a.rosterPage, need("leavers", "library:students")),
+		post("web.roster.check", school+"/roster/check", checkOrApply(a.syncRoster, true), need("sync", "library:students")),
+		post("web.roster.sync", school+"/roster/sync", checkOrApply(a.syncRoster, false), need("sync", "library:students")),
+		upload("web.roster.checkOneRoster", school+"/roster/oneroster/check", checkOrApply(a.syncOneRoster, true), need("sync", "library:students")),
+		upload("web.roster.syncOneRoster", school+"/roster/oneroster/sync", checkOrApply(a.syncOneRoster, false), need("sync", "library:students")),
+		post("web.rollover.check", school+"/roster/rollover/check", checkOrApply(a.rollover, true), need("rollover", "library:students")),
+		post("web.rollover.run", school+"/roster/rollover", checkOrApply(a.rollover, false), need("rollover", "library:students")),
+		page("web.settings", school+"/settings", a.settings, need("read", "library:settings")),
+		post("web.settings.save", school+"/settings", a.saveSettings, need("update", "library:settings")),
+		page("web.calendar", school+"/calendar", a.calendar, need("read", "library:calendar")),
+		post("web.calendar.save", school+"/calendar", a.saveCalendar, need("update", "library:calendar")),
+		page("web.loanRules", school+"/loan-rules", a.loanRules, need("read", "library:loanrules")),
+		post("web.loanRules.save", school+"/loan-rules", a.saveLoanRules, need("update", "library:loanrules")),
+		page("web.reports", school+"/reports", a.reports, need("read", "library:reports")),
+		page("web.accounts", school+"/accounts", a.accounts, need("read", "library:accounts")),
+		post("web.accounts.invite", school+"/accounts/invite", a.invite, need("invite", "library:accounts")),
+		post("web.accounts.manage", school+"/accounts/manage", a.manage, need("manage", "library:accounts")),
+		post("web.accounts.unlock", school+"/accounts/unlock", a.unlock, need("unlock", "library:accounts")),
+		page("web.notices", school+"/notices", a.notices, need("read", "library:notices")),
+		post("web.notices.save", school+"/notices", a.saveNotices, need("update", "library:notices")),
+		post("web.homerooms.save", school+"/homerooms", a.saveHomerooms, need("update", "library:homerooms")),
+		page("web.loan.notices", school+"/loans/{id}/notices", a.loanNotices, need("read", "library:notices")),
 		// The public catalog: open to anonymous visitors, and its
 		// {domain} is any school's.
-		view("web.catalog", school+"/catalog", anyone, a.catalog, need("read", "library:catalog")),
-		page("web.stocktake", "/stocktake", a.stocktakePage, need("read", "library:stocktakes")),
-		post("web.stocktake.open", "/stocktake", a.openStocktake, need("create", "library:stocktakes")),
-		post("web.stocktake.scan", "/stocktake/scan", a.scanStocktake, need("scan", "library:stocktakes")),
-		post("web.stocktake.upload", "/stocktake/upload", a.uploadStocktake, need("scan", "library:stocktakes")),
-		post("web.stocktake.close", "/stocktake/close", a.closeStocktake, need("update", "library:stocktakes")),
-		post("web.stocktake.checkIn", "/stocktake/check-in", a.stocktakeCheckIn, need("update", "library:stocktakes")),
-		post("web.stocktake.markLost", "/stocktake/mark-lost", a.stocktakeMarkLost, need("update", "library:stocktakes")),
+		view("web.catalog", school+"/catalog", plain(a.catalog), need("read", "library:catalog")),
+		page("web.stocktake", school+"/stocktake", a.stocktakePage, need("read", "library:stocktakes")),
+		post("web.stocktake.open", school+"/stocktake", a.openStocktake, need("create", "library:stocktakes")),
+		post("web.stocktake.scan", school+"/stocktake/scan", a.scanStocktake, need("scan", "library:stocktakes")),
+		post("web.stocktake.upload", school+"/stocktake/upload", a.uploadStocktake, need("scan", "library:stocktakes")),
+		post("web.stocktake.close", school+"/stocktake/close", a.closeStocktake, need("update", "library:stocktakes")),
+		post("web.stocktake.checkIn", school+"/stocktake/check-in", a.stocktakeCheckIn, need("update", "library:stocktakes")),
+		post("web.stocktake.markLost", school+"/stocktake/mark-lost", a.stocktakeMarkLost, need("update", "library:stocktakes")),
 	}
 }
