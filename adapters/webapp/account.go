@@ -35,10 +35,7 @@ func (a *App) forgotPasswordPage(w http.ResponseWriter, r *http.Request) {
 
 // forgotPassword answers alike whether or not an account has the address.
 func (a *App) forgotPassword(w http.ResponseWriter, r *http.Request) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	v := forgotView{base: a.newBase(r, "Forgot your password?", "forgot")}
 	if err := a.deps.Identity.RequestPasswordReset(r.Context(), form.Get("email")); err != nil {
 		v.Form = &formState{Values: map[string]string{"email": form.Get("email")}, Fields: fieldErrors(err), Error: a.messageOf(r, err)}
@@ -57,10 +54,7 @@ func (a *App) resetPasswordPage(w http.ResponseWriter, r *http.Request) {
 // refused password shows the form again with the same link's token (it
 // is still usable); a refused token says to ask for a new link.
 func (a *App) resetPassword(w http.ResponseWriter, r *http.Request) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	token, password := strings.TrimSpace(form.Get("token")), form.Get("password")
 	v := tokenFormView{base: a.newBase(r, "Choose a new password", "reset"), Token: token}
 	if password != form.Get("password_again") {
@@ -89,10 +83,7 @@ func (a *App) verifyEmailPage(w http.ResponseWriter, r *http.Request) {
 // verifyEmail creates the account of the sign-up and sends its owner to
 // sign in.
 func (a *App) verifyEmail(w http.ResponseWriter, r *http.Request) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	if _, err := a.deps.Identity.ConfirmSignup(r.Context(), strings.TrimSpace(form.Get("token"))); err != nil {
 		a.render(w, r, a.statusFor(err), "verify", tokenFormView{base: a.newBase(r, "Confirm your account", "verify"),
 			Form: &formState{Fields: fieldErrors(err), Error: a.messageOf(r, err)}})

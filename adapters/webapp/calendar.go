@@ -143,10 +143,7 @@ func boxErrors(fields map[string]string, closureLine []int, termEnds []string) m
 }
 
 func (a *App) saveCalendar(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	closures, lines := parseClosures(form.Get("closures"))
 	in := service.CalendarInput{ClosedWeekdays: form["closed_weekdays"], Closures: closures, TermEnds: splitDates(form.Get("term_ends"))}
 	if _, err := a.deps.Library.Schools.PutCalendar(r.Context(), school.ID, in); err != nil {
@@ -155,5 +152,5 @@ func (a *App) saveCalendar(w http.ResponseWriter, r *http.Request, school librar
 		a.renderCalendar(w, r, school, a.statusFor(err), st, in.ClosedWeekdays)
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/calendar", flash{Kind: "success", Message: "Calendar saved. New loans and renewals follow it."})
+	a.succeeded(w, r, schoolPath(school)+"/calendar", "Calendar saved. New loans and renewals follow it.")
 }

@@ -244,10 +244,7 @@ func (a *App) studentLoans(w http.ResponseWriter, r *http.Request, school librar
 // checkout lends the copy with the scanned code to the student typed as a
 // number or a name. Several students matching a name get a choice first.
 func (a *App) checkout(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	ctx := r.Context()
 	code := strings.TrimSpace(form.Get("code"))
 	query := strings.TrimSpace(form.Get("student"))
@@ -446,15 +443,13 @@ type deskScan struct {
 // the copy its code names in the school. When it
 // reports false, the answer has been written.
 func (a *App) scanAtDesk(w http.ResponseWriter, r *http.Request, school library.School, focus string) (deskScan, bool) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return deskScan{}, false
-	}
+	form := r.PostForm
 	scan := deskScan{school: school, form: form, back: schoolPath(school)}
 	scan.fail = func(msg string) {
 		a.redirect(w, r, scan.back, flash{Kind: "error", Message: msg, Focus: focus})
 	}
-	scan.found, ok = a.scanned(r, school, strings.TrimSpace(form.Get("code")), scan.fail)
+	found, ok := a.scanned(r, school, strings.TrimSpace(form.Get("code")), scan.fail)
+	scan.found = found
 	return scan, ok
 }
 

@@ -79,8 +79,9 @@ func checkOrApply(h func(http.ResponseWriter, *http.Request, library.School, boo
 // guard runs h once the caller is through g and has every permission of
 // needs: an anonymous visitor of a member page goes to the sign-in form,
 // then the school is resolved (404 before 403), then a refused permission
-// answers the 403 page.
-func (a *App) guard(g gate, needs []Permission, h schoolHandler) http.HandlerFunc {
+// answers the 403 page. For a form post (parseForm) it then reads the form
+// into r.PostForm, or answers the error page.
+func (a *App) guard(g gate, needs []Permission, parseForm bool, h schoolHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		caller := user.PrincipalFrom(r.Context())
 		if g >= member && caller.IsAnonymous() {
@@ -98,6 +99,11 @@ func (a *App) guard(g gate, needs []Permission, h schoolHandler) http.HandlerFun
 		}
 		for _, p := range needs {
 			if p.asks(caller) && !a.require(w, r, p.Action, p.Resource) {
+				return
+			}
+		}
+		if parseForm {
+			if _, ok := a.form(w, r); !ok {
 				return
 			}
 		}

@@ -105,7 +105,7 @@ func TestGuardOrder(t *testing.T) {
 	ran := false
 	page := func(http.ResponseWriter, *http.Request, library.School) { ran = true }
 	refused := Permission{Action: "nothing", Resource: "library:nothing"}
-	h := f.app.guard(atSchool, []Permission{refused}, page)
+	h := f.app.guard(atSchool, []Permission{refused}, false, page)
 	serve := func(caller *user.Account, domain string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(http.MethodGet, "/library/"+domain, nil)
 		r = mux.SetURLVars(r, map[string]string{"domain": domain})
@@ -129,7 +129,7 @@ func TestGuardOrder(t *testing.T) {
 		t.Error("the page ran")
 	}
 	var got library.School
-	ok := f.app.guard(atSchool, []Permission{need("read", "library:loans").of(staff), refused.of(students)},
+	ok := f.app.guard(atSchool, []Permission{need("read", "library:loans").of(staff), refused.of(students)}, false,
 		func(_ http.ResponseWriter, _ *http.Request, s library.School) { got = s })
 	r := mux.SetURLVars(httptest.NewRequest(http.MethodGet, "/library/x", nil), map[string]string{"domain": f.school.Domain})
 	ok(httptest.NewRecorder(), r.WithContext(user.WithPrincipal(r.Context(), user.PrincipalOf(f.librarian))))

@@ -109,10 +109,7 @@ func ruleErrors(fields map[string]string, lines []int) string {
 }
 
 func (a *App) saveLoanRules(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	rules, lines, problems := parseRuleLines(form.Get("rules"))
 	var err error
 	if len(problems) > 0 {
@@ -126,21 +123,17 @@ func (a *App) saveLoanRules(w http.ResponseWriter, r *http.Request, school libra
 		a.renderLoanRules(w, r, school, a.statusFor(err), st)
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/loan-rules", flash{Kind: "success", Message: "Loan rules saved. New loans and renewals follow them."})
+	a.succeeded(w, r, schoolPath(school)+"/loan-rules", "Loan rules saved. New loans and renewals follow them.")
 }
 
 func (a *App) setBookCategory(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	back := schoolPath(school) + "/books"
 	b, err := a.deps.Library.Holdings.SetBookCategory(r.Context(), school.ID, form.Get("book_id"), form.Get("loan_category"))
-	if err != nil {
-		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	a.redirect(w, r, back, flash{Kind: "success", Message: fmt.Sprintf("%s is now %s.", quote(b.Title), categoryLabel(b.LoanCategory))})
+	a.succeeded(w, r, back, fmt.Sprintf("%s is now %s.", quote(b.Title), categoryLabel(b.LoanCategory)))
 }
 
 // categoryLabel names a loan category for the desk.

@@ -18,22 +18,18 @@ import (
 // endLoan ends a loan from the desk's table as lost or claims returned:
 // the same use case as PATCH /api/library/loans with those actions.
 func (a *App) endLoan(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	back := schoolPath(school)
 	outcome := form.Get("outcome")
 	v, err := a.deps.Library.Circulation.EndLoan(r.Context(), form.Get("loan_id"), outcome)
-	if err != nil {
-		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, back, err) {
 		return
 	}
 	msg := fmt.Sprintf("%s (%s) is marked lost.", quote(v.Loan.BookTitle), v.Loan.CopyCode)
 	if outcome == library.OutcomeClaimsReturned {
 		msg = fmt.Sprintf("%s (%s): the student says it was returned. The loan is closed and the copy marked as claimed returned.", quote(v.Loan.BookTitle), v.Loan.CopyCode)
 	}
-	a.redirect(w, r, back, flash{Kind: "success", Message: msg})
+	a.succeeded(w, r, back, msg)
 }
 
 // checkInFound puts a lost or claimed copy scanned at the Return form back
@@ -87,10 +83,7 @@ func (a *App) returnDamaged(w http.ResponseWriter, r *http.Request, scan deskSca
 
 // repaired puts the scanned damaged copy back on the shelf.
 func (a *App) repaired(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	back := schoolPath(school)
 	fail := func(msg string) { a.redirect(w, r, back, flash{Kind: "error", Message: msg, Focus: "repaired"}) }
 	found, ok := a.scanned(r, school, strings.TrimSpace(form.Get("code")), fail)
@@ -226,21 +219,16 @@ func toChargeRow(c service.ChargeView, student string) chargeRow {
 // settleCharge records a charge as paid or waived: the same use case as
 // PATCH /api/library/charges/{id}.
 func (a *App) settleCharge(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	back := schoolPath(school) + "/charges"
 	if sid := form.Get("student_id"); sid != "" {
 		back += "?student_id=" + url.QueryEscape(sid)
 	}
 	v, err := a.deps.Library.Circulation.SettleCharge(r.Context(), school.ID, form.Get("charge_id"), form.Get("action"), form.Get("note"))
-	if err != nil {
-		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	a.redirect(w, r, back, flash{Kind: "success",
-		Message: fmt.Sprintf("The charge of %s for %s is %s.", money(v.Charge.AmountCents, v.Charge.Currency), quote(v.Charge.BookTitle), v.Status)})
+	a.succeeded(w, r, back, fmt.Sprintf("The charge of %s for %s is %s.", money(v.Charge.AmountCents, v.Charge.Currency), quote(v.Charge.BookTitle), v.Status))
 }
 
 // ownCharges are a student's own charges for their page.
@@ -314,10 +302,7 @@ func (a *App) chargeSettingsFromForm(w http.ResponseWriter, r *http.Request, sch
 // setBookPrice sets a book's replacement price from the books page: the
 // same use case as PATCH /api/library/books/{id}.
 func (a *App) setBookPrice(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	back := schoolPath(school) + "/books"
 	cents, ok := parseMoney(form.Get("price_cents"))
 	if !ok {
@@ -325,13 +310,12 @@ func (a *App) setBookPrice(w http.ResponseWriter, r *http.Request, school librar
 		return
 	}
 	b, err := a.deps.Library.Holdings.SetBookPrice(r.Context(), school.ID, form.Get("book_id"), cents)
-	if err != nil {
-		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, back, err) {
 		return
 	}
 	msg := fmt.Sprintf("%s now costs %s to replace.", quote(b.Title), money(cents, school.Settings.CurrencyCode()))
 	if cents == 0 {
 		msg = fmt.Sprintf("%s has no price of its own: a lost copy costs the school's default.", quote(b.Title))
 	}
-	a.redirect(w, r, back, flash{Kind: "success", Message: msg})
+	a.succeeded(w, r, back, msg)
 }

@@ -172,10 +172,7 @@ func codesSentence(copies []library.Copy) string {
 }
 
 func (a *App) addBook(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	keys := append([]string{"title", "author", "isbn", "copies", "price_cents", "loan_category", "subjects"}, detailKeys...)
 	n, err := atoi(form, "copies", 1)
 	price, priced := parseMoney(form.Get("price_cents"))
@@ -198,7 +195,7 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request, school library.Sch
 			if len(copies) > 0 {
 				msg += ": " + codesSentence(copies)
 			}
-			a.redirect(w, r, schoolPath(school)+"/books", flash{Kind: "success", Message: msg + "."})
+			a.succeeded(w, r, schoolPath(school)+"/books", msg+".")
 			return
 		}
 	}
@@ -206,10 +203,7 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request, school library.Sch
 }
 
 func (a *App) addCopies(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	back := schoolPath(school) + "/books"
 	n, err := atoi(form, "count", 1)
 	if err == nil {
@@ -283,10 +277,7 @@ func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school libr
 }
 
 func (a *App) addStudent(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	s, err := a.deps.Library.Students.Create(r.Context(), school.ID, service.StudentInput{
 		Name: form.Get("name"), Email: form.Get("email"), Password: form.Get("password"), StudentNumber: form.Get("student_number"),
 		Grade: form.Get("grade"), Homeroom: form.Get("homeroom"),
@@ -296,17 +287,14 @@ func (a *App) addStudent(w http.ResponseWriter, r *http.Request, school library.
 		a.renderStudents(w, r, school, a.statusFor(err), studentsView{Form: a.refused(r, err, form, "name", "email", "student_number", "grade", "homeroom")})
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/students", flash{Kind: "success", Message: fmt.Sprintf("Added %s.", s.Name)})
+	a.succeeded(w, r, schoolPath(school)+"/students", fmt.Sprintf("Added %s.", s.Name))
 }
 
 // updateStudent changes a student's grade and homeroom from the row of the
 // students list (the same use case as PATCH /api/library/students/{id}),
 // and goes back to the same page of the list.
 func (a *App) updateStudent(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	back := url.Values{}
 	if q := strings.TrimSpace(form.Get("search")); q != "" {
 		back.Set("search", q)
@@ -336,17 +324,14 @@ func (a *App) updateStudent(w http.ResponseWriter, r *http.Request, school libra
 	if class == "" {
 		class = "no homeroom"
 	}
-	a.redirect(w, r, to, flash{Kind: "success", Message: fmt.Sprintf("Saved %s: %s.", s.Name, class)})
+	a.succeeded(w, r, to, fmt.Sprintf("Saved %s: %s.", s.Name, class))
 }
 
 // importStudents adds the students of a pasted CSV file (name, email,
 // student_number, grade, homeroom), all or none; every refused line is
 // listed.
 func (a *App) importStudents(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	text := form.Get("csv")
 	var err error
 	var added []user.Account
@@ -363,8 +348,7 @@ func (a *App) importStudents(w http.ResponseWriter, r *http.Request, school libr
 		a.renderStudents(w, r, school, a.statusFor(err), v)
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/students", flash{Kind: "success",
-		Message: fmt.Sprintf("Imported %d %s.", len(added), pluralize(len(added), "student", "students"))})
+	a.succeeded(w, r, schoolPath(school)+"/students", fmt.Sprintf("Imported %d %s.", len(added), pluralize(len(added), "student", "students")))
 }
 
 // lineProblems reads the per-line problems of a refused CSV file
@@ -447,10 +431,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 }
 
 func (a *App) saveSettings(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	fields := errs.FieldErrors{}
 	num := func(field string) int {
 		n, err := atoi(form, field, -1)
@@ -514,7 +495,7 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request, school librar
 		a.renderSettings(w, r, school, a.statusFor(err), st)
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/settings", flash{Kind: "success", Message: "Settings saved."})
+	a.succeeded(w, r, schoolPath(school)+"/settings", "Settings saved.")
 }
 
 // ----- staff accounts -----
@@ -565,10 +546,7 @@ func (a *App) renderAccounts(w http.ResponseWriter, r *http.Request, school libr
 }
 
 func (a *App) invite(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	acct, token, err := a.deps.Library.Staff.Invite(r.Context(), form.Get("email"), school.ID, form.Get("password"), user.Role(form.Get("role")))
 	if err != nil {
 		a.renderAccounts(w, r, school, a.statusFor(err), accountsView{Form: a.refused(r, err, form, "email", "role")})
@@ -582,15 +560,12 @@ func (a *App) invite(w http.ResponseWriter, r *http.Request, school library.Scho
 		a.renderAccounts(w, r, school, http.StatusCreated, v)
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/accounts", flash{Kind: "success", Message: fmt.Sprintf("Added %s as %s.", acct.Email, acct.Role)})
+	a.succeeded(w, r, schoolPath(school)+"/accounts", fmt.Sprintf("Added %s as %s.", acct.Email, acct.Role))
 }
 
 // manage suspends or unsuspends a staff account of this school.
 func (a *App) manage(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	back := schoolPath(school) + "/accounts"
 	id := form.Get("account_id")
 	list, err := a.deps.Library.Staff.Accounts(r.Context(), school.ID)
@@ -608,25 +583,21 @@ func (a *App) manage(w http.ResponseWriter, r *http.Request, school library.Scho
 	}
 	suspend := form.Get("suspended") == "true"
 	acct, err := a.deps.Library.Staff.ManageAccount(r.Context(), id, suspend)
-	if err != nil {
-		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, back, err) {
 		return
 	}
 	word := "Unsuspended"
 	if acct.Suspended {
 		word = "Suspended"
 	}
-	a.redirect(w, r, back, flash{Kind: "success", Message: fmt.Sprintf("%s %s.", word, acct.Email)})
+	a.succeeded(w, r, back, fmt.Sprintf("%s %s.", word, acct.Email))
 }
 
 // unlock lifts the sign-in lock of a student or staff account of the
 // school (the same use case as POST /api/library/accounts/{id}/unlock) and
 // goes back to the page the button was on, with the outcome.
 func (a *App) unlock(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	back := schoolPath(school) + "/students"
 	if form.Get("from") == "accounts" {
 		back = schoolPath(school) + "/accounts"
@@ -638,15 +609,14 @@ func (a *App) unlock(w http.ResponseWriter, r *http.Request, school library.Scho
 		// An admin may unlock anyone, but this page lists this school only.
 		err = user.ErrNotFound(acct.ID)
 	}
-	if err != nil {
-		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, back, err) {
 		return
 	}
 	who := acct.Name
 	if who == "" {
 		who = acct.Email
 	}
-	a.redirect(w, r, back, flash{Kind: "success", Message: fmt.Sprintf("Sign-in unlocked for %s: they can sign in again now.", who)})
+	a.succeeded(w, r, back, fmt.Sprintf("Sign-in unlocked for %s: they can sign in again now.", who))
 }
 
 // ----- accepting an invitation -----
@@ -667,10 +637,7 @@ func (a *App) acceptInvitePage(w http.ResponseWriter, r *http.Request) {
 // code or password shows the form again, empty: the code is a secret and is
 // never written back into the page.
 func (a *App) acceptInvite(w http.ResponseWriter, r *http.Request) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	again := func(status int, st *formState) {
 		a.render(w, r, status, "invite", inviteView{base: a.newBase(r, "Accept an invitation", "invite"), Form: st})
 	}

@@ -61,10 +61,7 @@ func (a *App) renderNotices(w http.ResponseWriter, r *http.Request, school libra
 }
 
 func (a *App) saveNotices(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	fields := errs.FieldErrors{}
 	due, err := atoi(form, "due_soon_days", -1)
 	if err != nil || strings.TrimSpace(form.Get("due_soon_days")) == "" {
@@ -90,7 +87,7 @@ func (a *App) saveNotices(w http.ResponseWriter, r *http.Request, school library
 	if set.Enabled {
 		msg = "Reminder settings saved. Reminders go out each day from " + set.SendAt + "."
 	}
-	a.redirect(w, r, schoolPath(school)+"/notices", flash{Kind: "success", Message: msg})
+	a.succeeded(w, r, schoolPath(school)+"/notices", msg)
 }
 
 // parseSteps reads "1, 7, 14" (commas or spaces) as days.
@@ -107,10 +104,7 @@ func parseSteps(s string) ([]int, bool) {
 }
 
 func (a *App) saveHomerooms(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	var rooms []library.Homeroom
 	var err error
 	for i, line := range strings.Split(form.Get("homerooms"), "\n") {
@@ -132,7 +126,7 @@ func (a *App) saveHomerooms(w http.ResponseWriter, r *http.Request, school libra
 		a.renderNotices(w, r, school, a.statusFor(err), nil, st)
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/notices", flash{Kind: "success", Message: fmt.Sprintf("%d %s saved.", len(rooms), pluralize(len(rooms), "homeroom", "homerooms"))})
+	a.succeeded(w, r, schoolPath(school)+"/notices", fmt.Sprintf("%d %s saved.", len(rooms), pluralize(len(rooms), "homeroom", "homerooms")))
 }
 
 type loanNoticesView struct {

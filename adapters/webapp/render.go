@@ -460,5 +460,22 @@ func (a *App) redirect(w http.ResponseWriter, r *http.Request, to string, f flas
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
+// refusedTo ends a form post the use case refused: back to the page at
+// back, with the refusal as an error flash. It reports whether err was a
+// refusal, so the caller returns.
+func (a *App) refusedTo(w http.ResponseWriter, r *http.Request, back string, err error) bool {
+	if err == nil {
+		return false
+	}
+	a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+	return true
+}
+
+// succeeded ends a form post that did what it asked: back to the page at
+// back, saying so.
+func (a *App) succeeded(w http.ResponseWriter, r *http.Request, back, msg string) {
+	a.redirect(w, r, back, flash{Kind: "success", Message: msg})
+}
+
 // quote puts a title or name in typographic quotes for a message.
 func quote(s string) string { return fmt.Sprintf("“%s”", s) }

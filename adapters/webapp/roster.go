@@ -72,10 +72,7 @@ func (a *App) renderRoster(w http.ResponseWriter, r *http.Request, school librar
 // syncRoster is the sync of a pasted CSV: its dry run shows the report
 // and a form to apply the same file, which applies it all or nothing.
 func (a *App) syncRoster(w http.ResponseWriter, r *http.Request, school library.School, dryRun bool) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	v := rosterView{CSV: form.Get("csv"), Full: form.Get("full") == "on"}
 	var (
 		rep library.RosterReport
@@ -101,10 +98,7 @@ func (a *App) syncRoster(w http.ResponseWriter, r *http.Request, school library.
 
 // rollover moves the students up a year; its dry run shows the plan.
 func (a *App) rollover(w http.ResponseWriter, r *http.Request, school library.School, dryRun bool) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	v := rosterView{Year: strings.TrimSpace(form.Get("school_year")), Leaving: strings.TrimSpace(form.Get("leaving_grade"))}
 	plan, err := a.deps.Library.Students.Rollover(r.Context(), school.ID,
 		service.RolloverInput{SchoolYear: v.Year, LeavingGrade: v.Leaving, DryRun: dryRun})

@@ -109,23 +109,16 @@ func stocktakePath(school library.School, id string) string {
 }
 
 func (a *App) openStocktake(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	st, err := a.deps.Library.Stocktakes.Open(r.Context(), school.ID, form.Get("from"), form.Get("to"))
-	if err != nil {
-		a.redirect(w, r, schoolPath(school)+"/stocktake", flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, schoolPath(school)+"/stocktake", err) {
 		return
 	}
-	a.redirect(w, r, stocktakePath(school, st.ID), flash{Kind: "success", Message: "The stocktake is open: scan the copies on the shelves."})
+	a.succeeded(w, r, stocktakePath(school, st.ID), "The stocktake is open: scan the copies on the shelves.")
 }
 
 func (a *App) scanStocktake(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	id, code := form.Get("stocktake_id"), strings.TrimSpace(form.Get("code"))
 	back := stocktakePath(school, id)
 	if code == "" {
@@ -157,10 +150,7 @@ func scanFlash(res service.ScanResult) flash {
 }
 
 func (a *App) uploadStocktake(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	id, text := form.Get("stocktake_id"), form.Get("codes")
 	res, err := a.deps.Library.Stocktakes.Upload(r.Context(), school.ID, id, []byte(text))
 	if err != nil {
@@ -186,47 +176,35 @@ func (a *App) uploadStocktake(w http.ResponseWriter, r *http.Request, school lib
 }
 
 func (a *App) closeStocktake(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	id := form.Get("stocktake_id")
 	if _, err := a.deps.Library.Stocktakes.Close(r.Context(), school.ID, id); err != nil {
 		a.redirect(w, r, stocktakePath(school, id), flash{Kind: "error", Message: a.messageOf(r, err)})
 		return
 	}
-	a.redirect(w, r, stocktakePath(school, id), flash{Kind: "success", Message: "The stocktake is closed. Its report is below."})
+	a.succeeded(w, r, stocktakePath(school, id), "The stocktake is closed. Its report is below.")
 }
 
 func (a *App) stocktakeCheckIn(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	id := form.Get("stocktake_id")
 	v, err := a.deps.Library.Stocktakes.CheckIn(r.Context(), school.ID, id, form.Get("copy_id"))
-	if err != nil {
-		a.redirect(w, r, stocktakePath(school, id), flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, stocktakePath(school, id), err) {
 		return
 	}
-	a.redirect(w, r, stocktakePath(school, id), flash{Kind: "success",
-		Message: fmt.Sprintf("Checked in %s (%s): its loan is returned.", quote(v.Loan.BookTitle), v.Loan.CopyCode)})
+	a.succeeded(w, r, stocktakePath(school, id), fmt.Sprintf("Checked in %s (%s): its loan is returned.", quote(v.Loan.BookTitle), v.Loan.CopyCode))
 }
 
 func (a *App) stocktakeMarkLost(w http.ResponseWriter, r *http.Request, school library.School) {
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	id := form.Get("stocktake_id")
 	n, err := a.deps.Library.Stocktakes.MarkMissingLost(r.Context(), school.ID, id)
-	if err != nil {
-		a.redirect(w, r, stocktakePath(school, id), flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, stocktakePath(school, id), err) {
 		return
 	}
 	msg := fmt.Sprintf("Marked %d missing %s lost.", n, pluralize(n, "copy", "copies"))
 	if n == 0 {
 		msg = "No missing copies to mark lost."
 	}
-	a.redirect(w, r, stocktakePath(school, id), flash{Kind: "success", Message: msg})
+	a.succeeded(w, r, stocktakePath(school, id), msg)
 }

@@ -126,7 +126,7 @@ func (a *App) Routes() []Route {
 		}
 		return func(name, path string, h schoolHandler, needs ...Permission) Route {
 			return Route{Name: name, Method: method, Path: path, Action: action, Resource: resource, Needs: needs, Public: g == public,
-				MediaType: media, Handle: a.guard(g, needs, h)}
+				MediaType: media, Handle: a.guard(g, needs, media == formMediaType, h)}
 		}
 	}
 	openView := at(http.MethodGet, "", public)
