@@ -52,6 +52,9 @@ func mustParsePages() map[string]*template.Template {
 		"money":  money,
 		"years":  formatYears,
 		"field":  newFormField,
+		"codeField": func(form, focus, hint string) codeField {
+			return codeField{Form: form, Hint: hint, Autofocus: focus == form}
+		},
 	}
 	pages := map[string]*template.Template{}
 	for _, name := range names {
@@ -80,6 +83,13 @@ type formField struct {
 
 func newFormField(f *formState, name, label, id, max, mode string) formField {
 	return formField{Name: name, Label: label, ID: id, Max: max, Mode: mode, Value: f.V(name), Error: f.F(name)}
+}
+
+// codeField is what the desk's "copy-code-field" template needs: the form
+// it belongs to, its hint, and whether the last answer was about that form.
+type codeField struct {
+	Form, Hint string
+	Autofocus  bool
 }
 
 // asset is one embedded static file.
