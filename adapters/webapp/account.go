@@ -30,21 +30,12 @@ type tokenFormView struct {
 }
 
 func (a *App) forgotPasswordPage(w http.ResponseWriter, r *http.Request) {
-	if !a.require(w, r, "request", "auth:password-reset") {
-		return
-	}
 	a.render(w, r, http.StatusOK, "forgot", forgotView{base: a.newBase(r, "Forgot your password?", "forgot")})
 }
 
 // forgotPassword answers alike whether or not an account has the address.
 func (a *App) forgotPassword(w http.ResponseWriter, r *http.Request) {
-	if !a.require(w, r, "request", "auth:password-reset") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	v := forgotView{base: a.newBase(r, "Forgot your password?", "forgot")}
 	if err := a.deps.Identity.RequestPasswordReset(r.Context(), form.Get("email")); err != nil {
 		v.Form = &formState{Values: map[string]string{"email": form.Get("email")}, Fields: fieldErrors(err), Error: a.messageOf(r, err)}
@@ -56,9 +47,6 @@ func (a *App) forgotPassword(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) resetPasswordPage(w http.ResponseWriter, r *http.Request) {
-	if !a.require(w, r, "confirm", "auth:password-reset") {
-		return
-	}
 	a.render(w, r, http.StatusOK, "reset", tokenFormView{base: a.newBase(r, "Choose a new password", "reset"), Token: r.URL.Query().Get("token")})
 }
 
@@ -66,13 +54,7 @@ func (a *App) resetPasswordPage(w http.ResponseWriter, r *http.Request) {
 // refused password shows the form again with the same link's token (it
 // is still usable); a refused token says to ask for a new link.
 func (a *App) resetPassword(w http.ResponseWriter, r *http.Request) {
-	if !a.require(w, r, "confirm", "auth:password-reset") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	token, password := strings.TrimSpace(form.Get("token")), form.Get("password")
 	v := tokenFormView{base: a.newBase(r, "Choose a new password", "reset"), Token: token}
 	if password != form.Get("password_again") {
@@ -95,22 +77,13 @@ func (a *App) resetPassword(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) verifyEmailPage(w http.ResponseWriter, r *http.Request) {
-	if !a.require(w, r, "verify", "auth:account") {
-		return
-	}
 	a.render(w, r, http.StatusOK, "verify", tokenFormView{base: a.newBase(r, "Confirm your account", "verify"), Token: r.URL.Query().Get("token")})
 }
 
 // verifyEmail creates the account of the sign-up and sends its owner to
 // sign in.
 func (a *App) verifyEmail(w http.ResponseWriter, r *http.Request) {
-	if !a.require(w, r, "verify", "auth:account") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	if _, err := a.deps.Identity.ConfirmSignup(r.Context(), strings.TrimSpace(form.Get("token"))); err != nil {
 		a.render(w, r, a.statusFor(err), "verify", tokenFormView{base: a.newBase(r, "Confirm your account", "verify"),
 			Form: &formState{Fields: fieldErrors(err), Error: a.messageOf(r, err)}})
@@ -165,16 +138,9 @@ type passwordView struct {
 	Notice, Failure string
 }
 
-// passwordPage shows the change-password form to a signed-in member; an
-// anonymous visitor is sent to sign in first.
+// passwordPage shows the change-password form to a signed-in member (the
+// guard sends an anonymous visitor to sign in first).
 func (a *App) passwordPage(w http.ResponseWriter, r *http.Request) {
-	if user.PrincipalFrom(r.Context()).IsAnonymous() {
-		http.Redirect(w, r, signInPath, http.StatusSeeOther)
-		return
-	}
-	if !a.require(w, r, "change", "auth:password") {
-		return
-	}
 	v := passwordView{base: a.newBase(r, "Change password", "password")}
 	q := r.URL.Query()
 	v.Failure = passwordOutcomes[q.Get("failed")]

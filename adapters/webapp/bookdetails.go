@@ -82,15 +82,8 @@ func detailsFromForm(form url.Values) (func(library.BookDetails) library.BookDet
 
 // setBookDetails changes a book's catalogue details from the books page:
 // the same use case as PATCH /api/library/books/{id}.
-func (a *App) setBookDetails(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:books") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) setBookDetails(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	back := schoolPath(school) + "/books"
 	if q := form.Get("back_search"); q != "" {
 		back += "?search=" + url.QueryEscape(q)
@@ -100,9 +93,8 @@ func (a *App) setBookDetails(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		b, err = a.deps.Library.Holdings.SetBookDetails(r.Context(), school.ID, form.Get("book_id"), change)
 	}
-	if err != nil {
-		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	a.redirect(w, r, back, flash{Kind: "success", Message: fmt.Sprintf("Saved the details of %s.", quote(b.Title))})
+	a.succeeded(w, r, back, fmt.Sprintf("Saved the details of %s.", quote(b.Title)))
 }

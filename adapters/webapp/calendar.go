@@ -35,11 +35,7 @@ type calendarView struct {
 	Form     *formState
 }
 
-func (a *App) calendar(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:calendar") {
-		return
-	}
+func (a *App) calendar(w http.ResponseWriter, r *http.Request, school library.School) {
 	a.renderCalendar(w, r, school, http.StatusOK, nil, nil)
 }
 
@@ -146,15 +142,8 @@ func boxErrors(fields map[string]string, closureLine []int, termEnds []string) m
 	return out
 }
 
-func (a *App) saveCalendar(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:calendar") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) saveCalendar(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	closures, lines := parseClosures(form.Get("closures"))
 	in := service.CalendarInput{ClosedWeekdays: form["closed_weekdays"], Closures: closures, TermEnds: splitDates(form.Get("term_ends"))}
 	if _, err := a.deps.Library.Schools.PutCalendar(r.Context(), school.ID, in); err != nil {
@@ -163,5 +152,5 @@ func (a *App) saveCalendar(w http.ResponseWriter, r *http.Request) {
 		a.renderCalendar(w, r, school, a.statusFor(err), st, in.ClosedWeekdays)
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/calendar", flash{Kind: "success", Message: "Calendar saved. New loans and renewals follow it."})
+	a.succeeded(w, r, schoolPath(school)+"/calendar", "Calendar saved. New loans and renewals follow it.")
 }

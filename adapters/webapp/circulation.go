@@ -121,16 +121,9 @@ func (a *App) deskFilter(r *http.Request, school library.School) (loanFilterForm
 
 // desk is the school's page: the desk for staff, the own loans for a
 // student.
-func (a *App) desk(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok {
-		return
-	}
+func (a *App) desk(w http.ResponseWriter, r *http.Request, school library.School) {
 	if user.PrincipalFrom(r.Context()).Role == user.RoleStudent {
 		a.studentLoans(w, r, school)
-		return
-	}
-	if !a.require(w, r, "read", "library:loans") {
 		return
 	}
 	a.renderDesk(w, r, school, a.takeFlash(w, r), nil)
@@ -219,9 +212,6 @@ type studentView struct {
 // studentLoans shows a student their own loans, and nobody else's: the
 // same use case as GET /api/library/student/loans.
 func (a *App) studentLoans(w http.ResponseWriter, r *http.Request, school library.School) {
-	if !a.require(w, r, "read", "library:ownloans") {
-		return
-	}
 	loans, err := a.deps.Library.Circulation.StudentLoans(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
@@ -253,15 +243,8 @@ func (a *App) studentLoans(w http.ResponseWriter, r *http.Request, school librar
 
 // checkout lends the copy with the scanned code to the student typed as a
 // number or a name. Several students matching a name get a choice first.
-func (a *App) checkout(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "create", "library:loans") || !a.require(w, r, "read", "library:copies") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) checkout(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	ctx := r.Context()
 	code := strings.TrimSpace(form.Get("code"))
 	query := strings.TrimSpace(form.Get("student"))
@@ -290,9 +273,6 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request) {
 	}
 	if found.Loan != nil {
 		fail(fmt.Sprintf("%s (%s) is already on loan, due %s. Return it first.", quote(found.Book.Title), found.Copy.Code, found.Loan.DueAt))
-		return
-	}
-	if !a.require(w, r, "read", "library:students") {
 		return
 	}
 	// One page of matches is plenty: a longer list asks the librarian to
@@ -383,8 +363,8 @@ func pickStudent(matches []user.Account, query string) *user.Account {
 
 // returnCopy ends the loan of the scanned copy. Scanning a copy that is
 // not on loan (a double scan) changes nothing and says so.
-func (a *App) returnCopy(w http.ResponseWriter, r *http.Request) {
-	scan, ok := a.scanAtDesk(w, r, "return")
+func (a *App) returnCopy(w http.ResponseWriter, r *http.Request, school library.School) {
+	scan, ok := a.scanAtDesk(w, r, school, "return")
 	if !ok {
 		return
 	}
@@ -420,12 +400,12 @@ func (a *App) returnCopy(w http.ResponseWriter, r *http.Request) {
 // renew extends the loan of the scanned copy once. The renewal count seen
 // in the lookup goes with the request, so a second scan of the same copy
 // before the page reloads does not renew twice.
-func (a *App) renew(w http.ResponseWriter, r *http.Request) {
-	scan, ok := a.scanAtDesk(w, r, "renew")
+func (a *App) renew(w http.ResponseWriter, r *http.Request, school library.School) {
+	scan, ok := a.scanAtDesk(w, r, school, "renew")
 	if !ok {
 		return
 	}
-	school, found, back, fail := scan.school, scan.found, scan.back, scan.fail
+	found, back, fail := scan.found, scan.back, scan.fail
 	if found.Loan == nil {
 		fail(fmt.Sprintf("%s (%s) is not on loan, so it cannot be renewed.", quote(found.Book.Title), found.Copy.Code))
 		return
@@ -456,23 +436,17 @@ type deskScan struct {
 	fail   func(msg string)
 }
 
-// scanAtDesk does what the return and renew forms share: the school and
-// the permissions they need, the form, and the copy its code names. When it
+// scanAtDesk does what the return and renew forms share: the form, and
+// the copy its code names in the school. When it
 // reports false, the answer has been written.
-func (a *App) scanAtDesk(w http.ResponseWriter, r *http.Request, focus string) (deskScan, bool) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:loans") || !a.require(w, r, "read", "library:copies") {
-		return deskScan{}, false
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return deskScan{}, false
-	}
+func (a *App) scanAtDesk(w http.ResponseWriter, r *http.Request, school library.School, focus string) (deskScan, bool) {
+	form := r.PostForm
 	scan := deskScan{school: school, form: form, back: schoolPath(school)}
 	scan.fail = func(msg string) {
 		a.redirect(w, r, scan.back, flash{Kind: "error", Message: msg, Focus: focus})
 	}
-	scan.found, ok = a.scanned(r, school, strings.TrimSpace(form.Get("code")), scan.fail)
+	found, ok := a.scanned(r, school, strings.TrimSpace(form.Get("code")), scan.fail)
+	scan.found = found
 	return scan, ok
 }
 

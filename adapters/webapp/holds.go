@@ -56,11 +56,7 @@ type holdsView struct {
 }
 
 // holdsPage is a title's queue: GET .../holds?book_id=.
-func (a *App) holdsPage(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:holds") {
-		return
-	}
+func (a *App) holdsPage(w http.ResponseWriter, r *http.Request, school library.School) {
 	bookID := r.URL.Query().Get("book_id")
 	res, err := a.deps.Library.Holds.Queue(r.Context(), school.ID, service.HoldFilter{BookID: bookID}, service.ListQuery{Page: pageParam(r), Limit: pageSize})
 	if err != nil {
@@ -94,15 +90,8 @@ func (a *App) holdsPage(w http.ResponseWriter, r *http.Request) {
 
 // placeHold places a hold on a title for the student typed as a number or a
 // name (one match, or an exact number or email).
-func (a *App) placeHold(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "create", "library:holds") || !a.require(w, r, "read", "library:students") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) placeHold(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	bookID := strings.TrimSpace(form.Get("book_id"))
 	query := strings.TrimSpace(form.Get("student"))
 	back := schoolPath(school) + "/holds?book_id=" + url.QueryEscape(bookID)
@@ -136,20 +125,13 @@ func (a *App) placeHold(w http.ResponseWriter, r *http.Request) {
 	if v.Status == library.HoldReady {
 		msg += fmt.Sprintf(" Copy %s is put aside for them.", v.CopyCode)
 	}
-	a.redirect(w, r, back, flash{Kind: "success", Message: msg})
+	a.succeeded(w, r, back, msg)
 }
 
 // cancelHold cancels a hold: a student their own (back to their page), a
 // librarian any of the school's (back to the title's queue).
-func (a *App) cancelHold(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "delete", "library:holds") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) cancelHold(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	back := schoolPath(school)
 	if user.PrincipalFrom(r.Context()).Role != user.RoleStudent {
 		back += "/holds"
@@ -158,9 +140,8 @@ func (a *App) cancelHold(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v, err := a.deps.Library.Holds.Cancel(r.Context(), strings.TrimSpace(form.Get("hold_id")))
-	if err != nil {
-		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	a.redirect(w, r, back, flash{Kind: "success", Message: fmt.Sprintf("Cancelled the hold on %s.", quote(v.Book.Title))})
+	a.succeeded(w, r, back, fmt.Sprintf("Cancelled the hold on %s.", quote(v.Book.Title)))
 }

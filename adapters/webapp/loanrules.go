@@ -26,11 +26,7 @@ type loanRulesView struct {
 	Form    *formState
 }
 
-func (a *App) loanRules(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:loanrules") {
-		return
-	}
+func (a *App) loanRules(w http.ResponseWriter, r *http.Request, school library.School) {
 	a.renderLoanRules(w, r, school, http.StatusOK, nil)
 }
 
@@ -112,15 +108,8 @@ func ruleErrors(fields map[string]string, lines []int) string {
 	return strings.Join(msgs, "; ")
 }
 
-func (a *App) saveLoanRules(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:loanrules") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) saveLoanRules(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	rules, lines, problems := parseRuleLines(form.Get("rules"))
 	var err error
 	if len(problems) > 0 {
@@ -134,25 +123,17 @@ func (a *App) saveLoanRules(w http.ResponseWriter, r *http.Request) {
 		a.renderLoanRules(w, r, school, a.statusFor(err), st)
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/loan-rules", flash{Kind: "success", Message: "Loan rules saved. New loans and renewals follow them."})
+	a.succeeded(w, r, schoolPath(school)+"/loan-rules", "Loan rules saved. New loans and renewals follow them.")
 }
 
-func (a *App) setBookCategory(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:books") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) setBookCategory(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	back := schoolPath(school) + "/books"
 	b, err := a.deps.Library.Holdings.SetBookCategory(r.Context(), school.ID, form.Get("book_id"), form.Get("loan_category"))
-	if err != nil {
-		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	a.redirect(w, r, back, flash{Kind: "success", Message: fmt.Sprintf("%s is now %s.", quote(b.Title), categoryLabel(b.LoanCategory))})
+	a.succeeded(w, r, back, fmt.Sprintf("%s is now %s.", quote(b.Title), categoryLabel(b.LoanCategory)))
 }
 
 // categoryLabel names a loan category for the desk.

@@ -17,27 +17,19 @@ import (
 
 // endLoan ends a loan from the desk's table as lost or claims returned:
 // the same use case as PATCH /api/library/loans with those actions.
-func (a *App) endLoan(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:loans") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) endLoan(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	back := schoolPath(school)
 	outcome := form.Get("outcome")
 	v, err := a.deps.Library.Circulation.EndLoan(r.Context(), form.Get("loan_id"), outcome)
-	if err != nil {
-		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, back, err) {
 		return
 	}
 	msg := fmt.Sprintf("%s (%s) is marked lost.", quote(v.Loan.BookTitle), v.Loan.CopyCode)
 	if outcome == library.OutcomeClaimsReturned {
 		msg = fmt.Sprintf("%s (%s): the student says it was returned. The loan is closed and the copy marked as claimed returned.", quote(v.Loan.BookTitle), v.Loan.CopyCode)
 	}
-	a.redirect(w, r, back, flash{Kind: "success", Message: msg})
+	a.succeeded(w, r, back, msg)
 }
 
 // checkInFound puts a lost or claimed copy scanned at the Return form back
@@ -53,9 +45,6 @@ func (a *App) checkInFound(w http.ResponseWriter, r *http.Request, scan deskScan
 	}
 	if c != library.ConditionLost && c != library.ConditionClaimsReturned {
 		return false
-	}
-	if !a.require(w, r, "update", "library:copies") {
-		return true
 	}
 	_, reversed, err := a.deps.Library.Circulation.CheckIn(r.Context(), scan.school.ID, scan.found.Copy.ID)
 	if err != nil {
@@ -90,15 +79,8 @@ func (a *App) returnDamaged(w http.ResponseWriter, r *http.Request, scan deskSca
 }
 
 // repaired puts the scanned damaged copy back on the shelf.
-func (a *App) repaired(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:copies") || !a.require(w, r, "read", "library:copies") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) repaired(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	back := schoolPath(school)
 	fail := func(msg string) { a.redirect(w, r, back, flash{Kind: "error", Message: msg, Focus: "repaired"}) }
 	found, ok := a.scanned(r, school, strings.TrimSpace(form.Get("code")), fail)
@@ -175,11 +157,7 @@ type chargesView struct {
 
 // chargesPage lists the school's charges (a student's with ?student_id=),
 // open ones first by default, with Paid and Waived buttons for librarians.
-func (a *App) chargesPage(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:charges") {
-		return
-	}
+func (a *App) chargesPage(w http.ResponseWriter, r *http.Request, school library.School) {
 	q := r.URL.Query()
 	v := chargesView{Base: schoolPath(school), StudentID: q.Get("student_id"), Status: q.Get("status")}
 	ctx := r.Context()
@@ -237,26 +215,17 @@ func toChargeRow(c service.ChargeView, student string) chargeRow {
 
 // settleCharge records a charge as paid or waived: the same use case as
 // PATCH /api/library/charges/{id}.
-func (a *App) settleCharge(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:charges") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) settleCharge(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	back := schoolPath(school) + "/charges"
 	if sid := form.Get("student_id"); sid != "" {
 		back += "?student_id=" + url.QueryEscape(sid)
 	}
 	v, err := a.deps.Library.Circulation.SettleCharge(r.Context(), school.ID, form.Get("charge_id"), form.Get("action"), form.Get("note"))
-	if err != nil {
-		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	a.redirect(w, r, back, flash{Kind: "success",
-		Message: fmt.Sprintf("The charge of %s for %s is %s.", money(v.Charge.AmountCents, v.Charge.Currency), quote(v.Charge.BookTitle), v.Status)})
+	a.succeeded(w, r, back, fmt.Sprintf("The charge of %s for %s is %s.", money(v.Charge.AmountCents, v.Charge.Currency), quote(v.Charge.BookTitle), v.Status))
 }
 
 // ownCharges are a student's own charges for their page.
@@ -329,15 +298,8 @@ func (a *App) chargeSettingsFromForm(w http.ResponseWriter, r *http.Request, sch
 
 // setBookPrice sets a book's replacement price from the books page: the
 // same use case as PATCH /api/library/books/{id}.
-func (a *App) setBookPrice(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:books") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) setBookPrice(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	back := schoolPath(school) + "/books"
 	cents, ok := parseMoney(form.Get("price_cents"))
 	if !ok {
@@ -345,13 +307,12 @@ func (a *App) setBookPrice(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b, err := a.deps.Library.Holdings.SetBookPrice(r.Context(), school.ID, form.Get("book_id"), cents)
-	if err != nil {
-		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, back, err) {
 		return
 	}
 	msg := fmt.Sprintf("%s now costs %s to replace.", quote(b.Title), money(cents, school.Settings.CurrencyCode()))
 	if cents == 0 {
 		msg = fmt.Sprintf("%s has no price of its own: a lost copy costs the school's default.", quote(b.Title))
 	}
-	a.redirect(w, r, back, flash{Kind: "success", Message: msg})
+	a.succeeded(w, r, back, msg)
 }

@@ -115,11 +115,7 @@ type booksView struct {
 	Lookup    *isbnLookup
 }
 
-func (a *App) books(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:copies") {
-		return
-	}
+func (a *App) books(w http.ResponseWriter, r *http.Request, school library.School) {
 	// A lookup's outcome, found or not, is shown on a page that is itself
 	// fine (200): the librarian reads the message and types the book in.
 	lookup, form := a.lookUpISBN(r, school)
@@ -176,15 +172,8 @@ func codesSentence(copies []library.Copy) string {
 	return s
 }
 
-func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "create", "library:books") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) addBook(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	keys := append([]string{"title", "author", "isbn", "copies", "price_cents", "loan_category", "subjects"}, detailKeys...)
 	n, err := atoi(form, "copies", 1)
 	price, priced := parseMoney(form.Get("price_cents"))
@@ -207,22 +196,15 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request) {
 			if len(copies) > 0 {
 				msg += ": " + codesSentence(copies)
 			}
-			a.redirect(w, r, schoolPath(school)+"/books", flash{Kind: "success", Message: msg + "."})
+			a.succeeded(w, r, schoolPath(school)+"/books", msg+".")
 			return
 		}
 	}
 	a.renderBooks(w, r, school, a.statusFor(err), a.refused(r, err, form, keys...))
 }
 
-func (a *App) addCopies(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "create", "library:copies") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) addCopies(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	back := schoolPath(school) + "/books"
 	n, err := atoi(form, "count", 1)
 	if err == nil {
@@ -267,11 +249,7 @@ type studentsView struct {
 	ImportRows []lineProblem
 }
 
-func (a *App) students(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:students") {
-		return
-	}
+func (a *App) students(w http.ResponseWriter, r *http.Request, school library.School) {
 	v := studentsView{Search: strings.TrimSpace(r.URL.Query().Get("search"))}
 	v.Flash = a.takeFlash(w, r)
 	a.renderStudents(w, r, school, http.StatusOK, v)
@@ -299,15 +277,8 @@ func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school libr
 	a.render(w, r, status, "students", v)
 }
 
-func (a *App) addStudent(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "create", "library:students") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) addStudent(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	s, err := a.deps.Library.Students.Create(r.Context(), school.ID, service.StudentInput{
 		Name: form.Get("name"), Email: form.Get("email"), Password: form.Get("password"), StudentNumber: form.Get("student_number"),
 		Grade: form.Get("grade"), Homeroom: form.Get("homeroom"),
@@ -317,21 +288,14 @@ func (a *App) addStudent(w http.ResponseWriter, r *http.Request) {
 		a.renderStudents(w, r, school, a.statusFor(err), studentsView{Form: a.refused(r, err, form, "name", "email", "student_number", "grade", "homeroom")})
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/students", flash{Kind: "success", Message: fmt.Sprintf("Added %s.", s.Name)})
+	a.succeeded(w, r, schoolPath(school)+"/students", fmt.Sprintf("Added %s.", s.Name))
 }
 
 // updateStudent changes a student's grade and homeroom from the row of the
 // students list (the same use case as PATCH /api/library/students/{id}),
 // and goes back to the same page of the list.
-func (a *App) updateStudent(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:students") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) updateStudent(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	back := url.Values{}
 	if q := strings.TrimSpace(form.Get("search")); q != "" {
 		back.Set("search", q)
@@ -361,21 +325,14 @@ func (a *App) updateStudent(w http.ResponseWriter, r *http.Request) {
 	if class == "" {
 		class = "no homeroom"
 	}
-	a.redirect(w, r, to, flash{Kind: "success", Message: fmt.Sprintf("Saved %s: %s.", s.Name, class)})
+	a.succeeded(w, r, to, fmt.Sprintf("Saved %s: %s.", s.Name, class))
 }
 
 // importStudents adds the students of a pasted CSV file (name, email,
 // student_number, grade, homeroom), all or none; every refused line is
 // listed.
-func (a *App) importStudents(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "import", "library:students") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) importStudents(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	text := form.Get("csv")
 	var err error
 	var added []user.Account
@@ -392,8 +349,7 @@ func (a *App) importStudents(w http.ResponseWriter, r *http.Request) {
 		a.renderStudents(w, r, school, a.statusFor(err), v)
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/students", flash{Kind: "success",
-		Message: fmt.Sprintf("Imported %d %s.", len(added), pluralize(len(added), "student", "students"))})
+	a.succeeded(w, r, schoolPath(school)+"/students", fmt.Sprintf("Imported %d %s.", len(added), pluralize(len(added), "student", "students")))
 }
 
 // lineProblems reads the per-line problems of a refused CSV file
@@ -445,11 +401,7 @@ type settingsView struct {
 	ReadingChecks []string
 }
 
-func (a *App) settings(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:settings") {
-		return
-	}
+func (a *App) settings(w http.ResponseWriter, r *http.Request, school library.School) {
 	a.renderSettings(w, r, school, http.StatusOK, nil)
 }
 
@@ -479,15 +431,8 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 	a.render(w, r, status, "settings", v)
 }
 
-func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:settings") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) saveSettings(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	fields := errs.FieldErrors{}
 	num := func(field string) int {
 		n, err := atoi(form, field, -1)
@@ -551,7 +496,7 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request) {
 		a.renderSettings(w, r, school, a.statusFor(err), st)
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/settings", flash{Kind: "success", Message: "Settings saved."})
+	a.succeeded(w, r, schoolPath(school)+"/settings", "Settings saved.")
 }
 
 // ----- staff accounts -----
@@ -573,11 +518,7 @@ type accountsView struct {
 	InviteToken string // shown once, right after an invitation without password
 }
 
-func (a *App) accounts(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:accounts") {
-		return
-	}
+func (a *App) accounts(w http.ResponseWriter, r *http.Request, school library.School) {
 	v := accountsView{}
 	v.Flash = a.takeFlash(w, r)
 	a.renderAccounts(w, r, school, http.StatusOK, v)
@@ -605,15 +546,8 @@ func (a *App) renderAccounts(w http.ResponseWriter, r *http.Request, school libr
 	a.render(w, r, status, "accounts", v)
 }
 
-func (a *App) invite(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "invite", "library:accounts") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) invite(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	acct, token, err := a.deps.Library.Staff.Invite(r.Context(), form.Get("email"), school.ID, form.Get("password"), user.Role(form.Get("role")))
 	if err != nil {
 		a.renderAccounts(w, r, school, a.statusFor(err), accountsView{Form: a.refused(r, err, form, "email", "role")})
@@ -627,19 +561,12 @@ func (a *App) invite(w http.ResponseWriter, r *http.Request) {
 		a.renderAccounts(w, r, school, http.StatusCreated, v)
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/accounts", flash{Kind: "success", Message: fmt.Sprintf("Added %s as %s.", acct.Email, acct.Role)})
+	a.succeeded(w, r, schoolPath(school)+"/accounts", fmt.Sprintf("Added %s as %s.", acct.Email, acct.Role))
 }
 
 // manage suspends or unsuspends a staff account of this school.
-func (a *App) manage(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "manage", "library:accounts") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) manage(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	back := schoolPath(school) + "/accounts"
 	id := form.Get("account_id")
 	list, err := a.deps.Library.Staff.Accounts(r.Context(), school.ID)
@@ -657,29 +584,21 @@ func (a *App) manage(w http.ResponseWriter, r *http.Request) {
 	}
 	suspend := form.Get("suspended") == "true"
 	acct, err := a.deps.Library.Staff.ManageAccount(r.Context(), id, suspend)
-	if err != nil {
-		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, back, err) {
 		return
 	}
 	word := "Unsuspended"
 	if acct.Suspended {
 		word = "Suspended"
 	}
-	a.redirect(w, r, back, flash{Kind: "success", Message: fmt.Sprintf("%s %s.", word, acct.Email)})
+	a.succeeded(w, r, back, fmt.Sprintf("%s %s.", word, acct.Email))
 }
 
 // unlock lifts the sign-in lock of a student or staff account of the
 // school (the same use case as POST /api/library/accounts/{id}/unlock) and
 // goes back to the page the button was on, with the outcome.
-func (a *App) unlock(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "unlock", "library:accounts") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) unlock(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	back := schoolPath(school) + "/students"
 	if form.Get("from") == "accounts" {
 		back = schoolPath(school) + "/accounts"
@@ -691,15 +610,14 @@ func (a *App) unlock(w http.ResponseWriter, r *http.Request) {
 		// An admin may unlock anyone, but this page lists this school only.
 		err = user.ErrNotFound(acct.ID)
 	}
-	if err != nil {
-		a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, back, err) {
 		return
 	}
 	who := acct.Name
 	if who == "" {
 		who = acct.Email
 	}
-	a.redirect(w, r, back, flash{Kind: "success", Message: fmt.Sprintf("Sign-in unlocked for %s: they can sign in again now.", who)})
+	a.succeeded(w, r, back, fmt.Sprintf("Sign-in unlocked for %s: they can sign in again now.", who))
 }
 
 // ----- accepting an invitation -----
@@ -712,9 +630,6 @@ type inviteView struct {
 // acceptInvitePage shows the form an invited librarian or staff member uses
 // to choose a password. The code travels only in the form's body.
 func (a *App) acceptInvitePage(w http.ResponseWriter, r *http.Request) {
-	if !a.require(w, r, "accept", "auth:invite") {
-		return
-	}
 	a.render(w, r, http.StatusOK, "invite", inviteView{base: a.newBase(r, "Accept an invitation", "invite")})
 }
 
@@ -723,13 +638,7 @@ func (a *App) acceptInvitePage(w http.ResponseWriter, r *http.Request) {
 // code or password shows the form again, empty: the code is a secret and is
 // never written back into the page.
 func (a *App) acceptInvite(w http.ResponseWriter, r *http.Request) {
-	if !a.require(w, r, "accept", "auth:invite") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+	form := r.PostForm
 	again := func(status int, st *formState) {
 		a.render(w, r, status, "invite", inviteView{base: a.newBase(r, "Accept an invitation", "invite"), Form: st})
 	}

@@ -24,11 +24,7 @@ type noticesView struct {
 	Rooms     *formState // the homerooms form
 }
 
-func (a *App) notices(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:notices") {
-		return
-	}
+func (a *App) notices(w http.ResponseWriter, r *http.Request, school library.School) {
 	a.renderNotices(w, r, school, http.StatusOK, nil, nil)
 }
 
@@ -64,15 +60,8 @@ func (a *App) renderNotices(w http.ResponseWriter, r *http.Request, school libra
 	a.render(w, r, status, "notices", v)
 }
 
-func (a *App) saveNotices(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:notices") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) saveNotices(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	fields := errs.FieldErrors{}
 	due, err := atoi(form, "due_soon_days", -1)
 	if err != nil || strings.TrimSpace(form.Get("due_soon_days")) == "" {
@@ -98,7 +87,7 @@ func (a *App) saveNotices(w http.ResponseWriter, r *http.Request) {
 	if set.Enabled {
 		msg = "Reminder settings saved. Reminders go out each day from " + set.SendAt + "."
 	}
-	a.redirect(w, r, schoolPath(school)+"/notices", flash{Kind: "success", Message: msg})
+	a.succeeded(w, r, schoolPath(school)+"/notices", msg)
 }
 
 // parseSteps reads "1, 7, 14" (commas or spaces) as days.
@@ -114,15 +103,8 @@ func parseSteps(s string) ([]int, bool) {
 	return out, false
 }
 
-func (a *App) saveHomerooms(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "update", "library:homerooms") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+func (a *App) saveHomerooms(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	var rooms []library.Homeroom
 	var err error
 	for i, line := range strings.Split(form.Get("homerooms"), "\n") {
@@ -144,7 +126,7 @@ func (a *App) saveHomerooms(w http.ResponseWriter, r *http.Request) {
 		a.renderNotices(w, r, school, a.statusFor(err), nil, st)
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/notices", flash{Kind: "success", Message: fmt.Sprintf("%d %s saved.", len(rooms), pluralize(len(rooms), "homeroom", "homerooms"))})
+	a.succeeded(w, r, schoolPath(school)+"/notices", fmt.Sprintf("%d %s saved.", len(rooms), pluralize(len(rooms), "homeroom", "homerooms")))
 }
 
 type loanNoticesView struct {
@@ -154,11 +136,7 @@ type loanNoticesView struct {
 	Notices []library.Notice
 }
 
-func (a *App) loanNotices(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:notices") {
-		return
-	}
+func (a *App) loanNotices(w http.ResponseWriter, r *http.Request, school library.School) {
 	id := mux.Vars(r)["id"]
 	list, err := a.deps.Library.Notices.LoanNotices(r.Context(), id)
 	if err != nil {

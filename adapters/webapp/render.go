@@ -53,6 +53,9 @@ func mustParsePages() map[string]*template.Template {
 		"money":  money,
 		"years":  formatYears,
 		"field":  newFormField,
+		"codeField": func(form, focus, hint string) codeField {
+			return codeField{Form: form, Hint: hint, Autofocus: focus == form}
+		},
 	}
 	pages := map[string]*template.Template{}
 	for _, name := range names {
@@ -81,6 +84,13 @@ type formField struct {
 
 func newFormField(f *formState, name, label, id, max, mode string) formField {
 	return formField{Name: name, Label: label, ID: id, Max: max, Mode: mode, Value: f.V(name), Error: f.F(name)}
+}
+
+// codeField is what the desk's "copy-code-field" template needs: the form
+// it belongs to, its hint, and whether the last answer was about that form.
+type codeField struct {
+	Form, Hint string
+	Autofocus  bool
 }
 
 // asset is one embedded static file.
@@ -258,22 +268,6 @@ func (a *App) require(w http.ResponseWriter, r *http.Request, action, resource s
 	}
 	a.errorPage(w, r, http.StatusForbidden, nil)
 	return false
-}
-
-// school resolves the page's {domain} for the signed-in caller. An
-// anonymous visitor is sent to the sign-in form; an unknown domain and
-// another school's domain get the same 404 page.
-func (a *App) school(w http.ResponseWriter, r *http.Request) (library.School, bool) {
-	if user.PrincipalFrom(r.Context()).IsAnonymous() {
-		http.Redirect(w, r, signInPath, http.StatusSeeOther)
-		return library.School{}, false
-	}
-	s, err := a.deps.Library.Schools.ByDomain(r.Context(), mux.Vars(r)["domain"])
-	if err != nil {
-		a.fail(w, r, err)
-		return library.School{}, false
-	}
-	return s, true
 }
 
 // ----- errors -----
@@ -471,6 +465,23 @@ func decodeFlash(v string) *flash {
 func (a *App) redirect(w http.ResponseWriter, r *http.Request, to string, f flash) {
 	a.setFlash(w, f)
 	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// refusedTo ends a form post the use case refused: back to the page at
+// back, with the refusal as an error flash. It reports whether err was a
+// refusal, so the caller returns.
+func (a *App) refusedTo(w http.ResponseWriter, r *http.Request, back string, err error) bool {
+	if err == nil {
+		return false
+	}
+	a.redirect(w, r, back, flash{Kind: "error", Message: a.messageOf(r, err)})
+	return true
+}
+
+// succeeded ends a form post that did what it asked: back to the page at
+// back, saying so.
+func (a *App) succeeded(w http.ResponseWriter, r *http.Request, back, msg string) {
+	a.redirect(w, r, back, flash{Kind: "success", Message: msg})
 }
 
 // quote puts a title or name in typographic quotes for a message.

@@ -87,11 +87,7 @@ type reportsView struct {
 // CSV has them all).
 const reportsPageTitles = 20
 
-func (a *App) reports(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:reports") {
-		return
-	}
+func (a *App) reports(w http.ResponseWriter, r *http.Request, school library.School) {
 	q := r.URL.Query()
 	v := reportsView{base: a.schoolBase(r, school, "Reports", "reports"), Base: schoolPath(school),
 		From: q.Get("from"), To: q.Get("to")}

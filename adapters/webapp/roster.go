@@ -41,11 +41,7 @@ type leaverRow struct {
 	Books                             []string
 }
 
-func (a *App) rosterPage(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "leavers", "library:students") {
-		return
-	}
+func (a *App) rosterPage(w http.ResponseWriter, r *http.Request, school library.School) {
 	v := rosterView{}
 	v.Flash = a.takeFlash(w, r)
 	a.renderRoster(w, r, school, http.StatusOK, v)
@@ -73,26 +69,10 @@ func (a *App) renderRoster(w http.ResponseWriter, r *http.Request, school librar
 	a.render(w, r, status, "roster", v)
 }
 
-// checkRoster is the sync's dry run: the report, and a form to apply the
-// same file.
-func (a *App) checkRoster(w http.ResponseWriter, r *http.Request) {
-	a.syncRoster(w, r, true)
-}
-
-// applyRoster applies a checked roster, all or nothing.
-func (a *App) applyRoster(w http.ResponseWriter, r *http.Request) {
-	a.syncRoster(w, r, false)
-}
-
-func (a *App) syncRoster(w http.ResponseWriter, r *http.Request, dryRun bool) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "sync", "library:students") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+// syncRoster is the sync of a pasted CSV: its dry run shows the report
+// and a form to apply the same file, which applies it all or nothing.
+func (a *App) syncRoster(w http.ResponseWriter, r *http.Request, school library.School, dryRun bool) {
+	form := r.PostForm
 	v := rosterView{CSV: form.Get("csv"), Full: form.Get("full") == "on"}
 	var (
 		rep library.RosterReport
@@ -105,13 +85,7 @@ func (a *App) syncRoster(w http.ResponseWriter, r *http.Request, dryRun bool) {
 			service.SyncInput{RosterUpload: service.RosterUpload{CSV: []byte(v.CSV)}, Full: v.Full, DryRun: dryRun})
 	}
 	if err != nil {
-		v.SyncErr, v.SyncRows = a.messageOf(r, err), lineProblems(err)
-		if e, ok := errs.As(err); ok {
-			if report, ok := e.Details["report"].(library.RosterReport); ok {
-				v.Report = &report
-			}
-		}
-		a.renderRoster(w, r, school, a.statusFor(err), v)
+		a.refuseSync(w, r, school, v, err)
 		return
 	}
 	if dryRun {
@@ -119,24 +93,12 @@ func (a *App) syncRoster(w http.ResponseWriter, r *http.Request, dryRun bool) {
 		a.renderRoster(w, r, school, http.StatusOK, v)
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/roster", flash{Kind: "success", Message: fmt.Sprintf(
-		"Roster synced: %d added, %d changed, %d made inactive.", len(rep.Added), len(rep.Changed), len(rep.Deactivated))})
+	a.redirect(w, r, schoolPath(school)+"/roster", syncedFlash(rep))
 }
 
-// checkRollover is the rollover's dry run; runRollover runs it.
-func (a *App) checkRollover(w http.ResponseWriter, r *http.Request) { a.rollover(w, r, true) }
-
-func (a *App) runRollover(w http.ResponseWriter, r *http.Request) { a.rollover(w, r, false) }
-
-func (a *App) rollover(w http.ResponseWriter, r *http.Request, dryRun bool) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "rollover", "library:students") {
-		return
-	}
-	form, ok := a.form(w, r)
-	if !ok {
-		return
-	}
+// rollover moves the students up a year; its dry run shows the plan.
+func (a *App) rollover(w http.ResponseWriter, r *http.Request, school library.School, dryRun bool) {
+	form := r.PostForm
 	v := rosterView{Year: strings.TrimSpace(form.Get("school_year")), Leaving: strings.TrimSpace(form.Get("leaving_grade"))}
 	plan, err := a.deps.Library.Students.Rollover(r.Context(), school.ID,
 		service.RolloverInput{SchoolYear: v.Year, LeavingGrade: v.Leaving, DryRun: dryRun})
@@ -157,18 +119,10 @@ func (a *App) rollover(w http.ResponseWriter, r *http.Request, dryRun bool) {
 		"Rolled over %s: %d moved up, %d left (%s), %d not read.", plan.SchoolYear, len(plan.Promoted), len(plan.Leaving), plan.LeavingGrade, len(plan.Unreadable))})
 }
 
-// checkOneRoster is the dry run of a OneRoster 1.1 zip chosen at the
-// desk; applyOneRoster applies the zip the check carried (base64 in the
-// apply form), re-read and re-checked, all or nothing.
-func (a *App) checkOneRoster(w http.ResponseWriter, r *http.Request) { a.syncOneRoster(w, r, true) }
-
-func (a *App) applyOneRoster(w http.ResponseWriter, r *http.Request) { a.syncOneRoster(w, r, false) }
-
-func (a *App) syncOneRoster(w http.ResponseWriter, r *http.Request, dryRun bool) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "sync", "library:students") {
-		return
-	}
+// syncOneRoster checks a OneRoster 1.1 zip chosen at the desk (the dry
+// run), or applies the zip the check carried (base64 in the apply form),
+// re-read and re-checked, all or nothing.
+func (a *App) syncOneRoster(w http.ResponseWriter, r *http.Request, school library.School, dryRun bool) {
 	// base64 makes the carried zip a third larger than the cap.
 	r.Body = http.MaxBytesReader(w, r.Body, library.MaxRosterBytes*3/2)
 	v := rosterView{}
@@ -179,24 +133,34 @@ func (a *App) syncOneRoster(w http.ResponseWriter, r *http.Request, dryRun bool)
 		rep, err = a.deps.Library.Students.Sync(r.Context(), school.ID,
 			service.SyncInput{RosterUpload: service.RosterUpload{Zip: zipped}, Full: v.Full, DryRun: dryRun})
 		if err == nil && !dryRun {
-			a.redirect(w, r, schoolPath(school)+"/roster", flash{Kind: "success", Message: fmt.Sprintf(
-				"Roster synced: %d added, %d changed, %d made inactive.", len(rep.Added), len(rep.Changed), len(rep.Deactivated))})
+			a.redirect(w, r, schoolPath(school)+"/roster", syncedFlash(rep))
 			return
 		}
 		v.Report, v.ZipB64 = &rep, base64.StdEncoding.EncodeToString(zipped)
 	}
 	if err != nil {
 		v.Report, v.ZipB64 = nil, ""
-		v.SyncErr, v.SyncRows = a.messageOf(r, err), lineProblems(err)
-		if e, ok := errs.As(err); ok {
-			if report, ok := e.Details["report"].(library.RosterReport); ok {
-				v.Report = &report
-			}
-		}
-		a.renderRoster(w, r, school, a.statusFor(err), v)
+		a.refuseSync(w, r, school, v, err)
 		return
 	}
 	a.renderRoster(w, r, school, http.StatusOK, v)
+}
+
+// refuseSync shows the roster page again with a refused sync's message,
+// its problem lines and the report the refusal carries.
+func (a *App) refuseSync(w http.ResponseWriter, r *http.Request, school library.School, v rosterView, err error) {
+	v.SyncErr, v.SyncRows = a.messageOf(r, err), lineProblems(err)
+	if e, ok := errs.As(err); ok {
+		if report, ok := e.Details["report"].(library.RosterReport); ok {
+			v.Report = &report
+		}
+	}
+	a.renderRoster(w, r, school, a.statusFor(err), v)
+}
+
+func syncedFlash(rep library.RosterReport) flash {
+	return flash{Kind: "success", Message: fmt.Sprintf(
+		"Roster synced: %d added, %d changed, %d made inactive.", len(rep.Added), len(rep.Changed), len(rep.Deactivated))}
 }
 
 // readDeskZip reads the zip of a OneRoster form: the chosen file for a

@@ -59,11 +59,7 @@ func toStocktakeRow(v service.StocktakeView) stocktakeRow {
 		Opened: st.OpenedAt.Format("2006-01-02 15:04")}
 }
 
-func (a *App) stocktakePage(w http.ResponseWriter, r *http.Request) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, "read", "library:stocktakes") {
-		return
-	}
+func (a *App) stocktakePage(w http.ResponseWriter, r *http.Request, school library.School) {
 	var v stocktakeView
 	v.Flash = a.takeFlash(w, r)
 	a.renderStocktake(w, r, school, http.StatusOK, r.URL.Query().Get("id"), v)
@@ -112,35 +108,17 @@ func stocktakePath(school library.School, id string) string {
 	return schoolPath(school) + "/stocktake?id=" + url.QueryEscape(id)
 }
 
-// stocktakeForm starts a stocktake form post: the school, the permission
-// and the form, with the stocktake it names.
-func (a *App) stocktakeForm(w http.ResponseWriter, r *http.Request, action string) (library.School, url.Values, bool) {
-	school, ok := a.school(w, r)
-	if !ok || !a.require(w, r, action, "library:stocktakes") {
-		return library.School{}, nil, false
-	}
-	form, ok := a.form(w, r)
-	return school, form, ok
-}
-
-func (a *App) openStocktake(w http.ResponseWriter, r *http.Request) {
-	school, form, ok := a.stocktakeForm(w, r, "create")
-	if !ok {
-		return
-	}
+func (a *App) openStocktake(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	st, err := a.deps.Library.Stocktakes.Open(r.Context(), school.ID, form.Get("from"), form.Get("to"))
-	if err != nil {
-		a.redirect(w, r, schoolPath(school)+"/stocktake", flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, schoolPath(school)+"/stocktake", err) {
 		return
 	}
-	a.redirect(w, r, stocktakePath(school, st.ID), flash{Kind: "success", Message: "The stocktake is open: scan the copies on the shelves."})
+	a.succeeded(w, r, stocktakePath(school, st.ID), "The stocktake is open: scan the copies on the shelves.")
 }
 
-func (a *App) scanStocktake(w http.ResponseWriter, r *http.Request) {
-	school, form, ok := a.stocktakeForm(w, r, "scan")
-	if !ok {
-		return
-	}
+func (a *App) scanStocktake(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	id, code := form.Get("stocktake_id"), strings.TrimSpace(form.Get("code"))
 	back := stocktakePath(school, id)
 	if code == "" {
@@ -171,11 +149,8 @@ func scanFlash(res service.ScanResult) flash {
 	return f
 }
 
-func (a *App) uploadStocktake(w http.ResponseWriter, r *http.Request) {
-	school, form, ok := a.stocktakeForm(w, r, "scan")
-	if !ok {
-		return
-	}
+func (a *App) uploadStocktake(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	id, text := form.Get("stocktake_id"), form.Get("codes")
 	res, err := a.deps.Library.Stocktakes.Upload(r.Context(), school.ID, id, []byte(text))
 	if err != nil {
@@ -200,48 +175,36 @@ func (a *App) uploadStocktake(w http.ResponseWriter, r *http.Request) {
 	a.redirect(w, r, stocktakePath(school, id), flash{Kind: kind, Message: msg})
 }
 
-func (a *App) closeStocktake(w http.ResponseWriter, r *http.Request) {
-	school, form, ok := a.stocktakeForm(w, r, "update")
-	if !ok {
-		return
-	}
+func (a *App) closeStocktake(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	id := form.Get("stocktake_id")
 	if _, err := a.deps.Library.Stocktakes.Close(r.Context(), school.ID, id); err != nil {
 		a.redirect(w, r, stocktakePath(school, id), flash{Kind: "error", Message: a.messageOf(r, err)})
 		return
 	}
-	a.redirect(w, r, stocktakePath(school, id), flash{Kind: "success", Message: "The stocktake is closed. Its report is below."})
+	a.succeeded(w, r, stocktakePath(school, id), "The stocktake is closed. Its report is below.")
 }
 
-func (a *App) stocktakeCheckIn(w http.ResponseWriter, r *http.Request) {
-	school, form, ok := a.stocktakeForm(w, r, "update")
-	if !ok {
-		return
-	}
+func (a *App) stocktakeCheckIn(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	id := form.Get("stocktake_id")
 	v, err := a.deps.Library.Stocktakes.CheckIn(r.Context(), school.ID, id, form.Get("copy_id"))
-	if err != nil {
-		a.redirect(w, r, stocktakePath(school, id), flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, stocktakePath(school, id), err) {
 		return
 	}
-	a.redirect(w, r, stocktakePath(school, id), flash{Kind: "success",
-		Message: fmt.Sprintf("Checked in %s (%s): its loan is returned.", quote(v.Loan.BookTitle), v.Loan.CopyCode)})
+	a.succeeded(w, r, stocktakePath(school, id), fmt.Sprintf("Checked in %s (%s): its loan is returned.", quote(v.Loan.BookTitle), v.Loan.CopyCode))
 }
 
-func (a *App) stocktakeMarkLost(w http.ResponseWriter, r *http.Request) {
-	school, form, ok := a.stocktakeForm(w, r, "update")
-	if !ok {
-		return
-	}
+func (a *App) stocktakeMarkLost(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
 	id := form.Get("stocktake_id")
 	n, err := a.deps.Library.Stocktakes.MarkMissingLost(r.Context(), school.ID, id)
-	if err != nil {
-		a.redirect(w, r, stocktakePath(school, id), flash{Kind: "error", Message: a.messageOf(r, err)})
+	if a.refusedTo(w, r, stocktakePath(school, id), err) {
 		return
 	}
 	msg := fmt.Sprintf("Marked %d missing %s lost.", n, pluralize(n, "copy", "copies"))
 	if n == 0 {
 		msg = "No missing copies to mark lost."
 	}
-	a.redirect(w, r, stocktakePath(school, id), flash{Kind: "success", Message: msg})
+	a.succeeded(w, r, stocktakePath(school, id), msg)
 }

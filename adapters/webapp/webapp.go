@@ -4,13 +4,15 @@
 // accounts, and a public catalog page.
 //
 // The pages call the same use cases as the JSON API (service.Library) and
-// ask the same Ladon policies: every page route has its own permission
-// (view on web:pages, submit on web:forms, open to everyone so that a page
-// can send an anonymous visitor to the sign-in form), and every page then
-// asks the Authorizer for the permission of the equivalent JSON route
-// (check-out asks create on library:loans). The routes are served through
-// the shared edge, adapters/httpedge (see EdgeRoutes), which authenticates
-// the cookie session and applies the CSRF rule to every form post.
+// ask the same Ladon policies. Each line of the route table (Routes) names
+// the page's handler, its own permission (view on web:pages, submit on
+// web:forms, open to everyone so that a page can send an anonymous visitor
+// to the sign-in form) and what the page needs beyond it: the permissions
+// of the equivalent JSON routes (check-out needs create on library:loans).
+// One guard (guard.go) asks those before the page runs; no handler asks
+// for a permission. The routes are served through the shared edge,
+// adapters/httpedge (see EdgeRoutes), which authenticates the cookie
+// session and applies the CSRF rule to every form post.
 //
 // Every page works without JavaScript; app.js only adds conveniences
 // (student suggestions, reading a CSV file into the import box, one submit
@@ -54,6 +56,13 @@ type Route struct {
 	Path     string // gorilla/mux template
 	Action   string
 	Resource string
+	// Needs are the permissions of the equivalent JSON route, which the
+	// page asks after the route's own: the first one refused answers the
+	// 403 page and the page does not run.
+	Needs []Permission
+	// Public marks a page that needs nothing beyond the route's own
+	// permission (sign-in, assets); every other route names its Needs.
+	Public bool
 	// MediaType is the body type of a form post; empty for GET.
 	MediaType string
 	Handle    http.HandlerFunc
@@ -107,88 +116,102 @@ func (a *App) EdgeRoutes() []httpedge.Route {
 	return out
 }
 
-// Routes lists the page routes. The static assets come first so that
+// Routes lists the page routes, each with what its guard asks before the
+// page runs (guard.go). The static assets come first so that
 // /library/assets/... is never read as a school domain.
 func (a *App) Routes() []Route {
-	view := func(name, path string, fn http.HandlerFunc) Route {
-		return Route{Name: name, Method: http.MethodGet, Path: path, Action: actionView, Resource: resourcePages, Handle: fn}
+	// at makes the routes of one method, body type and gate.
+	at := func(method, media string, g gate) func(name, path string, h schoolHandler, needs ...Permission) Route {
+		action, resource := actionView, resourcePages
+		if method == http.MethodPost {
+			action, resource = actionSubmit, resourceForms
+		}
+		return func(name, path string, h schoolHandler, needs ...Permission) Route {
+			return Route{Name: name, Method: method, Path: path, Action: action, Resource: resource, Needs: needs, Public: g == public,
+				MediaType: media, Handle: a.guard(g, needs, media == formMediaType, h)}
+		}
 	}
-	// upload is a form post with a file (multipart/form-data).
-	upload := func(name, path string, fn http.HandlerFunc) Route {
-		return Route{Name: name, Method: http.MethodPost, Path: path, Action: actionSubmit, Resource: resourceForms, MediaType: "multipart/form-data", Handle: fn}
-	}
-	submit := func(name, path string, fn http.HandlerFunc) Route {
-		return Route{Name: name, Method: http.MethodPost, Path: path, Action: actionSubmit, Resource: resourceForms, MediaType: formMediaType, Handle: fn}
-	}
+	openView := at(http.MethodGet, "", public)
+	view, submit := at(http.MethodGet, "", anyone), at(http.MethodPost, formMediaType, anyone)
+	memberView := at(http.MethodGet, "", member)
+	// page, post and upload (a form post with a file) are a school's
+	// pages, for a member of the school (or an admin).
+	page, post := at(http.MethodGet, "", atSchool), at(http.MethodPost, formMediaType, atSchool)
+	upload := at(http.MethodPost, "multipart/form-data", atSchool)
+	uploadHoldings := at(http.MethodPost, holdingsUploadMediaType, atSchool)
 	const school = "/library/{domain}"
 	return []Route{
-		view("web.assets", "/library/assets/{name}", a.asset),
-		view("web.signin", signInPath, a.signIn),
+		openView("web.assets", "/library/assets/{name}", plain(a.asset)),
+		openView("web.signin", signInPath, plain(a.signIn)),
 		// Before the school pages: "invite" is not a domain (no dot).
-		view("web.invite", signInPath+"/invite", a.acceptInvitePage),
-		submit("web.invite.accept", signInPath+"/invite", a.acceptInvite),
+		view("web.invite", signInPath+"/invite", plain(a.acceptInvitePage), need("accept", "auth:invite")),
+		submit("web.invite.accept", signInPath+"/invite", plain(a.acceptInvite), need("accept", "auth:invite")),
 		// The form posts to POST /api/auth/password, which sends the
 		// browser back here with the outcome.
-		view("web.password", signInPath+"/password", a.passwordPage),
-		view("web.forgotPassword", forgotPasswordPath, a.forgotPasswordPage),
-		submit("web.forgotPassword.send", forgotPasswordPath, a.forgotPassword),
-		view("web.resetPassword", resetPasswordPath, a.resetPasswordPage),
-		submit("web.resetPassword.save", resetPasswordPath, a.resetPassword),
-		view("web.verifyEmail", verifyEmailPath, a.verifyEmailPage),
-		submit("web.verifyEmail.confirm", verifyEmailPath, a.verifyEmail),
-		view("web.desk", school, a.desk),
-		submit("web.checkout", school+"/checkout", a.checkout),
-		submit("web.return", school+"/return", a.returnCopy),
-		submit("web.renew", school+"/renew", a.renew),
-		submit("web.loans.end", school+"/loans/end", a.endLoan),
-		submit("web.repaired", school+"/repaired", a.repaired),
-		view("web.charges", school+"/charges", a.chargesPage),
-		submit("web.charges.settle", school+"/charges/settle", a.settleCharge),
-		view("web.books", school+"/books", a.books),
-		submit("web.books.add", school+"/books", a.addBook),
-		submit("web.copies.add", school+"/copies", a.addCopies),
-		submit("web.books.category", school+"/books/category", a.setBookCategory),
-		view("web.holds", school+"/holds", a.holdsPage),
-		submit("web.holds.place", school+"/holds", a.placeHold),
-		submit("web.holds.cancel", school+"/holds/cancel", a.cancelHold),
-		submit("web.books.price", school+"/books/price", a.setBookPrice),
-		submit("web.books.details", school+"/books/details", a.setBookDetails),
-		view("web.holdings", school+"/holdings", a.holdingsPage),
-		{Name: "web.holdings.import", Method: http.MethodPost, Path: school + "/holdings/import", Action: actionSubmit, Resource: resourceForms,
-			MediaType: holdingsUploadMediaType, Handle: a.importHoldingsForm},
-		view("web.students", school+"/students", a.students),
-		submit("web.students.add", school+"/students", a.addStudent),
-		submit("web.students.import", school+"/students/import", a.importStudents),
-		submit("web.students.update", school+"/students/update", a.updateStudent),
-		view("web.roster", school+"/roster", a.rosterPage),
-		submit("web.roster.check", school+"/roster/check", a.checkRoster),
-		submit("web.roster.sync", school+"/roster/sync", a.applyRoster),
-		upload("web.roster.checkOneRoster", school+"/roster/oneroster/check", a.checkOneRoster),
-		upload("web.roster.syncOneRoster", school+"/roster/oneroster/sync", a.applyOneRoster),
-		submit("web.rollover.check", school+"/roster/rollover/check", a.checkRollover),
-		submit("web.rollover.run", school+"/roster/rollover", a.runRollover),
-		view("web.settings", school+"/settings", a.settings),
-		submit("web.settings.save", school+"/settings", a.saveSettings),
-		view("web.calendar", school+"/calendar", a.calendar),
-		submit("web.calendar.save", school+"/calendar", a.saveCalendar),
-		view("web.loanRules", school+"/loan-rules", a.loanRules),
-		submit("web.loanRules.save", school+"/loan-rules", a.saveLoanRules),
-		view("web.reports", school+"/reports", a.reports),
-		view("web.accounts", school+"/accounts", a.accounts),
-		submit("web.accounts.invite", school+"/accounts/invite", a.invite),
-		submit("web.accounts.manage", school+"/accounts/manage", a.manage),
-		submit("web.accounts.unlock", school+"/accounts/unlock", a.unlock),
-		view("web.notices", school+"/notices", a.notices),
-		submit("web.notices.save", school+"/notices", a.saveNotices),
-		submit("web.homerooms.save", school+"/homerooms", a.saveHomerooms),
-		view("web.loan.notices", school+"/loans/{id}/notices", a.loanNotices),
-		view("web.catalog", school+"/catalog", a.catalog),
-		view("web.stocktake", school+"/stocktake", a.stocktakePage),
-		submit("web.stocktake.open", school+"/stocktake", a.openStocktake),
-		submit("web.stocktake.scan", school+"/stocktake/scan", a.scanStocktake),
-		submit("web.stocktake.upload", school+"/stocktake/upload", a.uploadStocktake),
-		submit("web.stocktake.close", school+"/stocktake/close", a.closeStocktake),
-		submit("web.stocktake.checkIn", school+"/stocktake/check-in", a.stocktakeCheckIn),
-		submit("web.stocktake.markLost", school+"/stocktake/mark-lost", a.stocktakeMarkLost),
+		memberView("web.password", signInPath+"/password", plain(a.passwordPage), need("change", "auth:password")),
+		view("web.forgotPassword", forgotPasswordPath, plain(a.forgotPasswordPage), need("request", "auth:password-reset")),
+		submit("web.forgotPassword.send", forgotPasswordPath, plain(a.forgotPassword), need("request", "auth:password-reset")),
+		view("web.resetPassword", resetPasswordPath, plain(a.resetPasswordPage), need("confirm", "auth:password-reset")),
+		submit("web.resetPassword.save", resetPasswordPath, plain(a.resetPassword), need("confirm", "auth:password-reset")),
+		view("web.verifyEmail", verifyEmailPath, plain(a.verifyEmailPage), need("verify", "auth:account")),
+		submit("web.verifyEmail.confirm", verifyEmailPath, plain(a.verifyEmail), need("verify", "auth:account")),
+		// The desk for staff, the own loans for a student.
+		page("web.desk", school, a.desk, need("read", "library:loans").of(staff), need("read", "library:ownloans").of(students)),
+		// Check-out looks the student up by number or name.
+		post("web.checkout", school+"/checkout", a.checkout, need("create", "library:loans"), need("read", "library:copies"), need("read", "library:students")),
+		// Return also puts a lost or claimed-returned copy back on the shelf.
+		post("web.return", school+"/return", a.returnCopy, need("update", "library:loans"), need("read", "library:copies"), need("update", "library:copies")),
+		post("web.renew", school+"/renew", a.renew, need("update", "library:loans"), need("read", "library:copies")),
+		post("web.loans.end", school+"/loans/end", a.endLoan, need("update", "library:loans")),
+		post("web.repaired", school+"/repaired", a.repaired, need("update", "library:copies"), need("read", "library:copies")),
+		page("web.charges", school+"/charges", a.chargesPage, need("read", "library:charges")),
+		post("web.charges.settle", school+"/charges/settle", a.settleCharge, need("update", "library:charges")),
+		page("web.books", school+"/books", a.books, need("read", "library:copies")),
+		post("web.books.add", school+"/books", a.addBook, need("create", "library:books")),
+		post("web.copies.add", school+"/copies", a.addCopies, need("create", "library:copies")),
+		post("web.books.category", school+"/books/category", a.setBookCategory, need("update", "library:books")),
+		page("web.holds", school+"/holds", a.holdsPage, need("read", "library:holds")),
+		post("web.holds.place", school+"/holds", a.placeHold, need("create", "library:holds"), need("read", "library:students")),
+		post("web.holds.cancel", school+"/holds/cancel", a.cancelHold, need("delete", "library:holds")),
+		post("web.books.price", school+"/books/price", a.setBookPrice, need("update", "library:books")),
+		post("web.books.details", school+"/books/details", a.setBookDetails, need("update", "library:books")),
+		page("web.holdings", school+"/holdings", a.holdingsPage, need("export", "library:holdings")),
+		uploadHoldings("web.holdings.import", school+"/holdings/import", a.importHoldingsForm, need("import", "library:holdings")),
+		page("web.students", school+"/students", a.students, need("read", "library:students")),
+		post("web.students.add", school+"/students", a.addStudent, need("create", "library:students")),
+		post("web.students.import", school+"/students/import", a.importStudents, need("import", "library:students")),
+		post("web.students.update", school+"/students/update", a.updateStudent, need("update", "library:students")),
+		page("web.roster", school+"/roster", a.rosterPage, need("leavers", "library:students")),
+		post("web.roster.check", school+"/roster/check", checkOrApply(a.syncRoster, true), need("sync", "library:students")),
+		post("web.roster.sync", school+"/roster/sync", checkOrApply(a.syncRoster, false), need("sync", "library:students")),
+		upload("web.roster.checkOneRoster", school+"/roster/oneroster/check", checkOrApply(a.syncOneRoster, true), need("sync", "library:students")),
+		upload("web.roster.syncOneRoster", school+"/roster/oneroster/sync", checkOrApply(a.syncOneRoster, false), need("sync", "library:students")),
+		post("web.rollover.check", school+"/roster/rollover/check", checkOrApply(a.rollover, true), need("rollover", "library:students")),
+		post("web.rollover.run", school+"/roster/rollover", checkOrApply(a.rollover, false), need("rollover", "library:students")),
+		page("web.settings", school+"/settings", a.settings, need("read", "library:settings")),
+		post("web.settings.save", school+"/settings", a.saveSettings, need("update", "library:settings")),
+		page("web.calendar", school+"/calendar", a.calendar, need("read", "library:calendar")),
+		post("web.calendar.save", school+"/calendar", a.saveCalendar, need("update", "library:calendar")),
+		page("web.loanRules", school+"/loan-rules", a.loanRules, need("read", "library:loanrules")),
+		post("web.loanRules.save", school+"/loan-rules", a.saveLoanRules, need("update", "library:loanrules")),
+		page("web.reports", school+"/reports", a.reports, need("read", "library:reports")),
+		page("web.accounts", school+"/accounts", a.accounts, need("read", "library:accounts")),
+		post("web.accounts.invite", school+"/accounts/invite", a.invite, need("invite", "library:accounts")),
+		post("web.accounts.manage", school+"/accounts/manage", a.manage, need("manage", "library:accounts")),
+		post("web.accounts.unlock", school+"/accounts/unlock", a.unlock, need("unlock", "library:accounts")),
+		page("web.notices", school+"/notices", a.notices, need("read", "library:notices")),
+		post("web.notices.save", school+"/notices", a.saveNotices, need("update", "library:notices")),
+		post("web.homerooms.save", school+"/homerooms", a.saveHomerooms, need("update", "library:homerooms")),
+		page("web.loan.notices", school+"/loans/{id}/notices", a.loanNotices, need("read", "library:notices")),
+		// The public catalog: open to anonymous visitors, and its
+		// {domain} is any school's.
+		view("web.catalog", school+"/catalog", plain(a.catalog), need("read", "library:catalog")),
+		page("web.stocktake", school+"/stocktake", a.stocktakePage, need("read", "library:stocktakes")),
+		post("web.stocktake.open", school+"/stocktake", a.openStocktake, need("create", "library:stocktakes")),
+		post("web.stocktake.scan", school+"/stocktake/scan", a.scanStocktake, need("scan", "library:stocktakes")),
+		post("web.stocktake.upload", school+"/stocktake/upload", a.uploadStocktake, need("scan", "library:stocktakes")),
+		post("web.stocktake.close", school+"/stocktake/close", a.closeStocktake, need("update", "library:stocktakes")),
+		post("web.stocktake.checkIn", school+"/stocktake/check-in", a.stocktakeCheckIn, need("update", "library:stocktakes")),
+		post("web.stocktake.markLost", school+"/stocktake/mark-lost", a.stocktakeMarkLost, need("update", "library:stocktakes")),
 	}
 }
