@@ -23,7 +23,7 @@ func (l *Limiter) Take(_ context.Context, tier ports.RateTier, key string) (port
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.Fail {
-		return ports.RateLimitResult{}, errs.E(errs.Unavailable, "unavailable", "store down")
+		return ports.RateLimitResult{}, errs.E(errs.Unavailable, errs.CodeUnavailable, "store down")
 	}
 	if l.seen == nil {
 		l.seen = map[string]int64{}
@@ -68,7 +68,7 @@ func (a *Authorizer) Authorize(_ context.Context, req ports.AccessRequest) error
 	if a.Decide != nil && a.Decide(req) {
 		return nil
 	}
-	return errs.E(errs.Forbidden, "forbidden", "You do not have permission to do this.")
+	return errs.E(errs.Forbidden, errs.CodeForbidden, "You do not have permission to do this.")
 }
 
 // Asked lists the requests asked since the last Forget.
