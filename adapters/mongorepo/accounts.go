@@ -29,9 +29,7 @@ type Accounts struct {
 // NewAccounts returns the account store of db. It panics on nil, a wiring
 // bug.
 func NewAccounts(db *mongo.Database) *Accounts {
-	if db == nil {
-		panic("mongorepo: NewAccounts: nil database")
-	}
+	mustDB(db, "NewAccounts")
 	return &Accounts{c: db.Collection(colAccounts)}
 }
 

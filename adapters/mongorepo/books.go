@@ -27,9 +27,7 @@ type Books struct {
 
 // NewBooks returns the book store of db. It panics on nil, a wiring bug.
 func NewBooks(db *mongo.Database) *Books {
-	if db == nil {
-		panic("mongorepo: NewBooks: nil database")
-	}
+	mustDB(db, "NewBooks")
 	return &Books{books: db.Collection(colBooks), texts: db.Collection(colChapterTexts)}
 }
 
@@ -55,6 +53,8 @@ type bookDoc struct {
 	UpdatedAt     time.Time    `bson:"updated_at"`
 }
 
+// chapterDoc has catalog.Chapter's fields, in its order, so each converts
+// to the other.
 type chapterDoc struct {
 	ID        string `bson:"id"`
 	Title     string `bson:"title"`
@@ -73,13 +73,7 @@ type chapterTextDoc struct {
 func toBookDoc(b catalog.Book) bookDoc {
 	chapters := make([]chapterDoc, 0, len(b.Chapters))
 	for _, c := range b.Chapters {
-		chapters = append(chapters, chapterDoc{
-			ID:        c.ID,
-			Title:     c.Title,
-			PageStart: c.PageStart,
-			PageEnd:   c.PageEnd,
-			WordCount: c.WordCount,
-		})
+		chapters = append(chapters, chapterDoc(c))
 	}
 	terms := b.SearchTerms
 	if terms == nil {
@@ -111,13 +105,7 @@ func toBookDoc(b catalog.Book) bookDoc {
 func (d bookDoc) toBook() catalog.Book {
 	var chapters []catalog.Chapter
 	for _, c := range d.Chapters {
-		chapters = append(chapters, catalog.Chapter{
-			ID:        c.ID,
-			Title:     c.Title,
-			PageStart: c.PageStart,
-			PageEnd:   c.PageEnd,
-			WordCount: c.WordCount,
-		})
+		chapters = append(chapters, catalog.Chapter(c))
 	}
 	var terms []string
 	if len(d.SearchTerms) > 0 {
@@ -397,19 +385,7 @@ func (r *Books) ChapterTexts(ctx context.Context, bookID string) ([]catalog.Chap
 	opts := options.Find().
 		SetSort(bson.D{{Key: "position", Value: 1}, {Key: "_id", Value: 1}}).
 		SetBatchSize(oneBatch(catalog.MaxChapters))
-	cur, err := r.texts.Find(ctx, bson.D{{Key: "book_id", Value: bookID}}, opts)
-	if err != nil {
-		return nil, mapErr(err, "read the chapter texts", nil, nil)
-	}
-	var docs []chapterTextDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, "read the chapter texts", nil, nil)
-	}
-	out := make([]catalog.ChapterText, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.toChapterText())
-	}
-	return out, nil
+	return findAll(ctx, r.texts, "read the chapter texts", bson.D{{Key: "book_id", Value: bookID}}, opts, chapterTextDoc.toChapterText)
 }
 
 // Candidates implements ports.BookRepository with one find: an $or of the
@@ -459,17 +435,5 @@ func (r *Books) ChapterTextsByID(ctx context.Context, chapterIDs []string) ([]ca
 		return []catalog.ChapterText{}, nil
 	}
 	filter := bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: chapterIDs}}}}
-	cur, err := r.texts.Find(ctx, filter, options.Find().SetBatchSize(oneBatch(len(chapterIDs))))
-	if err != nil {
-		return nil, mapErr(err, "read the chapter texts", nil, nil)
-	}
-	var docs []chapterTextDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, "read the chapter texts", nil, nil)
-	}
-	out := make([]catalog.ChapterText, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.toChapterText())
-	}
-	return out, nil
+	return findAll(ctx, r.texts, "read the chapter texts", filter, options.Find().SetBatchSize(oneBatch(len(chapterIDs))), chapterTextDoc.toChapterText)
 }

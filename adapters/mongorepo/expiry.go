@@ -26,9 +26,7 @@ type Expiry struct {
 
 // NewExpiry returns the expiry sweep of db. It panics on nil, a wiring bug.
 func NewExpiry(db *mongo.Database) *Expiry {
-	if db == nil {
-		panic("mongorepo: NewExpiry: nil database")
-	}
+	mustDB(db, "NewExpiry")
 	return &Expiry{db: db, claims: db.Collection(colSweepClaims)}
 }
 

@@ -25,9 +25,7 @@ type ExternalIdentities struct {
 // NewExternalIdentities returns the external identity links of db. It
 // panics on nil, a wiring bug.
 func NewExternalIdentities(db *mongo.Database) *ExternalIdentities {
-	if db == nil {
-		panic("mongorepo: NewExternalIdentities: nil database")
-	}
+	mustDB(db, "NewExternalIdentities")
 	return &ExternalIdentities{links: db.Collection(colExternalIdentities)}
 }
 

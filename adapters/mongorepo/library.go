@@ -363,14 +363,7 @@ func copyConditionUpdate(c library.CopyCondition) bson.D {
 	field("condition_note", c.Note, c.Note == "")
 	field("condition_loan_id", c.LoanID, c.LoanID == "")
 	field("condition_at", c.At.UTC(), c.At.IsZero())
-	update := bson.D{}
-	if len(set) > 0 {
-		update = append(update, bson.E{Key: "$set", Value: set})
-	}
-	if len(unset) > 0 {
-		update = append(update, bson.E{Key: "$unset", Value: unset})
-	}
-	return update
+	return setUnset(set, unset)
 }
 
 func toLoanDoc(l library.Loan) loanDoc {
@@ -436,6 +429,32 @@ func toInviteDoc(inv library.Invite) inviteDoc {
 
 func (d inviteDoc) toInvite() library.Invite {
 	return library.Invite{TokenHash: d.TokenHash, AccountID: d.AccountID, ExpiresAt: d.ExpiresAt.UTC(), CreatedAt: d.CreatedAt.UTC()}
+}
+
+// updateMatched runs one updateOne on c; a filter that matches no
+// document is notFound.
+func updateMatched(ctx context.Context, c *mongo.Collection, filter, update bson.D, op string, notFound func() error) error {
+	res, err := c.UpdateOne(ctx, filter, update)
+	if err != nil {
+		return mapErr(err, op, nil, nil)
+	}
+	if res.MatchedCount == 0 {
+		return notFound()
+	}
+	return nil
+}
+
+// setUnset is the update that sets set and unsets unset, leaving out an
+// empty operator (the server refuses one).
+func setUnset(set, unset bson.D) bson.D {
+	update := bson.D{}
+	if len(set) > 0 {
+		update = append(update, bson.E{Key: "$set", Value: set})
+	}
+	if len(unset) > 0 {
+		update = append(update, bson.E{Key: "$unset", Value: unset})
+	}
+	return update
 }
 
 // findAll runs one find on c and converts every document with conv.
@@ -514,14 +533,7 @@ func (r *Holdings) SetBookCategory(ctx context.Context, schoolID, bookID, catego
 	if f := bookCategoryField(category); f != "" {
 		update = bson.D{{Key: "$set", Value: bson.D{{Key: "loan_category", Value: f}}}}
 	}
-	res, err := r.books.UpdateOne(ctx, bson.D{{Key: "_id", Value: bookID}, {Key: "school_id", Value: schoolID}}, update)
-	if err != nil {
-		return mapErr(err, "change the book's loan category", nil, nil)
-	}
-	if res.MatchedCount == 0 {
-		return library.ErrBookNotFound()
-	}
-	return nil
+	return r.updateBook(ctx, schoolID, bookID, update, "change the book's loan category")
 }
 
 // SetBookDetails implements ports.HoldingsRepository: one updateOne by
@@ -542,21 +554,14 @@ func (r *Holdings) SetBookDetails(ctx context.Context, schoolID, bookID string, 
 			unset = append(unset, bson.E{Key: f, Value: ""})
 		}
 	}
-	update := bson.D{}
-	if len(set) > 0 {
-		update = append(update, bson.E{Key: "$set", Value: set})
-	}
-	if len(unset) > 0 {
-		update = append(update, bson.E{Key: "$unset", Value: unset})
-	}
-	res, err := r.books.UpdateOne(ctx, bson.D{{Key: "_id", Value: bookID}, {Key: "school_id", Value: schoolID}}, update)
-	if err != nil {
-		return mapErr(err, "change the book's details", nil, nil)
-	}
-	if res.MatchedCount == 0 {
-		return library.ErrBookNotFound()
-	}
-	return nil
+	return r.updateBook(ctx, schoolID, bookID, setUnset(set, unset), "change the book's details")
+}
+
+// updateBook runs one updateOne of the school's book bookID; no such book
+// is NotFound.
+func (r *Holdings) updateBook(ctx context.Context, schoolID, bookID string, update bson.D, op string) error {
+	filter := bson.D{{Key: "_id", Value: bookID}, {Key: "school_id", Value: schoolID}}
+	return updateMatched(ctx, r.books, filter, update, op, library.ErrBookNotFound)
 }
 
 // bookDetailFields are bookDetailsDoc's stored names.
@@ -646,14 +651,7 @@ func (r *Holdings) SetBookPrice(ctx context.Context, schoolID, bookID string, ce
 	if cents == 0 {
 		update = bson.D{{Key: "$unset", Value: bson.D{{Key: "price_cents", Value: ""}}}}
 	}
-	res, err := r.books.UpdateOne(ctx, bson.D{{Key: "_id", Value: bookID}, {Key: "school_id", Value: schoolID}}, update)
-	if err != nil {
-		return mapErr(err, "set the book's price", nil, nil)
-	}
-	if res.MatchedCount == 0 {
-		return library.ErrBookNotFound()
-	}
-	return nil
+	return r.updateBook(ctx, schoolID, bookID, update, "set the book's price")
 }
 
 // SetCopyCondition implements ports.HoldingsRepository with one updateOne
@@ -661,14 +659,8 @@ func (r *Holdings) SetBookPrice(ctx context.Context, schoolID, bookID string, ce
 // keeps the copy until the condition is set, and a check-in's reversal is
 // a unique-key insert.
 func (r *Holdings) SetCopyCondition(ctx context.Context, schoolID, copyID string, c library.CopyCondition) error {
-	res, err := r.copies.UpdateOne(ctx, bson.D{{Key: "_id", Value: copyID}, {Key: "school_id", Value: schoolID}}, copyConditionUpdate(c))
-	if err != nil {
-		return mapErr(err, "set the copy's condition", nil, nil)
-	}
-	if res.MatchedCount == 0 {
-		return library.ErrCopyNotFound()
-	}
-	return nil
+	filter := bson.D{{Key: "_id", Value: copyID}, {Key: "school_id", Value: schoolID}}
+	return updateMatched(ctx, r.copies, filter, copyConditionUpdate(c), "set the copy's condition", library.ErrCopyNotFound)
 }
 
 // CopyByCode implements ports.HoldingsRepository: one find on the unique

@@ -28,9 +28,7 @@ type MailTokens struct {
 // NewMailTokens returns the mailed-token store of db. It panics on nil, a
 // wiring bug.
 func NewMailTokens(db *mongo.Database) *MailTokens {
-	if db == nil {
-		panic("mongorepo: NewMailTokens: nil database")
-	}
+	mustDB(db, "NewMailTokens")
 	return &MailTokens{tokens: db.Collection(colMailTokens), uses: db.Collection(colMailTokenUses)}
 }
 

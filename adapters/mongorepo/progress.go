@@ -27,9 +27,7 @@ type Progress struct {
 // NewProgress returns the progress store of db. It panics on nil, a wiring
 // bug.
 func NewProgress(db *mongo.Database) *Progress {
-	if db == nil {
-		panic("mongorepo: NewProgress: nil database")
-	}
+	mustDB(db, "NewProgress")
 	return &Progress{progress: db.Collection(colProgress), sessions: db.Collection(colReadingSessions)}
 }
 

@@ -32,9 +32,7 @@ type ReadingLists struct {
 // NewReadingLists returns the reading-list store of db. It panics on nil, a
 // wiring bug.
 func NewReadingLists(db *mongo.Database) *ReadingLists {
-	if db == nil {
-		panic("mongorepo: NewReadingLists: nil database")
-	}
+	mustDB(db, "NewReadingLists")
 	return &ReadingLists{c: db.Collection(colReadingList)}
 }
 

@@ -28,9 +28,7 @@ type RefreshTokens struct {
 // NewRefreshTokens returns the refresh-token store of db. It panics on nil,
 // a wiring bug.
 func NewRefreshTokens(db *mongo.Database) *RefreshTokens {
-	if db == nil {
-		panic("mongorepo: NewRefreshTokens: nil database")
-	}
+	mustDB(db, "NewRefreshTokens")
 	return &RefreshTokens{
 		tokens:    db.Collection(colRefreshTokens),
 		rotations: db.Collection(colRefreshRotations),

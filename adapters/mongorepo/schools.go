@@ -22,9 +22,7 @@ type Schools struct {
 
 // NewSchools returns the school store of db. It panics on nil, a wiring bug.
 func NewSchools(db *mongo.Database) *Schools {
-	if db == nil {
-		panic("mongorepo: NewSchools: nil database")
-	}
+	mustDB(db, "NewSchools")
 	return &Schools{c: db.Collection(colSchools)}
 }
 
@@ -259,14 +257,7 @@ func (r *Schools) List(ctx context.Context) ([]library.School, error) {
 // stores. Concurrent saves are last-writer-wins.
 func (r *Schools) SaveSettings(ctx context.Context, schoolID string, s library.Settings) error {
 	update := bson.D{{Key: "$set", Value: bson.D{{Key: "settings", Value: toSettingsDoc(s)}}}}
-	res, err := r.c.UpdateOne(ctx, bson.D{{Key: "_id", Value: schoolID}}, update)
-	if err != nil {
-		return mapErr(err, "save the school's settings", nil, nil)
-	}
-	if res.MatchedCount == 0 {
-		return library.ErrSchoolNotFound()
-	}
-	return nil
+	return updateMatched(ctx, r.c, byID(schoolID), update, "save the school's settings", library.ErrSchoolNotFound)
 }
 
 // SaveCalendar implements ports.SchoolRepository: one updateOne on the
@@ -278,14 +269,7 @@ func (r *Schools) SaveCalendar(ctx context.Context, schoolID string, c library.C
 	if doc := toCalendarDoc(c); doc != nil {
 		update = bson.D{{Key: "$set", Value: bson.D{{Key: "calendar", Value: doc}}}}
 	}
-	res, err := r.c.UpdateOne(ctx, bson.D{{Key: "_id", Value: schoolID}}, update)
-	if err != nil {
-		return mapErr(err, "save the school's calendar", nil, nil)
-	}
-	if res.MatchedCount == 0 {
-		return library.ErrSchoolNotFound()
-	}
-	return nil
+	return updateMatched(ctx, r.c, byID(schoolID), update, "save the school's calendar", library.ErrSchoolNotFound)
 }
 
 // SaveLoanRules implements ports.SchoolRepository: one updateOne on the
@@ -297,12 +281,5 @@ func (r *Schools) SaveLoanRules(ctx context.Context, schoolID string, rules []li
 	if len(rules) > 0 {
 		update = bson.D{{Key: "$set", Value: bson.D{{Key: "loan_rules", Value: toLoanRuleDocs(rules)}}}}
 	}
-	res, err := r.c.UpdateOne(ctx, bson.D{{Key: "_id", Value: schoolID}}, update)
-	if err != nil {
-		return mapErr(err, "save the school's loan rules", nil, nil)
-	}
-	if res.MatchedCount == 0 {
-		return library.ErrSchoolNotFound()
-	}
-	return nil
+	return updateMatched(ctx, r.c, byID(schoolID), update, "save the school's loan rules", library.ErrSchoolNotFound)
 }

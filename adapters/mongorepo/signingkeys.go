@@ -33,9 +33,7 @@ type SigningKeys struct {
 // NewSigningKeys returns the signing-key store of db. It panics on nil, a
 // wiring bug.
 func NewSigningKeys(db *mongo.Database) *SigningKeys {
-	if db == nil {
-		panic("mongorepo: NewSigningKeys: nil database")
-	}
+	mustDB(db, "NewSigningKeys")
 	return &SigningKeys{keys: db.Collection(colSigningKeys), active: db.Collection(colActiveSigningKey)}
 }
 
@@ -163,15 +161,10 @@ func (r *SigningKeys) List(ctx context.Context) ([]auth.SigningKey, error) {
 // replace the same key at once write equivalent values (the same key,
 // encrypted with the same secret), so an unguarded update is enough.
 func (r *SigningKeys) ReplacePrivateKey(ctx context.Context, k auth.SigningKey) error {
-	res, err := r.keys.UpdateOne(ctx, bson.D{{Key: "_id", Value: k.ID}},
-		bson.D{{Key: "$set", Value: bson.D{{Key: "private_key_pem", Value: slices.Clone(k.PrivateKeyPEM)}}}})
-	if err != nil {
-		return mapErr(err, "replace the signing key's private key", nil, nil)
-	}
-	if res.MatchedCount == 0 {
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "private_key_pem", Value: slices.Clone(k.PrivateKeyPEM)}}}}
+	return updateMatched(ctx, r.keys, byID(k.ID), update, "replace the signing key's private key", func() error {
 		return errs.E(errs.NotFound, errs.CodeSigningKeyNotFound, "No signing key has the id %q.", k.ID)
-	}
-	return nil
+	})
 }
 
 func errNoActiveKey() error {
