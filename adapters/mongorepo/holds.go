@@ -206,29 +206,11 @@ func (r *Holds) Entries(ctx context.Context, holdIDs []string) ([]library.HoldQu
 // QueueCounts implements ports.HoldRepository with one aggregation whose
 // $match is a range of the {school_id, book_id, ...} index.
 func (r *Holds) QueueCounts(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error) {
-	out := map[string]int{}
 	if len(bookIDs) == 0 {
-		return out, nil
+		return map[string]int{}, nil
 	}
-	pipeline := mongo.Pipeline{
-		{{Key: "$match", Value: bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)}}}},
-		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$book_id"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
-	}
-	cur, err := r.queue.Aggregate(ctx, pipeline, options.Aggregate().SetBatchSize(wholeBatch))
-	if err != nil {
-		return nil, mapErr(err, "count the holds", nil, nil)
-	}
-	var rows []struct {
-		BookID string `bson:"_id"`
-		N      int    `bson:"n"`
-	}
-	if err := cur.All(ctx, &rows); err != nil {
-		return nil, mapErr(err, "count the holds", nil, nil)
-	}
-	for _, row := range rows {
-		out[row.BookID] = row.N
-	}
-	return out, nil
+	match := bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)}}
+	return countPerBook(ctx, r.queue, "count the holds", match, wholeBatch)
 }
 
 // Trap implements ports.HoldRepository: one insert checked by the unique

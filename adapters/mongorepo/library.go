@@ -734,26 +734,7 @@ func (r *Holdings) OffShelfCounts(ctx context.Context, schoolID string, bookIDs 
 }
 
 func (r *Holdings) copyCounts(ctx context.Context, match bson.D) (map[string]int, error) {
-	pipeline := mongo.Pipeline{
-		{{Key: "$match", Value: visible(match)}},
-		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$book_id"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
-	}
-	cur, err := r.copies.Aggregate(ctx, pipeline, options.Aggregate().SetBatchSize(wholeBatch))
-	if err != nil {
-		return nil, mapErr(err, "count the copies", nil, nil)
-	}
-	var rows []struct {
-		BookID string `bson:"_id"`
-		N      int    `bson:"n"`
-	}
-	if err := cur.All(ctx, &rows); err != nil {
-		return nil, mapErr(err, "count the copies", nil, nil)
-	}
-	out := make(map[string]int, len(rows))
-	for _, row := range rows {
-		out[row.BookID] = row.N
-	}
-	return out, nil
+	return countPerBook(ctx, r.copies, "count the copies", visible(match), wholeBatch)
 }
 
 // Insert implements ports.LoanRepository. A taken loan id is a bug
