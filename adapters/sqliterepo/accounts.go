@@ -264,13 +264,5 @@ func (r *Accounts) ListBySchool(ctx context.Context, schoolID string, roles []us
 
 // list runs s on the read pool and reads every account it returns.
 func (r *Accounts) list(ctx context.Context, op string, s *stmt, args ...any) ([]user.Account, error) {
-	rows, err := r.db.query(ctx, r.db.read, s, args...)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	out, err := scanAll(rows, scanAccount)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, op, s, scanAccount, args...)
 }

@@ -263,15 +263,7 @@ func (r *Books) GetMany(ctx context.Context, ids []string) ([]catalog.Book, erro
 
 // books runs s on q and reads every book it returns.
 func (r *Books) books(ctx context.Context, q target, op string, s *stmt, args ...any) ([]catalog.Book, error) {
-	rows, err := r.db.query(ctx, q, s, args...)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	out, err := scanAll(rows, scanBook)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, q, op, s, scanBook, args...)
 }
 
 // Update implements ports.BookRepository in one transaction: the book, its
@@ -344,15 +336,7 @@ func (r *Books) ChapterTextsByID(ctx context.Context, chapterIDs []string) ([]ca
 }
 
 func (r *Books) texts(ctx context.Context, s *stmt, args ...any) ([]catalog.ChapterText, error) {
-	rows, err := r.db.query(ctx, r.db.read, s, args...)
-	if err != nil {
-		return nil, mapErr(err, "read the chapter texts", nil, nil)
-	}
-	out, err := scanAll(rows, scanText)
-	if err != nil {
-		return nil, mapErr(err, "read the chapter texts", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "read the chapter texts", s, scanText, args...)
 }
 
 // Candidates implements ports.BookRepository with one statement. A query

@@ -150,12 +150,7 @@ func (r *Charges) Page(ctx context.Context, schoolID, status string, offset, lim
 }
 
 func (r *Charges) list(ctx context.Context, t target, s *stmt, args ...any) ([]library.Charge, error) {
-	rows, err := r.db.query(ctx, t, s, args...)
-	if err != nil {
-		return nil, mapErr(err, "read the charges", nil, nil)
-	}
-	out, err := scanAll(rows, scanCharge)
-	return out, mapErr(err, "read the charges", nil, nil)
+	return queryAll(ctx, r.db, t, "read the charges", s, scanCharge, args...)
 }
 
 // AnonymizeStudent implements ports.ChargeRepository with one UPDATE on
@@ -185,10 +180,5 @@ func (r *Charges) Settlements(ctx context.Context, chargeIDs []string) ([]librar
 	if len(chargeIDs) == 0 {
 		return []library.Settlement{}, nil
 	}
-	rows, err := r.db.query(ctx, r.db.read, stmtSettlementsOf, sql.Named("ids", jsonArray(chargeIDs)))
-	if err != nil {
-		return nil, mapErr(err, "read the settlements", nil, nil)
-	}
-	out, err := scanAll(rows, scanSettlement)
-	return out, mapErr(err, "read the settlements", nil, nil)
+	return queryAll(ctx, r.db, r.db.read, "read the settlements", stmtSettlementsOf, scanSettlement, sql.Named("ids", jsonArray(chargeIDs)))
 }

@@ -270,15 +270,7 @@ func (r *Loans) OfStudent(ctx context.Context, studentID string) ([]library.Loan
 }
 
 func (r *Loans) list(ctx context.Context, op string, s *stmt, args ...any) ([]library.Loan, error) {
-	rows, err := r.db.query(ctx, r.db.read, s, args...)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	out, err := scanAll(rows, scanLoan)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, op, s, scanLoan, args...)
 }
 
 // MarkReturned implements ports.LoanRepository with one UPDATE whose
@@ -378,15 +370,7 @@ func (r *Loans) Renewals(ctx context.Context, loanIDs []string) ([]library.Renew
 	if len(loanIDs) == 0 {
 		return []library.Renewal{}, nil
 	}
-	rows, err := r.db.query(ctx, r.db.read, stmtRenewalsOfLoans, sql.Named("loan_ids", jsonArray(loanIDs)))
-	if err != nil {
-		return nil, mapErr(err, "read the renewals", nil, nil)
-	}
-	out, err := scanAll(rows, scanRenewal)
-	if err != nil {
-		return nil, mapErr(err, "read the renewals", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "read the renewals", stmtRenewalsOfLoans, scanRenewal, sql.Named("loan_ids", jsonArray(loanIDs)))
 }
 
 // Claim implements ports.ActiveLoanRepository with an insert keyed by the
@@ -425,15 +409,7 @@ func (r *ActiveLoans) ClaimsOfBooks(ctx context.Context, schoolID string, bookID
 }
 
 func (r *ActiveLoans) list(ctx context.Context, s *stmt, args ...any) ([]library.CopyClaim, error) {
-	rows, err := r.db.query(ctx, r.db.read, s, args...)
-	if err != nil {
-		return nil, mapErr(err, "read the claims", nil, nil)
-	}
-	out, err := scanAll(rows, scanClaim)
-	if err != nil {
-		return nil, mapErr(err, "read the claims", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "read the claims", s, scanClaim, args...)
 }
 
 // Release implements ports.ActiveLoanRepository: one DELETE of the copy's

@@ -1,6 +1,7 @@
 package sqliterepo
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"time"
@@ -78,6 +79,27 @@ func scanAll[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) 
 		return nil, err
 	}
 	return out, nil
+}
+
+// queryAll runs s on t and reads every row with scan; a failure of either
+// is op's.
+func queryAll[T any](ctx context.Context, d *DB, t target, op string, s *stmt, scan func(scanner) (T, error), args ...any) ([]T, error) {
+	rows, err := d.query(ctx, t, s, args...)
+	if err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	out, err := scanAll(rows, scan)
+	if err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	return out, nil
+}
+
+// scanString reads a row of one text column.
+func scanString(s scanner) (string, error) {
+	var v string
+	err := s.Scan(&v)
+	return v, err
 }
 
 // notFoundIfNone returns notFound() when a write statement changed no row.

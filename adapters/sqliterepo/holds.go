@@ -184,15 +184,7 @@ func scanHoldEnd(s scanner) (library.HoldEnd, error) {
 
 // listOf runs a query statement and scans every row with scan.
 func listOf[T any](ctx context.Context, d *DB, op string, s *stmt, scan func(scanner) (T, error), args ...any) ([]T, error) {
-	rows, err := d.query(ctx, d.read, s, args...)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	out, err := scanAll(rows, scan)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, d, d.read, op, s, scan, args...)
 }
 
 // Insert implements ports.HoldRepository.

@@ -108,15 +108,7 @@ func (r *Progress) Save(ctx context.Context, p catalog.Progress) error {
 // ListByAccount implements ports.ProgressRepository, ordered by book id
 // (the primary key's order).
 func (r *Progress) ListByAccount(ctx context.Context, accountID string) ([]catalog.Progress, error) {
-	rows, err := r.db.query(ctx, r.db.read, stmtProgressList, sql.Named("account_id", accountID))
-	if err != nil {
-		return nil, mapErr(err, "list the reading progress", nil, nil)
-	}
-	out, err := scanAll(rows, scanProgress)
-	if err != nil {
-		return nil, mapErr(err, "list the reading progress", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "list the reading progress", stmtProgressList, scanProgress, sql.Named("account_id", accountID))
 }
 
 // RecordSession implements ports.ProgressRepository.
@@ -144,15 +136,7 @@ func (r *Progress) TotalSeconds(ctx context.Context, accountID, bookID string) (
 
 // Sessions implements ports.ProgressRepository: by time, then id.
 func (r *Progress) Sessions(ctx context.Context, accountID string) ([]catalog.ReadingSession, error) {
-	rows, err := r.db.query(ctx, r.db.read, stmtSessionList, sql.Named("account_id", accountID))
-	if err != nil {
-		return nil, mapErr(err, "list the reading sessions", nil, nil)
-	}
-	out, err := scanAll(rows, scanSession)
-	if err != nil {
-		return nil, mapErr(err, "list the reading sessions", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "list the reading sessions", stmtSessionList, scanSession, sql.Named("account_id", accountID))
 }
 
 // DeleteByAccount implements ports.ProgressRepository: the progress records

@@ -126,15 +126,7 @@ func (r *ReadingLists) List(ctx context.Context, accountID string, status catalo
 	if status != "" {
 		s, args = stmtItemListByStatus, append(args, sql.Named("status", string(status)))
 	}
-	rows, err := r.db.query(ctx, r.db.read, s, args...)
-	if err != nil {
-		return nil, mapErr(err, "list the reading list", nil, nil)
-	}
-	out, err := scanAll(rows, scanListItem)
-	if err != nil {
-		return nil, mapErr(err, "list the reading list", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "list the reading list", s, scanListItem, args...)
 }
 
 // Remove implements ports.ReadingListRepository.

@@ -41,11 +41,8 @@ func (r *Students) ApplyRoster(ctx context.Context, c library.RosterChange) erro
 			}
 		}
 		for _, a := range c.Add {
-			if a.StudentNumber != "" {
-				n := ports.StudentNumber{SchoolID: a.SchoolID, Number: a.StudentNumber, AccountID: a.ID}
-				if _, err := r.db.exec(ctx, tx, stmtNumberInsert, numberArgs(n)...); err != nil {
-					return mapErr(err, op, nil, library.ErrStudentNumberExists)
-				}
+			if err := r.db.insertNumberOf(ctx, tx, a, op); err != nil {
+				return err
 			}
 			if err := r.db.insertAccount(ctx, tx, a); err != nil {
 				return mapErr(err, op, nil, accountConflict(err))

@@ -208,15 +208,7 @@ func (r *Schools) one(ctx context.Context, s *stmt, args ...any) (library.School
 // List implements ports.SchoolRepository, in the order of the (name, id)
 // index.
 func (r *Schools) List(ctx context.Context) ([]library.School, error) {
-	rows, err := r.db.query(ctx, r.db.read, stmtSchoolList)
-	if err != nil {
-		return nil, mapErr(err, "list schools", nil, nil)
-	}
-	out, err := scanAll(rows, scanSchool)
-	if err != nil {
-		return nil, mapErr(err, "list schools", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "list schools", stmtSchoolList, scanSchool)
 }
 
 // SaveSettings replaces a school's settings with one UPDATE by id;

@@ -154,12 +154,7 @@ func (r *Stocktakes) Get(ctx context.Context, schoolID, id string) (library.Stoc
 
 // OfSchool implements ports.StocktakeRepository.
 func (r *Stocktakes) OfSchool(ctx context.Context, schoolID string, limit int) ([]library.Stocktake, error) {
-	rows, err := r.db.query(ctx, r.db.read, stmtStocktakesOfSchool, sql.Named("school_id", schoolID), sql.Named("limit", limit))
-	if err != nil {
-		return nil, mapErr(err, "list the stocktakes", nil, nil)
-	}
-	out, err := scanAll(rows, scanStocktake)
-	return out, mapErr(err, "list the stocktakes", nil, nil)
+	return queryAll(ctx, r.db, r.db.read, "list the stocktakes", stmtStocktakesOfSchool, scanStocktake, sql.Named("school_id", schoolID), sql.Named("limit", limit))
 }
 
 // Close implements ports.StocktakeRepository: the update only sets a
@@ -218,16 +213,9 @@ func (r *Stocktakes) Scanned(ctx context.Context, stocktakeID string, copyIDs []
 	if len(copyIDs) == 0 {
 		return out, nil
 	}
-	rows, err := r.db.query(ctx, r.db.read, stmtScansOf, sql.Named("stocktake_id", stocktakeID), sql.Named("copy_ids", jsonArray(copyIDs)))
+	ids, err := queryAll(ctx, r.db, r.db.read, "read the scans", stmtScansOf, scanString, sql.Named("stocktake_id", stocktakeID), sql.Named("copy_ids", jsonArray(copyIDs)))
 	if err != nil {
-		return nil, mapErr(err, "read the scans", nil, nil)
-	}
-	ids, err := scanAll(rows, func(s scanner) (string, error) {
-		var id string
-		return id, s.Scan(&id)
-	})
-	if err != nil {
-		return nil, mapErr(err, "read the scans", nil, nil)
+		return nil, err
 	}
 	for _, id := range ids {
 		out[id] = true
@@ -259,12 +247,7 @@ func (r *Stocktakes) CopiesOfBooks(ctx context.Context, schoolID string, bookIDs
 	if len(bookIDs) == 0 {
 		return []library.Copy{}, nil
 	}
-	rows, err := r.db.query(ctx, r.db.read, stmtCopiesOfBooks, sql.Named("school_id", schoolID), sql.Named("book_ids", jsonArray(bookIDs)))
-	if err != nil {
-		return nil, mapErr(err, "read the copies", nil, nil)
-	}
-	out, err := scanAll(rows, scanCopy)
-	return out, mapErr(err, "read the copies", nil, nil)
+	return queryAll(ctx, r.db, r.db.read, "read the copies", stmtCopiesOfBooks, scanCopy, sql.Named("school_id", schoolID), sql.Named("book_ids", jsonArray(bookIDs)))
 }
 
 // SetCopiesCondition implements ports.StocktakeRepository: one statement

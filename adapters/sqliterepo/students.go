@@ -185,11 +185,8 @@ func (r *Students) ImportStudents(ctx context.Context, accounts []user.Account) 
 	const op = "import the students"
 	return r.db.inTx(ctx, op, func(tx *txn) error {
 		for _, a := range accounts {
-			if a.StudentNumber != "" {
-				n := ports.StudentNumber{SchoolID: a.SchoolID, Number: a.StudentNumber, AccountID: a.ID}
-				if _, err := r.db.exec(ctx, tx, stmtNumberInsert, numberArgs(n)...); err != nil {
-					return mapErr(err, op, nil, library.ErrStudentNumberExists)
-				}
+			if err := r.db.insertNumberOf(ctx, tx, a, op); err != nil {
+				return err
 			}
 			if err := r.db.insertAccount(ctx, tx, a); err != nil {
 				return mapErr(err, op, nil, user.ErrEmailTaken)
@@ -197,6 +194,17 @@ func (r *Students) ImportStudents(ctx context.Context, accounts []user.Account) 
 		}
 		return nil
 	})
+}
+
+// insertNumberOf stores a's student number, when it has one, in tx; a
+// number taken in the school is ErrStudentNumberExists.
+func (d *DB) insertNumberOf(ctx context.Context, tx *txn, a user.Account, op string) error {
+	if a.StudentNumber == "" {
+		return nil
+	}
+	n := ports.StudentNumber{SchoolID: a.SchoolID, Number: a.StudentNumber, AccountID: a.ID}
+	_, err := d.exec(ctx, tx, stmtNumberInsert, numberArgs(n)...)
+	return mapErr(err, op, nil, library.ErrStudentNumberExists)
 }
 
 func numberArgs(n ports.StudentNumber) []any {
@@ -219,17 +227,9 @@ func (r *Students) TakenNumbers(ctx context.Context, schoolID string, numbers []
 	for i, n := range numbers {
 		keys[i] = numberKey(n)
 	}
-	rows, err := r.db.query(ctx, r.db.read, stmtNumbersTaken, sql.Named("school_id", schoolID), sql.Named("number_keys", jsonArray(keys)))
+	out, err := queryAll(ctx, r.db, r.db.read, "read the student numbers", stmtNumbersTaken, scanString, sql.Named("school_id", schoolID), sql.Named("number_keys", jsonArray(keys)))
 	if err != nil {
-		return nil, mapErr(err, "read the student numbers", nil, nil)
-	}
-	out, err := scanAll(rows, func(s scanner) (string, error) {
-		var n string
-		err := s.Scan(&n)
-		return n, err
-	})
-	if err != nil {
-		return nil, mapErr(err, "read the student numbers", nil, nil)
+		return nil, err
 	}
 	return out, nil
 }
