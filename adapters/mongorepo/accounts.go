@@ -256,19 +256,7 @@ func (r *Accounts) Delete(ctx context.Context, id string) error {
 // server's first batch (101) would cost getMore round trips.
 func (r *Accounts) ListDeleted(ctx context.Context) ([]user.Account, error) {
 	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}})
-	cur, err := r.c.Find(ctx, visible(bson.D{{Key: "deleted", Value: true}}), opts)
-	if err != nil {
-		return nil, mapErr(err, "list the deleted accounts", nil, nil)
-	}
-	var docs []accountDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, "list the deleted accounts", nil, nil)
-	}
-	out := make([]user.Account, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.toAccount())
-	}
-	return out, nil
+	return findAll(ctx, r.c, "list the deleted accounts", visible(bson.D{{Key: "deleted", Value: true}}), opts, accountDoc.toAccount)
 }
 
 // ListBySchool implements ports.AccountRepository with one find on

@@ -250,19 +250,7 @@ const wholeBatch int32 = 10_000
 
 // find runs one find on books and converts the result.
 func (r *Books) find(ctx context.Context, op string, filter bson.D, opts *options.FindOptionsBuilder) ([]catalog.Book, error) {
-	cur, err := r.books.Find(ctx, filter, opts)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	var docs []bookDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	out := make([]catalog.Book, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.toBook())
-	}
-	return out, nil
+	return findAll(ctx, r.books, op, filter, opts, bookDoc.toBook)
 }
 
 // listFilter is the filter of q: every term among search_terms, and the
@@ -303,15 +291,7 @@ func (r *Books) List(ctx context.Context, q catalog.Query) ([]catalog.Book, int6
 	if q.Limit > 0 {
 		opts.SetLimit(int64(q.Limit)).SetBatchSize(oneBatch(q.Limit))
 	}
-	page, err := r.find(ctx, "list books", filter, opts)
-	if err != nil {
-		return nil, 0, err
-	}
-	total, err := r.books.CountDocuments(ctx, filter)
-	if err != nil {
-		return nil, 0, mapErr(err, "count books", nil, nil)
-	}
-	return page, total, nil
+	return findPage(ctx, r.books, "list books", "count books", filter, opts, bookDoc.toBook)
 }
 
 // Update implements ports.BookRepository. New texts are written first (an

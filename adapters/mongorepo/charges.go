@@ -118,15 +118,8 @@ func (r *Charges) Page(ctx context.Context, schoolID, status string, offset, lim
 	if limit > 0 {
 		opts.SetLimit(int64(limit))
 	}
-	out, err := findAll(ctx, r.charges, "list the charges", filter, opts, chargeDoc.toCharge)
-	if err != nil {
-		return nil, 0, err
-	}
-	n, err := r.charges.CountDocuments(ctx, filter)
-	if err != nil {
-		return nil, 0, mapErr(err, "count the charges", nil, nil)
-	}
-	return out, int(n), nil
+	out, n, err := findPage(ctx, r.charges, "list the charges", "count the charges", filter, opts, chargeDoc.toCharge)
+	return out, int(n), err
 }
 
 // AnonymizeStudent implements ports.ChargeRepository with one updateMany

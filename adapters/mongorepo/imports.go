@@ -209,13 +209,10 @@ func dropImport(ctx context.Context, db *mongo.Database, batch string) error {
 // reads student_imports by started_at (its index), a handful of documents.
 func finishImports(ctx context.Context, db *mongo.Database, olderThan time.Time) error {
 	filter := bson.D{{Key: "started_at", Value: bson.D{{Key: "$lt", Value: olderThan}}}}
-	cur, err := db.Collection(colStudentImports).Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "started_at", Value: 1}}))
+	opts := options.Find().SetSort(bson.D{{Key: "started_at", Value: 1}})
+	docs, err := findDocs[importDoc](ctx, db.Collection(colStudentImports), "find unfinished imports", filter, opts)
 	if err != nil {
-		return mapErr(err, "find unfinished imports", nil, nil)
-	}
-	var docs []importDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return mapErr(err, "find unfinished imports", nil, nil)
+		return err
 	}
 	committed := map[string]bool{}
 	var order []string

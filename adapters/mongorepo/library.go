@@ -459,7 +459,20 @@ func setUnset(set, unset bson.D) bson.D {
 
 // findAll runs one find on c and converts every document with conv.
 func findAll[D, T any](ctx context.Context, c *mongo.Collection, op string, filter bson.D, opts *options.FindOptionsBuilder, conv func(D) T) ([]T, error) {
-	cur, err := c.Find(ctx, filter, opts)
+	docs, err := findDocs[D](ctx, c, op, filter, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, conv(d))
+	}
+	return out, nil
+}
+
+// findDocs runs one find on c and decodes every document.
+func findDocs[D any](ctx context.Context, c *mongo.Collection, op string, filter bson.D, opts ...options.Lister[options.FindOptions]) ([]D, error) {
+	cur, err := c.Find(ctx, filter, opts...)
 	if err != nil {
 		return nil, mapErr(err, op, nil, nil)
 	}
@@ -467,11 +480,32 @@ func findAll[D, T any](ctx context.Context, c *mongo.Collection, op string, filt
 	if err := cur.All(ctx, &docs); err != nil {
 		return nil, mapErr(err, op, nil, nil)
 	}
-	out := make([]T, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, conv(d))
+	return docs, nil
+}
+
+// idDoc is a document read for its _id alone.
+type idDoc[K any] struct {
+	ID K `bson:"_id"`
+}
+
+// findIDs runs one find on c, whose opts project _id alone, and returns
+// the ids.
+func findIDs[K any](ctx context.Context, c *mongo.Collection, op string, filter bson.D, opts *options.FindOptionsBuilder) ([]K, error) {
+	return findAll(ctx, c, op, filter, opts, func(d idDoc[K]) K { return d.ID })
+}
+
+// findPage runs one find on c for a page (opts' skip and limit) and one
+// count of the same filter for the total.
+func findPage[D, T any](ctx context.Context, c *mongo.Collection, op, countOp string, filter bson.D, opts *options.FindOptionsBuilder, conv func(D) T) ([]T, int64, error) {
+	page, err := findAll(ctx, c, op, filter, opts, conv)
+	if err != nil {
+		return nil, 0, err
 	}
-	return out, nil
+	total, err := c.CountDocuments(ctx, filter)
+	if err != nil {
+		return nil, 0, mapErr(err, countOp, nil, nil)
+	}
+	return page, total, nil
 }
 
 // findOne runs one findOne on c and converts the document with conv;
@@ -581,15 +615,8 @@ func (r *Holdings) BooksPage(ctx context.Context, q library.BookQuery) ([]librar
 	filter = visible(filter)
 	opts := options.Find().SetSort(bson.D{{Key: "title", Value: 1}, {Key: "_id", Value: 1}}).
 		SetSkip(int64(q.Offset)).SetLimit(int64(q.Limit)).SetBatchSize(oneBatch(q.Limit))
-	books, err := findAll(ctx, r.books, "list the books", filter, opts, libraryBookDoc.toBook)
-	if err != nil {
-		return nil, 0, err
-	}
-	total, err := r.books.CountDocuments(ctx, filter)
-	if err != nil {
-		return nil, 0, mapErr(err, "count the books", nil, nil)
-	}
-	return books, int(total), nil
+	books, total, err := findPage(ctx, r.books, "list the books", "count the books", filter, opts, libraryBookDoc.toBook)
+	return books, int(total), err
 }
 
 // BooksByID implements ports.HoldingsRepository with one find by _id. No
@@ -900,22 +927,12 @@ func (r *Loans) AnonymizeReturned(ctx context.Context, schoolID string, returned
 	}
 	opts := options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}).
 		SetSort(bson.D{{Key: "returned_at", Value: 1}}).SetLimit(int64(limit))
-	cur, err := r.loans.Find(ctx, filter, opts)
+	ids, err := findIDs[string](ctx, r.loans, "find returned loans to anonymize", filter, opts)
 	if err != nil {
-		return 0, mapErr(err, "find returned loans to anonymize", nil, nil)
+		return 0, err
 	}
-	var found []struct {
-		ID string `bson:"_id"`
-	}
-	if err := cur.All(ctx, &found); err != nil {
-		return 0, mapErr(err, "find returned loans to anonymize", nil, nil)
-	}
-	if len(found) == 0 {
+	if len(ids) == 0 {
 		return 0, nil
-	}
-	ids := make([]string, len(found))
-	for i, f := range found {
-		ids[i] = f.ID
 	}
 	update := bson.D{{Key: "$set", Value: bson.D{{Key: "student_id", Value: ""}}}}
 	if _, err := r.loans.UpdateMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}, update); err != nil {
@@ -1063,15 +1080,8 @@ func (r *Students) Search(ctx context.Context, q library.StudentQuery) ([]user.A
 	filter = visible(filter)
 	opts := options.Find().SetSort(bson.D{{Key: "name", Value: 1}, {Key: "_id", Value: 1}}).
 		SetSkip(int64(q.Offset)).SetLimit(int64(q.Limit)).SetBatchSize(oneBatch(q.Limit))
-	list, err := findAll(ctx, r.accounts, "search the students", filter, opts, accountDoc.toAccount)
-	if err != nil {
-		return nil, 0, err
-	}
-	total, err := r.accounts.CountDocuments(ctx, filter)
-	if err != nil {
-		return nil, 0, mapErr(err, "count the students", nil, nil)
-	}
-	return list, int(total), nil
+	list, total, err := findPage(ctx, r.accounts, "search the students", "count the students", filter, opts, accountDoc.toAccount)
+	return list, int(total), err
 }
 
 // DeleteByAccount implements ports.InviteRepository: one delete by

@@ -129,19 +129,7 @@ func (r *ReadingLists) List(ctx context.Context, accountID string, status catalo
 		filter = append(filter, bson.E{Key: "status", Value: string(status)})
 	}
 	opts := options.Find().SetSort(bson.D{{Key: "added_at", Value: -1}, {Key: "_id", Value: -1}})
-	cur, err := r.c.Find(ctx, filter, opts)
-	if err != nil {
-		return nil, mapErr(err, "list the reading list", nil, nil)
-	}
-	var docs []listItemDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, "list the reading list", nil, nil)
-	}
-	out := make([]catalog.ListItem, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.toListItem())
-	}
-	return out, nil
+	return findAll(ctx, r.c, "list the reading list", filter, opts, listItemDoc.toListItem)
 }
 
 // Remove implements ports.ReadingListRepository.

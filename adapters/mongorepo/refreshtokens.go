@@ -165,22 +165,13 @@ func (r *RefreshTokens) RevokeAccountFamilies(ctx context.Context, accountID, ke
 // while a record without its claim could be rotated again.
 func (r *RefreshTokens) DeleteByAccount(ctx context.Context, accountID string) error {
 	filter := bson.D{{Key: "account_id", Value: accountID}}
-	cur, err := r.tokens.Find(ctx, filter, options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
+	opts := options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}})
+	hashes, err := findIDs[string](ctx, r.tokens, "find the account's refresh tokens", filter, opts)
 	if err != nil {
-		return mapErr(err, "find the account's refresh tokens", nil, nil)
+		return err
 	}
-	var ids []struct {
-		Hash string `bson:"_id"`
-	}
-	if err := cur.All(ctx, &ids); err != nil {
-		return mapErr(err, "find the account's refresh tokens", nil, nil)
-	}
-	if len(ids) == 0 {
+	if len(hashes) == 0 {
 		return nil
-	}
-	hashes := make([]string, len(ids))
-	for i, d := range ids {
-		hashes[i] = d.Hash
 	}
 	if _, err := r.tokens.DeleteMany(ctx, filter); err != nil {
 		return mapErr(err, "delete the account's refresh tokens", nil, nil)

@@ -237,19 +237,7 @@ func (r *Schools) findOne(ctx context.Context, filter bson.D) (library.School, e
 // List implements ports.SchoolRepository.
 func (r *Schools) List(ctx context.Context) ([]library.School, error) {
 	opts := options.Find().SetSort(bson.D{{Key: "name", Value: 1}, {Key: "_id", Value: 1}})
-	cur, err := r.c.Find(ctx, bson.D{}, opts)
-	if err != nil {
-		return nil, mapErr(err, "list schools", nil, nil)
-	}
-	var docs []schoolDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, "list schools", nil, nil)
-	}
-	out := make([]library.School, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.toSchool())
-	}
-	return out, nil
+	return findAll(ctx, r.c, "list schools", bson.D{}, opts, schoolDoc.toSchool)
 }
 
 // SaveSettings implements ports.SchoolRepository: one updateOne on the

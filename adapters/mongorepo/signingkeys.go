@@ -131,13 +131,9 @@ func (r *SigningKeys) List(ctx context.Context) ([]auth.SigningKey, error) {
 	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
 		return nil, mapErr(err, "read the active signing key", nil, nil)
 	}
-	cur, err := r.keys.Find(ctx, bson.D{})
+	docs, err := findDocs[signingKeyDoc](ctx, r.keys, "list signing keys", bson.D{})
 	if err != nil {
-		return nil, mapErr(err, "list signing keys", nil, nil)
-	}
-	var docs []signingKeyDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, "list signing keys", nil, nil)
+		return nil, err
 	}
 	isActive := func(d signingKeyDoc) bool { return p.Kid != "" && d.ID == p.Kid }
 	sort.SliceStable(docs, func(i, j int) bool {
