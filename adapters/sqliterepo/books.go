@@ -245,11 +245,7 @@ func (r *Books) writeTexts(ctx context.Context, tx *txn, texts []catalog.Chapter
 
 // Get implements ports.BookRepository.
 func (r *Books) Get(ctx context.Context, id string) (catalog.Book, error) {
-	b, err := scanBook(r.db.queryRow(ctx, r.db.read, stmtBookGet, sql.Named("id", id)))
-	if err != nil {
-		return catalog.Book{}, mapErr(err, "read the book", catalog.ErrBookNotFound, nil)
-	}
-	return b, nil
+	return readRow(ctx, r.db, "read the book", catalog.ErrBookNotFound, stmtBookGet, scanBook, sql.Named("id", id))
 }
 
 // GetMany implements ports.BookRepository with one statement. No ids is no
@@ -313,11 +309,7 @@ func (r *Books) Delete(ctx context.Context, id string) error {
 // ChapterText implements ports.BookRepository. The statement names the book
 // too, so another book's chapter is not found.
 func (r *Books) ChapterText(ctx context.Context, bookID, chapterID string) (catalog.ChapterText, error) {
-	t, err := scanText(r.db.queryRow(ctx, r.db.read, stmtTextGet, sql.Named("chapter_id", chapterID), sql.Named("book_id", bookID)))
-	if err != nil {
-		return catalog.ChapterText{}, mapErr(err, "read the chapter text", catalog.ErrChapterNotFound, nil)
-	}
-	return t, nil
+	return readRow(ctx, r.db, "read the chapter text", catalog.ErrChapterNotFound, stmtTextGet, scanText, sql.Named("chapter_id", chapterID), sql.Named("book_id", bookID))
 }
 
 // ChapterTexts implements ports.BookRepository, in the order of the

@@ -110,11 +110,7 @@ func (r *Charges) Insert(ctx context.Context, c library.Charge) error {
 
 // Get implements ports.ChargeRepository.
 func (r *Charges) Get(ctx context.Context, schoolID, chargeID string) (library.Charge, error) {
-	c, err := scanCharge(r.db.queryRow(ctx, r.db.read, stmtChargeGet, sql.Named("id", chargeID), sql.Named("school_id", schoolID)))
-	if err != nil {
-		return library.Charge{}, mapErr(err, "read the charge", library.ErrChargeNotFound, nil)
-	}
-	return c, nil
+	return readRow(ctx, r.db, "read the charge", library.ErrChargeNotFound, stmtChargeGet, scanCharge, sql.Named("id", chargeID), sql.Named("school_id", schoolID))
 }
 
 // OfStudent implements ports.ChargeRepository: the (student_id, ...) index

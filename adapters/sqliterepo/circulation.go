@@ -215,11 +215,7 @@ func (r *Loans) Insert(ctx context.Context, l library.Loan) error {
 
 // Get implements ports.LoanRepository; another school's loan is not found.
 func (r *Loans) Get(ctx context.Context, schoolID, loanID string) (library.Loan, error) {
-	l, err := scanLoan(r.db.queryRow(ctx, r.db.read, stmtLoanGet, sql.Named("id", loanID), sql.Named("school_id", schoolID)))
-	if err != nil {
-		return library.Loan{}, mapErr(err, "read the loan", library.ErrLoanNotFound, nil)
-	}
-	return l, nil
+	return readRow(ctx, r.db, "read the loan", library.ErrLoanNotFound, stmtLoanGet, scanLoan, sql.Named("id", loanID), sql.Named("school_id", schoolID))
 }
 
 // ByIDs implements ports.LoanRepository with one statement. No ids is no
@@ -313,11 +309,7 @@ func scanEnding(s scanner) (library.LoanEnding, error) {
 
 // Ending implements ports.LoanRepository.
 func (r *Loans) Ending(ctx context.Context, loanID string) (library.LoanEnding, error) {
-	e, err := scanEnding(r.db.queryRow(ctx, r.db.read, stmtEndingGet, sql.Named("loan_id", loanID)))
-	if err != nil {
-		return library.LoanEnding{}, mapErr(err, "read the loan's ending", library.ErrEndingNotFound, nil)
-	}
-	return e, nil
+	return readRow(ctx, r.db, "read the loan's ending", library.ErrEndingNotFound, stmtEndingGet, scanEnding, sql.Named("loan_id", loanID))
 }
 
 // ClaimsReturned implements ports.LoanRepository with one count of the
@@ -383,11 +375,7 @@ func (r *ActiveLoans) Claim(ctx context.Context, c library.CopyClaim) error {
 
 // Holder implements ports.ActiveLoanRepository.
 func (r *ActiveLoans) Holder(ctx context.Context, copyID string) (library.CopyClaim, error) {
-	c, err := scanClaim(r.db.queryRow(ctx, r.db.read, stmtClaimGet, sql.Named("copy_id", copyID)))
-	if err != nil {
-		return library.CopyClaim{}, mapErr(err, "read the claim", library.ErrClaimNotFound, nil)
-	}
-	return c, nil
+	return readRow(ctx, r.db, "read the claim", library.ErrClaimNotFound, stmtClaimGet, scanClaim, sql.Named("copy_id", copyID))
 }
 
 // ClaimsOfCopies implements ports.ActiveLoanRepository with one statement

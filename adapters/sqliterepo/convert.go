@@ -95,6 +95,17 @@ func queryAll[T any](ctx context.Context, d *DB, t target, op string, s *stmt, s
 	return out, nil
 }
 
+// readRow reads the one row of s with scan on the read connection; no
+// row is notFound, and any other failure op's.
+func readRow[T any](ctx context.Context, d *DB, op string, notFound func() error, s *stmt, scan func(scanner) (T, error), args ...any) (T, error) {
+	v, err := scan(d.queryRow(ctx, d.read, s, args...))
+	if err != nil {
+		var zero T
+		return zero, mapErr(err, op, notFound, nil)
+	}
+	return v, nil
+}
+
 // scanString reads a row of one text column.
 func scanString(s scanner) (string, error) {
 	var v string

@@ -239,12 +239,7 @@ func (d *DB) insertLibraryBook(ctx context.Context, tx *txn, b library.Book) err
 
 // Book implements ports.HoldingsRepository.
 func (r *Holdings) Book(ctx context.Context, schoolID, bookID string) (library.Book, error) {
-	b, err := scanLibraryBook(r.db.queryRow(ctx, r.db.read, stmtLibraryBookGet,
-		sql.Named("id", bookID), sql.Named("school_id", schoolID)))
-	if err != nil {
-		return library.Book{}, mapErr(err, "read the book", library.ErrBookNotFound, nil)
-	}
-	return b, nil
+	return readRow(ctx, r.db, "read the book", library.ErrBookNotFound, stmtLibraryBookGet, scanLibraryBook, sql.Named("id", bookID), sql.Named("school_id", schoolID))
 }
 
 // SetBookCategory implements ports.HoldingsRepository: one UPDATE by id
@@ -376,11 +371,7 @@ func (r *Holdings) CopyByCode(ctx context.Context, schoolID, code string) (libra
 }
 
 func (r *Holdings) copy(ctx context.Context, s *stmt, args ...any) (library.Copy, error) {
-	c, err := scanCopy(r.db.queryRow(ctx, r.db.read, s, args...))
-	if err != nil {
-		return library.Copy{}, mapErr(err, "read the copy", library.ErrCopyNotFound, nil)
-	}
-	return c, nil
+	return readRow(ctx, r.db, "read the copy", library.ErrCopyNotFound, s, scanCopy, args...)
 }
 
 // CopiesOfBook implements ports.HoldingsRepository, in the order of the

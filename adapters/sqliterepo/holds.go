@@ -237,11 +237,7 @@ func (r *Holds) Dequeue(ctx context.Context, holdID string) error {
 
 // OpenHold implements ports.HoldRepository on the UNIQUE key.
 func (r *Holds) OpenHold(ctx context.Context, studentID, bookID string) (library.HoldQueueEntry, error) {
-	e, err := scanHoldQueueEntry(r.db.queryRow(ctx, r.db.read, stmtHoldOpen, sql.Named("student_id", studentID), sql.Named("book_id", bookID)))
-	if err != nil {
-		return library.HoldQueueEntry{}, mapErr(err, "read the open hold", library.ErrHoldNotFound, nil)
-	}
-	return e, nil
+	return readRow(ctx, r.db, "read the open hold", library.ErrHoldNotFound, stmtHoldOpen, scanHoldQueueEntry, sql.Named("student_id", studentID), sql.Named("book_id", bookID))
 }
 
 // Queue implements ports.HoldRepository: a range of hold_queue_by_book.
@@ -297,11 +293,7 @@ func (r *Holds) Trap(ctx context.Context, t library.HoldTrap) error {
 
 // TrapOfCopy implements ports.HoldRepository.
 func (r *Holds) TrapOfCopy(ctx context.Context, copyID string) (library.HoldTrap, error) {
-	t, err := scanHoldTrap(r.db.queryRow(ctx, r.db.read, stmtHoldTrapOfCopy, sql.Named("copy_id", copyID)))
-	if err != nil {
-		return library.HoldTrap{}, mapErr(err, "read the trap", library.ErrTrapNotFound, nil)
-	}
-	return t, nil
+	return readRow(ctx, r.db, "read the trap", library.ErrTrapNotFound, stmtHoldTrapOfCopy, scanHoldTrap, sql.Named("copy_id", copyID))
 }
 
 // TrapsOfHolds implements ports.HoldRepository on the UNIQUE hold key.

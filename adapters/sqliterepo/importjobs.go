@@ -96,11 +96,7 @@ func (r *ImportJobs) Start(ctx context.Context, j library.ImportJob) error {
 
 // Running implements ports.ImportJobRepository.
 func (r *ImportJobs) Running(ctx context.Context, schoolID string) (library.ImportJob, error) {
-	j, err := scanImportJob(r.db.queryRow(ctx, r.db.read, stmtImportJobRunning, sql.Named("school_id", schoolID)))
-	if err != nil {
-		return library.ImportJob{}, mapErr(err, "read the running import job", library.ErrImportJobNotFound, nil)
-	}
-	return j, nil
+	return readRow(ctx, r.db, "read the running import job", library.ErrImportJobNotFound, stmtImportJobRunning, scanImportJob, sql.Named("school_id", schoolID))
 }
 
 // Renew implements ports.ImportJobRepository.
@@ -133,9 +129,5 @@ func (r *ImportJobs) Finish(ctx context.Context, j library.ImportJob) error {
 
 // Get implements ports.ImportJobRepository.
 func (r *ImportJobs) Get(ctx context.Context, schoolID, id string) (library.ImportJob, error) {
-	j, err := scanImportJob(r.db.queryRow(ctx, r.db.read, stmtImportJobGet, sql.Named("id", id), sql.Named("school_id", schoolID)))
-	if err != nil {
-		return library.ImportJob{}, mapErr(err, "read the import job", library.ErrImportJobNotFound, nil)
-	}
-	return j, nil
+	return readRow(ctx, r.db, "read the import job", library.ErrImportJobNotFound, stmtImportJobGet, scanImportJob, sql.Named("id", id), sql.Named("school_id", schoolID))
 }

@@ -57,11 +57,7 @@ func mailTokenArgs(t auth.MailToken) []any {
 
 // Get implements ports.MailTokenRepository.
 func (r *MailTokens) Get(ctx context.Context, hash string, purpose auth.MailPurpose) (auth.MailToken, error) {
-	t, err := scanMailToken(r.db.queryRow(ctx, r.db.read, stmtMailTokenGet, sql.Named("hash", hash), sql.Named("purpose", string(purpose))))
-	if err != nil {
-		return auth.MailToken{}, mapErr(err, "read the mailed token", auth.ErrMailTokenNotFound, nil)
-	}
-	return t, nil
+	return readRow(ctx, r.db, "read the mailed token", auth.ErrMailTokenNotFound, stmtMailTokenGet, scanMailToken, sql.Named("hash", hash), sql.Named("purpose", string(purpose)))
 }
 
 // Consume implements ports.MailTokenRepository.

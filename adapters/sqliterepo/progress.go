@@ -86,12 +86,7 @@ func scanSession(s scanner) (catalog.ReadingSession, error) {
 
 // Get implements ports.ProgressRepository.
 func (r *Progress) Get(ctx context.Context, accountID, bookID string) (catalog.Progress, error) {
-	p, err := scanProgress(r.db.queryRow(ctx, r.db.read, stmtProgressGet,
-		sql.Named("account_id", accountID), sql.Named("book_id", bookID)))
-	if err != nil {
-		return catalog.Progress{}, mapErr(err, "read the reading progress", catalog.ErrProgressNotFound, nil)
-	}
-	return p, nil
+	return readRow(ctx, r.db, "read the reading progress", catalog.ErrProgressNotFound, stmtProgressGet, scanProgress, sql.Named("account_id", accountID), sql.Named("book_id", bookID))
 }
 
 // Save implements ports.ProgressRepository with one upsert on the primary

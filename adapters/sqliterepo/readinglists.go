@@ -110,12 +110,7 @@ func (r *ReadingLists) Add(ctx context.Context, item catalog.ListItem) (catalog.
 
 // Get implements ports.ReadingListRepository.
 func (r *ReadingLists) Get(ctx context.Context, accountID, bookID string) (catalog.ListItem, error) {
-	it, err := scanListItem(r.db.queryRow(ctx, r.db.read, stmtItemGet,
-		sql.Named("account_id", accountID), sql.Named("book_id", bookID)))
-	if err != nil {
-		return catalog.ListItem{}, mapErr(err, "read the reading-list item", catalog.ErrListItemNotFound, nil)
-	}
-	return it, nil
+	return readRow(ctx, r.db, "read the reading-list item", catalog.ErrListItemNotFound, stmtItemGet, scanListItem, sql.Named("account_id", accountID), sql.Named("book_id", bookID))
 }
 
 // List implements ports.ReadingListRepository: newest first, by added_at

@@ -198,11 +198,7 @@ func (r *Schools) GetByDomain(ctx context.Context, domain string) (library.Schoo
 }
 
 func (r *Schools) one(ctx context.Context, s *stmt, args ...any) (library.School, error) {
-	sc, err := scanSchool(r.db.queryRow(ctx, r.db.read, s, args...))
-	if err != nil {
-		return library.School{}, mapErr(err, "read the school", library.ErrSchoolNotFound, nil)
-	}
-	return sc, nil
+	return readRow(ctx, r.db, "read the school", library.ErrSchoolNotFound, s, scanSchool, args...)
 }
 
 // List implements ports.SchoolRepository, in the order of the (name, id)

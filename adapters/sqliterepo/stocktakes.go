@@ -145,11 +145,7 @@ func (r *Stocktakes) Create(ctx context.Context, st library.Stocktake) error {
 
 // Get implements ports.StocktakeRepository.
 func (r *Stocktakes) Get(ctx context.Context, schoolID, id string) (library.Stocktake, error) {
-	st, err := scanStocktake(r.db.queryRow(ctx, r.db.read, stmtStocktakeGet, sql.Named("id", id), sql.Named("school_id", schoolID)))
-	if err != nil {
-		return library.Stocktake{}, mapErr(err, "read the stocktake", library.ErrStocktakeNotFound, nil)
-	}
-	return st, nil
+	return readRow(ctx, r.db, "read the stocktake", library.ErrStocktakeNotFound, stmtStocktakeGet, scanStocktake, sql.Named("id", id), sql.Named("school_id", schoolID))
 }
 
 // OfSchool implements ports.StocktakeRepository.
@@ -181,11 +177,7 @@ func (r *Stocktakes) AddScan(ctx context.Context, s library.StocktakeScan) error
 
 // Scan implements ports.StocktakeRepository.
 func (r *Stocktakes) Scan(ctx context.Context, stocktakeID, copyID string) (library.StocktakeScan, error) {
-	sc, err := scanScan(r.db.queryRow(ctx, r.db.read, stmtScanGet, sql.Named("stocktake_id", stocktakeID), sql.Named("copy_id", copyID)))
-	if err != nil {
-		return library.StocktakeScan{}, mapErr(err, "read the scan", library.ErrScanNotFound, nil)
-	}
-	return sc, nil
+	return readRow(ctx, r.db, "read the scan", library.ErrScanNotFound, stmtScanGet, scanScan, sql.Named("stocktake_id", stocktakeID), sql.Named("copy_id", copyID))
 }
 
 // CountScans implements ports.StocktakeRepository: a count of the

@@ -272,11 +272,7 @@ func (r *Invites) Create(ctx context.Context, inv library.Invite) error {
 // Get implements ports.InviteRepository. A redeemed invitation is still
 // returned.
 func (r *Invites) Get(ctx context.Context, tokenHash string) (library.Invite, error) {
-	inv, err := scanInvite(r.db.queryRow(ctx, r.db.read, stmtInviteGet, sql.Named("token_hash", tokenHash)))
-	if err != nil {
-		return library.Invite{}, mapErr(err, "read the invitation", library.ErrInviteNotFound, nil)
-	}
-	return inv, nil
+	return readRow(ctx, r.db, "read the invitation", library.ErrInviteNotFound, stmtInviteGet, scanInvite, sql.Named("token_hash", tokenHash))
 }
 
 // Redeem implements ports.InviteRepository with an insert keyed by the
