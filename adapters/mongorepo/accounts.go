@@ -167,8 +167,7 @@ func (d accountDoc) toAccount() user.Account {
 // Conflict. Accounts without an email have distinct keys, so they never
 // clash.
 func (r *Accounts) Create(ctx context.Context, a user.Account) error {
-	_, err := r.c.InsertOne(ctx, toAccountDoc(a))
-	return mapErr(err, "create the account", nil, user.ErrEmailTaken)
+	return insertOne(ctx, r.c, "create the account", toAccountDoc(a), user.ErrEmailTaken)
 }
 
 // Get implements ports.AccountRepository.

@@ -82,8 +82,7 @@ func (d settlementDoc) toSettlement() library.Settlement {
 // Insert implements ports.ChargeRepository: one insert keyed by the charge
 // id.
 func (r *Charges) Insert(ctx context.Context, c library.Charge) error {
-	_, err := r.charges.InsertOne(ctx, toChargeDoc(c))
-	return mapErr(err, "store the charge", nil, library.ErrChargeExists)
+	return insertOne(ctx, r.charges, "store the charge", toChargeDoc(c), library.ErrChargeExists)
 }
 
 // Get implements ports.ChargeRepository: one find by _id; another school's
@@ -142,8 +141,7 @@ func (r *Charges) SetStatus(ctx context.Context, chargeID, status string) error 
 // Settle implements ports.ChargeRepository: one insert keyed by the charge
 // id.
 func (r *Charges) Settle(ctx context.Context, s library.Settlement) error {
-	_, err := r.settlements.InsertOne(ctx, toSettlementDoc(s))
-	return mapErr(err, "settle the charge", nil, library.ErrChargeSettled)
+	return insertOne(ctx, r.settlements, "settle the charge", toSettlementDoc(s), library.ErrChargeSettled)
 }
 
 // Settlements implements ports.ChargeRepository with one find by _id. No

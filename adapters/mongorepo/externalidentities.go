@@ -43,8 +43,7 @@ func externalIdentityKey(issuer, subject string) string { return issuer + " " + 
 
 // Link implements ports.ExternalIdentityRepository.
 func (r *ExternalIdentities) Link(ctx context.Context, l user.ExternalIdentity) error {
-	_, err := r.links.InsertOne(ctx, toExternalIdentityDoc(l))
-	return mapErr(err, "link the external identity", nil, user.ErrExternalIdentityExists)
+	return insertOne(ctx, r.links, "link the external identity", toExternalIdentityDoc(l), user.ErrExternalIdentityExists)
 }
 
 // Get implements ports.ExternalIdentityRepository.

@@ -431,6 +431,14 @@ func (d inviteDoc) toInvite() library.Invite {
 	return library.Invite{TokenHash: d.TokenHash, AccountID: d.AccountID, ExpiresAt: d.ExpiresAt.UTC(), CreatedAt: d.CreatedAt.UTC()}
 }
 
+// insertOne inserts doc in c; a duplicate key is conflict (nil where no
+// key can clash, so a clash is Internal). A unique-key insert is the one
+// write FerretDB 1.24 applies atomically, which makes it every claim's.
+func insertOne(ctx context.Context, c *mongo.Collection, op string, doc any, conflict func() error) error {
+	_, err := c.InsertOne(ctx, doc)
+	return mapErr(err, op, nil, conflict)
+}
+
 // updateMatched runs one updateOne on c; a filter that matches no
 // document is notFound.
 func updateMatched(ctx context.Context, c *mongo.Collection, filter, update bson.D, op string, notFound func() error) error {
@@ -767,8 +775,7 @@ func (r *Holdings) copyCounts(ctx context.Context, match bson.D) (map[string]int
 // Insert implements ports.LoanRepository. A taken loan id is a bug
 // (ids are generated), so Internal.
 func (r *Loans) Insert(ctx context.Context, l library.Loan) error {
-	_, err := r.loans.InsertOne(ctx, toLoanDoc(l))
-	return mapErr(err, "store the loan", nil, nil)
+	return insertOne(ctx, r.loans, "store the loan", toLoanDoc(l), nil)
 }
 
 // Get implements ports.LoanRepository.
@@ -875,8 +882,7 @@ func (d loanEndingDoc) toLoanEnding() library.LoanEnding {
 // ClaimEnding implements ports.LoanRepository with one insert keyed by the
 // loan id: exactly one of racing endings is stored on every backend.
 func (r *Loans) ClaimEnding(ctx context.Context, e library.LoanEnding) error {
-	_, err := r.endings.InsertOne(ctx, toLoanEndingDoc(e))
-	return mapErr(err, "record the loan's ending", nil, library.ErrLoanEnded)
+	return insertOne(ctx, r.endings, "record the loan's ending", toLoanEndingDoc(e), library.ErrLoanEnded)
 }
 
 // Ending implements ports.LoanRepository: one find by _id.
@@ -944,8 +950,7 @@ func (r *Loans) AnonymizeReturned(ctx context.Context, schoolID string, returned
 // AddRenewal implements ports.LoanRepository with an insert keyed by
 // loan and number: exactly one of any number of racing inserts succeeds.
 func (r *Loans) AddRenewal(ctx context.Context, rn library.Renewal) error {
-	_, err := r.renewals.InsertOne(ctx, toRenewalDoc(rn))
-	return mapErr(err, "record the renewal", nil, library.ErrRenewalExists)
+	return insertOne(ctx, r.renewals, "record the renewal", toRenewalDoc(rn), library.ErrRenewalExists)
 }
 
 // Renewals implements ports.LoanRepository with one find in the order
@@ -963,8 +968,7 @@ func (r *Loans) Renewals(ctx context.Context, loanIDs []string) ([]library.Renew
 // succeeds, on FerretDB as on MongoDB. A duplicate _id (the same loan
 // claiming the copy twice) is the same conflict.
 func (r *ActiveLoans) Claim(ctx context.Context, c library.CopyClaim) error {
-	_, err := r.claims.InsertOne(ctx, toCopyClaimDoc(c))
-	return mapErr(err, "claim the copy", nil, library.ErrCopyClaimed)
+	return insertOne(ctx, r.claims, "claim the copy", toCopyClaimDoc(c), library.ErrCopyClaimed)
 }
 
 // Holder implements ports.ActiveLoanRepository.
@@ -1007,8 +1011,7 @@ func (r *ActiveLoans) Release(ctx context.Context, copyID, loanID string) error 
 // Create implements ports.InviteRepository. A taken hash is a bug
 // (tokens are random), so Internal.
 func (r *Invites) Create(ctx context.Context, inv library.Invite) error {
-	_, err := r.invites.InsertOne(ctx, toInviteDoc(inv))
-	return mapErr(err, "store the invitation", nil, nil)
+	return insertOne(ctx, r.invites, "store the invitation", toInviteDoc(inv), nil)
 }
 
 // Get implements ports.InviteRepository. A redeemed invitation is still
@@ -1022,8 +1025,7 @@ func (r *Invites) Get(ctx context.Context, tokenHash string) (library.Invite, er
 // calls succeeds. It does not look the invitation up; callers read it
 // first.
 func (r *Invites) Redeem(ctx context.Context, tokenHash string, at time.Time) error {
-	_, err := r.redemptions.InsertOne(ctx, toStampDoc(ports.Stamp{ID: tokenHash, At: at}))
-	return mapErr(err, "redeem the invitation", nil, library.ErrInviteUsed)
+	return insertOne(ctx, r.redemptions, "redeem the invitation", toStampDoc(ports.Stamp{ID: tokenHash, At: at}), library.ErrInviteUsed)
 }
 
 // ClaimNumber implements ports.StudentRepository with an insert keyed by
@@ -1031,8 +1033,7 @@ func (r *Invites) Redeem(ctx context.Context, tokenHash string, at time.Time) er
 // whatever case it is typed in.
 func (r *Students) ClaimNumber(ctx context.Context, schoolID, number, accountID string) error {
 	d := toStudentNumberDoc(ports.StudentNumber{SchoolID: schoolID, Number: number, AccountID: accountID})
-	_, err := r.numbers.InsertOne(ctx, d)
-	return mapErr(err, "claim the student number", nil, library.ErrStudentNumberExists)
+	return insertOne(ctx, r.numbers, "claim the student number", d, library.ErrStudentNumberExists)
 }
 
 // TakenNumbers implements ports.StudentRepository with one find by _id

@@ -53,8 +53,7 @@ type mailTokenUseDoc struct {
 
 // Create implements ports.MailTokenRepository.
 func (r *MailTokens) Create(ctx context.Context, t auth.MailToken) error {
-	_, err := r.tokens.InsertOne(ctx, toMailTokenDoc(t))
-	return mapErr(err, "store the mailed token", nil, auth.ErrMailTokenExists)
+	return insertOne(ctx, r.tokens, "store the mailed token", toMailTokenDoc(t), auth.ErrMailTokenExists)
 }
 
 func toMailTokenDoc(t auth.MailToken) mailTokenDoc {

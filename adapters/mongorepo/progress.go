@@ -153,8 +153,7 @@ func (r *Progress) ListByAccount(ctx context.Context, accountID string) ([]catal
 
 // RecordSession implements ports.ProgressRepository.
 func (r *Progress) RecordSession(ctx context.Context, s catalog.ReadingSession) error {
-	_, err := r.sessions.InsertOne(ctx, toSessionDoc(s))
-	return mapErr(err, "record the reading session", nil, catalog.ErrSessionExists)
+	return insertOne(ctx, r.sessions, "record the reading session", toSessionDoc(s), catalog.ErrSessionExists)
 }
 
 // TotalSeconds implements ports.ProgressRepository with one aggregate:

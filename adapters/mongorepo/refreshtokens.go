@@ -73,8 +73,7 @@ func (d refreshTokenDoc) toRefreshToken() auth.RefreshToken {
 
 // Create implements ports.RefreshTokenRepository.
 func (r *RefreshTokens) Create(ctx context.Context, t auth.RefreshToken) error {
-	_, err := r.tokens.InsertOne(ctx, toRefreshTokenDoc(t))
-	return mapErr(err, "store the refresh token", nil, auth.ErrTokenExists)
+	return insertOne(ctx, r.tokens, "store the refresh token", toRefreshTokenDoc(t), auth.ErrTokenExists)
 }
 
 // Get implements ports.RefreshTokenRepository.
@@ -91,8 +90,7 @@ func (r *RefreshTokens) Get(ctx context.Context, hash string) (auth.RefreshToken
 // FerretDB as on MongoDB. It does not look the record up; callers Get it
 // first.
 func (r *RefreshTokens) ClaimRotation(ctx context.Context, hash string, at time.Time) error {
-	_, err := r.rotations.InsertOne(ctx, toStampDoc(ports.Stamp{ID: hash, At: at}))
-	return mapErr(err, "claim the refresh token rotation", nil, auth.ErrRotationClaimed)
+	return insertOne(ctx, r.rotations, "claim the refresh token rotation", toStampDoc(ports.Stamp{ID: hash, At: at}), auth.ErrRotationClaimed)
 }
 
 // RotatedAt implements ports.RefreshTokenRepository.

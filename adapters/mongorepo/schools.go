@@ -212,8 +212,7 @@ func (d schoolDoc) toSchool() library.School {
 
 // Create implements ports.SchoolRepository.
 func (r *Schools) Create(ctx context.Context, s library.School) error {
-	_, err := r.c.InsertOne(ctx, toSchoolDoc(s))
-	return mapErr(err, "create the school", nil, library.ErrDomainTaken)
+	return insertOne(ctx, r.c, "create the school", toSchoolDoc(s), library.ErrDomainTaken)
 }
 
 // Get implements ports.SchoolRepository.

@@ -104,8 +104,7 @@ func scanSettlement(s scanner) (library.Settlement, error) {
 // Insert implements ports.ChargeRepository: the primary key lets one of
 // racing inserts of one id win.
 func (r *Charges) Insert(ctx context.Context, c library.Charge) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtChargeInsert, chargeArgs(c)...)
-	return mapErr(err, "store the charge", nil, library.ErrChargeExists)
+	return r.db.execWrite(ctx, "store the charge", library.ErrChargeExists, stmtChargeInsert, chargeArgs(c)...)
 }
 
 // Get implements ports.ChargeRepository.
@@ -152,22 +151,19 @@ func (r *Charges) list(ctx context.Context, t target, s *stmt, args ...any) ([]l
 // AnonymizeStudent implements ports.ChargeRepository with one UPDATE on
 // the (student_id, ...) index.
 func (r *Charges) AnonymizeStudent(ctx context.Context, studentID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtChargesAnonymize, sql.Named("student_id", studentID))
-	return mapErr(err, "anonymize the student's charges", nil, nil)
+	return r.db.execWrite(ctx, "anonymize the student's charges", nil, stmtChargesAnonymize, sql.Named("student_id", studentID))
 }
 
 // SetStatus implements ports.ChargeRepository with one UPDATE by primary
 // key.
 func (r *Charges) SetStatus(ctx context.Context, chargeID, status string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtChargeSetStatus, sql.Named("id", chargeID), sql.Named("status", status))
-	return mapErr(err, "set the charge's status", nil, nil)
+	return r.db.execWrite(ctx, "set the charge's status", nil, stmtChargeSetStatus, sql.Named("id", chargeID), sql.Named("status", status))
 }
 
 // Settle implements ports.ChargeRepository: the primary key lets one
 // settlement win per charge.
 func (r *Charges) Settle(ctx context.Context, st library.Settlement) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtSettlementInsert, settlementArgs(st)...)
-	return mapErr(err, "settle the charge", nil, library.ErrChargeSettled)
+	return r.db.execWrite(ctx, "settle the charge", library.ErrChargeSettled, stmtSettlementInsert, settlementArgs(st)...)
 }
 
 // Settlements implements ports.ChargeRepository with one statement on the

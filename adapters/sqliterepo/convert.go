@@ -81,6 +81,14 @@ func scanAll[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) 
 	return out, nil
 }
 
+// execWrite runs s on the writer; a UNIQUE or PRIMARY KEY clash is
+// conflict (nil where no key can clash, so a clash is Internal), any other
+// failure op's.
+func (d *DB) execWrite(ctx context.Context, op string, conflict func() error, s *stmt, args ...any) error {
+	_, err := d.exec(ctx, d.write, s, args...)
+	return mapErr(err, op, nil, conflict)
+}
+
 // queryAll runs s on t and reads every row with scan; a failure of either
 // is op's.
 func queryAll[T any](ctx context.Context, d *DB, t target, op string, s *stmt, scan func(scanner) (T, error), args ...any) ([]T, error) {

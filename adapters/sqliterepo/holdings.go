@@ -401,8 +401,7 @@ func (r *Holdings) DeleteCopies(ctx context.Context, schoolID string, copyIDs []
 	if len(copyIDs) == 0 {
 		return nil
 	}
-	_, err := r.db.exec(ctx, r.db.write, stmtCopiesDelete, sql.Named("ids", jsonArray(copyIDs)), sql.Named("school_id", schoolID))
-	return mapErr(err, "delete the copies", nil, nil)
+	return r.db.execWrite(ctx, "delete the copies", nil, stmtCopiesDelete, sql.Named("ids", jsonArray(copyIDs)), sql.Named("school_id", schoolID))
 }
 
 // CopyCounts implements ports.HoldingsRepository with one statement over

@@ -189,8 +189,7 @@ func listOf[T any](ctx context.Context, d *DB, op string, s *stmt, scan func(sca
 
 // Insert implements ports.HoldRepository.
 func (r *Holds) Insert(ctx context.Context, h library.Hold) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldInsert, holdArgs(h)...)
-	return mapErr(err, "store the hold", nil, nil)
+	return r.db.execWrite(ctx, "store the hold", nil, stmtHoldInsert, holdArgs(h)...)
 }
 
 // ByIDs implements ports.HoldRepository on the primary key. No ids is no
@@ -211,28 +210,24 @@ func (r *Holds) OfStudent(ctx context.Context, studentID string, limit int) ([]l
 
 // Delete implements ports.HoldRepository.
 func (r *Holds) Delete(ctx context.Context, holdID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldDelete, sql.Named("id", holdID))
-	return mapErr(err, "delete the hold", nil, nil)
+	return r.db.execWrite(ctx, "delete the hold", nil, stmtHoldDelete, sql.Named("id", holdID))
 }
 
 // AnonymizeStudent implements ports.HoldRepository with one UPDATE on the
 // (student_id, ...) index.
 func (r *Holds) AnonymizeStudent(ctx context.Context, studentID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldAnonymize, sql.Named("student_id", studentID))
-	return mapErr(err, "anonymize the student's holds", nil, nil)
+	return r.db.execWrite(ctx, "anonymize the student's holds", nil, stmtHoldAnonymize, sql.Named("student_id", studentID))
 }
 
 // Enqueue implements ports.HoldRepository: the UNIQUE (student_id,
 // book_id) key lets one insert win.
 func (r *Holds) Enqueue(ctx context.Context, e library.HoldQueueEntry) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldEnqueue, holdQueueArgs(e)...)
-	return mapErr(err, "queue the hold", nil, library.ErrHoldExists)
+	return r.db.execWrite(ctx, "queue the hold", library.ErrHoldExists, stmtHoldEnqueue, holdQueueArgs(e)...)
 }
 
 // Dequeue implements ports.HoldRepository.
 func (r *Holds) Dequeue(ctx context.Context, holdID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldDequeue, sql.Named("hold_id", holdID))
-	return mapErr(err, "remove the hold from its queue", nil, nil)
+	return r.db.execWrite(ctx, "remove the hold from its queue", nil, stmtHoldDequeue, sql.Named("hold_id", holdID))
 }
 
 // OpenHold implements ports.HoldRepository on the UNIQUE key.
@@ -287,8 +282,7 @@ func (r *Holds) QueueCounts(ctx context.Context, schoolID string, bookIDs []stri
 // Trap implements ports.HoldRepository: the primary key (copy) and the
 // UNIQUE key (hold) are checked by the one insert.
 func (r *Holds) Trap(ctx context.Context, t library.HoldTrap) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldTrapInsert, holdTrapArgs(t)...)
-	return mapErr(err, "put the copy aside", nil, library.ErrHoldTrapped)
+	return r.db.execWrite(ctx, "put the copy aside", library.ErrHoldTrapped, stmtHoldTrapInsert, holdTrapArgs(t)...)
 }
 
 // TrapOfCopy implements ports.HoldRepository.
@@ -322,14 +316,12 @@ func (r *Holds) ExpiredTraps(ctx context.Context, now time.Time, limit int) ([]l
 // Untrap implements ports.HoldRepository: the statement deletes the row
 // only where it names the hold.
 func (r *Holds) Untrap(ctx context.Context, copyID, holdID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldUntrap, sql.Named("copy_id", copyID), sql.Named("hold_id", holdID))
-	return mapErr(err, "remove the trap", nil, nil)
+	return r.db.execWrite(ctx, "remove the trap", nil, stmtHoldUntrap, sql.Named("copy_id", copyID), sql.Named("hold_id", holdID))
 }
 
 // End implements ports.HoldRepository: the primary key lets one insert win.
 func (r *Holds) End(ctx context.Context, e library.HoldEnd) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldEndInsert, holdEndArgs(e)...)
-	return mapErr(err, "record the hold's end", nil, library.ErrHoldEnded)
+	return r.db.execWrite(ctx, "record the hold's end", library.ErrHoldEnded, stmtHoldEndInsert, holdEndArgs(e)...)
 }
 
 // Ends implements ports.HoldRepository on the primary key.

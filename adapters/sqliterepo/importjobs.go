@@ -90,8 +90,7 @@ func importJobRecordKind(d *DB, k ports.RecordKind) (recordKind, bool) {
 // Start implements ports.ImportJobRepository: the partial unique index
 // lets one running job per school in.
 func (r *ImportJobs) Start(ctx context.Context, j library.ImportJob) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtImportJobInsert, importJobArgs(j)...)
-	return mapErr(err, "store the import job", nil, library.ErrImportRunning)
+	return r.db.execWrite(ctx, "store the import job", library.ErrImportRunning, stmtImportJobInsert, importJobArgs(j)...)
 }
 
 // Running implements ports.ImportJobRepository.

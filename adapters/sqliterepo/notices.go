@@ -195,8 +195,7 @@ func (r *Notices) MarkSent(ctx context.Context, keys []string, at time.Time) err
 	if len(keys) == 0 {
 		return nil
 	}
-	_, err := r.db.exec(ctx, r.db.write, stmtNoticesMarkSent, sql.Named("keys", jsonArray(keys)), sql.Named("at", millis(at)))
-	return mapErr(err, "record the notices as sent", nil, nil)
+	return r.db.execWrite(ctx, "record the notices as sent", nil, stmtNoticesMarkSent, sql.Named("keys", jsonArray(keys)), sql.Named("at", millis(at)))
 }
 
 // Release implements ports.NoticeRepository.
@@ -204,8 +203,7 @@ func (r *Notices) Release(ctx context.Context, keys []string) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	_, err := r.db.exec(ctx, r.db.write, stmtNoticesRelease, sql.Named("keys", jsonArray(keys)))
-	return mapErr(err, "release the notices", nil, nil)
+	return r.db.execWrite(ctx, "release the notices", nil, stmtNoticesRelease, sql.Named("keys", jsonArray(keys)))
 }
 
 // Unsent implements ports.NoticeRepository on the partial index of unsent
@@ -239,8 +237,7 @@ func scanNotice(s scanner) (library.Notice, error) {
 
 // ForgetStudent implements ports.NoticeRepository.
 func (r *Notices) ForgetStudent(ctx context.Context, studentID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtNoticesForgetStudent, sql.Named("student_id", studentID))
-	return mapErr(err, "delete the student's notices", nil, nil)
+	return r.db.execWrite(ctx, "delete the student's notices", nil, stmtNoticesForgetStudent, sql.Named("student_id", studentID))
 }
 
 // DeleteClaimedBefore implements ports.NoticeRepository.

@@ -135,8 +135,7 @@ func (r *ReadingLists) Remove(ctx context.Context, accountID, bookID string) err
 
 // DeleteByAccount implements ports.ReadingListRepository.
 func (r *ReadingLists) DeleteByAccount(ctx context.Context, accountID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtItemDeleteByAccount, sql.Named("account_id", accountID))
-	return mapErr(err, "delete the account's reading list", nil, nil)
+	return r.db.execWrite(ctx, "delete the account's reading list", nil, stmtItemDeleteByAccount, sql.Named("account_id", accountID))
 }
 
 // ReadersByBook implements ports.ReadingListRepository with one statement

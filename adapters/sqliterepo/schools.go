@@ -176,8 +176,7 @@ func scanSchool(s scanner) (library.School, error) {
 // Create implements ports.SchoolRepository. The primary key and the UNIQUE
 // domain are both one Conflict.
 func (r *Schools) Create(ctx context.Context, s library.School) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtSchoolInsert, schoolArgs(s)...)
-	return mapErr(err, "create the school", nil, library.ErrDomainTaken)
+	return r.db.execWrite(ctx, "create the school", library.ErrDomainTaken, stmtSchoolInsert, schoolArgs(s)...)
 }
 
 // schoolArgs are the named parameters of stmtSchoolInsert.

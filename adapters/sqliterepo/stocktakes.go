@@ -139,8 +139,7 @@ func scanScan(s scanner) (library.StocktakeScan, error) {
 
 // Create implements ports.StocktakeRepository.
 func (r *Stocktakes) Create(ctx context.Context, st library.Stocktake) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtStocktakeInsert, stocktakeArgs(st)...)
-	return mapErr(err, "store the stocktake", nil, nil)
+	return r.db.execWrite(ctx, "store the stocktake", nil, stmtStocktakeInsert, stocktakeArgs(st)...)
 }
 
 // Get implements ports.StocktakeRepository.
@@ -171,8 +170,7 @@ func (r *Stocktakes) Close(ctx context.Context, schoolID, id string, at time.Tim
 // AddScan implements ports.StocktakeRepository: the primary key lets one
 // of racing inserts win.
 func (r *Stocktakes) AddScan(ctx context.Context, s library.StocktakeScan) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtScanInsert, scanArgs(s)...)
-	return mapErr(err, "store the scan", nil, library.ErrScanExists)
+	return r.db.execWrite(ctx, "store the scan", library.ErrScanExists, stmtScanInsert, scanArgs(s)...)
 }
 
 // Scan implements ports.StocktakeRepository.

@@ -173,8 +173,7 @@ func (r *Students) Search(ctx context.Context, q library.StudentQuery) ([]user.A
 // school and lowercased number: exactly one account gets each number,
 // whatever case it is typed in.
 func (r *Students) ClaimNumber(ctx context.Context, schoolID, number, accountID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtNumberInsert, numberArgs(ports.StudentNumber{SchoolID: schoolID, Number: number, AccountID: accountID})...)
-	return mapErr(err, "claim the student number", nil, library.ErrStudentNumberExists)
+	return r.db.execWrite(ctx, "claim the student number", library.ErrStudentNumberExists, stmtNumberInsert, numberArgs(ports.StudentNumber{SchoolID: schoolID, Number: number, AccountID: accountID})...)
 }
 
 // ImportStudents implements ports.StudentRepository in one write
@@ -237,8 +236,7 @@ func (r *Students) TakenNumbers(ctx context.Context, schoolID string, numbers []
 // ReleaseNumbers implements ports.StudentRepository: one DELETE on the
 // account_id index.
 func (r *Students) ReleaseNumbers(ctx context.Context, accountID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtNumbersRelease, sql.Named("account_id", accountID))
-	return mapErr(err, "delete the account's student numbers", nil, nil)
+	return r.db.execWrite(ctx, "delete the account's student numbers", nil, stmtNumbersRelease, sql.Named("account_id", accountID))
 }
 
 func inviteArgs(inv library.Invite) []any {
@@ -265,8 +263,7 @@ func scanInvite(s scanner) (library.Invite, error) {
 // Create implements ports.InviteRepository. A taken hash is a bug (tokens
 // are random), so Internal.
 func (r *Invites) Create(ctx context.Context, inv library.Invite) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtInviteInsert, inviteArgs(inv)...)
-	return mapErr(err, "store the invitation", nil, nil)
+	return r.db.execWrite(ctx, "store the invitation", nil, stmtInviteInsert, inviteArgs(inv)...)
 }
 
 // Get implements ports.InviteRepository. A redeemed invitation is still
@@ -279,14 +276,12 @@ func (r *Invites) Get(ctx context.Context, tokenHash string) (library.Invite, er
 // hash into invite_redemptions: exactly one of any number of racing calls
 // succeeds. It does not look the invitation up; callers read it first.
 func (r *Invites) Redeem(ctx context.Context, tokenHash string, at time.Time) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtRedemptionInsert, sql.Named("token_hash", tokenHash), sql.Named("at", millis(at)))
-	return mapErr(err, "redeem the invitation", nil, library.ErrInviteUsed)
+	return r.db.execWrite(ctx, "redeem the invitation", library.ErrInviteUsed, stmtRedemptionInsert, sql.Named("token_hash", tokenHash), sql.Named("at", millis(at)))
 }
 
 // DeleteByAccount implements ports.InviteRepository: one DELETE on the
 // account_id index. The redemptions stay, as in the MongoDB store: a
 // deleted invitation is not found, and its token stays used.
 func (r *Invites) DeleteByAccount(ctx context.Context, accountID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtInvitesDeleteByAccount, sql.Named("account_id", accountID))
-	return mapErr(err, "delete the account's invitations", nil, nil)
+	return r.db.execWrite(ctx, "delete the account's invitations", nil, stmtInvitesDeleteByAccount, sql.Named("account_id", accountID))
 }
