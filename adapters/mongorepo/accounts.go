@@ -29,9 +29,7 @@ type Accounts struct {
 // NewAccounts returns the account store of db. It panics on nil, a wiring
 // bug.
 func NewAccounts(db *mongo.Database) *Accounts {
-	if db == nil {
-		panic("mongorepo: NewAccounts: nil database")
-	}
+	mustDB(db, "NewAccounts")
 	return &Accounts{c: db.Collection(colAccounts)}
 }
 
@@ -169,8 +167,7 @@ func (d accountDoc) toAccount() user.Account {
 // Conflict. Accounts without an email have distinct keys, so they never
 // clash.
 func (r *Accounts) Create(ctx context.Context, a user.Account) error {
-	_, err := r.c.InsertOne(ctx, toAccountDoc(a))
-	return mapErr(err, "create the account", nil, user.ErrEmailTaken)
+	return insertOne(ctx, r.c, "create the account", toAccountDoc(a), user.ErrEmailTaken)
 }
 
 // Get implements ports.AccountRepository.
@@ -258,19 +255,7 @@ func (r *Accounts) Delete(ctx context.Context, id string) error {
 // server's first batch (101) would cost getMore round trips.
 func (r *Accounts) ListDeleted(ctx context.Context) ([]user.Account, error) {
 	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}})
-	cur, err := r.c.Find(ctx, visible(bson.D{{Key: "deleted", Value: true}}), opts)
-	if err != nil {
-		return nil, mapErr(err, "list the deleted accounts", nil, nil)
-	}
-	var docs []accountDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, "list the deleted accounts", nil, nil)
-	}
-	out := make([]user.Account, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.toAccount())
-	}
-	return out, nil
+	return findAll(ctx, r.c, "list the deleted accounts", visible(bson.D{{Key: "deleted", Value: true}}), opts, accountDoc.toAccount)
 }
 
 // ListBySchool implements ports.AccountRepository with one find on

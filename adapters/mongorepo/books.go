@@ -27,9 +27,7 @@ type Books struct {
 
 // NewBooks returns the book store of db. It panics on nil, a wiring bug.
 func NewBooks(db *mongo.Database) *Books {
-	if db == nil {
-		panic("mongorepo: NewBooks: nil database")
-	}
+	mustDB(db, "NewBooks")
 	return &Books{books: db.Collection(colBooks), texts: db.Collection(colChapterTexts)}
 }
 
@@ -55,6 +53,8 @@ type bookDoc struct {
 	UpdatedAt     time.Time    `bson:"updated_at"`
 }
 
+// chapterDoc has catalog.Chapter's fields, in its order, so each converts
+// to the other.
 type chapterDoc struct {
 	ID        string `bson:"id"`
 	Title     string `bson:"title"`
@@ -73,13 +73,7 @@ type chapterTextDoc struct {
 func toBookDoc(b catalog.Book) bookDoc {
 	chapters := make([]chapterDoc, 0, len(b.Chapters))
 	for _, c := range b.Chapters {
-		chapters = append(chapters, chapterDoc{
-			ID:        c.ID,
-			Title:     c.Title,
-			PageStart: c.PageStart,
-			PageEnd:   c.PageEnd,
-			WordCount: c.WordCount,
-		})
+		chapters = append(chapters, chapterDoc(c))
 	}
 	terms := b.SearchTerms
 	if terms == nil {
@@ -111,13 +105,7 @@ func toBookDoc(b catalog.Book) bookDoc {
 func (d bookDoc) toBook() catalog.Book {
 	var chapters []catalog.Chapter
 	for _, c := range d.Chapters {
-		chapters = append(chapters, catalog.Chapter{
-			ID:        c.ID,
-			Title:     c.Title,
-			PageStart: c.PageStart,
-			PageEnd:   c.PageEnd,
-			WordCount: c.WordCount,
-		})
+		chapters = append(chapters, catalog.Chapter(c))
 	}
 	var terms []string
 	if len(d.SearchTerms) > 0 {
@@ -262,19 +250,7 @@ const wholeBatch int32 = 10_000
 
 // find runs one find on books and converts the result.
 func (r *Books) find(ctx context.Context, op string, filter bson.D, opts *options.FindOptionsBuilder) ([]catalog.Book, error) {
-	cur, err := r.books.Find(ctx, filter, opts)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	var docs []bookDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	out := make([]catalog.Book, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.toBook())
-	}
-	return out, nil
+	return findAll(ctx, r.books, op, filter, opts, bookDoc.toBook)
 }
 
 // listFilter is the filter of q: every term among search_terms, and the
@@ -315,15 +291,7 @@ func (r *Books) List(ctx context.Context, q catalog.Query) ([]catalog.Book, int6
 	if q.Limit > 0 {
 		opts.SetLimit(int64(q.Limit)).SetBatchSize(oneBatch(q.Limit))
 	}
-	page, err := r.find(ctx, "list books", filter, opts)
-	if err != nil {
-		return nil, 0, err
-	}
-	total, err := r.books.CountDocuments(ctx, filter)
-	if err != nil {
-		return nil, 0, mapErr(err, "count books", nil, nil)
-	}
-	return page, total, nil
+	return findPage(ctx, r.books, "list books", "count books", filter, opts, bookDoc.toBook)
 }
 
 // Update implements ports.BookRepository. New texts are written first (an
@@ -397,19 +365,7 @@ func (r *Books) ChapterTexts(ctx context.Context, bookID string) ([]catalog.Chap
 	opts := options.Find().
 		SetSort(bson.D{{Key: "position", Value: 1}, {Key: "_id", Value: 1}}).
 		SetBatchSize(oneBatch(catalog.MaxChapters))
-	cur, err := r.texts.Find(ctx, bson.D{{Key: "book_id", Value: bookID}}, opts)
-	if err != nil {
-		return nil, mapErr(err, "read the chapter texts", nil, nil)
-	}
-	var docs []chapterTextDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, "read the chapter texts", nil, nil)
-	}
-	out := make([]catalog.ChapterText, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.toChapterText())
-	}
-	return out, nil
+	return findAll(ctx, r.texts, "read the chapter texts", bson.D{{Key: "book_id", Value: bookID}}, opts, chapterTextDoc.toChapterText)
 }
 
 // Candidates implements ports.BookRepository with one find: an $or of the
@@ -459,17 +415,5 @@ func (r *Books) ChapterTextsByID(ctx context.Context, chapterIDs []string) ([]ca
 		return []catalog.ChapterText{}, nil
 	}
 	filter := bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: chapterIDs}}}}
-	cur, err := r.texts.Find(ctx, filter, options.Find().SetBatchSize(oneBatch(len(chapterIDs))))
-	if err != nil {
-		return nil, mapErr(err, "read the chapter texts", nil, nil)
-	}
-	var docs []chapterTextDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, "read the chapter texts", nil, nil)
-	}
-	out := make([]catalog.ChapterText, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.toChapterText())
-	}
-	return out, nil
+	return findAll(ctx, r.texts, "read the chapter texts", filter, options.Find().SetBatchSize(oneBatch(len(chapterIDs))), chapterTextDoc.toChapterText)
 }

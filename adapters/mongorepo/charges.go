@@ -82,8 +82,7 @@ func (d settlementDoc) toSettlement() library.Settlement {
 // Insert implements ports.ChargeRepository: one insert keyed by the charge
 // id.
 func (r *Charges) Insert(ctx context.Context, c library.Charge) error {
-	_, err := r.charges.InsertOne(ctx, toChargeDoc(c))
-	return mapErr(err, "store the charge", nil, library.ErrChargeExists)
+	return insertOne(ctx, r.charges, "store the charge", toChargeDoc(c), library.ErrChargeExists)
 }
 
 // Get implements ports.ChargeRepository: one find by _id; another school's
@@ -118,15 +117,8 @@ func (r *Charges) Page(ctx context.Context, schoolID, status string, offset, lim
 	if limit > 0 {
 		opts.SetLimit(int64(limit))
 	}
-	out, err := findAll(ctx, r.charges, "list the charges", filter, opts, chargeDoc.toCharge)
-	if err != nil {
-		return nil, 0, err
-	}
-	n, err := r.charges.CountDocuments(ctx, filter)
-	if err != nil {
-		return nil, 0, mapErr(err, "count the charges", nil, nil)
-	}
-	return out, int(n), nil
+	out, n, err := findPage(ctx, r.charges, "list the charges", "count the charges", filter, opts, chargeDoc.toCharge)
+	return out, int(n), err
 }
 
 // AnonymizeStudent implements ports.ChargeRepository with one updateMany
@@ -149,8 +141,7 @@ func (r *Charges) SetStatus(ctx context.Context, chargeID, status string) error 
 // Settle implements ports.ChargeRepository: one insert keyed by the charge
 // id.
 func (r *Charges) Settle(ctx context.Context, s library.Settlement) error {
-	_, err := r.settlements.InsertOne(ctx, toSettlementDoc(s))
-	return mapErr(err, "settle the charge", nil, library.ErrChargeSettled)
+	return insertOne(ctx, r.settlements, "settle the charge", toSettlementDoc(s), library.ErrChargeSettled)
 }
 
 // Settlements implements ports.ChargeRepository with one find by _id. No

@@ -45,8 +45,7 @@ type outcomeDoc struct {
 
 // Begin implements ports.DepartureRepository.
 func (r *Departures) Begin(ctx context.Context, d library.Departure) error {
-	_, err := r.departures.InsertOne(ctx, departureDoc{ID: d.ID, StudentID: d.StudentID, StartedAt: d.StartedAt.UTC()})
-	return mapErr(err, "record the deletion", nil, nil)
+	return insertOne(ctx, r.departures, "record the deletion", departureDoc{ID: d.ID, StudentID: d.StudentID, StartedAt: d.StartedAt.UTC()}, nil)
 }
 
 // OfStudent implements ports.DepartureRepository with one find on the
@@ -62,8 +61,7 @@ func (r *Departures) OfStudent(ctx context.Context, studentID string) ([]library
 // Decide implements ports.DepartureRepository with an insert keyed by the
 // attempt.
 func (r *Departures) Decide(ctx context.Context, attemptID, outcome string) error {
-	_, err := r.outcomes.InsertOne(ctx, outcomeDoc{ID: attemptID, Outcome: outcome})
-	return mapErr(err, "decide the deletion", nil, library.ErrDepartureDecided)
+	return insertOne(ctx, r.outcomes, "decide the deletion", outcomeDoc{ID: attemptID, Outcome: outcome}, library.ErrDepartureDecided)
 }
 
 // Outcome implements ports.DepartureRepository.

@@ -24,15 +24,14 @@ func mapErr(err error, op string, notFound, conflict func() error) error {
 		return conflict()
 	case isUnavailable(err):
 		return errUnavailable(err)
+	default:
+		return errs.Wrap(err, "The database failed to %s.", op)
 	}
-	return errs.Wrap(err, "The database failed to %s.", op)
 }
 
 // errUnavailable keeps the cause for the logs; clients only learn to retry.
 func errUnavailable(cause error) error {
-	e := errs.E(errs.Unavailable, errs.CodeUnavailable, "The database is unavailable; try again shortly.")
-	e.Err = cause
-	return e
+	return &errs.Error{Kind: errs.Unavailable, Code: errs.CodeUnavailable, Message: "The database is unavailable; try again shortly.", Err: cause}
 }
 
 // transientCodes are server error codes that mean "this server cannot

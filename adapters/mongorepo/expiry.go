@@ -26,9 +26,7 @@ type Expiry struct {
 
 // NewExpiry returns the expiry sweep of db. It panics on nil, a wiring bug.
 func NewExpiry(db *mongo.Database) *Expiry {
-	if db == nil {
-		panic("mongorepo: NewExpiry: nil database")
-	}
+	mustDB(db, "NewExpiry")
 	return &Expiry{db: db, claims: db.Collection(colSweepClaims)}
 }
 
@@ -85,24 +83,15 @@ func (r *Expiry) DeleteExpired(ctx context.Context, now time.Time) (map[string]i
 	for _, k := range expiringKinds {
 		col := r.db.Collection(k.collection)
 		for {
-			cur, err := col.Find(ctx, bson.D{{Key: k.field, Value: expired}},
-				options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}).SetSort(bson.D{{Key: k.field, Value: 1}}).SetLimit(sweepBatch))
+			opts := options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}).SetSort(bson.D{{Key: k.field, Value: 1}}).SetLimit(sweepBatch)
+			found, err := findIDs[any](ctx, col, op, bson.D{{Key: k.field, Value: expired}}, opts)
 			if err != nil {
-				return out, mapErr(err, op, nil, nil)
+				return out, err
 			}
-			var docs []struct {
-				ID any `bson:"_id"`
-			}
-			if err := cur.All(ctx, &docs); err != nil {
-				return out, mapErr(err, op, nil, nil)
-			}
-			if len(docs) == 0 {
+			if len(found) == 0 {
 				break
 			}
-			ids := make(bson.A, len(docs))
-			for i, d := range docs {
-				ids[i] = d.ID
-			}
+			ids := bson.A(found)
 			for _, dep := range k.dependents {
 				if _, err := r.db.Collection(dep).DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}); err != nil {
 					return out, mapErr(err, op, nil, nil)
@@ -113,7 +102,7 @@ func (r *Expiry) DeleteExpired(ctx context.Context, now time.Time) (map[string]i
 				return out, mapErr(err, op, nil, nil)
 			}
 			out[k.name] += res.DeletedCount
-			if len(docs) < sweepBatch {
+			if len(found) < sweepBatch {
 				break
 			}
 		}

@@ -25,9 +25,7 @@ type ExternalIdentities struct {
 // NewExternalIdentities returns the external identity links of db. It
 // panics on nil, a wiring bug.
 func NewExternalIdentities(db *mongo.Database) *ExternalIdentities {
-	if db == nil {
-		panic("mongorepo: NewExternalIdentities: nil database")
-	}
+	mustDB(db, "NewExternalIdentities")
 	return &ExternalIdentities{links: db.Collection(colExternalIdentities)}
 }
 
@@ -45,8 +43,7 @@ func externalIdentityKey(issuer, subject string) string { return issuer + " " + 
 
 // Link implements ports.ExternalIdentityRepository.
 func (r *ExternalIdentities) Link(ctx context.Context, l user.ExternalIdentity) error {
-	_, err := r.links.InsertOne(ctx, toExternalIdentityDoc(l))
-	return mapErr(err, "link the external identity", nil, user.ErrExternalIdentityExists)
+	return insertOne(ctx, r.links, "link the external identity", toExternalIdentityDoc(l), user.ErrExternalIdentityExists)
 }
 
 // Get implements ports.ExternalIdentityRepository.

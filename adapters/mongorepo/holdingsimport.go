@@ -2,8 +2,6 @@ package mongorepo
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -68,46 +66,34 @@ func (r *Holdings) ImportHoldings(ctx context.Context, books []library.Book, cop
 	if len(books) == 0 && len(copies) == 0 {
 		return nil
 	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importWriteTimeout)
-	defer cancel()
-	var raw [16]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return mapErr(err, "start the import", nil, nil)
+	write := func(wctx context.Context, batch string) error {
+		bookDocs := make([]any, len(books))
+		for i, b := range books {
+			d := toLibraryBookDoc(b)
+			d.ImportBatch = batch
+			bookDocs[i] = d
+		}
+		if err := insertChunks(ctx, wctx, r.books, bookDocs, "import the books", library.ErrISBNExists); err != nil {
+			return err
+		}
+		copyDocs := make([]any, len(copies))
+		for i, c := range copies {
+			d := toCopyDoc(c)
+			d.ImportBatch = batch
+			copyDocs[i] = d
+		}
+		return insertChunks(ctx, wctx, r.copies, copyDocs, "import the copies", library.ErrCopyCodeExists)
 	}
-	batch := hex.EncodeToString(raw[:])
-	started := time.Now().UTC()
-	if _, err := r.imports.InsertOne(wctx, importDoc{ID: batch, Batch: batch, StartedAt: started}); err != nil {
-		return r.abandon(ctx, batch, mapErr(err, "start the import", nil, nil))
+	// Publishing is one updateMany per collection, which FerretDB 1.24 runs
+	// a document at a time (about 4 s per 1,000 here), so it has a deadline
+	// of its own, long enough for the largest file; a start after a crash
+	// finishes it (finishImports).
+	publish := func(_ context.Context, batch string) error {
+		pctx, pcancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout(len(books)+len(copies)))
+		defer pcancel()
+		return publishImport(pctx, r.books.Database(), batch)
 	}
-	bookDocs := make([]any, len(books))
-	for i, b := range books {
-		d := toLibraryBookDoc(b)
-		d.ImportBatch = batch
-		bookDocs[i] = d
-	}
-	if err := insertChunks(ctx, wctx, r.books, bookDocs, "import the books", library.ErrISBNExists); err != nil {
-		return r.abandon(ctx, batch, err)
-	}
-	copyDocs := make([]any, len(copies))
-	for i, c := range copies {
-		d := toCopyDoc(c)
-		d.ImportBatch = batch
-		copyDocs[i] = d
-	}
-	if err := insertChunks(ctx, wctx, r.copies, copyDocs, "import the copies", library.ErrCopyCodeExists); err != nil {
-		return r.abandon(ctx, batch, err)
-	}
-	if _, err := r.imports.InsertOne(wctx, importDoc{ID: batch + "#committed", Batch: batch, Committed: true, StartedAt: started}); err != nil {
-		return r.abandon(ctx, batch, mapErr(err, "commit the import", nil, nil))
-	}
-	// Committed: the batch is the school's now, whatever happens to the
-	// request. Publishing is one updateMany per collection, which FerretDB
-	// 1.24 runs a document at a time (about 4 s per 1,000 here), so it has
-	// a deadline of its own, long enough for the largest file; a start
-	// after a crash finishes it (finishImports).
-	pctx, pcancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout(len(books)+len(copies)))
-	defer pcancel()
-	return publishImport(pctx, r.books.Database(), batch)
+	return stageImport(ctx, r.imports, write, publish, r.abandon)
 }
 
 // publishTimeout bounds the publication of a committed batch of n

@@ -115,8 +115,7 @@ var queueOrder = bson.D{{Key: "placed_at", Value: 1}, {Key: "_id", Value: 1}}
 
 // Insert implements ports.HoldRepository.
 func (r *Holds) Insert(ctx context.Context, h library.Hold) error {
-	_, err := r.holds.InsertOne(ctx, toHoldDoc(h))
-	return mapErr(err, "store the hold", nil, nil)
+	return insertOne(ctx, r.holds, "store the hold", toHoldDoc(h), nil)
 }
 
 // ByIDs implements ports.HoldRepository with one find by _id.
@@ -155,8 +154,7 @@ func (r *Holds) AnonymizeStudent(ctx context.Context, studentID string) error {
 // Enqueue implements ports.HoldRepository: an insert into the unique
 // {student_id, book_id} index.
 func (r *Holds) Enqueue(ctx context.Context, e library.HoldQueueEntry) error {
-	_, err := r.queue.InsertOne(ctx, toHoldQueueDoc(e))
-	return mapErr(err, "queue the hold", nil, library.ErrHoldExists)
+	return insertOne(ctx, r.queue, "queue the hold", toHoldQueueDoc(e), library.ErrHoldExists)
 }
 
 // Dequeue implements ports.HoldRepository by _id: a newer hold of the same
@@ -206,36 +204,17 @@ func (r *Holds) Entries(ctx context.Context, holdIDs []string) ([]library.HoldQu
 // QueueCounts implements ports.HoldRepository with one aggregation whose
 // $match is a range of the {school_id, book_id, ...} index.
 func (r *Holds) QueueCounts(ctx context.Context, schoolID string, bookIDs []string) (map[string]int, error) {
-	out := map[string]int{}
 	if len(bookIDs) == 0 {
-		return out, nil
+		return map[string]int{}, nil
 	}
-	pipeline := mongo.Pipeline{
-		{{Key: "$match", Value: bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)}}}},
-		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$book_id"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
-	}
-	cur, err := r.queue.Aggregate(ctx, pipeline, options.Aggregate().SetBatchSize(wholeBatch))
-	if err != nil {
-		return nil, mapErr(err, "count the holds", nil, nil)
-	}
-	var rows []struct {
-		BookID string `bson:"_id"`
-		N      int    `bson:"n"`
-	}
-	if err := cur.All(ctx, &rows); err != nil {
-		return nil, mapErr(err, "count the holds", nil, nil)
-	}
-	for _, row := range rows {
-		out[row.BookID] = row.N
-	}
-	return out, nil
+	match := bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: in(bookIDs)}}
+	return countPerBook(ctx, r.queue, "count the holds", match, wholeBatch)
 }
 
 // Trap implements ports.HoldRepository: one insert checked by the unique
 // copy_id and hold_id indexes at once.
 func (r *Holds) Trap(ctx context.Context, t library.HoldTrap) error {
-	_, err := r.traps.InsertOne(ctx, toHoldTrapDoc(t))
-	return mapErr(err, "put the copy aside", nil, library.ErrHoldTrapped)
+	return insertOne(ctx, r.traps, "put the copy aside", toHoldTrapDoc(t), library.ErrHoldTrapped)
 }
 
 // TrapOfCopy implements ports.HoldRepository on the unique copy_id index.
@@ -279,8 +258,7 @@ func (r *Holds) Untrap(ctx context.Context, copyID, holdID string) error {
 
 // End implements ports.HoldRepository: an insert keyed by the hold.
 func (r *Holds) End(ctx context.Context, e library.HoldEnd) error {
-	_, err := r.ends.InsertOne(ctx, toHoldEndDoc(e))
-	return mapErr(err, "record the hold's end", nil, library.ErrHoldEnded)
+	return insertOne(ctx, r.ends, "record the hold's end", toHoldEndDoc(e), library.ErrHoldEnded)
 }
 
 // Ends implements ports.HoldRepository by _id.

@@ -111,14 +111,8 @@ func (r *ImportJobs) Running(ctx context.Context, schoolID string) (library.Impo
 // Renew implements ports.ImportJobRepository with one update by _id.
 func (r *ImportJobs) Renew(ctx context.Context, schoolID, id string, until time.Time) error {
 	filter := bson.D{{Key: "_id", Value: id}, {Key: "school_id", Value: schoolID}, {Key: "state", Value: library.ImportJobRunning}}
-	res, err := r.jobs.UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: bson.D{{Key: "lease_until", Value: until.UTC()}}}})
-	if err != nil {
-		return mapErr(err, "renew the import job", nil, nil)
-	}
-	if res.MatchedCount == 0 {
-		return library.ErrImportJobNotFound()
-	}
-	return nil
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "lease_until", Value: until.UTC()}}}}
+	return updateMatched(ctx, r.jobs, filter, update, "renew the import job", library.ErrImportJobNotFound)
 }
 
 // Finish implements ports.ImportJobRepository: one update by _id of a

@@ -88,6 +88,55 @@ func (r *Students) ImportStudents(ctx context.Context, accounts []user.Account) 
 	// checked between them: a command cut off in flight may still land on
 	// the server after the clean-up has run, leaving numbers that block
 	// the file when it is sent again.
+	write := func(wctx context.Context, batch string) error {
+		var numbers []studentNumberDoc
+		docs := make([]accountDoc, len(accounts))
+		for i, a := range accounts {
+			docs[i] = toAccountDoc(a)
+			docs[i].ImportBatch = batch
+			if a.StudentNumber != "" {
+				n := toStudentNumberDoc(ports.StudentNumber{SchoolID: a.SchoolID, Number: a.StudentNumber, AccountID: a.ID})
+				n.ImportBatch = batch
+				numbers = append(numbers, n)
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return mapErr(err, "import the students", nil, nil)
+		}
+		if len(numbers) > 0 {
+			if _, err := r.numbers.InsertMany(wctx, numbers); err != nil {
+				return mapInsertManyErr(err, "import the student numbers", library.ErrStudentNumberExists)
+			}
+			if err := ctx.Err(); err != nil {
+				return mapErr(err, "import the students", nil, nil)
+			}
+		}
+		if _, err := r.accounts.InsertMany(wctx, docs); err != nil {
+			return mapInsertManyErr(err, "import the students", user.ErrEmailTaken)
+		}
+		// A request cancelled or past its deadline by now is not committed.
+		if err := ctx.Err(); err != nil {
+			return mapErr(err, "import the students", nil, nil)
+		}
+		return nil
+	}
+	publish := func(wctx context.Context, batch string) error {
+		return publishImport(wctx, r.accounts.Database(), batch)
+	}
+	return stageImport(ctx, r.imports, write, publish, r.abandon)
+}
+
+// stageImport runs the steps every import batch shares, on a context of
+// its own (importWriteTimeout) with the request's checked between them: it
+// draws the batch id, inserts the start document, has write insert the
+// batch's documents, inserts the commit document, then has publish
+// publish the batch. A failure before the commit goes to abandon, which
+// deletes what the batch stored; after it the batch is the school's,
+// whatever happens to the request.
+func stageImport(ctx context.Context, imports *mongo.Collection,
+	write, publish func(wctx context.Context, batch string) error,
+	abandon func(ctx context.Context, batch string, cause error) error,
+) error {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importWriteTimeout)
 	defer cancel()
 	var raw [16]byte
@@ -96,44 +145,16 @@ func (r *Students) ImportStudents(ctx context.Context, accounts []user.Account) 
 	}
 	batch := hex.EncodeToString(raw[:])
 	started := time.Now().UTC()
-	if _, err := r.imports.InsertOne(wctx, importDoc{ID: batch, Batch: batch, StartedAt: started}); err != nil {
-		return r.abandon(ctx, batch, mapErr(err, "start the import", nil, nil))
+	if _, err := imports.InsertOne(wctx, importDoc{ID: batch, Batch: batch, StartedAt: started}); err != nil {
+		return abandon(ctx, batch, mapErr(err, "start the import", nil, nil))
 	}
-	var numbers []studentNumberDoc
-	docs := make([]accountDoc, len(accounts))
-	for i, a := range accounts {
-		docs[i] = toAccountDoc(a)
-		docs[i].ImportBatch = batch
-		if a.StudentNumber != "" {
-			n := toStudentNumberDoc(ports.StudentNumber{SchoolID: a.SchoolID, Number: a.StudentNumber, AccountID: a.ID})
-			n.ImportBatch = batch
-			numbers = append(numbers, n)
-		}
+	if err := write(wctx, batch); err != nil {
+		return abandon(ctx, batch, err)
 	}
-	if err := ctx.Err(); err != nil {
-		return r.abandon(ctx, batch, mapErr(err, "import the students", nil, nil))
+	if _, err := imports.InsertOne(wctx, importDoc{ID: batch + "#committed", Batch: batch, Committed: true, StartedAt: started}); err != nil {
+		return abandon(ctx, batch, mapErr(err, "commit the import", nil, nil))
 	}
-	if len(numbers) > 0 {
-		if _, err := r.numbers.InsertMany(wctx, numbers); err != nil {
-			return r.abandon(ctx, batch, mapInsertManyErr(err, "import the student numbers", library.ErrStudentNumberExists))
-		}
-		if err := ctx.Err(); err != nil {
-			return r.abandon(ctx, batch, mapErr(err, "import the students", nil, nil))
-		}
-	}
-	if _, err := r.accounts.InsertMany(wctx, docs); err != nil {
-		return r.abandon(ctx, batch, mapInsertManyErr(err, "import the students", user.ErrEmailTaken))
-	}
-	// A request cancelled or past its deadline by now is not committed.
-	if err := ctx.Err(); err != nil {
-		return r.abandon(ctx, batch, mapErr(err, "import the students", nil, nil))
-	}
-	if _, err := r.imports.InsertOne(wctx, importDoc{ID: batch + "#committed", Batch: batch, Committed: true, StartedAt: started}); err != nil {
-		return r.abandon(ctx, batch, mapErr(err, "commit the import", nil, nil))
-	}
-	// Committed: the batch is the school's now, whatever happens to the
-	// request.
-	return publishImport(wctx, r.accounts.Database(), batch)
+	return publish(wctx, batch)
 }
 
 // mapInsertManyErr maps an ordered insertMany's failure: a duplicate key is
@@ -188,13 +209,10 @@ func dropImport(ctx context.Context, db *mongo.Database, batch string) error {
 // reads student_imports by started_at (its index), a handful of documents.
 func finishImports(ctx context.Context, db *mongo.Database, olderThan time.Time) error {
 	filter := bson.D{{Key: "started_at", Value: bson.D{{Key: "$lt", Value: olderThan}}}}
-	cur, err := db.Collection(colStudentImports).Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "started_at", Value: 1}}))
+	opts := options.Find().SetSort(bson.D{{Key: "started_at", Value: 1}})
+	docs, err := findDocs[importDoc](ctx, db.Collection(colStudentImports), "find unfinished imports", filter, opts)
 	if err != nil {
-		return mapErr(err, "find unfinished imports", nil, nil)
-	}
-	var docs []importDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return mapErr(err, "find unfinished imports", nil, nil)
+		return err
 	}
 	committed := map[string]bool{}
 	var order []string

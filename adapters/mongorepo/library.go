@@ -363,14 +363,7 @@ func copyConditionUpdate(c library.CopyCondition) bson.D {
 	field("condition_note", c.Note, c.Note == "")
 	field("condition_loan_id", c.LoanID, c.LoanID == "")
 	field("condition_at", c.At.UTC(), c.At.IsZero())
-	update := bson.D{}
-	if len(set) > 0 {
-		update = append(update, bson.E{Key: "$set", Value: set})
-	}
-	if len(unset) > 0 {
-		update = append(update, bson.E{Key: "$unset", Value: unset})
-	}
-	return update
+	return setUnset(set, unset)
 }
 
 func toLoanDoc(l library.Loan) loanDoc {
@@ -438,9 +431,56 @@ func (d inviteDoc) toInvite() library.Invite {
 	return library.Invite{TokenHash: d.TokenHash, AccountID: d.AccountID, ExpiresAt: d.ExpiresAt.UTC(), CreatedAt: d.CreatedAt.UTC()}
 }
 
+// insertOne inserts doc in c; a duplicate key is conflict (nil where no
+// key can clash, so a clash is Internal). A unique-key insert is the one
+// write FerretDB 1.24 applies atomically, which makes it every claim's.
+func insertOne(ctx context.Context, c *mongo.Collection, op string, doc any, conflict func() error) error {
+	_, err := c.InsertOne(ctx, doc)
+	return mapErr(err, op, nil, conflict)
+}
+
+// updateMatched runs one updateOne on c; a filter that matches no
+// document is notFound.
+func updateMatched(ctx context.Context, c *mongo.Collection, filter, update bson.D, op string, notFound func() error) error {
+	res, err := c.UpdateOne(ctx, filter, update)
+	if err != nil {
+		return mapErr(err, op, nil, nil)
+	}
+	if res.MatchedCount == 0 {
+		return notFound()
+	}
+	return nil
+}
+
+// setUnset is the update that sets set and unsets unset, leaving out an
+// empty operator (the server refuses one).
+func setUnset(set, unset bson.D) bson.D {
+	update := bson.D{}
+	if len(set) > 0 {
+		update = append(update, bson.E{Key: "$set", Value: set})
+	}
+	if len(unset) > 0 {
+		update = append(update, bson.E{Key: "$unset", Value: unset})
+	}
+	return update
+}
+
 // findAll runs one find on c and converts every document with conv.
 func findAll[D, T any](ctx context.Context, c *mongo.Collection, op string, filter bson.D, opts *options.FindOptionsBuilder, conv func(D) T) ([]T, error) {
-	cur, err := c.Find(ctx, filter, opts)
+	docs, err := findDocs[D](ctx, c, op, filter, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, conv(d))
+	}
+	return out, nil
+}
+
+// findDocs runs one find on c and decodes every document.
+func findDocs[D any](ctx context.Context, c *mongo.Collection, op string, filter bson.D, opts ...options.Lister[options.FindOptions]) ([]D, error) {
+	cur, err := c.Find(ctx, filter, opts...)
 	if err != nil {
 		return nil, mapErr(err, op, nil, nil)
 	}
@@ -448,11 +488,32 @@ func findAll[D, T any](ctx context.Context, c *mongo.Collection, op string, filt
 	if err := cur.All(ctx, &docs); err != nil {
 		return nil, mapErr(err, op, nil, nil)
 	}
-	out := make([]T, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, conv(d))
+	return docs, nil
+}
+
+// idDoc is a document read for its _id alone.
+type idDoc[K any] struct {
+	ID K `bson:"_id"`
+}
+
+// findIDs runs one find on c, whose opts project _id alone, and returns
+// the ids.
+func findIDs[K any](ctx context.Context, c *mongo.Collection, op string, filter bson.D, opts *options.FindOptionsBuilder) ([]K, error) {
+	return findAll(ctx, c, op, filter, opts, func(d idDoc[K]) K { return d.ID })
+}
+
+// findPage runs one find on c for a page (opts' skip and limit) and one
+// count of the same filter for the total.
+func findPage[D, T any](ctx context.Context, c *mongo.Collection, op, countOp string, filter bson.D, opts *options.FindOptionsBuilder, conv func(D) T) ([]T, int64, error) {
+	page, err := findAll(ctx, c, op, filter, opts, conv)
+	if err != nil {
+		return nil, 0, err
 	}
-	return out, nil
+	total, err := c.CountDocuments(ctx, filter)
+	if err != nil {
+		return nil, 0, mapErr(err, countOp, nil, nil)
+	}
+	return page, total, nil
 }
 
 // findOne runs one findOne on c and converts the document with conv;
@@ -514,14 +575,7 @@ func (r *Holdings) SetBookCategory(ctx context.Context, schoolID, bookID, catego
 	if f := bookCategoryField(category); f != "" {
 		update = bson.D{{Key: "$set", Value: bson.D{{Key: "loan_category", Value: f}}}}
 	}
-	res, err := r.books.UpdateOne(ctx, bson.D{{Key: "_id", Value: bookID}, {Key: "school_id", Value: schoolID}}, update)
-	if err != nil {
-		return mapErr(err, "change the book's loan category", nil, nil)
-	}
-	if res.MatchedCount == 0 {
-		return library.ErrBookNotFound()
-	}
-	return nil
+	return r.updateBook(ctx, schoolID, bookID, update, "change the book's loan category")
 }
 
 // SetBookDetails implements ports.HoldingsRepository: one updateOne by
@@ -542,21 +596,14 @@ func (r *Holdings) SetBookDetails(ctx context.Context, schoolID, bookID string, 
 			unset = append(unset, bson.E{Key: f, Value: ""})
 		}
 	}
-	update := bson.D{}
-	if len(set) > 0 {
-		update = append(update, bson.E{Key: "$set", Value: set})
-	}
-	if len(unset) > 0 {
-		update = append(update, bson.E{Key: "$unset", Value: unset})
-	}
-	res, err := r.books.UpdateOne(ctx, bson.D{{Key: "_id", Value: bookID}, {Key: "school_id", Value: schoolID}}, update)
-	if err != nil {
-		return mapErr(err, "change the book's details", nil, nil)
-	}
-	if res.MatchedCount == 0 {
-		return library.ErrBookNotFound()
-	}
-	return nil
+	return r.updateBook(ctx, schoolID, bookID, setUnset(set, unset), "change the book's details")
+}
+
+// updateBook runs one updateOne of the school's book bookID; no such book
+// is NotFound.
+func (r *Holdings) updateBook(ctx context.Context, schoolID, bookID string, update bson.D, op string) error {
+	filter := bson.D{{Key: "_id", Value: bookID}, {Key: "school_id", Value: schoolID}}
+	return updateMatched(ctx, r.books, filter, update, op, library.ErrBookNotFound)
 }
 
 // bookDetailFields are bookDetailsDoc's stored names.
@@ -576,15 +623,8 @@ func (r *Holdings) BooksPage(ctx context.Context, q library.BookQuery) ([]librar
 	filter = visible(filter)
 	opts := options.Find().SetSort(bson.D{{Key: "title", Value: 1}, {Key: "_id", Value: 1}}).
 		SetSkip(int64(q.Offset)).SetLimit(int64(q.Limit)).SetBatchSize(oneBatch(q.Limit))
-	books, err := findAll(ctx, r.books, "list the books", filter, opts, libraryBookDoc.toBook)
-	if err != nil {
-		return nil, 0, err
-	}
-	total, err := r.books.CountDocuments(ctx, filter)
-	if err != nil {
-		return nil, 0, mapErr(err, "count the books", nil, nil)
-	}
-	return books, int(total), nil
+	books, total, err := findPage(ctx, r.books, "list the books", "count the books", filter, opts, libraryBookDoc.toBook)
+	return books, int(total), err
 }
 
 // BooksByID implements ports.HoldingsRepository with one find by _id. No
@@ -646,14 +686,7 @@ func (r *Holdings) SetBookPrice(ctx context.Context, schoolID, bookID string, ce
 	if cents == 0 {
 		update = bson.D{{Key: "$unset", Value: bson.D{{Key: "price_cents", Value: ""}}}}
 	}
-	res, err := r.books.UpdateOne(ctx, bson.D{{Key: "_id", Value: bookID}, {Key: "school_id", Value: schoolID}}, update)
-	if err != nil {
-		return mapErr(err, "set the book's price", nil, nil)
-	}
-	if res.MatchedCount == 0 {
-		return library.ErrBookNotFound()
-	}
-	return nil
+	return r.updateBook(ctx, schoolID, bookID, update, "set the book's price")
 }
 
 // SetCopyCondition implements ports.HoldingsRepository with one updateOne
@@ -661,14 +694,8 @@ func (r *Holdings) SetBookPrice(ctx context.Context, schoolID, bookID string, ce
 // keeps the copy until the condition is set, and a check-in's reversal is
 // a unique-key insert.
 func (r *Holdings) SetCopyCondition(ctx context.Context, schoolID, copyID string, c library.CopyCondition) error {
-	res, err := r.copies.UpdateOne(ctx, bson.D{{Key: "_id", Value: copyID}, {Key: "school_id", Value: schoolID}}, copyConditionUpdate(c))
-	if err != nil {
-		return mapErr(err, "set the copy's condition", nil, nil)
-	}
-	if res.MatchedCount == 0 {
-		return library.ErrCopyNotFound()
-	}
-	return nil
+	filter := bson.D{{Key: "_id", Value: copyID}, {Key: "school_id", Value: schoolID}}
+	return updateMatched(ctx, r.copies, filter, copyConditionUpdate(c), "set the copy's condition", library.ErrCopyNotFound)
 }
 
 // CopyByCode implements ports.HoldingsRepository: one find on the unique
@@ -742,33 +769,13 @@ func (r *Holdings) OffShelfCounts(ctx context.Context, schoolID string, bookIDs 
 }
 
 func (r *Holdings) copyCounts(ctx context.Context, match bson.D) (map[string]int, error) {
-	pipeline := mongo.Pipeline{
-		{{Key: "$match", Value: visible(match)}},
-		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$book_id"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
-	}
-	cur, err := r.copies.Aggregate(ctx, pipeline, options.Aggregate().SetBatchSize(wholeBatch))
-	if err != nil {
-		return nil, mapErr(err, "count the copies", nil, nil)
-	}
-	var rows []struct {
-		BookID string `bson:"_id"`
-		N      int    `bson:"n"`
-	}
-	if err := cur.All(ctx, &rows); err != nil {
-		return nil, mapErr(err, "count the copies", nil, nil)
-	}
-	out := make(map[string]int, len(rows))
-	for _, row := range rows {
-		out[row.BookID] = row.N
-	}
-	return out, nil
+	return countPerBook(ctx, r.copies, "count the copies", visible(match), wholeBatch)
 }
 
 // Insert implements ports.LoanRepository. A taken loan id is a bug
 // (ids are generated), so Internal.
 func (r *Loans) Insert(ctx context.Context, l library.Loan) error {
-	_, err := r.loans.InsertOne(ctx, toLoanDoc(l))
-	return mapErr(err, "store the loan", nil, nil)
+	return insertOne(ctx, r.loans, "store the loan", toLoanDoc(l), nil)
 }
 
 // Get implements ports.LoanRepository.
@@ -875,8 +882,7 @@ func (d loanEndingDoc) toLoanEnding() library.LoanEnding {
 // ClaimEnding implements ports.LoanRepository with one insert keyed by the
 // loan id: exactly one of racing endings is stored on every backend.
 func (r *Loans) ClaimEnding(ctx context.Context, e library.LoanEnding) error {
-	_, err := r.endings.InsertOne(ctx, toLoanEndingDoc(e))
-	return mapErr(err, "record the loan's ending", nil, library.ErrLoanEnded)
+	return insertOne(ctx, r.endings, "record the loan's ending", toLoanEndingDoc(e), library.ErrLoanEnded)
 }
 
 // Ending implements ports.LoanRepository: one find by _id.
@@ -927,22 +933,12 @@ func (r *Loans) AnonymizeReturned(ctx context.Context, schoolID string, returned
 	}
 	opts := options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}).
 		SetSort(bson.D{{Key: "returned_at", Value: 1}}).SetLimit(int64(limit))
-	cur, err := r.loans.Find(ctx, filter, opts)
+	ids, err := findIDs[string](ctx, r.loans, "find returned loans to anonymize", filter, opts)
 	if err != nil {
-		return 0, mapErr(err, "find returned loans to anonymize", nil, nil)
+		return 0, err
 	}
-	var found []struct {
-		ID string `bson:"_id"`
-	}
-	if err := cur.All(ctx, &found); err != nil {
-		return 0, mapErr(err, "find returned loans to anonymize", nil, nil)
-	}
-	if len(found) == 0 {
+	if len(ids) == 0 {
 		return 0, nil
-	}
-	ids := make([]string, len(found))
-	for i, f := range found {
-		ids[i] = f.ID
 	}
 	update := bson.D{{Key: "$set", Value: bson.D{{Key: "student_id", Value: ""}}}}
 	if _, err := r.loans.UpdateMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}, update); err != nil {
@@ -954,8 +950,7 @@ func (r *Loans) AnonymizeReturned(ctx context.Context, schoolID string, returned
 // AddRenewal implements ports.LoanRepository with an insert keyed by
 // loan and number: exactly one of any number of racing inserts succeeds.
 func (r *Loans) AddRenewal(ctx context.Context, rn library.Renewal) error {
-	_, err := r.renewals.InsertOne(ctx, toRenewalDoc(rn))
-	return mapErr(err, "record the renewal", nil, library.ErrRenewalExists)
+	return insertOne(ctx, r.renewals, "record the renewal", toRenewalDoc(rn), library.ErrRenewalExists)
 }
 
 // Renewals implements ports.LoanRepository with one find in the order
@@ -973,8 +968,7 @@ func (r *Loans) Renewals(ctx context.Context, loanIDs []string) ([]library.Renew
 // succeeds, on FerretDB as on MongoDB. A duplicate _id (the same loan
 // claiming the copy twice) is the same conflict.
 func (r *ActiveLoans) Claim(ctx context.Context, c library.CopyClaim) error {
-	_, err := r.claims.InsertOne(ctx, toCopyClaimDoc(c))
-	return mapErr(err, "claim the copy", nil, library.ErrCopyClaimed)
+	return insertOne(ctx, r.claims, "claim the copy", toCopyClaimDoc(c), library.ErrCopyClaimed)
 }
 
 // Holder implements ports.ActiveLoanRepository.
@@ -1017,8 +1011,7 @@ func (r *ActiveLoans) Release(ctx context.Context, copyID, loanID string) error 
 // Create implements ports.InviteRepository. A taken hash is a bug
 // (tokens are random), so Internal.
 func (r *Invites) Create(ctx context.Context, inv library.Invite) error {
-	_, err := r.invites.InsertOne(ctx, toInviteDoc(inv))
-	return mapErr(err, "store the invitation", nil, nil)
+	return insertOne(ctx, r.invites, "store the invitation", toInviteDoc(inv), nil)
 }
 
 // Get implements ports.InviteRepository. A redeemed invitation is still
@@ -1032,8 +1025,7 @@ func (r *Invites) Get(ctx context.Context, tokenHash string) (library.Invite, er
 // calls succeeds. It does not look the invitation up; callers read it
 // first.
 func (r *Invites) Redeem(ctx context.Context, tokenHash string, at time.Time) error {
-	_, err := r.redemptions.InsertOne(ctx, toStampDoc(ports.Stamp{ID: tokenHash, At: at}))
-	return mapErr(err, "redeem the invitation", nil, library.ErrInviteUsed)
+	return insertOne(ctx, r.redemptions, "redeem the invitation", toStampDoc(ports.Stamp{ID: tokenHash, At: at}), library.ErrInviteUsed)
 }
 
 // ClaimNumber implements ports.StudentRepository with an insert keyed by
@@ -1041,8 +1033,7 @@ func (r *Invites) Redeem(ctx context.Context, tokenHash string, at time.Time) er
 // whatever case it is typed in.
 func (r *Students) ClaimNumber(ctx context.Context, schoolID, number, accountID string) error {
 	d := toStudentNumberDoc(ports.StudentNumber{SchoolID: schoolID, Number: number, AccountID: accountID})
-	_, err := r.numbers.InsertOne(ctx, d)
-	return mapErr(err, "claim the student number", nil, library.ErrStudentNumberExists)
+	return insertOne(ctx, r.numbers, "claim the student number", d, library.ErrStudentNumberExists)
 }
 
 // TakenNumbers implements ports.StudentRepository with one find by _id
@@ -1090,15 +1081,8 @@ func (r *Students) Search(ctx context.Context, q library.StudentQuery) ([]user.A
 	filter = visible(filter)
 	opts := options.Find().SetSort(bson.D{{Key: "name", Value: 1}, {Key: "_id", Value: 1}}).
 		SetSkip(int64(q.Offset)).SetLimit(int64(q.Limit)).SetBatchSize(oneBatch(q.Limit))
-	list, err := findAll(ctx, r.accounts, "search the students", filter, opts, accountDoc.toAccount)
-	if err != nil {
-		return nil, 0, err
-	}
-	total, err := r.accounts.CountDocuments(ctx, filter)
-	if err != nil {
-		return nil, 0, mapErr(err, "count the students", nil, nil)
-	}
-	return list, int(total), nil
+	list, total, err := findPage(ctx, r.accounts, "search the students", "count the students", filter, opts, accountDoc.toAccount)
+	return list, int(total), err
 }
 
 // DeleteByAccount implements ports.InviteRepository: one delete by

@@ -28,9 +28,7 @@ type MailTokens struct {
 // NewMailTokens returns the mailed-token store of db. It panics on nil, a
 // wiring bug.
 func NewMailTokens(db *mongo.Database) *MailTokens {
-	if db == nil {
-		panic("mongorepo: NewMailTokens: nil database")
-	}
+	mustDB(db, "NewMailTokens")
 	return &MailTokens{tokens: db.Collection(colMailTokens), uses: db.Collection(colMailTokenUses)}
 }
 
@@ -55,8 +53,7 @@ type mailTokenUseDoc struct {
 
 // Create implements ports.MailTokenRepository.
 func (r *MailTokens) Create(ctx context.Context, t auth.MailToken) error {
-	_, err := r.tokens.InsertOne(ctx, toMailTokenDoc(t))
-	return mapErr(err, "store the mailed token", nil, auth.ErrMailTokenExists)
+	return insertOne(ctx, r.tokens, "store the mailed token", toMailTokenDoc(t), auth.ErrMailTokenExists)
 }
 
 func toMailTokenDoc(t auth.MailToken) mailTokenDoc {

@@ -27,9 +27,7 @@ type Progress struct {
 // NewProgress returns the progress store of db. It panics on nil, a wiring
 // bug.
 func NewProgress(db *mongo.Database) *Progress {
-	if db == nil {
-		panic("mongorepo: NewProgress: nil database")
-	}
+	mustDB(db, "NewProgress")
 	return &Progress{progress: db.Collection(colProgress), sessions: db.Collection(colReadingSessions)}
 }
 
@@ -150,25 +148,12 @@ func accountProgress(accountID string) bson.D {
 
 // ListByAccount implements ports.ProgressRepository, ordered by book id.
 func (r *Progress) ListByAccount(ctx context.Context, accountID string) ([]catalog.Progress, error) {
-	cur, err := r.progress.Find(ctx, accountProgress(accountID), options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
-	if err != nil {
-		return nil, mapErr(err, "list the reading progress", nil, nil)
-	}
-	var docs []progressDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, "list the reading progress", nil, nil)
-	}
-	out := make([]catalog.Progress, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.toProgress())
-	}
-	return out, nil
+	return findAll(ctx, r.progress, "list the reading progress", accountProgress(accountID), options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}), progressDoc.toProgress)
 }
 
 // RecordSession implements ports.ProgressRepository.
 func (r *Progress) RecordSession(ctx context.Context, s catalog.ReadingSession) error {
-	_, err := r.sessions.InsertOne(ctx, toSessionDoc(s))
-	return mapErr(err, "record the reading session", nil, catalog.ErrSessionExists)
+	return insertOne(ctx, r.sessions, "record the reading session", toSessionDoc(s), catalog.ErrSessionExists)
 }
 
 // TotalSeconds implements ports.ProgressRepository with one aggregate:
@@ -197,19 +182,7 @@ func (r *Progress) TotalSeconds(ctx context.Context, accountID, bookID string) (
 // Sessions implements ports.ProgressRepository: by time, then id.
 func (r *Progress) Sessions(ctx context.Context, accountID string) ([]catalog.ReadingSession, error) {
 	opts := options.Find().SetSort(bson.D{{Key: "at", Value: 1}, {Key: "_id", Value: 1}})
-	cur, err := r.sessions.Find(ctx, bson.D{{Key: "account_id", Value: accountID}}, opts)
-	if err != nil {
-		return nil, mapErr(err, "list the reading sessions", nil, nil)
-	}
-	var docs []sessionDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, "list the reading sessions", nil, nil)
-	}
-	out := make([]catalog.ReadingSession, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.toSession())
-	}
-	return out, nil
+	return findAll(ctx, r.sessions, "list the reading sessions", bson.D{{Key: "account_id", Value: accountID}}, opts, sessionDoc.toSession)
 }
 
 // DeleteByAccount implements ports.ProgressRepository with two deleteMany:

@@ -32,9 +32,7 @@ type ReadingLists struct {
 // NewReadingLists returns the reading-list store of db. It panics on nil, a
 // wiring bug.
 func NewReadingLists(db *mongo.Database) *ReadingLists {
-	if db == nil {
-		panic("mongorepo: NewReadingLists: nil database")
-	}
+	mustDB(db, "NewReadingLists")
 	return &ReadingLists{c: db.Collection(colReadingList)}
 }
 
@@ -131,19 +129,7 @@ func (r *ReadingLists) List(ctx context.Context, accountID string, status catalo
 		filter = append(filter, bson.E{Key: "status", Value: string(status)})
 	}
 	opts := options.Find().SetSort(bson.D{{Key: "added_at", Value: -1}, {Key: "_id", Value: -1}})
-	cur, err := r.c.Find(ctx, filter, opts)
-	if err != nil {
-		return nil, mapErr(err, "list the reading list", nil, nil)
-	}
-	var docs []listItemDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, "list the reading list", nil, nil)
-	}
-	out := make([]catalog.ListItem, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.toListItem())
-	}
-	return out, nil
+	return findAll(ctx, r.c, "list the reading list", filter, opts, listItemDoc.toListItem)
 }
 
 // Remove implements ports.ReadingListRepository.
@@ -170,27 +156,9 @@ func (r *ReadingLists) DeleteByAccount(ctx context.Context, accountID string) er
 // $match on the books, $group by book with $sum 1 (an accumulator FerretDB
 // 1.24 implements). No ids is no command.
 func (r *ReadingLists) ReadersByBook(ctx context.Context, bookIDs []string) (map[string]int, error) {
-	out := map[string]int{}
 	if len(bookIDs) == 0 {
-		return out, nil
+		return map[string]int{}, nil
 	}
-	pipeline := mongo.Pipeline{
-		{{Key: "$match", Value: bson.D{{Key: "book_id", Value: bson.D{{Key: "$in", Value: bookIDs}}}}}},
-		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$book_id"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
-	}
-	cur, err := r.c.Aggregate(ctx, pipeline, options.Aggregate().SetBatchSize(oneBatch(len(bookIDs))))
-	if err != nil {
-		return nil, mapErr(err, "count the readers", nil, nil)
-	}
-	var rows []struct {
-		BookID string `bson:"_id"`
-		N      int    `bson:"n"`
-	}
-	if err := cur.All(ctx, &rows); err != nil {
-		return nil, mapErr(err, "count the readers", nil, nil)
-	}
-	for _, row := range rows {
-		out[row.BookID] = row.N
-	}
-	return out, nil
+	match := bson.D{{Key: "book_id", Value: bson.D{{Key: "$in", Value: bookIDs}}}}
+	return countPerBook(ctx, r.c, "count the readers", match, oneBatch(len(bookIDs)))
 }

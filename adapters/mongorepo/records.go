@@ -8,7 +8,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/ports"
@@ -186,25 +185,34 @@ func plain[T, D any](db *mongo.Database, kind ports.RecordKind, collection strin
 		counted: c,
 		read: func(ctx context.Context, batchSize int, fn func([]any) error) error {
 			return readBatches(ctx, c, kind, batchSize, func(docs []D) error {
-				out := make([]any, len(docs))
-				for i, d := range docs {
-					out[i] = toRecord(d)
-				}
-				return fn(out)
+				return fn(anys(docs, toRecord))
 			})
 		},
-		write: func(ctx context.Context, records []any) error {
-			recs, err := ports.RecordsAs[T](kind, records)
-			if err != nil {
-				return err
-			}
-			docs := make([]any, len(recs))
-			for i, rec := range recs {
-				docs[i] = toDoc(rec)
-			}
-			return insertAll(ctx, c, kind, docs)
-		},
+		write: insertAs(c, kind, toDoc),
 	}
+}
+
+// insertAs is the write of a kind stored as one document per record in c:
+// every record is checked to be a T, then all are inserted converted by
+// toDoc.
+func insertAs[T, D any](c *mongo.Collection, kind ports.RecordKind, toDoc func(T) D) func(context.Context, []any) error {
+	return func(ctx context.Context, records []any) error {
+		recs, err := ports.RecordsAs[T](kind, records)
+		if err != nil {
+			return err
+		}
+		return insertAll(ctx, c, kind, anys(recs, toDoc))
+	}
+}
+
+// anys converts every element of in with conv, into the []any that a
+// kind's records and insertAll's documents are.
+func anys[S, T any](in []S, conv func(S) T) []any {
+	out := make([]any, len(in))
+	for i, v := range in {
+		out[i] = conv(v)
+	}
+	return out
 }
 
 // books is the handling of KindBooks: a book document and, in
@@ -225,11 +233,9 @@ func (r *Records) books(kind ports.RecordKind) recordKind {
 				if err != nil {
 					return err
 				}
-				out := make([]any, len(docs))
-				for i, d := range docs {
-					out[i] = ports.BookRecord{Book: d.toBook(), Texts: byBook[d.ID]}
-				}
-				return fn(out)
+				return fn(anys(docs, func(d bookDoc) ports.BookRecord {
+					return ports.BookRecord{Book: d.toBook(), Texts: byBook[d.ID]}
+				}))
 			})
 		},
 		// The texts go first, as Books.Create writes them: a book is never
@@ -348,24 +354,10 @@ func (r *Records) mailTokens(kind ports.RecordKind) recordKind {
 		},
 		read: func(ctx context.Context, batchSize int, fn func([]any) error) error {
 			return unused(ctx, batchSize, func(docs []mailTokenDoc) error {
-				out := make([]any, len(docs))
-				for i, d := range docs {
-					out[i] = d.toMailToken()
-				}
-				return fn(out)
+				return fn(anys(docs, mailTokenDoc.toMailToken))
 			})
 		},
-		write: func(ctx context.Context, records []any) error {
-			recs, err := ports.RecordsAs[auth.MailToken](kind, records)
-			if err != nil {
-				return err
-			}
-			docs := make([]any, len(recs))
-			for i, t := range recs {
-				docs[i] = toMailTokenDoc(t)
-			}
-			return insertAll(ctx, tokens, kind, docs)
-		},
+		write: insertAs(tokens, kind, toMailTokenDoc),
 	}
 }
 
@@ -384,11 +376,9 @@ func (r *Records) signingKeys(kind ports.RecordKind) recordKind {
 				return mapErr(err, "read the active signing key", nil, nil)
 			}
 			return readBatches(ctx, keys, kind, batchSize, func(docs []signingKeyDoc) error {
-				out := make([]any, len(docs))
-				for i, d := range docs {
-					out[i] = ports.SigningKeyRecord{Key: d.toSigningKey(), Active: p.Kid != "" && d.ID == p.Kid}
-				}
-				return fn(out)
+				return fn(anys(docs, func(d signingKeyDoc) ports.SigningKeyRecord {
+					return ports.SigningKeyRecord{Key: d.toSigningKey(), Active: p.Kid != "" && d.ID == p.Kid}
+				}))
 			})
 		},
 		// The keys go first and the pointer after, so the pointer never
@@ -400,10 +390,7 @@ func (r *Records) signingKeys(kind ports.RecordKind) recordKind {
 			if err != nil {
 				return err
 			}
-			docs := make([]any, len(recs))
-			for i, rec := range recs {
-				docs[i] = toSigningKeyDoc(rec.Key)
-			}
+			docs := anys(recs, func(rec ports.SigningKeyRecord) signingKeyDoc { return toSigningKeyDoc(rec.Key) })
 			if err := insertAll(ctx, keys, kind, docs); err != nil {
 				return err
 			}

@@ -28,9 +28,7 @@ type RefreshTokens struct {
 // NewRefreshTokens returns the refresh-token store of db. It panics on nil,
 // a wiring bug.
 func NewRefreshTokens(db *mongo.Database) *RefreshTokens {
-	if db == nil {
-		panic("mongorepo: NewRefreshTokens: nil database")
-	}
+	mustDB(db, "NewRefreshTokens")
 	return &RefreshTokens{
 		tokens:    db.Collection(colRefreshTokens),
 		rotations: db.Collection(colRefreshRotations),
@@ -75,8 +73,7 @@ func (d refreshTokenDoc) toRefreshToken() auth.RefreshToken {
 
 // Create implements ports.RefreshTokenRepository.
 func (r *RefreshTokens) Create(ctx context.Context, t auth.RefreshToken) error {
-	_, err := r.tokens.InsertOne(ctx, toRefreshTokenDoc(t))
-	return mapErr(err, "store the refresh token", nil, auth.ErrTokenExists)
+	return insertOne(ctx, r.tokens, "store the refresh token", toRefreshTokenDoc(t), auth.ErrTokenExists)
 }
 
 // Get implements ports.RefreshTokenRepository.
@@ -93,8 +90,7 @@ func (r *RefreshTokens) Get(ctx context.Context, hash string) (auth.RefreshToken
 // FerretDB as on MongoDB. It does not look the record up; callers Get it
 // first.
 func (r *RefreshTokens) ClaimRotation(ctx context.Context, hash string, at time.Time) error {
-	_, err := r.rotations.InsertOne(ctx, toStampDoc(ports.Stamp{ID: hash, At: at}))
-	return mapErr(err, "claim the refresh token rotation", nil, auth.ErrRotationClaimed)
+	return insertOne(ctx, r.rotations, "claim the refresh token rotation", toStampDoc(ports.Stamp{ID: hash, At: at}), auth.ErrRotationClaimed)
 }
 
 // RotatedAt implements ports.RefreshTokenRepository.
@@ -167,22 +163,13 @@ func (r *RefreshTokens) RevokeAccountFamilies(ctx context.Context, accountID, ke
 // while a record without its claim could be rotated again.
 func (r *RefreshTokens) DeleteByAccount(ctx context.Context, accountID string) error {
 	filter := bson.D{{Key: "account_id", Value: accountID}}
-	cur, err := r.tokens.Find(ctx, filter, options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
+	opts := options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}})
+	hashes, err := findIDs[string](ctx, r.tokens, "find the account's refresh tokens", filter, opts)
 	if err != nil {
-		return mapErr(err, "find the account's refresh tokens", nil, nil)
+		return err
 	}
-	var ids []struct {
-		Hash string `bson:"_id"`
-	}
-	if err := cur.All(ctx, &ids); err != nil {
-		return mapErr(err, "find the account's refresh tokens", nil, nil)
-	}
-	if len(ids) == 0 {
+	if len(hashes) == 0 {
 		return nil
-	}
-	hashes := make([]string, len(ids))
-	for i, d := range ids {
-		hashes[i] = d.Hash
 	}
 	if _, err := r.tokens.DeleteMany(ctx, filter); err != nil {
 		return mapErr(err, "delete the account's refresh tokens", nil, nil)

@@ -64,13 +64,14 @@ type groupCount struct {
 	N   int    `bson:"n"`
 }
 
-// countBy groups the documents of c that match by field, counting them.
-func countBy(ctx context.Context, c *mongo.Collection, op string, match bson.D, field string) ([]groupCount, error) {
+// countBy groups the documents of c that match by field, counting them,
+// batch rows per reply.
+func countBy(ctx context.Context, c *mongo.Collection, op string, match bson.D, field string, batch int32) ([]groupCount, error) {
 	pipeline := mongo.Pipeline{
 		{{Key: "$match", Value: match}},
 		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$" + field}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
 	}
-	cur, err := c.Aggregate(ctx, pipeline, options.Aggregate().SetBatchSize(wholeBatch))
+	cur, err := c.Aggregate(ctx, pipeline, options.Aggregate().SetBatchSize(batch))
 	if err != nil {
 		return nil, mapErr(err, op, nil, nil)
 	}
@@ -81,12 +82,26 @@ func countBy(ctx context.Context, c *mongo.Collection, op string, match bson.D, 
 	return rows, nil
 }
 
+// countPerBook counts the documents of c that match per book_id, batch
+// rows per reply.
+func countPerBook(ctx context.Context, c *mongo.Collection, op string, match bson.D, batch int32) (map[string]int, error) {
+	rows, err := countBy(ctx, c, op, match, "book_id", batch)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(rows))
+	for _, row := range rows {
+		out[row.Key] = row.N
+	}
+	return out, nil
+}
+
 // TopBooks implements ports.ReportRepository: the loans of the range
 // counted per book with one aggregate, then the titles of the books that
 // can make the cut (those with at least the limit-th count) read by _id to
 // break ties.
 func (r *Reports) TopBooks(ctx context.Context, schoolID string, from, to time.Time, limit int) ([]library.BookLoans, error) {
-	rows, err := countBy(ctx, r.loans, "count the loans per book", loanedBetween(schoolID, from, to), "book_id")
+	rows, err := countBy(ctx, r.loans, "count the loans per book", loanedBetween(schoolID, from, to), "book_id", wholeBatch)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +176,7 @@ func (r *Reports) Collection(ctx context.Context, schoolID, field string) ([]lib
 	default:
 		return nil, fmt.Errorf("mongorepo: no collection report by %q", field)
 	}
-	copies, err := countBy(ctx, r.copies, "count the copies", bson.D{{Key: "school_id", Value: schoolID}}, "book_id")
+	copies, err := countBy(ctx, r.copies, "count the copies", bson.D{{Key: "school_id", Value: schoolID}}, "book_id", wholeBatch)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +237,7 @@ func (r *Reports) NeverBorrowed(ctx context.Context, schoolID string, offset, li
 		for i, b := range batch {
 			ids[i] = b.ID
 		}
-		lent, err := countBy(ctx, r.loans, op, bson.D{{Key: "book_id", Value: in(ids)}}, "book_id")
+		lent, err := countBy(ctx, r.loans, op, bson.D{{Key: "book_id", Value: in(ids)}}, "book_id", wholeBatch)
 		if err != nil {
 			return err
 		}

@@ -270,13 +270,9 @@ func (r *Students) startJournal(ctx context.Context, c library.RosterChange) (st
 // its rollover's removed). It reads roster_applies by started_at.
 func finishRosters(ctx context.Context, db *mongo.Database, olderThan time.Time) error {
 	journals := db.Collection(colRosterJournals)
-	cur, err := journals.Find(ctx, bson.D{{Key: "started_at", Value: bson.D{{Key: "$lt", Value: olderThan}}}})
+	docs, err := findDocs[rosterJournalDoc](ctx, journals, "find unfinished roster changes", bson.D{{Key: "started_at", Value: bson.D{{Key: "$lt", Value: olderThan}}}})
 	if err != nil {
-		return mapErr(err, "find unfinished roster changes", nil, nil)
-	}
-	var docs []rosterJournalDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return mapErr(err, "find unfinished roster changes", nil, nil)
+		return err
 	}
 	accounts := db.Collection(colAccounts)
 	for _, j := range docs {

@@ -22,9 +22,7 @@ type Schools struct {
 
 // NewSchools returns the school store of db. It panics on nil, a wiring bug.
 func NewSchools(db *mongo.Database) *Schools {
-	if db == nil {
-		panic("mongorepo: NewSchools: nil database")
-	}
+	mustDB(db, "NewSchools")
 	return &Schools{c: db.Collection(colSchools)}
 }
 
@@ -214,8 +212,7 @@ func (d schoolDoc) toSchool() library.School {
 
 // Create implements ports.SchoolRepository.
 func (r *Schools) Create(ctx context.Context, s library.School) error {
-	_, err := r.c.InsertOne(ctx, toSchoolDoc(s))
-	return mapErr(err, "create the school", nil, library.ErrDomainTaken)
+	return insertOne(ctx, r.c, "create the school", toSchoolDoc(s), library.ErrDomainTaken)
 }
 
 // Get implements ports.SchoolRepository.
@@ -239,19 +236,7 @@ func (r *Schools) findOne(ctx context.Context, filter bson.D) (library.School, e
 // List implements ports.SchoolRepository.
 func (r *Schools) List(ctx context.Context) ([]library.School, error) {
 	opts := options.Find().SetSort(bson.D{{Key: "name", Value: 1}, {Key: "_id", Value: 1}})
-	cur, err := r.c.Find(ctx, bson.D{}, opts)
-	if err != nil {
-		return nil, mapErr(err, "list schools", nil, nil)
-	}
-	var docs []schoolDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, "list schools", nil, nil)
-	}
-	out := make([]library.School, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.toSchool())
-	}
-	return out, nil
+	return findAll(ctx, r.c, "list schools", bson.D{}, opts, schoolDoc.toSchool)
 }
 
 // SaveSettings implements ports.SchoolRepository: one updateOne on the
@@ -259,14 +244,7 @@ func (r *Schools) List(ctx context.Context) ([]library.School, error) {
 // stores. Concurrent saves are last-writer-wins.
 func (r *Schools) SaveSettings(ctx context.Context, schoolID string, s library.Settings) error {
 	update := bson.D{{Key: "$set", Value: bson.D{{Key: "settings", Value: toSettingsDoc(s)}}}}
-	res, err := r.c.UpdateOne(ctx, bson.D{{Key: "_id", Value: schoolID}}, update)
-	if err != nil {
-		return mapErr(err, "save the school's settings", nil, nil)
-	}
-	if res.MatchedCount == 0 {
-		return library.ErrSchoolNotFound()
-	}
-	return nil
+	return updateMatched(ctx, r.c, byID(schoolID), update, "save the school's settings", library.ErrSchoolNotFound)
 }
 
 // SaveCalendar implements ports.SchoolRepository: one updateOne on the
@@ -278,14 +256,7 @@ func (r *Schools) SaveCalendar(ctx context.Context, schoolID string, c library.C
 	if doc := toCalendarDoc(c); doc != nil {
 		update = bson.D{{Key: "$set", Value: bson.D{{Key: "calendar", Value: doc}}}}
 	}
-	res, err := r.c.UpdateOne(ctx, bson.D{{Key: "_id", Value: schoolID}}, update)
-	if err != nil {
-		return mapErr(err, "save the school's calendar", nil, nil)
-	}
-	if res.MatchedCount == 0 {
-		return library.ErrSchoolNotFound()
-	}
-	return nil
+	return updateMatched(ctx, r.c, byID(schoolID), update, "save the school's calendar", library.ErrSchoolNotFound)
 }
 
 // SaveLoanRules implements ports.SchoolRepository: one updateOne on the
@@ -297,12 +268,5 @@ func (r *Schools) SaveLoanRules(ctx context.Context, schoolID string, rules []li
 	if len(rules) > 0 {
 		update = bson.D{{Key: "$set", Value: bson.D{{Key: "loan_rules", Value: toLoanRuleDocs(rules)}}}}
 	}
-	res, err := r.c.UpdateOne(ctx, bson.D{{Key: "_id", Value: schoolID}}, update)
-	if err != nil {
-		return mapErr(err, "save the school's loan rules", nil, nil)
-	}
-	if res.MatchedCount == 0 {
-		return library.ErrSchoolNotFound()
-	}
-	return nil
+	return updateMatched(ctx, r.c, byID(schoolID), update, "save the school's loan rules", library.ErrSchoolNotFound)
 }

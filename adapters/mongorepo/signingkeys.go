@@ -33,9 +33,7 @@ type SigningKeys struct {
 // NewSigningKeys returns the signing-key store of db. It panics on nil, a
 // wiring bug.
 func NewSigningKeys(db *mongo.Database) *SigningKeys {
-	if db == nil {
-		panic("mongorepo: NewSigningKeys: nil database")
-	}
+	mustDB(db, "NewSigningKeys")
 	return &SigningKeys{keys: db.Collection(colSigningKeys), active: db.Collection(colActiveSigningKey)}
 }
 
@@ -133,13 +131,9 @@ func (r *SigningKeys) List(ctx context.Context) ([]auth.SigningKey, error) {
 	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
 		return nil, mapErr(err, "read the active signing key", nil, nil)
 	}
-	cur, err := r.keys.Find(ctx, bson.D{})
+	docs, err := findDocs[signingKeyDoc](ctx, r.keys, "list signing keys", bson.D{})
 	if err != nil {
-		return nil, mapErr(err, "list signing keys", nil, nil)
-	}
-	var docs []signingKeyDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mapErr(err, "list signing keys", nil, nil)
+		return nil, err
 	}
 	isActive := func(d signingKeyDoc) bool { return p.Kid != "" && d.ID == p.Kid }
 	sort.SliceStable(docs, func(i, j int) bool {
@@ -163,15 +157,10 @@ func (r *SigningKeys) List(ctx context.Context) ([]auth.SigningKey, error) {
 // replace the same key at once write equivalent values (the same key,
 // encrypted with the same secret), so an unguarded update is enough.
 func (r *SigningKeys) ReplacePrivateKey(ctx context.Context, k auth.SigningKey) error {
-	res, err := r.keys.UpdateOne(ctx, bson.D{{Key: "_id", Value: k.ID}},
-		bson.D{{Key: "$set", Value: bson.D{{Key: "private_key_pem", Value: slices.Clone(k.PrivateKeyPEM)}}}})
-	if err != nil {
-		return mapErr(err, "replace the signing key's private key", nil, nil)
-	}
-	if res.MatchedCount == 0 {
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "private_key_pem", Value: slices.Clone(k.PrivateKeyPEM)}}}}
+	return updateMatched(ctx, r.keys, byID(k.ID), update, "replace the signing key's private key", func() error {
 		return errs.E(errs.NotFound, errs.CodeSigningKeyNotFound, "No signing key has the id %q.", k.ID)
-	}
-	return nil
+	})
 }
 
 func errNoActiveKey() error {

@@ -91,8 +91,7 @@ func (d scanDoc) toScan() library.StocktakeScan {
 
 // Create implements ports.StocktakeRepository with one insert.
 func (r *Stocktakes) Create(ctx context.Context, st library.Stocktake) error {
-	_, err := r.stocktakes.InsertOne(ctx, toStocktakeDoc(st))
-	return mapErr(err, "store the stocktake", nil, nil)
+	return insertOne(ctx, r.stocktakes, "store the stocktake", toStocktakeDoc(st), nil)
 }
 
 // Get implements ports.StocktakeRepository with one find by _id; another
@@ -131,8 +130,7 @@ func (r *Stocktakes) Close(ctx context.Context, schoolID, id string, at time.Tim
 // AddScan implements ports.StocktakeRepository: one insert keyed by the
 // stocktake and the copy.
 func (r *Stocktakes) AddScan(ctx context.Context, s library.StocktakeScan) error {
-	_, err := r.scans.InsertOne(ctx, toScanDoc(s))
-	return mapErr(err, "store the scan", nil, library.ErrScanExists)
+	return insertOne(ctx, r.scans, "store the scan", toScanDoc(s), library.ErrScanExists)
 }
 
 // Scan implements ports.StocktakeRepository with one find by _id.

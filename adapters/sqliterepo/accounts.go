@@ -163,11 +163,7 @@ func (r *Accounts) Create(ctx context.Context, a user.Account) error {
 
 // Get implements ports.AccountRepository.
 func (r *Accounts) Get(ctx context.Context, id string) (user.Account, error) {
-	a, err := scanAccount(r.db.queryRow(ctx, r.db.read, stmtAccountGet, sql.Named("id", id)))
-	if err != nil {
-		return user.Account{}, mapErr(err, "read the account", func() error { return user.ErrNotFound(id) }, nil)
-	}
-	return a, nil
+	return readRow(ctx, r.db, "read the account", func() error { return user.ErrNotFound(id) }, stmtAccountGet, scanAccount, sql.Named("id", id))
 }
 
 // GetByEmail implements ports.AccountRepository. No email names no
@@ -176,11 +172,7 @@ func (r *Accounts) GetByEmail(ctx context.Context, email string) (user.Account, 
 	if email == "" {
 		return user.Account{}, errAccountEmailNotFound()
 	}
-	a, err := scanAccount(r.db.queryRow(ctx, r.db.read, stmtAccountGetByEmail, sql.Named("email", email)))
-	if err != nil {
-		return user.Account{}, mapErr(err, "read the account", errAccountEmailNotFound, nil)
-	}
-	return a, nil
+	return readRow(ctx, r.db, "read the account", errAccountEmailNotFound, stmtAccountGetByEmail, scanAccount, sql.Named("email", email))
 }
 
 func errAccountEmailNotFound() error {
@@ -264,13 +256,5 @@ func (r *Accounts) ListBySchool(ctx context.Context, schoolID string, roles []us
 
 // list runs s on the read pool and reads every account it returns.
 func (r *Accounts) list(ctx context.Context, op string, s *stmt, args ...any) ([]user.Account, error) {
-	rows, err := r.db.query(ctx, r.db.read, s, args...)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	out, err := scanAll(rows, scanAccount)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, op, s, scanAccount, args...)
 }

@@ -245,11 +245,7 @@ func (r *Books) writeTexts(ctx context.Context, tx *txn, texts []catalog.Chapter
 
 // Get implements ports.BookRepository.
 func (r *Books) Get(ctx context.Context, id string) (catalog.Book, error) {
-	b, err := scanBook(r.db.queryRow(ctx, r.db.read, stmtBookGet, sql.Named("id", id)))
-	if err != nil {
-		return catalog.Book{}, mapErr(err, "read the book", catalog.ErrBookNotFound, nil)
-	}
-	return b, nil
+	return readRow(ctx, r.db, "read the book", catalog.ErrBookNotFound, stmtBookGet, scanBook, sql.Named("id", id))
 }
 
 // GetMany implements ports.BookRepository with one statement. No ids is no
@@ -263,15 +259,7 @@ func (r *Books) GetMany(ctx context.Context, ids []string) ([]catalog.Book, erro
 
 // books runs s on q and reads every book it returns.
 func (r *Books) books(ctx context.Context, q target, op string, s *stmt, args ...any) ([]catalog.Book, error) {
-	rows, err := r.db.query(ctx, q, s, args...)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	out, err := scanAll(rows, scanBook)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, q, op, s, scanBook, args...)
 }
 
 // Update implements ports.BookRepository in one transaction: the book, its
@@ -321,11 +309,7 @@ func (r *Books) Delete(ctx context.Context, id string) error {
 // ChapterText implements ports.BookRepository. The statement names the book
 // too, so another book's chapter is not found.
 func (r *Books) ChapterText(ctx context.Context, bookID, chapterID string) (catalog.ChapterText, error) {
-	t, err := scanText(r.db.queryRow(ctx, r.db.read, stmtTextGet, sql.Named("chapter_id", chapterID), sql.Named("book_id", bookID)))
-	if err != nil {
-		return catalog.ChapterText{}, mapErr(err, "read the chapter text", catalog.ErrChapterNotFound, nil)
-	}
-	return t, nil
+	return readRow(ctx, r.db, "read the chapter text", catalog.ErrChapterNotFound, stmtTextGet, scanText, sql.Named("chapter_id", chapterID), sql.Named("book_id", bookID))
 }
 
 // ChapterTexts implements ports.BookRepository, in the order of the
@@ -344,15 +328,7 @@ func (r *Books) ChapterTextsByID(ctx context.Context, chapterIDs []string) ([]ca
 }
 
 func (r *Books) texts(ctx context.Context, s *stmt, args ...any) ([]catalog.ChapterText, error) {
-	rows, err := r.db.query(ctx, r.db.read, s, args...)
-	if err != nil {
-		return nil, mapErr(err, "read the chapter texts", nil, nil)
-	}
-	out, err := scanAll(rows, scanText)
-	if err != nil {
-		return nil, mapErr(err, "read the chapter texts", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "read the chapter texts", s, scanText, args...)
 }
 
 // Candidates implements ports.BookRepository with one statement. A query

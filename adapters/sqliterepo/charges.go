@@ -104,17 +104,12 @@ func scanSettlement(s scanner) (library.Settlement, error) {
 // Insert implements ports.ChargeRepository: the primary key lets one of
 // racing inserts of one id win.
 func (r *Charges) Insert(ctx context.Context, c library.Charge) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtChargeInsert, chargeArgs(c)...)
-	return mapErr(err, "store the charge", nil, library.ErrChargeExists)
+	return r.db.execWrite(ctx, "store the charge", library.ErrChargeExists, stmtChargeInsert, chargeArgs(c)...)
 }
 
 // Get implements ports.ChargeRepository.
 func (r *Charges) Get(ctx context.Context, schoolID, chargeID string) (library.Charge, error) {
-	c, err := scanCharge(r.db.queryRow(ctx, r.db.read, stmtChargeGet, sql.Named("id", chargeID), sql.Named("school_id", schoolID)))
-	if err != nil {
-		return library.Charge{}, mapErr(err, "read the charge", library.ErrChargeNotFound, nil)
-	}
-	return c, nil
+	return readRow(ctx, r.db, "read the charge", library.ErrChargeNotFound, stmtChargeGet, scanCharge, sql.Named("id", chargeID), sql.Named("school_id", schoolID))
 }
 
 // OfStudent implements ports.ChargeRepository: the (student_id, ...) index
@@ -150,33 +145,25 @@ func (r *Charges) Page(ctx context.Context, schoolID, status string, offset, lim
 }
 
 func (r *Charges) list(ctx context.Context, t target, s *stmt, args ...any) ([]library.Charge, error) {
-	rows, err := r.db.query(ctx, t, s, args...)
-	if err != nil {
-		return nil, mapErr(err, "read the charges", nil, nil)
-	}
-	out, err := scanAll(rows, scanCharge)
-	return out, mapErr(err, "read the charges", nil, nil)
+	return queryAll(ctx, r.db, t, "read the charges", s, scanCharge, args...)
 }
 
 // AnonymizeStudent implements ports.ChargeRepository with one UPDATE on
 // the (student_id, ...) index.
 func (r *Charges) AnonymizeStudent(ctx context.Context, studentID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtChargesAnonymize, sql.Named("student_id", studentID))
-	return mapErr(err, "anonymize the student's charges", nil, nil)
+	return r.db.execWrite(ctx, "anonymize the student's charges", nil, stmtChargesAnonymize, sql.Named("student_id", studentID))
 }
 
 // SetStatus implements ports.ChargeRepository with one UPDATE by primary
 // key.
 func (r *Charges) SetStatus(ctx context.Context, chargeID, status string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtChargeSetStatus, sql.Named("id", chargeID), sql.Named("status", status))
-	return mapErr(err, "set the charge's status", nil, nil)
+	return r.db.execWrite(ctx, "set the charge's status", nil, stmtChargeSetStatus, sql.Named("id", chargeID), sql.Named("status", status))
 }
 
 // Settle implements ports.ChargeRepository: the primary key lets one
 // settlement win per charge.
 func (r *Charges) Settle(ctx context.Context, st library.Settlement) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtSettlementInsert, settlementArgs(st)...)
-	return mapErr(err, "settle the charge", nil, library.ErrChargeSettled)
+	return r.db.execWrite(ctx, "settle the charge", library.ErrChargeSettled, stmtSettlementInsert, settlementArgs(st)...)
 }
 
 // Settlements implements ports.ChargeRepository with one statement on the
@@ -185,10 +172,5 @@ func (r *Charges) Settlements(ctx context.Context, chargeIDs []string) ([]librar
 	if len(chargeIDs) == 0 {
 		return []library.Settlement{}, nil
 	}
-	rows, err := r.db.query(ctx, r.db.read, stmtSettlementsOf, sql.Named("ids", jsonArray(chargeIDs)))
-	if err != nil {
-		return nil, mapErr(err, "read the settlements", nil, nil)
-	}
-	out, err := scanAll(rows, scanSettlement)
-	return out, mapErr(err, "read the settlements", nil, nil)
+	return queryAll(ctx, r.db, r.db.read, "read the settlements", stmtSettlementsOf, scanSettlement, sql.Named("ids", jsonArray(chargeIDs)))
 }

@@ -209,17 +209,12 @@ func scanRenewal(s scanner) (library.Renewal, error) {
 // Insert implements ports.LoanRepository. A taken loan id is a bug (ids are
 // generated), so Internal.
 func (r *Loans) Insert(ctx context.Context, l library.Loan) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtLoanInsert, loanArgs(l)...)
-	return mapErr(err, "store the loan", nil, nil)
+	return r.db.execWrite(ctx, "store the loan", nil, stmtLoanInsert, loanArgs(l)...)
 }
 
 // Get implements ports.LoanRepository; another school's loan is not found.
 func (r *Loans) Get(ctx context.Context, schoolID, loanID string) (library.Loan, error) {
-	l, err := scanLoan(r.db.queryRow(ctx, r.db.read, stmtLoanGet, sql.Named("id", loanID), sql.Named("school_id", schoolID)))
-	if err != nil {
-		return library.Loan{}, mapErr(err, "read the loan", library.ErrLoanNotFound, nil)
-	}
-	return l, nil
+	return readRow(ctx, r.db, "read the loan", library.ErrLoanNotFound, stmtLoanGet, scanLoan, sql.Named("id", loanID), sql.Named("school_id", schoolID))
 }
 
 // ByIDs implements ports.LoanRepository with one statement. No ids is no
@@ -270,15 +265,7 @@ func (r *Loans) OfStudent(ctx context.Context, studentID string) ([]library.Loan
 }
 
 func (r *Loans) list(ctx context.Context, op string, s *stmt, args ...any) ([]library.Loan, error) {
-	rows, err := r.db.query(ctx, r.db.read, s, args...)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	out, err := scanAll(rows, scanLoan)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, op, s, scanLoan, args...)
 }
 
 // MarkReturned implements ports.LoanRepository with one UPDATE whose
@@ -286,23 +273,20 @@ func (r *Loans) list(ctx context.Context, op string, s *stmt, args ...any) ([]li
 // returns the first sets the time and the others change nothing. A missing
 // loan changes nothing either, which is not an error.
 func (r *Loans) MarkReturned(ctx context.Context, loanID string, at time.Time) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtLoanMarkReturned, sql.Named("id", loanID), sql.Named("at", millis(at)))
-	return mapErr(err, "mark the loan returned", nil, nil)
+	return r.db.execWrite(ctx, "mark the loan returned", nil, stmtLoanMarkReturned, sql.Named("id", loanID), sql.Named("at", millis(at)))
 }
 
 // EndLoan implements ports.LoanRepository with one UPDATE whose filter
 // wants returned_at NULL, as MarkReturned: of racing endings the first
 // stands.
 func (r *Loans) EndLoan(ctx context.Context, loanID string, at time.Time, outcome string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtLoanEnd, sql.Named("id", loanID), sql.Named("at", millis(at)), sql.Named("outcome", outcome))
-	return mapErr(err, "end the loan", nil, nil)
+	return r.db.execWrite(ctx, "end the loan", nil, stmtLoanEnd, sql.Named("id", loanID), sql.Named("at", millis(at)), sql.Named("outcome", outcome))
 }
 
 // ClaimEnding implements ports.LoanRepository: the primary key lets one
 // ending win per loan.
 func (r *Loans) ClaimEnding(ctx context.Context, e library.LoanEnding) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtEndingInsert, endingArgs(e)...)
-	return mapErr(err, "record the loan's ending", nil, library.ErrLoanEnded)
+	return r.db.execWrite(ctx, "record the loan's ending", library.ErrLoanEnded, stmtEndingInsert, endingArgs(e)...)
 }
 
 func endingArgs(e library.LoanEnding) []any {
@@ -321,11 +305,7 @@ func scanEnding(s scanner) (library.LoanEnding, error) {
 
 // Ending implements ports.LoanRepository.
 func (r *Loans) Ending(ctx context.Context, loanID string) (library.LoanEnding, error) {
-	e, err := scanEnding(r.db.queryRow(ctx, r.db.read, stmtEndingGet, sql.Named("loan_id", loanID)))
-	if err != nil {
-		return library.LoanEnding{}, mapErr(err, "read the loan's ending", library.ErrEndingNotFound, nil)
-	}
-	return e, nil
+	return readRow(ctx, r.db, "read the loan's ending", library.ErrEndingNotFound, stmtEndingGet, scanEnding, sql.Named("loan_id", loanID))
 }
 
 // ClaimsReturned implements ports.LoanRepository with one count of the
@@ -339,15 +319,13 @@ func (r *Loans) ClaimsReturned(ctx context.Context, studentID string) (int, erro
 // Delete implements ports.LoanRepository. A missing loan deletes nothing,
 // which is not an error.
 func (r *Loans) Delete(ctx context.Context, loanID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtLoanDelete, sql.Named("id", loanID))
-	return mapErr(err, "delete the loan", nil, nil)
+	return r.db.execWrite(ctx, "delete the loan", nil, stmtLoanDelete, sql.Named("id", loanID))
 }
 
 // AnonymizeStudent implements ports.LoanRepository with one UPDATE on the
 // (student_id, ...) index: all of the student's loans or none.
 func (r *Loans) AnonymizeStudent(ctx context.Context, studentID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtLoanAnonymize, sql.Named("student_id", studentID))
-	return mapErr(err, "anonymize the student's loans", nil, nil)
+	return r.db.execWrite(ctx, "anonymize the student's loans", nil, stmtLoanAnonymize, sql.Named("student_id", studentID))
 }
 
 // AnonymizeReturned implements ports.LoanRepository with one UPDATE of at
@@ -368,8 +346,7 @@ func (r *Loans) AnonymizeReturned(ctx context.Context, schoolID string, returned
 // AddRenewal implements ports.LoanRepository with an insert keyed by loan
 // and number: exactly one of any number of racing inserts succeeds.
 func (r *Loans) AddRenewal(ctx context.Context, rn library.Renewal) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtRenewalInsert, renewalArgs(rn)...)
-	return mapErr(err, "record the renewal", nil, library.ErrRenewalExists)
+	return r.db.execWrite(ctx, "record the renewal", library.ErrRenewalExists, stmtRenewalInsert, renewalArgs(rn)...)
 }
 
 // Renewals implements ports.LoanRepository with one statement on the
@@ -378,32 +355,19 @@ func (r *Loans) Renewals(ctx context.Context, loanIDs []string) ([]library.Renew
 	if len(loanIDs) == 0 {
 		return []library.Renewal{}, nil
 	}
-	rows, err := r.db.query(ctx, r.db.read, stmtRenewalsOfLoans, sql.Named("loan_ids", jsonArray(loanIDs)))
-	if err != nil {
-		return nil, mapErr(err, "read the renewals", nil, nil)
-	}
-	out, err := scanAll(rows, scanRenewal)
-	if err != nil {
-		return nil, mapErr(err, "read the renewals", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "read the renewals", stmtRenewalsOfLoans, scanRenewal, sql.Named("loan_ids", jsonArray(loanIDs)))
 }
 
 // Claim implements ports.ActiveLoanRepository with an insert keyed by the
 // copy id: exactly one of any number of racing inserts succeeds. The same
 // loan claiming the copy twice is the same conflict.
 func (r *ActiveLoans) Claim(ctx context.Context, c library.CopyClaim) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtClaimInsert, claimArgs(c)...)
-	return mapErr(err, "claim the copy", nil, library.ErrCopyClaimed)
+	return r.db.execWrite(ctx, "claim the copy", library.ErrCopyClaimed, stmtClaimInsert, claimArgs(c)...)
 }
 
 // Holder implements ports.ActiveLoanRepository.
 func (r *ActiveLoans) Holder(ctx context.Context, copyID string) (library.CopyClaim, error) {
-	c, err := scanClaim(r.db.queryRow(ctx, r.db.read, stmtClaimGet, sql.Named("copy_id", copyID)))
-	if err != nil {
-		return library.CopyClaim{}, mapErr(err, "read the claim", library.ErrClaimNotFound, nil)
-	}
-	return c, nil
+	return readRow(ctx, r.db, "read the claim", library.ErrClaimNotFound, stmtClaimGet, scanClaim, sql.Named("copy_id", copyID))
 }
 
 // ClaimsOfCopies implements ports.ActiveLoanRepository with one statement
@@ -425,21 +389,12 @@ func (r *ActiveLoans) ClaimsOfBooks(ctx context.Context, schoolID string, bookID
 }
 
 func (r *ActiveLoans) list(ctx context.Context, s *stmt, args ...any) ([]library.CopyClaim, error) {
-	rows, err := r.db.query(ctx, r.db.read, s, args...)
-	if err != nil {
-		return nil, mapErr(err, "read the claims", nil, nil)
-	}
-	out, err := scanAll(rows, scanClaim)
-	if err != nil {
-		return nil, mapErr(err, "read the claims", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "read the claims", s, scanClaim, args...)
 }
 
 // Release implements ports.ActiveLoanRepository: one DELETE of the copy's
 // claim where it names loanID. The statement looks and deletes under the
 // write lock, so a claim another loan took in the meantime stays.
 func (r *ActiveLoans) Release(ctx context.Context, copyID, loanID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtClaimRelease, sql.Named("copy_id", copyID), sql.Named("loan_id", loanID))
-	return mapErr(err, "release the claim", nil, nil)
+	return r.db.execWrite(ctx, "release the claim", nil, stmtClaimRelease, sql.Named("copy_id", copyID), sql.Named("loan_id", loanID))
 }

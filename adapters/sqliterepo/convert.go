@@ -1,6 +1,7 @@
 package sqliterepo
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"time"
@@ -78,6 +79,46 @@ func scanAll[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) 
 		return nil, err
 	}
 	return out, nil
+}
+
+// execWrite runs s on the writer; a UNIQUE or PRIMARY KEY clash is
+// conflict (nil where no key can clash, so a clash is Internal), any other
+// failure op's.
+func (d *DB) execWrite(ctx context.Context, op string, conflict func() error, s *stmt, args ...any) error {
+	_, err := d.exec(ctx, d.write, s, args...)
+	return mapErr(err, op, nil, conflict)
+}
+
+// queryAll runs s on t and reads every row with scan; a failure of either
+// is op's.
+func queryAll[T any](ctx context.Context, d *DB, t target, op string, s *stmt, scan func(scanner) (T, error), args ...any) ([]T, error) {
+	rows, err := d.query(ctx, t, s, args...)
+	if err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	out, err := scanAll(rows, scan)
+	if err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	return out, nil
+}
+
+// readRow reads the one row of s with scan on the read connection; no
+// row is notFound, and any other failure op's.
+func readRow[T any](ctx context.Context, d *DB, op string, notFound func() error, s *stmt, scan func(scanner) (T, error), args ...any) (T, error) {
+	v, err := scan(d.queryRow(ctx, d.read, s, args...))
+	if err != nil {
+		var zero T
+		return zero, mapErr(err, op, notFound, nil)
+	}
+	return v, nil
+}
+
+// scanString reads a row of one text column.
+func scanString(s scanner) (string, error) {
+	var v string
+	err := s.Scan(&v)
+	return v, err
 }
 
 // notFoundIfNone returns notFound() when a write statement changed no row.

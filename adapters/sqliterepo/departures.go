@@ -72,8 +72,7 @@ func (r *Departures) OfStudent(ctx context.Context, studentID string) ([]library
 // Decide implements ports.DepartureRepository: the primary key lets one
 // insert win.
 func (r *Departures) Decide(ctx context.Context, attemptID, outcome string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtOutcomeInsert, sql.Named("attempt_id", attemptID), sql.Named("outcome", outcome))
-	return mapErr(err, "decide the deletion", nil, library.ErrDepartureDecided)
+	return r.db.execWrite(ctx, "decide the deletion", library.ErrDepartureDecided, stmtOutcomeInsert, sql.Named("attempt_id", attemptID), sql.Named("outcome", outcome))
 }
 
 // Outcome implements ports.DepartureRepository.

@@ -40,8 +40,7 @@ DELETE FROM external_identities WHERE account_id = :account_id`)
 
 // Link implements ports.ExternalIdentityRepository.
 func (r *ExternalIdentities) Link(ctx context.Context, l user.ExternalIdentity) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtExternalIdentityInsert, externalIdentityArgs(l)...)
-	return mapErr(err, "link the external identity", nil, user.ErrExternalIdentityExists)
+	return r.db.execWrite(ctx, "link the external identity", user.ErrExternalIdentityExists, stmtExternalIdentityInsert, externalIdentityArgs(l)...)
 }
 
 // externalIdentityArgs are the arguments of stmtExternalIdentityInsert for l.
@@ -67,13 +66,11 @@ func (r *ExternalIdentities) Get(ctx context.Context, issuer, subject string) (u
 
 // Unlink implements ports.ExternalIdentityRepository.
 func (r *ExternalIdentities) Unlink(ctx context.Context, issuer, subject string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtExternalIdentityDelete, sql.Named("issuer", issuer), sql.Named("subject", subject))
-	return mapErr(err, "unlink the external identity", nil, nil)
+	return r.db.execWrite(ctx, "unlink the external identity", nil, stmtExternalIdentityDelete, sql.Named("issuer", issuer), sql.Named("subject", subject))
 }
 
 // DeleteByAccount implements ports.ExternalIdentityRepository, through the
 // (account_id, issuer) index.
 func (r *ExternalIdentities) DeleteByAccount(ctx context.Context, accountID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtExternalIdentityDeleteByAccount, sql.Named("account_id", accountID))
-	return mapErr(err, "delete the account's external identities", nil, nil)
+	return r.db.execWrite(ctx, "delete the account's external identities", nil, stmtExternalIdentityDeleteByAccount, sql.Named("account_id", accountID))
 }

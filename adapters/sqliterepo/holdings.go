@@ -239,12 +239,7 @@ func (d *DB) insertLibraryBook(ctx context.Context, tx *txn, b library.Book) err
 
 // Book implements ports.HoldingsRepository.
 func (r *Holdings) Book(ctx context.Context, schoolID, bookID string) (library.Book, error) {
-	b, err := scanLibraryBook(r.db.queryRow(ctx, r.db.read, stmtLibraryBookGet,
-		sql.Named("id", bookID), sql.Named("school_id", schoolID)))
-	if err != nil {
-		return library.Book{}, mapErr(err, "read the book", library.ErrBookNotFound, nil)
-	}
-	return b, nil
+	return readRow(ctx, r.db, "read the book", library.ErrBookNotFound, stmtLibraryBookGet, scanLibraryBook, sql.Named("id", bookID), sql.Named("school_id", schoolID))
 }
 
 // SetBookCategory implements ports.HoldingsRepository: one UPDATE by id
@@ -283,17 +278,24 @@ func (r *Holdings) BooksPage(ctx context.Context, q library.BookQuery) ([]librar
 		page, count = stmtLibraryBooksSearchPage, stmtLibraryBooksSearchCount
 		filter = []any{sql.Named("match", scopedMatch(q.SchoolID, q.Terms))}
 	}
+	return r.db.booksAndTotal(ctx, "list the books", page, append(filter, pageArgs(q.Offset, q.Limit)...),
+		"count the books", count, filter)
+}
+
+// booksAndTotal reads a page of books with page and their total with
+// count, in one read transaction so both see the same books.
+func (d *DB) booksAndTotal(ctx context.Context, op string, page *stmt, pageArgs []any, countOp string, count *stmt, countArgs []any) ([]library.Book, int, error) {
 	var (
 		books []library.Book
 		total int
 	)
-	err := r.db.readTx(ctx, "list the books", func(tx *txn) error {
+	err := d.readTx(ctx, op, func(tx *txn) error {
 		var err error
-		books, err = r.db.libraryBooks(ctx, tx, page, append(filter, pageArgs(q.Offset, q.Limit)...)...)
+		books, err = d.libraryBooks(ctx, tx, page, pageArgs...)
 		if err != nil {
 			return err
 		}
-		return mapErr(r.db.queryRow(ctx, tx, count, filter...).Scan(&total), "count the books", nil, nil)
+		return mapErr(d.queryRow(ctx, tx, count, countArgs...).Scan(&total), countOp, nil, nil)
 	})
 	if err != nil {
 		return nil, 0, err
@@ -322,15 +324,7 @@ func (r *Holdings) BooksByID(ctx context.Context, schoolID string, ids []string)
 
 // libraryBooks runs s on t and reads every book it returns.
 func (d *DB) libraryBooks(ctx context.Context, t target, s *stmt, args ...any) ([]library.Book, error) {
-	rows, err := d.query(ctx, t, s, args...)
-	if err != nil {
-		return nil, mapErr(err, "read the books", nil, nil)
-	}
-	out, err := scanAll(rows, scanLibraryBook)
-	if err != nil {
-		return nil, mapErr(err, "read the books", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, d, t, "read the books", s, scanLibraryBook, args...)
 }
 
 // CreateCopies implements ports.HoldingsRepository with one statement: the
@@ -348,17 +342,9 @@ func (r *Holdings) CreateCopies(ctx context.Context, copies []library.Copy) ([]i
 	for i, c := range copies {
 		rows[i] = copyJSON{ID: c.ID, SchoolID: c.SchoolID, BookID: c.BookID, Code: c.Code, CreatedAt: millis(c.CreatedAt)}
 	}
-	res, err := r.db.query(ctx, r.db.write, stmtCopiesInsert, sql.Named("copies", jsonArray(rows)))
+	stored, err := queryAll(ctx, r.db, r.db.write, op, stmtCopiesInsert, scanString, sql.Named("copies", jsonArray(rows)))
 	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	stored, err := scanAll(res, func(s scanner) (string, error) {
-		var id string
-		err := s.Scan(&id)
-		return id, err
-	})
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
+		return nil, err
 	}
 	inserted := make(map[string]bool, len(stored))
 	for _, id := range stored {
@@ -385,40 +371,20 @@ func (r *Holdings) CopyByCode(ctx context.Context, schoolID, code string) (libra
 }
 
 func (r *Holdings) copy(ctx context.Context, s *stmt, args ...any) (library.Copy, error) {
-	c, err := scanCopy(r.db.queryRow(ctx, r.db.read, s, args...))
-	if err != nil {
-		return library.Copy{}, mapErr(err, "read the copy", library.ErrCopyNotFound, nil)
-	}
-	return c, nil
+	return readRow(ctx, r.db, "read the copy", library.ErrCopyNotFound, s, scanCopy, args...)
 }
 
 // CopiesOfBook implements ports.HoldingsRepository, in the order of the
 // (school_id, book_id, code, id) index.
 func (r *Holdings) CopiesOfBook(ctx context.Context, schoolID, bookID string) ([]library.Copy, error) {
-	rows, err := r.db.query(ctx, r.db.read, stmtCopiesOfBook, sql.Named("school_id", schoolID), sql.Named("book_id", bookID))
-	if err != nil {
-		return nil, mapErr(err, "list the copies", nil, nil)
-	}
-	out, err := scanAll(rows, scanCopy)
-	if err != nil {
-		return nil, mapErr(err, "list the copies", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "list the copies", stmtCopiesOfBook, scanCopy, sql.Named("school_id", schoolID), sql.Named("book_id", bookID))
 }
 
 // CopiesOfBookPage implements ports.HoldingsRepository: one range of the
 // (school_id, book_id, code, id) index.
 func (r *Holdings) CopiesOfBookPage(ctx context.Context, schoolID, bookID string, offset, limit int) ([]library.Copy, error) {
 	args := append([]any{sql.Named("school_id", schoolID), sql.Named("book_id", bookID)}, pageArgs(offset, max(limit, 1))...)
-	rows, err := r.db.query(ctx, r.db.read, stmtCopiesOfBookPage, args...)
-	if err != nil {
-		return nil, mapErr(err, "list the copies", nil, nil)
-	}
-	out, err := scanAll(rows, scanCopy)
-	if err != nil {
-		return nil, mapErr(err, "list the copies", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "list the copies", stmtCopiesOfBookPage, scanCopy, args...)
 }
 
 // CountSchoolCopies implements ports.HoldingsRepository with one count of
@@ -435,8 +401,7 @@ func (r *Holdings) DeleteCopies(ctx context.Context, schoolID string, copyIDs []
 	if len(copyIDs) == 0 {
 		return nil
 	}
-	_, err := r.db.exec(ctx, r.db.write, stmtCopiesDelete, sql.Named("ids", jsonArray(copyIDs)), sql.Named("school_id", schoolID))
-	return mapErr(err, "delete the copies", nil, nil)
+	return r.db.execWrite(ctx, "delete the copies", nil, stmtCopiesDelete, sql.Named("ids", jsonArray(copyIDs)), sql.Named("school_id", schoolID))
 }
 
 // CopyCounts implements ports.HoldingsRepository with one statement over
@@ -495,14 +460,7 @@ func changedOne(res sql.Result, err error, op string, notFound func() error) err
 	if err != nil {
 		return mapErr(err, op, nil, nil)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return mapErr(err, op, nil, nil)
-	}
-	if n == 0 {
-		return notFound()
-	}
-	return nil
+	return notFoundIfNone(res, op, notFound)
 }
 
 // conditionAt is the time of a condition in unix milliseconds, 0 for none.

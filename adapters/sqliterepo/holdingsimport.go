@@ -95,12 +95,7 @@ func (r *Holdings) CopiesByCodes(ctx context.Context, schoolID string, codes []s
 	if len(codes) == 0 {
 		return nil, nil
 	}
-	rows, err := r.db.query(ctx, r.db.read, stmtCopiesByCodes, sql.Named("school_id", schoolID), sql.Named("codes", jsonArray(codes)))
-	if err != nil {
-		return nil, mapErr(err, "read the copies", nil, nil)
-	}
-	out, err := scanAll(rows, scanCopy)
-	return out, mapErr(err, "read the copies", nil, nil)
+	return queryAll(ctx, r.db, r.db.read, "read the copies", stmtCopiesByCodes, scanCopy, sql.Named("school_id", schoolID), sql.Named("codes", jsonArray(codes)))
 }
 
 // CopiesOfBooks implements ports.HoldingsImportRepository: one read of the
@@ -109,12 +104,7 @@ func (r *Holdings) CopiesOfBooks(ctx context.Context, schoolID string, bookIDs [
 	if len(bookIDs) == 0 {
 		return nil, nil
 	}
-	rows, err := r.db.query(ctx, r.db.read, stmtCopiesOfBooks, sql.Named("school_id", schoolID), sql.Named("book_ids", jsonArray(bookIDs)))
-	if err != nil {
-		return nil, mapErr(err, "list the copies", nil, nil)
-	}
-	out, err := scanAll(rows, scanCopy)
-	return out, mapErr(err, "list the copies", nil, nil)
+	return queryAll(ctx, r.db, r.db.read, "list the copies", stmtCopiesOfBooks, scanCopy, sql.Named("school_id", schoolID), sql.Named("book_ids", jsonArray(bookIDs)))
 }
 
 // ImportHoldings implements ports.HoldingsImportRepository in one write
@@ -136,17 +126,9 @@ func (r *Holdings) ImportHoldings(ctx context.Context, books []library.Book, cop
 		for i, c := range copies {
 			rows[i] = copyJSON{ID: c.ID, SchoolID: c.SchoolID, BookID: c.BookID, Code: c.Code, CreatedAt: millis(c.CreatedAt)}
 		}
-		res, err := r.db.query(ctx, tx, stmtCopiesInsert, sql.Named("copies", jsonArray(rows)))
+		stored, err := queryAll(ctx, r.db, tx, op, stmtCopiesInsert, scanString, sql.Named("copies", jsonArray(rows)))
 		if err != nil {
-			return mapErr(err, op, nil, nil)
-		}
-		stored, err := scanAll(res, func(s scanner) (string, error) {
-			var id string
-			err := s.Scan(&id)
-			return id, err
-		})
-		if err != nil {
-			return mapErr(err, op, nil, nil)
+			return err
 		}
 		if len(stored) != len(copies) {
 			return library.ErrCopyCodeExists()

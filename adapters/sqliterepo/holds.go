@@ -184,21 +184,12 @@ func scanHoldEnd(s scanner) (library.HoldEnd, error) {
 
 // listOf runs a query statement and scans every row with scan.
 func listOf[T any](ctx context.Context, d *DB, op string, s *stmt, scan func(scanner) (T, error), args ...any) ([]T, error) {
-	rows, err := d.query(ctx, d.read, s, args...)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	out, err := scanAll(rows, scan)
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, d, d.read, op, s, scan, args...)
 }
 
 // Insert implements ports.HoldRepository.
 func (r *Holds) Insert(ctx context.Context, h library.Hold) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldInsert, holdArgs(h)...)
-	return mapErr(err, "store the hold", nil, nil)
+	return r.db.execWrite(ctx, "store the hold", nil, stmtHoldInsert, holdArgs(h)...)
 }
 
 // ByIDs implements ports.HoldRepository on the primary key. No ids is no
@@ -219,37 +210,29 @@ func (r *Holds) OfStudent(ctx context.Context, studentID string, limit int) ([]l
 
 // Delete implements ports.HoldRepository.
 func (r *Holds) Delete(ctx context.Context, holdID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldDelete, sql.Named("id", holdID))
-	return mapErr(err, "delete the hold", nil, nil)
+	return r.db.execWrite(ctx, "delete the hold", nil, stmtHoldDelete, sql.Named("id", holdID))
 }
 
 // AnonymizeStudent implements ports.HoldRepository with one UPDATE on the
 // (student_id, ...) index.
 func (r *Holds) AnonymizeStudent(ctx context.Context, studentID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldAnonymize, sql.Named("student_id", studentID))
-	return mapErr(err, "anonymize the student's holds", nil, nil)
+	return r.db.execWrite(ctx, "anonymize the student's holds", nil, stmtHoldAnonymize, sql.Named("student_id", studentID))
 }
 
 // Enqueue implements ports.HoldRepository: the UNIQUE (student_id,
 // book_id) key lets one insert win.
 func (r *Holds) Enqueue(ctx context.Context, e library.HoldQueueEntry) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldEnqueue, holdQueueArgs(e)...)
-	return mapErr(err, "queue the hold", nil, library.ErrHoldExists)
+	return r.db.execWrite(ctx, "queue the hold", library.ErrHoldExists, stmtHoldEnqueue, holdQueueArgs(e)...)
 }
 
 // Dequeue implements ports.HoldRepository.
 func (r *Holds) Dequeue(ctx context.Context, holdID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldDequeue, sql.Named("hold_id", holdID))
-	return mapErr(err, "remove the hold from its queue", nil, nil)
+	return r.db.execWrite(ctx, "remove the hold from its queue", nil, stmtHoldDequeue, sql.Named("hold_id", holdID))
 }
 
 // OpenHold implements ports.HoldRepository on the UNIQUE key.
 func (r *Holds) OpenHold(ctx context.Context, studentID, bookID string) (library.HoldQueueEntry, error) {
-	e, err := scanHoldQueueEntry(r.db.queryRow(ctx, r.db.read, stmtHoldOpen, sql.Named("student_id", studentID), sql.Named("book_id", bookID)))
-	if err != nil {
-		return library.HoldQueueEntry{}, mapErr(err, "read the open hold", library.ErrHoldNotFound, nil)
-	}
-	return e, nil
+	return readRow(ctx, r.db, "read the open hold", library.ErrHoldNotFound, stmtHoldOpen, scanHoldQueueEntry, sql.Named("student_id", studentID), sql.Named("book_id", bookID))
 }
 
 // Queue implements ports.HoldRepository: a range of hold_queue_by_book.
@@ -299,17 +282,12 @@ func (r *Holds) QueueCounts(ctx context.Context, schoolID string, bookIDs []stri
 // Trap implements ports.HoldRepository: the primary key (copy) and the
 // UNIQUE key (hold) are checked by the one insert.
 func (r *Holds) Trap(ctx context.Context, t library.HoldTrap) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldTrapInsert, holdTrapArgs(t)...)
-	return mapErr(err, "put the copy aside", nil, library.ErrHoldTrapped)
+	return r.db.execWrite(ctx, "put the copy aside", library.ErrHoldTrapped, stmtHoldTrapInsert, holdTrapArgs(t)...)
 }
 
 // TrapOfCopy implements ports.HoldRepository.
 func (r *Holds) TrapOfCopy(ctx context.Context, copyID string) (library.HoldTrap, error) {
-	t, err := scanHoldTrap(r.db.queryRow(ctx, r.db.read, stmtHoldTrapOfCopy, sql.Named("copy_id", copyID)))
-	if err != nil {
-		return library.HoldTrap{}, mapErr(err, "read the trap", library.ErrTrapNotFound, nil)
-	}
-	return t, nil
+	return readRow(ctx, r.db, "read the trap", library.ErrTrapNotFound, stmtHoldTrapOfCopy, scanHoldTrap, sql.Named("copy_id", copyID))
 }
 
 // TrapsOfHolds implements ports.HoldRepository on the UNIQUE hold key.
@@ -338,14 +316,12 @@ func (r *Holds) ExpiredTraps(ctx context.Context, now time.Time, limit int) ([]l
 // Untrap implements ports.HoldRepository: the statement deletes the row
 // only where it names the hold.
 func (r *Holds) Untrap(ctx context.Context, copyID, holdID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldUntrap, sql.Named("copy_id", copyID), sql.Named("hold_id", holdID))
-	return mapErr(err, "remove the trap", nil, nil)
+	return r.db.execWrite(ctx, "remove the trap", nil, stmtHoldUntrap, sql.Named("copy_id", copyID), sql.Named("hold_id", holdID))
 }
 
 // End implements ports.HoldRepository: the primary key lets one insert win.
 func (r *Holds) End(ctx context.Context, e library.HoldEnd) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtHoldEndInsert, holdEndArgs(e)...)
-	return mapErr(err, "record the hold's end", nil, library.ErrHoldEnded)
+	return r.db.execWrite(ctx, "record the hold's end", library.ErrHoldEnded, stmtHoldEndInsert, holdEndArgs(e)...)
 }
 
 // Ends implements ports.HoldRepository on the primary key.

@@ -90,17 +90,12 @@ func importJobRecordKind(d *DB, k ports.RecordKind) (recordKind, bool) {
 // Start implements ports.ImportJobRepository: the partial unique index
 // lets one running job per school in.
 func (r *ImportJobs) Start(ctx context.Context, j library.ImportJob) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtImportJobInsert, importJobArgs(j)...)
-	return mapErr(err, "store the import job", nil, library.ErrImportRunning)
+	return r.db.execWrite(ctx, "store the import job", library.ErrImportRunning, stmtImportJobInsert, importJobArgs(j)...)
 }
 
 // Running implements ports.ImportJobRepository.
 func (r *ImportJobs) Running(ctx context.Context, schoolID string) (library.ImportJob, error) {
-	j, err := scanImportJob(r.db.queryRow(ctx, r.db.read, stmtImportJobRunning, sql.Named("school_id", schoolID)))
-	if err != nil {
-		return library.ImportJob{}, mapErr(err, "read the running import job", library.ErrImportJobNotFound, nil)
-	}
-	return j, nil
+	return readRow(ctx, r.db, "read the running import job", library.ErrImportJobNotFound, stmtImportJobRunning, scanImportJob, sql.Named("school_id", schoolID))
 }
 
 // Renew implements ports.ImportJobRepository.
@@ -133,9 +128,5 @@ func (r *ImportJobs) Finish(ctx context.Context, j library.ImportJob) error {
 
 // Get implements ports.ImportJobRepository.
 func (r *ImportJobs) Get(ctx context.Context, schoolID, id string) (library.ImportJob, error) {
-	j, err := scanImportJob(r.db.queryRow(ctx, r.db.read, stmtImportJobGet, sql.Named("id", id), sql.Named("school_id", schoolID)))
-	if err != nil {
-		return library.ImportJob{}, mapErr(err, "read the import job", library.ErrImportJobNotFound, nil)
-	}
-	return j, nil
+	return readRow(ctx, r.db, "read the import job", library.ErrImportJobNotFound, stmtImportJobGet, scanImportJob, sql.Named("id", id), sql.Named("school_id", schoolID))
 }

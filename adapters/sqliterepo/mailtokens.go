@@ -44,8 +44,7 @@ DELETE FROM mail_tokens WHERE account_id = :account_id AND account_id <> ''`)
 
 // Create implements ports.MailTokenRepository.
 func (r *MailTokens) Create(ctx context.Context, t auth.MailToken) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtMailTokenInsert, mailTokenArgs(t)...)
-	return mapErr(err, "store the mailed token", nil, auth.ErrMailTokenExists)
+	return r.db.execWrite(ctx, "store the mailed token", auth.ErrMailTokenExists, stmtMailTokenInsert, mailTokenArgs(t)...)
 }
 
 // mailTokenArgs are the arguments of stmtMailTokenInsert for t.
@@ -57,11 +56,7 @@ func mailTokenArgs(t auth.MailToken) []any {
 
 // Get implements ports.MailTokenRepository.
 func (r *MailTokens) Get(ctx context.Context, hash string, purpose auth.MailPurpose) (auth.MailToken, error) {
-	t, err := scanMailToken(r.db.queryRow(ctx, r.db.read, stmtMailTokenGet, sql.Named("hash", hash), sql.Named("purpose", string(purpose))))
-	if err != nil {
-		return auth.MailToken{}, mapErr(err, "read the mailed token", auth.ErrMailTokenNotFound, nil)
-	}
-	return t, nil
+	return readRow(ctx, r.db, "read the mailed token", auth.ErrMailTokenNotFound, stmtMailTokenGet, scanMailToken, sql.Named("hash", hash), sql.Named("purpose", string(purpose)))
 }
 
 // Consume implements ports.MailTokenRepository.
@@ -90,6 +85,5 @@ func scanMailToken(s scanner) (auth.MailToken, error) {
 // DeleteByAccount implements ports.MailTokenRepository. No account id
 // names no token (sign-ups have none), and deletes nothing.
 func (r *MailTokens) DeleteByAccount(ctx context.Context, accountID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtMailTokenDeleteByAccount, sql.Named("account_id", accountID))
-	return mapErr(err, "delete the account's mailed tokens", nil, nil)
+	return r.db.execWrite(ctx, "delete the account's mailed tokens", nil, stmtMailTokenDeleteByAccount, sql.Named("account_id", accountID))
 }

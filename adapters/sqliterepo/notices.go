@@ -172,17 +172,9 @@ func (r *Notices) Claim(ctx context.Context, notices []library.Notice) ([]int, e
 		rows[i] = noticeJSON{Key: n.Key, SchoolID: n.SchoolID, SubjectID: n.SubjectID, StudentID: n.StudentID, Kind: n.Kind,
 			Step: n.Step, DueAt: n.DueAt, Day: n.Day, Recipient: n.Recipient, ClaimedAt: millis(n.ClaimedAt)}
 	}
-	res, err := r.db.query(ctx, r.db.write, stmtNoticesClaim, sql.Named("notices", jsonArray(rows)))
+	stored, err := queryAll(ctx, r.db, r.db.write, op, stmtNoticesClaim, scanString, sql.Named("notices", jsonArray(rows)))
 	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
-	}
-	stored, err := scanAll(res, func(s scanner) (string, error) {
-		var key string
-		err := s.Scan(&key)
-		return key, err
-	})
-	if err != nil {
-		return nil, mapErr(err, op, nil, nil)
+		return nil, err
 	}
 	got := make(map[string]bool, len(stored))
 	for _, k := range stored {
@@ -203,8 +195,7 @@ func (r *Notices) MarkSent(ctx context.Context, keys []string, at time.Time) err
 	if len(keys) == 0 {
 		return nil
 	}
-	_, err := r.db.exec(ctx, r.db.write, stmtNoticesMarkSent, sql.Named("keys", jsonArray(keys)), sql.Named("at", millis(at)))
-	return mapErr(err, "record the notices as sent", nil, nil)
+	return r.db.execWrite(ctx, "record the notices as sent", nil, stmtNoticesMarkSent, sql.Named("keys", jsonArray(keys)), sql.Named("at", millis(at)))
 }
 
 // Release implements ports.NoticeRepository.
@@ -212,8 +203,7 @@ func (r *Notices) Release(ctx context.Context, keys []string) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	_, err := r.db.exec(ctx, r.db.write, stmtNoticesRelease, sql.Named("keys", jsonArray(keys)))
-	return mapErr(err, "release the notices", nil, nil)
+	return r.db.execWrite(ctx, "release the notices", nil, stmtNoticesRelease, sql.Named("keys", jsonArray(keys)))
 }
 
 // Unsent implements ports.NoticeRepository on the partial index of unsent
@@ -228,15 +218,7 @@ func (r *Notices) OfSubject(ctx context.Context, subjectID string) ([]library.No
 }
 
 func (r *Notices) list(ctx context.Context, s *stmt, args ...any) ([]library.Notice, error) {
-	rows, err := r.db.query(ctx, r.db.read, s, args...)
-	if err != nil {
-		return nil, mapErr(err, "read the notices", nil, nil)
-	}
-	out, err := scanAll(rows, scanNotice)
-	if err != nil {
-		return nil, mapErr(err, "read the notices", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "read the notices", s, scanNotice, args...)
 }
 
 func scanNotice(s scanner) (library.Notice, error) {
@@ -255,8 +237,7 @@ func scanNotice(s scanner) (library.Notice, error) {
 
 // ForgetStudent implements ports.NoticeRepository.
 func (r *Notices) ForgetStudent(ctx context.Context, studentID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtNoticesForgetStudent, sql.Named("student_id", studentID))
-	return mapErr(err, "delete the student's notices", nil, nil)
+	return r.db.execWrite(ctx, "delete the student's notices", nil, stmtNoticesForgetStudent, sql.Named("student_id", studentID))
 }
 
 // DeleteClaimedBefore implements ports.NoticeRepository.
@@ -292,15 +273,7 @@ func (r *Notices) DayFinished(ctx context.Context, schoolID, day string) (bool, 
 
 // Homerooms implements ports.HomeroomRepository.
 func (r *Notices) Homerooms(ctx context.Context, schoolID string) ([]library.Homeroom, error) {
-	rows, err := r.db.query(ctx, r.db.read, stmtHomeroomsOfSchool, sql.Named("school_id", schoolID))
-	if err != nil {
-		return nil, mapErr(err, "read the homerooms", nil, nil)
-	}
-	out, err := scanAll(rows, scanHomeroom)
-	if err != nil {
-		return nil, mapErr(err, "read the homerooms", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "read the homerooms", stmtHomeroomsOfSchool, scanHomeroom, sql.Named("school_id", schoolID))
 }
 
 type homeroomJSON struct {

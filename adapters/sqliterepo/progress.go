@@ -86,12 +86,7 @@ func scanSession(s scanner) (catalog.ReadingSession, error) {
 
 // Get implements ports.ProgressRepository.
 func (r *Progress) Get(ctx context.Context, accountID, bookID string) (catalog.Progress, error) {
-	p, err := scanProgress(r.db.queryRow(ctx, r.db.read, stmtProgressGet,
-		sql.Named("account_id", accountID), sql.Named("book_id", bookID)))
-	if err != nil {
-		return catalog.Progress{}, mapErr(err, "read the reading progress", catalog.ErrProgressNotFound, nil)
-	}
-	return p, nil
+	return readRow(ctx, r.db, "read the reading progress", catalog.ErrProgressNotFound, stmtProgressGet, scanProgress, sql.Named("account_id", accountID), sql.Named("book_id", bookID))
 }
 
 // Save implements ports.ProgressRepository with one upsert on the primary
@@ -108,15 +103,7 @@ func (r *Progress) Save(ctx context.Context, p catalog.Progress) error {
 // ListByAccount implements ports.ProgressRepository, ordered by book id
 // (the primary key's order).
 func (r *Progress) ListByAccount(ctx context.Context, accountID string) ([]catalog.Progress, error) {
-	rows, err := r.db.query(ctx, r.db.read, stmtProgressList, sql.Named("account_id", accountID))
-	if err != nil {
-		return nil, mapErr(err, "list the reading progress", nil, nil)
-	}
-	out, err := scanAll(rows, scanProgress)
-	if err != nil {
-		return nil, mapErr(err, "list the reading progress", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "list the reading progress", stmtProgressList, scanProgress, sql.Named("account_id", accountID))
 }
 
 // RecordSession implements ports.ProgressRepository.
@@ -144,15 +131,7 @@ func (r *Progress) TotalSeconds(ctx context.Context, accountID, bookID string) (
 
 // Sessions implements ports.ProgressRepository: by time, then id.
 func (r *Progress) Sessions(ctx context.Context, accountID string) ([]catalog.ReadingSession, error) {
-	rows, err := r.db.query(ctx, r.db.read, stmtSessionList, sql.Named("account_id", accountID))
-	if err != nil {
-		return nil, mapErr(err, "list the reading sessions", nil, nil)
-	}
-	out, err := scanAll(rows, scanSession)
-	if err != nil {
-		return nil, mapErr(err, "list the reading sessions", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "list the reading sessions", stmtSessionList, scanSession, sql.Named("account_id", accountID))
 }
 
 // DeleteByAccount implements ports.ProgressRepository: the progress records

@@ -110,12 +110,7 @@ func (r *ReadingLists) Add(ctx context.Context, item catalog.ListItem) (catalog.
 
 // Get implements ports.ReadingListRepository.
 func (r *ReadingLists) Get(ctx context.Context, accountID, bookID string) (catalog.ListItem, error) {
-	it, err := scanListItem(r.db.queryRow(ctx, r.db.read, stmtItemGet,
-		sql.Named("account_id", accountID), sql.Named("book_id", bookID)))
-	if err != nil {
-		return catalog.ListItem{}, mapErr(err, "read the reading-list item", catalog.ErrListItemNotFound, nil)
-	}
-	return it, nil
+	return readRow(ctx, r.db, "read the reading-list item", catalog.ErrListItemNotFound, stmtItemGet, scanListItem, sql.Named("account_id", accountID), sql.Named("book_id", bookID))
 }
 
 // List implements ports.ReadingListRepository: newest first, by added_at
@@ -126,15 +121,7 @@ func (r *ReadingLists) List(ctx context.Context, accountID string, status catalo
 	if status != "" {
 		s, args = stmtItemListByStatus, append(args, sql.Named("status", string(status)))
 	}
-	rows, err := r.db.query(ctx, r.db.read, s, args...)
-	if err != nil {
-		return nil, mapErr(err, "list the reading list", nil, nil)
-	}
-	out, err := scanAll(rows, scanListItem)
-	if err != nil {
-		return nil, mapErr(err, "list the reading list", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "list the reading list", s, scanListItem, args...)
 }
 
 // Remove implements ports.ReadingListRepository.
@@ -148,8 +135,7 @@ func (r *ReadingLists) Remove(ctx context.Context, accountID, bookID string) err
 
 // DeleteByAccount implements ports.ReadingListRepository.
 func (r *ReadingLists) DeleteByAccount(ctx context.Context, accountID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtItemDeleteByAccount, sql.Named("account_id", accountID))
-	return mapErr(err, "delete the account's reading list", nil, nil)
+	return r.db.execWrite(ctx, "delete the account's reading list", nil, stmtItemDeleteByAccount, sql.Named("account_id", accountID))
 }
 
 // ReadersByBook implements ports.ReadingListRepository with one statement

@@ -78,8 +78,7 @@ func (r *RefreshTokens) Get(ctx context.Context, hash string) (auth.RefreshToken
 // keyed by the hash: exactly one of any number of racing inserts succeeds.
 // It does not look the record up; callers Get it first.
 func (r *RefreshTokens) ClaimRotation(ctx context.Context, hash string, at time.Time) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtRotationInsert, sql.Named("hash", hash), sql.Named("at", millis(at)))
-	return mapErr(err, "claim the refresh token rotation", nil, auth.ErrRotationClaimed)
+	return r.db.execWrite(ctx, "claim the refresh token rotation", auth.ErrRotationClaimed, stmtRotationInsert, sql.Named("hash", hash), sql.Named("at", millis(at)))
 }
 
 // RotatedAt implements ports.RefreshTokenRepository.
@@ -95,8 +94,7 @@ func (r *RefreshTokens) RotatedAt(ctx context.Context, hash string) (time.Time, 
 // stay, so a revoked token that comes back is still recognised; a second
 // revocation keeps the first one's time.
 func (r *RefreshTokens) RevokeFamily(ctx context.Context, familyID string, at time.Time) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtFamilyRevoke, sql.Named("family_id", familyID), sql.Named("at", millis(at)))
-	return mapErr(err, "revoke the token family", nil, nil)
+	return r.db.execWrite(ctx, "revoke the token family", nil, stmtFamilyRevoke, sql.Named("family_id", familyID), sql.Named("at", millis(at)))
 }
 
 // FamilyRevoked implements ports.RefreshTokenRepository.

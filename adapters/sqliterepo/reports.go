@@ -188,22 +188,8 @@ func collectionValue(v any) string {
 // NeverBorrowed implements ports.ReportRepository: the page and the total
 // in one read transaction.
 func (r *Reports) NeverBorrowed(ctx context.Context, schoolID string, offset, limit int) ([]library.Book, int, error) {
-	var (
-		books []library.Book
-		total int
-	)
-	err := r.db.readTx(ctx, "list the never-borrowed books", func(tx *txn) error {
-		var err error
-		books, err = r.db.libraryBooks(ctx, tx, stmtReportNeverBorrowed, sql.Named("school_id", schoolID),
-			sql.Named("limit", int64(max(limit, 1))), sql.Named("offset", int64(max(offset, 0))))
-		if err != nil {
-			return err
-		}
-		return mapErr(r.db.queryRow(ctx, tx, stmtReportNeverBorrowedCount, sql.Named("school_id", schoolID)).Scan(&total),
-			"count the never-borrowed books", nil, nil)
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return books, total, nil
+	school := sql.Named("school_id", schoolID)
+	page := []any{school, sql.Named("limit", int64(max(limit, 1))), sql.Named("offset", int64(max(offset, 0)))}
+	return r.db.booksAndTotal(ctx, "list the never-borrowed books", stmtReportNeverBorrowed, page,
+		"count the never-borrowed books", stmtReportNeverBorrowedCount, []any{school})
 }

@@ -41,11 +41,8 @@ func (r *Students) ApplyRoster(ctx context.Context, c library.RosterChange) erro
 			}
 		}
 		for _, a := range c.Add {
-			if a.StudentNumber != "" {
-				n := ports.StudentNumber{SchoolID: a.SchoolID, Number: a.StudentNumber, AccountID: a.ID}
-				if _, err := r.db.exec(ctx, tx, stmtNumberInsert, numberArgs(n)...); err != nil {
-					return mapErr(err, op, nil, library.ErrStudentNumberExists)
-				}
+			if err := r.db.insertNumberOf(ctx, tx, a, op); err != nil {
+				return err
 			}
 			if err := r.db.insertAccount(ctx, tx, a); err != nil {
 				return mapErr(err, op, nil, accountConflict(err))
@@ -76,11 +73,7 @@ func (r *Students) ApplyRoster(ctx context.Context, c library.RosterChange) erro
 // Rollover implements ports.StudentRepository: one lookup by the primary
 // key.
 func (r *Students) Rollover(ctx context.Context, schoolID, schoolYear string) (library.Rollover, error) {
-	ro, err := scanRollover(r.db.queryRow(ctx, r.db.read, stmtRolloverGet, sql.Named("school_id", schoolID), sql.Named("school_year", schoolYear)))
-	if err != nil {
-		return library.Rollover{}, mapErr(err, "read the rollover", library.ErrRolloverNotFound, nil)
-	}
-	return ro, nil
+	return readRow(ctx, r.db, "read the rollover", library.ErrRolloverNotFound, stmtRolloverGet, scanRollover, sql.Named("school_id", schoolID), sql.Named("school_year", schoolYear))
 }
 
 func rolloverArgs(ro library.Rollover) []any {

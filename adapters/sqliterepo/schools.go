@@ -176,8 +176,7 @@ func scanSchool(s scanner) (library.School, error) {
 // Create implements ports.SchoolRepository. The primary key and the UNIQUE
 // domain are both one Conflict.
 func (r *Schools) Create(ctx context.Context, s library.School) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtSchoolInsert, schoolArgs(s)...)
-	return mapErr(err, "create the school", nil, library.ErrDomainTaken)
+	return r.db.execWrite(ctx, "create the school", library.ErrDomainTaken, stmtSchoolInsert, schoolArgs(s)...)
 }
 
 // schoolArgs are the named parameters of stmtSchoolInsert.
@@ -198,25 +197,13 @@ func (r *Schools) GetByDomain(ctx context.Context, domain string) (library.Schoo
 }
 
 func (r *Schools) one(ctx context.Context, s *stmt, args ...any) (library.School, error) {
-	sc, err := scanSchool(r.db.queryRow(ctx, r.db.read, s, args...))
-	if err != nil {
-		return library.School{}, mapErr(err, "read the school", library.ErrSchoolNotFound, nil)
-	}
-	return sc, nil
+	return readRow(ctx, r.db, "read the school", library.ErrSchoolNotFound, s, scanSchool, args...)
 }
 
 // List implements ports.SchoolRepository, in the order of the (name, id)
 // index.
 func (r *Schools) List(ctx context.Context) ([]library.School, error) {
-	rows, err := r.db.query(ctx, r.db.read, stmtSchoolList)
-	if err != nil {
-		return nil, mapErr(err, "list schools", nil, nil)
-	}
-	out, err := scanAll(rows, scanSchool)
-	if err != nil {
-		return nil, mapErr(err, "list schools", nil, nil)
-	}
-	return out, nil
+	return queryAll(ctx, r.db, r.db.read, "list schools", stmtSchoolList, scanSchool)
 }
 
 // SaveSettings replaces a school's settings with one UPDATE by id;

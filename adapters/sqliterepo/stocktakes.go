@@ -139,27 +139,17 @@ func scanScan(s scanner) (library.StocktakeScan, error) {
 
 // Create implements ports.StocktakeRepository.
 func (r *Stocktakes) Create(ctx context.Context, st library.Stocktake) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtStocktakeInsert, stocktakeArgs(st)...)
-	return mapErr(err, "store the stocktake", nil, nil)
+	return r.db.execWrite(ctx, "store the stocktake", nil, stmtStocktakeInsert, stocktakeArgs(st)...)
 }
 
 // Get implements ports.StocktakeRepository.
 func (r *Stocktakes) Get(ctx context.Context, schoolID, id string) (library.Stocktake, error) {
-	st, err := scanStocktake(r.db.queryRow(ctx, r.db.read, stmtStocktakeGet, sql.Named("id", id), sql.Named("school_id", schoolID)))
-	if err != nil {
-		return library.Stocktake{}, mapErr(err, "read the stocktake", library.ErrStocktakeNotFound, nil)
-	}
-	return st, nil
+	return readRow(ctx, r.db, "read the stocktake", library.ErrStocktakeNotFound, stmtStocktakeGet, scanStocktake, sql.Named("id", id), sql.Named("school_id", schoolID))
 }
 
 // OfSchool implements ports.StocktakeRepository.
 func (r *Stocktakes) OfSchool(ctx context.Context, schoolID string, limit int) ([]library.Stocktake, error) {
-	rows, err := r.db.query(ctx, r.db.read, stmtStocktakesOfSchool, sql.Named("school_id", schoolID), sql.Named("limit", limit))
-	if err != nil {
-		return nil, mapErr(err, "list the stocktakes", nil, nil)
-	}
-	out, err := scanAll(rows, scanStocktake)
-	return out, mapErr(err, "list the stocktakes", nil, nil)
+	return queryAll(ctx, r.db, r.db.read, "list the stocktakes", stmtStocktakesOfSchool, scanStocktake, sql.Named("school_id", schoolID), sql.Named("limit", limit))
 }
 
 // Close implements ports.StocktakeRepository: the update only sets a
@@ -180,17 +170,12 @@ func (r *Stocktakes) Close(ctx context.Context, schoolID, id string, at time.Tim
 // AddScan implements ports.StocktakeRepository: the primary key lets one
 // of racing inserts win.
 func (r *Stocktakes) AddScan(ctx context.Context, s library.StocktakeScan) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtScanInsert, scanArgs(s)...)
-	return mapErr(err, "store the scan", nil, library.ErrScanExists)
+	return r.db.execWrite(ctx, "store the scan", library.ErrScanExists, stmtScanInsert, scanArgs(s)...)
 }
 
 // Scan implements ports.StocktakeRepository.
 func (r *Stocktakes) Scan(ctx context.Context, stocktakeID, copyID string) (library.StocktakeScan, error) {
-	sc, err := scanScan(r.db.queryRow(ctx, r.db.read, stmtScanGet, sql.Named("stocktake_id", stocktakeID), sql.Named("copy_id", copyID)))
-	if err != nil {
-		return library.StocktakeScan{}, mapErr(err, "read the scan", library.ErrScanNotFound, nil)
-	}
-	return sc, nil
+	return readRow(ctx, r.db, "read the scan", library.ErrScanNotFound, stmtScanGet, scanScan, sql.Named("stocktake_id", stocktakeID), sql.Named("copy_id", copyID))
 }
 
 // CountScans implements ports.StocktakeRepository: a count of the
@@ -218,16 +203,9 @@ func (r *Stocktakes) Scanned(ctx context.Context, stocktakeID string, copyIDs []
 	if len(copyIDs) == 0 {
 		return out, nil
 	}
-	rows, err := r.db.query(ctx, r.db.read, stmtScansOf, sql.Named("stocktake_id", stocktakeID), sql.Named("copy_ids", jsonArray(copyIDs)))
+	ids, err := queryAll(ctx, r.db, r.db.read, "read the scans", stmtScansOf, scanString, sql.Named("stocktake_id", stocktakeID), sql.Named("copy_ids", jsonArray(copyIDs)))
 	if err != nil {
-		return nil, mapErr(err, "read the scans", nil, nil)
-	}
-	ids, err := scanAll(rows, func(s scanner) (string, error) {
-		var id string
-		return id, s.Scan(&id)
-	})
-	if err != nil {
-		return nil, mapErr(err, "read the scans", nil, nil)
+		return nil, err
 	}
 	for _, id := range ids {
 		out[id] = true
@@ -259,12 +237,7 @@ func (r *Stocktakes) CopiesOfBooks(ctx context.Context, schoolID string, bookIDs
 	if len(bookIDs) == 0 {
 		return []library.Copy{}, nil
 	}
-	rows, err := r.db.query(ctx, r.db.read, stmtCopiesOfBooks, sql.Named("school_id", schoolID), sql.Named("book_ids", jsonArray(bookIDs)))
-	if err != nil {
-		return nil, mapErr(err, "read the copies", nil, nil)
-	}
-	out, err := scanAll(rows, scanCopy)
-	return out, mapErr(err, "read the copies", nil, nil)
+	return queryAll(ctx, r.db, r.db.read, "read the copies", stmtCopiesOfBooks, scanCopy, sql.Named("school_id", schoolID), sql.Named("book_ids", jsonArray(bookIDs)))
 }
 
 // SetCopiesCondition implements ports.StocktakeRepository: one statement

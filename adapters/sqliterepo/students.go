@@ -173,8 +173,7 @@ func (r *Students) Search(ctx context.Context, q library.StudentQuery) ([]user.A
 // school and lowercased number: exactly one account gets each number,
 // whatever case it is typed in.
 func (r *Students) ClaimNumber(ctx context.Context, schoolID, number, accountID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtNumberInsert, numberArgs(ports.StudentNumber{SchoolID: schoolID, Number: number, AccountID: accountID})...)
-	return mapErr(err, "claim the student number", nil, library.ErrStudentNumberExists)
+	return r.db.execWrite(ctx, "claim the student number", library.ErrStudentNumberExists, stmtNumberInsert, numberArgs(ports.StudentNumber{SchoolID: schoolID, Number: number, AccountID: accountID})...)
 }
 
 // ImportStudents implements ports.StudentRepository in one write
@@ -185,11 +184,8 @@ func (r *Students) ImportStudents(ctx context.Context, accounts []user.Account) 
 	const op = "import the students"
 	return r.db.inTx(ctx, op, func(tx *txn) error {
 		for _, a := range accounts {
-			if a.StudentNumber != "" {
-				n := ports.StudentNumber{SchoolID: a.SchoolID, Number: a.StudentNumber, AccountID: a.ID}
-				if _, err := r.db.exec(ctx, tx, stmtNumberInsert, numberArgs(n)...); err != nil {
-					return mapErr(err, op, nil, library.ErrStudentNumberExists)
-				}
+			if err := r.db.insertNumberOf(ctx, tx, a, op); err != nil {
+				return err
 			}
 			if err := r.db.insertAccount(ctx, tx, a); err != nil {
 				return mapErr(err, op, nil, user.ErrEmailTaken)
@@ -197,6 +193,17 @@ func (r *Students) ImportStudents(ctx context.Context, accounts []user.Account) 
 		}
 		return nil
 	})
+}
+
+// insertNumberOf stores a's student number, when it has one, in tx; a
+// number taken in the school is ErrStudentNumberExists.
+func (d *DB) insertNumberOf(ctx context.Context, tx *txn, a user.Account, op string) error {
+	if a.StudentNumber == "" {
+		return nil
+	}
+	n := ports.StudentNumber{SchoolID: a.SchoolID, Number: a.StudentNumber, AccountID: a.ID}
+	_, err := d.exec(ctx, tx, stmtNumberInsert, numberArgs(n)...)
+	return mapErr(err, op, nil, library.ErrStudentNumberExists)
 }
 
 func numberArgs(n ports.StudentNumber) []any {
@@ -219,17 +226,9 @@ func (r *Students) TakenNumbers(ctx context.Context, schoolID string, numbers []
 	for i, n := range numbers {
 		keys[i] = numberKey(n)
 	}
-	rows, err := r.db.query(ctx, r.db.read, stmtNumbersTaken, sql.Named("school_id", schoolID), sql.Named("number_keys", jsonArray(keys)))
+	out, err := queryAll(ctx, r.db, r.db.read, "read the student numbers", stmtNumbersTaken, scanString, sql.Named("school_id", schoolID), sql.Named("number_keys", jsonArray(keys)))
 	if err != nil {
-		return nil, mapErr(err, "read the student numbers", nil, nil)
-	}
-	out, err := scanAll(rows, func(s scanner) (string, error) {
-		var n string
-		err := s.Scan(&n)
-		return n, err
-	})
-	if err != nil {
-		return nil, mapErr(err, "read the student numbers", nil, nil)
+		return nil, err
 	}
 	return out, nil
 }
@@ -237,8 +236,7 @@ func (r *Students) TakenNumbers(ctx context.Context, schoolID string, numbers []
 // ReleaseNumbers implements ports.StudentRepository: one DELETE on the
 // account_id index.
 func (r *Students) ReleaseNumbers(ctx context.Context, accountID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtNumbersRelease, sql.Named("account_id", accountID))
-	return mapErr(err, "delete the account's student numbers", nil, nil)
+	return r.db.execWrite(ctx, "delete the account's student numbers", nil, stmtNumbersRelease, sql.Named("account_id", accountID))
 }
 
 func inviteArgs(inv library.Invite) []any {
@@ -265,32 +263,25 @@ func scanInvite(s scanner) (library.Invite, error) {
 // Create implements ports.InviteRepository. A taken hash is a bug (tokens
 // are random), so Internal.
 func (r *Invites) Create(ctx context.Context, inv library.Invite) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtInviteInsert, inviteArgs(inv)...)
-	return mapErr(err, "store the invitation", nil, nil)
+	return r.db.execWrite(ctx, "store the invitation", nil, stmtInviteInsert, inviteArgs(inv)...)
 }
 
 // Get implements ports.InviteRepository. A redeemed invitation is still
 // returned.
 func (r *Invites) Get(ctx context.Context, tokenHash string) (library.Invite, error) {
-	inv, err := scanInvite(r.db.queryRow(ctx, r.db.read, stmtInviteGet, sql.Named("token_hash", tokenHash)))
-	if err != nil {
-		return library.Invite{}, mapErr(err, "read the invitation", library.ErrInviteNotFound, nil)
-	}
-	return inv, nil
+	return readRow(ctx, r.db, "read the invitation", library.ErrInviteNotFound, stmtInviteGet, scanInvite, sql.Named("token_hash", tokenHash))
 }
 
 // Redeem implements ports.InviteRepository with an insert keyed by the
 // hash into invite_redemptions: exactly one of any number of racing calls
 // succeeds. It does not look the invitation up; callers read it first.
 func (r *Invites) Redeem(ctx context.Context, tokenHash string, at time.Time) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtRedemptionInsert, sql.Named("token_hash", tokenHash), sql.Named("at", millis(at)))
-	return mapErr(err, "redeem the invitation", nil, library.ErrInviteUsed)
+	return r.db.execWrite(ctx, "redeem the invitation", library.ErrInviteUsed, stmtRedemptionInsert, sql.Named("token_hash", tokenHash), sql.Named("at", millis(at)))
 }
 
 // DeleteByAccount implements ports.InviteRepository: one DELETE on the
 // account_id index. The redemptions stay, as in the MongoDB store: a
 // deleted invitation is not found, and its token stays used.
 func (r *Invites) DeleteByAccount(ctx context.Context, accountID string) error {
-	_, err := r.db.exec(ctx, r.db.write, stmtInvitesDeleteByAccount, sql.Named("account_id", accountID))
-	return mapErr(err, "delete the account's invitations", nil, nil)
+	return r.db.execWrite(ctx, "delete the account's invitations", nil, stmtInvitesDeleteByAccount, sql.Named("account_id", accountID))
 }

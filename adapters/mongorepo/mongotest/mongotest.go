@@ -177,11 +177,7 @@ func startContainer(ctx context.Context) (uri string, stop func(), err error) {
 	}
 	image := Image()
 	ctr, err := mongodb.Run(ctx, image, mongodb.WithReplicaSet("rs0"))
-	stop = func() {
-		if ctr != nil {
-			_ = testcontainers.TerminateContainer(ctr)
-		}
-	}
+	stop = terminate(ctr)
 	if err != nil {
 		stop()
 		return "", nil, fmt.Errorf("start %s container (set %s to a copy your registry serves): %w", image, EnvImage, err)
@@ -201,6 +197,12 @@ func startContainer(ctx context.Context) (uri string, stop func(), err error) {
 	return uri, stop, nil
 }
 
+// terminate is the stop of a started container. A failed start may leave
+// ctr nil, which TerminateContainer ignores.
+func terminate(ctr testcontainers.Container) func() {
+	return func() { _ = testcontainers.TerminateContainer(ctr) }
+}
+
 // startFerretDBContainer runs the locally built FerretDB image with its port
 // published and waits until it answers a ping. The image has no shell, so
 // readiness is checked from here with the driver.
@@ -212,11 +214,7 @@ func startFerretDBContainer(ctx context.Context) (uri string, stop func(), err e
 		ContainerRequest: testcontainers.ContainerRequest{Image: containers.FerretDB, ExposedPorts: []string{"27017/tcp"}},
 		Started:          true,
 	})
-	stop = func() {
-		if ctr != nil {
-			_ = testcontainers.TerminateContainer(ctr)
-		}
-	}
+	stop = terminate(ctr)
 	if err != nil {
 		stop()
 		return "", nil, fmt.Errorf("start %s: %w", containers.FerretDB, err)
