@@ -160,3 +160,13 @@ func RecordsAs[T any](kind RecordKind, records []any) ([]T, error) {
 	}
 	return out, nil
 }
+
+// CheckBatchSize refuses a RecordStore.Read batch size below 1, the same
+// way on every store.
+// Errors: Invalid "invalid_batch_size".
+func CheckBatchSize(batchSize int) error {
+	if batchSize < 1 {
+		return errs.E(errs.Invalid, errs.CodeInvalidBatchSize, "The batch size must be at least 1, not %d.", batchSize)
+	}
+	return nil
+}

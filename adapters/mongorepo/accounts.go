@@ -277,9 +277,5 @@ func (r *Accounts) ListBySchool(ctx context.Context, schoolID string, roles []us
 // GetMany implements ports.AccountRepository with one find by _id. No ids
 // is no command.
 func (r *Accounts) GetMany(ctx context.Context, ids []string) ([]user.Account, error) {
-	if len(ids) == 0 {
-		return []user.Account{}, nil
-	}
-	opts := options.Find().SetBatchSize(oneBatch(len(ids)))
-	return findAll(ctx, r.c, "read the accounts", visible(bson.D{{Key: "_id", Value: in(ids)}}), opts, accountDoc.toAccount)
+	return findByKeys(ctx, r.c, "read the accounts", len(ids), visible(bson.D{{Key: "_id", Value: in(ids)}}), accountDoc.toAccount)
 }

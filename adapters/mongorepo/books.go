@@ -411,9 +411,5 @@ func (r *Books) Count(ctx context.Context) (int64, error) {
 // the find holds them all (oneBatch; the server still splits batches over
 // 16 MiB).
 func (r *Books) ChapterTextsByID(ctx context.Context, chapterIDs []string) ([]catalog.ChapterText, error) {
-	if len(chapterIDs) == 0 {
-		return []catalog.ChapterText{}, nil
-	}
-	filter := bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: chapterIDs}}}}
-	return findAll(ctx, r.texts, "read the chapter texts", filter, options.Find().SetBatchSize(oneBatch(len(chapterIDs))), chapterTextDoc.toChapterText)
+	return findByKeys(ctx, r.texts, "read the chapter texts", len(chapterIDs), bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: chapterIDs}}}}, chapterTextDoc.toChapterText)
 }

@@ -147,9 +147,5 @@ func (r *Charges) Settle(ctx context.Context, s library.Settlement) error {
 // Settlements implements ports.ChargeRepository with one find by _id. No
 // ids is no command.
 func (r *Charges) Settlements(ctx context.Context, chargeIDs []string) ([]library.Settlement, error) {
-	if len(chargeIDs) == 0 {
-		return []library.Settlement{}, nil
-	}
-	opts := options.Find().SetBatchSize(oneBatch(len(chargeIDs)))
-	return findAll(ctx, r.settlements, "read the settlements", bson.D{{Key: "_id", Value: in(chargeIDs)}}, opts, settlementDoc.toSettlement)
+	return findByKeys(ctx, r.settlements, "read the settlements", len(chargeIDs), bson.D{{Key: "_id", Value: in(chargeIDs)}}, settlementDoc.toSettlement)
 }

@@ -120,11 +120,7 @@ func (r *Holds) Insert(ctx context.Context, h library.Hold) error {
 
 // ByIDs implements ports.HoldRepository with one find by _id.
 func (r *Holds) ByIDs(ctx context.Context, ids []string) ([]library.Hold, error) {
-	if len(ids) == 0 {
-		return []library.Hold{}, nil
-	}
-	opts := options.Find().SetBatchSize(oneBatch(len(ids)))
-	return findAll(ctx, r.holds, "read the holds", bson.D{{Key: "_id", Value: in(ids)}}, opts, holdDoc.toHold)
+	return findByKeys(ctx, r.holds, "read the holds", len(ids), bson.D{{Key: "_id", Value: in(ids)}}, holdDoc.toHold)
 }
 
 // OfStudent implements ports.HoldRepository: the {student_id, placed_at}
@@ -194,11 +190,7 @@ func (r *Holds) SchoolQueue(ctx context.Context, schoolID string) ([]library.Hol
 
 // Entries implements ports.HoldRepository by _id.
 func (r *Holds) Entries(ctx context.Context, holdIDs []string) ([]library.HoldQueueEntry, error) {
-	if len(holdIDs) == 0 {
-		return []library.HoldQueueEntry{}, nil
-	}
-	opts := options.Find().SetBatchSize(oneBatch(len(holdIDs)))
-	return findAll(ctx, r.queue, "read the open holds", bson.D{{Key: "_id", Value: in(holdIDs)}}, opts, holdQueueDoc.toEntry)
+	return findByKeys(ctx, r.queue, "read the open holds", len(holdIDs), bson.D{{Key: "_id", Value: in(holdIDs)}}, holdQueueDoc.toEntry)
 }
 
 // QueueCounts implements ports.HoldRepository with one aggregation whose
@@ -224,11 +216,7 @@ func (r *Holds) TrapOfCopy(ctx context.Context, copyID string) (library.HoldTrap
 
 // TrapsOfHolds implements ports.HoldRepository on the unique hold_id index.
 func (r *Holds) TrapsOfHolds(ctx context.Context, holdIDs []string) ([]library.HoldTrap, error) {
-	if len(holdIDs) == 0 {
-		return []library.HoldTrap{}, nil
-	}
-	opts := options.Find().SetBatchSize(oneBatch(len(holdIDs)))
-	return findAll(ctx, r.traps, "read the traps", bson.D{{Key: "hold_id", Value: in(holdIDs)}}, opts, holdTrapDoc.toTrap)
+	return findByKeys(ctx, r.traps, "read the traps", len(holdIDs), bson.D{{Key: "hold_id", Value: in(holdIDs)}}, holdTrapDoc.toTrap)
 }
 
 // TrapsOfBooks implements ports.HoldRepository on the {school_id, book_id}
@@ -263,9 +251,5 @@ func (r *Holds) End(ctx context.Context, e library.HoldEnd) error {
 
 // Ends implements ports.HoldRepository by _id.
 func (r *Holds) Ends(ctx context.Context, holdIDs []string) ([]library.HoldEnd, error) {
-	if len(holdIDs) == 0 {
-		return []library.HoldEnd{}, nil
-	}
-	opts := options.Find().SetBatchSize(oneBatch(len(holdIDs)))
-	return findAll(ctx, r.ends, "read the holds' ends", bson.D{{Key: "_id", Value: in(holdIDs)}}, opts, holdEndDoc.toEnd)
+	return findByKeys(ctx, r.ends, "read the holds' ends", len(holdIDs), bson.D{{Key: "_id", Value: in(holdIDs)}}, holdEndDoc.toEnd)
 }

@@ -478,6 +478,15 @@ func findAll[D, T any](ctx context.Context, c *mongo.Collection, op string, filt
 	return out, nil
 }
 
+// findByKeys reads, in one batch, the documents of filter, which asks for
+// n keys; no keys is no command.
+func findByKeys[D, T any](ctx context.Context, c *mongo.Collection, op string, n int, filter bson.D, conv func(D) T) ([]T, error) {
+	if n == 0 {
+		return []T{}, nil
+	}
+	return findAll(ctx, c, op, filter, options.Find().SetBatchSize(oneBatch(n)), conv)
+}
+
 // findDocs runs one find on c and decodes every document.
 func findDocs[D any](ctx context.Context, c *mongo.Collection, op string, filter bson.D, opts ...options.Lister[options.FindOptions]) ([]D, error) {
 	cur, err := c.Find(ctx, filter, opts...)
@@ -630,11 +639,7 @@ func (r *Holdings) BooksPage(ctx context.Context, q library.BookQuery) ([]librar
 // BooksByID implements ports.HoldingsRepository with one find by _id. No
 // ids is no command.
 func (r *Holdings) BooksByID(ctx context.Context, schoolID string, ids []string) ([]library.Book, error) {
-	if len(ids) == 0 {
-		return []library.Book{}, nil
-	}
-	filter := visible(bson.D{{Key: "_id", Value: in(ids)}, {Key: "school_id", Value: schoolID}})
-	return findAll(ctx, r.books, "read the books", filter, options.Find().SetBatchSize(oneBatch(len(ids))), libraryBookDoc.toBook)
+	return findByKeys(ctx, r.books, "read the books", len(ids), visible(bson.D{{Key: "_id", Value: in(ids)}, {Key: "school_id", Value: schoolID}}), libraryBookDoc.toBook)
 }
 
 // CreateCopies implements ports.HoldingsRepository with one unordered
@@ -790,11 +795,7 @@ func (r *Loans) Get(ctx context.Context, schoolID, loanID string) (library.Loan,
 // ByIDs implements ports.LoanRepository with one find by _id. No
 // ids is no command.
 func (r *Loans) ByIDs(ctx context.Context, ids []string) ([]library.Loan, error) {
-	if len(ids) == 0 {
-		return []library.Loan{}, nil
-	}
-	opts := options.Find().SetBatchSize(oneBatch(len(ids)))
-	return findAll(ctx, r.loans, "read the loans", bson.D{{Key: "_id", Value: in(ids)}}, opts, loanDoc.toLoan)
+	return findByKeys(ctx, r.loans, "read the loans", len(ids), bson.D{{Key: "_id", Value: in(ids)}}, loanDoc.toLoan)
 }
 
 // Open implements ports.LoanRepository with one find: returned_at
@@ -979,11 +980,7 @@ func (r *ActiveLoans) Holder(ctx context.Context, copyID string) (library.CopyCl
 // ClaimsOfCopies implements ports.ActiveLoanRepository with one find on the
 // unique copy_id index. No ids is no command.
 func (r *ActiveLoans) ClaimsOfCopies(ctx context.Context, copyIDs []string) ([]library.CopyClaim, error) {
-	if len(copyIDs) == 0 {
-		return []library.CopyClaim{}, nil
-	}
-	opts := options.Find().SetBatchSize(oneBatch(len(copyIDs)))
-	return findAll(ctx, r.claims, "read the claims", bson.D{{Key: "copy_id", Value: in(copyIDs)}}, opts, copyClaimDoc.toCopyClaim)
+	return findByKeys(ctx, r.claims, "read the claims", len(copyIDs), bson.D{{Key: "copy_id", Value: in(copyIDs)}}, copyClaimDoc.toCopyClaim)
 }
 
 // ClaimsOfBooks implements ports.ActiveLoanRepository with one find on the

@@ -161,8 +161,8 @@ func (r *Records) Read(ctx context.Context, kind ports.RecordKind, batchSize int
 	if err != nil {
 		return err
 	}
-	if batchSize < 1 {
-		return errs.E(errs.Invalid, errs.CodeInvalidBatchSize, "The batch size must be at least 1, not %d.", batchSize)
+	if err := ports.CheckBatchSize(batchSize); err != nil {
+		return err
 	}
 	return k.read(ctx, batchSize, fn)
 }
