@@ -669,24 +669,14 @@ type settingsRequest struct {
 	BlockChargesCents    *int64  `json:"block_charges_cents" validate:"omitnil,min=0,max=100000000"`
 }
 
-// chargeSettingsPartial reports whether a charge setting was left out.
-func (req settingsRequest) chargeSettingsPartial() bool {
-	return req.Currency == nil || req.ReplacementCostCents == nil || req.BlockOverdueItems == nil || req.BlockChargesCents == nil
-}
-
-// applyChargeSettings sets the charge settings the request names.
-func (req settingsRequest) applyChargeSettings(c *library.ChargeSettings) {
-	if req.Currency != nil {
-		c.Currency = *req.Currency
-	}
-	if req.ReplacementCostCents != nil {
-		c.ReplacementCostCents = *req.ReplacementCostCents
-	}
-	if req.BlockOverdueItems != nil {
-		c.BlockOverdueItems = *req.BlockOverdueItems
-	}
-	if req.BlockChargesCents != nil {
-		c.BlockChargesCents = *req.BlockChargesCents
+// change is the request as a settings change: what it leaves out, the
+// school keeps.
+func (req settingsRequest) change() library.SettingsChange {
+	return library.SettingsChange{
+		DefaultLoanDays: req.DefaultLoanDays, MaxRenewals: req.MaxRenewals, RenewalDays: req.RenewalDays, AllowPublicCatalog: req.AllowPublicCatalog,
+		MaxCopiesPerBook: req.MaxCopiesPerBook, MaxCopiesPerSchool: req.MaxCopiesPerSchool, LoanHistoryDays: req.LoanHistoryDays,
+		Timezone: req.Timezone, HoldPickupDays: req.HoldPickupDays, CatalogEndpoint: req.SRUEndpoint, ReadingLevelCheck: req.ReadingLevelCheck,
+		Currency: req.Currency, ReplacementCostCents: req.ReplacementCostCents, BlockOverdueItems: req.BlockOverdueItems, BlockChargesCents: req.BlockChargesCents,
 	}
 }
 
@@ -695,47 +685,7 @@ func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	set := library.Settings{
-		DefaultLoanDays: *req.DefaultLoanDays, MaxRenewals: *req.MaxRenewals, RenewalDays: *req.RenewalDays, AllowPublicCatalog: *req.AllowPublicCatalog,
-	}
-	if req.MaxCopiesPerBook != nil {
-		set.MaxCopiesPerBook = *req.MaxCopiesPerBook
-	}
-	if req.MaxCopiesPerSchool != nil {
-		set.MaxCopiesPerSchool = *req.MaxCopiesPerSchool
-	}
-	if req.HoldPickupDays != nil {
-		set.HoldPickupDays = *req.HoldPickupDays
-	}
-	if req.Timezone != nil {
-		set.Timezone = *req.Timezone
-	}
-	if req.ReadingLevelCheck != nil {
-		if *req.ReadingLevelCheck == "" {
-			// "" would keep the current check; one sent must be named.
-			httpedge.WriteError(w, r, errs.InvalidField("reading_level_check", "must be warn, block or off"))
-			return
-		}
-		set.ReadingLevelCheck = *req.ReadingLevelCheck
-	}
-	if req.LoanHistoryDays == nil || req.SRUEndpoint == nil || req.chargeSettingsPartial() {
-		current, err := h.deps.Library.Schools.Settings(r.Context(), school)
-		if err != nil {
-			httpedge.WriteError(w, r, err)
-			return
-		}
-		set.LoanHistoryDays = current.Settings.LoanHistoryDays
-		set.CatalogEndpoint = current.Settings.CatalogEndpoint
-		set.ChargeSettings = current.Settings.ChargeSettings
-	}
-	if req.SRUEndpoint != nil {
-		set.CatalogEndpoint = *req.SRUEndpoint
-	}
-	if req.LoanHistoryDays != nil {
-		set.LoanHistoryDays = *req.LoanHistoryDays
-	}
-	req.applyChargeSettings(&set.ChargeSettings)
-	s, err := h.deps.Library.Schools.PutSettings(r.Context(), school, set)
+	s, err := h.deps.Library.Schools.ChangeSettings(r.Context(), school, req.change())
 	if err == nil {
 		httpedge.Logger(r).Info("library settings changed", "school_id", s.ID)
 	}

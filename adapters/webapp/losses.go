@@ -258,42 +258,17 @@ func chargeSettingsValues(c library.ChargeSettings, v map[string]string) {
 
 func moneyValue(cents int64) string { return fmt.Sprintf("%d.%02d", cents/100, cents%100) }
 
-// chargeSettingsFromForm sets the charge settings the form names; a field
-// left blank (or a form from before them) keeps the school's value. When
-// it reports false, the answer has been written.
-func (a *App) chargeSettingsFromForm(w http.ResponseWriter, r *http.Request, school library.School, form url.Values, set *library.Settings, fields errs.FieldErrors) bool {
-	current, err := a.deps.Library.Schools.Settings(r.Context(), school.ID)
-	if err != nil {
-		a.fail(w, r, err)
-		return false
+// moneyField reads an amount such as 15.00 in minor units; blank is nil
+// (the school keeps its value).
+func moneyField(form url.Values, field string, fields errs.FieldErrors) *int64 {
+	if strings.TrimSpace(form.Get(field)) == "" {
+		return nil
 	}
-	c := current.Settings.ChargeSettings
-	if v := strings.TrimSpace(form.Get("currency")); v != "" {
-		c.Currency = strings.ToUpper(v)
+	cents, ok := parseMoney(form.Get(field))
+	if !ok {
+		fields.Add(field, "must be an amount such as 15.00")
 	}
-	for _, f := range []struct {
-		name string
-		dst  *int64
-	}{{"replacement_cost_cents", &c.ReplacementCostCents}, {"block_charges_cents", &c.BlockChargesCents}} {
-		if strings.TrimSpace(form.Get(f.name)) == "" {
-			continue
-		}
-		cents, ok := parseMoney(form.Get(f.name))
-		if !ok {
-			fields.Add(f.name, "must be an amount such as 15.00")
-			continue
-		}
-		*f.dst = cents
-	}
-	if v := strings.TrimSpace(form.Get("block_overdue_items")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			fields.Add("block_overdue_items", "must be a whole number")
-		}
-		c.BlockOverdueItems = n
-	}
-	set.ChargeSettings = c
-	return true
+	return &cents
 }
 
 // setBookPrice sets a book's replacement price from the books page: the

@@ -434,65 +434,68 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 func (a *App) saveSettings(w http.ResponseWriter, r *http.Request, school library.School) {
 	form := r.PostForm
 	fields := errs.FieldErrors{}
-	num := func(field string) int {
+	blank := func(field string) bool { return strings.TrimSpace(form.Get(field)) == "" }
+	num := func(field string) *int {
 		n, err := atoi(form, field, -1)
-		if err != nil || strings.TrimSpace(form.Get(field)) == "" {
+		if err != nil || blank(field) {
 			fields.Add(field, "must be a whole number")
 		}
-		return n
+		return &n
 	}
-	// A cap left blank (or a form from before the caps existed) keeps the
-	// school's cap: the service reads 0 as "unchanged".
-	optional := func(field string) int {
-		if strings.TrimSpace(form.Get(field)) == "" {
-			return 0
+	// The optional fields: left blank, or missing from a form older than
+	// the setting, they keep the school's value.
+	optional := func(field string) *int {
+		if blank(field) {
+			return nil
 		}
-		n, err := atoi(form, field, -1)
-		if err != nil || n < 1 {
+		return num(field)
+	}
+	atLeastOne := func(field string) *int {
+		n := optional(field)
+		if n != nil && *n < 1 {
 			fields.Add(field, "must be a whole number of at least 1")
 		}
 		return n
 	}
-	set := library.Settings{
+	text := func(field string) *string {
+		if blank(field) {
+			return nil
+		}
+		v := strings.TrimSpace(form.Get(field))
+		return &v
+	}
+	// A checkbox is sent only when ticked.
+	public := form.Get("allow_public_catalog") == "true"
+	change := library.SettingsChange{
 		DefaultLoanDays: num("default_loan_days"), MaxRenewals: num("max_renewals"), RenewalDays: num("renewal_days"),
-		// A checkbox is sent only when ticked.
-		AllowPublicCatalog: form.Get("allow_public_catalog") == "true",
-		MaxCopiesPerBook:   optional("max_copies_per_book"), MaxCopiesPerSchool: optional("max_copies_per_school"),
-		HoldPickupDays: optional("hold_pickup_days"),
-		// Blank keeps the school's zone, as the service reads "".
-		Timezone: strings.TrimSpace(form.Get("timezone")),
-		// Left out (a form from before the setting) keeps the school's check.
-		ReadingLevelCheck: form.Get("reading_level_check"),
+		AllowPublicCatalog: &public,
+		MaxCopiesPerBook:   atLeastOne("max_copies_per_book"), MaxCopiesPerSchool: atLeastOne("max_copies_per_school"),
+		HoldPickupDays: atLeastOne("hold_pickup_days"), Timezone: text("timezone"), ReadingLevelCheck: text("reading_level_check"),
+		// 0 is a choice of its own: keep loan history for good.
+		LoanHistoryDays: optional("loan_history_days"),
 	}
-	current, err := a.deps.Library.Schools.Settings(r.Context(), school.ID)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	// Left blank (or a form from before the setting), the school keeps how
-	// long it keeps loan history; 0 is a choice of its own (for good).
-	if strings.TrimSpace(form.Get("loan_history_days")) == "" {
-		set.LoanHistoryDays = current.Settings.LoanHistoryDays
-	} else {
-		set.LoanHistoryDays = num("loan_history_days")
-	}
-	// A form from before the setting keeps the school's catalogue server;
-	// an emptied field turns lookups off.
-	set.CatalogEndpoint = current.Settings.CatalogEndpoint
+	// An emptied catalogue server turns lookups off.
 	if _, sent := form["sru_endpoint"]; sent {
-		set.CatalogEndpoint = strings.TrimSpace(form.Get("sru_endpoint"))
+		change.CatalogEndpoint = text("sru_endpoint")
+		if change.CatalogEndpoint == nil {
+			change.CatalogEndpoint = new(string)
+		}
 	}
-	if !a.chargeSettingsFromForm(w, r, school, form, &set, fields) {
-		return
+	if v := text("currency"); v != nil {
+		upper := strings.ToUpper(*v)
+		change.Currency = &upper
 	}
-	err = fields.Err()
+	change.ReplacementCostCents = moneyField(form, "replacement_cost_cents", fields)
+	change.BlockChargesCents = moneyField(form, "block_charges_cents", fields)
+	change.BlockOverdueItems = optional("block_overdue_items")
+	err := fields.Err()
 	if err == nil {
-		_, err = a.deps.Library.Schools.PutSettings(r.Context(), school.ID, set)
+		_, err = a.deps.Library.Schools.ChangeSettings(r.Context(), school.ID, change)
 	}
 	if err != nil {
 		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days",
 			"timezone", "hold_pickup_days", "sru_endpoint", "reading_level_check", "currency", "replacement_cost_cents", "block_overdue_items", "block_charges_cents")
-		st.Values["allow_public_catalog"] = strconv.FormatBool(set.AllowPublicCatalog)
+		st.Values["allow_public_catalog"] = strconv.FormatBool(public)
 		a.renderSettings(w, r, school, a.statusFor(err), st)
 		return
 	}

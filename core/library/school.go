@@ -102,6 +102,55 @@ func (s Settings) WithCapDefaults() Settings {
 	return s
 }
 
+// SettingsChange is a change to a school's settings: each field left nil
+// keeps the school's value, so a client that does not know a setting (one
+// written before it existed) never resets it.
+type SettingsChange struct {
+	DefaultLoanDays    *int
+	MaxRenewals        *int
+	RenewalDays        *int
+	AllowPublicCatalog *bool
+	MaxCopiesPerBook   *int
+	MaxCopiesPerSchool *int
+	LoanHistoryDays    *int
+	Timezone           *string
+	HoldPickupDays     *int
+	CatalogEndpoint    *string
+	ReadingLevelCheck  *string
+	// The charge settings.
+	Currency             *string
+	ReplacementCostCents *int64
+	BlockOverdueItems    *int
+	BlockChargesCents    *int64
+}
+
+// Apply returns s with every field the change sets.
+func (c SettingsChange) Apply(s Settings) Settings {
+	set(&s.DefaultLoanDays, c.DefaultLoanDays)
+	set(&s.MaxRenewals, c.MaxRenewals)
+	set(&s.RenewalDays, c.RenewalDays)
+	set(&s.AllowPublicCatalog, c.AllowPublicCatalog)
+	set(&s.MaxCopiesPerBook, c.MaxCopiesPerBook)
+	set(&s.MaxCopiesPerSchool, c.MaxCopiesPerSchool)
+	set(&s.LoanHistoryDays, c.LoanHistoryDays)
+	set(&s.Timezone, c.Timezone)
+	set(&s.HoldPickupDays, c.HoldPickupDays)
+	set(&s.CatalogEndpoint, c.CatalogEndpoint)
+	set(&s.ReadingLevelCheck, c.ReadingLevelCheck)
+	set(&s.Currency, c.Currency)
+	set(&s.ReplacementCostCents, c.ReplacementCostCents)
+	set(&s.BlockOverdueItems, c.BlockOverdueItems)
+	set(&s.BlockChargesCents, c.BlockChargesCents)
+	return s
+}
+
+// set stores *v in dst when v is not nil.
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
 var domainPattern = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$`)
 
 // NewSchool validates name and domain and returns a school with default

@@ -15,7 +15,7 @@ func TestSchoolCatalogCountsAndPrivacy(t *testing.T) {
 	lf.lend(t, copies[0], lf.student)
 
 	// A private catalog is still the staff's own catalog.
-	if _, err := lf.lib.Schools.PutSettings(as(lf.librarian), "", library.Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7}); err != nil {
+	if _, err := lf.lib.Schools.ChangeSettings(as(lf.librarian), "", library.SettingsChange{DefaultLoanDays: new(14), MaxRenewals: new(2), RenewalDays: new(7)}); err != nil {
 		t.Fatal(err)
 	}
 	page, err := lf.lib.Holdings.Books(as(lf.librarian), "", service.ListQuery{Page: 1, Limit: 10})

@@ -56,7 +56,7 @@ func TestLibraryScopeOtherSchoolNamedIsForbidden(t *testing.T) {
 	wantErr(t, err, errs.Forbidden, "forbidden")
 	_, err = lf.lib.Students.Create(ctx, libSchoolB, service.StudentInput{Name: "Intruder"})
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	_, err = lf.lib.Schools.PutSettings(ctx, libSchoolB, library.Settings{DefaultLoanDays: 1, MaxRenewals: 0, RenewalDays: 1})
+	_, err = lf.lib.Schools.ChangeSettings(ctx, libSchoolB, library.SettingsChange{DefaultLoanDays: new(1), MaxRenewals: new(0), RenewalDays: new(1)})
 	wantErr(t, err, errs.Forbidden, "forbidden")
 
 	// Nothing changed in school B.
@@ -169,8 +169,8 @@ func TestCreateLoanDueDates(t *testing.T) {
 	lf := newLibFixture(t)
 	_, copies := lf.addBook(t, lf.librarian, "Matilda", 3)
 	ctx := as(lf.librarian)
-	set := library.Settings{DefaultLoanDays: 21, MaxRenewals: 1, RenewalDays: 3, AllowPublicCatalog: true}
-	if _, err := lf.lib.Schools.PutSettings(ctx, "", set); err != nil {
+	set := library.SettingsChange{DefaultLoanDays: new(21), MaxRenewals: new(1), RenewalDays: new(3), AllowPublicCatalog: new(true)}
+	if _, err := lf.lib.Schools.ChangeSettings(ctx, "", set); err != nil {
 		t.Fatal(err)
 	}
 
@@ -611,5 +611,52 @@ func TestInviteExistingEmailWritesNothing(t *testing.T) {
 	}
 	if a, err := lf.store.Accounts.GetByEmail(context.Background(), "reader@example.org"); err != nil || a.ID != lf.reader.ID || a.Role != user.RoleReader || a.SchoolID != "" {
 		t.Errorf("the existing account changed: %+v, %v", a, err)
+	}
+}
+
+// A change names some settings; the school keeps every other one, the
+// charge settings and the catalogue server included, and a refused change
+// stores nothing.
+func TestChangeSettingsKeepsWhatItDoesNotName(t *testing.T) {
+	lf := newLibFixture(t)
+	ctx := as(lf.librarian)
+	first := library.SettingsChange{
+		DefaultLoanDays: new(21), MaxRenewals: new(3), RenewalDays: new(10), AllowPublicCatalog: new(true),
+		MaxCopiesPerBook: new(40), LoanHistoryDays: new(365), Timezone: new("Europe/London"), HoldPickupDays: new(5),
+		CatalogEndpoint: new(""), ReadingLevelCheck: new(library.ReadingCheckBlock),
+		Currency: new("GBP"), ReplacementCostCents: new(int64(1500)), BlockOverdueItems: new(2), BlockChargesCents: new(int64(500)),
+	}
+	saved, err := lf.lib.Schools.ChangeSettings(ctx, "", first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The school starts with the defaults; what the change names replaces them.
+	want := first.Apply(library.DefaultSettings())
+	if saved.Settings != want {
+		t.Fatalf("saved %+v, want every named setting: %+v", saved.Settings, want)
+	}
+
+	again, err := lf.lib.Schools.ChangeSettings(ctx, "", library.SettingsChange{MaxRenewals: new(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.MaxRenewals = 0
+	stored, err := lf.lib.Schools.Settings(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Settings != want || stored.Settings != want {
+		t.Fatalf("after changing one setting: answered %+v, stored %+v; want %+v", again.Settings, stored.Settings, want)
+	}
+
+	for name, bad := range map[string]library.SettingsChange{
+		"EmptyReadingCheck": {ReadingLevelCheck: new(""), DefaultLoanDays: new(7)},
+		"LoanDaysZero":      {DefaultLoanDays: new(0), MaxRenewals: new(5)},
+	} {
+		_, err := lf.lib.Schools.ChangeSettings(ctx, "", bad)
+		wantErr(t, err, errs.Invalid, errs.CodeValidationFailed)
+		if stored, _ := lf.lib.Schools.Settings(ctx, ""); stored.Settings != want {
+			t.Fatalf("%s: a refused change stored %+v, want %+v", name, stored.Settings, want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
 )
@@ -60,31 +61,24 @@ func (s *Schools) Settings(ctx context.Context, schoolParam string) (library.Sch
 	return s.scope(ctx, schoolParam, "schoolId")
 }
 
-// PutSettings replaces a school's settings. A copy cap of 0 and an empty
-// time zone keep the school's current ones: clients written before they
-// existed send none.
-// Errors: Invalid (each field), as scope.
-func (s *Schools) PutSettings(ctx context.Context, schoolParam string, set library.Settings) (library.School, error) {
+// ChangeSettings changes the settings a change names and keeps the others.
+// A school stored before the copy caps, pickup window, time zone or
+// reading-level check existed has the defaults of those in force, and
+// keeps them unless the change names them.
+// Errors: Invalid (each field; a reading-level check sent empty), as scope.
+func (s *Schools) ChangeSettings(ctx context.Context, schoolParam string, change library.SettingsChange) (library.School, error) {
+	if change.ReadingLevelCheck != nil && *change.ReadingLevelCheck == "" {
+		// "" reads as the default; a check that is sent must be named.
+		return library.School{}, errs.InvalidField("reading_level_check", "must be warn, block or off")
+	}
 	school, err := s.scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.School{}, err
 	}
 	current := school.Settings.WithCapDefaults()
-	if set.MaxCopiesPerBook == 0 {
-		set.MaxCopiesPerBook = current.MaxCopiesPerBook
-	}
-	if set.MaxCopiesPerSchool == 0 {
-		set.MaxCopiesPerSchool = current.MaxCopiesPerSchool
-	}
-	if set.Timezone == "" {
-		set.Timezone = current.Zone()
-	}
-	if set.HoldPickupDays == 0 {
-		set.HoldPickupDays = current.HoldPickupDays
-	}
-	if set.ReadingLevelCheck == "" {
-		set.ReadingLevelCheck = current.ReadingCheck()
-	}
+	current.Timezone = current.Zone()
+	current.ReadingLevelCheck = current.ReadingCheck()
+	set := change.Apply(current)
 	if err := library.ValidateSettings(set); err != nil {
 		return library.School{}, err
 	}
