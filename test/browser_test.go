@@ -140,6 +140,32 @@ func demoBookWithOneCopy(t *testing.T, s *service, title string) (library.Book, 
 
 // signInDemoLibrarian signs the browser in as the demo librarian and waits
 // for the desk.
+// checkOutAtDesk lends the copy with code to the student typed (a number
+// or a name) at the desk's check-out form of domain, and returns the
+// message the desk shows.
+func checkOutAtDesk(t *testing.T, bctx context.Context, s *service, domain, step, code, student string) string {
+	t.Helper()
+	run(t, bctx, step,
+		chromedp.Navigate(s.URL+"/library/"+domain),
+		chromedp.WaitVisible(chromedp.ID("checkout-code")),
+		chromedp.SendKeys(chromedp.ID("checkout-code"), code),
+		typeAndEnter("checkout-student", student),
+		chromedp.WaitVisible(chromedp.ID("flash")),
+	)
+	return get(t, bctx, step+" message", chromedp.Text(chromedp.ID("flash")))
+}
+
+// clickForFlash clicks the button with id and returns the message the page
+// it leads to shows.
+func clickForFlash(t *testing.T, bctx context.Context, step, id string) string {
+	t.Helper()
+	run(t, bctx, step,
+		chromedp.Click(chromedp.ID(id)),
+		chromedp.WaitVisible(chromedp.ID("flash")),
+	)
+	return get(t, bctx, step+" message", chromedp.Text(chromedp.ID("flash")))
+}
+
 func signInDemoLibrarian(t *testing.T, bctx context.Context, s *service) {
 	t.Helper()
 	run(t, bctx, "sign in",
@@ -529,14 +555,7 @@ func TestBrowserHoldPutAside(t *testing.T) {
 	// Another student may not take the copy; Bianca may.
 	checkout := func(step, student string) string {
 		t.Helper()
-		run(t, bctx, step,
-			chromedp.Navigate(s.URL+"/library/"+domain),
-			chromedp.WaitVisible(chromedp.ID("checkout-code")),
-			chromedp.SendKeys(chromedp.ID("checkout-code"), code),
-			typeAndEnter("checkout-student", student),
-			chromedp.WaitVisible(chromedp.ID("flash")),
-		)
-		return get(t, bctx, step+" message", chromedp.Text(chromedp.ID("flash")))
+		return checkOutAtDesk(t, bctx, s, domain, step, code, student)
 	}
 	if msg := checkout("lend to Carl", "HOLD-200"); !strings.Contains(msg, "put aside") {
 		t.Fatalf("lending the held copy to Carl: %q, want a refusal naming the hold", msg)

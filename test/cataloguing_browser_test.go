@@ -53,11 +53,7 @@ func TestBrowserISBNLookup(t *testing.T) {
 		}
 	}
 	screenshot(t, bctx, "isbn-lookup-found")
-	run(t, bctx, "add the looked-up book",
-		chromedp.Click(chromedp.ID("add-book-submit")),
-		chromedp.WaitVisible(chromedp.ID("flash")),
-	)
-	if msg := get(t, bctx, "added", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(msg, "Added") || !strings.Contains(msg, "Matilda") {
+	if msg := clickForFlash(t, bctx, "add the looked-up book", "add-book-submit"); !strings.Contains(msg, "Added") || !strings.Contains(msg, "Matilda") {
 		t.Fatalf("after adding: %q", msg)
 	}
 

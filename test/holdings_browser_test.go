@@ -54,22 +54,11 @@ func TestBrowserHoldingsImport(t *testing.T) {
 	}
 	screenshot(t, bctx, "holdings-dry-run")
 
-	run(t, bctx, "import the checked file",
-		chromedp.Click(chromedp.ID("holdings-commit")),
-		chromedp.WaitVisible(chromedp.ID("flash")),
-	)
-	if msg := get(t, bctx, "import message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(msg, "Imported 2 books and 3 copies") {
+	if msg := clickForFlash(t, bctx, "import the checked file", "holdings-commit"); !strings.Contains(msg, "Imported 2 books and 3 copies") {
 		t.Fatalf("after the import: %q", msg)
 	}
 
-	run(t, bctx, "check out a copy by its printed barcode",
-		chromedp.Navigate(s.URL+"/library/"+domain),
-		chromedp.WaitVisible(chromedp.ID("checkout-code")),
-		chromedp.SendKeys(chromedp.ID("checkout-code"), "HB 0002"),
-		typeAndEnter("checkout-student", "HI-1"),
-		chromedp.WaitVisible(chromedp.ID("flash")),
-	)
-	if msg := get(t, bctx, "check-out message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(msg, "Checked out") {
+	if msg := checkOutAtDesk(t, bctx, s, domain, "check out a copy by its printed barcode", "HB 0002", "HI-1"); !strings.Contains(msg, "Checked out") {
 		t.Fatalf("check-out of an imported barcode: %q", msg)
 	}
 	screenshot(t, bctx, "holdings-imported-checkout")

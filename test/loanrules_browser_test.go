@@ -58,14 +58,7 @@ func TestBrowserLoanRules(t *testing.T) {
 
 	checkout := func(step, code string) string {
 		t.Helper()
-		run(t, bctx, step,
-			chromedp.Navigate(s.URL+"/library/"+domain),
-			chromedp.WaitVisible(chromedp.ID("checkout-code")),
-			chromedp.SendKeys(chromedp.ID("checkout-code"), code),
-			typeAndEnter("checkout-student", "LR-7"),
-			chromedp.WaitVisible(chromedp.ID("flash")),
-		)
-		return get(t, bctx, step+" message", chromedp.Text(chromedp.ID("flash")))
+		return checkOutAtDesk(t, bctx, s, domain, step, code, "LR-7")
 	}
 	if msg := checkout("lend the first", codes[0]); !strings.Contains(msg, "Checked out") || !strings.Contains(msg, dueIn(10)) {
 		t.Fatalf("first check-out: %q, want it due %s (the rule's 10 days)", msg, dueIn(10))

@@ -54,15 +54,9 @@ func TestBrowserReadingLevelWarning(t *testing.T) {
 
 	checkout := func(step, code string) (kind, msg string) {
 		t.Helper()
-		run(t, bctx, step,
-			chromedp.Navigate(s.URL+"/library/"+domain),
-			chromedp.WaitVisible(chromedp.ID("checkout-code")),
-			chromedp.SendKeys(chromedp.ID("checkout-code"), code),
-			typeAndEnter("checkout-student", "RR-2"),
-			chromedp.WaitVisible(chromedp.ID("flash")),
-		)
+		msg = checkOutAtDesk(t, bctx, s, domain, step, code, "RR-2")
 		attrs := get(t, bctx, step+" kind", chromedp.Attributes(chromedp.ID("flash")))
-		return attrs["data-kind"], get(t, bctx, step+" message", chromedp.Text(chromedp.ID("flash")))
+		return attrs["data-kind"], msg
 	}
 	kind, msg := checkout("lend outside the range", codes[0])
 	if kind != "warning" || !strings.Contains(msg, "Checked out") || !strings.Contains(msg, "outside the reading range") {

@@ -40,14 +40,7 @@ func TestBrowserRoster(t *testing.T) {
 	signInDemoLibrarian(t, bctx, s)
 	checkout := func(step, code, number string) string {
 		t.Helper()
-		run(t, bctx, step,
-			chromedp.Navigate(s.URL+"/library/"+domain),
-			chromedp.WaitVisible(chromedp.ID("checkout-code")),
-			chromedp.SendKeys(chromedp.ID("checkout-code"), code),
-			typeAndEnter("checkout-student", number),
-			chromedp.WaitVisible(chromedp.ID("flash")),
-		)
-		return get(t, bctx, step+" message", chromedp.Text(chromedp.ID("flash")))
+		return checkOutAtDesk(t, bctx, s, domain, step, code, number)
 	}
 	if msg := checkout("lend to Ola", codes[0], "RB-1"); !strings.Contains(msg, "Checked out") {
 		t.Fatalf("lend to Ola: %q", msg)
@@ -75,11 +68,7 @@ func TestBrowserRoster(t *testing.T) {
 	if r := s.do(req{Path: "/api/library/students?search=Ria", Token: lib}); strings.Contains(string(r.Body), "Ria Roster") {
 		t.Fatal("the check added Ria")
 	}
-	run(t, bctx, "apply the sync",
-		chromedp.Click(chromedp.ID("sync-apply")),
-		chromedp.WaitVisible(chromedp.ID("flash")),
-	)
-	if msg := get(t, bctx, "sync message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(msg, "1 added") {
+	if msg := clickForFlash(t, bctx, "apply the sync", "sync-apply"); !strings.Contains(msg, "1 added") {
 		t.Fatalf("after applying: %q", msg)
 	}
 	run(t, bctx, "Quin is inactive on the students page",
@@ -102,11 +91,7 @@ func TestBrowserRoster(t *testing.T) {
 		t.Fatalf("rollover summary: %q", got)
 	}
 	screenshot(t, bctx, "rollover-check")
-	run(t, bctx, "run the rollover",
-		chromedp.Click(chromedp.ID("rollover-run")),
-		chromedp.WaitVisible(chromedp.ID("flash")),
-	)
-	if msg := get(t, bctx, "rollover message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(msg, "2 moved up, 1 left") {
+	if msg := clickForFlash(t, bctx, "run the rollover", "rollover-run"); !strings.Contains(msg, "2 moved up, 1 left") {
 		t.Fatalf("after the rollover: %q", msg)
 	}
 	if got := get(t, bctx, "leavers", chromedp.Text(chromedp.ID("leavers-table"))); !strings.Contains(got, "Ola Roster") || !strings.Contains(got, "Roster Tales") {
@@ -152,11 +137,7 @@ func TestBrowserRosterOneRoster(t *testing.T) {
 		t.Fatalf("to add: %q", got)
 	}
 	screenshot(t, bctx, "roster-oneroster-check")
-	run(t, bctx, "apply it",
-		chromedp.Click(chromedp.ID("sync-apply")),
-		chromedp.WaitVisible(chromedp.ID("flash")),
-	)
-	if msg := get(t, bctx, "message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(msg, "4 added") {
+	if msg := clickForFlash(t, bctx, "apply it", "sync-apply"); !strings.Contains(msg, "4 added") {
 		t.Fatalf("after applying: %q", msg)
 	}
 	if r := s.do(req{Path: "/api/library/students?homeroom=7C", Token: lib}); !strings.Contains(string(r.Body), "Sofía García López") {

@@ -200,23 +200,23 @@ func newSessionResponse(s service.Session) sessionResponse {
 func (h *handler) setSessionCookies(w http.ResponseWriter, s service.Session) {
 	http.SetCookie(w, &http.Cookie{
 		Name: accessCookie, Value: s.AccessToken, Path: "/",
-		MaxAge: int(s.AccessTTL / time.Second), HttpOnly: true, Secure: h.cfg.CookieSecure, SameSite: http.SameSiteLaxMode,
+		MaxAge: int(s.AccessTTL / time.Second), HttpOnly: true, Secure: h.edge.Config().CookieSecure, SameSite: http.SameSiteLaxMode,
 	})
 	http.SetCookie(w, &http.Cookie{
 		Name: refreshCookie, Value: s.RefreshToken, Path: "/api/auth",
-		MaxAge: int(s.RefreshTTL / time.Second), HttpOnly: true, Secure: h.cfg.CookieSecure, SameSite: http.SameSiteStrictMode,
+		MaxAge: int(s.RefreshTTL / time.Second), HttpOnly: true, Secure: h.edge.Config().CookieSecure, SameSite: http.SameSiteStrictMode,
 	})
 	if s.DeviceToken != "" {
 		// Kept after sign-out: it names the device, not a session.
 		http.SetCookie(w, &http.Cookie{
 			Name: deviceCookie, Value: s.DeviceToken, Path: "/api/auth/login",
-			Expires: s.DeviceExpires, HttpOnly: true, Secure: h.cfg.CookieSecure, SameSite: http.SameSiteStrictMode,
+			Expires: s.DeviceExpires, HttpOnly: true, Secure: h.edge.Config().CookieSecure, SameSite: http.SameSiteStrictMode,
 		})
 	}
 }
 
 // clearCookies expires both cookies with the attributes they were set with.
 func (h *handler) clearCookies(w http.ResponseWriter) {
-	http.SetCookie(w, &http.Cookie{Name: accessCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: h.cfg.CookieSecure, SameSite: http.SameSiteLaxMode})
-	http.SetCookie(w, &http.Cookie{Name: refreshCookie, Value: "", Path: "/api/auth", MaxAge: -1, HttpOnly: true, Secure: h.cfg.CookieSecure, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: accessCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: h.edge.Config().CookieSecure, SameSite: http.SameSiteLaxMode})
+	http.SetCookie(w, &http.Cookie{Name: refreshCookie, Value: "", Path: "/api/auth", MaxAge: -1, HttpOnly: true, Secure: h.edge.Config().CookieSecure, SameSite: http.SameSiteStrictMode})
 }

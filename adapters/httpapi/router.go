@@ -35,7 +35,6 @@ type API struct {
 type handler struct {
 	deps Deps
 	edge *httpedge.Edge
-	cfg  httpedge.Config
 	// labelSlots bounds how many label PDFs are rendered at once (see
 	// copyLabels).
 	labelSlots chan struct{}
@@ -47,7 +46,7 @@ func New(deps Deps, edge *httpedge.Edge) *API {
 	if deps.Identity == nil || deps.Users == nil || deps.Catalog == nil || deps.Library == nil || deps.Tokens == nil || deps.Health == nil || edge == nil {
 		panic("httpapi.New: nil dependency")
 	}
-	return &API{&handler{deps: deps, edge: edge, cfg: edge.Config(), labelSlots: make(chan struct{}, labelRenders)}}
+	return &API{&handler{deps: deps, edge: edge, labelSlots: make(chan struct{}, labelRenders)}}
 }
 
 // Routes is the API's route table, for httpedge.Edge.Handler.

@@ -37,7 +37,7 @@ func (h *handler) openAPI(w http.ResponseWriter, r *http.Request) {
 // oidcConfiguration is the discovery document edge proxies read to find the
 // keys that verify this service's tokens.
 func (h *handler) oidcConfiguration(w http.ResponseWriter, r *http.Request) {
-	iss := h.cfg.IssuerURL
+	iss := h.edge.Config().IssuerURL
 	w.Header().Set("Cache-Control", "public, max-age=300")
 	httpedge.WriteJSON(w, http.StatusOK, map[string]any{
 		"issuer":                                iss,

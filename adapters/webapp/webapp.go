@@ -49,13 +49,10 @@ type Config struct {
 	CookieSecure bool
 }
 
-// Route is one page route with the permission the route guard asks for.
+// Route is one page route: the edge's route (the page's own permission,
+// checked by the edge's guard) and what the page needs beyond it.
 type Route struct {
-	Name     string
-	Method   string
-	Path     string // gorilla/mux template
-	Action   string
-	Resource string
+	httpedge.Route
 	// Needs are the permissions of the equivalent JSON route, which the
 	// page asks after the route's own: the first one refused answers the
 	// 403 page and the page does not run.
@@ -63,9 +60,6 @@ type Route struct {
 	// Public marks a page that needs nothing beyond the route's own
 	// permission (sign-in, assets); every other route names its Needs.
 	Public bool
-	// MediaType is the body type of a form post; empty for GET.
-	MediaType string
-	Handle    http.HandlerFunc
 }
 
 // Permissions of the page routes themselves (policies/web.json). Whether
@@ -105,13 +99,12 @@ func New(deps Deps, cfg Config) *App {
 	return a
 }
 
-// EdgeRoutes are the page routes as the edge serves them: marked as pages,
-// with the guard's refusals (CSRF, policy, body type) shown as error pages.
+// EdgeRoutes are the page routes as the edge serves them: pages, whose
+// guard refusals (CSRF, policy, body type) show as error pages.
 func (a *App) EdgeRoutes() []httpedge.Route {
 	var out []httpedge.Route
 	for _, rt := range a.Routes() {
-		out = append(out, httpedge.Route{Name: rt.Name, Method: rt.Method, Path: rt.Path, Action: rt.Action, Resource: rt.Resource,
-			MediaType: rt.MediaType, Page: true, Handle: rt.Handle, OnError: a.fail})
+		out = append(out, rt.Route)
 	}
 	return out
 }
@@ -127,8 +120,9 @@ func (a *App) Routes() []Route {
 			action, resource = actionSubmit, resourceForms
 		}
 		return func(name, path string, h schoolHandler, needs ...Permission) Route {
-			return Route{Name: name, Method: method, Path: path, Action: action, Resource: resource, Needs: needs, Public: g == public,
-				MediaType: media, Handle: a.guard(g, needs, media == formMediaType, h)}
+			return Route{Route: httpedge.Route{Name: name, Method: method, Path: path, Action: action, Resource: resource,
+				MediaType: media, Page: true, Handle: a.guard(g, needs, media == formMediaType, h), OnError: a.fail},
+				Needs: needs, Public: g == public}
 		}
 	}
 	openView := at(http.MethodGet, "", public)
