@@ -13,9 +13,9 @@ func HasBody(r *http.Request) bool {
 	return r.ContentLength > 0 || (r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody)
 }
 
-// CheckMediaType accepts a body of one of the comma-separated media types
+// checkBodyType accepts a body of one of the comma-separated media types
 // (empty means JSON), with an optional utf-8 charset.
-func CheckMediaType(r *http.Request, mediaTypes string) error {
+func checkBodyType(r *http.Request, mediaTypes string) error {
 	if mediaTypes == "" {
 		return CheckJSON(r)
 	}
@@ -26,7 +26,7 @@ func CheckMediaType(r *http.Request, mediaTypes string) error {
 		case "application/json":
 			err = CheckJSON(r)
 		case "text/csv":
-			err = CheckCSV(r)
+			err = checkCSV(r)
 		default:
 			err = checkMediaType(r, want, "The request body must be UTF-8 encoded.")
 		}
@@ -46,8 +46,8 @@ func CheckJSON(r *http.Request) error {
 	return checkMediaType(r, "application/json", "The request body must be UTF-8 encoded JSON.")
 }
 
-// CheckCSV accepts text/csv with an optional utf-8 charset.
-func CheckCSV(r *http.Request) error {
+// checkCSV accepts text/csv with an optional utf-8 charset.
+func checkCSV(r *http.Request) error {
 	return checkMediaType(r, "text/csv", "The CSV must be UTF-8 encoded.")
 }
 

@@ -53,9 +53,6 @@ func stateFrom(r *http.Request) *requestState {
 	return &requestState{}
 }
 
-// RequestID returns the id given to this request.
-func RequestID(r *http.Request) string { return stateFrom(r).id }
-
 // SetAccount names the account the request acted for, in its access log
 // line, when the handler learns it (a sign-in, a sign-up).
 func SetAccount(r *http.Request, accountID string) { stateFrom(r).accountID = accountID }
@@ -444,7 +441,7 @@ func (h *Handler) routeGuard(next http.Handler) http.Handler {
 			return
 		}
 		if unsafeMethod(r.Method) && HasBody(r) {
-			if err := CheckMediaType(r, rt.MediaType); err != nil {
+			if err := checkBodyType(r, rt.MediaType); err != nil {
 				rt.fail(w, r, err)
 				return
 			}
