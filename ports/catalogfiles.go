@@ -15,11 +15,16 @@ const (
 
 // RecordCodec reads and writes bibliographic records in MARC formats.
 type RecordCodec interface {
-	// Decode reads every record of a file in format (FormatMARC21 or
-	// FormatMARCXML). A record it cannot read is reported with its Index
-	// (LineError.Line is the record number) and the others are still
-	// returned, so an import report can name every bad record at once.
-	Decode(format string, data []byte) ([]library.HoldingRecord, []library.LineError)
+	// Decode reads the records of a file in format (FormatMARC21 or
+	// FormatMARCXML) from r one at a time, in file order: it hands each
+	// record it reads to record, and each one it cannot read to problem
+	// with its 1-based number in LineError.Line, so an import report can
+	// name every bad record at once. A problem of the whole file (too
+	// large, empty, in the other format) is one problem on record 1. Its
+	// memory grows with the longest record, not with the file. It stops at
+	// the first error record returns and returns that error; an error
+	// reading r is returned too.
+	Decode(format string, r io.Reader, record func(library.HoldingRecord) error, problem func(library.LineError)) error
 	// EncodeMARCXML writes the records as one MARCXML collection.
 	EncodeMARCXML(w io.Writer, records []library.HoldingRecord) error
 }

@@ -44,6 +44,11 @@ type importReportBody struct {
 	CopiesPresent int                   `json:"copies_present"`
 	Duplicates    []importDuplicateBody `json:"duplicates"`
 	Problems      []importLineBody      `json:"problems"`
+	Notices       []importLineBody      `json:"notices"`
+}
+
+func toImportLineBody(p library.LineError) importLineBody {
+	return importLineBody{Line: p.Line, Field: p.Field, Message: p.Message}
 }
 
 func toImportReportBody(rep service.ImportReport) importReportBody {
@@ -52,9 +57,8 @@ func toImportReportBody(rep service.ImportReport) importReportBody {
 		Duplicates: mapSlice(rep.Duplicates, func(d service.ImportDuplicate) importDuplicateBody {
 			return importDuplicateBody{Record: d.Index, Title: d.Title, BookID: d.BookID, MatchedBy: d.MatchedBy, Copies: d.Copies}
 		}),
-		Problems: mapSlice(rep.Problems, func(p library.LineError) importLineBody {
-			return importLineBody{Line: p.Line, Field: p.Field, Message: p.Message}
-		}),
+		Problems: mapSlice(rep.Problems, toImportLineBody),
+		Notices:  mapSlice(rep.Notices, toImportLineBody),
 	}
 }
 

@@ -3,6 +3,7 @@ package marc
 import (
 	"bytes"
 	"fmt"
+	"io"
 
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
@@ -38,12 +39,32 @@ func NewCodecWithLimit(maxFileBytes int) *Codec {
 	return &Codec{maxFileBytes: maxFileBytes}
 }
 
-// Decode reads every record of a MARC 21 (ISO 2709) or MARCXML file. A
-// record it cannot read is named by its 1-based number in the file
-// (LineError.Line) and left out; the others are returned in file order.
-// Problems with the whole file (too large, empty, unknown format, a file
-// in the other MARC format) are reported on record 1 with no records.
-func (c *Codec) Decode(format string, data []byte) ([]library.HoldingRecord, []library.LineError) {
+// Decode reads the records of a MARC 21 (ISO 2709) or MARCXML file from r
+// as ports.RecordCodec describes.
+func (c *Codec) Decode(format string, r io.Reader, record func(library.HoldingRecord) error, problem func(library.LineError)) error {
+	data, err := io.ReadAll(io.LimitReader(r, int64(c.maxFileBytes)+1))
+	if err != nil {
+		return err
+	}
+	records, problems := c.DecodeAll(format, data)
+	for _, p := range problems {
+		problem(p)
+	}
+	for _, rec := range records {
+		if err := record(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DecodeAll reads every record of a MARC 21 (ISO 2709) or MARCXML file
+// held in memory. A record it cannot read is named by its 1-based number
+// in the file (LineError.Line) and left out; the others are returned in
+// file order. Problems with the whole file (too large, empty, unknown
+// format, a file in the other MARC format) are reported on record 1 with
+// no records.
+func (c *Codec) DecodeAll(format string, data []byte) ([]library.HoldingRecord, []library.LineError) {
 	if len(data) > c.maxFileBytes {
 		return nil, []library.LineError{{Line: 1, Message: fmt.Sprintf("the file is larger than %d MiB; export the holdings in parts", c.maxFileBytes>>20)}}
 	}

@@ -110,7 +110,7 @@ func seedFuzz(f *testing.F, want func(string) bool) {
 }
 
 func checkDecode(t *testing.T, format string, data []byte) {
-	recs, problems := NewCodec().Decode(format, data)
+	recs, problems := NewCodec().DecodeAll(format, data)
 	for _, p := range problems {
 		if p.Line < 1 || p.Message == "" {
 			t.Fatalf("problem without a record number or message: %+v", p)

@@ -65,7 +65,7 @@ func formatOf(name string) string {
 // decodeOne decodes data holding one good record and returns it.
 func decodeOne(t *testing.T, format string, data []byte) library.HoldingRecord {
 	t.Helper()
-	recs, problems := NewCodec().Decode(format, data)
+	recs, problems := NewCodec().DecodeAll(format, data)
 	if len(problems) != 0 || len(recs) != 1 {
 		t.Fatalf("Decode: %d records, problems %v; want 1 record and no problems", len(recs), problems)
 	}

@@ -61,7 +61,7 @@ func TestOtherScriptOnlyMattersInFieldsRead(t *testing.T) {
 	if h.Title != "Vojna i mir" {
 		t.Errorf("title %q", h.Title)
 	}
-	_, problems := NewCodec().Decode(ports.FormatMARC21, iso(' ', dat("245", "10", "a\x1b(NWOJNA I MIR\x1b(B")))
+	_, problems := NewCodec().DecodeAll(ports.FormatMARC21, iso(' ', dat("245", "10", "a\x1b(NWOJNA I MIR\x1b(B")))
 	if len(problems) != 1 || problems[0].Field != "245" || !strings.Contains(problems[0].Message, "Cyrillic") {
 		t.Errorf("problems %+v", problems)
 	}

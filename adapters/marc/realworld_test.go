@@ -82,7 +82,7 @@ func TestDecodeRealWorldFiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
-			recs, problems := NewCodec().Decode(formatOf(c.file), readTestdata(t, c.file))
+			recs, problems := NewCodec().DecodeAll(formatOf(c.file), readTestdata(t, c.file))
 			if len(recs) != c.records {
 				t.Errorf("%d records, want %d (problems %v)", len(recs), c.records, problems)
 			}

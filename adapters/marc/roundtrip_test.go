@@ -31,7 +31,7 @@ func TestEncodeMARCXMLReadsBackTheSameRecords(t *testing.T) {
 		!strings.Contains(buf.String(), "<leader>00000nam a2200000 i 4500</leader>") {
 		t.Errorf("not a MARCXML collection with a Unicode leader:\n%s", buf.String())
 	}
-	got, problems := NewCodec().Decode(ports.FormatMARCXML, buf.Bytes())
+	got, problems := NewCodec().DecodeAll(ports.FormatMARCXML, buf.Bytes())
 	if len(problems) != 0 {
 		t.Fatalf("problems %+v in\n%s", problems, buf.String())
 	}
@@ -46,7 +46,7 @@ func TestEncodeMARCXMLReadsBackTheSameRecords(t *testing.T) {
 // Real files survive decode, encode, decode unchanged.
 func TestRealFilesRoundTrip(t *testing.T) {
 	for _, f := range []string{"pymarc_test.dat", "koha_exported_records.mrc", "filemarc_sandburg.xml", "filemarc_music.xml", "pymarc_diacritic.dat"} {
-		first, _ := NewCodec().Decode(formatOf(f), readTestdata(t, f))
+		first, _ := NewCodec().DecodeAll(formatOf(f), readTestdata(t, f))
 		assertStable(t, f, first)
 	}
 }
@@ -57,7 +57,7 @@ func assertStable(t *testing.T, name string, first []library.HoldingRecord) {
 	if err := NewCodec().EncodeMARCXML(&buf, first); err != nil {
 		t.Fatalf("%s: encode: %v", name, err)
 	}
-	second, problems := NewCodec().Decode(ports.FormatMARCXML, buf.Bytes())
+	second, problems := NewCodec().DecodeAll(ports.FormatMARCXML, buf.Bytes())
 	if len(first) == 0 {
 		return
 	}

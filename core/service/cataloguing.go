@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"strings"
 
@@ -57,7 +58,10 @@ func (c *Cataloguing) lookup(ctx context.Context, school library.School, isbn st
 	if err != nil {
 		return library.BookDraft{}, err
 	}
-	records, bad := c.codec.Decode(ports.FormatMARCXML, answer)
+	records, bad, err := decodeRecords(c.codec, ports.FormatMARCXML, bytes.NewReader(answer))
+	if err != nil {
+		return library.BookDraft{}, err
+	}
 	for _, rec := range records {
 		if d := library.DraftFromRecord(rec, isbn); d.Title != "" {
 			return d, nil

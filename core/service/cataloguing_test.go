@@ -27,8 +27,16 @@ type fakeCodec struct {
 	bad     []library.LineError
 }
 
-func (c fakeCodec) Decode(string, []byte) ([]library.HoldingRecord, []library.LineError) {
-	return c.records, c.bad
+func (c fakeCodec) Decode(_ string, _ io.Reader, record func(library.HoldingRecord) error, problem func(library.LineError)) error {
+	for _, p := range c.bad {
+		problem(p)
+	}
+	for _, r := range c.records {
+		if err := record(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (c fakeCodec) EncodeMARCXML(io.Writer, []library.HoldingRecord) error { return nil }

@@ -53,6 +53,10 @@ type ImportReport struct {
 	// Problems refuse the import: every one, by record number (MARC) or
 	// line (CSV).
 	Problems []library.LineError
+	// Notices are what the import changed in a record to take it (a
+	// field cut to fit, say), by record number or line; they refuse
+	// nothing.
+	Notices []library.LineError
 }
 
 // ImportDuplicate is one record matched to a book already there.
@@ -94,8 +98,8 @@ func (s *HoldingsFiles) Import(ctx context.Context, schoolParam, format string, 
 	if err != nil {
 		return ImportReport{}, err
 	}
-	records, problems := s.decode(format, data)
-	plan := importPlan{report: ImportReport{DryRun: dryRun, Format: format, Records: len(records)}}
+	records, problems, notices := s.decode(format, data)
+	plan := importPlan{report: ImportReport{DryRun: dryRun, Format: format, Records: len(records), Notices: notices}}
 	// A file with bad records is planned all the same, so the dry run
 	// names its taken barcodes and passed caps too.
 	if plan, err = s.plan(ctx, school, records, plan); err != nil {
@@ -157,21 +161,48 @@ func (s *HoldingsFiles) checkFormat(format string, importing bool) error {
 	return nil
 }
 
-// decode reads the file's records and checks each one.
-func (s *HoldingsFiles) decode(format string, data []byte) ([]library.HoldingRecord, []library.LineError) {
+// decode reads the file's records, fits and checks each one: the records,
+// their problems and their notices.
+func (s *HoldingsFiles) decode(format string, data []byte) ([]library.HoldingRecord, []library.LineError, []library.LineError) {
+	records, problems := s.read(format, data)
+	var notices []library.LineError
+	for i := range records {
+		var n []library.LineError
+		records[i], n = library.FitHoldingRecord(records[i])
+		notices = append(notices, n...)
+	}
+	if format != library.HoldingsCSV { // ParseHoldingsCSV checks its rows itself
+		problems = append(problems, s.check(records)...)
+	}
+	slices.SortStableFunc(problems, func(a, b library.LineError) int { return a.Line - b.Line })
+	return records, problems, notices
+}
+
+// read reads the file's records.
+func (s *HoldingsFiles) read(format string, data []byte) ([]library.HoldingRecord, []library.LineError) {
 	if len(data) > library.MaxHoldingsBytes {
 		return nil, []library.LineError{{Message: fmt.Sprintf("the file is larger than %d MiB; import it in parts", library.MaxHoldingsBytes>>20)}}
 	}
 	if format == library.HoldingsCSV {
 		return library.ParseHoldingsCSV(data)
 	}
-	records, problems := s.codec.Decode(format, data)
+	records, problems, err := decodeRecords(s.codec, format, bytes.NewReader(data))
+	if err != nil {
+		return nil, []library.LineError{{Message: "the file could not be read"}}
+	}
 	if len(records) > library.MaxHoldingRecords {
 		return nil, []library.LineError{{Line: library.MaxHoldingRecords + 1, Message: fmt.Sprintf("the file has more than %d records; import it in parts", library.MaxHoldingRecords)}}
 	}
 	if len(records) == 0 && len(problems) == 0 {
 		problems = append(problems, library.LineError{Message: "the file has no records"})
 	}
+	return records, problems
+}
+
+// check checks each record as a book and its barcodes against the file's
+// other records.
+func (s *HoldingsFiles) check(records []library.HoldingRecord) []library.LineError {
+	var problems []library.LineError
 	seen := map[string]int{}
 	for _, r := range records {
 		problems = append(problems, library.ValidateHoldingRecord(r)...)
@@ -184,8 +215,18 @@ func (s *HoldingsFiles) decode(format string, data []byte) ([]library.HoldingRec
 			}
 		}
 	}
-	slices.SortStableFunc(problems, func(a, b library.LineError) int { return a.Line - b.Line })
-	return records, problems
+	return problems
+}
+
+// decodeRecords reads every record of a MARC file through the codec.
+func decodeRecords(codec ports.RecordCodec, format string, r io.Reader) ([]library.HoldingRecord, []library.LineError, error) {
+	var records []library.HoldingRecord
+	var problems []library.LineError
+	err := codec.Decode(format, r, func(rec library.HoldingRecord) error {
+		records = append(records, rec)
+		return nil
+	}, func(p library.LineError) { problems = append(problems, p) })
+	return records, problems, err
 }
 
 // plan matches the records to the school's books, checks their barcodes

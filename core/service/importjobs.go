@@ -84,7 +84,7 @@ func (s *HoldingsFiles) ImportFile(ctx context.Context, schoolParam, format stri
 	if err != nil {
 		return ImportReport{}, library.ImportJob{}, err
 	}
-	records, _ := s.decode(format, data)
+	records, _, _ := s.decode(format, data)
 	if !async && (dryRun || len(records) <= AsyncImportRecords) {
 		rep, err := s.Import(ctx, school.ID, format, data, dryRun)
 		return rep, library.ImportJob{}, err
