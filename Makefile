@@ -4,7 +4,7 @@ GO      ?= go
 BIN     ?= bin/libraryd
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help run build test test-edge images test-containers lint bench fmt vet
+.PHONY: help run build test test-edge images test-containers lint bench fmt vet fuzz
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -50,6 +50,9 @@ fmt:
 
 vet:
 	$(GO) vet ./...
+
+fuzz: ## Run every Go fuzz target for FUZZTIME each (default 60s; .ci/run uses 10s). A failing input lands in the package's testdata/fuzz/ as a regression case
+	GO=$(GO) test/fuzz.sh $(or $(FUZZTIME),60s)
 
 bench: ## Run the Go benchmarks (figures go to bench/)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
