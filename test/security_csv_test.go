@@ -8,6 +8,10 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -173,5 +177,58 @@ func TestSecurityEveryCSVIsSafeToOpen(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSecurityCSVIsWrittenByOneWriter: no production code but core/csvout
+// writes CSV with encoding/csv, so a new CSV download cannot skip the
+// writer that makes its cells safe.
+func TestSecurityCSVIsWrittenByOneWriter(t *testing.T) {
+	root := ".."
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			// The load generator writes request bodies, not downloads.
+			if (path != root && strings.HasPrefix(d.Name(), ".")) || d.Name() == "testdata" || rel == "bench" || rel == filepath.Join("core", "csvout") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		checked++
+		for _, imp := range f.Imports {
+			if imp.Path.Value != `"encoding/csv"` {
+				continue
+			}
+			name := "csv"
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "NewWriter" {
+					if x, ok := sel.X.(*ast.Ident); ok && x.Name == name {
+						t.Errorf("%s writes CSV with encoding/csv: use core/csvout", rel)
+					}
+				}
+				return true
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("checked only %d files", checked)
 	}
 }
