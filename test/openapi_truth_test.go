@@ -30,18 +30,6 @@ func openAPIOperation(t *testing.T, path, method string) map[string]any {
 	return op
 }
 
-// dig walks nested objects of a decoded JSON document.
-func dig(v any, keys ...string) any {
-	for _, k := range keys {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
-	}
-	return v
-}
-
 // TestOpenAPIReportsRefuseInCSVWhatTheyRefuseInJSON: a page or limit out
 // of range is refused with the same 422 whether the report is asked as
 // JSON or as a CSV download.
@@ -53,7 +41,7 @@ func TestOpenAPIReportsRefuseInCSVWhatTheyRefuseInJSON(t *testing.T) {
 	} {
 		asJSON := w.s.do(req{Path: "/api/library/reports/" + q, Token: w.libA})
 		details := wantRefused(t, q+" as JSON", asJSON, 422, "validation_failed")
-		if len(dig(details, "fields").(map[string]any)) == 0 {
+		if len(deployDig(details, "fields").(map[string]any)) == 0 {
 			t.Errorf("%s: details %v name no field", q, details)
 		}
 		for name, r := range map[string]response{
@@ -84,7 +72,7 @@ func TestOpenAPIStocktakeReportRefusesLimitZero(t *testing.T) {
 	id := r.json(t)["stocktake"].(map[string]any)["id"].(string)
 	for _, limit := range []string{"0", "-1", "1001"} {
 		details := wantRefused(t, "limit="+limit, w.s.do(req{Path: "/api/library/stocktakes/" + id + "/report?limit=" + limit, Token: w.libA}), 422, "validation_failed")
-		if dig(details, "fields", "limit") == nil {
+		if deployDig(details, "fields", "limit") == nil {
 			t.Errorf("limit=%s: details %v do not name limit", limit, details)
 		}
 	}
@@ -100,7 +88,7 @@ func TestOpenAPIStocktakeReportRefusesLimitZero(t *testing.T) {
 // Content-Disposition is the one openapi.json describes, for each format.
 func TestOpenAPIHoldingsExportIsNamedAsDocumented(t *testing.T) {
 	w := newLibraryWorld(t)
-	doc, _ := dig(openAPIOperation(t, "/api/library/holdings/export", "get"), "responses", "200", "headers", "Content-Disposition", "description").(string)
+	doc, _ := deployDig(openAPIOperation(t, "/api/library/holdings/export", "get"), "responses", "200", "headers", "Content-Disposition", "description").(string)
 	for format, name := range map[string]string{"csv": "holdings.csv", "marcxml": "holdings.xml"} {
 		r := w.s.do(req{Path: "/api/library/holdings/export?format=" + format, Token: w.libA})
 		cd := r.Header.Get("Content-Disposition")
@@ -122,7 +110,7 @@ func TestOpenAPIBodyTypeRefusalsNameEveryType(t *testing.T) {
 		r := w.s.do(req{Method: http.MethodPost, Path: path + "?dry_run=true", Token: w.libA, Body: `{"students":[]}`})
 		wantRefused(t, path, r, 415, "unsupported_media_type")
 		msg, _ := errorPayload(t, r)["message"].(string)
-		content, _ := dig(openAPIOperation(t, path, "post"), "requestBody", "content").(map[string]any)
+		content, _ := deployDig(openAPIOperation(t, path, "post"), "requestBody", "content").(map[string]any)
 		if len(content) < 3 {
 			t.Fatalf("%s documents %d body types", path, len(content))
 		}
