@@ -72,6 +72,7 @@ type RefusedError struct {
 	Reason string
 }
 
+// Error names the destination and the reason, for the operator's log.
 func (e *RefusedError) Error() string {
 	if e.Addr.IsValid() && e.Addr.String() != e.Host {
 		return fmt.Sprintf("outbound: %s (%s) refused: %s", e.Host, e.Addr, e.Reason)
