@@ -104,11 +104,25 @@ func testEnv(t *testing.T, overrides map[string]string) map[string]string {
 	return env
 }
 
+// withLocalOutbound is env where the service may call servers on this
+// machine's loopback (the tests' catalogue and identity servers) and
+// nothing else: no test reaches the internet, not even a new school's
+// default catalogue server, whose name is then not even looked up. A test
+// that sets either variable itself keeps its own value.
+func withLocalOutbound(env map[string]string) map[string]string {
+	out := map[string]string{"LIBRARY_OUTBOUND_ALLOW": "127.0.0.0/8,::1", "LIBRARY_OUTBOUND_PUBLIC": "false"}
+	for k, v := range env {
+		out[k] = v
+	}
+	return out
+}
+
 // startService listens on a free loopback port, wires the service with env
 // and waits for /readyz. With LIBRARY_TEST_TARGET=container the service is
 // the libraryd image instead (startContainerService).
 func startService(t *testing.T, env map[string]string, opts ...app.Option) *service {
 	t.Helper()
+	env = withLocalOutbound(env)
 	if testTarget() == "container" {
 		if len(opts) > 0 {
 			t.Skip("container mode: this test hooks into the in-process service (app options such as a statement observer)")

@@ -385,3 +385,94 @@ func TestLoanBodyOfAnonymisedLoan(t *testing.T) {
 		t.Fatalf("a student's loan = %+v, want its student id", lent)
 	}
 }
+
+// Each operation's description is its own: one copied from another route
+// describes a route that is not there.
+func TestOpenAPIOperationDescriptionsAreTheirOwn(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(openAPIDocument, &doc); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for path, ops := range doc.Paths {
+		for method, raw := range ops {
+			var op struct {
+				Description string `json:"description"`
+			}
+			if method == "parameters" || json.Unmarshal(raw, &op) != nil || op.Description == "" {
+				continue
+			}
+			here := strings.ToUpper(method) + " " + path
+			if other, ok := seen[op.Description]; ok {
+				t.Errorf("%s has the description of %s: %.80s", here, other, op.Description)
+			}
+			seen[op.Description] = here
+		}
+	}
+}
+
+// A route that takes several body types documents them all as its
+// request body, and its 415 answer names each of them, as the answer's
+// message does.
+func TestOpenAPIBodyTypeRefusalsNameEveryType(t *testing.T) {
+	f := newFixture(t, allowAll)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			RequestBody struct {
+				Content map[string]json.RawMessage `json:"content"`
+			} `json:"requestBody"`
+			Responses map[string]struct {
+				Description string `json:"description"`
+			} `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(stripPathParameters(t, openAPIDocument), &doc); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, rt := range f.h.Routes() {
+		if !strings.Contains(rt.MediaType, ",") {
+			continue
+		}
+		checked++
+		op := doc.Paths[rt.Path][strings.ToLower(rt.Method)]
+		types := strings.Split(rt.MediaType, ",")
+		var documented []string
+		for mt := range op.RequestBody.Content {
+			documented = append(documented, mt)
+		}
+		sort.Strings(types)
+		sort.Strings(documented)
+		if strings.Join(types, ",") != strings.Join(documented, ",") {
+			t.Errorf("%s %s takes %v, documents %v", rt.Method, rt.Path, types, documented)
+		}
+		for _, mt := range types {
+			if d := op.Responses["415"].Description; !strings.Contains(d, "`"+mt+"`") {
+				t.Errorf("%s %s: the 415 description does not name %s: %q", rt.Method, rt.Path, mt, d)
+			}
+		}
+	}
+	if checked < 3 {
+		t.Fatalf("checked %d routes with several body types, want the sign-in, the roster sync and the holdings import at least", checked)
+	}
+}
+
+// stripPathParameters drops the path-level parameter lists, which are not
+// operations.
+func stripPathParameters(t *testing.T, raw []byte) []byte {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, ops := range doc["paths"].(map[string]any) {
+		delete(ops.(map[string]any), "parameters")
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	encodingcsv "encoding/csv"
 	"fmt"
 	"mime"
 	"net/http"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/readinglibrary/service/adapters/httpedge"
+	"github.com/readinglibrary/service/core/csvout"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
@@ -51,29 +51,17 @@ func wantsCSV(r *http.Request, p map[string]string) (bool, error) {
 	return false, nil
 }
 
-// csvCell keeps a spreadsheet from reading a cell as a formula: a value
-// that starts with = + - @ or a tab or carriage return is prefixed with '.
-func csvCell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
-}
-
-// writeCSV answers the table as an attachment named name.csv.
+// writeCSV answers the table as an attachment named name.csv, through the
+// service's one CSV writer (cells a spreadsheet would run are made text).
 func writeCSV(w http.ResponseWriter, name string, t reportTable) {
 	hd := w.Header()
 	hd.Set("Content-Type", "text/csv; charset=utf-8")
 	hd.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s.csv"`, safeFileName(name)))
 	w.WriteHeader(http.StatusOK)
-	cw := encodingcsv.NewWriter(w)
+	cw := csvout.NewWriter(w)
 	_ = cw.Write(t.header)
 	for _, row := range t.rows {
-		cells := make([]string, len(row))
-		for i, c := range row {
-			cells[i] = csvCell(c)
-		}
-		_ = cw.Write(cells)
+		_ = cw.Write(row)
 	}
 	cw.Flush()
 }

@@ -312,3 +312,40 @@ func TestRequestsHaveADeadline(t *testing.T) {
 		t.Fatalf("deadline = %v, want about 15 s from now", deadline)
 	}
 }
+
+// A route that takes several body types names them all when a body is of
+// none of them, and says what is wrong with one of them in another
+// charset.
+func TestBodyTypeRefusalNamesEveryTypeTheRouteTakes(t *testing.T) {
+	const types = "text/csv,application/zip,multipart/form-data"
+	for _, tt := range []struct {
+		ctype, want string
+	}{
+		{"application/json", "The request body must be one of text/csv, application/zip, multipart/form-data."},
+		{"", "The request body must be one of text/csv, application/zip, multipart/form-data."},
+		{"text/csv; charset=latin1", "The CSV must be UTF-8 encoded."},
+		{"text/csv", ""},
+		{"application/zip", ""},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("x"))
+		if tt.ctype != "" {
+			r.Header.Set("Content-Type", tt.ctype)
+		}
+		err := checkBodyType(r, types)
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v, want it taken", tt.ctype, err)
+			}
+			continue
+		}
+		e, ok := errs.As(err)
+		if !ok || e.Kind != errs.UnsupportedMedia || e.Message != tt.want {
+			t.Errorf("%q: %v, want 415 %q", tt.ctype, err, tt.want)
+		}
+	}
+	r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("x"))
+	r.Header.Set("Content-Type", "text/plain")
+	if e, _ := errs.As(checkBodyType(r, "")); e == nil || e.Message != "The request body must be application/json." {
+		t.Errorf("a JSON route: %v", e)
+	}
+}

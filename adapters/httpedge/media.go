@@ -14,30 +14,34 @@ func HasBody(r *http.Request) bool {
 }
 
 // checkBodyType accepts a body of one of the comma-separated media types
-// (empty means JSON), with an optional utf-8 charset.
+// (empty means JSON), with an optional utf-8 charset. A body of none of
+// them is refused with all of them named; one of them in another charset
+// with that charset's own message.
 func checkBodyType(r *http.Request, mediaTypes string) error {
 	if mediaTypes == "" {
 		return CheckJSON(r)
 	}
-	var firstErr error
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	var wants []string
 	for _, want := range strings.Split(mediaTypes, ",") {
-		var err error
-		switch want = strings.TrimSpace(want); want {
+		want = strings.TrimSpace(want)
+		wants = append(wants, want)
+		if want != mt {
+			continue
+		}
+		switch want {
 		case "application/json":
-			err = CheckJSON(r)
+			return CheckJSON(r)
 		case "text/csv":
-			err = checkCSV(r)
+			return checkCSV(r)
 		default:
-			err = checkMediaType(r, want, "The request body must be UTF-8 encoded.")
-		}
-		if err == nil {
-			return nil
-		}
-		if firstErr == nil {
-			firstErr = err
+			return checkMediaType(r, want, "The request body must be UTF-8 encoded.")
 		}
 	}
-	return firstErr
+	if len(wants) == 1 {
+		return checkMediaType(r, wants[0], "")
+	}
+	return errs.E(errs.UnsupportedMedia, errs.CodeUnsupportedMediaType, "The request body must be one of %s.", strings.Join(wants, ", "))
 }
 
 // CheckJSON accepts application/json with an optional utf-8 charset; any

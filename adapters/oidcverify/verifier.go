@@ -174,9 +174,10 @@ func loopback(host string) bool {
 
 // Timings of key fetching.
 const (
-	keysTTL      = time.Hour        // refresh cached keys this often
-	minRefetch   = 30 * time.Second // unknown key ids refetch at most this often
-	fetchTimeout = 5 * time.Second
+	keysTTL    = time.Hour        // refresh cached keys this often
+	minRefetch = 30 * time.Second // unknown key ids refetch at most this often
+	// FetchTimeout bounds one fetch of a discovery document or key set.
+	FetchTimeout = 5 * time.Second
 	// MaxLifetime caps exp - iat: a long-lived token cannot be revoked
 	// here, so one leaked for years is refused whoever signed it.
 	MaxLifetime    = 24 * time.Hour
@@ -207,7 +208,7 @@ func New(issuers []Issuer) *Verifier {
 	v := &Verifier{
 		issuers: map[string]*issuerKeys{},
 		client: &http.Client{
-			Timeout: fetchTimeout,
+			Timeout: FetchTimeout,
 			// Discovery and key URLs are taken as published; following
 			// redirects would let a compromised page send us elsewhere.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -217,6 +218,20 @@ func New(issuers []Issuer) *Verifier {
 	for _, is := range issuers {
 		v.issuers[is.URL] = &issuerKeys{Issuer: is}
 	}
+	return v
+}
+
+// FetchWith makes v fetch discovery documents and key sets through client
+// (the service's outbound client, which decides which addresses may be
+// called) instead of a plain one, and returns v. Redirects are still never
+// followed.
+func (v *Verifier) FetchWith(client *http.Client) *Verifier {
+	own := *client
+	own.CheckRedirect = v.client.CheckRedirect
+	if own.Timeout <= 0 || own.Timeout > FetchTimeout {
+		own.Timeout = FetchTimeout
+	}
+	v.client = &own
 	return v
 }
 
@@ -390,7 +405,7 @@ func (v *Verifier) fetchKeys(ctx context.Context, issuer string) (map[string]any
 }
 
 func (v *Verifier) getJSON(ctx context.Context, target string, dst any) error {
-	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	ctx, cancel := context.WithTimeout(ctx, FetchTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {

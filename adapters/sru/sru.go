@@ -3,10 +3,14 @@
 // Congress and Koha serve it) and hands back their MARCXML records.
 //
 // The endpoint is a school's setting, so the server fetches a URL a
-// librarian chose: only http and https are asked, a redirect is followed
-// only on the same host, the answer is cut at MaxAnswerBytes and a lookup
-// gives up after Timeout. Errors name the server's host, never its whole
-// URL or its answer.
+// librarian chose. Lookups go through the HTTP client cmd hands to New,
+// the service's outbound client (adapters/outbound), which decides which
+// addresses may be called at all; on top of it only http and https are
+// asked, a redirect is followed only on the same host, the answer is cut
+// at MaxAnswerBytes and a lookup gives up after DefaultTimeout. A failed
+// lookup tells the user only that the server could not be reached or did
+// not answer in time: what was refused, what answered, or what the server
+// said goes to the log, with its host and never its URL.
 //
 // Like every adapter it may import ports, the core packages and outside
 // libraries, but no other adapter and nothing under cmd (the layer rules of
@@ -53,13 +57,28 @@ type Client struct {
 
 var _ ports.CatalogSource = (*Client)(nil)
 
-// New returns a client whose lookups give up after timeout (DefaultTimeout
-// when 0).
-func New(timeout time.Duration) *Client {
+// New returns a client that asks catalogue servers through hc (the
+// service's outbound client) and gives up after timeout (DefaultTimeout
+// when 0). hc's own redirect rule still applies; redirects to another host
+// are not followed either.
+func New(hc *http.Client, timeout time.Duration) *Client {
+	if hc == nil {
+		panic("sru: New needs the service's outbound HTTP client")
+	}
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	return &Client{timeout: timeout, http: &http.Client{CheckRedirect: sameHostRedirects}}
+	own := *hc
+	outer := hc.CheckRedirect
+	own.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if outer != nil {
+			if err := outer(req, via); err != nil {
+				return err
+			}
+		}
+		return sameHostRedirects(req, via)
+	}
+	return &Client{timeout: timeout, http: &own}
 }
 
 // sameHostRedirects follows a redirect only to the host (and port) the
@@ -152,31 +171,39 @@ func (c *Client) get(ctx context.Context, u *url.URL) ([]byte, error) {
 	return body, nil
 }
 
+// The messages a user reads of a failed lookup. They are the same whatever
+// happened, so that a school's setting cannot be used to learn which
+// addresses the service refuses, which ports answer, or what they say.
+const (
+	unreachableMessage = "The catalogue server could not be reached; try again later, or type the book in."
+	timeoutMessage     = "The catalogue server did not answer in time; try again later, or type the book in."
+)
+
 // transportError tells a lookup that ran out of time from a server that
 // could not be reached. The cause kept for the log is the transport's own
 // error without the URL (*url.Error names it, query and all).
 func transportError(ctx context.Context, host string, err error) error {
 	var ue *url.Error
-	if errors.As(err, &ue) {
+	timeout := errors.As(err, &ue) && ue.Timeout()
+	if ue != nil {
 		err = ue.Err
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
-		e := errs.E(errs.GatewayTimeout, errs.CodeCatalogSourceTimeout,
-			"The catalogue server %s did not answer in time; try again later, or type the book in.", host)
-		e.Details = map[string]any{"host": host}
-		e.Err = fmt.Errorf("catalogue server %s: %w", host, err)
+	if timeout || errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		e := errs.E(errs.GatewayTimeout, errs.CodeCatalogSourceTimeout, "%s", timeoutMessage)
+		e.Err = fmt.Errorf("catalogue server %s: no answer in time: %w", host, err)
 		return e
 	}
 	return unavailable(host, "could not be reached", err)
 }
 
-// unavailable is the error of a server that answered wrongly or not at all.
+// unavailable is the error of a server that was refused, answered wrongly
+// or not at all; what is kept for the log only.
 func unavailable(host, what string, cause error) error {
-	e := errs.E(errs.BadGateway, errs.CodeCatalogSourceUnavailable,
-		"The catalogue server %s %s; try again later, or type the book in.", host, what)
-	e.Details = map[string]any{"host": host}
+	e := errs.E(errs.BadGateway, errs.CodeCatalogSourceUnavailable, "%s", unreachableMessage)
 	if cause == nil {
 		cause = errors.New(what)
+	} else {
+		cause = fmt.Errorf("%s: %w", what, cause)
 	}
 	// The log names the host and the cause, never the URL asked.
 	e.Err = fmt.Errorf("catalogue server %s: %w", host, cause)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/readinglibrary/service/adapters/sru"
 	"github.com/readinglibrary/service/adapters/sru/srutest"
 )
 
@@ -22,7 +21,7 @@ func TestLookupISBNReadsARealGVIAnswer(t *testing.T) {
 	}
 	srv := srutest.Start(t)
 	srv.Serve("9780071628600", string(answer))
-	data, err := sru.New(0).LookupISBN(context.Background(), srv.Endpoint(), "978-0-07-162860-0")
+	data, err := lookups(t, 0).LookupISBN(context.Background(), srv.Endpoint(), "978-0-07-162860-0")
 	if err != nil {
 		t.Fatalf("LookupISBN error = %v", err)
 	}

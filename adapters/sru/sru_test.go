@@ -3,12 +3,14 @@ package sru_test
 import (
 	"context"
 	"encoding/xml"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/readinglibrary/service/adapters/outbound"
 	"github.com/readinglibrary/service/adapters/sru"
 	"github.com/readinglibrary/service/adapters/sru/srutest"
 	"github.com/readinglibrary/service/core/errs"
@@ -39,6 +41,17 @@ func (c marcCollection) first(tag, code string) string {
 	return ""
 }
 
+// lookups is a client whose outbound calls may reach this machine's
+// loopback, where the tests' servers listen, and nothing else.
+func lookups(t *testing.T, timeout time.Duration) *sru.Client {
+	t.Helper()
+	p, err := outbound.NewPolicy("127.0.0.0/8,::1", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sru.New(outbound.NewClient(p, outbound.Limits{}), timeout)
+}
+
 func wantCode(t *testing.T, err error, kind errs.Kind, code string) *errs.Error {
 	t.Helper()
 	e, ok := errs.As(err)
@@ -51,7 +64,7 @@ func wantCode(t *testing.T, err error, kind errs.Kind, code string) *errs.Error 
 func TestLookupISBNReturnsTheRecordAsMARCXML(t *testing.T) {
 	srv := srutest.Start(t)
 	for _, isbn := range []string{srutest.MatildaISBN, "978-0-14-241037-0", "0-14-241037-3"} {
-		data, err := sru.New(0).LookupISBN(context.Background(), srv.Endpoint(), isbn)
+		data, err := lookups(t, 0).LookupISBN(context.Background(), srv.Endpoint(), isbn)
 		if err != nil {
 			t.Fatalf("LookupISBN(%s) error = %v", isbn, err)
 		}
@@ -76,7 +89,7 @@ func TestLookupISBNKeepsTheEndpointsOwnQuery(t *testing.T) {
 		_, _ = w.Write([]byte(srutest.NoRecords))
 	}))
 	defer srv.Close()
-	_, _ = sru.New(0).LookupISBN(context.Background(), srv.URL+"/biblios?x-database=kids", srutest.MatildaISBN)
+	_, _ = lookups(t, 0).LookupISBN(context.Background(), srv.URL+"/biblios?x-database=kids", srutest.MatildaISBN)
 	for _, want := range []string{"x-database=kids", "operation=searchRetrieve", "version=1.1", "recordSchema=marcxml", "maximumRecords=1", "query=bath.isbn%3D9780142410370"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("query %q lacks %q", got, want)
@@ -86,7 +99,7 @@ func TestLookupISBNKeepsTheEndpointsOwnQuery(t *testing.T) {
 
 func TestLookupISBNZeroRecordsIsNotFound(t *testing.T) {
 	srv := srutest.Start(t)
-	_, err := sru.New(0).LookupISBN(context.Background(), srv.Endpoint(), "9780306406157")
+	_, err := lookups(t, 0).LookupISBN(context.Background(), srv.Endpoint(), "9780306406157")
 	e := wantCode(t, err, errs.NotFound, "catalog_record_not_found")
 	if !strings.Contains(e.Message, "9780306406157") {
 		t.Errorf("message %q does not name the ISBN", e.Message)
@@ -96,18 +109,18 @@ func TestLookupISBNZeroRecordsIsNotFound(t *testing.T) {
 func TestLookupISBNSlowServerTimesOut(t *testing.T) {
 	srv := srutest.Start(t)
 	srv.SetMode(srutest.Slow)
-	_, err := sru.New(200*time.Millisecond).LookupISBN(context.Background(), srv.Endpoint(), srutest.MatildaISBN)
+	_, err := lookups(t, 200*time.Millisecond).LookupISBN(context.Background(), srv.Endpoint(), srutest.MatildaISBN)
 	e := wantCode(t, err, errs.GatewayTimeout, "catalog_source_timeout")
-	if !strings.Contains(e.Message, "did not answer in time") || strings.Contains(e.Message, "bath.isbn") {
-		t.Errorf("message = %q, want a clear timeout naming the host only", e.Message)
+	if !strings.Contains(e.Message, "did not answer in time") || strings.Contains(e.Message, "127.0.0.1") || len(e.Details) != 0 {
+		t.Errorf("message = %q, details %v; want a clear timeout naming no address", e.Message, e.Details)
 	}
 }
 
 func TestLookupISBNDownServerIsUnavailable(t *testing.T) {
-	_, err := sru.New(0).LookupISBN(context.Background(), srutest.ClosedEndpoint(t), srutest.MatildaISBN)
+	_, err := lookups(t, 0).LookupISBN(context.Background(), srutest.ClosedEndpoint(t), srutest.MatildaISBN)
 	e := wantCode(t, err, errs.BadGateway, "catalog_source_unavailable")
-	if !strings.Contains(e.Message, "could not be reached") {
-		t.Errorf("message = %q, want it to say the server could not be reached", e.Message)
+	if e.Message != unreachable || len(e.Details) != 0 {
+		t.Errorf("message = %q, details %v; want %q alone", e.Message, e.Details, unreachable)
 	}
 	if strings.Contains(e.Error(), "bath.isbn") {
 		t.Errorf("error %q names the request URL", e.Error())
@@ -135,8 +148,10 @@ func TestLookupISBNRefusesAnswersThatAreNoSRU(t *testing.T) {
 				_, _ = w.Write([]byte(tt.body))
 			}))
 			defer srv.Close()
-			_, err := sru.New(0).LookupISBN(context.Background(), srv.URL, srutest.MatildaISBN)
-			wantCode(t, err, errs.BadGateway, "catalog_source_unavailable")
+			_, err := lookups(t, 0).LookupISBN(context.Background(), srv.URL, srutest.MatildaISBN)
+			if e := wantCode(t, err, errs.BadGateway, "catalog_source_unavailable"); e.Message != unreachable || len(e.Details) != 0 {
+				t.Errorf("message = %q, details %v; want %q alone: what answered stays in the log", e.Message, e.Details, unreachable)
+			}
 		})
 	}
 }
@@ -148,7 +163,7 @@ func TestLookupISBNStringPackedRecord(t *testing.T) {
 	body := srutest.Matilda[:start] + escaped + srutest.Matilda[end:]
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(body)) }))
 	defer srv.Close()
-	data, err := sru.New(0).LookupISBN(context.Background(), srv.URL, srutest.MatildaISBN)
+	data, err := lookups(t, 0).LookupISBN(context.Background(), srv.URL, srutest.MatildaISBN)
 	var c marcCollection
 	if err != nil || xml.Unmarshal(data, &c) != nil || len(c.Records) != 1 || c.first("100", "a") != "Dahl, Roald." {
 		t.Fatalf("LookupISBN(string packing) = %s, %v; want the record", data, err)
@@ -161,10 +176,10 @@ func TestLookupISBNFollowsNoRedirectToAnotherHost(t *testing.T) {
 		http.Redirect(w, r, other.Endpoint()+"?"+r.URL.RawQuery, http.StatusFound)
 	}))
 	defer srv.Close()
-	_, err := sru.New(0).LookupISBN(context.Background(), srv.URL, srutest.MatildaISBN)
+	_, err := lookups(t, 0).LookupISBN(context.Background(), srv.URL, srutest.MatildaISBN)
 	e := wantCode(t, err, errs.BadGateway, "catalog_source_unavailable")
-	if !strings.Contains(e.Message, "HTTP 302") || len(other.Queries()) != 0 {
-		t.Errorf("message = %q, other host asked %d times; want the 302 refused and no request elsewhere", e.Message, len(other.Queries()))
+	if !strings.Contains(e.Err.Error(), "HTTP 302") || other.Accepted() != 0 {
+		t.Errorf("cause = %v, other host reached %d times; want the 302 refused and no connection elsewhere", e.Err, other.Accepted())
 	}
 }
 
@@ -176,14 +191,14 @@ func TestLookupISBNFollowsARedirectOnItsOwnHost(t *testing.T) {
 	mux.HandleFunc("/LCDB", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(srutest.Matilda)) })
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	if _, err := sru.New(0).LookupISBN(context.Background(), srv.URL+"/old", srutest.MatildaISBN); err != nil {
+	if _, err := lookups(t, 0).LookupISBN(context.Background(), srv.URL+"/old", srutest.MatildaISBN); err != nil {
 		t.Fatalf("LookupISBN(same-host redirect) error = %v, want the record", err)
 	}
 }
 
 func TestLookupISBNRefusesBadInputBeforeAsking(t *testing.T) {
 	srv := srutest.Start(t)
-	c := sru.New(0)
+	c := lookups(t, 0)
 	if _, err := c.LookupISBN(context.Background(), srv.Endpoint(), "9780142410371"); err == nil {
 		t.Error("LookupISBN(bad check digit) error = nil")
 	} else {
@@ -204,9 +219,41 @@ func TestLookupISBNReadsSRU2Answers(t *testing.T) {
 		"<zs:recordPacking>xml</zs:recordPacking>", "<zs:recordXMLEscaping>xml</zs:recordXMLEscaping>").Replace(srutest.Matilda)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(body)) }))
 	defer srv.Close()
-	data, err := sru.New(0).LookupISBN(context.Background(), srv.URL, srutest.MatildaISBN)
+	data, err := lookups(t, 0).LookupISBN(context.Background(), srv.URL, srutest.MatildaISBN)
 	var c marcCollection
 	if err != nil || xml.Unmarshal(data, &c) != nil || len(c.Records) != 1 || c.first("245", "a") != "Matilda /" {
 		t.Fatalf("LookupISBN(SRU 2.0 answer) = %s, %v; want the record", data, err)
+	}
+}
+
+// unreachable is the one message of a lookup that found no server to ask.
+const unreachable = "The catalogue server could not be reached; try again later, or type the book in."
+
+// TestLookupISBNOnARefusedAddressSaysNothingOfIt: a school that points its
+// catalogue server at an address the outbound client refuses gets the
+// message of a server that is down, word for word, with no address, port
+// or cause; the server is never connected to, and the log's cause says
+// why.
+func TestLookupISBNOnARefusedAddressSaysNothingOfIt(t *testing.T) {
+	srv := srutest.Start(t)
+	_, port, _ := strings.Cut(strings.TrimPrefix(srv.URL, "http://"), ":")
+	closed := sru.New(outbound.NewClient(outbound.Policy{Public: true}, outbound.Limits{}), 0)
+	for _, endpoint := range []string{srv.Endpoint(), "http://[::ffff:127.0.0.1]:" + port + "/LCDB", "http://0.0.0.0:" + port + "/LCDB",
+		"http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/"} {
+		_, err := closed.LookupISBN(context.Background(), endpoint, srutest.MatildaISBN)
+		e := wantCode(t, err, errs.BadGateway, "catalog_source_unavailable")
+		if e.Message != unreachable || len(e.Details) != 0 {
+			t.Errorf("%s: message %q, details %v; want %q alone", endpoint, e.Message, e.Details, unreachable)
+		}
+		if !errors.Is(err, outbound.ErrRefused) || !strings.Contains(e.Err.Error(), "refused") {
+			t.Errorf("%s: the logged cause %v does not say the address was refused", endpoint, e.Err)
+		}
+	}
+	if n := srv.Accepted(); n != 0 {
+		t.Errorf("the refused server accepted %d connections, want 0", n)
+	}
+	_, err := lookups(t, 0).LookupISBN(context.Background(), srutest.ClosedEndpoint(t), srutest.MatildaISBN)
+	if e := wantCode(t, err, errs.BadGateway, "catalog_source_unavailable"); e.Message != unreachable {
+		t.Errorf("a closed port: message %q, want the same %q", e.Message, unreachable)
 	}
 }

@@ -1,10 +1,17 @@
 package webapp
 
 import (
+	"context"
+	"encoding/xml"
+	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -31,5 +38,96 @@ func TestReportsCSVLinksNameTheSchoolForAdmins(t *testing.T) {
 			strings.Contains(href, "schoolId="+f.school.ID) != tt.withID {
 			t.Errorf("%s: CSV link %q", tt.name, href)
 		}
+	}
+}
+
+// The charts are SVG drawn on the server from titles, homerooms and genres
+// that librarians type: every text in them is escaped, so a hostile label
+// is shown as the text it is, and each chart parses as XML with nothing in
+// it but the chart's own elements and attributes.
+func TestReportChartsEscapeEveryLabel(t *testing.T) {
+	f := newFixture(t)
+	ctx := user.WithPrincipal(context.Background(), user.PrincipalOf(f.librarian))
+	const (
+		scriptTitle = `</text><script>alert(1)</script><text>`
+		quoteGenre  = `Fish & "Chips" 'n' <b>Peas</b>`
+		roomLabel   = `7B"><svg onload=alert(2)>`
+	)
+	past := time.Now().AddDate(0, -2, 0)
+	f.lib.SetClock(func() time.Time { return past }, nil)
+	b, copies, err := f.lib.Holdings.AddBook(ctx, "", library.BookDraft{Title: scriptTitle, Author: "A & B", Copies: 1,
+		BookDetails: library.BookDetails{Genre: quoteGenre}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.lib.Students.Create(ctx, "", service.StudentInput{Name: "Rue Room", StudentNumber: "R-1", Homeroom: roomLabel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: st.ID}); err != nil {
+		t.Fatal(err)
+	}
+	f.lib.SetClock(time.Now, nil) // the loan is overdue now
+
+	rec := f.do(&f.librarian, http.MethodGet, "/library/maple.example.org/reports", nil)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET reports: %d", rec.Code)
+	}
+	page := rec.Body.String()
+	labels := map[string]bool{}
+	charts := 0
+	for rest := page; ; {
+		i := strings.Index(rest, "<svg")
+		if i < 0 {
+			break
+		}
+		end := strings.Index(rest[i:], "</svg>")
+		if end < 0 {
+			t.Fatal("an svg element is not closed")
+		}
+		chart := rest[i : i+end+len("</svg>")]
+		rest = rest[i+end:]
+		charts++
+		dec := xml.NewDecoder(strings.NewReader(chart))
+		dec.Strict = true
+		var inText bool
+		for {
+			tok, err := dec.Token()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("chart %d is not well-formed XML: %v\n%s", charts, err, chart)
+			}
+			switch tk := tok.(type) {
+			case xml.StartElement:
+				if !slices.Contains([]string{"svg", "title", "g", "text", "rect"}, tk.Name.Local) {
+					t.Errorf("chart %d has a <%s> element", charts, tk.Name.Local)
+				}
+				for _, a := range tk.Attr {
+					if strings.HasPrefix(strings.ToLower(a.Name.Local), "on") || strings.Contains(strings.ToLower(a.Name.Local), "href") {
+						t.Errorf("chart %d has the attribute %s=%q", charts, a.Name.Local, a.Value)
+					}
+				}
+				inText = tk.Name.Local == "text"
+			case xml.CharData:
+				if inText {
+					labels[string(tk)] = true
+				}
+			case xml.EndElement:
+				inText = false
+			}
+		}
+	}
+	if charts < 4 {
+		t.Fatalf("%d charts on the page, want at least 4 (top titles, overdue, genres, levels)", charts)
+	}
+	for _, want := range []string{scriptTitle, quoteGenre, library.NormalizeClassField(roomLabel)} {
+		if !labels[want] {
+			t.Errorf("no chart label reads %q; labels: %v", want, labels)
+		}
+	}
+	if strings.Contains(page, "<script>alert") || strings.Contains(page, "<svg onload") {
+		t.Error("the page carries a hostile label unescaped")
 	}
 }

@@ -92,7 +92,7 @@ func (a *App) renderStocktake(w http.ResponseWriter, r *http.Request, school lib
 		row := toStocktakeRow(cur)
 		v.Current = &row
 		if cur.Stocktake.Closed() {
-			rep, err := a.deps.Library.Stocktakes.Report(r.Context(), school.ID, id, 0)
+			rep, err := a.deps.Library.Stocktakes.Report(r.Context(), school.ID, id, service.DefaultReportLimit)
 			if err != nil {
 				a.fail(w, r, err)
 				return

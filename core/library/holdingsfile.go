@@ -1,13 +1,13 @@
 package library
 
 import (
-	"encoding/csv"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/csvout"
 	"github.com/readinglibrary/service/core/errs"
 )
 
@@ -260,7 +260,9 @@ func holdingsRow(columns, record []string, line int) (HoldingRecord, []LineError
 	item := HoldingItem{Line: line}
 	var problems []LineError
 	for i, c := range columns {
-		v := strings.TrimSpace(record[i])
+		// A cell an export made text (a leading ' before a formula) reads
+		// back as it was stored.
+		v := strings.TrimSpace(csvout.Restore(record[i]))
 		switch c {
 		case holdingsColumnTitle:
 			rec.Title = v
@@ -336,17 +338,18 @@ func holdingsColumns(header []string, line int) ([]string, []LineError) {
 }
 
 // WriteHoldingsCSVHeader writes the header line of a holdings CSV.
-func WriteHoldingsCSVHeader(w *csv.Writer) error { return w.Write(HoldingsCSVColumns) }
+func WriteHoldingsCSVHeader(w *csvout.Writer) error { return w.Write(HoldingsCSVColumns) }
 
 // WriteHoldingsCSVRows writes one row per copy of book b (its codes as
-// stored), in HoldingsCSVColumns' order, so an export imports again. A
-// book without copies writes nothing: the import's rows are copies.
-func WriteHoldingsCSVRows(w *csv.Writer, b Book, codes []string) error {
+// stored), in HoldingsCSVColumns' order, so an export imports again (the
+// writer's quote before a formula is taken off on import). A book without
+// copies writes nothing: the import's rows are copies.
+func WriteHoldingsCSVRows(w *csvout.Writer, b Book, codes []string) error {
 	for _, code := range codes {
 		row := []string{
-			(b.Title), (b.Author), b.ISBN, (code), (b.CallNumber), (b.Publisher),
-			optionalNumber(b.PublishedYear), (strings.Join(b.Subjects, "; ")), (b.Genre),
-			(b.ReadingLevel), optionalNumber(b.AgeMin), optionalNumber(b.AgeMax),
+			b.Title, b.Author, b.ISBN, code, b.CallNumber, b.Publisher,
+			optionalNumber(b.PublishedYear), strings.Join(b.Subjects, "; "), b.Genre,
+			b.ReadingLevel, optionalNumber(b.AgeMin), optionalNumber(b.AgeMax),
 		}
 		if err := w.Write(row); err != nil {
 			return err

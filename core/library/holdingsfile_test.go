@@ -2,10 +2,11 @@ package library
 
 import (
 	"bytes"
-	"encoding/csv"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/readinglibrary/service/core/csvout"
 )
 
 func TestParseHoldingsCSVGroupsRowsByBook(t *testing.T) {
@@ -104,22 +105,36 @@ func TestMatchKeyFoldsCaseAccentsAndPunctuation(t *testing.T) {
 func TestHoldingsCSVExportReadsBack(t *testing.T) {
 	b := Book{Title: "Matilda, the \"brave\"", Author: "Roald Dahl", ISBN: "9780140328721",
 		BookDetails: BookDetails{Publisher: "Puffin", PublishedYear: 1988, Subjects: []string{"Schools", "Magic"}, CallNumber: "823 DAH", AgeMin: 7}}
+	// Cells a spreadsheet would run go out as text and come back as stored.
+	f := Book{Title: `=HYPERLINK("http://evil.example","x")`, Author: "+Author", ISBN: "9780306406157",
+		BookDetails: BookDetails{Publisher: "-2+3", Subjects: []string{"@SUM(A1)", "=B"}, CallNumber: "=1+1", Genre: "\uFF1Dx"}}
 	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
+	w := csvout.NewWriter(&buf)
 	if err := WriteHoldingsCSVHeader(w); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteHoldingsCSVRows(w, b, []string{"T 00123", "31234000123456"}); err != nil {
 		t.Fatal(err)
 	}
+	if err := WriteHoldingsCSVRows(w, f, []string{"@1"}); err != nil {
+		t.Fatal(err)
+	}
 	w.Flush()
+	if !strings.Contains(buf.String(), `"'=HYPERLINK(""http://evil.example"",""x"")",'+Author,9780306406157,'@1,'=1+1,'-2+3,,"'@SUM(A1); =B",'＝x,`) {
+		t.Errorf("the formulas are not made text:\n%s", buf.String())
+	}
 	records, problems := ParseHoldingsCSV(buf.Bytes())
-	if len(problems) != 0 || len(records) != 1 {
+	if len(problems) != 0 || len(records) != 2 {
 		t.Fatalf("export read back: %+v %+v", records, problems)
 	}
 	r := records[0]
 	if r.Title != b.Title || RecordAuthor(r) != b.Author || RecordISBNs(r)[0] != b.ISBN || r.Publisher != "Puffin" || r.PublishedYear != 1988 ||
 		strings.Join(r.Subjects, "|") != "Schools|Magic" || r.CallNumber != "823 DAH" || r.AgeMin != 7 || len(r.Items) != 2 || r.Items[0].Barcode != "T 00123" {
 		t.Errorf("read back = %+v", r)
+	}
+	r = records[1]
+	if r.Title != f.Title || RecordAuthor(r) != f.Author || r.Publisher != f.Publisher || strings.Join(r.Subjects, "|") != "@SUM(A1)|=B" ||
+		r.CallNumber != f.CallNumber || r.Genre != f.Genre || r.Items[0].Barcode != "@1" {
+		t.Errorf("the formula cells read back = %+v", r)
 	}
 }

@@ -3,13 +3,13 @@ package service
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"slices"
 	"time"
 
+	"github.com/readinglibrary/service/core/csvout"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
@@ -523,7 +523,7 @@ func (s *HoldingsFiles) eachExportPage(ctx context.Context, schoolID string, pag
 }
 
 func (s *HoldingsFiles) exportCSV(ctx context.Context, schoolID string, w io.Writer) error {
-	cw := csv.NewWriter(w)
+	cw := csvout.NewWriter(w)
 	if err := library.WriteHoldingsCSVHeader(cw); err != nil {
 		return err
 	}

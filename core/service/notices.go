@@ -278,7 +278,7 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 			n := library.Notice{Key: library.NoticeKey(v.Loan.ID, kind, v.DueAt, step, day), SchoolID: school.ID, SubjectID: v.Loan.ID,
 				StudentID: st.ID, Kind: kind, Step: step, DueAt: v.DueAt, Day: day, Recipient: st.Email, ClaimedAt: claimedAt}
 			wanted = append(wanted, n)
-			lines = append(lines, studentLine(v, kind, step))
+			lines = append(lines, studentLine(v, kind, local))
 		}
 		if v.Status != library.LoanOverdue {
 			continue
@@ -383,12 +383,17 @@ func (s *Notices) retryAbandoned(ctx context.Context, schoolID string) error {
 	}
 }
 
-func studentLine(v LoanView, kind string, step int) string {
+// studentLine is a loan's line of a student's reminder. An overdue one
+// says the days the book is overdue on the school's date today, not the
+// step that sent the notice (a step missed while the service was down is
+// not sent late, so a later one may go out days past its own).
+func studentLine(v LoanView, kind string, today time.Time) string {
 	switch kind {
 	case library.NoticeDueSoon:
 		return fmt.Sprintf("- %s (%s, copy %s) is due back on %s.", v.Loan.BookTitle, v.Loan.BookAuthor, v.Loan.CopyCode, v.DueAt)
 	default:
-		return fmt.Sprintf("- %s (%s, copy %s) was due on %s and is %d %s overdue.", v.Loan.BookTitle, v.Loan.BookAuthor, v.Loan.CopyCode, v.DueAt, step, plural(step, "day", "days"))
+		days := library.DaysOverdue(v.DueAt, today)
+		return fmt.Sprintf("- %s (%s, copy %s) was due on %s and is %d %s overdue.", v.Loan.BookTitle, v.Loan.BookAuthor, v.Loan.CopyCode, v.DueAt, days, plural(days, "day", "days"))
 	}
 }
 

@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -189,4 +190,27 @@ func containsText(sent []ports.Message, to, text string) bool {
 		}
 	}
 	return false
+}
+
+// An overdue reminder says how many days the book is overdue, not the
+// step that sent it: with steps 1, 7 and 14 and the service down from the
+// 2nd to the 8th day overdue, the mail of the 9th says 9 days.
+func TestOverdueMailSaysTheDaysOverdue(t *testing.T) {
+	lf, mailer, _ := noticeFixture(t)
+	if _, _, err := lf.lib.Notices.PutSettings(as(lf.librarian), "", library.NoticeSettings{Enabled: true, SendAt: "00:00", OverdueSteps: []int{1, 7, 14}}); err != nil {
+		t.Fatal(err)
+	}
+	due := lf.clock.Now().UTC().AddDate(0, 0, 2) // the fixture's due date
+	for _, tt := range []struct{ overdue, want int }{{1, 1}, {9, 9}} {
+		at := due.AddDate(0, 0, tt.overdue)
+		lf.clock.Set(at)
+		if res, err := lf.lib.Notices.Run(context.Background(), at); err != nil || res.Sent != 1 {
+			t.Fatalf("%d days overdue: %+v %v, want one notice", tt.overdue, res, err)
+		}
+		last := mailer.sent[len(mailer.sent)-1].Text
+		want := fmt.Sprintf("is %d %s overdue.", tt.want, map[bool]string{true: "day", false: "days"}[tt.want == 1])
+		if !strings.Contains(last, want) {
+			t.Errorf("%d days overdue, the mail says:\n%s\nwant %q", tt.overdue, last, want)
+		}
+	}
 }

@@ -256,13 +256,17 @@ const MaxNeverBorrowedExport = library.DefaultMaxCopiesPerSchool
 // NeverBorrowed lists the school's books that no loan record names (a
 // returned or anonymised loan counts as a borrowing), by title, a page at
 // a time (limit 1..library.MaxReportPage), with their number of copies.
-// all lists every one of them (the CSV download) instead of a page.
+// all lists every one of them (the CSV download) instead of the page,
+// which is checked all the same.
 // Errors: Invalid "page", "limit"; as scope.
 func (s *Reports) NeverBorrowed(ctx context.Context, schoolParam string, q ListQuery, all bool) (NeverBorrowed, error) {
+	// The page and limit are checked whatever is asked, so the CSV refuses
+	// what the JSON refuses; the CSV then has every title.
+	if _, err := q.validate(); err != nil {
+		return NeverBorrowed{}, err
+	}
 	if all {
 		q = ListQuery{Page: 1, Limit: MaxNeverBorrowedExport}
-	} else if _, err := q.validate(); err != nil {
-		return NeverBorrowed{}, err
 	}
 	school, err := s.scope(ctx, schoolParam, "schoolId")
 	if err != nil {

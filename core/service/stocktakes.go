@@ -274,12 +274,10 @@ func (s *Stocktakes) Close(ctx context.Context, schoolParam, id string) (Stockta
 
 // Report returns what the stocktake found so far (an open one's report
 // counts the copies not scanned yet as missing): each list holds at most
-// limit copies (0: DefaultReportLimit), the totals count all of them.
+// limit copies (1..MaxReportLimit; callers that take none pass
+// DefaultReportLimit), the totals count all of them.
 // Errors: Invalid (limit), NotFound "stocktake_not_found", as scope.
 func (s *Stocktakes) Report(ctx context.Context, schoolParam, id string, limit int) (StocktakeReport, error) {
-	if limit == 0 {
-		limit = DefaultReportLimit
-	}
 	if limit < 1 || limit > MaxReportLimit {
 		return StocktakeReport{}, errs.InvalidField("limit", fmt.Sprintf("must be between 1 and %d", MaxReportLimit))
 	}

@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -52,6 +53,7 @@ type Server struct {
 	mode    Mode
 	records map[string]string
 	queries []string
+	conns   atomic.Int32
 }
 
 // Start starts a server that knows the Matilda record under both its
@@ -59,10 +61,20 @@ type Server struct {
 func Start(tb testing.TB) *Server {
 	tb.Helper()
 	s := &Server{records: map[string]string{MatildaISBN: Matilda, MatildaISBN10: Matilda}}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	s.Server.Start()
 	tb.Cleanup(s.Close)
 	return s
 }
+
+// Accepted is how many connections the server has accepted: 0 when the
+// service never reached it.
+func (s *Server) Accepted() int { return int(s.conns.Load()) }
 
 // Serve makes the server answer a query for isbn (as the client sends it:
 // digits, no hyphens) with answer, a whole SRU document.

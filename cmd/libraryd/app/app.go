@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"sync/atomic"
 	"time"
@@ -30,6 +31,7 @@ import (
 	"github.com/readinglibrary/service/adapters/mailer"
 	"github.com/readinglibrary/service/adapters/marc"
 	"github.com/readinglibrary/service/adapters/oidcverify"
+	"github.com/readinglibrary/service/adapters/outbound"
 	"github.com/readinglibrary/service/adapters/passwordhash"
 	"github.com/readinglibrary/service/adapters/ratelimit"
 	"github.com/readinglibrary/service/adapters/sru"
@@ -203,7 +205,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	// database closes.
 	a.closers = append(a.closers, func(ctx context.Context) error { a.Identity.Wait(ctx); return nil })
 	if len(cfg.OIDCIssuers) > 0 {
-		a.Identity.TrustExternal(oidcverify.New(cfg.OIDCIssuers))
+		a.Identity.TrustExternal(oidcverify.New(cfg.OIDCIssuers).FetchWith(outbound.NewClient(
+			cfg.Outbound.WithHosts(issuerHosts(cfg.OIDCIssuers)...), outbound.Limits{Timeout: oidcverify.FetchTimeout})))
 		logger.Info("trusting external identity providers", "issuers", len(cfg.OIDCIssuers))
 	}
 	users := service.NewUsers(a.Repos, authz)
@@ -214,7 +217,10 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	}
 	a.Catalog = service.NewCatalog(a.Repos, authz)
 	a.Library = service.NewLibrary(a.Repos, a.Identity)
-	a.Library.UseCatalogSource(sru.New(sru.DefaultTimeout), marc.NewCodec())
+	// Catalogue servers are a school's setting: every lookup goes through the
+	// outbound client, which calls only what cfg.Outbound allows.
+	catalogue := outbound.NewClient(cfg.Outbound, outbound.Limits{Timeout: sru.DefaultTimeout, MaxBytes: sru.MaxAnswerBytes})
+	a.Library.UseCatalogSource(sru.New(catalogue, sru.DefaultTimeout), marc.NewCodec())
 	a.Library.UseRecordCodec(marc.NewCodec())
 	// Holdings import jobs running at shutdown get the shutdown timeout to
 	// end; then they are stopped and stored as failed (nothing imported),
@@ -460,4 +466,17 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	printBanner(stdout, cfg, ln.Addr(), a.Demo)
 	logger.Info("listening", "addr", ln.Addr().String())
 	return a.Serve(ctx, ln)
+}
+
+// issuerHosts are the hosts of the identity providers the operator
+// configured: the outbound client that fetches their keys may call them
+// wherever they are.
+func issuerHosts(issuers []oidcverify.Issuer) []string {
+	var hosts []string
+	for _, is := range issuers {
+		if u, err := url.Parse(is.URL); err == nil && u.Hostname() != "" {
+			hosts = append(hosts, u.Hostname())
+		}
+	}
+	return hosts
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/mailer"
 	"github.com/readinglibrary/service/adapters/oidcverify"
+	"github.com/readinglibrary/service/adapters/outbound"
 	"github.com/readinglibrary/service/core/service"
 
 	"github.com/readinglibrary/service/core/user"
@@ -54,6 +55,7 @@ type Config struct {
 	TrustedProxies         []netip.Prefix
 	OIDCIssuers            []oidcverify.Issuer // LIBRARY_OIDC_ISSUERS
 	RedisURL               string              // LIBRARY_REDIS_URL
+	Outbound               outbound.Policy     // LIBRARY_OUTBOUND_ALLOW and LIBRARY_OUTBOUND_PUBLIC
 	RateAnonymous          limiter.Rate
 	RateSignIn             limiter.Rate
 	MailPerRecipient       limiter.Rate
@@ -143,6 +145,8 @@ var Settings = []Setting{
 	{Name: "LIBRARY_ALLOWED_ORIGINS", DefaultNote: "the issuer URL's origin", Help: "Comma-separated browser origins allowed for CORS and cookie-authenticated changes."},
 	{Name: "LIBRARY_TRUSTED_PROXIES", Help: "Comma-separated CIDRs of proxies whose X-Forwarded-For is believed."},
 	{Name: "LIBRARY_OIDC_ISSUERS", Help: "Trusted school identity providers, comma-separated entries issuer-url=audience;school=SCHOOL (a school domain or id) or issuer-url=audience;domains=DOMAINS (email domains joined by vertical bars), optionally followed by ;typ=TYPE (default: ID tokens). https; http only on loopback. An entry bound to no school and no domains is refused at start. Tokens (aud and iat required, at most 24 h long) sign in existing accounts of that school or those email domains, never an admin, and never grant roles; the first sign-in, by verified email, links the token subject to the account."},
+	{Name: "LIBRARY_OUTBOUND_ALLOW", Help: "Servers on the school's own network the service may call, such as a Koha a school sets as its catalogue server: comma-separated host names (called at whatever address they resolve to; list only names whose DNS you control) and addresses or CIDRs (10.20.0.5, 10.20.0.0/16, fd12::/48). Nothing else that is not on the public internet is ever called: not loopback, private, carrier-grade NAT, link-local (cloud metadata), unique-local, multicast or reserved addresses, in any IPv4, IPv6 or IPv4-mapped form, whatever a URL or a DNS answer says, and not through a proxy."},
+	{Name: "LIBRARY_OUTBOUND_PUBLIC", Default: "true", Help: "Whether the service may call servers on the public internet (catalogue servers; a new school's is the Library of Congress's). false: only what LIBRARY_OUTBOUND_ALLOW names and the hosts of LIBRARY_OIDC_ISSUERS, and no other name is even looked up (a closed network)."},
 	{Name: "LIBRARY_REDIS_URL", Secret: true, Help: "Redis URL for shared rate limits and sign-in throttling across replicas. Empty: in-process store."},
 	{Name: "LIBRARY_RATE_ANONYMOUS", Default: "100-H", Help: "Rate limit per client address without a token (limiter format: <n>-<S|M|H|D>)."},
 	{Name: "LIBRARY_RATE_AUTHENTICATED", Default: "1000-H", Help: "Rate limit per standard-tier account."},
@@ -273,6 +277,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		RequestTimeout:                 duration("LIBRARY_REQUEST_TIMEOUT", time.Second, 5*time.Minute),
 	}
 	c.DemoData = boolean("LIBRARY_DEMO_DATA", c.Embedded())
+	if p, err := outbound.NewPolicy(str("LIBRARY_OUTBOUND_ALLOW"), boolean("LIBRARY_OUTBOUND_PUBLIC", true)); err != nil {
+		bad("LIBRARY_OUTBOUND_ALLOW", "%v", err)
+	} else {
+		c.Outbound = p
+	}
 
 	host, port, err := net.SplitHostPort(c.Addr)
 	if err != nil {
@@ -437,6 +446,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Any("trusted_proxies", c.TrustedProxies),
 		slog.Any("oidc_issuers", c.OIDCIssuers),
 		slog.String("redis_url", redactURL(c.RedisURL)),
+		slog.String("outbound", c.Outbound.String()),
 		slog.String("rate_anonymous", formatRate(c.RateAnonymous)),
 		slog.String("rate_signin", formatRate(c.RateSignIn)),
 		slog.String("rate_authenticated", formatRate(c.RateAuthenticated)),

@@ -37,6 +37,14 @@ func TestConfigDefaults(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "LIBRARY_SMTP_TLS") || strings.Contains(err.Error(), "smtp-secret-pw") {
 		t.Fatalf("credentials without TLS: %v, want LIBRARY_SMTP_TLS refused", err)
 	}
+	// The service calls the internet and nothing private by default.
+	if got := c.Outbound.String(); got != "public internet and nothing private" {
+		t.Fatalf("outbound default = %q", got)
+	}
+	c, err = LoadConfig(envOf(map[string]string{"LIBRARY_OUTBOUND_ALLOW": "koha.school.lan, 10.20.0.0/16", "LIBRARY_OUTBOUND_PUBLIC": "false"}))
+	if got := c.Outbound.String(); err != nil || got != "only koha.school.lan,10.20.0.0/16" {
+		t.Fatalf("outbound allow list = %q, %v", got, err)
+	}
 	// Demo data defaults to off on an external database.
 	c, err = LoadConfig(envOf(map[string]string{"LIBRARY_MONGODB_URI": "mongodb://db.example.org/"}))
 	if err != nil || c.DemoData {
@@ -74,6 +82,8 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 		// every account of every school: refused at start.
 		{"LIBRARY_OIDC_ISSUERS", "https://idp.school.org=library-api"},
 		{"LIBRARY_OIDC_ISSUERS", "https://idp.school.org=library-api;domains=school.org;school=school.org"},
+		{"LIBRARY_OUTBOUND_ALLOW", "http://koha.school.lan:8080/"},
+		{"LIBRARY_OUTBOUND_PUBLIC", "sometimes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
