@@ -268,6 +268,37 @@ func FitHoldingRecord(r HoldingRecord) (HoldingRecord, []LineError) {
 	return r, f.notices
 }
 
+// FileBarcodes are the barcodes the records of one MARC file have given
+// so far, each with the record that gave it first.
+type FileBarcodes map[string]int
+
+// Claim returns r without the items whose barcode an earlier record of
+// the file (or an earlier item of r) gave already, with a notice for each:
+// one volume catalogued under each of the works it binds together
+// ("bound with") is one copy, of the first record's book. The other items'
+// barcodes are claimed for r.
+func (b FileBarcodes) Claim(r HoldingRecord) (HoldingRecord, []LineError) {
+	var notices []LineError
+	var keep []HoldingItem
+	for _, it := range r.Items {
+		code := ImportedCopyCode(it.Barcode)
+		if first, taken := b[code]; taken && code != "" {
+			msg := fmt.Sprintf("%q is also the barcode of an item of record %d; the copy is that record's, and this record's book is made without it", code, first)
+			if first == r.Index {
+				msg = fmt.Sprintf("%q is the barcode of two items of this record; one copy is made", code)
+			}
+			notices = append(notices, LineError{Line: r.Index, Field: "barcode", Message: msg})
+			continue
+		}
+		b[code] = r.Index
+		keep = append(keep, it)
+	}
+	if len(notices) > 0 {
+		r.Items = keep
+	}
+	return r, notices
+}
+
 // fitter gathers the notices of one record's fitting.
 type fitter struct {
 	line    int

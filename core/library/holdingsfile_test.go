@@ -246,3 +246,20 @@ func TestParseItemFields(t *testing.T) {
 		}
 	}
 }
+
+// A barcode a MARC file gives twice is one copy: of the first record that
+// gives it; the later item is left out with a notice.
+func TestFileBarcodesClaim(t *testing.T) {
+	b := FileBarcodes{}
+	first, n := b.Claim(HoldingRecord{Index: 3, Items: []HoldingItem{{Barcode: "502162051"}, {Barcode: " 7 "}, {Barcode: "7"}}})
+	if len(first.Items) != 2 || len(n) != 1 || n[0].Line != 3 || !strings.Contains(n[0].Message, "two items of this record") {
+		t.Errorf("first record: items %+v, notices %+v", first.Items, n)
+	}
+	later, n := b.Claim(HoldingRecord{Index: 9, Items: []HoldingItem{{Barcode: "502162051"}, {Barcode: "8"}}})
+	if len(later.Items) != 1 || later.Items[0].Barcode != "8" || len(n) != 1 || !strings.Contains(n[0].Message, "an item of record 3") || n[0].Field != "barcode" {
+		t.Errorf("later record: items %+v, notices %+v", later.Items, n)
+	}
+	if same, n := b.Claim(HoldingRecord{Index: 10, Items: []HoldingItem{{Barcode: "9"}}}); len(same.Items) != 1 || n != nil {
+		t.Errorf("a record of new barcodes: %+v, %+v", same, n)
+	}
+}

@@ -187,10 +187,15 @@ func (s *HoldingsFiles) codecFor(items library.ItemFields) ports.RecordCodec {
 func (s *HoldingsFiles) decode(format string, items library.ItemFields, data []byte) ([]library.HoldingRecord, []library.LineError, []library.LineError) {
 	records, problems := s.read(format, items, data)
 	var notices []library.LineError
+	barcodes := library.FileBarcodes{}
 	for i := range records {
 		var n []library.LineError
 		records[i], n = library.FitHoldingRecord(records[i])
 		notices = append(notices, n...)
+		if format != library.HoldingsCSV { // a CSV's rows are its copies: ParseHoldingsCSV refuses a repeat
+			records[i], n = barcodes.Claim(records[i])
+			notices = append(notices, n...)
+		}
 	}
 	if format != library.HoldingsCSV { // ParseHoldingsCSV checks its rows itself
 		problems = append(problems, s.check(records)...)
@@ -220,21 +225,11 @@ func (s *HoldingsFiles) read(format string, items library.ItemFields, data []byt
 	return records, problems
 }
 
-// check checks each record as a book and its barcodes against the file's
-// other records.
+// check checks each record as a book.
 func (s *HoldingsFiles) check(records []library.HoldingRecord) []library.LineError {
 	var problems []library.LineError
-	seen := map[string]int{}
 	for _, r := range records {
 		problems = append(problems, library.ValidateHoldingRecord(r)...)
-		for _, it := range r.Items {
-			code := library.ImportedCopyCode(it.Barcode)
-			if first, dup := seen[code]; dup && code != "" {
-				problems = append(problems, library.LineError{Line: r.Index, Field: "barcode", Message: fmt.Sprintf("%q is also the barcode of a copy of record %d", code, first)})
-			} else {
-				seen[code] = r.Index
-			}
-		}
 	}
 	return problems
 }
