@@ -364,7 +364,12 @@ func statementOfResponsibility(c string, added []string) string {
 	for _, etAl := range []string{"... [et al.]", "[et al.]", "et al."} {
 		first = strings.ReplaceAll(first, etAl, "")
 	}
-	first = strings.TrimSpace(first)
+	// A statement the cataloguer supplied is bracketed whole; the
+	// brackets are no part of a name.
+	first = cleanHeading(first)
+	if strings.HasPrefix(first, "[") && strings.HasSuffix(first, "]") && strings.Count(first, "[") == 1 {
+		first = strings.TrimSpace(first[1 : len(first)-1])
+	}
 	lower := strings.ToLower(first)
 	for _, role := range statementRoles {
 		if strings.HasPrefix(lower, role) {

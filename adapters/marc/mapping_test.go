@@ -207,6 +207,7 @@ func TestAuthorsOfRecordsWithoutAPersonalMainEntry(t *testing.T) {
 		{"statement naming an added entry", []tf{dat("245", "00", "aAmateur media /", "cedited by Dan Hunter ... [et al.]."), dat("700", "1 ", "aHunter, Dan.")},
 			[]string{"Hunter, Dan"}},
 		{"statement alone", []tf{dat("245", "00", "aSketches /", "cby Miles Davis ; arranged by Gil Evans.")}, []string{"Miles Davis"}},
+		{"statement supplied in brackets", []tf{dat("245", "00", "aAtlas of the world /", "c[National Geographic].")}, []string{"National Geographic"}},
 		{"added body only", []tf{dat("245", "00", "aCurrent population reports."), dat("710", "1 ", "aUnited States.", "bBureau of the Census.")},
 			[]string{"United States. Bureau of the Census"}},
 		{"nobody", []tf{dat("245", "00", "aWorld Book encyclopedia.")}, nil},
