@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"mime/multipart"
 	"net/http"
 	"os"
 	"strconv"
@@ -12,6 +14,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/net/html"
 
 	"github.com/readinglibrary/service/adapters/marc"
 	"github.com/readinglibrary/service/core/library"
@@ -353,5 +357,71 @@ func TestHoldingsImportMARCItemsOverride(t *testing.T) {
 		Path: "/api/library/holdings/imports?format=csv&items=949:i&dry_run=true"})
 	if code, _ := r.apiError(t); r.Status != 422 || code != "validation_failed" {
 		t.Errorf("items= with a CSV file: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestHoldingsImportMARCDeskForm checks a MARC file on the desk with the
+// items field filled in: the report counts the 945 items and lists the
+// notices, and its import form carries the field to the commit.
+func TestHoldingsImportMARCDeskForm(t *testing.T) {
+	w := newLibraryWorld(t)
+	b := newBrowser(t, w.s)
+	if p := b.signIn(demoLibrarian, demoPassword); p.Status != http.StatusSeeOther {
+		t.Fatalf("sign-in: %d", p.Status)
+	}
+	file := append(isoRecord("245=10|aMatilda", "100=1 |aDahl, Roald.", "945=  |aFIC DAH|iDESK-945-1|lJUN"),
+		isoRecord("245=10|aThe BFG", "100=1 |aDahl, Roald.", "945=  |aFIC DAH|lJUN")...)
+	path := "/library/" + demoDomain + "/holdings/import"
+	post := func(fields map[string]string, upload []byte) page {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		for k, v := range fields {
+			_ = mw.WriteField(k, v)
+		}
+		if upload != nil {
+			fw, _ := mw.CreateFormFile("file", "holdings.mrc")
+			_, _ = fw.Write(upload)
+		}
+		_ = mw.Close()
+		req, _ := http.NewRequest(http.MethodPost, b.base+path, &body)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		req.Header.Set("Origin", b.base)
+		resp, err := b.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		p := page{Status: resp.StatusCode, Location: resp.Header.Get("Location"), Body: string(raw)}
+		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+			p.doc, _ = html.Parse(strings.NewReader(p.Body))
+		}
+		return p
+	}
+	checked := post(map[string]string{"format": "marc21", "items": "945:i,a,l", "action": "check"}, file)
+	if checked.Status != 200 || !strings.Contains(checked.text("report-copies"), "1 new copy") {
+		t.Fatalf("check: %d, copies %q\n%.2000s", checked.Status, checked.text("report-copies"), checked.Body)
+	}
+	notices := checked.byTestID("holdings-notice")
+	if len(notices) != 1 || htmlAttr(notices[0], "data-line") != "2" || !strings.Contains(htmlText(notices[0]), "field 945 has no barcode") {
+		t.Errorf("notices on the page: %d, %q", len(notices), checked.text("report-notices"))
+	}
+	form := map[string]string{"action": "import"}
+	walkHTML(checked.byID("holdings-commit-form"), func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "input" && htmlAttr(n, "type") == "hidden" {
+			form[htmlAttr(n, "name")] = htmlAttr(n, "value")
+		}
+	})
+	if form["items"] != "945:i,a,l" || form["content"] == "" {
+		t.Fatalf("commit form fields %v", form)
+	}
+	if p := post(form, nil); p.Status != http.StatusSeeOther {
+		t.Fatalf("import: %d\n%.2000s", p.Status, p.Body)
+	}
+	if r := w.s.do(req{Path: "/api/library/copies?code=DESK-945-1", Token: w.libA}); r.Status != 200 {
+		t.Errorf("the 945 item was not imported: %d %s", r.Status, r.Body)
+	}
+	if p := post(map[string]string{"format": "marc21", "items": "945", "action": "check"}, file); p.Status != 422 {
+		t.Errorf("a bad items field: %d, want 422", p.Status)
 	}
 }
