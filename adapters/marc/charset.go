@@ -18,10 +18,12 @@ import (
 //
 //   - MARC-8, sure: an escape sequence (only MARC-8 has them), or every
 //     diacritic sits on a letter it makes a Unicode letter with.
-//   - ISO 8859-1: bytes MARC-8 does not define (0xC9-0xDF are capital
-//     accented letters in Latin-1), or at least two different diacritics
-//     that make no letter and none that does, when every 8-bit byte reads
-//     as a Latin-1 letter next to a letter (or a Latin-1 sign). One byte
+//   - ISO 8859-1, when every 8-bit byte reads as a Latin-1 letter next to
+//     a letter (or a Latin-1 sign): bytes MARC-8 does not define (0xC9-0xDF
+//     are capital accented letters in Latin-1) that, with the diacritics
+//     making no letter, outnumber the diacritics that make one (a caron
+//     on a "t" is a letter by chance: "détectives"); or, with no diacritic
+//     making a letter, at least two different ones that make none. One byte
 //     used again and again where it makes no letter is rather a
 //     cataloguer's habit (a grave accent typed for an apostrophe) than
 //     Latin-1 text, which has several accented letters.
@@ -50,7 +52,8 @@ func guessCharset(fields []rawField) (charset, bool) {
 	switch {
 	case w.escape || w.undefined == 0 && w.noLetter == 0:
 		return charsetMARC8, false
-	case !w.notLatin1 && (w.undefined > 0 || w.noLetter >= 2 && len(w.noLetterBytes) >= 2 && w.letters == 0):
+	case !w.notLatin1 && (w.undefined > 0 && w.undefined+w.noLetter > w.letters ||
+		w.letters == 0 && w.noLetter >= 2 && len(w.noLetterBytes) >= 2):
 		return charsetLatin1, false
 	}
 	return charsetMARC8, true

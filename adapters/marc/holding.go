@@ -181,7 +181,9 @@ func (m *mapper) titleOf(f rawField) string {
 		b.WriteString(v)
 		prevSep = sep
 	}
-	return balanceBrackets(b.String())
+	// A part that was only an unpaired bracket leaves its separator last.
+	title, _ := splitISBD(balanceBrackets(b.String()))
+	return title
 }
 
 // splitISBD removes the ISBD punctuation that ends a subfield and returns
@@ -272,7 +274,7 @@ func balanceBrackets(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	return strings.Join(strings.Fields(b.String()), " ")
+	return strings.TrimSpace(b.String())
 }
 
 // cleanHeading is a heading without its closing ISBD punctuation and its
@@ -292,37 +294,29 @@ func cleanHeading(s string) string {
 // responsibility (245 $c, up to its first " ; ", without a leading "by").
 // A record with none of these names no author.
 func (m *mapper) authors() []string {
-	var out []string
-	add := func(a string) {
-		if a != "" && !contains(out, a) {
-			out = append(out, a)
-		}
-	}
+	var out, added uniqueList
 	for _, tag := range []string{"100", "110", "111", "130"} {
-		if len(out) > 0 {
+		if len(out.list) > 0 {
 			break
 		}
 		for _, f := range m.rec.fieldsTagged(tag) {
-			add(m.heading(f))
+			out.add(m.heading(f))
 		}
 	}
-	var added []string
 	for _, tag := range []string{"700", "710"} {
 		for _, f := range m.rec.fieldsTagged(tag) {
-			if h := m.heading(f); h != "" && !contains(added, h) {
-				added = append(added, h)
-			}
+			added.add(m.heading(f))
 		}
 	}
-	if len(out) == 0 {
+	if len(out.list) == 0 {
 		for _, f := range m.rec.fieldsTagged("245") {
-			add(statementOfResponsibility(m.text("245", f.first('c')), added))
+			out.add(statementOfResponsibility(m.text("245", f.first('c')), added.list))
 		}
 	}
-	for _, a := range added {
-		add(a)
+	for _, a := range added.list {
+		out.add(a)
 	}
-	return out
+	return out.list
 }
 
 // heading is a name heading: a person's name and numeration (X00 $a $b,
@@ -355,7 +349,10 @@ func (m *mapper) heading(f rawField) string {
 // "et al.".
 func statementOfResponsibility(c string, added []string) string {
 	first, _, _ := strings.Cut(c, " ; ")
-	words := catalog.Words(first)
+	words := map[string]bool{}
+	for _, w := range catalog.Words(first) {
+		words[w] = true
+	}
 	for _, a := range added {
 		if aw := catalog.Words(a); len(aw) > 0 && containsAll(words, aw) {
 			return a
@@ -385,9 +382,9 @@ func statementOfResponsibility(c string, added []string) string {
 var statementRoles = []string{"edited and translated by ", "written and illustrated by ", "compiled by ", "edited by ",
 	"selected by ", "translated by ", "illustrated by ", "written by ", "text by ", "directed by ", "[by] ", "by "}
 
-func containsAll(words, want []string) bool {
+func containsAll(words map[string]bool, want []string) bool {
 	for _, w := range want {
-		if !contains(words, w) {
+		if !words[w] {
 			return false
 		}
 	}
@@ -402,23 +399,18 @@ func containsAll(words, want []string) bool {
 // with a wrong check digit, or a product's EAN, is left off the book with
 // a notice).
 func (m *mapper) isbns() (isbns, cancelled []string) {
+	var a, z uniqueList
 	for _, f := range m.rec.fieldsTagged("020") {
 		for _, s := range f.subfields {
-			var list *[]string
 			switch s.code {
 			case 'a':
-				list = &isbns
+				a.add(normalizeISBN(m.text("020", s.value)))
 			case 'z':
-				list = &cancelled
-			default:
-				continue
-			}
-			if isbn := normalizeISBN(m.text("020", s.value)); isbn != "" && !contains(*list, isbn) {
-				*list = append(*list, isbn)
+				z.add(normalizeISBN(m.text("020", s.value)))
 			}
 		}
 	}
-	return isbns, cancelled
+	return a.list, z.list
 }
 
 func normalizeISBN(s string) string {
@@ -502,13 +494,11 @@ func fixedYear(f008 string) int {
 // headings are every $a of the tag's fields without the final full stop,
 // each once.
 func (m *mapper) headings(tag string) []string {
-	var out []string
+	var out uniqueList
 	for _, f := range m.rec.fieldsTagged(tag) {
-		if h := cleanHeading(m.text(tag, f.first('a'))); h != "" && !contains(out, h) {
-			out = append(out, h)
-		}
+		out.add(cleanHeading(m.text(tag, f.first('a'))))
 	}
-	return out
+	return out.list
 }
 
 // callNumber is the local call number 092 $a (with its $b, the cutter),
@@ -522,7 +512,7 @@ func (m *mapper) callNumber(items []library.HoldingItem) string {
 		}
 	}
 	for _, f := range m.rec.fieldsTagged("082") {
-		if cn := strings.NewReplacer("/", "", "'", "").Replace(m.text("082", f.first('a'))); cn != "" {
+		if cn := strings.TrimSpace(strings.NewReplacer("/", "", "'", "").Replace(m.text("082", f.first('a')))); cn != "" {
 			return cn
 		}
 	}
@@ -639,13 +629,23 @@ func joinNonEmpty(parts ...string) string {
 	return strings.Join(keep, " ")
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// uniqueList gathers values in order, each once; its lookups are a map's,
+// so a record of thousands of subfields costs no more than it holds.
+type uniqueList struct {
+	list []string
+	seen map[string]bool
+}
+
+// add appends s unless it is empty or already there.
+func (u *uniqueList) add(s string) {
+	if s == "" || u.seen[s] {
+		return
 	}
-	return false
+	if u.seen == nil {
+		u.seen = map[string]bool{}
+	}
+	u.seen[s] = true
+	u.list = append(u.list, s)
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

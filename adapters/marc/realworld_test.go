@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/readinglibrary/service/core/library"
@@ -189,7 +190,7 @@ func TestMARC8AndUTF8EditionsReadTheSame(t *testing.T) {
 			t.Fatalf("%s: %v", f, m.err)
 		}
 	}
-	if !contains(texts["pymarc_marc8.dat"], "240aDe la solitude à la communauté.") {
+	if !slices.Contains(texts["pymarc_marc8.dat"], "240aDe la solitude à la communauté.") {
 		t.Errorf("MARC-8 240 $a not converted: %q", texts["pymarc_marc8.dat"])
 	}
 	if !reflect.DeepEqual(texts["pymarc_marc8.dat"], texts["pymarc_utf8_with_leader_flag.dat"]) ||

@@ -29,18 +29,18 @@ func (m *mapper) fromUNIMARC(items library.ItemFields) library.HoldingRecord {
 		}
 	}
 	h.Authors = m.unimarcAuthors()
+	var isbns, cancelled uniqueList
 	for _, f := range m.rec.fieldsTagged("010") {
 		for _, s := range f.subfields {
-			isbn := normalizeISBN(m.text("010", s.value))
-			switch {
-			case isbn == "":
-			case s.code == 'a' && !contains(h.ISBNs, isbn):
-				h.ISBNs = append(h.ISBNs, isbn)
-			case s.code == 'z' && !contains(h.CancelledISBNs, isbn):
-				h.CancelledISBNs = append(h.CancelledISBNs, isbn)
+			switch s.code {
+			case 'a':
+				isbns.add(normalizeISBN(m.text("010", s.value)))
+			case 'z':
+				cancelled.add(normalizeISBN(m.text("010", s.value)))
 			}
 		}
 	}
+	h.ISBNs, h.CancelledISBNs = isbns.list, cancelled.list
 	for _, tag := range []string{"210", "214"} {
 		for _, f := range m.rec.fieldsTagged(tag) {
 			if h.Publisher == "" {
@@ -102,41 +102,34 @@ func (m *mapper) unimarcTitle(f rawField) string {
 		}
 		b.WriteString(v)
 	}
-	return balanceBrackets(b.String())
+	title, _ := splitISBD(balanceBrackets(b.String()))
+	return title
 }
 
 // unimarcAuthors are the main responsibility (700 person, 710 body, 720
 // family), then the others (701, 702, 711, 712), each once; a record
 // without them has its statement of responsibility (200 $f).
 func (m *mapper) unimarcAuthors() []string {
-	var out []string
-	add := func(a string) {
-		if a != "" && !contains(out, a) {
-			out = append(out, a)
-		}
-	}
+	var out, others uniqueList
 	for _, tag := range []string{"700", "710", "720"} {
 		for _, f := range m.rec.fieldsTagged(tag) {
-			add(m.unimarcName(f))
+			out.add(m.unimarcName(f))
 		}
 	}
-	var others []string
 	for _, tag := range []string{"701", "702", "711", "712"} {
 		for _, f := range m.rec.fieldsTagged(tag) {
-			if a := m.unimarcName(f); a != "" && !contains(others, a) {
-				others = append(others, a)
-			}
+			others.add(m.unimarcName(f))
 		}
 	}
-	if len(out) == 0 {
+	if len(out.list) == 0 {
 		for _, f := range m.rec.fieldsTagged("200") {
-			add(statementOfResponsibility(m.text("200", f.first('f')), others))
+			out.add(statementOfResponsibility(m.text("200", f.first('f')), others.list))
 		}
 	}
-	for _, a := range others {
-		add(a)
+	for _, a := range others.list {
+		out.add(a)
 	}
-	return out
+	return out.list
 }
 
 // unimarcName is a name heading: the entry element $a and the rest of

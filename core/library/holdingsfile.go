@@ -190,8 +190,10 @@ func RecordAuthor(r HoldingRecord) string {
 // ones and repeats, in r's order.
 func RecordISBNs(r HoldingRecord) []string {
 	var out []string
+	seen := map[string]bool{}
 	for _, s := range r.ISBNs {
-		if n := NormalizeISBN(strings.TrimSpace(s)); n != "" && !slices.Contains(out, n) {
+		if n := NormalizeISBN(strings.TrimSpace(s)); n != "" && !seen[n] {
+			seen[n] = true
 			out = append(out, n)
 		}
 	}
@@ -204,10 +206,12 @@ func RecordISBNs(r HoldingRecord) []string {
 // nothing.
 func RecordMatchISBNs(r HoldingRecord) []string {
 	var out []string
+	seen := map[string]bool{}
 	for _, list := range [][]string{r.ISBNs, r.CancelledISBNs} {
 		for _, s := range list {
 			for _, f := range ISBNForms(strings.TrimSpace(s)) {
-				if !slices.Contains(out, f) {
+				if !seen[f] {
+					seen[f] = true
 					out = append(out, f)
 				}
 			}
@@ -265,7 +269,20 @@ func FitHoldingRecord(r HoldingRecord) (HoldingRecord, []LineError) {
 			r.Items[i].Location = f.cut("location", fmt.Sprintf("the location of item %q", it.Barcode), printable(it.Location), MaxCopyLocation)
 		}
 	}
-	return r, f.notices
+	return r, capNotices(f.notices, r.Index)
+}
+
+// maxRecordNotices bounds the notices of one record: a damaged record of
+// thousands of bad ISBNs says so in a few lines, not thousands.
+const maxRecordNotices = 10
+
+func capNotices(notices []LineError, line int) []LineError {
+	if len(notices) <= maxRecordNotices {
+		return notices
+	}
+	more := len(notices) - (maxRecordNotices - 1)
+	return append(notices[:maxRecordNotices-1:maxRecordNotices-1],
+		LineError{Line: line, Message: fmt.Sprintf("and %d more changes of the same kinds to this record", more)})
 }
 
 // FileBarcodes are the barcodes the records of one MARC file have given
@@ -322,10 +339,14 @@ func (f *fitter) cut(field, what, s string, most int) string {
 // isbns keeps the valid ISBNs of list, each once, and tells of the others.
 func (f *fitter) isbns(list []string) []string {
 	var out []string
+	seen := map[string]bool{}
 	for _, s := range list {
 		n := NormalizeISBN(strings.TrimSpace(s))
+		if n == "" || seen[n] {
+			continue
+		}
+		seen[n] = true
 		switch {
-		case n == "" || slices.Contains(out, n):
 		case ValidISBN(n):
 			out = append(out, n)
 		case ValidProductCode(n):
@@ -344,8 +365,10 @@ func (f *fitter) details(d BookDetails) BookDetails {
 	d.Genre = f.cut("genre", "the genre", printable(d.Genre), MaxGenre)
 	d.CallNumber = f.cut("call_number", "the call number", printable(d.CallNumber), MaxCallNumber)
 	var subjects []string
+	seen := map[string]bool{}
 	for _, s := range d.Subjects {
-		if s = f.cut("subjects", "a subject", printable(s), MaxSubject); s != "" && !slices.Contains(subjects, s) {
+		if s = f.cut("subjects", "a subject", printable(s), MaxSubject); s != "" && !seen[s] {
+			seen[s] = true
 			subjects = append(subjects, s)
 		}
 	}

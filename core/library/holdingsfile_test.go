@@ -3,6 +3,7 @@ package library
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -261,5 +262,23 @@ func TestFileBarcodesClaim(t *testing.T) {
 	}
 	if same, n := b.Claim(HoldingRecord{Index: 10, Items: []HoldingItem{{Barcode: "9"}}}); len(same.Items) != 1 || n != nil {
 		t.Errorf("a record of new barcodes: %+v, %+v", same, n)
+	}
+}
+
+// A damaged record's notices stay a few lines.
+func TestFitHoldingRecordBoundsItsNotices(t *testing.T) {
+	isbns := make([]string, 5000)
+	for i := range isbns {
+		isbns[i] = strconv.Itoa(1000000000 + i)
+	}
+	invalid := 0
+	for _, isbn := range isbns {
+		if !ValidISBN(isbn) {
+			invalid++
+		}
+	}
+	_, notices := FitHoldingRecord(HoldingRecord{Index: 4, Title: "T", ISBNs: isbns})
+	if len(notices) != 10 || !strings.Contains(notices[9].Message, fmt.Sprintf("and %d more", invalid-9)) || notices[9].Line != 4 {
+		t.Errorf("%d notices, the last %+v", len(notices), notices[len(notices)-1])
 	}
 }
