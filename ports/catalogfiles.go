@@ -25,6 +25,11 @@ type RecordCodec interface {
 	// the first error record returns and returns that error; an error
 	// reading r is returned too.
 	Decode(format string, r io.Reader, record func(library.HoldingRecord) error, problem func(library.LineError)) error
+	// WithItemFields returns a codec that decodes as this one does, except
+	// that it reads each record's items from the field f names and from no
+	// other (an export that keeps its items in a local field of its own);
+	// the zero ItemFields reads the usual fields.
+	WithItemFields(f library.ItemFields) RecordCodec
 	// EncodeMARCXML writes the records as one MARCXML collection.
 	EncodeMARCXML(w io.Writer, records []library.HoldingRecord) error
 }

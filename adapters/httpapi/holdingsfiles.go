@@ -63,12 +63,18 @@ func toImportReportBody(rep service.ImportReport) importReportBody {
 }
 
 // importHoldings takes a holdings file as the body: ?format= names it
-// (csv, marc21, marcxml), ?dry_run=true only reports. A file of more than
-// service.AsyncImportRecords records, or ?async=true, is imported by a
-// job: 202 with the job and its Location.
+// (csv, marc21, marcxml), ?items= the field of a MARC file that holds its
+// items when it is not a usual one ("949:i,a,l"), ?dry_run=true only
+// reports. A file of more than service.AsyncImportRecords records, or
+// ?async=true, is imported by a job: 202 with the job and its Location.
 func (h *handler) importHoldings(w http.ResponseWriter, r *http.Request) {
-	p, ok := params(w, r, "schoolId", "format", "dry_run", "async")
+	p, ok := params(w, r, "schoolId", "format", "items", "dry_run", "async")
 	if !ok {
+		return
+	}
+	items, err := library.ParseItemFields(p["items"])
+	if err != nil {
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	dryRun, err := boolParam(p, "dry_run")
@@ -86,7 +92,7 @@ func (h *handler) importHoldings(w http.ResponseWriter, r *http.Request) {
 		httpedge.WriteError(w, r, err)
 		return
 	}
-	rep, job, err := h.deps.Library.HoldingsFiles.ImportFile(r.Context(), p["schoolId"], p["format"], body, dryRun, async)
+	rep, job, err := h.deps.Library.HoldingsFiles.ImportFile(r.Context(), p["schoolId"], p["format"], items, body, dryRun, async)
 	if err == nil && job.ID != "" {
 		w.Header().Set("Location", "/api/library/holdings/imports/"+job.ID)
 		httpedge.WriteJSON(w, http.StatusAccepted, importJobReply{Job: toImportJobBody(service.ImportJobStatus{Job: job})})

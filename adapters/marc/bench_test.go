@@ -14,14 +14,14 @@ func BenchmarkDecodeMARC21(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if recs, problems := NewCodec().DecodeAll(ports.FormatMARC21, data); len(recs) != 10000 || len(problems) != 0 {
+		if recs, problems := decodeAll(NewCodec(), ports.FormatMARC21, data); len(recs) != 10000 || len(problems) != 0 {
 			b.Fatalf("%d records, %d problems", len(recs), len(problems))
 		}
 	}
 }
 
 func BenchmarkDecodeMARCXML(b *testing.B) {
-	recs, _ := NewCodec().DecodeAll(ports.FormatMARC21, bytes.Repeat(readTestdata(b, "pymarc_test.dat"), 1000))
+	recs, _ := decodeAll(NewCodec(), ports.FormatMARC21, bytes.Repeat(readTestdata(b, "pymarc_test.dat"), 1000))
 	var buf bytes.Buffer
 	if err := NewCodec().EncodeMARCXML(&buf, recs); err != nil {
 		b.Fatal(err)
@@ -30,7 +30,7 @@ func BenchmarkDecodeMARCXML(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if got, problems := NewCodec().DecodeAll(ports.FormatMARCXML, data); len(got) != 10000 || len(problems) != 0 {
+		if got, problems := decodeAll(NewCodec(), ports.FormatMARCXML, data); len(got) != 10000 || len(problems) != 0 {
 			b.Fatalf("%d records, %d problems", len(got), len(problems))
 		}
 	}

@@ -1,9 +1,13 @@
 // Package marc reads and writes the bibliographic records of a school's
 // holdings file: MARC 21 in ISO 2709 ("binary MARC", .mrc) and MARCXML
 // (the Library of Congress slim schema). Codec implements
-// ports.RecordCodec: Decode turns a file into library.HoldingRecords (title,
-// authors, ISBNs, publisher and year, subjects, genre, call number and the
-// items with their barcodes) and names every record it cannot read;
+// ports.RecordCodec: Decode reads a file from a reader one record at a time
+// into library.HoldingRecords (title, authors, ISBNs, publisher and year,
+// subjects, genre, call number and the items with their barcodes, call
+// numbers and locations), names every record it cannot read, and leaves on
+// each record the notices of what it had to decide (a character set told
+// by the bytes rather than the leader, an item without a barcode);
+// WithItemFields reads an export's items from a field of its own;
 // EncodeMARCXML writes holdings back as one MARCXML collection.
 //
 // The decoder is written here rather than taken from a Go MARC library:

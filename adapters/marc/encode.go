@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/readinglibrary/service/core/library"
 )
@@ -15,9 +16,10 @@ import (
 const exportLeader = "00000nam a2200000 i 4500"
 
 // EncodeMARCXML writes the records as one MARCXML collection: 001 control
-// number, 020 ISBNs, 100 first author and 700 the others, 245 title, 264
-// publisher and year, 650 subjects and 655 genre (source not specified),
-// 092 call number, and one 852 per item ($p barcode, $h call number).
+// number, 020 ISBNs ($a, and $z for the cancelled ones), 100 first author
+// and 700 the others, 245 title, 264 publisher and year, 650 subjects and
+// 655 genre (source not specified), 092 call number, and one 852 per item
+// ($p barcode, $h call number, $c location).
 // Reading level and interest ages have no field here and are not written.
 // Decode reads the collection back to the same records.
 func (c *Codec) EncodeMARCXML(w io.Writer, records []library.HoldingRecord) error {
@@ -47,10 +49,23 @@ func (x *xmlWriter) raw(s string) {
 	}
 }
 
+// escaped writes s as XML text. Control characters, which XML 1.0 cannot
+// hold even as references, are left out (the decoder drops them too), and
+// EscapeText writes U+FFFD for bytes that are not UTF-8 and for U+FFFE and
+// U+FFFF: the document is well-formed whatever a book holds.
 func (x *xmlWriter) escaped(s string) {
 	if x.err == nil {
-		x.err = xml.EscapeText(x.w, []byte(s))
+		x.err = xml.EscapeText(x.w, []byte(strings.Map(dropExportControl, s)))
 	}
+}
+
+// dropExportControl drops the C0 and C1 control characters but the tab and
+// the line breaks.
+func dropExportControl(r rune) rune {
+	if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || 0x7F <= r && r <= 0x9F {
+		return -1
+	}
+	return r
 }
 
 func (x *xmlWriter) record(r library.HoldingRecord) {
@@ -62,6 +77,9 @@ func (x *xmlWriter) record(r library.HoldingRecord) {
 	}
 	for _, isbn := range r.ISBNs {
 		x.datafield("020", ' ', ' ', 'a', isbn)
+	}
+	for _, isbn := range r.CancelledISBNs {
+		x.datafield("020", ' ', ' ', 'z', isbn)
 	}
 	for i, a := range r.Authors {
 		tag := "700"
@@ -89,6 +107,9 @@ func (x *xmlWriter) record(r library.HoldingRecord) {
 	}
 	for _, it := range r.Items {
 		x.open("852", ' ', ' ')
+		if it.Location != "" {
+			x.subfield('c', it.Location)
+		}
 		if it.CallNumber != "" {
 			x.subfield('h', it.CallNumber)
 		}

@@ -33,7 +33,7 @@ func TestBrokenISO2709RecordsAreReportedAndOthersKept(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			file := bytes.Join([][]byte{good("First"), c.broken, good("Last")}, nil)
-			recs, problems := NewCodec().DecodeAll(ports.FormatMARC21, file)
+			recs, problems := decodeAll(NewCodec(), ports.FormatMARC21, file)
 			if len(problems) == 0 {
 				t.Fatalf("no problem reported; records %+v", recs)
 			}
@@ -50,7 +50,7 @@ func TestBrokenISO2709RecordsAreReportedAndOthersKept(t *testing.T) {
 func TestTruncatedFileReportsTheLastRecord(t *testing.T) {
 	rec := good("Matilda")
 	file := append(good("First"), rec[:len(rec)-3]...)
-	recs, problems := NewCodec().DecodeAll(ports.FormatMARC21, file)
+	recs, problems := decodeAll(NewCodec(), ports.FormatMARC21, file)
 	if len(recs) != 1 || len(problems) != 1 || problems[0].Line != 2 || !strings.Contains(problems[0].Message, "cut short") {
 		t.Errorf("records %d, problems %+v; want record 2 reported as cut short", len(recs), problems)
 	}
@@ -61,7 +61,7 @@ func TestTruncatedFileReportsTheLastRecord(t *testing.T) {
 func TestTolerableISO2709Quirks(t *testing.T) {
 	zeroLength := append([]byte("00000"), good("Zero")[5:]...)
 	file := bytes.Join([][]byte{[]byte("\ufeff"), good("One"), []byte("\r\n"), good("Two"), {0, 0}, zeroLength, []byte("\r\n\r\n")}, nil)
-	recs, problems := NewCodec().DecodeAll(ports.FormatMARC21, file)
+	recs, problems := decodeAll(NewCodec(), ports.FormatMARC21, file)
 	if len(problems) != 0 || len(recs) != 3 || recs[2].Title != "Zero" || recs[2].Index != 3 {
 		t.Errorf("records %+v, problems %+v", recs, problems)
 	}
@@ -69,7 +69,7 @@ func TestTolerableISO2709Quirks(t *testing.T) {
 
 func TestUTF8LeaderWithInvalidBytesIsReported(t *testing.T) {
 	rec := iso('a', dat("245", "10", "aCaf\xe9 society")) // Latin-1 é
-	_, problems := NewCodec().DecodeAll(ports.FormatMARC21, rec)
+	_, problems := decodeAll(NewCodec(), ports.FormatMARC21, rec)
 	if len(problems) != 1 || !strings.Contains(problems[0].Message, "not UTF-8") {
 		t.Errorf("problems %+v", problems)
 	}
@@ -92,7 +92,7 @@ func TestWholeFileProblems(t *testing.T) {
 		{"MARC 21 chosen as MARCXML", NewCodec(), ports.FormatMARCXML, good("Matilda"), "choose MARC 21"},
 	}
 	for _, c := range cases {
-		recs, problems := c.codec.DecodeAll(c.format, c.data)
+		recs, problems := decodeAll(c.codec, c.format, c.data)
 		if len(recs) != 0 || len(problems) != 1 || problems[0].Line != 1 || !strings.Contains(problems[0].Message, c.msg) {
 			t.Errorf("%s: records %d, problems %+v; want one problem on record 1 with %q", c.name, len(recs), problems, c.msg)
 		}
@@ -115,7 +115,7 @@ func TestMalformedMARCXML(t *testing.T) {
 		{"not XML", "Matilda,Dahl", 0, []library.LineError{{Line: 1}}},
 	}
 	for _, c := range cases {
-		recs, problems := NewCodec().DecodeAll(ports.FormatMARCXML, []byte(c.doc))
+		recs, problems := decodeAll(NewCodec(), ports.FormatMARCXML, []byte(c.doc))
 		if len(recs) != c.records || len(problems) != len(c.problems) || problems[0].Line != c.problems[0].Line || problems[0].Message == "" {
 			t.Errorf("%s: %d records, problems %+v; want %d records and problems on %v", c.name, len(recs), problems, c.records, problemLines(c.problems))
 		}
@@ -146,7 +146,7 @@ func TestMARCXMLInLatin1(t *testing.T) {
 }
 
 func TestRecordWithNothingToImportIsReported(t *testing.T) {
-	_, problems := NewCodec().DecodeAll(ports.FormatMARC21, iso('a', ctl("005", "20111207151138.0"), dat("500", "  ", "aA note.")))
+	_, problems := decodeAll(NewCodec(), ports.FormatMARC21, iso('a', ctl("005", "20111207151138.0"), dat("500", "  ", "aA note.")))
 	if len(problems) != 1 || !strings.Contains(problems[0].Message, "none of the fields") {
 		t.Errorf("problems %+v", problems)
 	}
@@ -159,7 +159,7 @@ func TestMARCXMLPackedAsStringInAnSRUAnswer(t *testing.T) {
 <zs:record><zs:recordPacking>string</zs:recordPacking><zs:recordData>&lt;record xmlns="http://www.loc.gov/MARC21/slim"&gt;&lt;datafield tag="245" ind1="1" ind2="0"&gt;&lt;subfield code="a"&gt;The hobbit /&lt;/subfield&gt;&lt;/datafield&gt;&lt;/record&gt;</zs:recordData></zs:record>
 <zs:record><zs:recordPacking>string</zs:recordPacking><zs:recordData>&lt;record&gt;&lt;datafield tag="245" ind1="1" ind2="0"&gt;&lt;subfield code="a"&gt;Matilda&lt;/subfield&gt;&lt;/datafield&gt;&lt;/record&gt;</zs:recordData></zs:record>
 </zs:records></zs:searchRetrieveResponse>`
-	recs, problems := NewCodec().DecodeAll(ports.FormatMARCXML, []byte(doc))
+	recs, problems := decodeAll(NewCodec(), ports.FormatMARCXML, []byte(doc))
 	if len(problems) != 0 || len(recs) != 2 || recs[0].Title != "The hobbit" || recs[1].Title != "Matilda" || recs[1].Index != 2 {
 		t.Errorf("records %+v, problems %+v", recs, problems)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -20,17 +21,24 @@ func FuzzDecodeMARC21(f *testing.F) {
 	seedFuzz(f, func(name string) bool { return !strings.HasSuffix(name, ".xml") })
 	f.Add(iso(' ', dat("245", "10", "aGar\xf0con \x1b(N")))
 	f.Add(iso('a', dat("852", "  ", "p1", "h"), dat("952", "  ", "p\xff")))
+	// MARC-8 flags over Latin-1, Windows-1252 and stray diacritics.
+	f.Add(iso(' ', dat("100", "1 ", "aJanssonov\xe1, Tove,"), dat("245", "10", "aber\xe4ttelser \x92\xc9\xe1")))
+	f.Add(iso('a', dat("245", "10", "ath\xe2e\xe3atre \xe1"), dat("949", "  ", "a5490", "i3000", "lHUNT")))
+	f.Add(iso(' ', dat("200", "1 ", "aL'altra\xc2\x88", "fAsimov"), dat("995", "  ", "f1", "k2")))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkDecode(t, ports.FormatMARC21, data)
 		// Most mutations break the record structure and stop at the
 		// leader; the same bytes as the contents of a well-formed record
 		// reach the field mapping and the MARC-8 conversion.
 		checkDecode(t, ports.FormatMARC21, wellFormed(data))
+		checkDecodeWith(t, NewCodec().WithItemFields(itemOverride), ports.FormatMARC21, wellFormed(data))
 	})
 }
 
-// mappedTags are the fields the import reads, and one it does not.
-var mappedTags = []string{"001", "008", "020", "100", "245", "260", "264", "650", "655", "082", "092", "852", "952", "700", "880"}
+// mappedTags are the fields the import reads (MARC 21 and UNIMARC), and
+// one it does not.
+var mappedTags = []string{"001", "008", "020", "100", "245", "260", "264", "650", "655", "082", "092", "852", "952", "700", "880",
+	"110", "111", "130", "246", "710", "949", "999", "945"}
 
 // wellFormed builds an ISO 2709 record whose fields are the parts of data
 // between field terminators, tagged in turn from mappedTags; the first
@@ -95,7 +103,11 @@ func wellFormedXML(data []byte) []byte {
 	return b.Bytes()
 }
 
+// seedFuzz seeds f with the real files of testdata: a small file whole,
+// and from a large ISO 2709 file its start and up to seedRecords of its
+// records, each alone (so the seeds stay small enough to mutate).
 func seedFuzz(f *testing.F, want func(string) bool) {
+	const seedRecords, wholeFile = 40, 8 << 10
 	files, _ := filepath.Glob(filepath.Join("testdata", "*"))
 	for _, name := range files {
 		if info, err := os.Stat(name); err != nil || info.IsDir() || !want(name) || strings.HasSuffix(name, ".md") {
@@ -105,12 +117,27 @@ func seedFuzz(f *testing.F, want func(string) bool) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(data)
+		if len(data) <= wholeFile || strings.HasSuffix(name, ".xml") {
+			f.Add(data)
+			continue
+		}
+		records := bytes.SplitAfter(data, []byte{recordTerminator})
+		step := max(1, len(records)/seedRecords)
+		for i := 0; i < len(records); i += step {
+			f.Add(records[i])
+		}
 	}
 }
 
+// itemOverride is the item field a fuzz input is also decoded with.
+var itemOverride = library.ItemFields{Tag: "949", Barcode: 'i', CallNumber: "ab", Location: 'l'}
+
 func checkDecode(t *testing.T, format string, data []byte) {
-	recs, problems := NewCodec().DecodeAll(format, data)
+	checkDecodeWith(t, NewCodec(), format, data)
+}
+
+func checkDecodeWith(t *testing.T, codec ports.RecordCodec, format string, data []byte) {
+	recs, problems := decodeAll(codec, format, data)
 	for _, p := range problems {
 		if p.Line < 1 || p.Message == "" {
 			t.Fatalf("problem without a record number or message: %+v", p)
@@ -120,6 +147,14 @@ func checkDecode(t *testing.T, format string, data []byte) {
 		if r.Index < 1 {
 			t.Fatalf("record without its number: %+v", r)
 		}
+		for _, n := range r.Notices {
+			if n.Line != r.Index || n.Message == "" {
+				t.Fatalf("notice %+v of record %d", n, r.Index)
+			}
+		}
+		// What the import does with a record never fails on it.
+		fitted, _ := library.FitHoldingRecord(r)
+		_ = library.ValidateHoldingRecord(fitted)
 	}
 	assertStable(t, "fuzz input", recs)
 }

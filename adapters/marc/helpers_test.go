@@ -1,6 +1,7 @@
 package marc
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -62,10 +63,25 @@ func formatOf(name string) string {
 	return ports.FormatMARC21
 }
 
+// decodeAll reads every record of a file held in memory through Decode:
+// the records read, and the problems in the order Decode reported them.
+func decodeAll(c ports.RecordCodec, format string, data []byte) ([]library.HoldingRecord, []library.LineError) {
+	var recs []library.HoldingRecord
+	var problems []library.LineError
+	err := c.Decode(format, bytes.NewReader(data), func(r library.HoldingRecord) error {
+		recs = append(recs, r)
+		return nil
+	}, func(p library.LineError) { problems = append(problems, p) })
+	if err != nil {
+		problems = append(problems, library.LineError{Line: -1, Message: "Decode failed: " + err.Error()})
+	}
+	return recs, problems
+}
+
 // decodeOne decodes data holding one good record and returns it.
 func decodeOne(t *testing.T, format string, data []byte) library.HoldingRecord {
 	t.Helper()
-	recs, problems := NewCodec().DecodeAll(format, data)
+	recs, problems := decodeAll(NewCodec(), format, data)
 	if len(problems) != 0 || len(recs) != 1 {
 		t.Fatalf("Decode: %d records, problems %v; want 1 record and no problems", len(recs), problems)
 	}

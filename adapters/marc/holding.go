@@ -1,49 +1,79 @@
 package marc
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/library"
 )
 
 // mapper turns a raw record into a holding, converting each value it reads
 // from the record's character set. The first value it cannot convert makes
-// the record unreadable.
+// the record unreadable; what it had to decide to read the others goes in
+// the holding's notices.
 type mapper struct {
-	rec *rawRecord
-	err *library.LineError
+	rec     *rawRecord
+	err     *library.LineError
+	notices []library.LineError
 }
 
 // toHolding maps the fields a school library keeps (see the package README
-// for the tags) to a HoldingRecord.
-func toHolding(r rawRecord) (library.HoldingRecord, *library.LineError) {
-	if looksUNIMARC(&r) {
-		return library.HoldingRecord{}, &library.LineError{Line: r.index, Message: "the record looks like UNIMARC (its title is in field 200, not 245); export the file as MARC 21"}
-	}
+// for the tags) to a HoldingRecord. items, when set, is the one field the
+// items are read from.
+func toHolding(r rawRecord, items library.ItemFields) (library.HoldingRecord, *library.LineError) {
 	m := mapper{rec: &r}
+	if looksUNIMARC(&r) {
+		if r.charset != charsetUTF8 && !r.ascii() {
+			return library.HoldingRecord{}, &library.LineError{Line: r.index, Message: "the record is UNIMARC (its title is in field 200, not 245) in a character set other than UTF-8; export the file as MARC 21, or in UTF-8"}
+		}
+		r.charset, r.charsetUnsure = charsetUTF8, false
+		return m.finish(m.fromUNIMARC(items))
+	}
+	switch {
+	case r.leaderSaysUTF8 && r.charset == charsetLatin1:
+		m.notice("", "the record says it is in UTF-8, but its accented letters are ISO 8859-1 (Latin-1): it is read as Latin-1")
+	case r.leaderSaysUTF8:
+		m.notice("", "the record says it is in UTF-8, but its accented letters are MARC-8: it is read as MARC-8")
+	case r.charset == charsetLatin1:
+		m.notice("", "the record says it is in MARC-8, but its accented letters are ISO 8859-1 (Latin-1): it is read as Latin-1")
+	case r.charsetUnsure:
+		m.notice("", "the record says it is in MARC-8, but some of its accents look like ISO 8859-1 (Latin-1): it is read as MARC-8; check its accented letters")
+	}
 	h := library.HoldingRecord{Index: r.index}
 	h.ControlNumber = m.control("001")
 	h.Title = m.title()
 	h.Authors = m.authors()
-	h.ISBNs = m.isbns()
+	h.ISBNs, h.CancelledISBNs = m.isbns()
 	h.Publisher, h.PublishedYear = m.publication()
 	h.Subjects = m.headings("650")
 	if g := m.headings("655"); len(g) > 0 {
 		h.Genre = g[0]
 	}
-	h.Items = m.items()
+	h.Items = m.itemsOf(defaultItemFields, items)
 	h.CallNumber = m.callNumber(h.Items)
+	return m.finish(h)
+}
+
+// finish returns h with its notices, or the record's problem.
+func (m *mapper) finish(h library.HoldingRecord) (library.HoldingRecord, *library.LineError) {
 	if m.err != nil {
 		return library.HoldingRecord{}, m.err
 	}
 	if isEmptyHolding(h) {
-		return library.HoldingRecord{}, &library.LineError{Line: r.index, Message: "the record has none of the fields the import reads (245 title, 100/700 authors, 020 ISBN, 852/952 items...)"}
+		return library.HoldingRecord{}, &library.LineError{Line: m.rec.index, Message: "the record has none of the fields the import reads (245 title, 1XX/7XX authors, 020 ISBN, 852/952/949/999 items...)"}
 	}
+	h.Notices = m.notices
 	return h, nil
+}
+
+func (m *mapper) notice(field, format string, args ...any) {
+	m.notices = append(m.notices, library.LineError{Line: m.rec.index, Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
 // looksUNIMARC reports a record with a 200 $a (UNIMARC's title) and no
@@ -61,14 +91,15 @@ func looksUNIMARC(r *rawRecord) bool {
 }
 
 func isEmptyHolding(h library.HoldingRecord) bool {
-	return h.ControlNumber == "" && h.Title == "" && len(h.Authors) == 0 && len(h.ISBNs) == 0 && len(h.Items) == 0 &&
-		h.Publisher == "" && h.PublishedYear == 0 && len(h.Subjects) == 0 && h.Genre == "" && h.CallNumber == ""
+	return h.ControlNumber == "" && h.Title == "" && len(h.Authors) == 0 && len(h.ISBNs) == 0 && len(h.CancelledISBNs) == 0 &&
+		len(h.Items) == 0 && h.Publisher == "" && h.PublishedYear == 0 && len(h.Subjects) == 0 && h.Genre == "" && h.CallNumber == ""
 }
 
 // text converts a value to NFC UTF-8 without surrounding blanks.
 func (m *mapper) text(tag, raw string) string {
 	s := raw
-	if m.rec.marc8 {
+	switch m.rec.charset {
+	case charsetMARC8:
 		var err error
 		if s, err = marc8ToUTF8(raw); err != nil {
 			if m.err == nil {
@@ -76,6 +107,8 @@ func (m *mapper) text(tag, raw string) string {
 			}
 			return ""
 		}
+	case charsetLatin1:
+		s, _ = charmap.Windows1252.NewDecoder().String(raw) // every byte decodes
 	}
 	// A subfield cut out of a valid UTF-8 field may still start inside a
 	// character (a delimiter misplaced by an earlier conversion).
@@ -83,11 +116,13 @@ func (m *mapper) text(tag, raw string) string {
 	return strings.TrimSpace(norm.NFC.String(s))
 }
 
+// dropControl drops the control characters, which carry no text and which
+// a MARCXML export could not write.
 func dropControl(r rune) rune {
 	if r == 0xFFFE || r == 0xFFFF { // not XML characters: the export could not write them
 		return 0xFFFD
 	}
-	if r < 0x20 || r == 0x7F {
+	if r < 0x20 || r == 0x7F || 0x80 <= r && r <= 0x9F {
 		if r == '\t' || r == '\n' || r == '\r' {
 			return ' '
 		}
@@ -107,19 +142,35 @@ func (m *mapper) control(tag string) string {
 
 // title joins 245 $a, $b, $n and $p: the title proper, the rest of the
 // title (subtitle) and the number and name of a part, dropping the ISBD
-// punctuation that ends each ("Macroeconomics :" $b "a European text /").
+// punctuation that ends each ("Macroeconomics :" $b "a European text /")
+// and brackets left open by a subfield ("[Villars, Pierre"). A record
+// without a 245 title takes a varying form (246), a uniform title (240) or
+// a uniform-title main entry (130), and says so.
 func (m *mapper) title() string {
-	fs := m.rec.fieldsTagged("245")
-	if len(fs) == 0 {
-		return ""
+	if fs := m.rec.fieldsTagged("245"); len(fs) > 0 {
+		if t := m.titleOf(fs[0]); t != "" {
+			return t
+		}
 	}
+	for _, tag := range []string{"246", "240", "130"} {
+		for _, f := range m.rec.fieldsTagged(tag) {
+			if t := m.titleOf(f); t != "" {
+				m.notice("title", "the record has no title in 245 $a; the title is taken from %s", tag)
+				return t
+			}
+		}
+	}
+	return ""
+}
+
+func (m *mapper) titleOf(f rawField) string {
 	var b strings.Builder
 	prevSep := ""
-	for _, s := range fs[0].subfields {
+	for _, s := range f.subfields {
 		if s.code != 'a' && s.code != 'b' && s.code != 'n' && s.code != 'p' {
 			continue
 		}
-		raw := m.text("245", s.value)
+		raw := m.text(f.tag, s.value)
 		v, sep := splitISBD(raw)
 		if v == "" {
 			continue
@@ -130,7 +181,9 @@ func (m *mapper) title() string {
 		b.WriteString(v)
 		prevSep = sep
 	}
-	return b.String()
+	// A part that was only an unpaired bracket leaves its separator last.
+	title, _ := splitISBD(balanceBrackets(b.String()))
+	return title
 }
 
 // splitISBD removes the ISBD punctuation that ends a subfield and returns
@@ -189,41 +242,175 @@ func endsWithInitial(s string) bool {
 	return false
 }
 
-// authors are 100 $a then every 700 $a, without the trailing comma or
-// full stop of the heading ("Lessig, Lawrence." becomes "Lessig, Lawrence";
-// "Burda, Michael C." keeps its initial's stop).
-func (m *mapper) authors() []string {
-	var out []string
-	for _, tag := range []string{"100", "700"} {
-		for _, f := range m.rec.fieldsTagged(tag) {
-			if a := cleanHeading(m.text(tag, f.first('a'))); a != "" && !contains(out, a) {
-				out = append(out, a)
+// balanceBrackets removes the square brackets of s that have no partner: a
+// cataloguer's brackets span subfields ("[Paris :" $b "s.n.,]"), so a
+// subfield read alone keeps half of a pair. Balanced pairs ("[London]",
+// "[sound recording]") stay.
+func balanceBrackets(s string) string {
+	if !strings.ContainsAny(s, "[]") {
+		return s
+	}
+	runes := []rune(s)
+	drop := make([]bool, len(runes))
+	var open []int
+	for i, r := range runes {
+		switch r {
+		case '[':
+			open = append(open, i)
+		case ']':
+			if len(open) == 0 {
+				drop[i] = true
+			} else {
+				open = open[:len(open)-1]
 			}
 		}
 	}
-	return out
+	for _, i := range open {
+		drop[i] = true
+	}
+	var b strings.Builder
+	for i, r := range runes {
+		if !drop[i] {
+			b.WriteRune(r)
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
 
+// cleanHeading is a heading without its closing ISBD punctuation and its
+// unpaired brackets ("Lessig, Lawrence." is "Lessig, Lawrence", "[Villars,
+// Pierre" is "Villars, Pierre"; "Burda, Michael C." keeps its initial's
+// stop).
 func cleanHeading(s string) string {
-	v, _ := splitISBD(s)
+	v, _ := splitISBD(balanceBrackets(s))
 	return v
 }
 
-// isbns are every 020 $a, normalised: the qualifier after the number
-// ("0465039138 (pbk.)", "9780306406157 : $25.00") is dropped, then hyphens
-// and spaces, and a lower-case x check digit is upper-cased. The checksum is
-// not verified here: an ISBN the file holds is passed on, and the import
-// reports the invalid ones. $z (cancelled or invalid ISBN) is not read.
-func (m *mapper) isbns() []string {
-	var out []string
-	for _, f := range m.rec.fieldsTagged("020") {
-		for _, raw := range f.all('a') {
-			if isbn := normalizeISBN(m.text("020", raw)); isbn != "" && !contains(out, isbn) {
-				out = append(out, isbn)
+// authors are the main entry, then the added entries (700 and 710), each
+// once. The main entry is the first of 100 (a person: $a and the numeration
+// $b), 110 (a body: $a and its subordinate units $b, "United States. Bureau
+// of the Census"), 111 (a meeting, $a) or 130 (a uniform title, $a); a
+// record without one (an anthology, a film) has its statement of
+// responsibility (245 $c, up to its first " ; ", without a leading "by").
+// A record with none of these names no author.
+func (m *mapper) authors() []string {
+	var out, added uniqueList
+	for _, tag := range []string{"100", "110", "111", "130"} {
+		if len(out.list) > 0 {
+			break
+		}
+		for _, f := range m.rec.fieldsTagged(tag) {
+			out.add(m.heading(f))
+		}
+	}
+	for _, tag := range []string{"700", "710"} {
+		for _, f := range m.rec.fieldsTagged(tag) {
+			added.add(m.heading(f))
+		}
+	}
+	if len(out.list) == 0 {
+		for _, f := range m.rec.fieldsTagged("245") {
+			out.add(statementOfResponsibility(m.text("245", f.first('c')), added.list))
+		}
+	}
+	for _, a := range added.list {
+		out.add(a)
+	}
+	return out.list
+}
+
+// heading is a name heading: a person's name and numeration (X00 $a $b,
+// "John Paul II"), a body's name and subordinate units (X10 $a $b, joined
+// with full stops), a meeting's or a uniform title's $a.
+func (m *mapper) heading(f rawField) string {
+	name := cleanHeading(m.text(f.tag, f.first('a')))
+	switch f.tag[1:] {
+	case "00":
+		for _, b := range f.all('b') {
+			name = joinNonEmpty(name, cleanHeading(m.text(f.tag, b)))
+		}
+	case "10":
+		for _, b := range f.all('b') {
+			if unit := cleanHeading(m.text(f.tag, b)); unit != "" {
+				if name != "" {
+					name += ". "
+				}
+				name += unit
 			}
 		}
 	}
-	return out
+	return name
+}
+
+// statementOfResponsibility is who the first statement of a 245 $c names
+// ("edited by Dan Hunter ... [et al.] ; illustrated by ..."): an added
+// entry whose every word it holds, in the entry's catalogued form
+// ("Hunter, Dan"), else the statement without its role ("edited by") and
+// "et al.".
+func statementOfResponsibility(c string, added []string) string {
+	first, _, _ := strings.Cut(c, " ; ")
+	words := map[string]bool{}
+	for _, w := range catalog.Words(first) {
+		words[w] = true
+	}
+	for _, a := range added {
+		if aw := catalog.Words(a); len(aw) > 0 && containsAll(words, aw) {
+			return a
+		}
+	}
+	for _, etAl := range []string{"... [et al.]", "[et al.]", "et al."} {
+		first = strings.ReplaceAll(first, etAl, "")
+	}
+	// A statement the cataloguer supplied is bracketed whole; the
+	// brackets are no part of a name.
+	first = cleanHeading(first)
+	if strings.HasPrefix(first, "[") && strings.HasSuffix(first, "]") && strings.Count(first, "[") == 1 {
+		first = strings.TrimSpace(first[1 : len(first)-1])
+	}
+	lower := strings.ToLower(first)
+	for _, role := range statementRoles {
+		if strings.HasPrefix(lower, role) {
+			first = first[len(role):]
+			break
+		}
+	}
+	return cleanHeading(strings.TrimSpace(first))
+}
+
+// statementRoles are the words a statement of responsibility starts with
+// before the name, longest first.
+var statementRoles = []string{"edited and translated by ", "written and illustrated by ", "compiled by ", "edited by ",
+	"selected by ", "translated by ", "illustrated by ", "written by ", "text by ", "directed by ", "[by] ", "by "}
+
+func containsAll(words map[string]bool, want []string) bool {
+	for _, w := range want {
+		if !words[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// isbns are every 020 $a and, apart, every 020 $z (cancelled or invalid),
+// normalised: the qualifier after the number ("0465039138 (pbk.)",
+// "9780306406157 : $25.00") is dropped, then hyphens and spaces, and a
+// lower-case x check digit is upper-cased. Check digits are not verified
+// here: what the file holds is passed on, and the import decides (an $a
+// with a wrong check digit, or a product's EAN, is left off the book with
+// a notice).
+func (m *mapper) isbns() (isbns, cancelled []string) {
+	var a, z uniqueList
+	for _, f := range m.rec.fieldsTagged("020") {
+		for _, s := range f.subfields {
+			switch s.code {
+			case 'a':
+				a.add(normalizeISBN(m.text("020", s.value)))
+			case 'z':
+				z.add(normalizeISBN(m.text("020", s.value)))
+			}
+		}
+	}
+	return a.list, z.list
 }
 
 func normalizeISBN(s string) string {
@@ -307,13 +494,11 @@ func fixedYear(f008 string) int {
 // headings are every $a of the tag's fields without the final full stop,
 // each once.
 func (m *mapper) headings(tag string) []string {
-	var out []string
+	var out uniqueList
 	for _, f := range m.rec.fieldsTagged(tag) {
-		if h := cleanHeading(m.text(tag, f.first('a'))); h != "" && !contains(out, h) {
-			out = append(out, h)
-		}
+		out.add(cleanHeading(m.text(tag, f.first('a'))))
 	}
-	return out
+	return out.list
 }
 
 // callNumber is the local call number 092 $a (with its $b, the cutter),
@@ -327,7 +512,7 @@ func (m *mapper) callNumber(items []library.HoldingItem) string {
 		}
 	}
 	for _, f := range m.rec.fieldsTagged("082") {
-		if cn := strings.NewReplacer("/", "", "'", "").Replace(m.text("082", f.first('a'))); cn != "" {
+		if cn := strings.TrimSpace(strings.NewReplacer("/", "", "'", "").Replace(m.text("082", f.first('a')))); cn != "" {
 			return cn
 		}
 	}
@@ -339,28 +524,99 @@ func (m *mapper) callNumber(items []library.HoldingItem) string {
 	return ""
 }
 
-// items are the copies the file lists: every 852 (MARC holdings: $p
-// barcode, $h classification part and $i item part of the call number) and
-// every Koha 952 ($p barcode, $o call number). An item without a barcode
-// cannot be labelled or lent, so it is skipped.
-func (m *mapper) items() []library.HoldingItem {
-	var out []library.HoldingItem
-	for _, f := range m.rec.fieldsTagged("852") {
-		it := library.HoldingItem{
-			Barcode:    m.text("852", f.first('p')),
-			CallNumber: joinNonEmpty(m.text("852", f.first('h')), m.text("852", f.first('i'))),
+// itemField is where one kind of export keeps its items: the tag, the
+// barcode's subfield, the call number's (joined in order; else the
+// fallback's, between the prefix and the suffix) and the location's (the
+// first that has a value).
+type itemField struct {
+	tag                string
+	barcode            byte
+	callNumber         string
+	callNumberFallback string
+	prefix, suffix     string
+	location           string
+}
+
+// defaultItemFields are the item fields read when no other is named:
+// MARC holdings 852 (Destiny, OPALS, Evergreen: $p barcode; call number
+// $h classification and $i item part, else Evergreen's $j, between the
+// prefix $k and the suffix $m; $c shelving location, else $b
+// sublocation), Koha's 952
+// ($p barcode, $o call number, $c location), and the 949 and 999 of
+// SirsiDynix Unicorn and Symphony and the systems that load like them ($i
+// barcode, $a call number, $l location).
+var defaultItemFields = []itemField{
+	{tag: "852", barcode: 'p', prefix: "k", callNumber: "hi", callNumberFallback: "j", suffix: "m", location: "cb"},
+	{tag: "952", barcode: 'p', callNumber: "o", location: "c"},
+	{tag: "949", barcode: 'i', callNumber: "a", location: "l"},
+	{tag: "999", barcode: 'i', callNumber: "a", location: "l"},
+}
+
+// itemsOf are the copies the file lists, from the item fields (the one
+// override names, else specs). A field with none of the barcode, call
+// number and location subfields is not an item (Koha's 999 holds record
+// numbers); an item without a barcode cannot be labelled or lent, so no
+// copy is made for it, and the record says so.
+func (m *mapper) itemsOf(specs []itemField, override library.ItemFields) []library.HoldingItem {
+	if !override.IsZero() {
+		spec := itemField{tag: override.Tag, barcode: override.Barcode, callNumber: override.CallNumber}
+		if override.Location != 0 {
+			spec.location = string(override.Location)
 		}
-		if it.Barcode != "" {
-			out = append(out, it)
-		}
+		specs = []itemField{spec}
 	}
-	for _, f := range m.rec.fieldsTagged("952") {
-		it := library.HoldingItem{Barcode: m.text("952", f.first('p')), CallNumber: m.text("952", f.first('o'))}
-		if it.Barcode != "" {
-			out = append(out, it)
+	var out []library.HoldingItem
+	for _, spec := range specs {
+		missing := 0
+		for _, f := range m.rec.fieldsTagged(spec.tag) {
+			it := library.HoldingItem{
+				Barcode:    m.text(spec.tag, f.first(spec.barcode)),
+				CallNumber: m.joined(f, spec.callNumber),
+				Location:   m.firstOf(f, spec.location),
+			}
+			if it.CallNumber == "" {
+				it.CallNumber = m.joined(f, spec.callNumberFallback)
+			}
+			if it.CallNumber != "" {
+				it.CallNumber = joinNonEmpty(m.joined(f, spec.prefix), it.CallNumber, m.joined(f, spec.suffix))
+			}
+			switch {
+			case it.Barcode != "":
+				out = append(out, it)
+			case it.CallNumber != "" || it.Location != "":
+				missing++
+			}
+		}
+		switch {
+		case missing == 1:
+			m.notice("barcode", "an item in field %s has no barcode (subfield $%c); no copy is made for it", spec.tag, spec.barcode)
+		case missing > 1:
+			m.notice("barcode", "%d items in field %s have no barcode (subfield $%c); no copies are made for them", missing, spec.tag, spec.barcode)
 		}
 	}
 	return out
+}
+
+// joined is the values of the subfields codes names, in that order,
+// joined with spaces.
+func (m *mapper) joined(f rawField, codes string) string {
+	var parts []string
+	for i := 0; i < len(codes); i++ {
+		for _, v := range f.all(codes[i]) {
+			parts = append(parts, m.text(f.tag, v))
+		}
+	}
+	return joinNonEmpty(parts...)
+}
+
+// firstOf is the first value of the subfields codes names, in that order.
+func (m *mapper) firstOf(f rawField, codes string) string {
+	for i := 0; i < len(codes); i++ {
+		if v := m.text(f.tag, f.first(codes[i])); v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 func joinNonEmpty(parts ...string) string {
@@ -373,13 +629,23 @@ func joinNonEmpty(parts ...string) string {
 	return strings.Join(keep, " ")
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// uniqueList gathers values in order, each once; its lookups are a map's,
+// so a record of thousands of subfields costs no more than it holds.
+type uniqueList struct {
+	list []string
+	seen map[string]bool
+}
+
+// add appends s unless it is empty or already there.
+func (u *uniqueList) add(s string) {
+	if s == "" || u.seen[s] {
+		return
 	}
-	return false
+	if u.seen == nil {
+		u.seen = map[string]bool{}
+	}
+	u.seen[s] = true
+	u.list = append(u.list, s)
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

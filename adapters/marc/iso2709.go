@@ -1,8 +1,11 @@
 package marc
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"unicode/utf8"
 
 	"github.com/readinglibrary/service/core/library"
@@ -17,41 +20,81 @@ const (
 	dirEntryLen       = 12
 )
 
-// decodeISO2709 splits a file into records at their terminators, parses
-// each and hands it to emit (one at a time, so that a large file's raw
-// records are not all held at once). Records are cut at the record terminator rather than by the
-// leader's length so that one record with a wrong length does not shift
-// every record after it; the length is then checked against the cut.
-// Whitespace and NUL bytes between records (a file edited on Windows, or
-// padded by a tape-era exporter) are skipped, and so is trailing
-// whitespace at the end of the file.
-func decodeISO2709(data []byte, emit func(rawRecord)) []library.LineError {
-	var problems []library.LineError
-	n := 0
+// decodeISO2709 reads a file's records one at a time, cutting each at its
+// record terminator, and hands each it can parse to emit; a record it
+// cannot parse goes to problem with its number. Records are cut at the
+// terminator rather than by the leader's length so that one record with a
+// wrong length does not shift every record after it; the length is then
+// checked against the cut. Whitespace and NUL bytes between records (a
+// file edited on Windows, or padded by a tape-era exporter) are skipped,
+// and so is trailing whitespace at the end of the file. Memory holds one
+// record: a record past MaxRecordBytes is read past, not kept. It returns
+// how many records it met, and an error reading br or from emit.
+func decodeISO2709(br *bufio.Reader, emit func(rawRecord) error, problem func(library.LineError)) (int, error) {
 	// A byte order mark some Windows tools put at the start of a file.
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	for pos := 0; pos < len(data); {
-		pos = skipFiller(data, pos)
-		if pos >= len(data) {
-			break
+	if head, _ := br.Peek(3); bytes.Equal(head, []byte("\ufeff")) {
+		_, _ = br.Discard(3)
+	}
+	var buf []byte
+	n := 0
+	for {
+		if err := skipFiller(br); err != nil {
+			return n, endOfInput(err)
 		}
 		n++
-		end := indexByteFrom(data, pos, recordTerminator)
-		if end < 0 {
-			problems = append(problems, library.LineError{Line: n, Message: truncatedMessage(len(data) - pos)})
-			break
+		chunk, length, err := readRecordBytes(br, buf[:0])
+		buf = chunk
+		switch {
+		case err == io.EOF:
+			problem(library.LineError{Line: n, Message: truncatedMessage(length)})
+			return n, nil
+		case err != nil:
+			return n, err
+		case length > MaxRecordBytes:
+			problem(library.LineError{Line: n, Message: fmt.Sprintf("the record is %d bytes long; ISO 2709 records are at most %d", length, MaxRecordBytes)})
+			continue
 		}
-		chunk := data[pos : end+1]
-		pos = end + 1
 		r, msg := parseISO2709Record(chunk)
 		if msg != "" {
-			problems = append(problems, library.LineError{Line: n, Message: msg})
+			problem(library.LineError{Line: n, Message: msg})
 			continue
 		}
 		r.index = n
-		emit(r)
+		if err := emit(r); err != nil {
+			return n, err
+		}
 	}
-	return problems
+}
+
+// endOfInput is nil for the end of the file, else the read error.
+func endOfInput(err error) error {
+	if err == io.EOF {
+		return nil
+	}
+	return err
+}
+
+// readRecordBytes reads up to and including the next record terminator
+// into buf and returns it with the record's length. Past MaxRecordBytes it
+// keeps counting without keeping the bytes. At the end of the file without
+// a terminator it returns io.EOF and the length read.
+func readRecordBytes(br *bufio.Reader, buf []byte) ([]byte, int, error) {
+	length := 0
+	for {
+		part, err := br.ReadSlice(recordTerminator)
+		length += len(part)
+		if length <= MaxRecordBytes {
+			buf = append(buf, part...)
+		}
+		switch {
+		case err == nil:
+			return buf, length, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			return buf, length, err
+		}
+	}
 }
 
 func truncatedMessage(left int) string {
@@ -61,25 +104,19 @@ func truncatedMessage(left int) string {
 	return "the record has no record terminator: the file is cut short, or is not a MARC 21 (ISO 2709) file"
 }
 
-func skipFiller(data []byte, pos int) int {
-	for pos < len(data) {
-		switch data[pos] {
+// skipFiller reads past the bytes that may stand between records.
+func skipFiller(br *bufio.Reader) error {
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			return err
+		}
+		switch c {
 		case '\r', '\n', ' ', '\t', 0:
-			pos++
 		default:
-			return pos
+			return br.UnreadByte()
 		}
 	}
-	return pos
-}
-
-func indexByteFrom(data []byte, from int, b byte) int {
-	for i := from; i < len(data); i++ {
-		if data[i] == b {
-			return i
-		}
-	}
-	return -1
 }
 
 // parseISO2709Record parses one record, chunk ending with its terminator.
@@ -119,9 +156,18 @@ func parseISO2709Record(chunk []byte) (rawRecord, string) {
 		}
 		r.fields = append(r.fields, f)
 	}
-	r.marc8 = leader[9] != 'a' && !plainUTF8(body)
-	if !r.marc8 && !utf8.Valid(body) {
-		return rawRecord{}, "the record says it is UTF-8 (leader position 9 is 'a') but holds bytes that are not UTF-8"
+	switch {
+	case plainUTF8(body) || leader[9] == 'a' && utf8.Valid(body):
+	case leader[9] == 'a':
+		// An exporter that set the flag without converting its MARC-8
+		// (or Latin-1) text: read as such only when its accents say so.
+		cs, unsure := guessCharset(r.fields)
+		if unsure {
+			return rawRecord{}, "the record says it is UTF-8 (leader position 9 is 'a') but holds bytes that are not UTF-8"
+		}
+		r.charset, r.leaderSaysUTF8 = cs, true
+	default:
+		r.charset, r.charsetUnsure = guessCharset(r.fields)
 	}
 	return r, ""
 }

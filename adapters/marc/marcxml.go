@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"golang.org/x/net/html/charset"
+	htmlcharset "golang.org/x/net/html/charset"
 
 	"github.com/readinglibrary/service/core/library"
 )
@@ -20,75 +20,90 @@ const slimNS = "http://www.loc.gov/MARC21/slim"
 // (an SRU answer a few more), and a deeply nested file is not MARCXML.
 const maxXMLDepth = 64
 
-// decodeMARCXML reads every <record> of a MARCXML document, whether it is a
-// <collection>, a single <record>, or records inside another document (an
-// SRU answer's recordData). Elements are matched by local name in the
-// MARCXML namespace or in none, so files written without the namespace, or
-// with a "marc:" prefix, read the same. The document is read as a stream of
-// tokens: encoding/xml expands no custom entities, so its size is bounded by
-// the file's. A syntax error ends the reading: it is reported on the record
-// where it happened, and the records before it are kept.
-func decodeMARCXML(data []byte, emit func(rawRecord)) []library.LineError {
-	problems, _ := decodeXMLDocument(data, 0, true, emit)
-	return problems
+// maxXMLRecordBytes bounds what one MARCXML record may hold (its text, and
+// xmlElementCost per element), so that reading a file holds one record of
+// bounded size: ten times the longest ISO 2709 record.
+const (
+	maxXMLRecordBytes = 10 * MaxRecordBytes
+	xmlElementCost    = 64
+)
+
+// decodeMARCXML reads every <record> of a MARCXML document from r, whether
+// it is a <collection>, a single <record>, or records inside another
+// document (an SRU answer's recordData), handing each to emit as it is
+// read. Elements are matched by local name in the MARCXML namespace or in
+// none, so files written without the namespace, or with a "marc:" prefix,
+// read the same. The document is read as a stream of tokens: encoding/xml
+// expands no custom entities, so memory holds one record. A syntax error
+// ends the reading: it is reported on the record where it happened, and the
+// records before it are kept. It returns how many records it met, and an
+// error reading the file (failed) or from emit.
+func decodeMARCXML(r io.Reader, failed func() error, emit func(rawRecord) error, problem func(library.LineError)) (int, error) {
+	return decodeXMLDocument(r, failed, 0, true, emit, problem)
 }
 
 // decodeXMLDocument reads the records of one document, numbering them
-// after the first records already read, and returns the last number used. An SRU answer may carry each
-// record as escaped text (recordPacking "string"); with nested set, the
-// text of a recordData element that looks like markup is read as a
-// document of its own (once: not inside such text again).
-func decodeXMLDocument(data []byte, first int, nested bool, emit func(rawRecord)) ([]library.LineError, int) {
-	dec := xml.NewDecoder(bytes.NewReader(data))
-	dec.CharsetReader = charset.NewReaderLabel
-	var problems []library.LineError
+// after the first records already read, and returns the last number used.
+// An SRU answer may carry each record as escaped text (recordPacking
+// "string"); with nested set, the text of a recordData element that looks
+// like markup is read as a document of its own (once: not inside such text
+// again).
+func decodeXMLDocument(r io.Reader, failed func() error, first int, nested bool, emit func(rawRecord) error, problem func(library.LineError)) (int, error) {
+	dec := xml.NewDecoder(r)
+	dec.CharsetReader = htmlcharset.NewReaderLabel
 	n, depth := first, 0
 	inRecordData := false
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
-			break
+			return n, nil
 		}
 		if err != nil {
-			problems = append(problems, xmlProblem(n+1, dec, err))
-			break
+			if ferr := failed(); ferr != nil {
+				return n, ferr
+			}
+			problem(xmlProblem(n+1, dec, err))
+			return n, nil
 		}
 		switch t := tok.(type) {
 		case xml.CharData:
 			if inRecordData && nested && bytes.HasPrefix(bytes.TrimSpace(t), []byte("<")) {
-				var inner []library.LineError
-				inner, n = decodeXMLDocument(bytes.Clone(t), n, false, emit)
-				problems = append(problems, inner...)
+				if n, err = decodeXMLDocument(bytes.NewReader(bytes.Clone(t)), failed, n, false, emit, problem); err != nil {
+					return n, err
+				}
 			}
 		case xml.StartElement:
 			depth++
 			inRecordData = t.Name.Local == "recordData"
 			if depth > maxXMLDepth {
-				problems = append(problems, library.LineError{Line: n + 1, Message: "the XML is nested too deeply to be MARCXML"})
-				return problems, n
+				problem(library.LineError{Line: n + 1, Message: "the XML is nested too deeply to be MARCXML"})
+				return n, nil
 			}
 			if !isMARC(t.Name, "record") {
 				continue
 			}
 			n++
-			r, msg, fatal := readXMLRecord(dec)
+			rec, msg, fatal := readXMLRecord(dec)
 			depth-- // readXMLRecord consumed the record's end tag
 			switch {
+			case fatal != nil && failed() != nil:
+				return n, failed()
 			case fatal != nil:
-				problems = append(problems, xmlProblem(n, dec, fatal))
-				return problems, n
+				problem(xmlProblem(n, dec, fatal))
+				return n, nil
 			case msg != "":
-				problems = append(problems, library.LineError{Line: n, Message: msg})
+				problem(library.LineError{Line: n, Message: msg})
 			default:
-				r.index = n
-				emit(r)
+				rec.index = n
+				if err := emit(rec); err != nil {
+					return n, err
+				}
 			}
 		case xml.EndElement:
 			depth--
 			inRecordData = false
 		}
 	}
-	return problems, n
 }
 
 func isMARC(name xml.Name, local string) bool {
@@ -105,13 +120,18 @@ func xmlProblem(record int, dec *xml.Decoder, err error) library.LineError {
 }
 
 // readXMLRecord reads one <record> up to its end tag. msg names a problem
-// with this record only; fatal is an XML error that ends the file.
+// with this record only; fatal is an XML error that ends the file. A
+// record past maxXMLRecordBytes is read to its end without being kept.
 func readXMLRecord(dec *xml.Decoder) (rec rawRecord, msg string, fatal error) {
 	var field *rawField
 	var sub *rawSubfield
 	var text strings.Builder
-	depth := 1
+	depth, size := 1, 0
 	for depth > 0 {
+		if size > maxXMLRecordBytes {
+			rec.fields, field, sub = nil, nil, nil
+			text.Reset()
+		}
 		tok, err := dec.Token()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -122,8 +142,10 @@ func readXMLRecord(dec *xml.Decoder) (rec rawRecord, msg string, fatal error) {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			depth++
+			size += xmlElementCost
 			text.Reset()
 			switch {
+			case size > maxXMLRecordBytes:
 			case depth > maxXMLDepth:
 				return rec, "", errors.New("nested too deeply")
 			case depth == 2 && isMARC(t.Name, "controlfield"):
@@ -141,7 +163,10 @@ func readXMLRecord(dec *xml.Decoder) (rec rawRecord, msg string, fatal error) {
 				sub = &field.subfields[len(field.subfields)-1]
 			}
 		case xml.CharData:
-			text.Write(t)
+			size += len(t)
+			if size <= maxXMLRecordBytes {
+				text.Write(t)
+			}
 		case xml.EndElement:
 			depth--
 			switch {
@@ -158,6 +183,9 @@ func readXMLRecord(dec *xml.Decoder) (rec rawRecord, msg string, fatal error) {
 			}
 			text.Reset()
 		}
+	}
+	if size > maxXMLRecordBytes {
+		return rawRecord{}, fmt.Sprintf("the record holds more than %d bytes; a catalogue record is far smaller", maxXMLRecordBytes), nil
 	}
 	return rec, checkXMLRecord(rec), nil
 }

@@ -1,7 +1,10 @@
 package marc
 
 import (
+	"bufio"
+	"bytes"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/readinglibrary/service/core/library"
@@ -49,23 +52,38 @@ func TestDecodeRealWorldFiles(t *testing.T) {
 		{file: "koha_exported_records.mrc", records: 4, check: map[int]library.HoldingRecord{
 			1: {Index: 1, Title: "Some book", Authors: []string{"Some Guy"},
 				Items: []library.HoldingItem{{Barcode: "TEST11111"}}},
-			// Five 952 items, the fifth without a barcode (skipped); two 020s,
-			// three 082s; 245 $a "Code" $b with no ISBD punctuation.
+			// Five 952 items (locations in $c), the fifth without a barcode
+			// (no copy, and a notice); two 020s, three 082s; 245 $a "Code" $b
+			// with no ISBD punctuation.
 			3: {Index: 3, ControlNumber: "000242241", Title: "Code: and other laws (of cyberspace)",
 				Authors: []string{"Lessig, Lawrence"}, ISBNs: []string{"0465039138", "046503912X"},
 				BookDetails: library.BookDetails{Publisher: "Basic Books", PublishedYear: 1999, CallNumber: "303.4833"},
-				Items: []library.HoldingItem{{Barcode: "1", CallNumber: "303.4833"}, {Barcode: "2", CallNumber: "303.4833"},
-					{Barcode: "3", CallNumber: "303.4833"}, {Barcode: "0479876576", CallNumber: "303.4833"}}},
+				Items: []library.HoldingItem{{Barcode: "1", CallNumber: "303.4833", Location: "GEN"}, {Barcode: "2", CallNumber: "303.4833", Location: "NEW"},
+					{Barcode: "3", CallNumber: "303.4833", Location: "GEN"}, {Barcode: "0479876576", CallNumber: "303.4833"}},
+				Notices: []library.LineError{{Line: 3, Field: "barcode", Message: "an item in field 952 has no barcode (subfield $p); no copy is made for it"}}},
 			// A UTF-8 title in Thai.
 			4: {Index: 4, ControlNumber: "020079648", Title: "ทดสอบ: the fate of the commons in a connected world",
 				Authors: []string{"Lessig, Lawrence"}, ISBNs: []string{"0375505784"},
 				BookDetails: library.BookDetails{Publisher: "Random House", PublishedYear: 2001, CallNumber: "303.48 Les"},
-				Items:       []library.HoldingItem{{Barcode: "4", CallNumber: "303.48 Les"}, {Barcode: "6", CallNumber: "303.48 Les"}}},
+				Items:       []library.HoldingItem{{Barcode: "4", CallNumber: "303.48 Les", Location: "GEN"}, {Barcode: "6", CallNumber: "303.48 Les", Location: "GEN"}}},
 		}},
 		{file: "filemarc_music.xml", records: 3, check: map[int]library.HoldingRecord{
+			// The main entry is a band (110), the players are added entries;
+			// an 852 names the holding library but no barcode.
 			3: {Index: 3, ControlNumber: "001964482", Title: "The Modern Jazz Quartet plus",
-				Authors:     []string{"Jackson, Milt", "Peterson, Oscar", "Brown, Ray", "Thigpen, Ed", "Hayes, Louis"},
-				BookDetails: library.BookDetails{Publisher: "Verve", PublishedYear: 1987, Subjects: []string{"Jazz"}}},
+				Authors:     []string{"Modern Jazz Quartet", "Jackson, Milt", "Peterson, Oscar", "Brown, Ray", "Thigpen, Ed", "Hayes, Louis"},
+				BookDetails: library.BookDetails{Publisher: "Verve", PublishedYear: 1987, Subjects: []string{"Jazz"}},
+				Notices:     []library.LineError{{Line: 3, Field: "barcode", Message: "an item in field 852 has no barcode (subfield $p); no copy is made for it"}}},
+		}},
+		// A Swedish library's record whose leader says MARC-8 but whose
+		// accents are ISO 8859-1; its six 852s name shelves, not barcodes.
+		{file: "filemarc_example.mrc", records: 1, check: map[int]library.HoldingRecord{
+			1: {Index: 1, ControlNumber: "0000000044", Title: "Det osynliga barnet och andra berättelser",
+				Authors: []string{"Jansson, Tove"}, ISBNs: []string{"9515008808"},
+				BookDetails: library.BookDetails{Publisher: "Schildt", PublishedYear: 1998},
+				Notices: []library.LineError{
+					{Line: 1, Message: "the record says it is in MARC-8, but its accented letters are ISO 8859-1 (Latin-1): it is read as Latin-1"},
+					{Line: 1, Field: "barcode", Message: "6 items in field 852 have no barcode (subfield $p); no copies are made for them"}}},
 		}},
 		// Records 2-7 are each broken in one way (base address past the end,
 		// zero, directory not in 12-byte entries, a non-ASCII directory, a
@@ -75,14 +93,19 @@ func TestDecodeRealWorldFiles(t *testing.T) {
 		{file: "filemarc_wronglen.mrc", records: 0, problems: []int{1}},
 		// A tag "30-" in the directory.
 		{file: "filemarc_bad_example.mrc", records: 0, problems: []int{1}},
-		// A UNIMARC record (title in 200, coded data in 100).
-		{file: "pymarc_testunimarc.dat", records: 0, problems: []int{1}},
+		// A UNIMARC record in UTF-8 (title in 200, coded data in 100, the
+		// non-sorting marks U+0088 and U+0089 around "L'"), Italian ICCU.
+		{file: "pymarc_testunimarc.dat", records: 1, check: map[int]library.HoldingRecord{
+			1: {Index: 1, ControlNumber: `IT\ICCU\ANA\0019370`, Title: "L'altra faccia della spirale",
+				Authors: []string{"Asimov, Isaac", "Fruttero, Carlo", "Lucentini, Franco", "Scaglia, Cesare"}, ISBNs: []string{"8804406828"},
+				BookDetails: library.BookDetails{Publisher: "A. Mondadori", PublishedYear: 1996}},
+		}},
 		// An ESC in 245 that selects no character set.
 		{file: "pymarc_bad_marc8_escape.dat", records: 0, problems: []int{1}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
-			recs, problems := NewCodec().DecodeAll(formatOf(c.file), readTestdata(t, c.file))
+			recs, problems := decodeAll(NewCodec(), formatOf(c.file), readTestdata(t, c.file))
 			if len(recs) != c.records {
 				t.Errorf("%d records, want %d (problems %v)", len(recs), c.records, problems)
 			}
@@ -130,6 +153,12 @@ func normalizeEmpty(h library.HoldingRecord) library.HoldingRecord {
 	if len(h.Items) == 0 {
 		h.Items = nil
 	}
+	if len(h.CancelledISBNs) == 0 {
+		h.CancelledISBNs = nil
+	}
+	if len(h.Notices) == 0 {
+		h.Notices = nil
+	}
 	return h
 }
 
@@ -141,7 +170,13 @@ func TestMARC8AndUTF8EditionsReadTheSame(t *testing.T) {
 	texts := map[string][]string{}
 	for _, f := range []string{"pymarc_marc8.dat", "pymarc_utf8_with_leader_flag.dat", "pymarc_utf8_without_leader_flag.dat"} {
 		var recs []rawRecord
-		problems := decodeISO2709(readTestdata(t, f), func(r rawRecord) { recs = append(recs, r) })
+		var problems []library.LineError
+		_, err := decodeISO2709(bufio.NewReader(bytes.NewReader(readTestdata(t, f))),
+			func(r rawRecord) error { recs = append(recs, r); return nil },
+			func(p library.LineError) { problems = append(problems, p) })
+		if err != nil {
+			t.Fatal(err)
+		}
 		if len(recs) != 1 || len(problems) != 0 {
 			t.Fatalf("%s: %d records, problems %v", f, len(recs), problems)
 		}
@@ -155,7 +190,7 @@ func TestMARC8AndUTF8EditionsReadTheSame(t *testing.T) {
 			t.Fatalf("%s: %v", f, m.err)
 		}
 	}
-	if !contains(texts["pymarc_marc8.dat"], "240aDe la solitude à la communauté.") {
+	if !slices.Contains(texts["pymarc_marc8.dat"], "240aDe la solitude à la communauté.") {
 		t.Errorf("MARC-8 240 $a not converted: %q", texts["pymarc_marc8.dat"])
 	}
 	if !reflect.DeepEqual(texts["pymarc_marc8.dat"], texts["pymarc_utf8_with_leader_flag.dat"]) ||

@@ -14,11 +14,26 @@ import (
 type rawRecord struct {
 	index  int
 	leader string
-	// marc8 is set for an ISO 2709 record whose leader (position 9 blank)
-	// says MARC-8 and whose bytes are not plainly UTF-8.
-	marc8  bool
-	fields []rawField
+	// charset is how the values' bytes are read: UTF-8 (MARCXML, and ISO
+	// 2709 records that say so or plainly are), MARC-8, or ISO 8859-1 for
+	// a record that says MARC-8 but is not (guessCharset).
+	charset charset
+	// charsetUnsure is set for a record read as MARC-8 whose accents look
+	// like ISO 8859-1 in places: the import tells the librarian.
+	charsetUnsure bool
+	// leaderSaysUTF8 is set for a record read as MARC-8 or Latin-1 although
+	// its leader says UTF-8.
+	leaderSaysUTF8 bool
+	fields         []rawField
 }
+
+type charset int
+
+const (
+	charsetUTF8 charset = iota
+	charsetMARC8
+	charsetLatin1
+)
 
 type rawField struct {
 	tag        string
@@ -34,6 +49,22 @@ type rawSubfield struct {
 }
 
 func isControlTag(tag string) bool { return len(tag) == 3 && tag[0] == '0' && tag[1] == '0' }
+
+// ascii reports whether every value of r is plain ASCII, which reads the
+// same in every character set.
+func (r *rawRecord) ascii() bool {
+	for _, f := range r.fields {
+		if !isASCII(f.value) {
+			return false
+		}
+		for _, s := range f.subfields {
+			if !isASCII(s.value) {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // fieldsTagged returns the record's fields with the tag, in file order.
 func (r *rawRecord) fieldsTagged(tag string) []rawField {

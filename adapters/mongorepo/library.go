@@ -197,6 +197,10 @@ type copyDoc struct {
 	BookID    string    `bson:"book_id"`
 	Code      string    `bson:"code"`
 	CreatedAt time.Time `bson:"created_at"`
+	// The copy's own call number and location, from a holdings file's
+	// item; absent when it has none. Written only with the copy.
+	CallNumber string `bson:"call_number,omitempty"`
+	Location   string `bson:"location,omitempty"`
 	// The copy's condition; absent on the shelf (copyConditionUpdate). In
 	// the order an update adds new fields (by name), so a copy written
 	// whole (Records) is stored exactly as one updated.
@@ -331,7 +335,7 @@ func (d libraryBookDoc) toBook() library.Book {
 
 func toCopyDoc(c library.Copy) copyDoc {
 	d := copyDoc{ID: c.ID, SchoolID: c.SchoolID, BookID: c.BookID, Code: c.Code, CreatedAt: c.CreatedAt.UTC(),
-		Condition: c.Condition.Condition, ConditionNote: c.Condition.Note, ConditionLoan: c.Condition.LoanID}
+		CallNumber: c.CallNumber, Location: c.Location, Condition: c.Condition.Condition, ConditionNote: c.Condition.Note, ConditionLoan: c.Condition.LoanID}
 	if !c.Condition.At.IsZero() {
 		at := c.Condition.At.UTC()
 		d.ConditionAt = &at
@@ -341,7 +345,7 @@ func toCopyDoc(c library.Copy) copyDoc {
 
 func (d copyDoc) toCopy() library.Copy {
 	c := library.Copy{ID: d.ID, SchoolID: d.SchoolID, BookID: d.BookID, Code: d.Code, CreatedAt: d.CreatedAt.UTC(),
-		Condition: library.CopyCondition{Condition: d.Condition, Note: d.ConditionNote, LoanID: d.ConditionLoan}}
+		CallNumber: d.CallNumber, Location: d.Location, Condition: library.CopyCondition{Condition: d.Condition, Note: d.ConditionNote, LoanID: d.ConditionLoan}}
 	if d.ConditionAt != nil {
 		c.Condition.At = d.ConditionAt.UTC()
 	}

@@ -35,7 +35,7 @@ const (
 	libraryBookColumns = `b.id, b.school_id, b.isbn, b.title, b.author, b.cover_url, b.created_at, b.price_cents,
 	b.loan_category, b.publisher, b.published_year, b.subjects, b.genre, b.call_number, b.reading_level,
 	b.age_min, b.age_max`
-	copyColumns = `id, school_id, book_id, code, created_at`
+	copyColumns = `id, school_id, book_id, code, created_at, call_number, location`
 	// A copy as read: its columns and its condition.
 	copyReadColumns = copyColumns + `, copy_condition, condition_note, condition_loan_id, condition_at`
 )
@@ -90,7 +90,8 @@ INSERT INTO library_books_fts (rowid, words) VALUES (:pk, :words)`)
 	// inserts nothing, and the stored copies come back.
 	stmtCopiesInsert = newStmt("copies.insert", `
 INSERT INTO copies (`+copyColumns+`)
-SELECT value->>'id', value->>'school_id', value->>'book_id', value->>'code', value->>'created_at'
+SELECT value->>'id', value->>'school_id', value->>'book_id', value->>'code', value->>'created_at',
+	value->>'call_number', value->>'location'
 FROM json_each(:copies) WHERE true
 ON CONFLICT (school_id, code) DO NOTHING
 RETURNING id`)
@@ -182,11 +183,13 @@ func scanLibraryBook(s scanner) (library.Book, error) {
 
 // copyJSON is a copy in the JSON that stmtCopiesInsert reads.
 type copyJSON struct {
-	ID        string `json:"id"`
-	SchoolID  string `json:"school_id"`
-	BookID    string `json:"book_id"`
-	Code      string `json:"code"`
-	CreatedAt int64  `json:"created_at"`
+	ID         string `json:"id"`
+	SchoolID   string `json:"school_id"`
+	BookID     string `json:"book_id"`
+	Code       string `json:"code"`
+	CreatedAt  int64  `json:"created_at"`
+	CallNumber string `json:"call_number"`
+	Location   string `json:"location"`
 }
 
 func scanCopy(s scanner) (library.Copy, error) {
@@ -194,7 +197,7 @@ func scanCopy(s scanner) (library.Copy, error) {
 		c           library.Copy
 		created, at int64
 	)
-	if err := s.Scan(&c.ID, &c.SchoolID, &c.BookID, &c.Code, &created,
+	if err := s.Scan(&c.ID, &c.SchoolID, &c.BookID, &c.Code, &created, &c.CallNumber, &c.Location,
 		&c.Condition.Condition, &c.Condition.Note, &c.Condition.LoanID, &at); err != nil {
 		return library.Copy{}, err
 	}

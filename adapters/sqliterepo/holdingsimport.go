@@ -124,7 +124,8 @@ func (r *Holdings) ImportHoldings(ctx context.Context, books []library.Book, cop
 		}
 		rows := make([]copyJSON, len(copies))
 		for i, c := range copies {
-			rows[i] = copyJSON{ID: c.ID, SchoolID: c.SchoolID, BookID: c.BookID, Code: c.Code, CreatedAt: millis(c.CreatedAt)}
+			rows[i] = copyJSON{ID: c.ID, SchoolID: c.SchoolID, BookID: c.BookID, Code: c.Code, CreatedAt: millis(c.CreatedAt),
+				CallNumber: c.CallNumber, Location: c.Location}
 		}
 		stored, err := queryAll(ctx, r.db, tx, op, stmtCopiesInsert, scanString, sql.Named("copies", jsonArray(rows)))
 		if err != nil {

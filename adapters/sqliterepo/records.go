@@ -114,7 +114,7 @@ SELECT `+libraryBookColumns+` FROM library_books AS b`)
 	stmtRecCopiesRead   = newWholeStmt("records.copies.read", `SELECT `+copyReadColumns+` FROM copies`)
 	stmtRecCopiesInsert = newStmt("records.copies.insert", `
 INSERT INTO copies (`+copyReadColumns+`) VALUES (:id, :school_id, :book_id, :code, :created_at,
-	:condition, :note, :loan_id, :at)`)
+	:call_number, :location, :condition, :note, :loan_id, :at)`)
 
 	stmtRecLoansCount = newWholeStmt("records.loans.count", `SELECT count(*) FROM loans`)
 	stmtRecLoansRead  = newWholeStmt("records.loans.read", `SELECT `+loanColumns+` FROM loans`)
@@ -266,6 +266,7 @@ func (r *Records) kind(k ports.RecordKind) (recordKind, error) {
 		return recordsKind(d, k, stmtRecCopiesCount, stmtRecCopiesRead, scanCopy, func(ctx context.Context, tx *txn, c library.Copy) error {
 			_, err := d.exec(ctx, tx, stmtRecCopiesInsert, sql.Named("id", c.ID), sql.Named("school_id", c.SchoolID),
 				sql.Named("book_id", c.BookID), sql.Named("code", c.Code), sql.Named("created_at", millis(c.CreatedAt)),
+				sql.Named("call_number", c.CallNumber), sql.Named("location", c.Location),
 				sql.Named("condition", c.Condition.Condition), sql.Named("note", c.Condition.Note),
 				sql.Named("loan_id", c.Condition.LoanID), sql.Named("at", conditionAt(c.Condition)))
 			return err

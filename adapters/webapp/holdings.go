@@ -26,8 +26,11 @@ const holdingsUploadMediaType = "multipart/form-data"
 
 type holdingsView struct {
 	base
-	Base      string
-	Format    string
+	Base   string
+	Format string
+	// Items is the item field the librarian named for a MARC file
+	// ("949:i,a,l"), carried to the commit form.
+	Items     string
 	Report    *service.ImportReport
 	Content   string // the checked file, base64, for the commit form
 	Error     string
@@ -77,7 +80,11 @@ func (a *App) renderHoldings(w http.ResponseWriter, r *http.Request, school libr
 // carries back.
 func (a *App) importHoldingsForm(w http.ResponseWriter, r *http.Request, school library.School) {
 	format, data, dryRun, err := readHoldingsUpload(w, r)
-	v := holdingsView{Format: format}
+	v := holdingsView{Format: format, Items: r.FormValue("items")}
+	var items library.ItemFields
+	if err == nil {
+		items, err = library.ParseItemFields(v.Items)
+	}
 	if err == nil {
 		var (
 			rep service.ImportReport
@@ -85,7 +92,7 @@ func (a *App) importHoldingsForm(w http.ResponseWriter, r *http.Request, school 
 		)
 		// A large file (or "in the background") is imported by a job: the
 		// page then follows the job.
-		rep, job, err = a.deps.Library.HoldingsFiles.ImportFile(r.Context(), school.ID, format, data, dryRun, !dryRun && r.FormValue("async") == "true")
+		rep, job, err = a.deps.Library.HoldingsFiles.ImportFile(r.Context(), school.ID, format, items, data, dryRun, !dryRun && r.FormValue("async") == "true")
 		if err == nil && job.ID != "" {
 			http.Redirect(w, r, schoolPath(school)+"/holdings?job="+url.QueryEscape(job.ID), http.StatusSeeOther)
 			return

@@ -35,6 +35,11 @@ type Copy struct {
 	// Condition says why the copy is off the shelf while no loan holds it
 	// (lost, claimed returned, damaged); zero on the shelf.
 	Condition CopyCondition
+	// CallNumber and Location are the copy's own shelf mark and shelving
+	// location when a holdings file gave them (an item's 852 $h or 952 $o
+	// and $c); "" when the copy stands where its book's call number says.
+	CallNumber string
+	Location   string
 }
 
 // Loan is one copy lent to one student. A loan is active only while the

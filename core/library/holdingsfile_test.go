@@ -2,11 +2,14 @@ package library
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/readinglibrary/service/core/csvout"
+	"github.com/readinglibrary/service/core/errs"
 )
 
 func TestParseHoldingsCSVGroupsRowsByBook(t *testing.T) {
@@ -136,5 +139,160 @@ func TestHoldingsCSVExportReadsBack(t *testing.T) {
 	if r.Title != f.Title || RecordAuthor(r) != f.Author || r.Publisher != f.Publisher || strings.Join(r.Subjects, "|") != "@SUM(A1)|=B" ||
 		r.CallNumber != f.CallNumber || r.Genre != f.Genre || r.Items[0].Barcode != "@1" {
 		t.Errorf("the formula cells read back = %+v", r)
+	}
+}
+
+// A record is taken as catalogued: what does not fit a book is mended
+// with a notice for each change, and nothing of it is a problem.
+func TestFitHoldingRecordMendsWithNotices(t *testing.T) {
+	longTitle := strings.Repeat("Proceedings of the annual meeting on reading, ", 25) // 1,150 characters
+	subjects := make([]string, 23)
+	for i := range subjects {
+		subjects[i] = "Subject " + strconv.Itoa(i)
+	}
+	r := HoldingRecord{Index: 7, Title: longTitle,
+		Authors:        []string{strings.Repeat("Committee on school libraries and ", 7) + "reading"},
+		ISBNs:          []string{"978-0-306-40615-7", "0306406153", "5051889004295", "9780306406157"},
+		CancelledISBNs: []string{"0-8044-2957-X", "123"},
+		BookDetails: BookDetails{Publisher: "Puffin\u200e Books", PublishedYear: 5715, Subjects: subjects,
+			CallNumber: strings.Repeat("823.914 ", 10)},
+		Items:   []HoldingItem{{Barcode: "31234000012345", CallNumber: "REF 823", Location: strings.Repeat("Junior fiction ", 6)}},
+		Notices: []LineError{{Line: 7, Message: "read as Latin-1"}},
+	}
+	got, notices := FitHoldingRecord(r)
+	for what, c := range map[string]struct {
+		was, now string
+		most     int
+	}{"title": {r.Title, got.Title, MaxImportedTitle}, "author": {r.Authors[0], got.Authors[0], 200}} {
+		kept := strings.TrimSuffix(c.now, "…")
+		if n := utf8.RuneCountInString(c.now); n > c.most || kept == c.now || !strings.HasPrefix(c.was, kept) || c.was[len(kept)] != ' ' {
+			t.Errorf("%s (%d characters) = ...%q, want it cut before a space to at most %d, with an ellipsis", what, n, c.now[len(c.now)-20:], c.most)
+		}
+	}
+	if strings.Join(got.ISBNs, " ") != "9780306406157" || strings.Join(got.CancelledISBNs, " ") != "080442957X" {
+		t.Errorf("ISBNs = %q, cancelled %q; want the valid ones, once", got.ISBNs, got.CancelledISBNs)
+	}
+	if got.Publisher != "Puffin Books" || got.PublishedYear != 0 || len(got.Subjects) != MaxSubjects || utf8.RuneCountInString(got.CallNumber) > MaxCallNumber {
+		t.Errorf("details = %+v", got.BookDetails)
+	}
+	if it := got.Items[0]; it.CallNumber != "REF 823" || utf8.RuneCountInString(it.Location) > MaxCopyLocation {
+		t.Errorf("item = %+v", it)
+	}
+	if got.Notices != nil || len(r.ISBNs) != 4 || r.Authors[0] == got.Authors[0] {
+		t.Errorf("the record given was changed, or the result keeps the notices: %+v", got.Notices)
+	}
+	var fields []string
+	for _, n := range notices {
+		if n.Line != 7 || n.Message == "" {
+			t.Errorf("notice %+v, want record 7 and a message", n)
+		}
+		fields = append(fields, n.Field)
+	}
+	// The reader's notice first; the invisible mark in the publisher goes
+	// without one.
+	want := "|title|author|isbn|isbn|call_number|subjects|published_year|location"
+	if strings.Join(fields, "|") != want {
+		t.Errorf("notices on %q, want %q: %+v", strings.Join(fields, "|"), want, notices)
+	}
+	if !strings.Contains(notices[3].Message, "check digit") || !strings.Contains(notices[4].Message, "product code") {
+		t.Errorf("ISBN notices = %q, %q", notices[3].Message, notices[4].Message)
+	}
+	if p := ValidateHoldingRecord(got); len(p) != 0 {
+		t.Errorf("the fitted record has problems %+v", p)
+	}
+}
+
+// A record without an author, or with a title past what a librarian may
+// type, is a book; one without a title, or with a barcode that cannot be a
+// label, is not.
+func TestValidateHoldingRecordTakesCatalogueRecords(t *testing.T) {
+	ok := []HoldingRecord{
+		{Index: 1, Title: "World Book encyclopedia"},
+		{Index: 2, Title: strings.Repeat("t", 1000), Authors: []string{"Someone"}},
+	}
+	for _, r := range ok {
+		if p := ValidateHoldingRecord(r); len(p) != 0 {
+			t.Errorf("record %d: problems %+v, want none", r.Index, p)
+		}
+	}
+	bad := map[string]HoldingRecord{
+		"title":   {Index: 3, Authors: []string{"Someone"}},
+		"barcode": {Index: 4, Title: "A", Items: []HoldingItem{{Barcode: "cöde"}}},
+		"isbn":    {Index: 5, Title: "A", ISBNs: []string{"0306406153"}},
+	}
+	for field, r := range bad {
+		if p := ValidateHoldingRecord(r); len(p) != 1 || p[0].Field != field || p[0].Line != r.Index {
+			t.Errorf("record %d: problems %+v, want one on %s", r.Index, p, field)
+		}
+	}
+}
+
+func TestRecordMatchISBNs(t *testing.T) {
+	r := HoldingRecord{ISBNs: []string{"0-306-40615-2", "5051889004295", "bad"}, CancelledISBNs: []string{"9780804429573", "0306406152"}}
+	got := strings.Join(RecordMatchISBNs(r), " ")
+	if want := "0306406152 9780306406157 9780804429573 080442957X"; got != want {
+		t.Errorf("RecordMatchISBNs = %q, want %q", got, want)
+	}
+}
+
+func TestParseItemFields(t *testing.T) {
+	for in, want := range map[string]ItemFields{
+		"949:i,a,l":  {Tag: "949", Barcode: 'i', CallNumber: "a", Location: 'l'},
+		" 945:i ":    {Tag: "945", Barcode: 'i'},
+		"852:p,hi,c": {Tag: "852", Barcode: 'p', CallNumber: "hi", Location: 'c'},
+		"999:i,,l":   {Tag: "999", Barcode: 'i', Location: 'l'},
+		"":           {},
+		"995:f,k":    {Tag: "995", Barcode: 'f', CallNumber: "k"},
+		"900:9,8,7":  {Tag: "900", Barcode: '9', CallNumber: "8", Location: '7'},
+	} {
+		got, err := ParseItemFields(in)
+		if err != nil || got != want {
+			t.Errorf("ParseItemFields(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+		if back, _ := ParseItemFields(got.String()); back != got {
+			t.Errorf("%+v.String() = %q reads back as %+v", got, got.String(), back)
+		}
+	}
+	for _, in := range []string{"949", "949:", "001:a", "94:i", "949:ii", "949:i,a,l,x", "949:I", "949:i,i", "949:i,a,ll", "abc:i", "949:i,a,$"} {
+		if _, err := ParseItemFields(in); err == nil {
+			t.Errorf("ParseItemFields(%q) took it", in)
+		} else if e, ok := errs.As(err); !ok || e.Kind != errs.Invalid {
+			t.Errorf("ParseItemFields(%q) = %v, want Invalid", in, err)
+		}
+	}
+}
+
+// A barcode a MARC file gives twice is one copy: of the first record that
+// gives it; the later item is left out with a notice.
+func TestFileBarcodesClaim(t *testing.T) {
+	b := FileBarcodes{}
+	first, n := b.Claim(HoldingRecord{Index: 3, Items: []HoldingItem{{Barcode: "502162051"}, {Barcode: " 7 "}, {Barcode: "7"}}})
+	if len(first.Items) != 2 || len(n) != 1 || n[0].Line != 3 || !strings.Contains(n[0].Message, "two items of this record") {
+		t.Errorf("first record: items %+v, notices %+v", first.Items, n)
+	}
+	later, n := b.Claim(HoldingRecord{Index: 9, Items: []HoldingItem{{Barcode: "502162051"}, {Barcode: "8"}}})
+	if len(later.Items) != 1 || later.Items[0].Barcode != "8" || len(n) != 1 || !strings.Contains(n[0].Message, "an item of record 3") || n[0].Field != "barcode" {
+		t.Errorf("later record: items %+v, notices %+v", later.Items, n)
+	}
+	if same, n := b.Claim(HoldingRecord{Index: 10, Items: []HoldingItem{{Barcode: "9"}}}); len(same.Items) != 1 || n != nil {
+		t.Errorf("a record of new barcodes: %+v, %+v", same, n)
+	}
+}
+
+// A damaged record's notices stay a few lines.
+func TestFitHoldingRecordBoundsItsNotices(t *testing.T) {
+	isbns := make([]string, 5000)
+	for i := range isbns {
+		isbns[i] = strconv.Itoa(1000000000 + i)
+	}
+	invalid := 0
+	for _, isbn := range isbns {
+		if !ValidISBN(isbn) {
+			invalid++
+		}
+	}
+	_, notices := FitHoldingRecord(HoldingRecord{Index: 4, Title: "T", ISBNs: isbns})
+	if len(notices) != 10 || !strings.Contains(notices[9].Message, fmt.Sprintf("and %d more", invalid-9)) || notices[9].Line != 4 {
+		t.Errorf("%d notices, the last %+v", len(notices), notices[len(notices)-1])
 	}
 }

@@ -1,6 +1,7 @@
 package library
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"time"
@@ -30,8 +31,10 @@ func NormalizeISBN(s string) string {
 
 // ValidISBN reports whether s, once normalised with NormalizeISBN, is an
 // ISBN-10 (nine digits and a digit or X, weighted sum 10..1 divisible by 11)
-// or an ISBN-13 (thirteen digits, weights 1 and 3 alternating, sum divisible
-// by 10). The checksum catches most typos before they reach the catalog.
+// or an ISBN-13 (978 or 979 and ten digits, weights 1 and 3 alternating, sum
+// divisible by 10). The checksum catches most typos before they reach the
+// catalog. Thirteen digits with another prefix are an EAN product code (the
+// barcode of a DVD or a game): a valid EAN, never an ISBN.
 func ValidISBN(s string) bool {
 	n := NormalizeISBN(s)
 	switch len(n) {
@@ -52,21 +55,82 @@ func ValidISBN(s string) bool {
 		}
 		return sum%11 == 0
 	case 13:
-		sum := 0
-		for i := 0; i < 13; i++ {
-			c := n[i]
-			if c < '0' || c > '9' {
-				return false
-			}
-			w := 1
-			if i%2 == 1 {
-				w = 3
-			}
-			sum += w * int(c-'0')
-		}
-		return sum%10 == 0
+		return (strings.HasPrefix(n, "978") || strings.HasPrefix(n, "979")) && validEAN(n)
 	}
 	return false
+}
+
+// ValidProductCode reports whether s, normalised, is an EAN-13 or a
+// UPC-A (twelve digits) with a right check digit that is not an ISBN: a
+// record's 020 holding one names a product, not a book edition, and it is
+// never stored or looked up as an ISBN.
+func ValidProductCode(s string) bool {
+	n := NormalizeISBN(s)
+	return (len(n) == 13 || len(n) == 12) && validEAN(n) && !ValidISBN(n)
+}
+
+// validEAN checks the GS1 check digit of digits: weights 3 and 1
+// alternating from the right, the check digit included with weight 1.
+func validEAN(digits string) bool {
+	sum := 0
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return false
+		}
+		w := 1
+		if (len(digits)-1-i)%2 == 1 {
+			w = 3
+		}
+		sum += w * int(c-'0')
+	}
+	return len(digits) > 0 && sum%10 == 0
+}
+
+// ISBNForms returns the forms a valid ISBN is stored under by one school or
+// another: itself, and its ISBN-13 (for an ISBN-10) or its ISBN-10 (for an
+// ISBN-13 starting 978; 979 has none). A record and a book match when they
+// share a form, so a record of the ISBN-10 finds the book typed with the
+// ISBN-13. Nothing, for an invalid ISBN.
+func ISBNForms(isbn string) []string {
+	n := NormalizeISBN(isbn)
+	if !ValidISBN(n) {
+		return nil
+	}
+	if len(n) == 10 {
+		return []string{n, isbn13Of(n[:9])}
+	}
+	if strings.HasPrefix(n, "978") {
+		return []string{n, isbn10Of(n[3:12])}
+	}
+	return []string{n}
+}
+
+// isbn13Of is the ISBN-13 of the nine digits of an ISBN-10 (978 prefix).
+func isbn13Of(nine string) string {
+	twelve := "978" + nine
+	sum := 0
+	for i := 0; i < 12; i++ {
+		w := 1
+		if i%2 == 1 {
+			w = 3
+		}
+		sum += w * int(twelve[i]-'0')
+	}
+	return twelve + string(rune('0'+(10-sum%10)%10))
+}
+
+// isbn10Of is the ISBN-10 of nine digits, its check digit computed.
+func isbn10Of(nine string) string {
+	sum := 0
+	for i := 0; i < 9; i++ {
+		sum += (10 - i) * int(nine[i]-'0')
+	}
+	check := (11 - sum%11) % 11
+	if check == 10 {
+		return nine + "X"
+	}
+	return nine + string(rune('0'+check))
 }
 
 // Ranges of a school's loan settings, as openapi.json documents them. A year
@@ -271,6 +335,32 @@ func ValidateBookDraft(d BookDraft) error {
 	if n := utf8.RuneCountInString(d.Author); n < 1 || n > maxBookAuthor {
 		fields.Add("author", "must be between 1 and 200 characters")
 	}
+	validateDraftRest(d, fields)
+	return fields.Err()
+}
+
+// validateImportedDraft checks the draft of a holdings file's record as
+// ValidateBookDraft does, except that the title may be as long as
+// MaxImportedTitle and the author may be missing: a catalogue record is
+// taken as the cataloguer wrote it.
+func validateImportedDraft(d BookDraft) error {
+	d = d.Normalized()
+	fields := errs.FieldErrors{}
+	if n := utf8.RuneCountInString(d.Title); n < 1 {
+		fields.Add("title", "is required")
+	} else if n > MaxImportedTitle {
+		fields.Add("title", fmt.Sprintf("must be at most %d characters", MaxImportedTitle))
+	}
+	if n := utf8.RuneCountInString(d.Author); n > maxBookAuthor {
+		fields.Add("author", fmt.Sprintf("must be at most %d characters", maxBookAuthor))
+	}
+	validateDraftRest(d, fields)
+	return fields.Err()
+}
+
+// validateDraftRest adds the problems of everything in d but its title and
+// author.
+func validateDraftRest(d BookDraft, fields errs.FieldErrors) {
 	if d.ISBN != "" && !ValidISBN(d.ISBN) {
 		fields.Add("isbn", "must be a valid ISBN-10 or ISBN-13")
 	}
@@ -289,7 +379,6 @@ func ValidateBookDraft(d BookDraft) error {
 	// The year's bound moves with the calendar; a day's difference from
 	// the school's clock does not matter to it.
 	d.BookDetails.Validate(fields, time.Now())
-	return fields.Err()
 }
 
 // validCoverURL accepts only absolute http(s) URLs with a host: clients put

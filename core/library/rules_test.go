@@ -79,6 +79,11 @@ func TestValidISBN(t *testing.T) {
 		{name: "ElevenDigits", in: "03064061520", want: false},
 		{name: "Empty", in: "", want: false},
 		{name: "Dots", in: "0.306.40615.2", want: false},
+		// EAN-13 with a right check digit but another prefix: a DVD's
+		// barcode, not a book's ISBN.
+		{name: "EANOfADVD", in: "5051889004295", want: false},
+		{name: "EANPrefix977ISSN", in: "9770317847001", want: false},
+		{name: "UPCA", in: "012345678905", want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -398,5 +403,39 @@ func TestValidateCopyCount(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestValidProductCode(t *testing.T) {
+	for in, want := range map[string]bool{
+		"5051889004295":     true,  // EAN-13 of a DVD
+		"012345678905":      true,  // UPC-A
+		"9780306406157":     false, // an ISBN-13 is an EAN, but a book's
+		"0306406152":        false,
+		"5051889004298":     false, // wrong check digit
+		"5-051889-004295":   true,
+		"":                  false,
+		"505188900429X":     false,
+		"97803064061570000": false,
+	} {
+		if got := library.ValidProductCode(in); got != want {
+			t.Errorf("ValidProductCode(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestISBNForms(t *testing.T) {
+	for in, want := range map[string]string{
+		"0-306-40615-2":     "0306406152 9780306406157",
+		"9780306406157":     "9780306406157 0306406152",
+		"080442957x":        "080442957X 9780804429573",
+		"9780804429573":     "9780804429573 080442957X",
+		"979-10-90636-07-1": "9791090636071", // 979 has no ISBN-10
+		"0306406153":        "",              // invalid
+		"5051889004295":     "",              // a product code
+	} {
+		if got := strings.Join(library.ISBNForms(in), " "); got != want {
+			t.Errorf("ISBNForms(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

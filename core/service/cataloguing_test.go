@@ -7,6 +7,7 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
 )
 
 // fakeCatalogSource answers every lookup with answer or err and counts them.
@@ -40,6 +41,8 @@ func (c fakeCodec) Decode(_ string, _ io.Reader, record func(library.HoldingReco
 }
 
 func (c fakeCodec) EncodeMARCXML(io.Writer, []library.HoldingRecord) error { return nil }
+
+func (c fakeCodec) WithItemFields(library.ItemFields) ports.RecordCodec { return c }
 
 var matildaRecord = library.HoldingRecord{Title: "Matilda /", Authors: []string{"Dahl, Roald."}, ISBNs: []string{"9780142410370"},
 	BookDetails: library.BookDetails{Publisher: "Puffin Books,", PublishedYear: 2007, Subjects: []string{"Gifted children"}}}

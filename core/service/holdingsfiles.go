@@ -81,24 +81,28 @@ type importPlan struct {
 
 // Import reads a holdings file of the caller's school (admins name it) and
 // reports what it holds; unless dryRun it then stores it, all or nothing.
+// items, when set, names the field a MARC file keeps its items in.
 // Existing barcodes become the copies' codes exactly as printed; a record
 // matching a book of the school (by any of its ISBNs, or by title and
 // author) adds its copies to that book. A file with any problem (a bad
 // record, a barcode the school uses already, a copy cap passed) stores
 // nothing: the dry run lists the problems in its report, a commit is
 // refused with them.
-// Errors: Invalid (format; validation_failed with details.lines),
+// Errors: Invalid (format, items; validation_failed with details.lines),
 // Unavailable (a MARC file without a codec), Conflict "isbn_exists" or
 // "copy_code_exists" (taken by another request after the check), as scope.
-func (s *HoldingsFiles) Import(ctx context.Context, schoolParam, format string, data []byte, dryRun bool) (ImportReport, error) {
+func (s *HoldingsFiles) Import(ctx context.Context, schoolParam, format string, items library.ItemFields, data []byte, dryRun bool) (ImportReport, error) {
 	if err := s.checkFormat(format, true); err != nil {
+		return ImportReport{}, err
+	}
+	if err := checkItemFields(format, items); err != nil {
 		return ImportReport{}, err
 	}
 	school, err := s.scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return ImportReport{}, err
 	}
-	records, problems, notices := s.decode(format, data)
+	records, problems, notices := s.decode(format, items, data)
 	plan := importPlan{report: ImportReport{DryRun: dryRun, Format: format, Records: len(records), Notices: notices}}
 	// A file with bad records is planned all the same, so the dry run
 	// names its taken barcodes and passed caps too.
@@ -161,15 +165,37 @@ func (s *HoldingsFiles) checkFormat(format string, importing bool) error {
 	return nil
 }
 
+// checkItemFields refuses items for a CSV file, whose items are its rows.
+func checkItemFields(format string, items library.ItemFields) error {
+	if !items.IsZero() && format == library.HoldingsCSV {
+		return errs.InvalidField("items", "names the field of a MARC file that holds its items; a CSV file has its barcode column")
+	}
+	return nil
+}
+
+// codecFor is the codec that reads a MARC file whose items are where items
+// says (the usual fields when it is zero).
+func (s *HoldingsFiles) codecFor(items library.ItemFields) ports.RecordCodec {
+	if items.IsZero() || s.codec == nil {
+		return s.codec
+	}
+	return s.codec.WithItemFields(items)
+}
+
 // decode reads the file's records, fits and checks each one: the records,
 // their problems and their notices.
-func (s *HoldingsFiles) decode(format string, data []byte) ([]library.HoldingRecord, []library.LineError, []library.LineError) {
-	records, problems := s.read(format, data)
+func (s *HoldingsFiles) decode(format string, items library.ItemFields, data []byte) ([]library.HoldingRecord, []library.LineError, []library.LineError) {
+	records, problems := s.read(format, items, data)
 	var notices []library.LineError
+	barcodes := library.FileBarcodes{}
 	for i := range records {
 		var n []library.LineError
 		records[i], n = library.FitHoldingRecord(records[i])
 		notices = append(notices, n...)
+		if format != library.HoldingsCSV { // a CSV's rows are its copies: ParseHoldingsCSV refuses a repeat
+			records[i], n = barcodes.Claim(records[i])
+			notices = append(notices, n...)
+		}
 	}
 	if format != library.HoldingsCSV { // ParseHoldingsCSV checks its rows itself
 		problems = append(problems, s.check(records)...)
@@ -179,14 +205,14 @@ func (s *HoldingsFiles) decode(format string, data []byte) ([]library.HoldingRec
 }
 
 // read reads the file's records.
-func (s *HoldingsFiles) read(format string, data []byte) ([]library.HoldingRecord, []library.LineError) {
+func (s *HoldingsFiles) read(format string, items library.ItemFields, data []byte) ([]library.HoldingRecord, []library.LineError) {
 	if len(data) > library.MaxHoldingsBytes {
 		return nil, []library.LineError{{Message: fmt.Sprintf("the file is larger than %d MiB; import it in parts", library.MaxHoldingsBytes>>20)}}
 	}
 	if format == library.HoldingsCSV {
 		return library.ParseHoldingsCSV(data)
 	}
-	records, problems, err := decodeRecords(s.codec, format, bytes.NewReader(data))
+	records, problems, err := decodeRecords(s.codecFor(items), format, bytes.NewReader(data))
 	if err != nil {
 		return nil, []library.LineError{{Message: "the file could not be read"}}
 	}
@@ -199,21 +225,11 @@ func (s *HoldingsFiles) read(format string, data []byte) ([]library.HoldingRecor
 	return records, problems
 }
 
-// check checks each record as a book and its barcodes against the file's
-// other records.
+// check checks each record as a book.
 func (s *HoldingsFiles) check(records []library.HoldingRecord) []library.LineError {
 	var problems []library.LineError
-	seen := map[string]int{}
 	for _, r := range records {
 		problems = append(problems, library.ValidateHoldingRecord(r)...)
-		for _, it := range r.Items {
-			code := library.ImportedCopyCode(it.Barcode)
-			if first, dup := seen[code]; dup && code != "" {
-				problems = append(problems, library.LineError{Line: r.Index, Field: "barcode", Message: fmt.Sprintf("%q is also the barcode of a copy of record %d", code, first)})
-			} else {
-				seen[code] = r.Index
-			}
-		}
 	}
 	return problems
 }
@@ -263,8 +279,7 @@ func (s *HoldingsFiles) plan(ctx context.Context, school library.School, records
 					Message: fmt.Sprintf("%q is already the code of a copy of another book in this school", library.ImportedCopyCode(it.Barcode))})
 				continue
 			}
-			plan.copies = append(plan.copies, library.Copy{ID: s.newID(), SchoolID: school.ID, BookID: book.ID,
-				Code: library.ImportedCopyCode(it.Barcode), CreatedAt: now})
+			plan.copies = append(plan.copies, importedCopy(it, book, s.newID(), now))
 			adding++
 		}
 		if found {
@@ -312,6 +327,17 @@ func newImportedBook(r library.HoldingRecord, id, schoolID string, now time.Time
 	return b
 }
 
+// importedCopy is the copy an item of a record becomes: its barcode as
+// printed, and its call number when it is not its book's.
+func importedCopy(it library.HoldingItem, book library.Book, id string, now time.Time) library.Copy {
+	c := library.Copy{ID: id, SchoolID: book.SchoolID, BookID: book.ID, Code: library.ImportedCopyCode(it.Barcode), CreatedAt: now,
+		CallNumber: library.NormalizeClassField(it.CallNumber), Location: library.NormalizeClassField(it.Location)}
+	if c.CallNumber == book.CallNumber {
+		c.CallNumber = ""
+	}
+	return c
+}
+
 // importMatcher finds the book a record names: one of the school's, or one
 // an earlier record of the file adds.
 type importMatcher struct {
@@ -325,7 +351,7 @@ type importMatcher struct {
 func (s *HoldingsFiles) matcher(ctx context.Context, schoolID string, records []library.HoldingRecord) (*importMatcher, error) {
 	var isbns, keys []string
 	for _, r := range records {
-		isbns = append(isbns, library.RecordISBNs(r)...)
+		isbns = append(isbns, library.RecordMatchISBNs(r)...)
 		keys = append(keys, library.MatchKey(r.Title, library.RecordAuthor(r)))
 	}
 	m := &importMatcher{byISBN: map[string]library.Book{}, byKey: map[string]library.Book{}, isNew: map[string]bool{}}
@@ -351,9 +377,10 @@ func (s *HoldingsFiles) matcher(ctx context.Context, schoolID string, records []
 }
 
 // find returns the book r names and how it was matched: an ISBN first (any
-// of the record's), then title and author.
+// form of any of the record's, its cancelled ones last), then title and
+// author.
 func (m *importMatcher) find(r library.HoldingRecord) (library.Book, string, bool) {
-	for _, isbn := range library.RecordISBNs(r) {
+	for _, isbn := range library.RecordMatchISBNs(r) {
 		if b, ok := m.byISBN[isbn]; ok {
 			return b, "isbn", true
 		}
@@ -367,9 +394,13 @@ func (m *importMatcher) find(r library.HoldingRecord) (library.Book, string, boo
 // remember makes a new book findable by the file's later records.
 func (m *importMatcher) remember(b library.Book, r library.HoldingRecord) {
 	m.isNew[b.ID] = true
+	// Its own ISBNs, not its cancelled ones: a later record cancelling one
+	// of them names another book.
 	for _, isbn := range library.RecordISBNs(r) {
-		if _, ok := m.byISBN[isbn]; !ok {
-			m.byISBN[isbn] = b
+		for _, form := range library.ISBNForms(isbn) {
+			if _, ok := m.byISBN[form]; !ok {
+				m.byISBN[form] = b
+			}
 		}
 	}
 	if k := library.MatchKey(b.Title, b.Author); m.byKey[k].ID == "" {

@@ -76,17 +76,20 @@ func newImportJobs(onError func(string, error)) *importJobs {
 // and returns it (its ID set) without a report.
 // Errors: as Import; Conflict "import_running" (a job of the school is
 // running).
-func (s *HoldingsFiles) ImportFile(ctx context.Context, schoolParam, format string, data []byte, dryRun, async bool) (ImportReport, library.ImportJob, error) {
+func (s *HoldingsFiles) ImportFile(ctx context.Context, schoolParam, format string, items library.ItemFields, data []byte, dryRun, async bool) (ImportReport, library.ImportJob, error) {
 	if err := s.checkFormat(format, true); err != nil {
+		return ImportReport{}, library.ImportJob{}, err
+	}
+	if err := checkItemFields(format, items); err != nil {
 		return ImportReport{}, library.ImportJob{}, err
 	}
 	school, err := s.scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return ImportReport{}, library.ImportJob{}, err
 	}
-	records, _, _ := s.decode(format, data)
+	records, _, _ := s.decode(format, items, data)
 	if !async && (dryRun || len(records) <= AsyncImportRecords) {
-		rep, err := s.Import(ctx, school.ID, format, data, dryRun)
+		rep, err := s.Import(ctx, school.ID, format, items, data, dryRun)
 		return rep, library.ImportJob{}, err
 	}
 	now := s.Now().UTC()
@@ -96,7 +99,7 @@ func (s *HoldingsFiles) ImportFile(ctx context.Context, schoolParam, format stri
 		return ImportReport{}, library.ImportJob{}, err
 	}
 	s.jobs.bg.run(ctx, "holdings import job", func(ctx context.Context) error {
-		return s.runJob(ctx, job, data)
+		return s.runJob(ctx, job, items, data)
 	})
 	return ImportReport{}, job, nil
 }
@@ -120,13 +123,13 @@ func (s *HoldingsFiles) claim(ctx context.Context, job library.ImportJob) error 
 
 // runJob imports the file and stores the job's end. Shutdown's Stop ends
 // its context: the import is then not stored, and the job fails.
-func (s *HoldingsFiles) runJob(ctx context.Context, job library.ImportJob, data []byte) error {
+func (s *HoldingsFiles) runJob(ctx context.Context, job library.ImportJob, items library.ItemFields, data []byte) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.jobs.stop, cancel)()
 	renewed := make(chan struct{})
 	go func() { defer close(renewed); s.renewLease(ctx, job) }()
-	rep, err := s.Import(ctx, job.SchoolID, job.Format, data, job.DryRun)
+	rep, err := s.Import(ctx, job.SchoolID, job.Format, items, data, job.DryRun)
 	cancel()
 	<-renewed
 	if err != nil && ctx.Err() != nil && s.jobs.stop.Err() != nil {

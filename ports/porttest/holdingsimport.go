@@ -89,6 +89,8 @@ func testImportStores(t *testing.T, r ports.Repositories) {
 	b1, b2 := newLibBook(school, "9780140328721", "Matilda"), newLibBook(school, "", "The BFG")
 	copies := []library.Copy{newCopy(school, b1.ID, "31234000123456"), newCopy(school, b1.ID, "T 00123"),
 		newCopy(school, b2.ID, "B-2"), newCopy(school, existing.ID, "R 1")}
+	// An item's own shelf mark is kept with its copy.
+	copies[1].CallNumber, copies[1].Location = "REF 823.914 DAH", "Reference"
 	must(t, "ImportHoldings", r.HoldingsImports.ImportHoldings(ctx(t), []library.Book{b1, b2}, copies))
 
 	got, err := r.Holdings.Book(ctx(t), school, b1.ID)
@@ -98,14 +100,17 @@ func testImportStores(t *testing.T, r ports.Repositories) {
 	}
 	c, err := r.Holdings.CopyByCode(ctx(t), school, "T 00123")
 	must(t, "CopyByCode printed barcode", err)
-	if c.ID != copies[1].ID || c.BookID != b1.ID {
-		t.Errorf("CopyByCode(T 00123) = %+v, want copy %s of Matilda", c, copies[1].ID)
+	if c.ID != copies[1].ID || c.BookID != b1.ID || c.CallNumber != "REF 823.914 DAH" || c.Location != "Reference" {
+		t.Errorf("CopyByCode(T 00123) = %+v, want copy %s of Matilda with its call number and location", c, copies[1].ID)
 	}
 	all, err := r.HoldingsImports.CopiesOfBooks(ctx(t), school, []string{b1.ID, existing.ID})
 	must(t, "CopiesOfBooks", err)
 	var codes []string
 	for _, c := range all {
 		codes = append(codes, c.Code)
+		if c.Code == "31234000123456" && (c.CallNumber != "" || c.Location != "") {
+			t.Errorf("copy %q = %+v, want no call number or location of its own", c.Code, c)
+		}
 	}
 	want := []string{"31234000123456", "T 00123", "R 1"}
 	if b1.ID > existing.ID {
