@@ -216,16 +216,9 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 	}
 	// The holds whose copy waits for the student: open (queued) and put
 	// aside.
-	queue, err := s.holds.SchoolQueue(ctx, school.ID)
+	traps, err := s.readyTraps(ctx, school.ID)
 	if err != nil {
 		return err
-	}
-	holdIDs := pluck(queue, func(q library.HoldQueueEntry) string { return q.HoldID })
-	var traps []library.HoldTrap
-	if len(holdIDs) > 0 {
-		if traps, err = s.holds.TrapsOfHolds(ctx, holdIDs); err != nil {
-			return err
-		}
 	}
 	studentIDs := make([]string, 0, len(views)+len(traps))
 	for _, v := range views {
@@ -363,6 +356,31 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 		return err
 	}
 	return s.notices.FinishDay(ctx, school.ID, day)
+}
+
+// readyBatch is how many of a school's ready holds one read takes.
+const readyBatch = 500
+
+// readyTraps returns the traps of the school's open holds that have a copy
+// put aside, walking the ready part of the queue a page at a time.
+func (s *Notices) readyTraps(ctx context.Context, schoolID string) ([]library.HoldTrap, error) {
+	var out []library.HoldTrap
+	var after library.HoldQueueEntry
+	for {
+		entries, err := s.holds.ReadyQueue(ctx, schoolID, after, readyBatch)
+		if err != nil || len(entries) == 0 {
+			return out, err
+		}
+		traps, err := s.holds.TrapsOfHolds(ctx, pluck(entries, func(e library.HoldQueueEntry) string { return e.HoldID }))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, traps...)
+		if len(entries) < readyBatch {
+			return out, nil
+		}
+		after = entries[len(entries)-1]
+	}
 }
 
 // retryAbandoned releases the school's notices that a stopped run claimed
