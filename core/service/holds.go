@@ -823,7 +823,6 @@ func (s *Holds) expireSchool(ctx context.Context, school library.School) error {
 	return nil
 }
 
-
 // ExpireDue expires the holds whose pickup window has passed by now, in
 // batches of batch, at most batches of them, through the index on the
 // traps' expiry; each copy goes to the next hold of its title. It returns
