@@ -12,7 +12,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
-// Stocktakes checks the ports.StocktakeRepository contract.
+// Stocktakes checks the ports.StocktakeRepository contract, then marking a
+// stocktake's missing copies lost on the adapter under races.
 func Stocktakes(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 	runPortTests(t, newRepos, []portTest{
 		{"CreateGetListClose", testStocktakeCreateGetClose},
@@ -20,6 +21,8 @@ func Stocktakes(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"ConcurrentScansCountOnce", testStocktakeConcurrentScans},
 		{"BooksByCallNumber", testStocktakeBooksByCallNumber},
 		{"CopiesOfBooks", testStocktakeCopiesOfBooks},
+		{"Service/MarkLostRacesCheckOut", testLossMarkLostRacesCheckOut},
+		{"Service/MarkLostRace", testLossMarkLostRace},
 	})
 }
 
