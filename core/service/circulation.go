@@ -469,9 +469,10 @@ func (s *Circulation) staleClaims(ctx context.Context, want []library.CopyClaim)
 	return free, nil
 }
 
-// loanInScope finds a loan the caller may reach; another school's loan is
-// NotFound, as is a record that never became a loan.
-func (s *Circulation) loanInScope(ctx context.Context, loanID string) (library.Loan, error) {
+// loanInScope finds a loan the caller may reach (within schoolParam when
+// it names a school, see reaches); another school's loan is NotFound, as is
+// a record that never became a loan.
+func (s *Circulation) loanInScope(ctx context.Context, schoolParam, loanID string) (library.Loan, error) {
 	if !isUUID(loanID) {
 		return library.Loan{}, library.ErrLoanNotFound()
 	}
@@ -479,8 +480,14 @@ func (s *Circulation) loanInScope(ctx context.Context, loanID string) (library.L
 	if err != nil {
 		return library.Loan{}, err
 	}
-	if len(loans) == 0 || !reachable(ctx, loans[0].SchoolID) {
+	if len(loans) == 0 {
 		return library.Loan{}, library.ErrLoanNotFound()
+	}
+	if ok, err := s.reaches(ctx, schoolParam, loans[0].SchoolID); err != nil || !ok {
+		if err == nil {
+			err = library.ErrLoanNotFound()
+		}
+		return library.Loan{}, err
 	}
 	l := loans[0]
 	if !l.Returned() {
@@ -514,7 +521,7 @@ func (s *Circulation) loanInScope(ctx context.Context, loanID string) (library.L
 // request whose renewal already happened (a retry after a lost reply, or a
 // second scan) is answered with the loan as it is, instead of renewing again.
 func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *int) (LoanView, error) {
-	loan, err := s.loanInScope(ctx, loanID)
+	loan, err := s.loanInScope(ctx, "", loanID)
 	if err != nil {
 		return LoanView{}, err
 	}
@@ -574,7 +581,7 @@ func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *in
 // loan changes nothing (a double scan at the desk is not an error).
 // Errors: NotFound "loan_not_found".
 func (s *Circulation) ReturnLoan(ctx context.Context, loanID string) (LoanView, error) {
-	loan, err := s.loanInScope(ctx, loanID)
+	loan, err := s.loanInScope(ctx, "", loanID)
 	if err != nil {
 		return LoanView{}, err
 	}

@@ -580,11 +580,12 @@ func (s *Holds) Place(ctx context.Context, in HoldInput) (HoldView, error) {
 	return views[0], nil
 }
 
-// Cancel ends a hold: a student their own, a librarian one of the school.
-// A copy put aside for it goes to the next hold.
-// Errors: NotFound "hold_not_found", Conflict "hold_not_active".
-func (s *Holds) Cancel(ctx context.Context, holdID string) (HoldView, error) {
-	h, err := s.holdInScope(ctx, holdID)
+// Cancel ends a hold: a student their own, a librarian one of the school
+// (of schoolParam's school when it names one, as a web page does). A copy
+// put aside for it goes to the next hold.
+// Errors: NotFound "hold_not_found", Conflict "hold_not_active", as scope.
+func (s *Holds) Cancel(ctx context.Context, schoolParam, holdID string) (HoldView, error) {
+	h, err := s.holdInScope(ctx, schoolParam, holdID)
 	if err != nil {
 		return HoldView{}, err
 	}
@@ -606,9 +607,10 @@ func (s *Holds) Cancel(ctx context.Context, holdID string) (HoldView, error) {
 }
 
 // holdInScope finds a hold the caller may reach: a student their own, other
-// roles their school's (admins any). Others are NotFound, as is a record
-// that never opened.
-func (s *Holds) holdInScope(ctx context.Context, holdID string) (library.Hold, error) {
+// roles their school's (admins any; within schoolParam when it names a
+// school, see reaches). Others are NotFound, as is a record that never
+// opened.
+func (s *Holds) holdInScope(ctx context.Context, schoolParam, holdID string) (library.Hold, error) {
 	if !isUUID(holdID) {
 		return library.Hold{}, library.ErrHoldNotFound()
 	}
@@ -617,8 +619,14 @@ func (s *Holds) holdInScope(ctx context.Context, holdID string) (library.Hold, e
 		return library.Hold{}, err
 	}
 	p := user.PrincipalFrom(ctx)
-	if len(holds) == 0 || !reachable(ctx, holds[0].SchoolID) || (p.Role == user.RoleStudent && holds[0].StudentID != p.AccountID) {
+	if len(holds) == 0 || (p.Role == user.RoleStudent && holds[0].StudentID != p.AccountID) {
 		return library.Hold{}, library.ErrHoldNotFound()
+	}
+	if ok, err := s.reaches(ctx, schoolParam, holds[0].SchoolID); err != nil || !ok {
+		if err == nil {
+			err = library.ErrHoldNotFound()
+		}
+		return library.Hold{}, err
 	}
 	return holds[0], nil
 }

@@ -70,13 +70,15 @@ type ChargePage struct {
 // replacement cost, when it has one) or library.OutcomeClaimsReturned (the
 // copy is marked claims_returned and the claim counts in the student's
 // standing). Repeating it changes nothing.
+// schoolParam, when not empty, is the school the request acts on (a web
+// page's): another school's loan is not found, as scope.
 // Errors: Invalid (outcome), NotFound "loan_not_found", Conflict
-// "loan_not_active" (the loan ended otherwise).
-func (s *Circulation) EndLoan(ctx context.Context, loanID, outcome string) (LoanView, error) {
+// "loan_not_active" (the loan ended otherwise), as scope.
+func (s *Circulation) EndLoan(ctx context.Context, schoolParam, loanID, outcome string) (LoanView, error) {
 	if outcome != library.OutcomeLost && outcome != library.OutcomeClaimsReturned {
 		return LoanView{}, errs.InvalidField("action", "must be renew, return, lost or claims_returned")
 	}
-	loan, err := s.loanInScope(ctx, loanID)
+	loan, err := s.loanInScope(ctx, schoolParam, loanID)
 	if err != nil {
 		return LoanView{}, err
 	}
@@ -199,7 +201,7 @@ func (s *Circulation) ReturnDamaged(ctx context.Context, loanID string, d Damage
 	if err := fields.Err(); err != nil {
 		return LoanView{}, err
 	}
-	loan, err := s.loanInScope(ctx, loanID)
+	loan, err := s.loanInScope(ctx, "", loanID)
 	if err != nil {
 		return LoanView{}, err
 	}

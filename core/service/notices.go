@@ -130,9 +130,10 @@ func (s *Notices) ReplaceHomerooms(ctx context.Context, schoolParam string, room
 	return school, out, nil
 }
 
-// LoanNotices returns the notices sent about a loan the caller may reach.
-// Errors: NotFound "loan_not_found".
-func (s *Notices) LoanNotices(ctx context.Context, loanID string) ([]library.Notice, error) {
+// LoanNotices returns the notices sent about a loan the caller may reach
+// (within schoolParam when it names a school, see reaches).
+// Errors: NotFound "loan_not_found", as scope.
+func (s *Notices) LoanNotices(ctx context.Context, schoolParam, loanID string) ([]library.Notice, error) {
 	if !isUUID(loanID) {
 		return nil, library.ErrLoanNotFound()
 	}
@@ -140,8 +141,14 @@ func (s *Notices) LoanNotices(ctx context.Context, loanID string) ([]library.Not
 	if err != nil {
 		return nil, err
 	}
-	if len(loans) == 0 || !reachable(ctx, loans[0].SchoolID) {
+	if len(loans) == 0 {
 		return nil, library.ErrLoanNotFound()
+	}
+	if ok, err := s.reaches(ctx, schoolParam, loans[0].SchoolID); err != nil || !ok {
+		if err == nil {
+			err = library.ErrLoanNotFound()
+		}
+		return nil, err
 	}
 	return s.notices.OfSubject(ctx, loanID)
 }

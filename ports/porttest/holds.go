@@ -746,11 +746,11 @@ func testHoldServiceLendAndRenew(t *testing.T, r ports.Repositories) {
 	}
 	// The fulfilled hold freed its key: the student may not hold the title
 	// while borrowing it, but the queue moved on.
-	_, err = w.lib.Holds.Cancel(w.as(t, w.students[0]), holdA.Hold.ID)
+	_, err = w.lib.Holds.Cancel(w.as(t, w.students[0]), "", holdA.Hold.ID)
 	wantErr(t, "Cancel a fulfilled hold", err, errs.Conflict, "hold_not_active")
-	_, err = w.lib.Holds.Cancel(w.as(t, w.students[0]), holdB.Hold.ID)
+	_, err = w.lib.Holds.Cancel(w.as(t, w.students[0]), "", holdB.Hold.ID)
 	wantErr(t, "Cancel another student's hold", err, errs.NotFound, "hold_not_found")
-	_, err = w.lib.Holds.Cancel(w.as(t, w.students[1]), holdB.Hold.ID)
+	_, err = w.lib.Holds.Cancel(w.as(t, w.students[1]), "", holdB.Hold.ID)
 	must(t, "Cancel own hold", err)
 	// No hold waits now: the loan renews.
 	_, err = w.lib.Circulation.RenewLoan(w.as(t, w.librarian), loans[1].Loan.ID, nil)

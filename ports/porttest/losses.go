@@ -127,7 +127,7 @@ func (w *holdWorld) lostCopy(t *testing.T) (library.Copy, service.LoanView) {
 	must(t, "SetBookPrice", err)
 	v, err := w.lib.Circulation.CreateLoan(lib, service.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: w.students[0].ID})
 	must(t, "CreateLoan", err)
-	v, err = w.lib.Circulation.EndLoan(lib, v.Loan.ID, library.OutcomeLost)
+	v, err = w.lib.Circulation.EndLoan(lib, "", v.Loan.ID, library.OutcomeLost)
 	must(t, "EndLoan lost", err)
 	return copies[0], v
 }
@@ -210,7 +210,7 @@ func testLossEndLoanRacesCheckOut(t *testing.T, r ports.Repositories) {
 		must(t, "CreateLoan", err)
 		results := race(6, func(i int) error {
 			if i == 0 {
-				_, err := w.lib.Circulation.EndLoan(lib, v.Loan.ID, library.OutcomeLost)
+				_, err := w.lib.Circulation.EndLoan(lib, "", v.Loan.ID, library.OutcomeLost)
 				return err
 			}
 			_, err := w.lib.Circulation.CreateLoan(lib, service.LoanInput{BookID: b.ID, CopyID: cp.ID, StudentID: w.students[i].ID})
