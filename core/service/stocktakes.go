@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
@@ -505,46 +504,28 @@ func (s *Stocktakes) markLost(ctx context.Context, schoolID string, missing []Re
 	if len(missing) == 0 {
 		return 0, nil
 	}
+	now := s.Now().UTC()
 	claims := make([]library.CopyClaim, len(missing))
 	for i, c := range missing {
-		claims[i] = library.CopyClaim{CopyID: c.Copy.ID, LoanID: holder, SchoolID: schoolID, BookID: c.Copy.BookID, ClaimedAt: cond.At}
+		claims[i] = library.CopyClaim{CopyID: c.Copy.ID, LoanID: holder, SchoolID: schoolID, BookID: c.Copy.BookID, ClaimedAt: now}
 	}
 	taken, err := s.claimCopies(ctx, claims)
+	ids := pluck(taken, func(c library.CopyClaim) string { return c.CopyID })
 	// Whatever happens next, the claims go: one write, even if the
 	// request has been cancelled meanwhile.
 	defer func() {
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
 		defer cancel()
-		_ = s.active.ReleaseMany(uctx, pluck(taken, func(c library.CopyClaim) string { return c.CopyID }), holder)
+		_ = s.active.ReleaseMany(uctx, ids, holder)
 	}()
-	if err != nil || len(taken) == 0 {
+	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
-	// Under the claims a copy's condition cannot change: what is read now
-	// is final (one read of the page's books' copies).
-	ours := make(map[string]bool, len(taken))
-	var bookIDs []string
-	for _, c := range taken {
-		ours[c.CopyID] = true
-		bookIDs = append(bookIDs, c.BookID)
-	}
-	slices.Sort(bookIDs)
-	copies, err := s.stocktakes.CopiesOfBooks(ctx, schoolID, slices.Compact(bookIDs))
-	if err != nil {
-		return 0, err
-	}
-	var ids []string
-	for _, c := range copies {
-		if ours[c.ID] && c.Condition.Lendable() {
-			ids = append(ids, c.ID)
-		}
-	}
-	// One write a page of books: a whole school's missing copies are
-	// marked within the request's deadline.
-	if err := s.stocktakes.SetCopiesCondition(ctx, schoolID, ids, cond); err != nil {
-		return 0, err
-	}
-	return len(ids), nil
+	// Under the claims no other writer changes a copy's condition: one
+	// write marks those still on the shelf, a page of books at a time, so
+	// a whole school's missing copies are marked within the request's
+	// deadline.
+	return s.stocktakes.MarkShelvedCopies(ctx, schoolID, ids, cond)
 }
 
 // claimCopies takes the claims it can, in one batch, and once more for the
