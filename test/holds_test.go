@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -228,19 +227,7 @@ func TestHoldsRace(t *testing.T) {
 	for range 4 {
 		calls = append(calls, func() response { return w.placeHold(lateStudents[0].token, bookID, "") })
 	}
-	results := make([]response, len(calls))
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i, c := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			results[i] = c()
-		}()
-	}
-	close(start)
-	wg.Wait()
+	results := raceAll(calls)
 	firstLate := 0
 	for i, r := range results {
 		switch {

@@ -171,16 +171,22 @@ func (r *Holds) OpenHold(ctx context.Context, studentID, bookID string) (library
 // Queue implements ports.HoldRepository on the {school_id, book_id,
 // placed_at, _id} index.
 func (r *Holds) Queue(ctx context.Context, schoolID, bookID string, after library.HoldQueueEntry, limit int) ([]library.HoldQueueEntry, error) {
-	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: bookID}}
-	if after.HoldID != "" {
-		at := after.PlacedAt.UTC()
-		filter = append(filter, bson.E{Key: "$or", Value: bson.A{
-			bson.D{{Key: "placed_at", Value: bson.D{{Key: "$gt", Value: at}}}},
-			bson.D{{Key: "placed_at", Value: at}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: after.HoldID}}}},
-		}})
-	}
+	filter := afterEntry(bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: bookID}}, after)
 	opts := options.Find().SetSort(queueOrder).SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
 	return findAll(ctx, r.queue, "read the hold queue", filter, opts, holdQueueDoc.toEntry)
+}
+
+// afterEntry narrows filter to the queue entries after the entry after in
+// queue order (none when after.HoldID is "").
+func afterEntry(filter bson.D, after library.HoldQueueEntry) bson.D {
+	if after.HoldID == "" {
+		return filter
+	}
+	at := after.PlacedAt.UTC()
+	return append(filter, bson.E{Key: "$or", Value: bson.A{
+		bson.D{{Key: "placed_at", Value: bson.D{{Key: "$gt", Value: at}}}},
+		bson.D{{Key: "placed_at", Value: at}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: after.HoldID}}}},
+	}})
 }
 
 // QueuePage implements ports.HoldRepository: one find of a page and one
@@ -219,14 +225,7 @@ func (r *Holds) ReadyQueue(ctx context.Context, schoolID string, after library.H
 	if err != nil || len(trapped) == 0 {
 		return []library.HoldQueueEntry{}, err
 	}
-	filter = append(filter, bson.E{Key: "_id", Value: in(trapped)})
-	if after.HoldID != "" {
-		at := after.PlacedAt.UTC()
-		filter = append(filter, bson.E{Key: "$or", Value: bson.A{
-			bson.D{{Key: "placed_at", Value: bson.D{{Key: "$gt", Value: at}}}},
-			bson.D{{Key: "placed_at", Value: at}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: after.HoldID}}}},
-		}})
-	}
+	filter = afterEntry(append(filter, bson.E{Key: "_id", Value: in(trapped)}), after)
 	opts := options.Find().SetSort(queueOrder).SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
 	return findAll(ctx, r.queue, "read the ready holds", filter, opts, holdQueueDoc.toEntry)
 }

@@ -431,18 +431,25 @@ func (r *ActiveLoans) ClaimMany(ctx context.Context, claims []library.CopyClaim)
 	if err != nil {
 		return nil, err
 	}
+	return storedIndexes(claims, stored, func(c library.CopyClaim) string { return c.CopyID }), nil
+}
+
+// storedIndexes returns the indexes of the items whose key an INSERT …
+// ON CONFLICT DO NOTHING RETURNING stored: a key twice in one batch is
+// stored once, for its first item.
+func storedIndexes[T any](items []T, stored []string, key func(T) string) []int {
 	got := make(map[string]bool, len(stored))
-	for _, id := range stored {
-		got[id] = true
+	for _, k := range stored {
+		got[k] = true
 	}
 	var won []int
-	for i, c := range claims {
-		if got[c.CopyID] {
+	for i, it := range items {
+		if got[key(it)] {
 			won = append(won, i)
-			got[c.CopyID] = false // a copy twice in one batch is claimed once
+			got[key(it)] = false
 		}
 	}
-	return won, nil
+	return won
 }
 
 // ReleaseMany implements ports.ActiveLoanRepository: one DELETE of the

@@ -288,22 +288,7 @@ func (r *Holds) QueuePage(ctx context.Context, schoolID string, f ports.QueueFil
 		page, count = stmtHoldQueuePageOfBook, stmtHoldQueueCountOfBook
 		args = append(args, sql.Named("book_id", f.BookID))
 	}
-	var (
-		entries []library.HoldQueueEntry
-		total   int
-	)
-	// One read transaction: the count is of the queue the page was read from.
-	err := r.db.readTx(ctx, "list the holds", func(tx *txn) error {
-		var err error
-		if entries, err = queryAll(ctx, r.db, tx, "read a page of the holds", page, scanHoldQueueEntry, append(args, pageArgs(offset, limit)...)...); err != nil {
-			return err
-		}
-		return mapErr(r.db.queryRow(ctx, tx, count, args...).Scan(&total), "count the holds", nil, nil)
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return entries, total, nil
+	return readPage(ctx, r.db, "list the holds", page, count, scanHoldQueueEntry, args, offset, limit)
 }
 
 // ReadyQueue implements ports.HoldRepository: a range of
