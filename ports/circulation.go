@@ -86,6 +86,15 @@ type ActiveLoanRepository interface {
 	// Release deletes the copy's claim only if loanID holds it, so a newer
 	// loan's claim is never removed. Idempotent.
 	Release(ctx context.Context, copyID, loanID string) error
+	// ClaimMany takes, in one batch, the claims whose copy no claim holds,
+	// and returns the indexes (into claims) of those it stored: of any
+	// number of concurrent claims of one copy, by Claim or ClaimMany,
+	// exactly one succeeds. No claims is no query.
+	ClaimMany(ctx context.Context, claims []library.CopyClaim) (won []int, err error)
+	// ReleaseMany deletes the claims of the given copies that loanID holds,
+	// as Release does one by one, in one batch. Idempotent. No ids is no
+	// query.
+	ReleaseMany(ctx context.Context, copyIDs []string, loanID string) error
 }
 
 // DepartureRepository records the deletions of students under way and the

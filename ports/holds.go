@@ -50,9 +50,16 @@ type HoldRepository interface {
 	// those after the entry after (none when after.HoldID is ""), at most
 	// limit of them.
 	Queue(ctx context.Context, schoolID, bookID string, after library.HoldQueueEntry, limit int) ([]library.HoldQueueEntry, error)
-	// SchoolQueue returns every queue entry of the school in (PlacedAt,
-	// HoldID) order.
-	SchoolQueue(ctx context.Context, schoolID string) ([]library.HoldQueueEntry, error)
+	// QueuePage returns one page of the school's queue entries that match
+	// f, in (PlacedAt, HoldID) order: from offset on, at most limit of them,
+	// and how many match in all. The store filters, pages and counts
+	// through an index in that order, never reading the whole queue.
+	QueuePage(ctx context.Context, schoolID string, f QueueFilter, offset, limit int) ([]library.HoldQueueEntry, int, error)
+	// ReadyQueue returns the school's queue entries that a trap names (a
+	// copy waits for the student), in (PlacedAt, HoldID) order, those after
+	// the entry after (from the first when after.HoldID is ""), at most
+	// limit of them: the queue walked a page at a time.
+	ReadyQueue(ctx context.Context, schoolID string, after library.HoldQueueEntry, limit int) ([]library.HoldQueueEntry, error)
 	// Entries returns the queue entries of the given holds that exist.
 	Entries(ctx context.Context, holdIDs []string) ([]library.HoldQueueEntry, error)
 	// QueueCounts returns how many queue entries each of the given books of
@@ -74,6 +81,10 @@ type HoldRepository interface {
 	// ExpiredTraps returns at most limit traps whose ExpiresAt is at or
 	// before now, the oldest expiry first, through an index on the expiry.
 	ExpiredTraps(ctx context.Context, now time.Time, limit int) ([]library.HoldTrap, error)
+	// ExpiredTrapsOf returns at most limit of the school's traps whose
+	// ExpiresAt is at or before now, through the index of the school's
+	// traps (a school's traps are its copies put aside).
+	ExpiredTrapsOf(ctx context.Context, schoolID string, now time.Time, limit int) ([]library.HoldTrap, error)
 	// Untrap removes the trap of the copy only if it names holdID, so a
 	// newer trap of the copy is never removed. Idempotent.
 	Untrap(ctx context.Context, copyID, holdID string) error
@@ -83,4 +94,12 @@ type HoldRepository interface {
 	End(ctx context.Context, e library.HoldEnd) error
 	// Ends returns the outcomes recorded for the given holds.
 	Ends(ctx context.Context, holdIDs []string) ([]library.HoldEnd, error)
+}
+
+// QueueFilter narrows a school's queue entries (HoldRepository.QueuePage).
+type QueueFilter struct {
+	BookID string // one title's entries; "" every title's
+	// Status is "" (any), library.HoldWaiting (no trap names the hold) or
+	// library.HoldReady (a trap names it).
+	Status string
 }

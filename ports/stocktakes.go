@@ -45,11 +45,12 @@ type StocktakeRepository interface {
 	// of their call number as stored, then id: those within r, after the
 	// cursor, at most limit of them.
 	BooksByCallNumber(ctx context.Context, schoolID string, r CallNumberPage, limit int) ([]library.Book, error)
-	// SetCopiesCondition sets the condition of the school's copies with the
-	// given ids at once (copies of another school are left alone), as
-	// HoldingsRepository.SetCopyCondition does one by one. Idempotent. No
-	// ids is no query.
-	SetCopiesCondition(ctx context.Context, schoolID string, copyIDs []string, c library.CopyCondition) error
+	// MarkShelvedCopies sets condition c on those of the school's copies
+	// with the given ids that are on the shelf (no condition), and returns
+	// how many it set: copies of another school, or with a condition, are
+	// left as they are. The caller holds the copies' claims, so nothing
+	// else writes their condition meanwhile. No ids is no query.
+	MarkShelvedCopies(ctx context.Context, schoolID string, copyIDs []string, c library.CopyCondition) (int, error)
 	// CopiesOfBooks returns the school's copies of the given books, with
 	// their conditions, in any order. No ids is no query.
 	CopiesOfBooks(ctx context.Context, schoolID string, bookIDs []string) ([]library.Copy, error)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -228,19 +227,7 @@ func TestHoldsRace(t *testing.T) {
 	for range 4 {
 		calls = append(calls, func() response { return w.placeHold(lateStudents[0].token, bookID, "") })
 	}
-	results := make([]response, len(calls))
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i, c := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			results[i] = c()
-		}()
-	}
-	close(start)
-	wg.Wait()
+	results := raceAll(calls)
 	firstLate := 0
 	for i, r := range results {
 		switch {
@@ -329,4 +316,72 @@ func TestHoldsOfADeletedStudent(t *testing.T) {
 	if len(queue) != 1 || queue[0]["student_id"] != next.id || queue[0]["status"] != "ready" {
 		t.Fatalf("queue after the first student left = %v, want Nico's hold ready", queue)
 	}
+}
+
+// The holds list filters by title and by status and pages in queue order:
+// each page of each filter is the slice of the whole filtered queue, with
+// its total, and a page past the end is empty.
+func TestHoldsListFiltersAndPages(t *testing.T) {
+	w := newLibraryWorld(t)
+	s := w.s
+	var students []holdStudent
+	for i := range 6 {
+		students = append(students, w.addSignInStudent(t, fmt.Sprintf("Queuer%d", i)))
+	}
+	titleX, copiesX := w.addBook(t, w.libA, `{"title":"Queue X","author":"Q. Ueue","copies":1}`)
+	titleY, copiesY := w.addBook(t, w.libA, `{"title":"Queue Y","author":"Q. Ueue","copies":1}`)
+	loanX := w.lend(w.libA, titleX, copiesX[0]["id"].(string), students[0].id).json(t)["loan"].(map[string]any)["id"].(string)
+	if r := w.lend(w.libA, titleY, copiesY[0]["id"].(string), students[0].id); r.Status != 201 {
+		t.Fatalf("lend Y: %d %s", r.Status, r.Body)
+	}
+	// Placed in this order: X1, Y1, X2, Y2, X3.
+	var placed []string
+	for i, book := range []string{titleX, titleY, titleX, titleY, titleX} {
+		r := w.placeHold(w.libA, book, students[1+i].id)
+		if r.Status != 201 {
+			t.Fatalf("hold %d: %d %s", i, r.Status, r.Body)
+		}
+		placed = append(placed, r.json(t)["hold"].(map[string]any)["id"].(string))
+	}
+	if r := w.act(w.libA, loanX, "return"); r.Status != 200 {
+		t.Fatalf("return X: %d %s", r.Status, r.Body)
+	}
+	// X1 is ready now; the others wait.
+	list := func(query string) ([]string, map[string]any) {
+		t.Helper()
+		r := s.do(req{Path: "/api/library/holds?" + query, Token: w.libA})
+		if r.Status != 200 {
+			t.Fatalf("GET holds?%s: %d %s", query, r.Status, r.Body)
+		}
+		body := r.json(t)
+		var ids []string
+		for _, h := range body["holds"].([]any) {
+			ids = append(ids, h.(map[string]any)["id"].(string))
+		}
+		return ids, body["pagination"].(map[string]any)
+	}
+	tests := []struct {
+		query string
+		want  []string
+		total int
+	}{
+		{"", placed, 5},
+		{"status=ready", placed[:1], 1},
+		{"status=waiting", placed[1:], 4},
+		{"status=waiting&limit=2", placed[1:3], 4},
+		{"status=waiting&limit=2&page=2", placed[3:5], 4},
+		{"status=waiting&limit=2&page=3", nil, 4},
+		{"limit=2&page=3", placed[4:], 5},
+		{"book_id=" + titleX, []string{placed[0], placed[2], placed[4]}, 3},
+		{"book_id=" + titleX + "&status=waiting", []string{placed[2], placed[4]}, 2},
+		{"book_id=" + titleY + "&status=ready", nil, 0},
+		{"book_id=" + titleY + "&limit=1&page=2", placed[3:4], 2},
+	}
+	for _, tt := range tests {
+		ids, pg := list(tt.query)
+		if fmt.Sprint(ids) != fmt.Sprint(tt.want) || pg["total"] != float64(tt.total) {
+			t.Errorf("holds?%s = %v (total %v), want %v (total %d)", tt.query, ids, pg["total"], tt.want, tt.total)
+		}
+	}
+	wantCode(t, "an unknown status", s.do(req{Path: "/api/library/holds?status=cancelled", Token: w.libA}), 422, "validation_failed")
 }

@@ -309,7 +309,7 @@ func (h *handler) manageAccount(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a, err := h.deps.Library.Staff.ManageAccount(r.Context(), req.AccountID, *req.Suspended)
+	a, err := h.deps.Library.Staff.ManageAccount(r.Context(), "", req.AccountID, *req.Suspended)
 	if err == nil {
 		httpedge.Logger(r).Info("account suspension changed", "account_id", a.ID, "suspended", a.Suspended)
 	}
@@ -317,7 +317,7 @@ func (h *handler) manageAccount(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) unlockAccount(w http.ResponseWriter, r *http.Request) {
-	a, err := h.deps.Library.Staff.UnlockSignIn(r.Context(), pathID(r))
+	a, err := h.deps.Library.Staff.UnlockSignIn(r.Context(), "", pathID(r))
 	if err == nil {
 		httpedge.Logger(r).Info("sign-in lock lifted", "account_id", a.ID)
 	}
@@ -531,7 +531,7 @@ func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
 	case req.Action == "return":
 		v, err = c.ReturnLoan(r.Context(), req.LoanID)
 	default:
-		v, err = c.EndLoan(r.Context(), req.LoanID, req.Action)
+		v, err = c.EndLoan(r.Context(), "", req.LoanID, req.Action)
 	}
 	respond(w, r, http.StatusOK, loanReply{Loan: toLoanBody(v)}, err)
 }
@@ -616,7 +616,7 @@ func (h *handler) placeHold(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) cancelHold(w http.ResponseWriter, r *http.Request) {
-	v, err := h.deps.Library.Holds.Cancel(r.Context(), mux.Vars(r)["hold_id"])
+	v, err := h.deps.Library.Holds.Cancel(r.Context(), "", mux.Vars(r)["hold_id"])
 	respond(w, r, http.StatusOK, holdReply{Hold: toHoldBody(v)}, err)
 }
 

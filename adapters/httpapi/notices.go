@@ -129,6 +129,6 @@ func toNoticeBody(n library.Notice) noticeBody {
 }
 
 func (h *handler) loanNotices(w http.ResponseWriter, r *http.Request) {
-	notices, err := h.deps.Library.Notices.LoanNotices(r.Context(), pathID(r))
+	notices, err := h.deps.Library.Notices.LoanNotices(r.Context(), "", pathID(r))
 	respond(w, r, http.StatusOK, noticesBody{Notices: mapSlice(notices, toNoticeBody)}, err)
 }

@@ -29,7 +29,9 @@ var _ ports.HoldRepository = (*Holds)(nil)
 //     filter on {copy_id, hold_id} could remove a newer trap of the copy;
 //   - hold_ends, keyed by the hold id: the one outcome of each hold.
 //
-// Every method is one command.
+// Every method is one command, except QueuePage (a page and its count, and
+// with a status the traps' hold ids first) and ReadyQueue (the traps' hold
+// ids, then the page).
 type Holds struct {
 	holds *mongo.Collection
 	queue *mongo.Collection
@@ -169,23 +171,70 @@ func (r *Holds) OpenHold(ctx context.Context, studentID, bookID string) (library
 // Queue implements ports.HoldRepository on the {school_id, book_id,
 // placed_at, _id} index.
 func (r *Holds) Queue(ctx context.Context, schoolID, bookID string, after library.HoldQueueEntry, limit int) ([]library.HoldQueueEntry, error) {
-	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: bookID}}
-	if after.HoldID != "" {
-		at := after.PlacedAt.UTC()
-		filter = append(filter, bson.E{Key: "$or", Value: bson.A{
-			bson.D{{Key: "placed_at", Value: bson.D{{Key: "$gt", Value: at}}}},
-			bson.D{{Key: "placed_at", Value: at}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: after.HoldID}}}},
-		}})
-	}
+	filter := afterEntry(bson.D{{Key: "school_id", Value: schoolID}, {Key: "book_id", Value: bookID}}, after)
 	opts := options.Find().SetSort(queueOrder).SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
 	return findAll(ctx, r.queue, "read the hold queue", filter, opts, holdQueueDoc.toEntry)
 }
 
-// SchoolQueue implements ports.HoldRepository on the {school_id,
-// placed_at, _id} index.
-func (r *Holds) SchoolQueue(ctx context.Context, schoolID string) ([]library.HoldQueueEntry, error) {
-	opts := options.Find().SetSort(queueOrder).SetBatchSize(wholeBatch)
-	return findAll(ctx, r.queue, "read the school's holds", bson.D{{Key: "school_id", Value: schoolID}}, opts, holdQueueDoc.toEntry)
+// afterEntry narrows filter to the queue entries after the entry after in
+// queue order (none when after.HoldID is "").
+func afterEntry(filter bson.D, after library.HoldQueueEntry) bson.D {
+	if after.HoldID == "" {
+		return filter
+	}
+	at := after.PlacedAt.UTC()
+	return append(filter, bson.E{Key: "$or", Value: bson.A{
+		bson.D{{Key: "placed_at", Value: bson.D{{Key: "$gt", Value: at}}}},
+		bson.D{{Key: "placed_at", Value: at}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: after.HoldID}}}},
+	}})
+}
+
+// QueuePage implements ports.HoldRepository: one find of a page and one
+// count on the {school_id, placed_at, _id} index, or the {school_id,
+// book_id, placed_at, _id} one for a title. A status filter first reads
+// the ids of the holds the school's (or the title's) traps name, on the
+// traps' {school_id, book_id} index: a school's traps are its copies put
+// aside, far fewer than its queue, and FerretDB 1.24 has no $lookup.
+func (r *Holds) QueuePage(ctx context.Context, schoolID string, f ports.QueueFilter, offset, limit int) ([]library.HoldQueueEntry, int, error) {
+	filter := bson.D{{Key: "school_id", Value: schoolID}}
+	if f.BookID != "" {
+		filter = append(filter, bson.E{Key: "book_id", Value: f.BookID})
+	}
+	if f.Status == library.HoldWaiting || f.Status == library.HoldReady {
+		trapped, err := r.trappedHolds(ctx, filter)
+		if err != nil {
+			return nil, 0, err
+		}
+		op := "$in"
+		if f.Status == library.HoldWaiting {
+			op = "$nin"
+		}
+		filter = append(filter, bson.E{Key: "_id", Value: bson.D{{Key: op, Value: trapped}}})
+	}
+	opts := options.Find().SetSort(queueOrder).SetSkip(int64(max(offset, 0))).SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
+	entries, total, err := findPage(ctx, r.queue, "read a page of the holds", "count the holds", filter, opts, holdQueueDoc.toEntry)
+	return entries, int(total), err
+}
+
+// ReadyQueue implements ports.HoldRepository: the ids of the holds the
+// school's traps name, then one find of the next entries among them on the
+// {school_id, placed_at, _id} index.
+func (r *Holds) ReadyQueue(ctx context.Context, schoolID string, after library.HoldQueueEntry, limit int) ([]library.HoldQueueEntry, error) {
+	filter := bson.D{{Key: "school_id", Value: schoolID}}
+	trapped, err := r.trappedHolds(ctx, filter)
+	if err != nil || len(trapped) == 0 {
+		return []library.HoldQueueEntry{}, err
+	}
+	filter = afterEntry(append(filter, bson.E{Key: "_id", Value: in(trapped)}), after)
+	opts := options.Find().SetSort(queueOrder).SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
+	return findAll(ctx, r.queue, "read the ready holds", filter, opts, holdQueueDoc.toEntry)
+}
+
+// trappedHolds returns the ids of the holds named by the traps that match
+// filter ({school_id} or {school_id, book_id}).
+func (r *Holds) trappedHolds(ctx context.Context, filter bson.D) ([]string, error) {
+	opts := options.Find().SetProjection(bson.D{{Key: "hold_id", Value: 1}}).SetBatchSize(wholeBatch)
+	return findAll(ctx, r.traps, "read the traps", filter, opts, func(d holdTrapDoc) string { return d.HoldID })
 }
 
 // Entries implements ports.HoldRepository by _id.
@@ -235,6 +284,14 @@ func (r *Holds) ExpiredTraps(ctx context.Context, now time.Time, limit int) ([]l
 	opts := options.Find().SetSort(bson.D{{Key: "expires_at", Value: 1}, {Key: "_id", Value: 1}}).
 		SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
 	return findAll(ctx, r.traps, "read the expired traps", filter, opts, holdTrapDoc.toTrap)
+}
+
+// ExpiredTrapsOf implements ports.HoldRepository on the {school_id,
+// book_id} index.
+func (r *Holds) ExpiredTrapsOf(ctx context.Context, schoolID string, now time.Time, limit int) ([]library.HoldTrap, error) {
+	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "expires_at", Value: bson.D{{Key: "$lte", Value: now.UTC()}}}}
+	opts := options.Find().SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
+	return findAll(ctx, r.traps, "read the school's expired traps", filter, opts, holdTrapDoc.toTrap)
 }
 
 // Untrap implements ports.HoldRepository: one delete by the _id that names

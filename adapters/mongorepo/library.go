@@ -1009,6 +1009,57 @@ func (r *ActiveLoans) Release(ctx context.Context, copyID, loanID string) error 
 	return mapErr(err, "release the claim", nil, nil)
 }
 
+// ClaimMany implements ports.ActiveLoanRepository with one unordered
+// insert of the batch: the unique copy_id index refuses the copies claimed
+// already, one by one, and lets the others in.
+func (r *ActiveLoans) ClaimMany(ctx context.Context, claims []library.CopyClaim) ([]int, error) {
+	return insertManyWon(ctx, r.claims, "claim the copies", anys(claims, toCopyClaimDoc))
+}
+
+// ReleaseMany implements ports.ActiveLoanRepository: one delete by the
+// _ids that name each copy and the loan, for the reason Release gives.
+func (r *ActiveLoans) ReleaseMany(ctx context.Context, copyIDs []string, loanID string) error {
+	if len(copyIDs) == 0 {
+		return nil
+	}
+	ids := make([]string, len(copyIDs))
+	for i, c := range copyIDs {
+		ids[i] = claimID(c, loanID)
+	}
+	_, err := r.claims.DeleteMany(ctx, bson.D{{Key: "_id", Value: in(ids)}})
+	return mapErr(err, "release the claims", nil, nil)
+}
+
+// insertManyWon inserts docs unordered and returns the indexes of those
+// stored: a duplicate key refuses its document alone. No documents is no
+// command.
+func insertManyWon(ctx context.Context, c *mongo.Collection, op string, docs []any) ([]int, error) {
+	if len(docs) == 0 {
+		return nil, nil
+	}
+	lost := map[int]bool{}
+	_, err := c.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
+	if err != nil {
+		var bwe mongo.BulkWriteException
+		if !errors.As(err, &bwe) || bwe.WriteConcernError != nil || len(bwe.WriteErrors) == 0 {
+			return nil, mapErr(err, op, nil, nil)
+		}
+		for _, we := range bwe.WriteErrors {
+			if !mongo.IsDuplicateKeyError(we) || we.Index < 0 || we.Index >= len(docs) {
+				return nil, mapErr(err, op, nil, nil)
+			}
+			lost[we.Index] = true
+		}
+	}
+	won := make([]int, 0, len(docs)-len(lost))
+	for i := range docs {
+		if !lost[i] {
+			won = append(won, i)
+		}
+	}
+	return won, nil
+}
+
 // Create implements ports.InviteRepository. A taken hash is a bug
 // (tokens are random), so Internal.
 func (r *Invites) Create(ctx context.Context, inv library.Invite) error {

@@ -156,34 +156,7 @@ func (r *Notices) SaveSettings(ctx context.Context, schoolID string, s library.N
 // Claim implements ports.NoticeRepository with one unordered insertMany:
 // the inserts refused as duplicate keys are the notices claimed already.
 func (r *Notices) Claim(ctx context.Context, notices []library.Notice) ([]int, error) {
-	if len(notices) == 0 {
-		return nil, nil
-	}
-	docs := make([]noticeDoc, len(notices))
-	for i, n := range notices {
-		docs[i] = toNoticeDoc(n)
-	}
-	lost := map[int]bool{}
-	_, err := r.notices.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
-	if err != nil {
-		var bwe mongo.BulkWriteException
-		if !errors.As(err, &bwe) || bwe.WriteConcernError != nil || len(bwe.WriteErrors) == 0 {
-			return nil, mapErr(err, "claim the notices", nil, nil)
-		}
-		for _, we := range bwe.WriteErrors {
-			if !mongo.IsDuplicateKeyError(we) || we.Index < 0 || we.Index >= len(notices) {
-				return nil, mapErr(err, "claim the notices", nil, nil)
-			}
-			lost[we.Index] = true
-		}
-	}
-	won := make([]int, 0, len(notices)-len(lost))
-	for i := range notices {
-		if !lost[i] {
-			won = append(won, i)
-		}
-	}
-	return won, nil
+	return insertManyWon(ctx, r.notices, "claim the notices", anys(notices, toNoticeDoc))
 }
 
 // MarkSent implements ports.NoticeRepository with one updateMany by _id.

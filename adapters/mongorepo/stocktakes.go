@@ -206,14 +206,20 @@ func (r *Stocktakes) CopiesOfBooks(ctx context.Context, schoolID string, bookIDs
 	return findAll(ctx, r.copies, "read the copies", filter, options.Find().SetBatchSize(wholeBatch), copyDoc.toCopy)
 }
 
-// SetCopiesCondition implements ports.StocktakeRepository with one
-// updateMany by _id. (A bulk write of one update per copy is no faster on
-// MongoDB and stalls FerretDB 1.24.)
-func (r *Stocktakes) SetCopiesCondition(ctx context.Context, schoolID string, copyIDs []string, c library.CopyCondition) error {
+// MarkShelvedCopies implements ports.StocktakeRepository with one
+// updateMany by _id whose filter keeps the copies without a condition. (A
+// bulk write of one update per copy is no faster on MongoDB and stalls
+// FerretDB 1.24.) FerretDB 1.24 applies it as a read and a write of each
+// document, not atomically: the caller's claims keep every other writer of
+// a copy's condition away, so the count is of the copies it set.
+func (r *Stocktakes) MarkShelvedCopies(ctx context.Context, schoolID string, copyIDs []string, c library.CopyCondition) (int, error) {
 	if len(copyIDs) == 0 {
-		return nil
+		return 0, nil
 	}
-	filter := bson.D{{Key: "_id", Value: in(copyIDs)}, {Key: "school_id", Value: schoolID}}
-	_, err := r.copies.UpdateMany(ctx, filter, copyConditionUpdate(c))
-	return mapErr(err, "set the copies' condition", nil, nil)
+	filter := bson.D{{Key: "_id", Value: in(copyIDs)}, {Key: "school_id", Value: schoolID}, {Key: "condition", Value: bson.D{{Key: "$exists", Value: false}}}}
+	res, err := r.copies.UpdateMany(ctx, filter, copyConditionUpdate(c))
+	if err != nil {
+		return 0, mapErr(err, "mark the copies", nil, nil)
+	}
+	return int(res.ModifiedCount), nil
 }

@@ -127,16 +127,23 @@ func (r *Charges) Page(ctx context.Context, schoolID, status string, offset, lim
 		page, count = stmtChargesPageStatus, stmtChargesCountStatus
 		filter = append(filter, sql.Named("status", status))
 	}
+	return readPage(ctx, r.db, "list the charges", page, count, scanCharge, filter, offset, limit)
+}
+
+// readPage reads one page of rows with page (from offset on, at most
+// limit) and how many rows match filter in all with count, in one read
+// transaction, so the total is of the rows the page was read from.
+func readPage[T any](ctx context.Context, d *DB, op string, page, count *stmt, scan func(scanner) (T, error), filter []any, offset, limit int) ([]T, int, error) {
 	var (
-		out   []library.Charge
+		out   []T
 		total int
 	)
-	err := r.db.readTx(ctx, "list the charges", func(tx *txn) error {
+	err := d.readTx(ctx, op, func(tx *txn) error {
 		var err error
-		if out, err = r.list(ctx, tx, page, append(filter, pageArgs(offset, limit)...)...); err != nil {
+		if out, err = queryAll(ctx, d, tx, op, page, scan, append(filter, pageArgs(offset, limit)...)...); err != nil {
 			return err
 		}
-		return mapErr(r.db.queryRow(ctx, tx, count, filter...).Scan(&total), "count the charges", nil, nil)
+		return mapErr(d.queryRow(ctx, tx, count, filter...).Scan(&total), op, nil, nil)
 	})
 	if err != nil {
 		return nil, 0, err

@@ -127,6 +127,14 @@ SELECT `+claimColumns+` FROM copy_claims
 WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_ids))`)
 	stmtClaimRelease = newStmt("copy_claims.release", `
 DELETE FROM copy_claims WHERE copy_id = :copy_id AND loan_id = :loan_id`)
+	stmtClaimMany = newStmt("copy_claims.insert_many", `
+INSERT INTO copy_claims (`+claimColumns+`)
+SELECT value->>'copy_id', value->>'loan_id', value->>'school_id', value->>'book_id', value->>'claimed_at'
+FROM json_each(:claims) WHERE true
+ON CONFLICT (copy_id) DO NOTHING
+RETURNING copy_id`)
+	stmtClaimReleaseMany = newStmt("copy_claims.release_many", `
+DELETE FROM copy_claims WHERE copy_id IN (SELECT value FROM json_each(:copy_ids)) AND loan_id = :loan_id`)
 )
 
 // loanArgs are the named parameters of a loan row; a loan not returned has
@@ -397,4 +405,58 @@ func (r *ActiveLoans) list(ctx context.Context, s *stmt, args ...any) ([]library
 // write lock, so a claim another loan took in the meantime stays.
 func (r *ActiveLoans) Release(ctx context.Context, copyID, loanID string) error {
 	return r.db.execWrite(ctx, "release the claim", nil, stmtClaimRelease, sql.Named("copy_id", copyID), sql.Named("loan_id", loanID))
+}
+
+// claimJSON is one claim of a ClaimMany batch, as the statement reads it.
+type claimJSON struct {
+	CopyID    string `json:"copy_id"`
+	LoanID    string `json:"loan_id"`
+	SchoolID  string `json:"school_id"`
+	BookID    string `json:"book_id"`
+	ClaimedAt int64  `json:"claimed_at"`
+}
+
+// ClaimMany implements ports.ActiveLoanRepository with one INSERT of the
+// batch that skips the copies claimed already: the primary key lets one
+// claim of a copy win.
+func (r *ActiveLoans) ClaimMany(ctx context.Context, claims []library.CopyClaim) ([]int, error) {
+	if len(claims) == 0 {
+		return nil, nil
+	}
+	rows := make([]claimJSON, len(claims))
+	for i, c := range claims {
+		rows[i] = claimJSON{CopyID: c.CopyID, LoanID: c.LoanID, SchoolID: c.SchoolID, BookID: c.BookID, ClaimedAt: millis(c.ClaimedAt)}
+	}
+	stored, err := queryAll(ctx, r.db, r.db.write, "claim the copies", stmtClaimMany, scanString, sql.Named("claims", jsonArray(rows)))
+	if err != nil {
+		return nil, err
+	}
+	return storedIndexes(claims, stored, func(c library.CopyClaim) string { return c.CopyID }), nil
+}
+
+// storedIndexes returns the indexes of the items whose key an INSERT …
+// ON CONFLICT DO NOTHING RETURNING stored: a key twice in one batch is
+// stored once, for its first item.
+func storedIndexes[T any](items []T, stored []string, key func(T) string) []int {
+	got := make(map[string]bool, len(stored))
+	for _, k := range stored {
+		got[k] = true
+	}
+	var won []int
+	for i, it := range items {
+		if got[key(it)] {
+			won = append(won, i)
+			got[key(it)] = false
+		}
+	}
+	return won
+}
+
+// ReleaseMany implements ports.ActiveLoanRepository: one DELETE of the
+// copies' claims where they name loanID, under the write lock as Release.
+func (r *ActiveLoans) ReleaseMany(ctx context.Context, copyIDs []string, loanID string) error {
+	if len(copyIDs) == 0 {
+		return nil
+	}
+	return r.db.execWrite(ctx, "release the claims", nil, stmtClaimReleaseMany, sql.Named("copy_ids", jsonArray(copyIDs)), sql.Named("loan_id", loanID))
 }

@@ -33,6 +33,8 @@ const (
 	holdQueueColumns = `hold_id, school_id, book_id, student_id, placed_at`
 	holdTrapColumns  = `copy_id, copy_code, hold_id, school_id, book_id, student_id, trapped_at, expires_at`
 	holdEndColumns   = `hold_id, outcome, ended_at`
+	// holdTrapped is 1 when a trap names the queue entry's hold, else 0.
+	holdTrapped = `EXISTS (SELECT 1 FROM hold_traps AS t WHERE t.hold_id = hold_queue.hold_id)`
 )
 
 var (
@@ -57,8 +59,28 @@ SELECT `+holdQueueColumns+` FROM hold_queue WHERE student_id = :student_id AND b
 SELECT `+holdQueueColumns+` FROM hold_queue
 WHERE school_id = :school_id AND book_id = :book_id AND (placed_at, hold_id) > (:placed_at, :hold_id)
 ORDER BY placed_at, hold_id LIMIT :limit`)
-	stmtHoldSchoolQueue = newStmt("hold_queue.of_school", `
-SELECT `+holdQueueColumns+` FROM hold_queue WHERE school_id = :school_id ORDER BY placed_at, hold_id`)
+	// A page of the school's queue, or of a title's, by its index in queue
+	// order; :trapped (-1 any, 0 waiting, 1 ready) asks the UNIQUE hold key
+	// of hold_traps about each entry the page passes.
+	stmtHoldQueuePage = newStmt("hold_queue.page[school]", `
+SELECT `+holdQueueColumns+` FROM hold_queue
+WHERE school_id = :school_id AND (:trapped < 0 OR `+holdTrapped+` = :trapped)
+ORDER BY placed_at, hold_id LIMIT :limit OFFSET :offset`)
+	stmtHoldQueueCount = newStmt("hold_queue.count[school]", `
+SELECT count(*) FROM hold_queue WHERE school_id = :school_id AND (:trapped < 0 OR `+holdTrapped+` = :trapped)`)
+	stmtHoldQueuePageOfBook = newStmt("hold_queue.page[book]", `
+SELECT `+holdQueueColumns+` FROM hold_queue
+WHERE school_id = :school_id AND book_id = :book_id AND (:trapped < 0 OR `+holdTrapped+` = :trapped)
+ORDER BY placed_at, hold_id LIMIT :limit OFFSET :offset`)
+	stmtHoldQueueCountOfBook = newStmt("hold_queue.count[book]", `
+SELECT count(*) FROM hold_queue
+WHERE school_id = :school_id AND book_id = :book_id AND (:trapped < 0 OR `+holdTrapped+` = :trapped)`)
+	// The school's ready holds after a cursor: a range of
+	// hold_queue_by_school, each entry asked of hold_traps' hold key.
+	stmtHoldReadyQueue = newStmt("hold_queue.ready", `
+SELECT `+holdQueueColumns+` FROM hold_queue
+WHERE school_id = :school_id AND (placed_at, hold_id) > (:placed_at, :hold_id) AND `+holdTrapped+`
+ORDER BY placed_at, hold_id LIMIT :limit`)
 	stmtHoldEntries = newStmt("hold_queue.by_hold", `
 SELECT `+holdQueueColumns+` FROM hold_queue WHERE hold_id IN (SELECT value FROM json_each(:ids))`)
 	stmtHoldQueueCounts = newStmt("hold_queue.counts", `
@@ -77,6 +99,10 @@ SELECT `+holdTrapColumns+` FROM hold_traps
 WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_ids))`)
 	stmtHoldTrapsExpired = newStmt("hold_traps.expired", `
 SELECT `+holdTrapColumns+` FROM hold_traps WHERE expires_at <= :now ORDER BY expires_at, copy_id LIMIT :limit`)
+	// The school's traps by hold_traps_by_book; the unary + keeps the
+	// planner off the expiry index, which holds every school's.
+	stmtHoldTrapsExpiredOf = newStmt("hold_traps.expired[school]", `
+SELECT `+holdTrapColumns+` FROM hold_traps WHERE school_id = :school_id AND +expires_at <= :now LIMIT :limit`)
 	stmtHoldUntrap = newStmt("hold_traps.delete", `
 DELETE FROM hold_traps WHERE copy_id = :copy_id AND hold_id = :hold_id`)
 
@@ -245,9 +271,35 @@ func (r *Holds) Queue(ctx context.Context, schoolID, bookID string, after librar
 		sql.Named("book_id", bookID), sql.Named("placed_at", from), sql.Named("hold_id", after.HoldID), sql.Named("limit", limit))
 }
 
-// SchoolQueue implements ports.HoldRepository: hold_queue_by_school.
-func (r *Holds) SchoolQueue(ctx context.Context, schoolID string) ([]library.HoldQueueEntry, error) {
-	return listOf(ctx, r.db, "read the school's holds", stmtHoldSchoolQueue, scanHoldQueueEntry, sql.Named("school_id", schoolID))
+// QueuePage implements ports.HoldRepository: a page and a count of
+// hold_queue_by_school, or of hold_queue_by_book for one title, filtered
+// by the UNIQUE hold key of hold_traps.
+func (r *Holds) QueuePage(ctx context.Context, schoolID string, f ports.QueueFilter, offset, limit int) ([]library.HoldQueueEntry, int, error) {
+	trapped := -1
+	switch f.Status {
+	case library.HoldWaiting:
+		trapped = 0
+	case library.HoldReady:
+		trapped = 1
+	}
+	page, count := stmtHoldQueuePage, stmtHoldQueueCount
+	args := []any{sql.Named("school_id", schoolID), sql.Named("trapped", trapped)}
+	if f.BookID != "" {
+		page, count = stmtHoldQueuePageOfBook, stmtHoldQueueCountOfBook
+		args = append(args, sql.Named("book_id", f.BookID))
+	}
+	return readPage(ctx, r.db, "list the holds", page, count, scanHoldQueueEntry, args, offset, limit)
+}
+
+// ReadyQueue implements ports.HoldRepository: a range of
+// hold_queue_by_school after the cursor, each entry asked of hold_traps.
+func (r *Holds) ReadyQueue(ctx context.Context, schoolID string, after library.HoldQueueEntry, limit int) ([]library.HoldQueueEntry, error) {
+	from := int64(-1 << 62)
+	if after.HoldID != "" {
+		from = millis(after.PlacedAt)
+	}
+	return listOf(ctx, r.db, "read the ready holds", stmtHoldReadyQueue, scanHoldQueueEntry, sql.Named("school_id", schoolID),
+		sql.Named("placed_at", from), sql.Named("hold_id", after.HoldID), sql.Named("limit", limit))
 }
 
 // Entries implements ports.HoldRepository on the primary key.
@@ -311,6 +363,12 @@ func (r *Holds) TrapsOfBooks(ctx context.Context, schoolID string, bookIDs []str
 func (r *Holds) ExpiredTraps(ctx context.Context, now time.Time, limit int) ([]library.HoldTrap, error) {
 	return listOf(ctx, r.db, "read the expired traps", stmtHoldTrapsExpired, scanHoldTrap,
 		sql.Named("now", millis(now)), sql.Named("limit", limit))
+}
+
+// ExpiredTrapsOf implements ports.HoldRepository on hold_traps_by_book.
+func (r *Holds) ExpiredTrapsOf(ctx context.Context, schoolID string, now time.Time, limit int) ([]library.HoldTrap, error) {
+	return listOf(ctx, r.db, "read the school's expired traps", stmtHoldTrapsExpiredOf, scanHoldTrap,
+		sql.Named("school_id", schoolID), sql.Named("now", millis(now)), sql.Named("limit", limit))
 }
 
 // Untrap implements ports.HoldRepository: the statement deletes the row

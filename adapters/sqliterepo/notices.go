@@ -176,18 +176,7 @@ func (r *Notices) Claim(ctx context.Context, notices []library.Notice) ([]int, e
 	if err != nil {
 		return nil, err
 	}
-	got := make(map[string]bool, len(stored))
-	for _, k := range stored {
-		got[k] = true
-	}
-	var won []int
-	for i, n := range notices {
-		if got[n.Key] {
-			won = append(won, i)
-			got[n.Key] = false // a key twice in one batch is stored once
-		}
-	}
-	return won, nil
+	return storedIndexes(notices, stored, func(n library.Notice) string { return n.Key }), nil
 }
 
 // MarkSent implements ports.NoticeRepository.

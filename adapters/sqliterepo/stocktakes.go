@@ -74,9 +74,9 @@ SELECT `+libraryBookColumns+` FROM (
 	ORDER BY call_number, id LIMIT :limit) AS page
 JOIN library_books AS b ON b.pk = page.pk
 ORDER BY b.call_number, b.id`)
-	stmtCopiesSetCondition = newStmt("copies.set_condition[many]", `
+	stmtCopiesMarkShelved = newStmt("copies.mark_shelved", `
 UPDATE copies SET copy_condition = :condition, condition_note = :note, condition_loan_id = :loan_id, condition_at = :at
-WHERE id IN (SELECT value FROM json_each(:ids)) AND +school_id = :school_id`)
+WHERE id IN (SELECT value FROM json_each(:ids)) AND +school_id = :school_id AND copy_condition = ''`)
 )
 
 func stocktakeArgs(st library.Stocktake) []any {
@@ -240,13 +240,17 @@ func (r *Stocktakes) CopiesOfBooks(ctx context.Context, schoolID string, bookIDs
 	return queryAll(ctx, r.db, r.db.read, "read the copies", stmtCopiesOfBooks, scanCopy, sql.Named("school_id", schoolID), sql.Named("book_ids", jsonArray(bookIDs)))
 }
 
-// SetCopiesCondition implements ports.StocktakeRepository: one statement
-// by the copies' primary key.
-func (r *Stocktakes) SetCopiesCondition(ctx context.Context, schoolID string, copyIDs []string, c library.CopyCondition) error {
+// MarkShelvedCopies implements ports.StocktakeRepository: one statement
+// by the copies' primary key, whose filter keeps the copies on the shelf.
+func (r *Stocktakes) MarkShelvedCopies(ctx context.Context, schoolID string, copyIDs []string, c library.CopyCondition) (int, error) {
 	if len(copyIDs) == 0 {
-		return nil
+		return 0, nil
 	}
-	_, err := r.db.exec(ctx, r.db.write, stmtCopiesSetCondition, sql.Named("ids", jsonArray(copyIDs)), sql.Named("school_id", schoolID),
+	res, err := r.db.exec(ctx, r.db.write, stmtCopiesMarkShelved, sql.Named("ids", jsonArray(copyIDs)), sql.Named("school_id", schoolID),
 		sql.Named("condition", c.Condition), sql.Named("note", c.Note), sql.Named("loan_id", c.LoanID), sql.Named("at", conditionAt(c)))
-	return mapErr(err, "set the copies' condition", nil, nil)
+	if err != nil {
+		return 0, mapErr(err, "mark the copies", nil, nil)
+	}
+	n, err := res.RowsAffected()
+	return int(n), mapErr(err, "mark the copies", nil, nil)
 }

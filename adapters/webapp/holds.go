@@ -139,7 +139,7 @@ func (a *App) cancelHold(w http.ResponseWriter, r *http.Request, school library.
 			back += "?book_id=" + url.QueryEscape(bookID)
 		}
 	}
-	v, err := a.deps.Library.Holds.Cancel(r.Context(), strings.TrimSpace(form.Get("hold_id")))
+	v, err := a.deps.Library.Holds.Cancel(r.Context(), school.ID, strings.TrimSpace(form.Get("hold_id")))
 	if a.refusedTo(w, r, back, err) {
 		return
 	}

@@ -21,7 +21,7 @@ func (a *App) endLoan(w http.ResponseWriter, r *http.Request, school library.Sch
 	form := r.PostForm
 	back := schoolPath(school)
 	outcome := form.Get("outcome")
-	v, err := a.deps.Library.Circulation.EndLoan(r.Context(), form.Get("loan_id"), outcome)
+	v, err := a.deps.Library.Circulation.EndLoan(r.Context(), school.ID, form.Get("loan_id"), outcome)
 	if a.refusedTo(w, r, back, err) {
 		return
 	}

@@ -586,7 +586,7 @@ func (a *App) manage(w http.ResponseWriter, r *http.Request, school library.Scho
 		return
 	}
 	suspend := form.Get("suspended") == "true"
-	acct, err := a.deps.Library.Staff.ManageAccount(r.Context(), id, suspend)
+	acct, err := a.deps.Library.Staff.ManageAccount(r.Context(), school.ID, id, suspend)
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
@@ -608,11 +608,8 @@ func (a *App) unlock(w http.ResponseWriter, r *http.Request, school library.Scho
 	} else if q := strings.TrimSpace(form.Get("search")); q != "" {
 		back += "?search=" + url.QueryEscape(q)
 	}
-	acct, err := a.deps.Library.Staff.UnlockSignIn(r.Context(), form.Get("account_id"))
-	if err == nil && acct.SchoolID != school.ID {
-		// An admin may unlock anyone, but this page lists this school only.
-		err = user.ErrNotFound(acct.ID)
-	}
+	// An admin may unlock anyone, but this page acts on its school only.
+	acct, err := a.deps.Library.Staff.UnlockSignIn(r.Context(), school.ID, form.Get("account_id"))
 	if a.refusedTo(w, r, back, err) {
 		return
 	}

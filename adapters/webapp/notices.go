@@ -138,7 +138,7 @@ type loanNoticesView struct {
 
 func (a *App) loanNotices(w http.ResponseWriter, r *http.Request, school library.School) {
 	id := mux.Vars(r)["id"]
-	list, err := a.deps.Library.Notices.LoanNotices(r.Context(), id)
+	list, err := a.deps.Library.Notices.LoanNotices(r.Context(), school.ID, id)
 	if err != nil {
 		a.fail(w, r, err)
 		return

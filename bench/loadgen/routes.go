@@ -357,7 +357,7 @@ func (w *world) freshLostLoan() (library.Loan, error) {
 	if err != nil {
 		return library.Loan{}, err
 	}
-	v, err := c.Circulation.EndLoan(w.libCtx, l.Loan.ID, library.OutcomeLost)
+	v, err := c.Circulation.EndLoan(w.libCtx, "", l.Loan.ID, library.OutcomeLost)
 	return v.Loan, err
 }
 

@@ -1,6 +1,7 @@
 package library
 
 import (
+	"strings"
 	"time"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -73,12 +74,44 @@ func (l Loan) Returned() bool { return !l.ReturnedAt.IsZero() }
 // a unique-key insert lets exactly one of any number of racing loans take a
 // copy, on FerretDB 1.24 as on MongoDB: FerretDB applies a conditional update
 // as an unguarded read-modify-write, so only a unique key is safe.
+//
+// While no loan holds a copy, a claim may name a change of its condition
+// instead (LoanID is a ChangeClaimID): a stocktake marking it lost, or a
+// check-in or repair putting it back on the shelf. The change writes the
+// condition while its claim keeps loans and other changes off the copy,
+// then releases it, so of a change and a loan (or two changes) racing for
+// one copy exactly one goes ahead.
 type CopyClaim struct {
 	CopyID    string
-	LoanID    string
+	LoanID    string // the loan, or a ChangeClaimID
 	SchoolID  string
 	BookID    string
 	ClaimedAt time.Time
+}
+
+// Changes of a copy's condition made under a claim (ChangeClaimID).
+const (
+	ChangeLost    = "lost"    // a stocktake marks a missing copy lost
+	ChangeShelved = "shelved" // a check-in or a repair puts the copy back
+)
+
+// changePrefix begins every change claim's holder id; loan ids are UUIDs,
+// which never begin so.
+const changePrefix = "change:"
+
+// ChangeClaimID is the holder id of a claim for a change of kind; id (a new
+// UUID) makes it one request's own.
+func ChangeClaimID(kind, id string) string { return changePrefix + kind + ":" + id }
+
+// ClaimChange returns the kind of change a claim's holder id names, and
+// false for a loan's id.
+func ClaimChange(holderID string) (string, bool) {
+	rest, ok := strings.CutPrefix(holderID, changePrefix)
+	if !ok {
+		return "", false
+	}
+	kind, _, _ := strings.Cut(rest, ":")
+	return kind, true
 }
 
 // Renewal is the n-th renewal of a loan, keyed by loan and number, so

@@ -173,6 +173,16 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		_ = s.loans.Delete(ctx, loan.ID)
 		return LoanView{}, err
 	}
+	// A copy's condition changes only under a claim: read once the claim
+	// is ours, it is final. A copy marked lost (or damaged) since the first
+	// read goes back off the shelf.
+	if now, err := s.holdings.Copy(ctx, school.ID, cp.ID); err != nil || !now.Condition.Lendable() {
+		s.unlend(ctx, school, loan)
+		if err != nil {
+			return LoanView{}, err
+		}
+		return LoanView{}, library.ErrCopyNotLendable(now.Condition.Condition)
+	}
 	if err := s.withinLoanLimit(ctx, school.ID, student.ID, library.BookCategory(book), terms.MaxItems, loan.ID); err != nil {
 		// Another loan took the student's last place meanwhile.
 		s.unlend(ctx, school, loan)
@@ -338,48 +348,131 @@ func (s *Circulation) borrowerStays(ctx context.Context, studentID string) error
 	return err
 }
 
-// claim takes the copy for loan, clearing a stale claim left by an
-// interrupted return once. Errors: Conflict "copy_unavailable".
+// claim takes the copy for loan, clearing a stale claim once.
+// Errors: Conflict "copy_unavailable", "copy_not_lendable" (a stocktake is
+// marking the copy lost).
 func (s *Circulation) claim(ctx context.Context, loan library.Loan) error {
 	c := library.CopyClaim{CopyID: loan.CopyID, LoanID: loan.ID, SchoolID: loan.SchoolID, BookID: loan.BookID, ClaimedAt: loan.LoanedAt}
-	for attempt := 0; attempt < 2; attempt++ {
-		err := s.active.Claim(ctx, c)
-		if err == nil {
-			return nil
-		}
-		if !errs.Is(err, errs.Conflict) {
-			// The write may have landed with its reply lost: if the claim
-			// names this loan, the loan exists and must not be deleted.
-			if holder, herr := s.active.Holder(ctx, loan.CopyID); herr == nil && holder.LoanID == loan.ID {
-				return nil
-			}
-			return err
-		}
-		holder, err := s.active.Holder(ctx, loan.CopyID)
-		if errs.Is(err, errs.NotFound) {
-			continue // released in the meantime: try again
-		}
-		if err != nil {
-			return err
-		}
-		loans, err := s.loans.ByIDs(ctx, []string{holder.LoanID})
-		if err != nil {
-			return err
-		}
-		if len(loans) == 1 && !loans[0].Returned() {
-			return library.ErrCopyUnavailable()
-		}
-		// The holder was returned (or never completed): the claim is stale.
-		if err := s.active.Release(ctx, loan.CopyID, holder.LoanID); err != nil {
-			return err
-		}
+	holder, taken, err := s.takeCopy(ctx, c)
+	if err != nil || taken {
+		return err
+	}
+	if kind, ok := library.ClaimChange(holder.LoanID); ok && kind == library.ChangeLost {
+		return library.ErrCopyNotLendable(library.ConditionLost)
 	}
 	return library.ErrCopyUnavailable()
 }
 
-// loanInScope finds a loan the caller may reach; another school's loan is
-// NotFound, as is a record that never became a loan.
-func (s *Circulation) loanInScope(ctx context.Context, loanID string) (library.Loan, error) {
+// abandonedChange is the age past which a change claim has certainly
+// stopped (a crash between its claim and its release): a change holds its
+// claim for a few writes, within its request's deadline.
+const abandonedChange = 10 * time.Minute
+
+// takeCopy claims the copy for c.LoanID, a loan or a change, clearing a
+// stale claim once: one left by an interrupted return (its loan returned,
+// or never completed), or by a change that stopped. When a live claim holds
+// the copy, it returns that claim and taken false.
+func (s *Circulation) takeCopy(ctx context.Context, c library.CopyClaim) (holder library.CopyClaim, taken bool, err error) {
+	for attempt := 0; attempt < 2; attempt++ {
+		err := s.active.Claim(ctx, c)
+		if err == nil {
+			return c, true, nil
+		}
+		if !errs.Is(err, errs.Conflict) {
+			// The write may have landed with its reply lost: if the claim
+			// names this holder, it is taken and must not be undone.
+			if h, herr := s.active.Holder(ctx, c.CopyID); herr == nil && h.LoanID == c.LoanID {
+				return h, true, nil
+			}
+			return library.CopyClaim{}, false, err
+		}
+		holder, err = s.active.Holder(ctx, c.CopyID)
+		if errs.Is(err, errs.NotFound) {
+			continue // released in the meantime: try again
+		}
+		if err != nil {
+			return library.CopyClaim{}, false, err
+		}
+		live, err := s.liveClaim(ctx, holder)
+		if err != nil || live {
+			return holder, false, err
+		}
+		if err := s.active.Release(ctx, c.CopyID, holder.LoanID); err != nil {
+			return library.CopyClaim{}, false, err
+		}
+	}
+	return holder, false, nil
+}
+
+// liveClaim reports whether a claim holds its copy: its loan is not
+// returned, or its change has not stopped.
+func (s *Circulation) liveClaim(ctx context.Context, c library.CopyClaim) (bool, error) {
+	if live, change := s.liveChange(c); change {
+		return live, nil
+	}
+	loans, err := s.loans.ByIDs(ctx, []string{c.LoanID})
+	if err != nil {
+		return false, err
+	}
+	return len(loans) == 1 && !loans[0].Returned(), nil
+}
+
+// liveChange reports whether c is a change's claim (change), and whether
+// that change may still be under way (live).
+func (s *Circulation) liveChange(c library.CopyClaim) (live, change bool) {
+	if _, change = library.ClaimChange(c.LoanID); !change {
+		return false, false
+	}
+	return s.Now().Sub(c.ClaimedAt) < abandonedChange, true
+}
+
+// staleClaims clears the stale claims among those holding the copies of
+// want, and returns the claims of want whose copies are free to claim
+// again (their claim was stale, or released meanwhile): two reads, and a
+// release per stale claim.
+func (s *Circulation) staleClaims(ctx context.Context, want []library.CopyClaim) ([]library.CopyClaim, error) {
+	if len(want) == 0 {
+		return nil, nil
+	}
+	holders, err := s.active.ClaimsOfCopies(ctx, pluck(want, func(c library.CopyClaim) string { return c.CopyID }))
+	if err != nil {
+		return nil, err
+	}
+	open, err := s.openLoansOf(ctx, holders)
+	if err != nil {
+		return nil, err
+	}
+	lent := make(map[string]bool, len(open))
+	for _, l := range open {
+		lent[l.ID] = true
+	}
+	held := make(map[string]bool, len(holders))
+	for _, h := range holders {
+		live, change := s.liveChange(h)
+		if !change {
+			live = lent[h.LoanID]
+		}
+		if live {
+			held[h.CopyID] = true
+			continue
+		}
+		if err := s.active.Release(ctx, h.CopyID, h.LoanID); err != nil {
+			return nil, err
+		}
+	}
+	var free []library.CopyClaim
+	for _, c := range want {
+		if !held[c.CopyID] {
+			free = append(free, c)
+		}
+	}
+	return free, nil
+}
+
+// loanInScope finds a loan the caller may reach (within schoolParam when
+// it names a school, see reaches); another school's loan is NotFound, as is
+// a record that never became a loan.
+func (s *Circulation) loanInScope(ctx context.Context, schoolParam, loanID string) (library.Loan, error) {
 	if !isUUID(loanID) {
 		return library.Loan{}, library.ErrLoanNotFound()
 	}
@@ -387,8 +480,14 @@ func (s *Circulation) loanInScope(ctx context.Context, loanID string) (library.L
 	if err != nil {
 		return library.Loan{}, err
 	}
-	if len(loans) == 0 || !reachable(ctx, loans[0].SchoolID) {
+	if len(loans) == 0 {
 		return library.Loan{}, library.ErrLoanNotFound()
+	}
+	if ok, err := s.reaches(ctx, schoolParam, loans[0].SchoolID); err != nil || !ok {
+		if err == nil {
+			err = library.ErrLoanNotFound()
+		}
+		return library.Loan{}, err
 	}
 	l := loans[0]
 	if !l.Returned() {
@@ -422,7 +521,7 @@ func (s *Circulation) loanInScope(ctx context.Context, loanID string) (library.L
 // request whose renewal already happened (a retry after a lost reply, or a
 // second scan) is answered with the loan as it is, instead of renewing again.
 func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *int) (LoanView, error) {
-	loan, err := s.loanInScope(ctx, loanID)
+	loan, err := s.loanInScope(ctx, "", loanID)
 	if err != nil {
 		return LoanView{}, err
 	}
@@ -482,7 +581,7 @@ func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *in
 // loan changes nothing (a double scan at the desk is not an error).
 // Errors: NotFound "loan_not_found".
 func (s *Circulation) ReturnLoan(ctx context.Context, loanID string) (LoanView, error) {
-	loan, err := s.loanInScope(ctx, loanID)
+	loan, err := s.loanInScope(ctx, "", loanID)
 	if err != nil {
 		return LoanView{}, err
 	}

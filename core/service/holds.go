@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"sort"
 	"time"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -581,11 +580,12 @@ func (s *Holds) Place(ctx context.Context, in HoldInput) (HoldView, error) {
 	return views[0], nil
 }
 
-// Cancel ends a hold: a student their own, a librarian one of the school.
-// A copy put aside for it goes to the next hold.
-// Errors: NotFound "hold_not_found", Conflict "hold_not_active".
-func (s *Holds) Cancel(ctx context.Context, holdID string) (HoldView, error) {
-	h, err := s.holdInScope(ctx, holdID)
+// Cancel ends a hold: a student their own, a librarian one of the school
+// (of schoolParam's school when it names one, as a web page does). A copy
+// put aside for it goes to the next hold.
+// Errors: NotFound "hold_not_found", Conflict "hold_not_active", as scope.
+func (s *Holds) Cancel(ctx context.Context, schoolParam, holdID string) (HoldView, error) {
+	h, err := s.holdInScope(ctx, schoolParam, holdID)
 	if err != nil {
 		return HoldView{}, err
 	}
@@ -607,9 +607,10 @@ func (s *Holds) Cancel(ctx context.Context, holdID string) (HoldView, error) {
 }
 
 // holdInScope finds a hold the caller may reach: a student their own, other
-// roles their school's (admins any). Others are NotFound, as is a record
-// that never opened.
-func (s *Holds) holdInScope(ctx context.Context, holdID string) (library.Hold, error) {
+// roles their school's (admins any; within schoolParam when it names a
+// school, see reaches). Others are NotFound, as is a record that never
+// opened.
+func (s *Holds) holdInScope(ctx context.Context, schoolParam, holdID string) (library.Hold, error) {
 	if !isUUID(holdID) {
 		return library.Hold{}, library.ErrHoldNotFound()
 	}
@@ -618,8 +619,14 @@ func (s *Holds) holdInScope(ctx context.Context, holdID string) (library.Hold, e
 		return library.Hold{}, err
 	}
 	p := user.PrincipalFrom(ctx)
-	if len(holds) == 0 || !reachable(ctx, holds[0].SchoolID) || (p.Role == user.RoleStudent && holds[0].StudentID != p.AccountID) {
+	if len(holds) == 0 || (p.Role == user.RoleStudent && holds[0].StudentID != p.AccountID) {
 		return library.Hold{}, library.ErrHoldNotFound()
+	}
+	if ok, err := s.reaches(ctx, schoolParam, holds[0].SchoolID); err != nil || !ok {
+		if err == nil {
+			err = library.ErrHoldNotFound()
+		}
+		return library.Hold{}, err
 	}
 	return holds[0], nil
 }
@@ -759,74 +766,70 @@ func (s *Holds) Queue(ctx context.Context, schoolParam string, f HoldFilter, q L
 	if err != nil {
 		return HoldPage{}, err
 	}
-	var entries []library.HoldQueueEntry
 	var book library.Book
 	if f.BookID != "" {
 		if book, err = s.holdings.Book(ctx, school.ID, f.BookID); err != nil {
 			return HoldPage{}, err
 		}
-		entries, err = s.holds.Queue(ctx, school.ID, f.BookID, library.HoldQueueEntry{}, maxQueueRead)
-	} else {
-		entries, err = s.holds.SchoolQueue(ctx, school.ID)
 	}
+	// A copy whose pickup window has passed is not ready any more: its hold
+	// expires before the page is read, wherever it stands in the queue.
+	if err := s.expireSchool(ctx, school); err != nil {
+		return HoldPage{}, err
+	}
+	entries, total, err := s.holds.QueuePage(ctx, school.ID, ports.QueueFilter{BookID: f.BookID, Status: f.Status}, q.offset(), q.Limit)
 	if err != nil {
 		return HoldPage{}, err
 	}
-	ids := pluck(entries, func(e library.HoldQueueEntry) string { return e.HoldID })
-	traps, err := s.holds.TrapsOfHolds(ctx, ids)
+	page := HoldPage{Book: book, Page: q.Page, Limit: q.Limit, Total: total}
+	if len(entries) == 0 {
+		return page, nil
+	}
+	pageIDs := pluck(entries, func(e library.HoldQueueEntry) string { return e.HoldID })
+	holds, err := s.holds.ByIDs(ctx, pageIDs)
 	if err != nil {
 		return HoldPage{}, err
 	}
-	if n, err := s.expireDue(ctx, school, traps); err != nil {
+	byID := map[string]library.Hold{}
+	for _, h := range holds {
+		byID[h.ID] = h
+	}
+	ordered := make([]library.Hold, 0, len(pageIDs))
+	for _, id := range pageIDs {
+		if h, ok := byID[id]; ok {
+			ordered = append(ordered, h)
+		}
+	}
+	if page.Holds, err = s.views(ctx, ordered, false); err != nil {
 		return HoldPage{}, err
-	} else if n > 0 {
-		return s.Queue(ctx, schoolParam, f, q)
-	}
-	trapped := map[string]bool{}
-	for _, t := range traps {
-		trapped[t.HoldID] = true
-	}
-	var keep []library.HoldQueueEntry
-	for _, e := range entries {
-		if f.Status == "" || (f.Status == library.HoldReady) == trapped[e.HoldID] {
-			keep = append(keep, e)
-		}
-	}
-	sort.SliceStable(keep, func(i, j int) bool {
-		if !keep[i].PlacedAt.Equal(keep[j].PlacedAt) {
-			return keep[i].PlacedAt.Before(keep[j].PlacedAt)
-		}
-		return keep[i].HoldID < keep[j].HoldID
-	})
-	page := HoldPage{Book: book, Page: q.Page, Limit: q.Limit, Total: len(keep)}
-	if from := q.offset(); from < len(keep) {
-		pageIDs := []string{}
-		for _, e := range keep[from:min(from+q.Limit, len(keep))] {
-			pageIDs = append(pageIDs, e.HoldID)
-		}
-		holds, err := s.holds.ByIDs(ctx, pageIDs)
-		if err != nil {
-			return HoldPage{}, err
-		}
-		byID := map[string]library.Hold{}
-		for _, h := range holds {
-			byID[h.ID] = h
-		}
-		ordered := make([]library.Hold, 0, len(pageIDs))
-		for _, id := range pageIDs {
-			if h, ok := byID[id]; ok {
-				ordered = append(ordered, h)
-			}
-		}
-		if page.Holds, err = s.views(ctx, ordered, false); err != nil {
-			return HoldPage{}, err
-		}
 	}
 	return page, nil
 }
 
-// maxQueueRead bounds one title's queue as the librarian's list reads it.
-const maxQueueRead = 10000
+// expiryBatch and expiryBatches bound the expiries one request makes
+// before it reads the queue; the sweep expires the rest.
+const (
+	expiryBatch   = 50
+	expiryBatches = 4
+)
+
+// expireSchool expires the school's holds whose copy's pickup window has
+// passed, through the index of the school's traps.
+func (s *Holds) expireSchool(ctx context.Context, school library.School) error {
+	for range expiryBatches {
+		traps, err := s.holds.ExpiredTrapsOf(ctx, school.ID, s.Now(), expiryBatch)
+		if err != nil {
+			return err
+		}
+		if _, err := s.expireDue(ctx, school, traps); err != nil {
+			return err
+		}
+		if len(traps) < expiryBatch {
+			return nil
+		}
+	}
+	return nil
+}
 
 // ExpireDue expires the holds whose pickup window has passed by now, in
 // batches of batch, at most batches of them, through the index on the

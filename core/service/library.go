@@ -128,6 +128,22 @@ func (s schoolScope) scope(ctx context.Context, explicit, field string) (library
 	return library.School{}, errs.E(errs.Forbidden, errs.CodeForbidden, "This account belongs to no school.")
 }
 
+// reaches reports whether a request acting on schoolParam reaches an
+// object of schoolID: with a school named (a web page's, or a client's
+// schoolId), only that school's objects, the school checked as scope checks
+// it; with none, any school the caller reaches (reachable).
+// Errors: as scope.
+func (s schoolScope) reaches(ctx context.Context, schoolParam, schoolID string) (bool, error) {
+	if schoolParam == "" {
+		return reachable(ctx, schoolID), nil
+	}
+	school, err := s.scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return false, err
+	}
+	return school.ID == schoolID, nil
+}
+
 // reachable reports whether the caller may reach objects of schoolID
 // without naming it: admins reach every school, others their own.
 func reachable(ctx context.Context, schoolID string) bool {

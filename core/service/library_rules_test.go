@@ -443,7 +443,7 @@ func TestManageAccountSuspendEndsRefreshTokens(t *testing.T) {
 	ctx := context.Background()
 	s := lf.login(t, lf.librarian.Email, password)
 
-	got, err := lf.lib.Staff.ManageAccount(as(lf.admin), lf.librarian.ID, true)
+	got, err := lf.lib.Staff.ManageAccount(as(lf.admin), "", lf.librarian.ID, true)
 	if err != nil || !got.Suspended {
 		t.Fatalf("ManageAccount(suspend) = (suspended %v, %v), want (true, nil)", got.Suspended, err)
 	}
@@ -454,7 +454,7 @@ func TestManageAccountSuspendEndsRefreshTokens(t *testing.T) {
 	wantErr(t, err, errs.Forbidden, "account_suspended")
 
 	// Unsuspended, the old refresh token still does not work: it was deleted.
-	if _, err := lf.lib.Staff.ManageAccount(as(lf.admin), lf.librarian.ID, false); err != nil {
+	if _, err := lf.lib.Staff.ManageAccount(as(lf.admin), "", lf.librarian.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	_, err = lf.id.Refresh(ctx, s.RefreshToken)
@@ -464,7 +464,7 @@ func TestManageAccountSuspendEndsRefreshTokens(t *testing.T) {
 
 func TestManageAccountCannotSuspendSelf(t *testing.T) {
 	lf := newLibFixture(t)
-	_, err := lf.lib.Staff.ManageAccount(as(lf.admin), lf.admin.ID, true)
+	_, err := lf.lib.Staff.ManageAccount(as(lf.admin), "", lf.admin.ID, true)
 	wantErr(t, err, errs.Conflict, "cannot_suspend_self")
 	a, err := lf.repos.Accounts.Get(context.Background(), lf.admin.ID)
 	if err != nil || a.Suspended {

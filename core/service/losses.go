@@ -34,6 +34,14 @@ import (
 //     cannot be lent, never a lendable copy that should be off the shelf.
 //     A request that finds the loan ended otherwise in the meantime (a
 //     return won the race) undoes its own condition and charge.
+//   - A copy's condition changes only while a claim of the copy names the
+//     change: its loan's (lost, claims returned, damaged), or, with no loan,
+//     a change claim (library.ChangeClaimID) taken for a check-in, a repair
+//     or a stocktake's mark and released once the condition is written. So
+//     a condition read under a claim is final: of racing check-ins one finds
+//     the copy out and clears it, the others find it on the shelf
+//     (copy_not_out); and a check-out, which reads the condition again once
+//     its claim is taken, never lends a copy a loss took meanwhile.
 
 // DamageInput is what the desk records when a copy comes back damaged.
 type DamageInput struct {
@@ -62,13 +70,15 @@ type ChargePage struct {
 // replacement cost, when it has one) or library.OutcomeClaimsReturned (the
 // copy is marked claims_returned and the claim counts in the student's
 // standing). Repeating it changes nothing.
+// schoolParam, when not empty, is the school the request acts on (a web
+// page's): another school's loan is not found, as scope.
 // Errors: Invalid (outcome), NotFound "loan_not_found", Conflict
-// "loan_not_active" (the loan ended otherwise).
-func (s *Circulation) EndLoan(ctx context.Context, loanID, outcome string) (LoanView, error) {
+// "loan_not_active" (the loan ended otherwise), as scope.
+func (s *Circulation) EndLoan(ctx context.Context, schoolParam, loanID, outcome string) (LoanView, error) {
 	if outcome != library.OutcomeLost && outcome != library.OutcomeClaimsReturned {
 		return LoanView{}, errs.InvalidField("action", "must be renew, return, lost or claims_returned")
 	}
-	loan, err := s.loanInScope(ctx, loanID)
+	loan, err := s.loanInScope(ctx, schoolParam, loanID)
 	if err != nil {
 		return LoanView{}, err
 	}
@@ -191,7 +201,7 @@ func (s *Circulation) ReturnDamaged(ctx context.Context, loanID string, d Damage
 	if err := fields.Err(); err != nil {
 		return LoanView{}, err
 	}
-	loan, err := s.loanInScope(ctx, loanID)
+	loan, err := s.loanInScope(ctx, "", loanID)
 	if err != nil {
 		return LoanView{}, err
 	}
@@ -259,11 +269,11 @@ func (s *Circulation) CheckIn(ctx context.Context, schoolParam, copyID string) (
 	if err != nil {
 		return library.Copy{}, nil, err
 	}
-	was := cp.Condition
-	if was.Condition != library.ConditionLost && was.Condition != library.ConditionClaimsReturned {
-		return library.Copy{}, nil, library.ErrCopyNotOut("lost or claims_returned")
+	out := func(c library.CopyCondition) bool {
+		return c.Condition == library.ConditionLost || c.Condition == library.ConditionClaimsReturned
 	}
-	if err := s.holdings.SetCopyCondition(ctx, cp.SchoolID, cp.ID, library.CopyCondition{}); err != nil {
+	was, err := s.shelve(ctx, cp, out, "lost or claims_returned")
+	if err != nil {
 		return library.Copy{}, nil, err
 	}
 	cp.Condition = library.CopyCondition{}
@@ -291,14 +301,53 @@ func (s *Circulation) Repair(ctx context.Context, schoolParam, copyID string) (l
 	if err != nil {
 		return library.Copy{}, err
 	}
-	if cp.Condition.Condition != library.ConditionDamaged {
-		return library.Copy{}, library.ErrCopyNotOut(library.ConditionDamaged)
-	}
-	if err := s.holdings.SetCopyCondition(ctx, cp.SchoolID, cp.ID, library.CopyCondition{}); err != nil {
+	damaged := func(c library.CopyCondition) bool { return c.Condition == library.ConditionDamaged }
+	if _, err := s.shelve(ctx, cp, damaged, library.ConditionDamaged); err != nil {
 		return library.Copy{}, err
 	}
 	cp.Condition = library.CopyCondition{}
 	return cp, s.offerToHolds(ctx, cp)
+}
+
+// shelve puts a copy whose condition is out back on the shelf, exactly
+// once: under a change claim of the copy, the condition read is final (it
+// changes only under a claim), so of racing check-ins, or repairs, one
+// finds it out and clears it and the others find it on the shelf. It
+// returns the condition it cleared.
+// Errors: Conflict "copy_not_out" (with want: the copy is not out, a loan
+// holds it, or another change is under way).
+func (s *Circulation) shelve(ctx context.Context, cp library.Copy, out func(library.CopyCondition) bool, want string) (library.CopyCondition, error) {
+	if !out(cp.Condition) {
+		return library.CopyCondition{}, library.ErrCopyNotOut(want)
+	}
+	c := library.CopyClaim{CopyID: cp.ID, LoanID: library.ChangeClaimID(library.ChangeShelved, s.newID()), SchoolID: cp.SchoolID,
+		BookID: cp.BookID, ClaimedAt: s.Now().UTC()}
+	if _, taken, err := s.takeCopy(ctx, c); err != nil || !taken {
+		if err == nil {
+			err = library.ErrCopyNotOut(want)
+		}
+		return library.CopyCondition{}, err
+	}
+	defer s.releaseChange(ctx, c)
+	now, err := s.holdings.Copy(ctx, cp.SchoolID, cp.ID)
+	if err != nil {
+		return library.CopyCondition{}, err
+	}
+	if !out(now.Condition) {
+		return library.CopyCondition{}, library.ErrCopyNotOut(want)
+	}
+	if err := s.holdings.SetCopyCondition(ctx, cp.SchoolID, cp.ID, library.CopyCondition{}); err != nil {
+		return library.CopyCondition{}, err
+	}
+	return now.Condition, nil
+}
+
+// releaseChange releases a change claim once its condition is written (or
+// not), even if the request has been cancelled meanwhile.
+func (s *Circulation) releaseChange(ctx context.Context, c library.CopyClaim) {
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+	defer cancel()
+	_ = s.active.Release(uctx, c.CopyID, c.LoanID)
 }
 
 // offerToHolds passes a copy back on the shelf to the first waiting hold of

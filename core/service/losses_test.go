@@ -59,7 +59,7 @@ func TestEndLoanLosingToAReturnUndoesItself(t *testing.T) {
 			t.Errorf("the racing return: %v", err)
 		}
 	}
-	_, err := lib.Circulation.EndLoan(as(lf.librarian), loan.Loan.ID, library.OutcomeLost)
+	_, err := lib.Circulation.EndLoan(as(lf.librarian), "", loan.Loan.ID, library.OutcomeLost)
 	if errs.KindOf(err) != errs.Conflict || errs.CodeOf(err) != errs.CodeLoanNotActive {
 		t.Fatalf("EndLoan after a return won = %v, want conflict loan_not_active", err)
 	}
@@ -85,7 +85,7 @@ func TestEndLoanOfDeletedStudentChargesNobody(t *testing.T) {
 	if err := lf.store.Loans.AnonymizeStudent(context.Background(), lf.student.ID); err != nil {
 		t.Fatal(err)
 	}
-	v, err := lf.lib.Circulation.EndLoan(as(lf.librarian), loan.Loan.ID, library.OutcomeLost)
+	v, err := lf.lib.Circulation.EndLoan(as(lf.librarian), "", loan.Loan.ID, library.OutcomeLost)
 	if err != nil || v.Status != library.LoanLost {
 		t.Fatalf("EndLoan = %+v, %v", v, err)
 	}
@@ -144,7 +144,7 @@ func TestEndLoanRacingOutcomes(t *testing.T) {
 		loan := lf.lend(t, copies[0], lf.student)
 		outcomes := []string{library.OutcomeLost, library.OutcomeClaimsReturned}
 		results := runConcurrently(20, func(i int) error {
-			v, err := lf.lib.Circulation.EndLoan(as(lf.librarian), loan.Loan.ID, outcomes[(i+round)%2])
+			v, err := lf.lib.Circulation.EndLoan(as(lf.librarian), "", loan.Loan.ID, outcomes[(i+round)%2])
 			if err == nil && v.Status != outcomes[(i+round)%2] {
 				t.Errorf("EndLoan(%s) answered status %s", outcomes[(i+round)%2], v.Status)
 			}

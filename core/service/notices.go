@@ -130,9 +130,10 @@ func (s *Notices) ReplaceHomerooms(ctx context.Context, schoolParam string, room
 	return school, out, nil
 }
 
-// LoanNotices returns the notices sent about a loan the caller may reach.
-// Errors: NotFound "loan_not_found".
-func (s *Notices) LoanNotices(ctx context.Context, loanID string) ([]library.Notice, error) {
+// LoanNotices returns the notices sent about a loan the caller may reach
+// (within schoolParam when it names a school, see reaches).
+// Errors: NotFound "loan_not_found", as scope.
+func (s *Notices) LoanNotices(ctx context.Context, schoolParam, loanID string) ([]library.Notice, error) {
 	if !isUUID(loanID) {
 		return nil, library.ErrLoanNotFound()
 	}
@@ -140,8 +141,14 @@ func (s *Notices) LoanNotices(ctx context.Context, loanID string) ([]library.Not
 	if err != nil {
 		return nil, err
 	}
-	if len(loans) == 0 || !reachable(ctx, loans[0].SchoolID) {
+	if len(loans) == 0 {
 		return nil, library.ErrLoanNotFound()
+	}
+	if ok, err := s.reaches(ctx, schoolParam, loans[0].SchoolID); err != nil || !ok {
+		if err == nil {
+			err = library.ErrLoanNotFound()
+		}
+		return nil, err
 	}
 	return s.notices.OfSubject(ctx, loanID)
 }
@@ -216,16 +223,9 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 	}
 	// The holds whose copy waits for the student: open (queued) and put
 	// aside.
-	queue, err := s.holds.SchoolQueue(ctx, school.ID)
+	traps, err := s.readyTraps(ctx, school.ID)
 	if err != nil {
 		return err
-	}
-	holdIDs := pluck(queue, func(q library.HoldQueueEntry) string { return q.HoldID })
-	var traps []library.HoldTrap
-	if len(holdIDs) > 0 {
-		if traps, err = s.holds.TrapsOfHolds(ctx, holdIDs); err != nil {
-			return err
-		}
 	}
 	studentIDs := make([]string, 0, len(views)+len(traps))
 	for _, v := range views {
@@ -363,6 +363,31 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 		return err
 	}
 	return s.notices.FinishDay(ctx, school.ID, day)
+}
+
+// readyBatch is how many of a school's ready holds one read takes.
+const readyBatch = 500
+
+// readyTraps returns the traps of the school's open holds that have a copy
+// put aside, walking the ready part of the queue a page at a time.
+func (s *Notices) readyTraps(ctx context.Context, schoolID string) ([]library.HoldTrap, error) {
+	var out []library.HoldTrap
+	var after library.HoldQueueEntry
+	for {
+		entries, err := s.holds.ReadyQueue(ctx, schoolID, after, readyBatch)
+		if err != nil || len(entries) == 0 {
+			return out, err
+		}
+		traps, err := s.holds.TrapsOfHolds(ctx, pluck(entries, func(e library.HoldQueueEntry) string { return e.HoldID }))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, traps...)
+		if len(entries) < readyBatch {
+			return out, nil
+		}
+		after = entries[len(entries)-1]
+	}
 }
 
 // retryAbandoned releases the school's notices that a stopped run claimed

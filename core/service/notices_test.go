@@ -74,7 +74,7 @@ func TestNoticeMailThatFailsIsSentByTheNextRun(t *testing.T) {
 	if err != nil || res.Failed != 1 || res.Sent != 0 {
 		t.Fatalf("run with the mail server down: %+v %v, want one failed notice", res, err)
 	}
-	if log, _ := lf.lib.Notices.LoanNotices(as(lf.librarian), loanID); len(log) != 0 {
+	if log, _ := lf.lib.Notices.LoanNotices(as(lf.librarian), "", loanID); len(log) != 0 {
 		t.Fatalf("a failed notice stays in the log: %+v", log)
 	}
 	res, err = lf.lib.Notices.Run(context.Background(), now.Add(time.Hour))
@@ -85,7 +85,7 @@ func TestNoticeMailThatFailsIsSentByTheNextRun(t *testing.T) {
 	if err != nil || res.Schools != 0 || mailer.to(lf.student.Email) != 1 {
 		t.Fatalf("a third run: %+v %v, %d mails; want nothing more", res, err, mailer.to(lf.student.Email))
 	}
-	log, err := lf.lib.Notices.LoanNotices(as(lf.librarian), loanID)
+	log, err := lf.lib.Notices.LoanNotices(as(lf.librarian), "", loanID)
 	if err != nil || len(log) != 1 || !log[0].Sent() || log[0].Kind != library.NoticeDueSoon {
 		t.Fatalf("the loan's log: %+v %v", log, err)
 	}

@@ -40,6 +40,22 @@ func (s *Staff) targetAccount(ctx context.Context, id string) (user.Account, err
 	return a, err
 }
 
+// accountWithin loads an account as targetAccount does; when schoolParam
+// names a school, an account of any other school is not found.
+func (s *Staff) accountWithin(ctx context.Context, schoolParam, id string) (user.Account, error) {
+	a, err := s.targetAccount(ctx, id)
+	if err != nil || schoolParam == "" {
+		return a, err
+	}
+	if ok, err := (schoolScope{s.schools}).reaches(ctx, schoolParam, a.SchoolID); err != nil || !ok {
+		if err == nil {
+			err = user.ErrNotFound(id)
+		}
+		return user.Account{}, err
+	}
+	return a, nil
+}
+
 // UpdateUser changes an account's tier and role (admins). A school-bound
 // role needs the account to have a school; admin and reader drop it.
 // Errors: NotFound "account_not_found", Invalid, Conflict
@@ -209,9 +225,12 @@ func (s *Staff) AcceptInvite(ctx context.Context, token, password string) (user.
 // ManageAccount suspends or unsuspends an account. Suspending ends every
 // session of it: its refresh tokens, and its access tokens on their next
 // request, for good, so lifting the suspension does not bring them back.
-// Errors: NotFound "account_not_found", Conflict "cannot_suspend_self".
-func (s *Staff) ManageAccount(ctx context.Context, accountID string, suspended bool) (user.Account, error) {
-	a, err := s.targetAccount(ctx, accountID)
+// schoolParam, when not empty, is the school the request acts on (a web
+// page's): another school's account is not found.
+// Errors: NotFound "account_not_found", Conflict "cannot_suspend_self", as
+// scope.
+func (s *Staff) ManageAccount(ctx context.Context, schoolParam, accountID string, suspended bool) (user.Account, error) {
+	a, err := s.accountWithin(ctx, schoolParam, accountID)
 	if err != nil {
 		return user.Account{}, err
 	}
@@ -234,11 +253,13 @@ func (s *Staff) ManageAccount(ctx context.Context, accountID string, suspended b
 // UnlockSignIn lifts the sign-in lock of an account, as a password reset
 // does: its failed sign-ins no longer refuse anyone. Admins unlock any
 // account; a librarian the students and staff of their school. An account
-// of another school is not found, so its existence is not revealed.
+// of another school is not found, so its existence is not revealed; with
+// schoolParam (a web page's school), so is any account outside it.
 // Errors: NotFound "account_not_found", Forbidden "forbidden" (an account
-// of the librarian's school that is not a student or staff), Unavailable.
-func (s *Staff) UnlockSignIn(ctx context.Context, accountID string) (user.Account, error) {
-	a, err := s.targetAccount(ctx, accountID)
+// of the librarian's school that is not a student or staff), Unavailable,
+// as scope.
+func (s *Staff) UnlockSignIn(ctx context.Context, schoolParam, accountID string) (user.Account, error) {
+	a, err := s.accountWithin(ctx, schoolParam, accountID)
 	if err != nil {
 		return user.Account{}, err
 	}

@@ -466,6 +466,12 @@ func (s *Stocktakes) CheckIn(ctx context.Context, schoolParam, id, copyID string
 // puts it back on the shelf. A copy marked once is lost, so no longer
 // missing: asking again marks nothing more. It returns how many copies
 // this call marked.
+//
+// Each copy is marked exactly once, and never while lent: the copies of a
+// page are claimed first (one batch of unique-key inserts, as a loan
+// claims its copy), so of a mark and a check-out racing for a copy exactly
+// one goes ahead, and of racing marks one marks it; the claims are
+// released once the condition is written.
 // Errors: NotFound "stocktake_not_found", Conflict "stocktake_open", as
 // scope.
 func (s *Stocktakes) MarkMissingLost(ctx context.Context, schoolParam, id string) (int, error) {
@@ -479,16 +485,72 @@ func (s *Stocktakes) MarkMissingLost(ctx context.Context, schoolParam, id string
 	now := s.Now().UTC()
 	cond := library.CopyCondition{Condition: library.ConditionLost, At: now,
 		Note: fmt.Sprintf(stocktakeLostNote, st.OpenedAt.Format(stocktakeDateLayout))}
+	holder := library.ChangeClaimID(library.ChangeLost, s.newID())
 	marked := 0
 	err = s.walkMissing(ctx, st, func(missing []ReportCopy) error {
-		ids := pluck(missing, func(c ReportCopy) string { return c.Copy.ID })
-		// One write a page of books: a whole school's missing copies are
-		// marked within the request's deadline.
-		if err := s.stocktakes.SetCopiesCondition(ctx, st.SchoolID, ids, cond); err != nil {
-			return err
-		}
-		marked += len(ids)
-		return nil
+		n, err := s.markLost(ctx, st.SchoolID, missing, holder, cond)
+		marked += n
+		return err
 	})
 	return marked, err
+}
+
+// markLost marks one page of missing copies lost under claims named
+// holder, and returns how many it marked: those it claimed that are still
+// on the shelf. A copy a live loan or change holds is left as it is.
+func (s *Stocktakes) markLost(ctx context.Context, schoolID string, missing []ReportCopy, holder string, cond library.CopyCondition) (int, error) {
+	if len(missing) == 0 {
+		return 0, nil
+	}
+	now := s.Now().UTC()
+	claims := make([]library.CopyClaim, len(missing))
+	for i, c := range missing {
+		claims[i] = library.CopyClaim{CopyID: c.Copy.ID, LoanID: holder, SchoolID: schoolID, BookID: c.Copy.BookID, ClaimedAt: now}
+	}
+	taken, err := s.claimCopies(ctx, claims)
+	ids := pluck(taken, func(c library.CopyClaim) string { return c.CopyID })
+	// Whatever happens next, the claims go: one write, even if the
+	// request has been cancelled meanwhile.
+	defer func() {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+		defer cancel()
+		_ = s.active.ReleaseMany(uctx, ids, holder)
+	}()
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	// Under the claims no other writer changes a copy's condition: one
+	// write marks those still on the shelf, a page of books at a time, so
+	// a whole school's missing copies are marked within the request's
+	// deadline.
+	return s.stocktakes.MarkShelvedCopies(ctx, schoolID, ids, cond)
+}
+
+// claimCopies takes the claims it can, in one batch, and once more for the
+// copies whose claim turned out stale (left by an interrupted return or a
+// change that stopped), and returns the claims it took.
+func (s *Stocktakes) claimCopies(ctx context.Context, claims []library.CopyClaim) ([]library.CopyClaim, error) {
+	var taken []library.CopyClaim
+	for attempt := 0; attempt < 2 && len(claims) > 0; attempt++ {
+		won, err := s.active.ClaimMany(ctx, claims)
+		if err != nil {
+			return taken, err
+		}
+		got := make(map[int]bool, len(won))
+		for _, i := range won {
+			got[i] = true
+			taken = append(taken, claims[i])
+		}
+		var refused []library.CopyClaim
+		for i, c := range claims {
+			if !got[i] {
+				refused = append(refused, c)
+			}
+		}
+		if refused, err = s.circulation.staleClaims(ctx, refused); err != nil {
+			return taken, err
+		}
+		claims = refused
+	}
+	return taken, nil
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // Charges checks the ports.ChargeRepository contract, and the parts of the
-// holdings and loan ports that lost, claimed and damaged copies use.
+// holdings and loan ports that lost, claimed and damaged copies use, then
+// the loss use cases of core/service on the adapter under races.
 func Charges(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 	runPortTests(t, newRepos, []portTest{
 		{"InsertGetAndScope", testChargeInsertGet},
@@ -23,6 +24,9 @@ func Charges(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"BookPrice", testBookPrice},
 		{"EndLoanAndClaimsReturned", testEndLoan},
 		{"ChargeSettings", testChargeSettings},
+		{"Service/CheckInRace", testLossCheckInRace},
+		{"Service/EndLoanRacesCheckOut", testLossEndLoanRacesCheckOut},
+		{"Service/AbandonedChange", testLossAbandonedChange},
 	})
 }
 

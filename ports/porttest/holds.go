@@ -27,6 +27,8 @@ func Holds(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"Records", testHoldRecords},
 		{"EnqueueRace", testHoldEnqueueRace},
 		{"QueueOrder", testHoldQueueOrder},
+		{"QueuePages", testHoldQueuePages},
+		{"ReadyQueue", testHoldReadyQueue},
 		{"TrapRace", testHoldTrapRace},
 		{"TrapReads", testHoldTrapReads},
 		{"EndRace", testHoldEndRace},
@@ -158,10 +160,10 @@ func testHoldQueueOrder(t *testing.T, r ports.Repositories) {
 			t.Fatalf("Queue entry %d = %+v, want %+v", i, walked[i], want[i])
 		}
 	}
-	all, err := r.Holds.SchoolQueue(ctx(t), school)
-	must(t, "SchoolQueue", err)
-	if len(all) != len(entries)+1 {
-		t.Fatalf("SchoolQueue has %d entries, want %d", len(all), len(entries)+1)
+	all, total, err := r.Holds.QueuePage(ctx(t), school, ports.QueueFilter{}, 0, 100)
+	must(t, "QueuePage", err)
+	if len(all) != len(entries)+1 || total != len(entries)+1 {
+		t.Fatalf("QueuePage has %d entries of %d, want %d", len(all), total, len(entries)+1)
 	}
 	counts, err := r.Holds.QueueCounts(ctx(t), school, []string{book, uuid.NewString()})
 	must(t, "QueueCounts", err)
@@ -172,6 +174,151 @@ func testHoldQueueOrder(t *testing.T, r ports.Repositories) {
 	must(t, "Entries", err)
 	if len(got) != 1 || got[0] != entries[3] {
 		t.Fatalf("Entries = %+v, want %+v", got, entries[3])
+	}
+}
+
+// queueWorld is a school's queue on two titles with some holds trapped,
+// and the queue of another school beside it.
+type queueWorld struct {
+	school, bookA, bookB string
+	entries              []library.HoldQueueEntry // in queue order
+	ready                map[string]bool          // the trapped holds
+}
+
+func newQueueWorld(t *testing.T, r ports.Repositories) queueWorld {
+	t.Helper()
+	w := queueWorld{school: uuid.NewString(), bookA: uuid.NewString(), bookB: uuid.NewString(), ready: map[string]bool{}}
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	for i := range 13 {
+		book := w.bookA
+		if i%3 == 2 {
+			book = w.bookB
+		}
+		// Pairs share one time: the hold id orders them.
+		e := newQueueEntry(w.school, book, uuid.NewString(), at.Add(time.Duration(i/2)*time.Minute))
+		must(t, "Enqueue", r.Holds.Enqueue(ctx(t), e))
+		w.entries = append(w.entries, e)
+		if i%4 == 1 {
+			must(t, "Trap", r.Holds.Trap(ctx(t), newTrap(w.school, book, uuid.NewString(), e.HoldID, at.AddDate(0, 0, 7))))
+			w.ready[e.HoldID] = true
+		}
+	}
+	sort.Slice(w.entries, func(i, j int) bool {
+		if !w.entries[i].PlacedAt.Equal(w.entries[j].PlacedAt) {
+			return w.entries[i].PlacedAt.Before(w.entries[j].PlacedAt)
+		}
+		return w.entries[i].HoldID < w.entries[j].HoldID
+	})
+	// Another school's holds, trapped and not, on the same titles, and a
+	// trap left behind by an ended hold (its entry gone), count nowhere.
+	for i := range 3 {
+		e := newQueueEntry(uuid.NewString(), w.bookA, uuid.NewString(), at)
+		must(t, "Enqueue in another school", r.Holds.Enqueue(ctx(t), e))
+		if i == 0 {
+			must(t, "Trap in another school", r.Holds.Trap(ctx(t), newTrap(e.SchoolID, w.bookA, uuid.NewString(), e.HoldID, at)))
+		}
+	}
+	must(t, "Trap of an ended hold", r.Holds.Trap(ctx(t), newTrap(w.school, w.bookA, uuid.NewString(), uuid.NewString(), at)))
+	return w
+}
+
+// want is the queue entries that f selects, in queue order.
+func (w queueWorld) want(f ports.QueueFilter) []library.HoldQueueEntry {
+	var out []library.HoldQueueEntry
+	for _, e := range w.entries {
+		if (f.BookID == "" || e.BookID == f.BookID) &&
+			(f.Status == "" || (f.Status == library.HoldReady) == w.ready[e.HoldID]) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// QueuePage filters by title and by status (a trap names the hold or not)
+// and pages in queue order in the store: every page of every filter is the
+// slice of the filtered queue, with its total.
+func testHoldQueuePages(t *testing.T, r ports.Repositories) {
+	w := newQueueWorld(t, r)
+	for _, book := range []string{"", w.bookA, w.bookB, uuid.NewString()} {
+		for _, status := range []string{"", library.HoldWaiting, library.HoldReady} {
+			f := ports.QueueFilter{BookID: book, Status: status}
+			want := w.want(f)
+			for _, limit := range []int{1, 3, 50} {
+				var walked []library.HoldQueueEntry
+				for offset := 0; offset <= len(want); offset += limit {
+					page, total, err := r.Holds.QueuePage(ctx(t), w.school, f, offset, limit)
+					must(t, "QueuePage", err)
+					if total != len(want) {
+						t.Fatalf("QueuePage(%+v, offset %d, limit %d) total = %d, want %d", f, offset, limit, total, len(want))
+					}
+					if len(page) > limit {
+						t.Fatalf("QueuePage(%+v, limit %d) = %d entries", f, limit, len(page))
+					}
+					walked = append(walked, page...)
+				}
+				if fmt.Sprint(entryIDs(walked)) != fmt.Sprint(entryIDs(want)) {
+					t.Fatalf("QueuePage(%+v) pages of %d = %v, want %v", f, limit, entryIDs(walked), entryIDs(want))
+				}
+				for i := range walked {
+					if walked[i] != want[i] {
+						t.Fatalf("QueuePage(%+v) entry %d = %+v, want %+v", f, i, walked[i], want[i])
+					}
+				}
+			}
+		}
+	}
+	if page, total, err := r.Holds.QueuePage(ctx(t), uuid.NewString(), ports.QueueFilter{}, 0, 10); err != nil || len(page) != 0 || total != 0 {
+		t.Fatalf("QueuePage of a school without holds = %d entries of %d, %v", len(page), total, err)
+	}
+}
+
+// ReadyQueue walks the school's trapped holds in queue order after a
+// cursor; ExpiredTrapsOf reads the school's traps past their window.
+func testHoldReadyQueue(t *testing.T, r ports.Repositories) {
+	w := newQueueWorld(t, r)
+	want := w.want(ports.QueueFilter{Status: library.HoldReady})
+	if len(want) < 3 {
+		t.Fatalf("only %d ready holds to walk", len(want))
+	}
+	var walked []library.HoldQueueEntry
+	var after library.HoldQueueEntry
+	for range 10 {
+		page, err := r.Holds.ReadyQueue(ctx(t), w.school, after, 2)
+		must(t, "ReadyQueue", err)
+		walked = append(walked, page...)
+		if len(page) < 2 {
+			break
+		}
+		after = page[len(page)-1]
+	}
+	if fmt.Sprint(entryIDs(walked)) != fmt.Sprint(entryIDs(want)) {
+		t.Fatalf("ReadyQueue pages = %v, want %v", entryIDs(walked), entryIDs(want))
+	}
+	if page, err := r.Holds.ReadyQueue(ctx(t), uuid.NewString(), library.HoldQueueEntry{}, 10); err != nil || len(page) != 0 {
+		t.Fatalf("ReadyQueue of a school without holds = %+v, %v", page, err)
+	}
+
+	// The traps above expire a week on; one more expires an hour on.
+	base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	soon := newTrap(w.school, w.bookB, uuid.NewString(), uuid.NewString(), base.Add(time.Hour))
+	must(t, "Trap", r.Holds.Trap(ctx(t), soon))
+	expired, err := r.Holds.ExpiredTrapsOf(ctx(t), w.school, base.Add(2*time.Hour), 10)
+	must(t, "ExpiredTrapsOf", err)
+	// The ended hold's trap (expired at base) and soon; not the other
+	// school's, expired at base too.
+	if len(expired) != 2 {
+		t.Fatalf("ExpiredTrapsOf = %+v, want 2 traps", expired)
+	}
+	for _, tr := range expired {
+		if tr.SchoolID != w.school || tr.ExpiresAt.After(base.Add(2*time.Hour)) {
+			t.Fatalf("ExpiredTrapsOf returned %+v", tr)
+		}
+	}
+	if expired, err = r.Holds.ExpiredTrapsOf(ctx(t), w.school, base.Add(2*time.Hour), 1); err != nil || len(expired) != 1 {
+		t.Fatalf("ExpiredTrapsOf(limit 1) = %d traps, %v", len(expired), err)
+	}
+	if expired, err = r.Holds.ExpiredTrapsOf(ctx(t), w.school, base.Add(-time.Hour), 10); err != nil || len(expired) != 0 {
+		t.Fatalf("ExpiredTrapsOf before any expiry = %+v, %v", expired, err)
 	}
 }
 
@@ -599,11 +746,11 @@ func testHoldServiceLendAndRenew(t *testing.T, r ports.Repositories) {
 	}
 	// The fulfilled hold freed its key: the student may not hold the title
 	// while borrowing it, but the queue moved on.
-	_, err = w.lib.Holds.Cancel(w.as(t, w.students[0]), holdA.Hold.ID)
+	_, err = w.lib.Holds.Cancel(w.as(t, w.students[0]), "", holdA.Hold.ID)
 	wantErr(t, "Cancel a fulfilled hold", err, errs.Conflict, "hold_not_active")
-	_, err = w.lib.Holds.Cancel(w.as(t, w.students[0]), holdB.Hold.ID)
+	_, err = w.lib.Holds.Cancel(w.as(t, w.students[0]), "", holdB.Hold.ID)
 	wantErr(t, "Cancel another student's hold", err, errs.NotFound, "hold_not_found")
-	_, err = w.lib.Holds.Cancel(w.as(t, w.students[1]), holdB.Hold.ID)
+	_, err = w.lib.Holds.Cancel(w.as(t, w.students[1]), "", holdB.Hold.ID)
 	must(t, "Cancel own hold", err)
 	// No hold waits now: the loan renews.
 	_, err = w.lib.Circulation.RenewLoan(w.as(t, w.librarian), loans[1].Loan.ID, nil)

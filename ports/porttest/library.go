@@ -80,6 +80,8 @@ func ActiveLoans(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"ClaimsOfBooks", testLibClaimsOfBooks},
 		{"Release", testLibReleaseClaim},
 		{"ReleaseRace", testLibReleaseRace},
+		{"ClaimManyRace", testLibClaimManyRace},
+		{"ReleaseMany", testLibReleaseMany},
 	})
 }
 

@@ -12,7 +12,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
-// Stocktakes checks the ports.StocktakeRepository contract.
+// Stocktakes checks the ports.StocktakeRepository contract, then marking a
+// stocktake's missing copies lost on the adapter under races.
 func Stocktakes(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 	runPortTests(t, newRepos, []portTest{
 		{"CreateGetListClose", testStocktakeCreateGetClose},
@@ -20,6 +21,8 @@ func Stocktakes(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"ConcurrentScansCountOnce", testStocktakeConcurrentScans},
 		{"BooksByCallNumber", testStocktakeBooksByCallNumber},
 		{"CopiesOfBooks", testStocktakeCopiesOfBooks},
+		{"Service/MarkLostRacesCheckOut", testLossMarkLostRacesCheckOut},
+		{"Service/MarkLostRace", testLossMarkLostRace},
 	})
 }
 
@@ -209,17 +212,33 @@ func testStocktakeCopiesOfBooks(t *testing.T, r ports.Repositories) {
 		t.Errorf("CopiesOfBooks of no books = %+v, %v", got, err)
 	}
 
-	// SetCopiesCondition marks some copies at once, and only the school's.
+	// MarkShelvedCopies marks some copies at once: only the school's, and
+	// only those on the shelf.
 	lost := library.CopyCondition{Condition: library.ConditionLost, Note: "missing at the stocktake", At: base.Add(time.Hour)}
-	must(t, "SetCopiesCondition", r.Stocktakes.SetCopiesCondition(c, schoolA, []string{copies[0].ID, copies[2].ID}, lost))
-	must(t, "SetCopiesCondition again", r.Stocktakes.SetCopiesCondition(c, schoolA, []string{copies[0].ID, copies[2].ID}, lost))
-	must(t, "SetCopiesCondition of another school", r.Stocktakes.SetCopiesCondition(c, schoolB, []string{copies[3].ID}, lost))
-	must(t, "SetCopiesCondition of no copies", r.Stocktakes.SetCopiesCondition(c, schoolA, nil, lost))
+	marks := []struct {
+		school string
+		ids    []string
+		want   int
+	}{
+		{schoolA, []string{copies[0].ID, copies[1].ID, copies[2].ID}, 2}, // copies[1] is lost already
+		{schoolA, []string{copies[0].ID, copies[2].ID}, 0},
+		{schoolB, []string{copies[3].ID}, 0},
+		{schoolA, nil, 0},
+	}
+	for _, m := range marks {
+		n, err := r.Stocktakes.MarkShelvedCopies(c, m.school, m.ids, lost)
+		must(t, "MarkShelvedCopies", err)
+		if n != m.want {
+			t.Errorf("MarkShelvedCopies(%d copies) = %d, want %d", len(m.ids), n, m.want)
+		}
+	}
 	for i, want := range []string{library.ConditionLost, library.ConditionLost, library.ConditionLost, ""} {
 		cp, err := r.Holdings.Copy(c, schoolA, copies[i].ID)
 		must(t, "Copy", err)
-		if cp.Condition.Condition != want || (i != 1 && want != "" && (cp.Condition.Note != lost.Note || !sameTime(cp.Condition.At, lost.At))) {
-			t.Errorf("copy %s after SetCopiesCondition: %+v, want %q", cp.Code, cp.Condition, want)
+		marked := i != 1 && want != ""
+		if cp.Condition.Condition != want || (marked && (cp.Condition.Note != lost.Note || !sameTime(cp.Condition.At, lost.At))) ||
+			(i == 1 && !sameTime(cp.Condition.At, base)) {
+			t.Errorf("copy %s after MarkShelvedCopies: %+v, want %q", cp.Code, cp.Condition, want)
 		}
 	}
 }
