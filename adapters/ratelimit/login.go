@@ -36,13 +36,22 @@ type LoginLimits struct {
 	DeviceTTL time.Duration
 	// MaxWait bounds how long Admit waits for attempts in flight to settle
 	// when they fill a budget; past it the attempt is refused, uncounted.
-	// Zero means DefaultLoginWait. The caller's deadline bounds it too.
+	// Zero means DefaultLoginWait. The wait also ends LoginWaitMargin
+	// before the caller's deadline.
 	MaxWait time.Duration
 }
 
-// DefaultLoginWait is the wait of LoginLimits.MaxWait when none is set:
-// enough for a class's sign-ins queued behind the password hasher.
-const DefaultLoginWait = 10 * time.Second
+// DefaultLoginWait is the wait of LoginLimits.MaxWait when none is set. A
+// request's deadline (15 s by default) ends the wait sooner: a class's
+// sign-ins queued behind the password hasher take as long as the hasher
+// needs for them all.
+const DefaultLoginWait = 30 * time.Second
+
+// LoginWaitMargin is the time an attempt admitted at the end of its wait
+// keeps before the caller's deadline, for its password hash (behind the
+// others in flight) and its session: 3 s, or a quarter of the time left
+// when that is shorter.
+const LoginWaitMargin = 3 * time.Second
 
 // LoginThrottle implements ports.LoginThrottle with the OWASP "device
 // cookie" scheme over fixed-window counters. It is safe for concurrent use.
@@ -212,7 +221,8 @@ func (t *LoginThrottle) clientBudgets(ctx context.Context, keys ports.LoginKeys)
 // included, stay within its limit. A budget whose failures reached its
 // limit refuses at once; one filled by attempts in flight makes it wait
 // (in arrival order behind other attempts on the same first budget) until
-// they settle, at most LoginLimits.MaxWait and ctx's deadline.
+// they settle, at most LoginLimits.MaxWait and until LoginWaitMargin before
+// ctx's deadline.
 // Errors: RateLimited "too_many_attempts" with RetryAfter the time until
 // the blocking window ends (whole seconds, at least 1 s, never early), or
 // 1 s when the wait ran out; Unavailable "unavailable" when the store fails
@@ -248,7 +258,14 @@ func (t *LoginThrottle) Admit(ctx context.Context, keys ports.LoginKeys) (ports.
 func (t *LoginThrottle) admit(ctx context.Context, bs []budget) (*loginAttempt, int64, error) {
 	// The wait has a deadline of its own; the store calls keep the
 	// caller's, so one that runs as the wait ends still finishes.
-	wait, cancel := context.WithTimeout(ctx, t.limits.MaxWait)
+	now := time.Now()
+	end := now.Add(t.limits.MaxWait)
+	if d, ok := ctx.Deadline(); ok {
+		if last := d.Add(-min(LoginWaitMargin, d.Sub(now)/4)); last.Before(end) {
+			end = last
+		}
+	}
+	wait, cancel := context.WithDeadline(ctx, end)
 	defer cancel()
 	leave, err := t.queue.enter(wait, bs[0].key)
 	if err != nil {

@@ -326,6 +326,29 @@ func TestLoginThrottle(t *testing.T) {
 				}
 				refused(t, th, ports.LoginKeys{Email: p + "-fresh@x.test", Client: school})
 			})
+			t.Run("ShortDeadlineGetsOneLook", func(t *testing.T) {
+				// A request with little time left is still weighed once,
+				// then refused uncounted if the budget is in flight.
+				th := newThrottle(b.newStore(t))
+				p := keyPrefix(t)
+				short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+				defer cancel()
+				var held []ports.LoginAttempt
+				for i := range 20 {
+					a, err := th.Admit(short, ports.LoginKeys{Email: fmt.Sprintf("%s-%d@x.test", p, i), Client: p + "-c"})
+					if err != nil {
+						t.Fatalf("attempt %d with 200 ms left and room in the budget: %v", i, err)
+					}
+					held = append(held, a)
+				}
+				_, err := th.Admit(short, ports.LoginKeys{Email: p + "-late@x.test", Client: p + "-c"})
+				if e := checkRefused(t, err); e.RetryAfter != time.Second {
+					t.Fatalf("the 21st with the budget in flight: Retry-After %v, want 1s", e.RetryAfter)
+				}
+				for _, a := range held {
+					a.Release(ctx)
+				}
+			})
 			t.Run("SettledOnceEvenAfterTheClientLeft", func(t *testing.T) {
 				th := newThrottle(b.newStore(t))
 				p := keyPrefix(t)

@@ -48,9 +48,17 @@ func (q *admissionQueue) enter(ctx context.Context, key string) (leave func(), e
 		}
 		q.mu.Unlock()
 	}
+	leave = func() { t.token <- struct{}{}; done() }
+	// A free turn is taken even when ctx has ended: the attempt gets one
+	// look at the store whatever its deadline.
 	select {
 	case <-t.token:
-		return func() { t.token <- struct{}{}; done() }, nil
+		return leave, nil
+	default:
+	}
+	select {
+	case <-t.token:
+		return leave, nil
 	case <-ctx.Done():
 		done()
 		return nil, ctx.Err()
