@@ -148,6 +148,12 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	} else if keys, err = a.loadSigningKeys(ctx); err != nil {
 		return a, err
 	}
+	if cfg.Embedded() {
+		// The store's files and the default secret key exist by now.
+		if dir, err := filepath.Abs(cfg.DataDir); err == nil {
+			warnReadableData(logger, dir)
+		}
+	}
 	tokens, err := jwttoken.New(jwttoken.Config{Issuer: cfg.IssuerURL, Audience: cfg.TokenAudience, TTL: cfg.AccessTokenTTL}, keys)
 	if err != nil {
 		return a, fmt.Errorf("token service: %w", err)
