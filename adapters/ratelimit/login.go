@@ -39,7 +39,17 @@ type LoginLimits struct {
 	// Zero means DefaultLoginWait. The wait also ends LoginWaitMargin
 	// before the caller's deadline.
 	MaxWait time.Duration
+	// MaxInFlight bounds the attempts of one budget being checked at once,
+	// on every replica together, below its failure limit: the others wait
+	// their turn here rather than in the password hasher's queue, where an
+	// attempt let through late could miss its deadline. Zero means
+	// DefaultLoginInFlight.
+	MaxInFlight int64
 }
+
+// DefaultLoginInFlight is LoginLimits.MaxInFlight when none is set: enough
+// to keep two replicas' hashers busy with one school's sign-ins.
+const DefaultLoginInFlight = 8
 
 // DefaultLoginWait is the wait of LoginLimits.MaxWait when none is set. A
 // request's deadline (15 s by default) ends the wait sooner: a class's
@@ -65,9 +75,10 @@ const LoginWaitMargin = 3 * time.Second
 // its attempt leaves the flight. So whatever runs in parallel, on one
 // replica or many, no more wrong passwords are verified than the limit
 // allows, and a refusal never counts: the store holds failures and live
-// attempts, nothing else. Correct sign-ins that find the budget full of
-// attempts in flight wait for them in arrival order, one admission check
-// per address at a time, woken by every local settlement and by a poll for
+// attempts, nothing else. At most MaxInFlight attempts of a budget are in
+// flight at once. Correct sign-ins that find the budget full of attempts
+// in flight wait for them in arrival order, one admission check per
+// address at a time, woken by every local settlement and by a poll for
 // those of other replicas.
 //
 // Attempts in flight are counted in one-minute slots and an attempt is
@@ -135,6 +146,9 @@ func NewLoginThrottle(store limiter.Store, limits LoginLimits, deviceKey []byte)
 	}
 	if limits.MaxWait <= 0 {
 		limits.MaxWait = DefaultLoginWait
+	}
+	if limits.MaxInFlight <= 0 {
+		limits.MaxInFlight = DefaultLoginInFlight
 	}
 	return &LoginThrottle{
 		store:     store,
@@ -218,8 +232,9 @@ func (t *LoginThrottle) clientBudgets(ctx context.Context, keys ports.LoginKeys)
 
 // Admit weighs the attempt against its budgets and returns it in flight
 // while every budget's failures plus attempts in flight, this one
-// included, stay within its limit. A budget whose failures reached its
-// limit refuses at once; one filled by attempts in flight makes it wait
+// included, stay within its limit, and its attempts in flight within
+// LoginLimits.MaxInFlight. A budget whose failures reached its limit
+// refuses at once; one filled by attempts in flight makes it wait
 // (in arrival order behind other attempts on the same first budget) until
 // they settle, at most LoginLimits.MaxWait and until LoginWaitMargin before
 // ctx's deadline.
@@ -328,7 +343,7 @@ func (t *LoginThrottle) tryAdmit(ctx context.Context, bs []budget) (*loginAttemp
 		switch {
 		case failures >= b.limit:
 			blockedUntil = max(blockedUntil, reset)
-		case failures+max(earlier, 0)+inFlight > b.limit:
+		case failures+max(earlier, 0)+inFlight > b.limit, max(earlier, 0)+inFlight > t.limits.MaxInFlight:
 			full = true
 		}
 	}
@@ -355,13 +370,20 @@ var _ ports.LoginAttempt = (*loginAttempt)(nil)
 // settle marks the attempt settled; it reports false when it already was.
 func (a *loginAttempt) settle() bool { return a.settled.CompareAndSwap(false, true) }
 
-// leaveFlight takes the attempt out of the flight counts and wakes the
-// attempts waiting in this process. Best effort: a count not taken back
-// holds its place until its slot is no longer read.
+// leaveFlight takes the attempt out of the flight counts. Best effort: a
+// count not taken back holds its place until its slot is no longer read.
 func (a *loginAttempt) leaveFlight(ctx context.Context) {
 	for _, key := range a.flights {
 		_, _ = a.t.add(ctx, key, -1, flightTTL)
 	}
+}
+
+// land takes a settled attempt out of the flight and wakes the attempts
+// waiting in this process. Only a settlement wakes them: an attempt that
+// was weighed and had to wait frees nothing they wait for, and waking
+// them then would have the first of them weigh itself over and over.
+func (a *loginAttempt) land(ctx context.Context) {
+	a.leaveFlight(ctx)
 	a.t.queue.notify()
 }
 
@@ -373,7 +395,7 @@ func (a *loginAttempt) Failed(ctx context.Context) error {
 		return nil
 	}
 	ctx = context.WithoutCancel(ctx)
-	defer a.leaveFlight(ctx)
+	defer a.land(ctx)
 	for _, b := range a.budgets {
 		if _, err := a.t.add(ctx, b.key, 1, b.period); err != nil {
 			return unavailable("count failed login", err)
@@ -393,7 +415,7 @@ func (a *loginAttempt) Succeeded(ctx context.Context) (ports.DeviceToken, error)
 		return ports.DeviceToken{}, nil
 	}
 	ctx = context.WithoutCancel(ctx)
-	defer a.leaveFlight(ctx)
+	defer a.land(ctx)
 	// The device token's budget, or the (email, address) one.
 	clear := a.budgets[0]
 	if !a.trusted {
@@ -408,7 +430,7 @@ func (a *loginAttempt) Succeeded(ctx context.Context) (ports.DeviceToken, error)
 // Release takes the attempt out of the flight without counting anything.
 func (a *loginAttempt) Release(ctx context.Context) {
 	if a.settle() {
-		a.leaveFlight(context.WithoutCancel(ctx))
+		a.land(context.WithoutCancel(ctx))
 	}
 }
 

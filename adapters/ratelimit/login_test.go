@@ -277,15 +277,15 @@ func TestLoginThrottle(t *testing.T) {
 			t.Run("ParallelCorrectSignInsAllPass", func(t *testing.T) {
 				// Bursts of 30, 60 and 300 correct sign-ins at once from one
 				// address, against a limit of 20 failures: every one is let
-				// through, never more than 20 at a time, and they leave the
-				// failure budget whole.
+				// through, never more than MaxInFlight at a time, and they
+				// leave the failure budget whole.
 				th := newThrottle(b.newStore(t))
 				p := keyPrefix(t)
 				school := p + "-school"
 				for _, n := range []int{30, 60, 300} {
 					refusals, most := signInInParallel(t, []*ratelimit.LoginThrottle{th}, fmt.Sprintf("%s-%d", p, n), school, n)
-					if refusals != 0 || most > 20 {
-						t.Fatalf("burst of %d: %d refused, %d in flight at once; want none refused and at most 20 in flight", n, refusals, most)
+					if refusals != 0 || most > ratelimit.DefaultLoginInFlight {
+						t.Fatalf("burst of %d: %d refused, %d in flight at once; want none refused and at most %d in flight", n, refusals, most, ratelimit.DefaultLoginInFlight)
 					}
 				}
 				fail(t, th, ports.LoginKeys{Email: p + "-guess@x.test", Client: school}, 5)
@@ -297,6 +297,7 @@ func TestLoginThrottle(t *testing.T) {
 			t.Run("RefusalsCountNothing", func(t *testing.T) {
 				limits := testLimits
 				limits.MaxWait = 50 * time.Millisecond
+				limits.MaxInFlight = 20
 				th := ratelimit.NewLoginThrottle(b.newStore(t), limits, testDeviceKey)
 				p := keyPrefix(t)
 				school := p + "-school"
@@ -334,7 +335,7 @@ func TestLoginThrottle(t *testing.T) {
 				short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 				defer cancel()
 				var held []ports.LoginAttempt
-				for i := range 20 {
+				for i := range ratelimit.DefaultLoginInFlight {
 					a, err := th.Admit(short, ports.LoginKeys{Email: fmt.Sprintf("%s-%d@x.test", p, i), Client: p + "-c"})
 					if err != nil {
 						t.Fatalf("attempt %d with 200 ms left and room in the budget: %v", i, err)
@@ -343,7 +344,29 @@ func TestLoginThrottle(t *testing.T) {
 				}
 				_, err := th.Admit(short, ports.LoginKeys{Email: p + "-late@x.test", Client: p + "-c"})
 				if e := checkRefused(t, err); e.RetryAfter != time.Second {
-					t.Fatalf("the 21st with the budget in flight: Retry-After %v, want 1s", e.RetryAfter)
+					t.Fatalf("one more with as many in flight as may be: Retry-After %v, want 1s", e.RetryAfter)
+				}
+				for _, a := range held {
+					a.Release(ctx)
+				}
+			})
+			t.Run("WaitingAttemptLooksAtTheStoreOnlyNowAndThen", func(t *testing.T) {
+				// An attempt waiting behind a full flight weighs itself again
+				// on a settlement or a poll, not in a loop: over 300 ms with
+				// nothing settling, a few dozen store calls, not thousands.
+				store := &countingStore{Store: b.newStore(t)}
+				limits := testLimits
+				limits.MaxWait = 300 * time.Millisecond
+				th := ratelimit.NewLoginThrottle(store, limits, testDeviceKey)
+				p := keyPrefix(t)
+				var held []ports.LoginAttempt
+				for i := range ratelimit.DefaultLoginInFlight {
+					held = append(held, admit(t, th, ports.LoginKeys{Email: fmt.Sprintf("%s-%d@x.test", p, i), Client: p + "-c"}))
+				}
+				before := store.calls.Load()
+				refused(t, th, ports.LoginKeys{Email: p + "-late@x.test", Client: p + "-c"})
+				if calls := store.calls.Load() - before; calls > 100 {
+					t.Fatalf("%d store calls while one attempt waited 300 ms, want a few dozen", calls)
 				}
 				for _, a := range held {
 					a.Release(ctx)
@@ -383,8 +406,8 @@ func TestLoginThrottle(t *testing.T) {
 				replicas := []*ratelimit.LoginThrottle{newThrottle(first), newThrottle(second)}
 				p := keyPrefix(t)
 				refusals, most := signInInParallel(t, replicas, p, p+"-school", 200)
-				if refusals != 0 || most > 20 {
-					t.Fatalf("200 correct sign-ins over two replicas: %d refused, %d in flight at once; want none and at most 20", refusals, most)
+				if refusals != 0 || most > ratelimit.DefaultLoginInFlight {
+					t.Fatalf("200 correct sign-ins over two replicas: %d refused, %d in flight at once; want none and at most %d", refusals, most, ratelimit.DefaultLoginInFlight)
 				}
 				verified, rejected := guessInParallel(t, replicas, p, p+"-school", 60)
 				if verified != 20 || len(rejected) != 40 {
@@ -409,4 +432,20 @@ func TestLoginThrottle(t *testing.T) {
 			})
 		})
 	}
+}
+
+// countingStore counts the calls that change or read a count.
+type countingStore struct {
+	limiter.Store
+	calls atomic.Int64
+}
+
+func (s *countingStore) Peek(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
+	s.calls.Add(1)
+	return s.Store.Peek(ctx, key, rate)
+}
+
+func (s *countingStore) Increment(ctx context.Context, key string, n int64, rate limiter.Rate) (limiter.Context, error) {
+	s.calls.Add(1)
+	return s.Store.Increment(ctx, key, n, rate)
 }
