@@ -51,11 +51,11 @@ type LoginLimits struct {
 // to keep two replicas' hashers busy with one school's sign-ins.
 const DefaultLoginInFlight = 8
 
-// DefaultLoginWait is the wait of LoginLimits.MaxWait when none is set. A
-// request's deadline (15 s by default) ends the wait sooner: a class's
-// sign-ins queued behind the password hasher take as long as the hasher
-// needs for them all.
-const DefaultLoginWait = 30 * time.Second
+// DefaultLoginWait is the wait of LoginLimits.MaxWait when none is set:
+// long enough that the request's deadline (15 s by default) decides, so a
+// class's sign-ins queued behind the password hasher take as long as the
+// hasher needs for them all within it.
+const DefaultLoginWait = 5 * time.Minute
 
 // LoginWaitMargin is the time an attempt admitted at the end of its wait
 // keeps before the caller's deadline, for its password hash (behind the

@@ -21,12 +21,15 @@ const accessTTL = portfake.TokenTTL
 // fakeHasher "hashes" p as "v2:"+p. A stored "old:"+p also verifies but
 // asks for a rehash. It counts every call. beforeHash, when set, runs at the
 // start of every Hash call (tests use it to line up concurrent callers);
-// beforeVerify at the start of every Verify and VerifyDummy call.
+// beforeVerify at the start of every Verify and VerifyDummy call;
+// afterVerify once, at the end of the next Verify call (tests use it to
+// act between a sign-in's password check and its session).
 type fakeHasher struct {
 	mu                      sync.Mutex
 	hashes, verifies, dummy int
 	beforeHash              func()
 	beforeVerify            func()
+	afterVerify             func()
 }
 
 func (h *fakeHasher) Hash(p string) (string, error) {
@@ -44,8 +47,13 @@ func (h *fakeHasher) Verify(encoded, p string) (ok, needsRehash bool) {
 		h.beforeVerify()
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	h.verifies++
+	after := h.afterVerify
+	h.afterVerify = nil
+	h.mu.Unlock()
+	if after != nil {
+		defer after()
+	}
 	switch encoded {
 	case "v2:" + p:
 		return true, false
@@ -72,13 +80,10 @@ func (h *fakeHasher) counts() (hashes, verifies, dummy int) {
 }
 
 // fakeThrottle records its calls and refuses every Admit while refuse is
-// set. onSuccess, when set, runs once at the next Succeeded call, without
-// the lock (tests use it to act between a sign-in's password check and its
-// session).
+// set.
 type fakeThrottle struct {
 	mu        sync.Mutex
 	refuse    error
-	onSuccess func()
 	checks    []ports.LoginKeys // every Admit
 	failures  []ports.LoginKeys // attempts settled by Failed
 	successes []ports.LoginKeys
@@ -149,17 +154,11 @@ func (a *fakeAttempt) Failed(context.Context) error {
 // Succeeded returns the device token "device-for-<email>".
 func (a *fakeAttempt) Succeeded(context.Context) (ports.DeviceToken, error) {
 	a.f.mu.Lock()
+	defer a.f.mu.Unlock()
 	if !a.settle() {
-		a.f.mu.Unlock()
 		return ports.DeviceToken{}, nil
 	}
-	hook := a.f.onSuccess
-	a.f.onSuccess = nil
 	a.f.successes = append(a.f.successes, a.keys)
-	a.f.mu.Unlock()
-	if hook != nil {
-		hook()
-	}
 	return ports.DeviceToken{Token: "device-for-" + a.keys.Email, Expires: t0.Add(30 * 24 * time.Hour)}, nil
 }
 
