@@ -170,6 +170,12 @@ func (s *Identity) Login(ctx context.Context, email, password, client, device st
 	if acct.Suspended {
 		return Session{}, ErrAccountSuspended()
 	}
+	// The attempt leaves the flight as soon as the password is known to be
+	// right: held through the session's write too (one writer on the
+	// embedded store), a class's burst would check fewer passwords at once.
+	// Best effort: failing to clear the counts only leaves them until their
+	// window ends, and the client without a new device token.
+	deviceToken, _ := attempt.Succeeded(ctx)
 	if needsRehash {
 		// Best effort: a failed upgrade only means it is tried again next time.
 		if h, err := s.hasher.Hash(password); err == nil {
@@ -185,11 +191,6 @@ func (s *Identity) Login(ctx context.Context, email, password, client, device st
 	if err := s.stillSignedIn(ctx, acct, password, session.ID); err != nil {
 		return Session{}, err
 	}
-	// The attempt holds its place until the session is stored, so a burst
-	// from one address stores as many sessions at once as it checks
-	// passwords. Best effort: failing to clear the counts only leaves them
-	// until their window ends, and the client without a new device token.
-	deviceToken, _ := attempt.Succeeded(ctx)
 	session.DeviceToken, session.DeviceExpires = deviceToken.Token, deviceToken.Expires
 	return session, nil
 }
