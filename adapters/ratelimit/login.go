@@ -417,11 +417,11 @@ func (a *loginAttempt) Succeeded(ctx context.Context) (ports.DeviceToken, error)
 	ctx = context.WithoutCancel(ctx)
 	defer a.land(ctx)
 	// The device token's budget, or the (email, address) one.
-	clear := a.budgets[0]
+	fresh := a.budgets[0]
 	if !a.trusted {
-		clear = a.budgets[1]
+		fresh = a.budgets[1]
 	}
-	if _, err := a.t.store.Reset(ctx, clear.key, limiter.Rate{Period: clear.period, Limit: countLimit}); err != nil {
+	if _, err := a.t.store.Reset(ctx, fresh.key, limiter.Rate{Period: fresh.period, Limit: countLimit}); err != nil {
 		return ports.DeviceToken{}, unavailable("clear login attempts", err)
 	}
 	return a.t.issueDevice(a.keys.Email, time.Now()), nil
