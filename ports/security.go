@@ -134,21 +134,44 @@ type DeviceToken struct {
 // valid device token of the email, per device token instead. A device
 // token lets its owner sign in while the email is locked for everyone
 // else; past its own failure limit it is no longer trusted.
+//
+// Only wrong passwords count. Parallel guessing stays bounded because an
+// attempt is weighed together with the attempts still being verified: the
+// failures counted plus the attempts in flight never pass a limit, so a
+// burst of guesses verifies no more passwords than the limit allows, and a
+// burst of correct sign-ins waits its turn instead of being refused.
 type LoginThrottle interface {
-	// Check counts this attempt as a failure (atomically, before any
-	// password is verified, so parallel guesses cannot all pass) and returns
-	// nil while its counters are under their limits.
+	// Admit lets an attempt verify a password, or refuses it without
+	// counting anything. While attempts in flight fill a budget that has
+	// failures to spare, it waits for them to settle (bounded by ctx and
+	// by the throttle's own limit). The attempt it returns must be settled.
 	// Errors: RateLimited "too_many_attempts" with RetryAfter set;
 	// Unavailable when the store fails (sign-in then fails closed).
-	Check(ctx context.Context, keys LoginKeys) error
-	// Success takes back what Check counted for a correct password, and
-	// returns a new device token for keys.Email.
-	// Errors: Unavailable when the store fails.
-	Success(ctx context.Context, keys LoginKeys) (DeviceToken, error)
+	Admit(ctx context.Context, keys LoginKeys) (LoginAttempt, error)
 	// Lift ends the lock of email for every client (a librarian's unlock,
 	// a password reset). Device tokens are unaffected.
 	// Errors: Unavailable when the store fails.
 	Lift(ctx context.Context, email string) error
+}
+
+// LoginAttempt is an attempt LoginThrottle.Admit let through. It stays in
+// flight, holding its place in the budgets, until the first call of one of
+// its methods settles it; later calls do nothing. Settling goes on when
+// ctx is cancelled: a client that hangs up cannot keep a guess uncounted.
+type LoginAttempt interface {
+	// Failed counts a wrong password (or an unknown email) against every
+	// budget the attempt was weighed against.
+	// Errors: Unavailable when the store fails (the failure is not counted).
+	Failed(ctx context.Context) error
+	// Succeeded settles a correct password: it clears the (email, address)
+	// count, or the trusted device token's, and returns a new device token
+	// for the email.
+	// Errors: Unavailable when the store fails.
+	Succeeded(ctx context.Context) (DeviceToken, error)
+	// Release settles an attempt that reached no verdict on the password
+	// (the account could not be read, or the password was right but the
+	// account is suspended): nothing is counted.
+	Release(ctx context.Context)
 }
 
 // ExternalVerifier verifies access tokens of trusted external issuers (a

@@ -226,6 +226,8 @@ func TestNewPasswordRuleAtEveryEntryPoint(t *testing.T) {
 	refused := []struct{ password, reason string }{
 		{"owl-9", "must be at least 10 characters"},
 		{"password2024", "is too common or too easy to guess; choose a longer phrase of unrelated words"},
+		{"0987654321", "is too common or too easy to guess; choose a longer phrase of unrelated words"},  // breached
+		{"zaq12wsxcde", "is too common or too easy to guess; choose a longer phrase of unrelated words"}, // a keyboard walk
 	}
 	exists := func(email string) bool {
 		_, err := s.App.Repos.Accounts.GetByEmail(context.Background(), email)

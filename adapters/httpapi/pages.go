@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
@@ -41,9 +42,15 @@ const (
 	signInFailed       = signInPage + "?failed=1"
 	signInSuspended    = signInPage + "?failed=suspended"
 	signInThrottled    = signInPage + "?failed=throttled"
+	signInBusy         = signInPage + "?failed=busy"
 	signInUnavailable  = signInPage + "?failed=unavailable"
 	maxSignInFormBytes = 16 << 10
 )
+
+// busyRetry is the longest Retry-After of a sign-in refused for being one
+// of too many checked at once rather than for failures: the form says to
+// try again in a moment, not in 15 minutes.
+const busyRetry = 5 * time.Second
 
 // parseSmallForm reads a form post of at most maxSignInFormBytes. A larger
 // body is refused as too large; one that cannot be read sends the browser
@@ -91,6 +98,11 @@ func (h *handler) formLogin(w http.ResponseWriter, r *http.Request) {
 			target = signInSuspended
 		case errs.Is(err, errs.RateLimited):
 			target = signInThrottled
+			if e, ok := errs.As(err); ok && e.RetryAfter <= busyRetry {
+				// Not locked: too many sign-ins from this address were
+				// being checked at once (a class signing in).
+				target = signInBusy
+			}
 		default:
 			httpedge.Logger(r).Error("sign-in error", "error", err.Error())
 			target = signInUnavailable

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
@@ -30,10 +31,16 @@ type pagesFixture struct {
 	posted int
 }
 
-func newPagesFixture(t *testing.T, cfg httpedge.Config) *pagesFixture {
+// newPagesFixture serves the API and two pages with cfg; throttle, when
+// given, replaces a sign-in throttle that lets everyone through.
+func newPagesFixture(t *testing.T, cfg httpedge.Config, throttle ...ports.LoginThrottle) *pagesFixture {
 	t.Helper()
 	repos := sqlitetest.NewDB(t).Repositories()
-	identity := service.NewIdentity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{}, service.IdentityConfig{})
+	var th ports.LoginThrottle = portfake.OpenThrottle{}
+	if len(throttle) > 0 {
+		th = throttle[0]
+	}
+	identity := service.NewIdentity(repos, portfake.Tokens{}, portfake.Hasher{}, th, service.IdentityConfig{})
 	reader, err := identity.CreateAccount(context.Background(), service.NewAccountInput{
 		Email: "reader@example.org", Password: "correct-horse-1", Name: "Rita Reader", Role: user.RoleReader,
 	})
@@ -208,5 +215,27 @@ func TestFormLoginAndLogout(t *testing.T) {
 	rec = f.do(http.MethodPost, "/api/auth/refresh", "application/json", `{"refresh_token":"`+names[refreshCookie].Value+`"}`)
 	if rec.Code != http.StatusUnauthorized {
 		t.Fatalf("refresh after form logout: %d", rec.Code)
+	}
+}
+
+// refusingThrottle refuses every sign-in with refusal.
+type refusingThrottle struct{ refusal error }
+
+func (r refusingThrottle) Admit(context.Context, ports.LoginKeys) (ports.LoginAttempt, error) {
+	return nil, r.refusal
+}
+func (refusingThrottle) Lift(context.Context, string) error { return nil }
+
+// The sign-in form tells a refusal for failures (wait for the window) from
+// one for too many sign-ins checked at once (try again in a moment).
+func TestFormLoginSaysWhyItWasRefused(t *testing.T) {
+	for retry, want := range map[time.Duration]string{time.Second: "/library?failed=busy", 14 * time.Minute: "/library?failed=throttled"} {
+		refusal := errs.E(errs.RateLimited, errs.CodeTooManyAttempts, "Too many attempts.")
+		refusal.RetryAfter = retry
+		f := newPagesFixture(t, httpedge.Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}}, refusingThrottle{refusal})
+		rec := f.do(http.MethodPost, "/api/auth/login", mediaForm, url.Values{"email": {"reader@example.org"}, "password": {"correct-horse-1"}}.Encode(), "Origin", "http://api.test")
+		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != want || len(rec.Result().Cookies()) != 0 {
+			t.Errorf("refused with Retry-After %v: %d to %q with %d cookies, want 303 to %q and none", retry, rec.Code, rec.Header().Get("Location"), len(rec.Result().Cookies()), want)
+		}
 	}
 }

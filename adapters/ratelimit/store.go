@@ -22,7 +22,8 @@ import (
 )
 
 // Store key prefixes. Every counter key is "<prefix>:<tier>:<key>" or
-// "<prefix>:login:<kind>:<value>" (kinds: client, email, pair, device, lift).
+// "<prefix>:login:<kind>:<value>" (kinds: client, email, pair, device, lift,
+// and flight, the sign-in attempts being checked).
 const (
 	MemoryPrefix = "library"
 	RedisPrefix  = "library:ratelimit"

@@ -24,11 +24,11 @@ var ErrBackupExists = errors.New("the backup file already exists; Backup never o
 // copy holds every transaction committed before it began and nothing of
 // those after. The copy is compact (no free pages) and opens with Open.
 //
-// The copy is written to a temporary file in path's directory, synced, and
-// only then linked to path, so a failed or cancelled backup never leaves a
-// partial file under path. An existing file at path is refused with an
-// error that wraps ErrBackupExists, and is never touched; so is the
-// database's own file.
+// The copy is written to a temporary file in path's directory with
+// FileMode (only the owner reads it), synced, and only then linked to
+// path, so a failed or cancelled backup never leaves a partial file under
+// path. An existing file at path is refused with an error that wraps
+// ErrBackupExists, and is never touched; so is the database's own file.
 func (d *DB) Backup(ctx context.Context, path string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -57,7 +57,9 @@ func (d *DB) Backup(ctx context.Context, path string) error {
 			_ = os.Remove(tmpPath)
 		}
 	}()
-	if err := tmp.Close(); err != nil {
+	// CreateTemp asks for 0600 less the umask; the copy holds every
+	// account, so its mode is FileMode whatever the umask.
+	if err := errors.Join(tmp.Chmod(FileMode), tmp.Close()); err != nil {
 		return fail(err)
 	}
 	if err := d.vacuumInto(ctx, tmpPath); err != nil {

@@ -44,6 +44,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -128,10 +129,17 @@ func WithBusyTimeout(d time.Duration) Option {
 	}
 }
 
-// Open opens (creating it if needed) the database file at path, migrates
-// its schema to the newest version this binary knows, and returns it. A
-// database at a newer version is refused with a *SchemaTooNewError. The
-// directory must exist.
+// FileMode is the mode of the database files Open and Backup create: the
+// owner alone reads them. SQLite gives the write-ahead log and the shared
+// memory file (library.db-wal, library.db-shm) the mode of the database
+// file whenever it creates them, checkpoints and restarts included.
+const FileMode fs.FileMode = 0o600
+
+// Open opens (creating it with FileMode if needed) the database file at
+// path, migrates its schema to the newest version this binary knows, and
+// returns it. A database at a newer version is refused with a
+// *SchemaTooNewError. The directory must exist. The mode of an existing
+// file is left as it is.
 func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	cfg := config{readConns: max(minReadConnections, runtime.NumCPU()), busyTimeout: defaultBusyTimeout}
 	for _, o := range opts {
@@ -140,6 +148,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("sqliterepo: database path %q: %w", path, err)
+	}
+	if err := createPrivate(abs); err != nil {
+		return nil, fmt.Errorf("sqliterepo: create %s: %w", abs, err)
 	}
 	busy := "busy_timeout(" + strconv.FormatInt(max(cfg.busyTimeout.Milliseconds(), 1), 10) + ")"
 
@@ -196,6 +207,21 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("sqliterepo: open %s: %w", abs, err)
 	}
 	return d, nil
+}
+
+// createPrivate creates an empty file at path with FileMode, whatever the
+// process's umask, unless a file is there already. SQLite takes an empty
+// file for a new database; had it created the file itself, it would have
+// given it 0644 less the umask, readable by everyone on the machine.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, FileMode)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return errors.Join(f.Chmod(FileMode), f.Close())
 }
 
 // dsn is the driver's name for the file at abs with the given pragmas.

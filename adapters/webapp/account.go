@@ -115,6 +115,7 @@ var signInFailures = map[string]string{
 	"1":           "The email or password is not right.",
 	"suspended":   "This account is suspended. Ask your school's administrator.",
 	"throttled":   "Too many attempts to sign in. Wait 15 minutes and try again.",
+	"busy":        "Many people are signing in from here at once. Try again in a moment.",
 	"unavailable": "Signing in is not possible right now. Try again in a minute.",
 }
 

@@ -20,11 +20,16 @@ const accessTTL = portfake.TokenTTL
 
 // fakeHasher "hashes" p as "v2:"+p. A stored "old:"+p also verifies but
 // asks for a rehash. It counts every call. beforeHash, when set, runs at the
-// start of every Hash call (tests use it to line up concurrent callers).
+// start of every Hash call (tests use it to line up concurrent callers);
+// beforeVerify at the start of every Verify and VerifyDummy call;
+// afterVerify once, at the end of the next Verify call (tests use it to
+// act between a sign-in's password check and its session).
 type fakeHasher struct {
 	mu                      sync.Mutex
 	hashes, verifies, dummy int
 	beforeHash              func()
+	beforeVerify            func()
+	afterVerify             func()
 }
 
 func (h *fakeHasher) Hash(p string) (string, error) {
@@ -38,9 +43,17 @@ func (h *fakeHasher) Hash(p string) (string, error) {
 }
 
 func (h *fakeHasher) Verify(encoded, p string) (ok, needsRehash bool) {
+	if h.beforeVerify != nil {
+		h.beforeVerify()
+	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	h.verifies++
+	after := h.afterVerify
+	h.afterVerify = nil
+	h.mu.Unlock()
+	if after != nil {
+		defer after()
+	}
 	switch encoded {
 	case "v2:" + p:
 		return true, false
@@ -51,6 +64,9 @@ func (h *fakeHasher) Verify(encoded, p string) (ok, needsRehash bool) {
 }
 
 func (h *fakeHasher) VerifyDummy(string) {
+	if h.beforeVerify != nil {
+		h.beforeVerify()
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.dummy++
@@ -63,49 +79,27 @@ func (h *fakeHasher) counts() (hashes, verifies, dummy int) {
 	return h.hashes, h.verifies, h.dummy
 }
 
-// fakeThrottle records its calls and refuses every Check while refuse is set.
-// An attempt it let through and that Success did not take back is a
-// failure. onSuccess, when set, runs once at the next Success call, without
-// the lock (tests use it to act between a sign-in's password check and its
-// session).
+// fakeThrottle records its calls and refuses every Admit while refuse is
+// set.
 type fakeThrottle struct {
 	mu        sync.Mutex
 	refuse    error
-	onSuccess func()
-	checks    []ports.LoginKeys
-	pending   []ports.LoginKeys // passed Check, not taken back yet
+	checks    []ports.LoginKeys // every Admit
+	failures  []ports.LoginKeys // attempts settled by Failed
 	successes []ports.LoginKeys
+	inFlight  int // attempts let through and not settled yet
 	lifts     []string
 }
 
-func (f *fakeThrottle) Check(_ context.Context, k ports.LoginKeys) error {
+func (f *fakeThrottle) Admit(_ context.Context, k ports.LoginKeys) (ports.LoginAttempt, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.checks = append(f.checks, k)
-	if f.refuse == nil {
-		f.pending = append(f.pending, k)
+	if f.refuse != nil {
+		return nil, f.refuse
 	}
-	return f.refuse
-}
-
-// Success takes the attempt back and returns the device token
-// "device-for-<email>".
-func (f *fakeThrottle) Success(_ context.Context, k ports.LoginKeys) (ports.DeviceToken, error) {
-	f.mu.Lock()
-	hook := f.onSuccess
-	f.onSuccess = nil
-	f.successes = append(f.successes, k)
-	for i, p := range f.pending {
-		if p == k {
-			f.pending = append(f.pending[:i], f.pending[i+1:]...)
-			break
-		}
-	}
-	f.mu.Unlock()
-	if hook != nil {
-		hook()
-	}
-	return ports.DeviceToken{Token: "device-for-" + k.Email, Expires: t0.Add(30 * 24 * time.Hour)}, nil
+	f.inFlight++
+	return &fakeAttempt{f: f, keys: k}, nil
 }
 
 func (f *fakeThrottle) Lift(_ context.Context, email string) error {
@@ -115,12 +109,63 @@ func (f *fakeThrottle) Lift(_ context.Context, email string) error {
 	return nil
 }
 
-// recorded returns the checks and the failures (checks let through and not
-// taken back by a success).
+// recorded returns the attempts weighed and the failures counted.
 func (f *fakeThrottle) recorded() (checks, failures []ports.LoginKeys) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]ports.LoginKeys(nil), f.checks...), append([]ports.LoginKeys(nil), f.pending...)
+	return append([]ports.LoginKeys(nil), f.checks...), append([]ports.LoginKeys(nil), f.failures...)
+}
+
+// unsettled returns the number of attempts let through and never settled.
+func (f *fakeThrottle) unsettled() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.inFlight
+}
+
+// fakeAttempt is an attempt of fakeThrottle; only its first settlement
+// counts, like the real throttle's.
+type fakeAttempt struct {
+	f       *fakeThrottle
+	keys    ports.LoginKeys
+	settled bool
+}
+
+// settle marks the attempt settled under the throttle's lock and reports
+// whether this call did.
+func (a *fakeAttempt) settle() bool {
+	if a.settled {
+		return false
+	}
+	a.settled = true
+	a.f.inFlight--
+	return true
+}
+
+func (a *fakeAttempt) Failed(context.Context) error {
+	a.f.mu.Lock()
+	defer a.f.mu.Unlock()
+	if a.settle() {
+		a.f.failures = append(a.f.failures, a.keys)
+	}
+	return nil
+}
+
+// Succeeded returns the device token "device-for-<email>".
+func (a *fakeAttempt) Succeeded(context.Context) (ports.DeviceToken, error) {
+	a.f.mu.Lock()
+	defer a.f.mu.Unlock()
+	if !a.settle() {
+		return ports.DeviceToken{}, nil
+	}
+	a.f.successes = append(a.f.successes, a.keys)
+	return ports.DeviceToken{Token: "device-for-" + a.keys.Email, Expires: t0.Add(30 * 24 * time.Hour)}, nil
+}
+
+func (a *fakeAttempt) Release(context.Context) {
+	a.f.mu.Lock()
+	defer a.f.mu.Unlock()
+	a.settle()
 }
 
 // barrier returns a function that blocks its callers until n of them have
@@ -190,6 +235,13 @@ func newFixture(tb testing.TB, cfg service.IdentityConfig) *fixture {
 	}
 	f.id = service.NewIdentity(f.repos, portfake.Tokens{}, f.hasher, f.throttle, cfg)
 	f.id.Now = f.clock.Now
+	// Every attempt the throttle let through is settled once the call
+	// returns: one left in flight would hold its place in the budgets.
+	tb.Cleanup(func() {
+		if n := f.throttle.unsettled(); n != 0 {
+			tb.Errorf("%d sign-in attempts were let through and never settled", n)
+		}
+	})
 	return f
 }
 

@@ -142,34 +142,40 @@ func (s *Identity) Login(ctx context.Context, email, password, client, device st
 		return Session{}, err
 	}
 	keys := ports.LoginKeys{Email: email, Client: client, Device: device}
-	// The throttle counts the attempt as a failure before any hash is
-	// computed; a correct password takes it back.
-	if err := s.throttle.Check(ctx, keys); err != nil {
+	// The throttle weighs the attempt with the others still being verified
+	// before any hash is computed; only a wrong password counts.
+	attempt, err := s.throttle.Admit(ctx, keys)
+	if err != nil {
 		return Session{}, err
 	}
+	// Whatever ends the sign-in early frees the attempt's place uncounted.
+	defer attempt.Release(ctx)
 
 	acct, err := s.accounts.GetByEmail(ctx, email)
 	switch {
 	case errs.Is(err, errs.NotFound):
 		s.hasher.VerifyDummy(password)
-		return Session{}, ErrInvalidCredentials()
+		return Session{}, failedSignIn(ctx, attempt, ErrInvalidCredentials())
 	case err != nil:
 		return Session{}, err
 	}
 	if acct.Deleted || acct.PasswordHash == "" {
 		s.hasher.VerifyDummy(password)
-		return Session{}, ErrInvalidCredentials()
+		return Session{}, failedSignIn(ctx, attempt, ErrInvalidCredentials())
 	}
 	ok, needsRehash := s.hasher.Verify(acct.PasswordHash, password)
 	if !ok {
-		return Session{}, ErrInvalidCredentials()
+		return Session{}, failedSignIn(ctx, attempt, ErrInvalidCredentials())
 	}
 	if acct.Suspended {
 		return Session{}, ErrAccountSuspended()
 	}
-	// Best effort: failing to take the attempt back only leaves it counted
-	// until its window ends, and the client without a new device token.
-	deviceToken, _ := s.throttle.Success(ctx, keys)
+	// The attempt leaves the flight as soon as the password is known to be
+	// right: held through the session's write too (one writer on the
+	// embedded store), a class's burst would check fewer passwords at once.
+	// Best effort: failing to clear the counts only leaves them until their
+	// window ends, and the client without a new device token.
+	deviceToken, _ := attempt.Succeeded(ctx)
 	if needsRehash {
 		// Best effort: a failed upgrade only means it is tried again next time.
 		if h, err := s.hasher.Hash(password); err == nil {
@@ -187,6 +193,16 @@ func (s *Identity) Login(ctx context.Context, email, password, client, device st
 	}
 	session.DeviceToken, session.DeviceExpires = deviceToken.Token, deviceToken.Expires
 	return session, nil
+}
+
+// failedSignIn counts a wrong password and returns refusal, the answer for
+// it; when the failure cannot be counted the answer is Unavailable, as when
+// the throttle cannot weigh an attempt: sign-in fails closed.
+func failedSignIn(ctx context.Context, attempt ports.LoginAttempt, refusal error) error {
+	if err := attempt.Failed(ctx); err != nil {
+		return err
+	}
+	return refusal
 }
 
 // stillSignedIn reads the account again once the session is stored. A
@@ -602,10 +618,11 @@ func (s *Identity) ChangePassword(ctx context.Context, current, next, client str
 	if err := fields.Err(); err != nil {
 		return err
 	}
-	keys := ports.LoginKeys{Email: acct.Email, Client: client}
-	if err := s.throttle.Check(ctx, keys); err != nil {
+	attempt, err := s.throttle.Admit(ctx, ports.LoginKeys{Email: acct.Email, Client: client})
+	if err != nil {
 		return err
 	}
+	defer attempt.Release(ctx)
 	verified := false
 	if acct.PasswordHash == "" {
 		s.hasher.VerifyDummy(current)
@@ -613,10 +630,10 @@ func (s *Identity) ChangePassword(ctx context.Context, current, next, client str
 		verified, _ = s.hasher.Verify(acct.PasswordHash, current)
 	}
 	if !verified {
-		return ErrWrongCurrentPassword()
+		return failedSignIn(ctx, attempt, ErrWrongCurrentPassword())
 	}
 	// Best effort, as after a sign-in.
-	_, _ = s.throttle.Success(ctx, keys)
+	_, _ = attempt.Succeeded(ctx)
 	hash, err := s.hasher.Hash(next)
 	if err != nil {
 		return errs.Wrap(err, "hash password")

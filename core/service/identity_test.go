@@ -185,8 +185,13 @@ func TestLoginSuspendedWithRightPassword(t *testing.T) {
 
 	s, err := f.id.Login(context.Background(), "ada@example.org", password, client, "")
 	wantErr(t, err, errs.Forbidden, "account_suspended")
-	if s.AccessToken != "" || s.RefreshToken != "" {
+	if s.AccessToken != "" || s.RefreshToken != "" || s.DeviceToken != "" {
 		t.Errorf("session = %+v, want none for a suspended account", s)
+	}
+	// The password was right: nothing is counted, and no device token is
+	// handed out.
+	if _, failures := f.throttle.recorded(); len(failures) != 0 || len(f.throttle.successes) != 0 {
+		t.Errorf("failures %v, successes %v: want neither for a suspended account's right password", failures, f.throttle.successes)
 	}
 }
 

@@ -186,7 +186,7 @@ func TestLoginRacingPasswordChangeGetsNoSession(t *testing.T) {
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	mine := f.login(t, "ada@example.org", password)
 	var changed error
-	f.throttle.onSuccess = func() { // the racing sign-in has just verified the old password
+	f.hasher.afterVerify = func() { // the racing sign-in has just verified the old password
 		changed = f.id.ChangePassword(f.caller(t, mine), password, "owls read at noon", "203.0.113.9")
 	}
 	_, err := f.id.Login(context.Background(), "ada@example.org", password, "198.51.100.7", "")

@@ -36,11 +36,15 @@ func TestValidateNewPasswordLength(t *testing.T) {
 
 func TestValidateNewPasswordRefusesGuessable(t *testing.T) {
 	for _, p := range []string{
-		"1234567890", "qwertyuiop", "basketball", "Manchester", // listed as they are
-		"password1234", "Password2024!", "football2024", "!!iloveyou99", // a listed word with digits or symbols around it
+		"0987654321", "1234567890", "qwertyuiop", "1qaz2wsx3edc", "abcdefghij", "aaaaaaaaaa", "password123", // the classics
+		"basketball", "Manchester", "spongebob1", "myspace123", "princess12", "justinbieb", // listed as they are (breached)
+		"password1234", "Password2024!", "football2024", "!!iloveyou99", "iloveyou12", // a listed word with digits or symbols around it
 		"P@ssw0rd2024", "$unsh1ne123", // the same with letters swapped for look-alikes
 		"aaaaaaaaaaaa", "abcabcabca", "passwordpassword", // repetitions
-		"abcdefghijk", "9876543210", "ABCDEFGHIJ", // runs of consecutive characters
+		"abcdefghijk", "9876543210", "ABCDEFGHIJ", "acegikmoqsuw", "aaabbbcccddd", // runs
+		"zaq12wsxcde", "mnbvcxzlkj", "!QAZ@WSX#EDC$RFV", "poiuytrewqlkjh", "mjunhybgtvfr", // keyboard walks
+		"azertyuiopqsdf", "qwertzuiopasdf", "7894561230", // other layouts, the keypad
+		"9876543210zyx", "abcdefg1234567", "qwer2024!!", // walks and runs together, or with a year
 	} {
 		if got := user.ValidateNewPassword(p, "", ""); got != user.PasswordTooCommon {
 			t.Errorf("ValidateNewPassword(%q) = %q, want %q", p, got, user.PasswordTooCommon)
@@ -51,7 +55,9 @@ func TestValidateNewPasswordRefusesGuessable(t *testing.T) {
 func TestValidateNewPasswordAcceptsUncommon(t *testing.T) {
 	for _, p := range []string{
 		"correct horse battery staple", "Kj8#mQ2!vLp9", "tulip-granite-oboe", "dog8472619350",
-		"owls read at noon", "Zx4rt9Lq0p",
+		"owls read at noon", "Zx4rt9Lq0p", "maple reading hour 7", "purple monkey dishwasher",
+		"sweet dresser", "was red sad!", // words that are short walks ("red", "was", "sad") stay words
+		"8403917265", // ten random digits
 	} {
 		if got := user.ValidateNewPassword(p, "jane.smith@example.org", "Jane Smith"); got != "" {
 			t.Errorf("ValidateNewPassword(%q) = %q, want it accepted", p, got)

@@ -22,8 +22,17 @@ type OpenThrottle struct{}
 
 var _ ports.LoginThrottle = OpenThrottle{}
 
-func (OpenThrottle) Check(context.Context, ports.LoginKeys) error { return nil }
-func (OpenThrottle) Success(context.Context, ports.LoginKeys) (ports.DeviceToken, error) {
-	return ports.DeviceToken{}, nil
+func (OpenThrottle) Admit(context.Context, ports.LoginKeys) (ports.LoginAttempt, error) {
+	return openAttempt{}, nil
 }
 func (OpenThrottle) Lift(context.Context, string) error { return nil }
+
+// openAttempt is an attempt OpenThrottle let through; settling it counts
+// nothing.
+type openAttempt struct{}
+
+func (openAttempt) Failed(context.Context) error { return nil }
+func (openAttempt) Succeeded(context.Context) (ports.DeviceToken, error) {
+	return ports.DeviceToken{}, nil
+}
+func (openAttempt) Release(context.Context) {}

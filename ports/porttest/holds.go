@@ -455,12 +455,11 @@ func (idleTokens) Issue(context.Context, user.Account, string, time.Time) (strin
 func (idleTokens) Verify(context.Context, string) (ports.AccessClaims, error) {
 	return ports.AccessClaims{}, errIdle
 }
-func (idleTokens) JWKS(context.Context) ([]byte, error)           { return nil, errIdle }
-func (idleThrottle) Check(context.Context, ports.LoginKeys) error { return errIdle }
-func (idleThrottle) Lift(context.Context, string) error           { return errIdle }
-func (idleThrottle) Success(context.Context, ports.LoginKeys) (ports.DeviceToken, error) {
-	return ports.DeviceToken{}, errIdle
+func (idleTokens) JWKS(context.Context) ([]byte, error) { return nil, errIdle }
+func (idleThrottle) Admit(context.Context, ports.LoginKeys) (ports.LoginAttempt, error) {
+	return nil, errIdle
 }
+func (idleThrottle) Lift(context.Context, string) error { return errIdle }
 
 // identityFor is an Identity over r that signs nobody in.
 func identityFor(r ports.Repositories) *service.Identity {

@@ -131,7 +131,7 @@ func RunMigrate(ctx context.Context, getenv func(string) string, args []string, 
 		if err != nil {
 			return err
 		}
-		if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		if err := makeDataDir(cfg.DataDir); err != nil {
 			return fmt.Errorf("LIBRARY_DATA_DIR: %w", err)
 		}
 		if sdb, err = sqliterepo.Open(ctx, path); err != nil {

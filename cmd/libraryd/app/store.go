@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,7 +57,7 @@ func (a *App) openEmbedded(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+	if err := makeDataDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("LIBRARY_DATA_DIR: %w", err)
 	}
 	if err := checkDataDir(filepath.Dir(path)); err != nil {
@@ -78,6 +79,54 @@ func (a *App) openEmbedded(ctx context.Context) error {
 	a.Repos = db.Repositories()
 	a.Logger.Info("embedded store opened", "file", path)
 	return nil
+}
+
+// dataDirMode is the mode of a data directory the service creates: the
+// files in it (the database, its backups' usual neighbour the secret key,
+// the mail outbox) are the school's, for the service's user alone.
+const dataDirMode fs.FileMode = 0o700
+
+// makeDataDir creates dir, and the directories above it that are missing,
+// with dataDirMode whatever the umask. An existing directory keeps its
+// mode (warnReadableData tells about it).
+func makeDataDir(dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(dir, dataDirMode); err != nil {
+		return err
+	}
+	return os.Chmod(dir, dataDirMode)
+}
+
+// privateData are the names in the data directory whose contents are the
+// school's: the database and its companions, the default secret key, the
+// mail outbox.
+var privateData = []string{EmbeddedFile, EmbeddedFile + "-wal", EmbeddedFile + "-shm", SecretKeyFile, "outbox"}
+
+// warnReadableData logs a warning for the data directory and each file of
+// privateData in it that other users of the machine may read, naming it and
+// its mode. Not fatal: the operator may share them on purpose (a backup
+// group), but should know.
+func warnReadableData(logger *slog.Logger, dir string) {
+	paths := []string{dir}
+	for _, name := range privateData {
+		paths = append(paths, filepath.Join(dir, name))
+	}
+	for _, p := range paths {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode().Perm()&0o044 == 0 {
+			continue
+		}
+		fix := "chmod 600"
+		if fi.IsDir() {
+			fix = "chmod 700"
+		}
+		logger.Warn("a data file is readable by other users of this machine; unless that is meant, run "+fix+" on it",
+			"file", p, "mode", fmt.Sprintf("%04o", fi.Mode().Perm()))
+	}
 }
 
 // checkDataDir refuses a data directory that an earlier libraryd filled
