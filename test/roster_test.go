@@ -237,9 +237,10 @@ func TestRosterSyncSimpleCSV(t *testing.T) {
 // parts; homerooms from the homeroom classes; a disabled user is not
 // added; other file names, oversized archives and unknown columns are
 // refused; the generated 5000-row file goes through and one more row is
-// refused.
+// refused. The generated file's commit gets a long request deadline
+// (slowWorkEnv).
 func TestRosterSyncOneRoster(t *testing.T) {
-	w := newLibraryWorld(t)
+	w := newLibraryWorldWith(t, slowWorkEnv)
 	files := oneRosterFiles(t)
 	rep := syncReport(t, "zip dry run", w.sync("application/zip", zipOf(t, files), "dry_run=true"))
 	if len(rep.Added) != 4 {

@@ -22,7 +22,8 @@ import (
 // whole collection and writes a copy's condition in some 5 ms, so a
 // 20,000-copy school there runs past the request deadline, where MongoDB
 // answers from its indexes. Each page of books is marked for good, so a
-// request stopped by its deadline is finished by asking again.
+// request stopped by its deadline is finished by asking again. The
+// service gets a long request deadline (slowWorkEnv).
 func TestStocktakeReportWalksALargeSchool(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seeds 20,000 copies")
@@ -31,7 +32,7 @@ func TestStocktakeReportWalksALargeSchool(t *testing.T) {
 	if os.Getenv("LIBRARY_TEST_STORE") == "mongo" {
 		books, perBook = 600, 2
 	}
-	w := newLibraryWorld(t)
+	w := newLibraryWorldWith(t, slowWorkEnv)
 	ctx := t.Context()
 	repos := w.s.App.Repos
 	start := time.Now()
