@@ -455,10 +455,16 @@ func (k jwk) publicKey() (any, bool) {
 		}
 		n, err1 := dec.DecodeString(k.N)
 		e, err2 := dec.DecodeString(k.E)
-		if err1 != nil || err2 != nil || len(n) < 256 || len(e) == 0 || len(e) > 4 {
-			return nil, false // under 2048 bits or malformed
+		if err1 != nil || err2 != nil || len(e) == 0 || len(e) > 4 {
+			return nil, false // malformed
 		}
-		return &rsa.PublicKey{N: new(big.Int).SetBytes(n), E: int(new(big.Int).SetBytes(e).Int64())}, true
+		// The size is the value's, not the encoding's: leading zero bytes
+		// make a short key look long.
+		pub := &rsa.PublicKey{N: new(big.Int).SetBytes(n), E: int(new(big.Int).SetBytes(e).Int64())}
+		if pub.N.BitLen() < 2048 || pub.E < 2 {
+			return nil, false // under 2048 bits, or no exponent
+		}
+		return pub, true
 	case "EC":
 		if k.Crv != "P-256" || (k.Alg != "" && k.Alg != "ES256") {
 			return nil, false

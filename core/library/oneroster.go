@@ -90,6 +90,7 @@ func UnzipOneRoster(data []byte) (map[string][]byte, []LineError) {
 	}
 	files := map[string][]byte{}
 	var total int64
+	var unknown []LineError
 	for _, f := range zr.File {
 		if strings.HasSuffix(f.Name, "/") {
 			continue // a folder entry
@@ -99,7 +100,12 @@ func UnzipOneRoster(data []byte) (map[string][]byte, []LineError) {
 			continue
 		}
 		if !slices.Contains(OneRosterFiles, name) && name != OneRosterManifest {
-			return nil, []LineError{notOneRosterFile(f.Name)}
+			// Reported after the manifest is read: a OneRoster 1.2 export
+			// (roles.csv, userProfiles.csv) is refused for its version.
+			if unknown == nil {
+				unknown = []LineError{notOneRosterFile(f.Name)}
+			}
+			continue
 		}
 		if _, dup := files[name]; dup {
 			return nil, []LineError{{File: f.Name, Message: "appears twice in the archive"}}
@@ -120,6 +126,14 @@ func UnzipOneRoster(data []byte) (map[string][]byte, []LineError) {
 			return nil, []LineError{{File: name, Message: fmt.Sprintf("the archive expands to more than %d MiB; upload a smaller roster", MaxRosterUnzipped>>20)}}
 		}
 		files[name] = b
+	}
+	if unknown != nil {
+		if m, ok := files[OneRosterManifest]; ok {
+			if problems := checkOneRosterManifest(m); problems != nil {
+				return nil, problems
+			}
+		}
+		return nil, unknown
 	}
 	return files, nil
 }

@@ -136,8 +136,8 @@ type ScanLine struct {
 }
 
 // ParseScanFile reads a barcode scanner's text file: one code a line (LF
-// or CRLF line ends, a UTF-8 byte order mark allowed), surrounding spaces
-// trimmed, blank lines skipped. A file that is not UTF-8 text, has more
+// or CRLF line ends, a UTF-8 byte order mark allowed, also where two files
+// were joined), surrounding spaces trimmed, blank lines skipped. A file that is not UTF-8 text, has more
 // than MaxScanFileLines codes or a line longer than MaxScanCodeSize
 // characters is refused as a whole, each problem with its line, so nothing
 // of a file read wrongly counts. The size cap is the caller's (the request
@@ -151,7 +151,9 @@ func ParseScanFile(data []byte) ([]ScanLine, []LineError) {
 		if !utf8.ValidString(raw) {
 			return nil, []LineError{{Line: line, Message: "is not UTF-8 text; the file must be the scanner's plain text"}}
 		}
-		code := strings.TrimSpace(raw)
+		// A byte order mark inside the file (two files joined) is no part
+		// of a code: codes are ASCII.
+		code := strings.TrimFunc(raw, func(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' })
 		switch {
 		case code == "":
 			continue

@@ -124,6 +124,13 @@ func TestParseScanFile(t *testing.T) {
 		}
 	}
 
+	// Two scanner files joined (copy a.txt+b.txt): the second one's byte
+	// order mark starts a line and is no part of its code.
+	if lines, problems := library.ParseScanFile([]byte("\xef\xbb\xbfFIRST\r\n\xef\xbb\xbfSECOND\r\n")); len(problems) != 0 ||
+		len(lines) != 2 || lines[1] != (library.ScanLine{Line: 2, Code: "SECOND"}) {
+		t.Errorf("two joined files: %+v, problems %v", lines, problems)
+	}
+
 	many := strings.Repeat("CODE\n", library.MaxScanFileLines+1)
 	if lines, problems := library.ParseScanFile([]byte(many)); lines != nil || len(problems) != 1 || problems[0].Line != library.MaxScanFileLines+1 {
 		t.Errorf("too many codes: %d lines, problems %v", len(lines), problems)

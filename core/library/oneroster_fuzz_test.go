@@ -1,0 +1,219 @@
+package library_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/readinglibrary/service/core/library"
+)
+
+// The files a fuzzed roster upload may hold, in the order of the fuzz
+// arguments; a bit of the mask says whether each is present (an empty
+// file is a different upload from a missing one).
+var fuzzRosterNames = []string{library.OneRosterUsers, library.OneRosterOrgs, library.OneRosterClasses,
+	library.OneRosterEnrollments, library.OneRosterManifest}
+
+func fuzzRosterFiles(mask uint8, contents ...[]byte) map[string][]byte {
+	files := map[string][]byte{}
+	for i, c := range contents {
+		if mask&(1<<i) != 0 {
+			files[fuzzRosterNames[i]] = c
+		}
+	}
+	return files
+}
+
+// addRosterSeed adds the files of a real or sample upload as a seed.
+func addRosterSeed(f *testing.F, files map[string][]byte) {
+	var mask uint8
+	contents := make([][]byte, len(fuzzRosterNames))
+	for i, n := range fuzzRosterNames {
+		if b, ok := files[n]; ok {
+			mask |= 1 << i
+			contents[i] = b
+		}
+	}
+	f.Add(mask, contents[0], contents[1], contents[2], contents[3], contents[4])
+}
+
+func readSeedDir(f *testing.F, dir string) map[string][]byte {
+	files := map[string][]byte{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		if b, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil && !e.IsDir() {
+			files[e.Name()] = b
+		}
+	}
+	return files
+}
+
+func readSeedZips(f *testing.F) [][]byte {
+	var out [][]byte
+	for _, p := range []string{
+		filepath.Join("testdata", "oneroster-moodle", "Test_minimal_data_set.zip"),
+		filepath.Join("testdata", "oneroster-moodle", "v1p2_full_dataset.zip"),
+		filepath.Join("testdata", "oneroster-moodle", "VRd118.zip"),
+		filepath.Join("..", "..", "test", "testdata", "oneroster-moodle", "Test_full_data_set.zip"),
+	} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// FuzzParseOneRoster checks the roster sync's reading of OneRoster files:
+// students or problems, never both and never neither; every problem names
+// one of the files uploaded (or users.csv, which is required) and a line
+// within it; every student is valid, normalised, has its own sourcedId,
+// email and student number, and a line of users.csv; no more than
+// MaxStudentRows; homerooms only when classes and enrollments came.
+func FuzzParseOneRoster(f *testing.F) {
+	addRosterSeed(f, readSeedDir(f, filepath.Join("..", "..", "test", "testdata", "oneroster")))
+	addRosterSeed(f, readSeedDir(f, filepath.Join("testdata", "oneroster-oat-1p1")))
+	addRosterSeed(f, readSeedDir(f, filepath.Join("testdata", "oneroster-oat-1p0")))
+	for _, z := range readSeedZips(f) {
+		if files, problems := library.UnzipOneRoster(z); problems == nil {
+			addRosterSeed(f, files)
+		}
+	}
+	users := "sourcedId,enabledUser,orgSourcedIds,role,username,givenName,familyName,identifier,email,grades,status\n"
+	for _, s := range []string{
+		users + "u1,true,o1,student,a,Ann,Lee,S-1,ann@example.com,\"07,08\",active\n",
+		users + "u1,true,,student,a,Ann,Lee,S-1,,,\nu1,TRUE,,student,b,Bob,Ray,S-1,,,tobedeleted\n",
+		users + "u1,maybe,,student,a,,,x y,bad,,\n",
+		"\ufeff" + users + "\r\nu1,false,,Student,a,Ann,Lee,,,,\r\n",
+		users + "\"u1,true\n",
+		"sourcedId,sourcedId\n",
+		"",
+	} {
+		f.Add(uint8(1), []byte(s), []byte(nil), []byte(nil), []byte(nil), []byte(nil))
+	}
+	f.Add(uint8(0x1f), []byte(users+"u1,true,o1,student,a,Ann,Lee,,,,\n"),
+		[]byte("sourcedId,name,type\no1,School,school\n"),
+		[]byte("sourcedId,title,classType,schoolSourcedId,status\nc1,6A,homeroom,o1,\nc2,6B,HOMEROOM,o1,tobedeleted\n"),
+		[]byte("sourcedId,classSourcedId,schoolSourcedId,userSourcedId,role\ne1,c1,o1,u1,student\ne2,c9,o1,u1,student\n"),
+		[]byte("propertyName,value\noneroster.version,1.1.0\nfile.users,bulk\n"))
+	f.Fuzz(func(t *testing.T, mask uint8, users, orgs, classes, enrollments, manifest []byte) {
+		files := fuzzRosterFiles(mask, users, orgs, classes, enrollments, manifest)
+		drafts, hasHomeroom, problems := library.ParseOneRoster(files)
+		if (len(drafts) > 0) == (len(problems) > 0) {
+			t.Fatalf("got %d students and %d problems, want exactly one of them: %+v", len(drafts), len(problems), problems)
+		}
+		for _, p := range problems {
+			data, ok := files[p.File]
+			if !ok && p.File != library.OneRosterUsers {
+				t.Fatalf("problem %+v names a file that was not uploaded (%v)", p, slices.Sorted(maps.Keys(files)))
+			}
+			if p.Message == "" || p.Line < 0 || p.Line > fuzzLineCount(data)+1 {
+				t.Fatalf("problem %+v: no message, or line outside 0..%d", p, fuzzLineCount(data)+1)
+			}
+		}
+		if len(drafts) > library.MaxStudentRows {
+			t.Fatalf("%d students, more than %d", len(drafts), library.MaxStudentRows)
+		}
+		if hasHomeroom && (files[library.OneRosterClasses] == nil || files[library.OneRosterEnrollments] == nil) {
+			t.Fatal("homerooms are said to be set without classes.csv and enrollments.csv")
+		}
+		ids, emails, numbers := map[string]bool{}, map[string]bool{}, map[string]bool{}
+		lines := fuzzLineCount(users)
+		for _, d := range drafts {
+			if fields := library.ValidateStudent(d); len(fields) > 0 {
+				t.Fatalf("student %+v does not validate: %v", d, fields)
+			}
+			if d != d.Normalized() {
+				t.Fatalf("student %+v is not normalised", d)
+			}
+			if d.Line < 2 || d.Line > lines {
+				t.Fatalf("student %+v: line outside 2..%d of users.csv", d, lines)
+			}
+			if d.Homeroom != "" && !hasHomeroom {
+				t.Fatalf("student %+v has a homeroom, but homerooms are said not to be set", d)
+			}
+			for _, k := range []struct {
+				seen map[string]bool
+				v    string
+			}{{ids, d.ExternalID}, {emails, d.Email}, {numbers, d.StudentNumber}} {
+				if k.v != "" && k.seen[k.v] {
+					t.Fatalf("student %+v repeats %q", d, k.v)
+				}
+				k.seen[k.v] = true
+			}
+			if d.ExternalID == "" {
+				t.Fatalf("student %+v has no sourcedId", d)
+			}
+		}
+	})
+}
+
+// FuzzUnzipOneRoster checks the reading of a zipped roster: files or
+// problems, never both; only the files a sync reads, each within the
+// expansion cap; every problem has a message. What it returns zips again
+// and unzips to the same files, and parses without a panic.
+func FuzzUnzipOneRoster(f *testing.F) {
+	for _, z := range readSeedZips(f) {
+		f.Add(z)
+	}
+	f.Add(rezip(f, map[string][]byte{"x/users.csv": []byte("sourcedId\n"), "x/courses.csv": []byte("?")}))
+	f.Add(rezip(f, map[string][]byte{"users.csv": nil, "roles.csv": nil}))
+	f.Add([]byte("PK\x03\x04"))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		files, problems := library.UnzipOneRoster(data)
+		if (files != nil) == (problems != nil) {
+			t.Fatalf("got files %v and problems %+v, want exactly one of them", slices.Sorted(maps.Keys(files)), problems)
+		}
+		for _, p := range problems {
+			if p.Message == "" {
+				t.Fatalf("problem %+v has no message", p)
+			}
+		}
+		total := 0
+		for name, b := range files {
+			if !slices.Contains(library.OneRosterFiles, name) && name != library.OneRosterManifest {
+				t.Fatalf("the file %q was read", name)
+			}
+			total += len(b)
+		}
+		if total > library.MaxRosterUnzipped {
+			t.Fatalf("the files expand to %d bytes, more than %d", total, library.MaxRosterUnzipped)
+		}
+		// Zipping again and parsing what a mutated deflate stream expanded
+		// to (up to the 32 MiB cap) takes seconds under the fuzzer's
+		// instrumentation; the cap itself is checked above.
+		if files == nil || total > 256<<10 {
+			return
+		}
+		again, problems := library.UnzipOneRoster(rezip(t, files))
+		if problems != nil || !maps.EqualFunc(files, again, bytes.Equal) {
+			t.Fatalf("zipped again, the files read back differently: %+v", problems)
+		}
+		library.ParseOneRoster(files)
+	})
+}
+
+func rezip(t testing.TB, files map[string][]byte) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(files[name])
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
