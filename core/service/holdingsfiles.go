@@ -3,8 +3,8 @@ package service
 import (
 	"bytes"
 	"context"
-	"errors"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
