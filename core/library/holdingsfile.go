@@ -595,7 +595,9 @@ func holdingsRow(columns, record []string, line int) (HoldingRecord, []LineError
 	for i, c := range columns {
 		// A cell an export made text (a leading ' before a formula) reads
 		// back as it was stored.
-		v := strings.TrimSpace(csvout.Restore(record[i]))
+		// A copy, not a slice of the row's text: the records outlive the
+		// rows, and a kept slice would keep every row of the file.
+		v := strings.Clone(strings.TrimSpace(csvout.Restore(record[i])))
 		switch c {
 		case holdingsColumnTitle:
 			rec.Title = v
