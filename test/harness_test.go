@@ -98,6 +98,9 @@ func testEnv(t *testing.T, overrides map[string]string) map[string]string {
 	} else {
 		env["LIBRARY_DATA_DIR"] = t.TempDir()
 	}
+	// Each service spools uploads in a directory of its own: a service
+	// removes what it finds in its directory at start.
+	env["LIBRARY_UPLOAD_DIR"] = t.TempDir()
 	for k, v := range overrides {
 		env[k] = v
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/readinglibrary/service/cmd/libraryd/app"
 )
 
 // libraryWorld is a running service with two schools: the demo school A
@@ -33,9 +35,9 @@ func newLibraryWorld(t *testing.T) *libraryWorld {
 var slowWorkEnv = map[string]string{"LIBRARY_REQUEST_TIMEOUT": "3m", "LIBRARY_WRITE_TIMEOUT": "4m"}
 
 // newLibraryWorldWith is newLibraryWorld with env overrides.
-func newLibraryWorldWith(t *testing.T, env map[string]string) *libraryWorld {
+func newLibraryWorldWith(t *testing.T, env map[string]string, opts ...app.Option) *libraryWorld {
 	t.Helper()
-	s := startService(t, testEnv(t, env))
+	s := startService(t, testEnv(t, env), opts...)
 	w := &libraryWorld{s: s}
 	w.admin = s.login(demoAdmin, demoPassword).Access
 	w.libA = s.login(demoLibrarian, demoPassword).Access

@@ -44,7 +44,9 @@ type importReportBody struct {
 	CopiesPresent int                   `json:"copies_present"`
 	Duplicates    []importDuplicateBody `json:"duplicates"`
 	Problems      []importLineBody      `json:"problems"`
+	ProblemsTotal int                   `json:"problems_total"`
 	Notices       []importLineBody      `json:"notices"`
+	NoticesTotal  int                   `json:"notices_total"`
 }
 
 func toImportLineBody(p library.LineError) importLineBody {
@@ -57,8 +59,8 @@ func toImportReportBody(rep service.ImportReport) importReportBody {
 		Duplicates: mapSlice(rep.Duplicates, func(d service.ImportDuplicate) importDuplicateBody {
 			return importDuplicateBody{Record: d.Index, Title: d.Title, BookID: d.BookID, MatchedBy: d.MatchedBy, Copies: d.Copies}
 		}),
-		Problems: mapSlice(rep.Problems, toImportLineBody),
-		Notices:  mapSlice(rep.Notices, toImportLineBody),
+		Problems: mapSlice(rep.Problems, toImportLineBody), ProblemsTotal: max(rep.ProblemsTotal, len(rep.Problems)),
+		Notices: mapSlice(rep.Notices, toImportLineBody), NoticesTotal: max(rep.NoticesTotal, len(rep.Notices)),
 	}
 }
 
@@ -87,12 +89,13 @@ func (h *handler) importHoldings(w http.ResponseWriter, r *http.Request) {
 		httpedge.WriteError(w, r, err)
 		return
 	}
-	body, err := readHoldingsBody(w, r)
+	file, err := h.spoolHoldingsBody(w, r)
 	if err != nil {
 		httpedge.WriteError(w, r, err)
 		return
 	}
-	rep, job, err := h.deps.Library.HoldingsFiles.ImportFile(r.Context(), p["schoolId"], p["format"], items, body, dryRun, async)
+	// ImportFile releases the file: at once, or when its job ends.
+	rep, job, err := h.deps.Library.HoldingsFiles.ImportFile(r.Context(), p["schoolId"], p["format"], items, file, dryRun, async)
 	if err == nil && job.ID != "" {
 		w.Header().Set("Location", "/api/library/holdings/imports/"+job.ID)
 		httpedge.WriteJSON(w, http.StatusAccepted, importJobReply{Job: toImportJobBody(service.ImportJobStatus{Job: job})})
@@ -146,22 +149,51 @@ func (h *handler) holdingsImportJob(w http.ResponseWriter, r *http.Request) {
 	respond(w, r, http.StatusOK, importJobReply{Job: toImportJobBody(st)}, err)
 }
 
-// readHoldingsBody reads a holdings file, refusing more than
-// library.MaxHoldingsBytes.
-func readHoldingsBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// spoolHoldingsBody streams a holdings file into the upload spool (into
+// memory without one), refusing more than library.MaxHoldingsBytes.
+func (h *handler) spoolHoldingsBody(w http.ResponseWriter, r *http.Request) (library.Upload, error) {
 	tooLarge := errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The file is larger than %d MiB; import it in parts.", library.MaxHoldingsBytes>>20)
 	if r.ContentLength > library.MaxHoldingsBytes {
-		return nil, tooLarge
+		return library.Upload{}, tooLarge
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, library.MaxHoldingsBytes))
+	body := &bodyReader{r: http.MaxBytesReader(w, r.Body, library.MaxHoldingsBytes)}
+	var (
+		file library.Upload
+		err  error
+	)
+	if h.deps.Uploads != nil {
+		file, err = h.deps.Uploads.Spool(body)
+	} else {
+		var data []byte
+		data, err = io.ReadAll(body)
+		file = library.BytesUpload(data)
+	}
 	if err != nil {
 		var big *http.MaxBytesError
 		if errors.As(err, &big) {
-			return nil, tooLarge
+			return library.Upload{}, tooLarge
 		}
-		return nil, errs.E(errs.Malformed, errs.CodeMalformedJSON, "The request body could not be read.")
+		if body.err != nil {
+			return library.Upload{}, errs.E(errs.Malformed, errs.CodeMalformedJSON, "The request body could not be read.")
+		}
+		return library.Upload{}, errs.Wrap(err, "The file could not be kept for reading.")
 	}
-	return body, nil
+	return file, nil
+}
+
+// bodyReader keeps the error of reading the body, to tell it from the
+// spool's own.
+type bodyReader struct {
+	r   io.Reader
+	err error
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
 }
 
 // exportHoldings streams the school's holdings as ?format=csv or marcxml,

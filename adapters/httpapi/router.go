@@ -24,6 +24,9 @@ type Deps struct {
 	// (GET /api/library/loans/overdue-slips); without it that route
 	// answers 500.
 	Slips ports.SlipPrinter
+	// Uploads keeps holdings files on disk while they are imported;
+	// without it they are read into memory.
+	Uploads ports.UploadSpool
 }
 
 // API is the JSON API: its route table and the handlers, served through an

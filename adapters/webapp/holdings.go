@@ -30,12 +30,14 @@ type holdingsView struct {
 	Format string
 	// Items is the item field the librarian named for a MARC file
 	// ("949:i,a,l"), carried to the commit form.
-	Items     string
-	Report    *service.ImportReport
-	Content   string // the checked file, base64, for the commit form
-	Error     string
-	Problems  []lineProblem
-	CanImport bool
+	Items    string
+	Report   *service.ImportReport
+	Content  string // the checked file, base64, for the commit form
+	Error    string
+	Problems []lineProblem
+	// MoreProblems counts the problems of a refused commit not listed.
+	MoreProblems int
+	CanImport    bool
 	// Job is an import running in the background (?job=), with its
 	// error's problems once it failed.
 	Job         *service.ImportJobStatus
@@ -92,7 +94,7 @@ func (a *App) importHoldingsForm(w http.ResponseWriter, r *http.Request, school 
 		)
 		// A large file (or "in the background") is imported by a job: the
 		// page then follows the job.
-		rep, job, err = a.deps.Library.HoldingsFiles.ImportFile(r.Context(), school.ID, format, items, data, dryRun, !dryRun && r.FormValue("async") == "true")
+		rep, job, err = a.deps.Library.HoldingsFiles.ImportFile(r.Context(), school.ID, format, items, library.BytesUpload(data), dryRun, !dryRun && r.FormValue("async") == "true")
 		if err == nil && job.ID != "" {
 			http.Redirect(w, r, schoolPath(school)+"/holdings?job="+url.QueryEscape(job.ID), http.StatusSeeOther)
 			return
@@ -113,6 +115,11 @@ func (a *App) importHoldingsForm(w http.ResponseWriter, r *http.Request, school 
 		}
 	}
 	v.Error, v.Problems = a.messageOf(r, err), lineProblems(err)
+	if e, ok := errs.As(err); ok {
+		if total, ok := e.Details["lines_total"].(int); ok {
+			v.MoreProblems = max(total-len(v.Problems), 0)
+		}
+	}
 	a.renderHoldings(w, r, school, a.statusFor(err), v)
 }
 

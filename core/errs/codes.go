@@ -134,6 +134,7 @@ const (
 	// Library: holdings imports run as background jobs.
 	CodeImportJobNotFound = "import_job_not_found"
 	CodeImportRunning     = "import_running" // the school has an import job running
+	CodeImportsBusy       = "imports_busy"   // as many imports as the process takes are being read
 
 	// Cataloguing by ISBN: the school's SRU catalogue server.
 	CodeCatalogLookupOff         = "catalog_lookup_off"         // the school set no server

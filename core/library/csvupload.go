@@ -1,6 +1,7 @@
 package library
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"fmt"
@@ -24,7 +25,17 @@ func openCSVUpload(data []byte, columns string) (*csv.Reader, []string, int, []L
 		// be suspect, so one error for the first bad line is enough.
 		return nil, nil, 0, []LineError{{Line: firstInvalidLine(data), Message: "is not UTF-8 text; save the file as CSV UTF-8"}}
 	}
-	r := csv.NewReader(bytes.NewReader(data))
+	return openCSVReader(bytes.NewReader(data), columns)
+}
+
+// openCSVReader is openCSVUpload over text already known to be UTF-8, read
+// as a stream (a byte-order mark skipped).
+func openCSVReader(in io.Reader, columns string) (*csv.Reader, []string, int, []LineError) {
+	br := bufio.NewReader(in)
+	if head, _ := br.Peek(3); bytes.Equal(head, []byte("\uFEFF")) {
+		_, _ = br.Discard(3)
+	}
+	r := csv.NewReader(br)
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true
 	header, err := r.Read()
@@ -36,6 +47,28 @@ func openCSVUpload(data []byte, columns string) (*csv.Reader, []string, int, []L
 	}
 	line, _ := r.FieldPos(0)
 	return r, header, line, nil
+}
+
+// firstInvalidLineIn reads a file through and returns the line of its first
+// byte that is not UTF-8, 0 when it is all UTF-8.
+func firstInvalidLineIn(in io.Reader) (int, error) {
+	br := bufio.NewReaderSize(in, 64<<10)
+	line := 1
+	for {
+		r, size, err := br.ReadRune()
+		if err == io.EOF {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		if r == utf8.RuneError && size == 1 {
+			return line, nil
+		}
+		if r == '\n' {
+			line++
+		}
+	}
 }
 
 // firstInvalidLine is the line of the first byte that is not UTF-8.

@@ -2,6 +2,7 @@ package library
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -507,7 +508,32 @@ var HoldingsCSVColumns = []string{
 // can report what else the file would run into; a file with any problem is
 // not imported.
 func ParseHoldingsCSV(data []byte) ([]HoldingRecord, []LineError) {
-	r, header, headerLine, problems := openCSVUpload(data, "title, author, barcode, ...")
+	return ReadHoldingsCSV(BytesUpload(data).Open)
+}
+
+// ReadHoldingsCSV is ParseHoldingsCSV over a file read as a stream, twice:
+// once to check it is UTF-8 text, once to read its rows one by one.
+func ReadHoldingsCSV(open func() (io.ReadCloser, error)) ([]HoldingRecord, []LineError) {
+	unreadable := []LineError{{Message: "the file could not be read"}}
+	f, err := open()
+	if err != nil {
+		return nil, unreadable
+	}
+	bad, err := firstInvalidLineIn(f)
+	_ = f.Close()
+	if err != nil {
+		return nil, unreadable
+	}
+	if bad > 0 {
+		// Latin-1 or UTF-16 exports are the usual cause; every cell would
+		// be suspect, so one error for the first bad line is enough.
+		return nil, []LineError{{Line: bad, Message: "is not UTF-8 text; save the file as CSV UTF-8"}}
+	}
+	if f, err = open(); err != nil {
+		return nil, unreadable
+	}
+	defer f.Close()
+	r, header, headerLine, problems := openCSVReader(f, "title, author, barcode, ...")
 	if problems != nil {
 		return nil, problems
 	}
@@ -569,7 +595,9 @@ func holdingsRow(columns, record []string, line int) (HoldingRecord, []LineError
 	for i, c := range columns {
 		// A cell an export made text (a leading ' before a formula) reads
 		// back as it was stored.
-		v := strings.TrimSpace(csvout.Restore(record[i]))
+		// A copy, not a slice of the row's text: the records outlive the
+		// rows, and a kept slice would keep every row of the file.
+		v := strings.Clone(strings.TrimSpace(csvout.Restore(record[i])))
 		switch c {
 		case holdingsColumnTitle:
 			rec.Title = v

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -27,6 +28,10 @@ type HoldingsFiles struct {
 	// importJobs stores the background imports; jobs runs them.
 	importJobs ports.ImportJobRepository
 	jobs       *importJobs
+	// slots bounds the imports read at once; reading, when set, is
+	// called by each import holding its slot.
+	slots   importSlots
+	reading func(context.Context)
 	*clock
 }
 
@@ -50,13 +55,15 @@ type ImportReport struct {
 	// Duplicates are the records that name a book the school has already
 	// (or an earlier record of the file): their copies are added to it.
 	Duplicates []ImportDuplicate
-	// Problems refuse the import: every one, by record number (MARC) or
-	// line (CSV).
-	Problems []library.LineError
+	// Problems refuse the import: the first ReportListMost, by record
+	// number (MARC) or line (CSV); ProblemsTotal counts them all.
+	Problems      []library.LineError
+	ProblemsTotal int
 	// Notices are what the import changed in a record to take it (a
 	// field cut to fit, say), by record number or line; they refuse
-	// nothing.
-	Notices []library.LineError
+	// nothing. The first ReportListMost; NoticesTotal counts them all.
+	Notices      []library.LineError
+	NoticesTotal int
 }
 
 // ImportDuplicate is one record matched to a book already there.
@@ -91,7 +98,7 @@ type importPlan struct {
 // Errors: Invalid (format, items; validation_failed with details.lines),
 // Unavailable (a MARC file without a codec), Conflict "isbn_exists" or
 // "copy_code_exists" (taken by another request after the check), as scope.
-func (s *HoldingsFiles) Import(ctx context.Context, schoolParam, format string, items library.ItemFields, data []byte, dryRun bool) (ImportReport, error) {
+func (s *HoldingsFiles) Import(ctx context.Context, schoolParam, format string, items library.ItemFields, file library.Upload, dryRun bool) (ImportReport, error) {
 	if err := s.checkFormat(format, true); err != nil {
 		return ImportReport{}, err
 	}
@@ -102,7 +109,10 @@ func (s *HoldingsFiles) Import(ctx context.Context, schoolParam, format string, 
 	if err != nil {
 		return ImportReport{}, err
 	}
-	records, problems, notices := s.decode(format, items, data)
+	if s.reading != nil {
+		s.reading(ctx)
+	}
+	records, problems, notices := s.decode(format, items, file)
 	plan := importPlan{report: ImportReport{DryRun: dryRun, Format: format, Records: len(records), Notices: notices}}
 	// A file with bad records is planned all the same, so the dry run
 	// names its taken barcodes and passed caps too.
@@ -111,11 +121,13 @@ func (s *HoldingsFiles) Import(ctx context.Context, schoolParam, format string, 
 	}
 	plan.report.Problems = append(problems, plan.report.Problems...)
 	slices.SortStableFunc(plan.report.Problems, func(a, b library.LineError) int { return a.Line - b.Line })
+	problems = plan.report.Problems
+	capReport(&plan.report)
 	if dryRun {
 		return plan.report, nil
 	}
-	if len(plan.report.Problems) > 0 {
-		return ImportReport{}, importRefused(plan.report.Problems)
+	if len(problems) > 0 {
+		return ImportReport{}, importRefused(problems)
 	}
 	if err := s.imports.ImportHoldings(ctx, plan.books, plan.copies); err != nil {
 		return ImportReport{}, err
@@ -130,15 +142,17 @@ func (s *HoldingsFiles) Import(ctx context.Context, schoolParam, format string, 
 	return plan.report, nil
 }
 
-// importRefused is the error of a commit with problems: every problem
-// with its record number or line, as the student import reports them.
+// importRefused is the error of a commit with problems: the first
+// ReportListMost with their record number or line, as the student import
+// reports them, and how many there are in all.
 func importRefused(problems []library.LineError) error {
-	lines := make([]map[string]any, 0, len(problems))
-	for _, le := range problems {
+	first := firstLines(problems)
+	lines := make([]map[string]any, 0, len(first))
+	for _, le := range first {
 		lines = append(lines, map[string]any{"line": le.Line, "field": le.Field, "message": le.Message})
 	}
 	e := errs.E(errs.Invalid, errs.CodeValidationFailed, "The file has %d problem(s); nothing was imported.", len(problems))
-	e.Details = map[string]any{"lines": lines}
+	e.Details = map[string]any{"lines": lines, "lines_total": len(problems)}
 	return e
 }
 
@@ -184,8 +198,8 @@ func (s *HoldingsFiles) codecFor(items library.ItemFields) ports.RecordCodec {
 
 // decode reads the file's records, fits and checks each one: the records,
 // their problems and their notices.
-func (s *HoldingsFiles) decode(format string, items library.ItemFields, data []byte) ([]library.HoldingRecord, []library.LineError, []library.LineError) {
-	records, problems := s.read(format, items, data)
+func (s *HoldingsFiles) decode(format string, items library.ItemFields, file library.Upload) ([]library.HoldingRecord, []library.LineError, []library.LineError) {
+	records, problems := s.read(format, items, file)
 	var notices []library.LineError
 	barcodes := library.FileBarcodes{}
 	for i := range records {
@@ -205,16 +219,23 @@ func (s *HoldingsFiles) decode(format string, items library.ItemFields, data []b
 }
 
 // read reads the file's records.
-func (s *HoldingsFiles) read(format string, items library.ItemFields, data []byte) ([]library.HoldingRecord, []library.LineError) {
-	if len(data) > library.MaxHoldingsBytes {
+// The file is read as a stream: the records are kept, not the file.
+func (s *HoldingsFiles) read(format string, items library.ItemFields, file library.Upload) ([]library.HoldingRecord, []library.LineError) {
+	if file.Size > library.MaxHoldingsBytes {
 		return nil, []library.LineError{{Message: fmt.Sprintf("the file is larger than %d MiB; import it in parts", library.MaxHoldingsBytes>>20)}}
 	}
 	if format == library.HoldingsCSV {
-		return library.ParseHoldingsCSV(data)
+		return library.ReadHoldingsCSV(file.Open)
 	}
-	records, problems, err := decodeRecords(s.codecFor(items), format, bytes.NewReader(data))
+	unreadable := []library.LineError{{Message: "the file could not be read"}}
+	f, err := file.Open()
 	if err != nil {
-		return nil, []library.LineError{{Message: "the file could not be read"}}
+		return nil, unreadable
+	}
+	defer f.Close()
+	records, problems, err := decodeRecords(s.codecFor(items), format, f)
+	if err != nil && !errors.Is(err, errTooManyRecords) {
+		return nil, unreadable
 	}
 	if len(records) > library.MaxHoldingRecords {
 		return nil, []library.LineError{{Line: library.MaxHoldingRecords + 1, Message: fmt.Sprintf("the file has more than %d records; import it in parts", library.MaxHoldingRecords)}}
@@ -234,12 +255,20 @@ func (s *HoldingsFiles) check(records []library.HoldingRecord) []library.LineErr
 	return problems
 }
 
-// decodeRecords reads every record of a MARC file through the codec.
+// errTooManyRecords stops reading a MARC file at the record past
+// library.MaxHoldingRecords: the file is refused whatever the rest holds.
+var errTooManyRecords = errors.New("too many records")
+
+// decodeRecords reads the records of a MARC file through the codec, up
+// to the first past library.MaxHoldingRecords.
 func decodeRecords(codec ports.RecordCodec, format string, r io.Reader) ([]library.HoldingRecord, []library.LineError, error) {
 	var records []library.HoldingRecord
 	var problems []library.LineError
 	err := codec.Decode(format, r, func(rec library.HoldingRecord) error {
 		records = append(records, rec)
+		if len(records) > library.MaxHoldingRecords {
+			return errTooManyRecords
+		}
 		return nil
 	}, func(p library.LineError) { problems = append(problems, p) })
 	return records, problems, err

@@ -73,10 +73,20 @@ func newImportJobs(onError func(string, error)) *importJobs {
 
 // ImportFile imports a holdings file as Import does, or, when async or the
 // file has more than AsyncImportRecords records (a commit), starts a job
-// and returns it (its ID set) without a report.
+// and returns it (its ID set) without a report. It releases file once done
+// with it: before it returns, or when its job ends. At most as many
+// imports as LimitImports sets are read at once, a job's for as long as it
+// runs.
 // Errors: as Import; Conflict "import_running" (a job of the school is
-// running).
-func (s *HoldingsFiles) ImportFile(ctx context.Context, schoolParam, format string, items library.ItemFields, data []byte, dryRun, async bool) (ImportReport, library.ImportJob, error) {
+// running); Unavailable "imports_busy" with RetryAfter (as many imports
+// as the process takes are being read).
+func (s *HoldingsFiles) ImportFile(ctx context.Context, schoolParam, format string, items library.ItemFields, file library.Upload, dryRun, async bool) (ImportReport, library.ImportJob, error) {
+	handedOff := false
+	defer func() {
+		if !handedOff {
+			file.Release()
+		}
+	}()
 	if err := s.checkFormat(format, true); err != nil {
 		return ImportReport{}, library.ImportJob{}, err
 	}
@@ -87,19 +97,37 @@ func (s *HoldingsFiles) ImportFile(ctx context.Context, schoolParam, format stri
 	if err != nil {
 		return ImportReport{}, library.ImportJob{}, err
 	}
-	records, _, _ := s.decode(format, items, data)
-	if !async && (dryRun || len(records) <= AsyncImportRecords) {
-		rep, err := s.Import(ctx, school.ID, format, items, data, dryRun)
+	release, err := s.slots.take()
+	if err != nil {
+		return ImportReport{}, library.ImportJob{}, err
+	}
+	defer func() {
+		if !handedOff {
+			release()
+		}
+	}()
+	records := 0
+	if !async && !dryRun { // a commit goes to a job when the file is large
+		recs, _, _ := s.decode(format, items, file)
+		records = len(recs)
+	}
+	if !async && (dryRun || records <= AsyncImportRecords) {
+		rep, err := s.Import(ctx, school.ID, format, items, file, dryRun)
 		return rep, library.ImportJob{}, err
+	}
+	if async {
+		recs, _, _ := s.decode(format, items, file)
+		records = len(recs)
 	}
 	now := s.Now().UTC()
 	job := library.ImportJob{ID: s.newID(), SchoolID: school.ID, State: library.ImportJobRunning, Format: format, DryRun: dryRun,
-		Records: len(records), StartedBy: user.PrincipalFrom(ctx).AccountID, StartedAt: now, LeaseUntil: now.Add(importLease)}
+		Records: records, StartedBy: user.PrincipalFrom(ctx).AccountID, StartedAt: now, LeaseUntil: now.Add(importLease)}
 	if err := s.claim(ctx, job); err != nil {
 		return ImportReport{}, library.ImportJob{}, err
 	}
+	handedOff = true
 	s.jobs.bg.run(ctx, "holdings import job", func(ctx context.Context) error {
-		return s.runJob(ctx, job, items, data)
+		return s.runJob(ctx, job, items, file, release)
 	})
 	return ImportReport{}, job, nil
 }
@@ -121,15 +149,27 @@ func (s *HoldingsFiles) claim(ctx context.Context, job library.ImportJob) error 
 	return s.importJobs.Start(ctx, job)
 }
 
-// runJob imports the file and stores the job's end. Shutdown's Stop ends
-// its context: the import is then not stored, and the job fails.
-func (s *HoldingsFiles) runJob(ctx context.Context, job library.ImportJob, items library.ItemFields, data []byte) error {
+// runJob imports the file and stores the job's end; the file and the
+// job's import slot (release) are given back before, so a job read as
+// ended holds neither. Shutdown's Stop ends its context: the import is
+// then not stored, and the job fails.
+func (s *HoldingsFiles) runJob(ctx context.Context, job library.ImportJob, items library.ItemFields, file library.Upload, release func()) error {
+	freed := false
+	free := func() {
+		if !freed {
+			freed = true
+			file.Release()
+			release()
+		}
+	}
+	defer free()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.jobs.stop, cancel)()
 	renewed := make(chan struct{})
 	go func() { defer close(renewed); s.renewLease(ctx, job) }()
-	rep, err := s.Import(ctx, job.SchoolID, job.Format, items, data, job.DryRun)
+	rep, err := s.Import(ctx, job.SchoolID, job.Format, items, file, job.DryRun)
+	free()
 	cancel()
 	<-renewed
 	if err != nil && ctx.Err() != nil && s.jobs.stop.Err() != nil {

@@ -35,7 +35,7 @@ func TestStopImportsEndsARunningJob(t *testing.T) {
 	lib.SetClock(lf.clock.Now, nil)
 
 	file := []byte("title,author,barcode\nStopped Book,A Writer,STOP-1\n")
-	_, job, err := lib.HoldingsFiles.ImportFile(as(lf.librarian), "", library.HoldingsCSV, library.ItemFields{}, file, false, true)
+	_, job, err := lib.HoldingsFiles.ImportFile(as(lf.librarian), "", library.HoldingsCSV, library.ItemFields{}, library.BytesUpload(file), false, true)
 	if err != nil || job.ID == "" || job.State != library.ImportJobRunning {
 		t.Fatalf("ImportFile = %+v, %v; want a running job", job, err)
 	}
@@ -59,7 +59,7 @@ func TestStopImportsEndsARunningJob(t *testing.T) {
 		t.Fatalf("copies of the stopped job = %v, %v; want none", cps, err)
 	}
 	// The school can import again.
-	if _, _, err := lib.HoldingsFiles.ImportFile(as(lf.librarian), "", library.HoldingsCSV, library.ItemFields{}, file, true, true); err != nil {
+	if _, _, err := lib.HoldingsFiles.ImportFile(as(lf.librarian), "", library.HoldingsCSV, library.ItemFields{}, library.BytesUpload(file), true, true); err != nil {
 		t.Fatalf("a job after the stopped one: %v", err)
 	}
 	lib.StopImports(context.Background())

@@ -74,7 +74,7 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 		Students: &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, loans: repos.Loans, hasher: identity.hasher, clock: c},
 		Holdings: holdings,
 		HoldingsFiles: &HoldingsFiles{schoolScope: scope, holdings: repos.Holdings, imports: repos.HoldingsImports, desk: desk,
-			importJobs: repos.ImportJobs, jobs: newImportJobs(nil), clock: c},
+			importJobs: repos.ImportJobs, jobs: newImportJobs(nil), slots: newImportSlots(DefaultMaxImports), clock: c},
 		Cataloguing: &Cataloguing{schoolScope: scope, holdings: holdings},
 		Circulation: circulation,
 		Holds:       &Holds{schoolScope: scope, holdDesk: desk},

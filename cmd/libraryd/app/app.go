@@ -35,6 +35,7 @@ import (
 	"github.com/readinglibrary/service/adapters/passwordhash"
 	"github.com/readinglibrary/service/adapters/ratelimit"
 	"github.com/readinglibrary/service/adapters/sru"
+	"github.com/readinglibrary/service/adapters/uploadspool"
 	"github.com/readinglibrary/service/adapters/webapp"
 	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/errs"
@@ -76,6 +77,8 @@ type App struct {
 	closers []func(context.Context) error
 	observe func(statement string)
 	hasher  ports.PasswordHasher // nil: Argon2id at the OWASP parameters
+	// onImportReading is called by each holdings import holding its slot.
+	onImportReading func(context.Context)
 	// deviceKey signs sign-in device tokens; derived from the secret key,
 	// or from the signing key file when that replaces it.
 	deviceKey   []byte
@@ -118,6 +121,12 @@ func WithStatementObserver(f func(name string)) Option { return func(a *App) { a
 // so tests can sign hundreds of accounts in at once under the race detector
 // with the same code at a lower cost.
 func WithPasswordHasher(h ports.PasswordHasher) Option { return func(a *App) { a.hasher = h } }
+
+// WithImportReading sets a function each holdings import calls once it
+// holds its import slot, before it reads its file.
+func WithImportReading(f func(context.Context)) Option {
+	return func(a *App) { a.onImportReading = f }
+}
 
 // New builds every adapter and use case. On error, whatever was started is
 // stopped again.
@@ -237,6 +246,14 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	catalogue := outbound.NewClient(cfg.Outbound, outbound.Limits{Timeout: sru.DefaultTimeout, MaxBytes: sru.MaxAnswerBytes})
 	a.Library.UseCatalogSource(sru.New(catalogue, sru.DefaultTimeout), marc.NewCodec())
 	a.Library.UseRecordCodec(marc.NewCodec())
+	a.Library.LimitImports(cfg.MaxImports)
+	if a.onImportReading != nil {
+		a.Library.OnImportReading(a.onImportReading)
+	}
+	uploads, err := uploadspool.Open(cfg.UploadDir)
+	if err != nil {
+		return a, fmt.Errorf("LIBRARY_UPLOAD_DIR: %w", err)
+	}
 	// Holdings import jobs running at shutdown get the shutdown timeout to
 	// end; then they are stopped and stored as failed (nothing imported),
 	// before the database closes.
@@ -279,6 +296,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	a.Handler = frontDoors(edge, httpapi.Deps{
 		Identity: a.Identity, Users: users, Catalog: a.Catalog, Library: a.Library,
 		Tokens: tokens, Health: readiness{db: a.Repos.Health, draining: &a.draining}, Labels: labels.Printer{}, Slips: labels.Printer{},
+		Uploads: uploads,
 	}, webapp.Deps{Library: a.Library, Identity: a.Identity, Authorizer: authz}, webapp.Config{CookieSecure: cfg.CookieSecure})
 	return a, nil
 }

@@ -15,6 +15,8 @@ import (
 	"net/mail"
 	"net/netip"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +37,8 @@ type Config struct {
 	MongoURI               string        // LIBRARY_MONGODB_URI; empty: the embedded SQLite store
 	Database               string        // LIBRARY_MONGODB_DATABASE
 	DataDir                string        // LIBRARY_DATA_DIR
+	UploadDir              string        // LIBRARY_UPLOAD_DIR
+	MaxImports             int           // LIBRARY_MAX_IMPORTS
 	BootstrapAdminEmail    string        // LIBRARY_BOOTSTRAP_ADMIN_EMAIL
 	BootstrapAdminPassword string        // LIBRARY_BOOTSTRAP_ADMIN_PASSWORD
 	DemoData               bool          // LIBRARY_DEMO_DATA
@@ -126,6 +130,8 @@ var Settings = []Setting{
 	{Name: "LIBRARY_MONGODB_URI", Secret: true, Help: "MongoDB connection string (replica set or Atlas), for many schools or several replicas. Empty: the embedded store, one SQLite file in LIBRARY_DATA_DIR."},
 	{Name: "LIBRARY_MONGODB_DATABASE", Default: "library", Help: "Database name on the MongoDB server."},
 	{Name: "LIBRARY_DATA_DIR", Default: "./data", Help: "Directory of the embedded store's file, library.db."},
+	{Name: "LIBRARY_UPLOAD_DIR", DefaultNote: "LIBRARY_DATA_DIR/uploads with the embedded store, else libraryd-uploads in the system's temporary directory", Help: "Directory where uploaded holdings files are kept while they are imported (mode 0700, each file 0600, deleted when its request or import job ends). It belongs to one process: files a previous process left there are deleted at start. Needs room for LIBRARY_MAX_IMPORTS files of up to 64 MiB and those waiting to be read."},
+	{Name: "LIBRARY_MAX_IMPORTS", Default: "2", Help: "Holdings imports (dry runs, commits and running background jobs) read at once (1 to 64); one more is answered 503 imports_busy with Retry-After. Each may hold a file's records in memory."},
 	{Name: "LIBRARY_BOOTSTRAP_ADMIN_EMAIL", Help: "Create this admin account at start if no account has the email."},
 	{Name: "LIBRARY_BOOTSTRAP_ADMIN_PASSWORD", Secret: true, Help: "Password of the bootstrap admin (at least 10 characters)."},
 	{Name: "LIBRARY_DEMO_DATA", DefaultNote: "true with the embedded store, else false", Help: "Seed a demo school and demo accounts into an empty store and print their credentials."},
@@ -243,6 +249,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		MongoURI:                       str("LIBRARY_MONGODB_URI"),
 		Database:                       str("LIBRARY_MONGODB_DATABASE"),
 		DataDir:                        str("LIBRARY_DATA_DIR"),
+		UploadDir:                      str("LIBRARY_UPLOAD_DIR"),
+		MaxImports:                     int(count("LIBRARY_MAX_IMPORTS", 1, 64)),
 		BootstrapAdminEmail:            user.NormalizeEmail(getenv("LIBRARY_BOOTSTRAP_ADMIN_EMAIL")),
 		BootstrapAdminPassword:         getenv("LIBRARY_BOOTSTRAP_ADMIN_PASSWORD"),
 		TokenAudience:                  str("LIBRARY_TOKEN_AUDIENCE"),
@@ -277,6 +285,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		RequestTimeout:                 duration("LIBRARY_REQUEST_TIMEOUT", time.Second, 5*time.Minute),
 	}
 	c.DemoData = boolean("LIBRARY_DEMO_DATA", c.Embedded())
+	if c.UploadDir == "" {
+		c.UploadDir = filepath.Join(os.TempDir(), "libraryd-uploads")
+		if c.Embedded() {
+			c.UploadDir = filepath.Join(c.DataDir, "uploads")
+		}
+	}
 	if p, err := outbound.NewPolicy(str("LIBRARY_OUTBOUND_ALLOW"), boolean("LIBRARY_OUTBOUND_PUBLIC", true)); err != nil {
 		bad("LIBRARY_OUTBOUND_ALLOW", "%v", err)
 	} else {
