@@ -24,9 +24,8 @@ type HoldingsFiles struct {
 	imports  ports.HoldingsImportRepository
 	desk     *holdDesk
 	codec    ports.RecordCodec
-	// importJobs stores the background imports; jobs runs them.
-	importJobs ports.ImportJobRepository
-	jobs       *importJobs
+	// jobs runs the background imports (and the other kinds of job).
+	jobs *importJobs
 	*clock
 }
 
