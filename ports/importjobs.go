@@ -7,13 +7,16 @@ import (
 	"github.com/readinglibrary/service/core/library"
 )
 
-// ImportJobRepository stores the holdings import jobs: their state, so
-// that any replica (or the same one after a restart) can answer a status
-// read, and the claim that lets a school run one import at a time.
+// ImportJobRepository stores the background jobs of every kind (holdings
+// imports, roster syncs; library.ImportJob.Kind, a holdings import when
+// empty): their state, so that any replica (or the same one after a
+// restart) can answer a status read, and the claim that lets a school run
+// one job at a time, whatever its kind.
 type ImportJobRepository interface {
 	// Start stores a running job and claims the school's one running
-	// slot for it (a unique-key claim).
-	// Errors: Conflict "import_running" (the school has a running job).
+	// slot for it (a unique-key claim), shared by every kind.
+	// Errors: Conflict "import_running" (the school has a running job of
+	// any kind).
 	Start(ctx context.Context, job library.ImportJob) error
 	// Running returns the school's running job.
 	// Errors: NotFound "import_job_not_found" (none).

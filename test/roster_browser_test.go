@@ -144,3 +144,49 @@ func TestBrowserRosterOneRoster(t *testing.T) {
 		t.Fatalf("7C after the sync: %s", r.Body)
 	}
 }
+
+// At the desk, a roster of more than 500 new students: the check shows
+// the report, and applying it starts a job; the page says the sync was
+// started, follows the job (it reloads itself while the job runs) and ends
+// with the counts of the report; the students are stored.
+func TestBrowserRosterSyncJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	bctx := newChromium(t)
+	s := startService(t, testEnv(t, slowWorkEnv))
+	const domain = "maplegrove.example.org"
+	lib := s.login(demoLibrarian, demoPassword).Access
+	signInDemoLibrarian(t, bctx, s)
+	roster := generatedRoster("W", 501)
+	run(t, bctx, "check a roster of 501 new students",
+		chromedp.Navigate(s.URL+"/library/"+domain+"/roster"),
+		chromedp.WaitVisible(chromedp.ID("sync-csv")),
+		chromedp.SetValue(chromedp.ID("sync-csv"), roster),
+		chromedp.Click(chromedp.ID("sync-check")),
+		chromedp.WaitVisible(chromedp.ID("sync-report")),
+	)
+	if summary := get(t, bctx, "sync summary", chromedp.Text(chromedp.ID("sync-summary"))); !strings.Contains(summary, "501 to add") {
+		t.Fatalf("sync summary: %q", summary)
+	}
+	run(t, bctx, "apply it: the page follows the job",
+		chromedp.Click(chromedp.ID("sync-apply")),
+		chromedp.WaitVisible(chromedp.ID("sync-job")),
+	)
+	if loc := get(t, bctx, "the job's address", chromedp.Location()); !strings.Contains(loc, "/roster?job=") {
+		t.Fatalf("after applying the page is %q, want the roster page of the job", loc)
+	}
+	if msg := get(t, bctx, "job", chromedp.Text(chromedp.ID("sync-job"))); !strings.Contains(msg, "Roster sync started") && !strings.Contains(msg, "Roster synced") {
+		t.Fatalf("the job reads %q", msg)
+	}
+	screenshot(t, bctx, "roster-sync-job")
+	run(t, bctx, "the page reloads itself to the report",
+		chromedp.WaitVisible(chromedp.ID("sync-job-summary")),
+	)
+	if msg := get(t, bctx, "done job", chromedp.Text(chromedp.ID("sync-job"))); !strings.Contains(msg, "Roster synced") || !strings.Contains(msg, "501 added") {
+		t.Fatalf("the done job reads %q", msg)
+	}
+	if r := s.do(req{Path: "/api/library/students?search=W+Pupil+500", Token: lib}); !strings.Contains(string(r.Body), "W Pupil 500") {
+		t.Fatalf("the job did not store the students: %s", r.Body)
+	}
+}

@@ -294,10 +294,15 @@ func TestRosterSyncOneRoster(t *testing.T) {
 	big := w.sync("text/csv", strings.Repeat("x", 8<<20+1), "dry_run=true")
 	wantRefused(t, "over 8 MiB", big, 413, "payload_too_large")
 
-	// Generated files: 5000 rows is the most one file may hold. The
-	// in-process FerretDB stores a few thousand students far slower than
-	// MongoDB or SQLite (past the request deadline), so on it the stored
-	// file is smaller; the cap is checked on both.
+	// Generated files: 5000 rows is the most one file may hold. A commit
+	// of more than 500 students added or changed runs as a job (202), and
+	// the test follows the job until it is done. On the in-process
+	// FerretDB the job's publish step is slow: 5,000 students were still
+	// being published after 9 minutes on the shared 2-core machine (and
+	// past a minute on a quiet one), so there the commit is 600 rows (a
+	// job all the same) unless LIBRARY_TEST_ROSTER_5K=1 asks for the whole
+	// file (give go test -timeout 30m). The 5,001-row cap is checked on
+	// both stores.
 	generated := func(n int) string {
 		var gen strings.Builder
 		gen.WriteString("name,student_number,grade,homeroom,external_id\n")
@@ -307,20 +312,36 @@ func TestRosterSyncOneRoster(t *testing.T) {
 		return gen.String()
 	}
 	n := 5000
-	if os.Getenv("LIBRARY_TEST_STORE") == "mongo" {
-		n = 400
+	if os.Getenv("LIBRARY_TEST_STORE") == "mongo" && os.Getenv("LIBRARY_TEST_ROSTER_5K") == "" {
+		n = 600
 	}
 	began := time.Now()
-	rep = syncReport(t, "generated rows", w.sync("text/csv", generated(n), ""))
-	t.Logf("sync of %d generated rows (commit): %v", n, time.Since(began))
-	if len(rep.Added) != n {
-		t.Fatalf("%d rows: %d added", n, len(rep.Added))
+	started := w.sync("text/csv", generated(n), "")
+	job := decodeRosterJob(t, started, 202)
+	if loc := started.Header.Get("Location"); loc != "/api/library/jobs/"+job.ID || job.Kind != "roster_sync" || job.Records != n || job.Format != "csv" {
+		t.Fatalf("the commit's job = %+v at %q, want a roster_sync of %d at /api/library/jobs/{id}", job, loc, n)
+	}
+	t.Logf("sync of %d generated rows answered 202 in %v", n, time.Since(began))
+	done := awaitRosterJob(t, w, w.libA, job.ID, 25*time.Minute)
+	t.Logf("sync of %d generated rows (commit as a job, %s store): done after %v", n, storeName(), time.Since(began))
+	if done.State != "done" || done.Report == nil || done.Error != nil || done.FinishedAt == nil {
+		t.Fatalf("the job ended %+v (error %+v)", done, done.Error)
+	}
+	ids := map[string]bool{}
+	for _, a := range done.Report.Added {
+		ids[a.ID] = true
+	}
+	if len(done.Report.Added) != n || len(ids) != n {
+		t.Fatalf("%d rows: %d added (%d ids)", n, len(done.Report.Added), len(ids))
+	}
+	if r := w.s.do(req{Path: fmt.Sprintf("/api/library/students?search=Generated+Pupil+%d", n-1), Token: w.libA}); r.Status != 200 || !strings.Contains(string(r.Body), done.Report.Added[n-1].ID) {
+		t.Fatalf("the last generated student (%s) is not stored: %d %s", done.Report.Added[n-1].ID, r.Status, r.Body)
 	}
 	began = time.Now()
 	rep = syncReport(t, "generated rows again", w.sync("text/csv", generated(n), "dry_run=true"))
 	t.Logf("dry run of the same %d rows: %v", n, time.Since(began))
-	if rep.Unchanged != n {
-		t.Fatalf("%d rows again: %+v unchanged", n, rep.Unchanged)
+	if rep.Unchanged != n || len(rep.Added)+len(rep.Changed) != 0 {
+		t.Fatalf("%d rows again: %d unchanged, %d added, %d changed", n, rep.Unchanged, len(rep.Added), len(rep.Changed))
 	}
 	gen := strings.Builder{}
 	gen.WriteString(generated(5000))

@@ -108,28 +108,33 @@ func (h *handler) importHoldings(w http.ResponseWriter, r *http.Request) {
 	respond(w, r, status, importReportReply{Report: toImportReportBody(rep)}, err)
 }
 
+// importJobBody is a background job of any kind; report is the kind's
+// report (a holdings import report, a roster report) once it is done.
 type importJobBody struct {
 	ID         string                 `json:"id"`
+	Kind       string                 `json:"kind"`
 	State      string                 `json:"state"`
 	Format     string                 `json:"format"`
 	DryRun     bool                   `json:"dry_run"`
 	Records    int                    `json:"records"`
 	StartedAt  time.Time              `json:"started_at"`
 	FinishedAt *time.Time             `json:"finished_at"`
-	Report     *importReportBody      `json:"report"`
+	Report     any                    `json:"report"`
 	Error      *httpedge.ErrorPayload `json:"error"`
 }
 
 func toImportJobBody(st service.ImportJobStatus) importJobBody {
 	j := st.Job
-	b := importJobBody{ID: j.ID, State: j.State, Format: j.Format, DryRun: j.DryRun, Records: j.Records, StartedAt: j.StartedAt.UTC()}
+	b := importJobBody{ID: j.ID, Kind: j.Kind, State: j.State, Format: j.Format, DryRun: j.DryRun, Records: j.Records, StartedAt: j.StartedAt.UTC()}
 	if !j.FinishedAt.IsZero() {
 		at := j.FinishedAt.UTC()
 		b.FinishedAt = &at
 	}
-	if st.Report != nil {
-		rep := toImportReportBody(*st.Report)
-		b.Report = &rep
+	switch {
+	case st.Report != nil:
+		b.Report = toImportReportBody(*st.Report)
+	case st.Roster != nil:
+		b.Report = *st.Roster
 	}
 	if st.Err != nil {
 		p := httpedge.PayloadOf(st.Err)
@@ -146,6 +151,17 @@ func (h *handler) holdingsImportJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st, err := h.deps.Library.HoldingsFiles.Job(r.Context(), school, pathID(r))
+	respond(w, r, http.StatusOK, importJobReply{Job: toImportJobBody(st)}, err)
+}
+
+// job answers the state of a background job of any kind of the caller's
+// school: GET /api/library/jobs/{id}.
+func (h *handler) job(w http.ResponseWriter, r *http.Request) {
+	school, ok := schoolOf(w, r)
+	if !ok {
+		return
+	}
+	st, err := h.deps.Library.Jobs.Get(r.Context(), school, pathID(r))
 	respond(w, r, http.StatusOK, importJobReply{Job: toImportJobBody(st)}, err)
 }
 

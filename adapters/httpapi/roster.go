@@ -93,7 +93,9 @@ func boolParam(p map[string]string, name string) (bool, error) {
 }
 
 // syncStudents reports (dry_run=true) or applies a roster: POST
-// /api/library/students/sync?schoolId=&dry_run=&full=.
+// /api/library/students/sync?schoolId=&dry_run=&full=. A commit of more
+// than service.AsyncRosterStudents students added or changed is applied
+// by a job: 202 with the job and its Location.
 func (h *handler) syncStudents(w http.ResponseWriter, r *http.Request) {
 	p, ok := params(w, r, "schoolId", "dry_run", "full")
 	if !ok {
@@ -105,8 +107,17 @@ func (h *handler) syncStudents(w http.ResponseWriter, r *http.Request) {
 		if full, err = boolParam(p, "full"); err == nil {
 			var up service.RosterUpload
 			if up, err = readRosterUpload(w, r); err == nil {
-				var rep library.RosterReport
-				if rep, err = h.deps.Library.Students.Sync(r.Context(), p["schoolId"], service.SyncInput{RosterUpload: up, Full: full, DryRun: dry}); err == nil {
+				var (
+					rep library.RosterReport
+					job library.ImportJob
+				)
+				rep, job, err = h.deps.Library.Students.Sync(r.Context(), p["schoolId"], service.SyncInput{RosterUpload: up, Full: full, DryRun: dry})
+				switch {
+				case err == nil && job.ID != "":
+					w.Header().Set("Location", "/api/library/jobs/"+job.ID)
+					httpedge.WriteJSON(w, http.StatusAccepted, importJobReply{Job: toImportJobBody(service.ImportJobStatus{Job: job})})
+					return
+				case err == nil:
 					httpedge.WriteJSON(w, http.StatusOK, rosterSyncReply{DryRun: dry, Full: full, Report: rep})
 					return
 				}

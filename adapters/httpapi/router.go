@@ -118,6 +118,7 @@ func (h *handler) table() []httpedge.Route {
 		r("library.students.standing", http.MethodGet, "/api/library/students/{id}/standing", "read", "library:students", h.studentStanding),
 		holdingsFile(r("library.holdings.import", http.MethodPost, "/api/library/holdings/imports", "import", "library:holdings", h.importHoldings)),
 		r("library.holdings.importJob", http.MethodGet, "/api/library/holdings/imports/{id}", "read", "library:holdings", h.holdingsImportJob),
+		r("library.jobs.get", http.MethodGet, "/api/library/jobs/{id}", "read", "library:jobs", h.job),
 		r("library.holdings.export", http.MethodGet, "/api/library/holdings/export", "export", "library:holdings", h.exportHoldings),
 		r("library.books.create", http.MethodPost, "/api/library/books", "create", "library:books", h.addLibraryBook),
 		r("library.catalogLookup", http.MethodGet, "/api/library/catalog-lookup", "read", "library:cataloguing", h.catalogLookup),

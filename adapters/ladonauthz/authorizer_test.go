@@ -82,6 +82,9 @@ func TestRepositoryPolicies(t *testing.T) {
 		{"read", "books:content:secret", nil, everyone},
 		{"delete", "books:catalog", []user.Principal{admin}, []user.Principal{anonymous, reader, student, staff, librarian}},
 		{"read", "books:content:premium:extra", nil, everyone},
+		// The background jobs are read by the roles that start them.
+		{"read", "library:jobs", []user.Principal{librarian, admin}, []user.Principal{anonymous, reader, student, staff}},
+		{"delete", "library:jobs", nil, everyone},
 		{"read", "", nil, everyone},
 		{"", "users:me", nil, everyone},
 		// Matching is case-sensitive.

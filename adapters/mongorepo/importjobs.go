@@ -36,6 +36,7 @@ func NewImportJobs(db *mongo.Database) *ImportJobs {
 type importJobDoc struct {
 	ID         string     `bson:"_id"`
 	SchoolID   string     `bson:"school_id"`
+	Kind       string     `bson:"kind"`
 	State      string     `bson:"state"`
 	Format     string     `bson:"format"`
 	DryRun     bool       `bson:"dry_run"`
@@ -47,6 +48,17 @@ type importJobDoc struct {
 	FinishedAt *time.Time `bson:"finished_at"`
 }
 
+// jobKind is a job's kind: a document without one was written before
+// kinds existed (or by a replica of that version during an upgrade) and is
+// a holdings import. Reading it so is the whole migration: no query
+// selects by kind, so the old documents need no rewrite.
+func jobKind(k string) string {
+	if k == "" {
+		return library.JobKindHoldingsImport
+	}
+	return k
+}
+
 // importJobClaim is the school's running slot: _id is the school's id.
 type importJobClaim struct {
 	SchoolID string `bson:"_id"`
@@ -54,7 +66,7 @@ type importJobClaim struct {
 }
 
 func toImportJobDoc(j library.ImportJob) importJobDoc {
-	d := importJobDoc{ID: j.ID, SchoolID: j.SchoolID, State: j.State, Format: j.Format, DryRun: j.DryRun, Records: j.Records,
+	d := importJobDoc{ID: j.ID, SchoolID: j.SchoolID, Kind: jobKind(j.Kind), State: j.State, Format: j.Format, DryRun: j.DryRun, Records: j.Records,
 		Outcome: j.Outcome, StartedBy: j.StartedBy, StartedAt: j.StartedAt.UTC(), LeaseUntil: j.LeaseUntil.UTC()}
 	if !j.FinishedAt.IsZero() {
 		at := j.FinishedAt.UTC()
@@ -64,7 +76,7 @@ func toImportJobDoc(j library.ImportJob) importJobDoc {
 }
 
 func (d importJobDoc) toImportJob() library.ImportJob {
-	j := library.ImportJob{ID: d.ID, SchoolID: d.SchoolID, State: d.State, Format: d.Format, DryRun: d.DryRun, Records: d.Records,
+	j := library.ImportJob{ID: d.ID, SchoolID: d.SchoolID, Kind: jobKind(d.Kind), State: d.State, Format: d.Format, DryRun: d.DryRun, Records: d.Records,
 		Outcome: d.Outcome, StartedBy: d.StartedBy, StartedAt: d.StartedAt.UTC(), LeaseUntil: d.LeaseUntil.UTC()}
 	if len(j.Outcome) == 0 {
 		j.Outcome = nil

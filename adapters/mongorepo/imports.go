@@ -58,6 +58,19 @@ const (
 	importWriteTimeout   = time.Minute
 )
 
+// writeContext is the context of an import's own writes: free of ctx's
+// cancellation, so a caller that goes away cannot leave half of it, and
+// bounded by importWriteTimeout, or by ctx's deadline when that is later:
+// a background job gives its work far longer than a request (FerretDB
+// takes over a minute for a roster of 5,000 students).
+func writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := importWriteTimeout
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) > d {
+		d = time.Until(dl)
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), d)
+}
+
 // importDoc records a batch in student_imports: one document when it
 // starts (_id = the batch id) and one when it commits (_id = the batch id
 // and "#committed").
@@ -127,7 +140,7 @@ func (r *Students) ImportStudents(ctx context.Context, accounts []user.Account) 
 }
 
 // stageImport runs the steps every import batch shares, on a context of
-// its own (importWriteTimeout) with the request's checked between them: it
+// its own (writeContext) with the request's checked between them: it
 // draws the batch id, inserts the start document, has write insert the
 // batch's documents, inserts the commit document, then has publish
 // publish the batch. A failure before the commit goes to abandon, which
@@ -137,7 +150,7 @@ func stageImport(ctx context.Context, imports *mongo.Collection,
 	write, publish func(wctx context.Context, batch string) error,
 	abandon func(ctx context.Context, batch string, cause error) error,
 ) error {
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importWriteTimeout)
+	wctx, cancel := writeContext(ctx)
 	defer cancel()
 	var raw [16]byte
 	if _, err := rand.Read(raw[:]); err != nil {

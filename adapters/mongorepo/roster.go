@@ -96,7 +96,7 @@ func (r *Students) ApplyRoster(ctx context.Context, c library.RosterChange) erro
 	if len(c.Changed) == 0 && c.Rollover == nil && !anyExternalID(c.Add) {
 		return r.ImportStudents(ctx, c.Add) // all or nothing by itself
 	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importWriteTimeout)
+	wctx, cancel := writeContext(ctx)
 	defer cancel()
 	var undo []func(context.Context)
 	fail := func(cause error) error {

@@ -27,12 +27,12 @@ func NewImportJobs(db *DB) *ImportJobs {
 	return &ImportJobs{db: db}
 }
 
-const importJobColumns = `id, school_id, state, format, dry_run, records, outcome, started_by, started_at, lease_until, finished_at`
+const importJobColumns = `id, school_id, kind, state, format, dry_run, records, outcome, started_by, started_at, lease_until, finished_at`
 
 var (
 	stmtImportJobInsert = newStmt("import_jobs.insert", `
 INSERT INTO import_jobs (`+importJobColumns+`)
-VALUES (:id, :school_id, :state, :format, :dry_run, :records, :outcome, :started_by, :started_at, :lease_until, :finished_at)`)
+VALUES (:id, :school_id, :kind, :state, :format, :dry_run, :records, :outcome, :started_by, :started_at, :lease_until, :finished_at)`)
 	stmtImportJobGet = newStmt("import_jobs.get", `
 SELECT `+importJobColumns+` FROM import_jobs WHERE id = :id AND +school_id = :school_id`)
 	stmtImportJobRunning = newStmt("import_jobs.running", `
@@ -56,7 +56,7 @@ func importJobArgs(j library.ImportJob) []any {
 	if outcome == nil {
 		outcome = []byte{}
 	}
-	return []any{sql.Named("id", j.ID), sql.Named("school_id", j.SchoolID), sql.Named("state", j.State),
+	return []any{sql.Named("id", j.ID), sql.Named("school_id", j.SchoolID), sql.Named("kind", jobKind(j.Kind)), sql.Named("state", j.State),
 		sql.Named("format", j.Format), sql.Named("dry_run", j.DryRun), sql.Named("records", j.Records),
 		sql.Named("outcome", outcome), sql.Named("started_by", j.StartedBy), sql.Named("started_at", millis(j.StartedAt)),
 		sql.Named("lease_until", millis(j.LeaseUntil)), sql.Named("finished_at", finished)}
@@ -67,7 +67,7 @@ func scanImportJob(s scanner) (library.ImportJob, error) {
 		j                        library.ImportJob
 		started, lease, finished int64
 	)
-	err := s.Scan(&j.ID, &j.SchoolID, &j.State, &j.Format, &j.DryRun, &j.Records, &j.Outcome, &j.StartedBy,
+	err := s.Scan(&j.ID, &j.SchoolID, &j.Kind, &j.State, &j.Format, &j.DryRun, &j.Records, &j.Outcome, &j.StartedBy,
 		&started, &lease, &finished)
 	j.StartedAt, j.LeaseUntil = fromMillis(started), fromMillis(lease)
 	if finished != 0 {
@@ -77,6 +77,15 @@ func scanImportJob(s scanner) (library.ImportJob, error) {
 		j.Outcome = nil
 	}
 	return j, err
+}
+
+// jobKind is a job's kind as stored: a job without one is a holdings
+// import (what every job was before kinds).
+func jobKind(k string) string {
+	if k == "" {
+		return library.JobKindHoldingsImport
+	}
+	return k
 }
 
 // importJobRecordKind is the import job kind of the record store.

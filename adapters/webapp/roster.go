@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -34,6 +35,9 @@ type rosterView struct {
 	RollErr   string
 	Leavers   []leaverRow
 	LeaversOK bool
+	// Job is a sync running in the background (?job=): the page follows
+	// it, reloading while it runs.
+	Job *service.ImportJobStatus
 }
 
 type leaverRow struct {
@@ -44,7 +48,25 @@ type leaverRow struct {
 func (a *App) rosterPage(w http.ResponseWriter, r *http.Request, school library.School) {
 	v := rosterView{}
 	v.Flash = a.takeFlash(w, r)
+	if id := r.URL.Query().Get("job"); id != "" {
+		st, err := a.deps.Library.Jobs.Get(r.Context(), school.ID, id)
+		if err == nil && st.Job.Kind != library.JobKindRosterSync {
+			err = library.ErrImportJobNotFound()
+		}
+		if err != nil {
+			v.SyncErr = a.messageOf(r, err)
+			a.renderRoster(w, r, school, a.statusFor(err), v)
+			return
+		}
+		v.Job = &st
+	}
 	a.renderRoster(w, r, school, http.StatusOK, v)
+}
+
+// syncStarted follows a sync the service runs as a job: the roster page
+// shows its state.
+func (a *App) syncStarted(w http.ResponseWriter, r *http.Request, school library.School, job library.ImportJob) {
+	http.Redirect(w, r, schoolPath(school)+"/roster?job="+url.QueryEscape(job.ID), http.StatusSeeOther)
 }
 
 func (a *App) renderRoster(w http.ResponseWriter, r *http.Request, school library.School, status int, v rosterView) {
@@ -59,6 +81,9 @@ func (a *App) renderRoster(w http.ResponseWriter, r *http.Request, school librar
 	v.Base = schoolPath(school)
 	v.CanSync = a.allowed(r, "sync", "library:students")
 	v.CanRollover = a.allowed(r, "rollover", "library:students")
+	if v.Job != nil && v.Job.Job.State == library.ImportJobRunning {
+		v.Refresh = jobRefreshSeconds
+	}
 	for _, l := range leavers {
 		row := leaverRow{ID: l.Student.ID, Name: l.Student.Name, Number: l.Student.StudentNumber, Grade: l.Student.Grade, Homeroom: l.Student.Homeroom}
 		for _, ln := range l.Loans {
@@ -76,13 +101,18 @@ func (a *App) syncRoster(w http.ResponseWriter, r *http.Request, school library.
 	v := rosterView{CSV: form.Get("csv"), Full: form.Get("full") == "on"}
 	var (
 		rep library.RosterReport
+		job library.ImportJob
 		err error
 	)
 	if strings.TrimSpace(v.CSV) == "" {
 		err = errs.InvalidField("csv", "is empty: paste the CSV file or choose it")
 	} else {
-		rep, err = a.deps.Library.Students.Sync(r.Context(), school.ID,
+		rep, job, err = a.deps.Library.Students.Sync(r.Context(), school.ID,
 			service.SyncInput{RosterUpload: service.RosterUpload{CSV: []byte(v.CSV)}, Full: v.Full, DryRun: dryRun})
+	}
+	if err == nil && job.ID != "" {
+		a.syncStarted(w, r, school, job)
+		return
 	}
 	if err != nil {
 		a.refuseSync(w, r, school, v, err)
@@ -129,9 +159,16 @@ func (a *App) syncOneRoster(w http.ResponseWriter, r *http.Request, school libra
 	zipped, err := readDeskZip(r, dryRun)
 	if err == nil {
 		v.Full = r.FormValue("full") == "on"
-		var rep library.RosterReport
-		rep, err = a.deps.Library.Students.Sync(r.Context(), school.ID,
+		var (
+			rep library.RosterReport
+			job library.ImportJob
+		)
+		rep, job, err = a.deps.Library.Students.Sync(r.Context(), school.ID,
 			service.SyncInput{RosterUpload: service.RosterUpload{Zip: zipped}, Full: v.Full, DryRun: dryRun})
+		if err == nil && job.ID != "" {
+			a.syncStarted(w, r, school, job)
+			return
+		}
 		if err == nil && !dryRun {
 			a.redirect(w, r, schoolPath(school)+"/roster", syncedFlash(rep))
 			return

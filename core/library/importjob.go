@@ -6,15 +6,18 @@ import (
 	"github.com/readinglibrary/service/core/errs"
 )
 
-// ImportJob is a holdings import running after its request was answered
-// (a large file, or one sent with async=true). Any replica reads its state
-// from the store; the replica running it renews its lease, so a job whose
-// lease has passed was left by a process that stopped.
+// ImportJob is long work running after its request was answered: a
+// holdings import (a large file, or one sent with async=true) or a large
+// roster sync, told apart by Kind. Any replica reads its state from the
+// store; the replica running it renews its lease, so a job whose lease has
+// passed was left by a process that stopped. A school runs one job at a
+// time, whatever its kind.
 type ImportJob struct {
 	ID       string
 	SchoolID string
+	Kind     string // JobKindHoldingsImport or JobKindRosterSync
 	State    string // ImportJobRunning, ImportJobDone or ImportJobFailed
-	Format   string
+	Format   string // the file's format: csv, marc21, marcxml, oneroster
 	DryRun   bool
 	Records  int // records read from the file, once known
 	// Outcome is the final report or the error, as the service encodes
@@ -33,16 +36,23 @@ const (
 	ImportJobFailed  = "failed"
 )
 
+// Job kinds. A job stored before kinds existed is a holdings import.
+const (
+	JobKindHoldingsImport = "holdings_import"
+	JobKindRosterSync     = "roster_sync"
+)
+
 // ErrImportJobNotFound is the error of a job that is not there, or of
 // another school.
 func ErrImportJobNotFound() error {
-	return errs.E(errs.NotFound, errs.CodeImportJobNotFound, "The import job does not exist.")
+	return errs.E(errs.NotFound, errs.CodeImportJobNotFound, "The job does not exist.")
 }
 
-// ErrImportRunning is the error of an import started while the school has
-// one running: two librarians must not import the same file twice.
+// ErrImportRunning is the error of a job started while the school has one
+// running: two librarians must not import the same file twice, and a
+// roster sync and a holdings import of one school do not run side by side.
 func ErrImportRunning() error {
-	return errs.E(errs.Conflict, errs.CodeImportRunning, "An import of this school's holdings is running; wait for it to end.")
+	return errs.E(errs.Conflict, errs.CodeImportRunning, "A job of this school (a holdings import or a roster sync) is running; wait for it to end.")
 }
 
 // LeasePassed reports whether a running job's lease has passed at now: the

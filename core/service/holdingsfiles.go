@@ -25,9 +25,8 @@ type HoldingsFiles struct {
 	imports  ports.HoldingsImportRepository
 	desk     *holdDesk
 	codec    ports.RecordCodec
-	// importJobs stores the background imports; jobs runs them.
-	importJobs ports.ImportJobRepository
-	jobs       *importJobs
+	// jobs runs the background imports (and the other kinds of job).
+	jobs *importJobs
 	// slots bounds the imports read at once; reading, when set, is
 	// called by each import holding its slot.
 	slots   importSlots

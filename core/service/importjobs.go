@@ -9,6 +9,7 @@ import (
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
 )
 
 // Background imports. A file of more than AsyncImportRecords records (or
@@ -36,17 +37,21 @@ const (
 )
 
 // ImportJobStatus is what a status read tells: the job, and once it ended
-// its report (done) or its error (failed).
+// its report (done: Report for a holdings import, Roster for a roster
+// sync) or its error (failed).
 type ImportJobStatus struct {
 	Job    library.ImportJob
 	Report *ImportReport
+	Roster *library.RosterReport
 	Err    *errs.Error
 }
 
-// importOutcome is a job's end as stored.
+// importOutcome is a job's end as stored: the report of its kind, or the
+// error.
 type importOutcome struct {
-	Report *ImportReport `json:"report,omitempty"`
-	Error  *storedError  `json:"error,omitempty"`
+	Report *ImportReport         `json:"report,omitempty"`
+	Roster *library.RosterReport `json:"roster,omitempty"`
+	Error  *storedError          `json:"error,omitempty"`
 }
 
 type storedError struct {
@@ -56,19 +61,190 @@ type storedError struct {
 	Details map[string]any `json:"details,omitempty"`
 }
 
-// importJobs runs the jobs and lets shutdown wait for them or stop them.
+// jobWords are the messages of a kind's ends that the work itself does not
+// give: a job stopped by shutdown, one left by a stopped process, and an
+// internal failure. Each says that nothing was changed (every kind stores
+// all of its work or none of it) and what to do.
+type jobWords struct{ stopped, interrupted, failed string }
+
+var jobMessages = map[string]jobWords{
+	library.JobKindHoldingsImport: {
+		stopped:     "The service stopped during the import; nothing was imported. Import the file again.",
+		interrupted: "The import was interrupted; nothing was imported. Import the file again.",
+		failed:      "The import failed; nothing was imported.",
+	},
+	library.JobKindRosterSync: {
+		stopped:     "The service stopped during the roster sync; nothing was changed. Sync the roster again.",
+		interrupted: "The roster sync was interrupted; nothing was changed. Sync the roster again.",
+		failed:      "The roster sync failed; nothing was changed.",
+	},
+}
+
+func wordsOf(kind string) jobWords {
+	if w, ok := jobMessages[kind]; ok {
+		return w
+	}
+	return jobMessages[library.JobKindHoldingsImport]
+}
+
+// importJobs runs the school's background jobs of every kind, one running
+// per school (the store's slot), and lets shutdown wait for them or stop
+// them. The use cases that start jobs share one value.
 type importJobs struct {
+	repo ports.ImportJobRepository
+	*clock
 	bg   *background
 	stop context.Context
 	halt context.CancelFunc
 	once sync.Once
 }
 
-func newImportJobs(onError func(string, error)) *importJobs {
+func newImportJobs(repo ports.ImportJobRepository, c *clock, onError func(string, error)) *importJobs {
 	bg := newBackground(onError)
 	bg.timeout = importJobTimeout
 	stop, halt := context.WithCancel(context.Background())
-	return &importJobs{bg: bg, stop: stop, halt: halt}
+	return &importJobs{repo: repo, clock: c, bg: bg, stop: stop, halt: halt}
+}
+
+// newJob is a running job of the caller, its lease from now.
+func (j *importJobs) newJob(ctx context.Context, schoolID, kind, format string, records int, dryRun bool) library.ImportJob {
+	now := j.Now().UTC()
+	return library.ImportJob{ID: j.newID(), SchoolID: schoolID, Kind: kind, State: library.ImportJobRunning, Format: format,
+		DryRun: dryRun, Records: records, StartedBy: user.PrincipalFrom(ctx).AccountID, StartedAt: now, LeaseUntil: now.Add(importLease)}
+}
+
+// start claims the school's slot for job and runs work in the background;
+// work's outcome (its report, or its error) becomes the job's end.
+// Errors: Conflict "import_running" (a job of the school is running).
+func (j *importJobs) start(ctx context.Context, job library.ImportJob, work func(context.Context) (importOutcome, error)) error {
+	if err := j.claim(ctx, job); err != nil {
+		return err
+	}
+	j.bg.run(ctx, job.Kind+" job", func(ctx context.Context) error {
+		return j.runJob(ctx, job, work)
+	})
+	return nil
+}
+
+// claim stores the job in the school's running slot. A slot held by a job
+// whose lease passed is freed (that job failed) and claimed again, once.
+func (j *importJobs) claim(ctx context.Context, job library.ImportJob) error {
+	err := j.repo.Start(ctx, job)
+	if e, ok := errs.As(err); !ok || e.Code != errs.CodeImportRunning {
+		return err
+	}
+	held, rerr := j.repo.Running(ctx, job.SchoolID)
+	if rerr != nil {
+		return err
+	}
+	if !held.LeasePassed(j.Now()) {
+		// Name the job that holds the slot, so the caller can follow it.
+		e, _ := errs.As(err)
+		e.Details = map[string]any{"job_id": held.ID, "kind": held.Kind}
+		return e
+	}
+	if err := j.interrupted(ctx, held); err != nil {
+		return err
+	}
+	return j.repo.Start(ctx, job)
+}
+
+// runJob runs the work and stores the job's end. Shutdown's Stop ends its
+// context: the work is then not stored, and the job fails.
+func (j *importJobs) runJob(ctx context.Context, job library.ImportJob, work func(context.Context) (importOutcome, error)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(j.stop, cancel)()
+	renewed := make(chan struct{})
+	go func() { defer close(renewed); j.renewLease(ctx, job) }()
+	out, err := work(ctx)
+	cancel()
+	<-renewed
+	if err != nil && ctx.Err() != nil && j.stop.Err() != nil {
+		err = errs.E(errs.Unavailable, errs.CodeShuttingDown, "%s", wordsOf(job.Kind).stopped)
+	}
+	return j.finish(ctx, job, out, err)
+}
+
+// renewLease moves the job's lease on until ctx ends.
+func (j *importJobs) renewLease(ctx context.Context, job library.ImportJob) {
+	tick := time.NewTicker(importLeaseRenew)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			_ = j.repo.Renew(ctx, job.SchoolID, job.ID, j.Now().UTC().Add(importLease))
+		}
+	}
+}
+
+// finish stores the job's end: done with the report, or failed with the
+// error the synchronous work would have answered.
+func (j *importJobs) finish(ctx context.Context, job library.ImportJob, out importOutcome, err error) error {
+	job.State = library.ImportJobDone
+	if err != nil {
+		job.State = library.ImportJobFailed
+		out = importOutcome{Error: toStoredError(job.Kind, err)}
+	}
+	job.FinishedAt = j.Now().UTC()
+	job.Outcome, _ = json.Marshal(out) // plain values: cannot fail
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importEndTimeout)
+	defer cancel()
+	if ferr := j.repo.Finish(ctx, job); ferr != nil {
+		return ferr
+	}
+	return err
+}
+
+// interrupted ends a job whose process stopped.
+func (j *importJobs) interrupted(ctx context.Context, job library.ImportJob) error {
+	err := j.finish(ctx, job, importOutcome{}, errs.E(errs.Unavailable, errs.CodeShuttingDown, "%s", wordsOf(job.Kind).interrupted))
+	if e, ok := errs.As(err); ok && e.Code == errs.CodeShuttingDown {
+		return nil
+	}
+	return err
+}
+
+func toStoredError(kind string, err error) *storedError {
+	e, ok := errs.As(err)
+	if !ok || e.Kind == errs.Internal {
+		return &storedError{Kind: errs.Internal, Code: errs.CodeInternalError, Message: wordsOf(kind).failed}
+	}
+	return &storedError{Kind: e.Kind, Code: e.ClientCode(), Message: e.Message, Details: e.Details}
+}
+
+// status returns the state of a job of the school; a running job whose
+// lease passed is ended as failed first.
+// Errors: NotFound "import_job_not_found" (none, or another school's).
+func (j *importJobs) status(ctx context.Context, schoolID, id string) (ImportJobStatus, error) {
+	job, err := j.repo.Get(ctx, schoolID, id)
+	if err != nil {
+		return ImportJobStatus{}, err
+	}
+	if job.LeasePassed(j.Now()) {
+		if err := j.interrupted(ctx, job); err != nil {
+			return ImportJobStatus{}, err
+		}
+		if job, err = j.repo.Get(ctx, schoolID, id); err != nil {
+			return ImportJobStatus{}, err
+		}
+	}
+	st := ImportJobStatus{Job: job}
+	if len(job.Outcome) == 0 {
+		return st, nil
+	}
+	var out importOutcome
+	if err := json.Unmarshal(job.Outcome, &out); err != nil {
+		return ImportJobStatus{}, errs.Wrap(err, "The job's outcome could not be read.")
+	}
+	st.Report, st.Roster = out.Report, out.Roster
+	if out.Error != nil {
+		st.Err = errs.E(out.Error.Kind, out.Error.Code, "%s", out.Error.Message)
+		st.Err.Details = out.Error.Details
+	}
+	return st, nil
 }
 
 // ImportFile imports a holdings file as Import does, or, when async or the
@@ -78,8 +254,8 @@ func newImportJobs(onError func(string, error)) *importJobs {
 // imports as LimitImports sets are read at once, a job's for as long as it
 // runs.
 // Errors: as Import; Conflict "import_running" (a job of the school is
-// running); Unavailable "imports_busy" with RetryAfter (as many imports
-// as the process takes are being read).
+// running, of any kind); Unavailable "imports_busy" with RetryAfter (as
+// many imports as the process takes are being read).
 func (s *HoldingsFiles) ImportFile(ctx context.Context, schoolParam, format string, items library.ItemFields, file library.Upload, dryRun, async bool) (ImportReport, library.ImportJob, error) {
 	handedOff := false
 	defer func() {
@@ -119,160 +295,63 @@ func (s *HoldingsFiles) ImportFile(ctx context.Context, schoolParam, format stri
 		recs, _, _ := s.decode(format, items, file)
 		records = len(recs)
 	}
-	now := s.Now().UTC()
-	job := library.ImportJob{ID: s.newID(), SchoolID: school.ID, State: library.ImportJobRunning, Format: format, DryRun: dryRun,
-		Records: records, StartedBy: user.PrincipalFrom(ctx).AccountID, StartedAt: now, LeaseUntil: now.Add(importLease)}
-	if err := s.claim(ctx, job); err != nil {
+	job := s.jobs.newJob(ctx, school.ID, library.JobKindHoldingsImport, format, records, dryRun)
+	// The job gives the file and its import slot back as its work ends,
+	// before its end is stored, so a job read as ended holds neither.
+	err = s.jobs.start(ctx, job, func(ctx context.Context) (importOutcome, error) {
+		defer release()
+		defer file.Release()
+		rep, err := s.Import(ctx, job.SchoolID, job.Format, items, file, job.DryRun)
+		return importOutcome{Report: &rep}, err
+	})
+	if err != nil {
 		return ImportReport{}, library.ImportJob{}, err
 	}
 	handedOff = true
-	s.jobs.bg.run(ctx, "holdings import job", func(ctx context.Context) error {
-		return s.runJob(ctx, job, items, file, release)
-	})
 	return ImportReport{}, job, nil
 }
 
-// claim stores the job in the school's running slot. A slot held by a job
-// whose lease passed is freed (that job failed) and claimed again, once.
-func (s *HoldingsFiles) claim(ctx context.Context, job library.ImportJob) error {
-	err := s.importJobs.Start(ctx, job)
-	if e, ok := errs.As(err); !ok || e.Code != errs.CodeImportRunning {
-		return err
-	}
-	held, rerr := s.importJobs.Running(ctx, job.SchoolID)
-	if rerr != nil || !held.LeasePassed(s.Now()) {
-		return err
-	}
-	if err := s.interrupted(ctx, held); err != nil {
-		return err
-	}
-	return s.importJobs.Start(ctx, job)
-}
-
-// runJob imports the file and stores the job's end; the file and the
-// job's import slot (release) are given back before, so a job read as
-// ended holds neither. Shutdown's Stop ends its context: the import is
-// then not stored, and the job fails.
-func (s *HoldingsFiles) runJob(ctx context.Context, job library.ImportJob, items library.ItemFields, file library.Upload, release func()) error {
-	freed := false
-	free := func() {
-		if !freed {
-			freed = true
-			file.Release()
-			release()
-		}
-	}
-	defer free()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer context.AfterFunc(s.jobs.stop, cancel)()
-	renewed := make(chan struct{})
-	go func() { defer close(renewed); s.renewLease(ctx, job) }()
-	rep, err := s.Import(ctx, job.SchoolID, job.Format, items, file, job.DryRun)
-	free()
-	cancel()
-	<-renewed
-	if err != nil && ctx.Err() != nil && s.jobs.stop.Err() != nil {
-		err = errs.E(errs.Unavailable, errs.CodeShuttingDown, "The service stopped during the import; nothing was imported. Import the file again.")
-	}
-	return s.finish(ctx, job, rep, err)
-}
-
-// renewLease moves the job's lease on until ctx ends.
-func (s *HoldingsFiles) renewLease(ctx context.Context, job library.ImportJob) {
-	tick := time.NewTicker(importLeaseRenew)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			_ = s.importJobs.Renew(ctx, job.SchoolID, job.ID, s.Now().UTC().Add(importLease))
-		}
-	}
-}
-
-// finish stores the job's end: done with the report, or failed with the
-// error the synchronous import would have answered.
-func (s *HoldingsFiles) finish(ctx context.Context, job library.ImportJob, rep ImportReport, err error) error {
-	var out importOutcome
-	job.State = library.ImportJobDone
-	if err != nil {
-		job.State = library.ImportJobFailed
-		out.Error = toStoredError(err)
-	} else {
-		out.Report = &rep
-	}
-	job.FinishedAt = s.Now().UTC()
-	job.Outcome, _ = json.Marshal(out) // plain values: cannot fail
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importEndTimeout)
-	defer cancel()
-	if ferr := s.importJobs.Finish(ctx, job); ferr != nil {
-		return ferr
-	}
-	return err
-}
-
-// interrupted ends a job whose process stopped.
-func (s *HoldingsFiles) interrupted(ctx context.Context, job library.ImportJob) error {
-	err := s.finish(ctx, job, ImportReport{}, errs.E(errs.Unavailable, errs.CodeShuttingDown,
-		"The import was interrupted; nothing was imported. Import the file again."))
-	if e, ok := errs.As(err); ok && e.Code == errs.CodeShuttingDown {
-		return nil
-	}
-	return err
-}
-
-func toStoredError(err error) *storedError {
-	e, ok := errs.As(err)
-	if !ok || e.Kind == errs.Internal {
-		return &storedError{Kind: errs.Internal, Code: errs.CodeInternalError, Message: "The import failed; nothing was imported."}
-	}
-	return &storedError{Kind: e.Kind, Code: e.ClientCode(), Message: e.Message, Details: e.Details}
-}
-
-// Job returns the state of an import job of the caller's school (admins
-// name it). A running job whose lease passed is ended as failed first.
-// Errors: NotFound "import_job_not_found" (none, or another school's), as
-// scope.
+// Job returns the state of a holdings import job of the caller's school
+// (admins name it). A running job whose lease passed is ended as failed
+// first. A job of another kind is not an import: not found here.
+// Errors: NotFound "import_job_not_found" (none, another school's, or not
+// an import), as scope.
 func (s *HoldingsFiles) Job(ctx context.Context, schoolParam, id string) (ImportJobStatus, error) {
 	school, err := s.scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return ImportJobStatus{}, err
 	}
-	job, err := s.importJobs.Get(ctx, school.ID, id)
+	st, err := s.jobs.status(ctx, school.ID, id)
+	if err == nil && st.Job.Kind != library.JobKindHoldingsImport {
+		return ImportJobStatus{}, library.ErrImportJobNotFound()
+	}
+	return st, err
+}
+
+// Jobs reads the school's background jobs of every kind.
+type Jobs struct {
+	schoolScope
+	jobs *importJobs
+}
+
+// Get returns the state of a job of any kind of the caller's school
+// (admins name it): running, done with its kind's report, or failed with
+// its error. A running job whose lease passed is ended as failed first.
+// Errors: NotFound "import_job_not_found" (none, or another school's), as
+// scope.
+func (s *Jobs) Get(ctx context.Context, schoolParam, id string) (ImportJobStatus, error) {
+	school, err := s.scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return ImportJobStatus{}, err
 	}
-	if job.LeasePassed(s.Now()) {
-		if err := s.interrupted(ctx, job); err != nil {
-			return ImportJobStatus{}, err
-		}
-		if job, err = s.importJobs.Get(ctx, school.ID, id); err != nil {
-			return ImportJobStatus{}, err
-		}
-	}
-	st := ImportJobStatus{Job: job}
-	if len(job.Outcome) == 0 {
-		return st, nil
-	}
-	var out importOutcome
-	if err := json.Unmarshal(job.Outcome, &out); err != nil {
-		return ImportJobStatus{}, errs.Wrap(err, "The import job's outcome could not be read.")
-	}
-	st.Report = out.Report
-	if out.Error != nil {
-		st.Err = errs.E(out.Error.Kind, out.Error.Code, "%s", out.Error.Message)
-		st.Err.Details = out.Error.Details
-	}
-	return st, nil
+	return s.jobs.status(ctx, school.ID, id)
 }
 
 // StopImports is for shutdown, before the stores close: it waits for the
-// running import jobs while ctx lasts, then stops them (each stores its
+// running jobs (of every kind) while ctx lasts, then stops them (each stores its
 // failure: nothing was imported) and waits a little for those ends.
 func (l *Library) StopImports(ctx context.Context) {
-	j := l.HoldingsFiles.jobs
+	j := l.jobs
 	select {
 	case <-j.bg.idle():
 		return

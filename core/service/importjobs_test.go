@@ -2,12 +2,15 @@ package service_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -63,4 +66,159 @@ func TestStopImportsEndsARunningJob(t *testing.T) {
 		t.Fatalf("a job after the stopped one: %v", err)
 	}
 	lib.StopImports(context.Background())
+}
+
+// rosterCSV is a simple roster of n students, numbered from S00001.
+func rosterCSV(n int) []byte {
+	var b strings.Builder
+	b.WriteString("name,student_number,grade\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "Student %05d,S%05d,4\n", i, i)
+	}
+	return []byte(b.String())
+}
+
+// waitForJob reads the job until it is no longer running.
+func waitForJob(t *testing.T, lib *service.Library, caller user.Account, id string) service.ImportJobStatus {
+	t.Helper()
+	for range 600 {
+		st, err := lib.Jobs.Get(as(caller), "", id)
+		if err != nil {
+			t.Fatalf("Jobs.Get(%s): %v", id, err)
+		}
+		if st.Job.State != library.ImportJobRunning {
+			return st
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("job %s still running after a minute", id)
+	return service.ImportJobStatus{}
+}
+
+func schoolStudents(t *testing.T, lf *libFixture, schoolID string) []user.Account {
+	t.Helper()
+	list, _, err := lf.store.Students.Search(context.Background(), library.StudentQuery{SchoolID: schoolID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
+
+// A commit of more than AsyncRosterStudents students is answered with a
+// running roster_sync job whose outcome is the report; the students are
+// stored by it. One of AsyncRosterStudents is applied at once.
+func TestLargeRosterSyncRunsAsAJob(t *testing.T) {
+	lf := newLibFixture(t)
+	defer lf.lib.StopImports(context.Background())
+	before := len(schoolStudents(t, lf, libSchoolA))
+
+	rep, job, err := lf.lib.Students.Sync(as(lf.librarian), "", service.SyncInput{RosterUpload: service.RosterUpload{CSV: rosterCSV(service.AsyncRosterStudents + 1)}})
+	if err != nil || job.ID == "" {
+		t.Fatalf("Sync = %+v, %+v, %v; want a job", rep, job, err)
+	}
+	if job.Kind != library.JobKindRosterSync || job.State != library.ImportJobRunning || job.Records != service.AsyncRosterStudents+1 || job.Format != "csv" {
+		t.Fatalf("job = %+v, want a running roster_sync of %d csv records", job, service.AsyncRosterStudents+1)
+	}
+	st := waitForJob(t, lf.lib, lf.librarian, job.ID)
+	if st.Job.State != library.ImportJobDone || st.Err != nil || st.Roster == nil || st.Report != nil {
+		t.Fatalf("job = %+v (error %v, roster %v), want done with a roster report", st.Job, st.Err, st.Roster)
+	}
+	if got := len(st.Roster.Added); got != service.AsyncRosterStudents+1 {
+		t.Fatalf("report added %d, want %d", got, service.AsyncRosterStudents+1)
+	}
+	stored := schoolStudents(t, lf, libSchoolA)
+	if got, want := len(stored), before+service.AsyncRosterStudents+1; got != want {
+		t.Fatalf("students stored = %d, want %d", got, want)
+	}
+	ids := map[string]bool{}
+	for _, a := range stored {
+		ids[a.ID] = true
+	}
+	for _, a := range st.Roster.Added {
+		if !ids[a.ID] {
+			t.Fatalf("reported student %s (%s) is not stored", a.ID, a.StudentNumber)
+		}
+	}
+	// The job is not a holdings import, and not another school's.
+	if _, err := lf.lib.HoldingsFiles.Job(as(lf.librarian), "", job.ID); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("HoldingsFiles.Job of a roster sync: %v, want NotFound", err)
+	}
+	if _, err := lf.lib.Jobs.Get(as(lf.librarianB), "", job.ID); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("Jobs.Get by another school: %v, want NotFound", err)
+	}
+
+	// At the threshold the sync answers the report itself.
+	rep, job, err = lf.lib.Students.Sync(as(lf.librarianB), "", service.SyncInput{RosterUpload: service.RosterUpload{CSV: rosterCSV(service.AsyncRosterStudents)}})
+	if err != nil || job.ID != "" || len(rep.Added) != service.AsyncRosterStudents {
+		t.Fatalf("Sync of %d = %d added, job %q, %v; want the report at once", service.AsyncRosterStudents, len(rep.Added), job.ID, err)
+	}
+}
+
+// slowRoster holds a roster's commit until its context ends, as a long
+// commit on a slow store would.
+type slowRoster struct {
+	ports.StudentRepository
+	started chan struct{}
+}
+
+func (s *slowRoster) ApplyRoster(ctx context.Context, c library.RosterChange) error {
+	close(s.started)
+	<-ctx.Done()
+	return errs.E(errs.Unavailable, errs.CodeUnavailable, "The database is unavailable; try again shortly.")
+}
+
+// While a roster sync job runs, the school starts no other job of either
+// kind (import_running, naming the running job); a dry run still answers.
+// Stopped at shutdown, the sync is failed (shutting_down) and stored
+// nothing.
+func TestRosterSyncJobHoldsTheSchoolsSlot(t *testing.T) {
+	lf := newLibFixture(t)
+	slow := &slowRoster{StudentRepository: lf.store.Students, started: make(chan struct{})}
+	repos := lf.store
+	repos.Students = slow
+	lib := service.NewLibrary(repos, lf.id)
+	lib.SetClock(lf.clock.Now, nil)
+	before := len(schoolStudents(t, lf, libSchoolA))
+
+	roster := service.SyncInput{RosterUpload: service.RosterUpload{CSV: rosterCSV(service.AsyncRosterStudents + 1)}}
+	_, job, err := lib.Students.Sync(as(lf.librarian), "", roster)
+	if err != nil || job.ID == "" {
+		t.Fatalf("Sync = %+v, %v; want a job", job, err)
+	}
+	select {
+	case <-slow.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the job never reached the commit")
+	}
+	_, again, err := lib.Students.Sync(as(lf.librarian), "", roster)
+	e, ok := errs.As(err)
+	if !ok || e.Code != errs.CodeImportRunning || again.ID != "" || e.Details["job_id"] != job.ID || e.Details["kind"] != library.JobKindRosterSync {
+		t.Fatalf("second Sync = %+v, %v (details %v); want import_running naming %s", again, err, e.Details, job.ID)
+	}
+	file := []byte("title,author,barcode\nHeld Book,A Writer,HELD-1\n")
+	if _, _, err := lib.HoldingsFiles.ImportFile(as(lf.librarian), "", library.HoldingsCSV, library.ItemFields{}, library.BytesUpload(file), false, true); !errs.Is(err, errs.Conflict) {
+		t.Fatalf("holdings import job during a roster sync: %v, want Conflict", err)
+	}
+	if _, _, err := lib.HoldingsFiles.ImportFile(as(lf.librarianB), "", library.HoldingsCSV, library.ItemFields{}, library.BytesUpload(file), true, true); err != nil {
+		t.Fatalf("another school's job during the sync: %v", err)
+	}
+	roster.DryRun = true
+	if rep, _, err := lib.Students.Sync(as(lf.librarian), "", roster); err != nil || len(rep.Added) != service.AsyncRosterStudents+1 {
+		t.Fatalf("dry run during the job = %d added, %v", len(rep.Added), err)
+	}
+
+	waited, cancel := context.WithCancel(context.Background())
+	cancel()
+	lib.StopImports(waited)
+	st, err := lib.Jobs.Get(as(lf.librarian), "", job.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Job.State != library.ImportJobFailed || st.Err == nil || st.Err.Code != errs.CodeShuttingDown || st.Roster != nil ||
+		!strings.Contains(st.Err.Message, "roster sync") {
+		t.Fatalf("job after StopImports = %+v (error %v), want failed with shutting_down", st.Job, st.Err)
+	}
+	if got := len(schoolStudents(t, lf, libSchoolA)); got != before {
+		t.Fatalf("students after the stopped sync = %d, want %d", got, before)
+	}
 }

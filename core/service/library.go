@@ -35,8 +35,13 @@ type Library struct {
 	Cataloguing *Cataloguing
 	Reports     *Reports
 	Stocktakes  *Stocktakes
+	// Jobs reads the background jobs of every kind.
+	Jobs *Jobs
 
 	clock *clock
+	// jobs runs the background jobs of every kind: one per school at a
+	// time, stopped by StopImports.
+	jobs *importJobs
 }
 
 // clock gives the library's use cases the time and fresh ids; one value is
@@ -65,16 +70,18 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 	desk := &holdDesk{holds: repos.Holds, holdings: repos.Holdings, schools: repos.Schools, accounts: repos.Accounts,
 		loanReader: loans, clock: c}
 	holdings := &Holdings{schoolScope: scope, holdings: repos.Holdings, desk: desk, loanReader: loans, clock: c}
+	jobs := newImportJobs(repos.ImportJobs, c, nil)
 	circulation := &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts, students: repos.Students,
 		departures: repos.Departures, notices: repos.Notices, desk: desk, charges: repos.Charges, loanReader: loans, clock: c}
 	return &Library{
 		Schools: &Schools{schoolScope: scope, clock: c},
 		Staff: &Staff{schools: repos.Schools, accounts: repos.Accounts, invites: repos.Invites, refresh: repos.RefreshTokens,
 			identity: identity, clock: c},
-		Students: &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, loans: repos.Loans, hasher: identity.hasher, clock: c},
+		Students: &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, loans: repos.Loans, hasher: identity.hasher,
+			jobs: jobs, clock: c},
 		Holdings: holdings,
 		HoldingsFiles: &HoldingsFiles{schoolScope: scope, holdings: repos.Holdings, imports: repos.HoldingsImports, desk: desk,
-			importJobs: repos.ImportJobs, jobs: newImportJobs(nil), slots: newImportSlots(DefaultMaxImports), clock: c},
+			jobs: jobs, slots: newImportSlots(DefaultMaxImports), clock: c},
 		Cataloguing: &Cataloguing{schoolScope: scope, holdings: holdings},
 		Circulation: circulation,
 		Holds:       &Holds{schoolScope: scope, holdDesk: desk},
@@ -84,7 +91,9 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 		Notices: &Notices{schoolScope: scope, notices: repos.Notices, homerooms: repos.Homerooms, accounts: repos.Accounts,
 			holds: repos.Holds, holdings: repos.Holdings, identity: identity, loanReader: loans, clock: c},
 		Reports: &Reports{schoolScope: scope, reports: repos.Reports, holdings: repos.Holdings, circulation: circulation, clock: c},
+		Jobs:    &Jobs{schoolScope: scope, jobs: jobs},
 		clock:   c,
+		jobs:    jobs,
 	}
 }
 

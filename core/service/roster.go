@@ -73,55 +73,91 @@ func parseRoster(up RosterUpload) ([]library.StudentDraft, library.RosterOptions
 	return drafts, opt, problems
 }
 
+// AsyncRosterStudents: a sync committing more students added or changed
+// than this runs as a job. On the Mongo store (FerretDB) a 5,000-student
+// sync takes over a minute, far past the request deadline; both stores
+// answer alike.
+const AsyncRosterStudents = 500
+
 // Sync reads a roster and reports what it changes: students added,
 // changed (reactivated ones included), taken off the roll, and conflicts.
 // With DryRun that is all; otherwise, when there is no conflict, it stores
 // all of it or none of it. It never deletes a student: one the roster
 // drops becomes inactive (with Full) and keeps their loans and history.
+// A commit of more than AsyncRosterStudents students added or changed is
+// checked and planned here, then stored by a job: Sync returns the job
+// (its ID set) and no report; the job's outcome is the report or the
+// error.
 // Errors: Invalid with details.lines (nothing stored), Conflict
 // "roster_conflicts" with details.report (nothing stored), Conflict
 // "account_exists", "student_number_exists" or "external_id_exists" when
-// another request took one meanwhile, as scope.
-func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (library.RosterReport, error) {
+// another request took one meanwhile, Conflict "import_running" (a job of
+// the school is running), as scope.
+func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (library.RosterReport, library.ImportJob, error) {
 	school, err := s.scope(ctx, schoolParam, "schoolId")
 	if err != nil {
-		return library.RosterReport{}, err
+		return library.RosterReport{}, library.ImportJob{}, err
 	}
 	drafts, opt, problems := parseRoster(in.RosterUpload)
 	if len(problems) > 0 {
-		return library.RosterReport{}, lineErrors(problems, "nothing was changed")
+		return library.RosterReport{}, library.ImportJob{}, lineErrors(problems, "nothing was changed")
 	}
 	opt.Full = in.Full
 	existing, _, err := s.students.Search(ctx, library.StudentQuery{SchoolID: school.ID})
 	if err != nil {
-		return library.RosterReport{}, err
+		return library.RosterReport{}, library.ImportJob{}, err
 	}
 	plan := library.PlanRoster(existing, drafts, opt, s.Now())
 	if err := s.emailConflicts(ctx, &plan); err != nil {
-		return library.RosterReport{}, err
+		return library.RosterReport{}, library.ImportJob{}, err
 	}
 	if in.DryRun {
-		return plan.Report, nil
+		return plan.Report, library.ImportJob{}, nil
 	}
 	if len(plan.Report.Conflicts) > 0 {
 		e := errs.E(errs.Conflict, errs.CodeRosterConflicts, "The roster has %d conflict(s) with the school's students; nothing was changed.", len(plan.Report.Conflicts))
 		e.Details = map[string]any{"report": plan.Report}
-		return library.RosterReport{}, e
+		return library.RosterReport{}, library.ImportJob{}, e
 	}
 	add := make([]user.Account, 0, len(plan.Added))
 	for i, d := range plan.Added {
 		a, err := user.NewAccount(user.NewAccountParams{ID: s.newID(), Email: d.Email, Name: d.Name, Role: user.RoleStudent, SchoolID: school.ID, Now: s.Now()})
 		if err != nil {
-			return library.RosterReport{}, err
+			return library.RosterReport{}, library.ImportJob{}, err
 		}
 		a.StudentNumber, a.Grade, a.Homeroom, a.ExternalID = d.StudentNumber, d.Grade, d.Homeroom, d.ExternalID
 		add = append(add, a)
 		plan.Report.Added[i].ID = a.ID
 	}
-	if err := s.students.ApplyRoster(ctx, library.RosterChange{SchoolID: school.ID, Add: add, Changed: plan.Changed, Before: plan.Before}); err != nil {
-		return library.RosterReport{}, err
+	change := library.RosterChange{SchoolID: school.ID, Add: add, Changed: plan.Changed, Before: plan.Before}
+	if n := len(add) + len(plan.Changed); n > AsyncRosterStudents {
+		// The job stores the plan made here, from the students as they
+		// are now: what the request checked is what is applied.
+		job := s.jobs.newJob(ctx, school.ID, library.JobKindRosterSync, rosterFormat(in.RosterUpload), n, false)
+		report := plan.Report
+		err := s.jobs.start(ctx, job, func(ctx context.Context) (importOutcome, error) {
+			if err := s.students.ApplyRoster(ctx, change); err != nil {
+				return importOutcome{}, err
+			}
+			return importOutcome{Roster: &report}, nil
+		})
+		if err != nil {
+			return library.RosterReport{}, library.ImportJob{}, err
+		}
+		return library.RosterReport{}, job, nil
 	}
-	return plan.Report, nil
+	if err := s.students.ApplyRoster(ctx, change); err != nil {
+		return library.RosterReport{}, library.ImportJob{}, err
+	}
+	return plan.Report, library.ImportJob{}, nil
+}
+
+// rosterFormat names an upload's format for its job.
+func rosterFormat(up RosterUpload) string {
+	if up.Zip != nil || up.Files != nil {
+		return "oneroster"
+	}
+	return "csv"
 }
 
 // emailConflicts moves to the conflicts the rows whose email belongs to

@@ -18,6 +18,8 @@ type Students struct {
 	students ports.StudentRepository
 	loans    ports.LoanRepository
 	hasher   ports.PasswordHasher
+	// jobs runs a large roster sync in the background.
+	jobs *importJobs
 	*clock
 }
 

@@ -18,11 +18,13 @@ func ImportJobs(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"StartGetRenewFinish", testImportJobLifecycle},
 		{"OneRunningPerSchool", testImportJobOneRunning},
 		{"ConcurrentStartsOneWins", testImportJobConcurrentStarts},
+		{"KindsShareTheSchoolsSlot", testImportJobKinds},
+		{"JobWithoutKindIsHoldingsImport", testImportJobNoKind},
 	})
 }
 
 func newImportJob(schoolID string, at time.Time) library.ImportJob {
-	return library.ImportJob{ID: uuid.NewString(), SchoolID: schoolID, State: library.ImportJobRunning, Format: "csv",
+	return library.ImportJob{ID: uuid.NewString(), SchoolID: schoolID, Kind: library.JobKindHoldingsImport, State: library.ImportJobRunning, Format: "csv",
 		Records: 1200, StartedBy: uuid.NewString(), StartedAt: at, LeaseUntil: at.Add(2 * time.Minute)}
 }
 
@@ -89,6 +91,51 @@ func testImportJobConcurrentStarts(t *testing.T, r ports.Repositories) {
 	c := ctx(t)
 	school := uuid.NewString()
 	oneOfRacingCallsWins(t, 8, "Start", func() error { return r.ImportJobs.Start(c, newImportJob(school, base)) })
+}
+
+// testImportJobKinds: a job keeps its kind through its end, and a school
+// runs one job at a time whatever the kinds: a running roster sync keeps
+// a holdings import out and the other way round.
+func testImportJobKinds(t *testing.T, r ports.Repositories) {
+	c := ctx(t)
+	school := uuid.NewString()
+	sync := newImportJob(school, base)
+	sync.Kind, sync.Format, sync.Records = library.JobKindRosterSync, "oneroster", 5000
+	must(t, "Start of a roster sync", r.ImportJobs.Start(c, sync))
+	got, err := r.ImportJobs.Get(c, school, sync.ID)
+	must(t, "Get", err)
+	checkImportJob(t, "Get of the roster sync", got, sync)
+	running, err := r.ImportJobs.Running(c, school)
+	must(t, "Running", err)
+	if running.ID != sync.ID || running.Kind != library.JobKindRosterSync {
+		t.Errorf("Running = %s (%s), want %s (%s)", running.ID, running.Kind, sync.ID, library.JobKindRosterSync)
+	}
+	imp := newImportJob(school, base.Add(time.Second))
+	wantErr(t, "Start of an import while a roster sync runs", r.ImportJobs.Start(c, imp), errs.Conflict, errs.CodeImportRunning)
+	other := newImportJob(school, base.Add(time.Second))
+	other.Kind = library.JobKindRosterSync
+	wantErr(t, "Start of a second roster sync", r.ImportJobs.Start(c, other), errs.Conflict, errs.CodeImportRunning)
+
+	sync.State, sync.Outcome, sync.FinishedAt = library.ImportJobDone, []byte(`{"roster":{"unchanged":1}}`), base.Add(time.Minute)
+	must(t, "Finish", r.ImportJobs.Finish(c, sync))
+	got, _ = r.ImportJobs.Get(c, school, sync.ID)
+	checkImportJob(t, "Get after Finish", got, sync)
+	must(t, "Start of an import after the sync ended", r.ImportJobs.Start(c, imp))
+	wantErr(t, "Start of a roster sync while an import runs", r.ImportJobs.Start(c, other), errs.Conflict, errs.CodeImportRunning)
+}
+
+// testImportJobNoKind: a job stored without a kind (as every job was
+// before kinds) reads as a holdings import.
+func testImportJobNoKind(t *testing.T, r ports.Repositories) {
+	c := ctx(t)
+	job := newImportJob(uuid.NewString(), base)
+	job.Kind = ""
+	must(t, "Start", r.ImportJobs.Start(c, job))
+	got, err := r.ImportJobs.Get(c, job.SchoolID, job.ID)
+	must(t, "Get", err)
+	if got.Kind != library.JobKindHoldingsImport {
+		t.Errorf("Kind = %q, want %q", got.Kind, library.JobKindHoldingsImport)
+	}
 }
 
 // oneOfRacingCallsWins makes n calls at once and checks that exactly one

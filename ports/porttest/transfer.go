@@ -463,13 +463,13 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	}
 
 	s.importJobs = []library.ImportJob{
-		{ID: uuid.NewString(), SchoolID: alder.ID, State: library.ImportJobRunning, Format: "marcxml", Records: 20000,
+		{ID: uuid.NewString(), SchoolID: alder.ID, Kind: library.JobKindHoldingsImport, State: library.ImportJobRunning, Format: "marcxml", Records: 20000,
 			StartedBy: s.librarian.ID, StartedAt: base.Add(4 * time.Hour), LeaseUntil: base.Add(5 * time.Hour)},
-		{ID: uuid.NewString(), SchoolID: alder.ID, State: library.ImportJobRunning, Format: "csv", DryRun: true, Records: 3,
+		{ID: uuid.NewString(), SchoolID: alder.ID, Kind: library.JobKindRosterSync, State: library.ImportJobRunning, Format: "csv", Records: 3,
 			StartedBy: s.librarian.ID, StartedAt: base.Add(2 * time.Hour), LeaseUntil: base.Add(3 * time.Hour)},
 	}
 	must(t, "ImportJobs.Start", r.ImportJobs.Start(c, s.importJobs[1]))
-	s.importJobs[1].State, s.importJobs[1].Outcome, s.importJobs[1].FinishedAt = library.ImportJobDone, []byte(`{"report":{}}`), base.Add(150*time.Minute)
+	s.importJobs[1].State, s.importJobs[1].Outcome, s.importJobs[1].FinishedAt = library.ImportJobDone, []byte(`{"roster":{}}`), base.Add(150*time.Minute)
 	must(t, "ImportJobs.Finish", r.ImportJobs.Finish(c, s.importJobs[1]))
 	must(t, "ImportJobs.Start", r.ImportJobs.Start(c, s.importJobs[0]))
 

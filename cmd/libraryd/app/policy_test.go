@@ -79,6 +79,7 @@ var whoMayCall = map[string]string{
 	"library.holdings.import":                  "admin librarian",
 	"library.holdings.export":                  "admin librarian",
 	"library.holdings.importJob":               "admin librarian",
+	"library.jobs.get":                         "admin librarian",
 	"library.students.sync":                    "admin librarian",
 	"library.students.rollover":                "admin librarian",
 	"library.students.leavers":                 "admin librarian staff",
