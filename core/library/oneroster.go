@@ -146,8 +146,8 @@ type rosterRow struct {
 }
 
 // readRosterTable reads one OneRoster file strictly: UTF-8, a header of
-// known columns each once (and any metadata.* extension columns) with the
-// required ones present, and every row as wide as the header.
+// known columns each once (and any metadata.* or ext_* extension columns)
+// with the required ones present, and every row as wide as the header.
 func readRosterTable(name string, data []byte) ([]rosterRow, []LineError) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	if !utf8.Valid(data) {
@@ -169,9 +169,11 @@ func readRosterTable(name string, data []byte) ([]rosterRow, []LineError) {
 		h = strings.TrimSpace(h)
 		j := slices.IndexFunc(known, func(k string) bool { return strings.EqualFold(k, h) })
 		switch {
-		case len(h) > len("metadata.") && strings.EqualFold(h[:len("metadata.")], "metadata."):
-			// The specification's extension columns (metadata.*): a
-			// district's own data, passed over.
+		case hasFoldPrefix(h, "metadata.") || hasFoldPrefix(h, "ext_"):
+			// Extension columns: the specification's metadata.* and the
+			// ext_* that vendors' exports add (a learning app's ids, its
+			// own copy of a grade). Neither can be a misspelt column of
+			// ours, so they are passed over rather than refuse the file.
 		case j < 0:
 			problems = append(problems, LineError{File: name, Line: 1, Field: h, Message: "is not a OneRoster 1.1 column of " + name})
 		case seen[known[j]]:
@@ -458,4 +460,10 @@ func readManifest(data []byte) ([]rosterRow, []LineError) {
 			"propertyName": strings.TrimSpace(rec[0]), "value": strings.TrimSpace(rec[1])}})
 	}
 	return rows, nil
+}
+
+// hasFoldPrefix reports whether s starts with prefix, ignoring case, and
+// has more after it.
+func hasFoldPrefix(s, prefix string) bool {
+	return len(s) > len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }

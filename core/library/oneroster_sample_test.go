@@ -85,21 +85,21 @@ func TestParseOneRosterManifest(t *testing.T) {
 }
 
 // The specification's extension columns (metadata.*, as exporters add at
-// the end of a file) are passed over; other unknown columns are still
-// refused (TestParseOneRosterRefusals).
+// the end of a file) and vendors' ext_* columns are passed over; other
+// unknown columns are still refused (TestParseOneRosterRefusals).
 func TestParseOneRosterMetadataColumns(t *testing.T) {
 	files := oneRosterSample(t)
 	lines := bytes.Split(bytes.TrimRight(files[OneRosterUsers], "\n"), []byte("\n"))
-	lines[0] = append(lines[0], ",metadata.jp.kanaGivenName"...)
+	lines[0] = append(lines[0], ",metadata.jp.kanaGivenName,EXT_vendor_ssoId"...)
 	for i := 1; i < len(lines); i++ {
-		lines[i] = append(lines[i], ",x"...)
+		lines[i] = append(lines[i], ",x,y"...)
 	}
 	files[OneRosterUsers] = bytes.Join(lines, []byte("\n"))
 	drafts, _, problems := ParseOneRoster(files)
 	if problems != nil || len(drafts) != 5 || drafts[0].Name != "Ava Nguyen" || drafts[0].Homeroom != "6A" {
 		t.Errorf("with a metadata column: %d drafts, %+v", len(drafts), problems)
 	}
-	files[OneRosterUsers] = append(files[OneRosterUsers], "\nx,active,,true,,student,u,,A,B,,1,,,,,07,\n"...)
+	files[OneRosterUsers] = append(files[OneRosterUsers], "\nx,active,,true,,student,u,,A,B,,1,,,,,07,,\n"...)
 	if _, _, problems := ParseOneRoster(files); len(problems) != 1 || problems[0].Line != len(lines)+1 {
 		t.Errorf("a row without the metadata cell: %+v", problems)
 	}
