@@ -135,6 +135,8 @@ func toImportJobBody(st service.ImportJobStatus) importJobBody {
 		b.Report = toImportReportBody(*st.Report)
 	case st.Roster != nil:
 		b.Report = *st.Roster
+	case st.Marked != nil:
+		b.Report = markedReply{Marked: *st.Marked}
 	}
 	if st.Err != nil {
 		p := httpedge.PayloadOf(st.Err)

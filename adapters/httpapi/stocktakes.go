@@ -162,11 +162,28 @@ func (h *handler) stocktakeCheckIn(w http.ResponseWriter, r *http.Request) {
 	respond(w, r, http.StatusOK, loanReply{Loan: toLoanBody(v)}, err)
 }
 
+// markMissingLost marks a closed stocktake's missing copies lost: 200 with
+// the count, or with ?async=true 202 with a job whose report is the count.
 func (h *handler) markMissingLost(w http.ResponseWriter, r *http.Request) {
-	school, ok := schoolOf(w, r)
+	p, ok := params(w, r, "schoolId", "async")
 	if !ok {
 		return
 	}
-	n, err := h.deps.Library.Stocktakes.MarkMissingLost(r.Context(), school, pathID(r))
+	async, err := boolParam(p, "async")
+	if err != nil {
+		httpedge.WriteError(w, r, err)
+		return
+	}
+	if async {
+		job, err := h.deps.Library.Stocktakes.MarkMissingLostJob(r.Context(), p["schoolId"], pathID(r))
+		if err != nil {
+			httpedge.WriteError(w, r, err)
+			return
+		}
+		w.Header().Set("Location", "/api/library/jobs/"+job.ID)
+		httpedge.WriteJSON(w, http.StatusAccepted, importJobReply{Job: toImportJobBody(service.ImportJobStatus{Job: job})})
+		return
+	}
+	n, err := h.deps.Library.Stocktakes.MarkMissingLost(r.Context(), p["schoolId"], pathID(r))
 	respond(w, r, http.StatusOK, markedReply{Marked: n}, err)
 }

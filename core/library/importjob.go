@@ -7,15 +7,16 @@ import (
 )
 
 // ImportJob is long work running after its request was answered: a
-// holdings import (a large file, or one sent with async=true) or a large
-// roster sync, told apart by Kind. Any replica reads its state from the
+// holdings import (a large file, or one sent with async=true), a large
+// roster sync, or a stocktake's mark-lost sent with async=true, told apart
+// by Kind. Any replica reads its state from the
 // store; the replica running it renews its lease, so a job whose lease has
 // passed was left by a process that stopped. A school runs one job at a
 // time, whatever its kind.
 type ImportJob struct {
 	ID       string
 	SchoolID string
-	Kind     string // JobKindHoldingsImport or JobKindRosterSync
+	Kind     string // JobKindHoldingsImport, JobKindRosterSync or JobKindStocktakeMarkLost
 	State    string // ImportJobRunning, ImportJobDone or ImportJobFailed
 	Format   string // the file's format: csv, marc21, marcxml, oneroster
 	DryRun   bool
@@ -40,6 +41,9 @@ const (
 const (
 	JobKindHoldingsImport = "holdings_import"
 	JobKindRosterSync     = "roster_sync"
+	// JobKindStocktakeMarkLost marks a closed stocktake's missing copies
+	// lost; its Format is empty, Records 0, and its outcome the count.
+	JobKindStocktakeMarkLost = "stocktake_mark_lost"
 )
 
 // ErrImportJobNotFound is the error of a job that is not there, or of

@@ -43,6 +43,7 @@ type ImportJobStatus struct {
 	Job    library.ImportJob
 	Report *ImportReport
 	Roster *library.RosterReport
+	Marked *int // a stocktake mark-lost's count
 	Err    *errs.Error
 }
 
@@ -51,6 +52,7 @@ type ImportJobStatus struct {
 type importOutcome struct {
 	Report *ImportReport         `json:"report,omitempty"`
 	Roster *library.RosterReport `json:"roster,omitempty"`
+	Marked *int                  `json:"marked,omitempty"`
 	Error  *storedError          `json:"error,omitempty"`
 }
 
@@ -63,8 +65,9 @@ type storedError struct {
 
 // jobWords are the messages of a kind's ends that the work itself does not
 // give: a job stopped by shutdown, one left by a stopped process, and an
-// internal failure. Each says that nothing was changed (every kind stores
-// all of its work or none of it) and what to do.
+// internal failure. Each says what was kept (an import or a sync stores
+// all of its work or none of it; marking lost keeps what it marked) and
+// what to do.
 type jobWords struct{ stopped, interrupted, failed string }
 
 var jobMessages = map[string]jobWords{
@@ -77,6 +80,13 @@ var jobMessages = map[string]jobWords{
 		stopped:     "The service stopped during the roster sync; nothing was changed. Sync the roster again.",
 		interrupted: "The roster sync was interrupted; nothing was changed. Sync the roster again.",
 		failed:      "The roster sync failed; nothing was changed.",
+	},
+	// Marking lost keeps each page of copies it marked: asking again marks
+	// the rest, and never a copy twice.
+	library.JobKindStocktakeMarkLost: {
+		stopped:     "The service stopped while marking the missing copies lost; those marked stay lost. Ask again to mark the rest.",
+		interrupted: "Marking the missing copies lost was interrupted; those marked stay lost. Ask again to mark the rest.",
+		failed:      "Marking the missing copies lost failed; those marked stay lost. Ask again to mark the rest.",
 	},
 }
 
@@ -239,7 +249,7 @@ func (j *importJobs) status(ctx context.Context, schoolID, id string) (ImportJob
 	if err := json.Unmarshal(job.Outcome, &out); err != nil {
 		return ImportJobStatus{}, errs.Wrap(err, "The job's outcome could not be read.")
 	}
-	st.Report, st.Roster = out.Report, out.Roster
+	st.Report, st.Roster, st.Marked = out.Report, out.Roster, out.Marked
 	if out.Error != nil {
 		st.Err = errs.E(out.Error.Kind, out.Error.Code, "%s", out.Error.Message)
 		st.Err.Details = out.Error.Details

@@ -87,7 +87,7 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 		Holds:       &Holds{schoolScope: scope, holdDesk: desk},
 		Catalog:     &PublicCatalog{schools: repos.Schools, holdings: repos.Holdings, loanReader: loans, desk: desk},
 		Stocktakes: &Stocktakes{schoolScope: scope, stocktakes: repos.Stocktakes, holdings: holdings, circulation: circulation,
-			books: repos.Holdings, loanReader: loans, clock: c},
+			books: repos.Holdings, jobs: jobs, loanReader: loans, clock: c},
 		Notices: &Notices{schoolScope: scope, notices: repos.Notices, homerooms: repos.Homerooms, accounts: repos.Accounts,
 			holds: repos.Holds, holdings: repos.Holdings, identity: identity, loanReader: loans, clock: c},
 		Reports: &Reports{schoolScope: scope, reports: repos.Reports, holdings: repos.Holdings, circulation: circulation, clock: c},

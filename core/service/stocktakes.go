@@ -31,6 +31,8 @@ type Stocktakes struct {
 	// circulation returns the loans checked in from a report.
 	circulation *Circulation
 	books       ports.HoldingsRepository
+	// jobs runs a mark-lost asked for as a job.
+	jobs *importJobs
 	loanReader
 	*clock
 }
@@ -475,19 +477,56 @@ func (s *Stocktakes) CheckIn(ctx context.Context, schoolParam, id, copyID string
 // Errors: NotFound "stocktake_not_found", Conflict "stocktake_open", as
 // scope.
 func (s *Stocktakes) MarkMissingLost(ctx context.Context, schoolParam, id string) (int, error) {
-	st, err := s.inScope(ctx, schoolParam, id)
+	st, err := s.closedInScope(ctx, schoolParam, id)
 	if err != nil {
 		return 0, err
 	}
-	if !st.Closed() {
-		return 0, library.ErrStocktakeOpen()
+	return s.markMissing(ctx, st)
+}
+
+// MarkMissingLostJob marks the missing copies lost as MarkMissingLost
+// does, in a job of the school: it answers at once with the job, whose
+// outcome is the count. A school of thousands of copies on a slow store
+// takes longer than a request may.
+// Errors: as MarkMissingLost; Conflict "import_running" (a job of the
+// school is running).
+func (s *Stocktakes) MarkMissingLostJob(ctx context.Context, schoolParam, id string) (library.ImportJob, error) {
+	st, err := s.closedInScope(ctx, schoolParam, id)
+	if err != nil {
+		return library.ImportJob{}, err
 	}
+	job := s.jobs.newJob(ctx, st.SchoolID, library.JobKindStocktakeMarkLost, "", 0, false)
+	err = s.jobs.start(ctx, job, func(ctx context.Context) (importOutcome, error) {
+		n, err := s.markMissing(ctx, st)
+		return importOutcome{Marked: &n}, err
+	})
+	if err != nil {
+		return library.ImportJob{}, err
+	}
+	return job, nil
+}
+
+// closedInScope is the caller's closed stocktake.
+func (s *Stocktakes) closedInScope(ctx context.Context, schoolParam, id string) (library.Stocktake, error) {
+	st, err := s.inScope(ctx, schoolParam, id)
+	if err != nil {
+		return library.Stocktake{}, err
+	}
+	if !st.Closed() {
+		return library.Stocktake{}, library.ErrStocktakeOpen()
+	}
+	return st, nil
+}
+
+// markMissing marks the closed stocktake's missing copies lost, a page of
+// books at a time, and returns how many it marked.
+func (s *Stocktakes) markMissing(ctx context.Context, st library.Stocktake) (int, error) {
 	now := s.Now().UTC()
 	cond := library.CopyCondition{Condition: library.ConditionLost, At: now,
 		Note: fmt.Sprintf(stocktakeLostNote, st.OpenedAt.Format(stocktakeDateLayout))}
 	holder := library.ChangeClaimID(library.ChangeLost, s.newID())
 	marked := 0
-	err = s.walkMissing(ctx, st, func(missing []ReportCopy) error {
+	err := s.walkMissing(ctx, st, func(missing []ReportCopy) error {
 		n, err := s.markLost(ctx, st.SchoolID, missing, holder, cond)
 		marked += n
 		return err
