@@ -293,6 +293,15 @@ func TestRosterSyncOneRoster(t *testing.T) {
 	wantRefused(t, "not a zip", w.sync("application/zip", "not a zip", "dry_run=true"), 422, "validation_failed")
 	big := w.sync("text/csv", strings.Repeat("x", 8<<20+1), "dry_run=true")
 	wantRefused(t, "over 8 MiB", big, 413, "payload_too_large")
+	var nameless strings.Builder
+	nameless.WriteString("name,student_number\n")
+	for i := range 150 {
+		fmt.Fprintf(&nameless, "Pupil Without Number %d,\n", i)
+	}
+	details = wantRefused(t, "150 rows without a number", w.sync("text/csv", nameless.String(), "dry_run=true"), 422, "validation_failed")
+	if lines, _ := details["lines"].([]any); len(lines) != 100 || details["lines_total"] != float64(150) {
+		t.Errorf("150 problems: %d listed, lines_total %v; want the first 100 and 150", len(lines), details["lines_total"])
+	}
 
 	// Generated files: 5000 rows is the most one file may hold. A commit
 	// of more than 500 students added or changed runs as a job (202), and

@@ -141,18 +141,10 @@ func (s *HoldingsFiles) Import(ctx context.Context, schoolParam, format string, 
 	return plan.report, nil
 }
 
-// importRefused is the error of a commit with problems: the first
-// ReportListMost with their record number or line, as the student import
-// reports them, and how many there are in all.
+// importRefused is the error of a commit with problems, as the student
+// import reports them.
 func importRefused(problems []library.LineError) error {
-	first := firstLines(problems)
-	lines := make([]map[string]any, 0, len(first))
-	for _, le := range first {
-		lines = append(lines, map[string]any{"line": le.Line, "field": le.Field, "message": le.Message})
-	}
-	e := errs.E(errs.Invalid, errs.CodeValidationFailed, "The file has %d problem(s); nothing was imported.", len(problems))
-	e.Details = map[string]any{"lines": lines, "lines_total": len(problems)}
-	return e
+	return lineErrors(problems, "nothing was imported")
 }
 
 // checkFormat accepts the formats of an import (CSV, MARC21, MARCXML) or

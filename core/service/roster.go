@@ -26,11 +26,13 @@ type SyncInput struct {
 	Full, DryRun bool
 }
 
-// lineErrors is the Invalid error of a refused upload, each problem with
-// its line (and file, for OneRoster) in details.lines.
+// lineErrors is the Invalid error of a refused upload: the first
+// ReportListMost problems with their line (and file, for OneRoster) in
+// details.lines, and how many there are in all in details.lines_total.
 func lineErrors(lineErrs []library.LineError, outcome string) error {
-	lines := make([]map[string]any, 0, len(lineErrs))
-	for _, le := range lineErrs {
+	first := firstLines(lineErrs)
+	lines := make([]map[string]any, 0, len(first))
+	for _, le := range first {
 		l := map[string]any{"line": le.Line, "field": le.Field, "message": le.Message}
 		if le.File != "" {
 			l["file"] = le.File
@@ -38,7 +40,7 @@ func lineErrors(lineErrs []library.LineError, outcome string) error {
 		lines = append(lines, l)
 	}
 	e := errs.E(errs.Invalid, errs.CodeValidationFailed, "The file has %d problem(s); %s.", len(lineErrs), outcome)
-	e.Details = map[string]any{"lines": lines}
+	e.Details = map[string]any{"lines": lines, "lines_total": len(lineErrs)}
 	return e
 }
 
