@@ -29,7 +29,7 @@ type HoldingsFiles struct {
 	jobs *importJobs
 	// slots bounds the imports read at once; reading, when set, is
 	// called by each import holding its slot.
-	slots   importSlots
+	slots   *importSlots
 	reading func(context.Context)
 	*clock
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -154,17 +155,28 @@ func TestLargeRosterSyncRunsAsAJob(t *testing.T) {
 	}
 }
 
-// slowRoster holds a roster's commit until its context ends, as a long
-// commit on a slow store would.
+// slowRoster holds the first roster commit until its context ends, as a
+// long commit on a slow store would, or, when release is set, until
+// release is closed, and then stores it; later commits go straight on.
 type slowRoster struct {
 	ports.StudentRepository
 	started chan struct{}
+	release chan struct{}
+	once    sync.Once
 }
 
 func (s *slowRoster) ApplyRoster(ctx context.Context, c library.RosterChange) error {
-	close(s.started)
-	<-ctx.Done()
-	return errs.E(errs.Unavailable, errs.CodeUnavailable, "The database is unavailable; try again shortly.")
+	first := false
+	s.once.Do(func() { first = true; close(s.started) })
+	if !first {
+		return s.StudentRepository.ApplyRoster(ctx, c)
+	}
+	select {
+	case <-s.release: // nil when unset: never
+		return s.StudentRepository.ApplyRoster(ctx, c)
+	case <-ctx.Done():
+		return errs.E(errs.Unavailable, errs.CodeUnavailable, "The database is unavailable; try again shortly.")
+	}
 }
 
 // While a roster sync job runs, the school starts no other job of either
@@ -178,6 +190,9 @@ func TestRosterSyncJobHoldsTheSchoolsSlot(t *testing.T) {
 	repos.Students = slow
 	lib := service.NewLibrary(repos, lf.id)
 	lib.SetClock(lf.clock.Now, nil)
+	// The running sync, school B's job and the dry run read uploads at
+	// once: more than the default allows (TestUploadSlotsAreShared).
+	lib.LimitImports(4)
 	before := len(schoolStudents(t, lf, libSchoolA))
 
 	roster := service.SyncInput{RosterUpload: service.RosterUpload{CSV: rosterCSV(service.AsyncRosterStudents + 1)}}
@@ -220,5 +235,54 @@ func TestRosterSyncJobHoldsTheSchoolsSlot(t *testing.T) {
 	}
 	if got := len(schoolStudents(t, lf, libSchoolA)); got != before {
 		t.Fatalf("students after the stopped sync = %d, want %d", got, before)
+	}
+}
+
+// The upload slots are one budget for every kind of upload: with
+// LimitImports(1) a roster sync's running job takes the only one, so a
+// holdings dry run, a student file and another roster are refused with
+// imports_busy (Retry-After set) until the job ends, and then go through.
+func TestUploadSlotsAreShared(t *testing.T) {
+	lf := newLibFixture(t)
+	slow := &slowRoster{StudentRepository: lf.store.Students, started: make(chan struct{}), release: make(chan struct{})}
+	repos := lf.store
+	repos.Students = slow
+	lib := service.NewLibrary(repos, lf.id)
+	lib.SetClock(lf.clock.Now, nil)
+	lib.LimitImports(1)
+
+	roster := service.SyncInput{RosterUpload: service.RosterUpload{CSV: rosterCSV(service.AsyncRosterStudents + 1)}}
+	_, job, err := lib.Students.Sync(as(lf.librarian), "", roster)
+	if err != nil || job.ID == "" {
+		t.Fatalf("Sync = %+v, %v; want a job", job, err)
+	}
+	select {
+	case <-slow.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the job never reached the commit")
+	}
+	busy := func(what string, err error) {
+		t.Helper()
+		e, ok := errs.As(err)
+		if !ok || e.Code != errs.CodeImportsBusy || e.RetryAfter <= 0 {
+			t.Fatalf("%s while the sync job runs: %v, want imports_busy with a Retry-After", what, err)
+		}
+	}
+	file := library.BytesUpload([]byte("title,author,barcode\nHeld Book,A Writer,HELD-1\n"))
+	_, _, err = lib.HoldingsFiles.ImportFile(as(lf.librarianB), "", library.HoldingsCSV, library.ItemFields{}, file, true, false)
+	busy("another school's holdings dry run", err)
+	_, err = lib.Students.Import(as(lf.librarianB), "", []byte("name,student_number\nNew Pupil,N-1\n"))
+	busy("another school's student file", err)
+	dry := roster
+	dry.DryRun = true
+	_, _, err = lib.Students.Sync(as(lf.librarianB), "", dry)
+	busy("another school's roster dry run", err)
+
+	close(slow.release)
+	if st := waitForJob(t, lib, lf.librarian, job.ID); st.Job.State != library.ImportJobDone {
+		t.Fatalf("the sync job = %+v (error %v), want done", st.Job, st.Err)
+	}
+	if _, err := lib.Students.Import(as(lf.librarianB), "", []byte("name,student_number\nNew Pupil,N-1\n")); err != nil {
+		t.Fatalf("a student file after the job: %v", err)
 	}
 }

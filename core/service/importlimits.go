@@ -8,9 +8,10 @@ import (
 	"github.com/readinglibrary/service/core/library"
 )
 
-// DefaultMaxImports is how many holdings imports read their files at once
-// in the process unless LimitImports says otherwise: each holds its file's
-// records and plan in memory.
+// DefaultMaxImports is how many uploaded files (holdings files, rosters,
+// student files, scanner files) are read at once in the process unless
+// LimitImports says otherwise: each holds its file's records and plan in
+// memory.
 const DefaultMaxImports = 2
 
 // ReportListMost is how many problems and notices a report lists; it
@@ -20,32 +21,35 @@ const ReportListMost = 100
 // importsBusyRetry is the wait an import turned away is told to take.
 const importsBusyRetry = 10 * time.Second
 
-// importSlots bounds the imports being read at once.
-type importSlots chan struct{}
+// importSlots bounds the uploads being read at once. The use cases that
+// read uploads share one.
+type importSlots struct{ ch chan struct{} }
 
-func newImportSlots(n int) importSlots { return make(importSlots, n) }
+func newImportSlots(n int) *importSlots { return &importSlots{ch: make(chan struct{}, n)} }
 
 // take takes a slot without waiting: its release, or Unavailable
 // "imports_busy" when every slot is taken.
-func (s importSlots) take() (release func(), err error) {
+func (s *importSlots) take() (release func(), err error) {
+	ch := s.ch
 	select {
-	case s <- struct{}{}:
-		return func() { <-s }, nil
+	case ch <- struct{}{}:
+		return func() { <-ch }, nil
 	default:
-		e := errs.E(errs.Unavailable, errs.CodeImportsBusy, "The service is reading as many holdings files as it can at once; nothing was imported. Try again in a moment.")
+		e := errs.E(errs.Unavailable, errs.CodeImportsBusy, "The service is reading as many uploaded files as it can at once; nothing was changed. Try again in a moment.")
 		e.RetryAfter = importsBusyRetry
 		return nil, e
 	}
 }
 
-// LimitImports sets how many holdings imports (dry runs, commits and
-// running jobs) are read at once; one more is refused. Set it before
+// LimitImports sets how many uploads (holdings imports' dry runs,
+// commits and running jobs, roster syncs and their jobs, student and
+// scanner files) are read at once; one more is refused. Set it before
 // serving.
 func (l *Library) LimitImports(n int) {
 	if n < 1 {
 		n = 1
 	}
-	l.HoldingsFiles.slots = newImportSlots(n)
+	l.HoldingsFiles.slots.ch = make(chan struct{}, n)
 }
 
 // OnImportReading sets a function called by each import once it holds

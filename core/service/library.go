@@ -71,6 +71,7 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 		loanReader: loans, clock: c}
 	holdings := &Holdings{schoolScope: scope, holdings: repos.Holdings, desk: desk, loanReader: loans, clock: c}
 	jobs := newImportJobs(repos.ImportJobs, c, nil)
+	slots := newImportSlots(DefaultMaxImports)
 	circulation := &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts, students: repos.Students,
 		departures: repos.Departures, notices: repos.Notices, desk: desk, charges: repos.Charges, loanReader: loans, clock: c}
 	return &Library{
@@ -78,16 +79,16 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 		Staff: &Staff{schools: repos.Schools, accounts: repos.Accounts, invites: repos.Invites, refresh: repos.RefreshTokens,
 			identity: identity, clock: c},
 		Students: &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, loans: repos.Loans, hasher: identity.hasher,
-			jobs: jobs, clock: c},
+			jobs: jobs, slots: slots, clock: c},
 		Holdings: holdings,
 		HoldingsFiles: &HoldingsFiles{schoolScope: scope, holdings: repos.Holdings, imports: repos.HoldingsImports, desk: desk,
-			jobs: jobs, slots: newImportSlots(DefaultMaxImports), clock: c},
+			jobs: jobs, slots: slots, clock: c},
 		Cataloguing: &Cataloguing{schoolScope: scope, holdings: holdings},
 		Circulation: circulation,
 		Holds:       &Holds{schoolScope: scope, holdDesk: desk},
 		Catalog:     &PublicCatalog{schools: repos.Schools, holdings: repos.Holdings, loanReader: loans, desk: desk},
 		Stocktakes: &Stocktakes{schoolScope: scope, stocktakes: repos.Stocktakes, holdings: holdings, circulation: circulation,
-			books: repos.Holdings, jobs: jobs, loanReader: loans, clock: c},
+			books: repos.Holdings, jobs: jobs, slots: slots, loanReader: loans, clock: c},
 		Notices: &Notices{schoolScope: scope, notices: repos.Notices, homerooms: repos.Homerooms, accounts: repos.Accounts,
 			holds: repos.Holds, holdings: repos.Holdings, identity: identity, loanReader: loans, clock: c},
 		Reports: &Reports{schoolScope: scope, reports: repos.Reports, holdings: repos.Holdings, circulation: circulation, clock: c},

@@ -94,12 +94,25 @@ const AsyncRosterStudents = 500
 // "roster_conflicts" with details.report (nothing stored), Conflict
 // "account_exists", "student_number_exists" or "external_id_exists" when
 // another request took one meanwhile, Conflict "import_running" (a job of
-// the school is running), as scope.
+// the school is running), Unavailable "imports_busy" with RetryAfter (as
+// many uploads as the process takes are being read), as scope.
 func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (library.RosterReport, library.ImportJob, error) {
 	school, err := s.scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.RosterReport{}, library.ImportJob{}, err
 	}
+	// The sync holds an upload slot while it reads and plans, and its job
+	// holds it until the job's work ends.
+	release, err := s.slots.take()
+	if err != nil {
+		return library.RosterReport{}, library.ImportJob{}, err
+	}
+	handedOff := false
+	defer func() {
+		if !handedOff {
+			release()
+		}
+	}()
 	drafts, opt, problems := parseRoster(in.RosterUpload)
 	if len(problems) > 0 {
 		return library.RosterReport{}, library.ImportJob{}, lineErrors(problems, "nothing was changed")
@@ -138,6 +151,7 @@ func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (
 		job := s.jobs.newJob(ctx, school.ID, library.JobKindRosterSync, rosterFormat(in.RosterUpload), n, false)
 		report := plan.Report
 		err := s.jobs.start(ctx, job, func(ctx context.Context) (importOutcome, error) {
+			defer release()
 			if err := s.students.ApplyRoster(ctx, change); err != nil {
 				return importOutcome{}, err
 			}
@@ -146,6 +160,7 @@ func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (
 		if err != nil {
 			return library.RosterReport{}, library.ImportJob{}, err
 		}
+		handedOff = true
 		return library.RosterReport{}, job, nil
 	}
 	if err := s.students.ApplyRoster(ctx, change); err != nil {

@@ -31,8 +31,10 @@ type Stocktakes struct {
 	// circulation returns the loans checked in from a report.
 	circulation *Circulation
 	books       ports.HoldingsRepository
-	// jobs runs a mark-lost asked for as a job.
-	jobs *importJobs
+	// jobs runs a mark-lost asked for as a job; slots bounds the scanner
+	// files read at once.
+	jobs  *importJobs
+	slots *importSlots
 	loanReader
 	*clock
 }
@@ -232,6 +234,11 @@ func (s *Stocktakes) Upload(ctx context.Context, schoolParam, id string, data []
 	if st.Closed() {
 		return UploadResult{}, library.ErrStocktakeClosed()
 	}
+	release, err := s.slots.take()
+	if err != nil {
+		return UploadResult{}, err
+	}
+	defer release()
 	lines, problems := library.ParseScanFile(data)
 	if len(problems) > 0 {
 		return UploadResult{}, lineErrors(problems, "nothing was scanned")

@@ -18,8 +18,10 @@ type Students struct {
 	students ports.StudentRepository
 	loans    ports.LoanRepository
 	hasher   ports.PasswordHasher
-	// jobs runs a large roster sync in the background.
-	jobs *importJobs
+	// jobs runs a large roster sync in the background; slots bounds the
+	// rosters and student files read at once.
+	jobs  *importJobs
+	slots *importSlots
 	*clock
 }
 
@@ -217,6 +219,11 @@ func (s *Students) Import(ctx context.Context, schoolParam string, data []byte) 
 	if err != nil {
 		return nil, err
 	}
+	release, err := s.slots.take()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	drafts, lineErrs := library.ParseStudentsCSV(data)
 	if len(lineErrs) == 0 {
 		if lineErrs, err = s.conflicts(ctx, school.ID, drafts); err != nil {

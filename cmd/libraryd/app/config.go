@@ -131,7 +131,7 @@ var Settings = []Setting{
 	{Name: "LIBRARY_MONGODB_DATABASE", Default: "library", Help: "Database name on the MongoDB server."},
 	{Name: "LIBRARY_DATA_DIR", Default: "./data", Help: "Directory of the embedded store's file, library.db."},
 	{Name: "LIBRARY_UPLOAD_DIR", DefaultNote: "LIBRARY_DATA_DIR/uploads with the embedded store, else libraryd-uploads in the system's temporary directory", Help: "Directory where uploaded holdings files are kept while they are imported (mode 0700, each file 0600, deleted when its request or import job ends). It belongs to one process: files a previous process left there are deleted at start. Needs room for LIBRARY_MAX_IMPORTS files of up to 64 MiB and those waiting to be read."},
-	{Name: "LIBRARY_MAX_IMPORTS", Default: "2", Help: "Holdings imports (dry runs, commits and running background jobs) read at once (1 to 64); one more is answered 503 imports_busy with Retry-After. Each may hold a file's records in memory."},
+	{Name: "LIBRARY_MAX_IMPORTS", Default: "2", Help: "Uploaded files read at once (1 to 64): holdings imports (dry runs, commits and their jobs), roster syncs (and their jobs), student files and stocktake scanner files; one more is answered 503 imports_busy with Retry-After. Each may hold a file's records in memory."},
 	{Name: "LIBRARY_BOOTSTRAP_ADMIN_EMAIL", Help: "Create this admin account at start if no account has the email."},
 	{Name: "LIBRARY_BOOTSTRAP_ADMIN_PASSWORD", Secret: true, Help: "Password of the bootstrap admin (at least 10 characters)."},
 	{Name: "LIBRARY_DEMO_DATA", DefaultNote: "true with the embedded store, else false", Help: "Seed a demo school and demo accounts into an empty store and print their credentials."},
