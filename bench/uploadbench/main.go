@@ -42,6 +42,7 @@ func main() {
 	csvMiB := flag.Int("csv-mib", 60, "size of the holdings CSV")
 	marcRecords := flag.Int("marc-records", 50000, "records of the MARCXML file")
 	only := flag.String("files", "csv,csv-bad,marcxml", "which files to post: csv (valid), csv-bad (a problem on every row), marcxml")
+	flag.BoolVar(&commit, "commit", false, "import for real instead of dry runs: a large file becomes a job, polled until it ends (one school: a second at once is 409 import_running)")
 	flag.Parse()
 	if len(bins) == 0 {
 		fmt.Fprintln(os.Stderr, "uploadbench: give at least one -bin name=path")
@@ -174,7 +175,11 @@ func measure(bin string, extra []string, work, format, ctype, file string, n int
 	return result{statuses: strings.Join(statuses, " "), before: before, peak: peak, hwm: hwm, took: took}, nil
 }
 
-// post sends one dry run and returns its status (and error code).
+// commit posts real imports instead of dry runs (-commit).
+var commit bool
+
+// post sends one dry run (or, with -commit, one import, following its job
+// to its end) and returns its status (and error code, or the job's end).
 func post(base, token, format, ctype, file string) string {
 	f, err := os.Open(file)
 	if err != nil {
@@ -182,7 +187,11 @@ func post(base, token, format, ctype, file string) string {
 	}
 	defer f.Close()
 	fi, _ := f.Stat()
-	req, _ := http.NewRequest(http.MethodPost, base+"/api/library/holdings/imports?dry_run=true&format="+format, f)
+	query := "?dry_run=true&format=" + format
+	if commit {
+		query = "?format=" + format
+	}
+	req, _ := http.NewRequest(http.MethodPost, base+"/api/library/holdings/imports"+query, f)
 	req.ContentLength = fi.Size()
 	req.Header.Set("Content-Type", ctype)
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -200,7 +209,42 @@ func post(base, token, format, ctype, file string) string {
 	if body.Error.Code != "" {
 		return fmt.Sprintf("%d %s", resp.StatusCode, body.Error.Code)
 	}
+	if resp.StatusCode == http.StatusAccepted {
+		return "202 job " + awaitJob(base+resp.Header.Get("Location"), token)
+	}
 	return strconv.Itoa(resp.StatusCode)
+}
+
+// awaitJob reads a job's state every 200 ms until it is no longer running
+// and returns it ("done", or "failed" with the error's code).
+func awaitJob(url, token string) string {
+	for {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return "error"
+		}
+		var body struct {
+			Job struct {
+				State string `json:"state"`
+				Error *struct {
+					Code string `json:"code"`
+				} `json:"error"`
+			} `json:"job"`
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode != http.StatusOK:
+			return "status read " + strconv.Itoa(resp.StatusCode)
+		case body.Job.State == "failed" && body.Job.Error != nil:
+			return "failed " + body.Job.Error.Code
+		case body.Job.State != "running":
+			return body.Job.State
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 func login(base string) (string, error) {

@@ -15,11 +15,14 @@ import (
 	"github.com/readinglibrary/service/core/errs"
 )
 
-// Bounds of a holdings import. A file of MaxHoldingRecords records of a
-// few copies each is what a large school moves in at once; MaxHoldingsBytes
-// is room for that many records as MARCXML, the most verbose format.
+// Bounds of a holdings import. A CSV file of MaxHoldingRecords books of a
+// few copies each is what a large school moves in at once. A MARC file may
+// hold MaxMARCRecords: a school leaving another library system exports its
+// whole catalogue as one file, and that many records fit in
+// MaxHoldingsBytes as MARC21 (or as MARCXML of short records).
 const (
 	MaxHoldingRecords = 25_000
+	MaxMARCRecords    = 50_000
 	MaxHoldingsBytes  = 64 << 20
 	// MaxCopyCode bounds a copy code: ours are 11 characters, and the
 	// barcodes of other library systems are at most a few dozen.

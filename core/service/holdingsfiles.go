@@ -228,8 +228,8 @@ func (s *HoldingsFiles) read(format string, items library.ItemFields, file libra
 	if err != nil && !errors.Is(err, errTooManyRecords) {
 		return nil, unreadable
 	}
-	if len(records) > library.MaxHoldingRecords {
-		return nil, []library.LineError{{Line: library.MaxHoldingRecords + 1, Message: fmt.Sprintf("the file has more than %d records; import it in parts", library.MaxHoldingRecords)}}
+	if len(records) > library.MaxMARCRecords {
+		return nil, []library.LineError{{Line: library.MaxMARCRecords + 1, Message: fmt.Sprintf("the file has more than %d records; import it in parts", library.MaxMARCRecords)}}
 	}
 	if len(records) == 0 && len(problems) == 0 {
 		problems = append(problems, library.LineError{Message: "the file has no records"})
@@ -247,17 +247,17 @@ func (s *HoldingsFiles) check(records []library.HoldingRecord) []library.LineErr
 }
 
 // errTooManyRecords stops reading a MARC file at the record past
-// library.MaxHoldingRecords: the file is refused whatever the rest holds.
+// library.MaxMARCRecords: the file is refused whatever the rest holds.
 var errTooManyRecords = errors.New("too many records")
 
 // decodeRecords reads the records of a MARC file through the codec, up
-// to the first past library.MaxHoldingRecords.
+// to the first past library.MaxMARCRecords.
 func decodeRecords(codec ports.RecordCodec, format string, r io.Reader) ([]library.HoldingRecord, []library.LineError, error) {
 	var records []library.HoldingRecord
 	var problems []library.LineError
 	err := codec.Decode(format, r, func(rec library.HoldingRecord) error {
 		records = append(records, rec)
-		if len(records) > library.MaxHoldingRecords {
+		if len(records) > library.MaxMARCRecords {
 			return errTooManyRecords
 		}
 		return nil
