@@ -50,31 +50,41 @@ func decodeImportJob(t *testing.T, r response, status int) importJobBody {
 	return out.Job
 }
 
-// awaitImportJob reads the job's status route until it is no longer
-// running, more and more slowly (up to every 2 s), as a client should,
-// and within the rate limit.
-func awaitImportJob(t *testing.T, w *libraryWorld, tok, id string, within time.Duration) importJobBody {
+// pollJob reads a job's status route until the job is no longer running,
+// more and more slowly (up to every 2 s), as a client should, and within
+// the rate limit; it returns that answer (or the first that is not 200).
+func pollJob(t *testing.T, w *libraryWorld, tok, path string, within time.Duration) response {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	pause := 50 * time.Millisecond
 	for {
-		r := w.s.do(req{Path: "/api/library/holdings/imports/" + id, Token: tok})
+		r := w.s.do(req{Path: path, Token: tok})
 		// A store busy with a large commit may not answer the read in time
 		// (FerretDB): 503, try again, as the answer says.
 		if r.Status == http.StatusServiceUnavailable && time.Now().Before(deadline) {
 			time.Sleep(pause)
 			continue
 		}
-		job := decodeImportJob(t, r, 200)
-		if job.State != library.ImportJobRunning {
-			return job
+		var body struct {
+			Job struct {
+				State string `json:"state"`
+			} `json:"job"`
+		}
+		if r.Status != http.StatusOK || json.Unmarshal(r.Body, &body) != nil || body.Job.State != library.ImportJobRunning {
+			return r
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the import job is still running after %v: %+v", within, job)
+			t.Fatalf("the job at %s is still running after %v: %s", path, within, r.Body)
 		}
 		time.Sleep(pause)
 		pause = min(pause*3/2, 2*time.Second)
 	}
+}
+
+// awaitImportJob follows an import job to its end (pollJob).
+func awaitImportJob(t *testing.T, w *libraryWorld, tok, id string, within time.Duration) importJobBody {
+	t.Helper()
+	return decodeImportJob(t, pollJob(t, w, tok, "/api/library/holdings/imports/"+id, within), 200)
 }
 
 // TestHoldingsImportJob imports a file as a background job: 202 with the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -46,30 +45,10 @@ func decodeRosterJob(t *testing.T, r response, status int) rosterJobBody {
 	return out.Job
 }
 
-// awaitRosterJob reads the jobs route until the job is no longer running,
-// more and more slowly (up to every 2 s), as a client should.
+// awaitRosterJob follows a roster sync job to its end (pollJob).
 func awaitRosterJob(t *testing.T, w *libraryWorld, tok, id string, within time.Duration) rosterJobBody {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	pause := 50 * time.Millisecond
-	for {
-		r := w.s.do(req{Path: "/api/library/jobs/" + id, Token: tok})
-		// A store busy with a large commit may not answer the read in time
-		// (FerretDB): 503, try again, as the answer says.
-		if r.Status == http.StatusServiceUnavailable && time.Now().Before(deadline) {
-			time.Sleep(pause)
-			continue
-		}
-		job := decodeRosterJob(t, r, 200)
-		if job.State != library.ImportJobRunning {
-			return job
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the roster job is still running after %v: %+v", within, job)
-		}
-		time.Sleep(pause)
-		pause = min(pause*3/2, 2*time.Second)
-	}
+	return decodeRosterJob(t, pollJob(t, w, tok, "/api/library/jobs/"+id, within), 200)
 }
 
 // storeName names the store the suite runs on, for the logged figures.

@@ -2,38 +2,18 @@ package test
 
 import (
 	"fmt"
-	"net/http"
 	"testing"
 	"time"
 )
 
-// awaitJob reads the jobs route until the job is no longer running, more
-// and more slowly (up to every 2 s), as a client should, and returns it.
+// awaitJob follows a job of any kind to its end (pollJob) and returns it.
 func awaitJob(t *testing.T, w *libraryWorld, tok, id string, within time.Duration) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	pause := 50 * time.Millisecond
-	for {
-		r := w.s.do(req{Path: "/api/library/jobs/" + id, Token: tok})
-		// A store busy with the job's writes may not answer in time
-		// (FerretDB): 503, try again, as the answer says.
-		if r.Status == http.StatusServiceUnavailable && time.Now().Before(deadline) {
-			time.Sleep(pause)
-			continue
-		}
-		if r.Status != 200 {
-			t.Fatalf("job %s: %d %s", id, r.Status, r.Body)
-		}
-		job := r.json(t)["job"].(map[string]any)
-		if job["state"] != "running" {
-			return job
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the job is still running after %v: %v", within, job)
-		}
-		time.Sleep(pause)
-		pause = min(pause*3/2, 2*time.Second)
+	r := pollJob(t, w, tok, "/api/library/jobs/"+id, within)
+	if r.Status != 200 {
+		t.Fatalf("job %s: %d %s", id, r.Status, r.Body)
 	}
+	return r.json(t)["job"].(map[string]any)
 }
 
 // TestStocktakeMarkLostAsAJob: with ?async=true a closed stocktake's
