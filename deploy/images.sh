@@ -74,10 +74,11 @@ debian() {
 	log "$DEBIAN_IMAGE: $(docker image inspect -f '{{.Size}}' "$DEBIAN_IMAGE" | awk '{printf "%.1f MB", $1/1e6}')"
 }
 
-# stage DIR: an empty build context with the CA bundle and an empty data/.
+# stage DIR: an empty build context with the CA bundle and empty data/ and
+# tmp/ directories (scratch has no /tmp; uploads are spooled there).
 stage() {
 	rm -rf "$1"
-	mkdir -p "$1/data"
+	mkdir -p "$1/data" "$1/tmp"
 	cp "$CA_BUNDLE" "$1/ca-certificates.crt"
 }
 
