@@ -97,6 +97,7 @@ func testEnv(t *testing.T, overrides map[string]string) map[string]string {
 		env["LIBRARY_SECRET_KEY"] = testSecretKey
 	} else {
 		env["LIBRARY_DATA_DIR"] = t.TempDir()
+		testDataDirs.Store(env["LIBRARY_DATA_DIR"], true)
 	}
 	// Each service spools uploads in a directory of its own: a service
 	// removes what it finds in its directory at start.
@@ -131,6 +132,9 @@ func startService(t *testing.T, env map[string]string, opts ...app.Option) *serv
 			t.Skip("container mode: this test hooks into the in-process service (app options such as a statement observer)")
 		}
 		return startContainerService(t, env)
+	}
+	if startsSeeded(env, opts) {
+		copySeeded(t, env["LIBRARY_DATA_DIR"])
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

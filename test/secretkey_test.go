@@ -144,7 +144,7 @@ func randomSecretKey(t *testing.T) string {
 // the embedded store, with no secret key configured, a random one is
 // created beside the data with mode 0600 and its contents never logged.
 func TestSigningKeyEncryptedAtRest(t *testing.T) {
-	env := testEnv(t, nil)
+	env := firstStartEnv(t, nil)
 	s := startService(t, env)
 	s.login(demoAdmin, demoPassword) // a token was signed, so the key is in use
 	kids := jwksKids(t, s)

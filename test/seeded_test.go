@@ -1,0 +1,154 @@
+package test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/readinglibrary/service/cmd/libraryd/app"
+)
+
+// Most tests start their service on the same thing: a new data directory
+// of the embedded store with the demo school. Setting that up (applying
+// every migration to an empty file, generating the signing key, hashing the
+// demo accounts' passwords and adding the demo books) is most of a start's
+// CPU, about 2.5 s of it under the race detector. Those tests start
+// instead on a copy of one such directory, set up by a service started and
+// closed in this process on the same configuration, so the start they see
+// is that of a school's existing file.
+//
+// A first start on an empty directory is still run: by the service that
+// sets up the copy, and by every test whose start could differ (its own
+// data directory or keys, no demo data, a bootstrap admin, app options)
+// and the tests of a first start (firstStartEnv).
+var seeded struct {
+	sync.Mutex
+	dir  string // library.db and secret.key, as the setting-up service left them
+	slot int64  // the quarter hour (UTC) it was set up in
+}
+
+// seededFiles are the files a closed embedded store leaves in its data
+// directory that make up the school.
+var seededFiles = []string{"library.db", "secret.key"}
+
+// testDataDirs are the data directories testEnv made, which are empty
+// until a service starts on them.
+var testDataDirs sync.Map
+
+// firstStartEnv is testEnv for a test of what a first start on an empty
+// data directory does: its service never starts on the seeded copy.
+func firstStartEnv(t *testing.T, overrides map[string]string) map[string]string {
+	t.Helper()
+	env := testEnv(t, overrides)
+	testDataDirs.Delete(env["LIBRARY_DATA_DIR"])
+	return env
+}
+
+// startsSeeded reports whether a service started with env and opts would
+// set up the demo school on an empty data directory of testEnv's, so it
+// may start on a copy of the seeded one instead.
+func startsSeeded(env map[string]string, opts []app.Option) bool {
+	if testStore() != "sqlite" || testTarget() == "container" || len(opts) > 0 || env["LIBRARY_DEMO_DATA"] != "true" {
+		return false
+	}
+	if _, ok := testDataDirs.Load(env["LIBRARY_DATA_DIR"]); !ok {
+		return false
+	}
+	for _, k := range []string{"LIBRARY_BOOTSTRAP_ADMIN_EMAIL", "LIBRARY_SECRET_KEY", "LIBRARY_SECRET_KEY_FILE", "LIBRARY_SECRET_KEY_PREVIOUS_FILE", "LIBRARY_SIGNING_KEY_FILE"} {
+		if env[k] != "" {
+			return false
+		}
+	}
+	entries, err := os.ReadDir(env["LIBRARY_DATA_DIR"])
+	return err == nil && len(entries) == 0
+}
+
+// copySeeded fills the empty data directory dst with the seeded school,
+// setting it up first if there is none yet or it was set up in another
+// quarter hour. The demo data's dates are relative to the day it was
+// made; every time zone's offset is a whole number of quarter hours, so
+// within one no school's date can have changed.
+func copySeeded(t *testing.T, dst string) {
+	t.Helper()
+	seeded.Lock()
+	defer seeded.Unlock()
+	slot := time.Now().UTC().Unix() / (15 * 60)
+	if seeded.dir == "" || seeded.slot != slot {
+		removeSeeded()
+		dir, err := os.MkdirTemp("", "libraryd-seeded-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := setUpSeeded(dir); err != nil {
+			_ = os.RemoveAll(dir)
+			t.Fatalf("set up the seeded demo school: %v", err)
+		}
+		seeded.dir, seeded.slot = dir, slot
+	}
+	for _, name := range seededFiles {
+		if err := copyFile(filepath.Join(seeded.dir, name), filepath.Join(dst, name)); err != nil {
+			t.Fatalf("copy the seeded demo school: %v", err)
+		}
+	}
+}
+
+// setUpSeeded starts a service on the empty directory dir with testEnv's
+// defaults and closes it, which leaves the demo school's files there.
+func setUpSeeded(dir string) error {
+	env := withLocalOutbound(map[string]string{
+		"LIBRARY_DEMO_DATA": "true", "LIBRARY_COOKIE_SECURE": "false", "LIBRARY_SIGNUP": "open",
+		"LIBRARY_DATA_DIR": dir, "LIBRARY_UPLOAD_DIR": filepath.Join(dir, "uploads"),
+		"LIBRARY_ADDR": "127.0.0.1:0", "LIBRARY_METRICS_ADDR": "off",
+	})
+	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
+	if err != nil {
+		return err
+	}
+	a, err := app.New(context.Background(), cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	if err != nil {
+		return err
+	}
+	if err := a.Close(context.Background()); err != nil {
+		return err
+	}
+	// A cleanly closed store has folded its write-ahead log into the file.
+	if _, err := os.Stat(filepath.Join(dir, "library.db-wal")); err == nil {
+		return fmt.Errorf("library.db-wal is still there after the service closed")
+	}
+	return nil
+}
+
+// removeSeeded removes the seeded directory; TestMain calls it at the end.
+func removeSeeded() {
+	if seeded.dir != "" {
+		_ = os.RemoveAll(seeded.dir)
+		seeded.dir = ""
+	}
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	info, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, info.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		_ = out.Close()
+		return err
+	}
+	return out.Close()
+}
