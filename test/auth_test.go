@@ -350,6 +350,7 @@ func TestLoginThrottle(t *testing.T) {
 }
 
 func TestSignup(t *testing.T) {
+	productionHashing(t) // what is stored
 	s := startService(t, testEnv(t, nil))
 	r := s.do(req{Method: http.MethodPost, Path: "/api/auth/signup", Body: `{"email":"Mia@Example.org","password":"a-long-password","name":"Mia"}`})
 	if r.Status != 201 {

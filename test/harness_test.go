@@ -133,9 +133,10 @@ func startService(t *testing.T, env map[string]string, opts ...app.Option) *serv
 		}
 		return startContainerService(t, env)
 	}
-	if startsSeeded(env, opts) {
+	if startsSeeded(t, env, opts) {
 		copySeeded(t, env["LIBRARY_DATA_DIR"])
 	}
+	opts = withTestHasher(t, opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

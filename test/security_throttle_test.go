@@ -97,7 +97,8 @@ func (s *service) loginDevice(email string) string {
 
 // cheapHashParams are Argon2id parameters the race detector runs a
 // thousand times in seconds: the service's own hashing code, at 64 KiB and
-// one pass instead of 19 MiB and two.
+// one pass instead of 19 MiB and two. Every in-process service of the
+// tests uses them (withTestHasher).
 var cheapHashParams = passwordhash.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
 
 // countingHasher counts the passwords the service verifies (real and dummy

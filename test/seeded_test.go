@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readinglibrary/service/adapters/passwordhash"
 	"github.com/readinglibrary/service/cmd/libraryd/app"
 )
 
@@ -53,8 +54,11 @@ func firstStartEnv(t *testing.T, overrides map[string]string) map[string]string 
 // startsSeeded reports whether a service started with env and opts would
 // set up the demo school on an empty data directory of testEnv's, so it
 // may start on a copy of the seeded one instead.
-func startsSeeded(env map[string]string, opts []app.Option) bool {
+func startsSeeded(t *testing.T, env map[string]string, opts []app.Option) bool {
 	if testStore() != "sqlite" || testTarget() == "container" || len(opts) > 0 || env["LIBRARY_DEMO_DATA"] != "true" {
+		return false
+	}
+	if _, ok := productionHashers.Load(t); ok {
 		return false
 	}
 	if _, ok := testDataDirs.Load(env["LIBRARY_DATA_DIR"]); !ok {
@@ -67,6 +71,31 @@ func startsSeeded(env map[string]string, opts []app.Option) bool {
 	}
 	entries, err := os.ReadDir(env["LIBRARY_DATA_DIR"])
 	return err == nil && len(entries) == 0
+}
+
+// Every in-process service of the tests hashes passwords with Argon2id at
+// cheapHashParams (64 KiB, one pass) instead of the production 19 MiB and
+// two: the same hashing code, at a fraction of the CPU. Signing in was a
+// fifth of the MongoDB run's CPU, and the demo school and its sign-ins need
+// a dozen hashes a test. A test of what is stored with the production
+// parameters calls productionHashing; the container suites run the image
+// with them throughout.
+var productionHashers sync.Map // *testing.T → true
+
+// productionHashing makes the services t starts hash with the production
+// parameters (on a first start: the seeded school's hashes are cheap).
+func productionHashing(t *testing.T) {
+	productionHashers.Store(t, true)
+	t.Cleanup(func() { productionHashers.Delete(t) })
+}
+
+// withTestHasher is opts with the cheap hasher first, so a test's own
+// hasher option, applied later, wins.
+func withTestHasher(t *testing.T, opts []app.Option) []app.Option {
+	if _, ok := productionHashers.Load(t); ok {
+		return opts
+	}
+	return append([]app.Option{app.WithPasswordHasher(passwordhash.NewWithParams(cheapHashParams))}, opts...)
 }
 
 // copySeeded fills the empty data directory dst with the seeded school,
@@ -110,7 +139,7 @@ func setUpSeeded(dir string) error {
 	if err != nil {
 		return err
 	}
-	a, err := app.New(context.Background(), cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	a, err := app.New(context.Background(), cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), withTestHasher(nil, nil)...)
 	if err != nil {
 		return err
 	}
