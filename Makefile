@@ -1,5 +1,7 @@
 # Reading library service. `make` alone lists the targets.
 .DEFAULT_GOAL := help
+# bash, for PIPESTATUS in the test recipes.
+SHELL   := /bin/bash
 GO      ?= go
 BIN     ?= bin/libraryd
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -16,9 +18,18 @@ build: ## Build the server binary into bin/libraryd
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/libraryd
 
 test: ## Run every test: all packages with the race detector (end to end on the embedded SQLite store), the end-to-end suite again on MongoDB (in-process FerretDB; its adapter's races are covered by its own package run), and the real oauth2-proxy end to end. Redis tests need LIBRARY_TEST_REDIS_URL. The container suites are `make test-containers`
-	$(GO) test $(RACE) -count=1 -timeout 30m -skip '^TestContainer' ./...
-	LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 30m -skip '^TestContainer' ./test/
-	cd test/edgeproxy && $(GO) test -count=1 -timeout 15m ./...
+	@status=0; \
+	( LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 30m -skip '^TestContainer' ./test/ 2>&1 | sed -u 's/^/[mongodb] /'; \
+	  s=$${PIPESTATUS[0]}; cd test/edgeproxy && $(GO) test -count=1 -timeout 15m ./... 2>&1 | sed -u 's/^/[oauth2-proxy] /'; \
+	  exit $$((s | $${PIPESTATUS[0]})) ) & other=$$!; \
+	echo "make test: the race run of every package; beside it the MongoDB end-to-end run, then the oauth2-proxy one (lines marked [mongodb] and [oauth2-proxy])"; \
+	$(GO) test $(RACE) -count=1 -timeout 30m -skip '^TestContainer' ./... || status=1; \
+	wait $$other || status=1; \
+	exit $$status
+
+# The race run and the MongoDB run go at once: each keeps a core less than
+# busy (its end-to-end tests wait on their service, browser and store), and
+# they share nothing but Redis, where every test uses keys of its own.
 
 # The race detector watches the Go heap. Two libraries are built without
 # its instrumentation, which was most of the race run's CPU: SQLite
