@@ -1,7 +1,5 @@
 # Reading library service. `make` alone lists the targets.
 .DEFAULT_GOAL := help
-# bash, for PIPESTATUS in the test recipes.
-SHELL   := /bin/bash
 GO      ?= go
 BIN     ?= bin/libraryd
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -18,18 +16,19 @@ build: ## Build the server binary into bin/libraryd
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/libraryd
 
 test: ## Run every test: all packages with the race detector (end to end on the embedded SQLite store), the end-to-end suite again on MongoDB (in-process FerretDB; its adapter's races are covered by its own package run), and the real oauth2-proxy end to end. Redis tests need LIBRARY_TEST_REDIS_URL. The container suites are `make test-containers`
-	@status=0; \
-	( LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 30m -skip '^TestContainer' ./test/ 2>&1 | sed -u 's/^/[mongodb] /'; \
-	  s=$${PIPESTATUS[0]}; cd test/edgeproxy && $(GO) test -count=1 -timeout 15m ./... 2>&1 | sed -u 's/^/[oauth2-proxy] /'; \
-	  exit $$((s | $${PIPESTATUS[0]})) ) & other=$$!; \
-	echo "make test: the race run of every package; beside it the MongoDB end-to-end run, then the oauth2-proxy one (lines marked [mongodb] and [oauth2-proxy])"; \
+	@status=0; out=$$(mktemp); \
+	( LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 30m -skip '^TestContainer' ./test/; m=$$?; \
+	  cd test/edgeproxy && $(GO) test -count=1 -timeout 15m ./...; exit $$((m | $$?)) ) >$$out 2>&1 & other=$$!; \
+	echo "make test: the race run of every package, with the MongoDB end-to-end run and then the oauth2-proxy one beside it"; \
 	$(GO) test $(RACE) -count=1 -timeout 30m -skip '^TestContainer' ./... || status=1; \
 	wait $$other || status=1; \
+	echo "make test: the MongoDB end-to-end run, then the oauth2-proxy one:"; cat $$out; rm -f $$out; \
 	exit $$status
 
 # The race run and the MongoDB run go at once: each keeps a core less than
 # busy (its end-to-end tests wait on their service, browser and store), and
-# they share nothing but Redis, where every test uses keys of its own.
+# they share nothing but Redis, where every test uses keys of its own. The
+# MongoDB run's output follows the race run's, whole.
 
 # The race detector watches the Go heap. Two libraries are built without
 # its instrumentation, which was most of the race run's CPU: SQLite
@@ -50,15 +49,15 @@ test-containers: ## Run the container suites as CI does (needs a Docker engine a
 	$(CT) $(GO) test -count=1 -timeout 20m ./adapters/mongorepo/... & m=$$!; \
 	  $(CT) $(GO) test -count=1 -timeout 30m -run '^Test[A-L]' ./test/ & a=$$!; \
 	  $(CT) $(GO) test -count=1 -timeout 30m -run '^TestSecurity' ./test/ & b=$$!; \
+	  $(CT) LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 30m -run '^Test[A-L]' -skip '^TestContainer' ./test/ & d=$$!; \
+	  $(CT) LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 30m -run '^TestSecurity' ./test/ & e=$$!; \
+	  $(CT) LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 30m -skip '^Test([A-L]|Security|Container)' ./test/ & f=$$!; \
 	  $(CT) $(GO) test -count=1 -timeout 30m -skip '^Test([A-L]|Security)' ./test/; c=$$?; \
-	  wait $$m; m=$$?; wait $$a; a=$$?; wait $$b; b=$$?; exit $$((m | a | b | c))
-	$(CT) LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 30m -run '^Test[A-L]' -skip '^TestContainer' ./test/ & a=$$!; \
-	  $(CT) LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 30m -run '^TestSecurity' ./test/ & b=$$!; \
-	  $(CT) LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 30m -skip '^Test([A-L]|Security)' ./test/; c=$$?; \
-	  wait $$a; a=$$?; wait $$b; b=$$?; exit $$((a | b | c))
+	  r=0; for p in $$m $$a $$b $$d $$e $$f; do wait $$p || r=1; done; exit $$((r | c))
 
-# The suites mostly wait on containers, so each end-to-end run goes as three
-# parts at once (the adapter suite beside the first); the standalone
+# The suites mostly wait on containers, so every run goes at once: the
+# adapter suite, and each end-to-end run (the service image on its embedded
+# store, and on the FerretDB image) as three parts; the standalone
 # container tests (TestContainer...) run once.
 test-containers: CT = LIBRARY_TEST_DOCKER=$${LIBRARY_TEST_DOCKER:-required} LIBRARY_TEST_MONGO=$${LIBRARY_TEST_MONGO:-ferretdb} LIBRARY_TEST_TARGET=container
 
