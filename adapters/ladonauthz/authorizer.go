@@ -25,10 +25,6 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
-// minMatcherCache is ladon's default regexp cache size; more distinct
-// patterns than cache entries would recompile on every request.
-const minMatcherCache = 512
-
 // Authorizer decides access requests against the loaded policies. It is
 // safe for concurrent use.
 type Authorizer struct {
@@ -77,10 +73,14 @@ func newAuthorizer(loaded []loadedPolicy) (*Authorizer, error) {
 		}
 		views = append(views, viewOf(lp))
 	}
+	matcher, err := newTemplateMatcher(patterns)
+	if err != nil {
+		return nil, fmt.Errorf("ladonauthz: %w", err)
+	}
 	return &Authorizer{
 		warden: &ladon.Ladon{
 			Manager: manager,
-			Matcher: ladon.NewRegexpMatcher(max(minMatcherCache, len(patterns))),
+			Matcher: matcher,
 			// Set explicitly: ladon assigns a nil Metric lazily inside
 			// IsAllowed, which is a data race under concurrent requests.
 			Metric:      ladon.DefaultMetric,
@@ -93,8 +93,8 @@ func newAuthorizer(loaded []loadedPolicy) (*Authorizer, error) {
 
 // Authorize returns nil when an allow policy matches and no deny policy does.
 // Errors: Forbidden "forbidden" for a default deny, a deny policy or any
-// evaluation error (for example a regexp timeout); the ladon error is kept
-// in Err for the logs.
+// evaluation error (a template that does not compile); the ladon error is
+// kept in Err for the logs.
 func (a *Authorizer) Authorize(ctx context.Context, req ports.AccessRequest) error {
 	key := decisionKey{subject: req.Principal.Subject(), action: req.Action, resource: req.Resource}
 	d, known := a.memo.get(key)
