@@ -95,7 +95,12 @@ func withTestHasher(t *testing.T, opts []app.Option) []app.Option {
 	if _, ok := productionHashers.Load(t); ok {
 		return opts
 	}
-	return append([]app.Option{app.WithPasswordHasher(passwordhash.NewWithParams(cheapHashParams))}, opts...)
+	return append([]app.Option{cheapHasher()}, opts...)
+}
+
+// cheapHasher is the option that gives a service the cheap hasher.
+func cheapHasher() app.Option {
+	return app.WithPasswordHasher(passwordhash.NewWithParams(cheapHashParams))
 }
 
 // copySeeded fills the empty data directory dst with the seeded school,
@@ -139,7 +144,7 @@ func setUpSeeded(dir string) error {
 	if err != nil {
 		return err
 	}
-	a, err := app.New(context.Background(), cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), withTestHasher(nil, nil)...)
+	a, err := app.New(context.Background(), cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), cheapHasher())
 	if err != nil {
 		return err
 	}
