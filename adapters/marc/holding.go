@@ -192,8 +192,10 @@ func (m *mapper) titleOf(f rawField) string {
 func splitISBD(s string) (string, string) {
 	sep := ""
 	for {
-		s = strings.TrimSuffix(strings.TrimRight(s, " "), " --") // the old ISBD area separator
-		s = strings.TrimRight(s, " ")
+		// Any blank, not only a space: a value read again is trimmed of
+		// every blank (text), so one left here would not survive a re-read.
+		s = strings.TrimSuffix(strings.TrimRightFunc(s, unicode.IsSpace), " --") // the old ISBD area separator
+		s = strings.TrimRightFunc(s, unicode.IsSpace)
 		if s == "" {
 			return "", sep
 		}
@@ -202,7 +204,7 @@ func splitISBD(s string) (string, string) {
 		case last == ':' || last == ';' || last == '=' || last == '/' || last == ',':
 		case last == '.' && !strings.HasSuffix(s, "...") && !endsWithInitial(s):
 		default:
-			return strings.TrimLeft(s, " "), sep
+			return strings.TrimLeftFunc(s, unicode.IsSpace), sep
 		}
 		if sep == "" {
 			sep = string(last)

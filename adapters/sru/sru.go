@@ -28,6 +28,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
@@ -259,6 +260,11 @@ func recordsOf(body []byte) ([]byte, error) {
 			if i := bytes.Index(inner, []byte("?>")); bytes.HasPrefix(inner, []byte("<?xml")) && i > 0 {
 				inner = bytes.TrimSpace(inner[i+2:])
 			}
+		} else if !allXMLChars(inner) {
+			// The decoder lets a directive or comment through without
+			// checking its characters; copied as it is, it would make the
+			// collection ill-formed.
+			return nil, errors.New("reading the answer: a record holds characters XML does not allow")
 		}
 		out.Write(inner)
 		out.WriteByte('\n')
@@ -271,4 +277,19 @@ func recordsOf(body []byte) ([]byte, error) {
 	return []byte(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" +
 		`<collection xmlns="http://www.loc.gov/MARC21/slim" xmlns:marc="http://www.loc.gov/MARC21/slim">` + "\n" +
 		out.String() + "</collection>\n"), nil
+}
+
+// allXMLChars reports whether b is UTF-8 of characters XML 1.0 allows.
+func allXMLChars(b []byte) bool {
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			return false
+		}
+		if !(r == '\t' || r == '\n' || r == '\r' || 0x20 <= r && r <= 0xD7FF || 0xE000 <= r && r <= 0xFFFD || 0x10000 <= r && r <= 0x10FFFF) {
+			return false
+		}
+		b = b[size:]
+	}
+	return true
 }

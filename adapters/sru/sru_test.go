@@ -139,6 +139,9 @@ func TestLookupISBNRefusesAnswersThatAreNoSRU(t *testing.T) {
 		{name: "HTTPError", body: srutest.Matilda, status: 500},
 		{name: "Diagnostic", status: 200, body: `<zs:searchRetrieveResponse xmlns:zs="http://www.loc.gov/zing/srw/"><zs:version>1.1</zs:version><zs:numberOfRecords>0</zs:numberOfRecords>` +
 			`<zs:diagnostics><diag:diagnostic xmlns:diag="http://www.loc.gov/zing/srw/diagnostic/"><diag:uri>info:srw/diagnostic/1/16</diag:uri><diag:message>Unsupported index</diag:message></diag:diagnostic></zs:diagnostics></zs:searchRetrieveResponse>`},
+		// Go's decoder passes a comment's characters unchecked; copied
+		// into the collection, a NUL would make it ill-formed.
+		{name: "NULInARecordsComment", status: 200, body: `<searchRetrieveResponse><records><record><recordData><!-- a` + "\x00" + ` --><record/></recordData></record></records></searchRetrieveResponse>`},
 		{name: "TooLarge", body: "<zs:searchRetrieveResponse xmlns:zs=\"http://www.loc.gov/zing/srw/\">" + huge, status: 200},
 	}
 	for _, tt := range tests {
