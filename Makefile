@@ -47,17 +47,14 @@ images: ## Build the container images from local bases, no registry needed (depl
 
 test-containers: ## Run the container suites as CI does (needs a Docker engine and `make images`; fails without them): the MongoDB adapter's contract suite on the FerretDB image, the end-to-end suite against the service image on its embedded store and on the FerretDB image, and two replicas behind oauth2-proxy with Redis. LIBRARY_TEST_MONGO=container (+ LIBRARY_TEST_MONGO_IMAGE) or LIBRARY_TEST_MONGODB_URI swap in a real MongoDB
 	$(CT) $(GO) test -count=1 -timeout 20m ./adapters/mongorepo/... & m=$$!; \
-	  $(CT) $(GO) test -count=1 -timeout 30m -run '^Test[A-L]' ./test/ & a=$$!; \
-	  $(CT) $(GO) test -count=1 -timeout 30m -run '^TestSecurity' ./test/ & b=$$!; \
-	  $(CT) $(GO) test -count=1 -timeout 30m -skip '^Test([A-L]|Security)' ./test/; c=$$?; \
-	  wait $$m; m=$$?; wait $$a; a=$$?; wait $$b; b=$$?; exit $$((m | a | b | c))
-	$(CT) LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 30m -run '^Test[A-L]' -skip '^TestContainer' ./test/ & a=$$!; \
-	  $(CT) LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 30m -run '^TestSecurity' ./test/ & b=$$!; \
-	  $(CT) LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 30m -skip '^Test([A-L]|Security|Container)' ./test/; c=$$?; \
-	  wait $$a; a=$$?; wait $$b; b=$$?; exit $$((a | b | c))
+	  $(CT) test/inparts.sh 3 ./test $(GO) test -count=1 -timeout 30m; c=$$?; \
+	  wait $$m; m=$$?; exit $$((m | c))
+	$(CT) LIBRARY_TEST_STORE=mongo test/inparts.sh 3 ./test $(GO) test -count=1 -timeout 30m -skip '^TestContainer'
 
-# The suites mostly wait on containers, so each end-to-end run goes as three
-# parts at once (the adapter suite beside the first); the standalone
+# One test process alone leaves the cores idle while its containers start,
+# so each end-to-end run goes as three processes at once (test/inparts.sh
+# deals the tests out by name, so each gets its share of the slow browser
+# and security tests), the adapter suite beside the first. The standalone
 # container tests (TestContainer...) run once.
 test-containers: CT = LIBRARY_TEST_DOCKER=$${LIBRARY_TEST_DOCKER:-required} LIBRARY_TEST_MONGO=$${LIBRARY_TEST_MONGO:-ferretdb} LIBRARY_TEST_TARGET=container
 
