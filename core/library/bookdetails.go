@@ -39,10 +39,16 @@ func (d BookDetails) Normalized() BookDetails {
 		d.ReadingLevel = FormatReadingLevel(v)
 	}
 	var subjects []string
+	if len(d.Subjects) > 0 {
+		subjects = make([]string, 0, len(d.Subjects))
+	}
 	for _, s := range d.Subjects {
 		if s = NormalizeClassField(s); s != "" {
 			subjects = append(subjects, s)
 		}
+	}
+	if len(subjects) == 0 {
+		subjects = nil
 	}
 	d.Subjects = subjects
 	return d

@@ -53,8 +53,32 @@ const (
 
 // NormalizeClassField trims a grade or a homeroom and turns every run of
 // spaces inside it into one space, so "7 B" typed with two spaces or a tab
-// from a spreadsheet is the class "7 B".
-func NormalizeClassField(s string) string { return strings.Join(strings.Fields(s), " ") }
+// from a spreadsheet is the class "7 B". A value already in that form is
+// returned as it is, without a copy: an import normalises every cell of
+// every row, and most are.
+func NormalizeClassField(s string) string {
+	if fieldIsNormal(s) {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// fieldIsNormal reports whether s has no blank at either end and no blank
+// inside but single spaces, the blanks being what strings.Fields splits on.
+func fieldIsNormal(s string) bool {
+	prevSpace := true // a blank first is not normal
+	for _, r := range s {
+		if !unicode.IsSpace(r) {
+			prevSpace = false
+			continue
+		}
+		if r != ' ' || prevSpace {
+			return false
+		}
+		prevSpace = true
+	}
+	return !prevSpace || s == ""
+}
 
 // HomeroomKey is what identifies a homeroom within a school: the
 // normalised homeroom in lowercase, so "7b" and "7B" are one class. The

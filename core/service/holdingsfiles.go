@@ -286,7 +286,10 @@ func (s *HoldingsFiles) plan(ctx context.Context, school library.School, records
 		if !found {
 			book = newImportedBook(r, s.newID(), school.ID, now)
 			m.remember(book, r)
-			plan.books = append(plan.books, book)
+			plan.report.BooksAdded++
+			if !plan.report.DryRun { // a dry run counts: its plan is never stored
+				plan.books = append(plan.books, book)
+			}
 		}
 		adding := 0
 		for _, it := range r.Items {
@@ -299,7 +302,10 @@ func (s *HoldingsFiles) plan(ctx context.Context, school library.School, records
 					Message: fmt.Sprintf("%q is already the code of a copy of another book in this school", library.ImportedCopyCode(it.Barcode))})
 				continue
 			}
-			plan.copies = append(plan.copies, importedCopy(it, book, s.newID(), now))
+			plan.report.CopiesAdded++
+			if !plan.report.DryRun {
+				plan.copies = append(plan.copies, importedCopy(it, book, s.newID(), now))
+			}
 			adding++
 		}
 		if found {
@@ -310,7 +316,6 @@ func (s *HoldingsFiles) plan(ctx context.Context, school library.School, records
 		}
 		added[book.ID] += adding
 	}
-	plan.report.BooksAdded, plan.report.CopiesAdded = len(plan.books), len(plan.copies)
 	caps, err := s.capProblems(ctx, school, records, m, added)
 	if err != nil {
 		return plan, err
