@@ -41,6 +41,11 @@ func FuzzParseHoldingsCSV(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		records, problems := library.ParseHoldingsCSV(data)
+		// The count a commit decides on (a job or not) is the number of
+		// records the import then reads.
+		if n := library.CountHoldingsCSV(library.BytesUpload(data).Open); n != len(records) {
+			t.Fatalf("CountHoldingsCSV = %d, ParseHoldingsCSV read %d records", n, len(records))
+		}
 		lines := fuzzLineCount(data)
 		for _, p := range problems {
 			if p.Message == "" || p.Line < 1 || p.Line > lines+1 {

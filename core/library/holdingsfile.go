@@ -517,49 +517,66 @@ func ParseHoldingsCSV(data []byte) ([]HoldingRecord, []LineError) {
 // ReadHoldingsCSV is ParseHoldingsCSV over a file read as a stream, twice:
 // once to check it is UTF-8 text, once to read its rows one by one.
 func ReadHoldingsCSV(open func() (io.ReadCloser, error)) ([]HoldingRecord, []LineError) {
+	g := holdingsGrouper{byKey: map[string]int{}, barcodeLine: map[string]int{}}
+	problems := g.read(open)
+	return g.records, problems
+}
+
+// CountHoldingsCSV is the number of records ReadHoldingsCSV would read
+// from the file, found without keeping them: the books' keys are kept,
+// not their rows.
+func CountHoldingsCSV(open func() (io.ReadCloser, error)) int {
+	g := holdingsGrouper{byKey: map[string]int{}, countOnly: true}
+	g.read(open)
+	return len(g.byKey)
+}
+
+// read reads the file's rows into g, and returns the file's problems.
+func (g *holdingsGrouper) read(open func() (io.ReadCloser, error)) []LineError {
 	unreadable := []LineError{{Message: "the file could not be read"}}
 	f, err := open()
 	if err != nil {
-		return nil, unreadable
+		return unreadable
 	}
 	bad, err := firstInvalidLineIn(f)
 	_ = f.Close()
 	if err != nil {
-		return nil, unreadable
+		return unreadable
 	}
 	if bad > 0 {
 		// Latin-1 or UTF-16 exports are the usual cause; every cell would
 		// be suspect, so one error for the first bad line is enough.
-		return nil, []LineError{{Line: bad, Message: "is not UTF-8 text; save the file as CSV UTF-8"}}
+		return []LineError{{Line: bad, Message: "is not UTF-8 text; save the file as CSV UTF-8"}}
 	}
 	if f, err = open(); err != nil {
-		return nil, unreadable
+		return unreadable
 	}
 	defer f.Close()
 	r, header, headerLine, problems := openCSVReader(f, "title, author, barcode, ...")
 	if problems != nil {
-		return nil, problems
+		return problems
 	}
 	columns, problems := holdingsColumns(header, headerLine)
 	if len(problems) > 0 {
-		return nil, problems
+		return problems
 	}
-	g := holdingsGrouper{byKey: map[string]int{}, barcodeLine: map[string]int{}}
 	tooMany := fmt.Sprintf("the file has more than %d rows; import it in parts", MaxHoldingRecords*4)
 	problems, lastLine := readCSVRows(r, headerLine, len(columns), MaxHoldingRecords*4, tooMany, problems,
 		func(line int, record []string, problems []LineError) []LineError {
 			rec, rowProblems := holdingsRow(columns, record, line)
-			problems = append(problems, rowProblems...)
+			if !g.countOnly {
+				problems = append(problems, rowProblems...)
+			}
 			return g.add(rec, problems)
 		})
-	if len(problems) == 0 && len(g.records) == 0 {
+	if len(problems) == 0 && len(g.byKey) == 0 {
 		problems = append(problems, LineError{Line: lastLine, Message: "the file has no rows below the header"})
 	}
-	if len(g.records) > MaxHoldingRecords {
+	if len(g.byKey) > MaxHoldingRecords {
 		problems = append(problems, LineError{Line: lastLine, Message: fmt.Sprintf("the file has more than %d books; import it in parts", MaxHoldingRecords)})
 	}
 	slices.SortStableFunc(problems, func(a, b LineError) int { return a.Line - b.Line })
-	return g.records, problems
+	return problems
 }
 
 // holdingsGrouper gathers a CSV's rows into records, one per book.
@@ -567,20 +584,23 @@ type holdingsGrouper struct {
 	records     []HoldingRecord
 	byKey       map[string]int // "isbn:..." or "match:..." to an index in records
 	barcodeLine map[string]int
+	// countOnly keeps the keys alone: no records, no barcodes.
+	countOnly bool
 }
 
 // add puts one row's record into its book's record, or starts one, and
 // reports a barcode already seen in the file.
 func (g *holdingsGrouper) add(rec HoldingRecord, problems []LineError) []LineError {
+	if g.countOnly {
+		g.byKey[holdingsKey(rec)] = 0
+		return problems
+	}
 	for _, it := range rec.Items {
 		if code := ImportedCopyCode(it.Barcode); code != "" {
 			problems = appendDuplicate(problems, g.barcodeLine, code, it.Line, holdingsColumnBarcode)
 		}
 	}
-	key := "match:" + MatchKey(rec.Title, RecordAuthor(rec))
-	if isbns := RecordISBNs(rec); len(isbns) > 0 {
-		key = "isbn:" + isbns[0]
-	}
+	key := holdingsKey(rec)
 	if i, ok := g.byKey[key]; ok {
 		g.records[i].Items = append(g.records[i].Items, rec.Items...)
 		return problems
@@ -588,6 +608,15 @@ func (g *holdingsGrouper) add(rec HoldingRecord, problems []LineError) []LineErr
 	g.byKey[key] = len(g.records)
 	g.records = append(g.records, rec)
 	return problems
+}
+
+// holdingsKey is what groups a CSV's rows into one book: its first ISBN,
+// else its title and author.
+func holdingsKey(rec HoldingRecord) string {
+	if isbns := RecordISBNs(rec); len(isbns) > 0 {
+		return "isbn:" + isbns[0]
+	}
+	return "match:" + MatchKey(rec.Title, RecordAuthor(rec))
 }
 
 // holdingsRow reads one CSV row into a record of one item.

@@ -3,10 +3,12 @@ package service_test
 import (
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -52,5 +54,63 @@ func TestHoldingsImportMARCRecordCap(t *testing.T) {
 	}
 	if len(rep.Problems) != 1 || rep.Problems[0].Line != library.MaxMARCRecords+1 {
 		t.Fatalf("a file of %d records: problems %+v, want one on record %d", over.n, rep.Problems, library.MaxMARCRecords+1)
+	}
+}
+
+// A commit answers at once up to service.AsyncImportRecords records and
+// becomes a job past them, the records counted without being kept; a MARC
+// file past the record cap is refused at once, not by a job.
+func TestHoldingsCommitGoesToAJobByItsRecords(t *testing.T) {
+	csvOf := func(books int) library.Upload {
+		var b strings.Builder
+		b.WriteString("title,author,barcode\n")
+		for i := range books {
+			// Two copies a book: the count is of books, not rows.
+			fmt.Fprintf(&b, "Book %05d,A Writer,B%05d-1\nBook %05d,A Writer,B%05d-2\n", i, i, i, i)
+		}
+		return library.BytesUpload([]byte(b.String()))
+	}
+	for _, tt := range []struct {
+		name   string
+		format string
+		codec  *countingCodec
+		file   library.Upload
+		job    bool
+	}{
+		{name: "CSVAtTheLimit", format: library.HoldingsCSV, file: csvOf(service.AsyncImportRecords)},
+		{name: "CSVPastIt", format: library.HoldingsCSV, file: csvOf(service.AsyncImportRecords + 1), job: true},
+		{name: "MARCAtTheLimit", format: library.HoldingsMARCXML, codec: &countingCodec{n: service.AsyncImportRecords}},
+		{name: "MARCPastIt", format: library.HoldingsMARCXML, codec: &countingCodec{n: service.AsyncImportRecords + 1}, job: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lf := newLibFixture(t)
+			file := tt.file
+			if tt.codec != nil {
+				lf.lib.UseRecordCodec(tt.codec)
+				file = library.BytesUpload([]byte("<collection/>"))
+			}
+			rep, job, err := lf.lib.HoldingsFiles.ImportFile(as(lf.librarian), "", tt.format, library.ItemFields{}, file, false, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.job {
+				if job.ID == "" || job.Records != service.AsyncImportRecords+1 {
+					t.Fatalf("job = %+v, want one of %d records", job, service.AsyncImportRecords+1)
+				}
+				if st := waitForJob(t, lf.lib, lf.librarian, job.ID); st.Job.State != library.ImportJobDone {
+					t.Fatalf("job ended %+v (%v)", st.Job, st.Err)
+				}
+				return
+			}
+			if job.ID != "" || !rep.Committed || rep.BooksAdded != service.AsyncImportRecords {
+				t.Fatalf("commit = %+v, job %+v; want %d books added at once", rep, job, service.AsyncImportRecords)
+			}
+		})
+	}
+	lf := newLibFixture(t)
+	lf.lib.UseRecordCodec(&countingCodec{n: library.MaxMARCRecords + 1})
+	_, job, err := lf.lib.HoldingsFiles.ImportFile(as(lf.librarian), "", library.HoldingsMARCXML, library.ItemFields{}, library.BytesUpload([]byte("<collection/>")), false, false)
+	if !errs.Is(err, errs.Invalid) || job.ID != "" {
+		t.Fatalf("commit of a file past the record cap = job %+v, %v; want refused at once", job, err)
 	}
 }

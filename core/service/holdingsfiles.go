@@ -237,6 +237,34 @@ func (s *HoldingsFiles) read(format string, items library.ItemFields, file libra
 	return records, problems
 }
 
+// countRecords is the number of records read would read from the file,
+// counted as it is read, none of them kept: the file is read again to
+// import it.
+func (s *HoldingsFiles) countRecords(format string, items library.ItemFields, file library.Upload) int {
+	if file.Size > library.MaxHoldingsBytes {
+		return 0
+	}
+	if format == library.HoldingsCSV {
+		return library.CountHoldingsCSV(file.Open)
+	}
+	f, err := file.Open()
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n := 0
+	err = s.codecFor(items).Decode(format, f, func(library.HoldingRecord) error {
+		if n++; n > library.MaxMARCRecords {
+			return errTooManyRecords
+		}
+		return nil
+	}, func(library.LineError) {})
+	if err != nil { // unreadable, or past the cap: refused at once, not by a job
+		return 0
+	}
+	return n
+}
+
 // check checks each record as a book.
 func (s *HoldingsFiles) check(records []library.HoldingRecord) []library.LineError {
 	var problems []library.LineError

@@ -294,16 +294,14 @@ func (s *HoldingsFiles) ImportFile(ctx context.Context, schoolParam, format stri
 	}()
 	records := 0
 	if !async && !dryRun { // a commit goes to a job when the file is large
-		recs, _, _ := s.decode(format, items, file)
-		records = len(recs)
+		records = s.countRecords(format, items, file)
 	}
 	if !async && (dryRun || records <= AsyncImportRecords) {
 		rep, err := s.Import(ctx, school.ID, format, items, file, dryRun)
 		return rep, library.ImportJob{}, err
 	}
 	if async {
-		recs, _, _ := s.decode(format, items, file)
-		records = len(recs)
+		records = s.countRecords(format, items, file)
 	}
 	job := s.jobs.newJob(ctx, school.ID, library.JobKindHoldingsImport, format, records, dryRun)
 	// The job gives the file and its import slot back as its work ends,
