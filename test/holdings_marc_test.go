@@ -371,33 +371,7 @@ func TestHoldingsImportMARCDeskForm(t *testing.T) {
 	}
 	file := append(isoRecord("245=10|aMatilda", "100=1 |aDahl, Roald.", "945=  |aFIC DAH|iDESK-945-1|lJUN"),
 		isoRecord("245=10|aThe BFG", "100=1 |aDahl, Roald.", "945=  |aFIC DAH|lJUN")...)
-	path := "/library/" + demoDomain + "/holdings/import"
-	post := func(fields map[string]string, upload []byte) page {
-		var body bytes.Buffer
-		mw := multipart.NewWriter(&body)
-		for k, v := range fields {
-			_ = mw.WriteField(k, v)
-		}
-		if upload != nil {
-			fw, _ := mw.CreateFormFile("file", "holdings.mrc")
-			_, _ = fw.Write(upload)
-		}
-		_ = mw.Close()
-		req, _ := http.NewRequest(http.MethodPost, b.base+path, &body)
-		req.Header.Set("Content-Type", mw.FormDataContentType())
-		req.Header.Set("Origin", b.base)
-		resp, err := b.client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		p := page{Status: resp.StatusCode, Location: resp.Header.Get("Location"), Body: string(raw)}
-		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
-			p.doc, _ = html.Parse(strings.NewReader(p.Body))
-		}
-		return p
-	}
+	post := func(fields map[string]string, upload []byte) page { return b.postHoldingsForm(fields, upload) }
 	checked := post(map[string]string{"format": "marc21", "items": "945:i,a,l", "action": "check"}, file)
 	if checked.Status != 200 || !strings.Contains(checked.text("report-copies"), "1 new copy") {
 		t.Fatalf("check: %d, copies %q\n%.2000s", checked.Status, checked.text("report-copies"), checked.Body)
@@ -406,12 +380,7 @@ func TestHoldingsImportMARCDeskForm(t *testing.T) {
 	if len(notices) != 1 || htmlAttr(notices[0], "data-line") != "2" || !strings.Contains(htmlText(notices[0]), "field 945 has no barcode") {
 		t.Errorf("notices on the page: %d, %q", len(notices), checked.text("report-notices"))
 	}
-	form := map[string]string{"action": "import"}
-	walkHTML(checked.byID("holdings-commit-form"), func(n *html.Node) {
-		if n.Type == html.ElementNode && n.Data == "input" && htmlAttr(n, "type") == "hidden" {
-			form[htmlAttr(n, "name")] = htmlAttr(n, "value")
-		}
-	})
+	form := commitFormFields(checked)
 	if form["items"] != "945:i,a,l" || form["content"] == "" {
 		t.Fatalf("commit form fields %v", form)
 	}
@@ -424,4 +393,45 @@ func TestHoldingsImportMARCDeskForm(t *testing.T) {
 	if p := post(map[string]string{"format": "marc21", "items": "945", "action": "check"}, file); p.Status != 422 {
 		t.Errorf("a bad items field: %d, want 422", p.Status)
 	}
+}
+
+// postHoldingsForm posts the desk's holdings import form as a browser
+// does: fields, and upload as the chosen file when it is not nil.
+func (b *browser) postHoldingsForm(fields map[string]string, upload []byte) page {
+	b.t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for k, v := range fields {
+		_ = mw.WriteField(k, v)
+	}
+	if upload != nil {
+		fw, _ := mw.CreateFormFile("file", "holdings.mrc")
+		_, _ = fw.Write(upload)
+	}
+	_ = mw.Close()
+	req, _ := http.NewRequest(http.MethodPost, b.base+"/library/"+demoDomain+"/holdings/import", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Origin", b.base)
+	resp, err := b.client.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	p := page{Status: resp.StatusCode, Location: resp.Header.Get("Location"), Body: string(raw)}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		p.doc, _ = html.Parse(strings.NewReader(p.Body))
+	}
+	return p
+}
+
+// commitFormFields are the fields of a checked file's commit form.
+func commitFormFields(checked page) map[string]string {
+	form := map[string]string{"action": "import"}
+	walkHTML(checked.byID("holdings-commit-form"), func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "input" && htmlAttr(n, "type") == "hidden" {
+			form[htmlAttr(n, "name")] = htmlAttr(n, "value")
+		}
+	})
+	return form
 }

@@ -206,7 +206,8 @@ func TestHoldingsImportsBusy(t *testing.T) {
 
 // TestHoldingsUploadSpool checks the spool: while an import is read its
 // file is there, mode 0600 in a directory of mode 0700; after a dry run,
-// a commit and a background job the directory is empty; a file a previous
+// a commit and a background job, through the API or the desk's form, the
+// directory is empty; a file a previous
 // process left is removed at start.
 func TestHoldingsUploadSpool(t *testing.T) {
 	dir := t.TempDir()
@@ -249,10 +250,32 @@ func TestHoldingsUploadSpool(t *testing.T) {
 	if n := len(spooled(t, dir)); n != 0 {
 		t.Fatalf("%d files in the spool after the job ended, want 0", n)
 	}
+	// The desk's form: the chosen file, then the checked one the report
+	// carries back, each read from the spool, never held whole.
+	b := newBrowser(t, w.s)
+	if p := b.signIn(demoLibrarian, demoPassword); p.Status != http.StatusSeeOther {
+		t.Fatalf("sign-in: %d", p.Status)
+	}
+	checked := b.postHoldingsForm(map[string]string{"format": "csv", "action": "check"}, []byte("title,author,barcode\nDesk Book,Di Author,SPOOL-0003\n"))
+	if checked.Status != 200 || !strings.Contains(checked.text("report-copies"), "1 new copy") {
+		t.Fatalf("desk check: %d %q", checked.Status, checked.text("report-copies"))
+	}
+	if n := len(spooled(t, dir)); n != 0 {
+		t.Fatalf("%d files in the spool after the desk's check, want 0", n)
+	}
+	if p := b.postHoldingsForm(commitFormFields(checked), nil); p.Status != http.StatusSeeOther {
+		t.Fatalf("desk import: %d\n%.2000s", p.Status, p.Body)
+	}
+	if r := w.s.do(req{Path: "/api/library/copies?code=SPOOL-0003", Token: w.libA}); r.Status != 200 {
+		t.Fatalf("the desk's import stored no copy: %d %s", r.Status, r.Body)
+	}
+	if n := len(spooled(t, dir)); n != 0 {
+		t.Fatalf("%d files in the spool after the desk's import, want 0", n)
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(seen) != 3 {
-		t.Fatalf("spooled files seen while importing: %v, want one for each of 3 imports", seen)
+	if len(seen) != 5 {
+		t.Fatalf("spooled files seen while importing: %v, want one for each of 5 imports", seen)
 	}
 	for _, s := range seen {
 		if !strings.HasSuffix(s, " -rw-------") {

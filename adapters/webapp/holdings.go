@@ -7,6 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
+
+	"github.com/google/uuid"
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
@@ -19,7 +22,8 @@ import (
 // first (a dry run). The report's "Import" form carries the file back in
 // a hidden field (base64, so a binary MARC 21 file survives), so the
 // librarian does not choose it twice and the file imported is the file
-// checked.
+// checked; the page holds the file, not the server, so any replica can
+// take the commit.
 
 // holdingsUploadMediaType is the body of the import form: a file upload.
 const holdingsUploadMediaType = "multipart/form-data"
@@ -32,7 +36,7 @@ type holdingsView struct {
 	// ("949:i,a,l"), carried to the commit form.
 	Items    string
 	Report   *service.ImportReport
-	Content  string // the checked file, base64, for the commit form
+	Content  string // where the commit form carries the checked file (renderHoldingsCarrying)
 	Error    string
 	Problems []lineProblem
 	// MoreProblems counts the problems of a refused commit not listed.
@@ -66,6 +70,11 @@ func (a *App) holdingsPage(w http.ResponseWriter, r *http.Request, school librar
 }
 
 func (a *App) renderHoldings(w http.ResponseWriter, r *http.Request, school library.School, status int, v holdingsView) {
+	a.render(w, r, status, "holdings", a.holdingsPageOf(r, school, v))
+}
+
+// holdingsPageOf is v with what every holdings page shows.
+func (a *App) holdingsPageOf(r *http.Request, school library.School, v holdingsView) holdingsView {
 	flash := v.Flash
 	v.base = a.schoolBase(r, school, "Import and export holdings", "holdings")
 	v.Flash = flash
@@ -74,15 +83,17 @@ func (a *App) renderHoldings(w http.ResponseWriter, r *http.Request, school libr
 	if v.Job != nil && v.Job.Job.State == library.ImportJobRunning {
 		v.Refresh = jobRefreshSeconds
 	}
-	a.render(w, r, status, "holdings", v)
+	return v
 }
 
 // importHoldingsForm checks (action "check") or imports (action "import")
 // a holdings file: the chosen file, or the checked file the report's form
-// carries back.
+// carries back. The file is streamed into the upload spool, never held
+// whole, and so is the checked file on its way back into the page.
 func (a *App) importHoldingsForm(w http.ResponseWriter, r *http.Request, school library.School) {
-	format, data, dryRun, err := readHoldingsUpload(w, r)
-	v := holdingsView{Format: format, Items: r.FormValue("items")}
+	form, err := a.readHoldingsUpload(w, r)
+	defer func() { form.file.Release() }() // what is still ours when the page is out
+	v := holdingsView{Format: form.format, Items: form.items}
 	var items library.ItemFields
 	if err == nil {
 		items, err = library.ParseItemFields(v.Items)
@@ -92,14 +103,22 @@ func (a *App) importHoldingsForm(w http.ResponseWriter, r *http.Request, school 
 			rep service.ImportReport
 			job library.ImportJob
 		)
+		// A commit hands the file over (a job keeps it until it ends); a
+		// dry run lends it, as the page may carry it back.
+		file := form.file
+		if form.dryRun {
+			file.Remove = nil
+		} else {
+			form.file = library.Upload{}
+		}
 		// A large file (or "in the background") is imported by a job: the
 		// page then follows the job.
-		rep, job, err = a.deps.Library.HoldingsFiles.ImportFile(r.Context(), school.ID, format, items, library.BytesUpload(data), dryRun, !dryRun && r.FormValue("async") == "true")
+		rep, job, err = a.deps.Library.HoldingsFiles.ImportFile(r.Context(), school.ID, form.format, items, file, form.dryRun, !form.dryRun && form.async)
 		if err == nil && job.ID != "" {
 			http.Redirect(w, r, schoolPath(school)+"/holdings?job="+url.QueryEscape(job.ID), http.StatusSeeOther)
 			return
 		}
-		if err == nil && !dryRun {
+		if err == nil && !form.dryRun {
 			a.redirect(w, r, schoolPath(school)+"/holdings", flash{Kind: "success", Message: fmt.Sprintf(
 				"Imported %d %s and %d %s.", rep.BooksAdded, pluralize(rep.BooksAdded, "book", "books"), rep.CopiesAdded, pluralize(rep.CopiesAdded, "copy", "copies"))})
 			return
@@ -108,7 +127,8 @@ func (a *App) importHoldingsForm(w http.ResponseWriter, r *http.Request, school 
 			v.Report = &rep
 			v.Problems = toLineProblems(rep.Problems)
 			if len(rep.Problems) == 0 {
-				v.Content = base64.StdEncoding.EncodeToString(data)
+				a.renderHoldingsCarrying(w, r, school, v, form.file)
+				return
 			}
 			a.renderHoldings(w, r, school, http.StatusOK, v)
 			return
@@ -123,6 +143,27 @@ func (a *App) importHoldingsForm(w http.ResponseWriter, r *http.Request, school 
 	a.renderHoldings(w, r, school, a.statusFor(err), v)
 }
 
+// renderHoldingsCarrying renders the report of a clean check with file in
+// its commit form, base64 (so a binary MARC 21 file survives), written
+// from the file as the page goes out: the page is rendered around a
+// marker, which the file's text then takes the place of.
+func (a *App) renderHoldingsCarrying(w http.ResponseWriter, r *http.Request, school library.School, v holdingsView, file library.Upload) {
+	marker := "carriedfile" + strings.ReplaceAll(uuid.NewString(), "-", "")
+	v.Content = marker
+	a.renderStreaming(w, r, http.StatusOK, "holdings", a.holdingsPageOf(r, school, v), marker, func(w io.Writer) error {
+		f, err := file.Open()
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		enc := base64.NewEncoder(base64.StdEncoding, w)
+		if _, err := io.Copy(enc, f); err != nil {
+			return err
+		}
+		return enc.Close()
+	})
+}
+
 func toLineProblems(in []library.LineError) []lineProblem {
 	out := make([]lineProblem, 0, len(in))
 	for _, p := range in {
@@ -131,36 +172,100 @@ func toLineProblems(in []library.LineError) []lineProblem {
 	return out
 }
 
-// readHoldingsUpload reads the import form: format, action, and the file
-// (a chosen file, or the checked one carried back in "content").
-func readHoldingsUpload(w http.ResponseWriter, r *http.Request) (format string, data []byte, dryRun bool, err error) {
+// holdingsUpload is the import form as read: its fields, and the file (the
+// chosen one, or the checked one carried back in "content").
+type holdingsUpload struct {
+	format, items string
+	dryRun, async bool
+	file          library.Upload
+}
+
+// maxHoldingsFieldBytes bounds each of the form's fields but the file.
+const maxHoldingsFieldBytes = 1 << 10
+
+// readHoldingsUpload reads the import form part by part, the file into the
+// upload spool (into memory when the service has none). The returned
+// upload is to be released by the caller, whatever the error.
+func (a *App) readHoldingsUpload(w http.ResponseWriter, r *http.Request) (holdingsUpload, error) {
 	// base64 makes the carried file a third larger.
 	const most = library.MaxHoldingsBytes*4/3 + 1<<20
 	r.Body = http.MaxBytesReader(w, r.Body, most)
-	if err := r.ParseMultipartForm(most); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return "", nil, false, errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The file is larger than %d MiB; import it in parts.", library.MaxHoldingsBytes>>20)
+	tooBig := errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The file is larger than %d MiB; import it in parts.", library.MaxHoldingsBytes>>20)
+	unreadable := errs.E(errs.Malformed, errs.CodeMalformedForm, "The form could not be read.")
+	var (
+		gotChosen, gotReturned bool
+		chosen, returned       library.Upload
+		fields                 = map[string]string{}
+	)
+	fail := func(err error) (holdingsUpload, error) {
+		chosen.Release()
+		returned.Release()
+		var big *http.MaxBytesError
+		if errors.As(err, &big) {
+			return holdingsUpload{format: fields["format"]}, tooBig
 		}
-		return "", nil, false, errs.E(errs.Malformed, errs.CodeMalformedForm, "The form could not be read.")
+		return holdingsUpload{format: fields["format"]}, unreadable
 	}
-	defer func() { _ = r.MultipartForm.RemoveAll() }()
-	format, dryRun = r.FormValue("format"), r.FormValue("action") != "import"
-	if content := r.FormValue("content"); content != "" {
-		data, err := base64.StdEncoding.DecodeString(content)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return fail(err)
+	}
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
-			return format, nil, dryRun, errs.E(errs.Malformed, errs.CodeMalformedForm, "The form could not be read.")
+			return fail(err)
 		}
-		return format, data, dryRun, nil
+		switch name := p.FormName(); {
+		case name == "file" && p.FileName() != "" && !gotChosen:
+			gotChosen = true
+			if chosen, err = a.keep(p); err != nil {
+				return fail(err)
+			}
+		case name == "content" && !gotReturned:
+			gotReturned = true
+			if returned, err = a.keep(base64.NewDecoder(base64.StdEncoding, p)); err != nil {
+				return fail(err)
+			}
+		case name == "file" || name == "content":
+			// A file input left empty, or a second file: nothing to keep.
+			if _, err := io.Copy(io.Discard, p); err != nil {
+				return fail(err)
+			}
+		default:
+			b, err := io.ReadAll(io.LimitReader(p, maxHoldingsFieldBytes+1))
+			if err != nil || len(b) > maxHoldingsFieldBytes {
+				return fail(err)
+			}
+			if _, seen := fields[name]; !seen {
+				fields[name] = string(b)
+			}
+		}
 	}
-	f, _, err := r.FormFile("file")
+	form := holdingsUpload{format: fields["format"], items: fields["items"], dryRun: fields["action"] != "import", async: fields["async"] == "true"}
+	switch {
+	case gotReturned: // the checked file wins over a file chosen again
+		chosen.Release()
+		form.file = returned
+	case gotChosen:
+		form.file = chosen
+	default:
+		return form, errs.InvalidField("file", "choose the holdings file first")
+	}
+	return form, nil
+}
+
+// keep keeps a file of the form for reading: in the upload spool, or in
+// memory when the service has none.
+func (a *App) keep(r io.Reader) (library.Upload, error) {
+	if a.deps.Uploads != nil {
+		return a.deps.Uploads.Spool(r)
+	}
+	data, err := io.ReadAll(r)
 	if err != nil {
-		return format, nil, dryRun, errs.InvalidField("file", "choose the holdings file first")
+		return library.Upload{}, err
 	}
-	defer f.Close()
-	data, err = io.ReadAll(f)
-	if err != nil {
-		return format, nil, dryRun, errs.E(errs.Malformed, errs.CodeMalformedForm, "The file could not be read.")
-	}
-	return format, data, dryRun, nil
+	return library.BytesUpload(data), nil
 }

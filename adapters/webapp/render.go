@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -235,6 +236,40 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, page st
 	pageHeaders(w)
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// renderStreaming renders page as render does, but for marker, which must
+// come once in the page: content writes what takes its place as the page
+// goes out, so what it writes is never held whole. The marker must be
+// text the templates leave as it is (letters and digits), and content
+// must write only text that is safe where the marker stands. A page cut
+// short by content's error is logged: its status is already sent.
+func (a *App) renderStreaming(w http.ResponseWriter, r *http.Request, status int, page string, data any, marker string, content func(io.Writer) error) {
+	t, ok := a.pages[page]
+	if !ok {
+		panic("webapp: no page template " + page)
+	}
+	var buf bytes.Buffer
+	err := t.ExecuteTemplate(&buf, "layout", data)
+	head, tail, found := bytes.Cut(buf.Bytes(), []byte(marker))
+	if err == nil && (!found || bytes.Contains(tail, []byte(marker))) {
+		err = fmt.Errorf("the marker is not in the page once")
+	}
+	if err != nil {
+		httpedge.Logger(r).Error("render page", "page", page, "error", err.Error())
+		pageHeaders(w)
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte("<!doctype html><title>Error</title><p>Something went wrong.</p>"))
+		return
+	}
+	pageHeaders(w)
+	w.WriteHeader(status)
+	_, _ = w.Write(head)
+	if err := content(w); err != nil {
+		httpedge.Logger(r).Error("render page", "page", page, "error", "streaming its content: "+err.Error())
+		return
+	}
+	_, _ = w.Write(tail)
 }
 
 // pageHeaders are the headers of every HTML page. The referrer policy

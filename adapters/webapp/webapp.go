@@ -40,6 +40,9 @@ type Deps struct {
 	// pages.
 	Identity   *service.Identity
 	Authorizer ports.Authorizer
+	// Uploads keeps the files the forms take while they are read; without
+	// it they are read into memory.
+	Uploads ports.UploadSpool
 }
 
 // Config holds the web app's settings.

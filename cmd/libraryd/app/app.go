@@ -297,7 +297,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		Identity: a.Identity, Users: users, Catalog: a.Catalog, Library: a.Library,
 		Tokens: tokens, Health: readiness{db: a.Repos.Health, draining: &a.draining}, Labels: labels.Printer{}, Slips: labels.Printer{},
 		Uploads: uploads,
-	}, webapp.Deps{Library: a.Library, Identity: a.Identity, Authorizer: authz}, webapp.Config{CookieSecure: cfg.CookieSecure})
+	}, webapp.Deps{Library: a.Library, Identity: a.Identity, Authorizer: authz, Uploads: uploads}, webapp.Config{CookieSecure: cfg.CookieSecure})
 	return a, nil
 }
 
