@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -120,14 +121,27 @@ func TestBrowserStocktake(t *testing.T) {
 	if msg := get(t, bctx, "check-in message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(msg, "Checked in") || total("onloan") != "0" {
 		t.Fatalf("check-in: %q, on loan %s", msg, total("onloan"))
 	}
+	// Marking lost runs as a job of the school; the page follows it, with
+	// a link to look again while it runs.
 	run(t, bctx, "mark the missing copy lost",
 		clearFlash,
 		chromedp.Click(chromedp.ID("mark-lost")),
-		chromedp.WaitVisible(chromedp.ID("flash")),
+		chromedp.WaitVisible(chromedp.ID("stocktake-mark-job")),
 	)
-	if msg := get(t, bctx, "mark lost message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(msg, "Marked 1 missing copy lost") || total("missing") != "0" {
+	for try := 0; ; try++ {
+		if get(t, bctx, "the job's state", chromedp.AttributeValue(chromedp.ID("stocktake-mark-job"), "data-state")).Value != "running" {
+			break
+		}
+		if try == 100 {
+			t.Fatal("marking lost still running after 100 looks")
+		}
+		time.Sleep(100 * time.Millisecond)
+		run(t, bctx, "look again", chromedp.Click(chromedp.ID("stocktake-mark-job-refresh")), chromedp.WaitVisible(chromedp.ID("stocktake-mark-job")))
+	}
+	if msg := get(t, bctx, "mark lost message", chromedp.Text(chromedp.ID("stocktake-mark-job-done"))); !strings.Contains(msg, "Marked 1 missing copy lost") || total("missing") != "0" {
 		t.Fatalf("mark lost: %q, missing %s", msg, total("missing"))
 	}
+	screenshot(t, bctx, "stocktake-marked-lost")
 	r := s.do(req{Path: "/api/library/copies?code=" + birds[1]["code"].(string), Token: lib})
 	if r.Status != 200 || r.json(t)["copy"].(map[string]any)["status"] != "lost" {
 		t.Fatalf("the missing copy after marking: %d %s", r.Status, r.Body)

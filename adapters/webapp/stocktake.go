@@ -28,6 +28,10 @@ type stocktakeView struct {
 	Upload     string
 	UploadErr  string
 	UploadRows []lineProblem
+	// MarkJob is the marking of the missing copies lost that the page
+	// follows (?job=): running, or its count, or its error.
+	MarkJob     *service.ImportJobStatus
+	MarkMessage string // the count of a job done
 }
 
 type stocktakeRow struct {
@@ -62,6 +66,20 @@ func toStocktakeRow(v service.StocktakeView) stocktakeRow {
 func (a *App) stocktakePage(w http.ResponseWriter, r *http.Request, school library.School) {
 	var v stocktakeView
 	v.Flash = a.takeFlash(w, r)
+	if id := r.URL.Query().Get("job"); id != "" {
+		st, err := a.deps.Library.Jobs.Get(r.Context(), school.ID, id)
+		if err == nil && st.Job.Kind != library.JobKindStocktakeMarkLost {
+			err = library.ErrImportJobNotFound()
+		}
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		v.MarkJob = &st
+		if st.Marked != nil {
+			v.MarkMessage = markedMessage(*st.Marked)
+		}
+	}
 	a.renderStocktake(w, r, school, http.StatusOK, r.URL.Query().Get("id"), v)
 }
 
@@ -195,16 +213,25 @@ func (a *App) stocktakeCheckIn(w http.ResponseWriter, r *http.Request, school li
 	a.succeeded(w, r, stocktakePath(school, id), fmt.Sprintf("Checked in %s (%s): its loan is returned.", quote(v.Loan.BookTitle), v.Loan.CopyCode))
 }
 
+// stocktakeMarkLost marks the missing copies lost in a job of the school,
+// as thousands of copies on a slow store take longer than a request may;
+// the stocktake's page follows the job. The page does not reload itself
+// while the job runs (a page that reloads on its own is a barrier to
+// people who read slowly or use a screen reader): it offers a link.
 func (a *App) stocktakeMarkLost(w http.ResponseWriter, r *http.Request, school library.School) {
 	form := r.PostForm
 	id := form.Get("stocktake_id")
-	n, err := a.deps.Library.Stocktakes.MarkMissingLost(r.Context(), school.ID, id)
+	job, err := a.deps.Library.Stocktakes.MarkMissingLostJob(r.Context(), school.ID, id)
 	if a.refusedTo(w, r, stocktakePath(school, id), err) {
 		return
 	}
-	msg := fmt.Sprintf("Marked %d missing %s lost.", n, pluralize(n, "copy", "copies"))
+	http.Redirect(w, r, stocktakePath(school, id)+"&job="+url.QueryEscape(job.ID), http.StatusSeeOther)
+}
+
+// markedMessage says what marking the missing copies lost did.
+func markedMessage(n int) string {
 	if n == 0 {
-		msg = "No missing copies to mark lost."
+		return "No missing copies to mark lost."
 	}
-	a.succeeded(w, r, stocktakePath(school, id), msg)
+	return fmt.Sprintf("Marked %d missing %s lost.", n, pluralize(n, "copy", "copies"))
 }
