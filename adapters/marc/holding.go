@@ -276,7 +276,9 @@ func balanceBrackets(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	return strings.TrimSpace(b.String())
+	// A bracket dropped between a letter and a combining mark leaves them
+	// side by side, to be composed as a re-read would ("n[̧" is "ņ").
+	return strings.TrimSpace(norm.NFC.String(b.String()))
 }
 
 // cleanHeading is a heading without its closing ISBD punctuation and its
