@@ -595,6 +595,10 @@ func (g *holdingsGrouper) add(rec HoldingRecord, problems []LineError) []LineErr
 		g.byKey[holdingsKey(rec)] = 0
 		return problems
 	}
+	for i := range rec.Items {
+		it := &rec.Items[i]
+		it.Barcode, it.CallNumber, it.Location = strings.Clone(it.Barcode), strings.Clone(it.CallNumber), strings.Clone(it.Location)
+	}
 	for _, it := range rec.Items {
 		if code := ImportedCopyCode(it.Barcode); code != "" {
 			problems = appendDuplicate(problems, g.barcodeLine, code, it.Line, holdingsColumnBarcode)
@@ -606,8 +610,23 @@ func (g *holdingsGrouper) add(rec HoldingRecord, problems []LineError) []LineErr
 		return problems
 	}
 	g.byKey[key] = len(g.records)
-	g.records = append(g.records, rec)
+	g.records = append(g.records, keepStrings(rec))
 	return problems
+}
+
+// keepStrings is rec with its book's values copied out of the row they
+// were read from: the records outlive the rows, and a value kept as a
+// slice would keep its whole row. A book's later rows add only their
+// items, so only those are copied for them.
+func keepStrings(rec HoldingRecord) HoldingRecord {
+	rec.Title, rec.Publisher, rec.Genre = strings.Clone(rec.Title), strings.Clone(rec.Publisher), strings.Clone(rec.Genre)
+	rec.CallNumber, rec.ReadingLevel = strings.Clone(rec.CallNumber), strings.Clone(rec.ReadingLevel)
+	for _, list := range [][]string{rec.Authors, rec.ISBNs, rec.CancelledISBNs, rec.Subjects} {
+		for i := range list {
+			list[i] = strings.Clone(list[i])
+		}
+	}
+	return rec
 }
 
 // holdingsKey is what groups a CSV's rows into one book: its first ISBN,
@@ -626,10 +645,9 @@ func holdingsRow(columns, record []string, line int) (HoldingRecord, []LineError
 	var problems []LineError
 	for i, c := range columns {
 		// A cell an export made text (a leading ' before a formula) reads
-		// back as it was stored.
-		// A copy, not a slice of the row's text: the records outlive the
-		// rows, and a kept slice would keep every row of the file.
-		v := strings.Clone(strings.TrimSpace(csvout.Restore(record[i])))
+		// back as it was stored. The values are slices of the row's text:
+		// what the grouper keeps of them it copies (keepStrings).
+		v := strings.TrimSpace(csvout.Restore(record[i]))
 		switch c {
 		case holdingsColumnTitle:
 			rec.Title = v
