@@ -172,6 +172,14 @@ func measure(bin string, extra []string, work, format, ctype, file string, n int
 	<-sampled
 	hwm, _ := procStatus(pid, "VmHWM")
 	sort.Strings(statuses)
+	if joined := strings.Join(statuses, " "); strings.Contains(joined, "failed") || strings.Contains(joined, "internal_error") {
+		// What the service logged about it, for whoever reads the table.
+		for _, line := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, `"level":"WARN"`) {
+				fmt.Fprintln(os.Stderr, "service:", line)
+			}
+		}
+	}
 	return result{statuses: strings.Join(statuses, " "), before: before, peak: peak, hwm: hwm, took: took}, nil
 }
 

@@ -286,3 +286,41 @@ func TestUploadSlotsAreShared(t *testing.T) {
 		t.Fatalf("a student file after the job: %v", err)
 	}
 }
+
+// failingImports fails every commit as a broken store would.
+type failingImports struct {
+	ports.HoldingsImportRepository
+}
+
+func (failingImports) ImportHoldings(context.Context, []library.Book, []library.Copy) error {
+	return fmt.Errorf("insert books: connection reset by peer")
+}
+
+// A job that fails for an internal reason tells the operator why (the
+// job's end only says that it failed): OnJobError gets the cause.
+func TestJobErrorsAreTold(t *testing.T) {
+	lf := newLibFixture(t)
+	repos := lf.store
+	repos.HoldingsImports = failingImports{lf.store.HoldingsImports}
+	lib := service.NewLibrary(repos, lf.id)
+	told := make(chan string, 1)
+	lib.OnJobError(func(op string, err error) { told <- op + ": " + err.Error() })
+	file := []byte("title,author,barcode\nBroken Book,A Writer,BROKEN-1\n")
+	_, job, err := lib.HoldingsFiles.ImportFile(as(lf.librarian), "", library.HoldingsCSV, library.ItemFields{}, library.BytesUpload(file), false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := waitForJob(t, lib, lf.librarian, job.ID); st.Job.State != library.ImportJobFailed || st.Err == nil || st.Err.Code != errs.CodeInternalError ||
+		strings.Contains(st.Err.Message, "connection reset") {
+		t.Fatalf("job = %+v (error %+v), want failed with internal_error and no word of the cause", st.Job, st.Err)
+	}
+	select {
+	case msg := <-told:
+		if !strings.Contains(msg, "connection reset by peer") {
+			t.Fatalf("told %q, want the cause", msg)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the job's error was never told")
+	}
+	lib.StopImports(context.Background())
+}

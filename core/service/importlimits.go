@@ -76,3 +76,8 @@ func (r ImportReport) MoreProblems() int { return max(r.ProblemsTotal-len(r.Prob
 
 // MoreNotices is how many notices the report counts but does not list.
 func (r ImportReport) MoreNotices() int { return max(r.NoticesTotal-len(r.Notices), 0) }
+
+// OnJobError sets what is told of a background job's error (the log): the
+// job's end says only that it failed, so without it an internal failure
+// leaves no trace of its cause.
+func (l *Library) OnJobError(f func(op string, err error)) { l.HoldingsFiles.jobs.bg.onError = f }

@@ -247,6 +247,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	a.Library.UseCatalogSource(sru.New(catalogue, sru.DefaultTimeout), marc.NewCodec())
 	a.Library.UseRecordCodec(marc.NewCodec())
 	a.Library.LimitImports(cfg.MaxImports)
+	a.Library.OnJobError(func(op string, err error) { logger.Error("background job failed", "op", op, "error", err.Error()) })
 	if a.onImportReading != nil {
 		a.Library.OnImportReading(a.onImportReading)
 	}
