@@ -122,8 +122,8 @@ func measure(bin string, extra []string, work, format, ctype, file string, n int
 		"LIBRARY_METRICS_ADDR=off", "LIBRARY_COOKIE_SECURE=false", "LIBRARY_REQUEST_TIMEOUT=5m", "LIBRARY_READ_TIMEOUT=10m",
 		"LIBRARY_WRITE_TIMEOUT=10m", "LIBRARY_ISSUER_URL="+base)
 	cmd.Env = append(cmd.Env, extra...)
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
+	logs := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		return result{}, err
 	}
@@ -363,4 +363,23 @@ func check(err error) {
 		fmt.Fprintln(os.Stderr, "uploadbench:", err)
 		os.Exit(1)
 	}
+}
+
+// lockedBuffer is the service's output, read while the service still
+// writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
