@@ -221,21 +221,34 @@ func schoolPath(s library.School) string { return "/library/" + s.Domain }
 // render executes a page into a buffer first, so a template error becomes
 // a clean 500 instead of half a page.
 func (a *App) render(w http.ResponseWriter, r *http.Request, status int, page string, data any) {
+	buf, err := a.execute(page, data)
+	if err != nil {
+		renderFailed(w, r, page, err)
+		return
+	}
+	pageHeaders(w)
+	w.WriteHeader(status)
+	_, _ = w.Write(buf)
+}
+
+// execute renders page with data into memory.
+func (a *App) execute(page string, data any) ([]byte, error) {
 	t, ok := a.pages[page]
 	if !ok {
 		panic("webapp: no page template " + page)
 	}
 	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
-		httpedge.Logger(r).Error("render page", "page", page, "error", err.Error())
-		pageHeaders(w)
-		w.WriteHeader(http.StatusInternalServerError)
-		_, _ = w.Write([]byte("<!doctype html><title>Error</title><p>Something went wrong.</p>"))
-		return
-	}
+	err := t.ExecuteTemplate(&buf, "layout", data)
+	return buf.Bytes(), err
+}
+
+// renderFailed logs a page that could not be rendered and answers a plain
+// 500 in its place.
+func renderFailed(w http.ResponseWriter, r *http.Request, page string, err error) {
+	httpedge.Logger(r).Error("render page", "page", page, "error", err.Error())
 	pageHeaders(w)
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	w.WriteHeader(http.StatusInternalServerError)
+	_, _ = w.Write([]byte("<!doctype html><title>Error</title><p>Something went wrong.</p>"))
 }
 
 // renderStreaming renders page as render does, but for marker, which must
@@ -245,21 +258,13 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, page st
 // must write only text that is safe where the marker stands. A page cut
 // short by content's error is logged: its status is already sent.
 func (a *App) renderStreaming(w http.ResponseWriter, r *http.Request, status int, page string, data any, marker string, content func(io.Writer) error) {
-	t, ok := a.pages[page]
-	if !ok {
-		panic("webapp: no page template " + page)
-	}
-	var buf bytes.Buffer
-	err := t.ExecuteTemplate(&buf, "layout", data)
-	head, tail, found := bytes.Cut(buf.Bytes(), []byte(marker))
+	buf, err := a.execute(page, data)
+	head, tail, found := bytes.Cut(buf, []byte(marker))
 	if err == nil && (!found || bytes.Contains(tail, []byte(marker))) {
 		err = fmt.Errorf("the marker is not in the page once")
 	}
 	if err != nil {
-		httpedge.Logger(r).Error("render page", "page", page, "error", err.Error())
-		pageHeaders(w)
-		w.WriteHeader(http.StatusInternalServerError)
-		_, _ = w.Write([]byte("<!doctype html><title>Error</title><p>Something went wrong.</p>"))
+		renderFailed(w, r, page, err)
 		return
 	}
 	pageHeaders(w)

@@ -704,3 +704,22 @@ func TestBooksPageLinksEveryLabelPage(t *testing.T) {
 		t.Fatalf("second link %q", href)
 	}
 }
+
+// renderStreaming writes what content writes where the marker stands, and
+// a page without the marker once is a plain 500, with nothing streamed.
+func TestRenderStreaming(t *testing.T) {
+	f := newFixture(t)
+	v := holdingsView{Format: "csv", Report: &service.ImportReport{}, Content: "markerabc123", CanImport: true}
+	v.base = base{Title: "Holdings"}
+	streamed := func(w io.Writer) error { _, err := io.WriteString(w, "U0VDUkVU+/="); return err }
+	rec := httptest.NewRecorder()
+	f.app.renderStreaming(rec, httptest.NewRequest(http.MethodGet, "/", nil), http.StatusOK, "holdings", v, "markerabc123", streamed)
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `name="content" value="U0VDUkVU+/="`) || strings.Contains(rec.Body.String(), "markerabc123") {
+		t.Fatalf("streamed page: %d\n%s", rec.Code, rec.Body.String())
+	}
+	rec = httptest.NewRecorder()
+	f.app.renderStreaming(rec, httptest.NewRequest(http.MethodGet, "/", nil), http.StatusOK, "holdings", v, "notinthepage", streamed)
+	if rec.Code != 500 || strings.Contains(rec.Body.String(), "U0VDUkVU") {
+		t.Fatalf("a page without its marker: %d\n%s", rec.Code, rec.Body.String())
+	}
+}
