@@ -393,6 +393,15 @@ func TestHoldingsImportMARCDeskForm(t *testing.T) {
 	if p := post(map[string]string{"format": "marc21", "items": "945", "action": "check"}, file); p.Status != 422 {
 		t.Errorf("a bad items field: %d, want 422", p.Status)
 	}
+	// An empty carried file is no file: the chosen one is read. A carried
+	// file that is not base64 is a form that cannot be read, and stores
+	// nothing.
+	if p := post(map[string]string{"format": "marc21", "items": "945:i,a,l", "action": "check", "content": ""}, file); p.Status != 200 || !strings.Contains(p.text("report-records"), "2 records") {
+		t.Errorf("a check with an empty content field: %d, %q; want the chosen file's 2 records read", p.Status, p.text("report-records"))
+	}
+	if p := post(map[string]string{"format": "marc21", "action": "import", "content": "not base64!"}, nil); p.Status != 400 {
+		t.Errorf("an import whose carried file is not base64: %d, want 400", p.Status)
+	}
 }
 
 // postHoldingsForm posts the desk's holdings import form as a browser

@@ -246,12 +246,14 @@ func (a *App) readHoldingsUpload(w http.ResponseWriter, r *http.Request) (holdin
 	}
 	form := holdingsUpload{format: fields["format"], items: fields["items"], dryRun: fields["action"] != "import", async: fields["async"] == "true"}
 	switch {
-	case gotReturned: // the checked file wins over a file chosen again
+	case gotReturned && returned.Size > 0: // the checked file wins over a file chosen again
 		chosen.Release()
 		form.file = returned
 	case gotChosen:
+		returned.Release() // an empty "content" carries nothing
 		form.file = chosen
 	default:
+		returned.Release()
 		return form, errs.InvalidField("file", "choose the holdings file first")
 	}
 	return form, nil
