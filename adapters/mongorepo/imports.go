@@ -5,12 +5,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
@@ -167,8 +169,27 @@ func stageImport(ctx context.Context, imports *mongo.Collection,
 	if _, err := imports.InsertOne(wctx, importDoc{ID: batch + "#committed", Batch: batch, Committed: true, StartedAt: started}); err != nil {
 		return abandon(ctx, batch, mapErr(err, "commit the import", nil, nil))
 	}
-	return publish(wctx, batch)
+	// Past the commit the batch is the school's, and publishing it is
+	// idempotent: a publish that fails is tried once more, on a context of
+	// its own. A batch still unpublished is published by a later start
+	// (finishImports), so the error says the import is stored: "nothing
+	// was imported" would be false.
+	if err := publish(wctx, batch); err == nil {
+		return nil
+	}
+	pctx, pcancel := context.WithTimeout(context.WithoutCancel(ctx), importWriteTimeout)
+	defer pcancel()
+	if err := publish(pctx, batch); err != nil {
+		e := errs.E(errs.Unavailable, errs.CodeUnavailable, "%s", importNotShownMessage)
+		e.Err = fmt.Errorf("publish import batch %s: %w", batch, err)
+		return e
+	}
+	return nil
 }
+
+// importNotShownMessage is what the school is told of a committed import
+// whose publishing failed.
+const importNotShownMessage = "The import is stored, but the database failed before it could be shown; it will show after the service next restarts."
 
 // mapInsertManyErr maps an ordered insertMany's failure: a duplicate key is
 // conflict, anything else as mapErr.

@@ -2,12 +2,15 @@ package mongorepo_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/readinglibrary/service/adapters/mongorepo"
 	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
@@ -130,5 +133,44 @@ func TestInterruptedHoldingsImportsFinishAtStart(t *testing.T) {
 	}
 	if n, _ := raw.Collection("copies").CountDocuments(ctx, bson.D{{Key: "code", Value: "L 1"}}); n != 0 {
 		t.Fatalf("the uncommitted import's copy is still stored (%d)", n)
+	}
+}
+
+// Past its commit a batch is the school's: a publish that fails once is
+// tried again, and one that fails again is reported as stored and not yet
+// shown (Unavailable, without the cause), never abandoned, its commit left
+// for a later start to publish.
+func TestCommittedImportIsNeverReportedAsNothing(t *testing.T) {
+	db := mongotest.NewDB(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	imports := db.Database().Collection("student_imports")
+	abandoned := 0
+	abandon := func(_ context.Context, _ string, cause error) error { abandoned++; return cause }
+	write := func(context.Context, string) error { return nil }
+	failing := func(times int) (func(context.Context, string) error, *int) {
+		calls := 0
+		return func(context.Context, string) error {
+			if calls++; calls <= times {
+				return errors.New("connection reset by peer")
+			}
+			return nil
+		}, &calls
+	}
+	publish, calls := failing(1)
+	if err := mongorepo.StageImport(ctx, imports, write, publish, abandon); err != nil || *calls != 2 {
+		t.Fatalf("a publish failing once: %v after %d tries, want done on the second", err, *calls)
+	}
+	publish, calls = failing(2)
+	err := mongorepo.StageImport(ctx, imports, write, publish, abandon)
+	e, ok := errs.As(err)
+	if !ok || e.Kind != errs.Unavailable || !strings.Contains(e.Message, "stored") || strings.Contains(e.Message, "connection reset") || *calls != 2 {
+		t.Fatalf("a publish failing twice: %v after %d tries, want Unavailable saying the import is stored", err, *calls)
+	}
+	if abandoned != 0 {
+		t.Fatalf("%d committed batches abandoned, want none", abandoned)
+	}
+	if n, err := imports.CountDocuments(ctx, bson.D{{Key: "committed", Value: true}}); err != nil || n != 2 {
+		t.Fatalf("commit records: %d (%v), want both batches' kept", n, err)
 	}
 }
