@@ -182,6 +182,20 @@ func startService(t *testing.T, env map[string]string, opts ...app.Option) *serv
 	return s
 }
 
+// logsWith returns the service's log once it holds want, or as it is
+// after within. A container's output reaches its log a moment after the
+// answer that followed it.
+func (s *service) logsWith(want string, within time.Duration) string {
+	deadline := time.Now().Add(within)
+	for {
+		logs := s.Logs.String()
+		if strings.Contains(logs, want) || time.Now().After(deadline) {
+			return logs
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // pollReady polls base/readyz until it answers 200 or within has passed.
 // gone, when given, reports a service that can no longer become ready.
 func pollReady(base string, within time.Duration, gone func() error) error {

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/readinglibrary/service/adapters/sru/srutest"
 )
@@ -91,7 +92,7 @@ func TestSecurityOutboundRefusesTheServicesNetwork(t *testing.T) {
 	if n := srv.Accepted(); n != 0 {
 		t.Fatalf("the loopback catalogue server accepted %d connections without LIBRARY_OUTBOUND_ALLOW, want 0", n)
 	}
-	if logs := w.s.Logs.String(); !strings.Contains(logs, "refused: loopback address") || !strings.Contains(logs, "169.254.169.254 refused: link-local address") {
+	if logs := w.s.logsWith("169.254.169.254 refused: link-local address", 10*time.Second); !strings.Contains(logs, "refused: loopback address") || !strings.Contains(logs, "169.254.169.254 refused: link-local address") {
 		t.Errorf("the log does not tell the operator which address was refused and why:\n%s", logs)
 	}
 
@@ -126,7 +127,7 @@ func TestSecurityTestsNeverCallTheInternet(t *testing.T) {
 	wantAPIError(t, "lookup on the default server", w.lookUp(w.libA, srutest.MatildaISBN), 502, "catalog_source_unavailable")
 	wantAPIError(t, "add by ISBN on the default server", w.s.do(req{Method: http.MethodPost, Path: "/api/library/books", Token: w.libA,
 		Body: `{"isbn":"9780142410370","copies":1}`}), 502, "catalog_source_unavailable")
-	if logs := w.s.Logs.String(); !strings.Contains(logs, "lx2.loc.gov refused: not on the allow list") {
+	if logs := w.s.logsWith("lx2.loc.gov refused: not on the allow list", 10*time.Second); !strings.Contains(logs, "lx2.loc.gov refused: not on the allow list") {
 		t.Errorf("the lookup was not refused before its name was looked up:\n%s", logs)
 	}
 }
