@@ -82,9 +82,10 @@ func startContainerService(t *testing.T, env map[string]string) *service {
 	// process can take one in between; the service then exits at once
 	// and a second pick is made.
 	for attempt := 1; ; attempt++ {
-		addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+		ports := freePorts(t, 2)
+		addr := "127.0.0.1:" + strconv.Itoa(ports[0])
 		base = "http://" + addr
-		full = map[string]string{"LIBRARY_ADDR": addr, "LIBRARY_ISSUER_URL": base, "LIBRARY_METRICS_ADDR": "127.0.0.1:" + strconv.Itoa(freePort(t))}
+		full = map[string]string{"LIBRARY_ADDR": addr, "LIBRARY_ISSUER_URL": base, "LIBRARY_METRICS_ADDR": "127.0.0.1:" + strconv.Itoa(ports[1])}
 		for k, v := range env {
 			full[k] = v
 		}
