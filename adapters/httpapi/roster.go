@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"mime"
@@ -19,61 +18,105 @@ import (
 // zip of OneRoster files, or the OneRoster files as form parts.
 const rosterMediaTypes = "text/csv,application/zip,multipart/form-data"
 
-// readRosterUpload reads a roster body of at most library.MaxRosterBytes.
-// A multipart body's parts are files named by their filename (or their
-// form name): orgs.csv, users.csv, classes.csv, enrollments.csv, and the
-// export's manifest.csv and other OneRoster files.
-func readRosterUpload(w http.ResponseWriter, r *http.Request) (service.RosterUpload, error) {
+// readRosterUpload keeps a roster body of at most library.MaxRosterBytes
+// in the upload spool (in memory without one): one file, or each part of
+// a multipart body in a file of its own. A multipart body's parts are
+// files named by their filename (or their form name): orgs.csv,
+// users.csv, classes.csv, enrollments.csv, and the export's manifest.csv
+// and other OneRoster files. The caller releases what it returns.
+func (h *handler) readRosterUpload(w http.ResponseWriter, r *http.Request) (service.RosterUpload, error) {
 	tooBig := errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The roster is larger than 8 MiB; sync it in parts.")
 	if r.ContentLength > library.MaxRosterBytes {
 		return service.RosterUpload{}, tooBig
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, library.MaxRosterBytes))
-	if err != nil {
+	body := &bodyReader{r: http.MaxBytesReader(w, r.Body, library.MaxRosterBytes)}
+	// bodyFailed is the answer to a body that could not be read whole: it
+	// comes before anything the body says, as when it was read first.
+	bodyFailed := func() error {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return service.RosterUpload{}, tooBig
+		switch {
+		case body.err == nil:
+			return nil
+		case errors.As(body.err, &mbe):
+			return tooBig
 		}
-		return service.RosterUpload{}, errs.E(errs.Malformed, errs.CodeMalformedJSON, "The request body could not be read.")
+		return errs.E(errs.Malformed, errs.CodeMalformedJSON, "The request body could not be read.")
 	}
 	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	switch mt {
-	case "application/zip":
-		return service.RosterUpload{Zip: body}, nil
-	case "multipart/form-data":
-		files, err := readRosterParts(body, params["boundary"])
-		return service.RosterUpload{Files: files}, err
+	if mt == "multipart/form-data" {
+		files, err := h.spoolRosterParts(body, params["boundary"])
+		// Read to its end, a body is refused for its size before its parts.
+		_, _ = io.Copy(io.Discard, body)
+		if berr := bodyFailed(); berr != nil {
+			err = berr
+		}
+		if err != nil {
+			service.RosterUpload{Files: files}.Release()
+			return service.RosterUpload{}, err
+		}
+		return service.RosterUpload{Files: files}, nil
 	}
-	return service.RosterUpload{CSV: body}, nil
+	file, err := h.keepRosterFile(body)
+	if err != nil {
+		if berr := bodyFailed(); berr != nil {
+			return service.RosterUpload{}, berr
+		}
+		return service.RosterUpload{}, errs.Wrap(err, "The roster could not be kept for reading.")
+	}
+	if mt == "application/zip" {
+		return service.RosterUpload{Zip: file}, nil
+	}
+	return service.RosterUpload{CSV: file}, nil
 }
 
-func readRosterParts(body []byte, boundary string) (map[string][]byte, error) {
+// keepRosterFile keeps a roster file for reading: in the upload spool, or
+// in memory when the service has none.
+func (h *handler) keepRosterFile(r io.Reader) (library.Upload, error) {
+	if h.deps.Uploads != nil {
+		return h.deps.Uploads.Spool(r)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return library.Upload{}, err
+	}
+	return library.BytesUpload(data), nil
+}
+
+// spoolRosterParts keeps each part of a multipart roster body as a file of
+// its own, by name. What it returns, with or without an error, is the
+// caller's to release.
+func (h *handler) spoolRosterParts(body io.Reader, boundary string) (map[string]library.Upload, error) {
 	malformed := func(msg string) error { return errs.E(errs.Malformed, errs.CodeMalformedJSON, "%s", msg) }
 	if boundary == "" {
 		return nil, malformed("The multipart body has no boundary.")
 	}
-	mr := multipart.NewReader(bytes.NewReader(body), boundary)
-	files := map[string][]byte{}
+	mr := multipart.NewReader(body, boundary)
+	files := map[string]library.Upload{}
 	for {
 		p, err := mr.NextPart()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, malformed("The multipart body cannot be read.")
+			return files, malformed("The multipart body cannot be read.")
 		}
 		name := path.Base(p.FileName())
 		if p.FileName() == "" {
 			name = p.FormName()
 		}
-		data, err := io.ReadAll(p)
+		part := &bodyReader{r: p}
+		file, err := h.keepRosterFile(part)
 		if err != nil {
-			return nil, malformed("The multipart body cannot be read.")
+			if part.err != nil {
+				return files, malformed("The multipart body cannot be read.")
+			}
+			return files, errs.Wrap(err, "The roster could not be kept for reading.")
 		}
 		if _, dup := files[name]; dup {
-			return nil, errs.InvalidField(name, "is sent twice")
+			file.Release()
+			return files, errs.InvalidField(name, "is sent twice")
 		}
-		files[name] = data
+		files[name] = file
 	}
 	if len(files) == 0 {
 		return nil, errs.InvalidField("users.csv", "is required: it lists the students")
@@ -106,7 +149,10 @@ func (h *handler) syncStudents(w http.ResponseWriter, r *http.Request) {
 		var full bool
 		if full, err = boolParam(p, "full"); err == nil {
 			var up service.RosterUpload
-			if up, err = readRosterUpload(w, r); err == nil {
+			if up, err = h.readRosterUpload(w, r); err == nil {
+				// The sync reads the files before it answers (a job stores
+				// the plan it made), so they go when it returns.
+				defer up.Release()
 				var (
 					rep library.RosterReport
 					job library.ImportJob

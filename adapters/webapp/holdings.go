@@ -150,7 +150,12 @@ func (a *App) importHoldingsForm(w http.ResponseWriter, r *http.Request, school 
 func (a *App) renderHoldingsCarrying(w http.ResponseWriter, r *http.Request, school library.School, v holdingsView, file library.Upload) {
 	marker := "carriedfile" + strings.ReplaceAll(uuid.NewString(), "-", "")
 	v.Content = marker
-	a.renderStreaming(w, r, http.StatusOK, "holdings", a.holdingsPageOf(r, school, v), marker, func(w io.Writer) error {
+	a.renderStreaming(w, r, http.StatusOK, "holdings", a.holdingsPageOf(r, school, v), marker, base64Of(file))
+}
+
+// base64Of writes a kept file as base64, for a form that carries it.
+func base64Of(file library.Upload) func(io.Writer) error {
+	return func(w io.Writer) error {
 		f, err := file.Open()
 		if err != nil {
 			return err
@@ -161,7 +166,7 @@ func (a *App) renderHoldingsCarrying(w http.ResponseWriter, r *http.Request, sch
 			return err
 		}
 		return enc.Close()
-	})
+	}
 }
 
 func toLineProblems(in []library.LineError) []lineProblem {

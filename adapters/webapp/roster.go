@@ -2,11 +2,14 @@ package webapp
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/google/uuid"
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
@@ -24,7 +27,8 @@ type rosterView struct {
 	// The sync form, and its report once checked.
 	CSV  string
 	Full bool
-	// ZipB64 carries a checked OneRoster zip to the apply form.
+	// ZipB64 marks where the apply form carries a checked OneRoster zip,
+	// base64: renderRosterCarrying writes the zip there from its file.
 	ZipB64    string
 	Report    *library.RosterReport
 	SyncErr   string
@@ -70,10 +74,34 @@ func (a *App) syncStarted(w http.ResponseWriter, r *http.Request, school library
 }
 
 func (a *App) renderRoster(w http.ResponseWriter, r *http.Request, school library.School, status int, v rosterView) {
-	leavers, err := a.deps.Library.Students.Leavers(r.Context(), school.ID)
+	v, err := a.rosterPageOf(r, school, v)
 	if err != nil {
 		a.fail(w, r, err)
 		return
+	}
+	a.render(w, r, status, "roster", v)
+}
+
+// renderRosterCarrying renders a clean check of a OneRoster zip with the
+// zip in its apply form, base64, written from the file as the page goes
+// out: the page is rendered around a marker, which the file's text then
+// takes the place of.
+func (a *App) renderRosterCarrying(w http.ResponseWriter, r *http.Request, school library.School, v rosterView, zipped library.Upload) {
+	v.ZipB64 = "carriedzip" + strings.ReplaceAll(uuid.NewString(), "-", "")
+	v, err := a.rosterPageOf(r, school, v)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	a.renderStreaming(w, r, http.StatusOK, "roster", v, v.ZipB64, base64Of(zipped))
+}
+
+// rosterPageOf is v with what every Roster page shows: the leavers, and
+// which forms the caller may use.
+func (a *App) rosterPageOf(r *http.Request, school library.School, v rosterView) (rosterView, error) {
+	leavers, err := a.deps.Library.Students.Leavers(r.Context(), school.ID)
+	if err != nil {
+		return v, err
 	}
 	fl := v.Flash
 	v.base = a.schoolBase(r, school, "Roster", "roster")
@@ -91,7 +119,7 @@ func (a *App) renderRoster(w http.ResponseWriter, r *http.Request, school librar
 		}
 		v.Leavers = append(v.Leavers, row)
 	}
-	a.render(w, r, status, "roster", v)
+	return v, nil
 }
 
 // syncRoster is the sync of a pasted CSV: its dry run shows the report
@@ -108,7 +136,7 @@ func (a *App) syncRoster(w http.ResponseWriter, r *http.Request, school library.
 		err = errs.InvalidField("csv", "is empty: paste the CSV file or choose it")
 	} else {
 		rep, job, err = a.deps.Library.Students.Sync(r.Context(), school.ID,
-			service.SyncInput{RosterUpload: service.RosterUpload{CSV: []byte(v.CSV)}, Full: v.Full, DryRun: dryRun})
+			service.SyncInput{RosterUpload: service.RosterUpload{CSV: library.BytesUpload([]byte(v.CSV))}, Full: v.Full, DryRun: dryRun})
 	}
 	if err == nil && job.ID != "" {
 		a.syncStarted(w, r, school, job)
@@ -151,20 +179,23 @@ func (a *App) rollover(w http.ResponseWriter, r *http.Request, school library.Sc
 
 // syncOneRoster checks a OneRoster 1.1 zip chosen at the desk (the dry
 // run), or applies the zip the check carried (base64 in the apply form),
-// re-read and re-checked, all or nothing.
+// re-read and re-checked, all or nothing. The zip is streamed into the
+// upload spool, never held whole, and so is the checked zip on its way
+// back into the page.
 func (a *App) syncOneRoster(w http.ResponseWriter, r *http.Request, school library.School, dryRun bool) {
 	// base64 makes the carried zip a third larger than the cap.
 	r.Body = http.MaxBytesReader(w, r.Body, library.MaxRosterBytes*3/2)
 	v := rosterView{}
-	zipped, err := readDeskZip(r, dryRun)
+	form, err := a.readDeskZip(r, dryRun)
+	defer form.zip.Release()
 	if err == nil {
-		v.Full = r.FormValue("full") == "on"
+		v.Full = form.full
 		var (
 			rep library.RosterReport
 			job library.ImportJob
 		)
 		rep, job, err = a.deps.Library.Students.Sync(r.Context(), school.ID,
-			service.SyncInput{RosterUpload: service.RosterUpload{Zip: zipped}, Full: v.Full, DryRun: dryRun})
+			service.SyncInput{RosterUpload: service.RosterUpload{Zip: form.zip}, Full: v.Full, DryRun: dryRun})
 		if err == nil && job.ID != "" {
 			a.syncStarted(w, r, school, job)
 			return
@@ -173,14 +204,19 @@ func (a *App) syncOneRoster(w http.ResponseWriter, r *http.Request, school libra
 			a.redirect(w, r, schoolPath(school)+"/roster", syncedFlash(rep))
 			return
 		}
-		v.Report, v.ZipB64 = &rep, base64.StdEncoding.EncodeToString(zipped)
+		v.Report = &rep
 	}
 	if err != nil {
-		v.Report, v.ZipB64 = nil, ""
+		v.Report = nil
 		a.refuseSync(w, r, school, v, err)
 		return
 	}
-	a.renderRoster(w, r, school, http.StatusOK, v)
+	if len(v.Report.Conflicts) > 0 {
+		// A report with conflicts offers no apply form to carry the zip.
+		a.renderRoster(w, r, school, http.StatusOK, v)
+		return
+	}
+	a.renderRosterCarrying(w, r, school, v, form.zip)
 }
 
 // refuseSync shows the roster page again with a refused sync's message,
@@ -200,27 +236,116 @@ func syncedFlash(rep library.RosterReport) flash {
 		"Roster synced: %d added, %d changed, %d made inactive.", len(rep.Added), len(rep.Changed), len(rep.Deactivated))}
 }
 
-// readDeskZip reads the zip of a OneRoster form: the chosen file for a
-// check, the carried base64 for the apply.
-func readDeskZip(r *http.Request, fromFile bool) ([]byte, error) {
-	if err := r.ParseMultipartForm(library.MaxRosterBytes); err != nil {
-		return nil, errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The roster is larger than 8 MiB; sync it in parts.")
+// deskZip is a OneRoster form as read: the zip (the chosen file for a
+// check, the carried one for the apply) and the full box.
+type deskZip struct {
+	zip  library.Upload
+	full bool
+}
+
+// maxDeskFieldBytes bounds each of the form's fields but the zip.
+const maxDeskFieldBytes = 1 << 10
+
+// readDeskZip reads a OneRoster form part by part, the zip into the upload
+// spool (into memory when the service has none): the chosen file for a
+// check, the carried base64 for the apply. The returned zip is to be
+// released by the caller, whatever the error.
+func (a *App) readDeskZip(r *http.Request, fromFile bool) (deskZip, error) {
+	tooBig := errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The roster is larger than 8 MiB; sync it in parts.")
+	var (
+		form            deskZip
+		gotZip, gotFull bool
+		badZip          bool // the carried zip is not base64
+		zipName         = "zip"
+	)
+	if fromFile {
+		zipName = "oneroster"
 	}
-	if !fromFile {
-		b, err := base64.StdEncoding.DecodeString(r.FormValue("zip"))
-		if err != nil || len(b) == 0 {
-			return nil, errs.InvalidField("zip", "is missing: check the roster again")
+	// Any failure to read the form is answered as one too large, as it
+	// was when the form was parsed whole first.
+	fail := func(err error) (deskZip, error) {
+		form.zip.Release()
+		if err == nil {
+			err = tooBig
 		}
-		return b, nil
+		return deskZip{}, err
 	}
-	f, _, err := r.FormFile("oneroster")
+	mr, err := r.MultipartReader()
 	if err != nil {
-		return nil, errs.InvalidField("oneroster", "is missing: choose the OneRoster zip")
+		return fail(nil)
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, library.MaxRosterBytes+1))
-	if err != nil || len(b) > library.MaxRosterBytes {
-		return nil, errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The roster is larger than 8 MiB; sync it in parts.")
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fail(nil)
+		}
+		// A file is a part with a filename; the carried zip and the box
+		// are plain fields.
+		isFile := p.FileName() != ""
+		switch name := p.FormName(); {
+		case name == zipName && isFile == fromFile && !gotZip:
+			gotZip = true
+			part := &partReader{r: p}
+			in := base64.NewDecoder(base64.StdEncoding, part)
+			if fromFile {
+				// One byte past the cap tells "exactly the cap" from more.
+				in = io.LimitReader(part, library.MaxRosterBytes+1)
+			}
+			form.zip, err = a.keep(in)
+			var corrupt base64.CorruptInputError
+			switch {
+			case err == nil:
+			case part.err != nil:
+				return fail(nil)
+			case errors.As(err, &corrupt):
+				badZip = true
+			default:
+				return fail(errs.Wrap(err, "The roster could not be kept for reading."))
+			}
+			if _, err := io.Copy(io.Discard, p); err != nil {
+				return fail(nil)
+			}
+		case name == "full" && !isFile && !gotFull:
+			gotFull = true
+			b, err := io.ReadAll(io.LimitReader(p, maxDeskFieldBytes))
+			if err != nil {
+				return fail(nil)
+			}
+			form.full = string(b) == "on"
+			if _, err := io.Copy(io.Discard, p); err != nil {
+				return fail(nil)
+			}
+		default:
+			if _, err := io.Copy(io.Discard, p); err != nil {
+				return fail(nil)
+			}
+		}
 	}
-	return b, nil
+	switch {
+	case fromFile && !gotZip:
+		return fail(errs.InvalidField("oneroster", "is missing: choose the OneRoster zip"))
+	case fromFile && form.zip.Size > library.MaxRosterBytes:
+		return fail(nil)
+	case !fromFile && (!gotZip || badZip || form.zip.Size == 0):
+		return fail(errs.InvalidField("zip", "is missing: check the roster again"))
+	}
+	return form, nil
+}
+
+// partReader keeps the error of reading a form's part, to tell it from
+// the spool's own or the base64's.
+type partReader struct {
+	r   io.Reader
+	err error
+}
+
+func (p *partReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if err != nil && err != io.EOF {
+		p.err = err
+	}
+	return n, err
 }

@@ -28,7 +28,7 @@ func TestHomeroomNormalisedAndKeyed(t *testing.T) {
 
 func TestParseStudentsCSVGradeAndHomeroom(t *testing.T) {
 	in := "name,Grade,HOMEROOM,student_number\nAda,Year 7, 7b ,S1\nAlan,,,S2\nGrace,K,Room  Maple,\n"
-	got, problems := library.ParseStudentsCSV([]byte(in))
+	got, problems := library.ParseStudentsCSV(strings.NewReader(in))
 	if len(problems) != 0 {
 		t.Fatalf("ParseStudentsCSV() problems = %+v, want none", problems)
 	}
@@ -44,7 +44,7 @@ func TestParseStudentsCSVGradeAndHomeroom(t *testing.T) {
 
 func TestParseStudentsCSVGradeAndHomeroomErrors(t *testing.T) {
 	in := "name,grade,homeroom\nAda,Year 7,7B\nAlan," + strings.Repeat("1", 17) + ",7B\nGrace,K," + strings.Repeat("m", 33) + "\n"
-	got, problems := library.ParseStudentsCSV([]byte(in))
+	got, problems := library.ParseStudentsCSV(strings.NewReader(in))
 	if got != nil {
 		t.Errorf("ParseStudentsCSV() drafts = %+v, want none with problems", got)
 	}
@@ -59,7 +59,7 @@ func TestParseStudentsCSVGradeAndHomeroomErrors(t *testing.T) {
 	}
 	// A column beside the known ones is still refused, and the message
 	// names the new columns.
-	_, problems = library.ParseStudentsCSV([]byte("name,class\nAda,7B\n"))
+	_, problems = library.ParseStudentsCSV(strings.NewReader("name,class\nAda,7B\n"))
 	if len(problems) != 1 || problems[0].Field != "class" || !strings.Contains(problems[0].Message, "homeroom") {
 		t.Errorf("unknown column: problems = %+v, want one naming the known columns", problems)
 	}

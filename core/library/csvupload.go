@@ -11,25 +11,13 @@ import (
 	"unicode/utf8"
 )
 
-// openCSVUpload starts reading an uploaded CSV file the way spreadsheet
-// programs save one: UTF-8 with a byte-order mark tolerated. It returns the
-// reader positioned after the header, the header and its line, or the one
-// problem that stops the file being read at all: text that is not UTF-8
-// (on the line of its first bad byte), an empty file (columns names the
-// columns the first line must hold), or a syntax error in the header.
-// Rows of the wrong width are left to the caller to report per line.
-func openCSVUpload(data []byte, columns string) (*csv.Reader, []string, int, []LineError) {
-	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	if !utf8.Valid(data) {
-		// Latin-1 or UTF-16 exports are the usual cause; every cell would
-		// be suspect, so one error for the first bad line is enough.
-		return nil, nil, 0, []LineError{{Line: firstInvalidLine(data), Message: "is not UTF-8 text; save the file as CSV UTF-8"}}
-	}
-	return openCSVReader(bytes.NewReader(data), columns)
-}
-
-// openCSVReader is openCSVUpload over text already known to be UTF-8, read
-// as a stream (a byte-order mark skipped).
+// openCSVReader starts reading an uploaded CSV file the way spreadsheet
+// programs save one, over text already known to be UTF-8, read as a stream
+// (a byte-order mark skipped). It returns the reader positioned after the
+// header, the header and its line, or the one problem that stops the file
+// being read at all: an empty file (columns names the columns the first
+// line must hold), or a syntax error in the header. Rows of the wrong
+// width are left to the caller to report per line.
 func openCSVReader(in io.Reader, columns string) (*csv.Reader, []string, int, []LineError) {
 	br := bufio.NewReader(in)
 	if head, _ := br.Peek(3); bytes.Equal(head, []byte("\uFEFF")) {
@@ -71,21 +59,8 @@ func firstInvalidLineIn(in io.Reader) (int, error) {
 	}
 }
 
-// firstInvalidLine is the line of the first byte that is not UTF-8.
-func firstInvalidLine(data []byte) int {
-	i := 0
-	for utf8.FullRune(data[i:]) {
-		r, size := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && size <= 1 {
-			break
-		}
-		i += size
-	}
-	return 1 + bytes.Count(data[:i], []byte("\n"))
-}
-
 // readCSVRows reads the rows below the header of an upload opened by
-// openCSVUpload and hands each one with a cell per column to row, which
+// openCSVReader and hands each one with a cell per column to row, which
 // returns problems with what it finds wrong appended. Blank rows are skipped;
 // a row of the wrong width is reported and skipped; reading stops at a syntax
 // error, because after one (an unclosed quote, typically) the rest of the

@@ -2,14 +2,13 @@ package library
 
 import (
 	"archive/zip"
-	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"path"
 	"slices"
 	"strings"
-	"unicode/utf8"
 )
 
 // The OneRoster 1.1 bulk CSV files a roster sync reads, whether zipped or
@@ -82,16 +81,29 @@ var (
 // UnzipOneRoster reads a zip of OneRoster files: the four read, the
 // manifest, and the other files of the specification (left unread), at
 // the archive's root or in one folder, each once; the expanded size is
-// capped at MaxRosterUnzipped whatever the archive claims.
-func UnzipOneRoster(data []byte) (map[string][]byte, []LineError) {
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+// capped at MaxRosterUnzipped whatever the archive claims. Each file is
+// inflated once here, to be measured and checked, and nothing of it is
+// kept: the uploads returned open the file's entry in zipped again, so
+// zipped must stay until they are read.
+func UnzipOneRoster(zipped Upload) (map[string]Upload, []LineError) {
+	unreadable := []LineError{{Message: "the file could not be read"}}
+	f, err := zipped.OpenAt()
+	if err != nil {
+		return nil, unreadable
+	}
+	defer f.Close()
+	at := &readAtWatch{r: f}
+	zr, err := zip.NewReader(at, zipped.Size)
+	if at.err != nil {
+		return nil, unreadable
+	}
 	if err != nil {
 		return nil, []LineError{{Line: 0, Message: "is not a zip archive: " + err.Error()}}
 	}
-	files := map[string][]byte{}
+	files := map[string]Upload{}
 	var total int64
 	var unknown []LineError
-	for _, f := range zr.File {
+	for i, f := range zr.File {
 		if strings.HasSuffix(f.Name, "/") {
 			continue // a folder entry
 		}
@@ -116,16 +128,19 @@ func UnzipOneRoster(data []byte) (map[string][]byte, []LineError) {
 		}
 		// Read one byte past the cap to tell "exactly the cap" from more,
 		// and never trust the sizes the archive declares.
-		b, err := io.ReadAll(io.LimitReader(rc, MaxRosterUnzipped-total+1))
+		n, err := io.Copy(io.Discard, io.LimitReader(rc, MaxRosterUnzipped-total+1))
 		rc.Close()
+		if at.err != nil {
+			return nil, unreadable
+		}
 		if err != nil {
 			return nil, []LineError{{File: name, Message: "cannot be read from the archive: " + err.Error()}}
 		}
-		total += int64(len(b))
+		total += n
 		if total > MaxRosterUnzipped {
 			return nil, []LineError{{File: name, Message: fmt.Sprintf("the archive expands to more than %d MiB; upload a smaller roster", MaxRosterUnzipped>>20)}}
 		}
-		files[name] = b
+		files[name] = zipEntryUpload(zipped, i, n)
 	}
 	if unknown != nil {
 		if m, ok := files[OneRosterManifest]; ok {
@@ -138,36 +153,129 @@ func UnzipOneRoster(data []byte) (map[string][]byte, []LineError) {
 	return files, nil
 }
 
-// rosterTable is one OneRoster file read: its rows as column → cell, with
-// their lines.
-type rosterRow struct {
-	line  int
-	cells map[string]string
+// zipEntryUpload is the entry i of zipped, of size bytes once inflated (as
+// UnzipOneRoster measured it): each Open reads the archive's directory
+// again and inflates the entry as it is read.
+func zipEntryUpload(zipped Upload, i int, size int64) Upload {
+	return Upload{Size: size, Open: func() (io.ReadCloser, error) {
+		f, err := zipped.OpenAt()
+		if err != nil {
+			return nil, err
+		}
+		zr, err := zip.NewReader(f, zipped.Size)
+		if err == nil && i >= len(zr.File) {
+			err = errors.New("zip: the archive changed")
+		}
+		var rc io.ReadCloser
+		if err == nil {
+			rc, err = zr.File[i].Open()
+		}
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		return zipEntry{Reader: io.LimitReader(rc, size), entry: rc, archive: f}, nil
+	}}
 }
 
-// readRosterTable reads one OneRoster file strictly: UTF-8, a header of
-// known columns each once (and any metadata.* or ext_* extension columns)
-// with the required ones present, and every row as wide as the header.
-func readRosterTable(name string, data []byte) ([]rosterRow, []LineError) {
-	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	if !utf8.Valid(data) {
-		return nil, []LineError{{File: name, Line: 1, Message: "is not UTF-8 text; export the file as CSV UTF-8"}}
+// zipEntry is an entry of an archive opened for reading.
+type zipEntry struct {
+	io.Reader
+	entry, archive io.Closer
+}
+
+func (z zipEntry) Close() error {
+	err := z.entry.Close()
+	if cerr := z.archive.Close(); err == nil {
+		err = cerr
 	}
-	r := csv.NewReader(bytes.NewReader(data))
+	return err
+}
+
+// readAtWatch keeps the error of reading the archive itself (a spooled
+// file failing), to tell it from an archive that is not one.
+type readAtWatch struct {
+	r   io.ReaderAt
+	err error
+}
+
+func (w *readAtWatch) ReadAt(p []byte, off int64) (int, error) {
+	n, err := w.r.ReadAt(p, off)
+	if err != nil && err != io.EOF && w.err == nil {
+		w.err = err
+	}
+	return n, err
+}
+
+// unreadableRosterFile is the problem of a file the service failed to read
+// back (not the file's fault).
+func unreadableRosterFile(name string) []LineError {
+	return []LineError{{File: name, Message: "the file could not be read"}}
+}
+
+// rosterRecord is one row of a OneRoster file as it is read: its line,
+// and its cells by column, trimmed.
+type rosterRecord struct {
+	line int
+	rec  []string
+	at   map[string]int // column → index in rec
+}
+
+// cell is the row's cell of the column, "" when the file has no such
+// column. It shares the row's memory: what is kept is cloned.
+func (r rosterRecord) cell(column string) string {
+	if i, ok := r.at[column]; ok {
+		return strings.TrimSpace(r.rec[i])
+	}
+	return ""
+}
+
+// readRosterTable reads one OneRoster file strictly, as a stream: UTF-8, a
+// header of known columns each once (and any metadata.* or ext_* extension
+// columns) with the required ones present, and every row as wide as the
+// header. Each such row is handed to row, and nothing of it is kept here.
+// It returns the file's problems; with any, the rows handed over do not
+// count.
+func readRosterTable(name string, file Upload, row func(rosterRecord)) []LineError {
+	in, err := file.Open()
+	if err != nil {
+		return unreadableRosterFile(name)
+	}
+	defer in.Close()
+	src := newUTF8Watch(in)
+	problems := scanRosterTable(name, src, row)
+	switch readable, bad := src.finish(); {
+	case !readable:
+		return unreadableRosterFile(name)
+	case bad > 0:
+		// Checked by record as the file is read, but reported as when the
+		// file was checked whole: once, on line 1.
+		return []LineError{{File: name, Line: 1, Message: "is not UTF-8 text; export the file as CSV UTF-8"}}
+	}
+	return problems
+}
+
+// scanRosterTable is readRosterTable's reading of the text; it stops
+// early once src has met a byte that is not UTF-8.
+func scanRosterTable(name string, src *utf8Watch, row func(rosterRecord)) []LineError {
+	r := csv.NewReader(skipBOM(src))
 	r.FieldsPerRecord = -1
 	header, err := r.Read()
 	if err == io.EOF {
-		return nil, []LineError{{File: name, Line: 1, Message: "the file is empty; the first line must name the columns"}}
+		return []LineError{{File: name, Line: 1, Message: "the file is empty; the first line must name the columns"}}
 	}
 	if err != nil {
-		return nil, []LineError{inFile(name, csvSyntaxError(err))}
+		return []LineError{inFile(name, csvSyntaxError(err))}
 	}
-	known, cols := oneRosterColumns[name], make([]string, len(header))
+	known, at := oneRosterColumns[name], map[string]int{}
 	var problems []LineError
-	seen := map[string]bool{}
 	for i, h := range header {
 		h = strings.TrimSpace(h)
 		j := slices.IndexFunc(known, func(k string) bool { return strings.EqualFold(k, h) })
+		seen := false
+		if j >= 0 {
+			_, seen = at[known[j]]
+		}
 		switch {
 		case hasFoldPrefix(h, "metadata.") || hasFoldPrefix(h, "ext_"):
 			// Extension columns: the specification's metadata.* and the
@@ -176,55 +284,78 @@ func readRosterTable(name string, data []byte) ([]rosterRow, []LineError) {
 			// ours, so they are passed over rather than refuse the file.
 		case j < 0:
 			problems = append(problems, LineError{File: name, Line: 1, Field: h, Message: "is not a OneRoster 1.1 column of " + name})
-		case seen[known[j]]:
+		case seen:
 			problems = append(problems, LineError{File: name, Line: 1, Field: known[j], Message: "column appears twice"})
 		default:
-			cols[i] = known[j]
-			seen[known[j]] = true
+			at[known[j]] = i
 		}
 	}
 	for _, c := range oneRosterRequired[name] {
-		if !seen[c] {
+		if _, ok := at[c]; !ok {
 			problems = append(problems, LineError{File: name, Line: 1, Field: c, Message: "column is required"})
 		}
 	}
 	if len(problems) > 0 {
-		return nil, problems
+		return problems
 	}
-	var rows []rosterRow
-	for {
+	rows := 0
+	for src.bad == 0 {
 		rec, err := r.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, append(problems, inFile(name, csvSyntaxError(err)))
+			return append(problems, inFile(name, csvSyntaxError(err)))
 		}
 		line, _ := r.FieldPos(0)
 		if allBlank(rec) {
 			continue
 		}
-		if len(rows) >= maxRosterLines {
-			return nil, append(problems, LineError{File: name, Line: line, Message: fmt.Sprintf("the file has more than %d rows", maxRosterLines)})
+		if rows >= maxRosterLines {
+			return append(problems, LineError{File: name, Line: line, Message: fmt.Sprintf("the file has more than %d rows", maxRosterLines)})
 		}
-		if len(rec) != len(cols) {
-			problems = append(problems, LineError{File: name, Line: line, Message: fmt.Sprintf("has %d cells, want %d (one per column of line 1)", len(rec), len(cols))})
+		if len(rec) != len(header) {
+			problems = append(problems, LineError{File: name, Line: line, Message: fmt.Sprintf("has %d cells, want %d (one per column of line 1)", len(rec), len(header))})
 			continue
 		}
-		row := rosterRow{line: line, cells: make(map[string]string, len(cols))}
-		for i, c := range cols {
-			if c != "" {
-				row.cells[c] = strings.TrimSpace(rec[i])
-			}
-		}
-		rows = append(rows, row)
+		rows++
+		row(rosterRecord{line: line, rec: rec, at: at})
 	}
-	return rows, problems
+	return problems
 }
 
 func inFile(name string, le LineError) LineError {
 	le.File = name
 	return le
+}
+
+// oneRosterOrder is the order the files are read in: each file's rows are
+// checked against what the files before it said (an enrollment's class,
+// a student's orgs and homeroom), so nothing of a row waits for a later
+// file.
+var oneRosterOrder = []string{OneRosterOrgs, OneRosterClasses, OneRosterEnrollments, OneRosterUsers}
+
+// oneRosterRead is what reading a OneRoster upload keeps: a few cells of
+// each org, class and homeroom enrollment, and the students' drafts and
+// keys. No row is kept whole.
+type oneRosterRead struct {
+	// structural are each file's problems of form (columns, widths,
+	// syntax, text); with any, the rows' problems are not reported.
+	structural map[string][]LineError
+	problems   []LineError // the rows' problems
+	orgs       map[string]bool
+	classes    map[string]bool   // every class's sourcedId
+	homerooms  map[string]string // homeroom class sourcedId → title
+	// homeroom is each student's homeroom title, by user sourcedId, and
+	// homeroomLine the line of the enrollment that set it.
+	homeroom     map[string]string
+	homeroomLine map[string]int
+	hasClasses   bool
+	// drafts are the students read while nothing is wrong; students counts
+	// them all.
+	drafts                        []StudentDraft
+	students                      int
+	emailLine, numberLine, idLine map[string]int
 }
 
 // ParseOneRoster turns OneRoster 1.1 files into the students of a roster
@@ -238,7 +369,12 @@ func inFile(name string, le LineError) LineError {
 // tobedeleted, is taken off the roll (Inactive). Other roles (teachers,
 // parents...) are read and checked, not imported. hasHomeroom reports
 // whether the upload says anything about homerooms.
-func ParseOneRoster(files map[string][]byte) (drafts []StudentDraft, hasHomeroom bool, problems []LineError) {
+//
+// Each file is read as a stream, one record at a time, in the order
+// orgs, classes, enrollments, users: what is kept is what the sync uses
+// (oneRosterRead), never a whole row. Problems are reported by file, in
+// OneRosterFiles order, then by line.
+func ParseOneRoster(files map[string]Upload) (drafts []StudentDraft, hasHomeroom bool, problems []LineError) {
 	for name := range files {
 		if !slices.Contains(OneRosterFiles, name) && name != OneRosterManifest && !oneRosterUnreadFile(name) {
 			return nil, false, []LineError{notOneRosterFile(name)}
@@ -252,93 +388,23 @@ func ParseOneRoster(files map[string][]byte) (drafts []StudentDraft, hasHomeroom
 	if _, ok := files[OneRosterUsers]; !ok {
 		return nil, false, []LineError{{File: OneRosterUsers, Message: "is required: it lists the students"}}
 	}
-	tables := map[string][]rosterRow{}
+	st := readOneRoster(files)
 	for _, name := range OneRosterFiles {
-		data, ok := files[name]
-		if !ok {
-			continue
-		}
-		rows, errs := readRosterTable(name, data)
-		problems = append(problems, errs...)
-		tables[name] = rows
+		problems = append(problems, st.structural[name]...)
 	}
 	if len(problems) > 0 {
 		return nil, false, problems
 	}
-	orgs := map[string]bool{}
-	for _, o := range tables[OneRosterOrgs] {
-		orgs[o.cells["sourcedId"]] = true
-	}
-	homerooms, problems := oneRosterHomerooms(tables[OneRosterClasses], tables[OneRosterEnrollments], files)
-	hasHomeroom = files[OneRosterClasses] != nil && files[OneRosterEnrollments] != nil
-	emailLine, numberLine, idLine := map[string]int{}, map[string]int{}, map[string]int{}
-	for _, u := range tables[OneRosterUsers] {
-		c := u.cells
-		if !strings.EqualFold(c["role"], "student") {
-			continue
-		}
-		bad := func(field, msg string) {
-			problems = append(problems, LineError{File: OneRosterUsers, Line: u.line, Field: field, Message: msg})
-		}
-		enabled := strings.ToLower(c["enabledUser"])
-		if enabled != "true" && enabled != "false" {
-			bad("enabledUser", "must be true or false")
-		}
-		if c["sourcedId"] == "" {
-			bad("sourcedId", "is required")
-		}
-		if len(orgs) > 0 {
-			for _, o := range strings.Split(c["orgSourcedIds"], ",") {
-				if o = strings.TrimSpace(o); o != "" && !orgs[o] {
-					bad("orgSourcedIds", fmt.Sprintf("names the org %q, which orgs.csv does not list", o))
-				}
-			}
-		}
-		grade, _, _ := strings.Cut(c["grades"], ",")
-		// OneRoster's identifier is any "human readable identifier": real
-		// exports put a username or an email there as often as a student
-		// number. It is the student number only when it has that form;
-		// the student is still matched by sourcedId.
-		number := c["identifier"]
-		if !validStudentNumber(number) {
-			number = ""
-		}
-		d := StudentDraft{
-			Line:          u.line,
-			Name:          strings.Join(strings.Fields(c["givenName"]+" "+c["familyName"]), " "),
-			Email:         c["email"],
-			StudentNumber: number,
-			Grade:         grade,
-			Homeroom:      homerooms[c["sourcedId"]],
-			ExternalID:    c["sourcedId"],
-			Inactive:      enabled == "false" || strings.EqualFold(c["status"], "tobedeleted"),
-		}.Normalized()
-		fields := ValidateStudent(d)
-		for _, f := range []string{"name", "email", "student_number", "grade", "homeroom", "external_id"} {
-			if msg, ok := fields[f]; ok {
-				bad(oneRosterField(f), msg)
-			}
-		}
-		if _, b := fields["email"]; !b && d.Email != "" {
-			problems = appendDuplicate(problems, emailLine, d.Email, u.line, "email")
-		}
-		if _, b := fields["student_number"]; !b && d.StudentNumber != "" {
-			problems = appendDuplicate(problems, numberLine, d.StudentNumber, u.line, "student_number")
-		}
-		if d.ExternalID != "" {
-			problems = appendDuplicate(problems, idLine, d.ExternalID, u.line, "external_id")
-		}
-		drafts = append(drafts, d)
-	}
+	problems = st.problems
 	for i := range problems {
 		if problems[i].File == "" {
 			problems[i].File = OneRosterUsers
 		}
 	}
-	if len(problems) == 0 && len(drafts) == 0 {
+	if len(problems) == 0 && st.students == 0 {
 		problems = append(problems, LineError{File: OneRosterUsers, Line: 1, Message: "lists no user with the role student"})
 	}
-	if len(drafts) > MaxStudentRows {
+	if st.students > MaxStudentRows {
 		problems = append(problems, LineError{File: OneRosterUsers, Message: fmt.Sprintf("lists more than %d students; sync the roster in parts", MaxStudentRows)})
 	}
 	if len(problems) > 0 {
@@ -350,7 +416,151 @@ func ParseOneRoster(files map[string][]byte) (drafts []StudentDraft, hasHomeroom
 		})
 		return nil, false, problems
 	}
-	return drafts, hasHomeroom, nil
+	_, hasEnrollments := files[OneRosterEnrollments]
+	return st.drafts, st.hasClasses && hasEnrollments, nil
+}
+
+// readOneRoster reads the files a sync reads, in oneRosterOrder.
+func readOneRoster(files map[string]Upload) *oneRosterRead {
+	st := &oneRosterRead{
+		structural: map[string][]LineError{}, orgs: map[string]bool{}, classes: map[string]bool{}, homerooms: map[string]string{},
+		homeroom: map[string]string{}, homeroomLine: map[string]int{},
+		emailLine: map[string]int{}, numberLine: map[string]int{}, idLine: map[string]int{},
+	}
+	_, st.hasClasses = files[OneRosterClasses]
+	rows := map[string]func(rosterRecord){
+		OneRosterOrgs:        st.org,
+		OneRosterClasses:     st.class,
+		OneRosterEnrollments: st.enrollment,
+		OneRosterUsers:       st.user,
+	}
+	for _, name := range oneRosterOrder {
+		file, ok := files[name]
+		if !ok {
+			continue
+		}
+		row := rows[name]
+		if st.malformed() {
+			// Refused for its form: only the files' own problems are
+			// reported, so the rows need only be read, not used.
+			row = func(rosterRecord) {}
+		}
+		st.structural[name] = readRosterTable(name, file, row)
+	}
+	return st
+}
+
+func (st *oneRosterRead) org(r rosterRecord) {
+	st.orgs[strings.Clone(r.cell("sourcedId"))] = true
+}
+
+func (st *oneRosterRead) class(r rosterRecord) {
+	id := strings.Clone(r.cell("sourcedId"))
+	st.classes[id] = true
+	// A homeroom class being deleted is nobody's homeroom any more.
+	if strings.EqualFold(r.cell("classType"), "homeroom") && !strings.EqualFold(r.cell("status"), "tobedeleted") {
+		st.homerooms[id] = strings.Clone(r.cell("title"))
+	}
+}
+
+// enrollment maps a student to the title of the homeroom class they are
+// enrolled in. An enrollment naming an unknown class is refused with its
+// line; a student in two homerooms too, because which one is meant cannot
+// be told.
+func (st *oneRosterRead) enrollment(r rosterRecord) {
+	class := r.cell("classSourcedId")
+	if st.hasClasses && !st.classes[class] {
+		st.problems = append(st.problems, LineError{File: OneRosterEnrollments, Line: r.line, Field: "classSourcedId",
+			Message: fmt.Sprintf("names the class %q, which classes.csv does not list", class)})
+		return
+	}
+	t, ok := st.homerooms[class]
+	if !ok || !strings.EqualFold(r.cell("role"), "student") || strings.EqualFold(r.cell("status"), "tobedeleted") {
+		return
+	}
+	user := r.cell("userSourcedId")
+	if first, dup := st.homeroomLine[user]; dup && st.homeroom[user] != t {
+		st.problems = append(st.problems, LineError{File: OneRosterEnrollments, Line: r.line, Field: "classSourcedId",
+			Message: fmt.Sprintf("enrols %s in a second homeroom (line %d names the first)", user, first)})
+		return
+	}
+	user = strings.Clone(user)
+	st.homeroom[user], st.homeroomLine[user] = t, r.line
+}
+
+// user reads one users.csv row: a student becomes a draft.
+func (st *oneRosterRead) user(r rosterRecord) {
+	if !strings.EqualFold(r.cell("role"), "student") {
+		return
+	}
+	bad := func(field, msg string) {
+		st.problems = append(st.problems, LineError{File: OneRosterUsers, Line: r.line, Field: field, Message: msg})
+	}
+	enabled := strings.ToLower(r.cell("enabledUser"))
+	if enabled != "true" && enabled != "false" {
+		bad("enabledUser", "must be true or false")
+	}
+	id := r.cell("sourcedId")
+	if id == "" {
+		bad("sourcedId", "is required")
+	}
+	if len(st.orgs) > 0 {
+		for _, o := range strings.Split(r.cell("orgSourcedIds"), ",") {
+			if o = strings.TrimSpace(o); o != "" && !st.orgs[o] {
+				bad("orgSourcedIds", fmt.Sprintf("names the org %q, which orgs.csv does not list", o))
+			}
+		}
+	}
+	grade, _, _ := strings.Cut(r.cell("grades"), ",")
+	// OneRoster's identifier is any "human readable identifier": real
+	// exports put a username or an email there as often as a student
+	// number. It is the student number only when it has that form; the
+	// student is still matched by sourcedId.
+	number := r.cell("identifier")
+	if !validStudentNumber(number) {
+		number = ""
+	}
+	d := StudentDraft{
+		Line:          r.line,
+		Name:          strings.Join(strings.Fields(r.cell("givenName")+" "+r.cell("familyName")), " "),
+		Email:         r.cell("email"),
+		StudentNumber: number,
+		Grade:         grade,
+		Homeroom:      st.homeroom[id],
+		ExternalID:    id,
+		Inactive:      enabled == "false" || strings.EqualFold(r.cell("status"), "tobedeleted"),
+	}.Normalized().detached()
+	fields := ValidateStudent(d)
+	for _, f := range []string{"name", "email", "student_number", "grade", "homeroom", "external_id"} {
+		if msg, ok := fields[f]; ok {
+			bad(oneRosterField(f), msg)
+		}
+	}
+	if _, b := fields["email"]; !b && d.Email != "" {
+		st.problems = appendDuplicate(st.problems, st.emailLine, d.Email, r.line, "email")
+	}
+	if _, b := fields["student_number"]; !b && d.StudentNumber != "" {
+		st.problems = appendDuplicate(st.problems, st.numberLine, d.StudentNumber, r.line, "student_number")
+	}
+	if d.ExternalID != "" {
+		st.problems = appendDuplicate(st.problems, st.idLine, d.ExternalID, r.line, "external_id")
+	}
+	st.students++
+	// A roster with a problem, or with too many students, is refused
+	// whole: its drafts would never be used.
+	if len(st.problems) == 0 && st.students <= MaxStudentRows {
+		st.drafts = append(st.drafts, d)
+	}
+}
+
+// malformed reports whether a file read so far has a problem of form.
+func (st *oneRosterRead) malformed() bool {
+	for _, p := range st.structural {
+		if len(p) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // oneRosterField names a draft's field by its users.csv column.
@@ -368,98 +578,71 @@ func oneRosterField(f string) string {
 	return f
 }
 
-// oneRosterHomerooms maps each student's sourcedId to the title of the
-// homeroom class they are enrolled in. Enrollments naming an unknown class
-// are refused with their line; a student in two homerooms too, because
-// which one is meant cannot be told.
-func oneRosterHomerooms(classes, enrollments []rosterRow, files map[string][]byte) (map[string]string, []LineError) {
-	var problems []LineError
-	title := map[string]string{} // homeroom classes only
-	known := map[string]bool{}
-	for _, c := range classes {
-		known[c.cells["sourcedId"]] = true
-		// A homeroom class being deleted is nobody's homeroom any more.
-		if strings.EqualFold(c.cells["classType"], "homeroom") && !strings.EqualFold(c.cells["status"], "tobedeleted") {
-			title[c.cells["sourcedId"]] = c.cells["title"]
-		}
-	}
-	out, line := map[string]string{}, map[string]int{}
-	for _, e := range enrollments {
-		c := e.cells
-		if files[OneRosterClasses] != nil && !known[c["classSourcedId"]] {
-			problems = append(problems, LineError{File: OneRosterEnrollments, Line: e.line, Field: "classSourcedId",
-				Message: fmt.Sprintf("names the class %q, which classes.csv does not list", c["classSourcedId"])})
-			continue
-		}
-		t, ok := title[c["classSourcedId"]]
-		if !ok || !strings.EqualFold(c["role"], "student") || strings.EqualFold(c["status"], "tobedeleted") {
-			continue
-		}
-		user := c["userSourcedId"]
-		if first, dup := line[user]; dup && out[user] != t {
-			problems = append(problems, LineError{File: OneRosterEnrollments, Line: e.line, Field: "classSourcedId",
-				Message: fmt.Sprintf("enrols %s in a second homeroom (line %d names the first)", user, first)})
-			continue
-		}
-		out[user], line[user] = t, e.line
-	}
-	return out, problems
-}
-
 // checkOneRosterManifest checks an export's manifest.csv: it must say the
 // files are OneRoster 1.1 (1.0 and 1.2 name their columns differently), and
 // none of the files a sync reads may be a delta: a delta lists only what
 // changed, and a full sync would take everyone else off the roll.
-func checkOneRosterManifest(data []byte) []LineError {
-	rows, problems := readManifest(data)
+func checkOneRosterManifest(file Upload) []LineError {
+	in, err := file.Open()
+	if err != nil {
+		return unreadableRosterFile(OneRosterManifest)
+	}
+	defer in.Close()
+	m, problems := readManifest(in)
 	if problems != nil {
 		return problems
 	}
-	version, versionLine := "", 0
-	for _, r := range rows {
-		prop, value := r.cells["propertyName"], r.cells["value"]
-		switch {
-		case prop == "oneroster.version":
-			version, versionLine = value, r.line
-		case strings.HasPrefix(prop, "file.") && strings.EqualFold(value, "delta") &&
-			slices.Contains(OneRosterFiles, strings.TrimPrefix(prop, "file.")+".csv"):
-			return []LineError{{File: OneRosterManifest, Line: r.line, Field: prop,
-				Message: "declares a delta file; a roster sync reads a bulk export (every student)"}}
-		}
+	if m.delta.Line > 0 {
+		return []LineError{m.delta}
 	}
-	if version != "1.1" && !strings.HasPrefix(version, "1.1.") {
-		if versionLine == 0 {
+	if m.version != "1.1" && !strings.HasPrefix(m.version, "1.1.") {
+		if m.versionLine == 0 {
 			return []LineError{{File: OneRosterManifest, Line: 1, Field: "oneroster.version", Message: "is missing; the manifest must say the export is OneRoster 1.1"}}
 		}
-		return []LineError{{File: OneRosterManifest, Line: versionLine, Field: "oneroster.version",
-			Message: fmt.Sprintf("is %q; a roster sync reads OneRoster 1.1", version)}}
+		return []LineError{{File: OneRosterManifest, Line: m.versionLine, Field: "oneroster.version",
+			Message: fmt.Sprintf("is %q; a roster sync reads OneRoster 1.1", m.version)}}
 	}
 	return nil
 }
 
-// readManifest reads manifest.csv's propertyName,value rows.
-func readManifest(data []byte) ([]rosterRow, []LineError) {
-	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	r := csv.NewReader(bytes.NewReader(data))
+// oneRosterManifest is what a manifest says that a sync checks: the last
+// oneroster.version and its line, and the first delta file of those read.
+type oneRosterManifest struct {
+	version     string
+	versionLine int
+	delta       LineError
+}
+
+// readManifest reads manifest.csv's propertyName,value rows, the first
+// 100 of them.
+func readManifest(in io.Reader) (oneRosterManifest, []LineError) {
+	var m oneRosterManifest
+	r := csv.NewReader(skipBOM(in))
 	header, err := r.Read()
 	if err != nil || len(header) != 2 || !strings.EqualFold(strings.TrimSpace(header[0]), "propertyName") ||
 		!strings.EqualFold(strings.TrimSpace(header[1]), "value") {
-		return nil, []LineError{{File: OneRosterManifest, Line: 1, Message: "must start with the columns propertyName,value"}}
+		return m, []LineError{{File: OneRosterManifest, Line: 1, Message: "must start with the columns propertyName,value"}}
 	}
-	var rows []rosterRow
-	for len(rows) < 100 {
+	for range 100 {
 		rec, err := r.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, []LineError{inFile(OneRosterManifest, csvSyntaxError(err))}
+			return m, []LineError{inFile(OneRosterManifest, csvSyntaxError(err))}
 		}
 		line, _ := r.FieldPos(0)
-		rows = append(rows, rosterRow{line: line, cells: map[string]string{
-			"propertyName": strings.TrimSpace(rec[0]), "value": strings.TrimSpace(rec[1])}})
+		prop, value := strings.TrimSpace(rec[0]), strings.TrimSpace(rec[1])
+		switch {
+		case prop == "oneroster.version":
+			m.version, m.versionLine = strings.Clone(value), line
+		case m.delta.Line == 0 && strings.HasPrefix(prop, "file.") && strings.EqualFold(value, "delta") &&
+			slices.Contains(OneRosterFiles, strings.TrimPrefix(prop, "file.")+".csv"):
+			m.delta = LineError{File: OneRosterManifest, Line: line, Field: strings.Clone(prop),
+				Message: "declares a delta file; a roster sync reads a bulk export (every student)"}
+		}
 	}
-	return rows, nil
+	return m, nil
 }
 
 // hasFoldPrefix reports whether s starts with prefix, ignoring case, and

@@ -83,8 +83,8 @@ func FuzzParseOneRoster(f *testing.F) {
 	addRosterSeed(f, readSeedDir(f, filepath.Join("testdata", "oneroster-oat-1p1")))
 	addRosterSeed(f, readSeedDir(f, filepath.Join("testdata", "oneroster-oat-1p0")))
 	for _, z := range readSeedZips(f) {
-		if files, problems := library.UnzipOneRoster(z); problems == nil {
-			addRosterSeed(f, files)
+		if files, problems := library.UnzipOneRoster(library.BytesUpload(z)); problems == nil {
+			addRosterSeed(f, library.ReadUploads(f, files))
 		}
 	}
 	users := "sourcedId,enabledUser,orgSourcedIds,role,username,givenName,familyName,identifier,email,grades,status\n"
@@ -106,7 +106,7 @@ func FuzzParseOneRoster(f *testing.F) {
 		[]byte("propertyName,value\noneroster.version,1.1.0\nfile.users,bulk\n"))
 	f.Fuzz(func(t *testing.T, mask uint8, users, orgs, classes, enrollments, manifest []byte) {
 		files := fuzzRosterFiles(mask, users, orgs, classes, enrollments, manifest)
-		drafts, hasHomeroom, problems := library.ParseOneRoster(files)
+		drafts, hasHomeroom, problems := library.ParseOneRoster(library.BytesUploads(files))
 		if (len(drafts) > 0) == (len(problems) > 0) {
 			t.Fatalf("got %d students and %d problems, want exactly one of them: %+v", len(drafts), len(problems), problems)
 		}
@@ -169,21 +169,21 @@ func FuzzUnzipOneRoster(f *testing.F) {
 	f.Add([]byte("PK\x03\x04"))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		files, problems := library.UnzipOneRoster(data)
-		if (files != nil) == (problems != nil) {
-			t.Fatalf("got files %v and problems %+v, want exactly one of them", slices.Sorted(maps.Keys(files)), problems)
+		uploads, problems := library.UnzipOneRoster(library.BytesUpload(data))
+		if (uploads != nil) == (problems != nil) {
+			t.Fatalf("got files %v and problems %+v, want exactly one of them", slices.Sorted(maps.Keys(uploads)), problems)
 		}
 		for _, p := range problems {
 			if p.Message == "" {
 				t.Fatalf("problem %+v has no message", p)
 			}
 		}
-		total := 0
-		for name, b := range files {
+		var total int64
+		for name, u := range uploads {
 			if !slices.Contains(library.OneRosterFiles, name) && name != library.OneRosterManifest {
 				t.Fatalf("the file %q was read", name)
 			}
-			total += len(b)
+			total += u.Size
 		}
 		if total > library.MaxRosterUnzipped {
 			t.Fatalf("the files expand to %d bytes, more than %d", total, library.MaxRosterUnzipped)
@@ -191,14 +191,20 @@ func FuzzUnzipOneRoster(f *testing.F) {
 		// Zipping again and parsing what a mutated deflate stream expanded
 		// to (up to the 32 MiB cap) takes seconds under the fuzzer's
 		// instrumentation; the cap itself is checked above.
-		if files == nil || total > 256<<10 {
+		if uploads == nil || total > 256<<10 {
 			return
 		}
-		again, problems := library.UnzipOneRoster(rezip(t, files))
-		if problems != nil || !maps.EqualFunc(files, again, bytes.Equal) {
+		files := library.ReadUploads(t, uploads)
+		for name, b := range files {
+			if int64(len(b)) != uploads[name].Size {
+				t.Fatalf("%s reads back %d bytes, measured %d", name, len(b), uploads[name].Size)
+			}
+		}
+		again, problems := library.UnzipOneRoster(library.BytesUpload(rezip(t, files)))
+		if problems != nil || !maps.EqualFunc(files, library.ReadUploads(t, again), bytes.Equal) {
 			t.Fatalf("zipped again, the files read back differently: %+v", problems)
 		}
-		library.ParseOneRoster(files)
+		library.ParseOneRoster(uploads)
 	})
 }
 

@@ -58,7 +58,7 @@ func headerProblems(t *testing.T, problems []LineError) [][2]string {
 // Those refuse the file as a whole, on line 1 of each file, naming every
 // column, so the school can re-export it rather than have part of it read.
 func TestParseOneRosterRealTAO11(t *testing.T) {
-	drafts, _, problems := ParseOneRoster(readRosterDir(t, "oneroster-oat-1p1"))
+	drafts, _, problems := ParseOneRoster(BytesUploads(readRosterDir(t, "oneroster-oat-1p1")))
 	if drafts != nil {
 		t.Fatalf("drafts = %+v, want the file refused", drafts)
 	}
@@ -72,7 +72,7 @@ func TestParseOneRosterRealTAO11(t *testing.T) {
 // headers, among them the 1.1 column enabledUser it lacks and 1.0's
 // termSourcedId.
 func TestParseOneRosterRealTAO10(t *testing.T) {
-	drafts, _, problems := ParseOneRoster(readRosterDir(t, "oneroster-oat-1p0"))
+	drafts, _, problems := ParseOneRoster(BytesUploads(readRosterDir(t, "oneroster-oat-1p0")))
 	if drafts != nil {
 		t.Fatalf("drafts = %+v, want the file refused", drafts)
 	}
@@ -91,7 +91,7 @@ func TestParseOneRosterRealTAO10(t *testing.T) {
 // whose title has a space and a dash, no email or grade): its three
 // students, one with a homeroom.
 func TestParseOneRosterRealMoodleMinimal(t *testing.T) {
-	files, problems := UnzipOneRoster(readRosterZip(t, "Test_minimal_data_set.zip"))
+	files, problems := UnzipOneRoster(BytesUpload(readRosterZip(t, "Test_minimal_data_set.zip")))
 	if problems != nil {
 		t.Fatalf("unzip: %+v", problems)
 	}
@@ -125,7 +125,7 @@ func TestUnzipOneRosterReal12(t *testing.T) {
 		// It also declares classes.csv a delta, on line 7, before its version.
 		{"VRd118.zip", 7, "file.classes"},
 	} {
-		files, problems := UnzipOneRoster(readRosterZip(t, c.zip))
+		files, problems := UnzipOneRoster(BytesUpload(readRosterZip(t, c.zip)))
 		if files != nil || len(problems) != 1 {
 			t.Fatalf("%s: %d files, problems %+v", c.zip, len(files), problems)
 		}
@@ -137,7 +137,7 @@ func TestUnzipOneRosterReal12(t *testing.T) {
 
 // With a 1.1 manifest, a file 1.1 does not have is still refused by name.
 func TestUnzipOneRosterUnknownFileAfterManifest(t *testing.T) {
-	files, problems := UnzipOneRoster(readRosterZip(t, "Test_minimal_data_set.zip"))
+	files, problems := UnzipOneRoster(BytesUpload(readRosterZip(t, "Test_minimal_data_set.zip")))
 	if problems != nil {
 		t.Fatal(problems)
 	}
@@ -148,12 +148,12 @@ func TestUnzipOneRosterUnknownFileAfterManifest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.Write(files[name])
+		w.Write(ReadUpload(t, files[name]))
 	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files, problems = UnzipOneRoster(buf.Bytes())
+	files, problems = UnzipOneRoster(BytesUpload(buf.Bytes()))
 	if files != nil || len(problems) != 1 || problems[0].File != "roles.csv" {
 		t.Errorf("files %v, problems %+v, want roles.csv refused", files, problems)
 	}

@@ -18,7 +18,7 @@ func TestParseOneRosterMoodleExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, problems := UnzipOneRoster(zipped)
+	files, problems := UnzipOneRoster(BytesUpload(zipped))
 	if problems != nil {
 		t.Fatalf("unzip: %+v", problems)
 	}
@@ -56,7 +56,7 @@ func TestParseOneRosterManifest(t *testing.T) {
 		return files
 	}
 	ok := "propertyName,value\r\nmanifest.version,1.0\r\noneroster.version,1.1\r\nfile.users,bulk\r\nfile.courses,bulk\r\n"
-	if drafts, _, problems := ParseOneRoster(withManifest(ok)); problems != nil || len(drafts) != 5 {
+	if drafts, _, problems := ParseOneRoster(BytesUploads(withManifest(ok))); problems != nil || len(drafts) != 5 {
 		t.Errorf("a 1.1 bulk manifest: %d drafts, %+v", len(drafts), problems)
 	}
 	for name, c := range map[string]struct {
@@ -69,14 +69,14 @@ func TestParseOneRosterManifest(t *testing.T) {
 		"delta users":    {"propertyName,value\noneroster.version,1.1\nfile.users,delta\n", 3, "file.users"},
 		"not a manifest": {"sourcedId,status\n", 1, ""},
 	} {
-		_, _, problems := ParseOneRoster(withManifest(c.manifest))
+		_, _, problems := ParseOneRoster(BytesUploads(withManifest(c.manifest)))
 		if len(problems) != 1 || problems[0].File != OneRosterManifest || problems[0].Line != c.line || problems[0].Field != c.field {
 			t.Errorf("%s: %+v", name, problems)
 		}
 	}
 	files := oneRosterSample(t)
 	files["students.csv"] = []byte("name\n")
-	if _, _, problems := ParseOneRoster(files); len(problems) != 1 || problems[0].File != "students.csv" {
+	if _, _, problems := ParseOneRoster(BytesUploads(files)); len(problems) != 1 || problems[0].File != "students.csv" {
 		t.Errorf("a file that is not OneRoster's: %+v", problems)
 	}
 	if !bytes.Contains([]byte(notOneRosterFile("x").Message), []byte("manifest.csv")) {
@@ -95,12 +95,12 @@ func TestParseOneRosterMetadataColumns(t *testing.T) {
 		lines[i] = append(lines[i], ",x,y"...)
 	}
 	files[OneRosterUsers] = bytes.Join(lines, []byte("\n"))
-	drafts, _, problems := ParseOneRoster(files)
+	drafts, _, problems := ParseOneRoster(BytesUploads(files))
 	if problems != nil || len(drafts) != 5 || drafts[0].Name != "Ava Nguyen" || drafts[0].Homeroom != "6A" {
 		t.Errorf("with a metadata column: %d drafts, %+v", len(drafts), problems)
 	}
 	files[OneRosterUsers] = append(files[OneRosterUsers], "\nx,active,,true,,student,u,,A,B,,1,,,,,07,,\n"...)
-	if _, _, problems := ParseOneRoster(files); len(problems) != 1 || problems[0].Line != len(lines)+1 {
+	if _, _, problems := ParseOneRoster(BytesUploads(files)); len(problems) != 1 || problems[0].Line != len(lines)+1 {
 		t.Errorf("a row without the metadata cell: %+v", problems)
 	}
 }
@@ -116,11 +116,11 @@ func TestUnzipOneRosterPassesOverTheSpecificationsOtherFiles(t *testing.T) {
 		_ = zw.Close()
 		return buf.Bytes()
 	}
-	files, problems := UnzipOneRoster(zipOf("users.csv", "manifest.csv", "academicsessions.csv", "courses.csv", "demographics.csv"))
-	if problems != nil || len(files) != 2 || files[OneRosterManifest] == nil || files[OneRosterUsers] == nil {
+	files, problems := UnzipOneRoster(BytesUpload(zipOf("users.csv", "manifest.csv", "academicsessions.csv", "courses.csv", "demographics.csv")))
+	if problems != nil || len(files) != 2 || files[OneRosterManifest].Open == nil || files[OneRosterUsers].Open == nil {
 		t.Errorf("files %v, problems %+v; want users.csv and manifest.csv", len(files), problems)
 	}
-	if _, problems := UnzipOneRoster(zipOf("users.csv", "students.csv")); len(problems) != 1 || problems[0].File != "export/students.csv" {
+	if _, problems := UnzipOneRoster(BytesUpload(zipOf("users.csv", "students.csv"))); len(problems) != 1 || problems[0].File != "export/students.csv" {
 		t.Errorf("a file that is not OneRoster's: %+v", problems)
 	}
 }

@@ -55,7 +55,7 @@ func FuzzParseStudentsCSV(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		drafts, problems := library.ParseStudentsCSV(data)
+		drafts, problems := library.ParseStudentsCSV(bytes.NewReader(data))
 		if (len(drafts) > 0) == (len(problems) > 0) {
 			t.Fatalf("got %d drafts and %d problems, want exactly one of them: %+v %+v", len(drafts), len(problems), drafts, problems)
 		}

@@ -1,10 +1,10 @@
 package library
 
 import (
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"unicode"
@@ -204,8 +204,30 @@ var studentColumnsKnown = []string{studentColumnName, studentColumnEmail, studen
 // whole file in one go. Whether a student already exists is not this
 // function's business. When there is any error the drafts are nil: an
 // upload is imported entirely or not at all.
-func ParseStudentsCSV(data []byte) ([]StudentDraft, []LineError) {
-	r, header, headerLine, problems := openCSVUpload(data, "name, email, student_number, grade, homeroom, external_id")
+//
+// The file is read as a stream, one row at a time: the drafts are kept,
+// not the file. A file that is not all UTF-8 is refused with that one
+// problem, at the line of its first bad byte, wherever the rows stop.
+func ParseStudentsCSV(in io.Reader) ([]StudentDraft, []LineError) {
+	src := newUTF8Watch(in)
+	drafts, problems := readStudentsCSV(src)
+	readable, bad := src.finish()
+	switch {
+	case !readable:
+		return nil, []LineError{{Message: "the file could not be read"}}
+	case bad > 0:
+		// Latin-1 or UTF-16 exports are the usual cause; every cell would
+		// be suspect, so one error for the first bad line is enough.
+		return nil, []LineError{{Line: bad, Message: "is not UTF-8 text; save the file as CSV UTF-8"}}
+	}
+	return drafts, problems
+}
+
+// readStudentsCSV is ParseStudentsCSV before the UTF-8 check's outcome.
+func readStudentsCSV(src *utf8Watch) ([]StudentDraft, []LineError) {
+	// One byte-order mark is skipped here and openCSVReader skips another,
+	// as a file was read when it was held whole.
+	r, header, headerLine, problems := openCSVReader(skipBOM(src), "name, email, student_number, grade, homeroom, external_id")
 	if problems != nil {
 		return nil, problems
 	}
@@ -223,6 +245,9 @@ func ParseStudentsCSV(data []byte) ([]StudentDraft, []LineError) {
 	tooMany := fmt.Sprintf("the file has more than %d student rows; upload it in parts", MaxStudentRows)
 	problems, lastLine := readCSVRows(r, headerLine, len(columns), MaxStudentRows, tooMany, problems,
 		func(line int, record []string, problems []LineError) []LineError {
+			if src.bad > 0 {
+				return problems // refused whole; the rows no longer matter
+			}
 			d := StudentDraft{Line: line}
 			for i, c := range columns {
 				switch c {
@@ -240,7 +265,7 @@ func ParseStudentsCSV(data []byte) ([]StudentDraft, []LineError) {
 					d.ExternalID = record[i]
 				}
 			}
-			d = d.Normalized()
+			d = d.Normalized().detached()
 			fields := ValidateStudent(d)
 			for _, f := range studentColumnsKnown {
 				if msg, ok := fields[f]; ok {
@@ -270,6 +295,15 @@ func ParseStudentsCSV(data []byte) ([]StudentDraft, []LineError) {
 		return nil, problems
 	}
 	return drafts, nil
+}
+
+// detached returns d with its own copy of every text: a cell of a CSV
+// record shares the record's memory, and a kept draft must not keep its
+// whole row.
+func (d StudentDraft) detached() StudentDraft {
+	d.Name, d.Email, d.StudentNumber = strings.Clone(d.Name), strings.Clone(d.Email), strings.Clone(d.StudentNumber)
+	d.Grade, d.Homeroom, d.ExternalID = strings.Clone(d.Grade), strings.Clone(d.Homeroom), strings.Clone(d.ExternalID)
+	return d
 }
 
 // studentColumns reads the header row into column names, reporting unknown,
@@ -315,9 +349,9 @@ func csvSyntaxError(err error) LineError {
 
 // StudentsCSVHas reports whether a students CSV (one ParseStudentsCSV
 // accepts) has the column: a roster sync keeps what is stored for a column
-// the file leaves out.
-func StudentsCSVHas(data []byte, column string) bool {
-	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\uFEFF"))))
+// the file leaves out. Only the header is read.
+func StudentsCSVHas(in io.Reader, column string) bool {
+	r := csv.NewReader(skipBOM(in))
 	r.FieldsPerRecord = -1
 	header, err := r.Read()
 	if err != nil {

@@ -128,7 +128,7 @@ func TestParseStudentsCSVGood(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, problems := library.ParseStudentsCSV([]byte(tt.in))
+			got, problems := library.ParseStudentsCSV(strings.NewReader(tt.in))
 			if len(problems) != 0 {
 				t.Fatalf("ParseStudentsCSV() problems = %+v, want none", problems)
 			}
@@ -261,7 +261,7 @@ func TestParseStudentsCSVErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			drafts, got := library.ParseStudentsCSV([]byte(tt.in))
+			drafts, got := library.ParseStudentsCSV(strings.NewReader(tt.in))
 			if drafts != nil {
 				t.Errorf("ParseStudentsCSV() drafts = %+v, want nil", drafts)
 			}
@@ -300,7 +300,7 @@ func TestParseStudentsCSVRowLimit(t *testing.T) {
 					b.WriteString("\n")
 				}
 			}
-			drafts, problems := library.ParseStudentsCSV([]byte(b.String()))
+			drafts, problems := library.ParseStudentsCSV(strings.NewReader(b.String()))
 			if len(tt.wantProblems) == 0 {
 				if len(problems) != 0 || len(drafts) != tt.rows {
 					t.Fatalf("ParseStudentsCSV(%d rows) = %d drafts, problems %+v, want %d drafts and no problems", tt.rows, len(drafts), problems[:min(len(problems), 3)], tt.rows)

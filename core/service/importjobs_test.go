@@ -113,7 +113,7 @@ func TestLargeRosterSyncRunsAsAJob(t *testing.T) {
 	defer lf.lib.StopImports(context.Background())
 	before := len(schoolStudents(t, lf, libSchoolA))
 
-	rep, job, err := lf.lib.Students.Sync(as(lf.librarian), "", service.SyncInput{RosterUpload: service.RosterUpload{CSV: rosterCSV(service.AsyncRosterStudents + 1)}})
+	rep, job, err := lf.lib.Students.Sync(as(lf.librarian), "", service.SyncInput{RosterUpload: service.RosterUpload{CSV: library.BytesUpload(rosterCSV(service.AsyncRosterStudents + 1))}})
 	if err != nil || job.ID == "" {
 		t.Fatalf("Sync = %+v, %+v, %v; want a job", rep, job, err)
 	}
@@ -149,7 +149,7 @@ func TestLargeRosterSyncRunsAsAJob(t *testing.T) {
 	}
 
 	// At the threshold the sync answers the report itself.
-	rep, job, err = lf.lib.Students.Sync(as(lf.librarianB), "", service.SyncInput{RosterUpload: service.RosterUpload{CSV: rosterCSV(service.AsyncRosterStudents)}})
+	rep, job, err = lf.lib.Students.Sync(as(lf.librarianB), "", service.SyncInput{RosterUpload: service.RosterUpload{CSV: library.BytesUpload(rosterCSV(service.AsyncRosterStudents))}})
 	if err != nil || job.ID != "" || len(rep.Added) != service.AsyncRosterStudents {
 		t.Fatalf("Sync of %d = %d added, job %q, %v; want the report at once", service.AsyncRosterStudents, len(rep.Added), job.ID, err)
 	}
@@ -195,7 +195,7 @@ func TestRosterSyncJobHoldsTheSchoolsSlot(t *testing.T) {
 	lib.LimitImports(4)
 	before := len(schoolStudents(t, lf, libSchoolA))
 
-	roster := service.SyncInput{RosterUpload: service.RosterUpload{CSV: rosterCSV(service.AsyncRosterStudents + 1)}}
+	roster := service.SyncInput{RosterUpload: service.RosterUpload{CSV: library.BytesUpload(rosterCSV(service.AsyncRosterStudents + 1))}}
 	_, job, err := lib.Students.Sync(as(lf.librarian), "", roster)
 	if err != nil || job.ID == "" {
 		t.Fatalf("Sync = %+v, %v; want a job", job, err)
@@ -251,7 +251,7 @@ func TestUploadSlotsAreShared(t *testing.T) {
 	lib.SetClock(lf.clock.Now, nil)
 	lib.LimitImports(1)
 
-	roster := service.SyncInput{RosterUpload: service.RosterUpload{CSV: rosterCSV(service.AsyncRosterStudents + 1)}}
+	roster := service.SyncInput{RosterUpload: service.RosterUpload{CSV: library.BytesUpload(rosterCSV(service.AsyncRosterStudents + 1))}}
 	_, job, err := lib.Students.Sync(as(lf.librarian), "", roster)
 	if err != nil || job.ID == "" {
 		t.Fatalf("Sync = %+v, %v; want a job", job, err)

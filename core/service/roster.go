@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"io"
 	"slices"
 	"strings"
 
@@ -11,11 +12,26 @@ import (
 )
 
 // RosterUpload is a roster as uploaded: one simple CSV file, a zip of
-// OneRoster 1.1 files, or the OneRoster files one by one (by name).
+// OneRoster 1.1 files, or the OneRoster files one by one (by name). An
+// upload with no Open is not there. The uploads are the caller's: a sync
+// reads them, one record at a time, and the caller releases them after.
 type RosterUpload struct {
-	CSV   []byte
-	Zip   []byte
-	Files map[string][]byte
+	CSV   library.Upload
+	Zip   library.Upload
+	Files map[string]library.Upload
+}
+
+// OneRoster reports whether the upload is a OneRoster export (zipped or
+// by file) rather than one simple CSV.
+func (up RosterUpload) OneRoster() bool { return up.Zip.Open != nil || up.Files != nil }
+
+// Release releases every upload of up.
+func (up RosterUpload) Release() {
+	up.CSV.Release()
+	up.Zip.Release()
+	for _, f := range up.Files {
+		f.Release()
+	}
 }
 
 // SyncInput is one roster sync: DryRun reports without storing; Full
@@ -48,10 +64,9 @@ func lineErrors(lineErrs []library.LineError, outcome string) error {
 // grades and homerooms. A simple CSV row must name its student by a stable
 // id (external_id) or a student number, or a later sync could not find it.
 func parseRoster(up RosterUpload) ([]library.StudentDraft, library.RosterOptions, []library.LineError) {
-	switch {
-	case up.Zip != nil || up.Files != nil:
+	if up.OneRoster() {
 		files := up.Files
-		if up.Zip != nil {
+		if up.Zip.Open != nil {
 			var problems []library.LineError
 			if files, problems = library.UnzipOneRoster(up.Zip); problems != nil {
 				return nil, library.RosterOptions{}, problems
@@ -60,12 +75,25 @@ func parseRoster(up RosterUpload) ([]library.StudentDraft, library.RosterOptions
 		drafts, hasHomeroom, problems := library.ParseOneRoster(files)
 		return drafts, library.RosterOptions{HasGrade: true, HasHomeroom: hasHomeroom}, problems
 	}
-	drafts, problems := library.ParseStudentsCSV(up.CSV)
+	var (
+		drafts   []library.StudentDraft
+		problems []library.LineError
+		opt      library.RosterOptions
+	)
+	// Each pass opens the file again: the rows, then the header twice.
+	err := readUpload(up.CSV, func(r io.Reader) { drafts, problems = library.ParseStudentsCSV(r) })
+	if err == nil && problems == nil {
+		err = readUpload(up.CSV, func(r io.Reader) { opt.HasGrade = library.StudentsCSVHas(r, "grade") })
+	}
+	if err == nil && problems == nil {
+		err = readUpload(up.CSV, func(r io.Reader) { opt.HasHomeroom = library.StudentsCSVHas(r, "homeroom") })
+	}
+	if err != nil {
+		problems = []library.LineError{{Message: "the file could not be read"}}
+	}
 	if problems != nil {
 		return nil, library.RosterOptions{}, problems
 	}
-	var opt library.RosterOptions
-	opt.HasGrade, opt.HasHomeroom = library.StudentsCSVHas(up.CSV, "grade"), library.StudentsCSVHas(up.CSV, "homeroom")
 	for _, d := range drafts {
 		if d.ExternalID == "" && d.StudentNumber == "" {
 			problems = append(problems, library.LineError{Line: d.Line, Field: "student_number",
@@ -169,9 +197,24 @@ func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (
 	return plan.Report, library.ImportJob{}, nil
 }
 
+// readUpload opens an upload for read; no upload reads as an empty file.
+func readUpload(u library.Upload, read func(io.Reader)) error {
+	if u.Open == nil {
+		read(strings.NewReader(""))
+		return nil
+	}
+	f, err := u.Open()
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	read(f)
+	return nil
+}
+
 // rosterFormat names an upload's format for its job.
 func rosterFormat(up RosterUpload) string {
-	if up.Zip != nil || up.Files != nil {
+	if up.OneRoster() {
 		return "oneroster"
 	}
 	return "csv"

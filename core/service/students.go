@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"strings"
 
@@ -224,7 +225,7 @@ func (s *Students) Import(ctx context.Context, schoolParam string, data []byte) 
 		return nil, err
 	}
 	defer release()
-	drafts, lineErrs := library.ParseStudentsCSV(data)
+	drafts, lineErrs := library.ParseStudentsCSV(bytes.NewReader(data))
 	if len(lineErrs) == 0 {
 		if lineErrs, err = s.conflicts(ctx, school.ID, drafts); err != nil {
 			return nil, err

@@ -1,0 +1,47 @@
+package library
+
+import (
+	"io"
+	"testing"
+)
+
+// BytesUploads is files as uploads held in memory, for the tests of the
+// functions that read uploads.
+func BytesUploads(files map[string][]byte) map[string]Upload {
+	out := make(map[string]Upload, len(files))
+	for name, b := range files {
+		out[name] = BytesUpload(b)
+	}
+	return out
+}
+
+// ReadUpload reads an upload whole; nil for no upload.
+func ReadUpload(t testing.TB, u Upload) []byte {
+	t.Helper()
+	if u.Open == nil {
+		return nil
+	}
+	f, err := u.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// ReadUploads reads every upload whole, by name; nil for nil.
+func ReadUploads(t testing.TB, files map[string]Upload) map[string][]byte {
+	t.Helper()
+	if files == nil {
+		return nil
+	}
+	out := make(map[string][]byte, len(files))
+	for name, u := range files {
+		out[name] = ReadUpload(t, u)
+	}
+	return out
+}
