@@ -501,10 +501,11 @@ var HoldingsCSVColumns = []string{
 
 // ParseHoldingsCSV reads a holdings CSV (UTF-8, a byte-order mark
 // tolerated): the first line names the columns (HoldingsCSVColumns, any
-// order and case; title, author and barcode required, any other column
-// refused), then one row per copy. Rows of one book are grouped into one
-// record: rows with the same ISBN, or without one and with the same title
-// and author (MatchKey). A record's Index is its first row's line, and the
+// order and case, or a name other systems' exports give one of them:
+// holdingsColumnAliases; title, author and barcode required, any other
+// column refused), then one row per copy. Rows of one book are grouped
+// into one record: rows with the same ISBN, or without one and with the
+// same title and author (MatchKey). A record's Index is its first row's line, and the
 // book's fields are that row's; each item keeps its own line. subjects are
 // separated by ";". The same barcode twice in the file is reported on both
 // lines. The records read come back with the problems, so that a dry run
@@ -656,6 +657,11 @@ func holdingsRow(columns, record []string, line int) (HoldingRecord, []LineError
 				rec.Authors = []string{v}
 			}
 		case holdingsColumnISBN:
+			// LibraryThing's export writes an ISBN in brackets; no ISBN
+			// holds one.
+			if inner, ok := strings.CutPrefix(v, "["); ok && strings.HasSuffix(inner, "]") && !strings.ContainsAny(inner[:len(inner)-1], "[]") {
+				v = strings.TrimSpace(inner[:len(inner)-1])
+			}
 			if v != "" {
 				rec.ISBNs = []string{v}
 			}
@@ -714,10 +720,32 @@ func setHoldingsNumber(d *BookDetails, column string, n int) {
 	}
 }
 
+// holdingsColumnAliases are header names other library systems' exports
+// give to one of our columns, lower case with single spaces. Each plainly
+// means that column, so a school that cuts an export down to the columns
+// the import takes need not also rename them: "Call Number" (an Alma set
+// of physical items, Evergreen's circulation history CSV), "Year
+// Published" (a Goodreads library export), "Primary Author" (a
+// LibraryThing export).
+var holdingsColumnAliases = map[string]string{
+	"call number":    holdingsColumnCallNumber,
+	"year published": holdingsColumnYear,
+	"primary author": holdingsColumnAuthor,
+}
+
 // holdingsColumns reads the header row, reporting unknown, repeated and
-// missing columns.
+// missing columns. A header an alias names counts as its column (a file
+// naming both is reported as naming the column twice); every other header
+// is read as before: trimmed, any case.
 func holdingsColumns(header []string, line int) ([]string, []LineError) {
-	return csvColumns(header, line, HoldingsCSVColumns,
+	named := make([]string, len(header))
+	for i, h := range header {
+		named[i] = h
+		if c, ok := holdingsColumnAliases[strings.Join(strings.Fields(strings.ToLower(h)), " ")]; ok {
+			named[i] = c
+		}
+	}
+	return csvColumns(named, line, HoldingsCSVColumns,
 		"is not a known column; the columns are "+strings.Join(HoldingsCSVColumns, ", "),
 		holdingsColumnTitle, holdingsColumnAuthor, holdingsColumnBarcode)
 }

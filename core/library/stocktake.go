@@ -137,7 +137,10 @@ type ScanLine struct {
 
 // ParseScanFile reads a barcode scanner's text file: one code a line (LF
 // or CRLF line ends, a UTF-8 byte order mark allowed, also where two files
-// were joined), surrounding spaces trimmed, blank lines skipped. A file that is not UTF-8 text, has more
+// were joined), surrounding spaces trimmed, blank lines skipped. Lists
+// that other systems export are taken too: a code in double quotes (a
+// database export) is the code without them, and a first line that only
+// names the column ("Barcode", a spreadsheet's heading) is no code. A file that is not UTF-8 text, has more
 // than MaxScanFileLines codes or a line longer than MaxScanCodeSize
 // characters is refused as a whole, each problem with its line, so nothing
 // of a file read wrongly counts. The size cap is the caller's (the request
@@ -146,16 +149,23 @@ func ParseScanFile(data []byte) ([]ScanLine, []LineError) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var out []ScanLine
 	var problems []LineError
+	first := true // no code read yet: a heading may stand here
 	for i, raw := range strings.Split(string(data), "\n") {
 		line := i + 1
 		if !utf8.ValidString(raw) {
 			return nil, []LineError{{Line: line, Message: "is not UTF-8 text; the file must be the scanner's plain text"}}
 		}
-		// A byte order mark inside the file (two files joined) is no part
-		// of a code: codes are ASCII.
-		code := strings.TrimFunc(raw, func(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' })
+		code := trimScanCode(raw)
+		if inner, ok := unquoteScanCode(code); ok {
+			code = trimScanCode(inner)
+		}
+		if code == "" {
+			continue
+		}
+		heading := first && isScanHeading(code)
+		first = false
 		switch {
-		case code == "":
+		case heading:
 			continue
 		case utf8.RuneCountInString(code) > MaxScanCodeSize:
 			problems = append(problems, LineError{Line: line, Message: fmt.Sprintf("is longer than %d characters; one code a line", MaxScanCodeSize)})
@@ -172,6 +182,33 @@ func ParseScanFile(data []byte) ([]ScanLine, []LineError) {
 		return nil, []LineError{{Line: 1, Message: "the file has no codes"}}
 	}
 	return out, nil
+}
+
+// trimScanCode trims what surrounds a code on its line: spaces, and a
+// byte order mark inside the file (two files joined), which is no part of
+// a code: codes are ASCII.
+func trimScanCode(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' })
+}
+
+// unquoteScanCode takes a code out of the double quotes a database export
+// puts around it; a quote inside is no export's, so that code is left as
+// it is.
+func unquoteScanCode(s string) (string, bool) {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' || strings.Contains(s[1:len(s)-1], `"`) {
+		return "", false
+	}
+	return s[1 : len(s)-1], true
+}
+
+// isScanHeading reports whether a list's first line is the heading of its
+// column rather than a code: codes have digits, these words none.
+func isScanHeading(s string) bool {
+	switch strings.ToLower(s) {
+	case "barcode", "barcodes", "item barcode", "item_barcode", "itembarcode":
+		return true
+	}
+	return false
 }
 
 // ErrStocktakeNotFound is returned for an unknown stocktake, or one of

@@ -1,6 +1,7 @@
 package library_test
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -129,6 +130,13 @@ func TestParseScanFile(t *testing.T) {
 	if lines, problems := library.ParseScanFile([]byte("\xef\xbb\xbfFIRST\r\n\xef\xbb\xbfSECOND\r\n")); len(problems) != 0 ||
 		len(lines) != 2 || lines[1] != (library.ScanLine{Line: 2, Code: "SECOND"}) {
 		t.Errorf("two joined files: %+v, problems %v", lines, problems)
+	}
+
+	// Lists other systems export: a code in double quotes is the code,
+	// and a first line naming the column is no code (later ones are).
+	if lines, problems := library.ParseScanFile([]byte("Item Barcode\r\n\"A 1\"\r\n\"\"\r\nBarcode\r\n")); len(problems) != 0 ||
+		!slices.Equal(lines, []library.ScanLine{{Line: 2, Code: "A 1"}, {Line: 4, Code: "Barcode"}}) {
+		t.Errorf("an exported list: %+v, problems %v", lines, problems)
 	}
 
 	many := strings.Repeat("CODE\n", library.MaxScanFileLines+1)
