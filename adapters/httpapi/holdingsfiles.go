@@ -170,22 +170,19 @@ func (h *handler) job(w http.ResponseWriter, r *http.Request) {
 // spoolHoldingsBody streams a holdings file into the upload spool (into
 // memory without one), refusing more than library.MaxHoldingsBytes.
 func (h *handler) spoolHoldingsBody(w http.ResponseWriter, r *http.Request) (library.Upload, error) {
-	tooLarge := errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The file is larger than %d MiB; import it in parts.", library.MaxHoldingsBytes>>20)
-	if r.ContentLength > library.MaxHoldingsBytes {
+	return h.spoolBody(w, r, library.MaxHoldingsBytes,
+		errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The file is larger than %d MiB; import it in parts.", library.MaxHoldingsBytes>>20))
+}
+
+// spoolBody streams a request body that is a file into the upload spool
+// (into memory without one), refusing more than most bytes with tooLarge.
+// The caller releases what it returns.
+func (h *handler) spoolBody(w http.ResponseWriter, r *http.Request, most int64, tooLarge error) (library.Upload, error) {
+	if r.ContentLength > most {
 		return library.Upload{}, tooLarge
 	}
-	body := &bodyReader{r: http.MaxBytesReader(w, r.Body, library.MaxHoldingsBytes)}
-	var (
-		file library.Upload
-		err  error
-	)
-	if h.deps.Uploads != nil {
-		file, err = h.deps.Uploads.Spool(body)
-	} else {
-		var data []byte
-		data, err = io.ReadAll(body)
-		file = library.BytesUpload(data)
-	}
+	body := &bodyReader{r: http.MaxBytesReader(w, r.Body, most)}
+	file, err := h.keep(body)
 	if err != nil {
 		var big *http.MaxBytesError
 		if errors.As(err, &big) {
@@ -197,6 +194,19 @@ func (h *handler) spoolHoldingsBody(w http.ResponseWriter, r *http.Request) (lib
 		return library.Upload{}, errs.Wrap(err, "The file could not be kept for reading.")
 	}
 	return file, nil
+}
+
+// keep keeps a file for reading: in the upload spool, or in memory when
+// the service has none.
+func (h *handler) keep(r io.Reader) (library.Upload, error) {
+	if h.deps.Uploads != nil {
+		return h.deps.Uploads.Spool(r)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return library.Upload{}, err
+	}
+	return library.BytesUpload(data), nil
 }
 
 // bodyReader keeps the error of reading the body, to tell it from the

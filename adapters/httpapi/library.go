@@ -377,11 +377,12 @@ func (h *handler) updateStudent(w http.ResponseWriter, r *http.Request) {
 // importStudents takes a text/csv body (name, email, student_number,
 // grade, homeroom).
 func (h *handler) importStudents(w http.ResponseWriter, r *http.Request) {
-	school, body, ok := schoolAndFile(w, r)
+	school, file, ok := h.schoolAndFile(w, r)
 	if !ok {
 		return
 	}
-	students, err := h.deps.Library.Students.Import(r.Context(), school, body)
+	defer file.Release()
+	students, err := h.deps.Library.Students.Import(r.Context(), school, file)
 	respond(w, r, http.StatusCreated, studentsImportedReply{Imported: len(students), Students: mapSlice(students, toStudentBody)}, err)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 )
 
@@ -66,18 +67,19 @@ func schoolAndBody[Req any](w http.ResponseWriter, r *http.Request) (string, Req
 	return school, req, ok
 }
 
-// schoolAndFile reads ?schoolId= and then the body, a file (readBody).
-func schoolAndFile(w http.ResponseWriter, r *http.Request) (string, []byte, bool) {
+// schoolAndFile reads ?schoolId= and then the body, a file of at most
+// the 1 MiB of any body, kept in the upload spool; the caller releases it.
+func (h *handler) schoolAndFile(w http.ResponseWriter, r *http.Request) (string, library.Upload, bool) {
 	school, ok := schoolOf(w, r)
 	if !ok {
-		return "", nil, false
+		return "", library.Upload{}, false
 	}
-	body, err := readBody(w, r)
+	file, err := h.spoolBody(w, r, maxBodyBytes, errTooLarge())
 	if err != nil {
 		httpedge.WriteError(w, r, err)
-		return "", nil, false
+		return "", library.Upload{}, false
 	}
-	return school, body, true
+	return school, file, true
 }
 
 // pageQuery reads a paged list's query: the named parameters, page and

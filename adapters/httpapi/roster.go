@@ -56,7 +56,7 @@ func (h *handler) readRosterUpload(w http.ResponseWriter, r *http.Request) (serv
 		}
 		return service.RosterUpload{Files: files}, nil
 	}
-	file, err := h.keepRosterFile(body)
+	file, err := h.keep(body)
 	if err != nil {
 		if berr := bodyFailed(); berr != nil {
 			return service.RosterUpload{}, berr
@@ -67,19 +67,6 @@ func (h *handler) readRosterUpload(w http.ResponseWriter, r *http.Request) (serv
 		return service.RosterUpload{Zip: file}, nil
 	}
 	return service.RosterUpload{CSV: file}, nil
-}
-
-// keepRosterFile keeps a roster file for reading: in the upload spool, or
-// in memory when the service has none.
-func (h *handler) keepRosterFile(r io.Reader) (library.Upload, error) {
-	if h.deps.Uploads != nil {
-		return h.deps.Uploads.Spool(r)
-	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return library.Upload{}, err
-	}
-	return library.BytesUpload(data), nil
 }
 
 // spoolRosterParts keeps each part of a multipart roster body as a file of
@@ -105,7 +92,7 @@ func (h *handler) spoolRosterParts(body io.Reader, boundary string) (map[string]
 			name = p.FormName()
 		}
 		part := &bodyReader{r: p}
-		file, err := h.keepRosterFile(part)
+		file, err := h.keep(part)
 		if err != nil {
 			if part.err != nil {
 				return files, malformed("The multipart body cannot be read.")

@@ -129,3 +129,47 @@ func TestRosterBodyIsSpooled(t *testing.T) {
 		}
 	}
 }
+
+// A student file or a scanner file (any body that is a file) is kept in
+// the upload spool too, not in memory: it reads back whole, goes when it
+// is released, and a body past the 1 MiB of any body is refused as too
+// large and leaves nothing behind.
+func TestFileBodyIsSpooled(t *testing.T) {
+	h, dir := rosterSpool(t)
+	post := func(body []byte, length int64) (*httptest.ResponseRecorder, library.Upload, bool) {
+		r := httptest.NewRequest("POST", "/api/library/students/import", bytes.NewReader(body))
+		r.ContentLength = length
+		w := httptest.NewRecorder()
+		_, file, ok := h.schoolAndFile(w, r)
+		t.Cleanup(file.Release)
+		return w, file, ok
+	}
+	text := "name,email\nAnn Lee,ann@example.org\n"
+	_, file, ok := post([]byte(text), -1)
+	if !ok || spooled(t, dir) != 1 {
+		t.Fatalf("kept: %v, %d files spooled", ok, spooled(t, dir))
+	}
+	f, err := file.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(f)
+	f.Close()
+	if string(got) != text {
+		t.Errorf("the kept file reads %q, want %q", got, text)
+	}
+	file.Release()
+	if n := spooled(t, dir); n != 0 {
+		t.Fatalf("%d files left after the release", n)
+	}
+	big := bytes.Repeat([]byte("x"), maxBodyBytes+1)
+	for name, length := range map[string]int64{"without a length": -1, "with its length": int64(len(big))} {
+		w, _, ok := post(big, length)
+		if ok || w.Code != 413 || !bytes.Contains(w.Body.Bytes(), []byte(errs.CodePayloadTooLarge)) {
+			t.Errorf("%s: kept %v, %d %s; want 413 %s", name, ok, w.Code, w.Body, errs.CodePayloadTooLarge)
+		}
+		if n := spooled(t, dir); n != 0 {
+			t.Errorf("%s: %d files left", name, n)
+		}
+	}
+}

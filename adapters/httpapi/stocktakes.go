@@ -95,11 +95,12 @@ type scanLineBody struct {
 }
 
 func (h *handler) uploadScans(w http.ResponseWriter, r *http.Request) {
-	school, body, ok := schoolAndFile(w, r)
+	school, file, ok := h.schoolAndFile(w, r)
 	if !ok {
 		return
 	}
-	res, err := h.deps.Library.Stocktakes.Upload(r.Context(), school, pathID(r), body)
+	defer file.Release()
+	res, err := h.deps.Library.Stocktakes.Upload(r.Context(), school, pathID(r), file)
 	respond(w, r, http.StatusOK, scansUploadedReply{
 		Counted: res.Counted, AlreadyScanned: res.Again, Scanned: res.Scanned,
 		Unknown: mapSlice(res.Unknown, func(l library.ScanLine) scanLineBody { return scanLineBody{Line: l.Line, Code: l.Code} }),

@@ -339,7 +339,7 @@ func (a *App) importStudents(w http.ResponseWriter, r *http.Request, school libr
 	if strings.TrimSpace(text) == "" {
 		err = errs.InvalidField("csv", "is empty: paste the CSV file or choose it")
 	} else {
-		added, err = a.deps.Library.Students.Import(r.Context(), school.ID, []byte(text))
+		added, err = a.deps.Library.Students.Import(r.Context(), school.ID, library.BytesUpload([]byte(text)))
 	}
 	if err != nil {
 		v := studentsView{ImportCSV: text, ImportErr: a.messageOf(r, err), ImportRows: lineProblems(err)}

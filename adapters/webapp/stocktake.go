@@ -170,7 +170,7 @@ func scanFlash(res service.ScanResult) flash {
 func (a *App) uploadStocktake(w http.ResponseWriter, r *http.Request, school library.School) {
 	form := r.PostForm
 	id, text := form.Get("stocktake_id"), form.Get("codes")
-	res, err := a.deps.Library.Stocktakes.Upload(r.Context(), school.ID, id, []byte(text))
+	res, err := a.deps.Library.Stocktakes.Upload(r.Context(), school.ID, id, library.BytesUpload([]byte(text)))
 	if err != nil {
 		v := stocktakeView{Upload: text, UploadErr: a.messageOf(r, err), UploadRows: lineProblems(err)}
 		a.renderStocktake(w, r, school, a.statusFor(err), id, v)

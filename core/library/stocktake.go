@@ -1,8 +1,10 @@
 package library
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 	"unicode"
@@ -146,12 +148,23 @@ type ScanLine struct {
 // of a file read wrongly counts. The size cap is the caller's (the request
 // body's limit).
 func ParseScanFile(data []byte) ([]ScanLine, []LineError) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	return ReadScanFile(bytes.NewReader(data))
+}
+
+// ReadScanFile is ParseScanFile over a stream, read a line at a time.
+func ReadScanFile(in io.Reader) ([]ScanLine, []LineError) {
+	br := bufio.NewReader(in)
+	if head, _ := br.Peek(3); bytes.Equal(head, []byte("\xef\xbb\xbf")) {
+		_, _ = br.Discard(3)
+	}
 	var out []ScanLine
 	var problems []LineError
 	first := true // no code read yet: a heading may stand here
-	for i, raw := range strings.Split(string(data), "\n") {
-		line := i + 1
+	for line := 1; ; line++ {
+		raw, err := br.ReadString('\n')
+		if err != nil && err != io.EOF {
+			return nil, []LineError{{Line: line, Message: "the file could not be read"}}
+		}
 		if !utf8.ValidString(raw) {
 			return nil, []LineError{{Line: line, Message: "is not UTF-8 text; the file must be the scanner's plain text"}}
 		}
@@ -159,21 +172,22 @@ func ParseScanFile(data []byte) ([]ScanLine, []LineError) {
 		if inner, ok := unquoteScanCode(code); ok {
 			code = trimScanCode(inner)
 		}
-		if code == "" {
-			continue
+		heading := code != "" && first && isScanHeading(code)
+		if code != "" {
+			first = false
 		}
-		heading := first && isScanHeading(code)
-		first = false
 		switch {
-		case heading:
-			continue
+		case code == "" || heading:
 		case utf8.RuneCountInString(code) > MaxScanCodeSize:
 			problems = append(problems, LineError{Line: line, Message: fmt.Sprintf("is longer than %d characters; one code a line", MaxScanCodeSize)})
-			continue
 		case len(out) == MaxScanFileLines:
 			return nil, append(problems, LineError{Line: line, Message: fmt.Sprintf("the file has more than %d codes; upload it in parts", MaxScanFileLines)})
+		default:
+			out = append(out, ScanLine{Line: line, Code: code})
 		}
-		out = append(out, ScanLine{Line: line, Code: code})
+		if err == io.EOF {
+			break
+		}
 	}
 	if len(problems) > 0 {
 		return nil, problems

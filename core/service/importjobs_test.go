@@ -271,7 +271,7 @@ func TestUploadSlotsAreShared(t *testing.T) {
 	file := library.BytesUpload([]byte("title,author,barcode\nHeld Book,A Writer,HELD-1\n"))
 	_, _, err = lib.HoldingsFiles.ImportFile(as(lf.librarianB), "", library.HoldingsCSV, library.ItemFields{}, file, true, false)
 	busy("another school's holdings dry run", err)
-	_, err = lib.Students.Import(as(lf.librarianB), "", []byte("name,student_number\nNew Pupil,N-1\n"))
+	_, err = lib.Students.Import(as(lf.librarianB), "", library.BytesUpload([]byte("name,student_number\nNew Pupil,N-1\n")))
 	busy("another school's student file", err)
 	dry := roster
 	dry.DryRun = true
@@ -282,7 +282,7 @@ func TestUploadSlotsAreShared(t *testing.T) {
 	if st := waitForJob(t, lib, lf.librarian, job.ID); st.Job.State != library.ImportJobDone {
 		t.Fatalf("the sync job = %+v (error %v), want done", st.Job, st.Err)
 	}
-	if _, err := lib.Students.Import(as(lf.librarianB), "", []byte("name,student_number\nNew Pupil,N-1\n")); err != nil {
+	if _, err := lib.Students.Import(as(lf.librarianB), "", library.BytesUpload([]byte("name,student_number\nNew Pupil,N-1\n"))); err != nil {
 		t.Fatalf("a student file after the job: %v", err)
 	}
 }

@@ -303,7 +303,7 @@ func TestImportStudentsAllOrNothing(t *testing.T) {
 	t.Run("BadLine", func(t *testing.T) {
 		lf := newLibFixture(t)
 		csv := "name,email,student_number\nAnn Lee,ann.lee@maple.example.org,A-1\n,nobody@maple.example.org,A-2\nBen Ode,ben.ode@maple.example.org,A-3\n"
-		got, err := lf.lib.Students.Import(as(lf.librarian), "", []byte(csv))
+		got, err := lf.lib.Students.Import(as(lf.librarian), "", library.BytesUpload([]byte(csv)))
 		e := wantErr(t, err, errs.Invalid, "validation_failed")
 		if lines := linesOf(t, e); len(lines) != 1 || len(lines[3]) != 1 || lines[3][0] != "name" {
 			t.Errorf("details.lines = %v, want only line 3, field name", lines)
@@ -319,7 +319,7 @@ func TestImportStudentsAllOrNothing(t *testing.T) {
 		}
 		// The fixed file imports, numbers included.
 		fixed := "name,email,student_number\nAnn Lee,ann.lee@maple.example.org,A-1\nCid Roe,,A-2\n"
-		got, err = lf.lib.Students.Import(as(lf.librarian), "", []byte(fixed))
+		got, err = lf.lib.Students.Import(as(lf.librarian), "", library.BytesUpload([]byte(fixed)))
 		if err != nil || len(got) != 2 {
 			t.Fatalf("ImportStudents(fixed) = %d accounts, %v; want 2", len(got), err)
 		}
@@ -329,7 +329,7 @@ func TestImportStudentsAllOrNothing(t *testing.T) {
 	t.Run("EmailHasAccount", func(t *testing.T) {
 		lf := newLibFixture(t)
 		csv := "name,email\nAnn Lee,ann.lee@maple.example.org\nTaken,READER@example.org\n"
-		_, err := lf.lib.Students.Import(as(lf.librarian), "", []byte(csv))
+		_, err := lf.lib.Students.Import(as(lf.librarian), "", library.BytesUpload([]byte(csv)))
 		e := wantErr(t, err, errs.Invalid, "validation_failed")
 		if lines := linesOf(t, e); len(lines) != 1 || len(lines[3]) != 1 || lines[3][0] != "email" {
 			t.Errorf("details.lines = %v, want only line 3, field email", lines)

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
@@ -221,12 +222,12 @@ func (s *Stocktakes) scan(ctx context.Context, st library.Stocktake, code string
 }
 
 // Upload records the codes of a scanner's text file (see
-// library.ParseScanFile). A file that cannot be read is refused whole with
+// library.ReadScanFile). A file that cannot be read is refused whole with
 // its lines; otherwise every known code counts (once), and the codes no
 // copy has are answered with their lines and not stored.
 // Errors: Invalid with details.lines, NotFound "stocktake_not_found",
 // Conflict "stocktake_closed", as scope.
-func (s *Stocktakes) Upload(ctx context.Context, schoolParam, id string, data []byte) (UploadResult, error) {
+func (s *Stocktakes) Upload(ctx context.Context, schoolParam, id string, file library.Upload) (UploadResult, error) {
 	st, err := s.inScope(ctx, schoolParam, id)
 	if err != nil {
 		return UploadResult{}, err
@@ -239,7 +240,13 @@ func (s *Stocktakes) Upload(ctx context.Context, schoolParam, id string, data []
 		return UploadResult{}, err
 	}
 	defer release()
-	lines, problems := library.ParseScanFile(data)
+	var (
+		lines    []library.ScanLine
+		problems []library.LineError
+	)
+	if err := readUpload(file, func(r io.Reader) { lines, problems = library.ReadScanFile(r) }); err != nil {
+		return UploadResult{}, errs.Wrap(err, "The file could not be read.")
+	}
 	if len(problems) > 0 {
 		return UploadResult{}, lineErrors(problems, "nothing was scanned")
 	}

@@ -1,8 +1,8 @@
 package service
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"strings"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -215,7 +215,7 @@ func (s *Students) ByIDs(ctx context.Context, schoolParam string, ids []string) 
 // Errors: Invalid with details.lines; Conflict "account_exists" or
 // "student_number_exists" when another request took an email or a number
 // after the check.
-func (s *Students) Import(ctx context.Context, schoolParam string, data []byte) ([]user.Account, error) {
+func (s *Students) Import(ctx context.Context, schoolParam string, file library.Upload) ([]user.Account, error) {
 	school, err := s.scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return nil, err
@@ -225,7 +225,13 @@ func (s *Students) Import(ctx context.Context, schoolParam string, data []byte) 
 		return nil, err
 	}
 	defer release()
-	drafts, lineErrs := library.ParseStudentsCSV(bytes.NewReader(data))
+	var (
+		drafts   []library.StudentDraft
+		lineErrs []library.LineError
+	)
+	if err := readUpload(file, func(r io.Reader) { drafts, lineErrs = library.ParseStudentsCSV(r) }); err != nil {
+		return nil, errs.Wrap(err, "The file could not be read.")
+	}
 	if len(lineErrs) == 0 {
 		if lineErrs, err = s.conflicts(ctx, school.ID, drafts); err != nil {
 			return nil, err
