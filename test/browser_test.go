@@ -74,7 +74,14 @@ func newChromium(t *testing.T) context.Context {
 // step's name and what the page showed.
 func run(t *testing.T, ctx context.Context, step string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	c, cancel := context.WithTimeout(ctx, 30*time.Second)
+	runWithin(t, ctx, 30*time.Second, step, actions...)
+}
+
+// runWithin is run with a time of its own, for a step that waits on
+// background work (a job) rather than on the page.
+func runWithin(t *testing.T, ctx context.Context, within time.Duration, step string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
 	if err := chromedp.Do(c, actions...); err != nil {
 		url, _ := chromedp.Run(ctx, chromedp.Location())
