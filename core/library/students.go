@@ -351,11 +351,25 @@ func csvSyntaxError(err error) LineError {
 // accepts) has the column: a roster sync keeps what is stored for a column
 // the file leaves out. Only the header is read.
 func StudentsCSVHas(in io.Reader, column string) bool {
+	return HasColumn(StudentsCSVHeader(in), column)
+}
+
+// StudentsCSVHeader reads only the header of a students CSV: its column
+// names, trimmed; nil when the file has none.
+func StudentsCSVHeader(in io.Reader) []string {
 	r := csv.NewReader(skipBOM(in))
 	r.FieldsPerRecord = -1
 	header, err := r.Read()
 	if err != nil {
-		return false
+		return nil
 	}
-	return slices.ContainsFunc(header, func(h string) bool { return strings.EqualFold(strings.TrimSpace(h), column) })
+	for i, h := range header {
+		header[i] = strings.TrimSpace(h)
+	}
+	return header
+}
+
+// HasColumn reports whether header names the column, ignoring case.
+func HasColumn(header []string, column string) bool {
+	return slices.ContainsFunc(header, func(h string) bool { return strings.EqualFold(h, column) })
 }

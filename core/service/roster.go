@@ -80,13 +80,13 @@ func parseRoster(up RosterUpload) ([]library.StudentDraft, library.RosterOptions
 		problems []library.LineError
 		opt      library.RosterOptions
 	)
-	// Each pass opens the file again: the rows, then the header twice.
+	// Two passes over the file: the rows, then its header alone.
 	err := readUpload(up.CSV, func(r io.Reader) { drafts, problems = library.ParseStudentsCSV(r) })
 	if err == nil && problems == nil {
-		err = readUpload(up.CSV, func(r io.Reader) { opt.HasGrade = library.StudentsCSVHas(r, "grade") })
-	}
-	if err == nil && problems == nil {
-		err = readUpload(up.CSV, func(r io.Reader) { opt.HasHomeroom = library.StudentsCSVHas(r, "homeroom") })
+		err = readUpload(up.CSV, func(r io.Reader) {
+			header := library.StudentsCSVHeader(r)
+			opt.HasGrade, opt.HasHomeroom = library.HasColumn(header, "grade"), library.HasColumn(header, "homeroom")
+		})
 	}
 	if err != nil {
 		problems = []library.LineError{{Message: "the file could not be read"}}
