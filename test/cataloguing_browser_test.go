@@ -20,7 +20,7 @@ func TestBrowserISBNLookup(t *testing.T) {
 	bctx := newChromium(t)
 	s := startService(t, testEnv(t, nil))
 	if s.container != nil {
-		t.Skip("container mode: the test's SRU server is on the test's loopback")
+		skipInContainer(t, "the test's SRU server is on the test's loopback")
 	}
 	const domain = "maplegrove.example.org"
 	srv := srutest.Start(t)

@@ -34,6 +34,40 @@ func testTarget() string {
 	return "process"
 }
 
+// envContainerSkips names a file to which a container run appends the name
+// of each test it skips because the test needs the in-process service.
+// .ci/run runs the MongoDB container suite first and hands that list to
+// make test's in-process MongoDB run (LIBRARY_TEST_MONGO_RUN), which then
+// runs only those: every other test has just run against the image on
+// MongoDB.
+const envContainerSkips = "LIBRARY_TEST_CONTAINER_SKIPS"
+
+// skipInContainer skips a test that cannot run against the service image
+// when the suite runs against it, and notes its name in the file
+// envContainerSkips names.
+func skipInContainer(t *testing.T, why string) {
+	t.Helper()
+	if testTarget() != "container" {
+		return
+	}
+	if path := os.Getenv(envContainerSkips); path != "" {
+		name, _, _ := strings.Cut(t.Name(), "/")
+		// One short O_APPEND write per name: the parts of a run append to
+		// the file at once without mixing their lines.
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			_, err = f.WriteString(name + "\n")
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			t.Fatalf("noting a test the container run skips in %s: %v", path, err)
+		}
+	}
+	t.Skip("container mode: " + why)
+}
+
 // serviceContainer is the running libraryd container behind a service.
 type serviceContainer struct {
 	c *testcontainers.DockerContainer

@@ -247,6 +247,7 @@ func TestMetricsOffThePublicPort(t *testing.T) {
 // liveness probe stays 200 and readiness turns 503; when the database comes
 // back the same process serves again without a restart.
 func TestDatabaseOutageAndRecovery(t *testing.T) {
+	sameOnEveryStore(t)
 	dir := t.TempDir()
 	port := freePort(t)
 	addr := "127.0.0.1:" + strconv.Itoa(port)

@@ -129,7 +129,7 @@ func startService(t *testing.T, env map[string]string, opts ...app.Option) *serv
 	env = withLocalOutbound(env)
 	if testTarget() == "container" {
 		if len(opts) > 0 {
-			t.Skip("container mode: this test hooks into the in-process service (app options such as a statement observer)")
+			skipInContainer(t, "this test hooks into the in-process service (app options such as a statement observer)")
 		}
 		return startContainerService(t, env)
 	}
@@ -180,6 +180,26 @@ func startService(t *testing.T, env map[string]string, opts ...app.Option) *serv
 		t.Fatal(err)
 	}
 	return s
+}
+
+// sameOnEveryStore skips, on a MongoDB run, a test that brings its own
+// database whatever store the suite was given: the embedded-store run of
+// the same target runs it exactly as this run would.
+func sameOnEveryStore(t *testing.T) {
+	t.Helper()
+	if testStore() == "mongo" {
+		t.Skip("this test brings its own database: the embedded-store run of this target runs it the same")
+	}
+}
+
+// sameInEveryRun skips a test that brings its own service processes and
+// database, so that the store and target the suite was given change
+// nothing: the in-process run on the embedded store runs it.
+func sameInEveryRun(t *testing.T) {
+	t.Helper()
+	if testStore() == "mongo" || testTarget() == "container" {
+		t.Skip("this test brings its own service processes and database: the in-process run on the embedded store runs it")
+	}
 }
 
 // logsWith returns the service's log once it holds want, or as it is

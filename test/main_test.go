@@ -9,10 +9,11 @@ import (
 )
 
 // TestMain stops the shared test database server (and removes its files)
-// after the last test, and removes the binary buildBinary built and the
-// seeded demo school (copySeeded).
+// and the shared browser after the last test, and removes the binary
+// buildBinary built and the seeded demo school (copySeeded).
 func TestMain(m *testing.M) {
 	code := mongotest.Main(m)
+	stopChromium()
 	removeSeeded()
 	if builtBin != "" {
 		_ = os.RemoveAll(filepath.Dir(builtBin))

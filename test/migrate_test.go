@@ -27,6 +27,7 @@ var exportedAt = regexp.MustCompile(`"exported_at":"[^"]*"`)
 // before the move works after it, and a target that holds anything is
 // refused.
 func TestMigrateEmbeddedStoreToMongoAndBack(t *testing.T) {
+	sameOnEveryStore(t)
 	dataDir := t.TempDir()
 	idp := newSchoolIdP(t)
 	issuers := idp.srv.URL + "=library-api;school=maplegrove.example.org"

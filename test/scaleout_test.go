@@ -179,6 +179,7 @@ func TestScaleOutTwoProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	sameInEveryRun(t)
 
 	began := time.Now()
 	bin := filepath.Join(t.TempDir(), "libraryd")

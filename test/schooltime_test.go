@@ -21,7 +21,7 @@ type schoolClock struct {
 func setSchoolClock(t *testing.T, s *service, at time.Time) *schoolClock {
 	t.Helper()
 	if s.container != nil {
-		t.Skip("container mode: the test sets the in-process service's clock")
+		skipInContainer(t, "the test sets the in-process service's clock")
 	}
 	c := &schoolClock{now: at}
 	s.App.Library.SetClock(c.Now, nil)

@@ -104,6 +104,7 @@ func (b *runningBinary) stop(t *testing.T, within time.Duration) error {
 // waits for its "listening on" line.
 func runBinary(t *testing.T, env ...string) *runningBinary {
 	t.Helper()
+	skipInContainer(t, "this test runs the built binary as a process, not the image")
 	b := &runningBinary{cmd: exec.Command(buildBinary(t)), exited: make(chan error, 1)}
 	// A metrics listener on a free port, so that binaries run side by side
 	// (and beside a developer's own libraryd on 9090); env may override it.
