@@ -74,7 +74,8 @@ type ReadingListRepository interface {
 
 // ProgressRepository stores reading progress and reading-session events.
 // Sessions are only ever inserted; totals are sums over them, so concurrent
-// updates never lose time (FerretDB 1.24 loses concurrent $inc updates).
+// updates never lose time (some MongoDB-compatible servers lose concurrent
+// $inc updates).
 type ProgressRepository interface {
 	// Get returns the account's progress on the book.
 	// Errors: NotFound "progress_not_found".

@@ -8,7 +8,8 @@ import (
 
 // ChargeRepository stores what students owe for lost and damaged copies,
 // and the settlement of each charge. Both are exactly-once by unique keys
-// alone (FerretDB 1.24 applies no conditional update atomically): a
+// alone (not every MongoDB-compatible store applies a conditional update
+// atomically): a
 // charge's id is derived from its loan and kind (library.ChargeID), so a
 // repeated request inserts the same id and loses; a settlement is keyed by
 // its charge's id, so of racing settlements (paid against waived, a payment

@@ -69,7 +69,7 @@ type LoanRepository interface {
 // ActiveLoanRepository records which loan holds each lent copy: one claim
 // per copy, taken with a unique-key insert, so that exactly one of any
 // number of racing loans gets a copy on every store (a conditional update
-// is not atomic on FerretDB 1.24). A claim whose loan has been returned is
+// is not atomic on every store). A claim whose loan has been returned is
 // stale; the service treats that copy as free and clears the claim.
 type ActiveLoanRepository interface {
 	// Claim records that c.LoanID holds copy c.CopyID. Exactly one of any
@@ -99,8 +99,8 @@ type ActiveLoanRepository interface {
 
 // DepartureRepository records the deletions of students under way and the
 // outcome of each, so that deleting a student and lending to them exclude
-// each other on every store with unique-key inserts alone (FerretDB 1.24
-// has no transactions and no atomic conditional update): the algorithm is
+// each other on every store with unique-key inserts alone (a store may
+// have no transactions and no atomic conditional update): the algorithm is
 // in core/service (Users.DeleteMe and Circulation.CreateLoan).
 type DepartureRepository interface {
 	// Begin records a deletion attempt. Errors: none specific (ids are

@@ -8,8 +8,8 @@ import (
 // ExpiryRepository deletes records whose time is up: expired refresh
 // tokens and invitations, and every other kind a store lists as expiring.
 // A sweep is claimed per time slot with a unique-key insert, so that of any
-// number of replicas exactly one sweeps each slot (FerretDB's conditional
-// updates are not atomic; its unique inserts are).
+// number of replicas exactly one sweeps each slot (a unique insert is
+// atomic on every store; a conditional update is not on all of them).
 type ExpiryRepository interface {
 	// ClaimSweep records that the caller sweeps the slot that starts at
 	// slot, claimed at now. Exactly one call per slot succeeds, however

@@ -9,8 +9,8 @@ import (
 
 // HoldRepository stores holds (reservations of a title) and the records
 // that say what became of each, every one taken with a unique-key insert so
-// that each rule holds under races on every store (FerretDB 1.24 applies a
-// conditional update as an unguarded read-modify-write):
+// that each rule holds under races on every store (some MongoDB-compatible
+// servers apply a conditional update as an unguarded read-modify-write):
 //
 //   - a hold record, written once (Insert);
 //   - its queue entry, unique per student and book, present while the hold

@@ -74,8 +74,8 @@ type SchoolRepository interface {
 // RefreshTokenRepository stores refresh-token records and their rotation
 // state. Rotation is a claim taken with a unique-key insert, never a
 // conditional update, so exactly one of any number of concurrent rotations
-// wins on FerretDB 1.24 (whose conditional updates are not atomic) as on
-// MongoDB.
+// on every store, including MongoDB-compatible servers whose conditional
+// updates are not atomic.
 type RefreshTokenRepository interface {
 	// Create stores a new token record.
 	// Errors: Conflict "refresh_token_exists" when the hash is already stored.
@@ -108,7 +108,7 @@ type RefreshTokenRepository interface {
 // resets, sign-up confirmations) by their hash. Using a token consumes it:
 // on MongoDB that is a unique-key insert claim, never a conditional update
 // or a delete whose count decides, so exactly one of any number of
-// concurrent uses wins on FerretDB 1.24 as on MongoDB.
+// concurrent uses wins on every store.
 type MailTokenRepository interface {
 	// Create stores a new token.
 	// Errors: Conflict "mail_token_exists" when the hash is already stored.

@@ -9,9 +9,9 @@ import (
 
 // StocktakeRepository stores stocktakes and their scans, and walks a
 // school's books in call number order for their reports. A scan is a
-// unique-key insert keyed by (stocktake, copy), the one write FerretDB 1.24
+// unique-key insert keyed by (stocktake, copy), the one write every store
 // applies atomically, so a copy scanned twice, or by two desks at once,
-// counts once on every store.
+// counts once.
 type StocktakeRepository interface {
 	// Create stores a new stocktake.
 	Create(ctx context.Context, st library.Stocktake) error

@@ -2,7 +2,10 @@ package test
 
 import (
 	"encoding/json"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -109,6 +112,38 @@ func TestBinaryLeavesFerretDBOut(t *testing.T) {
 		if strings.HasPrefix(d, "github.com/FerretDB/") || d == module+"/adapters/mongorepo/mongotest/ferret" {
 			t.Errorf("cmd/libraryd depends on %s", d)
 		}
+	}
+}
+
+// TestCoreNamesNoDatabaseServer checks that the core and the ports speak
+// of stores by what they guarantee, never by the server a test runs them
+// on: FerretDB is the MongoDB adapter's test backend, named only in that
+// adapter and in tests.
+func TestCoreNamesNoDatabaseServer(t *testing.T) {
+	checked := 0
+	for _, root := range []string{"../core", "../ports"} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			checked++
+			for i, line := range strings.Split(string(b), "\n") {
+				if strings.Contains(strings.ToLower(line), "ferretdb") {
+					t.Errorf("%s:%d names the test backend: %s", path, i+1, strings.TrimSpace(line))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("read only %d files of core/ and ports/", checked)
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package errs holds the single error type that crosses every port of the
-// service. A Kind decides the HTTP status (mapped once, in adapters/httpapi);
+// service. A Kind decides the HTTP status (mapped once, in adapters/httpedge);
 // a Code is the snake_case identifier shown to clients.
 //
 // Like all of the core it may import only the standard library (not net/http

@@ -72,8 +72,8 @@ func (l Loan) Returned() bool { return !l.ReturnedAt.IsZero() }
 
 // CopyClaim says "this copy is lent by this loan". Its key is the copy id, so
 // a unique-key insert lets exactly one of any number of racing loans take a
-// copy, on FerretDB 1.24 as on MongoDB: FerretDB applies a conditional update
-// as an unguarded read-modify-write, so only a unique key is safe.
+// copy on every store. Some MongoDB-compatible servers apply a conditional
+// update as an unguarded read-modify-write, so only a unique key is safe.
 //
 // While no loan holds a copy, a claim may name a change of its condition
 // instead (LoanID is a ChangeClaimID): a stocktake marking it lost, or a

@@ -9,8 +9,8 @@ import (
 // Hold is a student's reservation of a title (a book, not a copy). The
 // record is written once; what happened to it since is derived from other
 // records, each taken with a unique-key insert (see HoldQueueEntry,
-// HoldTrap, HoldEnd), because FerretDB 1.24 applies conditional updates as
-// unguarded read-modify-writes.
+// HoldTrap, HoldEnd), because some MongoDB-compatible servers apply
+// conditional updates as unguarded read-modify-writes.
 type Hold struct {
 	ID        string // UUID
 	SchoolID  string

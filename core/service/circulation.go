@@ -12,8 +12,8 @@ import (
 )
 
 // How circulation stays correct without transactions or conditional
-// updates (FerretDB 1.24 applies neither atomically; standalone MongoDB
-// servers have no transactions):
+// updates (some MongoDB-compatible servers apply neither atomically, and
+// standalone MongoDB servers have no transactions):
 //
 //   - A copy is lent by exactly one loan because "copy X is lent by loan L"
 //     is a document keyed by X (the claim), and a unique-key insert has

@@ -20,15 +20,16 @@ import (
 // process that stopped: it reads as failed, and nothing of it is visible
 // (the store's import is all or nothing).
 const (
-	// AsyncImportRecords: on the Mongo store a commit makes about 1,000
-	// staged documents visible in a few seconds (FerretDB), so a file of
-	// more records may pass the request deadline; the embedded store would
-	// manage 20,000, but both stores answer alike.
+	// AsyncImportRecords: on a slow MongoDB-compatible store a commit
+	// makes about 1,000 staged documents visible in a few seconds, so a
+	// file of more records may pass the request deadline; the embedded
+	// store would manage 20,000, but both stores answer alike.
 	AsyncImportRecords = 1000
 	importJobTimeout   = 30 * time.Minute
 	// importLease is long next to its renewal: a store busy with a large
-	// commit (FerretDB blocks other writes for minutes while it publishes
-	// 40,000 documents) must not let a live job's lease pass.
+	// commit (a slow MongoDB-compatible store blocks other writes for
+	// minutes while it publishes 40,000 documents) must not let a live
+	// job's lease pass.
 	importLease      = 10 * time.Minute
 	importLeaseRenew = 30 * time.Second
 	// importEndTimeout bounds storing a job's end, which must happen even

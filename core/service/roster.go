@@ -104,9 +104,9 @@ func parseRoster(up RosterUpload) ([]library.StudentDraft, library.RosterOptions
 }
 
 // AsyncRosterStudents: a sync committing more students added or changed
-// than this runs as a job. On the Mongo store (FerretDB) a 5,000-student
-// sync takes over a minute, far past the request deadline; both stores
-// answer alike.
+// than this runs as a job. On a slow MongoDB-compatible store a
+// 5,000-student sync takes over a minute, far past the request deadline;
+// both stores answer alike.
 const AsyncRosterStudents = 500
 
 // Sync reads a roster and reports what it changes: students added,

@@ -1059,9 +1059,10 @@ func testLibReleaseClaim(t *testing.T, r ports.Repositories) {
 
 // testLibReleaseRace releases one loan's claim twice at once (a double
 // return) while another loan claims the copy as soon as it is free: the
-// late release must not remove the new claim. On FerretDB 1.24 a delete
-// reads the matching documents and then deletes their _ids, so a claim
-// keyed by the copy id alone lost the new claim in most rounds.
+// late release must not remove the new claim. Some MongoDB-compatible
+// servers delete by reading the matching documents and then deleting their
+// _ids, so a claim keyed by the copy id alone lost the new claim in most
+// rounds there.
 func testLibReleaseRace(t *testing.T, r ports.Repositories) {
 	const rounds = 20
 	schoolA := uuid.NewString()
