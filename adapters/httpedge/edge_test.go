@@ -27,6 +27,9 @@ func (s tokenSessions) AuthenticateSession(_ context.Context, token string) (use
 	if a, ok := s[token]; ok {
 		return a, "session-" + a.ID, nil
 	}
+	if token == "tok-store-down" {
+		return user.Account{}, "", errs.E(errs.Unavailable, errs.CodeUnavailable, "The database cannot be reached.")
+	}
 	return user.Account{}, "", errs.E(errs.Unauthenticated, errs.CodeUnauthorized, "The access token is not valid.")
 }
 
@@ -299,6 +302,28 @@ func TestRouteBudgets(t *testing.T) {
 	}
 	if len(f.limiter.Spent()) != len(want) {
 		t.Errorf("budgets spent = %v, want exactly %v", f.limiter.Spent(), want)
+	}
+}
+
+// A token the store could not check (the database is down) is answered 503
+// and spends no budget; a token the store refused spends the address's
+// anonymous budget, as a guess does.
+func TestUncheckedTokenSpendsNoBudget(t *testing.T) {
+	f := newFixture(t, Config{}, get("page", "/page", func(http.ResponseWriter, *http.Request) {}))
+	for range 3 {
+		rec := f.do(http.MethodGet, "/page", "Authorization", "Bearer tok-store-down")
+		if rec.Code != 503 || errorOf(t, rec).Code != errs.CodeUnavailable {
+			t.Fatalf("a token checked while the store is down: %d %s, want 503 unavailable", rec.Code, rec.Body)
+		}
+	}
+	if spent := f.limiter.Spent(); len(spent) != 0 {
+		t.Fatalf("budgets spent while the store was down = %v, want none", spent)
+	}
+	if rec := f.do(http.MethodGet, "/page", "Authorization", "Bearer tok-guessed"); rec.Code != 401 {
+		t.Fatalf("a refused token: %d %s, want 401", rec.Code, rec.Body)
+	}
+	if spent := f.limiter.Spent(); spent["anonymous|ip:192.0.2.1"] != 1 || len(spent) != 1 {
+		t.Fatalf("budgets spent by a refused token = %v, want one anonymous request", spent)
 	}
 }
 

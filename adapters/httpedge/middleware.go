@@ -242,10 +242,17 @@ type credential struct {
 // authenticate finds the caller, counts the request against the caller's
 // rate-limit budget, and only then refuses a bad token, so invalid tokens
 // spend the client address's anonymous budget: guessing tokens costs the
-// guesser, not the account guessed at.
+// guesser, not the account guessed at. A token the store could not check
+// is no guess: it is answered 503 at once and spends nothing, or a
+// database outage would spend the anonymous budget that a whole school
+// behind one address shares, and its users would get 429 instead of 503.
 func (h *Handler) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		principal, cred, authErr := h.edge.identify(r)
+		if authErr != nil && errs.Is(authErr, errs.Unavailable) {
+			WriteError(w, r, authErr)
+			return
+		}
 		if !h.unlimited[r.URL.Path] {
 			if limited := h.rateLimit(w, r, principal); limited {
 				return
