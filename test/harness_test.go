@@ -206,11 +206,17 @@ func sameInEveryRun(t *testing.T) {
 // after within. A container's output reaches its log a moment after the
 // answer that followed it.
 func (s *service) logsWith(want string, within time.Duration) string {
+	return readUntil(within, s.Logs.String, func(logs string) bool { return strings.Contains(logs, want) })
+}
+
+// readUntil calls read until done holds of what it returned, or within has
+// passed, and returns the last read.
+func readUntil(within time.Duration, read func() string, done func(string) bool) string {
 	deadline := time.Now().Add(within)
 	for {
-		logs := s.Logs.String()
-		if strings.Contains(logs, want) || time.Now().After(deadline) {
-			return logs
+		got := read()
+		if done(got) || time.Now().After(deadline) {
+			return got
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

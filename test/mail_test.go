@@ -485,23 +485,23 @@ func TestMailCapPerRecipient(t *testing.T) {
 
 			// A container's output reaches its log a moment after the
 			// answers, so the log is read until both capped mails show.
-			var logs strings.Builder
-			var cappedLines []string
-			for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-				logs.Reset()
-				for _, s := range replicas {
-					logs.WriteString(s.Logs.String())
-				}
-				cappedLines = cappedLines[:0]
-				for _, line := range strings.Split(logs.String(), "\n") {
+			cappedIn := func(logs string) []string {
+				var lines []string
+				for _, line := range strings.Split(logs, "\n") {
 					if strings.Contains(line, "mail not sent") {
-						cappedLines = append(cappedLines, line)
+						lines = append(lines, line)
 					}
 				}
-				if len(cappedLines) >= 2 || time.Now().After(deadline) {
-					break
-				}
+				return lines
 			}
+			logs := readUntil(15*time.Second, func() string {
+				var all strings.Builder
+				for _, s := range replicas {
+					all.WriteString(s.Logs.String())
+				}
+				return all.String()
+			}, func(logs string) bool { return len(cappedIn(logs)) >= 2 })
+			cappedLines := cappedIn(logs)
 			capped := len(cappedLines)
 			for _, line := range cappedLines {
 				if strings.Contains(line, victim) || !strings.Contains(line, coreservice.RecipientDigest(victim)) {
@@ -513,7 +513,7 @@ func TestMailCapPerRecipient(t *testing.T) {
 				metrics.Write(s.metrics().Body)
 			}
 			if capped != 2 {
-				t.Errorf("%d log lines of capped mails, want 2:\n%s", capped, logs.String())
+				t.Errorf("%d log lines of capped mails, want 2:\n%s", capped, logs)
 			}
 			total := 0
 			for _, m := range regexp.MustCompile(`(?m)^library_mail_capped_total\{kind="password_reset"\} (\d+)$`).FindAllStringSubmatch(metrics.String(), -1) {

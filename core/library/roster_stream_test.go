@@ -235,8 +235,8 @@ func TestParseStudentsCSVStreams(t *testing.T) {
 		!slices.Equal(problems, []LineError{{Message: "the file could not be read"}}) {
 		t.Errorf("a file failing as it is read: %d drafts, %+v", len(drafts), problems)
 	}
-	if !StudentsCSVHas(strings.NewReader("\ufeffName, Grade \nAnn,7\n"), "grade") || StudentsCSVHas(strings.NewReader("name\n"), "grade") {
-		t.Error("StudentsCSVHas does not read the header")
+	if !HasColumn(StudentsCSVHeader(strings.NewReader("\ufeffName, Grade \nAnn,7\n")), "grade") || HasColumn(StudentsCSVHeader(strings.NewReader("name\n")), "grade") {
+		t.Error("StudentsCSVHeader does not read the header")
 	}
 }
 

@@ -347,15 +347,10 @@ func csvSyntaxError(err error) LineError {
 	return LineError{Line: 1, Message: "is not valid CSV: " + err.Error()}
 }
 
-// StudentsCSVHas reports whether a students CSV (one ParseStudentsCSV
-// accepts) has the column: a roster sync keeps what is stored for a column
-// the file leaves out. Only the header is read.
-func StudentsCSVHas(in io.Reader, column string) bool {
-	return HasColumn(StudentsCSVHeader(in), column)
-}
-
-// StudentsCSVHeader reads only the header of a students CSV: its column
-// names, trimmed; nil when the file has none.
+// StudentsCSVHeader reads only the header of a students CSV (one
+// ParseStudentsCSV accepts): its column names, trimmed; nil when the file
+// has none. A roster sync keeps what is stored for a column the file leaves
+// out (HasColumn).
 func StudentsCSVHeader(in io.Reader) []string {
 	r := csv.NewReader(skipBOM(in))
 	r.FieldsPerRecord = -1
