@@ -16,24 +16,33 @@ build: ## Build the server binary into bin/libraryd
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/libraryd
 
 test: ## Run every test: all packages with the race detector (end to end on the embedded SQLite store), the end-to-end suite again on MongoDB (in-process FerretDB; its adapter's races are covered by its own package run), and the real oauth2-proxy end to end. Redis tests need LIBRARY_TEST_REDIS_URL. The container suites are `make test-containers`
-	@status=0; out=$$(mktemp); \
+	@status=0; e2e=$$(mktemp); out=$$(mktemp); \
+	$(GO) test $(RACE) -count=1 -timeout 30m -skip '^TestContainer' ./test/ >$$e2e 2>&1 & race_e2e=$$!; \
 	( LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 30m -skip '^TestContainer' $${LIBRARY_TEST_MONGO_RUN:+-run "$$LIBRARY_TEST_MONGO_RUN"} ./test/; m=$$?; \
 	  cd test/edgeproxy && $(GO) test -count=1 -timeout 15m ./...; exit $$((m | $$?)) ) >$$out 2>&1 & other=$$!; \
-	echo "make test: the race run of every package, with the MongoDB end-to-end run and then the oauth2-proxy one beside it"; \
-	$(GO) test $(RACE) -count=1 -timeout 30m -skip '^TestContainer' ./... || status=1; \
+	echo "make test: the race run of every package, the end-to-end one on its own beside the others, with the MongoDB end-to-end run and then the oauth2-proxy one beside them"; \
+	$(GO) test $(RACE) -count=1 -timeout 30m -skip '^TestContainer' $$($(GO) list ./... | grep -vx '$(E2E_PKG)') || status=1; \
+	wait $$race_e2e || status=1; \
+	echo "make test: the race run of the end-to-end suite:"; cat $$e2e; rm -f $$e2e; \
 	wait $$other || status=1; \
 	echo "make test: the MongoDB end-to-end run, then the oauth2-proxy one:"; cat $$out; rm -f $$out; \
 	exit $$status
+
+# The end-to-end suite is the longest test run by far, and go test ./...
+# starts it last of its packages, when the others are done and a core is
+# idle: it runs as a go test of its own, started first, beside the race
+# run of the other packages.
+E2E_PKG = github.com/readinglibrary/service/test
 
 # LIBRARY_TEST_MONGO_RUN, when set, is the -run pattern of the MongoDB run.
 # .ci/run sets it to the tests the MongoDB container suite, run just
 # before, had to skip (they hook into the in-process service): every other
 # test has then already passed on MongoDB, against the service image.
 
-# The race run and the MongoDB run go at once: each keeps a core less than
-# busy (its end-to-end tests wait on their service, browser and store), and
-# they share nothing but Redis, where every test uses keys of its own. The
-# MongoDB run's output follows the race run's, whole.
+# The race runs and the MongoDB run go at once: each end-to-end run keeps
+# a core less than busy (its tests wait on their service, browser and
+# store), and they share nothing but Redis, where every test uses keys of
+# its own. Each run's output is printed whole, after the others'.
 
 # The race detector watches the Go heap. Two libraries are built without
 # its instrumentation, which was most of the race run's CPU: SQLite
@@ -51,16 +60,25 @@ images: ## Build the container images from local bases, no registry needed (depl
 	deploy/images.sh
 
 test-containers: ## Run the container suites as CI does (needs a Docker engine and `make images`; fails without them): the MongoDB adapter's contract suite on the FerretDB image, the end-to-end suite against the service image on its embedded store and on the FerretDB image, and two replicas behind oauth2-proxy with Redis. LIBRARY_TEST_MONGO=container (+ LIBRARY_TEST_MONGO_IMAGE) or LIBRARY_TEST_MONGODB_URI swap in a real MongoDB
-	$(CT) $(GO) test -count=1 -timeout 20m ./adapters/mongorepo/... & m=$$!; \
+	$(CT) $(GO) test -count=1 -timeout 20m $${LIBRARY_TEST_ADAPTER_RUN:+-run "$$LIBRARY_TEST_ADAPTER_RUN"} ./adapters/mongorepo/... & m=$$!; \
 	  $(CT) test/inparts.sh 3 ./test $(GO) test -count=1 -timeout 30m; c=$$?; \
 	  wait $$m; m=$$?; exit $$((m | c))
 	$(CT) LIBRARY_TEST_STORE=mongo test/inparts.sh 3 ./test $(GO) test -count=1 -timeout 30m -skip '^TestContainer'
 
 # One test process alone leaves the cores idle while its containers start,
 # so each end-to-end run goes as three processes at once (test/inparts.sh
-# deals the tests out by name, so each gets its share of the slow browser
-# and security tests), the adapter suite beside the first. The standalone
-# container tests (TestContainer...) run once.
+# deals the tests out by the time each took, test/inparts.weights), the
+# adapter suite beside the first. The standalone container tests
+# (TestContainer...) run once.
+#
+# LIBRARY_TEST_ADAPTER_RUN, when set, is the -run pattern of the adapter
+# suite. .ci/run
+# sets it to the tests make test cannot run: the check of the FerretDB
+# image, and the one skipped under the race detector. Every other test of
+# the suite is what make test runs on the same FerretDB 1.24 in-process,
+# under the race detector. Against a real MongoDB
+# (LIBRARY_TEST_MONGO=container, LIBRARY_TEST_MONGODB_URI) the whole suite
+# is the run that proves the adapter there: leave it unset.
 test-containers: CT = LIBRARY_TEST_DOCKER=$${LIBRARY_TEST_DOCKER:-required} LIBRARY_TEST_MONGO=$${LIBRARY_TEST_MONGO:-ferretdb} LIBRARY_TEST_TARGET=container
 
 lint: fmt vet ## gofmt check, go vet, and the package-layer rules

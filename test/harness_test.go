@@ -127,14 +127,14 @@ func withLocalOutbound(env map[string]string) map[string]string {
 func startService(t *testing.T, env map[string]string, opts ...app.Option) *service {
 	t.Helper()
 	env = withLocalOutbound(env)
+	if startsSeeded(env, opts) {
+		copySeeded(t, seededKind(t), env["LIBRARY_DATA_DIR"])
+	}
 	if testTarget() == "container" {
 		if len(opts) > 0 {
 			skipInContainer(t, "this test hooks into the in-process service (app options such as a statement observer)")
 		}
 		return startContainerService(t, env)
-	}
-	if startsSeeded(t, env, opts) {
-		copySeeded(t, env["LIBRARY_DATA_DIR"])
 	}
 	opts = withTestHasher(t, opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

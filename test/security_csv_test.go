@@ -97,6 +97,7 @@ func csvRoutes(t *testing.T) []string {
 // separator, no cell is one a spreadsheet runs, and each hostile value is
 // there, made text. A CSV route without a case here fails the test.
 func TestSecurityEveryCSVIsSafeToOpen(t *testing.T) {
+	skipInContainer(t, "the test sets the in-process service's clock") // before it starts a service it cannot use
 	w := newLibraryWorld(t)
 	clock := setSchoolClock(t, w.s, time.Date(2031, 3, 2, 10, 0, 0, 0, time.UTC))
 	r := w.s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.libB,

@@ -12,7 +12,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -644,90 +643,6 @@ func (s *Identity) ChangePassword(ctx context.Context, current, next, client str
 		return err
 	}
 	return s.EndSessions(ctx, acct.ID, user.SessionFrom(ctx))
-}
-
-// NewAccountInput describes an account to create with a password.
-type NewAccountInput struct {
-	Email    string
-	Password string
-	Name     string
-	Role     user.Role
-	SchoolID string
-	Tier     user.Tier
-}
-
-// CreateAccount validates the input, hashes the password and stores the
-// account. Errors: Invalid (fields), Conflict "account_exists", Unavailable.
-func (s *Identity) CreateAccount(ctx context.Context, in NewAccountInput) (user.Account, error) {
-	acct, err := s.newAccount(in)
-	if err != nil {
-		return user.Account{}, err
-	}
-	if err := s.checkSchool(ctx, acct); err != nil {
-		return user.Account{}, err
-	}
-	hash, err := s.hasher.Hash(in.Password)
-	if err != nil {
-		return user.Account{}, errs.Wrap(err, "hash password")
-	}
-	acct.PasswordHash = hash
-	if err := s.accounts.Create(ctx, acct); err != nil {
-		return user.Account{}, err
-	}
-	return acct, nil
-}
-
-// newAccount validates in (the password included) and returns the account
-// it describes, not stored and without a password hash.
-// Errors: Invalid (fields).
-func (s *Identity) newAccount(in NewAccountInput) (user.Account, error) {
-	fields := errs.FieldErrors{}
-	if msg := user.ValidateNewPassword(in.Password, in.Email, in.Name); msg != "" {
-		fields.Add("password", msg)
-	}
-	acct, err := user.NewAccount(user.NewAccountParams{
-		ID: s.NewID(), Email: in.Email, Name: in.Name, Role: in.Role,
-		SchoolID: in.SchoolID, Tier: in.Tier, Now: s.Now(),
-	})
-	if e, ok := errs.As(err); ok {
-		if f, ok := e.Details["fields"].(map[string]any); ok {
-			for k, v := range f {
-				fields.Add(k, fmt.Sprint(v))
-			}
-		}
-	}
-	if err := fields.Err(); err != nil {
-		return user.Account{}, err
-	}
-	return acct, nil
-}
-
-// checkSchool returns nil when acct has no school or its school exists.
-// Errors: NotFound "school_not_found".
-func (s *Identity) checkSchool(ctx context.Context, acct user.Account) error {
-	if acct.SchoolID == "" {
-		return nil
-	}
-	_, err := s.schools.Get(ctx, acct.SchoolID)
-	return err
-}
-
-// EnsureAdmin creates an admin account with email and password unless an
-// account with that email exists. It reports whether it created one; several
-// replicas starting at once create exactly one.
-func (s *Identity) EnsureAdmin(ctx context.Context, email, password, name string) (bool, error) {
-	_, err := s.accounts.GetByEmail(ctx, user.NormalizeEmail(email))
-	if err == nil {
-		return false, nil
-	}
-	if !errs.Is(err, errs.NotFound) {
-		return false, err
-	}
-	_, err = s.CreateAccount(ctx, NewAccountInput{Email: email, Password: password, Name: name, Role: user.RoleAdmin, Tier: user.TierPremium})
-	if errs.Is(err, errs.Conflict) {
-		return false, nil
-	}
-	return err == nil, err
 }
 
 // openSession issues an access token and a new refresh token in family.

@@ -719,6 +719,68 @@ func TestCreateAccountInKnownSchool(t *testing.T) {
 	}
 }
 
+func TestCreateAccountsSharingPassword(t *testing.T) {
+	f := newFixture(t, service.IdentityConfig{})
+	f.addSchool(t, "s-maple", "maple.example.org")
+	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:old-password")
+	ctx := context.Background()
+	created, err := f.id.CreateAccountsSharingPassword(ctx, password, []service.NewAccountInput{
+		{Email: "lena@maple.example.org", Name: "Lena", Role: user.RoleLibrarian, SchoolID: "s-maple"},
+		{Email: "ADA@example.org", Name: "Other Ada", Role: user.RoleReader},
+		{Email: "rita@example.org", Name: "Rita", Role: user.RoleReader, Password: "not read"},
+	})
+	if err != nil {
+		t.Fatalf("CreateAccountsSharingPassword() error = %v", err)
+	}
+	if len(created) != 2 || created[0].Email != "lena@maple.example.org" || created[1].Email != "rita@example.org" {
+		t.Fatalf("created = %+v, want lena and rita (ada's email is taken)", created)
+	}
+	for _, email := range []string{"lena@maple.example.org", "rita@example.org"} {
+		a, err := f.repos.Accounts.GetByEmail(ctx, email)
+		if err != nil {
+			t.Fatalf("GetByEmail(%s) error = %v, want the new account", email, err)
+		}
+		if a.PasswordHash != "v2:"+password {
+			t.Errorf("%s PasswordHash = %q, want the hash of the shared password", email, a.PasswordHash)
+		}
+	}
+	if a, _ := f.repos.Accounts.GetByEmail(ctx, "ada@example.org"); a.PasswordHash != "v2:old-password" || a.Name == "Other Ada" {
+		t.Errorf("the existing account = %+v, want it left as it was", a)
+	}
+	if h, _, _ := f.hasher.counts(); h != 1 {
+		t.Errorf("Hash calls = %d, want 1 for three accounts", h)
+	}
+}
+
+func TestCreateAccountsSharingPasswordRefusesBeforeStoringAny(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		password string
+		second   service.NewAccountInput
+		wantKind errs.Kind
+		wantCode string
+	}{
+		{"WeakPassword", "short", service.NewAccountInput{Email: "b@example.org", Name: "B", Role: user.RoleReader}, errs.Invalid, "validation_failed"},
+		{"BadSecondAccount", password, service.NewAccountInput{Email: "not an email", Name: "B", Role: user.RoleReader}, errs.Invalid, "validation_failed"},
+		{"UnknownSchool", password, service.NewAccountInput{Email: "b@example.org", Name: "B", Role: user.RoleStudent, SchoolID: "s-ghost"}, errs.NotFound, "school_not_found"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, service.IdentityConfig{})
+			ctx := context.Background()
+			_, err := f.id.CreateAccountsSharingPassword(ctx, tt.password, []service.NewAccountInput{
+				{Email: "a@example.org", Name: "A", Role: user.RoleReader}, tt.second,
+			})
+			wantErr(t, err, tt.wantKind, tt.wantCode)
+			if n, _ := f.repos.Accounts.Count(ctx); n != 0 {
+				t.Errorf("accounts stored = %d, want 0", n)
+			}
+			if h, _, _ := f.hasher.counts(); h != 0 {
+				t.Errorf("Hash calls = %d, want 0 for refused input", h)
+			}
+		})
+	}
+}
+
 func TestEnsureAdmin(t *testing.T) {
 	f := newFixture(t, service.IdentityConfig{})
 	ctx := context.Background()

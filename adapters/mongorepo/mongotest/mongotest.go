@@ -211,8 +211,14 @@ func startFerretDBContainer(ctx context.Context) (uri string, stop func(), err e
 		return "", nil, fmt.Errorf("%s=%s: %w", EnvBackend, BackendFerretDBContainer, err)
 	}
 	ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{
-		ContainerRequest: testcontainers.ContainerRequest{Image: containers.FerretDB, ExposedPorts: []string{"27017/tcp"}},
-		Started:          true,
+		ContainerRequest: testcontainers.ContainerRequest{
+			Image: containers.FerretDB, ExposedPorts: []string{"27017/tcp"},
+			// The tests' databases are thrown away: kept in memory, the
+			// database each test makes and drops costs no disk writes
+			// and no syncs.
+			Tmpfs: map[string]string{"/data": "uid=65532,gid=65532,mode=0700"},
+		},
+		Started: true,
 	})
 	stop = terminate(ctr)
 	if err != nil {

@@ -116,14 +116,16 @@ func seedDemoData(ctx context.Context, repos ports.Repositories, identity *servi
 	if err := seedDemoBooks(ctx, repos, books); err != nil {
 		return err
 	}
+	ins := make([]service.NewAccountInput, 0, len(demoAccounts))
 	for _, d := range demoAccounts {
-		in := service.NewAccountInput{Email: d.email, Password: DemoPassword, Name: d.name, Role: d.role, Tier: d.tier}
+		in := service.NewAccountInput{Email: d.email, Name: d.name, Role: d.role, Tier: d.tier}
 		if d.school {
 			in.SchoolID = school.ID
 		}
-		if _, err := identity.CreateAccount(ctx, in); err != nil && !errs.Is(err, errs.Conflict) {
-			return fmt.Errorf("demo account %s: %w", d.email, err)
-		}
+		ins = append(ins, in)
+	}
+	if _, err := identity.CreateAccountsSharingPassword(ctx, DemoPassword, ins); err != nil {
+		return fmt.Errorf("demo accounts: %w", err)
 	}
 	if err := seedDemoReading(ctx, repos); err != nil {
 		return err
