@@ -31,7 +31,9 @@ test: ## Run every test: all packages with the race detector (end to end on the 
 # The end-to-end suite is the longest test run by far, and go test ./...
 # starts it last of its packages, when the others are done and a core is
 # idle: it runs as a go test of its own, started first, beside the race
-# run of the other packages.
+# run of the other packages. (Two processes of it at once made make test
+# no shorter, and timed out a command of the MongoDB adapter's suite on
+# the loaded machine.)
 E2E_PKG = github.com/readinglibrary/service/test
 
 # LIBRARY_TEST_MONGO_RUN, when set, is the -run pattern of the MongoDB run.
