@@ -34,7 +34,9 @@ import (
 // There is one seeded school per way of hashing: the cheap hasher of the
 // in-process tests, and the production parameters, which the image always
 // uses and productionHashing asks for.
-var seeded [2]struct {
+var seeded [2]seededSchool
+
+type seededSchool struct {
 	sync.Mutex
 	dir  string // library.db and secret.key, as the setting-up service left them
 	slot int64  // the quarter hour (UTC) it was set up in
@@ -135,10 +137,7 @@ func copySeeded(t *testing.T, kind int, dst string) {
 	defer sd.Unlock()
 	slot := time.Now().UTC().Unix() / (15 * 60)
 	if sd.dir == "" || sd.slot != slot {
-		if sd.dir != "" {
-			_ = os.RemoveAll(sd.dir)
-			sd.dir = ""
-		}
+		sd.remove()
 		dir, err := os.MkdirTemp("", "libraryd-seeded-")
 		if err != nil {
 			t.Fatal(err)
@@ -189,10 +188,15 @@ func setUpSeeded(dir string, kind int) error {
 // removeSeeded removes the seeded directories; TestMain calls it at the end.
 func removeSeeded() {
 	for i := range seeded {
-		if seeded[i].dir != "" {
-			_ = os.RemoveAll(seeded[i].dir)
-			seeded[i].dir = ""
-		}
+		seeded[i].remove()
+	}
+}
+
+// remove removes the seeded directory, if there is one.
+func (sd *seededSchool) remove() {
+	if sd.dir != "" {
+		_ = os.RemoveAll(sd.dir)
+		sd.dir = ""
 	}
 }
 

@@ -24,11 +24,8 @@ type NewAccountInput struct {
 // CreateAccount validates the input, hashes the password and stores the
 // account. Errors: Invalid (fields), Conflict "account_exists", Unavailable.
 func (s *Identity) CreateAccount(ctx context.Context, in NewAccountInput) (user.Account, error) {
-	acct, err := s.newAccount(in)
+	acct, err := s.validAccount(ctx, in)
 	if err != nil {
-		return user.Account{}, err
-	}
-	if err := s.checkSchool(ctx, acct); err != nil {
 		return user.Account{}, err
 	}
 	hash, err := s.hasher.Hash(in.Password)
@@ -53,11 +50,8 @@ func (s *Identity) CreateAccountsSharingPassword(ctx context.Context, password s
 	accts := make([]user.Account, 0, len(ins))
 	for _, in := range ins {
 		in.Password = password
-		acct, err := s.newAccount(in)
+		acct, err := s.validAccount(ctx, in)
 		if err != nil {
-			return nil, err
-		}
-		if err := s.checkSchool(ctx, acct); err != nil {
 			return nil, err
 		}
 		accts = append(accts, acct)
@@ -77,6 +71,17 @@ func (s *Identity) CreateAccountsSharingPassword(ctx context.Context, password s
 		}
 	}
 	return created, nil
+}
+
+// validAccount is the account in describes, validated (the password
+// included) and its school checked; not stored, without a password hash.
+// Errors: Invalid (fields), NotFound "school_not_found".
+func (s *Identity) validAccount(ctx context.Context, in NewAccountInput) (user.Account, error) {
+	acct, err := s.newAccount(in)
+	if err != nil {
+		return user.Account{}, err
+	}
+	return acct, s.checkSchool(ctx, acct)
 }
 
 // newAccount validates in (the password included) and returns the account
