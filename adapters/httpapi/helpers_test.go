@@ -53,7 +53,7 @@ func newFixtureConfig(t *testing.T, decide func(ports.AccessRequest) bool, cfg h
 	edge := httpedge.New(httpedge.Deps{Sessions: identity, Authorizer: f.authz, RateLimiter: f.limiter, Logger: logger},
 		httpedge.Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}, MetricsToken: cfg.MetricsToken})
 	f.h = edge.Handler(New(Deps{
-		Identity: identity, Users: service.NewUsers(repos, f.authz), Catalog: service.NewCatalog(repos, f.authz), Library: service.NewLibrary(repos, identity),
+		Identity: identity, Users: service.NewUsers(repos, f.authz), Catalog: service.NewCatalog(repos, f.authz), Library: service.NewLibrary(repos, identity, service.LibraryConfig{}),
 		Tokens: portfake.Tokens{}, Health: repos.Health,
 	}, edge).Routes())
 	return f

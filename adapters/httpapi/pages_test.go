@@ -63,7 +63,7 @@ func newPagesFixture(t *testing.T, cfg httpedge.Config, throttle ...ports.LoginT
 	}}
 	edge := httpedge.New(httpedge.Deps{Sessions: identity, Authorizer: authz, RateLimiter: &portfake.Limiter{Limit: 1000}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}, cfg)
 	api := New(Deps{
-		Identity: identity, Users: service.NewUsers(repos, authz), Catalog: service.NewCatalog(repos, authz), Library: service.NewLibrary(repos, identity),
+		Identity: identity, Users: service.NewUsers(repos, authz), Catalog: service.NewCatalog(repos, authz), Library: service.NewLibrary(repos, identity, service.LibraryConfig{}),
 		Tokens: portfake.Tokens{}, Health: repos.Health,
 	}, edge)
 	f.h = edge.Handler(append(api.Routes(),

@@ -15,6 +15,33 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const colAccounts = "accounts"
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.Accounts = NewAccounts(db) },
+	collections: []collection{
+		{colAccounts, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "email_key", Value: 1}}, Options: options.Index().SetUnique(true)},
+			// ListDeleted: the accounts whose removal did not finish.
+			{Keys: bson.D{{Key: "deleted", Value: 1}, {Key: "_id", Value: 1}}},
+			// ListBySchool and the student list.
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "role", Value: 1}, {Key: "name", Value: 1}, {Key: "_id", Value: 1}}},
+			// The student search.
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "role", Value: 1}, {Key: "search_terms", Value: 1}}},
+			// A class's students (the student list and the loans of a
+			// homeroom), in the student list's order.
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "role", Value: 1}, {Key: "homeroom_key", Value: 1}, {Key: "name", Value: 1}, {Key: "_id", Value: 1}}},
+			// The accounts of an import batch, published or dropped at its end.
+			{Keys: bson.D{{Key: "import_batch", Value: 1}}, Options: options.Index().SetSparse(true)},
+		}},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindAccounts: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return withExternalIDs(db, plain(db, k, colAccounts, toAccountDoc, accountDoc.toAccount))
+		},
+	},
+})
+
 var _ ports.AccountRepository = (*Accounts)(nil)
 
 // Accounts is the MongoDB ports.AccountRepository: collection accounts,

@@ -16,6 +16,8 @@ import (
 // start after that costs one lookup.
 const colMigrations = "migrations"
 
+var _ = register(entity{collections: []collection{{colMigrations, nil}}})
+
 // migration brings documents written by an earlier version to the shape
 // this version reads. Each must be idempotent: two replicas starting at
 // once may both run it before either records it.

@@ -14,6 +14,35 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const (
+	colBooks        = "books"
+	colChapterTexts = "chapter_texts"
+)
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.Books = NewBooks(db) },
+	collections: []collection{
+		// One index per List shape: search, each filter in title order,
+		// and each order; every order ends with sort_title and _id.
+		{colBooks, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "search_terms", Value: 1}}},
+			{Keys: bson.D{{Key: "genre", Value: 1}, {Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "reading_level", Value: 1}, {Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "rating", Value: -1}, {Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "published_date", Value: -1}, {Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		{colChapterTexts, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "book_id", Value: 1}, {Key: "position", Value: 1}}},
+		}},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindBooks: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return bookRecords(db, k)
+		},
+	},
+})
+
 var _ ports.BookRepository = (*Books)(nil)
 
 // Books is the MongoDB ports.BookRepository: collection books, keyed by the
@@ -412,4 +441,80 @@ func (r *Books) Count(ctx context.Context) (int64, error) {
 // 16 MiB).
 func (r *Books) ChapterTextsByID(ctx context.Context, chapterIDs []string) ([]catalog.ChapterText, error) {
 	return findByKeys(ctx, r.texts, "read the chapter texts", len(chapterIDs), bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: chapterIDs}}}}, chapterTextDoc.toChapterText)
+}
+
+// books is the handling of KindBooks: a book document and, in
+// chapter_texts, one document per chapter text. Texts that no book names
+// (left behind by a failed Books.Create) are unreachable through the
+// repository, so they are neither counted nor read.
+func bookRecords(db *mongo.Database, kind ports.RecordKind) recordKind {
+	books, texts := db.Collection(colBooks), db.Collection(colChapterTexts)
+	return recordKind{
+		counted: books,
+		read: func(ctx context.Context, batchSize int, fn func([]any) error) error {
+			return readBatches(ctx, books, kind, batchSize, func(docs []bookDoc) error {
+				ids := make([]string, len(docs))
+				for i, d := range docs {
+					ids[i] = d.ID
+				}
+				byBook, err := textsOfBooks(ctx, texts, ids)
+				if err != nil {
+					return err
+				}
+				return fn(anys(docs, func(d bookDoc) ports.BookRecord {
+					return ports.BookRecord{Book: d.toBook(), Texts: byBook[d.ID]}
+				}))
+			})
+		},
+		// The texts go first, as Books.Create writes them: a book is never
+		// visible without its texts, and a failure in between leaves only
+		// texts that no book reaches.
+		write: func(ctx context.Context, records []any) error {
+			recs, err := ports.RecordsAs[ports.BookRecord](kind, records)
+			if err != nil {
+				return err
+			}
+			var textDocs []any
+			bookDocs := make([]any, len(recs))
+			for i, rec := range recs {
+				for _, t := range rec.Texts {
+					textDocs = append(textDocs, toChapterTextDoc(t))
+				}
+				bookDocs[i] = toBookDoc(rec.Book)
+			}
+			if err := insertAll(ctx, texts, kind, textDocs); err != nil {
+				return err
+			}
+			return insertAll(ctx, books, kind, bookDocs)
+		},
+	}
+}
+
+// textsOfBooks returns the texts of the given books by book id, each
+// book's in position order, with one find for the whole batch of books
+// rather than one per book. MongoDB serves it from the {book_id, position}
+// index; FerretDB 1.24 uses no index for it and reads every text once per
+// batch, so there fewer, larger batches copy a big catalog much faster.
+func textsOfBooks(ctx context.Context, texts *mongo.Collection, bookIDs []string) (map[string][]catalog.ChapterText, error) {
+	const op = "read the chapter texts"
+	opts := options.Find().
+		SetSort(bson.D{{Key: "book_id", Value: 1}, {Key: "position", Value: 1}, {Key: "_id", Value: 1}}).
+		SetBatchSize(wholeBatch)
+	cur, err := texts.Find(ctx, bson.D{{Key: "book_id", Value: in(bookIDs)}}, opts)
+	if err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	defer cur.Close(ctx)
+	out := make(map[string][]catalog.ChapterText, len(bookIDs))
+	for cur.Next(ctx) {
+		var d chapterTextDoc
+		if err := cur.Decode(&d); err != nil {
+			return nil, mapErr(err, op, nil, nil)
+		}
+		out[d.BookID] = append(out[d.BookID], d.toChapterText())
+	}
+	if err := cur.Err(); err != nil {
+		return nil, mapErr(err, op, nil, nil)
+	}
+	return out, nil
 }

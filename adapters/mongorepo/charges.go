@@ -12,6 +12,32 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const (
+	colCharges     = "charges"
+	colSettlements = "charge_settlements"
+)
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.Charges = NewCharges(db) },
+	collections: []collection{
+		// A student's charges; a school's, all or by status (Charges).
+		{colCharges, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "status", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		{colSettlements, nil},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindCharges: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colCharges, toChargeDoc, chargeDoc.toCharge)
+		},
+		ports.KindSettlements: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colSettlements, toSettlementDoc, settlementDoc.toSettlement)
+		},
+	},
+})
+
 var _ ports.ChargeRepository = (*Charges)(nil)
 
 // Charges is the MongoDB ports.ChargeRepository: collection charges, keyed

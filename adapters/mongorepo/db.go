@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,65 +26,6 @@ import (
 
 	"github.com/readinglibrary/service/ports"
 )
-
-// Collection names.
-const (
-	colAccounts          = "accounts"
-	colSchools           = "schools"
-	colRefreshTokens     = "refresh_tokens"
-	colRefreshRotations  = "refresh_rotations"
-	colRevokedFamilies   = "revoked_families"
-	colSigningKeys       = "signing_keys"
-	colActiveSigningKey  = "active_signing_key"
-	colBooks             = "books"
-	colChapterTexts      = "chapter_texts"
-	colReadingList       = "reading_list"
-	colProgress          = "progress"
-	colReadingSessions   = "reading_sessions"
-	colLibraryBooks      = "library_books"
-	colCopies            = "copies"
-	colLoans             = "loans"
-	colCopyClaims        = "copy_claims"
-	colRenewals          = "renewals"
-	colStudentNumbers    = "student_numbers"
-	colInvites           = "invites"
-	colRedemptions       = "invite_redemptions"
-	colSweepClaims       = "sweep_claims"
-	colStudentImports    = "student_imports"
-	colExternalIDs       = "student_external_ids"
-	colRosterRollovers   = "roster_rollovers"
-	colRosterJournals    = "roster_applies"
-	colDepartures        = "student_departures"
-	colDepartureOutcomes = "departure_outcomes"
-	colMailTokens        = "mail_tokens"
-	colMailTokenUses     = "mail_token_uses"
-	colHolds             = "holds"
-	colHoldQueue         = "hold_queue"
-	colHoldTraps         = "hold_traps"
-	colHoldEnds          = "hold_ends"
-	colLoanEndings       = "loan_endings"
-	colCharges           = "charges"
-	colSettlements       = "charge_settlements"
-	colStocktakes        = "stocktakes"
-	colStocktakeScans    = "stocktake_scans"
-	// Holdings imports run in the background and each school's one
-	// running slot; both are read by _id only, so they need no index.
-	colImportJobs      = "import_jobs"
-	colImportJobClaims = "import_job_claims"
-)
-
-// Reminder mail: each school's notice settings, the notices (claims and
-// log), the finished days, and the homerooms with their teachers.
-const (
-	colNoticeSettings = "notice_settings"
-	colNotices        = "notices"
-	colNoticeDays     = "notice_days"
-	colHomerooms      = "homerooms"
-)
-
-// colExternalIdentities holds the links of accounts to subjects of
-// external issuers.
-const colExternalIdentities = "external_identities"
 
 // Both timeouts are short so that, with a dead database, a request fails
 // within seconds instead of waiting the driver's default 30 s.
@@ -145,35 +87,13 @@ func (d *DB) Close(ctx context.Context) error {
 
 // Repositories returns every repository backed by this database.
 func (d *DB) Repositories() ports.Repositories {
-	holdings := NewHoldings(d.db)
-	return ports.Repositories{
-		Accounts:        NewAccounts(d.db),
-		Schools:         NewSchools(d.db),
-		RefreshTokens:   NewRefreshTokens(d.db),
-		SigningKeys:     NewSigningKeys(d.db),
-		MailTokens:      NewMailTokens(d.db),
-		Books:           NewBooks(d.db),
-		ReadingLists:    NewReadingLists(d.db),
-		Progress:        NewProgress(d.db),
-		Students:        NewStudents(d.db),
-		Invites:         NewInvites(d.db),
-		Holdings:        holdings,
-		HoldingsImports: holdings,
-		Loans:           NewLoans(d.db),
-		ActiveLoans:     NewActiveLoans(d.db),
-		Expiry:          NewExpiry(d.db),
-		Departures:      NewDepartures(d.db),
-		Holds:           NewHolds(d.db),
-		Charges:         NewCharges(d.db),
-		Stocktakes:      NewStocktakes(d.db),
-		ImportJobs:      NewImportJobs(d.db),
-		Health:          NewHealth(d.db.Client()),
-
-		ExternalIdentities: NewExternalIdentities(d.db),
-		Notices:            NewNotices(d.db),
-		Homerooms:          NewNotices(d.db),
-		Reports:            NewReports(d.db),
+	r := ports.Repositories{Health: NewHealth(d.db.Client())}
+	for _, e := range entities {
+		if e.repositories != nil {
+			e.repositories(d.db, &r)
+		}
 	}
+	return r
 }
 
 // EnsureIndexes creates every index the repositories rely on. Creating an
@@ -199,171 +119,24 @@ func (d *DB) Repositories() ports.Repositories {
 // all exist already (validateIndexesForCreation deletes from the slice it
 // indexes), which is exactly the every-start case.
 func (d *DB) EnsureIndexes(ctx context.Context) error {
-	specs := []struct {
-		collection string
-		models     []mongo.IndexModel
-	}{
-		{colAccounts, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "email_key", Value: 1}}, Options: options.Index().SetUnique(true)},
-			// ListDeleted: the accounts whose removal did not finish.
-			{Keys: bson.D{{Key: "deleted", Value: 1}, {Key: "_id", Value: 1}}},
-			// ListBySchool and the student list.
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "role", Value: 1}, {Key: "name", Value: 1}, {Key: "_id", Value: 1}}},
-			// The student search.
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "role", Value: 1}, {Key: "search_terms", Value: 1}}},
-			// A class's students (the student list and the loans of a
-			// homeroom), in the student list's order.
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "role", Value: 1}, {Key: "homeroom_key", Value: 1}, {Key: "name", Value: 1}, {Key: "_id", Value: 1}}},
-			// The accounts of an import batch, published or dropped at its end.
-			{Keys: bson.D{{Key: "import_batch", Value: 1}}, Options: options.Index().SetSparse(true)},
-		}},
-		{colStudentNumbers, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "import_batch", Value: 1}}, Options: options.Index().SetSparse(true)},
-		}},
-		{colDepartures, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "started_at", Value: 1}, {Key: "_id", Value: 1}}},
-		}},
-		{colStudentImports, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "batch", Value: 1}}},
-			{Keys: bson.D{{Key: "started_at", Value: 1}}},
-		}},
-		// The roster changes a crash interrupted (finishRosters).
-		{colRosterJournals, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "started_at", Value: 1}}},
-		}},
-		{colSchools, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "domain", Value: 1}}, Options: options.Index().SetUnique(true)},
-		}},
-		{colRefreshTokens, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "account_id", Value: 1}}},
-			{Keys: bson.D{{Key: "family_id", Value: 1}}},
-		}},
-		// DeleteByAccount.
-		{colMailTokens, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "account_id", Value: 1}}},
-		}},
-		// One subject per issuer for an account (Link's insert is refused
-		// past it); DeleteByAccount.
-		{colExternalIdentities, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "account_id", Value: 1}, {Key: "issuer", Value: 1}}, Options: options.Index().SetUnique(true)},
-		}},
-		// One index per List shape: search, each filter in title order,
-		// and each order; every order ends with sort_title and _id.
-		{colBooks, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "search_terms", Value: 1}}},
-			{Keys: bson.D{{Key: "genre", Value: 1}, {Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
-			{Keys: bson.D{{Key: "reading_level", Value: 1}, {Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
-			{Keys: bson.D{{Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
-			{Keys: bson.D{{Key: "rating", Value: -1}, {Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
-			{Keys: bson.D{{Key: "published_date", Value: -1}, {Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
-		}},
-		{colChapterTexts, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "book_id", Value: 1}, {Key: "position", Value: 1}}},
-		}},
-		{colReadingList, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "account_id", Value: 1}, {Key: "book_id", Value: 1}}, Options: options.Index().SetUnique(true)},
-		}},
-		{colReadingSessions, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "account_id", Value: 1}, {Key: "at", Value: 1}}},
-			{Keys: bson.D{{Key: "account_id", Value: 1}, {Key: "book_id", Value: 1}}},
-		}},
-		// The library: see Library for the keys.
-		{colLibraryBooks, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "isbn_key", Value: 1}}, Options: options.Index().SetUnique(true)},
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "title", Value: 1}, {Key: "_id", Value: 1}}},
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "search_terms", Value: 1}}},
-			// An imported record's book by title and author.
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "match_key", Value: 1}}},
-			// The books of a holdings import, published or dropped at its end.
-			{Keys: bson.D{{Key: "import_batch", Value: 1}}, Options: options.Index().SetSparse(true)},
-			// A stocktake's call-number range and the collection reports
-			// (by genre, reading level and year of publication).
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "call_number", Value: 1}, {Key: "_id", Value: 1}}},
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "genre", Value: 1}, {Key: "_id", Value: 1}}},
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "reading_level", Value: 1}, {Key: "_id", Value: 1}}},
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "published_year", Value: 1}, {Key: "_id", Value: 1}}},
-		}},
-		{colCopies, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "code", Value: 1}}, Options: options.Index().SetUnique(true)},
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "book_id", Value: 1}, {Key: "code", Value: 1}}},
-			// The copies of a holdings import, published or dropped at its end.
-			{Keys: bson.D{{Key: "import_batch", Value: 1}}, Options: options.Index().SetSparse(true)},
-		}},
-		{colLoans, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "returned_at", Value: 1}, {Key: "loaned_at", Value: 1}}},
-			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "loaned_at", Value: 1}}},
-			// A student's claimed returns (ClaimsReturned).
-			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "outcome", Value: 1}}},
-			// The reports: a school's loans by the time they were made
-			// (loans per month, top titles), and whether any loan names a
-			// book (never-borrowed titles).
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "loaned_at", Value: 1}}},
-			{Keys: bson.D{{Key: "book_id", Value: 1}}},
-		}},
-		// A student's charges; a school's, all or by status (Charges).
-		{colCharges, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "status", Value: 1}, {Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}},
-		}},
-		// A school's stocktakes, newest first; a stocktake's scans by copy
-		// (Stocktakes). The report walks library_books by
-		// {school_id, call_number, _id}.
-		{colStocktakes, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "opened_at", Value: 1}, {Key: "_id", Value: 1}}},
-		}},
-		{colStocktakeScans, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "stocktake_id", Value: 1}, {Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},
-		}},
-		{colCopyClaims, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "book_id", Value: 1}}},
-		}},
-		{colRenewals, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "loan_id", Value: 1}, {Key: "number", Value: 1}}},
-		}},
-		// A loan's log; the unsent claims a stopped run left; a student's
-		// notices (deleted with the account); a school's old notices
-		// (deleted with the loan history).
-		{colNotices, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "subject_id", Value: 1}, {Key: "claimed_at", Value: 1}}},
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "sent_at", Value: 1}, {Key: "claimed_at", Value: 1}}},
-			{Keys: bson.D{{Key: "student_id", Value: 1}}},
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "claimed_at", Value: 1}}},
-		}},
-		{colHomerooms, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "key", Value: 1}}},
-		}},
-		// Holds: see Holds for the keys.
-		{colHolds, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "placed_at", Value: 1}, {Key: "_id", Value: 1}}},
-		}},
-		{colHoldQueue, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "book_id", Value: 1}}, Options: options.Index().SetUnique(true)},
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "book_id", Value: 1}, {Key: "placed_at", Value: 1}, {Key: "_id", Value: 1}}},
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "placed_at", Value: 1}, {Key: "_id", Value: 1}}},
-		}},
-		{colHoldTraps, []mongo.IndexModel{
-			{Keys: bson.D{{Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},
-			{Keys: bson.D{{Key: "hold_id", Value: 1}}, Options: options.Index().SetUnique(true)},
-			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "book_id", Value: 1}}},
-			{Keys: bson.D{{Key: "expires_at", Value: 1}, {Key: "_id", Value: 1}}},
-		}},
-	}
-	// The expiry sweep's finds: one index per kind on its expiry.
-	for _, k := range expiringKinds {
-		specs = append(specs, struct {
-			collection string
-			models     []mongo.IndexModel
-		}{k.collection, []mongo.IndexModel{{Keys: bson.D{{Key: k.field, Value: 1}}}}})
-	}
 	if err := d.dropLegacyIndex(ctx, colAccounts, legacyEmailIndex); err != nil {
 		return err
 	}
-	for _, s := range specs {
-		for _, m := range s.models {
-			if _, err := d.db.Collection(s.collection).Indexes().CreateOne(ctx, m); err != nil {
-				return fmt.Errorf("mongorepo: create index on %s: %w", s.collection, mapErr(err, "create indexes", nil, nil))
+	specs := collections()
+	// The expiry sweep's finds: one index per kind on its expiry.
+	for _, k := range expiringKinds() {
+		specs = append(specs, collection{k.collection, []mongo.IndexModel{{Keys: bson.D{{Key: k.field, Value: 1}}}}})
+	}
+	for _, c := range specs {
+		for _, m := range c.indexes {
+			// The driver names an index by calling SetName on the model's
+			// options: each call gets its own copy of the registered ones,
+			// which every start (and replicas in one process) share.
+			if m.Options != nil {
+				m.Options = &options.IndexOptionsBuilder{Opts: slices.Clone(m.Options.Opts)}
+			}
+			if _, err := d.db.Collection(c.name).Indexes().CreateOne(ctx, m); err != nil {
+				return fmt.Errorf("mongorepo: create index on %s: %w", c.name, mapErr(err, "create indexes", nil, nil))
 			}
 		}
 	}

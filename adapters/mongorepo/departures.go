@@ -12,6 +12,21 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const (
+	colDepartures        = "student_departures"
+	colDepartureOutcomes = "departure_outcomes"
+)
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.Departures = NewDepartures(db) },
+	collections: []collection{
+		{colDepartures, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "started_at", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		{colDepartureOutcomes, nil},
+	},
+})
+
 var _ ports.DepartureRepository = (*Departures)(nil)
 
 // Departures is the MongoDB ports.DepartureRepository: collection

@@ -12,6 +12,18 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const colSweepClaims = "sweep_claims"
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.Expiry = NewExpiry(db) },
+	collections: []collection{
+		{colSweepClaims, nil},
+	},
+	expiring: []expiringKind{
+		{"sweep_claims", colSweepClaims, "expires_at", nil},
+	},
+})
+
 var _ ports.ExpiryRepository = (*Expiry)(nil)
 
 // Expiry is the MongoDB ports.ExpiryRepository. A TTL index would delete
@@ -47,16 +59,6 @@ type expiringKind struct {
 	dependents []string
 }
 
-// expiringKinds are the documents the sweep deletes. Adding a kind is one
-// line here; EnsureIndexes creates the index on its field.
-var expiringKinds = []expiringKind{
-	{"refresh_tokens", colRefreshTokens, "expires_at", []string{colRefreshRotations}},
-	{"invites", colInvites, "expires_at", []string{colRedemptions}},
-	{"sweep_claims", colSweepClaims, "expires_at", nil},
-	{"mail_tokens", colMailTokens, "expires_at", nil},
-	{"mail_token_uses", colMailTokenUses, "expires_at", nil},
-}
-
 type sweepClaimDoc struct {
 	Slot      time.Time `bson:"_id"`
 	ClaimedAt time.Time `bson:"claimed_at"`
@@ -80,7 +82,7 @@ func (r *Expiry) DeleteExpired(ctx context.Context, now time.Time) (map[string]i
 	const op = "delete expired records"
 	out := map[string]int64{}
 	expired := bson.D{{Key: "$lte", Value: now.UTC()}}
-	for _, k := range expiringKinds {
+	for _, k := range expiringKinds() {
 		col := r.db.Collection(k.collection)
 		for {
 			opts := options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}).SetSort(bson.D{{Key: k.field, Value: 1}}).SetLimit(sweepBatch)

@@ -6,10 +6,31 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
+
+// colExternalIdentities holds the links of accounts to subjects of
+// external issuers.
+const colExternalIdentities = "external_identities"
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.ExternalIdentities = NewExternalIdentities(db) },
+	collections: []collection{
+		// One subject per issuer for an account (Link's insert is refused
+		// past it); DeleteByAccount.
+		{colExternalIdentities, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "account_id", Value: 1}, {Key: "issuer", Value: 1}}, Options: options.Index().SetUnique(true)},
+		}},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindExternalIdentities: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colExternalIdentities, toExternalIdentityDoc, externalIdentityDoc.toExternalIdentity)
+		},
+	},
+})
 
 var _ ports.ExternalIdentityRepository = (*ExternalIdentities)(nil)
 

@@ -12,7 +12,52 @@ import (
 
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
 )
+
+const (
+	colLibraryBooks = "library_books"
+	colCopies       = "copies"
+)
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) {
+		h := NewHoldings(db)
+		r.Holdings, r.HoldingsImports = h, h
+	},
+	collections: []collection{
+		// The library: see Library for the keys.
+		{colLibraryBooks, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "isbn_key", Value: 1}}, Options: options.Index().SetUnique(true)},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "title", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "search_terms", Value: 1}}},
+			// An imported record's book by title and author.
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "match_key", Value: 1}}},
+			// The books of a holdings import, published or dropped at its end.
+			{Keys: bson.D{{Key: "import_batch", Value: 1}}, Options: options.Index().SetSparse(true)},
+			// A stocktake's call-number range and the collection reports
+			// (by genre, reading level and year of publication).
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "call_number", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "genre", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "reading_level", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "published_year", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		{colCopies, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "code", Value: 1}}, Options: options.Index().SetUnique(true)},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "book_id", Value: 1}, {Key: "code", Value: 1}}},
+			// The copies of a holdings import, published or dropped at its end.
+			{Keys: bson.D{{Key: "import_batch", Value: 1}}, Options: options.Index().SetSparse(true)},
+		}},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindLibraryBooks: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colLibraryBooks, toLibraryBookDoc, libraryBookDoc.toBook)
+		},
+		ports.KindCopies: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colCopies, toCopyDoc, copyDoc.toCopy)
+		},
+	},
+})
 
 // Holdings is the MongoDB ports.HoldingsRepository.
 type Holdings struct {

@@ -12,6 +12,49 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const (
+	colHolds     = "holds"
+	colHoldQueue = "hold_queue"
+	colHoldTraps = "hold_traps"
+	colHoldEnds  = "hold_ends"
+)
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.Holds = NewHolds(db) },
+	collections: []collection{
+		// Holds: see Holds for the keys.
+		{colHolds, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "placed_at", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		{colHoldQueue, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "book_id", Value: 1}}, Options: options.Index().SetUnique(true)},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "book_id", Value: 1}, {Key: "placed_at", Value: 1}, {Key: "_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "placed_at", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		{colHoldTraps, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},
+			{Keys: bson.D{{Key: "hold_id", Value: 1}}, Options: options.Index().SetUnique(true)},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "book_id", Value: 1}}},
+			{Keys: bson.D{{Key: "expires_at", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		{colHoldEnds, nil},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindHolds: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colHolds, toHoldDoc, holdDoc.toHold)
+		},
+		ports.KindHoldQueue: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colHoldQueue, toHoldQueueDoc, holdQueueDoc.toEntry)
+		},
+		ports.KindHoldTraps: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colHoldTraps, toHoldTrapDoc, holdTrapDoc.toTrap)
+		},
+		ports.KindHoldEnds: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colHoldEnds, toHoldEndDoc, holdEndDoc.toEnd)
+		},
+	},
+})
+
 var _ ports.HoldRepository = (*Holds)(nil)
 
 // Holds is the MongoDB ports.HoldRepository, in four collections whose

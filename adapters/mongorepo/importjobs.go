@@ -11,6 +11,26 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const (
+	// Holdings imports run in the background and each school's one
+	// running slot; both are read by _id only, so they need no index.
+	colImportJobs      = "import_jobs"
+	colImportJobClaims = "import_job_claims"
+)
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.ImportJobs = NewImportJobs(db) },
+	collections: []collection{
+		{colImportJobs, nil},
+		{colImportJobClaims, nil},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindImportJobs: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return importJobRecords(db, k)
+		},
+	},
+})
+
 var _ ports.ImportJobRepository = (*ImportJobs)(nil)
 
 // ImportJobs is the MongoDB ports.ImportJobRepository: collection

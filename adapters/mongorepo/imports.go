@@ -18,6 +18,17 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const colStudentImports = "student_imports"
+
+var _ = register(entity{
+	collections: []collection{
+		{colStudentImports, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "batch", Value: 1}}},
+			{Keys: bson.D{{Key: "started_at", Value: 1}}},
+		}},
+	},
+})
+
 // How a student import, and a holdings import (holdingsimport.go: books
 // and copies instead of accounts and numbers, recorded in the same
 // student_imports collection), is all or nothing without transactions

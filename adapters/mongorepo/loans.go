@@ -10,7 +10,57 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
 )
+
+const (
+	colLoans       = "loans"
+	colCopyClaims  = "copy_claims"
+	colRenewals    = "renewals"
+	colLoanEndings = "loan_endings"
+)
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) {
+		r.Loans = NewLoans(db)
+		r.ActiveLoans = NewActiveLoans(db)
+	},
+	collections: []collection{
+		{colLoans, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "returned_at", Value: 1}, {Key: "loaned_at", Value: 1}}},
+			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "loaned_at", Value: 1}}},
+			// A student's claimed returns (ClaimsReturned).
+			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "outcome", Value: 1}}},
+			// The reports: a school's loans by the time they were made
+			// (loans per month, top titles), and whether any loan names a
+			// book (never-borrowed titles).
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "loaned_at", Value: 1}}},
+			{Keys: bson.D{{Key: "book_id", Value: 1}}},
+		}},
+		{colCopyClaims, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "book_id", Value: 1}}},
+		}},
+		{colRenewals, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "loan_id", Value: 1}, {Key: "number", Value: 1}}},
+		}},
+		{colLoanEndings, nil},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindLoans: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colLoans, toLoanDoc, loanDoc.toLoan)
+		},
+		ports.KindRenewals: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colRenewals, toRenewalDoc, renewalDoc.toRenewal)
+		},
+		ports.KindClaims: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colCopyClaims, toCopyClaimDoc, copyClaimDoc.toCopyClaim)
+		},
+		ports.KindLoanEndings: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colLoanEndings, toLoanEndingDoc, loanEndingDoc.toLoanEnding)
+		},
+	},
+})
 
 // Loans is the MongoDB ports.LoanRepository.
 type Loans struct {

@@ -6,10 +6,36 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/ports"
 )
+
+const (
+	colMailTokens    = "mail_tokens"
+	colMailTokenUses = "mail_token_uses"
+)
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.MailTokens = NewMailTokens(db) },
+	collections: []collection{
+		// DeleteByAccount.
+		{colMailTokens, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "account_id", Value: 1}}},
+		}},
+		{colMailTokenUses, nil},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindMailTokens: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return mailTokenRecords(db, k)
+		},
+	},
+	expiring: []expiringKind{
+		{"mail_tokens", colMailTokens, "expires_at", nil},
+		{"mail_token_uses", colMailTokenUses, "expires_at", nil},
+	},
+})
 
 var _ ports.MailTokenRepository = (*MailTokens)(nil)
 
@@ -104,4 +130,74 @@ func (r *MailTokens) DeleteByAccount(ctx context.Context, accountID string) erro
 	}
 	_, err := r.tokens.DeleteMany(ctx, bson.D{{Key: "account_id", Value: accountID}})
 	return mapErr(err, "delete the account's mailed tokens", nil, nil)
+}
+
+// mailTokens is the handling of KindMailTokens: the documents of
+// mail_tokens that no claim in mail_token_uses names. A claimed token whose
+// removal failed is used, refused by Consume for good; copied, it would
+// work again in a store that keeps no claims, so it is neither counted nor
+// read. Written tokens are plain inserts, as MailTokens.Create makes them.
+func mailTokenRecords(db *mongo.Database, kind ports.RecordKind) recordKind {
+	tokens, uses := db.Collection(colMailTokens), db.Collection(colMailTokenUses)
+	// used returns which of hashes a claim names, with one find.
+	used := func(ctx context.Context, hashes []string) (map[string]bool, error) {
+		cur, err := uses.Find(ctx, bson.D{{Key: "_id", Value: in(hashes)}},
+			options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}).SetBatchSize(wholeBatch))
+		if err != nil {
+			return nil, mapErr(err, "read the mailed token uses", nil, nil)
+		}
+		defer cur.Close(ctx)
+		out := map[string]bool{}
+		for cur.Next(ctx) {
+			var d struct {
+				Hash string `bson:"_id"`
+			}
+			if err := cur.Decode(&d); err != nil {
+				return nil, mapErr(err, "read the mailed token uses", nil, nil)
+			}
+			out[d.Hash] = true
+		}
+		return out, mapErr(cur.Err(), "read the mailed token uses", nil, nil)
+	}
+	// unused calls each with the unused tokens of every batch of documents
+	// that holds any.
+	unused := func(ctx context.Context, batchSize int, each func([]mailTokenDoc) error) error {
+		return readBatches(ctx, tokens, kind, batchSize, func(docs []mailTokenDoc) error {
+			hashes := make([]string, len(docs))
+			for i, d := range docs {
+				hashes[i] = d.Hash
+			}
+			claimed, err := used(ctx, hashes)
+			if err != nil {
+				return err
+			}
+			var keep []mailTokenDoc
+			for _, d := range docs {
+				if !claimed[d.Hash] {
+					keep = append(keep, d)
+				}
+			}
+			if len(keep) == 0 {
+				return nil
+			}
+			return each(keep)
+		})
+	}
+	return recordKind{
+		counted: tokens,
+		count: func(ctx context.Context) (int64, error) {
+			var n int64
+			err := unused(ctx, int(wholeBatch), func(docs []mailTokenDoc) error {
+				n += int64(len(docs))
+				return nil
+			})
+			return n, err
+		},
+		read: func(ctx context.Context, batchSize int, fn func([]any) error) error {
+			return unused(ctx, batchSize, func(docs []mailTokenDoc) error {
+				return fn(anys(docs, mailTokenDoc.toMailToken))
+			})
+		},
+		write: insertAs(tokens, kind, toMailTokenDoc),
+	}
 }

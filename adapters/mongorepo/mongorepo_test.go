@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,46 +29,11 @@ import (
 // embedded FerretDB's temporary files do not pile up.
 func TestMain(m *testing.M) { os.Exit(mongotest.Main(m)) }
 
-func TestRepositories(t *testing.T) {
+// TestContracts runs every contract suite of the store ports
+// (ports/porttest) on fresh databases of this adapter.
+func TestContracts(t *testing.T) {
 	t.Logf("backend: %s", mongotest.Backend())
-	porttest.Repositories(t, func(t *testing.T) ports.Repositories {
-		return mongotest.NewDB(t).Repositories()
-	})
-}
-
-func TestCatalog(t *testing.T) {
-	t.Logf("backend: %s", mongotest.Backend())
-	porttest.Catalog(t, func(t *testing.T) ports.Repositories {
-		return mongotest.NewDB(t).Repositories()
-	})
-}
-
-func TestExternalIdentities(t *testing.T) {
-	t.Logf("backend: %s", mongotest.Backend())
-	porttest.ExternalIdentities(t, func(t *testing.T) ports.Repositories { return mongotest.NewDB(t).Repositories() })
-}
-
-func TestMailTokens(t *testing.T) {
-	t.Logf("backend: %s", mongotest.Backend())
-	porttest.MailTokens(t, func(t *testing.T) ports.Repositories { return mongotest.NewDB(t).Repositories() })
-}
-
-func TestLibrary(t *testing.T) {
-	t.Logf("backend: %s", mongotest.Backend())
-	newRepos := func(t *testing.T) ports.Repositories { return mongotest.NewDB(t).Repositories() }
-	t.Run("Holdings", func(t *testing.T) { porttest.Holdings(t, newRepos) })
-	t.Run("HoldingsImports", func(t *testing.T) { porttest.HoldingsImports(t, newRepos) })
-	t.Run("Loans", func(t *testing.T) { porttest.Loans(t, newRepos) })
-	t.Run("Reports", func(t *testing.T) { porttest.Reports(t, newRepos) })
-	t.Run("Charges", func(t *testing.T) { porttest.Charges(t, newRepos) })
-	t.Run("Stocktakes", func(t *testing.T) { porttest.Stocktakes(t, newRepos) })
-	t.Run("ImportJobs", func(t *testing.T) { porttest.ImportJobs(t, newRepos) })
-	t.Run("ActiveLoans", func(t *testing.T) { porttest.ActiveLoans(t, newRepos) })
-	t.Run("Students", func(t *testing.T) { porttest.Students(t, newRepos) })
-	t.Run("Departures", func(t *testing.T) { porttest.Departures(t, newRepos) })
-	t.Run("Notices", func(t *testing.T) { porttest.Notices(t, newRepos) })
-	t.Run("Invites", func(t *testing.T) { porttest.Invites(t, newRepos) })
-	t.Run("Holds", func(t *testing.T) { porttest.Holds(t, newRepos) })
+	porttest.All(t, func(t *testing.T) ports.Repositories { return mongotest.NewDB(t).Repositories() })
 }
 
 // TestTransfer runs the RecordStore suite with two fresh databases, then
@@ -87,6 +53,21 @@ func TestTransfer(t *testing.T) {
 		return
 	}
 	sameDocuments(t, dbs[0].Database(), dbs[1].Database())
+}
+
+// TestEnsureIndexesLeavesTheRegisteredOptionsAlone checks that creating
+// the indexes does not change the registered index options, which every
+// start (and replicas in one process) share: the driver names an index by
+// adding to its options, which raced when two starts shared them.
+func TestEnsureIndexesLeavesTheRegisteredOptionsAlone(t *testing.T) {
+	before := mongorepo.RegisteredOptionCounts()
+	db := mongotest.NewDB(t) // EnsureIndexes has run once
+	if err := db.EnsureIndexes(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if after := mongorepo.RegisteredOptionCounts(); !slices.Equal(before, after) {
+		t.Fatalf("registered index options before EnsureIndexes %v, after %v", before, after)
+	}
 }
 
 func TestEnsureIndexesIsIdempotent(t *testing.T) {

@@ -13,6 +13,52 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const (
+	// Reminder mail: each school's notice settings, the notices (claims and
+	// log), the finished days, and the homerooms with their teachers.
+	colNoticeSettings = "notice_settings"
+	colNotices        = "notices"
+	colNoticeDays     = "notice_days"
+	colHomerooms      = "homerooms"
+)
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) {
+		n := NewNotices(db)
+		r.Notices, r.Homerooms = n, n
+	},
+	collections: []collection{
+		{colNoticeSettings, nil},
+		// A loan's log; the unsent claims a stopped run left; a student's
+		// notices (deleted with the account); a school's old notices
+		// (deleted with the loan history).
+		{colNotices, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "subject_id", Value: 1}, {Key: "claimed_at", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "sent_at", Value: 1}, {Key: "claimed_at", Value: 1}}},
+			{Keys: bson.D{{Key: "student_id", Value: 1}}},
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "claimed_at", Value: 1}}},
+		}},
+		{colNoticeDays, nil},
+		{colHomerooms, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "key", Value: 1}}},
+		}},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindNoticeSettings: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colNoticeSettings, toNoticeSettingsDoc, noticeSettingsDoc.toRecord)
+		},
+		ports.KindHomerooms: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colHomerooms, toHomeroomDoc, homeroomDoc.toHomeroom)
+		},
+		ports.KindNotices: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colNotices, toNoticeDoc, noticeDoc.toNotice)
+		},
+		ports.KindNoticeDays: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colNoticeDays, toNoticeDayDoc, noticeDayDoc.toRecord)
+		},
+	},
+})
+
 var (
 	_ ports.NoticeRepository   = (*Notices)(nil)
 	_ ports.HomeroomRepository = (*Notices)(nil)

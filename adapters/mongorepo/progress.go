@@ -12,6 +12,30 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const (
+	colProgress        = "progress"
+	colReadingSessions = "reading_sessions"
+)
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.Progress = NewProgress(db) },
+	collections: []collection{
+		{colProgress, nil},
+		{colReadingSessions, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "account_id", Value: 1}, {Key: "at", Value: 1}}},
+			{Keys: bson.D{{Key: "account_id", Value: 1}, {Key: "book_id", Value: 1}}},
+		}},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindProgress: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colProgress, toProgressDoc, progressDoc.toProgress)
+		},
+		ports.KindSessions: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colReadingSessions, toSessionDoc, sessionDoc.toSession)
+		},
+	},
+})
+
 var _ ports.ProgressRepository = (*Progress)(nil)
 
 // Progress is the MongoDB ports.ProgressRepository: collection progress,

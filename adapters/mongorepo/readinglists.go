@@ -14,6 +14,22 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const colReadingList = "reading_list"
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.ReadingLists = NewReadingLists(db) },
+	collections: []collection{
+		{colReadingList, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "account_id", Value: 1}, {Key: "book_id", Value: 1}}, Options: options.Index().SetUnique(true)},
+		}},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindReadingList: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colReadingList, toListItemDoc, listItemDoc.toListItem)
+		},
+	},
+})
+
 var _ ports.ReadingListRepository = (*ReadingLists)(nil)
 
 // addAttempts bounds how often Add starts over when the item it collided

@@ -13,6 +13,38 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const (
+	colRefreshTokens    = "refresh_tokens"
+	colRefreshRotations = "refresh_rotations"
+	colRevokedFamilies  = "revoked_families"
+)
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.RefreshTokens = NewRefreshTokens(db) },
+	collections: []collection{
+		{colRefreshTokens, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "account_id", Value: 1}}},
+			{Keys: bson.D{{Key: "family_id", Value: 1}}},
+		}},
+		{colRefreshRotations, nil},
+		{colRevokedFamilies, nil},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindRefreshTokens: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colRefreshTokens, toRefreshTokenDoc, refreshTokenDoc.toRefreshToken)
+		},
+		ports.KindRotations: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colRefreshRotations, toStampDoc, claimDoc.toStamp)
+		},
+		ports.KindRevokedFamilies: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colRevokedFamilies, toStampDoc, claimDoc.toStamp)
+		},
+	},
+	expiring: []expiringKind{
+		{"refresh_tokens", colRefreshTokens, "expires_at", []string{colRefreshRotations}},
+	},
+})
+
 var _ ports.RefreshTokenRepository = (*RefreshTokens)(nil)
 
 // RefreshTokens is the MongoDB ports.RefreshTokenRepository. Records live in

@@ -17,6 +17,10 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.Reports = NewReports(db) },
+})
+
 var _ ports.ReportRepository = (*Reports)(nil)
 
 // Reports is the MongoDB ports.ReportRepository. Loans are counted on the

@@ -15,6 +15,26 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const (
+	colRosterRollovers = "roster_rollovers"
+	colRosterJournals  = "roster_applies"
+)
+
+var _ = register(entity{
+	collections: []collection{
+		{colRosterRollovers, nil},
+		// The roster changes a crash interrupted (finishRosters).
+		{colRosterJournals, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "started_at", Value: 1}}},
+		}},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindRollovers: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colRosterRollovers, toRolloverDoc, rolloverDoc.toRollover)
+		},
+	},
+})
+
 // externalIDDoc claims a stable roster id in a school for one account:
 // its _id is the school and the id, so one insert wins each id (FerretDB
 // 1.24 has no partial unique indexes, which accounts would need).

@@ -12,6 +12,22 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const colSchools = "schools"
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.Schools = NewSchools(db) },
+	collections: []collection{
+		{colSchools, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "domain", Value: 1}}, Options: options.Index().SetUnique(true)},
+		}},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindSchools: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colSchools, toSchoolDoc, schoolDoc.toSchool)
+		},
+	},
+})
+
 var _ ports.SchoolRepository = (*Schools)(nil)
 
 // Schools is the MongoDB ports.SchoolRepository: collection schools, keyed

@@ -16,6 +16,24 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const (
+	colSigningKeys      = "signing_keys"
+	colActiveSigningKey = "active_signing_key"
+)
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.SigningKeys = NewSigningKeys(db) },
+	collections: []collection{
+		{colSigningKeys, nil},
+		{colActiveSigningKey, nil},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindSigningKeys: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return signingKeyRecords(db, k)
+		},
+	},
+})
+
 var _ ports.SigningKeyRepository = (*SigningKeys)(nil)
 
 // activeKeyID is the _id of the one pointer document in active_signing_key.
@@ -165,4 +183,50 @@ func (r *SigningKeys) ReplacePrivateKey(ctx context.Context, k auth.SigningKey) 
 
 func errNoActiveKey() error {
 	return errs.E(errs.NotFound, errs.CodeSigningKeyNotFound, "No signing key is active.")
+}
+
+// signingKeys is the handling of KindSigningKeys: the keys in
+// signing_keys, and the pointer document naming the active one.
+func signingKeyRecords(db *mongo.Database, kind ports.RecordKind) recordKind {
+	keys, active := db.Collection(colSigningKeys), db.Collection(colActiveSigningKey)
+	return recordKind{
+		counted: keys,
+		// The pointer is read before the keys, as SigningKeys.List does:
+		// the active key is always stored before its pointer.
+		read: func(ctx context.Context, batchSize int, fn func([]any) error) error {
+			var p activeKeyDoc
+			err := active.FindOne(ctx, bson.D{{Key: "_id", Value: activeKeyID}}).Decode(&p)
+			if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+				return mapErr(err, "read the active signing key", nil, nil)
+			}
+			return readBatches(ctx, keys, kind, batchSize, func(docs []signingKeyDoc) error {
+				return fn(anys(docs, func(d signingKeyDoc) ports.SigningKeyRecord {
+					return ports.SigningKeyRecord{Key: d.toSigningKey(), Active: p.Kid != "" && d.ID == p.Kid}
+				}))
+			})
+		},
+		// The keys go first and the pointer after, so the pointer never
+		// names a missing key. The pointer's fixed _id lets only one key be
+		// active: a second active record, in this batch or an earlier one,
+		// is a Conflict.
+		write: func(ctx context.Context, records []any) error {
+			recs, err := ports.RecordsAs[ports.SigningKeyRecord](kind, records)
+			if err != nil {
+				return err
+			}
+			docs := anys(recs, func(rec ports.SigningKeyRecord) signingKeyDoc { return toSigningKeyDoc(rec.Key) })
+			if err := insertAll(ctx, keys, kind, docs); err != nil {
+				return err
+			}
+			for _, rec := range recs {
+				if !rec.Active {
+					continue
+				}
+				if err := insertAll(ctx, active, kind, []any{activeKeyDoc{ID: activeKeyID, Kid: rec.Key.ID}}); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
 }

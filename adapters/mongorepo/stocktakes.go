@@ -12,6 +12,34 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const (
+	colStocktakes     = "stocktakes"
+	colStocktakeScans = "stocktake_scans"
+)
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.Stocktakes = NewStocktakes(db) },
+	collections: []collection{
+		// A school's stocktakes, newest first; a stocktake's scans by copy
+		// (Stocktakes). The report walks library_books by
+		// {school_id, call_number, _id}.
+		{colStocktakes, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "opened_at", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+		{colStocktakeScans, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "stocktake_id", Value: 1}, {Key: "copy_id", Value: 1}}, Options: options.Index().SetUnique(true)},
+		}},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindStocktakes: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colStocktakes, toStocktakeDoc, stocktakeDoc.toStocktake)
+		},
+		ports.KindStocktakeScans: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colStocktakeScans, toScanDoc, scanDoc.toScan)
+		},
+	},
+})
+
 var _ ports.StocktakeRepository = (*Stocktakes)(nil)
 
 // Stocktakes is the MongoDB ports.StocktakeRepository: collection

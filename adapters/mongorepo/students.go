@@ -14,6 +14,42 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+const (
+	colStudentNumbers = "student_numbers"
+	colInvites        = "invites"
+	colRedemptions    = "invite_redemptions"
+	colExternalIDs    = "student_external_ids"
+)
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) {
+		r.Students = NewStudents(db)
+		r.Invites = NewInvites(db)
+	},
+	collections: []collection{
+		{colStudentNumbers, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "import_batch", Value: 1}}, Options: options.Index().SetSparse(true)},
+		}},
+		{colInvites, nil},
+		{colRedemptions, nil},
+		{colExternalIDs, nil},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindStudentNumbers: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colStudentNumbers, toStudentNumberDoc, studentNumberDoc.toStudentNumber)
+		},
+		ports.KindInvites: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colInvites, toInviteDoc, inviteDoc.toInvite)
+		},
+		ports.KindRedemptions: func(db *mongo.Database, k ports.RecordKind) recordKind {
+			return plain(db, k, colRedemptions, toStampDoc, claimDoc.toStamp)
+		},
+	},
+	expiring: []expiringKind{
+		{"invites", colInvites, "expires_at", []string{colRedemptions}},
+	},
+})
+
 // Students is the MongoDB ports.StudentRepository: students are accounts
 // (collection accounts) and their numbers are claims in student_numbers;
 // an import is recorded in student_imports while it runs (imports.go).

@@ -11,6 +11,24 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// The record store's statements for these kinds: reading and counting
+// the whole table, and inserting a record exactly as given where the
+// repository's own writes upsert or skip what exists.
+var (
+	stmtRecAccountsRead = newWholeStmt("records.accounts.read", `SELECT `+accountColumns+` FROM accounts`)
+)
+
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) { r.Accounts = NewAccounts(d) },
+	records: map[ports.RecordKind]records{
+		ports.KindAccounts: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtAccountCount, stmtRecAccountsRead, scanAccount, func(ctx context.Context, tx *txn, a user.Account) error {
+				return d.insertAccount(ctx, tx, a)
+			})
+		},
+	},
+})
+
 var _ ports.AccountRepository = (*Accounts)(nil)
 
 // Accounts is the SQLite ports.AccountRepository: table accounts, keyed by

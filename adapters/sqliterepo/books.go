@@ -10,6 +10,36 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// The record store's statements for these kinds: reading and counting
+// the whole table, and inserting a record exactly as given where the
+// repository's own writes upsert or skip what exists.
+var (
+	// A book with the texts of its chapters, in the order ChapterTexts
+	// gives them (one correlated lookup on chapter_texts_by_book per book).
+	stmtRecBooksRead = newWholeStmt("records.books.read", `
+SELECT `+bookColumns+`,
+	(SELECT json_group_array(json_object('chapter_id', t.chapter_id, 'book_id', t.book_id, 'position', t.position,
+			'text', t.text) ORDER BY t.position, t.chapter_id)
+		FROM chapter_texts AS t WHERE t.book_id = b.id)
+FROM books AS b`)
+)
+
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) { r.Books = NewBooks(d) },
+	records: map[ports.RecordKind]records{
+		ports.KindBooks: func(d *DB, k ports.RecordKind) recordKind {
+			books := NewBooks(d)
+			return recordsKind(d, k, stmtBookCount, stmtRecBooksRead, scanBookRecord, func(ctx context.Context, tx *txn, rec ports.BookRecord) error {
+				pk, err := books.insertRow(ctx, tx, rec.Book)
+				if err != nil {
+					return err
+				}
+				return books.writeParts(ctx, tx, pk, rec.Book, rec.Texts)
+			})
+		},
+	},
+})
+
 var _ ports.BookRepository = (*Books)(nil)
 
 // Books is the SQLite ports.BookRepository: table books (keyed by an

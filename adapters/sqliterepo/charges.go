@@ -8,6 +8,34 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// The record store's statements for these kinds: reading and counting
+// the whole table, and inserting a record exactly as given where the
+// repository's own writes upsert or skip what exists.
+var (
+	stmtRecChargesCount     = newWholeStmt("records.charges.count", `SELECT count(*) FROM charges`)
+	stmtRecChargesRead      = newWholeStmt("records.charges.read", `SELECT `+chargeColumns+` FROM charges`)
+	stmtRecSettlementsCount = newWholeStmt("records.charge_settlements.count", `SELECT count(*) FROM charge_settlements`)
+	stmtRecSettlementsRead  = newWholeStmt("records.charge_settlements.read", `SELECT `+settlementColumns+` FROM charge_settlements`)
+)
+
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) { r.Charges = NewCharges(d) },
+	records: map[ports.RecordKind]records{
+		ports.KindCharges: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecChargesCount, stmtRecChargesRead, scanCharge, func(ctx context.Context, tx *txn, c library.Charge) error {
+				_, err := d.exec(ctx, tx, stmtChargeInsert, chargeArgs(c)...)
+				return err
+			})
+		},
+		ports.KindSettlements: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecSettlementsCount, stmtRecSettlementsRead, scanSettlement, func(ctx context.Context, tx *txn, st library.Settlement) error {
+				_, err := d.exec(ctx, tx, stmtSettlementInsert, settlementArgs(st)...)
+				return err
+			})
+		},
+	},
+})
+
 var _ ports.ChargeRepository = (*Charges)(nil)
 
 // Charges is the SQLite ports.ChargeRepository: table charges, keyed by the

@@ -304,35 +304,13 @@ func (d *DB) readTx(ctx context.Context, op string, fn func(tx *txn) error) erro
 
 // Repositories returns every repository backed by this database.
 func (d *DB) Repositories() ports.Repositories {
-	holdings := NewHoldings(d)
-	return ports.Repositories{
-		Accounts:        NewAccounts(d),
-		Schools:         NewSchools(d),
-		RefreshTokens:   NewRefreshTokens(d),
-		SigningKeys:     NewSigningKeys(d),
-		MailTokens:      NewMailTokens(d),
-		Books:           NewBooks(d),
-		ReadingLists:    NewReadingLists(d),
-		Progress:        NewProgress(d),
-		Students:        NewStudents(d),
-		Invites:         NewInvites(d),
-		Holdings:        holdings,
-		HoldingsImports: holdings,
-		Loans:           NewLoans(d),
-		ActiveLoans:     NewActiveLoans(d),
-		Expiry:          NewExpiry(d),
-		Departures:      NewDepartures(d),
-		Holds:           NewHolds(d),
-		Charges:         NewCharges(d),
-		Stocktakes:      NewStocktakes(d),
-		ImportJobs:      NewImportJobs(d),
-		Health:          NewHealth(d),
-
-		ExternalIdentities: NewExternalIdentities(d),
-		Notices:            NewNotices(d),
-		Homerooms:          NewNotices(d),
-		Reports:            NewReports(d),
+	r := ports.Repositories{Health: NewHealth(d)}
+	for _, e := range entities {
+		if e.repositories != nil {
+			e.repositories(d, &r)
+		}
 	}
+	return r
 }
 
 var _ ports.Pinger = (*Health)(nil)

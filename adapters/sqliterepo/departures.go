@@ -8,6 +8,10 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) { r.Departures = NewDepartures(d) },
+})
+
 var _ ports.DepartureRepository = (*Departures)(nil)
 
 // Departures is the SQLite ports.DepartureRepository: table

@@ -9,6 +9,10 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) { r.Expiry = NewExpiry(d) },
+})
+
 var _ ports.ExpiryRepository = (*Expiry)(nil)
 
 // Expiry is the SQLite ports.ExpiryRepository.

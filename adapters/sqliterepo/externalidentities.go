@@ -8,6 +8,27 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// The record store's statements for these kinds: reading and counting
+// the whole table, and inserting a record exactly as given where the
+// repository's own writes upsert or skip what exists.
+var (
+	stmtRecLinksCount = newWholeStmt("records.external_identities.count", `SELECT count(*) FROM external_identities`)
+	stmtRecLinksRead  = newWholeStmt("records.external_identities.read", `
+SELECT issuer, subject, account_id, created_at FROM external_identities`)
+)
+
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) { r.ExternalIdentities = NewExternalIdentities(d) },
+	records: map[ports.RecordKind]records{
+		ports.KindExternalIdentities: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecLinksCount, stmtRecLinksRead, scanExternalIdentity, func(ctx context.Context, tx *txn, l user.ExternalIdentity) error {
+				_, err := d.exec(ctx, tx, stmtExternalIdentityInsert, externalIdentityArgs(l)...)
+				return err
+			})
+		},
+	},
+})
+
 var _ ports.ExternalIdentityRepository = (*ExternalIdentities)(nil)
 
 // ExternalIdentities is the SQLite ports.ExternalIdentityRepository: table

@@ -10,6 +10,44 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// The record store's statements for these kinds: reading and counting
+// the whole table, and inserting a record exactly as given where the
+// repository's own writes upsert or skip what exists.
+var (
+	stmtRecLibraryBooksCount = newWholeStmt("records.library_books.count", `SELECT count(*) FROM library_books`)
+	stmtRecLibraryBooksRead  = newWholeStmt("records.library_books.read", `
+SELECT `+libraryBookColumns+` FROM library_books AS b`)
+	stmtRecCopiesCount  = newWholeStmt("records.copies.count", `SELECT count(*) FROM copies`)
+	stmtRecCopiesRead   = newWholeStmt("records.copies.read", `SELECT `+copyReadColumns+` FROM copies`)
+	stmtRecCopiesInsert = newStmt("records.copies.insert", `
+INSERT INTO copies (`+copyReadColumns+`) VALUES (:id, :school_id, :book_id, :code, :created_at,
+	:call_number, :location, :condition, :note, :loan_id, :at)`)
+)
+
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) {
+		h := NewHoldings(d)
+		r.Holdings, r.HoldingsImports = h, h
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindLibraryBooks: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecLibraryBooksCount, stmtRecLibraryBooksRead, scanLibraryBook, func(ctx context.Context, tx *txn, b library.Book) error {
+				return d.insertLibraryBook(ctx, tx, b)
+			})
+		},
+		ports.KindCopies: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecCopiesCount, stmtRecCopiesRead, scanCopy, func(ctx context.Context, tx *txn, c library.Copy) error {
+				_, err := d.exec(ctx, tx, stmtRecCopiesInsert, sql.Named("id", c.ID), sql.Named("school_id", c.SchoolID),
+					sql.Named("book_id", c.BookID), sql.Named("code", c.Code), sql.Named("created_at", millis(c.CreatedAt)),
+					sql.Named("call_number", c.CallNumber), sql.Named("location", c.Location),
+					sql.Named("condition", c.Condition.Condition), sql.Named("note", c.Condition.Note),
+					sql.Named("loan_id", c.Condition.LoanID), sql.Named("at", conditionAt(c.Condition)))
+				return err
+			})
+		},
+	},
+})
+
 var _ ports.HoldingsRepository = (*Holdings)(nil)
 
 // Holdings is the SQLite ports.HoldingsRepository: table library_books

@@ -131,20 +131,23 @@ func holdRecordKind[T any](d *DB, k ports.RecordKind, count, read, insert *stmt,
 	})
 }
 
-// holdRecordKinds are the hold kinds of the record store.
-func holdRecordKinds(d *DB, k ports.RecordKind) (recordKind, bool) {
-	switch k {
-	case ports.KindHolds:
-		return holdRecordKind(d, k, stmtRecHoldsCount, stmtRecHoldsRead, stmtHoldInsert, scanHold, holdArgs), true
-	case ports.KindHoldQueue:
-		return holdRecordKind(d, k, stmtRecHoldQueueCount, stmtRecHoldQueueRead, stmtHoldEnqueue, scanHoldQueueEntry, holdQueueArgs), true
-	case ports.KindHoldTraps:
-		return holdRecordKind(d, k, stmtRecHoldTrapsCount, stmtRecHoldTrapsRead, stmtHoldTrapInsert, scanHoldTrap, holdTrapArgs), true
-	case ports.KindHoldEnds:
-		return holdRecordKind(d, k, stmtRecHoldEndsCount, stmtRecHoldEndsRead, stmtHoldEndInsert, scanHoldEnd, holdEndArgs), true
-	}
-	return recordKind{}, false
-}
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) { r.Holds = NewHolds(d) },
+	records: map[ports.RecordKind]records{
+		ports.KindHolds: func(d *DB, k ports.RecordKind) recordKind {
+			return holdRecordKind(d, k, stmtRecHoldsCount, stmtRecHoldsRead, stmtHoldInsert, scanHold, holdArgs)
+		},
+		ports.KindHoldQueue: func(d *DB, k ports.RecordKind) recordKind {
+			return holdRecordKind(d, k, stmtRecHoldQueueCount, stmtRecHoldQueueRead, stmtHoldEnqueue, scanHoldQueueEntry, holdQueueArgs)
+		},
+		ports.KindHoldTraps: func(d *DB, k ports.RecordKind) recordKind {
+			return holdRecordKind(d, k, stmtRecHoldTrapsCount, stmtRecHoldTrapsRead, stmtHoldTrapInsert, scanHoldTrap, holdTrapArgs)
+		},
+		ports.KindHoldEnds: func(d *DB, k ports.RecordKind) recordKind {
+			return holdRecordKind(d, k, stmtRecHoldEndsCount, stmtRecHoldEndsRead, stmtHoldEndInsert, scanHoldEnd, holdEndArgs)
+		},
+	},
+})
 
 func holdArgs(h library.Hold) []any {
 	return []any{sql.Named("id", h.ID), sql.Named("school_id", h.SchoolID), sql.Named("book_id", h.BookID),

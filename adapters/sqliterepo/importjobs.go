@@ -88,13 +88,14 @@ func jobKind(k string) string {
 	return k
 }
 
-// importJobRecordKind is the import job kind of the record store.
-func importJobRecordKind(d *DB, k ports.RecordKind) (recordKind, bool) {
-	if k != ports.KindImportJobs {
-		return recordKind{}, false
-	}
-	return holdRecordKind(d, k, stmtRecImportJobsCount, stmtRecImportJobsRead, stmtImportJobInsert, scanImportJob, importJobArgs), true
-}
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) { r.ImportJobs = NewImportJobs(d) },
+	records: map[ports.RecordKind]records{
+		ports.KindImportJobs: func(d *DB, k ports.RecordKind) recordKind {
+			return holdRecordKind(d, k, stmtRecImportJobsCount, stmtRecImportJobsRead, stmtImportJobInsert, scanImportJob, importJobArgs)
+		},
+	},
+})
 
 // Start implements ports.ImportJobRepository: the partial unique index
 // lets one running job per school in.

@@ -9,6 +9,26 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// The record store's statements for these kinds: reading and counting
+// the whole table, and inserting a record exactly as given where the
+// repository's own writes upsert or skip what exists.
+var (
+	stmtRecMailTokensCount = newWholeStmt("records.mail_tokens.count", `SELECT count(*) FROM mail_tokens`)
+	stmtRecMailTokensRead  = newWholeStmt("records.mail_tokens.read", `SELECT `+mailTokenColumns+` FROM mail_tokens`)
+)
+
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) { r.MailTokens = NewMailTokens(d) },
+	records: map[ports.RecordKind]records{
+		ports.KindMailTokens: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecMailTokensCount, stmtRecMailTokensRead, scanMailToken, func(ctx context.Context, tx *txn, mt auth.MailToken) error {
+				_, err := d.exec(ctx, tx, stmtMailTokenInsert, mailTokenArgs(mt)...)
+				return err
+			})
+		},
+	},
+})
+
 var _ ports.MailTokenRepository = (*MailTokens)(nil)
 
 // MailTokens is the SQLite ports.MailTokenRepository: table mail_tokens,

@@ -11,6 +11,69 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// The record store's statements for these kinds: reading and counting
+// the whole table, and inserting a record exactly as given where the
+// repository's own writes upsert or skip what exists.
+var (
+	stmtRecNoticeSettingsCount = newWholeStmt("records.notice_settings.count", `SELECT count(*) FROM notice_settings`)
+	stmtRecNoticeSettingsRead  = newWholeStmt("records.notice_settings.read", `
+SELECT school_id, enabled, send_at, due_soon_days, overdue_steps FROM notice_settings`)
+	stmtRecNoticeSettingsInsert = newStmt("records.notice_settings.insert", `
+INSERT INTO notice_settings (school_id, enabled, send_at, due_soon_days, overdue_steps)
+VALUES (:school_id, :enabled, :send_at, :due_soon_days, :overdue_steps)`)
+	stmtRecHomeroomsCount = newWholeStmt("records.homerooms.count", `SELECT count(*) FROM homerooms`)
+	stmtRecHomeroomsRead  = newWholeStmt("records.homerooms.read", `SELECT school_id, name, teacher_name, teacher_email FROM homerooms`)
+	stmtRecHomeroomInsert = newStmt("records.homerooms.insert", `
+INSERT INTO homerooms (school_id, name_key, name, teacher_name, teacher_email)
+VALUES (:school_id, :name_key, :name, :teacher_name, :teacher_email)`)
+	stmtRecNoticesCount = newWholeStmt("records.notices.count", `SELECT count(*) FROM notices`)
+	stmtRecNoticesRead  = newWholeStmt("records.notices.read", `SELECT `+noticeColumns+` FROM notices`)
+	stmtRecNoticeInsert = newStmt("records.notices.insert", `
+INSERT INTO notices (`+noticeColumns+`)
+VALUES (:key, :school_id, :subject_id, :student_id, :kind, :step, :due_at, :day, :recipient, :claimed_at, :sent_at)`)
+	stmtRecNoticeDaysCount = newWholeStmt("records.notice_days.count", `SELECT count(*) FROM notice_days`)
+	stmtRecNoticeDaysRead  = newWholeStmt("records.notice_days.read", `SELECT school_id, day, finished_at FROM notice_days`)
+	stmtRecNoticeDayInsert = newStmt("records.notice_days.insert", `
+INSERT INTO notice_days (school_id, day, finished_at) VALUES (:school_id, :day, :at)`)
+)
+
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) {
+		n := NewNotices(d)
+		r.Notices, r.Homerooms = n, n
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindNoticeSettings: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecNoticeSettingsCount, stmtRecNoticeSettingsRead, scanNoticeSettingsRecord,
+				func(ctx context.Context, tx *txn, rec ports.NoticeSettingsRecord) error {
+					return NewNotices(d).saveSettings(ctx, tx, stmtRecNoticeSettingsInsert, rec.SchoolID, rec.Settings)
+				})
+		},
+		ports.KindHomerooms: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecHomeroomsCount, stmtRecHomeroomsRead, scanHomeroom, func(ctx context.Context, tx *txn, h library.Homeroom) error {
+				_, err := d.exec(ctx, tx, stmtRecHomeroomInsert, sql.Named("school_id", h.SchoolID), sql.Named("name_key", library.HomeroomKey(h.Name)),
+					sql.Named("name", h.Name), sql.Named("teacher_name", h.TeacherName), sql.Named("teacher_email", h.TeacherEmail))
+				return err
+			})
+		},
+		ports.KindNotices: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecNoticesCount, stmtRecNoticesRead, scanNotice, func(ctx context.Context, tx *txn, n library.Notice) error {
+				_, err := d.exec(ctx, tx, stmtRecNoticeInsert, sql.Named("key", n.Key), sql.Named("school_id", n.SchoolID),
+					sql.Named("subject_id", n.SubjectID), sql.Named("student_id", n.StudentID), sql.Named("kind", n.Kind), sql.Named("step", n.Step),
+					sql.Named("due_at", n.DueAt), sql.Named("day", n.Day), sql.Named("recipient", n.Recipient),
+					sql.Named("claimed_at", millis(n.ClaimedAt)), sql.Named("sent_at", nullMillis(n.SentAt)))
+				return err
+			})
+		},
+		ports.KindNoticeDays: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecNoticeDaysCount, stmtRecNoticeDaysRead, scanNoticeDay, func(ctx context.Context, tx *txn, nd ports.NoticeDay) error {
+				_, err := d.exec(ctx, tx, stmtRecNoticeDayInsert, sql.Named("school_id", nd.SchoolID), sql.Named("day", nd.Day), sql.Named("at", millis(nd.FinishedAt)))
+				return err
+			})
+		},
+	},
+})
+
 var (
 	_ ports.NoticeRepository   = (*Notices)(nil)
 	_ ports.HomeroomRepository = (*Notices)(nil)

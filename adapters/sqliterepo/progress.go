@@ -8,6 +8,46 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// The record store's statements for these kinds: reading and counting
+// the whole table, and inserting a record exactly as given where the
+// repository's own writes upsert or skip what exists.
+var (
+	stmtRecProgressCount  = newWholeStmt("records.progress.count", `SELECT count(*) FROM progress`)
+	stmtRecProgressRead   = newWholeStmt("records.progress.read", `SELECT `+progressColumns+` FROM progress`)
+	stmtRecProgressInsert = newStmt("records.progress.insert", `
+INSERT INTO progress (`+progressColumns+`)
+VALUES (:account_id, :book_id, :page_number, :percentage, :max_page, :max_percentage, :last_read, :completed_at)`)
+	stmtRecSessionsCount = newWholeStmt("records.reading_sessions.count", `SELECT count(*) FROM reading_sessions`)
+	stmtRecSessionsRead  = newWholeStmt("records.reading_sessions.read", `SELECT `+sessionColumns+` FROM reading_sessions`)
+)
+
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) { r.Progress = NewProgress(d) },
+	records: map[ports.RecordKind]records{
+		ports.KindProgress: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecProgressCount, stmtRecProgressRead, scanProgress, func(ctx context.Context, tx *txn, p catalog.Progress) error {
+				_, err := d.exec(ctx, tx, stmtRecProgressInsert,
+					sql.Named("account_id", p.AccountID), sql.Named("book_id", p.BookID),
+					sql.Named("page_number", p.PageNumber), sql.Named("percentage", p.Percentage),
+					sql.Named("max_page", p.MaxPage), sql.Named("max_percentage", p.MaxPercentage),
+					sql.Named("last_read", millis(p.LastRead)), sql.Named("completed_at", nullMillis(p.CompletedAt)))
+				return err
+			})
+		},
+		ports.KindSessions: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecSessionsCount, stmtRecSessionsRead, scanSession, func(ctx context.Context, tx *txn, s catalog.ReadingSession) error {
+				_, err := d.exec(ctx, tx, stmtSessionInsert,
+					sql.Named("id", s.ID), sql.Named("account_id", s.AccountID), sql.Named("book_id", s.BookID),
+					sql.Named("at", millis(s.At)), sql.Named("local_day", s.LocalDay), sql.Named("seconds", s.Seconds),
+					sql.Named("from_page", s.FromPage), sql.Named("to_page", s.ToPage),
+					sql.Named("pages_advanced", s.PagesAdvanced), sql.Named("words_read", s.WordsRead),
+					sql.Named("completed", s.Completed))
+				return err
+			})
+		},
+	},
+})
+
 var _ ports.ProgressRepository = (*Progress)(nil)
 
 // Progress is the SQLite ports.ProgressRepository: table progress, keyed by

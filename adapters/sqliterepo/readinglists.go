@@ -8,6 +8,32 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// The record store's statements for these kinds: reading and counting
+// the whole table, and inserting a record exactly as given where the
+// repository's own writes upsert or skip what exists.
+var (
+	stmtRecItemsCount  = newWholeStmt("records.reading_list.count", `SELECT count(*) FROM reading_list`)
+	stmtRecItemsRead   = newWholeStmt("records.reading_list.read", `SELECT `+listItemColumns+` FROM reading_list`)
+	stmtRecItemsInsert = newStmt("records.reading_list.insert", `
+INSERT INTO reading_list (`+listItemColumns+`)
+VALUES (:id, :account_id, :book_id, :status, :priority, :added_at, :updated_at)`)
+)
+
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) { r.ReadingLists = NewReadingLists(d) },
+	records: map[ports.RecordKind]records{
+		ports.KindReadingList: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecItemsCount, stmtRecItemsRead, scanListItem, func(ctx context.Context, tx *txn, it catalog.ListItem) error {
+				_, err := d.exec(ctx, tx, stmtRecItemsInsert,
+					sql.Named("id", it.ID), sql.Named("account_id", it.AccountID), sql.Named("book_id", it.BookID),
+					sql.Named("status", string(it.Status)), sql.Named("priority", string(it.Priority)),
+					sql.Named("added_at", millis(it.AddedAt)), sql.Named("updated_at", millis(it.UpdatedAt)))
+				return err
+			})
+		},
+	},
+})
+
 var _ ports.ReadingListRepository = (*ReadingLists)(nil)
 
 // ReadingLists is the SQLite ports.ReadingListRepository: table

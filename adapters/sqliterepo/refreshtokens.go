@@ -9,6 +9,47 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// The record store's statements for these kinds: reading and counting
+// the whole table, and inserting a record exactly as given where the
+// repository's own writes upsert or skip what exists.
+var (
+	stmtRecTokensCount = newWholeStmt("records.refresh_tokens.count", `SELECT count(*) FROM refresh_tokens`)
+	stmtRecTokensRead  = newWholeStmt("records.refresh_tokens.read", `
+SELECT hash, family_id, account_id, issued_at, expires_at FROM refresh_tokens`)
+	stmtRecRotationsCount = newWholeStmt("records.refresh_rotations.count", `SELECT count(*) FROM refresh_rotations`)
+	stmtRecRotationsRead  = newWholeStmt("records.refresh_rotations.read", `SELECT hash, rotated_at FROM refresh_rotations`)
+	stmtRecRevokedCount   = newWholeStmt("records.revoked_families.count", `SELECT count(*) FROM revoked_families`)
+	stmtRecRevokedRead    = newWholeStmt("records.revoked_families.read", `SELECT family_id, revoked_at FROM revoked_families`)
+	stmtRecRevokedInsert  = newStmt("records.revoked_families.insert", `
+INSERT INTO revoked_families (family_id, revoked_at) VALUES (:id, :at)`)
+)
+
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) { r.RefreshTokens = NewRefreshTokens(d) },
+	records: map[ports.RecordKind]records{
+		ports.KindRefreshTokens: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecTokensCount, stmtRecTokensRead, scanRefreshToken, func(ctx context.Context, tx *txn, t auth.RefreshToken) error {
+				_, err := d.exec(ctx, tx, stmtTokenInsert,
+					sql.Named("hash", t.Hash), sql.Named("family_id", t.FamilyID), sql.Named("account_id", t.AccountID),
+					sql.Named("issued_at", millis(t.IssuedAt)), sql.Named("expires_at", millis(t.ExpiresAt)))
+				return err
+			})
+		},
+		ports.KindRotations: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecRotationsCount, stmtRecRotationsRead, scanStamp, func(ctx context.Context, tx *txn, s ports.Stamp) error {
+				_, err := d.exec(ctx, tx, stmtRotationInsert, sql.Named("hash", s.ID), sql.Named("at", millis(s.At)))
+				return err
+			})
+		},
+		ports.KindRevokedFamilies: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecRevokedCount, stmtRecRevokedRead, scanStamp, func(ctx context.Context, tx *txn, s ports.Stamp) error {
+				_, err := d.exec(ctx, tx, stmtRecRevokedInsert, sql.Named("id", s.ID), sql.Named("at", millis(s.At)))
+				return err
+			})
+		},
+	},
+})
+
 var _ ports.RefreshTokenRepository = (*RefreshTokens)(nil)
 
 // RefreshTokens is the SQLite ports.RefreshTokenRepository. Records live in

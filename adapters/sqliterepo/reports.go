@@ -11,6 +11,10 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) { r.Reports = NewReports(d) },
+})
+
 var _ ports.ReportRepository = (*Reports)(nil)
 
 // Reports is the SQLite ports.ReportRepository. The loans' counts are

@@ -10,6 +10,24 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// The record store's statements for these kinds: reading and counting
+// the whole table, and inserting a record exactly as given where the
+// repository's own writes upsert or skip what exists.
+var (
+	stmtRecRolloversCount = newWholeStmt("records.roster_rollovers.count", `SELECT count(*) FROM roster_rollovers`)
+	stmtRecRolloversRead  = newWholeStmt("records.roster_rollovers.read", `
+SELECT school_id, school_year, leaving_grade, promoted, left_roll, at FROM roster_rollovers`)
+)
+
+var _ = register(entity{records: map[ports.RecordKind]records{
+	ports.KindRollovers: func(d *DB, k ports.RecordKind) recordKind {
+		return recordsKind(d, k, stmtRecRolloversCount, stmtRecRolloversRead, scanRollover, func(ctx context.Context, tx *txn, ro library.Rollover) error {
+			_, err := d.exec(ctx, tx, stmtRolloverInsert, rolloverArgs(ro)...)
+			return err
+		})
+	},
+}})
+
 var (
 	stmtRolloverInsert = newStmt("roster_rollovers.insert", `
 INSERT INTO roster_rollovers (school_id, school_year, leaving_grade, promoted, left_roll, at)

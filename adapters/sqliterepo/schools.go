@@ -9,6 +9,26 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// The record store's statements for these kinds: reading and counting
+// the whole table, and inserting a record exactly as given where the
+// repository's own writes upsert or skip what exists.
+var (
+	stmtRecSchoolsCount = newWholeStmt("records.schools.count", `SELECT count(*) FROM schools`)
+	stmtRecSchoolsRead  = newWholeStmt("records.schools.read", `SELECT `+schoolColumns+` FROM schools`)
+)
+
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) { r.Schools = NewSchools(d) },
+	records: map[ports.RecordKind]records{
+		ports.KindSchools: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecSchoolsCount, stmtRecSchoolsRead, scanSchool, func(ctx context.Context, tx *txn, s library.School) error {
+				_, err := d.exec(ctx, tx, stmtSchoolInsert, schoolArgs(s)...)
+				return err
+			})
+		},
+	},
+})
+
 var _ ports.SchoolRepository = (*Schools)(nil)
 
 // Schools is the SQLite ports.SchoolRepository: table schools, keyed by the

@@ -10,6 +10,33 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// The record store's statements for these kinds: reading and counting
+// the whole table, and inserting a record exactly as given where the
+// repository's own writes upsert or skip what exists.
+var (
+	stmtRecKeysCount  = newWholeStmt("records.signing_keys.count", `SELECT count(*) FROM signing_keys`)
+	stmtRecKeysRead   = newWholeStmt("records.signing_keys.read", `SELECT `+signingKeyColumns+`, active FROM signing_keys`)
+	stmtRecKeysInsert = newStmt("records.signing_keys.insert", `
+INSERT INTO signing_keys (`+signingKeyColumns+`, active) VALUES (:id, :algorithm, :private_key_pem, :created_at, :active)`)
+)
+
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) { r.SigningKeys = NewSigningKeys(d) },
+	records: map[ports.RecordKind]records{
+		ports.KindSigningKeys: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecKeysCount, stmtRecKeysRead, scanKeyRecord, func(ctx context.Context, tx *txn, rec ports.SigningKeyRecord) error {
+				pem := rec.Key.PrivateKeyPEM
+				if pem == nil {
+					pem = []byte{} // NULL is not a key
+				}
+				_, err := d.exec(ctx, tx, stmtRecKeysInsert, sql.Named("id", rec.Key.ID), sql.Named("algorithm", rec.Key.Algorithm),
+					sql.Named("private_key_pem", pem), sql.Named("created_at", millis(rec.Key.CreatedAt)), sql.Named("active", rec.Active))
+				return err
+			})
+		},
+	},
+})
+
 var _ ports.SigningKeyRepository = (*SigningKeys)(nil)
 
 // SigningKeys is the SQLite ports.SigningKeyRepository: table signing_keys,

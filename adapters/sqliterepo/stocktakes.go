@@ -103,16 +103,17 @@ var (
 	stmtRecScansRead       = newWholeStmt("records.stocktake_scans.read", `SELECT `+scanColumns+` FROM stocktake_scans`)
 )
 
-// stocktakeRecordKinds are the stocktake kinds of the record store.
-func stocktakeRecordKinds(d *DB, k ports.RecordKind) (recordKind, bool) {
-	switch k {
-	case ports.KindStocktakes:
-		return holdRecordKind(d, k, stmtRecStocktakesCount, stmtRecStocktakesRead, stmtStocktakeInsert, scanStocktake, stocktakeArgs), true
-	case ports.KindStocktakeScans:
-		return holdRecordKind(d, k, stmtRecScansCount, stmtRecScansRead, stmtScanInsert, scanScan, scanArgs), true
-	}
-	return recordKind{}, false
-}
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) { r.Stocktakes = NewStocktakes(d) },
+	records: map[ports.RecordKind]records{
+		ports.KindStocktakes: func(d *DB, k ports.RecordKind) recordKind {
+			return holdRecordKind(d, k, stmtRecStocktakesCount, stmtRecStocktakesRead, stmtStocktakeInsert, scanStocktake, stocktakeArgs)
+		},
+		ports.KindStocktakeScans: func(d *DB, k ports.RecordKind) recordKind {
+			return holdRecordKind(d, k, stmtRecScansCount, stmtRecScansRead, stmtScanInsert, scanScan, scanArgs)
+		},
+	},
+})
 
 func scanStocktake(s scanner) (library.Stocktake, error) {
 	var (

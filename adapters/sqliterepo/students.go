@@ -11,6 +11,51 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// The record store's statements for these kinds: reading and counting
+// the whole table, and inserting a record exactly as given where the
+// repository's own writes upsert or skip what exists.
+var (
+	stmtRecNumbersCount = newWholeStmt("records.student_numbers.count", `SELECT count(*) FROM student_numbers`)
+	stmtRecNumbersRead  = newWholeStmt("records.student_numbers.read", `
+SELECT school_id, number, account_id FROM student_numbers`)
+	stmtRecInvitesCount = newWholeStmt("records.invites.count", `SELECT count(*) FROM invites`)
+	stmtRecInvitesRead  = newWholeStmt("records.invites.read", `
+SELECT token_hash, account_id, expires_at, created_at FROM invites`)
+	stmtRecRedemptionsCount = newWholeStmt("records.invite_redemptions.count", `SELECT count(*) FROM invite_redemptions`)
+	stmtRecRedemptionsRead  = newWholeStmt("records.invite_redemptions.read", `
+SELECT token_hash, redeemed_at FROM invite_redemptions`)
+)
+
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) {
+		r.Students = NewStudents(d)
+		r.Invites = NewInvites(d)
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindStudentNumbers: func(d *DB, k ports.RecordKind) recordKind {
+			// Two numbers of a school that differ only in case (which an older
+			// MongoDB store may hold) are one key here: the second is a
+			// Conflict.
+			return recordsKind(d, k, stmtRecNumbersCount, stmtRecNumbersRead, scanStudentNumber, func(ctx context.Context, tx *txn, n ports.StudentNumber) error {
+				_, err := d.exec(ctx, tx, stmtNumberInsert, numberArgs(n)...)
+				return err
+			})
+		},
+		ports.KindInvites: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecInvitesCount, stmtRecInvitesRead, scanInvite, func(ctx context.Context, tx *txn, inv library.Invite) error {
+				_, err := d.exec(ctx, tx, stmtInviteInsert, inviteArgs(inv)...)
+				return err
+			})
+		},
+		ports.KindRedemptions: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecRedemptionsCount, stmtRecRedemptionsRead, scanStamp, func(ctx context.Context, tx *txn, s ports.Stamp) error {
+				_, err := d.exec(ctx, tx, stmtRedemptionInsert, sql.Named("token_hash", s.ID), sql.Named("at", millis(s.At)))
+				return err
+			})
+		},
+	},
+})
+
 var (
 	_ ports.StudentRepository = (*Students)(nil)
 	_ ports.InviteRepository  = (*Invites)(nil)

@@ -53,7 +53,7 @@ func newFixture(t *testing.T) *fixture {
 	identity := service.NewIdentity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{}, service.IdentityConfig{LinkBase: "https://library.example.org"})
 	mail := &portfake.Outbox{}
 	identity.SendMailWith(mail)
-	lib := service.NewLibrary(repos, identity)
+	lib := service.NewLibrary(repos, identity, service.LibraryConfig{})
 	authz, err := ladonauthz.LoadFS(policies.Files)
 	if err != nil {
 		t.Fatal(err)

@@ -20,13 +20,6 @@ type Cataloguing struct {
 	codec    ports.RecordCodec
 }
 
-// UseCatalogSource sets the catalogue server client and the MARC codec
-// that reads its answers. Until it is called every lookup is Unavailable,
-// so a service built without them still serves everything else.
-func (l *Library) UseCatalogSource(source ports.CatalogSource, codec ports.RecordCodec) {
-	l.Cataloguing.source, l.Cataloguing.codec = source, codec
-}
-
 // Lookup returns the draft of a new book the school's catalogue server
 // gives for isbn, storing nothing: the librarian checks it before adding
 // the book. The ISBN is checked (check digit included) before anything

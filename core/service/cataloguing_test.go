@@ -7,6 +7,7 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -50,7 +51,7 @@ var matildaRecord = library.HoldingRecord{Title: "Matilda /", Authors: []string{
 func TestCataloguingLookupAndAddBook(t *testing.T) {
 	lf := newLibFixture(t)
 	src := &fakeCatalogSource{answer: []byte("<collection/>")}
-	lf.lib.UseCatalogSource(src, fakeCodec{records: []library.HoldingRecord{matildaRecord}})
+	lf.useLibrary(service.LibraryConfig{Catalogue: src, Codec: fakeCodec{records: []library.HoldingRecord{matildaRecord}}})
 	ctx := as(lf.librarian)
 
 	d, err := lf.lib.Cataloguing.Lookup(ctx, "", "978-0-14-241037-0")
@@ -88,7 +89,7 @@ func TestCataloguingRefusals(t *testing.T) {
 	wantErr(t, err, errs.Unavailable, "unavailable") // no source wired
 
 	src := &fakeCatalogSource{err: errs.E(errs.GatewayTimeout, errs.CodeCatalogSourceTimeout, "slow")}
-	lf.lib.UseCatalogSource(src, fakeCodec{})
+	lf.useLibrary(service.LibraryConfig{Catalogue: src, Codec: fakeCodec{}})
 	_, err = lf.lib.Cataloguing.Lookup(ctx, "", "9780142410370")
 	wantErr(t, err, errs.GatewayTimeout, "catalog_source_timeout")
 	_, _, err = lf.lib.Cataloguing.AddBook(ctx, "", library.BookDraft{ISBN: "9780142410370", Copies: 1})
@@ -98,7 +99,7 @@ func TestCataloguingRefusals(t *testing.T) {
 	_, err = lf.lib.Cataloguing.Lookup(ctx, "", "9780142410370")
 	wantErr(t, err, errs.NotFound, "catalog_record_not_found")
 
-	lf.lib.UseCatalogSource(src, fakeCodec{bad: []library.LineError{{Line: 1, Message: "no leader"}}})
+	lf.useLibrary(service.LibraryConfig{Catalogue: src, Codec: fakeCodec{bad: []library.LineError{{Line: 1, Message: "no leader"}}}})
 	_, err = lf.lib.Cataloguing.Lookup(ctx, "", "9780142410370")
 	wantErr(t, err, errs.BadGateway, "catalog_source_unavailable")
 

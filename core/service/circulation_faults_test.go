@@ -188,8 +188,11 @@ type libFixture struct {
 	*fixture
 	faults *faultyLibrary
 	store  ports.Repositories // the unwrapped stores, for checks
-	lib    *service.Library
-	users  *service.Users
+	// wrapped are the stores the use cases are built on (faults wraps
+	// them).
+	wrapped ports.Repositories
+	lib     *service.Library
+	users   *service.Users
 
 	admin, librarian, librarianB, student, student2, studentB, reader user.Account
 }
@@ -199,8 +202,8 @@ func newLibFixture(tb testing.TB) *libFixture {
 	f := newFixture(tb, service.IdentityConfig{})
 	lf := &libFixture{fixture: f, store: f.repos, faults: &faultyLibrary{}}
 	repos := lf.faults.wrap(f.repos)
-	lf.lib = service.NewLibrary(repos, f.id)
-	lf.lib.SetClock(f.clock.Now, nil)
+	lf.wrapped = repos
+	lf.useLibrary(service.LibraryConfig{})
 	lf.users = service.NewUsers(repos, &premiumAuthz{})
 	lf.users.Now = f.clock.Now
 
@@ -214,6 +217,13 @@ func newLibFixture(tb testing.TB) *libFixture {
 	lf.studentB = f.addAccount(tb, libStudentB, "cid@birch.example.org", user.RoleStudent, libSchoolB, "v2:"+password)
 	lf.reader = f.addAccount(tb, libReader, "reader@example.org", user.RoleReader, "", "v2:"+password)
 	return lf
+}
+
+// useLibrary builds lf.lib afresh on the fixture's stores and clock with
+// cfg (a record codec, a catalogue source).
+func (lf *libFixture) useLibrary(cfg service.LibraryConfig) {
+	lf.lib = service.NewLibrary(lf.wrapped, lf.id, cfg)
+	lf.lib.SetClock(lf.clock.Now, nil)
 }
 
 // as returns a context whose caller is a.

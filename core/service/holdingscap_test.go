@@ -38,13 +38,13 @@ func (c *countingCodec) EncodeMARCXML(io.Writer, []library.HoldingRecord) error 
 func TestHoldingsImportMARCRecordCap(t *testing.T) {
 	lf := newLibFixture(t)
 	at := &countingCodec{n: library.MaxMARCRecords}
-	lf.lib.UseRecordCodec(at)
+	lf.useLibrary(service.LibraryConfig{Codec: at})
 	rep, err := lf.lib.HoldingsFiles.Import(as(lf.librarian), "", library.HoldingsMARCXML, library.ItemFields{}, library.BytesUpload([]byte("<collection/>")), true)
 	if err != nil || len(rep.Problems) != 0 || at.handed != library.MaxMARCRecords {
 		t.Fatalf("a file of %d records: %d problems, %d read, %v; want it read whole", library.MaxMARCRecords, len(rep.Problems), at.handed, err)
 	}
 	over := &countingCodec{n: library.MaxMARCRecords + 100}
-	lf.lib.UseRecordCodec(over)
+	lf.useLibrary(service.LibraryConfig{Codec: over})
 	rep, err = lf.lib.HoldingsFiles.Import(as(lf.librarian), "", library.HoldingsMARCXML, library.ItemFields{}, library.BytesUpload([]byte("<collection/>")), true)
 	if err != nil && !errs.Is(err, errs.Invalid) {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func TestHoldingsCommitGoesToAJobByItsRecords(t *testing.T) {
 			lf := newLibFixture(t)
 			file := tt.file
 			if tt.codec != nil {
-				lf.lib.UseRecordCodec(tt.codec)
+				lf.useLibrary(service.LibraryConfig{Codec: tt.codec})
 				file = library.BytesUpload([]byte("<collection/>"))
 			}
 			rep, job, err := lf.lib.HoldingsFiles.ImportFile(as(lf.librarian), "", tt.format, library.ItemFields{}, file, false, false)
@@ -108,7 +108,7 @@ func TestHoldingsCommitGoesToAJobByItsRecords(t *testing.T) {
 		})
 	}
 	lf := newLibFixture(t)
-	lf.lib.UseRecordCodec(&countingCodec{n: library.MaxMARCRecords + 1})
+	lf.useLibrary(service.LibraryConfig{Codec: &countingCodec{n: library.MaxMARCRecords + 1}})
 	_, job, err := lf.lib.HoldingsFiles.ImportFile(as(lf.librarian), "", library.HoldingsMARCXML, library.ItemFields{}, library.BytesUpload([]byte("<collection/>")), false, false)
 	if !errs.Is(err, errs.Invalid) || job.ID != "" {
 		t.Fatalf("commit of a file past the record cap = job %+v, %v; want refused at once", job, err)

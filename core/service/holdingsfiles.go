@@ -34,10 +34,6 @@ type HoldingsFiles struct {
 	*clock
 }
 
-// UseRecordCodec sets the codec that reads and writes MARC files; without
-// one only CSV files are taken (MARC answers Unavailable).
-func (l *Library) UseRecordCodec(c ports.RecordCodec) { l.HoldingsFiles.codec = c }
-
 // ImportReport is what an import would do (dry run) or did.
 type ImportReport struct {
 	DryRun    bool

@@ -262,8 +262,8 @@ func (j *importJobs) status(ctx context.Context, schoolID, id string) (ImportJob
 // file has more than AsyncImportRecords records (a commit), starts a job
 // and returns it (its ID set) without a report. It releases file once done
 // with it: before it returns, or when its job ends. At most as many
-// imports as LimitImports sets are read at once, a job's for as long as it
-// runs.
+// imports as LibraryConfig.MaxImports allows are read at once, a job's for
+// as long as it runs.
 // Errors: as Import; Conflict "import_running" (a job of the school is
 // running, of any kind); Unavailable "imports_busy" with RetryAfter (as
 // many imports as the process takes are being read).

@@ -35,7 +35,7 @@ func TestStopImportsEndsARunningJob(t *testing.T) {
 	slow := &slowImports{HoldingsImportRepository: lf.store.HoldingsImports, started: make(chan struct{})}
 	repos := lf.store
 	repos.HoldingsImports = slow
-	lib := service.NewLibrary(repos, lf.id)
+	lib := service.NewLibrary(repos, lf.id, service.LibraryConfig{})
 	lib.SetClock(lf.clock.Now, nil)
 
 	file := []byte("title,author,barcode\nStopped Book,A Writer,STOP-1\n")
@@ -188,11 +188,10 @@ func TestRosterSyncJobHoldsTheSchoolsSlot(t *testing.T) {
 	slow := &slowRoster{StudentRepository: lf.store.Students, started: make(chan struct{})}
 	repos := lf.store
 	repos.Students = slow
-	lib := service.NewLibrary(repos, lf.id)
-	lib.SetClock(lf.clock.Now, nil)
 	// The running sync, school B's job and the dry run read uploads at
 	// once: more than the default allows (TestUploadSlotsAreShared).
-	lib.LimitImports(4)
+	lib := service.NewLibrary(repos, lf.id, service.LibraryConfig{MaxImports: 4})
+	lib.SetClock(lf.clock.Now, nil)
 	before := len(schoolStudents(t, lf, libSchoolA))
 
 	roster := service.SyncInput{RosterUpload: service.RosterUpload{CSV: library.BytesUpload(rosterCSV(service.AsyncRosterStudents + 1))}}
@@ -239,7 +238,7 @@ func TestRosterSyncJobHoldsTheSchoolsSlot(t *testing.T) {
 }
 
 // The upload slots are one budget for every kind of upload: with
-// LimitImports(1) a roster sync's running job takes the only one, so a
+// MaxImports 1 a roster sync's running job takes the only one, so a
 // holdings dry run, a student file and another roster are refused with
 // imports_busy (Retry-After set) until the job ends, and then go through.
 func TestUploadSlotsAreShared(t *testing.T) {
@@ -247,9 +246,8 @@ func TestUploadSlotsAreShared(t *testing.T) {
 	slow := &slowRoster{StudentRepository: lf.store.Students, started: make(chan struct{}), release: make(chan struct{})}
 	repos := lf.store
 	repos.Students = slow
-	lib := service.NewLibrary(repos, lf.id)
+	lib := service.NewLibrary(repos, lf.id, service.LibraryConfig{MaxImports: 1})
 	lib.SetClock(lf.clock.Now, nil)
-	lib.LimitImports(1)
 
 	roster := service.SyncInput{RosterUpload: service.RosterUpload{CSV: library.BytesUpload(rosterCSV(service.AsyncRosterStudents + 1))}}
 	_, job, err := lib.Students.Sync(as(lf.librarian), "", roster)
@@ -302,9 +300,10 @@ func TestJobErrorsAreTold(t *testing.T) {
 	lf := newLibFixture(t)
 	repos := lf.store
 	repos.HoldingsImports = failingImports{lf.store.HoldingsImports}
-	lib := service.NewLibrary(repos, lf.id)
 	told := make(chan string, 1)
-	lib.OnJobError(func(op string, err error) { told <- op + ": " + err.Error() })
+	lib := service.NewLibrary(repos, lf.id, service.LibraryConfig{
+		OnJobError: func(op string, err error) { told <- op + ": " + err.Error() },
+	})
 	file := []byte("title,author,barcode\nBroken Book,A Writer,BROKEN-1\n")
 	_, job, err := lib.HoldingsFiles.ImportFile(as(lf.librarian), "", library.HoldingsCSV, library.ItemFields{}, library.BytesUpload(file), false, true)
 	if err != nil {

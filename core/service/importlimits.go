@@ -1,7 +1,6 @@
 package service
 
 import (
-	"context"
 	"time"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -10,8 +9,8 @@ import (
 
 // DefaultMaxImports is how many uploaded files (holdings files, rosters,
 // student files, scanner files) are read at once in the process unless
-// LimitImports says otherwise: each holds its file's records and plan in
-// memory.
+// LibraryConfig.MaxImports says otherwise: each holds its file's records
+// and plan in memory.
 const DefaultMaxImports = 2
 
 // ReportListMost is how many problems and notices a report lists; it
@@ -41,21 +40,6 @@ func (s *importSlots) take() (release func(), err error) {
 	}
 }
 
-// LimitImports sets how many uploads (holdings imports' dry runs,
-// commits and running jobs, roster syncs and their jobs, student and
-// scanner files) are read at once; one more is refused. Set it before
-// serving.
-func (l *Library) LimitImports(n int) {
-	if n < 1 {
-		n = 1
-	}
-	l.HoldingsFiles.slots.ch = make(chan struct{}, n)
-}
-
-// OnImportReading sets a function called by each import once it holds
-// its slot, before it reads its file (tests hold an import there).
-func (l *Library) OnImportReading(f func(context.Context)) { l.HoldingsFiles.reading = f }
-
 // capReport cuts the report's lists of problems and notices to their
 // first ReportListMost and keeps their totals.
 func capReport(rep *ImportReport) {
@@ -76,8 +60,3 @@ func (r ImportReport) MoreProblems() int { return max(r.ProblemsTotal-len(r.Prob
 
 // MoreNotices is how many notices the report counts but does not list.
 func (r ImportReport) MoreNotices() int { return max(r.NoticesTotal-len(r.Notices), 0) }
-
-// OnJobError sets what is told of a background job's error (the log): the
-// job's end says only that it failed, so without it an internal failure
-// leaves no trace of its cause.
-func (l *Library) OnJobError(f func(op string, err error)) { l.HoldingsFiles.jobs.bg.onError = f }

@@ -30,8 +30,7 @@ type Library struct {
 	Holds         *Holds
 	Catalog       *PublicCatalog
 	Notices       *Notices
-	// Cataloguing fills new books from the school's catalogue server
-	// (UseCatalogSource sets the server's client).
+	// Cataloguing fills new books from the school's catalogue server.
 	Cataloguing *Cataloguing
 	Reports     *Reports
 	Stocktakes  *Stocktakes
@@ -57,8 +56,32 @@ func (c *clock) Now() time.Time { return c.now() }
 // dates, overdue, renewals) by the school's calendar day, not the server's.
 func (c *clock) todayAt(school library.School) time.Time { return school.Today(c.now()) }
 
+// LibraryConfig is what the library's use cases are built with besides
+// their stores. Every field is optional.
+type LibraryConfig struct {
+	// Codec reads and writes MARC files; without one only CSV holdings
+	// files are taken (MARC answers Unavailable).
+	Codec ports.RecordCodec
+	// Catalogue asks the schools' catalogue servers, Codec reading its
+	// answers; without both every lookup is Unavailable, and a service
+	// built without them still serves everything else.
+	Catalogue ports.CatalogSource
+	// MaxImports is how many uploads (holdings imports' dry runs, commits
+	// and running jobs, roster syncs and their jobs, student and scanner
+	// files) are read at once; one more is refused. Zero or less:
+	// DefaultMaxImports.
+	MaxImports int
+	// OnJobError is told of a background job's error (the log): the job's
+	// end says only that it failed, so without it an internal failure
+	// leaves no trace of its cause.
+	OnJobError func(op string, err error)
+	// OnImportReading is called by each holdings import once it holds its
+	// slot, before it reads its file (tests hold an import there).
+	OnImportReading func(context.Context)
+}
+
 // NewLibrary builds the library's use cases. It panics on a nil dependency.
-func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
+func NewLibrary(repos ports.Repositories, identity *Identity, cfg LibraryConfig) *Library {
 	if repos.Schools == nil || repos.Accounts == nil || repos.RefreshTokens == nil || repos.Students == nil ||
 		repos.Invites == nil || repos.Holdings == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || repos.Notices == nil || repos.Holds == nil || repos.Charges == nil ||
 		repos.Homerooms == nil || repos.Reports == nil || identity == nil {
@@ -70,8 +93,12 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 	desk := &holdDesk{holds: repos.Holds, holdings: repos.Holdings, schools: repos.Schools, accounts: repos.Accounts,
 		loanReader: loans, clock: c}
 	holdings := &Holdings{schoolScope: scope, holdings: repos.Holdings, desk: desk, loanReader: loans, clock: c}
-	jobs := newImportJobs(repos.ImportJobs, c, nil)
-	slots := newImportSlots(DefaultMaxImports)
+	jobs := newImportJobs(repos.ImportJobs, c, cfg.OnJobError)
+	maxImports := cfg.MaxImports
+	if maxImports < 1 {
+		maxImports = DefaultMaxImports
+	}
+	slots := newImportSlots(maxImports)
 	circulation := &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts, students: repos.Students,
 		departures: repos.Departures, notices: repos.Notices, desk: desk, charges: repos.Charges, loanReader: loans, clock: c}
 	return &Library{
@@ -82,8 +109,8 @@ func NewLibrary(repos ports.Repositories, identity *Identity) *Library {
 			jobs: jobs, slots: slots, clock: c},
 		Holdings: holdings,
 		HoldingsFiles: &HoldingsFiles{schoolScope: scope, holdings: repos.Holdings, imports: repos.HoldingsImports, desk: desk,
-			jobs: jobs, slots: slots, clock: c},
-		Cataloguing: &Cataloguing{schoolScope: scope, holdings: holdings},
+			codec: cfg.Codec, jobs: jobs, slots: slots, reading: cfg.OnImportReading, clock: c},
+		Cataloguing: &Cataloguing{schoolScope: scope, holdings: holdings, source: cfg.Catalogue, codec: cfg.Codec},
 		Circulation: circulation,
 		Holds:       &Holds{schoolScope: scope, holdDesk: desk},
 		Catalog:     &PublicCatalog{schools: repos.Schools, holdings: repos.Holdings, loanReader: loans, desk: desk},

@@ -598,7 +598,7 @@ func TestInviteExistingEmailWritesNothing(t *testing.T) {
 	var created atomic.Int64
 	repos := lf.store
 	repos.Invites = countingInvites{InviteRepository: repos.Invites, created: &created}
-	lib := service.NewLibrary(repos, lf.id)
+	lib := service.NewLibrary(repos, lf.id, service.LibraryConfig{})
 	for _, pw := range []string{"", "a brand new password"} {
 		_, token, err := lib.Staff.Invite(as(lf.admin), "Reader@Example.org", libSchoolA, pw, "")
 		wantErr(t, err, errs.Conflict, "account_exists")

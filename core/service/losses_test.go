@@ -51,7 +51,7 @@ func TestEndLoanLosingToAReturnUndoesItself(t *testing.T) {
 	hooked := hookedCharges{ChargeRepository: lf.store.Charges}
 	repos := lf.store
 	repos.Charges = &hooked
-	lib := service.NewLibrary(repos, lf.id)
+	lib := service.NewLibrary(repos, lf.id, service.LibraryConfig{})
 	lib.SetClock(lf.clock.Now, nil)
 	hooked.before = func() {
 		hooked.before = nil

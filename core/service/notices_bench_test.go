@@ -33,7 +33,7 @@ func BenchmarkNoticesRun(b *testing.B) {
 			id := service.NewIdentity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{}, service.IdentityConfig{})
 			outbox := &portfake.Outbox{}
 			id.SendMailWith(outbox)
-			lib := service.NewLibrary(repos, id)
+			lib := service.NewLibrary(repos, id, service.LibraryConfig{})
 			start := time.Date(2026, 9, 1, 6, 0, 0, 0, time.UTC)
 			lib.SetClock(func() time.Time { return start }, nil)
 

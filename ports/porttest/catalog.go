@@ -16,6 +16,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register("Catalog", Catalog)
+
 // Catalog checks the contracts of ports.BookRepository,
 // ports.ReadingListRepository and ports.ProgressRepository. newRepos must
 // return empty repositories that no other subtest sees. Books are built with

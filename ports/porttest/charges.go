@@ -11,6 +11,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register("Charges", Charges)
+
 // Charges checks the ports.ChargeRepository contract, and the parts of the
 // holdings and loan ports that lost, claimed and damaged copies use, then
 // the loss use cases of core/service on the adapter under races.

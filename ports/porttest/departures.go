@@ -11,6 +11,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register("Departures", Departures)
+
 // Departures checks the ports.DepartureRepository contract: the records
 // that let a student's deletion and a loan to them exclude each other.
 func Departures(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {

@@ -11,6 +11,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register("ExternalIdentities", ExternalIdentities)
+
 // ExternalIdentities checks the ports.ExternalIdentityRepository contract.
 // newRepos must return empty repositories that no other subtest sees.
 func ExternalIdentities(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {

@@ -15,6 +15,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register("Holdings", Holdings)
+
 // Holdings checks the ports.HoldingsRepository contract.
 func Holdings(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 	runPortTests(t, newRepos, []portTest{

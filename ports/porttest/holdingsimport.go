@@ -11,6 +11,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register("HoldingsImports", HoldingsImports)
+
 // HoldingsImports checks the ports.HoldingsImportRepository contract.
 func HoldingsImports(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 	runPortTests(t, newRepos, []portTest{

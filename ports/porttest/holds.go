@@ -13,6 +13,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register("Holds", Holds)
+
 // Holds checks the ports.HoldRepository contract, then the hold use cases
 // of core/service on the adapter: the exactly-once rules of holds under
 // racing returns, placements and loans hold on every store only if the

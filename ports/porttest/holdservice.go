@@ -85,7 +85,7 @@ type holdWorld struct {
 func newHoldWorld(t *testing.T, r ports.Repositories, students int) *holdWorld {
 	t.Helper()
 	w := &holdWorld{r: r, clock: &holdClock{t: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}}
-	w.lib = service.NewLibrary(r, identityFor(r))
+	w.lib = service.NewLibrary(r, identityFor(r), service.LibraryConfig{})
 	w.lib.SetClock(w.clock.Now, nil)
 	w.school = library.School{ID: uuid.NewString(), Name: "Holds School", Domain: "holds-" + uuid.NewString()[:8] + ".example.org",
 		Settings: library.DefaultSettings(), CreatedAt: w.clock.Now()}

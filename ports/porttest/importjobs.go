@@ -12,6 +12,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register("ImportJobs", ImportJobs)
+
 // ImportJobs checks the ports.ImportJobRepository contract.
 func ImportJobs(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 	runPortTests(t, newRepos, []portTest{

@@ -16,6 +16,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register("Loans", Loans)
+
 // Loans checks the ports.LoanRepository contract.
 func Loans(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 	runPortTests(t, newRepos, []portTest{
@@ -32,6 +34,8 @@ func Loans(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"Renewals/AddRenewalRace", testLibRenewalRace},
 	})
 }
+
+var _ = register("ActiveLoans", ActiveLoans)
 
 // ActiveLoans checks the ports.ActiveLoanRepository contract.
 func ActiveLoans(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {

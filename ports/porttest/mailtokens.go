@@ -12,6 +12,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register("MailTokens", MailTokens)
+
 // MailTokens checks the ports.MailTokenRepository contract. newRepos must
 // return empty repositories that no other subtest sees.
 func MailTokens(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {

@@ -11,6 +11,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register("Notices", Notices)
+
 // Notices checks the ports.NoticeRepository and ports.HomeroomRepository
 // contracts: the records behind reminder mail.
 func Notices(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {

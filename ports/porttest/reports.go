@@ -13,6 +13,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register("Reports", Reports)
+
 // Reports checks the ports.ReportRepository contract.
 func Reports(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 	runPortTests(t, newRepos, []portTest{

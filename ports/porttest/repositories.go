@@ -21,6 +21,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register("Repositories", Repositories)
+
 // Repositories checks the ports.Repositories contract. newRepos must return
 // empty repositories that no other subtest sees.
 func Repositories(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {

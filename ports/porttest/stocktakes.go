@@ -12,6 +12,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register("Stocktakes", Stocktakes)
+
 // Stocktakes checks the ports.StocktakeRepository contract, then marking a
 // stocktake's missing copies lost on the adapter under races.
 func Stocktakes(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {

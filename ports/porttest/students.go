@@ -18,6 +18,8 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+var _ = register("Students", Students)
+
 // Students checks the ports.StudentRepository contract.
 func Students(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 	runPortTests(t, newRepos, []portTest{
@@ -38,6 +40,8 @@ func Students(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"Roster/RolloverOncePerYear", testRolloverOnce},
 	})
 }
+
+var _ = register("Invites", Invites)
 
 // Invites checks the ports.InviteRepository contract.
 func Invites(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {

@@ -240,17 +240,18 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		logger.Info("finished interrupted account deletions", "accounts", n)
 	}
 	a.Catalog = service.NewCatalog(a.Repos, authz)
-	a.Library = service.NewLibrary(a.Repos, a.Identity)
 	// Catalogue servers are a school's setting: every lookup goes through the
 	// outbound client, which calls only what cfg.Outbound allows.
 	catalogue := outbound.NewClient(cfg.Outbound, outbound.Limits{Timeout: sru.DefaultTimeout, MaxBytes: sru.MaxAnswerBytes})
-	a.Library.UseCatalogSource(sru.New(catalogue, sru.DefaultTimeout), marc.NewCodec())
-	a.Library.UseRecordCodec(marc.NewCodec())
-	a.Library.LimitImports(cfg.MaxImports)
-	a.Library.OnJobError(func(op string, err error) { logger.Error("background job failed", "op", op, "error", err.Error()) })
-	if a.onImportReading != nil {
-		a.Library.OnImportReading(a.onImportReading)
-	}
+	a.Library = service.NewLibrary(a.Repos, a.Identity, service.LibraryConfig{
+		Codec:      marc.NewCodec(),
+		Catalogue:  sru.New(catalogue, sru.DefaultTimeout),
+		MaxImports: cfg.MaxImports,
+		OnJobError: func(op string, err error) {
+			logger.Error("background job failed", "op", op, "error", err.Error())
+		},
+		OnImportReading: a.onImportReading,
+	})
 	uploads, err := uploadspool.Open(cfg.UploadDir)
 	if err != nil {
 		return a, fmt.Errorf("LIBRARY_UPLOAD_DIR: %w", err)

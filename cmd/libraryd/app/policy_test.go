@@ -293,7 +293,7 @@ func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpedge.H
 	}
 	identity := service.NewIdentity(repos, tokens, passwordhash.New(), newLoginThrottle(store, Config{LoginFailuresPerAddress: 50, LoginFailuresPerAccount: 10, LoginFailuresPerAccountAddress: 5}, []byte("policy-test-device-key-32-bytes!")), service.IdentityConfig{})
 	books := service.NewCatalog(repos, authz)
-	lib := service.NewLibrary(repos, identity)
+	lib := service.NewLibrary(repos, identity, service.LibraryConfig{})
 	edge := httpedge.New(httpedge.Deps{Sessions: identity, Authorizer: authz, RateLimiter: limits, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
 		httpedge.Config{IssuerURL: "http://test", MetricsToken: "policy-test-metrics-token"})
 	h := frontDoors(edge, httpapi.Deps{

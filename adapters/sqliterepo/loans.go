@@ -9,6 +9,53 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// The record store's statements for these kinds: reading and counting
+// the whole table, and inserting a record exactly as given where the
+// repository's own writes upsert or skip what exists.
+var (
+	stmtRecLoansCount    = newWholeStmt("records.loans.count", `SELECT count(*) FROM loans`)
+	stmtRecLoansRead     = newWholeStmt("records.loans.read", `SELECT `+loanColumns+` FROM loans`)
+	stmtRecRenewalsCount = newWholeStmt("records.renewals.count", `SELECT count(*) FROM renewals`)
+	stmtRecRenewalsRead  = newWholeStmt("records.renewals.read", `SELECT `+renewalColumns+` FROM renewals`)
+	stmtRecClaimsCount   = newWholeStmt("records.copy_claims.count", `SELECT count(*) FROM copy_claims`)
+	stmtRecClaimsRead    = newWholeStmt("records.copy_claims.read", `SELECT `+claimColumns+` FROM copy_claims`)
+	stmtRecEndingsCount  = newWholeStmt("records.loan_endings.count", `SELECT count(*) FROM loan_endings`)
+	stmtRecEndingsRead   = newWholeStmt("records.loan_endings.read", `SELECT loan_id, outcome, ended_at FROM loan_endings`)
+)
+
+var _ = register(entity{
+	repositories: func(d *DB, r *ports.Repositories) {
+		r.Loans = NewLoans(d)
+		r.ActiveLoans = NewActiveLoans(d)
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindLoans: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecLoansCount, stmtRecLoansRead, scanLoan, func(ctx context.Context, tx *txn, l library.Loan) error {
+				_, err := d.exec(ctx, tx, stmtLoanInsert, loanArgs(l)...)
+				return err
+			})
+		},
+		ports.KindRenewals: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecRenewalsCount, stmtRecRenewalsRead, scanRenewal, func(ctx context.Context, tx *txn, rn library.Renewal) error {
+				_, err := d.exec(ctx, tx, stmtRenewalInsert, renewalArgs(rn)...)
+				return err
+			})
+		},
+		ports.KindClaims: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecClaimsCount, stmtRecClaimsRead, scanClaim, func(ctx context.Context, tx *txn, c library.CopyClaim) error {
+				_, err := d.exec(ctx, tx, stmtClaimInsert, claimArgs(c)...)
+				return err
+			})
+		},
+		ports.KindLoanEndings: func(d *DB, k ports.RecordKind) recordKind {
+			return recordsKind(d, k, stmtRecEndingsCount, stmtRecEndingsRead, scanEnding, func(ctx context.Context, tx *txn, e library.LoanEnding) error {
+				_, err := d.exec(ctx, tx, stmtEndingInsert, endingArgs(e)...)
+				return err
+			})
+		},
+	},
+})
+
 var (
 	_ ports.LoanRepository       = (*Loans)(nil)
 	_ ports.ActiveLoanRepository = (*ActiveLoans)(nil)
