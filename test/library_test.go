@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -444,7 +445,7 @@ func settledOpenLoans(t *testing.T, w *libraryWorld) []any {
 	for end := time.Now().Add(time.Minute); time.Now().Before(end); {
 		time.Sleep(2 * time.Second)
 		now := list()
-		if fmt.Sprint(now) == fmt.Sprint(last) {
+		if reflect.DeepEqual(now, last) {
 			return now
 		}
 		last = now

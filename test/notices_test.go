@@ -131,8 +131,12 @@ func TestNoticesGoOnceToStudentsAndTeachers(t *testing.T) {
 	later := today.AddDate(0, 0, 9)
 	var wg sync.WaitGroup
 	results := make([]coreservice.SweepResult, 2)
-	for i, s := range []*service{a, b} {
+	// Both clocks are set before either sweep starts: on the embedded
+	// store a and b are one service, whose clock a running sweep reads.
+	for _, s := range []*service{a, b} {
 		s.App.Library.SetClock(func() time.Time { return later }, nil)
+	}
+	for i, s := range []*service{a, b} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -249,12 +249,7 @@ func (s *HoldingsFiles) countRecords(format string, items library.ItemFields, fi
 	}
 	defer f.Close()
 	n := 0
-	err = s.codecFor(items).Decode(format, f, func(library.HoldingRecord) error {
-		if n++; n > library.MaxMARCRecords {
-			return errTooManyRecords
-		}
-		return nil
-	}, func(library.LineError) {})
+	err = decodeUpToCap(s.codecFor(items), format, f, func(library.HoldingRecord) { n++ }, func(library.LineError) {})
 	if err != nil { // unreadable, or past the cap: refused at once, not by a job
 		return 0
 	}
@@ -279,14 +274,23 @@ var errTooManyRecords = errors.New("too many records")
 func decodeRecords(codec ports.RecordCodec, format string, r io.Reader) ([]library.HoldingRecord, []library.LineError, error) {
 	var records []library.HoldingRecord
 	var problems []library.LineError
-	err := codec.Decode(format, r, func(rec library.HoldingRecord) error {
-		records = append(records, rec)
-		if len(records) > library.MaxMARCRecords {
+	err := decodeUpToCap(codec, format, r, func(rec library.HoldingRecord) { records = append(records, rec) },
+		func(p library.LineError) { problems = append(problems, p) })
+	return records, problems, err
+}
+
+// decodeUpToCap hands each record of a MARC file to each, up to and
+// including the first past library.MaxMARCRecords, where it stops with
+// errTooManyRecords, and each problem to problem.
+func decodeUpToCap(codec ports.RecordCodec, format string, r io.Reader, each func(library.HoldingRecord), problem func(library.LineError)) error {
+	n := 0
+	return codec.Decode(format, r, func(rec library.HoldingRecord) error {
+		each(rec)
+		if n++; n > library.MaxMARCRecords {
 			return errTooManyRecords
 		}
 		return nil
-	}, func(p library.LineError) { problems = append(problems, p) })
-	return records, problems, err
+	}, problem)
 }
 
 // plan matches the records to the school's books, checks their barcodes
