@@ -1,0 +1,86 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/user"
+)
+
+type studentBody struct {
+	StudentID     string `json:"student_id"`
+	Name          string `json:"name"`
+	Email         string `json:"email"`
+	StudentNumber string `json:"student_number"`
+	Grade         string `json:"grade"`
+	Homeroom      string `json:"homeroom"`
+	ExternalID    string `json:"external_id"`
+	Inactive      bool   `json:"inactive"`
+	SchoolID      string `json:"school_id"`
+	CreatedAt     string `json:"created_at"`
+}
+
+func toStudentBody(a user.Account) studentBody {
+	return studentBody{StudentID: a.ID, Name: a.Name, Email: a.Email, StudentNumber: a.StudentNumber, Grade: a.Grade,
+		Homeroom: a.Homeroom, ExternalID: a.ExternalID, Inactive: a.Inactive, SchoolID: a.SchoolID, CreatedAt: timestamp(a.CreatedAt)}
+}
+
+type studentRequest struct {
+	SchoolID      string  `json:"school_id"`
+	Name          string  `json:"name" validate:"required"`
+	Email         string  `json:"email"`
+	Password      *string `json:"password" validate:"omitnil,min=1"` // left out: a student without a sign-in
+	StudentNumber string  `json:"student_number"`
+	Grade         string  `json:"grade"`
+	Homeroom      string  `json:"homeroom"`
+}
+
+func (h *handler) createStudent(w http.ResponseWriter, r *http.Request) {
+	req, ok := decodeBody[studentRequest](w, r)
+	if !ok {
+		return
+	}
+	a, err := h.deps.Library.Students.Create(r.Context(), req.SchoolID, service.StudentInput{
+		Name: req.Name, Email: req.Email, Password: deref(req.Password), StudentNumber: req.StudentNumber,
+		Grade: req.Grade, Homeroom: req.Homeroom,
+	})
+	respond(w, r, http.StatusCreated, studentReply{Student: toStudentBody(a)}, err)
+}
+
+func (h *handler) listStudents(w http.ResponseWriter, r *http.Request) {
+	pagedList(w, r, []string{"search", "homeroom"}, func(p map[string]string, q service.ListQuery) (any, error) {
+		res, err := h.deps.Library.Students.Search(r.Context(), p["schoolId"], p["homeroom"], q)
+		return studentsPageReply{Students: mapSlice(res.Students, toStudentBody), Pagination: pageOf(res.Page, res.Limit, res.Total)}, err
+	})
+}
+
+// studentChangeRequest changes a student: a field left out stays as it
+// is; an empty grade or homeroom removes it.
+type studentChangeRequest struct {
+	SchoolID string  `json:"school_id"`
+	Name     *string `json:"name"`
+	Grade    *string `json:"grade"`
+	Homeroom *string `json:"homeroom"`
+}
+
+func (h *handler) updateStudent(w http.ResponseWriter, r *http.Request) {
+	req, ok := decodeBody[studentChangeRequest](w, r)
+	if !ok {
+		return
+	}
+	a, err := h.deps.Library.Students.Update(r.Context(), req.SchoolID, pathID(r),
+		service.StudentChanges{Name: req.Name, Grade: req.Grade, Homeroom: req.Homeroom})
+	respond(w, r, http.StatusOK, studentReply{Student: toStudentBody(a)}, err)
+}
+
+// importStudents takes a text/csv body (name, email, student_number,
+// grade, homeroom).
+func (h *handler) importStudents(w http.ResponseWriter, r *http.Request) {
+	school, file, ok := h.schoolAndFile(w, r)
+	if !ok {
+		return
+	}
+	defer file.Release()
+	students, err := h.deps.Library.Students.Import(r.Context(), school, file)
+	respond(w, r, http.StatusCreated, studentsImportedReply{Imported: len(students), Students: mapSlice(students, toStudentBody)}, err)
+}
