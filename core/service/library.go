@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -44,17 +45,33 @@ type Library struct {
 }
 
 // clock gives the library's use cases the time and fresh ids; one value is
-// shared by all of them so a test sets both once (SetClock).
+// shared by all of them so a test sets both once (SetClock), even while a
+// background sweep of the service reads them.
 type clock struct {
-	now   func() time.Time
-	newID func() string
+	mu  sync.RWMutex
+	now func() time.Time
+	id  func() string
 }
 
-func (c *clock) Now() time.Time { return c.now() }
+func newClock(now func() time.Time, newID func() string) *clock { return &clock{now: now, id: newID} }
+
+func (c *clock) Now() time.Time {
+	c.mu.RLock()
+	now := c.now
+	c.mu.RUnlock()
+	return now()
+}
+
+func (c *clock) newID() string {
+	c.mu.RLock()
+	id := c.id
+	c.mu.RUnlock()
+	return id()
+}
 
 // todayAt is now in the school's time zone: circulation counts dates (due
 // dates, overdue, renewals) by the school's calendar day, not the server's.
-func (c *clock) todayAt(school library.School) time.Time { return school.Today(c.now()) }
+func (c *clock) todayAt(school library.School) time.Time { return school.Today(c.Now()) }
 
 // LibraryConfig is what the library's use cases are built with besides
 // their stores. Every field is optional.
@@ -87,7 +104,7 @@ func NewLibrary(repos ports.Repositories, identity *Identity, cfg LibraryConfig)
 		repos.Homerooms == nil || repos.Reports == nil || identity == nil {
 		panic("service.NewLibrary: nil dependency")
 	}
-	c := &clock{now: time.Now, newID: newUUID}
+	c := newClock(time.Now, newUUID)
 	scope := schoolScope{schools: repos.Schools}
 	loans := loanReader{loans: repos.Loans, active: repos.ActiveLoans}
 	desk := &holdDesk{holds: repos.Holds, holdings: repos.Holdings, schools: repos.Schools, accounts: repos.Accounts,
@@ -128,11 +145,13 @@ func NewLibrary(repos ports.Repositories, identity *Identity, cfg LibraryConfig)
 // SetClock replaces the time and the id generator of every library use
 // case (tests).
 func (l *Library) SetClock(now func() time.Time, newID func() string) {
+	l.clock.mu.Lock()
+	defer l.clock.mu.Unlock()
 	if now != nil {
 		l.clock.now = now
 	}
 	if newID != nil {
-		l.clock.newID = newID
+		l.clock.id = newID
 	}
 }
 

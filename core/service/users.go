@@ -59,7 +59,7 @@ func NewUsers(repos ports.Repositories, authz ports.Authorizer) *Users {
 	}
 	if repos.Holds != nil && repos.Holdings != nil && repos.Schools != nil {
 		u.desk = &holdDesk{holds: repos.Holds, holdings: repos.Holdings, schools: repos.Schools, accounts: repos.Accounts,
-			loanReader: u.loanReader, clock: &clock{now: func() time.Time { return u.Now() }, newID: newUUID}}
+			loanReader: u.loanReader, clock: newClock(func() time.Time { return u.Now() }, newUUID)}
 	}
 	return u
 }
