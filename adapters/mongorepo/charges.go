@@ -29,12 +29,8 @@ var _ = register(entity{
 		{colSettlements, nil},
 	},
 	records: map[ports.RecordKind]records{
-		ports.KindCharges: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colCharges, toChargeDoc, chargeDoc.toCharge)
-		},
-		ports.KindSettlements: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colSettlements, toSettlementDoc, settlementDoc.toSettlement)
-		},
+		ports.KindCharges:     plainRecords(colCharges, toChargeDoc, chargeDoc.toCharge),
+		ports.KindSettlements: plainRecords(colSettlements, toSettlementDoc, settlementDoc.toSettlement),
 	},
 })
 

@@ -26,9 +26,7 @@ var _ = register(entity{
 		}},
 	},
 	records: map[ports.RecordKind]records{
-		ports.KindExternalIdentities: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colExternalIdentities, toExternalIdentityDoc, externalIdentityDoc.toExternalIdentity)
-		},
+		ports.KindExternalIdentities: plainRecords(colExternalIdentities, toExternalIdentityDoc, externalIdentityDoc.toExternalIdentity),
 	},
 })
 

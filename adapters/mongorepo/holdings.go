@@ -50,12 +50,8 @@ var _ = register(entity{
 		}},
 	},
 	records: map[ports.RecordKind]records{
-		ports.KindLibraryBooks: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colLibraryBooks, toLibraryBookDoc, libraryBookDoc.toBook)
-		},
-		ports.KindCopies: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colCopies, toCopyDoc, copyDoc.toCopy)
-		},
+		ports.KindLibraryBooks: plainRecords(colLibraryBooks, toLibraryBookDoc, libraryBookDoc.toBook),
+		ports.KindCopies:       plainRecords(colCopies, toCopyDoc, copyDoc.toCopy),
 	},
 })
 

@@ -40,18 +40,10 @@ var _ = register(entity{
 		{colHoldEnds, nil},
 	},
 	records: map[ports.RecordKind]records{
-		ports.KindHolds: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colHolds, toHoldDoc, holdDoc.toHold)
-		},
-		ports.KindHoldQueue: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colHoldQueue, toHoldQueueDoc, holdQueueDoc.toEntry)
-		},
-		ports.KindHoldTraps: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colHoldTraps, toHoldTrapDoc, holdTrapDoc.toTrap)
-		},
-		ports.KindHoldEnds: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colHoldEnds, toHoldEndDoc, holdEndDoc.toEnd)
-		},
+		ports.KindHolds:     plainRecords(colHolds, toHoldDoc, holdDoc.toHold),
+		ports.KindHoldQueue: plainRecords(colHoldQueue, toHoldQueueDoc, holdQueueDoc.toEntry),
+		ports.KindHoldTraps: plainRecords(colHoldTraps, toHoldTrapDoc, holdTrapDoc.toTrap),
+		ports.KindHoldEnds:  plainRecords(colHoldEnds, toHoldEndDoc, holdEndDoc.toEnd),
 	},
 })
 

@@ -47,18 +47,10 @@ var _ = register(entity{
 		{colLoanEndings, nil},
 	},
 	records: map[ports.RecordKind]records{
-		ports.KindLoans: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colLoans, toLoanDoc, loanDoc.toLoan)
-		},
-		ports.KindRenewals: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colRenewals, toRenewalDoc, renewalDoc.toRenewal)
-		},
-		ports.KindClaims: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colCopyClaims, toCopyClaimDoc, copyClaimDoc.toCopyClaim)
-		},
-		ports.KindLoanEndings: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colLoanEndings, toLoanEndingDoc, loanEndingDoc.toLoanEnding)
-		},
+		ports.KindLoans:       plainRecords(colLoans, toLoanDoc, loanDoc.toLoan),
+		ports.KindRenewals:    plainRecords(colRenewals, toRenewalDoc, renewalDoc.toRenewal),
+		ports.KindClaims:      plainRecords(colCopyClaims, toCopyClaimDoc, copyClaimDoc.toCopyClaim),
+		ports.KindLoanEndings: plainRecords(colLoanEndings, toLoanEndingDoc, loanEndingDoc.toLoanEnding),
 	},
 })
 

@@ -44,18 +44,10 @@ var _ = register(entity{
 		}},
 	},
 	records: map[ports.RecordKind]records{
-		ports.KindNoticeSettings: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colNoticeSettings, toNoticeSettingsDoc, noticeSettingsDoc.toRecord)
-		},
-		ports.KindHomerooms: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colHomerooms, toHomeroomDoc, homeroomDoc.toHomeroom)
-		},
-		ports.KindNotices: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colNotices, toNoticeDoc, noticeDoc.toNotice)
-		},
-		ports.KindNoticeDays: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colNoticeDays, toNoticeDayDoc, noticeDayDoc.toRecord)
-		},
+		ports.KindNoticeSettings: plainRecords(colNoticeSettings, toNoticeSettingsDoc, noticeSettingsDoc.toRecord),
+		ports.KindHomerooms:      plainRecords(colHomerooms, toHomeroomDoc, homeroomDoc.toHomeroom),
+		ports.KindNotices:        plainRecords(colNotices, toNoticeDoc, noticeDoc.toNotice),
+		ports.KindNoticeDays:     plainRecords(colNoticeDays, toNoticeDayDoc, noticeDayDoc.toRecord),
 	},
 })
 

@@ -27,12 +27,8 @@ var _ = register(entity{
 		}},
 	},
 	records: map[ports.RecordKind]records{
-		ports.KindProgress: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colProgress, toProgressDoc, progressDoc.toProgress)
-		},
-		ports.KindSessions: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colReadingSessions, toSessionDoc, sessionDoc.toSession)
-		},
+		ports.KindProgress: plainRecords(colProgress, toProgressDoc, progressDoc.toProgress),
+		ports.KindSessions: plainRecords(colReadingSessions, toSessionDoc, sessionDoc.toSession),
 	},
 })
 

@@ -24,9 +24,7 @@ var _ = register(entity{
 		}},
 	},
 	records: map[ports.RecordKind]records{
-		ports.KindReadingList: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colReadingList, toListItemDoc, listItemDoc.toListItem)
-		},
+		ports.KindReadingList: plainRecords(colReadingList, toListItemDoc, listItemDoc.toListItem),
 	},
 })
 

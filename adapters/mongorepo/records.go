@@ -121,6 +121,14 @@ func plain[T, D any](db *mongo.Database, kind ports.RecordKind, collection strin
 	}
 }
 
+// plainRecords registers a kind stored as one document per record in
+// collection (plain).
+func plainRecords[T, D any](collection string, toDoc func(T) D, toRecord func(D) T) records {
+	return func(db *mongo.Database, k ports.RecordKind) recordKind {
+		return plain(db, k, collection, toDoc, toRecord)
+	}
+}
+
 // insertAs is the write of a kind stored as one document per record in c:
 // every record is checked to be a T, then all are inserted converted by
 // toDoc.

@@ -30,15 +30,9 @@ var _ = register(entity{
 		{colRevokedFamilies, nil},
 	},
 	records: map[ports.RecordKind]records{
-		ports.KindRefreshTokens: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colRefreshTokens, toRefreshTokenDoc, refreshTokenDoc.toRefreshToken)
-		},
-		ports.KindRotations: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colRefreshRotations, toStampDoc, claimDoc.toStamp)
-		},
-		ports.KindRevokedFamilies: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colRevokedFamilies, toStampDoc, claimDoc.toStamp)
-		},
+		ports.KindRefreshTokens:   plainRecords(colRefreshTokens, toRefreshTokenDoc, refreshTokenDoc.toRefreshToken),
+		ports.KindRotations:       plainRecords(colRefreshRotations, toStampDoc, claimDoc.toStamp),
+		ports.KindRevokedFamilies: plainRecords(colRevokedFamilies, toStampDoc, claimDoc.toStamp),
 	},
 	expiring: []expiringKind{
 		{"refresh_tokens", colRefreshTokens, "expires_at", []string{colRefreshRotations}},

@@ -29,9 +29,7 @@ var _ = register(entity{
 		}},
 	},
 	records: map[ports.RecordKind]records{
-		ports.KindRollovers: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colRosterRollovers, toRolloverDoc, rolloverDoc.toRollover)
-		},
+		ports.KindRollovers: plainRecords(colRosterRollovers, toRolloverDoc, rolloverDoc.toRollover),
 	},
 })
 

@@ -22,9 +22,7 @@ var _ = register(entity{
 		}},
 	},
 	records: map[ports.RecordKind]records{
-		ports.KindSchools: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colSchools, toSchoolDoc, schoolDoc.toSchool)
-		},
+		ports.KindSchools: plainRecords(colSchools, toSchoolDoc, schoolDoc.toSchool),
 	},
 })
 

@@ -31,12 +31,8 @@ var _ = register(entity{
 		}},
 	},
 	records: map[ports.RecordKind]records{
-		ports.KindStocktakes: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colStocktakes, toStocktakeDoc, stocktakeDoc.toStocktake)
-		},
-		ports.KindStocktakeScans: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colStocktakeScans, toScanDoc, scanDoc.toScan)
-		},
+		ports.KindStocktakes:     plainRecords(colStocktakes, toStocktakeDoc, stocktakeDoc.toStocktake),
+		ports.KindStocktakeScans: plainRecords(colStocktakeScans, toScanDoc, scanDoc.toScan),
 	},
 })
 

@@ -35,15 +35,9 @@ var _ = register(entity{
 		{colExternalIDs, nil},
 	},
 	records: map[ports.RecordKind]records{
-		ports.KindStudentNumbers: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colStudentNumbers, toStudentNumberDoc, studentNumberDoc.toStudentNumber)
-		},
-		ports.KindInvites: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colInvites, toInviteDoc, inviteDoc.toInvite)
-		},
-		ports.KindRedemptions: func(db *mongo.Database, k ports.RecordKind) recordKind {
-			return plain(db, k, colRedemptions, toStampDoc, claimDoc.toStamp)
-		},
+		ports.KindStudentNumbers: plainRecords(colStudentNumbers, toStudentNumberDoc, studentNumberDoc.toStudentNumber),
+		ports.KindInvites:        plainRecords(colInvites, toInviteDoc, inviteDoc.toInvite),
+		ports.KindRedemptions:    plainRecords(colRedemptions, toStampDoc, claimDoc.toStamp),
 	},
 	expiring: []expiringKind{
 		{"invites", colInvites, "expires_at", []string{colRedemptions}},
