@@ -9,7 +9,7 @@ import (
 
 // LoanRepository stores loan records and their renewals. A loan record is
 // only a loan while the copy's claim names it (ActiveLoanRepository); the
-// algorithm that pairs them lives in core/service and is the same for every
+// algorithm that pairs them lives in core/service/circulation and is the same for every
 // adapter.
 type LoanRepository interface {
 	// Insert stores a loan record (not yet active: see
@@ -101,7 +101,7 @@ type ActiveLoanRepository interface {
 // outcome of each, so that deleting a student and lending to them exclude
 // each other on every store with unique-key inserts alone (a store may
 // have no transactions and no atomic conditional update): the algorithm is
-// in core/service (Users.DeleteMe and Circulation.CreateLoan).
+// in the use cases (users.Users.DeleteMe and circulation.Circulation.CreateLoan).
 type DepartureRepository interface {
 	// Begin records a deletion attempt. Errors: none specific (ids are
 	// generated, so a taken one is Internal).

@@ -19,7 +19,7 @@ import (
 //     (Trap, Untrap): a copy goes to one hold, a hold gets one copy;
 //   - its end, unique by hold: cancelled, fulfilled or expired (End).
 //
-// The algorithm that pairs them lives in core/service (Holds) and is the
+// The algorithm that pairs them lives in core/service/circulation (Holds) and is the
 // same for every adapter.
 type HoldRepository interface {
 	// Insert stores a hold record (not open until Enqueue). A taken id is

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -14,9 +15,10 @@ const module = "github.com/readinglibrary/service"
 
 // TestArchitecture enforces the layers of the module on the production
 // code (test files may import what they need): the core is pure, ports
-// depend only on the core, adapters never import each other except the
-// shared HTTP edge that the front doors stand on, only cmd names concrete
-// adapters, and the port fakes stay in tests.
+// depend only on the core, the use-case contexts call only the contexts
+// below them, adapters never import each other except the shared HTTP edge
+// that the front doors stand on, only cmd names concrete adapters, and the
+// port fakes stay in tests.
 func TestArchitecture(t *testing.T) {
 	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
 	if err != nil {
@@ -68,6 +70,9 @@ func forbidden(pkg, imp string) string {
 		if rel == "ports" && !strings.HasPrefix(pkg, "core/service") {
 			return "only core/service may use ports"
 		}
+		if msg := contextRule(pkg, rel); own && msg != "" {
+			return msg
+		}
 		if !own && !stdlib && imp != "github.com/google/uuid" && !strings.HasPrefix(imp, "golang.org/x/text/") {
 			return "the core holds pure domain logic: no HTTP, BSON, Ladon or limiter libraries"
 		}
@@ -91,6 +96,49 @@ func forbidden(pkg, imp string) string {
 		if own && strings.HasPrefix(rel, "cmd/") {
 			return "adapters never import the wiring"
 		}
+	}
+	return ""
+}
+
+// contextCalls says which use-case contexts (packages under core/service)
+// each context may call: the lower ones never call the higher ones, so no
+// context reaches into one that builds on it. core/service itself builds
+// the library from all of them.
+var contextCalls = map[string][]string{
+	"usecase":     nil,
+	"identity":    {"usecase"},
+	"reading":     {"usecase"},
+	"schools":     {"usecase"},
+	"students":    {"usecase"},
+	"circulation": {"usecase", "students"},
+	"collection":  {"usecase", "circulation"},
+	"users":       {"usecase", "identity", "circulation"},
+}
+
+// contextRule says why the core package pkg may not import the core
+// package rel (both relative to the module).
+func contextRule(pkg, rel string) string {
+	const uc = "core/service/"
+	if !strings.HasPrefix(rel, "core/service") {
+		return ""
+	}
+	if !strings.HasPrefix(pkg, "core/service") {
+		return "the domain packages never call the use cases"
+	}
+	if pkg == "core/service" {
+		return ""
+	}
+	mine := strings.SplitN(strings.TrimPrefix(pkg, uc), "/", 2)[0]
+	if rel == "core/service" {
+		return "a context never calls the library's wiring"
+	}
+	other := strings.SplitN(strings.TrimPrefix(rel, uc), "/", 2)[0]
+	allowed, known := contextCalls[mine]
+	if !known {
+		return "a package under core/service that is not a known context: add it to contextCalls"
+	}
+	if other != mine && !slices.Contains(allowed, other) {
+		return "a context calls only the contexts below it: " + mine + " may call " + strings.Join(allowed, ", ")
 	}
 	return ""
 }
@@ -120,8 +168,30 @@ func TestBinaryLeavesFerretDBOut(t *testing.T) {
 // on: FerretDB is the MongoDB adapter's test backend, named only in that
 // adapter and in tests.
 func TestCoreNamesNoDatabaseServer(t *testing.T) {
+	forEachProductionLine(t, []string{"../core", "../ports"}, func(path string, n int, line string) {
+		if strings.Contains(strings.ToLower(line), "ferretdb") {
+			t.Errorf("%s:%d names the test backend: %s", path, n, strings.TrimSpace(line))
+		}
+	})
+}
+
+// TestCoreTakesNoRepositoryBag checks that every use case is built with
+// the ports it uses: ports.Repositories, the bag of all a store's
+// repositories, is for the wiring (cmd/libraryd/wire), never for the core.
+func TestCoreTakesNoRepositoryBag(t *testing.T) {
+	forEachProductionLine(t, []string{"../core"}, func(path string, n int, line string) {
+		if strings.Contains(line, "ports.Repositories") {
+			t.Errorf("%s:%d takes the bag of repositories: %s", path, n, strings.TrimSpace(line))
+		}
+	})
+}
+
+// forEachProductionLine calls check with each line of every non-test Go
+// file under roots, and fails if it found fewer than 20 files.
+func forEachProductionLine(t *testing.T, roots []string, check func(path string, n int, line string)) {
+	t.Helper()
 	checked := 0
-	for _, root := range []string{"../core", "../ports"} {
+	for _, root := range roots {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 				return err
@@ -132,9 +202,7 @@ func TestCoreNamesNoDatabaseServer(t *testing.T) {
 			}
 			checked++
 			for i, line := range strings.Split(string(b), "\n") {
-				if strings.Contains(strings.ToLower(line), "ferretdb") {
-					t.Errorf("%s:%d names the test backend: %s", path, i+1, strings.TrimSpace(line))
-				}
+				check(path, i+1, line)
 			}
 			return nil
 		})
@@ -143,7 +211,7 @@ func TestCoreNamesNoDatabaseServer(t *testing.T) {
 		}
 	}
 	if checked < 20 {
-		t.Fatalf("read only %d files of core/ and ports/", checked)
+		t.Fatalf("read only %d files under %v", checked, roots)
 	}
 }
 
@@ -170,6 +238,15 @@ func TestLayerRules(t *testing.T) {
 		{"ports", m + "adapters/httpedge", false},
 		{"cmd/libraryd/app", m + "adapters/httpedge", true},
 		{"adapters/httpapi", m + "ports/portfake", false},
+		{"core/service/collection", m + "core/service/circulation", true},
+		{"core/service/circulation", m + "core/service/collection", false},
+		{"core/service/identity", m + "core/service/users", false},
+		{"core/service/users", m + "core/service/identity", true},
+		{"core/service/usecase", m + "core/service/identity", false},
+		{"core/service/students", m + "core/service", false},
+		{"core/service", m + "core/service/collection", true},
+		{"core/library", m + "core/service/usecase", false},
+		{"core/service/inventory", m + "core/service/usecase", false},
 	}
 	for _, tt := range tests {
 		if got := forbidden(tt.pkg, tt.imp) == ""; got != tt.allowed {

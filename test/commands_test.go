@@ -11,7 +11,8 @@ import (
 	"github.com/readinglibrary/service/cmd/libraryd/app"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/library"
-	svc "github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/students"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports/porttest"
 )
@@ -226,16 +227,16 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 	heldBook := held.ID
 	var early []string
 	for _, n := range []string{"H-000", "H-001"} {
-		st, err := s.App.Library.Students.Create(ctx, "", svc.StudentInput{Name: "Early " + n, StudentNumber: n})
+		st, err := s.App.Library.Students.Create(ctx, "", students.StudentInput{Name: "Early " + n, StudentNumber: n})
 		if err != nil {
 			t.Fatal(err)
 		}
 		early = append(early, st.ID)
 	}
-	if _, err := s.App.Library.Circulation.CreateLoan(ctx, svc.LoanInput{BookID: heldBook, CopyID: heldCopies[0].ID, StudentID: early[0]}); err != nil {
+	if _, err := s.App.Library.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: heldBook, CopyID: heldCopies[0].ID, StudentID: early[0]}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.App.Library.Holds.Place(ctx, svc.HoldInput{BookID: heldBook, StudentID: early[1]}); err != nil {
+	if _, err := s.App.Library.Holds.Place(ctx, circulation.HoldInput{BookID: heldBook, StudentID: early[1]}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -269,11 +270,11 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := s.App.Library.Students.Create(ctx, "", svc.StudentInput{Name: fmt.Sprintf("Class Pupil %d", i), Homeroom: "7B"})
+		st, err := s.App.Library.Students.Create(ctx, "", students.StudentInput{Name: fmt.Sprintf("Class Pupil %d", i), Homeroom: "7B"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.App.Library.Circulation.CreateLoan(ctx, svc.LoanInput{BookID: bk.ID, CopyID: cs[0].ID, StudentID: st.ID}); err != nil {
+		if _, err := s.App.Library.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: bk.ID, CopyID: cs[0].ID, StudentID: st.ID}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -299,24 +300,24 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 	}
 	small := measure()
 
-	// Grow the school through the service: books with a copy, students,
-	// and loans of some of those copies to some of those students.
-	var bookIDs, copyIDs, students []string
+	// Grow the school through the service: books with a copy, studentIDs,
+	// and loans of some of those copies to some of those studentIDs.
+	var bookIDs, copyIDs, studentIDs []string
 	for i := range 120 {
 		bk, cs, err := s.App.Library.Holdings.AddBook(ctx, "", library.BookDraft{Title: fmt.Sprintf("The Growing Shelf %03d", i), Author: "Bulk Author", Copies: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		bookIDs, copyIDs = append(bookIDs, bk.ID), append(copyIDs, cs[0].ID)
-		st, err := s.App.Library.Students.Create(ctx, "", svc.StudentInput{Name: fmt.Sprintf("Student Grow %03d", i), StudentNumber: fmt.Sprintf("G-%03d", i)})
+		st, err := s.App.Library.Students.Create(ctx, "", students.StudentInput{Name: fmt.Sprintf("Student Grow %03d", i), StudentNumber: fmt.Sprintf("G-%03d", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		students = append(students, st.ID)
+		studentIDs = append(studentIDs, st.ID)
 	}
 	var loanIDs []string
 	for i := range 30 {
-		l, err := s.App.Library.Circulation.CreateLoan(ctx, svc.LoanInput{BookID: bookIDs[i], CopyID: copyIDs[i], StudentID: students[i]})
+		l, err := s.App.Library.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: bookIDs[i], CopyID: copyIDs[i], StudentID: studentIDs[i]})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,12 +326,12 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 	// And holds: 90 more on lent titles (two on each of the first 30, and
 	// 30 students queueing on the first title), ten of them ready.
 	for i := range 30 {
-		for _, st := range []string{students[30+i], students[60+i]} {
-			if _, err := s.App.Library.Holds.Place(ctx, svc.HoldInput{BookID: bookIDs[i], StudentID: st}); err != nil {
+		for _, st := range []string{studentIDs[30+i], studentIDs[60+i]} {
+			if _, err := s.App.Library.Holds.Place(ctx, circulation.HoldInput{BookID: bookIDs[i], StudentID: st}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := s.App.Library.Holds.Place(ctx, svc.HoldInput{BookID: heldBook, StudentID: students[90+i]}); err != nil {
+		if _, err := s.App.Library.Holds.Place(ctx, circulation.HoldInput{BookID: heldBook, StudentID: studentIDs[90+i]}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/readinglibrary/service/adapters/mailer/mailpittest"
-	coreservice "github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
 )
 
 // mailEnv is a test environment whose service sends its mail to mp, with
@@ -504,7 +504,7 @@ func TestMailCapPerRecipient(t *testing.T) {
 			cappedLines := cappedIn(logs)
 			capped := len(cappedLines)
 			for _, line := range cappedLines {
-				if strings.Contains(line, victim) || !strings.Contains(line, coreservice.RecipientDigest(victim)) {
+				if strings.Contains(line, victim) || !strings.Contains(line, identity.RecipientDigest(victim)) {
 					t.Errorf("a capped mail's log line shows the address or lacks its digest: %s", line)
 				}
 			}

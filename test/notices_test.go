@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/readinglibrary/service/adapters/mailer/mailpittest"
-	coreservice "github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 // Reminder mail end to end, read back from a real SMTP server: a school
@@ -102,7 +103,7 @@ func TestNoticesGoOnceToStudentsAndTeachers(t *testing.T) {
 	}
 	miraLoan, piaLoan := lend(0, mira), lend(1, noMail)
 
-	run := func(s *service, at time.Time) coreservice.NoticeRun {
+	run := func(s *service, at time.Time) circulation.NoticeRun {
 		t.Helper()
 		s.App.Library.SetClock(func() time.Time { return at }, nil)
 		res, err := s.App.Library.Notices.Run(context.Background(), at)
@@ -130,7 +131,7 @@ func TestNoticesGoOnceToStudentsAndTeachers(t *testing.T) {
 	// at once; the slot's claim lets one of them send.
 	later := today.AddDate(0, 0, 9)
 	var wg sync.WaitGroup
-	results := make([]coreservice.SweepResult, 2)
+	results := make([]usecase.SweepResult, 2)
 	// Both clocks are set before either sweep starts: on the embedded
 	// store a and b are one service, whose clock a running sweep reads.
 	for _, s := range []*service{a, b} {

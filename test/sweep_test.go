@@ -12,7 +12,7 @@ import (
 	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	coreservice "github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 // Expired refresh tokens and invitations are deleted by a periodic sweep
@@ -63,7 +63,7 @@ func TestExpiredRecordsSweptOnceAcrossReplicas(t *testing.T) {
 		}
 	}
 
-	results := make([]coreservice.SweepResult, 2)
+	results := make([]usecase.SweepResult, 2)
 	errsOut := make([]error, 2)
 	var wg sync.WaitGroup
 	for i, s := range []*service{a, b} {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/readinglibrary/service/cmd/libraryd/app"
 	"github.com/readinglibrary/service/core/library"
-	svc "github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -150,7 +150,7 @@ func otherSchoolLibrarian(t *testing.T, s *service) string {
 	if err := s.App.Repos.Schools.Create(ctx, school); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.App.Identity.CreateAccount(ctx, svc.NewAccountInput{
+	if _, err := s.App.Identity.CreateAccount(ctx, identity.NewAccountInput{
 		Email: "librarian@riverside.example.org", Password: "riverside-password", Name: "Other Librarian",
 		Role: user.RoleLibrarian, SchoolID: school.ID,
 	}); err != nil {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
 )
 
 type loginRequest struct {
@@ -185,19 +185,19 @@ func (h *handler) changePassword(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (h *handler) writeSession(w http.ResponseWriter, s service.Session) {
+func (h *handler) writeSession(w http.ResponseWriter, s identity.Session) {
 	h.setSessionCookies(w, s)
 	httpedge.WriteJSON(w, http.StatusOK, newSessionResponse(s))
 }
 
-func newSessionResponse(s service.Session) sessionResponse {
+func newSessionResponse(s identity.Session) sessionResponse {
 	return sessionResponse{
 		Redirect: s.Redirect, AccessToken: s.AccessToken, TokenType: "Bearer", ExpiresIn: int(s.AccessTTL / time.Second),
 	}
 }
 
 // setSessionCookies sets the access and refresh cookies of a session.
-func (h *handler) setSessionCookies(w http.ResponseWriter, s service.Session) {
+func (h *handler) setSessionCookies(w http.ResponseWriter, s identity.Session) {
 	http.SetCookie(w, &http.Cookie{
 		Name: accessCookie, Value: s.AccessToken, Path: "/",
 		MaxAge: int(s.AccessTTL / time.Second), HttpOnly: true, Secure: h.edge.Config().CookieSecure, SameSite: http.SameSiteLaxMode,

@@ -6,7 +6,8 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/collection"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 // bookDetailsBody is a library book's catalogue details in every book the
@@ -77,7 +78,7 @@ func (q bookDetailsRequest) apply(d library.BookDetails) library.BookDetails {
 }
 
 // toLibraryBookBody is a staff view of a book with its copy counts.
-func toLibraryBookBody(e service.CatalogEntry) libraryBookBody {
+func toLibraryBookBody(e collection.CatalogEntry) libraryBookBody {
 	b := e.Book
 	return libraryBookBody{ID: b.ID, SchoolID: b.SchoolID, bookCopiesBody: toBookCopiesBody(e), PriceCents: b.PriceCents,
 		LoanCategory: library.BookCategory(b), bookDetailsBody: toBookDetailsBody(b.BookDetails)}
@@ -86,7 +87,7 @@ func toLibraryBookBody(e service.CatalogEntry) libraryBookBody {
 // listLibraryBooks answers one page of the school's books, by title, for
 // its staff (whether or not the catalog is public).
 func (h *handler) listLibraryBooks(w http.ResponseWriter, r *http.Request) {
-	pagedList(w, r, []string{"search"}, func(p map[string]string, q service.ListQuery) (any, error) {
+	pagedList(w, r, []string{"search"}, func(p map[string]string, q usecase.ListQuery) (any, error) {
 		res, err := h.deps.Library.Holdings.Books(r.Context(), p["schoolId"], q)
 		return libraryBooksPageReply{Books: mapSlice(res.Entries, toLibraryBookBody), Pagination: pageOf(res.Page, res.Limit, res.Total)}, err
 	})

@@ -10,7 +10,7 @@ import (
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/reading"
 )
 
 // bookItem is openapi.json's BookItem. Its access (free or premium) lets
@@ -239,7 +239,7 @@ func (h *handler) updateBook(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p := service.BookPatch{
+	p := reading.BookPatch{
 		Title: req.Title, Author: req.Author, Cover: req.Cover, Genre: req.Genre, ReadingLevel: req.ReadingLevel,
 		Pages: req.Pages, Description: req.Description, Rating: req.Rating, PublishedDate: req.PublishedDate,
 		ISBN: req.ISBN, Language: req.Language,
@@ -317,7 +317,7 @@ func (h *handler) removeFromList(w http.ResponseWriter, r *http.Request) {
 
 // toListEntry is a reading list's item with its book, when the book is
 // still in the catalog.
-func toListEntry(e service.ListEntry) listItem {
+func toListEntry(e reading.ListEntry) listItem {
 	it := toListItem(e.Item)
 	if e.Book != nil {
 		it.Book = &bookBrief{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, Cover: e.Book.Cover}

@@ -13,7 +13,11 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
+	"github.com/readinglibrary/service/core/service/reading"
+	"github.com/readinglibrary/service/core/service/users"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 	"github.com/readinglibrary/service/ports/portfake"
@@ -41,8 +45,8 @@ func newFixture(t *testing.T, decide func(ports.AccessRequest) bool) *fixture {
 func newFixtureConfig(t *testing.T, decide func(ports.AccessRequest) bool, cfg httpedge.Config) *fixture {
 	t.Helper()
 	repos := sqlitetest.NewDB(t).Repositories()
-	identity := service.NewIdentity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{}, service.IdentityConfig{Signup: service.SignupOpen})
-	reader, err := identity.CreateAccount(context.Background(), service.NewAccountInput{
+	ident := identity.NewIdentity(wire.Identity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{}), identity.IdentityConfig{Signup: identity.SignupOpen})
+	reader, err := ident.CreateAccount(context.Background(), identity.NewAccountInput{
 		Email: "reader@example.org", Password: "correct-horse-1", Name: "Rita Reader", Role: user.RoleReader,
 	})
 	if err != nil {
@@ -50,10 +54,10 @@ func newFixtureConfig(t *testing.T, decide func(ports.AccessRequest) bool, cfg h
 	}
 	f := &fixture{repos: repos, authz: &portfake.Authorizer{Decide: decide}, limiter: &portfake.Limiter{Limit: 1000}, logs: &bytes.Buffer{}, reader: reader}
 	logger := slog.New(slog.NewJSONHandler(&syncWriter{w: f.logs}, nil))
-	edge := httpedge.New(httpedge.Deps{Sessions: identity, Authorizer: f.authz, RateLimiter: f.limiter, Logger: logger},
+	edge := httpedge.New(httpedge.Deps{Sessions: ident, Authorizer: f.authz, RateLimiter: f.limiter, Logger: logger},
 		httpedge.Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}, MetricsToken: cfg.MetricsToken})
 	f.h = edge.Handler(New(Deps{
-		Identity: identity, Users: service.NewUsers(repos, f.authz), Catalog: service.NewCatalog(repos, f.authz), Library: service.NewLibrary(repos, identity, service.LibraryConfig{}),
+		Identity: ident, Users: users.NewUsers(wire.Users(repos, f.authz)), Catalog: reading.NewCatalog(wire.Catalog(repos, f.authz)), Library: service.NewLibrary(wire.Library(repos), ident, service.LibraryConfig{}),
 		Tokens: portfake.Tokens{}, Health: repos.Health,
 	}, edge).Routes())
 	return f

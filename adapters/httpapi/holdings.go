@@ -8,7 +8,8 @@ import (
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/collection"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 type libraryBookBody struct {
@@ -31,7 +32,7 @@ type bookCopiesBody struct {
 	AvailableCopies int    `json:"available_copies"`
 }
 
-func toBookCopiesBody(e service.CatalogEntry) bookCopiesBody {
+func toBookCopiesBody(e collection.CatalogEntry) bookCopiesBody {
 	b := e.Book
 	return bookCopiesBody{ISBN: b.ISBN, Title: b.Title, Author: b.Author, CoverURL: b.CoverURL, TotalCopies: e.Total, AvailableCopies: e.Available}
 }
@@ -81,7 +82,7 @@ func (h *handler) addLibraryBook(w http.ResponseWriter, r *http.Request) {
 		LoanCategory: category, BookDetails: req.bookDetailsRequest.apply(library.BookDetails{}),
 	})
 	respond(w, r, http.StatusCreated, bookAddedReply{
-		Book:   toLibraryBookBody(service.CatalogEntry{Book: b, Total: len(copies), Available: len(copies)}),
+		Book:   toLibraryBookBody(collection.CatalogEntry{Book: b, Total: len(copies), Available: len(copies)}),
 		Copies: toCopyBodies(copies),
 	}, err)
 }
@@ -132,12 +133,12 @@ type catalogBook struct {
 	LoanCategory string `json:"loan_category"`
 }
 
-func toCatalogBook(e service.CatalogEntry) catalogBook {
+func toCatalogBook(e collection.CatalogEntry) catalogBook {
 	return catalogBook{ID: e.Book.ID, bookCopiesBody: toBookCopiesBody(e), Holds: e.Holds, LoanCategory: library.BookCategory(e.Book)}
 }
 
 func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {
-	_, q, ok := pageQuery(w, r, service.DefaultListLimit, "search")
+	_, q, ok := pageQuery(w, r, usecase.DefaultListLimit, "search")
 	if !ok {
 		return
 	}

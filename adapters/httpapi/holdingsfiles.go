@@ -10,7 +10,8 @@ import (
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/collection"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 // holdingsFile marks the holdings import, whose body is the file itself:
@@ -53,10 +54,10 @@ func toImportLineBody(p library.LineError) importLineBody {
 	return importLineBody{Line: p.Line, Field: p.Field, Message: p.Message}
 }
 
-func toImportReportBody(rep service.ImportReport) importReportBody {
+func toImportReportBody(rep library.ImportReport) importReportBody {
 	return importReportBody{DryRun: rep.DryRun, Committed: rep.Committed, Format: rep.Format, Records: rep.Records,
 		BooksAdded: rep.BooksAdded, CopiesAdded: rep.CopiesAdded, CopiesPresent: rep.CopiesPresent,
-		Duplicates: mapSlice(rep.Duplicates, func(d service.ImportDuplicate) importDuplicateBody {
+		Duplicates: mapSlice(rep.Duplicates, func(d library.ImportDuplicate) importDuplicateBody {
 			return importDuplicateBody{Record: d.Index, Title: d.Title, BookID: d.BookID, MatchedBy: d.MatchedBy, Copies: d.Copies}
 		}),
 		Problems: mapSlice(rep.Problems, toImportLineBody), ProblemsTotal: max(rep.ProblemsTotal, len(rep.Problems)),
@@ -98,7 +99,7 @@ func (h *handler) importHoldings(w http.ResponseWriter, r *http.Request) {
 	rep, job, err := h.deps.Library.HoldingsFiles.ImportFile(r.Context(), p["schoolId"], p["format"], items, file, dryRun, async)
 	if err == nil && job.ID != "" {
 		w.Header().Set("Location", "/api/library/holdings/imports/"+job.ID)
-		httpedge.WriteJSON(w, http.StatusAccepted, importJobReply{Job: toImportJobBody(service.ImportJobStatus{Job: job})})
+		httpedge.WriteJSON(w, http.StatusAccepted, importJobReply{Job: toImportJobBody(usecase.ImportJobStatus{Job: job})})
 		return
 	}
 	status := http.StatusCreated
@@ -123,7 +124,7 @@ type importJobBody struct {
 	Error      *httpedge.ErrorPayload `json:"error"`
 }
 
-func toImportJobBody(st service.ImportJobStatus) importJobBody {
+func toImportJobBody(st usecase.ImportJobStatus) importJobBody {
 	j := st.Job
 	b := importJobBody{ID: j.ID, Kind: j.Kind, State: j.State, Format: j.Format, DryRun: j.DryRun, Records: j.Records, StartedAt: j.StartedAt.UTC()}
 	if !j.FinishedAt.IsZero() {
@@ -242,7 +243,7 @@ func (h *handler) exportHoldings(w http.ResponseWriter, r *http.Request) {
 // writeHoldingsExport answers an export as a download. Once the first byte
 // is out the status is sent: a failure later cuts the body short, which the
 // client sees as a broken download, and is logged by the caller's error.
-func writeHoldingsExport(w http.ResponseWriter, r *http.Request, exp service.HoldingsExport) {
+func writeHoldingsExport(w http.ResponseWriter, r *http.Request, exp collection.HoldingsExport) {
 	name, ctype := "holdings.csv", "text/csv; charset=utf-8"
 	if exp.Format == library.HoldingsMARCXML {
 		name, ctype = "holdings.xml", "application/xml; charset=utf-8"
@@ -257,6 +258,6 @@ func writeHoldingsExport(w http.ResponseWriter, r *http.Request, exp service.Hol
 }
 
 // WriteHoldingsExport lets the web app answer an export like the API.
-func WriteHoldingsExport(w http.ResponseWriter, r *http.Request, exp service.HoldingsExport) {
+func WriteHoldingsExport(w http.ResponseWriter, r *http.Request, exp collection.HoldingsExport) {
 	writeHoldingsExport(w, r, exp)
 }

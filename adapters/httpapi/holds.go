@@ -5,7 +5,8 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 type holdBody struct {
@@ -23,7 +24,7 @@ type holdBody struct {
 	Book        loanBook `json:"book"`
 }
 
-func toHoldBody(v service.HoldView) holdBody {
+func toHoldBody(v circulation.HoldView) holdBody {
 	h := v.Hold
 	b := holdBody{ID: h.ID, SchoolID: h.SchoolID, BookID: h.BookID, StudentID: h.StudentID, StudentName: v.StudentName,
 		Status: v.Status, PlacedAt: timestamp(h.PlacedAt), Book: loanBook{Title: v.Book.Title, Author: v.Book.Author}}
@@ -49,7 +50,7 @@ func (h *handler) placeHold(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v, err := h.deps.Library.Holds.Place(r.Context(), service.HoldInput{SchoolID: req.SchoolID, BookID: req.BookID, StudentID: req.StudentID})
+	v, err := h.deps.Library.Holds.Place(r.Context(), circulation.HoldInput{SchoolID: req.SchoolID, BookID: req.BookID, StudentID: req.StudentID})
 	respond(w, r, http.StatusCreated, holdReply{Hold: toHoldBody(v)}, err)
 }
 
@@ -59,8 +60,8 @@ func (h *handler) cancelHold(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) listHolds(w http.ResponseWriter, r *http.Request) {
-	pagedList(w, r, []string{"status", "book_id"}, func(p map[string]string, q service.ListQuery) (any, error) {
-		res, err := h.deps.Library.Holds.Queue(r.Context(), p["schoolId"], service.HoldFilter{Status: p["status"], BookID: p["book_id"]}, q)
+	pagedList(w, r, []string{"status", "book_id"}, func(p map[string]string, q usecase.ListQuery) (any, error) {
+		res, err := h.deps.Library.Holds.Queue(r.Context(), p["schoolId"], circulation.HoldFilter{Status: p["status"], BookID: p["book_id"]}, q)
 		return holdsPageReply{Holds: mapSlice(res.Holds, toHoldBody), Pagination: pageOf(res.Page, res.Limit, res.Total)}, err
 	})
 }

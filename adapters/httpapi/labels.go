@@ -8,7 +8,7 @@ import (
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/collection"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -40,7 +40,7 @@ func (h *handler) copyLabels(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	page, limit, err := pageParams(p, service.DefaultLabelsPerPage)
+	page, limit, err := pageParams(p, collection.DefaultLabelsPerPage)
 	if err != nil {
 		httpedge.WriteError(w, r, err)
 		return

@@ -5,7 +5,8 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 type loanBody struct {
@@ -52,7 +53,7 @@ type loanStudent struct {
 	Homeroom      string `json:"homeroom"`
 }
 
-func toLoanBody(v service.LoanView) loanBody {
+func toLoanBody(v circulation.LoanView) loanBody {
 	l := v.Loan
 	b := loanBody{ID: l.ID, SchoolID: l.SchoolID, BookID: l.BookID, CopyID: l.CopyID, CopyCode: l.CopyCode, Deleted: l.StudentDeleted(),
 		LoanedAt: timestamp(l.LoanedAt), DueAt: v.DueAt, Renewals: v.Renewals, Status: v.Status, Book: loanBook{Title: l.BookTitle, Author: l.BookAuthor}}
@@ -83,7 +84,7 @@ func (h *handler) createLoan(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v, err := h.deps.Library.Circulation.CreateLoan(r.Context(), service.LoanInput{
+	v, err := h.deps.Library.Circulation.CreateLoan(r.Context(), circulation.LoanInput{
 		SchoolID: req.SchoolID, BookID: req.BookID, CopyID: req.CopyID, StudentID: req.StudentID, DueAt: deref(req.DueAt),
 	})
 	if err == nil && len(v.Warnings) > 0 {
@@ -99,7 +100,7 @@ type warningBody struct {
 	Message string `json:"message"`
 }
 
-func toWarningBody(w service.Warning) warningBody {
+func toWarningBody(w circulation.Warning) warningBody {
 	return warningBody{Code: w.Code, Message: w.Message}
 }
 
@@ -126,14 +127,14 @@ func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
 		httpedge.WriteError(w, r, errs.InvalidField("damaged", "is only for the return action"))
 		return
 	}
-	var v service.LoanView
+	var v circulation.LoanView
 	var err error
 	c := h.deps.Library.Circulation
 	switch {
 	case req.Action == "renew":
 		v, err = c.RenewLoan(r.Context(), req.LoanID, req.ExpectedRenewals)
 	case req.Action == "return" && req.Damaged != nil:
-		v, err = c.ReturnDamaged(r.Context(), req.LoanID, service.DamageInput{Note: req.Damaged.Note, ChargeCents: req.Damaged.ChargeCents})
+		v, err = c.ReturnDamaged(r.Context(), req.LoanID, circulation.DamageInput{Note: req.Damaged.Note, ChargeCents: req.Damaged.ChargeCents})
 	case req.Action == "return":
 		v, err = c.ReturnLoan(r.Context(), req.LoanID)
 	default:
@@ -146,8 +147,8 @@ func (h *handler) changeLoan(w http.ResponseWriter, r *http.Request) {
 // filters named, schoolId, page and limit; search when it is a filter)
 // and answers the body list makes of the page.
 func pagedList(w http.ResponseWriter, r *http.Request, filters []string,
-	list func(p map[string]string, q service.ListQuery) (body any, err error)) {
-	p, q, ok := pageQuery(w, r, service.DefaultListLimit, append([]string{"schoolId"}, filters...)...)
+	list func(p map[string]string, q usecase.ListQuery) (body any, err error)) {
+	p, q, ok := pageQuery(w, r, usecase.DefaultListLimit, append([]string{"schoolId"}, filters...)...)
 	if !ok {
 		return
 	}
@@ -156,9 +157,9 @@ func pagedList(w http.ResponseWriter, r *http.Request, filters []string,
 }
 
 func (h *handler) listLoans(w http.ResponseWriter, r *http.Request) {
-	pagedList(w, r, []string{"status", "student_id", "book_id", "homeroom"}, func(p map[string]string, q service.ListQuery) (any, error) {
+	pagedList(w, r, []string{"status", "student_id", "book_id", "homeroom"}, func(p map[string]string, q usecase.ListQuery) (any, error) {
 		res, err := h.deps.Library.Circulation.LoansPage(r.Context(), p["schoolId"],
-			service.LoanFilter{Status: p["status"], StudentID: p["student_id"], BookID: p["book_id"], Homeroom: p["homeroom"]}, q)
+			circulation.LoanFilter{Status: p["status"], StudentID: p["student_id"], BookID: p["book_id"], Homeroom: p["homeroom"]}, q)
 		loans := mapSlice(res.Loans, toLoanBody)
 		for i, v := range res.Loans {
 			if st, ok := res.Borrowers[v.Loan.StudentID]; ok {

@@ -5,7 +5,8 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 // Lost, claimed and damaged copies, charges and the student's standing.
@@ -53,7 +54,7 @@ type chargeBody struct {
 	SettledNote string  `json:"settled_note"`
 }
 
-func toChargeBody(v service.ChargeView) chargeBody {
+func toChargeBody(v circulation.ChargeView) chargeBody {
 	c := v.Charge
 	b := chargeBody{ID: c.ID, SchoolID: c.SchoolID, LoanID: c.LoanID, CopyID: c.CopyID, BookID: c.BookID,
 		BookTitle: c.BookTitle, Kind: c.Kind, AmountCents: c.AmountCents, Currency: c.Currency, Note: c.Note,
@@ -69,9 +70,9 @@ func toChargeBody(v service.ChargeView) chargeBody {
 }
 
 func (h *handler) listCharges(w http.ResponseWriter, r *http.Request) {
-	pagedList(w, r, []string{"status", "student_id"}, func(p map[string]string, q service.ListQuery) (any, error) {
+	pagedList(w, r, []string{"status", "student_id"}, func(p map[string]string, q usecase.ListQuery) (any, error) {
 		res, err := h.deps.Library.Circulation.ChargesPage(r.Context(), p["schoolId"],
-			service.ChargeFilter{StudentID: p["student_id"], Status: p["status"]}, q)
+			circulation.ChargeFilter{StudentID: p["student_id"], Status: p["status"]}, q)
 		return chargesPageReply{Charges: mapSlice(res.Charges, toChargeBody), Pagination: pageOf(res.Page, res.Limit, res.Total)}, err
 	})
 }
@@ -110,7 +111,7 @@ func (h *handler) changeCopy(w http.ResponseWriter, r *http.Request) {
 	c := h.deps.Library.Circulation
 	var (
 		cp       library.Copy
-		reversed *service.ChargeView
+		reversed *circulation.ChargeView
 		err      error
 	)
 	if req.Action == "checkin" {

@@ -18,7 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
 )
 
 // The OpenAPI document must describe exactly the routes that exist: every
@@ -379,7 +379,7 @@ func TestOpenAPIListsEveryErrorCode(t *testing.T) {
 // student_deleted true, as the document says, instead of a marker in a
 // field whose format is uuid.
 func TestLoanBodyOfAnonymisedLoan(t *testing.T) {
-	kept := toLoanBody(service.LoanView{Loan: library.Loan{ID: "l1", StudentID: ""}, Status: library.LoanReturned})
+	kept := toLoanBody(circulation.LoanView{Loan: library.Loan{ID: "l1", StudentID: ""}, Status: library.LoanReturned})
 	raw, err := json.Marshal(kept)
 	if err != nil {
 		t.Fatal(err)
@@ -391,7 +391,7 @@ func TestLoanBodyOfAnonymisedLoan(t *testing.T) {
 	if sid, present := m["student_id"]; !present || sid != nil || m["student_deleted"] != true {
 		t.Fatalf("anonymised loan = %s, want student_id null and student_deleted true", raw)
 	}
-	lent := toLoanBody(service.LoanView{Loan: library.Loan{ID: "l2", StudentID: "7d1c2f4e-8a55-4f0e-9b1e-3c2d5a6b7c8d"}})
+	lent := toLoanBody(circulation.LoanView{Loan: library.Loan{ID: "l2", StudentID: "7d1c2f4e-8a55-4f0e-9b1e-3c2d5a6b7c8d"}})
 	if lent.StudentID == nil || *lent.StudentID != "7d1c2f4e-8a55-4f0e-9b1e-3c2d5a6b7c8d" || lent.Deleted {
 		t.Fatalf("a student's loan = %+v, want its student id", lent)
 	}

@@ -14,8 +14,12 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
+	"github.com/readinglibrary/service/core/service/reading"
+	"github.com/readinglibrary/service/core/service/users"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 	"github.com/readinglibrary/service/ports/portfake"
@@ -40,8 +44,8 @@ func newPagesFixture(t *testing.T, cfg httpedge.Config, throttle ...ports.LoginT
 	if len(throttle) > 0 {
 		th = throttle[0]
 	}
-	identity := service.NewIdentity(repos, portfake.Tokens{}, portfake.Hasher{}, th, service.IdentityConfig{})
-	reader, err := identity.CreateAccount(context.Background(), service.NewAccountInput{
+	ident := identity.NewIdentity(wire.Identity(repos, portfake.Tokens{}, portfake.Hasher{}, th), identity.IdentityConfig{})
+	reader, err := ident.CreateAccount(context.Background(), identity.NewAccountInput{
 		Email: "reader@example.org", Password: "correct-horse-1", Name: "Rita Reader", Role: user.RoleReader,
 	})
 	if err != nil {
@@ -61,9 +65,9 @@ func newPagesFixture(t *testing.T, cfg httpedge.Config, throttle ...ports.LoginT
 	authz := &portfake.Authorizer{Decide: func(req ports.AccessRequest) bool {
 		return req.Resource == "web:pages" || req.Resource == "web:forms" || req.Resource == "auth:session"
 	}}
-	edge := httpedge.New(httpedge.Deps{Sessions: identity, Authorizer: authz, RateLimiter: &portfake.Limiter{Limit: 1000}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}, cfg)
+	edge := httpedge.New(httpedge.Deps{Sessions: ident, Authorizer: authz, RateLimiter: &portfake.Limiter{Limit: 1000}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}, cfg)
 	api := New(Deps{
-		Identity: identity, Users: service.NewUsers(repos, authz), Catalog: service.NewCatalog(repos, authz), Library: service.NewLibrary(repos, identity, service.LibraryConfig{}),
+		Identity: ident, Users: users.NewUsers(wire.Users(repos, authz)), Catalog: reading.NewCatalog(wire.Catalog(repos, authz)), Library: service.NewLibrary(wire.Library(repos), ident, service.LibraryConfig{}),
 		Tokens: portfake.Tokens{}, Health: repos.Health,
 	}, edge)
 	f.h = edge.Handler(append(api.Routes(),

@@ -26,7 +26,7 @@ type verifyEmailRequest struct {
 }
 
 // passwordReset answers 202 for any well-formed address: the lookup and the
-// mail happen after the answer (service.Identity.RequestPasswordReset).
+// mail happen after the answer (identity.Identity.RequestPasswordReset).
 func (h *handler) passwordReset(w http.ResponseWriter, r *http.Request) {
 	req, ok := decodeBody[passwordResetRequest](w, r)
 	if !ok {

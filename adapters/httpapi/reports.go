@@ -11,7 +11,7 @@ import (
 	"github.com/readinglibrary/service/core/csvout"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 // ----- reports: each a JSON body or, with ?format=csv or Accept: text/csv,
@@ -259,7 +259,7 @@ func (h *handler) reportNeverBorrowed(w http.ResponseWriter, r *http.Request) {
 		httpedge.WriteError(w, r, err)
 		return
 	}
-	rep, err := h.deps.Library.Reports.NeverBorrowed(r.Context(), p["schoolId"], service.ListQuery{Page: page, Limit: limit}, asCSV)
+	rep, err := h.deps.Library.Reports.NeverBorrowed(r.Context(), p["schoolId"], usecase.ListQuery{Page: page, Limit: limit}, asCSV)
 	if err != nil {
 		httpedge.WriteError(w, r, err)
 		return

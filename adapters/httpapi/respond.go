@@ -8,7 +8,7 @@ import (
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 // The steps most handlers share: read the query or the body, call the use
@@ -84,17 +84,17 @@ func (h *handler) schoolAndFile(w http.ResponseWriter, r *http.Request) (string,
 
 // pageQuery reads a paged list's query: the named parameters, page and
 // limit (def when absent); q carries ?search= when it is one of them.
-func pageQuery(w http.ResponseWriter, r *http.Request, def int, names ...string) (map[string]string, service.ListQuery, bool) {
+func pageQuery(w http.ResponseWriter, r *http.Request, def int, names ...string) (map[string]string, usecase.ListQuery, bool) {
 	p, ok := params(w, r, append([]string{"page", "limit"}, names...)...)
 	if !ok {
-		return nil, service.ListQuery{}, false
+		return nil, usecase.ListQuery{}, false
 	}
 	page, limit, err := pageParams(p, def)
 	if err != nil {
 		httpedge.WriteError(w, r, err)
-		return nil, service.ListQuery{}, false
+		return nil, usecase.ListQuery{}, false
 	}
-	return p, service.ListQuery{Page: page, Limit: limit, Search: p["search"]}, true
+	return p, usecase.ListQuery{Page: page, Limit: limit, Search: p["search"]}, true
 }
 
 // pageOf is the pagination of a page of a list of total items.

@@ -11,7 +11,8 @@ import (
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/students"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 // rosterMediaTypes are the bodies a roster sync takes: one simple CSV, a
@@ -24,10 +25,10 @@ const rosterMediaTypes = "text/csv,application/zip,multipart/form-data"
 // files named by their filename (or their form name): orgs.csv,
 // users.csv, classes.csv, enrollments.csv, and the export's manifest.csv
 // and other OneRoster files. The caller releases what it returns.
-func (h *handler) readRosterUpload(w http.ResponseWriter, r *http.Request) (service.RosterUpload, error) {
+func (h *handler) readRosterUpload(w http.ResponseWriter, r *http.Request) (students.RosterUpload, error) {
 	tooBig := errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The roster is larger than 8 MiB; sync it in parts.")
 	if r.ContentLength > library.MaxRosterBytes {
-		return service.RosterUpload{}, tooBig
+		return students.RosterUpload{}, tooBig
 	}
 	body := &bodyReader{r: http.MaxBytesReader(w, r.Body, library.MaxRosterBytes)}
 	// bodyFailed is the answer to a body that could not be read whole: it
@@ -51,22 +52,22 @@ func (h *handler) readRosterUpload(w http.ResponseWriter, r *http.Request) (serv
 			err = berr
 		}
 		if err != nil {
-			service.RosterUpload{Files: files}.Release()
-			return service.RosterUpload{}, err
+			students.RosterUpload{Files: files}.Release()
+			return students.RosterUpload{}, err
 		}
-		return service.RosterUpload{Files: files}, nil
+		return students.RosterUpload{Files: files}, nil
 	}
 	file, err := h.keep(body)
 	if err != nil {
 		if berr := bodyFailed(); berr != nil {
-			return service.RosterUpload{}, berr
+			return students.RosterUpload{}, berr
 		}
-		return service.RosterUpload{}, errs.Wrap(err, "The roster could not be kept for reading.")
+		return students.RosterUpload{}, errs.Wrap(err, "The roster could not be kept for reading.")
 	}
 	if mt == "application/zip" {
-		return service.RosterUpload{Zip: file}, nil
+		return students.RosterUpload{Zip: file}, nil
 	}
-	return service.RosterUpload{CSV: file}, nil
+	return students.RosterUpload{CSV: file}, nil
 }
 
 // spoolRosterParts keeps each part of a multipart roster body as a file of
@@ -135,7 +136,7 @@ func (h *handler) syncStudents(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		var full bool
 		if full, err = boolParam(p, "full"); err == nil {
-			var up service.RosterUpload
+			var up students.RosterUpload
 			if up, err = h.readRosterUpload(w, r); err == nil {
 				// The sync reads the files before it answers (a job stores
 				// the plan it made), so they go when it returns.
@@ -144,11 +145,11 @@ func (h *handler) syncStudents(w http.ResponseWriter, r *http.Request) {
 					rep library.RosterReport
 					job library.ImportJob
 				)
-				rep, job, err = h.deps.Library.Students.Sync(r.Context(), p["schoolId"], service.SyncInput{RosterUpload: up, Full: full, DryRun: dry})
+				rep, job, err = h.deps.Library.Students.Sync(r.Context(), p["schoolId"], students.SyncInput{RosterUpload: up, Full: full, DryRun: dry})
 				switch {
 				case err == nil && job.ID != "":
 					w.Header().Set("Location", "/api/library/jobs/"+job.ID)
-					httpedge.WriteJSON(w, http.StatusAccepted, importJobReply{Job: toImportJobBody(service.ImportJobStatus{Job: job})})
+					httpedge.WriteJSON(w, http.StatusAccepted, importJobReply{Job: toImportJobBody(usecase.ImportJobStatus{Job: job})})
 					return
 				case err == nil:
 					httpedge.WriteJSON(w, http.StatusOK, rosterSyncReply{DryRun: dry, Full: full, Report: rep})
@@ -174,7 +175,7 @@ func (h *handler) rollover(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	plan, err := h.deps.Library.Students.Rollover(r.Context(), req.SchoolID,
-		service.RolloverInput{SchoolYear: req.SchoolYear, LeavingGrade: req.LeavingGrade, DryRun: req.DryRun})
+		students.RolloverInput{SchoolYear: req.SchoolYear, LeavingGrade: req.LeavingGrade, DryRun: req.DryRun})
 	respond(w, r, http.StatusOK, rolloverReply{DryRun: req.DryRun, Rollover: plan}, err)
 }
 
@@ -190,7 +191,7 @@ type leaverBody struct {
 	Loans   []leaverLoanBody `json:"loans"`
 }
 
-func toLeaverBody(l service.Leaver) leaverBody {
+func toLeaverBody(l students.Leaver) leaverBody {
 	return leaverBody{Student: toStudentBody(l.Student), Loans: mapSlice(l.Loans, func(ln library.Loan) leaverLoanBody {
 		return leaverLoanBody{LoanID: ln.ID, BookTitle: ln.BookTitle, CopyCode: ln.CopyCode, DueAt: ln.DueAt}
 	})}

@@ -6,14 +6,17 @@ import (
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
+	"github.com/readinglibrary/service/core/service/reading"
+	"github.com/readinglibrary/service/core/service/users"
 	"github.com/readinglibrary/service/ports"
 )
 
 // Deps are the use cases and ports the handlers call.
 type Deps struct {
-	Identity *service.Identity
-	Users    *service.Users
-	Catalog  *service.Catalog
+	Identity *identity.Identity
+	Users    *users.Users
+	Catalog  *reading.Catalog
 	Library  *service.Library
 	Tokens   ports.TokenService
 	Health   ports.Pinger
@@ -112,7 +115,7 @@ func (h *handler) table() []httpedge.Route {
 		r("library.students.list", http.MethodGet, "/api/library/students", "read", "library:students", h.listStudents),
 		r("library.students.update", http.MethodPatch, "/api/library/students/{id}", "update", "library:students", h.updateStudent),
 		csv(r("library.students.import", http.MethodPost, "/api/library/students/import", "import", "library:students", h.importStudents)),
-		roster(r("library.students.sync", http.MethodPost, "/api/library/students/sync", "sync", "library:students", h.syncStudents)),
+		rosterRoute(r("library.students.sync", http.MethodPost, "/api/library/students/sync", "sync", "library:students", h.syncStudents)),
 		r("library.students.rollover", http.MethodPost, "/api/library/students/rollover", "rollover", "library:students", h.rollover),
 		r("library.students.leavers", http.MethodGet, "/api/library/students/leavers", "leavers", "library:students", h.leavers),
 		r("library.students.standing", http.MethodGet, "/api/library/students/{id}/standing", "read", "library:students", h.studentStanding),
@@ -187,8 +190,8 @@ func signIn(rt httpedge.Route) httpedge.Route {
 	return rt
 }
 
-// roster marks a route that takes a roster upload (rosterMediaTypes).
-func roster(rt httpedge.Route) httpedge.Route {
+// rosterRoute marks a route that takes a rosterRoute upload (rosterMediaTypes).
+func rosterRoute(rt httpedge.Route) httpedge.Route {
 	rt.MediaType = rosterMediaTypes
 	return rt
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/schools"
 )
 
 type settingsBody struct {
@@ -164,7 +164,7 @@ func (h *handler) putCalendar(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in := service.CalendarInput{ClosedWeekdays: req.ClosedWeekdays, TermEnds: req.TermEnds}
+	in := schools.CalendarInput{ClosedWeekdays: req.ClosedWeekdays, TermEnds: req.TermEnds}
 	for _, c := range req.Closures {
 		in.Closures = append(in.Closures, library.Closure(c))
 	}

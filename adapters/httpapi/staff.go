@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/readinglibrary/service/adapters/httpedge"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -78,7 +78,7 @@ func (h *handler) invite(w http.ResponseWriter, r *http.Request) {
 	}
 	body := inviteReply{Account: toAccountBody(a)}
 	if token != "" {
-		body.InviteToken, body.InviteExpiresIn = token, int(service.InviteTTL.Seconds())
+		body.InviteToken, body.InviteExpiresIn = token, int(identity.InviteTTL.Seconds())
 	}
 	respond(w, r, http.StatusCreated, body, err)
 }

@@ -5,7 +5,8 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/collection"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 // Stocktakes: open, scan (one code, or a scanner's text file), close, the
@@ -24,7 +25,7 @@ type stocktakeBody struct {
 	Scanned  int     `json:"scanned"`
 }
 
-func toStocktakeBody(v service.StocktakeView) stocktakeBody {
+func toStocktakeBody(v collection.StocktakeView) stocktakeBody {
 	st := v.Stocktake
 	b := stocktakeBody{ID: st.ID, SchoolID: st.SchoolID, From: st.From, To: st.To, Whole: st.Whole(), State: st.State(),
 		OpenedBy: st.OpenedBy, OpenedAt: timestamp(st.OpenedAt), Scanned: v.Scanned}
@@ -57,7 +58,7 @@ func (h *handler) openStocktake(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st, err := h.deps.Library.Stocktakes.Open(r.Context(), school, req.From, req.To)
-	respond(w, r, http.StatusCreated, stocktakeReply{Stocktake: toStocktakeBody(service.StocktakeView{Stocktake: st})}, err)
+	respond(w, r, http.StatusCreated, stocktakeReply{Stocktake: toStocktakeBody(collection.StocktakeView{Stocktake: st})}, err)
 }
 
 func (h *handler) listStocktakes(w http.ResponseWriter, r *http.Request) {
@@ -80,7 +81,7 @@ func (h *handler) scanCopy(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := h.deps.Library.Stocktakes.Scan(r.Context(), school, pathID(r), req.Code)
 	status := http.StatusCreated
-	if res.Status == service.ScanAgain {
+	if res.Status == collection.ScanAgain {
 		status = http.StatusOK
 	}
 	respond(w, r, status, scanReply{
@@ -123,7 +124,7 @@ type reportCopyBody struct {
 	LoanID *string           `json:"loan_id"`
 }
 
-func toReportCopy(c service.ReportCopy) reportCopyBody {
+func toReportCopy(c collection.ReportCopy) reportCopyBody {
 	b := reportCopyBody{CopyID: c.Copy.ID, Code: c.Copy.Code, Book: toStocktakeBookBody(c.Book)}
 	if c.Loan != nil {
 		b.LoanID = &c.Loan.ID
@@ -136,7 +137,7 @@ func (h *handler) stocktakeReport(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	limit, err := intParam(p, "limit", service.DefaultReportLimit)
+	limit, err := intParam(p, "limit", collection.DefaultReportLimit)
 	if err != nil {
 		httpedge.WriteError(w, r, err)
 		return
@@ -182,7 +183,7 @@ func (h *handler) markMissingLost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.Header().Set("Location", "/api/library/jobs/"+job.ID)
-		httpedge.WriteJSON(w, http.StatusAccepted, importJobReply{Job: toImportJobBody(service.ImportJobStatus{Job: job})})
+		httpedge.WriteJSON(w, http.StatusAccepted, importJobReply{Job: toImportJobBody(usecase.ImportJobStatus{Job: job})})
 		return
 	}
 	n, err := h.deps.Library.Stocktakes.MarkMissingLost(r.Context(), p["schoolId"], pathID(r))

@@ -3,7 +3,8 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/students"
+	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -40,7 +41,7 @@ func (h *handler) createStudent(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a, err := h.deps.Library.Students.Create(r.Context(), req.SchoolID, service.StudentInput{
+	a, err := h.deps.Library.Students.Create(r.Context(), req.SchoolID, students.StudentInput{
 		Name: req.Name, Email: req.Email, Password: deref(req.Password), StudentNumber: req.StudentNumber,
 		Grade: req.Grade, Homeroom: req.Homeroom,
 	})
@@ -48,7 +49,7 @@ func (h *handler) createStudent(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) listStudents(w http.ResponseWriter, r *http.Request) {
-	pagedList(w, r, []string{"search", "homeroom"}, func(p map[string]string, q service.ListQuery) (any, error) {
+	pagedList(w, r, []string{"search", "homeroom"}, func(p map[string]string, q usecase.ListQuery) (any, error) {
 		res, err := h.deps.Library.Students.Search(r.Context(), p["schoolId"], p["homeroom"], q)
 		return studentsPageReply{Students: mapSlice(res.Students, toStudentBody), Pagination: pageOf(res.Page, res.Limit, res.Total)}, err
 	})
@@ -69,7 +70,7 @@ func (h *handler) updateStudent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a, err := h.deps.Library.Students.Update(r.Context(), req.SchoolID, pathID(r),
-		service.StudentChanges{Name: req.Name, Grade: req.Grade, Homeroom: req.Homeroom})
+		students.StudentChanges{Name: req.Name, Grade: req.Grade, Homeroom: req.Homeroom})
 	respond(w, r, http.StatusOK, studentReply{Student: toStudentBody(a)}, err)
 }
 

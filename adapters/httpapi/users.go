@@ -10,7 +10,7 @@ import (
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/users"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -99,9 +99,9 @@ func (h *handler) patchMe(w http.ResponseWriter, r *http.Request) {
 		httpedge.WriteError(w, r, err)
 		return
 	}
-	p := service.ProfilePatch{Name: req.Name, Avatar: req.Avatar}
+	p := users.ProfilePatch{Name: req.Name, Avatar: req.Avatar}
 	if pp := req.Preferences; pp != nil {
-		p.Preferences = &service.PreferencesPatch{FontSize: pp.FontSize, Theme: pp.Theme, Notifications: pp.Notifications, Timezone: pp.Timezone}
+		p.Preferences = &users.PreferencesPatch{FontSize: pp.FontSize, Theme: pp.Theme, Notifications: pp.Notifications, Timezone: pp.Timezone}
 	}
 	acct, err := h.deps.Users.UpdateMe(r.Context(), p)
 	own := toOwnProfile(acct)

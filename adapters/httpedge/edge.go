@@ -34,7 +34,7 @@ type Config struct {
 }
 
 // Sessions turns an access token into its account and session id
-// (service.Identity).
+// (identity.Identity).
 type Sessions interface {
 	AuthenticateSession(ctx context.Context, token string) (user.Account, string, error)
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -94,9 +94,9 @@ func (a *App) verifyEmail(w http.ResponseWriter, r *http.Request) {
 
 // The pages' paths, as the mailed links name them.
 var (
-	forgotPasswordPath = service.ForgotPasswordPage
-	resetPasswordPath  = service.ResetPasswordPage
-	verifyEmailPath    = service.VerifyEmailPage
+	forgotPasswordPath = identity.ForgotPasswordPage
+	resetPasswordPath  = identity.ResetPasswordPage
+	verifyEmailPath    = identity.VerifyEmailPage
 )
 
 // ----- sign-in and password change -----

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/schools"
 )
 
 // ----- the school's calendar -----
@@ -145,7 +145,7 @@ func boxErrors(fields map[string]string, closureLine []int, termEnds []string) m
 func (a *App) saveCalendar(w http.ResponseWriter, r *http.Request, school library.School) {
 	form := r.PostForm
 	closures, lines := parseClosures(form.Get("closures"))
-	in := service.CalendarInput{ClosedWeekdays: form["closed_weekdays"], Closures: closures, TermEnds: splitDates(form.Get("term_ends"))}
+	in := schools.CalendarInput{ClosedWeekdays: form["closed_weekdays"], Closures: closures, TermEnds: splitDates(form.Get("term_ends"))}
 	if _, err := a.deps.Library.Schools.PutCalendar(r.Context(), school.ID, in); err != nil {
 		st := a.refused(r, err, form, "closures", "term_ends")
 		st.Fields = boxErrors(st.Fields, lines, in.TermEnds)

@@ -9,7 +9,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -87,7 +87,7 @@ const pageSize = 50
 // school also get their navigation.
 func (a *App) catalog(w http.ResponseWriter, r *http.Request) {
 	search := strings.TrimSpace(r.URL.Query().Get("search"))
-	res, err := a.deps.Library.Catalog.Page(r.Context(), mux.Vars(r)["domain"], service.ListQuery{Page: pageParam(r), Limit: pageSize, Search: search})
+	res, err := a.deps.Library.Catalog.Page(r.Context(), mux.Vars(r)["domain"], usecase.ListQuery{Page: pageParam(r), Limit: pageSize, Search: search})
 	if err != nil {
 		a.fail(w, r, err)
 		return

@@ -8,7 +8,9 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/collection"
+	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -91,11 +93,11 @@ type loanFilterForm struct {
 }
 
 // deskFilter reads the loans list's filter from the desk's URL.
-func (a *App) deskFilter(r *http.Request, school library.School) (loanFilterForm, service.LoanFilter, url.Values) {
+func (a *App) deskFilter(r *http.Request, school library.School) (loanFilterForm, circulation.LoanFilter, url.Values) {
 	q := r.URL.Query()
 	f := loanFilterForm{Homeroom: library.NormalizeClassField(q.Get("homeroom")), OverdueOnly: q.Get("status") == library.LoanOverdue}
 	keep := url.Values{}
-	lf := service.LoanFilter{Homeroom: f.Homeroom}
+	lf := circulation.LoanFilter{Homeroom: f.Homeroom}
 	if f.Homeroom != "" {
 		keep.Set("homeroom", f.Homeroom)
 	}
@@ -132,7 +134,7 @@ func (a *App) desk(w http.ResponseWriter, r *http.Request, school library.School
 func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.School, fl *flash, choice *studentChoice) {
 	ctx := r.Context()
 	filter, lf, keep := a.deskFilter(r, school)
-	res, err := a.deps.Library.Circulation.LoansPage(ctx, school.ID, lf, service.ListQuery{Page: pageParam(r), Limit: pageSize})
+	res, err := a.deps.Library.Circulation.LoansPage(ctx, school.ID, lf, usecase.ListQuery{Page: pageParam(r), Limit: pageSize})
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -195,7 +197,7 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 	a.render(w, r, http.StatusOK, "desk", v)
 }
 
-func toLoanRow(l service.LoanView) loanRow {
+func toLoanRow(l circulation.LoanView) loanRow {
 	return loanRow{ID: l.Loan.ID, Title: l.Loan.BookTitle, Author: l.Loan.BookAuthor, Code: l.Loan.CopyCode,
 		Due: l.DueAt, Status: l.Status, Renewals: l.Renewals}
 }
@@ -277,7 +279,7 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request, school library.Sc
 	}
 	// One page of matches is plenty: a longer list asks the librarian to
 	// type more, and an exact number or email is on it.
-	res, err := a.deps.Library.Students.Search(ctx, school.ID, "", service.ListQuery{Page: 1, Limit: service.MaxListLimit, Search: query})
+	res, err := a.deps.Library.Students.Search(ctx, school.ID, "", usecase.ListQuery{Page: 1, Limit: usecase.MaxListLimit, Search: query})
 	if err != nil {
 		fail(a.messageOf(r, err))
 		return
@@ -325,7 +327,7 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request, school library.Sc
 	if asked == school.DefaultDue(school.Today(a.Now())) {
 		asked = ""
 	}
-	loan, err := a.deps.Library.Circulation.CreateLoan(ctx, service.LoanInput{
+	loan, err := a.deps.Library.Circulation.CreateLoan(ctx, circulation.LoanInput{
 		SchoolID: school.ID, BookID: found.Book.ID, CopyID: found.Copy.ID, StudentID: student.ID, DueAt: asked,
 	})
 	if err != nil {
@@ -430,7 +432,7 @@ func (a *App) renew(w http.ResponseWriter, r *http.Request, school library.Schoo
 // school, with where to go back and how to report a refusal there.
 type deskScan struct {
 	school library.School
-	found  service.CopyLookup
+	found  collection.CopyLookup
 	form   url.Values
 	back   string
 	fail   func(msg string)
@@ -450,18 +452,18 @@ func (a *App) scanAtDesk(w http.ResponseWriter, r *http.Request, school library.
 	return scan, ok
 }
 
-func (a *App) scanned(r *http.Request, school library.School, code string, fail func(string)) (service.CopyLookup, bool) {
+func (a *App) scanned(r *http.Request, school library.School, code string, fail func(string)) (collection.CopyLookup, bool) {
 	if code == "" {
 		fail("Scan or type the copy code.")
-		return service.CopyLookup{}, false
+		return collection.CopyLookup{}, false
 	}
 	found, err := a.deps.Library.Holdings.CopyByCode(r.Context(), school.ID, code)
 	if errs.Is(err, errs.NotFound) {
 		fail(fmt.Sprintf("No copy of this library has the code %s.", code))
-		return service.CopyLookup{}, false
+		return collection.CopyLookup{}, false
 	} else if err != nil {
 		fail(a.messageOf(r, err))
-		return service.CopyLookup{}, false
+		return collection.CopyLookup{}, false
 	}
 	return found, true
 }

@@ -24,8 +24,8 @@ type Permission struct {
 type audience string
 
 const (
-	students audience = "students"
-	staff    audience = "staff"
+	forStudents audience = "students"
+	forStaff    audience = "staff"
 )
 
 func need(action, resource string) Permission { return Permission{Action: action, Resource: resource} }
@@ -38,9 +38,9 @@ func (p Permission) of(who audience) Permission {
 
 func (p Permission) asks(caller user.Principal) bool {
 	switch p.Of {
-	case students:
+	case forStudents:
 		return caller.Role == user.RoleStudent
-	case staff:
+	case forStaff:
 		return caller.Role != user.RoleStudent
 	}
 	return true

@@ -63,7 +63,7 @@ func TestRouteGuardRefusesBeforeThePageRuns(t *testing.T) {
 	for _, rt := range f.app.Routes() {
 		for _, p := range rt.Needs {
 			caller := f.librarian
-			if p.Of == students {
+			if p.Of == forStudents {
 				caller = f.student
 			}
 			deps := f.app.deps
@@ -129,7 +129,7 @@ func TestGuardOrder(t *testing.T) {
 		t.Error("the page ran")
 	}
 	var got library.School
-	ok := f.app.guard(atSchool, []Permission{need("read", "library:loans").of(staff), refused.of(students)}, false,
+	ok := f.app.guard(atSchool, []Permission{need("read", "library:loans").of(forStaff), refused.of(forStudents)}, false,
 		func(_ http.ResponseWriter, _ *http.Request, s library.School) { got = s })
 	r := mux.SetURLVars(httptest.NewRequest(http.MethodGet, "/library/x", nil), map[string]string{"domain": f.school.Domain})
 	ok(httptest.NewRecorder(), r.WithContext(user.WithPrincipal(r.Context(), user.PrincipalOf(f.librarian))))

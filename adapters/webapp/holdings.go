@@ -13,7 +13,7 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 // ----- moving the holdings in and out -----
@@ -35,7 +35,7 @@ type holdingsView struct {
 	// Items is the item field the librarian named for a MARC file
 	// ("949:i,a,l"), carried to the commit form.
 	Items    string
-	Report   *service.ImportReport
+	Report   *library.ImportReport
 	Content  string // where the commit form carries the checked file (renderHoldingsCarrying)
 	Error    string
 	Problems []lineProblem
@@ -44,7 +44,7 @@ type holdingsView struct {
 	CanImport    bool
 	// Job is an import running in the background (?job=), with its
 	// error's problems once it failed.
-	Job         *service.ImportJobStatus
+	Job         *usecase.ImportJobStatus
 	JobProblems []lineProblem
 }
 
@@ -100,7 +100,7 @@ func (a *App) importHoldingsForm(w http.ResponseWriter, r *http.Request, school 
 	}
 	if err == nil {
 		var (
-			rep service.ImportReport
+			rep library.ImportReport
 			job library.ImportJob
 		)
 		// A commit hands the file over (a job keeps it until it ends); a

@@ -7,7 +7,8 @@ import (
 	"strings"
 
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -35,7 +36,7 @@ func (h holdRow) StatusLabel() string {
 // Open reports whether the hold may still be cancelled.
 func (h holdRow) Open() bool { return h.Status == library.HoldWaiting || h.Status == library.HoldReady }
 
-func toHoldRow(v service.HoldView) holdRow {
+func toHoldRow(v circulation.HoldView) holdRow {
 	row := holdRow{ID: v.Hold.ID, Title: v.Book.Title, Author: v.Book.Author, Student: v.StudentName, Status: v.Status,
 		Placed: v.Hold.PlacedAt.UTC().Format("2006-01-02"), CopyCode: v.CopyCode}
 	if v.Trap != nil {
@@ -58,7 +59,7 @@ type holdsView struct {
 // holdsPage is a title's queue: GET .../holds?book_id=.
 func (a *App) holdsPage(w http.ResponseWriter, r *http.Request, school library.School) {
 	bookID := r.URL.Query().Get("book_id")
-	res, err := a.deps.Library.Holds.Queue(r.Context(), school.ID, service.HoldFilter{BookID: bookID}, service.ListQuery{Page: pageParam(r), Limit: pageSize})
+	res, err := a.deps.Library.Holds.Queue(r.Context(), school.ID, circulation.HoldFilter{BookID: bookID}, usecase.ListQuery{Page: pageParam(r), Limit: pageSize})
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -102,7 +103,7 @@ func (a *App) placeHold(w http.ResponseWriter, r *http.Request, school library.S
 		fail("Type the student's number or name.")
 		return
 	}
-	res, err := a.deps.Library.Students.Search(r.Context(), school.ID, "", service.ListQuery{Page: 1, Limit: service.MaxListLimit, Search: query})
+	res, err := a.deps.Library.Students.Search(r.Context(), school.ID, "", usecase.ListQuery{Page: 1, Limit: usecase.MaxListLimit, Search: query})
 	if err != nil {
 		fail(a.messageOf(r, err))
 		return
@@ -116,7 +117,7 @@ func (a *App) placeHold(w http.ResponseWriter, r *http.Request, school library.S
 		fail(fmt.Sprintf("%d students match %s: type the student number.", len(res.Students), quote(query)))
 		return
 	}
-	v, err := a.deps.Library.Holds.Place(r.Context(), service.HoldInput{SchoolID: school.ID, BookID: bookID, StudentID: student.ID})
+	v, err := a.deps.Library.Holds.Place(r.Context(), circulation.HoldInput{SchoolID: school.ID, BookID: bookID, StudentID: student.ID})
 	if err != nil {
 		fail(a.messageOf(r, err))
 		return

@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/students"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -22,7 +23,7 @@ func (f *fixture) heldBook(t *testing.T, title string, borrower user.Account) (l
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: borrower.ID}); err != nil {
+	if _, err := f.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: borrower.ID}); err != nil {
 		t.Fatal(err)
 	}
 	return b, copies[0]
@@ -104,7 +105,7 @@ func TestHoldQueuePageAndStudentHolds(t *testing.T) {
 	holdID := attr(rows[0], "data-hold-id")
 	// Another student cannot cancel it; its owner can.
 	ctx := user.WithPrincipal(context.Background(), user.PrincipalOf(f.librarian))
-	other, err := f.lib.Students.Create(ctx, "", service.StudentInput{Name: "Other Student", Email: "other@maple.example.org", Password: "long-password-1"})
+	other, err := f.lib.Students.Create(ctx, "", students.StudentInput{Name: "Other Student", Email: "other@maple.example.org", Password: "long-password-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestPutAsideBannerNamesTheStudentEscaped(t *testing.T) {
 	f := newFixture(t)
 	b, cp := f.heldBook(t, "Banner Days", f.student)
 	ctx := user.WithPrincipal(context.Background(), user.PrincipalOf(f.librarian))
-	if _, err := f.lib.Holds.Place(ctx, service.HoldInput{BookID: b.ID, StudentID: f.evil.ID}); err != nil {
+	if _, err := f.lib.Holds.Place(ctx, circulation.HoldInput{BookID: b.ID, StudentID: f.evil.ID}); err != nil {
 		t.Fatal(err)
 	}
 	rec := f.do(&f.librarian, http.MethodPost, "/library/maple.example.org/return", url.Values{"code": {cp.Code}})

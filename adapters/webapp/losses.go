@@ -9,7 +9,8 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -67,7 +68,7 @@ func (a *App) returnDamaged(w http.ResponseWriter, r *http.Request, scan deskSca
 		scan.fail("Charge must be an amount such as 4.50, or empty for no charge.")
 		return
 	}
-	if _, err := a.deps.Library.Circulation.ReturnDamaged(r.Context(), scan.found.Loan.Loan.ID, service.DamageInput{Note: note, ChargeCents: cents}); err != nil {
+	if _, err := a.deps.Library.Circulation.ReturnDamaged(r.Context(), scan.found.Loan.Loan.ID, circulation.DamageInput{Note: note, ChargeCents: cents}); err != nil {
 		scan.fail(a.messageOf(r, err))
 		return
 	}
@@ -161,8 +162,8 @@ func (a *App) chargesPage(w http.ResponseWriter, r *http.Request, school library
 	q := r.URL.Query()
 	v := chargesView{Base: schoolPath(school), StudentID: q.Get("student_id"), Status: q.Get("status")}
 	ctx := r.Context()
-	res, err := a.deps.Library.Circulation.ChargesPage(ctx, school.ID, service.ChargeFilter{StudentID: v.StudentID, Status: v.Status},
-		service.ListQuery{Page: pageParam(r), Limit: pageSize})
+	res, err := a.deps.Library.Circulation.ChargesPage(ctx, school.ID, circulation.ChargeFilter{StudentID: v.StudentID, Status: v.Status},
+		usecase.ListQuery{Page: pageParam(r), Limit: pageSize})
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -203,7 +204,7 @@ func (a *App) chargesPage(w http.ResponseWriter, r *http.Request, school library
 	a.render(w, r, http.StatusOK, "charges", v)
 }
 
-func toChargeRow(c service.ChargeView, student string) chargeRow {
+func toChargeRow(c circulation.ChargeView, student string) chargeRow {
 	kind := "Replacement"
 	if c.Charge.Kind == library.ChargeDamage {
 		kind = "Damage"

@@ -10,7 +10,9 @@ import (
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/collection"
+	"github.com/readinglibrary/service/core/service/students"
+	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -87,7 +89,7 @@ type labelPage struct {
 // LabelPages are the label PDFs of the book: one per
 // service.DefaultLabelsPerPage copies, as the labels route pages them.
 func (b bookRow) LabelPages() []labelPage {
-	per := service.DefaultLabelsPerPage
+	per := collection.DefaultLabelsPerPage
 	var out []labelPage
 	for first := 1; first <= b.Total; first += per {
 		out = append(out, labelPage{Page: len(out) + 1, First: first, Last: min(first+per-1, b.Total)})
@@ -128,7 +130,7 @@ func (a *App) renderBooks(w http.ResponseWriter, r *http.Request, school library
 
 func (a *App) renderBooksWith(w http.ResponseWriter, r *http.Request, school library.School, status int, form *formState, lookup *isbnLookup) {
 	search := strings.TrimSpace(r.URL.Query().Get("search"))
-	res, err := a.deps.Library.Holdings.Books(r.Context(), school.ID, service.ListQuery{Page: pageParam(r), Limit: pageSize, Search: search})
+	res, err := a.deps.Library.Holdings.Books(r.Context(), school.ID, usecase.ListQuery{Page: pageParam(r), Limit: pageSize, Search: search})
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -256,7 +258,7 @@ func (a *App) students(w http.ResponseWriter, r *http.Request, school library.Sc
 }
 
 func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school library.School, status int, v studentsView) {
-	res, err := a.deps.Library.Students.Search(r.Context(), school.ID, "", service.ListQuery{Page: pageParam(r), Limit: pageSize, Search: v.Search})
+	res, err := a.deps.Library.Students.Search(r.Context(), school.ID, "", usecase.ListQuery{Page: pageParam(r), Limit: pageSize, Search: v.Search})
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -279,7 +281,7 @@ func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school libr
 
 func (a *App) addStudent(w http.ResponseWriter, r *http.Request, school library.School) {
 	form := r.PostForm
-	s, err := a.deps.Library.Students.Create(r.Context(), school.ID, service.StudentInput{
+	s, err := a.deps.Library.Students.Create(r.Context(), school.ID, students.StudentInput{
 		Name: form.Get("name"), Email: form.Get("email"), Password: form.Get("password"), StudentNumber: form.Get("student_number"),
 		Grade: form.Get("grade"), Homeroom: form.Get("homeroom"),
 	})
@@ -309,7 +311,7 @@ func (a *App) updateStudent(w http.ResponseWriter, r *http.Request, school libra
 	}
 	grade, homeroom := form.Get("grade"), form.Get("homeroom")
 	s, err := a.deps.Library.Students.Update(r.Context(), school.ID, form.Get("student_id"),
-		service.StudentChanges{Grade: &grade, Homeroom: &homeroom})
+		students.StudentChanges{Grade: &grade, Homeroom: &homeroom})
 	if err != nil {
 		msg := a.messageOf(r, err)
 		for _, f := range []string{"grade", "homeroom"} {

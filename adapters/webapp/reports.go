@@ -7,7 +7,8 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/collection"
+	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -69,18 +70,18 @@ type reportsView struct {
 	RangeError string
 	CSV        map[string]string // report name → its CSV download
 
-	Months       service.LoansPerMonth
+	Months       collection.LoansPerMonth
 	MonthsChart  barChart
-	Top          service.TopTitles
+	Top          collection.TopTitles
 	TopChart     barChart
-	Overdue      service.OverdueByHomeroom
+	Overdue      collection.OverdueByHomeroom
 	OverdueChart barChart
-	Genres       service.Collection
+	Genres       collection.Collection
 	GenreChart   barChart
-	Levels       service.Collection
+	Levels       collection.Collection
 	LevelChart   barChart
-	Unused       service.NeverBorrowed
-	Age          service.CollectionAge
+	Unused       collection.NeverBorrowed
+	Age          collection.CollectionAge
 }
 
 // reportsPageTitles is how many never-borrowed titles the page lists (the
@@ -128,7 +129,7 @@ func (a *App) fillReports(r *http.Request, school library.School, v *reportsView
 	if v.Levels, err = rep.Collection(ctx, school.ID, library.CollectionReadingLevel); err != nil {
 		return err
 	}
-	if v.Unused, err = rep.NeverBorrowed(ctx, school.ID, service.ListQuery{Page: 1, Limit: reportsPageTitles}, false); err != nil {
+	if v.Unused, err = rep.NeverBorrowed(ctx, school.ID, usecase.ListQuery{Page: 1, Limit: reportsPageTitles}, false); err != nil {
 		return err
 	}
 	if v.Age, err = rep.MedianAge(ctx, school.ID); err != nil {
@@ -168,7 +169,7 @@ func (a *App) fillReports(r *http.Request, school library.School, v *reportsView
 	return nil
 }
 
-func collectionChart(id, title string, c service.Collection) barChart {
+func collectionChart(id, title string, c collection.Collection) barChart {
 	var labels []string
 	var values []int
 	for _, g := range c.Rows {

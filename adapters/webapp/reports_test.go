@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/students"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -60,11 +61,11 @@ func TestReportChartsEscapeEveryLabel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := f.lib.Students.Create(ctx, "", service.StudentInput{Name: "Rue Room", StudentNumber: "R-1", Homeroom: roomLabel})
+	st, err := f.lib.Students.Create(ctx, "", students.StudentInput{Name: "Rue Room", StudentNumber: "R-1", Homeroom: roomLabel})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: st.ID}); err != nil {
+	if _, err := f.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: st.ID}); err != nil {
 		t.Fatal(err)
 	}
 	f.lib.SetClock(time.Now, nil) // the loan is overdue now

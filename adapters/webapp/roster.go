@@ -13,7 +13,8 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/students"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 // rosterView is the Roster page: sync the students from the simple CSV
@@ -41,7 +42,7 @@ type rosterView struct {
 	LeaversOK bool
 	// Job is a sync running in the background (?job=): the page follows
 	// it, reloading while it runs.
-	Job *service.ImportJobStatus
+	Job *usecase.ImportJobStatus
 }
 
 type leaverRow struct {
@@ -136,7 +137,7 @@ func (a *App) syncRoster(w http.ResponseWriter, r *http.Request, school library.
 		err = errs.InvalidField("csv", "is empty: paste the CSV file or choose it")
 	} else {
 		rep, job, err = a.deps.Library.Students.Sync(r.Context(), school.ID,
-			service.SyncInput{RosterUpload: service.RosterUpload{CSV: library.BytesUpload([]byte(v.CSV))}, Full: v.Full, DryRun: dryRun})
+			students.SyncInput{RosterUpload: students.RosterUpload{CSV: library.BytesUpload([]byte(v.CSV))}, Full: v.Full, DryRun: dryRun})
 	}
 	if err == nil && job.ID != "" {
 		a.syncStarted(w, r, school, job)
@@ -159,7 +160,7 @@ func (a *App) rollover(w http.ResponseWriter, r *http.Request, school library.Sc
 	form := r.PostForm
 	v := rosterView{Year: strings.TrimSpace(form.Get("school_year")), Leaving: strings.TrimSpace(form.Get("leaving_grade"))}
 	plan, err := a.deps.Library.Students.Rollover(r.Context(), school.ID,
-		service.RolloverInput{SchoolYear: v.Year, LeavingGrade: v.Leaving, DryRun: dryRun})
+		students.RolloverInput{SchoolYear: v.Year, LeavingGrade: v.Leaving, DryRun: dryRun})
 	if err != nil {
 		v.RollErr = a.messageOf(r, err)
 		for f, m := range fieldErrors(err) {
@@ -195,7 +196,7 @@ func (a *App) syncOneRoster(w http.ResponseWriter, r *http.Request, school libra
 			job library.ImportJob
 		)
 		rep, job, err = a.deps.Library.Students.Sync(r.Context(), school.ID,
-			service.SyncInput{RosterUpload: service.RosterUpload{Zip: form.zip}, Full: v.Full, DryRun: dryRun})
+			students.SyncInput{RosterUpload: students.RosterUpload{Zip: form.zip}, Full: v.Full, DryRun: dryRun})
 		if err == nil && job.ID != "" {
 			a.syncStarted(w, r, school, job)
 			return

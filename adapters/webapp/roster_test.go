@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/students"
 )
 
 // TestRosterPageChecksThenApplies: the check shows the report and changes
@@ -71,7 +71,7 @@ func TestRosterSyncJobPage(t *testing.T) {
 	const path = "/library/maple.example.org/roster"
 	var csv strings.Builder
 	csv.WriteString("name,student_number,grade\n")
-	n := service.AsyncRosterStudents + 1
+	n := students.AsyncRosterStudents + 1
 	for i := range n {
 		fmt.Fprintf(&csv, "Pupil %04d,P-%04d,3\n", i, i)
 	}

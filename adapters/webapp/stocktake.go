@@ -7,7 +7,8 @@ import (
 	"strings"
 
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/collection"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 // ----- stocktake -----
@@ -30,7 +31,7 @@ type stocktakeView struct {
 	UploadRows []lineProblem
 	// MarkJob is the marking of the missing copies lost that the page
 	// follows (?job=): running, or its count, or its error.
-	MarkJob     *service.ImportJobStatus
+	MarkJob     *usecase.ImportJobStatus
 	MarkMessage string // the count of a job done
 }
 
@@ -41,12 +42,12 @@ type stocktakeRow struct {
 }
 
 type stocktakeReportView struct {
-	Missing, OnLoan, Misplaced                service.StocktakeReportCopies
+	Missing, OnLoan, Misplaced                collection.StocktakeReportCopies
 	MissingTotal, OnLoanTotal, MisplacedTotal int
 	Limit                                     int
 }
 
-func toStocktakeRow(v service.StocktakeView) stocktakeRow {
+func toStocktakeRow(v collection.StocktakeView) stocktakeRow {
 	st := v.Stocktake
 	rng := "Whole collection"
 	if !st.Whole() {
@@ -110,7 +111,7 @@ func (a *App) renderStocktake(w http.ResponseWriter, r *http.Request, school lib
 		row := toStocktakeRow(cur)
 		v.Current = &row
 		if cur.Stocktake.Closed() {
-			rep, err := a.deps.Library.Stocktakes.Report(r.Context(), school.ID, id, service.DefaultReportLimit)
+			rep, err := a.deps.Library.Stocktakes.Report(r.Context(), school.ID, id, collection.DefaultReportLimit)
 			if err != nil {
 				a.fail(w, r, err)
 				return
@@ -152,10 +153,10 @@ func (a *App) scanStocktake(w http.ResponseWriter, r *http.Request, school libra
 }
 
 // scanFlash says what one scan found.
-func scanFlash(res service.ScanResult) flash {
+func scanFlash(res collection.ScanResult) flash {
 	what := fmt.Sprintf("%s (%s)", quote(res.Book.Title), res.Copy.Code)
 	f := flash{Kind: "success", Message: what + " counted."}
-	if res.Status == service.ScanAgain {
+	if res.Status == collection.ScanAgain {
 		f = flash{Kind: "info", Message: what + " was scanned already; it counts once."}
 	}
 	if res.OnLoan {

@@ -30,6 +30,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -38,7 +39,7 @@ type Deps struct {
 	Library *service.Library
 	// Identity serves the forgotten-password and sign-up confirmation
 	// pages.
-	Identity   *service.Identity
+	Identity   *identity.Identity
 	Authorizer ports.Authorizer
 	// Uploads keeps the files the forms take while they are read; without
 	// it they are read into memory.
@@ -153,7 +154,7 @@ func (a *App) Routes() []Route {
 		view("web.verifyEmail", verifyEmailPath, plain(a.verifyEmailPage), need("verify", "auth:account")),
 		submit("web.verifyEmail.confirm", verifyEmailPath, plain(a.verifyEmail), need("verify", "auth:account")),
 		// The desk for staff, the own loans for a student.
-		page("web.desk", school, a.desk, need("read", "library:loans").of(staff), need("read", "library:ownloans").of(students)),
+		page("web.desk", school, a.desk, need("read", "library:loans").of(forStaff), need("read", "library:ownloans").of(forStudents)),
 		// Check-out looks the student up by number or name.
 		post("web.checkout", school+"/checkout", a.checkout, need("create", "library:loans"), need("read", "library:copies"), need("read", "library:students")),
 		// Return also puts a lost or claimed-returned copy back on the shelf.

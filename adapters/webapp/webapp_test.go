@@ -16,8 +16,14 @@ import (
 
 	"github.com/readinglibrary/service/adapters/ladonauthz"
 	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/collection"
+	"github.com/readinglibrary/service/core/service/identity"
+	"github.com/readinglibrary/service/core/service/students"
+	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/policies"
 	"github.com/readinglibrary/service/ports/portfake"
@@ -36,7 +42,7 @@ const (
 
 type fixture struct {
 	app                     *App
-	identity                *service.Identity
+	identity                *identity.Identity
 	mail                    *portfake.Outbox
 	router                  *mux.Router
 	lib                     *service.Library
@@ -50,15 +56,16 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	repos := sqlitetest.NewDB(t).Repositories()
-	identity := service.NewIdentity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{}, service.IdentityConfig{LinkBase: "https://library.example.org"})
 	mail := &portfake.Outbox{}
-	identity.SendMailWith(mail)
-	lib := service.NewLibrary(repos, identity, service.LibraryConfig{})
+	idDeps := wire.Identity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{})
+	idDeps.Mailer = mail
+	ident := identity.NewIdentity(idDeps, identity.IdentityConfig{LinkBase: "https://library.example.org"})
+	lib := service.NewLibrary(wire.Library(repos), ident, service.LibraryConfig{})
 	authz, err := ladonauthz.LoadFS(policies.Files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{lib: lib, identity: identity, mail: mail}
+	f := &fixture{lib: lib, identity: ident, mail: mail}
 	if f.school, err = lib.Schools.Create(ctx, "Maple <b>Grove</b>", "maple.example.org"); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +73,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	acct := func(email, name string, role user.Role, school string) user.Account {
-		a, err := identity.CreateAccount(ctx, service.NewAccountInput{Email: email, Password: "long-password-1", Name: name, Role: role, SchoolID: school})
+		a, err := ident.CreateAccount(ctx, identity.NewAccountInput{Email: email, Password: "long-password-1", Name: name, Role: role, SchoolID: school})
 		if err != nil {
 			t.Fatalf("account %s: %v", email, err)
 		}
@@ -78,7 +85,7 @@ func newFixture(t *testing.T) *fixture {
 	f.student = acct("theo@maple.example.org", "Theo Student", user.RoleStudent, f.school.ID)
 	f.otherLib = acct("lib@birch.example.org", "Bo", user.RoleLibrarian, f.other.ID)
 	asLib := user.WithPrincipal(ctx, user.PrincipalOf(f.librarian))
-	if f.evil, err = lib.Students.Create(asLib, "", service.StudentInput{Name: evilStudent, StudentNumber: "E-1"}); err != nil {
+	if f.evil, err = lib.Students.Create(asLib, "", students.StudentInput{Name: evilStudent, StudentNumber: "E-1"}); err != nil {
 		t.Fatal(err)
 	}
 	b, copies, err := lib.Holdings.AddBook(asLib, "", library.BookDraft{Title: evilTitle, Author: "A <i>uthor</i>", Copies: 2})
@@ -86,10 +93,10 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f.evilCode = copies[0].Code
-	if _, err := lib.Circulation.CreateLoan(asLib, service.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: f.evil.ID}); err != nil {
+	if _, err := lib.Circulation.CreateLoan(asLib, circulation.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: f.evil.ID}); err != nil {
 		t.Fatal(err)
 	}
-	f.app = New(Deps{Library: lib, Identity: identity, Authorizer: authz}, Config{})
+	f.app = New(Deps{Library: lib, Identity: ident, Authorizer: authz}, Config{})
 	f.router = mux.NewRouter()
 	for _, rt := range f.app.Routes() {
 		f.router.Handle(rt.Path, rt.Handle).Methods(rt.Method)
@@ -303,11 +310,11 @@ func TestCheckoutAsksWhichStudent(t *testing.T) {
 	f := newFixture(t)
 	ctx := user.WithPrincipal(context.Background(), user.PrincipalOf(f.librarian))
 	for _, n := range []string{"Mia Stone", "Mia Brook"} {
-		if _, err := f.lib.Students.Create(ctx, "", service.StudentInput{Name: n}); err != nil {
+		if _, err := f.lib.Students.Create(ctx, "", students.StudentInput{Name: n}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	page, _ := f.lib.Holdings.Books(ctx, "", service.ListQuery{Page: 1, Limit: 10})
+	page, _ := f.lib.Holdings.Books(ctx, "", usecase.ListQuery{Page: 1, Limit: 10})
 	free := ""
 	for _, c := range mustCopies(t, f, ctx, page.Entries[0].Book.ID) {
 		free = c
@@ -321,7 +328,7 @@ func TestCheckoutAsksWhichStudent(t *testing.T) {
 	if len(options) != 2 {
 		t.Fatalf("choice lists %d students, want 2", len(options))
 	}
-	if loans, _ := f.lib.Circulation.Loans(ctx, "", service.LoanFilter{}); len(loans) != 1 {
+	if loans, _ := f.lib.Circulation.Loans(ctx, "", circulation.LoanFilter{}); len(loans) != 1 {
 		t.Fatalf("%d loans after an ambiguous name, want the 1 from before", len(loans))
 	}
 	radios := all(byID(doc, "student-choice"), "input")
@@ -330,7 +337,7 @@ func TestCheckoutAsksWhichStudent(t *testing.T) {
 	if rec.Code != http.StatusSeeOther {
 		t.Fatalf("chosen student: %d %s", rec.Code, rec.Body)
 	}
-	if loans, _ := f.lib.Circulation.Loans(ctx, "", service.LoanFilter{}); len(loans) != 2 {
+	if loans, _ := f.lib.Circulation.Loans(ctx, "", circulation.LoanFilter{}); len(loans) != 2 {
 		t.Fatalf("%d loans after choosing, want 2", len(loans))
 	}
 }
@@ -688,7 +695,7 @@ func TestSettingsFormSetsTimezone(t *testing.T) {
 func TestBooksPageLinksEveryLabelPage(t *testing.T) {
 	f := newFixture(t)
 	ctx := user.WithPrincipal(context.Background(), user.PrincipalOf(f.librarian))
-	b, _, err := f.lib.Holdings.AddBook(ctx, "", library.BookDraft{Title: "Zebra Many Copies", Author: "Ann Author", Copies: service.DefaultLabelsPerPage + 5})
+	b, _, err := f.lib.Holdings.AddBook(ctx, "", library.BookDraft{Title: "Zebra Many Copies", Author: "Ann Author", Copies: collection.DefaultLabelsPerPage + 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -709,7 +716,7 @@ func TestBooksPageLinksEveryLabelPage(t *testing.T) {
 // a page without the marker once is a plain 500, with nothing streamed.
 func TestRenderStreaming(t *testing.T) {
 	f := newFixture(t)
-	v := holdingsView{Format: "csv", Report: &service.ImportReport{}, Content: "markerabc123", CanImport: true}
+	v := holdingsView{Format: "csv", Report: &library.ImportReport{}, Content: "markerabc123", CanImport: true}
 	v.base = base{Title: "Holdings"}
 	streamed := func(w io.Writer) error { _, err := io.WriteString(w, "U0VDUkVU+/="); return err }
 	rec := httptest.NewRecorder()

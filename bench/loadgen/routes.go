@@ -12,7 +12,8 @@ import (
 	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -94,7 +95,7 @@ func (w *world) freshCatalogBook() (string, error) {
 
 func (w *world) freshSession() (session, error) {
 	email := fmt.Sprintf("probe%d@bench.example.org", w.unique())
-	if _, err := w.s.App.Identity.CreateAccount(context.Background(), service.NewAccountInput{
+	if _, err := w.s.App.Identity.CreateAccount(context.Background(), identity.NewAccountInput{
 		Email: email, Password: "quiet meadow path 1", Name: "Probe", Role: user.RoleReader,
 	}); err != nil {
 		return session{}, err
@@ -150,7 +151,7 @@ func (w *world) cases(search string) []routeCase {
 		{"auth.passwordReset", "POST /api/auth/password-reset (demo reader; mail sent after the answer)", fixed(rq{Method: "POST", Path: "/api/auth/password-reset",
 			Body: fmt.Sprintf(`{"email":%q}`, demoReader)})},
 		{"auth.passwordReset.confirm", "POST /api/auth/password-reset/confirm (fresh account and token)", func() (rq, error) {
-			acct, err := w.s.App.Identity.CreateAccount(context.Background(), service.NewAccountInput{
+			acct, err := w.s.App.Identity.CreateAccount(context.Background(), identity.NewAccountInput{
 				Email: fmt.Sprintf("reset%d@bench.example.org", w.unique()), Password: "probe-password-1", Name: "Probe", Role: user.RoleReader,
 			})
 			if err != nil {
@@ -262,7 +263,7 @@ func (w *world) cases(search string) []routeCase {
 			if err != nil {
 				return rq{}, err
 			}
-			l, err := w.s.App.Library.Circulation.CreateLoan(w.libCtx, service.LoanInput{BookID: b.ID, CopyID: b.CopyID, StudentID: w.studentID})
+			l, err := w.s.App.Library.Circulation.CreateLoan(w.libCtx, circulation.LoanInput{BookID: b.ID, CopyID: b.CopyID, StudentID: w.studentID})
 			return rq{Method: "PATCH", Path: "/api/library/loans", Token: w.lib, Body: fmt.Sprintf(`{"loan_id":%q,"action":"return"}`, l.Loan.ID)}, err
 		}},
 		{"library.studentLoans", "GET /api/library/student/loans (student)", fixed(rq{Path: "/api/library/student/loans", Token: w.student})},
@@ -314,7 +315,7 @@ func (w *world) cases(search string) []routeCase {
 			if err != nil {
 				return rq{}, err
 			}
-			if _, err := w.s.App.Library.Circulation.CreateLoan(w.libCtx, service.LoanInput{BookID: b.ID, CopyID: b.CopyID, StudentID: w.studentID}); err != nil {
+			if _, err := w.s.App.Library.Circulation.CreateLoan(w.libCtx, circulation.LoanInput{BookID: b.ID, CopyID: b.CopyID, StudentID: w.studentID}); err != nil {
 				return rq{}, err
 			}
 			id, err := w.freshStocktake("", "")
@@ -353,7 +354,7 @@ func (w *world) freshLostLoan() (library.Loan, error) {
 	if _, err := c.Holdings.SetBookPrice(w.libCtx, "", b.ID, 500); err != nil {
 		return library.Loan{}, err
 	}
-	l, err := c.Circulation.CreateLoan(w.libCtx, service.LoanInput{BookID: b.ID, CopyID: b.CopyID, StudentID: w.studentID})
+	l, err := c.Circulation.CreateLoan(w.libCtx, circulation.LoanInput{BookID: b.ID, CopyID: b.CopyID, StudentID: w.studentID})
 	if err != nil {
 		return library.Loan{}, err
 	}

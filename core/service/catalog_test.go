@@ -10,9 +10,11 @@ import (
 	"time"
 	_ "time/tzdata" // account timezones without the host's zone database
 
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
+	"github.com/readinglibrary/service/core/service/reading"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -93,19 +95,19 @@ func (c *countingBooks) ChapterTexts(ctx context.Context, bookID string) ([]cata
 // repositories (f.repos.Books is the store itself, bypassing the counter).
 type catFixture struct {
 	*fixture
-	cat   *service.Catalog
+	cat   *reading.Catalog
 	books *countingBooks
 	authz *premiumAuthz
 }
 
 func newCatalogFixture(tb testing.TB) *catFixture {
 	tb.Helper()
-	f := newFixture(tb, service.IdentityConfig{})
+	f := newFixture(tb, identity.IdentityConfig{})
 	books := &countingBooks{BookRepository: f.repos.Books}
 	repos := f.repos
 	repos.Books = books
 	authz := &premiumAuthz{}
-	cat := service.NewCatalog(repos, authz)
+	cat := reading.NewCatalog(wire.Catalog(repos, authz))
 	cat.Now = f.clock.Now
 	// Ids count down, so an order by id is never mistaken for insertion order.
 	var (
@@ -252,7 +254,7 @@ func TestCatalogContentChapter(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Content() error = %v", err)
 	}
-	want := service.Content{BookID: b.ID, ChapterID: ch.ID, Title: "Two", Text: "Don't panic—it's well-known.", PageNumber: 11, WordCount: 4}
+	want := reading.Content{BookID: b.ID, ChapterID: ch.ID, Title: "Two", Text: "Don't panic—it's well-known.", PageNumber: 11, WordCount: 4}
 	if c != want {
 		t.Errorf("Content() = %+v, want %+v", c, want)
 	}
@@ -294,7 +296,7 @@ func TestCatalogIDWithoutPrefixNotFound(t *testing.T) {
 		wantErr(t, err, errs.NotFound, "book_not_found")
 		_, err = f.cat.Content(ctx, id, "")
 		wantErr(t, err, errs.NotFound, "book_not_found")
-		_, err = f.cat.UpdateBook(ctx, id, service.BookPatch{Title: &title})
+		_, err = f.cat.UpdateBook(ctx, id, reading.BookPatch{Title: &title})
 		wantErr(t, err, errs.NotFound, "book_not_found")
 		wantErr(t, f.cat.DeleteBook(ctx, id), errs.NotFound, "book_not_found")
 		if got := f.books.count(); got != before {
@@ -375,7 +377,7 @@ func TestCatalogUpdateBookTitle(t *testing.T) {
 	f.clock.Set(later)
 	title := "  Émile Zola  "
 
-	got, err := f.cat.UpdateBook(ctx, b.ID, service.BookPatch{Title: &title})
+	got, err := f.cat.UpdateBook(ctx, b.ID, reading.BookPatch{Title: &title})
 	if err != nil {
 		t.Fatalf("UpdateBook() error = %v", err)
 	}
@@ -421,14 +423,14 @@ func TestCatalogUpdateBookRefuses(t *testing.T) {
 	str := func(s string) *string { return &s }
 	tests := []struct {
 		name  string
-		patch service.BookPatch
+		patch reading.BookPatch
 		want  []string
 	}{
-		{name: "PagesBelowLastChapter", patch: service.BookPatch{Pages: pages(25)}, want: []string{"chapters[2].page_end"}},
-		{name: "BadGenre", patch: service.BookPatch{Genre: str("Sci Fi")}, want: []string{"genre"}},
-		{name: "EmptyTitle", patch: service.BookPatch{Title: str(" ")}, want: []string{"title"}},
-		{name: "NoChapters", patch: service.BookPatch{Chapters: &[]catalog.ChapterDraft{}}, want: []string{"chapters"}},
-		{name: "ChaptersBeyondNewPages", patch: service.BookPatch{Pages: pages(5), Chapters: &[]catalog.ChapterDraft{
+		{name: "PagesBelowLastChapter", patch: reading.BookPatch{Pages: pages(25)}, want: []string{"chapters[2].page_end"}},
+		{name: "BadGenre", patch: reading.BookPatch{Genre: str("Sci Fi")}, want: []string{"genre"}},
+		{name: "EmptyTitle", patch: reading.BookPatch{Title: str(" ")}, want: []string{"title"}},
+		{name: "NoChapters", patch: reading.BookPatch{Chapters: &[]catalog.ChapterDraft{}}, want: []string{"chapters"}},
+		{name: "ChaptersBeyondNewPages", patch: reading.BookPatch{Pages: pages(5), Chapters: &[]catalog.ChapterDraft{
 			{Title: "Only", PageStart: 1, PageEnd: 6, Text: "x"},
 		}}, want: []string{"chapters[0].page_end"}},
 	}
@@ -448,7 +450,7 @@ func TestCatalogUpdateBookRefuses(t *testing.T) {
 	}
 	t.Run("UnknownBook", func(t *testing.T) {
 		f := newCatalogFixture(t)
-		_, err := f.cat.UpdateBook(context.Background(), "bk_nope", service.BookPatch{Pages: pages(40)})
+		_, err := f.cat.UpdateBook(context.Background(), "bk_nope", reading.BookPatch{Pages: pages(40)})
 		wantErr(t, err, errs.NotFound, "book_not_found")
 	})
 }
@@ -463,7 +465,7 @@ func TestCatalogUpdateBookReplacesChapters(t *testing.T) {
 		{Title: "New Two", PageStart: 13, PageEnd: 20, Text: "And more."},
 	}
 
-	got, err := f.cat.UpdateBook(ctx, b.ID, service.BookPatch{Pages: &pages, Chapters: &chapters})
+	got, err := f.cat.UpdateBook(ctx, b.ID, reading.BookPatch{Pages: &pages, Chapters: &chapters})
 	if err != nil {
 		t.Fatalf("UpdateBook() error = %v", err)
 	}
@@ -502,7 +504,7 @@ func TestCatalogUpdateBookWithoutChaptersKeepsTexts(t *testing.T) {
 	ctx := f.reader(t, "r1", "")
 	pages, rating := 40, 2.5
 
-	got, err := f.cat.UpdateBook(ctx, b.ID, service.BookPatch{Pages: &pages, Rating: &rating})
+	got, err := f.cat.UpdateBook(ctx, b.ID, reading.BookPatch{Pages: &pages, Rating: &rating})
 	if err != nil {
 		t.Fatalf("UpdateBook() error = %v", err)
 	}
@@ -651,7 +653,7 @@ func TestCatalogAddToListRefuses(t *testing.T) {
 }
 
 // progressTo reports page with timeSpent seconds and fails on error.
-func (f *catFixture) progressTo(tb testing.TB, ctx context.Context, bookID string, page, timeSpent int) service.ProgressView {
+func (f *catFixture) progressTo(tb testing.TB, ctx context.Context, bookID string, page, timeSpent int) reading.ProgressView {
 	tb.Helper()
 	v, err := f.cat.UpdateProgress(ctx, bookID, catalog.ProgressUpdate{PageNumber: page, TimeSpent: timeSpent})
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
 )
 
 // runConcurrently runs fn(i) for i in 0..n-1, each in its own goroutine, and
@@ -55,7 +55,7 @@ func TestConcurrentCreateLoanOneWinner(t *testing.T) {
 
 	winners := make([]string, n)
 	results := runConcurrently(n, func(i int) error {
-		v, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
+		v, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), circulation.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
 		winners[i] = v.Loan.ID
 		return err
 	})
@@ -105,7 +105,7 @@ func TestConcurrentCreateLoanOverStaleClaim(t *testing.T) {
 	}
 	ids := make([]string, n)
 	results := runConcurrently(n, func(i int) error {
-		v, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student2.ID})
+		v, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), circulation.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student2.ID})
 		ids[i] = v.Loan.ID
 		return err
 	})
@@ -169,7 +169,7 @@ func TestConcurrentReturnAllSucceed(t *testing.T) {
 		}
 	}
 
-	views := make([]service.LoanView, n)
+	views := make([]circulation.LoanView, n)
 	results := runConcurrently(n, func(i int) error {
 		v, err := lf.lib.Circulation.ReturnLoan(as(lf.librarian), loan.Loan.ID)
 		views[i] = v

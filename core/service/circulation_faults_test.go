@@ -7,9 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/identity"
+	"github.com/readinglibrary/service/core/service/usecase"
+	"github.com/readinglibrary/service/core/service/users"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -192,19 +197,19 @@ type libFixture struct {
 	// them).
 	wrapped ports.Repositories
 	lib     *service.Library
-	users   *service.Users
+	users   *users.Users
 
 	admin, librarian, librarianB, student, student2, studentB, reader user.Account
 }
 
 func newLibFixture(tb testing.TB) *libFixture {
 	tb.Helper()
-	f := newFixture(tb, service.IdentityConfig{})
+	f := newFixture(tb, identity.IdentityConfig{})
 	lf := &libFixture{fixture: f, store: f.repos, faults: &faultyLibrary{}}
 	repos := lf.faults.wrap(f.repos)
 	lf.wrapped = repos
 	lf.useLibrary(service.LibraryConfig{})
-	lf.users = service.NewUsers(repos, &premiumAuthz{})
+	lf.users = users.NewUsers(wire.Users(repos, &premiumAuthz{}))
 	lf.users.Now = f.clock.Now
 
 	f.addSchool(tb, libSchoolA, libDomainA)
@@ -222,7 +227,7 @@ func newLibFixture(tb testing.TB) *libFixture {
 // useLibrary builds lf.lib afresh on the fixture's stores and clock with
 // cfg (a record codec, a catalogue source).
 func (lf *libFixture) useLibrary(cfg service.LibraryConfig) {
-	lf.lib = service.NewLibrary(lf.wrapped, lf.id, cfg)
+	lf.lib = service.NewLibrary(wire.Library(lf.wrapped), lf.id, cfg)
 	lf.lib.SetClock(lf.clock.Now, nil)
 }
 
@@ -245,9 +250,9 @@ func (lf *libFixture) addBook(tb testing.TB, caller user.Account, title string, 
 }
 
 // lend lends cp of b to student as the librarian of the student's school.
-func (lf *libFixture) lend(tb testing.TB, cp library.Copy, student user.Account) service.LoanView {
+func (lf *libFixture) lend(tb testing.TB, cp library.Copy, student user.Account) circulation.LoanView {
 	tb.Helper()
-	v, err := lf.lib.Circulation.CreateLoan(as(lf.librarianOf(cp.SchoolID)), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: student.ID})
+	v, err := lf.lib.Circulation.CreateLoan(as(lf.librarianOf(cp.SchoolID)), circulation.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: student.ID})
 	if err != nil {
 		tb.Fatalf("CreateLoan(copy %s) error = %v, want nil", cp.Code, err)
 	}
@@ -278,7 +283,7 @@ func (lf *libFixture) wantCopy(tb testing.TB, cp library.Copy, want string) {
 	tb.Helper()
 	ctx := as(lf.librarianOf(cp.SchoolID))
 
-	loans, err := lf.lib.Circulation.Loans(ctx, "", service.LoanFilter{})
+	loans, err := lf.lib.Circulation.Loans(ctx, "", circulation.LoanFilter{})
 	if err != nil {
 		tb.Fatalf("Loans() error = %v", err)
 	}
@@ -322,7 +327,7 @@ func (lf *libFixture) wantCopy(tb testing.TB, cp library.Copy, want string) {
 	if cp.SchoolID == libSchoolB {
 		domain = libDomainB
 	}
-	page, err := lf.lib.Catalog.Page(context.Background(), domain, service.ListQuery{Page: 1, Limit: service.MaxListLimit})
+	page, err := lf.lib.Catalog.Page(context.Background(), domain, usecase.ListQuery{Page: 1, Limit: usecase.MaxListLimit})
 	entries := page.Entries
 	if err != nil {
 		tb.Fatalf("PublicCatalog(%s) error = %v", domain, err)
@@ -350,13 +355,13 @@ func (lf *libFixture) wantCopy(tb testing.TB, cp library.Copy, want string) {
 }
 
 // studentSees returns the loans a student's own page lists, by id.
-func (lf *libFixture) studentSees(tb testing.TB, student user.Account) map[string]service.LoanView {
+func (lf *libFixture) studentSees(tb testing.TB, student user.Account) map[string]circulation.LoanView {
 	tb.Helper()
 	views, err := lf.lib.Circulation.StudentLoans(as(student))
 	if err != nil {
 		tb.Fatalf("StudentLoans() error = %v", err)
 	}
-	out := map[string]service.LoanView{}
+	out := map[string]circulation.LoanView{}
 	for _, v := range views {
 		out[v.Loan.ID] = v
 	}
@@ -393,7 +398,7 @@ func TestCirculationFaultCreateLoan(t *testing.T) {
 			cp := copies[0]
 
 			lf.faults.failNext(tt.method, tt.modes...)
-			v, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
+			v, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), circulation.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
 			wantErr(t, err, errs.Unavailable, "")
 			if v.Loan.ID != "" {
 				t.Errorf("failed CreateLoan returned loan %s, want none", v.Loan.ID)
@@ -413,7 +418,7 @@ func TestCirculationFaultCreateLoan(t *testing.T) {
 				t.Errorf("StudentLoans() after the retry = %v, want only loan %s, active", got, retry.Loan.ID)
 			}
 			// And nobody else gets the copy now.
-			_, err = lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student2.ID})
+			_, err = lf.lib.Circulation.CreateLoan(as(lf.librarian), circulation.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student2.ID})
 			wantErr(t, err, errs.Conflict, "copy_unavailable")
 			lf.wantCopy(t, cp, retry.Loan.ID)
 		})
@@ -429,7 +434,7 @@ func TestCirculationFaultClaimAndTidyUpFail(t *testing.T) {
 
 	lf.faults.failNext("ClaimCopy", failBefore)
 	lf.faults.failNext("DeleteLoan", failBefore)
-	_, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
+	_, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), circulation.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
 	wantErr(t, err, errs.Unavailable, "")
 	lf.noUnusedFaults(t)
 
@@ -545,7 +550,7 @@ func TestCirculationFaultStaleClaimCleanup(t *testing.T) {
 
 	// The next borrower's clearing of the stale claim fails.
 	lf.faults.failNext("ReleaseClaim", failBefore)
-	_, err = lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student2.ID})
+	_, err = lf.lib.Circulation.CreateLoan(as(lf.librarian), circulation.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student2.ID})
 	wantErr(t, err, errs.Unavailable, "")
 	lf.noUnusedFaults(t)
 	lf.wantCopy(t, cp, "")
@@ -674,7 +679,7 @@ func TestCirculationFaultClaimReplyLost(t *testing.T) {
 	cp := copies[0]
 
 	lf.faults.failNext("ClaimCopy", failAfter)
-	v, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
+	v, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), circulation.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
 	if err != nil {
 		t.Fatalf("CreateLoan with a lost claim reply = %v, want the loan", err)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
 )
 
 // TestDeleteStudentAndLoanExcludeEachOther runs a student's deletion
@@ -33,7 +33,7 @@ func TestDeleteStudentAndLoanExcludeEachOther(t *testing.T) {
 			_, copies := lf.addBook(t, lf.librarian, "Matilda", 1)
 			cp := copies[0]
 			lend := func() error {
-				_, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
+				_, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), circulation.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
 				return err
 			}
 			deleteStudent := func() error { return lf.users.DeleteMe(as(lf.student)) }
@@ -104,7 +104,7 @@ func TestStoppedDeletionDoesNotBlockLoans(t *testing.T) {
 		t.Fatal(err)
 	}
 	lend := func(i int) error {
-		_, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: copies[i].BookID, CopyID: copies[i].ID, StudentID: lf.student.ID})
+		_, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), circulation.LoanInput{BookID: copies[i].BookID, CopyID: copies[i].ID, StudentID: lf.student.ID})
 		return err
 	}
 	if err := lend(0); errs.CodeOf(err) != "student_not_found" {

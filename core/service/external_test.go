@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -52,7 +52,7 @@ func externalToken(iss, sub, email string) string {
 // address; no issuer ever signs in an admin.
 func TestExternalIssuerAuthority(t *testing.T) {
 	const iss = "https://idp.maplegrove.example.org"
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	maple := f.addSchool(t, "11111111-1111-4111-8111-111111111111", "maplegrove.example.org")
 	oak := f.addSchool(t, "22222222-2222-4222-8222-222222222222", "oak.example.org")
 	f.addAccount(t, "l1", "librarian@maplegrove.example.org", user.RoleLibrarian, maple.ID, "v2:x")
@@ -84,7 +84,7 @@ func TestExternalIssuerAuthority(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f.id.TrustExternal(fakeExternal{iss: iss, authority: tt.authority})
+			f.reidentify(func(d *identity.IdentityDeps) { d.External = fakeExternal{iss: iss, authority: tt.authority} })
 			acct, _, err := f.id.AuthenticateSession(context.Background(), externalToken(iss, "sub-"+tt.email, tt.email))
 			if tt.wantID != "" {
 				if err != nil || acct.ID != tt.wantID {
@@ -105,10 +105,12 @@ func TestExternalIssuerAuthority(t *testing.T) {
 // refused. A link to an account removed since is dropped.
 func TestExternalIdentityLink(t *testing.T) {
 	const iss = "https://idp.maplegrove.example.org"
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	maple := f.addSchool(t, "11111111-1111-4111-8111-111111111111", "maplegrove.example.org")
 	f.addAccount(t, "l1", "librarian@maplegrove.example.org", user.RoleLibrarian, maple.ID, "v2:x")
-	f.id.TrustExternal(fakeExternal{iss: iss, authority: ports.IssuerAuthority{School: maple.Domain}})
+	f.reidentify(func(d *identity.IdentityDeps) {
+		d.External = fakeExternal{iss: iss, authority: ports.IssuerAuthority{School: maple.Domain}}
+	})
 	ctx := context.Background()
 	signIn := func(sub, email string) (user.Account, error) {
 		acct, _, err := f.id.AuthenticateSession(ctx, externalToken(iss, sub, email))

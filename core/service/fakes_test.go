@@ -7,9 +7,10 @@ import (
 	"time"
 
 	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 	"github.com/readinglibrary/service/ports/portfake"
@@ -215,14 +216,16 @@ const refreshTTL = 30 * 24 * time.Hour
 
 // fixture is an Identity over SQLite repositories (a temporary file) and the fakes above.
 type fixture struct {
-	id       *service.Identity
+	id       *identity.Identity
+	idDeps   identity.IdentityDeps
+	idConfig identity.IdentityConfig
 	repos    ports.Repositories
 	hasher   *fakeHasher
 	throttle *fakeThrottle
 	clock    *clock
 }
 
-func newFixture(tb testing.TB, cfg service.IdentityConfig) *fixture {
+func newFixture(tb testing.TB, cfg identity.IdentityConfig) *fixture {
 	tb.Helper()
 	if cfg.RefreshTTL == 0 {
 		cfg.RefreshTTL = refreshTTL
@@ -233,8 +236,8 @@ func newFixture(tb testing.TB, cfg service.IdentityConfig) *fixture {
 		throttle: &fakeThrottle{},
 		clock:    &clock{t: t0},
 	}
-	f.id = service.NewIdentity(f.repos, portfake.Tokens{}, f.hasher, f.throttle, cfg)
-	f.id.Now = f.clock.Now
+	f.idDeps, f.idConfig = wire.Identity(f.repos, portfake.Tokens{}, f.hasher, f.throttle), cfg
+	f.reidentify(func(*identity.IdentityDeps) {})
 	// Every attempt the throttle let through is settled once the call
 	// returns: one left in flight would hold its place in the budgets.
 	tb.Cleanup(func() {
@@ -243,6 +246,15 @@ func newFixture(tb testing.TB, cfg service.IdentityConfig) *fixture {
 		}
 	})
 	return f
+}
+
+// reidentify builds f.id afresh on the fixture's stores and clock, with
+// change made to its dependencies (a mailer, a mail cap, an external
+// issuer); the changes add up.
+func (f *fixture) reidentify(change func(*identity.IdentityDeps)) {
+	change(&f.idDeps)
+	f.id = identity.NewIdentity(f.idDeps, f.idConfig)
+	f.id.Now = f.clock.Now
 }
 
 // addAccount stores an account with password hash storedHash directly in the
@@ -290,7 +302,7 @@ func (f *fixture) update(tb testing.TB, id string, change func(a *user.Account))
 }
 
 // login signs in and fails the test on error.
-func (f *fixture) login(tb testing.TB, email, password string) service.Session {
+func (f *fixture) login(tb testing.TB, email, password string) identity.Session {
 	tb.Helper()
 	s, err := f.id.Login(context.Background(), email, password, "203.0.113.9", "")
 	if err != nil {

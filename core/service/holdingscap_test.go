@@ -9,6 +9,7 @@ import (
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -77,10 +78,10 @@ func TestHoldingsCommitGoesToAJobByItsRecords(t *testing.T) {
 		file   library.Upload
 		job    bool
 	}{
-		{name: "CSVAtTheLimit", format: library.HoldingsCSV, file: csvOf(service.AsyncImportRecords)},
-		{name: "CSVPastIt", format: library.HoldingsCSV, file: csvOf(service.AsyncImportRecords + 1), job: true},
-		{name: "MARCAtTheLimit", format: library.HoldingsMARCXML, codec: &countingCodec{n: service.AsyncImportRecords}},
-		{name: "MARCPastIt", format: library.HoldingsMARCXML, codec: &countingCodec{n: service.AsyncImportRecords + 1}, job: true},
+		{name: "CSVAtTheLimit", format: library.HoldingsCSV, file: csvOf(usecase.AsyncImportRecords)},
+		{name: "CSVPastIt", format: library.HoldingsCSV, file: csvOf(usecase.AsyncImportRecords + 1), job: true},
+		{name: "MARCAtTheLimit", format: library.HoldingsMARCXML, codec: &countingCodec{n: usecase.AsyncImportRecords}},
+		{name: "MARCPastIt", format: library.HoldingsMARCXML, codec: &countingCodec{n: usecase.AsyncImportRecords + 1}, job: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			lf := newLibFixture(t)
@@ -94,16 +95,16 @@ func TestHoldingsCommitGoesToAJobByItsRecords(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tt.job {
-				if job.ID == "" || job.Records != service.AsyncImportRecords+1 {
-					t.Fatalf("job = %+v, want one of %d records", job, service.AsyncImportRecords+1)
+				if job.ID == "" || job.Records != usecase.AsyncImportRecords+1 {
+					t.Fatalf("job = %+v, want one of %d records", job, usecase.AsyncImportRecords+1)
 				}
 				if st := waitForJob(t, lf.lib, lf.librarian, job.ID); st.Job.State != library.ImportJobDone {
 					t.Fatalf("job ended %+v (%v)", st.Job, st.Err)
 				}
 				return
 			}
-			if job.ID != "" || !rep.Committed || rep.BooksAdded != service.AsyncImportRecords {
-				t.Fatalf("commit = %+v, job %+v; want %d books added at once", rep, job, service.AsyncImportRecords)
+			if job.ID != "" || !rep.Committed || rep.BooksAdded != usecase.AsyncImportRecords {
+				t.Fatalf("commit = %+v, job %+v; want %d books added at once", rep, job, usecase.AsyncImportRecords)
 			}
 		})
 	}

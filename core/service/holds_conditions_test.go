@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
 )
 
 // A damaged copy fills no hold when it comes back; once repaired it goes
@@ -15,7 +15,7 @@ func TestOffShelfCopiesFillHoldsOnlyOnceBack(t *testing.T) {
 	book, copies := lf.addBook(t, lf.librarian, "Night Ferry", 1)
 	lend := func() string {
 		t.Helper()
-		v, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: book.ID, CopyID: copies[0].ID, StudentID: lf.student.ID})
+		v, err := lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: book.ID, CopyID: copies[0].ID, StudentID: lf.student.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,10 +27,10 @@ func TestOffShelfCopiesFillHoldsOnlyOnceBack(t *testing.T) {
 		return err == nil
 	}
 	loanID := lend()
-	if _, err := lf.lib.Holds.Place(ctx, service.HoldInput{BookID: book.ID, StudentID: lf.student2.ID}); err != nil {
+	if _, err := lf.lib.Holds.Place(ctx, circulation.HoldInput{BookID: book.ID, StudentID: lf.student2.ID}); err != nil {
 		t.Fatal(err)
 	}
-	v, err := lf.lib.Circulation.ReturnDamaged(ctx, loanID, service.DamageInput{Note: "water"})
+	v, err := lf.lib.Circulation.ReturnDamaged(ctx, loanID, circulation.DamageInput{Note: "water"})
 	if err != nil {
 		t.Fatal(err)
 	}

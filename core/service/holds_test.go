@@ -6,7 +6,8 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 // The hourly sweep expires a hold whose copy waited past the pickup
@@ -18,9 +19,9 @@ func TestSweepExpiresHolds(t *testing.T) {
 	book, copies := lf.addBook(t, lf.librarian, "Sweep Me", 1)
 	loan := lf.lend(t, copies[0], lf.student)
 	// The borrower cannot hold a title they have; others can.
-	_, err := lf.lib.Holds.Place(as(lf.librarian), service.HoldInput{BookID: book.ID, StudentID: lf.student.ID})
+	_, err := lf.lib.Holds.Place(as(lf.librarian), circulation.HoldInput{BookID: book.ID, StudentID: lf.student.ID})
 	wantErr(t, err, errs.Conflict, errs.CodeAlreadyBorrowing)
-	first, err := lf.lib.Holds.Place(as(lf.student2), service.HoldInput{BookID: book.ID})
+	first, err := lf.lib.Holds.Place(as(lf.student2), circulation.HoldInput{BookID: book.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,19 +33,19 @@ func TestSweepExpiresHolds(t *testing.T) {
 		t.Fatalf("return put the copy aside for %+v, want the first hold", ret.PutAside)
 	}
 	// Back from loan, the first borrower joins the queue behind.
-	second, err := lf.lib.Holds.Place(as(lf.student), service.HoldInput{BookID: book.ID})
+	second, err := lf.lib.Holds.Place(as(lf.student), circulation.HoldInput{BookID: book.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	sweeper := service.NewSweeper(lf.store.Expiry, time.Hour).WithHolds(lf.lib.Holds)
+	sweeper := usecase.NewSweeper(lf.store.Expiry, time.Hour, usecase.SweepTask{Kind: "expired_holds", Run: lf.lib.Holds.ExpireSweep})
 	res, err := sweeper.Sweep(t.Context(), lf.clock.Now().Add(time.Hour))
 	if err != nil || !res.Claimed || res.Deleted["expired_holds"] != 0 {
 		t.Fatalf("sweep inside the window = %+v, %v; want it claimed and no hold expired", res, err)
 	}
 	later := lf.clock.Now().AddDate(0, 0, library.DefaultHoldPickupDays).Add(time.Hour)
 	lf.clock.Set(later)
-	results := make([]service.SweepResult, 4)
+	results := make([]usecase.SweepResult, 4)
 	sweepErrs := runConcurrently(len(results), func(i int) error {
 		var err error
 		results[i], err = sweeper.Sweep(t.Context(), later)

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 	"github.com/readinglibrary/service/ports/portfake"
@@ -21,7 +22,7 @@ const (
 )
 
 func TestLoginOpensSession(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	acct := f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 
 	s := f.login(t, "ada@example.org", password)
@@ -83,7 +84,7 @@ func TestLoginRedirect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, service.IdentityConfig{})
+			f := newFixture(t, identity.IdentityConfig{})
 			f.addSchool(t, "s-maple", "maple.example.org")
 			f.addSchool(t, "s-oak", "oak.example.org")
 			f.addAccount(t, "u1", "u1@example.org", tt.role, tt.schoolID, "v2:"+password)
@@ -95,9 +96,9 @@ func TestLoginRedirect(t *testing.T) {
 }
 
 func TestLoginRedirectForLibrarianCreatedThroughService(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	school := f.addSchool(t, "s-maple", "maple.example.org")
-	_, err := f.id.CreateAccount(context.Background(), service.NewAccountInput{
+	_, err := f.id.CreateAccount(context.Background(), identity.NewAccountInput{
 		Email: "lib@maple.example.org", Password: password, Name: "Libby", Role: user.RoleLibrarian, SchoolID: school.ID,
 	})
 	if err != nil {
@@ -109,7 +110,7 @@ func TestLoginRedirectForLibrarianCreatedThroughService(t *testing.T) {
 }
 
 func TestLoginEmailIsCaseInsensitive(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	for _, email := range []string{"ADA@EXAMPLE.ORG", "  Ada@Example.Org  "} {
 		if s := f.login(t, email, password); s.Account.ID != "r1" {
@@ -123,7 +124,7 @@ func TestLoginEmailIsCaseInsensitive(t *testing.T) {
 }
 
 func TestLoginFailuresLookAlike(t *testing.T) {
-	want := service.ErrInvalidCredentials().(*errs.Error)
+	want := identity.ErrInvalidCredentials().(*errs.Error)
 	tests := []struct {
 		name         string
 		email        string
@@ -149,7 +150,7 @@ func TestLoginFailuresLookAlike(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, service.IdentityConfig{})
+			f := newFixture(t, identity.IdentityConfig{})
 			f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 			if tt.setup != nil {
 				tt.setup(t, f)
@@ -179,7 +180,7 @@ func TestLoginFailuresLookAlike(t *testing.T) {
 }
 
 func TestLoginSuspendedWithRightPassword(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	f.update(t, "r1", func(a *user.Account) { a.Suspended = true })
 
@@ -208,7 +209,7 @@ func TestLoginRefusesBadInputBeforeHashing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, service.IdentityConfig{})
+			f := newFixture(t, identity.IdentityConfig{})
 			f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+tt.password)
 			_, err := f.id.Login(context.Background(), tt.email, tt.password, client, "")
 			e := wantErr(t, err, errs.Invalid, "validation_failed")
@@ -226,7 +227,7 @@ func TestLoginRefusesBadInputBeforeHashing(t *testing.T) {
 }
 
 func TestLoginThrottleCheckedFirst(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	refusal := &errs.Error{Kind: errs.RateLimited, Code: "too_many_attempts", Message: "Too many attempts.", RetryAfter: time.Minute}
 	f.throttle.refuse = refusal
@@ -255,7 +256,7 @@ func TestLoginThrottleCheckedFirst(t *testing.T) {
 }
 
 func TestLoginThrottleSeparatesClients(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	_, _ = f.id.Login(context.Background(), "ada@example.org", "wrong password!", "198.51.100.1", "")
 	_, _ = f.id.Login(context.Background(), "nobody@example.org", "wrong password!", "198.51.100.2", "")
@@ -275,7 +276,7 @@ func TestLoginThrottleSeparatesClients(t *testing.T) {
 }
 
 func TestLoginRehashesOldHash(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "old:"+password)
 	later := t0.Add(time.Hour)
 	f.clock.Set(later)
@@ -304,7 +305,7 @@ func TestLoginRehashesOldHash(t *testing.T) {
 }
 
 func TestLoginKeepsCurrentHash(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	f.login(t, "ada@example.org", password)
 	stored, _ := f.repos.Accounts.Get(context.Background(), "r1")
@@ -317,7 +318,7 @@ func TestLoginKeepsCurrentHash(t *testing.T) {
 }
 
 func TestRefreshRotatesAndDetectsReuse(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	ctx := context.Background()
 	s1 := f.login(t, "ada@example.org", password)
@@ -349,7 +350,7 @@ func TestRefreshRotatesAndDetectsReuse(t *testing.T) {
 }
 
 func TestRefreshReuseEndsOnlyItsFamily(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	ctx := context.Background()
 	phone := f.login(t, "ada@example.org", password)
@@ -369,32 +370,32 @@ func TestRefreshReuseEndsOnlyItsFamily(t *testing.T) {
 func TestRefreshInvalid(t *testing.T) {
 	tests := []struct {
 		name  string
-		token func(s service.Session) string
+		token func(s identity.Session) string
 		setup func(tb testing.TB, f *fixture)
 	}{
-		{name: "Empty", token: func(service.Session) string { return "" }},
-		{name: "Unknown", token: func(service.Session) string { return "not-a-token" }},
-		{name: "AccessTokenIsNoRefreshToken", token: func(s service.Session) string { return s.AccessToken }},
+		{name: "Empty", token: func(identity.Session) string { return "" }},
+		{name: "Unknown", token: func(identity.Session) string { return "not-a-token" }},
+		{name: "AccessTokenIsNoRefreshToken", token: func(s identity.Session) string { return s.AccessToken }},
 		{
-			name: "ExpiredExactly", token: func(s service.Session) string { return s.RefreshToken },
+			name: "ExpiredExactly", token: func(s identity.Session) string { return s.RefreshToken },
 			setup: func(_ testing.TB, f *fixture) { f.clock.Set(t0.Add(refreshTTL)) },
 		},
 		{
-			name: "ExpiredLongAgo", token: func(s service.Session) string { return s.RefreshToken },
+			name: "ExpiredLongAgo", token: func(s identity.Session) string { return s.RefreshToken },
 			setup: func(_ testing.TB, f *fixture) { f.clock.Set(t0.Add(refreshTTL + 24*time.Hour)) },
 		},
 		{
-			name: "AccountSuspended", token: func(s service.Session) string { return s.RefreshToken },
+			name: "AccountSuspended", token: func(s identity.Session) string { return s.RefreshToken },
 			setup: func(tb testing.TB, f *fixture) { f.update(tb, "r1", func(a *user.Account) { a.Suspended = true }) },
 		},
 		{
-			name: "AccountDeleted", token: func(s service.Session) string { return s.RefreshToken },
+			name: "AccountDeleted", token: func(s identity.Session) string { return s.RefreshToken },
 			setup: func(tb testing.TB, f *fixture) { f.update(tb, "r1", func(a *user.Account) { a.Deleted = true }) },
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, service.IdentityConfig{})
+			f := newFixture(t, identity.IdentityConfig{})
 			f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 			s := f.login(t, "ada@example.org", password)
 			if tt.setup != nil {
@@ -410,7 +411,7 @@ func TestRefreshInvalid(t *testing.T) {
 }
 
 func TestRefreshJustBeforeExpiry(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	s := f.login(t, "ada@example.org", password)
 	f.clock.Set(t0.Add(refreshTTL - time.Nanosecond))
@@ -420,7 +421,7 @@ func TestRefreshJustBeforeExpiry(t *testing.T) {
 }
 
 func TestRefreshSuspendedAccountStaysOut(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	s := f.login(t, "ada@example.org", password)
 	f.update(t, "r1", func(a *user.Account) { a.Suspended = true })
@@ -434,7 +435,7 @@ func TestRefreshSuspendedAccountStaysOut(t *testing.T) {
 }
 
 func TestRefreshUsesStoredAccount(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addSchool(t, "s-maple", "maple.example.org")
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	s := f.login(t, "ada@example.org", password)
@@ -453,7 +454,7 @@ func TestRefreshUsesStoredAccount(t *testing.T) {
 }
 
 func TestRefreshConcurrentExactlyOneWins(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	s := f.login(t, "ada@example.org", password)
 
@@ -495,7 +496,7 @@ func TestRefreshConcurrentExactlyOneWins(t *testing.T) {
 }
 
 func TestLogout(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	ctx := context.Background()
 	s1 := f.login(t, "ada@example.org", password)
@@ -522,7 +523,7 @@ func TestLogout(t *testing.T) {
 }
 
 func TestLogoutWithRotatedTokenEndsFamily(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	ctx := context.Background()
 	s1 := f.login(t, "ada@example.org", password)
@@ -547,7 +548,7 @@ func TestLogoutIgnoresUnknownTokens(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, service.IdentityConfig{})
+			f := newFixture(t, identity.IdentityConfig{})
 			if err := f.id.Logout(context.Background(), tt.token); err != nil {
 				t.Errorf("Logout(%q) error = %v, want nil", tt.token, err)
 			}
@@ -556,7 +557,7 @@ func TestLogoutIgnoresUnknownTokens(t *testing.T) {
 }
 
 func TestAuthenticateUsesStoredAccount(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addSchool(t, "s-maple", "maple.example.org")
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	ctx := context.Background()
@@ -608,7 +609,7 @@ func TestAuthenticateRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, service.IdentityConfig{})
+			f := newFixture(t, identity.IdentityConfig{})
 			f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 			if tt.setup != nil {
 				tt.setup(t, f)
@@ -623,9 +624,9 @@ func TestAuthenticateRefuses(t *testing.T) {
 }
 
 func TestCreateAccount(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	ctx := context.Background()
-	acct, err := f.id.CreateAccount(ctx, service.NewAccountInput{
+	acct, err := f.id.CreateAccount(ctx, identity.NewAccountInput{
 		Email: "Ada@Example.org", Password: password, Name: "Ada", Role: user.RoleReader,
 	})
 	if err != nil {
@@ -649,40 +650,40 @@ func TestCreateAccount(t *testing.T) {
 func TestCreateAccountRefuses(t *testing.T) {
 	tests := []struct {
 		name       string
-		in         service.NewAccountInput
+		in         identity.NewAccountInput
 		wantKind   errs.Kind
 		wantCode   string
 		wantFields []string
 	}{
 		{
 			name:     "WeakPassword",
-			in:       service.NewAccountInput{Email: "new@example.org", Password: "short", Name: "New", Role: user.RoleReader},
+			in:       identity.NewAccountInput{Email: "new@example.org", Password: "short", Name: "New", Role: user.RoleReader},
 			wantKind: errs.Invalid, wantCode: "validation_failed", wantFields: []string{"password"},
 		},
 		{
 			name:     "PasswordTooLong",
-			in:       service.NewAccountInput{Email: "new@example.org", Password: strings.Repeat("a", 1025), Name: "New", Role: user.RoleReader},
+			in:       identity.NewAccountInput{Email: "new@example.org", Password: strings.Repeat("a", 1025), Name: "New", Role: user.RoleReader},
 			wantKind: errs.Invalid, wantCode: "validation_failed", wantFields: []string{"password"},
 		},
 		{
 			name:     "WeakPasswordAndBadFields",
-			in:       service.NewAccountInput{Email: "A <a@b.c>", Password: "short", Name: "", Role: "king"},
+			in:       identity.NewAccountInput{Email: "A <a@b.c>", Password: "short", Name: "", Role: "king"},
 			wantKind: errs.Invalid, wantCode: "validation_failed", wantFields: []string{"password", "email", "name", "role"},
 		},
 		{
 			name:     "UnknownSchool",
-			in:       service.NewAccountInput{Email: "new@example.org", Password: password, Name: "New", Role: user.RoleStudent, SchoolID: "s-ghost"},
+			in:       identity.NewAccountInput{Email: "new@example.org", Password: password, Name: "New", Role: user.RoleStudent, SchoolID: "s-ghost"},
 			wantKind: errs.NotFound, wantCode: "school_not_found",
 		},
 		{
 			name:     "DuplicateEmail",
-			in:       service.NewAccountInput{Email: "ADA@example.org", Password: password, Name: "Other Ada", Role: user.RoleReader},
+			in:       identity.NewAccountInput{Email: "ADA@example.org", Password: password, Name: "Other Ada", Role: user.RoleReader},
 			wantKind: errs.Conflict, wantCode: "account_exists",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, service.IdentityConfig{})
+			f := newFixture(t, identity.IdentityConfig{})
 			f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 			ctx := context.Background()
 			_, err := f.id.CreateAccount(ctx, tt.in)
@@ -706,9 +707,9 @@ func TestCreateAccountRefuses(t *testing.T) {
 }
 
 func TestCreateAccountInKnownSchool(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addSchool(t, "s-maple", "maple.example.org")
-	acct, err := f.id.CreateAccount(context.Background(), service.NewAccountInput{
+	acct, err := f.id.CreateAccount(context.Background(), identity.NewAccountInput{
 		Email: "stu@maple.example.org", Password: password, Name: "Stu", Role: user.RoleStudent, SchoolID: "s-maple",
 	})
 	if err != nil {
@@ -720,11 +721,11 @@ func TestCreateAccountInKnownSchool(t *testing.T) {
 }
 
 func TestCreateAccountsSharingPassword(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addSchool(t, "s-maple", "maple.example.org")
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:old-password")
 	ctx := context.Background()
-	created, err := f.id.CreateAccountsSharingPassword(ctx, password, []service.NewAccountInput{
+	created, err := f.id.CreateAccountsSharingPassword(ctx, password, []identity.NewAccountInput{
 		{Email: "lena@maple.example.org", Name: "Lena", Role: user.RoleLibrarian, SchoolID: "s-maple"},
 		{Email: "ADA@example.org", Name: "Other Ada", Role: user.RoleReader},
 		{Email: "rita@example.org", Name: "Rita", Role: user.RoleReader, Password: "not read"},
@@ -756,18 +757,18 @@ func TestCreateAccountsSharingPasswordRefusesBeforeStoringAny(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		password string
-		second   service.NewAccountInput
+		second   identity.NewAccountInput
 		wantKind errs.Kind
 		wantCode string
 	}{
-		{"WeakPassword", "short", service.NewAccountInput{Email: "b@example.org", Name: "B", Role: user.RoleReader}, errs.Invalid, "validation_failed"},
-		{"BadSecondAccount", password, service.NewAccountInput{Email: "not an email", Name: "B", Role: user.RoleReader}, errs.Invalid, "validation_failed"},
-		{"UnknownSchool", password, service.NewAccountInput{Email: "b@example.org", Name: "B", Role: user.RoleStudent, SchoolID: "s-ghost"}, errs.NotFound, "school_not_found"},
+		{"WeakPassword", "short", identity.NewAccountInput{Email: "b@example.org", Name: "B", Role: user.RoleReader}, errs.Invalid, "validation_failed"},
+		{"BadSecondAccount", password, identity.NewAccountInput{Email: "not an email", Name: "B", Role: user.RoleReader}, errs.Invalid, "validation_failed"},
+		{"UnknownSchool", password, identity.NewAccountInput{Email: "b@example.org", Name: "B", Role: user.RoleStudent, SchoolID: "s-ghost"}, errs.NotFound, "school_not_found"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, service.IdentityConfig{})
+			f := newFixture(t, identity.IdentityConfig{})
 			ctx := context.Background()
-			_, err := f.id.CreateAccountsSharingPassword(ctx, tt.password, []service.NewAccountInput{
+			_, err := f.id.CreateAccountsSharingPassword(ctx, tt.password, []identity.NewAccountInput{
 				{Email: "a@example.org", Name: "A", Role: user.RoleReader}, tt.second,
 			})
 			wantErr(t, err, tt.wantKind, tt.wantCode)
@@ -782,7 +783,7 @@ func TestCreateAccountsSharingPasswordRefusesBeforeStoringAny(t *testing.T) {
 }
 
 func TestEnsureAdmin(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	ctx := context.Background()
 
 	created, err := f.id.EnsureAdmin(ctx, "root@example.org", password, "Root")
@@ -809,7 +810,7 @@ func TestEnsureAdmin(t *testing.T) {
 }
 
 func TestEnsureAdminLeavesExistingAccountAlone(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	created, err := f.id.EnsureAdmin(context.Background(), "ada@example.org", "admin password", "Ada")
 	if err != nil || created {
@@ -822,7 +823,7 @@ func TestEnsureAdminLeavesExistingAccountAlone(t *testing.T) {
 }
 
 func TestEnsureAdminWeakPassword(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	created, err := f.id.EnsureAdmin(context.Background(), "root@example.org", "short", "Root")
 	if created {
 		t.Errorf("created = true, want false")
@@ -831,7 +832,7 @@ func TestEnsureAdminWeakPassword(t *testing.T) {
 }
 
 func TestEnsureAdminConcurrent(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	const n = 10
 	// Every caller finds no admin and reaches the insert together, so the
 	// losers must see the unique-email conflict and report false.
@@ -876,7 +877,7 @@ func TestEnsureAdminConcurrent(t *testing.T) {
 }
 
 func TestSignupDisabled(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{Signup: service.SignupClosed})
+	f := newFixture(t, identity.IdentityConfig{Signup: identity.SignupClosed})
 	_, err := f.id.Signup(context.Background(), "new@example.org", password, "New")
 	wantErr(t, err, errs.Forbidden, "signup_disabled")
 	if n, _ := f.repos.Accounts.Count(context.Background()); n != 0 {
@@ -888,7 +889,7 @@ func TestSignupDisabled(t *testing.T) {
 }
 
 func TestSignupCreatesReader(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{Signup: service.SignupOpen})
+	f := newFixture(t, identity.IdentityConfig{Signup: identity.SignupOpen})
 	res, err := f.id.Signup(context.Background(), "New@Example.org", password, "New Reader")
 	if err != nil {
 		t.Fatalf("Signup() error = %v", err)
@@ -910,7 +911,7 @@ func TestSignupCreatesReader(t *testing.T) {
 }
 
 func TestSignupWeakPassword(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{Signup: service.SignupOpen})
+	f := newFixture(t, identity.IdentityConfig{Signup: identity.SignupOpen})
 	_, err := f.id.Signup(context.Background(), "new@example.org", "123456789", "New")
 	e := wantErr(t, err, errs.Invalid, "validation_failed")
 	fields, _ := e.Details["fields"].(map[string]any)
@@ -920,11 +921,11 @@ func TestSignupWeakPassword(t *testing.T) {
 }
 
 func TestNewIdentityPanicsOnMissingDependency(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	defer func() {
 		if recover() == nil {
 			t.Errorf("NewIdentity(nil hasher) did not panic, want a panic")
 		}
 	}()
-	service.NewIdentity(f.repos, portfake.Tokens{}, nil, f.throttle, service.IdentityConfig{})
+	identity.NewIdentity(wire.Identity(f.repos, portfake.Tokens{}, nil, f.throttle), identity.IdentityConfig{})
 }

@@ -8,9 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/students"
+	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -35,7 +38,7 @@ func TestStopImportsEndsARunningJob(t *testing.T) {
 	slow := &slowImports{HoldingsImportRepository: lf.store.HoldingsImports, started: make(chan struct{})}
 	repos := lf.store
 	repos.HoldingsImports = slow
-	lib := service.NewLibrary(repos, lf.id, service.LibraryConfig{})
+	lib := service.NewLibrary(wire.Library(repos), lf.id, service.LibraryConfig{})
 	lib.SetClock(lf.clock.Now, nil)
 
 	file := []byte("title,author,barcode\nStopped Book,A Writer,STOP-1\n")
@@ -80,7 +83,7 @@ func rosterCSV(n int) []byte {
 }
 
 // waitForJob reads the job until it is no longer running.
-func waitForJob(t *testing.T, lib *service.Library, caller user.Account, id string) service.ImportJobStatus {
+func waitForJob(t *testing.T, lib *service.Library, caller user.Account, id string) usecase.ImportJobStatus {
 	t.Helper()
 	for range 600 {
 		st, err := lib.Jobs.Get(as(caller), "", id)
@@ -93,7 +96,7 @@ func waitForJob(t *testing.T, lib *service.Library, caller user.Account, id stri
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("job %s still running after a minute", id)
-	return service.ImportJobStatus{}
+	return usecase.ImportJobStatus{}
 }
 
 func schoolStudents(t *testing.T, lf *libFixture, schoolID string) []user.Account {
@@ -113,22 +116,22 @@ func TestLargeRosterSyncRunsAsAJob(t *testing.T) {
 	defer lf.lib.StopImports(context.Background())
 	before := len(schoolStudents(t, lf, libSchoolA))
 
-	rep, job, err := lf.lib.Students.Sync(as(lf.librarian), "", service.SyncInput{RosterUpload: service.RosterUpload{CSV: library.BytesUpload(rosterCSV(service.AsyncRosterStudents + 1))}})
+	rep, job, err := lf.lib.Students.Sync(as(lf.librarian), "", students.SyncInput{RosterUpload: students.RosterUpload{CSV: library.BytesUpload(rosterCSV(students.AsyncRosterStudents + 1))}})
 	if err != nil || job.ID == "" {
 		t.Fatalf("Sync = %+v, %+v, %v; want a job", rep, job, err)
 	}
-	if job.Kind != library.JobKindRosterSync || job.State != library.ImportJobRunning || job.Records != service.AsyncRosterStudents+1 || job.Format != "csv" {
-		t.Fatalf("job = %+v, want a running roster_sync of %d csv records", job, service.AsyncRosterStudents+1)
+	if job.Kind != library.JobKindRosterSync || job.State != library.ImportJobRunning || job.Records != students.AsyncRosterStudents+1 || job.Format != "csv" {
+		t.Fatalf("job = %+v, want a running roster_sync of %d csv records", job, students.AsyncRosterStudents+1)
 	}
 	st := waitForJob(t, lf.lib, lf.librarian, job.ID)
 	if st.Job.State != library.ImportJobDone || st.Err != nil || st.Roster == nil || st.Report != nil {
 		t.Fatalf("job = %+v (error %v, roster %v), want done with a roster report", st.Job, st.Err, st.Roster)
 	}
-	if got := len(st.Roster.Added); got != service.AsyncRosterStudents+1 {
-		t.Fatalf("report added %d, want %d", got, service.AsyncRosterStudents+1)
+	if got := len(st.Roster.Added); got != students.AsyncRosterStudents+1 {
+		t.Fatalf("report added %d, want %d", got, students.AsyncRosterStudents+1)
 	}
 	stored := schoolStudents(t, lf, libSchoolA)
-	if got, want := len(stored), before+service.AsyncRosterStudents+1; got != want {
+	if got, want := len(stored), before+students.AsyncRosterStudents+1; got != want {
 		t.Fatalf("students stored = %d, want %d", got, want)
 	}
 	ids := map[string]bool{}
@@ -149,9 +152,9 @@ func TestLargeRosterSyncRunsAsAJob(t *testing.T) {
 	}
 
 	// At the threshold the sync answers the report itself.
-	rep, job, err = lf.lib.Students.Sync(as(lf.librarianB), "", service.SyncInput{RosterUpload: service.RosterUpload{CSV: library.BytesUpload(rosterCSV(service.AsyncRosterStudents))}})
-	if err != nil || job.ID != "" || len(rep.Added) != service.AsyncRosterStudents {
-		t.Fatalf("Sync of %d = %d added, job %q, %v; want the report at once", service.AsyncRosterStudents, len(rep.Added), job.ID, err)
+	rep, job, err = lf.lib.Students.Sync(as(lf.librarianB), "", students.SyncInput{RosterUpload: students.RosterUpload{CSV: library.BytesUpload(rosterCSV(students.AsyncRosterStudents))}})
+	if err != nil || job.ID != "" || len(rep.Added) != students.AsyncRosterStudents {
+		t.Fatalf("Sync of %d = %d added, job %q, %v; want the report at once", students.AsyncRosterStudents, len(rep.Added), job.ID, err)
 	}
 }
 
@@ -190,11 +193,11 @@ func TestRosterSyncJobHoldsTheSchoolsSlot(t *testing.T) {
 	repos.Students = slow
 	// The running sync, school B's job and the dry run read uploads at
 	// once: more than the default allows (TestUploadSlotsAreShared).
-	lib := service.NewLibrary(repos, lf.id, service.LibraryConfig{MaxImports: 4})
+	lib := service.NewLibrary(wire.Library(repos), lf.id, service.LibraryConfig{MaxImports: 4})
 	lib.SetClock(lf.clock.Now, nil)
 	before := len(schoolStudents(t, lf, libSchoolA))
 
-	roster := service.SyncInput{RosterUpload: service.RosterUpload{CSV: library.BytesUpload(rosterCSV(service.AsyncRosterStudents + 1))}}
+	roster := students.SyncInput{RosterUpload: students.RosterUpload{CSV: library.BytesUpload(rosterCSV(students.AsyncRosterStudents + 1))}}
 	_, job, err := lib.Students.Sync(as(lf.librarian), "", roster)
 	if err != nil || job.ID == "" {
 		t.Fatalf("Sync = %+v, %v; want a job", job, err)
@@ -217,7 +220,7 @@ func TestRosterSyncJobHoldsTheSchoolsSlot(t *testing.T) {
 		t.Fatalf("another school's job during the sync: %v", err)
 	}
 	roster.DryRun = true
-	if rep, _, err := lib.Students.Sync(as(lf.librarian), "", roster); err != nil || len(rep.Added) != service.AsyncRosterStudents+1 {
+	if rep, _, err := lib.Students.Sync(as(lf.librarian), "", roster); err != nil || len(rep.Added) != students.AsyncRosterStudents+1 {
 		t.Fatalf("dry run during the job = %d added, %v", len(rep.Added), err)
 	}
 
@@ -246,10 +249,10 @@ func TestUploadSlotsAreShared(t *testing.T) {
 	slow := &slowRoster{StudentRepository: lf.store.Students, started: make(chan struct{}), release: make(chan struct{})}
 	repos := lf.store
 	repos.Students = slow
-	lib := service.NewLibrary(repos, lf.id, service.LibraryConfig{MaxImports: 1})
+	lib := service.NewLibrary(wire.Library(repos), lf.id, service.LibraryConfig{MaxImports: 1})
 	lib.SetClock(lf.clock.Now, nil)
 
-	roster := service.SyncInput{RosterUpload: service.RosterUpload{CSV: library.BytesUpload(rosterCSV(service.AsyncRosterStudents + 1))}}
+	roster := students.SyncInput{RosterUpload: students.RosterUpload{CSV: library.BytesUpload(rosterCSV(students.AsyncRosterStudents + 1))}}
 	_, job, err := lib.Students.Sync(as(lf.librarian), "", roster)
 	if err != nil || job.ID == "" {
 		t.Fatalf("Sync = %+v, %v; want a job", job, err)
@@ -301,7 +304,7 @@ func TestJobErrorsAreTold(t *testing.T) {
 	repos := lf.store
 	repos.HoldingsImports = failingImports{lf.store.HoldingsImports}
 	told := make(chan string, 1)
-	lib := service.NewLibrary(repos, lf.id, service.LibraryConfig{
+	lib := service.NewLibrary(wire.Library(repos), lf.id, service.LibraryConfig{
 		OnJobError: func(op string, err error) { told <- op + ": " + err.Error() },
 	})
 	file := []byte("title,author,barcode\nBroken Book,A Writer,BROKEN-1\n")

@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/collection"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -29,7 +29,7 @@ func TestCopyLabels(t *testing.T) {
 			caller user.Account
 			school string
 		}{{"Librarian", lf.librarian, ""}, {"Admin", lf.admin, libSchoolA}} {
-			got, err := lf.lib.Holdings.CopyLabels(as(tc.caller), tc.school, book.ID, 1, service.DefaultLabelsPerPage)
+			got, err := lf.lib.Holdings.CopyLabels(as(tc.caller), tc.school, book.ID, 1, collection.DefaultLabelsPerPage)
 			if err != nil {
 				t.Fatalf("%s: CopyLabels error = %v", tc.name, err)
 			}
@@ -43,25 +43,25 @@ func TestCopyLabels(t *testing.T) {
 		}
 	})
 	t.Run("OtherSchoolsBookIsNotFound", func(t *testing.T) {
-		_, err := lf.lib.Holdings.CopyLabels(as(lf.librarian), "", bookB.ID, 1, service.DefaultLabelsPerPage)
+		_, err := lf.lib.Holdings.CopyLabels(as(lf.librarian), "", bookB.ID, 1, collection.DefaultLabelsPerPage)
 		wantErr(t, err, errs.NotFound, "book_not_found")
 	})
 	t.Run("OtherSchoolNamedIsForbidden", func(t *testing.T) {
-		_, err := lf.lib.Holdings.CopyLabels(as(lf.librarian), libSchoolB, bookB.ID, 1, service.DefaultLabelsPerPage)
+		_, err := lf.lib.Holdings.CopyLabels(as(lf.librarian), libSchoolB, bookB.ID, 1, collection.DefaultLabelsPerPage)
 		wantErr(t, err, errs.Forbidden, "forbidden")
 	})
 	t.Run("UnknownBookIsNotFound", func(t *testing.T) {
-		_, err := lf.lib.Holdings.CopyLabels(as(lf.librarian), "", uuid.NewString(), 1, service.DefaultLabelsPerPage)
+		_, err := lf.lib.Holdings.CopyLabels(as(lf.librarian), "", uuid.NewString(), 1, collection.DefaultLabelsPerPage)
 		wantErr(t, err, errs.NotFound, "book_not_found")
 	})
 	t.Run("NoCopiesIsNotFound", func(t *testing.T) {
-		_, err := lf.lib.Holdings.CopyLabels(as(lf.librarian), "", empty.ID, 1, service.DefaultLabelsPerPage)
+		_, err := lf.lib.Holdings.CopyLabels(as(lf.librarian), "", empty.ID, 1, collection.DefaultLabelsPerPage)
 		wantErr(t, err, errs.NotFound, "copy_not_found")
 	})
 	t.Run("BadBookID", func(t *testing.T) {
 		for _, id := range []string{"", "not-a-uuid"} {
 			e := wantErr(t, func() error {
-				_, err := lf.lib.Holdings.CopyLabels(as(lf.librarian), "", id, 1, service.DefaultLabelsPerPage)
+				_, err := lf.lib.Holdings.CopyLabels(as(lf.librarian), "", id, 1, collection.DefaultLabelsPerPage)
 				return err
 			}(), errs.Invalid, "validation_failed")
 			wantField(t, e, "book_id")
@@ -69,13 +69,13 @@ func TestCopyLabels(t *testing.T) {
 	})
 	t.Run("AdminWithoutSchool", func(t *testing.T) {
 		e := wantErr(t, func() error {
-			_, err := lf.lib.Holdings.CopyLabels(as(lf.admin), "", book.ID, 1, service.DefaultLabelsPerPage)
+			_, err := lf.lib.Holdings.CopyLabels(as(lf.admin), "", book.ID, 1, collection.DefaultLabelsPerPage)
 			return err
 		}(), errs.Invalid, "validation_failed")
 		wantField(t, e, "schoolId")
 	})
 	t.Run("ReaderHasNoSchool", func(t *testing.T) {
-		_, err := lf.lib.Holdings.CopyLabels(as(lf.reader), "", book.ID, 1, service.DefaultLabelsPerPage)
+		_, err := lf.lib.Holdings.CopyLabels(as(lf.reader), "", book.ID, 1, collection.DefaultLabelsPerPage)
 		wantErr(t, err, errs.Forbidden, "forbidden")
 	})
 }

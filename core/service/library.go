@@ -2,12 +2,14 @@ package service
 
 import (
 	"context"
-	"sync"
 	"time"
 
-	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/collection"
+	"github.com/readinglibrary/service/core/service/identity"
+	"github.com/readinglibrary/service/core/service/schools"
+	"github.com/readinglibrary/service/core/service/students"
+	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -21,57 +23,28 @@ import (
 // only ever reaches its own school (naming another school is 403, an object
 // of another school is 404), an admin names the school explicitly.
 type Library struct {
-	Schools  *Schools
-	Staff    *Staff
-	Students *Students
-	Holdings *Holdings
+	Schools  *schools.Schools
+	Staff    *identity.Staff
+	Students *students.Students
+	Holdings *collection.Holdings
 	// HoldingsFiles imports and exports the holdings as files.
-	HoldingsFiles *HoldingsFiles
-	Circulation   *Circulation
-	Holds         *Holds
-	Catalog       *PublicCatalog
-	Notices       *Notices
+	HoldingsFiles *collection.HoldingsFiles
+	Circulation   *circulation.Circulation
+	Holds         *circulation.Holds
+	Catalog       *collection.PublicCatalog
+	Notices       *circulation.Notices
 	// Cataloguing fills new books from the school's catalogue server.
-	Cataloguing *Cataloguing
-	Reports     *Reports
-	Stocktakes  *Stocktakes
+	Cataloguing *collection.Cataloguing
+	Reports     *collection.Reports
+	Stocktakes  *collection.Stocktakes
 	// Jobs reads the background jobs of every kind.
-	Jobs *Jobs
+	Jobs *usecase.Jobs
 
-	clock *clock
+	clock *usecase.Clock
 	// jobs runs the background jobs of every kind: one per school at a
 	// time, stopped by StopImports.
-	jobs *importJobs
+	jobs *usecase.ImportJobs
 }
-
-// clock gives the library's use cases the time and fresh ids; one value is
-// shared by all of them so a test sets both once (SetClock), even while a
-// background sweep of the service reads them.
-type clock struct {
-	mu  sync.RWMutex
-	now func() time.Time
-	id  func() string
-}
-
-func newClock(now func() time.Time, newID func() string) *clock { return &clock{now: now, id: newID} }
-
-func (c *clock) Now() time.Time {
-	c.mu.RLock()
-	now := c.now
-	c.mu.RUnlock()
-	return now()
-}
-
-func (c *clock) newID() string {
-	c.mu.RLock()
-	id := c.id
-	c.mu.RUnlock()
-	return id()
-}
-
-// todayAt is now in the school's time zone: circulation counts dates (due
-// dates, overdue, renewals) by the school's calendar day, not the server's.
-func (c *clock) todayAt(school library.School) time.Time { return school.Today(c.Now()) }
 
 // LibraryConfig is what the library's use cases are built with besides
 // their stores. Every field is optional.
@@ -97,46 +70,66 @@ type LibraryConfig struct {
 	OnImportReading func(context.Context)
 }
 
-// NewLibrary builds the library's use cases. It panics on a nil dependency.
-func NewLibrary(repos ports.Repositories, identity *Identity, cfg LibraryConfig) *Library {
-	if repos.Schools == nil || repos.Accounts == nil || repos.RefreshTokens == nil || repos.Students == nil ||
-		repos.Invites == nil || repos.Holdings == nil || repos.Loans == nil || repos.ActiveLoans == nil || repos.Departures == nil || repos.Notices == nil || repos.Holds == nil || repos.Charges == nil ||
-		repos.Homerooms == nil || repos.Reports == nil || identity == nil {
-		panic("service.NewLibrary: nil dependency")
-	}
-	c := newClock(time.Now, newUUID)
-	scope := schoolScope{schools: repos.Schools}
-	loans := loanReader{loans: repos.Loans, active: repos.ActiveLoans}
-	desk := &holdDesk{holds: repos.Holds, holdings: repos.Holdings, schools: repos.Schools, accounts: repos.Accounts,
-		loanReader: loans, clock: c}
-	holdings := &Holdings{schoolScope: scope, holdings: repos.Holdings, desk: desk, loanReader: loans, clock: c}
-	jobs := newImportJobs(repos.ImportJobs, c, cfg.OnJobError)
+// LibraryStores are the stores the library's use cases read and write;
+// none may be nil.
+type LibraryStores struct {
+	Schools         ports.SchoolRepository
+	Accounts        ports.AccountRepository
+	RefreshTokens   ports.RefreshTokenRepository
+	Students        ports.StudentRepository
+	Invites         ports.InviteRepository
+	Holdings        ports.HoldingsRepository
+	HoldingsImports ports.HoldingsImportRepository
+	Loans           ports.LoanRepository
+	ActiveLoans     ports.ActiveLoanRepository
+	Departures      ports.DepartureRepository
+	Notices         ports.NoticeRepository
+	Holds           ports.HoldRepository
+	Charges         ports.ChargeRepository
+	Homerooms       ports.HomeroomRepository
+	Reports         ports.ReportRepository
+	Stocktakes      ports.StocktakeRepository
+	ImportJobs      ports.ImportJobRepository
+}
+
+// NewLibrary builds the library's use cases, each with the stores it
+// uses. It panics on a nil dependency.
+func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *Library {
+	usecase.MustHave("service.NewLibrary", struct {
+		Stores   LibraryStores
+		Identity *identity.Identity
+	}{st, ident})
+	c := usecase.NewClock(time.Now, usecase.NewUUID)
+	loans := circulation.NewLoanReader(st.Loans, st.ActiveLoans)
+	desk := circulation.NewHoldDesk(circulation.HoldDeskDeps{Holds: st.Holds, Holdings: st.Holdings, Schools: st.Schools, Accounts: st.Accounts, Loans: loans, Clock: c})
+	holdings := collection.NewHoldings(collection.HoldingsDeps{Schools: st.Schools, Holdings: st.Holdings, Desk: desk, Loans: loans, Clock: c})
+	jobs := usecase.NewImportJobs(st.ImportJobs, c, cfg.OnJobError)
 	maxImports := cfg.MaxImports
 	if maxImports < 1 {
-		maxImports = DefaultMaxImports
+		maxImports = usecase.DefaultMaxImports
 	}
-	slots := newImportSlots(maxImports)
-	circulation := &Circulation{schoolScope: scope, holdings: repos.Holdings, accounts: repos.Accounts, students: repos.Students,
-		departures: repos.Departures, notices: repos.Notices, desk: desk, charges: repos.Charges, loanReader: loans, clock: c}
+	slots := usecase.NewImportSlots(maxImports)
+	circ := circulation.NewCirculation(circulation.CirculationDeps{Schools: st.Schools, Holdings: st.Holdings, Accounts: st.Accounts, Students: st.Students,
+		Departures: st.Departures, Notices: st.Notices, Charges: st.Charges, Desk: desk, Loans: loans, Clock: c})
 	return &Library{
-		Schools: &Schools{schoolScope: scope, clock: c},
-		Staff: &Staff{schools: repos.Schools, accounts: repos.Accounts, invites: repos.Invites, refresh: repos.RefreshTokens,
-			identity: identity, clock: c},
-		Students: &Students{schoolScope: scope, accounts: repos.Accounts, students: repos.Students, loans: repos.Loans, hasher: identity.hasher,
-			jobs: jobs, slots: slots, clock: c},
+		Schools: schools.NewSchools(st.Schools, c),
+		Staff: identity.NewStaff(identity.StaffDeps{Schools: st.Schools, Accounts: st.Accounts, Invites: st.Invites, RefreshTokens: st.RefreshTokens,
+			Identity: ident, Clock: c}),
+		Students: students.NewStudents(students.StudentsDeps{Schools: st.Schools, Accounts: st.Accounts, Students: st.Students, Loans: st.Loans,
+			Hasher: ident.PasswordHasher(), Jobs: jobs, Slots: slots, Clock: c}),
 		Holdings: holdings,
-		HoldingsFiles: &HoldingsFiles{schoolScope: scope, holdings: repos.Holdings, imports: repos.HoldingsImports, desk: desk,
-			codec: cfg.Codec, jobs: jobs, slots: slots, reading: cfg.OnImportReading, clock: c},
-		Cataloguing: &Cataloguing{schoolScope: scope, holdings: holdings, source: cfg.Catalogue, codec: cfg.Codec},
-		Circulation: circulation,
-		Holds:       &Holds{schoolScope: scope, holdDesk: desk},
-		Catalog:     &PublicCatalog{schools: repos.Schools, holdings: repos.Holdings, loanReader: loans, desk: desk},
-		Stocktakes: &Stocktakes{schoolScope: scope, stocktakes: repos.Stocktakes, holdings: holdings, circulation: circulation,
-			books: repos.Holdings, jobs: jobs, slots: slots, loanReader: loans, clock: c},
-		Notices: &Notices{schoolScope: scope, notices: repos.Notices, homerooms: repos.Homerooms, accounts: repos.Accounts,
-			holds: repos.Holds, holdings: repos.Holdings, identity: identity, loanReader: loans, clock: c},
-		Reports: &Reports{schoolScope: scope, reports: repos.Reports, holdings: repos.Holdings, circulation: circulation, clock: c},
-		Jobs:    &Jobs{schoolScope: scope, jobs: jobs},
+		HoldingsFiles: collection.NewHoldingsFiles(collection.HoldingsFilesDeps{Schools: st.Schools, Holdings: st.Holdings, Imports: st.HoldingsImports, Desk: desk,
+			Codec: cfg.Codec, Jobs: jobs, Slots: slots, Reading: cfg.OnImportReading, Clock: c}),
+		Cataloguing: collection.NewCataloguing(st.Schools, holdings, cfg.Catalogue, cfg.Codec),
+		Circulation: circ,
+		Holds:       circulation.NewHolds(st.Schools, desk),
+		Catalog:     collection.NewPublicCatalog(st.Schools, st.Holdings, loans, desk),
+		Stocktakes: collection.NewStocktakes(collection.StocktakesDeps{Schools: st.Schools, Stocktakes: st.Stocktakes, ActiveLoans: st.ActiveLoans, Books: st.Holdings, Holdings: holdings,
+			Circulation: circ, Loans: loans, Jobs: jobs, Slots: slots, Clock: c}),
+		Notices: circulation.NewNotices(circulation.NoticesDeps{Schools: st.Schools, Notices: st.Notices, Homerooms: st.Homerooms, Accounts: st.Accounts,
+			Holds: st.Holds, Holdings: st.Holdings, Mail: ident, Loans: loans, Clock: c}),
+		Reports: collection.NewReports(st.Schools, st.Reports, st.Holdings, circ, c),
+		Jobs:    usecase.NewJobs(st.Schools, jobs),
 		clock:   c,
 		jobs:    jobs,
 	}
@@ -145,64 +138,10 @@ func NewLibrary(repos ports.Repositories, identity *Identity, cfg LibraryConfig)
 // SetClock replaces the time and the id generator of every library use
 // case (tests).
 func (l *Library) SetClock(now func() time.Time, newID func() string) {
-	l.clock.mu.Lock()
-	defer l.clock.mu.Unlock()
-	if now != nil {
-		l.clock.now = now
-	}
-	if newID != nil {
-		l.clock.id = newID
-	}
+	usecase.SetClock(l.clock, now, newID)
 }
 
-// schoolScope decides which school a request acts on.
-type schoolScope struct {
-	schools ports.SchoolRepository
-}
-
-// scope returns the school a request acts on. explicit is the school the
-// client named (schoolId or school_id), field its name for errors.
-// Errors: Forbidden (another school, or a role without one), Invalid (an
-// admin without a school), NotFound "school_not_found".
-func (s schoolScope) scope(ctx context.Context, explicit, field string) (library.School, error) {
-	p := user.PrincipalFrom(ctx)
-	switch {
-	case p.Role == user.RoleAdmin:
-		if explicit == "" {
-			return library.School{}, errs.InvalidField(field, "is required for admins")
-		}
-		if !isUUID(explicit) {
-			return library.School{}, library.ErrSchoolNotFound()
-		}
-		return s.schools.Get(ctx, explicit)
-	case p.Role.SchoolBound() && p.SchoolID != "":
-		if explicit != "" && explicit != p.SchoolID {
-			return library.School{}, errs.E(errs.Forbidden, errs.CodeForbidden, "You can only act on your own school.")
-		}
-		return s.schools.Get(ctx, p.SchoolID)
-	}
-	return library.School{}, errs.E(errs.Forbidden, errs.CodeForbidden, "This account belongs to no school.")
-}
-
-// reaches reports whether a request acting on schoolParam reaches an
-// object of schoolID: with a school named (a web page's, or a client's
-// schoolId), only that school's objects, the school checked as scope checks
-// it; with none, any school the caller reaches (reachable).
-// Errors: as scope.
-func (s schoolScope) reaches(ctx context.Context, schoolParam, schoolID string) (bool, error) {
-	if schoolParam == "" {
-		return reachable(ctx, schoolID), nil
-	}
-	school, err := s.scope(ctx, schoolParam, "schoolId")
-	if err != nil {
-		return false, err
-	}
-	return school.ID == schoolID, nil
-}
-
-// reachable reports whether the caller may reach objects of schoolID
-// without naming it: admins reach every school, others their own.
-func reachable(ctx context.Context, schoolID string) bool {
-	p := user.PrincipalFrom(ctx)
-	return p.Role == user.RoleAdmin || (p.SchoolID != "" && p.SchoolID == schoolID)
-}
+// StopImports is for shutdown, before the stores close: it waits for the
+// running jobs (of every kind) while ctx lasts, then stops them (each stores its
+// failure: nothing was imported) and waits a little for those ends.
+func (l *Library) StopImports(ctx context.Context) { l.jobs.StopAll(ctx) }

@@ -7,10 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/students"
+	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -42,9 +46,9 @@ func TestLibraryScopeOtherSchoolNamedIsForbidden(t *testing.T) {
 	cpB := copiesB[0]
 	ctx := as(lf.librarian)
 
-	_, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{SchoolID: libSchoolB, BookID: cpB.BookID, CopyID: cpB.ID, StudentID: lf.studentB.ID})
+	_, err := lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{SchoolID: libSchoolB, BookID: cpB.BookID, CopyID: cpB.ID, StudentID: lf.studentB.ID})
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	_, err = lf.lib.Circulation.Loans(ctx, libSchoolB, service.LoanFilter{})
+	_, err = lf.lib.Circulation.Loans(ctx, libSchoolB, circulation.LoanFilter{})
 	wantErr(t, err, errs.Forbidden, "forbidden")
 	_, err = lf.lib.Holdings.CopyByCode(ctx, libSchoolB, cpB.Code)
 	wantErr(t, err, errs.Forbidden, "forbidden")
@@ -54,7 +58,7 @@ func TestLibraryScopeOtherSchoolNamedIsForbidden(t *testing.T) {
 	wantErr(t, err, errs.Forbidden, "forbidden")
 	_, err = searchStudents(ctx, lf.lib, libSchoolB, "")
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	_, err = lf.lib.Students.Create(ctx, libSchoolB, service.StudentInput{Name: "Intruder"})
+	_, err = lf.lib.Students.Create(ctx, libSchoolB, students.StudentInput{Name: "Intruder"})
 	wantErr(t, err, errs.Forbidden, "forbidden")
 	_, err = lf.lib.Schools.ChangeSettings(ctx, libSchoolB, library.SettingsChange{DefaultLoanDays: new(1), MaxRenewals: new(0), RenewalDays: new(1)})
 	wantErr(t, err, errs.Forbidden, "forbidden")
@@ -71,7 +75,7 @@ func TestLibraryScopeOtherSchoolNamedIsForbidden(t *testing.T) {
 	if students, _ := searchStudents(as(lf.librarianB), lf.lib, "", ""); len(students) != 1 {
 		t.Errorf("school B has %d students, want 1", len(students))
 	}
-	catB, _ := lf.lib.Catalog.Page(context.Background(), libDomainB, service.ListQuery{Page: 1, Limit: 10})
+	catB, _ := lf.lib.Catalog.Page(context.Background(), libDomainB, usecase.ListQuery{Page: 1, Limit: 10})
 	if len(catB.Entries) != 1 || catB.Total != 1 {
 		t.Errorf("school B's catalog has %d books (total %d), want 1", len(catB.Entries), catB.Total)
 	}
@@ -89,15 +93,15 @@ func TestLibraryScopeOtherSchoolObjectsAreNotFound(t *testing.T) {
 	wantErr(t, err, errs.NotFound, "loan_not_found")
 	_, err = lf.lib.Circulation.RenewLoan(ctx, loanB.Loan.ID, nil)
 	wantErr(t, err, errs.NotFound, "loan_not_found")
-	_, err = lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: bookB.ID, CopyID: cpB.ID, StudentID: lf.student.ID})
+	_, err = lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: bookB.ID, CopyID: cpB.ID, StudentID: lf.student.ID})
 	wantErr(t, err, errs.NotFound, "copy_not_found")
-	_, err = lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: bookB.ID, CopyID: cpA.ID, StudentID: lf.student.ID})
+	_, err = lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: bookB.ID, CopyID: cpA.ID, StudentID: lf.student.ID})
 	wantErr(t, err, errs.NotFound, "book_not_found")
 	_, err = lf.lib.Holdings.CopyByCode(ctx, "", cpB.Code)
 	wantErr(t, err, errs.NotFound, "copy_not_found")
 	_, _, err = lf.lib.Holdings.AddCopies(ctx, "", bookB.ID, 3)
 	wantErr(t, err, errs.NotFound, "book_not_found")
-	loans, err := lf.lib.Circulation.Loans(ctx, "", service.LoanFilter{})
+	loans, err := lf.lib.Circulation.Loans(ctx, "", circulation.LoanFilter{})
 	if err != nil || len(loans) != 0 {
 		t.Errorf("school A's Loans() = %d loans, %v; want none (school B's loan stays out)", len(loans), err)
 	}
@@ -123,16 +127,16 @@ func TestLibraryAdminMustNameSchool(t *testing.T) {
 	cpB := copiesB[0]
 	ctx := as(lf.admin)
 
-	_, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: cpB.BookID, CopyID: cpB.ID, StudentID: lf.studentB.ID})
+	_, err := lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: cpB.BookID, CopyID: cpB.ID, StudentID: lf.studentB.ID})
 	wantField(t, wantErr(t, err, errs.Invalid, ""), "school_id")
-	_, err = lf.lib.Circulation.Loans(ctx, "", service.LoanFilter{})
+	_, err = lf.lib.Circulation.Loans(ctx, "", circulation.LoanFilter{})
 	wantField(t, wantErr(t, err, errs.Invalid, ""), "schoolId")
 	_, err = lf.lib.Holdings.CopyByCode(ctx, "", cpB.Code)
 	wantErr(t, err, errs.Invalid, "")
 	lf.wantCopy(t, cpB, "")
 
 	// Naming it works.
-	v, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{SchoolID: libSchoolB, BookID: cpB.BookID, CopyID: cpB.ID, StudentID: lf.studentB.ID})
+	v, err := lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{SchoolID: libSchoolB, BookID: cpB.BookID, CopyID: cpB.ID, StudentID: lf.studentB.ID})
 	if err != nil {
 		t.Fatalf("admin CreateLoan naming the school: %v", err)
 	}
@@ -150,11 +154,11 @@ func TestLibraryReaderWithoutSchoolIsForbidden(t *testing.T) {
 	cp := copies[0]
 	ctx := as(lf.reader)
 
-	_, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
+	_, err := lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.student.ID})
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	_, err = lf.lib.Circulation.Loans(ctx, "", service.LoanFilter{})
+	_, err = lf.lib.Circulation.Loans(ctx, "", circulation.LoanFilter{})
 	wantErr(t, err, errs.Forbidden, "forbidden")
-	_, err = lf.lib.Circulation.Loans(ctx, libSchoolA, service.LoanFilter{})
+	_, err = lf.lib.Circulation.Loans(ctx, libSchoolA, circulation.LoanFilter{})
 	wantErr(t, err, errs.Forbidden, "forbidden")
 	_, err = lf.lib.Circulation.StudentLoans(ctx)
 	wantErr(t, err, errs.Forbidden, "forbidden")
@@ -174,7 +178,7 @@ func TestCreateLoanDueDates(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	v, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: copies[0].BookID, CopyID: copies[0].ID, StudentID: lf.student.ID})
+	v, err := lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: copies[0].BookID, CopyID: copies[0].ID, StudentID: lf.student.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,12 +199,12 @@ func TestCreateLoanDueDates(t *testing.T) {
 	}
 
 	// An explicit due date: yesterday is refused and changes nothing; today is fine.
-	_, err = lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: copies[1].BookID, CopyID: copies[1].ID, StudentID: lf.student.ID, DueAt: "2026-11-19"})
+	_, err = lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: copies[1].BookID, CopyID: copies[1].ID, StudentID: lf.student.ID, DueAt: "2026-11-19"})
 	wantField(t, wantErr(t, err, errs.Invalid, ""), "due_at")
 	lf.wantCopy(t, copies[1], "")
-	_, err = lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: copies[1].BookID, CopyID: copies[1].ID, StudentID: lf.student.ID, DueAt: "2026-02-30"})
+	_, err = lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: copies[1].BookID, CopyID: copies[1].ID, StudentID: lf.student.ID, DueAt: "2026-02-30"})
 	wantField(t, wantErr(t, err, errs.Invalid, ""), "due_at")
-	v2, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: copies[1].BookID, CopyID: copies[1].ID, StudentID: lf.student.ID, DueAt: "2026-11-20"})
+	v2, err := lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: copies[1].BookID, CopyID: copies[1].ID, StudentID: lf.student.ID, DueAt: "2026-11-20"})
 	if err != nil || v2.DueAt != "2026-11-20" || v2.Status != library.LoanActive {
 		t.Errorf("CreateLoan due today = ({due %s, %s}, %v), want ({2026-11-20, active}, nil)", v2.DueAt, v2.Status, err)
 	}
@@ -219,7 +223,7 @@ func TestRenewLoanCountsFromLaterOfDueAndToday(t *testing.T) {
 	}
 
 	lf.clock.Set(time.Date(2026, 12, 15, 8, 0, 0, 0, time.UTC))
-	overdue, err := lf.lib.Circulation.Loans(ctx, "", service.LoanFilter{Status: library.LoanOverdue})
+	overdue, err := lf.lib.Circulation.Loans(ctx, "", circulation.LoanFilter{Status: library.LoanOverdue})
 	if err != nil || len(overdue) != 1 || overdue[0].Loan.ID != loan.Loan.ID {
 		t.Fatalf("Loans(overdue) = %d loans, %v; want the loan", len(overdue), err)
 	}
@@ -227,7 +231,7 @@ func TestRenewLoanCountsFromLaterOfDueAndToday(t *testing.T) {
 	if err != nil || r2.DueAt != "2026-12-22" || r2.Renewals != 2 || r2.Status != library.LoanActive {
 		t.Errorf("RenewLoan when overdue = (due %s, renewals %d, %s, %v), want (2026-12-22, 2, active, nil): from today", r2.DueAt, r2.Renewals, r2.Status, err)
 	}
-	if active, _ := lf.lib.Circulation.Loans(ctx, "", service.LoanFilter{Status: library.LoanActive}); len(active) != 1 {
+	if active, _ := lf.lib.Circulation.Loans(ctx, "", circulation.LoanFilter{Status: library.LoanActive}); len(active) != 1 {
 		t.Errorf("Loans(active) after renewing = %d loans, want 1", len(active))
 	}
 }
@@ -240,12 +244,12 @@ func TestLoanRuleRefusals(t *testing.T) {
 	ctx := as(lf.librarian)
 
 	t.Run("CopyOfAnotherBook", func(t *testing.T) {
-		_, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: other.ID, CopyID: cp.ID, StudentID: lf.student.ID})
+		_, err := lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: other.ID, CopyID: cp.ID, StudentID: lf.student.ID})
 		wantErr(t, err, errs.Conflict, "copy_unavailable")
 		lf.wantCopy(t, cp, "")
 	})
 	t.Run("StudentOfAnotherSchool", func(t *testing.T) {
-		_, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.studentB.ID})
+		_, err := lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: lf.studentB.ID})
 		wantErr(t, err, errs.NotFound, "student_not_found")
 		lf.wantCopy(t, cp, "")
 		lf.wantNoActiveStudentLoans(t, lf.studentB)
@@ -254,12 +258,12 @@ func TestLoanRuleRefusals(t *testing.T) {
 	// school of theirs) does not.
 	t.Run("NotABorrower", func(t *testing.T) {
 		for _, a := range []user.Account{lf.reader, lf.admin, lf.librarianB} {
-			_, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: a.ID})
+			_, err := lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: a.ID})
 			wantErr(t, err, errs.NotFound, "student_not_found")
 		}
-		_, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: "10000000-0000-4000-8000-0000000000fe"})
+		_, err := lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: "10000000-0000-4000-8000-0000000000fe"})
 		wantErr(t, err, errs.NotFound, "student_not_found")
-		_, err = lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: "10000000-0000-4000-8000-0000000000ff"})
+		_, err = lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: "10000000-0000-4000-8000-0000000000ff"})
 		wantErr(t, err, errs.NotFound, "student_not_found")
 		lf.wantCopy(t, cp, "")
 	})
@@ -323,7 +327,7 @@ func TestImportStudentsAllOrNothing(t *testing.T) {
 		if err != nil || len(got) != 2 {
 			t.Fatalf("ImportStudents(fixed) = %d accounts, %v; want 2", len(got), err)
 		}
-		_, err = lf.lib.Students.Create(as(lf.librarian), "", service.StudentInput{Name: "Dup", StudentNumber: "A-2"})
+		_, err = lf.lib.Students.Create(as(lf.librarian), "", students.StudentInput{Name: "Dup", StudentNumber: "A-2"})
 		wantErr(t, err, errs.Conflict, "student_number_exists")
 	})
 	t.Run("EmailHasAccount", func(t *testing.T) {
@@ -346,11 +350,11 @@ func TestImportStudentsAllOrNothing(t *testing.T) {
 func TestCreateStudentNumberUnique(t *testing.T) {
 	lf := newLibFixture(t)
 	ctx := as(lf.librarian)
-	first, err := lf.lib.Students.Create(ctx, "", service.StudentInput{Name: "Dee Fox", Email: "dee@maple.example.org", StudentNumber: "S-100"})
+	first, err := lf.lib.Students.Create(ctx, "", students.StudentInput{Name: "Dee Fox", Email: "dee@maple.example.org", StudentNumber: "S-100"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = lf.lib.Students.Create(ctx, "", service.StudentInput{Name: "Eve Fox", Email: "eve@maple.example.org", StudentNumber: "S-100"})
+	_, err = lf.lib.Students.Create(ctx, "", students.StudentInput{Name: "Eve Fox", Email: "eve@maple.example.org", StudentNumber: "S-100"})
 	wantErr(t, err, errs.Conflict, "student_number_exists")
 	if _, err := lf.repos.Accounts.GetByEmail(context.Background(), "eve@maple.example.org"); !errs.Is(err, errs.NotFound) {
 		t.Errorf("the refused student was stored (err %v)", err)
@@ -360,7 +364,7 @@ func TestCreateStudentNumberUnique(t *testing.T) {
 		t.Errorf("Students(search S-100) = %d, want only the first student", len(found))
 	}
 	// Another school may use the number.
-	if _, err := lf.lib.Students.Create(as(lf.librarianB), "", service.StudentInput{Name: "Fay Fox", StudentNumber: "S-100"}); err != nil {
+	if _, err := lf.lib.Students.Create(as(lf.librarianB), "", students.StudentInput{Name: "Fay Fox", StudentNumber: "S-100"}); err != nil {
 		t.Errorf("school B CreateStudent with the same number: %v, want nil", err)
 	}
 }
@@ -370,9 +374,9 @@ func TestCreateStudentNumberUnique(t *testing.T) {
 func TestCreateStudentRefusedKeepsNoNumber(t *testing.T) {
 	lf := newLibFixture(t)
 	ctx := as(lf.librarian)
-	_, err := lf.lib.Students.Create(ctx, "", service.StudentInput{Name: "Gil Hay", Email: "reader@example.org", StudentNumber: "S-200"})
+	_, err := lf.lib.Students.Create(ctx, "", students.StudentInput{Name: "Gil Hay", Email: "reader@example.org", StudentNumber: "S-200"})
 	wantErr(t, err, errs.Conflict, "account_exists")
-	_, err = lf.lib.Students.Create(ctx, "", service.StudentInput{Name: "Gil Hay", Email: "gil@maple.example.org", StudentNumber: "S-200"})
+	_, err = lf.lib.Students.Create(ctx, "", students.StudentInput{Name: "Gil Hay", Email: "gil@maple.example.org", StudentNumber: "S-200"})
 	if errs.CodeOf(err) == "student_number_exists" {
 		t.Fatalf("regression (library.go createStudent): a student refused with account_exists keeps number S-200 reserved; the corrected request gets %v", err)
 	}
@@ -489,7 +493,7 @@ func TestUpdateUserSchoolBoundRoleNeedsSchool(t *testing.T) {
 func TestDeleteMeStudentWithLoans(t *testing.T) {
 	lf := newLibFixture(t)
 	ctx := context.Background()
-	st, err := lf.lib.Students.Create(as(lf.librarian), "", service.StudentInput{Name: "Hal Ivy", Email: "hal@maple.example.org", Password: "a long walk by the river", StudentNumber: "S-300"})
+	st, err := lf.lib.Students.Create(as(lf.librarian), "", students.StudentInput{Name: "Hal Ivy", Email: "hal@maple.example.org", Password: "a long walk by the river", StudentNumber: "S-300"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -531,14 +535,14 @@ func TestDeleteMeStudentWithLoans(t *testing.T) {
 	// The copy lends again, and the number is free for a new student.
 	lf.wantCopy(t, cp, "")
 	lf.lend(t, cp, lf.student)
-	if _, err := lf.lib.Students.Create(as(lf.librarian), "", service.StudentInput{Name: "Ivy Jo", StudentNumber: "S-300"}); err != nil {
+	if _, err := lf.lib.Students.Create(as(lf.librarian), "", students.StudentInput{Name: "Ivy Jo", StudentNumber: "S-300"}); err != nil {
 		t.Errorf("CreateStudent with the deleted student's number = %v, want nil", err)
 	}
 }
 
 // searchStudents is the first page of Students.Search, its error dropped.
 func searchStudents(ctx context.Context, lib *service.Library, school, search string) ([]user.Account, error) {
-	page, err := lib.Students.Search(ctx, school, "", service.ListQuery{Page: 1, Limit: service.MaxListLimit, Search: search})
+	page, err := lib.Students.Search(ctx, school, "", usecase.ListQuery{Page: 1, Limit: usecase.MaxListLimit, Search: search})
 	return page.Students, err
 }
 
@@ -551,7 +555,7 @@ func TestLoansPageOrdersByUrgency(t *testing.T) {
 	ctx := as(lf.librarian)
 	early := lf.lend(t, copies[0], lf.student) // due 2026-12-04
 	renewed := lf.lend(t, copies[1], lf.student)
-	late, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: copies[2].BookID, CopyID: copies[2].ID, StudentID: lf.student.ID, DueAt: "2026-12-08"})
+	late, err := lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: copies[2].BookID, CopyID: copies[2].ID, StudentID: lf.student.ID, DueAt: "2026-12-08"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,11 +564,11 @@ func TestLoansPageOrdersByUrgency(t *testing.T) {
 	}
 	lf.clock.Set(time.Date(2026, 12, 6, 8, 0, 0, 0, time.UTC))
 
-	first, err := lf.lib.Circulation.LoansPage(ctx, "", service.LoanFilter{}, service.ListQuery{Page: 1, Limit: 2})
+	first, err := lf.lib.Circulation.LoansPage(ctx, "", circulation.LoanFilter{}, usecase.ListQuery{Page: 1, Limit: 2})
 	if err != nil || first.Total != 3 || first.Overdue != 1 || len(first.Loans) != 2 {
 		t.Fatalf("LoansPage(1, 2) = %d loans of %d, %d overdue, %v; want 2 of 3, 1 overdue", len(first.Loans), first.Total, first.Overdue, err)
 	}
-	second, _ := lf.lib.Circulation.LoansPage(ctx, "", service.LoanFilter{}, service.ListQuery{Page: 2, Limit: 2})
+	second, _ := lf.lib.Circulation.LoansPage(ctx, "", circulation.LoanFilter{}, usecase.ListQuery{Page: 2, Limit: 2})
 	got := []string{first.Loans[0].Loan.ID, first.Loans[1].Loan.ID}
 	for _, v := range second.Loans {
 		got = append(got, v.Loan.ID)
@@ -573,8 +577,8 @@ func TestLoansPageOrdersByUrgency(t *testing.T) {
 	if !slices.Equal(got, want) || first.Loans[0].Status != library.LoanOverdue {
 		t.Errorf("LoansPage order = %v, want %v (overdue, due 12-08, renewed to 12-11)", got, want)
 	}
-	for _, q := range []service.ListQuery{{Page: 0, Limit: 2}, {Page: 1, Limit: 0}, {Page: 1, Limit: service.MaxListLimit + 1}} {
-		if _, err := lf.lib.Circulation.LoansPage(ctx, "", service.LoanFilter{}, q); !errs.Is(err, errs.Invalid) {
+	for _, q := range []usecase.ListQuery{{Page: 0, Limit: 2}, {Page: 1, Limit: 0}, {Page: 1, Limit: usecase.MaxListLimit + 1}} {
+		if _, err := lf.lib.Circulation.LoansPage(ctx, "", circulation.LoanFilter{}, q); !errs.Is(err, errs.Invalid) {
 			t.Errorf("LoansPage(%+v) = %v, want Invalid", q, err)
 		}
 	}
@@ -598,7 +602,7 @@ func TestInviteExistingEmailWritesNothing(t *testing.T) {
 	var created atomic.Int64
 	repos := lf.store
 	repos.Invites = countingInvites{InviteRepository: repos.Invites, created: &created}
-	lib := service.NewLibrary(repos, lf.id, service.LibraryConfig{})
+	lib := service.NewLibrary(wire.Library(repos), lf.id, service.LibraryConfig{})
 	for _, pw := range []string{"", "a brand new password"} {
 		_, token, err := lib.Staff.Invite(as(lf.admin), "Reader@Example.org", libSchoolA, pw, "")
 		wantErr(t, err, errs.Conflict, "account_exists")

@@ -5,9 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -51,7 +54,7 @@ func TestEndLoanLosingToAReturnUndoesItself(t *testing.T) {
 	hooked := hookedCharges{ChargeRepository: lf.store.Charges}
 	repos := lf.store
 	repos.Charges = &hooked
-	lib := service.NewLibrary(repos, lf.id, service.LibraryConfig{})
+	lib := service.NewLibrary(wire.Library(repos), lf.id, service.LibraryConfig{})
 	lib.SetClock(lf.clock.Now, nil)
 	hooked.before = func() {
 		hooked.before = nil
@@ -67,7 +70,7 @@ func TestEndLoanLosingToAReturnUndoesItself(t *testing.T) {
 	if err != nil || st.OpenCharges != 0 {
 		t.Fatalf("standing = %+v, %v; want no open charge", st, err)
 	}
-	views, err := lib.Circulation.ChargesPage(as(lf.librarian), "", service.ChargeFilter{StudentID: lf.student.ID}, service.ListQuery{Page: 1, Limit: 10})
+	views, err := lib.Circulation.ChargesPage(as(lf.librarian), "", circulation.ChargeFilter{StudentID: lf.student.ID}, usecase.ListQuery{Page: 1, Limit: 10})
 	if err != nil || len(views.Charges) != 1 || views.Charges[0].Status != library.ChargeReversed {
 		t.Fatalf("charges = %+v, %v; want the one charge reversed", views.Charges, err)
 	}
@@ -89,11 +92,11 @@ func TestEndLoanOfDeletedStudentChargesNobody(t *testing.T) {
 	if err != nil || v.Status != library.LoanLost {
 		t.Fatalf("EndLoan = %+v, %v", v, err)
 	}
-	page, err := lf.lib.Circulation.ChargesPage(as(lf.librarian), "", service.ChargeFilter{}, service.ListQuery{Page: 1, Limit: 10})
+	page, err := lf.lib.Circulation.ChargesPage(as(lf.librarian), "", circulation.ChargeFilter{}, usecase.ListQuery{Page: 1, Limit: 10})
 	if err != nil || page.Total != 0 {
 		t.Fatalf("charges = %+v, %v; want none", page, err)
 	}
-	_, err = lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: copies[0].BookID, CopyID: copies[0].ID, StudentID: lf.student2.ID})
+	_, err = lf.lib.Circulation.CreateLoan(as(lf.librarian), circulation.LoanInput{BookID: copies[0].BookID, CopyID: copies[0].ID, StudentID: lf.student2.ID})
 	if errs.CodeOf(err) != errs.CodeCopyNotLendable {
 		t.Fatalf("lending the lost copy = %v, want copy_not_lendable", err)
 	}
@@ -106,11 +109,11 @@ func TestBorrowingBlockReasons(t *testing.T) {
 	_, copies := lf.addBook(t, lf.librarian, "Slow Reader", 3)
 	lf.lend(t, copies[0], lf.student)
 	lf.setCharges(t, library.ChargeSettings{BlockOverdueItems: 1})
-	if _, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: copies[1].BookID, CopyID: copies[1].ID, StudentID: lf.student.ID}); err != nil {
+	if _, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), circulation.LoanInput{BookID: copies[1].BookID, CopyID: copies[1].ID, StudentID: lf.student.ID}); err != nil {
 		t.Fatalf("a loan that is not overdue blocks: %v", err)
 	}
 	lf.clock.Set(lf.clock.Now().Add(60 * 24 * time.Hour))
-	_, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), service.LoanInput{BookID: copies[2].BookID, CopyID: copies[2].ID, StudentID: lf.student.ID})
+	_, err := lf.lib.Circulation.CreateLoan(as(lf.librarian), circulation.LoanInput{BookID: copies[2].BookID, CopyID: copies[2].ID, StudentID: lf.student.ID})
 	var e *errs.Error
 	if errs.CodeOf(err) != errs.CodeBorrowingBlocked {
 		t.Fatalf("CreateLoan with 2 overdue = %v, want borrowing_blocked", err)

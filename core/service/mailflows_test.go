@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 	"github.com/readinglibrary/service/ports/portfake"
@@ -34,15 +34,15 @@ func (f *fixture) lastToken(t *testing.T, box *portfake.Outbox) string {
 	return m[1]
 }
 
-func newMailFixture(t *testing.T, cfg service.IdentityConfig) (*fixture, *portfake.Outbox) {
+func newMailFixture(t *testing.T, cfg identity.IdentityConfig) (*fixture, *portfake.Outbox) {
 	f := newFixture(t, cfg)
 	box := &portfake.Outbox{}
-	f.id.SendMailWith(box)
+	f.reidentify(func(d *identity.IdentityDeps) { d.Mailer = box })
 	return f, box
 }
 
 func TestResetLinkExpiresAfter30Minutes(t *testing.T) {
-	f, box := newMailFixture(t, service.IdentityConfig{})
+	f, box := newMailFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "acct-1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	ctx := context.Background()
 	if err := f.id.RequestPasswordReset(ctx, "ada@example.org"); err != nil {
@@ -66,7 +66,7 @@ func TestResetLinkExpiresAfter30Minutes(t *testing.T) {
 // A reset lifts the sign-in throttle of the account, ends its sessions and
 // voids its other reset links.
 func TestResetEndsSessionsAndLiftsThrottle(t *testing.T) {
-	f, box := newMailFixture(t, service.IdentityConfig{})
+	f, box := newMailFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "acct-1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	ctx := context.Background()
 	s := f.login(t, "ada@example.org", password)
@@ -87,7 +87,7 @@ func TestResetEndsSessionsAndLiftsThrottle(t *testing.T) {
 }
 
 func TestSignupLinkExpiresAfter24Hours(t *testing.T) {
-	f, box := newMailFixture(t, service.IdentityConfig{Signup: service.SignupVerify})
+	f, box := newMailFixture(t, identity.IdentityConfig{Signup: identity.SignupVerify})
 	ctx := context.Background()
 	if _, err := f.id.Signup(ctx, "mia@example.org", password, "Mia"); err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestSignupLinkExpiresAfter24Hours(t *testing.T) {
 // Two sign-ups of one address before either is confirmed: the first link
 // followed creates the account, the second gets account_exists.
 func TestSignupConfirmedTwice(t *testing.T) {
-	f, box := newMailFixture(t, service.IdentityConfig{Signup: service.SignupVerify})
+	f, box := newMailFixture(t, identity.IdentityConfig{Signup: identity.SignupVerify})
 	ctx := context.Background()
 	_, _ = f.id.Signup(ctx, "mia@example.org", password, "Mia")
 	a := f.lastToken(t, box)
@@ -152,7 +152,7 @@ func TestMailCapPerRecipient(t *testing.T) {
 		got  []capped
 		errd []string
 	)
-	f, box := newMailFixture(t, service.IdentityConfig{Signup: service.SignupVerify,
+	f, box := newMailFixture(t, identity.IdentityConfig{Signup: identity.SignupVerify,
 		OnMailCapped: func(kind, recipient string) { mu.Lock(); got = append(got, capped{kind, recipient}); mu.Unlock() },
 		OnBackgroundError: func(op string, err error) {
 			mu.Lock()
@@ -161,7 +161,7 @@ func TestMailCapPerRecipient(t *testing.T) {
 		},
 	})
 	caps := &budget{limit: 2, taken: map[string]int64{}}
-	f.id.CapMailWith(caps)
+	f.reidentify(func(d *identity.IdentityDeps) { d.MailCap = caps })
 	f.addAccount(t, "acct-1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	ctx := context.Background()
 	wait := func() {
@@ -205,7 +205,7 @@ func TestMailCapPerRecipient(t *testing.T) {
 		if c.recipient == "ada@example.org" || c.recipient == "bo@example.org" || len(c.recipient) != 64 {
 			t.Errorf("the hook heard the recipient as %q, want a digest", c.recipient)
 		}
-		if c.kind != "signup" && c.recipient != service.RecipientDigest("ADA@example.org") {
+		if c.kind != "signup" && c.recipient != identity.RecipientDigest("ADA@example.org") {
 			t.Errorf("the hook heard %q for ada, want the digest of her address", c.recipient)
 		}
 	}
@@ -250,9 +250,9 @@ func (m heldMailer) Send(ctx context.Context, _ ports.Message) error {
 // PendingMail counts the mail started after the answer until it ends, so
 // a watcher outside the process knows when it has all been handed over.
 func TestPendingMailCountsMailUntilSent(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	held := heldMailer{release: make(chan struct{})}
-	f.id.SendMailWith(held)
+	f.reidentify(func(d *identity.IdentityDeps) { d.Mailer = held })
 	f.addAccount(t, "acct-1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	f.addAccount(t, "acct-2", "alan@example.org", user.RoleReader, "", "v2:"+password)
 	ctx := context.Background()

@@ -9,8 +9,10 @@ import (
 
 	"github.com/readinglibrary/service/adapters/sqliterepo"
 	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports/portfake"
 )
@@ -30,10 +32,11 @@ func BenchmarkNoticesRun(b *testing.B) {
 			db := sqlitetest.NewDB(b, sqliterepo.WithStatementObserver(func(string) { statements.Add(1) }))
 			repos := db.Repositories()
 			ctx := context.Background()
-			id := service.NewIdentity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{}, service.IdentityConfig{})
 			outbox := &portfake.Outbox{}
-			id.SendMailWith(outbox)
-			lib := service.NewLibrary(repos, id, service.LibraryConfig{})
+			idDeps := wire.Identity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{})
+			idDeps.Mailer = outbox
+			id := identity.NewIdentity(idDeps, identity.IdentityConfig{})
+			lib := service.NewLibrary(wire.Library(repos), id, service.LibraryConfig{})
 			start := time.Date(2026, 9, 1, 6, 0, 0, 0, time.UTC)
 			lib.SetClock(func() time.Time { return start }, nil)
 

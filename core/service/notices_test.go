@@ -12,6 +12,8 @@ import (
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -50,14 +52,15 @@ func (m *flakyMailer) to(addr string) int {
 func noticeFixture(t *testing.T) (*libFixture, *flakyMailer, string) {
 	lf := newLibFixture(t)
 	mailer := &flakyMailer{}
-	lf.id.SendMailWith(mailer)
+	lf.reidentify(func(d *identity.IdentityDeps) { d.Mailer = mailer })
+	lf.useLibrary(service.LibraryConfig{})
 	ctx := as(lf.librarian)
 	if _, _, err := lf.lib.Notices.PutSettings(ctx, "", library.NoticeSettings{Enabled: true, SendAt: "00:00", DueSoonDays: 2, OverdueSteps: []int{1}}); err != nil {
 		t.Fatal(err)
 	}
 	b, copies := lf.addBook(t, lf.librarian, "Deep Water", 1)
 	due := lf.clock.Now().UTC().AddDate(0, 0, 2).Format("2006-01-02")
-	v, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: lf.student.ID, DueAt: due})
+	v, err := lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: lf.student.ID, DueAt: due})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +150,7 @@ func TestHoldNoticesReadyThenExpiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Ben holds the title lent to Ann; Ann brings it back.
-	if _, err := lf.lib.Holds.Place(ctx, service.HoldInput{BookID: loan[0].BookID, StudentID: lf.student2.ID}); err != nil {
+	if _, err := lf.lib.Holds.Place(ctx, circulation.HoldInput{BookID: loan[0].BookID, StudentID: lf.student2.ID}); err != nil {
 		t.Fatal(err)
 	}
 	v, err := lf.lib.Circulation.ReturnLoan(ctx, loanID)

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 	"github.com/readinglibrary/service/ports/portfake"
@@ -16,7 +17,7 @@ import (
 // Within the grace window a second use of a rotated token is refused but the
 // winner's session goes on; after it, reuse revokes the family.
 func TestRefreshReuseGrace(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{ReuseGrace: 10 * time.Second})
+	f := newFixture(t, identity.IdentityConfig{ReuseGrace: 10 * time.Second})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	ctx := context.Background()
 	s1 := f.login(t, "ada@example.org", password)
@@ -56,14 +57,14 @@ func (a *flakyAccounts) Get(ctx context.Context, id string) (user.Account, error
 // A failure before the rotation claim leaves the token usable: the client's
 // retry after an outage succeeds instead of being taken for reuse.
 func TestRefreshOutageDoesNotConsumeToken(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	s1 := f.login(t, "ada@example.org", password)
 
 	flaky := &flakyAccounts{AccountRepository: f.repos.Accounts}
 	repos := f.repos
 	repos.Accounts = flaky
-	id := service.NewIdentity(repos, portfake.Tokens{}, f.hasher, f.throttle, service.IdentityConfig{RefreshTTL: refreshTTL})
+	id := identity.NewIdentity(wire.Identity(repos, portfake.Tokens{}, f.hasher, f.throttle), identity.IdentityConfig{RefreshTTL: refreshTTL})
 	id.Now = f.clock.Now
 
 	flaky.failing.Store(true)

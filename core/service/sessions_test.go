@@ -5,13 +5,13 @@ import (
 	"testing"
 
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/user"
 )
 
 // as the HTTP edge does: the request carries the account read while
 // authenticating and the session of its access token.
-func (f *fixture) caller(tb testing.TB, s service.Session) context.Context {
+func (f *fixture) caller(tb testing.TB, s identity.Session) context.Context {
 	tb.Helper()
 	acct, sid, err := f.id.AuthenticateSession(context.Background(), s.AccessToken)
 	if err != nil {
@@ -24,7 +24,7 @@ func (f *fixture) caller(tb testing.TB, s service.Session) context.Context {
 }
 
 // wantEnded fails unless the session's access token is refused.
-func (f *fixture) wantEnded(tb testing.TB, what string, s service.Session) {
+func (f *fixture) wantEnded(tb testing.TB, what string, s identity.Session) {
 	tb.Helper()
 	_, err := f.id.Authenticate(context.Background(), s.AccessToken)
 	if e := wantErr(tb, err, errs.Unauthenticated, "unauthorized"); e.Message != "This session has ended; sign in again." {
@@ -33,7 +33,7 @@ func (f *fixture) wantEnded(tb testing.TB, what string, s service.Session) {
 }
 
 // wantLive fails unless the session's access token still authenticates.
-func (f *fixture) wantLive(tb testing.TB, what string, s service.Session) {
+func (f *fixture) wantLive(tb testing.TB, what string, s identity.Session) {
 	tb.Helper()
 	if _, err := f.id.Authenticate(context.Background(), s.AccessToken); err != nil {
 		tb.Errorf("%s: Authenticate() error = %v, want nil", what, err)
@@ -41,7 +41,7 @@ func (f *fixture) wantLive(tb testing.TB, what string, s service.Session) {
 }
 
 func TestLogoutEndsTheAccessTokenOfItsSessionOnly(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	mine := f.login(t, "ada@example.org", password)
 	other := f.login(t, "ada@example.org", password)
@@ -62,7 +62,7 @@ func TestLogoutEndsTheAccessTokenOfItsSessionOnly(t *testing.T) {
 }
 
 func TestLogoutWithRefreshTokenEndsItsAccessToken(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	s := f.login(t, "ada@example.org", password)
 	if err := f.id.Logout(context.Background(), s.RefreshToken); err != nil {
@@ -72,7 +72,7 @@ func TestLogoutWithRefreshTokenEndsItsAccessToken(t *testing.T) {
 }
 
 func TestChangePasswordEndsOtherSessionsAndKeepsThisOne(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	mine := f.login(t, "ada@example.org", password)
 	other := f.login(t, "ada@example.org", password)
@@ -113,7 +113,7 @@ func TestChangePasswordRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, service.IdentityConfig{})
+			f := newFixture(t, identity.IdentityConfig{})
 			f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 			mine := f.login(t, "ada@example.org", password)
 			other := f.login(t, "ada@example.org", password)
@@ -143,7 +143,7 @@ func TestChangePasswordRefusals(t *testing.T) {
 }
 
 func TestChangePasswordThrottled(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	mine := f.login(t, "ada@example.org", password)
 	f.throttle.refuse = errs.E(errs.RateLimited, "too_many_attempts", "Too many attempts.")
@@ -154,7 +154,7 @@ func TestChangePasswordThrottled(t *testing.T) {
 }
 
 func TestEndSessionsEndsEveryOneOrAllButOne(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	f.addAccount(t, "r2", "bea@example.org", user.RoleReader, "", "v2:"+password)
 	ctx := context.Background()
@@ -182,7 +182,7 @@ func TestEndSessionsEndsEveryOneOrAllButOne(t *testing.T) {
 // changed gets no session: the change ended every session it found, and
 // this one was opened after that.
 func TestLoginRacingPasswordChangeGetsNoSession(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	mine := f.login(t, "ada@example.org", password)
 	var changed error

@@ -5,7 +5,7 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
 )
 
 // The school's staff borrow under the loan rules' "staff" rows, and, like
@@ -20,7 +20,7 @@ func TestStaffBorrowUnderTheStaffRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	book, copies := lf.addBook(t, lf.librarian, "Teaching Reading", 3)
-	v, err := lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: book.ID, CopyID: copies[0].ID, StudentID: lf.librarian.ID})
+	v, err := lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: book.ID, CopyID: copies[0].ID, StudentID: lf.librarian.ID})
 	if err != nil {
 		t.Fatalf("lend to a librarian of the school: %v", err)
 	}
@@ -28,7 +28,7 @@ func TestStaffBorrowUnderTheStaffRules(t *testing.T) {
 	if v.DueAt != want {
 		t.Errorf("the staff loan is due %s, want %s (the staff row's 30 days)", v.DueAt, want)
 	}
-	_, err = lf.lib.Circulation.CreateLoan(ctx, service.LoanInput{BookID: book.ID, CopyID: copies[1].ID, StudentID: lf.librarian.ID})
+	_, err = lf.lib.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: book.ID, CopyID: copies[1].ID, StudentID: lf.librarian.ID})
 	wantErr(t, err, errs.Conflict, "loan_limit_reached")
 	if _, err := lf.lib.Circulation.RenewLoan(ctx, v.Loan.ID, nil); err != nil {
 		t.Fatalf("the staff row allows one renewal: %v", err)

@@ -13,15 +13,16 @@ import (
 	"github.com/ulule/limiter/v3"
 
 	"github.com/readinglibrary/service/adapters/ratelimit"
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 	"github.com/readinglibrary/service/ports/portfake"
 )
 
 func TestLoginSendsTheDeviceTokenAndReturnsANewOne(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 	s, err := f.id.Login(context.Background(), "Ada@Example.org", password, client, "device-from-last-time")
 	if err != nil {
@@ -64,14 +65,14 @@ func throttleStores() map[string]func(t *testing.T) limiter.Store {
 
 // realThrottle is an Identity over f's repositories and hasher with the
 // real throttle over store: at most 20 failures per address.
-func realThrottle(f *fixture, store limiter.Store) *service.Identity {
+func realThrottle(f *fixture, store limiter.Store) *identity.Identity {
 	th := ratelimit.NewLoginThrottle(store, ratelimit.LoginLimits{
 		PerAddress:        limiter.Rate{Period: 15 * time.Minute, Limit: 20},
 		PerAccountAddress: limiter.Rate{Period: 15 * time.Minute, Limit: 5},
 		PerAccount:        limiter.Rate{Period: 15 * time.Minute, Limit: 10},
 		PerDevice:         5, DeviceTTL: time.Hour,
 	}, []byte("core-test-device-key-of-32-bytes"))
-	return service.NewIdentity(f.repos, portfake.Tokens{}, f.hasher, th, service.IdentityConfig{RefreshTTL: refreshTTL})
+	return identity.NewIdentity(wire.Identity(f.repos, portfake.Tokens{}, f.hasher, th), identity.IdentityConfig{RefreshTTL: refreshTTL})
 }
 
 // freshAddress is a client address no earlier run used (Redis keeps counts).
@@ -83,7 +84,7 @@ func freshAddress() string {
 
 // signInAtOnce signs n goroutines in at once and returns the answers' codes
 // ("" for a session) by count.
-func signInAtOnce(id *service.Identity, n int, address string, email func(i int) string, password string) map[string]int {
+func signInAtOnce(id *identity.Identity, n int, address string, email func(i int) string, password string) map[string]int {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	answers := map[string]int{}
@@ -108,7 +109,7 @@ func signInAtOnce(id *service.Identity, n int, address string, email func(i int)
 func TestLoginParallelGuessesVerifyAtMostTheAddressLimit(t *testing.T) {
 	for name, newStore := range throttleStores() {
 		t.Run(name, func(t *testing.T) {
-			f := newFixture(t, service.IdentityConfig{})
+			f := newFixture(t, identity.IdentityConfig{})
 			id := realThrottle(f, newStore(t))
 			for i := range 30 {
 				f.addAccount(t, fmt.Sprintf("r%d", i), fmt.Sprintf("reader%d@example.org", i), user.RoleReader, "", "v2:"+password)
@@ -140,7 +141,7 @@ func TestLoginParallelGuessesVerifyAtMostTheAddressLimit(t *testing.T) {
 func TestLoginClassSignsInAtOnceFromOneAddress(t *testing.T) {
 	for name, newStore := range throttleStores() {
 		t.Run(name, func(t *testing.T) {
-			f := newFixture(t, service.IdentityConfig{})
+			f := newFixture(t, identity.IdentityConfig{})
 			lanes := make(chan struct{}, 4)
 			f.hasher.beforeVerify = func() {
 				lanes <- struct{}{}

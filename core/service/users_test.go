@@ -4,18 +4,20 @@ import (
 	"context"
 	"testing"
 
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
+	"github.com/readinglibrary/service/core/service/users"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
 
 func TestUsersMe(t *testing.T) {
-	f := newFixture(t, service.IdentityConfig{})
+	f := newFixture(t, identity.IdentityConfig{})
 	acct := f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
-	users := service.NewUsers(f.repos, &premiumAuthz{})
+	svc := users.NewUsers(wire.Users(f.repos, &premiumAuthz{}))
 
-	got, err := users.Me(user.WithPrincipal(context.Background(), user.PrincipalOf(acct)))
+	got, err := svc.Me(user.WithPrincipal(context.Background(), user.PrincipalOf(acct)))
 	if err != nil {
 		t.Fatalf("Me() error = %v", err)
 	}
@@ -48,12 +50,12 @@ func TestUsersMeRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, service.IdentityConfig{})
+			f := newFixture(t, identity.IdentityConfig{})
 			f.addAccount(t, "r1", "ada@example.org", user.RoleReader, "", "v2:"+password)
 			if tt.setup != nil {
 				tt.setup(t, f)
 			}
-			got, err := service.NewUsers(f.repos, &premiumAuthz{}).Me(tt.ctx())
+			got, err := users.NewUsers(wire.Users(f.repos, &premiumAuthz{})).Me(tt.ctx())
 			wantErr(t, err, errs.Unauthenticated, "unauthorized")
 			if got.ID != "" {
 				t.Errorf("Me() account ID = %q, want none", got.ID)
@@ -68,5 +70,5 @@ func TestNewUsersPanicsOnNil(t *testing.T) {
 			t.Errorf("NewUsers(nil) did not panic, want a panic")
 		}
 	}()
-	service.NewUsers(ports.Repositories{}, nil)
+	users.NewUsers(wire.Users(ports.Repositories{}, nil))
 }

@@ -1,11 +1,10 @@
 package porttest
 
-// The hold use case on this store: races that only the whole use case,
+// The hold use cases on this store: races that only the whole use case,
 // with its exactly-once claims, can show.
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -15,40 +14,12 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/collection"
+	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
-
-// The security ports service.NewLibrary wires but holds never use (no
-// sign-in, no token, no password here): each refuses.
-type (
-	idleHasher   struct{}
-	idleTokens   struct{}
-	idleThrottle struct{}
-)
-
-var errIdle = errors.New("porttest: not used by holds")
-
-func (idleHasher) Hash(string) (string, error)        { return "", errIdle }
-func (idleHasher) Verify(string, string) (bool, bool) { return false, false }
-func (idleHasher) VerifyDummy(string)                 {}
-func (idleTokens) Issue(context.Context, user.Account, string, time.Time) (string, time.Duration, error) {
-	return "", 0, errIdle
-}
-func (idleTokens) Verify(context.Context, string) (ports.AccessClaims, error) {
-	return ports.AccessClaims{}, errIdle
-}
-func (idleTokens) JWKS(context.Context) ([]byte, error) { return nil, errIdle }
-func (idleThrottle) Admit(context.Context, ports.LoginKeys) (ports.LoginAttempt, error) {
-	return nil, errIdle
-}
-func (idleThrottle) Lift(context.Context, string) error { return errIdle }
-
-// identityFor is an Identity over r that signs nobody in.
-func identityFor(r ports.Repositories) *service.Identity {
-	return service.NewIdentity(r, idleTokens{}, idleHasher{}, idleThrottle{}, service.IdentityConfig{})
-}
 
 // holdClock is the library's clock in these tests: every reading is a
 // millisecond after the last, so holds placed one after another are
@@ -71,11 +42,15 @@ func (c *holdClock) jump(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// holdWorld is a school with a librarian and students, served by the
-// library's use cases over the store under test.
+// holdWorld is a school with a librarian and students, served over the
+// store under test by the use cases that lend, hold and add copies, each
+// built with its ports as libraryd builds it.
 type holdWorld struct {
 	r         ports.Repositories
-	lib       *service.Library
+	holdings  *collection.Holdings
+	circ      *circulation.Circulation
+	holds     *circulation.Holds
+	stock     *collection.Stocktakes
 	clock     *holdClock
 	school    library.School
 	librarian user.Account
@@ -85,8 +60,16 @@ type holdWorld struct {
 func newHoldWorld(t *testing.T, r ports.Repositories, students int) *holdWorld {
 	t.Helper()
 	w := &holdWorld{r: r, clock: &holdClock{t: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}}
-	w.lib = service.NewLibrary(r, identityFor(r), service.LibraryConfig{})
-	w.lib.SetClock(w.clock.Now, nil)
+	c := usecase.NewClock(w.clock.Now, uuid.NewString)
+	loans := circulation.NewLoanReader(r.Loans, r.ActiveLoans)
+	desk := circulation.NewHoldDesk(circulation.HoldDeskDeps{Holds: r.Holds, Holdings: r.Holdings, Schools: r.Schools, Accounts: r.Accounts, Loans: loans, Clock: c})
+	w.holdings = collection.NewHoldings(collection.HoldingsDeps{Schools: r.Schools, Holdings: r.Holdings, Desk: desk, Loans: loans, Clock: c})
+	w.circ = circulation.NewCirculation(circulation.CirculationDeps{Schools: r.Schools, Holdings: r.Holdings, Accounts: r.Accounts,
+		Students: r.Students, Departures: r.Departures, Notices: r.Notices, Charges: r.Charges, Desk: desk, Loans: loans, Clock: c})
+	w.holds = circulation.NewHolds(r.Schools, desk)
+	w.stock = collection.NewStocktakes(collection.StocktakesDeps{Schools: r.Schools, Stocktakes: r.Stocktakes, ActiveLoans: r.ActiveLoans,
+		Books: r.Holdings, Holdings: w.holdings, Circulation: w.circ, Loans: loans,
+		Jobs: usecase.NewImportJobs(r.ImportJobs, c, nil), Slots: usecase.NewImportSlots(usecase.DefaultMaxImports), Clock: c})
 	w.school = library.School{ID: uuid.NewString(), Name: "Holds School", Domain: "holds-" + uuid.NewString()[:8] + ".example.org",
 		Settings: library.DefaultSettings(), CreatedAt: w.clock.Now()}
 	must(t, "create the school", r.Schools.Create(ctx(t), w.school))
@@ -111,23 +94,23 @@ func (w *holdWorld) as(t *testing.T, a user.Account) context.Context {
 
 // book adds a book with n copies, each lent to a student of its own (the
 // last students of the world), and returns the copies and their loans.
-func (w *holdWorld) lentBook(t *testing.T, n int) (library.Book, []library.Copy, []service.LoanView) {
+func (w *holdWorld) lentBook(t *testing.T, n int) (library.Book, []library.Copy, []circulation.LoanView) {
 	t.Helper()
-	b, copies, err := w.lib.Holdings.AddBook(w.as(t, w.librarian), "", library.BookDraft{Title: "Held " + uuid.NewString()[:6], Author: "A. Author", Copies: n})
+	b, copies, err := w.holdings.AddBook(w.as(t, w.librarian), "", library.BookDraft{Title: "Held " + uuid.NewString()[:6], Author: "A. Author", Copies: n})
 	must(t, "AddBook", err)
-	var loans []service.LoanView
+	var loans []circulation.LoanView
 	for i, c := range copies {
 		borrower := w.students[len(w.students)-1-i]
-		v, err := w.lib.Circulation.CreateLoan(w.as(t, w.librarian), service.LoanInput{BookID: b.ID, CopyID: c.ID, StudentID: borrower.ID})
+		v, err := w.circ.CreateLoan(w.as(t, w.librarian), circulation.LoanInput{BookID: b.ID, CopyID: c.ID, StudentID: borrower.ID})
 		must(t, "CreateLoan", err)
 		loans = append(loans, v)
 	}
 	return b, copies, loans
 }
 
-func (w *holdWorld) place(t *testing.T, b library.Book, s user.Account) service.HoldView {
+func (w *holdWorld) place(t *testing.T, b library.Book, s user.Account) circulation.HoldView {
 	t.Helper()
-	v, err := w.lib.Holds.Place(w.as(t, w.librarian), service.HoldInput{BookID: b.ID, StudentID: s.ID})
+	v, err := w.holds.Place(w.as(t, w.librarian), circulation.HoldInput{BookID: b.ID, StudentID: s.ID})
 	must(t, "Place for "+s.Name, err)
 	return v
 }
@@ -165,11 +148,11 @@ func testHoldServicePlaceRace(t *testing.T, r ports.Repositories) {
 	w := newHoldWorld(t, r, 3)
 	b, _, _ := w.lentBook(t, 1)
 	results := race(12, func(int) error {
-		_, err := w.lib.Holds.Place(w.as(t, w.students[0]), service.HoldInput{BookID: b.ID})
+		_, err := w.holds.Place(w.as(t, w.students[0]), circulation.HoldInput{BookID: b.ID})
 		return err
 	})
 	wantOneWinner(t, "Place", results, "hold_exists")
-	page, err := w.lib.Holds.Queue(w.as(t, w.librarian), "", service.HoldFilter{BookID: b.ID}, service.ListQuery{Page: 1, Limit: 50})
+	page, err := w.holds.Queue(w.as(t, w.librarian), "", circulation.HoldFilter{BookID: b.ID}, usecase.ListQuery{Page: 1, Limit: 50})
 	must(t, "Queue", err)
 	if page.Total != 1 || page.Holds[0].Status != library.HoldWaiting || page.Holds[0].Hold.StudentID != w.students[0].ID {
 		t.Fatalf("queue after racing placements = %+v, want one waiting hold of the student", page)
@@ -181,12 +164,12 @@ func testHoldServicePlaceRace(t *testing.T, r ports.Repositories) {
 func testHoldServiceReturnsRace(t *testing.T, r ports.Repositories) {
 	w := newHoldWorld(t, r, 8)
 	b, _, loans := w.lentBook(t, 3)
-	var holds []service.HoldView
+	var holds []circulation.HoldView
 	for _, s := range w.students[:5] {
 		holds = append(holds, w.place(t, b, s))
 	}
 	results := race(len(loans)*2, func(i int) error { // each returned twice, as a double scan would
-		_, err := w.lib.Circulation.ReturnLoan(w.as(t, w.librarian), loans[i%len(loans)].Loan.ID)
+		_, err := w.circ.ReturnLoan(w.as(t, w.librarian), loans[i%len(loans)].Loan.ID)
 		return err
 	})
 	for i, err := range results {
@@ -214,10 +197,10 @@ func testHoldServicePlacementsRaceReturns(t *testing.T, r ports.Repositories) {
 	placers := w.students[:6]
 	results := race(len(loans)+len(placers), func(i int) error {
 		if i < len(loans) {
-			_, err := w.lib.Circulation.ReturnLoan(w.as(t, w.librarian), loans[i].Loan.ID)
+			_, err := w.circ.ReturnLoan(w.as(t, w.librarian), loans[i].Loan.ID)
 			return err
 		}
-		_, err := w.lib.Holds.Place(w.as(t, placers[i-len(loans)]), service.HoldInput{BookID: b.ID})
+		_, err := w.holds.Place(w.as(t, placers[i-len(loans)]), circulation.HoldInput{BookID: b.ID})
 		return err
 	})
 	placed := 1
@@ -255,11 +238,11 @@ func testHoldServiceLoansRaceReturn(t *testing.T, r ports.Repositories) {
 		results := race(6, func(i int) error {
 			switch i {
 			case 0:
-				_, err := w.lib.Circulation.ReturnLoan(w.as(t, w.librarian), loans[0].Loan.ID)
+				_, err := w.circ.ReturnLoan(w.as(t, w.librarian), loans[0].Loan.ID)
 				return err
 			default:
 				borrower := w.students[(i+1)%3] // the hold's student twice, two others thrice
-				_, err := w.lib.Circulation.CreateLoan(w.as(t, w.librarian), service.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: borrower.ID})
+				_, err := w.circ.CreateLoan(w.as(t, w.librarian), circulation.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: borrower.ID})
 				if code := errs.CodeOf(err); code == "copy_unavailable" || code == "copy_on_hold" {
 					return nil
 				}
@@ -269,7 +252,7 @@ func testHoldServiceLoansRaceReturn(t *testing.T, r ports.Repositories) {
 		for i, err := range results {
 			must(t, fmt.Sprintf("round %d call %d", round, i), err)
 		}
-		open, err := w.lib.Circulation.Loans(w.as(t, w.librarian), "", service.LoanFilter{BookID: b.ID})
+		open, err := w.circ.Loans(w.as(t, w.librarian), "", circulation.LoanFilter{BookID: b.ID})
 		must(t, "Loans", err)
 		traps := w.traps(t, b)
 		switch {
@@ -280,14 +263,14 @@ func testHoldServiceLoansRaceReturn(t *testing.T, r ports.Repositories) {
 		case len(open) == 0 && (len(traps) != 1 || traps[0].HoldID != hold.Hold.ID):
 			t.Fatalf("round %d: the copy is neither lent nor put aside for the waiting hold (traps %+v)", round, traps)
 		case len(open) == 1 && open[0].Loan.StudentID == w.students[0].ID:
-			mine, err := w.lib.Holds.StudentHolds(w.as(t, w.students[0]))
+			mine, err := w.holds.StudentHolds(w.as(t, w.students[0]))
 			must(t, "StudentHolds", err)
 			if mine[0].Status != library.HoldFulfilled {
 				t.Fatalf("round %d: the hold's student borrowed the copy and the hold is %s", round, mine[0].Status)
 			}
 		}
 		if len(open) == 1 {
-			_, err := w.lib.Circulation.ReturnLoan(w.as(t, w.librarian), open[0].Loan.ID)
+			_, err := w.circ.ReturnLoan(w.as(t, w.librarian), open[0].Loan.ID)
 			must(t, "return after the round", err)
 		}
 	}
@@ -300,43 +283,43 @@ func testHoldServiceLendAndRenew(t *testing.T, r ports.Repositories) {
 	b, copies, loans := w.lentBook(t, 2) // lent to students 4 and 3
 	holdA := w.place(t, b, w.students[0])
 	holdB := w.place(t, b, w.students[1])
-	_, err := w.lib.Holds.Place(w.as(t, w.librarian), service.HoldInput{BookID: b.ID, StudentID: w.students[4].ID})
+	_, err := w.holds.Place(w.as(t, w.librarian), circulation.HoldInput{BookID: b.ID, StudentID: w.students[4].ID})
 	wantErr(t, "Place by a borrower of the title", err, errs.Conflict, "already_borrowing")
 
-	_, err = w.lib.Circulation.RenewLoan(w.as(t, w.librarian), loans[1].Loan.ID, nil)
+	_, err = w.circ.RenewLoan(w.as(t, w.librarian), loans[1].Loan.ID, nil)
 	wantErr(t, "RenewLoan while holds wait", err, errs.Conflict, "hold_pending")
 
-	ret, err := w.lib.Circulation.ReturnLoan(w.as(t, w.librarian), loans[0].Loan.ID)
+	ret, err := w.circ.ReturnLoan(w.as(t, w.librarian), loans[0].Loan.ID)
 	must(t, "ReturnLoan", err)
 	if ret.PutAside == nil || ret.PutAside.HoldID != holdA.Hold.ID || ret.PutAside.StudentName != w.students[0].Name {
 		t.Fatalf("ReturnLoan PutAside = %+v, want the first hold, of %s", ret.PutAside, w.students[0].Name)
 	}
 	// One hold still waits: renewing the other copy is still refused.
-	_, err = w.lib.Circulation.RenewLoan(w.as(t, w.librarian), loans[1].Loan.ID, nil)
+	_, err = w.circ.RenewLoan(w.as(t, w.librarian), loans[1].Loan.ID, nil)
 	wantErr(t, "RenewLoan while the second hold waits", err, errs.Conflict, "hold_pending")
 
 	lend := func(s user.Account) error {
-		_, err := w.lib.Circulation.CreateLoan(w.as(t, w.librarian), service.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: s.ID})
+		_, err := w.circ.CreateLoan(w.as(t, w.librarian), circulation.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: s.ID})
 		return err
 	}
 	wantErr(t, "CreateLoan of the trapped copy to another student", lend(w.students[2]), errs.Conflict, "copy_on_hold")
 	wantErr(t, "CreateLoan of the trapped copy to the next hold's student", lend(w.students[1]), errs.Conflict, "copy_on_hold")
 	must(t, "CreateLoan of the trapped copy to its hold's student", lend(w.students[0]))
-	mine, err := w.lib.Holds.StudentHolds(w.as(t, w.students[0]))
+	mine, err := w.holds.StudentHolds(w.as(t, w.students[0]))
 	must(t, "StudentHolds", err)
 	if len(mine) != 1 || mine[0].Status != library.HoldFulfilled {
 		t.Fatalf("StudentHolds after the pickup = %+v, want one fulfilled hold", mine)
 	}
 	// The fulfilled hold freed its key: the student may not hold the title
 	// while borrowing it, but the queue moved on.
-	_, err = w.lib.Holds.Cancel(w.as(t, w.students[0]), "", holdA.Hold.ID)
+	_, err = w.holds.Cancel(w.as(t, w.students[0]), "", holdA.Hold.ID)
 	wantErr(t, "Cancel a fulfilled hold", err, errs.Conflict, "hold_not_active")
-	_, err = w.lib.Holds.Cancel(w.as(t, w.students[0]), "", holdB.Hold.ID)
+	_, err = w.holds.Cancel(w.as(t, w.students[0]), "", holdB.Hold.ID)
 	wantErr(t, "Cancel another student's hold", err, errs.NotFound, "hold_not_found")
-	_, err = w.lib.Holds.Cancel(w.as(t, w.students[1]), "", holdB.Hold.ID)
+	_, err = w.holds.Cancel(w.as(t, w.students[1]), "", holdB.Hold.ID)
 	must(t, "Cancel own hold", err)
 	// No hold waits now: the loan renews.
-	_, err = w.lib.Circulation.RenewLoan(w.as(t, w.librarian), loans[1].Loan.ID, nil)
+	_, err = w.circ.RenewLoan(w.as(t, w.librarian), loans[1].Loan.ID, nil)
 	must(t, "RenewLoan with no hold waiting", err)
 }
 
@@ -347,11 +330,11 @@ func testHoldServiceExpiry(t *testing.T, r ports.Repositories) {
 	b, copies, loans := w.lentBook(t, 1)
 	first := w.place(t, b, w.students[0])
 	second := w.place(t, b, w.students[1])
-	_, err := w.lib.Circulation.ReturnLoan(w.as(t, w.librarian), loans[0].Loan.ID)
+	_, err := w.circ.ReturnLoan(w.as(t, w.librarian), loans[0].Loan.ID)
 	must(t, "ReturnLoan", err)
 
 	w.clock.jump(time.Duration(w.school.Settings.PickupDays())*24*time.Hour + time.Minute)
-	n, err := w.lib.Holds.ExpireDue(ctx(t), w.clock.Now(), 10, 3)
+	n, err := w.holds.ExpireDue(ctx(t), w.clock.Now(), 10, 3)
 	must(t, "ExpireDue", err)
 	if n != 1 {
 		t.Fatalf("ExpireDue expired %d holds, want 1", n)
@@ -361,7 +344,7 @@ func testHoldServiceExpiry(t *testing.T, r ports.Repositories) {
 	if tr.HoldID != second.Hold.ID {
 		t.Fatalf("after the first hold expired the copy is put aside for %s, want the second hold", tr.HoldID)
 	}
-	mine, err := w.lib.Holds.StudentHolds(w.as(t, w.students[0]))
+	mine, err := w.holds.StudentHolds(w.as(t, w.students[0]))
 	must(t, "StudentHolds", err)
 	if len(mine) != 1 || mine[0].Hold.ID != first.Hold.ID || mine[0].Status != library.HoldExpired {
 		t.Fatalf("first student's holds = %+v, want the hold expired", mine)
@@ -369,7 +352,7 @@ func testHoldServiceExpiry(t *testing.T, r ports.Repositories) {
 	// The second window passes with nobody sweeping: lending the copy to
 	// anyone expires the hold on the way, and the copy is on the shelf.
 	w.clock.jump(time.Duration(w.school.Settings.PickupDays())*24*time.Hour + time.Minute)
-	_, err = w.lib.Circulation.CreateLoan(w.as(t, w.librarian), service.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: w.students[2].ID})
+	_, err = w.circ.CreateLoan(w.as(t, w.librarian), circulation.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: w.students[2].ID})
 	must(t, "CreateLoan after the last window passed", err)
 	if traps := w.traps(t, b); len(traps) != 0 {
 		t.Fatalf("traps after every hold expired = %+v, want none", traps)
@@ -380,16 +363,16 @@ func testHoldServiceExpiry(t *testing.T, r ports.Repositories) {
 // in order, and the rest to the shelf.
 func testHoldServiceNewCopies(t *testing.T, r ports.Repositories) {
 	w := newHoldWorld(t, r, 3)
-	b, _, err := w.lib.Holdings.AddBook(w.as(t, w.librarian), "", library.BookDraft{Title: "Forthcoming", Author: "N. Ew", Copies: 0})
+	b, _, err := w.holdings.AddBook(w.as(t, w.librarian), "", library.BookDraft{Title: "Forthcoming", Author: "N. Ew", Copies: 0})
 	must(t, "AddBook without copies", err)
 	first := w.place(t, b, w.students[0])
-	_, copies, err := w.lib.Holdings.AddCopies(w.as(t, w.librarian), "", b.ID, 2)
+	_, copies, err := w.holdings.AddCopies(w.as(t, w.librarian), "", b.ID, 2)
 	must(t, "AddCopies", err)
 	traps := w.traps(t, b)
 	if len(traps) != 1 || traps[0].HoldID != first.Hold.ID {
 		t.Fatalf("traps after adding two copies for one hold = %+v, want one for the hold", traps)
 	}
-	_, err = w.lib.Holds.Place(w.as(t, w.students[1]), service.HoldInput{BookID: b.ID})
+	_, err = w.holds.Place(w.as(t, w.students[1]), circulation.HoldInput{BookID: b.ID})
 	wantErr(t, "Place with a new copy on the shelf", err, errs.Conflict, "copy_available")
 	if traps[0].CopyID != copies[0].ID && traps[0].CopyID != copies[1].ID {
 		t.Fatalf("the trap names copy %s, not a new one", traps[0].CopyID)

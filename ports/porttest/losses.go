@@ -9,7 +9,8 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -118,16 +119,16 @@ func testLibReleaseMany(t *testing.T, r ports.Repositories) {
 
 // lostCopy lends a new book's copy to the world's first student and ends
 // the loan as lost: the copy is lost and the student owes its price.
-func (w *holdWorld) lostCopy(t *testing.T) (library.Copy, service.LoanView) {
+func (w *holdWorld) lostCopy(t *testing.T) (library.Copy, circulation.LoanView) {
 	t.Helper()
 	lib := w.as(t, w.librarian)
-	b, copies, err := w.lib.Holdings.AddBook(lib, "", library.BookDraft{Title: "Lost " + uuid.NewString()[:6], Author: "A. Author", Copies: 1})
+	b, copies, err := w.holdings.AddBook(lib, "", library.BookDraft{Title: "Lost " + uuid.NewString()[:6], Author: "A. Author", Copies: 1})
 	must(t, "AddBook", err)
-	_, err = w.lib.Holdings.SetBookPrice(lib, "", b.ID, 1250)
+	_, err = w.holdings.SetBookPrice(lib, "", b.ID, 1250)
 	must(t, "SetBookPrice", err)
-	v, err := w.lib.Circulation.CreateLoan(lib, service.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: w.students[0].ID})
+	v, err := w.circ.CreateLoan(lib, circulation.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: w.students[0].ID})
 	must(t, "CreateLoan", err)
-	v, err = w.lib.Circulation.EndLoan(lib, "", v.Loan.ID, library.OutcomeLost)
+	v, err = w.circ.EndLoan(lib, "", v.Loan.ID, library.OutcomeLost)
 	must(t, "EndLoan lost", err)
 	return copies[0], v
 }
@@ -158,10 +159,10 @@ func testLossCheckInRace(t *testing.T, r ports.Repositories) {
 	w := newHoldWorld(t, r, 2)
 	cp, lost := w.lostCopy(t)
 	lib := w.as(t, w.librarian)
-	reversed := make([]*service.ChargeView, 8)
+	reversed := make([]*circulation.ChargeView, 8)
 	results := race(len(reversed), func(i int) error {
 		var err error
-		_, reversed[i], err = w.lib.Circulation.CheckIn(lib, "", cp.ID)
+		_, reversed[i], err = w.circ.CheckIn(lib, "", cp.ID)
 		return err
 	})
 	winner := wantOneWinner(t, "CheckIn", results, "copy_not_out")
@@ -171,15 +172,15 @@ func testLossCheckInRace(t *testing.T, r ports.Repositories) {
 	if cond, loan := w.copyState(t, cp.ID); cond.Condition != library.ConditionNone || loan != nil {
 		t.Fatalf("copy after the check-ins: %+v, loan %v; want on the shelf", cond, loan)
 	}
-	charges, err := w.lib.Circulation.ChargesPage(lib, "", service.ChargeFilter{StudentID: lost.Loan.StudentID}, service.ListQuery{Page: 1, Limit: 10})
+	charges, err := w.circ.ChargesPage(lib, "", circulation.ChargeFilter{StudentID: lost.Loan.StudentID}, usecase.ListQuery{Page: 1, Limit: 10})
 	must(t, "ChargesPage", err)
 	if len(charges.Charges) != 1 || charges.Charges[0].Status != library.ChargeReversed {
 		t.Fatalf("charges after the check-ins = %+v, want one, reversed", charges.Charges)
 	}
 	// Once on the shelf, a check-in is refused and a loan goes ahead.
-	_, _, err = w.lib.Circulation.CheckIn(lib, "", cp.ID)
+	_, _, err = w.circ.CheckIn(lib, "", cp.ID)
 	wantErr(t, "CheckIn of a copy on the shelf", err, errs.Conflict, "copy_not_out")
-	if _, err := w.lib.Circulation.CreateLoan(lib, service.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: w.students[1].ID}); err != nil {
+	if _, err := w.circ.CreateLoan(lib, circulation.LoanInput{BookID: cp.BookID, CopyID: cp.ID, StudentID: w.students[1].ID}); err != nil {
 		t.Fatalf("CreateLoan after the check-in: %v", err)
 	}
 }
@@ -203,17 +204,17 @@ func testLossEndLoanRacesCheckOut(t *testing.T, r ports.Repositories) {
 	w := newHoldWorld(t, r, 6)
 	lib := w.as(t, w.librarian)
 	for round := range 3 {
-		b, copies, err := w.lib.Holdings.AddBook(lib, "", library.BookDraft{Title: fmt.Sprintf("Round %d", round), Author: "A. Author", Copies: 1})
+		b, copies, err := w.holdings.AddBook(lib, "", library.BookDraft{Title: fmt.Sprintf("Round %d", round), Author: "A. Author", Copies: 1})
 		must(t, "AddBook", err)
 		cp := copies[0]
-		v, err := w.lib.Circulation.CreateLoan(lib, service.LoanInput{BookID: b.ID, CopyID: cp.ID, StudentID: w.students[0].ID})
+		v, err := w.circ.CreateLoan(lib, circulation.LoanInput{BookID: b.ID, CopyID: cp.ID, StudentID: w.students[0].ID})
 		must(t, "CreateLoan", err)
 		results := race(6, func(i int) error {
 			if i == 0 {
-				_, err := w.lib.Circulation.EndLoan(lib, "", v.Loan.ID, library.OutcomeLost)
+				_, err := w.circ.EndLoan(lib, "", v.Loan.ID, library.OutcomeLost)
 				return err
 			}
-			_, err := w.lib.Circulation.CreateLoan(lib, service.LoanInput{BookID: b.ID, CopyID: cp.ID, StudentID: w.students[i].ID})
+			_, err := w.circ.CreateLoan(lib, circulation.LoanInput{BookID: b.ID, CopyID: cp.ID, StudentID: w.students[i].ID})
 			if err == nil {
 				return fmt.Errorf("a check-out of a copy being lost was made")
 			}
@@ -232,11 +233,11 @@ func testLossEndLoanRacesCheckOut(t *testing.T, r ports.Repositories) {
 func (w *holdWorld) closedStocktake(t *testing.T, n int) (library.Book, []library.Copy, string) {
 	t.Helper()
 	lib := w.as(t, w.librarian)
-	b, copies, err := w.lib.Holdings.AddBook(lib, "", library.BookDraft{Title: "Missing " + uuid.NewString()[:6], Author: "A. Author", Copies: n})
+	b, copies, err := w.holdings.AddBook(lib, "", library.BookDraft{Title: "Missing " + uuid.NewString()[:6], Author: "A. Author", Copies: n})
 	must(t, "AddBook", err)
-	st, err := w.lib.Stocktakes.Open(lib, "", "", "")
+	st, err := w.stock.Open(lib, "", "", "")
 	must(t, "Open", err)
-	_, err = w.lib.Stocktakes.Close(lib, "", st.ID)
+	_, err = w.stock.Close(lib, "", st.ID)
 	must(t, "Close", err)
 	return b, copies, st.ID
 }
@@ -253,10 +254,10 @@ func testLossMarkLostRacesCheckOut(t *testing.T, r ports.Repositories) {
 	results := race(1+n, func(i int) error {
 		if i == 0 {
 			var err error
-			marked, err = w.lib.Stocktakes.MarkMissingLost(lib, "", st)
+			marked, err = w.stock.MarkMissingLost(lib, "", st)
 			return err
 		}
-		_, err := w.lib.Circulation.CreateLoan(lib, service.LoanInput{BookID: b.ID, CopyID: copies[i-1].ID, StudentID: w.students[i-1].ID})
+		_, err := w.circ.CreateLoan(lib, circulation.LoanInput{BookID: b.ID, CopyID: copies[i-1].ID, StudentID: w.students[i-1].ID})
 		return err
 	})
 	must(t, "MarkMissingLost", results[0])
@@ -277,7 +278,7 @@ func testLossMarkLostRacesCheckOut(t *testing.T, r ports.Repositories) {
 		t.Fatalf("%d copies lent and %d lost, %d marked, of %d", lent, lost, marked, n)
 	}
 	// Nothing is left to mark.
-	again, err := w.lib.Stocktakes.MarkMissingLost(lib, "", st)
+	again, err := w.stock.MarkMissingLost(lib, "", st)
 	if err != nil || again != 0 {
 		t.Fatalf("MarkMissingLost again marked %d, %v; want 0", again, err)
 	}
@@ -290,9 +291,9 @@ func testLossMarkLostRace(t *testing.T, r ports.Repositories) {
 	w := newHoldWorld(t, r, 1)
 	_, copies, st := w.closedStocktake(t, n)
 	lib := w.as(t, w.librarian)
-	second, err := w.lib.Stocktakes.Open(lib, "", "", "")
+	second, err := w.stock.Open(lib, "", "", "")
 	must(t, "Open", err)
-	_, err = w.lib.Stocktakes.Close(lib, "", second.ID)
+	_, err = w.stock.Close(lib, "", second.ID)
 	must(t, "Close", err)
 	marked := make([]int, 8)
 	results := race(len(marked), func(i int) error {
@@ -301,7 +302,7 @@ func testLossMarkLostRace(t *testing.T, r ports.Repositories) {
 			id = second.ID
 		}
 		var err error
-		marked[i], err = w.lib.Stocktakes.MarkMissingLost(lib, "", id)
+		marked[i], err = w.stock.MarkMissingLost(lib, "", id)
 		return err
 	})
 	total := 0
@@ -318,9 +319,9 @@ func testLossMarkLostRace(t *testing.T, r ports.Repositories) {
 		}
 	}
 	// A lost copy is not lent, and a check-in puts it back once.
-	_, err = w.lib.Circulation.CreateLoan(lib, service.LoanInput{BookID: copies[0].BookID, CopyID: copies[0].ID, StudentID: w.students[0].ID})
+	_, err = w.circ.CreateLoan(lib, circulation.LoanInput{BookID: copies[0].BookID, CopyID: copies[0].ID, StudentID: w.students[0].ID})
 	wantErr(t, "CreateLoan of a lost copy", err, errs.Conflict, "copy_not_lendable")
-	if _, rev, err := w.lib.Circulation.CheckIn(lib, "", copies[0].ID); err != nil || rev != nil {
+	if _, rev, err := w.circ.CheckIn(lib, "", copies[0].ID); err != nil || rev != nil {
 		t.Fatalf("CheckIn of a copy lost at a stocktake: reversed %+v, %v; want no charge", rev, err)
 	}
 }
@@ -331,16 +332,16 @@ func testLossMarkLostRace(t *testing.T, r ports.Repositories) {
 func testLossAbandonedChange(t *testing.T, r ports.Repositories) {
 	w := newHoldWorld(t, r, 1)
 	lib := w.as(t, w.librarian)
-	b, copies, err := w.lib.Holdings.AddBook(lib, "", library.BookDraft{Title: "Abandoned", Author: "A. Author", Copies: 1})
+	b, copies, err := w.holdings.AddBook(lib, "", library.BookDraft{Title: "Abandoned", Author: "A. Author", Copies: 1})
 	must(t, "AddBook", err)
 	stopped := library.CopyClaim{CopyID: copies[0].ID, LoanID: library.ChangeClaimID(library.ChangeShelved, uuid.NewString()),
 		SchoolID: w.school.ID, BookID: b.ID, ClaimedAt: w.clock.Now()}
 	must(t, "Claim", r.ActiveLoans.Claim(ctx(t), stopped))
-	in := service.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: w.students[0].ID}
-	_, err = w.lib.Circulation.CreateLoan(lib, in)
+	in := circulation.LoanInput{BookID: b.ID, CopyID: copies[0].ID, StudentID: w.students[0].ID}
+	_, err = w.circ.CreateLoan(lib, in)
 	wantErr(t, "CreateLoan while a check-in holds the copy", err, errs.Conflict, "copy_unavailable")
 	w.clock.jump(11 * time.Minute) // past the time a change may take
-	if _, err := w.lib.Circulation.CreateLoan(w.as(t, w.librarian), in); err != nil {
+	if _, err := w.circ.CreateLoan(w.as(t, w.librarian), in); err != nil {
 		t.Fatalf("CreateLoan once the stopped check-in's claim is stale: %v", err)
 	}
 }

@@ -37,9 +37,14 @@ import (
 	"github.com/readinglibrary/service/adapters/sru"
 	"github.com/readinglibrary/service/adapters/uploadspool"
 	"github.com/readinglibrary/service/adapters/webapp"
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
+	"github.com/readinglibrary/service/core/service/reading"
+	"github.com/readinglibrary/service/core/service/usecase"
+	"github.com/readinglibrary/service/core/service/users"
 	"github.com/readinglibrary/service/policies"
 	"github.com/readinglibrary/service/ports"
 )
@@ -64,12 +69,12 @@ type App struct {
 	Handler  *httpedge.Handler
 	Logger   *slog.Logger
 	Repos    ports.Repositories
-	Identity *service.Identity
-	Catalog  *service.Catalog
+	Identity *identity.Identity
+	Catalog  *reading.Catalog
 	Library  *service.Library
 	// Sweeper deletes expired refresh tokens and invitations; Serve runs it
 	// every LIBRARY_SWEEP_INTERVAL.
-	Sweeper *service.Sweeper
+	Sweeper *usecase.Sweeper
 	// Demo lists the demo accounts present in the store (empty unless
 	// LIBRARY_DEMO_DATA is on).
 	Demo []DemoAccount
@@ -208,7 +213,18 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	if a.hasher == nil {
 		a.hasher = passwordhash.New()
 	}
-	a.Identity = service.NewIdentity(a.Repos, tokens, a.hasher, throttle, service.IdentityConfig{
+	mail, err := newMailer(cfg, logger)
+	if err != nil {
+		return a, err
+	}
+	idDeps := wire.Identity(a.Repos, tokens, a.hasher, throttle)
+	idDeps.Mailer, idDeps.MailCap = mail, limits
+	if len(cfg.OIDCIssuers) > 0 {
+		idDeps.External = oidcverify.New(cfg.OIDCIssuers).FetchWith(outbound.NewClient(
+			cfg.Outbound.WithHosts(issuerHosts(cfg.OIDCIssuers)...), outbound.Limits{Timeout: oidcverify.FetchTimeout}))
+		logger.Info("trusting external identity providers", "issuers", len(cfg.OIDCIssuers))
+	}
+	a.Identity = identity.NewIdentity(idDeps, identity.IdentityConfig{
 		RefreshTTL: cfg.RefreshTokenTTL, Signup: cfg.Signup, ReuseGrace: cfg.RefreshReuseGrace, LinkBase: cfg.IssuerURL,
 		OnBackgroundError: func(op string, err error) { logger.Warn("background work failed", "op", op, "error", err.Error()) },
 		OnMailCapped: func(kind, recipient string) {
@@ -216,34 +232,23 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 			logger.Warn("mail not sent: its recipient had all the mail LIBRARY_MAIL_PER_RECIPIENT allows", "kind", kind, "recipient_digest", recipient)
 		},
 	})
-	a.Identity.CapMailWith(limits)
 	registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "library_mail_pending", Help: "Mails being prepared or sent after their request was answered.",
 	}, func() float64 { return float64(a.Identity.PendingMail()) }))
-	mail, err := newMailer(cfg, logger)
-	if err != nil {
-		return a, err
-	}
-	a.Identity.SendMailWith(mail)
 	// Closers run newest first: mail still being sent finishes before the
 	// database closes.
 	a.closers = append(a.closers, func(ctx context.Context) error { a.Identity.Wait(ctx); return nil })
-	if len(cfg.OIDCIssuers) > 0 {
-		a.Identity.TrustExternal(oidcverify.New(cfg.OIDCIssuers).FetchWith(outbound.NewClient(
-			cfg.Outbound.WithHosts(issuerHosts(cfg.OIDCIssuers)...), outbound.Limits{Timeout: oidcverify.FetchTimeout})))
-		logger.Info("trusting external identity providers", "issuers", len(cfg.OIDCIssuers))
-	}
-	users := service.NewUsers(a.Repos, authz)
-	if n, err := users.FinishDeletions(ctx); err != nil {
+	userService := users.NewUsers(wire.Users(a.Repos, authz))
+	if n, err := userService.FinishDeletions(ctx); err != nil {
 		return a, fmt.Errorf("finish interrupted account deletions: %w", err)
 	} else if n > 0 {
 		logger.Info("finished interrupted account deletions", "accounts", n)
 	}
-	a.Catalog = service.NewCatalog(a.Repos, authz)
+	a.Catalog = reading.NewCatalog(wire.Catalog(a.Repos, authz))
 	// Catalogue servers are a school's setting: every lookup goes through the
 	// outbound client, which calls only what cfg.Outbound allows.
 	catalogue := outbound.NewClient(cfg.Outbound, outbound.Limits{Timeout: sru.DefaultTimeout, MaxBytes: sru.MaxAnswerBytes})
-	a.Library = service.NewLibrary(a.Repos, a.Identity, service.LibraryConfig{
+	a.Library = service.NewLibrary(wire.Library(a.Repos), a.Identity, service.LibraryConfig{
 		Codec:      marc.NewCodec(),
 		Catalogue:  sru.New(catalogue, sru.DefaultTimeout),
 		MaxImports: cfg.MaxImports,
@@ -265,12 +270,13 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		a.Library.StopImports(ctx)
 		return nil
 	})
-	a.Sweeper = service.NewSweeper(a.Repos.Expiry, cfg.SweepInterval).WithHolds(a.Library.Holds)
-	a.Sweeper.Also("anonymized_loans", a.Library.Circulation.AnonymizeHistory)
-	a.Sweeper.Also("notices_sent", func(ctx context.Context, now time.Time) (int64, error) {
-		res, err := a.Library.Notices.Run(ctx, now)
-		return int64(res.Sent), err
-	})
+	a.Sweeper = usecase.NewSweeper(a.Repos.Expiry, cfg.SweepInterval,
+		usecase.SweepTask{Kind: "expired_holds", Run: a.Library.Holds.ExpireSweep},
+		usecase.SweepTask{Kind: "anonymized_loans", Run: a.Library.Circulation.AnonymizeHistory},
+		usecase.SweepTask{Kind: "notices_sent", Run: func(ctx context.Context, now time.Time) (int64, error) {
+			res, err := a.Library.Notices.Run(ctx, now)
+			return int64(res.Sent), err
+		}})
 
 	if cfg.DemoData {
 		if !cfg.Embedded() {
@@ -296,7 +302,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		RequestTimeout: cfg.RequestTimeout,
 	})
 	a.Handler = frontDoors(edge, httpapi.Deps{
-		Identity: a.Identity, Users: users, Catalog: a.Catalog, Library: a.Library,
+		Identity: a.Identity, Users: userService, Catalog: a.Catalog, Library: a.Library,
 		Tokens: tokens, Health: readiness{db: a.Repos.Health, draining: &a.draining}, Labels: labels.Printer{}, Slips: labels.Printer{},
 		Uploads: uploads,
 	}, webapp.Deps{Library: a.Library, Identity: a.Identity, Authorizer: authz, Uploads: uploads}, webapp.Config{CookieSecure: cfg.CookieSecure})
@@ -356,7 +362,7 @@ func newMailer(cfg Config, logger *slog.Logger) (ports.Mailer, error) {
 	if cfg.SMTP.Host == "" {
 		dir := filepath.Join(cfg.DataDir, "outbox")
 		log := logger.Info
-		if !cfg.Embedded() || cfg.Signup == service.SignupVerify && !cfg.DemoData {
+		if !cfg.Embedded() || cfg.Signup == identity.SignupVerify && !cfg.DemoData {
 			log = logger.Warn // production-like: nobody reads that directory
 		}
 		log("no SMTP server configured (LIBRARY_SMTP_HOST): mail is written to the outbox directory, not sent", "dir", dir)

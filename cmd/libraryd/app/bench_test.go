@@ -13,7 +13,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/ladonauthz"
 	"github.com/readinglibrary/service/core/catalog"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/policies"
 )
@@ -46,14 +46,14 @@ func usersMeChain(b *testing.B) (http.Handler, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, identity := newTestWiring(b, authz)
+	h, ident := newTestWiring(b, authz)
 	ctx := context.Background()
-	if _, err := identity.CreateAccount(ctx, service.NewAccountInput{
+	if _, err := ident.CreateAccount(ctx, identity.NewAccountInput{
 		Email: "bench@example.org", Password: "sunlit reading room", Name: "Bench", Role: user.RoleReader,
 	}); err != nil {
 		b.Fatal(err)
 	}
-	s, err := identity.Login(ctx, "bench@example.org", "sunlit reading room", "127.0.0.1", "")
+	s, err := ident.Login(ctx, "bench@example.org", "sunlit reading room", "127.0.0.1", "")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func benchCatalog(b *testing.B, n int) (http.Handler, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, identity, books := newTestWiringWithCatalog(b, authz)
+	h, ident, books := newTestWiringWithCatalog(b, authz)
 	ctx := context.Background()
 	genres := []string{"fantasy", "mystery", "history", "science-fiction", "animals"}
 	words := []string{"amber", "harbor", "lantern", "meadow", "pepper", "quartz", "river", "silver", "thunder", "willow"}
@@ -159,10 +159,10 @@ func benchCatalog(b *testing.B, n int) (http.Handler, string) {
 	if _, err := books.CreateBooks(ctx, drafts); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := identity.CreateAccount(ctx, service.NewAccountInput{Email: "bench@example.org", Password: "sunlit reading room", Name: "Bench", Role: user.RoleReader}); err != nil {
+	if _, err := ident.CreateAccount(ctx, identity.NewAccountInput{Email: "bench@example.org", Password: "sunlit reading room", Name: "Bench", Role: user.RoleReader}); err != nil {
 		b.Fatal(err)
 	}
-	s, err := identity.Login(ctx, "bench@example.org", "sunlit reading room", "127.0.0.1", "")
+	s, err := ident.Login(ctx, "bench@example.org", "sunlit reading room", "127.0.0.1", "")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -26,8 +26,7 @@ import (
 	"github.com/readinglibrary/service/adapters/mailer"
 	"github.com/readinglibrary/service/adapters/oidcverify"
 	"github.com/readinglibrary/service/adapters/outbound"
-	"github.com/readinglibrary/service/core/service"
-
+	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -69,7 +68,7 @@ type Config struct {
 	LoginFailuresPerAddress        int64
 	LoginFailuresPerAccount        int64
 	LoginFailuresPerAccountAddress int64
-	Signup                         service.SignupMode // LIBRARY_SIGNUP
+	Signup                         identity.SignupMode // LIBRARY_SIGNUP
 	SMTP                           SMTPConfig
 	PoliciesDir                    string // LIBRARY_POLICIES_DIR; empty uses the policies built into the binary
 	LogLevel                       slog.Level
@@ -274,7 +273,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		LoginFailuresPerAddress:        count("LIBRARY_LOGIN_FAILURES_PER_ADDRESS", 1, 100000),
 		LoginFailuresPerAccount:        count("LIBRARY_LOGIN_FAILURES_PER_ACCOUNT", 1, 1000),
 		LoginFailuresPerAccountAddress: count("LIBRARY_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS", 1, 1000),
-		Signup:                         service.SignupMode(strings.ToLower(str("LIBRARY_SIGNUP"))),
+		Signup:                         identity.SignupMode(strings.ToLower(str("LIBRARY_SIGNUP"))),
 		PoliciesDir:                    str("LIBRARY_POLICIES_DIR"),
 		ShutdownTimeout:                duration("LIBRARY_SHUTDOWN_TIMEOUT", 0, 10*time.Minute),
 		ShutdownDrain:                  duration("LIBRARY_SHUTDOWN_DRAIN", 0, 5*time.Minute),
@@ -408,7 +407,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 	}
 	switch c.Signup {
-	case service.SignupVerify, service.SignupOpen, service.SignupClosed:
+	case identity.SignupVerify, identity.SignupOpen, identity.SignupClosed:
 	default:
 		bad("LIBRARY_SIGNUP", "must be verify, open or closed, got %q", c.Signup)
 	}

@@ -18,6 +18,9 @@ import (
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/identity"
+	"github.com/readinglibrary/service/core/service/reading"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -60,7 +63,7 @@ var demoAccounts = []struct {
 // Replicas starting at once on an empty database: inserting the demo school
 // (its domain is unique) is the claim, so exactly one of them seeds and the
 // others leave it to that one.
-func seedDemo(ctx context.Context, repos ports.Repositories, identity *service.Identity, books *service.Catalog, lib *service.Library) ([]DemoAccount, error) {
+func seedDemo(ctx context.Context, repos ports.Repositories, ident *identity.Identity, books *reading.Catalog, lib *service.Library) ([]DemoAccount, error) {
 	n, err := repos.Accounts.Count(ctx)
 	if err != nil {
 		return nil, err
@@ -72,7 +75,7 @@ func seedDemo(ctx context.Context, repos ports.Repositories, identity *service.I
 		}
 		switch err := repos.Schools.Create(ctx, school); {
 		case err == nil:
-			if err := seedDemoData(ctx, repos, identity, books, lib, school); err != nil {
+			if err := seedDemoData(ctx, repos, ident, books, lib, school); err != nil {
 				return nil, err
 			}
 		case !errs.Is(err, errs.Conflict):
@@ -112,19 +115,19 @@ func printBanner(w io.Writer, cfg Config, addr net.Addr, demo []DemoAccount) {
 }
 
 // seedDemoData seeds everything once the demo school is claimed.
-func seedDemoData(ctx context.Context, repos ports.Repositories, identity *service.Identity, books *service.Catalog, lib *service.Library, school library.School) error {
+func seedDemoData(ctx context.Context, repos ports.Repositories, ident *identity.Identity, books *reading.Catalog, lib *service.Library, school library.School) error {
 	if err := seedDemoBooks(ctx, repos, books); err != nil {
 		return err
 	}
-	ins := make([]service.NewAccountInput, 0, len(demoAccounts))
+	ins := make([]identity.NewAccountInput, 0, len(demoAccounts))
 	for _, d := range demoAccounts {
-		in := service.NewAccountInput{Email: d.email, Name: d.name, Role: d.role, Tier: d.tier}
+		in := identity.NewAccountInput{Email: d.email, Name: d.name, Role: d.role, Tier: d.tier}
 		if d.school {
 			in.SchoolID = school.ID
 		}
 		ins = append(ins, in)
 	}
-	if _, err := identity.CreateAccountsSharingPassword(ctx, DemoPassword, ins); err != nil {
+	if _, err := ident.CreateAccountsSharingPassword(ctx, DemoPassword, ins); err != nil {
 		return fmt.Errorf("demo accounts: %w", err)
 	}
 	if err := seedDemoReading(ctx, repos); err != nil {
@@ -140,7 +143,7 @@ func seedDemoData(ctx context.Context, repos ports.Repositories, identity *servi
 var demoBooks embed.FS
 
 // seedDemoBooks imports the demo books into an empty catalog.
-func seedDemoBooks(ctx context.Context, repos ports.Repositories, books *service.Catalog) error {
+func seedDemoBooks(ctx context.Context, repos ports.Repositories, books *reading.Catalog) error {
 	n, err := repos.Books.Count(ctx)
 	if err != nil || n > 0 {
 		return err
@@ -195,7 +198,7 @@ func seedDemoReading(ctx context.Context, repos ports.Repositories) error {
 		prev := catalog.Progress{}
 		for i, pg := range pages {
 			at := day(daysAgo[i])
-			next, session, err := catalog.ApplyProgress(b, prev, catalog.ProgressUpdate{PageNumber: pg, TimeSpent: 600 + 60*pg}, reader.ID, service.NewPrefixedID("rs_"), at, time.UTC)
+			next, session, err := catalog.ApplyProgress(b, prev, catalog.ProgressUpdate{PageNumber: pg, TimeSpent: 600 + 60*pg}, reader.ID, reading.NewPrefixedID("rs_"), at, time.UTC)
 			if err != nil {
 				return err
 			}
@@ -212,7 +215,7 @@ func seedDemoReading(ctx context.Context, repos ports.Repositories) error {
 			status = catalog.Finished
 		}
 		_, _, err := repos.ReadingLists.Add(ctx, catalog.ListItem{
-			ID: service.NewPrefixedID(catalog.ListItemIDPrefix), AccountID: reader.ID, BookID: b.ID,
+			ID: reading.NewPrefixedID(catalog.ListItemIDPrefix), AccountID: reader.ID, BookID: b.ID,
 			Status: status, Priority: catalog.PriorityNormal, AddedAt: day(daysAgo[0]), UpdatedAt: prev.LastRead,
 		})
 		return err
@@ -227,7 +230,7 @@ func seedDemoReading(ctx context.Context, repos ports.Repositories) error {
 		return err
 	}
 	_, _, err = repos.ReadingLists.Add(ctx, catalog.ListItem{
-		ID: service.NewPrefixedID(catalog.ListItemIDPrefix), AccountID: reader.ID, BookID: other[1].ID,
+		ID: reading.NewPrefixedID(catalog.ListItemIDPrefix), AccountID: reader.ID, BookID: other[1].ID,
 		Status: catalog.WantToRead, Priority: catalog.PriorityHigh, AddedAt: now, UpdatedAt: now,
 	})
 	return err
@@ -264,7 +267,7 @@ func seedDemoLibrary(ctx context.Context, repos ports.Repositories, lib *service
 			return fmt.Errorf("demo library book %q: %w", d.Title, err)
 		}
 		if i == 0 && len(copies) > 0 {
-			if _, err := lib.Circulation.CreateLoan(asAdmin, service.LoanInput{SchoolID: school.ID, BookID: b.ID, CopyID: copies[0].ID, StudentID: student.ID}); err != nil {
+			if _, err := lib.Circulation.CreateLoan(asAdmin, circulation.LoanInput{SchoolID: school.ID, BookID: b.ID, CopyID: copies[0].ID, StudentID: student.ID}); err != nil {
 				return fmt.Errorf("demo loan: %w", err)
 			}
 		}

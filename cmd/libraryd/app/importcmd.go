@@ -9,9 +9,10 @@ import (
 	"time"
 
 	"github.com/readinglibrary/service/adapters/bookimport"
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/reading"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -70,7 +71,7 @@ func RunImport(ctx context.Context, getenv func(string) string, args []string, s
 		if err != nil {
 			return err
 		}
-		books := service.NewCatalog(a.Repos, denyAll{})
+		books := reading.NewCatalog(wire.Catalog(a.Repos, denyAll{}))
 		for _, p := range good {
 			stored, err := books.CreateBooks(ctx, p.drafts)
 			if err != nil {

@@ -19,8 +19,12 @@ import (
 	"github.com/readinglibrary/service/adapters/ratelimit"
 	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
 	"github.com/readinglibrary/service/adapters/webapp"
+	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
+	"github.com/readinglibrary/service/core/service/identity"
+	"github.com/readinglibrary/service/core/service/reading"
+	"github.com/readinglibrary/service/core/service/users"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/policies"
 	"github.com/readinglibrary/service/ports"
@@ -265,13 +269,13 @@ func newTestHandler(t testing.TB, authz ports.Authorizer) *httpedge.Handler {
 }
 
 // newTestWiring also returns the identity service, to create accounts.
-func newTestWiring(t testing.TB, authz ports.Authorizer) (*httpedge.Handler, *service.Identity) {
+func newTestWiring(t testing.TB, authz ports.Authorizer) (*httpedge.Handler, *identity.Identity) {
 	h, identity, _ := newTestWiringWithCatalog(t, authz)
 	return h, identity
 }
 
 // newTestWiringWithCatalog also returns the catalog service, to add books.
-func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpedge.Handler, *service.Identity, *service.Catalog) {
+func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpedge.Handler, *identity.Identity, *reading.Catalog) {
 	t.Helper()
 	ctx := context.Background()
 	repos := sqlitetest.NewDB(t).Repositories()
@@ -291,13 +295,13 @@ func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpedge.H
 	if err != nil {
 		t.Fatal(err)
 	}
-	identity := service.NewIdentity(repos, tokens, passwordhash.New(), newLoginThrottle(store, Config{LoginFailuresPerAddress: 50, LoginFailuresPerAccount: 10, LoginFailuresPerAccountAddress: 5}, []byte("policy-test-device-key-32-bytes!")), service.IdentityConfig{})
-	books := service.NewCatalog(repos, authz)
-	lib := service.NewLibrary(repos, identity, service.LibraryConfig{})
-	edge := httpedge.New(httpedge.Deps{Sessions: identity, Authorizer: authz, RateLimiter: limits, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
+	ident := identity.NewIdentity(wire.Identity(repos, tokens, passwordhash.New(), newLoginThrottle(store, Config{LoginFailuresPerAddress: 50, LoginFailuresPerAccount: 10, LoginFailuresPerAccountAddress: 5}, []byte("policy-test-device-key-32-bytes!"))), identity.IdentityConfig{})
+	books := reading.NewCatalog(wire.Catalog(repos, authz))
+	lib := service.NewLibrary(wire.Library(repos), ident, service.LibraryConfig{})
+	edge := httpedge.New(httpedge.Deps{Sessions: ident, Authorizer: authz, RateLimiter: limits, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
 		httpedge.Config{IssuerURL: "http://test", MetricsToken: "policy-test-metrics-token"})
 	h := frontDoors(edge, httpapi.Deps{
-		Identity: identity, Users: service.NewUsers(repos, authz), Catalog: books, Library: lib, Tokens: tokens, Health: repos.Health,
-	}, webapp.Deps{Library: lib, Identity: identity, Authorizer: authz}, webapp.Config{})
-	return h, identity, books
+		Identity: ident, Users: users.NewUsers(wire.Users(repos, authz)), Catalog: books, Library: lib, Tokens: tokens, Health: repos.Health,
+	}, webapp.Deps{Library: lib, Identity: ident, Authorizer: authz}, webapp.Config{})
+	return h, ident, books
 }

@@ -1,0 +1,470 @@
+package circulation
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service/usecase"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+// Notices sends the reminder mail of circulation (due soon, overdue, and
+// each homeroom's daily digest of overdue books) and keeps its log.
+//
+// How each notice goes once across replicas and restarts without a
+// transaction: a notice is a record with a unique key (loan, kind, due
+// date, step; a digest line is once per loan and day), inserted before its
+// mail is sent. Of runs racing for the same notice exactly one inserts it;
+// the others skip it. A mail that fails releases its notices, so a later
+// run claims and sends them again; a run that stops between its claims and
+// its mail leaves them unsent, and a run an hour later releases and sends
+// them (the one case where a mail can go twice: the server took it and the
+// run stopped before recording that).
+type Notices struct {
+	usecase.SchoolScope
+	notices   ports.NoticeRepository
+	homerooms ports.HomeroomRepository
+	accounts  ports.AccountRepository
+	holds     ports.HoldRepository
+	holdings  ports.HoldingsRepository
+	mail      NoticeMailer
+	LoanReader
+	*usecase.Clock
+}
+
+// NoticeMailer sends the notices' mail and hears of the mails that
+// failed: identity's mailer, which all of the service's mail goes through.
+type NoticeMailer interface {
+	Send(ctx context.Context, m ports.Message) error
+	BackgroundError(op string, err error)
+}
+
+// NoticesDeps are what Notices is built with; none may be nil.
+type NoticesDeps struct {
+	Schools   ports.SchoolRepository
+	Notices   ports.NoticeRepository
+	Homerooms ports.HomeroomRepository
+	Accounts  ports.AccountRepository
+	Holds     ports.HoldRepository
+	Holdings  ports.HoldingsRepository
+	Mail      NoticeMailer
+	Loans     LoanReader
+	Clock     *usecase.Clock
+}
+
+// NewNotices builds Notices. It panics on a nil dependency.
+func NewNotices(d NoticesDeps) *Notices {
+	usecase.MustHave("NewNotices", d)
+	return &Notices{SchoolScope: usecase.NewSchoolScope(d.Schools), notices: d.Notices, homerooms: d.Homerooms, accounts: d.Accounts,
+		holds: d.Holds, holdings: d.Holdings, mail: d.Mail, LoanReader: d.Loans, Clock: d.Clock}
+}
+
+// unsentAfter is how long a claimed notice may stay unsent before a run
+// takes it for abandoned and sends it again: far longer than a run takes.
+const unsentAfter = time.Hour
+
+// Settings returns the notice settings of the caller's school (an admin
+// names it).
+func (s *Notices) Settings(ctx context.Context, schoolParam string) (library.School, library.NoticeSettings, error) {
+	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return library.School{}, library.NoticeSettings{}, err
+	}
+	set, err := s.notices.Settings(ctx, school.ID)
+	return school, set, err
+}
+
+// PutSettings replaces the school's notice settings.
+// Errors: Invalid (each field), as scope.
+func (s *Notices) PutSettings(ctx context.Context, schoolParam string, set library.NoticeSettings) (library.School, library.NoticeSettings, error) {
+	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return library.School{}, library.NoticeSettings{}, err
+	}
+	if err := library.ValidateNoticeSettings(set); err != nil {
+		return library.School{}, library.NoticeSettings{}, err
+	}
+	if err := s.notices.SaveSettings(ctx, school.ID, set); err != nil {
+		return library.School{}, library.NoticeSettings{}, err
+	}
+	return school, set, nil
+}
+
+// maxHomerooms bounds one school's list: the largest schools have a few
+// hundred classes.
+const maxHomerooms = 500
+
+// Homerooms returns the school's homerooms and their teachers.
+func (s *Notices) Homerooms(ctx context.Context, schoolParam string) (library.School, []library.Homeroom, error) {
+	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return library.School{}, nil, err
+	}
+	rooms, err := s.homerooms.Homerooms(ctx, school.ID)
+	return school, rooms, err
+}
+
+// ReplaceHomerooms makes rooms the school's list of homerooms, each with
+// the teacher its digest goes to.
+// Errors: Invalid (homerooms[i].field), as scope.
+func (s *Notices) ReplaceHomerooms(ctx context.Context, schoolParam string, rooms []library.Homeroom) (library.School, []library.Homeroom, error) {
+	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return library.School{}, nil, err
+	}
+	fields := errs.FieldErrors{}
+	if len(rooms) > maxHomerooms {
+		fields.Add("homerooms", fmt.Sprintf("must list at most %d homerooms", maxHomerooms))
+	}
+	seen := map[string]int{}
+	out := make([]library.Homeroom, 0, len(rooms))
+	for i, r := range rooms {
+		at := fmt.Sprintf("homerooms[%d].", i)
+		r.SchoolID = school.ID
+		r.Name = library.NormalizeClassField(r.Name)
+		r.TeacherName = strings.TrimSpace(r.TeacherName)
+		r.TeacherEmail = user.NormalizeEmail(r.TeacherEmail)
+		if msg := library.ValidateHomeroom(r.Name); msg != "" || r.Name == "" {
+			if msg == "" {
+				msg = "must not be empty"
+			}
+			fields.Add(at+"name", msg)
+		} else if j, dup := seen[library.HomeroomKey(r.Name)]; dup {
+			fields.Add(at+"name", fmt.Sprintf("repeats homerooms[%d]", j))
+		} else {
+			seen[library.HomeroomKey(r.Name)] = i
+		}
+		if n := len([]rune(r.TeacherName)); n > 100 {
+			fields.Add(at+"teacher_name", "must be at most 100 characters")
+		}
+		if msg := user.ValidateEmail(r.TeacherEmail); msg != "" {
+			fields.Add(at+"teacher_email", msg)
+		}
+		out = append(out, r)
+	}
+	if err := fields.Err(); err != nil {
+		return library.School{}, nil, err
+	}
+	slices.SortFunc(out, func(a, b library.Homeroom) int { return library.CompareHomerooms(a.Name, b.Name) })
+	if err := s.homerooms.ReplaceHomerooms(ctx, school.ID, out); err != nil {
+		return library.School{}, nil, err
+	}
+	return school, out, nil
+}
+
+// LoanNotices returns the notices sent about a loan the caller may reach
+// (within schoolParam when it names a school, see reaches).
+// Errors: NotFound "loan_not_found", as scope.
+func (s *Notices) LoanNotices(ctx context.Context, schoolParam, loanID string) ([]library.Notice, error) {
+	if !usecase.IsUUID(loanID) {
+		return nil, library.ErrLoanNotFound()
+	}
+	loans, err := s.loans.ByIDs(ctx, []string{loanID})
+	if err != nil {
+		return nil, err
+	}
+	if len(loans) == 0 {
+		return nil, library.ErrLoanNotFound()
+	}
+	if ok, err := s.Reaches(ctx, schoolParam, loans[0].SchoolID); err != nil || !ok {
+		if err == nil {
+			err = library.ErrLoanNotFound()
+		}
+		return nil, err
+	}
+	return s.notices.OfSubject(ctx, loanID)
+}
+
+// NoticeRun is what one Run did.
+type NoticeRun struct {
+	Schools int // schools whose notices were due and ran
+	Sent    int // notices whose mail the server took
+	Failed  int // notices whose mail failed (a later run sends them)
+	Mails   int // mails sent
+}
+
+// Run sends the notices due at now in every school that has them on and
+// whose local time has passed its send time, once per school day. The
+// sweep calls it each interval on one replica; running it again, or on
+// several replicas at once, sends nothing twice.
+func (s *Notices) Run(ctx context.Context, now time.Time) (NoticeRun, error) {
+	var res NoticeRun
+	schools, err := s.Schools.List(ctx)
+	if err != nil {
+		return res, err
+	}
+	for _, school := range schools {
+		set, err := s.notices.Settings(ctx, school.ID)
+		if err != nil {
+			return res, err
+		}
+		local := school.Today(now)
+		if !set.Enabled || !library.NoticeDueToday(local, set) {
+			continue
+		}
+		day := local.Format("2006-01-02")
+		done, err := s.notices.DayFinished(ctx, school.ID, day)
+		if err != nil {
+			return res, err
+		}
+		if done {
+			continue
+		}
+		res.Schools++
+		if err := s.runSchool(ctx, school, set, local, &res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// letter is one mail of a run: the notices it carries and its text.
+type letter struct {
+	to      string
+	subject string
+	keys    []string
+	lines   []string
+}
+
+func (s *Notices) runSchool(ctx context.Context, school library.School, set library.NoticeSettings, local time.Time, res *NoticeRun) error {
+	day := local.Format("2006-01-02")
+	if err := s.retryAbandoned(ctx, school.ID); err != nil {
+		return err
+	}
+	open, err := s.loans.Open(ctx, school.ID, "", "")
+	if err != nil {
+		return err
+	}
+	active, err := s.claimed(ctx, open)
+	if err != nil {
+		return err
+	}
+	views, err := s.Views(ctx, active, local)
+	if err != nil {
+		return err
+	}
+	// The holds whose copy waits for the student: open (queued) and put
+	// aside.
+	traps, err := s.readyTraps(ctx, school.ID)
+	if err != nil {
+		return err
+	}
+	studentIDs := make([]string, 0, len(views)+len(traps))
+	for _, v := range views {
+		studentIDs = append(studentIDs, v.Loan.StudentID)
+	}
+	bookIDs := make([]string, 0, len(traps))
+	for _, t := range traps {
+		studentIDs = append(studentIDs, t.StudentID)
+		bookIDs = append(bookIDs, t.BookID)
+	}
+	titles := map[string]library.Book{}
+	if len(bookIDs) > 0 {
+		books, err := s.holdings.BooksByID(ctx, school.ID, bookIDs)
+		if err != nil {
+			return err
+		}
+		for _, b := range books {
+			titles[b.ID] = b
+		}
+	}
+	slices.Sort(studentIDs)
+	students, err := s.accounts.GetMany(ctx, slices.Compact(studentIDs))
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]user.Account, len(students))
+	for _, a := range students {
+		byID[a.ID] = a
+	}
+	rooms, err := s.homerooms.Homerooms(ctx, school.ID)
+	if err != nil {
+		return err
+	}
+	teacherOf := make(map[string]library.Homeroom, len(rooms))
+	for _, r := range rooms {
+		teacherOf[library.HomeroomKey(r.Name)] = r
+	}
+
+	// What is due, as records to claim, each with the line its mail says.
+	var wanted []library.Notice
+	var lines []string
+	claimedAt := s.Now().UTC()
+	for _, v := range views {
+		st, ok := byID[v.Loan.StudentID]
+		if !ok || st.Deleted {
+			continue
+		}
+		kind, step, due := library.LoanReminder(v.DueAt, local, set)
+		if due && st.Email != "" {
+			n := library.Notice{Key: library.NoticeKey(v.Loan.ID, kind, v.DueAt, step, day), SchoolID: school.ID, SubjectID: v.Loan.ID,
+				StudentID: st.ID, Kind: kind, Step: step, DueAt: v.DueAt, Day: day, Recipient: st.Email, ClaimedAt: claimedAt}
+			wanted = append(wanted, n)
+			lines = append(lines, studentLine(v, kind, local))
+		}
+		if v.Status != library.LoanOverdue {
+			continue
+		}
+		room, ok := teacherOf[library.HomeroomKey(st.Homeroom)]
+		if st.Homeroom == "" || !ok {
+			continue
+		}
+		n := library.Notice{Key: library.NoticeKey(v.Loan.ID, library.NoticeHomeroomDigest, v.DueAt, 0, day), SchoolID: school.ID,
+			SubjectID: v.Loan.ID, StudentID: st.ID, Kind: library.NoticeHomeroomDigest, DueAt: v.DueAt, Day: day,
+			Recipient: room.TeacherEmail, ClaimedAt: claimedAt}
+		wanted = append(wanted, n)
+		lines = append(lines, digestLine(v, st, local))
+	}
+	for _, t := range traps {
+		st, ok := byID[t.StudentID]
+		if !ok || st.Deleted || st.Email == "" {
+			continue
+		}
+		kind := library.HoldReminder(t.ExpiresAt, local)
+		wanted = append(wanted, library.Notice{Key: library.NoticeKey(t.HoldID, kind, "", 0, day), SchoolID: school.ID, SubjectID: t.HoldID,
+			StudentID: st.ID, Kind: kind, DueAt: t.ExpiresAt.In(local.Location()).Format("2006-01-02"), Day: day, Recipient: st.Email,
+			ClaimedAt: claimedAt})
+		lines = append(lines, holdLine(titles[t.BookID], t, kind, local.Location()))
+	}
+	won, err := s.notices.Claim(ctx, wanted)
+	if err != nil {
+		return err
+	}
+
+	// One mail per recipient: a student's reminders together, a homeroom's
+	// overdue books together.
+	letters := map[string]*letter{}
+	var order []string
+	for _, i := range won {
+		n := wanted[i]
+		id := "student\x00" + n.Recipient
+		if n.Kind == library.NoticeHomeroomDigest {
+			id = "digest\x00" + n.Recipient
+		}
+		l, ok := letters[id]
+		if !ok {
+			l = &letter{to: n.Recipient, subject: fmt.Sprintf("Library reminder from %s", school.Name)}
+			if n.Kind == library.NoticeHomeroomDigest {
+				l.subject = fmt.Sprintf("Overdue library books, %s", day)
+			}
+			letters[id] = l
+			order = append(order, id)
+		}
+		l.keys = append(l.keys, n.Key)
+		l.lines = append(l.lines, lines[i])
+	}
+	failed := false
+	for _, id := range order {
+		l := letters[id]
+		body := "Hello,\n\n" + strings.Join(l.lines, "\n") + "\n\nPlease bring books back to the library, or ask the librarian to renew them.\n" + school.Name + " library\n"
+		err := s.mail.Send(ctx, ports.Message{To: l.to, Subject: l.subject, Text: body})
+		if err != nil {
+			failed = true
+			res.Failed += len(l.keys)
+			if rerr := s.notices.Release(ctx, l.keys); rerr != nil {
+				return rerr
+			}
+			s.mail.BackgroundError("send a library notice (a later run tries again)", err)
+			continue
+		}
+		res.Mails++
+		res.Sent += len(l.keys)
+		if err := s.notices.MarkSent(ctx, l.keys, s.Now().UTC()); err != nil {
+			return err
+		}
+	}
+	if failed {
+		return nil // the day stays open: the next run sends what failed
+	}
+	// A notice claimed and not sent (a run that stopped, or one still
+	// sending) keeps the day open too, so that a later run sends it.
+	pending, err := s.notices.Unsent(ctx, school.ID, s.Now().Add(time.Minute), 1)
+	if err != nil || len(pending) > 0 {
+		return err
+	}
+	return s.notices.FinishDay(ctx, school.ID, day)
+}
+
+// readyBatch is how many of a school's ready holds one read takes.
+const readyBatch = 500
+
+// readyTraps returns the traps of the school's open holds that have a copy
+// put aside, walking the ready part of the queue a page at a time.
+func (s *Notices) readyTraps(ctx context.Context, schoolID string) ([]library.HoldTrap, error) {
+	var out []library.HoldTrap
+	var after library.HoldQueueEntry
+	for {
+		entries, err := s.holds.ReadyQueue(ctx, schoolID, after, readyBatch)
+		if err != nil || len(entries) == 0 {
+			return out, err
+		}
+		traps, err := s.holds.TrapsOfHolds(ctx, usecase.Pluck(entries, func(e library.HoldQueueEntry) string { return e.HoldID }))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, traps...)
+		if len(entries) < readyBatch {
+			return out, nil
+		}
+		after = entries[len(entries)-1]
+	}
+}
+
+// retryAbandoned releases the school's notices that a stopped run claimed
+// and never sent, so this run sends them.
+func (s *Notices) retryAbandoned(ctx context.Context, schoolID string) error {
+	for {
+		stale, err := s.notices.Unsent(ctx, schoolID, s.Now().Add(-unsentAfter), 500)
+		if err != nil || len(stale) == 0 {
+			return err
+		}
+		keys := usecase.Pluck(stale, func(n library.Notice) string { return n.Key })
+		if err := s.notices.Release(ctx, keys); err != nil {
+			return err
+		}
+		if len(stale) < 500 {
+			return nil
+		}
+	}
+}
+
+// studentLine is a loan's line of a student's reminder. An overdue one
+// says the days the book is overdue on the school's date today, not the
+// step that sent the notice (a step missed while the service was down is
+// not sent late, so a later one may go out days past its own).
+func studentLine(v LoanView, kind string, today time.Time) string {
+	switch kind {
+	case library.NoticeDueSoon:
+		return fmt.Sprintf("- %s (%s, copy %s) is due back on %s.", v.Loan.BookTitle, v.Loan.BookAuthor, v.Loan.CopyCode, v.DueAt)
+	default:
+		days := library.DaysOverdue(v.DueAt, today)
+		return fmt.Sprintf("- %s (%s, copy %s) was due on %s and is %d %s overdue.", v.Loan.BookTitle, v.Loan.BookAuthor, v.Loan.CopyCode, v.DueAt, days, plural(days, "day", "days"))
+	}
+}
+
+func holdLine(b library.Book, t library.HoldTrap, kind string, loc *time.Location) string {
+	until := t.ExpiresAt.In(loc).Format("2006-01-02")
+	if kind == library.NoticeHoldExpiring {
+		return fmt.Sprintf("- %s (%s), the book you reserved, is waiting for you at the library until %s, its last day: after that it goes to the next reader.", b.Title, b.Author, until)
+	}
+	return fmt.Sprintf("- %s (%s), the book you reserved, is waiting for you at the library (copy %s) until %s.", b.Title, b.Author, t.CopyCode, until)
+}
+
+func digestLine(v LoanView, st user.Account, today time.Time) string {
+	days := library.DaysOverdue(v.DueAt, today)
+	return fmt.Sprintf("- %s (%s): %s, copy %s, due %s, %d %s overdue.", st.Name, st.Homeroom, v.Loan.BookTitle, v.Loan.CopyCode,
+		v.DueAt, days, plural(days, "day", "days"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

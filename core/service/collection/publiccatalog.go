@@ -1,0 +1,125 @@
+package collection
+
+import (
+	"context"
+	"strings"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/usecase"
+	"github.com/readinglibrary/service/ports"
+)
+
+// PublicCatalog serves a school's catalog to anyone, when the school makes
+// it public: titles and availability, never borrowers.
+type PublicCatalog struct {
+	schools  ports.SchoolRepository
+	holdings ports.HoldingsRepository
+	circulation.LoanReader
+	desk *circulation.HoldDesk
+}
+
+// NewPublicCatalog builds PublicCatalog. It panics on a nil dependency.
+func NewPublicCatalog(schools ports.SchoolRepository, holdings ports.HoldingsRepository, loans circulation.LoanReader, desk *circulation.HoldDesk) *PublicCatalog {
+	usecase.MustHave("NewPublicCatalog", struct {
+		Schools  ports.SchoolRepository
+		Holdings ports.HoldingsRepository
+		Loans    circulation.LoanReader
+		Desk     *circulation.HoldDesk
+	}{schools, holdings, loans, desk})
+	return &PublicCatalog{schools: schools, holdings: holdings, LoanReader: loans, desk: desk}
+}
+
+// CatalogEntry is one book of a catalog page with its availability.
+type CatalogEntry struct {
+	Book      library.Book
+	Total     int
+	Available int
+	Holds     int // holds waiting for a copy
+}
+
+// CatalogPage is one page of a school's catalog.
+type CatalogPage struct {
+	School  library.School
+	Entries []CatalogEntry
+	Page    int
+	Limit   int
+	Total   int // books matching the query in all pages
+}
+
+// Page returns one page of a school's catalog for anyone, with copy counts
+// and nothing about borrowers. A private or unknown school is NotFound
+// "school_not_found", the same answer for both. The work of a request does
+// not grow with the catalog: the school, one page of books and their
+// count, the copy counts and the open claims of those books only, and the
+// loans behind those claims.
+// Errors: NotFound "school_not_found" (unknown or private school), Invalid
+// with details.fields for a page, limit or search out of range.
+func (s *PublicCatalog) Page(ctx context.Context, domain string, q usecase.ListQuery) (CatalogPage, error) {
+	terms, err := q.Validate()
+	if err != nil {
+		return CatalogPage{}, err
+	}
+	school, err := s.schools.GetByDomain(ctx, strings.ToLower(domain))
+	if err != nil {
+		return CatalogPage{}, err
+	}
+	if !school.Settings.AllowPublicCatalog {
+		return CatalogPage{}, library.ErrSchoolNotFound()
+	}
+	page, err := catalogPage(ctx, s.holdings, s.LoanReader, school, q, terms)
+	if err != nil {
+		return CatalogPage{}, err
+	}
+	ids := usecase.Pluck(page.Entries, func(e CatalogEntry) string { return e.Book.ID })
+	waiting, trapped, err := s.desk.HoldCounts(ctx, school.ID, ids)
+	if err != nil {
+		return CatalogPage{}, err
+	}
+	for i := range page.Entries {
+		e := &page.Entries[i]
+		e.Holds = waiting[e.Book.ID]
+		// A copy put aside for a hold is not on the shelf.
+		e.Available = max(0, e.Available-trapped[e.Book.ID])
+	}
+	return page, nil
+}
+
+// catalogPage reads one page of a school's books with their copies and
+// copies on loan: four queries whatever the school's size.
+func catalogPage(ctx context.Context, holdings ports.HoldingsRepository, loans circulation.LoanReader, school library.School, q usecase.ListQuery, terms []string) (CatalogPage, error) {
+	books, total, err := holdings.BooksPage(ctx, library.BookQuery{SchoolID: school.ID, Terms: terms, Offset: q.Offset(), Limit: q.Limit})
+	if err != nil {
+		return CatalogPage{}, err
+	}
+	entries, err := catalogEntries(ctx, holdings, loans, school.ID, books)
+	if err != nil {
+		return CatalogPage{}, err
+	}
+	return CatalogPage{School: school, Page: q.Page, Limit: q.Limit, Total: total, Entries: entries}, nil
+}
+
+// catalogEntries are books of a school with their copy counts: the copies,
+// the open loans and the off-shelf copies of those books only.
+func catalogEntries(ctx context.Context, holdings ports.HoldingsRepository, loans circulation.LoanReader, schoolID string, books []library.Book) ([]CatalogEntry, error) {
+	ids := usecase.Pluck(books, func(b library.Book) string { return b.ID })
+	copies, err := holdings.CopyCounts(ctx, schoolID, ids)
+	if err != nil {
+		return nil, err
+	}
+	lent, err := loans.LentByBook(ctx, schoolID, ids)
+	if err != nil {
+		return nil, err
+	}
+	// Lost, claimed and damaged copies are held by no loan and still not
+	// on the shelf.
+	off, err := holdings.OffShelfCounts(ctx, schoolID, ids)
+	if err != nil {
+		return nil, err
+	}
+	entries := make([]CatalogEntry, 0, len(books))
+	for _, b := range books {
+		entries = append(entries, CatalogEntry{Book: b, Total: copies[b.ID], Available: max(copies[b.ID]-lent[b.ID]-off[b.ID], 0)})
+	}
+	return entries, nil
+}

@@ -1,0 +1,497 @@
+package users
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/identity"
+	"github.com/readinglibrary/service/core/service/usecase"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+// Users serves profiles, preferences, statistics, data export and
+// permanent deletion. Route-level permissions are checked before a method
+// runs; which other accounts a caller may see is decided here, through the
+// same policies.
+type Users struct {
+	accounts ports.AccountRepository
+	refresh  ports.RefreshTokenRepository
+	lists    ports.ReadingListRepository
+	progress ports.ProgressRepository
+	books    ports.BookRepository
+	students ports.StudentRepository
+	invites  ports.InviteRepository
+	// departures record each deletion of a student while it runs
+	// (DeleteMe), which a racing loan settles with (Circulation).
+	departures ports.DepartureRepository
+	mail       ports.MailTokenRepository
+	links      ports.ExternalIdentityRepository
+	// notices name the student's address; they go with the account.
+	notices ports.NoticeRepository
+	charges ports.ChargeRepository
+	circulation.LoanReader
+	loans ports.LoanRepository
+	holds ports.HoldRepository
+	// schools give a student's loans their school's today.
+	schools ports.SchoolRepository
+	// desk cancels a leaving student's open holds, passing their copies
+	// on.
+	desk  *circulation.HoldDesk
+	authz ports.Authorizer
+
+	// Now is replaceable in tests.
+	Now func() time.Time
+}
+
+// UsersDeps are what Users is built with; none may be nil.
+type UsersDeps struct {
+	Accounts           ports.AccountRepository
+	RefreshTokens      ports.RefreshTokenRepository
+	ReadingLists       ports.ReadingListRepository
+	Progress           ports.ProgressRepository
+	Books              ports.BookRepository
+	Students           ports.StudentRepository
+	Invites            ports.InviteRepository
+	MailTokens         ports.MailTokenRepository
+	ExternalIdentities ports.ExternalIdentityRepository
+	Loans              ports.LoanRepository
+	ActiveLoans        ports.ActiveLoanRepository
+	Departures         ports.DepartureRepository
+	Schools            ports.SchoolRepository
+	Notices            ports.NoticeRepository
+	Charges            ports.ChargeRepository
+	Holds              ports.HoldRepository
+	Holdings           ports.HoldingsRepository
+	Authz              ports.Authorizer
+}
+
+// NewUsers builds the users service. It panics on a nil dependency.
+func NewUsers(d UsersDeps) *Users {
+	usecase.MustHave("users.NewUsers", d)
+	u := &Users{
+		accounts: d.Accounts, refresh: d.RefreshTokens, lists: d.ReadingLists,
+		progress: d.Progress, books: d.Books, students: d.Students, invites: d.Invites, mail: d.MailTokens, links: d.ExternalIdentities,
+		departures: d.Departures, notices: d.Notices, charges: d.Charges, LoanReader: circulation.NewLoanReader(d.Loans, d.ActiveLoans),
+		loans: d.Loans, holds: d.Holds, schools: d.Schools, authz: d.Authz, Now: time.Now,
+	}
+	u.desk = circulation.NewHoldDesk(circulation.HoldDeskDeps{Holds: d.Holds, Holdings: d.Holdings, Schools: d.Schools, Accounts: d.Accounts,
+		Loans: u.LoanReader, Clock: usecase.NewClock(func() time.Time { return u.Now() }, usecase.NewUUID)})
+	return u
+}
+
+// ErrUserNotFound is the answer for an unknown user, and for one the caller
+// may not see (so the answer is no oracle of who exists).
+func ErrUserNotFound() error {
+	return errs.E(errs.NotFound, errs.CodeUserNotFound, "The user does not exist.")
+}
+
+// Me returns the caller's own account.
+// Errors: Unauthenticated "unauthorized" (anonymous caller or account gone),
+// Unavailable.
+func (s *Users) Me(ctx context.Context) (user.Account, error) {
+	p := user.PrincipalFrom(ctx)
+	if p.IsAnonymous() {
+		return user.Account{}, errs.E(errs.Unauthenticated, errs.CodeUnauthorized, "Sign in to see your profile.")
+	}
+	if acct, ok := user.AccountFrom(ctx); ok && acct.ID == p.AccountID && !acct.Deleted {
+		return acct, nil // read moments ago, while authenticating this request
+	}
+	acct, err := s.accounts.Get(ctx, p.AccountID)
+	if errs.Is(err, errs.NotFound) || (err == nil && acct.Deleted) {
+		return user.Account{}, identity.ErrUnknownAccount()
+	}
+	return acct, err
+}
+
+// PreferencesPatch holds the preference keys a PATCH sends; nil keys stay.
+type PreferencesPatch struct {
+	FontSize      *int
+	Theme         *string
+	Notifications *bool
+	Timezone      *string
+}
+
+// ProfilePatch holds the profile fields a PATCH sends; nil fields stay.
+type ProfilePatch struct {
+	Name        *string
+	Avatar      *string // "" removes the avatar
+	Preferences *PreferencesPatch
+}
+
+// UpdateMe applies p to the caller's profile, merging preferences key by
+// key. Nothing is stored unless every field is valid.
+// Errors: Invalid (one entry per bad field, e.g. "preferences.theme"),
+// Unauthenticated, Unavailable.
+func (s *Users) UpdateMe(ctx context.Context, p ProfilePatch) (user.Account, error) {
+	acct, err := s.Me(ctx)
+	if err != nil {
+		return user.Account{}, err
+	}
+	fields := errs.FieldErrors{}
+	if p.Name != nil {
+		if msg := user.ValidateName(*p.Name); msg != "" {
+			fields.Add("name", msg)
+		} else {
+			acct.Name = strings.TrimSpace(*p.Name)
+		}
+	}
+	if p.Avatar != nil {
+		if msg := validateAvatar(*p.Avatar); msg != "" {
+			fields.Add("avatar", msg)
+		} else {
+			acct.Avatar = *p.Avatar
+		}
+	}
+	if pp := p.Preferences; pp != nil {
+		prefs := &acct.Preferences
+		if pp.FontSize != nil {
+			if *pp.FontSize < user.MinFontSize || *pp.FontSize > user.MaxFontSize {
+				fields.Add("preferences.font_size", "must be between 8 and 72")
+			} else {
+				prefs.FontSize = *pp.FontSize
+			}
+		}
+		if pp.Theme != nil {
+			if !slices.Contains(user.Themes, *pp.Theme) {
+				fields.Add("preferences.theme", "must be one of light, dark, sepia, system")
+			} else {
+				prefs.Theme = *pp.Theme
+			}
+		}
+		if pp.Notifications != nil {
+			prefs.Notifications = *pp.Notifications
+		}
+		if pp.Timezone != nil {
+			if !library.ValidTimezone(*pp.Timezone) {
+				fields.Add("preferences.timezone", "must be an IANA time zone such as Europe/Lisbon or UTC")
+			} else {
+				prefs.Timezone = *pp.Timezone
+			}
+		}
+	}
+	if err := fields.Err(); err != nil {
+		return user.Account{}, err
+	}
+	acct.UpdatedAt = s.Now().UTC()
+	if err := s.accounts.Update(ctx, acct); err != nil {
+		return user.Account{}, err
+	}
+	return acct, nil
+}
+
+// validateAvatar accepts "" (no avatar) or an https URL the server never
+// fetches (so it cannot be made to reach internal addresses).
+func validateAvatar(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	if len(raw) > 2048 {
+		return "must be at most 2048 characters"
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
+		return "must be an https URL"
+	}
+	return ""
+}
+
+// PublicProfile is what any permitted caller sees of an account.
+type PublicProfile struct {
+	Account   user.Account
+	BooksRead int
+}
+
+// target loads the account named by a /v1 id (usr_<uuid>). Deleted and
+// malformed ids are NotFound.
+func (s *Users) target(ctx context.Context, publicID string) (user.Account, error) {
+	id, ok := user.ParsePublicID(publicID)
+	if !ok || id == "" {
+		return user.Account{}, ErrUserNotFound()
+	}
+	acct, err := s.accounts.Get(ctx, id)
+	if errs.Is(err, errs.NotFound) || (err == nil && acct.Deleted) {
+		return user.Account{}, ErrUserNotFound()
+	}
+	return acct, err
+}
+
+// targetContext is what policies know about the account a request is about.
+func targetContext(a user.Account) map[string]any {
+	return map[string]any{"target_account": a.ID, "target_school": a.SchoolID}
+}
+
+// Profile returns another account's public profile. Students' profiles are
+// visible only within their school (and to admins); anyone else gets the
+// same 404 as for a missing account.
+// Errors: NotFound "user_not_found", Unavailable.
+func (s *Users) Profile(ctx context.Context, publicID string) (PublicProfile, error) {
+	acct, err := s.target(ctx, publicID)
+	if err != nil {
+		return PublicProfile{}, err
+	}
+	err = s.authz.Authorize(ctx, ports.AccessRequest{
+		Principal: user.PrincipalFrom(ctx), Action: "read", Resource: "users:profile:" + string(acct.Role),
+		Context: targetContext(acct),
+	})
+	if err != nil {
+		return PublicProfile{}, ErrUserNotFound()
+	}
+	progress, err := s.progress.ListByAccount(ctx, acct.ID)
+	if err != nil {
+		return PublicProfile{}, err
+	}
+	read := 0
+	for _, p := range progress {
+		if p.Completed() {
+			read++
+		}
+	}
+	return PublicProfile{Account: acct, BooksRead: read}, nil
+}
+
+// Stats returns the reading statistics of the account named by publicID
+// ("me" for the caller). The account itself, librarians and staff of its
+// school and admins may read them.
+// Errors: NotFound "user_not_found", Forbidden "forbidden", Unavailable.
+func (s *Users) Stats(ctx context.Context, publicID string) (user.Account, catalog.Stats, error) {
+	var acct user.Account
+	var err error
+	if publicID == "me" {
+		acct, err = s.Me(ctx)
+	} else {
+		acct, err = s.target(ctx, publicID)
+	}
+	if err != nil {
+		return user.Account{}, catalog.Stats{}, err
+	}
+	err = s.authz.Authorize(ctx, ports.AccessRequest{
+		Principal: user.PrincipalFrom(ctx), Action: "read", Resource: "users:stats:account", Context: targetContext(acct),
+	})
+	if err != nil {
+		return user.Account{}, catalog.Stats{}, err
+	}
+	in, err := s.statsInput(ctx, acct)
+	if err != nil {
+		return user.Account{}, catalog.Stats{}, err
+	}
+	return acct, catalog.ComputeStats(in), nil
+}
+
+func (s *Users) statsInput(ctx context.Context, acct user.Account) (catalog.StatsInput, error) {
+	progress, err := s.progress.ListByAccount(ctx, acct.ID)
+	if err != nil {
+		return catalog.StatsInput{}, err
+	}
+	sessions, err := s.progress.Sessions(ctx, acct.ID)
+	if err != nil {
+		return catalog.StatsInput{}, err
+	}
+	ids := usecase.Pluck(progress, func(p catalog.Progress) string { return p.BookID })
+	books, err := s.books.GetMany(ctx, ids)
+	if err != nil {
+		return catalog.StatsInput{}, err
+	}
+	texts, err := s.books.ChapterTextsByID(ctx, catalog.FinishedChapterIDs(progress, books))
+	if err != nil {
+		return catalog.StatsInput{}, err
+	}
+	loc, err := time.LoadLocation(acct.Preferences.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	return catalog.StatsInput{
+		Progress: progress, Sessions: sessions, Books: books, FinishedTexts: texts, Location: loc, Now: s.Now(),
+	}, nil
+}
+
+// Export is everything stored about an account, for data-portability
+// requests.
+type Export struct {
+	Account     user.Account
+	ReadingList []catalog.ListItem
+	Progress    []catalog.Progress
+	Sessions    []catalog.ReadingSession
+	Stats       catalog.Stats
+	Loans       []circulation.LoanView // school-library loans of a student
+}
+
+// ExportMe gathers everything stored about the caller.
+// Errors: Unauthenticated, Unavailable.
+func (s *Users) ExportMe(ctx context.Context) (Export, error) {
+	acct, err := s.Me(ctx)
+	if err != nil {
+		return Export{}, err
+	}
+	items, err := s.lists.List(ctx, acct.ID, "")
+	if err != nil {
+		return Export{}, err
+	}
+	in, err := s.statsInput(ctx, acct)
+	if err != nil {
+		return Export{}, err
+	}
+	today := s.Now().UTC()
+	if acct.SchoolID != "" {
+		school, err := s.schools.Get(ctx, acct.SchoolID)
+		if err != nil {
+			return Export{}, err
+		}
+		today = school.Today(s.Now())
+	}
+	loans, err := s.LoansOfStudent(ctx, acct.ID, today)
+	if err != nil {
+		return Export{}, err
+	}
+	return Export{Account: acct, ReadingList: items, Progress: in.Progress, Sessions: in.Sessions, Stats: catalog.ComputeStats(in), Loans: loans}, nil
+}
+
+// DeleteMe deletes the caller's account for good. A student who still holds
+// a copy is refused (the school must get its book back first). The account
+// is marked deleted first, so its tokens are refused from that moment; then
+// its data goes, its loan history is anonymised, and the account record goes
+// last. A crash in between leaves the mark, and FinishDeletions completes
+// the work at the next start.
+// Errors: Conflict "active_loans", Unauthenticated, Unavailable.
+func (s *Users) DeleteMe(ctx context.Context) error {
+	acct, err := s.Me(ctx)
+	if err != nil {
+		return err
+	}
+	var attempt string
+	// A borrower (a student, or staff since they borrow too) may not leave
+	// with a book out.
+	if circulation.BorrowerRole(acct.Role) {
+		if attempt, err = s.clearToLeave(ctx, acct.ID); err != nil {
+			return err
+		}
+	}
+	acct.Deleted = true
+	acct.UpdatedAt = s.Now().UTC()
+	if err := s.accounts.Update(ctx, acct); err != nil {
+		if attempt != "" {
+			// Not deleted after all: the student may borrow again.
+			s.endDeparture(ctx, attempt)
+		}
+		return err
+	}
+	return s.erase(ctx, acct.ID)
+}
+
+// clearToLeave decides whether a student may be deleted: not while a copy
+// is lent to them, including one lent at this very moment. The attempt is
+// recorded first, then the loans are read, then the outcome "delete" is
+// recorded, which exactly one of this attempt and a racing loan can do
+// (Circulation.borrowerStays records "keep"). A loan whose claim came after
+// the loans were read sees the attempt and settles with it; one whose
+// claim came before is among the loans read. It returns the attempt, which
+// erase ends.
+// Errors: Conflict "active_loans".
+func (s *Users) clearToLeave(ctx context.Context, studentID string) (string, error) {
+	attempt := library.Departure{ID: usecase.NewUUID(), StudentID: studentID, StartedAt: s.Now().UTC()}
+	if err := s.departures.Begin(ctx, attempt); err != nil {
+		return "", err
+	}
+	refuse := func(err error) (string, error) {
+		s.endDeparture(ctx, attempt.ID)
+		return "", err
+	}
+	active, err := s.StudentHasActiveLoans(ctx, studentID)
+	if err != nil {
+		return refuse(err)
+	}
+	errActive := errs.E(errs.Conflict, errs.CodeActiveLoans, "Return the library books you have on loan before deleting your account.")
+	if active {
+		return refuse(errActive)
+	}
+	if err := s.departures.Decide(ctx, attempt.ID, library.DepartureDeletes); err != nil {
+		if errs.Is(err, errs.Conflict) {
+			return refuse(errActive) // a loan was made meanwhile, and won
+		}
+		return refuse(err)
+	}
+	return attempt.ID, nil
+}
+
+// endDeparture ends a deletion attempt that will not go ahead, whatever the
+// request's fate, so no loan settles with it any more.
+func (s *Users) endDeparture(ctx context.Context, attemptID string) {
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), usecase.UndoTimeout)
+	defer cancel()
+	_ = s.departures.End(uctx, attemptID)
+}
+
+// erase removes everything of a marked account; every step is idempotent,
+// so a retry after a crash repeats safely.
+func (s *Users) erase(ctx context.Context, accountID string) error {
+	if err := identity.EndAllSessions(ctx, s.refresh, accountID, s.Now()); err != nil {
+		return err
+	}
+	if err := s.lists.DeleteByAccount(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.progress.DeleteByAccount(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.loans.AnonymizeStudent(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.notices.ForgetStudent(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.desk.CancelStudentHolds(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.holds.AnonymizeStudent(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.charges.AnonymizeStudent(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.students.ReleaseNumbers(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.invites.DeleteByAccount(ctx, accountID); err != nil {
+		return err
+	}
+	// The deletion's attempts end before the account goes: a loan that no
+	// longer finds an attempt then finds the account marked or gone.
+	attempts, err := s.departures.OfStudent(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	for _, d := range attempts {
+		if err := s.departures.End(ctx, d.ID); err != nil {
+			return err
+		}
+	}
+	if err := s.mail.DeleteByAccount(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.links.DeleteByAccount(ctx, accountID); err != nil {
+		return err
+	}
+	return s.accounts.Delete(ctx, accountID)
+}
+
+// FinishDeletions completes deletions a crash interrupted. It returns how
+// many it finished.
+func (s *Users) FinishDeletions(ctx context.Context) (int, error) {
+	pending, err := s.accounts.ListDeleted(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for i, a := range pending {
+		if err := s.erase(ctx, a.ID); err != nil {
+			return i, err
+		}
+	}
+	return len(pending), nil
+}
