@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 )
 
@@ -29,7 +30,7 @@ type RecordCodec interface {
 	// that it reads each record's items from the field f names and from no
 	// other (an export that keeps its items in a local field of its own);
 	// the zero ItemFields reads the usual fields.
-	WithItemFields(f library.ItemFields) RecordCodec
+	WithItemFields(f holdingsfile.ItemFields) RecordCodec
 	// EncodeMARCXML writes the records as one MARCXML collection.
 	EncodeMARCXML(w io.Writer, records []library.HoldingRecord) error
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -56,10 +57,10 @@ type StudentRepository interface {
 	// not while it runs.
 	// Errors: Conflict "account_exists", "student_number_exists",
 	// "external_id_exists", "rollover_done".
-	ApplyRoster(ctx context.Context, c library.RosterChange) error
+	ApplyRoster(ctx context.Context, c roster.RosterChange) error
 	// Rollover returns the year-end rollover of the school for the school
 	// year. Errors: NotFound "rollover_not_found".
-	Rollover(ctx context.Context, schoolID, schoolYear string) (library.Rollover, error)
+	Rollover(ctx context.Context, schoolID, schoolYear string) (roster.Rollover, error)
 }
 
 // InviteRepository stores single-use invitations of staff accounts, by the

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/readinglibrary/service/cmd/libraryd/app"
-	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/holdingsfile"
 )
 
 // holdingsRows streams a holdings CSV of n rows of one book each.
@@ -64,7 +64,7 @@ func TestHoldingsImportOverTheCap(t *testing.T) {
 	dir := t.TempDir()
 	w := newLibraryWorldWith(t, map[string]string{"LIBRARY_UPLOAD_DIR": dir})
 	books0, copies0 := holdingsCount(t, w)
-	rows := library.MaxHoldingsBytes/900 + 100 // rows are over 930 bytes
+	rows := holdingsfile.MaxHoldingsBytes/900 + 100 // rows are over 930 bytes
 	for _, chunked := range []bool{true, false} {
 		var body io.Reader = &holdingsRows{n: rows}
 		length := int64(-1)

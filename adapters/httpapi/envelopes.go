@@ -1,6 +1,8 @@
 package httpapi
 
-import "github.com/readinglibrary/service/core/library"
+import (
+	"github.com/readinglibrary/service/core/roster"
+)
 
 // The envelopes the handlers answer their bodies in: {"school": {...}},
 // {"loans": [...], "pagination": {...}} and the like. Their fields are in
@@ -78,14 +80,14 @@ type studentsImportedReply struct {
 }
 
 type rosterSyncReply struct {
-	DryRun bool                 `json:"dry_run"`
-	Full   bool                 `json:"full"`
-	Report library.RosterReport `json:"report"`
+	DryRun bool                `json:"dry_run"`
+	Full   bool                `json:"full"`
+	Report roster.RosterReport `json:"report"`
 }
 
 type rolloverReply struct {
-	DryRun   bool                 `json:"dry_run"`
-	Rollover library.RolloverPlan `json:"rollover"`
+	DryRun   bool                `json:"dry_run"`
+	Rollover roster.RolloverPlan `json:"rollover"`
 }
 
 type leaversReply struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/collection"
 	"github.com/readinglibrary/service/core/service/usecase"
@@ -75,7 +76,7 @@ func (h *handler) importHoldings(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	items, err := library.ParseItemFields(p["items"])
+	items, err := holdingsfile.ParseItemFields(p["items"])
 	if err != nil {
 		httpedge.WriteError(w, r, err)
 		return
@@ -171,8 +172,8 @@ func (h *handler) job(w http.ResponseWriter, r *http.Request) {
 // spoolHoldingsBody streams a holdings file into the upload spool (into
 // memory without one), refusing more than library.MaxHoldingsBytes.
 func (h *handler) spoolHoldingsBody(w http.ResponseWriter, r *http.Request) (library.Upload, error) {
-	return h.spoolBody(w, r, library.MaxHoldingsBytes,
-		errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The file is larger than %d MiB; import it in parts.", library.MaxHoldingsBytes>>20))
+	return h.spoolBody(w, r, holdingsfile.MaxHoldingsBytes,
+		errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The file is larger than %d MiB; import it in parts.", holdingsfile.MaxHoldingsBytes>>20))
 }
 
 // spoolBody streams a request body that is a file into the upload spool
@@ -245,7 +246,7 @@ func (h *handler) exportHoldings(w http.ResponseWriter, r *http.Request) {
 // client sees as a broken download, and is logged by the caller's error.
 func writeHoldingsExport(w http.ResponseWriter, r *http.Request, exp collection.HoldingsExport) {
 	name, ctype := "holdings.csv", "text/csv; charset=utf-8"
-	if exp.Format == library.HoldingsMARCXML {
+	if exp.Format == holdingsfile.HoldingsMARCXML {
 		name, ctype = "holdings.xml", "application/xml; charset=utf-8"
 	}
 	w.Header().Set("Content-Type", ctype)

@@ -11,6 +11,7 @@ import (
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 	"github.com/readinglibrary/service/core/service/students"
 	"github.com/readinglibrary/service/core/service/usecase"
 )
@@ -27,10 +28,10 @@ const rosterMediaTypes = "text/csv,application/zip,multipart/form-data"
 // and other OneRoster files. The caller releases what it returns.
 func (h *handler) readRosterUpload(w http.ResponseWriter, r *http.Request) (students.RosterUpload, error) {
 	tooBig := errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The roster is larger than 8 MiB; sync it in parts.")
-	if r.ContentLength > library.MaxRosterBytes {
+	if r.ContentLength > roster.MaxRosterBytes {
 		return students.RosterUpload{}, tooBig
 	}
-	body := &bodyReader{r: http.MaxBytesReader(w, r.Body, library.MaxRosterBytes)}
+	body := &bodyReader{r: http.MaxBytesReader(w, r.Body, roster.MaxRosterBytes)}
 	// bodyFailed is the answer to a body that could not be read whole: it
 	// comes before anything the body says, as when it was read first.
 	bodyFailed := func() error {
@@ -142,7 +143,7 @@ func (h *handler) syncStudents(w http.ResponseWriter, r *http.Request) {
 				// the plan it made), so they go when it returns.
 				defer up.Release()
 				var (
-					rep library.RosterReport
+					rep roster.RosterReport
 					job library.ImportJob
 				)
 				rep, job, err = h.deps.Library.Students.Sync(r.Context(), p["schoolId"], students.SyncInput{RosterUpload: up, Full: full, DryRun: dry})

@@ -12,6 +12,7 @@ import (
 	"github.com/readinglibrary/service/adapters/uploadspool"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 )
 
 // rosterSpool is a handler whose roster bodies go to a spool in dir.
@@ -104,21 +105,21 @@ func TestRosterBodyIsSpooled(t *testing.T) {
 	}
 
 	twice, twiceType := multipartOf(t, append(parts, parts[0]), 0)
-	twiceBig, twiceBigType := multipartOf(t, append(parts, parts[0]), library.MaxRosterBytes)
+	twiceBig, twiceBigType := multipartOf(t, append(parts, parts[0]), roster.MaxRosterBytes)
 	cut := body[:len(body)-20]
 	for name, c := range map[string]struct {
 		ctype string
 		body  []byte
 		code  string
 	}{
-		"a CSV past the cap":             {"text/csv", bytes.Repeat([]byte("x"), library.MaxRosterBytes+1), errs.CodePayloadTooLarge},
-		"a zip past the cap":             {"application/zip", bytes.Repeat([]byte("x"), library.MaxRosterBytes+1), errs.CodePayloadTooLarge},
+		"a CSV past the cap":             {"text/csv", bytes.Repeat([]byte("x"), roster.MaxRosterBytes+1), errs.CodePayloadTooLarge},
+		"a zip past the cap":             {"application/zip", bytes.Repeat([]byte("x"), roster.MaxRosterBytes+1), errs.CodePayloadTooLarge},
 		"a part twice":                   {twiceType, twice, errs.CodeValidationFailed},
 		"a part twice, past the cap":     {twiceBigType, twiceBig, errs.CodePayloadTooLarge},
 		"no boundary":                    {"multipart/form-data", []byte("x"), errs.CodeMalformedJSON},
-		"no boundary, past the cap":      {"multipart/form-data", bytes.Repeat([]byte("x"), library.MaxRosterBytes+1), errs.CodePayloadTooLarge},
+		"no boundary, past the cap":      {"multipart/form-data", bytes.Repeat([]byte("x"), roster.MaxRosterBytes+1), errs.CodePayloadTooLarge},
 		"a part cut short":               {ctype, cut, errs.CodeMalformedJSON},
-		"a part cut short, past the cap": {ctype, append(slices.Clip(cut), bytes.Repeat([]byte("x"), library.MaxRosterBytes)...), errs.CodePayloadTooLarge},
+		"a part cut short, past the cap": {ctype, append(slices.Clip(cut), bytes.Repeat([]byte("x"), roster.MaxRosterBytes)...), errs.CodePayloadTooLarge},
 	} {
 		_, _, err := readRoster(t, h, c.ctype, c.body)
 		if got := errs.CodeOf(err); got != c.code {

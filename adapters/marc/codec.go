@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
 )
@@ -29,7 +30,7 @@ const readBuffer = 64 << 10
 type Codec struct {
 	maxFileBytes int
 	// items, when set, is the only field items are read from (WithItemFields).
-	items library.ItemFields
+	items holdingsfile.ItemFields
 }
 
 var _ ports.RecordCodec = (*Codec)(nil)
@@ -50,7 +51,7 @@ func NewCodecWithLimit(maxFileBytes int) *Codec {
 // WithItemFields returns a codec like c that reads a record's items from
 // the field and subfields f names, and from no other field, as
 // ports.RecordCodec describes. The zero ItemFields gives c's defaults back.
-func (c *Codec) WithItemFields(f library.ItemFields) ports.RecordCodec {
+func (c *Codec) WithItemFields(f holdingsfile.ItemFields) ports.RecordCodec {
 	out := *c
 	out.items = f
 	return &out

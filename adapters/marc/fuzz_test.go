@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -130,7 +130,7 @@ func seedFuzz(f *testing.F, want func(string) bool) {
 }
 
 // itemOverride is the item field a fuzz input is also decoded with.
-var itemOverride = library.ItemFields{Tag: "949", Barcode: 'i', CallNumber: "ab", Location: 'l'}
+var itemOverride = holdingsfile.ItemFields{Tag: "949", Barcode: 'i', CallNumber: "ab", Location: 'l'}
 
 func checkDecode(t *testing.T, format string, data []byte) {
 	checkDecodeWith(t, NewCodec(), format, data)
@@ -153,8 +153,8 @@ func checkDecodeWith(t *testing.T, codec ports.RecordCodec, format string, data 
 			}
 		}
 		// What the import does with a record never fails on it.
-		fitted, _ := library.FitHoldingRecord(r)
-		_ = library.ValidateHoldingRecord(fitted)
+		fitted, _ := holdingsfile.FitHoldingRecord(r)
+		_ = holdingsfile.ValidateHoldingRecord(fitted)
 	}
 	assertStable(t, "fuzz input", recs)
 }

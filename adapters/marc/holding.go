@@ -10,6 +10,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 )
 
@@ -26,7 +27,7 @@ type mapper struct {
 // toHolding maps the fields a school library keeps (see the package README
 // for the tags) to a HoldingRecord. items, when set, is the one field the
 // items are read from.
-func toHolding(r rawRecord, items library.ItemFields) (library.HoldingRecord, *library.LineError) {
+func toHolding(r rawRecord, items holdingsfile.ItemFields) (library.HoldingRecord, *library.LineError) {
 	m := mapper{rec: &r}
 	if looksUNIMARC(&r) {
 		if r.charset != charsetUTF8 && !r.ascii() {
@@ -561,7 +562,7 @@ var defaultItemFields = []itemField{
 // number and location subfields is not an item (Koha's 999 holds record
 // numbers); an item without a barcode cannot be labelled or lent, so no
 // copy is made for it, and the record says so.
-func (m *mapper) itemsOf(specs []itemField, override library.ItemFields) []library.HoldingItem {
+func (m *mapper) itemsOf(specs []itemField, override holdingsfile.ItemFields) []library.HoldingItem {
 	if !override.IsZero() {
 		spec := itemField{tag: override.Tag, barcode: override.Barcode, callNumber: override.CallNumber}
 		if override.Location != 0 {

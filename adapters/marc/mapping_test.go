@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
 )
@@ -171,7 +172,7 @@ func TestItemFieldsOverride(t *testing.T) {
 		dat("945", "  ", "aFIC DAH", "lJUN"),
 		dat("852", "  ", "p99999"),
 	)
-	codec := NewCodec().WithItemFields(library.ItemFields{Tag: "945", Barcode: 'i', CallNumber: "ab", Location: 'l'})
+	codec := NewCodec().WithItemFields(holdingsfile.ItemFields{Tag: "945", Barcode: 'i', CallNumber: "ab", Location: 'l'})
 	recs, problems := decodeAll(codec, ports.FormatMARC21, rec)
 	if len(recs) != 1 || len(problems) != 0 {
 		t.Fatalf("records %+v, problems %+v", recs, problems)
@@ -184,7 +185,7 @@ func TestItemFieldsOverride(t *testing.T) {
 		t.Errorf("notices %+v", n)
 	}
 	// The zero override reads the usual fields again.
-	recs, _ = decodeAll(codec.WithItemFields(library.ItemFields{}), ports.FormatMARC21, rec)
+	recs, _ = decodeAll(codec.WithItemFields(holdingsfile.ItemFields{}), ports.FormatMARC21, rec)
 	if len(recs) != 1 || len(recs[0].Items) != 1 || recs[0].Items[0].Barcode != "99999" {
 		t.Errorf("items without the override %+v", recs)
 	}

@@ -3,6 +3,7 @@ package marc
 import (
 	"strings"
 
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 )
 
@@ -20,7 +21,7 @@ import (
 var unimarcItemFields = []itemField{{tag: "995", barcode: 'f', callNumber: "k", location: "e"}}
 
 // fromUNIMARC maps a UNIMARC record to a holding.
-func (m *mapper) fromUNIMARC(items library.ItemFields) library.HoldingRecord {
+func (m *mapper) fromUNIMARC(items holdingsfile.ItemFields) library.HoldingRecord {
 	h := library.HoldingRecord{Index: m.rec.index}
 	h.ControlNumber = m.control("001")
 	for _, f := range m.rec.fieldsTagged("200") {

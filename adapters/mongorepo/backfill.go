@@ -8,7 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/holdingsfile"
 )
 
 // colMigrations records the data migrations that have run, one document
@@ -165,7 +165,7 @@ func backfillMatchKeys(ctx context.Context, db *mongo.Database) error {
 		if err := cur.Decode(&doc); err != nil {
 			return mapErr(err, "read a book", nil, nil)
 		}
-		update := bson.D{{Key: "$set", Value: bson.D{{Key: "match_key", Value: library.MatchKey(doc.Title, doc.Author)}}}}
+		update := bson.D{{Key: "$set", Value: bson.D{{Key: "match_key", Value: holdingsfile.MatchKey(doc.Title, doc.Author)}}}}
 		if _, err := c.UpdateOne(ctx, byID(doc.ID), update); err != nil {
 			return mapErr(err, "set the match key", nil, nil)
 		}

@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
 )
@@ -169,7 +170,7 @@ func toLibraryBookDoc(b library.Book) libraryBookDoc {
 		PriceCents:  b.PriceCents,
 		// Standard is stored as absent, as SetBookCategory stores it.
 		LoanCategory: bookCategoryField(library.BookCategory(b)),
-		MatchKey:     library.MatchKey(b.Title, b.Author),
+		MatchKey:     holdingsfile.MatchKey(b.Title, b.Author),
 		Details:      toBookDetailsDoc(b.BookDetails),
 	}
 }

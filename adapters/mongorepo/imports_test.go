@@ -13,6 +13,7 @@ import (
 	"github.com/readinglibrary/service/adapters/mongorepo"
 	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
 )
@@ -96,7 +97,7 @@ func TestInterruptedHoldingsImportsFinishAtStart(t *testing.T) {
 	book := func(batch, id, title string) bson.D {
 		return bson.D{{Key: "_id", Value: id}, {Key: "school_id", Value: school}, {Key: "isbn", Value: ""}, {Key: "isbn_key", Value: "none:" + id},
 			{Key: "title", Value: title}, {Key: "author", Value: "A"}, {Key: "search_terms", Value: bson.A{}}, {Key: "cover_url", Value: ""},
-			{Key: "created_at", Value: old}, {Key: "match_key", Value: library.MatchKey(title, "A")}, {Key: "import_batch", Value: batch}}
+			{Key: "created_at", Value: old}, {Key: "match_key", Value: holdingsfile.MatchKey(title, "A")}, {Key: "import_batch", Value: batch}}
 	}
 	cp := func(batch, bookID, code string) bson.D {
 		return bson.D{{Key: "_id", Value: uuid.NewString()}, {Key: "school_id", Value: school}, {Key: "book_id", Value: bookID},

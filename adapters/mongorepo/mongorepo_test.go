@@ -19,6 +19,7 @@ import (
 	"github.com/readinglibrary/service/adapters/mongorepo/mongotest/ferret"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
@@ -297,7 +298,7 @@ func TestMigrationsBringOldDocumentsUpToDate(t *testing.T) {
 	if n, err := raw.Collection("books").CountDocuments(ctx, bson.D{{Key: "_id", Value: datelessID}, {Key: "published_date", Value: bson.D{{Key: "$exists", Value: true}}}}); err != nil || n != 0 {
 		t.Errorf("old dateless book after the migration: %d with published_date, %v; want none", n, err)
 	}
-	if found, err := r.HoldingsImports.BooksByMatchKeys(ctx, school, []string{library.MatchKey("LES MISERABLES", "victor hugo")}); err != nil || len(found) != 1 || found[0].ID != bookID {
+	if found, err := r.HoldingsImports.BooksByMatchKeys(ctx, school, []string{holdingsfile.MatchKey("LES MISERABLES", "victor hugo")}); err != nil || len(found) != 1 || found[0].ID != bookID {
 		t.Errorf("an old book by title and author after the migration: %v, %v; want the book", found, err)
 	}
 	n, err := raw.Collection("migrations").CountDocuments(ctx, bson.D{})

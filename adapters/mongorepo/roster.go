@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -61,13 +62,13 @@ type rolloverDoc struct {
 
 func rolloverKey(schoolID, year string) string { return schoolID + "#" + year }
 
-func toRolloverDoc(ro library.Rollover) rolloverDoc {
+func toRolloverDoc(ro roster.Rollover) rolloverDoc {
 	return rolloverDoc{ID: rolloverKey(ro.SchoolID, ro.SchoolYear), SchoolID: ro.SchoolID, SchoolYear: ro.SchoolYear,
 		LeavingGrade: ro.LeavingGrade, Promoted: ro.Promoted, Left: ro.Left, At: bson.NewDateTimeFromTime(ro.At)}
 }
 
-func (d rolloverDoc) toRollover() library.Rollover {
-	return library.Rollover{SchoolID: d.SchoolID, SchoolYear: d.SchoolYear, LeavingGrade: d.LeavingGrade,
+func (d rolloverDoc) toRollover() roster.Rollover {
+	return roster.Rollover{SchoolID: d.SchoolID, SchoolYear: d.SchoolYear, LeavingGrade: d.LeavingGrade,
 		Promoted: d.Promoted, Left: d.Left, At: d.At.Time().UTC()}
 }
 
@@ -110,7 +111,7 @@ func withExternalIDs(db *mongo.Database, k recordKind) recordKind {
 //
 // Not atomic to readers: while it runs a list may show some changed
 // students changed and others not.
-func (r *Students) ApplyRoster(ctx context.Context, c library.RosterChange) error {
+func (r *Students) ApplyRoster(ctx context.Context, c roster.RosterChange) error {
 	if len(c.Changed) == 0 && c.Rollover == nil && !anyExternalID(c.Add) {
 		return r.ImportStudents(ctx, c.Add) // all or nothing by itself
 	}
@@ -248,7 +249,7 @@ type rosterJournalDoc struct {
 }
 
 // startJournal stores the journal of c and returns its id.
-func (r *Students) startJournal(ctx context.Context, c library.RosterChange) (string, error) {
+func (r *Students) startJournal(ctx context.Context, c roster.RosterChange) (string, error) {
 	var raw [16]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		return "", mapErr(err, "start the roster", nil, nil)
@@ -344,7 +345,7 @@ func rollBackRoster(ctx context.Context, db *mongo.Database, j rosterJournalDoc)
 }
 
 // Rollover implements ports.StudentRepository: one find by _id.
-func (r *Students) Rollover(ctx context.Context, schoolID, schoolYear string) (library.Rollover, error) {
+func (r *Students) Rollover(ctx context.Context, schoolID, schoolYear string) (roster.Rollover, error) {
 	return findOne(ctx, r.rollovers, "read the rollover", bson.D{{Key: "_id", Value: rolloverKey(schoolID, schoolYear)}},
-		library.ErrRolloverNotFound, rolloverDoc.toRollover)
+		roster.ErrRolloverNotFound, rolloverDoc.toRollover)
 }

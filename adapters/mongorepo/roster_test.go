@@ -10,7 +10,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/mongorepo/mongotest"
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -81,8 +81,8 @@ func TestInterruptedRosterRollsBackAtStart(t *testing.T) {
 	// The same change runs again: the external id is free.
 	after := ann
 	after.ExternalID, after.Inactive = "X-ANN", true
-	ro := library.Rollover{SchoolID: school, SchoolYear: "2026", At: time.Now()}
-	if err := r.Students.ApplyRoster(ctx, library.RosterChange{SchoolID: school, Changed: []user.Account{after}, Before: []user.Account{got}, Rollover: &ro}); err != nil {
+	ro := roster.Rollover{SchoolID: school, SchoolYear: "2026", At: time.Now()}
+	if err := r.Students.ApplyRoster(ctx, roster.RosterChange{SchoolID: school, Changed: []user.Account{after}, Before: []user.Account{got}, Rollover: &ro}); err != nil {
 		t.Fatalf("the change again: %v", err)
 	}
 	if n, _ := raw.Collection("roster_applies").CountDocuments(ctx, bson.D{}); n != 0 {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
 )
@@ -269,7 +270,7 @@ func (r *Holdings) CreateBook(ctx context.Context, b library.Book) error {
 // book's row is the driver's, for the caller to map.
 func (d *DB) insertLibraryBook(ctx context.Context, tx *txn, b library.Book) error {
 	var pk int64
-	args := append(libraryBookArgs(b), sql.Named("match_key", library.MatchKey(b.Title, b.Author)))
+	args := append(libraryBookArgs(b), sql.Named("match_key", holdingsfile.MatchKey(b.Title, b.Author)))
 	if err := d.queryRow(ctx, tx, stmtLibraryBookInsert, args...).Scan(&pk); err != nil {
 		return err
 	}

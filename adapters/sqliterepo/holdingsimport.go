@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
 )
@@ -32,7 +33,7 @@ WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_i
 
 // setMatchKey stores the title and author key of the book at pk (tx's).
 func (d *DB) setMatchKey(ctx context.Context, tx *txn, pk int64, title, author string) error {
-	_, err := d.exec(ctx, tx, stmtLibraryBookSetMatchKey, sql.Named("pk", pk), sql.Named("match_key", library.MatchKey(title, author)))
+	_, err := d.exec(ctx, tx, stmtLibraryBookSetMatchKey, sql.Named("pk", pk), sql.Named("match_key", holdingsfile.MatchKey(title, author)))
 	return mapErr(err, "key the book by title and author", nil, nil)
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 )
 
@@ -28,7 +29,7 @@ func TestOpenKeysBooksStoredBeforeMatchKeys(t *testing.T) {
 	if _, err := d.write.db.ExecContext(ctx, `UPDATE library_books SET match_key = NULL`); err != nil {
 		t.Fatal(err)
 	}
-	key := library.MatchKey("LES MISERABLES", "victor hugo")
+	key := holdingsfile.MatchKey("LES MISERABLES", "victor hugo")
 	if found, err := NewHoldings(d).BooksByMatchKeys(ctx, "school-a", []string{key}); err != nil || len(found) != 0 {
 		t.Fatalf("an unkeyed book is found: %v %v", found, err)
 	}

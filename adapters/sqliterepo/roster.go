@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -21,7 +22,7 @@ SELECT school_id, school_year, leaving_grade, promoted, left_roll, at FROM roste
 
 var _ = register(entity{records: map[ports.RecordKind]records{
 	ports.KindRollovers: func(d *DB, k ports.RecordKind) recordKind {
-		return recordsKind(d, k, stmtRecRolloversCount, stmtRecRolloversRead, scanRollover, func(ctx context.Context, tx *txn, ro library.Rollover) error {
+		return recordsKind(d, k, stmtRecRolloversCount, stmtRecRolloversRead, scanRollover, func(ctx context.Context, tx *txn, ro roster.Rollover) error {
 			_, err := d.exec(ctx, tx, stmtRolloverInsert, rolloverArgs(ro)...)
 			return err
 		})
@@ -50,7 +51,7 @@ func accountConflict(err error) func() error {
 // transaction: the rollover's claim first, then the new students as
 // ImportStudents stores them, then each changed student's row, search row
 // and new number. Any error rolls all of it back.
-func (r *Students) ApplyRoster(ctx context.Context, c library.RosterChange) error {
+func (r *Students) ApplyRoster(ctx context.Context, c roster.RosterChange) error {
 	const op = "apply the roster"
 	return r.db.inTx(ctx, op, func(tx *txn) error {
 		if ro := c.Rollover; ro != nil {
@@ -90,11 +91,11 @@ func (r *Students) ApplyRoster(ctx context.Context, c library.RosterChange) erro
 
 // Rollover implements ports.StudentRepository: one lookup by the primary
 // key.
-func (r *Students) Rollover(ctx context.Context, schoolID, schoolYear string) (library.Rollover, error) {
-	return readRow(ctx, r.db, "read the rollover", library.ErrRolloverNotFound, stmtRolloverGet, scanRollover, sql.Named("school_id", schoolID), sql.Named("school_year", schoolYear))
+func (r *Students) Rollover(ctx context.Context, schoolID, schoolYear string) (roster.Rollover, error) {
+	return readRow(ctx, r.db, "read the rollover", roster.ErrRolloverNotFound, stmtRolloverGet, scanRollover, sql.Named("school_id", schoolID), sql.Named("school_year", schoolYear))
 }
 
-func rolloverArgs(ro library.Rollover) []any {
+func rolloverArgs(ro roster.Rollover) []any {
 	return []any{
 		sql.Named("school_id", ro.SchoolID),
 		sql.Named("school_year", ro.SchoolYear),
@@ -105,13 +106,13 @@ func rolloverArgs(ro library.Rollover) []any {
 	}
 }
 
-func scanRollover(s scanner) (library.Rollover, error) {
+func scanRollover(s scanner) (roster.Rollover, error) {
 	var (
-		ro library.Rollover
+		ro roster.Rollover
 		at int64
 	)
 	if err := s.Scan(&ro.SchoolID, &ro.SchoolYear, &ro.LeavingGrade, &ro.Promoted, &ro.Left, &at); err != nil {
-		return library.Rollover{}, err
+		return roster.Rollover{}, err
 	}
 	ro.At = fromMillis(at)
 	return ro, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/usecase"
 )
@@ -52,7 +53,7 @@ type holdingsView struct {
 const jobRefreshSeconds = 3
 
 func (a *App) holdingsPage(w http.ResponseWriter, r *http.Request, school library.School) {
-	v := holdingsView{Format: library.HoldingsCSV}
+	v := holdingsView{Format: holdingsfile.HoldingsCSV}
 	v.Flash = a.takeFlash(w, r)
 	if id := r.URL.Query().Get("job"); id != "" {
 		st, err := a.deps.Library.HoldingsFiles.Job(r.Context(), school.ID, id)
@@ -94,9 +95,9 @@ func (a *App) importHoldingsForm(w http.ResponseWriter, r *http.Request, school 
 	form, err := a.readHoldingsUpload(w, r)
 	defer func() { form.file.Release() }() // what is still ours when the page is out
 	v := holdingsView{Format: form.format, Items: form.items}
-	var items library.ItemFields
+	var items holdingsfile.ItemFields
 	if err == nil {
-		items, err = library.ParseItemFields(v.Items)
+		items, err = holdingsfile.ParseItemFields(v.Items)
 	}
 	if err == nil {
 		var (
@@ -193,9 +194,9 @@ const maxHoldingsFieldBytes = 1 << 10
 // upload is to be released by the caller, whatever the error.
 func (a *App) readHoldingsUpload(w http.ResponseWriter, r *http.Request) (holdingsUpload, error) {
 	// base64 makes the carried file a third larger.
-	const most = library.MaxHoldingsBytes*4/3 + 1<<20
+	const most = holdingsfile.MaxHoldingsBytes*4/3 + 1<<20
 	r.Body = http.MaxBytesReader(w, r.Body, most)
-	tooBig := errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The file is larger than %d MiB; import it in parts.", library.MaxHoldingsBytes>>20)
+	tooBig := errs.E(errs.TooLarge, errs.CodePayloadTooLarge, "The file is larger than %d MiB; import it in parts.", holdingsfile.MaxHoldingsBytes>>20)
 	unreadable := errs.E(errs.Malformed, errs.CodeMalformedForm, "The form could not be read.")
 	var (
 		gotChosen, gotReturned bool

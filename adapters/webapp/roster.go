@@ -13,6 +13,7 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 	"github.com/readinglibrary/service/core/service/students"
 	"github.com/readinglibrary/service/core/service/usecase"
 )
@@ -31,10 +32,10 @@ type rosterView struct {
 	// ZipB64 marks where the apply form carries a checked OneRoster zip,
 	// base64: renderRosterCarrying writes the zip there from its file.
 	ZipB64    string
-	Report    *library.RosterReport
+	Report    *roster.RosterReport
 	SyncErr   string
 	SyncRows  []lineProblem
-	Rollover  *library.RolloverPlan
+	Rollover  *roster.RolloverPlan
 	Year      string
 	Leaving   string
 	RollErr   string
@@ -129,7 +130,7 @@ func (a *App) syncRoster(w http.ResponseWriter, r *http.Request, school library.
 	form := r.PostForm
 	v := rosterView{CSV: form.Get("csv"), Full: form.Get("full") == "on"}
 	var (
-		rep library.RosterReport
+		rep roster.RosterReport
 		job library.ImportJob
 		err error
 	)
@@ -185,14 +186,14 @@ func (a *App) rollover(w http.ResponseWriter, r *http.Request, school library.Sc
 // back into the page.
 func (a *App) syncOneRoster(w http.ResponseWriter, r *http.Request, school library.School, dryRun bool) {
 	// base64 makes the carried zip a third larger than the cap.
-	r.Body = http.MaxBytesReader(w, r.Body, library.MaxRosterBytes*3/2)
+	r.Body = http.MaxBytesReader(w, r.Body, roster.MaxRosterBytes*3/2)
 	v := rosterView{}
 	form, err := a.readDeskZip(r, dryRun)
 	defer form.zip.Release()
 	if err == nil {
 		v.Full = form.full
 		var (
-			rep library.RosterReport
+			rep roster.RosterReport
 			job library.ImportJob
 		)
 		rep, job, err = a.deps.Library.Students.Sync(r.Context(), school.ID,
@@ -225,14 +226,14 @@ func (a *App) syncOneRoster(w http.ResponseWriter, r *http.Request, school libra
 func (a *App) refuseSync(w http.ResponseWriter, r *http.Request, school library.School, v rosterView, err error) {
 	v.SyncErr, v.SyncRows = a.messageOf(r, err), lineProblems(err)
 	if e, ok := errs.As(err); ok {
-		if report, ok := e.Details["report"].(library.RosterReport); ok {
+		if report, ok := e.Details["report"].(roster.RosterReport); ok {
 			v.Report = &report
 		}
 	}
 	a.renderRoster(w, r, school, a.statusFor(err), v)
 }
 
-func syncedFlash(rep library.RosterReport) flash {
+func syncedFlash(rep roster.RosterReport) flash {
 	return flash{Kind: "success", Message: fmt.Sprintf(
 		"Roster synced: %d added, %d changed, %d made inactive.", len(rep.Added), len(rep.Changed), len(rep.Deactivated))}
 }
@@ -293,7 +294,7 @@ func (a *App) readDeskZip(r *http.Request, fromFile bool) (deskZip, error) {
 			in := base64.NewDecoder(base64.StdEncoding, part)
 			if fromFile {
 				// One byte past the cap tells "exactly the cap" from more.
-				in = io.LimitReader(part, library.MaxRosterBytes+1)
+				in = io.LimitReader(part, roster.MaxRosterBytes+1)
 			}
 			form.zip, err = a.keep(in)
 			var corrupt base64.CorruptInputError
@@ -328,7 +329,7 @@ func (a *App) readDeskZip(r *http.Request, fromFile bool) (deskZip, error) {
 	switch {
 	case fromFile && !gotZip:
 		return fail(errs.InvalidField("oneroster", "is missing: choose the OneRoster zip"))
-	case fromFile && form.zip.Size > library.MaxRosterBytes:
+	case fromFile && form.zip.Size > roster.MaxRosterBytes:
 		return fail(nil)
 	case !fromFile && (!gotZip || badZip || form.zip.Size == 0):
 		return fail(errs.InvalidField("zip", "is missing: check the roster again"))

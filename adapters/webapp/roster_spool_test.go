@@ -17,6 +17,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/uploadspool"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -47,7 +48,7 @@ func sampleRosterZip(t *testing.T) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	for _, n := range library.OneRosterFiles {
+	for _, n := range roster.OneRosterFiles {
 		b, err := os.ReadFile(filepath.Join("..", "..", "test", "testdata", "oneroster", n))
 		if err != nil {
 			t.Fatal(err)
@@ -123,7 +124,7 @@ func TestDeskOneRosterIsSpooled(t *testing.T) {
 		t.Fatalf("the check and the apply spooled %d files and left %d", counted.n, n)
 	}
 
-	big := bytes.Repeat([]byte("x"), library.MaxRosterBytes+1)
+	big := bytes.Repeat([]byte("x"), roster.MaxRosterBytes+1)
 	if rec := f.postForm(&f.librarian, path+"/check", nil, map[string][]byte{"oneroster": big}); rec.Code != http.StatusRequestEntityTooLarge {
 		t.Errorf("a zip past the cap: %d", rec.Code)
 	}

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/readinglibrary/service/adapters/marc"
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 )
 
@@ -357,7 +358,7 @@ func writeCSV(path string, size int, bad bool) error {
 	}
 	w := bufio.NewWriter(f)
 	fmt.Fprintln(w, "title,author,isbn,barcode,call_number,publisher,year,subjects")
-	rows := library.MaxHoldingRecords * 4
+	rows := holdingsfile.MaxHoldingRecords * 4
 	pad := size/rows - 90
 	subjects := strings.TrimSuffix(strings.Repeat("Adventure; ", pad/11), "; ")
 	if !bad {

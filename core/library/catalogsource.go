@@ -50,7 +50,7 @@ func ValidCatalogEndpoint(s string) bool {
 func DraftFromRecord(rec HoldingRecord, isbn string) BookDraft {
 	d := BookDraft{Title: clip(trimISBD(rec.Title), maxBookTitle), ISBN: NormalizeISBN(strings.TrimSpace(isbn)), BookDetails: rec.BookDetails}
 	if len(rec.Authors) > 0 {
-		d.Author = clip(trimISBD(rec.Authors[0]), maxBookAuthor)
+		d.Author = clip(trimISBD(rec.Authors[0]), MaxBookAuthor)
 	}
 	d.Subjects = append([]string(nil), rec.Subjects...)
 	for i, s := range d.Subjects {

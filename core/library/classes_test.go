@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 )
 
 func TestHomeroomNormalisedAndKeyed(t *testing.T) {
-	d := library.StudentDraft{Name: "Ada", Grade: "  Year   7 ", Homeroom: " 7\t b  "}.Normalized()
+	d := roster.StudentDraft{Name: "Ada", Grade: "  Year   7 ", Homeroom: " 7\t b  "}.Normalized()
 	if d.Grade != "Year 7" || d.Homeroom != "7 b" {
 		t.Errorf("Normalized() grade %q homeroom %q, want %q and %q", d.Grade, d.Homeroom, "Year 7", "7 b")
 	}
@@ -28,11 +29,11 @@ func TestHomeroomNormalisedAndKeyed(t *testing.T) {
 
 func TestParseStudentsCSVGradeAndHomeroom(t *testing.T) {
 	in := "name,Grade,HOMEROOM,student_number\nAda,Year 7, 7b ,S1\nAlan,,,S2\nGrace,K,Room  Maple,\n"
-	got, problems := library.ParseStudentsCSV(strings.NewReader(in))
+	got, problems := roster.ParseStudentsCSV(strings.NewReader(in))
 	if len(problems) != 0 {
 		t.Fatalf("ParseStudentsCSV() problems = %+v, want none", problems)
 	}
-	want := []library.StudentDraft{
+	want := []roster.StudentDraft{
 		{Line: 2, Name: "Ada", StudentNumber: "S1", Grade: "Year 7", Homeroom: "7b"},
 		{Line: 3, Name: "Alan", StudentNumber: "S2"},
 		{Line: 4, Name: "Grace", Grade: "K", Homeroom: "Room Maple"},
@@ -44,7 +45,7 @@ func TestParseStudentsCSVGradeAndHomeroom(t *testing.T) {
 
 func TestParseStudentsCSVGradeAndHomeroomErrors(t *testing.T) {
 	in := "name,grade,homeroom\nAda,Year 7,7B\nAlan," + strings.Repeat("1", 17) + ",7B\nGrace,K," + strings.Repeat("m", 33) + "\n"
-	got, problems := library.ParseStudentsCSV(strings.NewReader(in))
+	got, problems := roster.ParseStudentsCSV(strings.NewReader(in))
 	if got != nil {
 		t.Errorf("ParseStudentsCSV() drafts = %+v, want none with problems", got)
 	}
@@ -59,7 +60,7 @@ func TestParseStudentsCSVGradeAndHomeroomErrors(t *testing.T) {
 	}
 	// A column beside the known ones is still refused, and the message
 	// names the new columns.
-	_, problems = library.ParseStudentsCSV(strings.NewReader("name,class\nAda,7B\n"))
+	_, problems = roster.ParseStudentsCSV(strings.NewReader("name,class\nAda,7B\n"))
 	if len(problems) != 1 || problems[0].Field != "class" || !strings.Contains(problems[0].Message, "homeroom") {
 		t.Errorf("unknown column: problems = %+v, want one naming the known columns", problems)
 	}

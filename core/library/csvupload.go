@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -18,7 +19,7 @@ import (
 // being read at all: an empty file (columns names the columns the first
 // line must hold), or a syntax error in the header. Rows of the wrong
 // width are left to the caller to report per line.
-func openCSVReader(in io.Reader, columns string) (*csv.Reader, []string, int, []LineError) {
+func OpenCSVReader(in io.Reader, columns string) (*csv.Reader, []string, int, []LineError) {
 	br := bufio.NewReader(in)
 	if head, _ := br.Peek(3); bytes.Equal(head, []byte("\uFEFF")) {
 		_, _ = br.Discard(3)
@@ -31,7 +32,7 @@ func openCSVReader(in io.Reader, columns string) (*csv.Reader, []string, int, []
 		return nil, nil, 0, []LineError{{Line: 1, Message: "the file is empty; the first line must name the columns (" + columns + ")"}}
 	}
 	if err != nil {
-		return nil, nil, 0, []LineError{csvSyntaxError(err)}
+		return nil, nil, 0, []LineError{CsvSyntaxError(err)}
 	}
 	line, _ := r.FieldPos(0)
 	return r, header, line, nil
@@ -39,7 +40,7 @@ func openCSVReader(in io.Reader, columns string) (*csv.Reader, []string, int, []
 
 // firstInvalidLineIn reads a file through and returns the line of its first
 // byte that is not UTF-8, 0 when it is all UTF-8.
-func firstInvalidLineIn(in io.Reader) (int, error) {
+func FirstInvalidLineIn(in io.Reader) (int, error) {
 	br := bufio.NewReaderSize(in, 64<<10)
 	line := 1
 	for {
@@ -67,7 +68,7 @@ func firstInvalidLineIn(in io.Reader) (int, error) {
 // file cannot be read reliably, and at the row past maxRows, reported with
 // tooMany. lastLine is the line of the last row read, where a problem with
 // the file as a whole is reported.
-func readCSVRows(r *csv.Reader, headerLine, columns, maxRows int, tooMany string, problems []LineError,
+func ReadCSVRows(r *csv.Reader, headerLine, columns, maxRows int, tooMany string, problems []LineError,
 	row func(line int, record []string, problems []LineError) []LineError) (_ []LineError, lastLine int) {
 	lastLine = headerLine
 	rows := 0
@@ -77,12 +78,12 @@ func readCSVRows(r *csv.Reader, headerLine, columns, maxRows int, tooMany string
 			break
 		}
 		if err != nil {
-			problems = append(problems, csvSyntaxError(err))
+			problems = append(problems, CsvSyntaxError(err))
 			break
 		}
 		line, _ := r.FieldPos(0)
 		lastLine = line
-		if allBlank(record) {
+		if AllBlank(record) {
 			continue
 		}
 		if rows++; rows > maxRows {
@@ -101,7 +102,7 @@ func readCSVRows(r *csv.Reader, headerLine, columns, maxRows int, tooMany string
 // csvColumns reads an upload's header row into column names (trimmed, lower
 // case), reporting each column not in known (with unknown as the message),
 // each repeated column and then each required column that is missing.
-func csvColumns(header []string, line int, known []string, unknown string, required ...string) ([]string, []LineError) {
+func CSVColumns(header []string, line int, known []string, unknown string, required ...string) ([]string, []LineError) {
 	var problems []LineError
 	columns := make([]string, len(header))
 	seen := map[string]bool{}
@@ -122,4 +123,37 @@ func csvColumns(header []string, line int, known []string, unknown string, requi
 		}
 	}
 	return columns, problems
+}
+
+// appendDuplicate records value as seen on line, or reports both lines when
+// an earlier line has it already.
+func AppendDuplicate(problems []LineError, seen map[string]int, value string, line int, field string) []LineError {
+	first, dup := seen[value]
+	if !dup {
+		seen[value] = line
+		return problems
+	}
+	return append(problems,
+		LineError{Line: first, Field: field, Message: fmt.Sprintf("same %s as line %d", strings.ReplaceAll(field, "_", " "), line)},
+		LineError{Line: line, Field: field, Message: fmt.Sprintf("same %s as line %d", strings.ReplaceAll(field, "_", " "), first)},
+	)
+}
+
+func AllBlank(record []string) bool {
+	for _, c := range record {
+		if strings.TrimSpace(c) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// csvSyntaxError turns an encoding/csv error into a LineError at the line
+// where the broken row starts.
+func CsvSyntaxError(err error) LineError {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return LineError{Line: pe.StartLine, Message: "is not valid CSV: " + pe.Err.Error()}
+	}
+	return LineError{Line: 1, Message: "is not valid CSV: " + err.Error()}
 }

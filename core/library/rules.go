@@ -317,7 +317,7 @@ func (d BookDraft) Normalized() BookDraft {
 // Limits of a library book's fields.
 const (
 	maxBookTitle    = 300
-	maxBookAuthor   = 200
+	MaxBookAuthor   = 200
 	maxCoverURL     = 2048
 	maxBookCopies   = 1000
 	maxCopiesPerAdd = 500
@@ -332,7 +332,7 @@ func ValidateBookDraft(d BookDraft) error {
 	if n := utf8.RuneCountInString(d.Title); n < 1 || n > maxBookTitle {
 		fields.Add("title", "must be between 1 and 300 characters")
 	}
-	if n := utf8.RuneCountInString(d.Author); n < 1 || n > maxBookAuthor {
+	if n := utf8.RuneCountInString(d.Author); n < 1 || n > MaxBookAuthor {
 		fields.Add("author", "must be between 1 and 200 characters")
 	}
 	validateDraftRest(d, fields)
@@ -343,7 +343,7 @@ func ValidateBookDraft(d BookDraft) error {
 // ValidateBookDraft does, except that the title may be as long as
 // MaxImportedTitle and the author may be missing: a catalogue record is
 // taken as the cataloguer wrote it.
-func validateImportedDraft(d BookDraft) error {
+func ValidateImportedDraft(d BookDraft) error {
 	d = d.Normalized()
 	fields := errs.FieldErrors{}
 	if n := utf8.RuneCountInString(d.Title); n < 1 {
@@ -351,8 +351,8 @@ func validateImportedDraft(d BookDraft) error {
 	} else if n > MaxImportedTitle {
 		fields.Add("title", fmt.Sprintf("must be at most %d characters", MaxImportedTitle))
 	}
-	if n := utf8.RuneCountInString(d.Author); n > maxBookAuthor {
-		fields.Add("author", fmt.Sprintf("must be at most %d characters", maxBookAuthor))
+	if n := utf8.RuneCountInString(d.Author); n > MaxBookAuthor {
+		fields.Add("author", fmt.Sprintf("must be at most %d characters", MaxBookAuthor))
 	}
 	validateDraftRest(d, fields)
 	return fields.Err()
@@ -405,3 +405,9 @@ func ValidateCopyCount(n int) error {
 	}
 	return nil
 }
+
+// MaxImportedTitle bounds the title of a book a holdings file makes. A
+// catalogue record's title, subtitle and part names together may pass the
+// 300 characters a librarian types at most; the stores keep such a title
+// whole, and only one past this bound is cut.
+const MaxImportedTitle = 1000

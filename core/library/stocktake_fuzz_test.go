@@ -32,7 +32,7 @@ func FuzzParseScanFile(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	// Barcode lists other tools wrote (testdata/README.md), as published.
-	for _, b := range outsideFiles(f, scansDir) {
+	for _, b := range scanFiles(f) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

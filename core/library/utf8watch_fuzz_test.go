@@ -31,7 +31,7 @@ func FuzzUTF8Watch(f *testing.F) {
 		f.Add([]byte(s), uint8(2))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, chunk uint8) {
-		w := newUTF8Watch(&chunkReader{data: data, n: int(chunk%8) + 1})
+		w := NewUTF8Watch(&chunkReader{data: data, n: int(chunk%8) + 1})
 		var got bytes.Buffer
 		if _, err := io.Copy(&got, io.LimitReader(w, int64(len(data)/2))); err != nil {
 			t.Fatal(err)
@@ -39,7 +39,7 @@ func FuzzUTF8Watch(f *testing.F) {
 		if _, err := io.Copy(&got, w); err != nil {
 			t.Fatal(err)
 		}
-		readable, bad := w.finish()
+		readable, bad := w.Finish()
 		want := 0
 		if !utf8.Valid(data) {
 			want = firstInvalidLine(data)

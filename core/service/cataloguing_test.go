@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/ports"
@@ -43,7 +44,7 @@ func (c fakeCodec) Decode(_ string, _ io.Reader, record func(library.HoldingReco
 
 func (c fakeCodec) EncodeMARCXML(io.Writer, []library.HoldingRecord) error { return nil }
 
-func (c fakeCodec) WithItemFields(library.ItemFields) ports.RecordCodec { return c }
+func (c fakeCodec) WithItemFields(holdingsfile.ItemFields) ports.RecordCodec { return c }
 
 var matildaRecord = library.HoldingRecord{Title: "Matilda /", Authors: []string{"Dahl, Roald."}, ISBNs: []string{"9780142410370"},
 	BookDetails: library.BookDetails{Publisher: "Puffin Books,", PublishedYear: 2007, Subjects: []string{"Gifted children"}}}

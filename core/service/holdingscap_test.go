@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/service/usecase"
@@ -29,7 +30,7 @@ func (c *countingCodec) Decode(_ string, _ io.Reader, record func(library.Holdin
 	return nil
 }
 
-func (c *countingCodec) WithItemFields(library.ItemFields) ports.RecordCodec { return c }
+func (c *countingCodec) WithItemFields(holdingsfile.ItemFields) ports.RecordCodec { return c }
 
 func (c *countingCodec) EncodeMARCXML(io.Writer, []library.HoldingRecord) error { return nil }
 
@@ -38,23 +39,23 @@ func (c *countingCodec) EncodeMARCXML(io.Writer, []library.HoldingRecord) error 
 // naming the record past the cap, and its reading stops there.
 func TestHoldingsImportMARCRecordCap(t *testing.T) {
 	lf := newLibFixture(t)
-	at := &countingCodec{n: library.MaxMARCRecords}
+	at := &countingCodec{n: holdingsfile.MaxMARCRecords}
 	lf.useLibrary(service.LibraryConfig{Codec: at})
-	rep, err := lf.lib.HoldingsFiles.Import(as(lf.librarian), "", library.HoldingsMARCXML, library.ItemFields{}, library.BytesUpload([]byte("<collection/>")), true)
-	if err != nil || len(rep.Problems) != 0 || at.handed != library.MaxMARCRecords {
-		t.Fatalf("a file of %d records: %d problems, %d read, %v; want it read whole", library.MaxMARCRecords, len(rep.Problems), at.handed, err)
+	rep, err := lf.lib.HoldingsFiles.Import(as(lf.librarian), "", holdingsfile.HoldingsMARCXML, holdingsfile.ItemFields{}, library.BytesUpload([]byte("<collection/>")), true)
+	if err != nil || len(rep.Problems) != 0 || at.handed != holdingsfile.MaxMARCRecords {
+		t.Fatalf("a file of %d records: %d problems, %d read, %v; want it read whole", holdingsfile.MaxMARCRecords, len(rep.Problems), at.handed, err)
 	}
-	over := &countingCodec{n: library.MaxMARCRecords + 100}
+	over := &countingCodec{n: holdingsfile.MaxMARCRecords + 100}
 	lf.useLibrary(service.LibraryConfig{Codec: over})
-	rep, err = lf.lib.HoldingsFiles.Import(as(lf.librarian), "", library.HoldingsMARCXML, library.ItemFields{}, library.BytesUpload([]byte("<collection/>")), true)
+	rep, err = lf.lib.HoldingsFiles.Import(as(lf.librarian), "", holdingsfile.HoldingsMARCXML, holdingsfile.ItemFields{}, library.BytesUpload([]byte("<collection/>")), true)
 	if err != nil && !errs.Is(err, errs.Invalid) {
 		t.Fatal(err)
 	}
-	if over.handed != library.MaxMARCRecords+1 {
-		t.Errorf("read %d records of a file too large, want to stop at %d", over.handed, library.MaxMARCRecords+1)
+	if over.handed != holdingsfile.MaxMARCRecords+1 {
+		t.Errorf("read %d records of a file too large, want to stop at %d", over.handed, holdingsfile.MaxMARCRecords+1)
 	}
-	if len(rep.Problems) != 1 || rep.Problems[0].Line != library.MaxMARCRecords+1 {
-		t.Fatalf("a file of %d records: problems %+v, want one on record %d", over.n, rep.Problems, library.MaxMARCRecords+1)
+	if len(rep.Problems) != 1 || rep.Problems[0].Line != holdingsfile.MaxMARCRecords+1 {
+		t.Fatalf("a file of %d records: problems %+v, want one on record %d", over.n, rep.Problems, holdingsfile.MaxMARCRecords+1)
 	}
 }
 
@@ -78,10 +79,10 @@ func TestHoldingsCommitGoesToAJobByItsRecords(t *testing.T) {
 		file   library.Upload
 		job    bool
 	}{
-		{name: "CSVAtTheLimit", format: library.HoldingsCSV, file: csvOf(usecase.AsyncImportRecords)},
-		{name: "CSVPastIt", format: library.HoldingsCSV, file: csvOf(usecase.AsyncImportRecords + 1), job: true},
-		{name: "MARCAtTheLimit", format: library.HoldingsMARCXML, codec: &countingCodec{n: usecase.AsyncImportRecords}},
-		{name: "MARCPastIt", format: library.HoldingsMARCXML, codec: &countingCodec{n: usecase.AsyncImportRecords + 1}, job: true},
+		{name: "CSVAtTheLimit", format: holdingsfile.HoldingsCSV, file: csvOf(usecase.AsyncImportRecords)},
+		{name: "CSVPastIt", format: holdingsfile.HoldingsCSV, file: csvOf(usecase.AsyncImportRecords + 1), job: true},
+		{name: "MARCAtTheLimit", format: holdingsfile.HoldingsMARCXML, codec: &countingCodec{n: usecase.AsyncImportRecords}},
+		{name: "MARCPastIt", format: holdingsfile.HoldingsMARCXML, codec: &countingCodec{n: usecase.AsyncImportRecords + 1}, job: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			lf := newLibFixture(t)
@@ -90,7 +91,7 @@ func TestHoldingsCommitGoesToAJobByItsRecords(t *testing.T) {
 				lf.useLibrary(service.LibraryConfig{Codec: tt.codec})
 				file = library.BytesUpload([]byte("<collection/>"))
 			}
-			rep, job, err := lf.lib.HoldingsFiles.ImportFile(as(lf.librarian), "", tt.format, library.ItemFields{}, file, false, false)
+			rep, job, err := lf.lib.HoldingsFiles.ImportFile(as(lf.librarian), "", tt.format, holdingsfile.ItemFields{}, file, false, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,8 +110,8 @@ func TestHoldingsCommitGoesToAJobByItsRecords(t *testing.T) {
 		})
 	}
 	lf := newLibFixture(t)
-	lf.useLibrary(service.LibraryConfig{Codec: &countingCodec{n: library.MaxMARCRecords + 1}})
-	_, job, err := lf.lib.HoldingsFiles.ImportFile(as(lf.librarian), "", library.HoldingsMARCXML, library.ItemFields{}, library.BytesUpload([]byte("<collection/>")), false, false)
+	lf.useLibrary(service.LibraryConfig{Codec: &countingCodec{n: holdingsfile.MaxMARCRecords + 1}})
+	_, job, err := lf.lib.HoldingsFiles.ImportFile(as(lf.librarian), "", holdingsfile.HoldingsMARCXML, holdingsfile.ItemFields{}, library.BytesUpload([]byte("<collection/>")), false, false)
 	if !errs.Is(err, errs.Invalid) || job.ID != "" {
 		t.Fatalf("commit of a file past the record cap = job %+v, %v; want refused at once", job, err)
 	}

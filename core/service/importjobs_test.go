@@ -10,7 +10,9 @@ import (
 
 	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/service/students"
 	"github.com/readinglibrary/service/core/service/usecase"
@@ -42,7 +44,7 @@ func TestStopImportsEndsARunningJob(t *testing.T) {
 	lib.SetClock(lf.clock.Now, nil)
 
 	file := []byte("title,author,barcode\nStopped Book,A Writer,STOP-1\n")
-	_, job, err := lib.HoldingsFiles.ImportFile(as(lf.librarian), "", library.HoldingsCSV, library.ItemFields{}, library.BytesUpload(file), false, true)
+	_, job, err := lib.HoldingsFiles.ImportFile(as(lf.librarian), "", holdingsfile.HoldingsCSV, holdingsfile.ItemFields{}, library.BytesUpload(file), false, true)
 	if err != nil || job.ID == "" || job.State != library.ImportJobRunning {
 		t.Fatalf("ImportFile = %+v, %v; want a running job", job, err)
 	}
@@ -66,7 +68,7 @@ func TestStopImportsEndsARunningJob(t *testing.T) {
 		t.Fatalf("copies of the stopped job = %v, %v; want none", cps, err)
 	}
 	// The school can import again.
-	if _, _, err := lib.HoldingsFiles.ImportFile(as(lf.librarian), "", library.HoldingsCSV, library.ItemFields{}, library.BytesUpload(file), true, true); err != nil {
+	if _, _, err := lib.HoldingsFiles.ImportFile(as(lf.librarian), "", holdingsfile.HoldingsCSV, holdingsfile.ItemFields{}, library.BytesUpload(file), true, true); err != nil {
 		t.Fatalf("a job after the stopped one: %v", err)
 	}
 	lib.StopImports(context.Background())
@@ -168,7 +170,7 @@ type slowRoster struct {
 	once    sync.Once
 }
 
-func (s *slowRoster) ApplyRoster(ctx context.Context, c library.RosterChange) error {
+func (s *slowRoster) ApplyRoster(ctx context.Context, c roster.RosterChange) error {
 	first := false
 	s.once.Do(func() { first = true; close(s.started) })
 	if !first {
@@ -213,10 +215,10 @@ func TestRosterSyncJobHoldsTheSchoolsSlot(t *testing.T) {
 		t.Fatalf("second Sync = %+v, %v (details %v); want import_running naming %s", again, err, e.Details, job.ID)
 	}
 	file := []byte("title,author,barcode\nHeld Book,A Writer,HELD-1\n")
-	if _, _, err := lib.HoldingsFiles.ImportFile(as(lf.librarian), "", library.HoldingsCSV, library.ItemFields{}, library.BytesUpload(file), false, true); !errs.Is(err, errs.Conflict) {
+	if _, _, err := lib.HoldingsFiles.ImportFile(as(lf.librarian), "", holdingsfile.HoldingsCSV, holdingsfile.ItemFields{}, library.BytesUpload(file), false, true); !errs.Is(err, errs.Conflict) {
 		t.Fatalf("holdings import job during a roster sync: %v, want Conflict", err)
 	}
-	if _, _, err := lib.HoldingsFiles.ImportFile(as(lf.librarianB), "", library.HoldingsCSV, library.ItemFields{}, library.BytesUpload(file), true, true); err != nil {
+	if _, _, err := lib.HoldingsFiles.ImportFile(as(lf.librarianB), "", holdingsfile.HoldingsCSV, holdingsfile.ItemFields{}, library.BytesUpload(file), true, true); err != nil {
 		t.Fatalf("another school's job during the sync: %v", err)
 	}
 	roster.DryRun = true
@@ -270,7 +272,7 @@ func TestUploadSlotsAreShared(t *testing.T) {
 		}
 	}
 	file := library.BytesUpload([]byte("title,author,barcode\nHeld Book,A Writer,HELD-1\n"))
-	_, _, err = lib.HoldingsFiles.ImportFile(as(lf.librarianB), "", library.HoldingsCSV, library.ItemFields{}, file, true, false)
+	_, _, err = lib.HoldingsFiles.ImportFile(as(lf.librarianB), "", holdingsfile.HoldingsCSV, holdingsfile.ItemFields{}, file, true, false)
 	busy("another school's holdings dry run", err)
 	_, err = lib.Students.Import(as(lf.librarianB), "", library.BytesUpload([]byte("name,student_number\nNew Pupil,N-1\n")))
 	busy("another school's student file", err)
@@ -308,7 +310,7 @@ func TestJobErrorsAreTold(t *testing.T) {
 		OnJobError: func(op string, err error) { told <- op + ": " + err.Error() },
 	})
 	file := []byte("title,author,barcode\nBroken Book,A Writer,BROKEN-1\n")
-	_, job, err := lib.HoldingsFiles.ImportFile(as(lf.librarian), "", library.HoldingsCSV, library.ItemFields{}, library.BytesUpload(file), false, true)
+	_, job, err := lib.HoldingsFiles.ImportFile(as(lf.librarian), "", holdingsfile.HoldingsCSV, holdingsfile.ItemFields{}, library.BytesUpload(file), false, true)
 	if err != nil {
 		t.Fatal(err)
 	}

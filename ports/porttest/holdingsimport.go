@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
 )
@@ -48,12 +49,12 @@ func testImportLookups(t *testing.T, r ports.Repositories) {
 	if ids := importBookIDs(got); !slices.Equal(ids, []string{withISBN.ID}) {
 		t.Errorf("BooksByISBNs = %v, want only school A's Matilda %s", ids, withISBN.ID)
 	}
-	got, err = r.HoldingsImports.BooksByMatchKeys(ctx(t), schoolA, []string{library.MatchKey("EMILE ET LES DETECTIVES", "erich kastner")})
+	got, err = r.HoldingsImports.BooksByMatchKeys(ctx(t), schoolA, []string{holdingsfile.MatchKey("EMILE ET LES DETECTIVES", "erich kastner")})
 	must(t, "BooksByMatchKeys", err)
 	if ids := importBookIDs(got); !slices.Equal(ids, []string{accented.ID}) {
 		t.Errorf("BooksByMatchKeys = %v, want %s", ids, accented.ID)
 	}
-	got, err = r.HoldingsImports.BooksByMatchKeys(ctx(t), schoolB, []string{library.MatchKey(accented.Title, accented.Author)})
+	got, err = r.HoldingsImports.BooksByMatchKeys(ctx(t), schoolB, []string{holdingsfile.MatchKey(accented.Title, accented.Author)})
 	must(t, "BooksByMatchKeys other school", err)
 	if len(got) != 0 {
 		t.Errorf("BooksByMatchKeys of another school = %v, want none", importBookIDs(got))
@@ -121,7 +122,7 @@ func testImportStores(t *testing.T, r ports.Repositories) {
 	if !slices.Equal(codes, want) {
 		t.Errorf("CopiesOfBooks codes = %q, want %q (by book id, then code)", codes, want)
 	}
-	byKey, err := r.HoldingsImports.BooksByMatchKeys(ctx(t), school, []string{library.MatchKey("the bfg", b2.Author)})
+	byKey, err := r.HoldingsImports.BooksByMatchKeys(ctx(t), school, []string{holdingsfile.MatchKey("the bfg", b2.Author)})
 	must(t, "BooksByMatchKeys imported", err)
 	if ids := importBookIDs(byKey); !slices.Equal(ids, []string{b2.ID}) {
 		t.Errorf("BooksByMatchKeys = %v, want the imported BFG", ids)

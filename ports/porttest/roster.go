@@ -7,6 +7,7 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -34,7 +35,7 @@ func testRosterApply(t *testing.T, r ports.Repositories) {
 	bob.StudentNumber = old[1].StudentNumber
 	add := newStudents(school, "cy")
 	add[0].ExternalID = "ext-cy"
-	must(t, "ApplyRoster", r.Students.ApplyRoster(c, library.RosterChange{SchoolID: school, Add: add,
+	must(t, "ApplyRoster", r.Students.ApplyRoster(c, roster.RosterChange{SchoolID: school, Add: add,
 		Changed: []user.Account{ann, bob}, Before: []user.Account{old[0], old[1]}}))
 	got := studentsByID(t, r, school)
 	if len(got) != 3 {
@@ -54,7 +55,7 @@ func testRosterApply(t *testing.T, r ports.Repositories) {
 	must(t, "Create", r.Accounts.Create(c, numberless))
 	numbered := numberless
 	numbered.StudentNumber = "D-1"
-	must(t, "ApplyRoster (first number)", r.Students.ApplyRoster(c, library.RosterChange{SchoolID: school,
+	must(t, "ApplyRoster (first number)", r.Students.ApplyRoster(c, roster.RosterChange{SchoolID: school,
 		Changed: []user.Account{numbered}, Before: []user.Account{numberless}}))
 	wantErr(t, "ClaimNumber of the new number", r.Students.ClaimNumber(c, school, "d-1", uuid.NewString()), errs.Conflict, "student_number_exists")
 }
@@ -70,8 +71,8 @@ func testRosterAllOrNothing(t *testing.T, r ports.Repositories) {
 	// The new student's number is fay's: the whole change is refused.
 	add := newStudents(school, "gus")
 	add[0].StudentNumber = taken[0].StudentNumber
-	ro := library.Rollover{SchoolID: school, SchoolYear: "2026", LeavingGrade: "12", At: base}
-	err := r.Students.ApplyRoster(c, library.RosterChange{SchoolID: school, Add: add,
+	ro := roster.Rollover{SchoolID: school, SchoolYear: "2026", LeavingGrade: "12", At: base}
+	err := r.Students.ApplyRoster(c, roster.RosterChange{SchoolID: school, Add: add,
 		Changed: []user.Account{eve}, Before: []user.Account{old[0]}, Rollover: &ro})
 	wantErr(t, "ApplyRoster with a taken number", err, errs.Conflict, "student_number_exists")
 	got := studentsByID(t, r, school)
@@ -83,7 +84,7 @@ func testRosterAllOrNothing(t *testing.T, r ports.Repositories) {
 	wantErr(t, "Rollover of a refused ApplyRoster", err, errs.NotFound, "rollover_not_found")
 	// The same change without the clash goes through, rollover included.
 	add[0].StudentNumber = "G-1"
-	must(t, "ApplyRoster again", r.Students.ApplyRoster(c, library.RosterChange{SchoolID: school, Add: add,
+	must(t, "ApplyRoster again", r.Students.ApplyRoster(c, roster.RosterChange{SchoolID: school, Add: add,
 		Changed: []user.Account{eve}, Before: []user.Account{old[0]}, Rollover: &ro}))
 	checkAccount(t, "student after ApplyRoster", studentsByID(t, r, school)[eve.ID], eve)
 }
@@ -92,17 +93,17 @@ func testRosterExternalIDUnique(t *testing.T, r ports.Repositories) {
 	c, school, other := ctx(t), uuid.NewString(), uuid.NewString()
 	a := newStudents(school, "hal")
 	a[0].ExternalID = "X-1"
-	must(t, "ApplyRoster", r.Students.ApplyRoster(c, library.RosterChange{SchoolID: school, Add: a}))
+	must(t, "ApplyRoster", r.Students.ApplyRoster(c, roster.RosterChange{SchoolID: school, Add: a}))
 	b := newStudents(school, "ida")
 	b[0].ExternalID = "X-1"
-	wantErr(t, "ApplyRoster with a taken external id", r.Students.ApplyRoster(c, library.RosterChange{SchoolID: school, Add: b}), errs.Conflict, "external_id_exists")
+	wantErr(t, "ApplyRoster with a taken external id", r.Students.ApplyRoster(c, roster.RosterChange{SchoolID: school, Add: b}), errs.Conflict, "external_id_exists")
 	if got := studentsByID(t, r, school); len(got) != 1 {
 		t.Errorf("students after a refused add = %d, want 1", len(got))
 	}
 	// Another school may use the same id.
 	o := newStudents(other, "hal2")
 	o[0].ExternalID = "X-1"
-	must(t, "ApplyRoster in another school", r.Students.ApplyRoster(c, library.RosterChange{SchoolID: other, Add: o}))
+	must(t, "ApplyRoster in another school", r.Students.ApplyRoster(c, roster.RosterChange{SchoolID: other, Add: o}))
 }
 
 func testRolloverOnce(t *testing.T, r ports.Repositories) {
@@ -111,9 +112,9 @@ func testRolloverOnce(t *testing.T, r ports.Repositories) {
 	must(t, "ImportStudents", r.Students.ImportStudents(c, old))
 	jo := old[0]
 	jo.Grade = "8"
-	ro := library.Rollover{SchoolID: school, SchoolYear: "2025-2026", LeavingGrade: "12", Promoted: 1, At: base}
+	ro := roster.Rollover{SchoolID: school, SchoolYear: "2025-2026", LeavingGrade: "12", Promoted: 1, At: base}
 	errs2 := race(4, func(int) error {
-		return r.Students.ApplyRoster(c, library.RosterChange{SchoolID: school, Changed: []user.Account{jo}, Before: []user.Account{old[0]}, Rollover: &ro})
+		return r.Students.ApplyRoster(c, roster.RosterChange{SchoolID: school, Changed: []user.Account{jo}, Before: []user.Account{old[0]}, Rollover: &ro})
 	})
 	won := 0
 	for _, err := range errs2 {
@@ -133,5 +134,5 @@ func testRolloverOnce(t *testing.T, r ports.Repositories) {
 	}
 	next := ro
 	next.SchoolYear = "2026-2027"
-	must(t, "ApplyRoster of the next year", r.Students.ApplyRoster(c, library.RosterChange{SchoolID: school, Rollover: &next}))
+	must(t, "ApplyRoster of the next year", r.Students.ApplyRoster(c, roster.RosterChange{SchoolID: school, Rollover: &next}))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -85,7 +86,7 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 	ports.KindLoanEndings:    reflect.TypeFor[library.LoanEnding](),
 	ports.KindCharges:        reflect.TypeFor[library.Charge](),
 	ports.KindSettlements:    reflect.TypeFor[library.Settlement](),
-	ports.KindRollovers:      reflect.TypeFor[library.Rollover](),
+	ports.KindRollovers:      reflect.TypeFor[roster.Rollover](),
 	ports.KindStocktakes:     reflect.TypeFor[library.Stocktake](),
 	ports.KindStocktakeScans: reflect.TypeFor[library.StocktakeScan](),
 	ports.KindImportJobs:     reflect.TypeFor[library.ImportJob](),
@@ -185,10 +186,10 @@ func testTransferKeysHold(t *testing.T, b ports.Repositories, s *transferSeed) {
 	if !sameTime(ro.At, s.rollover.At) || ro.LeavingGrade != s.rollover.LeavingGrade || ro.Left != 1 {
 		t.Errorf("Students.Rollover on B = %+v, want %+v", ro, s.rollover)
 	}
-	wantErr(t, "Students.ApplyRoster of a copied rollover", b.Students.ApplyRoster(c, library.RosterChange{SchoolID: alder.ID, Rollover: &s.rollover}), errs.Conflict, "rollover_done")
+	wantErr(t, "Students.ApplyRoster of a copied rollover", b.Students.ApplyRoster(c, roster.RosterChange{SchoolID: alder.ID, Rollover: &s.rollover}), errs.Conflict, "rollover_done")
 	twin := newStudent(alder.ID, "Émile Twin", "")
 	twin.ExternalID = s.pupil.ExternalID
-	wantErr(t, "Students.ApplyRoster with a copied external id", b.Students.ApplyRoster(c, library.RosterChange{SchoolID: alder.ID, Add: []user.Account{twin}}), errs.Conflict, "external_id_exists")
+	wantErr(t, "Students.ApplyRoster with a copied external id", b.Students.ApplyRoster(c, roster.RosterChange{SchoolID: alder.ID, Add: []user.Account{twin}}), errs.Conflict, "external_id_exists")
 	wantErr(t, "Schools.Create with a copied domain", b.Schools.Create(c, newSchool("Other", alder.Domain)), errs.Conflict, "school_exists")
 	wantErr(t, "RefreshTokens.Create of a copied token", b.RefreshTokens.Create(c, s.tokens[2]), errs.Conflict, "refresh_token_exists")
 	wantErr(t, "RefreshTokens.ClaimRotation of a rotated token", b.RefreshTokens.ClaimRotation(c, s.tokens[0].Hash, base), errs.Conflict, "refresh_token_reused")

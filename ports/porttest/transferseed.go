@@ -13,6 +13,7 @@ import (
 	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -71,7 +72,7 @@ type transferSeed struct {
 	endings     []library.LoanEnding // of the returned and the incomplete loan
 	charges     []library.Charge     // the pupil's for the returned loan (settled), the student's for the open one
 	settlements []library.Settlement // of both charges
-	rollover    library.Rollover     // Alder's, which took the pupil off the roll and gave them an external id
+	rollover    roster.Rollover      // Alder's, which took the pupil off the roll and gave them an external id
 	stocktakes  []library.Stocktake  // a closed one of a range, an open one of the whole collection
 	scans       []library.StocktakeScan
 	importJobs  []library.ImportJob // a finished one and a running one of Alder
@@ -120,12 +121,12 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	s.accounts[0] = s.librarian
 	before := s.pupil
 	s.pupil.ExternalID, s.pupil.Inactive, s.pupil.UpdatedAt = "SIS-7", true, base.Add(4*time.Hour)
-	s.rollover = library.Rollover{SchoolID: alder.ID, SchoolYear: "2025-2026", LeavingGrade: "12", Promoted: 0, Left: 1, At: base.Add(4 * time.Hour)}
-	must(t, "Students.ApplyRoster", r.Students.ApplyRoster(c, library.RosterChange{SchoolID: alder.ID,
+	s.rollover = roster.Rollover{SchoolID: alder.ID, SchoolYear: "2025-2026", LeavingGrade: "12", Promoted: 0, Left: 1, At: base.Add(4 * time.Hour)}
+	must(t, "Students.ApplyRoster", r.Students.ApplyRoster(c, roster.RosterChange{SchoolID: alder.ID,
 		Changed: []user.Account{s.pupil}, Before: []user.Account{before}, Rollover: &s.rollover}))
 	s.accounts[2] = s.pupil
-	birchYear := library.Rollover{SchoolID: s.schools[1].ID, SchoolYear: "2025", LeavingGrade: "Year 6", Promoted: 3, Left: 2, At: base.Add(5 * time.Hour)}
-	must(t, "Students.ApplyRoster (Birch)", r.Students.ApplyRoster(c, library.RosterChange{SchoolID: birchYear.SchoolID, Rollover: &birchYear}))
+	birchYear := roster.Rollover{SchoolID: s.schools[1].ID, SchoolYear: "2025", LeavingGrade: "Year 6", Promoted: 3, Left: 2, At: base.Add(5 * time.Hour)}
+	must(t, "Students.ApplyRoster (Birch)", r.Students.ApplyRoster(c, roster.RosterChange{SchoolID: birchYear.SchoolID, Rollover: &birchYear}))
 
 	// The repositories only ever store the active key (EnsureActive); a
 	// retired key, still needed to verify the tokens it signed, exists only

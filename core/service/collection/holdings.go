@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/usecase"
@@ -330,7 +331,7 @@ func (s *Holdings) CopyByCode(ctx context.Context, schoolParam, code string) (Co
 // our own code's canonical form. At most two lookups in the (school, code)
 // key.
 func (s *Holdings) copyByCode(ctx context.Context, schoolID, code string) (library.Copy, error) {
-	for _, c := range library.CopyCodeLookups(code) {
+	for _, c := range holdingsfile.CopyCodeLookups(code) {
 		cp, err := s.holdings.CopyByCode(ctx, schoolID, c)
 		if !errs.Is(err, errs.NotFound) {
 			return cp, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/readinglibrary/service/core/csvout"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/usecase"
@@ -81,7 +82,7 @@ type importPlan struct {
 // Errors: Invalid (format, items; validation_failed with details.lines),
 // Unavailable (a MARC file without a codec), Conflict "isbn_exists" or
 // "copy_code_exists" (taken by another request after the check), as scope.
-func (s *HoldingsFiles) Import(ctx context.Context, schoolParam, format string, items library.ItemFields, file library.Upload, dryRun bool) (library.ImportReport, error) {
+func (s *HoldingsFiles) Import(ctx context.Context, schoolParam, format string, items holdingsfile.ItemFields, file library.Upload, dryRun bool) (library.ImportReport, error) {
 	if err := s.checkFormat(format, true); err != nil {
 		return library.ImportReport{}, err
 	}
@@ -135,10 +136,10 @@ func importRefused(problems []library.LineError) error {
 // an export (CSV, MARCXML).
 func (s *HoldingsFiles) checkFormat(format string, importing bool) error {
 	switch format {
-	case library.HoldingsCSV:
+	case holdingsfile.HoldingsCSV:
 		return nil
-	case library.HoldingsMARCXML:
-	case library.HoldingsMARC21:
+	case holdingsfile.HoldingsMARCXML:
+	case holdingsfile.HoldingsMARC21:
 		if !importing {
 			return errs.InvalidField("format", "must be csv or marcxml")
 		}
@@ -155,8 +156,8 @@ func (s *HoldingsFiles) checkFormat(format string, importing bool) error {
 }
 
 // checkItemFields refuses items for a CSV file, whose items are its rows.
-func checkItemFields(format string, items library.ItemFields) error {
-	if !items.IsZero() && format == library.HoldingsCSV {
+func checkItemFields(format string, items holdingsfile.ItemFields) error {
+	if !items.IsZero() && format == holdingsfile.HoldingsCSV {
 		return errs.InvalidField("items", "names the field of a MARC file that holds its items; a CSV file has its barcode column")
 	}
 	return nil
@@ -164,7 +165,7 @@ func checkItemFields(format string, items library.ItemFields) error {
 
 // codecFor is the codec that reads a MARC file whose items are where items
 // says (the usual fields when it is zero).
-func (s *HoldingsFiles) codecFor(items library.ItemFields) ports.RecordCodec {
+func (s *HoldingsFiles) codecFor(items holdingsfile.ItemFields) ports.RecordCodec {
 	if items.IsZero() || s.codec == nil {
 		return s.codec
 	}
@@ -173,20 +174,20 @@ func (s *HoldingsFiles) codecFor(items library.ItemFields) ports.RecordCodec {
 
 // decode reads the file's records, fits and checks each one: the records,
 // their problems and their notices.
-func (s *HoldingsFiles) decode(format string, items library.ItemFields, file library.Upload) ([]library.HoldingRecord, []library.LineError, []library.LineError) {
+func (s *HoldingsFiles) decode(format string, items holdingsfile.ItemFields, file library.Upload) ([]library.HoldingRecord, []library.LineError, []library.LineError) {
 	records, problems := s.read(format, items, file)
 	var notices []library.LineError
-	barcodes := library.FileBarcodes{}
+	barcodes := holdingsfile.FileBarcodes{}
 	for i := range records {
 		var n []library.LineError
-		records[i], n = library.FitHoldingRecord(records[i])
+		records[i], n = holdingsfile.FitHoldingRecord(records[i])
 		notices = append(notices, n...)
-		if format != library.HoldingsCSV { // a CSV's rows are its copies: ParseHoldingsCSV refuses a repeat
+		if format != holdingsfile.HoldingsCSV { // a CSV's rows are its copies: ParseHoldingsCSV refuses a repeat
 			records[i], n = barcodes.Claim(records[i])
 			notices = append(notices, n...)
 		}
 	}
-	if format != library.HoldingsCSV { // ParseHoldingsCSV checks its rows itself
+	if format != holdingsfile.HoldingsCSV { // ParseHoldingsCSV checks its rows itself
 		problems = append(problems, s.check(records)...)
 	}
 	slices.SortStableFunc(problems, func(a, b library.LineError) int { return a.Line - b.Line })
@@ -195,12 +196,12 @@ func (s *HoldingsFiles) decode(format string, items library.ItemFields, file lib
 
 // read reads the file's records.
 // The file is read as a stream: the records are kept, not the file.
-func (s *HoldingsFiles) read(format string, items library.ItemFields, file library.Upload) ([]library.HoldingRecord, []library.LineError) {
-	if file.Size > library.MaxHoldingsBytes {
-		return nil, []library.LineError{{Message: fmt.Sprintf("the file is larger than %d MiB; import it in parts", library.MaxHoldingsBytes>>20)}}
+func (s *HoldingsFiles) read(format string, items holdingsfile.ItemFields, file library.Upload) ([]library.HoldingRecord, []library.LineError) {
+	if file.Size > holdingsfile.MaxHoldingsBytes {
+		return nil, []library.LineError{{Message: fmt.Sprintf("the file is larger than %d MiB; import it in parts", holdingsfile.MaxHoldingsBytes>>20)}}
 	}
-	if format == library.HoldingsCSV {
-		return library.ReadHoldingsCSV(file.Open)
+	if format == holdingsfile.HoldingsCSV {
+		return holdingsfile.ReadHoldingsCSV(file.Open)
 	}
 	unreadable := []library.LineError{{Message: "the file could not be read"}}
 	f, err := file.Open()
@@ -212,8 +213,8 @@ func (s *HoldingsFiles) read(format string, items library.ItemFields, file libra
 	if err != nil && !errors.Is(err, errTooManyRecords) {
 		return nil, unreadable
 	}
-	if len(records) > library.MaxMARCRecords {
-		return nil, []library.LineError{{Line: library.MaxMARCRecords + 1, Message: fmt.Sprintf("the file has more than %d records; import it in parts", library.MaxMARCRecords)}}
+	if len(records) > holdingsfile.MaxMARCRecords {
+		return nil, []library.LineError{{Line: holdingsfile.MaxMARCRecords + 1, Message: fmt.Sprintf("the file has more than %d records; import it in parts", holdingsfile.MaxMARCRecords)}}
 	}
 	if len(records) == 0 && len(problems) == 0 {
 		problems = append(problems, library.LineError{Message: "the file has no records"})
@@ -224,12 +225,12 @@ func (s *HoldingsFiles) read(format string, items library.ItemFields, file libra
 // countRecords is the number of records read would read from the file,
 // counted as it is read, none of them kept: the file is read again to
 // import it.
-func (s *HoldingsFiles) countRecords(format string, items library.ItemFields, file library.Upload) int {
-	if file.Size > library.MaxHoldingsBytes {
+func (s *HoldingsFiles) countRecords(format string, items holdingsfile.ItemFields, file library.Upload) int {
+	if file.Size > holdingsfile.MaxHoldingsBytes {
 		return 0
 	}
-	if format == library.HoldingsCSV {
-		return library.CountHoldingsCSV(file.Open)
+	if format == holdingsfile.HoldingsCSV {
+		return holdingsfile.CountHoldingsCSV(file.Open)
 	}
 	f, err := file.Open()
 	if err != nil {
@@ -248,7 +249,7 @@ func (s *HoldingsFiles) countRecords(format string, items library.ItemFields, fi
 func (s *HoldingsFiles) check(records []library.HoldingRecord) []library.LineError {
 	var problems []library.LineError
 	for _, r := range records {
-		problems = append(problems, library.ValidateHoldingRecord(r)...)
+		problems = append(problems, holdingsfile.ValidateHoldingRecord(r)...)
 	}
 	return problems
 }
@@ -274,7 +275,7 @@ func decodeUpToCap(codec ports.RecordCodec, format string, r io.Reader, each fun
 	n := 0
 	return codec.Decode(format, r, func(rec library.HoldingRecord) error {
 		each(rec)
-		if n++; n > library.MaxMARCRecords {
+		if n++; n > holdingsfile.MaxMARCRecords {
 			return errTooManyRecords
 		}
 		return nil
@@ -315,7 +316,7 @@ func (s *HoldingsFiles) plan(ctx context.Context, school library.School, records
 					continue
 				}
 				plan.report.Problems = append(plan.report.Problems, library.LineError{Line: itemLineOf(r, it), Field: "barcode",
-					Message: fmt.Sprintf("%q is already the code of a copy of another book in this school", library.ImportedCopyCode(it.Barcode))})
+					Message: fmt.Sprintf("%q is already the code of a copy of another book in this school", holdingsfile.ImportedCopyCode(it.Barcode))})
 				continue
 			}
 			plan.report.CopiesAdded++
@@ -354,7 +355,7 @@ func itemLineOf(r library.HoldingRecord, it library.HoldingItem) int {
 // its main author, its details, and the first item's shelf mark when the
 // record has none of its own.
 func newImportedBook(r library.HoldingRecord, id, schoolID string, now time.Time) library.Book {
-	d := library.RecordDraft(r)
+	d := holdingsfile.RecordDraft(r)
 	b := library.Book{ID: id, SchoolID: schoolID, ISBN: d.ISBN, Title: d.Title, Author: d.Author, CreatedAt: now,
 		BookDetails: d.BookDetails}
 	if b.CallNumber == "" {
@@ -371,7 +372,7 @@ func newImportedBook(r library.HoldingRecord, id, schoolID string, now time.Time
 // importedCopy is the copy an item of a record becomes: its barcode as
 // printed, and its call number when it is not its book's.
 func importedCopy(it library.HoldingItem, book library.Book, id string, now time.Time) library.Copy {
-	c := library.Copy{ID: id, SchoolID: book.SchoolID, BookID: book.ID, Code: library.ImportedCopyCode(it.Barcode), CreatedAt: now,
+	c := library.Copy{ID: id, SchoolID: book.SchoolID, BookID: book.ID, Code: holdingsfile.ImportedCopyCode(it.Barcode), CreatedAt: now,
 		CallNumber: library.NormalizeClassField(it.CallNumber), Location: library.NormalizeClassField(it.Location)}
 	if c.CallNumber == book.CallNumber {
 		c.CallNumber = ""
@@ -392,8 +393,8 @@ type importMatcher struct {
 func (s *HoldingsFiles) matcher(ctx context.Context, schoolID string, records []library.HoldingRecord) (*importMatcher, error) {
 	var isbns, keys []string
 	for _, r := range records {
-		isbns = append(isbns, library.RecordMatchISBNs(r)...)
-		keys = append(keys, library.MatchKey(r.Title, library.RecordAuthor(r)))
+		isbns = append(isbns, holdingsfile.RecordMatchISBNs(r)...)
+		keys = append(keys, holdingsfile.MatchKey(r.Title, holdingsfile.RecordAuthor(r)))
 	}
 	m := &importMatcher{byISBN: map[string]library.Book{}, byKey: map[string]library.Book{}, isNew: map[string]bool{}}
 	byISBN, err := s.imports.BooksByISBNs(ctx, schoolID, uniqueStrings(isbns))
@@ -409,7 +410,7 @@ func (s *HoldingsFiles) matcher(ctx context.Context, schoolID string, records []
 	}
 	slices.SortFunc(byKey, func(a, b library.Book) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	for _, b := range byKey {
-		k := library.MatchKey(b.Title, b.Author)
+		k := holdingsfile.MatchKey(b.Title, b.Author)
 		if _, ok := m.byKey[k]; !ok {
 			m.byKey[k] = b // the oldest of several books of one title and author
 		}
@@ -421,12 +422,12 @@ func (s *HoldingsFiles) matcher(ctx context.Context, schoolID string, records []
 // form of any of the record's, its cancelled ones last), then title and
 // author.
 func (m *importMatcher) find(r library.HoldingRecord) (library.Book, string, bool) {
-	for _, isbn := range library.RecordMatchISBNs(r) {
+	for _, isbn := range holdingsfile.RecordMatchISBNs(r) {
 		if b, ok := m.byISBN[isbn]; ok {
 			return b, "isbn", true
 		}
 	}
-	if b, ok := m.byKey[library.MatchKey(r.Title, library.RecordAuthor(r))]; ok {
+	if b, ok := m.byKey[holdingsfile.MatchKey(r.Title, holdingsfile.RecordAuthor(r))]; ok {
 		return b, "title_author", true
 	}
 	return library.Book{}, "", false
@@ -437,14 +438,14 @@ func (m *importMatcher) remember(b library.Book, r library.HoldingRecord) {
 	m.isNew[b.ID] = true
 	// Its own ISBNs, not its cancelled ones: a later record cancelling one
 	// of them names another book.
-	for _, isbn := range library.RecordISBNs(r) {
+	for _, isbn := range holdingsfile.RecordISBNs(r) {
 		for _, form := range library.ISBNForms(isbn) {
 			if _, ok := m.byISBN[form]; !ok {
 				m.byISBN[form] = b
 			}
 		}
 	}
-	if k := library.MatchKey(b.Title, b.Author); m.byKey[k].ID == "" {
+	if k := holdingsfile.MatchKey(b.Title, b.Author); m.byKey[k].ID == "" {
 		m.byKey[k] = b
 	}
 }
@@ -462,7 +463,7 @@ type codedCopies map[string]library.Copy
 // code of ours typed loosely, its canonical form (the desk would find that
 // copy when the label is scanned).
 func (c codedCopies) of(barcode string) (library.Copy, bool) {
-	for _, code := range library.CopyCodeLookups(barcode) {
+	for _, code := range holdingsfile.CopyCodeLookups(barcode) {
 		if cp, ok := c[code]; ok {
 			return cp, true
 		}
@@ -476,7 +477,7 @@ func (s *HoldingsFiles) storedCopies(ctx context.Context, schoolID string, recor
 	var codes []string
 	for _, r := range records {
 		for _, it := range r.Items {
-			codes = append(codes, library.CopyCodeLookups(it.Barcode)...)
+			codes = append(codes, holdingsfile.CopyCodeLookups(it.Barcode)...)
 		}
 	}
 	out := codedCopies{}
@@ -560,7 +561,7 @@ func (s *HoldingsFiles) Export(ctx context.Context, schoolParam, format string) 
 	}
 	out := HoldingsExport{Format: format, School: school}
 	out.Write = func(w io.Writer) error {
-		if format == library.HoldingsCSV {
+		if format == holdingsfile.HoldingsCSV {
 			return s.exportCSV(ctx, school.ID, w)
 		}
 		return s.exportMARCXML(ctx, school.ID, w)
@@ -596,13 +597,13 @@ func (s *HoldingsFiles) eachExportPage(ctx context.Context, schoolID string, pag
 
 func (s *HoldingsFiles) exportCSV(ctx context.Context, schoolID string, w io.Writer) error {
 	cw := csvout.NewWriter(w)
-	if err := library.WriteHoldingsCSVHeader(cw); err != nil {
+	if err := holdingsfile.WriteHoldingsCSVHeader(cw); err != nil {
 		return err
 	}
 	err := s.eachExportPage(ctx, schoolID, func(books []library.Book, copies map[string][]library.Copy) error {
 		for _, b := range books {
 			codes := usecase.Pluck(copies[b.ID], func(c library.Copy) string { return c.Code })
-			if err := library.WriteHoldingsCSVRows(cw, b, codes); err != nil {
+			if err := holdingsfile.WriteHoldingsCSVRows(cw, b, codes); err != nil {
 				return err
 			}
 		}
@@ -625,7 +626,7 @@ func (s *HoldingsFiles) exportMARCXML(ctx context.Context, schoolID string, w io
 	err := s.eachExportPage(ctx, schoolID, func(books []library.Book, copies map[string][]library.Copy) error {
 		records := make([]library.HoldingRecord, len(books))
 		for i, b := range books {
-			records[i] = library.BookRecord(b, copies[b.ID])
+			records[i] = holdingsfile.BookRecord(b, copies[b.ID])
 		}
 		var buf bytes.Buffer
 		if err := s.codec.EncodeMARCXML(&buf, records); err != nil {

@@ -3,6 +3,7 @@ package collection
 import (
 	"context"
 
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/usecase"
 )
@@ -16,7 +17,7 @@ import (
 // Errors: as Import; Conflict "import_running" (a job of the school is
 // running, of any kind); Unavailable "imports_busy" with RetryAfter (as
 // many imports as the process takes are being read).
-func (s *HoldingsFiles) ImportFile(ctx context.Context, schoolParam, format string, items library.ItemFields, file library.Upload, dryRun, async bool) (library.ImportReport, library.ImportJob, error) {
+func (s *HoldingsFiles) ImportFile(ctx context.Context, schoolParam, format string, items holdingsfile.ItemFields, file library.Upload, dryRun, async bool) (library.ImportReport, library.ImportJob, error) {
 	handedOff := false
 	defer func() {
 		if !handedOff {

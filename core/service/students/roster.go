@@ -8,6 +8,7 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
 )
@@ -46,36 +47,36 @@ type SyncInput struct {
 // parseRoster reads an upload into drafts and what the file says about
 // grades and homerooms. A simple CSV row must name its student by a stable
 // id (external_id) or a student number, or a later sync could not find it.
-func parseRoster(up RosterUpload) ([]library.StudentDraft, library.RosterOptions, []library.LineError) {
+func parseRoster(up RosterUpload) ([]roster.StudentDraft, roster.RosterOptions, []library.LineError) {
 	if up.OneRoster() {
 		files := up.Files
 		if up.Zip.Open != nil {
 			var problems []library.LineError
-			if files, problems = library.UnzipOneRoster(up.Zip); problems != nil {
-				return nil, library.RosterOptions{}, problems
+			if files, problems = roster.UnzipOneRoster(up.Zip); problems != nil {
+				return nil, roster.RosterOptions{}, problems
 			}
 		}
-		drafts, hasHomeroom, problems := library.ParseOneRoster(files)
-		return drafts, library.RosterOptions{HasGrade: true, HasHomeroom: hasHomeroom}, problems
+		drafts, hasHomeroom, problems := roster.ParseOneRoster(files)
+		return drafts, roster.RosterOptions{HasGrade: true, HasHomeroom: hasHomeroom}, problems
 	}
 	var (
-		drafts   []library.StudentDraft
+		drafts   []roster.StudentDraft
 		problems []library.LineError
-		opt      library.RosterOptions
+		opt      roster.RosterOptions
 	)
 	// Two passes over the file: the rows, then its header alone.
-	err := usecase.ReadUpload(up.CSV, func(r io.Reader) { drafts, problems = library.ParseStudentsCSV(r) })
+	err := usecase.ReadUpload(up.CSV, func(r io.Reader) { drafts, problems = roster.ParseStudentsCSV(r) })
 	if err == nil && problems == nil {
 		err = usecase.ReadUpload(up.CSV, func(r io.Reader) {
-			header := library.StudentsCSVHeader(r)
-			opt.HasGrade, opt.HasHomeroom = library.HasColumn(header, "grade"), library.HasColumn(header, "homeroom")
+			header := roster.StudentsCSVHeader(r)
+			opt.HasGrade, opt.HasHomeroom = roster.HasColumn(header, "grade"), roster.HasColumn(header, "homeroom")
 		})
 	}
 	if err != nil {
 		problems = []library.LineError{{Message: "the file could not be read"}}
 	}
 	if problems != nil {
-		return nil, library.RosterOptions{}, problems
+		return nil, roster.RosterOptions{}, problems
 	}
 	for _, d := range drafts {
 		if d.ExternalID == "" && d.StudentNumber == "" {
@@ -107,16 +108,16 @@ const AsyncRosterStudents = 500
 // another request took one meanwhile, Conflict "import_running" (a job of
 // the school is running), Unavailable "imports_busy" with RetryAfter (as
 // many uploads as the process takes are being read), as scope.
-func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (library.RosterReport, library.ImportJob, error) {
+func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (roster.RosterReport, library.ImportJob, error) {
 	school, err := s.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
-		return library.RosterReport{}, library.ImportJob{}, err
+		return roster.RosterReport{}, library.ImportJob{}, err
 	}
 	// The sync holds an upload slot while it reads and plans, and its job
 	// holds it until the job's work ends.
 	release, err := s.slots.Take()
 	if err != nil {
-		return library.RosterReport{}, library.ImportJob{}, err
+		return roster.RosterReport{}, library.ImportJob{}, err
 	}
 	handedOff := false
 	defer func() {
@@ -126,16 +127,16 @@ func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (
 	}()
 	drafts, opt, problems := parseRoster(in.RosterUpload)
 	if len(problems) > 0 {
-		return library.RosterReport{}, library.ImportJob{}, usecase.LineErrors(problems, "nothing was changed")
+		return roster.RosterReport{}, library.ImportJob{}, usecase.LineErrors(problems, "nothing was changed")
 	}
 	opt.Full = in.Full
 	existing, _, err := s.students.Search(ctx, library.StudentQuery{SchoolID: school.ID})
 	if err != nil {
-		return library.RosterReport{}, library.ImportJob{}, err
+		return roster.RosterReport{}, library.ImportJob{}, err
 	}
-	plan := library.PlanRoster(existing, drafts, opt, s.Now())
+	plan := roster.PlanRoster(existing, drafts, opt, s.Now())
 	if err := s.emailConflicts(ctx, &plan); err != nil {
-		return library.RosterReport{}, library.ImportJob{}, err
+		return roster.RosterReport{}, library.ImportJob{}, err
 	}
 	if in.DryRun {
 		return plan.Report, library.ImportJob{}, nil
@@ -143,19 +144,19 @@ func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (
 	if len(plan.Report.Conflicts) > 0 {
 		e := errs.E(errs.Conflict, errs.CodeRosterConflicts, "The roster has %d conflict(s) with the school's students; nothing was changed.", len(plan.Report.Conflicts))
 		e.Details = map[string]any{"report": plan.Report}
-		return library.RosterReport{}, library.ImportJob{}, e
+		return roster.RosterReport{}, library.ImportJob{}, e
 	}
 	add := make([]user.Account, 0, len(plan.Added))
 	for i, d := range plan.Added {
 		a, err := user.NewAccount(user.NewAccountParams{ID: s.NewID(), Email: d.Email, Name: d.Name, Role: user.RoleStudent, SchoolID: school.ID, Now: s.Now()})
 		if err != nil {
-			return library.RosterReport{}, library.ImportJob{}, err
+			return roster.RosterReport{}, library.ImportJob{}, err
 		}
 		a.StudentNumber, a.Grade, a.Homeroom, a.ExternalID = d.StudentNumber, d.Grade, d.Homeroom, d.ExternalID
 		add = append(add, a)
 		plan.Report.Added[i].ID = a.ID
 	}
-	change := library.RosterChange{SchoolID: school.ID, Add: add, Changed: plan.Changed, Before: plan.Before}
+	change := roster.RosterChange{SchoolID: school.ID, Add: add, Changed: plan.Changed, Before: plan.Before}
 	if n := len(add) + len(plan.Changed); n > AsyncRosterStudents {
 		// The job stores the plan made here, from the students as they
 		// are now: what the request checked is what is applied.
@@ -169,13 +170,13 @@ func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (
 			return usecase.ImportOutcome{Roster: &report}, nil
 		})
 		if err != nil {
-			return library.RosterReport{}, library.ImportJob{}, err
+			return roster.RosterReport{}, library.ImportJob{}, err
 		}
 		handedOff = true
-		return library.RosterReport{}, job, nil
+		return roster.RosterReport{}, job, nil
 	}
 	if err := s.students.ApplyRoster(ctx, change); err != nil {
-		return library.RosterReport{}, library.ImportJob{}, err
+		return roster.RosterReport{}, library.ImportJob{}, err
 	}
 	return plan.Report, library.ImportJob{}, nil
 }
@@ -190,7 +191,7 @@ func rosterFormat(up RosterUpload) string {
 
 // emailConflicts moves to the conflicts the rows whose email belongs to
 // another account: one lookup per new or changed email.
-func (s *Students) emailConflicts(ctx context.Context, plan *library.RosterPlan) error {
+func (s *Students) emailConflicts(ctx context.Context, plan *roster.RosterPlan) error {
 	taken := func(email, self string) (bool, error) {
 		if email == "" {
 			return false, nil
@@ -209,7 +210,7 @@ func (s *Students) emailConflicts(ctx context.Context, plan *library.RosterPlan)
 			return err
 		}
 		if bad {
-			plan.Report.Conflicts = append(plan.Report.Conflicts, library.RosterConflict{Line: d.Line, StudentNumber: d.StudentNumber,
+			plan.Report.Conflicts = append(plan.Report.Conflicts, roster.RosterConflict{Line: d.Line, StudentNumber: d.StudentNumber,
 				ExternalID: d.ExternalID, Message: "the email " + d.Email + " already has an account"})
 			continue
 		}
@@ -226,14 +227,14 @@ func (s *Students) emailConflicts(ctx context.Context, plan *library.RosterPlan)
 		}
 		if bad {
 			line := 0
-			if j := slices.IndexFunc(plan.Report.Changed, func(r library.RosterStudent) bool { return r.ID == a.ID }); j >= 0 {
+			if j := slices.IndexFunc(plan.Report.Changed, func(r roster.RosterStudent) bool { return r.ID == a.ID }); j >= 0 {
 				line = plan.Report.Changed[j].Line
 			}
-			plan.Report.Conflicts = append(plan.Report.Conflicts, library.RosterConflict{Line: line, StudentNumber: a.StudentNumber,
+			plan.Report.Conflicts = append(plan.Report.Conflicts, roster.RosterConflict{Line: line, StudentNumber: a.StudentNumber,
 				ExternalID: a.ExternalID, Message: "the email " + a.Email + " already has another account"})
 		}
 	}
-	slices.SortStableFunc(plan.Report.Conflicts, func(a, b library.RosterConflict) int { return a.Line - b.Line })
+	slices.SortStableFunc(plan.Report.Conflicts, func(a, b roster.RosterConflict) int { return a.Line - b.Line })
 	return nil
 }
 
@@ -251,39 +252,39 @@ type RolloverInput struct {
 // moves nobody twice. A grade it cannot read is reported, not changed.
 // Errors: Invalid (school_year, leaving_grade), Conflict "rollover_done",
 // as scope.
-func (s *Students) Rollover(ctx context.Context, schoolParam string, in RolloverInput) (library.RolloverPlan, error) {
+func (s *Students) Rollover(ctx context.Context, schoolParam string, in RolloverInput) (roster.RolloverPlan, error) {
 	fields := errs.FieldErrors{}
-	if !library.ValidSchoolYear(in.SchoolYear) {
+	if !roster.ValidSchoolYear(in.SchoolYear) {
 		fields.Add("school_year", "must be a school year such as 2026 or 2025-2026")
 	}
 	in.LeavingGrade = library.NormalizeClassField(in.LeavingGrade)
 	if err := fields.Err(); err != nil {
-		return library.RolloverPlan{}, err
+		return roster.RolloverPlan{}, err
 	}
 	school, err := s.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
-		return library.RolloverPlan{}, err
+		return roster.RolloverPlan{}, err
 	}
 	if _, err := s.students.Rollover(ctx, school.ID, in.SchoolYear); err == nil {
-		return library.RolloverPlan{}, library.ErrRolloverDone()
+		return roster.RolloverPlan{}, library.ErrRolloverDone()
 	} else if !errs.Is(err, errs.NotFound) {
-		return library.RolloverPlan{}, err
+		return roster.RolloverPlan{}, err
 	}
 	students, _, err := s.students.Search(ctx, library.StudentQuery{SchoolID: school.ID})
 	if err != nil {
-		return library.RolloverPlan{}, err
+		return roster.RolloverPlan{}, err
 	}
-	plan, ok := library.PlanRollover(students, in.SchoolYear, in.LeavingGrade, s.Now())
+	plan, ok := roster.PlanRollover(students, in.SchoolYear, in.LeavingGrade, s.Now())
 	if !ok {
-		return library.RolloverPlan{}, errs.InvalidField("leaving_grade", "is not a grade the rollover can read (K, 1 to 13, Grade N, Year N)")
+		return roster.RolloverPlan{}, errs.InvalidField("leaving_grade", "is not a grade the rollover can read (K, 1 to 13, Grade N, Year N)")
 	}
 	if in.DryRun {
 		return plan, nil
 	}
-	ro := library.Rollover{SchoolID: school.ID, SchoolYear: in.SchoolYear, LeavingGrade: plan.LeavingGrade,
+	ro := roster.Rollover{SchoolID: school.ID, SchoolYear: in.SchoolYear, LeavingGrade: plan.LeavingGrade,
 		Promoted: len(plan.Promoted), Left: len(plan.Leaving), At: s.Now().UTC()}
-	if err := s.students.ApplyRoster(ctx, library.RosterChange{SchoolID: school.ID, Changed: plan.Changed, Before: plan.Before, Rollover: &ro}); err != nil {
-		return library.RolloverPlan{}, err
+	if err := s.students.ApplyRoster(ctx, roster.RosterChange{SchoolID: school.ID, Changed: plan.Changed, Before: plan.Before, Rollover: &ro}); err != nil {
+		return roster.RolloverPlan{}, err
 	}
 	return plan, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
@@ -58,7 +59,7 @@ func (s *Students) Create(ctx context.Context, schoolParam string, in StudentInp
 	if err != nil {
 		return user.Account{}, err
 	}
-	fields := library.ValidateStudent(library.StudentDraft{Name: in.Name, Email: in.Email, StudentNumber: in.StudentNumber,
+	fields := roster.ValidateStudent(roster.StudentDraft{Name: in.Name, Email: in.Email, StudentNumber: in.StudentNumber,
 		Grade: in.Grade, Homeroom: in.Homeroom})
 	if in.Password != "" {
 		if msg := user.ValidateNewPassword(in.Password, in.Email, in.Name); msg != "" {
@@ -171,7 +172,7 @@ func (s *Students) Update(ctx context.Context, schoolParam, id string, ch Studen
 		}
 		return user.Account{}, library.ErrStudentNotFound()
 	}
-	d := library.StudentDraft{Name: a.Name, Grade: a.Grade, Homeroom: a.Homeroom}
+	d := roster.StudentDraft{Name: a.Name, Grade: a.Grade, Homeroom: a.Homeroom}
 	if ch.Name != nil {
 		d.Name = *ch.Name
 	}
@@ -184,7 +185,7 @@ func (s *Students) Update(ctx context.Context, schoolParam, id string, ch Studen
 	// Only the fields asked for are checked: a stored email that today's
 	// rules would refuse must not block a change of homeroom.
 	d = d.Normalized()
-	all := library.ValidateStudent(d)
+	all := roster.ValidateStudent(d)
 	fields := errs.FieldErrors{}
 	for _, f := range []string{"name", "grade", "homeroom"} {
 		if msg, bad := all[f]; bad {
@@ -246,10 +247,10 @@ func (s *Students) Import(ctx context.Context, schoolParam string, file library.
 	}
 	defer release()
 	var (
-		drafts   []library.StudentDraft
+		drafts   []roster.StudentDraft
 		lineErrs []library.LineError
 	)
-	if err := usecase.ReadUpload(file, func(r io.Reader) { drafts, lineErrs = library.ParseStudentsCSV(r) }); err != nil {
+	if err := usecase.ReadUpload(file, func(r io.Reader) { drafts, lineErrs = roster.ParseStudentsCSV(r) }); err != nil {
 		return nil, errs.Wrap(err, "The file could not be read.")
 	}
 	if len(lineErrs) == 0 {
@@ -275,7 +276,7 @@ func (s *Students) Import(ctx context.Context, schoolParam string, file library.
 	// request's deadline): a refused or cut-off file leaves no student.
 	// ApplyRoster with additions only is ImportStudents that also claims
 	// the external ids.
-	if err := s.students.ApplyRoster(ctx, library.RosterChange{SchoolID: school.ID, Add: out}); err != nil {
+	if err := s.students.ApplyRoster(ctx, roster.RosterChange{SchoolID: school.ID, Add: out}); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -283,7 +284,7 @@ func (s *Students) Import(ctx context.Context, schoolParam string, file library.
 
 // conflicts finds the rows whose number the school uses already or whose
 // email has an account: one query for the numbers, one lookup per email.
-func (s *Students) conflicts(ctx context.Context, schoolID string, drafts []library.StudentDraft) ([]library.LineError, error) {
+func (s *Students) conflicts(ctx context.Context, schoolID string, drafts []roster.StudentDraft) ([]library.LineError, error) {
 	var numbers []string
 	for _, d := range drafts {
 		if d.StudentNumber != "" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -43,7 +44,7 @@ const (
 type ImportJobStatus struct {
 	Job    library.ImportJob
 	Report *library.ImportReport
-	Roster *library.RosterReport
+	Roster *roster.RosterReport
 	Marked *int // a stocktake mark-lost's count
 	Err    *errs.Error
 }
@@ -52,7 +53,7 @@ type ImportJobStatus struct {
 // error.
 type ImportOutcome struct {
 	Report *library.ImportReport `json:"report,omitempty"`
-	Roster *library.RosterReport `json:"roster,omitempty"`
+	Roster *roster.RosterReport  `json:"roster,omitempty"`
 	Marked *int                  `json:"marked,omitempty"`
 	Error  *storedError          `json:"error,omitempty"`
 }

@@ -1,16 +1,14 @@
-package library
+package roster
 
 import (
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -39,75 +37,10 @@ func (d StudentDraft) Normalized() StudentDraft {
 	d.Name = strings.TrimSpace(d.Name)
 	d.Email = user.NormalizeEmail(d.Email)
 	d.StudentNumber = strings.TrimSpace(d.StudentNumber)
-	d.Grade = NormalizeClassField(d.Grade)
-	d.Homeroom = NormalizeClassField(d.Homeroom)
+	d.Grade = library.NormalizeClassField(d.Grade)
+	d.Homeroom = library.NormalizeClassField(d.Homeroom)
 	d.ExternalID = strings.TrimSpace(d.ExternalID)
 	return d
-}
-
-// Bounds of a student's grade and homeroom, in characters.
-const (
-	MaxGrade    = 16
-	MaxHomeroom = 32
-)
-
-// NormalizeClassField trims a grade or a homeroom and turns every run of
-// spaces inside it into one space, so "7 B" typed with two spaces or a tab
-// from a spreadsheet is the class "7 B". A value already in that form is
-// returned as it is, without a copy: an import normalises every cell of
-// every row, and most are.
-func NormalizeClassField(s string) string {
-	if fieldIsNormal(s) {
-		return s
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// fieldIsNormal reports whether s has no blank at either end and no blank
-// inside but single spaces, the blanks being what strings.Fields splits on.
-func fieldIsNormal(s string) bool {
-	prevSpace := true // a blank first is not normal
-	for _, r := range s {
-		if !unicode.IsSpace(r) {
-			prevSpace = false
-			continue
-		}
-		if r != ' ' || prevSpace {
-			return false
-		}
-		prevSpace = true
-	}
-	return !prevSpace || s == ""
-}
-
-// HomeroomKey is what identifies a homeroom within a school: the
-// normalised homeroom in lowercase, so "7b" and "7B" are one class. The
-// stores index students by it; the spelling shown is the one stored with
-// each student. The empty key is "no homeroom".
-func HomeroomKey(homeroom string) string { return strings.ToLower(NormalizeClassField(homeroom)) }
-
-// ValidateGrade checks a normalised grade: empty (none) or 1..16
-// printable characters. It returns the message, or "".
-func ValidateGrade(grade string) string {
-	return validateClassField(grade, MaxGrade)
-}
-
-// ValidateHomeroom checks a normalised homeroom: empty (none) or 1..32
-// printable characters. It returns the message, or "".
-func ValidateHomeroom(homeroom string) string {
-	return validateClassField(homeroom, MaxHomeroom)
-}
-
-func validateClassField(s string, most int) string {
-	if utf8.RuneCountInString(s) > most {
-		return fmt.Sprintf("must be at most %d characters", most)
-	}
-	for _, r := range s {
-		if !unicode.IsPrint(r) {
-			return "must be printable text"
-		}
-	}
-	return ""
 }
 
 // maxStudentNumber bounds the school's own student number.
@@ -134,10 +67,10 @@ func ValidateStudent(d StudentDraft) errs.FieldErrors {
 	if d.StudentNumber != "" && !validStudentNumber(d.StudentNumber) {
 		fields.Add("student_number", "must be 1 to 32 letters, digits, '-' or '_'")
 	}
-	if msg := ValidateGrade(d.Grade); msg != "" {
+	if msg := library.ValidateGrade(d.Grade); msg != "" {
 		fields.Add("grade", msg)
 	}
-	if msg := ValidateHomeroom(d.Homeroom); msg != "" {
+	if msg := library.ValidateHomeroom(d.Homeroom); msg != "" {
 		fields.Add("homeroom", msg)
 	}
 	if msg := ValidateExternalID(d.ExternalID); msg != "" {
@@ -157,17 +90,6 @@ func validStudentNumber(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// LineError is one problem in an uploaded CSV file. Line is 1-based and
-// counts every line of the file, the header's (line 1) and empty ones
-// included, so it matches what a spreadsheet or editor shows. Field is the
-// column's name, or empty when the problem is the row or the file.
-type LineError struct {
-	File    string // the file of a OneRoster upload; empty for one CSV file
-	Line    int
-	Field   string
-	Message string
 }
 
 // MaxStudentRows is the most student rows one CSV upload may hold. It keeps
@@ -208,26 +130,26 @@ var studentColumnsKnown = []string{studentColumnName, studentColumnEmail, studen
 // The file is read as a stream, one row at a time: the drafts are kept,
 // not the file. A file that is not all UTF-8 is refused with that one
 // problem, at the line of its first bad byte, wherever the rows stop.
-func ParseStudentsCSV(in io.Reader) ([]StudentDraft, []LineError) {
-	src := newUTF8Watch(in)
+func ParseStudentsCSV(in io.Reader) ([]StudentDraft, []library.LineError) {
+	src := library.NewUTF8Watch(in)
 	drafts, problems := readStudentsCSV(src)
-	readable, bad := src.finish()
+	readable, bad := src.Finish()
 	switch {
 	case !readable:
-		return nil, []LineError{{Message: "the file could not be read"}}
+		return nil, []library.LineError{{Message: "the file could not be read"}}
 	case bad > 0:
 		// Latin-1 or UTF-16 exports are the usual cause; every cell would
 		// be suspect, so one error for the first bad line is enough.
-		return nil, []LineError{{Line: bad, Message: "is not UTF-8 text; save the file as CSV UTF-8"}}
+		return nil, []library.LineError{{Line: bad, Message: "is not UTF-8 text; save the file as CSV UTF-8"}}
 	}
 	return drafts, problems
 }
 
 // readStudentsCSV is ParseStudentsCSV before the UTF-8 check's outcome.
-func readStudentsCSV(src *utf8Watch) ([]StudentDraft, []LineError) {
+func readStudentsCSV(src *library.UTF8Watch) ([]StudentDraft, []library.LineError) {
 	// One byte-order mark is skipped here and openCSVReader skips another,
 	// as a file was read when it was held whole.
-	r, header, headerLine, problems := openCSVReader(skipBOM(src), "name, email, student_number, grade, homeroom, external_id")
+	r, header, headerLine, problems := library.OpenCSVReader(library.SkipBOM(src), "name, email, student_number, grade, homeroom, external_id")
 	if problems != nil {
 		return nil, problems
 	}
@@ -243,9 +165,9 @@ func readStudentsCSV(src *utf8Watch) ([]StudentDraft, []LineError) {
 		externalLine = map[string]int{}
 	)
 	tooMany := fmt.Sprintf("the file has more than %d student rows; upload it in parts", MaxStudentRows)
-	problems, lastLine := readCSVRows(r, headerLine, len(columns), MaxStudentRows, tooMany, problems,
-		func(line int, record []string, problems []LineError) []LineError {
-			if src.bad > 0 {
+	problems, lastLine := library.ReadCSVRows(r, headerLine, len(columns), MaxStudentRows, tooMany, problems,
+		func(line int, record []string, problems []library.LineError) []library.LineError {
+			if src.Bad > 0 {
 				return problems // refused whole; the rows no longer matter
 			}
 			d := StudentDraft{Line: line}
@@ -269,29 +191,29 @@ func readStudentsCSV(src *utf8Watch) ([]StudentDraft, []LineError) {
 			fields := ValidateStudent(d)
 			for _, f := range studentColumnsKnown {
 				if msg, ok := fields[f]; ok {
-					problems = append(problems, LineError{Line: line, Field: f, Message: msg})
+					problems = append(problems, library.LineError{Line: line, Field: f, Message: msg})
 				}
 			}
 			if _, bad := fields[studentColumnEmail]; !bad && d.Email != "" {
-				problems = appendDuplicate(problems, emailLine, d.Email, line, studentColumnEmail)
+				problems = library.AppendDuplicate(problems, emailLine, d.Email, line, studentColumnEmail)
 			}
 			if _, bad := fields[studentColumnNumber]; !bad && d.StudentNumber != "" {
-				problems = appendDuplicate(problems, numberLine, d.StudentNumber, line, studentColumnNumber)
+				problems = library.AppendDuplicate(problems, numberLine, d.StudentNumber, line, studentColumnNumber)
 			}
 			if _, bad := fields[studentColumnExternal]; !bad && d.ExternalID != "" {
-				problems = appendDuplicate(problems, externalLine, d.ExternalID, line, studentColumnExternal)
+				problems = library.AppendDuplicate(problems, externalLine, d.ExternalID, line, studentColumnExternal)
 			}
 			drafts = append(drafts, d)
 			return problems
 		})
 
 	if len(problems) == 0 && len(drafts) == 0 {
-		problems = append(problems, LineError{Line: lastLine, Message: "the file has no student rows below the header"})
+		problems = append(problems, library.LineError{Line: lastLine, Message: "the file has no student rows below the header"})
 	}
 	if len(problems) > 0 {
 		// Duplicates are found at their second line but also reported at the
 		// first; sorting gives the librarian the file's order.
-		slices.SortStableFunc(problems, func(a, b LineError) int { return a.Line - b.Line })
+		slices.SortStableFunc(problems, func(a, b library.LineError) int { return a.Line - b.Line })
 		return nil, problems
 	}
 	return drafts, nil
@@ -308,43 +230,10 @@ func (d StudentDraft) detached() StudentDraft {
 
 // studentColumns reads the header row into column names, reporting unknown,
 // repeated and missing columns.
-func studentColumns(header []string, line int) ([]string, []LineError) {
-	return csvColumns(header, line, studentColumnsKnown,
+func studentColumns(header []string, line int) ([]string, []library.LineError) {
+	return library.CSVColumns(header, line, studentColumnsKnown,
 		"is not a known column; the first line must name the columns, from name, email, student_number, grade, homeroom and external_id",
 		studentColumnName)
-}
-
-// appendDuplicate records value as seen on line, or reports both lines when
-// an earlier line has it already.
-func appendDuplicate(problems []LineError, seen map[string]int, value string, line int, field string) []LineError {
-	first, dup := seen[value]
-	if !dup {
-		seen[value] = line
-		return problems
-	}
-	return append(problems,
-		LineError{Line: first, Field: field, Message: fmt.Sprintf("same %s as line %d", strings.ReplaceAll(field, "_", " "), line)},
-		LineError{Line: line, Field: field, Message: fmt.Sprintf("same %s as line %d", strings.ReplaceAll(field, "_", " "), first)},
-	)
-}
-
-func allBlank(record []string) bool {
-	for _, c := range record {
-		if strings.TrimSpace(c) != "" {
-			return false
-		}
-	}
-	return true
-}
-
-// csvSyntaxError turns an encoding/csv error into a LineError at the line
-// where the broken row starts.
-func csvSyntaxError(err error) LineError {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return LineError{Line: pe.StartLine, Message: "is not valid CSV: " + pe.Err.Error()}
-	}
-	return LineError{Line: 1, Message: "is not valid CSV: " + err.Error()}
 }
 
 // StudentsCSVHeader reads only the header of a students CSV (one
@@ -352,7 +241,7 @@ func csvSyntaxError(err error) LineError {
 // has none. A roster sync keeps what is stored for a column the file leaves
 // out (HasColumn).
 func StudentsCSVHeader(in io.Reader) []string {
-	r := csv.NewReader(skipBOM(in))
+	r := csv.NewReader(library.SkipBOM(in))
 	r.FieldsPerRecord = -1
 	header, err := r.Read()
 	if err != nil {

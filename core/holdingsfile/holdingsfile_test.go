@@ -1,4 +1,4 @@
-package library
+package holdingsfile
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/readinglibrary/service/core/csvout"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 )
 
 func TestParseHoldingsCSVGroupsRowsByBook(t *testing.T) {
@@ -81,7 +82,7 @@ func TestCopyCodeLookups(t *testing.T) {
 		{strings.Repeat("9", 65), ""},
 		{"tab\tinside", ""},
 	}
-	code, err := NewCopyCode(strings.NewReader("abcde"))
+	code, err := library.NewCopyCode(strings.NewReader("abcde"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,11 +107,11 @@ func TestMatchKeyFoldsCaseAccentsAndPunctuation(t *testing.T) {
 }
 
 func TestHoldingsCSVExportReadsBack(t *testing.T) {
-	b := Book{Title: "Matilda, the \"brave\"", Author: "Roald Dahl", ISBN: "9780140328721",
-		BookDetails: BookDetails{Publisher: "Puffin", PublishedYear: 1988, Subjects: []string{"Schools", "Magic"}, CallNumber: "823 DAH", AgeMin: 7}}
+	b := library.Book{Title: "Matilda, the \"brave\"", Author: "Roald Dahl", ISBN: "9780140328721",
+		BookDetails: library.BookDetails{Publisher: "Puffin", PublishedYear: 1988, Subjects: []string{"Schools", "Magic"}, CallNumber: "823 DAH", AgeMin: 7}}
 	// Cells a spreadsheet would run go out as text and come back as stored.
-	f := Book{Title: `=HYPERLINK("http://evil.example","x")`, Author: "+Author", ISBN: "9780306406157",
-		BookDetails: BookDetails{Publisher: "-2+3", Subjects: []string{"@SUM(A1)", "=B"}, CallNumber: "=1+1", Genre: "\uFF1Dx"}}
+	f := library.Book{Title: `=HYPERLINK("http://evil.example","x")`, Author: "+Author", ISBN: "9780306406157",
+		BookDetails: library.BookDetails{Publisher: "-2+3", Subjects: []string{"@SUM(A1)", "=B"}, CallNumber: "=1+1", Genre: "\uFF1Dx"}}
 	var buf bytes.Buffer
 	w := csvout.NewWriter(&buf)
 	if err := WriteHoldingsCSVHeader(w); err != nil {
@@ -150,20 +151,20 @@ func TestFitHoldingRecordMendsWithNotices(t *testing.T) {
 	for i := range subjects {
 		subjects[i] = "Subject " + strconv.Itoa(i)
 	}
-	r := HoldingRecord{Index: 7, Title: longTitle,
+	r := library.HoldingRecord{Index: 7, Title: longTitle,
 		Authors:        []string{strings.Repeat("Committee on school libraries and ", 7) + "reading"},
 		ISBNs:          []string{"978-0-306-40615-7", "0306406153", "5051889004295", "9780306406157"},
 		CancelledISBNs: []string{"0-8044-2957-X", "123"},
-		BookDetails: BookDetails{Publisher: "Puffin\u200e Books", PublishedYear: 5715, Subjects: subjects,
+		BookDetails: library.BookDetails{Publisher: "Puffin\u200e Books", PublishedYear: 5715, Subjects: subjects,
 			CallNumber: strings.Repeat("823.914 ", 10)},
-		Items:   []HoldingItem{{Barcode: "31234000012345", CallNumber: "REF 823", Location: strings.Repeat("Junior fiction ", 6)}},
-		Notices: []LineError{{Line: 7, Message: "read as Latin-1"}},
+		Items:   []library.HoldingItem{{Barcode: "31234000012345", CallNumber: "REF 823", Location: strings.Repeat("Junior fiction ", 6)}},
+		Notices: []library.LineError{{Line: 7, Message: "read as Latin-1"}},
 	}
 	got, notices := FitHoldingRecord(r)
 	for what, c := range map[string]struct {
 		was, now string
 		most     int
-	}{"title": {r.Title, got.Title, MaxImportedTitle}, "author": {r.Authors[0], got.Authors[0], 200}} {
+	}{"title": {r.Title, got.Title, library.MaxImportedTitle}, "author": {r.Authors[0], got.Authors[0], 200}} {
 		kept := strings.TrimSuffix(c.now, "…")
 		if n := utf8.RuneCountInString(c.now); n > c.most || kept == c.now || !strings.HasPrefix(c.was, kept) || c.was[len(kept)] != ' ' {
 			t.Errorf("%s (%d characters) = ...%q, want it cut before a space to at most %d, with an ellipsis", what, n, c.now[len(c.now)-20:], c.most)
@@ -172,7 +173,7 @@ func TestFitHoldingRecordMendsWithNotices(t *testing.T) {
 	if strings.Join(got.ISBNs, " ") != "9780306406157" || strings.Join(got.CancelledISBNs, " ") != "080442957X" {
 		t.Errorf("ISBNs = %q, cancelled %q; want the valid ones, once", got.ISBNs, got.CancelledISBNs)
 	}
-	if got.Publisher != "Puffin Books" || got.PublishedYear != 0 || len(got.Subjects) != MaxSubjects || utf8.RuneCountInString(got.CallNumber) > MaxCallNumber {
+	if got.Publisher != "Puffin Books" || got.PublishedYear != 0 || len(got.Subjects) != library.MaxSubjects || utf8.RuneCountInString(got.CallNumber) > library.MaxCallNumber {
 		t.Errorf("details = %+v", got.BookDetails)
 	}
 	if it := got.Items[0]; it.CallNumber != "REF 823" || utf8.RuneCountInString(it.Location) > MaxCopyLocation {
@@ -206,7 +207,7 @@ func TestFitHoldingRecordMendsWithNotices(t *testing.T) {
 // type, is a book; one without a title, or with a barcode that cannot be a
 // label, is not.
 func TestValidateHoldingRecordTakesCatalogueRecords(t *testing.T) {
-	ok := []HoldingRecord{
+	ok := []library.HoldingRecord{
 		{Index: 1, Title: "World Book encyclopedia"},
 		{Index: 2, Title: strings.Repeat("t", 1000), Authors: []string{"Someone"}},
 	}
@@ -215,9 +216,9 @@ func TestValidateHoldingRecordTakesCatalogueRecords(t *testing.T) {
 			t.Errorf("record %d: problems %+v, want none", r.Index, p)
 		}
 	}
-	bad := map[string]HoldingRecord{
+	bad := map[string]library.HoldingRecord{
 		"title":   {Index: 3, Authors: []string{"Someone"}},
-		"barcode": {Index: 4, Title: "A", Items: []HoldingItem{{Barcode: "cöde"}}},
+		"barcode": {Index: 4, Title: "A", Items: []library.HoldingItem{{Barcode: "cöde"}}},
 		"isbn":    {Index: 5, Title: "A", ISBNs: []string{"0306406153"}},
 	}
 	for field, r := range bad {
@@ -228,7 +229,7 @@ func TestValidateHoldingRecordTakesCatalogueRecords(t *testing.T) {
 }
 
 func TestRecordMatchISBNs(t *testing.T) {
-	r := HoldingRecord{ISBNs: []string{"0-306-40615-2", "5051889004295", "bad"}, CancelledISBNs: []string{"9780804429573", "0306406152"}}
+	r := library.HoldingRecord{ISBNs: []string{"0-306-40615-2", "5051889004295", "bad"}, CancelledISBNs: []string{"9780804429573", "0306406152"}}
 	got := strings.Join(RecordMatchISBNs(r), " ")
 	if want := "0306406152 9780306406157 9780804429573 080442957X"; got != want {
 		t.Errorf("RecordMatchISBNs = %q, want %q", got, want)
@@ -266,15 +267,15 @@ func TestParseItemFields(t *testing.T) {
 // gives it; the later item is left out with a notice.
 func TestFileBarcodesClaim(t *testing.T) {
 	b := FileBarcodes{}
-	first, n := b.Claim(HoldingRecord{Index: 3, Items: []HoldingItem{{Barcode: "502162051"}, {Barcode: " 7 "}, {Barcode: "7"}}})
+	first, n := b.Claim(library.HoldingRecord{Index: 3, Items: []library.HoldingItem{{Barcode: "502162051"}, {Barcode: " 7 "}, {Barcode: "7"}}})
 	if len(first.Items) != 2 || len(n) != 1 || n[0].Line != 3 || !strings.Contains(n[0].Message, "two items of this record") {
 		t.Errorf("first record: items %+v, notices %+v", first.Items, n)
 	}
-	later, n := b.Claim(HoldingRecord{Index: 9, Items: []HoldingItem{{Barcode: "502162051"}, {Barcode: "8"}}})
+	later, n := b.Claim(library.HoldingRecord{Index: 9, Items: []library.HoldingItem{{Barcode: "502162051"}, {Barcode: "8"}}})
 	if len(later.Items) != 1 || later.Items[0].Barcode != "8" || len(n) != 1 || !strings.Contains(n[0].Message, "an item of record 3") || n[0].Field != "barcode" {
 		t.Errorf("later record: items %+v, notices %+v", later.Items, n)
 	}
-	if same, n := b.Claim(HoldingRecord{Index: 10, Items: []HoldingItem{{Barcode: "9"}}}); len(same.Items) != 1 || n != nil {
+	if same, n := b.Claim(library.HoldingRecord{Index: 10, Items: []library.HoldingItem{{Barcode: "9"}}}); len(same.Items) != 1 || n != nil {
 		t.Errorf("a record of new barcodes: %+v, %+v", same, n)
 	}
 }
@@ -287,11 +288,11 @@ func TestFitHoldingRecordBoundsItsNotices(t *testing.T) {
 	}
 	invalid := 0
 	for _, isbn := range isbns {
-		if !ValidISBN(isbn) {
+		if !library.ValidISBN(isbn) {
 			invalid++
 		}
 	}
-	_, notices := FitHoldingRecord(HoldingRecord{Index: 4, Title: "T", ISBNs: isbns})
+	_, notices := FitHoldingRecord(library.HoldingRecord{Index: 4, Title: "T", ISBNs: isbns})
 	if len(notices) != 10 || !strings.Contains(notices[9].Message, fmt.Sprintf("and %d more", invalid-9)) || notices[9].Line != 4 {
 		t.Errorf("%d notices, the last %+v", len(notices), notices[len(notices)-1])
 	}

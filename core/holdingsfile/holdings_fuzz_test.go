@@ -1,4 +1,4 @@
-package library_test
+package holdingsfile_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/readinglibrary/service/core/csvout"
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 )
 
@@ -49,10 +50,10 @@ func FuzzParseHoldingsCSV(f *testing.F) {
 	f.Add(keepColumns(f, readOutsideFile(f, holdingsCSVDir, "alma-lost-items.csv"), "Barcode", "title", "Author", "Call Number"))
 	f.Add(keepColumns(f, readOutsideFile(f, holdingsCSVDir, "librarything-robdmc.csv"), "Title", "Primary Author", "ISBN", "Barcode"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		records, problems := library.ParseHoldingsCSV(data)
+		records, problems := holdingsfile.ParseHoldingsCSV(data)
 		// The count a commit decides on (a job or not) is the number of
 		// records the import then reads.
-		if n := library.CountHoldingsCSV(library.BytesUpload(data).Open); n != len(records) {
+		if n := holdingsfile.CountHoldingsCSV(library.BytesUpload(data).Open); n != len(records) {
 			t.Fatalf("CountHoldingsCSV = %d, ParseHoldingsCSV read %d records", n, len(records))
 		}
 		lines := fuzzLineCount(data)
@@ -64,14 +65,14 @@ func FuzzParseHoldingsCSV(f *testing.F) {
 		if len(problems) > 0 {
 			return
 		}
-		if len(records) == 0 || len(records) > library.MaxHoldingRecords {
+		if len(records) == 0 || len(records) > holdingsfile.MaxHoldingRecords {
 			t.Fatalf("%d records and no problem", len(records))
 		}
 		barcodes := map[string]int{}
 		var codes []string
 		prev := 0
 		for _, r := range records {
-			if p := library.ValidateHoldingRecord(r); len(p) > 0 {
+			if p := holdingsfile.ValidateHoldingRecord(r); len(p) > 0 {
 				t.Fatalf("record %+v is not valid: %+v", r, p)
 			}
 			if r.Index <= prev || r.Index > lines || len(r.Items) == 0 || r.Items[0].Line != r.Index {
@@ -79,7 +80,7 @@ func FuzzParseHoldingsCSV(f *testing.F) {
 			}
 			prev = r.Index
 			for _, it := range r.Items {
-				code := library.ImportedCopyCode(it.Barcode)
+				code := holdingsfile.ImportedCopyCode(it.Barcode)
 				if l, dup := barcodes[code]; dup {
 					t.Fatalf("barcode %q on lines %d and %d", code, l, it.Line)
 				}
@@ -90,15 +91,15 @@ func FuzzParseHoldingsCSV(f *testing.F) {
 		// Export the records as the service exports books, and read again.
 		var buf bytes.Buffer
 		w := csvout.NewWriter(&buf)
-		library.WriteHoldingsCSVHeader(w)
+		holdingsfile.WriteHoldingsCSVHeader(w)
 		for _, r := range records {
-			d := library.RecordDraft(r)
+			d := holdingsfile.RecordDraft(r)
 			b := library.Book{Title: d.Title, Author: d.Author, ISBN: d.ISBN, BookDetails: d.BookDetails}
 			var rc []string
 			for _, it := range r.Items {
-				rc = append(rc, library.ImportedCopyCode(it.Barcode))
+				rc = append(rc, holdingsfile.ImportedCopyCode(it.Barcode))
 			}
-			if err := library.WriteHoldingsCSVRows(w, b, rc); err != nil {
+			if err := holdingsfile.WriteHoldingsCSVRows(w, b, rc); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -106,13 +107,13 @@ func FuzzParseHoldingsCSV(f *testing.F) {
 		if err := w.Error(); err != nil {
 			t.Fatal(err)
 		}
-		again, problems := library.ParseHoldingsCSV(buf.Bytes())
+		again, problems := holdingsfile.ParseHoldingsCSV(buf.Bytes())
 		if len(problems) > 0 || len(again) != len(records) {
 			t.Fatalf("exported again, %d records read back of %d, problems %+v\n%s", len(again), len(records), problems, buf.Bytes())
 		}
 		var codesAgain []string
 		for i, r := range again {
-			if a, b := library.RecordDraft(records[i]), library.RecordDraft(r); !reflect.DeepEqual(a, b) {
+			if a, b := holdingsfile.RecordDraft(records[i]), holdingsfile.RecordDraft(r); !reflect.DeepEqual(a, b) {
 				t.Fatalf("record %d read back as %+v, was %+v\n%s", i, b, a, buf.Bytes())
 			}
 			for _, it := range r.Items {
@@ -123,4 +124,15 @@ func FuzzParseHoldingsCSV(f *testing.F) {
 			t.Fatalf("barcodes read back as %q, were %q", codesAgain, codes)
 		}
 	})
+}
+
+// fuzzLineCount is the number of lines an editor shows for data (a final
+// line without a line end counts; a byte-order mark is no line).
+func fuzzLineCount(data []byte) int {
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	n := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
 }

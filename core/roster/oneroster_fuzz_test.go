@@ -1,4 +1,4 @@
-package library_test
+package roster_test
 
 import (
 	"archive/zip"
@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/roster"
 )
 
 // The files a fuzzed roster upload may hold, in the order of the fuzz
 // arguments; a bit of the mask says whether each is present (an empty
 // file is a different upload from a missing one).
-var fuzzRosterNames = []string{library.OneRosterUsers, library.OneRosterOrgs, library.OneRosterClasses,
-	library.OneRosterEnrollments, library.OneRosterManifest}
+var fuzzRosterNames = []string{roster.OneRosterUsers, roster.OneRosterOrgs, roster.OneRosterClasses,
+	roster.OneRosterEnrollments, roster.OneRosterManifest}
 
 func fuzzRosterFiles(mask uint8, contents ...[]byte) map[string][]byte {
 	files := map[string][]byte{}
@@ -83,8 +84,8 @@ func FuzzParseOneRoster(f *testing.F) {
 	addRosterSeed(f, readSeedDir(f, filepath.Join("testdata", "oneroster-oat-1p1")))
 	addRosterSeed(f, readSeedDir(f, filepath.Join("testdata", "oneroster-oat-1p0")))
 	for _, z := range readSeedZips(f) {
-		if files, problems := library.UnzipOneRoster(library.BytesUpload(z)); problems == nil {
-			addRosterSeed(f, library.ReadUploads(f, files))
+		if files, problems := roster.UnzipOneRoster(library.BytesUpload(z)); problems == nil {
+			addRosterSeed(f, roster.ReadUploads(f, files))
 		}
 	}
 	users := "sourcedId,enabledUser,orgSourcedIds,role,username,givenName,familyName,identifier,email,grades,status\n"
@@ -106,29 +107,29 @@ func FuzzParseOneRoster(f *testing.F) {
 		[]byte("propertyName,value\noneroster.version,1.1.0\nfile.users,bulk\n"))
 	f.Fuzz(func(t *testing.T, mask uint8, users, orgs, classes, enrollments, manifest []byte) {
 		files := fuzzRosterFiles(mask, users, orgs, classes, enrollments, manifest)
-		drafts, hasHomeroom, problems := library.ParseOneRoster(library.BytesUploads(files))
+		drafts, hasHomeroom, problems := roster.ParseOneRoster(roster.BytesUploads(files))
 		if (len(drafts) > 0) == (len(problems) > 0) {
 			t.Fatalf("got %d students and %d problems, want exactly one of them: %+v", len(drafts), len(problems), problems)
 		}
 		for _, p := range problems {
 			data, ok := files[p.File]
-			if !ok && p.File != library.OneRosterUsers {
+			if !ok && p.File != roster.OneRosterUsers {
 				t.Fatalf("problem %+v names a file that was not uploaded (%v)", p, slices.Sorted(maps.Keys(files)))
 			}
 			if p.Message == "" || p.Line < 0 || p.Line > fuzzLineCount(data)+1 {
 				t.Fatalf("problem %+v: no message, or line outside 0..%d", p, fuzzLineCount(data)+1)
 			}
 		}
-		if len(drafts) > library.MaxStudentRows {
-			t.Fatalf("%d students, more than %d", len(drafts), library.MaxStudentRows)
+		if len(drafts) > roster.MaxStudentRows {
+			t.Fatalf("%d students, more than %d", len(drafts), roster.MaxStudentRows)
 		}
-		if hasHomeroom && (files[library.OneRosterClasses] == nil || files[library.OneRosterEnrollments] == nil) {
+		if hasHomeroom && (files[roster.OneRosterClasses] == nil || files[roster.OneRosterEnrollments] == nil) {
 			t.Fatal("homerooms are said to be set without classes.csv and enrollments.csv")
 		}
 		ids, emails, numbers := map[string]bool{}, map[string]bool{}, map[string]bool{}
 		lines := fuzzLineCount(users)
 		for _, d := range drafts {
-			if fields := library.ValidateStudent(d); len(fields) > 0 {
+			if fields := roster.ValidateStudent(d); len(fields) > 0 {
 				t.Fatalf("student %+v does not validate: %v", d, fields)
 			}
 			if d != d.Normalized() {
@@ -169,7 +170,7 @@ func FuzzUnzipOneRoster(f *testing.F) {
 	f.Add([]byte("PK\x03\x04"))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		uploads, problems := library.UnzipOneRoster(library.BytesUpload(data))
+		uploads, problems := roster.UnzipOneRoster(library.BytesUpload(data))
 		if (uploads != nil) == (problems != nil) {
 			t.Fatalf("got files %v and problems %+v, want exactly one of them", slices.Sorted(maps.Keys(uploads)), problems)
 		}
@@ -180,13 +181,13 @@ func FuzzUnzipOneRoster(f *testing.F) {
 		}
 		var total int64
 		for name, u := range uploads {
-			if !slices.Contains(library.OneRosterFiles, name) && name != library.OneRosterManifest {
+			if !slices.Contains(roster.OneRosterFiles, name) && name != roster.OneRosterManifest {
 				t.Fatalf("the file %q was read", name)
 			}
 			total += u.Size
 		}
-		if total > library.MaxRosterUnzipped {
-			t.Fatalf("the files expand to %d bytes, more than %d", total, library.MaxRosterUnzipped)
+		if total > roster.MaxRosterUnzipped {
+			t.Fatalf("the files expand to %d bytes, more than %d", total, roster.MaxRosterUnzipped)
 		}
 		// Zipping again and parsing what a mutated deflate stream expanded
 		// to (up to the 32 MiB cap) takes seconds under the fuzzer's
@@ -194,17 +195,17 @@ func FuzzUnzipOneRoster(f *testing.F) {
 		if uploads == nil || total > 256<<10 {
 			return
 		}
-		files := library.ReadUploads(t, uploads)
+		files := roster.ReadUploads(t, uploads)
 		for name, b := range files {
 			if int64(len(b)) != uploads[name].Size {
 				t.Fatalf("%s reads back %d bytes, measured %d", name, len(b), uploads[name].Size)
 			}
 		}
-		again, problems := library.UnzipOneRoster(library.BytesUpload(rezip(t, files)))
-		if problems != nil || !maps.EqualFunc(files, library.ReadUploads(t, again), bytes.Equal) {
+		again, problems := roster.UnzipOneRoster(library.BytesUpload(rezip(t, files)))
+		if problems != nil || !maps.EqualFunc(files, roster.ReadUploads(t, again), bytes.Equal) {
 			t.Fatalf("zipped again, the files read back differently: %+v", problems)
 		}
-		library.ParseOneRoster(uploads)
+		roster.ParseOneRoster(uploads)
 	})
 }
 

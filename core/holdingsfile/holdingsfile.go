@@ -1,4 +1,4 @@
-package library
+package holdingsfile
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 )
 
 // Bounds of a holdings import. A CSV file of MaxHoldingRecords books of a
@@ -24,11 +25,6 @@ const (
 	// MaxCopyCode bounds a copy code: ours are 11 characters, and the
 	// barcodes of other library systems are at most a few dozen.
 	MaxCopyCode = 64
-	// MaxImportedTitle bounds the title of a book a holdings file makes.
-	// A catalogue record's title, subtitle and part names together may pass
-	// the 300 characters a librarian types at most; the stores keep such a
-	// title whole, and only one past this bound is cut.
-	MaxImportedTitle = 1000
 	// MaxCopyLocation bounds a copy's shelving location.
 	MaxCopyLocation = 64
 )
@@ -160,8 +156,8 @@ func CopyCodeLookups(code string) []string {
 		return nil
 	}
 	out := []string{code}
-	if ValidCopyCode(code) {
-		if n := NormalizeCopyCode(code); n != code {
+	if library.ValidCopyCode(code) {
+		if n := library.NormalizeCopyCode(code); n != code {
 			out = append(out, n)
 		}
 	}
@@ -178,7 +174,7 @@ func MatchKey(title, author string) string {
 
 // RecordAuthor is the author a library book made from r carries: its main
 // entry, or its first added entry when it has none; "" when it names none.
-func RecordAuthor(r HoldingRecord) string {
+func RecordAuthor(r library.HoldingRecord) string {
 	for _, a := range r.Authors {
 		if a = strings.TrimSpace(a); a != "" {
 			return a
@@ -189,11 +185,11 @@ func RecordAuthor(r HoldingRecord) string {
 
 // RecordISBNs returns r's ISBNs in NormalizeISBN's form, without empty
 // ones and repeats, in r's order.
-func RecordISBNs(r HoldingRecord) []string {
+func RecordISBNs(r library.HoldingRecord) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, s := range r.ISBNs {
-		if n := NormalizeISBN(strings.TrimSpace(s)); n != "" && !seen[n] {
+		if n := library.NormalizeISBN(strings.TrimSpace(s)); n != "" && !seen[n] {
 			seen[n] = true
 			out = append(out, n)
 		}
@@ -205,12 +201,12 @@ func RecordISBNs(r HoldingRecord) []string {
 // school's books: every form (ISBNForms) of its valid ISBNs, then of its
 // valid cancelled ones, each once. Invalid ones and product codes find
 // nothing.
-func RecordMatchISBNs(r HoldingRecord) []string {
+func RecordMatchISBNs(r library.HoldingRecord) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, list := range [][]string{r.ISBNs, r.CancelledISBNs} {
 		for _, s := range list {
-			for _, f := range ISBNForms(strings.TrimSpace(s)) {
+			for _, f := range library.ISBNForms(strings.TrimSpace(s)) {
 				if !seen[f] {
 					seen[f] = true
 					out = append(out, f)
@@ -223,8 +219,8 @@ func RecordMatchISBNs(r HoldingRecord) []string {
 
 // RecordDraft is the book draft of record r: its title, author, first ISBN
 // and details; the items are not counted (the import stores them).
-func RecordDraft(r HoldingRecord) BookDraft {
-	d := BookDraft{Title: r.Title, Author: RecordAuthor(r), BookDetails: r.BookDetails}
+func RecordDraft(r library.HoldingRecord) library.BookDraft {
+	d := library.BookDraft{Title: r.Title, Author: RecordAuthor(r), BookDetails: r.BookDetails}
 	if isbns := RecordISBNs(r); len(isbns) > 0 {
 		d.ISBN = isbns[0]
 	}
@@ -241,15 +237,15 @@ func RecordDraft(r HoldingRecord) BookDraft {
 // MaxSubjects are dropped; characters that do not print (format marks) are
 // removed from the details. What only the librarian can mend (no title, a
 // barcode that cannot be a label) is left for ValidateHoldingRecord.
-func FitHoldingRecord(r HoldingRecord) (HoldingRecord, []LineError) {
+func FitHoldingRecord(r library.HoldingRecord) (library.HoldingRecord, []library.LineError) {
 	f := fitter{line: r.Index, notices: slices.Clone(r.Notices)}
 	r.Notices = nil
-	r.Title = f.cut("title", "the title", strings.TrimSpace(r.Title), MaxImportedTitle)
+	r.Title = f.cut("title", "the title", strings.TrimSpace(r.Title), library.MaxImportedTitle)
 	if len(r.Authors) > 0 {
 		r.Authors = slices.Clone(r.Authors)
 		for i, a := range r.Authors {
 			if a = strings.TrimSpace(a); a != "" {
-				r.Authors[i] = f.cut("author", "the author", a, maxBookAuthor)
+				r.Authors[i] = f.cut("author", "the author", a, library.MaxBookAuthor)
 				break
 			}
 		}
@@ -257,8 +253,8 @@ func FitHoldingRecord(r HoldingRecord) (HoldingRecord, []LineError) {
 	r.ISBNs = f.isbns(r.ISBNs)
 	var cancelled []string
 	for _, s := range r.CancelledISBNs {
-		if ValidISBN(s) {
-			cancelled = append(cancelled, NormalizeISBN(strings.TrimSpace(s)))
+		if library.ValidISBN(s) {
+			cancelled = append(cancelled, library.NormalizeISBN(strings.TrimSpace(s)))
 		}
 	}
 	r.CancelledISBNs = cancelled
@@ -266,7 +262,7 @@ func FitHoldingRecord(r HoldingRecord) (HoldingRecord, []LineError) {
 	if len(r.Items) > 0 {
 		r.Items = slices.Clone(r.Items)
 		for i, it := range r.Items {
-			r.Items[i].CallNumber = f.cut("call_number", fmt.Sprintf("the call number of item %q", it.Barcode), printable(it.CallNumber), MaxCallNumber)
+			r.Items[i].CallNumber = f.cut("call_number", fmt.Sprintf("the call number of item %q", it.Barcode), printable(it.CallNumber), library.MaxCallNumber)
 			r.Items[i].Location = f.cut("location", fmt.Sprintf("the location of item %q", it.Barcode), printable(it.Location), MaxCopyLocation)
 		}
 	}
@@ -277,13 +273,13 @@ func FitHoldingRecord(r HoldingRecord) (HoldingRecord, []LineError) {
 // thousands of bad ISBNs says so in a few lines, not thousands.
 const maxRecordNotices = 10
 
-func capNotices(notices []LineError, line int) []LineError {
+func capNotices(notices []library.LineError, line int) []library.LineError {
 	if len(notices) <= maxRecordNotices {
 		return notices
 	}
 	more := len(notices) - (maxRecordNotices - 1)
 	return append(notices[:maxRecordNotices-1:maxRecordNotices-1],
-		LineError{Line: line, Message: fmt.Sprintf("and %d more changes of the same kinds to this record", more)})
+		library.LineError{Line: line, Message: fmt.Sprintf("and %d more changes of the same kinds to this record", more)})
 }
 
 // FileBarcodes are the barcodes the records of one MARC file have given
@@ -295,9 +291,9 @@ type FileBarcodes map[string]int
 // one volume catalogued under each of the works it binds together
 // ("bound with") is one copy, of the first record's book. The other items'
 // barcodes are claimed for r.
-func (b FileBarcodes) Claim(r HoldingRecord) (HoldingRecord, []LineError) {
-	var notices []LineError
-	var keep []HoldingItem
+func (b FileBarcodes) Claim(r library.HoldingRecord) (library.HoldingRecord, []library.LineError) {
+	var notices []library.LineError
+	var keep []library.HoldingItem
 	for _, it := range r.Items {
 		code := ImportedCopyCode(it.Barcode)
 		if first, taken := b[code]; taken && code != "" {
@@ -305,7 +301,7 @@ func (b FileBarcodes) Claim(r HoldingRecord) (HoldingRecord, []LineError) {
 			if first == r.Index {
 				msg = fmt.Sprintf("%q is the barcode of two items of this record; one copy is made", code)
 			}
-			notices = append(notices, LineError{Line: r.Index, Field: "barcode", Message: msg})
+			notices = append(notices, library.LineError{Line: r.Index, Field: "barcode", Message: msg})
 			continue
 		}
 		b[code] = r.Index
@@ -320,11 +316,11 @@ func (b FileBarcodes) Claim(r HoldingRecord) (HoldingRecord, []LineError) {
 // fitter gathers the notices of one record's fitting.
 type fitter struct {
 	line    int
-	notices []LineError
+	notices []library.LineError
 }
 
 func (f *fitter) notice(field, format string, args ...any) {
-	f.notices = append(f.notices, LineError{Line: f.line, Field: field, Message: fmt.Sprintf(format, args...)})
+	f.notices = append(f.notices, library.LineError{Line: f.line, Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
 // cut returns s cut to most characters, with a notice naming what when it
@@ -342,15 +338,15 @@ func (f *fitter) isbns(list []string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, s := range list {
-		n := NormalizeISBN(strings.TrimSpace(s))
+		n := library.NormalizeISBN(strings.TrimSpace(s))
 		if n == "" || seen[n] {
 			continue
 		}
 		seen[n] = true
 		switch {
-		case ValidISBN(n):
+		case library.ValidISBN(n):
 			out = append(out, n)
-		case ValidProductCode(n):
+		case library.ValidProductCode(n):
 			f.notice("isbn", "%s is a product code (EAN or UPC), not an ISBN; the book is made without it", n)
 		default:
 			f.notice("isbn", "%q is not a valid ISBN-10 or ISBN-13 (its check digit is wrong); the book is made without it", n)
@@ -360,26 +356,26 @@ func (f *fitter) isbns(list []string) []string {
 }
 
 // details fits d to BookDetails.Validate's bounds.
-func (f *fitter) details(d BookDetails) BookDetails {
+func (f *fitter) details(d library.BookDetails) library.BookDetails {
 	d = d.Normalized()
-	d.Publisher = f.cut("publisher", "the publisher", printable(d.Publisher), MaxPublisher)
-	d.Genre = f.cut("genre", "the genre", printable(d.Genre), MaxGenre)
-	d.CallNumber = f.cut("call_number", "the call number", printable(d.CallNumber), MaxCallNumber)
+	d.Publisher = f.cut("publisher", "the publisher", printable(d.Publisher), library.MaxPublisher)
+	d.Genre = f.cut("genre", "the genre", printable(d.Genre), library.MaxGenre)
+	d.CallNumber = f.cut("call_number", "the call number", printable(d.CallNumber), library.MaxCallNumber)
 	var subjects []string
 	seen := map[string]bool{}
 	for _, s := range d.Subjects {
-		if s = f.cut("subjects", "a subject", printable(s), MaxSubject); s != "" && !seen[s] {
+		if s = f.cut("subjects", "a subject", printable(s), library.MaxSubject); s != "" && !seen[s] {
 			seen[s] = true
 			subjects = append(subjects, s)
 		}
 	}
-	if len(subjects) > MaxSubjects {
-		f.notice("subjects", "the record has %d subjects; the first %d are kept", len(subjects), MaxSubjects)
-		subjects = subjects[:MaxSubjects]
+	if len(subjects) > library.MaxSubjects {
+		f.notice("subjects", "the record has %d subjects; the first %d are kept", len(subjects), library.MaxSubjects)
+		subjects = subjects[:library.MaxSubjects]
 	}
 	d.Subjects = subjects
-	if y := d.PublishedYear; y != 0 && (y < MinPublishedYear || y > MaxPublishedYear(time.Now())) {
-		f.notice("published_year", "%d is not a year of publication from %d to %d; the book is made without one", y, MinPublishedYear, MaxPublishedYear(time.Now()))
+	if y := d.PublishedYear; y != 0 && (y < library.MinPublishedYear || y > library.MaxPublishedYear(time.Now())) {
+		f.notice("published_year", "%d is not a year of publication from %d to %d; the book is made without one", y, library.MinPublishedYear, library.MaxPublishedYear(time.Now()))
 		d.PublishedYear = 0
 	}
 	return d.Normalized()
@@ -389,7 +385,7 @@ func (f *fitter) details(d BookDetails) BookDetails {
 // such as a left-to-right mark or a soft hyphen), which the details may
 // not hold; runs of spaces become one.
 func printable(s string) string {
-	return NormalizeClassField(strings.Map(func(r rune) rune {
+	return library.NormalizeClassField(strings.Map(func(r rune) rune {
 		if unicode.IsSpace(r) {
 			return ' '
 		}
@@ -433,9 +429,9 @@ func lastIndexRune(runes []rune, f func(rune) bool) int {
 // items' barcodes (ValidateImportedCopyCode). Problems carry the record's
 // Index as their line. A record FitHoldingRecord returned fails only for
 // what fitting cannot mend: no title, a bad barcode.
-func ValidateHoldingRecord(r HoldingRecord) []LineError {
-	var problems []LineError
-	if err := validateImportedDraft(RecordDraft(r)); err != nil {
+func ValidateHoldingRecord(r library.HoldingRecord) []library.LineError {
+	var problems []library.LineError
+	if err := library.ValidateImportedDraft(RecordDraft(r)); err != nil {
 		if e, ok := errs.As(err); ok {
 			fields, _ := e.Details["fields"].(map[string]any)
 			keys := make([]string, 0, len(fields))
@@ -444,20 +440,20 @@ func ValidateHoldingRecord(r HoldingRecord) []LineError {
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				problems = append(problems, LineError{Line: r.Index, Field: k, Message: fmt.Sprint(fields[k])})
+				problems = append(problems, library.LineError{Line: r.Index, Field: k, Message: fmt.Sprint(fields[k])})
 			}
 		}
 	}
 	// The first ISBN is the book's, which validateImportedDraft checked.
 	for i, isbn := range RecordISBNs(r) {
-		if i > 0 && !ValidISBN(isbn) {
-			problems = append(problems, LineError{Line: r.Index, Field: "isbn", Message: fmt.Sprintf("%q is not a valid ISBN-10 or ISBN-13", isbn)})
+		if i > 0 && !library.ValidISBN(isbn) {
+			problems = append(problems, library.LineError{Line: r.Index, Field: "isbn", Message: fmt.Sprintf("%q is not a valid ISBN-10 or ISBN-13", isbn)})
 			break
 		}
 	}
 	for _, it := range r.Items {
 		if msg := ValidateImportedCopyCode(ImportedCopyCode(it.Barcode)); msg != "" {
-			problems = append(problems, LineError{Line: itemLine(r, it), Field: "barcode", Message: msg})
+			problems = append(problems, library.LineError{Line: itemLine(r, it), Field: "barcode", Message: msg})
 		}
 	}
 	return problems
@@ -465,7 +461,7 @@ func ValidateHoldingRecord(r HoldingRecord) []LineError {
 
 // itemLine is where an item's problem is reported: a CSV row's own line
 // (kept in the item's Line), or its record's number.
-func itemLine(r HoldingRecord, it HoldingItem) int {
+func itemLine(r library.HoldingRecord, it library.HoldingItem) int {
 	if it.Line > 0 {
 		return it.Line
 	}

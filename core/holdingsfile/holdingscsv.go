@@ -1,4 +1,4 @@
-package library
+package holdingsfile
 
 // Holdings as CSV: its columns, reading a school's file into records (the
 // rows of one title grouped into one record) and writing the export.
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/readinglibrary/service/core/csvout"
+	"github.com/readinglibrary/service/core/library"
 )
 
 // The columns of a holdings CSV, in the order an export writes them.
@@ -49,13 +50,13 @@ var HoldingsCSVColumns = []string{
 // lines. The records read come back with the problems, so that a dry run
 // can report what else the file would run into; a file with any problem is
 // not imported.
-func ParseHoldingsCSV(data []byte) ([]HoldingRecord, []LineError) {
-	return ReadHoldingsCSV(BytesUpload(data).Open)
+func ParseHoldingsCSV(data []byte) ([]library.HoldingRecord, []library.LineError) {
+	return ReadHoldingsCSV(library.BytesUpload(data).Open)
 }
 
 // ReadHoldingsCSV is ParseHoldingsCSV over a file read as a stream, twice:
 // once to check it is UTF-8 text, once to read its rows one by one.
-func ReadHoldingsCSV(open func() (io.ReadCloser, error)) ([]HoldingRecord, []LineError) {
+func ReadHoldingsCSV(open func() (io.ReadCloser, error)) ([]library.HoldingRecord, []library.LineError) {
 	g := holdingsGrouper{byKey: map[string]int{}, barcodeLine: map[string]int{}}
 	problems := g.read(open)
 	return g.records, problems
@@ -71,13 +72,13 @@ func CountHoldingsCSV(open func() (io.ReadCloser, error)) int {
 }
 
 // read reads the file's rows into g, and returns the file's problems.
-func (g *holdingsGrouper) read(open func() (io.ReadCloser, error)) []LineError {
-	unreadable := []LineError{{Message: "the file could not be read"}}
+func (g *holdingsGrouper) read(open func() (io.ReadCloser, error)) []library.LineError {
+	unreadable := []library.LineError{{Message: "the file could not be read"}}
 	f, err := open()
 	if err != nil {
 		return unreadable
 	}
-	bad, err := firstInvalidLineIn(f)
+	bad, err := library.FirstInvalidLineIn(f)
 	_ = f.Close()
 	if err != nil {
 		return unreadable
@@ -85,13 +86,13 @@ func (g *holdingsGrouper) read(open func() (io.ReadCloser, error)) []LineError {
 	if bad > 0 {
 		// Latin-1 or UTF-16 exports are the usual cause; every cell would
 		// be suspect, so one error for the first bad line is enough.
-		return []LineError{{Line: bad, Message: "is not UTF-8 text; save the file as CSV UTF-8"}}
+		return []library.LineError{{Line: bad, Message: "is not UTF-8 text; save the file as CSV UTF-8"}}
 	}
 	if f, err = open(); err != nil {
 		return unreadable
 	}
 	defer f.Close()
-	r, header, headerLine, problems := openCSVReader(f, "title, author, barcode, ...")
+	r, header, headerLine, problems := library.OpenCSVReader(f, "title, author, barcode, ...")
 	if problems != nil {
 		return problems
 	}
@@ -100,8 +101,8 @@ func (g *holdingsGrouper) read(open func() (io.ReadCloser, error)) []LineError {
 		return problems
 	}
 	tooMany := fmt.Sprintf("the file has more than %d rows; import it in parts", MaxHoldingRecords*4)
-	problems, lastLine := readCSVRows(r, headerLine, len(columns), MaxHoldingRecords*4, tooMany, problems,
-		func(line int, record []string, problems []LineError) []LineError {
+	problems, lastLine := library.ReadCSVRows(r, headerLine, len(columns), MaxHoldingRecords*4, tooMany, problems,
+		func(line int, record []string, problems []library.LineError) []library.LineError {
 			rec, rowProblems := holdingsRow(columns, record, line)
 			if !g.countOnly {
 				problems = append(problems, rowProblems...)
@@ -109,18 +110,18 @@ func (g *holdingsGrouper) read(open func() (io.ReadCloser, error)) []LineError {
 			return g.add(rec, problems)
 		})
 	if len(problems) == 0 && len(g.byKey) == 0 {
-		problems = append(problems, LineError{Line: lastLine, Message: "the file has no rows below the header"})
+		problems = append(problems, library.LineError{Line: lastLine, Message: "the file has no rows below the header"})
 	}
 	if len(g.byKey) > MaxHoldingRecords {
-		problems = append(problems, LineError{Line: lastLine, Message: fmt.Sprintf("the file has more than %d books; import it in parts", MaxHoldingRecords)})
+		problems = append(problems, library.LineError{Line: lastLine, Message: fmt.Sprintf("the file has more than %d books; import it in parts", MaxHoldingRecords)})
 	}
-	slices.SortStableFunc(problems, func(a, b LineError) int { return a.Line - b.Line })
+	slices.SortStableFunc(problems, func(a, b library.LineError) int { return a.Line - b.Line })
 	return problems
 }
 
 // holdingsGrouper gathers a CSV's rows into records, one per book.
 type holdingsGrouper struct {
-	records     []HoldingRecord
+	records     []library.HoldingRecord
 	byKey       map[string]int // "isbn:..." or "match:..." to an index in records
 	barcodeLine map[string]int
 	// countOnly keeps the keys alone: no records, no barcodes.
@@ -129,7 +130,7 @@ type holdingsGrouper struct {
 
 // add puts one row's record into its book's record, or starts one, and
 // reports a barcode already seen in the file.
-func (g *holdingsGrouper) add(rec HoldingRecord, problems []LineError) []LineError {
+func (g *holdingsGrouper) add(rec library.HoldingRecord, problems []library.LineError) []library.LineError {
 	if g.countOnly {
 		g.byKey[holdingsKey(rec)] = 0
 		return problems
@@ -140,7 +141,7 @@ func (g *holdingsGrouper) add(rec HoldingRecord, problems []LineError) []LineErr
 	}
 	for _, it := range rec.Items {
 		if code := ImportedCopyCode(it.Barcode); code != "" {
-			problems = appendDuplicate(problems, g.barcodeLine, code, it.Line, holdingsColumnBarcode)
+			problems = library.AppendDuplicate(problems, g.barcodeLine, code, it.Line, holdingsColumnBarcode)
 		}
 	}
 	key := holdingsKey(rec)
@@ -157,7 +158,7 @@ func (g *holdingsGrouper) add(rec HoldingRecord, problems []LineError) []LineErr
 // were read from: the records outlive the rows, and a value kept as a
 // slice would keep its whole row. A book's later rows add only their
 // items, so only those are copied for them.
-func keepStrings(rec HoldingRecord) HoldingRecord {
+func keepStrings(rec library.HoldingRecord) library.HoldingRecord {
 	rec.Title, rec.Publisher, rec.Genre = strings.Clone(rec.Title), strings.Clone(rec.Publisher), strings.Clone(rec.Genre)
 	rec.CallNumber, rec.ReadingLevel = strings.Clone(rec.CallNumber), strings.Clone(rec.ReadingLevel)
 	for _, list := range [][]string{rec.Authors, rec.ISBNs, rec.CancelledISBNs, rec.Subjects} {
@@ -170,7 +171,7 @@ func keepStrings(rec HoldingRecord) HoldingRecord {
 
 // holdingsKey is what groups a CSV's rows into one book: its first ISBN,
 // else its title and author.
-func holdingsKey(rec HoldingRecord) string {
+func holdingsKey(rec library.HoldingRecord) string {
 	if isbns := RecordISBNs(rec); len(isbns) > 0 {
 		return "isbn:" + isbns[0]
 	}
@@ -178,10 +179,10 @@ func holdingsKey(rec HoldingRecord) string {
 }
 
 // holdingsRow reads one CSV row into a record of one item.
-func holdingsRow(columns, record []string, line int) (HoldingRecord, []LineError) {
-	rec := HoldingRecord{Index: line}
-	item := HoldingItem{Line: line}
-	var problems []LineError
+func holdingsRow(columns, record []string, line int) (library.HoldingRecord, []library.LineError) {
+	rec := library.HoldingRecord{Index: line}
+	item := library.HoldingItem{Line: line}
+	var problems []library.LineError
 	for i, c := range columns {
 		// A cell an export made text (a leading ' before a formula) reads
 		// back as it was stored. The values are slices of the row's text:
@@ -222,12 +223,12 @@ func holdingsRow(columns, record []string, line int) (HoldingRecord, []LineError
 		case holdingsColumnYear, holdingsColumnAgeMin, holdingsColumnAgeMax:
 			n, msg := holdingsNumber(c, v)
 			if msg != "" {
-				problems = append(problems, LineError{Line: line, Field: c, Message: msg})
+				problems = append(problems, library.LineError{Line: line, Field: c, Message: msg})
 			}
 			setHoldingsNumber(&rec.BookDetails, c, n)
 		}
 	}
-	rec.Items = []HoldingItem{item}
+	rec.Items = []library.HoldingItem{item}
 	return rec, append(problems, ValidateHoldingRecord(rec)...)
 }
 
@@ -247,7 +248,7 @@ func holdingsNumber(column, v string) (int, string) {
 	return n, ""
 }
 
-func setHoldingsNumber(d *BookDetails, column string, n int) {
+func setHoldingsNumber(d *library.BookDetails, column string, n int) {
 	switch column {
 	case holdingsColumnYear:
 		d.PublishedYear = n
@@ -275,7 +276,7 @@ var holdingsColumnAliases = map[string]string{
 // missing columns. A header an alias names counts as its column (a file
 // naming both is reported as naming the column twice); every other header
 // is read as before: trimmed, any case.
-func holdingsColumns(header []string, line int) ([]string, []LineError) {
+func holdingsColumns(header []string, line int) ([]string, []library.LineError) {
 	named := make([]string, len(header))
 	for i, h := range header {
 		named[i] = h
@@ -283,7 +284,7 @@ func holdingsColumns(header []string, line int) ([]string, []LineError) {
 			named[i] = c
 		}
 	}
-	return csvColumns(named, line, HoldingsCSVColumns,
+	return library.CSVColumns(named, line, HoldingsCSVColumns,
 		"is not a known column; the columns are "+strings.Join(HoldingsCSVColumns, ", "),
 		holdingsColumnTitle, holdingsColumnAuthor, holdingsColumnBarcode)
 }
@@ -295,7 +296,7 @@ func WriteHoldingsCSVHeader(w *csvout.Writer) error { return w.Write(HoldingsCSV
 // stored), in HoldingsCSVColumns' order, so an export imports again (the
 // writer's quote before a formula is taken off on import). A book without
 // copies writes nothing: the import's rows are copies.
-func WriteHoldingsCSVRows(w *csvout.Writer, b Book, codes []string) error {
+func WriteHoldingsCSVRows(w *csvout.Writer, b library.Book, codes []string) error {
 	for _, code := range codes {
 		row := []string{
 			b.Title, b.Author, b.ISBN, code, b.CallNumber, b.Publisher,
@@ -318,10 +319,10 @@ func optionalNumber(n int) string {
 
 // BookRecord is the holdings record of a library book and its copies, as
 // an export writes it.
-func BookRecord(b Book, copies []Copy) HoldingRecord {
+func BookRecord(b library.Book, copies []library.Copy) library.HoldingRecord {
 	// The control number (001) is the book's id, so a school that moves
 	// on can tell our records apart.
-	r := HoldingRecord{ControlNumber: b.ID, Title: b.Title, BookDetails: b.BookDetails}
+	r := library.HoldingRecord{ControlNumber: b.ID, Title: b.Title, BookDetails: b.BookDetails}
 	if b.Author != "" {
 		r.Authors = []string{b.Author}
 	}
@@ -329,7 +330,7 @@ func BookRecord(b Book, copies []Copy) HoldingRecord {
 		r.ISBNs = []string{b.ISBN}
 	}
 	for _, c := range copies {
-		it := HoldingItem{Barcode: c.Code, CallNumber: c.CallNumber, Location: c.Location}
+		it := library.HoldingItem{Barcode: c.Code, CallNumber: c.CallNumber, Location: c.Location}
 		if it.CallNumber == "" {
 			it.CallNumber = b.CallNumber
 		}

@@ -1,22 +1,24 @@
-package library
+package roster
 
 import (
 	"io"
 	"testing"
+
+	"github.com/readinglibrary/service/core/library"
 )
 
 // BytesUploads is files as uploads held in memory, for the tests of the
 // functions that read uploads.
-func BytesUploads(files map[string][]byte) map[string]Upload {
-	out := make(map[string]Upload, len(files))
+func BytesUploads(files map[string][]byte) map[string]library.Upload {
+	out := make(map[string]library.Upload, len(files))
 	for name, b := range files {
-		out[name] = BytesUpload(b)
+		out[name] = library.BytesUpload(b)
 	}
 	return out
 }
 
 // ReadUpload reads an upload whole; nil for no upload.
-func ReadUpload(t testing.TB, u Upload) []byte {
+func ReadUpload(t testing.TB, u library.Upload) []byte {
 	t.Helper()
 	if u.Open == nil {
 		return nil
@@ -34,7 +36,7 @@ func ReadUpload(t testing.TB, u Upload) []byte {
 }
 
 // ReadUploads reads every upload whole, by name; nil for nil.
-func ReadUploads(t testing.TB, files map[string]Upload) map[string][]byte {
+func ReadUploads(t testing.TB, files map[string]library.Upload) map[string][]byte {
 	t.Helper()
 	if files == nil {
 		return nil

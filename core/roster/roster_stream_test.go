@@ -1,4 +1,4 @@
-package library
+package roster
 
 import (
 	"archive/zip"
@@ -13,6 +13,8 @@ import (
 	"testing/iotest"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/readinglibrary/service/core/library"
 )
 
 // genRoster is a OneRoster upload of students students (each enrolled in
@@ -188,15 +190,15 @@ func TestOneRosterKeepsNoDraftPastTheCap(t *testing.T) {
 
 // streamUpload is data as an upload whose reader gives a byte at a time
 // and reads nothing at an offset, as a stream does.
-func streamUpload(data []byte) Upload {
-	return Upload{Size: int64(len(data)), Open: func() (io.ReadCloser, error) {
+func streamUpload(data []byte) library.Upload {
+	return library.Upload{Size: int64(len(data)), Open: func() (io.ReadCloser, error) {
 		return io.NopCloser(iotest.OneByteReader(bytes.NewReader(data))), nil
 	}}
 }
 
 // failingUpload fails its reads after the first n bytes of data.
-func failingUpload(data []byte, n int) Upload {
-	return Upload{Size: int64(len(data)), Open: func() (io.ReadCloser, error) {
+func failingUpload(data []byte, n int) library.Upload {
+	return library.Upload{Size: int64(len(data)), Open: func() (io.ReadCloser, error) {
 		return io.NopCloser(io.MultiReader(bytes.NewReader(data[:n]), iotest.ErrReader(errors.New("disk gone")))), nil
 	}}
 }
@@ -224,15 +226,15 @@ func TestParseStudentsCSVStreams(t *testing.T) {
 			t.Errorf("%s: a byte at a time: %+v %+v, want %+v %+v", name, drafts, problems, wantDrafts, wantProblems)
 		}
 		if body := strings.TrimPrefix(in, "\ufeff"); !utf8.ValidString(body) {
-			want := []LineError{{Line: firstInvalidLine([]byte(body)), Message: "is not UTF-8 text; save the file as CSV UTF-8"}}
+			want := []library.LineError{{Line: firstNonUTF8Line([]byte(body)), Message: "is not UTF-8 text; save the file as CSV UTF-8"}}
 			if !slices.Equal(problems, want) {
 				t.Errorf("%s: %+v, want %+v", name, problems, want)
 			}
 		}
 	}
 	good := "name\n" + strings.Repeat("Ann\n", 2000)
-	if drafts, problems := ParseStudentsCSV(failingUpload([]byte(good), 5000).mustOpen(t)); drafts != nil ||
-		!slices.Equal(problems, []LineError{{Message: "the file could not be read"}}) {
+	if drafts, problems := ParseStudentsCSV(mustOpen(t, failingUpload([]byte(good), 5000))); drafts != nil ||
+		!slices.Equal(problems, []library.LineError{{Message: "the file could not be read"}}) {
 		t.Errorf("a file failing as it is read: %d drafts, %+v", len(drafts), problems)
 	}
 	if !HasColumn(StudentsCSVHeader(strings.NewReader("\ufeffName, Grade \nAnn,7\n")), "grade") || HasColumn(StudentsCSVHeader(strings.NewReader("name\n")), "grade") {
@@ -240,7 +242,8 @@ func TestParseStudentsCSVStreams(t *testing.T) {
 	}
 }
 
-func (u Upload) mustOpen(t *testing.T) io.Reader {
+// mustOpen opens u for read, closed when the test ends.
+func mustOpen(t *testing.T, u library.Upload) io.Reader {
 	t.Helper()
 	f, err := u.Open()
 	if err != nil {
@@ -255,7 +258,7 @@ func (u Upload) mustOpen(t *testing.T) io.Reader {
 // syntax error too, and a file the service fails to read back named.
 func TestParseOneRosterStreams(t *testing.T) {
 	files := oneRosterSample(t)
-	streams := map[string]Upload{}
+	streams := map[string]library.Upload{}
 	for name, b := range files {
 		streams[name] = streamUpload(b)
 	}
@@ -269,7 +272,7 @@ func TestParseOneRosterStreams(t *testing.T) {
 	streams[OneRosterClasses] = streamUpload(bad)
 	streams[OneRosterEnrollments] = failingUpload(files[OneRosterEnrollments], 300)
 	_, _, problems := ParseOneRoster(streams)
-	wantProblems := []LineError{
+	wantProblems := []library.LineError{
 		{File: OneRosterClasses, Line: 1, Message: "is not UTF-8 text; export the file as CSV UTF-8"},
 		{File: OneRosterEnrollments, Message: "the file could not be read"},
 	}
@@ -288,7 +291,7 @@ func TestUnzipOneRosterReadsEntries(t *testing.T) {
 		_, _ = w.Write(b)
 	}
 	_ = zw.Close()
-	files, problems := UnzipOneRoster(BytesUpload(buf.Bytes()))
+	files, problems := UnzipOneRoster(library.BytesUpload(buf.Bytes()))
 	if problems != nil {
 		t.Fatal(problems)
 	}
@@ -297,7 +300,21 @@ func TestUnzipOneRosterReadsEntries(t *testing.T) {
 			t.Errorf("%s: %d bytes (size %d), want %d", name, len(got), files[name].Size, len(b))
 		}
 	}
-	if _, problems := UnzipOneRoster(streamUpload(buf.Bytes())); !slices.Equal(problems, []LineError{{Message: "the file could not be read"}}) {
+	if _, problems := UnzipOneRoster(streamUpload(buf.Bytes())); !slices.Equal(problems, []library.LineError{{Message: "the file could not be read"}}) {
 		t.Errorf("a zip that only streams: %+v", problems)
 	}
+}
+
+// firstNonUTF8Line is the line of the first byte of data that is not
+// UTF-8, computed over the whole file at once.
+func firstNonUTF8Line(data []byte) int {
+	i := 0
+	for utf8.FullRune(data[i:]) {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		i += size
+	}
+	return 1 + bytes.Count(data[:i], []byte("\n"))
 }

@@ -1,4 +1,4 @@
-package library
+package roster
 
 import (
 	"archive/zip"
@@ -9,6 +9,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/readinglibrary/service/core/library"
 )
 
 // The OneRoster 1.1 bulk CSV files a roster sync reads, whether zipped or
@@ -37,8 +39,8 @@ func oneRosterUnreadFile(name string) bool {
 }
 
 // notOneRosterFile is the problem of a file that is no OneRoster 1.1 file.
-func notOneRosterFile(name string) LineError {
-	return LineError{File: name, Message: "is not a OneRoster 1.1 file (a roster sync reads orgs.csv, users.csv, classes.csv, enrollments.csv and manifest.csv)"}
+func notOneRosterFile(name string) library.LineError {
+	return library.LineError{File: name, Message: "is not a OneRoster 1.1 file (a roster sync reads orgs.csv, users.csv, classes.csv, enrollments.csv and manifest.csv)"}
 }
 
 // OneRosterFiles lists the accepted file names, in the order their
@@ -85,8 +87,8 @@ var (
 // inflated once here, to be measured and checked, and nothing of it is
 // kept: the uploads returned open the file's entry in zipped again, so
 // zipped must stay until they are read.
-func UnzipOneRoster(zipped Upload) (map[string]Upload, []LineError) {
-	unreadable := []LineError{{Message: "the file could not be read"}}
+func UnzipOneRoster(zipped library.Upload) (map[string]library.Upload, []library.LineError) {
+	unreadable := []library.LineError{{Message: "the file could not be read"}}
 	f, err := zipped.OpenAt()
 	if err != nil {
 		return nil, unreadable
@@ -98,11 +100,11 @@ func UnzipOneRoster(zipped Upload) (map[string]Upload, []LineError) {
 		return nil, unreadable
 	}
 	if err != nil {
-		return nil, []LineError{{Line: 0, Message: "is not a zip archive: " + err.Error()}}
+		return nil, []library.LineError{{Line: 0, Message: "is not a zip archive: " + err.Error()}}
 	}
-	files := map[string]Upload{}
+	files := map[string]library.Upload{}
 	var total int64
-	var unknown []LineError
+	var unknown []library.LineError
 	for i, f := range zr.File {
 		if strings.HasSuffix(f.Name, "/") {
 			continue // a folder entry
@@ -115,16 +117,16 @@ func UnzipOneRoster(zipped Upload) (map[string]Upload, []LineError) {
 			// Reported after the manifest is read: a OneRoster 1.2 export
 			// (roles.csv, userProfiles.csv) is refused for its version.
 			if unknown == nil {
-				unknown = []LineError{notOneRosterFile(f.Name)}
+				unknown = []library.LineError{notOneRosterFile(f.Name)}
 			}
 			continue
 		}
 		if _, dup := files[name]; dup {
-			return nil, []LineError{{File: f.Name, Message: "appears twice in the archive"}}
+			return nil, []library.LineError{{File: f.Name, Message: "appears twice in the archive"}}
 		}
 		rc, err := f.Open()
 		if err != nil {
-			return nil, []LineError{{File: name, Message: "cannot be read from the archive: " + err.Error()}}
+			return nil, []library.LineError{{File: name, Message: "cannot be read from the archive: " + err.Error()}}
 		}
 		// Read one byte past the cap to tell "exactly the cap" from more,
 		// and never trust the sizes the archive declares.
@@ -134,11 +136,11 @@ func UnzipOneRoster(zipped Upload) (map[string]Upload, []LineError) {
 			return nil, unreadable
 		}
 		if err != nil {
-			return nil, []LineError{{File: name, Message: "cannot be read from the archive: " + err.Error()}}
+			return nil, []library.LineError{{File: name, Message: "cannot be read from the archive: " + err.Error()}}
 		}
 		total += n
 		if total > MaxRosterUnzipped {
-			return nil, []LineError{{File: name, Message: fmt.Sprintf("the archive expands to more than %d MiB; upload a smaller roster", MaxRosterUnzipped>>20)}}
+			return nil, []library.LineError{{File: name, Message: fmt.Sprintf("the archive expands to more than %d MiB; upload a smaller roster", MaxRosterUnzipped>>20)}}
 		}
 		files[name] = zipEntryUpload(zipped, i, n)
 	}
@@ -156,8 +158,8 @@ func UnzipOneRoster(zipped Upload) (map[string]Upload, []LineError) {
 // zipEntryUpload is the entry i of zipped, of size bytes once inflated (as
 // UnzipOneRoster measured it): each Open reads the archive's directory
 // again and inflates the entry as it is read.
-func zipEntryUpload(zipped Upload, i int, size int64) Upload {
-	return Upload{Size: size, Open: func() (io.ReadCloser, error) {
+func zipEntryUpload(zipped library.Upload, i int, size int64) library.Upload {
+	return library.Upload{Size: size, Open: func() (io.ReadCloser, error) {
 		f, err := zipped.OpenAt()
 		if err != nil {
 			return nil, err
@@ -209,8 +211,8 @@ func (w *readAtWatch) ReadAt(p []byte, off int64) (int, error) {
 
 // unreadableRosterFile is the problem of a file the service failed to read
 // back (not the file's fault).
-func unreadableRosterFile(name string) []LineError {
-	return []LineError{{File: name, Message: "the file could not be read"}}
+func unreadableRosterFile(name string) []library.LineError {
+	return []library.LineError{{File: name, Message: "the file could not be read"}}
 }
 
 // rosterRecord is one row of a OneRoster file as it is read: its line,
@@ -236,39 +238,39 @@ func (r rosterRecord) cell(column string) string {
 // header. Each such row is handed to row, and nothing of it is kept here.
 // It returns the file's problems; with any, the rows handed over do not
 // count.
-func readRosterTable(name string, file Upload, row func(rosterRecord)) []LineError {
+func readRosterTable(name string, file library.Upload, row func(rosterRecord)) []library.LineError {
 	in, err := file.Open()
 	if err != nil {
 		return unreadableRosterFile(name)
 	}
 	defer in.Close()
-	src := newUTF8Watch(in)
+	src := library.NewUTF8Watch(in)
 	problems := scanRosterTable(name, src, row)
-	switch readable, bad := src.finish(); {
+	switch readable, bad := src.Finish(); {
 	case !readable:
 		return unreadableRosterFile(name)
 	case bad > 0:
 		// Checked by record as the file is read, but reported as when the
 		// file was checked whole: once, on line 1.
-		return []LineError{{File: name, Line: 1, Message: "is not UTF-8 text; export the file as CSV UTF-8"}}
+		return []library.LineError{{File: name, Line: 1, Message: "is not UTF-8 text; export the file as CSV UTF-8"}}
 	}
 	return problems
 }
 
 // scanRosterTable is readRosterTable's reading of the text; it stops
 // early once src has met a byte that is not UTF-8.
-func scanRosterTable(name string, src *utf8Watch, row func(rosterRecord)) []LineError {
-	r := csv.NewReader(skipBOM(src))
+func scanRosterTable(name string, src *library.UTF8Watch, row func(rosterRecord)) []library.LineError {
+	r := csv.NewReader(library.SkipBOM(src))
 	r.FieldsPerRecord = -1
 	header, err := r.Read()
 	if err == io.EOF {
-		return []LineError{{File: name, Line: 1, Message: "the file is empty; the first line must name the columns"}}
+		return []library.LineError{{File: name, Line: 1, Message: "the file is empty; the first line must name the columns"}}
 	}
 	if err != nil {
-		return []LineError{inFile(name, csvSyntaxError(err))}
+		return []library.LineError{inFile(name, library.CsvSyntaxError(err))}
 	}
 	known, at := oneRosterColumns[name], map[string]int{}
-	var problems []LineError
+	var problems []library.LineError
 	for i, h := range header {
 		h = strings.TrimSpace(h)
 		j := slices.IndexFunc(known, func(k string) bool { return strings.EqualFold(k, h) })
@@ -283,39 +285,39 @@ func scanRosterTable(name string, src *utf8Watch, row func(rosterRecord)) []Line
 			// own copy of a grade). Neither can be a misspelt column of
 			// ours, so they are passed over rather than refuse the file.
 		case j < 0:
-			problems = append(problems, LineError{File: name, Line: 1, Field: h, Message: "is not a OneRoster 1.1 column of " + name})
+			problems = append(problems, library.LineError{File: name, Line: 1, Field: h, Message: "is not a OneRoster 1.1 column of " + name})
 		case seen:
-			problems = append(problems, LineError{File: name, Line: 1, Field: known[j], Message: "column appears twice"})
+			problems = append(problems, library.LineError{File: name, Line: 1, Field: known[j], Message: "column appears twice"})
 		default:
 			at[known[j]] = i
 		}
 	}
 	for _, c := range oneRosterRequired[name] {
 		if _, ok := at[c]; !ok {
-			problems = append(problems, LineError{File: name, Line: 1, Field: c, Message: "column is required"})
+			problems = append(problems, library.LineError{File: name, Line: 1, Field: c, Message: "column is required"})
 		}
 	}
 	if len(problems) > 0 {
 		return problems
 	}
 	rows := 0
-	for src.bad == 0 {
+	for src.Bad == 0 {
 		rec, err := r.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return append(problems, inFile(name, csvSyntaxError(err)))
+			return append(problems, inFile(name, library.CsvSyntaxError(err)))
 		}
 		line, _ := r.FieldPos(0)
-		if allBlank(rec) {
+		if library.AllBlank(rec) {
 			continue
 		}
 		if rows >= maxRosterLines {
-			return append(problems, LineError{File: name, Line: line, Message: fmt.Sprintf("the file has more than %d rows", maxRosterLines)})
+			return append(problems, library.LineError{File: name, Line: line, Message: fmt.Sprintf("the file has more than %d rows", maxRosterLines)})
 		}
 		if len(rec) != len(header) {
-			problems = append(problems, LineError{File: name, Line: line, Message: fmt.Sprintf("has %d cells, want %d (one per column of line 1)", len(rec), len(header))})
+			problems = append(problems, library.LineError{File: name, Line: line, Message: fmt.Sprintf("has %d cells, want %d (one per column of line 1)", len(rec), len(header))})
 			continue
 		}
 		rows++
@@ -324,7 +326,7 @@ func scanRosterTable(name string, src *utf8Watch, row func(rosterRecord)) []Line
 	return problems
 }
 
-func inFile(name string, le LineError) LineError {
+func inFile(name string, le library.LineError) library.LineError {
 	le.File = name
 	return le
 }
@@ -341,8 +343,8 @@ var oneRosterOrder = []string{OneRosterOrgs, OneRosterClasses, OneRosterEnrollme
 type oneRosterRead struct {
 	// structural are each file's problems of form (columns, widths,
 	// syntax, text); with any, the rows' problems are not reported.
-	structural map[string][]LineError
-	problems   []LineError // the rows' problems
+	structural map[string][]library.LineError
+	problems   []library.LineError // the rows' problems
 	orgs       map[string]bool
 	classes    map[string]bool   // every class's sourcedId
 	homerooms  map[string]string // homeroom class sourcedId → title
@@ -374,10 +376,10 @@ type oneRosterRead struct {
 // orgs, classes, enrollments, users: what is kept is what the sync uses
 // (oneRosterRead), never a whole row. Problems are reported by file, in
 // OneRosterFiles order, then by line.
-func ParseOneRoster(files map[string]Upload) (drafts []StudentDraft, hasHomeroom bool, problems []LineError) {
+func ParseOneRoster(files map[string]library.Upload) (drafts []StudentDraft, hasHomeroom bool, problems []library.LineError) {
 	for name := range files {
 		if !slices.Contains(OneRosterFiles, name) && name != OneRosterManifest && !oneRosterUnreadFile(name) {
-			return nil, false, []LineError{notOneRosterFile(name)}
+			return nil, false, []library.LineError{notOneRosterFile(name)}
 		}
 	}
 	if m, ok := files[OneRosterManifest]; ok {
@@ -386,7 +388,7 @@ func ParseOneRoster(files map[string]Upload) (drafts []StudentDraft, hasHomeroom
 		}
 	}
 	if _, ok := files[OneRosterUsers]; !ok {
-		return nil, false, []LineError{{File: OneRosterUsers, Message: "is required: it lists the students"}}
+		return nil, false, []library.LineError{{File: OneRosterUsers, Message: "is required: it lists the students"}}
 	}
 	st := readOneRoster(files)
 	for _, name := range OneRosterFiles {
@@ -402,13 +404,13 @@ func ParseOneRoster(files map[string]Upload) (drafts []StudentDraft, hasHomeroom
 		}
 	}
 	if len(problems) == 0 && st.students == 0 {
-		problems = append(problems, LineError{File: OneRosterUsers, Line: 1, Message: "lists no user with the role student"})
+		problems = append(problems, library.LineError{File: OneRosterUsers, Line: 1, Message: "lists no user with the role student"})
 	}
 	if st.students > MaxStudentRows {
-		problems = append(problems, LineError{File: OneRosterUsers, Message: fmt.Sprintf("lists more than %d students; sync the roster in parts", MaxStudentRows)})
+		problems = append(problems, library.LineError{File: OneRosterUsers, Message: fmt.Sprintf("lists more than %d students; sync the roster in parts", MaxStudentRows)})
 	}
 	if len(problems) > 0 {
-		slices.SortStableFunc(problems, func(a, b LineError) int {
+		slices.SortStableFunc(problems, func(a, b library.LineError) int {
 			if c := slices.Index(OneRosterFiles, a.File) - slices.Index(OneRosterFiles, b.File); c != 0 {
 				return c
 			}
@@ -421,9 +423,9 @@ func ParseOneRoster(files map[string]Upload) (drafts []StudentDraft, hasHomeroom
 }
 
 // readOneRoster reads the files a sync reads, in oneRosterOrder.
-func readOneRoster(files map[string]Upload) *oneRosterRead {
+func readOneRoster(files map[string]library.Upload) *oneRosterRead {
 	st := &oneRosterRead{
-		structural: map[string][]LineError{}, orgs: map[string]bool{}, classes: map[string]bool{}, homerooms: map[string]string{},
+		structural: map[string][]library.LineError{}, orgs: map[string]bool{}, classes: map[string]bool{}, homerooms: map[string]string{},
 		homeroom: map[string]string{}, homeroomLine: map[string]int{},
 		emailLine: map[string]int{}, numberLine: map[string]int{}, idLine: map[string]int{},
 	}
@@ -470,7 +472,7 @@ func (st *oneRosterRead) class(r rosterRecord) {
 func (st *oneRosterRead) enrollment(r rosterRecord) {
 	class := r.cell("classSourcedId")
 	if st.hasClasses && !st.classes[class] {
-		st.problems = append(st.problems, LineError{File: OneRosterEnrollments, Line: r.line, Field: "classSourcedId",
+		st.problems = append(st.problems, library.LineError{File: OneRosterEnrollments, Line: r.line, Field: "classSourcedId",
 			Message: fmt.Sprintf("names the class %q, which classes.csv does not list", class)})
 		return
 	}
@@ -480,7 +482,7 @@ func (st *oneRosterRead) enrollment(r rosterRecord) {
 	}
 	user := r.cell("userSourcedId")
 	if first, dup := st.homeroomLine[user]; dup && st.homeroom[user] != t {
-		st.problems = append(st.problems, LineError{File: OneRosterEnrollments, Line: r.line, Field: "classSourcedId",
+		st.problems = append(st.problems, library.LineError{File: OneRosterEnrollments, Line: r.line, Field: "classSourcedId",
 			Message: fmt.Sprintf("enrols %s in a second homeroom (line %d names the first)", user, first)})
 		return
 	}
@@ -494,7 +496,7 @@ func (st *oneRosterRead) user(r rosterRecord) {
 		return
 	}
 	bad := func(field, msg string) {
-		st.problems = append(st.problems, LineError{File: OneRosterUsers, Line: r.line, Field: field, Message: msg})
+		st.problems = append(st.problems, library.LineError{File: OneRosterUsers, Line: r.line, Field: field, Message: msg})
 	}
 	enabled := strings.ToLower(r.cell("enabledUser"))
 	if enabled != "true" && enabled != "false" {
@@ -537,13 +539,13 @@ func (st *oneRosterRead) user(r rosterRecord) {
 		}
 	}
 	if _, b := fields["email"]; !b && d.Email != "" {
-		st.problems = appendDuplicate(st.problems, st.emailLine, d.Email, r.line, "email")
+		st.problems = library.AppendDuplicate(st.problems, st.emailLine, d.Email, r.line, "email")
 	}
 	if _, b := fields["student_number"]; !b && d.StudentNumber != "" {
-		st.problems = appendDuplicate(st.problems, st.numberLine, d.StudentNumber, r.line, "student_number")
+		st.problems = library.AppendDuplicate(st.problems, st.numberLine, d.StudentNumber, r.line, "student_number")
 	}
 	if d.ExternalID != "" {
-		st.problems = appendDuplicate(st.problems, st.idLine, d.ExternalID, r.line, "external_id")
+		st.problems = library.AppendDuplicate(st.problems, st.idLine, d.ExternalID, r.line, "external_id")
 	}
 	st.students++
 	// A roster with a problem, or with too many students, is refused
@@ -582,7 +584,7 @@ func oneRosterField(f string) string {
 // files are OneRoster 1.1 (1.0 and 1.2 name their columns differently), and
 // none of the files a sync reads may be a delta: a delta lists only what
 // changed, and a full sync would take everyone else off the roll.
-func checkOneRosterManifest(file Upload) []LineError {
+func checkOneRosterManifest(file library.Upload) []library.LineError {
 	in, err := file.Open()
 	if err != nil {
 		return unreadableRosterFile(OneRosterManifest)
@@ -593,13 +595,13 @@ func checkOneRosterManifest(file Upload) []LineError {
 		return problems
 	}
 	if m.delta.Line > 0 {
-		return []LineError{m.delta}
+		return []library.LineError{m.delta}
 	}
 	if m.version != "1.1" && !strings.HasPrefix(m.version, "1.1.") {
 		if m.versionLine == 0 {
-			return []LineError{{File: OneRosterManifest, Line: 1, Field: "oneroster.version", Message: "is missing; the manifest must say the export is OneRoster 1.1"}}
+			return []library.LineError{{File: OneRosterManifest, Line: 1, Field: "oneroster.version", Message: "is missing; the manifest must say the export is OneRoster 1.1"}}
 		}
-		return []LineError{{File: OneRosterManifest, Line: m.versionLine, Field: "oneroster.version",
+		return []library.LineError{{File: OneRosterManifest, Line: m.versionLine, Field: "oneroster.version",
 			Message: fmt.Sprintf("is %q; a roster sync reads OneRoster 1.1", m.version)}}
 	}
 	return nil
@@ -610,18 +612,18 @@ func checkOneRosterManifest(file Upload) []LineError {
 type oneRosterManifest struct {
 	version     string
 	versionLine int
-	delta       LineError
+	delta       library.LineError
 }
 
 // readManifest reads manifest.csv's propertyName,value rows, the first
 // 100 of them.
-func readManifest(in io.Reader) (oneRosterManifest, []LineError) {
+func readManifest(in io.Reader) (oneRosterManifest, []library.LineError) {
 	var m oneRosterManifest
-	r := csv.NewReader(skipBOM(in))
+	r := csv.NewReader(library.SkipBOM(in))
 	header, err := r.Read()
 	if err != nil || len(header) != 2 || !strings.EqualFold(strings.TrimSpace(header[0]), "propertyName") ||
 		!strings.EqualFold(strings.TrimSpace(header[1]), "value") {
-		return m, []LineError{{File: OneRosterManifest, Line: 1, Message: "must start with the columns propertyName,value"}}
+		return m, []library.LineError{{File: OneRosterManifest, Line: 1, Message: "must start with the columns propertyName,value"}}
 	}
 	for range 100 {
 		rec, err := r.Read()
@@ -629,7 +631,7 @@ func readManifest(in io.Reader) (oneRosterManifest, []LineError) {
 			break
 		}
 		if err != nil {
-			return m, []LineError{inFile(OneRosterManifest, csvSyntaxError(err))}
+			return m, []library.LineError{inFile(OneRosterManifest, library.CsvSyntaxError(err))}
 		}
 		line, _ := r.FieldPos(0)
 		prop, value := strings.TrimSpace(rec[0]), strings.TrimSpace(rec[1])
@@ -638,7 +640,7 @@ func readManifest(in io.Reader) (oneRosterManifest, []LineError) {
 			m.version, m.versionLine = strings.Clone(value), line
 		case m.delta.Line == 0 && strings.HasPrefix(prop, "file.") && strings.EqualFold(value, "delta") &&
 			slices.Contains(OneRosterFiles, strings.TrimPrefix(prop, "file.")+".csv"):
-			m.delta = LineError{File: OneRosterManifest, Line: line, Field: strings.Clone(prop),
+			m.delta = library.LineError{File: OneRosterManifest, Line: line, Field: strings.Clone(prop),
 				Message: "declares a delta file; a roster sync reads a bulk export (every student)"}
 		}
 	}

@@ -1,4 +1,4 @@
-package library_test
+package holdingsfile_test
 
 import (
 	"bytes"
@@ -12,20 +12,17 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 )
 
-// The files under testdata/holdings-csv and testdata/scans were written by
-// other systems (Goodreads, Calibre, LibraryThing, an Alma set export, a
-// FOLIO database export, library staff's barcode lists); testdata/README.md
+// The files under testdata/holdings-csv were written by other systems
+// (Goodreads, Calibre, LibraryThing, an Alma set export); testdata/README.md
 // says where each comes from. The tests use only the exported decoders,
 // as the fuzz targets that take the same files as seeds do. Every count
 // they expect was taken from the file itself, not from the decoder.
 
-const (
-	holdingsCSVDir = "holdings-csv"
-	scansDir       = "scans"
-)
+const holdingsCSVDir = "holdings-csv"
 
 func readOutsideFile(t testing.TB, dir, name string) []byte {
 	t.Helper()
@@ -118,15 +115,15 @@ func otherColumns(header, known []string) []string {
 // message. It returns the problems' fields in order.
 func headerRefusal(t *testing.T, name string, data []byte) []string {
 	t.Helper()
-	records, problems := library.ParseHoldingsCSV(data)
+	records, problems := holdingsfile.ParseHoldingsCSV(data)
 	if len(records) != 0 {
 		t.Errorf("%d records read from a file refused on its header", len(records))
 	}
-	streamed, again := library.ReadHoldingsCSV(openOutsideFile(holdingsCSVDir, name))
+	streamed, again := holdingsfile.ReadHoldingsCSV(openOutsideFile(holdingsCSVDir, name))
 	if len(streamed) != 0 || !slices.Equal(again, problems) {
 		t.Errorf("read from disk: %d records, problems %+v; from memory %+v", len(streamed), again, problems)
 	}
-	if n := library.CountHoldingsCSV(openOutsideFile(holdingsCSVDir, name)); n != 0 {
+	if n := holdingsfile.CountHoldingsCSV(openOutsideFile(holdingsCSVDir, name)); n != 0 {
 		t.Errorf("CountHoldingsCSV = %d, want 0", n)
 	}
 	var fields []string
@@ -194,11 +191,11 @@ func TestOutsideLibraryThingTabExport(t *testing.T) {
 	if firstBad != 2 {
 		t.Fatalf("the first line that is not UTF-8 is %d, want 2", firstBad)
 	}
-	records, problems := library.ParseHoldingsCSV(data)
+	records, problems := holdingsfile.ParseHoldingsCSV(data)
 	if len(records) != 0 || len(problems) != 1 || problems[0].Line != firstBad || !strings.Contains(problems[0].Message, "not UTF-8") {
 		t.Errorf("records %d, problems %+v; want one problem, line %d not being UTF-8", len(records), problems, firstBad)
 	}
-	if n := library.CountHoldingsCSV(openOutsideFile(holdingsCSVDir, name)); n != 0 {
+	if n := holdingsfile.CountHoldingsCSV(openOutsideFile(holdingsCSVDir, name)); n != 0 {
 		t.Errorf("CountHoldingsCSV = %d, want 0", n)
 	}
 }
@@ -223,7 +220,7 @@ func TestOutsideLibraryThingCSVExport(t *testing.T) {
 	}
 
 	cut := keepColumns(t, data, "Title", "Primary Author", "ISBN", "Barcode")
-	records, problems := library.ParseHoldingsCSV(cut)
+	records, problems := holdingsfile.ParseHoldingsCSV(cut)
 	byLine := map[int][]string{}
 	for _, p := range problems {
 		byLine[p.Line] = append(byLine[p.Line], p.Field)
@@ -240,7 +237,7 @@ func TestOutsideLibraryThingCSVExport(t *testing.T) {
 	}
 	// A dry run still shows the 40 books the file names (each its own
 	// ISBN), though none is imported while the file has problems.
-	if len(records) != 40 || library.CountHoldingsCSV(library.BytesUpload(cut).Open) != 40 {
+	if len(records) != 40 || holdingsfile.CountHoldingsCSV(library.BytesUpload(cut).Open) != 40 {
 		t.Errorf("%d records, want 40", len(records))
 	}
 	cells := outsideCSV(t, cut)
@@ -284,11 +281,11 @@ func TestOutsideAlmaItemSet(t *testing.T) {
 	}
 
 	cut := keepColumns(t, data, kept...)
-	records, problems := library.ParseHoldingsCSV(cut)
+	records, problems := holdingsfile.ParseHoldingsCSV(cut)
 	if len(problems) != 0 {
 		t.Fatalf("problems = %+v", problems)
 	}
-	if len(records) != 150 || library.CountHoldingsCSV(library.BytesUpload(cut).Open) != 150 {
+	if len(records) != 150 || holdingsfile.CountHoldingsCSV(library.BytesUpload(cut).Open) != 150 {
 		t.Fatalf("%d records, want 150 (no two rows share a title and author)", len(records))
 	}
 	var codes []string
@@ -296,7 +293,7 @@ func TestOutsideAlmaItemSet(t *testing.T) {
 		if r.Index != i+2 || len(r.Items) != 1 || r.Items[0].Line != r.Index {
 			t.Errorf("record %d: line %d, items %+v; want line %d and one copy", i, r.Index, r.Items, i+2)
 		}
-		if p := library.ValidateHoldingRecord(r); len(p) > 0 {
+		if p := holdingsfile.ValidateHoldingRecord(r); len(p) > 0 {
 			t.Errorf("record %d does not validate: %+v", i, p)
 		}
 		for _, it := range r.Items {
@@ -307,7 +304,7 @@ func TestOutsideAlmaItemSet(t *testing.T) {
 		t.Errorf("barcodes = %q, want the file's %q", codes, wantCodes)
 	}
 	first := records[0]
-	if first.Title != "Red Sister" || library.RecordAuthor(first) != "Lawrence Mark" || first.CallNumber != "F" || len(first.ISBNs) != 0 {
+	if first.Title != "Red Sister" || holdingsfile.RecordAuthor(first) != "Lawrence Mark" || first.CallNumber != "F" || len(first.ISBNs) != 0 {
 		t.Errorf("first record = %+v, want Red Sister by Lawrence Mark at F, no ISBN", first)
 	}
 	last := records[149]
@@ -321,7 +318,7 @@ func TestOutsideAlmaItemSet(t *testing.T) {
 func TestHoldingsCSVHeaderAliases(t *testing.T) {
 	one := func(t *testing.T, file string) library.HoldingRecord {
 		t.Helper()
-		records, problems := library.ParseHoldingsCSV([]byte(file))
+		records, problems := holdingsfile.ParseHoldingsCSV([]byte(file))
 		if len(problems) != 0 || len(records) != 1 {
 			t.Fatalf("records %+v, problems %+v", records, problems)
 		}
@@ -339,14 +336,14 @@ func TestHoldingsCSVHeaderAliases(t *testing.T) {
 			t.Errorf("year %d", r.PublishedYear)
 		}
 		// The year's own check applies, reported on the column it stands for.
-		_, problems := library.ParseHoldingsCSV([]byte("Title,Author,Barcode,Year Published\nMatilda,Roald Dahl,B1,19x\n"))
+		_, problems := holdingsfile.ParseHoldingsCSV([]byte("Title,Author,Barcode,Year Published\nMatilda,Roald Dahl,B1,19x\n"))
 		if len(problems) != 1 || problems[0].Line != 2 || problems[0].Field != "year" {
 			t.Errorf("problems = %+v, want the year refused on line 2", problems)
 		}
 	})
 	t.Run("Primary Author", func(t *testing.T) {
-		if r := one(t, "Title,Primary Author,Barcode\nMatilda,\"Dahl, Roald\",B1\n"); library.RecordAuthor(r) != "Dahl, Roald" {
-			t.Errorf("author %q", library.RecordAuthor(r))
+		if r := one(t, "Title,Primary Author,Barcode\nMatilda,\"Dahl, Roald\",B1\n"); holdingsfile.RecordAuthor(r) != "Dahl, Roald" {
+			t.Errorf("author %q", holdingsfile.RecordAuthor(r))
 		}
 	})
 	refused := []struct{ header, want string }{
@@ -357,7 +354,7 @@ func TestHoldingsCSVHeaderAliases(t *testing.T) {
 		{"title,author,barcode,Original Publication Year", "1:Original Publication Year:is not a known column"},
 	}
 	for _, tt := range refused {
-		_, problems := library.ParseHoldingsCSV([]byte(tt.header + "\n"))
+		_, problems := holdingsfile.ParseHoldingsCSV([]byte(tt.header + "\n"))
 		if len(problems) != 1 {
 			t.Errorf("%q: problems %+v, want one", tt.header, problems)
 			continue
@@ -367,93 +364,5 @@ func TestHoldingsCSVHeaderAliases(t *testing.T) {
 		if got := strconv.Itoa(p.Line) + ":" + p.Field; got != parts[0]+":"+parts[1] || !strings.HasPrefix(p.Message, parts[2]) {
 			t.Errorf("%q: problem %+v, want %s", tt.header, p, tt.want)
 		}
-	}
-}
-
-// Barcode lists other tools wrote, read as a stocktake's scanner file. The
-// counts are the file's non-blank lines, counted by hand.
-func TestOutsideScanFiles(t *testing.T) {
-	tests := []struct {
-		name        string
-		codes       int
-		first, last library.ScanLine
-		check       func(t *testing.T, codes []library.ScanLine)
-	}{
-		{
-			// FOLIO's Bulk Edit upload: a database export with each
-			// barcode in double quotes, LF ends, no line end after the
-			// last. The quotes are no part of the code: without them a
-			// stocktake finds the copies.
-			name: "folio-bulk-edit-item-barcodes.csv", codes: 100,
-			first: library.ScanLine{Line: 1, Code: "A57335567h"}, last: library.ScanLine{Line: 100, Code: "A57078209"},
-			check: func(t *testing.T, codes []library.ScanLine) {
-				for _, c := range codes {
-					if strings.Contains(c.Code, `"`) {
-						t.Errorf("code %+v kept a quote", c)
-					}
-				}
-			},
-		},
-		{
-			// Duke's withdrawal list (its first 300 lines): CRLF ends, the
-			// spreadsheet's heading "Barcode" on line 1 (no code), a blank
-			// line at 168, and check characters that are punctuation
-			// ("D04866971+").
-			name: "duke-withdrawals-barcodes.txt", codes: 298,
-			first: library.ScanLine{Line: 2, Code: "D01483214N"}, last: library.ScanLine{Line: 300, Code: "D04511458S"},
-			check: func(t *testing.T, codes []library.ScanLine) {
-				punct := 0
-				for _, c := range codes {
-					if c.Line == 168 {
-						t.Errorf("the blank line 168 gave the code %q", c.Code)
-					}
-					if last := c.Code[len(c.Code)-1]; !('A' <= last && last <= 'Z' || '0' <= last && last <= '9') {
-						punct++
-					}
-				}
-				if i := slices.IndexFunc(codes, func(c library.ScanLine) bool { return c.Code == "D04866971+" }); i < 0 || codes[i].Line != 9 {
-					t.Errorf("D04866971+ not read on line 9")
-				}
-				if punct != 47 {
-					t.Errorf("%d codes end in punctuation, want 47", punct)
-				}
-			},
-		},
-		{
-			// The barcode list of a Koha pick list (South Central Library
-			// System, Wisconsin): ten 14-digit barcodes, CRLF ends.
-			name: "scls-picklist-barcodes.txt", codes: 10,
-			first: library.ScanLine{Line: 1, Code: "39078079752086"}, last: library.ScanLine{Line: 10, Code: "39078079513330"},
-			check: func(t *testing.T, codes []library.ScanLine) {
-				for _, c := range codes {
-					if len(c.Code) != 14 || !strings.HasPrefix(c.Code, "39078") {
-						t.Errorf("code %+v is not a 14-digit SCLS barcode", c)
-					}
-				}
-			},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			data := readOutsideFile(t, scansDir, tt.name)
-			codes, problems := library.ParseScanFile(data)
-			if len(problems) != 0 {
-				t.Fatalf("problems = %+v", problems)
-			}
-			if len(codes) != tt.codes {
-				t.Fatalf("%d codes, want %d", len(codes), tt.codes)
-			}
-			if codes[0] != tt.first || codes[len(codes)-1] != tt.last {
-				t.Errorf("first %+v, last %+v; want %+v and %+v", codes[0], codes[len(codes)-1], tt.first, tt.last)
-			}
-			prev := 0
-			for _, c := range codes {
-				if c.Line <= prev || strings.ContainsAny(c.Code, "\r\n\t ") {
-					t.Errorf("code %+v: line not after %d, or a line end or space kept", c, prev)
-				}
-				prev = c.Line
-			}
-			tt.check(t, codes)
-		})
 	}
 }

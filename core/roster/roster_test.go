@@ -1,4 +1,4 @@
-package library
+package roster
 
 import (
 	"archive/zip"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
 )
 
@@ -80,7 +81,7 @@ func TestUnzipOneRosterCapsExpansion(t *testing.T) {
 	if buf.Len() > 1<<20 {
 		t.Fatalf("the bomb is %d bytes compressed", buf.Len())
 	}
-	_, problems := UnzipOneRoster(BytesUpload(buf.Bytes()))
+	_, problems := UnzipOneRoster(library.BytesUpload(buf.Bytes()))
 	if len(problems) != 1 || !strings.Contains(problems[0].Message, "expands to more than") {
 		t.Errorf("bomb: %+v", problems)
 	}

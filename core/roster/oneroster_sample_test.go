@@ -1,4 +1,4 @@
-package library
+package roster
 
 import (
 	"archive/zip"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/readinglibrary/service/core/library"
 )
 
 // The Moodle OneRoster enrolment plugin's full 1.1 test set, as published
@@ -18,7 +20,7 @@ func TestParseOneRosterMoodleExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, problems := UnzipOneRoster(BytesUpload(zipped))
+	files, problems := UnzipOneRoster(library.BytesUpload(zipped))
 	if problems != nil {
 		t.Fatalf("unzip: %+v", problems)
 	}
@@ -116,11 +118,11 @@ func TestUnzipOneRosterPassesOverTheSpecificationsOtherFiles(t *testing.T) {
 		_ = zw.Close()
 		return buf.Bytes()
 	}
-	files, problems := UnzipOneRoster(BytesUpload(zipOf("users.csv", "manifest.csv", "academicsessions.csv", "courses.csv", "demographics.csv")))
+	files, problems := UnzipOneRoster(library.BytesUpload(zipOf("users.csv", "manifest.csv", "academicsessions.csv", "courses.csv", "demographics.csv")))
 	if problems != nil || len(files) != 2 || files[OneRosterManifest].Open == nil || files[OneRosterUsers].Open == nil {
 		t.Errorf("files %v, problems %+v; want users.csv and manifest.csv", len(files), problems)
 	}
-	if _, problems := UnzipOneRoster(BytesUpload(zipOf("users.csv", "students.csv"))); len(problems) != 1 || problems[0].File != "export/students.csv" {
+	if _, problems := UnzipOneRoster(library.BytesUpload(zipOf("users.csv", "students.csv"))); len(problems) != 1 || problems[0].File != "export/students.csv" {
 		t.Errorf("a file that is not OneRoster's: %+v", problems)
 	}
 }

@@ -1,4 +1,4 @@
-package library
+package roster
 
 import (
 	"archive/zip"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/readinglibrary/service/core/library"
 )
 
 // readRosterDir reads every file of a testdata folder as an upload of
@@ -39,7 +41,7 @@ func readRosterZip(t *testing.T, name string) []byte {
 }
 
 // headerProblems are the (file, column) pairs of problems on line 1.
-func headerProblems(t *testing.T, problems []LineError) [][2]string {
+func headerProblems(t *testing.T, problems []library.LineError) [][2]string {
 	t.Helper()
 	var out [][2]string
 	for _, p := range problems {
@@ -91,7 +93,7 @@ func TestParseOneRosterRealTAO10(t *testing.T) {
 // whose title has a space and a dash, no email or grade): its three
 // students, one with a homeroom.
 func TestParseOneRosterRealMoodleMinimal(t *testing.T) {
-	files, problems := UnzipOneRoster(BytesUpload(readRosterZip(t, "Test_minimal_data_set.zip")))
+	files, problems := UnzipOneRoster(library.BytesUpload(readRosterZip(t, "Test_minimal_data_set.zip")))
 	if problems != nil {
 		t.Fatalf("unzip: %+v", problems)
 	}
@@ -125,7 +127,7 @@ func TestUnzipOneRosterReal12(t *testing.T) {
 		// It also declares classes.csv a delta, on line 7, before its version.
 		{"VRd118.zip", 7, "file.classes"},
 	} {
-		files, problems := UnzipOneRoster(BytesUpload(readRosterZip(t, c.zip)))
+		files, problems := UnzipOneRoster(library.BytesUpload(readRosterZip(t, c.zip)))
 		if files != nil || len(problems) != 1 {
 			t.Fatalf("%s: %d files, problems %+v", c.zip, len(files), problems)
 		}
@@ -137,7 +139,7 @@ func TestUnzipOneRosterReal12(t *testing.T) {
 
 // With a 1.1 manifest, a file 1.1 does not have is still refused by name.
 func TestUnzipOneRosterUnknownFileAfterManifest(t *testing.T) {
-	files, problems := UnzipOneRoster(BytesUpload(readRosterZip(t, "Test_minimal_data_set.zip")))
+	files, problems := UnzipOneRoster(library.BytesUpload(readRosterZip(t, "Test_minimal_data_set.zip")))
 	if problems != nil {
 		t.Fatal(problems)
 	}
@@ -153,7 +155,7 @@ func TestUnzipOneRosterUnknownFileAfterManifest(t *testing.T) {
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files, problems = UnzipOneRoster(BytesUpload(buf.Bytes()))
+	files, problems = UnzipOneRoster(library.BytesUpload(buf.Bytes()))
 	if files != nil || len(problems) != 1 || problems[0].File != "roles.csv" {
 		t.Errorf("files %v, problems %+v, want roles.csv refused", files, problems)
 	}
