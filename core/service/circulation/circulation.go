@@ -73,7 +73,7 @@ type LoanInput struct {
 // Circulation serves loans: lending a copy, renewing, returning, and the
 // lists of a school's and a student's loans.
 type Circulation struct {
-	usecase.SchoolScope
+	scope    usecase.SchoolScope
 	holdings ports.HoldingsRepository
 	accounts ports.AccountRepository
 	// students find the students of a homeroom (openLoans).
@@ -87,8 +87,8 @@ type Circulation struct {
 	desk *HoldDesk
 	// charges are what students owe for lost and damaged copies
 	// (losses.go).
-	charges ports.ChargeRepository
-	LoanReader
+	charges    ports.ChargeRepository
+	loanReader LoanReader
 	*usecase.Clock
 }
 
@@ -109,8 +109,8 @@ type CirculationDeps struct {
 // NewCirculation builds Circulation. It panics on a nil dependency.
 func NewCirculation(d CirculationDeps) *Circulation {
 	usecase.MustHave("NewCirculation", d)
-	return &Circulation{SchoolScope: usecase.NewSchoolScope(d.Schools), holdings: d.Holdings, accounts: d.Accounts, students: d.Students,
-		departures: d.Departures, notices: d.Notices, desk: d.Desk, charges: d.Charges, LoanReader: d.Loans, Clock: d.Clock}
+	return &Circulation{scope: usecase.NewSchoolScope(d.Schools), holdings: d.Holdings, accounts: d.Accounts, students: d.Students,
+		departures: d.Departures, notices: d.Notices, desk: d.Desk, charges: d.Charges, loanReader: d.Loans, Clock: d.Clock}
 }
 
 // CreateLoan lends a copy to a student of the same school. A loan and the
@@ -128,7 +128,7 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 	if err := usecase.RequireUUIDs(map[string]string{"book_id": in.BookID, "copy_id": in.CopyID, "student_id": in.StudentID}); err != nil {
 		return LoanView{}, err
 	}
-	school, err := s.Scope(ctx, in.SchoolID, "school_id")
+	school, err := s.scope.Scope(ctx, in.SchoolID, "school_id")
 	if err != nil {
 		return LoanView{}, err
 	}
@@ -186,12 +186,12 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 	} else if held && t.StudentID != student.ID {
 		return LoanView{}, library.ErrCopyOnHold()
 	}
-	if err := s.loans.Insert(ctx, loan); err != nil {
+	if err := s.loanReader.loans.Insert(ctx, loan); err != nil {
 		return LoanView{}, err
 	}
 	if err := s.claim(ctx, loan); err != nil {
 		// The record never became a loan; removing it is tidiness only.
-		_ = s.loans.Delete(ctx, loan.ID)
+		_ = s.loanReader.loans.Delete(ctx, loan.ID)
 		return LoanView{}, err
 	}
 	// A copy's condition changes only under a claim: read once the claim
@@ -218,8 +218,8 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		// even if the request has been cancelled meanwhile.
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), usecase.UndoTimeout)
 		defer cancel()
-		_ = s.active.Release(uctx, loan.CopyID, loan.ID)
-		_ = s.loans.Delete(uctx, loan.ID)
+		_ = s.loanReader.active.Release(uctx, loan.CopyID, loan.ID)
+		_ = s.loanReader.loans.Delete(uctx, loan.ID)
 		return LoanView{}, err
 	}
 	return LoanView{Loan: loan, DueAt: due, Status: library.LoanStatus(loan, due, today), Warnings: warnings}, nil
@@ -252,8 +252,8 @@ func readingRangeCheck(school library.School, borrower user.Account, book librar
 func (s *Circulation) unlend(ctx context.Context, school library.School, loan library.Loan) {
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), usecase.UndoTimeout)
 	defer cancel()
-	_ = s.active.Release(uctx, loan.CopyID, loan.ID)
-	_ = s.loans.Delete(uctx, loan.ID)
+	_ = s.loanReader.active.Release(uctx, loan.CopyID, loan.ID)
+	_ = s.loanReader.loans.Delete(uctx, loan.ID)
 	// A trapper that saw this claim gave way too: serve the copy again.
 	_, _, _ = s.desk.trapCopy(uctx, school, loanCopy(loan))
 }
@@ -296,7 +296,7 @@ func schoolBorrower(ctx context.Context, accounts ports.AccountRepository, schoo
 // name it) whose address is email, for lending to them at the desk.
 // Errors: NotFound "student_not_found" for any other address, as scope.
 func (s *Circulation) StaffBorrower(ctx context.Context, schoolParam, email string) (user.Account, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return user.Account{}, err
 	}
@@ -395,19 +395,19 @@ const abandonedChange = 10 * time.Minute
 // the copy, it returns that claim and taken false.
 func (s *Circulation) takeCopy(ctx context.Context, c library.CopyClaim) (holder library.CopyClaim, taken bool, err error) {
 	for attempt := 0; attempt < 2; attempt++ {
-		err := s.active.Claim(ctx, c)
+		err := s.loanReader.active.Claim(ctx, c)
 		if err == nil {
 			return c, true, nil
 		}
 		if !errs.Is(err, errs.Conflict) {
 			// The write may have landed with its reply lost: if the claim
 			// names this holder, it is taken and must not be undone.
-			if h, herr := s.active.Holder(ctx, c.CopyID); herr == nil && h.LoanID == c.LoanID {
+			if h, herr := s.loanReader.active.Holder(ctx, c.CopyID); herr == nil && h.LoanID == c.LoanID {
 				return h, true, nil
 			}
 			return library.CopyClaim{}, false, err
 		}
-		holder, err = s.active.Holder(ctx, c.CopyID)
+		holder, err = s.loanReader.active.Holder(ctx, c.CopyID)
 		if errs.Is(err, errs.NotFound) {
 			continue // released in the meantime: try again
 		}
@@ -418,7 +418,7 @@ func (s *Circulation) takeCopy(ctx context.Context, c library.CopyClaim) (holder
 		if err != nil || live {
 			return holder, false, err
 		}
-		if err := s.active.Release(ctx, c.CopyID, holder.LoanID); err != nil {
+		if err := s.loanReader.active.Release(ctx, c.CopyID, holder.LoanID); err != nil {
 			return library.CopyClaim{}, false, err
 		}
 	}
@@ -431,7 +431,7 @@ func (s *Circulation) liveClaim(ctx context.Context, c library.CopyClaim) (bool,
 	if live, change := s.liveChange(c); change {
 		return live, nil
 	}
-	loans, err := s.loans.ByIDs(ctx, []string{c.LoanID})
+	loans, err := s.loanReader.loans.ByIDs(ctx, []string{c.LoanID})
 	if err != nil {
 		return false, err
 	}
@@ -455,11 +455,11 @@ func (s *Circulation) StaleClaims(ctx context.Context, want []library.CopyClaim)
 	if len(want) == 0 {
 		return nil, nil
 	}
-	holders, err := s.active.ClaimsOfCopies(ctx, usecase.Pluck(want, func(c library.CopyClaim) string { return c.CopyID }))
+	holders, err := s.loanReader.active.ClaimsOfCopies(ctx, usecase.Pluck(want, func(c library.CopyClaim) string { return c.CopyID }))
 	if err != nil {
 		return nil, err
 	}
-	open, err := s.openLoansOf(ctx, holders)
+	open, err := s.loanReader.openLoansOf(ctx, holders)
 	if err != nil {
 		return nil, err
 	}
@@ -477,7 +477,7 @@ func (s *Circulation) StaleClaims(ctx context.Context, want []library.CopyClaim)
 			held[h.CopyID] = true
 			continue
 		}
-		if err := s.active.Release(ctx, h.CopyID, h.LoanID); err != nil {
+		if err := s.loanReader.active.Release(ctx, h.CopyID, h.LoanID); err != nil {
 			return nil, err
 		}
 	}
@@ -497,14 +497,14 @@ func (s *Circulation) loanInScope(ctx context.Context, schoolParam, loanID strin
 	if !usecase.IsUUID(loanID) {
 		return library.Loan{}, library.ErrLoanNotFound()
 	}
-	loans, err := s.loans.ByIDs(ctx, []string{loanID})
+	loans, err := s.loanReader.loans.ByIDs(ctx, []string{loanID})
 	if err != nil {
 		return library.Loan{}, err
 	}
 	if len(loans) == 0 {
 		return library.Loan{}, library.ErrLoanNotFound()
 	}
-	if ok, err := s.Reaches(ctx, schoolParam, loans[0].SchoolID); err != nil || !ok {
+	if ok, err := s.scope.Reaches(ctx, schoolParam, loans[0].SchoolID); err != nil || !ok {
 		if err == nil {
 			err = library.ErrLoanNotFound()
 		}
@@ -512,14 +512,14 @@ func (s *Circulation) loanInScope(ctx context.Context, schoolParam, loanID strin
 	}
 	l := loans[0]
 	if !l.Returned() {
-		claim, err := s.active.Holder(ctx, l.CopyID)
+		claim, err := s.loanReader.active.Holder(ctx, l.CopyID)
 		if err != nil && !errs.Is(err, errs.NotFound) {
 			return library.Loan{}, err
 		}
 		if errs.Is(err, errs.NotFound) || claim.LoanID != l.ID {
 			// Either the record never became a loan, or another request
 			// returned it between our two reads: read it again to tell.
-			again, err := s.loans.ByIDs(ctx, []string{loanID})
+			again, err := s.loanReader.loans.ByIDs(ctx, []string{loanID})
 			if err != nil {
 				return library.Loan{}, err
 			}
@@ -549,7 +549,7 @@ func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *in
 	if loan.Returned() {
 		return LoanView{}, library.ErrLoanNotActive()
 	}
-	school, err := s.Schools.Get(ctx, loan.SchoolID)
+	school, err := s.scope.Schools.Get(ctx, loan.SchoolID)
 	if err != nil {
 		return LoanView{}, err
 	}
@@ -565,7 +565,7 @@ func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *in
 	// Each pass claims the next renewal number; losing a race re-reads the
 	// count, so the limit is never passed.
 	for attempt := 0; attempt <= school.Settings.MaxRenewals; attempt++ {
-		renewals, err := s.loans.Renewals(ctx, []string{loan.ID})
+		renewals, err := s.loanReader.loans.Renewals(ctx, []string{loan.ID})
 		if err != nil {
 			return LoanView{}, err
 		}
@@ -586,7 +586,7 @@ func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *in
 			return LoanView{}, err
 		}
 		next := library.Renewal{LoanID: loan.ID, Number: n + 1, DueAt: nextDue, RenewedAt: s.Now().UTC()}
-		err = s.loans.AddRenewal(ctx, next)
+		err = s.loanReader.loans.AddRenewal(ctx, next)
 		if err == nil {
 			return LoanView{Loan: loan, DueAt: next.DueAt, Renewals: next.Number, Status: library.LoanStatus(loan, next.DueAt, today)}, nil
 		}
@@ -607,13 +607,13 @@ func (s *Circulation) ReturnLoan(ctx context.Context, loanID string) (LoanView, 
 		return LoanView{}, err
 	}
 	if !loan.Returned() {
-		if err := s.loans.MarkReturned(ctx, loan.ID, s.Now()); err != nil {
+		if err := s.loanReader.loans.MarkReturned(ctx, loan.ID, s.Now()); err != nil {
 			return LoanView{}, err
 		}
-		if err := s.active.Release(ctx, loan.CopyID, loan.ID); err != nil {
+		if err := s.loanReader.active.Release(ctx, loan.CopyID, loan.ID); err != nil {
 			return LoanView{}, err
 		}
-		loans, err := s.loans.ByIDs(ctx, []string{loan.ID})
+		loans, err := s.loanReader.loans.ByIDs(ctx, []string{loan.ID})
 		if err != nil {
 			return LoanView{}, err
 		}
@@ -621,11 +621,11 @@ func (s *Circulation) ReturnLoan(ctx context.Context, loanID string) (LoanView, 
 			loan = loans[0]
 		}
 	}
-	school, err := s.Schools.Get(ctx, loan.SchoolID)
+	school, err := s.scope.Schools.Get(ctx, loan.SchoolID)
 	if err != nil {
 		return LoanView{}, err
 	}
-	views, err := s.Views(ctx, []library.Loan{loan}, s.TodayAt(school))
+	views, err := s.loanReader.Views(ctx, []library.Loan{loan}, s.TodayAt(school))
 	if err != nil {
 		return LoanView{}, err
 	}
@@ -634,7 +634,7 @@ func (s *Circulation) ReturnLoan(ctx context.Context, loanID string) (LoanView, 
 	// a second scan too, in case the first stopped before that).
 	var t library.HoldTrap
 	var ok bool
-	if _, lent, lerr := s.ActiveLoanOf(ctx, loan.CopyID); lerr != nil {
+	if _, lent, lerr := s.loanReader.ActiveLoanOf(ctx, loan.CopyID); lerr != nil {
 		return LoanView{}, lerr
 	} else if !lent {
 		t, ok, err = s.desk.trapCopy(ctx, school, loanCopy(loan))
@@ -665,7 +665,7 @@ const historyBatch = 500
 // for the titles' statistics. The sweep runs it once per slot across
 // replicas; a second run finds nothing left, so it is safe to repeat.
 func (s *Circulation) AnonymizeHistory(ctx context.Context, now time.Time) (int64, error) {
-	schools, err := s.Schools.List(ctx)
+	schools, err := s.scope.Schools.List(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -677,7 +677,7 @@ func (s *Circulation) AnonymizeHistory(ctx context.Context, now time.Time) (int6
 		}
 		cutoff := now.Add(-time.Duration(days) * 24 * time.Hour)
 		for {
-			n, err := s.loans.AnonymizeReturned(ctx, school.ID, cutoff, historyBatch)
+			n, err := s.loanReader.loans.AnonymizeReturned(ctx, school.ID, cutoff, historyBatch)
 			total += int64(n)
 			if err != nil {
 				return total, err

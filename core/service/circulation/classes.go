@@ -20,7 +20,7 @@ import (
 // loans are never read. A homeroom without students has no loans.
 func (s *Circulation) openLoans(ctx context.Context, schoolID, studentID, bookID, homeroomKey string) ([]library.Loan, error) {
 	if homeroomKey == "" {
-		return s.loans.Open(ctx, schoolID, studentID, bookID)
+		return s.loanReader.loans.Open(ctx, schoolID, studentID, bookID)
 	}
 	class, _, err := s.students.Search(ctx, library.StudentQuery{SchoolID: schoolID, HomeroomKey: homeroomKey})
 	if err != nil {
@@ -32,7 +32,7 @@ func (s *Circulation) openLoans(ctx context.Context, schoolID, studentID, bookID
 			ids = append(ids, st.ID)
 		}
 	}
-	open, err := s.loans.OpenOfStudents(ctx, schoolID, ids)
+	open, err := s.loanReader.loans.OpenOfStudents(ctx, schoolID, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ const (
 // are ordered by student name, then due date, then title.
 // Errors: Invalid "homeroom", as scope.
 func (s *Circulation) OverdueSlips(ctx context.Context, schoolParam, homeroom string) (OverdueSlips, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return OverdueSlips{}, err
 	}

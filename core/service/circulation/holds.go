@@ -64,14 +64,14 @@ type HoldView struct {
 
 // Holds serves holds: placing, listing and cancelling them.
 type Holds struct {
-	usecase.SchoolScope
-	*HoldDesk
+	scope usecase.SchoolScope
+	desk  *HoldDesk
 }
 
 // NewHolds builds Holds over the hold desk. It panics on a nil one.
 func NewHolds(schools ports.SchoolRepository, desk *HoldDesk) *Holds {
 	usecase.MustHave("NewHolds", struct{ Desk *HoldDesk }{desk})
-	return &Holds{SchoolScope: usecase.NewSchoolScope(schools), HoldDesk: desk}
+	return &Holds{scope: usecase.NewSchoolScope(schools), desk: desk}
 }
 
 // HoldInput is a request to place a hold.
@@ -97,15 +97,15 @@ func (s *Holds) Place(ctx context.Context, in HoldInput) (HoldView, error) {
 	if err := usecase.RequireUUIDs(map[string]string{"book_id": in.BookID, "student_id": in.StudentID}); err != nil {
 		return HoldView{}, err
 	}
-	school, err := s.Scope(ctx, in.SchoolID, "school_id")
+	school, err := s.scope.Scope(ctx, in.SchoolID, "school_id")
 	if err != nil {
 		return HoldView{}, err
 	}
-	book, err := s.holdings.Book(ctx, school.ID, in.BookID)
+	book, err := s.desk.holdings.Book(ctx, school.ID, in.BookID)
 	if err != nil {
 		return HoldView{}, err
 	}
-	student, err := schoolStudent(ctx, s.accounts, school.ID, in.StudentID)
+	student, err := schoolStudent(ctx, s.desk.accounts, school.ID, in.StudentID)
 	if err != nil {
 		return HoldView{}, err
 	}
@@ -116,38 +116,38 @@ func (s *Holds) Place(ctx context.Context, in HoldInput) (HoldView, error) {
 	if library.BookCategory(book) == library.CategoryReference {
 		return HoldView{}, library.ErrNotForLoan()
 	}
-	open, err := s.loans.Open(ctx, school.ID, student.ID, book.ID)
+	open, err := s.desk.loans.Open(ctx, school.ID, student.ID, book.ID)
 	if err != nil {
 		return HoldView{}, err
 	}
-	if mine, err := s.claimed(ctx, open); err != nil {
+	if mine, err := s.desk.claimed(ctx, open); err != nil {
 		return HoldView{}, err
 	} else if len(mine) > 0 {
 		return HoldView{}, library.ErrAlreadyBorrowing()
 	}
-	if _, err := s.holds.OpenHold(ctx, student.ID, book.ID); err == nil {
+	if _, err := s.desk.holds.OpenHold(ctx, student.ID, book.ID); err == nil {
 		return HoldView{}, library.ErrHoldExists()
 	} else if !errs.Is(err, errs.NotFound) {
 		return HoldView{}, err
 	}
-	if free, err := s.shelfCopies(ctx, school, book.ID); err != nil {
+	if free, err := s.desk.shelfCopies(ctx, school, book.ID); err != nil {
 		return HoldView{}, err
 	} else if free > 0 {
 		return HoldView{}, library.ErrCopyAvailable()
 	}
-	h := library.Hold{ID: s.NewID(), SchoolID: school.ID, BookID: book.ID, StudentID: student.ID, PlacedAt: s.Now().UTC()}
-	if err := s.holds.Insert(ctx, h); err != nil {
+	h := library.Hold{ID: s.desk.NewID(), SchoolID: school.ID, BookID: book.ID, StudentID: student.ID, PlacedAt: s.desk.Now().UTC()}
+	if err := s.desk.holds.Insert(ctx, h); err != nil {
 		return HoldView{}, err
 	}
 	e := library.HoldQueueEntry{HoldID: h.ID, SchoolID: h.SchoolID, BookID: h.BookID, StudentID: h.StudentID, PlacedAt: h.PlacedAt}
-	if err := s.holds.Enqueue(ctx, e); err != nil {
+	if err := s.desk.holds.Enqueue(ctx, e); err != nil {
 		// The record never became a hold; removing it is tidiness only.
-		_ = s.holds.Delete(ctx, h.ID)
+		_ = s.desk.holds.Delete(ctx, h.ID)
 		return HoldView{}, err
 	}
 	// A copy returned while this hold was being placed found no queue:
 	// give it to the queue now.
-	if err := s.ServeShelf(ctx, school, book.ID); err != nil {
+	if err := s.desk.ServeShelf(ctx, school, book.ID); err != nil {
 		return HoldView{}, err
 	}
 	views, err := s.Views(ctx, []library.Hold{h}, true)
@@ -166,11 +166,11 @@ func (s *Holds) Cancel(ctx context.Context, schoolParam, holdID string) (HoldVie
 	if err != nil {
 		return HoldView{}, err
 	}
-	school, err := s.HoldDesk.schools.Get(ctx, h.SchoolID)
+	school, err := s.desk.schools.Get(ctx, h.SchoolID)
 	if err != nil {
 		return HoldView{}, err
 	}
-	if err := s.endHold(ctx, school, h.ID, library.HoldCancelled, ""); err != nil {
+	if err := s.desk.endHold(ctx, school, h.ID, library.HoldCancelled, ""); err != nil {
 		if errs.Is(err, errs.Conflict) {
 			return HoldView{}, library.ErrHoldNotActive()
 		}
@@ -191,7 +191,7 @@ func (s *Holds) holdInScope(ctx context.Context, schoolParam, holdID string) (li
 	if !usecase.IsUUID(holdID) {
 		return library.Hold{}, library.ErrHoldNotFound()
 	}
-	holds, err := s.holds.ByIDs(ctx, []string{holdID})
+	holds, err := s.desk.holds.ByIDs(ctx, []string{holdID})
 	if err != nil {
 		return library.Hold{}, err
 	}
@@ -199,7 +199,7 @@ func (s *Holds) holdInScope(ctx context.Context, schoolParam, holdID string) (li
 	if len(holds) == 0 || (p.Role == user.RoleStudent && holds[0].StudentID != p.AccountID) {
 		return library.Hold{}, library.ErrHoldNotFound()
 	}
-	if ok, err := s.Reaches(ctx, schoolParam, holds[0].SchoolID); err != nil || !ok {
+	if ok, err := s.scope.Reaches(ctx, schoolParam, holds[0].SchoolID); err != nil || !ok {
 		if err == nil {
 			err = library.ErrHoldNotFound()
 		}
@@ -214,26 +214,26 @@ func (s *Holds) holdInScope(ctx context.Context, schoolParam, holdID string) (li
 // Queries are a fixed number per call, whatever the number of holds.
 func (s *Holds) Views(ctx context.Context, holds []library.Hold, expire bool) ([]HoldView, error) {
 	ids := usecase.Pluck(holds, func(h library.Hold) string { return h.ID })
-	traps, err := s.holds.TrapsOfHolds(ctx, ids)
+	traps, err := s.desk.holds.TrapsOfHolds(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
 	if expire && len(holds) > 0 {
-		school, err := s.HoldDesk.schools.Get(ctx, holds[0].SchoolID)
+		school, err := s.desk.schools.Get(ctx, holds[0].SchoolID)
 		if err != nil {
 			return nil, err
 		}
-		if n, err := s.expireDue(ctx, school, traps); err != nil {
+		if n, err := s.desk.expireDue(ctx, school, traps); err != nil {
 			return nil, err
 		} else if n > 0 {
 			return s.Views(ctx, holds, false)
 		}
 	}
-	ends, err := s.ended(ctx, ids)
+	ends, err := s.desk.ended(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := s.holds.Entries(ctx, ids)
+	entries, err := s.desk.holds.Entries(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +253,7 @@ func (s *Holds) Views(ctx context.Context, holds []library.Hold, expire bool) ([
 	}
 	books := map[string]library.Book{}
 	for school, bookIDs := range byBook {
-		bs, err := s.holdings.BooksByID(ctx, school, bookIDs)
+		bs, err := s.desk.holdings.BooksByID(ctx, school, bookIDs)
 		if err != nil {
 			return nil, err
 		}
@@ -265,7 +265,7 @@ func (s *Holds) Views(ctx context.Context, holds []library.Hold, expire bool) ([
 	for id := range students {
 		accountIDs = append(accountIDs, id)
 	}
-	accounts, err := s.accounts.GetMany(ctx, accountIDs)
+	accounts, err := s.desk.accounts.GetMany(ctx, accountIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -299,7 +299,7 @@ func (s *Holds) StudentHolds(ctx context.Context) ([]HoldView, error) {
 	if p.Role != user.RoleStudent {
 		return nil, errs.E(errs.Forbidden, errs.CodeForbidden, "Only students have holds of their own.")
 	}
-	holds, err := s.holds.OfStudent(ctx, p.AccountID, maxStudentHolds)
+	holds, err := s.desk.holds.OfStudent(ctx, p.AccountID, maxStudentHolds)
 	if err != nil {
 		return nil, err
 	}
@@ -339,13 +339,13 @@ func (s *Holds) Queue(ctx context.Context, schoolParam string, f HoldFilter, q u
 	if err := fields.Err(); err != nil {
 		return HoldPage{}, err
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return HoldPage{}, err
 	}
 	var book library.Book
 	if f.BookID != "" {
-		if book, err = s.holdings.Book(ctx, school.ID, f.BookID); err != nil {
+		if book, err = s.desk.holdings.Book(ctx, school.ID, f.BookID); err != nil {
 			return HoldPage{}, err
 		}
 	}
@@ -354,7 +354,7 @@ func (s *Holds) Queue(ctx context.Context, schoolParam string, f HoldFilter, q u
 	if err := s.expireSchool(ctx, school); err != nil {
 		return HoldPage{}, err
 	}
-	entries, total, err := s.holds.QueuePage(ctx, school.ID, ports.QueueFilter{BookID: f.BookID, Status: f.Status}, q.Offset(), q.Limit)
+	entries, total, err := s.desk.holds.QueuePage(ctx, school.ID, ports.QueueFilter{BookID: f.BookID, Status: f.Status}, q.Offset(), q.Limit)
 	if err != nil {
 		return HoldPage{}, err
 	}
@@ -363,7 +363,7 @@ func (s *Holds) Queue(ctx context.Context, schoolParam string, f HoldFilter, q u
 		return page, nil
 	}
 	pageIDs := usecase.Pluck(entries, func(e library.HoldQueueEntry) string { return e.HoldID })
-	holds, err := s.holds.ByIDs(ctx, pageIDs)
+	holds, err := s.desk.holds.ByIDs(ctx, pageIDs)
 	if err != nil {
 		return HoldPage{}, err
 	}
@@ -394,11 +394,11 @@ const (
 // passed, through the index of the school's traps.
 func (s *Holds) expireSchool(ctx context.Context, school library.School) error {
 	for range expiryBatches {
-		traps, err := s.holds.ExpiredTrapsOf(ctx, school.ID, s.Now(), expiryBatch)
+		traps, err := s.desk.holds.ExpiredTrapsOf(ctx, school.ID, s.desk.Now(), expiryBatch)
 		if err != nil {
 			return err
 		}
-		if _, err := s.expireDue(ctx, school, traps); err != nil {
+		if _, err := s.desk.expireDue(ctx, school, traps); err != nil {
 			return err
 		}
 		if len(traps) < expiryBatch {
@@ -431,14 +431,14 @@ func (s *Holds) ExpireDue(ctx context.Context, now time.Time, batch, batches int
 	var n int64
 	schools := map[string]library.School{}
 	for i := 0; i < batches; i++ {
-		traps, err := s.holds.ExpiredTraps(ctx, now, batch)
+		traps, err := s.desk.holds.ExpiredTraps(ctx, now, batch)
 		if err != nil {
 			return n, err
 		}
 		for _, t := range traps {
 			school, ok := schools[t.SchoolID]
 			if !ok {
-				if school, err = s.HoldDesk.schools.Get(ctx, t.SchoolID); err != nil {
+				if school, err = s.desk.schools.Get(ctx, t.SchoolID); err != nil {
 					if !errs.Is(err, errs.NotFound) {
 						return n, err
 					}
@@ -448,7 +448,7 @@ func (s *Holds) ExpireDue(ctx context.Context, now time.Time, batch, batches int
 			}
 			// A hold ended otherwise had only its trap left over, which
 			// endHold removes all the same.
-			err := s.endHold(ctx, school, t.HoldID, library.HoldExpired, "")
+			err := s.desk.endHold(ctx, school, t.HoldID, library.HoldExpired, "")
 			if err != nil && !errs.Is(err, errs.Conflict) {
 				return n, err
 			}

@@ -38,7 +38,7 @@ func (s *Circulation) Loans(ctx context.Context, schoolParam string, f LoanFilte
 	if err := fields.Err(); err != nil {
 		return nil, err
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return nil, err
 	}
@@ -46,11 +46,11 @@ func (s *Circulation) Loans(ctx context.Context, schoolParam string, f LoanFilte
 	if err != nil {
 		return nil, err
 	}
-	active, err := s.claimed(ctx, open)
+	active, err := s.loanReader.claimed(ctx, open)
 	if err != nil {
 		return nil, err
 	}
-	views, err := s.Views(ctx, active, s.TodayAt(school))
+	views, err := s.loanReader.Views(ctx, active, s.TodayAt(school))
 	if err != nil {
 		return nil, err
 	}
@@ -121,9 +121,9 @@ func (s *Circulation) StudentLoans(ctx context.Context) ([]LoanView, error) {
 	if p.Role != user.RoleStudent {
 		return nil, errs.E(errs.Forbidden, errs.CodeForbidden, "Only students have loans of their own.")
 	}
-	school, err := s.Schools.Get(ctx, p.SchoolID)
+	school, err := s.scope.Schools.Get(ctx, p.SchoolID)
 	if err != nil {
 		return nil, err
 	}
-	return s.LoansOfStudent(ctx, p.AccountID, s.TodayAt(school))
+	return s.loanReader.LoansOfStudent(ctx, p.AccountID, s.TodayAt(school))
 }

@@ -41,11 +41,11 @@ func (s *Circulation) withinLoanLimit(ctx context.Context, schoolID, studentID, 
 	if limit <= 0 {
 		return nil
 	}
-	open, err := s.loans.Open(ctx, schoolID, studentID, "")
+	open, err := s.loanReader.loans.Open(ctx, schoolID, studentID, "")
 	if err != nil {
 		return err
 	}
-	if open, err = s.claimed(ctx, open); err != nil {
+	if open, err = s.loanReader.claimed(ctx, open); err != nil {
 		return err
 	}
 	ids := make([]string, 0, len(open))

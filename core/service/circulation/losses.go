@@ -93,11 +93,11 @@ func (s *Circulation) EndLoan(ctx context.Context, schoolParam, loanID, outcome 
 	// One ending per loan: of racing lost and claims-returned requests the
 	// first insert wins before anything else changes; the same ending asked
 	// again (a retry, a double click) goes on to finish it.
-	if err := s.loans.ClaimEnding(ctx, library.LoanEnding{LoanID: loan.ID, Outcome: outcome, At: now}); err != nil {
+	if err := s.loanReader.loans.ClaimEnding(ctx, library.LoanEnding{LoanID: loan.ID, Outcome: outcome, At: now}); err != nil {
 		if !errs.Is(err, errs.Conflict) {
 			return LoanView{}, err
 		}
-		first, err := s.loans.Ending(ctx, loan.ID)
+		first, err := s.loanReader.loans.Ending(ctx, loan.ID)
 		if err != nil {
 			return LoanView{}, err
 		}
@@ -115,10 +115,10 @@ func (s *Circulation) EndLoan(ctx context.Context, schoolParam, loanID, outcome 
 			return LoanView{}, err
 		}
 	}
-	if err := s.loans.EndLoan(ctx, loan.ID, now, outcome); err != nil {
+	if err := s.loanReader.loans.EndLoan(ctx, loan.ID, now, outcome); err != nil {
 		return LoanView{}, err
 	}
-	ended, err := s.loans.ByIDs(ctx, []string{loan.ID})
+	ended, err := s.loanReader.loans.ByIDs(ctx, []string{loan.ID})
 	if err != nil {
 		return LoanView{}, err
 	}
@@ -128,7 +128,7 @@ func (s *Circulation) EndLoan(ctx context.Context, schoolParam, loanID, outcome 
 		s.undoEnding(ctx, loan, ended, charged)
 		return LoanView{}, library.ErrLoanNotActive()
 	}
-	if err := s.active.Release(ctx, loan.CopyID, loan.ID); err != nil {
+	if err := s.loanReader.active.Release(ctx, loan.CopyID, loan.ID); err != nil {
 		return LoanView{}, err
 	}
 	return s.view(ctx, ended[0])
@@ -153,7 +153,7 @@ func (s *Circulation) undoEnding(ctx context.Context, loan library.Loan, ended [
 // copy, once however often it is asked, and returns the id of the charge
 // this call stored ("" when there is nothing to charge or it existed).
 func (s *Circulation) chargeReplacement(ctx context.Context, loan library.Loan, now time.Time) (string, error) {
-	school, err := s.Schools.Get(ctx, loan.SchoolID)
+	school, err := s.scope.Schools.Get(ctx, loan.SchoolID)
 	if err != nil {
 		return "", err
 	}
@@ -223,7 +223,7 @@ func (s *Circulation) ReturnDamaged(ctx context.Context, loanID string, d Damage
 	if err := s.holdings.SetCopyCondition(ctx, loan.SchoolID, loan.CopyID, cond); err != nil {
 		return LoanView{}, err
 	}
-	school, err := s.Schools.Get(ctx, loan.SchoolID)
+	school, err := s.scope.Schools.Get(ctx, loan.SchoolID)
 	if err != nil {
 		return LoanView{}, err
 	}
@@ -235,11 +235,11 @@ func (s *Circulation) ReturnDamaged(ctx context.Context, loanID string, d Damage
 
 // view is one loan as clients see it.
 func (s *Circulation) view(ctx context.Context, l library.Loan) (LoanView, error) {
-	school, err := s.Schools.Get(ctx, l.SchoolID)
+	school, err := s.scope.Schools.Get(ctx, l.SchoolID)
 	if err != nil {
 		return LoanView{}, err
 	}
-	views, err := s.Views(ctx, []library.Loan{l}, s.TodayAt(school))
+	views, err := s.loanReader.Views(ctx, []library.Loan{l}, s.TodayAt(school))
 	if err != nil {
 		return LoanView{}, err
 	}
@@ -248,7 +248,7 @@ func (s *Circulation) view(ctx context.Context, l library.Loan) (LoanView, error
 
 // copyInScope finds a copy of the school the request acts on.
 func (s *Circulation) copyInScope(ctx context.Context, schoolParam, copyID string) (library.Copy, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.Copy{}, err
 	}
@@ -348,13 +348,13 @@ func (s *Circulation) shelve(ctx context.Context, cp library.Copy, out func(libr
 func (s *Circulation) releaseChange(ctx context.Context, c library.CopyClaim) {
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), usecase.UndoTimeout)
 	defer cancel()
-	_ = s.active.Release(uctx, c.CopyID, c.LoanID)
+	_ = s.loanReader.active.Release(uctx, c.CopyID, c.LoanID)
 }
 
 // offerToHolds passes a copy back on the shelf to the first waiting hold of
 // its title, as a return does.
 func (s *Circulation) offerToHolds(ctx context.Context, cp library.Copy) error {
-	school, err := s.Schools.Get(ctx, cp.SchoolID)
+	school, err := s.scope.Schools.Get(ctx, cp.SchoolID)
 	if err != nil {
 		return err
 	}
@@ -378,7 +378,7 @@ func (s *Circulation) SettleCharge(ctx context.Context, schoolParam, chargeID, a
 	if err := fields.Err(); err != nil {
 		return ChargeView{}, err
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return ChargeView{}, err
 	}
@@ -466,7 +466,7 @@ func (s *Circulation) ChargesPage(ctx context.Context, schoolParam string, f Cha
 	if _, err := q.Validate(); err != nil {
 		return ChargePage{}, err
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return ChargePage{}, err
 	}
@@ -530,7 +530,7 @@ func (s *Circulation) StudentCharges(ctx context.Context) ([]ChargeView, error) 
 // thresholds. The desk shows it as soon as the student is chosen.
 // Errors: NotFound "student_not_found", as scope.
 func (s *Circulation) Standing(ctx context.Context, schoolParam, studentID string) (library.Standing, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.Standing{}, err
 	}
@@ -544,7 +544,7 @@ func (s *Circulation) Standing(ctx context.Context, schoolParam, studentID strin
 	if err != nil {
 		return library.Standing{}, err
 	}
-	n, err := s.loans.ClaimsReturned(ctx, studentID)
+	n, err := s.loanReader.loans.ClaimsReturned(ctx, studentID)
 	if err != nil {
 		return library.Standing{}, err
 	}
@@ -555,15 +555,15 @@ func (s *Circulation) Standing(ctx context.Context, schoolParam, studentID strin
 // standing counts what the borrowing block looks at, through the student's
 // indexes: their open loans and their charges, never the school's.
 func (s *Circulation) standing(ctx context.Context, school library.School, studentID string) (library.Standing, error) {
-	open, err := s.loans.Open(ctx, school.ID, studentID, "")
+	open, err := s.loanReader.loans.Open(ctx, school.ID, studentID, "")
 	if err != nil {
 		return library.Standing{}, err
 	}
-	active, err := s.claimed(ctx, open)
+	active, err := s.loanReader.claimed(ctx, open)
 	if err != nil {
 		return library.Standing{}, err
 	}
-	views, err := s.Views(ctx, active, s.TodayAt(school))
+	views, err := s.loanReader.Views(ctx, active, s.TodayAt(school))
 	if err != nil {
 		return library.Standing{}, err
 	}

@@ -27,14 +27,14 @@ import (
 // them (the one case where a mail can go twice: the server took it and the
 // run stopped before recording that).
 type Notices struct {
-	usecase.SchoolScope
-	notices   ports.NoticeRepository
-	homerooms ports.HomeroomRepository
-	accounts  ports.AccountRepository
-	holds     ports.HoldRepository
-	holdings  ports.HoldingsRepository
-	mail      NoticeMailer
-	LoanReader
+	scope      usecase.SchoolScope
+	notices    ports.NoticeRepository
+	homerooms  ports.HomeroomRepository
+	accounts   ports.AccountRepository
+	holds      ports.HoldRepository
+	holdings   ports.HoldingsRepository
+	mail       NoticeMailer
+	loanReader LoanReader
 	*usecase.Clock
 }
 
@@ -61,8 +61,8 @@ type NoticesDeps struct {
 // NewNotices builds Notices. It panics on a nil dependency.
 func NewNotices(d NoticesDeps) *Notices {
 	usecase.MustHave("NewNotices", d)
-	return &Notices{SchoolScope: usecase.NewSchoolScope(d.Schools), notices: d.Notices, homerooms: d.Homerooms, accounts: d.Accounts,
-		holds: d.Holds, holdings: d.Holdings, mail: d.Mail, LoanReader: d.Loans, Clock: d.Clock}
+	return &Notices{scope: usecase.NewSchoolScope(d.Schools), notices: d.Notices, homerooms: d.Homerooms, accounts: d.Accounts,
+		holds: d.Holds, holdings: d.Holdings, mail: d.Mail, loanReader: d.Loans, Clock: d.Clock}
 }
 
 // unsentAfter is how long a claimed notice may stay unsent before a run
@@ -72,7 +72,7 @@ const unsentAfter = time.Hour
 // Settings returns the notice settings of the caller's school (an admin
 // names it).
 func (s *Notices) Settings(ctx context.Context, schoolParam string) (library.School, library.NoticeSettings, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.School{}, library.NoticeSettings{}, err
 	}
@@ -83,7 +83,7 @@ func (s *Notices) Settings(ctx context.Context, schoolParam string) (library.Sch
 // PutSettings replaces the school's notice settings.
 // Errors: Invalid (each field), as scope.
 func (s *Notices) PutSettings(ctx context.Context, schoolParam string, set library.NoticeSettings) (library.School, library.NoticeSettings, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.School{}, library.NoticeSettings{}, err
 	}
@@ -102,7 +102,7 @@ const maxHomerooms = 500
 
 // Homerooms returns the school's homerooms and their teachers.
 func (s *Notices) Homerooms(ctx context.Context, schoolParam string) (library.School, []library.Homeroom, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.School{}, nil, err
 	}
@@ -114,7 +114,7 @@ func (s *Notices) Homerooms(ctx context.Context, schoolParam string) (library.Sc
 // the teacher its digest goes to.
 // Errors: Invalid (homerooms[i].field), as scope.
 func (s *Notices) ReplaceHomerooms(ctx context.Context, schoolParam string, rooms []library.Homeroom) (library.School, []library.Homeroom, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.School{}, nil, err
 	}
@@ -165,14 +165,14 @@ func (s *Notices) LoanNotices(ctx context.Context, schoolParam, loanID string) (
 	if !usecase.IsUUID(loanID) {
 		return nil, library.ErrLoanNotFound()
 	}
-	loans, err := s.loans.ByIDs(ctx, []string{loanID})
+	loans, err := s.loanReader.loans.ByIDs(ctx, []string{loanID})
 	if err != nil {
 		return nil, err
 	}
 	if len(loans) == 0 {
 		return nil, library.ErrLoanNotFound()
 	}
-	if ok, err := s.Reaches(ctx, schoolParam, loans[0].SchoolID); err != nil || !ok {
+	if ok, err := s.scope.Reaches(ctx, schoolParam, loans[0].SchoolID); err != nil || !ok {
 		if err == nil {
 			err = library.ErrLoanNotFound()
 		}
@@ -195,7 +195,7 @@ type NoticeRun struct {
 // several replicas at once, sends nothing twice.
 func (s *Notices) Run(ctx context.Context, now time.Time) (NoticeRun, error) {
 	var res NoticeRun
-	schools, err := s.Schools.List(ctx)
+	schools, err := s.scope.Schools.List(ctx)
 	if err != nil {
 		return res, err
 	}
@@ -237,15 +237,15 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 	if err := s.retryAbandoned(ctx, school.ID); err != nil {
 		return err
 	}
-	open, err := s.loans.Open(ctx, school.ID, "", "")
+	open, err := s.loanReader.loans.Open(ctx, school.ID, "", "")
 	if err != nil {
 		return err
 	}
-	active, err := s.claimed(ctx, open)
+	active, err := s.loanReader.claimed(ctx, open)
 	if err != nil {
 		return err
 	}
-	views, err := s.Views(ctx, active, local)
+	views, err := s.loanReader.Views(ctx, active, local)
 	if err != nil {
 		return err
 	}

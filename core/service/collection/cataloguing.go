@@ -15,7 +15,7 @@ import (
 // scanned ISBN is looked up on the SRU endpoint the school set
 // (Settings.CatalogEndpoint) and its MARCXML record becomes a book draft.
 type Cataloguing struct {
-	usecase.SchoolScope
+	scope    usecase.SchoolScope
 	holdings *Holdings
 	source   ports.CatalogSource
 	codec    ports.RecordCodec
@@ -25,7 +25,7 @@ type Cataloguing struct {
 // be nil: then every lookup is Unavailable.
 func NewCataloguing(schools ports.SchoolRepository, holdings *Holdings, source ports.CatalogSource, codec ports.RecordCodec) *Cataloguing {
 	usecase.MustHave("NewCataloguing", struct{ Holdings *Holdings }{holdings})
-	return &Cataloguing{SchoolScope: usecase.NewSchoolScope(schools), holdings: holdings, source: source, codec: codec}
+	return &Cataloguing{scope: usecase.NewSchoolScope(schools), holdings: holdings, source: source, codec: codec}
 }
 
 // Lookup returns the draft of a new book the school's catalogue server
@@ -40,7 +40,7 @@ func (c *Cataloguing) Lookup(ctx context.Context, schoolParam, isbn string) (lib
 	if !library.ValidISBN(isbn) {
 		return library.BookDraft{}, errs.InvalidField("isbn", "must be a valid ISBN-10 or ISBN-13")
 	}
-	school, err := c.Scope(ctx, schoolParam, "schoolId")
+	school, err := c.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.BookDraft{}, err
 	}

@@ -18,11 +18,11 @@ import (
 // with the codes printed on their labels, and the staff's view of the
 // catalog.
 type Holdings struct {
-	usecase.SchoolScope
+	scope    usecase.SchoolScope
 	holdings ports.HoldingsRepository
 	// desk puts new copies of a held title aside for its waiting holds.
-	desk *circulation.HoldDesk
-	circulation.LoanReader
+	desk       *circulation.HoldDesk
+	loanReader circulation.LoanReader
 	*usecase.Clock
 }
 
@@ -38,7 +38,7 @@ type HoldingsDeps struct {
 // NewHoldings builds Holdings. It panics on a nil dependency.
 func NewHoldings(d HoldingsDeps) *Holdings {
 	usecase.MustHave("NewHoldings", d)
-	return &Holdings{SchoolScope: usecase.NewSchoolScope(d.Schools), holdings: d.Holdings, desk: d.Desk, LoanReader: d.Loans, Clock: d.Clock}
+	return &Holdings{scope: usecase.NewSchoolScope(d.Schools), holdings: d.Holdings, desk: d.Desk, loanReader: d.Loans, Clock: d.Clock}
 }
 
 // Books returns one page of the school's books with their copy counts for
@@ -50,11 +50,11 @@ func (s *Holdings) Books(ctx context.Context, schoolParam string, q usecase.List
 	if err != nil {
 		return CatalogPage{}, err
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return CatalogPage{}, err
 	}
-	return catalogPage(ctx, s.holdings, s.LoanReader, school, q, terms)
+	return catalogPage(ctx, s.holdings, s.loanReader, school, q, terms)
 }
 
 // AddBook adds a book to a school's catalog with copies copies.
@@ -64,7 +64,7 @@ func (s *Holdings) AddBook(ctx context.Context, schoolParam string, d library.Bo
 	if err := library.ValidateBookDraft(d); err != nil {
 		return library.Book{}, nil, err
 	}
-	school, err := s.Scope(ctx, schoolParam, "school_id")
+	school, err := s.scope.Scope(ctx, schoolParam, "school_id")
 	if err != nil {
 		return library.Book{}, nil, err
 	}
@@ -102,7 +102,7 @@ func (s *Holdings) AddCopies(ctx context.Context, schoolParam, bookID string, co
 	if err != nil {
 		return library.Book{}, nil, err
 	}
-	school, err := s.Schools.Get(ctx, b.SchoolID)
+	school, err := s.scope.Schools.Get(ctx, b.SchoolID)
 	if err != nil {
 		return library.Book{}, nil, err
 	}
@@ -147,7 +147,7 @@ func (s *Holdings) Book(ctx context.Context, schoolParam, bookID string) (Catalo
 	if err != nil {
 		return CatalogEntry{}, err
 	}
-	entries, err := catalogEntries(ctx, s.holdings, s.LoanReader, b.SchoolID, []library.Book{b})
+	entries, err := catalogEntries(ctx, s.holdings, s.loanReader, b.SchoolID, []library.Book{b})
 	if err != nil {
 		return CatalogEntry{}, err
 	}
@@ -301,7 +301,7 @@ type CopyLookup struct {
 // missing dashes.
 // Errors: NotFound "copy_not_found", as scope.
 func (s *Holdings) CopyByCode(ctx context.Context, schoolParam, code string) (CopyLookup, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return CopyLookup{}, err
 	}
@@ -314,10 +314,10 @@ func (s *Holdings) CopyByCode(ctx context.Context, schoolParam, code string) (Co
 		return CopyLookup{}, err
 	}
 	out := CopyLookup{Copy: c, Book: b}
-	if l, ok, err := s.ActiveLoanOf(ctx, c.ID); err != nil {
+	if l, ok, err := s.loanReader.ActiveLoanOf(ctx, c.ID); err != nil {
 		return CopyLookup{}, err
 	} else if ok {
-		views, err := s.Views(ctx, []library.Loan{l}, s.TodayAt(school))
+		views, err := s.loanReader.Views(ctx, []library.Loan{l}, s.TodayAt(school))
 		if err != nil {
 			return CopyLookup{}, err
 		}
@@ -381,7 +381,7 @@ func (s *Holdings) CopyLabels(ctx context.Context, schoolParam, bookID string, p
 	if err := fields.Err(); err != nil {
 		return CopyLabels{}, err
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return CopyLabels{}, err
 	}

@@ -23,7 +23,7 @@ import (
 // MARC21, MARCXML or CSV file (a dry run first, then all or nothing) and an
 // export as MARCXML or CSV.
 type HoldingsFiles struct {
-	usecase.SchoolScope
+	scope    usecase.SchoolScope
 	holdings ports.HoldingsRepository
 	imports  ports.HoldingsImportRepository
 	desk     *circulation.HoldDesk
@@ -56,7 +56,7 @@ type HoldingsFilesDeps struct {
 // NewHoldingsFiles builds HoldingsFiles. It panics on a nil dependency.
 func NewHoldingsFiles(d HoldingsFilesDeps) *HoldingsFiles {
 	usecase.MustHave("NewHoldingsFiles", d)
-	return &HoldingsFiles{SchoolScope: usecase.NewSchoolScope(d.Schools), holdings: d.Holdings, imports: d.Imports, desk: d.Desk,
+	return &HoldingsFiles{scope: usecase.NewSchoolScope(d.Schools), holdings: d.Holdings, imports: d.Imports, desk: d.Desk,
 		codec: d.Codec, jobs: d.Jobs, slots: d.Slots, reading: d.Reading, Clock: d.Clock}
 }
 
@@ -89,7 +89,7 @@ func (s *HoldingsFiles) Import(ctx context.Context, schoolParam, format string, 
 	if err := checkItemFields(format, items); err != nil {
 		return library.ImportReport{}, err
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.ImportReport{}, err
 	}
@@ -555,7 +555,7 @@ func (s *HoldingsFiles) Export(ctx context.Context, schoolParam, format string) 
 	if err := s.checkFormat(format, false); err != nil {
 		return HoldingsExport{}, err
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return HoldingsExport{}, err
 	}

@@ -30,7 +30,7 @@ func (s *HoldingsFiles) ImportFile(ctx context.Context, schoolParam, format stri
 	if err := checkItemFields(format, items); err != nil {
 		return library.ImportReport{}, library.ImportJob{}, err
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.ImportReport{}, library.ImportJob{}, err
 	}
@@ -76,7 +76,7 @@ func (s *HoldingsFiles) ImportFile(ctx context.Context, schoolParam, format stri
 // Errors: NotFound "import_job_not_found" (none, another school's, or not
 // an import), as scope.
 func (s *HoldingsFiles) Job(ctx context.Context, schoolParam, id string) (usecase.ImportJobStatus, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return usecase.ImportJobStatus{}, err
 	}

@@ -13,10 +13,10 @@ import (
 // PublicCatalog serves a school's catalog to anyone, when the school makes
 // it public: titles and availability, never borrowers.
 type PublicCatalog struct {
-	schools  ports.SchoolRepository
-	holdings ports.HoldingsRepository
-	circulation.LoanReader
-	desk *circulation.HoldDesk
+	schools    ports.SchoolRepository
+	holdings   ports.HoldingsRepository
+	loanReader circulation.LoanReader
+	desk       *circulation.HoldDesk
 }
 
 // NewPublicCatalog builds PublicCatalog. It panics on a nil dependency.
@@ -27,7 +27,7 @@ func NewPublicCatalog(schools ports.SchoolRepository, holdings ports.HoldingsRep
 		Loans    circulation.LoanReader
 		Desk     *circulation.HoldDesk
 	}{schools, holdings, loans, desk})
-	return &PublicCatalog{schools: schools, holdings: holdings, LoanReader: loans, desk: desk}
+	return &PublicCatalog{schools: schools, holdings: holdings, loanReader: loans, desk: desk}
 }
 
 // CatalogEntry is one book of a catalog page with its availability.
@@ -67,7 +67,7 @@ func (s *PublicCatalog) Page(ctx context.Context, domain string, q usecase.ListQ
 	if !school.Settings.AllowPublicCatalog {
 		return CatalogPage{}, library.ErrSchoolNotFound()
 	}
-	page, err := catalogPage(ctx, s.holdings, s.LoanReader, school, q, terms)
+	page, err := catalogPage(ctx, s.holdings, s.loanReader, school, q, terms)
 	if err != nil {
 		return CatalogPage{}, err
 	}

@@ -18,7 +18,7 @@ import (
 // store); here are the parameters' rules, the school's calendar and the
 // order of the rows.
 type Reports struct {
-	usecase.SchoolScope
+	scope       usecase.SchoolScope
 	reports     ports.ReportRepository
 	holdings    ports.HoldingsRepository
 	circulation *circulation.Circulation
@@ -33,7 +33,7 @@ func NewReports(schools ports.SchoolRepository, reports ports.ReportRepository, 
 		Circulation *circulation.Circulation
 		Clock       *usecase.Clock
 	}{reports, holdings, circ, c})
-	return &Reports{SchoolScope: usecase.NewSchoolScope(schools), reports: reports, holdings: holdings, circulation: circ, Clock: c}
+	return &Reports{scope: usecase.NewSchoolScope(schools), reports: reports, holdings: holdings, circulation: circ, Clock: c}
 }
 
 // LoansPerMonth is the loans made in each calendar month of a range.
@@ -69,7 +69,7 @@ func (s *Reports) LoansPerMonth(ctx context.Context, schoolParam, from, to strin
 // scopeRange is the school a report acts on and its date range, checked
 // before anything is read.
 func (s *Reports) scopeRange(ctx context.Context, schoolParam, from, to string) (library.School, library.ReportRange, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.School{}, library.ReportRange{}, err
 	}
@@ -151,7 +151,7 @@ type OverdueByHomeroom struct {
 // (CompareHomerooms, no homeroom last); homerooms with nothing overdue are
 // absent. Errors: as scope.
 func (s *Reports) OverdueByHomeroom(ctx context.Context, schoolParam string) (OverdueByHomeroom, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return OverdueByHomeroom{}, err
 	}
@@ -207,7 +207,7 @@ func (s *Reports) Collection(ctx context.Context, schoolParam, field string) (Co
 	if field != library.CollectionGenre && field != library.CollectionReadingLevel {
 		return Collection{}, errs.E(errs.Internal, "", "service: no collection report by %q", field)
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return Collection{}, err
 	}
@@ -281,7 +281,7 @@ func (s *Reports) NeverBorrowed(ctx context.Context, schoolParam string, q useca
 	if all {
 		q = usecase.ListQuery{Page: 1, Limit: MaxNeverBorrowedExport}
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return NeverBorrowed{}, err
 	}
@@ -312,7 +312,7 @@ type CollectionAge struct {
 // books' year of publication, this year being the school's; copies whose
 // book has no year are left out and counted. Errors: as scope.
 func (s *Reports) MedianAge(ctx context.Context, schoolParam string) (CollectionAge, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return CollectionAge{}, err
 	}

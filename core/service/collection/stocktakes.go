@@ -27,7 +27,7 @@ import (
 // order a page at a time and looks up their copies, scans and loans in
 // batches, so it never reads the whole school at once.
 type Stocktakes struct {
-	usecase.SchoolScope
+	scope      usecase.SchoolScope
 	stocktakes ports.StocktakeRepository
 	active     ports.ActiveLoanRepository
 	// holdings finds copies by code exactly as the desk's check-out does.
@@ -37,9 +37,9 @@ type Stocktakes struct {
 	books       ports.HoldingsRepository
 	// jobs runs a mark-lost asked for as a job; slots bounds the scanner
 	// files read at once.
-	jobs  *usecase.ImportJobs
-	slots *usecase.ImportSlots
-	circulation.LoanReader
+	jobs       *usecase.ImportJobs
+	slots      *usecase.ImportSlots
+	loanReader circulation.LoanReader
 	*usecase.Clock
 }
 
@@ -60,8 +60,8 @@ type StocktakesDeps struct {
 // NewStocktakes builds Stocktakes. It panics on a nil dependency.
 func NewStocktakes(d StocktakesDeps) *Stocktakes {
 	usecase.MustHave("NewStocktakes", d)
-	return &Stocktakes{SchoolScope: usecase.NewSchoolScope(d.Schools), stocktakes: d.Stocktakes, active: d.ActiveLoans, holdings: d.Holdings, circulation: d.Circulation,
-		books: d.Books, jobs: d.Jobs, slots: d.Slots, LoanReader: d.Loans, Clock: d.Clock}
+	return &Stocktakes{scope: usecase.NewSchoolScope(d.Schools), stocktakes: d.Stocktakes, active: d.ActiveLoans, holdings: d.Holdings, circulation: d.Circulation,
+		books: d.Books, jobs: d.Jobs, slots: d.Slots, loanReader: d.Loans, Clock: d.Clock}
 }
 
 // Stocktake report pages and lists.
@@ -139,7 +139,7 @@ func (s *Stocktakes) Open(ctx context.Context, schoolParam, from, to string) (li
 	if err := library.ValidateStocktakeRange(from, to); err != nil {
 		return library.Stocktake{}, err
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.Stocktake{}, err
 	}
@@ -154,7 +154,7 @@ func (s *Stocktakes) Open(ctx context.Context, schoolParam, from, to string) (li
 // List returns the school's latest stocktakes, newest first.
 // Errors: as scope.
 func (s *Stocktakes) List(ctx context.Context, schoolParam string) ([]StocktakeView, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func (s *Stocktakes) view(ctx context.Context, st library.Stocktake) (StocktakeV
 
 // inScope finds a stocktake of the school the request acts on.
 func (s *Stocktakes) inScope(ctx context.Context, schoolParam, id string) (library.Stocktake, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.Stocktake{}, err
 	}
@@ -408,7 +408,7 @@ func (s *Stocktakes) missingOf(ctx context.Context, st library.Stocktake, books 
 		if err != nil {
 			return nil, err
 		}
-		lent, err := s.ActiveLoans(ctx, cids)
+		lent, err := s.loanReader.ActiveLoans(ctx, cids)
 		if err != nil {
 			return nil, err
 		}
@@ -446,7 +446,7 @@ func (s *Stocktakes) walkScans(ctx context.Context, st library.Stocktake, fn fun
 		for _, b := range books {
 			byID[b.ID] = b
 		}
-		lent, err := s.ActiveLoans(ctx, cids)
+		lent, err := s.loanReader.ActiveLoans(ctx, cids)
 		if err != nil {
 			return err
 		}
@@ -490,7 +490,7 @@ func (s *Stocktakes) CheckIn(ctx context.Context, schoolParam, id, copyID string
 	if _, err := s.stocktakes.Scan(ctx, st.ID, copyID); err != nil {
 		return circulation.LoanView{}, err
 	}
-	loan, lent, err := s.ActiveLoanOf(ctx, copyID)
+	loan, lent, err := s.loanReader.ActiveLoanOf(ctx, copyID)
 	if err != nil {
 		return circulation.LoanView{}, err
 	}

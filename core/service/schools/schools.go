@@ -13,7 +13,7 @@ import (
 
 // Schools serves schools and their loan settings.
 type Schools struct {
-	usecase.SchoolScope
+	scope usecase.SchoolScope
 	*usecase.Clock
 }
 
@@ -23,7 +23,7 @@ func NewSchools(schools ports.SchoolRepository, c *usecase.Clock) *Schools {
 	usecase.MustHave("NewSchools", struct {
 		Clock *usecase.Clock
 	}{c})
-	return &Schools{SchoolScope: usecase.NewSchoolScope(schools), Clock: c}
+	return &Schools{scope: usecase.NewSchoolScope(schools), Clock: c}
 }
 
 // Create adds a school with default settings (admins).
@@ -33,14 +33,16 @@ func (s *Schools) Create(ctx context.Context, name, domain string) (library.Scho
 	if err != nil {
 		return library.School{}, err
 	}
-	if err := s.Schools.Create(ctx, school); err != nil {
+	if err := s.scope.Schools.Create(ctx, school); err != nil {
 		return library.School{}, err
 	}
 	return school, nil
 }
 
 // List lists every school.
-func (s *Schools) List(ctx context.Context) ([]library.School, error) { return s.Schools.List(ctx) }
+func (s *Schools) List(ctx context.Context) ([]library.School, error) {
+	return s.scope.Schools.List(ctx)
+}
 
 // ByDomain returns the school at domain when the caller may act on it:
 // admins on every school, school-bound roles on their own only. An unknown
@@ -53,9 +55,9 @@ func (s *Schools) ByDomain(ctx context.Context, domain string) (library.School, 
 	switch {
 	case p.IsAnonymous():
 	case p.Role == user.RoleAdmin:
-		return s.Schools.GetByDomain(ctx, domain)
+		return s.scope.Schools.GetByDomain(ctx, domain)
 	case p.Role.SchoolBound() && p.SchoolID != "":
-		school, err := s.Schools.Get(ctx, p.SchoolID)
+		school, err := s.scope.Schools.Get(ctx, p.SchoolID)
 		if err != nil {
 			return library.School{}, err
 		}
@@ -69,7 +71,7 @@ func (s *Schools) ByDomain(ctx context.Context, domain string) (library.School, 
 // Settings returns the caller's school (admins name it) with its loan
 // settings. Errors: as scope.
 func (s *Schools) Settings(ctx context.Context, schoolParam string) (library.School, error) {
-	return s.Scope(ctx, schoolParam, "schoolId")
+	return s.scope.Scope(ctx, schoolParam, "schoolId")
 }
 
 // ChangeSettings changes the settings a change names and keeps the others.
@@ -82,7 +84,7 @@ func (s *Schools) ChangeSettings(ctx context.Context, schoolParam string, change
 		// "" reads as the default; a check that is sent must be named.
 		return library.School{}, errs.InvalidField("reading_level_check", "must be warn, block or off")
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.School{}, err
 	}
@@ -93,7 +95,7 @@ func (s *Schools) ChangeSettings(ctx context.Context, schoolParam string, change
 	if err := library.ValidateSettings(set); err != nil {
 		return library.School{}, err
 	}
-	if err := s.Schools.SaveSettings(ctx, school.ID, set); err != nil {
+	if err := s.scope.Schools.SaveSettings(ctx, school.ID, set); err != nil {
 		return library.School{}, err
 	}
 	school.Settings = set
@@ -103,7 +105,7 @@ func (s *Schools) ChangeSettings(ctx context.Context, schoolParam string, change
 // Calendar returns the caller's school (admins name it) with its calendar.
 // Errors: as scope.
 func (s *Schools) Calendar(ctx context.Context, schoolParam string) (library.School, error) {
-	return s.Scope(ctx, schoolParam, "schoolId")
+	return s.scope.Scope(ctx, schoolParam, "schoolId")
 }
 
 // CalendarInput is a whole calendar as a client sends it: weekday names,
@@ -125,11 +127,11 @@ func (s *Schools) PutCalendar(ctx context.Context, schoolParam string, in Calend
 	if err != nil {
 		return library.School{}, err
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.School{}, err
 	}
-	if err := s.Schools.SaveCalendar(ctx, school.ID, cal); err != nil {
+	if err := s.scope.Schools.SaveCalendar(ctx, school.ID, cal); err != nil {
 		return library.School{}, err
 	}
 	school.Calendar = cal
@@ -139,7 +141,7 @@ func (s *Schools) PutCalendar(ctx context.Context, schoolParam string, in Calend
 // LoanRules returns the caller's school (admins name it) with its loan
 // rules. Errors: as scope.
 func (s *Schools) LoanRules(ctx context.Context, schoolParam string) (library.School, error) {
-	return s.Scope(ctx, schoolParam, "schoolId")
+	return s.scope.Scope(ctx, schoolParam, "schoolId")
 }
 
 // PutLoanRules replaces a school's loan rules. Like the calendar, the
@@ -152,11 +154,11 @@ func (s *Schools) PutLoanRules(ctx context.Context, schoolParam string, rules []
 	if err != nil {
 		return library.School{}, err
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.School{}, err
 	}
-	if err := s.Schools.SaveLoanRules(ctx, school.ID, rules); err != nil {
+	if err := s.scope.Schools.SaveLoanRules(ctx, school.ID, rules); err != nil {
 		return library.School{}, err
 	}
 	school.LoanRules = rules

@@ -109,7 +109,7 @@ const AsyncRosterStudents = 500
 // the school is running), Unavailable "imports_busy" with RetryAfter (as
 // many uploads as the process takes are being read), as scope.
 func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (roster.RosterReport, library.ImportJob, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return roster.RosterReport{}, library.ImportJob{}, err
 	}
@@ -261,7 +261,7 @@ func (s *Students) Rollover(ctx context.Context, schoolParam string, in Rollover
 	if err := fields.Err(); err != nil {
 		return roster.RolloverPlan{}, err
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return roster.RolloverPlan{}, err
 	}
@@ -300,7 +300,7 @@ type Leaver struct {
 // index) and one lookup of the inactive ones' open loans.
 // Errors: as scope.
 func (s *Students) Leavers(ctx context.Context, schoolParam string) ([]Leaver, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 // Students serves a school's students: adding them one by one or from a
 // CSV file, and finding them page by page.
 type Students struct {
-	usecase.SchoolScope
+	scope    usecase.SchoolScope
 	accounts ports.AccountRepository
 	students ports.StudentRepository
 	loans    ports.LoanRepository
@@ -43,7 +43,7 @@ type StudentsDeps struct {
 // NewStudents builds Students. It panics on a nil dependency.
 func NewStudents(d StudentsDeps) *Students {
 	usecase.MustHave("NewStudents", d)
-	return &Students{SchoolScope: usecase.NewSchoolScope(d.Schools), accounts: d.Accounts, students: d.Students, loans: d.Loans,
+	return &Students{scope: usecase.NewSchoolScope(d.Schools), accounts: d.Accounts, students: d.Students, loans: d.Loans,
 		hasher: d.Hasher, jobs: d.Jobs, slots: d.Slots, Clock: d.Clock}
 }
 
@@ -55,7 +55,7 @@ type StudentInput struct {
 // Create adds a student to the caller's school (admins name it).
 // Errors: Invalid, Conflict "account_exists" or "student_number_exists".
 func (s *Students) Create(ctx context.Context, schoolParam string, in StudentInput) (user.Account, error) {
-	school, err := s.Scope(ctx, schoolParam, "school_id")
+	school, err := s.scope.Scope(ctx, schoolParam, "school_id")
 	if err != nil {
 		return user.Account{}, err
 	}
@@ -123,7 +123,7 @@ func (s *Students) Search(ctx context.Context, schoolParam, homeroom string, q u
 	if msg != "" {
 		return StudentPage{}, errs.InvalidField("homeroom", msg)
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return StudentPage{}, err
 	}
@@ -161,7 +161,7 @@ func (s *Students) Update(ctx context.Context, schoolParam, id string, ch Studen
 	if !usecase.IsUUID(id) {
 		return user.Account{}, library.ErrStudentNotFound()
 	}
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return user.Account{}, err
 	}
@@ -209,7 +209,7 @@ func (s *Students) Update(ctx context.Context, schoolParam, id string, ch Studen
 // borrowers named on one page of loans), in any order.
 // Errors: as scope.
 func (s *Students) ByIDs(ctx context.Context, schoolParam string, ids []string) ([]user.Account, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +237,7 @@ func (s *Students) ByIDs(ctx context.Context, schoolParam string, ids []string) 
 // "student_number_exists" when another request took an email or a number
 // after the check.
 func (s *Students) Import(ctx context.Context, schoolParam string, file library.Upload) ([]user.Account, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return nil, err
 	}

@@ -261,15 +261,15 @@ func (j *ImportJobs) Status(ctx context.Context, schoolID, id string) (ImportJob
 
 // Jobs reads the school's background jobs of every kind.
 type Jobs struct {
-	SchoolScope
-	jobs *ImportJobs
+	scope SchoolScope
+	jobs  *ImportJobs
 }
 
 // NewJobs builds Jobs over the runner of background jobs. It panics on a
 // nil dependency.
 func NewJobs(schools ports.SchoolRepository, jobs *ImportJobs) *Jobs {
 	MustHave("NewJobs", struct{ Jobs *ImportJobs }{jobs})
-	return &Jobs{SchoolScope: NewSchoolScope(schools), jobs: jobs}
+	return &Jobs{scope: NewSchoolScope(schools), jobs: jobs}
 }
 
 // Get returns the state of a job of any kind of the caller's school
@@ -278,7 +278,7 @@ func NewJobs(schools ports.SchoolRepository, jobs *ImportJobs) *Jobs {
 // Errors: NotFound "import_job_not_found" (none, or another school's), as
 // scope.
 func (s *Jobs) Get(ctx context.Context, schoolParam, id string) (ImportJobStatus, error) {
-	school, err := s.Scope(ctx, schoolParam, "schoolId")
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return ImportJobStatus{}, err
 	}

@@ -35,11 +35,11 @@ type Users struct {
 	mail       ports.MailTokenRepository
 	links      ports.ExternalIdentityRepository
 	// notices name the student's address; they go with the account.
-	notices ports.NoticeRepository
-	charges ports.ChargeRepository
-	circulation.LoanReader
-	loans ports.LoanRepository
-	holds ports.HoldRepository
+	notices    ports.NoticeRepository
+	charges    ports.ChargeRepository
+	loanReader circulation.LoanReader
+	loans      ports.LoanRepository
+	holds      ports.HoldRepository
 	// schools give a student's loans their school's today.
 	schools ports.SchoolRepository
 	// desk cancels a leaving student's open holds, passing their copies
@@ -79,11 +79,11 @@ func NewUsers(d UsersDeps) *Users {
 	u := &Users{
 		accounts: d.Accounts, refresh: d.RefreshTokens, lists: d.ReadingLists,
 		progress: d.Progress, books: d.Books, students: d.Students, invites: d.Invites, mail: d.MailTokens, links: d.ExternalIdentities,
-		departures: d.Departures, notices: d.Notices, charges: d.Charges, LoanReader: circulation.NewLoanReader(d.Loans, d.ActiveLoans),
+		departures: d.Departures, notices: d.Notices, charges: d.Charges, loanReader: circulation.NewLoanReader(d.Loans, d.ActiveLoans),
 		loans: d.Loans, holds: d.Holds, schools: d.Schools, authz: d.Authz, Now: time.Now,
 	}
 	u.desk = circulation.NewHoldDesk(circulation.HoldDeskDeps{Holds: d.Holds, Holdings: d.Holdings, Schools: d.Schools, Accounts: d.Accounts,
-		Loans: u.LoanReader, Clock: usecase.NewClock(func() time.Time { return u.Now() }, usecase.NewUUID)})
+		Loans: u.loanReader, Clock: usecase.NewClock(func() time.Time { return u.Now() }, usecase.NewUUID)})
 	return u
 }
 
@@ -346,7 +346,7 @@ func (s *Users) ExportMe(ctx context.Context) (Export, error) {
 		}
 		today = school.Today(s.Now())
 	}
-	loans, err := s.LoansOfStudent(ctx, acct.ID, today)
+	loans, err := s.loanReader.LoansOfStudent(ctx, acct.ID, today)
 	if err != nil {
 		return Export{}, err
 	}
@@ -403,7 +403,7 @@ func (s *Users) clearToLeave(ctx context.Context, studentID string) (string, err
 		s.endDeparture(ctx, attempt.ID)
 		return "", err
 	}
-	active, err := s.StudentHasActiveLoans(ctx, studentID)
+	active, err := s.loanReader.StudentHasActiveLoans(ctx, studentID)
 	if err != nil {
 		return refuse(err)
 	}
