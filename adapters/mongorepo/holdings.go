@@ -16,6 +16,20 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// A school's books and copies are two collections:
+//
+//   - library_books, keyed by the book id, unique on {school_id, isbn_key}
+//     (isbnKey: the ISBN, or "none:" and the id, since FerretDB 1.24 has no
+//     partial indexes), with the folded word prefixes of title and author
+//     in search_terms for search;
+//   - copies, keyed by the copy id, unique on {school_id, code}.
+//
+// Every method is a fixed number of commands (one, except CreateBook
+// refused by a duplicate key, which looks the ISBN up to name the cause,
+// and the lists, which count as well).
+
+var _ ports.HoldingsRepository = (*Holdings)(nil)
+
 const (
 	colLibraryBooks = "library_books"
 	colCopies       = "copies"

@@ -13,9 +13,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/readinglibrary/service/core/errs"
-	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/user"
-	"github.com/readinglibrary/service/ports"
 )
 
 const colStudentImports = "student_imports"
@@ -102,56 +99,6 @@ var importedCollections = []string{colAccounts, colStudentNumbers, colLibraryBoo
 
 var inBatch = func(batch string) bson.D { return bson.D{{Key: "import_batch", Value: batch}} }
 
-// ImportStudents implements ports.StudentRepository with a batch marker
-// (see above): one insert to start the batch, one insertMany of the
-// numbers and one of the accounts, the commit insert, then one updateMany
-// per collection and one deleteMany to publish it.
-func (r *Students) ImportStudents(ctx context.Context, accounts []user.Account) error {
-	if len(accounts) == 0 {
-		return nil
-	}
-	// The writes run on a context of their own, and the request's is
-	// checked between them: a command cut off in flight may still land on
-	// the server after the clean-up has run, leaving numbers that block
-	// the file when it is sent again.
-	write := func(wctx context.Context, batch string) error {
-		var numbers []studentNumberDoc
-		docs := make([]accountDoc, len(accounts))
-		for i, a := range accounts {
-			docs[i] = toAccountDoc(a)
-			docs[i].ImportBatch = batch
-			if a.StudentNumber != "" {
-				n := toStudentNumberDoc(ports.StudentNumber{SchoolID: a.SchoolID, Number: a.StudentNumber, AccountID: a.ID})
-				n.ImportBatch = batch
-				numbers = append(numbers, n)
-			}
-		}
-		if err := ctx.Err(); err != nil {
-			return mapErr(err, "import the students", nil, nil)
-		}
-		if len(numbers) > 0 {
-			if _, err := r.numbers.InsertMany(wctx, numbers); err != nil {
-				return mapInsertManyErr(err, "import the student numbers", library.ErrStudentNumberExists)
-			}
-			if err := ctx.Err(); err != nil {
-				return mapErr(err, "import the students", nil, nil)
-			}
-		}
-		if _, err := r.accounts.InsertMany(wctx, docs); err != nil {
-			return mapInsertManyErr(err, "import the students", user.ErrEmailTaken)
-		}
-		// A request cancelled or past its deadline by now is not committed.
-		if err := ctx.Err(); err != nil {
-			return mapErr(err, "import the students", nil, nil)
-		}
-		return nil
-	}
-	publish := func(wctx context.Context, batch string) error {
-		return publishImport(wctx, r.accounts.Database(), batch)
-	}
-	return stageImport(ctx, r.imports, write, publish, r.abandon)
-}
-
 // stageImport runs the steps every import batch shares, on a context of
 // its own (writeContext) with the request's checked between them: it
 // draws the batch id, inserts the start document, has write insert the
@@ -214,14 +161,6 @@ func mapInsertManyErr(err error, op string, conflict func() error) error {
 		}
 	}
 	return mapErr(err, op, nil, conflict)
-}
-
-// abandon deletes what the batch stored and returns cause.
-func (r *Students) abandon(ctx context.Context, batch string, cause error) error {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importCleanupTimeout)
-	defer cancel()
-	_ = dropImport(cctx, r.accounts.Database(), batch)
-	return cause
 }
 
 // publishImport makes a committed batch's documents ordinary ones and

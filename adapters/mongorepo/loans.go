@@ -13,6 +13,24 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// Loans are these collections:
+//
+//   - loans, keyed by the loan id; returned_at is null until the return;
+//   - copy_claims, keyed by copy id + "#" + loan id, unique on copy_id:
+//     the insert that takes the copy id is the one claim of the copy (a
+//     unique-key insert has exactly one winner on FerretDB 1.24, where a
+//     conditional update does not). The _id names the loan too so that
+//     Release can delete by _id alone: FerretDB 1.24 deletes by reading the
+//     matching documents and then deleting their _ids, so a delete filtered
+//     on {_id: copy, loan_id} could remove a newer loan's claim that was
+//     inserted in between under the same _id;
+//   - renewals, keyed by loan id + "#" + number, likewise.
+
+var (
+	_ ports.LoanRepository       = (*Loans)(nil)
+	_ ports.ActiveLoanRepository = (*ActiveLoans)(nil)
+)
+
 const (
 	colLoans       = "loans"
 	colCopyClaims  = "copy_claims"

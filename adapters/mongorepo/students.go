@@ -14,6 +14,18 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
+// Students are accounts (accounts.go) with these collections beside:
+//
+//   - student_numbers, keyed by school id + "#" + the lowercased number,
+//     whose insert is the one taker of a number;
+//   - invites, keyed by the token hash, and invite_redemptions, keyed the
+//     same, whose insert is the one redemption.
+
+var (
+	_ ports.StudentRepository = (*Students)(nil)
+	_ ports.InviteRepository  = (*Invites)(nil)
+)
+
 const (
 	colStudentNumbers = "student_numbers"
 	colInvites        = "invites"
@@ -186,4 +198,62 @@ func (r *Students) Search(ctx context.Context, q library.StudentQuery) ([]user.A
 func (r *Invites) DeleteByAccount(ctx context.Context, accountID string) error {
 	_, err := r.invites.DeleteMany(ctx, bson.D{{Key: "account_id", Value: accountID}})
 	return mapErr(err, "delete the account's invitations", nil, nil)
+}
+
+// ImportStudents implements ports.StudentRepository with a batch marker
+// (stageImport): one insert to start the batch, one insertMany of the
+// numbers and one of the accounts, the commit insert, then one updateMany
+// per collection and one deleteMany to publish it.
+func (r *Students) ImportStudents(ctx context.Context, accounts []user.Account) error {
+	if len(accounts) == 0 {
+		return nil
+	}
+	// The writes run on a context of their own, and the request's is
+	// checked between them: a command cut off in flight may still land on
+	// the server after the clean-up has run, leaving numbers that block
+	// the file when it is sent again.
+	write := func(wctx context.Context, batch string) error {
+		var numbers []studentNumberDoc
+		docs := make([]accountDoc, len(accounts))
+		for i, a := range accounts {
+			docs[i] = toAccountDoc(a)
+			docs[i].ImportBatch = batch
+			if a.StudentNumber != "" {
+				n := toStudentNumberDoc(ports.StudentNumber{SchoolID: a.SchoolID, Number: a.StudentNumber, AccountID: a.ID})
+				n.ImportBatch = batch
+				numbers = append(numbers, n)
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return mapErr(err, "import the students", nil, nil)
+		}
+		if len(numbers) > 0 {
+			if _, err := r.numbers.InsertMany(wctx, numbers); err != nil {
+				return mapInsertManyErr(err, "import the student numbers", library.ErrStudentNumberExists)
+			}
+			if err := ctx.Err(); err != nil {
+				return mapErr(err, "import the students", nil, nil)
+			}
+		}
+		if _, err := r.accounts.InsertMany(wctx, docs); err != nil {
+			return mapInsertManyErr(err, "import the students", user.ErrEmailTaken)
+		}
+		// A request cancelled or past its deadline by now is not committed.
+		if err := ctx.Err(); err != nil {
+			return mapErr(err, "import the students", nil, nil)
+		}
+		return nil
+	}
+	publish := func(wctx context.Context, batch string) error {
+		return publishImport(wctx, r.accounts.Database(), batch)
+	}
+	return stageImport(ctx, r.imports, write, publish, r.abandon)
+}
+
+// abandon deletes what the batch stored and returns cause.
+func (r *Students) abandon(ctx context.Context, batch string, cause error) error {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importCleanupTimeout)
+	defer cancel()
+	_ = dropImport(cctx, r.accounts.Database(), batch)
+	return cause
 }
