@@ -79,7 +79,7 @@ func TestCommandsPerRequestAreBounded(t *testing.T) {
 			Chapters: []catalog.ChapterDraft{{Title: "Only", PageStart: 1, PageEnd: 3, Text: "Some words."}},
 		})
 	}
-	if _, err := s.App.Catalog.CreateBooks(ctx, drafts); err != nil {
+	if _, err := s.App.Books.CreateBooks(ctx, drafts); err != nil {
 		t.Fatal(err)
 	}
 	big := measure()

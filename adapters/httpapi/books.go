@@ -134,7 +134,7 @@ func (h *handler) listBooks(w http.ResponseWriter, r *http.Request) {
 		httpedge.WriteError(w, r, err)
 		return
 	}
-	books, total, err := h.deps.Catalog.ListBooks(r.Context(), q)
+	books, total, err := h.deps.Books.ListBooks(r.Context(), q)
 	respond(w, r, http.StatusOK, bookListReply{Data: mapSlice(books, toBookItem), Pagination: pageOf(q.Page, q.Limit, total)}, err)
 }
 
@@ -142,7 +142,7 @@ func (h *handler) getBook(w http.ResponseWriter, r *http.Request) {
 	if _, ok := params(w, r); !ok {
 		return
 	}
-	b, err := h.deps.Catalog.Book(r.Context(), bookID(r))
+	b, err := h.deps.Books.Book(r.Context(), bookID(r))
 	respond(w, r, http.StatusOK, toBookDetail(b), err)
 }
 
@@ -163,7 +163,7 @@ func (h *handler) getContent(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c, err := h.deps.Catalog.Content(r.Context(), bookID(r), p["chapter"])
+	c, err := h.deps.Books.Content(r.Context(), bookID(r), p["chapter"])
 	resp := contentResponse{BookID: c.BookID, Title: c.Title, Content: c.Text, PageNumber: c.PageNumber, WordCount: c.WordCount}
 	if c.ChapterID != "" {
 		resp.ChapterID = &c.ChapterID
@@ -206,7 +206,7 @@ func (h *handler) createBook(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	b, err := h.deps.Catalog.CreateBook(r.Context(), catalog.BookDraft{
+	b, err := h.deps.Books.CreateBook(r.Context(), catalog.BookDraft{
 		Title: req.Title, Author: req.Author, Cover: req.Cover, Genre: req.Genre, ReadingLevel: req.ReadingLevel,
 		Pages: req.Pages, Description: req.Description, Rating: req.Rating, PublishedDate: deref(req.PublishedDate),
 		ISBN: req.ISBN, Language: req.Language, Access: catalog.Access(deref(req.Access)), Chapters: toChapterDrafts(req.Chapters),
@@ -252,12 +252,12 @@ func (h *handler) updateBook(w http.ResponseWriter, r *http.Request) {
 		cs := toChapterDrafts(req.Chapters)
 		p.Chapters = &cs
 	}
-	b, err := h.deps.Catalog.UpdateBook(r.Context(), bookID(r), p)
+	b, err := h.deps.Books.UpdateBook(r.Context(), bookID(r), p)
 	respond(w, r, http.StatusOK, toBookDetail(b), err)
 }
 
 func (h *handler) deleteBook(w http.ResponseWriter, r *http.Request) {
-	err := h.deps.Catalog.DeleteBook(r.Context(), bookID(r))
+	err := h.deps.Books.DeleteBook(r.Context(), bookID(r))
 	respond(w, r, http.StatusOK, successBody{Success: true, Message: "The book was deleted."}, err)
 }
 
@@ -302,7 +302,7 @@ func (h *handler) addToList(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	item, created, err := h.deps.Catalog.AddToList(r.Context(), bookID(r), catalog.ListStatus(deref(req.Status)), catalog.Priority(deref(req.Priority)))
+	item, created, err := h.deps.Books.AddToList(r.Context(), bookID(r), catalog.ListStatus(deref(req.Status)), catalog.Priority(deref(req.Priority)))
 	msg := "The book was added to your reading list."
 	if !created {
 		msg = "The book was already on your reading list; its status and priority were updated."
@@ -311,7 +311,7 @@ func (h *handler) addToList(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) removeFromList(w http.ResponseWriter, r *http.Request) {
-	err := h.deps.Catalog.RemoveFromList(r.Context(), bookID(r))
+	err := h.deps.Books.RemoveFromList(r.Context(), bookID(r))
 	respond(w, r, http.StatusOK, successBody{Success: true, Message: "The book was removed from your reading list."}, err)
 }
 
@@ -330,7 +330,7 @@ func (h *handler) getReadingList(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	entries, err := h.deps.Catalog.ReadingList(r.Context(), catalog.ListStatus(p["status"]))
+	entries, err := h.deps.Books.ReadingList(r.Context(), catalog.ListStatus(p["status"]))
 	respond(w, r, http.StatusOK, readingListReply{Data: mapSlice(entries, toListEntry)}, err)
 }
 
@@ -359,7 +359,7 @@ func (h *handler) updateProgress(w http.ResponseWriter, r *http.Request) {
 	if req.TimeSpent != nil {
 		u.TimeSpent = *req.TimeSpent
 	}
-	v, err := h.deps.Catalog.UpdateProgress(r.Context(), bookID(r), u)
+	v, err := h.deps.Books.UpdateProgress(r.Context(), bookID(r), u)
 	pr := v.Progress
 	respond(w, r, http.StatusOK, progressReply{Success: true, Progress: progressBody{
 		BookID: pr.BookID, PageNumber: pr.PageNumber, Percentage: pr.Percentage, TimeSpent: v.TotalSeconds,
@@ -390,6 +390,6 @@ func (h *handler) recommendations(w http.ResponseWriter, r *http.Request) {
 		httpedge.WriteError(w, r, err)
 		return
 	}
-	recs, err := h.deps.Catalog.Recommendations(r.Context(), limit)
+	recs, err := h.deps.Books.Recommendations(r.Context(), limit)
 	respond(w, r, http.StatusOK, recommendationsReply{Recommendations: mapSlice(recs, toRecommendationBody)}, err)
 }

@@ -57,7 +57,7 @@ func newFixtureConfig(t *testing.T, decide func(ports.AccessRequest) bool, cfg h
 	edge := httpedge.New(httpedge.Deps{Sessions: ident, Authorizer: f.authz, RateLimiter: f.limiter, Logger: logger},
 		httpedge.Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}, MetricsToken: cfg.MetricsToken})
 	f.h = edge.Handler(New(Deps{
-		Identity: ident, Users: users.NewUsers(wire.Users(repos, f.authz)), Catalog: reading.NewCatalog(wire.Catalog(repos, f.authz)), Library: service.NewLibrary(wire.Library(repos), ident, service.LibraryConfig{}),
+		Identity: ident, Users: users.NewUsers(wire.Users(repos, f.authz)), Books: reading.NewBooks(wire.Books(repos, f.authz)), Library: service.NewLibrary(wire.Library(repos), ident, service.LibraryConfig{}),
 		Tokens: portfake.Tokens{}, Health: repos.Health,
 	}, edge).Routes())
 	return f

@@ -67,7 +67,7 @@ func newPagesFixture(t *testing.T, cfg httpedge.Config, throttle ...ports.LoginT
 	}}
 	edge := httpedge.New(httpedge.Deps{Sessions: ident, Authorizer: authz, RateLimiter: &portfake.Limiter{Limit: 1000}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}, cfg)
 	api := New(Deps{
-		Identity: ident, Users: users.NewUsers(wire.Users(repos, authz)), Catalog: reading.NewCatalog(wire.Catalog(repos, authz)), Library: service.NewLibrary(wire.Library(repos), ident, service.LibraryConfig{}),
+		Identity: ident, Users: users.NewUsers(wire.Users(repos, authz)), Books: reading.NewBooks(wire.Books(repos, authz)), Library: service.NewLibrary(wire.Library(repos), ident, service.LibraryConfig{}),
 		Tokens: portfake.Tokens{}, Health: repos.Health,
 	}, edge)
 	f.h = edge.Handler(append(api.Routes(),

@@ -16,7 +16,7 @@ import (
 type Deps struct {
 	Identity *identity.Identity
 	Users    *users.Users
-	Catalog  *reading.Catalog
+	Books    *reading.Books
 	Library  *service.Library
 	Tokens   ports.TokenService
 	Health   ports.Pinger
@@ -49,7 +49,7 @@ type handler struct {
 // New builds the API's handlers over edge. It panics on a missing
 // dependency.
 func New(deps Deps, edge *httpedge.Edge) *API {
-	if deps.Identity == nil || deps.Users == nil || deps.Catalog == nil || deps.Library == nil || deps.Tokens == nil || deps.Health == nil || edge == nil {
+	if deps.Identity == nil || deps.Users == nil || deps.Books == nil || deps.Library == nil || deps.Tokens == nil || deps.Health == nil || edge == nil {
 		panic("httpapi.New: nil dependency")
 	}
 	return &API{&handler{deps: deps, edge: edge, labelSlots: make(chan struct{}, labelRenders)}}

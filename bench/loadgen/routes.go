@@ -63,7 +63,7 @@ func newWorld(ctx context.Context, s *svc, books []libBook) (*world, error) {
 		return nil, err
 	}
 	w.studentID = acct.ID
-	b, err := s.App.Catalog.CreateBook(ctx, catalogDraft(1_000_000))
+	b, err := s.App.Books.CreateBook(ctx, catalogDraft(1_000_000))
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (w *world) freshLibraryBook() (libBook, error) {
 }
 
 func (w *world) freshCatalogBook() (string, error) {
-	b, err := w.s.App.Catalog.CreateBook(context.Background(), catalogDraft(2_000_000+int(w.unique())))
+	b, err := w.s.App.Books.CreateBook(context.Background(), catalogDraft(2_000_000+int(w.unique())))
 	return b.ID, err
 }
 

@@ -95,7 +95,7 @@ func (c *countingBooks) ChapterTexts(ctx context.Context, bookID string) ([]cata
 // repositories (f.repos.Books is the store itself, bypassing the counter).
 type catFixture struct {
 	*fixture
-	cat   *reading.Catalog
+	cat   *reading.Books
 	books *countingBooks
 	authz *premiumAuthz
 }
@@ -107,7 +107,7 @@ func newCatalogFixture(tb testing.TB) *catFixture {
 	repos := f.repos
 	repos.Books = books
 	authz := &premiumAuthz{}
-	cat := reading.NewCatalog(wire.Catalog(repos, authz))
+	cat := reading.NewBooks(wire.Books(repos, authz))
 	cat.Now = f.clock.Now
 	// Ids count down, so an order by id is never mistaken for insertion order.
 	var (

@@ -70,7 +70,7 @@ type App struct {
 	Logger   *slog.Logger
 	Repos    ports.Repositories
 	Identity *identity.Identity
-	Catalog  *reading.Catalog
+	Books    *reading.Books
 	Library  *service.Library
 	// Sweeper deletes expired refresh tokens and invitations; Serve runs it
 	// every LIBRARY_SWEEP_INTERVAL.
@@ -244,7 +244,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	} else if n > 0 {
 		logger.Info("finished interrupted account deletions", "accounts", n)
 	}
-	a.Catalog = reading.NewCatalog(wire.Catalog(a.Repos, authz))
+	a.Books = reading.NewBooks(wire.Books(a.Repos, authz))
 	// Catalogue servers are a school's setting: every lookup goes through the
 	// outbound client, which calls only what cfg.Outbound allows.
 	catalogue := outbound.NewClient(cfg.Outbound, outbound.Limits{Timeout: sru.DefaultTimeout, MaxBytes: sru.MaxAnswerBytes})
@@ -282,7 +282,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		if !cfg.Embedded() {
 			logger.Warn("LIBRARY_DEMO_DATA is on with an external database: demo accounts have published passwords")
 		}
-		if a.Demo, err = seedDemo(ctx, a.Repos, a.Identity, a.Catalog, a.Library); err != nil {
+		if a.Demo, err = seedDemo(ctx, a.Repos, a.Identity, a.Books, a.Library); err != nil {
 			return a, fmt.Errorf("seed demo data: %w", err)
 		}
 	}
@@ -302,7 +302,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		RequestTimeout: cfg.RequestTimeout,
 	})
 	a.Handler = frontDoors(edge, httpapi.Deps{
-		Identity: a.Identity, Users: userService, Catalog: a.Catalog, Library: a.Library,
+		Identity: a.Identity, Users: userService, Books: a.Books, Library: a.Library,
 		Tokens: tokens, Health: readiness{db: a.Repos.Health, draining: &a.draining}, Labels: labels.Printer{}, Slips: labels.Printer{},
 		Uploads: uploads,
 	}, webapp.Deps{Library: a.Library, Identity: a.Identity, Authorizer: authz, Uploads: uploads}, webapp.Config{CookieSecure: cfg.CookieSecure})

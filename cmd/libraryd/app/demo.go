@@ -63,7 +63,7 @@ var demoAccounts = []struct {
 // Replicas starting at once on an empty database: inserting the demo school
 // (its domain is unique) is the claim, so exactly one of them seeds and the
 // others leave it to that one.
-func seedDemo(ctx context.Context, repos ports.Repositories, ident *identity.Identity, books *reading.Catalog, lib *service.Library) ([]DemoAccount, error) {
+func seedDemo(ctx context.Context, repos ports.Repositories, ident *identity.Identity, books *reading.Books, lib *service.Library) ([]DemoAccount, error) {
 	n, err := repos.Accounts.Count(ctx)
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func printBanner(w io.Writer, cfg Config, addr net.Addr, demo []DemoAccount) {
 }
 
 // seedDemoData seeds everything once the demo school is claimed.
-func seedDemoData(ctx context.Context, repos ports.Repositories, ident *identity.Identity, books *reading.Catalog, lib *service.Library, school library.School) error {
+func seedDemoData(ctx context.Context, repos ports.Repositories, ident *identity.Identity, books *reading.Books, lib *service.Library, school library.School) error {
 	if err := seedDemoBooks(ctx, repos, books); err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func seedDemoData(ctx context.Context, repos ports.Repositories, ident *identity
 var demoBooks embed.FS
 
 // seedDemoBooks imports the demo books into an empty catalog.
-func seedDemoBooks(ctx context.Context, repos ports.Repositories, books *reading.Catalog) error {
+func seedDemoBooks(ctx context.Context, repos ports.Repositories, books *reading.Books) error {
 	n, err := repos.Books.Count(ctx)
 	if err != nil || n > 0 {
 		return err

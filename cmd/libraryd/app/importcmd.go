@@ -71,7 +71,7 @@ func RunImport(ctx context.Context, getenv func(string) string, args []string, s
 		if err != nil {
 			return err
 		}
-		books := reading.NewCatalog(wire.Catalog(a.Repos, denyAll{}))
+		books := reading.NewBooks(wire.Books(a.Repos, denyAll{}))
 		for _, p := range good {
 			stored, err := books.CreateBooks(ctx, p.drafts)
 			if err != nil {

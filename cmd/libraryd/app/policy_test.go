@@ -275,7 +275,7 @@ func newTestWiring(t testing.TB, authz ports.Authorizer) (*httpedge.Handler, *id
 }
 
 // newTestWiringWithCatalog also returns the catalog service, to add books.
-func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpedge.Handler, *identity.Identity, *reading.Catalog) {
+func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpedge.Handler, *identity.Identity, *reading.Books) {
 	t.Helper()
 	ctx := context.Background()
 	repos := sqlitetest.NewDB(t).Repositories()
@@ -296,12 +296,12 @@ func newTestWiringWithCatalog(t testing.TB, authz ports.Authorizer) (*httpedge.H
 		t.Fatal(err)
 	}
 	ident := identity.NewIdentity(wire.Identity(repos, tokens, passwordhash.New(), newLoginThrottle(store, Config{LoginFailuresPerAddress: 50, LoginFailuresPerAccount: 10, LoginFailuresPerAccountAddress: 5}, []byte("policy-test-device-key-32-bytes!"))), identity.IdentityConfig{})
-	books := reading.NewCatalog(wire.Catalog(repos, authz))
+	books := reading.NewBooks(wire.Books(repos, authz))
 	lib := service.NewLibrary(wire.Library(repos), ident, service.LibraryConfig{})
 	edge := httpedge.New(httpedge.Deps{Sessions: ident, Authorizer: authz, RateLimiter: limits, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
 		httpedge.Config{IssuerURL: "http://test", MetricsToken: "policy-test-metrics-token"})
 	h := frontDoors(edge, httpapi.Deps{
-		Identity: ident, Users: users.NewUsers(wire.Users(repos, authz)), Catalog: books, Library: lib, Tokens: tokens, Health: repos.Health,
+		Identity: ident, Users: users.NewUsers(wire.Users(repos, authz)), Books: books, Library: lib, Tokens: tokens, Health: repos.Health,
 	}, webapp.Deps{Library: lib, Identity: ident, Authorizer: authz}, webapp.Config{})
 	return h, ident, books
 }

@@ -41,7 +41,7 @@ func Users(r ports.Repositories, authz ports.Authorizer) users.UsersDeps {
 	}
 }
 
-// Catalog is what the books interface takes from r.
-func Catalog(r ports.Repositories, authz ports.Authorizer) reading.CatalogDeps {
-	return reading.CatalogDeps{Books: r.Books, ReadingLists: r.ReadingLists, Progress: r.Progress, Accounts: r.Accounts, Authz: authz}
+// Books is what the books interface takes from r.
+func Books(r ports.Repositories, authz ports.Authorizer) reading.BooksDeps {
+	return reading.BooksDeps{Books: r.Books, ReadingLists: r.ReadingLists, Progress: r.Progress, Accounts: r.Accounts, Authz: authz}
 }

@@ -14,11 +14,11 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
-// Catalog serves the reading catalog: browsing, reading text, catalog
-// management, reading lists, progress and recommendations. Route-level
+// Books serves the books of /v1/books: browsing, reading text, managing
+// the books, reading lists, progress and recommendations. Route-level
 // permissions are checked before a method runs; object-level ones (premium
 // text) are checked here, through the same policies.
-type Catalog struct {
+type Books struct {
 	books    ports.BookRepository
 	lists    ports.ReadingListRepository
 	progress ports.ProgressRepository
@@ -30,8 +30,8 @@ type Catalog struct {
 	NewID func(prefix string) string
 }
 
-// CatalogDeps are what Catalog is built with; none may be nil.
-type CatalogDeps struct {
+// BooksDeps are what Books is built with; none may be nil.
+type BooksDeps struct {
 	Books        ports.BookRepository
 	ReadingLists ports.ReadingListRepository
 	Progress     ports.ProgressRepository
@@ -39,10 +39,10 @@ type CatalogDeps struct {
 	Authz        ports.Authorizer
 }
 
-// NewCatalog builds the catalog service. It panics on a nil dependency.
-func NewCatalog(d CatalogDeps) *Catalog {
-	usecase.MustHave("reading.NewCatalog", d)
-	return &Catalog{
+// NewBooks builds the books service. It panics on a nil dependency.
+func NewBooks(d BooksDeps) *Books {
+	usecase.MustHave("reading.NewBooks", d)
+	return &Books{
 		books: d.Books, lists: d.ReadingLists, progress: d.Progress, accounts: d.Accounts, authz: d.Authz,
 		Now: time.Now, NewID: NewPrefixedID,
 	}
@@ -60,12 +60,12 @@ func NewPrefixedID(prefix string) string {
 
 // ListBooks returns one page of the catalog and the number of matches.
 // Errors: Unavailable.
-func (s *Catalog) ListBooks(ctx context.Context, q catalog.Query) ([]catalog.Book, int64, error) {
+func (s *Books) ListBooks(ctx context.Context, q catalog.Query) ([]catalog.Book, int64, error) {
 	return s.books.List(ctx, q)
 }
 
 // Book returns one book. Errors: NotFound "book_not_found".
-func (s *Catalog) Book(ctx context.Context, id string) (catalog.Book, error) {
+func (s *Books) Book(ctx context.Context, id string) (catalog.Book, error) {
 	if !strings.HasPrefix(id, catalog.BookIDPrefix) {
 		return catalog.Book{}, catalog.ErrBookNotFound()
 	}
@@ -86,7 +86,7 @@ type Content struct {
 // empty, if the caller may read the book (policy on books:content:<access>).
 // Errors: NotFound "book_not_found" or "chapter_not_found", Forbidden
 // "premium_required".
-func (s *Catalog) Content(ctx context.Context, bookID, chapterID string) (Content, error) {
+func (s *Books) Content(ctx context.Context, bookID, chapterID string) (Content, error) {
 	b, err := s.Book(ctx, bookID)
 	if err != nil {
 		return Content{}, err
@@ -128,7 +128,7 @@ func (s *Catalog) Content(ctx context.Context, bookID, chapterID string) (Conten
 
 // CreateBook validates and stores a new book.
 // Errors: Invalid (fields), Unavailable.
-func (s *Catalog) CreateBook(ctx context.Context, d catalog.BookDraft) (catalog.Book, error) {
+func (s *Books) CreateBook(ctx context.Context, d catalog.BookDraft) (catalog.Book, error) {
 	b, texts, err := catalog.NewBook(s.NewID(catalog.BookIDPrefix), d, s.NewID, s.Now())
 	if err != nil {
 		return catalog.Book{}, err
@@ -143,7 +143,7 @@ func (s *Catalog) CreateBook(ctx context.Context, d catalog.BookDraft) (catalog.
 // valid, so an import never stores part of a bad file.
 // Errors: Invalid naming the first bad draft's fields (details.book is its
 // position), Unavailable.
-func (s *Catalog) CreateBooks(ctx context.Context, drafts []catalog.BookDraft) ([]catalog.Book, error) {
+func (s *Books) CreateBooks(ctx context.Context, drafts []catalog.BookDraft) ([]catalog.Book, error) {
 	type built struct {
 		book  catalog.Book
 		texts []catalog.ChapterText
@@ -181,7 +181,7 @@ type BookPatch struct {
 
 // UpdateBook applies p to the book and stores it.
 // Errors: NotFound "book_not_found", Invalid, Unavailable.
-func (s *Catalog) UpdateBook(ctx context.Context, id string, p BookPatch) (catalog.Book, error) {
+func (s *Books) UpdateBook(ctx context.Context, id string, p BookPatch) (catalog.Book, error) {
 	b, err := s.Book(ctx, id)
 	if err != nil {
 		return catalog.Book{}, err
@@ -246,7 +246,7 @@ func (s *Catalog) UpdateBook(ctx context.Context, id string, p BookPatch) (catal
 // DeleteBook removes a book and its text. Reading lists and progress that
 // name it stay (they are the readers' history) and lists hide it.
 // Errors: NotFound "book_not_found", Unavailable.
-func (s *Catalog) DeleteBook(ctx context.Context, id string) error {
+func (s *Books) DeleteBook(ctx context.Context, id string) error {
 	if !strings.HasPrefix(id, catalog.BookIDPrefix) {
 		return catalog.ErrBookNotFound()
 	}
@@ -267,7 +267,7 @@ func callerID(ctx context.Context) (string, error) {
 // Empty status and priority mean want_to_read and normal for a new item, and
 // "unchanged" for an existing one.
 // Errors: NotFound "book_not_found", Invalid (status, priority), Unavailable.
-func (s *Catalog) AddToList(ctx context.Context, bookID string, status catalog.ListStatus, priority catalog.Priority) (catalog.ListItem, bool, error) {
+func (s *Books) AddToList(ctx context.Context, bookID string, status catalog.ListStatus, priority catalog.Priority) (catalog.ListItem, bool, error) {
 	accountID, err := callerID(ctx)
 	if err != nil {
 		return catalog.ListItem{}, false, err
@@ -323,7 +323,7 @@ type ListEntry struct {
 
 // ReadingList returns the caller's list, filtered by status when given.
 // Errors: Invalid (status), Unavailable.
-func (s *Catalog) ReadingList(ctx context.Context, status catalog.ListStatus) ([]ListEntry, error) {
+func (s *Books) ReadingList(ctx context.Context, status catalog.ListStatus) ([]ListEntry, error) {
 	accountID, err := callerID(ctx)
 	if err != nil {
 		return nil, err
@@ -357,7 +357,7 @@ func (s *Catalog) ReadingList(ctx context.Context, status catalog.ListStatus) ([
 
 // RemoveFromList takes a book off the caller's list.
 // Errors: NotFound "reading_list_item_not_found", Unavailable.
-func (s *Catalog) RemoveFromList(ctx context.Context, bookID string) error {
+func (s *Books) RemoveFromList(ctx context.Context, bookID string) error {
 	accountID, err := callerID(ctx)
 	if err != nil {
 		return err
@@ -377,7 +377,7 @@ type ProgressView struct {
 // finished), and the returned total time is the sum of all sessions.
 // Errors: NotFound "book_not_found", Invalid (page_number, percentage,
 // time_spent), Unavailable.
-func (s *Catalog) UpdateProgress(ctx context.Context, bookID string, u catalog.ProgressUpdate) (ProgressView, error) {
+func (s *Books) UpdateProgress(ctx context.Context, bookID string, u catalog.ProgressUpdate) (ProgressView, error) {
 	accountID, err := callerID(ctx)
 	if err != nil {
 		return ProgressView{}, err
@@ -444,7 +444,7 @@ const candidateLimit = 200
 // among the books the caller may read (no premium books for the standard
 // tier).
 // Errors: Invalid (limit), Unavailable.
-func (s *Catalog) Recommendations(ctx context.Context, limit int) ([]catalog.Recommendation, error) {
+func (s *Books) Recommendations(ctx context.Context, limit int) ([]catalog.Recommendation, error) {
 	accountID, err := callerID(ctx)
 	if err != nil {
 		return nil, err
@@ -508,7 +508,7 @@ func (s *Catalog) Recommendations(ctx context.Context, limit int) ([]catalog.Rec
 
 // history gathers what the account finished, reads and lists (three
 // commands: list items, progress records, and their books).
-func (s *Catalog) history(ctx context.Context, accountID string) ([]catalog.HistoryEntry, error) {
+func (s *Books) history(ctx context.Context, accountID string) ([]catalog.HistoryEntry, error) {
 	items, err := s.lists.List(ctx, accountID, "")
 	if err != nil {
 		return nil, err
