@@ -107,19 +107,20 @@ func newCatalogFixture(tb testing.TB) *catFixture {
 	repos := f.repos
 	repos.Books = books
 	authz := &premiumAuthz{}
-	cat := reading.NewBooks(wire.Books(repos, authz))
-	cat.Now = f.clock.Now
+	deps := wire.Books(repos, authz)
+	deps.Now = f.clock.Now
 	// Ids count down, so an order by id is never mistaken for insertion order.
 	var (
 		mu sync.Mutex
 		n  = 10000
 	)
-	cat.NewID = func(prefix string) string {
+	deps.NewID = func(prefix string) string {
 		mu.Lock()
 		defer mu.Unlock()
 		n--
 		return fmt.Sprintf("%s%05d", prefix, n)
 	}
+	cat := reading.NewBooks(deps)
 	return &catFixture{fixture: f, cat: cat, books: books, authz: authz}
 }
 

@@ -237,6 +237,7 @@ func newFixture(tb testing.TB, cfg identity.IdentityConfig) *fixture {
 		clock:    &clock{t: t0},
 	}
 	f.idDeps, f.idConfig = wire.Identity(f.repos, portfake.Tokens{}, f.hasher, f.throttle), cfg
+	f.idDeps.Now = f.clock.Now
 	f.reidentify(func(*identity.IdentityDeps) {})
 	// Every attempt the throttle let through is settled once the call
 	// returns: one left in flight would hold its place in the budgets.
@@ -254,7 +255,6 @@ func newFixture(tb testing.TB, cfg identity.IdentityConfig) *fixture {
 func (f *fixture) reidentify(change func(*identity.IdentityDeps)) {
 	change(&f.idDeps)
 	f.id = identity.NewIdentity(f.idDeps, f.idConfig)
-	f.id.Now = f.clock.Now
 }
 
 // addAccount stores an account with password hash storedHash directly in the

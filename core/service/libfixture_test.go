@@ -52,8 +52,9 @@ func newLibFixture(tb testing.TB) *libFixture {
 	repos := lf.faults.wrap(f.repos)
 	lf.wrapped = repos
 	lf.useLibrary(service.LibraryConfig{})
-	lf.users = users.NewUsers(wire.Users(repos, &premiumAuthz{}))
-	lf.users.Now = f.clock.Now
+	usersDeps := wire.Users(repos, &premiumAuthz{})
+	usersDeps.Now = f.clock.Now
+	lf.users = users.NewUsers(usersDeps)
 
 	f.addSchool(tb, libSchoolA, libDomainA)
 	f.addSchool(tb, libSchoolB, libDomainB)

@@ -64,8 +64,9 @@ func TestRefreshOutageDoesNotConsumeToken(t *testing.T) {
 	flaky := &flakyAccounts{AccountRepository: f.repos.Accounts}
 	repos := f.repos
 	repos.Accounts = flaky
-	id := identity.NewIdentity(wire.Identity(repos, portfake.Tokens{}, f.hasher, f.throttle), identity.IdentityConfig{RefreshTTL: refreshTTL})
-	id.Now = f.clock.Now
+	deps := wire.Identity(repos, portfake.Tokens{}, f.hasher, f.throttle)
+	deps.Now = f.clock.Now
+	id := identity.NewIdentity(deps, identity.IdentityConfig{RefreshTTL: refreshTTL})
 
 	flaky.failing.Store(true)
 	_, err := id.Refresh(context.Background(), s1.RefreshToken)

@@ -89,7 +89,7 @@ type Circulation struct {
 	// (losses.go).
 	charges    ports.ChargeRepository
 	loanReader LoanReader
-	*usecase.Clock
+	clock      *usecase.Clock
 }
 
 // CirculationDeps are what Circulation is built with; none may be nil.
@@ -110,7 +110,7 @@ type CirculationDeps struct {
 func NewCirculation(d CirculationDeps) *Circulation {
 	usecase.MustHave("NewCirculation", d)
 	return &Circulation{scope: usecase.NewSchoolScope(d.Schools), holdings: d.Holdings, accounts: d.Accounts, students: d.Students,
-		departures: d.Departures, notices: d.Notices, desk: d.Desk, charges: d.Charges, loanReader: d.Loans, Clock: d.Clock}
+		departures: d.Departures, notices: d.Notices, desk: d.Desk, charges: d.Charges, loanReader: d.Loans, clock: d.Clock}
 }
 
 // CreateLoan lends a copy to a student of the same school. A loan and the
@@ -167,7 +167,7 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 	if err := s.withinLoanLimit(ctx, school.ID, student.ID, library.BookCategory(book), terms.MaxItems, ""); err != nil {
 		return LoanView{}, err
 	}
-	today := s.TodayAt(school)
+	today := s.clock.TodayAt(school)
 	due := underTerms(school, terms).DefaultDue(today)
 	if in.DueAt != "" {
 		if due, err = school.ParseDue(in.DueAt, today); err != nil {
@@ -175,8 +175,8 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		}
 	}
 	loan := library.Loan{
-		ID: s.NewID(), SchoolID: school.ID, BookID: book.ID, CopyID: cp.ID, CopyCode: cp.Code, StudentID: student.ID,
-		LoanedAt: s.Now().UTC(), DueAt: due, BookTitle: book.Title, BookAuthor: book.Author,
+		ID: s.clock.NewID(), SchoolID: school.ID, BookID: book.ID, CopyID: cp.ID, CopyCode: cp.Code, StudentID: student.ID,
+		LoanedAt: s.clock.Now().UTC(), DueAt: due, BookTitle: book.Title, BookAuthor: book.Author,
 	}
 	// A copy whose pickup window has passed goes to the next hold first;
 	// one put aside for another student is refused before anything is
@@ -350,7 +350,7 @@ func (s *Circulation) borrowerStays(ctx context.Context, studentID string) error
 			return err
 		}
 		if outcome == library.DepartureDeletes {
-			if s.Now().Sub(d.StartedAt) < abandonedDeparture {
+			if s.clock.Now().Sub(d.StartedAt) < abandonedDeparture {
 				return library.ErrStudentNotFound()
 			}
 			// Decided long ago and the account still here: that deletion
@@ -444,7 +444,7 @@ func (s *Circulation) liveChange(c library.CopyClaim) (live, change bool) {
 	if _, change = library.ClaimChange(c.LoanID); !change {
 		return false, false
 	}
-	return s.Now().Sub(c.ClaimedAt) < abandonedChange, true
+	return s.clock.Now().Sub(c.ClaimedAt) < abandonedChange, true
 }
 
 // staleClaims clears the stale claims among those holding the copies of
@@ -561,7 +561,7 @@ func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *in
 		return LoanView{}, library.ErrNotForLoan()
 	}
 	school = underTerms(school, terms)
-	today := s.TodayAt(school)
+	today := s.clock.TodayAt(school)
 	// Each pass claims the next renewal number; losing a race re-reads the
 	// count, so the limit is never passed.
 	for attempt := 0; attempt <= school.Settings.MaxRenewals; attempt++ {
@@ -585,7 +585,7 @@ func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *in
 		if err != nil {
 			return LoanView{}, err
 		}
-		next := library.Renewal{LoanID: loan.ID, Number: n + 1, DueAt: nextDue, RenewedAt: s.Now().UTC()}
+		next := library.Renewal{LoanID: loan.ID, Number: n + 1, DueAt: nextDue, RenewedAt: s.clock.Now().UTC()}
 		err = s.loanReader.loans.AddRenewal(ctx, next)
 		if err == nil {
 			return LoanView{Loan: loan, DueAt: next.DueAt, Renewals: next.Number, Status: library.LoanStatus(loan, next.DueAt, today)}, nil
@@ -607,7 +607,7 @@ func (s *Circulation) ReturnLoan(ctx context.Context, loanID string) (LoanView, 
 		return LoanView{}, err
 	}
 	if !loan.Returned() {
-		if err := s.loanReader.loans.MarkReturned(ctx, loan.ID, s.Now()); err != nil {
+		if err := s.loanReader.loans.MarkReturned(ctx, loan.ID, s.clock.Now()); err != nil {
 			return LoanView{}, err
 		}
 		if err := s.loanReader.active.Release(ctx, loan.CopyID, loan.ID); err != nil {
@@ -625,7 +625,7 @@ func (s *Circulation) ReturnLoan(ctx context.Context, loanID string) (LoanView, 
 	if err != nil {
 		return LoanView{}, err
 	}
-	views, err := s.loanReader.Views(ctx, []library.Loan{loan}, s.TodayAt(school))
+	views, err := s.loanReader.Views(ctx, []library.Loan{loan}, s.clock.TodayAt(school))
 	if err != nil {
 		return LoanView{}, err
 	}

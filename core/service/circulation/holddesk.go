@@ -31,7 +31,7 @@ type HoldDesk struct {
 	schools  ports.SchoolRepository
 	accounts ports.AccountRepository
 	LoanReader
-	*usecase.Clock
+	clock *usecase.Clock
 }
 
 // HoldDeskDeps are what the hold desk is built with; none may be nil.
@@ -47,7 +47,7 @@ type HoldDeskDeps struct {
 // NewHoldDesk builds the hold desk. It panics on a nil dependency.
 func NewHoldDesk(d HoldDeskDeps) *HoldDesk {
 	usecase.MustHave("NewHoldDesk", d)
-	return &HoldDesk{holds: d.Holds, holdings: d.Holdings, schools: d.Schools, accounts: d.Accounts, LoanReader: d.Loans, Clock: d.Clock}
+	return &HoldDesk{holds: d.Holds, holdings: d.Holdings, schools: d.Schools, accounts: d.Accounts, LoanReader: d.Loans, clock: d.Clock}
 }
 
 // endHold records outcome for the hold, then removes its queue entry and
@@ -56,7 +56,7 @@ func NewHoldDesk(d HoldDeskDeps) *HoldDesk {
 // another outcome was recorded first (the removals are still made: the
 // first ender may have stopped before them).
 func (d *HoldDesk) endHold(ctx context.Context, school library.School, holdID, outcome, lentCopy string) error {
-	endErr := d.holds.End(ctx, library.HoldEnd{HoldID: holdID, Outcome: outcome, EndedAt: d.Now().UTC()})
+	endErr := d.holds.End(ctx, library.HoldEnd{HoldID: holdID, Outcome: outcome, EndedAt: d.clock.Now().UTC()})
 	if endErr != nil && !errs.Is(endErr, errs.Conflict) {
 		return endErr
 	}
@@ -195,7 +195,7 @@ func (d *HoldDesk) walkQueue(ctx context.Context, school library.School, cp libr
 // tryTrap puts the copy aside for one hold.
 func (d *HoldDesk) tryTrap(ctx context.Context, school library.School, cp library.Copy, e library.HoldQueueEntry) (library.HoldTrap, trapOutcome, error) {
 	copyID := cp.ID
-	now := d.Now().UTC()
+	now := d.clock.Now().UTC()
 	t := library.HoldTrap{CopyID: copyID, CopyCode: cp.Code, HoldID: e.HoldID, SchoolID: school.ID, BookID: e.BookID, StudentID: e.StudentID,
 		TrappedAt: now, ExpiresAt: now.AddDate(0, 0, school.Settings.PickupDays())}
 	if err := d.holds.Trap(ctx, t); err != nil {
@@ -262,7 +262,7 @@ func (d *HoldDesk) liveTrap(ctx context.Context, school library.School, copyID s
 			}
 			continue
 		}
-		if !t.Expired(d.Now()) {
+		if !t.Expired(d.clock.Now()) {
 			return t, true, nil
 		}
 		if err := d.endHold(ctx, school, t.HoldID, library.HoldExpired, ""); err != nil && !errs.Is(err, errs.Conflict) {
@@ -276,7 +276,7 @@ func (d *HoldDesk) liveTrap(ctx context.Context, school library.School, copyID s
 func (d *HoldDesk) expireDue(ctx context.Context, school library.School, traps []library.HoldTrap) (int, error) {
 	n := 0
 	for _, t := range traps {
-		if !t.Expired(d.Now()) {
+		if !t.Expired(d.clock.Now()) {
 			continue
 		}
 		err := d.endHold(ctx, school, t.HoldID, library.HoldExpired, "")

@@ -135,7 +135,7 @@ func (s *Holds) Place(ctx context.Context, in HoldInput) (HoldView, error) {
 	} else if free > 0 {
 		return HoldView{}, library.ErrCopyAvailable()
 	}
-	h := library.Hold{ID: s.desk.NewID(), SchoolID: school.ID, BookID: book.ID, StudentID: student.ID, PlacedAt: s.desk.Now().UTC()}
+	h := library.Hold{ID: s.desk.clock.NewID(), SchoolID: school.ID, BookID: book.ID, StudentID: student.ID, PlacedAt: s.desk.clock.Now().UTC()}
 	if err := s.desk.holds.Insert(ctx, h); err != nil {
 		return HoldView{}, err
 	}
@@ -394,7 +394,7 @@ const (
 // passed, through the index of the school's traps.
 func (s *Holds) expireSchool(ctx context.Context, school library.School) error {
 	for range expiryBatches {
-		traps, err := s.desk.holds.ExpiredTrapsOf(ctx, school.ID, s.desk.Now(), expiryBatch)
+		traps, err := s.desk.holds.ExpiredTrapsOf(ctx, school.ID, s.desk.clock.Now(), expiryBatch)
 		if err != nil {
 			return err
 		}

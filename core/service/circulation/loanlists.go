@@ -50,7 +50,7 @@ func (s *Circulation) Loans(ctx context.Context, schoolParam string, f LoanFilte
 	if err != nil {
 		return nil, err
 	}
-	views, err := s.loanReader.Views(ctx, active, s.TodayAt(school))
+	views, err := s.loanReader.Views(ctx, active, s.clock.TodayAt(school))
 	if err != nil {
 		return nil, err
 	}
@@ -125,5 +125,5 @@ func (s *Circulation) StudentLoans(ctx context.Context) ([]LoanView, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.loanReader.LoansOfStudent(ctx, p.AccountID, s.TodayAt(school))
+	return s.loanReader.LoansOfStudent(ctx, p.AccountID, s.clock.TodayAt(school))
 }

@@ -89,7 +89,7 @@ func (s *Circulation) EndLoan(ctx context.Context, schoolParam, loanID, outcome 
 		}
 		return LoanView{}, library.ErrLoanNotActive()
 	}
-	now := s.Now().UTC()
+	now := s.clock.Now().UTC()
 	// One ending per loan: of racing lost and claims-returned requests the
 	// first insert wins before anything else changes; the same ending asked
 	// again (a retry, a double click) goes on to finish it.
@@ -141,7 +141,7 @@ func (s *Circulation) undoEnding(ctx context.Context, loan library.Loan, ended [
 	defer cancel()
 	cond := library.CopyCondition{}
 	if len(ended) == 1 && ended[0].Outcome != library.OutcomeReturned {
-		cond = library.CopyCondition{Condition: ended[0].Outcome, LoanID: loan.ID, At: s.Now().UTC()}
+		cond = library.CopyCondition{Condition: ended[0].Outcome, LoanID: loan.ID, At: s.clock.Now().UTC()}
 	}
 	_ = s.holdings.SetCopyCondition(uctx, loan.SchoolID, loan.CopyID, cond)
 	if charged != "" {
@@ -218,7 +218,7 @@ func (s *Circulation) ReturnDamaged(ctx context.Context, loanID string, d Damage
 	}
 	// The condition first, while the claim still holds the copy, so the
 	// copy is never lendable between its return and its condition.
-	now := s.Now().UTC()
+	now := s.clock.Now().UTC()
 	cond := library.CopyCondition{Condition: library.ConditionDamaged, Note: d.Note, LoanID: loan.ID, At: now}
 	if err := s.holdings.SetCopyCondition(ctx, loan.SchoolID, loan.CopyID, cond); err != nil {
 		return LoanView{}, err
@@ -239,7 +239,7 @@ func (s *Circulation) view(ctx context.Context, l library.Loan) (LoanView, error
 	if err != nil {
 		return LoanView{}, err
 	}
-	views, err := s.loanReader.Views(ctx, []library.Loan{l}, s.TodayAt(school))
+	views, err := s.loanReader.Views(ctx, []library.Loan{l}, s.clock.TodayAt(school))
 	if err != nil {
 		return LoanView{}, err
 	}
@@ -321,8 +321,8 @@ func (s *Circulation) shelve(ctx context.Context, cp library.Copy, out func(libr
 	if !out(cp.Condition) {
 		return library.CopyCondition{}, library.ErrCopyNotOut(want)
 	}
-	c := library.CopyClaim{CopyID: cp.ID, LoanID: library.ChangeClaimID(library.ChangeShelved, s.NewID()), SchoolID: cp.SchoolID,
-		BookID: cp.BookID, ClaimedAt: s.Now().UTC()}
+	c := library.CopyClaim{CopyID: cp.ID, LoanID: library.ChangeClaimID(library.ChangeShelved, s.clock.NewID()), SchoolID: cp.SchoolID,
+		BookID: cp.BookID, ClaimedAt: s.clock.Now().UTC()}
 	if _, taken, err := s.takeCopy(ctx, c); err != nil || !taken {
 		if err == nil {
 			err = library.ErrCopyNotOut(want)
@@ -396,7 +396,7 @@ func (s *Circulation) settle(ctx context.Context, schoolID, chargeID, outcome, n
 	if err != nil {
 		return ChargeView{}, err
 	}
-	st := library.Settlement{ChargeID: c.ID, SchoolID: c.SchoolID, Outcome: outcome, Note: note, By: by, SettledAt: s.Now().UTC()}
+	st := library.Settlement{ChargeID: c.ID, SchoolID: c.SchoolID, Outcome: outcome, Note: note, By: by, SettledAt: s.clock.Now().UTC()}
 	if err := s.charges.Settle(ctx, st); err != nil {
 		if errs.Is(err, errs.Conflict) {
 			if views, verr := s.chargeViews(ctx, []library.Charge{c}); verr == nil {
@@ -563,7 +563,7 @@ func (s *Circulation) standing(ctx context.Context, school library.School, stude
 	if err != nil {
 		return library.Standing{}, err
 	}
-	views, err := s.loanReader.Views(ctx, active, s.TodayAt(school))
+	views, err := s.loanReader.Views(ctx, active, s.clock.TodayAt(school))
 	if err != nil {
 		return library.Standing{}, err
 	}

@@ -35,7 +35,7 @@ type Notices struct {
 	holdings   ports.HoldingsRepository
 	mail       NoticeMailer
 	loanReader LoanReader
-	*usecase.Clock
+	clock      *usecase.Clock
 }
 
 // NoticeMailer sends the notices' mail and hears of the mails that
@@ -62,7 +62,7 @@ type NoticesDeps struct {
 func NewNotices(d NoticesDeps) *Notices {
 	usecase.MustHave("NewNotices", d)
 	return &Notices{scope: usecase.NewSchoolScope(d.Schools), notices: d.Notices, homerooms: d.Homerooms, accounts: d.Accounts,
-		holds: d.Holds, holdings: d.Holdings, mail: d.Mail, loanReader: d.Loans, Clock: d.Clock}
+		holds: d.Holds, holdings: d.Holdings, mail: d.Mail, loanReader: d.Loans, clock: d.Clock}
 }
 
 // unsentAfter is how long a claimed notice may stay unsent before a run
@@ -295,7 +295,7 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 	// What is due, as records to claim, each with the line its mail says.
 	var wanted []library.Notice
 	var lines []string
-	claimedAt := s.Now().UTC()
+	claimedAt := s.clock.Now().UTC()
 	for _, v := range views {
 		st, ok := byID[v.Loan.StudentID]
 		if !ok || st.Deleted {
@@ -375,7 +375,7 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 		}
 		res.Mails++
 		res.Sent += len(l.keys)
-		if err := s.notices.MarkSent(ctx, l.keys, s.Now().UTC()); err != nil {
+		if err := s.notices.MarkSent(ctx, l.keys, s.clock.Now().UTC()); err != nil {
 			return err
 		}
 	}
@@ -384,7 +384,7 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 	}
 	// A notice claimed and not sent (a run that stopped, or one still
 	// sending) keeps the day open too, so that a later run sends it.
-	pending, err := s.notices.Unsent(ctx, school.ID, s.Now().Add(time.Minute), 1)
+	pending, err := s.notices.Unsent(ctx, school.ID, s.clock.Now().Add(time.Minute), 1)
 	if err != nil || len(pending) > 0 {
 		return err
 	}
@@ -420,7 +420,7 @@ func (s *Notices) readyTraps(ctx context.Context, schoolID string) ([]library.Ho
 // and never sent, so this run sends them.
 func (s *Notices) retryAbandoned(ctx context.Context, schoolID string) error {
 	for {
-		stale, err := s.notices.Unsent(ctx, schoolID, s.Now().Add(-unsentAfter), 500)
+		stale, err := s.notices.Unsent(ctx, schoolID, s.clock.Now().Add(-unsentAfter), 500)
 		if err != nil || len(stale) == 0 {
 			return err
 		}

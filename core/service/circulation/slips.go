@@ -103,7 +103,7 @@ func (s *Circulation) OverdueSlips(ctx context.Context, schoolParam, homeroom st
 	if err != nil {
 		return OverdueSlips{}, err
 	}
-	today := s.TodayAt(school)
+	today := s.clock.TodayAt(school)
 	byKey := map[string]*ports.OverdueSlip{}
 	for _, v := range overdue {
 		name, class := unknownBorrower, ""

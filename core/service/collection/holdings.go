@@ -23,7 +23,7 @@ type Holdings struct {
 	// desk puts new copies of a held title aside for its waiting holds.
 	desk       *circulation.HoldDesk
 	loanReader circulation.LoanReader
-	*usecase.Clock
+	clock      *usecase.Clock
 }
 
 // HoldingsDeps are what Holdings is built with; none may be nil.
@@ -38,7 +38,7 @@ type HoldingsDeps struct {
 // NewHoldings builds Holdings. It panics on a nil dependency.
 func NewHoldings(d HoldingsDeps) *Holdings {
 	usecase.MustHave("NewHoldings", d)
-	return &Holdings{scope: usecase.NewSchoolScope(d.Schools), holdings: d.Holdings, desk: d.Desk, loanReader: d.Loans, Clock: d.Clock}
+	return &Holdings{scope: usecase.NewSchoolScope(d.Schools), holdings: d.Holdings, desk: d.Desk, loanReader: d.Loans, clock: d.Clock}
 }
 
 // Books returns one page of the school's books with their copy counts for
@@ -70,8 +70,8 @@ func (s *Holdings) AddBook(ctx context.Context, schoolParam string, d library.Bo
 	}
 	d = d.Normalized()
 	b := library.Book{
-		ID: s.NewID(), SchoolID: school.ID, ISBN: library.NormalizeISBN(d.ISBN), Title: d.Title,
-		Author: d.Author, CoverURL: d.CoverURL, CreatedAt: s.Now().UTC(), PriceCents: d.PriceCents, LoanCategory: d.LoanCategory,
+		ID: s.clock.NewID(), SchoolID: school.ID, ISBN: library.NormalizeISBN(d.ISBN), Title: d.Title,
+		Author: d.Author, CoverURL: d.CoverURL, CreatedAt: s.clock.Now().UTC(), PriceCents: d.PriceCents, LoanCategory: d.LoanCategory,
 		BookDetails: d.BookDetails,
 	}
 	// The caps are checked before the book is stored, so a refused book
@@ -163,7 +163,7 @@ func (s *Holdings) SetBookDetails(ctx context.Context, schoolParam, bookID strin
 	// up, so a bad value is refused as such even for an unknown book; the
 	// whole is checked again once merged (an age_max below the stored
 	// age_min).
-	if err := library.ValidateBookDetails(change(library.BookDetails{}), s.Now()); err != nil {
+	if err := library.ValidateBookDetails(change(library.BookDetails{}), s.clock.Now()); err != nil {
 		return library.Book{}, err
 	}
 	b, err := s.bookInScope(ctx, schoolParam, bookID)
@@ -171,7 +171,7 @@ func (s *Holdings) SetBookDetails(ctx context.Context, schoolParam, bookID strin
 		return library.Book{}, err
 	}
 	d := change(b.BookDetails).Normalized()
-	if err := library.ValidateBookDetails(d, s.Now()); err != nil {
+	if err := library.ValidateBookDetails(d, s.clock.Now()); err != nil {
 		return library.Book{}, err
 	}
 	if err := s.holdings.SetBookDetails(ctx, b.SchoolID, b.ID, d); err != nil {
@@ -238,7 +238,7 @@ func (s *Holdings) makeCopies(ctx context.Context, set library.Settings, b libra
 	}
 	pending := make([]library.Copy, 0, n)
 	for range n {
-		pending = append(pending, library.Copy{ID: s.NewID(), SchoolID: b.SchoolID, BookID: b.ID, CreatedAt: s.Now().UTC()})
+		pending = append(pending, library.Copy{ID: s.clock.NewID(), SchoolID: b.SchoolID, BookID: b.ID, CreatedAt: s.clock.Now().UTC()})
 	}
 	for attempt := 0; len(pending) > 0; attempt++ {
 		if attempt == 10 {
@@ -317,7 +317,7 @@ func (s *Holdings) CopyByCode(ctx context.Context, schoolParam, code string) (Co
 	if l, ok, err := s.loanReader.ActiveLoanOf(ctx, c.ID); err != nil {
 		return CopyLookup{}, err
 	} else if ok {
-		views, err := s.loanReader.Views(ctx, []library.Loan{l}, s.TodayAt(school))
+		views, err := s.loanReader.Views(ctx, []library.Loan{l}, s.clock.TodayAt(school))
 		if err != nil {
 			return CopyLookup{}, err
 		}

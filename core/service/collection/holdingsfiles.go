@@ -34,7 +34,7 @@ type HoldingsFiles struct {
 	// called by each import holding its slot.
 	slots   *usecase.ImportSlots
 	reading func(context.Context)
-	*usecase.Clock
+	clock   *usecase.Clock
 }
 
 // HoldingsFilesDeps are what HoldingsFiles is built with; only the
@@ -57,7 +57,7 @@ type HoldingsFilesDeps struct {
 func NewHoldingsFiles(d HoldingsFilesDeps) *HoldingsFiles {
 	usecase.MustHave("NewHoldingsFiles", d)
 	return &HoldingsFiles{scope: usecase.NewSchoolScope(d.Schools), holdings: d.Holdings, imports: d.Imports, desk: d.Desk,
-		codec: d.Codec, jobs: d.Jobs, slots: d.Slots, reading: d.Reading, Clock: d.Clock}
+		codec: d.Codec, jobs: d.Jobs, slots: d.Slots, reading: d.Reading, clock: d.Clock}
 }
 
 // importPlan is an import worked out: the books and copies to store.
@@ -296,12 +296,12 @@ func (s *HoldingsFiles) plan(ctx context.Context, school library.School, records
 	if err != nil {
 		return plan, err
 	}
-	now := s.Now().UTC()
+	now := s.clock.Now().UTC()
 	added := map[string]int{} // book id -> copies added
 	for _, r := range records {
 		book, by, found := m.find(r)
 		if !found {
-			book = newImportedBook(r, s.NewID(), school.ID, now)
+			book = newImportedBook(r, s.clock.NewID(), school.ID, now)
 			m.remember(book, r)
 			plan.report.BooksAdded++
 			if !plan.report.DryRun { // a dry run counts: its plan is never stored
@@ -321,7 +321,7 @@ func (s *HoldingsFiles) plan(ctx context.Context, school library.School, records
 			}
 			plan.report.CopiesAdded++
 			if !plan.report.DryRun {
-				plan.copies = append(plan.copies, importedCopy(it, book, s.NewID(), now))
+				plan.copies = append(plan.copies, importedCopy(it, book, s.clock.NewID(), now))
 			}
 			adding++
 		}

@@ -22,7 +22,7 @@ type Reports struct {
 	reports     ports.ReportRepository
 	holdings    ports.HoldingsRepository
 	circulation *circulation.Circulation
-	*usecase.Clock
+	clock       *usecase.Clock
 }
 
 // NewReports builds Reports. It panics on a nil dependency.
@@ -33,7 +33,7 @@ func NewReports(schools ports.SchoolRepository, reports ports.ReportRepository, 
 		Circulation *circulation.Circulation
 		Clock       *usecase.Clock
 	}{reports, holdings, circ, c})
-	return &Reports{scope: usecase.NewSchoolScope(schools), reports: reports, holdings: holdings, circulation: circ, Clock: c}
+	return &Reports{scope: usecase.NewSchoolScope(schools), reports: reports, holdings: holdings, circulation: circ, clock: c}
 }
 
 // LoansPerMonth is the loans made in each calendar month of a range.
@@ -73,7 +73,7 @@ func (s *Reports) scopeRange(ctx context.Context, schoolParam, from, to string) 
 	if err != nil {
 		return library.School{}, library.ReportRange{}, err
 	}
-	rng, err := library.ParseReportRange(from, to, s.TodayAt(school))
+	rng, err := library.ParseReportRange(from, to, s.clock.TodayAt(school))
 	if err != nil {
 		return library.School{}, library.ReportRange{}, err
 	}
@@ -163,7 +163,7 @@ func (s *Reports) OverdueByHomeroom(ctx context.Context, schoolParam string) (Ov
 	if err != nil {
 		return OverdueByHomeroom{}, err
 	}
-	out := OverdueByHomeroom{School: school, Date: s.TodayAt(school).Format("2006-01-02"), Homerooms: []HomeroomOverdue{}}
+	out := OverdueByHomeroom{School: school, Date: s.clock.TodayAt(school).Format("2006-01-02"), Homerooms: []HomeroomOverdue{}}
 	index := map[string]int{}
 	students := map[string]map[string]bool{}
 	for _, v := range overdue {
@@ -324,6 +324,6 @@ func (s *Reports) MedianAge(ctx context.Context, schoolParam string) (Collection
 	for _, r := range rows {
 		byYear[library.ReportYear(r.Value)] += r.Copies
 	}
-	today := s.TodayAt(school)
+	today := s.clock.TodayAt(school)
 	return CollectionAge{School: school, Date: today.Format("2006-01-02"), MedianAge: library.MedianAgeOf(byYear, today.Year())}, nil
 }

@@ -40,7 +40,7 @@ type Stocktakes struct {
 	jobs       *usecase.ImportJobs
 	slots      *usecase.ImportSlots
 	loanReader circulation.LoanReader
-	*usecase.Clock
+	clock      *usecase.Clock
 }
 
 // StocktakesDeps are what Stocktakes is built with; none may be nil.
@@ -61,7 +61,7 @@ type StocktakesDeps struct {
 func NewStocktakes(d StocktakesDeps) *Stocktakes {
 	usecase.MustHave("NewStocktakes", d)
 	return &Stocktakes{scope: usecase.NewSchoolScope(d.Schools), stocktakes: d.Stocktakes, active: d.ActiveLoans, holdings: d.Holdings, circulation: d.Circulation,
-		books: d.Books, jobs: d.Jobs, slots: d.Slots, loanReader: d.Loans, Clock: d.Clock}
+		books: d.Books, jobs: d.Jobs, slots: d.Slots, loanReader: d.Loans, clock: d.Clock}
 }
 
 // Stocktake report pages and lists.
@@ -143,8 +143,8 @@ func (s *Stocktakes) Open(ctx context.Context, schoolParam, from, to string) (li
 	if err != nil {
 		return library.Stocktake{}, err
 	}
-	st := library.Stocktake{ID: s.NewID(), SchoolID: school.ID, From: library.NormalizeCallNumber(from),
-		To: library.NormalizeCallNumber(to), OpenedBy: user.PrincipalFrom(ctx).AccountID, OpenedAt: s.Now().UTC()}
+	st := library.Stocktake{ID: s.clock.NewID(), SchoolID: school.ID, From: library.NormalizeCallNumber(from),
+		To: library.NormalizeCallNumber(to), OpenedBy: user.PrincipalFrom(ctx).AccountID, OpenedAt: s.clock.Now().UTC()}
 	if err := s.stocktakes.Create(ctx, st); err != nil {
 		return library.Stocktake{}, err
 	}
@@ -235,7 +235,7 @@ func (s *Stocktakes) scan(ctx context.Context, st library.Stocktake, code string
 	res := ScanResult{Status: ScanCounted, Copy: found.Copy, Book: found.Book, OnLoan: found.Loan != nil,
 		Misplaced: !st.Covers(found.Book.CallNumber)}
 	sc := library.StocktakeScan{StocktakeID: st.ID, CopyID: found.Copy.ID, SchoolID: st.SchoolID, BookID: found.Copy.BookID,
-		Code: found.Copy.Code, By: user.PrincipalFrom(ctx).AccountID, ScannedAt: s.Now().UTC()}
+		Code: found.Copy.Code, By: user.PrincipalFrom(ctx).AccountID, ScannedAt: s.clock.Now().UTC()}
 	switch err := s.stocktakes.AddScan(ctx, sc); {
 	case errs.Is(err, errs.Conflict):
 		res.Status = ScanAgain
@@ -302,7 +302,7 @@ func (s *Stocktakes) Close(ctx context.Context, schoolParam, id string) (Stockta
 		return StocktakeView{}, err
 	}
 	if !st.Closed() {
-		if err := s.stocktakes.Close(ctx, st.SchoolID, st.ID, s.Now().UTC()); err != nil {
+		if err := s.stocktakes.Close(ctx, st.SchoolID, st.ID, s.clock.Now().UTC()); err != nil {
 			return StocktakeView{}, err
 		}
 		if st, err = s.stocktakes.Get(ctx, st.SchoolID, st.ID); err != nil {
@@ -559,10 +559,10 @@ func (s *Stocktakes) closedInScope(ctx context.Context, schoolParam, id string) 
 // markMissing marks the closed stocktake's missing copies lost, a page of
 // books at a time, and returns how many it marked.
 func (s *Stocktakes) markMissing(ctx context.Context, st library.Stocktake) (int, error) {
-	now := s.Now().UTC()
+	now := s.clock.Now().UTC()
 	cond := library.CopyCondition{Condition: library.ConditionLost, At: now,
 		Note: fmt.Sprintf(stocktakeLostNote, st.OpenedAt.Format(stocktakeDateLayout))}
-	holder := library.ChangeClaimID(library.ChangeLost, s.NewID())
+	holder := library.ChangeClaimID(library.ChangeLost, s.clock.NewID())
 	marked := 0
 	err := s.walkMissing(ctx, st, func(missing []ReportCopy) error {
 		n, err := s.markLost(ctx, st.SchoolID, missing, holder, cond)
@@ -579,7 +579,7 @@ func (s *Stocktakes) markLost(ctx context.Context, schoolID string, missing []Re
 	if len(missing) == 0 {
 		return 0, nil
 	}
-	now := s.Now().UTC()
+	now := s.clock.Now().UTC()
 	claims := make([]library.CopyClaim, len(missing))
 	for i, c := range missing {
 		claims[i] = library.CopyClaim{CopyID: c.Copy.ID, LoanID: holder, SchoolID: schoolID, BookID: c.Copy.BookID, ClaimedAt: now}

@@ -58,9 +58,9 @@ type Identity struct {
 	cfg      IdentityConfig
 	bg       *usecase.Background
 
-	// Now and NewID are replaceable in tests.
-	Now   func() time.Time
-	NewID func() string
+	// now and newID give the time and fresh ids (IdentityDeps).
+	now   func() time.Time
+	newID func() string
 }
 
 // IdentityDeps are what Identity is built with; only the optional ones may
@@ -87,6 +87,10 @@ type IdentityDeps struct {
 	// External makes Authenticate accept tokens of the external issuers it
 	// trusts; nil trusts none.
 	External ports.ExternalVerifier `deps:"optional"`
+	// Now and NewID give the time and fresh record ids; nil: the system
+	// clock and random UUIDs (tests give their own).
+	Now   func() time.Time `deps:"optional"`
+	NewID func() string    `deps:"optional"`
 }
 
 // NewIdentity builds the identity service. It panics on a nil dependency, a
@@ -100,11 +104,17 @@ func NewIdentity(d IdentityDeps, cfg IdentityConfig) *Identity {
 		cfg.Signup = SignupVerify
 	}
 	cfg.LinkBase = strings.TrimRight(cfg.LinkBase, "/")
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.NewID == nil {
+		d.NewID = usecase.NewUUID
+	}
 	return &Identity{
 		accounts: d.Accounts, schools: d.Schools, refresh: d.RefreshTokens, mail: d.MailTokens, links: d.ExternalIdentities,
 		tokens: d.Tokens, hasher: d.Hasher, throttle: d.Throttle, mailer: d.Mailer, mailCap: d.MailCap, external: d.External,
 		cfg: cfg, bg: usecase.NewBackground(cfg.OnBackgroundError),
-		Now: time.Now, NewID: usecase.NewUUID,
+		now: d.Now, newID: d.NewID,
 	}
 }
 
@@ -198,11 +208,11 @@ func (s *Identity) Login(ctx context.Context, email, password, client, device st
 		// Best effort: a failed upgrade only means it is tried again next time.
 		if h, err := s.hasher.Hash(password); err == nil {
 			acct.PasswordHash = h
-			acct.UpdatedAt = s.Now().UTC()
+			acct.UpdatedAt = s.now().UTC()
 			_ = s.accounts.Update(ctx, acct)
 		}
 	}
-	session, err := s.openSession(ctx, acct, s.NewID())
+	session, err := s.openSession(ctx, acct, s.newID())
 	if err != nil {
 		return Session{}, err
 	}
@@ -248,7 +258,7 @@ func (s *Identity) stillSignedIn(ctx context.Context, signedIn user.Account, pas
 	if refusal == nil {
 		return nil
 	}
-	if err := s.refresh.RevokeFamily(ctx, session, s.Now()); err != nil {
+	if err := s.refresh.RevokeFamily(ctx, session, s.now()); err != nil {
 		return err
 	}
 	return refusal
@@ -268,7 +278,7 @@ func (s *Identity) Refresh(ctx context.Context, token string) (Session, error) {
 	if token == "" {
 		return Session{}, auth.ErrInvalidRefresh()
 	}
-	now := s.Now()
+	now := s.now()
 	hash := auth.HashToken(token)
 	rec, err := s.refresh.Get(ctx, hash)
 	switch {
@@ -330,7 +340,7 @@ func (s *Identity) Refresh(ctx context.Context, token string) (Session, error) {
 // Errors: Unavailable.
 func (s *Identity) Logout(ctx context.Context, token string) error {
 	if sid := user.SessionFrom(ctx); sid != "" {
-		if err := s.refresh.RevokeFamily(ctx, sid, s.Now()); err != nil {
+		if err := s.refresh.RevokeFamily(ctx, sid, s.now()); err != nil {
 			return err
 		}
 	}
@@ -344,7 +354,7 @@ func (s *Identity) Logout(ctx context.Context, token string) error {
 	case err != nil:
 		return err
 	}
-	return s.refresh.RevokeFamily(ctx, rec.FamilyID, s.Now())
+	return s.refresh.RevokeFamily(ctx, rec.FamilyID, s.now())
 }
 
 // EndSessions ends every session of the account but keep (empty ends them
@@ -353,7 +363,7 @@ func (s *Identity) Logout(ctx context.Context, token string) error {
 // deletion keeps none.
 // Errors: Unavailable.
 func (s *Identity) EndSessions(ctx context.Context, accountID, keep string) error {
-	return s.refresh.RevokeAccountFamilies(ctx, accountID, keep, s.Now())
+	return s.refresh.RevokeAccountFamilies(ctx, accountID, keep, s.now())
 }
 
 // Authenticate verifies an access token and loads the account behind it, so
@@ -519,7 +529,7 @@ func (s *Identity) accountByVerifiedEmail(ctx context.Context, claims ports.Acce
 // subject to the same account is no conflict.
 // Errors: Forbidden "external_identity_mismatch", Unavailable.
 func (s *Identity) linkExternal(ctx context.Context, claims ports.AccessClaims, acct user.Account) error {
-	err := s.links.Link(ctx, user.ExternalIdentity{Issuer: claims.Issuer, Subject: claims.Subject, AccountID: acct.ID, CreatedAt: s.Now()})
+	err := s.links.Link(ctx, user.ExternalIdentity{Issuer: claims.Issuer, Subject: claims.Subject, AccountID: acct.ID, CreatedAt: s.now()})
 	if !errs.Is(err, errs.Conflict) {
 		return err
 	}
@@ -657,7 +667,7 @@ func (s *Identity) ChangePassword(ctx context.Context, current, next, client str
 		return errs.Wrap(err, "hash password")
 	}
 	acct.PasswordHash = hash
-	acct.UpdatedAt = s.Now().UTC()
+	acct.UpdatedAt = s.now().UTC()
 	if err := s.accounts.Update(ctx, acct); err != nil {
 		return err
 	}
@@ -666,7 +676,7 @@ func (s *Identity) ChangePassword(ctx context.Context, current, next, client str
 
 // openSession issues an access token and a new refresh token in family.
 func (s *Identity) openSession(ctx context.Context, acct user.Account, family string) (Session, error) {
-	now := s.Now()
+	now := s.now()
 	access, ttl, err := s.tokens.Issue(ctx, acct, family, now)
 	if err != nil {
 		return Session{}, err

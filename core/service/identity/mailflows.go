@@ -159,7 +159,7 @@ func (s *Identity) ConfirmSignup(ctx context.Context, token string) (user.Accoun
 	if token == "" || len(token) > 512 {
 		return user.Account{}, ErrVerificationTokenInvalid()
 	}
-	now := s.Now()
+	now := s.now()
 	t, err := s.mail.Consume(ctx, auth.HashToken(token), auth.PurposeSignup, now)
 	if errs.Is(err, errs.NotFound) {
 		return user.Account{}, ErrVerificationTokenInvalid()
@@ -170,7 +170,7 @@ func (s *Identity) ConfirmSignup(ctx context.Context, token string) (user.Accoun
 	if t.Expired(now) {
 		return user.Account{}, ErrVerificationTokenInvalid()
 	}
-	acct, err := user.NewAccount(user.NewAccountParams{ID: s.NewID(), Email: t.Email, Name: t.Name, Role: user.RoleReader, Now: now})
+	acct, err := user.NewAccount(user.NewAccountParams{ID: s.newID(), Email: t.Email, Name: t.Name, Role: user.RoleReader, Now: now})
 	if err != nil {
 		return user.Account{}, err
 	}
@@ -243,7 +243,7 @@ func (s *Identity) ResetPassword(ctx context.Context, token, password string) er
 	if token == "" || len(token) > 512 {
 		return ErrResetTokenInvalid()
 	}
-	now := s.Now()
+	now := s.now()
 	hash := auth.HashToken(token)
 	t, err := s.mail.Get(ctx, hash, auth.PurposePasswordReset)
 	if errs.Is(err, errs.NotFound) {
@@ -300,7 +300,7 @@ func (s *Identity) ResetPassword(ctx context.Context, token, password string) er
 // stop working on the next request, and their refresh tokens are removed.
 // Errors: Unavailable.
 func (s *Identity) EndAllSessions(ctx context.Context, accountID string) error {
-	return EndAllSessions(ctx, s.refresh, accountID, s.Now())
+	return EndAllSessions(ctx, s.refresh, accountID, s.now())
 }
 
 // endAllSessions ends every session of an account for good, the one way
@@ -320,7 +320,7 @@ func EndAllSessions(ctx context.Context, refresh ports.RefreshTokenRepository, a
 // link to page that carries the secret. Only the hash is stored, so the
 // link in the mail is the one way to use the token.
 func (s *Identity) mailLink(ctx context.Context, t auth.MailToken, ttl time.Duration, to, subject, page string, body func(link string) string) error {
-	now := s.Now().UTC()
+	now := s.now().UTC()
 	t.CreatedAt, t.ExpiresAt = now, now.Add(ttl)
 	secret, err := newSecret()
 	if err != nil {

@@ -93,8 +93,8 @@ func (s *Identity) newAccount(in NewAccountInput) (user.Account, error) {
 		fields.Add("password", msg)
 	}
 	acct, err := user.NewAccount(user.NewAccountParams{
-		ID: s.NewID(), Email: in.Email, Name: in.Name, Role: in.Role,
-		SchoolID: in.SchoolID, Tier: in.Tier, Now: s.Now(),
+		ID: s.newID(), Email: in.Email, Name: in.Name, Role: in.Role,
+		SchoolID: in.SchoolID, Tier: in.Tier, Now: s.now(),
 	})
 	if e, ok := errs.As(err); ok {
 		if f, ok := e.Details["fields"].(map[string]any); ok {

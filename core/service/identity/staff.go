@@ -22,7 +22,7 @@ type Staff struct {
 	invites  ports.InviteRepository
 	refresh  ports.RefreshTokenRepository
 	identity *Identity
-	*usecase.Clock
+	clock    *usecase.Clock
 }
 
 // StaffDeps are what Staff is built with; none may be nil.
@@ -38,7 +38,7 @@ type StaffDeps struct {
 // NewStaff builds Staff. It panics on a nil dependency.
 func NewStaff(d StaffDeps) *Staff {
 	usecase.MustHave("NewStaff", d)
-	return &Staff{schools: d.Schools, accounts: d.Accounts, invites: d.Invites, refresh: d.RefreshTokens, identity: d.Identity, Clock: d.Clock}
+	return &Staff{schools: d.Schools, accounts: d.Accounts, invites: d.Invites, refresh: d.RefreshTokens, identity: d.Identity, clock: d.Clock}
 }
 
 // InviteTTL is how long an invitation can be redeemed.
@@ -109,7 +109,7 @@ func (s *Staff) UpdateUser(ctx context.Context, accountID string, tier *user.Tie
 			a.SchoolID = ""
 		}
 	}
-	a.UpdatedAt = s.Now().UTC()
+	a.UpdatedAt = s.clock.Now().UTC()
 	if err := s.accounts.Update(ctx, a); err != nil {
 		return user.Account{}, err
 	}
@@ -172,7 +172,7 @@ func (s *Staff) Invite(ctx context.Context, email, schoolID, password string, ro
 		a, err := s.identity.CreateAccount(ctx, NewAccountInput{Email: email, Password: password, Name: name, Role: role, SchoolID: schoolID})
 		return a, "", err
 	}
-	a, err := user.NewAccount(user.NewAccountParams{ID: s.NewID(), Email: email, Name: name, Role: role, SchoolID: schoolID, Now: s.Now()})
+	a, err := user.NewAccount(user.NewAccountParams{ID: s.clock.NewID(), Email: email, Name: name, Role: role, SchoolID: schoolID, Now: s.clock.Now()})
 	if err != nil {
 		return user.Account{}, "", err
 	}
@@ -181,7 +181,7 @@ func (s *Staff) Invite(ctx context.Context, email, schoolID, password string, ro
 		return user.Account{}, "", errs.Wrap(err, "generate invite token")
 	}
 	// The invitation first: an account without one would be unusable.
-	now := s.Now().UTC()
+	now := s.clock.Now().UTC()
 	if err := s.invites.Create(ctx, library.Invite{TokenHash: auth.HashToken(token), AccountID: a.ID, ExpiresAt: now.Add(InviteTTL), CreatedAt: now}); err != nil {
 		return user.Account{}, "", err
 	}
@@ -212,7 +212,7 @@ func (s *Staff) AcceptInvite(ctx context.Context, token, password string) (user.
 	if err != nil {
 		return user.Account{}, err
 	}
-	now := s.Now()
+	now := s.clock.Now()
 	if !now.Before(inv.ExpiresAt) {
 		return user.Account{}, errs.E(errs.NotFound, errs.CodeInviteNotFound, "The invitation does not exist or has expired.")
 	}
@@ -255,12 +255,12 @@ func (s *Staff) ManageAccount(ctx context.Context, schoolParam, accountID string
 		return user.Account{}, errs.E(errs.Conflict, errs.CodeCannotSuspendSelf, "You cannot suspend your own account.")
 	}
 	a.Suspended = suspended
-	a.UpdatedAt = s.Now().UTC()
+	a.UpdatedAt = s.clock.Now().UTC()
 	if err := s.accounts.Update(ctx, a); err != nil {
 		return user.Account{}, err
 	}
 	if suspended {
-		if err := EndAllSessions(ctx, s.refresh, a.ID, s.Now()); err != nil {
+		if err := EndAllSessions(ctx, s.refresh, a.ID, s.clock.Now()); err != nil {
 			return user.Account{}, err
 		}
 	}

@@ -25,9 +25,9 @@ type Books struct {
 	accounts ports.AccountRepository
 	authz    ports.Authorizer
 
-	// Now and NewID are replaceable in tests.
-	Now   func() time.Time
-	NewID func(prefix string) string
+	// now and newID give the time and fresh ids (BooksDeps).
+	now   func() time.Time
+	newID func(prefix string) string
 }
 
 // BooksDeps are what Books is built with; none may be nil.
@@ -37,14 +37,24 @@ type BooksDeps struct {
 	Progress     ports.ProgressRepository
 	Accounts     ports.AccountRepository
 	Authz        ports.Authorizer
+	// Now and NewID give the time and fresh ids; nil: the system clock and
+	// NewPrefixedID (tests give their own).
+	Now   func() time.Time           `deps:"optional"`
+	NewID func(prefix string) string `deps:"optional"`
 }
 
 // NewBooks builds the books service. It panics on a nil dependency.
 func NewBooks(d BooksDeps) *Books {
 	usecase.MustHave("reading.NewBooks", d)
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.NewID == nil {
+		d.NewID = NewPrefixedID
+	}
 	return &Books{
 		books: d.Books, lists: d.ReadingLists, progress: d.Progress, accounts: d.Accounts, authz: d.Authz,
-		Now: time.Now, NewID: NewPrefixedID,
+		now: d.Now, newID: d.NewID,
 	}
 }
 
@@ -129,7 +139,7 @@ func (s *Books) Content(ctx context.Context, bookID, chapterID string) (Content,
 // CreateBook validates and stores a new book.
 // Errors: Invalid (fields), Unavailable.
 func (s *Books) CreateBook(ctx context.Context, d catalog.BookDraft) (catalog.Book, error) {
-	b, texts, err := catalog.NewBook(s.NewID(catalog.BookIDPrefix), d, s.NewID, s.Now())
+	b, texts, err := catalog.NewBook(s.newID(catalog.BookIDPrefix), d, s.newID, s.now())
 	if err != nil {
 		return catalog.Book{}, err
 	}
@@ -150,7 +160,7 @@ func (s *Books) CreateBooks(ctx context.Context, drafts []catalog.BookDraft) ([]
 	}
 	all := make([]built, 0, len(drafts))
 	for i, d := range drafts {
-		b, texts, err := catalog.NewBook(s.NewID(catalog.BookIDPrefix), d, s.NewID, s.Now())
+		b, texts, err := catalog.NewBook(s.newID(catalog.BookIDPrefix), d, s.newID, s.now())
 		if err != nil {
 			if e, ok := errs.As(err); ok {
 				e.WithDetail("book", i)
@@ -228,7 +238,7 @@ func (s *Books) UpdateBook(ctx context.Context, id string, p BookPatch) (catalog
 	if err := fields.Err(); err != nil {
 		return catalog.Book{}, err
 	}
-	next, texts, err := catalog.NewBook(b.ID, d, s.NewID, s.Now())
+	next, texts, err := catalog.NewBook(b.ID, d, s.newID, s.now())
 	if err != nil {
 		return catalog.Book{}, err
 	}
@@ -285,9 +295,9 @@ func (s *Books) AddToList(ctx context.Context, bookID string, status catalog.Lis
 	if _, err := s.Book(ctx, bookID); err != nil {
 		return catalog.ListItem{}, false, err
 	}
-	now := s.Now().UTC()
+	now := s.now().UTC()
 	item := catalog.ListItem{
-		ID: s.NewID(catalog.ListItemIDPrefix), AccountID: accountID, BookID: bookID,
+		ID: s.newID(catalog.ListItemIDPrefix), AccountID: accountID, BookID: bookID,
 		Status: status, Priority: priority, AddedAt: now, UpdatedAt: now,
 	}
 	if status == "" || priority == "" {
@@ -398,8 +408,8 @@ func (s *Books) UpdateProgress(ctx context.Context, bookID string, u catalog.Pro
 	if err != nil && !errs.Is(err, errs.NotFound) {
 		return ProgressView{}, err
 	}
-	now := s.Now()
-	next, session, err := catalog.ApplyProgress(b, prev, u, accountID, s.NewID("rs_"), now, loc)
+	now := s.now()
+	next, session, err := catalog.ApplyProgress(b, prev, u, accountID, s.newID("rs_"), now, loc)
 	if err != nil {
 		return ProgressView{}, err
 	}
@@ -419,7 +429,7 @@ func (s *Books) UpdateProgress(ctx context.Context, bookID string, u catalog.Pro
 	}
 	if status, changed := catalog.ListStatusAfter(current, next); changed {
 		item := catalog.ListItem{
-			ID: s.NewID(catalog.ListItemIDPrefix), AccountID: accountID, BookID: bookID,
+			ID: s.newID(catalog.ListItemIDPrefix), AccountID: accountID, BookID: bookID,
 			Status: status, Priority: catalog.PriorityNormal, AddedAt: now.UTC(), UpdatedAt: now.UTC(),
 		}
 		if current != nil {

@@ -14,7 +14,7 @@ import (
 // Schools serves schools and their loan settings.
 type Schools struct {
 	scope usecase.SchoolScope
-	*usecase.Clock
+	clock *usecase.Clock
 }
 
 // NewSchools builds the schools' use cases on their store. It panics on a
@@ -23,13 +23,13 @@ func NewSchools(schools ports.SchoolRepository, c *usecase.Clock) *Schools {
 	usecase.MustHave("NewSchools", struct {
 		Clock *usecase.Clock
 	}{c})
-	return &Schools{scope: usecase.NewSchoolScope(schools), Clock: c}
+	return &Schools{scope: usecase.NewSchoolScope(schools), clock: c}
 }
 
 // Create adds a school with default settings (admins).
 // Errors: Invalid (name, domain), Conflict "school_exists".
 func (s *Schools) Create(ctx context.Context, name, domain string) (library.School, error) {
-	school, err := library.NewSchool(s.NewID(), name, strings.ToLower(strings.TrimSpace(domain)), s.Now())
+	school, err := library.NewSchool(s.clock.NewID(), name, strings.ToLower(strings.TrimSpace(domain)), s.clock.Now())
 	if err != nil {
 		return library.School{}, err
 	}

@@ -134,7 +134,7 @@ func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (
 	if err != nil {
 		return roster.RosterReport{}, library.ImportJob{}, err
 	}
-	plan := roster.PlanRoster(existing, drafts, opt, s.Now())
+	plan := roster.PlanRoster(existing, drafts, opt, s.clock.Now())
 	if err := s.emailConflicts(ctx, &plan); err != nil {
 		return roster.RosterReport{}, library.ImportJob{}, err
 	}
@@ -148,7 +148,7 @@ func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (
 	}
 	add := make([]user.Account, 0, len(plan.Added))
 	for i, d := range plan.Added {
-		a, err := user.NewAccount(user.NewAccountParams{ID: s.NewID(), Email: d.Email, Name: d.Name, Role: user.RoleStudent, SchoolID: school.ID, Now: s.Now()})
+		a, err := user.NewAccount(user.NewAccountParams{ID: s.clock.NewID(), Email: d.Email, Name: d.Name, Role: user.RoleStudent, SchoolID: school.ID, Now: s.clock.Now()})
 		if err != nil {
 			return roster.RosterReport{}, library.ImportJob{}, err
 		}
@@ -274,7 +274,7 @@ func (s *Students) Rollover(ctx context.Context, schoolParam string, in Rollover
 	if err != nil {
 		return roster.RolloverPlan{}, err
 	}
-	plan, ok := roster.PlanRollover(students, in.SchoolYear, in.LeavingGrade, s.Now())
+	plan, ok := roster.PlanRollover(students, in.SchoolYear, in.LeavingGrade, s.clock.Now())
 	if !ok {
 		return roster.RolloverPlan{}, errs.InvalidField("leaving_grade", "is not a grade the rollover can read (K, 1 to 13, Grade N, Year N)")
 	}
@@ -282,7 +282,7 @@ func (s *Students) Rollover(ctx context.Context, schoolParam string, in Rollover
 		return plan, nil
 	}
 	ro := roster.Rollover{SchoolID: school.ID, SchoolYear: in.SchoolYear, LeavingGrade: plan.LeavingGrade,
-		Promoted: len(plan.Promoted), Left: len(plan.Leaving), At: s.Now().UTC()}
+		Promoted: len(plan.Promoted), Left: len(plan.Leaving), At: s.clock.Now().UTC()}
 	if err := s.students.ApplyRoster(ctx, roster.RosterChange{SchoolID: school.ID, Changed: plan.Changed, Before: plan.Before, Rollover: &ro}); err != nil {
 		return roster.RolloverPlan{}, err
 	}

@@ -25,7 +25,7 @@ type Students struct {
 	// rosters and student files read at once.
 	jobs  *usecase.ImportJobs
 	slots *usecase.ImportSlots
-	*usecase.Clock
+	clock *usecase.Clock
 }
 
 // StudentsDeps are what Students is built with; none may be nil.
@@ -44,7 +44,7 @@ type StudentsDeps struct {
 func NewStudents(d StudentsDeps) *Students {
 	usecase.MustHave("NewStudents", d)
 	return &Students{scope: usecase.NewSchoolScope(d.Schools), accounts: d.Accounts, students: d.Students, loans: d.Loans,
-		hasher: d.Hasher, jobs: d.Jobs, slots: d.Slots, Clock: d.Clock}
+		hasher: d.Hasher, jobs: d.Jobs, slots: d.Slots, clock: d.Clock}
 }
 
 // StudentInput describes a student to add.
@@ -73,7 +73,7 @@ func (s *Students) Create(ctx context.Context, schoolParam string, in StudentInp
 }
 
 func (s *Students) create(ctx context.Context, schoolID string, in StudentInput) (user.Account, error) {
-	a, err := user.NewAccount(user.NewAccountParams{ID: s.NewID(), Email: in.Email, Name: in.Name, Role: user.RoleStudent, SchoolID: schoolID, Now: s.Now()})
+	a, err := user.NewAccount(user.NewAccountParams{ID: s.clock.NewID(), Email: in.Email, Name: in.Name, Role: user.RoleStudent, SchoolID: schoolID, Now: s.clock.Now()})
 	if err != nil {
 		return user.Account{}, err
 	}
@@ -195,7 +195,7 @@ func (s *Students) Update(ctx context.Context, schoolParam, id string, ch Studen
 	if err := fields.Err(); err != nil {
 		return user.Account{}, err
 	}
-	a.Name, a.Grade, a.Homeroom, a.UpdatedAt = d.Name, d.Grade, d.Homeroom, s.Now().UTC()
+	a.Name, a.Grade, a.Homeroom, a.UpdatedAt = d.Name, d.Grade, d.Homeroom, s.clock.Now().UTC()
 	if err := s.accounts.Update(ctx, a); err != nil {
 		if errs.Is(err, errs.NotFound) {
 			return user.Account{}, library.ErrStudentNotFound()
@@ -263,7 +263,7 @@ func (s *Students) Import(ctx context.Context, schoolParam string, file library.
 	}
 	out := make([]user.Account, 0, len(drafts))
 	for _, d := range drafts {
-		a, err := user.NewAccount(user.NewAccountParams{ID: s.NewID(), Email: d.Email, Name: d.Name, Role: user.RoleStudent, SchoolID: school.ID, Now: s.Now()})
+		a, err := user.NewAccount(user.NewAccountParams{ID: s.clock.NewID(), Email: d.Email, Name: d.Name, Role: user.RoleStudent, SchoolID: school.ID, Now: s.clock.Now()})
 		if err != nil {
 			return nil, err
 		}

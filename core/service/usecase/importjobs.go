@@ -103,25 +103,25 @@ func wordsOf(kind string) jobWords {
 // per school (the store's slot), and lets shutdown wait for them or stop
 // them. The use cases that start jobs share one value.
 type ImportJobs struct {
-	repo ports.ImportJobRepository
-	*Clock
-	bg   *Background
-	stop context.Context
-	halt context.CancelFunc
-	once sync.Once
+	repo  ports.ImportJobRepository
+	clock *Clock
+	bg    *Background
+	stop  context.Context
+	halt  context.CancelFunc
+	once  sync.Once
 }
 
 func NewImportJobs(repo ports.ImportJobRepository, c *Clock, onError func(string, error)) *ImportJobs {
 	bg := NewBackground(onError)
 	bg.timeout = importJobTimeout
 	stop, halt := context.WithCancel(context.Background())
-	return &ImportJobs{repo: repo, Clock: c, bg: bg, stop: stop, halt: halt}
+	return &ImportJobs{repo: repo, clock: c, bg: bg, stop: stop, halt: halt}
 }
 
 // newJob is a running job of the caller, its lease from now.
 func (j *ImportJobs) NewJob(ctx context.Context, schoolID, kind, format string, records int, dryRun bool) library.ImportJob {
-	now := j.Now().UTC()
-	return library.ImportJob{ID: j.NewID(), SchoolID: schoolID, Kind: kind, State: library.ImportJobRunning, Format: format,
+	now := j.clock.Now().UTC()
+	return library.ImportJob{ID: j.clock.NewID(), SchoolID: schoolID, Kind: kind, State: library.ImportJobRunning, Format: format,
 		DryRun: dryRun, Records: records, StartedBy: user.PrincipalFrom(ctx).AccountID, StartedAt: now, LeaseUntil: now.Add(importLease)}
 }
 
@@ -149,7 +149,7 @@ func (j *ImportJobs) claim(ctx context.Context, job library.ImportJob) error {
 	if rerr != nil {
 		return err
 	}
-	if !held.LeasePassed(j.Now()) {
+	if !held.LeasePassed(j.clock.Now()) {
 		// Name the job that holds the slot, so the caller can follow it.
 		e, _ := errs.As(err)
 		e.Details = map[string]any{"job_id": held.ID, "kind": held.Kind}
@@ -187,7 +187,7 @@ func (j *ImportJobs) renewLease(ctx context.Context, job library.ImportJob) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			_ = j.repo.Renew(ctx, job.SchoolID, job.ID, j.Now().UTC().Add(importLease))
+			_ = j.repo.Renew(ctx, job.SchoolID, job.ID, j.clock.Now().UTC().Add(importLease))
 		}
 	}
 }
@@ -200,7 +200,7 @@ func (j *ImportJobs) finish(ctx context.Context, job library.ImportJob, out Impo
 		job.State = library.ImportJobFailed
 		out = ImportOutcome{Error: toStoredError(job.Kind, err)}
 	}
-	job.FinishedAt = j.Now().UTC()
+	job.FinishedAt = j.clock.Now().UTC()
 	job.Outcome, _ = json.Marshal(out) // plain values: cannot fail
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importEndTimeout)
 	defer cancel()
@@ -235,7 +235,7 @@ func (j *ImportJobs) Status(ctx context.Context, schoolID, id string) (ImportJob
 	if err != nil {
 		return ImportJobStatus{}, err
 	}
-	if job.LeasePassed(j.Now()) {
+	if job.LeasePassed(j.clock.Now()) {
 		if err := j.interrupted(ctx, job); err != nil {
 			return ImportJobStatus{}, err
 		}

@@ -47,8 +47,8 @@ type Users struct {
 	desk  *circulation.HoldDesk
 	authz ports.Authorizer
 
-	// Now is replaceable in tests.
-	Now func() time.Time
+	// now gives the time (UsersDeps).
+	now func() time.Time
 }
 
 // UsersDeps are what Users is built with; none may be nil.
@@ -71,19 +71,24 @@ type UsersDeps struct {
 	Holds              ports.HoldRepository
 	Holdings           ports.HoldingsRepository
 	Authz              ports.Authorizer
+	// Now gives the time; nil: the system clock (tests give their own).
+	Now func() time.Time `deps:"optional"`
 }
 
 // NewUsers builds the users service. It panics on a nil dependency.
 func NewUsers(d UsersDeps) *Users {
 	usecase.MustHave("users.NewUsers", d)
+	if d.Now == nil {
+		d.Now = time.Now
+	}
 	u := &Users{
 		accounts: d.Accounts, refresh: d.RefreshTokens, lists: d.ReadingLists,
 		progress: d.Progress, books: d.Books, students: d.Students, invites: d.Invites, mail: d.MailTokens, links: d.ExternalIdentities,
 		departures: d.Departures, notices: d.Notices, charges: d.Charges, loanReader: circulation.NewLoanReader(d.Loans, d.ActiveLoans),
-		loans: d.Loans, holds: d.Holds, schools: d.Schools, authz: d.Authz, Now: time.Now,
+		loans: d.Loans, holds: d.Holds, schools: d.Schools, authz: d.Authz, now: d.Now,
 	}
 	u.desk = circulation.NewHoldDesk(circulation.HoldDeskDeps{Holds: d.Holds, Holdings: d.Holdings, Schools: d.Schools, Accounts: d.Accounts,
-		Loans: u.loanReader, Clock: usecase.NewClock(func() time.Time { return u.Now() }, usecase.NewUUID)})
+		Loans: u.loanReader, Clock: usecase.NewClock(func() time.Time { return u.now() }, usecase.NewUUID)})
 	return u
 }
 
@@ -180,7 +185,7 @@ func (s *Users) UpdateMe(ctx context.Context, p ProfilePatch) (user.Account, err
 	if err := fields.Err(); err != nil {
 		return user.Account{}, err
 	}
-	acct.UpdatedAt = s.Now().UTC()
+	acct.UpdatedAt = s.now().UTC()
 	if err := s.accounts.Update(ctx, acct); err != nil {
 		return user.Account{}, err
 	}
@@ -308,7 +313,7 @@ func (s *Users) statsInput(ctx context.Context, acct user.Account) (catalog.Stat
 		loc = time.UTC
 	}
 	return catalog.StatsInput{
-		Progress: progress, Sessions: sessions, Books: books, FinishedTexts: texts, Location: loc, Now: s.Now(),
+		Progress: progress, Sessions: sessions, Books: books, FinishedTexts: texts, Location: loc, Now: s.now(),
 	}, nil
 }
 
@@ -338,13 +343,13 @@ func (s *Users) ExportMe(ctx context.Context) (Export, error) {
 	if err != nil {
 		return Export{}, err
 	}
-	today := s.Now().UTC()
+	today := s.now().UTC()
 	if acct.SchoolID != "" {
 		school, err := s.schools.Get(ctx, acct.SchoolID)
 		if err != nil {
 			return Export{}, err
 		}
-		today = school.Today(s.Now())
+		today = school.Today(s.now())
 	}
 	loans, err := s.loanReader.LoansOfStudent(ctx, acct.ID, today)
 	if err != nil {
@@ -374,7 +379,7 @@ func (s *Users) DeleteMe(ctx context.Context) error {
 		}
 	}
 	acct.Deleted = true
-	acct.UpdatedAt = s.Now().UTC()
+	acct.UpdatedAt = s.now().UTC()
 	if err := s.accounts.Update(ctx, acct); err != nil {
 		if attempt != "" {
 			// Not deleted after all: the student may borrow again.
@@ -395,7 +400,7 @@ func (s *Users) DeleteMe(ctx context.Context) error {
 // erase ends.
 // Errors: Conflict "active_loans".
 func (s *Users) clearToLeave(ctx context.Context, studentID string) (string, error) {
-	attempt := library.Departure{ID: usecase.NewUUID(), StudentID: studentID, StartedAt: s.Now().UTC()}
+	attempt := library.Departure{ID: usecase.NewUUID(), StudentID: studentID, StartedAt: s.now().UTC()}
 	if err := s.departures.Begin(ctx, attempt); err != nil {
 		return "", err
 	}
@@ -431,7 +436,7 @@ func (s *Users) endDeparture(ctx context.Context, attemptID string) {
 // erase removes everything of a marked account; every step is idempotent,
 // so a retry after a crash repeats safely.
 func (s *Users) erase(ctx context.Context, accountID string) error {
-	if err := identity.EndAllSessions(ctx, s.refresh, accountID, s.Now()); err != nil {
+	if err := identity.EndAllSessions(ctx, s.refresh, accountID, s.now()); err != nil {
 		return err
 	}
 	if err := s.lists.DeleteByAccount(ctx, accountID); err != nil {
