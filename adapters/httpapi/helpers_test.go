@@ -9,11 +9,13 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
 	"github.com/readinglibrary/service/cmd/libraryd/wire"
+	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/service/reading"
@@ -30,6 +32,22 @@ type fixture struct {
 	limiter *portfake.Limiter
 	logs    *bytes.Buffer
 	reader  user.Account // a reader account with password "correct-horse-1"
+	// accountsDown makes every read of an account fail as a store that
+	// cannot be reached does.
+	accountsDown *atomic.Bool
+}
+
+// downableAccounts fails every Get with Unavailable while down is set.
+type downableAccounts struct {
+	ports.AccountRepository
+	down *atomic.Bool
+}
+
+func (a downableAccounts) Get(ctx context.Context, id string) (user.Account, error) {
+	if a.down.Load() {
+		return user.Account{}, errs.E(errs.Unavailable, errs.CodeUnavailable, "The database cannot be reached.")
+	}
+	return a.AccountRepository.Get(ctx, id)
 }
 
 // fixtureMetricsToken is the metrics token of the default fixture, so that
@@ -45,6 +63,8 @@ func newFixture(t *testing.T, decide func(ports.AccessRequest) bool) *fixture {
 func newFixtureConfig(t *testing.T, decide func(ports.AccessRequest) bool, cfg httpedge.Config) *fixture {
 	t.Helper()
 	repos := sqlitetest.NewDB(t).Repositories()
+	down := &atomic.Bool{}
+	repos.Accounts = downableAccounts{AccountRepository: repos.Accounts, down: down}
 	ident := identity.NewIdentity(wire.Identity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{}), identity.IdentityConfig{Signup: identity.SignupOpen})
 	reader, err := ident.CreateAccount(context.Background(), identity.NewAccountInput{
 		Email: "reader@example.org", Password: "correct-horse-1", Name: "Rita Reader", Role: user.RoleReader,
@@ -52,7 +72,7 @@ func newFixtureConfig(t *testing.T, decide func(ports.AccessRequest) bool, cfg h
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{repos: repos, authz: &portfake.Authorizer{Decide: decide}, limiter: &portfake.Limiter{Limit: 1000}, logs: &bytes.Buffer{}, reader: reader}
+	f := &fixture{repos: repos, authz: &portfake.Authorizer{Decide: decide}, limiter: &portfake.Limiter{Limit: 1000}, logs: &bytes.Buffer{}, reader: reader, accountsDown: down}
 	logger := slog.New(slog.NewJSONHandler(&syncWriter{w: f.logs}, nil))
 	edge := httpedge.New(httpedge.Deps{Sessions: ident, Authorizer: f.authz, RateLimiter: f.limiter, Logger: logger},
 		httpedge.Config{IssuerURL: "http://api.test", AllowedOrigins: []string{"http://api.test"}, MetricsToken: cfg.MetricsToken})

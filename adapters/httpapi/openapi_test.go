@@ -487,3 +487,49 @@ func stripPathParameters(t *testing.T, raw []byte) []byte {
 	}
 	return out
 }
+
+// A request that carries a bearer token is authenticated before its route
+// is chosen, so every route, the public ones included, can answer what
+// authentication answers: 401 for a bad token, 403 for a suspended
+// account's token and 503 when the accounts cannot be read. The document
+// lists the three on every operation.
+func TestEveryOperationListsTheAuthenticationRefusals(t *testing.T) {
+	f := newFixture(t, allowAll)
+	token := "Bearer tok-" + f.reader.ID
+	public := []string{"/healthz", "/readyz", "/openapi.json", "/.well-known/openid-configuration", "/.well-known/jwks.json"}
+	for _, p := range public {
+		if rec := f.do(http.MethodGet, p, ""); rec.Code != http.StatusOK {
+			t.Fatalf("GET %s without a token = %d, want 200", p, rec.Code)
+		}
+	}
+	f.accountsDown.Store(true)
+	for _, p := range public {
+		rec := f.do(http.MethodGet, p, "", "Authorization", token)
+		if rec.Code != http.StatusServiceUnavailable || errorOf(t, rec).Code != "unavailable" {
+			t.Errorf("GET %s with a token while the accounts cannot be read = %d %s, want 503 unavailable", p, rec.Code, rec.Body)
+		}
+	}
+	f.accountsDown.Store(false)
+	acct := f.reader
+	acct.Suspended = true
+	if err := f.repos.Accounts.Update(context.Background(), acct); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range public {
+		rec := f.do(http.MethodGet, p, "", "Authorization", token)
+		if rec.Code != http.StatusForbidden || errorOf(t, rec).Code != "account_suspended" {
+			t.Errorf("GET %s with a suspended account's token = %d %s, want 403 account_suspended", p, rec.Code, rec.Body)
+		}
+	}
+
+	doc := loadDocument(t)
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusServiceUnavailable} {
+				if op.Responses.Status(status) == nil {
+					t.Errorf("%s %s does not list %d", method, path, status)
+				}
+			}
+		}
+	}
+}
