@@ -751,6 +751,18 @@ func TestCreateAccountsSharingPassword(t *testing.T) {
 	if h, _, _ := f.hasher.counts(); h != 1 {
 		t.Errorf("Hash calls = %d, want 1 for three accounts", h)
 	}
+	// Asked again (a restart of the demo school): every email is taken,
+	// nothing is created and nothing is hashed.
+	again, err := f.id.CreateAccountsSharingPassword(ctx, password, []identity.NewAccountInput{
+		{Email: "lena@maple.example.org", Name: "Lena", Role: user.RoleLibrarian, SchoolID: "s-maple"},
+		{Email: "rita@example.org", Name: "Rita", Role: user.RoleReader},
+	})
+	if err != nil || len(again) != 0 {
+		t.Fatalf("CreateAccountsSharingPassword again = %+v, %v; want none created", again, err)
+	}
+	if h, _, _ := f.hasher.counts(); h != 1 {
+		t.Errorf("Hash calls after asking again = %d, want still 1", h)
+	}
 }
 
 func TestCreateAccountsSharingPasswordRefusesBeforeStoringAny(t *testing.T) {
