@@ -183,14 +183,14 @@ func (h *handler) spoolBody(w http.ResponseWriter, r *http.Request, most int64, 
 	if r.ContentLength > most {
 		return library.Upload{}, tooLarge
 	}
-	body := &bodyReader{r: http.MaxBytesReader(w, r.Body, most)}
+	body := &httpedge.ReadWatch{R: http.MaxBytesReader(w, r.Body, most)}
 	file, err := h.keep(body)
 	if err != nil {
 		var big *http.MaxBytesError
 		if errors.As(err, &big) {
 			return library.Upload{}, tooLarge
 		}
-		if body.err != nil {
+		if body.Err != nil {
 			return library.Upload{}, errs.E(errs.Malformed, errs.CodeMalformedJSON, "The request body could not be read.")
 		}
 		return library.Upload{}, errs.Wrap(err, "The file could not be kept for reading.")
@@ -201,29 +201,7 @@ func (h *handler) spoolBody(w http.ResponseWriter, r *http.Request, most int64, 
 // keep keeps a file for reading: in the upload spool, or in memory when
 // the service has none.
 func (h *handler) keep(r io.Reader) (library.Upload, error) {
-	if h.deps.Uploads != nil {
-		return h.deps.Uploads.Spool(r)
-	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return library.Upload{}, err
-	}
-	return library.BytesUpload(data), nil
-}
-
-// bodyReader keeps the error of reading the body, to tell it from the
-// spool's own.
-type bodyReader struct {
-	r   io.Reader
-	err error
-}
-
-func (b *bodyReader) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	if err != nil && err != io.EOF {
-		b.err = err
-	}
-	return n, err
+	return httpedge.KeepUpload(h.deps.Uploads, r)
 }
 
 // exportHoldings streams the school's holdings as ?format=csv or marcxml,

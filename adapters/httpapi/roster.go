@@ -31,15 +31,15 @@ func (h *handler) readRosterUpload(w http.ResponseWriter, r *http.Request) (stud
 	if r.ContentLength > roster.MaxRosterBytes {
 		return students.RosterUpload{}, tooBig
 	}
-	body := &bodyReader{r: http.MaxBytesReader(w, r.Body, roster.MaxRosterBytes)}
+	body := &httpedge.ReadWatch{R: http.MaxBytesReader(w, r.Body, roster.MaxRosterBytes)}
 	// bodyFailed is the answer to a body that could not be read whole: it
 	// comes before anything the body says, as when it was read first.
 	bodyFailed := func() error {
 		var mbe *http.MaxBytesError
 		switch {
-		case body.err == nil:
+		case body.Err == nil:
 			return nil
-		case errors.As(body.err, &mbe):
+		case errors.As(body.Err, &mbe):
 			return tooBig
 		}
 		return errs.E(errs.Malformed, errs.CodeMalformedJSON, "The request body could not be read.")
@@ -93,10 +93,10 @@ func (h *handler) spoolRosterParts(body io.Reader, boundary string) (map[string]
 		if p.FileName() == "" {
 			name = p.FormName()
 		}
-		part := &bodyReader{r: p}
+		part := &httpedge.ReadWatch{R: p}
 		file, err := h.keep(part)
 		if err != nil {
-			if part.err != nil {
+			if part.Err != nil {
 				return files, malformed("The multipart body cannot be read.")
 			}
 			return files, errs.Wrap(err, "The roster could not be kept for reading.")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
@@ -268,12 +269,5 @@ func (a *App) readHoldingsUpload(w http.ResponseWriter, r *http.Request) (holdin
 // keep keeps a file of the form for reading: in the upload spool, or in
 // memory when the service has none.
 func (a *App) keep(r io.Reader) (library.Upload, error) {
-	if a.deps.Uploads != nil {
-		return a.deps.Uploads.Spool(r)
-	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return library.Upload{}, err
-	}
-	return library.BytesUpload(data), nil
+	return httpedge.KeepUpload(a.deps.Uploads, r)
 }

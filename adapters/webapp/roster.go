@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/roster"
@@ -290,7 +291,7 @@ func (a *App) readDeskZip(r *http.Request, fromFile bool) (deskZip, error) {
 		switch name := p.FormName(); {
 		case name == zipName && isFile == fromFile && !gotZip:
 			gotZip = true
-			part := &partReader{r: p}
+			part := &httpedge.ReadWatch{R: p}
 			in := base64.NewDecoder(base64.StdEncoding, part)
 			if fromFile {
 				// One byte past the cap tells "exactly the cap" from more.
@@ -300,7 +301,7 @@ func (a *App) readDeskZip(r *http.Request, fromFile bool) (deskZip, error) {
 			var corrupt base64.CorruptInputError
 			switch {
 			case err == nil:
-			case part.err != nil:
+			case part.Err != nil:
 				return fail(nil)
 			case errors.As(err, &corrupt):
 				badZip = true
@@ -335,19 +336,4 @@ func (a *App) readDeskZip(r *http.Request, fromFile bool) (deskZip, error) {
 		return fail(errs.InvalidField("zip", "is missing: check the roster again"))
 	}
 	return form, nil
-}
-
-// partReader keeps the error of reading a form's part, to tell it from
-// the spool's own or the base64's.
-type partReader struct {
-	r   io.Reader
-	err error
-}
-
-func (p *partReader) Read(b []byte) (int, error) {
-	n, err := p.r.Read(b)
-	if err != nil && err != io.EOF {
-		p.err = err
-	}
-	return n, err
 }
