@@ -217,6 +217,16 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		}},
 		{"GET /api/library/student/loans", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/student/loans"} },
 			[6]int{A, 200, F, F, F, F}, nil},
+		{"POST /api/library/student/loans/{id}/renew", func(t *testing.T, w *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/library/student/loans/" + freshLoan(t) + "/renew"}
+		}, [6]int{A, 200, F, F, F, F}, func(t *testing.T, w *libraryWorld, rq req) {
+			// A refused renewal leaves the loan as it was.
+			id := strings.TrimSuffix(strings.TrimPrefix(rq.Path, "/api/library/student/loans/"), "/renew")
+			renewals, _ := s.App.Repos.Loans.Renewals(t.Context(), []string{id})
+			if len(renewals) != 0 {
+				t.Fatalf("a refused renewal renewed loan %s: %+v", id, renewals)
+			}
+		}},
 		{"GET /api/library/holds", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/holds?schoolId=" + w.schoolA} },
 			[6]int{A, F, 200, 200, F, 200}, nil},
 		{"POST /api/library/holds", func(t *testing.T, w *libraryWorld) req {

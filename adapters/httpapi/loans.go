@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/gorilla/mux"
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/service/circulation"
@@ -173,4 +174,10 @@ func (h *handler) listLoans(w http.ResponseWriter, r *http.Request) {
 func (h *handler) studentLoans(w http.ResponseWriter, r *http.Request) {
 	loans, err := h.deps.Library.Circulation.StudentLoans(r.Context())
 	respond(w, r, http.StatusOK, loansReply{Loans: mapSlice(loans, toLoanBody)}, err)
+}
+
+// renewOwnLoan renews a loan of the calling student.
+func (h *handler) renewOwnLoan(w http.ResponseWriter, r *http.Request) {
+	v, err := h.deps.Library.Circulation.RenewOwnLoan(r.Context(), mux.Vars(r)["id"])
+	respond(w, r, http.StatusOK, loanReply{Loan: toLoanBody(v)}, err)
 }

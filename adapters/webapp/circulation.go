@@ -27,6 +27,9 @@ type loanRow struct {
 
 func (l loanRow) Overdue() bool { return l.Status == library.LoanOverdue }
 
+// Out reports whether the copy is still with the borrower.
+func (l loanRow) Out() bool { return l.Status == library.LoanActive || l.Status == library.LoanOverdue }
+
 func (l loanRow) StatusLabel() string {
 	switch l.Status {
 	case library.LoanOverdue:
@@ -204,11 +207,13 @@ func toLoanRow(l circulation.LoanView) loanRow {
 
 type studentView struct {
 	base
-	Base    string
-	Loans   []loanRow
-	Active  int
-	Holds   []holdRow
-	Charges []chargeRow
+	Base  string
+	Loans []loanRow
+	// CanRenew shows a Renew button on each loan still out.
+	CanRenew bool
+	Active   int
+	Holds    []holdRow
+	Charges  []chargeRow
 }
 
 // studentLoans shows a student their own loans, and nobody else's: the
@@ -219,7 +224,8 @@ func (a *App) studentLoans(w http.ResponseWriter, r *http.Request, school librar
 		a.fail(w, r, err)
 		return
 	}
-	v := studentView{base: a.schoolBase(r, school, "My loans", "desk"), Base: schoolPath(school), Charges: a.ownCharges(r)}
+	v := studentView{base: a.schoolBase(r, school, "My loans", "desk"), Base: schoolPath(school), Charges: a.ownCharges(r),
+		CanRenew: a.allowed(r, "renew", "library:ownloans")}
 	v.Flash = a.takeFlash(w, r)
 	if a.allowed(r, "read", "library:ownholds") {
 		holds, err := a.deps.Library.Holds.StudentHolds(r.Context())
@@ -233,12 +239,23 @@ func (a *App) studentLoans(w http.ResponseWriter, r *http.Request, school librar
 	}
 	for _, l := range loans {
 		row := toLoanRow(l)
-		if l.Status == library.LoanActive || l.Status == library.LoanOverdue {
+		if row.Out() {
 			v.Active++
 		}
 		v.Loans = append(v.Loans, row)
 	}
 	a.render(w, r, http.StatusOK, "student", v)
+}
+
+// renewOwnLoan renews a loan of the signed-in student: the same use case
+// as POST /api/library/student/loans/{id}/renew.
+func (a *App) renewOwnLoan(w http.ResponseWriter, r *http.Request, school library.School) {
+	back := schoolPath(school)
+	v, err := a.deps.Library.Circulation.RenewOwnLoan(r.Context(), strings.TrimSpace(r.PostForm.Get("loan_id")))
+	if a.refusedTo(w, r, back, err) {
+		return
+	}
+	a.succeeded(w, r, back, fmt.Sprintf("Renewed %s: it is now due %s.", quote(v.Loan.BookTitle), v.DueAt))
 }
 
 // ----- check-out, return, renew -----

@@ -171,6 +171,7 @@ func (a *App) Routes() []Route {
 		page("web.holds", school+"/holds", a.holdsPage, need("read", "library:holds")),
 		post("web.holds.place", school+"/holds", a.placeHold, need("create", "library:holds"), need("read", "library:students")),
 		post("web.holds.cancel", school+"/holds/cancel", a.cancelHold, need("delete", "library:holds")),
+		post("web.ownLoans.renew", school+"/my-loans/renew", a.renewOwnLoan, need("renew", "library:ownloans")),
 		post("web.books.price", school+"/books/price", a.setBookPrice, need("update", "library:books")),
 		post("web.books.details", school+"/books/details", a.setBookDetails, need("update", "library:books")),
 		page("web.holdings", school+"/holdings", a.holdingsPage, need("export", "library:holdings")),

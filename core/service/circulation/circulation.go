@@ -553,6 +553,11 @@ func (s *Circulation) RenewLoan(ctx context.Context, loanID string, expected *in
 	if err != nil {
 		return LoanView{}, err
 	}
+	return s.renew(ctx, school, loan, expected)
+}
+
+// renew renews an active loan of school, under its loan rules (RenewLoan).
+func (s *Circulation) renew(ctx context.Context, school library.School, loan library.Loan, expected *int) (LoanView, error) {
 	terms, err := s.renewalTerms(ctx, school, loan)
 	if err != nil {
 		return LoanView{}, err

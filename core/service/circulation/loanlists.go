@@ -113,17 +113,3 @@ func (s *Circulation) LoansPage(ctx context.Context, schoolParam string, f LoanF
 	}
 	return page, nil
 }
-
-// StudentLoans returns the caller's own loans, newest first: returned ones
-// and active ones.
-func (s *Circulation) StudentLoans(ctx context.Context) ([]LoanView, error) {
-	p := user.PrincipalFrom(ctx)
-	if p.Role != user.RoleStudent {
-		return nil, errs.E(errs.Forbidden, errs.CodeForbidden, "Only students have loans of their own.")
-	}
-	school, err := s.scope.Schools.Get(ctx, p.SchoolID)
-	if err != nil {
-		return nil, err
-	}
-	return s.loanReader.LoansOfStudent(ctx, p.AccountID, s.clock.TodayAt(school))
-}
