@@ -66,3 +66,60 @@ func TestBrowserStudentRenewsOwnLoan(t *testing.T) {
 	}
 	screenshot(t, bctx, "student-renewed")
 }
+
+// A student searches the catalogue, places a hold on a title with no copy
+// on the shelf, and is told their place in the queue; their own page then
+// shows it.
+func TestBrowserStudentHoldsFromTheCatalogue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	bctx := newChromium(t)
+	s := startService(t, testEnv(t, nil))
+	const domain = "maplegrove.example.org"
+	lib := s.login(demoLibrarian, demoPassword).Access
+	r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: lib, Body: `{"name":"Shelf Emptier","student_number":"CAT-1"}`})
+	if r.Status != 201 {
+		t.Fatalf("add a student: %d %s", r.Status, r.Body)
+	}
+	other := r.json(t)["student"].(map[string]any)["student_id"].(string)
+	r = s.do(req{Method: http.MethodPost, Path: "/api/library/books", Token: lib, Body: `{"title":"Catalogue Queue","author":"Q. Ueue","copies":1}`})
+	if r.Status != 201 {
+		t.Fatalf("add book: %d %s", r.Status, r.Body)
+	}
+	created := r.json(t)
+	bookID := created["book"].(map[string]any)["id"].(string)
+	copyID := created["copies"].([]any)[0].(map[string]any)["id"].(string)
+	if r := s.do(req{Method: http.MethodPost, Path: "/api/library/loans", Token: lib,
+		Body: fmt.Sprintf(`{"book_id":%q,"copy_id":%q,"student_id":%q}`, bookID, copyID, other)}); r.Status != 201 {
+		t.Fatalf("lend the only copy: %d %s", r.Status, r.Body)
+	}
+
+	place := chromedp.CSS(`tr[data-book-id="` + bookID + `"] [data-testid="catalog-place-hold"]`)
+	run(t, bctx, "the student signs in and searches the catalogue",
+		chromedp.Navigate(s.URL+"/library"),
+		chromedp.WaitVisible(chromedp.ID("signin-email")),
+		chromedp.SendKeys(chromedp.ID("signin-email"), demoStudent),
+		typeAndEnter("signin-password", demoPassword),
+		chromedp.WaitVisible(chromedp.ID("my-loans-count")),
+		chromedp.Navigate(s.URL+"/library/"+domain+"/catalog"),
+		chromedp.WaitVisible(chromedp.ID("catalog-search")),
+		typeAndEnter("catalog-search", "Catalogue Queue"),
+		chromedp.WaitVisible(place),
+	)
+	run(t, bctx, "place the hold",
+		chromedp.Click(place),
+		chromedp.WaitVisible(chromedp.ID("flash")),
+	)
+	if flash := get(t, bctx, "hold message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "Catalogue Queue") || !strings.Contains(flash, "number 1 in the queue") {
+		t.Fatalf("message after placing the hold: %q", flash)
+	}
+	if cell := get(t, bctx, "the row's hold", chromedp.Text(chromedp.CSS(`tr[data-book-id="`+bookID+`"] [data-testid="catalog-my-hold"]`))); !strings.Contains(cell, "You are number 1 in the queue") {
+		t.Fatalf("the title's row after the hold says %q", cell)
+	}
+	screenshot(t, bctx, "catalogue-hold")
+	run(t, bctx, "the student's page",
+		chromedp.Navigate(s.URL+"/library/"+domain),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="my-hold-position"]`)),
+	)
+}

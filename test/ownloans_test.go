@@ -73,3 +73,33 @@ func TestStudentRenewsOwnLoan(t *testing.T) {
 		}
 	}
 }
+
+// A student's hold says its place in the title's queue, when placed and
+// in the student's list; the school's queue leaves it out.
+func TestHoldQueuePositionOverTheAPI(t *testing.T) {
+	w := newLibraryWorld(t)
+	s := w.s
+	r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.admin,
+		Body: fmt.Sprintf(`{"school_id":%q,"name":"First In Line"}`, w.schoolA)})
+	if r.Status != 201 {
+		t.Fatalf("another student: %d %s", r.Status, r.Body)
+	}
+	firstID := r.json(t)["student"].(map[string]any)["student_id"].(string)
+	bookID, copies := w.addBook(t, w.admin, fmt.Sprintf(`{"school_id":%q,"title":"Long Queue","author":"Q. Ueue","copies":1}`, w.schoolA))
+	if r := s.do(req{Method: http.MethodPost, Path: "/api/library/loans", Token: w.admin,
+		Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"copy_id":%q,"student_id":%q}`, w.schoolA, bookID, copies[0]["id"], firstID)}); r.Status != 201 {
+		t.Fatalf("lend: %d %s", r.Status, r.Body)
+	}
+	r = s.do(req{Method: http.MethodPost, Path: "/api/library/holds", Token: w.studentA, Body: fmt.Sprintf(`{"book_id":%q}`, bookID)})
+	if h := r.json(t)["hold"].(map[string]any); r.Status != 201 || h["status"] != "waiting" || h["queue_position"] != float64(1) {
+		t.Fatalf("placing the hold: %d %s, want waiting at place 1", r.Status, r.Body)
+	}
+	holds := s.do(req{Path: "/api/library/student/holds", Token: w.studentA}).json(t)["holds"].([]any)
+	if len(holds) != 1 || holds[0].(map[string]any)["queue_position"] != float64(1) {
+		t.Fatalf("the student's holds: %v, want one at place 1", holds)
+	}
+	queue := s.do(req{Path: "/api/library/holds?book_id=" + bookID, Token: w.libA}).json(t)["holds"].([]any)
+	if len(queue) != 1 || queue[0].(map[string]any)["queue_position"] != nil {
+		t.Fatalf("the school's queue: %v, want the hold without a place (the list is in queue order)", queue)
+	}
+}

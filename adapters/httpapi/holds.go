@@ -10,18 +10,21 @@ import (
 )
 
 type holdBody struct {
-	ID          string   `json:"id"`
-	SchoolID    string   `json:"school_id"`
-	BookID      string   `json:"book_id"`
-	StudentID   string   `json:"student_id"`
-	StudentName string   `json:"student_name"`
-	Status      string   `json:"status"`
-	PlacedAt    string   `json:"placed_at"`
-	ReadyUntil  *string  `json:"ready_until"` // when a copy is put aside
-	CopyID      *string  `json:"copy_id"`
-	CopyCode    *string  `json:"copy_code"`
-	EndedAt     *string  `json:"ended_at"`
-	Book        loanBook `json:"book"`
+	ID          string  `json:"id"`
+	SchoolID    string  `json:"school_id"`
+	BookID      string  `json:"book_id"`
+	StudentID   string  `json:"student_id"`
+	StudentName string  `json:"student_name"`
+	Status      string  `json:"status"`
+	PlacedAt    string  `json:"placed_at"`
+	ReadyUntil  *string `json:"ready_until"` // when a copy is put aside
+	CopyID      *string `json:"copy_id"`
+	CopyCode    *string `json:"copy_code"`
+	EndedAt     *string `json:"ended_at"`
+	// QueuePosition is a waiting hold's place in its title's queue, in the
+	// student's own views; null elsewhere.
+	QueuePosition *int     `json:"queue_position"`
+	Book          loanBook `json:"book"`
 }
 
 func toHoldBody(v circulation.HoldView) holdBody {
@@ -35,6 +38,9 @@ func toHoldBody(v circulation.HoldView) holdBody {
 	if !v.EndedAt.IsZero() {
 		ended := timestamp(v.EndedAt)
 		b.EndedAt = &ended
+	}
+	if v.Position > 0 {
+		b.QueuePosition = &v.Position
 	}
 	return b
 }

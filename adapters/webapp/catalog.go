@@ -17,6 +17,14 @@ type catalogRow struct {
 	ID, Title, Author, ISBN string
 	Total, Available, Holds int
 	Reference               bool // not for loan
+	// Mine is the signed-in student's open hold on the title; nil for none.
+	Mine *holdRow
+}
+
+// Holdable reports whether a student could place a hold on the title: a
+// lendable one with no copy on the shelf, that they hold not already.
+func (c catalogRow) Holdable() bool {
+	return !c.Reference && c.Available == 0 && c.Total > 0 && c.Mine == nil
 }
 
 type catalogView struct {
@@ -24,6 +32,9 @@ type catalogView struct {
 	Search string
 	Books  []catalogRow
 	Pages  pager
+	// CanHold is set for a student of the catalogue's school, who may
+	// place holds from it.
+	CanHold bool
 }
 
 // pager is the navigation of a paged list (the "pages" template).
@@ -95,15 +106,37 @@ func (a *App) catalog(w http.ResponseWriter, r *http.Request) {
 	school := res.School
 	v := catalogView{Search: search, Pages: newPager("catalog", "Catalog pages", "/library/"+school.Domain+"/catalog", search, res.Page, res.Limit, res.Total)}
 	v.base = a.newBase(r, "Catalog", "catalog")
-	if !user.PrincipalFrom(r.Context()).IsAnonymous() {
+	p := user.PrincipalFrom(r.Context())
+	if !p.IsAnonymous() {
 		if own, err := a.deps.Library.Schools.ByDomain(r.Context(), school.Domain); err == nil {
 			v.base = a.schoolBase(r, own, "Catalog", "catalog")
 		}
 	}
+	v.Flash = a.takeFlash(w, r)
 	v.School = &library.School{ID: school.ID, Name: school.Name, Domain: school.Domain}
+	// A student of this school places holds from the catalogue and sees
+	// the ones they have.
+	mine := map[string]holdRow{}
+	if p.Role == user.RoleStudent && p.SchoolID == school.ID && a.allowed(r, "create", "library:holds") && a.allowed(r, "read", "library:ownholds") {
+		holds, err := a.deps.Library.Holds.StudentHolds(r.Context())
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		for _, h := range holds {
+			if h.Status == library.HoldWaiting || h.Status == library.HoldReady {
+				mine[h.Hold.BookID] = toHoldRow(h)
+			}
+		}
+		v.CanHold = true
+	}
 	for _, e := range res.Entries {
-		v.Books = append(v.Books, catalogRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN,
-			Total: e.Total, Available: e.Available, Holds: e.Holds, Reference: library.BookCategory(e.Book) == library.CategoryReference})
+		row := catalogRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN,
+			Total: e.Total, Available: e.Available, Holds: e.Holds, Reference: library.BookCategory(e.Book) == library.CategoryReference}
+		if h, ok := mine[e.Book.ID]; ok {
+			row.Mine = &h
+		}
+		v.Books = append(v.Books, row)
 	}
 	a.render(w, r, http.StatusOK, "catalog", v)
 }

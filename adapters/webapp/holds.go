@@ -17,6 +17,9 @@ import (
 
 type holdRow struct {
 	ID, Title, Author, Student, Status, Placed, ReadyUntil, CopyCode string
+	// Position is a waiting hold's place in its title's queue, on the
+	// student's own pages; 0 elsewhere.
+	Position int
 }
 
 func (h holdRow) StatusLabel() string {
@@ -38,7 +41,7 @@ func (h holdRow) Open() bool { return h.Status == library.HoldWaiting || h.Statu
 
 func toHoldRow(v circulation.HoldView) holdRow {
 	row := holdRow{ID: v.Hold.ID, Title: v.Book.Title, Author: v.Book.Author, Student: v.StudentName, Status: v.Status,
-		Placed: v.Hold.PlacedAt.UTC().Format("2006-01-02"), CopyCode: v.CopyCode}
+		Placed: v.Hold.PlacedAt.UTC().Format("2006-01-02"), CopyCode: v.CopyCode, Position: v.Position}
 	if v.Trap != nil {
 		row.ReadyUntil = v.Trap.ExpiresAt.UTC().Format("2006-01-02")
 	}
@@ -91,6 +94,25 @@ func (a *App) holdsPage(w http.ResponseWriter, r *http.Request, school library.S
 
 // placeHold places a hold on a title for the student typed as a number or a
 // name (one match, or an exact number or email).
+// placeOwnHold places a hold for the signed-in student from the catalogue
+// and goes back to the same search, saying their place in the queue.
+func (a *App) placeOwnHold(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
+	back := schoolPath(school) + "/catalog"
+	if search := strings.TrimSpace(form.Get("search")); search != "" {
+		back += "?search=" + url.QueryEscape(search)
+	}
+	v, err := a.deps.Library.Holds.Place(r.Context(), circulation.HoldInput{SchoolID: school.ID, BookID: strings.TrimSpace(form.Get("book_id"))})
+	if a.refusedTo(w, r, back, err) {
+		return
+	}
+	msg := fmt.Sprintf("Hold placed on %s: you are number %d in the queue.", quote(v.Book.Title), v.Position)
+	if v.Status == library.HoldReady {
+		msg = fmt.Sprintf("Hold placed on %s: a copy is waiting for you at the desk.", quote(v.Book.Title))
+	}
+	a.succeeded(w, r, back, msg)
+}
+
 func (a *App) placeHold(w http.ResponseWriter, r *http.Request, school library.School) {
 	form := r.PostForm
 	bookID := strings.TrimSpace(form.Get("book_id"))

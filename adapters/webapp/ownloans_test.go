@@ -70,3 +70,50 @@ func TestStudentRenewsFromTheirPage(t *testing.T) {
 		t.Fatalf("a librarian on the student's renewal: %d, want 403", rec.Code)
 	}
 }
+
+// A signed-in student places a hold from the catalogue of their school:
+// the titles with no copy on the shelf have a button, the answer says
+// their place in the queue, the catalogue and their own page then show
+// it, and the button is gone. A visitor and another school's catalogue
+// show no button.
+func TestStudentPlacesHoldFromTheCatalogue(t *testing.T) {
+	f := newFixture(t)
+	b, _ := f.heldBook(t, "Queue From Catalogue", f.evil)
+	search := "/library/maple.example.org/catalog?search=Queue+From"
+
+	page := parse(t, f.do(&f.student, http.MethodGet, search, nil).Body.String())
+	if n := len(byTestID(page, "catalog-place-hold")); n != 1 {
+		t.Fatalf("catalogue for the student: %d hold buttons, want 1", n)
+	}
+	checkAccessible(t, page)
+	if n := len(byTestID(parse(t, f.do(nil, http.MethodGet, search, nil).Body.String()), "catalog-place-hold")); n != 0 {
+		t.Fatalf("catalogue for a visitor: %d hold buttons, want none", n)
+	}
+
+	rec := f.do(&f.student, http.MethodPost, "/library/maple.example.org/catalog/hold", url.Values{"book_id": {b.ID}, "search": {"Queue From"}})
+	if loc := rec.Header().Get("Location"); rec.Code != http.StatusSeeOther || loc != search {
+		t.Fatalf("placing the hold: %d to %q, want back to the search", rec.Code, loc)
+	}
+	page = parse(t, f.serve(f.withFlash(t, f.student, rec)).Body.String())
+	if fl := byID(page, "flash"); fl == nil || attr(fl, "data-kind") == "error" || !strings.Contains(textOf(fl), "you are number 1 in the queue") {
+		t.Fatalf("flash after placing the hold: %q", textOf(fl))
+	}
+	mine := byTestID(page, "catalog-my-hold")
+	if len(mine) != 1 || !strings.Contains(textOf(mine[0]), "You are number 1 in the queue") || len(byTestID(page, "catalog-place-hold")) != 0 {
+		t.Fatalf("catalogue after the hold: %q, %d buttons", textOf(mine[0]), len(byTestID(page, "catalog-place-hold")))
+	}
+	checkAccessible(t, page)
+	own := parse(t, f.do(&f.student, http.MethodGet, "/library/maple.example.org", nil).Body.String())
+	if pos := byTestID(own, "my-hold-position"); len(pos) != 1 || !strings.Contains(textOf(pos[0]), "number 1 in the queue") {
+		t.Fatalf("the student's page shows %d places in the queue", len(pos))
+	}
+
+	// Placing it again is refused and says why.
+	rec = f.do(&f.student, http.MethodPost, "/library/maple.example.org/catalog/hold", url.Values{"book_id": {b.ID}})
+	if fl := byID(parse(t, f.serve(f.withFlash(t, f.student, rec)).Body.String()), "flash"); fl == nil || attr(fl, "data-kind") != "error" {
+		t.Fatalf("a second hold: flash %q, want an error", textOf(fl))
+	}
+	if holds, _ := f.lib.Holds.StudentHolds(user.WithPrincipal(context.Background(), user.PrincipalOf(f.student))); len(holds) != 1 {
+		t.Fatalf("the student has %d holds, want 1", len(holds))
+	}
+}

@@ -172,6 +172,7 @@ func (a *App) Routes() []Route {
 		post("web.holds.place", school+"/holds", a.placeHold, need("create", "library:holds"), need("read", "library:students")),
 		post("web.holds.cancel", school+"/holds/cancel", a.cancelHold, need("delete", "library:holds")),
 		post("web.ownLoans.renew", school+"/my-loans/renew", a.renewOwnLoan, need("renew", "library:ownloans")),
+		post("web.catalog.hold", school+"/catalog/hold", a.placeOwnHold, need("create", "library:holds"), need("read", "library:ownholds")),
 		post("web.books.price", school+"/books/price", a.setBookPrice, need("update", "library:books")),
 		post("web.books.details", school+"/books/details", a.setBookDetails, need("update", "library:books")),
 		page("web.holdings", school+"/holdings", a.holdingsPage, need("export", "library:holdings")),

@@ -158,6 +158,7 @@ var whoMayCall = map[string]string{
 	"web.holds.place":     "admin anonymous librarian reader staff student",
 	"web.holds.cancel":    "admin anonymous librarian reader staff student",
 	"web.ownLoans.renew":  "admin anonymous librarian reader staff student",
+	"web.catalog.hold":    "admin anonymous librarian reader staff student",
 	"web.students":        "admin anonymous librarian reader staff student",
 	"web.students.add":    "admin anonymous librarian reader staff student",
 	"web.students.import": "admin anonymous librarian reader staff student",

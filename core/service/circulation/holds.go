@@ -60,6 +60,9 @@ type HoldView struct {
 	Book        library.Book
 	StudentName string
 	CopyCode    string // of the copy put aside, when ready
+	// Position is a waiting hold's place in its title's queue (1 is next)
+	// in the student's own views (Place, StudentHolds); 0 otherwise.
+	Position int
 }
 
 // Holds serves holds: placing, listing and cancelling them.
@@ -152,6 +155,9 @@ func (s *Holds) Place(ctx context.Context, in HoldInput) (HoldView, error) {
 	}
 	views, err := s.Views(ctx, []library.Hold{h}, true)
 	if err != nil {
+		return HoldView{}, err
+	}
+	if err := s.withPositions(ctx, views); err != nil {
 		return HoldView{}, err
 	}
 	return views[0], nil
@@ -303,7 +309,56 @@ func (s *Holds) StudentHolds(ctx context.Context) ([]HoldView, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Views(ctx, holds, true)
+	views, err := s.Views(ctx, holds, true)
+	if err != nil {
+		return nil, err
+	}
+	return views, s.withPositions(ctx, views)
+}
+
+// queueReadPage is how many entries of a title's queue one read takes
+// while withPositions looks for a hold's place.
+const queueReadPage = 100
+
+// withPositions sets each waiting hold's place in its title's queue: one
+// more than the open holds placed before it, those whose copy waits on the
+// pickup shelf included (theirs goes on to the next if not collected).
+// Each title's queue is read once, in its order through its index, up to
+// the last of the holds asked about.
+func (s *Holds) withPositions(ctx context.Context, views []HoldView) error {
+	type title struct{ schoolID, bookID string }
+	wanted := map[title]map[string]int{} // hold id -> index in views
+	for i, v := range views {
+		if v.Status != library.HoldWaiting {
+			continue
+		}
+		t := title{v.Hold.SchoolID, v.Hold.BookID}
+		if wanted[t] == nil {
+			wanted[t] = map[string]int{}
+		}
+		wanted[t][v.Hold.ID] = i
+	}
+	for t, holds := range wanted {
+		after, place, left := library.HoldQueueEntry{}, 0, len(holds)
+		for left > 0 {
+			page, err := s.desk.holds.Queue(ctx, t.schoolID, t.bookID, after, queueReadPage)
+			if err != nil {
+				return err
+			}
+			for _, e := range page {
+				place++
+				if i, ok := holds[e.HoldID]; ok {
+					views[i].Position = place
+					left--
+				}
+			}
+			if len(page) < queueReadPage {
+				break
+			}
+			after = page[len(page)-1]
+		}
+	}
+	return nil
 }
 
 // HoldFilter narrows a school's list of open holds.
