@@ -106,6 +106,8 @@ func TestWebFormsActOnTheirPageSchoolOnly(t *testing.T) {
 		"web.books.details":      {"book_id": {w.bookB}, "call_number": {"PLANTED"}, "genre": {"mystery"}},
 		"web.holds.place":        {"book_id": {w.bookB}, "student": {"B-3"}},
 		"web.holds.cancel":       {"hold_id": {b.holdB}},
+		"web.ownLoans.renew":     {"loan_id": {w.loanB1}},
+		"web.catalog.hold":       {"book_id": {w.bookB}},
 		"web.students.update":    {"student_id": {w.studentBID}, "grade": {"5"}, "homeroom": {"PLANTED"}},
 		"web.accounts.manage":    {"account_id": {w.libBID}, "suspended": {"true"}},
 		"web.accounts.unlock":    {"account_id": {b.lockedB}, "from": {"accounts"}},
