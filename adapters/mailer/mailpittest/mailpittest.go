@@ -181,10 +181,35 @@ type Server struct {
 }
 
 // Start runs mailpit on two free loopback ports until the test ends. args
-// are extra flags (TLS certificates, authentication).
+// are extra flags (TLS certificates, authentication). A port that another
+// process takes between its choice here and mailpit's bind makes mailpit
+// exit: Start then tries again on other ports.
 func Start(t testing.TB, args ...string) *Server {
 	t.Helper()
 	bin := Binary(t)
+	for attempt := 1; ; attempt++ {
+		s, out, err := start(t, bin, args)
+		switch {
+		case err == nil:
+			return s
+		case attempt < startAttempts && strings.Contains(out, "address already in use"):
+			t.Logf("mailpit found a port taken (attempt %d); trying other ports", attempt)
+		default:
+			t.Fatalf("starting mailpit: %v\n%s", err, out)
+		}
+	}
+}
+
+// startAttempts bounds how often Start picks ports again.
+const startAttempts = 5
+
+// start runs mailpit once and waits until its own API answers: a port it
+// failed to bind may be answered by whatever took it (another test's
+// service has a /readyz too), so readiness is mailpit's info, from a
+// mailpit still running. It returns the server, or mailpit's output and
+// why it is not ready.
+func start(t testing.TB, bin string, args []string) (*Server, string, error) {
+	t.Helper()
 	dir := t.TempDir()
 	smtpAddr, httpAddr := freeAddr(t), freeAddr(t)
 	all := append([]string{
@@ -199,7 +224,7 @@ func Start(t testing.TB, args ...string) *Server {
 	cmd := exec.Command(bin, all...)
 	cmd.Stdout, cmd.Stderr = s.out, s.out
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting mailpit: %v", err)
+		return nil, "", err
 	}
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
@@ -217,23 +242,34 @@ func Start(t testing.TB, args ...string) *Server {
 	})
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		resp, err := http.Get(s.API + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s
-			}
-		}
+		ready := s.answersAsMailpit()
 		select {
 		case <-done:
-			t.Fatalf("mailpit exited:\n%s", s.out.String())
+			return nil, s.out.String(), errors.New("mailpit exited")
 		default:
 		}
+		if ready {
+			return s, "", nil
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("mailpit never became ready:\n%s", s.out.String())
+			return nil, s.out.String(), errors.New("mailpit never became ready")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// answersAsMailpit reports whether the API address answers mailpit's info
+// (which names its database), not merely some server's 200.
+func (s *Server) answersAsMailpit() bool {
+	resp, err := http.Get(s.API + "/api/v1/info")
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var info struct {
+		Database *string `json:"Database"`
+	}
+	return resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&info) == nil && info.Database != nil
 }
 
 func freeAddr(t testing.TB) string {
