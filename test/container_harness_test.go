@@ -189,12 +189,12 @@ func startContainerService(t *testing.T, env map[string]string) *service {
 // waitContainerReady waits for the service at base to be ready, and gives
 // up early when the container has exited.
 func waitContainerReady(c *testcontainers.DockerContainer, base string) error {
-	return pollReady(base, 30*time.Second, func() error {
+	return pollOwnReady(base, 30*time.Second, func() error {
 		if st, err := c.State(context.Background()); err == nil && !st.Running {
 			return fmt.Errorf("the service container exited (status %d) before it was ready", st.ExitCode)
 		}
 		return nil
-	})
+	}, func() string { return containers.Logs(c) })
 }
 
 // jsonLines keeps the lines of out that are JSON objects.

@@ -247,6 +247,29 @@ func pollReady(base string, within time.Duration, gone func() error) error {
 	}
 }
 
+// pollOwnReady is pollReady for a service started on a port chosen before
+// it bound it: another test process may take that port in between, and
+// its service then answers /readyz while this one exits. Ready therefore
+// also means that output, what this service printed, says it listens on
+// base's address (the "listening" log line).
+func pollOwnReady(base string, within time.Duration, gone func() error, output func() string) error {
+	if err := pollReady(base, within, gone); err != nil {
+		return err
+	}
+	line := `"msg":"listening","addr":"` + strings.TrimPrefix(base, "http://") + `"`
+	deadline := time.Now().Add(within)
+	for !strings.Contains(output(), line) {
+		if err := gone(); err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s answers, but the service started for it never said it listens there", base)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return nil
+}
+
 // response is a finished HTTP exchange.
 type response struct {
 	Status int

@@ -76,15 +76,15 @@ func (r *replica) exited() bool {
 	}
 }
 
-// waitReady polls /readyz until it answers 200; it fails early when the
-// process exits.
+// waitReady polls /readyz until it answers 200 and the replica says it
+// listens on its port; it fails early when the process exits.
 func (r *replica) waitReady(timeout time.Duration) error {
-	return pollReady(r.URL, timeout, func() error {
+	return pollOwnReady(r.URL, timeout, func() error {
 		if r.exited() {
 			return fmt.Errorf("%s exited before it was ready: %v", r.name, r.err)
 		}
 		return nil
-	})
+	}, r.out.String)
 }
 
 // stop sends SIGTERM and waits up to 30 s for the process to exit.
