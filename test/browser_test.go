@@ -184,20 +184,32 @@ func typeAndEnter(id, text string) chromedp.Action[chromedp.Void] {
 // librarian, and returns the book and the copy's code.
 func demoBookWithOneCopy(t *testing.T, s *service, title string) (library.Book, string) {
 	t.Helper()
+	book, copies := demoBookAndCopies(t, s, title)
+	return book, copies[0].Code
+}
+
+// demoBookAndCopies adds a book with one copy to the demo school, as its
+// librarian, and returns the book and its copies.
+func demoBookAndCopies(t *testing.T, s *service, title string) (library.Book, []library.Copy) {
+	t.Helper()
+	book, copies, err := s.App.Library.Holdings.AddBook(asDemoLibrarian(t, s), "", library.BookDraft{Title: title, Author: "Chromium Tester", Copies: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return book, copies
+}
+
+// asDemoLibrarian is a context whose caller is the demo librarian, for
+// setting up through the use cases.
+func asDemoLibrarian(t *testing.T, s *service) context.Context {
+	t.Helper()
 	acct, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoLibrarian)
 	if err != nil {
 		t.Fatal(err)
 	}
-	asLibrarian := user.WithPrincipal(context.Background(), user.PrincipalOf(acct))
-	book, copies, err := s.App.Library.Holdings.AddBook(asLibrarian, "", library.BookDraft{Title: title, Author: "Chromium Tester", Copies: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return book, copies[0].Code
+	return user.WithPrincipal(context.Background(), user.PrincipalOf(acct))
 }
 
-// signInDemoLibrarian signs the browser in as the demo librarian and waits
-// for the desk.
 // checkOutAtDesk lends the copy with code to the student typed (a number
 // or a name) at the desk's check-out form of domain, and returns the
 // message the desk shows.
@@ -224,6 +236,8 @@ func clickForFlash(t *testing.T, bctx context.Context, step, id string) string {
 	return get(t, bctx, step+" message", chromedp.Text(chromedp.ID("flash")))
 }
 
+// signInDemoLibrarian signs the browser in as the demo librarian and waits
+// for the desk.
 func signInDemoLibrarian(t *testing.T, bctx context.Context, s *service) {
 	t.Helper()
 	run(t, bctx, "sign in",

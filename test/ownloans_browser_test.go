@@ -2,13 +2,40 @@ package test
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/students"
 )
+
+// demoLoan adds a title with one copy to the demo school and lends the
+// copy to studentID, as the demo librarian; it returns the book's and the
+// loan's ids.
+func demoLoan(t *testing.T, s *service, title, studentID string) (bookID, loanID string) {
+	t.Helper()
+	book, copies := demoBookAndCopies(t, s, title)
+	v, err := s.App.Library.Circulation.CreateLoan(asDemoLibrarian(t, s), circulation.LoanInput{BookID: book.ID, CopyID: copies[0].ID, StudentID: studentID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return book.ID, v.Loan.ID
+}
+
+// signInDemoStudent signs the browser in as the demo student and waits
+// for their page.
+func signInDemoStudent(t *testing.T, bctx context.Context, s *service) {
+	t.Helper()
+	run(t, bctx, "the student signs in",
+		chromedp.Navigate(s.URL+"/library"),
+		chromedp.WaitVisible(chromedp.ID("signin-email")),
+		chromedp.SendKeys(chromedp.ID("signin-email"), demoStudent),
+		typeAndEnter("signin-password", demoPassword),
+		chromedp.WaitVisible(chromedp.ID("my-loans-count")),
+	)
+}
 
 // A student signs in, finds their loan on their page and renews it with
 // its Renew button; the page says the new due date, which the API agrees
@@ -19,35 +46,16 @@ func TestBrowserStudentRenewsOwnLoan(t *testing.T) {
 	}
 	bctx := newChromium(t)
 	s := startService(t, testEnv(t, nil))
-	lib := s.login(demoLibrarian, demoPassword).Access
-	r := s.do(req{Method: http.MethodPost, Path: "/api/library/books", Token: lib, Body: `{"title":"Browser Renewals","author":"R. Enew","copies":1}`})
-	if r.Status != 201 {
-		t.Fatalf("add book: %d %s", r.Status, r.Body)
-	}
-	created := r.json(t)
-	bookID := created["book"].(map[string]any)["id"].(string)
-	copyID := created["copies"].([]any)[0].(map[string]any)["id"].(string)
 	student, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoStudent)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r = s.do(req{Method: http.MethodPost, Path: "/api/library/loans", Token: lib,
-		Body: fmt.Sprintf(`{"book_id":%q,"copy_id":%q,"student_id":%q}`, bookID, copyID, student.ID)})
-	if r.Status != 201 {
-		t.Fatalf("lend to the student: %d %s", r.Status, r.Body)
-	}
-	loanID := r.json(t)["loan"].(map[string]any)["id"].(string)
+	_, loanID := demoLoan(t, s, "Browser Renewals", student.ID)
 
 	renew := chromedp.CSS(`tr[data-loan-id="` + loanID + `"] [data-testid="my-loan-renew"]`)
-	run(t, bctx, "the student signs in",
-		chromedp.Navigate(s.URL+"/library"),
-		chromedp.WaitVisible(chromedp.ID("signin-email")),
-		chromedp.SendKeys(chromedp.ID("signin-email"), demoStudent),
-		typeAndEnter("signin-password", demoPassword),
-		chromedp.WaitVisible(chromedp.ID("my-loans-count")),
-		chromedp.WaitVisible(renew),
-	)
+	signInDemoStudent(t, bctx, s)
 	run(t, bctx, "renew the loan",
+		chromedp.WaitVisible(renew),
 		chromedp.Click(renew),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
@@ -77,34 +85,21 @@ func TestBrowserStudentHoldsFromTheCatalogue(t *testing.T) {
 	bctx := newChromium(t)
 	s := startService(t, testEnv(t, nil))
 	const domain = "maplegrove.example.org"
-	lib := s.login(demoLibrarian, demoPassword).Access
-	r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: lib, Body: `{"name":"Shelf Emptier","student_number":"CAT-1"}`})
-	if r.Status != 201 {
-		t.Fatalf("add a student: %d %s", r.Status, r.Body)
+	other, err := s.App.Library.Students.Create(asDemoLibrarian(t, s), "", students.StudentInput{Name: "Shelf Emptier", StudentNumber: "CAT-1"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	other := r.json(t)["student"].(map[string]any)["student_id"].(string)
-	r = s.do(req{Method: http.MethodPost, Path: "/api/library/books", Token: lib, Body: `{"title":"Catalogue Queue","author":"Q. Ueue","copies":1}`})
-	if r.Status != 201 {
-		t.Fatalf("add book: %d %s", r.Status, r.Body)
-	}
-	created := r.json(t)
-	bookID := created["book"].(map[string]any)["id"].(string)
-	copyID := created["copies"].([]any)[0].(map[string]any)["id"].(string)
-	if r := s.do(req{Method: http.MethodPost, Path: "/api/library/loans", Token: lib,
-		Body: fmt.Sprintf(`{"book_id":%q,"copy_id":%q,"student_id":%q}`, bookID, copyID, other)}); r.Status != 201 {
-		t.Fatalf("lend the only copy: %d %s", r.Status, r.Body)
-	}
+	bookID, _ := demoLoan(t, s, "Catalogue Queue", other.ID)
 
 	place := chromedp.CSS(`tr[data-book-id="` + bookID + `"] [data-testid="catalog-place-hold"]`)
-	run(t, bctx, "the student signs in and searches the catalogue",
-		chromedp.Navigate(s.URL+"/library"),
-		chromedp.WaitVisible(chromedp.ID("signin-email")),
-		chromedp.SendKeys(chromedp.ID("signin-email"), demoStudent),
-		typeAndEnter("signin-password", demoPassword),
-		chromedp.WaitVisible(chromedp.ID("my-loans-count")),
+	signInDemoStudent(t, bctx, s)
+	run(t, bctx, "search the catalogue",
 		chromedp.Navigate(s.URL+"/library/"+domain+"/catalog"),
 		chromedp.WaitVisible(chromedp.ID("catalog-search")),
 		typeAndEnter("catalog-search", "Catalogue Queue"),
+		// The title is on the unsearched page too: wait for the results
+		// page (its box holds the search) before pressing its button.
+		chromedp.WaitVisible(chromedp.CSS(`#catalog-search[value="Catalogue Queue"]`)),
 		chromedp.WaitVisible(place),
 	)
 	run(t, bctx, "place the hold",
