@@ -29,6 +29,16 @@ type LoanRepository interface {
 	OpenOfStudents(ctx context.Context, schoolID string, studentIDs []string) ([]library.Loan, error)
 	// OfStudent returns all loans of a student, newest first.
 	OfStudent(ctx context.Context, studentID string) ([]library.Loan, error)
+	// HistoryOfStudent returns a page of the student's ended loans (returned,
+	// lost or claimed returned), newest first by LoanedAt then ID: at most
+	// limit after skipping offset, and how many there are in all.
+	HistoryOfStudent(ctx context.Context, studentID string, offset, limit int) ([]library.Loan, int, error)
+	// ForgetReturnedOfStudent removes the student id from the student's
+	// loans that came back by a return (Outcome ""), and returns how many
+	// it changed. Loans still out, and loans that ended lost or claimed
+	// returned, keep the student: those are matters the library still
+	// settles. Idempotent.
+	ForgetReturnedOfStudent(ctx context.Context, studentID string) (int, error)
 	// MarkReturned sets the loan's ReturnedAt unless it is set already.
 	// Idempotent: a loan stays returned at its first return time.
 	MarkReturned(ctx context.Context, loanID string, at time.Time) error

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/students"
 )
@@ -117,4 +118,50 @@ func TestBrowserStudentHoldsFromTheCatalogue(t *testing.T) {
 		chromedp.Navigate(s.URL+"/library/"+domain),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="my-hold-position"]`)),
 	)
+}
+
+// A student opens their reading history from the navigation, finds a
+// returned loan there, and at a school that lets them choose, chooses to
+// keep no history: the page says how many loans went and lists none, and
+// the API agrees.
+func TestBrowserStudentChoosesNoHistory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	bctx := newChromium(t)
+	s := startService(t, testEnv(t, nil))
+	student, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoStudent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, loanID := demoLoan(t, s, "Browser History", student.ID)
+	if _, err := s.App.Library.Circulation.ReturnLoan(asDemoLibrarian(t, s), loanID); err != nil {
+		t.Fatal(err)
+	}
+	on := true
+	if _, err := s.App.Library.Schools.ChangeSettings(asDemoLibrarian(t, s), "", library.SettingsChange{HistoryChoice: &on}); err != nil {
+		t.Fatal(err)
+	}
+
+	row := chromedp.CSS(`tr[data-loan-id="` + loanID + `"]`)
+	signInDemoStudent(t, bctx, s)
+	run(t, bctx, "open the history",
+		chromedp.Click(chromedp.CSS(`nav a[href$="/my-history"]`)),
+		chromedp.WaitVisible(row),
+	)
+	screenshot(t, bctx, "student-history")
+	run(t, bctx, "choose to keep no history",
+		chromedp.Click(chromedp.ID("keep-history-no")),
+		chromedp.Click(chromedp.CSS(`[data-testid="history-choice-save"]`)),
+		chromedp.WaitVisible(chromedp.ID("flash")),
+	)
+	flash := get(t, bctx, "choice message", chromedp.Text(chromedp.ID("flash")))
+	if !strings.Contains(flash, "no longer kept") {
+		t.Fatalf("message after the choice: %q", flash)
+	}
+	rows := get(t, bctx, "count the rows", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="history-row"]').length`))
+	body := s.do(req{Path: "/api/library/student/history", Token: s.login(demoStudent, demoPassword).Access}).json(t)
+	if rows != 0 || len(body["loans"].([]any)) != 0 || body["keep_history"] != false {
+		t.Fatalf("after the choice: %d rows on the page, API %v; want none, not kept", rows, body)
+	}
 }

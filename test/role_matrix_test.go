@@ -227,6 +227,13 @@ func TestLibraryRoleMatrix(t *testing.T) {
 				t.Fatalf("a refused renewal renewed loan %s: %+v", id, renewals)
 			}
 		}},
+		{"GET /api/library/student/history", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/student/history"} },
+			[6]int{A, 200, F, F, F, F}, nil},
+		// Keeping the history is always allowed, so the student's 200 changes
+		// nothing either.
+		{"PUT /api/library/student/history/choice", func(*testing.T, *libraryWorld) req {
+			return req{Method: "PUT", Path: "/api/library/student/history/choice", Body: `{"keep_history":true}`}
+		}, [6]int{A, 200, F, F, F, F}, nil},
 		{"GET /api/library/holds", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/holds?schoolId=" + w.schoolA} },
 			[6]int{A, F, 200, 200, F, 200}, nil},
 		{"POST /api/library/holds", func(t *testing.T, w *libraryWorld) req {

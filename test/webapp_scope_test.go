@@ -127,7 +127,7 @@ func TestWebFormsActOnTheirPageSchoolOnly(t *testing.T) {
 		"web.rollover.check": "the school's year", "web.rollover.run": "the school's year",
 		"web.settings.save": "the school's settings", "web.calendar.save": "the school's calendar",
 		"web.loanRules.save": "the school's loan rules", "web.notices.save": "the school's notices",
-		"web.homerooms.save": "the school's homerooms",
+		"web.homerooms.save": "the school's homerooms", "web.history.choice": "the signed-in student's own history",
 	}
 	const schoolPages = "/library/{domain}/"
 	paths := map[string]string{}

@@ -176,6 +176,45 @@ func (h *handler) studentLoans(w http.ResponseWriter, r *http.Request) {
 	respond(w, r, http.StatusOK, loansReply{Loans: mapSlice(loans, toLoanBody)}, err)
 }
 
+// historyReply is a page of the student's past loans and their choice.
+type historyReply struct {
+	Loans      []loanBody `json:"loans"`
+	Pagination pagination `json:"pagination"`
+	// KeepHistory is the student's choice; HistoryChoice whether the
+	// school lets them make it.
+	KeepHistory   bool `json:"keep_history"`
+	HistoryChoice bool `json:"history_choice"`
+}
+
+func (h *handler) studentHistory(w http.ResponseWriter, r *http.Request) {
+	_, q, ok := pageQuery(w, r, usecase.DefaultListLimit)
+	if !ok {
+		return
+	}
+	res, err := h.deps.Library.Circulation.StudentHistory(r.Context(), q)
+	respond(w, r, http.StatusOK, historyReply{Loans: mapSlice(res.Loans, toLoanBody), Pagination: pageOf(res.Page, res.Limit, res.Total),
+		KeepHistory: res.KeepHistory, HistoryChoice: res.CanChoose}, err)
+}
+
+type historyChoiceRequest struct {
+	KeepHistory *bool `json:"keep_history" validate:"required"`
+}
+
+type historyChoiceReply struct {
+	KeepHistory bool `json:"keep_history"`
+	// Forgotten counts the past loans that stopped naming the student now.
+	Forgotten int `json:"forgotten"`
+}
+
+func (h *handler) setHistoryChoice(w http.ResponseWriter, r *http.Request) {
+	req, ok := decodeBody[historyChoiceRequest](w, r)
+	if !ok {
+		return
+	}
+	res, err := h.deps.Library.Circulation.SetHistoryChoice(r.Context(), *req.KeepHistory)
+	respond(w, r, http.StatusOK, historyChoiceReply{KeepHistory: res.KeepHistory, Forgotten: res.Forgotten}, err)
+}
+
 // renewOwnLoan renews a loan of the calling student.
 func (h *handler) renewOwnLoan(w http.ResponseWriter, r *http.Request) {
 	v, err := h.deps.Library.Circulation.RenewOwnLoan(r.Context(), mux.Vars(r)["id"])

@@ -138,6 +138,8 @@ func (h *handler) table() []httpedge.Route {
 		r("library.loans.change", http.MethodPatch, "/api/library/loans", "update", "library:loans", h.changeLoan),
 		r("library.studentLoans", http.MethodGet, "/api/library/student/loans", "read", "library:ownloans", h.studentLoans),
 		r("library.studentLoans.renew", http.MethodPost, "/api/library/student/loans/{id}/renew", "renew", "library:ownloans", h.renewOwnLoan),
+		r("library.studentHistory", http.MethodGet, "/api/library/student/history", "read", "library:ownhistory", h.studentHistory),
+		r("library.studentHistory.choice", http.MethodPut, "/api/library/student/history/choice", "update", "library:ownhistory", h.setHistoryChoice),
 		r("library.loans.notices", http.MethodGet, "/api/library/loans/{id}/notices", "read", "library:notices", h.loanNotices),
 		r("library.notices.settings.get", http.MethodGet, "/api/library/notices/settings", "read", "library:notices", h.getNoticeSettings),
 		r("library.notices.settings.put", http.MethodPut, "/api/library/notices/settings", "update", "library:notices", h.putNoticeSettings),

@@ -17,6 +17,7 @@ type settingsBody struct {
 	MaxCopiesPerBook   int    `json:"max_copies_per_book"`
 	MaxCopiesPerSchool int    `json:"max_copies_per_school"`
 	LoanHistoryDays    int    `json:"loan_history_days"`
+	HistoryChoice      bool   `json:"history_choice"`
 	Timezone           string `json:"timezone"`
 	HoldPickupDays     int    `json:"hold_pickup_days"`
 	SRUEndpoint        string `json:"sru_endpoint"`
@@ -29,7 +30,7 @@ func toSettingsBody(s library.School) settingsBody {
 	return settingsBody{SchoolID: s.ID, DefaultLoanDays: set.DefaultLoanDays, MaxRenewals: set.MaxRenewals,
 		RenewalDays: set.RenewalDays, AllowPublicCatalog: set.AllowPublicCatalog,
 		MaxCopiesPerBook: set.MaxCopiesPerBook, MaxCopiesPerSchool: set.MaxCopiesPerSchool, LoanHistoryDays: set.LoanHistoryDays,
-		Timezone: set.Zone(), HoldPickupDays: set.HoldPickupDays, SRUEndpoint: set.CatalogEndpoint, ReadingLevelCheck: set.ReadingCheck(),
+		HistoryChoice: set.HistoryChoice, Timezone: set.Zone(), HoldPickupDays: set.HoldPickupDays, SRUEndpoint: set.CatalogEndpoint, ReadingLevelCheck: set.ReadingCheck(),
 		chargeSettingsBody: toChargeSettingsBody(set.ChargeSettings)}
 }
 
@@ -103,6 +104,9 @@ type settingsRequest struct {
 	MaxCopiesPerSchool *int `json:"max_copies_per_school" validate:"omitnil,min=1"`
 	// Optional too: left out, the school keeps how long it keeps history.
 	LoanHistoryDays *int `json:"loan_history_days" validate:"omitnil,min=0,max=3650"`
+	// Left out, the school keeps whether its students choose to keep a
+	// history.
+	HistoryChoice *bool `json:"history_choice"`
 	// Left out, the school keeps its time zone.
 	Timezone *string `json:"timezone" validate:"omitnil,min=1"`
 	// Optional too: left out, the school keeps its pickup window.
@@ -125,7 +129,7 @@ func (req settingsRequest) change() library.SettingsChange {
 	return library.SettingsChange{
 		DefaultLoanDays: req.DefaultLoanDays, MaxRenewals: req.MaxRenewals, RenewalDays: req.RenewalDays, AllowPublicCatalog: req.AllowPublicCatalog,
 		MaxCopiesPerBook: req.MaxCopiesPerBook, MaxCopiesPerSchool: req.MaxCopiesPerSchool, LoanHistoryDays: req.LoanHistoryDays,
-		Timezone: req.Timezone, HoldPickupDays: req.HoldPickupDays, CatalogEndpoint: req.SRUEndpoint, ReadingLevelCheck: req.ReadingLevelCheck,
+		HistoryChoice: req.HistoryChoice, Timezone: req.Timezone, HoldPickupDays: req.HoldPickupDays, CatalogEndpoint: req.SRUEndpoint, ReadingLevelCheck: req.ReadingLevelCheck,
 		Currency: req.Currency, ReplacementCostCents: req.ReplacementCostCents, BlockOverdueItems: req.BlockOverdueItems, BlockChargesCents: req.BlockChargesCents,
 	}
 }

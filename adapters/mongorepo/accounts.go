@@ -85,6 +85,9 @@ type accountDoc struct {
 	// off the roll.
 	ExternalID string `bson:"external_id,omitempty"`
 	Inactive   bool   `bson:"inactive,omitempty"`
+	// HistoryOptOut: the student chose to keep no loan history; absent
+	// (kept) in accounts stored before the choice.
+	HistoryOptOut bool `bson:"history_opt_out,omitempty"`
 	// SearchTerms are accountTerms: what the student search matches.
 	SearchTerms []string  `bson:"search_terms"`
 	CreatedAt   time.Time `bson:"created_at"`
@@ -147,6 +150,7 @@ func toAccountDoc(a user.Account) accountDoc {
 		HomeroomKey:   library.HomeroomKey(a.Homeroom),
 		ExternalID:    a.ExternalID,
 		Inactive:      a.Inactive,
+		HistoryOptOut: a.HistoryOptOut,
 		SearchTerms:   accountTerms(a.Name, a.Email, a.StudentNumber),
 		CreatedAt:     a.CreatedAt.UTC(),
 		UpdatedAt:     a.UpdatedAt.UTC(),
@@ -184,6 +188,7 @@ func (d accountDoc) toAccount() user.Account {
 		Homeroom:      d.Homeroom,
 		ExternalID:    d.ExternalID,
 		Inactive:      d.Inactive,
+		HistoryOptOut: d.HistoryOptOut,
 		CreatedAt:     d.CreatedAt.UTC(),
 		UpdatedAt:     d.UpdatedAt.UTC(),
 	}

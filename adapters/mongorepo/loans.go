@@ -249,6 +249,40 @@ func (r *Loans) OfStudent(ctx context.Context, studentID string) ([]library.Loan
 	return findAll(ctx, r.loans, "list the student's loans", bson.D{{Key: "student_id", Value: studentID}}, opts, loanDoc.toLoan)
 }
 
+// HistoryOfStudent implements ports.LoanRepository with a count and a
+// find, both on the {student_id, loaned_at} index.
+func (r *Loans) HistoryOfStudent(ctx context.Context, studentID string, offset, limit int) ([]library.Loan, int, error) {
+	filter := bson.D{{Key: "student_id", Value: studentID}, {Key: "returned_at", Value: bson.D{{Key: "$ne", Value: nil}}}}
+	total, err := r.loans.CountDocuments(ctx, filter)
+	if err != nil {
+		return nil, 0, mapErr(err, "count the student's past loans", nil, nil)
+	}
+	if int(total) <= offset {
+		return nil, int(total), nil
+	}
+	opts := options.Find().SetSort(bson.D{{Key: "loaned_at", Value: -1}, {Key: "_id", Value: -1}}).
+		SetSkip(int64(offset)).SetLimit(int64(limit))
+	page, err := findAll(ctx, r.loans, "list the student's past loans", filter, opts, loanDoc.toLoan)
+	return page, int(total), err
+}
+
+// ForgetReturnedOfStudent implements ports.LoanRepository with one
+// updateMany on the {student_id, outcome} index. The loans it matches are
+// returned ones, which nothing else updates but AnonymizeStudent and
+// AnonymizeReturned, to the same value, so an unguarded read-modify-write
+// (FerretDB 1.24) cannot undo another change.
+func (r *Loans) ForgetReturnedOfStudent(ctx context.Context, studentID string) (int, error) {
+	// A loan that came back by a return stores no outcome (omitempty).
+	filter := bson.D{{Key: "student_id", Value: studentID}, {Key: "outcome", Value: bson.D{{Key: "$exists", Value: false}}},
+		{Key: "returned_at", Value: bson.D{{Key: "$ne", Value: nil}}}}
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "student_id", Value: ""}}}}
+	res, err := r.loans.UpdateMany(ctx, filter, update)
+	if err != nil {
+		return 0, mapErr(err, "forget the student's past loans", nil, nil)
+	}
+	return int(res.ModifiedCount), nil
+}
+
 // MarkReturned implements ports.LoanRepository with one updateOne whose
 // filter wants returned_at null, so a returned loan keeps its first return
 // time. A missing loan matches nothing, which is not an error either: the

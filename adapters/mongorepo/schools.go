@@ -153,6 +153,9 @@ type settingsDoc struct {
 	// The reading-level check at check-out; absent in schools stored
 	// before it, which warn (library.Settings.ReadingCheck).
 	ReadingLevelCheck string `bson:"reading_level_check,omitempty"`
+	// Whether students may choose not to keep a loan history; absent
+	// (no) in schools stored before the setting.
+	HistoryChoice bool `bson:"history_choice,omitempty"`
 }
 
 func toSettingsDoc(s library.Settings) settingsDoc {
@@ -173,6 +176,7 @@ func toSettingsDoc(s library.Settings) settingsDoc {
 		BlockChargesCents:    s.BlockChargesCents,
 		CatalogEndpoint:      &s.CatalogEndpoint,
 		ReadingLevelCheck:    s.ReadingLevelCheck,
+		HistoryChoice:        s.HistoryChoice,
 	}
 }
 
@@ -213,6 +217,7 @@ func (d schoolDoc) toSchool() library.School {
 			HoldPickupDays:     d.Settings.HoldPickupDays,
 			CatalogEndpoint:    d.Settings.catalogEndpoint(),
 			ReadingLevelCheck:  d.Settings.ReadingLevelCheck,
+			HistoryChoice:      d.Settings.HistoryChoice,
 			ChargeSettings: library.ChargeSettings{
 				Currency: d.Settings.Currency, ReplacementCostCents: d.Settings.ReplacementCostCents,
 				BlockOverdueItems: d.Settings.BlockOverdueItems, BlockChargesCents: d.Settings.BlockChargesCents,

@@ -138,6 +138,17 @@ WHERE student_id IN (SELECT value FROM json_each(:student_ids)) AND +school_id =
 ORDER BY loaned_at, id`)
 	stmtLoansOfStudent = newStmt("loans.of_student", `
 SELECT `+loanColumns+` FROM loans WHERE student_id = :student_id ORDER BY loaned_at DESC, id DESC`)
+	// A student's ended loans, a page at a time, on loans_by_student read
+	// backwards; the few loans still out are skipped in the index order.
+	stmtLoansHistoryOfStudent = newStmt("loans.history_of_student", `
+SELECT `+loanColumns+` FROM loans INDEXED BY loans_by_student
+WHERE student_id = :student_id AND returned_at IS NOT NULL
+ORDER BY loaned_at DESC, id DESC LIMIT :limit OFFSET :offset`)
+	stmtLoansHistoryCount = newStmt("loans.history_count", `
+SELECT count(*) FROM loans INDEXED BY loans_by_student WHERE student_id = :student_id AND returned_at IS NOT NULL`)
+	stmtLoanForgetReturned = newStmt("loans.forget_returned_of_student", `
+UPDATE loans INDEXED BY loans_by_student SET student_id = ''
+WHERE student_id = :student_id AND returned_at IS NOT NULL AND outcome = ''`)
 	stmtLoanMarkReturned = newStmt("loans.mark_returned", `
 UPDATE loans SET returned_at = :at WHERE id = :id AND returned_at IS NULL`)
 	stmtLoanEnd = newStmt("loans.end", `
@@ -317,6 +328,35 @@ func (r *Loans) OpenOfStudents(ctx context.Context, schoolID string, studentIDs 
 // backwards).
 func (r *Loans) OfStudent(ctx context.Context, studentID string) ([]library.Loan, error) {
 	return r.list(ctx, "list the student's loans", stmtLoansOfStudent, sql.Named("student_id", studentID))
+}
+
+// HistoryOfStudent implements ports.LoanRepository: a page and a count,
+// both on the (student_id, loaned_at, id) index.
+func (r *Loans) HistoryOfStudent(ctx context.Context, studentID string, offset, limit int) ([]library.Loan, int, error) {
+	var total int
+	if err := r.db.queryRow(ctx, r.db.read, stmtLoansHistoryCount, sql.Named("student_id", studentID)).Scan(&total); err != nil {
+		return nil, 0, mapErr(err, "count the student's past loans", nil, nil)
+	}
+	if total <= offset {
+		return nil, total, nil
+	}
+	page, err := r.list(ctx, "list the student's past loans", stmtLoansHistoryOfStudent,
+		sql.Named("student_id", studentID), sql.Named("offset", offset), sql.Named("limit", limit))
+	return page, total, err
+}
+
+// ForgetReturnedOfStudent implements ports.LoanRepository with one UPDATE
+// on the (student_id, ...) index.
+func (r *Loans) ForgetReturnedOfStudent(ctx context.Context, studentID string) (int, error) {
+	res, err := r.db.exec(ctx, r.db.write, stmtLoanForgetReturned, sql.Named("student_id", studentID))
+	if err != nil {
+		return 0, mapErr(err, "forget the student's past loans", nil, nil)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, mapErr(err, "forget the student's past loans", nil, nil)
+	}
+	return int(n), nil
 }
 
 func (r *Loans) list(ctx context.Context, op string, s *stmt, args ...any) ([]library.Loan, error) {

@@ -212,12 +212,14 @@ type studentView struct {
 	// CanRenew shows a Renew button on each loan still out.
 	CanRenew bool
 	Active   int
-	Holds    []holdRow
-	Charges  []chargeRow
+	// HasHistory links the history page.
+	HasHistory bool
+	Holds      []holdRow
+	Charges    []chargeRow
 }
 
-// studentLoans shows a student their own loans, and nobody else's: the
-// same use case as GET /api/library/student/loans.
+// studentLoans shows a student the books they have out, and nobody
+// else's: the same use case as GET /api/library/student/loans.
 func (a *App) studentLoans(w http.ResponseWriter, r *http.Request, school library.School) {
 	loans, err := a.deps.Library.Circulation.StudentLoans(r.Context())
 	if err != nil {
@@ -237,13 +239,15 @@ func (a *App) studentLoans(w http.ResponseWriter, r *http.Request, school librar
 			v.Holds = append(v.Holds, toHoldRow(h))
 		}
 	}
+	// The books out; the returned ones are the history page's, a page at a
+	// time.
 	for _, l := range loans {
-		row := toLoanRow(l)
-		if row.Out() {
-			v.Active++
+		if row := toLoanRow(l); row.Out() {
+			v.Loans = append(v.Loans, row)
 		}
-		v.Loans = append(v.Loans, row)
 	}
+	v.Active = len(v.Loans)
+	v.HasHistory = a.allowed(r, "read", "library:ownhistory")
 	a.render(w, r, http.StatusOK, "student", v)
 }
 

@@ -423,6 +423,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 			"max_copies_per_book":   strconv.Itoa(s.Settings.WithCapDefaults().MaxCopiesPerBook),
 			"max_copies_per_school": strconv.Itoa(s.Settings.WithCapDefaults().MaxCopiesPerSchool),
 			"loan_history_days":     strconv.Itoa(s.Settings.LoanHistoryDays),
+			"history_choice":        strconv.FormatBool(s.Settings.HistoryChoice),
 			"timezone":              s.Settings.Zone(),
 			"hold_pickup_days":      strconv.Itoa(s.Settings.PickupDays()),
 			"sru_endpoint":          s.Settings.CatalogEndpoint,
@@ -468,10 +469,11 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request, school librar
 	}
 	// A checkbox is sent only when ticked.
 	public := form.Get("allow_public_catalog") == "true"
+	choice := form.Get("history_choice") == "true"
 	change := library.SettingsChange{
 		DefaultLoanDays: num("default_loan_days"), MaxRenewals: num("max_renewals"), RenewalDays: num("renewal_days"),
-		AllowPublicCatalog: &public,
-		MaxCopiesPerBook:   atLeastOne("max_copies_per_book"), MaxCopiesPerSchool: atLeastOne("max_copies_per_school"),
+		AllowPublicCatalog: &public, HistoryChoice: &choice,
+		MaxCopiesPerBook: atLeastOne("max_copies_per_book"), MaxCopiesPerSchool: atLeastOne("max_copies_per_school"),
 		HoldPickupDays: atLeastOne("hold_pickup_days"), Timezone: text("timezone"), ReadingLevelCheck: text("reading_level_check"),
 		// 0 is a choice of its own: keep loan history for good.
 		LoanHistoryDays: optional("loan_history_days"),
@@ -498,6 +500,7 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request, school librar
 		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days",
 			"timezone", "hold_pickup_days", "sru_endpoint", "reading_level_check", "currency", "replacement_cost_cents", "block_overdue_items", "block_charges_cents")
 		st.Values["allow_public_catalog"] = strconv.FormatBool(public)
+		st.Values["history_choice"] = strconv.FormatBool(choice)
 		a.renderSettings(w, r, school, a.statusFor(err), st)
 		return
 	}

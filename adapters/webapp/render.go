@@ -196,6 +196,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 	}
 	if p.Role == user.RoleStudent {
 		add("desk", "My loans", root, "read", "library:ownloans")
+		add("history", "My reading history", root+"/my-history", "read", "library:ownhistory")
 	} else {
 		add("desk", "Desk", root, "read", "library:loans")
 	}

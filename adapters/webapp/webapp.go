@@ -172,6 +172,8 @@ func (a *App) Routes() []Route {
 		post("web.holds.place", school+"/holds", a.placeHold, need("create", "library:holds"), need("read", "library:students")),
 		post("web.holds.cancel", school+"/holds/cancel", a.cancelHold, need("delete", "library:holds")),
 		post("web.ownLoans.renew", school+"/my-loans/renew", a.renewOwnLoan, need("renew", "library:ownloans")),
+		page("web.history", school+"/my-history", a.history, need("read", "library:ownhistory")),
+		post("web.history.choice", school+"/my-history/choice", a.chooseHistory, need("update", "library:ownhistory")),
 		post("web.catalog.hold", school+"/catalog/hold", a.placeOwnHold, need("create", "library:holds"), need("read", "library:ownholds")),
 		post("web.books.price", school+"/books/price", a.setBookPrice, need("update", "library:books")),
 		post("web.books.details", school+"/books/details", a.setBookDetails, need("update", "library:books")),

@@ -94,9 +94,11 @@ const (
 	CodeRenewalExists       = "renewal_exists"
 	CodeRenewalLimitReached = "renewal_limit_reached"
 	CodeRenewalPastTermEnd  = "renewal_past_term_end"
-	CodeSweepClaimed        = "sweep_claimed"
-	CodeDepartureDecided    = "departure_decided"
-	CodeDepartureNotFound   = "departure_not_found"
+	// A student chose to keep no history at a school that leaves no choice.
+	CodeHistoryChoiceOff  = "history_choice_off"
+	CodeSweepClaimed      = "sweep_claimed"
+	CodeDepartureDecided  = "departure_decided"
+	CodeDepartureNotFound = "departure_not_found"
 
 	// Loan rules: a book's loan category and the patron's limits.
 	CodeNotForLoan       = "not_for_loan"

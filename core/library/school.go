@@ -48,6 +48,10 @@ type Settings struct {
 	// keep it). 0 keeps the link for good, so a school that sets nothing
 	// loses no history on an upgrade.
 	LoanHistoryDays int
+	// HistoryChoice lets each student choose not to keep a loan history
+	// (user.Account.HistoryOptOut): their loans then stop naming them as
+	// they come back. Off, every student's history follows LoanHistoryDays.
+	HistoryChoice bool
 	// Timezone is the IANA name of the school's time zone (Zone reads ""
 	// as UTC): the school's dates, such as today and due dates, are its
 	// dates.
@@ -113,6 +117,7 @@ type SettingsChange struct {
 	MaxCopiesPerBook   *int
 	MaxCopiesPerSchool *int
 	LoanHistoryDays    *int
+	HistoryChoice      *bool
 	Timezone           *string
 	HoldPickupDays     *int
 	CatalogEndpoint    *string
@@ -133,6 +138,7 @@ func (c SettingsChange) Apply(s Settings) Settings {
 	set(&s.MaxCopiesPerBook, c.MaxCopiesPerBook)
 	set(&s.MaxCopiesPerSchool, c.MaxCopiesPerSchool)
 	set(&s.LoanHistoryDays, c.LoanHistoryDays)
+	set(&s.HistoryChoice, c.HistoryChoice)
 	set(&s.Timezone, c.Timezone)
 	set(&s.HoldPickupDays, c.HoldPickupDays)
 	set(&s.CatalogEndpoint, c.CatalogEndpoint)

@@ -101,9 +101,13 @@ type Account struct {
 	// Inactive marks a student a roster sync or the year-end rollover took
 	// off the roll: they cannot borrow or place holds, and keep their
 	// loans and history. A later sync that lists them again clears it.
-	Inactive  bool
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Inactive bool
+	// HistoryOptOut is a student's choice not to keep a loan history,
+	// honoured while their school's settings let students choose
+	// (library.Settings.HistoryChoice).
+	HistoryOptOut bool
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // PublicID is the account id as the /v1 interface shows it.

@@ -26,6 +26,8 @@ func Loans(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"Open", testLibOpenLoans},
 		{"OpenOfStudents", testLibOpenOfStudents},
 		{"OfStudent", testLibLoansOfStudent},
+		{"HistoryOfStudent", testLibHistoryOfStudent},
+		{"ForgetReturnedOfStudent", testLibForgetReturnedOfStudent},
 		{"MarkReturnedIdempotent", testLibMarkReturned},
 		{"Delete", testLibDeleteLoan},
 		{"AnonymizeStudent", testLibAnonymizeStudent},
@@ -257,6 +259,89 @@ func testLibLoansOfStudent(t *testing.T, r ports.Repositories) {
 	loans, err = r.Loans.OfStudent(ctx(t), uuid.NewString())
 	must(t, "LoansOfStudent without loans", err)
 	wantLoans(t, "LoansOfStudent without loans", loans)
+}
+
+// HistoryOfStudent pages through the student's ended loans, newest first
+// across schools, and counts them all; loans still out are left out.
+func testLibHistoryOfStudent(t *testing.T, r ports.Repositories) {
+	student := uuid.NewString()
+	var ended []library.Loan // newest first
+	for i := range 7 {
+		l := insertLoan(t, r, uuid.NewString(), student, uuid.NewString(), base.Add(time.Duration(10-i)*24*time.Hour))
+		l.ReturnedAt = l.LoanedAt.Add(time.Hour)
+		if i == 3 {
+			must(t, "EndLoan lost", r.Loans.EndLoan(ctx(t), l.ID, l.ReturnedAt, library.OutcomeLost))
+			l.Outcome = library.OutcomeLost
+		} else {
+			must(t, "MarkReturned", r.Loans.MarkReturned(ctx(t), l.ID, l.ReturnedAt))
+		}
+		ended = append(ended, l)
+	}
+	insertLoan(t, r, uuid.NewString(), student, uuid.NewString(), base.Add(20*24*time.Hour)) // still out
+	insertLoan(t, r, uuid.NewString(), uuid.NewString(), uuid.NewString(), base)             // another student's
+
+	for _, p := range []struct {
+		offset, limit int
+		want          []library.Loan
+	}{{0, 3, ended[:3]}, {3, 3, ended[3:6]}, {6, 3, ended[6:]}, {7, 3, nil}, {0, 100, ended}} {
+		call := fmt.Sprintf("HistoryOfStudent(offset %d, limit %d)", p.offset, p.limit)
+		page, total, err := r.Loans.HistoryOfStudent(ctx(t), student, p.offset, p.limit)
+		must(t, call, err)
+		wantLoans(t, call, page, p.want...)
+		if total != len(ended) {
+			t.Errorf("%s: total = %d, want %d", call, total, len(ended))
+		}
+	}
+	page, total, err := r.Loans.HistoryOfStudent(ctx(t), uuid.NewString(), 0, 10)
+	must(t, "HistoryOfStudent of a student without loans", err)
+	if len(page) != 0 || total != 0 {
+		t.Errorf("HistoryOfStudent of a student without loans = %d loans, total %d", len(page), total)
+	}
+}
+
+// ForgetReturnedOfStudent unnames the loans that came back by a return and
+// nothing else: not the student's loans still out or lost or claimed
+// returned, and not another student's.
+func testLibForgetReturnedOfStudent(t *testing.T, r ports.Repositories) {
+	schoolA, schoolB := uuid.NewString(), uuid.NewString()
+	student, other := uuid.NewString(), uuid.NewString()
+	returned := []library.Loan{insertLoan(t, r, schoolA, student, uuid.NewString(), base), insertLoan(t, r, schoolB, student, uuid.NewString(), base)}
+	for i := range returned {
+		returned[i].ReturnedAt = base.Add(time.Hour)
+		must(t, "MarkReturned", r.Loans.MarkReturned(ctx(t), returned[i].ID, returned[i].ReturnedAt))
+	}
+	out := insertLoan(t, r, schoolA, student, uuid.NewString(), base.Add(2*time.Hour))
+	lost := insertLoan(t, r, schoolA, student, uuid.NewString(), base.Add(3*time.Hour))
+	claimed := insertLoan(t, r, schoolA, student, uuid.NewString(), base.Add(4*time.Hour))
+	lost.ReturnedAt, lost.Outcome = base.Add(5*time.Hour), library.OutcomeLost
+	claimed.ReturnedAt, claimed.Outcome = base.Add(5*time.Hour), library.OutcomeClaimsReturned
+	must(t, "EndLoan lost", r.Loans.EndLoan(ctx(t), lost.ID, lost.ReturnedAt, lost.Outcome))
+	must(t, "EndLoan claims returned", r.Loans.EndLoan(ctx(t), claimed.ID, claimed.ReturnedAt, claimed.Outcome))
+	others := insertLoan(t, r, schoolA, other, uuid.NewString(), base)
+	others.ReturnedAt = base.Add(time.Hour)
+	must(t, "MarkReturned other", r.Loans.MarkReturned(ctx(t), others.ID, others.ReturnedAt))
+
+	n, err := r.Loans.ForgetReturnedOfStudent(ctx(t), student)
+	must(t, "ForgetReturnedOfStudent", err)
+	if n != len(returned) {
+		t.Errorf("ForgetReturnedOfStudent changed %d loans, want %d", n, len(returned))
+	}
+	if n, err = r.Loans.ForgetReturnedOfStudent(ctx(t), student); err != nil || n != 0 {
+		t.Errorf("ForgetReturnedOfStudent again = %d, %v; want 0, nil", n, err)
+	}
+	loans, err := r.Loans.OfStudent(ctx(t), student)
+	must(t, "OfStudent", err)
+	wantLoans(t, "OfStudent after ForgetReturnedOfStudent", loans, claimed, lost, out)
+	returned[0].StudentID, returned[1].StudentID = "", ""
+	loans, err = r.Loans.ByIDs(ctx(t), []string{returned[0].ID, returned[1].ID, others.ID})
+	must(t, "ByIDs", err)
+	byID := map[string]library.Loan{}
+	for _, l := range loans {
+		byID[l.ID] = l
+	}
+	for _, want := range append(returned, others) {
+		checkLoan(t, "a loan after ForgetReturnedOfStudent", byID[want.ID], want)
+	}
 }
 
 func testLibMarkReturned(t *testing.T, r ports.Repositories) {

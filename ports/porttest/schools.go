@@ -84,7 +84,7 @@ func testSchoolSaveCalendar(t *testing.T, r ports.Repositories) {
 	checkSchool(t, "List (Oak)", list[1], other)
 
 	settings := library.Settings{DefaultLoanDays: 10, MaxRenewals: 1, RenewalDays: 5, MaxCopiesPerBook: 9, MaxCopiesPerSchool: 99, Timezone: "America/Chicago",
-		HoldPickupDays: 4, LoanHistoryDays: 30}
+		HoldPickupDays: 4, LoanHistoryDays: 30, HistoryChoice: true}
 	must(t, "SaveSettings", r.Schools.SaveSettings(ctx(t), s.ID, settings))
 	want.Settings = settings
 	wantSchool(t, r, "Get after SaveSettings (the calendar stays)", s.ID, want)

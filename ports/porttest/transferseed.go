@@ -109,6 +109,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	s.pupil = newStudent(alder.ID, "Émile Zola", "AB-7")
 	s.student = newStudent(alder.ID, "Lena Grove", "2024-017")
 	s.student.Email, s.student.CreatedAt = "lena@alder.example.org", base.Add(time.Minute)
+	s.student.HistoryOptOut = true // a choice that must move with the account
 	s.reader = newAccount("reader@example.org")
 	s.reader.SchoolID, s.reader.Role, s.reader.Name, s.reader.StudentNumber = "", user.RoleReader, "Ruth Reader", ""
 	s.reader.Suspended, s.reader.Deleted, s.reader.Tier = false, false, user.TierStandard

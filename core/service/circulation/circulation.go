@@ -656,6 +656,9 @@ func (s *Circulation) ReturnLoan(ctx context.Context, loanID string) (LoanView, 
 			return LoanView{}, err
 		}
 	}
+	if err := s.forgetIfChosen(ctx, school, loan.StudentID); err != nil {
+		return LoanView{}, err
+	}
 	return views[0], nil
 }
 
