@@ -208,4 +208,7 @@ type Repositories struct {
 
 	// Reports counts loans and the collection for the desk's reports.
 	Reports ReportRepository
+
+	// WantToRead holds the students' want-to-read lists.
+	WantToRead WantToReadRepository
 }

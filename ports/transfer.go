@@ -72,6 +72,8 @@ const (
 	// The holdings import jobs, so a status read after a move still
 	// answers (a running one reads as failed once its lease passes).
 	KindImportJobs RecordKind = "import_jobs" // library.ImportJob
+	// The students' want-to-read lists.
+	KindWantToRead RecordKind = "want_to_read" // library.WantToRead
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -87,6 +89,7 @@ var RecordKinds = []RecordKind{
 	KindLoanEndings, KindCharges, KindSettlements,
 	KindRollovers,
 	KindStocktakes, KindStocktakeScans, KindImportJobs,
+	KindWantToRead,
 }
 
 // NoticeSettingsRecord is a school's saved notice settings.

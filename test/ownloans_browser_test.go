@@ -77,8 +77,9 @@ func TestBrowserStudentRenewsOwnLoan(t *testing.T) {
 }
 
 // A student searches the catalogue, places a hold on a title with no copy
-// on the shelf, and is told their place in the queue; their own page then
-// shows it.
+// on the shelf, and is told their place in the queue; they put the title
+// on their want-to-read list from its row too, and their own page then
+// shows both.
 func TestBrowserStudentHoldsFromTheCatalogue(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
@@ -114,10 +115,20 @@ func TestBrowserStudentHoldsFromTheCatalogue(t *testing.T) {
 		t.Fatalf("the title's row after the hold says %q", cell)
 	}
 	screenshot(t, bctx, "catalogue-hold")
+	// The same title goes on their want-to-read list from its row.
+	wantIt := chromedp.CSS(`tr[data-book-id="` + bookID + `"] [data-testid="catalog-want-add"]`)
+	run(t, bctx, "want to read it",
+		chromedp.Click(wantIt),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-book-id="`+bookID+`"] [data-testid="catalog-wanted"]`)),
+	)
 	run(t, bctx, "the student's page",
 		chromedp.Navigate(s.URL+"/library/"+domain),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="my-hold-position"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-testid="my-want-row"][data-book-id="`+bookID+`"]`)),
 	)
+	if row := get(t, bctx, "the list's row", chromedp.Text(chromedp.CSS(`tr[data-testid="my-want-row"][data-book-id="`+bookID+`"]`))); !strings.Contains(row, "None of 1 on the shelf") || !strings.Contains(row, "You have a hold") {
+		t.Fatalf("the want-to-read row says %q", row)
+	}
 }
 
 // A student opens their reading history from the navigation, finds a

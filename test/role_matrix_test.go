@@ -234,6 +234,16 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"PUT /api/library/student/history/choice", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PUT", Path: "/api/library/student/history/choice", Body: `{"keep_history":true}`}
 		}, [6]int{A, 200, F, F, F, F}, nil},
+		{"GET /api/library/student/want-to-read", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/student/want-to-read"} },
+			[6]int{A, 200, F, F, F, F}, nil},
+		{"PUT /api/library/student/want-to-read/{book_id}", func(t *testing.T, w *libraryWorld) req {
+			bookID, _, _ := freshBook(t)
+			return req{Method: "PUT", Path: "/api/library/student/want-to-read/" + bookID}
+		}, [6]int{A, 200, F, F, F, F}, nil},
+		{"DELETE /api/library/student/want-to-read/{book_id}", func(t *testing.T, w *libraryWorld) req {
+			bookID, _, _ := freshBook(t)
+			return req{Method: "DELETE", Path: "/api/library/student/want-to-read/" + bookID}
+		}, [6]int{A, 200, F, F, F, F}, nil},
 		{"GET /api/library/holds", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/holds?schoolId=" + w.schoolA} },
 			[6]int{A, F, 200, 200, F, 200}, nil},
 		{"POST /api/library/holds", func(t *testing.T, w *libraryWorld) req {

@@ -108,6 +108,7 @@ func TestWebFormsActOnTheirPageSchoolOnly(t *testing.T) {
 		"web.holds.cancel":       {"hold_id": {b.holdB}},
 		"web.ownLoans.renew":     {"loan_id": {w.loanB1}},
 		"web.catalog.hold":       {"book_id": {w.bookB}},
+		"web.wantToRead":         {"book_id": {w.bookB}, "action": {"add"}},
 		"web.students.update":    {"student_id": {w.studentBID}, "grade": {"5"}, "homeroom": {"PLANTED"}},
 		"web.accounts.manage":    {"account_id": {w.libBID}, "suspended": {"true"}},
 		"web.accounts.unlock":    {"account_id": {b.lockedB}, "from": {"accounts"}},

@@ -19,6 +19,8 @@ type catalogRow struct {
 	Reference               bool // not for loan
 	// Mine is the signed-in student's open hold on the title; nil for none.
 	Mine *holdRow
+	// Wanted: the title is on the signed-in student's want-to-read list.
+	Wanted bool
 }
 
 // Holdable reports whether a student could place a hold on the title: a
@@ -35,6 +37,9 @@ type catalogView struct {
 	// CanHold is set for a student of the catalogue's school, who may
 	// place holds from it.
 	CanHold bool
+	// CanWant is set for a student of the catalogue's school, who keeps a
+	// want-to-read list from it.
+	CanWant bool
 }
 
 // pager is the navigation of a paged list (the "pages" template).
@@ -130,8 +135,20 @@ func (a *App) catalog(w http.ResponseWriter, r *http.Request) {
 		}
 		v.CanHold = true
 	}
+	wanted := map[string]bool{}
+	if p.Role == user.RoleStudent && p.SchoolID == school.ID && a.allowed(r, "update", "library:ownwants") {
+		ids, err := a.deps.Library.WantToRead.BookIDs(r.Context())
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		for _, id := range ids {
+			wanted[id] = true
+		}
+		v.CanWant = true
+	}
 	for _, e := range res.Entries {
-		row := catalogRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN,
+		row := catalogRow{Wanted: wanted[e.Book.ID], ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN,
 			Total: e.Total, Available: e.Available, Holds: e.Holds, Reference: library.BookCategory(e.Book) == library.CategoryReference}
 		if h, ok := mine[e.Book.ID]; ok {
 			row.Mine = &h

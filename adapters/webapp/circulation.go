@@ -214,8 +214,11 @@ type studentView struct {
 	Active   int
 	// HasHistory links the history page.
 	HasHistory bool
-	Holds      []holdRow
-	Charges    []chargeRow
+	// Wants is the student's want-to-read list; CanWant shows it.
+	Wants   []wantRow
+	CanWant bool
+	Holds   []holdRow
+	Charges []chargeRow
 }
 
 // studentLoans shows a student the books they have out, and nobody
@@ -248,6 +251,16 @@ func (a *App) studentLoans(w http.ResponseWriter, r *http.Request, school librar
 	}
 	v.Active = len(v.Loans)
 	v.HasHistory = a.allowed(r, "read", "library:ownhistory")
+	held := map[string]bool{}
+	for _, h := range v.Holds {
+		if h.Open() {
+			held[h.BookID] = true
+		}
+	}
+	if v.Wants, v.CanWant, err = a.ownWants(r, held); err != nil {
+		a.fail(w, r, err)
+		return
+	}
 	a.render(w, r, http.StatusOK, "student", v)
 }
 

@@ -17,6 +17,7 @@ import (
 
 type holdRow struct {
 	ID, Title, Author, Student, Status, Placed, ReadyUntil, CopyCode string
+	BookID                                                           string
 	// Position is a waiting hold's place in its title's queue, on the
 	// student's own pages; 0 elsewhere.
 	Position int
@@ -40,7 +41,7 @@ func (h holdRow) StatusLabel() string {
 func (h holdRow) Open() bool { return h.Status == library.HoldWaiting || h.Status == library.HoldReady }
 
 func toHoldRow(v circulation.HoldView) holdRow {
-	row := holdRow{ID: v.Hold.ID, Title: v.Book.Title, Author: v.Book.Author, Student: v.StudentName, Status: v.Status,
+	row := holdRow{ID: v.Hold.ID, BookID: v.Hold.BookID, Title: v.Book.Title, Author: v.Book.Author, Student: v.StudentName, Status: v.Status,
 		Placed: v.Hold.PlacedAt.UTC().Format("2006-01-02"), CopyCode: v.CopyCode, Position: v.Position}
 	if v.Trap != nil {
 		row.ReadyUntil = v.Trap.ExpiresAt.UTC().Format("2006-01-02")
@@ -101,6 +102,9 @@ func (a *App) placeOwnHold(w http.ResponseWriter, r *http.Request, school librar
 	back := schoolPath(school) + "/catalog"
 	if search := strings.TrimSpace(form.Get("search")); search != "" {
 		back += "?search=" + url.QueryEscape(search)
+	}
+	if form.Get("from") == "mine" { // the want-to-read list on their page
+		back = schoolPath(school)
 	}
 	v, err := a.deps.Library.Holds.Place(r.Context(), circulation.HoldInput{SchoolID: school.ID, BookID: strings.TrimSpace(form.Get("book_id"))})
 	if a.refusedTo(w, r, back, err) {

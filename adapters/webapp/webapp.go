@@ -174,6 +174,7 @@ func (a *App) Routes() []Route {
 		post("web.ownLoans.renew", school+"/my-loans/renew", a.renewOwnLoan, need("renew", "library:ownloans")),
 		page("web.history", school+"/my-history", a.history, need("read", "library:ownhistory")),
 		post("web.history.choice", school+"/my-history/choice", a.chooseHistory, need("update", "library:ownhistory")),
+		post("web.wantToRead", school+"/want-to-read", a.changeWant, need("update", "library:ownwants")),
 		post("web.catalog.hold", school+"/catalog/hold", a.placeOwnHold, need("create", "library:holds"), need("read", "library:ownholds")),
 		post("web.books.price", school+"/books/price", a.setBookPrice, need("update", "library:books")),
 		post("web.books.details", school+"/books/details", a.setBookDetails, need("update", "library:books")),

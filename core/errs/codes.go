@@ -95,7 +95,9 @@ const (
 	CodeRenewalLimitReached = "renewal_limit_reached"
 	CodeRenewalPastTermEnd  = "renewal_past_term_end"
 	// A student chose to keep no history at a school that leaves no choice.
-	CodeHistoryChoiceOff  = "history_choice_off"
+	CodeHistoryChoiceOff = "history_choice_off"
+	// A student's want-to-read list is at its cap.
+	CodeWantToReadFull    = "want_to_read_full"
 	CodeSweepClaimed      = "sweep_claimed"
 	CodeDepartureDecided  = "departure_decided"
 	CodeDepartureNotFound = "departure_not_found"

@@ -32,7 +32,9 @@ type Library struct {
 	Circulation   *circulation.Circulation
 	Holds         *circulation.Holds
 	Catalog       *collection.PublicCatalog
-	Notices       *circulation.Notices
+	// WantToRead is each student's want-to-read list.
+	WantToRead *collection.WantToRead
+	Notices    *circulation.Notices
 	// Cataloguing fills new books from the school's catalogue server.
 	Cataloguing *collection.Cataloguing
 	Reports     *collection.Reports
@@ -90,6 +92,7 @@ type LibraryStores struct {
 	Reports         ports.ReportRepository
 	Stocktakes      ports.StocktakeRepository
 	ImportJobs      ports.ImportJobRepository
+	WantToRead      ports.WantToReadRepository
 }
 
 // NewLibrary builds the library's use cases, each with the stores it
@@ -124,6 +127,8 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 		Circulation: circ,
 		Holds:       circulation.NewHolds(st.Schools, desk),
 		Catalog:     collection.NewPublicCatalog(st.Schools, st.Holdings, loans, desk),
+		WantToRead: collection.NewWantToRead(collection.WantToReadDeps{Schools: st.Schools, Holdings: st.Holdings, Wants: st.WantToRead,
+			Loans: loans, Desk: desk, Clock: c}),
 		Stocktakes: collection.NewStocktakes(collection.StocktakesDeps{Schools: st.Schools, Stocktakes: st.Stocktakes, ActiveLoans: st.ActiveLoans, Books: st.Holdings, Holdings: holdings,
 			Circulation: circ, Loans: loans, Jobs: jobs, Slots: slots, Clock: c}),
 		Notices: circulation.NewNotices(circulation.NoticesDeps{Schools: st.Schools, Notices: st.Notices, Homerooms: st.Homerooms, Accounts: st.Accounts,

@@ -90,6 +90,7 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 	ports.KindStocktakes:     reflect.TypeFor[library.Stocktake](),
 	ports.KindStocktakeScans: reflect.TypeFor[library.StocktakeScan](),
 	ports.KindImportJobs:     reflect.TypeFor[library.ImportJob](),
+	ports.KindWantToRead:     reflect.TypeFor[library.WantToRead](),
 }
 
 // --- counts and copy ---

@@ -522,6 +522,23 @@ func testTransferReadBack(t *testing.T, a, b ports.Repositories, s *transferSeed
 		}
 	})
 
+	t.Run("WantToRead", func(t *testing.T) {
+		got, err := b.WantToRead.OfStudent(ctx(t), s.student.ID, library.MaxWantToRead)
+		must(t, "WantToRead.OfStudent on B", err)
+		if len(got) != len(s.wants) {
+			t.Fatalf("WantToRead.OfStudent on B = %+v, want %+v", got, s.wants)
+		}
+		for i, want := range s.wants {
+			g := got[len(got)-1-i] // newest first
+			if g.BookID != want.BookID || g.SchoolID != want.SchoolID || !sameTime(g.AddedAt, want.AddedAt) {
+				t.Errorf("WantToRead on B = %+v, want %+v", g, want)
+			}
+		}
+		if added, err := b.WantToRead.Add(ctx(t), s.wants[0]); err != nil || added {
+			t.Errorf("WantToRead.Add of a copied entry = %v, %v; want it there already", added, err)
+		}
+	})
+
 	t.Run("ImportJobs", func(t *testing.T) {
 		c := ctx(t)
 		for _, want := range s.importJobs {

@@ -75,7 +75,8 @@ type transferSeed struct {
 	rollover    roster.Rollover      // Alder's, which took the pupil off the roll and gave them an external id
 	stocktakes  []library.Stocktake  // a closed one of a range, an open one of the whole collection
 	scans       []library.StocktakeScan
-	importJobs  []library.ImportJob // a finished one and a running one of Alder
+	importJobs  []library.ImportJob  // a finished one and a running one of Alder
+	wants       []library.WantToRead // Lena's list: both of Alder's titles
 
 	counts map[ports.RecordKind]int64
 }
@@ -400,8 +401,16 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	must(t, "ImportJobs.Finish", r.ImportJobs.Finish(c, s.importJobs[1]))
 	must(t, "ImportJobs.Start", r.ImportJobs.Start(c, s.importJobs[0]))
 
+	for i, b := range s.libBooks[:2] {
+		w := library.WantToRead{StudentID: s.student.ID, SchoolID: b.SchoolID, BookID: b.ID, AddedAt: base.Add(time.Duration(i+1) * time.Minute)}
+		if added, err := r.WantToRead.Add(c, w); err != nil || !added {
+			t.Fatalf("WantToRead.Add = %v, %v", added, err)
+		}
+		s.wants = append(s.wants, w)
+	}
+
 	s.counts = map[ports.RecordKind]int64{
-		ports.KindImportJobs:     2,
+		ports.KindImportJobs: 2, ports.KindWantToRead: 2,
 		ports.KindNoticeSettings: 2, ports.KindHomerooms: 2, ports.KindNotices: 2, ports.KindNoticeDays: 2,
 		ports.KindSchools: 2, ports.KindAccounts: 5, ports.KindSigningKeys: 2,
 		ports.KindRefreshTokens: 4, ports.KindRotations: 2, ports.KindRevokedFamilies: 2,

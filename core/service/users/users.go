@@ -40,6 +40,8 @@ type Users struct {
 	loanReader circulation.LoanReader
 	loans      ports.LoanRepository
 	holds      ports.HoldRepository
+	// wants is the student's want-to-read list; it goes with the account.
+	wants ports.WantToReadRepository
 	// schools give a student's loans their school's today.
 	schools ports.SchoolRepository
 	// desk cancels a leaving student's open holds, passing their copies
@@ -70,6 +72,7 @@ type UsersDeps struct {
 	Charges            ports.ChargeRepository
 	Holds              ports.HoldRepository
 	Holdings           ports.HoldingsRepository
+	WantToRead         ports.WantToReadRepository
 	Authz              ports.Authorizer
 	// Now gives the time; nil: the system clock (tests give their own).
 	Now func() time.Time `deps:"optional"`
@@ -85,7 +88,7 @@ func NewUsers(d UsersDeps) *Users {
 		accounts: d.Accounts, refresh: d.RefreshTokens, lists: d.ReadingLists,
 		progress: d.Progress, books: d.Books, students: d.Students, invites: d.Invites, mail: d.MailTokens, links: d.ExternalIdentities,
 		departures: d.Departures, notices: d.Notices, charges: d.Charges, loanReader: circulation.NewLoanReader(d.Loans, d.ActiveLoans),
-		loans: d.Loans, holds: d.Holds, schools: d.Schools, authz: d.Authz, now: d.Now,
+		loans: d.Loans, holds: d.Holds, schools: d.Schools, wants: d.WantToRead, authz: d.Authz, now: d.Now,
 	}
 	u.desk = circulation.NewHoldDesk(circulation.HoldDeskDeps{Holds: d.Holds, Holdings: d.Holdings, Schools: d.Schools, Accounts: d.Accounts,
 		Loans: u.loanReader, Clock: usecase.NewClock(func() time.Time { return u.now() }, usecase.NewUUID)})
@@ -443,6 +446,9 @@ func (s *Users) erase(ctx context.Context, accountID string) error {
 		return err
 	}
 	if err := s.progress.DeleteByAccount(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.wants.DeleteByStudent(ctx, accountID); err != nil {
 		return err
 	}
 	if err := s.loans.AnonymizeStudent(ctx, accountID); err != nil {

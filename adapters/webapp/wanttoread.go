@@ -1,0 +1,83 @@
+package webapp
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/readinglibrary/service/core/library"
+)
+
+// wantRow is a title on the student's want-to-read list as their page
+// shows it.
+type wantRow struct {
+	ID, Title, Author      string
+	Total, Available, Held int
+	Reference              bool
+	// OnHold is set when the student has an open hold on the title.
+	OnHold bool
+}
+
+// Holdable reports whether the student could place a hold on the title:
+// a lendable one with no copy on the shelf, that they hold not already.
+func (w wantRow) Holdable() bool {
+	return !w.Reference && w.Available == 0 && w.Total > 0 && !w.OnHold
+}
+
+// ownWants reads the signed-in student's list for their page; nil when
+// the student may not keep one.
+func (a *App) ownWants(r *http.Request, held map[string]bool) ([]wantRow, bool, error) {
+	if !a.allowed(r, "read", "library:ownwants") {
+		return nil, false, nil
+	}
+	list, err := a.deps.Library.WantToRead.List(r.Context())
+	if err != nil {
+		return nil, false, err
+	}
+	rows := make([]wantRow, 0, len(list))
+	for _, e := range list {
+		rows = append(rows, wantRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, Total: e.Total, Available: e.Available,
+			Held: e.Holds, Reference: library.BookCategory(e.Book) == library.CategoryReference, OnHold: held[e.Book.ID]})
+	}
+	return rows, true, nil
+}
+
+// changeWant puts a title on the signed-in student's want-to-read list or
+// takes it off, from the catalogue or from their own page (the form's
+// "from"): the same use cases as PUT and DELETE
+// /api/library/student/want-to-read/{book_id}.
+func (a *App) changeWant(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
+	back := schoolPath(school)
+	if form.Get("from") == "catalog" {
+		back += "/catalog"
+		if search := strings.TrimSpace(form.Get("search")); search != "" {
+			back += "?search=" + url.QueryEscape(search)
+		}
+	}
+	bookID := strings.TrimSpace(form.Get("book_id"))
+	title := strings.TrimSpace(form.Get("title"))
+	if title == "" {
+		title = "the title"
+	} else {
+		title = quote(title)
+	}
+	var err error
+	var msg string
+	switch form.Get("action") {
+	case "add":
+		err = a.deps.Library.WantToRead.Add(r.Context(), bookID)
+		msg = fmt.Sprintf("Added %s to your want-to-read list.", title)
+	case "remove":
+		err = a.deps.Library.WantToRead.Remove(r.Context(), bookID)
+		msg = fmt.Sprintf("Removed %s from your want-to-read list.", title)
+	default:
+		a.redirect(w, r, back, flash{Kind: "error", Message: "Choose whether to add the title or remove it."})
+		return
+	}
+	if a.refusedTo(w, r, back, err) {
+		return
+	}
+	a.succeeded(w, r, back, msg)
+}

@@ -1,0 +1,163 @@
+package collection
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service/circulation"
+	"github.com/readinglibrary/service/core/service/usecase"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+// WantToRead serves a student's "want to read" list of their school's
+// titles, each with its availability, so the student sees what is on the
+// shelf now and what to place a hold on.
+type WantToRead struct {
+	schools    ports.SchoolRepository
+	holdings   ports.HoldingsRepository
+	wants      ports.WantToReadRepository
+	loanReader circulation.LoanReader
+	desk       *circulation.HoldDesk
+	clock      *usecase.Clock
+}
+
+// WantToReadDeps are the stores and helpers WantToRead uses.
+type WantToReadDeps struct {
+	Schools  ports.SchoolRepository
+	Holdings ports.HoldingsRepository
+	Wants    ports.WantToReadRepository
+	Loans    circulation.LoanReader
+	Desk     *circulation.HoldDesk
+	Clock    *usecase.Clock
+}
+
+// NewWantToRead builds WantToRead. It panics on a nil dependency.
+func NewWantToRead(d WantToReadDeps) *WantToRead {
+	usecase.MustHave("NewWantToRead", d)
+	return &WantToRead{schools: d.Schools, holdings: d.Holdings, wants: d.Wants, loanReader: d.Loans, desk: d.Desk, clock: d.Clock}
+}
+
+// WantEntry is a title on a student's list with its availability.
+type WantEntry struct {
+	CatalogEntry
+	AddedAt time.Time
+}
+
+// caller is the calling student, or Forbidden.
+func wantCaller(ctx context.Context) (user.Principal, error) {
+	p := user.PrincipalFrom(ctx)
+	if p.Role != user.RoleStudent {
+		return p, errs.E(errs.Forbidden, errs.CodeForbidden, "Only students have a want-to-read list.")
+	}
+	return p, nil
+}
+
+// List returns the calling student's list, newest first, with each title's
+// copies and how many are on the shelf: the list and its titles' counts in
+// a fixed number of reads, whatever its length (it is capped). A title
+// the library has since removed is left out.
+// Errors: Forbidden (the caller is no student).
+func (s *WantToRead) List(ctx context.Context) ([]WantEntry, error) {
+	p, err := wantCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	wants, err := s.wants.OfStudent(ctx, p.AccountID, library.MaxWantToRead)
+	if err != nil || len(wants) == 0 {
+		return nil, err
+	}
+	ids := usecase.Pluck(wants, func(w library.WantToRead) string { return w.BookID })
+	books, err := s.holdings.BooksByID(ctx, p.SchoolID, ids)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := catalogEntries(ctx, s.holdings, s.loanReader, p.SchoolID, books)
+	if err != nil {
+		return nil, err
+	}
+	waiting, trapped, err := s.desk.HoldCounts(ctx, p.SchoolID, ids)
+	if err != nil {
+		return nil, err
+	}
+	byBook := map[string]CatalogEntry{}
+	for _, e := range entries {
+		e.Holds = waiting[e.Book.ID]
+		e.Available = max(0, e.Available-trapped[e.Book.ID])
+		byBook[e.Book.ID] = e
+	}
+	out := make([]WantEntry, 0, len(wants))
+	for _, w := range wants {
+		if e, ok := byBook[w.BookID]; ok {
+			out = append(out, WantEntry{CatalogEntry: e, AddedAt: w.AddedAt})
+		}
+	}
+	return out, nil
+}
+
+// BookIDs returns the ids of the titles on the calling student's list,
+// newest first, for a page that marks them (one read, no counts).
+// Errors: Forbidden (the caller is no student).
+func (s *WantToRead) BookIDs(ctx context.Context) ([]string, error) {
+	p, err := wantCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	wants, err := s.wants.OfStudent(ctx, p.AccountID, library.MaxWantToRead)
+	return usecase.Pluck(wants, func(w library.WantToRead) string { return w.BookID }), err
+}
+
+// Add puts a title of the student's school on their list; a title on it
+// already stays where it is.
+// Errors: Forbidden (the caller is no student), Invalid book_id, NotFound
+// "book_not_found" (no title of the student's school), Conflict
+// "want_to_read_full".
+func (s *WantToRead) Add(ctx context.Context, bookID string) error {
+	p, err := wantCaller(ctx)
+	if err != nil {
+		return err
+	}
+	if err := usecase.RequireUUIDs(map[string]string{"book_id": bookID}); err != nil {
+		return err
+	}
+	if _, err := s.holdings.Book(ctx, p.SchoolID, bookID); err != nil {
+		return err
+	}
+	// Racing adds of different titles may each pass the count: the list
+	// can then go a few over, never without bound.
+	n, err := s.wants.Count(ctx, p.AccountID)
+	if err != nil {
+		return err
+	}
+	if n >= library.MaxWantToRead {
+		// A full list still takes a title it has (a repeated add).
+		wants, err := s.wants.OfStudent(ctx, p.AccountID, n)
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(wants, func(w library.WantToRead) bool { return w.BookID == bookID }) {
+			return library.ErrWantToReadFull()
+		}
+		return nil
+	}
+	_, err = s.wants.Add(ctx, library.WantToRead{StudentID: p.AccountID, SchoolID: p.SchoolID, BookID: bookID, AddedAt: s.clock.Now().UTC()})
+	return err
+}
+
+// Remove takes a title off the calling student's list; one not on it is
+// not an error.
+// Errors: Forbidden (the caller is no student), Invalid book_id.
+func (s *WantToRead) Remove(ctx context.Context, bookID string) error {
+	p, err := wantCaller(ctx)
+	if err != nil {
+		return err
+	}
+	if err := usecase.RequireUUIDs(map[string]string{"book_id": bookID}); err != nil {
+		return err
+	}
+	_, err = s.wants.Remove(ctx, p.AccountID, bookID)
+	return err
+}
