@@ -29,6 +29,9 @@ type LoanRepository interface {
 	OpenOfStudents(ctx context.Context, schoolID string, studentIDs []string) ([]library.Loan, error)
 	// OfStudent returns all loans of a student, newest first.
 	OfStudent(ctx context.Context, studentID string) ([]library.Loan, error)
+	// HasBorrowed reports whether a loan of the book, out or ended, names
+	// the student.
+	HasBorrowed(ctx context.Context, studentID, bookID string) (bool, error)
 	// HistoryOfStudent returns a page of the student's ended loans (returned,
 	// lost or claimed returned), newest first by LoanedAt then ID: at most
 	// limit after skipping offset, and how many there are in all.

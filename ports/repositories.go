@@ -211,4 +211,6 @@ type Repositories struct {
 
 	// WantToRead holds the students' want-to-read lists.
 	WantToRead WantToReadRepository
+	// Reviews are the students' reviews of titles and their moderation.
+	Reviews ReviewRepository
 }

@@ -74,6 +74,8 @@ const (
 	KindImportJobs RecordKind = "import_jobs" // library.ImportJob
 	// The students' want-to-read lists.
 	KindWantToRead RecordKind = "want_to_read" // library.WantToRead
+	// The students' reviews, in every state.
+	KindReviews RecordKind = "reviews" // library.Review
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -89,7 +91,7 @@ var RecordKinds = []RecordKind{
 	KindLoanEndings, KindCharges, KindSettlements,
 	KindRollovers,
 	KindStocktakes, KindStocktakeScans, KindImportJobs,
-	KindWantToRead,
+	KindWantToRead, KindReviews,
 }
 
 // NoticeSettingsRecord is a school's saved notice settings.

@@ -176,3 +176,57 @@ func TestBrowserStudentChoosesNoHistory(t *testing.T) {
 		t.Fatalf("after the choice: %d rows on the page, API %v; want none, not kept", rows, body)
 	}
 }
+
+// A student reviews a book they returned from their history page; the
+// librarian approves it from the Reviews page of the desk, in a browser of
+// their own; the catalogue then rates the title and its reviews page shows
+// the text without the student's name.
+func TestBrowserReviewFromStudentToCatalogue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	studentTab, librarianTab := newChromium(t), newChromium(t)
+	s := startService(t, testEnv(t, nil))
+	student, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoStudent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bookID, loanID := demoLoan(t, s, "Browser Review", student.ID)
+	if _, err := s.App.Library.Circulation.ReturnLoan(asDemoLibrarian(t, s), loanID); err != nil {
+		t.Fatal(err)
+	}
+
+	signInDemoStudent(t, studentTab, s)
+	run(t, studentTab, "write the review",
+		chromedp.Navigate(s.URL+"/library/maplegrove.example.org/my-history"),
+		chromedp.Click(chromedp.CSS(`tr[data-loan-id="`+loanID+`"] [data-testid="history-review"]`)),
+		chromedp.WaitVisible(chromedp.ID("review-form")),
+		chromedp.Click(chromedp.ID("review-rating-5")),
+		chromedp.SendKeys(chromedp.ID("review-text"), "A page-turner from start to end."),
+		chromedp.Click(chromedp.ID("review-submit")),
+		chromedp.WaitVisible(chromedp.ID("my-review-status")),
+	)
+	if status := get(t, studentTab, "review status", chromedp.Text(chromedp.ID("my-review-status"))); !strings.Contains(status, "Waiting") {
+		t.Fatalf("the review's status after saving: %q", status)
+	}
+
+	signInDemoLibrarian(t, librarianTab, s)
+	approve := chromedp.CSS(`[data-testid="review-approve"]`)
+	run(t, librarianTab, "approve the review",
+		chromedp.Click(chromedp.CSS(`nav a[href$="/reviews"]`)),
+		chromedp.WaitVisible(approve),
+		chromedp.Click(approve),
+		chromedp.WaitVisible(chromedp.ID("flash")),
+	)
+	screenshot(t, librarianTab, "desk-reviews")
+
+	run(t, studentTab, "the title's reviews",
+		chromedp.Navigate(s.URL+"/library/maplegrove.example.org/catalog/reviews?book_id="+bookID),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="title-review"]`)),
+	)
+	text := get(t, studentTab, "the reviews", chromedp.Text(chromedp.ID("title-reviews")))
+	rating := get(t, studentTab, "the rating", chromedp.Text(chromedp.ID("title-rating")))
+	if !strings.Contains(text, "A page-turner") || strings.Contains(text, student.Name) || !strings.Contains(rating, "5.0 out of 5 from 1 review") {
+		t.Fatalf("the title's reviews page: %q, %q", rating, text)
+	}
+}

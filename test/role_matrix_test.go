@@ -57,6 +57,22 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		}
 		return bookID
 	}
+	// borrowedBook is a fresh title student A has borrowed, so may review.
+	borrowedBook := func(t *testing.T) string {
+		bookID, copyID, _ := freshBook(t)
+		if r := s.do(req{Method: http.MethodPost, Path: "/api/library/loans", Token: w.admin,
+			Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"copy_id":%q,"student_id":%q}`, w.schoolA, bookID, copyID, w.studentAID)}); r.Status != 201 {
+			t.Fatalf("lend the reviewed book: %d %s", r.Status, r.Body)
+		}
+		return bookID
+	}
+	freshReview := func(t *testing.T) string {
+		r := s.do(req{Method: http.MethodPut, Path: "/api/library/student/reviews/" + borrowedBook(t), Token: w.studentA, Body: `{"rating":4}`})
+		if r.Status != 200 {
+			t.Fatalf("fresh review: %d %s", r.Status, r.Body)
+		}
+		return r.json(t)["review"].(map[string]any)["id"].(string)
+	}
 	freshHold := func(t *testing.T) string {
 		r := s.do(req{Method: http.MethodPost, Path: "/api/library/holds", Token: w.admin,
 			Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"student_id":%q}`, w.schoolA, heldBook(t), w.studentAID)})
@@ -244,6 +260,29 @@ func TestLibraryRoleMatrix(t *testing.T) {
 			bookID, _, _ := freshBook(t)
 			return req{Method: "DELETE", Path: "/api/library/student/want-to-read/" + bookID}
 		}, [6]int{A, 200, F, F, F, F}, nil},
+		{"GET /api/library/student/reviews", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/student/reviews"} },
+			[6]int{A, 200, F, F, F, F}, nil},
+		{"PUT /api/library/student/reviews/{book_id}", func(t *testing.T, w *libraryWorld) req {
+			return req{Method: "PUT", Path: "/api/library/student/reviews/" + borrowedBook(t), Body: `{"rating":3}`}
+		}, [6]int{A, 200, F, F, F, F}, nil},
+		{"DELETE /api/library/student/reviews/{book_id}", func(t *testing.T, w *libraryWorld) req {
+			return req{Method: "DELETE", Path: "/api/library/student/reviews/" + borrowedBook(t)}
+		}, [6]int{A, 200, F, F, F, F}, nil},
+		{"GET /api/library/reviews", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/reviews?schoolId=" + w.schoolA} },
+			[6]int{A, F, 200, 200, F, 200}, nil},
+		{"PATCH /api/library/reviews/{id}", func(t *testing.T, w *libraryWorld) req {
+			return req{Method: "PATCH", Path: "/api/library/reviews/" + freshReview(t) + "?schoolId=" + w.schoolA, Body: `{"status":"approved","revision":1}`}
+		}, [6]int{A, F, F, 200, F, 200}, func(t *testing.T, w *libraryWorld, rq req) {
+			// A refused decision leaves the review waiting.
+			id := strings.TrimPrefix(strings.Split(rq.Path, "?")[0], "/api/library/reviews/")
+			if rv, err := s.App.Repos.Reviews.Get(t.Context(), w.schoolA, id); err != nil || rv.Status != "pending" {
+				t.Fatalf("a refused decision changed review %s: %+v, %v", id, rv, err)
+			}
+		}},
+		{"GET /api/library/catalog/{domain}/books/{book_id}/reviews", func(t *testing.T, w *libraryWorld) req {
+			bookID, _, _ := freshBook(t)
+			return req{Path: "/api/library/catalog/maplegrove.example.org/books/" + bookID + "/reviews"}
+		}, [6]int{200, 200, 200, 200, 200, 200}, nil},
 		{"GET /api/library/holds", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/holds?schoolId=" + w.schoolA} },
 			[6]int{A, F, 200, 200, F, 200}, nil},
 		{"POST /api/library/holds", func(t *testing.T, w *libraryWorld) req {

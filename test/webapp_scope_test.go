@@ -6,6 +6,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/readinglibrary/service/core/library"
 )
 
 // An admin may act on any school, but a web page acts on its own: a form
@@ -17,6 +20,7 @@ import (
 type bRecords struct {
 	holdB, chargeB, codeLostB, lockedB, lockedEmail string
 	stocktakeOpenB, stocktakeClosedB                string
+	reviewB                                         string // waiting for B's librarian
 }
 
 func (w *twoSchools) moreOfB(t *testing.T) bRecords {
@@ -54,6 +58,13 @@ func (w *twoSchools) moreOfB(t *testing.T) bRecords {
 	b.stocktakeOpenB = post("/api/library/stocktakes", `{"from":"888","to":"888.9"}`)["stocktake"].(map[string]any)["id"].(string)
 	b.stocktakeClosedB = post("/api/library/stocktakes", `{"from":"888","to":"888.9"}`)["stocktake"].(map[string]any)["id"].(string)
 	post("/api/library/stocktakes/"+b.stocktakeClosedB+"/close", "")
+	// A review waiting in B's queue: B's student borrowed the title.
+	review := library.Review{ID: library.ReviewID(w.studentBID, w.bookB), SchoolID: w.schoolB, BookID: w.bookB, StudentID: w.studentBID,
+		Rating: 4, Text: "River review", Status: library.ReviewPending, Revision: 1, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	if err := s.App.Repos.Reviews.Save(t.Context(), review); err != nil {
+		t.Fatal(err)
+	}
+	b.reviewB = review.ID
 	// A student whose sign-in is locked by wrong passwords.
 	b.lockedEmail = "locked@riverside.example.org"
 	b.lockedB = studentID(post("/api/library/students", fmt.Sprintf(`{"name":"Lu Locked","email":%q,"password":"quiet-otter-73"}`, b.lockedEmail)))
@@ -72,7 +83,7 @@ func (w *twoSchools) stateOfB(t *testing.T, b bRecords) string {
 	for _, path := range []string{
 		"/api/library/holds", "/api/library/charges", "/api/library/stocktakes", "/api/library/accounts?schoolId=" + w.schoolB,
 		"/api/library/books/" + w.bookB, "/api/library/copies?code=" + b.codeLostB,
-		"/api/library/stocktakes/" + b.stocktakeClosedB + "/report",
+		"/api/library/stocktakes/" + b.stocktakeClosedB + "/report", "/api/library/reviews",
 	} {
 		tok := w.libB
 		if strings.Contains(path, "schoolId=") {
@@ -109,6 +120,8 @@ func TestWebFormsActOnTheirPageSchoolOnly(t *testing.T) {
 		"web.ownLoans.renew":     {"loan_id": {w.loanB1}},
 		"web.catalog.hold":       {"book_id": {w.bookB}},
 		"web.wantToRead":         {"book_id": {w.bookB}, "action": {"add"}},
+		"web.reviews.decide":     {"review_id": {b.reviewB}, "revision": {"1"}, "status": {"approved"}},
+		"web.review.save":        {"book_id": {w.bookB}, "rating": {"5"}, "text": {"PLANTED"}},
 		"web.students.update":    {"student_id": {w.studentBID}, "grade": {"5"}, "homeroom": {"PLANTED"}},
 		"web.accounts.manage":    {"account_id": {w.libBID}, "suspended": {"true"}},
 		"web.accounts.unlock":    {"account_id": {b.lockedB}, "from": {"accounts"}},

@@ -131,10 +131,13 @@ type catalogBook struct {
 	Holds int `json:"holds"`
 	// LoanCategory tells readers a reference book is not lent.
 	LoanCategory string `json:"loan_category"`
+	// Rating sums up the title's approved reviews.
+	Rating ratingBody `json:"rating"`
 }
 
 func toCatalogBook(e collection.CatalogEntry) catalogBook {
-	return catalogBook{ID: e.Book.ID, bookCopiesBody: toBookCopiesBody(e), Holds: e.Holds, LoanCategory: library.BookCategory(e.Book)}
+	return catalogBook{ID: e.Book.ID, bookCopiesBody: toBookCopiesBody(e), Holds: e.Holds, LoanCategory: library.BookCategory(e.Book),
+		Rating: toRatingBody(e.Rating)}
 }
 
 func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {

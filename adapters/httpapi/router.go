@@ -142,6 +142,11 @@ func (h *handler) table() []httpedge.Route {
 		r("library.wantToRead", http.MethodGet, "/api/library/student/want-to-read", "read", "library:ownwants", h.getWantToRead),
 		r("library.wantToRead.add", http.MethodPut, "/api/library/student/want-to-read/{book_id}", "update", "library:ownwants", h.addWantToRead),
 		r("library.wantToRead.remove", http.MethodDelete, "/api/library/student/want-to-read/{book_id}", "update", "library:ownwants", h.removeWantToRead),
+		r("library.ownReviews", http.MethodGet, "/api/library/student/reviews", "read", "library:ownreviews", h.getOwnReviews),
+		r("library.ownReviews.write", http.MethodPut, "/api/library/student/reviews/{book_id}", "write", "library:ownreviews", h.writeReview),
+		r("library.ownReviews.withdraw", http.MethodDelete, "/api/library/student/reviews/{book_id}", "write", "library:ownreviews", h.withdrawReview),
+		r("library.reviews.list", http.MethodGet, "/api/library/reviews", "read", "library:reviews", h.listReviews),
+		r("library.reviews.decide", http.MethodPatch, "/api/library/reviews/{id}", "moderate", "library:reviews", h.decideReview),
 		r("library.studentHistory.choice", http.MethodPut, "/api/library/student/history/choice", "update", "library:ownhistory", h.setHistoryChoice),
 		r("library.loans.notices", http.MethodGet, "/api/library/loans/{id}/notices", "read", "library:notices", h.loanNotices),
 		r("library.notices.settings.get", http.MethodGet, "/api/library/notices/settings", "read", "library:notices", h.getNoticeSettings),
@@ -179,6 +184,7 @@ func (h *handler) table() []httpedge.Route {
 		r("library.stocktakes.checkIn", http.MethodPost, "/api/library/stocktakes/{id}/check-ins", "update", "library:stocktakes", h.stocktakeCheckIn),
 		r("library.stocktakes.markLost", http.MethodPost, "/api/library/stocktakes/{id}/mark-missing-lost", "update", "library:stocktakes", h.markMissingLost),
 		r("library.catalog", http.MethodGet, "/api/library/catalog/{domain}", "read", "library:catalog", h.publicCatalog),
+		r("library.catalog.reviews", http.MethodGet, "/api/library/catalog/{domain}/books/{book_id}/reviews", "read", "library:catalog", h.titleReviews),
 	}
 }
 

@@ -266,6 +266,13 @@ func (r *Loans) HistoryOfStudent(ctx context.Context, studentID string, offset, 
 	return page, int(total), err
 }
 
+// HasBorrowed implements ports.LoanRepository with a count of at most one
+// on the {student_id, loaned_at} index.
+func (r *Loans) HasBorrowed(ctx context.Context, studentID, bookID string) (bool, error) {
+	n, err := r.loans.CountDocuments(ctx, bson.D{{Key: "student_id", Value: studentID}, {Key: "book_id", Value: bookID}}, options.Count().SetLimit(1))
+	return n > 0, mapErr(err, "look for the student's loan of the book", nil, nil)
+}
+
 // ForgetReturnedOfStudent implements ports.LoanRepository with one
 // updateMany on the {student_id, outcome} index. The loans it matches are
 // returned ones, which nothing else updates but AnonymizeStudent and

@@ -146,6 +146,8 @@ WHERE student_id = :student_id AND returned_at IS NOT NULL
 ORDER BY loaned_at DESC, id DESC LIMIT :limit OFFSET :offset`)
 	stmtLoansHistoryCount = newStmt("loans.history_count", `
 SELECT count(*) FROM loans INDEXED BY loans_by_student WHERE student_id = :student_id AND returned_at IS NOT NULL`)
+	stmtLoanHasBorrowed = newStmt("loans.has_borrowed", `
+SELECT EXISTS (SELECT 1 FROM loans INDEXED BY loans_by_student WHERE student_id = :student_id AND book_id = :book_id)`)
 	stmtLoanForgetReturned = newStmt("loans.forget_returned_of_student", `
 UPDATE loans INDEXED BY loans_by_student SET student_id = ''
 WHERE student_id = :student_id AND returned_at IS NOT NULL AND outcome = ''`)
@@ -343,6 +345,14 @@ func (r *Loans) HistoryOfStudent(ctx context.Context, studentID string, offset, 
 	page, err := r.list(ctx, "list the student's past loans", stmtLoansHistoryOfStudent,
 		sql.Named("student_id", studentID), sql.Named("offset", offset), sql.Named("limit", limit))
 	return page, total, err
+}
+
+// HasBorrowed implements ports.LoanRepository on the student's loans of
+// the (student_id, ...) index.
+func (r *Loans) HasBorrowed(ctx context.Context, studentID, bookID string) (bool, error) {
+	var yes bool
+	err := r.db.queryRow(ctx, r.db.read, stmtLoanHasBorrowed, sql.Named("student_id", studentID), sql.Named("book_id", bookID)).Scan(&yes)
+	return yes, mapErr(err, "look for the student's loan of the book", nil, nil)
 }
 
 // ForgetReturnedOfStudent implements ports.LoanRepository with one UPDATE

@@ -21,6 +21,8 @@ type catalogRow struct {
 	Mine *holdRow
 	// Wanted: the title is on the signed-in student's want-to-read list.
 	Wanted bool
+	// Rating says the title's approved reviews in words ("" for none).
+	Rating string
 }
 
 // Holdable reports whether a student could place a hold on the title: a
@@ -148,7 +150,7 @@ func (a *App) catalog(w http.ResponseWriter, r *http.Request) {
 		v.CanWant = true
 	}
 	for _, e := range res.Entries {
-		row := catalogRow{Wanted: wanted[e.Book.ID], ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN,
+		row := catalogRow{Wanted: wanted[e.Book.ID], Rating: ratingText(e.Rating), ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN,
 			Total: e.Total, Available: e.Available, Holds: e.Holds, Reference: library.BookCategory(e.Book) == library.CategoryReference}
 		if h, ok := mine[e.Book.ID]; ok {
 			row.Mine = &h

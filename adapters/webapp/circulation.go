@@ -20,9 +20,9 @@ import (
 // ----- the desk -----
 
 type loanRow struct {
-	ID, Title, Author, Code, Student, StudentNumber, Due, Status string
-	Homeroom, Grade                                              string // the borrower's class
-	Renewals                                                     int
+	ID, BookID, Title, Author, Code, Student, StudentNumber, Due, Status string
+	Homeroom, Grade                                                      string // the borrower's class
+	Renewals                                                             int
 }
 
 func (l loanRow) Overdue() bool { return l.Status == library.LoanOverdue }
@@ -201,7 +201,7 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 }
 
 func toLoanRow(l circulation.LoanView) loanRow {
-	return loanRow{ID: l.Loan.ID, Title: l.Loan.BookTitle, Author: l.Loan.BookAuthor, Code: l.Loan.CopyCode,
+	return loanRow{ID: l.Loan.ID, BookID: l.Loan.BookID, Title: l.Loan.BookTitle, Author: l.Loan.BookAuthor, Code: l.Loan.CopyCode,
 		Due: l.DueAt, Status: l.Status, Renewals: l.Renewals}
 }
 
@@ -214,6 +214,8 @@ type studentView struct {
 	Active   int
 	// HasHistory links the history page.
 	HasHistory bool
+	// CanReview links each loan to the student's review of its title.
+	CanReview bool
 	// Wants is the student's want-to-read list; CanWant shows it.
 	Wants   []wantRow
 	CanWant bool
@@ -251,6 +253,7 @@ func (a *App) studentLoans(w http.ResponseWriter, r *http.Request, school librar
 	}
 	v.Active = len(v.Loans)
 	v.HasHistory = a.allowed(r, "read", "library:ownhistory")
+	v.CanReview = a.allowed(r, "write", "library:ownreviews")
 	held := map[string]bool{}
 	for _, h := range v.Holds {
 		if h.Open() {

@@ -17,13 +17,15 @@ type historyView struct {
 	// KeepHistory is the student's choice; CanChoose shows the form that
 	// changes it (the school lets students choose).
 	KeepHistory, CanChoose bool
+	// CanReview links each past loan to the student's review of its title.
+	CanReview bool
 	// KeptDays is how long the school keeps past loans (0: for good).
 	KeptDays int
 }
 
 // historyRow is a past loan as the student's history shows it.
 type historyRow struct {
-	ID, Title, Author, Borrowed, Returned, Outcome string
+	ID, BookID, Title, Author, Borrowed, Returned, Outcome string
 }
 
 // history shows the signed-in student their past loans, a page at a time,
@@ -40,9 +42,10 @@ func (a *App) history(w http.ResponseWriter, r *http.Request, school library.Sch
 		KeepHistory: res.KeepHistory, KeptDays: school.Settings.LoanHistoryDays, CanChoose: res.CanChoose && a.allowed(r, "update", "library:ownhistory"),
 		Pages: newPager("history", "Pages of past loans", root+"/my-history", "", res.Page, res.Limit, res.Total)}
 	v.Flash = a.takeFlash(w, r)
+	v.CanReview = a.allowed(r, "write", "library:ownreviews")
 	zone := school.Settings.Location()
 	for _, l := range res.Loans {
-		row := historyRow{ID: l.Loan.ID, Title: l.Loan.BookTitle, Author: l.Loan.BookAuthor,
+		row := historyRow{ID: l.Loan.ID, BookID: l.Loan.BookID, Title: l.Loan.BookTitle, Author: l.Loan.BookAuthor,
 			Borrowed: l.Loan.LoanedAt.In(zone).Format("2006-01-02"), Returned: l.Loan.ReturnedAt.In(zone).Format("2006-01-02")}
 		switch l.Loan.Outcome {
 		case library.OutcomeLost:

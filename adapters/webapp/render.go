@@ -202,6 +202,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 	}
 	add("books", "Books", root+"/books", "read", "library:copies")
 	add("holds", "Holds", root+"/holds", "read", "library:holds")
+	add("reviews", "Reviews", root+"/reviews", "read", "library:reviews")
 	add("students", "Students", root+"/students", "read", "library:students")
 	add("roster", "Roster", root+"/roster", "leavers", "library:students")
 	add("holdings", "Import/Export", root+"/holdings", "export", "library:holdings")

@@ -174,6 +174,10 @@ func (a *App) Routes() []Route {
 		post("web.ownLoans.renew", school+"/my-loans/renew", a.renewOwnLoan, need("renew", "library:ownloans")),
 		page("web.history", school+"/my-history", a.history, need("read", "library:ownhistory")),
 		post("web.history.choice", school+"/my-history/choice", a.chooseHistory, need("update", "library:ownhistory")),
+		page("web.reviews", school+"/reviews", a.reviewsPage, need("read", "library:reviews")),
+		post("web.reviews.decide", school+"/reviews/decide", a.decideReview, need("moderate", "library:reviews")),
+		page("web.review", school+"/review", a.reviewForm, need("write", "library:ownreviews")),
+		post("web.review.save", school+"/review", a.saveReview, need("write", "library:ownreviews")),
 		post("web.wantToRead", school+"/want-to-read", a.changeWant, need("update", "library:ownwants")),
 		post("web.catalog.hold", school+"/catalog/hold", a.placeOwnHold, need("create", "library:holds"), need("read", "library:ownholds")),
 		post("web.books.price", school+"/books/price", a.setBookPrice, need("update", "library:books")),
@@ -209,6 +213,7 @@ func (a *App) Routes() []Route {
 		// The public catalog: open to anonymous visitors, and its
 		// {domain} is any school's.
 		view("web.catalog", school+"/catalog", plain(a.catalog), need("read", "library:catalog")),
+		view("web.catalog.reviews", school+"/catalog/reviews", plain(a.titleReviews), need("read", "library:catalog")),
 		page("web.stocktake", school+"/stocktake", a.stocktakePage, need("read", "library:stocktakes")),
 		post("web.stocktake.open", school+"/stocktake", a.openStocktake, need("create", "library:stocktakes")),
 		post("web.stocktake.scan", school+"/stocktake/scan", a.scanStocktake, need("scan", "library:stocktakes")),

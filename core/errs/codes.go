@@ -97,7 +97,12 @@ const (
 	// A student chose to keep no history at a school that leaves no choice.
 	CodeHistoryChoiceOff = "history_choice_off"
 	// A student's want-to-read list is at its cap.
-	CodeWantToReadFull    = "want_to_read_full"
+	CodeWantToReadFull = "want_to_read_full"
+	// Reviews: an unknown one, one of a title the student never borrowed,
+	// and one the student changed under a librarian's decision.
+	CodeReviewNotFound    = "review_not_found"
+	CodeNotBorrowed       = "not_borrowed"
+	CodeReviewChanged     = "review_changed"
 	CodeSweepClaimed      = "sweep_claimed"
 	CodeDepartureDecided  = "departure_decided"
 	CodeDepartureNotFound = "departure_not_found"

@@ -34,7 +34,9 @@ type Library struct {
 	Catalog       *collection.PublicCatalog
 	// WantToRead is each student's want-to-read list.
 	WantToRead *collection.WantToRead
-	Notices    *circulation.Notices
+	// Reviews are the students' reviews and their moderation.
+	Reviews *collection.Reviews
+	Notices *circulation.Notices
 	// Cataloguing fills new books from the school's catalogue server.
 	Cataloguing *collection.Cataloguing
 	Reports     *collection.Reports
@@ -93,6 +95,7 @@ type LibraryStores struct {
 	Stocktakes      ports.StocktakeRepository
 	ImportJobs      ports.ImportJobRepository
 	WantToRead      ports.WantToReadRepository
+	Reviews         ports.ReviewRepository
 }
 
 // NewLibrary builds the library's use cases, each with the stores it
@@ -126,8 +129,10 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 		Cataloguing: collection.NewCataloguing(st.Schools, holdings, cfg.Catalogue, cfg.Codec),
 		Circulation: circ,
 		Holds:       circulation.NewHolds(st.Schools, desk),
-		Catalog:     collection.NewPublicCatalog(st.Schools, st.Holdings, loans, desk),
-		WantToRead: collection.NewWantToRead(collection.WantToReadDeps{Schools: st.Schools, Holdings: st.Holdings, Wants: st.WantToRead,
+		Catalog:     collection.NewPublicCatalog(st.Schools, st.Holdings, st.Reviews, loans, desk),
+		Reviews: collection.NewReviews(collection.ReviewsDeps{Schools: st.Schools, Holdings: st.Holdings, Reviews: st.Reviews, Loans: st.Loans,
+			Accounts: st.Accounts, Clock: c}),
+		WantToRead: collection.NewWantToRead(collection.WantToReadDeps{Schools: st.Schools, Holdings: st.Holdings, Wants: st.WantToRead, Reviews: st.Reviews,
 			Loans: loans, Desk: desk, Clock: c}),
 		Stocktakes: collection.NewStocktakes(collection.StocktakesDeps{Schools: st.Schools, Stocktakes: st.Stocktakes, ActiveLoans: st.ActiveLoans, Books: st.Holdings, Holdings: holdings,
 			Circulation: circ, Loans: loans, Jobs: jobs, Slots: slots, Clock: c}),

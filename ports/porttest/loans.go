@@ -292,6 +292,17 @@ func testLibHistoryOfStudent(t *testing.T, r ports.Repositories) {
 			t.Errorf("%s: total = %d, want %d", call, total, len(ended))
 		}
 	}
+	for _, l := range ended[:2] {
+		if yes, err := r.Loans.HasBorrowed(ctx(t), student, l.BookID); err != nil || !yes {
+			t.Errorf("HasBorrowed of an ended loan's book = %v, %v", yes, err)
+		}
+	}
+	if yes, err := r.Loans.HasBorrowed(ctx(t), student, uuid.NewString()); err != nil || yes {
+		t.Errorf("HasBorrowed of a book never lent = %v, %v", yes, err)
+	}
+	if yes, err := r.Loans.HasBorrowed(ctx(t), uuid.NewString(), ended[0].BookID); err != nil || yes {
+		t.Errorf("HasBorrowed of another student = %v, %v", yes, err)
+	}
 	page, total, err := r.Loans.HistoryOfStudent(ctx(t), uuid.NewString(), 0, 10)
 	must(t, "HistoryOfStudent of a student without loans", err)
 	if len(page) != 0 || total != 0 {

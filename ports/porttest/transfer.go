@@ -91,6 +91,7 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 	ports.KindStocktakeScans: reflect.TypeFor[library.StocktakeScan](),
 	ports.KindImportJobs:     reflect.TypeFor[library.ImportJob](),
 	ports.KindWantToRead:     reflect.TypeFor[library.WantToRead](),
+	ports.KindReviews:        reflect.TypeFor[library.Review](),
 }
 
 // --- counts and copy ---

@@ -539,6 +539,14 @@ func testTransferReadBack(t *testing.T, a, b ports.Repositories, s *transferSeed
 		}
 	})
 
+	t.Run("Reviews", func(t *testing.T) {
+		for _, want := range s.reviews {
+			got, err := b.Reviews.Get(ctx(t), want.SchoolID, want.ID)
+			must(t, "Reviews.Get on B", err)
+			checkReview(t, "Reviews.Get on B", got, want)
+		}
+	})
+
 	t.Run("ImportJobs", func(t *testing.T) {
 		c := ctx(t)
 		for _, want := range s.importJobs {

@@ -77,6 +77,7 @@ type transferSeed struct {
 	scans       []library.StocktakeScan
 	importJobs  []library.ImportJob  // a finished one and a running one of Alder
 	wants       []library.WantToRead // Lena's list: both of Alder's titles
+	reviews     []library.Review     // Lena's of Matilda (approved), and of Pippi (pending)
 
 	counts map[ports.RecordKind]int64
 }
@@ -409,8 +410,20 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		s.wants = append(s.wants, w)
 	}
 
+	for i, b := range s.libBooks[:2] {
+		rv := library.Review{ID: library.ReviewID(s.student.ID, b.ID), SchoolID: b.SchoolID, BookID: b.ID, StudentID: s.student.ID,
+			Rating: 5 - i, Text: "A review to carry over.", Status: library.ReviewPending, Revision: 1 + i,
+			CreatedAt: base.Add(time.Duration(i) * time.Minute), UpdatedAt: base.Add(time.Duration(i+1) * time.Minute)}
+		must(t, "Reviews.Save", r.Reviews.Save(c, rv))
+		if i == 0 {
+			rv.Status, rv.ModeratedBy, rv.ModeratedAt = library.ReviewApproved, s.librarian.ID, base.Add(time.Hour)
+			must(t, "Reviews.SetStatus", r.Reviews.SetStatus(c, rv.SchoolID, rv.ID, rv.Revision, rv.Status, rv.ModeratedBy, rv.ModeratedAt))
+		}
+		s.reviews = append(s.reviews, rv)
+	}
+
 	s.counts = map[ports.RecordKind]int64{
-		ports.KindImportJobs: 2, ports.KindWantToRead: 2,
+		ports.KindImportJobs: 2, ports.KindWantToRead: 2, ports.KindReviews: 2,
 		ports.KindNoticeSettings: 2, ports.KindHomerooms: 2, ports.KindNotices: 2, ports.KindNoticeDays: 2,
 		ports.KindSchools: 2, ports.KindAccounts: 5, ports.KindSigningKeys: 2,
 		ports.KindRefreshTokens: 4, ports.KindRotations: 2, ports.KindRevokedFamilies: 2,

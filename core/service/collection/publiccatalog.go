@@ -15,19 +15,22 @@ import (
 type PublicCatalog struct {
 	schools    ports.SchoolRepository
 	holdings   ports.HoldingsRepository
+	reviews    ports.ReviewRepository
 	loanReader circulation.LoanReader
 	desk       *circulation.HoldDesk
 }
 
 // NewPublicCatalog builds PublicCatalog. It panics on a nil dependency.
-func NewPublicCatalog(schools ports.SchoolRepository, holdings ports.HoldingsRepository, loans circulation.LoanReader, desk *circulation.HoldDesk) *PublicCatalog {
+func NewPublicCatalog(schools ports.SchoolRepository, holdings ports.HoldingsRepository, reviews ports.ReviewRepository,
+	loans circulation.LoanReader, desk *circulation.HoldDesk) *PublicCatalog {
 	usecase.MustHave("NewPublicCatalog", struct {
 		Schools  ports.SchoolRepository
 		Holdings ports.HoldingsRepository
+		Reviews  ports.ReviewRepository
 		Loans    circulation.LoanReader
 		Desk     *circulation.HoldDesk
-	}{schools, holdings, loans, desk})
-	return &PublicCatalog{schools: schools, holdings: holdings, loanReader: loans, desk: desk}
+	}{schools, holdings, reviews, loans, desk})
+	return &PublicCatalog{schools: schools, holdings: holdings, reviews: reviews, loanReader: loans, desk: desk}
 }
 
 // CatalogEntry is one book of a catalog page with its availability.
@@ -36,6 +39,9 @@ type CatalogEntry struct {
 	Total     int
 	Available int
 	Holds     int // holds waiting for a copy
+	// Rating counts the title's approved reviews (the public catalogue's
+	// pages only).
+	Rating library.RatingSummary
 }
 
 // CatalogPage is one page of a school's catalog.
@@ -76,8 +82,13 @@ func (s *PublicCatalog) Page(ctx context.Context, domain string, q usecase.ListQ
 	if err != nil {
 		return CatalogPage{}, err
 	}
+	ratings, err := s.reviews.Summaries(ctx, school.ID, ids)
+	if err != nil {
+		return CatalogPage{}, err
+	}
 	for i := range page.Entries {
 		e := &page.Entries[i]
+		e.Rating = ratings[e.Book.ID]
 		e.Holds = waiting[e.Book.ID]
 		// A copy put aside for a hold is not on the shelf.
 		e.Available = max(0, e.Available-trapped[e.Book.ID])

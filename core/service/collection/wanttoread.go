@@ -20,6 +20,7 @@ type WantToRead struct {
 	schools    ports.SchoolRepository
 	holdings   ports.HoldingsRepository
 	wants      ports.WantToReadRepository
+	reviews    ports.ReviewRepository
 	loanReader circulation.LoanReader
 	desk       *circulation.HoldDesk
 	clock      *usecase.Clock
@@ -30,6 +31,7 @@ type WantToReadDeps struct {
 	Schools  ports.SchoolRepository
 	Holdings ports.HoldingsRepository
 	Wants    ports.WantToReadRepository
+	Reviews  ports.ReviewRepository
 	Loans    circulation.LoanReader
 	Desk     *circulation.HoldDesk
 	Clock    *usecase.Clock
@@ -38,7 +40,7 @@ type WantToReadDeps struct {
 // NewWantToRead builds WantToRead. It panics on a nil dependency.
 func NewWantToRead(d WantToReadDeps) *WantToRead {
 	usecase.MustHave("NewWantToRead", d)
-	return &WantToRead{schools: d.Schools, holdings: d.Holdings, wants: d.Wants, loanReader: d.Loans, desk: d.Desk, clock: d.Clock}
+	return &WantToRead{schools: d.Schools, holdings: d.Holdings, wants: d.Wants, reviews: d.Reviews, loanReader: d.Loans, desk: d.Desk, clock: d.Clock}
 }
 
 // WantEntry is a title on a student's list with its availability.
@@ -83,8 +85,13 @@ func (s *WantToRead) List(ctx context.Context) ([]WantEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+	ratings, err := s.reviews.Summaries(ctx, p.SchoolID, ids)
+	if err != nil {
+		return nil, err
+	}
 	byBook := map[string]CatalogEntry{}
 	for _, e := range entries {
+		e.Rating = ratings[e.Book.ID]
 		e.Holds = waiting[e.Book.ID]
 		e.Available = max(0, e.Available-trapped[e.Book.ID])
 		byBook[e.Book.ID] = e

@@ -42,6 +42,8 @@ type Users struct {
 	holds      ports.HoldRepository
 	// wants is the student's want-to-read list; it goes with the account.
 	wants ports.WantToReadRepository
+	// reviews are the student's reviews; they go with the account.
+	reviews ports.ReviewRepository
 	// schools give a student's loans their school's today.
 	schools ports.SchoolRepository
 	// desk cancels a leaving student's open holds, passing their copies
@@ -73,6 +75,7 @@ type UsersDeps struct {
 	Holds              ports.HoldRepository
 	Holdings           ports.HoldingsRepository
 	WantToRead         ports.WantToReadRepository
+	Reviews            ports.ReviewRepository
 	Authz              ports.Authorizer
 	// Now gives the time; nil: the system clock (tests give their own).
 	Now func() time.Time `deps:"optional"`
@@ -88,7 +91,7 @@ func NewUsers(d UsersDeps) *Users {
 		accounts: d.Accounts, refresh: d.RefreshTokens, lists: d.ReadingLists,
 		progress: d.Progress, books: d.Books, students: d.Students, invites: d.Invites, mail: d.MailTokens, links: d.ExternalIdentities,
 		departures: d.Departures, notices: d.Notices, charges: d.Charges, loanReader: circulation.NewLoanReader(d.Loans, d.ActiveLoans),
-		loans: d.Loans, holds: d.Holds, schools: d.Schools, wants: d.WantToRead, authz: d.Authz, now: d.Now,
+		loans: d.Loans, holds: d.Holds, schools: d.Schools, wants: d.WantToRead, reviews: d.Reviews, authz: d.Authz, now: d.Now,
 	}
 	u.desk = circulation.NewHoldDesk(circulation.HoldDeskDeps{Holds: d.Holds, Holdings: d.Holdings, Schools: d.Schools, Accounts: d.Accounts,
 		Loans: u.loanReader, Clock: usecase.NewClock(func() time.Time { return u.now() }, usecase.NewUUID)})
@@ -449,6 +452,9 @@ func (s *Users) erase(ctx context.Context, accountID string) error {
 		return err
 	}
 	if err := s.wants.DeleteByStudent(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.reviews.DeleteByStudent(ctx, accountID); err != nil {
 		return err
 	}
 	if err := s.loans.AnonymizeStudent(ctx, accountID); err != nil {

@@ -1,0 +1,213 @@
+package mongorepo
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
+)
+
+const colReviews = "reviews"
+
+var _ = register(entity{
+	repositories: func(db *mongo.Database, r *ports.Repositories) { r.Reviews = NewReviews(db) },
+	collections: []collection{
+		{colReviews, []mongo.IndexModel{
+			// The moderation queue and the other states (ByStatus).
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "status", Value: 1}, {Key: "updated_at", Value: 1}, {Key: "_id", Value: 1}}},
+			// A title's reviews in a state, and the approved ones' counts.
+			{Keys: bson.D{{Key: "book_id", Value: 1}, {Key: "status", Value: 1}, {Key: "updated_at", Value: 1}, {Key: "_id", Value: 1}}},
+			// A student's own reviews.
+			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "updated_at", Value: 1}, {Key: "_id", Value: 1}}},
+		}},
+	},
+	records: map[ports.RecordKind]records{
+		ports.KindReviews: plainRecords(colReviews, toReviewDoc, reviewDoc.toReview),
+	},
+})
+
+var _ ports.ReviewRepository = (*Reviews)(nil)
+
+// Reviews is the MongoDB ports.ReviewRepository: collection reviews keyed
+// by the review's id, which names the student and the title, so a second
+// review of a title replaces the first.
+type Reviews struct {
+	reviews *mongo.Collection
+}
+
+// NewReviews returns the review store of db. It panics on nil, a wiring
+// bug.
+func NewReviews(db *mongo.Database) *Reviews {
+	mustDB(db, "NewReviews")
+	return &Reviews{reviews: db.Collection(colReviews)}
+}
+
+type reviewDoc struct {
+	ID        string    `bson:"_id"`
+	SchoolID  string    `bson:"school_id"`
+	BookID    string    `bson:"book_id"`
+	StudentID string    `bson:"student_id"`
+	Rating    int       `bson:"rating"`
+	Text      string    `bson:"text"`
+	Status    string    `bson:"status"`
+	Revision  int       `bson:"revision"`
+	CreatedAt time.Time `bson:"created_at"`
+	UpdatedAt time.Time `bson:"updated_at"`
+	// Stored even while empty (null): a decision's $set then keeps the
+	// fields where a copy by libraryd migrate puts them.
+	ModeratedBy string     `bson:"moderated_by"`
+	ModeratedAt *time.Time `bson:"moderated_at"`
+}
+
+func toReviewDoc(rv library.Review) reviewDoc {
+	d := reviewDoc{ID: rv.ID, SchoolID: rv.SchoolID, BookID: rv.BookID, StudentID: rv.StudentID, Rating: rv.Rating, Text: rv.Text,
+		Status: rv.Status, Revision: rv.Revision, CreatedAt: rv.CreatedAt.UTC(), UpdatedAt: rv.UpdatedAt.UTC(), ModeratedBy: rv.ModeratedBy}
+	if !rv.ModeratedAt.IsZero() {
+		at := rv.ModeratedAt.UTC()
+		d.ModeratedAt = &at
+	}
+	return d
+}
+
+func (d reviewDoc) toReview() library.Review {
+	rv := library.Review{ID: d.ID, SchoolID: d.SchoolID, BookID: d.BookID, StudentID: d.StudentID, Rating: d.Rating, Text: d.Text,
+		Status: d.Status, Revision: d.Revision, CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(), ModeratedBy: d.ModeratedBy}
+	if d.ModeratedAt != nil {
+		rv.ModeratedAt = d.ModeratedAt.UTC()
+	}
+	return rv
+}
+
+// Save implements ports.ReviewRepository with one replace by _id that
+// inserts when there is none; of two first saves racing, the insert that
+// loses on the key is tried again as a replace.
+func (r *Reviews) Save(ctx context.Context, rv library.Review) error {
+	doc := toReviewDoc(rv)
+	_, err := r.reviews.ReplaceOne(ctx, byID(rv.ID), doc, options.Replace().SetUpsert(true))
+	if mongo.IsDuplicateKeyError(err) {
+		_, err = r.reviews.ReplaceOne(ctx, byID(rv.ID), doc)
+	}
+	return mapErr(err, "save the review", nil, nil)
+}
+
+// Get implements ports.ReviewRepository by _id; another school's review
+// is not found.
+func (r *Reviews) Get(ctx context.Context, schoolID, id string) (library.Review, error) {
+	rv, err := findOne(ctx, r.reviews, "read the review", byID(id), library.ErrReviewNotFound, reviewDoc.toReview)
+	if err == nil && rv.SchoolID != schoolID {
+		return library.Review{}, library.ErrReviewNotFound()
+	}
+	return rv, err
+}
+
+// ByStatus implements ports.ReviewRepository: a count and a find on the
+// {school_id, status, updated_at, _id} index.
+func (r *Reviews) ByStatus(ctx context.Context, schoolID, status string, offset, limit int) ([]library.Review, int, error) {
+	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "status", Value: status}}
+	return r.page(ctx, "list the school's reviews", filter, bson.D{{Key: "updated_at", Value: 1}, {Key: "_id", Value: 1}}, offset, limit)
+}
+
+// OfBook implements ports.ReviewRepository: a count and a find on the
+// {book_id, status, updated_at, _id} index.
+func (r *Reviews) OfBook(ctx context.Context, schoolID, bookID, status string, offset, limit int) ([]library.Review, int, error) {
+	filter := bson.D{{Key: "book_id", Value: bookID}, {Key: "status", Value: status}, {Key: "school_id", Value: schoolID}}
+	return r.page(ctx, "list the title's reviews", filter, bson.D{{Key: "updated_at", Value: -1}, {Key: "_id", Value: -1}}, offset, limit)
+}
+
+func (r *Reviews) page(ctx context.Context, op string, filter, sort bson.D, offset, limit int) ([]library.Review, int, error) {
+	total, err := r.reviews.CountDocuments(ctx, filter)
+	if err != nil {
+		return nil, 0, mapErr(err, op, nil, nil)
+	}
+	if int(total) <= offset {
+		return nil, int(total), nil
+	}
+	opts := options.Find().SetSort(sort).SetSkip(int64(offset)).SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
+	page, err := findAll(ctx, r.reviews, op, filter, opts, reviewDoc.toReview)
+	return page, int(total), err
+}
+
+// OfStudent implements ports.ReviewRepository on the
+// {student_id, updated_at, _id} index.
+func (r *Reviews) OfStudent(ctx context.Context, studentID string, limit int) ([]library.Review, error) {
+	opts := options.Find().SetSort(bson.D{{Key: "updated_at", Value: -1}, {Key: "_id", Value: -1}}).
+		SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
+	return findAll(ctx, r.reviews, "list the student's reviews", bson.D{{Key: "student_id", Value: studentID}}, opts, reviewDoc.toReview)
+}
+
+// Summaries implements ports.ReviewRepository with one aggregate: the
+// approved reviews of the books counted by book and rating (at most five
+// rows a book), summed here. FerretDB 1.24 answered a {$sum: "$rating"}
+// beside a count with 0, so the sum is not asked of the database.
+func (r *Reviews) Summaries(ctx context.Context, schoolID string, bookIDs []string) (map[string]library.RatingSummary, error) {
+	out := map[string]library.RatingSummary{}
+	if len(bookIDs) == 0 {
+		return out, nil
+	}
+	pipeline := mongo.Pipeline{
+		{{Key: "$match", Value: bson.D{{Key: "book_id", Value: in(bookIDs)}, {Key: "status", Value: library.ReviewApproved}, {Key: "school_id", Value: schoolID}}}},
+		{{Key: "$group", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "book", Value: "$book_id"}, {Key: "rating", Value: "$rating"}}},
+			{Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+	}
+	cur, err := r.reviews.Aggregate(ctx, pipeline, options.Aggregate().SetBatchSize(oneBatch(library.MaxRating*len(bookIDs))))
+	if err != nil {
+		return nil, mapErr(err, "count the titles' reviews", nil, nil)
+	}
+	var rows []struct {
+		Key struct {
+			Book   string `bson:"book"`
+			Rating int    `bson:"rating"`
+		} `bson:"_id"`
+		N int `bson:"n"`
+	}
+	if err := cur.All(ctx, &rows); err != nil {
+		return nil, mapErr(err, "count the titles' reviews", nil, nil)
+	}
+	for _, row := range rows {
+		s := out[row.Key.Book]
+		s.Count += row.N
+		s.Sum += row.N * row.Key.Rating
+		out[row.Key.Book] = s
+	}
+	return out, nil
+}
+
+// SetStatus implements ports.ReviewRepository with one updateOne whose
+// filter wants the revision read, then a read to say why when it matched
+// none. On FerretDB 1.24 that filter is not a compare-and-swap: a save
+// landing between its read and its write can be overwritten by the
+// decision's status (the text stays the new one). The service narrows
+// that to a moment by reading the revision first; a database that applies
+// updates atomically (MongoDB) closes it.
+func (r *Reviews) SetStatus(ctx context.Context, schoolID, id string, revision int, status, by string, at time.Time) error {
+	filter := bson.D{{Key: "_id", Value: id}, {Key: "school_id", Value: schoolID}, {Key: "revision", Value: revision}}
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: status}, {Key: "moderated_by", Value: by}, {Key: "moderated_at", Value: at.UTC()}}}}
+	res, err := r.reviews.UpdateOne(ctx, filter, update)
+	if err != nil {
+		return mapErr(err, "decide on the review", nil, nil)
+	}
+	if res.MatchedCount > 0 {
+		return nil
+	}
+	if _, err := r.Get(ctx, schoolID, id); err != nil {
+		return err
+	}
+	return library.ErrReviewChanged()
+}
+
+// Delete implements ports.ReviewRepository by _id.
+func (r *Reviews) Delete(ctx context.Context, id string) error {
+	_, err := r.reviews.DeleteOne(ctx, byID(id))
+	return mapErr(err, "delete the review", nil, nil)
+}
+
+// DeleteByStudent implements ports.ReviewRepository on the student index.
+func (r *Reviews) DeleteByStudent(ctx context.Context, studentID string) error {
+	_, err := r.reviews.DeleteMany(ctx, bson.D{{Key: "student_id", Value: studentID}})
+	return mapErr(err, "delete the student's reviews", nil, nil)
+}

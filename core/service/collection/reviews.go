@@ -1,0 +1,291 @@
+package collection
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service/usecase"
+	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
+)
+
+// Reviews serves the students' ratings and short reviews of titles they
+// borrowed: written by students, shown in the catalogue once a librarian
+// approves them, and hidden again at any time.
+type Reviews struct {
+	scope    usecase.SchoolScope
+	holdings ports.HoldingsRepository
+	reviews  ports.ReviewRepository
+	loans    ports.LoanRepository
+	accounts ports.AccountRepository
+	clock    *usecase.Clock
+}
+
+// ReviewsDeps are the stores Reviews uses.
+type ReviewsDeps struct {
+	Schools  ports.SchoolRepository
+	Holdings ports.HoldingsRepository
+	Reviews  ports.ReviewRepository
+	Loans    ports.LoanRepository
+	Accounts ports.AccountRepository
+	Clock    *usecase.Clock
+}
+
+// NewReviews builds Reviews. It panics on a nil dependency.
+func NewReviews(d ReviewsDeps) *Reviews {
+	usecase.MustHave("NewReviews", d)
+	return &Reviews{scope: usecase.NewSchoolScope(d.Schools), holdings: d.Holdings, reviews: d.Reviews, loans: d.Loans,
+		accounts: d.Accounts, clock: d.Clock}
+}
+
+// ReviewView is a review with its title, and for the desk its writer.
+type ReviewView struct {
+	Review library.Review
+	Book   library.Book
+	// StudentName is the writer's name on the desk's lists; "" elsewhere
+	// (the catalogue shows reviews without names).
+	StudentName string
+}
+
+// maxOwnReviews caps the student's list of their own reviews.
+const maxOwnReviews = 200
+
+func reviewer(ctx context.Context) (user.Principal, error) {
+	p := user.PrincipalFrom(ctx)
+	if p.Role != user.RoleStudent {
+		return p, errs.E(errs.Forbidden, errs.CodeForbidden, "Only students write reviews.")
+	}
+	return p, nil
+}
+
+// Write saves the calling student's review of a title of their school they
+// have borrowed (a loan out or ended that still names them). It waits for
+// a librarian's approval, and so does every later edit of it.
+// Errors: Forbidden (the caller is no student), Invalid book_id, rating or
+// text, NotFound "book_not_found", Conflict "not_borrowed".
+func (s *Reviews) Write(ctx context.Context, bookID string, d library.ReviewDraft) (ReviewView, error) {
+	p, err := reviewer(ctx)
+	if err != nil {
+		return ReviewView{}, err
+	}
+	if err := usecase.RequireUUIDs(map[string]string{"book_id": bookID}); err != nil {
+		return ReviewView{}, err
+	}
+	if d, err = d.Clean(); err != nil {
+		return ReviewView{}, err
+	}
+	book, err := s.holdings.Book(ctx, p.SchoolID, bookID)
+	if err != nil {
+		return ReviewView{}, err
+	}
+	borrowed, err := s.loans.HasBorrowed(ctx, p.AccountID, bookID)
+	if err != nil {
+		return ReviewView{}, err
+	}
+	if !borrowed {
+		return ReviewView{}, library.ErrNotBorrowed()
+	}
+	now := s.clock.Now().UTC()
+	rv := library.Review{ID: library.ReviewID(p.AccountID, bookID), SchoolID: p.SchoolID, BookID: bookID, StudentID: p.AccountID,
+		Rating: d.Rating, Text: d.Text, Status: library.ReviewPending, Revision: 1, CreatedAt: now, UpdatedAt: now}
+	if old, err := s.reviews.Get(ctx, p.SchoolID, rv.ID); err == nil {
+		rv.CreatedAt, rv.Revision = old.CreatedAt, old.Revision+1
+	} else if !errs.Is(err, errs.NotFound) {
+		return ReviewView{}, err
+	}
+	if err := s.reviews.Save(ctx, rv); err != nil {
+		return ReviewView{}, err
+	}
+	return ReviewView{Review: rv, Book: book}, nil
+}
+
+// Withdraw deletes the calling student's review of a title; none is not an
+// error.
+// Errors: Forbidden (the caller is no student), Invalid book_id.
+func (s *Reviews) Withdraw(ctx context.Context, bookID string) error {
+	p, err := reviewer(ctx)
+	if err != nil {
+		return err
+	}
+	if err := usecase.RequireUUIDs(map[string]string{"book_id": bookID}); err != nil {
+		return err
+	}
+	return s.reviews.Delete(ctx, library.ReviewID(p.AccountID, bookID))
+}
+
+// Mine returns the calling student's reviews, newest first, in every state
+// (capped).
+// Errors: Forbidden (the caller is no student).
+func (s *Reviews) Mine(ctx context.Context) ([]ReviewView, error) {
+	p, err := reviewer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.reviews.OfStudent(ctx, p.AccountID, maxOwnReviews)
+	if err != nil {
+		return nil, err
+	}
+	return s.views(ctx, p.SchoolID, list, false)
+}
+
+// TitleReviews is a page of a title's approved reviews.
+type TitleReviews struct {
+	School  library.School
+	Book    library.Book
+	Reviews []ReviewView
+	Summary library.RatingSummary
+	Page    int
+	Limit   int
+	Total   int // approved reviews on all pages
+}
+
+// OfTitle returns a page of the approved reviews of a title in a school's
+// public catalogue, newest first, without their writers' names: children
+// write them, and the catalogue is open to anyone.
+// Errors: NotFound "school_not_found" (unknown or private school),
+// "book_not_found"; Invalid book_id, page or limit.
+func (s *Reviews) OfTitle(ctx context.Context, domain, bookID string, q usecase.ListQuery) (TitleReviews, error) {
+	q.Search = ""
+	if _, err := q.Validate(); err != nil {
+		return TitleReviews{}, err
+	}
+	if err := usecase.RequireUUIDs(map[string]string{"book_id": bookID}); err != nil {
+		return TitleReviews{}, err
+	}
+	school, err := s.scope.Schools.GetByDomain(ctx, strings.ToLower(domain))
+	if err != nil {
+		return TitleReviews{}, err
+	}
+	if !school.Settings.AllowPublicCatalog {
+		return TitleReviews{}, library.ErrSchoolNotFound()
+	}
+	book, err := s.holdings.Book(ctx, school.ID, bookID)
+	if err != nil {
+		return TitleReviews{}, err
+	}
+	list, total, err := s.reviews.OfBook(ctx, school.ID, bookID, library.ReviewApproved, q.Offset(), q.Limit)
+	if err != nil {
+		return TitleReviews{}, err
+	}
+	sums, err := s.reviews.Summaries(ctx, school.ID, []string{bookID})
+	if err != nil {
+		return TitleReviews{}, err
+	}
+	out := TitleReviews{School: school, Book: book, Summary: sums[bookID], Page: q.Page, Limit: q.Limit, Total: total}
+	for _, rv := range list {
+		out.Reviews = append(out.Reviews, ReviewView{Review: rv, Book: book})
+	}
+	return out, nil
+}
+
+// ReviewPage is a page of a school's reviews in one state, for the desk.
+type ReviewPage struct {
+	Reviews []ReviewView
+	Status  string
+	Page    int
+	Limit   int
+	Total   int
+}
+
+// Queue returns a page of the school's reviews in status (pending by
+// default: the moderation queue, longest waiting first), with their titles
+// and writers.
+// Errors: Invalid status, page or limit, as scope.
+func (s *Reviews) Queue(ctx context.Context, schoolParam, status string, q usecase.ListQuery) (ReviewPage, error) {
+	if status == "" {
+		status = library.ReviewPending
+	}
+	q.Search = ""
+	if _, err := q.Validate(); err != nil {
+		return ReviewPage{}, err
+	}
+	if !slices.Contains(library.ReviewStatuses, status) {
+		return ReviewPage{}, errs.InvalidField("status", "must be pending, approved or hidden")
+	}
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return ReviewPage{}, err
+	}
+	list, total, err := s.reviews.ByStatus(ctx, school.ID, status, q.Offset(), q.Limit)
+	if err != nil {
+		return ReviewPage{}, err
+	}
+	views, err := s.views(ctx, school.ID, list, true)
+	return ReviewPage{Reviews: views, Status: status, Page: q.Page, Limit: q.Limit, Total: total}, err
+}
+
+// Decide approves or hides one of the school's reviews as of the revision
+// the librarian read; an approved review shows in the catalogue, a hidden
+// one no longer does.
+// Errors: Invalid status or revision, NotFound "review_not_found",
+// Conflict "review_changed" (the student edited it since), as scope.
+func (s *Reviews) Decide(ctx context.Context, schoolParam, id string, revision int, status string) (ReviewView, error) {
+	fields := errs.FieldErrors{}
+	if status != library.ReviewApproved && status != library.ReviewHidden {
+		fields.Add("status", "must be approved or hidden")
+	}
+	if revision < 1 {
+		fields.Add("revision", "must be the revision of the review you read, from 1")
+	}
+	if err := fields.Err(); err != nil {
+		return ReviewView{}, err
+	}
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return ReviewView{}, err
+	}
+	if !usecase.IsUUID(id) {
+		return ReviewView{}, library.ErrReviewNotFound()
+	}
+	// The stored revision first: an edit the librarian has not read is
+	// refused here on every store.
+	rv, err := s.reviews.Get(ctx, school.ID, id)
+	if err != nil {
+		return ReviewView{}, err
+	}
+	if rv.Revision != revision {
+		return ReviewView{}, library.ErrReviewChanged()
+	}
+	now := s.clock.Now().UTC()
+	by := user.PrincipalFrom(ctx).AccountID
+	if err := s.reviews.SetStatus(ctx, school.ID, id, revision, status, by, now); err != nil {
+		return ReviewView{}, err
+	}
+	rv.Status, rv.ModeratedBy, rv.ModeratedAt = status, by, now
+	views, err := s.views(ctx, school.ID, []library.Review{rv}, true)
+	if err != nil || len(views) == 0 {
+		return ReviewView{Review: rv}, err
+	}
+	return views[0], nil
+}
+
+// views gives reviews their titles and, for the desk, their writers'
+// names: one read of the books and one of the accounts.
+func (s *Reviews) views(ctx context.Context, schoolID string, list []library.Review, names bool) ([]ReviewView, error) {
+	books, err := s.holdings.BooksByID(ctx, schoolID, usecase.Pluck(list, func(r library.Review) string { return r.BookID }))
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]library.Book{}
+	for _, b := range books {
+		byID[b.ID] = b
+	}
+	who := map[string]string{}
+	if names && len(list) > 0 {
+		accts, err := s.accounts.GetMany(ctx, usecase.Pluck(list, func(r library.Review) string { return r.StudentID }))
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range accts {
+			who[a.ID] = a.Name
+		}
+	}
+	out := make([]ReviewView, 0, len(list))
+	for _, rv := range list {
+		out = append(out, ReviewView{Review: rv, Book: byID[rv.BookID], StudentName: who[rv.StudentID]})
+	}
+	return out, nil
+}
