@@ -98,6 +98,9 @@ type options struct {
 	// reports measures the report routes (and a baseline) instead of the
 	// desk, the catalogs and the writes.
 	reports bool
+	// self measures the student self-service routes (and a baseline)
+	// instead of the desk, the catalogs and the writes.
+	self bool
 
 	commands   bool
 	out        string
@@ -146,6 +149,7 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 3, "alternate bare and service this many times in the users/me comparison")
 	flag.IntVar(&o.holds, "holds", 0, "after measuring, place this many holds (on titles without copies, for the school's students) and set a calendar, then measure check-out, return and renew again")
 	flag.BoolVar(&o.reports, "reports", false, "measure only the report routes, each at one client beside a baseline (the desk's loans list), instead of the desk, the catalogs and the writes")
+	flag.BoolVar(&o.self, "self", false, "measure only the student self-service requests (catalogue page, history, holds, renewals), each at one client beside a baseline (the desk's loans list)")
 	flag.BoolVar(&o.commands, "commands", false, "after measuring, count database commands per request for every route (MongoDB-driver stores only)")
 	flag.StringVar(&o.out, "out", "", "also write the Markdown report to this file (rewritten after every size)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
@@ -341,8 +345,28 @@ func do(base string, r rq) (answer, error) {
 }
 
 // expect does r and fails unless it answers want.
+// expectWhenFree is expect for an upload, sent again while the service
+// answers 503 imports_busy: its uploads are all taken (more seed workers
+// than its upload slots), and that answer changed nothing.
+func expectWhenFree(base string, r rq, want int) (answer, error) {
+	for try := 0; ; try++ {
+		a, err := do(base, r)
+		if err == nil && a.Status == http.StatusServiceUnavailable && strings.Contains(string(a.Body), `"imports_busy"`) && try < 600 {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		return checked(r, a, err, want)
+	}
+}
+
 func expect(base string, r rq, want int) (answer, error) {
 	a, err := do(base, r)
+	return checked(r, a, err, want)
+}
+
+// checked is the answer a to r, or the error that it failed or had
+// another status than want.
+func checked(r rq, a answer, err error, want int) (answer, error) {
 	if err != nil {
 		return a, fmt.Errorf("%s %s: %w", r.Method, r.Path, err)
 	}

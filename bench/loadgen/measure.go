@@ -89,6 +89,9 @@ func (r *runner) measureSchool(s *svc, sc *school, sr *sizeRun) error {
 	if o.reports {
 		return r.measureReports(s, sc, sr)
 	}
+	if o.self {
+		return r.measureSelf(s, sc, sr)
+	}
 	pagePath := "/library/" + demoSchoolDomain
 	catPath := "/api/library/catalog/" + demoSchoolDomain
 

@@ -37,7 +37,13 @@ func (r *runner) report() string {
 	}
 	rep.f("\nSchool settings before measuring: `max_renewals` 20 (`PUT /api/library/settings`), loan 14 days, renewal 7 days, public catalog on. " +
 		"Titles and names are generated with accents (Château, Åsgård, Zoë, Ødegård, Dvořák…); a third of the library books have an ISBN-13.\n\n")
-	if o.reports {
+	if o.self {
+		rep.f("**Method.** `-self`: after seeding, a student of the school is made through the use cases (not measured) with %d loans lent and returned, "+
+			"loans out to renew, and titles whose one copy another student has, to hold; the student signs in over the API and the sign-in form. "+
+			"Each request is then measured at one client after %d unmeasured requests, in turn, beside a baseline measured first in the same process: "+
+			"the desk's loans list. A request measures at most %d requests; it stops once it has measured for %s and has at least %d requests, "+
+			"and never measures for more than %s.\n\n", selfHistory, max(o.warmup, 1), o.requests, o.maxTime, o.minRequests, o.hardTime)
+	} else if o.reports {
 		rep.f("**Method.** `-reports`: after seeding, each report route (and the desk's Reports page, with the librarian's cookie session) is measured at one client "+
 			"after %d unmeasured requests, in turn, beside a baseline measured first in the same process: the desk's loans list. A request measures at most %d requests; "+
 			"it stops once it has measured for %s and has at least %d requests, and never measures for more than %s. Before each the load generator waits "+
@@ -65,8 +71,9 @@ func (r *runner) report() string {
 			r.writeSize(&rep, sr)
 		}
 	}
-	if o.reports {
-		// Only the reports were measured: their table is the figures.
+	if o.reports || o.self {
+		// Only the reports (or the self-service requests) were measured:
+		// their table is the figures.
 	} else {
 		if len(o.stores) > 1 {
 			r.writeSideBySide(&rep)
