@@ -213,4 +213,6 @@ type Repositories struct {
 	WantToRead WantToReadRepository
 	// Reviews are the students' reviews of titles and their moderation.
 	Reviews ReviewRepository
+	// Covers are the titles' cover images.
+	Covers CoverRepository
 }

@@ -76,6 +76,8 @@ const (
 	KindWantToRead RecordKind = "want_to_read" // library.WantToRead
 	// The students' reviews, in every state.
 	KindReviews RecordKind = "reviews" // library.Review
+	// The titles' covers, and the notes that a title has none to fetch.
+	KindCovers RecordKind = "covers" // library.Cover
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -91,7 +93,7 @@ var RecordKinds = []RecordKind{
 	KindLoanEndings, KindCharges, KindSettlements,
 	KindRollovers,
 	KindStocktakes, KindStocktakeScans, KindImportJobs,
-	KindWantToRead, KindReviews,
+	KindWantToRead, KindReviews, KindCovers,
 }
 
 // NoticeSettingsRecord is a school's saved notice settings.

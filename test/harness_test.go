@@ -111,10 +111,11 @@ func testEnv(t *testing.T, overrides map[string]string) map[string]string {
 // withLocalOutbound is env where the service may call servers on this
 // machine's loopback (the tests' catalogue and identity servers) and
 // nothing else: no test reaches the internet, not even a new school's
-// default catalogue server, whose name is then not even looked up. A test
-// that sets either variable itself keeps its own value.
+// default catalogue server, whose name is then not even looked up; and no
+// cover source unless a test starts one. A test that sets any of these
+// variables itself keeps its own value.
 func withLocalOutbound(env map[string]string) map[string]string {
-	out := map[string]string{"LIBRARY_OUTBOUND_ALLOW": "127.0.0.0/8,::1", "LIBRARY_OUTBOUND_PUBLIC": "false"}
+	out := map[string]string{"LIBRARY_OUTBOUND_ALLOW": "127.0.0.0/8,::1", "LIBRARY_OUTBOUND_PUBLIC": "false", "LIBRARY_COVER_SOURCE": "off"}
 	for k, v := range env {
 		out[k] = v
 	}

@@ -57,6 +57,10 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		}
 		return bookID
 	}
+	uploadCover := func(t *testing.T, bookID string) response {
+		return s.do(req{Method: http.MethodPut, Path: "/api/library/books/" + bookID + "/cover?schoolId=" + w.schoolA, Token: w.admin,
+			Headers: map[string]string{"Content-Type": "image/jpeg"}, Body: string(coverFile(t, "go-turns-two-280x360.jpeg"))})
+	}
 	// borrowedBook is a fresh title student A has borrowed, so may review.
 	borrowedBook := func(t *testing.T) string {
 		bookID, copyID, _ := freshBook(t)
@@ -283,6 +287,37 @@ func TestLibraryRoleMatrix(t *testing.T) {
 			bookID, _, _ := freshBook(t)
 			return req{Path: "/api/library/catalog/maplegrove.example.org/books/" + bookID + "/reviews"}
 		}, [6]int{200, 200, 200, 200, 200, 200}, nil},
+		{"GET /api/library/catalog/{domain}/books/{book_id}/cover", func(t *testing.T, w *libraryWorld) req {
+			bookID, _, _ := freshBook(t)
+			if r := uploadCover(t, bookID); r.Status != 200 {
+				t.Fatalf("upload a cover: %d %s", r.Status, r.Body)
+			}
+			return req{Path: "/api/library/catalog/maplegrove.example.org/books/" + bookID + "/cover"}
+		}, [6]int{200, 200, 200, 200, 200, 200}, nil},
+		{"PUT /api/library/books/{id}/cover", func(t *testing.T, w *libraryWorld) req {
+			bookID, _, _ := freshBook(t)
+			return req{Method: "PUT", Path: "/api/library/books/" + bookID + "/cover?schoolId=" + w.schoolA,
+				Headers: map[string]string{"Content-Type": "image/png"}, Body: string(coverFile(t, "tux.png"))}
+		}, [6]int{A, F, F, 200, F, 200}, func(t *testing.T, w *libraryWorld, rq req) {
+			// A refused upload stores no cover.
+			id := strings.TrimSuffix(strings.TrimPrefix(strings.Split(rq.Path, "?")[0], "/api/library/books/"), "/cover")
+			if _, err := s.App.Repos.Covers.Get(t.Context(), w.schoolA, id); err == nil {
+				t.Fatalf("a refused upload stored a cover for %s", id)
+			}
+		}},
+		{"DELETE /api/library/books/{id}/cover", func(t *testing.T, w *libraryWorld) req {
+			bookID, _, _ := freshBook(t)
+			if r := uploadCover(t, bookID); r.Status != 200 {
+				t.Fatalf("upload a cover: %d %s", r.Status, r.Body)
+			}
+			return req{Method: "DELETE", Path: "/api/library/books/" + bookID + "/cover?schoolId=" + w.schoolA}
+		}, [6]int{A, F, F, 200, F, 200}, func(t *testing.T, w *libraryWorld, rq req) {
+			// A refused removal leaves the cover.
+			id := strings.TrimSuffix(strings.TrimPrefix(strings.Split(rq.Path, "?")[0], "/api/library/books/"), "/cover")
+			if c, err := s.App.Repos.Covers.Get(t.Context(), w.schoolA, id); err != nil || c.Image.JPEG == nil {
+				t.Fatalf("a refused removal changed the cover of %s: %v", id, err)
+			}
+		}},
 		{"GET /api/library/holds", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/holds?schoolId=" + w.schoolA} },
 			[6]int{A, F, 200, 200, F, 200}, nil},
 		{"POST /api/library/holds", func(t *testing.T, w *libraryWorld) req {

@@ -122,6 +122,8 @@ func TestWebFormsActOnTheirPageSchoolOnly(t *testing.T) {
 		"web.wantToRead":         {"book_id": {w.bookB}, "action": {"add"}},
 		"web.reviews.decide":     {"review_id": {b.reviewB}, "revision": {"1"}, "status": {"approved"}},
 		"web.review.save":        {"book_id": {w.bookB}, "rating": {"5"}, "text": {"PLANTED"}},
+		"web.books.cover.remove": {"book_id": {w.bookB}},
+		"web.books.cover":        {"book_id": {w.bookB}},
 		"web.students.update":    {"student_id": {w.studentBID}, "grade": {"5"}, "homeroom": {"PLANTED"}},
 		"web.accounts.manage":    {"account_id": {w.libBID}, "suspended": {"true"}},
 		"web.accounts.unlock":    {"account_id": {b.lockedB}, "from": {"accounts"}},

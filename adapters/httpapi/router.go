@@ -128,6 +128,8 @@ func (h *handler) table() []httpedge.Route {
 		r("library.books.list", http.MethodGet, "/api/library/books", "read", "library:books", h.listLibraryBooks),
 		r("library.books.get", http.MethodGet, "/api/library/books/{id}", "read", "library:books", h.getLibraryBook),
 		r("library.books.update", http.MethodPatch, "/api/library/books/{id}", "update", "library:books", h.updateLibraryBook),
+		coverRoute(r("library.books.cover.put", http.MethodPut, "/api/library/books/{id}/cover", "update", "library:books", h.uploadCover)),
+		r("library.books.cover.delete", http.MethodDelete, "/api/library/books/{id}/cover", "update", "library:books", h.removeCover),
 		r("library.copies.create", http.MethodPost, "/api/library/copies", "create", "library:copies", h.addCopies),
 		r("library.copies.find", http.MethodGet, "/api/library/copies", "read", "library:copies", h.copyByCode),
 		r("library.copies.labels", http.MethodGet, "/api/library/copies/labels", "read", "library:copies", h.copyLabels),
@@ -184,6 +186,7 @@ func (h *handler) table() []httpedge.Route {
 		r("library.stocktakes.checkIn", http.MethodPost, "/api/library/stocktakes/{id}/check-ins", "update", "library:stocktakes", h.stocktakeCheckIn),
 		r("library.stocktakes.markLost", http.MethodPost, "/api/library/stocktakes/{id}/mark-missing-lost", "update", "library:stocktakes", h.markMissingLost),
 		r("library.catalog", http.MethodGet, "/api/library/catalog/{domain}", "read", "library:catalog", h.publicCatalog),
+		r("library.catalog.cover", http.MethodGet, "/api/library/catalog/{domain}/books/{book_id}/cover", "read", "library:catalog", h.cover),
 		r("library.catalog.reviews", http.MethodGet, "/api/library/catalog/{domain}/books/{book_id}/reviews", "read", "library:catalog", h.titleReviews),
 	}
 }

@@ -23,6 +23,8 @@ type catalogRow struct {
 	Wanted bool
 	// Rating says the title's approved reviews in words ("" for none).
 	Rating string
+	// Cover is where the title's cover is served, "" without one.
+	Cover string
 }
 
 // Holdable reports whether a student could place a hold on the title: a
@@ -137,6 +139,15 @@ func (a *App) catalog(w http.ResponseWriter, r *http.Request) {
 		}
 		v.CanHold = true
 	}
+	books := make([]library.Book, 0, len(res.Entries))
+	for _, e := range res.Entries {
+		books = append(books, e.Book)
+	}
+	shown, err := a.deps.Library.Covers.Shown(r.Context(), school.ID, books)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
 	wanted := map[string]bool{}
 	if p.Role == user.RoleStudent && p.SchoolID == school.ID && a.allowed(r, "update", "library:ownwants") {
 		ids, err := a.deps.Library.WantToRead.BookIDs(r.Context())
@@ -152,6 +163,9 @@ func (a *App) catalog(w http.ResponseWriter, r *http.Request) {
 	for _, e := range res.Entries {
 		row := catalogRow{Wanted: wanted[e.Book.ID], Rating: ratingText(e.Rating), ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN,
 			Total: e.Total, Available: e.Available, Holds: e.Holds, Reference: library.BookCategory(e.Book) == library.CategoryReference}
+		if shown[e.Book.ID] {
+			row.Cover = coverPath(school.Domain, e.Book.ID)
+		}
 		if h, ok := mine[e.Book.ID]; ok {
 			row.Mine = &h
 		}

@@ -78,6 +78,8 @@ type bookRow struct {
 	Price                   string // the replacement price as typed ("12.99"); "" without one
 	Category                string // standard, short or reference
 	Details                 detailsRow
+	// Cover is where the title's cover is served, "" without one.
+	Cover string
 }
 
 // labelPage is one PDF of a book's labels: the copies it prints, First to
@@ -145,11 +147,23 @@ func (a *App) renderBooksWith(w http.ResponseWriter, r *http.Request, school lib
 	if form == nil || lookup != nil {
 		v.Flash = a.takeFlash(w, r)
 	}
+	books := make([]library.Book, 0, len(res.Entries))
+	for _, e := range res.Entries {
+		books = append(books, e.Book)
+	}
+	shown, err := a.deps.Library.Covers.Shown(r.Context(), school.ID, books)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
 	for _, e := range res.Entries {
 		row := bookRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN, Total: e.Total, Available: e.Available,
 			Category: library.BookCategory(e.Book), Details: toDetailsRow(e.Book.BookDetails)}
 		if e.Book.PriceCents > 0 {
 			row.Price = moneyValue(e.Book.PriceCents)
+		}
+		if shown[e.Book.ID] {
+			row.Cover = coverPath(school.Domain, e.Book.ID)
 		}
 		v.Books = append(v.Books, row)
 	}

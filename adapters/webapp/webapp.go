@@ -137,6 +137,7 @@ func (a *App) Routes() []Route {
 	page, post := at(http.MethodGet, "", atSchool), at(http.MethodPost, formMediaType, atSchool)
 	upload := at(http.MethodPost, "multipart/form-data", atSchool)
 	uploadHoldings := at(http.MethodPost, holdingsUploadMediaType, atSchool)
+	uploadCover := at(http.MethodPost, "multipart/form-data", atSchool)
 	const school = "/library/{domain}"
 	return []Route{
 		openView("web.assets", "/library/assets/{name}", plain(a.asset)),
@@ -182,6 +183,8 @@ func (a *App) Routes() []Route {
 		post("web.catalog.hold", school+"/catalog/hold", a.placeOwnHold, need("create", "library:holds"), need("read", "library:ownholds")),
 		post("web.books.price", school+"/books/price", a.setBookPrice, need("update", "library:books")),
 		post("web.books.details", school+"/books/details", a.setBookDetails, need("update", "library:books")),
+		uploadCover("web.books.cover", school+"/books/cover", a.uploadCover, need("update", "library:books")),
+		post("web.books.cover.remove", school+"/books/cover/remove", a.removeCover, need("update", "library:books")),
 		page("web.holdings", school+"/holdings", a.holdingsPage, need("export", "library:holdings")),
 		uploadHoldings("web.holdings.import", school+"/holdings/import", a.importHoldingsForm, need("import", "library:holdings")),
 		page("web.students", school+"/students", a.students, need("read", "library:students")),

@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/mux"
 	"golang.org/x/net/html"
 
+	"github.com/readinglibrary/service/adapters/coverimage"
 	"github.com/readinglibrary/service/adapters/ladonauthz"
 	"github.com/readinglibrary/service/adapters/sqliterepo/sqlitetest"
 	"github.com/readinglibrary/service/cmd/libraryd/wire"
@@ -60,7 +61,7 @@ func newFixture(t *testing.T) *fixture {
 	idDeps := wire.Identity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{})
 	idDeps.Mailer = mail
 	ident := identity.NewIdentity(idDeps, identity.IdentityConfig{LinkBase: "https://library.example.org"})
-	lib := service.NewLibrary(wire.Library(repos), ident, service.LibraryConfig{})
+	lib := service.NewLibrary(wire.Library(repos), ident, service.LibraryConfig{CoverImages: coverimage.Normalizer{}})
 	authz, err := ladonauthz.LoadFS(policies.Files)
 	if err != nil {
 		t.Fatal(err)

@@ -100,9 +100,13 @@ const (
 	CodeWantToReadFull = "want_to_read_full"
 	// Reviews: an unknown one, one of a title the student never borrowed,
 	// and one the student changed under a librarian's decision.
-	CodeReviewNotFound    = "review_not_found"
-	CodeNotBorrowed       = "not_borrowed"
-	CodeReviewChanged     = "review_changed"
+	CodeReviewNotFound = "review_not_found"
+	CodeNotBorrowed    = "not_borrowed"
+	CodeReviewChanged  = "review_changed"
+	// Covers: an image the service cannot read, one past its caps, none.
+	CodeCoverUnreadable   = "cover_unreadable"
+	CodeCoverTooLarge     = "cover_too_large"
+	CodeCoverNotFound     = "cover_not_found"
 	CodeSweepClaimed      = "sweep_claimed"
 	CodeDepartureDecided  = "departure_decided"
 	CodeDepartureNotFound = "departure_not_found"

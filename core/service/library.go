@@ -36,6 +36,8 @@ type Library struct {
 	WantToRead *collection.WantToRead
 	// Reviews are the students' reviews and their moderation.
 	Reviews *collection.Reviews
+	// Covers are the titles' cover images.
+	Covers  *collection.Covers
 	Notices *circulation.Notices
 	// Cataloguing fills new books from the school's catalogue server.
 	Cataloguing *collection.Cataloguing
@@ -69,6 +71,11 @@ type LibraryConfig struct {
 	// end says only that it failed, so without it an internal failure
 	// leaves no trace of its cause.
 	OnJobError func(op string, err error)
+	// CoverImages reads uploaded and fetched covers, and CoverSource finds
+	// them by ISBN; without images no cover is taken, without a source
+	// only uploaded ones are served.
+	CoverImages ports.CoverImages
+	CoverSource ports.CoverSource
 	// OnImportReading is called by each holdings import once it holds its
 	// slot, before it reads its file (tests hold an import there).
 	OnImportReading func(context.Context)
@@ -96,6 +103,7 @@ type LibraryStores struct {
 	ImportJobs      ports.ImportJobRepository
 	WantToRead      ports.WantToReadRepository
 	Reviews         ports.ReviewRepository
+	Covers          ports.CoverRepository
 }
 
 // NewLibrary builds the library's use cases, each with the stores it
@@ -130,6 +138,8 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 		Circulation: circ,
 		Holds:       circulation.NewHolds(st.Schools, desk),
 		Catalog:     collection.NewPublicCatalog(st.Schools, st.Holdings, st.Reviews, loans, desk),
+		Covers: collection.NewCovers(collection.CoversDeps{Schools: st.Schools, Holdings: st.Holdings, Covers: st.Covers,
+			Images: cfg.CoverImages, Source: cfg.CoverSource, Clock: c}),
 		Reviews: collection.NewReviews(collection.ReviewsDeps{Schools: st.Schools, Holdings: st.Holdings, Reviews: st.Reviews, Loans: st.Loans,
 			Accounts: st.Accounts, Clock: c}),
 		WantToRead: collection.NewWantToRead(collection.WantToReadDeps{Schools: st.Schools, Holdings: st.Holdings, Wants: st.WantToRead, Reviews: st.Reviews,

@@ -92,6 +92,7 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 	ports.KindImportJobs:     reflect.TypeFor[library.ImportJob](),
 	ports.KindWantToRead:     reflect.TypeFor[library.WantToRead](),
 	ports.KindReviews:        reflect.TypeFor[library.Review](),
+	ports.KindCovers:         reflect.TypeFor[library.Cover](),
 }
 
 // --- counts and copy ---

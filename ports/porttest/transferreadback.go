@@ -547,6 +547,14 @@ func testTransferReadBack(t *testing.T, a, b ports.Repositories, s *transferSeed
 		}
 	})
 
+	t.Run("Covers", func(t *testing.T) {
+		for _, want := range s.covers {
+			got, err := b.Covers.Get(ctx(t), want.SchoolID, want.BookID)
+			must(t, "Covers.Get on B", err)
+			checkCover(t, "Covers.Get on B", got, want)
+		}
+	})
+
 	t.Run("ImportJobs", func(t *testing.T) {
 		c := ctx(t)
 		for _, want := range s.importJobs {

@@ -78,6 +78,7 @@ type transferSeed struct {
 	importJobs  []library.ImportJob  // a finished one and a running one of Alder
 	wants       []library.WantToRead // Lena's list: both of Alder's titles
 	reviews     []library.Review     // Lena's of Matilda (approved), and of Pippi (pending)
+	covers      []library.Cover      // Matilda's image, and Pippi's note that the source had none
 
 	counts map[ports.RecordKind]int64
 }
@@ -422,8 +423,17 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		s.reviews = append(s.reviews, rv)
 	}
 
+	s.covers = []library.Cover{
+		{SchoolID: s.libBooks[0].SchoolID, BookID: s.libBooks[0].ID, Image: library.CoverImage{JPEG: []byte{0xFF, 0xD8, 7, 0xFF, 0xD9}, Width: 3, Height: 4},
+			ETag: `"m"`, Source: library.CoverUploaded, UpdatedAt: base},
+		{SchoolID: s.libBooks[1].SchoolID, BookID: s.libBooks[1].ID, Source: library.CoverFetched, Missing: true, UpdatedAt: base.Add(time.Hour)},
+	}
+	for _, cv := range s.covers {
+		must(t, "Covers.Put", r.Covers.Put(c, cv))
+	}
+
 	s.counts = map[ports.RecordKind]int64{
-		ports.KindImportJobs: 2, ports.KindWantToRead: 2, ports.KindReviews: 2,
+		ports.KindImportJobs: 2, ports.KindWantToRead: 2, ports.KindReviews: 2, ports.KindCovers: 2,
 		ports.KindNoticeSettings: 2, ports.KindHomerooms: 2, ports.KindNotices: 2, ports.KindNoticeDays: 2,
 		ports.KindSchools: 2, ports.KindAccounts: 5, ports.KindSigningKeys: 2,
 		ports.KindRefreshTokens: 4, ports.KindRotations: 2, ports.KindRevokedFamilies: 2,

@@ -22,6 +22,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/ulule/limiter/v3"
 
+	"github.com/readinglibrary/service/adapters/coverimage"
+	"github.com/readinglibrary/service/adapters/coversource"
 	"github.com/readinglibrary/service/adapters/httpapi"
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/adapters/jwttoken"
@@ -40,6 +42,7 @@ import (
 	"github.com/readinglibrary/service/cmd/libraryd/wire"
 	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/service/reading"
@@ -248,6 +251,16 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	// Catalogue servers are a school's setting: every lookup goes through the
 	// outbound client, which calls only what cfg.Outbound allows.
 	catalogue := outbound.NewClient(cfg.Outbound, outbound.Limits{Timeout: sru.DefaultTimeout, MaxBytes: sru.MaxAnswerBytes})
+	// So are cover services: the operator's, Open Library's by default.
+	var covers ports.CoverSource
+	if cfg.CoverSource != "" {
+		src, err := coversource.New(outbound.NewClient(cfg.Outbound, outbound.Limits{Timeout: coversource.DefaultTimeout, MaxBytes: library.MaxCoverBytes + 1}),
+			cfg.CoverSource)
+		if err != nil {
+			return a, fmt.Errorf("LIBRARY_COVER_SOURCE: %w", err)
+		}
+		covers = src
+	}
 	a.Library = service.NewLibrary(wire.Library(a.Repos), a.Identity, service.LibraryConfig{
 		Codec:      marc.NewCodec(),
 		Catalogue:  sru.New(catalogue, sru.DefaultTimeout),
@@ -256,6 +269,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 			logger.Error("background job failed", "op", op, "error", err.Error())
 		},
 		OnImportReading: a.onImportReading,
+		CoverImages:     coverimage.Normalizer{},
+		CoverSource:     covers,
 	})
 	uploads, err := uploadspool.Open(cfg.UploadDir)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/mail"
 	"net/netip"
 	"net/url"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/ulule/limiter/v3"
 
+	"github.com/readinglibrary/service/adapters/coversource"
 	"github.com/readinglibrary/service/adapters/mailer"
 	"github.com/readinglibrary/service/adapters/oidcverify"
 	"github.com/readinglibrary/service/adapters/outbound"
@@ -59,6 +61,7 @@ type Config struct {
 	OIDCIssuers            []oidcverify.Issuer // LIBRARY_OIDC_ISSUERS
 	RedisURL               string              // LIBRARY_REDIS_URL
 	Outbound               outbound.Policy     // LIBRARY_OUTBOUND_ALLOW and LIBRARY_OUTBOUND_PUBLIC
+	CoverSource            string              // LIBRARY_COVER_SOURCE; "" is off
 	RateAnonymous          limiter.Rate
 	RateSignIn             limiter.Rate
 	MailPerRecipient       limiter.Rate
@@ -152,6 +155,7 @@ var Settings = []Setting{
 	{Name: "LIBRARY_OIDC_ISSUERS", Help: "Trusted school identity providers, comma-separated entries issuer-url=audience;school=SCHOOL (a school domain or id) or issuer-url=audience;domains=DOMAINS (email domains joined by vertical bars), optionally followed by ;typ=TYPE (default: ID tokens). https; http only on loopback. An entry bound to no school and no domains is refused at start. Tokens (aud and iat required, at most 24 h long) sign in existing accounts of that school or those email domains, never an admin, and never grant roles; the first sign-in, by verified email, links the token subject to the account."},
 	{Name: "LIBRARY_OUTBOUND_ALLOW", Help: "Servers on the school's own network the service may call, such as a Koha a school sets as its catalogue server: comma-separated host names (called at whatever address they resolve to; list only names whose DNS you control) and addresses or CIDRs (10.20.0.5, 10.20.0.0/16, fd12::/48). Nothing else that is not on the public internet is ever called: not loopback, private, carrier-grade NAT, link-local (cloud metadata), unique-local, multicast or reserved addresses, in any IPv4, IPv6 or IPv4-mapped form, whatever a URL or a DNS answer says, and not through a proxy."},
 	{Name: "LIBRARY_OUTBOUND_PUBLIC", Default: "true", Help: "Whether the service may call servers on the public internet (catalogue servers; a new school's is the Library of Congress's). false: only what LIBRARY_OUTBOUND_ALLOW names and the hosts of LIBRARY_OIDC_ISSUERS, and no other name is even looked up (a closed network)."},
+	{Name: "LIBRARY_COVER_SOURCE", Default: coversource.DefaultTemplate, Help: "Where the service fetches a title's cover by ISBN the first time its catalogue shows it: a URL with {isbn} where the ISBN goes (an answer of 404 means none), called through the same guard as catalogue servers (LIBRARY_OUTBOUND_ALLOW, LIBRARY_OUTBOUND_PUBLIC). The service keeps and serves each cover itself, re-encoded without metadata, so browsers never call it. off: only covers librarians upload."},
 	{Name: "LIBRARY_REDIS_URL", Secret: true, Help: "Redis URL for shared rate limits and sign-in throttling across replicas. Empty: in-process store."},
 	{Name: "LIBRARY_RATE_ANONYMOUS", Default: "100-H", Help: "Rate limit per client address without a token (limiter format: <n>-<S|M|H|D>)."},
 	{Name: "LIBRARY_RATE_AUTHENTICATED", Default: "1000-H", Help: "Rate limit per standard-tier account."},
@@ -288,6 +292,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		c.UploadDir = filepath.Join(os.TempDir(), "libraryd-uploads")
 		if c.Embedded() {
 			c.UploadDir = filepath.Join(c.DataDir, "uploads")
+		}
+	}
+	if v := str("LIBRARY_COVER_SOURCE"); v != "off" {
+		c.CoverSource = v
+		if _, err := coversource.New(http.DefaultClient, v); err != nil {
+			bad("LIBRARY_COVER_SOURCE", "%v", err)
 		}
 	}
 	if p, err := outbound.NewPolicy(str("LIBRARY_OUTBOUND_ALLOW"), boolean("LIBRARY_OUTBOUND_PUBLIC", true)); err != nil {

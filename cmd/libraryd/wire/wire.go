@@ -19,7 +19,7 @@ func Library(r ports.Repositories) service.LibraryStores {
 		Holdings: r.Holdings, HoldingsImports: r.HoldingsImports, Loans: r.Loans, ActiveLoans: r.ActiveLoans,
 		Departures: r.Departures, Notices: r.Notices, Holds: r.Holds, Charges: r.Charges, Homerooms: r.Homerooms,
 		Reports: r.Reports, Stocktakes: r.Stocktakes, ImportJobs: r.ImportJobs, WantToRead: r.WantToRead,
-		Reviews: r.Reviews,
+		Reviews: r.Reviews, Covers: r.Covers,
 	}
 }
 
