@@ -291,6 +291,7 @@ type rq struct {
 	Method, Path, Token, Body, ContentType string
 	Cookie                                 string // the sb-access-token cookie of a web app session
 	Origin                                 string // sent with form posts, as a browser does
+	IfNoneMatch                            string // a cache's revalidation
 	// OnOK, when set, gets the body of a successful answer (a check-out's
 	// loan id feeds the return phase).
 	OnOK func(body []byte)
@@ -324,6 +325,9 @@ func (r rq) build(base string) *http.Request {
 	}
 	if r.Origin != "" {
 		req.Header.Set("Origin", r.Origin)
+	}
+	if r.IfNoneMatch != "" {
+		req.Header.Set("If-None-Match", r.IfNoneMatch)
 	}
 	return req
 }

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
 	"log"
 	"net/http"
 	"time"
@@ -95,6 +100,47 @@ func (r *runner) seedSelf(ctx context.Context, s *svc, sc *school) (selfStudent,
 	return st, nil
 }
 
+// seedCovers gives every title of the catalogue's page 3 a cover, as a
+// librarian's upload (a 280×360 JPEG drawn here), so the catalogue page
+// is measured with its covers stored; it returns the titles' ids and one
+// cover's ETag.
+func seedCovers(ctx context.Context, s *svc) (ids []string, etag string, err error) {
+	libCtx, _, err := s.asEmail(ctx, demoLibrarian)
+	if err != nil {
+		return nil, "", err
+	}
+	a, err := expect(s.URL, rq{Path: "/api/library/catalog/" + demoSchoolDomain + "?page=3"}, 200)
+	if err != nil {
+		return nil, "", err
+	}
+	var page struct {
+		Books []struct {
+			ID string `json:"id"`
+		} `json:"books"`
+	}
+	if err := json.Unmarshal(a.Body, &page); err != nil {
+		return nil, "", err
+	}
+	img := image.NewRGBA(image.Rect(0, 0, 280, 360))
+	for y := range 360 {
+		for x := range 280 {
+			img.Set(x, y, color.RGBA{uint8(x), uint8(y), 120, 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90}); err != nil {
+		return nil, "", err
+	}
+	for _, b := range page.Books {
+		c, err := s.App.Library.Covers.Upload(libCtx, "", b.ID, buf.Bytes())
+		if err != nil {
+			return nil, "", fmt.Errorf("upload a cover: %w", err)
+		}
+		ids, etag = append(ids, b.ID), c.ETag
+	}
+	return ids, etag, nil
+}
+
 // measureSelf measures the baseline (the desk's loans list) and the
 // student's self-service requests at one client, in turn.
 func (r *runner) measureSelf(s *svc, sc *school, sr *sizeRun) error {
@@ -111,11 +157,24 @@ func (r *runner) measureSelf(s *svc, sc *school, sr *sizeRun) error {
 		nx     next
 		status int
 	}
+	coverIDs, etag, err := seedCovers(context.Background(), s)
+	if err != nil {
+		return err
+	}
+	coverPath := func(i int64) string {
+		return "/api/library/catalog/" + demoSchoolDomain + "/books/" + coverIDs[int(i)%len(coverIDs)] + "/cover"
+	}
 	var holdN, renewN int64
 	cases := []selfCase{
 		{label: "baseline: desk loans list `GET /api/library/loans`", first: rq{Path: "/api/library/loans", Token: sc.lib}},
-		{label: "catalogue page 3 as the student `GET /library/{domain}/catalog?page=3`", limit: selfPageTarget,
+		{label: "catalogue page 3 as the student, its 50 covers stored `GET /library/{domain}/catalog?page=3`", limit: selfPageTarget,
 			first: rq{Path: pages + "/catalog?page=3", Cookie: st.cookie}},
+		{label: "a cover `GET /api/library/catalog/{domain}/books/{id}/cover` (stored, 50 titles in turn)",
+			nx: func(i int64) (rq, int, bool) { return rq{Path: coverPath(i)}, 200, true }},
+		{label: "a cover's revalidation (`If-None-Match`: 304)",
+			nx: func(int64) (rq, int, bool) {
+				return rq{Path: coverPath(int64(len(coverIDs) - 1)), IfNoneMatch: etag}, http.StatusNotModified, true
+			}},
 		{label: "the student's page (loans out, holds, want to read) `GET /library/{domain}`", first: rq{Path: pages, Cookie: st.cookie}},
 		{label: fmt.Sprintf("history page, %d past loans `GET /library/{domain}/my-history`", selfHistory), limit: selfPageTarget,
 			first: rq{Path: pages + "/my-history", Cookie: st.cookie}},
