@@ -10,6 +10,7 @@ import (
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/students"
+	"github.com/readinglibrary/service/core/user"
 )
 
 // demoLoan adds a title with one copy to the demo school and lends the
@@ -23,6 +24,16 @@ func demoLoan(t *testing.T, s *service, title, studentID string) (bookID, loanID
 		t.Fatal(err)
 	}
 	return book.ID, v.Loan.ID
+}
+
+// demoStudentAccount is the demo student's account.
+func demoStudentAccount(t *testing.T, s *service) user.Account {
+	t.Helper()
+	student, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoStudent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return student
 }
 
 // signInDemoStudent signs the browser in as the demo student and waits
@@ -47,10 +58,7 @@ func TestBrowserStudentRenewsOwnLoan(t *testing.T) {
 	}
 	bctx := newChromium(t)
 	s := startService(t, testEnv(t, nil))
-	student, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoStudent)
-	if err != nil {
-		t.Fatal(err)
-	}
+	student := demoStudentAccount(t, s)
 	_, loanID := demoLoan(t, s, "Browser Renewals", student.ID)
 
 	renew := chromedp.CSS(`tr[data-loan-id="` + loanID + `"] [data-testid="my-loan-renew"]`)
@@ -141,10 +149,7 @@ func TestBrowserStudentChoosesNoHistory(t *testing.T) {
 	}
 	bctx := newChromium(t)
 	s := startService(t, testEnv(t, nil))
-	student, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoStudent)
-	if err != nil {
-		t.Fatal(err)
-	}
+	student := demoStudentAccount(t, s)
 	_, loanID := demoLoan(t, s, "Browser History", student.ID)
 	if _, err := s.App.Library.Circulation.ReturnLoan(asDemoLibrarian(t, s), loanID); err != nil {
 		t.Fatal(err)
@@ -187,10 +192,7 @@ func TestBrowserReviewFromStudentToCatalogue(t *testing.T) {
 	}
 	studentTab, librarianTab := newChromium(t), newChromium(t)
 	s := startService(t, testEnv(t, nil))
-	student, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoStudent)
-	if err != nil {
-		t.Fatal(err)
-	}
+	student := demoStudentAccount(t, s)
 	bookID, loanID := demoLoan(t, s, "Browser Review", student.ID)
 	if _, err := s.App.Library.Circulation.ReturnLoan(asDemoLibrarian(t, s), loanID); err != nil {
 		t.Fatal(err)

@@ -70,15 +70,9 @@ func (d coverDoc) toCover() library.Cover {
 }
 
 // Put implements ports.CoverRepository with one replace by _id that
-// inserts when there is none; a first put racing another is tried again
-// as a replace.
+// inserts when there is none.
 func (r *Covers) Put(ctx context.Context, c library.Cover) error {
-	doc := toCoverDoc(c)
-	_, err := r.covers.ReplaceOne(ctx, byID(c.BookID), doc, options.Replace().SetUpsert(true))
-	if mongo.IsDuplicateKeyError(err) {
-		_, err = r.covers.ReplaceOne(ctx, byID(c.BookID), doc)
-	}
-	return mapErr(err, "store the cover", nil, nil)
+	return replaceByID(ctx, r.covers, "store the cover", c.BookID, toCoverDoc(c))
 }
 
 // Get implements ports.CoverRepository by _id; another school's is not

@@ -27,6 +27,17 @@ func insertOne(ctx context.Context, c *mongo.Collection, op string, doc any, con
 	return mapErr(err, op, nil, conflict)
 }
 
+// replaceByID stores doc whole as the document with _id id, inserting it
+// when there is none; a first write that loses a race on the key is made
+// again as a plain replace.
+func replaceByID(ctx context.Context, c *mongo.Collection, op, id string, doc any) error {
+	_, err := c.ReplaceOne(ctx, byID(id), doc, options.Replace().SetUpsert(true))
+	if mongo.IsDuplicateKeyError(err) {
+		_, err = c.ReplaceOne(ctx, byID(id), doc)
+	}
+	return mapErr(err, op, nil, nil)
+}
+
 // updateMatched runs one updateOne on c; a filter that matches no
 // document is notFound.
 func updateMatched(ctx context.Context, c *mongo.Collection, filter, update bson.D, op string, notFound func() error) error {

@@ -84,15 +84,9 @@ func (d reviewDoc) toReview() library.Review {
 }
 
 // Save implements ports.ReviewRepository with one replace by _id that
-// inserts when there is none; of two first saves racing, the insert that
-// loses on the key is tried again as a replace.
+// inserts when there is none.
 func (r *Reviews) Save(ctx context.Context, rv library.Review) error {
-	doc := toReviewDoc(rv)
-	_, err := r.reviews.ReplaceOne(ctx, byID(rv.ID), doc, options.Replace().SetUpsert(true))
-	if mongo.IsDuplicateKeyError(err) {
-		_, err = r.reviews.ReplaceOne(ctx, byID(rv.ID), doc)
-	}
-	return mapErr(err, "save the review", nil, nil)
+	return replaceByID(ctx, r.reviews, "save the review", rv.ID, toReviewDoc(rv))
 }
 
 // Get implements ports.ReviewRepository by _id; another school's review

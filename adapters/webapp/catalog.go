@@ -139,11 +139,7 @@ func (a *App) catalog(w http.ResponseWriter, r *http.Request) {
 		}
 		v.CanHold = true
 	}
-	books := make([]library.Book, 0, len(res.Entries))
-	for _, e := range res.Entries {
-		books = append(books, e.Book)
-	}
-	shown, err := a.deps.Library.Covers.Shown(r.Context(), school.ID, books)
+	covers, err := a.coverPaths(r, school, res.Entries)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -163,9 +159,7 @@ func (a *App) catalog(w http.ResponseWriter, r *http.Request) {
 	for _, e := range res.Entries {
 		row := catalogRow{Wanted: wanted[e.Book.ID], Rating: ratingText(e.Rating), ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN,
 			Total: e.Total, Available: e.Available, Holds: e.Holds, Reference: library.BookCategory(e.Book) == library.CategoryReference}
-		if shown[e.Book.ID] {
-			row.Cover = coverPath(school.Domain, e.Book.ID)
-		}
+		row.Cover = covers[e.Book.ID]
 		if h, ok := mine[e.Book.ID]; ok {
 			row.Mine = &h
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service/collection"
 )
 
 // coverFormBytes bounds a cover upload form: the image and a few short
@@ -20,6 +21,21 @@ const coverFormBytes = library.MaxCoverBytes + 64<<10
 // route, an image).
 func coverPath(domain, bookID string) string {
 	return "/api/library/catalog/" + domain + "/books/" + bookID + "/cover"
+}
+
+// coverPaths are where the covers of a page of titles are served, for the
+// titles whose cover the page should show (Covers.Shown).
+func (a *App) coverPaths(r *http.Request, school library.School, entries []collection.CatalogEntry) (map[string]string, error) {
+	books := make([]library.Book, 0, len(entries))
+	for _, e := range entries {
+		books = append(books, e.Book)
+	}
+	shown, err := a.deps.Library.Covers.Shown(r.Context(), school.ID, books)
+	paths := make(map[string]string, len(shown))
+	for id := range shown {
+		paths[id] = coverPath(school.Domain, id)
+	}
+	return paths, err
 }
 
 // uploadCover stores a librarian's cover for a title from the books page:

@@ -147,11 +147,7 @@ func (a *App) renderBooksWith(w http.ResponseWriter, r *http.Request, school lib
 	if form == nil || lookup != nil {
 		v.Flash = a.takeFlash(w, r)
 	}
-	books := make([]library.Book, 0, len(res.Entries))
-	for _, e := range res.Entries {
-		books = append(books, e.Book)
-	}
-	shown, err := a.deps.Library.Covers.Shown(r.Context(), school.ID, books)
+	covers, err := a.coverPaths(r, school, res.Entries)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -162,9 +158,7 @@ func (a *App) renderBooksWith(w http.ResponseWriter, r *http.Request, school lib
 		if e.Book.PriceCents > 0 {
 			row.Price = moneyValue(e.Book.PriceCents)
 		}
-		if shown[e.Book.ID] {
-			row.Cover = coverPath(school.Domain, e.Book.ID)
-		}
+		row.Cover = covers[e.Book.ID]
 		v.Books = append(v.Books, row)
 	}
 	a.render(w, r, status, "books", v)
