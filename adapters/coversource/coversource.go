@@ -49,11 +49,20 @@ func New(hc *http.Client, template string) (*Source, error) {
 	if hc == nil {
 		panic("coversource: New needs the service's outbound HTTP client")
 	}
-	u, err := url.Parse(strings.ReplaceAll(template, "{isbn}", "9780000000002"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !strings.Contains(template, "{isbn}") {
-		return nil, fmt.Errorf("cover source %q: want an http or https URL with {isbn} where the ISBN goes", template)
+	if err := CheckTemplate(template); err != nil {
+		return nil, err
 	}
 	return &Source{http: hc, template: template}, nil
+}
+
+// CheckTemplate refuses a template that is not an http or https URL with
+// {isbn} where the ISBN goes (the configuration's check at start).
+func CheckTemplate(template string) error {
+	u, err := url.Parse(strings.ReplaceAll(template, "{isbn}", "9780000000002"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !strings.Contains(template, "{isbn}") {
+		return fmt.Errorf("cover source %q: want an http or https URL with {isbn} where the ISBN goes", template)
+	}
+	return nil
 }
 
 // Cover implements ports.CoverSource.

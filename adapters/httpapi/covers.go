@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"errors"
-	"io"
 	"net/http"
 	"strconv"
 
@@ -64,18 +62,9 @@ func (h *handler) uploadCover(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if r.ContentLength > library.MaxCoverBytes {
-		httpedge.WriteError(w, r, coverTooLarge())
-		return
-	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, library.MaxCoverBytes))
+	data, err := readBodyUpTo(w, r, library.MaxCoverBytes, coverTooLarge)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			httpedge.WriteError(w, r, coverTooLarge())
-			return
-		}
-		httpedge.WriteError(w, r, errs.E(errs.Invalid, errs.CodeMalformedJSON, "The image could not be read."))
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	c, err := h.deps.Library.Covers.Upload(r.Context(), school, mux.Vars(r)["id"], data)

@@ -43,14 +43,20 @@ var validate = func() *validator.Validate {
 
 // readBody reads the whole body, refusing more than maxBodyBytes.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	if r.ContentLength > maxBodyBytes {
-		return nil, errTooLarge()
+	return readBodyUpTo(w, r, maxBodyBytes, errTooLarge)
+}
+
+// readBodyUpTo reads the whole body, refusing more than limit bytes with
+// tooLarge (a route with a larger cap than every body's, an image).
+func readBodyUpTo(w http.ResponseWriter, r *http.Request, limit int64, tooLarge func() error) ([]byte, error) {
+	if r.ContentLength > limit {
+		return nil, tooLarge()
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, errTooLarge()
+			return nil, tooLarge()
 		}
 		return nil, errs.E(errs.Malformed, errs.CodeMalformedJSON, "The request body could not be read.")
 	}

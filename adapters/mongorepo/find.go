@@ -27,6 +27,21 @@ func insertOne(ctx context.Context, c *mongo.Collection, op string, doc any, con
 	return mapErr(err, op, nil, conflict)
 }
 
+// findCountedPage is one page of a list and its total: a count of filter,
+// then, unless the page lies past the end, a find sorted by sort.
+func findCountedPage[D, T any](ctx context.Context, c *mongo.Collection, op string, filter, sort bson.D, offset, limit int, conv func(D) T) ([]T, int, error) {
+	total, err := c.CountDocuments(ctx, filter)
+	if err != nil {
+		return nil, 0, mapErr(err, op, nil, nil)
+	}
+	if int(total) <= offset {
+		return nil, int(total), nil
+	}
+	opts := options.Find().SetSort(sort).SetSkip(int64(offset)).SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
+	page, err := findAll(ctx, c, op, filter, opts, conv)
+	return page, int(total), err
+}
+
 // replaceByID stores doc whole as the document with _id id, inserting it
 // when there is none; a first write that loses a race on the key is made
 // again as a plain replace.

@@ -253,17 +253,8 @@ func (r *Loans) OfStudent(ctx context.Context, studentID string) ([]library.Loan
 // find, both on the {student_id, loaned_at} index.
 func (r *Loans) HistoryOfStudent(ctx context.Context, studentID string, offset, limit int) ([]library.Loan, int, error) {
 	filter := bson.D{{Key: "student_id", Value: studentID}, {Key: "returned_at", Value: bson.D{{Key: "$ne", Value: nil}}}}
-	total, err := r.loans.CountDocuments(ctx, filter)
-	if err != nil {
-		return nil, 0, mapErr(err, "count the student's past loans", nil, nil)
-	}
-	if int(total) <= offset {
-		return nil, int(total), nil
-	}
-	opts := options.Find().SetSort(bson.D{{Key: "loaned_at", Value: -1}, {Key: "_id", Value: -1}}).
-		SetSkip(int64(offset)).SetLimit(int64(limit))
-	page, err := findAll(ctx, r.loans, "list the student's past loans", filter, opts, loanDoc.toLoan)
-	return page, int(total), err
+	return findCountedPage(ctx, r.loans, "list the student's past loans", filter,
+		bson.D{{Key: "loaned_at", Value: -1}, {Key: "_id", Value: -1}}, offset, limit, loanDoc.toLoan)
 }
 
 // HasBorrowed implements ports.LoanRepository with a count of at most one

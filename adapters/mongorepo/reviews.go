@@ -103,27 +103,16 @@ func (r *Reviews) Get(ctx context.Context, schoolID, id string) (library.Review,
 // {school_id, status, updated_at, _id} index.
 func (r *Reviews) ByStatus(ctx context.Context, schoolID, status string, offset, limit int) ([]library.Review, int, error) {
 	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "status", Value: status}}
-	return r.page(ctx, "list the school's reviews", filter, bson.D{{Key: "updated_at", Value: 1}, {Key: "_id", Value: 1}}, offset, limit)
+	return findCountedPage(ctx, r.reviews, "list the school's reviews", filter, bson.D{{Key: "updated_at", Value: 1}, {Key: "_id", Value: 1}},
+		offset, limit, reviewDoc.toReview)
 }
 
 // OfBook implements ports.ReviewRepository: a count and a find on the
 // {book_id, status, updated_at, _id} index.
 func (r *Reviews) OfBook(ctx context.Context, schoolID, bookID, status string, offset, limit int) ([]library.Review, int, error) {
 	filter := bson.D{{Key: "book_id", Value: bookID}, {Key: "status", Value: status}, {Key: "school_id", Value: schoolID}}
-	return r.page(ctx, "list the title's reviews", filter, bson.D{{Key: "updated_at", Value: -1}, {Key: "_id", Value: -1}}, offset, limit)
-}
-
-func (r *Reviews) page(ctx context.Context, op string, filter, sort bson.D, offset, limit int) ([]library.Review, int, error) {
-	total, err := r.reviews.CountDocuments(ctx, filter)
-	if err != nil {
-		return nil, 0, mapErr(err, op, nil, nil)
-	}
-	if int(total) <= offset {
-		return nil, int(total), nil
-	}
-	opts := options.Find().SetSort(sort).SetSkip(int64(offset)).SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
-	page, err := findAll(ctx, r.reviews, op, filter, opts, reviewDoc.toReview)
-	return page, int(total), err
+	return findCountedPage(ctx, r.reviews, "list the title's reviews", filter, bson.D{{Key: "updated_at", Value: -1}, {Key: "_id", Value: -1}},
+		offset, limit, reviewDoc.toReview)
 }
 
 // OfStudent implements ports.ReviewRepository on the

@@ -89,6 +89,21 @@ func (d *DB) execWrite(ctx context.Context, op string, conflict func() error, s 
 	return mapErr(err, op, nil, conflict)
 }
 
+// countedPage is one page of a list and its total: count first, then,
+// unless the page lies past the end, list with :offset and :limit added to
+// args. Both run on the read pool.
+func countedPage[T any](ctx context.Context, d *DB, op string, count, list *stmt, scan func(scanner) (T, error), offset, limit int, args ...any) ([]T, int, error) {
+	var total int
+	if err := d.queryRow(ctx, d.read, count, args...).Scan(&total); err != nil {
+		return nil, 0, mapErr(err, op, nil, nil)
+	}
+	if total <= offset {
+		return nil, total, nil
+	}
+	page, err := queryAll(ctx, d, d.read, op, list, scan, append(args, sql.Named("offset", offset), sql.Named("limit", limit))...)
+	return page, total, err
+}
+
 // queryAll runs s on t and reads every row with scan; a failure of either
 // is op's.
 func queryAll[T any](ctx context.Context, d *DB, t target, op string, s *stmt, scan func(scanner) (T, error), args ...any) ([]T, error) {

@@ -335,16 +335,8 @@ func (r *Loans) OfStudent(ctx context.Context, studentID string) ([]library.Loan
 // HistoryOfStudent implements ports.LoanRepository: a page and a count,
 // both on the (student_id, loaned_at, id) index.
 func (r *Loans) HistoryOfStudent(ctx context.Context, studentID string, offset, limit int) ([]library.Loan, int, error) {
-	var total int
-	if err := r.db.queryRow(ctx, r.db.read, stmtLoansHistoryCount, sql.Named("student_id", studentID)).Scan(&total); err != nil {
-		return nil, 0, mapErr(err, "count the student's past loans", nil, nil)
-	}
-	if total <= offset {
-		return nil, total, nil
-	}
-	page, err := r.list(ctx, "list the student's past loans", stmtLoansHistoryOfStudent,
-		sql.Named("student_id", studentID), sql.Named("offset", offset), sql.Named("limit", limit))
-	return page, total, err
+	return countedPage(ctx, r.db, "list the student's past loans", stmtLoansHistoryCount, stmtLoansHistoryOfStudent, scanLoan,
+		offset, limit, sql.Named("student_id", studentID))
 }
 
 // HasBorrowed implements ports.LoanRepository on the student's loans of

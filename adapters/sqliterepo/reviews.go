@@ -119,27 +119,15 @@ func (r *Reviews) Get(ctx context.Context, schoolID, id string) (library.Review,
 // ByStatus implements ports.ReviewRepository: a count and a page on
 // reviews_by_status.
 func (r *Reviews) ByStatus(ctx context.Context, schoolID, status string, offset, limit int) ([]library.Review, int, error) {
-	return r.page(ctx, "list the school's reviews", stmtReviewsByStatusCount, stmtReviewsByStatus, offset, limit,
+	return countedPage(ctx, r.db, "list the school's reviews", stmtReviewsByStatusCount, stmtReviewsByStatus, scanReview, offset, limit,
 		sql.Named("school_id", schoolID), sql.Named("status", status))
 }
 
 // OfBook implements ports.ReviewRepository: a count and a page on
 // reviews_of_book.
 func (r *Reviews) OfBook(ctx context.Context, schoolID, bookID, status string, offset, limit int) ([]library.Review, int, error) {
-	return r.page(ctx, "list the title's reviews", stmtReviewsOfBookCount, stmtReviewsOfBook, offset, limit,
+	return countedPage(ctx, r.db, "list the title's reviews", stmtReviewsOfBookCount, stmtReviewsOfBook, scanReview, offset, limit,
 		sql.Named("school_id", schoolID), sql.Named("book_id", bookID), sql.Named("status", status))
-}
-
-func (r *Reviews) page(ctx context.Context, op string, count, list *stmt, offset, limit int, args ...any) ([]library.Review, int, error) {
-	var total int
-	if err := r.db.queryRow(ctx, r.db.read, count, args...).Scan(&total); err != nil {
-		return nil, 0, mapErr(err, op, nil, nil)
-	}
-	if total <= offset {
-		return nil, total, nil
-	}
-	page, err := queryAll(ctx, r.db, r.db.read, op, list, scanReview, append(args, sql.Named("offset", offset), sql.Named("limit", limit))...)
-	return page, total, err
 }
 
 // OfStudent implements ports.ReviewRepository on reviews_of_student.

@@ -12,7 +12,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/mail"
 	"net/netip"
 	"net/url"
@@ -296,7 +295,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if v := str("LIBRARY_COVER_SOURCE"); v != "off" {
 		c.CoverSource = v
-		if _, err := coversource.New(http.DefaultClient, v); err != nil {
+		if err := coversource.CheckTemplate(v); err != nil {
 			bad("LIBRARY_COVER_SOURCE", "%v", err)
 		}
 	}

@@ -29,9 +29,9 @@ type HistoryPage struct {
 // theirs to see.
 // Errors: Forbidden (the caller is no student), Invalid page or limit.
 func (s *Circulation) StudentHistory(ctx context.Context, q usecase.ListQuery) (HistoryPage, error) {
-	p := user.PrincipalFrom(ctx)
-	if p.Role != user.RoleStudent {
-		return HistoryPage{}, errs.E(errs.Forbidden, errs.CodeForbidden, "Only students have a loan history of their own.")
+	p, err := usecase.Student(ctx, "Only students have a loan history of their own.")
+	if err != nil {
+		return HistoryPage{}, err
 	}
 	q.Search = ""
 	if _, err := q.Validate(); err != nil {
@@ -73,9 +73,9 @@ type HistoryChoice struct {
 // Errors: Forbidden (the caller is no student), Conflict
 // "history_choice_off".
 func (s *Circulation) SetHistoryChoice(ctx context.Context, keep bool) (HistoryChoice, error) {
-	p := user.PrincipalFrom(ctx)
-	if p.Role != user.RoleStudent {
-		return HistoryChoice{}, errs.E(errs.Forbidden, errs.CodeForbidden, "Only students choose about a loan history of their own.")
+	p, err := usecase.Student(ctx, "Only students choose about a loan history of their own.")
+	if err != nil {
+		return HistoryChoice{}, err
 	}
 	school, err := s.scope.Schools.Get(ctx, p.SchoolID)
 	if err != nil {

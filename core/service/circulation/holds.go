@@ -301,9 +301,9 @@ func (s *Holds) Views(ctx context.Context, holds []library.Hold, expire bool) ([
 // StudentHolds returns the calling student's holds, newest first.
 // Errors: Forbidden for other roles.
 func (s *Holds) StudentHolds(ctx context.Context) ([]HoldView, error) {
-	p := user.PrincipalFrom(ctx)
-	if p.Role != user.RoleStudent {
-		return nil, errs.E(errs.Forbidden, errs.CodeForbidden, "Only students have holds of their own.")
+	p, err := usecase.Student(ctx, "Only students have holds of their own.")
+	if err != nil {
+		return nil, err
 	}
 	holds, err := s.desk.holds.OfStudent(ctx, p.AccountID, maxStudentHolds)
 	if err != nil {

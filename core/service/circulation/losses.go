@@ -518,9 +518,9 @@ func (s *Circulation) studentCharges(ctx context.Context, schoolID, studentID st
 // StudentCharges returns the caller's own charges, newest first.
 // Errors: Forbidden for an account that is not a student.
 func (s *Circulation) StudentCharges(ctx context.Context) ([]ChargeView, error) {
-	p := user.PrincipalFrom(ctx)
-	if p.Role != user.RoleStudent {
-		return nil, errs.E(errs.Forbidden, errs.CodeForbidden, "Only students have charges of their own.")
+	p, err := usecase.Student(ctx, "Only students have charges of their own.")
+	if err != nil {
+		return nil, err
 	}
 	return s.studentCharges(ctx, p.SchoolID, p.AccountID)
 }

@@ -3,17 +3,16 @@ package circulation
 import (
 	"context"
 
-	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
-	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/core/service/usecase"
 )
 
 // StudentLoans returns the caller's own loans, newest first: returned ones
 // and active ones.
 func (s *Circulation) StudentLoans(ctx context.Context) ([]LoanView, error) {
-	p := user.PrincipalFrom(ctx)
-	if p.Role != user.RoleStudent {
-		return nil, errs.E(errs.Forbidden, errs.CodeForbidden, "Only students have loans of their own.")
+	p, err := usecase.Student(ctx, "Only students have loans of their own.")
+	if err != nil {
+		return nil, err
 	}
 	school, err := s.scope.Schools.Get(ctx, p.SchoolID)
 	if err != nil {
@@ -32,9 +31,9 @@ func (s *Circulation) StudentLoans(ctx context.Context) ([]LoanView, error) {
 // "renewal_limit_reached", "hold_pending", "borrowing_blocked", "not_for_loan",
 // "renewal_past_term_end".
 func (s *Circulation) RenewOwnLoan(ctx context.Context, loanID string) (LoanView, error) {
-	p := user.PrincipalFrom(ctx)
-	if p.Role != user.RoleStudent {
-		return LoanView{}, errs.E(errs.Forbidden, errs.CodeForbidden, "Only students renew loans of their own.")
+	p, err := usecase.Student(ctx, "Only students renew loans of their own.")
+	if err != nil {
+		return LoanView{}, err
 	}
 	loan, err := s.loanInScope(ctx, "", loanID)
 	if err != nil {

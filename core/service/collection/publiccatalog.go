@@ -77,23 +77,30 @@ func (s *PublicCatalog) Page(ctx context.Context, domain string, q usecase.ListQ
 	if err != nil {
 		return CatalogPage{}, err
 	}
-	ids := usecase.Pluck(page.Entries, func(e CatalogEntry) string { return e.Book.ID })
-	waiting, trapped, err := s.desk.HoldCounts(ctx, school.ID, ids)
+	return page, forReaders(ctx, s.desk, s.reviews, school.ID, page.Entries)
+}
+
+// forReaders completes catalogue entries as readers see them: the holds
+// waiting for each title, its copies put aside for a hold taken off the
+// shelf, and its approved reviews' rating; two reads for all the entries.
+func forReaders(ctx context.Context, desk *circulation.HoldDesk, reviews ports.ReviewRepository, schoolID string, entries []CatalogEntry) error {
+	ids := usecase.Pluck(entries, func(e CatalogEntry) string { return e.Book.ID })
+	waiting, trapped, err := desk.HoldCounts(ctx, schoolID, ids)
 	if err != nil {
-		return CatalogPage{}, err
+		return err
 	}
-	ratings, err := s.reviews.Summaries(ctx, school.ID, ids)
+	ratings, err := reviews.Summaries(ctx, schoolID, ids)
 	if err != nil {
-		return CatalogPage{}, err
+		return err
 	}
-	for i := range page.Entries {
-		e := &page.Entries[i]
+	for i := range entries {
+		e := &entries[i]
 		e.Rating = ratings[e.Book.ID]
 		e.Holds = waiting[e.Book.ID]
 		// A copy put aside for a hold is not on the shelf.
 		e.Available = max(0, e.Available-trapped[e.Book.ID])
 	}
-	return page, nil
+	return nil
 }
 
 // catalogPage reads one page of a school's books with their copies and

@@ -54,11 +54,7 @@ type ReviewView struct {
 const maxOwnReviews = 200
 
 func reviewer(ctx context.Context) (user.Principal, error) {
-	p := user.PrincipalFrom(ctx)
-	if p.Role != user.RoleStudent {
-		return p, errs.E(errs.Forbidden, errs.CodeForbidden, "Only students write reviews.")
-	}
-	return p, nil
+	return usecase.Student(ctx, "Only students write reviews.")
 }
 
 // Write saves the calling student's review of a title of their school they

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/usecase"
@@ -49,13 +48,9 @@ type WantEntry struct {
 	AddedAt time.Time
 }
 
-// caller is the calling student, or Forbidden.
+// wantCaller is the calling student, or Forbidden.
 func wantCaller(ctx context.Context) (user.Principal, error) {
-	p := user.PrincipalFrom(ctx)
-	if p.Role != user.RoleStudent {
-		return p, errs.E(errs.Forbidden, errs.CodeForbidden, "Only students have a want-to-read list.")
-	}
-	return p, nil
+	return usecase.Student(ctx, "Only students have a want-to-read list.")
 }
 
 // List returns the calling student's list, newest first, with each title's
@@ -81,19 +76,11 @@ func (s *WantToRead) List(ctx context.Context) ([]WantEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	waiting, trapped, err := s.desk.HoldCounts(ctx, p.SchoolID, ids)
-	if err != nil {
-		return nil, err
-	}
-	ratings, err := s.reviews.Summaries(ctx, p.SchoolID, ids)
-	if err != nil {
+	if err := forReaders(ctx, s.desk, s.reviews, p.SchoolID, entries); err != nil {
 		return nil, err
 	}
 	byBook := map[string]CatalogEntry{}
 	for _, e := range entries {
-		e.Rating = ratings[e.Book.ID]
-		e.Holds = waiting[e.Book.ID]
-		e.Available = max(0, e.Available-trapped[e.Book.ID])
 		byBook[e.Book.ID] = e
 	}
 	out := make([]WantEntry, 0, len(wants))

@@ -65,3 +65,14 @@ func Reachable(ctx context.Context, schoolID string) bool {
 	p := user.PrincipalFrom(ctx)
 	return p.Role == user.RoleAdmin || (p.SchoolID != "" && p.SchoolID == schoolID)
 }
+
+// Student returns the caller when they are a student: the routes of a
+// student's own loans, holds, history, lists and reviews act on the
+// caller alone. Errors: Forbidden, with refusal as its message.
+func Student(ctx context.Context, refusal string) (user.Principal, error) {
+	p := user.PrincipalFrom(ctx)
+	if p.Role != user.RoleStudent {
+		return p, errs.E(errs.Forbidden, errs.CodeForbidden, "%s", refusal)
+	}
+	return p, nil
+}
