@@ -222,7 +222,29 @@ func checkOutAtDesk(t *testing.T, bctx context.Context, s *service, domain, step
 		typeAndEnter("checkout-student", student),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
-	return get(t, bctx, step+" message", chromedp.Text(chromedp.ID("flash")))
+	return flashText(t, bctx, step)
+}
+
+// flashText reads the message of the page the browser is on, read by the
+// page's own script each try: a node id taken between a redirect's two
+// documents may be gone when its text is asked for ("No node with given
+// id found"), while the live document is always there to read.
+func flashText(t *testing.T, bctx context.Context, step string) string {
+	t.Helper()
+	const read = `(() => { const f = document.getElementById("flash"); return f ? f.textContent : ""; })()`
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, cancel := context.WithTimeout(bctx, 5*time.Second)
+		text, err := chromedp.Run(c, chromedp.Evaluate[string](read))
+		cancel()
+		if err == nil && strings.TrimSpace(text) != "" {
+			return text
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s message: none on the page (%v)", step, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // clickForFlash clicks the button with id and returns the message the page
@@ -233,7 +255,7 @@ func clickForFlash(t *testing.T, bctx context.Context, step, id string) string {
 		chromedp.Click(chromedp.ID(id)),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
-	return get(t, bctx, step+" message", chromedp.Text(chromedp.ID("flash")))
+	return flashText(t, bctx, step)
 }
 
 // signInDemoLibrarian signs the browser in as the demo librarian and waits
