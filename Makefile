@@ -17,11 +17,11 @@ build: ## Build the server binary into bin/libraryd
 
 test: ## Run every test: all packages with the race detector (end to end on the embedded SQLite store), the end-to-end suite again on MongoDB (in-process FerretDB; its adapter's races are covered by its own package run), and the real oauth2-proxy end to end. Redis tests need LIBRARY_TEST_REDIS_URL. The container suites are `make test-containers`
 	@status=0; e2e=$$(mktemp); out=$$(mktemp); \
-	$(GO) test $(RACE) -count=1 -timeout 30m -skip '^TestContainer' ./test/ >$$e2e 2>&1 & race_e2e=$$!; \
-	( LIBRARY_TEST_STORE=mongo $(GO) test -count=1 -timeout 30m -skip '^TestContainer' $${LIBRARY_TEST_MONGO_RUN:+-run "$$LIBRARY_TEST_MONGO_RUN"} ./test/; m=$$?; \
+	$(GO) test $(RACE) $(TESTVET) -count=1 -timeout 30m -skip '^TestContainer' ./test/ >$$e2e 2>&1 & race_e2e=$$!; \
+	( LIBRARY_TEST_STORE=mongo $(GO) test $(TESTVET) -count=1 -timeout 30m -skip '^TestContainer' $${LIBRARY_TEST_MONGO_RUN:+-run "$$LIBRARY_TEST_MONGO_RUN"} ./test/; m=$$?; \
 	  cd test/edgeproxy && $(GO) test -count=1 -timeout 15m ./...; exit $$((m | $$?)) ) >$$out 2>&1 & other=$$!; \
 	echo "make test: the race run of every package, the end-to-end one on its own beside the others, with the MongoDB end-to-end run and then the oauth2-proxy one beside them"; \
-	$(GO) test $(RACE) -count=1 -timeout 30m -skip '^TestContainer' $$($(GO) list ./... | grep -vx '$(E2E_PKG)') || status=1; \
+	$(GO) test $(RACE) $(TESTVET) -count=1 -timeout 30m -skip '^TestContainer' $$($(GO) list ./... | grep -vx '$(E2E_PKG)') || status=1; \
 	wait $$race_e2e || status=1; \
 	echo "make test: the race run of the end-to-end suite:"; cat $$e2e; rm -f $$e2e; \
 	wait $$other || status=1; \
@@ -56,6 +56,14 @@ E2E_PKG = github.com/readinglibrary/service/test
 # password under the detector against 0.09 s without. Leaving the C
 # runtime out took the end-to-end race run from 275 to 212 CPU-s. Every
 # package of ours, and its calls into them, stays instrumented.
+# TESTVET, when set, is go test's -vet flag for the module's packages.
+# go test vets each package it tests (a subset of go vet's checks, and the
+# dependencies' facts for them) before running it; .ci/run has just run
+# make lint's go vet ./..., every check on every package, so it passes
+# -vet=off and the test runs skip the second pass, which was 135 CPU-s of a
+# CI run.
+TESTVET ?=
+
 RACE = -race -gcflags=modernc.org/sqlite/lib=-race=false -gcflags=modernc.org/libc/...=-race=false \
 	-gcflags=modernc.org/memory=-race=false -gcflags=golang.org/x/crypto/argon2=-race=false
 
@@ -66,10 +74,10 @@ images: ## Build the container images from local bases, no registry needed (depl
 	deploy/images.sh
 
 test-containers: ## Run the container suites as CI does (needs a Docker engine and `make images`; fails without them): the MongoDB adapter's contract suite on the FerretDB image, the end-to-end suite against the service image on its embedded store and on the FerretDB image, and two replicas behind oauth2-proxy with Redis. LIBRARY_TEST_MONGO=container (+ LIBRARY_TEST_MONGO_IMAGE) or LIBRARY_TEST_MONGODB_URI swap in a real MongoDB
-	$(CT) $(GO) test -count=1 -timeout 20m $${LIBRARY_TEST_ADAPTER_RUN:+-run "$$LIBRARY_TEST_ADAPTER_RUN"} ./adapters/mongorepo/... & m=$$!; \
-	  $(CT) test/inparts.sh 3 ./test $(GO) test -count=1 -timeout 30m; c=$$?; \
+	$(CT) $(GO) test $(TESTVET) -count=1 -timeout 20m $${LIBRARY_TEST_ADAPTER_RUN:+-run "$$LIBRARY_TEST_ADAPTER_RUN"} ./adapters/mongorepo/... & m=$$!; \
+	  $(CT) test/inparts.sh 3 ./test $(GO) test $(TESTVET) -count=1 -timeout 30m; c=$$?; \
 	  wait $$m; m=$$?; exit $$((m | c))
-	$(CT) LIBRARY_TEST_STORE=mongo test/inparts.sh 3 ./test $(GO) test -count=1 -timeout 30m -skip '^TestContainer'
+	$(CT) LIBRARY_TEST_STORE=mongo test/inparts.sh 3 ./test $(GO) test $(TESTVET) -count=1 -timeout 30m -skip '^TestContainer'
 
 # One test process alone leaves the cores idle while its containers start,
 # so each end-to-end run goes as three processes at once (test/inparts.sh
