@@ -137,6 +137,22 @@ func TestBrowserStudentHoldsFromTheCatalogue(t *testing.T) {
 	if row := get(t, bctx, "the list's row", chromedp.Text(chromedp.CSS(`tr[data-testid="my-want-row"][data-book-id="`+bookID+`"]`))); !strings.Contains(row, "None of 1 on the shelf") || !strings.Contains(row, "You have a hold") {
 		t.Fatalf("the want-to-read row says %q", row)
 	}
+
+	// Another title, held from its own page, opened from the catalogue.
+	titleID, _ := demoLoan(t, s, "Title Page Queue", other.ID)
+	run(t, bctx, "open the title's page",
+		chromedp.Navigate(s.URL+"/library/"+domain+"/catalog?search=Title+Page+Queue"),
+		chromedp.Click(chromedp.CSS(`tr[data-book-id="`+titleID+`"] [data-testid="catalog-title"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="title-place-hold"]`)),
+	)
+	run(t, bctx, "place the hold from the title's page",
+		chromedp.Click(chromedp.CSS(`[data-testid="title-place-hold"]`)),
+		chromedp.WaitVisible(chromedp.ID("flash")),
+	)
+	if mine := get(t, bctx, "the title page's hold", chromedp.Text(chromedp.ID("title-hold"))); !strings.Contains(mine, "You are number 1 in the queue") {
+		t.Fatalf("the title's page after the hold says %q", mine)
+	}
+	screenshot(t, bctx, "catalogue-title-hold")
 }
 
 // A student opens their reading history from the navigation, finds a
@@ -223,7 +239,7 @@ func TestBrowserReviewFromStudentToCatalogue(t *testing.T) {
 	screenshot(t, librarianTab, "desk-reviews")
 
 	run(t, studentTab, "the title's reviews",
-		chromedp.Navigate(s.URL+"/library/maplegrove.example.org/catalog/reviews?book_id="+bookID),
+		chromedp.Navigate(s.URL+"/library/maplegrove.example.org/catalog/title?book_id="+bookID),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="title-review"]`)),
 	)
 	text := get(t, studentTab, "the reviews", chromedp.Text(chromedp.ID("title-reviews")))

@@ -88,6 +88,36 @@ func TestReviewsAndModerationOverTheAPI(t *testing.T) {
 	if got := catalogRating(); got["average"] != float64(5) || got["count"] != float64(1) {
 		t.Fatalf("the catalogue's rating: %v, want 5 of 1", got)
 	}
+	// The title's own entry says what the catalogue page says of it, with
+	// its details, and still names nobody.
+	title := s.do(req{Path: "/api/library/catalog/maplegrove.example.org/books/" + bookID})
+	if title.Status != 200 || strings.Contains(string(title.Body), "Zelda") || strings.Contains(string(title.Body), writer.id) {
+		t.Fatalf("the title's entry: %d %s", title.Status, title.Body)
+	}
+	tb := title.json(t)["book"].(map[string]any)
+	if tb["title"] != "Reviewed Title" || tb["total_copies"] != float64(1) || tb["available_copies"] != float64(0) || tb["holds"] != float64(0) ||
+		tb["rating"].(map[string]any)["count"] != float64(1) || tb["details"].(map[string]any)["subjects"] == nil {
+		t.Fatalf("the title's entry: %v", tb)
+	}
+	if r := w.placeHold(w.studentA, bookID, ""); r.Status != 201 {
+		t.Fatalf("another student's hold: %d %s", r.Status, r.Body)
+	}
+	if got := s.do(req{Path: "/api/library/catalog/maplegrove.example.org/books/" + bookID}).json(t)["book"].(map[string]any)["holds"]; got != float64(1) {
+		t.Fatalf("the title's holds after one is placed: %v, want 1", got)
+	}
+	bookOfB, _ := w.addBook(t, w.libB, `{"title":"Elsewhere","author":"B. Author","copies":1}`)
+	for name, c := range map[string]struct {
+		path   string
+		status int
+		code   string
+	}{
+		"another school's title":    {"/api/library/catalog/maplegrove.example.org/books/" + bookOfB, 404, "book_not_found"},
+		"a book id that is no UUID": {"/api/library/catalog/maplegrove.example.org/books/not-a-uuid", 422, "validation_failed"},
+		"an unknown parameter":      {"/api/library/catalog/maplegrove.example.org/books/" + bookID + "?limit=2", 422, "validation_failed"},
+		"an unknown school":         {"/api/library/catalog/nowhere.example.org/books/" + bookID, 404, "school_not_found"},
+	} {
+		wantCode(t, name, s.do(req{Path: c.path}), c.status, c.code)
+	}
 
 	if r := decide(w.libA, `{"status":"hidden","revision":2}`); r.Status != 200 {
 		t.Fatalf("hide: %d %s", r.Status, r.Body)

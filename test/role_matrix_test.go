@@ -283,6 +283,10 @@ func TestLibraryRoleMatrix(t *testing.T) {
 				t.Fatalf("a refused decision changed review %s: %+v, %v", id, rv, err)
 			}
 		}},
+		{"GET /api/library/catalog/{domain}/books/{book_id}", func(t *testing.T, w *libraryWorld) req {
+			bookID, _, _ := freshBook(t)
+			return req{Path: "/api/library/catalog/maplegrove.example.org/books/" + bookID}
+		}, [6]int{200, 200, 200, 200, 200, 200}, nil},
 		{"GET /api/library/catalog/{domain}/books/{book_id}/reviews", func(t *testing.T, w *libraryWorld) req {
 			bookID, _, _ := freshBook(t)
 			return req{Path: "/api/library/catalog/maplegrove.example.org/books/" + bookID + "/reviews"}

@@ -376,7 +376,7 @@ var publicRoutes = map[string]bool{
 	"POST /api/auth/login": true, "POST /api/auth/refresh": true, "POST /api/auth/logout": true,
 	"POST /api/auth/signup": true, "POST /api/auth/accept-invite": true, "GET /api/library/catalog/{domain}": true,
 	// A public catalogue's reviews and covers: what its page shows anyone.
-	"GET /api/library/catalog/{domain}/books/{book_id}/reviews": true, "GET /api/library/catalog/{domain}/books/{book_id}/cover": true,
+	"GET /api/library/catalog/{domain}/books/{book_id}": true, "GET /api/library/catalog/{domain}/books/{book_id}/reviews": true, "GET /api/library/catalog/{domain}/books/{book_id}/cover": true,
 	"POST /api/auth/verify-email": true, "POST /api/auth/password-reset": true, "POST /api/auth/password-reset/confirm": true,
 }
 

@@ -140,6 +140,31 @@ func toCatalogBook(e collection.CatalogEntry) catalogBook {
 		Rating: toRatingBody(e.Rating)}
 }
 
+// catalogTitleReply is one title of the public catalogue: its copies,
+// holds and rating as a catalogue page gives them, with its details.
+type catalogTitleReply struct {
+	School publicSchoolBody `json:"school"`
+	Book   catalogTitleBody `json:"book"`
+}
+
+type catalogTitleBody struct {
+	catalogBook
+	Details bookDetailsBody `json:"details"`
+}
+
+func (h *handler) publicCatalogTitle(w http.ResponseWriter, r *http.Request) {
+	if _, ok := params(w, r); !ok {
+		return
+	}
+	vars := mux.Vars(r)
+	res, err := h.deps.Library.Catalog.Title(r.Context(), vars["domain"], vars["book_id"])
+	school := res.School
+	respond(w, r, http.StatusOK, catalogTitleReply{
+		School: publicSchoolBody{ID: school.ID, Name: school.Name, Domain: school.Domain},
+		Book:   catalogTitleBody{catalogBook: toCatalogBook(res.Entry), Details: toBookDetailsBody(res.Entry.Book.BookDetails)},
+	}, err)
+}
+
 func (h *handler) publicCatalog(w http.ResponseWriter, r *http.Request) {
 	_, q, ok := pageQuery(w, r, usecase.DefaultListLimit, "search")
 	if !ok {

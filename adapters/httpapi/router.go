@@ -186,6 +186,7 @@ func (h *handler) table() []httpedge.Route {
 		r("library.stocktakes.checkIn", http.MethodPost, "/api/library/stocktakes/{id}/check-ins", "update", "library:stocktakes", h.stocktakeCheckIn),
 		r("library.stocktakes.markLost", http.MethodPost, "/api/library/stocktakes/{id}/mark-missing-lost", "update", "library:stocktakes", h.markMissingLost),
 		r("library.catalog", http.MethodGet, "/api/library/catalog/{domain}", "read", "library:catalog", h.publicCatalog),
+		r("library.catalog.title", http.MethodGet, "/api/library/catalog/{domain}/books/{book_id}", "read", "library:catalog", h.publicCatalogTitle),
 		r("library.catalog.cover", http.MethodGet, "/api/library/catalog/{domain}/books/{book_id}/cover", "read", "library:catalog", h.cover),
 		r("library.catalog.reviews", http.MethodGet, "/api/library/catalog/{domain}/books/{book_id}/reviews", "read", "library:catalog", h.titleReviews),
 	}

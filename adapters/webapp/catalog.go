@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service/collection"
 	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
 )
@@ -123,47 +124,94 @@ func (a *App) catalog(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Flash = a.takeFlash(w, r)
 	v.School = &library.School{ID: school.ID, Name: school.Name, Domain: school.Domain}
-	// A student of this school places holds from the catalogue and sees
-	// the ones they have.
-	mine := map[string]holdRow{}
-	if p.Role == user.RoleStudent && p.SchoolID == school.ID && a.allowed(r, "create", "library:holds") && a.allowed(r, "read", "library:ownholds") {
-		holds, err := a.deps.Library.Holds.StudentHolds(r.Context())
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		for _, h := range holds {
-			if h.Status == library.HoldWaiting || h.Status == library.HoldReady {
-				mine[h.Hold.BookID] = toHoldRow(h)
-			}
-		}
-		v.CanHold = true
+	marks, err := a.studentMarks(r, school)
+	if err != nil {
+		a.fail(w, r, err)
+		return
 	}
+	v.CanHold, v.CanWant = marks.canHold, marks.canWant
 	covers, err := a.coverPaths(r, school, res.Entries)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	wanted := map[string]bool{}
-	if p.Role == user.RoleStudent && p.SchoolID == school.ID && a.allowed(r, "update", "library:ownwants") {
-		ids, err := a.deps.Library.WantToRead.BookIDs(r.Context())
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		for _, id := range ids {
-			wanted[id] = true
-		}
-		v.CanWant = true
-	}
 	for _, e := range res.Entries {
-		row := catalogRow{Wanted: wanted[e.Book.ID], Rating: ratingText(e.Rating), ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN,
-			Total: e.Total, Available: e.Available, Holds: e.Holds, Reference: library.BookCategory(e.Book) == library.CategoryReference}
-		row.Cover = covers[e.Book.ID]
-		if h, ok := mine[e.Book.ID]; ok {
-			row.Mine = &h
-		}
-		v.Books = append(v.Books, row)
+		v.Books = append(v.Books, marks.row(e, covers[e.Book.ID]))
 	}
 	a.render(w, r, http.StatusOK, "catalog", v)
+}
+
+// studentMarks is what a signed-in student of the school sees beside the
+// catalogue's titles: their open holds and their want-to-read list, with
+// whether they may place holds and keep the list from it. Anyone else gets
+// none of it.
+type studentMarks struct {
+	holds            map[string]holdRow // open holds by title
+	wanted           map[string]bool
+	canHold, canWant bool
+}
+
+func (a *App) studentMarks(r *http.Request, school library.School) (studentMarks, error) {
+	m := studentMarks{holds: map[string]holdRow{}, wanted: map[string]bool{}}
+	p := user.PrincipalFrom(r.Context())
+	if p.Role != user.RoleStudent || p.SchoolID != school.ID {
+		return m, nil
+	}
+	if a.allowed(r, "create", "library:holds") && a.allowed(r, "read", "library:ownholds") {
+		holds, err := a.deps.Library.Holds.StudentHolds(r.Context())
+		if err != nil {
+			return m, err
+		}
+		for _, h := range holds {
+			if h.Status == library.HoldWaiting || h.Status == library.HoldReady {
+				m.holds[h.Hold.BookID] = toHoldRow(h)
+			}
+		}
+		m.canHold = true
+	}
+	if a.allowed(r, "update", "library:ownwants") {
+		ids, err := a.deps.Library.WantToRead.BookIDs(r.Context())
+		if err != nil {
+			return m, err
+		}
+		for _, id := range ids {
+			m.wanted[id] = true
+		}
+		m.canWant = true
+	}
+	return m, nil
+}
+
+// row is a catalogue entry as the student sees it, with its cover's path.
+func (m studentMarks) row(e collection.CatalogEntry, cover string) catalogRow {
+	row := catalogRow{Wanted: m.wanted[e.Book.ID], Rating: ratingText(e.Rating), ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN,
+		Total: e.Total, Available: e.Available, Holds: e.Holds, Reference: library.BookCategory(e.Book) == library.CategoryReference, Cover: cover}
+	if h, ok := m.holds[e.Book.ID]; ok {
+		row.Mine = &h
+	}
+	return row
+}
+
+// backFrom is where a student's catalogue form returns to: the catalogue
+// page with its search ("catalog"), the title's page ("title") or their
+// own page ("mine"); def for a form that names none.
+func backFrom(school library.School, form url.Values, def string) string {
+	switch form.Get("from") {
+	case "catalog":
+		back := schoolPath(school) + "/catalog"
+		if search := strings.TrimSpace(form.Get("search")); search != "" {
+			back += "?search=" + url.QueryEscape(search)
+		}
+		return back
+	case "title":
+		return titlePath(school.Domain, strings.TrimSpace(form.Get("book_id")))
+	case "mine":
+		return schoolPath(school)
+	}
+	return def
+}
+
+// titlePath is the address of a title's page in the catalogue.
+func titlePath(domain, bookID string) string {
+	return "/library/" + domain + "/catalog/title?book_id=" + url.QueryEscape(bookID)
 }

@@ -117,3 +117,52 @@ func TestStudentPlacesHoldFromTheCatalogue(t *testing.T) {
 		t.Fatalf("the student has %d holds, want 1", len(holds))
 	}
 }
+
+// A title's page in the catalogue: anyone sees its details and
+// availability; a signed-in student of the school places a hold from it
+// and comes back to it, where it says their place in the queue and offers
+// no second hold; the want-to-read button returns to it too.
+func TestStudentPlacesHoldFromTheTitlePage(t *testing.T) {
+	f := newFixture(t)
+	b, _ := f.heldBook(t, "Queue From Title Page", f.evil)
+	titlePage := "/library/maple.example.org/catalog/title?book_id=" + b.ID
+
+	visitor := parse(t, f.do(nil, http.MethodGet, titlePage, nil).Body.String())
+	if h := byTestID(visitor, "title-availability"); len(h) != 1 || !strings.Contains(textOf(h[0]), "None of 1 available") || len(byTestID(visitor, "title-place-hold")) != 0 {
+		t.Fatalf("the title page for a visitor: %q, %d hold buttons", textOf(byID(visitor, "title-details")), len(byTestID(visitor, "title-place-hold")))
+	}
+	checkAccessible(t, visitor)
+	page := parse(t, f.do(&f.student, http.MethodGet, titlePage, nil).Body.String())
+	if n := len(byTestID(page, "title-place-hold")); n != 1 {
+		t.Fatalf("the title page for the student: %d hold buttons, want 1", n)
+	}
+	checkAccessible(t, page)
+
+	rec := f.do(&f.student, http.MethodPost, "/library/maple.example.org/catalog/hold", url.Values{"book_id": {b.ID}, "from": {"title"}})
+	if loc := rec.Header().Get("Location"); rec.Code != http.StatusSeeOther || loc != titlePage {
+		t.Fatalf("placing the hold: %d to %q, want back to the title page", rec.Code, loc)
+	}
+	page = parse(t, f.serve(f.withFlash(t, f.student, rec)).Body.String())
+	mine := byTestID(page, "title-my-hold")
+	if len(mine) != 1 || !strings.Contains(textOf(mine[0]), "You are number 1 in the queue") || len(byTestID(page, "title-place-hold")) != 0 {
+		t.Fatalf("the title page after the hold: %q, %d buttons", textOf(byID(page, "title-hold")), len(byTestID(page, "title-place-hold")))
+	}
+	if h := byTestID(page, "title-availability"); len(h) != 1 || !strings.Contains(textOf(h[0]), "1 hold waiting") {
+		t.Fatalf("the title's availability after the hold: %q", textOf(byID(page, "title-details")))
+	}
+	checkAccessible(t, page)
+
+	rec = f.do(&f.student, http.MethodPost, "/library/maple.example.org/want-to-read", url.Values{"book_id": {b.ID}, "action": {"add"}, "from": {"title"}})
+	if loc := rec.Header().Get("Location"); rec.Code != http.StatusSeeOther || loc != titlePage {
+		t.Fatalf("adding to the list: %d to %q, want back to the title page", rec.Code, loc)
+	}
+	if page := parse(t, f.serve(f.withFlash(t, f.student, rec)).Body.String()); len(byTestID(page, "title-wanted")) != 1 {
+		t.Fatal("the title page does not say the title is on the list")
+	}
+
+	// Another school's title is not in this catalogue.
+	other := f.do(nil, http.MethodGet, "/library/maple.example.org/catalog/title?book_id=00000000-0000-4000-8000-000000000000", nil)
+	if other.Code != http.StatusNotFound {
+		t.Fatalf("an unknown title: %d, want 404", other.Code)
+	}
+}

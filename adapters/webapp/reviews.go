@@ -203,40 +203,65 @@ func (a *App) saveReview(w http.ResponseWriter, r *http.Request, school library.
 	a.succeeded(w, r, back, fmt.Sprintf("Thank you: your review of %s is saved. The librarian reads it before it shows in the catalogue.", quote(v.Book.Title)))
 }
 
-// ----- a title's reviews in the catalogue -----
+// ----- a title's page in the catalogue -----
 
-type titleReviewsView struct {
+type titleView struct {
 	base
 	Book    library.Book
-	Rating  string // "4.5 out of 5 from 2 reviews", or "" without any
+	Row     catalogRow // availability, the student's hold and list, the cover
+	Rating  string     // "4.5 out of 5 from 2 reviews", or "" without any
 	Reviews []reviewRow
 	Pages   pager
+	// CanHold and CanWant are set for a student of the school, as on the
+	// catalogue page.
+	CanHold, CanWant bool
 }
 
-// titleReviews is a title's approved reviews for anyone, without names:
-// the same use case as GET /api/library/catalog/{domain}/books/{book_id}/reviews.
-func (a *App) titleReviews(w http.ResponseWriter, r *http.Request) {
+// titlePage is one title of the catalogue for anyone: its cover, details
+// and availability, its approved reviews without names, a page at a time,
+// and for a signed-in student of the school their hold with its place in
+// the queue, or a button to place one, and their want-to-read list. The
+// same use cases as GET /api/library/catalog/{domain}/books/{book_id} and
+// its /reviews.
+func (a *App) titlePage(w http.ResponseWriter, r *http.Request) {
 	domain := mux.Vars(r)["domain"]
 	bookID := strings.TrimSpace(r.URL.Query().Get("book_id"))
+	title, err := a.deps.Library.Catalog.Title(r.Context(), domain, bookID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
 	res, err := a.deps.Library.Reviews.OfTitle(r.Context(), domain, bookID, usecase.ListQuery{Page: pageParam(r), Limit: pageSize})
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	root := "/library/" + res.School.Domain
-	v := titleReviewsView{Book: res.Book, Rating: ratingText(res.Summary),
-		Pages: newFilteredPager("reviews", "Pages of reviews", root+"/catalog/reviews", url.Values{"book_id": {bookID}}, res.Page, res.Limit, res.Total)}
-	v.base = a.newBase(r, "Reviews of "+res.Book.Title, "catalog")
+	school := title.School
+	marks, err := a.studentMarks(r, school)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	covers, err := a.coverPaths(r, school, []collection.CatalogEntry{title.Entry})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	book := title.Entry.Book
+	v := titleView{Book: book, Row: marks.row(title.Entry, covers[book.ID]), Rating: ratingText(res.Summary), CanHold: marks.canHold, CanWant: marks.canWant,
+		Pages: newFilteredPager("reviews", "Pages of reviews", "/library/"+school.Domain+"/catalog/title", url.Values{"book_id": {bookID}}, res.Page, res.Limit, res.Total)}
+	v.base = a.newBase(r, book.Title, "catalog")
 	if !user.PrincipalFrom(r.Context()).IsAnonymous() {
-		if own, err := a.deps.Library.Schools.ByDomain(r.Context(), res.School.Domain); err == nil {
-			v.base = a.schoolBase(r, own, "Reviews of "+res.Book.Title, "catalog")
+		if own, err := a.deps.Library.Schools.ByDomain(r.Context(), school.Domain); err == nil {
+			v.base = a.schoolBase(r, own, book.Title, "catalog")
 		}
 	}
-	v.School = &library.School{ID: res.School.ID, Name: res.School.Name, Domain: res.School.Domain}
+	v.Flash = a.takeFlash(w, r)
+	v.School = &library.School{ID: school.ID, Name: school.Name, Domain: school.Domain}
 	for _, rv := range res.Reviews {
 		v.Reviews = append(v.Reviews, toReviewRow(rv))
 	}
-	a.render(w, r, http.StatusOK, "title_reviews", v)
+	a.render(w, r, http.StatusOK, "title", v)
 }
 
 // ratingText says a title's rating in words, "" without reviews.

@@ -63,7 +63,7 @@ func TestReviewPagesFromStudentToCatalogue(t *testing.T) {
 	if r := byTestID(cat, "catalog-rating"); len(r) != 1 || !strings.Contains(textOf(r[0]), "4.0 out of 5 from 1 review") {
 		t.Fatalf("the catalogue's rating: %q", textOf(byID(cat, "catalog-table")))
 	}
-	rec = f.do(nil, http.MethodGet, school+"/catalog/reviews?book_id="+book.ID, nil)
+	rec = f.do(nil, http.MethodGet, school+"/catalog/title?book_id="+book.ID, nil)
 	page = parse(t, rec.Body.String())
 	if got := byTestID(page, "title-review"); len(got) != 1 || strings.Contains(rec.Body.String(), "Theo") || strings.Contains(rec.Body.String(), "<img src=x") {
 		t.Fatalf("the title's reviews page: %d reviews, %q", len(got), textOf(byID(page, "title-reviews")))

@@ -3,7 +3,6 @@ package webapp
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/readinglibrary/service/core/library"
@@ -49,13 +48,7 @@ func (a *App) ownWants(r *http.Request, held map[string]bool) ([]wantRow, bool, 
 // /api/library/student/want-to-read/{book_id}.
 func (a *App) changeWant(w http.ResponseWriter, r *http.Request, school library.School) {
 	form := r.PostForm
-	back := schoolPath(school)
-	if form.Get("from") == "catalog" {
-		back += "/catalog"
-		if search := strings.TrimSpace(form.Get("search")); search != "" {
-			back += "?search=" + url.QueryEscape(search)
-		}
-	}
+	back := backFrom(school, form, schoolPath(school))
 	bookID := strings.TrimSpace(form.Get("book_id"))
 	title := strings.TrimSpace(form.Get("title"))
 	if title == "" {

@@ -216,7 +216,7 @@ func (a *App) Routes() []Route {
 		// The public catalog: open to anonymous visitors, and its
 		// {domain} is any school's.
 		view("web.catalog", school+"/catalog", plain(a.catalog), need("read", "library:catalog")),
-		view("web.catalog.reviews", school+"/catalog/reviews", plain(a.titleReviews), need("read", "library:catalog")),
+		view("web.catalog.title", school+"/catalog/title", plain(a.titlePage), need("read", "library:catalog")),
 		page("web.stocktake", school+"/stocktake", a.stocktakePage, need("read", "library:stocktakes")),
 		post("web.stocktake.open", school+"/stocktake", a.openStocktake, need("create", "library:stocktakes")),
 		post("web.stocktake.scan", school+"/stocktake/scan", a.scanStocktake, need("scan", "library:stocktakes")),

@@ -141,3 +141,41 @@ func catalogEntries(ctx context.Context, holdings ports.HoldingsRepository, loan
 	}
 	return entries, nil
 }
+
+// CatalogTitle is one title of a school's public catalogue with its
+// availability and rating.
+type CatalogTitle struct {
+	School library.School
+	Entry  CatalogEntry
+}
+
+// Title returns one title of a school's catalogue for anyone, as a page of
+// the catalogue shows it: copies, copies on the shelf, holds waiting and
+// the approved reviews' rating, nothing about borrowers. A private or
+// unknown school is NotFound "school_not_found"; a book the school does not
+// have is NotFound "book_not_found".
+// Errors: Invalid with details.fields for a book_id that is not a UUID.
+func (s *PublicCatalog) Title(ctx context.Context, domain, bookID string) (CatalogTitle, error) {
+	if err := usecase.RequireUUIDs(map[string]string{"book_id": bookID}); err != nil {
+		return CatalogTitle{}, err
+	}
+	school, err := s.schools.GetByDomain(ctx, strings.ToLower(domain))
+	if err != nil {
+		return CatalogTitle{}, err
+	}
+	if !school.Settings.AllowPublicCatalog {
+		return CatalogTitle{}, library.ErrSchoolNotFound()
+	}
+	book, err := s.holdings.Book(ctx, school.ID, bookID)
+	if err != nil {
+		return CatalogTitle{}, err
+	}
+	entries, err := catalogEntries(ctx, s.holdings, s.loanReader, school.ID, []library.Book{book})
+	if err != nil {
+		return CatalogTitle{}, err
+	}
+	if err := forReaders(ctx, s.desk, s.reviews, school.ID, entries); err != nil {
+		return CatalogTitle{}, err
+	}
+	return CatalogTitle{School: school, Entry: entries[0]}, nil
+}
