@@ -156,6 +156,9 @@ func get[T any](t *testing.T, ctx context.Context, step string, a chromedp.Actio
 // screenshot saves a full-page PNG under the artifacts directory.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
+	if !takesScreenshots() {
+		return
+	}
 	dir := os.Getenv("LIBRARY_TEST_ARTIFACTS")
 	if dir == "" {
 		dir = filepath.Join("artifacts", "browser")
@@ -169,6 +172,15 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s (%d bytes)", path, len(png))
+}
+
+// takesScreenshots reports whether this run keeps the pages' screenshots:
+// the run on the embedded store in process does. The container runs and
+// the MongoDB run show the same pages, and each full-page PNG costs about
+// 0.2 CPU-s and half a second of its test (LIBRARY_TEST_SCREENSHOTS=always
+// takes them in every run).
+func takesScreenshots() bool {
+	return os.Getenv("LIBRARY_TEST_SCREENSHOTS") == "always" || (testTarget() == "process" && testStore() == "sqlite")
 }
 
 // typeAndEnter focuses a field and types like a barcode scanner: the

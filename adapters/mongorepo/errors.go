@@ -70,6 +70,19 @@ func isUnavailable(err error) bool {
 				return true
 			}
 		}
+		// FerretDB 1.24 on SQLite reports a query that its maxTimeMS
+		// stopped as an InternalError ending in SQLite's "interrupted
+		// (9)" (SQLITE_INTERRUPT, raised only when the query's context
+		// ends) instead of MaxTimeMSExpired: the same timeout.
+		if se.HasErrorCodeWithMessage(codeInternalError, sqliteInterrupted) {
+			return true
+		}
 	}
 	return false
 }
+
+// What FerretDB on SQLite answers for a query its time limit stopped.
+const (
+	codeInternalError = 1
+	sqliteInterrupted = "interrupted (9)"
+)

@@ -35,6 +35,11 @@ func TestMapErr(t *testing.T) {
 		{"Canceled", fmt.Errorf("%s: %w", driverText, context.Canceled), errs.Unavailable, "unavailable", true},
 		{"ShutdownInProgress", mongo.CommandError{Code: 91, Message: driverText}, errs.Unavailable, "unavailable", true},
 		{"ClientDisconnected", mongo.ErrClientDisconnected, errs.Unavailable, "unavailable", true},
+		// FerretDB on SQLite, a query its maxTimeMS stopped (the message
+		// FerretDB 1.24 sends), and another internal error of its.
+		{"FerretDBInterrupted", mongo.CommandError{Code: 1, Message: "[msg_find.go:344 handler.handleMaxTimeMSError] [collection.go:94 sqlite.(*collection).Query] interrupted (9)"},
+			errs.Unavailable, "unavailable", true},
+		{"FerretDBOtherInternal", mongo.CommandError{Code: 1, Message: "[collection.go:94 sqlite.(*collection).Query] disk I/O error (6410)"}, errs.Internal, "internal_error", true},
 		{"Other", mongo.CommandError{Code: 2, Message: driverText}, errs.Internal, "internal_error", true},
 	}
 	for _, tt := range tests {
