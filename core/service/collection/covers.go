@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"strings"
 	"time"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -67,12 +66,9 @@ func (s *Covers) Image(ctx context.Context, domain, bookID string) (library.Cove
 	if !usecase.IsUUID(bookID) {
 		return library.Cover{}, library.ErrBookNotFound()
 	}
-	school, err := s.scope.Schools.GetByDomain(ctx, strings.ToLower(domain))
+	school, err := publicSchool(ctx, s.scope.Schools, domain)
 	if err != nil {
 		return library.Cover{}, err
-	}
-	if !school.Settings.AllowPublicCatalog {
-		return library.Cover{}, library.ErrSchoolNotFound()
 	}
 	c, err := s.covers.Get(ctx, school.ID, bookID)
 	switch {

@@ -66,12 +66,9 @@ func (s *PublicCatalog) Page(ctx context.Context, domain string, q usecase.ListQ
 	if err != nil {
 		return CatalogPage{}, err
 	}
-	school, err := s.schools.GetByDomain(ctx, strings.ToLower(domain))
+	school, err := publicSchool(ctx, s.schools, domain)
 	if err != nil {
 		return CatalogPage{}, err
-	}
-	if !school.Settings.AllowPublicCatalog {
-		return CatalogPage{}, library.ErrSchoolNotFound()
 	}
 	page, err := catalogPage(ctx, s.holdings, s.loanReader, school, q, terms)
 	if err != nil {
@@ -159,12 +156,9 @@ func (s *PublicCatalog) Title(ctx context.Context, domain, bookID string) (Catal
 	if err := usecase.RequireUUIDs(map[string]string{"book_id": bookID}); err != nil {
 		return CatalogTitle{}, err
 	}
-	school, err := s.schools.GetByDomain(ctx, strings.ToLower(domain))
+	school, err := publicSchool(ctx, s.schools, domain)
 	if err != nil {
 		return CatalogTitle{}, err
-	}
-	if !school.Settings.AllowPublicCatalog {
-		return CatalogTitle{}, library.ErrSchoolNotFound()
 	}
 	book, err := s.holdings.Book(ctx, school.ID, bookID)
 	if err != nil {
@@ -178,4 +172,18 @@ func (s *PublicCatalog) Title(ctx context.Context, domain, bookID string) (Catal
 		return CatalogTitle{}, err
 	}
 	return CatalogTitle{School: school, Entry: entries[0]}, nil
+}
+
+// publicSchool is the school at domain when its catalogue is public. A
+// private school is NotFound "school_not_found" like an unknown one, so
+// the public routes do not tell which schools exist.
+func publicSchool(ctx context.Context, schools ports.SchoolRepository, domain string) (library.School, error) {
+	school, err := schools.GetByDomain(ctx, strings.ToLower(domain))
+	if err != nil {
+		return library.School{}, err
+	}
+	if !school.Settings.AllowPublicCatalog {
+		return library.School{}, library.ErrSchoolNotFound()
+	}
+	return school, nil
 }

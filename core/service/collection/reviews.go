@@ -3,7 +3,6 @@ package collection
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
@@ -151,12 +150,9 @@ func (s *Reviews) OfTitle(ctx context.Context, domain, bookID string, q usecase.
 	if err := usecase.RequireUUIDs(map[string]string{"book_id": bookID}); err != nil {
 		return TitleReviews{}, err
 	}
-	school, err := s.scope.Schools.GetByDomain(ctx, strings.ToLower(domain))
+	school, err := publicSchool(ctx, s.scope.Schools, domain)
 	if err != nil {
 		return TitleReviews{}, err
-	}
-	if !school.Settings.AllowPublicCatalog {
-		return TitleReviews{}, library.ErrSchoolNotFound()
 	}
 	book, err := s.holdings.Book(ctx, school.ID, bookID)
 	if err != nil {
