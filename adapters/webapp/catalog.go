@@ -198,17 +198,22 @@ func (m studentMarks) row(e collection.CatalogEntry, cover string) catalogRow {
 func backFrom(school library.School, form url.Values, def string) string {
 	switch form.Get("from") {
 	case "catalog":
-		back := schoolPath(school) + "/catalog"
-		if search := strings.TrimSpace(form.Get("search")); search != "" {
-			back += "?search=" + url.QueryEscape(search)
-		}
-		return back
+		return catalogPath(school, form.Get("search"))
 	case "title":
 		return titlePath(school.Domain, strings.TrimSpace(form.Get("book_id")))
 	case "mine":
 		return schoolPath(school)
 	}
 	return def
+}
+
+// catalogPath is the address of the catalogue page with a search.
+func catalogPath(school library.School, search string) string {
+	back := schoolPath(school) + "/catalog"
+	if search = strings.TrimSpace(search); search != "" {
+		back += "?search=" + url.QueryEscape(search)
+	}
+	return back
 }
 
 // titlePath is the address of a title's page in the catalogue.

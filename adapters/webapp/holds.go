@@ -99,8 +99,7 @@ func (a *App) holdsPage(w http.ResponseWriter, r *http.Request, school library.S
 // and goes back to the same search, saying their place in the queue.
 func (a *App) placeOwnHold(w http.ResponseWriter, r *http.Request, school library.School) {
 	form := r.PostForm
-	// The catalogue's forms name no "from": they return to the catalogue.
-	back := backFrom(school, form, backFrom(school, url.Values{"from": {"catalog"}, "search": form["search"]}, ""))
+	back := backFrom(school, form, catalogPath(school, form.Get("search")))
 	v, err := a.deps.Library.Holds.Place(r.Context(), circulation.HoldInput{SchoolID: school.ID, BookID: strings.TrimSpace(form.Get("book_id"))})
 	if a.refusedTo(w, r, back, err) {
 		return

@@ -231,12 +231,12 @@ func (a *App) titlePage(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	res, err := a.deps.Library.Reviews.OfTitle(r.Context(), domain, bookID, usecase.ListQuery{Page: pageParam(r), Limit: pageSize})
+	school, book := title.School, title.Entry.Book
+	res, err := a.deps.Library.Reviews.Approved(r.Context(), school, book, usecase.ListQuery{Page: pageParam(r), Limit: pageSize})
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	school := title.School
 	marks, err := a.studentMarks(r, school)
 	if err != nil {
 		a.fail(w, r, err)
@@ -247,8 +247,7 @@ func (a *App) titlePage(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	book := title.Entry.Book
-	v := titleView{Book: book, Row: marks.row(title.Entry, covers[book.ID]), Rating: ratingText(res.Summary), CanHold: marks.canHold, CanWant: marks.canWant,
+	v := titleView{Book: book, Row: marks.row(title.Entry, covers[book.ID]), Rating: ratingText(title.Entry.Rating), CanHold: marks.canHold, CanWant: marks.canWant,
 		Pages: newFilteredPager("reviews", "Pages of reviews", "/library/"+school.Domain+"/catalog/title", url.Values{"book_id": {bookID}}, res.Page, res.Limit, res.Total)}
 	v.base = a.newBase(r, book.Title, "catalog")
 	if !user.PrincipalFrom(r.Context()).IsAnonymous() {

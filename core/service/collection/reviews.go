@@ -143,10 +143,6 @@ type TitleReviews struct {
 // Errors: NotFound "school_not_found" (unknown or private school),
 // "book_not_found"; Invalid book_id, page or limit.
 func (s *Reviews) OfTitle(ctx context.Context, domain, bookID string, q usecase.ListQuery) (TitleReviews, error) {
-	q.Search = ""
-	if _, err := q.Validate(); err != nil {
-		return TitleReviews{}, err
-	}
 	if err := usecase.RequireUUIDs(map[string]string{"book_id": bookID}); err != nil {
 		return TitleReviews{}, err
 	}
@@ -158,7 +154,7 @@ func (s *Reviews) OfTitle(ctx context.Context, domain, bookID string, q usecase.
 	if err != nil {
 		return TitleReviews{}, err
 	}
-	list, total, err := s.reviews.OfBook(ctx, school.ID, bookID, library.ReviewApproved, q.Offset(), q.Limit)
+	out, err := s.Approved(ctx, school, book, q)
 	if err != nil {
 		return TitleReviews{}, err
 	}
@@ -166,7 +162,24 @@ func (s *Reviews) OfTitle(ctx context.Context, domain, bookID string, q usecase.
 	if err != nil {
 		return TitleReviews{}, err
 	}
-	out := TitleReviews{School: school, Book: book, Summary: sums[bookID], Page: q.Page, Limit: q.Limit, Total: total}
+	out.Summary = sums[bookID]
+	return out, nil
+}
+
+// Approved is OfTitle for a title of a public catalogue its caller has
+// already found (PublicCatalog.Title, which also gives its rating): the
+// page of reviews alone, without looking the school and the book up again.
+// Summary is left empty. Errors: Invalid page or limit.
+func (s *Reviews) Approved(ctx context.Context, school library.School, book library.Book, q usecase.ListQuery) (TitleReviews, error) {
+	q.Search = ""
+	if _, err := q.Validate(); err != nil {
+		return TitleReviews{}, err
+	}
+	list, total, err := s.reviews.OfBook(ctx, school.ID, book.ID, library.ReviewApproved, q.Offset(), q.Limit)
+	if err != nil {
+		return TitleReviews{}, err
+	}
+	out := TitleReviews{School: school, Book: book, Page: q.Page, Limit: q.Limit, Total: total}
 	for _, rv := range list {
 		out.Reviews = append(out.Reviews, ReviewView{Review: rv, Book: book})
 	}
