@@ -97,8 +97,8 @@ func testEnv(t *testing.T, overrides map[string]string) map[string]string {
 		env["LIBRARY_SECRET_KEY"] = testSecretKey
 	} else {
 		env["LIBRARY_DATA_DIR"] = t.TempDir()
-		testDataDirs.Store(env["LIBRARY_DATA_DIR"], true)
 	}
+	testStores.Store(storeKey(env), true)
 	// Each service spools uploads in a directory of its own: a service
 	// removes what it finds in its directory at start.
 	env["LIBRARY_UPLOAD_DIR"] = t.TempDir()
@@ -128,8 +128,8 @@ func withLocalOutbound(env map[string]string) map[string]string {
 func startService(t *testing.T, env map[string]string, opts ...app.Option) *service {
 	t.Helper()
 	env = withLocalOutbound(env)
-	if startsSeeded(env, opts) {
-		copySeeded(t, seededKind(t), env["LIBRARY_DATA_DIR"])
+	if startsSeeded(t, env, opts) {
+		copySeeded(t, seededKind(t), env)
 	}
 	if testTarget() == "container" {
 		if len(opts) > 0 {

@@ -12,9 +12,10 @@ import (
 // and the shared browser after the last test, and removes the binary
 // buildBinary built and the seeded demo school (copySeeded).
 func TestMain(m *testing.M) {
-	code := mongotest.Main(m)
+	code := m.Run()
 	stopChromium()
 	removeSeeded()
+	mongotest.Shutdown()
 	if builtBin != "" {
 		_ = os.RemoveAll(filepath.Dir(builtBin))
 	}

@@ -39,6 +39,7 @@ import (
 
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/modules/mongodb"
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -85,8 +86,9 @@ var shared struct {
 	admin *mongo.Client // drops the test databases
 	stop  func()
 
-	mu     sync.Mutex
-	closed bool // Shutdown ran
+	mu        sync.Mutex
+	closed    bool     // Shutdown ran
+	templates []string // NewTemplate's databases not yet dropped
 }
 
 // Backend returns the name of the backend the environment selects.
@@ -282,16 +284,7 @@ func NewDatabase(tb testing.TB) (uri, name string) {
 	tb.Helper()
 	uri, admin := server(tb)
 
-	// Database names are short on MongoDB (64 bytes) and become file names on
-	// FerretDB/SQLite, so keep a readable prefix and a random suffix.
-	prefix := strings.Trim(unsafeName.ReplaceAllString(tb.Name(), "_"), "_")
-	if len(prefix) > 40 {
-		prefix = prefix[len(prefix)-40:]
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name = strings.ToLower("t_" + prefix + "_" + hex.EncodeToString(b[:]))
-
+	name = databaseName(tb.Name())
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 		defer cancel()
@@ -300,6 +293,176 @@ func NewDatabase(tb testing.TB) (uri, name string) {
 		}
 	})
 	return uri, name
+}
+
+// databaseName is a database name no other test uses, readable by its
+// label. Database names are short on MongoDB (64 bytes) and become file
+// names on FerretDB/SQLite, so it keeps a readable prefix and a random
+// suffix.
+func databaseName(label string) string {
+	prefix := strings.Trim(unsafeName.ReplaceAllString(label, "_"), "_")
+	if len(prefix) > 40 {
+		prefix = prefix[len(prefix)-40:]
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return strings.ToLower("t_" + prefix + "_" + hex.EncodeToString(b[:]))
+}
+
+// NewTemplate returns the shared server's URI and the name of a new
+// database that outlives tb: one that is set up once and copied into many
+// tests' databases (CopyDatabase). DropTemplate drops it; Shutdown drops
+// those still there.
+func NewTemplate(tb testing.TB, label string) (uri, name string) {
+	tb.Helper()
+	uri, _ = server(tb)
+	name = databaseName("template_" + label)
+	shared.mu.Lock()
+	shared.templates = append(shared.templates, name)
+	shared.mu.Unlock()
+	return uri, name
+}
+
+// DropTemplate drops a database NewTemplate named.
+func DropTemplate(name string) error {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	for i, n := range shared.templates {
+		if n == name {
+			shared.templates = append(shared.templates[:i], shared.templates[i+1:]...)
+			return dropDatabase(name)
+		}
+	}
+	return fmt.Errorf("mongotest: %s is not a template database", name)
+}
+
+// dropDatabase drops name on the shared server; shared.mu is held.
+func dropDatabase(name string) error {
+	if shared.admin == nil || shared.closed {
+		return nil // no server was started, or it has been stopped with its databases
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	return shared.admin.Database(name).Drop(ctx)
+}
+
+// CopyDatabase makes the empty database to a copy of from on the shared
+// server: every collection, with its indexes as listIndexes describes them
+// and its documents. It is a test's cheap start on a database a service
+// has already set up.
+func CopyDatabase(tb testing.TB, from, to string) {
+	tb.Helper()
+	_, admin := server(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	if err := copyDatabase(ctx, admin.Database(from), admin.Database(to)); err != nil {
+		tb.Fatalf("mongotest: copy database %s to %s: %v", from, to, err)
+	}
+}
+
+// IsEmpty reports whether the database name holds no collection: whether
+// no service has started on it yet.
+func IsEmpty(tb testing.TB, name string) bool {
+	tb.Helper()
+	_, admin := server(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	names, err := admin.Database(name).ListCollectionNames(ctx, bson.D{})
+	if err != nil {
+		tb.Fatalf("mongotest: list the collections of %s: %v", name, err)
+	}
+	return len(names) == 0
+}
+
+// copyBatch is the number of documents one insert carries, well under the
+// 16 MB a command may hold for the small documents a school's set-up makes.
+const copyBatch = 500
+
+func copyDatabase(ctx context.Context, src, dst *mongo.Database) error {
+	names, err := src.ListCollectionNames(ctx, bson.D{})
+	if err != nil {
+		return err
+	}
+	for _, coll := range names {
+		if err := dst.CreateCollection(ctx, coll); err != nil {
+			return fmt.Errorf("create %s: %w", coll, err)
+		}
+		if err := copyIndexes(ctx, src.Collection(coll), dst, coll); err != nil {
+			return fmt.Errorf("indexes of %s: %w", coll, err)
+		}
+		cur, err := src.Collection(coll).Find(ctx, bson.D{})
+		if err != nil {
+			return fmt.Errorf("read %s: %w", coll, err)
+		}
+		batch := make([]any, 0, copyBatch)
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			_, err := dst.Collection(coll).InsertMany(ctx, batch)
+			batch = batch[:0]
+			return err
+		}
+		for cur.Next(ctx) {
+			batch = append(batch, bson.Raw(append([]byte(nil), cur.Current...)))
+			if len(batch) == copyBatch {
+				if err := flush(); err != nil {
+					_ = cur.Close(ctx)
+					return fmt.Errorf("write %s: %w", coll, err)
+				}
+			}
+		}
+		if err := cur.Err(); err != nil {
+			_ = cur.Close(ctx)
+			return fmt.Errorf("read %s: %w", coll, err)
+		}
+		_ = cur.Close(ctx)
+		if err := flush(); err != nil {
+			return fmt.Errorf("write %s: %w", coll, err)
+		}
+	}
+	return nil
+}
+
+// copyIndexes creates on dst's collection coll the indexes of src other than
+// _id's, with the options listIndexes gives (unique, sparse and the rest),
+// in one createIndexes command.
+func copyIndexes(ctx context.Context, src *mongo.Collection, dst *mongo.Database, coll string) error {
+	cur, err := src.Indexes().List(ctx)
+	if err != nil {
+		return err
+	}
+	var specs bson.A
+	for cur.Next(ctx) {
+		var spec bson.D
+		if err := bson.Unmarshal(cur.Current, &spec); err != nil {
+			_ = cur.Close(ctx)
+			return err
+		}
+		keep := spec[:0]
+		isID := false
+		for _, e := range spec {
+			switch e.Key {
+			case "v", "ns": // the server's own fields, not options
+				continue
+			case "name":
+				isID = e.Value == "_id_"
+			}
+			keep = append(keep, e)
+		}
+		if !isID {
+			specs = append(specs, keep)
+		}
+	}
+	if err := cur.Err(); err != nil {
+		_ = cur.Close(ctx)
+		return err
+	}
+	_ = cur.Close(ctx)
+	if len(specs) == 0 {
+		return nil
+	}
+	return dst.RunCommand(ctx, bson.D{{Key: "createIndexes", Value: coll}, {Key: "indexes", Value: specs}}).Err()
 }
 
 // NewDB returns a connected *mongorepo.DB on a fresh database with every
@@ -343,6 +506,13 @@ func Shutdown() {
 	if shared.closed {
 		return
 	}
+	// A server of another's (LIBRARY_TEST_MONGODB_URI) outlives the run.
+	for _, name := range shared.templates {
+		if err := dropDatabase(name); err != nil {
+			fmt.Fprintf(os.Stderr, "mongotest: drop template database %s: %v\n", name, err)
+		}
+	}
+	shared.templates = nil
 	shared.closed = true
 	// Consume the once so that no test can start a server after this.
 	shared.once.Do(func() { shared.err = errors.New("mongotest: Shutdown was called") })
