@@ -14,6 +14,8 @@ import (
 // unexpected. Only the codes specific to a method are listed below.
 
 // AccountRepository stores accounts, unique by id and by normalised email.
+// An account's guardians are stored with it, in their order, and go with
+// it; an account without guardians reads back with nil Guardians.
 type AccountRepository interface {
 	// Create stores a new account. Accounts without an email (young
 	// students) never clash with each other.

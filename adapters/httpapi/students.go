@@ -9,21 +9,58 @@ import (
 )
 
 type studentBody struct {
-	StudentID     string `json:"student_id"`
-	Name          string `json:"name"`
-	Email         string `json:"email"`
-	StudentNumber string `json:"student_number"`
-	Grade         string `json:"grade"`
-	Homeroom      string `json:"homeroom"`
-	ExternalID    string `json:"external_id"`
-	Inactive      bool   `json:"inactive"`
-	SchoolID      string `json:"school_id"`
-	CreatedAt     string `json:"created_at"`
+	StudentID     string         `json:"student_id"`
+	Name          string         `json:"name"`
+	Email         string         `json:"email"`
+	StudentNumber string         `json:"student_number"`
+	Grade         string         `json:"grade"`
+	Homeroom      string         `json:"homeroom"`
+	ExternalID    string         `json:"external_id"`
+	Inactive      bool           `json:"inactive"`
+	Guardians     []guardianBody `json:"guardians"`
+	SchoolID      string         `json:"school_id"`
+	CreatedAt     string         `json:"created_at"`
+}
+
+// guardianBody is one of a student's parents or guardians, in the staff's
+// view of the student; no route a student calls carries it.
+type guardianBody struct {
+	Name         string `json:"name"`
+	Email        string `json:"email"`
+	Relationship string `json:"relationship"`
 }
 
 func toStudentBody(a user.Account) studentBody {
 	return studentBody{StudentID: a.ID, Name: a.Name, Email: a.Email, StudentNumber: a.StudentNumber, Grade: a.Grade,
-		Homeroom: a.Homeroom, ExternalID: a.ExternalID, Inactive: a.Inactive, SchoolID: a.SchoolID, CreatedAt: timestamp(a.CreatedAt)}
+		Homeroom: a.Homeroom, ExternalID: a.ExternalID, Inactive: a.Inactive, SchoolID: a.SchoolID, CreatedAt: timestamp(a.CreatedAt),
+		Guardians: mapSlice(a.Guardians, func(g user.Guardian) guardianBody { return guardianBody(g) })}
+}
+
+// guardianInput is a guardian in a request: a relationship left out is
+// not said; given, it is one of OneRoster's three roles.
+type guardianInput struct {
+	Name         string  `json:"name"`
+	Email        string  `json:"email"`
+	Relationship *string `json:"relationship" validate:"omitnil,oneof=parent guardian relative"`
+}
+
+// toGuardians is a request's guardians as the use cases take them.
+func toGuardians(in []guardianInput) []user.Guardian {
+	var out []user.Guardian
+	for _, g := range in {
+		out = append(out, user.Guardian{Name: g.Name, Email: g.Email, Relationship: deref(g.Relationship)})
+	}
+	return out
+}
+
+// guardianChanges is toGuardians for a change: left out (nil) stays nil,
+// and [] is an empty change, which removes them.
+func guardianChanges(in *[]guardianInput) *[]user.Guardian {
+	if in == nil {
+		return nil
+	}
+	out := toGuardians(*in)
+	return &out
 }
 
 type studentRequest struct {
@@ -34,6 +71,8 @@ type studentRequest struct {
 	StudentNumber string  `json:"student_number"`
 	Grade         string  `json:"grade"`
 	Homeroom      string  `json:"homeroom"`
+	// Guardians are the student's parents and guardians (at most four).
+	Guardians []guardianInput `json:"guardians" validate:"dive"`
 }
 
 func (h *handler) createStudent(w http.ResponseWriter, r *http.Request) {
@@ -43,7 +82,7 @@ func (h *handler) createStudent(w http.ResponseWriter, r *http.Request) {
 	}
 	a, err := h.deps.Library.Students.Create(r.Context(), req.SchoolID, students.StudentInput{
 		Name: req.Name, Email: req.Email, Password: deref(req.Password), StudentNumber: req.StudentNumber,
-		Grade: req.Grade, Homeroom: req.Homeroom,
+		Grade: req.Grade, Homeroom: req.Homeroom, Guardians: toGuardians(req.Guardians),
 	})
 	respond(w, r, http.StatusCreated, studentReply{Student: toStudentBody(a)}, err)
 }
@@ -62,6 +101,8 @@ type studentChangeRequest struct {
 	Name     *string `json:"name"`
 	Grade    *string `json:"grade"`
 	Homeroom *string `json:"homeroom"`
+	// Guardians, when given, replace the student's; [] removes them.
+	Guardians *[]guardianInput `json:"guardians" validate:"omitnil,dive"`
 }
 
 func (h *handler) updateStudent(w http.ResponseWriter, r *http.Request) {
@@ -70,7 +111,7 @@ func (h *handler) updateStudent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a, err := h.deps.Library.Students.Update(r.Context(), req.SchoolID, pathID(r),
-		students.StudentChanges{Name: req.Name, Grade: req.Grade, Homeroom: req.Homeroom})
+		students.StudentChanges{Name: req.Name, Grade: req.Grade, Homeroom: req.Homeroom, Guardians: guardianChanges(req.Guardians)})
 	respond(w, r, http.StatusOK, studentReply{Student: toStudentBody(a)}, err)
 }
 

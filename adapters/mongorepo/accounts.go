@@ -88,6 +88,9 @@ type accountDoc struct {
 	// HistoryOptOut: the student chose to keep no loan history; absent
 	// (kept) in accounts stored before the choice.
 	HistoryOptOut bool `bson:"history_opt_out,omitempty"`
+	// Guardians are the student's parents and guardians in their order;
+	// absent when there are none.
+	Guardians []guardianDoc `bson:"guardians,omitempty"`
 	// SearchTerms are accountTerms: what the student search matches.
 	SearchTerms []string  `bson:"search_terms"`
 	CreatedAt   time.Time `bson:"created_at"`
@@ -115,6 +118,33 @@ func emailKey(a user.Account) string {
 		return "id:" + a.ID
 	}
 	return a.Email
+}
+
+type guardianDoc struct {
+	Name         string `bson:"name"`
+	Email        string `bson:"email"`
+	Relationship string `bson:"relationship"`
+}
+
+// toGuardianDocs is nil for no guardians, so that the field is left out.
+func toGuardianDocs(gs []user.Guardian) []guardianDoc {
+	if len(gs) == 0 {
+		return nil
+	}
+	docs := make([]guardianDoc, len(gs))
+	for i, g := range gs {
+		docs[i] = guardianDoc(g)
+	}
+	return docs
+}
+
+// toGuardians is nil for none, as an account is created.
+func toGuardians(docs []guardianDoc) []user.Guardian {
+	var gs []user.Guardian
+	for _, d := range docs {
+		gs = append(gs, user.Guardian(d))
+	}
+	return gs
 }
 
 type preferencesDoc struct {
@@ -151,6 +181,7 @@ func toAccountDoc(a user.Account) accountDoc {
 		ExternalID:    a.ExternalID,
 		Inactive:      a.Inactive,
 		HistoryOptOut: a.HistoryOptOut,
+		Guardians:     toGuardianDocs(a.Guardians),
 		SearchTerms:   accountTerms(a.Name, a.Email, a.StudentNumber),
 		CreatedAt:     a.CreatedAt.UTC(),
 		UpdatedAt:     a.UpdatedAt.UTC(),
@@ -189,6 +220,7 @@ func (d accountDoc) toAccount() user.Account {
 		ExternalID:    d.ExternalID,
 		Inactive:      d.Inactive,
 		HistoryOptOut: d.HistoryOptOut,
+		Guardians:     toGuardians(d.Guardians),
 		CreatedAt:     d.CreatedAt.UTC(),
 		UpdatedAt:     d.UpdatedAt.UTC(),
 	}

@@ -3,7 +3,9 @@ package sqliterepo
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
@@ -51,14 +53,14 @@ func NewAccounts(db *DB) *Accounts {
 
 const accountColumns = `id, email, name, password_hash, role, school_id, tier, suspended, deleted, avatar,
 	reading_level, font_size, theme, notifications, timezone, student_number, grade, homeroom, homeroom_key,
-	external_id, inactive, history_opt_out, created_at, updated_at`
+	external_id, inactive, history_opt_out, guardians, created_at, updated_at`
 
 var (
 	stmtAccountInsert = newStmt("accounts.insert", `
 INSERT INTO accounts (`+accountColumns+`)
 VALUES (:id, :email, :name, :password_hash, :role, :school_id, :tier, :suspended, :deleted, :avatar,
 	:reading_level, :font_size, :theme, :notifications, :timezone, :student_number, :grade, :homeroom, :homeroom_key,
-	:external_id, :inactive, :history_opt_out, :created_at, :updated_at)
+	:external_id, :inactive, :history_opt_out, :guardians, :created_at, :updated_at)
 RETURNING pk`)
 	stmtAccountUpdate = newStmt("accounts.update", `
 UPDATE accounts SET email = :email, name = :name, password_hash = :password_hash, role = :role,
@@ -66,7 +68,7 @@ UPDATE accounts SET email = :email, name = :name, password_hash = :password_hash
 	reading_level = :reading_level, font_size = :font_size, theme = :theme, notifications = :notifications,
 	timezone = :timezone, student_number = :student_number, grade = :grade, homeroom = :homeroom,
 	homeroom_key = :homeroom_key, external_id = :external_id, inactive = :inactive, history_opt_out = :history_opt_out,
-	created_at = :created_at, updated_at = :updated_at
+	guardians = :guardians, created_at = :created_at, updated_at = :updated_at
 WHERE id = :id
 RETURNING pk`)
 	stmtAccountGet        = newStmt("accounts.get", `SELECT `+accountColumns+` FROM accounts WHERE id = :id`)
@@ -146,6 +148,7 @@ func accountArgs(a user.Account) []any {
 		sql.Named("external_id", a.ExternalID),
 		sql.Named("inactive", a.Inactive),
 		sql.Named("history_opt_out", a.HistoryOptOut),
+		sql.Named("guardians", guardiansColumn(a.Guardians)),
 		sql.Named("created_at", millis(a.CreatedAt)),
 		sql.Named("updated_at", millis(a.UpdatedAt)),
 	}
@@ -158,17 +161,60 @@ func scanAccount(s scanner) (user.Account, error) {
 		email            sql.NullString
 		role, tier       string
 		homeroomKey      string // derived from the homeroom, not part of the account
+		guardians        string
 		created, updated int64
 	)
 	err := s.Scan(&a.ID, &email, &a.Name, &a.PasswordHash, &role, &a.SchoolID, &tier, &a.Suspended, &a.Deleted,
 		&a.Avatar, &a.ReadingLevel, &a.Preferences.FontSize, &a.Preferences.Theme, &a.Preferences.Notifications,
-		&a.Preferences.Timezone, &a.StudentNumber, &a.Grade, &a.Homeroom, &homeroomKey, &a.ExternalID, &a.Inactive, &a.HistoryOptOut, &created, &updated)
+		&a.Preferences.Timezone, &a.StudentNumber, &a.Grade, &a.Homeroom, &homeroomKey, &a.ExternalID, &a.Inactive, &a.HistoryOptOut, &guardians, &created, &updated)
 	if err != nil {
 		return user.Account{}, err
+	}
+	if a.Guardians, err = parseGuardians(guardians); err != nil {
+		return user.Account{}, fmt.Errorf("read the account's guardians: %w", err)
 	}
 	a.Email, a.Role, a.Tier = email.String, user.Role(role), user.Tier(tier)
 	a.CreatedAt, a.UpdatedAt = fromMillis(created), fromMillis(updated)
 	return a, nil
+}
+
+// guardianJSON is one guardian in the guardians column; what is empty is
+// left out.
+type guardianJSON struct {
+	Name         string `json:"name,omitempty"`
+	Email        string `json:"email,omitempty"`
+	Relationship string `json:"relationship,omitempty"`
+}
+
+// guardiansColumn is the guardians column's value: empty for none, else a
+// JSON array in their order.
+func guardiansColumn(gs []user.Guardian) string {
+	if len(gs) == 0 {
+		return ""
+	}
+	j := make([]guardianJSON, len(gs))
+	for i, g := range gs {
+		j[i] = guardianJSON(g)
+	}
+	b, _ := json.Marshal(j) // strings always marshal
+	return string(b)
+}
+
+// parseGuardians reads the guardians column; none are nil, as an account
+// is created.
+func parseGuardians(s string) ([]user.Guardian, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var j []guardianJSON
+	if err := json.Unmarshal([]byte(s), &j); err != nil {
+		return nil, err
+	}
+	var gs []user.Guardian
+	for _, g := range j {
+		gs = append(gs, user.Guardian(g))
+	}
+	return gs, nil
 }
 
 // Create implements ports.AccountRepository. The UNIQUE id and the UNIQUE

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -79,7 +80,7 @@ func TestMigrationToLibraryKeepsAccounts(t *testing.T) {
 			t.Errorf("Get %s: times %v, %v; want %v, %v", want.ID, got.CreatedAt, got.UpdatedAt, want.CreatedAt, want.UpdatedAt)
 		}
 		got.CreatedAt, got.UpdatedAt = want.CreatedAt, want.UpdatedAt
-		if got != want {
+		if !reflect.DeepEqual(got, want) {
 			t.Errorf("Get %s after the migration:\n got %+v\nwant %+v", want.ID, got, want)
 		}
 	}

@@ -235,6 +235,7 @@ func (a *App) addCopies(w http.ResponseWriter, r *http.Request, school library.S
 type studentRow struct {
 	ID, Name, Email, Number, Grade, Homeroom string
 	Inactive                                 bool
+	Guardians                                []user.Guardian
 }
 
 type lineProblem struct {
@@ -282,7 +283,7 @@ func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school libr
 	v.CanCharges = a.allowed(r, "read", "library:charges")
 	for _, s := range res.Students {
 		v.Students = append(v.Students, studentRow{ID: s.ID, Name: s.Name, Email: s.Email, Number: s.StudentNumber,
-			Grade: s.Grade, Homeroom: s.Homeroom, Inactive: s.Inactive})
+			Grade: s.Grade, Homeroom: s.Homeroom, Inactive: s.Inactive, Guardians: s.Guardians})
 	}
 	a.render(w, r, status, "students", v)
 }

@@ -2,15 +2,18 @@ package roster
 
 import (
 	"archive/zip"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
 )
 
 // The OneRoster 1.1 bulk CSV files a roster sync reads, whether zipped or
@@ -57,6 +60,10 @@ const (
 	// maxRosterLines bounds the lines of one OneRoster file: enrollments
 	// run to about ten per student.
 	maxRosterLines = 20 * MaxStudentRows
+	// maxAgents bounds the agentSourcedIds of one student or guardian,
+	// which are kept until users.csv is read: a family's parents, or a
+	// parent's children, and the teachers some exporters add.
+	maxAgents = 32
 )
 
 // The columns of each OneRoster 1.1 file (the specification's names, case
@@ -358,6 +365,33 @@ type oneRosterRead struct {
 	drafts                        []StudentDraft
 	students                      int
 	emailLine, numberLine, idLine map[string]int
+	// guardians are the parents, guardians and relatives a student may be
+	// linked to (not those being deleted or disabled), in file order, and
+	// studentAgents the agentSourcedIds of the drafts that have any: both
+	// kept while drafts are, and linked once users.csv is read, since a
+	// student may come before or after their guardians.
+	guardians     []oneRosterGuardian
+	studentAgents []oneRosterAgents
+	// listsGuardians is set when users.csv has the agentSourcedIds column
+	// and a parent, guardian or relative: it then says who every
+	// student's guardians are, none included.
+	listsGuardians bool
+}
+
+// oneRosterGuardian is what a sync keeps of a parent, guardian or
+// relative: its line, sourcedId, the guardian and its agentSourcedIds
+// (the students it is an agent for).
+type oneRosterGuardian struct {
+	line     int
+	id       string
+	guardian user.Guardian
+	agents   []string
+}
+
+// oneRosterAgents are the agentSourcedIds of the draft at index draft.
+type oneRosterAgents struct {
+	draft  int
+	agents []string
 }
 
 // ParseOneRoster turns OneRoster 1.1 files into the students of a roster
@@ -368,34 +402,41 @@ type oneRosterRead struct {
 // name, the first of grades the grade, and the title of the one class of
 // classType "homeroom" the student is enrolled in (as a student) the
 // homeroom. A user whose enabledUser is false, or whose status is
-// tobedeleted, is taken off the roll (Inactive). Other roles (teachers,
-// parents...) are read and checked, not imported. hasHomeroom reports
-// whether the upload says anything about homerooms.
+// tobedeleted, is taken off the roll (Inactive). Users with role parent,
+// guardian or relative (and neither disabled nor being deleted) are the
+// students' guardians, linked by agentSourcedIds from either side (see
+// linkGuardians); other roles (teachers...) are read and checked, not
+// imported. hasHomeroom reports whether the upload says anything about
+// homerooms, hasGuardians whether it says who students' guardians are
+// (users.csv has agentSourcedIds and lists a parent, guardian or relative).
 //
 // Each file is read as a stream, one record at a time, in the order
 // orgs, classes, enrollments, users: what is kept is what the sync uses
 // (oneRosterRead), never a whole row. Problems are reported by file, in
 // OneRosterFiles order, then by line.
-func ParseOneRoster(files map[string]library.Upload) (drafts []StudentDraft, hasHomeroom bool, problems []library.LineError) {
+func ParseOneRoster(files map[string]library.Upload) (drafts []StudentDraft, hasHomeroom, hasGuardians bool, problems []library.LineError) {
 	for name := range files {
 		if !slices.Contains(OneRosterFiles, name) && name != OneRosterManifest && !oneRosterUnreadFile(name) {
-			return nil, false, []library.LineError{notOneRosterFile(name)}
+			return nil, false, false, []library.LineError{notOneRosterFile(name)}
 		}
 	}
 	if m, ok := files[OneRosterManifest]; ok {
 		if problems := checkOneRosterManifest(m); problems != nil {
-			return nil, false, problems
+			return nil, false, false, problems
 		}
 	}
 	if _, ok := files[OneRosterUsers]; !ok {
-		return nil, false, []library.LineError{{File: OneRosterUsers, Message: "is required: it lists the students"}}
+		return nil, false, false, []library.LineError{{File: OneRosterUsers, Message: "is required: it lists the students"}}
 	}
 	st := readOneRoster(files)
 	for _, name := range OneRosterFiles {
 		problems = append(problems, st.structural[name]...)
 	}
 	if len(problems) > 0 {
-		return nil, false, problems
+		return nil, false, false, problems
+	}
+	if len(st.problems) == 0 && st.students > 0 && st.students <= MaxStudentRows {
+		st.linkGuardians()
 	}
 	problems = st.problems
 	for i := range problems {
@@ -416,10 +457,10 @@ func ParseOneRoster(files map[string]library.Upload) (drafts []StudentDraft, has
 			}
 			return a.Line - b.Line
 		})
-		return nil, false, problems
+		return nil, false, false, problems
 	}
 	_, hasEnrollments := files[OneRosterEnrollments]
-	return st.drafts, st.hasClasses && hasEnrollments, nil
+	return st.drafts, st.hasClasses && hasEnrollments, st.listsGuardians, nil
 }
 
 // readOneRoster reads the files a sync reads, in oneRosterOrder.
@@ -490,8 +531,13 @@ func (st *oneRosterRead) enrollment(r rosterRecord) {
 	st.homeroom[user], st.homeroomLine[user] = t, r.line
 }
 
-// user reads one users.csv row: a student becomes a draft.
+// user reads one users.csv row: a student becomes a draft, a parent,
+// guardian or relative is kept for linkGuardians.
 func (st *oneRosterRead) user(r rosterRecord) {
+	if rel := guardianRole(r.cell("role")); rel != "" {
+		st.guardian(r, rel)
+		return
+	}
 	if !strings.EqualFold(r.cell("role"), "student") {
 		return
 	}
@@ -547,12 +593,175 @@ func (st *oneRosterRead) user(r rosterRecord) {
 	if d.ExternalID != "" {
 		st.problems = library.AppendDuplicate(st.problems, st.idLine, d.ExternalID, r.line, "external_id")
 	}
+	agents := st.agents(r)
 	st.students++
 	// A roster with a problem, or with too many students, is refused
 	// whole: its drafts would never be used.
-	if len(st.problems) == 0 && st.students <= MaxStudentRows {
+	if st.keeping() {
+		if len(agents) > 0 {
+			st.studentAgents = append(st.studentAgents, oneRosterAgents{draft: len(st.drafts), agents: cloneAll(agents)})
+		}
 		st.drafts = append(st.drafts, d)
 	}
+}
+
+// keeping reports whether what is read may still be used: no problem so
+// far, and no more students than a sync takes.
+func (st *oneRosterRead) keeping() bool {
+	return len(st.problems) == 0 && st.students <= MaxStudentRows
+}
+
+// guardianRole is the relationship a users.csv role names (parent,
+// guardian or relative, in any case), "" for any other role.
+func guardianRole(role string) string {
+	for _, rel := range []string{user.RelationshipParent, user.RelationshipGuardian, user.RelationshipRelative} {
+		if strings.EqualFold(role, rel) {
+			return rel
+		}
+	}
+	return ""
+}
+
+// guardian reads a parent, guardian or relative: its sourcedId, name,
+// email and agentSourcedIds. One being deleted or disabled is nobody's
+// guardian any more, and is not kept.
+func (st *oneRosterRead) guardian(r rosterRecord, relationship string) {
+	if _, ok := r.at["agentSourcedIds"]; ok {
+		st.listsGuardians = true
+	}
+	if strings.EqualFold(r.cell("status"), "tobedeleted") || strings.EqualFold(r.cell("enabledUser"), "false") {
+		return
+	}
+	agents := st.agents(r)
+	if !st.keeping() {
+		return
+	}
+	// Name and email are cloned: a single name or an email already in
+	// lower case would otherwise be a slice of the row.
+	st.guardians = append(st.guardians, oneRosterGuardian{line: r.line, id: strings.Clone(r.cell("sourcedId")),
+		guardian: user.Guardian{Name: strings.Clone(strings.Join(strings.Fields(r.cell("givenName")+" "+r.cell("familyName")), " ")),
+			Email: strings.Clone(user.NormalizeEmail(r.cell("email"))), Relationship: relationship},
+		agents: cloneAll(agents)})
+}
+
+// agents returns a row's agentSourcedIds, as slices of the row; more than
+// maxAgents is a problem of the row, and none are returned.
+func (st *oneRosterRead) agents(r rosterRecord) []string {
+	var ids []string
+	for id := range strings.SplitSeq(r.cell("agentSourcedIds"), ",") {
+		if id = strings.TrimSpace(id); id == "" {
+			continue
+		}
+		if len(ids) == maxAgents {
+			st.problems = append(st.problems, library.LineError{File: OneRosterUsers, Line: r.line, Field: "agentSourcedIds",
+				Message: fmt.Sprintf("lists more than %d users", maxAgents)})
+			return nil
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func cloneAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.Clone(s)
+	}
+	return out
+}
+
+// linkGuardians gives each draft its guardians, linked from either side:
+// a guardian whose agentSourcedIds names the student, or a student whose
+// agentSourcedIds names the guardian. Agents that are no kept guardian
+// (teachers, unknown ids, guardians being deleted) are passed over. A
+// student's guardians come in the order of the guardians' rows, without
+// duplicates (normalizeGuardians). A linked guardian must be valid, which
+// is reported on its line, and its sourcedId its own. More than
+// user.MaxGuardians is reported on the student's line: the cap is the
+// student's, and the links may come from the guardians' rows.
+func (st *oneRosterRead) linkGuardians() {
+	if len(st.guardians) == 0 {
+		return
+	}
+	bad := func(line int, field, msg string) {
+		st.problems = append(st.problems, library.LineError{File: OneRosterUsers, Line: line, Field: field, Message: msg})
+	}
+	guardianAt := make(map[string]int, len(st.guardians))
+	for i, g := range st.guardians {
+		if g.id == "" {
+			continue
+		}
+		if first, dup := guardianAt[g.id]; dup {
+			bad(g.line, "sourcedId", fmt.Sprintf("same sourcedId as line %d", st.guardians[first].line))
+			continue
+		}
+		guardianAt[g.id] = i
+	}
+	studentAt := make(map[string]int, len(st.drafts))
+	for i, d := range st.drafts {
+		studentAt[d.ExternalID] = i // unique: a repeated one is a problem
+	}
+	type link struct{ student, guardian int }
+	var links []link
+	for gi, g := range st.guardians {
+		for _, id := range g.agents {
+			if s, ok := studentAt[id]; ok {
+				links = append(links, link{s, gi})
+			}
+		}
+	}
+	for _, sa := range st.studentAgents {
+		for _, id := range sa.agents {
+			if gi, ok := guardianAt[id]; ok {
+				links = append(links, link{sa.draft, gi})
+			}
+		}
+	}
+	// Sorted by student, then by guardian row: a link given from both
+	// sides is one.
+	slices.SortFunc(links, func(a, b link) int {
+		return cmp.Or(cmp.Compare(a.student, b.student), cmp.Compare(a.guardian, b.guardian))
+	})
+	links = slices.Compact(links)
+	checked := make(map[int]bool)
+	for i := 0; i < len(links); {
+		s := links[i].student
+		var gs []user.Guardian
+		var lines []string // the first few guardians' lines, for the problem
+		for ; i < len(links) && links[i].student == s; i++ {
+			g := st.guardians[links[i].guardian]
+			if !checked[links[i].guardian] {
+				checked[links[i].guardian] = true
+				for _, p := range guardianProblems(g.guardian) {
+					bad(g.line, oneRosterGuardianField(p[0]), p[1])
+				}
+			}
+			gs = append(gs, g.guardian)
+			switch {
+			case len(gs) <= user.MaxGuardians+1:
+				lines = append(lines, strconv.Itoa(g.line))
+			case len(gs) == user.MaxGuardians+2:
+				lines = append(lines, "...")
+			}
+		}
+		if gs, _ = normalizeGuardians(gs); len(gs) > user.MaxGuardians {
+			bad(st.drafts[s].Line, "agentSourcedIds", fmt.Sprintf("links %d parents or guardians (lines %s); a student may have at most %d",
+				len(gs), strings.Join(lines, ", "), user.MaxGuardians))
+			continue
+		}
+		st.drafts[s].Guardians = gs
+	}
+}
+
+// oneRosterGuardianField names a guardian's field by its users.csv column.
+func oneRosterGuardianField(f string) string {
+	switch f {
+	case "name":
+		return "givenName"
+	case "relationship":
+		return "role"
+	}
+	return f
 }
 
 // malformed reports whether a file read so far has a problem of form.

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -78,17 +79,22 @@ func readSeedZips(f *testing.F) [][]byte {
 // one of the files uploaded (or users.csv, which is required) and a line
 // within it; every student is valid, normalised, has its own sourcedId,
 // email and student number, and a line of users.csv; no more than
-// MaxStudentRows; homerooms only when classes and enrollments came.
+// MaxStudentRows; homerooms only when classes and enrollments came, and
+// guardians only when the upload says it gives them.
 func FuzzParseOneRoster(f *testing.F) {
 	addRosterSeed(f, readSeedDir(f, filepath.Join("..", "..", "test", "testdata", "oneroster")))
 	addRosterSeed(f, readSeedDir(f, filepath.Join("testdata", "oneroster-oat-1p1")))
 	addRosterSeed(f, readSeedDir(f, filepath.Join("testdata", "oneroster-oat-1p0")))
+	// The mocker's small set; its 450 KB test-csv.csv would slow every run.
+	mocker := readSeedDir(f, filepath.Join("testdata", "oneroster-mocker"))
+	addRosterSeed(f, map[string][]byte{roster.OneRosterUsers: mocker["users.csv"], roster.OneRosterOrgs: mocker["orgs.csv"]})
 	for _, z := range readSeedZips(f) {
 		if files, problems := roster.UnzipOneRoster(library.BytesUpload(z)); problems == nil {
 			addRosterSeed(f, roster.ReadUploads(f, files))
 		}
 	}
 	users := "sourcedId,enabledUser,orgSourcedIds,role,username,givenName,familyName,identifier,email,grades,status\n"
+	agents := "sourcedId,enabledUser,orgSourcedIds,role,username,givenName,familyName,email,agentSourcedIds,status\n"
 	for _, s := range []string{
 		users + "u1,true,o1,student,a,Ann,Lee,S-1,ann@example.com,\"07,08\",active\n",
 		users + "u1,true,,student,a,Ann,Lee,S-1,,,\nu1,TRUE,,student,b,Bob,Ray,S-1,,,tobedeleted\n",
@@ -97,6 +103,14 @@ func FuzzParseOneRoster(f *testing.F) {
 		users + "\"u1,true\n",
 		"sourcedId,sourcedId\n",
 		"",
+		// Guardians linked from either side, before and after, to
+		// siblings; one being deleted, one too many, one invalid.
+		agents + "p1,true,,parent,p,Ann,Lee,ann@example.org,\"s1,s2\",\ns1,true,,student,s,Kim,Lee,,p1,\ns2,true,,student,t,Jo,Lee,,,\n",
+		agents + "s1,true,,student,s,Kim,Lee,,\"p2,t1\",\np2,TRUE,,Guardian,g,Bob,,,,\nt1,true,,teacher,t,Tom,Day,,s1,\n",
+		agents + "s1,true,,student,s,Kim,Lee,,p1,\np1,true,,relative,r,Cy,Lee,cy@,,\np2,true,,parent,q,Dee,Lee,,s1,tobedeleted\n",
+		agents + "s1,true,,student,s,Kim,Lee,,\"p1,p2,p3,p4,p5\",\np1,true,,parent,a,A,,a@x.org,,\np2,true,,parent,b,B,,b@x.org,,\n" +
+			"p3,true,,parent,c,C,,c@x.org,,\np4,true,,parent,d,D,,d@x.org,,\np5,true,,parent,e,E,,e@x.org,,\n",
+		agents + "s1,true,,student,s,Kim,Lee,,,\np1,false,,parent,p,,,,s1,\np1,true,,parent,p,Ann,,,s1,\n",
 	} {
 		f.Add(uint8(1), []byte(s), []byte(nil), []byte(nil), []byte(nil), []byte(nil))
 	}
@@ -107,7 +121,7 @@ func FuzzParseOneRoster(f *testing.F) {
 		[]byte("propertyName,value\noneroster.version,1.1.0\nfile.users,bulk\n"))
 	f.Fuzz(func(t *testing.T, mask uint8, users, orgs, classes, enrollments, manifest []byte) {
 		files := fuzzRosterFiles(mask, users, orgs, classes, enrollments, manifest)
-		drafts, hasHomeroom, problems := roster.ParseOneRoster(roster.BytesUploads(files))
+		drafts, hasHomeroom, hasGuardians, problems := roster.ParseOneRoster(roster.BytesUploads(files))
 		if (len(drafts) > 0) == (len(problems) > 0) {
 			t.Fatalf("got %d students and %d problems, want exactly one of them: %+v", len(drafts), len(problems), problems)
 		}
@@ -132,7 +146,7 @@ func FuzzParseOneRoster(f *testing.F) {
 			if fields := roster.ValidateStudent(d); len(fields) > 0 {
 				t.Fatalf("student %+v does not validate: %v", d, fields)
 			}
-			if d != d.Normalized() {
+			if !reflect.DeepEqual(d, d.Normalized()) {
 				t.Fatalf("student %+v is not normalised", d)
 			}
 			if d.Line < 2 || d.Line > lines {
@@ -140,6 +154,17 @@ func FuzzParseOneRoster(f *testing.F) {
 			}
 			if d.Homeroom != "" && !hasHomeroom {
 				t.Fatalf("student %+v has a homeroom, but homerooms are said not to be set", d)
+			}
+			// Guardians only from a file that says it gives them, each
+			// a parent, guardian or relative (ValidateStudent checks the
+			// rest: at most four, each valid, no duplicates).
+			if len(d.Guardians) > 0 && !hasGuardians {
+				t.Fatalf("student %+v has guardians, but guardians are said not to be given", d)
+			}
+			for _, g := range d.Guardians {
+				if g.Relationship == "" {
+					t.Fatalf("student %+v: a guardian without the role it was read from", d)
+				}
 			}
 			for _, k := range []struct {
 				seen map[string]bool

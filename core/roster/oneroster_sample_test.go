@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
 )
 
 // The Moodle OneRoster enrolment plugin's full 1.1 test set, as published
@@ -27,7 +29,7 @@ func TestParseOneRosterMoodleExport(t *testing.T) {
 	if _, ok := files["academicSessions.csv"]; ok {
 		t.Error("academicSessions.csv was read; a roster sync passes it over")
 	}
-	drafts, hasHomeroom, problems := ParseOneRoster(files)
+	drafts, hasHomeroom, _, problems := ParseOneRoster(files)
 	if problems != nil {
 		t.Fatalf("problems: %+v", problems)
 	}
@@ -38,13 +40,15 @@ func TestParseOneRosterMoodleExport(t *testing.T) {
 	}
 	// Their identifiers are usernames (mary.jones), not student numbers.
 	want := []StudentDraft{
-		{Line: 3, Name: "Mary Jones", Email: "mary.jones@myschool.com", Grade: "12", ExternalID: "usr-222-66778899"},
+		// Her parent Thomas Jones names her in his agentSourcedIds.
+		{Line: 3, Name: "Mary Jones", Email: "mary.jones@myschool.com", Grade: "12", ExternalID: "usr-222-66778899",
+			Guardians: []user.Guardian{{Name: "Thomas Jones", Email: "thomas.jones@testemail.com", Relationship: "parent"}}},
 		// Enrolled in "History - 2", a homeroom whose status is tobedeleted.
 		{Line: 6, Name: "mmichel Jones", Email: "mmichel.jones2@myschool.com", Grade: "12", ExternalID: "usr-222-1234561232"},
 		{Line: 7, Name: "Anna Brown", Email: "anna.brown@myschool.com", Grade: "11", ExternalID: "usr-222-567891"},
 	}
 	for i, w := range want {
-		if drafts[i] != w.Normalized() {
+		if !reflect.DeepEqual(drafts[i], w.Normalized()) {
 			t.Errorf("draft %d = %+v, want %+v", i, drafts[i], w.Normalized())
 		}
 	}
@@ -58,7 +62,7 @@ func TestParseOneRosterManifest(t *testing.T) {
 		return files
 	}
 	ok := "propertyName,value\r\nmanifest.version,1.0\r\noneroster.version,1.1\r\nfile.users,bulk\r\nfile.courses,bulk\r\n"
-	if drafts, _, problems := ParseOneRoster(BytesUploads(withManifest(ok))); problems != nil || len(drafts) != 5 {
+	if drafts, _, _, problems := ParseOneRoster(BytesUploads(withManifest(ok))); problems != nil || len(drafts) != 5 {
 		t.Errorf("a 1.1 bulk manifest: %d drafts, %+v", len(drafts), problems)
 	}
 	for name, c := range map[string]struct {
@@ -71,14 +75,14 @@ func TestParseOneRosterManifest(t *testing.T) {
 		"delta users":    {"propertyName,value\noneroster.version,1.1\nfile.users,delta\n", 3, "file.users"},
 		"not a manifest": {"sourcedId,status\n", 1, ""},
 	} {
-		_, _, problems := ParseOneRoster(BytesUploads(withManifest(c.manifest)))
+		_, _, _, problems := ParseOneRoster(BytesUploads(withManifest(c.manifest)))
 		if len(problems) != 1 || problems[0].File != OneRosterManifest || problems[0].Line != c.line || problems[0].Field != c.field {
 			t.Errorf("%s: %+v", name, problems)
 		}
 	}
 	files := oneRosterSample(t)
 	files["students.csv"] = []byte("name\n")
-	if _, _, problems := ParseOneRoster(BytesUploads(files)); len(problems) != 1 || problems[0].File != "students.csv" {
+	if _, _, _, problems := ParseOneRoster(BytesUploads(files)); len(problems) != 1 || problems[0].File != "students.csv" {
 		t.Errorf("a file that is not OneRoster's: %+v", problems)
 	}
 	if !bytes.Contains([]byte(notOneRosterFile("x").Message), []byte("manifest.csv")) {
@@ -97,12 +101,12 @@ func TestParseOneRosterMetadataColumns(t *testing.T) {
 		lines[i] = append(lines[i], ",x,y"...)
 	}
 	files[OneRosterUsers] = bytes.Join(lines, []byte("\n"))
-	drafts, _, problems := ParseOneRoster(BytesUploads(files))
+	drafts, _, _, problems := ParseOneRoster(BytesUploads(files))
 	if problems != nil || len(drafts) != 5 || drafts[0].Name != "Ava Nguyen" || drafts[0].Homeroom != "6A" {
 		t.Errorf("with a metadata column: %d drafts, %+v", len(drafts), problems)
 	}
 	files[OneRosterUsers] = append(files[OneRosterUsers], "\nx,active,,true,,student,u,,A,B,,1,,,,,07,,\n"...)
-	if _, _, problems := ParseOneRoster(BytesUploads(files)); len(problems) != 1 || problems[0].Line != len(lines)+1 {
+	if _, _, _, problems := ParseOneRoster(BytesUploads(files)); len(problems) != 1 || problems[0].Line != len(lines)+1 {
 		t.Errorf("a row without the metadata cell: %+v", problems)
 	}
 }

@@ -75,17 +75,20 @@ type RosterPlan struct {
 }
 
 // RosterOptions say what a sync may do: Full takes every student the file
-// does not list off the roll; HasGrade and HasHomeroom say whether the
-// file gives those columns (a column left out keeps what is stored).
+// does not list off the roll; HasGrade, HasHomeroom and HasGuardians say
+// whether the file gives those columns (a column left out keeps what is
+// stored). A file with guardians gives every listed student's: a student
+// it lists without any loses the stored ones.
 type RosterOptions struct {
-	Full, HasGrade, HasHomeroom bool
+	Full, HasGrade, HasHomeroom, HasGuardians bool
 }
 
 // PlanRoster matches each row to a student of the school (existing: every
 // student that is not deleted, active or not) by its stable id, or when
 // the row or the student has none, by student number, and works out what
 // changes. A row without a stable id must have a student number (the
-// caller checks). An empty email in the file keeps the stored one. A
+// caller checks). An empty email in the file keeps the stored one, and
+// guardians are replaced only when opt.HasGuardians. A
 // student number is never changed: a row that would change one, or give a
 // student's number to another id, is a conflict.
 func PlanRoster(existing []user.Account, drafts []StudentDraft, opt RosterOptions, now time.Time) RosterPlan {
@@ -209,6 +212,15 @@ func applyRosterRow(a user.Account, d StudentDraft, opt RosterOptions) (user.Acc
 	}
 	if opt.HasHomeroom {
 		set("homeroom", &a.Homeroom, d.Homeroom)
+	}
+	// Compared normalised: a stored list that differs only in case or
+	// spacing is no change.
+	if opt.HasGuardians {
+		want, _ := normalizeGuardians(d.Guardians)
+		if stored, _ := normalizeGuardians(a.Guardians); !slices.Equal(want, stored) {
+			changes = append(changes, "guardians")
+			a.Guardians = want
+		}
 	}
 	switch {
 	case d.Inactive && !a.Inactive:

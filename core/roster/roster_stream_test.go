@@ -133,7 +133,7 @@ func TestOneRosterKeepsNoRow(t *testing.T) {
 	narrow, _ := genRoster(students, 0, 0)
 	wide, offsets := genRoster(students, others, extra)
 
-	drafts, hasHomeroom, problems := ParseOneRoster(BytesUploads(wide))
+	drafts, hasHomeroom, _, problems := ParseOneRoster(BytesUploads(wide))
 	if problems != nil || len(drafts) != students || !hasHomeroom || drafts[0].Homeroom != "H00" || drafts[0].StudentNumber != "N-000000" {
 		t.Fatalf("the generated roster: %d drafts (homerooms %v), first %+v, problems %+v", len(drafts), hasHomeroom, drafts[:min(len(drafts), 1)], problems[:min(len(problems), 3)])
 	}
@@ -182,7 +182,7 @@ func TestOneRosterKeepsNoDraftPastTheCap(t *testing.T) {
 	if st.students != MaxStudentRows+500 || len(st.drafts) != MaxStudentRows {
 		t.Errorf("read %d students, kept %d drafts; want %d read and %d kept", st.students, len(st.drafts), MaxStudentRows+500, MaxStudentRows)
 	}
-	_, _, problems := ParseOneRoster(BytesUploads(files))
+	_, _, _, problems := ParseOneRoster(BytesUploads(files))
 	if len(problems) != 1 || !strings.Contains(problems[0].Message, "lists more than 5000 students") {
 		t.Errorf("problems: %+v", problems)
 	}
@@ -222,7 +222,7 @@ func TestParseStudentsCSVStreams(t *testing.T) {
 	} {
 		wantDrafts, wantProblems := ParseStudentsCSV(strings.NewReader(in))
 		drafts, problems := ParseStudentsCSV(iotest.OneByteReader(strings.NewReader(in)))
-		if !slices.Equal(drafts, wantDrafts) || !slices.Equal(problems, wantProblems) {
+		if !reflect.DeepEqual(drafts, wantDrafts) || !slices.Equal(problems, wantProblems) {
 			t.Errorf("%s: a byte at a time: %+v %+v, want %+v %+v", name, drafts, problems, wantDrafts, wantProblems)
 		}
 		if body := strings.TrimPrefix(in, "\ufeff"); !utf8.ValidString(body) {
@@ -262,8 +262,8 @@ func TestParseOneRosterStreams(t *testing.T) {
 	for name, b := range files {
 		streams[name] = streamUpload(b)
 	}
-	want, _, _ := ParseOneRoster(BytesUploads(files))
-	if drafts, hasHomeroom, problems := ParseOneRoster(streams); problems != nil || !hasHomeroom || !slices.Equal(drafts, want) {
+	want, _, _, _ := ParseOneRoster(BytesUploads(files))
+	if drafts, hasHomeroom, _, problems := ParseOneRoster(streams); problems != nil || !hasHomeroom || !reflect.DeepEqual(drafts, want) {
 		t.Errorf("read a byte at a time: %+v %v %+v", drafts, hasHomeroom, problems)
 	}
 
@@ -271,7 +271,7 @@ func TestParseOneRosterStreams(t *testing.T) {
 	bad = append(bad, "\"unclosed,\n\xff\n"...)
 	streams[OneRosterClasses] = streamUpload(bad)
 	streams[OneRosterEnrollments] = failingUpload(files[OneRosterEnrollments], 300)
-	_, _, problems := ParseOneRoster(streams)
+	_, _, _, problems := ParseOneRoster(streams)
 	wantProblems := []library.LineError{
 		{File: OneRosterClasses, Line: 1, Message: "is not UTF-8 text; export the file as CSV UTF-8"},
 		{File: OneRosterEnrollments, Message: "the file could not be read"},

@@ -27,12 +27,17 @@ type StudentDraft struct {
 	// Inactive is set for a roster row that takes the student off the roll
 	// (a OneRoster user with enabledUser false or status tobedeleted).
 	Inactive bool
+	// Guardians are the student's parents and guardians: the simple CSV's
+	// guardian columns, or the OneRoster users linked by agentSourcedIds.
+	Guardians []user.Guardian
 }
 
 // Normalized returns d with name and student number trimmed, the email
-// in user.NormalizeEmail's form, and grade and homeroom in
-// NormalizeClassField's: the values ValidateStudent checks and the ones
-// to store, so that duplicates are found whatever case was typed.
+// in user.NormalizeEmail's form, grade and homeroom in
+// NormalizeClassField's, and the guardians in a new list, normalised
+// likewise and without repeats (normalizeGuardians): the values
+// ValidateStudent checks and the ones to store, so that duplicates are
+// found whatever case was typed.
 func (d StudentDraft) Normalized() StudentDraft {
 	d.Name = strings.TrimSpace(d.Name)
 	d.Email = user.NormalizeEmail(d.Email)
@@ -40,7 +45,68 @@ func (d StudentDraft) Normalized() StudentDraft {
 	d.Grade = library.NormalizeClassField(d.Grade)
 	d.Homeroom = library.NormalizeClassField(d.Homeroom)
 	d.ExternalID = strings.TrimSpace(d.ExternalID)
+	d.Guardians, _ = normalizeGuardians(d.Guardians)
 	return d
+}
+
+// normalizeGuardians returns a new list of gs, each with its name trimmed,
+// its email in user.NormalizeEmail's form and its relationship in lower
+// case, without the ones that repeat an earlier guardian: the same email,
+// or, both without one, the same name. The first is kept, so the order
+// stays the roster's. It is nil when gs is empty, so that a stored list
+// and a read one compare equal. kept[i] is the index in gs of the i-th
+// guardian returned, for a caller that reports by source column.
+func normalizeGuardians(gs []user.Guardian) (out []user.Guardian, kept []int) {
+	if len(gs) == 0 {
+		return nil, nil
+	}
+	seen := make(map[string]bool, len(gs))
+	for i, g := range gs {
+		g = user.Guardian{Name: strings.TrimSpace(g.Name), Email: user.NormalizeEmail(g.Email),
+			Relationship: strings.ToLower(strings.TrimSpace(g.Relationship))}
+		key := "email:" + g.Email
+		if g.Email == "" {
+			key = "name:" + g.Name
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out, kept = append(out, g), append(kept, i)
+	}
+	return out, kept
+}
+
+// guardianProblems checks one normalised guardian: a name or an email,
+// a name of at most 100 characters, an email that is valid, and a
+// relationship OneRoster names (or none). It returns the problems by the
+// guardian's field (name, email, relationship), in that order.
+func guardianProblems(g user.Guardian) [][2]string {
+	var out [][2]string
+	switch {
+	case g.Name == "" && g.Email == "":
+		out = append(out, [2]string{"name", "a parent or guardian needs a name or an email"})
+	case g.Name != "":
+		if msg := user.ValidateName(g.Name); msg != "" {
+			out = append(out, [2]string{"name", msg})
+		}
+	}
+	if g.Email != "" {
+		if msg := user.ValidateEmail(g.Email); msg != "" {
+			out = append(out, [2]string{"email", msg})
+		}
+	}
+	switch g.Relationship {
+	case "", user.RelationshipParent, user.RelationshipGuardian, user.RelationshipRelative:
+	default:
+		out = append(out, [2]string{"relationship", "must be parent, guardian or relative"})
+	}
+	return out
+}
+
+// guardianField is the field error key of guardian i's field.
+func guardianField(i int, field string) string {
+	return fmt.Sprintf("guardians[%d].%s", i, field)
 }
 
 // maxStudentNumber bounds the school's own student number.
@@ -49,10 +115,14 @@ const maxStudentNumber = 32
 // ValidateStudent checks d as Normalized returns it: a name of 1..100
 // characters, an email that is valid when given (young children may have
 // none), a student number of 1..32 ASCII letters, digits, '-' or '_'
-// when given (it goes into URLs, exports and barcodes unchanged), and a
-// grade and a homeroom as ValidateGrade and ValidateHomeroom say. It returns
-// the field errors keyed by JSON name, never nil, so that a caller can add
-// its own (a password, say) before calling Err.
+// when given (it goes into URLs, exports and barcodes unchanged), a
+// grade and a homeroom as ValidateGrade and ValidateHomeroom say, and at
+// most user.MaxGuardians guardians, each with a name or an email (a name
+// of at most 100 characters, a valid email) and a relationship of parent,
+// guardian, relative or none. It returns the field errors keyed by JSON
+// name ("guardians[0].email" for a guardian's, counted after duplicates
+// are dropped), never nil, so that a caller can add its own (a password,
+// say) before calling Err.
 func ValidateStudent(d StudentDraft) errs.FieldErrors {
 	d = d.Normalized()
 	fields := errs.FieldErrors{}
@@ -75,6 +145,14 @@ func ValidateStudent(d StudentDraft) errs.FieldErrors {
 	}
 	if msg := ValidateExternalID(d.ExternalID); msg != "" {
 		fields.Add("external_id", msg)
+	}
+	if len(d.Guardians) > user.MaxGuardians {
+		fields.Add("guardians", fmt.Sprintf("must be at most %d", user.MaxGuardians))
+	}
+	for i, g := range d.Guardians {
+		for _, p := range guardianProblems(g) {
+			fields.Add(guardianField(i, p[0]), p[1])
+		}
 	}
 	return fields
 }
@@ -107,14 +185,22 @@ const (
 	studentColumnExternal = "external_id"
 )
 
+// studentGuardianColumns are the name and email columns of the up to two
+// guardians a students CSV row may give.
+var studentGuardianColumns = [2][2]string{{"guardian_name", "guardian_email"}, {"guardian2_name", "guardian2_email"}}
+
 // studentColumnsKnown lists the columns a students CSV may have, in the
 // order line errors of one row are reported.
-var studentColumnsKnown = []string{studentColumnName, studentColumnEmail, studentColumnNumber, studentColumnGrade, studentColumnHomeroom, studentColumnExternal}
+var studentColumnsKnown = []string{studentColumnName, studentColumnEmail, studentColumnNumber, studentColumnGrade, studentColumnHomeroom, studentColumnExternal,
+	studentGuardianColumns[0][0], studentGuardianColumns[0][1], studentGuardianColumns[1][0], studentGuardianColumns[1][1]}
 
 // ParseStudentsCSV reads an uploaded students file (text/csv, UTF-8, a
 // byte-order mark tolerated because spreadsheet programs write one). The
 // first line names the columns: name (required), email, student_number,
-// grade, homeroom and external_id (the roster system's stable id), in any order and any case; any other column is refused rather than
+// grade, homeroom, external_id (the roster system's stable id) and
+// guardian_name, guardian_email, guardian2_name and guardian2_email (a
+// pair with anything in it is one guardian, of no stated relationship),
+// in any order and any case; any other column is refused rather than
 // silently dropped, because it usually means the wrong file or a misspelt
 // column. Rows with only empty cells are skipped; quoted cells may hold
 // commas and line breaks. Each draft is normalised (see
@@ -149,7 +235,7 @@ func ParseStudentsCSV(in io.Reader) ([]StudentDraft, []library.LineError) {
 func readStudentsCSV(src *library.UTF8Watch) ([]StudentDraft, []library.LineError) {
 	// One byte-order mark is skipped here and openCSVReader skips another,
 	// as a file was read when it was held whole.
-	r, header, headerLine, problems := library.OpenCSVReader(library.SkipBOM(src), "name, email, student_number, grade, homeroom, external_id")
+	r, header, headerLine, problems := library.OpenCSVReader(library.SkipBOM(src), "name, email, student_number, grade, homeroom, external_id, guardian_name, guardian_email, guardian2_name, guardian2_email")
 	if problems != nil {
 		return nil, problems
 	}
@@ -171,6 +257,7 @@ func readStudentsCSV(src *library.UTF8Watch) ([]StudentDraft, []library.LineErro
 				return problems // refused whole; the rows no longer matter
 			}
 			d := StudentDraft{Line: line}
+			var guardian [2]user.Guardian
 			for i, c := range columns {
 				switch c {
 				case studentColumnName:
@@ -185,10 +272,34 @@ func readStudentsCSV(src *library.UTF8Watch) ([]StudentDraft, []library.LineErro
 					d.Homeroom = record[i]
 				case studentColumnExternal:
 					d.ExternalID = record[i]
+				case studentGuardianColumns[0][0]:
+					guardian[0].Name = record[i]
+				case studentGuardianColumns[0][1]:
+					guardian[0].Email = record[i]
+				case studentGuardianColumns[1][0]:
+					guardian[1].Name = record[i]
+				case studentGuardianColumns[1][1]:
+					guardian[1].Email = record[i]
 				}
 			}
+			// slot[i] is the column pair d.Guardians[i] came from, so
+			// that its problems are reported in that pair's columns.
+			var slot []int
+			for k, g := range guardian {
+				if strings.TrimSpace(g.Name) != "" || strings.TrimSpace(g.Email) != "" {
+					d.Guardians, slot = append(d.Guardians, g), append(slot, k)
+				}
+			}
+			_, kept := normalizeGuardians(d.Guardians)
 			d = d.Normalized().detached()
 			fields := ValidateStudent(d)
+			for i, k := range kept {
+				for j, f := range []string{"name", "email"} {
+					if msg, ok := fields[guardianField(i, f)]; ok {
+						fields.Add(studentGuardianColumns[slot[k]][j], msg)
+					}
+				}
+			}
 			for _, f := range studentColumnsKnown {
 				if msg, ok := fields[f]; ok {
 					problems = append(problems, library.LineError{Line: line, Field: f, Message: msg})
@@ -225,6 +336,13 @@ func readStudentsCSV(src *library.UTF8Watch) ([]StudentDraft, []library.LineErro
 func (d StudentDraft) detached() StudentDraft {
 	d.Name, d.Email, d.StudentNumber = strings.Clone(d.Name), strings.Clone(d.Email), strings.Clone(d.StudentNumber)
 	d.Grade, d.Homeroom, d.ExternalID = strings.Clone(d.Grade), strings.Clone(d.Homeroom), strings.Clone(d.ExternalID)
+	if d.Guardians != nil {
+		gs := make([]user.Guardian, len(d.Guardians))
+		for i, g := range d.Guardians {
+			gs[i] = user.Guardian{Name: strings.Clone(g.Name), Email: strings.Clone(g.Email), Relationship: strings.Clone(g.Relationship)}
+		}
+		d.Guardians = gs
+	}
 	return d
 }
 
@@ -232,7 +350,7 @@ func (d StudentDraft) detached() StudentDraft {
 // repeated and missing columns.
 func studentColumns(header []string, line int) ([]string, []library.LineError) {
 	return library.CSVColumns(header, line, studentColumnsKnown,
-		"is not a known column; the first line must name the columns, from name, email, student_number, grade, homeroom and external_id",
+		"is not a known column; the first line must name the columns, from name, email, student_number, grade, homeroom, external_id, guardian_name, guardian_email, guardian2_name and guardian2_email",
 		studentColumnName)
 }
 
@@ -256,4 +374,16 @@ func StudentsCSVHeader(in io.Reader) []string {
 // HasColumn reports whether header names the column, ignoring case.
 func HasColumn(header []string, column string) bool {
 	return slices.ContainsFunc(header, func(h string) bool { return strings.EqualFold(h, column) })
+}
+
+// HasGuardianColumns reports whether header names any guardian column: a
+// file with none says nothing about guardians, and a sync keeps the
+// stored ones (RosterOptions.HasGuardians).
+func HasGuardianColumns(header []string) bool {
+	for _, pair := range studentGuardianColumns {
+		if HasColumn(header, pair[0]) || HasColumn(header, pair[1]) {
+			return true
+		}
+	}
+	return false
 }

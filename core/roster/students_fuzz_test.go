@@ -2,6 +2,7 @@ package roster_test
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -21,8 +22,9 @@ func fuzzLineCount(data []byte) int {
 
 // FuzzParseStudentsCSV checks the students upload: drafts or errors, never
 // both and never neither; every draft is normalised, valid, unique by email
-// and student number and carries a line of the file; every error's line is
-// within the file (or the line after it).
+// and student number, carries a line of the file and at most the two
+// guardians of its columns; every error's line is within the file (or
+// the line after it).
 func FuzzParseStudentsCSV(f *testing.F) {
 	for _, s := range []string{
 		"name,email,student_number\nAnn Smith,ann@example.com,S-1\nBob,,\n",
@@ -51,6 +53,9 @@ func FuzzParseStudentsCSV(f *testing.F) {
 		"name,email,student_number\n\"\",\"\",\"\"\n",
 		"name\n" + strings.Repeat("A\n", 50),
 		"\"name\"\n\"Ann\"\"s\"\n",
+		"name,guardian_name,guardian_email,guardian2_name,guardian2_email\nAnn,Bo Lee,BO@example.org,,cy@example.org\nKim,,bo@example.org,Bo,BO@example.org\n",
+		"name,Guardian2_Email\nAnn,bad@\nBob,  \n",
+		"guardian_name,name\n" + strings.Repeat("g", 101) + ",Ann\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -77,13 +82,22 @@ func FuzzParseStudentsCSV(f *testing.F) {
 			if fields := roster.ValidateStudent(d); len(fields) > 0 {
 				t.Fatalf("draft %+v does not validate: %v", d, fields)
 			}
-			if d != d.Normalized() {
+			if !reflect.DeepEqual(d, d.Normalized()) {
 				t.Fatalf("draft %+v is not normalised (%+v)", d, d.Normalized())
 			}
 			if d.Line <= prev || d.Line > lines {
 				t.Fatalf("draft %+v: line %d is not after line %d and within the %d lines", d, d.Line, prev, lines)
 			}
 			prev = d.Line
+			// Two column pairs, and the file says no relationship.
+			if len(d.Guardians) > 2 {
+				t.Fatalf("draft %+v has more guardians than the file has columns for", d)
+			}
+			for _, g := range d.Guardians {
+				if g.Relationship != "" || g.Name == "" && g.Email == "" {
+					t.Fatalf("draft %+v: guardian %+v", d, g)
+				}
+			}
 			if d.Email != "" {
 				if l, dup := emails[d.Email]; dup {
 					t.Fatalf("drafts on lines %d and %d have the same email %q", l, d.Line, d.Email)

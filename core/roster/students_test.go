@@ -60,7 +60,7 @@ func TestValidateStudent(t *testing.T) {
 func TestStudentDraftNormalized(t *testing.T) {
 	got := roster.StudentDraft{Line: 4, Name: " Ada ", Email: " Ada@Example.ORG ", StudentNumber: " S1 "}.Normalized()
 	want := roster.StudentDraft{Line: 4, Name: "Ada", Email: "ada@example.org", StudentNumber: "S1"}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Normalized() = %+v, want %+v", got, want)
 	}
 }

@@ -106,9 +106,32 @@ type Account struct {
 	// honoured while their school's settings let students choose
 	// (library.Settings.HistoryChoice).
 	HistoryOptOut bool
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// Guardians are a student's parents and guardians as the school's
+	// roster lists them, at most MaxGuardians: whom the library's notices
+	// may copy. They have no accounts, and no other student sees them.
+	Guardians []Guardian
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
+
+// Guardian is one parent or guardian of a student.
+type Guardian struct {
+	Name  string // may be empty when the roster gives only an email
+	Email string // NormalizeEmail's form; may be empty (a letter still reaches them)
+	// Relationship is "parent", "guardian" or "relative" (OneRoster's roles
+	// for them), or empty when the roster does not say.
+	Relationship string
+}
+
+// Guardian relationships, as OneRoster names the roles.
+const (
+	RelationshipParent   = "parent"
+	RelationshipGuardian = "guardian"
+	RelationshipRelative = "relative"
+)
+
+// MaxGuardians bounds a student's guardians: enough for two households.
+const MaxGuardians = 4
 
 // PublicID is the account id as the /v1 interface shows it.
 func (a Account) PublicID() string { return PublicIDPrefix + a.ID }

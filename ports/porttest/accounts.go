@@ -4,6 +4,7 @@ package porttest
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -43,9 +44,83 @@ func checkAccount(t *testing.T, call string, got, want user.Account) {
 		t.Errorf("%s: times = %v, %v, want %v, %v (at ms precision)", call, got.CreatedAt, got.UpdatedAt, want.CreatedAt, want.UpdatedAt)
 	}
 	got.CreatedAt, got.UpdatedAt = want.CreatedAt, want.UpdatedAt
-	if got != want {
+	// DeepEqual tells a nil list from an empty one: no guardians read as
+	// nil, as an account is created.
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%s:\n got %+v\nwant %+v", call, got, want)
 	}
+}
+
+// twoGuardians are a student's guardians in the order the roster gave
+// them (not sorted), one with only an email and no relationship.
+func twoGuardians() []user.Guardian {
+	return []user.Guardian{
+		{Name: "Zoë \"Zo\" O'Brien", Email: "zoe.obrien@example.org", Relationship: user.RelationshipParent},
+		{Email: "grandpa@example.org"},
+	}
+}
+
+func testAccountGuardians(t *testing.T, r ports.Repositories) {
+	school := uuid.NewString()
+	a := newStudent(school, "Pippi", "2024-017")
+	a.Guardians = twoGuardians()
+	must(t, "Create with two guardians", r.Accounts.Create(ctx(t), a))
+	other := newStudent(school, "Annika", "2024-018") // none: stays none
+	must(t, "Create without guardians", r.Accounts.Create(ctx(t), other))
+
+	got, err := r.Accounts.Get(ctx(t), a.ID)
+	must(t, "Get", err)
+	checkAccount(t, "Get with two guardians", got, a)
+	list, err := r.Accounts.ListBySchool(ctx(t), school, []user.Role{user.RoleStudent})
+	must(t, "ListBySchool", err)
+	checkAccountSet(t, "ListBySchool with guardians", list, []user.Account{a, other})
+
+	u := a
+	u.Guardians = []user.Guardian{{Name: "Mr Nilsson", Relationship: user.RelationshipGuardian}}
+	must(t, "Update to one guardian", r.Accounts.Update(ctx(t), u))
+	got, err = r.Accounts.Get(ctx(t), a.ID)
+	must(t, "Get", err)
+	checkAccount(t, "Get after Update to one guardian", got, u)
+
+	// An empty list is none too, and reads as nil.
+	u.Guardians = []user.Guardian{}
+	must(t, "Update to no guardians", r.Accounts.Update(ctx(t), u))
+	u.Guardians = nil
+	got, err = r.Accounts.Get(ctx(t), a.ID)
+	must(t, "Get", err)
+	checkAccount(t, "Get after Update to no guardians", got, u)
+	got, err = r.Accounts.Get(ctx(t), other.ID)
+	must(t, "Get other", err)
+	checkAccount(t, "Get the other student", got, other)
+
+	// Four, the most a student has, in their order.
+	u.Guardians = append(twoGuardians(), user.Guardian{Name: "Ann", Relationship: user.RelationshipRelative},
+		user.Guardian{Name: "Bo", Email: "bo@example.org", Relationship: user.RelationshipGuardian})
+	must(t, "Update to four guardians", r.Accounts.Update(ctx(t), u))
+	many, err := r.Accounts.GetMany(ctx(t), []string{a.ID})
+	must(t, "GetMany", err)
+	checkAccountSet(t, "GetMany after Update to four guardians", many, []user.Account{u})
+}
+
+// testAccountGuardiansGoWithDelete: the guardians are part of the account,
+// so a new account with the deleted one's id and email has none.
+func testAccountGuardiansGoWithDelete(t *testing.T, r ports.Repositories) {
+	a := newStudent(uuid.NewString(), "Pippi", "2024-017")
+	a.Email, a.Guardians = "pippi@example.org", twoGuardians()
+	must(t, "Create", r.Accounts.Create(ctx(t), a))
+	must(t, "Delete", r.Accounts.Delete(ctx(t), a.ID))
+	_, err := r.Accounts.Get(ctx(t), a.ID)
+	wantErr(t, "Get deleted", err, errs.NotFound, "account_not_found")
+
+	reborn := newStudent(a.SchoolID, "Pippi", "2024-017")
+	reborn.ID, reborn.Email = a.ID, a.Email
+	must(t, "Create with the deleted account's id", r.Accounts.Create(ctx(t), reborn))
+	got, err := r.Accounts.Get(ctx(t), a.ID)
+	must(t, "Get", err)
+	checkAccount(t, "Get of the new account", got, reborn)
+	got, err = r.Accounts.GetByEmail(ctx(t), a.Email)
+	must(t, "GetByEmail", err)
+	checkAccount(t, "GetByEmail of the new account", got, reborn)
 }
 
 func testAccountCreateGet(t *testing.T, r ports.Repositories) {

@@ -43,6 +43,8 @@ func Repositories(t *testing.T, newRepos func(t *testing.T) ports.Repositories) 
 		{"Accounts/WithoutEmail", testAccountWithoutEmail},
 		{"Accounts/ListBySchool", testAccountListBySchool},
 		{"Accounts/GetMany", testAccountGetMany},
+		{"Accounts/Guardians", testAccountGuardians},
+		{"Accounts/GuardiansGoWithDelete", testAccountGuardiansGoWithDelete},
 		{"Schools/CreateGet", testSchoolCreateGet},
 		{"Schools/GetMissing", testSchoolGetMissing},
 		{"Schools/DuplicateDomain", testSchoolDuplicateDomain},

@@ -25,8 +25,8 @@ type transferSeed struct {
 	// Accounts of school Alder unless said otherwise.
 	librarian user.Account // updated after creation
 	gone      user.Account // staff, marked deleted
-	pupil     user.Account // student without an email, with a number
-	student   user.Account // student with an email and a number
+	pupil     user.Account // student without an email, with a number, given a guardian by a roster change
+	student   user.Account // student with an email, a number and two guardians
 	reader    user.Account // no school
 	accounts  []user.Account
 
@@ -113,6 +113,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	s.student = newStudent(alder.ID, "Lena Grove", "2024-017")
 	s.student.Email, s.student.CreatedAt = "lena@alder.example.org", base.Add(time.Minute)
 	s.student.HistoryOptOut = true // a choice that must move with the account
+	s.student.Guardians = twoGuardians()
 	s.reader = newAccount("reader@example.org")
 	s.reader.SchoolID, s.reader.Role, s.reader.Name, s.reader.StudentNumber = "", user.RoleReader, "Ruth Reader", ""
 	s.reader.Suspended, s.reader.Deleted, s.reader.Tier = false, false, user.TierStandard
@@ -125,6 +126,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	s.accounts[0] = s.librarian
 	before := s.pupil
 	s.pupil.ExternalID, s.pupil.Inactive, s.pupil.UpdatedAt = "SIS-7", true, base.Add(4*time.Hour)
+	s.pupil.Guardians = []user.Guardian{{Name: "Anne Zola", Email: "anne.zola@example.org", Relationship: user.RelationshipGuardian}}
 	s.rollover = roster.Rollover{SchoolID: alder.ID, SchoolYear: "2025-2026", LeavingGrade: "12", Promoted: 0, Left: 1, At: base.Add(4 * time.Hour)}
 	must(t, "Students.ApplyRoster", r.Students.ApplyRoster(c, roster.RosterChange{SchoolID: alder.ID,
 		Changed: []user.Account{s.pupil}, Before: []user.Account{before}, Rollover: &s.rollover}))

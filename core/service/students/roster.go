@@ -56,8 +56,8 @@ func parseRoster(up RosterUpload) ([]roster.StudentDraft, roster.RosterOptions, 
 				return nil, roster.RosterOptions{}, problems
 			}
 		}
-		drafts, hasHomeroom, problems := roster.ParseOneRoster(files)
-		return drafts, roster.RosterOptions{HasGrade: true, HasHomeroom: hasHomeroom}, problems
+		drafts, hasHomeroom, hasGuardians, problems := roster.ParseOneRoster(files)
+		return drafts, roster.RosterOptions{HasGrade: true, HasHomeroom: hasHomeroom, HasGuardians: hasGuardians}, problems
 	}
 	var (
 		drafts   []roster.StudentDraft
@@ -70,6 +70,7 @@ func parseRoster(up RosterUpload) ([]roster.StudentDraft, roster.RosterOptions, 
 		err = usecase.ReadUpload(up.CSV, func(r io.Reader) {
 			header := roster.StudentsCSVHeader(r)
 			opt.HasGrade, opt.HasHomeroom = roster.HasColumn(header, "grade"), roster.HasColumn(header, "homeroom")
+			opt.HasGuardians = roster.HasGuardianColumns(header)
 		})
 	}
 	if err != nil {
@@ -152,7 +153,7 @@ func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (
 		if err != nil {
 			return roster.RosterReport{}, library.ImportJob{}, err
 		}
-		a.StudentNumber, a.Grade, a.Homeroom, a.ExternalID = d.StudentNumber, d.Grade, d.Homeroom, d.ExternalID
+		a.StudentNumber, a.Grade, a.Homeroom, a.ExternalID, a.Guardians = d.StudentNumber, d.Grade, d.Homeroom, d.ExternalID, d.Guardians
 		add = append(add, a)
 		plan.Report.Added[i].ID = a.ID
 	}

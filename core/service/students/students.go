@@ -50,6 +50,7 @@ func NewStudents(d StudentsDeps) *Students {
 // StudentInput describes a student to add.
 type StudentInput struct {
 	Name, Email, Password, StudentNumber, Grade, Homeroom string
+	Guardians                                             []user.Guardian
 }
 
 // Create adds a student to the caller's school (admins name it).
@@ -60,7 +61,7 @@ func (s *Students) Create(ctx context.Context, schoolParam string, in StudentInp
 		return user.Account{}, err
 	}
 	fields := roster.ValidateStudent(roster.StudentDraft{Name: in.Name, Email: in.Email, StudentNumber: in.StudentNumber,
-		Grade: in.Grade, Homeroom: in.Homeroom})
+		Grade: in.Grade, Homeroom: in.Homeroom, Guardians: in.Guardians})
 	if in.Password != "" {
 		if msg := user.ValidateNewPassword(in.Password, in.Email, in.Name); msg != "" {
 			fields.Add("password", msg)
@@ -79,6 +80,7 @@ func (s *Students) create(ctx context.Context, schoolID string, in StudentInput)
 	}
 	a.StudentNumber = strings.TrimSpace(in.StudentNumber)
 	a.Grade, a.Homeroom = library.NormalizeClassField(in.Grade), library.NormalizeClassField(in.Homeroom)
+	a.Guardians = roster.StudentDraft{Guardians: in.Guardians}.Normalized().Guardians
 	if in.Password != "" {
 		if a.PasswordHash, err = s.hasher.Hash(in.Password); err != nil {
 			return user.Account{}, errs.Wrap(err, "hash password")
@@ -147,9 +149,11 @@ func HomeroomFilter(homeroom string) (key, msg string) {
 }
 
 // StudentChanges are the changes to a student; a nil field stays as it
-// is, an empty grade or homeroom removes it.
+// is, an empty grade or homeroom removes it, and guardians given replace
+// the stored ones (an empty list removes them).
 type StudentChanges struct {
 	Name, Grade, Homeroom *string
+	Guardians             *[]user.Guardian
 }
 
 // Update changes a student's name, grade or homeroom (a new school year
@@ -172,7 +176,7 @@ func (s *Students) Update(ctx context.Context, schoolParam, id string, ch Studen
 		}
 		return user.Account{}, library.ErrStudentNotFound()
 	}
-	d := roster.StudentDraft{Name: a.Name, Grade: a.Grade, Homeroom: a.Homeroom}
+	d := roster.StudentDraft{Name: a.Name, Grade: a.Grade, Homeroom: a.Homeroom, Guardians: a.Guardians}
 	if ch.Name != nil {
 		d.Name = *ch.Name
 	}
@@ -182,20 +186,23 @@ func (s *Students) Update(ctx context.Context, schoolParam, id string, ch Studen
 	if ch.Homeroom != nil {
 		d.Homeroom = *ch.Homeroom
 	}
+	if ch.Guardians != nil {
+		d.Guardians = *ch.Guardians
+	}
 	// Only the fields asked for are checked: a stored email that today's
 	// rules would refuse must not block a change of homeroom.
 	d = d.Normalized()
 	all := roster.ValidateStudent(d)
 	fields := errs.FieldErrors{}
-	for _, f := range []string{"name", "grade", "homeroom"} {
-		if msg, bad := all[f]; bad {
+	for f, msg := range all {
+		if f == "name" || f == "grade" || f == "homeroom" || (ch.Guardians != nil && strings.HasPrefix(f, "guardians")) {
 			fields.Add(f, msg)
 		}
 	}
 	if err := fields.Err(); err != nil {
 		return user.Account{}, err
 	}
-	a.Name, a.Grade, a.Homeroom, a.UpdatedAt = d.Name, d.Grade, d.Homeroom, s.clock.Now().UTC()
+	a.Name, a.Grade, a.Homeroom, a.Guardians, a.UpdatedAt = d.Name, d.Grade, d.Homeroom, d.Guardians, s.clock.Now().UTC()
 	if err := s.accounts.Update(ctx, a); err != nil {
 		if errs.Is(err, errs.NotFound) {
 			return user.Account{}, library.ErrStudentNotFound()
@@ -268,7 +275,7 @@ func (s *Students) Import(ctx context.Context, schoolParam string, file library.
 			return nil, err
 		}
 		a.StudentNumber = strings.TrimSpace(d.StudentNumber)
-		a.Grade, a.Homeroom, a.ExternalID = d.Grade, d.Homeroom, d.ExternalID
+		a.Grade, a.Homeroom, a.ExternalID, a.Guardians = d.Grade, d.Homeroom, d.ExternalID, d.Guardians
 		out = append(out, a)
 	}
 	// One call stores them all or none, whatever happens meanwhile (a
