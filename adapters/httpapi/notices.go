@@ -15,6 +15,9 @@ type noticeSettingsBody struct {
 	SendAt       string `json:"send_at"`
 	DueSoonDays  int    `json:"due_soon_days"`
 	OverdueSteps []int  `json:"overdue_steps"`
+	// GuardianCopies are the student notices copied to guardians.
+	GuardianCopies []string `json:"guardian_copies"`
+	Contact        string   `json:"contact"`
 }
 
 func toNoticeSettingsBody(school library.School, s library.NoticeSettings) noticeSettingsBody {
@@ -22,14 +25,24 @@ func toNoticeSettingsBody(school library.School, s library.NoticeSettings) notic
 	if steps == nil {
 		steps = []int{}
 	}
-	return noticeSettingsBody{SchoolID: school.ID, Enabled: s.Enabled, SendAt: s.SendAt, DueSoonDays: s.DueSoonDays, OverdueSteps: steps}
+	copies := s.GuardianCopies
+	if copies == nil {
+		copies = []string{}
+	}
+	return noticeSettingsBody{SchoolID: school.ID, Enabled: s.Enabled, SendAt: s.SendAt, DueSoonDays: s.DueSoonDays, OverdueSteps: steps,
+		GuardianCopies: copies, Contact: s.Contact}
 }
 
+// noticeSettingsRequest replaces the settings; the guardian fields, which
+// came later, keep their stored values when left out, so a client written
+// before them does not turn the copies off.
 type noticeSettingsRequest struct {
-	Enabled      *bool  `json:"enabled" validate:"required"`
-	SendAt       string `json:"send_at" validate:"required"`
-	DueSoonDays  *int   `json:"due_soon_days" validate:"required,min=0,max=14"`
-	OverdueSteps []int  `json:"overdue_steps" validate:"required,max=10,dive,min=1,max=365"`
+	Enabled        *bool     `json:"enabled" validate:"required"`
+	SendAt         string    `json:"send_at" validate:"required"`
+	DueSoonDays    *int      `json:"due_soon_days" validate:"required,min=0,max=14"`
+	OverdueSteps   []int     `json:"overdue_steps" validate:"required,max=10,dive,min=1,max=365"`
+	GuardianCopies *[]string `json:"guardian_copies" validate:"omitnil,max=2,dive,oneof=overdue hold_ready"`
+	Contact        *string   `json:"contact" validate:"omitnil,max=200"`
 }
 
 func (h *handler) getNoticeSettings(w http.ResponseWriter, r *http.Request) {
@@ -47,9 +60,23 @@ func (h *handler) putNoticeSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	set := library.NoticeSettings{Enabled: *req.Enabled, SendAt: req.SendAt, DueSoonDays: *req.DueSoonDays, OverdueSteps: req.OverdueSteps}
+	if req.GuardianCopies == nil || req.Contact == nil {
+		_, stored, err := h.deps.Library.Notices.Settings(r.Context(), schoolID)
+		if err != nil {
+			httpedge.WriteError(w, r, err)
+			return
+		}
+		set.GuardianCopies, set.Contact = stored.GuardianCopies, stored.Contact
+	}
+	if req.GuardianCopies != nil {
+		set.GuardianCopies = *req.GuardianCopies
+	}
+	if req.Contact != nil {
+		set.Contact = *req.Contact
+	}
 	school, saved, err := h.deps.Library.Notices.PutSettings(r.Context(), schoolID, set)
 	if err == nil {
-		httpedge.Logger(r).Info("notice settings changed", "school_id", school.ID, "enabled", saved.Enabled)
+		httpedge.Logger(r).Info("notice settings changed", "school_id", school.ID, "enabled", saved.Enabled, "guardian_copies", saved.GuardianCopies)
 	}
 	respond(w, r, http.StatusOK, toNoticeSettingsBody(school, saved), err)
 }

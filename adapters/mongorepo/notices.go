@@ -81,6 +81,9 @@ type noticeSettingsDoc struct {
 	SendAt       string `bson:"send_at"`
 	DueSoonDays  int    `bson:"due_soon_days"`
 	OverdueSteps []int  `bson:"overdue_steps"`
+	// Absent in settings saved before guardians' copies, as when none.
+	GuardianCopies []string `bson:"guardian_copies,omitempty"`
+	Contact        string   `bson:"contact,omitempty"`
 }
 
 func toNoticeSettingsDoc(rec ports.NoticeSettingsRecord) noticeSettingsDoc {
@@ -89,7 +92,8 @@ func toNoticeSettingsDoc(rec ports.NoticeSettingsRecord) noticeSettingsDoc {
 		steps = []int{}
 	}
 	return noticeSettingsDoc{ID: rec.SchoolID, Enabled: rec.Settings.Enabled, SendAt: rec.Settings.SendAt,
-		DueSoonDays: rec.Settings.DueSoonDays, OverdueSteps: steps}
+		DueSoonDays: rec.Settings.DueSoonDays, OverdueSteps: steps,
+		GuardianCopies: rec.Settings.GuardianCopies, Contact: rec.Settings.Contact}
 }
 
 func (d noticeSettingsDoc) toRecord() ports.NoticeSettingsRecord {
@@ -101,7 +105,12 @@ func (d noticeSettingsDoc) toSettings() library.NoticeSettings {
 	if steps == nil {
 		steps = []int{}
 	}
-	return library.NoticeSettings{Enabled: d.Enabled, SendAt: d.SendAt, DueSoonDays: d.DueSoonDays, OverdueSteps: steps}
+	copies := d.GuardianCopies
+	if len(copies) == 0 {
+		copies = nil // none is nil, as library.NormalizeNoticeSettings stores it
+	}
+	return library.NoticeSettings{Enabled: d.Enabled, SendAt: d.SendAt, DueSoonDays: d.DueSoonDays, OverdueSteps: steps,
+		GuardianCopies: copies, Contact: d.Contact}
 }
 
 type noticeDoc struct {

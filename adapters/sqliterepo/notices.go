@@ -17,10 +17,10 @@ import (
 var (
 	stmtRecNoticeSettingsCount = newWholeStmt("records.notice_settings.count", `SELECT count(*) FROM notice_settings`)
 	stmtRecNoticeSettingsRead  = newWholeStmt("records.notice_settings.read", `
-SELECT school_id, enabled, send_at, due_soon_days, overdue_steps FROM notice_settings`)
+SELECT school_id, `+noticeSettingsColumns+` FROM notice_settings`)
 	stmtRecNoticeSettingsInsert = newStmt("records.notice_settings.insert", `
-INSERT INTO notice_settings (school_id, enabled, send_at, due_soon_days, overdue_steps)
-VALUES (:school_id, :enabled, :send_at, :due_soon_days, :overdue_steps)`)
+INSERT INTO notice_settings (school_id, `+noticeSettingsColumns+`)
+VALUES (:school_id, :enabled, :send_at, :due_soon_days, :overdue_steps, :guardian_copies, :contact)`)
 	stmtRecHomeroomsCount = newWholeStmt("records.homerooms.count", `SELECT count(*) FROM homerooms`)
 	stmtRecHomeroomsRead  = newWholeStmt("records.homerooms.read", `SELECT school_id, name, teacher_name, teacher_email FROM homerooms`)
 	stmtRecHomeroomInsert = newStmt("records.homerooms.insert", `
@@ -96,14 +96,19 @@ func NewNotices(db *DB) *Notices {
 
 const noticeColumns = `key, school_id, subject_id, student_id, kind, step, due_at, day, recipient, claimed_at, sent_at`
 
+// noticeSettingsColumns are a school's settings, in scanNoticeSettings'
+// order.
+const noticeSettingsColumns = `enabled, send_at, due_soon_days, overdue_steps, guardian_copies, contact`
+
 var (
 	stmtNoticeSettingsGet = newStmt("notice_settings.get", `
-SELECT enabled, send_at, due_soon_days, overdue_steps FROM notice_settings WHERE school_id = :school_id`)
+SELECT `+noticeSettingsColumns+` FROM notice_settings WHERE school_id = :school_id`)
 	stmtNoticeSettingsPut = newStmt("notice_settings.put", `
-INSERT INTO notice_settings (school_id, enabled, send_at, due_soon_days, overdue_steps)
-VALUES (:school_id, :enabled, :send_at, :due_soon_days, :overdue_steps)
+INSERT INTO notice_settings (school_id, `+noticeSettingsColumns+`)
+VALUES (:school_id, :enabled, :send_at, :due_soon_days, :overdue_steps, :guardian_copies, :contact)
 ON CONFLICT (school_id) DO UPDATE SET enabled = excluded.enabled, send_at = excluded.send_at,
-	due_soon_days = excluded.due_soon_days, overdue_steps = excluded.overdue_steps`)
+	due_soon_days = excluded.due_soon_days, overdue_steps = excluded.overdue_steps,
+	guardian_copies = excluded.guardian_copies, contact = excluded.contact`)
 
 	// The batch claim: every notice of the JSON array whose key is free is
 	// stored, and its key returned.
@@ -148,19 +153,11 @@ FROM json_each(:rooms)`)
 
 // Settings implements ports.NoticeRepository.
 func (r *Notices) Settings(ctx context.Context, schoolID string) (library.NoticeSettings, error) {
-	var (
-		s     library.NoticeSettings
-		steps string
-	)
-	err := r.db.queryRow(ctx, r.db.read, stmtNoticeSettingsGet, sql.Named("school_id", schoolID)).
-		Scan(&s.Enabled, &s.SendAt, &s.DueSoonDays, &steps)
+	s, err := scanNoticeSettings(r.db.queryRow(ctx, r.db.read, stmtNoticeSettingsGet, sql.Named("school_id", schoolID)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return library.DefaultNoticeSettings(), nil
 	}
 	if err != nil {
-		return library.NoticeSettings{}, mapErr(err, "read the notice settings", nil, nil)
-	}
-	if err := json.Unmarshal([]byte(steps), &s.OverdueSteps); err != nil {
 		return library.NoticeSettings{}, mapErr(err, "read the notice settings", nil, nil)
 	}
 	return s, nil
@@ -179,19 +176,40 @@ func (r *Notices) saveSettings(ctx context.Context, t target, st *stmt, schoolID
 		steps = []int{}
 	}
 	_, err := r.db.exec(ctx, t, st, sql.Named("school_id", schoolID), sql.Named("enabled", s.Enabled),
-		sql.Named("send_at", s.SendAt), sql.Named("due_soon_days", s.DueSoonDays), sql.Named("overdue_steps", jsonArray(steps)))
+		sql.Named("send_at", s.SendAt), sql.Named("due_soon_days", s.DueSoonDays), sql.Named("overdue_steps", jsonArray(steps)),
+		sql.Named("guardian_copies", jsonArray(s.GuardianCopies)), sql.Named("contact", s.Contact))
 	return err
 }
 
-func scanNoticeSettingsRecord(s scanner) (ports.NoticeSettingsRecord, error) {
+// scanNoticeSettings reads noticeSettingsColumns after the leading
+// destinations (the school, when reading records). No guardian copies are
+// nil, as library.NormalizeNoticeSettings stores them.
+func scanNoticeSettings(sc scanner, leading ...any) (library.NoticeSettings, error) {
 	var (
-		rec   ports.NoticeSettingsRecord
-		steps string
+		s             library.NoticeSettings
+		steps, copies string
 	)
-	if err := s.Scan(&rec.SchoolID, &rec.Settings.Enabled, &rec.Settings.SendAt, &rec.Settings.DueSoonDays, &steps); err != nil {
-		return rec, err
+	dest := append(leading, &s.Enabled, &s.SendAt, &s.DueSoonDays, &steps, &copies, &s.Contact)
+	if err := sc.Scan(dest...); err != nil {
+		return library.NoticeSettings{}, err
 	}
-	return rec, json.Unmarshal([]byte(steps), &rec.Settings.OverdueSteps)
+	if err := json.Unmarshal([]byte(steps), &s.OverdueSteps); err != nil {
+		return library.NoticeSettings{}, err
+	}
+	if err := json.Unmarshal([]byte(copies), &s.GuardianCopies); err != nil {
+		return library.NoticeSettings{}, err
+	}
+	if len(s.GuardianCopies) == 0 {
+		s.GuardianCopies = nil
+	}
+	return s, nil
+}
+
+func scanNoticeSettingsRecord(s scanner) (ports.NoticeSettingsRecord, error) {
+	var rec ports.NoticeSettingsRecord
+	settings, err := scanNoticeSettings(s, &rec.SchoolID)
+	rec.Settings = settings
+	return rec, err
 }
 
 func scanHomeroom(s scanner) (library.Homeroom, error) {

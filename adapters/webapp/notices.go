@@ -48,7 +48,9 @@ func (a *App) renderNotices(w http.ResponseWriter, r *http.Request, school libra
 			steps[i] = strconv.Itoa(d)
 		}
 		v.Form = &formState{Values: map[string]string{"enabled": strconv.FormatBool(set.Enabled), "send_at": set.SendAt,
-			"due_soon_days": strconv.Itoa(set.DueSoonDays), "overdue_steps": strings.Join(steps, ", ")}}
+			"due_soon_days": strconv.Itoa(set.DueSoonDays), "overdue_steps": strings.Join(steps, ", "),
+			"guardian_overdue":    strconv.FormatBool(set.CopiesToGuardians(library.NoticeOverdue)),
+			"guardian_hold_ready": strconv.FormatBool(set.CopiesToGuardians(library.NoticeHoldReady)), "contact": set.Contact}}
 	}
 	if rooms == nil {
 		lines := make([]string, len(list))
@@ -72,20 +74,31 @@ func (a *App) saveNotices(w http.ResponseWriter, r *http.Request, school library
 		fields.Add("overdue_steps", "must be whole numbers of days separated by commas, such as 1, 7, 14")
 	}
 	set := library.NoticeSettings{Enabled: form.Get("enabled") == "true", SendAt: strings.TrimSpace(form.Get("send_at")),
-		DueSoonDays: due, OverdueSteps: steps}
+		DueSoonDays: due, OverdueSteps: steps, Contact: form.Get("contact")}
+	if form.Get("guardian_overdue") == "true" {
+		set.GuardianCopies = append(set.GuardianCopies, library.NoticeOverdue)
+	}
+	if form.Get("guardian_hold_ready") == "true" {
+		set.GuardianCopies = append(set.GuardianCopies, library.NoticeHoldReady)
+	}
 	err = fields.Err()
 	if err == nil {
 		_, _, err = a.deps.Library.Notices.PutSettings(r.Context(), school.ID, set)
 	}
 	if err != nil {
-		st := a.refused(r, err, form, "send_at", "due_soon_days", "overdue_steps")
+		st := a.refused(r, err, form, "send_at", "due_soon_days", "overdue_steps", "contact")
 		st.Values["enabled"] = strconv.FormatBool(set.Enabled)
+		st.Values["guardian_overdue"] = strconv.FormatBool(set.CopiesToGuardians(library.NoticeOverdue))
+		st.Values["guardian_hold_ready"] = strconv.FormatBool(set.CopiesToGuardians(library.NoticeHoldReady))
 		a.renderNotices(w, r, school, a.statusFor(err), st, nil)
 		return
 	}
 	msg := "Reminder settings saved. Reminders are off."
 	if set.Enabled {
 		msg = "Reminder settings saved. Reminders go out each day from " + set.SendAt + "."
+		if len(set.GuardianCopies) > 0 {
+			msg += " Guardians get copies."
+		}
 	}
 	a.succeeded(w, r, schoolPath(school)+"/notices", msg)
 }

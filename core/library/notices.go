@@ -2,7 +2,10 @@ package library
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/readinglibrary/service/core/errs"
 )
@@ -16,7 +19,27 @@ const (
 	NoticeHomeroomDigest = "homeroom_digest" // the loan is overdue, in its homeroom's daily list
 	NoticeHoldReady      = "hold_ready"      // a copy is put aside for the hold
 	NoticeHoldExpiring   = "hold_expiring"   // the copy put aside waits one more day
+	// A guardian's copy of a student's overdue or hold-ready notice: one
+	// record per guardian address, so each copy goes once.
+	NoticeOverdueGuardian   = "overdue_guardian"
+	NoticeHoldReadyGuardian = "hold_ready_guardian"
 )
+
+// GuardianCopyKinds are the student notices a school may copy to the
+// students' guardians (NoticeSettings.GuardianCopies).
+var GuardianCopyKinds = []string{NoticeOverdue, NoticeHoldReady}
+
+// GuardianKind is the kind of a guardian's copy of a student notice of
+// kind, and whether that kind has copies at all.
+func GuardianKind(kind string) (string, bool) {
+	switch kind {
+	case NoticeOverdue:
+		return NoticeOverdueGuardian, true
+	case NoticeHoldReady:
+		return NoticeHoldReadyGuardian, true
+	}
+	return "", false
+}
 
 // NoticeSettings are a school's choices about reminder mail.
 type NoticeSettings struct {
@@ -32,6 +55,20 @@ type NoticeSettings struct {
 	// OverdueSteps are the days past the due date at which an overdue
 	// notice goes, ascending (for example 1, 7 and 14).
 	OverdueSteps []int
+	// GuardianCopies are the kinds of student notice (of
+	// GuardianCopyKinds) whose copy also goes to each of the student's
+	// guardians with an email: none until the school chooses.
+	GuardianCopies []string
+	// Contact is how a family reaches the library ("library@school.org,
+	// 555-0100, weekdays 8 to 4"), printed in the guardians' copies; empty,
+	// they are asked to contact the school.
+	Contact string
+}
+
+// CopiesToGuardians reports whether the school copies notices of kind to
+// guardians.
+func (s NoticeSettings) CopiesToGuardians(kind string) bool {
+	return slices.Contains(s.GuardianCopies, kind)
 }
 
 // DefaultNoticeSettings are a school's notice settings until it saves its
@@ -47,6 +84,7 @@ const (
 	maxDueSoonDays   = 14
 	maxOverdueSteps  = 10
 	maxOverdueStepAt = 365
+	maxNoticeContact = 200
 )
 
 // ValidateNoticeSettings checks s and returns an Invalid error naming each
@@ -69,7 +107,37 @@ func ValidateNoticeSettings(s NoticeSettings) error {
 			}
 		}
 	}
+	for _, k := range s.GuardianCopies {
+		if !slices.Contains(GuardianCopyKinds, k) {
+			fields.Add("guardian_copies", fmt.Sprintf("must list only %s", strings.Join(GuardianCopyKinds, " and ")))
+			break
+		}
+	}
+	if utf8.RuneCountInString(s.Contact) > maxNoticeContact || strings.ContainsAny(s.Contact, "\r\n") || !utf8.ValidString(s.Contact) {
+		fields.Add("contact", fmt.Sprintf("must be one line of at most %d characters", maxNoticeContact))
+	}
 	return fields.Err()
+}
+
+// NormalizeNoticeSettings is s as stored: the contact trimmed, and the
+// guardian copies in GuardianCopyKinds' order without repeats (nil for
+// none).
+func NormalizeNoticeSettings(s NoticeSettings) NoticeSettings {
+	s.Contact = strings.TrimSpace(s.Contact)
+	var copies []string
+	for _, k := range GuardianCopyKinds {
+		if slices.Contains(s.GuardianCopies, k) {
+			copies = append(copies, k)
+		}
+	}
+	s.GuardianCopies = copies
+	return s
+}
+
+// GuardianNoticeKey is the unique key of a guardian's copy of the notice
+// whose key is studentKey, to the guardian address to.
+func GuardianNoticeKey(studentKey, to string) string {
+	return studentKey + "#guardian#" + to
 }
 
 // Notice is the record that one notice was sent, or is being sent: its Key

@@ -36,9 +36,15 @@ func testNoticeSettings(t *testing.T, r ports.Repositories) {
 	got, err := r.Notices.Settings(ctx(t), school)
 	must(t, "Settings of a school that saved none", err)
 	checkEqual(t, "Settings of a school that saved none", got, library.DefaultNoticeSettings())
+	// Guardian copies and a contact in a script beyond ASCII are kept;
+	// saved again without, they read back as none (nil) and "".
 	for _, set := range []library.NoticeSettings{
-		{Enabled: true, SendAt: "06:05", DueSoonDays: 1, OverdueSteps: []int{1, 3, 30}},
+		{Enabled: true, SendAt: "06:05", DueSoonDays: 1, OverdueSteps: []int{1, 3, 30},
+			GuardianCopies: []string{library.NoticeOverdue, library.NoticeHoldReady},
+			Contact:        "Bücherei Zoë Ødegård, bibliothek@alder.example.org, 030-555 01 00 (Mo–Fr 8–16 Uhr) 📚"},
 		{Enabled: false, SendAt: "23:59", DueSoonDays: 0, OverdueSteps: []int{}},
+		{Enabled: true, SendAt: "07:00", DueSoonDays: 2, OverdueSteps: []int{7},
+			GuardianCopies: []string{library.NoticeHoldReady}, Contact: "Библиотека, каб. 12"},
 	} {
 		must(t, "SaveSettings", r.Notices.SaveSettings(ctx(t), school, set))
 		got, err := r.Notices.Settings(ctx(t), school)

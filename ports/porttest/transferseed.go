@@ -298,7 +298,8 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	must(t, "MailTokens.Consume", err)
 
 	s.noticeSettings = []library.NoticeSettings{
-		{Enabled: true, SendAt: "06:45", DueSoonDays: 3, OverdueSteps: []int{2, 9}},
+		{Enabled: true, SendAt: "06:45", DueSoonDays: 3, OverdueSteps: []int{2, 9},
+			GuardianCopies: []string{library.NoticeOverdue, library.NoticeHoldReady}, Contact: "Mme Lefèvre, bibliothèque, poste 214"},
 		{Enabled: false, SendAt: "18:00", DueSoonDays: 0, OverdueSteps: []int{}},
 	}
 	for i, set := range s.noticeSettings {

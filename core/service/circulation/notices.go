@@ -90,6 +90,7 @@ func (s *Notices) PutSettings(ctx context.Context, schoolParam string, set libra
 	if err := library.ValidateNoticeSettings(set); err != nil {
 		return library.School{}, library.NoticeSettings{}, err
 	}
+	set = library.NormalizeNoticeSettings(set)
 	if err := s.notices.SaveSettings(ctx, school.ID, set); err != nil {
 		return library.School{}, library.NoticeSettings{}, err
 	}
@@ -226,10 +227,63 @@ func (s *Notices) Run(ctx context.Context, now time.Time) (NoticeRun, error) {
 
 // letter is one mail of a run: the notices it carries and its text.
 type letter struct {
-	to      string
-	subject string
-	keys    []string
-	lines   []string
+	to       string
+	audience string // audienceStudent, audienceDigest or audienceGuardian
+	subject  string
+	keys     []string
+	lines    []string
+}
+
+// Who a mail of a run is for.
+const (
+	audienceStudent  = "student"
+	audienceDigest   = "digest"
+	audienceGuardian = "guardian"
+)
+
+func audienceOf(kind string) string {
+	switch kind {
+	case library.NoticeHomeroomDigest:
+		return audienceDigest
+	case library.NoticeOverdueGuardian, library.NoticeHoldReadyGuardian:
+		return audienceGuardian
+	}
+	return audienceStudent
+}
+
+// body is the letter's text. A guardian's copy says why it came and how to
+// reach the library: the family has no account to look things up in.
+func (l *letter) body(school library.School, set library.NoticeSettings) string {
+	lines := strings.Join(l.lines, "\n")
+	if l.audience != audienceGuardian {
+		return "Hello,\n\n" + lines + "\n\nPlease bring books back to the library, or ask the librarian to renew them.\n" + school.Name + " library\n"
+	}
+	contact := "To contact the library, please contact " + school.Name + "."
+	if set.Contact != "" {
+		contact = "To contact the library: " + set.Contact
+	}
+	return "Hello,\n\nThe school library sends you a copy of the notices it sends to a student in your care, as " + school.Name +
+		" has chosen to:\n\n" + lines + "\n\n" + contact + "\n" + school.Name + " library\n"
+}
+
+// guardianCopies are the copies of the student notice n that go to st's
+// guardians with an address, when the school copies notices of n's kind:
+// one each, keyed by the address, so each goes once whatever the runs.
+func guardianCopies(n library.Notice, st user.Account, set library.NoticeSettings) []library.Notice {
+	gkind, ok := library.GuardianKind(n.Kind)
+	if !ok || !set.CopiesToGuardians(n.Kind) {
+		return nil
+	}
+	var out []library.Notice
+	for _, g := range st.Guardians {
+		if g.Email == "" {
+			continue
+		}
+		c := n
+		c.Key, c.Kind, c.Recipient = library.GuardianNoticeKey(n.Key, g.Email), gkind, g.Email
+		out = append(out, c)
+	}
+	return out
 }
 
 func (s *Notices) runSchool(ctx context.Context, school library.School, set library.NoticeSettings, local time.Time, res *NoticeRun) error {
@@ -302,11 +356,19 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 			continue
 		}
 		kind, step, due := library.LoanReminder(v.DueAt, local, set)
-		if due && st.Email != "" {
+		if due {
 			n := library.Notice{Key: library.NoticeKey(v.Loan.ID, kind, v.DueAt, step, day), SchoolID: school.ID, SubjectID: v.Loan.ID,
 				StudentID: st.ID, Kind: kind, Step: step, DueAt: v.DueAt, Day: day, Recipient: st.Email, ClaimedAt: claimedAt}
-			wanted = append(wanted, n)
-			lines = append(lines, studentLine(v, kind, local))
+			if st.Email != "" {
+				wanted = append(wanted, n)
+				lines = append(lines, studentLine(v, kind, local))
+			}
+			// A young student often has no address: their guardians'
+			// copies go all the same.
+			for _, c := range guardianCopies(n, st, set) {
+				wanted = append(wanted, c)
+				lines = append(lines, guardianLoanLine(v, st, local))
+			}
 		}
 		if v.Status != library.LoanOverdue {
 			continue
@@ -323,35 +385,46 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 	}
 	for _, t := range traps {
 		st, ok := byID[t.StudentID]
-		if !ok || st.Deleted || st.Email == "" {
+		if !ok || st.Deleted {
 			continue
 		}
 		kind := library.HoldReminder(t.ExpiresAt, local)
-		wanted = append(wanted, library.Notice{Key: library.NoticeKey(t.HoldID, kind, "", 0, day), SchoolID: school.ID, SubjectID: t.HoldID,
+		n := library.Notice{Key: library.NoticeKey(t.HoldID, kind, "", 0, day), SchoolID: school.ID, SubjectID: t.HoldID,
 			StudentID: st.ID, Kind: kind, DueAt: t.ExpiresAt.In(local.Location()).Format("2006-01-02"), Day: day, Recipient: st.Email,
-			ClaimedAt: claimedAt})
-		lines = append(lines, holdLine(titles[t.BookID], t, kind, local.Location()))
+			ClaimedAt: claimedAt}
+		if st.Email != "" {
+			wanted = append(wanted, n)
+			lines = append(lines, holdLine(titles[t.BookID], t, kind, local.Location()))
+		}
+		for _, c := range guardianCopies(n, st, set) {
+			wanted = append(wanted, c)
+			lines = append(lines, guardianHoldLine(titles[t.BookID], t, st, local.Location()))
+		}
 	}
 	won, err := s.notices.Claim(ctx, wanted)
 	if err != nil {
 		return err
 	}
 
-	// One mail per recipient: a student's reminders together, a homeroom's
-	// overdue books together.
+	// One mail per recipient and audience: a student's reminders together,
+	// a homeroom's overdue books together, and a guardian's copies about
+	// all of their children together.
 	letters := map[string]*letter{}
 	var order []string
 	for _, i := range won {
 		n := wanted[i]
-		id := "student\x00" + n.Recipient
-		if n.Kind == library.NoticeHomeroomDigest {
-			id = "digest\x00" + n.Recipient
-		}
+		aud := audienceOf(n.Kind)
+		id := aud + "\x00" + n.Recipient
 		l, ok := letters[id]
 		if !ok {
-			l = &letter{to: n.Recipient, subject: fmt.Sprintf("Library reminder from %s", school.Name)}
-			if n.Kind == library.NoticeHomeroomDigest {
+			l = &letter{to: n.Recipient, audience: aud}
+			switch aud {
+			case audienceDigest:
 				l.subject = fmt.Sprintf("Overdue library books, %s", day)
+			case audienceGuardian:
+				l.subject = fmt.Sprintf("Library notice from %s", school.Name)
+			default:
+				l.subject = fmt.Sprintf("Library reminder from %s", school.Name)
 			}
 			letters[id] = l
 			order = append(order, id)
@@ -362,8 +435,7 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 	failed := false
 	for _, id := range order {
 		l := letters[id]
-		body := "Hello,\n\n" + strings.Join(l.lines, "\n") + "\n\nPlease bring books back to the library, or ask the librarian to renew them.\n" + school.Name + " library\n"
-		err := s.mail.Send(ctx, ports.Message{To: l.to, Subject: l.subject, Text: body})
+		err := s.mail.Send(ctx, ports.Message{To: l.to, Subject: l.subject, Text: l.body(school, set)})
 		if err != nil {
 			failed = true
 			res.Failed += len(l.keys)
@@ -454,6 +526,19 @@ func holdLine(b library.Book, t library.HoldTrap, kind string, loc *time.Locatio
 		return fmt.Sprintf("- %s (%s), the book you reserved, is waiting for you at the library until %s, its last day: after that it goes to the next reader.", b.Title, b.Author, until)
 	}
 	return fmt.Sprintf("- %s (%s), the book you reserved, is waiting for you at the library (copy %s) until %s.", b.Title, b.Author, t.CopyCode, until)
+}
+
+// guardianLoanLine is a loan's line in a guardian's copy: it names the
+// student, as one guardian may have several at the school.
+func guardianLoanLine(v LoanView, st user.Account, today time.Time) string {
+	days := library.DaysOverdue(v.DueAt, today)
+	return fmt.Sprintf("- %s has %s (%s, copy %s), which was due on %s and is %d %s overdue.", st.Name, v.Loan.BookTitle, v.Loan.BookAuthor,
+		v.Loan.CopyCode, v.DueAt, days, plural(days, "day", "days"))
+}
+
+func guardianHoldLine(b library.Book, t library.HoldTrap, st user.Account, loc *time.Location) string {
+	return fmt.Sprintf("- %s (%s), which %s reserved, is waiting at the library (copy %s) until %s.", b.Title, b.Author, st.Name, t.CopyCode,
+		t.ExpiresAt.In(loc).Format("2006-01-02"))
 }
 
 func digestLine(v LoanView, st user.Account, today time.Time) string {
