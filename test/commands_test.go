@@ -261,6 +261,8 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 		{"students of a homeroom", "/api/library/students?homeroom=7b", false},
 		{"loans of a homeroom", "/api/library/loans?homeroom=7b", false},
 		{"overdue slips of a homeroom", "/api/library/loans/overdue-slips?homeroom=7b", false},
+		{"overdue letters of a homeroom", "/api/library/loans/overdue-letters?homeroom=7b", false},
+		{"a borrower's loan receipt", "/api/library/students/" + early[0] + "/receipt?paper=80mm", false},
 		{"desk page of a homeroom", "/library/" + domain + "?homeroom=7b", true},
 	}
 	// A class of three, each with a loan, that stays as it is while the

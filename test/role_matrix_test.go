@@ -221,6 +221,12 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"GET /api/library/loans/overdue-slips", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/loans/overdue-slips?schoolId=" + w.schoolA}
 		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		{"GET /api/library/loans/overdue-letters", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/loans/overdue-letters?schoolId=" + w.schoolA + "&student_id=" + w.studentAID}
+		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		{"GET /api/library/students/{id}/receipt", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/students/" + w.studentAID + "/receipt?schoolId=" + w.schoolA}
+		}, [6]int{A, F, 200, 200, F, 200}, nil},
 		{"POST /api/library/loans", func(t *testing.T, w *libraryWorld) req {
 			bookID, copyID, _ := freshBook(t)
 			return req{Method: "POST", Path: "/api/library/loans", Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"copy_id":%q,"student_id":%q}`, w.schoolA, bookID, copyID, w.studentAID)}

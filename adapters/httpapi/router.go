@@ -136,6 +136,8 @@ func (h *handler) table() []httpedge.Route {
 		r("library.copies.change", http.MethodPatch, "/api/library/copies/{id}", "update", "library:copies", h.changeCopy),
 		r("library.loans.list", http.MethodGet, "/api/library/loans", "read", "library:loans", h.listLoans),
 		r("library.loans.overdueSlips", http.MethodGet, "/api/library/loans/overdue-slips", "print", "library:loans", h.overdueSlips),
+		r("library.loans.overdueLetters", http.MethodGet, "/api/library/loans/overdue-letters", "print", "library:loans", h.overdueLetters),
+		r("library.students.receipt", http.MethodGet, "/api/library/students/{id}/receipt", "print", "library:loans", h.loanReceipt),
 		r("library.loans.create", http.MethodPost, "/api/library/loans", "create", "library:loans", h.createLoan),
 		r("library.loans.change", http.MethodPatch, "/api/library/loans", "update", "library:loans", h.changeLoan),
 		r("library.studentLoans", http.MethodGet, "/api/library/student/loans", "read", "library:ownloans", h.studentLoans),

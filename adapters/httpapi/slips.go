@@ -6,6 +6,7 @@ import (
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
 )
 
 // overdueSlips answers a PDF of overdue slips for the homerooms' teachers:
@@ -23,8 +24,7 @@ func (h *handler) overdueSlips(w http.ResponseWriter, r *http.Request) {
 		httpedge.WriteError(w, r, err)
 		return
 	}
-	if h.deps.Slips == nil {
-		httpedge.WriteError(w, r, errs.E(errs.Internal, "", "httpapi: no slip printer configured"))
+	if !h.haveSlipPrinter(w, r) {
 		return
 	}
 	name := "overdue-" + found.Date
@@ -53,4 +53,74 @@ func safeFileName(s string) string {
 		dash = true
 	}
 	return string(out)
+}
+
+// loanReceipt answers a PDF receipt of what a borrower has out, for the
+// desk to hand over at check-out: on A4 (paper=a4, the default) or on an
+// 80 mm receipt printer's roll (paper=80mm).
+func (h *handler) loanReceipt(w http.ResponseWriter, r *http.Request) {
+	p, ok := params(w, r, "schoolId", "paper")
+	if !ok {
+		return
+	}
+	paper := ports.ReceiptPaper(p["paper"])
+	switch paper {
+	case "":
+		paper = ports.ReceiptA4
+	case ports.ReceiptA4, ports.ReceiptRoll80:
+	default:
+		httpedge.WriteError(w, r, errs.InvalidField("paper", "must be a4 or 80mm"))
+		return
+	}
+	_, receipt, err := h.deps.Library.Circulation.Receipt(r.Context(), p["schoolId"], pathID(r))
+	if err != nil {
+		httpedge.WriteError(w, r, err)
+		return
+	}
+	if !h.haveSlipPrinter(w, r) {
+		return
+	}
+	h.printPDF(w, r, "loan receipt", "receipt-"+receipt.Date, func() ([]byte, error) {
+		return h.deps.Slips.LoanReceipt(paper, receipt)
+	})
+}
+
+// overdueLetters answers a PDF of take-home letters to the families of a
+// homeroom's students with overdue books, or of one student: one letter
+// each, addressed to the student's guardians, with the library's contact
+// from the reminder settings.
+func (h *handler) overdueLetters(w http.ResponseWriter, r *http.Request) {
+	p, ok := params(w, r, "schoolId", "homeroom", "student_id")
+	if !ok {
+		return
+	}
+	found, err := h.deps.Library.Circulation.OverdueLetters(r.Context(), p["schoolId"], p["homeroom"], p["student_id"])
+	if err != nil {
+		httpedge.WriteError(w, r, err)
+		return
+	}
+	_, set, err := h.deps.Library.Notices.Settings(r.Context(), found.School.ID)
+	if err != nil {
+		httpedge.WriteError(w, r, err)
+		return
+	}
+	if !h.haveSlipPrinter(w, r) {
+		return
+	}
+	name := "overdue-letters-" + found.Date
+	if class := safeFileName(library.HomeroomKey(p["homeroom"])); class != "" {
+		name += "-" + class
+	}
+	h.printPDF(w, r, "overdue letters", name, func() ([]byte, error) {
+		return h.deps.Slips.OverdueLetters(found.School.Name, found.Date, set.Contact, found.Letters)
+	})
+}
+
+// haveSlipPrinter answers 500 when the service was wired without one.
+func (h *handler) haveSlipPrinter(w http.ResponseWriter, r *http.Request) bool {
+	if h.deps.Slips == nil {
+		httpedge.WriteError(w, r, errs.E(errs.Internal, "", "httpapi: no slip printer configured"))
+		return false
+	}
+	return true
 }

@@ -134,14 +134,11 @@ func Sheet(paper ports.Paper, school string, labels []Label) ([]byte, error) {
 	if dots < minModuleDots {
 		return nil, fmt.Errorf("labels: a code of %d modules is too long for a label", longest)
 	}
-	d := &drawer{l: l, module: float64(dots) * dot, fitted: map[fitKey]string{}}
-	d.pdf.Start(gopdf.Config{Unit: gopdf.UnitPT, PageSize: gopdf.Rect{W: l.pageW, H: l.pageH}})
-	if err := d.pdf.AddTTFFontData(fontRegular, goregular.TTF); err != nil {
-		return nil, fmt.Errorf("labels: font: %w", err)
+	d, err := newDrawer(l.pageW, l.pageH)
+	if err != nil {
+		return nil, err
 	}
-	if err := d.pdf.AddTTFFontData(fontBold, gobold.TTF); err != nil {
-		return nil, fmt.Errorf("labels: font: %w", err)
-	}
+	d.l, d.module = l, float64(dots)*dot
 	perPage := l.cols * l.rows
 	for i, lb := range labels {
 		if i%perPage == 0 {
@@ -154,11 +151,7 @@ func Sheet(paper ports.Paper, school string, labels []Label) ([]byte, error) {
 			return nil, fmt.Errorf("labels: label %d (%q): %w", i+1, lb.Code, err)
 		}
 	}
-	out, err := d.pdf.GetBytesPdfReturnErr()
-	if err != nil {
-		return nil, fmt.Errorf("labels: write PDF: %w", err)
-	}
-	return out, nil
+	return d.bytes()
 }
 
 type fitKey struct {
@@ -173,6 +166,28 @@ type drawer struct {
 	l      layout
 	module float64           // width of a module, in points
 	fitted map[fitKey]string // every label of a book has the same title and school
+}
+
+// newDrawer starts a PDF whose pages are w x h points, with the fonts.
+func newDrawer(w, h float64) (*drawer, error) {
+	d := &drawer{fitted: map[fitKey]string{}}
+	d.pdf.Start(gopdf.Config{Unit: gopdf.UnitPT, PageSize: gopdf.Rect{W: w, H: h}})
+	if err := d.pdf.AddTTFFontData(fontRegular, goregular.TTF); err != nil {
+		return nil, fmt.Errorf("labels: font: %w", err)
+	}
+	if err := d.pdf.AddTTFFontData(fontBold, gobold.TTF); err != nil {
+		return nil, fmt.Errorf("labels: font: %w", err)
+	}
+	return d, nil
+}
+
+// bytes returns the finished PDF.
+func (d *drawer) bytes() ([]byte, error) {
+	out, err := d.pdf.GetBytesPdfReturnErr()
+	if err != nil {
+		return nil, fmt.Errorf("labels: write PDF: %w", err)
+	}
+	return out, nil
 }
 
 // label draws one label whose upper-left corner is (x, y), y downwards,
@@ -266,6 +281,14 @@ func (d *drawer) fit(s string, width float64) (string, error) {
 	if ok, _ := d.pdf.IsCurrFontContainGlyph('…'); !ok {
 		mark = "..."
 	}
+	n, err := d.prefix(runes, mark, width)
+	return strings.TrimRightFunc(string(runes[:n]), unicode.IsSpace) + mark, err
+}
+
+// prefix returns how many of runes, trimmed of trailing spaces and
+// followed by mark, fit width in the current font; runes as a whole must
+// not.
+func (d *drawer) prefix(runes []rune, mark string, width float64) (int, error) {
 	// Widths only grow with more runes, so the longest fitting prefix is
 	// found by bisection: lo always fits, hi never does.
 	lo, hi := 0, len(runes)
@@ -273,7 +296,7 @@ func (d *drawer) fit(s string, width float64) (string, error) {
 		mid := (lo + hi) / 2
 		w, err := d.pdf.MeasureTextWidth(strings.TrimRightFunc(string(runes[:mid]), unicode.IsSpace) + mark)
 		if err != nil {
-			return "", err
+			return 0, err
 		}
 		if w <= width {
 			lo = mid
@@ -281,7 +304,54 @@ func (d *drawer) fit(s string, width float64) (string, error) {
 			hi = mid
 		}
 	}
-	return strings.TrimRightFunc(string(runes[:lo]), unicode.IsSpace) + mark, nil
+	return lo, nil
+}
+
+// wrap cleans s for font (see clean) and breaks it into lines that fit
+// width: between words, and inside a word too long for a line of its own.
+// Beyond maxLines the last line is shortened with an ellipsis (see fit).
+func (d *drawer) wrap(font string, size float64, s string, width float64, maxLines int) ([]string, error) {
+	if err := d.pdf.SetFont(font, "", size); err != nil {
+		return nil, err
+	}
+	words := strings.Fields(d.clean(s))
+	var lines []string
+	for len(words) > 0 {
+		if len(lines) == maxLines-1 {
+			last, err := d.fit(strings.Join(words, " "), width)
+			return append(lines, last), err
+		}
+		line, n := "", 0
+		for ; n < len(words); n++ {
+			next := words[n]
+			if n > 0 {
+				next = line + " " + next
+			}
+			w, err := d.pdf.MeasureTextWidth(next)
+			if err != nil {
+				return nil, err
+			}
+			if w > width {
+				break
+			}
+			line = next
+		}
+		words = words[n:]
+		if n == 0 {
+			r := []rune(words[0])
+			k, err := d.prefix(r, "", width)
+			if err != nil {
+				return nil, err
+			}
+			k = max(k, 1) // a glyph wider than the line still moves on
+			line, words[0] = string(r[:k]), string(r[k:])
+			if words[0] == "" {
+				words = words[1:]
+			}
+		}
+		lines = append(lines, line)
+	}
+	return lines, nil
 }
 
 // clean puts s in composed form (so an accent typed as a separate mark

@@ -4,10 +4,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/signintech/gopdf"
-	"golang.org/x/image/font/gofont/gobold"
-	"golang.org/x/image/font/gofont/goregular"
-
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -33,22 +29,27 @@ const (
 	slipCellSize   = 9.5
 	slipRowH       = 15.0 // points: a cell's text and the rule under it
 	slipHeadGap    = 6.0
+	// Running text under the header and the tables: receipts' and
+	// letters' sentences, "nothing overdue".
+	bodySize  = slipCellSize + 1
+	bodyLineH = 15.0
 )
 
 // NoHomeroom heads the slip of the students who have no homeroom.
 const NoHomeroom = "No homeroom"
 
-// slipColumn is one column of a slip's table: its heading, its share of
-// the table's width, and whether its values are numbers (right-aligned).
-// Names and titles may be shortened to fit; copy codes, dates and numbers
-// never are, since the teacher reads them off the slip.
-type slipColumn struct {
+// column is one column of a table on an A4 page (slips, receipts,
+// letters): its heading, its share of the page's width between the
+// margins, and whether its values are numbers (right-aligned). Names and
+// titles may be shortened to fit; copy codes, dates and numbers never are,
+// since they are read off the page, so their columns are wide enough.
+type column struct {
 	heading string
 	share   float64
 	number  bool
 }
 
-var slipColumns = []slipColumn{
+var slipColumns = []column{
 	{"Student", 0.26, false},
 	{"Title", 0.30, false},
 	{"Copy", 0.19, false}, // the widest code, WWWW-WWWW-W, whole
@@ -56,16 +57,12 @@ var slipColumns = []slipColumn{
 	{"Days overdue", 0.13, true},
 }
 
-// slipRowsPerPage is how many loan rows fit under a page's header and the
-// table's heading row.
-var slipRowsPerPage = func() int {
-	room := float64(slipPageH - slipBottom - slipTableTop - slipRowH)
-	return int(room / slipRowH)
-}()
-
-// slipTableTop is where the table starts: under the school's name, the
-// homeroom's title and the date line.
-const slipTableTop = slipTop + slipSchoolSize + slipHeadGap + slipTitleSize + slipHeadGap + slipDateSize + 2*slipHeadGap
+// slipHeaderEnd is the foot of a page's header (see slipHeader), and
+// slipTableTop where a slip's table starts under it.
+const (
+	slipHeaderEnd = slipTop + slipSchoolSize + slipHeadGap + slipTitleSize + slipHeadGap + slipDateSize
+	slipTableTop  = slipHeaderEnd + 2*slipHeadGap
+)
 
 // OverdueSlips lays out one slip per homeroom, each starting on a new page:
 // the school's name, "Overdue books: <homeroom>" ("No homeroom" for the
@@ -77,20 +74,12 @@ const slipTableTop = slipTop + slipSchoolSize + slipHeadGap + slipTitleSize + sl
 // an ellipsis to fit its column; characters the embedded font lacks print
 // as "?".
 func OverdueSlips(school, date string, slips []ports.OverdueSlip) ([]byte, error) {
-	d := &drawer{fitted: map[fitKey]string{}}
-	d.pdf.Start(gopdf.Config{Unit: gopdf.UnitPT, PageSize: gopdf.Rect{W: slipPageW, H: slipPageH}})
-	if err := d.pdf.AddTTFFontData(fontRegular, goregular.TTF); err != nil {
-		return nil, fmt.Errorf("labels: font: %w", err)
-	}
-	if err := d.pdf.AddTTFFontData(fontBold, gobold.TTF); err != nil {
-		return nil, fmt.Errorf("labels: font: %w", err)
+	d, err := newDrawer(slipPageW, slipPageH)
+	if err != nil {
+		return nil, err
 	}
 	if len(slips) == 0 {
-		d.pdf.AddPage()
-		if err := d.slipHeader(school, "Overdue books", date); err != nil {
-			return nil, fmt.Errorf("labels: slips: %w", err)
-		}
-		if err := d.left(fontRegular, slipCellSize+1, "No book is overdue.", slipLeft, slipTableTop, slipWidth); err != nil {
+		if err := d.nothingOverdue(school, "Overdue books", date); err != nil {
 			return nil, fmt.Errorf("labels: slips: %w", err)
 		}
 	}
@@ -99,11 +88,16 @@ func OverdueSlips(school, date string, slips []ports.OverdueSlip) ([]byte, error
 			return nil, fmt.Errorf("labels: slip of %q: %w", s.Homeroom, err)
 		}
 	}
-	out, err := d.pdf.GetBytesPdfReturnErr()
-	if err != nil {
-		return nil, fmt.Errorf("labels: write PDF: %w", err)
+	return d.bytes()
+}
+
+// nothingOverdue draws a page with the header and "No book is overdue.".
+func (d *drawer) nothingOverdue(school, title, date string) error {
+	d.pdf.AddPage()
+	if err := d.slipHeader(school, title, date); err != nil {
+		return err
 	}
-	return out, nil
+	return d.body("No book is overdue.", slipTableTop)
 }
 
 // slip draws one homeroom's slip on as many pages as its lines need.
@@ -113,40 +107,62 @@ func (d *drawer) slip(school, date string, s ports.OverdueSlip) error {
 		class = NoHomeroom
 	}
 	title := "Overdue books: " + class
-	pages := max(1, (len(s.Lines)+slipRowsPerPage-1)/slipRowsPerPage)
-	for p := range pages {
+	if len(s.Lines) == 0 {
+		return d.nothingOverdue(school, title, date)
+	}
+	bounds := pageRows(len(s.Lines), slipRowH, slipTableTop, slipTableTop, 0)
+	for p := range len(bounds) - 1 {
 		d.pdf.AddPage()
-		dateLine := date
-		if pages > 1 {
-			dateLine = fmt.Sprintf("%s (page %d of %d)", date, p+1, pages)
-			if p > 0 {
-				dateLine = fmt.Sprintf("%s (continued, page %d of %d)", date, p+1, pages)
-			}
-		}
-		if err := d.slipHeader(school, title, dateLine); err != nil {
+		if err := d.slipHeader(school, title, pageMark(date, p, len(bounds)-1)); err != nil {
 			return err
 		}
-		lines := s.Lines[min(len(s.Lines), p*slipRowsPerPage):min(len(s.Lines), (p+1)*slipRowsPerPage)]
-		if len(lines) == 0 {
-			return d.left(fontRegular, slipCellSize+1, "No book is overdue.", slipLeft, slipTableTop, slipWidth)
-		}
-		headings := make([]string, len(slipColumns))
-		for i, c := range slipColumns {
-			headings[i] = c.heading
-		}
-		top := slipTableTop
-		if err := d.slipRow(fontBold, headings, top); err != nil {
+		top, err := d.headings(slipColumns, slipTableTop)
+		if err != nil {
 			return err
 		}
-		for _, l := range lines {
-			top += slipRowH
+		for _, l := range s.Lines[bounds[p]:bounds[p+1]] {
 			cells := []string{l.Student, l.Title, l.CopyCode, l.DueAt, strconv.Itoa(l.DaysOverdue)}
-			if err := d.slipRow(fontRegular, cells, top); err != nil {
+			if err := d.row(slipColumns, slipRowH, fontRegular, cells, top); err != nil {
 				return err
 			}
+			top += slipRowH
 		}
 	}
 	return nil
+}
+
+// pageMark is the date line of page p (from 0) of a document of pages:
+// the date alone on one page, else with the page's number, and from the
+// second on marked as continued.
+func pageMark(date string, p, pages int) string {
+	switch {
+	case pages == 1:
+		return date
+	case p == 0:
+		return fmt.Sprintf("%s (page %d of %d)", date, p+1, pages)
+	}
+	return fmt.Sprintf("%s (continued, page %d of %d)", date, p+1, pages)
+}
+
+// pageRows splits n table rows of height rowH over A4 pages, each with a
+// heading row at the table's top (first on the first page, next on the
+// others) and rows down to the bottom margin; under the last row the last
+// page keeps tail points for the closing lines, rows moving on to a
+// further page to make room. Page p has rows bounds[p] to bounds[p+1];
+// there is always one page.
+func pageRows(n int, rowH, first, next, tail float64) (bounds []int) {
+	room := func(top, below float64) int { return int((slipPageH - slipBottom - top - slipRowH - below) / rowH) }
+	bounds = []int{0}
+	for start, top := 0, first; ; top = next {
+		left := n - start
+		if left <= room(top, tail) {
+			return append(bounds, n)
+		}
+		// Rows that fit only without the tail fill this page but one,
+		// which goes on with the closing lines.
+		start += max(1, min(room(top, 0), left-1))
+		bounds = append(bounds, start)
+	}
 }
 
 // slipHeader draws a page's school name, title and date line.
@@ -163,18 +179,30 @@ func (d *drawer) slipHeader(school, title, dateLine string) error {
 	return d.left(fontRegular, slipDateSize, dateLine, slipLeft, top, slipWidth)
 }
 
-// slipRow draws one row of the table whose top is top, and a hairline
-// under it.
-func (d *drawer) slipRow(font string, cells []string, top float64) error {
+// cellPad keeps a cell's text off its neighbours.
+const cellPad = 2.0
+
+// headings draws the table's heading row at top and returns the top of
+// its first row.
+func (d *drawer) headings(cols []column, top float64) (float64, error) {
+	headings := make([]string, len(cols))
+	for i, c := range cols {
+		headings[i] = c.heading
+	}
+	return top + slipRowH, d.row(cols, slipRowH, fontBold, headings, top)
+}
+
+// row draws one row, rowH high, of the table whose top is top, and a
+// hairline under it.
+func (d *drawer) row(cols []column, rowH float64, font string, cells []string, top float64) error {
 	x := float64(slipLeft)
-	const pad = 2.0
-	for i, c := range slipColumns {
+	for i, c := range cols {
 		w := c.share * slipWidth
 		var err error
 		if c.number && font == fontRegular {
-			err = d.right(font, slipCellSize, cells[i], x+w-pad, top+2, w-2*pad)
+			err = d.right(font, slipCellSize, cells[i], x+w-cellPad, top+2, w-2*cellPad)
 		} else {
-			err = d.left(font, slipCellSize, cells[i], x+pad, top+2, w-2*pad)
+			err = d.left(font, slipCellSize, cells[i], x+cellPad, top+2, w-2*cellPad)
 		}
 		if err != nil {
 			return err
@@ -182,8 +210,13 @@ func (d *drawer) slipRow(font string, cells []string, top float64) error {
 		x += w
 	}
 	d.pdf.SetLineWidth(0.4)
-	d.pdf.Line(slipLeft, top+slipRowH, slipLeft+slipWidth, top+slipRowH)
+	d.pdf.Line(slipLeft, top+rowH, slipLeft+slipWidth, top+rowH)
 	return nil
+}
+
+// body writes a line of running text across the page at top.
+func (d *drawer) body(s string, top float64) error {
+	return d.left(fontRegular, bodySize, s, slipLeft, top, slipWidth)
 }
 
 // left writes s from x in a line whose top is top, shortened to width.

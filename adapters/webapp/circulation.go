@@ -77,6 +77,12 @@ type deskView struct {
 	Choice         *studentChoice
 	Filter         loanFilterForm
 	PutAside       *putAside // the copy just returned goes to a hold
+	Receipt        *receiptLinks
+}
+
+// receiptLinks print the receipt of the borrower a copy was just lent to.
+type receiptLinks struct {
+	Name, A4, Roll string
 }
 
 // putAside is the banner the desk shows when a returned copy must be set
@@ -92,6 +98,7 @@ type loanFilterForm struct {
 	OverdueOnly bool
 	Active      bool   // a filter is on
 	SlipsURL    string // GET /api/library/loans/overdue-slips, with the homeroom
+	LettersURL  string // the homeroom's take-home letters; empty without a homeroom
 	CanPrint    bool
 }
 
@@ -119,6 +126,10 @@ func (a *App) deskFilter(r *http.Request, school library.School) (loanFilterForm
 	f.SlipsURL = "/api/library/loans/overdue-slips"
 	if len(slips) > 0 {
 		f.SlipsURL += "?" + slips.Encode()
+	}
+	// Letters go home a class at a time.
+	if f.Homeroom != "" {
+		f.LettersURL = "/api/library/loans/overdue-letters?" + slips.Encode()
 	}
 	f.CanPrint = a.allowed(r, "print", "library:loans")
 	return f, lf, keep
@@ -183,6 +194,15 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 			v.Focus = fl.Focus
 		}
 		v.Checkout.Code, v.Checkout.Student, v.Checkout.Due = fl.Values["code"], fl.Values["student"], fl.Values["due_at"]
+		if id := fl.Values["receipt_id"]; id != "" && v.Filter.CanPrint {
+			base := "/api/library/students/" + url.PathEscape(id) + "/receipt"
+			if user.PrincipalFrom(r.Context()).Role == user.RoleAdmin {
+				base += "?schoolId=" + url.QueryEscape(school.ID) + "&"
+			} else {
+				base += "?"
+			}
+			v.Receipt = &receiptLinks{Name: fl.Values["receipt_name"], A4: base + "paper=a4", Roll: base + "paper=80mm"}
+		}
 		if name, ok := fl.Values["aside_name"]; ok {
 			v.PutAside = &putAside{Name: name, Number: fl.Values["aside_number"], Homeroom: fl.Values["aside_homeroom"], Title: fl.Values["aside_title"],
 				Code: fl.Values["aside_code"], Until: fl.Values["aside_until"]}
@@ -372,7 +392,8 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request, school library.Sc
 		return
 	}
 	done := flash{Kind: "success", Focus: "checkout",
-		Message: fmt.Sprintf("Checked out %s (%s) to %s, due %s.", quote(found.Book.Title), found.Copy.Code, student.Name, loan.DueAt)}
+		Message: fmt.Sprintf("Checked out %s (%s) to %s, due %s.", quote(found.Book.Title), found.Copy.Code, student.Name, loan.DueAt),
+		Values:  map[string]string{"receipt_id": student.ID, "receipt_name": student.Name}}
 	// A loan made with a warning (a book outside the student's reading
 	// range) says so where the librarian looks: the loan stands.
 	for _, w := range loan.Warnings {

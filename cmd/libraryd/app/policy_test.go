@@ -96,6 +96,8 @@ var whoMayCall = map[string]string{
 	"library.copies.labels":                    "admin librarian staff",
 	"library.loans.list":                       "admin librarian staff",
 	"library.loans.overdueSlips":               "admin librarian staff",
+	"library.loans.overdueLetters":             "admin librarian staff",
+	"library.students.receipt":                 "admin librarian staff",
 	"library.loans.create":                     "admin librarian",
 	"library.loans.change":                     "admin librarian",
 	"library.studentLoans":                     "student",

@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -141,5 +143,120 @@ func (s *Circulation) OverdueSlips(ctx context.Context, schoolParam, homeroom st
 		out.Slips = append(out.Slips, *slip)
 	}
 	slices.SortFunc(out.Slips, func(a, b ports.OverdueSlip) int { return library.CompareHomerooms(a.Homeroom, b.Homeroom) })
+	return out, nil
+}
+
+// Receipt gathers what a borrower (a student, or staff) has out, for the
+// receipt handed over at the desk at check-out: each open loan with its due
+// date, soonest first.
+// Errors: NotFound "student_not_found" (no such borrower in the caller's
+// school), as scope.
+func (s *Circulation) Receipt(ctx context.Context, schoolParam, borrowerID string) (library.School, ports.Receipt, error) {
+	if !usecase.IsUUID(borrowerID) {
+		return library.School{}, ports.Receipt{}, library.ErrStudentNotFound()
+	}
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return library.School{}, ports.Receipt{}, err
+	}
+	st, err := schoolBorrower(ctx, s.accounts, school.ID, borrowerID)
+	if err != nil {
+		return library.School{}, ports.Receipt{}, err
+	}
+	loans, err := s.Loans(ctx, school.ID, LoanFilter{StudentID: st.ID})
+	if err != nil {
+		return library.School{}, ports.Receipt{}, err
+	}
+	slices.SortFunc(loans, func(a, b LoanView) int {
+		if c := strings.Compare(a.DueAt, b.DueAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Loan.BookTitle, b.Loan.BookTitle)
+	})
+	r := ports.Receipt{School: school.Name, Student: st.Name, StudentNumber: st.StudentNumber, Date: s.clock.TodayAt(school).Format("2006-01-02")}
+	for _, v := range loans {
+		r.Lines = append(r.Lines, ports.ReceiptLine{Title: v.Loan.BookTitle, Author: v.Loan.BookAuthor, CopyCode: v.Loan.CopyCode, DueAt: v.DueAt})
+	}
+	return school, r, nil
+}
+
+// OverdueLetters is what the take-home letters of a class, or of one
+// student, print.
+type OverdueLetters struct {
+	School  library.School
+	Date    string // today, YYYY-MM-DD
+	Letters []ports.OverdueLetter
+}
+
+// OverdueLetters gathers the take-home letters about overdue books: one per
+// student with an overdue loan, of the homeroom or of the one student asked
+// for (one of the two is required: a letter goes home in a child's bag, so
+// a class at a time is the most a desk prints), by student name. Each
+// letter is addressed to the student's guardians by name.
+// Errors: Invalid "homeroom" (neither given, or not a homeroom),
+// "student_id"; NotFound "student_not_found"; as scope.
+func (s *Circulation) OverdueLetters(ctx context.Context, schoolParam, homeroom, studentID string) (OverdueLetters, error) {
+	if strings.TrimSpace(homeroom) == "" && studentID == "" {
+		return OverdueLetters{}, errs.InvalidField("homeroom", "give a homeroom, or a student_id, whose letters to print")
+	}
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return OverdueLetters{}, err
+	}
+	f := LoanFilter{Status: library.LoanOverdue, Homeroom: homeroom}
+	if studentID != "" {
+		if !usecase.IsUUID(studentID) {
+			return OverdueLetters{}, library.ErrStudentNotFound()
+		}
+		st, err := schoolStudent(ctx, s.accounts, school.ID, studentID)
+		if err != nil {
+			return OverdueLetters{}, err
+		}
+		f.StudentID = st.ID
+	}
+	overdue, err := s.Loans(ctx, school.ID, f)
+	if err != nil {
+		return OverdueLetters{}, err
+	}
+	who, err := s.Borrowers(ctx, overdue)
+	if err != nil {
+		return OverdueLetters{}, err
+	}
+	today := s.clock.TodayAt(school)
+	byStudent := map[string]*ports.OverdueLetter{}
+	for _, v := range overdue {
+		st, ok := who[v.Loan.StudentID]
+		if !ok {
+			continue // a deleted student's family gets no letter
+		}
+		l := byStudent[st.ID]
+		if l == nil {
+			l = &ports.OverdueLetter{Student: st.Name, Homeroom: st.Homeroom}
+			for _, g := range st.Guardians {
+				if g.Name != "" {
+					l.Guardians = append(l.Guardians, g.Name)
+				}
+			}
+			byStudent[st.ID] = l
+		}
+		l.Lines = append(l.Lines, ports.LetterLine{Title: v.Loan.BookTitle, CopyCode: v.Loan.CopyCode, DueAt: v.DueAt,
+			DaysOverdue: library.DaysOverdue(v.DueAt, today)})
+	}
+	out := OverdueLetters{School: school, Date: today.Format("2006-01-02")}
+	for _, l := range byStudent {
+		slices.SortFunc(l.Lines, func(a, b ports.LetterLine) int {
+			if c := strings.Compare(a.DueAt, b.DueAt); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Title, b.Title)
+		})
+		out.Letters = append(out.Letters, *l)
+	}
+	slices.SortFunc(out.Letters, func(a, b ports.OverdueLetter) int {
+		if c := strings.Compare(strings.ToLower(a.Student), strings.ToLower(b.Student)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Student, b.Student)
+	})
 	return out, nil
 }
