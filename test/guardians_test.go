@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 type guardianJSON struct {
@@ -230,5 +233,50 @@ func TestGuardiansFromAOneRosterSync(t *testing.T) {
 	rows := p.byTestID("student-guardian")
 	if p.Status != 200 || len(rows) != 1 || !strings.Contains(htmlText(rows[0]), "Thomas Jones") || !strings.Contains(htmlText(rows[0]), "thomas.jones@testemail.com") {
 		t.Fatalf("the desk's students page: %d, guardian rows %d: %q", p.Status, len(rows), p.text("students-table"))
+	}
+
+	// The librarian edits them at the desk: the form shows the stored
+	// guardian, refuses a bad address with its row and changes nothing,
+	// then adds a second guardian.
+	edit := p.byTestID("student-guardians-edit")
+	if len(edit) != 1 {
+		t.Fatalf("the students page links %d guardian forms for Mary, want 1", len(edit))
+	}
+	form := b.get(htmlAttr(edit[0], "href"))
+	if form.Status != 200 || htmlAttr(form.byID("guardian-name-1"), "value") != "Thomas Jones" || htmlAttr(form.byID("guardian-email-1"), "value") != "thomas.jones@testemail.com" {
+		t.Fatalf("the guardians form: %d, row 1 %q %q", form.Status, htmlAttr(form.byID("guardian-name-1"), "value"), htmlAttr(form.byID("guardian-email-1"), "value"))
+	}
+	mary := htmlAttr(form.byID("guardians-form"), "action")
+	var studentID string
+	walkHTML(form.doc, func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "input" && htmlAttr(n, "name") == "student_id" {
+			studentID = htmlAttr(n, "value")
+		}
+	})
+	post := url.Values{"student_id": {studentID}, "name_1": {"Thomas Jones"}, "email_1": {"thomas.jones@testemail.com"}, "relationship_1": {"parent"},
+		"name_3": {"Rita Jones"}, "email_3": {"not-an-email"}, "relationship_3": {"relative"}}
+	bad := b.submit(mary, post)
+	if bad.Status != 422 || bad.byID("guardian-email-error-3") == nil || htmlAttr(bad.byID("guardian-email-3"), "value") != "not-an-email" {
+		t.Fatalf("a bad address at the desk: %d, row 3's error %v", bad.Status, bad.byID("guardian-email-error-3") != nil)
+	}
+	if got, _ := w.guardiansOf(t, "Mary Jones"); !slices.Equal(got, want) {
+		t.Fatalf("after a refused form Mary's guardians are %+v", got)
+	}
+	post.Set("email_3", "rita.jones@example.org")
+	b.follow(mary, post)
+	want = append(want, guardianJSON{"Rita Jones", "rita.jones@example.org", "relative"})
+	if got, _ := w.guardiansOf(t, "Mary Jones"); !slices.Equal(got, want) {
+		t.Fatalf("after the desk's form Mary's guardians are %+v, want %+v", got, want)
+	}
+	// Staff read the students list but do not change guardians.
+	staff := newBrowser(t, w.s)
+	if p := staff.signIn("staff@maplegrove.example.org", demoPassword); p.Status != http.StatusSeeOther {
+		t.Fatalf("staff sign-in: %d", p.Status)
+	}
+	if p := staff.get(htmlAttr(edit[0], "href")); p.Status != 403 {
+		t.Errorf("the guardians form as staff: %d, want 403", p.Status)
+	}
+	if p := staff.submit(mary, post); p.Status != 403 {
+		t.Errorf("posting the guardians form as staff: %d, want 403", p.Status)
 	}
 }

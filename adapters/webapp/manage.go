@@ -672,3 +672,116 @@ func (a *App) acceptInvite(w http.ResponseWriter, r *http.Request) {
 	}
 	http.Redirect(w, r, signInPath+"?accepted=1", http.StatusSeeOther)
 }
+
+// studentGuardiansView is the page that records a student's parents and
+// guardians: one row each, as many rows as a student may have.
+type studentGuardiansView struct {
+	base
+	Base          string
+	Student       studentRow
+	Rows          []guardianRow
+	Relationships []string // the choices, "" (not said) first
+	Error         string
+	Students      string // the students page, found at the student
+}
+
+// guardianRow is one row of the form, with its errors.
+type guardianRow struct {
+	N                         int // 1-based, for labels and ids
+	Name, Email, Relationship string
+	NameErr, EmailErr, RelErr string
+	Invalid                   bool
+}
+
+// guardianRelationships are the form's choices, "" first (not said).
+var guardianRelationships = []string{"", user.RelationshipParent, user.RelationshipGuardian, user.RelationshipRelative}
+
+func (a *App) studentGuardians(w http.ResponseWriter, r *http.Request, school library.School) {
+	st, ok := a.oneStudent(w, r, school, r.URL.Query().Get("student_id"))
+	if !ok {
+		return
+	}
+	rows := make([]guardianRow, user.MaxGuardians)
+	for i := range rows {
+		rows[i].N = i + 1
+		if i < len(st.Guardians) {
+			g := st.Guardians[i]
+			rows[i].Name, rows[i].Email, rows[i].Relationship = g.Name, g.Email, g.Relationship
+		}
+	}
+	a.renderGuardians(w, r, school, http.StatusOK, st, rows, "")
+}
+
+func (a *App) renderGuardians(w http.ResponseWriter, r *http.Request, school library.School, status int, st user.Account, rows []guardianRow, msg string) {
+	v := studentGuardiansView{base: a.schoolBase(r, school, "Guardians of "+st.Name, "students"), Base: schoolPath(school),
+		Student: studentRow{ID: st.ID, Name: st.Name}, Rows: rows, Relationships: guardianRelationships, Error: msg,
+		Students: schoolPath(school) + "/students?" + url.Values{"search": {st.Name}}.Encode()}
+	v.Flash = a.takeFlash(w, r)
+	a.render(w, r, status, "student_guardians", v)
+}
+
+// oneStudent is the student of the school that id names; otherwise it
+// answers the not-found page.
+func (a *App) oneStudent(w http.ResponseWriter, r *http.Request, school library.School, id string) (user.Account, bool) {
+	found, err := a.deps.Library.Students.ByIDs(r.Context(), school.ID, []string{strings.TrimSpace(id)})
+	if err == nil && len(found) == 0 {
+		err = library.ErrStudentNotFound()
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return user.Account{}, false
+	}
+	return found[0], true
+}
+
+// saveStudentGuardians replaces the student's guardians with the form's
+// rows that have a name or an email; a refused row is shown again with its
+// error, and nothing is changed.
+func (a *App) saveStudentGuardians(w http.ResponseWriter, r *http.Request, school library.School) {
+	form := r.PostForm
+	st, ok := a.oneStudent(w, r, school, form.Get("student_id"))
+	if !ok {
+		return
+	}
+	rows := make([]guardianRow, user.MaxGuardians)
+	var given []user.Guardian
+	var rowOf []int // the form row of each guardian given
+	for i := range rows {
+		n := strconv.Itoa(i + 1)
+		rows[i] = guardianRow{N: i + 1, Name: form.Get("name_" + n), Email: form.Get("email_" + n), Relationship: form.Get("relationship_" + n)}
+		if strings.TrimSpace(rows[i].Name) == "" && strings.TrimSpace(rows[i].Email) == "" {
+			continue
+		}
+		given = append(given, user.Guardian{Name: rows[i].Name, Email: rows[i].Email, Relationship: rows[i].Relationship})
+		rowOf = append(rowOf, i)
+	}
+	if given == nil {
+		given = []user.Guardian{}
+	}
+	saved, err := a.deps.Library.Students.Update(r.Context(), school.ID, st.ID, students.StudentChanges{Guardians: &given})
+	if err != nil {
+		for field, msg := range fieldErrors(err) {
+			var i int
+			var part string
+			if _, scanErr := fmt.Sscanf(field, "guardians[%d].%s", &i, &part); scanErr != nil || i < 0 || i >= len(rowOf) {
+				continue
+			}
+			row := &rows[rowOf[i]]
+			switch part {
+			case "email":
+				row.EmailErr = msg
+			case "relationship":
+				row.RelErr = msg
+			default:
+				row.NameErr = msg
+			}
+		}
+		a.renderGuardians(w, r, school, a.statusFor(err), st, rows, a.messageOf(r, err))
+		return
+	}
+	msg := fmt.Sprintf("Saved the guardians of %s.", saved.Name)
+	if len(saved.Guardians) == 0 {
+		msg = fmt.Sprintf("%s has no guardians recorded now.", saved.Name)
+	}
+	a.succeeded(w, r, schoolPath(school)+"/students?"+url.Values{"search": {saved.Name}}.Encode(), msg)
+}

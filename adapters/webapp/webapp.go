@@ -191,6 +191,8 @@ func (a *App) Routes() []Route {
 		post("web.students.add", school+"/students", a.addStudent, need("create", "library:students")),
 		post("web.students.import", school+"/students/import", a.importStudents, need("import", "library:students")),
 		post("web.students.update", school+"/students/update", a.updateStudent, need("update", "library:students")),
+		page("web.students.guardians", school+"/students/guardians", a.studentGuardians, need("update", "library:students")),
+		post("web.students.guardians.save", school+"/students/guardians", a.saveStudentGuardians, need("update", "library:students")),
 		page("web.roster", school+"/roster", a.rosterPage, need("leavers", "library:students")),
 		post("web.roster.check", school+"/roster/check", checkOrApply(a.syncRoster, true), need("sync", "library:students")),
 		post("web.roster.sync", school+"/roster/sync", checkOrApply(a.syncRoster, false), need("sync", "library:students")),
