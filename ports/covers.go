@@ -36,9 +36,10 @@ type CoverRepository interface {
 	// Errors: NotFound "cover_not_found" when it has none.
 	Get(ctx context.Context, schoolID, bookID string) (library.Cover, error)
 	// Known returns, for each of the school's books named that has a
-	// record, whether the record holds an image (false: a Missing or
-	// Removed record). Books without a record are absent.
-	Known(ctx context.Context, schoolID string, bookIDs []string) (map[string]bool, error)
+	// record, what the record says: whether it holds an image, whether the
+	// cover was removed, and when it was written. Books without a record
+	// are absent.
+	Known(ctx context.Context, schoolID string, bookIDs []string) (map[string]library.CoverState, error)
 	// Delete removes the book's record. Idempotent.
 	Delete(ctx context.Context, schoolID, bookID string) error
 }

@@ -87,18 +87,20 @@ func (r *Covers) Get(ctx context.Context, schoolID, bookID string) (library.Cove
 
 // Known implements ports.CoverRepository with one find by _id of the
 // books, without their images.
-func (r *Covers) Known(ctx context.Context, schoolID string, bookIDs []string) (map[string]bool, error) {
-	out := map[string]bool{}
+func (r *Covers) Known(ctx context.Context, schoolID string, bookIDs []string) (map[string]library.CoverState, error) {
+	out := map[string]library.CoverState{}
 	if len(bookIDs) == 0 {
 		return out, nil
 	}
 	type state struct {
-		ID       string `bson:"_id"`
-		SchoolID string `bson:"school_id"`
-		Missing  bool   `bson:"missing"`
-		Removed  bool   `bson:"removed"`
+		ID        string    `bson:"_id"`
+		SchoolID  string    `bson:"school_id"`
+		Missing   bool      `bson:"missing"`
+		Removed   bool      `bson:"removed"`
+		UpdatedAt time.Time `bson:"updated_at"`
 	}
-	opts := options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}, {Key: "school_id", Value: 1}, {Key: "missing", Value: 1}, {Key: "removed", Value: 1}}).
+	opts := options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}, {Key: "school_id", Value: 1}, {Key: "missing", Value: 1}, {Key: "removed", Value: 1},
+		{Key: "updated_at", Value: 1}}).
 		SetBatchSize(oneBatch(len(bookIDs)))
 	states, err := findAll(ctx, r.covers, "look up the covers", bson.D{{Key: "_id", Value: in(bookIDs)}}, opts, func(s state) state { return s })
 	if err != nil {
@@ -106,7 +108,7 @@ func (r *Covers) Known(ctx context.Context, schoolID string, bookIDs []string) (
 	}
 	for _, s := range states {
 		if s.SchoolID == schoolID {
-			out[s.ID] = !s.Missing && !s.Removed
+			out[s.ID] = library.CoverState{Present: !s.Missing && !s.Removed, Removed: s.Removed, NotedAt: s.UpdatedAt.UTC()}
 		}
 	}
 	return out, nil

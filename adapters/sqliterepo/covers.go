@@ -40,7 +40,7 @@ ON CONFLICT (book_id) DO UPDATE SET school_id = excluded.school_id, image = excl
 	stmtCoverGet = newStmt("covers.get", `
 SELECT `+coverColumns+` FROM covers WHERE book_id = :book_id AND +school_id = :school_id`)
 	stmtCoversKnown = newStmt("covers.known", `
-SELECT book_id, missing = 0 AND removed = 0 FROM covers
+SELECT book_id, missing = 0 AND removed = 0, removed, updated_at FROM covers
 WHERE book_id IN (SELECT value FROM json_each(:book_ids)) AND +school_id = :school_id`)
 	stmtCoverDelete = newStmt("covers.delete", `DELETE FROM covers WHERE book_id = :book_id AND +school_id = :school_id`)
 
@@ -92,8 +92,8 @@ func (r *Covers) Get(ctx context.Context, schoolID, bookID string) (library.Cove
 }
 
 // Known implements ports.CoverRepository with one read of the books' keys.
-func (r *Covers) Known(ctx context.Context, schoolID string, bookIDs []string) (map[string]bool, error) {
-	out := map[string]bool{}
+func (r *Covers) Known(ctx context.Context, schoolID string, bookIDs []string) (map[string]library.CoverState, error) {
+	out := map[string]library.CoverState{}
 	if len(bookIDs) == 0 {
 		return out, nil
 	}
@@ -104,11 +104,13 @@ func (r *Covers) Known(ctx context.Context, schoolID string, bookIDs []string) (
 	defer rows.Close()
 	for rows.Next() {
 		var id string
-		var present bool
-		if err := rows.Scan(&id, &present); err != nil {
+		var st library.CoverState
+		var at int64
+		if err := rows.Scan(&id, &st.Present, &st.Removed, &at); err != nil {
 			return nil, mapErr(err, "look up the covers", nil, nil)
 		}
-		out[id] = present
+		st.NotedAt = fromMillis(at)
+		out[id] = st
 	}
 	return out, mapErr(rows.Err(), "look up the covers", nil, nil)
 }

@@ -43,6 +43,14 @@ type Cover struct {
 	UpdatedAt time.Time
 }
 
+// CoverState is what a title's cover record says, without its image: a
+// catalogue page decides from it whether to ask for the cover.
+type CoverState struct {
+	Present bool      // the record holds an image
+	Removed bool      // a librarian removed the cover: it is not fetched again
+	NotedAt time.Time // when the record was written: a title noted missing is asked about again a while later
+}
+
 // Where a cover came from.
 const (
 	CoverUploaded = "upload"

@@ -83,12 +83,31 @@ func TestCoversAskTheSourceOnce(t *testing.T) {
 	if src.asked["9780140328721"] != 1 {
 		t.Fatalf("a removed cover was fetched again")
 	}
-	// The catalogue asks for stored covers and for titles nothing is noted
-	// about yet; not for noted ones or titles without an ISBN.
+	// The catalogue asks for stored covers, for titles nothing is noted
+	// about yet and for those noted missing over a month ago; not for a
+	// removed cover or a title without an ISBN.
 	plain := add("No ISBN", "")
 	fresh := add("Fresh", "9781234567897")
 	shown, err := lf.lib.Covers.Shown(context.Background(), libSchoolA, []library.Book{found, missing, failing, plain, fresh})
-	if err != nil || len(shown) != 2 || !shown[failing.ID] || !shown[fresh.ID] {
-		t.Fatalf("Shown = %v, %v; want the failing (nothing noted) and the fresh title", shown, err)
+	if err != nil || len(shown) != 3 || !shown[failing.ID] || !shown[fresh.ID] || !shown[missing.ID] {
+		t.Fatalf("Shown = %v, %v; want the failing (nothing noted), the fresh title, and the missing one noted over a month ago", shown, err)
+	}
+	// The missing title's page view asks again, the source still has
+	// none, and the new note keeps the page from asking for a month.
+	wantErr(t, view(missing), errs.NotFound, "cover_not_found")
+	if src.asked["9780306406157"] != 3 {
+		t.Fatalf("the page's view of the missing title asked the source %d times in all, want 3", src.asked["9780306406157"])
+	}
+	shown, err = lf.lib.Covers.Shown(context.Background(), libSchoolA, []library.Book{missing})
+	if err != nil || len(shown) != 0 {
+		t.Fatalf("Shown just after the note = %v, %v; want nothing", shown, err)
+	}
+	lf.clock.Set(lf.clock.Now().Add(29 * 24 * time.Hour))
+	if shown, _ = lf.lib.Covers.Shown(context.Background(), libSchoolA, []library.Book{missing}); len(shown) != 0 {
+		t.Fatalf("Shown 29 days after the note = %v; want nothing", shown)
+	}
+	lf.clock.Set(lf.clock.Now().Add(2 * 24 * time.Hour))
+	if shown, _ = lf.lib.Covers.Shown(context.Background(), libSchoolA, []library.Book{missing}); !shown[missing.ID] {
+		t.Fatalf("Shown 31 days after the note = %v; want the title asked for again", shown)
 	}
 }

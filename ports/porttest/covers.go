@@ -55,8 +55,9 @@ func testCoverPutGet(t *testing.T, r ports.Repositories) {
 
 	known, err := r.Covers.Known(ctx(t), school, []string{withImage.BookID, missing.BookID, uuid.NewString()})
 	must(t, "Known", err)
-	if len(known) != 2 || !known[withImage.BookID] || known[missing.BookID] {
-		t.Errorf("Known = %v, want the image true and the missing record false", known)
+	if len(known) != 2 || !known[withImage.BookID].Present || known[missing.BookID].Present || known[missing.BookID].Removed ||
+		!sameTime(known[missing.BookID].NotedAt, base) || !sameTime(known[withImage.BookID].NotedAt, base) {
+		t.Errorf("Known = %+v, want the image present and the missing record not, both noted at %v", known, base)
 	}
 	if known, err = r.Covers.Known(ctx(t), other, []string{withImage.BookID}); err != nil || len(known) != 0 {
 		t.Errorf("Known from another school = %v, %v", known, err)
@@ -67,6 +68,11 @@ func testCoverPutGet(t *testing.T, r ports.Repositories) {
 	got, err := r.Covers.Get(ctx(t), school, withImage.BookID)
 	must(t, "Get after the second put", err)
 	checkCover(t, "Get after the second put", got, removed)
+	known, err = r.Covers.Known(ctx(t), school, []string{withImage.BookID})
+	must(t, "Known after the removal", err)
+	if st := known[withImage.BookID]; st.Present || !st.Removed || !sameTime(st.NotedAt, removed.UpdatedAt) {
+		t.Errorf("Known after the removal = %+v, want removed, noted at %v", st, removed.UpdatedAt)
+	}
 
 	must(t, "Delete from another school", r.Covers.Delete(ctx(t), other, missing.BookID))
 	if _, err := r.Covers.Get(ctx(t), school, missing.BookID); err != nil {

@@ -157,17 +157,21 @@ func (s *Covers) Remove(ctx context.Context, schoolParam, bookID string) error {
 }
 
 // Shown returns, of a page's books, those whose cover the page should ask
-// for: a stored image, or a title with an ISBN nothing is noted about yet
-// (its first view fetches it), when the school has a source.
+// for: a stored image, or, when the school has a source, a title with an
+// ISBN nothing is noted about yet (its first view fetches it) or noted
+// missing longer ago than coverRetry (its next view asks again).
 func (s *Covers) Shown(ctx context.Context, schoolID string, books []library.Book) (map[string]bool, error) {
 	known, err := s.covers.Known(ctx, schoolID, usecase.Pluck(books, func(b library.Book) string { return b.ID }))
 	if err != nil {
 		return nil, err
 	}
+	now := s.clock.Now()
+	fetches := s.source != nil && s.images != nil
 	out := map[string]bool{}
 	for _, b := range books {
-		present, noted := known[b.ID]
-		if present || (!noted && b.ISBN != "" && s.source != nil && s.images != nil) {
+		st, noted := known[b.ID]
+		stale := noted && !st.Present && !st.Removed && now.Sub(st.NotedAt) >= coverRetry
+		if st.Present || (fetches && b.ISBN != "" && (!noted || stale)) {
 			out[b.ID] = true
 		}
 	}
