@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -324,6 +325,27 @@ func TestUncheckedTokenSpendsNoBudget(t *testing.T) {
 	}
 	if spent := f.limiter.Spent(); spent["anonymous|ip:192.0.2.1"] != 1 || len(spent) != 1 {
 		t.Fatalf("budgets spent by a refused token = %v, want one anonymous request", spent)
+	}
+}
+
+// A request refused before routing (the store could not check its token,
+// or the token is bad) is logged and counted under the route it asked for,
+// so an operator sees which route an outage or a guesser hit; a path no
+// route serves stays "unmatched".
+func TestRefusalsBeforeRoutingNameTheirRoute(t *testing.T) {
+	f := newFixture(t, Config{}, get("page", "/page/{id}", func(http.ResponseWriter, *http.Request) {}))
+	f.do(http.MethodGet, "/page/7", "Authorization", "Bearer tok-store-down")
+	f.do(http.MethodGet, "/page/7", "Authorization", "Bearer tok-guessed")
+	f.do(http.MethodPost, "/page/7", "Authorization", "Bearer tok-guessed") // no such method: no route
+	f.do(http.MethodGet, "/nowhere", "Authorization", "Bearer tok-guessed")
+	var got []string
+	for _, l := range logLines(t, f.logs.String()) {
+		if l.values["msg"] == "request" {
+			got = append(got, fmt.Sprint(l.values["status"], " ", l.values["route"]))
+		}
+	}
+	if want := "[503 page 401 page 401 unmatched 401 unmatched]"; fmt.Sprint(got) != want {
+		t.Fatalf("access lines (status route) = %v, want %s", got, want)
 	}
 }
 

@@ -249,20 +249,23 @@ type credential struct {
 func (h *Handler) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		principal, cred, authErr := h.edge.identify(r)
+		st := stateFrom(r)
 		if authErr != nil && errs.Is(authErr, errs.Unavailable) {
+			st.route = h.routeOf(r)
 			WriteError(w, r, authErr)
 			return
 		}
 		if !h.unlimited[r.URL.Path] {
 			if limited := h.rateLimit(w, r, principal); limited {
+				st.route = h.routeOf(r)
 				return
 			}
 		}
 		if authErr != nil {
+			st.route = h.routeOf(r)
 			WriteError(w, r, authErr)
 			return
 		}
-		st := stateFrom(r)
 		st.accountID = principal.AccountID
 		var ctx context.Context
 		if cred.account != nil {
@@ -273,6 +276,18 @@ func (h *Handler) authenticate(next http.Handler) http.Handler {
 		st.cred = cred
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// routeOf names the route that would serve r, for the access log and the
+// metrics of a request refused before routing (a token the store could not
+// check, a spent budget, a bad token): an operator sees which route an
+// outage or a guesser hit. "" when no route matches r.
+func (h *Handler) routeOf(r *http.Request) string {
+	var m mux.RouteMatch
+	if h.router.Match(r, &m) && m.MatchErr == nil && m.Route != nil {
+		return m.Route.GetName()
+	}
+	return ""
 }
 
 // identify reads the access token from the Authorization header, or for
