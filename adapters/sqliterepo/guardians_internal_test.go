@@ -3,7 +3,6 @@ package sqliterepo
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -19,18 +18,10 @@ import (
 func TestGuardiansColumn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	path := filepath.Join(t.TempDir(), "v28.db")
-	raw, err := sql.Open(driverName, dsn(path, "foreign_keys(1)")+"&_txlock=immediate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw.SetMaxOpenConns(1)
 	if migrations[28].name != "0029_guardians.sql" {
 		t.Fatalf("migration 29 is %s", migrations[28].name)
 	}
-	if err := migrate(ctx, raw, migrations[:28], "v28.db"); err != nil {
-		t.Fatal(err)
-	}
+	path, raw := atVersion(ctx, t, 28)
 	at := time.Date(2025, 3, 1, 8, 0, 0, 0, time.UTC)
 	old := user.Account{ID: "acct-1", Name: "Pippi", Role: user.RoleStudent, SchoolID: "school-a", Tier: user.TierStandard,
 		StudentNumber: "7A-01", Preferences: user.DefaultPreferences(), CreatedAt: at, UpdatedAt: at}

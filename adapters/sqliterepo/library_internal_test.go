@@ -3,6 +3,7 @@ package sqliterepo
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -14,6 +15,28 @@ import (
 	"github.com/readinglibrary/service/core/user"
 )
 
+// atVersion makes a database file in a test's directory at schema version
+// n, the first n migrations applied, and returns its path and a one-
+// connection handle for writing rows as that version's statements did. The
+// caller closes the handle before opening the file with Open, which
+// applies the rest.
+func atVersion(ctx context.Context, t *testing.T, n int) (string, *sql.DB) {
+	t.Helper()
+	name := fmt.Sprintf("v%d.db", n)
+	path := filepath.Join(t.TempDir(), name)
+	// With a pragma the DSN has a query, so "&_txlock" extends it rather
+	// than the file name.
+	raw, err := sql.Open(driverName, dsn(path, "foreign_keys(1)")+"&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.SetMaxOpenConns(1)
+	if err := migrate(ctx, raw, migrations[:n], name); err != nil {
+		t.Fatal(err)
+	}
+	return path, raw
+}
+
 // TestMigrationToLibraryKeepsAccounts: a database written at schema
 // version 1 (before the library) keeps every account through migration 2,
 // which rebuilds accounts with an integer key, and its students are found
@@ -22,15 +45,7 @@ import (
 func TestMigrationToLibraryKeepsAccounts(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	path := filepath.Join(t.TempDir(), "v1.db")
-	raw, err := sql.Open(driverName, dsn(path, "foreign_keys(1)")+"&_txlock=immediate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw.SetMaxOpenConns(1)
-	if err := migrate(ctx, raw, migrations[:1], "v1.db"); err != nil {
-		t.Fatal(err)
-	}
+	path, raw := atVersion(ctx, t, 1)
 	at := time.Date(2025, 3, 1, 8, 0, 0, 0, time.UTC)
 	accounts := []user.Account{
 		{ID: "acct-1", Email: "zoe@example.org", Name: "Zoë Quinn", Role: user.RoleStudent, SchoolID: "school-a",

@@ -3,7 +3,6 @@ package sqliterepo
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -19,20 +18,10 @@ import (
 func TestNoticeGuardiansColumns(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	path := filepath.Join(t.TempDir(), "v29.db")
-	// With a pragma the DSN has a query, so "&_txlock" extends it rather
-	// than the file name.
-	raw, err := sql.Open(driverName, dsn(path, "foreign_keys(1)")+"&_txlock=immediate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw.SetMaxOpenConns(1)
 	if migrations[29].name != "0030_notice_guardians.sql" {
 		t.Fatalf("migration 30 is %s", migrations[29].name)
 	}
-	if err := migrate(ctx, raw, migrations[:29], "v29.db"); err != nil {
-		t.Fatal(err)
-	}
+	path, raw := atVersion(ctx, t, 29)
 	old := library.NoticeSettings{Enabled: true, SendAt: "06:45", DueSoonDays: 3, OverdueSteps: []int{2, 9}}
 	// The version-29 statement: every column but guardian_copies and contact.
 	if _, err := raw.ExecContext(ctx, `INSERT INTO notice_settings (school_id, enabled, send_at, due_soon_days, overdue_steps)
