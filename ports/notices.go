@@ -38,6 +38,11 @@ type NoticeRepository interface {
 	// ForgetStudent deletes the notices about a student, whose account is
 	// being deleted: they name the student's address. Idempotent.
 	ForgetStudent(ctx context.Context, studentID string) error
+	// ForgetLoansOfStudent deletes the student's notices of the given
+	// kinds except those about the subjects in keep (the loans still out),
+	// and returns how many it deleted: a student who keeps no loan history
+	// keeps no record of the reminders about it either. Idempotent.
+	ForgetLoansOfStudent(ctx context.Context, studentID string, kinds, keep []string) (int, error)
 	// DeleteClaimedBefore deletes at most limit of the school's notices
 	// claimed before the time given, with the loan history they describe,
 	// and returns how many it deleted.

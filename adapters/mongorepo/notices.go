@@ -249,6 +249,20 @@ func (r *Notices) ForgetStudent(ctx context.Context, studentID string) error {
 	return mapErr(err, "delete the student's notices", nil, nil)
 }
 
+// ForgetLoansOfStudent implements ports.NoticeRepository on the student_id
+// index.
+func (r *Notices) ForgetLoansOfStudent(ctx context.Context, studentID string, kinds, keep []string) (int, error) {
+	if keep == nil {
+		keep = []string{}
+	}
+	res, err := r.notices.DeleteMany(ctx, bson.D{{Key: "student_id", Value: studentID}, {Key: "kind", Value: in(kinds)},
+		{Key: "subject_id", Value: bson.D{{Key: "$nin", Value: keep}}}})
+	if err != nil {
+		return 0, mapErr(err, "delete the student's loan notices", nil, nil)
+	}
+	return int(res.DeletedCount), nil
+}
+
 // DeleteClaimedBefore implements ports.NoticeRepository: a find of at most
 // limit keys on the {school_id, claimed_at} index, then one deleteMany.
 func (r *Notices) DeleteClaimedBefore(ctx context.Context, schoolID string, before time.Time, limit int) (int, error) {

@@ -131,7 +131,10 @@ ORDER BY claimed_at LIMIT :limit`)
 SELECT `+noticeColumns+` FROM notices WHERE subject_id = :subject_id ORDER BY claimed_at, key`)
 
 	stmtNoticesForgetStudent = newStmt("notices.forget_student", `DELETE FROM notices WHERE student_id = :student_id`)
-	stmtNoticesDeleteBefore  = newStmt("notices.delete_before", `
+	stmtNoticesForgetLoans   = newStmt("notices.forget_loans_of_student", `
+DELETE FROM notices WHERE student_id = :student_id
+	AND kind IN (SELECT value FROM json_each(:kinds)) AND subject_id NOT IN (SELECT value FROM json_each(:keep))`)
+	stmtNoticesDeleteBefore = newStmt("notices.delete_before", `
 DELETE FROM notices WHERE key IN (
 	SELECT key FROM notices INDEXED BY notices_by_school
 	WHERE school_id = :school_id AND claimed_at < :before ORDER BY claimed_at LIMIT :limit)`)
@@ -308,6 +311,21 @@ func scanNotice(s scanner) (library.Notice, error) {
 // ForgetStudent implements ports.NoticeRepository.
 func (r *Notices) ForgetStudent(ctx context.Context, studentID string) error {
 	return r.db.execWrite(ctx, "delete the student's notices", nil, stmtNoticesForgetStudent, sql.Named("student_id", studentID))
+}
+
+// ForgetLoansOfStudent implements ports.NoticeRepository on the
+// notices_of_student index.
+func (r *Notices) ForgetLoansOfStudent(ctx context.Context, studentID string, kinds, keep []string) (int, error) {
+	if keep == nil {
+		keep = []string{}
+	}
+	res, err := r.db.exec(ctx, r.db.write, stmtNoticesForgetLoans, sql.Named("student_id", studentID),
+		sql.Named("kinds", jsonArray(kinds)), sql.Named("keep", jsonArray(keep)))
+	if err != nil {
+		return 0, mapErr(err, "delete the student's loan notices", nil, nil)
+	}
+	n, err := res.RowsAffected()
+	return int(n), mapErr(err, "delete the student's loan notices", nil, nil)
 }
 
 // DeleteClaimedBefore implements ports.NoticeRepository.

@@ -25,6 +25,10 @@ const (
 	NoticeHoldReadyGuardian = "hold_ready_guardian"
 )
 
+// LoanNoticeKinds are the notices about a loan (the others are about
+// holds): they go with the loan history of a student who keeps none.
+var LoanNoticeKinds = []string{NoticeDueSoon, NoticeOverdue, NoticeHomeroomDigest, NoticeOverdueGuardian}
+
 // GuardianCopyKinds are the student notices a school may copy to the
 // students' guardians (NoticeSettings.GuardianCopies).
 var GuardianCopyKinds = []string{NoticeOverdue, NoticeHoldReady}

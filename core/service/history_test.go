@@ -100,6 +100,28 @@ func TestStudentChoosesNoHistory(t *testing.T) {
 	if _, err := lf.lib.Schools.ChangeSettings(as(lf.librarian), "", library.SettingsChange{HistoryChoice: &on}); err != nil {
 		t.Fatal(err)
 	}
+	// Reminders were sent about the returned loan (to the student and a
+	// guardian) and about the loan out.
+	notice := func(loan circulation.LoanView, kind, to string) library.Notice {
+		key := library.NoticeKey(loan.Loan.ID, library.NoticeOverdue, loan.DueAt, 1, "2026-01-01")
+		if kind == library.NoticeOverdueGuardian {
+			key = library.GuardianNoticeKey(key, to)
+		}
+		return library.Notice{Key: key, SchoolID: lf.student.SchoolID, SubjectID: loan.Loan.ID, StudentID: lf.student.ID, Kind: kind, Step: 1,
+			DueAt: loan.DueAt, Day: "2026-01-01", Recipient: to, ClaimedAt: lf.clock.Now().UTC()}
+	}
+	if _, err := lf.store.Notices.Claim(t.Context(), []library.Notice{notice(first, library.NoticeOverdue, lf.student.Email),
+		notice(first, library.NoticeOverdueGuardian, "parent@example.org"), notice(out, library.NoticeOverdue, lf.student.Email)}); err != nil {
+		t.Fatal(err)
+	}
+	noticesOf := func(loan circulation.LoanView) int {
+		t.Helper()
+		got, err := lf.store.Notices.OfSubject(t.Context(), loan.Loan.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(got)
+	}
 	ch, err := lf.lib.Circulation.SetHistoryChoice(me, false)
 	if err != nil || ch.KeepHistory || ch.Forgotten != 1 {
 		t.Fatalf("SetHistoryChoice(false) = %+v, %v; want the one returned loan forgotten", ch, err)
@@ -107,6 +129,11 @@ func TestStudentChoosesNoHistory(t *testing.T) {
 	page, titles := historyTitles(t, lf, usecase.ListQuery{Page: 1, Limit: 10})
 	if page.KeepHistory || !page.CanChoose || len(titles) != 1 || titles[0] != "Lost Book" {
 		t.Fatalf("history after the choice = %v (keep %v, choose %v); want only the lost book, not kept", titles, page.KeepHistory, page.CanChoose)
+	}
+	// The reminders about the forgotten loan go with it; those about the
+	// loan out stay, so none is sent twice.
+	if n, m := noticesOf(first), noticesOf(out); n != 0 || m != 1 {
+		t.Fatalf("after the choice: %d notices of the forgotten loan, %d of the loan out; want 0 and 1", n, m)
 	}
 	// The school keeps the loan for its statistics, without the student.
 	if loans, err := lf.store.Loans.ByIDs(t.Context(), []string{first.Loan.ID}); err != nil || len(loans) != 1 || !loans[0].StudentDeleted() {
@@ -118,6 +145,9 @@ func TestStudentChoosesNoHistory(t *testing.T) {
 	}
 	if _, titles = historyTitles(t, lf, usecase.ListQuery{Page: 1, Limit: 10}); len(titles) != 1 {
 		t.Fatalf("history after the next return = %v, want only the lost book", titles)
+	}
+	if n := noticesOf(out); n != 0 {
+		t.Fatalf("after its return the loan's %d notices stay, want none", n)
 	}
 	lendAndReturn("Frindle")
 	if loans, err := lf.lib.Circulation.StudentLoans(me); err != nil || len(loans) != 1 || loans[0].Loan.BookTitle != "Lost Book" {

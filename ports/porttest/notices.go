@@ -21,6 +21,7 @@ func Notices(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"ClaimSendRelease", testNoticeClaimSendRelease},
 		{"ClaimRace", testNoticeClaimRace},
 		{"Forget", testNoticeForget},
+		{"ForgetLoansOfStudent", testNoticeForgetLoansOfStudent},
 		{"Days", testNoticeDays},
 		{"Homerooms", testHomerooms},
 	})
@@ -117,6 +118,52 @@ func testNoticeClaimRace(t *testing.T, r ports.Repositories) {
 		if wins[n.Key] != 1 {
 			t.Errorf("notice %s was won %d times by 20 racing claims, want exactly once", n.Key, wins[n.Key])
 		}
+	}
+}
+
+// A student who keeps no loan history loses the notices about their
+// returned loans, of the kinds named, and keeps those about loans still
+// out, their holds' and everyone else's.
+func testNoticeForgetLoansOfStudent(t *testing.T, r ports.Repositories) {
+	school := uuid.NewString()
+	student, other := uuid.NewString(), uuid.NewString()
+	returned, out, hold := uuid.NewString(), uuid.NewString(), uuid.NewString()
+	gone := []library.Notice{
+		newNotice(school, returned, student, library.NoticeDueSoon, 0, base),
+		newNotice(school, returned, student, library.NoticeOverdue, 7, base.Add(time.Hour)),
+	}
+	copyToGuardian := newNotice(school, returned, student, library.NoticeOverdue, 14, base.Add(2*time.Hour))
+	copyToGuardian.Key, copyToGuardian.Kind = library.GuardianNoticeKey(copyToGuardian.Key, "ann@example.org"), library.NoticeOverdueGuardian
+	gone = append(gone, copyToGuardian)
+	stays := []library.Notice{
+		newNotice(school, out, student, library.NoticeOverdue, 1, base),
+		newNotice(school, hold, student, library.NoticeHoldReady, 0, base),
+		newNotice(school, returned, other, library.NoticeOverdue, 1, base), // another student's notice of the same loan id
+	}
+	_, err := r.Notices.Claim(ctx(t), append(append([]library.Notice{}, gone...), stays...))
+	must(t, "Claim", err)
+	kinds := []string{library.NoticeDueSoon, library.NoticeOverdue, library.NoticeHomeroomDigest, library.NoticeOverdueGuardian}
+	n, err := r.Notices.ForgetLoansOfStudent(ctx(t), student, kinds, []string{out})
+	must(t, "ForgetLoansOfStudent", err)
+	if n != len(gone) {
+		t.Errorf("ForgetLoansOfStudent deleted %d notices, want %d", n, len(gone))
+	}
+	if n, err := r.Notices.ForgetLoansOfStudent(ctx(t), student, kinds, []string{out}); err != nil || n != 0 {
+		t.Errorf("ForgetLoansOfStudent again: %d, %v; want 0", n, err)
+	}
+	got, err := r.Notices.OfSubject(ctx(t), returned)
+	must(t, "OfSubject of the returned loan", err)
+	if len(got) != 1 || got[0].StudentID != other {
+		t.Errorf("the returned loan's notices: %+v, want only the other student's", got)
+	}
+	for _, subject := range []string{out, hold} {
+		if got, err := r.Notices.OfSubject(ctx(t), subject); err != nil || len(got) != 1 {
+			t.Errorf("notices of %s: %+v %v, want the one kept", subject, got, err)
+		}
+	}
+	// No loans out: every notice of those kinds goes.
+	if n, err := r.Notices.ForgetLoansOfStudent(ctx(t), student, kinds, nil); err != nil || n != 1 {
+		t.Errorf("ForgetLoansOfStudent with nothing out: %d, %v; want the out loan's notice", n, err)
 	}
 }
 

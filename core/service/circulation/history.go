@@ -101,6 +101,9 @@ func (s *Circulation) SetHistoryChoice(ctx context.Context, keep bool) (HistoryC
 		if out.Forgotten, err = s.loanReader.loans.ForgetReturnedOfStudent(ctx, acct.ID); err != nil {
 			return HistoryChoice{}, err
 		}
+		if err := s.forgetLoanNotices(ctx, school.ID, acct.ID); err != nil {
+			return HistoryChoice{}, err
+		}
 	}
 	return out, nil
 }
@@ -119,7 +122,23 @@ func (s *Circulation) forgetIfChosen(ctx context.Context, school library.School,
 	if err != nil || !forgets(school, acct) {
 		return err
 	}
-	_, err = s.loanReader.loans.ForgetReturnedOfStudent(ctx, studentID)
+	if _, err = s.loanReader.loans.ForgetReturnedOfStudent(ctx, studentID); err != nil {
+		return err
+	}
+	return s.forgetLoanNotices(ctx, school.ID, studentID)
+}
+
+// forgetLoanNotices deletes the records of the reminders about a student's
+// loans that no longer name them: the notice records name the student and
+// the loan, and would tell what the forgotten history no longer does. The
+// notices about loans still out stay, so none is sent twice.
+func (s *Circulation) forgetLoanNotices(ctx context.Context, schoolID, studentID string) error {
+	open, err := s.loanReader.loans.Open(ctx, schoolID, studentID, "")
+	if err != nil {
+		return err
+	}
+	_, err = s.notices.ForgetLoansOfStudent(ctx, studentID, library.LoanNoticeKinds,
+		usecase.Pluck(open, func(l library.Loan) string { return l.ID }))
 	return err
 }
 
