@@ -87,19 +87,13 @@ func (h *handler) loanReceipt(w http.ResponseWriter, r *http.Request) {
 
 // overdueLetters answers a PDF of take-home letters to the families of a
 // homeroom's students with overdue books, or of one student: one letter
-// each, addressed to the student's guardians, with the library's contact
-// from the reminder settings.
+// each, addressed to the student's guardians, with the library's contact.
 func (h *handler) overdueLetters(w http.ResponseWriter, r *http.Request) {
 	p, ok := params(w, r, "schoolId", "homeroom", "student_id")
 	if !ok {
 		return
 	}
 	found, err := h.deps.Library.Circulation.OverdueLetters(r.Context(), p["schoolId"], p["homeroom"], p["student_id"])
-	if err != nil {
-		httpedge.WriteError(w, r, err)
-		return
-	}
-	_, set, err := h.deps.Library.Notices.Settings(r.Context(), found.School.ID)
 	if err != nil {
 		httpedge.WriteError(w, r, err)
 		return
@@ -112,7 +106,7 @@ func (h *handler) overdueLetters(w http.ResponseWriter, r *http.Request) {
 		name += "-" + class
 	}
 	h.printPDF(w, r, "overdue letters", name, func() ([]byte, error) {
-		return h.deps.Slips.OverdueLetters(found.School.Name, found.Date, set.Contact, found.Letters)
+		return h.deps.Slips.OverdueLetters(found.School.Name, found.Date, found.Contact, found.Letters)
 	})
 }
 

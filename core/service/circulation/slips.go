@@ -185,6 +185,7 @@ func (s *Circulation) Receipt(ctx context.Context, schoolParam, borrowerID strin
 type OverdueLetters struct {
 	School  library.School
 	Date    string // today, YYYY-MM-DD
+	Contact string // how families reach the library (the reminder settings'), or ""
 	Letters []ports.OverdueLetter
 }
 
@@ -222,6 +223,10 @@ func (s *Circulation) OverdueLetters(ctx context.Context, schoolParam, homeroom,
 	if err != nil {
 		return OverdueLetters{}, err
 	}
+	set, err := s.notices.Settings(ctx, school.ID)
+	if err != nil {
+		return OverdueLetters{}, err
+	}
 	today := s.clock.TodayAt(school)
 	byStudent := map[string]*ports.OverdueLetter{}
 	for _, v := range overdue {
@@ -242,7 +247,7 @@ func (s *Circulation) OverdueLetters(ctx context.Context, schoolParam, homeroom,
 		l.Lines = append(l.Lines, ports.LetterLine{Title: v.Loan.BookTitle, CopyCode: v.Loan.CopyCode, DueAt: v.DueAt,
 			DaysOverdue: library.DaysOverdue(v.DueAt, today)})
 	}
-	out := OverdueLetters{School: school, Date: today.Format("2006-01-02")}
+	out := OverdueLetters{School: school, Date: today.Format("2006-01-02"), Contact: set.Contact}
 	for _, l := range byStudent {
 		slices.SortFunc(l.Lines, func(a, b ports.LetterLine) int {
 			if c := strings.Compare(a.DueAt, b.DueAt); c != 0 {
