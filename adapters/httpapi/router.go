@@ -157,6 +157,8 @@ func (h *handler) table() []httpedge.Route {
 		r("library.notices.settings.put", http.MethodPut, "/api/library/notices/settings", "update", "library:notices", h.putNoticeSettings),
 		r("library.homerooms.get", http.MethodGet, "/api/library/homerooms", "read", "library:homerooms", h.getHomerooms),
 		r("library.homerooms.put", http.MethodPut, "/api/library/homerooms", "update", "library:homerooms", h.putHomerooms),
+		r("library.classes.list", http.MethodGet, "/api/library/classes", "read", "library:classes", h.listClasses),
+		r("library.classes.get", http.MethodGet, "/api/library/class", "read", "library:classes", h.getClass),
 		r("library.holds.list", http.MethodGet, "/api/library/holds", "read", "library:holds", h.listHolds),
 		r("library.holds.create", http.MethodPost, "/api/library/holds", "create", "library:holds", h.placeHold),
 		r("library.holds.cancel", http.MethodDelete, "/api/library/holds/{hold_id}", "delete", "library:holds", h.cancelHold),

@@ -28,9 +28,10 @@ var (
 	staff     = user.Principal{AccountID: "a-staff", Role: user.RoleStaff, SchoolID: "s-1", Tier: user.TierStandard}
 	librarian = user.Principal{AccountID: "a-librarian", Role: user.RoleLibrarian, SchoolID: "s-1", Tier: user.TierStandard}
 	admin     = user.Principal{AccountID: "a-admin", Role: user.RoleAdmin, Tier: user.TierStandard}
+	teacher   = user.Principal{AccountID: "a-teacher", Role: user.RoleTeacher, SchoolID: "s-1", Tier: user.TierStandard}
 
-	everyone      = []user.Principal{anonymous, reader, premium, student, staff, librarian, admin}
-	authenticated = []user.Principal{reader, premium, student, staff, librarian, admin}
+	everyone      = []user.Principal{anonymous, reader, premium, student, staff, teacher, librarian, admin}
+	authenticated = []user.Principal{reader, premium, student, staff, teacher, librarian, admin}
 )
 
 func mustLoad(tb testing.TB, dir string) *ladonauthz.Authorizer {
@@ -71,7 +72,7 @@ func TestRepositoryPolicies(t *testing.T) {
 		{"submit", "web:forms", everyone, nil}, // likewise the forms
 		{"read", "users:me", authenticated, []user.Principal{anonymous}},
 		{"read", "books:content:free", authenticated, []user.Principal{anonymous}},
-		{"read", "books:content:premium", []user.Principal{premium, admin}, []user.Principal{anonymous, reader, student, staff, librarian}},
+		{"read", "books:content:premium", []user.Principal{premium, admin}, []user.Principal{anonymous, reader, student, staff, teacher, librarian}},
 		// Default deny: unknown resources and actions.
 		{"read", "system:secrets", nil, everyone},
 		{"delete", "users:profile", nil, everyone},
@@ -83,7 +84,11 @@ func TestRepositoryPolicies(t *testing.T) {
 		{"delete", "books:catalog", []user.Principal{admin}, []user.Principal{anonymous, reader, student, staff, librarian}},
 		{"read", "books:content:premium:extra", nil, everyone},
 		// The background jobs are read by the roles that start them.
-		{"read", "library:jobs", []user.Principal{librarian, admin}, []user.Principal{anonymous, reader, student, staff}},
+		{"read", "library:jobs", []user.Principal{librarian, admin}, []user.Principal{anonymous, reader, student, staff, teacher}},
+		// Classes: the list route is open to those who may see a class; a
+		// class itself is asked with its facts (TestClassPolicies).
+		{"read", "library:classes", []user.Principal{teacher, staff, librarian, admin}, []user.Principal{anonymous, reader, student}},
+		{"read", "library:class", []user.Principal{admin}, []user.Principal{anonymous, reader, student, staff, teacher, librarian}},
 		{"delete", "library:jobs", nil, everyone},
 		{"read", "", nil, everyone},
 		{"", "users:me", nil, everyone},
@@ -129,6 +134,36 @@ func checkDecision(t *testing.T, err error, allowed bool) {
 	}
 	if e.Err == nil {
 		t.Fatal("got no cause in Err, want the ladon error")
+	}
+}
+
+// A teacher opens the class whose teacher is their account, and no other;
+// staff and librarians open the classes of their own school.
+func TestClassPolicies(t *testing.T) {
+	a := mustLoad(t, policyDir)
+	other := user.Principal{AccountID: "a-teacher-2", Role: user.RoleTeacher, SchoolID: "s-1", Tier: user.TierStandard}
+	otherStaff := user.Principal{AccountID: "a-staff-2", Role: user.RoleStaff, SchoolID: "s-2", Tier: user.TierStandard}
+	tests := []struct {
+		name    string
+		p       user.Principal
+		ctx     map[string]any
+		allowed bool
+	}{
+		{"TeacherOwnClass", teacher, map[string]any{"resource_school_id": "s-1", "teacher_account_id": "a-teacher"}, true},
+		{"TeacherAnotherTeachersClass", other, map[string]any{"resource_school_id": "s-1", "teacher_account_id": "a-teacher"}, false},
+		{"TeacherClassWithoutTeacher", teacher, map[string]any{"resource_school_id": "s-1", "teacher_account_id": ""}, false},
+		{"TeacherWithoutFacts", teacher, nil, false},
+		{"StaffOwnSchool", staff, map[string]any{"resource_school_id": "s-1", "teacher_account_id": "a-teacher"}, true},
+		{"StaffOtherSchool", otherStaff, map[string]any{"resource_school_id": "s-1", "teacher_account_id": ""}, false},
+		{"LibrarianOwnSchool", librarian, map[string]any{"resource_school_id": "s-1", "teacher_account_id": ""}, true},
+		{"StudentOfTheClass", student, map[string]any{"resource_school_id": "s-1", "teacher_account_id": "a-student"}, false},
+		{"Admin", admin, map[string]any{"resource_school_id": "s-9", "teacher_account_id": ""}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := a.Authorize(context.Background(), ports.AccessRequest{Principal: tt.p, Action: "read", Resource: "library:class", Context: tt.ctx})
+			checkDecision(t, err, tt.allowed)
+		})
 	}
 }
 

@@ -26,6 +26,7 @@ var knownSubjects = map[string]bool{
 	string(user.RoleReader):    true,
 	string(user.RoleStudent):   true,
 	string(user.RoleStaff):     true,
+	string(user.RoleTeacher):   true,
 	string(user.RoleLibrarian): true,
 	string(user.RoleAdmin):     true,
 }

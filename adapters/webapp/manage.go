@@ -558,7 +558,7 @@ func (a *App) renderAccounts(w http.ResponseWriter, r *http.Request, school libr
 		// Librarians unlock staff; an admin any account.
 		v.Accounts = append(v.Accounts, accountRow{ID: acct.ID, Email: acct.Email, Name: acct.Name, Role: string(acct.Role),
 			Created: acct.CreatedAt.UTC().Format("2006-01-02"), Suspended: acct.Suspended, Self: acct.ID == p.AccountID,
-			Unlockable: unlock && acct.ID != p.AccountID && (acct.Role == user.RoleStaff || p.Role == user.RoleAdmin)})
+			Unlockable: unlock && acct.ID != p.AccountID && (acct.Role == user.RoleStaff || acct.Role == user.RoleTeacher || p.Role == user.RoleAdmin)})
 	}
 	a.render(w, r, status, "accounts", v)
 }

@@ -61,6 +61,7 @@ const (
 	CodeInviteNotFound        = "invite_not_found"
 	CodeInviteUsed            = "invite_used"
 	CodeStudentNotFound       = "student_not_found"
+	CodeClassNotFound         = "class_not_found"
 	CodeStudentNumberExists   = "student_number_exists"
 	// Roster sync and the year-end rollover.
 	CodeStudentInactive  = "student_inactive"

@@ -31,7 +31,9 @@ type Library struct {
 	HoldingsFiles *collection.HoldingsFiles
 	Circulation   *circulation.Circulation
 	Holds         *circulation.Holds
-	Catalog       *collection.PublicCatalog
+	// Classes are the teachers' views of their classes.
+	Classes *circulation.Classes
+	Catalog *collection.PublicCatalog
 	// WantToRead is each student's want-to-read list.
 	WantToRead *collection.WantToRead
 	// Reviews are the students' reviews and their moderation.
@@ -79,6 +81,9 @@ type LibraryConfig struct {
 	// OnImportReading is called by each holdings import once it holds its
 	// slot, before it reads its file (tests hold an import there).
 	OnImportReading func(context.Context)
+	// Authz decides which classes a caller may open (Classes); without it
+	// every class is refused.
+	Authz ports.Authorizer
 }
 
 // LibraryStores are the stores the library's use cases read and write;
@@ -125,6 +130,7 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 	slots := usecase.NewImportSlots(maxImports)
 	circ := circulation.NewCirculation(circulation.CirculationDeps{Schools: st.Schools, Holdings: st.Holdings, Accounts: st.Accounts, Students: st.Students,
 		Departures: st.Departures, Notices: st.Notices, Charges: st.Charges, Desk: desk, Loans: loans, Clock: c})
+	holds := circulation.NewHolds(st.Schools, desk)
 	return &Library{
 		Schools: schools.NewSchools(st.Schools, c),
 		Staff: identity.NewStaff(identity.StaffDeps{Schools: st.Schools, Accounts: st.Accounts, Invites: st.Invites, RefreshTokens: st.RefreshTokens,
@@ -136,8 +142,10 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 			Codec: cfg.Codec, Jobs: jobs, Slots: slots, Reading: cfg.OnImportReading, Clock: c}),
 		Cataloguing: collection.NewCataloguing(st.Schools, holdings, cfg.Catalogue, cfg.Codec),
 		Circulation: circ,
-		Holds:       circulation.NewHolds(st.Schools, desk),
-		Catalog:     collection.NewPublicCatalog(st.Schools, st.Holdings, st.Reviews, loans, desk),
+		Holds:       holds,
+		Classes: circulation.NewClasses(circulation.ClassesDeps{Schools: st.Schools, Homerooms: st.Homerooms, Accounts: st.Accounts, Authz: cfg.Authz,
+			Circulation: circ, Holds: holds}),
+		Catalog: collection.NewPublicCatalog(st.Schools, st.Holdings, st.Reviews, loans, desk),
 		Covers: collection.NewCovers(collection.CoversDeps{Schools: st.Schools, Holdings: st.Holdings, Covers: st.Covers,
 			Images: cfg.CoverImages, Source: cfg.CoverSource, Clock: c}),
 		Reviews: collection.NewReviews(collection.ReviewsDeps{Schools: st.Schools, Holdings: st.Holdings, Reviews: st.Reviews, Loans: st.Loans,

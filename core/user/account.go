@@ -20,11 +20,13 @@ import (
 // Role is what an account may do. School-bound roles see only their school.
 type Role string
 
-// Roles. admin is global; staff, librarian and student are bound to one
-// school; reader has no school.
+// Roles. admin is global; staff, teacher, librarian and student are bound
+// to one school; reader has no school. Staff read the whole school's
+// library; a teacher sees only the classes they teach.
 const (
 	RoleAdmin     Role = "admin"
 	RoleStaff     Role = "staff"
+	RoleTeacher   Role = "teacher"
 	RoleLibrarian Role = "librarian"
 	RoleStudent   Role = "student"
 	RoleReader    Role = "reader"
@@ -33,7 +35,7 @@ const (
 // Valid reports whether r is one of the known roles.
 func (r Role) Valid() bool {
 	switch r {
-	case RoleAdmin, RoleStaff, RoleLibrarian, RoleStudent, RoleReader:
+	case RoleAdmin, RoleStaff, RoleTeacher, RoleLibrarian, RoleStudent, RoleReader:
 		return true
 	}
 	return false
@@ -41,7 +43,7 @@ func (r Role) Valid() bool {
 
 // SchoolBound reports whether accounts of this role belong to one school.
 func (r Role) SchoolBound() bool {
-	return r == RoleStaff || r == RoleLibrarian || r == RoleStudent
+	return r == RoleStaff || r == RoleTeacher || r == RoleLibrarian || r == RoleStudent
 }
 
 // Tier decides rate limits and access to premium content.

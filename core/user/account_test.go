@@ -227,7 +227,8 @@ func TestRoleRules(t *testing.T) {
 		{name: "Librarian", role: user.RoleLibrarian, wantValid: true, wantSchoolBound: true},
 		{name: "Student", role: user.RoleStudent, wantValid: true, wantSchoolBound: true},
 		{name: "Reader", role: user.RoleReader, wantValid: true, wantSchoolBound: false},
-		{name: "Unknown", role: "teacher", wantValid: false, wantSchoolBound: false},
+		{name: "Teacher", role: user.RoleTeacher, wantValid: true, wantSchoolBound: true},
+		{name: "Unknown", role: "principal", wantValid: false, wantSchoolBound: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

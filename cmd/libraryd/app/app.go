@@ -271,6 +271,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		OnImportReading: a.onImportReading,
 		CoverImages:     coverimage.Normalizer{},
 		CoverSource:     covers,
+		Authz:           authz,
 	})
 	uploads, err := uploadspool.Open(cfg.UploadDir)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/service/reading"
+	"github.com/readinglibrary/service/core/service/students"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -41,6 +42,9 @@ type DemoAccount struct {
 // demoSchoolDomain is the demo school's domain; login redirects staff there.
 const demoSchoolDomain = "maplegrove.example.org"
 
+// demoHomeroom is the demo student's class, which the demo teacher teaches.
+const demoHomeroom = "4B"
+
 var demoAccounts = []struct {
 	email, name string
 	role        user.Role
@@ -50,6 +54,7 @@ var demoAccounts = []struct {
 	{"admin@library.example.org", "Ada Admin", user.RoleAdmin, user.TierPremium, false},
 	{"librarian@maplegrove.example.org", "Lena Librarian", user.RoleLibrarian, user.TierStandard, true},
 	{"staff@maplegrove.example.org", "Sam Staff", user.RoleStaff, user.TierStandard, true},
+	{"teacher@maplegrove.example.org", "Tess Teacher", user.RoleTeacher, user.TierStandard, true},
 	{"student@maplegrove.example.org", "Theo Student", user.RoleStudent, user.TierStandard, true},
 	{"reader@library.example.org", "Rita Reader", user.RoleReader, user.TierStandard, false},
 	{"premium@library.example.org", "Paul Premium", user.RoleReader, user.TierPremium, false},
@@ -253,6 +258,16 @@ func seedDemoLibrary(ctx context.Context, repos ports.Repositories, lib *service
 		return err
 	}
 	asAdmin := user.WithPrincipal(ctx, user.PrincipalOf(admin))
+	// The demo student is in 4B, whose teacher has an account, so the
+	// teacher's class page has someone in it.
+	homeroom := demoHomeroom
+	if _, err := lib.Students.Update(asAdmin, school.ID, student.ID, students.StudentChanges{Homeroom: &homeroom}); err != nil {
+		return fmt.Errorf("demo homeroom: %w", err)
+	}
+	if _, _, err := lib.Notices.ReplaceHomerooms(asAdmin, school.ID, []library.Homeroom{
+		{Name: demoHomeroom, TeacherName: "Tess Teacher", TeacherEmail: "teacher@maplegrove.example.org"}}); err != nil {
+		return fmt.Errorf("demo homerooms: %w", err)
+	}
 	titles := []library.BookDraft{
 		{Title: "The Ember Egg", Author: "Mira Holloway", ISBN: "979-8-31042-121-9", Copies: 3},
 		{Title: "Where Is Nibbles?", Author: "Priya Nandakumar", ISBN: "979-8-31042-107-3", Copies: 2},

@@ -277,7 +277,8 @@ func schoolStudent(ctx context.Context, accounts ports.AccountRepository, school
 }
 
 // schoolBorrower returns the account a copy of the school may be lent to:
-// a student of the school, or a member of its staff (staff or librarian),
+// a student of the school, or a member of its staff (staff, teacher or
+// librarian),
 // who borrows under the loan rules' "staff" rows. Anyone else, another
 // school's account included, is student_not_found, the error the route
 // has always given.
@@ -311,9 +312,10 @@ func (s *Circulation) StaffBorrower(ctx context.Context, schoolParam, email stri
 }
 
 // borrowerRole reports whether accounts of role borrow from their school's
-// library: students, and the staff (librarians included) as staff.
+// library: students, and the staff (teachers and librarians included) as
+// staff.
 func BorrowerRole(r user.Role) bool {
-	return r == user.RoleStudent || r == user.RoleStaff || r == user.RoleLibrarian
+	return r == user.RoleStudent || r == user.RoleStaff || r == user.RoleTeacher || r == user.RoleLibrarian
 }
 
 // abandonedDeparture is the age past which a deletion that decided to go

@@ -117,9 +117,9 @@ func (s *Staff) UpdateUser(ctx context.Context, accountID string, tier *user.Tie
 }
 
 // staffRoles are the roles Accounts lists.
-var staffRoles = []user.Role{user.RoleLibrarian, user.RoleStaff}
+var staffRoles = []user.Role{user.RoleLibrarian, user.RoleStaff, user.RoleTeacher}
 
-// Accounts lists the librarian and staff accounts of a school.
+// Accounts lists the librarian, staff and teacher accounts of a school.
 // Errors: as scope.
 func (s *Staff) Accounts(ctx context.Context, schoolParam string) ([]user.Account, error) {
 	school, err := usecase.SchoolScope{Schools: s.schools}.Scope(ctx, schoolParam, "schoolId")
@@ -139,7 +139,7 @@ func (s *Staff) Accounts(ctx context.Context, schoolParam string) ([]user.Accoun
 	return out, nil
 }
 
-// Invite creates a librarian (or staff) account for a school. Without a
+// Invite creates a librarian (or staff, or teacher) account for a school. Without a
 // password it also returns a single-use token, valid for InviteTTL, that
 // the person redeems with AcceptInvite to choose a password.
 // Errors: Invalid, NotFound "school_not_found", Conflict "account_exists".
@@ -148,8 +148,8 @@ func (s *Staff) Invite(ctx context.Context, email, schoolID, password string, ro
 		role = user.RoleLibrarian
 	}
 	fields := errs.FieldErrors{}
-	if role != user.RoleLibrarian && role != user.RoleStaff {
-		fields.Add("role", "must be librarian or staff")
+	if role != user.RoleLibrarian && role != user.RoleStaff && role != user.RoleTeacher {
+		fields.Add("role", "must be librarian, staff or teacher")
 	}
 	if !usecase.IsUUID(schoolID) {
 		fields.Add("school_id", "must be a UUID")
@@ -284,8 +284,8 @@ func (s *Staff) UnlockSignIn(ctx context.Context, schoolParam, accountID string)
 		if !usecase.Reachable(ctx, a.SchoolID) {
 			return user.Account{}, user.ErrNotFound(accountID)
 		}
-		if a.Role != user.RoleStudent && a.Role != user.RoleStaff {
-			return user.Account{}, errs.E(errs.Forbidden, errs.CodeForbidden, "Librarians unlock the students and staff of their school.")
+		if a.Role != user.RoleStudent && a.Role != user.RoleStaff && a.Role != user.RoleTeacher {
+			return user.Account{}, errs.E(errs.Forbidden, errs.CodeForbidden, "Librarians unlock the students, staff and teachers of their school.")
 		}
 	}
 	if err := s.identity.throttle.Lift(ctx, a.Email); err != nil {
