@@ -239,6 +239,22 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 	if _, err := s.App.Library.Holds.Place(ctx, circulation.HoldInput{BookID: heldBook, StudentID: early[1]}); err != nil {
 		t.Fatal(err)
 	}
+	// And a copy waits on the hold shelf from the start, so the reads of
+	// ready holds (a class's view walks them) find some before and after.
+	ready, readyCopies, err := s.App.Library.Holdings.AddBook(ctx, "", library.BookDraft{Title: "Ready From The Start", Author: "Q. Ueue", Copies: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readyLoan, err := s.App.Library.Circulation.CreateLoan(ctx, circulation.LoanInput{BookID: ready.ID, CopyID: readyCopies[0].ID, StudentID: early[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.App.Library.Holds.Place(ctx, circulation.HoldInput{BookID: ready.ID, StudentID: early[0]}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.App.Library.Circulation.ReturnLoan(ctx, readyLoan.Loan.ID); err != nil {
+		t.Fatal(err)
+	}
 
 	type probe struct {
 		name, path string
@@ -262,6 +278,7 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 		{"loans of a homeroom", "/api/library/loans?homeroom=7b", false},
 		{"overdue slips of a homeroom", "/api/library/loans/overdue-slips?homeroom=7b", false},
 		{"overdue letters of a homeroom", "/api/library/loans/overdue-letters?homeroom=7b", false},
+		{"a class's loans and ready holds", "/api/library/class?homeroom=7b", false},
 		{"a borrower's loan receipt", "/api/library/students/" + early[0] + "/receipt?paper=80mm", false},
 		{"desk page of a homeroom", "/library/" + domain + "?homeroom=7b", true},
 	}

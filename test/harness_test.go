@@ -426,6 +426,7 @@ const (
 	demoAdmin     = "admin@library.example.org"
 	demoLibrarian = "librarian@maplegrove.example.org"
 	demoStudent   = "student@maplegrove.example.org"
+	demoTeacher   = "teacher@maplegrove.example.org" // teaches 4B, demoStudent's class
 	demoReader    = "reader@library.example.org"
 	demoPremium   = "premium@library.example.org"
 )

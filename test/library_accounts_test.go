@@ -28,7 +28,8 @@ func TestStaffAccountsInvitesAndSuspension(t *testing.T) {
 			}
 		}
 	}
-	if r.Status != 200 || roles[demoLibrarian] != "librarian" || roles["staff@maplegrove.example.org"] != "staff" || len(accts.Accounts) != 2 {
+	if r.Status != 200 || roles[demoLibrarian] != "librarian" || roles["staff@maplegrove.example.org"] != "staff" ||
+		roles[demoTeacher] != "teacher" || len(accts.Accounts) != 3 {
 		t.Fatalf("accounts of A: %d %s", r.Status, r.Body)
 	}
 	if r := s.do(req{Path: "/api/library/accounts", Token: w.staffA}); r.Status != 200 {

@@ -10,7 +10,7 @@ import (
 )
 
 // The actors of the role matrix, in table order.
-var matrixActors = []string{"anonymous", "student A", "staff A", "librarian A", "librarian B", "admin"}
+var matrixActors = []string{"anonymous", "student A", "staff A", "teacher A", "librarian A", "librarian B", "admin"}
 
 // matrixRow is one library or admin route: prepare makes a fresh request
 // (fresh objects of school A where the route needs them, so every allowed
@@ -19,7 +19,7 @@ var matrixActors = []string{"anonymous", "student A", "staff A", "librarian A", 
 type matrixRow struct {
 	name    string
 	prepare func(t *testing.T, w *libraryWorld) req
-	want    [6]int
+	want    [7]int
 	after   func(t *testing.T, w *libraryWorld, rq req)
 }
 
@@ -128,60 +128,60 @@ func TestLibraryRoleMatrix(t *testing.T) {
 	rows := []matrixRow{
 		{"POST /api/admin/schools", func(t *testing.T, w *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/admin/schools", Body: fmt.Sprintf(`{"name":"S","domain":"s%d.example.org"}`, unique())}
-		}, [6]int{A, F, F, F, F, 201}, nil},
-		{"GET /api/admin/schools", func(*testing.T, *libraryWorld) req { return req{Path: "/api/admin/schools"} }, [6]int{A, F, F, F, F, 200}, nil},
+		}, [7]int{A, F, F, F, F, F, 201}, nil},
+		{"GET /api/admin/schools", func(*testing.T, *libraryWorld) req { return req{Path: "/api/admin/schools"} }, [7]int{A, F, F, F, F, F, 200}, nil},
 		{"PATCH /api/admin/users/{id}", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PATCH", Path: "/api/admin/users/" + readerID, Body: `{"tier":"standard"}`}
-		}, [6]int{A, F, F, F, F, 200}, nil},
+		}, [7]int{A, F, F, F, F, F, 200}, nil},
 		{"GET /api/library/accounts", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/accounts?schoolId=" + w.schoolA} },
-			[6]int{A, F, 200, F, F, 200}, nil},
+			[7]int{A, F, 200, F, F, F, 200}, nil},
 		{"POST /api/library/invite", func(*testing.T, *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/invite", Body: fmt.Sprintf(`{"email":"inv%d@example.org","school_id":%q,"password":"invite-pass-1"}`, unique(), w.schoolA)}
-		}, [6]int{A, F, F, F, F, 201}, nil},
+		}, [7]int{A, F, F, F, F, F, 201}, nil},
 		{"PATCH /api/library/accounts/manage", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PATCH", Path: "/api/library/accounts/manage", Body: fmt.Sprintf(`{"account_id":%q,"suspended":false}`, readerID)}
-		}, [6]int{A, F, F, F, F, 200}, nil},
+		}, [7]int{A, F, F, F, F, F, 200}, nil},
 		{"POST /api/library/accounts/{id}/unlock", func(*testing.T, *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/accounts/" + w.studentAID + "/unlock"}
-		}, [6]int{A, F, F, 200, N, 200}, nil},
+		}, [7]int{A, F, F, F, 200, N, 200}, nil},
 		{"POST /api/library/students", func(*testing.T, *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/students", Body: fmt.Sprintf(`{"school_id":%q,"name":"Pupil %d"}`, w.schoolA, unique())}
-		}, [6]int{A, F, F, 201, F, 201}, nil},
+		}, [7]int{A, F, F, F, 201, F, 201}, nil},
 		{"GET /api/library/students", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/students?schoolId=" + w.schoolA} },
-			[6]int{A, F, 200, 200, F, 200}, nil},
+			[7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"POST /api/library/students/import", func(*testing.T, *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/students/import?schoolId=" + w.schoolA, Body: fmt.Sprintf("name,student_number\nCsv Pupil,CSV-%d\n", unique()),
 				Headers: map[string]string{"Content-Type": "text/csv"}}
-		}, [6]int{A, F, F, 201, F, 201}, nil},
+		}, [7]int{A, F, F, F, 201, F, 201}, nil},
 		{"POST /api/library/students/sync", func(*testing.T, *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/students/sync?dry_run=true&schoolId=" + w.schoolA, Body: fmt.Sprintf("name,student_number\nSync Pupil,SYNC-%d\n", unique()),
 				Headers: map[string]string{"Content-Type": "text/csv"}}
-		}, [6]int{A, F, F, 200, F, 200}, nil},
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"POST /api/library/students/rollover", func(*testing.T, *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/students/rollover", Body: fmt.Sprintf(`{"school_id":%q,"school_year":"2026","dry_run":true}`, w.schoolA)}
-		}, [6]int{A, F, F, 200, F, 200}, nil},
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"GET /api/library/students/leavers", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/students/leavers?schoolId=" + w.schoolA}
-		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"PATCH /api/library/students/{id}", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PATCH", Path: "/api/library/students/" + w.studentAID, Body: fmt.Sprintf(`{"school_id":%q,"homeroom":"M%d"}`, w.schoolA, unique())}
-		}, [6]int{A, F, F, 200, F, 200}, nil},
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"POST /api/library/holdings/imports", func(*testing.T, *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/holdings/imports?format=csv&dry_run=true&schoolId=" + w.schoolA,
 				Body: fmt.Sprintf("title,author,barcode\nMatrix Book,M,MX-%d\n", unique()), Headers: map[string]string{"Content-Type": "text/csv"}}
-		}, [6]int{A, F, F, 200, F, 200}, nil},
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"GET /api/library/holdings/imports/{id}", func(t *testing.T, w *libraryWorld) req {
 			return req{Path: "/api/library/holdings/imports/" + importJob(t) + "?schoolId=" + w.schoolA}
-		}, [6]int{A, F, F, 200, F, 200}, nil},
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"GET /api/library/holdings/imports/{id} (B's own school, A's job)", func(t *testing.T, w *libraryWorld) req {
 			return req{Path: "/api/library/holdings/imports/" + importJob(t)}
-		}, [6]int{A, F, F, 200, N, 422}, nil},
+		}, [7]int{A, F, F, F, 200, N, 422}, nil},
 		{"GET /api/library/holdings/export", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/holdings/export?format=csv&schoolId=" + w.schoolA}
-		}, [6]int{A, F, F, 200, F, 200}, nil},
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"POST /api/library/books", func(*testing.T, *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/books", Body: fmt.Sprintf(`{"school_id":%q,"title":"B%d","author":"M"}`, w.schoolA, unique())}
-		}, [6]int{A, F, F, 201, F, 201}, nil},
+		}, [7]int{A, F, F, F, 201, F, 201}, nil},
 		{"GET /api/library/catalog-lookup", func(t *testing.T, w *libraryWorld) req {
 			// Lookups off, so the row needs no catalogue server: an allowed
 			// caller reaches the use case and gets its 409.
@@ -189,51 +189,51 @@ func TestLibraryRoleMatrix(t *testing.T) {
 				t.Fatalf("turn lookups off: %d %s", r.Status, r.Body)
 			}
 			return req{Path: "/api/library/catalog-lookup?isbn=9780142410370&schoolId=" + w.schoolA}
-		}, [6]int{A, F, F, 409, F, 409}, nil},
+		}, [7]int{A, F, F, F, 409, F, 409}, nil},
 		{"GET /api/library/books", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/books?schoolId=" + w.schoolA} },
-			[6]int{A, F, 200, 200, F, 200}, nil},
+			[7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"GET /api/library/books/{id}", func(t *testing.T, w *libraryWorld) req {
 			bookID, _, _ := freshBook(t)
 			return req{Path: "/api/library/books/" + bookID + "?schoolId=" + w.schoolA}
-		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"GET /api/library/books/{id} (B's own school, A's book)", func(t *testing.T, w *libraryWorld) req {
 			bookID, _, _ := freshBook(t)
 			return req{Path: "/api/library/books/" + bookID}
-		}, [6]int{A, F, 200, 200, N, 422}, nil},
+		}, [7]int{A, F, 200, F, 200, N, 422}, nil},
 		{"POST /api/library/copies", func(t *testing.T, w *libraryWorld) req {
 			bookID, _, _ := freshBook(t)
 			return req{Method: "POST", Path: "/api/library/copies", Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"count":1}`, w.schoolA, bookID)}
-		}, [6]int{A, F, F, 201, F, 201}, nil},
+		}, [7]int{A, F, F, F, 201, F, 201}, nil},
 		{"POST /api/library/copies (B's own school, A's book)", func(t *testing.T, w *libraryWorld) req {
 			bookID, _, _ := freshBook(t)
 			return req{Method: "POST", Path: "/api/library/copies", Body: fmt.Sprintf(`{"book_id":%q,"count":1}`, bookID)}
-		}, [6]int{A, F, F, 201, N, 422}, func(t *testing.T, w *libraryWorld, rq req) {}},
+		}, [7]int{A, F, F, F, 201, N, 422}, func(t *testing.T, w *libraryWorld, rq req) {}},
 		{"GET /api/library/copies", func(t *testing.T, w *libraryWorld) req {
 			_, _, code := freshBook(t)
 			return req{Path: "/api/library/copies?schoolId=" + w.schoolA + "&code=" + code}
-		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"GET /api/library/copies (B's own school, A's code)", func(t *testing.T, w *libraryWorld) req {
 			_, _, code := freshBook(t)
 			return req{Path: "/api/library/copies?code=" + code}
-		}, [6]int{A, F, 200, 200, N, 422}, nil},
+		}, [7]int{A, F, 200, F, 200, N, 422}, nil},
 		{"GET /api/library/loans", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/loans?schoolId=" + w.schoolA} },
-			[6]int{A, F, 200, 200, F, 200}, nil},
+			[7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"GET /api/library/loans/overdue-slips", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/loans/overdue-slips?schoolId=" + w.schoolA}
-		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"GET /api/library/loans/overdue-letters", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/loans/overdue-letters?schoolId=" + w.schoolA + "&student_id=" + w.studentAID}
-		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"GET /api/library/students/{id}/receipt", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/students/" + w.studentAID + "/receipt?schoolId=" + w.schoolA}
-		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"POST /api/library/loans", func(t *testing.T, w *libraryWorld) req {
 			bookID, copyID, _ := freshBook(t)
 			return req{Method: "POST", Path: "/api/library/loans", Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"copy_id":%q,"student_id":%q}`, w.schoolA, bookID, copyID, w.studentAID)}
-		}, [6]int{A, F, F, 201, F, 201}, nil},
+		}, [7]int{A, F, F, F, 201, F, 201}, nil},
 		{"PATCH /api/library/loans", func(t *testing.T, w *libraryWorld) req {
 			return req{Method: "PATCH", Path: "/api/library/loans", Body: fmt.Sprintf(`{"loan_id":%q,"action":"return"}`, freshLoan(t))}
-		}, [6]int{A, F, F, 200, N, 200}, func(t *testing.T, w *libraryWorld, rq req) {
+		}, [7]int{A, F, F, F, 200, N, 200}, func(t *testing.T, w *libraryWorld, rq req) {
 			// A refused return leaves the loan active.
 			id := strings.Split(strings.Split(rq.Body, `"loan_id":"`)[1], `"`)[0]
 			loans, _ := s.App.Repos.Loans.ByIDs(t.Context(), []string{id})
@@ -242,10 +242,10 @@ func TestLibraryRoleMatrix(t *testing.T) {
 			}
 		}},
 		{"GET /api/library/student/loans", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/student/loans"} },
-			[6]int{A, 200, F, F, F, F}, nil},
+			[7]int{A, 200, F, F, F, F, F}, nil},
 		{"POST /api/library/student/loans/{id}/renew", func(t *testing.T, w *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/student/loans/" + freshLoan(t) + "/renew"}
-		}, [6]int{A, 200, F, F, F, F}, func(t *testing.T, w *libraryWorld, rq req) {
+		}, [7]int{A, 200, F, F, F, F, F}, func(t *testing.T, w *libraryWorld, rq req) {
 			// A refused renewal leaves the loan as it was.
 			id := strings.TrimSuffix(strings.TrimPrefix(rq.Path, "/api/library/student/loans/"), "/renew")
 			renewals, _ := s.App.Repos.Loans.Renewals(t.Context(), []string{id})
@@ -254,35 +254,35 @@ func TestLibraryRoleMatrix(t *testing.T) {
 			}
 		}},
 		{"GET /api/library/student/history", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/student/history"} },
-			[6]int{A, 200, F, F, F, F}, nil},
+			[7]int{A, 200, F, F, F, F, F}, nil},
 		// Keeping the history is always allowed, so the student's 200 changes
 		// nothing either.
 		{"PUT /api/library/student/history/choice", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PUT", Path: "/api/library/student/history/choice", Body: `{"keep_history":true}`}
-		}, [6]int{A, 200, F, F, F, F}, nil},
+		}, [7]int{A, 200, F, F, F, F, F}, nil},
 		{"GET /api/library/student/want-to-read", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/student/want-to-read"} },
-			[6]int{A, 200, F, F, F, F}, nil},
+			[7]int{A, 200, F, F, F, F, F}, nil},
 		{"PUT /api/library/student/want-to-read/{book_id}", func(t *testing.T, w *libraryWorld) req {
 			bookID, _, _ := freshBook(t)
 			return req{Method: "PUT", Path: "/api/library/student/want-to-read/" + bookID}
-		}, [6]int{A, 200, F, F, F, F}, nil},
+		}, [7]int{A, 200, F, F, F, F, F}, nil},
 		{"DELETE /api/library/student/want-to-read/{book_id}", func(t *testing.T, w *libraryWorld) req {
 			bookID, _, _ := freshBook(t)
 			return req{Method: "DELETE", Path: "/api/library/student/want-to-read/" + bookID}
-		}, [6]int{A, 200, F, F, F, F}, nil},
+		}, [7]int{A, 200, F, F, F, F, F}, nil},
 		{"GET /api/library/student/reviews", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/student/reviews"} },
-			[6]int{A, 200, F, F, F, F}, nil},
+			[7]int{A, 200, F, F, F, F, F}, nil},
 		{"PUT /api/library/student/reviews/{book_id}", func(t *testing.T, w *libraryWorld) req {
 			return req{Method: "PUT", Path: "/api/library/student/reviews/" + borrowedBook(t), Body: `{"rating":3}`}
-		}, [6]int{A, 200, F, F, F, F}, nil},
+		}, [7]int{A, 200, F, F, F, F, F}, nil},
 		{"DELETE /api/library/student/reviews/{book_id}", func(t *testing.T, w *libraryWorld) req {
 			return req{Method: "DELETE", Path: "/api/library/student/reviews/" + borrowedBook(t)}
-		}, [6]int{A, 200, F, F, F, F}, nil},
+		}, [7]int{A, 200, F, F, F, F, F}, nil},
 		{"GET /api/library/reviews", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/reviews?schoolId=" + w.schoolA} },
-			[6]int{A, F, 200, 200, F, 200}, nil},
+			[7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"PATCH /api/library/reviews/{id}", func(t *testing.T, w *libraryWorld) req {
 			return req{Method: "PATCH", Path: "/api/library/reviews/" + freshReview(t) + "?schoolId=" + w.schoolA, Body: `{"status":"approved","revision":1}`}
-		}, [6]int{A, F, F, 200, F, 200}, func(t *testing.T, w *libraryWorld, rq req) {
+		}, [7]int{A, F, F, F, 200, F, 200}, func(t *testing.T, w *libraryWorld, rq req) {
 			// A refused decision leaves the review waiting.
 			id := strings.TrimPrefix(strings.Split(rq.Path, "?")[0], "/api/library/reviews/")
 			if rv, err := s.App.Repos.Reviews.Get(t.Context(), w.schoolA, id); err != nil || rv.Status != "pending" {
@@ -292,23 +292,23 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"GET /api/library/catalog/{domain}/books/{book_id}", func(t *testing.T, w *libraryWorld) req {
 			bookID, _, _ := freshBook(t)
 			return req{Path: "/api/library/catalog/maplegrove.example.org/books/" + bookID}
-		}, [6]int{200, 200, 200, 200, 200, 200}, nil},
+		}, [7]int{200, 200, 200, 200, 200, 200, 200}, nil},
 		{"GET /api/library/catalog/{domain}/books/{book_id}/reviews", func(t *testing.T, w *libraryWorld) req {
 			bookID, _, _ := freshBook(t)
 			return req{Path: "/api/library/catalog/maplegrove.example.org/books/" + bookID + "/reviews"}
-		}, [6]int{200, 200, 200, 200, 200, 200}, nil},
+		}, [7]int{200, 200, 200, 200, 200, 200, 200}, nil},
 		{"GET /api/library/catalog/{domain}/books/{book_id}/cover", func(t *testing.T, w *libraryWorld) req {
 			bookID, _, _ := freshBook(t)
 			if r := uploadCover(t, bookID); r.Status != 200 {
 				t.Fatalf("upload a cover: %d %s", r.Status, r.Body)
 			}
 			return req{Path: "/api/library/catalog/maplegrove.example.org/books/" + bookID + "/cover"}
-		}, [6]int{200, 200, 200, 200, 200, 200}, nil},
+		}, [7]int{200, 200, 200, 200, 200, 200, 200}, nil},
 		{"PUT /api/library/books/{id}/cover", func(t *testing.T, w *libraryWorld) req {
 			bookID, _, _ := freshBook(t)
 			return req{Method: "PUT", Path: "/api/library/books/" + bookID + "/cover?schoolId=" + w.schoolA,
 				Headers: map[string]string{"Content-Type": "image/png"}, Body: string(coverFile(t, "tux.png"))}
-		}, [6]int{A, F, F, 200, F, 200}, func(t *testing.T, w *libraryWorld, rq req) {
+		}, [7]int{A, F, F, F, 200, F, 200}, func(t *testing.T, w *libraryWorld, rq req) {
 			// A refused upload stores no cover.
 			id := strings.TrimSuffix(strings.TrimPrefix(strings.Split(rq.Path, "?")[0], "/api/library/books/"), "/cover")
 			if _, err := s.App.Repos.Covers.Get(t.Context(), w.schoolA, id); err == nil {
@@ -321,7 +321,7 @@ func TestLibraryRoleMatrix(t *testing.T) {
 				t.Fatalf("upload a cover: %d %s", r.Status, r.Body)
 			}
 			return req{Method: "DELETE", Path: "/api/library/books/" + bookID + "/cover?schoolId=" + w.schoolA}
-		}, [6]int{A, F, F, 200, F, 200}, func(t *testing.T, w *libraryWorld, rq req) {
+		}, [7]int{A, F, F, F, 200, F, 200}, func(t *testing.T, w *libraryWorld, rq req) {
 			// A refused removal leaves the cover.
 			id := strings.TrimSuffix(strings.TrimPrefix(strings.Split(rq.Path, "?")[0], "/api/library/books/"), "/cover")
 			if c, err := s.App.Repos.Covers.Get(t.Context(), w.schoolA, id); err != nil || c.Image.JPEG == nil {
@@ -329,13 +329,13 @@ func TestLibraryRoleMatrix(t *testing.T) {
 			}
 		}},
 		{"GET /api/library/holds", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/holds?schoolId=" + w.schoolA} },
-			[6]int{A, F, 200, 200, F, 200}, nil},
+			[7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"POST /api/library/holds", func(t *testing.T, w *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/holds", Body: fmt.Sprintf(`{"school_id":%q,"book_id":%q,"student_id":%q}`, w.schoolA, heldBook(t), w.studentAID)}
-		}, [6]int{A, 201, F, 201, F, 201}, nil},
+		}, [7]int{A, 201, F, F, 201, F, 201}, nil},
 		{"DELETE /api/library/holds/{id}", func(t *testing.T, w *libraryWorld) req {
 			return req{Method: "DELETE", Path: "/api/library/holds/" + freshHold(t)}
-		}, [6]int{A, 200, F, 200, N, 200}, func(t *testing.T, w *libraryWorld, rq req) {
+		}, [7]int{A, 200, F, F, 200, N, 200}, func(t *testing.T, w *libraryWorld, rq req) {
 			// A refused cancellation leaves the hold waiting.
 			id := strings.TrimPrefix(rq.Path, "/api/library/holds/")
 			for _, h := range s.do(req{Path: "/api/library/student/holds", Token: w.studentA}).json(t)["holds"].([]any) {
@@ -345,47 +345,47 @@ func TestLibraryRoleMatrix(t *testing.T) {
 			}
 		}},
 		{"GET /api/library/student/holds", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/student/holds"} },
-			[6]int{A, 200, F, F, F, F}, nil},
+			[7]int{A, 200, F, F, F, F, F}, nil},
 		{"GET /api/library/settings", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/settings?schoolId=" + w.schoolA} },
-			[6]int{A, 200, 200, 200, F, 200}, nil},
+			[7]int{A, 200, 200, 200, 200, F, 200}, nil},
 		{"PUT /api/library/settings", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PUT", Path: "/api/library/settings?schoolId=" + w.schoolA, Body: `{"default_loan_days":14,"max_renewals":2,"renewal_days":7,"allow_public_catalog":true}`}
-		}, [6]int{A, F, F, 200, F, 200}, nil},
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"GET /api/library/calendar", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/calendar?schoolId=" + w.schoolA} },
-			[6]int{A, F, 200, 200, F, 200}, nil},
+			[7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"PUT /api/library/calendar", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PUT", Path: "/api/library/calendar?schoolId=" + w.schoolA, Body: `{"closed_weekdays":[],"closures":[],"term_ends":[]}`}
-		}, [6]int{A, F, F, 200, F, 200}, nil},
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"GET /api/library/loan-rules", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/loan-rules?schoolId=" + w.schoolA} },
-			[6]int{A, F, 200, 200, F, 200}, nil},
+			[7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"GET /api/library/reports/loans-per-month", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/reports/loans-per-month?schoolId=" + w.schoolA}
-		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"GET /api/library/reports/top-titles", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/reports/top-titles?schoolId=" + w.schoolA}
-		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"GET /api/library/reports/overdue-by-homeroom", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/reports/overdue-by-homeroom?schoolId=" + w.schoolA}
-		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"GET /api/library/reports/collection-by-genre", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/reports/collection-by-genre?schoolId=" + w.schoolA}
-		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"GET /api/library/reports/collection-by-reading-level", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/reports/collection-by-reading-level?schoolId=" + w.schoolA}
-		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"GET /api/library/reports/never-borrowed", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/reports/never-borrowed?schoolId=" + w.schoolA}
-		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"GET /api/library/reports/median-age", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/reports/median-age?schoolId=" + w.schoolA}
-		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"PUT /api/library/loan-rules", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PUT", Path: "/api/library/loan-rules?schoolId=" + w.schoolA, Body: `{"rules":[{"patron":"staff","category":"standard","loan_days":28,"renewals":3,"max_items":0}]}`}
-		}, [6]int{A, F, F, 200, F, 200}, nil},
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"PATCH /api/library/books/{id}", func(t *testing.T, w *libraryWorld) req {
 			bookID, _, _ := freshBook(t)
 			return req{Method: "PATCH", Path: "/api/library/books/" + bookID, Body: fmt.Sprintf(`{"school_id":%q,"loan_category":"short"}`, w.schoolA)}
-		}, [6]int{A, F, F, 200, F, 200}, func(t *testing.T, w *libraryWorld, rq req) {
+		}, [7]int{A, F, F, F, 200, F, 200}, func(t *testing.T, w *libraryWorld, rq req) {
 			// A refused change leaves the book standard.
 			id := strings.TrimPrefix(rq.Path, "/api/library/books/")
 			if b, err := s.App.Repos.Holdings.Book(t.Context(), w.schoolA, id); err != nil || b.LoanCategory != "standard" {
@@ -395,38 +395,38 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"GET /api/library/notices/settings", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/notices/settings?schoolId=" + w.schoolA}
 		},
-			[6]int{A, F, 200, 200, F, 200}, nil},
+			[7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"PUT /api/library/notices/settings", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PUT", Path: "/api/library/notices/settings?schoolId=" + w.schoolA, Body: `{"enabled":false,"send_at":"07:30","due_soon_days":2,"overdue_steps":[1,7,14]}`}
-		}, [6]int{A, F, F, 200, F, 200}, nil},
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"GET /api/library/homerooms", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/homerooms?schoolId=" + w.schoolA} },
-			[6]int{A, F, 200, 200, F, 200}, nil},
+			[7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"PUT /api/library/homerooms", func(*testing.T, *libraryWorld) req {
-			return req{Method: "PUT", Path: "/api/library/homerooms?schoolId=" + w.schoolA, Body: `{"homerooms":[{"name":"4B","teacher_name":"Mr Oduya","teacher_email":"oduya@maplegrove.example.org"}]}`}
-		}, [6]int{A, F, F, 200, F, 200}, nil},
+			return req{Method: "PUT", Path: "/api/library/homerooms?schoolId=" + w.schoolA, Body: `{"homerooms":[{"name":"4B","teacher_name":"Tess Teacher","teacher_email":"teacher@maplegrove.example.org"}]}`}
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"GET /api/library/loans/{id}/notices", func(t *testing.T, w *libraryWorld) req {
 			return req{Path: "/api/library/loans/" + freshLoan(t) + "/notices"}
-		}, [6]int{A, F, 200, 200, N, 200}, nil},
+		}, [7]int{A, F, 200, F, 200, N, 200}, nil},
 		{"GET /api/library/stocktakes", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/stocktakes?schoolId=" + w.schoolA} },
-			[6]int{A, F, 200, 200, F, 200}, nil},
+			[7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"POST /api/library/stocktakes", func(*testing.T, *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/stocktakes?schoolId=" + w.schoolA, Body: emptyRange(unique())}
-		}, [6]int{A, F, F, 201, F, 201}, nil},
+		}, [7]int{A, F, F, F, 201, F, 201}, nil},
 		{"POST /api/library/stocktakes/{id}/scans", func(t *testing.T, w *libraryWorld) req {
 			_, _, code := freshBook(t)
 			return req{Method: "POST", Path: "/api/library/stocktakes/" + freshStocktake(t, false) + "/scans?schoolId=" + w.schoolA, Body: fmt.Sprintf(`{"code":%q}`, code)}
-		}, [6]int{A, F, F, 201, F, 201}, nil},
+		}, [7]int{A, F, F, F, 201, F, 201}, nil},
 		{"POST /api/library/stocktakes/{id}/scans/file", func(t *testing.T, w *libraryWorld) req {
 			_, _, code := freshBook(t)
 			return req{Method: "POST", Path: "/api/library/stocktakes/" + freshStocktake(t, false) + "/scans/file?schoolId=" + w.schoolA, Body: code + "\n",
 				Headers: map[string]string{"Content-Type": "text/plain"}}
-		}, [6]int{A, F, F, 200, F, 200}, nil},
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"POST /api/library/stocktakes/{id}/close", func(t *testing.T, w *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/stocktakes/" + freshStocktake(t, false) + "/close?schoolId=" + w.schoolA}
-		}, [6]int{A, F, F, 200, F, 200}, nil},
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"GET /api/library/stocktakes/{id}/report", func(t *testing.T, w *libraryWorld) req {
 			return req{Path: "/api/library/stocktakes/" + freshStocktake(t, false) + "/report?schoolId=" + w.schoolA}
-		}, [6]int{A, F, 200, 200, F, 200}, nil},
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"POST /api/library/stocktakes/{id}/check-ins", func(t *testing.T, w *libraryWorld) req {
 			loanID := freshLoan(t)
 			l, err := s.App.Repos.Loans.Get(t.Context(), w.schoolA, loanID)
@@ -439,17 +439,33 @@ func TestLibraryRoleMatrix(t *testing.T) {
 				t.Fatalf("scan the lent copy: %d %s", r.Status, r.Body)
 			}
 			return req{Method: "POST", Path: "/api/library/stocktakes/" + id + "/check-ins?schoolId=" + w.schoolA, Body: fmt.Sprintf(`{"copy_id":%q}`, l.CopyID)}
-		}, [6]int{A, F, F, 200, F, 200}, nil},
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"POST /api/library/stocktakes/{id}/mark-missing-lost", func(t *testing.T, w *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/library/stocktakes/" + freshStocktake(t, true) + "/mark-missing-lost?schoolId=" + w.schoolA}
-		}, [6]int{A, F, F, 200, F, 200}, nil},
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"GET /api/library/catalog/{domain}", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/catalog/maplegrove.example.org"} },
-			[6]int{200, 200, 200, 200, 200, 200}, nil},
+			[7]int{200, 200, 200, 200, 200, 200, 200}, nil},
 		{"POST /api/auth/accept-invite (unknown token)", func(*testing.T, *libraryWorld) req {
 			return req{Method: "POST", Path: "/api/auth/accept-invite", Body: `{"token":"` + uuid.NewString() + `","password":"some-password-1"}`}
-		}, [6]int{N, N, N, N, N, N}, nil},
+		}, [7]int{N, N, N, N, N, N, N}, nil},
+		// The demo teacher teaches 4B, the demo student's class; staff and
+		// librarians see every class of their school.
+		{"GET /api/library/classes", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/classes?schoolId=" + w.schoolA} },
+			[7]int{A, F, 200, 200, 200, F, 200}, nil},
+		{"GET /api/library/class (the teacher's)", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/class?homeroom=4B&schoolId=" + w.schoolA}
+		}, [7]int{A, F, 200, 200, 200, F, 200}, nil},
+		{"GET /api/library/class (another class)", func(t *testing.T, w *libraryWorld) req {
+			room := fmt.Sprintf("M%dC", unique())
+			if r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.admin,
+				Body: fmt.Sprintf(`{"school_id":%q,"name":"Class Pupil %s","homeroom":%q}`, w.schoolA, room, room)}); r.Status != 201 {
+				t.Fatalf("a student of another class: %d %s", r.Status, r.Body)
+			}
+			return req{Path: "/api/library/class?homeroom=" + room + "&schoolId=" + w.schoolA}
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 	}
-	tokens := []string{"", w.studentA, w.staffA, w.libA, w.libB, w.admin}
+	teacherA := s.login(demoTeacher, demoPassword).Access
+	tokens := []string{"", w.studentA, w.staffA, teacherA, w.libA, w.libB, w.admin}
 	for _, row := range rows {
 		for i, actor := range matrixActors {
 			rq := row.prepare(t, w)

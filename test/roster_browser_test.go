@@ -137,8 +137,13 @@ func TestBrowserRosterOneRoster(t *testing.T) {
 	if got := get(t, bctx, "added", chromedp.Text(chromedp.ID("sync-added"))); !strings.Contains(got, "Ava Nguyen (240117), grade 06, 6A") {
 		t.Fatalf("to add: %q", got)
 	}
+	// The export's homeroom teacher, for the school's list of homerooms.
+	if got := get(t, bctx, "homeroom teachers", chromedp.Text(chromedp.ID("sync-homeroom-teachers"))); !strings.Contains(got,
+		"6A: Helen Morrison, hmorrison@maplegrove.example.org (homeroom added to the list)") {
+		t.Fatalf("homeroom teachers: %q", got)
+	}
 	screenshot(t, bctx, "roster-oneroster-check")
-	if msg := clickForFlash(t, bctx, "apply it", "sync-apply"); !strings.Contains(msg, "4 added") {
+	if msg := clickForFlash(t, bctx, "apply it", "sync-apply"); !strings.Contains(msg, "4 added") || !strings.Contains(msg, "Homeroom teachers set in the list: 6A.") {
 		t.Fatalf("after applying: %q", msg)
 	}
 	if r := s.do(req{Path: "/api/library/students?homeroom=7C", Token: lib}); !strings.Contains(string(r.Body), "Sofía García López") {

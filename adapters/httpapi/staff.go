@@ -64,7 +64,7 @@ type inviteRequest struct {
 	Email    string  `json:"email" validate:"required"`
 	SchoolID string  `json:"school_id" validate:"required"`
 	Password *string `json:"password" validate:"omitnil,min=1"` // left out: the account gets an invitation token
-	Role     *string `json:"role" validate:"omitnil,oneof=librarian staff"`
+	Role     *string `json:"role" validate:"omitnil,oneof=librarian staff teacher"`
 }
 
 func (h *handler) invite(w http.ResponseWriter, r *http.Request) {

@@ -136,10 +136,15 @@ func (a *App) deskFilter(r *http.Request, school library.School) (loanFilterForm
 }
 
 // desk is the school's page: the desk for staff, the own loans for a
-// student.
+// student. A teacher lands here after signing in, like everyone of the
+// school, and has no desk: their page is their classes.
 func (a *App) desk(w http.ResponseWriter, r *http.Request, school library.School) {
-	if user.PrincipalFrom(r.Context()).Role == user.RoleStudent {
+	switch user.PrincipalFrom(r.Context()).Role {
+	case user.RoleStudent:
 		a.studentLoans(w, r, school)
+		return
+	case user.RoleTeacher:
+		http.Redirect(w, r, schoolPath(school)+"/classes", http.StatusSeeOther)
 		return
 	}
 	a.renderDesk(w, r, school, a.takeFlash(w, r), nil)

@@ -14,9 +14,10 @@ import (
 // library:loans).
 type Permission struct {
 	Action, Resource string
-	// Of, when set, asks the question only of students or only of staff
-	// (everyone who is not a student): the school's first page is the desk
-	// for one and the own loans for the other.
+	// Of, when set, asks the question only of students, only of teachers
+	// or only of staff (everyone else): the school's first page is the own
+	// loans for a student, the classes for a teacher and the desk for the
+	// rest.
 	Of audience
 }
 
@@ -25,6 +26,7 @@ type audience string
 
 const (
 	forStudents audience = "students"
+	forTeachers audience = "teachers"
 	forStaff    audience = "staff"
 )
 
@@ -40,8 +42,10 @@ func (p Permission) asks(caller user.Principal) bool {
 	switch p.Of {
 	case forStudents:
 		return caller.Role == user.RoleStudent
+	case forTeachers:
+		return caller.Role == user.RoleTeacher
 	case forStaff:
-		return caller.Role != user.RoleStudent
+		return caller.Role != user.RoleStudent && caller.Role != user.RoleTeacher
 	}
 	return true
 }

@@ -63,8 +63,11 @@ func TestRouteGuardRefusesBeforeThePageRuns(t *testing.T) {
 	for _, rt := range f.app.Routes() {
 		for _, p := range rt.Needs {
 			caller := f.librarian
-			if p.Of == forStudents {
+			switch p.Of {
+			case forStudents:
 				caller = f.student
+			case forTeachers:
+				caller = f.teacher
 			}
 			deps := f.app.deps
 			deps.Authorizer = denying{Authorizer: real, deny: map[Permission]bool{{Action: p.Action, Resource: p.Resource}: true}}
@@ -135,5 +138,31 @@ func TestGuardOrder(t *testing.T) {
 	ok(httptest.NewRecorder(), r.WithContext(user.WithPrincipal(r.Context(), user.PrincipalOf(f.librarian))))
 	if got.ID != f.school.ID {
 		t.Errorf("the page got school %q, want %q (a permission of students only is not asked of staff)", got.ID, f.school.ID)
+	}
+}
+
+// TestAudiences: each role is asked the permissions of one audience of the
+// school's first page, and of no other.
+func TestAudiences(t *testing.T) {
+	tests := []struct {
+		role user.Role
+		want audience
+	}{
+		{user.RoleStudent, forStudents},
+		{user.RoleTeacher, forTeachers},
+		{user.RoleStaff, forStaff},
+		{user.RoleLibrarian, forStaff},
+		{user.RoleAdmin, forStaff},
+	}
+	for _, tc := range tests {
+		for _, who := range []audience{forStudents, forTeachers, forStaff} {
+			p := need("read", "library:something").of(who)
+			if got := p.asks(user.Principal{Role: tc.role}); got != (who == tc.want) {
+				t.Errorf("a %s is asked the permission of %s: %v, want %v", tc.role, who, got, who == tc.want)
+			}
+		}
+		if !need("read", "library:something").asks(user.Principal{Role: tc.role}) {
+			t.Errorf("a %s is not asked a permission of everyone", tc.role)
+		}
 	}
 }

@@ -194,11 +194,16 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 			b.Nav = append(b.Nav, navLink{Key: key, Label: label, Href: href, Current: key == page})
 		}
 	}
-	if p.Role == user.RoleStudent {
+	switch p.Role {
+	case user.RoleStudent:
 		add("desk", "My loans", root, "read", "library:ownloans")
 		add("history", "My reading history", root+"/my-history", "read", "library:ownhistory")
-	} else {
+	case user.RoleTeacher:
+		// A teacher has no desk: the school's first page sends them here.
+		add("classes", "My classes", root+"/classes", "read", "library:classes")
+	default:
 		add("desk", "Desk", root, "read", "library:loans")
+		add("classes", "Classes", root+"/classes", "read", "library:classes")
 	}
 	add("books", "Books", root+"/books", "read", "library:copies")
 	add("holds", "Holds", root+"/holds", "read", "library:holds")

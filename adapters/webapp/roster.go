@@ -235,9 +235,26 @@ func (a *App) refuseSync(w http.ResponseWriter, r *http.Request, school library.
 }
 
 func syncedFlash(rep roster.RosterReport) flash {
-	return flash{Kind: "success", Message: fmt.Sprintf(
-		"Roster synced: %d added, %d changed, %d made inactive.", len(rep.Added), len(rep.Changed), len(rep.Deactivated))}
+	msg := fmt.Sprintf("Roster synced: %d added, %d changed, %d made inactive.", len(rep.Added), len(rep.Changed), len(rep.Deactivated))
+	if n := len(rep.HomeroomTeachers); n > 0 {
+		// A flash is one line: the first few rooms name the rest.
+		var set []string
+		for _, h := range rep.HomeroomTeachers[:min(n, flashHomerooms)] {
+			set = append(set, h.Homeroom)
+		}
+		if n > flashHomerooms {
+			set = append(set, fmt.Sprintf("and %d more", n-flashHomerooms))
+		}
+		msg += fmt.Sprintf(" Homeroom teachers set in the list: %s.", strings.Join(set, ", "))
+	}
+	if n := len(rep.HomeroomsWithoutTeacher); n > 0 {
+		msg += fmt.Sprintf(" %d %s not set from the roster (check the roster to see why).", n, pluralize(n, "homeroom", "homerooms"))
+	}
+	return flash{Kind: "success", Message: msg}
 }
+
+// flashHomerooms is how many homerooms the flash of a sync names.
+const flashHomerooms = 10
 
 // deskZip is a OneRoster form as read: the zip (the chosen file for a
 // check, the carried one for the apply) and the full box.

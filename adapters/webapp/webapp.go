@@ -1,7 +1,7 @@
 // Package webapp is the librarian's web app: server-rendered HTML pages
 // (html/template, with their CSS and a little JavaScript embedded in the
-// binary) for the desk, the school catalog, students, settings and staff
-// accounts, and a public catalog page.
+// binary) for the desk, the school catalog, students, teachers' classes,
+// settings and staff accounts, and a public catalog page.
 //
 // The pages call the same use cases as the JSON API (service.Library) and
 // ask the same Ladon policies. Each line of the route table (Routes) names
@@ -154,8 +154,14 @@ func (a *App) Routes() []Route {
 		submit("web.resetPassword.save", resetPasswordPath, plain(a.resetPassword), need("confirm", "auth:password-reset")),
 		view("web.verifyEmail", verifyEmailPath, plain(a.verifyEmailPage), need("verify", "auth:account")),
 		submit("web.verifyEmail.confirm", verifyEmailPath, plain(a.verifyEmail), need("verify", "auth:account")),
-		// The desk for staff, the own loans for a student.
-		page("web.desk", school, a.desk, need("read", "library:loans").of(forStaff), need("read", "library:ownloans").of(forStudents)),
+		// The desk for staff, the own loans for a student; a teacher is
+		// sent on to their classes.
+		page("web.desk", school, a.desk, need("read", "library:loans").of(forStaff), need("read", "library:ownloans").of(forStudents),
+			need("read", "library:classes").of(forTeachers)),
+		// Which classes and which students the caller sees is the use
+		// case's answer, class by class.
+		page("web.classes", school+"/classes", a.classesPage, need("read", "library:classes")),
+		page("web.class", school+"/class", a.classPage, need("read", "library:classes")),
 		// Check-out looks the student up by number or name.
 		post("web.checkout", school+"/checkout", a.checkout, need("create", "library:loans"), need("read", "library:copies"), need("read", "library:students")),
 		// Return also puts a lost or claimed-returned copy back on the shelf.

@@ -50,6 +50,7 @@ type fixture struct {
 	school, other           library.School
 	admin, librarian, staff user.Account
 	student, evil, otherLib user.Account
+	teacher                 user.Account
 	evilCode                string
 }
 
@@ -61,11 +62,11 @@ func newFixture(t *testing.T) *fixture {
 	idDeps := wire.Identity(repos, portfake.Tokens{}, portfake.Hasher{}, portfake.OpenThrottle{})
 	idDeps.Mailer = mail
 	ident := identity.NewIdentity(idDeps, identity.IdentityConfig{LinkBase: "https://library.example.org"})
-	lib := service.NewLibrary(wire.Library(repos), ident, service.LibraryConfig{CoverImages: coverimage.Normalizer{}})
 	authz, err := ladonauthz.LoadFS(policies.Files)
 	if err != nil {
 		t.Fatal(err)
 	}
+	lib := service.NewLibrary(wire.Library(repos), ident, service.LibraryConfig{CoverImages: coverimage.Normalizer{}, Authz: authz})
 	f := &fixture{lib: lib, identity: ident, mail: mail}
 	if f.school, err = lib.Schools.Create(ctx, "Maple <b>Grove</b>", "maple.example.org"); err != nil {
 		t.Fatal(err)
@@ -84,6 +85,7 @@ func newFixture(t *testing.T) *fixture {
 	f.librarian = acct("lib@maple.example.org", "Lena", user.RoleLibrarian, f.school.ID)
 	f.staff = acct("staff@maple.example.org", "Sam", user.RoleStaff, f.school.ID)
 	f.student = acct("theo@maple.example.org", "Theo Student", user.RoleStudent, f.school.ID)
+	f.teacher = acct("tess@maple.example.org", "Tess Teacher", user.RoleTeacher, f.school.ID)
 	f.otherLib = acct("lib@birch.example.org", "Bo", user.RoleLibrarian, f.other.ID)
 	asLib := user.WithPrincipal(ctx, user.PrincipalOf(f.librarian))
 	if f.evil, err = lib.Students.Create(asLib, "", students.StudentInput{Name: evilStudent, StudentNumber: "E-1"}); err != nil {

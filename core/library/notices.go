@@ -228,6 +228,13 @@ func NoticeDueToday(now time.Time, s NoticeSettings) bool {
 	return now.Hour()*60+now.Minute() >= at.Hour()*60+at.Minute()
 }
 
+// Bounds of a school's list of homerooms: the rooms (the largest schools
+// have a few hundred classes), and a teacher's name in characters.
+const (
+	MaxHomerooms           = 500
+	MaxHomeroomTeacherName = 100
+)
+
 // Homeroom is a class group and the teacher who gets its daily digest of
 // overdue books.
 type Homeroom struct {

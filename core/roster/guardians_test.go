@@ -30,7 +30,8 @@ func guardianUsers(rows ...string) map[string][]byte {
 // sourcedId, failing on problems.
 func guardiansByStudent(t *testing.T, files map[string][]byte) (map[string][]user.Guardian, bool) {
 	t.Helper()
-	drafts, _, hasGuardians, problems := ParseOneRoster(BytesUploads(files))
+	parsed, problems := ParseOneRoster(BytesUploads(files))
+	drafts, hasGuardians := parsed.Students, parsed.HasGuardians
 	if problems != nil {
 		t.Fatalf("problems: %+v", problems)
 	}
@@ -174,7 +175,8 @@ func TestParseOneRosterGuardianProblems(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			drafts, _, _, problems := ParseOneRoster(BytesUploads(guardianUsers(strings.Split(strings.Join(c.rows, "\n"), "\n")...)))
+			parsed, problems := ParseOneRoster(BytesUploads(guardianUsers(strings.Split(strings.Join(c.rows, "\n"), "\n")...)))
+			drafts := parsed.Students
 			if drafts != nil || len(problems) != len(c.want) {
 				t.Fatalf("drafts %+v, problems %+v, want %+v", drafts, problems, c.want)
 			}

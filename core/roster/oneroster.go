@@ -376,6 +376,17 @@ type oneRosterRead struct {
 	// and a parent, guardian or relative: it then says who every
 	// student's guardians are, none included.
 	listsGuardians bool
+	// The homerooms' teachers: the homeroom classes in file order, the
+	// teacher enrollments of each (one user or two per class), the rooms
+	// whose teachers are read and the users they name (set before
+	// users.csv is read, see wantTeachers), and what users.csv says of
+	// those users alone. Each is bounded by the homeroom classes.
+	homeroomClasses []oneRosterHomeroomClass
+	classTeacher    map[string]oneRosterClassTeacher
+	teacherRooms    []oneRosterTeacherRoom
+	pastRoom        oneRosterTeacherRoom
+	wantedTeachers  map[string]bool
+	teachers        map[string]oneRosterTeacher
 }
 
 // oneRosterGuardian is what a sync keeps of a parent, guardian or
@@ -394,6 +405,17 @@ type oneRosterAgents struct {
 	agents []string
 }
 
+// ParsedOneRoster is what a OneRoster upload gives a roster sync: its
+// students; whether it says anything about homerooms (HasHomeroom) and
+// who students' guardians are (HasGuardians: users.csv has
+// agentSourcedIds and lists a parent, guardian or relative); and the
+// teachers it names for its homerooms.
+type ParsedOneRoster struct {
+	Students                  []StudentDraft
+	HasHomeroom, HasGuardians bool
+	Teachers                  HomeroomTeachers
+}
+
 // ParseOneRoster turns OneRoster 1.1 files into the students of a roster
 // sync: users.csv is required, the others optional (without classes.csv
 // and enrollments.csv nobody's homeroom is set). Each user with role
@@ -405,35 +427,39 @@ type oneRosterAgents struct {
 // tobedeleted, is taken off the roll (Inactive). Users with role parent,
 // guardian or relative (and neither disabled nor being deleted) are the
 // students' guardians, linked by agentSourcedIds from either side (see
-// linkGuardians); other roles (teachers...) are read and checked, not
-// imported. hasHomeroom reports whether the upload says anything about
-// homerooms, hasGuardians whether it says who students' guardians are
-// (users.csv has agentSourcedIds and lists a parent, guardian or relative).
+// linkGuardians); other roles are read and checked, not imported.
+//
+// A homeroom class's teacher is the user of its teacher enrollment marked
+// primary, else of its first one by line: an enabled user with role
+// teacher, with givenName and familyName the name and a valid email. A
+// teacher who cannot be used is reported in Teachers.Skipped, never as a
+// problem: it does not stop the students' sync.
 //
 // Each file is read as a stream, one record at a time, in the order
 // orgs, classes, enrollments, users: what is kept is what the sync uses
 // (oneRosterRead), never a whole row. Problems are reported by file, in
-// OneRosterFiles order, then by line.
-func ParseOneRoster(files map[string]library.Upload) (drafts []StudentDraft, hasHomeroom, hasGuardians bool, problems []library.LineError) {
+// OneRosterFiles order, then by line; with any, nothing else is returned.
+func ParseOneRoster(files map[string]library.Upload) (ParsedOneRoster, []library.LineError) {
 	for name := range files {
 		if !slices.Contains(OneRosterFiles, name) && name != OneRosterManifest && !oneRosterUnreadFile(name) {
-			return nil, false, false, []library.LineError{notOneRosterFile(name)}
+			return ParsedOneRoster{}, []library.LineError{notOneRosterFile(name)}
 		}
 	}
 	if m, ok := files[OneRosterManifest]; ok {
 		if problems := checkOneRosterManifest(m); problems != nil {
-			return nil, false, false, problems
+			return ParsedOneRoster{}, problems
 		}
 	}
 	if _, ok := files[OneRosterUsers]; !ok {
-		return nil, false, false, []library.LineError{{File: OneRosterUsers, Message: "is required: it lists the students"}}
+		return ParsedOneRoster{}, []library.LineError{{File: OneRosterUsers, Message: "is required: it lists the students"}}
 	}
 	st := readOneRoster(files)
+	var problems []library.LineError
 	for _, name := range OneRosterFiles {
 		problems = append(problems, st.structural[name]...)
 	}
 	if len(problems) > 0 {
-		return nil, false, false, problems
+		return ParsedOneRoster{}, problems
 	}
 	if len(st.problems) == 0 && st.students > 0 && st.students <= MaxStudentRows {
 		st.linkGuardians()
@@ -457,10 +483,11 @@ func ParseOneRoster(files map[string]library.Upload) (drafts []StudentDraft, has
 			}
 			return a.Line - b.Line
 		})
-		return nil, false, false, problems
+		return ParsedOneRoster{}, problems
 	}
 	_, hasEnrollments := files[OneRosterEnrollments]
-	return st.drafts, st.hasClasses && hasEnrollments, st.listsGuardians, nil
+	return ParsedOneRoster{Students: st.drafts, HasHomeroom: st.hasClasses && hasEnrollments, HasGuardians: st.listsGuardians,
+		Teachers: st.homeroomTeachers()}, nil
 }
 
 // readOneRoster reads the files a sync reads, in oneRosterOrder.
@@ -469,6 +496,7 @@ func readOneRoster(files map[string]library.Upload) *oneRosterRead {
 		structural: map[string][]library.LineError{}, orgs: map[string]bool{}, classes: map[string]bool{}, homerooms: map[string]string{},
 		homeroom: map[string]string{}, homeroomLine: map[string]int{},
 		emailLine: map[string]int{}, numberLine: map[string]int{}, idLine: map[string]int{},
+		classTeacher: map[string]oneRosterClassTeacher{}, teachers: map[string]oneRosterTeacher{},
 	}
 	_, st.hasClasses = files[OneRosterClasses]
 	rows := map[string]func(rosterRecord){
@@ -483,6 +511,9 @@ func readOneRoster(files map[string]library.Upload) *oneRosterRead {
 			continue
 		}
 		row := rows[name]
+		if name == OneRosterUsers {
+			st.wantTeachers()
+		}
 		if st.malformed() {
 			// Refused for its form: only the files' own problems are
 			// reported, so the rows need only be read, not used.
@@ -502,14 +533,17 @@ func (st *oneRosterRead) class(r rosterRecord) {
 	st.classes[id] = true
 	// A homeroom class being deleted is nobody's homeroom any more.
 	if strings.EqualFold(r.cell("classType"), "homeroom") && !strings.EqualFold(r.cell("status"), "tobedeleted") {
+		if _, dup := st.homerooms[id]; !dup {
+			st.homeroomClasses = append(st.homeroomClasses, oneRosterHomeroomClass{id: id, line: r.line})
+		}
 		st.homerooms[id] = strings.Clone(r.cell("title"))
 	}
 }
 
 // enrollment maps a student to the title of the homeroom class they are
-// enrolled in. An enrollment naming an unknown class is refused with its
-// line; a student in two homerooms too, because which one is meant cannot
-// be told.
+// enrolled in, and keeps the teachers of homeroom classes. An enrollment
+// naming an unknown class is refused with its line; a student in two
+// homerooms too, because which one is meant cannot be told.
 func (st *oneRosterRead) enrollment(r rosterRecord) {
 	class := r.cell("classSourcedId")
 	if st.hasClasses && !st.classes[class] {
@@ -518,7 +552,14 @@ func (st *oneRosterRead) enrollment(r rosterRecord) {
 		return
 	}
 	t, ok := st.homerooms[class]
-	if !ok || !strings.EqualFold(r.cell("role"), "student") || strings.EqualFold(r.cell("status"), "tobedeleted") {
+	if !ok || strings.EqualFold(r.cell("status"), "tobedeleted") {
+		return
+	}
+	if strings.EqualFold(r.cell("role"), "teacher") {
+		st.teacherEnrollment(class, r)
+		return
+	}
+	if !strings.EqualFold(r.cell("role"), "student") {
 		return
 	}
 	user := r.cell("userSourcedId")
@@ -532,8 +573,12 @@ func (st *oneRosterRead) enrollment(r rosterRecord) {
 }
 
 // user reads one users.csv row: a student becomes a draft, a parent,
-// guardian or relative is kept for linkGuardians.
+// guardian or relative is kept for linkGuardians, and a user a homeroom
+// names as its teacher for homeroomTeachers.
 func (st *oneRosterRead) user(r rosterRecord) {
+	if st.wantedTeachers[r.cell("sourcedId")] {
+		st.teacher(r)
+	}
 	if rel := guardianRole(r.cell("role")); rel != "" {
 		st.guardian(r, rel)
 		return

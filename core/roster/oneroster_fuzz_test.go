@@ -8,10 +8,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/roster"
+	"github.com/readinglibrary/service/core/user"
 )
 
 // The files a fuzzed roster upload may hold, in the order of the fuzz
@@ -80,7 +83,10 @@ func readSeedZips(f *testing.F) [][]byte {
 // within it; every student is valid, normalised, has its own sourcedId,
 // email and student number, and a line of users.csv; no more than
 // MaxStudentRows; homerooms only when classes and enrollments came, and
-// guardians only when the upload says it gives them.
+// guardians only when the upload says it gives them. Homeroom teachers
+// only with students, classes and enrollments: each homeroom named once
+// (taught or skipped with why), in order, at most MaxHomerooms taught, and
+// each taught one as the school's list of homerooms takes it.
 func FuzzParseOneRoster(f *testing.F) {
 	addRosterSeed(f, readSeedDir(f, filepath.Join("..", "..", "test", "testdata", "oneroster")))
 	addRosterSeed(f, readSeedDir(f, filepath.Join("testdata", "oneroster-oat-1p1")))
@@ -114,6 +120,20 @@ func FuzzParseOneRoster(f *testing.F) {
 	} {
 		f.Add(uint8(1), []byte(s), []byte(nil), []byte(nil), []byte(nil), []byte(nil))
 	}
+	// Homeroom teachers: a primary one after the first (and the same in
+	// another class of that title), one without an email, one disabled,
+	// two classes of one title with different teachers, one enrollment of
+	// a user users.csv lacks.
+	f.Add(uint8(0x0d), []byte(users+"u1,true,,student,a,Ann,Lee,,,,\nt1,true,,teacher,t,Tom,Day,,TOM@example.org,,\n"+
+		"t2,true,,teacher,p,Pia,Roe,,pia@example.org,,\nt3,true,,teacher,n,Nia,Noe,,,,\nt4,false,,teacher,d,Dee,Doe,,dee@x.org,,\n"),
+		[]byte(nil),
+		[]byte("sourcedId,title,classType,schoolSourcedId,status\nc1,6A,homeroom,o1,\nc2, 6 B ,homeroom,o1,\nc3,6a,homeroom,o1,\n"+
+			"c4,7A,homeroom,o1,\nc5,7B,homeroom,o1,\nc6,Maths,scheduled,o1,\nc7,8A,homeroom,o1,\nc8,8a,homeroom,o1,\n"),
+		[]byte("sourcedId,classSourcedId,schoolSourcedId,userSourcedId,role,primary,status\ne1,c1,o1,u1,student,,\n"+
+			"e2,c1,o1,t1,teacher,false,\ne3,c1,o1,t2,teacher,true,\ne4,c2,o1,t3,teacher,,\ne5,c3,o1,t2,teacher,,\n"+
+			"e6,c4,o1,t4,teacher,,\ne7,c5,o1,t9,teacher,,\ne8,c5,o1,t2,teacher,true,tobedeleted\ne9,c6,o1,t2,teacher,true,\n"+
+			"e10,c7,o1,t1,teacher,,\ne11,c8,o1,t2,teacher,,\n"),
+		[]byte(nil))
 	f.Add(uint8(0x1f), []byte(users+"u1,true,o1,student,a,Ann,Lee,,,,\n"),
 		[]byte("sourcedId,name,type\no1,School,school\n"),
 		[]byte("sourcedId,title,classType,schoolSourcedId,status\nc1,6A,homeroom,o1,\nc2,6B,HOMEROOM,o1,tobedeleted\n"),
@@ -121,7 +141,8 @@ func FuzzParseOneRoster(f *testing.F) {
 		[]byte("propertyName,value\noneroster.version,1.1.0\nfile.users,bulk\n"))
 	f.Fuzz(func(t *testing.T, mask uint8, users, orgs, classes, enrollments, manifest []byte) {
 		files := fuzzRosterFiles(mask, users, orgs, classes, enrollments, manifest)
-		drafts, hasHomeroom, hasGuardians, problems := roster.ParseOneRoster(roster.BytesUploads(files))
+		parsed, problems := roster.ParseOneRoster(roster.BytesUploads(files))
+		drafts, hasHomeroom, hasGuardians := parsed.Students, parsed.HasHomeroom, parsed.HasGuardians
 		if (len(drafts) > 0) == (len(problems) > 0) {
 			t.Fatalf("got %d students and %d problems, want exactly one of them: %+v", len(drafts), len(problems), problems)
 		}
@@ -140,6 +161,7 @@ func FuzzParseOneRoster(f *testing.F) {
 		if hasHomeroom && (files[roster.OneRosterClasses] == nil || files[roster.OneRosterEnrollments] == nil) {
 			t.Fatal("homerooms are said to be set without classes.csv and enrollments.csv")
 		}
+		checkFuzzedTeachers(t, parsed, files)
 		ids, emails, numbers := map[string]bool{}, map[string]bool{}, map[string]bool{}
 		lines := fuzzLineCount(users)
 		for _, d := range drafts {
@@ -180,6 +202,50 @@ func FuzzParseOneRoster(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkFuzzedTeachers checks the homerooms' teachers of a parse.
+func checkFuzzedTeachers(t *testing.T, parsed roster.ParsedOneRoster, files map[string][]byte) {
+	t.Helper()
+	rooms, skipped := parsed.Teachers.Rooms, parsed.Teachers.Skipped
+	if len(rooms)+len(skipped) == 0 {
+		return
+	}
+	if len(parsed.Students) == 0 || files[roster.OneRosterClasses] == nil || files[roster.OneRosterEnrollments] == nil {
+		t.Fatalf("homeroom teachers %+v without students, classes.csv and enrollments.csv", parsed.Teachers)
+	}
+	if len(rooms) > library.MaxHomerooms || len(skipped) > library.MaxHomerooms+1 {
+		t.Fatalf("%d homerooms taught and %d skipped, more than the list holds", len(rooms), len(skipped))
+	}
+	keys := map[string]bool{}
+	name := func(n string) {
+		if n == "" || library.NormalizeClassField(n) != n || library.ValidateHomeroom(n) != "" || keys[library.HomeroomKey(n)] {
+			t.Fatalf("homeroom %q: empty, not normalised, not valid, or named twice in %+v", n, parsed.Teachers)
+		}
+		keys[library.HomeroomKey(n)] = true
+	}
+	for i, r := range rooms {
+		name(r.Name)
+		if r.SchoolID != "" || r.TeacherEmail != user.NormalizeEmail(r.TeacherEmail) || user.ValidateEmail(r.TeacherEmail) != "" ||
+			utf8.RuneCountInString(r.TeacherName) > library.MaxHomeroomTeacherName || strings.TrimSpace(r.TeacherName) != r.TeacherName {
+			t.Fatalf("homeroom %+v is not one the school's list takes", r)
+		}
+		if i > 0 && library.CompareHomerooms(rooms[i-1].Name, r.Name) > 0 {
+			t.Fatalf("homerooms out of order: %q before %q", rooms[i-1].Name, r.Name)
+		}
+	}
+	for i, n := range skipped {
+		name(n.Homeroom)
+		if n.Message == "" || (i > 0 && library.CompareHomerooms(skipped[i-1].Homeroom, n.Homeroom) > 0) {
+			t.Fatalf("skipped homerooms without a message or out of order: %+v", skipped)
+		}
+	}
+	// Merged into an empty list, every taught room is added.
+	merged, changes, notes := roster.PlanHomeroomTeachers(nil, parsed.Teachers)
+	if len(merged) != len(rooms) || len(changes) != len(rooms) || len(notes) != len(skipped) {
+		t.Fatalf("merged into an empty list: %d rooms, %d changes, %d notes; want %d, %d, %d", len(merged), len(changes), len(notes),
+			len(rooms), len(rooms), len(skipped))
+	}
 }
 
 // FuzzUnzipOneRoster checks the reading of a zipped roster: files or

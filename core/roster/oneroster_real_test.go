@@ -62,7 +62,8 @@ func headerProblems(t *testing.T, problems []library.LineError) [][2]string {
 // Those refuse the file as a whole, on line 1 of each file, naming every
 // column, so the school can re-export it rather than have part of it read.
 func TestParseOneRosterRealTAO11(t *testing.T) {
-	drafts, _, _, problems := ParseOneRoster(BytesUploads(readRosterDir(t, "oneroster-oat-1p1")))
+	parsed, problems := ParseOneRoster(BytesUploads(readRosterDir(t, "oneroster-oat-1p1")))
+	drafts := parsed.Students
 	if drafts != nil {
 		t.Fatalf("drafts = %+v, want the file refused", drafts)
 	}
@@ -76,7 +77,8 @@ func TestParseOneRosterRealTAO11(t *testing.T) {
 // headers, among them the 1.1 column enabledUser it lacks and 1.0's
 // termSourcedId.
 func TestParseOneRosterRealTAO10(t *testing.T) {
-	drafts, _, _, problems := ParseOneRoster(BytesUploads(readRosterDir(t, "oneroster-oat-1p0")))
+	parsed, problems := ParseOneRoster(BytesUploads(readRosterDir(t, "oneroster-oat-1p0")))
+	drafts := parsed.Students
 	if drafts != nil {
 		t.Fatalf("drafts = %+v, want the file refused", drafts)
 	}
@@ -102,7 +104,8 @@ func TestParseOneRosterRealMoodleMinimal(t *testing.T) {
 	if names := slices.Sorted(maps.Keys(files)); !slices.Equal(names, []string{"classes.csv", "enrollments.csv", "manifest.csv", "orgs.csv", "users.csv"}) {
 		t.Errorf("files read: %v", names)
 	}
-	drafts, hasHomeroom, hasGuardians, problems := ParseOneRoster(files)
+	parsed, problems := ParseOneRoster(files)
+	drafts, hasHomeroom, hasGuardians := parsed.Students, parsed.HasHomeroom, parsed.HasGuardians
 	if problems != nil {
 		t.Fatalf("problems: %+v", problems)
 	}
@@ -132,7 +135,8 @@ func TestParseOneRosterRealMoodleFullGuardians(t *testing.T) {
 	if problems != nil {
 		t.Fatalf("unzip: %+v", problems)
 	}
-	drafts, _, hasGuardians, problems := ParseOneRoster(files)
+	parsed, problems := ParseOneRoster(files)
+	drafts, hasGuardians := parsed.Students, parsed.HasGuardians
 	if problems != nil || !hasGuardians || len(drafts) != 3 {
 		t.Fatalf("%d drafts (guardians %v), problems %+v", len(drafts), hasGuardians, problems)
 	}
@@ -163,7 +167,8 @@ func readMocker(t *testing.T, name string) []byte {
 // emails, not student numbers.
 func TestParseOneRosterRealMockerSiblings(t *testing.T) {
 	files := map[string][]byte{OneRosterUsers: readMocker(t, "users.csv"), OneRosterOrgs: readMocker(t, "orgs.csv")}
-	drafts, hasHomeroom, hasGuardians, problems := ParseOneRoster(BytesUploads(files))
+	parsed, problems := ParseOneRoster(BytesUploads(files))
+	drafts, hasHomeroom, hasGuardians := parsed.Students, parsed.HasHomeroom, parsed.HasGuardians
 	if problems != nil {
 		t.Fatalf("problems: %+v", problems)
 	}
@@ -186,14 +191,15 @@ func TestParseOneRosterRealMockerSiblings(t *testing.T) {
 // as a school would fix it, every student has its family's parents.
 func TestParseOneRosterRealMockerFamilies(t *testing.T) {
 	users := readMocker(t, "test-csv.csv")
-	_, _, _, problems := ParseOneRoster(BytesUploads(map[string][]byte{OneRosterUsers: users}))
+	_, problems := ParseOneRoster(BytesUploads(map[string][]byte{OneRosterUsers: users}))
 	if len(problems) != 2 || problems[0].Line != 1279 || problems[1].Line != 1829 || problems[0].Field != "email" {
 		t.Fatalf("as published: %+v, want the shared email on lines 1279 and 1829", problems)
 	}
 	lines := bytes.Split(users, []byte("\n"))
 	const email = "franciscoo'hara@nicelion.com"
 	lines[1828] = bytes.Replace(lines[1828], []byte(","+email+","+email+","), []byte(","+email+",,"), 1)
-	drafts, _, hasGuardians, problems := ParseOneRoster(BytesUploads(map[string][]byte{OneRosterUsers: bytes.Join(lines, []byte("\n"))}))
+	parsed, problems := ParseOneRoster(BytesUploads(map[string][]byte{OneRosterUsers: bytes.Join(lines, []byte("\n"))}))
+	drafts, hasGuardians := parsed.Students, parsed.HasGuardians
 	if problems != nil || !hasGuardians || len(drafts) != 1187 {
 		t.Fatalf("%d drafts (guardians %v), problems %+v", len(drafts), hasGuardians, problems[:min(len(problems), 3)])
 	}

@@ -29,7 +29,8 @@ func TestParseOneRosterMoodleExport(t *testing.T) {
 	if _, ok := files["academicSessions.csv"]; ok {
 		t.Error("academicSessions.csv was read; a roster sync passes it over")
 	}
-	drafts, hasHomeroom, _, problems := ParseOneRoster(files)
+	parsed, problems := ParseOneRoster(files)
+	drafts, hasHomeroom := parsed.Students, parsed.HasHomeroom
 	if problems != nil {
 		t.Fatalf("problems: %+v", problems)
 	}
@@ -62,8 +63,8 @@ func TestParseOneRosterManifest(t *testing.T) {
 		return files
 	}
 	ok := "propertyName,value\r\nmanifest.version,1.0\r\noneroster.version,1.1\r\nfile.users,bulk\r\nfile.courses,bulk\r\n"
-	if drafts, _, _, problems := ParseOneRoster(BytesUploads(withManifest(ok))); problems != nil || len(drafts) != 5 {
-		t.Errorf("a 1.1 bulk manifest: %d drafts, %+v", len(drafts), problems)
+	if parsed, problems := ParseOneRoster(BytesUploads(withManifest(ok))); problems != nil || len(parsed.Students) != 5 {
+		t.Errorf("a 1.1 bulk manifest: %d drafts, %+v", len(parsed.Students), problems)
 	}
 	for name, c := range map[string]struct {
 		manifest string
@@ -75,14 +76,14 @@ func TestParseOneRosterManifest(t *testing.T) {
 		"delta users":    {"propertyName,value\noneroster.version,1.1\nfile.users,delta\n", 3, "file.users"},
 		"not a manifest": {"sourcedId,status\n", 1, ""},
 	} {
-		_, _, _, problems := ParseOneRoster(BytesUploads(withManifest(c.manifest)))
+		_, problems := ParseOneRoster(BytesUploads(withManifest(c.manifest)))
 		if len(problems) != 1 || problems[0].File != OneRosterManifest || problems[0].Line != c.line || problems[0].Field != c.field {
 			t.Errorf("%s: %+v", name, problems)
 		}
 	}
 	files := oneRosterSample(t)
 	files["students.csv"] = []byte("name\n")
-	if _, _, _, problems := ParseOneRoster(BytesUploads(files)); len(problems) != 1 || problems[0].File != "students.csv" {
+	if _, problems := ParseOneRoster(BytesUploads(files)); len(problems) != 1 || problems[0].File != "students.csv" {
 		t.Errorf("a file that is not OneRoster's: %+v", problems)
 	}
 	if !bytes.Contains([]byte(notOneRosterFile("x").Message), []byte("manifest.csv")) {
@@ -101,12 +102,13 @@ func TestParseOneRosterMetadataColumns(t *testing.T) {
 		lines[i] = append(lines[i], ",x,y"...)
 	}
 	files[OneRosterUsers] = bytes.Join(lines, []byte("\n"))
-	drafts, _, _, problems := ParseOneRoster(BytesUploads(files))
+	parsed, problems := ParseOneRoster(BytesUploads(files))
+	drafts := parsed.Students
 	if problems != nil || len(drafts) != 5 || drafts[0].Name != "Ava Nguyen" || drafts[0].Homeroom != "6A" {
 		t.Errorf("with a metadata column: %d drafts, %+v", len(drafts), problems)
 	}
 	files[OneRosterUsers] = append(files[OneRosterUsers], "\nx,active,,true,,student,u,,A,B,,1,,,,,07,,\n"...)
-	if _, _, _, problems := ParseOneRoster(BytesUploads(files)); len(problems) != 1 || problems[0].Line != len(lines)+1 {
+	if _, problems := ParseOneRoster(BytesUploads(files)); len(problems) != 1 || problems[0].Line != len(lines)+1 {
 		t.Errorf("a row without the metadata cell: %+v", problems)
 	}
 }

@@ -1,6 +1,7 @@
 package roster
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -55,13 +56,37 @@ type RosterConflict struct {
 
 // RosterReport is what a roster sync does, or would do: the students it
 // adds, changes (reactivating is a change), and takes off the roll, and
-// the rows it cannot apply. A sync with conflicts applies nothing.
+// the rows it cannot apply. A sync with conflicts applies nothing. A
+// OneRoster sync also sets the homerooms' teachers in the school's list
+// (HomeroomTeachers), and says which homerooms' teachers it named but
+// could not set (HomeroomsWithoutTeacher).
 type RosterReport struct {
-	Added       []RosterStudent  `json:"added"`
-	Changed     []RosterStudent  `json:"changed"`
-	Deactivated []RosterStudent  `json:"deactivated"`
-	Conflicts   []RosterConflict `json:"conflicts"`
-	Unchanged   int              `json:"unchanged"`
+	Added                   []RosterStudent         `json:"added"`
+	Changed                 []RosterStudent         `json:"changed"`
+	Deactivated             []RosterStudent         `json:"deactivated"`
+	Conflicts               []RosterConflict        `json:"conflicts"`
+	Unchanged               int                     `json:"unchanged"`
+	HomeroomTeachers        []RosterHomeroomTeacher `json:"homeroom_teachers"`
+	HomeroomsWithoutTeacher []RosterHomeroomNote    `json:"homerooms_without_teacher"`
+}
+
+// UnmarshalJSON reads a report as stored (a job's outcome), one stored
+// before it had the homerooms' lists too: those read as empty lists, as a
+// report made now has them.
+func (r *RosterReport) UnmarshalJSON(b []byte) error {
+	type plain RosterReport
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	if p.HomeroomTeachers == nil {
+		p.HomeroomTeachers = []RosterHomeroomTeacher{}
+	}
+	if p.HomeroomsWithoutTeacher == nil {
+		p.HomeroomsWithoutTeacher = []RosterHomeroomNote{}
+	}
+	*r = RosterReport(p)
+	return nil
 }
 
 // RosterPlan is a report and the accounts that carry it out: Changed
@@ -101,7 +126,8 @@ func PlanRoster(existing []user.Account, drafts []StudentDraft, opt RosterOption
 			byNumber[strings.ToLower(a.StudentNumber)] = i
 		}
 	}
-	p := RosterPlan{Report: RosterReport{Added: []RosterStudent{}, Changed: []RosterStudent{}, Deactivated: []RosterStudent{}, Conflicts: []RosterConflict{}}}
+	p := RosterPlan{Report: RosterReport{Added: []RosterStudent{}, Changed: []RosterStudent{}, Deactivated: []RosterStudent{}, Conflicts: []RosterConflict{},
+		HomeroomTeachers: []RosterHomeroomTeacher{}, HomeroomsWithoutTeacher: []RosterHomeroomNote{}}}
 	listed := make([]bool, len(existing))
 	for _, d := range drafts {
 		i, conflict := matchRosterRow(existing, byExt, byNumber, d)

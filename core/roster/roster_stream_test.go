@@ -121,21 +121,29 @@ func keptText(v reflect.Value) (cells, size int) {
 // TestOneRosterKeepsNoRow shows what a OneRoster sync keeps is bounded by
 // what it uses, not by the file: everything reachable from the reading's
 // state (counted through reflection, whatever fields it has) is the same
-// for a roster of 4,000 students as for that roster with 26,000 more
-// users who are not students and 12 more columns in every row of every
-// file, and it is a fixed number of cells per student, class and org. A
-// parser keeping rows, or any cell it does not use, would keep more of
-// the wider file. The drafts must not share the memory of their rows
+// for a roster of 4,000 students and one teacher per homeroom as for that
+// roster with 25,960 more teachers (each enrolled in a homeroom after its
+// first teacher, so none is a homeroom's teacher) and 12 more columns in
+// every row of every file, and it is a fixed number of cells per
+// student, class, homeroom and org. A parser keeping rows, or any cell it
+// does not use, would keep more of the wider file. The drafts must not share the memory of their rows
 // either: a cell is a slice of its whole row's text, so a kept cell not
 // copied would keep the row alive unseen by the count.
 func TestOneRosterKeepsNoRow(t *testing.T) {
 	const students, others, extra = 4000, 26000, 12
-	narrow, _ := genRoster(students, 0, 0)
+	// The first 40 users who are not students teach the 40 homerooms
+	// first, in both rosters.
+	narrow, _ := genRoster(students, 40, 0)
 	wide, offsets := genRoster(students, others, extra)
 
-	drafts, hasHomeroom, _, problems := ParseOneRoster(BytesUploads(wide))
+	parsed, problems := ParseOneRoster(BytesUploads(wide))
+	drafts, hasHomeroom := parsed.Students, parsed.HasHomeroom
 	if problems != nil || len(drafts) != students || !hasHomeroom || drafts[0].Homeroom != "H00" || drafts[0].StudentNumber != "N-000000" {
 		t.Fatalf("the generated roster: %d drafts (homerooms %v), first %+v, problems %+v", len(drafts), hasHomeroom, drafts[:min(len(drafts), 1)], problems[:min(len(problems), 3)])
+	}
+	if rooms := parsed.Teachers.Rooms; len(rooms) != 40 || len(parsed.Teachers.Skipped) != 0 ||
+		rooms[0] != (library.Homeroom{Name: "H00", TeacherName: "Given004000 Family004000", TeacherEmail: "user004000@example.org"}) {
+		t.Fatalf("the generated roster's homeroom teachers: %d, first %+v, skipped %+v", len(rooms), rooms[:min(len(rooms), 1)], parsed.Teachers.Skipped)
 	}
 
 	st := readOneRoster(BytesUploads(wide))
@@ -151,10 +159,13 @@ func TestOneRosterKeepsNoRow(t *testing.T) {
 	}
 	// Per student: the draft's six texts, its three keys (email, number,
 	// id) and its homeroom enrollment (id → title, id → line); per class
-	// its id, and a homeroom's id and title; per org its id; the names of
-	// the four files read.
+	// its id, and a homeroom's id (twice: the title's key, the class in
+	// file order) and title; per homeroom's teacher the class's key and
+	// the teacher's id (enrollments), the room's name and the teacher's id
+	// again (rooms), the id wanted, and the teacher's id, role, name and
+	// email (users); per org its id; the names of the four files read.
 	const homerooms, classes = 40, 240
-	if most := students*(6+3+3) + classes + 2*homerooms + 1 + 4; cells > most {
+	if most := students*(6+3+3) + classes + 3*homerooms + 10*homerooms + 1 + 4; cells > most {
 		t.Errorf("kept %d cells, more than the %d the sync uses (the files hold %d)", cells, most, fileCells)
 	}
 	t.Logf("kept %d cells (%d bytes) of the %d cells (%d bytes) of the files", cells, size, fileCells,
@@ -182,7 +193,7 @@ func TestOneRosterKeepsNoDraftPastTheCap(t *testing.T) {
 	if st.students != MaxStudentRows+500 || len(st.drafts) != MaxStudentRows {
 		t.Errorf("read %d students, kept %d drafts; want %d read and %d kept", st.students, len(st.drafts), MaxStudentRows+500, MaxStudentRows)
 	}
-	_, _, _, problems := ParseOneRoster(BytesUploads(files))
+	_, problems := ParseOneRoster(BytesUploads(files))
 	if len(problems) != 1 || !strings.Contains(problems[0].Message, "lists more than 5000 students") {
 		t.Errorf("problems: %+v", problems)
 	}
@@ -262,16 +273,16 @@ func TestParseOneRosterStreams(t *testing.T) {
 	for name, b := range files {
 		streams[name] = streamUpload(b)
 	}
-	want, _, _, _ := ParseOneRoster(BytesUploads(files))
-	if drafts, hasHomeroom, _, problems := ParseOneRoster(streams); problems != nil || !hasHomeroom || !reflect.DeepEqual(drafts, want) {
-		t.Errorf("read a byte at a time: %+v %v %+v", drafts, hasHomeroom, problems)
+	parsed, _ := ParseOneRoster(BytesUploads(files))
+	if got, problems := ParseOneRoster(streams); problems != nil || !got.HasHomeroom || !reflect.DeepEqual(got, parsed) {
+		t.Errorf("read a byte at a time: %+v, want %+v: %+v", got, parsed, problems)
 	}
 
 	bad := bytes.Clone(files[OneRosterClasses])
 	bad = append(bad, "\"unclosed,\n\xff\n"...)
 	streams[OneRosterClasses] = streamUpload(bad)
 	streams[OneRosterEnrollments] = failingUpload(files[OneRosterEnrollments], 300)
-	_, _, _, problems := ParseOneRoster(streams)
+	_, problems := ParseOneRoster(streams)
 	wantProblems := []library.LineError{
 		{File: OneRosterClasses, Line: 1, Message: "is not UTF-8 text; export the file as CSV UTF-8"},
 		{File: OneRosterEnrollments, Message: "the file could not be read"},

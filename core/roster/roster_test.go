@@ -27,7 +27,8 @@ func oneRosterSample(t *testing.T) map[string][]byte {
 }
 
 func TestParseOneRosterSample(t *testing.T) {
-	drafts, hasHomeroom, _, problems := ParseOneRoster(BytesUploads(oneRosterSample(t)))
+	parsed, problems := ParseOneRoster(BytesUploads(oneRosterSample(t)))
+	drafts, hasHomeroom := parsed.Students, parsed.HasHomeroom
 	if problems != nil {
 		t.Fatalf("problems: %+v", problems)
 	}
@@ -50,13 +51,13 @@ func TestParseOneRosterSample(t *testing.T) {
 func TestParseOneRosterRefusals(t *testing.T) {
 	files := oneRosterSample(t)
 	files[OneRosterUsers] = bytes.Replace(files[OneRosterUsers], []byte("agentSourcedIds"), []byte("agentIds"), 1)
-	_, _, _, problems := ParseOneRoster(BytesUploads(files))
+	_, problems := ParseOneRoster(BytesUploads(files))
 	if len(problems) != 1 || problems[0].File != OneRosterUsers || problems[0].Line != 1 || problems[0].Field != "agentIds" {
 		t.Errorf("unknown column: %+v", problems)
 	}
 	files = oneRosterSample(t)
 	files[OneRosterUsers] = append(files[OneRosterUsers], []byte("x,active,,maybe,3e8c7b14-2f6d-4a90-b1c5-7d9e0f1a2b02,student,u,,A,B,,1,,,,,07,\n")...)
-	_, _, _, problems = ParseOneRoster(BytesUploads(files))
+	_, problems = ParseOneRoster(BytesUploads(files))
 	if len(problems) != 1 || problems[0].Line != 10 || problems[0].Field != "enabledUser" {
 		t.Errorf("bad line: %+v", problems)
 	}
@@ -64,7 +65,7 @@ func TestParseOneRosterRefusals(t *testing.T) {
 	// A manifest is taken (real exports always hold one) but must say
 	// which OneRoster version the files are.
 	files["manifest.csv"] = []byte("propertyName,value\n")
-	if _, _, _, problems = ParseOneRoster(BytesUploads(files)); len(problems) != 1 || problems[0].File != "manifest.csv" {
+	if _, problems = ParseOneRoster(BytesUploads(files)); len(problems) != 1 || problems[0].File != "manifest.csv" {
 		t.Errorf("manifest without oneroster.version: %+v", problems)
 	}
 }

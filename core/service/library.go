@@ -136,7 +136,7 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 		Staff: identity.NewStaff(identity.StaffDeps{Schools: st.Schools, Accounts: st.Accounts, Invites: st.Invites, RefreshTokens: st.RefreshTokens,
 			Identity: ident, Clock: c}),
 		Students: students.NewStudents(students.StudentsDeps{Schools: st.Schools, Accounts: st.Accounts, Students: st.Students, Loans: st.Loans,
-			Hasher: ident.PasswordHasher(), Jobs: jobs, Slots: slots, Clock: c}),
+			Homerooms: st.Homerooms, Hasher: ident.PasswordHasher(), Jobs: jobs, Slots: slots, Clock: c}),
 		Holdings: holdings,
 		HoldingsFiles: collection.NewHoldingsFiles(collection.HoldingsFilesDeps{Schools: st.Schools, Holdings: st.Holdings, Imports: st.HoldingsImports, Desk: desk,
 			Codec: cfg.Codec, Jobs: jobs, Slots: slots, Reading: cfg.OnImportReading, Clock: c}),

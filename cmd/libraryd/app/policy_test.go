@@ -167,6 +167,8 @@ var whoMayCall = map[string]string{
 	"web.invite.accept":           "admin anonymous librarian reader staff student teacher",
 	"web.password":                "admin anonymous librarian reader staff student teacher",
 	"web.desk":                    "admin anonymous librarian reader staff student teacher",
+	"web.classes":                 "admin anonymous librarian reader staff student teacher",
+	"web.class":                   "admin anonymous librarian reader staff student teacher",
 	"web.checkout":                "admin anonymous librarian reader staff student teacher",
 	"web.return":                  "admin anonymous librarian reader staff student teacher",
 	"web.renew":                   "admin anonymous librarian reader staff student teacher",

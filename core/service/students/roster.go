@@ -44,20 +44,30 @@ type SyncInput struct {
 	Full, DryRun bool
 }
 
+// parsedRoster is an upload as read: its students, what it says about
+// grades, homerooms and guardians, and the homerooms' teachers it names
+// (OneRoster only).
+type parsedRoster struct {
+	drafts   []roster.StudentDraft
+	opt      roster.RosterOptions
+	teachers roster.HomeroomTeachers
+}
+
 // parseRoster reads an upload into drafts and what the file says about
 // grades and homerooms. A simple CSV row must name its student by a stable
 // id (external_id) or a student number, or a later sync could not find it.
-func parseRoster(up RosterUpload) ([]roster.StudentDraft, roster.RosterOptions, []library.LineError) {
+func parseRoster(up RosterUpload) (parsedRoster, []library.LineError) {
 	if up.OneRoster() {
 		files := up.Files
 		if up.Zip.Open != nil {
 			var problems []library.LineError
 			if files, problems = roster.UnzipOneRoster(up.Zip); problems != nil {
-				return nil, roster.RosterOptions{}, problems
+				return parsedRoster{}, problems
 			}
 		}
-		drafts, hasHomeroom, hasGuardians, problems := roster.ParseOneRoster(files)
-		return drafts, roster.RosterOptions{HasGrade: true, HasHomeroom: hasHomeroom, HasGuardians: hasGuardians}, problems
+		one, problems := roster.ParseOneRoster(files)
+		return parsedRoster{drafts: one.Students, teachers: one.Teachers,
+			opt: roster.RosterOptions{HasGrade: true, HasHomeroom: one.HasHomeroom, HasGuardians: one.HasGuardians}}, problems
 	}
 	var (
 		drafts   []roster.StudentDraft
@@ -77,7 +87,7 @@ func parseRoster(up RosterUpload) ([]roster.StudentDraft, roster.RosterOptions, 
 		problems = []library.LineError{{Message: "the file could not be read"}}
 	}
 	if problems != nil {
-		return nil, roster.RosterOptions{}, problems
+		return parsedRoster{}, problems
 	}
 	for _, d := range drafts {
 		if d.ExternalID == "" && d.StudentNumber == "" {
@@ -85,7 +95,7 @@ func parseRoster(up RosterUpload) ([]roster.StudentDraft, roster.RosterOptions, 
 				Message: "a roster sync needs a student_number or an external_id on every row"})
 		}
 	}
-	return drafts, opt, problems
+	return parsedRoster{drafts: drafts, opt: opt}, problems
 }
 
 // AsyncRosterStudents: a sync committing more students added or changed
@@ -102,7 +112,9 @@ const AsyncRosterStudents = 500
 // A commit of more than AsyncRosterStudents students added or changed is
 // checked and planned here, then stored by a job: Sync returns the job
 // (its ID set) and no report; the job's outcome is the report or the
-// error.
+// error. Once the students are stored, the homerooms' teachers a
+// OneRoster upload names go into the school's list of homerooms
+// (setHomeroomTeachers); the report says what they change, or would.
 // Errors: Invalid with details.lines (nothing stored), Conflict
 // "roster_conflicts" with details.report (nothing stored), Conflict
 // "account_exists", "student_number_exists" or "external_id_exists" when
@@ -126,18 +138,26 @@ func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (
 			release()
 		}
 	}()
-	drafts, opt, problems := parseRoster(in.RosterUpload)
+	parsed, problems := parseRoster(in.RosterUpload)
 	if len(problems) > 0 {
 		return roster.RosterReport{}, library.ImportJob{}, usecase.LineErrors(problems, "nothing was changed")
 	}
+	opt, teachers := parsed.opt, parsed.teachers
 	opt.Full = in.Full
 	existing, _, err := s.students.Search(ctx, library.StudentQuery{SchoolID: school.ID})
 	if err != nil {
 		return roster.RosterReport{}, library.ImportJob{}, err
 	}
-	plan := roster.PlanRoster(existing, drafts, opt, s.clock.Now())
+	plan := roster.PlanRoster(existing, parsed.drafts, opt, s.clock.Now())
 	if err := s.emailConflicts(ctx, &plan); err != nil {
 		return roster.RosterReport{}, library.ImportJob{}, err
+	}
+	if in.DryRun || len(plan.Report.Conflicts) > 0 {
+		// What the teachers would change in the list as it is now; a
+		// commit works it out again once its students are stored.
+		if err := s.homeroomTeachers(ctx, school.ID, teachers, &plan.Report, false); err != nil {
+			return roster.RosterReport{}, library.ImportJob{}, err
+		}
 	}
 	if in.DryRun {
 		return plan.Report, library.ImportJob{}, nil
@@ -168,6 +188,7 @@ func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (
 			if err := s.students.ApplyRoster(ctx, change); err != nil {
 				return usecase.ImportOutcome{}, err
 			}
+			s.setHomeroomTeachers(ctx, school.ID, teachers, &report)
 			return usecase.ImportOutcome{Roster: &report}, nil
 		})
 		if err != nil {
@@ -179,7 +200,54 @@ func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (
 	if err := s.students.ApplyRoster(ctx, change); err != nil {
 		return roster.RosterReport{}, library.ImportJob{}, err
 	}
+	s.setHomeroomTeachers(ctx, school.ID, teachers, &plan.Report)
 	return plan.Report, library.ImportJob{}, nil
+}
+
+// homeroomTeachers merges the teachers a roster names into the school's
+// list of homerooms (roster.PlanHomeroomTeachers) and puts what that
+// changes, and the homerooms left without their teacher, into rep; with
+// store it also stores the list when it changes. The list is read and
+// replaced whole, as the Reminders page does: an edit made there between
+// the two is lost, and the next sync sets the roster's teachers again.
+func (s *Students) homeroomTeachers(ctx context.Context, schoolID string, t roster.HomeroomTeachers, rep *roster.RosterReport, store bool) error {
+	rep.HomeroomTeachers, rep.HomeroomsWithoutTeacher = []roster.RosterHomeroomTeacher{}, append([]roster.RosterHomeroomNote{}, t.Skipped...)
+	if len(t.Rooms) == 0 {
+		return nil
+	}
+	list, err := s.homerooms.Homerooms(ctx, schoolID)
+	if err != nil {
+		return err
+	}
+	merged, changes, notes := roster.PlanHomeroomTeachers(list, t)
+	if store && merged != nil {
+		for i := range merged {
+			merged[i].SchoolID = schoolID
+		}
+		if err := s.homerooms.ReplaceHomerooms(ctx, schoolID, merged); err != nil {
+			return err
+		}
+	}
+	rep.HomeroomTeachers, rep.HomeroomsWithoutTeacher = changes, notes
+	return nil
+}
+
+// setHomeroomTeachers stores the teachers once the students are stored. A
+// failure then cannot undo the students, and answering it as the sync's
+// error would say nothing was changed: the report lists each homeroom as
+// not set instead (another sync sets it), and the cause goes to the log.
+func (s *Students) setHomeroomTeachers(ctx context.Context, schoolID string, t roster.HomeroomTeachers, rep *roster.RosterReport) {
+	err := s.homeroomTeachers(ctx, schoolID, t, rep, true)
+	if err == nil {
+		return
+	}
+	s.jobs.LogError("roster sync: homeroom teachers", err)
+	rep.HomeroomTeachers, rep.HomeroomsWithoutTeacher = []roster.RosterHomeroomTeacher{}, append([]roster.RosterHomeroomNote{}, t.Skipped...)
+	for _, r := range t.Rooms {
+		rep.HomeroomsWithoutTeacher = append(rep.HomeroomsWithoutTeacher, roster.RosterHomeroomNote{Homeroom: r.Name,
+			Message: "not set: the school's list of homerooms could not be saved (the students were); sync the roster again to set its teacher"})
+	}
+	roster.SortHomeroomNotes(rep.HomeroomsWithoutTeacher)
 }
 
 // rosterFormat names an upload's format for its job.

@@ -21,6 +21,9 @@ type Students struct {
 	students ports.StudentRepository
 	loans    ports.LoanRepository
 	hasher   ports.PasswordHasher
+	// homerooms is the school's list of homerooms, whose teachers a
+	// OneRoster sync sets.
+	homerooms ports.HomeroomRepository
 	// jobs runs a large roster sync in the background; slots bounds the
 	// rosters and student files read at once.
 	jobs  *usecase.ImportJobs
@@ -30,21 +33,22 @@ type Students struct {
 
 // StudentsDeps are what Students is built with; none may be nil.
 type StudentsDeps struct {
-	Schools  ports.SchoolRepository
-	Accounts ports.AccountRepository
-	Students ports.StudentRepository
-	Loans    ports.LoanRepository
-	Hasher   ports.PasswordHasher
-	Jobs     *usecase.ImportJobs
-	Slots    *usecase.ImportSlots
-	Clock    *usecase.Clock
+	Schools   ports.SchoolRepository
+	Accounts  ports.AccountRepository
+	Students  ports.StudentRepository
+	Loans     ports.LoanRepository
+	Homerooms ports.HomeroomRepository
+	Hasher    ports.PasswordHasher
+	Jobs      *usecase.ImportJobs
+	Slots     *usecase.ImportSlots
+	Clock     *usecase.Clock
 }
 
 // NewStudents builds Students. It panics on a nil dependency.
 func NewStudents(d StudentsDeps) *Students {
 	usecase.MustHave("NewStudents", d)
 	return &Students{scope: usecase.NewSchoolScope(d.Schools), accounts: d.Accounts, students: d.Students, loans: d.Loans,
-		hasher: d.Hasher, jobs: d.Jobs, slots: d.Slots, clock: d.Clock}
+		homerooms: d.Homerooms, hasher: d.Hasher, jobs: d.Jobs, slots: d.Slots, clock: d.Clock}
 }
 
 // StudentInput describes a student to add.

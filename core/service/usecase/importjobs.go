@@ -118,6 +118,15 @@ func NewImportJobs(repo ports.ImportJobRepository, c *Clock, onError func(string
 	return &ImportJobs{repo: repo, clock: c, bg: bg, stop: stop, halt: halt}
 }
 
+// LogError tells the jobs' error hook (the log) of err, a failure of op
+// that its caller reports in other words: its cause would otherwise leave
+// no trace.
+func (j *ImportJobs) LogError(op string, err error) {
+	if j.bg.OnError != nil {
+		j.bg.OnError(op, err)
+	}
+}
+
 // newJob is a running job of the caller, its lease from now.
 func (j *ImportJobs) NewJob(ctx context.Context, schoolID, kind, format string, records int, dryRun bool) library.ImportJob {
 	now := j.clock.Now().UTC()
