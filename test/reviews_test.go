@@ -169,4 +169,29 @@ func TestStudentWithdrawsReview(t *testing.T) {
 	if got := w.catalogOf(t, "maplegrove.example.org")[bookID]["rating"].(map[string]any); got["count"] != float64(0) {
 		t.Fatalf("the catalogue's rating after the withdrawal: %v", got)
 	}
+	// A withdrawn review is in none of the desk's lists, and a decision on
+	// it finds nothing.
+	for _, status := range []string{"pending", "approved", "hidden"} {
+		if r := s.do(req{Path: "/api/library/reviews?status=" + status, Token: w.libA}); r.Status != 200 || strings.Contains(string(r.Body), id) {
+			t.Errorf("the %s reviews after the withdrawal: %d %s", status, r.Status, r.Body)
+		}
+	}
+	decide := func(revision int) response {
+		return s.do(req{Method: http.MethodPatch, Path: "/api/library/reviews/" + id, Token: w.libA, Body: fmt.Sprintf(`{"status":"approved","revision":%d}`, revision)})
+	}
+	wantCode(t, "approving a withdrawn review", decide(1), 404, "review_not_found")
+	// Written again, it is a revision no librarian has read: a decision
+	// taken on the first one (a desk page loaded before the withdrawal)
+	// does not approve the new text unseen.
+	r = s.do(req{Method: http.MethodPut, Path: "/api/library/student/reviews/" + bookID, Token: writer.token, Body: `{"rating":5,"text":"I changed my mind."}`})
+	if r.Status != 200 || r.json(t)["review"].(map[string]any)["revision"] != float64(3) || r.json(t)["review"].(map[string]any)["status"] != "pending" {
+		t.Fatalf("write again: %d %s", r.Status, r.Body)
+	}
+	wantCode(t, "approving the first revision after a rewrite", decide(1), 409, "review_changed")
+	if r := decide(3); r.Status != 200 {
+		t.Fatalf("approve the new revision: %d %s", r.Status, r.Body)
+	}
+	if got := w.catalogOf(t, "maplegrove.example.org")[bookID]["rating"].(map[string]any); got["count"] != float64(1) || got["average"] != float64(5) {
+		t.Fatalf("the catalogue's rating after the new review: %v", got)
+	}
 }

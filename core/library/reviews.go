@@ -21,10 +21,11 @@ type Review struct {
 	StudentID string
 	Rating    int    // 1 to 5
 	Text      string // at most MaxReviewRunes; may be empty
-	Status    string // ReviewPending, ReviewApproved or ReviewHidden
-	// Revision counts the student's writes: a librarian's decision names
-	// the revision they read, so an edit made meanwhile is never approved
-	// unseen.
+	Status    string // ReviewPending, ReviewApproved, ReviewHidden or ReviewWithdrawn
+	// Revision counts the student's writes, a withdrawal included: a
+	// librarian's decision names the revision they read, so an edit made
+	// meanwhile is never approved unseen, nor a review written again after
+	// the one they read was withdrawn.
 	Revision  int
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -41,7 +42,12 @@ const (
 	ReviewHidden   = "hidden"
 )
 
-// ReviewStatuses lists the states, in the order the desk shows them.
+// ReviewWithdrawn is a review its student took back: its rating and text
+// are gone, and only its revision stays, so that the count goes on if
+// they write again. Nobody sees it.
+const ReviewWithdrawn = "withdrawn"
+
+// ReviewStatuses lists the states the desk shows, in its order.
 var ReviewStatuses = []string{ReviewPending, ReviewApproved, ReviewHidden}
 
 // Review bounds: a short text children write, not an essay.

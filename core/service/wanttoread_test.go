@@ -1,6 +1,8 @@
 package service_test
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,4 +45,68 @@ func TestWantToReadCapAndMissingTitles(t *testing.T) {
 	_, err = lf.lib.WantToRead.List(as(lf.librarian))
 	wantErr(t, err, errs.Forbidden, "forbidden")
 	wantErr(t, lf.lib.WantToRead.Add(as(lf.librarian), kept.ID), errs.Forbidden, "forbidden")
+}
+
+// Racing adds of different titles to a list one short of full never leave
+// it over the cap: each add counts again once stored and takes itself back
+// when the list went over. Every add refused says the list is full, and
+// every add that succeeded is on the list.
+func TestWantToReadCapHoldsUnderRacingAdds(t *testing.T) {
+	lf := newLibFixture(t)
+	me := as(lf.student)
+	for i := 1; i < library.MaxWantToRead; i++ {
+		w := library.WantToRead{StudentID: lf.student.ID, SchoolID: libSchoolA, BookID: uuid.NewString(), AddedAt: time.Unix(int64(i), 0)}
+		if _, err := lf.store.WantToRead.Add(t.Context(), w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const racers = 12
+	ids := make([]string, racers)
+	for i := range ids {
+		b, _ := lf.addBook(t, lf.librarian, fmt.Sprintf("Racing Title %d", i), 1)
+		ids[i] = b.ID
+	}
+	errsOf := make([]error, racers)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range racers {
+		wg.Go(func() {
+			<-start
+			errsOf[i] = lf.lib.WantToRead.Add(me, ids[i])
+		})
+	}
+	close(start)
+	wg.Wait()
+	n, err := lf.store.WantToRead.Count(t.Context(), lf.student.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n > library.MaxWantToRead {
+		t.Fatalf("the list holds %d titles after racing adds, over the cap of %d", n, library.MaxWantToRead)
+	}
+	stored, err := lf.store.WantToRead.OfStudent(t.Context(), lf.student.ID, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := map[string]bool{}
+	for _, w := range stored {
+		on[w.BookID] = true
+	}
+	added := 0
+	for i, err := range errsOf {
+		switch {
+		case err == nil:
+			added++
+			if !on[ids[i]] {
+				t.Errorf("add %d succeeded but its title is not on the list", i)
+			}
+		case on[ids[i]]:
+			t.Errorf("add %d was refused (%v) but its title is on the list", i, err)
+		default:
+			wantErr(t, err, errs.Conflict, "want_to_read_full")
+		}
+	}
+	if added != n-(library.MaxWantToRead-1) || added > 1 {
+		t.Fatalf("%d adds succeeded and the list holds %d titles; want at most one added, the list at most full", added, n)
+	}
 }

@@ -87,7 +87,10 @@ func (s *Reviews) Write(ctx context.Context, bookID string, d library.ReviewDraf
 	rv := library.Review{ID: library.ReviewID(p.AccountID, bookID), SchoolID: p.SchoolID, BookID: bookID, StudentID: p.AccountID,
 		Rating: d.Rating, Text: d.Text, Status: library.ReviewPending, Revision: 1, CreatedAt: now, UpdatedAt: now}
 	if old, err := s.reviews.Get(ctx, p.SchoolID, rv.ID); err == nil {
-		rv.CreatedAt, rv.Revision = old.CreatedAt, old.Revision+1
+		rv.Revision = old.Revision + 1
+		if old.Status != library.ReviewWithdrawn {
+			rv.CreatedAt = old.CreatedAt
+		}
 	} else if !errs.Is(err, errs.NotFound) {
 		return ReviewView{}, err
 	}
@@ -97,8 +100,10 @@ func (s *Reviews) Write(ctx context.Context, bookID string, d library.ReviewDraf
 	return ReviewView{Review: rv, Book: book}, nil
 }
 
-// Withdraw deletes the calling student's review of a title; none is not an
-// error.
+// Withdraw takes back the calling student's review of a title; none is
+// not an error. The rating and text go at once; what stays is a withdrawn
+// record of the revision, so a review written again later has a revision
+// no librarian has read (a decision on the old one is refused).
 // Errors: Forbidden (the caller is no student), Invalid book_id.
 func (s *Reviews) Withdraw(ctx context.Context, bookID string) error {
 	p, err := reviewer(ctx)
@@ -108,7 +113,18 @@ func (s *Reviews) Withdraw(ctx context.Context, bookID string) error {
 	if err := usecase.RequireUUIDs(map[string]string{"book_id": bookID}); err != nil {
 		return err
 	}
-	return s.reviews.Delete(ctx, library.ReviewID(p.AccountID, bookID))
+	old, err := s.reviews.Get(ctx, p.SchoolID, library.ReviewID(p.AccountID, bookID))
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return nil
+	case err != nil:
+		return err
+	case old.Status == library.ReviewWithdrawn:
+		return nil
+	}
+	now := s.clock.Now().UTC()
+	return s.reviews.Save(ctx, library.Review{ID: old.ID, SchoolID: old.SchoolID, BookID: old.BookID, StudentID: old.StudentID,
+		Status: library.ReviewWithdrawn, Revision: old.Revision + 1, CreatedAt: now, UpdatedAt: now})
 }
 
 // Mine returns the calling student's reviews, newest first, in every state
@@ -123,6 +139,7 @@ func (s *Reviews) Mine(ctx context.Context) ([]ReviewView, error) {
 	if err != nil {
 		return nil, err
 	}
+	list = slices.DeleteFunc(list, func(r library.Review) bool { return r.Status == library.ReviewWithdrawn })
 	return s.views(ctx, p.SchoolID, list, false)
 }
 
@@ -250,6 +267,9 @@ func (s *Reviews) Decide(ctx context.Context, schoolParam, id string, revision i
 	rv, err := s.reviews.Get(ctx, school.ID, id)
 	if err != nil {
 		return ReviewView{}, err
+	}
+	if rv.Status == library.ReviewWithdrawn {
+		return ReviewView{}, library.ErrReviewNotFound()
 	}
 	if rv.Revision != revision {
 		return ReviewView{}, library.ErrReviewChanged()

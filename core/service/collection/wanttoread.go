@@ -120,8 +120,8 @@ func (s *WantToRead) Add(ctx context.Context, bookID string) error {
 	if _, err := s.holdings.Book(ctx, p.SchoolID, bookID); err != nil {
 		return err
 	}
-	// Racing adds of different titles may each pass the count: the list
-	// can then go a few over, never without bound.
+	// Racing adds of different titles may each pass this count; each
+	// counts again once stored (below), so none is kept over the cap.
 	n, err := s.wants.Count(ctx, p.AccountID)
 	if err != nil {
 		return err
@@ -137,8 +137,23 @@ func (s *WantToRead) Add(ctx context.Context, bookID string) error {
 		}
 		return nil
 	}
-	_, err = s.wants.Add(ctx, library.WantToRead{StudentID: p.AccountID, SchoolID: p.SchoolID, BookID: bookID, AddedAt: s.clock.Now().UTC()})
-	return err
+	added, err := s.wants.Add(ctx, library.WantToRead{StudentID: p.AccountID, SchoolID: p.SchoolID, BookID: bookID, AddedAt: s.clock.Now().UTC()})
+	if err != nil || !added {
+		return err
+	}
+	// An add that finds the list over the cap once stored takes itself
+	// back. Two racing adds that both see it over both go, which refuses
+	// one title too many for a moment rather than keep one too many.
+	if n, err = s.wants.Count(ctx, p.AccountID); err != nil {
+		return err
+	}
+	if n > library.MaxWantToRead {
+		if _, err := s.wants.Remove(ctx, p.AccountID, bookID); err != nil {
+			return err
+		}
+		return library.ErrWantToReadFull()
+	}
+	return nil
 }
 
 // Remove takes a title off the calling student's list; one not on it is
