@@ -82,23 +82,15 @@ func TestNoticesCopiedToGuardians(t *testing.T) {
 		{"name":"Cy Moss","relationship":"relative"}]}`)
 	lia := mkStudent(`{"name":"Lia Moss","email":"lia.moss@maplegrove.example.org","student_number":"M-2",
 		"guardians":[{"name":"Ann Moss","email":"ann.moss@example.org","relationship":"parent"}]}`)
-	r := a.do(req{Method: http.MethodPost, Path: "/api/library/books", Token: lib, Body: `{"title":"River Song","author":"Ola Berg","copies":1}`})
-	if r.Status != 201 {
-		t.Fatalf("add book: %d %s", r.Status, r.Body)
-	}
-	var book struct {
-		Book   map[string]any   `json:"book"`
-		Copies []map[string]any `json:"copies"`
-	}
-	_ = json.Unmarshal(r.Body, &book)
+	bookID, bookCopies := addLibraryBook(t, a, lib, `{"title":"River Song","author":"Ola Berg","copies":1}`)
 	today := time.Now().UTC()
-	r = a.do(req{Method: http.MethodPost, Path: "/api/library/loans", Token: lib, Body: fmt.Sprintf(`{"book_id":%q,"copy_id":%q,"student_id":%q,"due_at":%q}`,
-		book.Book["id"], book.Copies[0]["id"], kit, today.AddDate(0, 0, 2).Format("2006-01-02"))})
+	r := a.do(req{Method: http.MethodPost, Path: "/api/library/loans", Token: lib, Body: fmt.Sprintf(`{"book_id":%q,"copy_id":%q,"student_id":%q,"due_at":%q}`,
+		bookID, bookCopies[0]["id"], kit, today.AddDate(0, 0, 2).Format("2006-01-02"))})
 	if r.Status != 201 {
 		t.Fatalf("lend to Kit: %d %s", r.Status, r.Body)
 	}
 	kitLoan := r.json(t)["loan"].(map[string]any)["id"].(string)
-	if r := a.do(req{Method: http.MethodPost, Path: "/api/library/holds", Token: lib, Body: fmt.Sprintf(`{"book_id":%q,"student_id":%q}`, book.Book["id"], lia)}); r.Status != 201 {
+	if r := a.do(req{Method: http.MethodPost, Path: "/api/library/holds", Token: lib, Body: fmt.Sprintf(`{"book_id":%q,"student_id":%q}`, bookID, lia)}); r.Status != 201 {
 		t.Fatalf("Lia's hold: %d %s", r.Status, r.Body)
 	}
 

@@ -90,7 +90,14 @@ func (w *libraryWorld) settings(tok, schoolID string) map[string]any {
 // copies.
 func (w *libraryWorld) addBook(t *testing.T, tok, body string) (string, []map[string]any) {
 	t.Helper()
-	r := w.s.do(req{Method: http.MethodPost, Path: "/api/library/books", Token: tok, Body: body})
+	return addLibraryBook(t, w.s, tok, body)
+}
+
+// addLibraryBook adds a book (body is POST /api/library/books's) to s as
+// tok and returns the book id and its copies.
+func addLibraryBook(t *testing.T, s *service, tok, body string) (string, []map[string]any) {
+	t.Helper()
+	r := s.do(req{Method: http.MethodPost, Path: "/api/library/books", Token: tok, Body: body})
 	if r.Status != 201 {
 		t.Fatalf("add book: %d %s", r.Status, r.Body)
 	}

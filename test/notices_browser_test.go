@@ -2,7 +2,6 @@ package test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -80,21 +79,13 @@ func TestBrowserRemindersAndLoanLog(t *testing.T) {
 // due in two days; it returns the loan's id.
 func lendDemoCopy(t *testing.T, s *service, lib string) string {
 	t.Helper()
-	r := s.do(req{Method: http.MethodPost, Path: "/api/library/books", Token: lib, Body: `{"title":"Salt and Stars","author":"Tove Rask","copies":1}`})
-	if r.Status != 201 {
-		t.Fatalf("add book: %d %s", r.Status, r.Body)
-	}
-	var book struct {
-		Book   map[string]any   `json:"book"`
-		Copies []map[string]any `json:"copies"`
-	}
-	_ = json.Unmarshal(r.Body, &book)
+	bookID, copies := addLibraryBook(t, s, lib, `{"title":"Salt and Stars","author":"Tove Rask","copies":1}`)
 	student, err := s.App.Repos.Accounts.GetByEmail(context.Background(), demoStudent)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r = s.do(req{Method: http.MethodPost, Path: "/api/library/loans", Token: lib, Body: fmt.Sprintf(`{"book_id":%q,"copy_id":%q,"student_id":%q,"due_at":%q}`,
-		book.Book["id"], book.Copies[0]["id"], student.ID, time.Now().UTC().AddDate(0, 0, 2).Format("2006-01-02"))})
+	r := s.do(req{Method: http.MethodPost, Path: "/api/library/loans", Token: lib, Body: fmt.Sprintf(`{"book_id":%q,"copy_id":%q,"student_id":%q,"due_at":%q}`,
+		bookID, copies[0]["id"], student.ID, time.Now().UTC().AddDate(0, 0, 2).Format("2006-01-02"))})
 	if r.Status != 201 {
 		t.Fatalf("lend: %d %s", r.Status, r.Body)
 	}

@@ -83,19 +83,11 @@ func TestNoticesGoOnceToStudentsAndTeachers(t *testing.T) {
 	}
 	mira := mkStudent("Mira Okafor", "mira@maplegrove.example.org", "N-1", "7b")
 	noMail := mkStudent("Pia Lund", "", "N-2", "7B")
-	r := a.do(req{Method: http.MethodPost, Path: "/api/library/books", Token: lib, Body: `{"title":"Salt and Stars","author":"Tove Rask","copies":2}`})
-	if r.Status != 201 {
-		t.Fatalf("add book: %d %s", r.Status, r.Body)
-	}
-	var book struct {
-		Book   map[string]any   `json:"book"`
-		Copies []map[string]any `json:"copies"`
-	}
-	_ = json.Unmarshal(r.Body, &book)
+	bookID, copies := addLibraryBook(t, a, lib, `{"title":"Salt and Stars","author":"Tove Rask","copies":2}`)
 	today := time.Now().UTC()
 	lend := func(copy int, studentID string) string {
 		r := a.do(req{Method: http.MethodPost, Path: "/api/library/loans", Token: lib, Body: fmt.Sprintf(`{"book_id":%q,"copy_id":%q,"student_id":%q,"due_at":%q}`,
-			book.Book["id"], book.Copies[copy]["id"], studentID, today.AddDate(0, 0, 2).Format("2006-01-02"))})
+			bookID, copies[copy]["id"], studentID, today.AddDate(0, 0, 2).Format("2006-01-02"))})
 		if r.Status != 201 {
 			t.Fatalf("lend: %d %s", r.Status, r.Body)
 		}
@@ -175,7 +167,7 @@ func TestNoticesGoOnceToStudentsAndTeachers(t *testing.T) {
 	var log struct {
 		Notices []map[string]any `json:"notices"`
 	}
-	r = a.do(req{Path: "/api/library/loans/" + miraLoan + "/notices", Token: lib})
+	r := a.do(req{Path: "/api/library/loans/" + miraLoan + "/notices", Token: lib})
 	_ = json.Unmarshal(r.Body, &log)
 	if r.Status != 200 || len(log.Notices) != 3 {
 		t.Fatalf("Mira's loan log: %d %s, want 3 notices", r.Status, r.Body)

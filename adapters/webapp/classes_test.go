@@ -272,3 +272,42 @@ func TestTeacherWithoutClasses(t *testing.T) {
 	}
 	checkAccessible(t, doc)
 }
+
+// An admin invites a teacher from the accounts page: the account is made
+// with the teacher role and listed with the school's staff; a role the
+// form does not offer is refused with the field, and adds nobody.
+func TestAccountsPageInvitesATeacher(t *testing.T) {
+	f := newFixture(t)
+	const accounts = "/library/maple.example.org/accounts"
+	rec := f.do(&f.admin, http.MethodPost, accounts+"/invite", url.Values{"email": {"New.Teacher@maple.example.org"}, "role": {"teacher"}, "password": {"chalk-and-board-9"}})
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("invite a teacher: %d %s", rec.Code, rec.Body)
+	}
+	asAdmin := user.WithPrincipal(context.Background(), user.PrincipalOf(f.admin))
+	roles := func() map[string]user.Role {
+		list, err := f.lib.Staff.Accounts(asAdmin, f.school.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]user.Role{}
+		for _, a := range list {
+			out[a.Email] = a.Role
+		}
+		return out
+	}
+	if got := roles()["new.teacher@maple.example.org"]; got != user.RoleTeacher {
+		t.Fatalf("the invited account's role: %q, want teacher", got)
+	}
+	page := f.do(&f.admin, http.MethodGet, accounts, nil).Body.String()
+	if !strings.Contains(page, "new.teacher@maple.example.org") || !strings.Contains(page, `<option value="teacher"`) {
+		t.Fatalf("the accounts page lists no teacher or offers no teacher role: %s", page)
+	}
+	before := len(roles())
+	rec = f.do(&f.admin, http.MethodPost, accounts+"/invite", url.Values{"email": {"head@maple.example.org"}, "role": {"principal"}, "password": {"chalk-and-board-9"}})
+	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "must be librarian, staff or teacher") {
+		t.Fatalf("invite with an unknown role: %d %s", rec.Code, rec.Body)
+	}
+	if after := len(roles()); after != before {
+		t.Fatalf("a refused invitation changed the accounts: %d, then %d", before, after)
+	}
+}
