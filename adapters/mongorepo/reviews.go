@@ -2,6 +2,7 @@ package mongorepo
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -12,7 +13,10 @@ import (
 	"github.com/readinglibrary/service/ports"
 )
 
-const colReviews = "reviews"
+const (
+	colReviews         = "reviews"
+	colReviewRevisions = "review_revisions"
+)
 
 var _ = register(entity{
 	repositories: func(db *mongo.Database, r *ports.Repositories) { r.Reviews = NewReviews(db) },
@@ -25,26 +29,67 @@ var _ = register(entity{
 			// A student's own reviews.
 			{Keys: bson.D{{Key: "student_id", Value: 1}, {Key: "updated_at", Value: 1}, {Key: "_id", Value: 1}}},
 		}},
+		{colReviewRevisions, []mongo.IndexModel{
+			// A review's revisions, deleted with it.
+			{Keys: bson.D{{Key: "review_id", Value: 1}}},
+			// A student's, deleted with their account.
+			{Keys: bson.D{{Key: "student_id", Value: 1}}},
+		}},
 	},
 	records: map[ports.RecordKind]records{
-		ports.KindReviews: plainRecords(colReviews, toReviewDoc, reviewDoc.toReview),
+		ports.KindReviews: reviewRecords,
 	},
 })
+
+// reviewRecords copies reviews as Save writes them: the revisions first
+// (one claim each), then the reviews. The earlier revisions are not
+// copied: the copy's writers go on from the stored revision, so they never
+// claim an earlier one.
+func reviewRecords(db *mongo.Database, kind ports.RecordKind) recordKind {
+	k := plain(db, kind, colReviews, toReviewDoc, reviewDoc.toReview)
+	revisions, insertReviews := db.Collection(colReviewRevisions), k.write
+	k.write = func(ctx context.Context, records []any) error {
+		recs, err := ports.RecordsAs[library.Review](kind, records)
+		if err != nil {
+			return err
+		}
+		if err := insertAll(ctx, revisions, kind, anys(recs, toRevisionDoc)); err != nil {
+			return err
+		}
+		return insertReviews(ctx, records)
+	}
+	return k
+}
 
 var _ ports.ReviewRepository = (*Reviews)(nil)
 
 // Reviews is the MongoDB ports.ReviewRepository: collection reviews keyed
 // by the review's id, which names the student and the title, so a second
-// review of a title replaces the first.
+// review of a title replaces the first; and collection review_revisions,
+// one insert-only claim per revision written, keyed "<id>#<revision>".
 type Reviews struct {
-	reviews *mongo.Collection
+	reviews, revisions *mongo.Collection
 }
 
 // NewReviews returns the review store of db. It panics on nil, a wiring
 // bug.
 func NewReviews(db *mongo.Database) *Reviews {
 	mustDB(db, "NewReviews")
-	return &Reviews{reviews: db.Collection(colReviews)}
+	return &Reviews{reviews: db.Collection(colReviews), revisions: db.Collection(colReviewRevisions)}
+}
+
+// revisionDoc is the claim of one revision of a review: its unique _id
+// lets one write alone store that revision, on MongoDB and on FerretDB
+// alike (an insert is atomic on both, a conditional replace is not on
+// FerretDB 1.24).
+type revisionDoc struct {
+	ID        string `bson:"_id"` // "<review id>#<revision>"
+	ReviewID  string `bson:"review_id"`
+	StudentID string `bson:"student_id"`
+}
+
+func toRevisionDoc(rv library.Review) revisionDoc {
+	return revisionDoc{ID: rv.ID + "#" + strconv.Itoa(rv.Revision), ReviewID: rv.ID, StudentID: rv.StudentID}
 }
 
 type reviewDoc struct {
@@ -58,8 +103,9 @@ type reviewDoc struct {
 	Revision  int       `bson:"revision"`
 	CreatedAt time.Time `bson:"created_at"`
 	UpdatedAt time.Time `bson:"updated_at"`
-	// Stored even while empty (null): a decision's $set then keeps the
-	// fields where a copy by libraryd migrate puts them.
+	// Stored even while empty (null): every write of a review (a save, a
+	// decision, a copy by libraryd migrate) then gives it the same fields
+	// in the same order.
 	ModeratedBy string     `bson:"moderated_by"`
 	ModeratedAt *time.Time `bson:"moderated_at"`
 }
@@ -83,10 +129,18 @@ func (d reviewDoc) toReview() library.Review {
 	return rv
 }
 
-// Save implements ports.ReviewRepository with one replace by _id that
-// inserts when there is none.
+// Save implements ports.ReviewRepository: the revision's claim inserted,
+// then one replace by _id that inserts when there is none. The claim goes
+// first, so a save that stops in between leaves a number no review has,
+// never a revision stored unclaimed that a racing save could write again.
+// Racing saves of successive revisions may land out of order, leaving the
+// earlier stored: a revision the student wrote, with its own text.
 func (r *Reviews) Save(ctx context.Context, rv library.Review) error {
-	return replaceByID(ctx, r.reviews, "save the review", rv.ID, toReviewDoc(rv))
+	const op = "save the review"
+	if _, err := r.revisions.InsertOne(ctx, toRevisionDoc(rv)); err != nil {
+		return mapErr(err, op, nil, library.ErrRevisionTaken)
+	}
+	return replaceByID(ctx, r.reviews, op, rv.ID, toReviewDoc(rv))
 }
 
 // Get implements ports.ReviewRepository by _id; another school's review
@@ -160,37 +214,47 @@ func (r *Reviews) Summaries(ctx context.Context, schoolID string, bookIDs []stri
 	return out, nil
 }
 
-// SetStatus implements ports.ReviewRepository with one updateOne whose
-// filter wants the revision read, then a read to say why when it matched
-// none. On FerretDB 1.24 that filter is not a compare-and-swap: a save
-// landing between its read and its write can be overwritten by the
-// decision's status (the text stays the new one). The service narrows
-// that to a moment by reading the revision first; a database that applies
-// updates atomically (MongoDB) closes it.
-func (r *Reviews) SetStatus(ctx context.Context, schoolID, id string, revision int, status, by string, at time.Time) error {
-	filter := bson.D{{Key: "_id", Value: id}, {Key: "school_id", Value: schoolID}, {Key: "revision", Value: revision}}
-	update := bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: status}, {Key: "moderated_by", Value: by}, {Key: "moderated_at", Value: at.UTC()}}}}
-	res, err := r.reviews.UpdateOne(ctx, filter, update)
+// Decide implements ports.ReviewRepository with one replaceOne of the
+// whole review as decided, whose filter wants the revision read, then a
+// read to say why when it matched none. On FerretDB 1.24 that filter is
+// not a compare-and-swap (it reads, then writes back by _id), so a save
+// landing in between is overwritten; but what it writes is the revision
+// read, text and all, and each revision has one text: the worst case is
+// a student's edit lost, which they see and can make again, never a text
+// approved unread. MongoDB applies the filter atomically.
+func (r *Reviews) Decide(ctx context.Context, decided library.Review) error {
+	filter := bson.D{{Key: "_id", Value: decided.ID}, {Key: "school_id", Value: decided.SchoolID}, {Key: "revision", Value: decided.Revision}}
+	res, err := r.reviews.ReplaceOne(ctx, filter, toReviewDoc(decided))
 	if err != nil {
 		return mapErr(err, "decide on the review", nil, nil)
 	}
 	if res.MatchedCount > 0 {
 		return nil
 	}
-	if _, err := r.Get(ctx, schoolID, id); err != nil {
+	if _, err := r.Get(ctx, decided.SchoolID, decided.ID); err != nil {
 		return err
 	}
 	return library.ErrReviewChanged()
 }
 
-// Delete implements ports.ReviewRepository by _id.
+// Delete implements ports.ReviewRepository by _id, then the review's
+// claims (a retry after a failure in between finds them still).
 func (r *Reviews) Delete(ctx context.Context, id string) error {
-	_, err := r.reviews.DeleteOne(ctx, byID(id))
-	return mapErr(err, "delete the review", nil, nil)
+	const op = "delete the review"
+	if _, err := r.reviews.DeleteOne(ctx, byID(id)); err != nil {
+		return mapErr(err, op, nil, nil)
+	}
+	_, err := r.revisions.DeleteMany(ctx, bson.D{{Key: "review_id", Value: id}})
+	return mapErr(err, op, nil, nil)
 }
 
-// DeleteByStudent implements ports.ReviewRepository on the student index.
+// DeleteByStudent implements ports.ReviewRepository on the student
+// indexes: the reviews, then their claims.
 func (r *Reviews) DeleteByStudent(ctx context.Context, studentID string) error {
-	_, err := r.reviews.DeleteMany(ctx, bson.D{{Key: "student_id", Value: studentID}})
-	return mapErr(err, "delete the student's reviews", nil, nil)
+	const op = "delete the student's reviews"
+	if _, err := r.reviews.DeleteMany(ctx, bson.D{{Key: "student_id", Value: studentID}}); err != nil {
+		return mapErr(err, op, nil, nil)
+	}
+	_, err := r.revisions.DeleteMany(ctx, bson.D{{Key: "student_id", Value: studentID}})
+	return mapErr(err, op, nil, nil)
 }

@@ -3,7 +3,6 @@ package sqliterepo
 import (
 	"context"
 	"database/sql"
-	"time"
 
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
@@ -13,7 +12,8 @@ var _ ports.ReviewRepository = (*Reviews)(nil)
 
 // Reviews is the SQLite ports.ReviewRepository: table reviews keyed by
 // id, with indexes for a school's reviews by state, a title's, and a
-// student's.
+// student's; and table review_revisions keyed by (review_id, revision),
+// one row per revision written, which a save claims.
 type Reviews struct {
 	db *DB
 }
@@ -60,12 +60,20 @@ WHERE student_id = :student_id ORDER BY updated_at DESC, id DESC LIMIT :limit`)
 SELECT book_id, count(*), sum(rating) FROM reviews INDEXED BY reviews_of_book
 WHERE book_id IN (SELECT value FROM json_each(:book_ids)) AND status = 'approved' AND +school_id = :school_id
 GROUP BY book_id`)
-	stmtReviewSetStatus = newStmt("reviews.set_status", `
-UPDATE reviews SET status = :status, moderated_by = :by, moderated_at = :at
+	stmtReviewDecide = newStmt("reviews.decide", `
+UPDATE reviews SET book_id = :book_id, student_id = :student_id, rating = :rating, text = :text, status = :status,
+	created_at = :created_at, updated_at = :updated_at, moderated_by = :moderated_by, moderated_at = :moderated_at
 WHERE id = :id AND +school_id = :school_id AND revision = :revision`)
 	stmtReviewDelete          = newStmt("reviews.delete", `DELETE FROM reviews WHERE id = :id`)
 	stmtReviewDeleteByStudent = newStmt("reviews.delete_by_student", `
 DELETE FROM reviews INDEXED BY reviews_of_student WHERE student_id = :student_id`)
+
+	stmtReviewClaimRevision = newStmt("reviews.claim_revision", `
+INSERT INTO review_revisions (review_id, revision, student_id) VALUES (:id, :revision, :student_id)`)
+	stmtReviewRevisionsDelete = newStmt("reviews.revisions_delete", `
+DELETE FROM review_revisions WHERE review_id = :id`)
+	stmtReviewRevisionsDeleteByStudent = newStmt("reviews.revisions_delete_by_student", `
+DELETE FROM review_revisions INDEXED BY review_revisions_of_student WHERE student_id = :student_id`)
 
 	stmtRecReviewsCount = newWholeStmt("records.reviews.count", `SELECT count(*) FROM reviews`)
 	stmtRecReviewsRead  = newWholeStmt("records.reviews.read", `SELECT `+reviewColumns+` FROM reviews`)
@@ -74,8 +82,18 @@ DELETE FROM reviews INDEXED BY reviews_of_student WHERE student_id = :student_id
 var _ = register(entity{
 	repositories: func(d *DB, r *ports.Repositories) { r.Reviews = NewReviews(d) },
 	records: map[ports.RecordKind]records{
+		// A copied review is written as Save writes it: its revision
+		// claimed, then the row. The earlier revisions are not copied: the
+		// copy's writers go on from the stored revision, so they never
+		// claim an earlier one.
 		ports.KindReviews: func(d *DB, k ports.RecordKind) recordKind {
-			return holdRecordKind(d, k, stmtRecReviewsCount, stmtRecReviewsRead, stmtReviewInsert, scanReview, reviewArgs)
+			return recordsKind(d, k, stmtRecReviewsCount, stmtRecReviewsRead, scanReview, func(ctx context.Context, tx *txn, rv library.Review) error {
+				if _, err := d.exec(ctx, tx, stmtReviewClaimRevision, revisionArgs(rv)...); err != nil {
+					return err
+				}
+				_, err := d.exec(ctx, tx, stmtReviewInsert, reviewArgs(rv)...)
+				return err
+			})
 		},
 	},
 })
@@ -89,6 +107,10 @@ func reviewArgs(rv library.Review) []any {
 		sql.Named("student_id", rv.StudentID), sql.Named("rating", rv.Rating), sql.Named("text", rv.Text),
 		sql.Named("status", rv.Status), sql.Named("revision", rv.Revision), sql.Named("created_at", millis(rv.CreatedAt)),
 		sql.Named("updated_at", millis(rv.UpdatedAt)), sql.Named("moderated_by", rv.ModeratedBy), sql.Named("moderated_at", moderated)}
+}
+
+func revisionArgs(rv library.Review) []any {
+	return []any{sql.Named("id", rv.ID), sql.Named("revision", rv.Revision), sql.Named("student_id", rv.StudentID)}
 }
 
 func scanReview(s scanner) (library.Review, error) {
@@ -105,9 +127,17 @@ func scanReview(s scanner) (library.Review, error) {
 	return rv, err
 }
 
-// Save implements ports.ReviewRepository with one upsert by id.
+// Save implements ports.ReviewRepository: the revision claimed by its
+// primary key, then one upsert by id, in one transaction.
 func (r *Reviews) Save(ctx context.Context, rv library.Review) error {
-	return r.db.execWrite(ctx, "save the review", nil, stmtReviewSave, reviewArgs(rv)...)
+	const op = "save the review"
+	return r.db.inTx(ctx, op, func(tx *txn) error {
+		if _, err := r.db.exec(ctx, tx, stmtReviewClaimRevision, revisionArgs(rv)...); err != nil {
+			return mapErr(err, op, nil, library.ErrRevisionTaken)
+		}
+		_, err := r.db.exec(ctx, tx, stmtReviewSave, reviewArgs(rv)...)
+		return mapErr(err, op, nil, nil)
+	})
 }
 
 // Get implements ports.ReviewRepository by id.
@@ -159,31 +189,47 @@ func (r *Reviews) Summaries(ctx context.Context, schoolID string, bookIDs []stri
 	return out, mapErr(rows.Err(), "count the titles' reviews", nil, nil)
 }
 
-// SetStatus implements ports.ReviewRepository with one UPDATE whose filter
-// wants the revision read (statements are serialised, so a save between
-// the read and the decision makes it change nothing), then a read to say
-// why when it changed nothing.
-func (r *Reviews) SetStatus(ctx context.Context, schoolID, id string, revision int, status, by string, at time.Time) error {
-	res, err := r.db.exec(ctx, r.db.write, stmtReviewSetStatus, sql.Named("id", id), sql.Named("school_id", schoolID),
-		sql.Named("revision", revision), sql.Named("status", status), sql.Named("by", by), sql.Named("at", millis(at)))
+// Decide implements ports.ReviewRepository with one UPDATE of the whole
+// row whose filter wants the revision read (statements are serialised, so
+// a save between the read and the decision makes it change nothing),
+// then a read to say why when it changed nothing.
+func (r *Reviews) Decide(ctx context.Context, decided library.Review) error {
+	const op = "decide on the review"
+	res, err := r.db.exec(ctx, r.db.write, stmtReviewDecide, reviewArgs(decided)...)
 	if err != nil {
-		return mapErr(err, "decide on the review", nil, nil)
+		return mapErr(err, op, nil, nil)
 	}
 	if n, err := res.RowsAffected(); err != nil || n > 0 {
-		return mapErr(err, "decide on the review", nil, nil)
+		return mapErr(err, op, nil, nil)
 	}
-	if _, err := r.Get(ctx, schoolID, id); err != nil {
+	if _, err := r.Get(ctx, decided.SchoolID, decided.ID); err != nil {
 		return err
 	}
 	return library.ErrReviewChanged()
 }
 
-// Delete implements ports.ReviewRepository by id.
+// Delete implements ports.ReviewRepository by id: the row and its
+// revisions, in one transaction.
 func (r *Reviews) Delete(ctx context.Context, id string) error {
-	return r.db.execWrite(ctx, "delete the review", nil, stmtReviewDelete, sql.Named("id", id))
+	const op = "delete the review"
+	return r.db.inTx(ctx, op, func(tx *txn) error {
+		if _, err := r.db.exec(ctx, tx, stmtReviewDelete, sql.Named("id", id)); err != nil {
+			return mapErr(err, op, nil, nil)
+		}
+		_, err := r.db.exec(ctx, tx, stmtReviewRevisionsDelete, sql.Named("id", id))
+		return mapErr(err, op, nil, nil)
+	})
 }
 
-// DeleteByStudent implements ports.ReviewRepository on reviews_of_student.
+// DeleteByStudent implements ports.ReviewRepository on reviews_of_student
+// and review_revisions_of_student, in one transaction.
 func (r *Reviews) DeleteByStudent(ctx context.Context, studentID string) error {
-	return r.db.execWrite(ctx, "delete the student's reviews", nil, stmtReviewDeleteByStudent, sql.Named("student_id", studentID))
+	const op = "delete the student's reviews"
+	return r.db.inTx(ctx, op, func(tx *txn) error {
+		if _, err := r.db.exec(ctx, tx, stmtReviewDeleteByStudent, sql.Named("student_id", studentID)); err != nil {
+			return mapErr(err, op, nil, nil)
+		}
+		_, err := r.db.exec(ctx, tx, stmtReviewRevisionsDeleteByStudent, sql.Named("student_id", studentID))
+		return mapErr(err, op, nil, nil)
+	})
 }

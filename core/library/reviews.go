@@ -25,7 +25,8 @@ type Review struct {
 	// Revision counts the student's writes, a withdrawal included: a
 	// librarian's decision names the revision they read, so an edit made
 	// meanwhile is never approved unseen, nor a review written again after
-	// the one they read was withdrawn.
+	// the one they read was withdrawn. Each revision is written once, so
+	// it names one text.
 	Revision  int
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -121,6 +122,13 @@ func ErrReviewNotFound() error {
 // changed since the librarian read it.
 func ErrReviewChanged() error {
 	return errs.E(errs.Conflict, errs.CodeReviewChanged, "The student has changed this review since you read it; read it again.")
+}
+
+// ErrRevisionTaken refuses a write of a revision of a review written
+// already: a racing write of the same review (another tab, a double
+// submit) took that number first.
+func ErrRevisionTaken() error {
+	return errs.E(errs.Conflict, errs.CodeReviewChanged, "Your review was changed elsewhere at the same time; try again.")
 }
 
 // ErrNotBorrowed refuses a review of a title the student never borrowed.

@@ -21,8 +21,10 @@ func Reviews(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 	runPortTests(t, newRepos, []portTest{
 		{"SaveGetReplace", testReviewSaveGet},
 		{"Lists", testReviewLists},
-		{"SetStatus", testReviewSetStatus},
+		{"Decide", testReviewDecide},
+		{"SaveRevisionOnce", testReviewSaveRevisionOnce},
 		{"SaveRace", testReviewSaveRace},
+		{"DecideRace", testReviewDecideRace},
 		{"Delete", testReviewDelete},
 	})
 }
@@ -130,52 +132,141 @@ func testReviewLists(t *testing.T, r ports.Repositories) {
 	}
 }
 
-// A decision names the revision read: it lands on that revision, and is
-// refused once the student has saved another.
-func testReviewSetStatus(t *testing.T, r ports.Repositories) {
+// A decision stores the review as read, with the decision, over the
+// revision read; it is refused once the student has saved another.
+func testReviewDecide(t *testing.T, r ports.Repositories) {
 	school, librarian := uuid.NewString(), uuid.NewString()
 	rv := saveReview(t, r, newReview(school, uuid.NewString(), uuid.NewString(), library.ReviewPending, base))
-	at := base.Add(time.Hour)
-	must(t, "SetStatus", r.Reviews.SetStatus(ctx(t), school, rv.ID, 1, library.ReviewApproved, librarian, at))
+	rv.Status, rv.ModeratedBy, rv.ModeratedAt = library.ReviewApproved, librarian, base.Add(time.Hour)
+	must(t, "Decide", r.Reviews.Decide(ctx(t), rv))
 	got, err := r.Reviews.Get(ctx(t), school, rv.ID)
 	must(t, "Get", err)
-	rv.Status, rv.ModeratedBy, rv.ModeratedAt = library.ReviewApproved, librarian, at
-	checkReview(t, "Get after SetStatus", got, rv)
+	checkReview(t, "Get after Decide", got, rv)
 
+	decided := rv
 	rv.Text, rv.Revision, rv.Status, rv.ModeratedBy, rv.ModeratedAt = "Edited.", 2, library.ReviewPending, "", time.Time{}
 	saveReview(t, r, rv)
-	wantErr(t, "SetStatus of an older revision", r.Reviews.SetStatus(ctx(t), school, rv.ID, 1, library.ReviewApproved, librarian, at),
-		errs.Conflict, "review_changed")
+	wantErr(t, "Decide on an older revision", r.Reviews.Decide(ctx(t), decided), errs.Conflict, "review_changed")
 	got, err = r.Reviews.Get(ctx(t), school, rv.ID)
 	must(t, "Get after the refused decision", err)
 	checkReview(t, "Get after the refused decision", got, rv)
-	wantErr(t, "SetStatus in another school", r.Reviews.SetStatus(ctx(t), uuid.NewString(), rv.ID, 2, library.ReviewHidden, librarian, at),
-		errs.NotFound, "review_not_found")
-	wantErr(t, "SetStatus of a missing review", r.Reviews.SetStatus(ctx(t), school, uuid.NewString(), 1, library.ReviewHidden, librarian, at),
-		errs.NotFound, "review_not_found")
+
+	elsewhere := rv
+	elsewhere.SchoolID, elsewhere.Status = uuid.NewString(), library.ReviewHidden
+	wantErr(t, "Decide in another school", r.Reviews.Decide(ctx(t), elsewhere), errs.NotFound, "review_not_found")
+	missing := newReview(school, uuid.NewString(), uuid.NewString(), library.ReviewHidden, base)
+	wantErr(t, "Decide on a missing review", r.Reviews.Decide(ctx(t), missing), errs.NotFound, "review_not_found")
+	if _, err := r.Reviews.Get(ctx(t), school, missing.ID); !errs.Is(err, errs.NotFound) {
+		t.Errorf("Get after a decision on a missing review = %v, want NotFound: a decision never creates one", err)
+	}
 }
 
-// Racing first saves of one review leave one review.
+// A revision of a review is written once: saved again, with another text
+// or not, it is refused, and so is a revision the review has left behind.
+func testReviewSaveRevisionOnce(t *testing.T, r ports.Repositories) {
+	school := uuid.NewString()
+	rv := saveReview(t, r, newReview(school, uuid.NewString(), uuid.NewString(), library.ReviewPending, base))
+	again := rv
+	again.Text = "Another text of revision 1."
+	wantErr(t, "Save of revision 1 again", r.Reviews.Save(ctx(t), again), errs.Conflict, "review_changed")
+	rv.Text, rv.Revision = "Revision 2.", 2
+	saveReview(t, r, rv)
+	wantErr(t, "Save of revision 1 after revision 2", r.Reviews.Save(ctx(t), again), errs.Conflict, "review_changed")
+	wantErr(t, "Save of revision 2 again", r.Reviews.Save(ctx(t), rv), errs.Conflict, "review_changed")
+	got, err := r.Reviews.Get(ctx(t), school, rv.ID)
+	must(t, "Get", err)
+	checkReview(t, "Get after the refused saves", got, rv)
+}
+
+// Racing saves of one revision of a review, each with its own text, store
+// exactly one: the others are refused, and the text stored is the
+// winner's. So a librarian who read a revision read its only text.
 func testReviewSaveRace(t *testing.T, r ports.Repositories) {
+	const n = 8
 	school, book, student := uuid.NewString(), uuid.NewString(), uuid.NewString()
-	for _, err := range race(6, func(i int) error {
-		rv := newReview(school, book, student, library.ReviewPending, base)
-		rv.Rating = 1 + i%5
-		return r.Reviews.Save(ctx(t), rv)
-	}) {
-		must(t, "racing Save", err)
+	for _, revision := range []int{1, 2} {
+		texts := make([]string, n)
+		results := race(n, func(i int) error {
+			rv := newReview(school, book, student, library.ReviewPending, base)
+			rv.Revision, rv.Rating = revision, 1+i%5
+			rv.Text = fmt.Sprintf("Text %d of revision %d.", i, revision)
+			texts[i] = rv.Text
+			return r.Reviews.Save(ctx(t), rv)
+		})
+		winner := -1
+		for i, err := range results {
+			switch {
+			case err == nil && winner >= 0:
+				t.Fatalf("revision %d: saves %d and %d both stored", revision, winner, i)
+			case err == nil:
+				winner = i
+			default:
+				wantErr(t, fmt.Sprintf("revision %d: racing Save %d", revision, i), err, errs.Conflict, "review_changed")
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("revision %d: no racing save was stored", revision)
+		}
+		got, err := r.Reviews.Get(ctx(t), school, library.ReviewID(student, book))
+		must(t, "Get", err)
+		if got.Revision != revision || got.Text != texts[winner] {
+			t.Fatalf("revision %d: stored revision %d %q, want the winner's %q", revision, got.Revision, got.Text, texts[winner])
+		}
 	}
-	list, err := r.Reviews.OfStudent(ctx(t), student, 10)
-	if err != nil || len(list) != 1 {
+	if list, err := r.Reviews.OfStudent(ctx(t), student, 10); err != nil || len(list) != 1 {
 		t.Fatalf("after racing saves the student has %d reviews (%v), want 1", len(list), err)
 	}
 }
 
-// Delete takes one review; DeleteByStudent all of one student's.
+// Decisions racing the student's next save never leave a text approved
+// that the librarian did not read: approved, the review is the revision
+// decided, text and all.
+func testReviewDecideRace(t *testing.T, r ports.Repositories) {
+	const deciders = 8
+	school, librarian := uuid.NewString(), uuid.NewString()
+	rv := newReview(school, uuid.NewString(), uuid.NewString(), library.ReviewPending, base)
+	for revision := 1; revision <= 40; revision += 2 {
+		rv.Revision, rv.Text = revision, fmt.Sprintf("Read by the librarian (%d).", revision)
+		saveReview(t, r, rv)
+		decided, edit := rv, rv
+		decided.Status, decided.ModeratedBy, decided.ModeratedAt = library.ReviewApproved, librarian, base.Add(time.Hour)
+		edit.Revision, edit.Text = revision+1, fmt.Sprintf("Never read (%d).", revision+1)
+		results := race(deciders+1, func(i int) error {
+			if i == deciders {
+				return r.Reviews.Save(ctx(t), edit)
+			}
+			return r.Reviews.Decide(ctx(t), decided)
+		})
+		must(t, "racing Save", results[deciders])
+		decidedOnce := false
+		for _, err := range results[:deciders] {
+			if err != nil {
+				wantErr(t, "racing Decide", err, errs.Conflict, "review_changed")
+			}
+			decidedOnce = decidedOnce || err == nil
+		}
+		got, err := r.Reviews.Get(ctx(t), school, rv.ID)
+		must(t, "Get", err)
+		switch {
+		case got.Status == library.ReviewApproved && !decidedOnce:
+			t.Fatalf("revision %d: approved though every decision was refused: %+v", revision, got)
+		case got.Status == library.ReviewApproved:
+			checkReview(t, "the approved review", got, decided)
+		default:
+			checkReview(t, "the review after the racing edit", got, edit)
+		}
+	}
+}
+
+// Delete takes one review; DeleteByStudent all of one student's. Neither
+// leaves the record of their revisions: each can be written again from
+// revision 1.
 func testReviewDelete(t *testing.T, r ports.Repositories) {
 	school, student, other := uuid.NewString(), uuid.NewString(), uuid.NewString()
 	first := saveReview(t, r, newReview(school, uuid.NewString(), student, library.ReviewApproved, base))
-	saveReview(t, r, newReview(school, uuid.NewString(), student, library.ReviewPending, base))
+	second := saveReview(t, r, newReview(school, uuid.NewString(), student, library.ReviewPending, base))
+	second.Revision = 2
+	saveReview(t, r, second)
 	kept := saveReview(t, r, newReview(school, uuid.NewString(), other, library.ReviewPending, base))
 	must(t, "Delete", r.Reviews.Delete(ctx(t), first.ID))
 	must(t, "Delete again", r.Reviews.Delete(ctx(t), first.ID))
@@ -183,10 +274,19 @@ func testReviewDelete(t *testing.T, r ports.Repositories) {
 		t.Fatalf("OfStudent after Delete = %d, %v; want 1", len(list), err)
 	}
 	must(t, "DeleteByStudent", r.Reviews.DeleteByStudent(ctx(t), student))
+	must(t, "DeleteByStudent again", r.Reviews.DeleteByStudent(ctx(t), student))
 	if list, err := r.Reviews.OfStudent(ctx(t), student, 10); err != nil || len(list) != 0 {
 		t.Fatalf("OfStudent after DeleteByStudent = %d, %v", len(list), err)
 	}
 	if _, err := r.Reviews.Get(ctx(t), school, kept.ID); err != nil {
 		t.Fatalf("another student's review after DeleteByStudent: %v", err)
 	}
+	wantErr(t, "Save of another student's revision 1 again", r.Reviews.Save(ctx(t), kept), errs.Conflict, "review_changed")
+
+	second.Revision = 1
+	for _, rv := range []library.Review{first, second} {
+		must(t, "Save of revision 1 after the deletion", r.Reviews.Save(ctx(t), rv))
+	}
+	second.Revision = 2
+	must(t, "Save of revision 2 after the deletion", r.Reviews.Save(ctx(t), second))
 }

@@ -421,7 +421,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		must(t, "Reviews.Save", r.Reviews.Save(c, rv))
 		if i == 0 {
 			rv.Status, rv.ModeratedBy, rv.ModeratedAt = library.ReviewApproved, s.librarian.ID, base.Add(time.Hour)
-			must(t, "Reviews.SetStatus", r.Reviews.SetStatus(c, rv.SchoolID, rv.ID, rv.Revision, rv.Status, rv.ModeratedBy, rv.ModeratedAt))
+			must(t, "Reviews.Decide", r.Reviews.Decide(c, rv))
 		}
 		s.reviews = append(s.reviews, rv)
 	}

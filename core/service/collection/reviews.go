@@ -60,7 +60,8 @@ func reviewer(ctx context.Context) (user.Principal, error) {
 // have borrowed (a loan out or ended that still names them). It waits for
 // a librarian's approval, and so does every later edit of it.
 // Errors: Forbidden (the caller is no student), Invalid book_id, rating or
-// text, NotFound "book_not_found", Conflict "not_borrowed".
+// text, NotFound "book_not_found", Conflict "not_borrowed",
+// "review_changed" (racing writes of it kept taking its next revision).
 func (s *Reviews) Write(ctx context.Context, bookID string, d library.ReviewDraft) (ReviewView, error) {
 	p, err := reviewer(ctx)
 	if err != nil {
@@ -83,28 +84,70 @@ func (s *Reviews) Write(ctx context.Context, bookID string, d library.ReviewDraf
 	if !borrowed {
 		return ReviewView{}, library.ErrNotBorrowed()
 	}
-	now := s.clock.Now().UTC()
-	rv := library.Review{ID: library.ReviewID(p.AccountID, bookID), SchoolID: p.SchoolID, BookID: bookID, StudentID: p.AccountID,
-		Rating: d.Rating, Text: d.Text, Status: library.ReviewPending, Revision: 1, CreatedAt: now, UpdatedAt: now}
-	if old, err := s.reviews.Get(ctx, p.SchoolID, rv.ID); err == nil {
-		rv.Revision = old.Revision + 1
-		if old.Status != library.ReviewWithdrawn {
+	now, id := s.clock.Now().UTC(), library.ReviewID(p.AccountID, bookID)
+	rv, err := s.saveNext(ctx, p.SchoolID, id, func(old library.Review, found bool) (library.Review, bool) {
+		rv := library.Review{ID: id, SchoolID: p.SchoolID, BookID: bookID, StudentID: p.AccountID,
+			Rating: d.Rating, Text: d.Text, Status: library.ReviewPending, CreatedAt: now, UpdatedAt: now}
+		if found && old.Status != library.ReviewWithdrawn {
 			rv.CreatedAt = old.CreatedAt
 		}
-	} else if !errs.Is(err, errs.NotFound) {
-		return ReviewView{}, err
-	}
-	if err := s.reviews.Save(ctx, rv); err != nil {
+		return rv, true
+	})
+	if err != nil {
 		return ReviewView{}, err
 	}
 	return ReviewView{Review: rv, Book: book}, nil
+}
+
+// writeAttempts bounds the saves of one write or withdrawal. A refused
+// save lost its revision to a racing write of the same review (another
+// tab, a double submit), which was stored, or to one that stopped
+// half-way; either way the next attempt takes a later number.
+const writeAttempts = 4
+
+// saveNext saves, as the revision after the stored one, the review next
+// makes of the school's review id as stored (found false: none). Every
+// revision is written once, so a number a racing write took is refused;
+// it then reads again and tries the number after both. next returning
+// false saves nothing.
+// Errors: as ReviewRepository.Get and Save; Conflict "review_changed"
+// once every attempt was refused.
+func (s *Reviews) saveNext(ctx context.Context, schoolID, id string,
+	next func(old library.Review, found bool) (library.Review, bool)) (library.Review, error) {
+	tried := 0
+	for attempt := 1; ; attempt++ {
+		old, err := s.reviews.Get(ctx, schoolID, id)
+		found := err == nil
+		if !found {
+			if !errs.Is(err, errs.NotFound) {
+				return library.Review{}, err
+			}
+			old = library.Review{}
+		}
+		rv, ok := next(old, found)
+		if !ok {
+			return library.Review{}, nil
+		}
+		// Past the stored revision and past any tried: a number refused
+		// stays taken even when its save never got stored.
+		rv.Revision = max(old.Revision, tried) + 1
+		tried = rv.Revision
+		err = s.reviews.Save(ctx, rv)
+		switch {
+		case err == nil:
+			return rv, nil
+		case !errs.Is(err, errs.Conflict) || attempt == writeAttempts:
+			return library.Review{}, err
+		}
+	}
 }
 
 // Withdraw takes back the calling student's review of a title; none is
 // not an error. The rating and text go at once; what stays is a withdrawn
 // record of the revision, so a review written again later has a revision
 // no librarian has read (a decision on the old one is refused).
-// Errors: Forbidden (the caller is no student), Invalid book_id.
+// Errors: Forbidden (the caller is no student), Invalid book_id, Conflict
+// "review_changed" (racing writes of it kept taking its next revision).
 func (s *Reviews) Withdraw(ctx context.Context, bookID string) error {
 	p, err := reviewer(ctx)
 	if err != nil {
@@ -113,18 +156,15 @@ func (s *Reviews) Withdraw(ctx context.Context, bookID string) error {
 	if err := usecase.RequireUUIDs(map[string]string{"book_id": bookID}); err != nil {
 		return err
 	}
-	old, err := s.reviews.Get(ctx, p.SchoolID, library.ReviewID(p.AccountID, bookID))
-	switch {
-	case errs.Is(err, errs.NotFound):
-		return nil
-	case err != nil:
-		return err
-	case old.Status == library.ReviewWithdrawn:
-		return nil
-	}
 	now := s.clock.Now().UTC()
-	return s.reviews.Save(ctx, library.Review{ID: old.ID, SchoolID: old.SchoolID, BookID: old.BookID, StudentID: old.StudentID,
-		Status: library.ReviewWithdrawn, Revision: old.Revision + 1, CreatedAt: now, UpdatedAt: now})
+	_, err = s.saveNext(ctx, p.SchoolID, library.ReviewID(p.AccountID, bookID), func(old library.Review, found bool) (library.Review, bool) {
+		if !found || old.Status == library.ReviewWithdrawn {
+			return library.Review{}, false
+		}
+		return library.Review{ID: old.ID, SchoolID: old.SchoolID, BookID: old.BookID, StudentID: old.StudentID,
+			Status: library.ReviewWithdrawn, CreatedAt: now, UpdatedAt: now}, true
+	})
+	return err
 }
 
 // Mine returns the calling student's reviews, newest first, in every state
@@ -274,12 +314,12 @@ func (s *Reviews) Decide(ctx context.Context, schoolParam, id string, revision i
 	if rv.Revision != revision {
 		return ReviewView{}, library.ErrReviewChanged()
 	}
-	now := s.clock.Now().UTC()
-	by := user.PrincipalFrom(ctx).AccountID
-	if err := s.reviews.SetStatus(ctx, school.ID, id, revision, status, by, now); err != nil {
+	// The review as read goes back whole with the decision, and only over
+	// that revision: a save racing it cannot leave its text approved.
+	rv.Status, rv.ModeratedBy, rv.ModeratedAt = status, user.PrincipalFrom(ctx).AccountID, s.clock.Now().UTC()
+	if err := s.reviews.Decide(ctx, rv); err != nil {
 		return ReviewView{}, err
 	}
-	rv.Status, rv.ModeratedBy, rv.ModeratedAt = status, by, now
 	views, err := s.views(ctx, school.ID, []library.Review{rv}, true)
 	if err != nil || len(views) == 0 {
 		return ReviewView{Review: rv}, err
