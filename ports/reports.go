@@ -30,4 +30,10 @@ type ReportRepository interface {
 	// ordered by title then id, from offset on, at most limit (>= 1) of
 	// them, and how many there are in all.
 	NeverBorrowed(ctx context.Context, schoolID string, offset, limit int) ([]library.Book, int, error)
+	// HoldQueues returns every book of the school with at least one
+	// waiting hold (a queue entry no trap names; a ready hold already has
+	// its copy), with how many, and how many of the book's copies can be
+	// lent (no condition), 0 included. The order is unspecified; the
+	// work is bounded by the school's open holds.
+	HoldQueues(ctx context.Context, schoolID string) ([]library.HoldQueue, error)
 }

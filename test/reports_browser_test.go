@@ -80,7 +80,7 @@ func TestBrowserReports(t *testing.T) {
 	}
 	run(t, bctx, "nothing overdue is said", chromedp.WaitVisible(chromedp.ID("chart-overdue-by-homeroom-empty")))
 	for _, name := range []string{"loans-per-month", "top-titles", "overdue-by-homeroom", "collection-by-genre",
-		"collection-by-reading-level", "never-borrowed", "median-age"} {
+		"collection-by-reading-level", "never-borrowed", "median-age", "hold-queues"} {
 		href := get(t, bctx, "CSV link of "+name, chromedp.Evaluate[string](`document.getElementById("csv-`+name+`").getAttribute("href")`))
 		if !strings.HasPrefix(href, "/api/library/reports/"+name+"?") || !strings.Contains(href, "format=csv") {
 			t.Errorf("CSV link of %s = %q", name, href)

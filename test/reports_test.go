@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -230,4 +231,136 @@ func TestReportsOfTheCollection(t *testing.T) {
 	}
 	rs.csv(t, "median-age?format=csv", "median-age-2031-03-20.csv",
 		"date,median_year,median_age_years,copies_counted,copies_without_year\n2031-03-20,1999,32,3,3\n", nil)
+}
+
+// TestReportHoldQueues: the titles whose holds wait for a copy, as JSON
+// and as CSV: a title whose only copy is lost first (no copy to lend),
+// then by waiting holds per lendable copy, then waiting holds, then title;
+// a ready hold (its copy put aside by a return) is not waiting; another
+// school's holds are its own; the limit is checked; students are refused.
+func TestReportHoldQueues(t *testing.T) {
+	w := newLibraryWorld(t)
+	s := w.s
+	students := make([]string, 8)
+	for i := range students {
+		r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.libA, Body: fmt.Sprintf(`{"name":"Queue Reader %d"}`, i)})
+		if r.Status != 201 {
+			t.Fatalf("student %d: %d %s", i, r.Status, r.Body)
+		}
+		students[i] = r.json(t)["student"].(map[string]any)["student_id"].(string)
+	}
+	lend := func(book string, cp map[string]any, student int) string {
+		t.Helper()
+		r := w.lend(w.libA, book, cp["id"].(string), students[student])
+		if r.Status != 201 {
+			t.Fatalf("lend: %d %s", r.Status, r.Body)
+		}
+		return r.json(t)["loan"].(map[string]any)["id"].(string)
+	}
+	hold := func(tok, book, student string) {
+		t.Helper()
+		if r := w.placeHold(tok, book, student); r.Status != 201 {
+			t.Fatalf("hold: %d %s", r.Status, r.Body)
+		}
+	}
+	alpha, ac := w.addBook(t, w.libA, `{"title":"Alpha Queue","author":"Al Author","isbn":"9780306406157","copies":2}`)
+	bravo, bc := w.addBook(t, w.libA, `{"title":"Bravo Queue","author":"Bo Author","copies":3}`)
+	charlie, cc := w.addBook(t, w.libA, `{"title":"Charlie Queue","author":"Cy Author","copies":1}`)
+	delta, dc := w.addBook(t, w.libA, `{"title":"Delta Queue","author":"Di Author","copies":2}`)
+	lost, lc := w.addBook(t, w.libA, `{"title":"Lost One","author":"Lu Author","copies":1}`)
+	w.addBook(t, w.libA, `{"title":"On The Shelf","author":"Sh Author","copies":1}`)
+	lend(alpha, ac[0], 0)
+	lend(alpha, ac[1], 1)
+	bravoLoan := lend(bravo, bc[0], 6)
+	lend(bravo, bc[1], 7)
+	lend(bravo, bc[2], 0)
+	lend(charlie, cc[0], 3)
+	lend(delta, dc[0], 1)
+	lend(delta, dc[1], 2)
+	lostLoan := lend(lost, lc[0], 5)
+	for _, i := range []int{2, 3, 4} {
+		hold(w.libA, alpha, students[i])
+	}
+	for _, i := range []int{1, 2, 3} {
+		hold(w.libA, bravo, students[i])
+	}
+	hold(w.libA, charlie, students[4])
+	hold(w.libA, delta, students[5])
+	hold(w.libA, delta, students[7])
+	hold(w.libA, lost, students[6])
+	if r := w.act(w.libA, lostLoan, "lost"); r.Status != 200 {
+		t.Fatalf("lost: %d %s", r.Status, r.Body)
+	}
+	// The return puts the copy aside for Bravo's first hold: ready, not waiting.
+	if r := w.act(w.libA, bravoLoan, "return"); r.Status != 200 {
+		t.Fatalf("return: %d %s", r.Status, r.Body)
+	}
+	// School B: a hold on its own title, never in school A's report.
+	elsewhere, ec := w.addBook(t, w.libB, `{"title":"Elsewhere","author":"El Author","copies":1}`)
+	if r := w.lend(w.libB, elsewhere, ec[0]["id"].(string), w.studentBID); r.Status != 201 {
+		t.Fatalf("lend in school B: %d %s", r.Status, r.Body)
+	}
+	r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.libB, Body: `{"name":"Birch Reader"}`})
+	if r.Status != 201 {
+		t.Fatalf("student in school B: %d %s", r.Status, r.Body)
+	}
+	hold(w.libB, elsewhere, r.json(t)["student"].(map[string]any)["student_id"].(string))
+
+	get := func(tok, path string) map[string]any {
+		t.Helper()
+		r := s.do(req{Path: "/api/library/reports/" + path, Token: tok})
+		if r.Status != 200 {
+			t.Fatalf("GET %s: %d %s", path, r.Status, r.Body)
+		}
+		return r.json(t)
+	}
+	row := func(book, title, author, isbn string, copies, waiting int, perCopy string) string {
+		return fmt.Sprintf(`{"author":%q,"book_id":%q,"copies":%d,"holds_per_copy":%s,"isbn":%q,"title":%q,"waiting_holds":%d}`,
+			author, book, copies, perCopy, isbn, title, waiting)
+	}
+	rows := []string{
+		row(lost, "Lost One", "Lu Author", "", 0, 1, "null"),
+		row(alpha, "Alpha Queue", "Al Author", "9780306406157", 2, 3, "1.5"),
+		row(delta, "Delta Queue", "Di Author", "", 2, 2, "1"),
+		row(charlie, "Charlie Queue", "Cy Author", "", 1, 1, "1"),
+		row(bravo, "Bravo Queue", "Bo Author", "", 3, 2, "0.67"),
+	}
+	if got, want := jsonOf(t, get(w.libA, "hold-queues")["titles"]), "["+strings.Join(rows, ",")+"]"; got != want {
+		t.Errorf("hold queues =\n%s\nwant\n%s", got, want)
+	}
+	if got, want := jsonOf(t, get(w.staffA, "hold-queues?limit=2")["titles"]), "["+strings.Join(rows[:2], ",")+"]"; got != want {
+		t.Errorf("hold queues, limit 2 =\n%s\nwant\n%s", got, want)
+	}
+	if got, want := jsonOf(t, get(w.admin, "hold-queues?schoolId="+w.schoolB)["titles"]), "["+row(elsewhere, "Elsewhere", "El Author", "", 1, 1, "1")+"]"; got != want {
+		t.Errorf("school B's hold queues = %s\nwant %s", got, want)
+	}
+
+	r = s.do(req{Path: "/api/library/reports/hold-queues?format=csv&limit=3", Token: w.libA})
+	if r.Status != 200 || r.Header.Get("Content-Type") != "text/csv; charset=utf-8" || r.Header.Get("Content-Disposition") != `attachment; filename="hold-queues.csv"` {
+		t.Fatalf("CSV: %d %v %s", r.Status, r.Header, r.Body)
+	}
+	want := fmt.Sprintf("rank,title,author,isbn,copies,waiting_holds,holds_per_copy,book_id\n"+
+		"1,Lost One,Lu Author,,0,1,no copy to lend,%s\n2,Alpha Queue,Al Author,9780306406157,2,3,1.5,%s\n3,Delta Queue,Di Author,,2,2,1,%s\n",
+		lost, alpha, delta)
+	if string(r.Body) != want {
+		t.Errorf("CSV:\n%s\nwant:\n%s", r.Body, want)
+	}
+
+	for _, tt := range []struct {
+		path   string
+		status int
+		code   string
+	}{
+		{"hold-queues?limit=0", 422, "validation_failed"},
+		{"hold-queues?limit=101", 422, "validation_failed"},
+		{"hold-queues?limit=ten", 400, "malformed_query"},
+		{"hold-queues?limit=0&format=csv", 422, "validation_failed"},
+	} {
+		details := wantRefused(t, tt.path, s.do(req{Path: "/api/library/reports/" + tt.path, Token: w.libA}), tt.status, tt.code)
+		if f, _ := details["fields"].(map[string]any); f["limit"] == nil {
+			t.Errorf("%s: details %v do not name limit", tt.path, details)
+		}
+	}
+	wantRefused(t, "a student", s.do(req{Path: "/api/library/reports/hold-queues", Token: w.studentA}), 403, "forbidden")
+	wantRefused(t, "another school", s.do(req{Path: "/api/library/reports/hold-queues?schoolId=" + w.schoolB, Token: w.libA}), 403, "forbidden")
 }

@@ -379,6 +379,9 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"GET /api/library/reports/median-age", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/reports/median-age?schoolId=" + w.schoolA}
 		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
+		{"GET /api/library/reports/hold-queues", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/reports/hold-queues?schoolId=" + w.schoolA}
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"PUT /api/library/loan-rules", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PUT", Path: "/api/library/loan-rules?schoolId=" + w.schoolA, Body: `{"rules":[{"patron":"staff","category":"standard","loan_days":28,"renewals":3,"max_items":0}]}`}
 		}, [7]int{A, F, F, F, 200, F, 200}, nil},

@@ -111,6 +111,14 @@ func TestSecurityEveryCSVIsSafeToOpen(t *testing.T) {
 	if r := w.lend(w.libB, book, copies[0]["id"].(string), student); r.Status != 201 {
 		t.Fatalf("lend: %d %s", r.Status, r.Body)
 	}
+	// A hold waits for the lent copy: the hostile title is in the hold queues.
+	r = w.s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.libB, Body: `{"name":"Waiting Reader"}`})
+	if r.Status != 201 {
+		t.Fatalf("student: %d %s", r.Status, r.Body)
+	}
+	if h := w.placeHold(w.libB, book, r.json(t)["student"].(map[string]any)["student_id"].(string)); h.Status != 201 {
+		t.Fatalf("hold: %d %s", h.Status, h.Body)
+	}
 	w.addBook(t, w.libB, fmt.Sprintf(`{"title":%q,"author":%q,"copies":1}`, unusedTitle, unusedAuthor))
 	file := "title,author,barcode\nImported Plainly,A. Author," + hostileBarcode + "\n"
 	if r := w.importHoldings(w.libB, "csv", file, false); r.Status != 201 {
@@ -130,6 +138,7 @@ func TestSecurityEveryCSVIsSafeToOpen(t *testing.T) {
 		"GET /api/library/reports/collection-by-reading-level": {"/api/library/reports/collection-by-reading-level?format=csv", nil},
 		"GET /api/library/reports/never-borrowed":              {"/api/library/reports/never-borrowed?format=csv", []string{unusedTitle, unusedAuthor}},
 		"GET /api/library/reports/median-age":                  {"/api/library/reports/median-age?format=csv", nil},
+		"GET /api/library/reports/hold-queues":                 {"/api/library/reports/hold-queues?format=csv", []string{hostileTitle, hostileAuthor}},
 		"GET /api/library/holdings/export": {"/api/library/holdings/export?format=csv",
 			[]string{hostileTitle, hostileAuthor, hostilePublisher, hostileCall, hostileGenre, hostileSubject, hostileBarcode, unusedTitle, unusedAuthor}},
 	}

@@ -303,3 +303,50 @@ func (h *handler) reportMedianAge(w http.ResponseWriter, r *http.Request) {
 		rows:   [][]string{{rep.Date, year, age, strconv.Itoa(rep.Counted), strconv.Itoa(rep.Excluded)}},
 	}, body)
 }
+
+type titleQueueBody struct {
+	BookID  string `json:"book_id"`
+	Title   string `json:"title"`
+	Author  string `json:"author"`
+	ISBN    string `json:"isbn"`
+	Copies  int    `json:"copies"`
+	Waiting int    `json:"waiting_holds"`
+	// HoldsPerCopy is null for a title with no copy to lend.
+	HoldsPerCopy *float64 `json:"holds_per_copy"`
+}
+
+type holdQueuesBody struct {
+	SchoolID string           `json:"school_id"`
+	Titles   []titleQueueBody `json:"titles"`
+}
+
+func (h *handler) reportHoldQueues(w http.ResponseWriter, r *http.Request) {
+	p, asCSV, ok := reportParams(w, r, "limit")
+	if !ok {
+		return
+	}
+	limit, err := intParam(p, "limit", library.DefaultHoldQueues)
+	if err != nil {
+		httpedge.WriteError(w, r, err)
+		return
+	}
+	rep, err := h.deps.Library.Reports.HoldQueues(r.Context(), p["schoolId"], limit)
+	if err != nil {
+		httpedge.WriteError(w, r, err)
+		return
+	}
+	body := holdQueuesBody{SchoolID: rep.School.ID, Titles: []titleQueueBody{}}
+	t := reportTable{header: []string{"rank", "title", "author", "isbn", "copies", "waiting_holds", "holds_per_copy", "book_id"}}
+	for i, q := range rep.Titles {
+		b := titleQueueBody{BookID: q.Book.ID, Title: q.Book.Title, Author: q.Book.Author, ISBN: q.Book.ISBN, Copies: q.Copies, Waiting: q.Waiting}
+		perCopy := "no copy to lend"
+		if v, ok := q.HoldsPerCopy(); ok {
+			b.HoldsPerCopy = &v
+			perCopy = strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		body.Titles = append(body.Titles, b)
+		t.rows = append(t.rows, []string{strconv.Itoa(i + 1), q.Book.Title, q.Book.Author, q.Book.ISBN, strconv.Itoa(q.Copies),
+			strconv.Itoa(q.Waiting), perCopy, q.Book.ID})
+	}
+	writeReport(w, asCSV, library.ReportHoldQueues, t, body)
+}

@@ -181,6 +181,7 @@ func (h *handler) table() []httpedge.Route {
 			h.reportCollection(library.CollectionReadingLevel, library.ReportReadingLevels)),
 		r("library.reports.neverBorrowed", http.MethodGet, "/api/library/reports/never-borrowed", "read", "library:reports", h.reportNeverBorrowed),
 		r("library.reports.medianAge", http.MethodGet, "/api/library/reports/median-age", "read", "library:reports", h.reportMedianAge),
+		r("library.reports.holdQueues", http.MethodGet, "/api/library/reports/hold-queues", "read", "library:reports", h.reportHoldQueues),
 		r("library.stocktakes.list", http.MethodGet, "/api/library/stocktakes", "read", "library:stocktakes", h.listStocktakes),
 		r("library.stocktakes.open", http.MethodPost, "/api/library/stocktakes", "create", "library:stocktakes", h.openStocktake),
 		r("library.stocktakes.scan", http.MethodPost, "/api/library/stocktakes/{id}/scans", "scan", "library:stocktakes", h.scanCopy),

@@ -28,17 +28,20 @@ var _ ports.ReportRepository = (*Reports)(nil)
 // for the books); the collection from the school's books and copies on
 // their school-first indexes; never-borrowed books by walking the school's
 // books in title order and asking the {book_id} index of the loans which
-// of each batch were lent. Only the stages FerretDB 1.24 runs ($match,
-// $group with $sum) are used.
+// of each batch were lent; hold queues from the school's traps and queue
+// entries on their school-first indexes. Only the stages FerretDB 1.24
+// runs ($match, $group with $sum) are used.
 type Reports struct {
 	books, copies, loans *mongo.Collection
+	queue, traps         *mongo.Collection
 }
 
 // NewReports returns the report store of db. It panics on nil, a wiring
 // bug.
 func NewReports(db *mongo.Database) *Reports {
 	mustDB(db, "NewReports")
-	return &Reports{books: db.Collection(colLibraryBooks), copies: db.Collection(colCopies), loans: db.Collection(colLoans)}
+	return &Reports{books: db.Collection(colLibraryBooks), copies: db.Collection(colCopies), loans: db.Collection(colLoans),
+		queue: db.Collection(colHoldQueue), traps: db.Collection(colHoldTraps)}
 }
 
 func loanedBetween(schoolID string, from, to time.Time) bson.D {
@@ -280,4 +283,40 @@ func (r *Reports) NeverBorrowed(ctx context.Context, schoolID string, offset, li
 		return nil, 0, err
 	}
 	return page, total, nil
+}
+
+// HoldQueues implements ports.ReportRepository: the ids of the holds the
+// school's traps name (its copies put aside, few; FerretDB 1.24 has no
+// $lookup), the school's other queue entries counted per book ($match on
+// the {school_id, book_id, ...} index's prefix, $group), then those
+// books' copies without a condition counted the same way.
+func (r *Reports) HoldQueues(ctx context.Context, schoolID string) ([]library.HoldQueue, error) {
+	school := bson.D{{Key: "school_id", Value: schoolID}}
+	opts := options.Find().SetProjection(bson.D{{Key: "hold_id", Value: 1}}).SetBatchSize(wholeBatch)
+	trapped, err := findAll(ctx, r.traps, "read the traps", school, opts, func(d holdTrapDoc) string { return d.HoldID })
+	if err != nil {
+		return nil, err
+	}
+	match := school
+	if len(trapped) > 0 {
+		match = append(match, bson.E{Key: "_id", Value: bson.D{{Key: "$nin", Value: trapped}}})
+	}
+	waiting, err := countBy(ctx, r.queue, "count the waiting holds", match, "book_id", wholeBatch)
+	if err != nil || len(waiting) == 0 {
+		return []library.HoldQueue{}, err
+	}
+	ids := make([]string, len(waiting))
+	for i, w := range waiting {
+		ids[i] = w.Key
+	}
+	copies, err := countPerBook(ctx, r.copies, "count the lendable copies", visible(bson.D{{Key: "school_id", Value: schoolID},
+		{Key: "book_id", Value: in(ids)}, {Key: "condition", Value: bson.D{{Key: "$exists", Value: false}}}}), wholeBatch)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]library.HoldQueue, len(waiting))
+	for i, w := range waiting {
+		out[i] = library.HoldQueue{BookID: w.Key, Waiting: w.N, Copies: copies[w.Key]}
+	}
+	return out, nil
 }

@@ -11,7 +11,9 @@ import (
 // through the indexes of migration 0021 (a range of loans_by_school_time,
 // from the index alone; loans_by_book for each book of a page), the
 // books through the school's range of an index and the copies through
-// copies_by_book; none scans a table.
+// copies_by_book; the waiting holds through the school's range of
+// hold_queue_by_book, each looked up in the traps' unique hold_id; none
+// scans a table.
 func TestReportPlansUseTheirIndexes(t *testing.T) {
 	d := openTestDB(t)
 	seed(t, d)
@@ -22,6 +24,8 @@ func TestReportPlansUseTheirIndexes(t *testing.T) {
 		stmtReportTopBooks:           {"SEARCH loans USING COVERING INDEX loans_by_school_time (school_id=? AND loaned_at>? AND loaned_at<?)", "(id=?)"},
 		stmtReportNeverBorrowed:      {"library_books_by_title (school_id=?)", "SEARCH l USING COVERING INDEX loans_by_book (book_id=?)"},
 		stmtReportNeverBorrowedCount: {"library_books_by_title (school_id=?)", "SEARCH l USING COVERING INDEX loans_by_book (book_id=?)"},
+		stmtReportHoldQueues: {"SEARCH q USING COVERING INDEX hold_queue_by_book (school_id=?)",
+			"SEARCH t USING COVERING INDEX sqlite_autoindex_hold_traps_2 (hold_id=?)", "SEARCH c USING INDEX copies_by_book (school_id=? AND book_id=?)"},
 	}
 	for field, s := range stmtsCollection {
 		// The books' own index of the field (migration 0017), read alone.

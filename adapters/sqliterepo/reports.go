@@ -58,6 +58,16 @@ ORDER BY b.title, b.id LIMIT :limit OFFSET :offset`)
 	stmtReportNeverBorrowedCount = newStmt("reports.never_borrowed_count", `
 SELECT count(*) FROM library_books AS b INDEXED BY library_books_by_title
 WHERE b.school_id = :school_id AND NOT EXISTS (SELECT 1 FROM loans AS l WHERE l.book_id = b.id)`)
+	// The school's range of the queue's by-book index, each entry looked
+	// up by hold in the traps' unique key (a trapped hold is ready, not
+	// waiting); each title's lendable copies are a range of copies_by_book.
+	stmtReportHoldQueues = newStmt("reports.hold_queues", `
+SELECT q.book_id, count(*),
+	(SELECT count(*) FROM copies AS c INDEXED BY copies_by_book
+	 WHERE c.school_id = :school_id AND c.book_id = q.book_id AND c.copy_condition = '')
+FROM hold_queue AS q INDEXED BY hold_queue_by_book
+WHERE q.school_id = :school_id AND NOT EXISTS (SELECT 1 FROM hold_traps AS t WHERE t.hold_id = q.hold_id)
+GROUP BY q.book_id`)
 )
 
 // collectionStmts are the two groupings of one book field: the titles per
@@ -196,4 +206,20 @@ func (r *Reports) NeverBorrowed(ctx context.Context, schoolID string, offset, li
 	page := []any{school, sql.Named("limit", int64(max(limit, 1))), sql.Named("offset", int64(max(offset, 0)))}
 	return r.db.booksAndTotal(ctx, "list the never-borrowed books", stmtReportNeverBorrowed, page,
 		"count the never-borrowed books", stmtReportNeverBorrowedCount, []any{school})
+}
+
+// HoldQueues implements ports.ReportRepository with one statement.
+func (r *Reports) HoldQueues(ctx context.Context, schoolID string) ([]library.HoldQueue, error) {
+	rows, err := r.db.query(ctx, r.db.read, stmtReportHoldQueues, sql.Named("school_id", schoolID))
+	if err != nil {
+		return nil, mapErr(err, "count the waiting holds", nil, nil)
+	}
+	out, err := scanAll(rows, func(s scanner) (library.HoldQueue, error) {
+		var q library.HoldQueue
+		return q, s.Scan(&q.BookID, &q.Waiting, &q.Copies)
+	})
+	if err != nil {
+		return nil, mapErr(err, "count the waiting holds", nil, nil)
+	}
+	return out, nil
 }

@@ -50,10 +50,11 @@ func mustParsePages() map[string]*template.Template {
 		"unlock": func(base, id, from, search, describedBy string) unlockForm {
 			return unlockForm{Base: base, ID: id, From: from, Search: search, DescribedBy: describedBy}
 		},
-		"plural": pluralize,
-		"money":  money,
-		"years":  formatYears,
-		"field":  newFormField,
+		"plural":  pluralize,
+		"money":   money,
+		"years":   formatYears,
+		"perCopy": perCopy,
+		"field":   newFormField,
 		"codeField": func(form, focus, hint string) codeField {
 			return codeField{Form: form, Hint: hint, Autofocus: focus == form}
 		},

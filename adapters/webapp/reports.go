@@ -82,6 +82,8 @@ type reportsView struct {
 	LevelChart   barChart
 	Unused       collection.NeverBorrowed
 	Age          collection.CollectionAge
+	Queues       collection.HoldQueues
+	QueueChart   barChart
 }
 
 // reportsPageTitles is how many never-borrowed titles the page lists (the
@@ -135,6 +137,9 @@ func (a *App) fillReports(r *http.Request, school library.School, v *reportsView
 	if v.Age, err = rep.MedianAge(ctx, school.ID); err != nil {
 		return err
 	}
+	if v.Queues, err = rep.HoldQueues(ctx, school.ID, library.DefaultHoldQueues); err != nil {
+		return err
+	}
 	var labels []string
 	var values []int
 	for _, m := range v.Months.Months {
@@ -152,6 +157,11 @@ func (a *App) fillReports(r *http.Request, school library.School, v *reportsView
 	}
 	v.OverdueChart = newBarChart("chart-overdue-by-homeroom", "Overdue loans per homeroom", labels, values)
 	v.GenreChart = collectionChart("chart-collection-by-genre", "Copies per genre", v.Genres)
+	labels, values = nil, nil
+	for _, q := range v.Queues.Titles {
+		labels, values = append(labels, q.Book.Title), append(values, q.Waiting)
+	}
+	v.QueueChart = newBarChart("chart-hold-queues", "Waiting holds per title", labels, values)
 	v.LevelChart = collectionChart("chart-collection-by-reading-level", "Copies per reading level", v.Levels)
 
 	v.CSV = map[string]string{}
@@ -183,6 +193,16 @@ func orUnknown(s, unknown string) string {
 		return unknown
 	}
 	return s
+}
+
+// perCopy writes a title's waiting holds per lendable copy as the CSV
+// does, or says it has no copy to lend.
+func perCopy(q collection.TitleQueue) string {
+	v, ok := q.HoldsPerCopy()
+	if !ok {
+		return "no copy to lend"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64) + " per copy"
 }
 
 // formatYears writes a median year or age without a needless ".0".

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/net/html"
+
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/students"
@@ -130,5 +132,42 @@ func TestReportChartsEscapeEveryLabel(t *testing.T) {
 	}
 	if strings.Contains(page, "<script>alert") || strings.Contains(page, "<svg onload") {
 		t.Error("the page carries a hostile label unescaped")
+	}
+}
+
+// The Reports page shows the titles with waiting holds, the chart of
+// their waiting holds and the CSV link, and stays accessible; with no
+// hold waiting it says so.
+func TestReportsShowHoldQueues(t *testing.T) {
+	f := newFixture(t)
+	page := func() *html.Node {
+		t.Helper()
+		rec := f.do(&f.librarian, http.MethodGet, "/library/maple.example.org/reports", nil)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET reports: %d", rec.Code)
+		}
+		doc := parse(t, rec.Body.String())
+		checkAccessible(t, doc)
+		return doc
+	}
+	if byID(page(), "hold-queues-none") == nil {
+		t.Error("no hold waits, and the page does not say so")
+	}
+
+	b, _ := f.heldBook(t, "Queue & Co", f.student)
+	ctx := user.WithPrincipal(context.Background(), user.PrincipalOf(f.librarian))
+	if _, err := f.lib.Holds.Place(ctx, circulation.HoldInput{BookID: b.ID, StudentID: f.evil.ID}); err != nil {
+		t.Fatal(err)
+	}
+	doc := page()
+	if got := textOf(byID(doc, "hold-queues-list")); !strings.Contains(got, "Queue & Co (Q. Ueue): 1 waiting hold, 1 copy to lend, 1 per copy") {
+		t.Errorf("hold queues list = %q", got)
+	}
+	chart := byID(doc, "chart-hold-queues")
+	if chart == nil || attr(chart, "role") != "img" || attr(chart, "aria-label") == "" {
+		t.Fatal("no labelled hold queues chart")
+	}
+	if href := attr(byID(doc, "csv-hold-queues"), "href"); !strings.HasPrefix(href, "/api/library/reports/hold-queues?") || !strings.Contains(href, "format=csv") {
+		t.Errorf("CSV link %q", href)
 	}
 }

@@ -48,6 +48,8 @@ func reportCases(sc *school) []reportCase {
 		{"never borrowed (page 1 of 50)", api("never-borrowed")},
 		{"never borrowed, CSV (all)", api("never-borrowed?format=csv")},
 		{"median age", api("median-age")},
+		{"hold queues (limit 100)", api("hold-queues?limit=100")},
+		{"hold queues, CSV", api("hold-queues?format=csv&limit=100")},
 		{"desk: Reports page `GET /library/{domain}/reports`", rq{Path: "/library/" + demoSchoolDomain + "/reports", Cookie: sc.libCookie}},
 	}
 }

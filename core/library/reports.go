@@ -21,11 +21,12 @@ const (
 	ReportReadingLevels    = "collection-by-reading-level"
 	ReportNeverBorrowed    = "never-borrowed"
 	ReportMedianAge        = "median-age"
+	ReportHoldQueues       = "hold-queues"
 )
 
 // ReportNames lists every report in the desk's order.
 var ReportNames = []string{ReportLoansPerMonth, ReportTopTitles, ReportOverdueHomerooms, ReportGenres,
-	ReportReadingLevels, ReportNeverBorrowed, ReportMedianAge}
+	ReportReadingLevels, ReportNeverBorrowed, ReportMedianAge, ReportHoldQueues}
 
 // The book fields a collection report groups by (ports.ReportRepository.
 // Collection).
@@ -37,13 +38,16 @@ const (
 
 // Report limits. A date range covers at most MaxReportYears years (60
 // monthly buckets, each an index range count); top titles lists at most
-// MaxTopTitles; never-borrowed pages hold at most MaxReportPage books.
+// MaxTopTitles; never-borrowed pages hold at most MaxReportPage books;
+// hold queues list at most MaxHoldQueues titles.
 const (
 	MaxReportYears    = 5
 	MaxTopTitles      = 100
 	DefaultTopTitles  = 10
 	MaxReportPage     = 100
 	DefaultReportPage = 50
+	MaxHoldQueues     = 100
+	DefaultHoldQueues = 20
 )
 
 // MonthCount is the number of loans made in one calendar month of the
@@ -57,6 +61,15 @@ type MonthCount struct {
 type BookLoans struct {
 	BookID string
 	Loans  int
+}
+
+// HoldQueue is a book's holds waiting for a copy (open queue entries no
+// trap names) and how many of its copies can be lent (those without a
+// condition: lost, claimed returned and damaged copies cannot).
+type HoldQueue struct {
+	BookID  string
+	Waiting int
+	Copies  int
 }
 
 // CollectionCount is how many titles (books) and copies of the school have

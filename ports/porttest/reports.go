@@ -22,6 +22,7 @@ func Reports(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"TopBooks", testReportTopBooks},
 		{"Collection", testReportCollection},
 		{"NeverBorrowed", testReportNeverBorrowed},
+		{"HoldQueues", testReportHoldQueues},
 	})
 }
 
@@ -187,6 +188,82 @@ func testReportNeverBorrowed(t *testing.T, r ports.Repositories) {
 	must(t, "NeverBorrowed of an empty school", err)
 	if total != 0 || len(page) != 0 {
 		t.Errorf("NeverBorrowed of an empty school = %v of %d, want none", titlesOf(page), total)
+	}
+}
+
+// testReportHoldQueues: per book of the school, its waiting holds (a
+// ready hold, named by a trap, is not waiting) and its copies without a
+// condition (a lost or damaged copy cannot be lent); a title with holds
+// and no lendable copy is there with 0; books without a waiting hold and
+// another school's holds and copies never count.
+func testReportHoldQueues(t *testing.T, r ports.Repositories) {
+	school, other := uuid.NewString(), uuid.NewString()
+	copies := func(schoolID, bookID string, n int) []library.Copy {
+		t.Helper()
+		var cs []library.Copy
+		for range n {
+			cs = append(cs, newCopy(schoolID, bookID, "C-"+uuid.NewString()[:8]))
+		}
+		dup, err := r.Holdings.CreateCopies(ctx(t), cs)
+		must(t, "CreateCopies", err)
+		if len(dup) != 0 {
+			t.Fatalf("CreateCopies: duplicates %v", dup)
+		}
+		return cs
+	}
+	hold := func(schoolID, bookID string) library.HoldQueueEntry {
+		t.Helper()
+		e := newQueueEntry(schoolID, bookID, uuid.NewString(), base)
+		must(t, "Enqueue", r.Holds.Enqueue(ctx(t), e))
+		return e
+	}
+	popular := createLibBook(t, r, school, "", "Popular")
+	pc := copies(school, popular.ID, 3)
+	must(t, "SetCopyCondition lost", r.Holdings.SetCopyCondition(ctx(t), school, pc[0].ID,
+		library.CopyCondition{Condition: library.ConditionLost, At: base}))
+	must(t, "SetCopyCondition damaged", r.Holdings.SetCopyCondition(ctx(t), school, pc[1].ID,
+		library.CopyCondition{Condition: library.ConditionDamaged, At: base}))
+	for range 3 {
+		hold(school, popular.ID)
+	}
+	ready := hold(school, popular.ID)
+	must(t, "Trap", r.Holds.Trap(ctx(t), newTrap(school, popular.ID, pc[2].ID, ready.HoldID, base.Add(time.Hour))))
+
+	gone := createLibBook(t, r, school, "", "Gone")
+	gc := copies(school, gone.ID, 1)
+	must(t, "SetCopyCondition lost", r.Holdings.SetCopyCondition(ctx(t), school, gc[0].ID,
+		library.CopyCondition{Condition: library.ConditionLost, At: base}))
+	hold(school, gone.ID)
+	none := createLibBook(t, r, school, "", "No copies")
+	hold(school, none.ID)
+
+	// Every hold of this one is ready: it is not in the report.
+	served := createLibBook(t, r, school, "", "Served")
+	sc := copies(school, served.ID, 1)
+	sr := hold(school, served.ID)
+	must(t, "Trap", r.Holds.Trap(ctx(t), newTrap(school, served.ID, sc[0].ID, sr.HoldID, base.Add(time.Hour))))
+	quiet := createLibBook(t, r, school, "", "Quiet")
+	copies(school, quiet.ID, 2)
+
+	elsewhere := createLibBook(t, r, other, "", "Elsewhere")
+	copies(other, elsewhere.ID, 4)
+	for range 2 {
+		hold(other, elsewhere.ID)
+		hold(other, popular.ID) // another school's holds on this school's book id
+	}
+
+	got, err := r.Reports.HoldQueues(ctx(t), school)
+	must(t, "HoldQueues", err)
+	slices.SortFunc(got, func(a, b library.HoldQueue) int { return strings.Compare(a.BookID, b.BookID) })
+	want := []library.HoldQueue{{BookID: popular.ID, Waiting: 3, Copies: 1}, {BookID: gone.ID, Waiting: 1}, {BookID: none.ID, Waiting: 1}}
+	slices.SortFunc(want, func(a, b library.HoldQueue) int { return strings.Compare(a.BookID, b.BookID) })
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("HoldQueues = %+v, want %+v", got, want)
+	}
+	empty, err := r.Reports.HoldQueues(ctx(t), uuid.NewString())
+	must(t, "HoldQueues of an empty school", err)
+	if len(empty) != 0 {
+		t.Errorf("HoldQueues of an empty school = %+v, want none", empty)
 	}
 }
 

@@ -129,6 +129,7 @@ var whoMayCall = map[string]string{
 	"library.reports.collectionByReadingLevel": "admin librarian staff",
 	"library.reports.neverBorrowed":            "admin librarian staff",
 	"library.reports.medianAge":                "admin librarian staff",
+	"library.reports.holdQueues":               "admin librarian staff",
 	"library.books.update":                     "admin librarian",
 	"library.loans.notices":                    "admin librarian staff",
 	"library.notices.settings.get":             "admin librarian staff",

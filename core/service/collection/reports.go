@@ -1,8 +1,10 @@
 package collection
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -326,4 +328,82 @@ func (s *Reports) MedianAge(ctx context.Context, schoolParam string) (Collection
 	}
 	today := s.clock.TodayAt(school)
 	return CollectionAge{School: school, Date: today.Format("2006-01-02"), MedianAge: library.MedianAgeOf(byYear, today.Year())}, nil
+}
+
+// TitleQueue is a book with holds waiting and the copies it can lend.
+type TitleQueue struct {
+	Book    library.Book
+	Waiting int
+	Copies  int // lendable copies; 0 is "no copy to lend"
+}
+
+// HoldsPerCopy is the waiting holds per lendable copy, to two decimals
+// (enough to rank by eye, the same in JSON, CSV and on the desk); false
+// when there is no copy to lend.
+func (q TitleQueue) HoldsPerCopy() (float64, bool) {
+	if q.Copies == 0 {
+		return 0, false
+	}
+	return math.Round(float64(q.Waiting)*100/float64(q.Copies)) / 100, true
+}
+
+// HoldQueues is the titles whose holds wait longest for a copy.
+type HoldQueues struct {
+	School library.School
+	Titles []TitleQueue
+}
+
+// HoldQueues lists at most limit (1..library.MaxHoldQueues) of the
+// school's books with waiting holds (ready ones have their copy and do not
+// count), the most waiting holds per lendable copy first (books with no
+// copy to lend before all), then the most waiting holds, then by title
+// and id: what to buy more of.
+// Errors: Invalid "limit"; as scope.
+func (s *Reports) HoldQueues(ctx context.Context, schoolParam string, limit int) (HoldQueues, error) {
+	if limit < 1 || limit > library.MaxHoldQueues {
+		return HoldQueues{}, errs.InvalidField("limit", fmt.Sprintf("must be between 1 and %d", library.MaxHoldQueues))
+	}
+	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return HoldQueues{}, err
+	}
+	queues, err := s.reports.HoldQueues(ctx, school.ID)
+	if err != nil {
+		return HoldQueues{}, err
+	}
+	ids := usecase.Pluck(queues, func(q library.HoldQueue) string { return q.BookID })
+	books, err := s.holdings.BooksByID(ctx, school.ID, ids)
+	if err != nil {
+		return HoldQueues{}, err
+	}
+	byID := make(map[string]library.Book, len(books))
+	for _, b := range books {
+		byID[b.ID] = b
+	}
+	titles := make([]TitleQueue, 0, len(queues))
+	for _, q := range queues {
+		book, ok := byID[q.BookID]
+		if !ok {
+			continue // a hold left on a book since removed
+		}
+		titles = append(titles, TitleQueue{Book: book, Waiting: q.Waiting, Copies: q.Copies})
+	}
+	slices.SortFunc(titles, compareQueues)
+	return HoldQueues{School: school, Titles: titles[:min(limit, len(titles))]}, nil
+}
+
+// compareQueues orders by waiting holds per copy, most first and no copy
+// before any, compared as fractions so no rounding reorders them.
+func compareQueues(a, b TitleQueue) int {
+	switch {
+	case a.Copies == 0 && b.Copies != 0:
+		return -1
+	case b.Copies == 0 && a.Copies != 0:
+		return 1
+	case a.Copies != 0:
+		if c := cmp.Compare(b.Waiting*a.Copies, a.Waiting*b.Copies); c != 0 {
+			return c
+		}
+	}
+	return cmp.Or(cmp.Compare(b.Waiting, a.Waiting), strings.Compare(a.Book.Title, b.Book.Title), strings.Compare(a.Book.ID, b.Book.ID))
 }
