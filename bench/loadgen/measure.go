@@ -87,6 +87,13 @@ func hits(base string, r rq, path ...string) string {
 func (r *runner) measureSchool(s *svc, sc *school, sr *sizeRun) error {
 	o := r.o
 	if o.reports {
+		// The hold-queues report ranks titles with waiting holds: with
+		// -holds it ranks that many, not an empty queue.
+		if o.holds > 0 {
+			if err := seedHolds(s, sc, o.holds); err != nil {
+				return err
+			}
+		}
 		return r.measureReports(s, sc, sr)
 	}
 	if o.self {
