@@ -179,6 +179,17 @@ func holdingsKey(rec library.HoldingRecord) string {
 }
 
 // holdingsRow reads one CSV row into a record of one item.
+// oneLineBreak writes every line break in a cell as "\n". The CSV reader
+// drops the carriage return of a "\r\n" in a quoted cell but keeps a lone
+// one, so a run of them would lose one carriage return each time the
+// holdings went out and came back in.
+func oneLineBreak(v string) string {
+	if !strings.Contains(v, "\r") {
+		return v
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(v, "\r\n", "\n"), "\r", "\n")
+}
+
 func holdingsRow(columns, record []string, line int) (library.HoldingRecord, []library.LineError) {
 	rec := library.HoldingRecord{Index: line}
 	item := library.HoldingItem{Line: line}
@@ -187,7 +198,7 @@ func holdingsRow(columns, record []string, line int) (library.HoldingRecord, []l
 		// A cell an export made text (a leading ' before a formula) reads
 		// back as it was stored. The values are slices of the row's text:
 		// what the grouper keeps of them it copies (keepStrings).
-		v := strings.TrimSpace(csvout.Restore(record[i]))
+		v := strings.TrimSpace(oneLineBreak(csvout.Restore(record[i])))
 		switch c {
 		case holdingsColumnTitle:
 			rec.Title = v
