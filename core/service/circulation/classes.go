@@ -201,12 +201,7 @@ func (c *Classes) addLoans(ctx context.Context, view *ClassView, schoolID string
 	if err != nil {
 		return err
 	}
-	slices.SortFunc(loans, func(a, b LoanView) int {
-		if c := strings.Compare(a.DueAt, b.DueAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Loan.BookTitle, b.Loan.BookTitle)
-	})
+	sortByDue(loans)
 	for _, v := range loans {
 		i, ok := at[v.Loan.StudentID]
 		if !ok {

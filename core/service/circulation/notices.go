@@ -97,10 +97,6 @@ func (s *Notices) PutSettings(ctx context.Context, schoolParam string, set libra
 	return school, set, nil
 }
 
-// maxHomerooms bounds one school's list: the largest schools have a few
-// hundred classes.
-const maxHomerooms = 500
-
 // Homerooms returns the school's homerooms and their teachers.
 func (s *Notices) Homerooms(ctx context.Context, schoolParam string) (library.School, []library.Homeroom, error) {
 	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
@@ -120,8 +116,8 @@ func (s *Notices) ReplaceHomerooms(ctx context.Context, schoolParam string, room
 		return library.School{}, nil, err
 	}
 	fields := errs.FieldErrors{}
-	if len(rooms) > maxHomerooms {
-		fields.Add("homerooms", fmt.Sprintf("must list at most %d homerooms", maxHomerooms))
+	if len(rooms) > library.MaxHomerooms {
+		fields.Add("homerooms", fmt.Sprintf("must list at most %d homerooms", library.MaxHomerooms))
 	}
 	seen := map[string]int{}
 	out := make([]library.Homeroom, 0, len(rooms))
@@ -141,8 +137,8 @@ func (s *Notices) ReplaceHomerooms(ctx context.Context, schoolParam string, room
 		} else {
 			seen[library.HomeroomKey(r.Name)] = i
 		}
-		if n := len([]rune(r.TeacherName)); n > 100 {
-			fields.Add(at+"teacher_name", "must be at most 100 characters")
+		if n := len([]rune(r.TeacherName)); n > library.MaxHomeroomTeacherName {
+			fields.Add(at+"teacher_name", fmt.Sprintf("must be at most %d characters", library.MaxHomeroomTeacherName))
 		}
 		if msg := user.ValidateEmail(r.TeacherEmail); msg != "" {
 			fields.Add(at+"teacher_email", msg)

@@ -167,12 +167,7 @@ func (s *Circulation) Receipt(ctx context.Context, schoolParam, borrowerID strin
 	if err != nil {
 		return library.School{}, ports.Receipt{}, err
 	}
-	slices.SortFunc(loans, func(a, b LoanView) int {
-		if c := strings.Compare(a.DueAt, b.DueAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Loan.BookTitle, b.Loan.BookTitle)
-	})
+	sortByDue(loans)
 	r := ports.Receipt{School: school.Name, Student: st.Name, StudentNumber: st.StudentNumber, Date: s.clock.TodayAt(school).Format("2006-01-02")}
 	for _, v := range loans {
 		r.Lines = append(r.Lines, ports.ReceiptLine{Title: v.Loan.BookTitle, Author: v.Loan.BookAuthor, CopyCode: v.Loan.CopyCode, DueAt: v.DueAt})
@@ -264,4 +259,15 @@ func (s *Circulation) OverdueLetters(ctx context.Context, schoolParam, homeroom,
 		return strings.Compare(a.Student, b.Student)
 	})
 	return out, nil
+}
+
+// sortByDue orders loans as a borrower or a class reads them: the earliest
+// due first, then by title.
+func sortByDue(loans []LoanView) {
+	slices.SortFunc(loans, func(a, b LoanView) int {
+		if c := strings.Compare(a.DueAt, b.DueAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Loan.BookTitle, b.Loan.BookTitle)
+	})
 }
