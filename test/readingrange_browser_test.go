@@ -70,6 +70,10 @@ func TestBrowserReadingLevelWarning(t *testing.T) {
 		chromedp.SetValue(chromedp.ID("settings-reading-level-check"), "block"),
 		chromedp.Submit(chromedp.ID("settings-reading-level-check")),
 		chromedp.WaitVisible(chromedp.ID("flash")),
+		// Read the setting from a fresh load of the page: the flash may be
+		// found while the redirect's page is still replacing the form.
+		chromedp.Navigate(s.URL+"/library/"+domain+"/settings"),
+		chromedp.WaitVisible(chromedp.ID("settings-reading-level-check")),
 	)
 	if got := get(t, bctx, "saved setting", chromedp.Value(chromedp.ID("settings-reading-level-check"))); got != "block" {
 		t.Fatalf("the settings page shows reading_level_check %q after saving block", got)
