@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"github.com/readinglibrary/service/core/catalog"
 )
@@ -95,4 +96,10 @@ type ProgressRepository interface {
 	// DeleteByAccount removes every progress record and session of the
 	// account. Idempotent.
 	DeleteByAccount(ctx context.Context, accountID string) error
+	// SessionTotals sums the sessions of the given accounts whose At is
+	// within [from, to], one total per account and book (seconds, the
+	// latest session, the latest session that completed the book), at
+	// most limit of them, in any order. One aggregate command over the
+	// sessions' account index; no accounts is no command.
+	SessionTotals(ctx context.Context, accountIDs []string, from, to time.Time, limit int) ([]catalog.SessionTotal, error)
 }

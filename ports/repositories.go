@@ -217,4 +217,8 @@ type Repositories struct {
 	Reviews ReviewRepository
 	// Covers are the titles' cover images.
 	Covers CoverRepository
+	// FinishedLoans are the returned loans students marked as books read.
+	FinishedLoans FinishedLoanRepository
+	// AppLinks join the school's books to the reading app's.
+	AppLinks AppLinkRepository
 }

@@ -78,6 +78,12 @@ const (
 	KindReviews RecordKind = "reviews" // library.Review
 	// The titles' covers, and the notes that a title has none to fetch.
 	KindCovers RecordKind = "covers" // library.Cover
+	// The returned loans students marked as books read (their reading
+	// record), named or not.
+	KindFinishedLoans RecordKind = "finished_loans" // library.FinishedLoan
+	// The librarians' choices on which of the reading app's books are a
+	// school's books, which no lookup could derive again.
+	KindAppLinkChoices RecordKind = "app_link_choices" // library.AppLinkChoice
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -93,7 +99,7 @@ var RecordKinds = []RecordKind{
 	KindLoanEndings, KindCharges, KindSettlements,
 	KindRollovers,
 	KindStocktakes, KindStocktakeScans, KindImportJobs,
-	KindWantToRead, KindReviews, KindCovers,
+	KindWantToRead, KindReviews, KindCovers, KindFinishedLoans, KindAppLinkChoices,
 }
 
 // NoticeSettingsRecord is a school's saved notice settings.

@@ -182,6 +182,12 @@ func TestPublicCatalogIsPagedAndBounded(t *testing.T) {
 	}
 }
 
+// appDraft is a one-chapter book of the reading app.
+func appDraft(title, author string) catalog.BookDraft {
+	return catalog.BookDraft{Title: title, Author: author, Genre: "fiction", ReadingLevel: "beginner", Pages: 3,
+		Chapters: []catalog.ChapterDraft{{Title: "Only", PageStart: 1, PageEnd: 3, Text: "Some words."}}}
+}
+
 // The desk's requests and pages cost the same number of store round trips
 // whatever the school's size: student lists and searches, the loans list,
 // the copy lookup, and the desk, books and students pages, measured before
@@ -255,6 +261,12 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 	if _, err := s.App.Library.Circulation.ReturnLoan(ctx, readyLoan.Loan.ID); err != nil {
 		t.Fatal(err)
 	}
+	// The reading app has the held title too, so its book reads the
+	// school's shelf and the title's link finds it.
+	appHeld, err := s.App.Books.CreateBooks(ctx, []catalog.BookDraft{appDraft("Held From The Start", "Q. Ueue")})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	type probe struct {
 		name, path string
@@ -281,6 +293,9 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 		{"a class's loans and ready holds", "/api/library/class?homeroom=7b", false},
 		{"a borrower's loan receipt", "/api/library/students/" + early[0] + "/receipt?paper=80mm", false},
 		{"desk page of a homeroom", "/library/" + domain + "?homeroom=7b", true},
+		{"a title's reading-app link", "/api/library/books/" + heldBook + "/app-link", false},
+		{"an app book on the school's shelf", "/v1/books/" + appHeld[0].ID, false},
+		{"the desk's page of a title's reading-app link", "/library/" + domain + "/books/app-link?book_id=" + heldBook, true},
 	}
 	// A class of three, each with a loan, that stays as it is while the
 	// school grows around it.
@@ -358,6 +373,18 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 		if _, err := s.App.Library.Circulation.ReturnLoan(ctx, id); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// And the reading app grows with them: every new title in the app too,
+	// and 30 more editions of the held one.
+	var drafts []catalog.BookDraft
+	for i := range 120 {
+		drafts = append(drafts, appDraft(fmt.Sprintf("The Growing Shelf %03d", i), "Bulk Author"))
+	}
+	for range 30 {
+		drafts = append(drafts, appDraft("Held From The Start", "Q. Ueue"))
+	}
+	if _, err := s.App.Books.CreateBooks(ctx, drafts); err != nil {
+		t.Fatal(err)
 	}
 	big := measure()
 	var report []string

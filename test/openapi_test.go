@@ -186,7 +186,7 @@ func TestOpenAPIHarnessRefusesUndocumentedAnswers(t *testing.T) {
 	}
 	jsonCT := http.Header{"Content-Type": {"application/json; charset=utf-8"}}
 	const book = `{"id":"bk_1","title":"T","author":"A","cover":"","genre":"fiction","reading_level":"beginner","pages":3,` +
-		`"description":"","rating":4.5,"published_date":%s,"access":"free","isbn":"","language":"en","chapters":[]}`
+		`"description":"","rating":4.5,"published_date":%s,"access":"free","isbn":"","language":"en","chapters":[],"at_your_school":[]}`
 	for _, c := range []struct {
 		name   string
 		path   string

@@ -41,6 +41,21 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		}
 		return r.json(t)["loan"].(map[string]any)["id"].(string)
 	}
+	// freshReturned is a fresh loan to student A, returned.
+	freshReturned := func(t *testing.T) string {
+		id := freshLoan(t)
+		if r := s.do(req{Method: http.MethodPatch, Path: "/api/library/loans", Token: w.admin,
+			Body: fmt.Sprintf(`{"loan_id":%q,"action":"return"}`, id)}); r.Status != 200 {
+			t.Fatalf("return the fresh loan: %d %s", r.Status, r.Body)
+		}
+		return id
+	}
+	// notFinished checks that a refused mark left the loan unmarked.
+	notFinished := func(t *testing.T, id string) {
+		if got, _ := s.App.Repos.FinishedLoans.OfLoans(t.Context(), []string{id}); len(got) != 0 {
+			t.Fatalf("a refused mark recorded loan %s as read: %+v", id, got)
+		}
+	}
 	// heldBook is a fresh title whose one copy a fresh student of A
 	// borrows, so student A may hold it.
 	heldBook := func(t *testing.T) string {
@@ -260,6 +275,26 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"PUT /api/library/student/history/choice", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PUT", Path: "/api/library/student/history/choice", Body: `{"keep_history":true}`}
 		}, [7]int{A, 200, F, F, F, F, F}, nil},
+		{"POST /api/library/loans/{id}/finished", func(t *testing.T, w *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/library/loans/" + freshReturned(t) + "/finished"}
+		}, [7]int{A, F, F, F, 200, N, 200}, func(t *testing.T, w *libraryWorld, rq req) {
+			notFinished(t, strings.TrimSuffix(strings.TrimPrefix(rq.Path, "/api/library/loans/"), "/finished"))
+		}},
+		{"POST /api/library/student/history/{loan_id}/finished", func(t *testing.T, w *libraryWorld) req {
+			return req{Method: "POST", Path: "/api/library/student/history/" + freshReturned(t) + "/finished"}
+		}, [7]int{A, 200, F, F, F, F, F}, func(t *testing.T, w *libraryWorld, rq req) {
+			notFinished(t, strings.TrimSuffix(strings.TrimPrefix(rq.Path, "/api/library/student/history/"), "/finished"))
+		}},
+		{"DELETE /api/library/student/history/{loan_id}/finished", func(t *testing.T, w *libraryWorld) req {
+			return req{Method: "DELETE", Path: "/api/library/student/history/" + freshReturned(t) + "/finished"}
+		}, [7]int{A, 200, F, F, F, F, F}, nil},
+		{"GET /v1/users/me/reading-record", func(*testing.T, *libraryWorld) req { return req{Path: "/v1/users/me/reading-record"} },
+			[7]int{A, 200, 200, 200, 200, 200, 200}, nil},
+		{"PUT /v1/users/me/reading-record/loans/{loan_id}", func(t *testing.T, w *libraryWorld) req {
+			return req{Method: "PUT", Path: "/v1/users/me/reading-record/loans/" + freshReturned(t)}
+		}, [7]int{A, 200, F, F, F, F, F}, func(t *testing.T, w *libraryWorld, rq req) {
+			notFinished(t, strings.TrimPrefix(rq.Path, "/v1/users/me/reading-record/loans/"))
+		}},
 		{"GET /api/library/student/want-to-read", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/student/want-to-read"} },
 			[7]int{A, 200, F, F, F, F, F}, nil},
 		{"PUT /api/library/student/want-to-read/{book_id}", func(t *testing.T, w *libraryWorld) req {
@@ -385,6 +420,36 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"PUT /api/library/loan-rules", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PUT", Path: "/api/library/loan-rules?schoolId=" + w.schoolA, Body: `{"rules":[{"patron":"staff","category":"standard","loan_days":28,"renewals":3,"max_items":0}]}`}
 		}, [7]int{A, F, F, F, 200, F, 200}, nil},
+		{"GET /api/library/books/{id}/app-link", func(t *testing.T, w *libraryWorld) req {
+			bookID, _, _ := freshBook(t)
+			return req{Path: "/api/library/books/" + bookID + "/app-link?schoolId=" + w.schoolA}
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
+		{"PUT /api/library/books/{id}/app-link", func(t *testing.T, w *libraryWorld) req {
+			bookID, _, _ := freshBook(t)
+			return req{Method: "PUT", Path: "/api/library/books/" + bookID + "/app-link?schoolId=" + w.schoolA,
+				Body: fmt.Sprintf(`{"app_book_id":%q,"same":true}`, demoAppBookID(t, s))}
+		}, [7]int{A, F, F, F, 200, F, 200}, func(t *testing.T, w *libraryWorld, rq req) {
+			// A refused choice stores nothing.
+			id := strings.TrimSuffix(strings.TrimPrefix(strings.Split(rq.Path, "?")[0], "/api/library/books/"), "/app-link")
+			if got, err := s.App.Repos.AppLinks.ChoicesForBooks(t.Context(), w.schoolA, []string{id}); err != nil || len(got) != 0 {
+				t.Fatalf("a refused choice on %s stored %+v, %v", id, got, err)
+			}
+		}},
+		{"DELETE /api/library/books/{id}/app-link/{app_book_id}", func(t *testing.T, w *libraryWorld) req {
+			bookID, _, _ := freshBook(t)
+			app := demoAppBookID(t, s)
+			if r := s.do(req{Method: "PUT", Path: "/api/library/books/" + bookID + "/app-link?schoolId=" + w.schoolA, Token: w.admin,
+				Body: fmt.Sprintf(`{"app_book_id":%q,"same":false}`, app)}); r.Status != 200 {
+				t.Fatalf("choose: %d %s", r.Status, r.Body)
+			}
+			return req{Method: "DELETE", Path: "/api/library/books/" + bookID + "/app-link/" + app + "?schoolId=" + w.schoolA}
+		}, [7]int{A, F, F, F, 200, F, 200}, func(t *testing.T, w *libraryWorld, rq req) {
+			// A refused removal keeps the choice.
+			id := strings.Split(strings.TrimPrefix(rq.Path, "/api/library/books/"), "/")[0]
+			if got, err := s.App.Repos.AppLinks.ChoicesForBooks(t.Context(), w.schoolA, []string{id}); err != nil || len(got) != 1 {
+				t.Fatalf("a refused removal on %s left %+v, %v", id, got, err)
+			}
+		}},
 		{"PATCH /api/library/books/{id}", func(t *testing.T, w *libraryWorld) req {
 			bookID, _, _ := freshBook(t)
 			return req{Method: "PATCH", Path: "/api/library/books/" + bookID, Body: fmt.Sprintf(`{"school_id":%q,"loan_category":"short"}`, w.schoolA)}
@@ -465,6 +530,17 @@ func TestLibraryRoleMatrix(t *testing.T) {
 				t.Fatalf("a student of another class: %d %s", r.Status, r.Body)
 			}
 			return req{Path: "/api/library/class?homeroom=" + room + "&schoolId=" + w.schoolA}
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
+		{"GET /api/library/class/reading (the teacher's)", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/class/reading?homeroom=4B&schoolId=" + w.schoolA}
+		}, [7]int{A, F, 200, 200, 200, F, 200}, nil},
+		{"GET /api/library/class/reading (another class)", func(t *testing.T, w *libraryWorld) req {
+			room := fmt.Sprintf("M%dR", unique())
+			if r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.admin,
+				Body: fmt.Sprintf(`{"school_id":%q,"name":"Reading Pupil %s","homeroom":%q}`, w.schoolA, room, room)}); r.Status != 201 {
+				t.Fatalf("a student of another class: %d %s", r.Status, r.Body)
+			}
+			return req{Path: "/api/library/class/reading?homeroom=" + room + "&schoolId=" + w.schoolA}
 		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 	}
 	teacherA := s.login(demoTeacher, demoPassword).Access

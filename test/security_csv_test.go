@@ -13,6 +13,7 @@ import (
 	"go/token"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -36,6 +37,7 @@ const (
 	hostileSubject   = `=cmd|' /C calc'!A0`
 	hostileHomeroom  = `=1+1`
 	hostileBarcode   = `@1+2`
+	hostileStudent   = `-1+1+cmd|' /C notepad'!A0`
 	unusedTitle      = `-1+2`
 	unusedAuthor     = `@cmd`
 )
@@ -101,7 +103,7 @@ func TestSecurityEveryCSVIsSafeToOpen(t *testing.T) {
 	w := newLibraryWorld(t)
 	clock := setSchoolClock(t, w.s, time.Date(2031, 3, 2, 10, 0, 0, 0, time.UTC))
 	r := w.s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.libB,
-		Body: fmt.Sprintf(`{"name":"Hostile Homeroom","homeroom":%q}`, hostileHomeroom)})
+		Body: fmt.Sprintf(`{"name":%q,"homeroom":%q}`, hostileStudent, hostileHomeroom)})
 	if r.Status != 201 {
 		t.Fatalf("student: %d %s", r.Status, r.Body)
 	}
@@ -139,6 +141,8 @@ func TestSecurityEveryCSVIsSafeToOpen(t *testing.T) {
 		"GET /api/library/reports/never-borrowed":              {"/api/library/reports/never-borrowed?format=csv", []string{unusedTitle, unusedAuthor}},
 		"GET /api/library/reports/median-age":                  {"/api/library/reports/median-age?format=csv", nil},
 		"GET /api/library/reports/hold-queues":                 {"/api/library/reports/hold-queues?format=csv", []string{hostileTitle, hostileAuthor}},
+		"GET /api/library/class/reading": {"/api/library/class/reading?format=csv&homeroom=" + url.QueryEscape(hostileHomeroom) + rng,
+			[]string{hostileStudent}},
 		"GET /api/library/holdings/export": {"/api/library/holdings/export?format=csv",
 			[]string{hostileTitle, hostileAuthor, hostilePublisher, hostileCall, hostileGenre, hostileSubject, hostileBarcode, unusedTitle, unusedAuthor}},
 	}

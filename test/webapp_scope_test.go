@@ -82,7 +82,7 @@ func (w *twoSchools) stateOfB(t *testing.T, b bRecords) string {
 	parts := []string{w.snapshotB(t)}
 	for _, path := range []string{
 		"/api/library/holds", "/api/library/charges", "/api/library/stocktakes", "/api/library/accounts?schoolId=" + w.schoolB,
-		"/api/library/books/" + w.bookB, "/api/library/copies?code=" + b.codeLostB,
+		"/api/library/books/" + w.bookB, "/api/library/books/" + w.bookB + "/app-link", "/api/library/copies?code=" + b.codeLostB,
 		"/api/library/stocktakes/" + b.stocktakeClosedB + "/report", "/api/library/reviews",
 	} {
 		tok := w.libB
@@ -109,12 +109,15 @@ func TestWebFormsActOnTheirPageSchoolOnly(t *testing.T) {
 		"web.return":                  {"code": {w.codeB1}},
 		"web.renew":                   {"code": {w.codeB1}},
 		"web.loans.end":               {"loan_id": {w.loanB1}, "outcome": {"lost"}},
+		"web.loans.finished":          {"loan_id": {w.loanB1}},
+		"web.history.finished":        {"loan_id": {w.loanB1}, "action": {"mark"}},
 		"web.repaired":                {"code": {b.codeLostB}},
 		"web.charges.settle":          {"charge_id": {b.chargeB}, "action": {"paid"}},
 		"web.copies.add":              {"book_id": {w.bookB}, "count": {"2"}},
 		"web.books.category":          {"book_id": {w.bookB}, "loan_category": {"reference"}},
 		"web.books.price":             {"book_id": {w.bookB}, "price_cents": {"9.99"}},
 		"web.books.details":           {"book_id": {w.bookB}, "call_number": {"PLANTED"}, "genre": {"mystery"}},
+		"web.books.appLink.save":      {"book_id": {w.bookB}, "app_book_id": {demoAppBookID(t, s)}, "choice": {"same"}},
 		"web.holds.place":             {"book_id": {w.bookB}, "student": {"B-3"}},
 		"web.holds.cancel":            {"hold_id": {b.holdB}},
 		"web.ownLoans.renew":          {"loan_id": {w.loanB1}},

@@ -505,18 +505,21 @@ func TestWebCatalogAndStudentImport(t *testing.T) {
 	}
 	// The demo school: three titles, one copy of The Ember Egg on loan.
 	want := map[string]string{"The Ember Egg": "2 of 3 available", "Where Is Nibbles?": "2 of 2 available", "The Amazing Journey of a Water Drop": "4 of 4 available"}
+	// Each of them is in the demo reading app too, by its ISBN.
 	for _, row := range cat.byTestID("catalog-row") {
-		var title, availability string
+		var title, availability, inApp string
 		walkHTML(row, func(n *html.Node) {
-			if n.Type == html.ElementNode && n.Data == "th" {
+			switch htmlAttr(n, "data-testid") {
+			case "catalog-title":
 				title = htmlText(n)
-			}
-			if n.Type == html.ElementNode && htmlAttr(n, "data-testid") == "catalog-availability" {
+			case "catalog-availability":
 				availability = htmlText(n)
+			case "catalog-in-app":
+				inApp = htmlText(n)
 			}
 		})
-		if want[title] != availability {
-			t.Errorf("%q: %q, want %q", title, availability, want[title])
+		if want[title] != availability || inApp != "Also readable in the reading app" {
+			t.Errorf("%q: %q and %q, want %q and the app", title, availability, inApp, want[title])
 		}
 	}
 	search := anon.get(desk + "/catalog?search=nibb")

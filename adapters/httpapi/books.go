@@ -138,14 +138,6 @@ func (h *handler) listBooks(w http.ResponseWriter, r *http.Request) {
 	respond(w, r, http.StatusOK, bookListReply{Data: mapSlice(books, toBookItem), Pagination: pageOf(q.Page, q.Limit, total)}, err)
 }
 
-func (h *handler) getBook(w http.ResponseWriter, r *http.Request) {
-	if _, ok := params(w, r); !ok {
-		return
-	}
-	b, err := h.deps.Books.Book(r.Context(), bookID(r))
-	respond(w, r, http.StatusOK, toBookDetail(b), err)
-}
-
 // bookID is the route's {book_id}.
 func bookID(r *http.Request) string { return mux.Vars(r)["book_id"] }
 

@@ -92,7 +92,7 @@ func TestSharedBookPartsKeepTheirKeyOrder(t *testing.T) {
 	}{
 		{libraryBookBody{}, "id school_id isbn title author cover_url total_copies available_copies price_cents loan_category " +
 			"publisher published_year subjects genre call_number reading_level age_min age_max"},
-		{catalogBook{}, "id isbn title author cover_url total_copies available_copies holds loan_category rating"},
+		{catalogBook{}, "id isbn title author cover_url total_copies available_copies holds loan_category rating in_app"},
 		{catalogDraftBody{}, "isbn title author publisher published_year subjects genre call_number reading_level age_min age_max"},
 	}
 	for _, c := range cases {

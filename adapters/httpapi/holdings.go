@@ -133,11 +133,13 @@ type catalogBook struct {
 	LoanCategory string `json:"loan_category"`
 	// Rating sums up the title's approved reviews.
 	Rating ratingBody `json:"rating"`
+	// InApp is the reading app's book of the same work, or null.
+	InApp *inAppBody `json:"in_app"`
 }
 
 func toCatalogBook(e collection.CatalogEntry) catalogBook {
 	return catalogBook{ID: e.Book.ID, bookCopiesBody: toBookCopiesBody(e), Holds: e.Holds, LoanCategory: library.BookCategory(e.Book),
-		Rating: toRatingBody(e.Rating)}
+		Rating: toRatingBody(e.Rating), InApp: toInAppBody(e.InApp)}
 }
 
 // catalogTitleReply is one title of the public catalogue: its copies,

@@ -137,6 +137,13 @@ type statsBody struct {
 	VocabularySize      int    `json:"vocabulary_size"`
 	CurrentStreak       int    `json:"current_streak"`
 	LongestStreak       int    `json:"longest_streak"`
+	// Where the books completed came from.
+	BooksCompletedBySource booksBySource `json:"books_completed_by_source"`
+}
+
+type booksBySource struct {
+	App     int `json:"app"`
+	Library int `json:"library"`
 }
 
 func toStatsBody(a user.Account, s catalog.Stats) statsBody {
@@ -144,6 +151,7 @@ func toStatsBody(a user.Account, s catalog.Stats) statsBody {
 		UserID: a.PublicID(), TotalReadingTime: s.TotalReadingTime, BooksCompleted: s.BooksCompleted, PagesRead: s.PagesRead,
 		AverageReadingSpeed: s.AverageReadingSpeed, VocabularySize: s.VocabularySize,
 		CurrentStreak: s.CurrentStreak, LongestStreak: s.LongestStreak,
+		BooksCompletedBySource: booksBySource{App: s.BooksCompletedApp, Library: s.BooksCompletedLibrary},
 	}
 }
 
@@ -176,6 +184,8 @@ type exportBody struct {
 	Sessions    []exportSession  `json:"reading_sessions"`
 	Statistics  statsBody        `json:"statistics"`
 	Loans       []loanBody       `json:"loans"`
+	// FinishedLoans are the library loans the student marked as read.
+	FinishedLoans []finishedLoanBody `json:"finished_loans"`
 }
 
 type exportProfile struct {
@@ -235,11 +245,12 @@ func (h *handler) exportMe(w http.ResponseWriter, r *http.Request) {
 		ExportedAt: timestamp(time.Now()),
 		Profile: exportProfile{ownProfile: toOwnProfile(a), Role: string(a.Role), Tier: string(a.Tier),
 			SchoolID: a.SchoolID, UpdatedAt: timestamp(a.UpdatedAt)},
-		ReadingList: mapSlice(ex.ReadingList, toListItem),
-		Progress:    mapSlice(ex.Progress, toExportProgress),
-		Sessions:    mapSlice(ex.Sessions, toExportSession),
-		Statistics:  toStatsBody(a, ex.Stats),
-		Loans:       mapSlice(ex.Loans, toLoanBody),
+		ReadingList:   mapSlice(ex.ReadingList, toListItem),
+		Progress:      mapSlice(ex.Progress, toExportProgress),
+		Sessions:      mapSlice(ex.Sessions, toExportSession),
+		Statistics:    toStatsBody(a, ex.Stats),
+		Loans:         mapSlice(ex.Loans, toLoanBody),
+		FinishedLoans: mapSlice(ex.Finished, toFinishedLoanBody),
 	}
 	w.Header().Set("Content-Disposition", `attachment; filename="reading-library-export.json"`)
 	httpedge.WriteJSON(w, http.StatusOK, body)

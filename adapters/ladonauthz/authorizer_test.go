@@ -90,6 +90,12 @@ func TestRepositoryPolicies(t *testing.T) {
 		{"read", "library:classes", []user.Principal{teacher, staff, librarian, admin}, []user.Principal{anonymous, reader, student}},
 		{"read", "library:class", []user.Principal{admin}, []user.Principal{anonymous, reader, student, staff, teacher, librarian}},
 		{"delete", "library:jobs", nil, everyone},
+		// Books read: the desk marks a returned loan (staff is read-only),
+		// a student their own, from their page or the app.
+		{"finish", "library:loans", []user.Principal{librarian, admin}, []user.Principal{anonymous, reader, student, staff, teacher}},
+		{"finish", "library:ownhistory", []user.Principal{student}, []user.Principal{anonymous, reader, staff, teacher, librarian, admin}},
+		{"read", "users:readingrecord", authenticated, []user.Principal{anonymous}},
+		{"finish", "users:readingrecord", []user.Principal{student}, []user.Principal{anonymous, reader, staff, teacher, librarian, admin}},
 		{"read", "", nil, everyone},
 		{"", "users:me", nil, everyone},
 		// Matching is case-sensitive.

@@ -8,7 +8,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/holdingsfile"
+	"github.com/readinglibrary/service/core/library"
 )
 
 // colMigrations records the data migrations that have run, one document
@@ -44,6 +46,8 @@ var migrations = []migration{
 	{"anonymized-loans-without-student", clearLegacyStudentMarker},
 	{"library-books-match-key", backfillMatchKeys},
 	{"books-without-published-date", unsetEmptyPublishedDate},
+	{"library-books-work-key", backfillWorkKeys},
+	{"books-app-link-keys", backfillAppBookKeys},
 }
 
 // unsetEmptyPublishedDate removes the "" earlier versions stored for a book
@@ -168,6 +172,44 @@ func backfillMatchKeys(ctx context.Context, db *mongo.Database) error {
 		update := bson.D{{Key: "$set", Value: bson.D{{Key: "match_key", Value: holdingsfile.MatchKey(doc.Title, doc.Author)}}}}
 		if _, err := c.UpdateOne(ctx, byID(doc.ID), update); err != nil {
 			return mapErr(err, "set the match key", nil, nil)
+		}
+	}
+	return mapErr(cur.Err(), "read books", nil, nil)
+}
+
+// backfillWorkKeys sets work_key (catalog.WorkKey of title and author) on
+// the library books stored before app links, reading them once as
+// backfillMatchKeys does.
+func backfillWorkKeys(ctx context.Context, db *mongo.Database) error {
+	return backfillKeys(ctx, db.Collection(colLibraryBooks), func(doc libraryBookDoc) (string, bson.D) {
+		return doc.ID, bson.D{{Key: "work_key", Value: catalog.WorkKey(doc.Title, doc.Author)}}
+	})
+}
+
+// backfillAppBookKeys sets isbn13 and work_key on the reading app's books
+// stored before app links.
+func backfillAppBookKeys(ctx context.Context, db *mongo.Database) error {
+	return backfillKeys(ctx, db.Collection(colBooks), func(doc bookDoc) (string, bson.D) {
+		return doc.ID, bson.D{{Key: "isbn13", Value: library.ISBN13(doc.ISBN)}, {Key: "work_key", Value: catalog.WorkKey(doc.Title, doc.Author)}}
+	})
+}
+
+// backfillKeys sets, on each document of c without a work_key, the fields
+// keys derives from it: one find, then one update by _id per document.
+func backfillKeys[D any](ctx context.Context, c *mongo.Collection, keys func(D) (string, bson.D)) error {
+	cur, err := c.Find(ctx, bson.D{{Key: "work_key", Value: bson.D{{Key: "$exists", Value: false}}}})
+	if err != nil {
+		return mapErr(err, "find books without a work key", nil, nil)
+	}
+	defer cur.Close(ctx)
+	for cur.Next(ctx) {
+		var doc D
+		if err := cur.Decode(&doc); err != nil {
+			return mapErr(err, "read a book", nil, nil)
+		}
+		id, set := keys(doc)
+		if _, err := c.UpdateOne(ctx, byID(id), bson.D{{Key: "$set", Value: set}}); err != nil {
+			return mapErr(err, "set the work key", nil, nil)
 		}
 	}
 	return mapErr(cur.Err(), "read books", nil, nil)

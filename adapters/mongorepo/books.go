@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -26,6 +27,9 @@ var _ = register(entity{
 		// and each order; every order ends with sort_title and _id.
 		{colBooks, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "search_terms", Value: 1}}},
+			// AppLinks' lookups.
+			{Keys: bson.D{{Key: "isbn13", Value: 1}}},
+			{Keys: bson.D{{Key: "work_key", Value: 1}}},
 			{Keys: bson.D{{Key: "genre", Value: 1}, {Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
 			{Keys: bson.D{{Key: "reading_level", Value: 1}, {Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
 			{Keys: bson.D{{Key: "sort_title", Value: 1}, {Key: "_id", Value: 1}}},
@@ -80,6 +84,11 @@ type bookDoc struct {
 	WordCount     int          `bson:"word_count"`
 	CreatedAt     time.Time    `bson:"created_at"`
 	UpdatedAt     time.Time    `bson:"updated_at"`
+	// ISBN13 is library.ISBN13(isbn) and WorkKey catalog.WorkKey(title,
+	// author): AppLinks finds the book by them. Both are "" for none, and
+	// absent only in books stored before them (backfillAppBookKeys).
+	ISBN13  string `bson:"isbn13"`
+	WorkKey string `bson:"work_key"`
 }
 
 // chapterDoc has catalog.Chapter's fields, in its order, so each converts
@@ -128,6 +137,8 @@ func toBookDoc(b catalog.Book) bookDoc {
 		WordCount:     b.WordCount,
 		CreatedAt:     b.CreatedAt.UTC(),
 		UpdatedAt:     b.UpdatedAt.UTC(),
+		ISBN13:        library.ISBN13(b.ISBN),
+		WorkKey:       catalog.WorkKey(b.Title, b.Author),
 	}
 }
 

@@ -196,6 +196,23 @@ func measureCommands(t *testing.T, n int) map[string]int {
 			_, err := r.Progress.TotalSeconds(ctx, uuid.NewString(), ids[0])
 			return err
 		}},
+		{"Progress.SessionTotals", 1, func(r ports.Repositories) error {
+			totals, err := r.Progress.SessionTotals(ctx, []string{account, uuid.NewString()}, time.Now().Add(-time.Hour), time.Now(), library.MaxClassReadingEntries)
+			if want := int64((n + 9) / 10 * 30); err == nil && (len(totals) != 1 || totals[0].Seconds != want) {
+				err = fmt.Errorf("SessionTotals = %+v, want one total of %d seconds", totals, want)
+			}
+			return err
+		}},
+		{"Progress.SessionTotals/no accounts", 0, func(r ports.Repositories) error {
+			_, err := r.Progress.SessionTotals(ctx, nil, time.Now().Add(-time.Hour), time.Now(), 10)
+			return err
+		}},
+		// A class's term of marked loans, whatever the class holds.
+		{"FinishedLoans.OfStudentsBetween", 1, func(r ports.Repositories) error {
+			_, err := r.FinishedLoans.OfStudentsBetween(ctx, uuid.NewString(), []string{account, uuid.NewString()}, time.Now().Add(-time.Hour), time.Now(),
+				library.MaxClassReadingEntries)
+			return err
+		}},
 		// Every id found fills the batch, which costs an empty getMore
 		// on FerretDB unless the batch has room for one more.
 		{"Books.ChapterTextsByID", 1, func(r ports.Repositories) error {
@@ -263,6 +280,37 @@ func measureCommands(t *testing.T, n int) map[string]int {
 		{"Students.Search", 2, func(r ports.Repositories) error {
 			students, _, err := r.Students.Search(ctx, library.StudentQuery{SchoolID: lib.school, Terms: []string{"stud"}, Limit: 20})
 			return wantLen(err, "Students.Search", len(students), min(n, 20))
+		}},
+		// The app links: one command each.
+		{"AppLinks.AppBooksByWorkKeys", 1, func(r ports.Repositories) error {
+			var keys []string
+			for i := range min(n, 50) {
+				keys = append(keys, catalog.WorkKey(fmt.Sprintf("Harry the %d Potter", i), fmt.Sprintf("Author %d", i%17)))
+			}
+			books, err := r.AppLinks.AppBooksByWorkKeys(ctx, keys, 50)
+			return wantLen(err, "AppBooksByWorkKeys", len(books), len(keys))
+		}},
+		{"AppLinks.AppBooksByISBN13", 1, func(r ports.Repositories) error {
+			_, err := r.AppLinks.AppBooksByISBN13(ctx, []string{"9780140328721"}, 50)
+			return err
+		}},
+		{"AppLinks.LibraryBooksByWorkKeys", 1, func(r ports.Repositories) error {
+			_, err := r.AppLinks.LibraryBooksByWorkKeys(ctx, lib.school, []string{catalog.WorkKey("Title 1", "Anon")}, 50)
+			return err
+		}},
+		{"AppLinks.SaveChoice", 1, func(r ports.Repositories) error {
+			return r.AppLinks.SaveChoice(ctx, library.AppLinkChoice{SchoolID: lib.school, BookID: lib.bookBatch[0], AppBookID: ids[0], Same: true, At: time.Now()})
+		}},
+		{"AppLinks.ChoicesForBooks", 1, func(r ports.Repositories) error {
+			choices, err := r.AppLinks.ChoicesForBooks(ctx, lib.school, lib.bookBatch)
+			return wantLen(err, "ChoicesForBooks", len(choices), 1)
+		}},
+		{"AppLinks.ChoicesForAppBook", 1, func(r ports.Repositories) error {
+			choices, err := r.AppLinks.ChoicesForAppBook(ctx, lib.school, ids[0], library.MaxAppLinkChoicesPerBook)
+			return wantLen(err, "ChoicesForAppBook", len(choices), 1)
+		}},
+		{"AppLinks.RemoveChoice", 1, func(r ports.Repositories) error {
+			return r.AppLinks.RemoveChoice(ctx, lib.school, lib.bookBatch[0], ids[0])
 		}},
 		// The removals come last: they empty what the reads above count.
 		{"Accounts.Delete", 1, func(r ports.Repositories) error { return r.Accounts.Delete(ctx, deletedIDs[0]) }},

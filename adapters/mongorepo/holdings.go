@@ -48,6 +48,8 @@ var _ = register(entity{
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "search_terms", Value: 1}}},
 			// An imported record's book by title and author.
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "match_key", Value: 1}}},
+			// The reading app's book's library books (AppLinks).
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "work_key", Value: 1}}},
 			// The books of a holdings import, published or dropped at its end.
 			{Keys: bson.D{{Key: "import_batch", Value: 1}}, Options: options.Index().SetSparse(true)},
 			// A stocktake's call-number range and the collection reports
@@ -102,6 +104,10 @@ type libraryBookDoc struct {
 	// MatchKey is library.MatchKey(title, author): an imported record
 	// finds the book by it (index {school_id, match_key}).
 	MatchKey string `bson:"match_key"`
+	// WorkKey is catalog.WorkKey(title, author), "" for none: AppLinks
+	// finds the book by it (index {school_id, work_key}). Absent only in
+	// books stored before it (backfillWorkKeys).
+	WorkKey string `bson:"work_key"`
 	// ImportBatch is set while the book belongs to an uncommitted holdings
 	// import (imports.go).
 	ImportBatch string `bson:"import_batch,omitempty"`
@@ -185,6 +191,7 @@ func toLibraryBookDoc(b library.Book) libraryBookDoc {
 		// Standard is stored as absent, as SetBookCategory stores it.
 		LoanCategory: bookCategoryField(library.BookCategory(b)),
 		MatchKey:     holdingsfile.MatchKey(b.Title, b.Author),
+		WorkKey:      catalog.WorkKey(b.Title, b.Author),
 		Details:      toBookDetailsDoc(b.BookDetails),
 	}
 }

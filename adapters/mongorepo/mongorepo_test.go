@@ -223,8 +223,9 @@ func TestUnavailableThenRecovers(t *testing.T) {
 }
 
 // Documents written by earlier versions get what this version searches on
-// at the next start: search terms on library books and accounts, and
-// student numbers keyed without case. Each migration runs once.
+// at the next start: search terms on library books and accounts, student
+// numbers keyed without case, and the keys app links look books up by.
+// Each migration runs once.
 func TestMigrationsBringOldDocumentsUpToDate(t *testing.T) {
 	uri, name := mongotest.NewDatabase(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -266,6 +267,10 @@ func TestMigrationsBringOldDocumentsUpToDate(t *testing.T) {
 	mustInsert("loans", bson.D{{Key: "_id", Value: oldLoanID}, {Key: "school_id", Value: school}, {Key: "student_id", Value: "deleted-student"},
 		{Key: "loaned_at", Value: time.Now()}})
 	mustInsert("books", bson.D{{Key: "_id", Value: datelessID}, {Key: "title", Value: "Undated"}, {Key: "published_date", Value: ""}})
+	// A reading-app book stored before its ISBN-13 and work key.
+	appBookID := uuid.NewString()
+	mustInsert("books", bson.D{{Key: "_id", Value: appBookID}, {Key: "title", Value: "Matilda"}, {Key: "author", Value: "Roald Dahl"},
+		{Key: "isbn", Value: "0-14-032872-6"}, {Key: "search_terms", Value: bson.A{}}})
 
 	for range 2 { // the second start finds every migration recorded
 		if err := db.EnsureIndexes(ctx); err != nil {
@@ -301,9 +306,21 @@ func TestMigrationsBringOldDocumentsUpToDate(t *testing.T) {
 	if found, err := r.HoldingsImports.BooksByMatchKeys(ctx, school, []string{holdingsfile.MatchKey("LES MISERABLES", "victor hugo")}); err != nil || len(found) != 1 || found[0].ID != bookID {
 		t.Errorf("an old book by title and author after the migration: %v, %v; want the book", found, err)
 	}
+	if found, err := r.AppLinks.LibraryBooksByWorkKeys(ctx, school, []string{catalog.WorkKey("Les Misérables", "Hugo, Victor, 1802-1885")}, 10); err != nil || len(found) != 1 || found[0].ID != bookID {
+		t.Errorf("an old library book by work key after the migration: %v, %v; want the book", found, err)
+	}
+	if found, err := r.AppLinks.AppBooksByISBN13(ctx, []string{"9780140328721"}, 10); err != nil || len(found) != 1 || found[0].ID != appBookID {
+		t.Errorf("an old reading-app book by its ISBN-13 after the migration: %v, %v; want the book", found, err)
+	}
+	if found, err := r.AppLinks.AppBooksByWorkKeys(ctx, []string{catalog.WorkKey("Matilda /", "Dahl, Roald")}, 10); err != nil || len(found) != 1 || found[0].ID != appBookID {
+		t.Errorf("an old reading-app book by work key after the migration: %v, %v; want the book", found, err)
+	}
+	if n, err := raw.Collection("books").CountDocuments(ctx, bson.D{{Key: "_id", Value: datelessID}, {Key: "work_key", Value: ""}, {Key: "isbn13", Value: ""}}); err != nil || n != 1 {
+		t.Errorf("an old book without author or ISBN after the migration: %d with empty keys, %v; want them set to none", n, err)
+	}
 	n, err := raw.Collection("migrations").CountDocuments(ctx, bson.D{})
-	if err != nil || n != 9 {
-		t.Fatalf("recorded migrations: %d, %v; want 9", n, err)
+	if err != nil || n != 11 {
+		t.Fatalf("recorded migrations: %d, %v; want 11", n, err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -73,15 +74,15 @@ const bookColumns = `b.id, b.title, b.author, b.cover, b.genre, b.reading_level,
 var (
 	stmtBookInsert = newStmt("books.insert", `
 INSERT INTO books (id, title, author, cover, genre, reading_level, pages, description, rating, published_date,
-	isbn, language, access, search_terms, sort_title, word_count, created_at, updated_at)
+	isbn, language, access, search_terms, sort_title, word_count, created_at, updated_at, isbn13, work_key)
 VALUES (:id, :title, :author, :cover, :genre, :reading_level, :pages, :description, :rating, :published_date,
-	:isbn, :language, :access, :search_terms, :sort_title, :word_count, :created_at, :updated_at)
+	:isbn, :language, :access, :search_terms, :sort_title, :word_count, :created_at, :updated_at, :isbn13, :work_key)
 RETURNING pk`)
 	stmtBookUpdate = newStmt("books.update", `
 UPDATE books SET title = :title, author = :author, cover = :cover, genre = :genre, reading_level = :reading_level,
 	pages = :pages, description = :description, rating = :rating, published_date = :published_date, isbn = :isbn,
 	language = :language, access = :access, search_terms = :search_terms, sort_title = :sort_title,
-	word_count = :word_count, created_at = :created_at, updated_at = :updated_at
+	word_count = :word_count, created_at = :created_at, updated_at = :updated_at, isbn13 = :isbn13, work_key = :work_key
 WHERE id = :id
 RETURNING pk`)
 	// Deleting a book deletes its chapters and texts (ON DELETE CASCADE).
@@ -143,7 +144,8 @@ type textJSON struct {
 	Text      string `json:"text"`
 }
 
-// bookArgs are the named parameters of a book row.
+// bookArgs are the named parameters of a book row, with the keys that
+// AppLinks looks it up by.
 func bookArgs(b catalog.Book) []any {
 	terms := b.SearchTerms
 	if terms == nil {
@@ -168,6 +170,8 @@ func bookArgs(b catalog.Book) []any {
 		sql.Named("word_count", b.WordCount),
 		sql.Named("created_at", millis(b.CreatedAt)),
 		sql.Named("updated_at", millis(b.UpdatedAt)),
+		sql.Named("isbn13", library.ISBN13(b.ISBN)),
+		sql.Named("work_key", catalog.WorkKey(b.Title, b.Author)),
 	}
 }
 

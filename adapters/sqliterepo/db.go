@@ -184,6 +184,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		_ = write.Close()
 		return nil, fmt.Errorf("sqliterepo: migrate %s: %w", abs, err)
 	}
+	if err := d.fillAppLinkKeys(ctx); err != nil {
+		_ = write.Close()
+		return nil, fmt.Errorf("sqliterepo: migrate %s: %w", abs, err)
+	}
 	d.observer = cfg.observer
 
 	// The file is in WAL mode now (a persistent setting), so readers need

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/holdingsfile"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
@@ -82,9 +83,9 @@ const (
 var (
 	stmtLibraryBookInsert = newStmt("library_books.insert", `
 INSERT INTO library_books (id, school_id, isbn, title, author, cover_url, created_at, price_cents,
-	loan_category, publisher, published_year, subjects, genre, call_number, reading_level, age_min, age_max, match_key)
+	loan_category, publisher, published_year, subjects, genre, call_number, reading_level, age_min, age_max, match_key, work_key)
 VALUES (:id, :school_id, :isbn, :title, :author, :cover_url, :created_at, :price_cents,
-	:loan_category, :publisher, :published_year, :subjects, :genre, :call_number, :reading_level, :age_min, :age_max, :match_key)
+	:loan_category, :publisher, :published_year, :subjects, :genre, :call_number, :reading_level, :age_min, :age_max, :match_key, :work_key)
 RETURNING pk`)
 	stmtLibraryBookSetCategory = newStmt("library_books.set_category", `
 UPDATE library_books SET loan_category = :loan_category WHERE id = :id AND +school_id = :school_id`)
@@ -266,11 +267,12 @@ func (r *Holdings) CreateBook(ctx context.Context, b library.Book) error {
 	})
 }
 
-// insertLibraryBook stores b and its search row in tx. An error of the
-// book's row is the driver's, for the caller to map.
+// insertLibraryBook stores b, with its keys, and its search row in tx. An
+// error of the book's row is the driver's, for the caller to map.
 func (d *DB) insertLibraryBook(ctx context.Context, tx *txn, b library.Book) error {
 	var pk int64
-	args := append(libraryBookArgs(b), sql.Named("match_key", holdingsfile.MatchKey(b.Title, b.Author)))
+	args := append(libraryBookArgs(b), sql.Named("match_key", holdingsfile.MatchKey(b.Title, b.Author)),
+		sql.Named("work_key", catalog.WorkKey(b.Title, b.Author)))
 	if err := d.queryRow(ctx, tx, stmtLibraryBookInsert, args...).Scan(&pk); err != nil {
 		return err
 	}

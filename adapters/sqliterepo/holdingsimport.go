@@ -23,7 +23,7 @@ WHERE b.school_id = :school_id AND b.isbn IN (SELECT value FROM json_each(:isbns
 SELECT `+libraryBookColumns+` FROM library_books AS b
 WHERE b.school_id = :school_id AND b.match_key IN (SELECT value FROM json_each(:match_keys))`)
 	stmtLibraryBooksUnkeyed = newStmt("library_books.unkeyed", `
-SELECT pk, title, author FROM library_books INDEXED BY library_books_unkeyed WHERE match_key IS NULL LIMIT :limit`)
+SELECT pk, title, author, isbn FROM library_books INDEXED BY library_books_unkeyed WHERE match_key IS NULL LIMIT :limit`)
 	stmtCopiesByCodes = newStmt("copies.by_codes", `
 SELECT `+copyReadColumns+` FROM copies WHERE school_id = :school_id AND code IN (SELECT value FROM json_each(:codes))`)
 	stmtCopiesOfBooks = newStmt("copies.of_books", `
@@ -38,29 +38,41 @@ func (d *DB) setMatchKey(ctx context.Context, tx *txn, pk int64, title, author s
 }
 
 // fillMatchKeys keys the books stored by earlier versions (match_key
-// NULL), a batch per transaction, read through the partial index of the
-// unkeyed rows; once they are done it is one empty index read.
+// NULL), read through the partial index of the unkeyed rows.
 func (d *DB) fillMatchKeys(ctx context.Context) error {
+	return d.fillKeys(ctx, "key the books", stmtLibraryBooksUnkeyed, func(ctx context.Context, tx *txn, r unkeyedRow) error {
+		return d.setMatchKey(ctx, tx, r.pk, r.title, r.author)
+	})
+}
+
+// unkeyedRow is a book row stored before one of its keys existed: what
+// the keys are derived from.
+type unkeyedRow struct {
+	pk                  int64
+	title, author, isbn string
+}
+
+// fillKeys keys the rows that unkeyed (pk, title, author and isbn of up
+// to :limit rows, read through a partial index of the rows without the
+// key) returns, with set, a batch per transaction, until it returns none;
+// once every row is keyed it is one empty index read.
+func (d *DB) fillKeys(ctx context.Context, op string, unkeyed *stmt, set func(context.Context, *txn, unkeyedRow) error) error {
 	for {
-		type row struct {
-			pk            int64
-			title, author string
-		}
-		rows, err := d.query(ctx, d.write, stmtLibraryBooksUnkeyed, sql.Named("limit", 1000))
+		rows, err := d.query(ctx, d.write, unkeyed, sql.Named("limit", 1000))
 		if err != nil {
 			return mapErr(err, "find unkeyed books", nil, nil)
 		}
-		batch, err := scanAll(rows, func(s scanner) (row, error) {
-			var r row
-			err := s.Scan(&r.pk, &r.title, &r.author)
+		batch, err := scanAll(rows, func(s scanner) (unkeyedRow, error) {
+			var r unkeyedRow
+			err := s.Scan(&r.pk, &r.title, &r.author, &r.isbn)
 			return r, err
 		})
 		if err != nil || len(batch) == 0 {
 			return mapErr(err, "find unkeyed books", nil, nil)
 		}
-		err = d.inTx(ctx, "key the books", func(tx *txn) error {
+		err = d.inTx(ctx, op, func(tx *txn) error {
 			for _, r := range batch {
-				if err := d.setMatchKey(ctx, tx, r.pk, r.title, r.author); err != nil {
+				if err := set(ctx, tx, r); err != nil {
 					return err
 				}
 			}

@@ -58,9 +58,12 @@ var exampleArgs = map[string]any{
 	"number_keys": `["n-1","n-2"]`,
 	"isbns":       `["9780000000002","9780000000019"]`,
 	"match_keys":  `["title 1|author 7","title 2|author 9"]`,
+	"work_keys":   `["title 1|author","title 2|author"]`,
+	"app_book_id": "bk_0007",
 	"codes":       `["31234000123456","T 00123"]`,
 	"student_id":  "acct_0007",
 	"student_ids": `["acct_0007","acct_0008"]`,
+	"account_ids": `["acct_0007","acct_0008"]`,
 	"genre":       "fantasy",
 	"level":       user.LevelBeginner,
 	"status":      string(catalog.WantToRead),
@@ -72,7 +75,7 @@ var exampleArgs = map[string]any{
 	"book_id":     "bk_0007",
 }
 
-var paramName = regexp.MustCompile(`:([a-z_]+)`)
+var paramName = regexp.MustCompile(`:([a-z_][a-z0-9_]*)`)
 
 // argsFor binds every named parameter of s.
 func argsFor(s *stmt) []any {
@@ -143,6 +146,10 @@ func seed(t *testing.T, d *DB) {
 		}
 	}
 	seedLibrary(ctx, t, d, at)
+	for i := range 200 {
+		must(r.AppLinks.SaveChoice(ctx, library.AppLinkChoice{SchoolID: fmt.Sprintf("school_%d", i%10), BookID: fmt.Sprintf("lb_%04d", i),
+			AppBookID: fmt.Sprintf("bk_%04d", i%300), Same: i%2 == 0, ByAccountID: "acct_0001", At: at}))
+	}
 	for i := range 3 {
 		_, err := r.SigningKeys.EnsureActive(ctx, auth.SigningKey{ID: fmt.Sprintf("kid_%d", i), Algorithm: "RS256", PrivateKeyPEM: []byte("k"), CreatedAt: at})
 		must(err)

@@ -3,6 +3,7 @@ package sqliterepo
 import (
 	"context"
 	"database/sql"
+	"time"
 
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/ports"
@@ -94,6 +95,15 @@ SELECT coalesce(sum(seconds), 0) FROM reading_sessions WHERE account_id = :accou
 SELECT `+sessionColumns+` FROM reading_sessions WHERE account_id = :account_id ORDER BY at, id`)
 	stmtSessionDeleteByAccount = newStmt("reading_sessions.delete_by_account", `
 DELETE FROM reading_sessions WHERE account_id = :account_id`)
+	// One range of reading_sessions_by_account per account, grouped in a
+	// temporary b-tree. Pinned: reading_sessions_by_book matches the
+	// GROUP BY, and with other statistics the planner could take it and
+	// read every session of the accounts whatever the period.
+	stmtSessionTotals = newStmt("reading_sessions.totals", `
+SELECT account_id, book_id, sum(seconds), max(at), max(CASE WHEN completed = 1 THEN at END)
+FROM reading_sessions INDEXED BY reading_sessions_by_account
+WHERE account_id IN (SELECT value FROM json_each(:account_ids)) AND at >= :from AND at <= :to
+GROUP BY account_id, book_id LIMIT :limit`)
 )
 
 func scanProgress(s scanner) (catalog.Progress, error) {
@@ -185,4 +195,29 @@ func (r *Progress) DeleteByAccount(ctx context.Context, accountID string) error 
 		_, err := r.db.exec(ctx, tx, stmtSessionDeleteByAccount, sql.Named("account_id", accountID))
 		return mapErr(err, op, nil, nil)
 	})
+}
+
+// SessionTotals implements ports.ProgressRepository with one grouped
+// statement over reading_sessions_by_account. No accounts, or a limit below
+// 1, is no statement.
+func (r *Progress) SessionTotals(ctx context.Context, accountIDs []string, from, to time.Time, limit int) ([]catalog.SessionTotal, error) {
+	if len(accountIDs) == 0 || limit < 1 {
+		return []catalog.SessionTotal{}, nil
+	}
+	return queryAll(ctx, r.db, r.db.read, "sum the reading sessions", stmtSessionTotals, scanSessionTotal,
+		sql.Named("account_ids", jsonArray(accountIDs)), sql.Named("from", millis(from)), sql.Named("to", millis(to)),
+		sql.Named("limit", limit))
+}
+
+func scanSessionTotal(s scanner) (catalog.SessionTotal, error) {
+	var (
+		t         catalog.SessionTotal
+		last      int64
+		completed sql.NullInt64
+	)
+	if err := s.Scan(&t.AccountID, &t.BookID, &t.Seconds, &last, &completed); err != nil {
+		return catalog.SessionTotal{}, err
+	}
+	t.LastAt, t.CompletedAt = fromMillis(last), fromNullMillis(completed)
+	return t, nil
 }

@@ -26,6 +26,8 @@ type catalogRow struct {
 	Rating string
 	// Cover is where the title's cover is served, "" without one.
 	Cover string
+	// InApp names the reading app's book of the same work, "" for none.
+	InApp string
 }
 
 // Holdable reports whether a student could place a hold on the title: a
@@ -186,6 +188,9 @@ func (a *App) studentMarks(r *http.Request, school library.School) (studentMarks
 func (m studentMarks) row(e collection.CatalogEntry, cover string) catalogRow {
 	row := catalogRow{Wanted: m.wanted[e.Book.ID], Rating: ratingText(e.Rating), ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN,
 		Total: e.Total, Available: e.Available, Holds: e.Holds, Reference: library.BookCategory(e.Book) == library.CategoryReference, Cover: cover}
+	if e.InApp != nil {
+		row.InApp = e.InApp.AppBook.Title
+	}
 	if h, ok := m.holds[e.Book.ID]; ok {
 		row.Mine = &h
 	}

@@ -78,6 +78,8 @@ type deskView struct {
 	Filter         loanFilterForm
 	PutAside       *putAside // the copy just returned goes to a hold
 	Receipt        *receiptLinks
+	// Finished asks, after a return, whether the student read the book.
+	Finished *finishedOffer
 }
 
 // receiptLinks print the receipt of the borrower a copy was just lent to.
@@ -207,6 +209,9 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 				base += "?"
 			}
 			v.Receipt = &receiptLinks{Name: fl.Values["receipt_name"], A4: base + "paper=a4", Roll: base + "paper=80mm"}
+		}
+		if id := fl.Values["finished_loan"]; id != "" && v.CanLend {
+			v.Finished = &finishedOffer{LoanID: id, Title: fl.Values["finished_title"]}
 		}
 		if name, ok := fl.Values["aside_name"]; ok {
 			v.PutAside = &putAside{Name: name, Number: fl.Values["aside_number"], Homeroom: fl.Values["aside_homeroom"], Title: fl.Values["aside_title"],
@@ -454,12 +459,13 @@ func (a *App) returnCopy(w http.ResponseWriter, r *http.Request, school library.
 	if pa := v.PutAside; pa != nil {
 		a.redirect(w, r, back, flash{Kind: "info", Focus: "return",
 			Message: fmt.Sprintf("Returned %s (%s). Put it aside for %s: they hold this book.", quote(found.Book.Title), found.Copy.Code, pa.StudentName),
-			Values: map[string]string{"aside_name": pa.StudentName, "aside_number": pa.StudentNumber, "aside_homeroom": pa.Homeroom, "aside_title": found.Book.Title,
-				"aside_code": found.Copy.Code, "aside_until": pa.ExpiresAt.UTC().Format("2006-01-02")}})
+			Values: a.offerFinished(r, v.Loan, map[string]string{"aside_name": pa.StudentName, "aside_number": pa.StudentNumber, "aside_homeroom": pa.Homeroom,
+				"aside_title": found.Book.Title, "aside_code": found.Copy.Code, "aside_until": pa.ExpiresAt.UTC().Format("2006-01-02")})})
 		return
 	}
 	a.redirect(w, r, back, flash{Kind: "success", Focus: "return",
-		Message: fmt.Sprintf("Returned %s (%s). The copy is available again.", quote(found.Book.Title), found.Copy.Code)})
+		Message: fmt.Sprintf("Returned %s (%s). The copy is available again.", quote(found.Book.Title), found.Copy.Code),
+		Values:  a.offerFinished(r, v.Loan, nil)})
 }
 
 // renew extends the loan of the scanned copy once. The renewal count seen

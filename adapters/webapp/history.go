@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/usecase"
 )
 
@@ -19,6 +20,10 @@ type historyView struct {
 	KeepHistory, CanChoose bool
 	// CanReview links each past loan to the student's review of its title.
 	CanReview bool
+	// CanFinish shows, on each returned loan, "I finished it" or the
+	// Finished mark (with its undo).
+	CanFinish bool
+	Page      int
 	// KeptDays is how long the school keeps past loans (0: for good).
 	KeptDays int
 }
@@ -26,6 +31,8 @@ type historyView struct {
 // historyRow is a past loan as the student's history shows it.
 type historyRow struct {
 	ID, BookID, Title, Author, Borrowed, Returned, Outcome string
+	// Returned by a return, so it can be marked read; Finished once it is.
+	Markable, Finished bool
 }
 
 // history shows the signed-in student their past loans, a page at a time,
@@ -43,6 +50,14 @@ func (a *App) history(w http.ResponseWriter, r *http.Request, school library.Sch
 		Pages: newPager("history", "Pages of past loans", root+"/my-history", "", res.Page, res.Limit, res.Total)}
 	v.Flash = a.takeFlash(w, r)
 	v.CanReview = a.allowed(r, "write", "library:ownreviews")
+	v.CanFinish, v.Page = a.allowed(r, "finish", "library:ownhistory") && res.KeepHistory, res.Page
+	finished := map[string]library.FinishedLoan{}
+	if v.CanFinish && len(res.Loans) > 0 {
+		if finished, err = a.deps.Library.Circulation.FinishedOfLoans(r.Context(), usecase.Pluck(res.Loans, func(l circulation.LoanView) string { return l.Loan.ID })); err != nil {
+			a.fail(w, r, err)
+			return
+		}
+	}
 	zone := school.Settings.Location()
 	for _, l := range res.Loans {
 		row := historyRow{ID: l.Loan.ID, BookID: l.Loan.BookID, Title: l.Loan.BookTitle, Author: l.Loan.BookAuthor,
@@ -54,7 +69,9 @@ func (a *App) history(w http.ResponseWriter, r *http.Request, school library.Sch
 			row.Outcome = "Claimed returned"
 		default:
 			row.Outcome = "Returned"
+			row.Markable = true
 		}
+		_, row.Finished = finished[l.Loan.ID]
 		v.Loans = append(v.Loans, row)
 	}
 	a.render(w, r, http.StatusOK, "history", v)

@@ -80,6 +80,9 @@ type bookRow struct {
 	Details                 detailsRow
 	// Cover is where the title's cover is served, "" without one.
 	Cover string
+	// InApp is the reading app's book of the same work ("" for none), and
+	// InAppWhy why.
+	InApp, InAppWhy string
 }
 
 // labelPage is one PDF of a book's labels: the copies it prints, First to
@@ -112,8 +115,10 @@ type booksView struct {
 	Currency     string // of the prices
 	// CanChangeCategory shows each book's loan category as a form.
 	CanChangeCategory bool
-	Categories        []string
-	Form              *formState // the add-book form after a refusal, or prefilled by a lookup
+	// CanSeeAppLinks shows each book's link to the reading app.
+	CanSeeAppLinks bool
+	Categories     []string
+	Form           *formState // the add-book form after a refusal, or prefilled by a lookup
 	// CanLookUp shows the ISBN lookup; Lookup is its outcome.
 	CanLookUp bool
 	Lookup    *isbnLookup
@@ -152,6 +157,12 @@ func (a *App) renderBooksWith(w http.ResponseWriter, r *http.Request, school lib
 		a.fail(w, r, err)
 		return
 	}
+	links, err := a.deps.Library.AppLinks.ForBooks(r.Context(), school.ID, bookOf(res.Entries))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	v.CanSeeAppLinks = a.allowed(r, "read", "library:books")
 	for _, e := range res.Entries {
 		row := bookRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN, Total: e.Total, Available: e.Available,
 			Category: library.BookCategory(e.Book), Details: toDetailsRow(e.Book.BookDetails)}
@@ -159,9 +170,21 @@ func (a *App) renderBooksWith(w http.ResponseWriter, r *http.Request, school lib
 			row.Price = moneyValue(e.Book.PriceCents)
 		}
 		row.Cover = covers[e.Book.ID]
+		if l, ok := links[e.Book.ID]; ok {
+			row.InApp, row.InAppWhy = l.AppBook.Title, linkedByText(l.Reason)
+		}
 		v.Books = append(v.Books, row)
 	}
 	a.render(w, r, status, "books", v)
+}
+
+// bookOf is the books of catalogue entries.
+func bookOf(entries []collection.CatalogEntry) []library.Book {
+	out := make([]library.Book, len(entries))
+	for i, e := range entries {
+		out[i] = e.Book
+	}
+	return out
 }
 
 // codesSentence lists new copy codes for the flash message (the labels

@@ -162,12 +162,15 @@ func (a *App) Routes() []Route {
 		// case's answer, class by class.
 		page("web.classes", school+"/classes", a.classesPage, need("read", "library:classes")),
 		page("web.class", school+"/class", a.classPage, need("read", "library:classes")),
+		page("web.class.reading", school+"/class/reading", a.classReadingPage, need("read", "library:classes")),
+		page("web.class.readingChart", school+"/class/reading/chart", a.classReadingChart, need("read", "library:classes")),
 		// Check-out looks the student up by number or name.
 		post("web.checkout", school+"/checkout", a.checkout, need("create", "library:loans"), need("read", "library:copies"), need("read", "library:students")),
 		// Return also puts a lost or claimed-returned copy back on the shelf.
 		post("web.return", school+"/return", a.returnCopy, need("update", "library:loans"), need("read", "library:copies"), need("update", "library:copies")),
 		post("web.renew", school+"/renew", a.renew, need("update", "library:loans"), need("read", "library:copies")),
 		post("web.loans.end", school+"/loans/end", a.endLoan, need("update", "library:loans")),
+		post("web.loans.finished", school+"/loans/finished", a.deskFinished, need("finish", "library:loans")),
 		post("web.repaired", school+"/repaired", a.repaired, need("update", "library:copies"), need("read", "library:copies")),
 		page("web.charges", school+"/charges", a.chargesPage, need("read", "library:charges")),
 		post("web.charges.settle", school+"/charges/settle", a.settleCharge, need("update", "library:charges")),
@@ -181,6 +184,7 @@ func (a *App) Routes() []Route {
 		post("web.ownLoans.renew", school+"/my-loans/renew", a.renewOwnLoan, need("renew", "library:ownloans")),
 		page("web.history", school+"/my-history", a.history, need("read", "library:ownhistory")),
 		post("web.history.choice", school+"/my-history/choice", a.chooseHistory, need("update", "library:ownhistory")),
+		post("web.history.finished", school+"/my-history/finished", a.historyFinished, need("finish", "library:ownhistory")),
 		page("web.reviews", school+"/reviews", a.reviewsPage, need("read", "library:reviews")),
 		post("web.reviews.decide", school+"/reviews/decide", a.decideReview, need("moderate", "library:reviews")),
 		page("web.review", school+"/review", a.reviewForm, need("write", "library:ownreviews")),
@@ -189,6 +193,8 @@ func (a *App) Routes() []Route {
 		post("web.catalog.hold", school+"/catalog/hold", a.placeOwnHold, need("create", "library:holds"), need("read", "library:ownholds")),
 		post("web.books.price", school+"/books/price", a.setBookPrice, need("update", "library:books")),
 		post("web.books.details", school+"/books/details", a.setBookDetails, need("update", "library:books")),
+		page("web.books.appLink", school+"/books/app-link", a.appLinkPage, need("read", "library:books")),
+		post("web.books.appLink.save", school+"/books/app-link", a.chooseAppLink, need("update", "library:books")),
 		uploadCover("web.books.cover", school+"/books/cover", a.uploadCover, need("update", "library:books")),
 		post("web.books.cover.remove", school+"/books/cover/remove", a.removeCover, need("update", "library:books")),
 		page("web.holdings", school+"/holdings", a.holdingsPage, need("export", "library:holdings")),

@@ -205,6 +205,9 @@ func (r *runner) measureSelf(s *svc, sc *school, sr *sizeRun) error {
 	if err := r.runSelfCases(s, sr, cases); err != nil {
 		return err
 	}
+	if err := r.measureAppLinks(s, sc, sr, st); err != nil {
+		return err
+	}
 	return r.measureClass(s, sc, sr, st)
 }
 

@@ -170,3 +170,14 @@ func ErrProgressNotFound() error {
 func ErrSessionExists() error {
 	return errs.E(errs.Conflict, errs.CodeSessionExists, "The reading session is already recorded.")
 }
+
+// SessionTotal sums one account's reading sessions on one book within a
+// period: what a class's reading view takes from the app.
+type SessionTotal struct {
+	AccountID, BookID string
+	Seconds           int64
+	LastAt            time.Time // the latest session
+	// CompletedAt is the latest session that finished the book; zero when
+	// none in the period did.
+	CompletedAt time.Time
+}

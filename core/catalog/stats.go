@@ -9,13 +9,17 @@ import (
 
 // Stats are a reader's statistics, in the units the API reports them.
 type Stats struct {
-	TotalReadingTime    int64 // seconds
-	BooksCompleted      int
-	PagesRead           int // sum over books of the highest page reached
-	AverageReadingSpeed int // words per minute: words read / minutes read
-	VocabularySize      int // distinct case-folded words of finished chapters
-	CurrentStreak       int // consecutive days with reading, ending today or yesterday
-	LongestStreak       int // the longest such run ever
+	TotalReadingTime int64 // seconds
+	BooksCompleted   int   // BooksCompletedApp + BooksCompletedLibrary
+	// Where the books completed came from: the reading app, and the
+	// school library's returned loans the reader marked as read.
+	BooksCompletedApp     int
+	BooksCompletedLibrary int
+	PagesRead             int // sum over books of the highest page reached
+	AverageReadingSpeed   int // words per minute: words read / minutes read
+	VocabularySize        int // distinct case-folded words of finished chapters
+	CurrentStreak         int // consecutive days with reading, ending today or yesterday
+	LongestStreak         int // the longest such run ever
 }
 
 // StatsInput is everything stats are computed from.
@@ -26,8 +30,11 @@ type StatsInput struct {
 	// FinishedTexts are the texts of the chapters the reader finished:
 	// chapters whose last page is at most the book's highest page reached.
 	FinishedTexts []ChapterText
-	Location      *time.Location // the reader's timezone; days are counted in it
-	Now           time.Time
+	// LibraryReads are the return times of the library loans the reader
+	// marked as read: each is a book completed and its day a reading day.
+	LibraryReads []time.Time
+	Location     *time.Location // the reader's timezone; days are counted in it
+	Now          time.Time
 }
 
 // FinishedChapterIDs returns the ids of the chapters the reader finished:
@@ -57,7 +64,9 @@ func FinishedChapterIDs(progress []Progress, books []Book) []string {
 
 // ComputeStats derives the statistics:
 //   - TotalReadingTime: the sum of the sessions' Seconds.
-//   - BooksCompleted: the progress records with CompletedAt set.
+//   - BooksCompleted: the progress records with CompletedAt set
+//     (BooksCompletedApp) plus the LibraryReads (BooksCompletedLibrary):
+//     a loan marked read is its own entry even when the app has the title.
 //   - PagesRead: the sum of MaxPage over the progress records, so going back
 //     in a book never lowers it.
 //   - AverageReadingSpeed: words read / minutes read, rounded to the nearest
@@ -76,7 +85,7 @@ func ComputeStats(in StatsInput) Stats {
 	var words float64
 	for _, p := range in.Progress {
 		if p.Completed() {
-			s.BooksCompleted++
+			s.BooksCompletedApp++
 		}
 		s.PagesRead += p.MaxPage
 		if b, ok := byID[p.BookID]; ok {
@@ -93,12 +102,15 @@ func ComputeStats(in StatsInput) Stats {
 		}
 	}
 	s.VocabularySize = len(vocabulary)
-	s.CurrentStreak, s.LongestStreak = streaks(in.Sessions, in.Location, in.Now)
+	s.BooksCompletedLibrary = len(in.LibraryReads)
+	s.BooksCompleted = s.BooksCompletedApp + s.BooksCompletedLibrary
+	s.CurrentStreak, s.LongestStreak = streaks(in.Sessions, in.LibraryReads, in.Location, in.Now)
 	return s
 }
 
 // streaks returns the current and the longest runs of consecutive calendar
-// days with reading activity, days being those of loc (UTC when nil).
+// days with reading activity, days being those of loc (UTC when nil). The
+// day a library book marked as read came back counts as one.
 //
 // A session is reading activity when it has time (Seconds > 0) or moved the
 // reader forward (PagesAdvanced > 0); an update that only goes back or
@@ -107,7 +119,7 @@ func ComputeStats(in StatsInput) Stats {
 // history alike. The current streak is the run ending today (Now in loc) or,
 // when today has no activity yet, yesterday; otherwise 0. Days after today
 // (clock skew) count for the longest streak only.
-func streaks(sessions []ReadingSession, loc *time.Location, now time.Time) (current, longest int) {
+func streaks(sessions []ReadingSession, libraryReads []time.Time, loc *time.Location, now time.Time) (current, longest int) {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -117,6 +129,11 @@ func streaks(sessions []ReadingSession, loc *time.Location, now time.Time) (curr
 			continue
 		}
 		active[dayNumber(rs.At, loc)] = true
+	}
+	for _, at := range libraryReads {
+		if !at.IsZero() {
+			active[dayNumber(at, loc)] = true
+		}
 	}
 	days := slices.Sorted(maps.Keys(active))
 	run := 0

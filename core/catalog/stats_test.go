@@ -344,6 +344,7 @@ func TestComputeStatsAll(t *testing.T) {
 	want := catalog.Stats{
 		TotalReadingTime:    1200, // 300 + 420 + 480
 		BooksCompleted:      1,
+		BooksCompletedApp:   1,
 		PagesRead:           40,  // 30 + 10
 		AverageReadingSpeed: 110, // (1200 × 100% + 4000 × 25%) = 2200 words / 20 min
 		VocabularySize:      4,   // once, upon, a, time
@@ -402,5 +403,34 @@ func TestFinishedChapterIDs(t *testing.T) {
 				t.Errorf("FinishedChapterIDs: got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// A library loan marked read is a book completed of its own (even of a
+// title the app has too) and its return day a reading day, in the
+// reader's timezone.
+func TestComputeStatsLibraryReads(t *testing.T) {
+	tokyo := statsLocation(t, "Asia/Tokyo")
+	in := catalog.StatsInput{
+		Progress: []catalog.Progress{{BookID: "bk_a", MaxPage: 30, MaxPercentage: 100, CompletedAt: statsUTC(2026, 3, 1, 1, 0)}},
+		Books:    []catalog.Book{{ID: "bk_a", WordCount: 1200}},
+		Sessions: []catalog.ReadingSession{{At: statsUTC(2026, 3, 1, 1, 0), Seconds: 300}}, // Mar 1 10:00 JST
+		LibraryReads: []time.Time{
+			statsUTC(2026, 3, 1, 16, 0), // Mar 2 01:00 JST
+			statsUTC(2026, 3, 2, 3, 0),  // Mar 2 12:00 JST: the same day again
+			statsUTC(2026, 2, 20, 3, 0), // long before: its own run of one
+		},
+		Location: tokyo,
+		Now:      statsUTC(2026, 3, 2, 23, 0), // Mar 3 08:00 JST
+	}
+	got := catalog.ComputeStats(in)
+	if got.BooksCompleted != 4 || got.BooksCompletedApp != 1 || got.BooksCompletedLibrary != 3 {
+		t.Errorf("books completed = %d (app %d, library %d), want 4 (1, 3)", got.BooksCompleted, got.BooksCompletedApp, got.BooksCompletedLibrary)
+	}
+	if got.CurrentStreak != 2 || got.LongestStreak != 2 {
+		t.Errorf("streaks = %d, %d; want 2, 2 (Mar 1 in the app, Mar 2 a return)", got.CurrentStreak, got.LongestStreak)
+	}
+	if got.TotalReadingTime != 300 || got.PagesRead != 30 {
+		t.Errorf("time, pages = %d, %d; want the app's alone (300, 30)", got.TotalReadingTime, got.PagesRead)
 	}
 }

@@ -99,6 +99,11 @@ const (
 	CodeHistoryChoiceOff = "history_choice_off"
 	// A student's want-to-read list is at its cap.
 	CodeWantToReadFull = "want_to_read_full"
+	// A loan still out (or lost) cannot be marked as a book read.
+	CodeLoanNotReturned = "loan_not_returned"
+	// A loan that no longer names its student (they keep no history, or
+	// it was anonymised) cannot be marked as read.
+	CodeHistoryNotKept = "history_not_kept"
 	// Reviews: an unknown one, one of a title the student never borrowed,
 	// and one the student changed under a librarian's decision.
 	CodeReviewNotFound = "review_not_found"

@@ -106,6 +106,20 @@ func ISBNForms(isbn string) []string {
 	return []string{n}
 }
 
+// ISBN13 is the ISBN-13 form of a valid ISBN (an ISBN-10 gains the 978
+// prefix and a new check digit), the one form the reading app's books are
+// indexed by so that either form finds them. "" for an invalid ISBN.
+func ISBN13(isbn string) string {
+	n := NormalizeISBN(isbn)
+	switch {
+	case !ValidISBN(n):
+		return ""
+	case len(n) == 10:
+		return isbn13Of(n[:9])
+	}
+	return n
+}
+
 // isbn13Of is the ISBN-13 of the nine digits of an ISBN-10 (978 prefix).
 func isbn13Of(nine string) string {
 	twelve := "978" + nine

@@ -437,5 +437,9 @@ func TestISBNForms(t *testing.T) {
 		if got := strings.Join(library.ISBNForms(in), " "); got != want {
 			t.Errorf("ISBNForms(%q) = %q, want %q", in, got, want)
 		}
+		if got, first := library.ISBN13(in), strings.Fields(want); (len(first) == 0) != (got == "") ||
+			(got != "" && (len(got) != 13 || !strings.Contains(want, got))) {
+			t.Errorf("ISBN13(%q) = %q, want the 13-digit form of %q", in, got, want)
+		}
 	}
 }

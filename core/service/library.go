@@ -39,8 +39,10 @@ type Library struct {
 	// Reviews are the students' reviews and their moderation.
 	Reviews *collection.Reviews
 	// Covers are the titles' cover images.
-	Covers  *collection.Covers
-	Notices *circulation.Notices
+	Covers *collection.Covers
+	// AppLinks tells which titles are also in the reading app.
+	AppLinks *collection.AppLinks
+	Notices  *circulation.Notices
 	// Cataloguing fills new books from the school's catalogue server.
 	Cataloguing *collection.Cataloguing
 	Reports     *collection.Reports
@@ -109,6 +111,14 @@ type LibraryStores struct {
 	WantToRead      ports.WantToReadRepository
 	Reviews         ports.ReviewRepository
 	Covers          ports.CoverRepository
+	// FinishedLoans are the returned loans students marked as read.
+	FinishedLoans ports.FinishedLoanRepository
+	// Progress is the reading app's progress and sessions, for the
+	// classes' reading.
+	Progress ports.ProgressRepository
+	// AppLinks and AppBooks join the school's books to the reading app's.
+	AppLinks ports.AppLinkRepository
+	AppBooks ports.BookRepository
 }
 
 // NewLibrary builds the library's use cases, each with the stores it
@@ -129,8 +139,10 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 	}
 	slots := usecase.NewImportSlots(maxImports)
 	circ := circulation.NewCirculation(circulation.CirculationDeps{Schools: st.Schools, Holdings: st.Holdings, Accounts: st.Accounts, Students: st.Students,
-		Departures: st.Departures, Notices: st.Notices, Charges: st.Charges, Desk: desk, Loans: loans, Clock: c})
+		Departures: st.Departures, Notices: st.Notices, Charges: st.Charges, Finished: st.FinishedLoans, Desk: desk, Loans: loans, Clock: c})
 	holds := circulation.NewHolds(st.Schools, desk)
+	appLinks := collection.NewAppLinks(collection.AppLinksDeps{Holdings: holdings, Books: st.Holdings, ISBNs: st.HoldingsImports, Links: st.AppLinks,
+		AppBooks: st.AppBooks, Loans: loans, Clock: c})
 	return &Library{
 		Schools: schools.NewSchools(st.Schools, c),
 		Staff: identity.NewStaff(identity.StaffDeps{Schools: st.Schools, Accounts: st.Accounts, Invites: st.Invites, RefreshTokens: st.RefreshTokens,
@@ -144,14 +156,16 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 		Circulation: circ,
 		Holds:       holds,
 		Classes: circulation.NewClasses(circulation.ClassesDeps{Schools: st.Schools, Homerooms: st.Homerooms, Accounts: st.Accounts, Authz: cfg.Authz,
-			Circulation: circ, Holds: holds}),
-		Catalog: collection.NewPublicCatalog(st.Schools, st.Holdings, st.Reviews, loans, desk),
+			Circulation: circ, Holds: holds,
+			Reading: circulation.ClassReadingStores{Progress: st.Progress, AppBooks: st.AppBooks, Finished: st.FinishedLoans}}),
+		Catalog:  collection.NewPublicCatalog(st.Schools, st.Holdings, st.Reviews, loans, desk, appLinks),
+		AppLinks: appLinks,
 		Covers: collection.NewCovers(collection.CoversDeps{Schools: st.Schools, Holdings: st.Holdings, Covers: st.Covers,
 			Images: cfg.CoverImages, Source: cfg.CoverSource, Clock: c}),
 		Reviews: collection.NewReviews(collection.ReviewsDeps{Schools: st.Schools, Holdings: st.Holdings, Reviews: st.Reviews, Loans: st.Loans,
 			Accounts: st.Accounts, Clock: c}),
 		WantToRead: collection.NewWantToRead(collection.WantToReadDeps{Schools: st.Schools, Holdings: st.Holdings, Wants: st.WantToRead, Reviews: st.Reviews,
-			Loans: loans, Desk: desk, Clock: c}),
+			Loans: loans, Desk: desk, Links: appLinks, Clock: c}),
 		Stocktakes: collection.NewStocktakes(collection.StocktakesDeps{Schools: st.Schools, Stocktakes: st.Stocktakes, ActiveLoans: st.ActiveLoans, Books: st.Holdings, Holdings: holdings,
 			Circulation: circ, Loans: loans, Jobs: jobs, Slots: slots, Clock: c}),
 		Notices: circulation.NewNotices(circulation.NoticesDeps{Schools: st.Schools, Notices: st.Notices, Homerooms: st.Homerooms, Accounts: st.Accounts,

@@ -65,7 +65,7 @@ func newHoldWorld(t *testing.T, r ports.Repositories, students int) *holdWorld {
 	desk := circulation.NewHoldDesk(circulation.HoldDeskDeps{Holds: r.Holds, Holdings: r.Holdings, Schools: r.Schools, Accounts: r.Accounts, Loans: loans, Clock: c})
 	w.holdings = collection.NewHoldings(collection.HoldingsDeps{Schools: r.Schools, Holdings: r.Holdings, Desk: desk, Loans: loans, Clock: c})
 	w.circ = circulation.NewCirculation(circulation.CirculationDeps{Schools: r.Schools, Holdings: r.Holdings, Accounts: r.Accounts,
-		Students: r.Students, Departures: r.Departures, Notices: r.Notices, Charges: r.Charges, Desk: desk, Loans: loans, Clock: c})
+		Students: r.Students, Departures: r.Departures, Notices: r.Notices, Charges: r.Charges, Finished: r.FinishedLoans, Desk: desk, Loans: loans, Clock: c})
 	w.holds = circulation.NewHolds(r.Schools, desk)
 	w.stock = collection.NewStocktakes(collection.StocktakesDeps{Schools: r.Schools, Stocktakes: r.Stocktakes, ActiveLoans: r.ActiveLoans,
 		Books: r.Holdings, Holdings: w.holdings, Circulation: w.circ, Loans: loans,

@@ -1,9 +1,10 @@
 package porttest
 
 // The reading progress and session ports' contract, run by the Catalog
-// suite.
+// suite, and the Progress suite for what came after it.
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,6 +18,23 @@ import (
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/ports"
 )
+
+var _ = register("Progress", Progress)
+
+// Progress checks the part of the ports.ProgressRepository contract that
+// the Catalog suite does not: the sessions summed per account and book.
+// newRepos must return empty repositories that no other subtest sees.
+func Progress(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, r ports.Repositories)
+	}{
+		{"SessionTotals", testProgressSessionTotals},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.run(t, newRepos(t)) })
+	}
+}
 
 func checkProgress(t *testing.T, call string, got, want catalog.Progress) {
 	t.Helper()
@@ -264,5 +282,101 @@ func testProgressDeleteByAccount(t *testing.T, r ports.Repositories) {
 	must(t, "TotalSeconds after reading again", err)
 	if total != 10 {
 		t.Fatalf("TotalSeconds after DeleteByAccount and one new session = %d, want 10", total)
+	}
+}
+
+func testProgressSessionTotals(t *testing.T, r ports.Repositories) {
+	a1, a2, idle, notAsked := uuid.NewString(), uuid.NewString(), uuid.NewString(), uuid.NewString()
+	b1, b2, b3 := newID(catalog.BookIDPrefix), newID(catalog.BookIDPrefix), newID(catalog.BookIDPrefix)
+	// base has sub-millisecond digits: the bounds hold at the stores'
+	// millisecond precision, and a millisecond past them is outside.
+	from, to := base, base.Add(48*time.Hour)
+	hour := func(n int) time.Time { return from.Add(time.Duration(n) * time.Hour) }
+	session := func(acct, book string, at time.Time, seconds int, completed bool) catalog.ReadingSession {
+		s := newSession(acct, book, at, seconds)
+		s.Completed = completed
+		return s
+	}
+	for _, s := range []catalog.ReadingSession{
+		session(a1, b1, from, 60, false), // the lower bound
+		session(a1, b1, hour(1), 30, true),
+		session(a1, b1, hour(2), 20, false),
+		session(a1, b1, from.Add(-time.Millisecond), 1000, true), // just before
+		session(a1, b2, to, 40, false),                           // the upper bound
+		session(a1, b2, to.Add(time.Millisecond), 500, true),     // just after: b2 is not completed in range
+		session(a1, b3, from.Add(-24*time.Hour), 70, true),       // b3 only before the period
+		session(a2, b1, hour(3), 15, true),
+		session(a2, b1, hour(5), 25, true), // the latest completing session counts
+		session(a2, b3, hour(4), 0, false),
+		session(notAsked, b1, hour(1), 999, true),
+	} {
+		must(t, "RecordSession", r.Progress.RecordSession(ctx(t), s))
+	}
+	want := []catalog.SessionTotal{
+		{AccountID: a1, BookID: b1, Seconds: 110, LastAt: hour(2), CompletedAt: hour(1)},
+		{AccountID: a1, BookID: b2, Seconds: 40, LastAt: to},
+		{AccountID: a2, BookID: b1, Seconds: 40, LastAt: hour(5), CompletedAt: hour(5)},
+		{AccountID: a2, BookID: b3, Seconds: 0, LastAt: hour(4)},
+	}
+	sortTotals(want)
+	accounts := []string{a1, a2, idle}
+
+	for _, limit := range []int{len(want), 100} {
+		got, err := r.Progress.SessionTotals(ctx(t), accounts, from, to, limit)
+		must(t, "SessionTotals", err)
+		sortTotals(got)
+		if len(got) != len(want) {
+			t.Fatalf("SessionTotals(limit %d) = %d totals, want %d:\n got %+v\nwant %+v", limit, len(got), len(want), got, want)
+		}
+		for i := range want {
+			checkSessionTotal(t, fmt.Sprintf("SessionTotals(limit %d)[%d]", limit, i), got[i], want[i])
+		}
+	}
+
+	// Fewer totals than there are, each of them whole.
+	got, err := r.Progress.SessionTotals(ctx(t), accounts, from, to, 2)
+	must(t, "SessionTotals limit 2", err)
+	if len(got) != 2 {
+		t.Fatalf("SessionTotals(limit 2) = %d totals, want 2: %+v", len(got), got)
+	}
+	for i, g := range got {
+		j := slices.IndexFunc(want, func(w catalog.SessionTotal) bool { return w.AccountID == g.AccountID && w.BookID == g.BookID })
+		if j < 0 {
+			t.Fatalf("SessionTotals(limit 2)[%d] = %+v, a total not asked for", i, g)
+		}
+		checkSessionTotal(t, fmt.Sprintf("SessionTotals(limit 2)[%d]", i), g, want[j])
+	}
+	if got[0].AccountID == got[1].AccountID && got[0].BookID == got[1].BookID {
+		t.Fatalf("SessionTotals(limit 2) returned one total twice: %+v", got)
+	}
+
+	for _, none := range [][]string{nil, {}} {
+		got, err := r.Progress.SessionTotals(ctx(t), none, from, to, 10)
+		must(t, "SessionTotals of no accounts", err)
+		if len(got) != 0 {
+			t.Fatalf("SessionTotals of no accounts = %+v, want none", got)
+		}
+	}
+	got, err = r.Progress.SessionTotals(ctx(t), []string{idle}, from, to, 10)
+	must(t, "SessionTotals of an account without sessions", err)
+	if len(got) != 0 {
+		t.Fatalf("SessionTotals of an account without sessions = %+v, want none", got)
+	}
+}
+
+func sortTotals(totals []catalog.SessionTotal) {
+	slices.SortFunc(totals, func(a, b catalog.SessionTotal) int {
+		return cmp.Or(strings.Compare(a.AccountID, b.AccountID), strings.Compare(a.BookID, b.BookID))
+	})
+}
+
+func checkSessionTotal(t *testing.T, call string, got, want catalog.SessionTotal) {
+	t.Helper()
+	if !sameTime(got.LastAt, want.LastAt) || !sameTime(got.CompletedAt, want.CompletedAt) || got.CompletedAt.IsZero() != want.CompletedAt.IsZero() {
+		t.Errorf("%s: LastAt, CompletedAt = %v, %v, want %v, %v (at ms precision)", call, got.LastAt, got.CompletedAt, want.LastAt, want.CompletedAt)
+	}
+	got.LastAt, got.CompletedAt = want.LastAt, want.CompletedAt
+	if got != want {
+		t.Errorf("%s:\n got %+v\nwant %+v", call, got, want)
 	}
 }

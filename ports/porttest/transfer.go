@@ -93,6 +93,8 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 	ports.KindWantToRead:     reflect.TypeFor[library.WantToRead](),
 	ports.KindReviews:        reflect.TypeFor[library.Review](),
 	ports.KindCovers:         reflect.TypeFor[library.Cover](),
+	ports.KindAppLinkChoices: reflect.TypeFor[library.AppLinkChoice](),
+	ports.KindFinishedLoans:  reflect.TypeFor[library.FinishedLoan](),
 }
 
 // --- counts and copy ---

@@ -555,6 +555,48 @@ func testTransferReadBack(t *testing.T, a, b ports.Repositories, s *transferSeed
 		}
 	})
 
+	t.Run("FinishedLoans", func(t *testing.T) {
+		got, err := b.FinishedLoans.OfLoans(ctx(t), finishedIDs(s.finished))
+		must(t, "FinishedLoans.OfLoans on B", err)
+		byLoan := map[string]library.FinishedLoan{}
+		for _, f := range got {
+			byLoan[f.LoanID] = f
+		}
+		for _, want := range s.finished {
+			checkFinished(t, "FinishedLoans on B", byLoan[want.LoanID], want)
+		}
+		if stored, err := b.FinishedLoans.Claim(ctx(t), s.finished[0]); err != nil || stored {
+			t.Errorf("FinishedLoans.Claim of a copied record = %v, %v; want it there already", stored, err)
+		}
+	})
+
+	// The choices, and the keys of the books they join, which Write
+	// derives as the repositories do.
+	t.Run("AppLinks", func(t *testing.T) {
+		c := ctx(t)
+		bookIDs := []string{s.libBooks[0].ID, s.libBooks[1].ID}
+		got := same(t, "AppLinks.ChoicesForBooks", a, b, func(r ports.Repositories) ([]library.AppLinkChoice, error) {
+			return r.AppLinks.ChoicesForBooks(c, alder.ID, bookIDs)
+		}, anyOrder(choiceKey, checkChoice))
+		anyOrder(choiceKey, checkChoice)(t, "AppLinks.ChoicesForBooks", got, s.appLinks)
+		got = same(t, "AppLinks.ChoicesForAppBook", a, b, func(r ports.Repositories) ([]library.AppLinkChoice, error) {
+			return r.AppLinks.ChoicesForAppBook(c, alder.ID, s.books[0].ID, 10)
+		}, anyOrder(choiceKey, checkChoice))
+		anyOrder(choiceKey, checkChoice)(t, "AppLinks.ChoicesForAppBook", got, s.appLinks[:1])
+
+		matilda := s.libBooks[0]
+		lib := same(t, "AppLinks.LibraryBooksByWorkKeys", a, b, func(r ports.Repositories) ([]library.Book, error) {
+			return r.AppLinks.LibraryBooksByWorkKeys(c, alder.ID, []string{catalog.WorkKey(matilda.Title, matilda.Author)}, 10)
+		}, inOrder(checkLibBook))
+		inOrder(checkLibBook)(t, "AppLinks.LibraryBooksByWorkKeys", lib, []library.Book{matilda})
+		for _, want := range s.books {
+			byKey := same(t, "AppLinks.AppBooksByWorkKeys "+want.Title, a, b, func(r ports.Repositories) ([]catalog.Book, error) {
+				return r.AppLinks.AppBooksByWorkKeys(c, []string{catalog.WorkKey(want.Title, want.Author)}, 10)
+			}, inOrder(checkBook))
+			inOrder(checkBook)(t, "AppLinks.AppBooksByWorkKeys "+want.Title, byKey, []catalog.Book{want})
+		}
+	})
+
 	t.Run("ImportJobs", func(t *testing.T) {
 		c := ctx(t)
 		for _, want := range s.importJobs {

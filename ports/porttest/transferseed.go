@@ -75,10 +75,14 @@ type transferSeed struct {
 	rollover    roster.Rollover      // Alder's, which took the pupil off the roll and gave them an external id
 	stocktakes  []library.Stocktake  // a closed one of a range, an open one of the whole collection
 	scans       []library.StocktakeScan
-	importJobs  []library.ImportJob  // a finished one and a running one of Alder
-	wants       []library.WantToRead // Lena's list: both of Alder's titles
-	reviews     []library.Review     // Lena's of Matilda (approved), and of Pippi (pending)
-	covers      []library.Cover      // Matilda's image, and Pippi's note that the source had none
+	importJobs  []library.ImportJob    // a finished one and a running one of Alder
+	wants       []library.WantToRead   // Lena's list: both of Alder's titles
+	reviews     []library.Review       // Lena's of Matilda (approved), and of Pippi (pending)
+	covers      []library.Cover        // Matilda's image, and Pippi's note that the source had none
+	finished    []library.FinishedLoan // the pupil's returned loan, and one unnamed by the retention sweep
+	// appLinks: Alder's Matilda is The Lantern Harbour, its Pippi is not
+	// Winter Orchard.
+	appLinks []library.AppLinkChoice
 
 	counts map[ports.RecordKind]int64
 }
@@ -435,8 +439,30 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		must(t, "Covers.Put", r.Covers.Put(c, cv))
 	}
 
+	s.finished = []library.FinishedLoan{
+		{LoanID: s.returned.ID, SchoolID: s.returned.SchoolID, StudentID: s.returned.StudentID, BookID: s.returned.BookID,
+			Title: s.returned.BookTitle, Author: s.returned.BookAuthor, BorrowedAt: s.returned.LoanedAt, ReturnedAt: s.returned.ReturnedAt,
+			MarkedAt: s.returned.ReturnedAt.Add(time.Minute), Source: library.FinishedAtDesk},
+		{LoanID: uuid.NewString(), SchoolID: alder.ID, BookID: s.libBooks[1].ID, Title: s.libBooks[1].Title, Author: s.libBooks[1].Author,
+			BorrowedAt: base.Add(-72 * time.Hour), ReturnedAt: base.Add(-24 * time.Hour), MarkedAt: base.Add(-23 * time.Hour), Source: library.FinishedInApp},
+	}
+	for _, f := range s.finished {
+		if stored, err := r.FinishedLoans.Claim(c, f); err != nil || !stored {
+			t.Fatalf("FinishedLoans.Claim = %v, %v", stored, err)
+		}
+	}
+
+	s.appLinks = []library.AppLinkChoice{
+		{SchoolID: alder.ID, BookID: s.libBooks[0].ID, AppBookID: s.books[0].ID, Same: true, ByAccountID: s.librarian.ID, At: base},
+		{SchoolID: alder.ID, BookID: s.libBooks[1].ID, AppBookID: s.books[1].ID, Same: false, ByAccountID: s.librarian.ID, At: base.Add(time.Hour)},
+	}
+	for _, ch := range s.appLinks {
+		must(t, "AppLinks.SaveChoice", r.AppLinks.SaveChoice(c, ch))
+	}
+
 	s.counts = map[ports.RecordKind]int64{
-		ports.KindImportJobs: 2, ports.KindWantToRead: 2, ports.KindReviews: 2, ports.KindCovers: 2,
+		ports.KindAppLinkChoices: 2,
+		ports.KindImportJobs:     2, ports.KindWantToRead: 2, ports.KindReviews: 2, ports.KindCovers: 2, ports.KindFinishedLoans: 2,
 		ports.KindNoticeSettings: 2, ports.KindHomerooms: 2, ports.KindNotices: 2, ports.KindNoticeDays: 2,
 		ports.KindSchools: 2, ports.KindAccounts: 5, ports.KindSigningKeys: 2,
 		ports.KindRefreshTokens: 4, ports.KindRotations: 2, ports.KindRevokedFamilies: 2,

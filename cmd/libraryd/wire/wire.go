@@ -19,7 +19,7 @@ func Library(r ports.Repositories) service.LibraryStores {
 		Holdings: r.Holdings, HoldingsImports: r.HoldingsImports, Loans: r.Loans, ActiveLoans: r.ActiveLoans,
 		Departures: r.Departures, Notices: r.Notices, Holds: r.Holds, Charges: r.Charges, Homerooms: r.Homerooms,
 		Reports: r.Reports, Stocktakes: r.Stocktakes, ImportJobs: r.ImportJobs, WantToRead: r.WantToRead,
-		Reviews: r.Reviews, Covers: r.Covers,
+		Reviews: r.Reviews, Covers: r.Covers, AppLinks: r.AppLinks, AppBooks: r.Books, FinishedLoans: r.FinishedLoans, Progress: r.Progress,
 	}
 }
 
@@ -38,7 +38,8 @@ func Users(r ports.Repositories, authz ports.Authorizer) users.UsersDeps {
 		Accounts: r.Accounts, RefreshTokens: r.RefreshTokens, ReadingLists: r.ReadingLists, Progress: r.Progress, Books: r.Books,
 		Students: r.Students, Invites: r.Invites, MailTokens: r.MailTokens, ExternalIdentities: r.ExternalIdentities,
 		Loans: r.Loans, ActiveLoans: r.ActiveLoans, Departures: r.Departures, Schools: r.Schools, Notices: r.Notices,
-		Charges: r.Charges, Holds: r.Holds, Holdings: r.Holdings, WantToRead: r.WantToRead, Reviews: r.Reviews, Authz: authz,
+		Charges: r.Charges, Holds: r.Holds, Holdings: r.Holdings, WantToRead: r.WantToRead, Reviews: r.Reviews,
+		FinishedLoans: r.FinishedLoans, Authz: authz,
 	}
 }
 

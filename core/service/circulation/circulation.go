@@ -83,6 +83,9 @@ type Circulation struct {
 	departures ports.DepartureRepository
 	// notices are forgotten with the loan history they describe.
 	notices ports.NoticeRepository
+	// finished are the returned loans marked as books read (finished.go);
+	// they follow the loan history's retention and the student's choice.
+	finished ports.FinishedLoanRepository
 	// desk settles loans with the holds of their titles.
 	desk *HoldDesk
 	// charges are what students owe for lost and damaged copies
@@ -101,6 +104,7 @@ type CirculationDeps struct {
 	Departures ports.DepartureRepository
 	Notices    ports.NoticeRepository
 	Charges    ports.ChargeRepository
+	Finished   ports.FinishedLoanRepository
 	Desk       *HoldDesk
 	Loans      LoanReader
 	Clock      *usecase.Clock
@@ -110,7 +114,7 @@ type CirculationDeps struct {
 func NewCirculation(d CirculationDeps) *Circulation {
 	usecase.MustHave("NewCirculation", d)
 	return &Circulation{scope: usecase.NewSchoolScope(d.Schools), holdings: d.Holdings, accounts: d.Accounts, students: d.Students,
-		departures: d.Departures, notices: d.Notices, desk: d.Desk, charges: d.Charges, loanReader: d.Loans, clock: d.Clock}
+		departures: d.Departures, notices: d.Notices, finished: d.Finished, desk: d.Desk, charges: d.Charges, loanReader: d.Loans, clock: d.Clock}
 }
 
 // CreateLoan lends a copy to a student of the same school. A loan and the
@@ -689,6 +693,16 @@ func (s *Circulation) AnonymizeHistory(ctx context.Context, now time.Time) (int6
 		for {
 			n, err := s.loanReader.loans.AnonymizeReturned(ctx, school.ID, cutoff, historyBatch)
 			total += int64(n)
+			if err != nil {
+				return total, err
+			}
+			if n < historyBatch {
+				break
+			}
+		}
+		// So do the books read of that time, which keep only their titles.
+		for {
+			n, err := s.finished.AnonymizeReturned(ctx, school.ID, cutoff, historyBatch)
 			if err != nil {
 				return total, err
 			}

@@ -27,6 +27,7 @@ type Classes struct {
 	authz     ports.Authorizer
 	circ      *Circulation
 	holds     *Holds
+	reading   ClassReadingStores
 }
 
 // ClassesDeps are what Classes is built with. Authz may be nil: every
@@ -38,6 +39,7 @@ type ClassesDeps struct {
 	Authz       ports.Authorizer
 	Circulation *Circulation
 	Holds       *Holds
+	Reading     ClassReadingStores
 }
 
 // NewClasses builds Classes. It panics on a nil dependency other than Authz.
@@ -48,9 +50,10 @@ func NewClasses(d ClassesDeps) *Classes {
 		Accounts    ports.AccountRepository
 		Circulation *Circulation
 		Holds       *Holds
-	}{d.Schools, d.Homerooms, d.Accounts, d.Circulation, d.Holds})
+		Reading     ClassReadingStores
+	}{d.Schools, d.Homerooms, d.Accounts, d.Circulation, d.Holds, d.Reading})
 	return &Classes{scope: usecase.NewSchoolScope(d.Schools), homerooms: d.Homerooms, accounts: d.Accounts, authz: d.Authz,
-		circ: d.Circulation, holds: d.Holds}
+		circ: d.Circulation, holds: d.Holds, reading: d.Reading}
 }
 
 // Bounds of a class view: the students shown (a homeroom is a few dozen;
@@ -133,38 +136,9 @@ type ClassView struct {
 // Errors: Invalid "homeroom"; Forbidden "forbidden" (not a class the caller
 // may open); NotFound "class_not_found"; as scope.
 func (c *Classes) View(ctx context.Context, schoolParam, homeroom string) (ClassView, error) {
-	key, msg := students.HomeroomFilter(homeroom)
-	if msg == "" && key == "" {
-		msg = "name the class (a homeroom) to show"
-	}
-	if msg != "" {
-		return ClassView{}, errs.InvalidField("homeroom", msg)
-	}
-	school, err := c.scope.Scope(ctx, schoolParam, "schoolId")
+	school, room, class, total, err := c.open(ctx, schoolParam, homeroom)
 	if err != nil {
 		return ClassView{}, err
-	}
-	rooms, teachers, err := c.roomsAndTeachers(ctx, school.ID)
-	if err != nil {
-		return ClassView{}, err
-	}
-	room := library.Homeroom{SchoolID: school.ID, Name: library.NormalizeClassField(homeroom)}
-	listed := false
-	for _, r := range rooms {
-		if library.HomeroomKey(r.Name) == key {
-			room, listed = r, true
-			break
-		}
-	}
-	if !c.mayOpen(ctx, school.ID, teachers[user.NormalizeEmail(room.TeacherEmail)]) {
-		return ClassView{}, errNotYourClass()
-	}
-	class, total, err := c.circ.students.Search(ctx, library.StudentQuery{SchoolID: school.ID, HomeroomKey: key, Limit: MaxClassStudents})
-	if err != nil {
-		return ClassView{}, err
-	}
-	if total == 0 && !listed {
-		return ClassView{}, ErrClassNotFound()
 	}
 	today := c.circ.clock.TodayAt(school)
 	view := ClassView{School: school, Homeroom: room, Date: today.Format("2006-01-02"), Total: total}
@@ -185,6 +159,47 @@ func (c *Classes) View(ctx context.Context, schoolParam, homeroom string) (Class
 		return ClassView{}, err
 	}
 	return view, nil
+}
+
+// open finds the class the caller asks for and checks they may open it:
+// its school, its entry of the homeroom list (or one named as asked), and
+// its first MaxClassStudents students by name with how many it has.
+// Errors: as View.
+func (c *Classes) open(ctx context.Context, schoolParam, homeroom string) (library.School, library.Homeroom, []user.Account, int, error) {
+	key, msg := students.HomeroomFilter(homeroom)
+	if msg == "" && key == "" {
+		msg = "name the class (a homeroom) to show"
+	}
+	if msg != "" {
+		return library.School{}, library.Homeroom{}, nil, 0, errs.InvalidField("homeroom", msg)
+	}
+	school, err := c.scope.Scope(ctx, schoolParam, "schoolId")
+	if err != nil {
+		return library.School{}, library.Homeroom{}, nil, 0, err
+	}
+	rooms, teachers, err := c.roomsAndTeachers(ctx, school.ID)
+	if err != nil {
+		return library.School{}, library.Homeroom{}, nil, 0, err
+	}
+	room := library.Homeroom{SchoolID: school.ID, Name: library.NormalizeClassField(homeroom)}
+	listed := false
+	for _, r := range rooms {
+		if library.HomeroomKey(r.Name) == key {
+			room, listed = r, true
+			break
+		}
+	}
+	if !c.mayOpen(ctx, school.ID, teachers[user.NormalizeEmail(room.TeacherEmail)]) {
+		return library.School{}, library.Homeroom{}, nil, 0, errNotYourClass()
+	}
+	class, total, err := c.circ.students.Search(ctx, library.StudentQuery{SchoolID: school.ID, HomeroomKey: key, Limit: MaxClassStudents})
+	if err != nil {
+		return library.School{}, library.Homeroom{}, nil, 0, err
+	}
+	if total == 0 && !listed {
+		return library.School{}, library.Homeroom{}, nil, 0, ErrClassNotFound()
+	}
+	return school, room, class, total, nil
 }
 
 // addLoans puts each student's open loans on the view, due date first.

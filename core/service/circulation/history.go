@@ -104,6 +104,10 @@ func (s *Circulation) SetHistoryChoice(ctx context.Context, keep bool) (HistoryC
 		if err := s.forgetLoanNotices(ctx, school.ID, acct.ID); err != nil {
 			return HistoryChoice{}, err
 		}
+		// The books they marked read go with the history that named them.
+		if _, err := s.finished.ForgetStudent(ctx, acct.ID); err != nil {
+			return HistoryChoice{}, err
+		}
 	}
 	return out, nil
 }
@@ -123,6 +127,9 @@ func (s *Circulation) forgetIfChosen(ctx context.Context, school library.School,
 		return err
 	}
 	if _, err = s.loanReader.loans.ForgetReturnedOfStudent(ctx, studentID); err != nil {
+		return err
+	}
+	if _, err := s.finished.ForgetStudent(ctx, studentID); err != nil {
 		return err
 	}
 	return s.forgetLoanNotices(ctx, school.ID, studentID)

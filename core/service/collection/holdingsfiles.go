@@ -397,14 +397,14 @@ func (s *HoldingsFiles) matcher(ctx context.Context, schoolID string, records []
 		keys = append(keys, holdingsfile.MatchKey(r.Title, holdingsfile.RecordAuthor(r)))
 	}
 	m := &importMatcher{byISBN: map[string]library.Book{}, byKey: map[string]library.Book{}, isNew: map[string]bool{}}
-	byISBN, err := s.imports.BooksByISBNs(ctx, schoolID, uniqueStrings(isbns))
+	byISBN, err := s.imports.BooksByISBNs(ctx, schoolID, usecase.Unique(isbns))
 	if err != nil {
 		return nil, err
 	}
 	for _, b := range byISBN {
 		m.byISBN[b.ISBN] = b
 	}
-	byKey, err := s.imports.BooksByMatchKeys(ctx, schoolID, uniqueStrings(keys))
+	byKey, err := s.imports.BooksByMatchKeys(ctx, schoolID, usecase.Unique(keys))
 	if err != nil {
 		return nil, err
 	}
@@ -450,12 +450,6 @@ func (m *importMatcher) remember(b library.Book, r library.HoldingRecord) {
 	}
 }
 
-func uniqueStrings(in []string) []string {
-	out := slices.Clone(in)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 // codedCopies are the school's copies that a file's barcodes name.
 type codedCopies map[string]library.Copy
 
@@ -484,7 +478,7 @@ func (s *HoldingsFiles) storedCopies(ctx context.Context, schoolID string, recor
 	if len(codes) == 0 {
 		return out, nil
 	}
-	copies, err := s.imports.CopiesByCodes(ctx, schoolID, uniqueStrings(codes))
+	copies, err := s.imports.CopiesByCodes(ctx, schoolID, usecase.Unique(codes))
 	for _, c := range copies {
 		out[c.Code] = c
 	}

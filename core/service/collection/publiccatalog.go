@@ -18,19 +18,21 @@ type PublicCatalog struct {
 	reviews    ports.ReviewRepository
 	loanReader circulation.LoanReader
 	desk       *circulation.HoldDesk
+	links      *AppLinks
 }
 
 // NewPublicCatalog builds PublicCatalog. It panics on a nil dependency.
 func NewPublicCatalog(schools ports.SchoolRepository, holdings ports.HoldingsRepository, reviews ports.ReviewRepository,
-	loans circulation.LoanReader, desk *circulation.HoldDesk) *PublicCatalog {
+	loans circulation.LoanReader, desk *circulation.HoldDesk, links *AppLinks) *PublicCatalog {
 	usecase.MustHave("NewPublicCatalog", struct {
 		Schools  ports.SchoolRepository
 		Holdings ports.HoldingsRepository
 		Reviews  ports.ReviewRepository
 		Loans    circulation.LoanReader
 		Desk     *circulation.HoldDesk
-	}{schools, holdings, reviews, loans, desk})
-	return &PublicCatalog{schools: schools, holdings: holdings, reviews: reviews, loanReader: loans, desk: desk}
+		Links    *AppLinks
+	}{schools, holdings, reviews, loans, desk, links})
+	return &PublicCatalog{schools: schools, holdings: holdings, reviews: reviews, loanReader: loans, desk: desk, links: links}
 }
 
 // CatalogEntry is one book of a catalog page with its availability.
@@ -42,6 +44,9 @@ type CatalogEntry struct {
 	// Rating counts the title's approved reviews (the public catalogue's
 	// pages only).
 	Rating library.RatingSummary
+	// InApp is the reading app's book that is the same work, when there is
+	// one (the public catalogue's pages only).
+	InApp *library.AppLink
 }
 
 // CatalogPage is one page of a school's catalog.
@@ -74,7 +79,10 @@ func (s *PublicCatalog) Page(ctx context.Context, domain string, q usecase.ListQ
 	if err != nil {
 		return CatalogPage{}, err
 	}
-	return page, forReaders(ctx, s.desk, s.reviews, school.ID, page.Entries)
+	if err := forReaders(ctx, s.desk, s.reviews, school.ID, page.Entries); err != nil {
+		return CatalogPage{}, err
+	}
+	return page, s.links.annotate(ctx, school.ID, page.Entries)
 }
 
 // forReaders completes catalogue entries as readers see them: the holds
@@ -169,6 +177,9 @@ func (s *PublicCatalog) Title(ctx context.Context, domain, bookID string) (Catal
 		return CatalogTitle{}, err
 	}
 	if err := forReaders(ctx, s.desk, s.reviews, school.ID, entries); err != nil {
+		return CatalogTitle{}, err
+	}
+	if err := s.links.annotate(ctx, school.ID, entries); err != nil {
 		return CatalogTitle{}, err
 	}
 	return CatalogTitle{School: school, Entry: entries[0]}, nil

@@ -22,6 +22,7 @@ type WantToRead struct {
 	reviews    ports.ReviewRepository
 	loanReader circulation.LoanReader
 	desk       *circulation.HoldDesk
+	links      *AppLinks
 	clock      *usecase.Clock
 }
 
@@ -33,13 +34,16 @@ type WantToReadDeps struct {
 	Reviews  ports.ReviewRepository
 	Loans    circulation.LoanReader
 	Desk     *circulation.HoldDesk
-	Clock    *usecase.Clock
+	// Links tells which titles the student can read in the app meanwhile.
+	Links *AppLinks
+	Clock *usecase.Clock
 }
 
 // NewWantToRead builds WantToRead. It panics on a nil dependency.
 func NewWantToRead(d WantToReadDeps) *WantToRead {
 	usecase.MustHave("NewWantToRead", d)
-	return &WantToRead{schools: d.Schools, holdings: d.Holdings, wants: d.Wants, reviews: d.Reviews, loanReader: d.Loans, desk: d.Desk, clock: d.Clock}
+	return &WantToRead{schools: d.Schools, holdings: d.Holdings, wants: d.Wants, reviews: d.Reviews, loanReader: d.Loans, desk: d.Desk,
+		links: d.Links, clock: d.Clock}
 }
 
 // WantEntry is a title on a student's list with its availability.
@@ -77,6 +81,9 @@ func (s *WantToRead) List(ctx context.Context) ([]WantEntry, error) {
 		return nil, err
 	}
 	if err := forReaders(ctx, s.desk, s.reviews, p.SchoolID, entries); err != nil {
+		return nil, err
+	}
+	if err := s.links.annotate(ctx, p.SchoolID, entries); err != nil {
 		return nil, err
 	}
 	byBook := map[string]CatalogEntry{}

@@ -1,6 +1,8 @@
 package usecase
 
 import (
+	"slices"
+
 	"github.com/google/uuid"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -39,4 +41,12 @@ func Pluck[T any](xs []T, field func(T) string) []string {
 		out[i] = field(x)
 	}
 	return out
+}
+
+// Unique returns the distinct values of in, sorted: the ids a batch read
+// asks for once each.
+func Unique(in []string) []string {
+	out := slices.Clone(in)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -44,6 +44,9 @@ type Users struct {
 	wants ports.WantToReadRepository
 	// reviews are the student's reviews; they go with the account.
 	reviews ports.ReviewRepository
+	// finished are the student's returned loans marked as books read:
+	// their statistics count them, and they go with the account.
+	finished ports.FinishedLoanRepository
 	// schools give a student's loans their school's today.
 	schools ports.SchoolRepository
 	// desk cancels a leaving student's open holds, passing their copies
@@ -76,6 +79,7 @@ type UsersDeps struct {
 	Holdings           ports.HoldingsRepository
 	WantToRead         ports.WantToReadRepository
 	Reviews            ports.ReviewRepository
+	FinishedLoans      ports.FinishedLoanRepository
 	Authz              ports.Authorizer
 	// Now gives the time; nil: the system clock (tests give their own).
 	Now func() time.Time `deps:"optional"`
@@ -91,7 +95,7 @@ func NewUsers(d UsersDeps) *Users {
 		accounts: d.Accounts, refresh: d.RefreshTokens, lists: d.ReadingLists,
 		progress: d.Progress, books: d.Books, students: d.Students, invites: d.Invites, mail: d.MailTokens, links: d.ExternalIdentities,
 		departures: d.Departures, notices: d.Notices, charges: d.Charges, loanReader: circulation.NewLoanReader(d.Loans, d.ActiveLoans),
-		loans: d.Loans, holds: d.Holds, schools: d.Schools, wants: d.WantToRead, reviews: d.Reviews, authz: d.Authz, now: d.Now,
+		loans: d.Loans, holds: d.Holds, schools: d.Schools, wants: d.WantToRead, reviews: d.Reviews, finished: d.FinishedLoans, authz: d.Authz, now: d.Now,
 	}
 	u.desk = circulation.NewHoldDesk(circulation.HoldDeskDeps{Holds: d.Holds, Holdings: d.Holdings, Schools: d.Schools, Accounts: d.Accounts,
 		Loans: u.loanReader, Clock: usecase.NewClock(func() time.Time { return u.now() }, usecase.NewUUID)})
@@ -265,7 +269,12 @@ func (s *Users) Profile(ctx context.Context, publicID string) (PublicProfile, er
 			read++
 		}
 	}
-	return PublicProfile{Account: acct, BooksRead: read}, nil
+	// Books read from the library count as the statistics count them.
+	fromLibrary, err := s.finished.CountOfStudent(ctx, acct.ID)
+	if err != nil {
+		return PublicProfile{}, err
+	}
+	return PublicProfile{Account: acct, BooksRead: read + fromLibrary}, nil
 }
 
 // Stats returns the reading statistics of the account named by publicID
@@ -289,30 +298,36 @@ func (s *Users) Stats(ctx context.Context, publicID string) (user.Account, catal
 	if err != nil {
 		return user.Account{}, catalog.Stats{}, err
 	}
-	in, err := s.statsInput(ctx, acct)
+	in, _, err := s.statsInput(ctx, acct)
 	if err != nil {
 		return user.Account{}, catalog.Stats{}, err
 	}
 	return acct, catalog.ComputeStats(in), nil
 }
 
-func (s *Users) statsInput(ctx context.Context, acct user.Account) (catalog.StatsInput, error) {
+// statsInput reads what acct's statistics are computed from, and the
+// library loans they marked as read (newest first) that it counts.
+func (s *Users) statsInput(ctx context.Context, acct user.Account) (catalog.StatsInput, []library.FinishedLoan, error) {
 	progress, err := s.progress.ListByAccount(ctx, acct.ID)
 	if err != nil {
-		return catalog.StatsInput{}, err
+		return catalog.StatsInput{}, nil, err
 	}
 	sessions, err := s.progress.Sessions(ctx, acct.ID)
 	if err != nil {
-		return catalog.StatsInput{}, err
+		return catalog.StatsInput{}, nil, err
 	}
 	ids := usecase.Pluck(progress, func(p catalog.Progress) string { return p.BookID })
 	books, err := s.books.GetMany(ctx, ids)
 	if err != nil {
-		return catalog.StatsInput{}, err
+		return catalog.StatsInput{}, nil, err
 	}
 	texts, err := s.books.ChapterTextsByID(ctx, catalog.FinishedChapterIDs(progress, books))
 	if err != nil {
-		return catalog.StatsInput{}, err
+		return catalog.StatsInput{}, nil, err
+	}
+	finished, err := s.finished.OfStudent(ctx, acct.ID, library.MaxFinishedRead)
+	if err != nil {
+		return catalog.StatsInput{}, nil, err
 	}
 	loc, err := time.LoadLocation(acct.Preferences.Timezone)
 	if err != nil {
@@ -320,7 +335,96 @@ func (s *Users) statsInput(ctx context.Context, acct user.Account) (catalog.Stat
 	}
 	return catalog.StatsInput{
 		Progress: progress, Sessions: sessions, Books: books, FinishedTexts: texts, Location: loc, Now: s.now(),
-	}, nil
+		LibraryReads: libraryReads(finished),
+	}, finished, nil
+}
+
+// Where a reading record's entries come from.
+const (
+	SourceApp     = "app"     // a book completed in the reading app
+	SourceLibrary = "library" // a library loan marked as read
+)
+
+// MaxRecordEntries bounds the entries a reading record lists (the newest);
+// the statistics count every one.
+const MaxRecordEntries = 200
+
+// RecordEntry is one book of a reader's reading record.
+type RecordEntry struct {
+	Source     string // SourceApp or SourceLibrary
+	BookID     string // the app's book, or the library's
+	Title      string
+	Author     string
+	FinishedAt time.Time // the app's completion, or the loan's return
+	// Loan is the library loan marked read (SourceLibrary only).
+	Loan *library.FinishedLoan
+}
+
+// ReadingRecord is a reader's books read from both sources.
+type ReadingRecord struct {
+	Entries []RecordEntry // newest first, at most MaxRecordEntries
+	Total   int           // entries in all
+}
+
+// ReadingRecordOf returns the caller's reading record: the books they
+// completed in the app and the library loans they marked as read, newest
+// first, each saying where it came from. A book in both is two entries,
+// as the statistics count it.
+// Errors: Unauthenticated, Unavailable.
+func (s *Users) ReadingRecordOf(ctx context.Context) (ReadingRecord, error) {
+	acct, err := s.Me(ctx)
+	if err != nil {
+		return ReadingRecord{}, err
+	}
+	progress, err := s.progress.ListByAccount(ctx, acct.ID)
+	if err != nil {
+		return ReadingRecord{}, err
+	}
+	var done []catalog.Progress
+	for _, p := range progress {
+		if p.Completed() {
+			done = append(done, p)
+		}
+	}
+	books, err := s.books.GetMany(ctx, usecase.Pluck(done, func(p catalog.Progress) string { return p.BookID }))
+	if err != nil {
+		return ReadingRecord{}, err
+	}
+	byID := make(map[string]catalog.Book, len(books))
+	for _, b := range books {
+		byID[b.ID] = b
+	}
+	finished, err := s.finished.OfStudent(ctx, acct.ID, MaxRecordEntries)
+	if err != nil {
+		return ReadingRecord{}, err
+	}
+	total, err := s.finished.CountOfStudent(ctx, acct.ID)
+	if err != nil {
+		return ReadingRecord{}, err
+	}
+	out := ReadingRecord{Total: total + len(done), Entries: make([]RecordEntry, 0, len(done)+len(finished))}
+	for _, p := range done {
+		b := byID[p.BookID] // a book since removed keeps its entry, without a title
+		out.Entries = append(out.Entries, RecordEntry{Source: SourceApp, BookID: p.BookID, Title: b.Title, Author: b.Author, FinishedAt: p.CompletedAt.UTC()})
+	}
+	for i := range finished {
+		f := &finished[i]
+		out.Entries = append(out.Entries, RecordEntry{Source: SourceLibrary, BookID: f.BookID, Title: f.Title, Author: f.Author, FinishedAt: f.ReturnedAt, Loan: f})
+	}
+	slices.SortStableFunc(out.Entries, func(a, b RecordEntry) int { return b.FinishedAt.Compare(a.FinishedAt) })
+	if len(out.Entries) > MaxRecordEntries {
+		out.Entries = out.Entries[:MaxRecordEntries]
+	}
+	return out, nil
+}
+
+// libraryReads are the return times of the loans marked read.
+func libraryReads(finished []library.FinishedLoan) []time.Time {
+	out := make([]time.Time, len(finished))
+	for i, f := range finished {
+		out[i] = f.ReturnedAt
+	}
+	return out
 }
 
 // Export is everything stored about an account, for data-portability
@@ -332,6 +436,8 @@ type Export struct {
 	Sessions    []catalog.ReadingSession
 	Stats       catalog.Stats
 	Loans       []circulation.LoanView // school-library loans of a student
+	// Finished are the library loans the student marked as read.
+	Finished []library.FinishedLoan
 }
 
 // ExportMe gathers everything stored about the caller.
@@ -345,7 +451,7 @@ func (s *Users) ExportMe(ctx context.Context) (Export, error) {
 	if err != nil {
 		return Export{}, err
 	}
-	in, err := s.statsInput(ctx, acct)
+	in, finished, err := s.statsInput(ctx, acct)
 	if err != nil {
 		return Export{}, err
 	}
@@ -361,7 +467,8 @@ func (s *Users) ExportMe(ctx context.Context) (Export, error) {
 	if err != nil {
 		return Export{}, err
 	}
-	return Export{Account: acct, ReadingList: items, Progress: in.Progress, Sessions: in.Sessions, Stats: catalog.ComputeStats(in), Loans: loans}, nil
+	return Export{Account: acct, ReadingList: items, Progress: in.Progress, Sessions: in.Sessions, Stats: catalog.ComputeStats(in), Loans: loans,
+		Finished: finished}, nil
 }
 
 // DeleteMe deletes the caller's account for good. A student who still holds
@@ -455,6 +562,9 @@ func (s *Users) erase(ctx context.Context, accountID string) error {
 		return err
 	}
 	if err := s.reviews.DeleteByStudent(ctx, accountID); err != nil {
+		return err
+	}
+	if err := s.finished.DeleteByStudent(ctx, accountID); err != nil {
 		return err
 	}
 	if err := s.loans.AnonymizeStudent(ctx, accountID); err != nil {
