@@ -74,7 +74,44 @@ func (r *runner) measureClass(s *svc, sc *school, sr *sizeRun, st selfStudent) e
 		return fmt.Errorf("the class view before measuring: %+v, %v (want %d students, each with an overdue loan)", view.Totals, err, classSize)
 	}
 	log.Printf("  -self: a class of %d in %s with a teacher, its loans a month overdue", classSize, classHomeroom)
+	classIDs := sc.studentIDs[len(sc.studentIDs)-classSize:]
+	if err := seedSchoolReading(ctx, s, sc, r.o.progress); err != nil {
+		return err
+	}
+	if err := seedClassTerm(ctx, s, libCtx, classIDs); err != nil {
+		return err
+	}
+	a, err = expect(s.URL, rq{Path: "/api/library/class/reading?homeroom=" + classHomeroom, Token: teacher.Access}, 200)
+	if err != nil {
+		return err
+	}
+	var reading struct {
+		Totals struct {
+			Students    int `json:"students"`
+			FromLibrary int `json:"from_library"`
+			FromApp     int `json:"from_app"`
+		} `json:"totals"`
+	}
+	if err := json.Unmarshal(a.Body, &reading); err != nil || reading.Totals.Students != classSize ||
+		reading.Totals.FromLibrary != classSize*termFinished || reading.Totals.FromApp < classSize*termAppBooks {
+		return fmt.Errorf("the class's reading before measuring: %+v, %v (want %d students, %d books from the library, at least %d from the app)",
+			reading.Totals, err, classSize, classSize*termFinished, classSize*termAppBooks)
+	}
+	log.Printf("  -self: %s's term: %+v", classHomeroom, reading.Totals)
+	cookie, err := formSignIn(s.URL, email, password)
+	if err != nil {
+		return err
+	}
 	return r.runSelfCases(s, sr, []selfCase{
+		{label: fmt.Sprintf("a class's reading over the term, %d students, %d books marked read and %d finished in the app `GET /api/library/class/reading`",
+			classSize, reading.Totals.FromLibrary, reading.Totals.FromApp), limit: 25 * time.Millisecond,
+			first: rq{Path: "/api/library/class/reading?homeroom=" + classHomeroom, Token: teacher.Access}},
+		{label: "the same as CSV (`?format=csv`)",
+			first: rq{Path: "/api/library/class/reading?format=csv&homeroom=" + classHomeroom, Token: teacher.Access}},
+		{label: "the teacher's reading page with its chart `GET /library/{domain}/class/reading`",
+			first: rq{Path: "/library/" + demoSchoolDomain + "/class/reading?homeroom=" + classHomeroom, Cookie: cookie}},
+		{label: "a class student's statistics, both sources `GET /v1/users/{id}/stats` as the librarian", limit: 10 * time.Millisecond,
+			first: rq{Path: "/v1/users/usr_" + classIDs[0] + "/stats", Token: sc.lib}},
 		{label: fmt.Sprintf("a teacher's class view, %d students with a loan each, all overdue `GET /api/library/class`", classSize),
 			first: rq{Path: "/api/library/class?homeroom=" + classHomeroom, Token: teacher.Access}},
 		{label: fmt.Sprintf("take-home overdue letters of the class, %d pages `GET /api/library/loans/overdue-letters` (PDF)", classSize),

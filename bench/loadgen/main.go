@@ -95,6 +95,10 @@ type options struct {
 	// without them, in the same run.
 	holds int
 
+	// progress is how many reading-app sessions -self stores across the
+	// school before measuring a class's term.
+	progress int
+
 	// reports measures the report routes (and a baseline) instead of the
 	// desk, the catalogs and the writes.
 	reports bool
@@ -148,6 +152,7 @@ func main() {
 	flag.DurationVar(&o.chainDuration, "chain-duration", 6*time.Second, "GET /v1/users/me vs bare net/http: measured time per side and client level, split over -rounds")
 	flag.IntVar(&o.rounds, "rounds", 3, "alternate bare and service this many times in the users/me comparison")
 	flag.IntVar(&o.holds, "holds", 0, "after measuring, place this many holds (on titles without copies, for the school's students) and set a calendar, then measure check-out, return and renew again; with -reports, place them before measuring the reports")
+	flag.IntVar(&o.progress, "progress", 0, "with -self, store this many reading-app sessions (and their progress) across the school's students before measuring a class's reading")
 	flag.BoolVar(&o.reports, "reports", false, "measure only the report routes, each at one client beside a baseline (the desk's loans list), instead of the desk, the catalogs and the writes")
 	flag.BoolVar(&o.self, "self", false, "measure only the student self-service requests (catalogue page, history, holds, renewals), each at one client beside a baseline (the desk's loans list)")
 	flag.BoolVar(&o.commands, "commands", false, "after measuring, count database commands per request for every route (MongoDB-driver stores only)")
