@@ -72,7 +72,15 @@ func (c *Classes) Reading(ctx context.Context, schoolParam, homeroom, from, to s
 			in.LibraryBooks[b.ID] = b
 		}
 	}
-	if appIDs := usecase.Pluck(in.AppTotals, func(t catalog.SessionTotal) string { return t.BookID }); len(appIDs) > 0 {
+	// Only the books finished need their titles; minutes need none, and a
+	// term's sessions touch many more books than it finishes.
+	var appIDs []string
+	for _, t := range in.AppTotals {
+		if !t.CompletedAt.IsZero() {
+			appIDs = append(appIDs, t.BookID)
+		}
+	}
+	if len(appIDs) > 0 {
 		books, err := c.reading.AppBooks.GetMany(ctx, usecase.Unique(appIDs))
 		if err != nil {
 			return ClassReadingView{}, err
