@@ -273,6 +273,7 @@ func seedDemoLibrary(ctx context.Context, repos ports.Repositories, lib *service
 		{Title: "Where Is Nibbles?", Author: "Priya Nandakumar", ISBN: "979-8-31042-107-3", Copies: 2},
 		{Title: "The Amazing Journey of a Water Drop", Author: "Dr. Tom Reyes", ISBN: "979-8-89214-120-8", Copies: 4},
 	}
+	var shelf []demoShelfBook
 	for i, d := range titles {
 		if !library.ValidISBN(d.ISBN) {
 			d.ISBN = "" // the demo must start even if a number above is mistyped
@@ -284,6 +285,97 @@ func seedDemoLibrary(ctx context.Context, repos ports.Repositories, lib *service
 		if i == 0 && len(copies) > 0 {
 			if _, err := lib.Circulation.CreateLoan(asAdmin, circulation.LoanInput{SchoolID: school.ID, BookID: b.ID, CopyID: copies[0].ID, StudentID: student.ID}); err != nil {
 				return fmt.Errorf("demo loan: %w", err)
+			}
+		}
+		shelf = append(shelf, demoShelfBook{book: b, copies: copies})
+	}
+	return seedDemoTerm(ctx, repos, lib, asAdmin, school, shelf)
+}
+
+type demoShelfBook struct {
+	book   library.Book
+	copies []library.Copy
+}
+
+// DemoClassmates are the demo student's classmates in 4B, with a term of
+// reading behind them: books borrowed, returned and marked read at the
+// desk, and books read to the end in the app. Tests that count the demo
+// school's students or loans count these too.
+var DemoClassmates = []struct {
+	Name     string
+	Loans    []int // the demo titles they borrowed and read, in turn
+	AppBooks int   // app books they read to the end
+}{
+	{"Ava Lindqvist", []int{1, 2, 0}, 3},
+	{"Ben Okafor", []int{2}, 2},
+	{"Chloé Martin", []int{1, 0}, 0},
+	{"Dev Patel", nil, 0}, // nothing read: idle, as the demo student is
+}
+
+// seedDemoTerm gives 4B a term of reading so a teacher's reading page
+// shows something real from the first start: each classmate's loans over
+// the last seven weeks, returned a week later and marked read at the desk,
+// and their app reading over the last month. The library's clock is set
+// back for each loan and put right after.
+func seedDemoTerm(ctx context.Context, repos ports.Repositories, lib *service.Library, asAdmin context.Context, school library.School, shelf []demoShelfBook) error {
+	defer lib.SetClock(time.Now, nil)
+	appBooks, _, err := repos.Books.List(ctx, catalog.Query{Page: 1, Limit: catalog.MaxLimit, Sort: catalog.SortTitle})
+	if err != nil {
+		return err
+	}
+	now := time.Now().UTC()
+	homeroom := demoHomeroom
+	for k, c := range DemoClassmates {
+		st, err := lib.Students.Create(asAdmin, school.ID, students.StudentInput{Name: c.Name, Homeroom: homeroom})
+		if err != nil {
+			return fmt.Errorf("demo classmate %s: %w", c.Name, err)
+		}
+		for j, t := range c.Loans {
+			// Sixteen days apart, a week each, classmates four days apart:
+			// two of them never want one copy at once, and the first copy
+			// of the first title stays with the demo student.
+			lent := now.AddDate(0, 0, -50+16*j+4*k)
+			lib.SetClock(func() time.Time { return lent }, nil)
+			b := shelf[t%len(shelf)]
+			cp := b.copies[len(b.copies)-1]
+			if t == 0 {
+				cp = b.copies[1+(k/2)%2]
+			}
+			v, err := lib.Circulation.CreateLoan(asAdmin, circulation.LoanInput{SchoolID: school.ID, BookID: b.book.ID, CopyID: cp.ID, StudentID: st.ID})
+			if err != nil {
+				return fmt.Errorf("demo classmate's loan: %w", err)
+			}
+			back := lent.AddDate(0, 0, 7)
+			lib.SetClock(func() time.Time { return back }, nil)
+			if _, err := lib.Circulation.ReturnLoan(asAdmin, v.Loan.ID); err != nil {
+				return fmt.Errorf("demo classmate's return: %w", err)
+			}
+			if _, err := lib.Circulation.MarkFinishedAtDesk(asAdmin, school.ID, v.Loan.ID); err != nil {
+				return fmt.Errorf("demo classmate's book read: %w", err)
+			}
+		}
+		lib.SetClock(time.Now, nil)
+		for j := range c.AppBooks {
+			if len(appBooks) == 0 {
+				break
+			}
+			book := appBooks[(3*k+j)%len(appBooks)]
+			for session := range 3 {
+				at := now.AddDate(0, 0, -30+8*j+2*session+k)
+				done := session == 2
+				p := catalog.Progress{AccountID: st.ID, BookID: book.ID, PageNumber: max(book.Pages*(session+1)/3, 1), LastRead: at}
+				p.MaxPage, p.Percentage = p.PageNumber, float64(100*(session+1)/3)
+				p.MaxPercentage = p.Percentage
+				if done {
+					p.PageNumber, p.MaxPage, p.Percentage, p.MaxPercentage, p.CompletedAt = book.Pages, book.Pages, 100, 100, at
+				}
+				if err := repos.Progress.Save(ctx, p); err != nil {
+					return err
+				}
+				if err := repos.Progress.RecordSession(ctx, catalog.ReadingSession{ID: uuid.NewString(), AccountID: st.ID, BookID: book.ID, At: at,
+					LocalDay: at.Format(time.DateOnly), Seconds: 900, ToPage: p.PageNumber, Completed: done}); err != nil {
+					return err
+				}
 			}
 		}
 	}
