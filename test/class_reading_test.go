@@ -214,3 +214,59 @@ func TestTeacherSeesTheirClassReading(t *testing.T) {
 		t.Errorf("after Bea's choice: %+v, before %+v", after.Totals, c.Totals)
 	}
 }
+
+// A work a student finished in the app and also borrowed and marked read
+// counts once, as read in the app, in their statistics and in their
+// class's reading; once the librarian parts the two books, both count.
+func TestAWorkReadBothWaysCountsOnce(t *testing.T) {
+	w := newLibraryWorld(t)
+	s := w.s
+	r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.libA,
+		Body: `{"name":"Kit Both","homeroom":"9K","email":"kit@maplegrove.example.org","password":"owl-meadow-5678"}`})
+	if r.Status != 201 {
+		t.Fatalf("student: %d %s", r.Status, r.Body)
+	}
+	kit := r.json(t)["student"].(map[string]any)["student_id"].(string)
+	kitTok := s.login("kit@maplegrove.example.org", "owl-meadow-5678").Access
+	app := appBook(t, s, w.admin, "Kite Summer", "Lena Fox", "")
+	shelf, copies := w.addBook(t, w.libA, `{"title":"Kite summer : a novel","author":"Fox, Lena","copies":1}`)
+	lr := w.lend(w.libA, shelf, copies[0]["id"].(string), kit)
+	if lr.Status != 201 {
+		t.Fatalf("lend: %d %s", lr.Status, lr.Body)
+	}
+	loan := lr.json(t)["loan"].(map[string]any)["id"].(string)
+	if r := w.act(w.libA, loan, "return"); r.Status != 200 {
+		t.Fatalf("return: %d %s", r.Status, r.Body)
+	}
+	if r := s.do(req{Method: http.MethodPost, Path: "/api/library/loans/" + loan + "/finished", Token: w.libA}); r.Status != 200 && r.Status != 201 {
+		t.Fatalf("mark read: %d %s", r.Status, r.Body)
+	}
+	if r := s.do(req{Method: http.MethodPatch, Path: "/v1/books/" + app + "/progress", Token: kitTok, Body: `{"page_number":10,"time_spent":300}`}); r.Status != 200 {
+		t.Fatalf("read in the app: %d %s", r.Status, r.Body)
+	}
+	counts := func(step string) (int, int, int, int) {
+		t.Helper()
+		st := s.do(req{Path: "/v1/users/me/stats", Token: kitTok})
+		if st.Status != 200 {
+			t.Fatalf("%s: stats %d %s", step, st.Status, st.Body)
+		}
+		body := st.json(t)
+		by, _ := body["books_completed_by_source"].(map[string]any)
+		c, r := w.classReading(t, w.libA, "homeroom=9K")
+		if r.Status != 200 {
+			t.Fatalf("%s: class %d %s", step, r.Status, r.Body)
+		}
+		return int(body["books_completed"].(float64)), int(by["library"].(float64)), c.Totals.FromLibrary, c.Totals.FromApp
+	}
+	if all, lib, classLib, classApp := counts("linked"); all != 1 || lib != 0 || classLib != 0 || classApp != 1 {
+		t.Fatalf("one work read both ways: stats %d (library %d), class %d from the library and %d from the app; want it once, as the app's",
+			all, lib, classLib, classApp)
+	}
+	if r := s.do(req{Method: http.MethodPut, Path: "/api/library/books/" + shelf + "/app-link", Token: w.libA,
+		Body: fmt.Sprintf(`{"app_book_id":%q,"same":false}`, app)}); r.Status != 200 {
+		t.Fatalf("not the same: %d %s", r.Status, r.Body)
+	}
+	if all, lib, classLib, classApp := counts("parted"); all != 2 || lib != 1 || classLib != 1 || classApp != 1 {
+		t.Fatalf("two works: stats %d (library %d), class %d and %d; want both counted", all, lib, classLib, classApp)
+	}
+}

@@ -33,8 +33,11 @@ type StatsInput struct {
 	// LibraryReads are the return times of the library loans the reader
 	// marked as read: each is a book completed and its day a reading day.
 	LibraryReads []time.Time
-	Location     *time.Location // the reader's timezone; days are counted in it
-	Now          time.Time
+	// LibraryReadsInApp is how many of LibraryReads are works the reader
+	// also finished in the app: those count once, as the app's.
+	LibraryReadsInApp int
+	Location          *time.Location // the reader's timezone; days are counted in it
+	Now               time.Time
 }
 
 // FinishedChapterIDs returns the ids of the chapters the reader finished:
@@ -65,8 +68,8 @@ func FinishedChapterIDs(progress []Progress, books []Book) []string {
 // ComputeStats derives the statistics:
 //   - TotalReadingTime: the sum of the sessions' Seconds.
 //   - BooksCompleted: the progress records with CompletedAt set
-//     (BooksCompletedApp) plus the LibraryReads (BooksCompletedLibrary):
-//     a loan marked read is its own entry even when the app has the title.
+//     (BooksCompletedApp) plus the LibraryReads (BooksCompletedLibrary)
+//     but for the LibraryReadsInApp: a work read both ways counts once.
 //   - PagesRead: the sum of MaxPage over the progress records, so going back
 //     in a book never lowers it.
 //   - AverageReadingSpeed: words read / minutes read, rounded to the nearest
@@ -102,7 +105,7 @@ func ComputeStats(in StatsInput) Stats {
 		}
 	}
 	s.VocabularySize = len(vocabulary)
-	s.BooksCompletedLibrary = len(in.LibraryReads)
+	s.BooksCompletedLibrary = max(len(in.LibraryReads)-in.LibraryReadsInApp, 0)
 	s.BooksCompleted = s.BooksCompletedApp + s.BooksCompletedLibrary
 	s.CurrentStreak, s.LongestStreak = streaks(in.Sessions, in.LibraryReads, in.Location, in.Now)
 	return s

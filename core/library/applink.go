@@ -93,3 +93,24 @@ func ResolveAppLink(b Book, choices []AppLinkChoice, appBooks []catalog.Book) (A
 	}
 	return best, found
 }
+
+// ReadInAppToo returns the loan ids of finished whose book (from books,
+// by id) is the same work (SameWork) as one of the app books the same
+// reader finished: a work read both ways counts once, as read in the app.
+// A loan whose book is gone is judged by its own title and author.
+func ReadInAppToo(finished []FinishedLoan, books map[string]Book, completed []catalog.Book, choices []AppLinkChoice) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range finished {
+		b, ok := books[f.BookID]
+		if !ok {
+			b = Book{ID: f.BookID, SchoolID: f.SchoolID, Title: f.Title, Author: f.Author}
+		}
+		for _, a := range completed {
+			if _, same := SameWork(b, a, choices); same {
+				out[f.LoanID] = true
+				break
+			}
+		}
+	}
+	return out
+}

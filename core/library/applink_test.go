@@ -72,3 +72,31 @@ func TestSameWorkIsDecidedPairByPair(t *testing.T) {
 		t.Errorf("ResolveAppLink = %s, want the ISBN's edition", l.AppBook.ID)
 	}
 }
+
+func TestReadInAppTooCountsAWorkOnce(t *testing.T) {
+	books := map[string]library.Book{
+		"lb1": {ID: "lb1", SchoolID: "s1", Title: "Matilda /", Author: "Dahl, Roald"},
+		"lb2": {ID: "lb2", SchoolID: "s1", Title: "Holes", Author: "Louis Sachar"},
+		"lb3": {ID: "lb3", SchoolID: "s1", Title: "The Twits", Author: "Roald Dahl"},
+	}
+	finished := []library.FinishedLoan{
+		{LoanID: "l1", SchoolID: "s1", BookID: "lb1"},
+		{LoanID: "l2", SchoolID: "s1", BookID: "lb2"},
+		{LoanID: "l3", SchoolID: "s1", BookID: "lb3"},
+		{LoanID: "l4", SchoolID: "s1", BookID: "weeded", Title: "Holes", Author: "Sachar, Louis"},
+	}
+	completed := []catalog.Book{
+		{ID: "bk_1", Title: "Matilda", Author: "Roald Dahl"},
+		{ID: "bk_2", Title: "The Twits", Author: "Roald Dahl"},
+		{ID: "bk_3", Title: "Holes", Author: "Louis Sachar"},
+	}
+	// The school parted its Twits from the app's.
+	choices := []library.AppLinkChoice{{SchoolID: "s1", BookID: "lb3", AppBookID: "bk_2", Same: false}}
+	got := library.ReadInAppToo(finished, books, completed, choices)
+	if !got["l1"] || !got["l2"] || got["l3"] || !got["l4"] || len(got) != 3 {
+		t.Fatalf("ReadInAppToo = %v, want l1, l2 and l4", got)
+	}
+	if got := library.ReadInAppToo(finished, books, nil, nil); len(got) != 0 {
+		t.Fatalf("with nothing read in the app: %v", got)
+	}
+}

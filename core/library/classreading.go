@@ -64,6 +64,9 @@ type ClassReadingInput struct {
 	// a book gone since reads with the record's own title and no level.
 	LibraryBooks map[string]Book
 	AppBooks     map[string]catalog.Book
+	// ReadInAppToo holds the loans (by id) whose work the same student
+	// finished in the app in the term: counted once, as the app's.
+	ReadInAppToo map[string]bool
 	// From and To are the term's first and last instants; IdleSince is
 	// the start of the stretch without reading that marks a student idle.
 	From, To, IdleSince time.Time
@@ -126,8 +129,9 @@ type ClassReading struct {
 
 // SummarizeClassReading computes a class's term from in: records outside
 // the term or of other students are left out, an app book counts as
-// finished when a session in the term finished it, and a title's readers
-// are counted once per student whatever the source.
+// finished when a session in the term finished it, a work read both ways
+// counts once (as the app's), and a title's readers are counted once per
+// student whatever the source.
 func SummarizeClassReading(in ClassReadingInput) ClassReading {
 	byStudent := make(map[string]*StudentReading, len(in.Students))
 	out := ClassReading{Students: make([]StudentReading, len(in.Students))}
@@ -152,7 +156,7 @@ func SummarizeClassReading(in ClassReadingInput) ClassReading {
 	}
 	for _, f := range in.Finished {
 		st := byStudent[f.StudentID]
-		if st == nil || !inTerm(f.ReturnedAt) {
+		if st == nil || !inTerm(f.ReturnedAt) || in.ReadInAppToo[f.LoanID] {
 			continue
 		}
 		e := ReadEntry{BookID: f.BookID, Title: f.Title, Author: f.Author, Source: ReadFromLibrary, Finished: f.ReturnedAt, Level: LevelUnknown}

@@ -157,7 +157,7 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 		Holds:       holds,
 		Classes: circulation.NewClasses(circulation.ClassesDeps{Schools: st.Schools, Homerooms: st.Homerooms, Accounts: st.Accounts, Authz: cfg.Authz,
 			Circulation: circ, Holds: holds,
-			Reading: circulation.ClassReadingStores{Progress: st.Progress, AppBooks: st.AppBooks, Finished: st.FinishedLoans}}),
+			Reading: circulation.ClassReadingStores{Progress: st.Progress, AppBooks: st.AppBooks, Finished: st.FinishedLoans, AppLinks: st.AppLinks}}),
 		Catalog:  collection.NewPublicCatalog(st.Schools, st.Holdings, st.Reviews, loans, desk, appLinks),
 		AppLinks: appLinks,
 		Covers: collection.NewCovers(collection.CoversDeps{Schools: st.Schools, Holdings: st.Holdings, Covers: st.Covers,

@@ -39,7 +39,7 @@ func Users(r ports.Repositories, authz ports.Authorizer) users.UsersDeps {
 		Students: r.Students, Invites: r.Invites, MailTokens: r.MailTokens, ExternalIdentities: r.ExternalIdentities,
 		Loans: r.Loans, ActiveLoans: r.ActiveLoans, Departures: r.Departures, Schools: r.Schools, Notices: r.Notices,
 		Charges: r.Charges, Holds: r.Holds, Holdings: r.Holdings, WantToRead: r.WantToRead, Reviews: r.Reviews,
-		FinishedLoans: r.FinishedLoans, Authz: authz,
+		FinishedLoans: r.FinishedLoans, AppLinks: r.AppLinks, Authz: authz,
 	}
 }
 

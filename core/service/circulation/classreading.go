@@ -15,6 +15,7 @@ type ClassReadingStores struct {
 	Progress ports.ProgressRepository
 	AppBooks ports.BookRepository
 	Finished ports.FinishedLoanRepository
+	AppLinks ports.AppLinkRepository
 }
 
 // ClassReadingView is a class's reading over a term.
@@ -89,6 +90,39 @@ func (c *Classes) Reading(ctx context.Context, schoolParam, homeroom, from, to s
 			in.AppBooks[b.ID] = b
 		}
 	}
+	if in.ReadInAppToo, err = c.readInAppToo(ctx, school.ID, in); err != nil {
+		return ClassReadingView{}, err
+	}
 	view.ClassReading = library.SummarizeClassReading(in)
 	return view, nil
+}
+
+// readInAppToo finds the class's loans marked read whose work the same
+// student also finished in the app in the term: one read of the school's
+// choices on those books, only when there are both.
+func (c *Classes) readInAppToo(ctx context.Context, schoolID string, in library.ClassReadingInput) (map[string]bool, error) {
+	completed := map[string][]catalog.Book{}
+	for _, t := range in.AppTotals {
+		if b, ok := in.AppBooks[t.BookID]; ok && !t.CompletedAt.IsZero() {
+			completed[t.AccountID] = append(completed[t.AccountID], b)
+		}
+	}
+	if len(completed) == 0 || len(in.Finished) == 0 {
+		return nil, nil
+	}
+	choices, err := c.reading.AppLinks.ChoicesForBooks(ctx, schoolID, usecase.Unique(usecase.Pluck(in.Finished, func(f library.FinishedLoan) string { return f.BookID })))
+	if err != nil {
+		return nil, err
+	}
+	byStudent := map[string][]library.FinishedLoan{}
+	for _, f := range in.Finished {
+		byStudent[f.StudentID] = append(byStudent[f.StudentID], f)
+	}
+	out := map[string]bool{}
+	for student, loans := range byStudent {
+		for id := range library.ReadInAppToo(loans, in.LibraryBooks, completed[student], choices) {
+			out[id] = true
+		}
+	}
+	return out, nil
 }

@@ -47,6 +47,10 @@ type Users struct {
 	// finished are the student's returned loans marked as books read:
 	// their statistics count them, and they go with the account.
 	finished ports.FinishedLoanRepository
+	// holdings and appLinks find the works read both in the app and from
+	// the library.
+	holdings ports.HoldingsRepository
+	appLinks ports.AppLinkRepository
 	// schools give a student's loans their school's today.
 	schools ports.SchoolRepository
 	// desk cancels a leaving student's open holds, passing their copies
@@ -80,7 +84,10 @@ type UsersDeps struct {
 	WantToRead         ports.WantToReadRepository
 	Reviews            ports.ReviewRepository
 	FinishedLoans      ports.FinishedLoanRepository
-	Authz              ports.Authorizer
+	// AppLinks says which library books are the same work as app books, so
+	// a work read both ways counts once.
+	AppLinks ports.AppLinkRepository
+	Authz    ports.Authorizer
 	// Now gives the time; nil: the system clock (tests give their own).
 	Now func() time.Time `deps:"optional"`
 }
@@ -96,6 +103,7 @@ func NewUsers(d UsersDeps) *Users {
 		progress: d.Progress, books: d.Books, students: d.Students, invites: d.Invites, mail: d.MailTokens, links: d.ExternalIdentities,
 		departures: d.Departures, notices: d.Notices, charges: d.Charges, loanReader: circulation.NewLoanReader(d.Loans, d.ActiveLoans),
 		loans: d.Loans, holds: d.Holds, schools: d.Schools, wants: d.WantToRead, reviews: d.Reviews, finished: d.FinishedLoans, authz: d.Authz, now: d.Now,
+		holdings: d.Holdings, appLinks: d.AppLinks,
 	}
 	u.desk = circulation.NewHoldDesk(circulation.HoldDeskDeps{Holds: d.Holds, Holdings: d.Holdings, Schools: d.Schools, Accounts: d.Accounts,
 		Loans: u.loanReader, Clock: usecase.NewClock(func() time.Time { return u.now() }, usecase.NewUUID)})
@@ -333,10 +341,49 @@ func (s *Users) statsInput(ctx context.Context, acct user.Account) (catalog.Stat
 	if err != nil {
 		loc = time.UTC
 	}
+	both, err := s.readInAppToo(ctx, acct, finished, progress, books)
+	if err != nil {
+		return catalog.StatsInput{}, nil, err
+	}
 	return catalog.StatsInput{
 		Progress: progress, Sessions: sessions, Books: books, FinishedTexts: texts, Location: loc, Now: s.now(),
-		LibraryReads: libraryReads(finished),
+		LibraryReads: libraryReads(finished), LibraryReadsInApp: len(both),
 	}, finished, nil
+}
+
+// readInAppToo finds the reader's finished loans whose work they also
+// finished in the app (library.ReadInAppToo): two reads, of the loans'
+// books and of the school's choices on them, only when there are both.
+func (s *Users) readInAppToo(ctx context.Context, acct user.Account, finished []library.FinishedLoan, progress []catalog.Progress, books []catalog.Book) (map[string]bool, error) {
+	done := map[string]bool{}
+	for _, p := range progress {
+		if p.Completed() {
+			done[p.BookID] = true
+		}
+	}
+	var completed []catalog.Book
+	for _, b := range books {
+		if done[b.ID] {
+			completed = append(completed, b)
+		}
+	}
+	if len(finished) == 0 || len(completed) == 0 || acct.SchoolID == "" {
+		return nil, nil
+	}
+	ids := usecase.Unique(usecase.Pluck(finished, func(f library.FinishedLoan) string { return f.BookID }))
+	shelf, err := s.holdings.BooksByID(ctx, acct.SchoolID, ids)
+	if err != nil {
+		return nil, err
+	}
+	choices, err := s.appLinks.ChoicesForBooks(ctx, acct.SchoolID, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]library.Book, len(shelf))
+	for _, b := range shelf {
+		byID[b.ID] = b
+	}
+	return library.ReadInAppToo(finished, byID, completed, choices), nil
 }
 
 // Where a reading record's entries come from.
