@@ -95,18 +95,37 @@ func ResolveAppLink(b Book, choices []AppLinkChoice, appBooks []catalog.Book) (A
 }
 
 // ReadInAppToo returns the loan ids of finished whose book (from books,
-// by id) is the same work (SameWork) as one of the app books the same
-// reader finished: a work read both ways counts once, as read in the app.
-// A loan whose book is gone is judged by its own title and author.
+// by id) is the same work as one of the app books the same reader
+// finished, as SameWork decides: a work read both ways counts once, as
+// read in the app. A loan whose book is gone is judged by its own title
+// and author. Each book's ISBN and work key are computed once, not once
+// per pair: a class's term pairs hundreds of loans with hundreds of books.
 func ReadInAppToo(finished []FinishedLoan, books map[string]Book, completed []catalog.Book, choices []AppLinkChoice) map[string]bool {
 	out := map[string]bool{}
+	if len(finished) == 0 || len(completed) == 0 {
+		return out
+	}
+	type keys struct{ isbn, work string }
+	appKeys := make([]keys, len(completed))
+	for i, a := range completed {
+		appKeys[i] = keys{ISBN13(a.ISBN), catalog.WorkKey(a.Title, a.Author)}
+	}
+	chosen := map[[2]string]bool{} // library book and app book → same
+	for _, c := range choices {
+		chosen[[2]string{c.BookID, c.AppBookID}] = c.Same
+	}
 	for _, f := range finished {
 		b, ok := books[f.BookID]
 		if !ok {
 			b = Book{ID: f.BookID, SchoolID: f.SchoolID, Title: f.Title, Author: f.Author}
 		}
-		for _, a := range completed {
-			if _, same := SameWork(b, a, choices); same {
+		k := keys{ISBN13(b.ISBN), catalog.WorkKey(b.Title, b.Author)}
+		for i, a := range completed {
+			same, decided := chosen[[2]string{b.ID, a.ID}]
+			if !decided {
+				same = (k.isbn != "" && k.isbn == appKeys[i].isbn) || (k.work != "" && k.work == appKeys[i].work)
+			}
+			if same {
 				out[f.LoanID] = true
 				break
 			}
