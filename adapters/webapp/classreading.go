@@ -78,7 +78,7 @@ func (a *App) classReadingPage(w http.ResponseWriter, r *http.Request, school li
 		return
 	}
 	root := schoolPath(school)
-	q := classReadingQuery(r, school, view)
+	q := classReadingQuery(view)
 	v := classReadingView{base: a.schoolBase(r, school, "Reading in "+view.Homeroom.Name, "classes"), Base: root,
 		Homeroom: view.Homeroom.Name, Teacher: view.Homeroom.TeacherName, From: view.Period.From, To: view.Period.To,
 		IdleWeeks: view.Period.IdleWeeks, PeriodError: periodError, Total: view.Total, Reading: view.ClassReading, Students: toReadingRows(view),
@@ -134,7 +134,7 @@ func (a *App) classReading(w http.ResponseWriter, r *http.Request, school librar
 }
 
 // classReadingQuery is the page's own query, for its links.
-func classReadingQuery(r *http.Request, school library.School, v circulation.ClassReadingView) url.Values {
+func classReadingQuery(v circulation.ClassReadingView) url.Values {
 	return url.Values{"homeroom": {v.Homeroom.Name}, "from": {v.Period.From}, "to": {v.Period.To}, "idle_weeks": {strconv.Itoa(v.Period.IdleWeeks)}}
 }
 

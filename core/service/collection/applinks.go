@@ -202,7 +202,7 @@ func (s *AppLinks) OnShelf(ctx context.Context, app catalog.Book) ([]ShelfEntry,
 	}
 	var linked []library.Book
 	why := map[string]string{}
-	for _, b := range uniqueBooks(candidates) {
+	for _, b := range uniqueByID(candidates, func(b library.Book) string { return b.ID }) {
 		if reason, ok := library.SameWork(b, app, choices); ok {
 			linked, why[b.ID] = append(linked, b), reason
 		}
@@ -293,19 +293,15 @@ func (s *AppLinks) view(ctx context.Context, b library.Book) (AppLinkView, error
 		}
 		found = append(found, chosen...)
 	}
-	found = uniqueAppBooks(found)
+	found = uniqueByID(found, func(b catalog.Book) string { return b.ID })
 	v := AppLinkView{Book: b}
 	if link, ok := library.ResolveAppLink(b, choices, found); ok {
 		v.Link = &link
 	}
-	isbn, key := library.ISBN13(b.ISBN), catalog.WorkKey(b.Title, b.Author)
 	for _, a := range found {
 		c := AppCandidate{Book: a}
-		switch {
-		case isbn != "" && library.ISBN13(a.ISBN) == isbn:
-			c.Match = library.LinkedByISBN
-		case key != "" && catalog.WorkKey(a.Title, a.Author) == key:
-			c.Match = library.LinkedByTitleAuthor
+		if why, same := library.SameWork(v.Book, a, nil); same {
+			c.Match = why // what matching says, before the school's choices
 		}
 		for _, ch := range choices {
 			if ch.AppBookID == a.ID {
@@ -390,26 +386,15 @@ func isAppBookID(id string) bool {
 	return len(id) > len(catalog.BookIDPrefix) && len(id) <= 64 && id[:len(catalog.BookIDPrefix)] == catalog.BookIDPrefix
 }
 
-// uniqueBooks keeps the first of each library book id, in order.
-func uniqueBooks(books []library.Book) []library.Book {
+// uniqueByID keeps the first of each id, in order: the union of several
+// lookups names a book once.
+func uniqueByID[T any](xs []T, id func(T) string) []T {
 	seen := map[string]bool{}
-	return slices.DeleteFunc(books, func(b library.Book) bool {
-		if seen[b.ID] {
+	return slices.DeleteFunc(xs, func(x T) bool {
+		if seen[id(x)] {
 			return true
 		}
-		seen[b.ID] = true
-		return false
-	})
-}
-
-// uniqueAppBooks keeps the first of each app book id, in order.
-func uniqueAppBooks(books []catalog.Book) []catalog.Book {
-	seen := map[string]bool{}
-	return slices.DeleteFunc(books, func(b catalog.Book) bool {
-		if seen[b.ID] {
-			return true
-		}
-		seen[b.ID] = true
+		seen[id(x)] = true
 		return false
 	})
 }
