@@ -34,4 +34,8 @@ type AppLinkRepository interface {
 	// ChoicesForAppBook returns up to limit of the school's choices that
 	// name the app book, in any order.
 	ChoicesForAppBook(ctx context.Context, schoolID, appBookID string, limit int) ([]library.AppLinkChoice, error)
+	// ChoicesForAppBooks returns up to limit of the school's choices
+	// that name one of the app books, in any order. No ids, or a limit
+	// below 1, is no command.
+	ChoicesForAppBooks(ctx context.Context, schoolID string, appBookIDs []string, limit int) ([]library.AppLinkChoice, error)
 }

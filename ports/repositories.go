@@ -221,4 +221,6 @@ type Repositories struct {
 	FinishedLoans FinishedLoanRepository
 	// AppLinks join the school's books to the reading app's.
 	AppLinks AppLinkRepository
+	// Shelf finds the books a student's recommendations are drawn from.
+	Shelf ShelfRepository
 }

@@ -272,6 +272,9 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 		name, path string
 		page       bool // a web page, read with the signed-in browser
 	}
+	// The probes the demo student makes, with their own token.
+	pupil := s.login(demoStudent, demoPassword).Access
+	asStudent := map[string]bool{"a student's picks from the shelf and the app": true}
 	probes := []probe{
 		{"students", "/api/library/students", false},
 		{"student search", "/api/library/students?search=stu", false},
@@ -296,6 +299,7 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 		{"a title's reading-app link", "/api/library/books/" + heldBook + "/app-link", false},
 		{"an app book on the school's shelf", "/v1/books/" + appHeld[0].ID, false},
 		{"the desk's page of a title's reading-app link", "/library/" + domain + "/books/app-link?book_id=" + heldBook, true},
+		{"a student's picks from the shelf and the app", "/api/library/student/recommendations?limit=30", false},
 	}
 	// A class of three, each with a loan, that stays as it is while the
 	// school grows around it.
@@ -317,9 +321,12 @@ func TestLibraryRequestsAreBounded(t *testing.T) {
 		for _, p := range probes {
 			counter.Reset()
 			status := 0
-			if p.page {
+			switch {
+			case p.page:
 				status = b.get(p.path).Status
-			} else {
+			case asStudent[p.name]:
+				status = s.do(req{Path: p.path, Token: pupil}).Status
+			default:
 				status = s.do(req{Path: p.path, Token: lib}).Status
 			}
 			if status != 200 {

@@ -39,6 +39,8 @@ func TestOpenAPIReportsRefuseInCSVWhatTheyRefuseInJSON(t *testing.T) {
 	for _, q := range []string{
 		"never-borrowed?page=0", "never-borrowed?page=-1", "never-borrowed?limit=0", "never-borrowed?limit=1000",
 		"top-titles?limit=0", "top-titles?limit=1000", "hold-queues?limit=0", "hold-queues?limit=1000",
+		"app-reading-not-held?limit=0", "app-reading-not-held?limit=1000", "never-borrowed-outside-grades?page=0",
+		"never-borrowed-outside-grades?limit=1000",
 	} {
 		asJSON := w.s.do(req{Path: "/api/library/reports/" + q, Token: w.libA})
 		details := wantRefused(t, q+" as JSON", asJSON, 422, "validation_failed")

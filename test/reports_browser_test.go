@@ -82,12 +82,17 @@ func TestBrowserReports(t *testing.T) {
 	}
 	run(t, bctx, "nothing overdue is said", chromedp.WaitVisible(chromedp.ID("chart-overdue-by-homeroom-empty")))
 	for _, name := range []string{"loans-per-month", "top-titles", "overdue-by-homeroom", "collection-by-genre",
-		"collection-by-reading-level", "never-borrowed", "median-age", "hold-queues"} {
+		"collection-by-reading-level", "never-borrowed", "median-age", "hold-queues", "app-reading-not-held", "never-borrowed-outside-grades"} {
 		href := get(t, bctx, "CSV link of "+name, chromedp.Evaluate[string](`document.getElementById("csv-`+name+`").getAttribute("href")`))
 		if !strings.HasPrefix(href, "/api/library/reports/"+name+"?") || !strings.Contains(href, "format=csv") {
 			t.Errorf("CSV link of %s = %q", name, href)
 		}
 	}
+	// The buying reports: the demo 4B's app reading, none of it on the shelf.
+	run(t, bctx, "the buying reports are shown",
+		chromedp.WaitVisible(chromedp.ID("app-reading-not-held-list")),
+		chromedp.WaitVisible(chromedp.ID("never-borrowed-outside-grades-total")))
+	checkPageAccessible(t, bctx, "the reports page")
 	screenshot(t, bctx, "reports")
 
 	today := time.Now().UTC()

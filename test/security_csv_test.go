@@ -121,7 +121,20 @@ func TestSecurityEveryCSVIsSafeToOpen(t *testing.T) {
 	if h := w.placeHold(w.libB, book, r.json(t)["student"].(map[string]any)["student_id"].(string)); h.Status != 201 {
 		t.Fatalf("hold: %d %s", h.Status, h.Body)
 	}
-	w.addBook(t, w.libB, fmt.Sprintf(`{"title":%q,"author":%q,"copies":1}`, unusedTitle, unusedAuthor))
+	// Never borrowed at a level no grade of school B reads (grade 1: 0.0 to 3.9).
+	w.addBook(t, w.libB, fmt.Sprintf(`{"title":%q,"author":%q,"reading_level":"9.0","copies":1}`, unusedTitle, unusedAuthor))
+	r = w.s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.libB,
+		Body: `{"name":"App Reader","grade":"1","email":"app-reader@riverside.example.org","password":"reading-owl-1234"}`})
+	if r.Status != 201 {
+		t.Fatalf("app reader: %d %s", r.Status, r.Body)
+	}
+	// An app book with hostile cells that school B's shelf lacks, read by its student.
+	hostileApp := appBook(t, w.s, w.admin, hostileSubject, hostilePublisher, "")
+	if r := w.s.do(req{Method: http.MethodPatch, Path: "/v1/books/" + hostileApp + "/progress", Token: w.s.login("app-reader@riverside.example.org", "reading-owl-1234").Access,
+		Body: `{"page_number":10,"time_spent":60}`}); r.Status != 200 {
+		t.Fatalf("read in the app: %d %s", r.Status, r.Body)
+	}
+	appRange := "&from=" + time.Now().AddDate(0, 0, -30).Format("2006-01-02") + "&to=" + time.Now().AddDate(0, 0, 2).Format("2006-01-02")
 	file := "title,author,barcode\nImported Plainly,A. Author," + hostileBarcode + "\n"
 	if r := w.importHoldings(w.libB, "csv", file, false); r.Status != 201 {
 		t.Fatalf("import a hostile barcode: %d %s", r.Status, r.Body)
@@ -141,6 +154,10 @@ func TestSecurityEveryCSVIsSafeToOpen(t *testing.T) {
 		"GET /api/library/reports/never-borrowed":              {"/api/library/reports/never-borrowed?format=csv", []string{unusedTitle, unusedAuthor}},
 		"GET /api/library/reports/median-age":                  {"/api/library/reports/median-age?format=csv", nil},
 		"GET /api/library/reports/hold-queues":                 {"/api/library/reports/hold-queues?format=csv", []string{hostileTitle, hostileAuthor}},
+		"GET /api/library/reports/app-reading-not-held": {"/api/library/reports/app-reading-not-held?format=csv" + appRange,
+			[]string{hostileSubject, hostilePublisher}},
+		"GET /api/library/reports/never-borrowed-outside-grades": {"/api/library/reports/never-borrowed-outside-grades?format=csv",
+			[]string{unusedTitle, unusedAuthor}},
 		"GET /api/library/class/reading": {"/api/library/class/reading?format=csv&homeroom=" + url.QueryEscape(hostileHomeroom) + rng,
 			[]string{hostileStudent}},
 		"GET /api/library/holdings/export": {"/api/library/holdings/export?format=csv",

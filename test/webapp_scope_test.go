@@ -148,6 +148,7 @@ func TestWebFormsActOnTheirPageSchoolOnly(t *testing.T) {
 		"web.settings.save": "the school's settings", "web.calendar.save": "the school's calendar",
 		"web.loanRules.save": "the school's loan rules", "web.notices.save": "the school's notices",
 		"web.homerooms.save": "the school's homerooms", "web.history.choice": "the signed-in student's own history",
+		"web.wantToRead.holds": "the signed-in student's own choice",
 	}
 	const schoolPages = "/library/{domain}/"
 	paths := map[string]string{}

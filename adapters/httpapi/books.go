@@ -294,12 +294,13 @@ func (h *handler) addToList(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	item, created, err := h.deps.Books.AddToList(r.Context(), bookID(r), catalog.ListStatus(deref(req.Status)), catalog.Priority(deref(req.Priority)))
+	added, err := h.deps.Books.AddToListAndHold(r.Context(), bookID(r), catalog.ListStatus(deref(req.Status)), catalog.Priority(deref(req.Priority)))
 	msg := "The book was added to your reading list."
-	if !created {
+	if !added.Created {
 		msg = "The book was already on your reading list; its status and priority were updated."
 	}
-	respond(w, r, http.StatusOK, readingListAddedReply{Success: true, Message: msg, ReadingListItem: toListItem(item)}, err)
+	respond(w, r, http.StatusOK, readingListAddedReply{LibraryHold: toListHoldBody(added.Hold), Success: true, Message: msg,
+		ReadingListItem: toListItem(added.Item)}, err)
 }
 
 func (h *handler) removeFromList(w http.ResponseWriter, r *http.Request) {

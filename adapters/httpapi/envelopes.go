@@ -25,9 +25,12 @@ type readingListReply struct {
 }
 
 type readingListAddedReply struct {
-	Message         string   `json:"message"`
-	ReadingListItem listItem `json:"reading_list_item"`
-	Success         bool     `json:"success"`
+	// LibraryHold is what the add did about a hold at a student's school,
+	// by their choice; left out otherwise.
+	LibraryHold     *listHoldBody `json:"library_hold,omitempty"`
+	Message         string        `json:"message"`
+	ReadingListItem listItem      `json:"reading_list_item"`
+	Success         bool          `json:"success"`
 }
 
 type progressReply struct {

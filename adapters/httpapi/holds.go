@@ -71,8 +71,3 @@ func (h *handler) listHolds(w http.ResponseWriter, r *http.Request) {
 		return holdsPageReply{Holds: mapSlice(res.Holds, toHoldBody), Pagination: pageOf(res.Page, res.Limit, res.Total)}, err
 	})
 }
-
-func (h *handler) studentHolds(w http.ResponseWriter, r *http.Request) {
-	holds, err := h.deps.Library.Holds.StudentHolds(r.Context())
-	respond(w, r, http.StatusOK, holdsReply{Holds: mapSlice(holds, toHoldBody)}, err)
-}

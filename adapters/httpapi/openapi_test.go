@@ -201,6 +201,7 @@ var optionalInResponses = map[string]string{
 	"invite_token":      "only an invitation without a password gets a token",
 	"invite_expires_in": "only an invitation without a password gets a token",
 	"student":           "a loan carries its borrower only in GET /api/library/loans, and not once the student is deleted",
+	"library_hold":      "only a student who chose that their reading list places holds gets it, when adding a title of (or linked to) their school",
 }
 
 // A client generated from the document must be able to rely on it: every

@@ -194,6 +194,9 @@ type exportProfile struct {
 	Tier      string `json:"tier"`
 	SchoolID  string `json:"school_id,omitempty"`
 	UpdatedAt string `json:"updated_at"`
+	// HoldsFromReadingList is a student's choice that their reading list
+	// places holds; left out for other accounts.
+	HoldsFromReadingList *bool `json:"holds_from_reading_list,omitempty"`
 }
 
 type exportProgress struct {
@@ -241,10 +244,14 @@ func (h *handler) exportMe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := ex.Account
+	var listHolds *bool
+	if a.Role == user.RoleStudent {
+		listHolds = &a.HoldsFromReadingList
+	}
 	body := exportBody{
 		ExportedAt: timestamp(time.Now()),
 		Profile: exportProfile{ownProfile: toOwnProfile(a), Role: string(a.Role), Tier: string(a.Tier),
-			SchoolID: a.SchoolID, UpdatedAt: timestamp(a.UpdatedAt)},
+			SchoolID: a.SchoolID, UpdatedAt: timestamp(a.UpdatedAt), HoldsFromReadingList: listHolds},
 		ReadingList:   mapSlice(ex.ReadingList, toListItem),
 		Progress:      mapSlice(ex.Progress, toExportProgress),
 		Sessions:      mapSlice(ex.Sessions, toExportSession),

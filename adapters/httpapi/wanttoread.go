@@ -5,6 +5,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/collection"
 )
 
@@ -16,7 +17,10 @@ type wantBody struct {
 }
 
 type wantListReply struct {
-	Titles []wantBody `json:"titles"`
+	// LibraryHold is what an add did about a hold, by the student's
+	// choice; left out otherwise.
+	LibraryHold *listHoldBody `json:"library_hold,omitempty"`
+	Titles      []wantBody    `json:"titles"`
 }
 
 func toWantBody(e collection.WantEntry) wantBody {
@@ -24,25 +28,26 @@ func toWantBody(e collection.WantEntry) wantBody {
 }
 
 // wantList answers with the caller's list after err, the outcome of a
-// change (nil for a read).
-func (h *handler) wantList(w http.ResponseWriter, r *http.Request, err error) {
+// change (nil for a read), and the hold an add placed.
+func (h *handler) wantList(w http.ResponseWriter, r *http.Request, hold *library.ListHold, err error) {
 	var list []collection.WantEntry
 	if err == nil {
 		list, err = h.deps.Library.WantToRead.List(r.Context())
 	}
-	respond(w, r, http.StatusOK, wantListReply{Titles: mapSlice(list, toWantBody)}, err)
+	respond(w, r, http.StatusOK, wantListReply{LibraryHold: toListHoldBody(hold), Titles: mapSlice(list, toWantBody)}, err)
 }
 
 func (h *handler) getWantToRead(w http.ResponseWriter, r *http.Request) {
 	if _, ok := params(w, r); ok {
-		h.wantList(w, r, nil)
+		h.wantList(w, r, nil, nil)
 	}
 }
 
 func (h *handler) addWantToRead(w http.ResponseWriter, r *http.Request) {
-	h.wantList(w, r, h.deps.Library.WantToRead.Add(r.Context(), mux.Vars(r)["book_id"]))
+	hold, err := h.deps.Library.WantToRead.Add(r.Context(), mux.Vars(r)["book_id"])
+	h.wantList(w, r, hold, err)
 }
 
 func (h *handler) removeWantToRead(w http.ResponseWriter, r *http.Request) {
-	h.wantList(w, r, h.deps.Library.WantToRead.Remove(r.Context(), mux.Vars(r)["book_id"]))
+	h.wantList(w, r, nil, h.deps.Library.WantToRead.Remove(r.Context(), mux.Vars(r)["book_id"]))
 }

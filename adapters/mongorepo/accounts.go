@@ -88,6 +88,9 @@ type accountDoc struct {
 	// HistoryOptOut: the student chose to keep no loan history; absent
 	// (kept) in accounts stored before the choice.
 	HistoryOptOut bool `bson:"history_opt_out,omitempty"`
+	// HoldsFromReadingList: the student chose that a title put on a
+	// reading list holds itself; absent (off) until they choose it.
+	HoldsFromReadingList bool `bson:"holds_from_reading_list,omitempty"`
 	// Guardians are the student's parents and guardians in their order;
 	// absent when there are none.
 	Guardians []guardianDoc `bson:"guardians,omitempty"`
@@ -174,17 +177,18 @@ func toAccountDoc(a user.Account) accountDoc {
 			Notifications: a.Preferences.Notifications,
 			Timezone:      a.Preferences.Timezone,
 		},
-		StudentNumber: a.StudentNumber,
-		Grade:         a.Grade,
-		Homeroom:      a.Homeroom,
-		HomeroomKey:   library.HomeroomKey(a.Homeroom),
-		ExternalID:    a.ExternalID,
-		Inactive:      a.Inactive,
-		HistoryOptOut: a.HistoryOptOut,
-		Guardians:     toGuardianDocs(a.Guardians),
-		SearchTerms:   accountTerms(a.Name, a.Email, a.StudentNumber),
-		CreatedAt:     a.CreatedAt.UTC(),
-		UpdatedAt:     a.UpdatedAt.UTC(),
+		StudentNumber:        a.StudentNumber,
+		Grade:                a.Grade,
+		Homeroom:             a.Homeroom,
+		HomeroomKey:          library.HomeroomKey(a.Homeroom),
+		ExternalID:           a.ExternalID,
+		Inactive:             a.Inactive,
+		HistoryOptOut:        a.HistoryOptOut,
+		HoldsFromReadingList: a.HoldsFromReadingList,
+		Guardians:            toGuardianDocs(a.Guardians),
+		SearchTerms:          accountTerms(a.Name, a.Email, a.StudentNumber),
+		CreatedAt:            a.CreatedAt.UTC(),
+		UpdatedAt:            a.UpdatedAt.UTC(),
 	}
 }
 
@@ -214,15 +218,16 @@ func (d accountDoc) toAccount() user.Account {
 			Notifications: d.Preferences.Notifications,
 			Timezone:      d.Preferences.Timezone,
 		},
-		StudentNumber: d.StudentNumber,
-		Grade:         d.Grade,
-		Homeroom:      d.Homeroom,
-		ExternalID:    d.ExternalID,
-		Inactive:      d.Inactive,
-		HistoryOptOut: d.HistoryOptOut,
-		Guardians:     toGuardians(d.Guardians),
-		CreatedAt:     d.CreatedAt.UTC(),
-		UpdatedAt:     d.UpdatedAt.UTC(),
+		StudentNumber:        d.StudentNumber,
+		Grade:                d.Grade,
+		Homeroom:             d.Homeroom,
+		ExternalID:           d.ExternalID,
+		Inactive:             d.Inactive,
+		HistoryOptOut:        d.HistoryOptOut,
+		HoldsFromReadingList: d.HoldsFromReadingList,
+		Guardians:            toGuardians(d.Guardians),
+		CreatedAt:            d.CreatedAt.UTC(),
+		UpdatedAt:            d.UpdatedAt.UTC(),
 	}
 }
 

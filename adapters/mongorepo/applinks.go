@@ -153,3 +153,15 @@ func (r *AppLinks) ChoicesForAppBook(ctx context.Context, schoolID, appBookID st
 	opts := options.Find().SetLimit(int64(limit)).SetBatchSize(oneBatch(limit))
 	return findAll(ctx, r.choices, "read the choices", filter, opts, appLinkChoiceDoc.toChoice)
 }
+
+// ChoicesForAppBooks implements ports.AppLinkRepository: one find on the
+// {school_id, app_book_id} index. No ids, or a limit below 1, is no
+// command.
+func (r *AppLinks) ChoicesForAppBooks(ctx context.Context, schoolID string, appBookIDs []string, limit int) ([]library.AppLinkChoice, error) {
+	if len(appBookIDs) == 0 || limit < 1 {
+		return []library.AppLinkChoice{}, nil
+	}
+	filter := bson.D{{Key: "school_id", Value: schoolID}, {Key: "app_book_id", Value: in(appBookIDs)}}
+	opts := options.Find().SetLimit(int64(limit)).SetBatchSize(min(oneBatch(limit), wholeBatch))
+	return findAll(ctx, r.choices, "read the choices", filter, opts, appLinkChoiceDoc.toChoice)
+}

@@ -309,6 +309,10 @@ func measureCommands(t *testing.T, n int) map[string]int {
 			choices, err := r.AppLinks.ChoicesForAppBook(ctx, lib.school, ids[0], library.MaxAppLinkChoicesPerBook)
 			return wantLen(err, "ChoicesForAppBook", len(choices), 1)
 		}},
+		{"AppLinks.ChoicesForAppBooks", 1, func(r ports.Repositories) error {
+			choices, err := r.AppLinks.ChoicesForAppBooks(ctx, lib.school, ids, 50)
+			return wantLen(err, "ChoicesForAppBooks", len(choices), 1)
+		}},
 		{"AppLinks.RemoveChoice", 1, func(r ports.Repositories) error {
 			return r.AppLinks.RemoveChoice(ctx, lib.school, lib.bookBatch[0], ids[0])
 		}},

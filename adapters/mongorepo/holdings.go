@@ -56,6 +56,9 @@ var _ = register(entity{
 			// (by genre, reading level and year of publication).
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "call_number", Value: 1}, {Key: "_id", Value: 1}}},
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "genre", Value: 1}, {Key: "_id", Value: 1}}},
+			// A student's recommendations: a genre's books at the levels
+			// of the student's reading range (Shelf).
+			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "genre", Value: 1}, {Key: "reading_level", Value: 1}, {Key: "_id", Value: 1}}},
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "reading_level", Value: 1}, {Key: "_id", Value: 1}}},
 			{Keys: bson.D{{Key: "school_id", Value: 1}, {Key: "published_year", Value: 1}, {Key: "_id", Value: 1}}},
 		}},

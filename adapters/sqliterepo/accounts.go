@@ -53,14 +53,14 @@ func NewAccounts(db *DB) *Accounts {
 
 const accountColumns = `id, email, name, password_hash, role, school_id, tier, suspended, deleted, avatar,
 	reading_level, font_size, theme, notifications, timezone, student_number, grade, homeroom, homeroom_key,
-	external_id, inactive, history_opt_out, guardians, created_at, updated_at`
+	external_id, inactive, history_opt_out, holds_from_reading_list, guardians, created_at, updated_at`
 
 var (
 	stmtAccountInsert = newStmt("accounts.insert", `
 INSERT INTO accounts (`+accountColumns+`)
 VALUES (:id, :email, :name, :password_hash, :role, :school_id, :tier, :suspended, :deleted, :avatar,
 	:reading_level, :font_size, :theme, :notifications, :timezone, :student_number, :grade, :homeroom, :homeroom_key,
-	:external_id, :inactive, :history_opt_out, :guardians, :created_at, :updated_at)
+	:external_id, :inactive, :history_opt_out, :holds_from_reading_list, :guardians, :created_at, :updated_at)
 RETURNING pk`)
 	stmtAccountUpdate = newStmt("accounts.update", `
 UPDATE accounts SET email = :email, name = :name, password_hash = :password_hash, role = :role,
@@ -68,7 +68,7 @@ UPDATE accounts SET email = :email, name = :name, password_hash = :password_hash
 	reading_level = :reading_level, font_size = :font_size, theme = :theme, notifications = :notifications,
 	timezone = :timezone, student_number = :student_number, grade = :grade, homeroom = :homeroom,
 	homeroom_key = :homeroom_key, external_id = :external_id, inactive = :inactive, history_opt_out = :history_opt_out,
-	guardians = :guardians, created_at = :created_at, updated_at = :updated_at
+	holds_from_reading_list = :holds_from_reading_list, guardians = :guardians, created_at = :created_at, updated_at = :updated_at
 WHERE id = :id
 RETURNING pk`)
 	stmtAccountGet        = newStmt("accounts.get", `SELECT `+accountColumns+` FROM accounts WHERE id = :id`)
@@ -148,6 +148,7 @@ func accountArgs(a user.Account) []any {
 		sql.Named("external_id", a.ExternalID),
 		sql.Named("inactive", a.Inactive),
 		sql.Named("history_opt_out", a.HistoryOptOut),
+		sql.Named("holds_from_reading_list", a.HoldsFromReadingList),
 		sql.Named("guardians", guardiansColumn(a.Guardians)),
 		sql.Named("created_at", millis(a.CreatedAt)),
 		sql.Named("updated_at", millis(a.UpdatedAt)),
@@ -166,7 +167,8 @@ func scanAccount(s scanner) (user.Account, error) {
 	)
 	err := s.Scan(&a.ID, &email, &a.Name, &a.PasswordHash, &role, &a.SchoolID, &tier, &a.Suspended, &a.Deleted,
 		&a.Avatar, &a.ReadingLevel, &a.Preferences.FontSize, &a.Preferences.Theme, &a.Preferences.Notifications,
-		&a.Preferences.Timezone, &a.StudentNumber, &a.Grade, &a.Homeroom, &homeroomKey, &a.ExternalID, &a.Inactive, &a.HistoryOptOut, &guardians, &created, &updated)
+		&a.Preferences.Timezone, &a.StudentNumber, &a.Grade, &a.Homeroom, &homeroomKey, &a.ExternalID, &a.Inactive, &a.HistoryOptOut,
+		&a.HoldsFromReadingList, &guardians, &created, &updated)
 	if err != nil {
 		return user.Account{}, err
 	}

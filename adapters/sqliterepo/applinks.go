@@ -74,6 +74,9 @@ WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_i
 	stmtAppLinkChoicesOfAppBook = newStmt("app_link_choices.of_app_book", `
 SELECT `+appLinkChoiceColumns+` FROM app_link_choices INDEXED BY app_link_choices_by_app_book
 WHERE school_id = :school_id AND app_book_id = :app_book_id LIMIT :limit`)
+	stmtAppLinkChoicesOfAppBooks = newStmt("app_link_choices.of_app_books", `
+SELECT `+appLinkChoiceColumns+` FROM app_link_choices INDEXED BY app_link_choices_by_app_book
+WHERE school_id = :school_id AND app_book_id IN (SELECT value FROM json_each(:app_book_ids)) LIMIT :limit`)
 
 	stmtRecAppLinkChoicesCount = newWholeStmt("records.app_link_choices.count", `SELECT count(*) FROM app_link_choices`)
 	stmtRecAppLinkChoicesRead  = newWholeStmt("records.app_link_choices.read", `SELECT `+appLinkChoiceColumns+` FROM app_link_choices`)
@@ -192,4 +195,15 @@ func (r *AppLinks) ChoicesForAppBook(ctx context.Context, schoolID, appBookID st
 	}
 	return queryAll(ctx, r.db, r.db.read, "read the choices", stmtAppLinkChoicesOfAppBook, scanAppLinkChoice,
 		sql.Named("school_id", schoolID), sql.Named("app_book_id", appBookID), sql.Named("limit", limit))
+}
+
+// ChoicesForAppBooks implements ports.AppLinkRepository: one read of the
+// (school_id, app_book_id) index per app book. No ids, or a limit below 1,
+// is no statement.
+func (r *AppLinks) ChoicesForAppBooks(ctx context.Context, schoolID string, appBookIDs []string, limit int) ([]library.AppLinkChoice, error) {
+	if len(appBookIDs) == 0 || limit < 1 {
+		return []library.AppLinkChoice{}, nil
+	}
+	return queryAll(ctx, r.db, r.db.read, "read the choices", stmtAppLinkChoicesOfAppBooks, scanAppLinkChoice,
+		sql.Named("school_id", schoolID), sql.Named("app_book_ids", jsonArray(appBookIDs)), sql.Named("limit", limit))
 }

@@ -208,6 +208,8 @@ func backFrom(school library.School, form url.Values, def string) string {
 		return titlePath(school.Domain, strings.TrimSpace(form.Get("book_id")))
 	case "mine":
 		return schoolPath(school)
+	case "picks":
+		return schoolPath(school) + "/recommended"
 	}
 	return def
 }

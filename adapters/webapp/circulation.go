@@ -251,6 +251,9 @@ type studentView struct {
 	CanWant bool
 	Holds   []holdRow
 	Charges []chargeRow
+	// ListHolds is the student's choice that titles added to the list
+	// place holds; CanChooseListHolds shows its form.
+	ListHolds, CanChooseListHolds bool
 }
 
 // studentLoans shows a student the books they have out, and nobody
@@ -293,6 +296,12 @@ func (a *App) studentLoans(w http.ResponseWriter, r *http.Request, school librar
 	if v.Wants, v.CanWant, err = a.ownWants(r, held); err != nil {
 		a.fail(w, r, err)
 		return
+	}
+	if v.CanChooseListHolds = v.CanWant && a.allowed(r, "update", "library:ownholds"); v.CanChooseListHolds {
+		if v.ListHolds, err = a.deps.Library.Holds.ReadingListHolds(r.Context()); err != nil {
+			a.fail(w, r, err)
+			return
+		}
 	}
 	a.render(w, r, http.StatusOK, "student", v)
 }

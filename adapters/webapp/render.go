@@ -54,6 +54,7 @@ func mustParsePages() map[string]*template.Template {
 		"money":   money,
 		"years":   formatYears,
 		"perCopy": perCopy,
+		"grades":  library.GradesText,
 		"field":   newFormField,
 		"codeField": func(form, focus, hint string) codeField {
 			return codeField{Form: form, Hint: hint, Autofocus: focus == form}
@@ -199,6 +200,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 	case user.RoleStudent:
 		add("desk", "My loans", root, "read", "library:ownloans")
 		add("history", "My reading history", root+"/my-history", "read", "library:ownhistory")
+		add("picks", "Books for you", root+"/recommended", "read", "library:ownrecommendations")
 	case user.RoleTeacher:
 		// A teacher has no desk: the school's first page sends them here.
 		add("classes", "My classes", root+"/classes", "read", "library:classes")

@@ -84,6 +84,8 @@ type reportsView struct {
 	Age          collection.CollectionAge
 	Queues       collection.HoldQueues
 	QueueChart   barChart
+	AppReading   collection.AppReadingNotHeld
+	OffLevel     collection.OutsideGradesUnused
 }
 
 // reportsPageTitles is how many never-borrowed titles the page lists (the
@@ -138,6 +140,12 @@ func (a *App) fillReports(r *http.Request, school library.School, v *reportsView
 		return err
 	}
 	if v.Queues, err = rep.HoldQueues(ctx, school.ID, library.DefaultHoldQueues); err != nil {
+		return err
+	}
+	if v.AppReading, err = rep.AppReadingNotHeld(ctx, school.ID, "", "", reportsPageTitles); err != nil {
+		return err
+	}
+	if v.OffLevel, err = rep.OutsideGradesUnused(ctx, school.ID, usecase.ListQuery{Page: 1, Limit: reportsPageTitles}, false); err != nil {
 		return err
 	}
 	var labels []string

@@ -171,3 +171,50 @@ func TestReportsShowHoldQueues(t *testing.T) {
 		t.Errorf("CSV link %q", href)
 	}
 }
+
+// The Reports page has the two buying reports with their CSV links and
+// stays accessible: nothing read in the app and no grade known say so;
+// once the school has a grade 2 student, a never-borrowed 9.5 is listed
+// with the reason.
+func TestReportsShowWhatToBuy(t *testing.T) {
+	f := newFixture(t)
+	page := func() *html.Node {
+		t.Helper()
+		rec := f.do(&f.librarian, http.MethodGet, "/library/maple.example.org/reports", nil)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET reports: %d", rec.Code)
+		}
+		doc := parse(t, rec.Body.String())
+		checkAccessible(t, doc)
+		return doc
+	}
+	doc := page()
+	if byID(doc, "app-reading-not-held-none") == nil {
+		t.Error("nothing was read in the app, and the page does not say so")
+	}
+	if got := textOf(byID(doc, "never-borrowed-outside-grades-total")); got != "0" {
+		t.Errorf("off-level total = %q, want 0 (no grade known)", got)
+	}
+	for _, name := range []string{"app-reading-not-held", "never-borrowed-outside-grades"} {
+		if href := attr(byID(doc, "csv-"+name), "href"); !strings.HasPrefix(href, "/api/library/reports/"+name+"?") || !strings.Contains(href, "format=csv") {
+			t.Errorf("CSV link of %s = %q", name, href)
+		}
+	}
+
+	ctx := user.WithPrincipal(context.Background(), user.PrincipalOf(f.librarian))
+	if _, err := f.lib.Students.Create(ctx, "", students.StudentInput{Name: "Second Grader", Grade: "Grade 2"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.lib.Holdings.AddBook(ctx, "", library.BookDraft{Title: "Level <Nine>", Author: "N. Ine", Copies: 1,
+		BookDetails: library.BookDetails{ReadingLevel: "9.5"}}); err != nil {
+		t.Fatal(err)
+	}
+	doc = page()
+	if got := textOf(byID(doc, "never-borrowed-outside-grades-list")); !strings.Contains(got,
+		"Level <Nine> (N. Ine), 1 copy: reading level 9.5; outside the reading range of grade 2 (levels 0.0 to 4.9)") {
+		t.Errorf("off-level list = %q", got)
+	}
+	if got := textOf(byID(doc, "never-borrowed-outside-grades-grades")); got != "2" {
+		t.Errorf("grades = %q, want 2", got)
+	}
+}

@@ -60,8 +60,9 @@ func (a *App) changeWant(w http.ResponseWriter, r *http.Request, school library.
 	var msg string
 	switch form.Get("action") {
 	case "add":
-		err = a.deps.Library.WantToRead.Add(r.Context(), bookID)
-		msg = fmt.Sprintf("Added %s to your want-to-read list.", title)
+		var hold *library.ListHold
+		hold, err = a.deps.Library.WantToRead.Add(r.Context(), bookID)
+		msg = fmt.Sprintf("Added %s to your want-to-read list.", title) + listHoldSentence(hold)
 	case "remove":
 		err = a.deps.Library.WantToRead.Remove(r.Context(), bookID)
 		msg = fmt.Sprintf("Removed %s from your want-to-read list.", title)
@@ -71,6 +72,52 @@ func (a *App) changeWant(w http.ResponseWriter, r *http.Request, school library.
 	}
 	if a.refusedTo(w, r, back, err) {
 		return
+	}
+	a.succeeded(w, r, back, msg)
+}
+
+// listHoldSentence says what adding a title did about a hold, by the
+// student's choice; nothing without one.
+func listHoldSentence(h *library.ListHold) string {
+	if h == nil {
+		return ""
+	}
+	switch h.Outcome {
+	case library.ListHoldPlaced:
+		s := " A hold was placed for you: no copy is on the shelf now"
+		if h.Position > 0 {
+			s += fmt.Sprintf(", and you are number %d in the queue", h.Position)
+		}
+		return s + "."
+	case library.ListHoldAlreadyHeld:
+		return " You already have a hold on it."
+	case library.ListHoldOnShelf:
+		return " A copy is on the shelf, so no hold was placed."
+	}
+	return " No hold was placed: " + h.Message
+}
+
+// chooseListHolds records whether titles the signed-in student adds to
+// their want-to-read list place holds: the same use case as PUT
+// /api/library/student/reading-list-holds.
+func (a *App) chooseListHolds(w http.ResponseWriter, r *http.Request, school library.School) {
+	back := schoolPath(school)
+	var on bool
+	switch strings.TrimSpace(r.PostForm.Get("holds_from_reading_list")) {
+	case "on":
+		on = true
+	case "off":
+	default:
+		a.redirect(w, r, back, flash{Kind: "error", Message: "Choose whether adding a title to your list places a hold."})
+		return
+	}
+	on, err := a.deps.Library.Holds.SetReadingListHolds(r.Context(), on)
+	if a.refusedTo(w, r, back, err) {
+		return
+	}
+	msg := "Titles you add to your want-to-read list now place a hold when no copy is on the shelf."
+	if !on {
+		msg = "Titles you add to your want-to-read list no longer place a hold by themselves."
 	}
 	a.succeeded(w, r, back, msg)
 }

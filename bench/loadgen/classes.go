@@ -102,7 +102,15 @@ func (r *runner) measureClass(s *svc, sc *school, sr *sizeRun, st selfStudent) e
 	if err != nil {
 		return err
 	}
+	if err := seedPicks(ctx, libCtx, s, st); err != nil {
+		return err
+	}
+	picks, err := picksCase(s, st)
+	if err != nil {
+		return err
+	}
 	return r.runSelfCases(s, sr, []selfCase{
+		picks,
 		{label: fmt.Sprintf("a class's reading over the term, %d students, %d books marked read and %d finished in the app `GET /api/library/class/reading`",
 			classSize, reading.Totals.FromLibrary, reading.Totals.FromApp), limit: 25 * time.Millisecond,
 			first: rq{Path: "/api/library/class/reading?homeroom=" + classHomeroom, Token: teacher.Access}},

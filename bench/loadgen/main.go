@@ -210,7 +210,8 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	hc.Timeout = o.clientTimeout
-	seedBookDetails = o.reports
+	// -self's recommendations draw on the genres and levels too.
+	seedBookDetails = o.reports || o.self
 
 	r := &runner{o: o, args: strings.Join(os.Args[1:], " ")}
 	err := r.run(context.Background())

@@ -26,7 +26,7 @@ const (
 
 // ReportNames lists every report in the desk's order.
 var ReportNames = []string{ReportLoansPerMonth, ReportTopTitles, ReportOverdueHomerooms, ReportGenres,
-	ReportReadingLevels, ReportNeverBorrowed, ReportMedianAge, ReportHoldQueues}
+	ReportReadingLevels, ReportNeverBorrowed, ReportMedianAge, ReportHoldQueues, ReportAppReadingNotHeld, ReportOutsideGradesUnused}
 
 // The book fields a collection report groups by (ports.ReportRepository.
 // Collection).

@@ -4,9 +4,11 @@ import (
 	"context"
 	"time"
 
+	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/collection"
 	"github.com/readinglibrary/service/core/service/identity"
+	"github.com/readinglibrary/service/core/service/reading"
 	"github.com/readinglibrary/service/core/service/schools"
 	"github.com/readinglibrary/service/core/service/students"
 	"github.com/readinglibrary/service/core/service/usecase"
@@ -42,7 +44,9 @@ type Library struct {
 	Covers *collection.Covers
 	// AppLinks tells which titles are also in the reading app.
 	AppLinks *collection.AppLinks
-	Notices  *circulation.Notices
+	// Recommendations offer students the school's books they can have now.
+	Recommendations *collection.Recommendations
+	Notices         *circulation.Notices
 	// Cataloguing fills new books from the school's catalogue server.
 	Cataloguing *collection.Cataloguing
 	Reports     *collection.Reports
@@ -119,6 +123,10 @@ type LibraryStores struct {
 	// AppLinks and AppBooks join the school's books to the reading app's.
 	AppLinks ports.AppLinkRepository
 	AppBooks ports.BookRepository
+	// ReadingLists and Shelf are what a student's recommendations learn
+	// from and draw on.
+	ReadingLists ports.ReadingListRepository
+	Shelf        ports.ShelfRepository
 }
 
 // NewLibrary builds the library's use cases, each with the stores it
@@ -160,20 +168,24 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 			Reading: circulation.ClassReadingStores{Progress: st.Progress, AppBooks: st.AppBooks, Finished: st.FinishedLoans, AppLinks: st.AppLinks}}),
 		Catalog:  collection.NewPublicCatalog(st.Schools, st.Holdings, st.Reviews, loans, desk, appLinks),
 		AppLinks: appLinks,
+		Recommendations: collection.NewRecommendations(collection.RecommendationsDeps{Accounts: st.Accounts, Loans: st.Loans, Holds: st.Holds,
+			Finished: st.FinishedLoans, Holdings: st.Holdings, Shelf: st.Shelf, Reviews: st.Reviews, Reader: loans, Desk: desk, Links: appLinks,
+			App: appPicker(st, cfg.Authz)}),
 		Covers: collection.NewCovers(collection.CoversDeps{Schools: st.Schools, Holdings: st.Holdings, Covers: st.Covers,
 			Images: cfg.CoverImages, Source: cfg.CoverSource, Clock: c}),
 		Reviews: collection.NewReviews(collection.ReviewsDeps{Schools: st.Schools, Holdings: st.Holdings, Reviews: st.Reviews, Loans: st.Loans,
 			Accounts: st.Accounts, Clock: c}),
 		WantToRead: collection.NewWantToRead(collection.WantToReadDeps{Schools: st.Schools, Holdings: st.Holdings, Wants: st.WantToRead, Reviews: st.Reviews,
-			Loans: loans, Desk: desk, Links: appLinks, Clock: c}),
+			Loans: loans, Desk: desk, Holds: holds, Links: appLinks, Clock: c}),
 		Stocktakes: collection.NewStocktakes(collection.StocktakesDeps{Schools: st.Schools, Stocktakes: st.Stocktakes, ActiveLoans: st.ActiveLoans, Books: st.Holdings, Holdings: holdings,
 			Circulation: circ, Loans: loans, Jobs: jobs, Slots: slots, Clock: c}),
 		Notices: circulation.NewNotices(circulation.NoticesDeps{Schools: st.Schools, Notices: st.Notices, Homerooms: st.Homerooms, Accounts: st.Accounts,
 			Holds: st.Holds, Holdings: st.Holdings, Mail: ident, Loans: loans, Clock: c}),
-		Reports: collection.NewReports(st.Schools, st.Reports, st.Holdings, circ, c),
-		Jobs:    usecase.NewJobs(st.Schools, jobs),
-		clock:   c,
-		jobs:    jobs,
+		Reports: collection.NewReports(st.Schools, st.Reports, st.Holdings, circ, c,
+			collection.BuyingStores{Students: st.Students, Progress: st.Progress, AppBooks: st.AppBooks, AppLinks: appLinks}),
+		Jobs:  usecase.NewJobs(st.Schools, jobs),
+		clock: c,
+		jobs:  jobs,
 	}
 }
 
@@ -187,3 +199,21 @@ func (l *Library) SetClock(now func() time.Time, newID func() string) {
 // running jobs (of every kind) while ctx lasts, then stops them (each stores its
 // failure: nothing was imported) and waits a little for those ends.
 func (l *Library) StopImports(ctx context.Context) { l.jobs.StopAll(ctx) }
+
+// appPicker is the reading app's side of the students' recommendations;
+// without an authorizer, which decides what a student may open in the app,
+// it has nothing to offer.
+func appPicker(st LibraryStores, authz ports.Authorizer) collection.AppPicker {
+	if authz == nil {
+		return noAppPicks{}
+	}
+	return reading.NewBooks(reading.BooksDeps{Books: st.AppBooks, ReadingLists: st.ReadingLists, Progress: st.Progress, Accounts: st.Accounts, Authz: authz})
+}
+
+type noAppPicks struct{}
+
+func (noAppPicks) HistoryAndPicks(context.Context, int) ([]catalog.HistoryEntry, []catalog.Recommendation, error) {
+	return nil, nil, nil
+}
+
+func (noAppPicks) MayRead(context.Context, catalog.Access) bool { return false }

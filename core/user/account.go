@@ -108,6 +108,10 @@ type Account struct {
 	// honoured while their school's settings let students choose
 	// (library.Settings.HistoryChoice).
 	HistoryOptOut bool
+	// HoldsFromReadingList is a student's choice that a title of their
+	// school put on a reading list with no copy on the shelf gets a hold
+	// for them at once; off by default.
+	HoldsFromReadingList bool
 	// Guardians are a student's parents and guardians as the school's
 	// roster lists them, at most MaxGuardians: whom the library's notices
 	// may copy. They have no accounts, and no other student sees them.

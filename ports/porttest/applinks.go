@@ -34,6 +34,7 @@ func AppLinks(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"Choices/Remove", testChoiceRemove},
 		{"Choices/InSchool", testChoicesInSchool},
 		{"Choices/ForAppBook", testChoicesForAppBook},
+		{"Choices/ForAppBooks", testChoicesForAppBooks},
 	})
 }
 
@@ -337,6 +338,50 @@ func testChoicesForAppBook(t *testing.T, r ports.Repositories) {
 	for _, c := range got {
 		if !slices.ContainsFunc(naming, func(n library.AppLinkChoice) bool { return choiceKey(n) == choiceKey(c) }) {
 			t.Errorf("ChoicesForAppBook limit 2 gave %+v, not one of the school's choices naming bk_7", c)
+		}
+	}
+}
+
+// The school's choices naming any of several app books, up to limit; no
+// ids or no limit is none.
+func testChoicesForAppBooks(t *testing.T, r ports.Repositories) {
+	school, other := uuid.NewString(), uuid.NewString()
+	var naming []library.AppLinkChoice
+	for i, app := range []string{"bk_7", "bk_7", "bk_8", "bk_9"} {
+		c := library.AppLinkChoice{SchoolID: school, BookID: uuid.NewString(), AppBookID: app, Same: i%2 == 0, ByAccountID: "acct",
+			At: base.Add(time.Duration(i) * time.Minute)}
+		must(t, "SaveChoice", r.AppLinks.SaveChoice(ctx(t), c))
+		naming = append(naming, c)
+	}
+	must(t, "SaveChoice of an app book not asked for", r.AppLinks.SaveChoice(ctx(t),
+		library.AppLinkChoice{SchoolID: school, BookID: naming[0].BookID, AppBookID: "bk_10", Same: true, ByAccountID: "acct", At: base}))
+	must(t, "SaveChoice of another school", r.AppLinks.SaveChoice(ctx(t),
+		library.AppLinkChoice{SchoolID: other, BookID: uuid.NewString(), AppBookID: "bk_8", Same: true, ByAccountID: "acct", At: base}))
+
+	got, err := r.AppLinks.ChoicesForAppBooks(ctx(t), school, []string{"bk_7", "bk_8", "bk_9", "bk_none"}, 10)
+	must(t, "ChoicesForAppBooks", err)
+	anyOrder(choiceKey, checkChoice)(t, "ChoicesForAppBooks", got, naming)
+	got, err = r.AppLinks.ChoicesForAppBooks(ctx(t), school, []string{"bk_8"}, 10)
+	must(t, "ChoicesForAppBooks of one", err)
+	anyOrder(choiceKey, checkChoice)(t, "ChoicesForAppBooks of one", got, naming[2:3])
+	got, err = r.AppLinks.ChoicesForAppBooks(ctx(t), school, []string{"bk_7", "bk_8", "bk_9"}, 3)
+	must(t, "ChoicesForAppBooks limit 3", err)
+	if len(got) != 3 {
+		t.Fatalf("ChoicesForAppBooks limit 3 = %d choices, want 3", len(got))
+	}
+	for _, c := range got {
+		if !slices.ContainsFunc(naming, func(n library.AppLinkChoice) bool { return choiceKey(n) == choiceKey(c) }) {
+			t.Errorf("ChoicesForAppBooks limit 3 gave %+v, not one of the school's choices naming those app books", c)
+		}
+	}
+	for _, call := range []struct {
+		name  string
+		ids   []string
+		limit int
+	}{{"no ids", nil, 10}, {"limit 0", []string{"bk_7"}, 0}} {
+		got, err := r.AppLinks.ChoicesForAppBooks(ctx(t), school, call.ids, call.limit)
+		if err != nil || len(got) != 0 {
+			t.Errorf("ChoicesForAppBooks with %s = %v, %v; want none", call.name, got, err)
 		}
 	}
 }

@@ -117,6 +117,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	s.student = newStudent(alder.ID, "Lena Grove", "2024-017")
 	s.student.Email, s.student.CreatedAt = "lena@alder.example.org", base.Add(time.Minute)
 	s.student.HistoryOptOut = true // a choice that must move with the account
+	s.student.HoldsFromReadingList = true
 	s.student.Guardians = twoGuardians()
 	s.reader = newAccount("reader@example.org")
 	s.reader.SchoolID, s.reader.Role, s.reader.Name, s.reader.StudentNumber = "", user.RoleReader, "Ruth Reader", ""

@@ -247,7 +247,6 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	} else if n > 0 {
 		logger.Info("finished interrupted account deletions", "accounts", n)
 	}
-	a.Books = reading.NewBooks(wire.Books(a.Repos, authz))
 	// Catalogue servers are a school's setting: every lookup goes through the
 	// outbound client, which calls only what cfg.Outbound allows.
 	catalogue := outbound.NewClient(cfg.Outbound, outbound.Limits{Timeout: sru.DefaultTimeout, MaxBytes: sru.MaxAnswerBytes})
@@ -273,6 +272,11 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		CoverSource:     covers,
 		Authz:           authz,
 	})
+	// A student may choose that a book put on their reading list is held
+	// for them at their school's library.
+	booksDeps := wire.Books(a.Repos, authz)
+	booksDeps.Holds = a.Library.WantToRead
+	a.Books = reading.NewBooks(booksDeps)
 	uploads, err := uploadspool.Open(cfg.UploadDir)
 	if err != nil {
 		return a, fmt.Errorf("LIBRARY_UPLOAD_DIR: %w", err)

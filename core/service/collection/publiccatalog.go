@@ -108,6 +108,29 @@ func forReaders(ctx context.Context, desk *circulation.HoldDesk, reviews ports.R
 	return nil
 }
 
+// readerStores are what readerEntries reads.
+type readerStores struct {
+	holdings ports.HoldingsRepository
+	loans    circulation.LoanReader
+	desk     *circulation.HoldDesk
+	reviews  ports.ReviewRepository
+	links    *AppLinks
+}
+
+// readerEntries are books of a school as a reader's page shows them:
+// copies and copies on the shelf (catalogEntries), holds and rating
+// (forReaders), and the reading app's book of the same work.
+func readerEntries(ctx context.Context, st readerStores, schoolID string, books []library.Book) ([]CatalogEntry, error) {
+	entries, err := catalogEntries(ctx, st.holdings, st.loans, schoolID, books)
+	if err != nil {
+		return nil, err
+	}
+	if err := forReaders(ctx, st.desk, st.reviews, schoolID, entries); err != nil {
+		return nil, err
+	}
+	return entries, st.links.annotate(ctx, schoolID, entries)
+}
+
 // catalogPage reads one page of a school's books with their copies and
 // copies on loan: four queries whatever the school's size.
 func catalogPage(ctx context.Context, holdings ports.HoldingsRepository, loans circulation.LoanReader, school library.School, q usecase.ListQuery, terms []string) (CatalogPage, error) {
@@ -172,14 +195,8 @@ func (s *PublicCatalog) Title(ctx context.Context, domain, bookID string) (Catal
 	if err != nil {
 		return CatalogTitle{}, err
 	}
-	entries, err := catalogEntries(ctx, s.holdings, s.loanReader, school.ID, []library.Book{book})
+	entries, err := readerEntries(ctx, readerStores{s.holdings, s.loanReader, s.desk, s.reviews, s.links}, school.ID, []library.Book{book})
 	if err != nil {
-		return CatalogTitle{}, err
-	}
-	if err := forReaders(ctx, s.desk, s.reviews, school.ID, entries); err != nil {
-		return CatalogTitle{}, err
-	}
-	if err := s.links.annotate(ctx, school.ID, entries); err != nil {
 		return CatalogTitle{}, err
 	}
 	return CatalogTitle{School: school, Entry: entries[0]}, nil

@@ -25,17 +25,19 @@ type Reports struct {
 	holdings    ports.HoldingsRepository
 	circulation *circulation.Circulation
 	clock       *usecase.Clock
+	buying      BuyingStores
 }
 
 // NewReports builds Reports. It panics on a nil dependency.
-func NewReports(schools ports.SchoolRepository, reports ports.ReportRepository, holdings ports.HoldingsRepository, circ *circulation.Circulation, c *usecase.Clock) *Reports {
+func NewReports(schools ports.SchoolRepository, reports ports.ReportRepository, holdings ports.HoldingsRepository, circ *circulation.Circulation, c *usecase.Clock, buying BuyingStores) *Reports {
 	usecase.MustHave("NewReports", struct {
 		Reports     ports.ReportRepository
 		Holdings    ports.HoldingsRepository
 		Circulation *circulation.Circulation
 		Clock       *usecase.Clock
-	}{reports, holdings, circ, c})
-	return &Reports{scope: usecase.NewSchoolScope(schools), reports: reports, holdings: holdings, circulation: circ, clock: c}
+		Buying      BuyingStores
+	}{reports, holdings, circ, c, buying})
+	return &Reports{scope: usecase.NewSchoolScope(schools), reports: reports, holdings: holdings, circulation: circ, clock: c, buying: buying}
 }
 
 // LoansPerMonth is the loans made in each calendar month of a range.

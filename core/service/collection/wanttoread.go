@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/usecase"
@@ -22,6 +23,7 @@ type WantToRead struct {
 	reviews    ports.ReviewRepository
 	loanReader circulation.LoanReader
 	desk       *circulation.HoldDesk
+	holds      *circulation.Holds
 	links      *AppLinks
 	clock      *usecase.Clock
 }
@@ -34,6 +36,8 @@ type WantToReadDeps struct {
 	Reviews  ports.ReviewRepository
 	Loans    circulation.LoanReader
 	Desk     *circulation.HoldDesk
+	// Holds places the holds a student's list places by their choice.
+	Holds *circulation.Holds
 	// Links tells which titles the student can read in the app meanwhile.
 	Links *AppLinks
 	Clock *usecase.Clock
@@ -43,7 +47,7 @@ type WantToReadDeps struct {
 func NewWantToRead(d WantToReadDeps) *WantToRead {
 	usecase.MustHave("NewWantToRead", d)
 	return &WantToRead{schools: d.Schools, holdings: d.Holdings, wants: d.Wants, reviews: d.Reviews, loanReader: d.Loans, desk: d.Desk,
-		links: d.Links, clock: d.Clock}
+		holds: d.Holds, links: d.Links, clock: d.Clock}
 }
 
 // WantEntry is a title on a student's list with its availability.
@@ -76,14 +80,8 @@ func (s *WantToRead) List(ctx context.Context) ([]WantEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, err := catalogEntries(ctx, s.holdings, s.loanReader, p.SchoolID, books)
+	entries, err := readerEntries(ctx, readerStores{s.holdings, s.loanReader, s.desk, s.reviews, s.links}, p.SchoolID, books)
 	if err != nil {
-		return nil, err
-	}
-	if err := forReaders(ctx, s.desk, s.reviews, p.SchoolID, entries); err != nil {
-		return nil, err
-	}
-	if err := s.links.annotate(ctx, p.SchoolID, entries); err != nil {
 		return nil, err
 	}
 	byBook := map[string]CatalogEntry{}
@@ -112,21 +110,52 @@ func (s *WantToRead) BookIDs(ctx context.Context) ([]string, error) {
 }
 
 // Add puts a title of the student's school on their list; a title on it
-// already stays where it is.
+// already stays where it is. When the student chose so
+// (Holds.ReadingListHolds), the title also gets their hold unless a copy
+// is on the shelf: what happened is the ListHold, nil without the choice.
+// A hold refused leaves the title on the list.
 // Errors: Forbidden (the caller is no student), Invalid book_id, NotFound
 // "book_not_found" (no title of the student's school), Conflict
 // "want_to_read_full".
-func (s *WantToRead) Add(ctx context.Context, bookID string) error {
+func (s *WantToRead) Add(ctx context.Context, bookID string) (*library.ListHold, error) {
 	p, err := wantCaller(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := usecase.RequireUUIDs(map[string]string{"book_id": bookID}); err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := s.holdings.Book(ctx, p.SchoolID, bookID); err != nil {
-		return err
+	book, err := s.holdings.Book(ctx, p.SchoolID, bookID)
+	if err != nil {
+		return nil, err
 	}
+	if err := s.add(ctx, p, bookID); err != nil {
+		return nil, err
+	}
+	return s.holdIfChosen(ctx, []circulation.ListTitle{{Book: book}})
+}
+
+// holdIfChosen places the calling student's hold on one of titles (one
+// work) when they chose that their list does; nil when they did not.
+func (s *WantToRead) holdIfChosen(ctx context.Context, titles []circulation.ListTitle) (*library.ListHold, error) {
+	if on, err := s.holds.ReadingListHolds(ctx); err != nil || !on {
+		return nil, err
+	}
+	return s.placeForList(ctx, titles)
+}
+
+// placeForList is Holds.PlaceForList's outcome, for an answer that may
+// have none.
+func (s *WantToRead) placeForList(ctx context.Context, titles []circulation.ListTitle) (*library.ListHold, error) {
+	h, err := s.holds.PlaceForList(ctx, titles)
+	if err != nil {
+		return nil, err
+	}
+	return &h, nil
+}
+
+// add stores the list entry, within the list's cap.
+func (s *WantToRead) add(ctx context.Context, p user.Principal, bookID string) error {
 	// Racing adds of different titles may each pass this count; each
 	// counts again once stored (below), so none is kept over the cap.
 	n, err := s.wants.Count(ctx, p.AccountID)
@@ -176,4 +205,28 @@ func (s *WantToRead) Remove(ctx context.Context, bookID string) error {
 	}
 	_, err = s.wants.Remove(ctx, p.AccountID, bookID)
 	return err
+}
+
+// HoldForAppBook is the library's side of a reading-app book the calling
+// student put on their reading list to read: when they chose that their
+// list places holds and the book is the same work as titles of their
+// school (AppLinks.OnShelf), one of those gets their hold unless a copy
+// is on the shelf. nil when there is nothing to say: the caller is no
+// student, did not choose it, or the school has no such title.
+// Errors: only the stores'.
+func (s *WantToRead) HoldForAppBook(ctx context.Context, app catalog.Book) (*library.ListHold, error) {
+	if on, err := s.holds.ReadingListHolds(ctx); err != nil || !on {
+		return nil, err
+	}
+	shelf, err := s.links.OnShelf(ctx, app)
+	if err != nil || len(shelf) == 0 {
+		return nil, err
+	}
+	// The title with the most copies waits the least.
+	slices.SortStableFunc(shelf, func(a, b ShelfEntry) int { return b.Total - a.Total })
+	titles := make([]circulation.ListTitle, len(shelf))
+	for i, e := range shelf {
+		titles[i] = circulation.ListTitle{Book: e.Book, OnShelf: e.Available > 0}
+	}
+	return s.placeForList(ctx, titles)
 }

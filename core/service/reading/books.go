@@ -9,6 +9,7 @@ import (
 
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
@@ -24,6 +25,7 @@ type Books struct {
 	progress ports.ProgressRepository
 	accounts ports.AccountRepository
 	authz    ports.Authorizer
+	holds    LibraryHolds
 
 	// now and newID give the time and fresh ids (BooksDeps).
 	now   func() time.Time
@@ -41,6 +43,20 @@ type BooksDeps struct {
 	// NewPrefixedID (tests give their own).
 	Now   func() time.Time           `deps:"optional"`
 	NewID func(prefix string) string `deps:"optional"`
+	// Holds is the school library's side of a book put on a list to read;
+	// nil: lists place no holds.
+	Holds LibraryHolds `deps:"optional"`
+}
+
+// LibraryHolds is the school library seen from a reading list: a student
+// may have chosen that a book they want to read, which their school's
+// library has, is held for them there.
+type LibraryHolds interface {
+	// HoldForAppBook places the calling student's hold on their school's
+	// title of the same work as app, by their choice; nil when there is
+	// nothing to say (not a student, no choice, no such title).
+	// Errors: only the stores'.
+	HoldForAppBook(ctx context.Context, app catalog.Book) (*library.ListHold, error)
 }
 
 // NewBooks builds the books service. It panics on a nil dependency.
@@ -54,7 +70,7 @@ func NewBooks(d BooksDeps) *Books {
 	}
 	return &Books{
 		books: d.Books, lists: d.ReadingLists, progress: d.Progress, accounts: d.Accounts, authz: d.Authz,
-		now: d.Now, newID: d.NewID,
+		holds: d.Holds, now: d.Now, newID: d.NewID,
 	}
 }
 
@@ -278,9 +294,29 @@ func callerID(ctx context.Context) (string, error) {
 // "unchanged" for an existing one.
 // Errors: NotFound "book_not_found", Invalid (status, priority), Unavailable.
 func (s *Books) AddToList(ctx context.Context, bookID string, status catalog.ListStatus, priority catalog.Priority) (catalog.ListItem, bool, error) {
+	added, err := s.AddToListAndHold(ctx, bookID, status, priority)
+	return added.Item, added.Created, err
+}
+
+// ListAdded is what AddToListAndHold did.
+type ListAdded struct {
+	Item    catalog.ListItem
+	Created bool
+	// Hold is what the student's school library did about the book
+	// (LibraryHolds); nil when there is nothing to say.
+	Hold *library.ListHold
+}
+
+// AddToListAndHold is AddToList, and then, for a book to read
+// (want_to_read), the hold the student chose their list to place at
+// their school (LibraryHolds). The item is stored whatever the hold's
+// outcome; a store failing after it is an error, and a repeated add
+// finishes what it left.
+// Errors: as AddToList.
+func (s *Books) AddToListAndHold(ctx context.Context, bookID string, status catalog.ListStatus, priority catalog.Priority) (ListAdded, error) {
 	accountID, err := callerID(ctx)
 	if err != nil {
-		return catalog.ListItem{}, false, err
+		return ListAdded{}, err
 	}
 	fields := errs.FieldErrors{}
 	if status != "" && !status.Valid() {
@@ -290,10 +326,11 @@ func (s *Books) AddToList(ctx context.Context, bookID string, status catalog.Lis
 		fields.Add("priority", "must be low, normal or high")
 	}
 	if err := fields.Err(); err != nil {
-		return catalog.ListItem{}, false, err
+		return ListAdded{}, err
 	}
-	if _, err := s.Book(ctx, bookID); err != nil {
-		return catalog.ListItem{}, false, err
+	book, err := s.Book(ctx, bookID)
+	if err != nil {
+		return ListAdded{}, err
 	}
 	now := s.now().UTC()
 	item := catalog.ListItem{
@@ -312,7 +349,7 @@ func (s *Books) AddToList(ctx context.Context, bookID string, status catalog.Lis
 				item.Priority = existing.Priority
 			}
 		case !errs.Is(err, errs.NotFound):
-			return catalog.ListItem{}, false, err
+			return ListAdded{}, err
 		}
 	}
 	if item.Status == "" {
@@ -321,7 +358,17 @@ func (s *Books) AddToList(ctx context.Context, bookID string, status catalog.Lis
 	if item.Priority == "" {
 		item.Priority = catalog.PriorityNormal
 	}
-	return s.lists.Add(ctx, item)
+	item, created, err := s.lists.Add(ctx, item)
+	if err != nil {
+		return ListAdded{}, err
+	}
+	out := ListAdded{Item: item, Created: created}
+	if s.holds != nil && item.Status == catalog.WantToRead {
+		if out.Hold, err = s.holds.HoldForAppBook(ctx, book); err != nil {
+			return ListAdded{}, err
+		}
+	}
+	return out, nil
 }
 
 // ListEntry is a reading-list item with its book (nil when the book has
@@ -470,6 +517,40 @@ func (s *Books) Recommendations(ctx context.Context, limit int) ([]catalog.Recom
 	if err != nil {
 		return nil, err
 	}
+	return s.recommend(ctx, acct, history, limit)
+}
+
+// HistoryAndPicks returns what the caller finished, reads and lists in the
+// app, and up to limit recommendations made from it (as Recommendations,
+// the history read once): the reading app's half of a student's picks
+// from their school's shelf.
+// Errors: Unavailable.
+func (s *Books) HistoryAndPicks(ctx context.Context, limit int) ([]catalog.HistoryEntry, []catalog.Recommendation, error) {
+	accountID, err := callerID(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	acct, err := s.accounts.Get(ctx, accountID)
+	if err != nil {
+		return nil, nil, err
+	}
+	history, err := s.history(ctx, accountID)
+	if err != nil {
+		return nil, nil, err
+	}
+	recs, err := s.recommend(ctx, acct, history, min(max(limit, 1), catalog.MaxRecommendations))
+	return history, recs, err
+}
+
+// MayRead reports whether the caller may open a book of the given access:
+// the policy that guards premium text.
+func (s *Books) MayRead(ctx context.Context, access catalog.Access) bool {
+	return access != catalog.AccessPremium || s.authz.Authorize(ctx, ports.AccessRequest{
+		Principal: user.PrincipalFrom(ctx), Action: "read", Resource: "books:content:" + string(catalog.AccessPremium),
+	}) == nil
+}
+
+func (s *Books) recommend(ctx context.Context, acct user.Account, history []catalog.HistoryEntry, limit int) ([]catalog.Recommendation, error) {
 	cq := catalog.CandidateQueryFor(acct.ReadingLevel, history, candidateLimit)
 	candidates, err := s.books.Candidates(ctx, cq)
 	if err != nil {
@@ -498,9 +579,7 @@ func (s *Books) Recommendations(ctx context.Context, limit int) ([]catalog.Recom
 	}
 	// Never recommend what the caller may not open: the same policy that
 	// guards premium text decides.
-	premiumOK := s.authz.Authorize(ctx, ports.AccessRequest{
-		Principal: user.PrincipalFrom(ctx), Action: "read", Resource: "books:content:" + string(catalog.AccessPremium),
-	}) == nil
+	premiumOK := s.MayRead(ctx, catalog.AccessPremium)
 	readable := candidates[:0]
 	for _, b := range candidates {
 		if b.Access != catalog.AccessPremium || premiumOK {
