@@ -31,21 +31,30 @@ var _ = register(entity{
 
 // One statement per combination of the lists, so each has its own plan on
 // its own index: a genre's books at the levels, a genre's books, the books
-// at the levels, and the school's first books by title.
+// at the levels, and the school's first books by title. The first three
+// pick the lowest ids from the index alone (it holds the id) and read the
+// rows of those only: a genre may match thousands of books, of which the
+// answer is a few dozen.
 var (
 	stmtShelfGenreLevels = newStmt("library_books.shelf_genre_levels", `
 SELECT `+libraryBookColumns+` FROM library_books AS b
-WHERE b.school_id = :school_id AND b.genre IN (SELECT value FROM json_each(:genres))
-	AND b.reading_level IN (SELECT value FROM json_each(:levels))
-ORDER BY b.id LIMIT :limit`)
+WHERE b.id IN (SELECT id FROM library_books INDEXED BY library_books_genre_level
+	WHERE school_id = :school_id AND genre IN (SELECT value FROM json_each(:genres))
+		AND reading_level IN (SELECT value FROM json_each(:levels))
+	ORDER BY id LIMIT :limit)
+ORDER BY b.id`)
 	stmtShelfGenre = newStmt("library_books.shelf_genre", `
 SELECT `+libraryBookColumns+` FROM library_books AS b
-WHERE b.school_id = :school_id AND b.genre IN (SELECT value FROM json_each(:genres))
-ORDER BY b.id LIMIT :limit`)
+WHERE b.id IN (SELECT id FROM library_books INDEXED BY library_books_genre_level
+	WHERE school_id = :school_id AND genre IN (SELECT value FROM json_each(:genres))
+	ORDER BY id LIMIT :limit)
+ORDER BY b.id`)
 	stmtShelfLevels = newStmt("library_books.shelf_levels", `
-SELECT `+libraryBookColumns+` FROM library_books AS b INDEXED BY library_books_reading_level
-WHERE b.school_id = :school_id AND b.reading_level IN (SELECT value FROM json_each(:levels))
-ORDER BY b.id LIMIT :limit`)
+SELECT `+libraryBookColumns+` FROM library_books AS b
+WHERE b.id IN (SELECT id FROM library_books INDEXED BY library_books_reading_level
+	WHERE school_id = :school_id AND reading_level IN (SELECT value FROM json_each(:levels))
+	ORDER BY id LIMIT :limit)
+ORDER BY b.id`)
 	stmtShelfAny = newStmt("library_books.shelf_any", `
 SELECT `+libraryBookColumns+` FROM library_books AS b INDEXED BY library_books_by_title
 WHERE b.school_id = :school_id

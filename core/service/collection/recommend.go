@@ -81,8 +81,8 @@ const (
 	pickFinishedRead  = 200
 	pickHoldsRead     = 100
 	pickGenres        = 4
-	pickBooksPerGenre = 60
-	pickBooksAnyGenre = 120
+	pickBooksPerGenre = 40
+	pickBooksAnyGenre = 80
 )
 
 // Pick is one recommendation: a title of the school (Entry, with its
@@ -176,6 +176,9 @@ func (s *Recommendations) libraryReading(ctx context.Context, schoolID, studentI
 		return nil, nil, nil, err
 	}
 	for _, l := range loans {
+		if seen[l.BookID] {
+			continue // a title borrowed again is one work
+		}
 		seen[l.BookID] = true
 		if k := catalog.WorkKey(l.BookTitle, l.BookAuthor); k != "" {
 			works[k] = true

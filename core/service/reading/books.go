@@ -538,9 +538,13 @@ func (s *Books) HistoryAndPicks(ctx context.Context, limit int) ([]catalog.Histo
 	if err != nil {
 		return nil, nil, err
 	}
-	recs, err := s.recommend(ctx, acct, history, min(max(limit, 1), catalog.MaxRecommendations))
+	recs, err := s.recommendFrom(ctx, acct, history, min(max(limit, 1), catalog.MaxRecommendations), shelfCandidateLimit)
 	return history, recs, err
 }
+
+// shelfCandidateLimit is the candidates HistoryAndPicks scores: its picks
+// share a page with the school's, so fewer than a page of the app's own.
+const shelfCandidateLimit = 60
 
 // MayRead reports whether the caller may open a book of the given access:
 // the policy that guards premium text.
@@ -551,7 +555,13 @@ func (s *Books) MayRead(ctx context.Context, access catalog.Access) bool {
 }
 
 func (s *Books) recommend(ctx context.Context, acct user.Account, history []catalog.HistoryEntry, limit int) ([]catalog.Recommendation, error) {
-	cq := catalog.CandidateQueryFor(acct.ReadingLevel, history, candidateLimit)
+	return s.recommendFrom(ctx, acct, history, limit, candidateLimit)
+}
+
+// recommendFrom ranks at most pool related books of the catalog for the
+// account.
+func (s *Books) recommendFrom(ctx context.Context, acct user.Account, history []catalog.HistoryEntry, limit, pool int) ([]catalog.Recommendation, error) {
+	cq := catalog.CandidateQueryFor(acct.ReadingLevel, history, pool)
 	candidates, err := s.books.Candidates(ctx, cq)
 	if err != nil {
 		return nil, err
