@@ -110,17 +110,28 @@ SELECT chapter_id, book_id, position, text FROM chapter_texts WHERE book_id = :b
 SELECT chapter_id, book_id, position, text FROM chapter_texts
 WHERE chapter_id IN (SELECT value FROM json_each(:chapter_ids))`)
 
-	// Candidates: the union of three index lookups, best rated first; the
-	// books are read for the chosen pks only.
+	// Candidates: the best rated of each genre, author and level asked
+	// for, each read in rating order from its own index and cut at the
+	// limit (the best of the union is among the best of its parts), then
+	// the best of their union; the books are read for the chosen pks only.
 	stmtBookCandidates = newStmt("books.candidates", `
 SELECT `+bookColumns+` FROM (
-	SELECT b.pk FROM books AS b
-	WHERE b.pk IN (
-			SELECT pk FROM books WHERE genre IN (SELECT value FROM json_each(:genres))
-			UNION ALL SELECT pk FROM books WHERE author IN (SELECT value FROM json_each(:authors))
-			UNION ALL SELECT pk FROM books WHERE reading_level = :level)
-		AND b.id NOT IN (SELECT value FROM json_each(:exclude))
-	ORDER BY b.rating DESC, b.id
+	SELECT c.pk FROM books AS c
+	WHERE c.pk IN (
+			SELECT x.pk FROM json_each(:genres) AS g CROSS JOIN books AS x
+			WHERE x.pk IN (SELECT pk FROM books INDEXED BY books_by_genre_rating
+				WHERE genre = g.value AND id NOT IN (SELECT value FROM json_each(:exclude))
+				ORDER BY rating DESC, id LIMIT :limit)
+			UNION ALL
+			SELECT x.pk FROM json_each(:authors) AS a CROSS JOIN books AS x
+			WHERE x.pk IN (SELECT pk FROM books INDEXED BY books_by_author_rating
+				WHERE author = a.value AND id NOT IN (SELECT value FROM json_each(:exclude))
+				ORDER BY rating DESC, id LIMIT :limit)
+			UNION ALL
+			SELECT pk FROM (SELECT pk FROM books INDEXED BY books_by_level_rating
+				WHERE reading_level = :level AND id NOT IN (SELECT value FROM json_each(:exclude))
+				ORDER BY rating DESC, id LIMIT :limit))
+	ORDER BY c.rating DESC, c.id
 	LIMIT :limit) AS page
 JOIN books AS b ON b.pk = page.pk
 ORDER BY b.rating DESC, b.id`)
