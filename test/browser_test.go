@@ -648,6 +648,9 @@ func TestBrowserHoldPutAside(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("return-code")),
 		typeAndEnter("return-code", code),
 		chromedp.WaitVisible(chromedp.ID("put-aside-banner")),
+		// The copy's code ends the banner: once it shows, the banner is
+		// all there (a container run read the heading alone).
+		chromedp.WaitVisible(chromedp.CSS("#put-aside-banner code")),
 	)
 	banner := get(t, bctx, "banner", chromedp.Text(chromedp.ID("put-aside-banner")))
 	if !strings.Contains(banner, "Put aside for Bianca Holder") || !strings.Contains(banner, "HOLD-100") || !strings.Contains(banner, code) {
