@@ -129,6 +129,10 @@ func startContainerService(t *testing.T, env map[string]string) *service {
 			Env:   full,
 			ConfigModifier: func(cfg *container.Config) {
 				cfg.User = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
+				// waitContainerReady polls /readyz itself; the image's
+				// healthcheck would start a second libraryd process in
+				// the container every 5 s (the compose test keeps it).
+				cfg.Healthcheck = &container.HealthConfig{Test: []string{"NONE"}}
 			},
 			HostConfigModifier: func(hc *container.HostConfig) {
 				hc.NetworkMode = "host"

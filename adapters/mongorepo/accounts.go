@@ -107,6 +107,8 @@ type accountDoc struct {
 // notPending keeps accounts of an uncommitted import out of a read.
 var notPending = bson.E{Key: "import_batch", Value: bson.D{{Key: "$exists", Value: false}}}
 
+func (d accountDoc) pendingImport() bool { return d.ImportBatch != "" }
+
 // visible is filter without the documents of uncommitted imports (accounts,
 // library books, copies).
 func visible(filter bson.D) bson.D {
@@ -241,7 +243,7 @@ func (r *Accounts) Create(ctx context.Context, a user.Account) error {
 
 // Get implements ports.AccountRepository.
 func (r *Accounts) Get(ctx context.Context, id string) (user.Account, error) {
-	return r.findOne(ctx, bson.D{{Key: "_id", Value: id}}, func() error { return user.ErrNotFound(id) })
+	return findVisibleByID(ctx, r.c, "read the account", id, func() error { return user.ErrNotFound(id) }, accountDoc.toAccount)
 }
 
 // GetByEmail implements ports.AccountRepository with one find on

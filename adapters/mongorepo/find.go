@@ -150,6 +150,27 @@ func findOne[D, T any](ctx context.Context, c *mongo.Collection, op string, filt
 	return conv(d), nil
 }
 
+// findVisibleByID reads the document with _id id, and answers notFound
+// when there is none or when it belongs to an uncommitted import. The
+// filter is byID alone, so FerretDB pushes it down; the import is checked on
+// the document rather than in the filter (visible), which would have made
+// FerretDB decode every document of the collection for one lookup.
+func findVisibleByID[D importable, T any](ctx context.Context, c *mongo.Collection, op, id string, notFound func() error, conv func(D) T) (T, error) {
+	var zero T
+	var d D
+	if err := c.FindOne(ctx, byID(id)).Decode(&d); err != nil {
+		return zero, mapErr(err, op, notFound, nil)
+	}
+	if d.pendingImport() {
+		return zero, notFound()
+	}
+	return conv(d), nil
+}
+
+// importable is a document that an uncommitted import may have written:
+// pendingImport says whether it still belongs to one.
+type importable interface{ pendingImport() bool }
+
 // byID is the filter {_id: id} and nothing else. The school of a looked-up
 // object is compared in Go instead of in the filter: same answer, and
 // FerretDB (SQLite) pushes down only a filter that is exactly {_id: v}, so a

@@ -222,6 +222,8 @@ func searchTermsOf(text string) []string {
 	return []string{}
 }
 
+func (d libraryBookDoc) pendingImport() bool { return d.ImportBatch != "" }
+
 func (d libraryBookDoc) toBook() library.Book {
 	return library.Book{
 		ID:           d.ID,
@@ -247,6 +249,8 @@ func toCopyDoc(c library.Copy) copyDoc {
 	}
 	return d
 }
+
+func (d copyDoc) pendingImport() bool { return d.ImportBatch != "" }
 
 func (d copyDoc) toCopy() library.Copy {
 	c := library.Copy{ID: d.ID, SchoolID: d.SchoolID, BookID: d.BookID, Code: d.Code, CreatedAt: d.CreatedAt.UTC(),
@@ -299,7 +303,7 @@ func (r *Holdings) isbnTaken(ctx context.Context, schoolID, isbn string) bool {
 // Book implements ports.HoldingsRepository: one find by _id; another
 // school's book is not found.
 func (r *Holdings) Book(ctx context.Context, schoolID, bookID string) (library.Book, error) {
-	b, err := findOne(ctx, r.books, "read the book", visible(byID(bookID)), library.ErrBookNotFound, libraryBookDoc.toBook)
+	b, err := findVisibleByID(ctx, r.books, "read the book", bookID, library.ErrBookNotFound, libraryBookDoc.toBook)
 	if err == nil && b.SchoolID != schoolID {
 		return library.Book{}, library.ErrBookNotFound()
 	}
@@ -407,7 +411,7 @@ func (r *Holdings) CreateCopies(ctx context.Context, copies []library.Copy) ([]i
 
 // Copy implements ports.HoldingsRepository.
 func (r *Holdings) Copy(ctx context.Context, schoolID, copyID string) (library.Copy, error) {
-	c, err := findOne(ctx, r.copies, "read the copy", visible(byID(copyID)), library.ErrCopyNotFound, copyDoc.toCopy)
+	c, err := findVisibleByID(ctx, r.copies, "read the copy", copyID, library.ErrCopyNotFound, copyDoc.toCopy)
 	if err == nil && c.SchoolID != schoolID {
 		return library.Copy{}, library.ErrCopyNotFound()
 	}
