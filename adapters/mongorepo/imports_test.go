@@ -70,6 +70,15 @@ func TestInterruptedImportsFinishAtStart(t *testing.T) {
 	if _, err := r.Accounts.GetByEmail(ctx, user.NormalizeEmail("dropped@example.org")); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("the uncommitted batch's account: %v, want NotFound", err)
 	}
+	var running struct {
+		ID string `bson:"_id"`
+	}
+	if err := raw.Collection("accounts").FindOne(ctx, bson.D{{Key: "name", Value: "running"}}).Decode(&running); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Accounts.Get(ctx, running.ID); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("the running batch's account read by id: %v, want NotFound", err)
+	}
 	taken, err := r.Students.TakenNumbers(ctx, school, []string{"n-1", "n-2", "n-3"})
 	if err != nil || len(taken) != 2 {
 		t.Fatalf("numbers after the start: %v %v, want n-1 (published) and n-3 (the young batch's)", taken, err)
@@ -120,6 +129,20 @@ func TestInterruptedHoldingsImportsFinishAtStart(t *testing.T) {
 	if _, err := r.Holdings.CopyByCode(ctx, school, "K 1"); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("a copy of an unfinished import is seen: %v", err)
 	}
+	// Reads by id filter on _id alone and check the import on the
+	// document: they must not see it either.
+	var keptCopy struct {
+		ID string `bson:"_id"`
+	}
+	if err := raw.Collection("copies").FindOne(ctx, bson.D{{Key: "code", Value: "K 1"}}).Decode(&keptCopy); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Holdings.Book(ctx, school, kept); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("a book of an unfinished import is read by id: %v", err)
+	}
+	if _, err := r.Holdings.Copy(ctx, school, keptCopy.ID); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("a copy of an unfinished import is read by id: %v", err)
+	}
 	if _, total, err := r.Holdings.BooksPage(ctx, library.BookQuery{SchoolID: school, Limit: 10}); err != nil || total != 0 {
 		t.Fatalf("before the start: %d books (%v), want none", total, err)
 	}
@@ -128,6 +151,12 @@ func TestInterruptedHoldingsImportsFinishAtStart(t *testing.T) {
 	}
 	if c, err := r.Holdings.CopyByCode(ctx, school, "K 1"); err != nil || c.BookID != kept {
 		t.Fatalf("the committed import's copy after the start: %+v %v", c, err)
+	}
+	if b, err := r.Holdings.Book(ctx, school, kept); err != nil || b.Title != "Kept" {
+		t.Fatalf("the committed import's book by id after the start: %+v %v", b, err)
+	}
+	if c, err := r.Holdings.Copy(ctx, school, keptCopy.ID); err != nil || c.Code != "K 1" {
+		t.Fatalf("the committed import's copy by id after the start: %+v %v", c, err)
 	}
 	if _, err := r.Holdings.Book(ctx, school, lost); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("the uncommitted import's book after the start: %v, want NotFound", err)
