@@ -129,10 +129,9 @@ func startContainerService(t *testing.T, env map[string]string) *service {
 			Env:   full,
 			ConfigModifier: func(cfg *container.Config) {
 				cfg.User = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
-				// waitContainerReady polls /readyz itself; the image's
-				// healthcheck would start a second libraryd process in
-				// the container every 5 s (the compose test keeps it).
-				cfg.Healthcheck = &container.HealthConfig{Test: []string{"NONE"}}
+				// waitContainerReady polls /readyz itself (the compose
+				// test keeps the image's healthcheck).
+				containers.NoHealthcheck(cfg)
 			},
 			HostConfigModifier: func(hc *container.HostConfig) {
 				hc.NetworkMode = "host"

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
 	"github.com/testcontainers/testcontainers-go"
 )
 
@@ -151,6 +152,13 @@ func Run(tb testing.TB, req testcontainers.ContainerRequest) *testcontainers.Doc
 		tb.Fatalf("start %s: %v", req.Image, err)
 	}
 	return c.(*testcontainers.DockerContainer)
+}
+
+// NoHealthcheck turns off an image's HEALTHCHECK in a container a test
+// starts and checks for readiness itself: the healthcheck would start a
+// process in the container every few seconds for as long as it runs.
+func NoHealthcheck(cfg *container.Config) {
+	cfg.Healthcheck = &container.HealthConfig{Test: []string{"NONE"}}
 }
 
 // Logs returns everything the container wrote so far, stdout and stderr.

@@ -37,7 +37,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/modules/mongodb"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -230,12 +229,8 @@ func startFerretDBContainer(ctx context.Context) (uri string, stop func(), err e
 			// and no syncs.
 			Tmpfs: map[string]string{"/data": "uid=65532,gid=65532,mode=0700"},
 			Env:   testFerretDBEnv,
-			// Readiness is the driver's ping below; the image's own
-			// healthcheck would start a process in the container every
-			// 5 s for as long as the suite runs.
-			ConfigModifier: func(cfg *container.Config) {
-				cfg.Healthcheck = &container.HealthConfig{Test: []string{"NONE"}}
-			},
+			// Readiness is the driver's ping below.
+			ConfigModifier: containers.NoHealthcheck,
 		},
 		Started: true,
 	})
