@@ -223,4 +223,6 @@ type Repositories struct {
 	AppLinks AppLinkRepository
 	// Shelf finds the books a student's recommendations are drawn from.
 	Shelf ShelfRepository
+	// AuditLog is the record of staff and admin actions.
+	AuditLog AuditLogRepository
 }

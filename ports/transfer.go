@@ -84,6 +84,9 @@ const (
 	// The librarians' choices on which of the reading app's books are a
 	// school's books, which no lookup could derive again.
 	KindAppLinkChoices RecordKind = "app_link_choices" // library.AppLinkChoice
+	// The audit log of staff and admin actions, which a move must keep
+	// whole: it is the school's record of who changed what.
+	KindAuditLog RecordKind = "audit_log" // library.AuditEntry
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -100,6 +103,7 @@ var RecordKinds = []RecordKind{
 	KindRollovers,
 	KindStocktakes, KindStocktakeScans, KindImportJobs,
 	KindWantToRead, KindReviews, KindCovers, KindFinishedLoans, KindAppLinkChoices,
+	KindAuditLog,
 }
 
 // NoticeSettingsRecord is a school's saved notice settings.

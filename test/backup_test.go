@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -148,6 +149,27 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 	got := (&libraryWorld{s: restored}).catalogOf(t, "maplegrove.example.org")[bookID]
 	if got["total_copies"] != float64(2) || got["available_copies"] != float64(1) {
 		t.Fatalf("the book lent before the backup, in the restored copy: %v, want 1 of 2 available", got)
+	}
+	// The audit log is in the copy: each student added before the backup
+	// has its entry there.
+	logged := map[string]bool{}
+	q := url.Values{"action": {"student.created"}, "limit": {"200"}}
+	for range 100 {
+		page := (&libraryWorld{s: restored}).audit(t, lib2, q)
+		for _, e := range page.Entries {
+			if _, n, ok := e.change("student_number"); ok {
+				logged[n] = true
+			}
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		q.Set("cursor", page.NextCursor)
+	}
+	for _, n := range before {
+		if !logged[n] {
+			t.Errorf("the audit log of the restored copy has no entry of student %s, added before the backup", n)
+		}
 	}
 	if len(numbers) < len(before)+40 {
 		t.Errorf("the restored copy holds %d students; the 40 acknowledged before the backup began are missing", len(numbers)-len(before))

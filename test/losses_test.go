@@ -443,8 +443,8 @@ func TestDeletedStudentsChargesStayWithoutThem(t *testing.T) {
 	}
 	bookID, copies := w.addBook(t, w.libA, `{"title":"Gone Reader","author":"Ana Leave","copies":1,"price_cents":800}`)
 	w.act(w.libA, w.lendOK(t, bookID, copies[0], acct.ID)["id"].(string), "lost")
-	if found := scanForAccount(t, env, acct.ID); found["charges"] == 0 {
-		t.Fatalf("the student has no charge to anonymize: %v", found)
+	if found := scanForAccount(t, env, acct.ID); found["charges"] == 0 || found["audit_log"] == 0 {
+		t.Fatalf("the student has no charge, or no audit entry, to anonymize: %v", found)
 	}
 	if r := s.do(req{Method: http.MethodDelete, Path: "/v1/users/me", Token: sess.Access}); r.Status != 200 {
 		t.Fatalf("delete the account: %d %s", r.Status, r.Body)
@@ -456,6 +456,14 @@ func TestDeletedStudentsChargesStayWithoutThem(t *testing.T) {
 	cs := r.json(t)["charges"].([]any)
 	if len(cs) != 1 || cs[0].(map[string]any)["student_id"] != nil || cs[0].(map[string]any)["amount_cents"] != float64(800) {
 		t.Fatalf("the school's charges after the deletion: %s", r.Body)
+	}
+	// The audit log still says the loan was marked lost, without them.
+	lost := w.audit(t, w.libA, url.Values{"action": {"loan.ended"}}).Entries
+	if len(lost) != 1 || !strings.Contains(lost[0].Summary, "Gone Reader") {
+		t.Fatalf("the loss in the audit log after the deletion: %+v", lost)
+	}
+	if _, id, _ := lost[0].change("student_id"); id != "(deleted)" {
+		t.Fatalf("the loss entry's student after the deletion = %q, want (deleted)", id)
 	}
 }
 

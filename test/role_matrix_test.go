@@ -432,6 +432,11 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"GET /api/library/reports/never-borrowed-outside-grades", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/reports/never-borrowed-outside-grades?schoolId=" + w.schoolA}
 		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
+		{"GET /api/library/audit", func(*testing.T, *libraryWorld) req { return req{Path: "/api/library/audit?schoolId=" + w.schoolA} },
+			[7]int{A, F, F, F, 200, F, 200}, nil},
+		{"GET /api/library/audit as CSV", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/audit?format=csv&schoolId=" + w.schoolA}
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"PUT /api/library/loan-rules", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PUT", Path: "/api/library/loan-rules?schoolId=" + w.schoolA, Body: `{"rules":[{"patron":"staff","category":"standard","loan_days":28,"renewals":3,"max_items":0}]}`}
 		}, [7]int{A, F, F, F, 200, F, 200}, nil},

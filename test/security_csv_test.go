@@ -160,6 +160,10 @@ func TestSecurityEveryCSVIsSafeToOpen(t *testing.T) {
 			[]string{unusedTitle, unusedAuthor}},
 		"GET /api/library/class/reading": {"/api/library/class/reading?format=csv&homeroom=" + url.QueryEscape(hostileHomeroom) + rng,
 			[]string{hostileStudent}},
+		// The log's cells begin with the service's own words (a field's
+		// name, a summary); the hostile student's name and homeroom are
+		// inside its changes cell, which must not be run either.
+		"GET /api/library/audit": {"/api/library/audit?format=csv", nil},
 		"GET /api/library/holdings/export": {"/api/library/holdings/export?format=csv",
 			[]string{hostileTitle, hostileAuthor, hostilePublisher, hostileCall, hostileGenre, hostileSubject, hostileBarcode, unusedTitle, unusedAuthor}},
 	}

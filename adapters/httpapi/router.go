@@ -186,6 +186,7 @@ func (h *handler) table() []httpedge.Route {
 		r("library.calendar.put", http.MethodPut, "/api/library/calendar", "update", "library:calendar", h.putCalendar),
 		r("library.loanRules.get", http.MethodGet, "/api/library/loan-rules", "read", "library:loanrules", h.getLoanRules),
 		r("library.loanRules.put", http.MethodPut, "/api/library/loan-rules", "update", "library:loanrules", h.putLoanRules),
+		r("library.audit.list", http.MethodGet, "/api/library/audit", "read", "library:audit", h.listAudit),
 		r("library.reports.loansPerMonth", http.MethodGet, "/api/library/reports/loans-per-month", "read", "library:reports", h.reportLoansPerMonth),
 		r("library.reports.topTitles", http.MethodGet, "/api/library/reports/top-titles", "read", "library:reports", h.reportTopTitles),
 		r("library.reports.overdueByHomeroom", http.MethodGet, "/api/library/reports/overdue-by-homeroom", "read", "library:reports", h.reportOverdueByHomeroom),

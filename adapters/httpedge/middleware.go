@@ -274,6 +274,7 @@ func (h *Handler) authenticate(next http.Handler) http.Handler {
 			ctx = user.WithPrincipal(r.Context(), principal)
 		}
 		st.cred = cred
+		ctx = user.WithAddress(ctx, h.edge.ClientIP(r))
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

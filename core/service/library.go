@@ -53,6 +53,8 @@ type Library struct {
 	Stocktakes  *collection.Stocktakes
 	// Jobs reads the background jobs of every kind.
 	Jobs *usecase.Jobs
+	// Audit is the log of what staff and admins changed.
+	Audit *usecase.AuditLog
 
 	clock *usecase.Clock
 	// jobs runs the background jobs of every kind: one per school at a
@@ -127,6 +129,8 @@ type LibraryStores struct {
 	// from and draw on.
 	ReadingLists ports.ReadingListRepository
 	Shelf        ports.ShelfRepository
+	// AuditLog is the record of staff and admin actions.
+	AuditLog ports.AuditLogRepository
 }
 
 // NewLibrary builds the library's use cases, each with the stores it
@@ -137,6 +141,7 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 		Identity *identity.Identity
 	}{st, ident})
 	c := usecase.NewClock(time.Now, usecase.NewUUID)
+	audit := usecase.NewAuditLog(st.AuditLog, st.Schools, c, cfg.OnJobError)
 	loans := circulation.NewLoanReader(st.Loans, st.ActiveLoans)
 	desk := circulation.NewHoldDesk(circulation.HoldDeskDeps{Holds: st.Holds, Holdings: st.Holdings, Schools: st.Schools, Accounts: st.Accounts, Loans: loans, Clock: c})
 	holdings := collection.NewHoldings(collection.HoldingsDeps{Schools: st.Schools, Holdings: st.Holdings, Desk: desk, Loans: loans, Clock: c})
@@ -147,19 +152,19 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 	}
 	slots := usecase.NewImportSlots(maxImports)
 	circ := circulation.NewCirculation(circulation.CirculationDeps{Schools: st.Schools, Holdings: st.Holdings, Accounts: st.Accounts, Students: st.Students,
-		Departures: st.Departures, Notices: st.Notices, Charges: st.Charges, Finished: st.FinishedLoans, Desk: desk, Loans: loans, Clock: c})
+		Departures: st.Departures, Notices: st.Notices, Charges: st.Charges, Finished: st.FinishedLoans, Desk: desk, Loans: loans, Clock: c, Audit: audit})
 	holds := circulation.NewHolds(st.Schools, desk)
 	appLinks := collection.NewAppLinks(collection.AppLinksDeps{Holdings: holdings, Books: st.Holdings, ISBNs: st.HoldingsImports, Links: st.AppLinks,
 		AppBooks: st.AppBooks, Loans: loans, Clock: c})
 	return &Library{
-		Schools: schools.NewSchools(st.Schools, c),
+		Schools: schools.NewSchools(st.Schools, c, audit),
 		Staff: identity.NewStaff(identity.StaffDeps{Schools: st.Schools, Accounts: st.Accounts, Invites: st.Invites, RefreshTokens: st.RefreshTokens,
-			Identity: ident, Clock: c}),
+			Identity: ident, Clock: c, Audit: audit}),
 		Students: students.NewStudents(students.StudentsDeps{Schools: st.Schools, Accounts: st.Accounts, Students: st.Students, Loans: st.Loans,
-			Homerooms: st.Homerooms, Hasher: ident.PasswordHasher(), Jobs: jobs, Slots: slots, Clock: c}),
+			Homerooms: st.Homerooms, Hasher: ident.PasswordHasher(), Jobs: jobs, Slots: slots, Clock: c, Audit: audit}),
 		Holdings: holdings,
 		HoldingsFiles: collection.NewHoldingsFiles(collection.HoldingsFilesDeps{Schools: st.Schools, Holdings: st.Holdings, Imports: st.HoldingsImports, Desk: desk,
-			Codec: cfg.Codec, Jobs: jobs, Slots: slots, Reading: cfg.OnImportReading, Clock: c}),
+			Codec: cfg.Codec, Jobs: jobs, Slots: slots, Reading: cfg.OnImportReading, Clock: c, Audit: audit}),
 		Cataloguing: collection.NewCataloguing(st.Schools, holdings, cfg.Catalogue, cfg.Codec),
 		Circulation: circ,
 		Holds:       holds,
@@ -180,10 +185,11 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 		Stocktakes: collection.NewStocktakes(collection.StocktakesDeps{Schools: st.Schools, Stocktakes: st.Stocktakes, ActiveLoans: st.ActiveLoans, Books: st.Holdings, Holdings: holdings,
 			Circulation: circ, Loans: loans, Jobs: jobs, Slots: slots, Clock: c}),
 		Notices: circulation.NewNotices(circulation.NoticesDeps{Schools: st.Schools, Notices: st.Notices, Homerooms: st.Homerooms, Accounts: st.Accounts,
-			Holds: st.Holds, Holdings: st.Holdings, Mail: ident, Loans: loans, Clock: c}),
+			Holds: st.Holds, Holdings: st.Holdings, Mail: ident, Loans: loans, Clock: c, Audit: audit}),
 		Reports: collection.NewReports(st.Schools, st.Reports, st.Holdings, circ, c,
 			collection.BuyingStores{Students: st.Students, Progress: st.Progress, AppBooks: st.AppBooks, AppLinks: appLinks}),
 		Jobs:  usecase.NewJobs(st.Schools, jobs),
+		Audit: audit,
 		clock: c,
 		jobs:  jobs,
 	}

@@ -89,3 +89,19 @@ func AccountFrom(ctx context.Context) (Account, bool) {
 	}
 	return Account{}, false
 }
+
+type addressKey struct{}
+
+// WithAddress returns ctx carrying the client address the request came
+// from, as the service resolved it (through trusted proxies), for the
+// audit log's "from where".
+func WithAddress(ctx context.Context, address string) context.Context {
+	return context.WithValue(ctx, addressKey{}, address)
+}
+
+// AddressFrom returns the address stored by WithAddress; "" for work no
+// request started (a background job).
+func AddressFrom(ctx context.Context) string {
+	a, _ := ctx.Value(addressKey{}).(string)
+	return a
+}

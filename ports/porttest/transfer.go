@@ -95,6 +95,7 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 	ports.KindCovers:         reflect.TypeFor[library.Cover](),
 	ports.KindAppLinkChoices: reflect.TypeFor[library.AppLinkChoice](),
 	ports.KindFinishedLoans:  reflect.TypeFor[library.FinishedLoan](),
+	ports.KindAuditLog:       reflect.TypeFor[library.AuditEntry](),
 }
 
 // --- counts and copy ---

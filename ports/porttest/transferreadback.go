@@ -597,6 +597,14 @@ func testTransferReadBack(t *testing.T, a, b ports.Repositories, s *transferSeed
 		}
 	})
 
+	// The log reads back whole, newest first, on both stores.
+	t.Run("AuditLog", func(t *testing.T) {
+		got := same(t, "AuditLog.Page", a, b, func(r ports.Repositories) ([]library.AuditEntry, error) {
+			return r.AuditLog.Page(ctx(t), library.AuditQuery{}, 10)
+		}, inOrder(checkAuditEntry))
+		inOrder(checkAuditEntry)(t, "AuditLog.Page", got, []library.AuditEntry{s.audit[1], s.audit[0]})
+	})
+
 	t.Run("ImportJobs", func(t *testing.T) {
 		c := ctx(t)
 		for _, want := range s.importJobs {

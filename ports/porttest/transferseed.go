@@ -83,6 +83,8 @@ type transferSeed struct {
 	// appLinks: Alder's Matilda is The Lantern Harbour, its Pippi is not
 	// Winter Orchard.
 	appLinks []library.AppLinkChoice
+	// One entry with changes and one of no school, without.
+	audit []library.AuditEntry
 
 	counts map[ports.RecordKind]int64
 }
@@ -461,9 +463,20 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		must(t, "AppLinks.SaveChoice", r.AppLinks.SaveChoice(c, ch))
 	}
 
+	s.audit = []library.AuditEntry{
+		{ID: uuid.NewString(), SchoolID: alder.ID, At: base.Add(90 * time.Minute), ActorID: s.librarian.ID, ActorEmail: s.librarian.Email,
+			ActorRole: string(s.librarian.Role), Address: "203.0.113.9", Action: library.AuditLoanRulesChanged, Summary: "Loan rules changed",
+			Changes: []library.AuditChange{{Field: "fiction.days", Before: "14", After: "21"}, {Field: "dvd.days", Before: "7", After: ""}}},
+		{ID: uuid.NewString(), At: base.Add(2 * time.Hour), ActorID: "admin-1", ActorEmail: "admin@example.org", ActorRole: "admin",
+			Address: "2001:db8::1", Action: library.AuditAccountChanged, Target: s.librarian.ID, Summary: "Tier changed"},
+	}
+	for _, e := range s.audit {
+		must(t, "AuditLog.Append", r.AuditLog.Append(c, e))
+	}
+
 	s.counts = map[ports.RecordKind]int64{
-		ports.KindAppLinkChoices: 2,
-		ports.KindImportJobs:     2, ports.KindWantToRead: 2, ports.KindReviews: 2, ports.KindCovers: 2, ports.KindFinishedLoans: 2,
+		ports.KindAppLinkChoices: 2, ports.KindAuditLog: 2,
+		ports.KindImportJobs: 2, ports.KindWantToRead: 2, ports.KindReviews: 2, ports.KindCovers: 2, ports.KindFinishedLoans: 2,
 		ports.KindNoticeSettings: 2, ports.KindHomerooms: 2, ports.KindNotices: 2, ports.KindNoticeDays: 2,
 		ports.KindSchools: 2, ports.KindAccounts: 5, ports.KindSigningKeys: 2,
 		ports.KindRefreshTokens: 4, ports.KindRotations: 2, ports.KindRevokedFamilies: 2,

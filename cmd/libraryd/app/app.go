@@ -290,13 +290,18 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		a.Library.StopImports(ctx)
 		return nil
 	})
+	// The audit log's oldest entries go a thousand at a time, at most
+	// ten thousand a sweep, so that a long-unswept log never makes one
+	// sweep hold the writer for long; the next sweep takes the rest.
+	const auditSweepBatch, auditSweepBatches = 1000, 10
 	a.Sweeper = usecase.NewSweeper(a.Repos.Expiry, cfg.SweepInterval,
 		usecase.SweepTask{Kind: "expired_holds", Run: a.Library.Holds.ExpireSweep},
 		usecase.SweepTask{Kind: "anonymized_loans", Run: a.Library.Circulation.AnonymizeHistory},
 		usecase.SweepTask{Kind: "notices_sent", Run: func(ctx context.Context, now time.Time) (int64, error) {
 			res, err := a.Library.Notices.Run(ctx, now)
 			return int64(res.Sent), err
-		}})
+		}},
+		a.Library.Audit.AuditRetention(cfg.AuditRetentionDays, auditSweepBatch, auditSweepBatches))
 
 	if cfg.DemoData {
 		if !cfg.Embedded() {

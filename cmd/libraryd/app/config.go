@@ -27,6 +27,7 @@ import (
 	"github.com/readinglibrary/service/adapters/mailer"
 	"github.com/readinglibrary/service/adapters/oidcverify"
 	"github.com/readinglibrary/service/adapters/outbound"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/user"
 )
@@ -54,6 +55,7 @@ type Config struct {
 	MetricsAddr            string        // LIBRARY_METRICS_ADDR; empty: no metrics listener
 	MetricsToken           string        // LIBRARY_METRICS_TOKEN; set: /metrics on the public port too
 	SweepInterval          time.Duration // LIBRARY_SWEEP_INTERVAL
+	AuditRetentionDays     int           // LIBRARY_AUDIT_RETENTION_DAYS
 	CookieSecure           bool          // LIBRARY_COOKIE_SECURE
 	AllowedOrigins         []string      // LIBRARY_ALLOWED_ORIGINS
 	TrustedProxies         []netip.Prefix
@@ -148,6 +150,7 @@ var Settings = []Setting{
 	{Name: "LIBRARY_METRICS_ADDR", Default: "127.0.0.1:9090", Help: "Address of the separate listener that serves GET /metrics (no authentication: keep it off the public network). off: no metrics listener."},
 	{Name: "LIBRARY_METRICS_TOKEN", Secret: true, Help: "When set (at least 16 characters), GET /metrics is served on the public port too, to callers that send it as a bearer token. Empty: the public port answers 404 for /metrics."},
 	{Name: "LIBRARY_SWEEP_INTERVAL", Default: "1h", Help: "How often expired refresh tokens and invitations are deleted (1m to 24h); one replica sweeps each interval."},
+	{Name: "LIBRARY_AUDIT_RETENTION_DAYS", Default: "1095", Help: "How many days the audit log keeps an entry of what staff and admins changed (30 to 3650; the default is three school years). Each sweep removes the entries older than that, and nothing else ever removes one."},
 	{Name: "LIBRARY_COOKIE_SECURE", Default: "true", Help: "Secure attribute on cookies. Switch off only for plain-http development."},
 	{Name: "LIBRARY_ALLOWED_ORIGINS", DefaultNote: "the issuer URL's origin", Help: "Comma-separated browser origins allowed for CORS and cookie-authenticated changes."},
 	{Name: "LIBRARY_TRUSTED_PROXIES", Help: "Comma-separated CIDRs of proxies whose X-Forwarded-For is believed."},
@@ -266,6 +269,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		MetricsAddr:                    str("LIBRARY_METRICS_ADDR"),
 		MetricsToken:                   strings.TrimSpace(getenv("LIBRARY_METRICS_TOKEN")),
 		SweepInterval:                  duration("LIBRARY_SWEEP_INTERVAL", time.Minute, 24*time.Hour),
+		AuditRetentionDays:             int(count("LIBRARY_AUDIT_RETENTION_DAYS", library.MinAuditDays, library.MaxAuditDays)),
 		CookieSecure:                   boolean("LIBRARY_COOKIE_SECURE", false),
 		RedisURL:                       str("LIBRARY_REDIS_URL"),
 		RateAnonymous:                  rate("LIBRARY_RATE_ANONYMOUS"),

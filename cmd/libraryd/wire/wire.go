@@ -20,7 +20,7 @@ func Library(r ports.Repositories) service.LibraryStores {
 		Departures: r.Departures, Notices: r.Notices, Holds: r.Holds, Charges: r.Charges, Homerooms: r.Homerooms,
 		Reports: r.Reports, Stocktakes: r.Stocktakes, ImportJobs: r.ImportJobs, WantToRead: r.WantToRead,
 		Reviews: r.Reviews, Covers: r.Covers, AppLinks: r.AppLinks, AppBooks: r.Books, FinishedLoans: r.FinishedLoans, Progress: r.Progress,
-		ReadingLists: r.ReadingLists, Shelf: r.Shelf,
+		ReadingLists: r.ReadingLists, Shelf: r.Shelf, AuditLog: r.AuditLog,
 	}
 }
 
@@ -40,7 +40,7 @@ func Users(r ports.Repositories, authz ports.Authorizer) users.UsersDeps {
 		Students: r.Students, Invites: r.Invites, MailTokens: r.MailTokens, ExternalIdentities: r.ExternalIdentities,
 		Loans: r.Loans, ActiveLoans: r.ActiveLoans, Departures: r.Departures, Schools: r.Schools, Notices: r.Notices,
 		Charges: r.Charges, Holds: r.Holds, Holdings: r.Holdings, WantToRead: r.WantToRead, Reviews: r.Reviews,
-		FinishedLoans: r.FinishedLoans, AppLinks: r.AppLinks, Authz: authz,
+		FinishedLoans: r.FinishedLoans, AppLinks: r.AppLinks, AuditLog: r.AuditLog, Authz: authz,
 	}
 }
 

@@ -2,6 +2,7 @@ package circulation
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -93,6 +94,7 @@ type Circulation struct {
 	charges    ports.ChargeRepository
 	loanReader LoanReader
 	clock      *usecase.Clock
+	audit      *usecase.AuditLog
 }
 
 // CirculationDeps are what Circulation is built with; none may be nil.
@@ -108,13 +110,15 @@ type CirculationDeps struct {
 	Desk       *HoldDesk
 	Loans      LoanReader
 	Clock      *usecase.Clock
+	// Audit records what staff and admins change; nil records nothing.
+	Audit *usecase.AuditLog `deps:"optional"`
 }
 
 // NewCirculation builds Circulation. It panics on a nil dependency.
 func NewCirculation(d CirculationDeps) *Circulation {
 	usecase.MustHave("NewCirculation", d)
 	return &Circulation{scope: usecase.NewSchoolScope(d.Schools), holdings: d.Holdings, accounts: d.Accounts, students: d.Students,
-		departures: d.Departures, notices: d.Notices, finished: d.Finished, desk: d.Desk, charges: d.Charges, loanReader: d.Loans, clock: d.Clock}
+		departures: d.Departures, notices: d.Notices, finished: d.Finished, desk: d.Desk, charges: d.Charges, loanReader: d.Loans, clock: d.Clock, audit: d.Audit}
 }
 
 // CreateLoan lends a copy to a student of the same school. A loan and the
@@ -173,6 +177,7 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 	}
 	today := s.clock.TodayAt(school)
 	due := underTerms(school, terms).DefaultDue(today)
+	defaultDue := due
 	if in.DueAt != "" {
 		if due, err = school.ParseDue(in.DueAt, today); err != nil {
 			return LoanView{}, err
@@ -226,7 +231,25 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 		_ = s.loanReader.loans.Delete(uctx, loan.ID)
 		return LoanView{}, err
 	}
+	s.auditLoan(ctx, loan, defaultDue, warnings)
 	return LoanView{Loan: loan, DueAt: due, Status: library.LoanStatus(loan, due, today), Warnings: warnings}, nil
+}
+
+// auditLoan logs what a check-out overrode: a due date other than the
+// school's, and a reading-range warning lent through. An ordinary
+// check-out is not logged (the loan is its own record).
+func (s *Circulation) auditLoan(ctx context.Context, loan library.Loan, defaultDue string, warnings []Warning) {
+	what := fmt.Sprintf("%s (copy %s)", loan.BookTitle, loan.CopyCode)
+	if loan.DueAt != defaultDue {
+		s.audit.Record(ctx, library.AuditEntry{SchoolID: loan.SchoolID, Action: library.AuditLoanDueDate, Target: loan.ID, SubjectID: loan.StudentID,
+			Summary: "Checked out " + what + " due on a chosen date",
+			Changes: []library.AuditChange{{Field: "due_at", Before: defaultDue, After: loan.DueAt}, {Field: "student_id", After: loan.StudentID}}})
+	}
+	if len(warnings) > 0 {
+		s.audit.Record(ctx, library.AuditEntry{SchoolID: loan.SchoolID, Action: library.AuditLoanOutsideRange, Target: loan.ID, SubjectID: loan.StudentID,
+			Summary: "Checked out " + what + " outside the student's reading range: " + warnings[0].Message,
+			Changes: []library.AuditChange{{Field: "student_id", After: loan.StudentID}}})
+	}
 }
 
 // readingRangeCheck applies the school's reading-level check to a

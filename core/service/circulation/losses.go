@@ -2,7 +2,9 @@ package circulation
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -131,6 +133,12 @@ func (s *Circulation) EndLoan(ctx context.Context, schoolParam, loanID, outcome 
 	if err := s.loanReader.active.Release(ctx, loan.CopyID, loan.ID); err != nil {
 		return LoanView{}, err
 	}
+	changes := []library.AuditChange{{Field: "outcome", Before: "on loan", After: outcome}, {Field: "student_id", After: loan.StudentID}}
+	if charged != "" {
+		changes = append(changes, library.AuditChange{Field: "charge_id", After: charged})
+	}
+	s.audit.Record(ctx, library.AuditEntry{SchoolID: loan.SchoolID, Action: library.AuditLoanEnded, Target: loan.ID, SubjectID: loan.StudentID,
+		Summary: fmt.Sprintf("Marked %s: %s (copy %s)", strings.ReplaceAll(outcome, "_", " "), loan.BookTitle, loan.CopyCode), Changes: changes})
 	return s.view(ctx, ended[0])
 }
 
@@ -230,7 +238,14 @@ func (s *Circulation) ReturnDamaged(ctx context.Context, loanID string, d Damage
 	if _, err := s.charge(ctx, loan, library.ChargeDamage, d.ChargeCents, d.Note, school.Settings.CurrencyCode(), now); err != nil {
 		return LoanView{}, err
 	}
-	return s.ReturnLoan(ctx, loan.ID)
+	v, err := s.ReturnLoan(ctx, loan.ID)
+	if err == nil {
+		s.audit.Record(ctx, library.AuditEntry{SchoolID: loan.SchoolID, Action: library.AuditLoanReturnedDamaged, Target: loan.ID, SubjectID: loan.StudentID,
+			Summary: fmt.Sprintf("Returned damaged: %s (copy %s)", loan.BookTitle, loan.CopyCode),
+			Changes: []library.AuditChange{{Field: "condition", After: library.ConditionDamaged}, {Field: "note", After: d.Note},
+				{Field: "charge_cents", After: strconv.FormatInt(d.ChargeCents, 10)}, {Field: "student_id", After: loan.StudentID}}})
+	}
+	return v, err
 }
 
 // view is one loan as clients see it.
@@ -281,16 +296,24 @@ func (s *Circulation) CheckIn(ctx context.Context, schoolParam, copyID string) (
 	if err := s.offerToHolds(ctx, cp); err != nil {
 		return library.Copy{}, nil, err
 	}
+	entry := library.AuditEntry{SchoolID: cp.SchoolID, Action: library.AuditLoanEnded, Target: cp.ID,
+		Summary: fmt.Sprintf("Checked in copy %s, found again", cp.Code),
+		Changes: []library.AuditChange{{Field: "condition", Before: was.Condition, After: "on the shelf"}}}
 	if was.LoanID == "" {
+		s.audit.Record(ctx, entry)
 		return cp, nil, nil
 	}
+	entry.Changes = append(entry.Changes, library.AuditChange{Field: "loan_id", Before: was.LoanID})
 	v, err := s.settle(ctx, cp.SchoolID, library.ChargeID(was.LoanID, library.ChargeReplacement), library.ChargeReversed, "", "")
 	switch {
 	case errs.Is(err, errs.NotFound), errs.Is(err, errs.Conflict):
+		s.audit.Record(ctx, entry)
 		return cp, nil, nil // nothing charged, or settled already
 	case err != nil:
 		return library.Copy{}, nil, err
 	}
+	entry.Changes = append(entry.Changes, library.AuditChange{Field: "charge " + v.Charge.ID, Before: library.ChargeOpen, After: library.ChargeReversed})
+	s.audit.Record(ctx, entry)
 	return cp, &v, nil
 }
 
@@ -385,7 +408,15 @@ func (s *Circulation) SettleCharge(ctx context.Context, schoolParam, chargeID, a
 	if !usecase.IsUUID(chargeID) {
 		return ChargeView{}, library.ErrChargeNotFound()
 	}
-	return s.settle(ctx, school.ID, chargeID, action, note, user.PrincipalFrom(ctx).AccountID)
+	v, err := s.settle(ctx, school.ID, chargeID, action, note, user.PrincipalFrom(ctx).AccountID)
+	if err == nil {
+		c := v.Charge
+		s.audit.Record(ctx, library.AuditEntry{SchoolID: c.SchoolID, Action: library.AuditChargeSettled, Target: c.ID, SubjectID: c.StudentID,
+			Summary: fmt.Sprintf("Charge %s: %s %s for %s", action, library.FormatMoney(c.AmountCents, c.Currency), c.Kind, c.BookTitle),
+			Changes: []library.AuditChange{{Field: "status", Before: library.ChargeOpen, After: action}, {Field: "note", After: note},
+				{Field: "amount_cents", After: strconv.FormatInt(c.AmountCents, 10)}, {Field: "student_id", After: c.StudentID}}})
+	}
+	return v, err
 }
 
 // settle stores the settlement of a charge of the school and copies its

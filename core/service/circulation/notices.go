@@ -36,6 +36,7 @@ type Notices struct {
 	mail       NoticeMailer
 	loanReader LoanReader
 	clock      *usecase.Clock
+	audit      *usecase.AuditLog
 }
 
 // NoticeMailer sends the notices' mail and hears of the mails that
@@ -56,13 +57,15 @@ type NoticesDeps struct {
 	Mail      NoticeMailer
 	Loans     LoanReader
 	Clock     *usecase.Clock
+	// Audit records what staff and admins change; nil records nothing.
+	Audit *usecase.AuditLog `deps:"optional"`
 }
 
 // NewNotices builds Notices. It panics on a nil dependency.
 func NewNotices(d NoticesDeps) *Notices {
 	usecase.MustHave("NewNotices", d)
 	return &Notices{scope: usecase.NewSchoolScope(d.Schools), notices: d.Notices, homerooms: d.Homerooms, accounts: d.Accounts,
-		holds: d.Holds, holdings: d.Holdings, mail: d.Mail, loanReader: d.Loans, clock: d.Clock}
+		holds: d.Holds, holdings: d.Holdings, mail: d.Mail, loanReader: d.Loans, clock: d.Clock, audit: d.Audit}
 }
 
 // unsentAfter is how long a claimed notice may stay unsent before a run
@@ -91,8 +94,16 @@ func (s *Notices) PutSettings(ctx context.Context, schoolParam string, set libra
 		return library.School{}, library.NoticeSettings{}, err
 	}
 	set = library.NormalizeNoticeSettings(set)
+	before, err := s.notices.Settings(ctx, school.ID)
+	if err != nil {
+		return library.School{}, library.NoticeSettings{}, err
+	}
 	if err := s.notices.SaveSettings(ctx, school.ID, set); err != nil {
 		return library.School{}, library.NoticeSettings{}, err
+	}
+	if changes := library.AuditDiff(before.AuditFields(), set.AuditFields()); len(changes) > 0 {
+		s.audit.Record(ctx, library.AuditEntry{SchoolID: school.ID, Action: library.AuditNoticeSettingsChanged,
+			Summary: "Reminder settings changed", Changes: changes})
 	}
 	return school, set, nil
 }

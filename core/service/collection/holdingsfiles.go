@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/readinglibrary/service/core/csvout"
@@ -35,6 +37,7 @@ type HoldingsFiles struct {
 	slots   *usecase.ImportSlots
 	reading func(context.Context)
 	clock   *usecase.Clock
+	audit   *usecase.AuditLog
 }
 
 // HoldingsFilesDeps are what HoldingsFiles is built with; only the
@@ -51,13 +54,15 @@ type HoldingsFilesDeps struct {
 	// Reading is called by each import once it holds its slot (tests).
 	Reading func(context.Context) `deps:"optional"`
 	Clock   *usecase.Clock
+	// Audit records what staff and admins change; nil records nothing.
+	Audit *usecase.AuditLog `deps:"optional"`
 }
 
 // NewHoldingsFiles builds HoldingsFiles. It panics on a nil dependency.
 func NewHoldingsFiles(d HoldingsFilesDeps) *HoldingsFiles {
 	usecase.MustHave("NewHoldingsFiles", d)
 	return &HoldingsFiles{scope: usecase.NewSchoolScope(d.Schools), holdings: d.Holdings, imports: d.Imports, desk: d.Desk,
-		codec: d.Codec, jobs: d.Jobs, slots: d.Slots, reading: d.Reading, clock: d.Clock}
+		codec: d.Codec, jobs: d.Jobs, slots: d.Slots, reading: d.Reading, clock: d.Clock, audit: d.Audit}
 }
 
 // importPlan is an import worked out: the books and copies to store.
@@ -117,6 +122,12 @@ func (s *HoldingsFiles) Import(ctx context.Context, schoolParam, format string, 
 		return library.ImportReport{}, err
 	}
 	plan.report.Committed = true
+	s.audit.Record(ctx, library.AuditEntry{SchoolID: school.ID, Action: library.AuditHoldingsImported,
+		Summary: fmt.Sprintf("Holdings imported from a %s file: %d books and %d copies added", strings.ToUpper(format),
+			plan.report.BooksAdded, plan.report.CopiesAdded),
+		Changes: []library.AuditChange{{Field: "records", After: strconv.Itoa(plan.report.Records)},
+			{Field: "books_added", After: strconv.Itoa(plan.report.BooksAdded)},
+			{Field: "copies_added", After: strconv.Itoa(plan.report.CopiesAdded)}}})
 	// Holds may wait for a title that just got copies: they go to them.
 	for _, id := range plan.grown {
 		if err := s.desk.ServeShelf(ctx, school, id); err != nil {

@@ -1,7 +1,10 @@
 package identity
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +26,7 @@ type Staff struct {
 	refresh  ports.RefreshTokenRepository
 	identity *Identity
 	clock    *usecase.Clock
+	audit    *usecase.AuditLog
 }
 
 // StaffDeps are what Staff is built with; none may be nil.
@@ -33,12 +37,14 @@ type StaffDeps struct {
 	RefreshTokens ports.RefreshTokenRepository
 	Identity      *Identity
 	Clock         *usecase.Clock
+	// Audit records what staff and admins change; nil records nothing.
+	Audit *usecase.AuditLog `deps:"optional"`
 }
 
 // NewStaff builds Staff. It panics on a nil dependency.
 func NewStaff(d StaffDeps) *Staff {
 	usecase.MustHave("NewStaff", d)
-	return &Staff{schools: d.Schools, accounts: d.Accounts, invites: d.Invites, refresh: d.RefreshTokens, identity: d.Identity, clock: d.Clock}
+	return &Staff{schools: d.Schools, accounts: d.Accounts, invites: d.Invites, refresh: d.RefreshTokens, identity: d.Identity, clock: d.Clock, audit: d.Audit}
 }
 
 // InviteTTL is how long an invitation can be redeemed.
@@ -100,6 +106,7 @@ func (s *Staff) UpdateUser(ctx context.Context, accountID string, tier *user.Tie
 	if role != nil && a.ID == user.PrincipalFrom(ctx).AccountID && *role != a.Role {
 		return user.Account{}, errs.E(errs.Conflict, errs.CodeCannotChangeOwnRole, "You cannot change your own role.")
 	}
+	before := accountAuditFields(a)
 	if tier != nil {
 		a.Tier = *tier
 	}
@@ -113,7 +120,26 @@ func (s *Staff) UpdateUser(ctx context.Context, accountID string, tier *user.Tie
 	if err := s.accounts.Update(ctx, a); err != nil {
 		return user.Account{}, err
 	}
+	s.auditAccount(ctx, before, a, library.AuditAccountChanged, "Account changed: "+a.Email)
 	return a, nil
+}
+
+// accountAuditFields are what the log compares of an account.
+func accountAuditFields(a user.Account) map[string]string {
+	return map[string]string{"role": string(a.Role), "tier": string(a.Tier), "school_id": a.SchoolID,
+		"suspended": strconv.FormatBool(a.Suspended)}
+}
+
+// auditAccount logs a change of an account from before to a, when
+// anything changed. The entry is the school's the account was of, or is
+// of now.
+func (s *Staff) auditAccount(ctx context.Context, before map[string]string, a user.Account, action library.AuditAction, summary string) {
+	changes := library.AuditDiff(before, accountAuditFields(a))
+	if len(changes) == 0 {
+		return
+	}
+	s.audit.Record(ctx, library.AuditEntry{SchoolID: cmp.Or(before["school_id"], a.SchoolID), Action: action, Target: a.ID, SubjectID: a.ID,
+		Summary: summary, Changes: changes})
 }
 
 // staffRoles are the roles Accounts lists.
@@ -170,6 +196,9 @@ func (s *Staff) Invite(ctx context.Context, email, schoolID, password string, ro
 	name := strings.SplitN(user.NormalizeEmail(email), "@", 2)[0]
 	if password != "" {
 		a, err := s.identity.CreateAccount(ctx, NewAccountInput{Email: email, Password: password, Name: name, Role: role, SchoolID: schoolID})
+		if err == nil {
+			s.auditInvite(ctx, a, "with a password")
+		}
 		return a, "", err
 	}
 	a, err := user.NewAccount(user.NewAccountParams{ID: s.clock.NewID(), Email: email, Name: name, Role: role, SchoolID: schoolID, Now: s.clock.Now()})
@@ -195,7 +224,15 @@ func (s *Staff) Invite(ctx context.Context, email, schoolID, password string, ro
 		}
 		return user.Account{}, "", err
 	}
+	s.auditInvite(ctx, a, "to choose a password")
 	return a, token, nil
+}
+
+// auditInvite logs a new staff account (never its password or token).
+func (s *Staff) auditInvite(ctx context.Context, a user.Account, how string) {
+	s.audit.Record(ctx, library.AuditEntry{SchoolID: a.SchoolID, Action: library.AuditAccountInvited, Target: a.ID, SubjectID: a.ID,
+		Summary: fmt.Sprintf("Invited %s as %s, %s", a.Email, a.Role, how),
+		Changes: []library.AuditChange{{Field: "email", After: a.Email}, {Field: "role", After: string(a.Role)}}})
 }
 
 // AcceptInvite sets the password of an invited account; each token works
@@ -254,11 +291,17 @@ func (s *Staff) ManageAccount(ctx context.Context, schoolParam, accountID string
 	if a.ID == user.PrincipalFrom(ctx).AccountID && suspended {
 		return user.Account{}, errs.E(errs.Conflict, errs.CodeCannotSuspendSelf, "You cannot suspend your own account.")
 	}
+	before := accountAuditFields(a)
 	a.Suspended = suspended
 	a.UpdatedAt = s.clock.Now().UTC()
 	if err := s.accounts.Update(ctx, a); err != nil {
 		return user.Account{}, err
 	}
+	what := "Suspended "
+	if !suspended {
+		what = "Lifted the suspension of "
+	}
+	s.auditAccount(ctx, before, a, library.AuditAccountChanged, what+cmp.Or(a.Email, a.Name))
 	if suspended {
 		if err := EndAllSessions(ctx, s.refresh, a.ID, s.clock.Now()); err != nil {
 			return user.Account{}, err
@@ -291,5 +334,7 @@ func (s *Staff) UnlockSignIn(ctx context.Context, schoolParam, accountID string)
 	if err := s.identity.throttle.Lift(ctx, a.Email); err != nil {
 		return user.Account{}, err
 	}
+	s.audit.Record(ctx, library.AuditEntry{SchoolID: a.SchoolID, Action: library.AuditAccountUnlocked, Target: a.ID, SubjectID: a.ID,
+		Summary: "Unlocked the sign-in of " + cmp.Or(a.Email, a.Name)})
 	return a, nil
 }

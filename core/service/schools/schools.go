@@ -15,15 +15,25 @@ import (
 type Schools struct {
 	scope usecase.SchoolScope
 	clock *usecase.Clock
+	// audit records the changes of settings, calendars and loan rules.
+	audit *usecase.AuditLog
 }
 
 // NewSchools builds the schools' use cases on their store. It panics on a
-// nil one.
-func NewSchools(schools ports.SchoolRepository, c *usecase.Clock) *Schools {
+// nil one; a nil audit log records nothing.
+func NewSchools(schools ports.SchoolRepository, c *usecase.Clock, audit *usecase.AuditLog) *Schools {
 	usecase.MustHave("NewSchools", struct {
 		Clock *usecase.Clock
 	}{c})
-	return &Schools{scope: usecase.NewSchoolScope(schools), clock: c}
+	return &Schools{scope: usecase.NewSchoolScope(schools), clock: c, audit: audit}
+}
+
+// record logs a change of the school's from before to after, when
+// anything changed.
+func (s *Schools) record(ctx context.Context, school library.School, action library.AuditAction, summary string, before, after map[string]string) {
+	if changes := library.AuditDiff(before, after); len(changes) > 0 {
+		s.audit.Record(ctx, library.AuditEntry{SchoolID: school.ID, Action: action, Summary: summary, Changes: changes})
+	}
 }
 
 // Create adds a school with default settings (admins).
@@ -98,6 +108,7 @@ func (s *Schools) ChangeSettings(ctx context.Context, schoolParam string, change
 	if err := s.scope.Schools.SaveSettings(ctx, school.ID, set); err != nil {
 		return library.School{}, err
 	}
+	s.record(ctx, school, library.AuditSettingsChanged, "Settings changed", current.AuditFields(), set.AuditFields())
 	school.Settings = set
 	return school, nil
 }
@@ -134,6 +145,7 @@ func (s *Schools) PutCalendar(ctx context.Context, schoolParam string, in Calend
 	if err := s.scope.Schools.SaveCalendar(ctx, school.ID, cal); err != nil {
 		return library.School{}, err
 	}
+	s.record(ctx, school, library.AuditCalendarChanged, "Calendar changed", school.Calendar.AuditFields(), cal.AuditFields())
 	school.Calendar = cal
 	return school, nil
 }
@@ -161,6 +173,8 @@ func (s *Schools) PutLoanRules(ctx context.Context, schoolParam string, rules []
 	if err := s.scope.Schools.SaveLoanRules(ctx, school.ID, rules); err != nil {
 		return library.School{}, err
 	}
+	s.record(ctx, school, library.AuditLoanRulesChanged, "Loan rules changed", library.LoanRulesAuditFields(school.LoanRules),
+		library.LoanRulesAuditFields(rules))
 	school.LoanRules = rules
 	return school, nil
 }

@@ -2,8 +2,10 @@ package students
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -189,6 +191,7 @@ func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (
 				return usecase.ImportOutcome{}, err
 			}
 			s.setHomeroomTeachers(ctx, school.ID, teachers, &report)
+			s.auditSync(ctx, school.ID, job.ID, rosterFormat(in.RosterUpload), report)
 			return usecase.ImportOutcome{Roster: &report}, nil
 		})
 		if err != nil {
@@ -201,7 +204,23 @@ func (s *Students) Sync(ctx context.Context, schoolParam string, in SyncInput) (
 		return roster.RosterReport{}, library.ImportJob{}, err
 	}
 	s.setHomeroomTeachers(ctx, school.ID, teachers, &plan.Report)
+	s.auditSync(ctx, school.ID, "", rosterFormat(in.RosterUpload), plan.Report)
 	return plan.Report, library.ImportJob{}, nil
+}
+
+// auditSync logs a roster sync that was applied, with its counts; the
+// students it changed are in its report (and the job's), not repeated
+// here one by one.
+func (s *Students) auditSync(ctx context.Context, schoolID, jobID, format string, rep roster.RosterReport) {
+	s.audit.Record(ctx, library.AuditEntry{SchoolID: schoolID, Action: library.AuditRosterSynced, Target: jobID,
+		Summary: fmt.Sprintf("Roster synced (%s): %d added, %d changed, %d taken off the roll", format,
+			len(rep.Added), len(rep.Changed), len(rep.Deactivated)),
+		Changes: []library.AuditChange{
+			{Field: "students_added", After: strconv.Itoa(len(rep.Added))},
+			{Field: "students_changed", After: strconv.Itoa(len(rep.Changed))},
+			{Field: "students_deactivated", After: strconv.Itoa(len(rep.Deactivated))},
+			{Field: "homeroom_teachers_changed", After: strconv.Itoa(len(rep.HomeroomTeachers))},
+		}})
 }
 
 // homeroomTeachers merges the teachers a roster names into the school's
@@ -355,6 +374,10 @@ func (s *Students) Rollover(ctx context.Context, schoolParam string, in Rollover
 	if err := s.students.ApplyRoster(ctx, roster.RosterChange{SchoolID: school.ID, Changed: plan.Changed, Before: plan.Before, Rollover: &ro}); err != nil {
 		return roster.RolloverPlan{}, err
 	}
+	s.audit.Record(ctx, library.AuditEntry{SchoolID: school.ID, Action: library.AuditRosterRollover,
+		Summary: fmt.Sprintf("School year %s rolled over: %d students moved up, %d left (grade %s)", in.SchoolYear, ro.Promoted, ro.Left, ro.LeavingGrade),
+		Changes: []library.AuditChange{{Field: "school_year", After: in.SchoolYear}, {Field: "students_promoted", After: strconv.Itoa(ro.Promoted)},
+			{Field: "students_left", After: strconv.Itoa(ro.Left)}}})
 	return plan, nil
 }
 

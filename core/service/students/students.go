@@ -2,7 +2,9 @@ package students
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -29,6 +31,7 @@ type Students struct {
 	jobs  *usecase.ImportJobs
 	slots *usecase.ImportSlots
 	clock *usecase.Clock
+	audit *usecase.AuditLog
 }
 
 // StudentsDeps are what Students is built with; none may be nil.
@@ -42,13 +45,15 @@ type StudentsDeps struct {
 	Jobs      *usecase.ImportJobs
 	Slots     *usecase.ImportSlots
 	Clock     *usecase.Clock
+	// Audit records what staff and admins change; nil records nothing.
+	Audit *usecase.AuditLog `deps:"optional"`
 }
 
 // NewStudents builds Students. It panics on a nil dependency.
 func NewStudents(d StudentsDeps) *Students {
 	usecase.MustHave("NewStudents", d)
 	return &Students{scope: usecase.NewSchoolScope(d.Schools), accounts: d.Accounts, students: d.Students, loans: d.Loans,
-		homerooms: d.Homerooms, hasher: d.Hasher, jobs: d.Jobs, slots: d.Slots, clock: d.Clock}
+		homerooms: d.Homerooms, hasher: d.Hasher, jobs: d.Jobs, slots: d.Slots, clock: d.Clock, audit: d.Audit}
 }
 
 // StudentInput describes a student to add.
@@ -74,7 +79,22 @@ func (s *Students) Create(ctx context.Context, schoolParam string, in StudentInp
 	if err := fields.Err(); err != nil {
 		return user.Account{}, err
 	}
-	return s.create(ctx, school.ID, in)
+	a, err := s.create(ctx, school.ID, in)
+	if err == nil {
+		s.audit.Record(ctx, library.AuditEntry{SchoolID: school.ID, Action: library.AuditStudentCreated, Target: a.ID, SubjectID: a.ID,
+			Summary: "Student added", Changes: library.AuditDiff(nil, studentAuditFields(a))})
+	}
+	return a, err
+}
+
+// studentAuditFields are a student's details as the log compares them.
+func studentAuditFields(a user.Account) map[string]string {
+	guardians := make([]string, len(a.Guardians))
+	for i, g := range a.Guardians {
+		guardians[i] = g.Email
+	}
+	return map[string]string{"name": a.Name, "email": a.Email, "student_number": a.StudentNumber, "grade": a.Grade,
+		"homeroom": a.Homeroom, "guardians": strings.Join(guardians, ", ")}
 }
 
 func (s *Students) create(ctx context.Context, schoolID string, in StudentInput) (user.Account, error) {
@@ -206,12 +226,17 @@ func (s *Students) Update(ctx context.Context, schoolParam, id string, ch Studen
 	if err := fields.Err(); err != nil {
 		return user.Account{}, err
 	}
+	before := studentAuditFields(a)
 	a.Name, a.Grade, a.Homeroom, a.Guardians, a.UpdatedAt = d.Name, d.Grade, d.Homeroom, d.Guardians, s.clock.Now().UTC()
 	if err := s.accounts.Update(ctx, a); err != nil {
 		if errs.Is(err, errs.NotFound) {
 			return user.Account{}, library.ErrStudentNotFound()
 		}
 		return user.Account{}, err
+	}
+	if changes := library.AuditDiff(before, studentAuditFields(a)); len(changes) > 0 {
+		s.audit.Record(ctx, library.AuditEntry{SchoolID: school.ID, Action: library.AuditStudentChanged, Target: a.ID, SubjectID: a.ID,
+			Summary: "Student changed", Changes: changes})
 	}
 	return a, nil
 }
@@ -290,6 +315,9 @@ func (s *Students) Import(ctx context.Context, schoolParam string, file library.
 	if err := s.students.ApplyRoster(ctx, roster.RosterChange{SchoolID: school.ID, Add: out}); err != nil {
 		return nil, err
 	}
+	s.audit.Record(ctx, library.AuditEntry{SchoolID: school.ID, Action: library.AuditStudentsImported,
+		Summary: fmt.Sprintf("%d students imported from a CSV file", len(out)),
+		Changes: []library.AuditChange{{Field: "students_added", After: strconv.Itoa(len(out))}}})
 	return out, nil
 }
 

@@ -59,7 +59,8 @@ type Users struct {
 	authz ports.Authorizer
 
 	// now gives the time (UsersDeps).
-	now func() time.Time
+	now   func() time.Time
+	audit ports.AuditLogRepository
 }
 
 // UsersDeps are what Users is built with; none may be nil.
@@ -87,6 +88,8 @@ type UsersDeps struct {
 	// AppLinks says which library books are the same work as app books, so
 	// a work read both ways counts once.
 	AppLinks ports.AppLinkRepository
+	// AuditLog loses a deleted person's details (eraseFromAudit).
+	AuditLog ports.AuditLogRepository
 	Authz    ports.Authorizer
 	// Now gives the time; nil: the system clock (tests give their own).
 	Now func() time.Time `deps:"optional"`
@@ -103,7 +106,7 @@ func NewUsers(d UsersDeps) *Users {
 		progress: d.Progress, books: d.Books, students: d.Students, invites: d.Invites, mail: d.MailTokens, links: d.ExternalIdentities,
 		departures: d.Departures, notices: d.Notices, charges: d.Charges, loanReader: circulation.NewLoanReader(d.Loans, d.ActiveLoans),
 		loans: d.Loans, holds: d.Holds, schools: d.Schools, wants: d.WantToRead, reviews: d.Reviews, finished: d.FinishedLoans, authz: d.Authz, now: d.Now,
-		holdings: d.Holdings, appLinks: d.AppLinks,
+		holdings: d.Holdings, appLinks: d.AppLinks, audit: d.AuditLog,
 	}
 	u.desk = circulation.NewHoldDesk(circulation.HoldDeskDeps{Holds: d.Holds, Holdings: d.Holdings, Schools: d.Schools, Accounts: d.Accounts,
 		Loans: u.loanReader, Clock: usecase.NewClock(func() time.Time { return u.now() }, usecase.NewUUID)})
@@ -635,6 +638,9 @@ func (s *Users) erase(ctx context.Context, accountID string) error {
 	if err := s.invites.DeleteByAccount(ctx, accountID); err != nil {
 		return err
 	}
+	if err := s.eraseFromAudit(ctx, accountID); err != nil {
+		return err
+	}
 	// The deletion's attempts end before the account goes: a loan that no
 	// longer finds an attempt then finds the account marked or gone.
 	attempts, err := s.departures.OfStudent(ctx, accountID)
@@ -668,4 +674,32 @@ func (s *Users) FinishDeletions(ctx context.Context) (int, error) {
 		}
 	}
 	return len(pending), nil
+}
+
+// eraseFromAudit takes a deleted person's details (their id, name, email,
+// number and guardians) out of the audit entries about them, a batch at a
+// time. The entries stay: the log still shows what staff did, and when.
+// An entry done no longer names the person as its subject, so a retry
+// after a crash goes on where this stopped.
+func (s *Users) eraseFromAudit(ctx context.Context, accountID string) error {
+	a, err := s.accounts.Get(ctx, accountID)
+	if err != nil && !errs.Is(err, errs.NotFound) {
+		return err
+	}
+	details := []string{a.Name, a.Email, a.StudentNumber}
+	for _, g := range a.Guardians {
+		details = append(details, g.Name, g.Email)
+	}
+	const batch = 100
+	for {
+		es, err := s.audit.OfSubject(ctx, accountID, batch)
+		if err != nil || len(es) == 0 {
+			return err
+		}
+		for _, e := range es {
+			if err := s.audit.Erase(ctx, e.Erased(accountID, details)); err != nil {
+				return err
+			}
+		}
+	}
 }
