@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/readinglibrary/service/core/errs"
@@ -182,14 +181,10 @@ func (r *AuditLog) Page(ctx context.Context, q library.AuditQuery, limit int) ([
 		beforeAt = millis(q.BeforeAt)
 		to = min(to, beforeAt+1)
 	}
-	args := []any{sql.Named("from", from), sql.Named("to", to), sql.Named("before_at", beforeAt),
-		sql.Named("before_id", q.BeforeID), sql.Named("limit", limit)}
-	for name, v := range map[string]string{"school_id": q.SchoolID, "actor_email": q.ActorEmail, "action": string(q.Action)} {
-		if paramUsed(s, name) {
-			args = append(args, sql.Named(name, v))
-		}
-	}
-	return queryAll(ctx, r.db, r.db.read, "read the audit log", s, scanAuditEntry, args...)
+	return queryAll(ctx, r.db, r.db.read, "read the audit log", s, scanAuditEntry,
+		sql.Named("from", from), sql.Named("to", to), sql.Named("before_at", beforeAt), sql.Named("before_id", q.BeforeID),
+		sql.Named("limit", limit), sql.Named("school_id", q.SchoolID), sql.Named("actor_email", q.ActorEmail),
+		sql.Named("action", string(q.Action)))
 }
 
 // OfSubject implements ports.AuditLogRepository on the partial subject
@@ -223,6 +218,3 @@ func (r *AuditLog) DeleteBefore(ctx context.Context, cutoff time.Time, limit int
 	n, err := res.RowsAffected()
 	return n, mapErr(err, "remove old audit entries", nil, nil)
 }
-
-// paramUsed reports whether statement s names parameter name.
-func paramUsed(s *stmt, name string) bool { return strings.Contains(s.sql, ":"+name) }

@@ -101,10 +101,8 @@ func (s *Notices) PutSettings(ctx context.Context, schoolParam string, set libra
 	if err := s.notices.SaveSettings(ctx, school.ID, set); err != nil {
 		return library.School{}, library.NoticeSettings{}, err
 	}
-	if changes := library.AuditDiff(before.AuditFields(), set.AuditFields()); len(changes) > 0 {
-		s.audit.Record(ctx, library.AuditEntry{SchoolID: school.ID, Action: library.AuditNoticeSettingsChanged,
-			Summary: "Reminder settings changed", Changes: changes})
-	}
+	s.audit.RecordChange(ctx, library.AuditEntry{SchoolID: school.ID, Action: library.AuditNoticeSettingsChanged,
+		Summary: "Reminder settings changed"}, before.AuditFields(), set.AuditFields())
 	return school, set, nil
 }
 

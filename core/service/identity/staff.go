@@ -134,12 +134,8 @@ func accountAuditFields(a user.Account) map[string]string {
 // anything changed. The entry is the school's the account was of, or is
 // of now.
 func (s *Staff) auditAccount(ctx context.Context, before map[string]string, a user.Account, action library.AuditAction, summary string) {
-	changes := library.AuditDiff(before, accountAuditFields(a))
-	if len(changes) == 0 {
-		return
-	}
-	s.audit.Record(ctx, library.AuditEntry{SchoolID: cmp.Or(before["school_id"], a.SchoolID), Action: action, Target: a.ID, SubjectID: a.ID,
-		Summary: summary, Changes: changes})
+	s.audit.RecordChange(ctx, library.AuditEntry{SchoolID: cmp.Or(before["school_id"], a.SchoolID), Action: action, Target: a.ID, SubjectID: a.ID,
+		Summary: summary}, before, accountAuditFields(a))
 }
 
 // staffRoles are the roles Accounts lists.

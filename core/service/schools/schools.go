@@ -31,9 +31,7 @@ func NewSchools(schools ports.SchoolRepository, c *usecase.Clock, audit *usecase
 // record logs a change of the school's from before to after, when
 // anything changed.
 func (s *Schools) record(ctx context.Context, school library.School, action library.AuditAction, summary string, before, after map[string]string) {
-	if changes := library.AuditDiff(before, after); len(changes) > 0 {
-		s.audit.Record(ctx, library.AuditEntry{SchoolID: school.ID, Action: action, Summary: summary, Changes: changes})
-	}
+	s.audit.RecordChange(ctx, library.AuditEntry{SchoolID: school.ID, Action: action, Summary: summary}, before, after)
 }
 
 // Create adds a school with default settings (admins).

@@ -81,8 +81,8 @@ func (s *Students) Create(ctx context.Context, schoolParam string, in StudentInp
 	}
 	a, err := s.create(ctx, school.ID, in)
 	if err == nil {
-		s.audit.Record(ctx, library.AuditEntry{SchoolID: school.ID, Action: library.AuditStudentCreated, Target: a.ID, SubjectID: a.ID,
-			Summary: "Student added", Changes: library.AuditDiff(nil, studentAuditFields(a))})
+		s.audit.RecordChange(ctx, library.AuditEntry{SchoolID: school.ID, Action: library.AuditStudentCreated, Target: a.ID, SubjectID: a.ID,
+			Summary: "Student added"}, nil, studentAuditFields(a))
 	}
 	return a, err
 }
@@ -234,10 +234,8 @@ func (s *Students) Update(ctx context.Context, schoolParam, id string, ch Studen
 		}
 		return user.Account{}, err
 	}
-	if changes := library.AuditDiff(before, studentAuditFields(a)); len(changes) > 0 {
-		s.audit.Record(ctx, library.AuditEntry{SchoolID: school.ID, Action: library.AuditStudentChanged, Target: a.ID, SubjectID: a.ID,
-			Summary: "Student changed", Changes: changes})
-	}
+	s.audit.RecordChange(ctx, library.AuditEntry{SchoolID: school.ID, Action: library.AuditStudentChanged, Target: a.ID, SubjectID: a.ID,
+		Summary: "Student changed"}, before, studentAuditFields(a))
 	return a, nil
 }
 

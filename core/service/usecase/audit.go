@@ -63,6 +63,15 @@ func (a *AuditLog) Record(ctx context.Context, e library.AuditEntry) {
 	}
 }
 
+// RecordChange records e with the fields that differ between before and
+// after as its changes, and nothing when none differ: a save that changed
+// nothing is not an action worth a line.
+func (a *AuditLog) RecordChange(ctx context.Context, e library.AuditEntry, before, after map[string]string) {
+	if e.Changes = library.AuditDiff(before, after); len(e.Changes) > 0 {
+		a.Record(ctx, e)
+	}
+}
+
 // AuditFilter is a reader's choice of entries.
 type AuditFilter struct {
 	// School is the school named (schoolId); admins may leave it out to
