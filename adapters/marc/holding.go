@@ -195,8 +195,13 @@ func splitISBD(s string) (string, string) {
 	for {
 		// Any blank, not only a space: a value read again is trimmed of
 		// every blank (text), so one left here would not survive a re-read.
-		s = strings.TrimSuffix(strings.TrimRightFunc(s, unicode.IsSpace), " --") // the old ISBD area separator
 		s = strings.TrimRightFunc(s, unicode.IsSpace)
+		// The old ISBD area separator, as often as it is there: one left
+		// would be taken off when the value is read again.
+		if cut, ok := strings.CutSuffix(s, " --"); ok {
+			s = cut
+			continue
+		}
 		if s == "" {
 			return "", sep
 		}
@@ -344,7 +349,23 @@ func (m *mapper) heading(f rawField) string {
 			}
 		}
 	}
-	return name
+	return settledHeading(name)
+}
+
+// settledHeading cleans s until cleaning changes nothing more. A name
+// joined from cleaned parts can end in punctuation again (a $b of "--"
+// after the name), and an export writes it as one subfield that the next
+// import would clean once more, so the name would change on each trip.
+// Cleaning only removes characters, so this ends.
+func settledHeading(s string) string {
+	for range len(s) + 1 {
+		c := cleanHeading(s)
+		if c == s {
+			break
+		}
+		s = c
+	}
+	return s
 }
 
 // statementOfResponsibility is who the first statement of a 245 $c names
@@ -379,7 +400,7 @@ func statementOfResponsibility(c string, added []string) string {
 			break
 		}
 	}
-	return cleanHeading(strings.TrimSpace(first))
+	return settledHeading(strings.TrimSpace(first))
 }
 
 // statementRoles are the words a statement of responsibility starts with

@@ -25,6 +25,7 @@ func TestTitleDropsISBDPunctuation(t *testing.T) {
 		{[]string{"aWait for it..."}, "Wait for it..."},
 		{[]string{"aDr. Seuss's ABC :", "ban amazing alphabet book!"}, "Dr. Seuss's ABC: an amazing alphabet book!"},
 		{[]string{"cno title proper"}, ""},
+		{[]string{"aAtlas of the world. -- --"}, "Atlas of the world"},
 	}
 	for _, c := range cases {
 		h := decodeOne(t, ports.FormatMARC21, iso('a', ctl("001", "t1"), dat("245", "10", c.subs...)))
@@ -213,6 +214,11 @@ func TestAuthorsOfRecordsWithoutAPersonalMainEntry(t *testing.T) {
 			[]string{"United States. Bureau of the Census"}},
 		{"nobody", []tf{dat("245", "00", "aWorld Book encyclopedia.")}, nil},
 		{"unbalanced bracket", []tf{dat("100", "1 ", "a[Villars, Pierre")}, []string{"Villars, Pierre"}},
+		// Separators repeated, as a record edited twice has them: all go,
+		// or the name would lose one more each time it is read again.
+		{"separators repeated", []tf{dat("100", "1 ", "aDoe, Jane -- --")}, []string{"Doe, Jane"}},
+		{"numeration that is only a separator", []tf{dat("100", "0 ", "aDoe", "b--].")}, []string{"Doe"}},
+		{"statement with separators repeated", []tf{dat("245", "00", "aSketches /", "cby Miles Davis -- -- .")}, []string{"Miles Davis"}},
 	}
 	for _, c := range cases {
 		fields := c.fields
