@@ -60,6 +60,11 @@ type HoldingsRepository interface {
 	// on the shelf). Copies read afterwards carry it. Idempotent.
 	// Errors: NotFound "copy_not_found".
 	SetCopyCondition(ctx context.Context, schoolID, copyID string, c library.CopyCondition) error
+	// SetCopyShelf sets a copy's own call number and shelving location
+	// ("" for none: the copy stands where its book's call number says).
+	// Copies read afterwards carry them. Idempotent.
+	// Errors: NotFound "copy_not_found".
+	SetCopyShelf(ctx context.Context, schoolID, copyID string, shelf library.CopyShelf) error
 	// OffShelfCounts returns, per book, how many of the given books'
 	// copies have a condition (lost, claimed returned, damaged); books
 	// without such copies are absent. No ids is no query.

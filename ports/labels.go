@@ -1,32 +1,45 @@
 package ports
 
-// Label is what one copy's printed label carries: the copy code, drawn as a
-// barcode and written under it, and the book's title.
+import "github.com/readinglibrary/service/core/library"
+
+// Label is what one copy's barcode label carries: the copy code, drawn as
+// a barcode and written under it, and the book's title.
 type Label struct {
 	Code  string
 	Title string
 }
 
-// Paper is a format of self-adhesive label sheets.
-type Paper string
+// SpineLabel is what a copy's spine label carries, each line optional: the
+// school's prefix, the call number (stacked a word a line), and the
+// shelving location.
+type SpineLabel struct {
+	Prefix     string
+	CallNumber string
+	Location   string
+}
 
-// The label sheets a school can print on.
-const (
-	// PaperA4 is an A4 sheet of 21 labels, 63.5 x 38.1 mm in 3 columns and
-	// 7 rows (the layout of Avery L7160 and its many equivalents).
-	PaperA4 Paper = "a4"
-	// PaperLetter is a US Letter sheet of 30 labels, 2 5/8 x 1 in in 3
-	// columns and 10 rows (the layout of Avery 5160 and its equivalents).
-	PaperLetter Paper = "letter"
-)
+// PatronCard is a student's library card: the student number, drawn as a
+// barcode the desk scans and written under it, the name and the homeroom.
+type PatronCard struct {
+	Name     string
+	Number   string
+	Homeroom string
+}
 
-// LabelPrinter lays out copy labels on printable sheets.
+// LabelPrinter lays labels out on printable sheets. Each method returns a
+// PDF of the labels in order, the first at position start (from 1) of the
+// first sheet, so a sheet already partly used is used up, and as many
+// further sheets (pages) as needed. Text is shortened with an ellipsis to
+// fit its label.
+// Errors: a plain error (Internal) for no labels, a start past the sheet,
+// or a code that Code 128 cannot encode in a label's width.
 type LabelPrinter interface {
-	// Sheet returns a PDF document of the labels in order, filling as many
-	// sheets (pages) of the paper as needed. Every label shows its code as a
-	// Code 128 barcode and as text, the title shortened to fit, and the
-	// school's name.
-	// Errors: a plain error (Internal) for no labels, an unknown paper or a
-	// code that Code 128 cannot encode in a label's width.
-	Sheet(paper Paper, school string, labels []Label) ([]byte, error)
+	// Sheet prints copy labels: the school's name, the title, the code as a
+	// Code 128 barcode and as text.
+	Sheet(sheet library.SheetFormat, start int, school string, labels []Label) ([]byte, error)
+	// SpineLabels prints spine labels in large bold type.
+	SpineLabels(sheet library.SheetFormat, start int, labels []SpineLabel) ([]byte, error)
+	// Cards prints patron cards: the school's name, the student's name and
+	// homeroom, the number as a Code 128 barcode and as text.
+	Cards(sheet library.SheetFormat, start int, school string, cards []PatronCard) ([]byte, error)
 }

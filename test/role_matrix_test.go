@@ -133,6 +133,18 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		}
 		return importJobID
 	}
+	cardHomeroom := ""
+	cardsOf := func(t *testing.T) string {
+		if cardHomeroom == "" {
+			cardHomeroom = fmt.Sprintf("C%d", unique())
+			r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.admin,
+				Body: fmt.Sprintf(`{"school_id":%q,"name":"Card Pupil","student_number":"CARD-%d","homeroom":%q}`, w.schoolA, unique(), cardHomeroom)})
+			if r.Status != 201 {
+				t.Fatalf("a student to print a card for: %d %s", r.Status, r.Body)
+			}
+		}
+		return cardHomeroom
+	}
 	readerID := func() string {
 		a, _ := s.App.Repos.Accounts.GetByEmail(t.Context(), demoReader)
 		return a.ID
@@ -179,6 +191,9 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"GET /api/library/students/leavers", func(*testing.T, *libraryWorld) req {
 			return req{Path: "/api/library/students/leavers?schoolId=" + w.schoolA}
+		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
+		{"GET /api/library/students/cards", func(t *testing.T, w *libraryWorld) req {
+			return req{Path: "/api/library/students/cards?homeroom=" + cardsOf(t) + "&schoolId=" + w.schoolA}
 		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
 		{"PATCH /api/library/students/{id}", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PATCH", Path: "/api/library/students/" + w.studentAID, Body: fmt.Sprintf(`{"school_id":%q,"homeroom":"M%d"}`, w.schoolA, unique())}

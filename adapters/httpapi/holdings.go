@@ -44,6 +44,10 @@ type copyBody struct {
 	Status string `json:"status"`
 	// Note is the librarian's note on a damaged copy ("" otherwise).
 	Note string `json:"note"`
+	// CallNumber and Location are the copy's own shelf mark ("" when it
+	// stands where its book's call number says).
+	CallNumber string `json:"call_number"`
+	Location   string `json:"location"`
 }
 
 func toCopyBodies(cs []library.Copy) []copyBody {

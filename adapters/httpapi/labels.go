@@ -21,51 +21,120 @@ import (
 const labelRenders = 2
 
 // copyLabels answers a PDF sheet of labels for one page of a book's copies
-// (page, from 1, of limit labels: by default 210, at most 420), to print on
-// self-adhesive label sheets (paper a4, the default, or letter). The
+// (page, from 1, of limit labels: by default 210, at most 420): barcode
+// labels, or with kind=spine spine labels (the school's prefix, the call
+// number and the location). paper names the sheet (library.ParseSheet:
+// a4, the default, the other named sheets, or a custom grid) and start
+// the position of the first label on a part-used sheet. The
 // X-Total-Count header is the book's number of copies, so a client knows
 // how many pages there are. inline lets the browser show it in its PDF
 // viewer, from which the librarian prints; the file name is the book's id
 // (and the page after the first), safe in any header.
 func (h *handler) copyLabels(w http.ResponseWriter, r *http.Request) {
-	p, ok := params(w, r, "book_id", "schoolId", "paper", "page", "limit")
+	q, ok := h.sheetQuery(w, r, "book_id", "kind")
 	if !ok {
 		return
 	}
-	paper := ports.PaperA4
-	if v, ok := p["paper"]; ok {
-		paper = ports.Paper(v)
-		if paper != ports.PaperA4 && paper != ports.PaperLetter {
-			httpedge.WriteError(w, r, errs.InvalidField("paper", "must be one of: a4, letter"))
-			return
-		}
+	kind := q.p["kind"]
+	if kind != "" && kind != labelsBarcode && kind != labelsSpine {
+		httpedge.WriteError(w, r, errs.InvalidField("kind", "must be barcode or spine"))
+		return
 	}
-	page, limit, err := pageParams(p, collection.DefaultLabelsPerPage)
+	found, err := h.deps.Library.Holdings.CopyLabels(r.Context(), q.p["schoolId"], q.p["book_id"], q.page, q.limit)
 	if err != nil {
 		httpedge.WriteError(w, r, err)
 		return
 	}
-	found, err := h.deps.Library.Holdings.CopyLabels(r.Context(), p["schoolId"], p["book_id"], page, limit)
-	if err != nil {
-		httpedge.WriteError(w, r, err)
-		return
-	}
-	if h.deps.Labels == nil {
-		httpedge.WriteError(w, r, errs.E(errs.Internal, "", "httpapi: no label printer configured"))
-		return
-	}
-	labels := mapSlice(found.Copies, func(c library.Copy) ports.Label { return ports.Label{Code: c.Code, Title: found.Book.Title} })
+	sheet, start, page := q.sheet, q.start, q.page
 	name := "labels-" + found.Book.ID
+	if kind == labelsSpine {
+		name = "spine-" + found.Book.ID
+	}
 	if page > 1 {
 		name += "-" + strconv.Itoa(page)
 	}
 	h.printPDF(w, r, "copy labels", name, func() ([]byte, error) {
-		pdf, err := h.deps.Labels.Sheet(paper, found.School.Name, labels)
+		var pdf []byte
+		var err error
+		if kind == labelsSpine {
+			pdf, err = h.deps.Labels.SpineLabels(sheet, start, found.SpineLabels())
+		} else {
+			labels := mapSlice(found.Copies, func(c library.Copy) ports.Label { return ports.Label{Code: c.Code, Title: found.Book.Title} })
+			pdf, err = h.deps.Labels.Sheet(sheet, start, found.School.Name, labels)
+		}
 		if err == nil {
 			w.Header().Set("X-Total-Count", strconv.Itoa(found.Total))
 		}
 		return pdf, err
 	})
+}
+
+// The kinds of copy label.
+const (
+	labelsBarcode = "barcode"
+	labelsSpine   = "spine"
+)
+
+// studentCards answers a PDF of patron cards for one page of a school's
+// students, or of one homeroom's (page and limit as copyLabels; paper and
+// start too). Students without a student number have no barcode to scan
+// and get no card: X-Skipped-Count says how many of the page's students
+// were left out, X-Total-Count how many students match in all pages.
+func (h *handler) studentCards(w http.ResponseWriter, r *http.Request) {
+	q, ok := h.sheetQuery(w, r, "homeroom")
+	if !ok {
+		return
+	}
+	found, err := h.deps.Library.Students.Cards(r.Context(), q.p["schoolId"], q.p["homeroom"], q.page, q.limit)
+	if err != nil {
+		httpedge.WriteError(w, r, err)
+		return
+	}
+	sheet, start, page := q.sheet, q.start, q.page
+	name := "cards"
+	if page > 1 {
+		name += "-" + strconv.Itoa(page)
+	}
+	h.printPDF(w, r, "patron cards", name, func() ([]byte, error) {
+		pdf, err := h.deps.Labels.Cards(sheet, start, found.School.Name, found.Cards)
+		if err == nil {
+			w.Header().Set("X-Total-Count", strconv.Itoa(found.Total))
+			w.Header().Set("X-Skipped-Count", strconv.Itoa(len(found.Skipped)))
+		}
+		return pdf, err
+	})
+}
+
+// sheetQuery is a printing request's query: the sheet and start position
+// (library.ParseSheet), the page and limit of what is printed, and the
+// other parameters it reads (schoolId and more).
+type sheetQuery struct {
+	p                  map[string]string
+	sheet              library.SheetFormat
+	start, page, limit int
+}
+
+// sheetQuery reads a printing request's query; false means it was refused
+// (a bad parameter, or no label printer) and the answer has been written.
+func (h *handler) sheetQuery(w http.ResponseWriter, r *http.Request, more ...string) (sheetQuery, bool) {
+	names := append([]string{"schoolId", "page", "limit"}, more...)
+	p, ok := params(w, r, append(names, library.SheetFields...)...)
+	if !ok {
+		return sheetQuery{}, false
+	}
+	q := sheetQuery{p: p}
+	var err error
+	if q.sheet, q.start, err = library.ParseSheet(p); err == nil {
+		q.page, q.limit, err = pageParams(p, collection.DefaultLabelsPerPage)
+	}
+	if err == nil && h.deps.Labels == nil {
+		err = errs.E(errs.Internal, "", "httpapi: no label printer configured")
+	}
+	if err != nil {
+		httpedge.WriteError(w, r, err)
+		return sheetQuery{}, false
+	}
+	return q, true
 }
 
 // printPDF draws a PDF in one of the printing slots and answers it inline
@@ -76,6 +145,12 @@ func (h *handler) printPDF(w http.ResponseWriter, r *http.Request, what, name st
 	}
 	defer func() { <-h.labelSlots }()
 	pdf, err := draw()
+	if e, ok := errs.As(err); ok && e.Kind == errs.Invalid {
+		// The request asked for what cannot be printed (a barcode wider
+		// than the sheet's labels): the printer says which field.
+		httpedge.WriteError(w, r, err)
+		return
+	}
 	if err != nil {
 		httpedge.WriteError(w, r, errs.Wrap(err, "print %s", what))
 		return

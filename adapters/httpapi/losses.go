@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/readinglibrary/service/adapters/httpedge"
+	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/usecase"
@@ -33,7 +34,7 @@ func toCopyBody(c library.Copy, lent bool) copyBody {
 	case c.Condition.Condition != library.ConditionNone:
 		status = c.Condition.Condition
 	}
-	return copyBody{ID: c.ID, BookID: c.BookID, Code: c.Code, Status: status, Note: c.Condition.Note}
+	return copyBody{ID: c.ID, BookID: c.BookID, Code: c.Code, Status: status, Note: c.Condition.Note, CallNumber: c.CallNumber, Location: c.Location}
 }
 
 type chargeBody struct {
@@ -100,7 +101,11 @@ func (h *handler) studentCharges(w http.ResponseWriter, r *http.Request) {
 }
 
 type copyActionRequest struct {
-	Action string `json:"action" validate:"required,oneof=checkin repaired"`
+	Action string `json:"action" validate:"required,oneof=checkin repaired shelve"`
+	// With shelve: the copy's own call number and location; one left out
+	// keeps its value, "" removes it.
+	CallNumber *string `json:"call_number"`
+	Location   *string `json:"location"`
 }
 
 func (h *handler) changeCopy(w http.ResponseWriter, r *http.Request) {
@@ -114,9 +119,19 @@ func (h *handler) changeCopy(w http.ResponseWriter, r *http.Request) {
 		reversed *circulation.ChargeView
 		err      error
 	)
-	if req.Action == "checkin" {
+	shelf := req.CallNumber != nil || req.Location != nil
+	switch {
+	case req.Action == "shelve" && !shelf:
+		httpedge.WriteError(w, r, errs.InvalidField("call_number", "call_number or location is required with shelve"))
+		return
+	case req.Action != "shelve" && shelf:
+		httpedge.WriteError(w, r, errs.InvalidField("action", "call_number and location go with shelve"))
+		return
+	case req.Action == "shelve":
+		cp, err = h.deps.Library.Holdings.SetCopyShelf(r.Context(), school, pathID(r), req.CallNumber, req.Location)
+	case req.Action == "checkin":
 		cp, reversed, err = c.CheckIn(r.Context(), school, pathID(r))
-	} else {
+	default:
 		cp, err = c.Repair(r.Context(), school, pathID(r))
 	}
 	var rb *chargeBody

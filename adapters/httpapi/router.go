@@ -121,6 +121,7 @@ func (h *handler) table() []httpedge.Route {
 		rosterRoute(r("library.students.sync", http.MethodPost, "/api/library/students/sync", "sync", "library:students", h.syncStudents)),
 		r("library.students.rollover", http.MethodPost, "/api/library/students/rollover", "rollover", "library:students", h.rollover),
 		r("library.students.leavers", http.MethodGet, "/api/library/students/leavers", "leavers", "library:students", h.leavers),
+		r("library.students.cards", http.MethodGet, "/api/library/students/cards", "cards", "library:students", h.studentCards),
 		r("library.students.standing", http.MethodGet, "/api/library/students/{id}/standing", "read", "library:students", h.studentStanding),
 		holdingsFile(r("library.holdings.import", http.MethodPost, "/api/library/holdings/imports", "import", "library:holdings", h.importHoldings)),
 		r("library.holdings.importJob", http.MethodGet, "/api/library/holdings/imports/{id}", "read", "library:holdings", h.holdingsImportJob),

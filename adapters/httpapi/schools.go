@@ -22,6 +22,7 @@ type settingsBody struct {
 	HoldPickupDays     int    `json:"hold_pickup_days"`
 	SRUEndpoint        string `json:"sru_endpoint"`
 	ReadingLevelCheck  string `json:"reading_level_check"`
+	LabelPrefix        string `json:"label_prefix"`
 	chargeSettingsBody
 }
 
@@ -31,7 +32,7 @@ func toSettingsBody(s library.School) settingsBody {
 		RenewalDays: set.RenewalDays, AllowPublicCatalog: set.AllowPublicCatalog,
 		MaxCopiesPerBook: set.MaxCopiesPerBook, MaxCopiesPerSchool: set.MaxCopiesPerSchool, LoanHistoryDays: set.LoanHistoryDays,
 		HistoryChoice: set.HistoryChoice, Timezone: set.Zone(), HoldPickupDays: set.HoldPickupDays, SRUEndpoint: set.CatalogEndpoint, ReadingLevelCheck: set.ReadingCheck(),
-		chargeSettingsBody: toChargeSettingsBody(set.ChargeSettings)}
+		LabelPrefix: set.LabelPrefix, chargeSettingsBody: toChargeSettingsBody(set.ChargeSettings)}
 }
 
 type calendarBody struct {
@@ -116,6 +117,8 @@ type settingsRequest struct {
 	SRUEndpoint *string `json:"sru_endpoint"`
 	// Left out, the school keeps its reading-level check.
 	ReadingLevelCheck *string `json:"reading_level_check"`
+	// Left out, the school keeps its spine labels' prefix; "" prints none.
+	LabelPrefix *string `json:"label_prefix"`
 	// The charge settings are optional too; left out, each is kept.
 	Currency             *string `json:"currency" validate:"omitnil,len=3,alpha,uppercase"`
 	ReplacementCostCents *int64  `json:"replacement_cost_cents" validate:"omitnil,min=0,max=100000000"`
@@ -130,7 +133,7 @@ func (req settingsRequest) change() library.SettingsChange {
 		DefaultLoanDays: req.DefaultLoanDays, MaxRenewals: req.MaxRenewals, RenewalDays: req.RenewalDays, AllowPublicCatalog: req.AllowPublicCatalog,
 		MaxCopiesPerBook: req.MaxCopiesPerBook, MaxCopiesPerSchool: req.MaxCopiesPerSchool, LoanHistoryDays: req.LoanHistoryDays,
 		HistoryChoice: req.HistoryChoice, Timezone: req.Timezone, HoldPickupDays: req.HoldPickupDays, CatalogEndpoint: req.SRUEndpoint, ReadingLevelCheck: req.ReadingLevelCheck,
-		Currency: req.Currency, ReplacementCostCents: req.ReplacementCostCents, BlockOverdueItems: req.BlockOverdueItems, BlockChargesCents: req.BlockChargesCents,
+		LabelPrefix: req.LabelPrefix, Currency: req.Currency, ReplacementCostCents: req.ReplacementCostCents, BlockOverdueItems: req.BlockOverdueItems, BlockChargesCents: req.BlockChargesCents,
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -28,6 +29,8 @@ import (
 	"golang.org/x/image/font/gofont/goregular"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -40,8 +43,18 @@ type Printer struct{}
 var _ ports.LabelPrinter = Printer{}
 
 // Sheet calls the package's Sheet.
-func (Printer) Sheet(paper ports.Paper, school string, labels []Label) ([]byte, error) {
-	return Sheet(paper, school, labels)
+func (Printer) Sheet(f library.SheetFormat, start int, school string, labels []Label) ([]byte, error) {
+	return Sheet(f, start, school, labels)
+}
+
+// SpineLabels calls the package's SpineLabels.
+func (Printer) SpineLabels(f library.SheetFormat, start int, labels []ports.SpineLabel) ([]byte, error) {
+	return SpineLabels(f, start, labels)
+}
+
+// Cards calls the package's Cards.
+func (Printer) Cards(f library.SheetFormat, start int, school string, cards []ports.PatronCard) ([]byte, error) {
+	return Cards(f, start, school, cards)
 }
 
 // Barcode geometry. ISO/IEC 15417 asks for a quiet zone of at least ten
@@ -53,8 +66,8 @@ func (Printer) Sheet(paper ports.Paper, school string, labels []Label) ([]byte, 
 // the widest with which the longest symbol and its quiet zones fit a label,
 // from 2 dots (0.17 mm; narrower bars blur on ordinary office printers)
 // to 4 dots (0.34 mm, which any desk scanner reads). Copy codes (at most
-// 156 modules) get at least 3 dots (0.25 mm, 10 mil) on A4 labels and 4
-// on letter ones.
+// 156 modules) get at least 3 dots (0.25 mm, 10 mil) on the 63.5 mm labels
+// of A4 sheets and 4 on letter ones, and 2 on 38.1 mm mini labels.
 const (
 	quietModules  = 10
 	dot           = inchPt / 300
@@ -71,87 +84,243 @@ const (
 	ellipsis    = "…"
 )
 
-// layout is the geometry of one sheet format, in points (PDF user space).
-type layout struct {
-	pageW, pageH   float64
-	cols, rows     int
-	left, top      float64 // the first label's upper-left corner
-	pitchX, pitchY float64 // from one label's corner to its neighbour's
-	labelW, labelH float64
-	// pad keeps text and bars off the label's edges: die-cut labels sit a
-	// little off their nominal place and sheets feed a little askew.
-	pad float64
-	// Font sizes of the school's name, the title and the code, the bars'
-	// height, and the space between these four lines.
-	schoolSize, titleSize, codeSize float64
-	barHeight, gap                  float64
+// grid is a sheet format in points (PDF user space, y downwards from the
+// page's top as gopdf draws).
+type grid struct {
+	f                      library.SheetFormat
+	pageW, pageH           float64
+	left, top              float64
+	pitchX, pitchY         float64
+	labelW, labelH         float64
+	pad                    float64
+	start, perSheet, first int // first: the position of label 0
 }
 
-// Both formats are the most common label sheet of their paper size, so a
-// school anywhere finds them in a stationery shop. A4 is the default: it is
-// the paper of nearly every country except the United States and Canada,
-// whose schools ask for letter.
-var layouts = map[ports.Paper]layout{
-	ports.PaperA4: {
-		pageW: 210 * mmPt, pageH: 297 * mmPt, cols: 3, rows: 7,
-		left: 7.25 * mmPt, top: 15.15 * mmPt, pitchX: 66.04 * mmPt, pitchY: 38.1 * mmPt,
-		labelW: 63.5 * mmPt, labelH: 38.1 * mmPt, pad: 3 * mmPt,
-		schoolSize: 6.5, titleSize: 8.5, codeSize: 9, barHeight: 13 * mmPt, gap: 1.2 * mmPt,
-	},
-	ports.PaperLetter: {
-		pageW: 8.5 * inchPt, pageH: 11 * inchPt, cols: 3, rows: 10,
-		left: 0.1875 * inchPt, top: 0.5 * inchPt, pitchX: 2.75 * inchPt, pitchY: 1 * inchPt,
-		labelW: 2.625 * inchPt, labelH: 1 * inchPt, pad: 2.5 * mmPt,
-		schoolSize: 5.5, titleSize: 7, codeSize: 8, barHeight: 9.5 * mmPt, gap: 0.6 * mmPt,
-	},
+// newGrid checks start against the sheet and converts the format. pad
+// keeps text and bars off the label's edges (die-cut labels sit a little
+// off their nominal place and sheets feed a little askew): 8% of the
+// label's short side, from 1.5 to 3 mm.
+func newGrid(f library.SheetFormat, start, count int) (grid, error) {
+	if f.Cols < 1 || f.Rows < 1 || f.LabelW <= 0 || f.LabelH <= 0 {
+		return grid{}, fmt.Errorf("labels: sheet format %q has no labels", f.Name)
+	}
+	if count == 0 {
+		return grid{}, errors.New("labels: no labels to print")
+	}
+	if start < 1 || start > f.PerSheet() {
+		return grid{}, fmt.Errorf("labels: start %d is not a position of a sheet of %d", start, f.PerSheet())
+	}
+	return grid{f: f, pageW: f.PageW * mmPt, pageH: f.PageH * mmPt, left: f.Left * mmPt, top: f.Top * mmPt,
+		pitchX: f.PitchX * mmPt, pitchY: f.PitchY * mmPt, labelW: f.LabelW * mmPt, labelH: f.LabelH * mmPt,
+		pad: min(max(0.08*min(f.LabelW, f.LabelH), 1.5), 3) * mmPt, perSheet: f.PerSheet(), first: start - 1}, nil
 }
 
-// Sheet lays labels out left to right, top to bottom, on as many pages of
-// paper as they need, and returns the PDF. Each label has, from the top:
-// the school's name, the title in bold (both shortened with an ellipsis to
-// fit), the code's Code 128 barcode and the code as text. Characters the
-// embedded font lacks print as "?".
-// Errors: no labels, an unknown paper, a code Code 128 cannot encode or
-// that needs modules narrower than 0.17 mm to fit a label.
-func Sheet(paper ports.Paper, school string, labels []Label) ([]byte, error) {
-	l, ok := layouts[paper]
-	if !ok {
-		return nil, fmt.Errorf("labels: unknown paper %q", paper)
+// place returns the upper-left corner of label i, starting a page when it
+// is the first of one.
+func (g grid) place(d *drawer, i int) (x, y float64) {
+	n := g.first + i
+	if i == 0 || n%g.perSheet == 0 {
+		d.pdf.AddPage()
 	}
-	if len(labels) == 0 {
-		return nil, errors.New("labels: no labels to print")
+	x, y = g.f.Cell(n)
+	return x * mmPt, y * mmPt
+}
+
+// line is one line of a label's stack: text in a font, or (with bars) the
+// barcode, its height in points at full scale.
+type line struct {
+	font string
+	size float64
+	text string
+	bars []bool
+}
+
+// lineGap is the space between two lines of a stack at full scale.
+const lineGap = 1.2 * mmPt
+
+// stack draws lines as one block centred on the label at (x, y), each
+// centred horizontally and shortened to the label's width. When the
+// block is taller than the label leaves room for, every size and gap
+// shrinks by the same factor, so small labels keep the same look.
+func (d *drawer) stack(g grid, x, y float64, lines []line) error {
+	width := g.labelW - 2*g.pad
+	block := lineGap * float64(len(lines)-1)
+	for _, ln := range lines {
+		block += ln.size
 	}
-	patterns := make([][]bool, len(labels))
+	scale := min(1, (g.labelH-2*g.pad)/block)
+	top := y + (g.labelH-block*scale)/2
+	cx := x + g.labelW/2
+	for _, ln := range lines {
+		size := ln.size * scale
+		if ln.bars != nil {
+			d.bars(ln.bars, cx, top, size)
+		} else if err := d.text(ln.font, size, ln.text, cx, top, width); err != nil {
+			return err
+		}
+		top += size + lineGap*scale
+	}
+	return nil
+}
+
+// bars draws a module pattern centred on cx, height tall, its left edge on
+// the printer's dot grid.
+func (d *drawer) bars(pattern []bool, cx, top, height float64) {
+	left := math.Round((cx-float64(len(pattern))*d.module/2)/dot) * dot
+	for start := 0; start < len(pattern); {
+		if !pattern[start] {
+			start++
+			continue
+		}
+		end := start
+		for end < len(pattern) && pattern[end] {
+			end++
+		}
+		d.pdf.RectFromUpperLeftWithStyle(left+float64(start)*d.module, top, float64(end-start)*d.module, height, "F")
+		start = end
+	}
+}
+
+// barcodes encodes every code and sets the sheet's one module width: the
+// widest with which the longest symbol and its quiet zones fit a label.
+// Errors: a code Code 128 cannot encode, or one that needs modules
+// narrower than 0.17 mm to fit (Invalid naming the sheet, so the caller
+// can offer a sheet of wider labels).
+func (d *drawer) barcodes(g grid, codes []string) ([][]bool, error) {
+	patterns := make([][]bool, len(codes))
 	longest := 0
-	for i, lb := range labels {
-		p, err := modules(lb.Code)
+	for i, code := range codes {
+		p, err := modules(code)
 		if err != nil {
-			return nil, fmt.Errorf("labels: label %d (%q): %w", i+1, lb.Code, err)
+			return nil, fmt.Errorf("labels: label %d (%q): %w", i+1, code, err)
 		}
 		patterns[i], longest = p, max(longest, len(p))
 	}
-	dots := min(maxModuleDots, int((l.labelW-2*l.pad)/float64(longest+2*quietModules)/dot))
+	dots := min(maxModuleDots, int((g.labelW-2*g.pad)/float64(longest+2*quietModules)/dot))
 	if dots < minModuleDots {
-		return nil, fmt.Errorf("labels: a code of %d modules is too long for a label", longest)
+		return nil, errs.InvalidField("paper", fmt.Sprintf("a barcode of %d modules does not fit the %s mm wide labels of this sheet; choose wider labels", longest, mmText(g.f.LabelW)))
 	}
-	d, err := newDrawer(l.pageW, l.pageH)
+	d.module = float64(dots) * dot
+	return patterns, nil
+}
+
+// newPages is the grid of n labels on sheet f from position start, and
+// the drawer of its pages.
+func newPages(f library.SheetFormat, start, n int) (grid, *drawer, error) {
+	g, err := newGrid(f, start, n)
+	if err != nil {
+		return grid{}, nil, err
+	}
+	d, err := newDrawer(g.pageW, g.pageH)
+	return g, d, err
+}
+
+func mmText(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
+
+// Sheet lays copy labels out left to right, top to bottom, from position
+// start of the first sheet, on as many pages as they need, and returns
+// the PDF. Each label has, from the top: the school's name, the title in
+// bold (both shortened with an ellipsis to fit), the code's Code 128
+// barcode and the code as text. Characters the embedded font lacks print
+// as "?".
+// Errors: no labels, a start past the sheet, a code Code 128 cannot encode
+// or that needs modules narrower than 0.17 mm to fit a label.
+func Sheet(f library.SheetFormat, start int, school string, labels []Label) ([]byte, error) {
+	g, d, err := newPages(f, start, len(labels))
 	if err != nil {
 		return nil, err
 	}
-	d.l, d.module = l, float64(dots)*dot
-	perPage := l.cols * l.rows
+	patterns, err := d.barcodes(g, mapCodes(labels, func(l Label) string { return l.Code }))
+	if err != nil {
+		return nil, err
+	}
 	for i, lb := range labels {
-		if i%perPage == 0 {
-			d.pdf.AddPage()
-		}
-		n := i % perPage
-		x := l.left + float64(n%l.cols)*l.pitchX
-		y := l.top + float64(n/l.cols)*l.pitchY
-		if err := d.label(x, y, school, lb, patterns[i]); err != nil {
+		x, y := g.place(d, i)
+		if err := d.stack(g, x, y, []line{
+			{font: fontRegular, size: 6.5, text: school},
+			{font: fontBold, size: 8.5, text: lb.Title},
+			{size: 13 * mmPt, bars: patterns[i]},
+			{font: fontRegular, size: 9, text: lb.Code},
+		}); err != nil {
 			return nil, fmt.Errorf("labels: label %d (%q): %w", i+1, lb.Code, err)
 		}
 	}
 	return d.bytes()
+}
+
+// Cards lays patron cards out like Sheet: each has the school's name, the
+// student's name in bold, the homeroom (when there is one), the number's
+// Code 128 barcode and the number as text, which the desk scans to find
+// the student.
+// Errors: as Sheet, for the numbers.
+func Cards(f library.SheetFormat, start int, school string, cards []ports.PatronCard) ([]byte, error) {
+	g, d, err := newPages(f, start, len(cards))
+	if err != nil {
+		return nil, err
+	}
+	patterns, err := d.barcodes(g, mapCodes(cards, func(c ports.PatronCard) string { return c.Number }))
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range cards {
+		x, y := g.place(d, i)
+		lines := []line{{font: fontRegular, size: 6.5, text: school}, {font: fontBold, size: 9, text: c.Name}}
+		if c.Homeroom != "" {
+			lines = append(lines, line{font: fontRegular, size: 7, text: c.Homeroom})
+		}
+		lines = append(lines, line{size: 12 * mmPt, bars: patterns[i]}, line{font: fontRegular, size: 9, text: c.Number})
+		if err := d.stack(g, x, y, lines); err != nil {
+			return nil, fmt.Errorf("labels: card %d: %w", i+1, err)
+		}
+	}
+	return d.bytes()
+}
+
+// Spine label type: the call number large and bold, a word a line; the
+// prefix above it and the location below it smaller. At most
+// spineCallLines lines of call number, the rest joined on the last.
+const (
+	spineCallSize  = 14.0
+	spineSmallSize = 9.0
+	spineCallLines = 4
+)
+
+// SpineLabels lays spine labels out like Sheet. A label with nothing to
+// print stays blank, so the labels keep the order of the copies.
+// Errors: no labels, a start past the sheet.
+func SpineLabels(f library.SheetFormat, start int, labels []ports.SpineLabel) ([]byte, error) {
+	g, d, err := newPages(f, start, len(labels))
+	if err != nil {
+		return nil, err
+	}
+	for i, lb := range labels {
+		x, y := g.place(d, i)
+		var lines []line
+		if lb.Prefix != "" {
+			lines = append(lines, line{font: fontBold, size: spineSmallSize, text: lb.Prefix})
+		}
+		for _, w := range library.SpineLines(lb.CallNumber, spineCallLines) {
+			lines = append(lines, line{font: fontBold, size: spineCallSize, text: w})
+		}
+		if lb.Location != "" {
+			lines = append(lines, line{font: fontRegular, size: spineSmallSize, text: lb.Location})
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		if err := d.stack(g, x, y, lines); err != nil {
+			return nil, fmt.Errorf("labels: spine label %d: %w", i+1, err)
+		}
+	}
+	return d.bytes()
+}
+
+func mapCodes[T any](in []T, code func(T) string) []string {
+	out := make([]string, len(in))
+	for i, v := range in {
+		out[i] = code(v)
+	}
+	return out
 }
 
 type fitKey struct {
@@ -163,8 +332,7 @@ type fitKey struct {
 
 type drawer struct {
 	pdf    gopdf.GoPdf
-	l      layout
-	module float64           // width of a module, in points
+	module float64           // width of a barcode module, in points
 	fitted map[fitKey]string // every label of a book has the same title and school
 }
 
@@ -188,41 +356,6 @@ func (d *drawer) bytes() ([]byte, error) {
 		return nil, fmt.Errorf("labels: write PDF: %w", err)
 	}
 	return out, nil
-}
-
-// label draws one label whose upper-left corner is (x, y), y downwards,
-// with the code's module pattern.
-func (d *drawer) label(x, y float64, school string, lb Label, pattern []bool) error {
-	l, module := d.l, d.module
-	width := l.labelW - 2*l.pad
-	// The four lines as one block, centred vertically on the label.
-	block := l.schoolSize + l.titleSize + l.barHeight + l.codeSize + 3*l.gap
-	top := y + (l.labelH-block)/2
-	cx := x + l.labelW/2
-
-	if err := d.text(fontRegular, l.schoolSize, school, cx, top, width); err != nil {
-		return err
-	}
-	top += l.schoolSize + l.gap
-	if err := d.text(fontBold, l.titleSize, lb.Title, cx, top, width); err != nil {
-		return err
-	}
-	top += l.titleSize + l.gap
-	left := math.Round((cx-float64(len(pattern))*module/2)/dot) * dot
-	for start := 0; start < len(pattern); {
-		if !pattern[start] {
-			start++
-			continue
-		}
-		end := start
-		for end < len(pattern) && pattern[end] {
-			end++
-		}
-		d.pdf.RectFromUpperLeftWithStyle(left+float64(start)*module, top, float64(end-start)*module, l.barHeight, "F")
-		start = end
-	}
-	top += l.barHeight + l.gap
-	return d.text(fontRegular, l.codeSize, lb.Code, cx, top, width)
 }
 
 // text writes s centred on cx in a line whose top is top, shortened to

@@ -19,6 +19,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/labels"
 	"github.com/readinglibrary/service/adapters/labels/labelstest"
+	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
 )
@@ -35,11 +36,35 @@ type sheetSpec struct {
 	labelW, labelH float64
 }
 
-var specs = map[ports.Paper]sheetSpec{
+var specs = map[string]sheetSpec{
 	// Avery L7160: A4, 3 x 7 labels of 63.5 x 38.1 mm.
-	ports.PaperA4: {210 * mm, 297 * mm, 3, 7, 7.25 * mm, 15.15 * mm, 66.04 * mm, 38.1 * mm, 63.5 * mm, 38.1 * mm},
+	library.SheetAveryL7160: {210 * mm, 297 * mm, 3, 7, 7.25 * mm, 15.15 * mm, 66.04 * mm, 38.1 * mm, 63.5 * mm, 38.1 * mm},
 	// Avery 5160: US Letter, 3 x 10 labels of 2 5/8 x 1 in.
-	ports.PaperLetter: {612, 792, 3, 10, 13.5, 36, 198, 72, 189, 72},
+	library.SheetAvery5160: {612, 792, 3, 10, 13.5, 36, 198, 72, 189, 72},
+	// Avery L7163: A4, 2 x 7 labels of 99.1 x 38.1 mm.
+	library.SheetAveryL7163: {210 * mm, 297 * mm, 2, 7, 4.65 * mm, 15.15 * mm, 101.6 * mm, 38.1 * mm, 99.1 * mm, 38.1 * mm},
+	// Avery L7651: A4, 5 x 13 labels of 38.1 x 21.2 mm.
+	library.SheetAveryL7651: {210 * mm, 297 * mm, 5, 13, 4.67 * mm, 10.7 * mm, 40.64 * mm, 21.2 * mm, 38.1 * mm, 21.2 * mm},
+	// A grid a school measured: 100 x 150 mm card, 2 x 3 labels of
+	// 45 x 40 mm, 5 mm apart, from (3, 6).
+	library.SheetCustom: {100 * mm, 150 * mm, 2, 3, 3 * mm, 6 * mm, 50 * mm, 45 * mm, 45 * mm, 40 * mm},
+}
+
+// sheet returns the package's format of a name, the custom grid included.
+func sheet(t *testing.T, name string) library.SheetFormat {
+	t.Helper()
+	if name == library.SheetCustom {
+		f, err := library.CustomGrid{PageW: 100, PageH: 150, Cols: 2, Rows: 3, Left: 3, Top: 6, LabelW: 45, LabelH: 40, PitchX: 50, PitchY: 45}.Sheet()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	f, ok := library.NamedSheet(name)
+	if !ok {
+		t.Fatalf("no sheet format %q", name)
+	}
+	return f
 }
 
 // box returns the n-th label's rectangle on a page (PDF coordinates:
@@ -237,23 +262,33 @@ func centred(t *testing.T, box labelstest.Rect, barsX float64, texts []labelstes
 func TestSheetPages(t *testing.T) {
 	tests := []struct {
 		name   string
-		paper  ports.Paper
+		sheet  string
+		start  int
 		labels int
 		pages  int
 	}{
-		{"A4One", ports.PaperA4, 1, 1},
-		{"A4Full", ports.PaperA4, 21, 1},
-		{"A4OneMore", ports.PaperA4, 22, 2},
-		{"A4Many", ports.PaperA4, 100, 5},
-		{"LetterOne", ports.PaperLetter, 1, 1},
-		{"LetterFull", ports.PaperLetter, 30, 1},
-		{"LetterOneMore", ports.PaperLetter, 31, 2},
+		{"A4One", library.SheetAveryL7160, 1, 1, 1},
+		{"A4Full", library.SheetAveryL7160, 1, 21, 1},
+		{"A4OneMore", library.SheetAveryL7160, 1, 22, 2},
+		{"A4Many", library.SheetAveryL7160, 1, 100, 5},
+		{"LetterOne", library.SheetAvery5160, 1, 1, 1},
+		{"LetterFull", library.SheetAvery5160, 1, 30, 1},
+		{"LetterOneMore", library.SheetAvery5160, 1, 31, 2},
+		{"L7163", library.SheetAveryL7163, 1, 15, 2},
+		{"L7651", library.SheetAveryL7651, 1, 66, 2},
+		{"Custom", library.SheetCustom, 1, 7, 2},
+		// A part-used sheet: the first labels go where the sheet still
+		// has some, and the next sheet starts at its first position.
+		{"A4StartAtTheLast", library.SheetAveryL7160, 21, 2, 2},
+		{"A4StartInTheMiddle", library.SheetAveryL7160, 9, 13, 1},
+		{"A4StartInTheMiddleOneMore", library.SheetAveryL7160, 9, 14, 2},
+		{"L7651Start", library.SheetAveryL7651, 60, 10, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := specs[tt.paper]
+			spec := specs[tt.sheet]
 			ls := copyLabels(t, tt.labels, "Pip and the Wind")
-			out, err := labels.Sheet(tt.paper, "Maplegrove School", ls)
+			out, err := labels.Sheet(sheet(t, tt.sheet), tt.start, "Maplegrove School", ls)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -269,17 +304,20 @@ func TestSheetPages(t *testing.T) {
 				if math.Abs(p.Width-spec.w) > 0.5 || math.Abs(p.Height-spec.h) > 0.5 {
 					t.Errorf("page %d is %.2f x %.2f pt, want %.2f x %.2f", pi+1, p.Width, p.Height, spec.w, spec.h)
 				}
-				onPage := min(spec.perPage(), tt.labels-pi*spec.perPage())
-				for n := range onPage {
-					lb, box := ls[next], spec.box(n)
-					var got []string
-					for _, tx := range p.Texts {
-						if inside(t, tx, box) {
-							got = append(got, tx.S)
-						}
+				first := 0
+				if pi == 0 {
+					first = tt.start - 1
+				}
+				for n := range first {
+					if got := textsIn(t, p, spec.box(n)); len(got) != 0 || len(barsIn(p.Rects, spec.box(n))) != 0 {
+						t.Errorf("page %d position %d, before the start, is printed: %q", pi+1, n+1, got)
 					}
-					if want := []string{"Maplegrove School", "Pip and the Wind", lb.Code}; !slices.Equal(got, want) {
-						t.Errorf("page %d label %d shows %q, want %q", pi+1, n+1, got, want)
+				}
+				onPage := min(spec.perPage()-first, tt.labels-next)
+				for n := first; n < first+onPage; n++ {
+					lb, box := ls[next], spec.box(n)
+					if want := []string{"Maplegrove School", "Pip and the Wind", lb.Code}; !slices.Equal(textsIn(t, p, box), want) {
+						t.Errorf("page %d label %d shows %q, want %q", pi+1, n+1, textsIn(t, p, box), want)
 					}
 					bars := barsIn(p.Rects, box)
 					pat, module := decode(t, bars)
@@ -300,15 +338,26 @@ func TestSheetPages(t *testing.T) {
 	}
 }
 
+// textsIn returns the page's text runs that lie within box, in order.
+func textsIn(t *testing.T, p labelstest.Page, box labelstest.Rect) []string {
+	var got []string
+	for _, tx := range p.Texts {
+		if inside(t, tx, box) {
+			got = append(got, tx.S)
+		}
+	}
+	return got
+}
+
 // The bars of a label are exactly boombuler's Code 128 modules of its code,
 // each bar a whole number of modules wide and every edge on a whole
 // module, with quiet zones of at least ten modules inside the label and
 // the text clear of the bars.
 func TestBarsAreTheCode128Symbol(t *testing.T) {
-	for _, paper := range []ports.Paper{ports.PaperA4, ports.PaperLetter} {
+	for _, paper := range []string{library.SheetAveryL7160, library.SheetAvery5160, library.SheetAveryL7651} {
 		for _, code := range []string{"7KQ4-X2MB-Q", "0123-4567-8", "ZZZZ-ZZZZ-Z"} {
 			t.Run(fmt.Sprintf("%s/%s", paper, code), func(t *testing.T) {
-				out, err := labels.Sheet(paper, "Maplegrove School", []labels.Label{{Code: code, Title: "Pip and the Wind"}})
+				out, err := labels.Sheet(sheet(t, paper), 1, "Maplegrove School", []labels.Label{{Code: code, Title: "Pip and the Wind"}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -383,13 +432,13 @@ func TestTitles(t *testing.T) {
 		{name: "LongSchool", title: "Pip", want: "Pip", school: strings.Repeat("Saint Bartholomew's Grammar School ", 10)},
 	}
 	for _, tt := range tests {
-		for _, paper := range []ports.Paper{ports.PaperA4, ports.PaperLetter} {
-			t.Run(tt.name+"/"+string(paper), func(t *testing.T) {
+		for _, paper := range []string{library.SheetAveryL7160, library.SheetAvery5160, library.SheetAveryL7651} {
+			t.Run(tt.name+"/"+paper, func(t *testing.T) {
 				school := tt.school
 				if school == "" {
 					school = "Maplegrove School"
 				}
-				out, err := labels.Sheet(paper, school, []labels.Label{{Code: "7KQ4-X2MB-Q", Title: tt.title}})
+				out, err := labels.Sheet(sheet(t, paper), 1, school, []labels.Label{{Code: "7KQ4-X2MB-Q", Title: tt.title}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -440,20 +489,24 @@ func TestTitles(t *testing.T) {
 
 func TestSheetErrors(t *testing.T) {
 	ok := []labels.Label{{Code: "7KQ4-X2MB-Q", Title: "Pip"}}
+	a4 := sheet(t, library.SheetAveryL7160)
 	tests := []struct {
 		name   string
-		paper  ports.Paper
+		sheet  library.SheetFormat
+		start  int
 		labels []labels.Label
 	}{
-		{"UnknownPaper", "a5", ok},
-		{"NoLabels", ports.PaperA4, nil},
-		{"EmptyCode", ports.PaperA4, []labels.Label{{Code: "", Title: "Pip"}}},
-		{"NotASCII", ports.PaperA4, []labels.Label{{Code: "ÄÖÜ-1", Title: "Pip"}}},
-		{"TooLongForALabel", ports.PaperA4, []labels.Label{{Code: strings.Repeat("A", 60), Title: "Pip"}}},
+		{"NoFormat", library.SheetFormat{}, 1, ok},
+		{"NoLabels", a4, 1, nil},
+		{"StartBeforeTheFirst", a4, 0, ok},
+		{"StartPastTheSheet", a4, 22, ok},
+		{"EmptyCode", a4, 1, []labels.Label{{Code: "", Title: "Pip"}}},
+		{"NotASCII", a4, 1, []labels.Label{{Code: "ÄÖÜ-1", Title: "Pip"}}},
+		{"TooLongForALabel", a4, 1, []labels.Label{{Code: strings.Repeat("A", 60), Title: "Pip"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := labels.Sheet(tt.paper, "School", tt.labels)
+			out, err := labels.Sheet(tt.sheet, tt.start, "School", tt.labels)
 			if err == nil {
 				t.Fatalf("got a %d-byte PDF, want an error", len(out))
 			}
@@ -461,14 +514,42 @@ func TestSheetErrors(t *testing.T) {
 	}
 }
 
-// The printer is the port's implementation and prints the same sheet.
+// A code too long for the sheet's labels is the request's fault, and
+// names the sheet: a wider label prints it.
+func TestCodeTooLongForTheSheetIsInvalid(t *testing.T) {
+	code := strings.Repeat("AB", 12) // 24 characters: 2 dots a module need 60 mm
+	_, err := labels.Sheet(sheet(t, library.SheetAveryL7651), 1, "School", []labels.Label{{Code: code, Title: "Pip"}})
+	if e, ok := errs.As(err); !ok || e.Kind != errs.Invalid || e.Details["fields"] == nil {
+		t.Fatalf("error %v, want Invalid naming the paper", err)
+	}
+	if _, err := labels.Sheet(sheet(t, library.SheetAveryL7163), 1, "School", []labels.Label{{Code: code, Title: "Pip"}}); err != nil {
+		t.Fatalf("on 99 mm labels: %v", err)
+	}
+}
+
+// The printer is the port's implementation and prints the same sheets.
 func TestPrinter(t *testing.T) {
 	var p ports.LabelPrinter = labels.Printer{}
-	out, err := p.Sheet(ports.PaperLetter, "School", []labels.Label{{Code: "7KQ4-X2MB-Q", Title: "Pip"}})
+	letter := sheet(t, library.SheetAvery5160)
+	out, err := p.Sheet(letter, 1, "School", []labels.Label{{Code: "7KQ4-X2MB-Q", Title: "Pip"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, out)[0].Strings(); !slices.Equal(got, []string{"School", "Pip", "7KQ4-X2MB-Q"}) {
 		t.Fatalf("texts %q", got)
+	}
+	out, err = p.SpineLabels(letter, 1, []ports.SpineLabel{{Prefix: "MGS", CallNumber: "FIC ROW", Location: "Juniors"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, out)[0].Strings(); !slices.Equal(got, []string{"MGS", "FIC", "ROW", "Juniors"}) {
+		t.Fatalf("spine texts %q", got)
+	}
+	out, err = p.Cards(letter, 1, "School", []ports.PatronCard{{Name: "Ada Park", Number: "S1042", Homeroom: "5B"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, out)[0].Strings(); !slices.Equal(got, []string{"School", "Ada Park", "5B", "S1042"}) {
+		t.Fatalf("card texts %q", got)
 	}
 }

@@ -437,6 +437,14 @@ func (r *Holdings) SetCopyCondition(ctx context.Context, schoolID, copyID string
 	return updateMatched(ctx, r.copies, filter, copyConditionUpdate(c), "set the copy's condition", library.ErrCopyNotFound)
 }
 
+// SetCopyShelf implements ports.HoldingsRepository with one update by the
+// copy's id.
+func (r *Holdings) SetCopyShelf(ctx context.Context, schoolID, copyID string, shelf library.CopyShelf) error {
+	filter := bson.D{{Key: "_id", Value: copyID}, {Key: "school_id", Value: schoolID}}
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "call_number", Value: shelf.CallNumber}, {Key: "location", Value: shelf.Location}}}}
+	return updateMatched(ctx, r.copies, filter, update, "set the copy's shelf mark", library.ErrCopyNotFound)
+}
+
 // CopyByCode implements ports.HoldingsRepository: one find on the unique
 // {school_id, code} index.
 func (r *Holdings) CopyByCode(ctx context.Context, schoolID, code string) (library.Copy, error) {

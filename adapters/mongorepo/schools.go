@@ -156,6 +156,8 @@ type settingsDoc struct {
 	// Whether students may choose not to keep a loan history; absent
 	// (no) in schools stored before the setting.
 	HistoryChoice bool `bson:"history_choice,omitempty"`
+	// The spine labels' prefix; absent (none) in schools stored before it.
+	LabelPrefix string `bson:"label_prefix,omitempty"`
 }
 
 func toSettingsDoc(s library.Settings) settingsDoc {
@@ -177,6 +179,7 @@ func toSettingsDoc(s library.Settings) settingsDoc {
 		CatalogEndpoint:      &s.CatalogEndpoint,
 		ReadingLevelCheck:    s.ReadingLevelCheck,
 		HistoryChoice:        s.HistoryChoice,
+		LabelPrefix:          s.LabelPrefix,
 	}
 }
 
@@ -218,6 +221,7 @@ func (d schoolDoc) toSchool() library.School {
 			CatalogEndpoint:    d.Settings.catalogEndpoint(),
 			ReadingLevelCheck:  d.Settings.ReadingLevelCheck,
 			HistoryChoice:      d.Settings.HistoryChoice,
+			LabelPrefix:        d.Settings.LabelPrefix,
 			ChargeSettings: library.ChargeSettings{
 				Currency: d.Settings.Currency, ReplacementCostCents: d.Settings.ReplacementCostCents,
 				BlockOverdueItems: d.Settings.BlockOverdueItems, BlockChargesCents: d.Settings.BlockChargesCents,

@@ -155,6 +155,8 @@ UPDATE library_books SET price_cents = :price_cents WHERE id = :id AND +school_i
 	stmtCopySetCondition = newStmt("copies.set_condition", `
 UPDATE copies SET copy_condition = :condition, condition_note = :note, condition_loan_id = :loan_id, condition_at = :at
 WHERE id = :id AND +school_id = :school_id`)
+	stmtCopySetShelf = newStmt("copies.set_shelf", `
+UPDATE copies SET call_number = :call_number, location = :location WHERE id = :id AND +school_id = :school_id`)
 	stmtCopyOffShelfCounts = newStmt("copies.off_shelf_counts", `
 SELECT book_id, count(*) FROM copies INDEXED BY copies_off_shelf
 WHERE school_id = :school_id AND book_id IN (SELECT value FROM json_each(:book_ids)) AND copy_condition <> ''
@@ -496,6 +498,14 @@ func (r *Holdings) SetCopyCondition(ctx context.Context, schoolID, copyID string
 	res, err := r.db.exec(ctx, r.db.write, stmtCopySetCondition, sql.Named("id", copyID), sql.Named("school_id", schoolID),
 		sql.Named("condition", c.Condition), sql.Named("note", c.Note), sql.Named("loan_id", c.LoanID), sql.Named("at", conditionAt(c)))
 	return changedOne(res, err, "set the copy's condition", library.ErrCopyNotFound)
+}
+
+// SetCopyShelf implements ports.HoldingsRepository with one UPDATE by the
+// copy's primary key.
+func (r *Holdings) SetCopyShelf(ctx context.Context, schoolID, copyID string, shelf library.CopyShelf) error {
+	res, err := r.db.exec(ctx, r.db.write, stmtCopySetShelf, sql.Named("id", copyID), sql.Named("school_id", schoolID),
+		sql.Named("call_number", shelf.CallNumber), sql.Named("location", shelf.Location))
+	return changedOne(res, err, "set the copy's shelf mark", library.ErrCopyNotFound)
 }
 
 // changedOne maps the result of an UPDATE of one row by its key: no row

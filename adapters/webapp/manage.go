@@ -460,6 +460,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 			"hold_pickup_days":      strconv.Itoa(s.Settings.PickupDays()),
 			"sru_endpoint":          s.Settings.CatalogEndpoint,
 			"reading_level_check":   s.Settings.ReadingCheck(),
+			"label_prefix":          s.Settings.LabelPrefix,
 		}}
 		chargeSettingsValues(s.Settings.ChargeSettings, v.Form.Values)
 	}
@@ -517,6 +518,11 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request, school librar
 			change.CatalogEndpoint = new(string)
 		}
 	}
+	// An emptied prefix prints none.
+	if _, sent := form["label_prefix"]; sent {
+		prefix := form.Get("label_prefix")
+		change.LabelPrefix = &prefix
+	}
 	if v := text("currency"); v != nil {
 		upper := strings.ToUpper(*v)
 		change.Currency = &upper
@@ -530,7 +536,7 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request, school librar
 	}
 	if err != nil {
 		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days",
-			"timezone", "hold_pickup_days", "sru_endpoint", "reading_level_check", "currency", "replacement_cost_cents", "block_overdue_items", "block_charges_cents")
+			"timezone", "hold_pickup_days", "sru_endpoint", "reading_level_check", "label_prefix", "currency", "replacement_cost_cents", "block_overdue_items", "block_charges_cents")
 		st.Values["allow_public_catalog"] = strconv.FormatBool(public)
 		st.Values["history_choice"] = strconv.FormatBool(choice)
 		a.renderSettings(w, r, school, a.statusFor(err), st)

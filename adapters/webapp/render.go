@@ -209,6 +209,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 		add("classes", "Classes", root+"/classes", "read", "library:classes")
 	}
 	add("books", "Books", root+"/books", "read", "library:copies")
+	add("labels", "Labels", root+"/labels", "read", "library:copies")
 	add("holds", "Holds", root+"/holds", "read", "library:holds")
 	add("reviews", "Reviews", root+"/reviews", "read", "library:reviews")
 	add("students", "Students", root+"/students", "read", "library:students")
@@ -383,6 +384,7 @@ var fieldLabels = map[string]string{
 	"call_number": "Call number", "genre": "Genre", "reading_level": "Reading level", "age_min": "Youngest age",
 	"age_max": "Oldest age", "publisher": "Publisher", "published_year": "Year published", "subjects": "Subjects",
 	"reading_level_check": "Reading-level check",
+	"label_prefix":        "Spine label prefix",
 }
 
 // messageOf is a sentence for the librarian: the service's client-safe

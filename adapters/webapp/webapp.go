@@ -222,6 +222,7 @@ func (a *App) Routes() []Route {
 		post("web.loanRules.save", school+"/loan-rules", a.saveLoanRules, need("update", "library:loanrules")),
 		page("web.reports", school+"/reports", a.reports, need("read", "library:reports")),
 		page("web.audit", school+"/audit", a.auditPage, need("read", "library:audit")),
+		page("web.labels", school+"/labels", a.labelsPage, need("read", "library:copies")),
 		page("web.accounts", school+"/accounts", a.accounts, need("read", "library:accounts")),
 		post("web.accounts.invite", school+"/accounts/invite", a.invite, need("invite", "library:accounts")),
 		post("web.accounts.manage", school+"/accounts/manage", a.manage, need("manage", "library:accounts")),

@@ -53,3 +53,44 @@ func TestSmoke(t *testing.T) {
 		t.Log(rep)
 	}
 }
+
+// TestAuditSmoke runs -audit on a school of 5 books with 300 entries in the
+// log: both check-outs must answer, the log must hold one entry per
+// audited check-out and none per plain one, and every read must answer.
+func TestAuditSmoke(t *testing.T) {
+	o := options{
+		stores: []string{storeDefault}, sizes: []int{5}, students: []int{12}, pastLoans: []int{5},
+		clients: 2, requests: 20, minRequests: 1, maxTime: 100 * time.Millisecond, hardTime: 10 * time.Second,
+		warmup: 1, seedWorkers: 4, clientTimeout: 30 * time.Second, settleMax: 0,
+		chainDuration: 100 * time.Millisecond, rounds: 1, audit: true, auditEntries: 300,
+	}
+	r := &runner{o: o, args: "(audit smoke test)"}
+	if err := r.run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	sr := r.runs[0]
+	if sr.err != nil {
+		t.Fatalf("run: %v", sr.err)
+	}
+	ac := sr.audit
+	if ac == nil || ac.Plain.N != 20 || ac.Dated.N != 20 || ac.Plain.Errs+ac.Dated.Errs > 0 || ac.Verified == "" {
+		t.Fatalf("check-outs: %+v", ac)
+	}
+	if len(sr.reportRows) != 8 {
+		t.Fatalf("%d reads measured, want 8 (the baseline and 7)", len(sr.reportRows))
+	}
+	for _, row := range sr.reportRows {
+		if row.Res.N == 0 || row.Res.Errs > 0 {
+			t.Errorf("%s: %d requests, %d failed: %s", row.Label, row.Res.N, row.Res.Errs, row.Res.FirstErr)
+		}
+	}
+	rep := r.report()
+	for _, want := range []string{"What the audit log adds", "records loan.due_date", "`?format=csv`", "one loan.due_date for each of the 21"} {
+		if !strings.Contains(rep, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(rep)
+	}
+}

@@ -105,6 +105,11 @@ type options struct {
 	// self measures the student self-service routes (and a baseline)
 	// instead of the desk, the catalogs and the writes.
 	self bool
+	// audit measures what the audit log adds to a check-out, and the
+	// log's reads (and a baseline), after filling the log with
+	// auditEntries entries.
+	audit        bool
+	auditEntries int
 
 	commands   bool
 	out        string
@@ -155,6 +160,8 @@ func main() {
 	flag.IntVar(&o.progress, "progress", 0, "with -self, store this many reading-app sessions (and their progress) across the school's students before measuring a class's reading")
 	flag.BoolVar(&o.reports, "reports", false, "measure only the report routes, each at one client beside a baseline (the desk's loans list), instead of the desk, the catalogs and the writes")
 	flag.BoolVar(&o.self, "self", false, "measure only the student self-service requests (catalogue page, history, holds, renewals), each at one client beside a baseline (the desk's loans list)")
+	flag.BoolVar(&o.audit, "audit", false, "measure only what the audit log adds to a check-out (one due on a chosen date, which records an entry, alternating with one that records none) and the log's reads beside a baseline (the desk's loans list), at one client, after filling the log with -audit-entries entries")
+	flag.IntVar(&o.auditEntries, "audit-entries", 100000, "with -audit, the entries appended to the school's audit log (through the store, not measured) before measuring; -quick makes it 2000 unless set")
 	flag.BoolVar(&o.commands, "commands", false, "after measuring, count database commands per request for every route (MongoDB-driver stores only)")
 	flag.StringVar(&o.out, "out", "", "also write the Markdown report to this file (rewritten after every size)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
@@ -175,6 +182,9 @@ func main() {
 		if !set["chain-duration"] {
 			o.chainDuration = time.Second
 		}
+		if !set["audit-entries"] {
+			o.auditEntries = 2000
+		}
 	}
 	for _, s := range strings.Split(*stores, ",") {
 		if s = strings.TrimSpace(s); s == "" {
@@ -193,6 +203,18 @@ func main() {
 	}
 	if (len(o.students) > 0 && len(o.students) != len(o.sizes)) || (len(o.pastLoans) > 0 && len(o.pastLoans) != len(o.sizes)) {
 		log.Fatal("-students and -past-loans need one value per size")
+	}
+	modes := 0
+	for _, on := range []bool{o.reports, o.self, o.audit} {
+		if on {
+			modes++
+		}
+	}
+	if modes > 1 {
+		log.Fatal("-reports, -self and -audit measure different things: name one")
+	}
+	if o.audit && o.auditEntries < 60 {
+		log.Fatal("-audit-entries must be at least 60: the log's reads measure a second page")
 	}
 	if o.clients < 1 || o.requests < 1 || o.minRequests < 1 || o.maxTime <= 0 || o.seedWorkers < 1 {
 		log.Fatal("-c, -requests, -min-requests, -max-time and -seed-workers must be positive")

@@ -99,6 +99,9 @@ func (r *runner) measureSchool(s *svc, sc *school, sr *sizeRun) error {
 	if o.self {
 		return r.measureSelf(s, sc, sr)
 	}
+	if o.audit {
+		return r.measureAudit(s, sc, sr)
+	}
 	pagePath := "/library/" + demoSchoolDomain
 	catPath := "/api/library/catalog/" + demoSchoolDomain
 

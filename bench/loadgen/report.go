@@ -43,6 +43,16 @@ func (r *runner) report() string {
 			"Each request is then measured at one client after %d unmeasured requests, in turn, beside a baseline measured first in the same process: "+
 			"the desk's loans list. A request measures at most %d requests; it stops once it has measured for %s and has at least %d requests, "+
 			"and never measures for more than %s.\n\n", selfHistory, max(o.warmup, 1), o.requests, o.maxTime, o.minRequests, o.hardTime)
+	} else if o.audit {
+		rep.f("**Method.** `-audit`: after seeding, the school's audit log is filled with %d entries through the store's `AuditLogRepository` (not measured). "+
+			"Then, at one client, a check-out of a fresh copy with no due date chosen (the ordinary one: it records no audit entry) and the same check-out "+
+			"due on a date the librarian chose (it records `loan.due_date`) are measured alternately, %d rounds of %d requests a side, the side that goes first "+
+			"swapped every round, after %d unmeasured requests a side; the students take turns. The run then checks in the log that each audited check-out "+
+			"recorded one entry and each plain one none, and stops if not. Last, each read of the log is measured at one client after %d unmeasured requests, "+
+			"in turn, beside a baseline measured first in the same process: the desk's loans list. A read measures at most %d requests; it stops once it has "+
+			"measured for %s and has at least %d requests, and never measures for more than %s. Before each phase the load generator waits (at most %s) "+
+			"until the process is idle.\n\n", o.auditEntries, auditRounds, (o.requests+auditRounds-1)/auditRounds, o.warmup, max(o.warmup, 1),
+			o.requests, o.maxTime, o.minRequests, o.hardTime, o.settleMax)
 	} else if o.reports {
 		rep.f("**Method.** `-reports`: after seeding, each report route (and the desk's Reports page, with the librarian's cookie session) is measured at one client "+
 			"after %d unmeasured requests, in turn, beside a baseline measured first in the same process: the desk's loans list. A request measures at most %d requests; "+
@@ -71,8 +81,9 @@ func (r *runner) report() string {
 			r.writeSize(&rep, sr)
 		}
 	}
-	if o.reports || o.self {
-		// Only the reports (or the self-service requests) were measured:
+	if o.reports || o.self || o.audit {
+		// Only the reports (or the self-service requests, or the audit
+		// log's) were measured:
 		// their table is the figures.
 	} else {
 		if len(o.stores) > 1 {
@@ -124,6 +135,7 @@ func (r *runner) writeSize(rep *report, sr *sizeRun) {
 		rep.f("Resident memory of the process %s after seeding, %s after measuring. Load before measuring `%s`; measuring took %s.\n\n",
 			mib(sr.rssSeeded), mib(sr.rssMeasured), sr.loadAt, sr.measureTook.Round(time.Second))
 	}
+	r.writeAudit(rep, sr)
 	if len(sr.reportRows) > 0 {
 		r.writeReports(rep, sr)
 		return

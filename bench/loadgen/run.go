@@ -34,6 +34,7 @@ type sizeRun struct {
 	rows                              map[string]measurement
 	holdRows                          map[string]measurement // -holds: the writes again, with holds and a calendar
 	reportRows                        []reportRow            // -reports: the baseline first
+	audit                             *auditCheckouts        // -audit: the fill and the check-outs
 	me1, meN                          pair
 	rssSeeded, rssMeasured            uint64
 	measureTook, took                 time.Duration

@@ -26,7 +26,7 @@ const (
 	// barcodes of other library systems are at most a few dozen.
 	MaxCopyCode = 64
 	// MaxCopyLocation bounds a copy's shelving location.
-	MaxCopyLocation = 64
+	MaxCopyLocation = library.MaxCopyLocation
 )
 
 // Holdings file formats (ports.FormatMARC21 and ports.FormatMARCXML name

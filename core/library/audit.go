@@ -252,6 +252,7 @@ func (s Settings) AuditFields() map[string]string {
 		"hold_pickup_days":       strconv.Itoa(s.HoldPickupDays),
 		"sru_endpoint":           s.CatalogEndpoint,
 		"reading_level_check":    s.ReadingCheck(),
+		"label_prefix":           s.LabelPrefix,
 		"currency":               s.CurrencyCode(),
 		"replacement_cost_cents": strconv.FormatInt(s.ReplacementCostCents, 10),
 		"block_overdue_items":    strconv.Itoa(s.BlockOverdueItems),

@@ -42,6 +42,34 @@ type Copy struct {
 	Location   string
 }
 
+// MaxCopyLocation bounds a copy's shelving location.
+const MaxCopyLocation = 64
+
+// CopyShelf is where a copy stands: its own call number (printed on its
+// spine label instead of the book's) and its shelving location.
+type CopyShelf struct {
+	CallNumber string
+	Location   string
+}
+
+// Normalized returns the shelf mark trimmed, with single spaces inside.
+func (s CopyShelf) Normalized() CopyShelf {
+	return CopyShelf{CallNumber: NormalizeClassField(s.CallNumber), Location: NormalizeClassField(s.Location)}
+}
+
+// Validate checks a normalised shelf mark: each part empty or printable
+// text of at most 64 characters. Errors: Invalid (call_number, location).
+func (s CopyShelf) Validate() error {
+	fields := errs.FieldErrors{}
+	if msg := validateClassField(s.CallNumber, MaxCallNumber); msg != "" {
+		fields.Add("call_number", msg)
+	}
+	if msg := validateClassField(s.Location, MaxCopyLocation); msg != "" {
+		fields.Add("location", msg)
+	}
+	return fields.Err()
+}
+
 // ErrCopyNotFound is returned for an unknown copy, or one of another school.
 func ErrCopyNotFound() error {
 	return errs.E(errs.NotFound, errs.CodeCopyNotFound, "The copy does not exist.")

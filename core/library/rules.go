@@ -201,6 +201,9 @@ func ValidateSettings(s Settings) error {
 	if s.ReadingLevelCheck != "" && !validReadingCheck(s.ReadingLevelCheck) {
 		fields.Add("reading_level_check", "must be warn, block or off")
 	}
+	if msg := ValidateLabelPrefix(s.LabelPrefix); msg != "" {
+		fields.Add("label_prefix", msg)
+	}
 	s.ChargeSettings.validate(fields)
 	return fields.Err()
 }

@@ -67,6 +67,10 @@ type Settings struct {
 	// student's reading range (ReadingCheckWarn, ReadingCheckBlock or
 	// ReadingCheckOff); "" reads as warn (ReadingCheck).
 	ReadingLevelCheck string
+	// LabelPrefix is printed at the top of every spine label, such as the
+	// school's initials (at most MaxLabelPrefix characters; "" prints
+	// none), so a book that strays to another school comes home.
+	LabelPrefix string
 	// The charges for lost and damaged copies and the borrowing block
 	// (charges.go). Every zero value keeps the behaviour from before they
 	// existed: no charge, no block, and the default currency.
@@ -122,6 +126,7 @@ type SettingsChange struct {
 	HoldPickupDays     *int
 	CatalogEndpoint    *string
 	ReadingLevelCheck  *string
+	LabelPrefix        *string
 	// The charge settings.
 	Currency             *string
 	ReplacementCostCents *int64
@@ -143,6 +148,9 @@ func (c SettingsChange) Apply(s Settings) Settings {
 	set(&s.HoldPickupDays, c.HoldPickupDays)
 	set(&s.CatalogEndpoint, c.CatalogEndpoint)
 	set(&s.ReadingLevelCheck, c.ReadingLevelCheck)
+	if c.LabelPrefix != nil {
+		s.LabelPrefix = NormalizeClassField(*c.LabelPrefix)
+	}
 	set(&s.Currency, c.Currency)
 	set(&s.ReplacementCostCents, c.ReplacementCostCents)
 	set(&s.BlockOverdueItems, c.BlockOverdueItems)

@@ -7,8 +7,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/collection"
 	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
 )
 
 func TestCopyLabels(t *testing.T) {
@@ -78,4 +80,23 @@ func TestCopyLabels(t *testing.T) {
 		_, err := lf.lib.Holdings.CopyLabels(as(lf.reader), "", book.ID, 1, collection.DefaultLabelsPerPage)
 		wantErr(t, err, errs.Forbidden, "forbidden")
 	})
+}
+
+// A spine label takes the copy's own call number (an item's shelf mark
+// from an import) before the book's, the copy's location and the school's
+// prefix.
+func TestSpineLabelsOfCopies(t *testing.T) {
+	var l collection.CopyLabels
+	l.School.Settings.LabelPrefix = "MGS"
+	l.Book.CallNumber = "FIC DAH"
+	l.Copies = []library.Copy{{Code: "A"}, {Code: "B", CallNumber: "REF 823 DAH", Location: "Reference"}, {Code: "C", Location: "Juniors"}}
+	got := l.SpineLabels()
+	want := []ports.SpineLabel{
+		{Prefix: "MGS", CallNumber: "FIC DAH"},
+		{Prefix: "MGS", CallNumber: "REF 823 DAH", Location: "Reference"},
+		{Prefix: "MGS", CallNumber: "FIC DAH", Location: "Juniors"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("spine labels %+v, want %+v", got, want)
+	}
 }

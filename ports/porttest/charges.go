@@ -23,6 +23,7 @@ func Charges(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"OfStudentAndPages", testChargeLists},
 		{"SettleRace", testChargeSettleRace},
 		{"CopyCondition", testCopyCondition},
+		{"CopyShelf", testCopyShelf},
 		{"BookPrice", testBookPrice},
 		{"EndLoanAndClaimsReturned", testEndLoan},
 		{"ChargeSettings", testChargeSettings},
@@ -290,4 +291,33 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+func testCopyShelf(t *testing.T, r ports.Repositories) {
+	school, other := uuid.NewString(), uuid.NewString()
+	b := createLibBook(t, r, school, "", "Shelved")
+	cp, next := newCopy(school, b.ID, "SHLF-AAAA-1"), newCopy(school, b.ID, "SHLF-AAAA-2")
+	_, err := r.Holdings.CreateCopies(ctx(t), []library.Copy{cp, next})
+	must(t, "CreateCopies", err)
+	shelf := library.CopyShelf{CallNumber: "REF 823 DAH", Location: "Salle de lecture"}
+	must(t, "SetCopyShelf", r.Holdings.SetCopyShelf(ctx(t), school, cp.ID, shelf))
+	must(t, "SetCopyShelf again", r.Holdings.SetCopyShelf(ctx(t), school, cp.ID, shelf))
+	want := cp
+	want.CallNumber, want.Location = shelf.CallNumber, shelf.Location
+	got, err := r.Holdings.Copy(ctx(t), school, cp.ID)
+	must(t, "Copy", err)
+	checkCopy(t, "Copy after SetCopyShelf", got, want)
+	page, err := r.Holdings.CopiesOfBookPage(ctx(t), school, b.ID, 0, 10)
+	must(t, "CopiesOfBookPage", err)
+	if len(page) != 2 {
+		t.Fatalf("CopiesOfBookPage = %+v", page)
+	}
+	checkCopy(t, "the page's copy", page[0], want)
+	checkCopy(t, "the other copy, unchanged", page[1], next)
+	wantErr(t, "SetCopyShelf of another school", r.Holdings.SetCopyShelf(ctx(t), other, cp.ID, library.CopyShelf{}), errs.NotFound, "copy_not_found")
+	wantErr(t, "SetCopyShelf of no copy", r.Holdings.SetCopyShelf(ctx(t), school, uuid.NewString(), library.CopyShelf{}), errs.NotFound, "copy_not_found")
+	must(t, "SetCopyShelf cleared", r.Holdings.SetCopyShelf(ctx(t), school, cp.ID, library.CopyShelf{}))
+	got, err = r.Holdings.Copy(ctx(t), school, cp.ID)
+	must(t, "Copy", err)
+	checkCopy(t, "Copy after clearing", got, cp)
 }

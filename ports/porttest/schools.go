@@ -36,7 +36,7 @@ func testLibSaveSettings(t *testing.T, r ports.Repositories) {
 
 	settings = library.Settings{DefaultLoanDays: 28, MaxRenewals: 5, RenewalDays: 14, AllowPublicCatalog: true,
 		MaxCopiesPerBook: library.MaxCopiesPerBookLimit, MaxCopiesPerSchool: library.MaxCopiesPerSchoolLimit,
-		HoldPickupDays: library.MaxHoldPickupDays, CatalogEndpoint: "https://koha.maple.example.org:9998/biblios?x-db=kids"}
+		HoldPickupDays: library.MaxHoldPickupDays, CatalogEndpoint: "https://koha.maple.example.org:9998/biblios?x-db=kids", LabelPrefix: "Ñandú Lib"}
 	must(t, "SaveSettings again", r.Schools.SaveSettings(ctx(t), s.ID, settings))
 	got, err = r.Schools.Get(ctx(t), s.ID)
 	must(t, "Get", err)

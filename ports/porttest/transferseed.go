@@ -101,7 +101,8 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	must(t, "Create school", r.Schools.Create(c, alder))
 	must(t, "Create school", r.Schools.Create(c, birch))
 	alder.Settings = library.Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true,
-		MaxCopiesPerBook: 250, MaxCopiesPerSchool: 7000, Timezone: "Europe/Dublin", HoldPickupDays: 12, ReadingLevelCheck: library.ReadingCheckBlock}
+		MaxCopiesPerBook: 250, MaxCopiesPerSchool: 7000, Timezone: "Europe/Dublin", HoldPickupDays: 12, ReadingLevelCheck: library.ReadingCheckBlock,
+		LabelPrefix: "ALD"}
 	must(t, "SaveSettings", r.Schools.SaveSettings(c, alder.ID, alder.Settings))
 	alder.Calendar = library.Calendar{ClosedWeekdays: []time.Weekday{time.Saturday, time.Sunday},
 		Closures: []library.Closure{{From: "2026-12-21", To: "2027-01-03", Name: "Winter break"}}, TermEnds: []string{"2026-12-18", "2027-03-26"}}

@@ -411,6 +411,21 @@ func (s *Holdings) CopyLabels(ctx context.Context, schoolParam, bookID string, p
 	return CopyLabels{School: school, Book: b, Copies: copies, Total: total}, nil
 }
 
+// SpineLabels are the page's copies as spine labels: the school's prefix,
+// the copy's own call number (an item's shelf mark from an import) or
+// else the book's, and the copy's shelving location.
+func (l CopyLabels) SpineLabels() []ports.SpineLabel {
+	out := make([]ports.SpineLabel, len(l.Copies))
+	for i, c := range l.Copies {
+		call := c.CallNumber
+		if call == "" {
+			call = l.Book.CallNumber
+		}
+		out[i] = ports.SpineLabel{Prefix: l.School.Settings.LabelPrefix, CallNumber: call, Location: c.Location}
+	}
+	return out
+}
+
 // maxLabelPage keeps the offset of a label page far from overflow.
 const maxLabelPage = 1_000_000
 
@@ -430,4 +445,39 @@ func (s *Holdings) SetBookPrice(ctx context.Context, schoolParam, bookID string,
 	}
 	b.PriceCents = cents
 	return b, nil
+}
+
+// SetCopyShelf sets a copy's own call number and shelving location, which
+// its spine label prints (an empty call number prints the book's), and
+// returns the copy. A part left nil keeps its value.
+// Errors: Invalid (call_number, location; nothing is changed), NotFound
+// "copy_not_found" (no such copy in the caller's school), as scope.
+func (s *Holdings) SetCopyShelf(ctx context.Context, schoolParam, copyID string, callNumber, location *string) (library.Copy, error) {
+	if !usecase.IsUUID(copyID) {
+		return library.Copy{}, library.ErrCopyNotFound()
+	}
+	school, err := s.scope.Scope(ctx, schoolParam, "school_id")
+	if err != nil {
+		return library.Copy{}, err
+	}
+	cp, err := s.holdings.Copy(ctx, school.ID, copyID)
+	if err != nil {
+		return library.Copy{}, err
+	}
+	shelf := library.CopyShelf{CallNumber: cp.CallNumber, Location: cp.Location}
+	if callNumber != nil {
+		shelf.CallNumber = *callNumber
+	}
+	if location != nil {
+		shelf.Location = *location
+	}
+	shelf = shelf.Normalized()
+	if err := shelf.Validate(); err != nil {
+		return library.Copy{}, err
+	}
+	if err := s.holdings.SetCopyShelf(ctx, school.ID, cp.ID, shelf); err != nil {
+		return library.Copy{}, err
+	}
+	cp.CallNumber, cp.Location = shelf.CallNumber, shelf.Location
+	return cp, nil
 }
