@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/readinglibrary/service/core/library"
 )
 
 // The audit log over HTTP (both stores: LIBRARY_TEST_STORE=mongo): what
@@ -301,5 +303,44 @@ func TestAuditLogRetention(t *testing.T) {
 	}
 	if n := len(w.audit(t, w.admin, nil).Entries); n != 0 {
 		t.Fatalf("after the sweep of day 31, %d entries are left, want none", n)
+	}
+}
+
+// TestAuditQueueStoredAtShutdown: entries recorded just before the service
+// stops are all stored. A thousand recorded at once outrun the writer, so
+// most are still queued when the stop begins; the service on the same
+// store afterwards lists every one.
+func TestAuditQueueStoredAtShutdown(t *testing.T) {
+	skipInContainer(t, "this test records entries through the in-process service")
+	env := testEnv(t, nil)
+	s := startService(t, env)
+	ctx := asDemoLibrarian(t, s)
+	school := (&libraryWorld{s: s}).settings(s.login(demoLibrarian, demoPassword).Access, "")["school_id"].(string)
+	const recorded = 1000
+	for n := range recorded {
+		s.App.Library.Audit.Record(ctx, library.AuditEntry{SchoolID: school, Action: library.AuditStudentChanged,
+			Target: fmt.Sprintf("drain-%04d", n), Summary: "Recorded before the stop"})
+	}
+	s.stop()
+
+	again := startService(t, env)
+	w := &libraryWorld{s: again}
+	lib := again.login(demoLibrarian, demoPassword).Access
+	stored := map[string]bool{}
+	q := url.Values{"action": {string(library.AuditStudentChanged)}, "limit": {"200"}}
+	for range 20 {
+		page := w.audit(t, lib, q)
+		for _, e := range page.Entries {
+			if strings.HasPrefix(e.Target, "drain-") {
+				stored[e.Target] = true
+			}
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		q.Set("cursor", page.NextCursor)
+	}
+	if len(stored) != recorded {
+		t.Errorf("%d of the %d entries recorded before the stop are stored", len(stored), recorded)
 	}
 }

@@ -157,6 +157,21 @@ func get[T any](t *testing.T, ctx context.Context, step string, a chromedp.Actio
 	return v
 }
 
+// focusedID returns the id of the element with the focus once it is want,
+// or whatever has it after a few seconds. The browser moves the focus to
+// an autofocus field at its next rendering update, a moment after the page
+// has loaded and shown its content.
+func focusedID(t *testing.T, ctx context.Context, step, want string) string {
+	t.Helper()
+	const focused = `document.activeElement ? document.activeElement.id : ""`
+	c, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(c, chromedp.Poll[bool](fmt.Sprintf(`(%s) === %q`, focused, want), chromedp.WithPollingInterval(20*time.Millisecond))); err == nil {
+		return want
+	}
+	return get(t, ctx, step, chromedp.Evaluate[string](focused))
+}
+
 // screenshot saves a full-page PNG under the artifacts directory.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
@@ -348,7 +363,7 @@ func TestBrowserCheckoutAndReturn(t *testing.T) {
 	screenshot(t, bctx, "desk")
 
 	// The code field has the focus on arrival: a scanner can start at once.
-	if id := get(t, bctx, "focus", chromedp.Evaluate[string](`document.activeElement ? document.activeElement.id : ""`)); id != "checkout-code" {
+	if id := focusedID(t, bctx, "focus", "checkout-code"); id != "checkout-code" {
 		t.Errorf("focused element on the desk: %q, want checkout-code", id)
 	}
 	// Keyboard focus is visible: Tab from the code field lands on the

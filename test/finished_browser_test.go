@@ -49,7 +49,7 @@ func TestBrowserFinishedAtTheDeskAndByTheStudent(t *testing.T) {
 	if msg := flashText(t, librarianTab, "the desk's message"); !strings.Contains(msg, "reading record") {
 		t.Fatalf("message after the one-tap: %q", msg)
 	}
-	if id := get(t, librarianTab, "focus", chromedp.Evaluate[string](`document.activeElement ? document.activeElement.id : ""`)); id != "return-code" {
+	if id := focusedID(t, librarianTab, "focus", "return-code"); id != "return-code" {
 		t.Fatalf("focus after the one-tap on %q, want the return's scan field", id)
 	}
 	if got, err := s.App.Repos.FinishedLoans.OfLoans(t.Context(), []string{loanID}); err != nil || len(got) != 1 || got[0].Source != "desk" {

@@ -66,7 +66,7 @@ func TestBrowserStocktake(t *testing.T) {
 	scan := func(step, code string) string {
 		t.Helper()
 		// A scanner types the code and Enter into whatever has the focus.
-		if id := get(t, bctx, step+" focus", chromedp.Evaluate[string](`document.activeElement ? document.activeElement.id : ""`)); id != "stocktake-code" {
+		if id := focusedID(t, bctx, step+" focus", "stocktake-code"); id != "stocktake-code" {
 			t.Fatalf("%s: the focus is on %q, want the scan box", step, id)
 		}
 		run(t, bctx, step,

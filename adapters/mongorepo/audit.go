@@ -31,13 +31,15 @@ var _ = register(entity{
 	collections: []collection{
 		{colAuditLog, []mongo.IndexModel{
 			// One index per filter of the desk, each in the pages' order:
-			// a school's entries, by person, by action, and the same across
+			// a school's entries, by person, by action, by both, and the same across
 			// every school, which the retention sweep reads oldest first.
 			auditIndex("school_id"),
 			auditIndex("school_id", "actor_email"),
+			auditIndex("school_id", "actor_email", "action"),
 			auditIndex("school_id", "action"),
 			auditIndex(),
 			auditIndex("actor_email"),
+			auditIndex("actor_email", "action"),
 			auditIndex("action"),
 			// The entries about a person, when their account is deleted.
 			{Keys: bson.D{{Key: "subject_id", Value: 1}}},

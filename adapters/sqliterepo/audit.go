@@ -52,7 +52,10 @@ SELECT `+auditColumns+` FROM audit_log INDEXED BY audit_log_by_school
 WHERE school_id = :school_id`+auditPage)
 	stmtAuditSchoolActor = newStmt("audit_log.page_of_school_actor", `
 SELECT `+auditColumns+` FROM audit_log INDEXED BY audit_log_by_school_actor
-WHERE school_id = :school_id AND actor_email = :actor_email AND (:action = '' OR action = :action)`+auditPage)
+WHERE school_id = :school_id AND actor_email = :actor_email`+auditPage)
+	stmtAuditSchoolActorAction = newStmt("audit_log.page_of_school_actor_action", `
+SELECT `+auditColumns+` FROM audit_log INDEXED BY audit_log_by_school_actor_action
+WHERE school_id = :school_id AND actor_email = :actor_email AND action = :action`+auditPage)
 	stmtAuditSchoolAction = newStmt("audit_log.page_of_school_action", `
 SELECT `+auditColumns+` FROM audit_log INDEXED BY audit_log_by_school_action
 WHERE school_id = :school_id AND action = :action`+auditPage)
@@ -61,7 +64,10 @@ SELECT `+auditColumns+` FROM audit_log INDEXED BY audit_log_by_time
 WHERE 1`+auditPage)
 	stmtAuditActor = newStmt("audit_log.page_of_actor", `
 SELECT `+auditColumns+` FROM audit_log INDEXED BY audit_log_by_actor
-WHERE actor_email = :actor_email AND (:action = '' OR action = :action)`+auditPage)
+WHERE actor_email = :actor_email`+auditPage)
+	stmtAuditActorAction = newStmt("audit_log.page_of_actor_action", `
+SELECT `+auditColumns+` FROM audit_log INDEXED BY audit_log_by_actor_action
+WHERE actor_email = :actor_email AND action = :action`+auditPage)
 	stmtAuditAction = newStmt("audit_log.page_of_action", `
 SELECT `+auditColumns+` FROM audit_log INDEXED BY audit_log_by_action
 WHERE action = :action`+auditPage)
@@ -154,12 +160,16 @@ func (r *AuditLog) Page(ctx context.Context, q library.AuditQuery, limit int) ([
 	}
 	var s *stmt
 	switch {
+	case q.SchoolID != "" && q.ActorEmail != "" && q.Action != "":
+		s = stmtAuditSchoolActorAction
 	case q.SchoolID != "" && q.ActorEmail != "":
 		s = stmtAuditSchoolActor
 	case q.SchoolID != "" && q.Action != "":
 		s = stmtAuditSchoolAction
 	case q.SchoolID != "":
 		s = stmtAuditSchool
+	case q.ActorEmail != "" && q.Action != "":
+		s = stmtAuditActorAction
 	case q.ActorEmail != "":
 		s = stmtAuditActor
 	case q.Action != "":

@@ -213,18 +213,22 @@ func testAuditEverySchool(t *testing.T, r ports.Repositories) {
 	a := auditEntry("school-a", "ann@a.example", library.AuditSettingsChanged, 0)
 	b := auditEntry("school-b", "ann@a.example", library.AuditSettingsChanged, 1)
 	none := auditEntry("", "admin@example.org", library.AuditAccountChanged, 2)
-	for _, e := range []library.AuditEntry{a, b, none} {
+	annsOther := auditEntry("school-b", "ann@a.example", library.AuditLoanEnded, 3)
+	for _, e := range []library.AuditEntry{a, b, none, annsOther} {
 		must(t, "Append", r.AuditLog.Append(ctx(t), e))
 	}
 	got, err := r.AuditLog.Page(ctx(t), library.AuditQuery{}, 10)
 	must(t, "Page of every school", err)
-	wantAuditIDs(t, "Page of every school", got, none.ID, b.ID, a.ID)
+	wantAuditIDs(t, "Page of every school", got, annsOther.ID, none.ID, b.ID, a.ID)
 	got, err = r.AuditLog.Page(ctx(t), library.AuditQuery{Action: library.AuditSettingsChanged}, 10)
 	must(t, "Page of every school by action", err)
 	wantAuditIDs(t, "Page of every school by action", got, b.ID, a.ID)
 	got, err = r.AuditLog.Page(ctx(t), library.AuditQuery{ActorEmail: "admin@example.org"}, 10)
 	must(t, "Page of every school by person", err)
 	wantAuditIDs(t, "Page of every school by person", got, none.ID)
+	got, err = r.AuditLog.Page(ctx(t), library.AuditQuery{ActorEmail: "ann@a.example", Action: library.AuditSettingsChanged}, 10)
+	must(t, "Page of every school by person and action", err)
+	wantAuditIDs(t, "Page of every school by person and action", got, b.ID, a.ID)
 }
 
 // DeleteBefore removes entries older than the cutoff, oldest first and

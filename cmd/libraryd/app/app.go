@@ -220,6 +220,18 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	if err != nil {
 		return a, err
 	}
+	// Audit entries are stored by one writer after their request is
+	// answered. Its closer is added before the closers of everything that
+	// records entries (mail, import jobs), so it runs after them: the
+	// queue drains before the database closes.
+	auditQueue := usecase.NewQueuedAuditLog(a.Repos.AuditLog, usecase.DefaultAuditQueue, func(op string, err error) {
+		logger.Error("background job failed", "op", op, "error", err.Error())
+	})
+	a.Repos.AuditLog = auditQueue
+	a.closers = append(a.closers, auditQueue.Close)
+	registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "library_audit_pending", Help: "Audit log entries recorded and not yet stored.",
+	}, func() float64 { return float64(auditQueue.Pending()) }))
 	idDeps := wire.Identity(a.Repos, tokens, a.hasher, throttle)
 	idDeps.Mailer, idDeps.MailCap = mail, limits
 	if len(cfg.OIDCIssuers) > 0 {

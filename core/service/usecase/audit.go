@@ -45,7 +45,9 @@ func (a *AuditLog) Record(ctx context.Context, e library.AuditEntry) {
 		return
 	}
 	p := user.PrincipalFrom(ctx)
-	e.ID, e.At = a.clock.NewID(), a.clock.Now().UTC()
+	// Entries of one millisecond are listed by id: ordered ids keep them
+	// in the order they were recorded.
+	e.ID, e.At = NewOrderedUUID(), a.clock.Now().UTC()
 	e.ActorID, e.ActorEmail, e.ActorRole = p.AccountID, strings.ToLower(p.Email), string(p.Role)
 	if p.IsAnonymous() {
 		// Work no one signed in for: the demo data, a start-up task.

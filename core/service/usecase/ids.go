@@ -15,6 +15,12 @@ import (
 // newUUID returns a new random record id.
 func NewUUID() string { return uuid.NewString() }
 
+// NewOrderedUUID returns a new record id that sorts after every id this
+// process made before it (a version 7 UUID: the time, then a counter
+// within the millisecond). Records listed by time with the id breaking
+// ties then keep the order they were made in.
+func NewOrderedUUID() string { return uuid.Must(uuid.NewV7()).String() }
+
 // isUUID reports whether s could be a record id.
 func IsUUID(s string) bool {
 	_, err := uuid.Parse(s)
