@@ -157,6 +157,35 @@ func get[T any](t *testing.T, ctx context.Context, step string, a chromedp.Actio
 	return v
 }
 
+// loads is action, which loads another page (a link followed, a form
+// sent), and then waits until that page has loaded: the steps after it
+// look for their elements in the new page, never in the one being left,
+// whose elements vanish under a query ("Could not find node with given
+// id").
+func loads(action chromedp.Action[chromedp.Void]) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		var none chromedp.Void
+		if _, err := chromedp.Evaluate[bool](`window.leavingForTest = true`)(ctx, tg); err != nil {
+			return none, err
+		}
+		if _, err := action(ctx, tg); err != nil {
+			return none, err
+		}
+		for {
+			// An evaluation in the page being replaced may fail: ask again.
+			loaded, err := chromedp.Evaluate[bool](`!window.leavingForTest && document.readyState === "complete"`)(ctx, tg)
+			if err == nil && loaded {
+				return none, nil
+			}
+			select {
+			case <-ctx.Done():
+				return none, ctx.Err()
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+}
+
 // focusedID returns the id of the element with the focus once it is want,
 // or whatever has it after a few seconds. The browser moves the focus to
 // an autofocus field at its next rendering update, a moment after the page

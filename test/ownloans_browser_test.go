@@ -218,11 +218,11 @@ func TestBrowserReviewFromStudentToCatalogue(t *testing.T) {
 	signInDemoStudent(t, studentTab, s)
 	run(t, studentTab, "write the review",
 		chromedp.Navigate(s.URL+"/library/maplegrove.example.org/my-history"),
-		chromedp.Click(chromedp.CSS(`tr[data-loan-id="`+loanID+`"] [data-testid="history-review"]`)),
+		loads(chromedp.Click(chromedp.CSS(`tr[data-loan-id="`+loanID+`"] [data-testid="history-review"]`))),
 		chromedp.WaitVisible(chromedp.ID("review-form")),
 		chromedp.Click(chromedp.ID("review-rating-5")),
 		chromedp.SendKeys(chromedp.ID("review-text"), "A page-turner from start to end."),
-		chromedp.Click(chromedp.ID("review-submit")),
+		loads(chromedp.Click(chromedp.ID("review-submit"))),
 		chromedp.WaitVisible(chromedp.ID("my-review-status")),
 	)
 	if status := get(t, studentTab, "review status", chromedp.Text(chromedp.ID("my-review-status"))); !strings.Contains(status, "Waiting") {
