@@ -225,4 +225,6 @@ type Repositories struct {
 	Shelf ShelfRepository
 	// AuditLog is the record of staff and admin actions.
 	AuditLog AuditLogRepository
+	// Kiosks are the schools' self-check machines.
+	Kiosks KioskRepository
 }

@@ -87,6 +87,8 @@ const (
 	// The audit log of staff and admin actions, which a move must keep
 	// whole: it is the school's record of who changed what.
 	KindAuditLog RecordKind = "audit_log" // library.AuditEntry
+	// The schools' self-check kiosks, with their password hashes.
+	KindKiosks RecordKind = "kiosks" // library.Kiosk
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -103,7 +105,7 @@ var RecordKinds = []RecordKind{
 	KindRollovers,
 	KindStocktakes, KindStocktakeScans, KindImportJobs,
 	KindWantToRead, KindReviews, KindCovers, KindFinishedLoans, KindAppLinkChoices,
-	KindAuditLog,
+	KindAuditLog, KindKiosks,
 }
 
 // NoticeSettingsRecord is a school's saved notice settings.

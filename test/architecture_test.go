@@ -113,6 +113,7 @@ var contextCalls = map[string][]string{
 	"circulation": {"usecase", "students"},
 	"collection":  {"usecase", "circulation"},
 	"users":       {"usecase", "identity", "circulation"},
+	"selfcheck":   {"usecase", "students", "circulation", "collection"},
 }
 
 // contextRule says why the core package pkg may not import the core

@@ -195,6 +195,28 @@ func TestLibraryRoleMatrix(t *testing.T) {
 		{"GET /api/library/students/cards", func(t *testing.T, w *libraryWorld) req {
 			return req{Path: "/api/library/students/cards?homeroom=" + cardsOf(t) + "&schoolId=" + w.schoolA}
 		}, [7]int{A, F, 200, F, 200, F, 200}, nil},
+		{"GET /api/library/kiosks", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/kiosks?schoolId=" + w.schoolA}
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
+		{"POST /api/library/kiosks", func(*testing.T, *libraryWorld) req {
+			return req{Method: http.MethodPost, Path: "/api/library/kiosks?schoolId=" + w.schoolA,
+				Body: fmt.Sprintf(`{"name":"Matrix kiosk","login":"matrix-%d"}`, unique())}
+		}, [7]int{A, F, F, F, 201, F, 201}, func(t *testing.T, w *libraryWorld, rq req) {
+			login := strings.TrimSuffix(strings.SplitN(rq.Body, `"login":"`, 2)[1], `"}`)
+			for _, k := range s.do(req{Path: "/api/library/kiosks?schoolId=" + w.schoolA, Token: w.admin}).json(t)["kiosks"].([]any) {
+				if k.(map[string]any)["login"] == login {
+					t.Fatalf("a refused request made kiosk %s", login)
+				}
+			}
+		}},
+		{"DELETE /api/library/kiosks/{id}", func(t *testing.T, w *libraryWorld) req {
+			r := s.do(req{Method: http.MethodPost, Path: "/api/library/kiosks?schoolId=" + w.schoolA, Token: w.admin,
+				Body: fmt.Sprintf(`{"name":"Matrix kiosk","login":"matrix-%d"}`, unique())})
+			if r.Status != 201 {
+				t.Fatalf("fresh kiosk: %d %s", r.Status, r.Body)
+			}
+			return req{Method: http.MethodDelete, Path: "/api/library/kiosks/" + r.json(t)["kiosk"].(map[string]any)["id"].(string) + "?schoolId=" + w.schoolA}
+		}, [7]int{A, F, F, F, 204, F, 204}, nil},
 		{"PATCH /api/library/students/{id}", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PATCH", Path: "/api/library/students/" + w.studentAID, Body: fmt.Sprintf(`{"school_id":%q,"homeroom":"M%d"}`, w.schoolA, unique())}
 		}, [7]int{A, F, F, F, 200, F, 200}, nil},

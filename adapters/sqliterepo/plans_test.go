@@ -151,6 +151,10 @@ func seed(t *testing.T, d *DB) {
 		must(r.AppLinks.SaveChoice(ctx, library.AppLinkChoice{SchoolID: fmt.Sprintf("school_%d", i%10), BookID: fmt.Sprintf("lb_%04d", i),
 			AppBookID: fmt.Sprintf("bk_%04d", i%300), Same: i%2 == 0, ByAccountID: "acct_0001", At: at}))
 	}
+	for i := range 30 {
+		must(r.Kiosks.CreateKiosk(ctx, library.Kiosk{ID: fmt.Sprintf("ki_%04d", i), SchoolID: fmt.Sprintf("school_%d", i%10),
+			Name: fmt.Sprintf("Kiosk %d", i/10), Login: fmt.Sprintf("kiosk-%04d", i), SecretHash: "h", CreatedAt: at, CreatedBy: "u1@example.org"}))
+	}
 	for i := range 3 {
 		_, err := r.SigningKeys.EnsureActive(ctx, auth.SigningKey{ID: fmt.Sprintf("kid_%d", i), Algorithm: "RS256", PrivateKeyPEM: []byte("k"), CreatedAt: at})
 		must(err)

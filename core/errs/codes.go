@@ -150,6 +150,10 @@ const (
 	CodeStocktakeOpen     = "stocktake_open"
 	CodeScanExists        = "scan_exists"
 	CodeScanNotFound      = "scan_not_found"
+	// Library: self-check kiosks.
+	CodeKioskNotFound     = "kiosk_not_found"
+	CodeKioskLoginTaken   = "kiosk_login_taken"
+	CodeKioskLimitReached = "kiosk_limit_reached"
 	// Library: holdings imports run as background jobs.
 	CodeImportJobNotFound = "import_job_not_found"
 	CodeImportRunning     = "import_running" // the school has an import job running

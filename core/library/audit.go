@@ -55,6 +55,9 @@ const (
 	AuditAccountInvited  AuditAction = "account.invited"
 	AuditAccountChanged  AuditAction = "account.changed"
 	AuditAccountUnlocked AuditAction = "account.unlocked"
+	// A self-check kiosk made or removed.
+	AuditKioskCreated AuditAction = "kiosk.created"
+	AuditKioskDeleted AuditAction = "kiosk.deleted"
 )
 
 // AuditActions lists every action, in the order the desk offers them.
@@ -65,6 +68,7 @@ var AuditActions = []AuditAction{
 	AuditHoldingsImported,
 	AuditSettingsChanged, AuditCalendarChanged, AuditLoanRulesChanged, AuditNoticeSettingsChanged,
 	AuditAccountInvited, AuditAccountChanged, AuditAccountUnlocked,
+	AuditKioskCreated, AuditKioskDeleted,
 }
 
 // Known reports whether a is one of AuditActions.

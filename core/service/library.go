@@ -10,6 +10,7 @@ import (
 	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/core/service/reading"
 	"github.com/readinglibrary/service/core/service/schools"
+	"github.com/readinglibrary/service/core/service/selfcheck"
 	"github.com/readinglibrary/service/core/service/students"
 	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/ports"
@@ -55,6 +56,8 @@ type Library struct {
 	Jobs *usecase.Jobs
 	// Audit is the log of what staff and admins changed.
 	Audit *usecase.AuditLog
+	// SelfCheck makes the schools' kiosks and serves their requests.
+	SelfCheck *selfcheck.SelfCheck
 
 	clock *usecase.Clock
 	// jobs runs the background jobs of every kind: one per school at a
@@ -131,6 +134,8 @@ type LibraryStores struct {
 	Shelf        ports.ShelfRepository
 	// AuditLog is the record of staff and admin actions.
 	AuditLog ports.AuditLogRepository
+	// Kiosks are the schools' self-check machines.
+	Kiosks ports.KioskRepository
 }
 
 // NewLibrary builds the library's use cases, each with the stores it
@@ -154,14 +159,15 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 	circ := circulation.NewCirculation(circulation.CirculationDeps{Schools: st.Schools, Holdings: st.Holdings, Accounts: st.Accounts, Students: st.Students,
 		Departures: st.Departures, Notices: st.Notices, Charges: st.Charges, Finished: st.FinishedLoans, Desk: desk, Loans: loans, Clock: c, Audit: audit})
 	holds := circulation.NewHolds(st.Schools, desk)
+	studs := students.NewStudents(students.StudentsDeps{Schools: st.Schools, Accounts: st.Accounts, Students: st.Students, Loans: st.Loans,
+		Homerooms: st.Homerooms, Hasher: ident.PasswordHasher(), Jobs: jobs, Slots: slots, Clock: c, Audit: audit})
 	appLinks := collection.NewAppLinks(collection.AppLinksDeps{Holdings: holdings, Books: st.Holdings, ISBNs: st.HoldingsImports, Links: st.AppLinks,
 		AppBooks: st.AppBooks, Loans: loans, Clock: c})
 	return &Library{
 		Schools: schools.NewSchools(st.Schools, c, audit),
 		Staff: identity.NewStaff(identity.StaffDeps{Schools: st.Schools, Accounts: st.Accounts, Invites: st.Invites, RefreshTokens: st.RefreshTokens,
 			Identity: ident, Clock: c, Audit: audit}),
-		Students: students.NewStudents(students.StudentsDeps{Schools: st.Schools, Accounts: st.Accounts, Students: st.Students, Loans: st.Loans,
-			Homerooms: st.Homerooms, Hasher: ident.PasswordHasher(), Jobs: jobs, Slots: slots, Clock: c, Audit: audit}),
+		Students: studs,
 		Holdings: holdings,
 		HoldingsFiles: collection.NewHoldingsFiles(collection.HoldingsFilesDeps{Schools: st.Schools, Holdings: st.Holdings, Imports: st.HoldingsImports, Desk: desk,
 			Codec: cfg.Codec, Jobs: jobs, Slots: slots, Reading: cfg.OnImportReading, Clock: c, Audit: audit}),
@@ -190,6 +196,8 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 			collection.BuyingStores{Students: st.Students, Progress: st.Progress, AppBooks: st.AppBooks, AppLinks: appLinks}),
 		Jobs:  usecase.NewJobs(st.Schools, jobs),
 		Audit: audit,
+		SelfCheck: selfcheck.New(selfcheck.Deps{Kiosks: st.Kiosks, Schools: st.Schools, Hasher: ident.PasswordHasher(), Holdings: holdings,
+			Students: studs, Circulation: circ, Clock: c, Audit: audit}),
 		clock: c,
 		jobs:  jobs,
 	}

@@ -96,6 +96,7 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 	ports.KindAppLinkChoices: reflect.TypeFor[library.AppLinkChoice](),
 	ports.KindFinishedLoans:  reflect.TypeFor[library.FinishedLoan](),
 	ports.KindAuditLog:       reflect.TypeFor[library.AuditEntry](),
+	ports.KindKiosks:         reflect.TypeFor[library.Kiosk](),
 }
 
 // --- counts and copy ---
@@ -242,6 +243,10 @@ func testTransferKeysHold(t *testing.T, b ports.Repositories, s *transferSeed) {
 	steal2.HoldID = s.holds[1].ID
 	wantErr(t, "Holds.Trap of a copied trap's copy", b.Holds.Trap(c, steal2), errs.Conflict, "hold_trapped")
 	wantErr(t, "Holds.End of a copied outcome", b.Holds.End(c, library.HoldEnd{HoldID: s.holds[2].ID, Outcome: library.HoldExpired, EndedAt: base}), errs.Conflict, "hold_ended")
+
+	twinKiosk := s.kiosks[1]
+	twinKiosk.ID, twinKiosk.SchoolID = uuid.NewString(), alder.ID
+	wantErr(t, "Kiosks.CreateKiosk with a copied login", b.Kiosks.CreateKiosk(c, twinKiosk), errs.Conflict, "kiosk_login_taken")
 }
 
 // errStop is what the suite's read callbacks return to stop a read.

@@ -605,6 +605,21 @@ func testTransferReadBack(t *testing.T, a, b ports.Repositories, s *transferSeed
 		inOrder(checkAuditEntry)(t, "AuditLog.Page", got, []library.AuditEntry{s.audit[1], s.audit[0]})
 	})
 
+	// Each kiosk signs in on B by its copied login, and lists in its school.
+	t.Run("Kiosks", func(t *testing.T) {
+		c := ctx(t)
+		for _, want := range s.kiosks {
+			got := same(t, "Kiosks.KioskByLogin "+want.Login, a, b, func(r ports.Repositories) (library.Kiosk, error) {
+				return r.Kiosks.KioskByLogin(c, want.Login)
+			}, checkKiosk)
+			checkKiosk(t, "Kiosks.KioskByLogin "+want.Login, got, want)
+			list := same(t, "Kiosks.KiosksOfSchool", a, b, func(r ports.Repositories) ([]library.Kiosk, error) {
+				return r.Kiosks.KiosksOfSchool(c, want.SchoolID, library.MaxKiosksPerSchool)
+			}, inOrder(checkKiosk))
+			inOrder(checkKiosk)(t, "Kiosks.KiosksOfSchool", list, []library.Kiosk{want})
+		}
+	})
+
 	t.Run("ImportJobs", func(t *testing.T) {
 		c := ctx(t)
 		for _, want := range s.importJobs {

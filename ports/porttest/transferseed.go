@@ -85,6 +85,8 @@ type transferSeed struct {
 	appLinks []library.AppLinkChoice
 	// One entry with changes and one of no school, without.
 	audit []library.AuditEntry
+	// kiosks: Alder's and Birch's, one each.
+	kiosks []library.Kiosk
 
 	counts map[ports.RecordKind]int64
 }
@@ -475,8 +477,18 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		must(t, "AuditLog.Append", r.AuditLog.Append(c, e))
 	}
 
+	s.kiosks = []library.Kiosk{
+		{ID: uuid.NewString(), SchoolID: alder.ID, Name: "Bibliothèque — entrée", Login: "alder-entrance",
+			SecretHash: "$argon2id$v=19$m=65536,t=3,p=2$YWxkZXI$aGFzaA", CreatedAt: base.Add(3 * time.Hour), CreatedBy: s.librarian.Email},
+		{ID: uuid.NewString(), SchoolID: birch.ID, Name: "Library desk", Login: "birch-desk",
+			SecretHash: "$argon2id$v=19$m=65536,t=3,p=2$YmlyY2g$aGFzaA", CreatedAt: base.Add(4 * time.Hour), CreatedBy: "admin@example.org"},
+	}
+	for _, k := range s.kiosks {
+		must(t, "Kiosks.CreateKiosk", r.Kiosks.CreateKiosk(c, k))
+	}
+
 	s.counts = map[ports.RecordKind]int64{
-		ports.KindAppLinkChoices: 2, ports.KindAuditLog: 2,
+		ports.KindAppLinkChoices: 2, ports.KindAuditLog: 2, ports.KindKiosks: 2,
 		ports.KindImportJobs: 2, ports.KindWantToRead: 2, ports.KindReviews: 2, ports.KindCovers: 2, ports.KindFinishedLoans: 2,
 		ports.KindNoticeSettings: 2, ports.KindHomerooms: 2, ports.KindNotices: 2, ports.KindNoticeDays: 2,
 		ports.KindSchools: 2, ports.KindAccounts: 5, ports.KindSigningKeys: 2,

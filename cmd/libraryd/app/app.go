@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +37,7 @@ import (
 	"github.com/readinglibrary/service/adapters/outbound"
 	"github.com/readinglibrary/service/adapters/passwordhash"
 	"github.com/readinglibrary/service/adapters/ratelimit"
+	"github.com/readinglibrary/service/adapters/sip2"
 	"github.com/readinglibrary/service/adapters/sru"
 	"github.com/readinglibrary/service/adapters/uploadspool"
 	"github.com/readinglibrary/service/adapters/webapp"
@@ -92,6 +94,7 @@ type App struct {
 	deviceKey   []byte
 	draining    atomic.Bool // set when shutdown begins: /readyz answers 503
 	metricsAddr atomic.Pointer[string]
+	sip2Addr    atomic.Pointer[string]
 }
 
 // MetricsAddr is the address the metrics listener is bound to once Serve
@@ -457,6 +460,13 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		a.metricsAddr.Store(&addr)
 		a.Logger.Info("serving metrics", "addr", addr)
 	}
+	if a.Config.SIP2Addr != "" {
+		stop, err := a.serveSIP2(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	sweepCtx, stopSweeps := context.WithCancel(ctx)
 	sweeps := make(chan struct{})
 	go func() { defer close(sweeps); a.sweepEvery(sweepCtx, a.Config.SweepInterval) }()
@@ -492,6 +502,45 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	return nil
+}
+
+// serveSIP2 listens for self-check kiosks on LIBRARY_SIP2_ADDR, with TLS
+// when its files are set, until ctx ends; stop waits for the listener and
+// the requests being answered to end.
+func (a *App) serveSIP2(ctx context.Context) (stop func(), err error) {
+	ln, err := net.Listen("tcp", a.Config.SIP2Addr)
+	if err != nil {
+		return nil, fmt.Errorf("LIBRARY_SIP2_ADDR: listen on %s: %w", a.Config.SIP2Addr, err)
+	}
+	if a.Config.SIP2TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(a.Config.SIP2TLSCert, a.Config.SIP2TLSKey)
+		if err != nil {
+			_ = ln.Close()
+			return nil, fmt.Errorf("LIBRARY_SIP2_TLS_CERT, LIBRARY_SIP2_TLS_KEY: %w", err)
+		}
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	}
+	srv := &sip2.Server{SelfCheck: a.Library.SelfCheck, Logger: a.Logger}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ctx, ln); err != nil {
+			a.Logger.Error("SIP2 listener stopped", "error", err.Error())
+		}
+	}()
+	addr := ln.Addr().String()
+	a.sip2Addr.Store(&addr)
+	a.Logger.Info("serving SIP2 for self-check kiosks", "addr", addr, "tls", a.Config.SIP2TLSCert != "")
+	return func() { <-done }, nil
+}
+
+// SIP2Addr is the address the SIP2 listener took ("" before Serve, or
+// without one).
+func (a *App) SIP2Addr() string {
+	if p := a.sip2Addr.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // sweepEvery sweeps at once, so that a service restarted more often than

@@ -85,6 +85,12 @@ type Config struct {
 	IdleTimeout       time.Duration
 	// RequestTimeout is the deadline of one request's work (LIBRARY_REQUEST_TIMEOUT).
 	RequestTimeout time.Duration
+
+	// SIP2Addr is the self-check kiosks' listener (LIBRARY_SIP2_ADDR);
+	// empty: none. SIP2TLSCert and SIP2TLSKey are its certificate and key
+	// files; without them it listens in plain text, which only a loopback
+	// address may.
+	SIP2Addr, SIP2TLSCert, SIP2TLSKey string
 }
 
 // SMTPConfig is the mail server the service sends through; without a host,
@@ -148,6 +154,9 @@ var Settings = []Setting{
 	{Name: "LIBRARY_SECRET_KEY", Secret: true, Help: "The secret key itself (base64), instead of LIBRARY_SECRET_KEY_FILE."},
 	{Name: "LIBRARY_SECRET_KEY_PREVIOUS_FILE", Help: "While rotating the secret key: the file of the old key. Keys encrypted with it are read and encrypted again with the new key at start."},
 	{Name: "LIBRARY_METRICS_ADDR", Default: "127.0.0.1:9090", Help: "Address of the separate listener that serves GET /metrics (no authentication: keep it off the public network). off: no metrics listener."},
+	{Name: "LIBRARY_SIP2_ADDR", Help: "Address (host:port) of the SIP2 listener for self-check kiosks. Empty (the default): no SIP2 listener. Kiosks sign in with the login and password a librarian makes for them (POST /api/library/kiosks)."},
+	{Name: "LIBRARY_SIP2_TLS_CERT", Help: "PEM certificate (chain) of the SIP2 listener's TLS. With LIBRARY_SIP2_TLS_KEY; without both the listener speaks plain text, which is allowed only on a loopback address (a TLS tunnel such as stunnel on the same machine)."},
+	{Name: "LIBRARY_SIP2_TLS_KEY", Help: "PEM private key of LIBRARY_SIP2_TLS_CERT."},
 	{Name: "LIBRARY_METRICS_TOKEN", Secret: true, Help: "When set (at least 16 characters), GET /metrics is served on the public port too, to callers that send it as a bearer token. Empty: the public port answers 404 for /metrics."},
 	{Name: "LIBRARY_SWEEP_INTERVAL", Default: "1h", Help: "How often expired refresh tokens and invitations are deleted (1m to 24h); one replica sweeps each interval."},
 	{Name: "LIBRARY_AUDIT_RETENTION_DAYS", Default: "1095", Help: "How many days the audit log keeps an entry of what staff and admins changed (30 to 3650; the default is three school years). Each sweep removes the entries older than that, and nothing else ever removes one."},
@@ -267,6 +276,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		SecretKey:                      strings.TrimSpace(getenv("LIBRARY_SECRET_KEY")),
 		SecretKeyPreviousFile:          str("LIBRARY_SECRET_KEY_PREVIOUS_FILE"),
 		MetricsAddr:                    str("LIBRARY_METRICS_ADDR"),
+		SIP2Addr:                       str("LIBRARY_SIP2_ADDR"),
+		SIP2TLSCert:                    str("LIBRARY_SIP2_TLS_CERT"),
+		SIP2TLSKey:                     str("LIBRARY_SIP2_TLS_KEY"),
 		MetricsToken:                   strings.TrimSpace(getenv("LIBRARY_METRICS_TOKEN")),
 		SweepInterval:                  duration("LIBRARY_SWEEP_INTERVAL", time.Minute, 24*time.Hour),
 		AuditRetentionDays:             int(count("LIBRARY_AUDIT_RETENTION_DAYS", library.MinAuditDays, library.MaxAuditDays)),
@@ -324,6 +336,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	} else if c.MetricsAddr == c.Addr {
 		bad("LIBRARY_METRICS_ADDR", "must differ from LIBRARY_ADDR: metrics are never served on the public port without LIBRARY_METRICS_TOKEN")
 	}
+	c.checkSIP2(bad)
 	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
 		bad("LIBRARY_METRICS_TOKEN", "must be at least 16 characters")
 	}
@@ -582,4 +595,33 @@ func WriteSettingsTable(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// checkSIP2 checks the SIP2 listener's settings: a valid address, TLS
+// files given both or neither, and plain text only on loopback, where no
+// one on the network reads the kiosks' passwords and students' numbers.
+func (c *Config) checkSIP2(bad func(name, format string, args ...any)) {
+	if (c.SIP2TLSCert == "") != (c.SIP2TLSKey == "") {
+		bad("LIBRARY_SIP2_TLS_CERT", "and LIBRARY_SIP2_TLS_KEY go together: set both or neither")
+	}
+	if c.SIP2Addr == "" {
+		return
+	}
+	host, port, err := net.SplitHostPort(c.SIP2Addr)
+	if err != nil {
+		bad("LIBRARY_SIP2_ADDR", "must be host:port, got %q", c.SIP2Addr)
+		return
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		bad("LIBRARY_SIP2_ADDR", "has an invalid port %q", port)
+	}
+	if port != "0" && (c.SIP2Addr == c.Addr || c.SIP2Addr == c.MetricsAddr) {
+		bad("LIBRARY_SIP2_ADDR", "must differ from LIBRARY_ADDR and LIBRARY_METRICS_ADDR")
+	}
+	if c.SIP2TLSCert == "" {
+		ip := net.ParseIP(host)
+		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			bad("LIBRARY_SIP2_ADDR", "plain-text SIP2 is allowed only on a loopback address (127.0.0.1, ::1); set LIBRARY_SIP2_TLS_CERT and LIBRARY_SIP2_TLS_KEY to listen on %q", host)
+		}
+	}
 }

@@ -1,0 +1,353 @@
+package test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/readinglibrary/service/adapters/sip2"
+)
+
+// kioskConn is a scripted self-check kiosk: it writes SIP2 requests as
+// the kiosks of other systems write them and reads the answers.
+type kioskConn struct {
+	t   *testing.T
+	c   net.Conn
+	r   *bufio.Reader
+	seq int
+}
+
+func dialKiosk(t *testing.T, addr string) *kioskConn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &kioskConn{t: t, c: c, r: bufio.NewReader(c)}
+}
+
+// send writes body with the next sequence number and its checksum, then
+// reads the answer (without its CR).
+func (k *kioskConn) send(body string) string {
+	k.t.Helper()
+	msg := body + "|AY" + fmt.Sprint(k.seq%10) + "AZ"
+	k.seq++
+	return k.raw(msg + sip2.Checksum(msg))
+}
+
+// raw writes msg as it is and reads the answer.
+func (k *kioskConn) raw(msg string) string {
+	k.t.Helper()
+	_ = k.c.SetDeadline(time.Now().Add(15 * time.Second))
+	if _, err := k.c.Write([]byte(msg + "\r")); err != nil {
+		k.t.Fatal(err)
+	}
+	answer, err := k.r.ReadString('\r')
+	if err != nil {
+		k.t.Fatalf("no answer to %q: %v", msg, err)
+	}
+	answer = strings.TrimSuffix(answer, "\r")
+	// Every answer to a checked request carries its sequence number and a
+	// checksum that verifies.
+	if n := len(answer); strings.Contains(msg, "AZ") && (n < 8 || answer[n-6:n-4] != "AZ" || sip2.Checksum(answer[:n-4]) != answer[n-4:]) {
+		k.t.Fatalf("answer %q to %q: no checksum that verifies", answer, msg)
+	}
+	return answer
+}
+
+// sipFixed is the length of the fixed fields of each SIP2 answer.
+var sipFixed = map[string]int{"94": 1, "98": 34, "24": 35, "64": 59, "18": 24, "12": 22, "10": 22, "30": 22, "36": 19}
+
+// sipField returns the value of field id in a SIP2 answer ("" if absent).
+func sipField(answer, id string) string {
+	if len(answer) < 2 || len(answer) < 2+sipFixed[answer[:2]] {
+		return ""
+	}
+	for _, part := range strings.Split(answer[2+sipFixed[answer[:2]]:], "|") {
+		if strings.HasPrefix(part, id) {
+			return part[len(id):]
+		}
+	}
+	return ""
+}
+
+const sipNow = "20261202    101500"
+
+// newKiosk makes a kiosk for tok's school (schoolID for an admin) and
+// returns its login and password.
+func newKiosk(t *testing.T, s *service, tok, query, login string) (string, string) {
+	t.Helper()
+	r := s.do(req{Method: http.MethodPost, Path: "/api/library/kiosks" + query, Token: tok, Body: fmt.Sprintf(`{"name":"Entrance kiosk","login":%q}`, login)})
+	if r.Status != 201 {
+		t.Fatalf("make kiosk %s: %d %s", login, r.Status, r.Body)
+	}
+	body := r.json(t)
+	return body["kiosk"].(map[string]any)["login"].(string), body["password"].(string)
+}
+
+// TestSIP2KioskSession is one kiosk's session, as a self-check machine
+// runs it: sign-in, status, a student and a copy looked up, a check-out
+// (answered again, not repeated, when the kiosk sends it twice), a
+// renewal and a return, each seen by the desk's API; then refusals.
+func TestSIP2KioskSession(t *testing.T) {
+	skipInContainer(t, "the SIP2 listener's port is the in-process service's")
+	w := newLibraryWorldWith(t, map[string]string{"LIBRARY_SIP2_ADDR": "127.0.0.1:0"})
+	s := w.s
+	addr := s.App.SIP2Addr()
+	if addr == "" {
+		t.Fatal("the service has no SIP2 listener")
+	}
+	login, password := newKiosk(t, s, w.libA, "", "Entrance-1")
+	if login != "entrance-1" {
+		t.Errorf("login %q, want it in lower case", login)
+	}
+	if r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.libA, Body: `{"name":"Kim Kiosk","student_number":"K-100"}`}); r.Status != 201 {
+		t.Fatalf("student: %d %s", r.Status, r.Body)
+	}
+	bookID, copies := w.addBook(t, w.libA, `{"title":"The Self-Check Mystery","author":"Ada Kiosk","copies":1}`)
+	code := copies[0]["code"].(string)
+	loansOf := func() []any {
+		return s.do(req{Path: "/api/library/loans?book_id=" + bookID, Token: w.libA}).json(t)["loans"].([]any)
+	}
+
+	k := dialKiosk(t, addr)
+	if got := k.send("9300CN" + login + "|CO" + "wrong-password" + "|CPMAIN"); !strings.HasPrefix(got, "940") {
+		t.Fatalf("sign-in with a wrong password: %q, want 940", got)
+	}
+	if got := k.send("1720261202    101500AOMGS|AB" + code); !strings.Contains(got, "AFThe kiosk is not signed in.") {
+		t.Fatalf("item information before signing in: %q, want a refusal", got)
+	}
+	if got := k.send("9300CN" + strings.ToUpper(login) + "|CO" + password + "|CPMAIN"); !strings.HasPrefix(got, "941") {
+		t.Fatalf("sign-in: %q, want 941", got)
+	}
+	status := k.send("9900402.00")
+	if !strings.HasPrefix(status, "98YYYY") || !strings.Contains(status, "|AMMaple") || sipField(status, "BX") != "YYYNYYYYYNYNNNYN" || !strings.Contains(status, "2.00AO") {
+		t.Fatalf("status: %q", status)
+	}
+
+	patron := k.send("23001" + sipNow + "AOMGS|AAK-100|AC|AD")
+	if sipField(patron, "AE") != "Kim Kiosk" || sipField(patron, "BL") != "Y" || patron[2:16] != strings.Repeat(" ", 14) {
+		t.Fatalf("patron status: %q", patron)
+	}
+	if got := k.send("23001" + sipNow + "AOMGS|AANO-SUCH|AC|AD"); sipField(got, "BL") != "N" || !strings.HasPrefix(got, "24YYYY") {
+		t.Fatalf("an unknown card: %q, want not valid and every privilege denied", got)
+	}
+	if got := k.send("17" + sipNow + "AOMGS|AB" + code); !strings.HasPrefix(got, "1803") || sipField(got, "AJ") != "The Self-Check Mystery" {
+		t.Fatalf("item information of a copy on the shelf: %q, want status 03 and its title", got)
+	}
+
+	checkout := "11YN" + sipNow + strings.Repeat(" ", 18) + "AOMGS|AAK-100|AB" + code + "|AC|AD"
+	out := k.send(checkout)
+	if !strings.HasPrefix(out, "121NUY") || sipField(out, "AH") == "" {
+		t.Fatalf("check-out: %q, want ok with a due date", out)
+	}
+	if loans := loansOf(); len(loans) != 1 {
+		t.Fatalf("after the kiosk's check-out the desk sees %d loans of the book, want 1", len(loans))
+	}
+	// The kiosk missed the answer and sends the same request again, same
+	// sequence number: the same answer comes back, and no second loan.
+	k.seq--
+	if again := k.send(checkout); again != out {
+		t.Fatalf("the check-out sent again: %q, want the first answer %q", again, out)
+	}
+	// 97 asks for the last answer again.
+	if got := k.send("97"); got != out {
+		t.Fatalf("a request to resend: %q, want %q", got, out)
+	}
+	if got := k.send("17" + sipNow + "AOMGS|AB" + code); !strings.HasPrefix(got, "1804") || sipField(got, "AH") != sipField(out, "AH") {
+		t.Fatalf("item information of the lent copy: %q, want status 04 due %s", got, sipField(out, "AH"))
+	}
+	info := k.send("63001" + sipNow + "  Y       AOMGS|AAK-100|AC|AD|BP1|BQ5")
+	if info[45:49] != "0001" || sipField(info, "AU") != code {
+		t.Fatalf("patron information: %q, want one charged item, %s", info, code)
+	}
+	renewed := k.send("29NN" + sipNow + strings.Repeat(" ", 18) + "AOMGS|AAK-100|AB" + code + "|AC")
+	if !strings.HasPrefix(renewed, "301YUY") || sipField(renewed, "AH") <= sipField(out, "AH") {
+		t.Fatalf("renewal: %q, want ok with a later due date than %s", renewed, sipField(out, "AH"))
+	}
+	if got := k.send("11YN" + sipNow + strings.Repeat(" ", 18) + "AOMGS|AAK-100|ABNO-SUCH-COPY|AC"); !strings.HasPrefix(got, "120") || sipField(got, "AF") == "" {
+		t.Fatalf("check-out of an unknown copy: %q, want refused with a message", got)
+	}
+	in := k.send("09N" + sipNow + sipNow + "APMAIN|AOMGS|AB" + code + "|AC")
+	if !strings.HasPrefix(in, "101YUN") {
+		t.Fatalf("check-in: %q, want ok", in)
+	}
+	if loans := loansOf(); len(loans) != 0 {
+		t.Fatalf("after the kiosk's check-in the desk sees %d active loans of the book, want 0", len(loans))
+	}
+	if got := k.send("09N" + sipNow + sipNow + "APMAIN|AOMGS|AB" + code + "|AC"); !strings.HasPrefix(got, "100") {
+		t.Fatalf("a second check-in: %q, want refused (not on loan)", got)
+	}
+	// A damaged message is asked for again; an unknown kind is not done.
+	if got := k.raw("9900402.00|AY5AZ0000"); got != "96AZFEF6" {
+		t.Fatalf("a message whose checksum does not match: %q, want 96AZFEF6", got)
+	}
+
+	// Another school's kiosk does not see this school's copies.
+	otherLogin, otherPassword := newKiosk(t, s, w.admin, "?schoolId="+w.schoolB, "riverside-1")
+	other := dialKiosk(t, addr)
+	if got := other.send("9300CN" + otherLogin + "|CO" + otherPassword + "|CP"); got[:3] != "941" {
+		t.Fatalf("other school's kiosk sign-in: %q", got)
+	}
+	if got := other.send("17" + sipNow + "AORS|AB" + code); !strings.HasPrefix(got, "1801") || sipField(got, "AJ") != "" {
+		t.Fatalf("another school's copy from this kiosk: %q, want unknown", got)
+	}
+
+	// A kiosk the librarian removes is signed out at its next request,
+	// and cannot sign in again.
+	kiosks := s.do(req{Path: "/api/library/kiosks", Token: w.libA}).json(t)["kiosks"].([]any)
+	if len(kiosks) != 1 {
+		t.Fatalf("school A lists %d kiosks, want 1", len(kiosks))
+	}
+	id := kiosks[0].(map[string]any)["id"].(string)
+	if r := s.do(req{Method: http.MethodDelete, Path: "/api/library/kiosks/" + id, Token: w.libB}); r.Status != 404 {
+		t.Fatalf("another school's librarian removing the kiosk: %d, want 404", r.Status)
+	}
+	if r := s.do(req{Method: http.MethodDelete, Path: "/api/library/kiosks/" + id, Token: w.libA}); r.Status != 204 {
+		t.Fatalf("remove the kiosk: %d %s", r.Status, r.Body)
+	}
+	if got := k.send("17" + sipNow + "AOMGS|AB" + code); !strings.Contains(got, "AFThe kiosk is not signed in.") {
+		t.Fatalf("a removed kiosk's request: %q, want it signed out", got)
+	}
+	if got := k.send("9300CN" + login + "|CO" + password + "|CP"); !strings.HasPrefix(got, "940") {
+		t.Fatalf("a removed kiosk signing in: %q, want 940", got)
+	}
+
+	// Three wrong passwords on one connection close it: a guesser gets no
+	// more tries there.
+	guesser := dialKiosk(t, addr)
+	for i := range 3 {
+		if got := guesser.send("9300CN" + otherLogin + "|COguess-" + fmt.Sprint(i) + "|CP"); got != "940" && !strings.HasPrefix(got, "940AY") {
+			t.Fatalf("wrong password %d: %q, want 940", i+1, got)
+		}
+	}
+	_ = guesser.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := guesser.r.ReadByte(); !errors.Is(err, io.EOF) {
+		t.Errorf("after three wrong passwords the connection read %v, want it closed (EOF)", err)
+	}
+}
+
+// TestKioskAPIRefusals: bad kiosk requests are refused with the field at
+// fault and change nothing; a taken login is a conflict.
+func TestKioskAPIRefusals(t *testing.T) {
+	w := newLibraryWorld(t)
+	s := w.s
+	newKiosk(t, s, w.libA, "", "front")
+	for _, tc := range []struct {
+		name, body  string
+		status      int
+		code, field string
+	}{
+		{"LoginTaken", `{"name":"Second","login":"FRONT"}`, 409, "kiosk_login_taken", ""},
+		{"LoginWithBar", `{"name":"Pipe","login":"a|b"}`, 422, "validation_failed", "login"},
+		{"LoginTooLong", `{"name":"Long","login":"` + strings.Repeat("k", 41) + `"}`, 422, "validation_failed", "login"},
+		{"NoName", `{"name":"  ","login":"nameless"}`, 422, "validation_failed", "name"},
+		{"UnknownField", `{"name":"X","login":"x1","password":"mine"}`, 422, "validation_failed", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := s.do(req{Method: http.MethodPost, Path: "/api/library/kiosks", Token: w.libA, Body: tc.body})
+			if r.Status != tc.status {
+				t.Fatalf("status %d, want %d: %s", r.Status, tc.status, r.Body)
+			}
+			code, details := r.apiError(t)
+			if code != tc.code {
+				t.Errorf("code %q, want %q", code, tc.code)
+			}
+			if fields, _ := details["fields"].(map[string]any); tc.field != "" && fields[tc.field] == nil {
+				t.Errorf("details %v, want field %s", details, tc.field)
+			}
+		})
+	}
+	if ks := s.do(req{Path: "/api/library/kiosks", Token: w.libA}).json(t)["kiosks"].([]any); len(ks) != 1 {
+		t.Errorf("%d kiosks after the refusals, want 1", len(ks))
+	}
+}
+
+// TestSIP2OutsideClient runs a kiosk session with sip2-async, a SIP2
+// client for Node.js written elsewhere (test/sip2client), unchanged: its
+// requests are as a real kiosk's library writes them, and its parser reads
+// the answers. Without Node.js the test is skipped, unless
+// LIBRARY_TEST_SIP2_CLIENT=required (CI), when it fails.
+func TestSIP2OutsideClient(t *testing.T) {
+	skipInContainer(t, "the SIP2 listener's port is the in-process service's")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("LIBRARY_TEST_SIP2_CLIENT") == "required" {
+			t.Fatal("LIBRARY_TEST_SIP2_CLIENT=required and no node on PATH")
+		}
+		t.Skip("no Node.js to run the outside SIP2 client")
+	}
+	w := newLibraryWorldWith(t, map[string]string{"LIBRARY_SIP2_ADDR": "127.0.0.1:0"})
+	s := w.s
+	login, password := newKiosk(t, s, w.libA, "", "outside-client")
+	if r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.libA, Body: `{"name":"Otto Outside","student_number":"OUT-7"}`}); r.Status != 201 {
+		t.Fatalf("student: %d %s", r.Status, r.Body)
+	}
+	bookID, copies := w.addBook(t, w.libA, `{"title":"Borrowed Elsewhere","author":"Nod E. Client","copies":1}`)
+	code := copies[0]["code"].(string)
+	host, port, _ := net.SplitHostPort(s.App.SIP2Addr())
+	for _, term := range []string{"", "--crlf"} {
+		t.Run("Terminator"+term, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, "session.mjs", host, port, login, password, "OUT-7", code, term)
+			cmd.Dir = "sip2client"
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("the client: %v\n%s", err, out)
+			}
+			got := map[string]map[string]any{}
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				var step struct {
+					Step   string         `json:"step"`
+					Answer map[string]any `json:"answer"`
+				}
+				if err := json.Unmarshal([]byte(line), &step); err != nil {
+					t.Fatalf("client output %q: %v", line, err)
+				}
+				got[step.Step] = step.Answer
+			}
+			want := []struct {
+				step, key string
+				value     any
+			}{
+				{"login", "ok", true},
+				{"status", "onLineStatus", true},
+				{"status", "checkoutOk", true},
+				{"patron", "fullName", "Otto Outside"},
+				{"patron", "validPatron", true},
+				{"item", "title", "Borrowed Elsewhere"},
+				{"item", "status", "Available"},
+				{"checkout", "ok", true},
+				{"checkout", "itemId", code},
+				{"renew", "ok", true},
+				{"checkin", "ok", true},
+			}
+			for _, c := range want {
+				if v := got[c.step][c.key]; v != c.value {
+					t.Errorf("%s: %s = %v, want %v (answer %v)", c.step, c.key, v, c.value, got[c.step])
+				}
+			}
+			if due, _ := got["checkout"]["dueDate"].(string); due == "" {
+				t.Errorf("checkout: no due date the client could read: %v", got["checkout"])
+			}
+			// The desk sees what the kiosk did: the loan made, renewed once
+			// and returned.
+			hist := s.do(req{Path: "/api/library/loans?book_id=" + bookID, Token: w.libA}).json(t)["loans"].([]any)
+			if len(hist) != 0 {
+				t.Errorf("the book still has %d active loans after the client's check-in", len(hist))
+			}
+		})
+	}
+}
