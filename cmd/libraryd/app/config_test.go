@@ -84,6 +84,14 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 		{"LIBRARY_OIDC_ISSUERS", "https://idp.school.org=library-api;domains=school.org;school=school.org"},
 		{"LIBRARY_OUTBOUND_ALLOW", "http://koha.school.lan:8080/"},
 		{"LIBRARY_OUTBOUND_PUBLIC", "sometimes"},
+		// Kiosks' passwords and students' numbers never cross the
+		// network in plain text.
+		{"LIBRARY_SIP2_ADDR", "0.0.0.0:6001"},
+		{"LIBRARY_SIP2_ADDR", ":6001"},
+		{"LIBRARY_SIP2_ADDR", "10.0.0.5:6001"},
+		{"LIBRARY_SIP2_ADDR", "6001"},
+		{"LIBRARY_SIP2_ADDR", "127.0.0.1:9090"},            // the metrics listener
+		{"LIBRARY_SIP2_TLS_CERT", "/etc/library/sip2.pem"}, // without its key
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
@@ -92,6 +100,15 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 				t.Fatalf("err = %v, want an error naming %s", err, tt.name)
 			}
 		})
+	}
+	for _, env := range []map[string]string{
+		{"LIBRARY_SIP2_ADDR": "127.0.0.1:6001"},
+		{"LIBRARY_SIP2_ADDR": "[::1]:6001"},
+		{"LIBRARY_SIP2_ADDR": "0.0.0.0:6001", "LIBRARY_SIP2_TLS_CERT": "/etc/library/sip2.pem", "LIBRARY_SIP2_TLS_KEY": "/etc/library/sip2.key"},
+	} {
+		if c, err := LoadConfig(envOf(env)); err != nil || c.SIP2Addr != env["LIBRARY_SIP2_ADDR"] {
+			t.Errorf("%v: %q, %v; want the SIP2 listener taken", env, c.SIP2Addr, err)
+		}
 	}
 	_, err := LoadConfig(envOf(map[string]string{
 		"LIBRARY_BOOTSTRAP_ADMIN_EMAIL": "admin@example.org", "LIBRARY_BOOTSTRAP_ADMIN_PASSWORD": "short",
