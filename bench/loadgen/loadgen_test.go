@@ -94,3 +94,29 @@ func TestAuditSmoke(t *testing.T) {
 		t.Log(rep)
 	}
 }
+
+// TestSIP2Smoke runs -sip2 on a school of 5 books: every kiosk and API
+// check-out must answer, and every copy the kiosk lent is on loan.
+func TestSIP2Smoke(t *testing.T) {
+	o := options{
+		stores: []string{storeDefault}, sizes: []int{5}, students: []int{12}, pastLoans: []int{5},
+		clients: 2, requests: 20, minRequests: 1, maxTime: 100 * time.Millisecond, hardTime: 10 * time.Second,
+		warmup: 1, seedWorkers: 4, clientTimeout: 30 * time.Second, settleMax: 0,
+		chainDuration: 100 * time.Millisecond, rounds: 1, sip2: true,
+	}
+	r := &runner{o: o, args: "(sip2 smoke test)"}
+	if err := r.run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	sr := r.runs[0]
+	if sr.err != nil {
+		t.Fatalf("run: %v", sr.err)
+	}
+	res := sr.sip2
+	if res == nil || res.SIP2.N != 20 || res.API.N != 20 || res.SIP2.Errs+res.API.Errs > 0 || res.Verified == "" {
+		t.Fatalf("check-outs: %+v", res)
+	}
+	if rep := r.report(); !strings.Contains(rep, "The kiosk's check-out round trip p50") || !strings.Contains(rep, "each of the 20 copies") {
+		t.Errorf("report:\n%s", rep)
+	}
+}

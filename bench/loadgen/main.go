@@ -108,7 +108,9 @@ type options struct {
 	// audit measures what the audit log adds to a check-out, and the
 	// log's reads (and a baseline), after filling the log with
 	// auditEntries entries.
-	audit        bool
+	audit bool
+	// sip2 measures a kiosk's SIP2 check-out beside the desk's.
+	sip2         bool
 	auditEntries int
 
 	commands   bool
@@ -161,6 +163,7 @@ func main() {
 	flag.BoolVar(&o.reports, "reports", false, "measure only the report routes, each at one client beside a baseline (the desk's loans list), instead of the desk, the catalogs and the writes")
 	flag.BoolVar(&o.self, "self", false, "measure only the student self-service requests (catalogue page, history, holds, renewals), each at one client beside a baseline (the desk's loans list)")
 	flag.BoolVar(&o.audit, "audit", false, "measure only what the audit log adds to a check-out (one due on a chosen date, which records an entry, alternating with one that records none) and the log's reads beside a baseline (the desk's loans list), at one client, after filling the log with -audit-entries entries")
+	flag.BoolVar(&o.sip2, "sip2", false, "measure only a self-check kiosk's SIP2 check-out round trip on loopback, alternating with the desk's API check-out as the baseline, at one client")
 	flag.IntVar(&o.auditEntries, "audit-entries", 100000, "with -audit, the entries appended to the school's audit log (through the store, not measured) before measuring; -quick makes it 2000 unless set")
 	flag.BoolVar(&o.commands, "commands", false, "after measuring, count database commands per request for every route (MongoDB-driver stores only)")
 	flag.StringVar(&o.out, "out", "", "also write the Markdown report to this file (rewritten after every size)")
@@ -205,13 +208,13 @@ func main() {
 		log.Fatal("-students and -past-loans need one value per size")
 	}
 	modes := 0
-	for _, on := range []bool{o.reports, o.self, o.audit} {
+	for _, on := range []bool{o.reports, o.self, o.audit, o.sip2} {
 		if on {
 			modes++
 		}
 	}
 	if modes > 1 {
-		log.Fatal("-reports, -self and -audit measure different things: name one")
+		log.Fatal("-reports, -self, -audit and -sip2 measure different things: name one")
 	}
 	if o.audit && o.auditEntries < 60 {
 		log.Fatal("-audit-entries must be at least 60: the log's reads measure a second page")

@@ -102,6 +102,9 @@ func (r *runner) measureSchool(s *svc, sc *school, sr *sizeRun) error {
 	if o.audit {
 		return r.measureAudit(s, sc, sr)
 	}
+	if o.sip2 {
+		return r.measureSIP2(s, sc, sr)
+	}
 	pagePath := "/library/" + demoSchoolDomain
 	catPath := "/api/library/catalog/" + demoSchoolDomain
 

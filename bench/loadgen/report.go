@@ -53,6 +53,13 @@ func (r *runner) report() string {
 			"measured for %s and has at least %d requests, and never measures for more than %s. Before each phase the load generator waits (at most %s) "+
 			"until the process is idle.\n\n", o.auditEntries, auditRounds, (o.requests+auditRounds-1)/auditRounds, o.warmup, max(o.warmup, 1),
 			o.requests, o.maxTime, o.minRequests, o.hardTime, o.settleMax)
+	} else if o.sip2 {
+		rep.f("**Method.** `-sip2`: after seeding, a kiosk is made for the school through the use case and the service's SIP2 server listens on a loopback "+
+			"port of this process, on the same use cases as the API. One kiosk connection signs in; then its check-outs (11, answered 12) of fresh copies, "+
+			"with a sequence number and checksum as kiosks send them, and the desk's `POST /api/library/loans` of fresh copies are measured alternately at one "+
+			"client, %d rounds of %d requests a side, the side that goes first swapped every round, after %d unmeasured requests a side; the students take "+
+			"turns by card number. A kiosk check-out's time is from writing its request to reading the whole answer. Before each phase the load generator "+
+			"waits (at most %s) until the process is idle.\n\n", auditRounds, (o.requests+auditRounds-1)/auditRounds, o.warmup, o.settleMax)
 	} else if o.reports {
 		rep.f("**Method.** `-reports`: after seeding, each report route (and the desk's Reports page, with the librarian's cookie session) is measured at one client "+
 			"after %d unmeasured requests, in turn, beside a baseline measured first in the same process: the desk's loans list. A request measures at most %d requests; "+
@@ -81,7 +88,7 @@ func (r *runner) report() string {
 			r.writeSize(&rep, sr)
 		}
 	}
-	if o.reports || o.self || o.audit {
+	if o.reports || o.self || o.audit || o.sip2 {
 		// Only the reports (or the self-service requests, or the audit
 		// log's) were measured:
 		// their table is the figures.
@@ -136,6 +143,7 @@ func (r *runner) writeSize(rep *report, sr *sizeRun) {
 			mib(sr.rssSeeded), mib(sr.rssMeasured), sr.loadAt, sr.measureTook.Round(time.Second))
 	}
 	r.writeAudit(rep, sr)
+	r.writeSIP2(rep, sr)
 	if len(sr.reportRows) > 0 {
 		r.writeReports(rep, sr)
 		return

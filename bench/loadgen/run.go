@@ -35,6 +35,7 @@ type sizeRun struct {
 	holdRows                          map[string]measurement // -holds: the writes again, with holds and a calendar
 	reportRows                        []reportRow            // -reports: the baseline first
 	audit                             *auditCheckouts        // -audit: the fill and the check-outs
+	sip2                              *sip2Checkouts         // -sip2: the kiosk's check-outs and the baseline
 	me1, meN                          pair
 	rssSeeded, rssMeasured            uint64
 	measureTook, took                 time.Duration
