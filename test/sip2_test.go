@@ -17,6 +17,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -423,5 +424,69 @@ func TestSIP2OverTLS(t *testing.T) {
 	}
 	if answer, _ := plain.r.ReadString('\r'); strings.HasPrefix(answer, "94") {
 		t.Fatalf("a plain-text kiosk on the TLS listener was answered %q", answer)
+	}
+}
+
+// TestKiosksPage: a librarian makes a kiosk on the web app's Kiosks page,
+// sees its password once, and the kiosk signs in with it; a refused form
+// says which field; removing the kiosk ends its sign-ins. Staff do not
+// manage kiosks.
+func TestKiosksPage(t *testing.T) {
+	skipInContainer(t, "the SIP2 listener's port is the in-process service's")
+	s := startService(t, testEnv(t, map[string]string{"LIBRARY_SIP2_ADDR": "127.0.0.1:0"}))
+	lib := newBrowser(t, s)
+	if p := lib.signIn(demoLibrarian, demoPassword); p.Status != http.StatusSeeOther {
+		t.Fatalf("sign-in: %d", p.Status)
+	}
+	path := "/library/" + demoDomain + "/kiosks"
+	if p := lib.get(path); p.Status != 200 || p.byID("no-kiosks") == nil || p.byID("kiosk-form") == nil {
+		t.Fatalf("the empty Kiosks page: %d", p.Status)
+	}
+	made := lib.submit(path, url.Values{"name": {"Library entrance"}, "login": {"Maple-Entrance"}})
+	password := made.text("kiosk-password")
+	if made.Status != http.StatusCreated || len(password) != 24 || len(made.byTestID("kiosk-row")) != 1 {
+		t.Fatalf("make a kiosk: %d, password %q, %d rows", made.Status, password, len(made.byTestID("kiosk-row")))
+	}
+	if again := lib.get(path); strings.Contains(again.Body, password) || again.byID("kiosk-password") != nil {
+		t.Fatal("the kiosk's password is shown again on the next visit")
+	}
+	bad := lib.submit(path, url.Values{"name": {"Second"}, "login": {"maple-entrance"}})
+	if bad.Status != http.StatusConflict || bad.text("kiosk-error") == "" {
+		t.Fatalf("a taken login: %d %q", bad.Status, bad.text("kiosk-error"))
+	}
+	if bad := lib.submit(path, url.Values{"name": {"Pipe"}, "login": {"a|b"}}); bad.Status != 422 || bad.byID("kiosk-login-error") == nil {
+		t.Fatalf("a login with a bar: %d", bad.Status)
+	}
+
+	k := dialKiosk(t, s.App.SIP2Addr())
+	if got := k.send("9300CNmaple-entrance|CO" + password + "|CP"); !strings.HasPrefix(got, "941") {
+		t.Fatalf("the kiosk signs in with the page's password: %q", got)
+	}
+	row := lib.get(path).byTestID("kiosk-row")[0]
+	var id string
+	for _, at := range row.Attr {
+		if at.Key == "data-kiosk-id" {
+			id = at.Val
+		}
+	}
+	if p := lib.submit(path+"/remove", url.Values{"kiosk_id": {id}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("remove: %d", p.Status)
+	}
+	if p := lib.get(path); p.byID("no-kiosks") == nil {
+		t.Fatal("the kiosk is still listed after its removal")
+	}
+	if got := k.send("9900402.00"); !strings.HasPrefix(got, "98NNNN") {
+		t.Fatalf("the removed kiosk's status: %q, want signed out", got)
+	}
+
+	staff := newBrowser(t, s)
+	if p := staff.signIn("staff@maplegrove.example.org", demoPassword); p.Status != http.StatusSeeOther {
+		t.Fatalf("staff sign-in: %d", p.Status)
+	}
+	if p := staff.get(path); p.Status != http.StatusForbidden {
+		t.Errorf("staff on the Kiosks page: %d, want 403", p.Status)
+	}
+	if p := staff.submit(path, url.Values{"name": {"Sneaky"}, "login": {"sneaky"}}); p.Status != http.StatusForbidden {
+		t.Errorf("staff making a kiosk: %d, want 403", p.Status)
 	}
 }

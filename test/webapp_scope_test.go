@@ -21,6 +21,7 @@ type bRecords struct {
 	holdB, chargeB, codeLostB, lockedB, lockedEmail string
 	stocktakeOpenB, stocktakeClosedB                string
 	reviewB                                         string // waiting for B's librarian
+	kioskB                                          string
 }
 
 func (w *twoSchools) moreOfB(t *testing.T) bRecords {
@@ -65,6 +66,7 @@ func (w *twoSchools) moreOfB(t *testing.T) bRecords {
 		t.Fatal(err)
 	}
 	b.reviewB = review.ID
+	b.kioskB = post("/api/library/kiosks", `{"name":"River kiosk","login":"river-kiosk"}`)["kiosk"].(map[string]any)["id"].(string)
 	// A student whose sign-in is locked by wrong passwords.
 	b.lockedEmail = "locked@riverside.example.org"
 	b.lockedB = studentID(post("/api/library/students", fmt.Sprintf(`{"name":"Lu Locked","email":%q,"password":"quiet-otter-73"}`, b.lockedEmail)))
@@ -83,7 +85,7 @@ func (w *twoSchools) stateOfB(t *testing.T, b bRecords) string {
 	for _, path := range []string{
 		"/api/library/holds", "/api/library/charges", "/api/library/stocktakes", "/api/library/accounts?schoolId=" + w.schoolB,
 		"/api/library/books/" + w.bookB, "/api/library/books/" + w.bookB + "/app-link", "/api/library/copies?code=" + b.codeLostB,
-		"/api/library/stocktakes/" + b.stocktakeClosedB + "/report", "/api/library/reviews",
+		"/api/library/stocktakes/" + b.stocktakeClosedB + "/report", "/api/library/reviews", "/api/library/kiosks",
 	} {
 		tok := w.libB
 		if strings.Contains(path, "schoolId=") {
@@ -136,6 +138,7 @@ func TestWebFormsActOnTheirPageSchoolOnly(t *testing.T) {
 		"web.stocktake.close":         {"stocktake_id": {b.stocktakeOpenB}},
 		"web.stocktake.checkIn":       {"stocktake_id": {b.stocktakeOpenB}, "copy_id": {w.copyB1}},
 		"web.stocktake.markLost":      {"stocktake_id": {b.stocktakeClosedB}},
+		"web.kiosks.remove":           {"kiosk_id": {b.kioskB}},
 	}
 	// The forms that name no record: each acts on the page's school as a
 	// whole, or adds to it.
@@ -148,7 +151,7 @@ func TestWebFormsActOnTheirPageSchoolOnly(t *testing.T) {
 		"web.settings.save": "the school's settings", "web.calendar.save": "the school's calendar",
 		"web.loanRules.save": "the school's loan rules", "web.notices.save": "the school's notices",
 		"web.homerooms.save": "the school's homerooms", "web.history.choice": "the signed-in student's own history",
-		"web.wantToRead.holds": "the signed-in student's own choice",
+		"web.wantToRead.holds": "the signed-in student's own choice", "web.kiosks.add": "adds a kiosk",
 	}
 	const schoolPages = "/library/{domain}/"
 	paths := map[string]string{}

@@ -223,6 +223,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 	add("stocktake", "Stocktake", root+"/stocktake", "read", "library:stocktakes")
 	add("notices", "Reminders", root+"/notices", "read", "library:notices")
 	add("accounts", "Accounts", root+"/accounts", "read", "library:accounts")
+	add("kiosks", "Kiosks", root+"/kiosks", "read", "library:kiosks")
 	add("audit", "Audit log", root+"/audit", "read", "library:audit")
 	add("catalog", "Public catalog", root+"/catalog", "", "")
 	return b
