@@ -148,6 +148,9 @@ func (r *runner) writeSize(rep *report, sr *sizeRun) {
 		r.writeReports(rep, sr)
 		return
 	}
+	if sr.sip2 != nil {
+		return // its table is the figures
+	}
 	rep.f("| request | 1 client: requests | p50 | p99 | req/s | %d clients: requests | p50 | p99 | req/s | timed out (1 / %d) | 5xx (1 / %d) | failed (1 / %d) | what it answers here |\n", o.clients, o.clients, o.clients, o.clients)
 	rep.f("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range kinds {
