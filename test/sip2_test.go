@@ -490,3 +490,84 @@ func TestKiosksPage(t *testing.T) {
 		t.Errorf("staff making a kiosk: %d, want 403", p.Status)
 	}
 }
+
+// TestSIP2KioskFollowsTheDeskRules: a kiosk lends under the desk's rules.
+// A student blocked by unpaid charges sees the block in their patron
+// status and is refused a check-out; a returned copy a hold waits for
+// raises the kiosk's alert and is not lent to anyone else; a loan's due
+// date is the one the desk's rules give.
+func TestSIP2KioskFollowsTheDeskRules(t *testing.T) {
+	skipInContainer(t, "the SIP2 listener's port is the in-process service's")
+	w := newLibraryWorldWith(t, map[string]string{"LIBRARY_SIP2_ADDR": "127.0.0.1:0"})
+	s := w.s
+	login, password := newKiosk(t, s, w.libA, "", "rules-kiosk")
+	student := func(name, number string) string {
+		r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.libA, Body: fmt.Sprintf(`{"name":%q,"student_number":%q}`, name, number)})
+		if r.Status != 201 {
+			t.Fatalf("student %s: %d %s", name, r.Status, r.Body)
+		}
+		return r.json(t)["student"].(map[string]any)["student_id"].(string)
+	}
+	bo, hana := student("Bo Blocked", "B-200"), student("Hana Holder", "H-300")
+	student("Cy Reader", "C-400")
+	w.putCharges(t, w.libA, `,"replacement_cost_cents":500,"block_charges_cents":100`)
+	k := dialKiosk(t, s.App.SIP2Addr())
+	if got := k.send("9300CN" + login + "|CO" + password + "|CP"); !strings.HasPrefix(got, "941") {
+		t.Fatalf("sign-in: %q", got)
+	}
+	checkout := func(number, code string) string {
+		return k.send("11YN" + sipNow + strings.Repeat(" ", 18) + "AOMGS|AA" + number + "|AB" + code + "|AC")
+	}
+
+	// Bo loses a book: a charge of 5.00 over the school's 1.00 block.
+	lostBook, lostCopies := w.addBook(t, w.libA, `{"title":"Lost at Sea","author":"Ina Log","copies":1}`)
+	r := w.lend(w.libA, lostBook, lostCopies[0]["id"].(string), bo)
+	if r.Status != 201 {
+		t.Fatalf("lend to Bo: %d %s", r.Status, r.Body)
+	}
+	if r := w.act(w.libA, r.json(t)["loan"].(map[string]any)["id"].(string), "lost"); r.Status != 200 {
+		t.Fatalf("lost: %d %s", r.Status, r.Body)
+	}
+	status := k.send("23001" + sipNow + "AOMGS|AAB-200|AC|AD")
+	if flags := status[2:16]; flags[0] != 'Y' || flags[10] != 'Y' || sipField(status, "BV") != "5.00" || sipField(status, "BL") != "Y" {
+		t.Fatalf("a blocked student's status: %q, want charges denied, excessive fines, 5.00 owed", status)
+	}
+	fresh, freshCopies := w.addBook(t, w.libA, `{"title":"Fresh Pages","author":"Ina Log","copies":2}`)
+	if got := checkout("B-200", freshCopies[0]["code"].(string)); !strings.HasPrefix(got, "120") || sipField(got, "AF") == "" {
+		t.Fatalf("a blocked student's check-out: %q, want refused with the reason", got)
+	}
+	if loans := s.do(req{Path: "/api/library/loans?book_id=" + fresh, Token: w.libA}).json(t)["loans"].([]any); len(loans) != 0 {
+		t.Fatalf("the refused check-out made %d loans", len(loans))
+	}
+
+	// Cy's check-out is due when the desk's rules say.
+	out := checkout("C-400", freshCopies[1]["code"].(string))
+	if !strings.HasPrefix(out, "121") {
+		t.Fatalf("Cy's check-out: %q", out)
+	}
+	loans := s.do(req{Path: "/api/library/loans?book_id=" + fresh, Token: w.libA}).json(t)["loans"].([]any)
+	if len(loans) != 1 {
+		t.Fatalf("%d loans after Cy's check-out, want 1", len(loans))
+	}
+	due := loans[0].(map[string]any)["due_at"].(string)
+	if want := strings.ReplaceAll(due, "-", "") + "    235959"; sipField(out, "AH") != want {
+		t.Errorf("the kiosk's due date %q, want the desk's %q", sipField(out, "AH"), want)
+	}
+
+	// Hana holds a title whose one copy Cy has; Cy returns it at the kiosk.
+	heldBook, heldCopies := w.addBook(t, w.libA, `{"title":"Wanted Book","author":"Ina Log","copies":1}`)
+	heldCode := heldCopies[0]["code"].(string)
+	if got := checkout("C-400", heldCode); !strings.HasPrefix(got, "121") {
+		t.Fatalf("Cy borrows the wanted book: %q", got)
+	}
+	if r := s.do(req{Method: http.MethodPost, Path: "/api/library/holds", Token: w.libA, Body: fmt.Sprintf(`{"book_id":%q,"student_id":%q}`, heldBook, hana)}); r.Status != 201 {
+		t.Fatalf("Hana's hold: %d %s", r.Status, r.Body)
+	}
+	in := k.send("09N" + sipNow + sipNow + "APMAIN|AOMGS|AB" + heldCode + "|AC")
+	if !strings.HasPrefix(in, "101NUY") || !strings.Contains(sipField(in, "AF"), "librarian") {
+		t.Fatalf("returning a copy a hold waits for: %q, want ok, not re-armed, the alert and a word to hand it over", in)
+	}
+	if got := checkout("C-400", heldCode); !strings.HasPrefix(got, "120") {
+		t.Fatalf("Cy borrowing the copy put aside for Hana: %q, want refused", got)
+	}
+}
