@@ -3,29 +3,22 @@ package test
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/readinglibrary/service/adapters/sip2"
+	"github.com/readinglibrary/service/test/tlscert"
 )
 
 // kioskConn is a scripted self-check kiosk: it writes SIP2 requests as
@@ -362,49 +355,16 @@ func TestSIP2OutsideClient(t *testing.T) {
 	}
 }
 
-// selfSignedCert writes a certificate for 127.0.0.1 and its key as PEM
-// files and returns their paths and a pool that trusts the certificate.
-func selfSignedCert(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "library sip2 test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "sip2.pem"), filepath.Join(dir, "sip2.key")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	pool = x509.NewCertPool()
-	pool.AddCert(cert)
-	return certFile, keyFile, pool
-}
-
 // TestSIP2OverTLS: with a certificate and key the listener speaks TLS; a
 // kiosk that trusts the certificate signs in and works, and one that
 // speaks plain text gets no SIP2 answer.
 func TestSIP2OverTLS(t *testing.T) {
 	skipInContainer(t, "the SIP2 listener's port is the in-process service's")
-	certFile, keyFile, pool := selfSignedCert(t)
+	certFile, keyFile, client := tlscert.Files(t)
 	w := newLibraryWorldWith(t, map[string]string{"LIBRARY_SIP2_ADDR": "127.0.0.1:0", "LIBRARY_SIP2_TLS_CERT": certFile, "LIBRARY_SIP2_TLS_KEY": keyFile})
 	s := w.s
 	login, password := newKiosk(t, s, w.libA, "", "tls-kiosk")
-	c, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", s.App.SIP2Addr(), &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})
+	c, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", s.App.SIP2Addr(), client)
 	if err != nil {
 		t.Fatalf("TLS to the SIP2 listener: %v", err)
 	}

@@ -3,16 +3,7 @@ package mailer_test
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"log/slog"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,6 +17,7 @@ import (
 	"github.com/readinglibrary/service/adapters/mailer/mailpittest"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/ports"
+	"github.com/readinglibrary/service/test/tlscert"
 )
 
 func ctx(t *testing.T) context.Context {
@@ -60,42 +52,6 @@ func TestSMTPWithoutTLS(t *testing.T) {
 	checkDelivered(t, mp)
 }
 
-// tlsFiles writes a self-signed certificate for 127.0.0.1 and returns its
-// files and a client TLS configuration that trusts it.
-func tlsFiles(t *testing.T) (certFile, keyFile string, client *tls.Config) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	return certFile, keyFile, &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-}
-
 // authFile writes an htpasswd file with one user.
 func authFile(t *testing.T, name, password string) string {
 	t.Helper()
@@ -114,7 +70,7 @@ func authFile(t *testing.T, name, password string) string {
 // the message arrives tagged with the user that authenticated, and a wrong
 // password fails without its value in the error.
 func TestSMTPStartTLSWithAuthentication(t *testing.T) {
-	cert, key, client := tlsFiles(t)
+	cert, key, client := tlscert.Files(t)
 	mp := mailpittest.Start(t, "--smtp-tls-cert", cert, "--smtp-tls-key", key, "--smtp-require-starttls",
 		"--smtp-auth-file", authFile(t, "library", "smtp-secret-1"), "--tags-username")
 	cfg := mailer.SMTPConfig{Host: mp.SMTPHost, Port: mp.SMTPPort, TLS: mailer.TLSStartTLS, Username: "library", Password: "smtp-secret-1", From: from, TLSConfig: client}
@@ -144,7 +100,7 @@ func TestSMTPStartTLSWithAuthentication(t *testing.T) {
 }
 
 func TestSMTPImplicitTLS(t *testing.T) {
-	cert, key, client := tlsFiles(t)
+	cert, key, client := tlscert.Files(t)
 	mp := mailpittest.Start(t, "--smtp-tls-cert", cert, "--smtp-tls-key", key, "--smtp-require-tls")
 	m, err := mailer.NewSMTP(mailer.SMTPConfig{Host: mp.SMTPHost, Port: mp.SMTPPort, TLS: mailer.TLSImplicit, From: from, TLSConfig: client})
 	if err != nil {
@@ -168,7 +124,7 @@ func TestSMTPStartTLSIsMandatory(t *testing.T) {
 	if err := m.Send(ctx(t), msg); errs.KindOf(err) != errs.Unavailable {
 		t.Fatalf("STARTTLS to a server without it: %v, want Unavailable", err)
 	}
-	cert, key, _ := tlsFiles(t)
+	cert, key, _ := tlscert.Files(t)
 	untrusted := mailpittest.Start(t, "--smtp-tls-cert", cert, "--smtp-tls-key", key)
 	m, err = mailer.NewSMTP(mailer.SMTPConfig{Host: untrusted.SMTPHost, Port: untrusted.SMTPPort, TLS: mailer.TLSStartTLS, From: from})
 	if err != nil {

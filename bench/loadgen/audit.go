@@ -244,19 +244,9 @@ func (r *runner) measureAudit(s *svc, sc *school, sr *sizeRun) error {
 	// so that none comes near a loan limit.
 	block := (o.requests + auditRounds - 1) / auditRounds
 	perSide := block*auditRounds + o.warmup
-	free := slices.Clone(sc.free)
-	if len(free) < 2*perSide {
-		libCtx, _, err := s.asEmail(ctx, demoLibrarian)
-		if err != nil {
-			return err
-		}
-		for i := len(free); i < 2*perSide; i++ {
-			b, copies, err := s.App.Library.Holdings.AddBook(libCtx, "", library.BookDraft{Title: fmt.Sprintf("Audit Probe %d", i), Author: "Probe", Copies: 1})
-			if err != nil {
-				return err
-			}
-			free = append(free, seededCopy{BookID: b.ID, ID: copies[0].ID, Code: copies[0].Code})
-		}
+	free, err := freeCopies(ctx, s, sc, 2*perSide, "Audit Probe")
+	if err != nil {
+		return err
 	}
 	var (
 		mu    sync.Mutex
@@ -459,4 +449,26 @@ func (r *runner) writeAudit(rep *report, sr *sizeRun) {
 	if ac.Verified != "" {
 		rep.f("The log, %s.\n\n", ac.Verified)
 	}
+}
+
+// freeCopies is n copies no one has: the seed's free copies, and when a
+// small school has too few, fresh titles of one copy each, titled prefix
+// and a number (made through the use case, not measured).
+func freeCopies(ctx context.Context, s *svc, sc *school, n int, prefix string) ([]seededCopy, error) {
+	free := slices.Clone(sc.free)
+	if len(free) >= n {
+		return free, nil
+	}
+	libCtx, _, err := s.asEmail(ctx, demoLibrarian)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(free); i < n; i++ {
+		b, copies, err := s.App.Library.Holdings.AddBook(libCtx, "", library.BookDraft{Title: fmt.Sprintf("%s %d", prefix, i), Author: "Probe", Copies: 1})
+		if err != nil {
+			return nil, err
+		}
+		free = append(free, seededCopy{BookID: b.ID, ID: copies[0].ID, Code: copies[0].Code})
+	}
+	return free, nil
 }

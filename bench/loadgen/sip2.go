@@ -64,13 +64,9 @@ func (r *runner) measureSIP2(s *svc, sc *school, sr *sizeRun) error {
 
 	block := (o.requests + auditRounds - 1) / auditRounds
 	perSide := block*auditRounds + o.warmup
-	free := slices.Clone(sc.free)
-	for i := len(free); i < 2*perSide; i++ {
-		b, copies, err := s.App.Library.Holdings.AddBook(libCtx, "", library.BookDraft{Title: fmt.Sprintf("SIP2 Probe %d", i), Author: "Probe", Copies: 1})
-		if err != nil {
-			return err
-		}
-		free = append(free, seededCopy{BookID: b.ID, ID: copies[0].ID, Code: copies[0].Code})
+	free, err := freeCopies(ctx, s, sc, 2*perSide, "SIP2 Probe")
+	if err != nil {
+		return err
 	}
 	var (
 		mu        sync.Mutex
