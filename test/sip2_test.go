@@ -531,3 +531,32 @@ func TestSIP2KioskFollowsTheDeskRules(t *testing.T) {
 		t.Fatalf("Cy borrowing the copy put aside for Hana: %q, want refused", got)
 	}
 }
+
+// TestSIP2SignInsAreThrottled: a kiosk's wrong passwords count in the
+// login throttle as people's do: past the budget of one login from one
+// address, even the right password is refused for a while, on any
+// connection, while another kiosk's login still signs in.
+func TestSIP2SignInsAreThrottled(t *testing.T) {
+	skipInContainer(t, "the SIP2 listener's port is the in-process service's")
+	w := newLibraryWorldWith(t, map[string]string{"LIBRARY_SIP2_ADDR": "127.0.0.1:0", "LIBRARY_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS": "4"})
+	s := w.s
+	login, password := newKiosk(t, s, w.libA, "", "guessed-kiosk")
+	other, otherPassword := newKiosk(t, s, w.libA, "", "other-kiosk")
+	for i := range 4 {
+		k := dialKiosk(t, s.App.SIP2Addr())
+		if got := k.send("9300CN" + login + "|COguess-" + fmt.Sprint(i) + "|CP"); !strings.HasPrefix(got, "940") {
+			t.Fatalf("wrong password %d: %q", i+1, got)
+		}
+	}
+	k := dialKiosk(t, s.App.SIP2Addr())
+	if got := k.send("9300CN" + login + "|CO" + password + "|CP"); !strings.HasPrefix(got, "940") {
+		t.Fatalf("the right password after 4 wrong ones: %q, want refused while the login is locked", got)
+	}
+	if !strings.Contains(s.logsWith("kiosk sign-in throttled", 5*time.Second), "kiosk sign-in throttled") {
+		t.Error("no log line says the sign-in was throttled")
+	}
+	k2 := dialKiosk(t, s.App.SIP2Addr())
+	if got := k2.send("9300CN" + other + "|CO" + otherPassword + "|CP"); !strings.HasPrefix(got, "941") {
+		t.Fatalf("another kiosk's sign-in from the same address: %q, want 941", got)
+	}
+}

@@ -2,6 +2,7 @@ package sip2
 
 import (
 	"context"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -85,13 +86,19 @@ func (k *conn) handle(ctx context.Context, req Request) (Response, bool) {
 }
 
 func (k *conn) login(ctx context.Context, req Request) Response {
-	sess, err := k.s.SelfCheck.SignIn(ctx, req.Value("CN"), req.Value("CO"))
+	sess, err := k.s.SelfCheck.SignIn(ctx, req.Value("CN"), req.Value("CO"), k.clientIP())
 	if err != nil {
 		k.sess = nil
-		if errs.Is(err, errs.Unauthenticated) {
+		switch {
+		case errs.Is(err, errs.Unauthenticated):
 			k.failedLogins++
 			k.s.logger().Warn("sip2: kiosk sign-in refused", "remote", k.remote, "failures", k.failedLogins)
-		} else {
+		case errs.Is(err, errs.RateLimited):
+			// Locked by earlier wrong passwords: this connection gets no
+			// more tries.
+			k.failedLogins = maxFailedLogins
+			k.s.logger().Warn("sip2: kiosk sign-in throttled", "remote", k.remote)
+		default:
 			k.s.logger().Error("sip2: kiosk sign-in", "remote", k.remote, "error", err.Error())
 		}
 		return Response{Code: codeLoginResp, Fixed: "0"}
@@ -368,6 +375,15 @@ func (k *conn) checkin(ctx context.Context, req Request) Response {
 	r.Add("AO", k.institution(req)).Add("AB", code).Add("AJ", it.Book.Title)
 	k.addLocation(&r, it)
 	return *r.Add("AF", msg)
+}
+
+// clientIP is the kiosk's address without its port, as the login
+// throttle counts people's sign-ins by address.
+func (k *conn) clientIP() string {
+	if host, _, err := net.SplitHostPort(k.remote); err == nil {
+		return host
+	}
+	return k.remote
 }
 
 // institution echoes the request's AO, which kiosks check, or names the

@@ -196,7 +196,7 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 			collection.BuyingStores{Students: st.Students, Progress: st.Progress, AppBooks: st.AppBooks, AppLinks: appLinks}),
 		Jobs:  usecase.NewJobs(st.Schools, jobs),
 		Audit: audit,
-		SelfCheck: selfcheck.New(selfcheck.Deps{Kiosks: st.Kiosks, Schools: st.Schools, Hasher: ident.PasswordHasher(), Holdings: holdings,
+		SelfCheck: selfcheck.New(selfcheck.Deps{Kiosks: st.Kiosks, Schools: st.Schools, Hasher: ident.PasswordHasher(), Throttle: ident.LoginThrottle(), Holdings: holdings,
 			Students: studs, Circulation: circ, Clock: c, Audit: audit}),
 		clock: c,
 		jobs:  jobs,

@@ -122,6 +122,10 @@ func NewIdentity(d IdentityDeps, cfg IdentityConfig) *Identity {
 // student accounts are hashed as every other account is.
 func (s *Identity) PasswordHasher() ports.PasswordHasher { return s.hasher }
 
+// LoginThrottle is the throttle of sign-ins, which other sign-ins by
+// password (a kiosk's) are weighed against too.
+func (s *Identity) LoginThrottle() ports.LoginThrottle { return s.throttle }
+
 // Session is the outcome of a sign-in or a refresh.
 type Session struct {
 	ID           string // the refresh-token family; the sid of its access tokens

@@ -22,9 +22,12 @@ import (
 
 // Deps are what SelfCheck is built with; only Audit may be nil.
 type Deps struct {
-	Kiosks      ports.KioskRepository
-	Schools     ports.SchoolRepository
-	Hasher      ports.PasswordHasher
+	Kiosks  ports.KioskRepository
+	Schools ports.SchoolRepository
+	Hasher  ports.PasswordHasher
+	// Throttle weighs kiosk sign-ins as it weighs people's: by address
+	// and by login, shared by every replica.
+	Throttle    ports.LoginThrottle
 	Holdings    *collection.Holdings
 	Students    *students.Students
 	Circulation *circulation.Circulation

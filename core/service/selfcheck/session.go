@@ -10,6 +10,7 @@ import (
 	"github.com/readinglibrary/service/core/service/collection"
 	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
+	"github.com/readinglibrary/service/ports"
 )
 
 // Session is a kiosk signed in. Its requests act as desk staff of the
@@ -31,25 +32,49 @@ func ErrKioskSignIn() error {
 	return errs.E(errs.Unauthenticated, errs.CodeInvalidCredentials, "The kiosk's login or password is wrong.")
 }
 
-// SignIn checks a kiosk's login and password. An unknown login costs what
-// a wrong password costs, so logins cannot be found by timing.
-// Errors: Unauthenticated "invalid_credentials".
-func (s *SelfCheck) SignIn(ctx context.Context, login, password string) (Session, error) {
-	k, err := s.d.Kiosks.KioskByLogin(ctx, strings.ToLower(strings.TrimSpace(login)))
+// SignIn checks a kiosk's login and password from the client address.
+// The login throttle weighs it as it weighs a person's sign-in (the login
+// as login@kiosk): wrong passwords from one address, or for one login,
+// lock further tries for a while. An unknown login costs what a wrong
+// password costs, so logins cannot be found by timing.
+// Errors: Unauthenticated "invalid_credentials", RateLimited
+// "too_many_attempts", Unavailable when the throttle's store fails.
+func (s *SelfCheck) SignIn(ctx context.Context, login, password, client string) (Session, error) {
+	login = strings.ToLower(strings.TrimSpace(login))
+	if login == "" || len(login) > library.MaxKioskLogin || password == "" || len(password) > user.MaxPasswordLength {
+		return Session{}, ErrKioskSignIn()
+	}
+	attempt, err := s.d.Throttle.Admit(ctx, ports.LoginKeys{Email: login + "@kiosk", Client: client})
+	if err != nil {
+		return Session{}, err
+	}
+	// Whatever ends the sign-in early frees the attempt's place uncounted.
+	defer attempt.Release(ctx)
+	k, err := s.d.Kiosks.KioskByLogin(ctx, login)
 	if errs.Is(err, errs.NotFound) {
 		s.d.Hasher.VerifyDummy(password)
-		return Session{}, ErrKioskSignIn()
+		return Session{}, failed(ctx, attempt)
 	} else if err != nil {
 		return Session{}, err
 	}
 	if ok, _ := s.d.Hasher.Verify(k.SecretHash, password); !ok {
-		return Session{}, ErrKioskSignIn()
+		return Session{}, failed(ctx, attempt)
 	}
+	_, _ = attempt.Succeeded(ctx) // best effort, as a person's sign-in
 	school, err := s.d.Schools.Get(ctx, k.SchoolID)
 	if err != nil {
 		return Session{}, err
 	}
 	return Session{Kiosk: k, School: school}, nil
+}
+
+// failed counts a wrong password; when it cannot be counted the sign-in
+// fails closed with the throttle's error.
+func failed(ctx context.Context, attempt ports.LoginAttempt) error {
+	if err := attempt.Failed(ctx); err != nil {
+		return err
+	}
+	return ErrKioskSignIn()
 }
 
 // Current checks that the session's kiosk still exists (a librarian may
