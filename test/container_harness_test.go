@@ -116,12 +116,16 @@ func startContainerService(t *testing.T, env map[string]string) *service {
 	// process can take one in between; the service then exits at once
 	// and a second pick is made.
 	for attempt := 1; ; attempt++ {
-		ports := freePorts(t, 2)
+		ports := freePorts(t, 3)
 		addr := "127.0.0.1:" + strconv.Itoa(ports[0])
 		base = "http://" + addr
 		full = map[string]string{"LIBRARY_ADDR": addr, "LIBRARY_ISSUER_URL": base, "LIBRARY_METRICS_ADDR": "127.0.0.1:" + strconv.Itoa(ports[1])}
 		for k, v := range env {
 			full[k] = v
+		}
+		if full["LIBRARY_SIP2_ADDR"] == "127.0.0.1:0" {
+			// The container cannot say which port it took: it gets one.
+			full["LIBRARY_SIP2_ADDR"] = "127.0.0.1:" + strconv.Itoa(ports[2])
 		}
 		binds := hostPaths(full)
 		c = containers.Run(t, testcontainers.ContainerRequest{
@@ -185,6 +189,7 @@ func startContainerService(t *testing.T, env map[string]string) *service {
 	return &service{
 		URL: base, App: side, Logs: logs, Env: full, t: t, stop: stop,
 		metricsAddr: func() string { return full["LIBRARY_METRICS_ADDR"] },
+		sip2Addr:    func() string { return full["LIBRARY_SIP2_ADDR"] },
 		container:   &serviceContainer{c: c},
 	}
 }

@@ -38,6 +38,7 @@ type service struct {
 	stop func() // shuts the service down and closes its store; idempotent
 
 	metricsAddr func() string     // the metrics listener's address
+	sip2Addr    func() string     // the SIP2 listener's address, "" without one
 	container   *serviceContainer // set in container mode
 }
 
@@ -176,7 +177,7 @@ func startService(t *testing.T, env map[string]string, opts ...app.Option) *serv
 		})
 	}
 	t.Cleanup(stop)
-	s := &service{URL: base, App: a, Logs: logs, Env: full, t: t, stop: stop, metricsAddr: a.MetricsAddr}
+	s := &service{URL: base, App: a, Logs: logs, Env: full, t: t, stop: stop, metricsAddr: a.MetricsAddr, sip2Addr: a.SIP2Addr}
 	if err := pollReady(base, 10*time.Second, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -104,10 +104,9 @@ func newKiosk(t *testing.T, s *service, tok, query, login string) (string, strin
 // (answered again, not repeated, when the kiosk sends it twice), a
 // renewal and a return, each seen by the desk's API; then refusals.
 func TestSIP2KioskSession(t *testing.T) {
-	skipInContainer(t, "the SIP2 listener's port is the in-process service's")
 	w := newLibraryWorldWith(t, map[string]string{"LIBRARY_SIP2_ADDR": "127.0.0.1:0"})
 	s := w.s
-	addr := s.App.SIP2Addr()
+	addr := s.sip2Addr()
 	if addr == "" {
 		t.Fatal("the service has no SIP2 listener")
 	}
@@ -283,7 +282,6 @@ func TestKioskAPIRefusals(t *testing.T) {
 // the answers. Without Node.js the test is skipped, unless
 // LIBRARY_TEST_SIP2_CLIENT=required (CI), when it fails.
 func TestSIP2OutsideClient(t *testing.T) {
-	skipInContainer(t, "the SIP2 listener's port is the in-process service's")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		if os.Getenv("LIBRARY_TEST_SIP2_CLIENT") == "required" {
@@ -299,7 +297,7 @@ func TestSIP2OutsideClient(t *testing.T) {
 	}
 	bookID, copies := w.addBook(t, w.libA, `{"title":"Borrowed Elsewhere","author":"Nod E. Client","copies":1}`)
 	code := copies[0]["code"].(string)
-	host, port, _ := net.SplitHostPort(s.App.SIP2Addr())
+	host, port, _ := net.SplitHostPort(s.sip2Addr())
 	for _, term := range []string{"", "--crlf"} {
 		t.Run("Terminator"+term, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -359,12 +357,11 @@ func TestSIP2OutsideClient(t *testing.T) {
 // kiosk that trusts the certificate signs in and works, and one that
 // speaks plain text gets no SIP2 answer.
 func TestSIP2OverTLS(t *testing.T) {
-	skipInContainer(t, "the SIP2 listener's port is the in-process service's")
 	certFile, keyFile, client := tlscert.Files(t)
 	w := newLibraryWorldWith(t, map[string]string{"LIBRARY_SIP2_ADDR": "127.0.0.1:0", "LIBRARY_SIP2_TLS_CERT": certFile, "LIBRARY_SIP2_TLS_KEY": keyFile})
 	s := w.s
 	login, password := newKiosk(t, s, w.libA, "", "tls-kiosk")
-	c, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", s.App.SIP2Addr(), client)
+	c, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", s.sip2Addr(), client)
 	if err != nil {
 		t.Fatalf("TLS to the SIP2 listener: %v", err)
 	}
@@ -377,7 +374,7 @@ func TestSIP2OverTLS(t *testing.T) {
 		t.Fatalf("status over TLS: %q", got)
 	}
 
-	plain := dialKiosk(t, s.App.SIP2Addr())
+	plain := dialKiosk(t, s.sip2Addr())
 	_ = plain.c.SetDeadline(time.Now().Add(5 * time.Second))
 	if _, err := plain.c.Write([]byte("9300CN" + login + "|CO" + password + "|CPMAIN\r")); err != nil {
 		t.Fatal(err)
@@ -392,7 +389,6 @@ func TestSIP2OverTLS(t *testing.T) {
 // says which field; removing the kiosk ends its sign-ins. Staff do not
 // manage kiosks.
 func TestKiosksPage(t *testing.T) {
-	skipInContainer(t, "the SIP2 listener's port is the in-process service's")
 	s := startService(t, testEnv(t, map[string]string{"LIBRARY_SIP2_ADDR": "127.0.0.1:0"}))
 	lib := newBrowser(t, s)
 	if p := lib.signIn(demoLibrarian, demoPassword); p.Status != http.StatusSeeOther {
@@ -418,7 +414,7 @@ func TestKiosksPage(t *testing.T) {
 		t.Fatalf("a login with a bar: %d", bad.Status)
 	}
 
-	k := dialKiosk(t, s.App.SIP2Addr())
+	k := dialKiosk(t, s.sip2Addr())
 	if got := k.send("9300CNmaple-entrance|CO" + password + "|CP"); !strings.HasPrefix(got, "941") {
 		t.Fatalf("the kiosk signs in with the page's password: %q", got)
 	}
@@ -457,7 +453,6 @@ func TestKiosksPage(t *testing.T) {
 // raises the kiosk's alert and is not lent to anyone else; a loan's due
 // date is the one the desk's rules give.
 func TestSIP2KioskFollowsTheDeskRules(t *testing.T) {
-	skipInContainer(t, "the SIP2 listener's port is the in-process service's")
 	w := newLibraryWorldWith(t, map[string]string{"LIBRARY_SIP2_ADDR": "127.0.0.1:0"})
 	s := w.s
 	login, password := newKiosk(t, s, w.libA, "", "rules-kiosk")
@@ -471,7 +466,7 @@ func TestSIP2KioskFollowsTheDeskRules(t *testing.T) {
 	bo, hana := student("Bo Blocked", "B-200"), student("Hana Holder", "H-300")
 	student("Cy Reader", "C-400")
 	w.putCharges(t, w.libA, `,"replacement_cost_cents":500,"block_charges_cents":100`)
-	k := dialKiosk(t, s.App.SIP2Addr())
+	k := dialKiosk(t, s.sip2Addr())
 	if got := k.send("9300CN" + login + "|CO" + password + "|CP"); !strings.HasPrefix(got, "941") {
 		t.Fatalf("sign-in: %q", got)
 	}
@@ -537,25 +532,24 @@ func TestSIP2KioskFollowsTheDeskRules(t *testing.T) {
 // address, even the right password is refused for a while, on any
 // connection, while another kiosk's login still signs in.
 func TestSIP2SignInsAreThrottled(t *testing.T) {
-	skipInContainer(t, "the SIP2 listener's port is the in-process service's")
 	w := newLibraryWorldWith(t, map[string]string{"LIBRARY_SIP2_ADDR": "127.0.0.1:0", "LIBRARY_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS": "4"})
 	s := w.s
 	login, password := newKiosk(t, s, w.libA, "", "guessed-kiosk")
 	other, otherPassword := newKiosk(t, s, w.libA, "", "other-kiosk")
 	for i := range 4 {
-		k := dialKiosk(t, s.App.SIP2Addr())
+		k := dialKiosk(t, s.sip2Addr())
 		if got := k.send("9300CN" + login + "|COguess-" + fmt.Sprint(i) + "|CP"); !strings.HasPrefix(got, "940") {
 			t.Fatalf("wrong password %d: %q", i+1, got)
 		}
 	}
-	k := dialKiosk(t, s.App.SIP2Addr())
+	k := dialKiosk(t, s.sip2Addr())
 	if got := k.send("9300CN" + login + "|CO" + password + "|CP"); !strings.HasPrefix(got, "940") {
 		t.Fatalf("the right password after 4 wrong ones: %q, want refused while the login is locked", got)
 	}
 	if !strings.Contains(s.logsWith("kiosk sign-in throttled", 5*time.Second), "kiosk sign-in throttled") {
 		t.Error("no log line says the sign-in was throttled")
 	}
-	k2 := dialKiosk(t, s.App.SIP2Addr())
+	k2 := dialKiosk(t, s.sip2Addr())
 	if got := k2.send("9300CN" + other + "|CO" + otherPassword + "|CP"); !strings.HasPrefix(got, "941") {
 		t.Fatalf("another kiosk's sign-in from the same address: %q, want 941", got)
 	}
