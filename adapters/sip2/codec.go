@@ -27,31 +27,31 @@ const MaxMessage = 4096
 
 // Request codes and the length of their fixed fields (SIP2 2.00).
 const (
-	CodeLogin           = "93"
-	CodeSCStatus        = "99"
-	CodeResend          = "97"
-	CodePatronStatus    = "23"
-	CodePatronInfo      = "63"
-	CodeItemInfo        = "17"
-	CodeCheckout        = "11"
-	CodeCheckin         = "09"
-	CodeRenew           = "29"
-	CodeEndPatronSesion = "35"
+	CodeLogin            = "93"
+	CodeSCStatus         = "99"
+	CodeResend           = "97"
+	CodePatronStatus     = "23"
+	CodePatronInfo       = "63"
+	CodeItemInfo         = "17"
+	CodeCheckout         = "11"
+	CodeCheckin          = "09"
+	CodeRenew            = "29"
+	CodeEndPatronSession = "35"
 )
 
 // fixedLength is the length of each request's fixed fields, after its
 // code. A request of another code is answered as unsupported.
 var fixedLength = map[string]int{
-	CodeLogin:           2,  // UID algorithm, PWD algorithm
-	CodeSCStatus:        8,  // status code, max print width, protocol version
-	CodeResend:          0,  //
-	CodePatronStatus:    21, // language, transaction date
-	CodePatronInfo:      31, // language, transaction date, summary
-	CodeItemInfo:        18, // transaction date
-	CodeCheckout:        38, // SC renewal policy, no block, transaction date, nb due date
-	CodeCheckin:         37, // no block, transaction date, return date
-	CodeRenew:           38, // third party allowed, no block, transaction date, nb due date
-	CodeEndPatronSesion: 18, // transaction date
+	CodeLogin:            2,  // UID algorithm, PWD algorithm
+	CodeSCStatus:         8,  // status code, max print width, protocol version
+	CodeResend:           0,  //
+	CodePatronStatus:     21, // language, transaction date
+	CodePatronInfo:       31, // language, transaction date, summary
+	CodeItemInfo:         18, // transaction date
+	CodeCheckout:         38, // SC renewal policy, no block, transaction date, nb due date
+	CodeCheckin:          37, // no block, transaction date, return date
+	CodeRenew:            38, // third party allowed, no block, transaction date, nb due date
+	CodeEndPatronSession: 18, // transaction date
 }
 
 // Field is one variable field.

@@ -78,7 +78,7 @@ func (k *conn) handle(ctx context.Context, req Request) (Response, bool) {
 		return k.checkin(ctx, req), true
 	case CodeRenew:
 		return k.renew(ctx, req), true
-	default: // CodeEndPatronSesion
+	default: // CodeEndPatronSession
 		r := Response{Code: codeEndSessionResp, Fixed: "Y" + k.date(k.s.now())}
 		r.Add("AO", k.institution(req)).Add("AA", req.Value("AA"))
 		return r, true
