@@ -166,6 +166,10 @@ func Decode(msg []byte) (Request, error) {
 		req.Seq = int(s[n-1] - '0')
 		body = s[:n-3]
 	}
+	if len(body) < 2 {
+		// Only a sequence number and a checksum: "AY1AZ…".
+		return req, malformed("a message of %d bytes has no code before its sequence number or checksum", len(s))
+	}
 	req.Code = body[:2]
 	if req.Code[0] < '0' || req.Code[0] > '9' || req.Code[1] < '0' || req.Code[1] > '9' {
 		return req, malformed("the message code %q is not two digits", req.Code)
