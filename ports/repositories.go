@@ -227,4 +227,6 @@ type Repositories struct {
 	AuditLog AuditLogRepository
 	// Kiosks are the schools' self-check machines.
 	Kiosks KioskRepository
+	// OfflineOps are the desk's scans uploaded after an outage.
+	OfflineOps OfflineOpRepository
 }

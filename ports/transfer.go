@@ -89,6 +89,10 @@ const (
 	KindAuditLog RecordKind = "audit_log" // library.AuditEntry
 	// The schools' self-check kiosks, with their password hashes.
 	KindKiosks RecordKind = "kiosks" // library.Kiosk
+	// The desk's scans uploaded after an outage: the ones still to settle
+	// are the librarian's list, and the applied ones keep a second upload
+	// of a scan from applying it again.
+	KindOfflineOps RecordKind = "offline_ops" // library.OfflineOp
 )
 
 // RecordKinds lists every kind in an order that writes each record after
@@ -105,7 +109,7 @@ var RecordKinds = []RecordKind{
 	KindRollovers,
 	KindStocktakes, KindStocktakeScans, KindImportJobs,
 	KindWantToRead, KindReviews, KindCovers, KindFinishedLoans, KindAppLinkChoices,
-	KindAuditLog, KindKiosks,
+	KindAuditLog, KindKiosks, KindOfflineOps,
 }
 
 // NoticeSettingsRecord is a school's saved notice settings.

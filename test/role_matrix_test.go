@@ -217,6 +217,27 @@ func TestLibraryRoleMatrix(t *testing.T) {
 			}
 			return req{Method: http.MethodDelete, Path: "/api/library/kiosks/" + r.json(t)["kiosk"].(map[string]any)["id"].(string) + "?schoolId=" + w.schoolA}
 		}, [7]int{A, F, F, F, 204, F, 204}, nil},
+		{"POST /api/library/offline-scans", func(*testing.T, *libraryWorld) req {
+			return req{Method: http.MethodPost, Path: "/api/library/offline-scans?schoolId=" + w.schoolA,
+				Body: fmt.Sprintf(`{"scans":[{"id":%q,"kind":"return","code":"NO-SUCH-%d","scanned_at":"2026-01-05T10:00:00Z"}]}`, uuid.NewString(), unique())}
+		}, [7]int{A, F, F, F, 200, F, 200}, func(t *testing.T, w *libraryWorld, rq req) {
+			code := strings.SplitN(strings.SplitN(rq.Body, `"code":"`, 2)[1], `"`, 2)[0]
+			if strings.Contains(string(s.do(req{Path: "/api/library/offline-scans?limit=100&schoolId=" + w.schoolA, Token: w.admin}).Body), code) {
+				t.Fatalf("a refused upload stored the scan of %s", code)
+			}
+		}},
+		{"GET /api/library/offline-scans", func(*testing.T, *libraryWorld) req {
+			return req{Path: "/api/library/offline-scans?schoolId=" + w.schoolA}
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
+		{"PATCH /api/library/offline-scans/{id}", func(t *testing.T, w *libraryWorld) req {
+			id := uuid.NewString()
+			r := s.do(req{Method: http.MethodPost, Path: "/api/library/offline-scans?schoolId=" + w.schoolA, Token: w.admin,
+				Body: fmt.Sprintf(`{"scans":[{"id":%q,"kind":"return","code":"NO-SUCH-%d","scanned_at":"2026-01-05T10:00:00Z"}]}`, id, unique())})
+			if r.Status != 200 {
+				t.Fatalf("fresh conflict: %d %s", r.Status, r.Body)
+			}
+			return req{Method: http.MethodPatch, Path: "/api/library/offline-scans/" + id + "?schoolId=" + w.schoolA, Body: `{"action":"dismiss"}`}
+		}, [7]int{A, F, F, F, 200, F, 200}, nil},
 		{"PATCH /api/library/students/{id}", func(*testing.T, *libraryWorld) req {
 			return req{Method: "PATCH", Path: "/api/library/students/" + w.studentAID, Body: fmt.Sprintf(`{"school_id":%q,"homeroom":"M%d"}`, w.schoolA, unique())}
 		}, [7]int{A, F, F, F, 200, F, 200}, nil},

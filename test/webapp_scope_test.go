@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/readinglibrary/service/core/library"
 )
 
@@ -21,7 +22,7 @@ type bRecords struct {
 	holdB, chargeB, codeLostB, lockedB, lockedEmail string
 	stocktakeOpenB, stocktakeClosedB                string
 	reviewB                                         string // waiting for B's librarian
-	kioskB                                          string
+	kioskB, offlineB                                string
 }
 
 func (w *twoSchools) moreOfB(t *testing.T) bRecords {
@@ -67,6 +68,9 @@ func (w *twoSchools) moreOfB(t *testing.T) bRecords {
 	}
 	b.reviewB = review.ID
 	b.kioskB = post("/api/library/kiosks", `{"name":"River kiosk","login":"river-kiosk"}`)["kiosk"].(map[string]any)["id"].(string)
+	// An offline scan B's desk could not apply, waiting in B's list.
+	b.offlineB = uuid.NewString()
+	post("/api/library/offline-scans", fmt.Sprintf(`{"scans":[{"id":%q,"kind":"return","code":"NOT-IN-RIVER","scanned_at":%q}]}`, b.offlineB, time.Now().UTC().Format(time.RFC3339)))
 	// A student whose sign-in is locked by wrong passwords.
 	b.lockedEmail = "locked@riverside.example.org"
 	b.lockedB = studentID(post("/api/library/students", fmt.Sprintf(`{"name":"Lu Locked","email":%q,"password":"quiet-otter-73"}`, b.lockedEmail)))
@@ -85,7 +89,7 @@ func (w *twoSchools) stateOfB(t *testing.T, b bRecords) string {
 	for _, path := range []string{
 		"/api/library/holds", "/api/library/charges", "/api/library/stocktakes", "/api/library/accounts?schoolId=" + w.schoolB,
 		"/api/library/books/" + w.bookB, "/api/library/books/" + w.bookB + "/app-link", "/api/library/copies?code=" + b.codeLostB,
-		"/api/library/stocktakes/" + b.stocktakeClosedB + "/report", "/api/library/reviews", "/api/library/kiosks",
+		"/api/library/stocktakes/" + b.stocktakeClosedB + "/report", "/api/library/reviews", "/api/library/kiosks", "/api/library/offline-scans",
 	} {
 		tok := w.libB
 		if strings.Contains(path, "schoolId=") {
@@ -139,6 +143,7 @@ func TestWebFormsActOnTheirPageSchoolOnly(t *testing.T) {
 		"web.stocktake.checkIn":       {"stocktake_id": {b.stocktakeOpenB}, "copy_id": {w.copyB1}},
 		"web.stocktake.markLost":      {"stocktake_id": {b.stocktakeClosedB}},
 		"web.kiosks.remove":           {"kiosk_id": {b.kioskB}},
+		"web.offline.settle":          {"scan_id": {b.offlineB}, "action": {"dismiss"}},
 	}
 	// The forms that name no record: each acts on the page's school as a
 	// whole, or adds to it.

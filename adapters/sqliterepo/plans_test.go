@@ -155,6 +155,12 @@ func seed(t *testing.T, d *DB) {
 		must(r.Kiosks.CreateKiosk(ctx, library.Kiosk{ID: fmt.Sprintf("ki_%04d", i), SchoolID: fmt.Sprintf("school_%d", i%10),
 			Name: fmt.Sprintf("Kiosk %d", i/10), Login: fmt.Sprintf("kiosk-%04d", i), SecretHash: "h", CreatedAt: at, CreatedBy: "u1@example.org"}))
 	}
+	statuses := []string{"", library.OfflineApplied, library.OfflineConflict, library.OfflineDismissed}
+	for i := range 200 {
+		must(r.OfflineOps.ClaimOfflineOp(ctx, library.OfflineOp{SchoolID: fmt.Sprintf("school_%d", i%10), ID: fmt.Sprintf("op_%04d", i),
+			Kind: library.OfflineCheckout, Code: fmt.Sprintf("C-%04d-0", i), Card: "N-0001", ScannedAt: at.Add(time.Duration(i) * time.Minute),
+			UploadedAt: at.Add(time.Hour), UploadedBy: "u1@example.org", Status: statuses[i%len(statuses)]}))
+	}
 	for i := range 3 {
 		_, err := r.SigningKeys.EnsureActive(ctx, auth.SigningKey{ID: fmt.Sprintf("kid_%d", i), Algorithm: "RS256", PrivateKeyPEM: []byte("k"), CreatedAt: at})
 		must(err)

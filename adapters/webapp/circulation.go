@@ -60,24 +60,26 @@ const maxChoices = 20
 
 type deskView struct {
 	base
-	Base           string // the school's page, where the forms post
-	Today          string
-	DueDefault     string
-	MaxRenewals    int
-	Loans          []loanRow
-	ActiveCount    int
-	OverdueCount   int
-	CanLend        bool
-	CanSeeNotices  bool   // each loan links the reminders sent about it
-	Pages          pager  // the loans' pages
-	Currency       string // of the damage charge typed at Return
-	LookupSchoolID string // admins: the schoolId the student lookup sends
-	Focus          string // checkout, return, renew or choice
-	Checkout       struct{ Code, Student, Due string }
-	Choice         *studentChoice
-	Filter         loanFilterForm
-	PutAside       *putAside // the copy just returned goes to a hold
-	Receipt        *receiptLinks
+	Base          string // the school's page, where the forms post
+	Today         string
+	DueDefault    string
+	MaxRenewals   int
+	Loans         []loanRow
+	ActiveCount   int
+	OverdueCount  int
+	CanLend       bool
+	CanSeeNotices bool // each loan links the reminders sent about it
+	// OfflineConflicts counts the offline scans that wait for a librarian.
+	OfflineConflicts int
+	Pages            pager  // the loans' pages
+	Currency         string // of the damage charge typed at Return
+	LookupSchoolID   string // admins: the schoolId the student lookup sends
+	Focus            string // checkout, return, renew or choice
+	Checkout         struct{ Code, Student, Due string }
+	Choice           *studentChoice
+	Filter           loanFilterForm
+	PutAside         *putAside // the copy just returned goes to a hold
+	Receipt          *receiptLinks
 	// Finished asks, after a return, whether the student read the book.
 	Finished *finishedOffer
 }
@@ -184,6 +186,11 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 	v.Flash = fl
 	if user.PrincipalFrom(ctx).Role == user.RoleAdmin {
 		v.LookupSchoolID = school.ID
+	}
+	if v.CanLend && a.allowed(r, "read", "library:offline") {
+		if _, _, n, err := a.deps.Library.SelfCheck.OfflineConflicts(ctx, school.ID, usecase.ListQuery{Page: 1, Limit: 1}); err == nil {
+			v.OfflineConflicts = n
+		}
 	}
 	for _, l := range res.Loans {
 		row := toLoanRow(l)

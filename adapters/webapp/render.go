@@ -107,6 +107,8 @@ type asset struct {
 // version changes with the content, so browsers may cache them for good.
 type assetURLs struct {
 	CSS, JS string
+	// Worker is the desk's service worker (sw.js).
+	Worker string
 }
 
 func mustLoadAssets() (map[string]asset, assetURLs) {
@@ -137,7 +139,7 @@ func mustLoadAssets() (map[string]asset, assetURLs) {
 		}
 		return "/library/assets/" + name + "?v=" + a.version
 	}
-	return out, assetURLs{CSS: u("app.css"), JS: u("app.js")}
+	return out, assetURLs{CSS: u("app.css"), JS: u("app.js"), Worker: u("sw.js")}
 }
 
 // asset serves an embedded file; a request for the current version may be
@@ -149,6 +151,11 @@ func (a *App) asset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", f.contentType)
+	if mux.Vars(r)["name"] == "sw.js" {
+		// The desk's service worker acts for the schools' pages, above the
+		// assets' folder.
+		w.Header().Set("Service-Worker-Allowed", signInPath+"/")
+	}
 	if r.URL.Query().Get("v") == f.version {
 		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
@@ -224,6 +231,7 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 	add("notices", "Reminders", root+"/notices", "read", "library:notices")
 	add("accounts", "Accounts", root+"/accounts", "read", "library:accounts")
 	add("kiosks", "Kiosks", root+"/kiosks", "read", "library:kiosks")
+	add("offline", "Offline scans", root+"/offline", "read", "library:offline")
 	add("audit", "Audit log", root+"/audit", "read", "library:audit")
 	add("catalog", "Public catalog", root+"/catalog", "", "")
 	return b

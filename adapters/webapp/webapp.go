@@ -226,6 +226,8 @@ func (a *App) Routes() []Route {
 		page("web.kiosks", school+"/kiosks", a.kiosksPage, need("read", "library:kiosks")),
 		post("web.kiosks.add", school+"/kiosks", a.addKiosk, need("create", "library:kiosks")),
 		post("web.kiosks.remove", school+"/kiosks/remove", a.removeKiosk, need("delete", "library:kiosks")),
+		page("web.offline", school+"/offline", a.offlinePage, need("read", "library:offline")),
+		post("web.offline.settle", school+"/offline/settle", a.settleOffline, need("update", "library:offline")),
 		page("web.accounts", school+"/accounts", a.accounts, need("read", "library:accounts")),
 		post("web.accounts.invite", school+"/accounts/invite", a.invite, need("invite", "library:accounts")),
 		post("web.accounts.manage", school+"/accounts/manage", a.manage, need("manage", "library:accounts")),

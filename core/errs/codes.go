@@ -154,6 +154,15 @@ const (
 	CodeKioskNotFound     = "kiosk_not_found"
 	CodeKioskLoginTaken   = "kiosk_login_taken"
 	CodeKioskLimitReached = "kiosk_limit_reached"
+	// Library: scans the desk made offline. A settled one is not settled
+	// again; a return scanned before the copy's current loan began does not
+	// end that loan.
+	CodeOfflineOpSettled = "offline_op_settled"
+	CodeLoanAfterScan    = "loan_after_scan"
+	// Store: another upload claimed the scan (its school and id) first;
+	// and no scan of the school has the id.
+	CodeOfflineOpClaimed  = "offline_op_claimed"
+	CodeOfflineOpNotFound = "offline_op_not_found"
 	// Library: holdings imports run as background jobs.
 	CodeImportJobNotFound = "import_job_not_found"
 	CodeImportRunning     = "import_running" // the school has an import job running

@@ -58,6 +58,10 @@ const (
 	// A self-check kiosk made or removed.
 	AuditKioskCreated AuditAction = "kiosk.created"
 	AuditKioskDeleted AuditAction = "kiosk.deleted"
+	// A librarian settled a scan the desk made offline: tried it again,
+	// or dismissed it.
+	AuditOfflineRetried   AuditAction = "offline.retried"
+	AuditOfflineDismissed AuditAction = "offline.dismissed"
 )
 
 // AuditActions lists every action, in the order the desk offers them.
@@ -69,6 +73,7 @@ var AuditActions = []AuditAction{
 	AuditSettingsChanged, AuditCalendarChanged, AuditLoanRulesChanged, AuditNoticeSettingsChanged,
 	AuditAccountInvited, AuditAccountChanged, AuditAccountUnlocked,
 	AuditKioskCreated, AuditKioskDeleted,
+	AuditOfflineRetried, AuditOfflineDismissed,
 }
 
 // Known reports whether a is one of AuditActions.

@@ -136,6 +136,8 @@ type LibraryStores struct {
 	AuditLog ports.AuditLogRepository
 	// Kiosks are the schools' self-check machines.
 	Kiosks ports.KioskRepository
+	// OfflineOps are the desk's scans uploaded after an outage.
+	OfflineOps ports.OfflineOpRepository
 }
 
 // NewLibrary builds the library's use cases, each with the stores it
@@ -196,7 +198,7 @@ func NewLibrary(st LibraryStores, ident *identity.Identity, cfg LibraryConfig) *
 			collection.BuyingStores{Students: st.Students, Progress: st.Progress, AppBooks: st.AppBooks, AppLinks: appLinks}),
 		Jobs:  usecase.NewJobs(st.Schools, jobs),
 		Audit: audit,
-		SelfCheck: selfcheck.New(selfcheck.Deps{Kiosks: st.Kiosks, Schools: st.Schools, Hasher: ident.PasswordHasher(), Throttle: ident.LoginThrottle(), Holdings: holdings,
+		SelfCheck: selfcheck.New(selfcheck.Deps{Kiosks: st.Kiosks, OfflineOps: st.OfflineOps, Schools: st.Schools, Hasher: ident.PasswordHasher(), Throttle: ident.LoginThrottle(), Holdings: holdings,
 			Students: studs, Circulation: circ, Clock: c, Audit: audit}),
 		clock: c,
 		jobs:  jobs,

@@ -97,6 +97,7 @@ var recordTypes = map[ports.RecordKind]reflect.Type{
 	ports.KindFinishedLoans:  reflect.TypeFor[library.FinishedLoan](),
 	ports.KindAuditLog:       reflect.TypeFor[library.AuditEntry](),
 	ports.KindKiosks:         reflect.TypeFor[library.Kiosk](),
+	ports.KindOfflineOps:     reflect.TypeFor[library.OfflineOp](),
 }
 
 // --- counts and copy ---
@@ -247,6 +248,10 @@ func testTransferKeysHold(t *testing.T, b ports.Repositories, s *transferSeed) {
 	twinKiosk := s.kiosks[1]
 	twinKiosk.ID, twinKiosk.SchoolID = uuid.NewString(), alder.ID
 	wantErr(t, "Kiosks.CreateKiosk with a copied login", b.Kiosks.CreateKiosk(c, twinKiosk), errs.Conflict, "kiosk_login_taken")
+
+	for _, op := range s.offlineOps {
+		wantErr(t, "OfflineOps.ClaimOfflineOp of a copied scan", b.OfflineOps.ClaimOfflineOp(c, op), errs.Conflict, "offline_op_claimed")
+	}
 }
 
 // errStop is what the suite's read callbacks return to stop a read.

@@ -620,6 +620,28 @@ func testTransferReadBack(t *testing.T, a, b ports.Repositories, s *transferSeed
 		}
 	})
 
+	// Each scan reads back on B with its outcome, and the conflict lists
+	// as the school's one to settle.
+	t.Run("OfflineOps", func(t *testing.T) {
+		c := ctx(t)
+		for _, want := range s.offlineOps {
+			got := same(t, "OfflineOps.OfflineOp "+want.Code, a, b, func(r ports.Repositories) (library.OfflineOp, error) {
+				return r.OfflineOps.OfflineOp(c, want.SchoolID, want.ID)
+			}, checkOfflineOp)
+			checkOfflineOp(t, "OfflineOps.OfflineOp "+want.Code, got, want)
+		}
+		for _, want := range s.offlineOps {
+			list := same(t, "OfflineOps.OfflineOpsWithStatus "+want.Status, a, b, func(r ports.Repositories) ([]library.OfflineOp, error) {
+				ops, n, err := r.OfflineOps.OfflineOpsWithStatus(c, alder.ID, want.Status, 0, 10)
+				if err == nil && n != 1 {
+					t.Errorf("OfflineOps.OfflineOpsWithStatus %s total = %d, want 1", want.Status, n)
+				}
+				return ops, err
+			}, inOrder(checkOfflineOp))
+			inOrder(checkOfflineOp)(t, "OfflineOps.OfflineOpsWithStatus "+want.Status, list, []library.OfflineOp{want})
+		}
+	})
+
 	t.Run("ImportJobs", func(t *testing.T) {
 		c := ctx(t)
 		for _, want := range s.importJobs {

@@ -87,6 +87,9 @@ type transferSeed struct {
 	audit []library.AuditEntry
 	// kiosks: Alder's and Birch's, one each.
 	kiosks []library.Kiosk
+	// offlineOps: Alder's check-out of copy 2, a conflict still to settle,
+	// and its return of copy 0, applied (the card forgotten).
+	offlineOps []library.OfflineOp
 
 	counts map[ports.RecordKind]int64
 }
@@ -487,8 +490,25 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		must(t, "Kiosks.CreateKiosk", r.Kiosks.CreateKiosk(c, k))
 	}
 
+	s.offlineOps = []library.OfflineOp{
+		{SchoolID: alder.ID, ID: uuid.NewString(), Kind: library.OfflineCheckout, Code: s.copies[2].Code, Card: s.pupil.StudentNumber,
+			ScannedAt: base.Add(5 * time.Hour), UploadedAt: base.Add(6 * time.Hour), UploadedBy: s.librarian.Email,
+			Status: library.OfflineConflict, Reason: "borrowing_blocked", Message: "The student may not borrow for now.",
+			SettledAt: base.Add(6 * time.Hour), SettledBy: s.librarian.Email},
+		{SchoolID: alder.ID, ID: uuid.NewString(), Kind: library.OfflineReturn, Code: s.copies[0].Code,
+			ScannedAt: base.Add(5*time.Hour + time.Minute), UploadedAt: base.Add(6 * time.Hour), UploadedBy: s.librarian.Email,
+			Status: library.OfflineApplied, LoanID: s.open.ID, SettledAt: base.Add(6*time.Hour + time.Second), SettledBy: s.librarian.Email},
+	}
+	for _, op := range s.offlineOps {
+		claimed := op
+		claimed.Card = s.student.StudentNumber
+		claimed.Status, claimed.Reason, claimed.Message, claimed.LoanID, claimed.SettledAt, claimed.SettledBy = "", "", "", "", time.Time{}, ""
+		must(t, "OfflineOps.ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(c, claimed))
+		must(t, "OfflineOps.RecordOfflineOutcome", r.OfflineOps.RecordOfflineOutcome(c, op))
+	}
+
 	s.counts = map[ports.RecordKind]int64{
-		ports.KindAppLinkChoices: 2, ports.KindAuditLog: 2, ports.KindKiosks: 2,
+		ports.KindAppLinkChoices: 2, ports.KindAuditLog: 2, ports.KindKiosks: 2, ports.KindOfflineOps: 2,
 		ports.KindImportJobs: 2, ports.KindWantToRead: 2, ports.KindReviews: 2, ports.KindCovers: 2, ports.KindFinishedLoans: 2,
 		ports.KindNoticeSettings: 2, ports.KindHomerooms: 2, ports.KindNotices: 2, ports.KindNoticeDays: 2,
 		ports.KindSchools: 2, ports.KindAccounts: 5, ports.KindSigningKeys: 2,

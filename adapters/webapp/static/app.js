@@ -1,4 +1,5 @@
-// Small conveniences on top of pages that work without JavaScript.
+// Small conveniences on top of pages that work without JavaScript, and
+// the offline desk, which needs it.
 (function () {
   "use strict";
 
@@ -105,6 +106,180 @@
           .catch(function () { /* suggestions are optional */ });
       }, 250);
     });
+  }
+
+  // The offline desk. The service worker (sw.js) keeps the desk page and,
+  // while the server cannot be reached, the check-outs and returns scanned
+  // here, each with an id of its own; this uploads them, oldest first, when
+  // the server answers, and shows what waits. An upload the server answered
+  // removes those scans; one it did not answer keeps them all.
+  var offline = document.getElementById("offline-desk");
+  if (offline && window.indexedDB && navigator.serviceWorker) {
+    navigator.serviceWorker.register(offline.getAttribute("data-worker"), { scope: "/library/" })
+      .catch(function () { /* the desk works online without it */ });
+    var desk = offline.getAttribute("data-desk");
+    var statusLine = document.getElementById("offline-status");
+    var waitingBody = document.getElementById("offline-waiting-rows");
+    var waitingTable = document.getElementById("offline-waiting");
+    var results = document.getElementById("offline-results");
+    var uploading = false, retry = null, serverDown = false;
+
+    var openDB = function () {
+      return new Promise(function (resolve, reject) {
+        var req = indexedDB.open("library-offline", 1);
+        req.onupgradeneeded = function () {
+          req.result.createObjectStore("scans", { keyPath: "seq", autoIncrement: true });
+        };
+        req.onsuccess = function () { resolve(req.result); };
+        req.onerror = function () { reject(req.error); };
+      });
+    };
+    var waitingScans = function () {
+      return openDB().then(function (db) {
+        return new Promise(function (resolve, reject) {
+          var req = db.transaction("scans").objectStore("scans").getAll();
+          req.onsuccess = function () {
+            db.close();
+            resolve(req.result.filter(function (s) { return s.desk === desk; }));
+          };
+          req.onerror = function () { db.close(); reject(req.error); };
+        });
+      });
+    };
+    var forget = function (seqs) {
+      return openDB().then(function (db) {
+        return new Promise(function (resolve, reject) {
+          var tx = db.transaction("scans", "readwrite");
+          seqs.forEach(function (seq) { tx.objectStore("scans").delete(seq); });
+          tx.oncomplete = function () { db.close(); resolve(); };
+          tx.onerror = function () { db.close(); reject(tx.error); };
+        });
+      });
+    };
+    var cell = function (row, text) {
+      var td = document.createElement("td");
+      td.textContent = text;
+      row.appendChild(td);
+    };
+    var say = function (text) {
+      statusLine.textContent = text;
+      offline.hidden = false;
+    };
+    var show = function (scans) {
+      while (waitingBody.firstChild) { waitingBody.removeChild(waitingBody.firstChild); }
+      scans.forEach(function (s) {
+        var tr = document.createElement("tr");
+        tr.setAttribute("data-testid", "offline-waiting-row");
+        tr.setAttribute("data-code", s.code);
+        cell(tr, new Date(s.scanned_at).toLocaleTimeString());
+        cell(tr, s.kind === "checkout" ? "Check-out" : "Return");
+        cell(tr, s.code);
+        cell(tr, s.student);
+        waitingBody.appendChild(tr);
+      });
+      waitingTable.hidden = scans.length === 0;
+      // Once the section has said something (an upload's outcome, the
+      // server answering again) it stays until the desk is reloaded.
+      if (scans.length === 0 && !serverDown && !results.firstChild && !statusLine.textContent) { offline.hidden = true; }
+    };
+    var later = function (ms) {
+      clearTimeout(retry);
+      retry = setTimeout(sync, ms);
+    };
+    var down = function (scans) {
+      serverDown = true;
+      // The page may be the copy the worker kept: its flash is old news.
+      var old = document.getElementById("flash");
+      if (old) { old.hidden = true; }
+      say("The server cannot be reached. Scans are kept on this computer (" + scans.length + " waiting) and uploaded when it answers; the loans list below may be out of date.");
+      later(5000);
+    };
+    var report = function (answered) {
+      var done = 0, conflicts = 0;
+      answered.forEach(function (r) {
+        if (r.status === "conflict") { conflicts++; } else if (r.status === "applied") { done++; }
+        if (r.put_aside) {
+          var li = document.createElement("li");
+          li.textContent = r.code + ": put it aside for " + r.put_aside.student_name + (r.put_aside.homeroom ? ", " + r.put_aside.homeroom : "") + ", who holds this book.";
+          results.appendChild(li);
+        }
+      });
+      var text = "Uploaded " + answered.length + (answered.length === 1 ? " offline scan: " : " offline scans: ") + done + " done";
+      if (conflicts > 0) {
+        text += ", " + conflicts + " to settle on the Offline scans page.";
+        document.getElementById("offline-conflicts-link").hidden = false;
+      } else {
+        text += ".";
+      }
+      say(text + " Reload the desk to see the loans as they are now.");
+    };
+    var sync = function () {
+      if (uploading) { return; }
+      uploading = true;
+      waitingScans().then(function (scans) {
+        show(scans);
+        if (scans.length === 0) {
+          // Nothing to upload: only find out whether the server answers.
+          return fetch("/healthz", { cache: "no-store" }).then(function (r) {
+            if (r.status >= 502 && r.status <= 504) { throw new Error("down"); }
+            if (serverDown) { serverDown = false; say("The server answers again."); }
+          }).catch(function () { down(scans); });
+        }
+        var batch = scans.slice(0, 500);
+        var url = offline.getAttribute("data-upload");
+        var school = offline.getAttribute("data-school-id");
+        if (school) { url += "?schoolId=" + encodeURIComponent(school); }
+        var body = JSON.stringify({ scans: batch.map(function (s) {
+          return { id: s.id, kind: s.kind, code: s.code, student: s.student, scanned_at: s.scanned_at };
+        }) });
+        return fetch(url, { method: "POST", credentials: "same-origin", cache: "no-store",
+          headers: { "Content-Type": "application/json", "Accept": "application/json" }, body: body })
+          .then(function (r) {
+            if (r.status >= 502 && r.status <= 504) { throw new Error("down"); }
+            serverDown = false;
+            if (r.status === 401) {
+              say("Sign in again to upload the " + scans.length + " scans kept on this computer. They stay here until then.");
+              return null;
+            }
+            return r.json().then(function (answer) {
+              if (!r.ok) {
+                say("The server refused the upload (" + ((answer.error && answer.error.message) || r.status) + "). The scans stay on this computer.");
+                later(30000);
+                return null;
+              }
+              var byID = {}, settled = [], answered = [];
+              answer.results.forEach(function (res) { byID[res.id] = res; });
+              batch.forEach(function (s) {
+                var res = byID[s.id];
+                if (res && res.status !== "pending") { settled.push(s.seq); answered.push(res); }
+              });
+              return forget(settled).then(function () {
+                report(answered);
+                return waitingScans().then(function (left) {
+                  show(left);
+                  if (left.length > 0) { later(2000); }
+                });
+              });
+            });
+          })
+          .catch(function () { down(scans); });
+      }).catch(function () { /* no IndexedDB in this browser mode */ })
+        .then(function () { uploading = false; });
+    };
+    var hash = window.location.hash;
+    if (hash === "#offline-kept") {
+      say("The server cannot be reached: the scan is kept on this computer.");
+    } else if (hash === "#offline-damaged") {
+      say("The server cannot be reached, and a damaged return needs it: set the copy aside and return it when the server answers.");
+    } else if (hash === "#offline-incomplete") {
+      say("The server cannot be reached: scan the copy and type the student's number to keep a check-out.");
+    }
+    if (hash.indexOf("#offline-") === 0 && window.history.replaceState) {
+      window.history.replaceState(null, "", window.location.pathname + window.location.search);
+    }
+    sync();
+    setInterval(sync, 15000);
+    window.addEventListener("online", function () { later(0); });
   }
 
   // Reading a chosen CSV file into the import box (the form posts text).

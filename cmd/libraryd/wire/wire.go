@@ -20,7 +20,7 @@ func Library(r ports.Repositories) service.LibraryStores {
 		Departures: r.Departures, Notices: r.Notices, Holds: r.Holds, Charges: r.Charges, Homerooms: r.Homerooms,
 		Reports: r.Reports, Stocktakes: r.Stocktakes, ImportJobs: r.ImportJobs, WantToRead: r.WantToRead,
 		Reviews: r.Reviews, Covers: r.Covers, AppLinks: r.AppLinks, AppBooks: r.Books, FinishedLoans: r.FinishedLoans, Progress: r.Progress,
-		ReadingLists: r.ReadingLists, Shelf: r.Shelf, AuditLog: r.AuditLog, Kiosks: r.Kiosks,
+		ReadingLists: r.ReadingLists, Shelf: r.Shelf, AuditLog: r.AuditLog, Kiosks: r.Kiosks, OfflineOps: r.OfflineOps,
 	}
 }
 

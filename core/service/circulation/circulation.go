@@ -69,6 +69,11 @@ type LoanInput struct {
 	CopyID    string
 	StudentID string
 	DueAt     string // YYYY-MM-DD; empty for the school's default
+	// LentAt is when the copy left the desk, for a loan recorded after
+	// the fact (a scan the desk kept while the server could not be
+	// reached): the loan is dated then and its default due date counts
+	// from that day. Zero, or a time not before now, is now.
+	LentAt time.Time
 }
 
 // Circulation serves loans: lending a copy, renewing, returning, and the
@@ -175,8 +180,13 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 	if err := s.withinLoanLimit(ctx, school.ID, student.ID, library.BookCategory(book), terms.MaxItems, ""); err != nil {
 		return LoanView{}, err
 	}
-	today := s.clock.TodayAt(school)
-	due := underTerms(school, terms).DefaultDue(today)
+	now := s.clock.Now().UTC()
+	lentAt := now
+	if !in.LentAt.IsZero() && in.LentAt.Before(now) {
+		lentAt = in.LentAt.UTC()
+	}
+	today := school.Today(now)
+	due := underTerms(school, terms).DefaultDue(school.Today(lentAt))
 	defaultDue := due
 	if in.DueAt != "" {
 		if due, err = school.ParseDue(in.DueAt, today); err != nil {
@@ -185,7 +195,7 @@ func (s *Circulation) CreateLoan(ctx context.Context, in LoanInput) (LoanView, e
 	}
 	loan := library.Loan{
 		ID: s.clock.NewID(), SchoolID: school.ID, BookID: book.ID, CopyID: cp.ID, CopyCode: cp.Code, StudentID: student.ID,
-		LoanedAt: s.clock.Now().UTC(), DueAt: due, BookTitle: book.Title, BookAuthor: book.Author,
+		LoanedAt: lentAt, DueAt: due, BookTitle: book.Title, BookAuthor: book.Author,
 	}
 	// A copy whose pickup window has passed goes to the next hold first;
 	// one put aside for another student is refused before anything is

@@ -2,7 +2,9 @@
 // librarian makes a kiosk for the school (a login and a password shown
 // once), and the kiosk, signed in, looks up students by their card number
 // and copies by their code and checks copies out, in and renews them
-// through the same use cases, rules and blocks as the desk.
+// through the same use cases, rules and blocks as the desk. The desk's own
+// scans made while the server could not be reached come in the same way,
+// by code and card number, when it answers again (offline.go).
 package selfcheck
 
 import (
@@ -22,9 +24,12 @@ import (
 
 // Deps are what SelfCheck is built with; only Audit may be nil.
 type Deps struct {
-	Kiosks  ports.KioskRepository
-	Schools ports.SchoolRepository
-	Hasher  ports.PasswordHasher
+	Kiosks ports.KioskRepository
+	// OfflineOps are the desk's scans uploaded after an outage
+	// (offline.go).
+	OfflineOps ports.OfflineOpRepository
+	Schools    ports.SchoolRepository
+	Hasher     ports.PasswordHasher
 	// Throttle weighs kiosk sign-ins as it weighs people's: by address
 	// and by login, shared by every replica.
 	Throttle    ports.LoginThrottle

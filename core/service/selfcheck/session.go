@@ -123,7 +123,7 @@ const maxPatronMatches = 20
 // Errors: NotFound "student_not_found".
 func (s *SelfCheck) Patron(ctx context.Context, k Session, number string) (Patron, error) {
 	ctx = k.Context(ctx)
-	st, err := s.student(ctx, k, number)
+	st, err := s.student(ctx, k.School.ID, number)
 	if err != nil {
 		return Patron{}, err
 	}
@@ -138,17 +138,17 @@ func (s *SelfCheck) Patron(ctx context.Context, k Session, number string) (Patro
 	return Patron{Student: st, Standing: standing, Loans: loans}, nil
 }
 
-func (s *SelfCheck) student(ctx context.Context, k Session, number string) (user.Account, error) {
+func (s *SelfCheck) student(ctx context.Context, schoolID, number string) (user.Account, error) {
 	number = strings.TrimSpace(number)
 	if number == "" || len(number) > 254 {
 		return user.Account{}, library.ErrStudentNotFound()
 	}
 	if strings.Contains(number, "@") {
-		if st, err := s.d.Circulation.StaffBorrower(ctx, k.School.ID, number); err == nil {
+		if st, err := s.d.Circulation.StaffBorrower(ctx, schoolID, number); err == nil {
 			return st, nil
 		}
 	}
-	page, err := s.d.Students.Search(ctx, k.School.ID, "", usecase.ListQuery{Page: 1, Limit: maxPatronMatches, Search: number})
+	page, err := s.d.Students.Search(ctx, schoolID, "", usecase.ListQuery{Page: 1, Limit: maxPatronMatches, Search: number})
 	if err != nil {
 		if errs.Is(err, errs.Invalid) {
 			return user.Account{}, library.ErrStudentNotFound()
@@ -197,7 +197,7 @@ func (s *SelfCheck) CheckOut(ctx context.Context, k Session, number, code string
 		return circulation.LoanView{}, Item{}, err
 	}
 	ctx = k.Context(ctx)
-	st, err := s.student(ctx, k, number)
+	st, err := s.student(ctx, k.School.ID, number)
 	if err != nil {
 		return circulation.LoanView{}, it, err
 	}
@@ -241,7 +241,7 @@ func (s *SelfCheck) Renew(ctx context.Context, k Session, number, code string) (
 		return circulation.LoanView{}, Item{}, err
 	}
 	ctx = k.Context(ctx)
-	st, err := s.student(ctx, k, number)
+	st, err := s.student(ctx, k.School.ID, number)
 	if err != nil {
 		return circulation.LoanView{}, it, err
 	}

@@ -1,0 +1,31 @@
+package ports
+
+import (
+	"context"
+
+	"github.com/readinglibrary/service/core/library"
+)
+
+// OfflineOpRepository stores the desk's scans uploaded after the server
+// could not be reached. A scan is claimed by a unique-key insert keyed by
+// school and the browser's id, so of any number of uploads of one scan
+// (retries, two tabs, two replicas) exactly one applies it; each method is
+// one index-backed command.
+type OfflineOpRepository interface {
+	// ClaimOfflineOp stores op (Status ""). Exactly one of any number of
+	// concurrent claims of one school and id succeeds.
+	// Errors: Conflict "offline_op_claimed" for the others.
+	ClaimOfflineOp(ctx context.Context, op library.OfflineOp) error
+	// OfflineOp returns the school's scan with the id.
+	// Errors: NotFound "offline_op_not_found", also for another school's.
+	OfflineOp(ctx context.Context, schoolID, id string) (library.OfflineOp, error)
+	// RecordOfflineOutcome replaces the stored scan's Card, Status, Reason,
+	// Message, LoanID, SettledAt and SettledBy with op's.
+	// Errors: NotFound "offline_op_not_found".
+	RecordOfflineOutcome(ctx context.Context, op library.OfflineOp) error
+	// OfflineOpsWithStatus returns a page of the school's scans with the
+	// status, oldest scan first (ScannedAt, then ID): at most limit after
+	// skipping offset, and how many there are in all. A limit below 1
+	// lists none (the count alone); an offset below 0 is 0.
+	OfflineOpsWithStatus(ctx context.Context, schoolID, status string, offset, limit int) ([]library.OfflineOp, int, error)
+}

@@ -1,0 +1,325 @@
+package porttest
+
+// The offline scans' contract: a scan is claimed once per school and id,
+// even by uploads racing each other; its outcome is recorded over the
+// claim without touching what the desk scanned; and a school lists its
+// own scans of a status, oldest scan first, a page at a time.
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/ports"
+)
+
+var _ = register("OfflineOps", OfflineOps)
+
+// OfflineOps checks the ports.OfflineOpRepository contract.
+func OfflineOps(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
+	runPortTests(t, newRepos, []portTest{
+		{"ClaimReadBack", testOfflineOpClaimReadBack},
+		{"ClaimTwice", testOfflineOpClaimTwice},
+		{"SameIDOtherSchool", testOfflineOpSameIDOtherSchool},
+		{"ClaimRace", testOfflineOpClaimRace},
+		{"OfAnotherSchool", testOfflineOpOfAnotherSchool},
+		{"RecordOutcome", testOfflineOpRecordOutcome},
+		{"RecordOutcomeNotFound", testOfflineOpRecordOutcomeNotFound},
+		{"WithStatusOrder", testOfflineOpsWithStatusOrder},
+		{"WithStatusFilter", testOfflineOpsWithStatusFilter},
+		{"WithStatusPages", testOfflineOpsWithStatusPages},
+		{"WithStatusNotOthers", testOfflineOpsWithStatusNotOthers},
+	})
+}
+
+// newOfflineOp is a check-out scan of school as an upload claims it (no
+// outcome yet), scanned at base, a time with digits below the millisecond
+// in a zone other than UTC, which the stores may drop.
+func newOfflineOp(school, code string) library.OfflineOp {
+	return library.OfflineOp{SchoolID: school, ID: uuid.NewString(), Kind: library.OfflineCheckout, Code: code,
+		Card: "2024-017", ScannedAt: base, UploadedAt: base.Add(time.Hour), UploadedBy: "librarian@" + school + ".example.org"}
+}
+
+// settled is op with the outcome of a scan that could not be applied,
+// recorded at settledAt.
+func settled(op library.OfflineOp, settledAt time.Time) library.OfflineOp {
+	op.Status, op.Reason, op.Message = library.OfflineConflict, "copy_unavailable", "The copy is on loan to someone else."
+	op.SettledAt, op.SettledBy = settledAt, op.UploadedBy
+	return op
+}
+
+// checkOfflineOp compares every field, times to the millisecond (a zero
+// time must stay zero).
+func checkOfflineOp(t *testing.T, call string, got, want library.OfflineOp) {
+	t.Helper()
+	checkTime(t, call+" ScannedAt", got.ScannedAt, want.ScannedAt)
+	checkTime(t, call+" UploadedAt", got.UploadedAt, want.UploadedAt)
+	checkTime(t, call+" SettledAt", got.SettledAt, want.SettledAt)
+	if got.SettledAt.IsZero() != want.SettledAt.IsZero() {
+		t.Errorf("%s SettledAt = %v, want %v", call, got.SettledAt, want.SettledAt)
+	}
+	got.ScannedAt, got.UploadedAt, got.SettledAt = want.ScannedAt, want.UploadedAt, want.SettledAt
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s:\n got %+v\nwant %+v", call, got, want)
+	}
+}
+
+// wantOfflineOp checks that the school's scan with the id reads back as
+// want.
+func wantOfflineOp(t *testing.T, r ports.Repositories, call string, want library.OfflineOp) {
+	t.Helper()
+	got, err := r.OfflineOps.OfflineOp(ctx(t), want.SchoolID, want.ID)
+	must(t, call, err)
+	checkOfflineOp(t, call, got, want)
+}
+
+func offlineOpIDs(ops []library.OfflineOp) []string {
+	ids := make([]string, len(ops))
+	for i, op := range ops {
+		ids[i] = op.ID
+	}
+	return ids
+}
+
+// wantOfflineOps checks a page of school's scans in status: its ids in
+// order (never nil) and the total.
+func wantOfflineOps(t *testing.T, r ports.Repositories, school, status string, offset, limit, total int, want ...string) []library.OfflineOp {
+	t.Helper()
+	call := fmt.Sprintf("OfflineOpsWithStatus(%s, %q, %d, %d)", school, status, offset, limit)
+	got, n, err := r.OfflineOps.OfflineOpsWithStatus(ctx(t), school, status, offset, limit)
+	must(t, call, err)
+	if got == nil {
+		t.Errorf("%s = nil, want an empty slice", call)
+	}
+	if ids := offlineOpIDs(got); !slices.Equal(ids, want) && (len(ids) != 0 || len(want) != 0) {
+		t.Errorf("%s = %q, want %q", call, ids, want)
+	}
+	if n != total {
+		t.Errorf("%s total = %d, want %d", call, n, total)
+	}
+	return got
+}
+
+// A claimed scan reads back by school and id, and in its school's list of
+// scans with no outcome yet, with every field as stored.
+func testOfflineOpClaimReadBack(t *testing.T, r ports.Repositories) {
+	op := newOfflineOp("school-a", "31234000123456 — près")
+	op.Card = "lena.grove@alder.example.org"
+	must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), op))
+	wantOfflineOp(t, r, "OfflineOp", op)
+	list := wantOfflineOps(t, r, op.SchoolID, "", 0, 10, 1, op.ID)
+	if len(list) == 1 {
+		checkOfflineOp(t, "OfflineOpsWithStatus[0]", list[0], op)
+	}
+
+	ret := newOfflineOp("school-a", "T 00123")
+	ret.Kind, ret.Card, ret.ScannedAt = library.OfflineReturn, "", base.Add(time.Minute)
+	must(t, "ClaimOfflineOp of a return", r.OfflineOps.ClaimOfflineOp(ctx(t), ret))
+	wantOfflineOp(t, r, "OfflineOp of a return", ret)
+	wantOfflineOps(t, r, op.SchoolID, "", 0, 10, 2, op.ID, ret.ID)
+}
+
+// A second claim of a scan (a retry, another tab) is refused, before and
+// after its outcome is recorded, and changes nothing.
+func testOfflineOpClaimTwice(t *testing.T, r ports.Repositories) {
+	first := newOfflineOp("school-a", "C-1")
+	must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), first))
+	again := first
+	again.Kind, again.Code, again.Card, again.ScannedAt = library.OfflineReturn, "C-2", "", base.Add(time.Hour)
+	again.UploadedAt, again.UploadedBy = base.Add(2*time.Hour), "other@school-a.example.org"
+	wantErr(t, "ClaimOfflineOp again", r.OfflineOps.ClaimOfflineOp(ctx(t), again), errs.Conflict, "offline_op_claimed")
+	wantOfflineOp(t, r, "OfflineOp after the refused claim", first)
+
+	done := settled(first, base.Add(3*time.Hour))
+	must(t, "RecordOfflineOutcome", r.OfflineOps.RecordOfflineOutcome(ctx(t), done))
+	wantErr(t, "ClaimOfflineOp of a settled scan", r.OfflineOps.ClaimOfflineOp(ctx(t), first), errs.Conflict, "offline_op_claimed")
+	wantOfflineOp(t, r, "OfflineOp of the settled scan after the refused claim", done)
+	wantOfflineOps(t, r, "school-a", "", 0, 10, 0)
+	wantOfflineOps(t, r, "school-a", library.OfflineConflict, 0, 10, 1, first.ID)
+}
+
+// The same id in two schools names two scans: each is claimed, read and
+// settled on its own.
+func testOfflineOpSameIDOtherSchool(t *testing.T, r ports.Repositories) {
+	a := newOfflineOp("school-a", "C-A")
+	b := newOfflineOp("school-b", "C-B")
+	b.ID, b.Kind, b.Card, b.ScannedAt = a.ID, library.OfflineReturn, "", base.Add(time.Minute)
+	must(t, "ClaimOfflineOp in school-a", r.OfflineOps.ClaimOfflineOp(ctx(t), a))
+	must(t, "ClaimOfflineOp of the id in school-b", r.OfflineOps.ClaimOfflineOp(ctx(t), b))
+	wantOfflineOp(t, r, "OfflineOp of school-a", a)
+	wantOfflineOp(t, r, "OfflineOp of school-b", b)
+
+	done := settled(b, base.Add(time.Hour))
+	must(t, "RecordOfflineOutcome in school-b", r.OfflineOps.RecordOfflineOutcome(ctx(t), done))
+	wantOfflineOp(t, r, "OfflineOp of school-b after its outcome", done)
+	wantOfflineOp(t, r, "OfflineOp of school-a after school-b's outcome", a)
+	wantOfflineOps(t, r, "school-a", "", 0, 10, 1, a.ID)
+	wantOfflineOps(t, r, "school-b", "", 0, 10, 0)
+	wantOfflineOps(t, r, "school-b", library.OfflineConflict, 0, 10, 1, b.ID)
+}
+
+// Uploads of one scan at once: exactly one claims it, the others are
+// refused as claimed, and the winner's scan is the one stored.
+func testOfflineOpClaimRace(t *testing.T, r ports.Repositories) {
+	const n = 8
+	id := uuid.NewString()
+	ops := make([]library.OfflineOp, n)
+	for i := range ops {
+		ops[i] = newOfflineOp("school-a", fmt.Sprintf("C-%d", i))
+		ops[i].ID, ops[i].UploadedAt = id, base.Add(time.Duration(i)*time.Minute)
+	}
+	winner := wantOneWinner(t, "ClaimOfflineOp", race(n, func(i int) error { return r.OfflineOps.ClaimOfflineOp(ctx(t), ops[i]) }), "offline_op_claimed")
+	wantOfflineOp(t, r, "OfflineOp after the race", ops[winner])
+	wantOfflineOps(t, r, "school-a", "", 0, n+1, 1, id)
+}
+
+// Another school's scan is not found, as an unknown one is.
+func testOfflineOpOfAnotherSchool(t *testing.T, r ports.Repositories) {
+	b := newOfflineOp("school-b", "C-B")
+	must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), b))
+	_, err := r.OfflineOps.OfflineOp(ctx(t), "school-a", b.ID)
+	wantErr(t, "OfflineOp of another school's scan", err, errs.NotFound, "offline_op_not_found")
+	_, err = r.OfflineOps.OfflineOp(ctx(t), "school-b", uuid.NewString())
+	wantErr(t, "OfflineOp of an unknown id", err, errs.NotFound, "offline_op_not_found")
+	wantOfflineOp(t, r, "OfflineOp of school-b's own scan", b)
+}
+
+// An outcome replaces the scan's card, status, reason, message, loan and
+// settlement, and nothing else: the scan's school, kind, code and times,
+// and who uploaded it, stay as claimed whatever the op passed says. A
+// later outcome replaces the earlier one, emptied fields included.
+func testOfflineOpRecordOutcome(t *testing.T, r ports.Repositories) {
+	claimed := newOfflineOp("school-a", "C-1")
+	other := newOfflineOp("school-a", "C-2")
+	for _, op := range []library.OfflineOp{claimed, other} {
+		must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), op))
+	}
+
+	conflict := settled(claimed, base.Add(2*time.Hour))
+	conflict.Kind, conflict.Code, conflict.ScannedAt = library.OfflineReturn, "C-9", base.Add(-time.Hour)
+	conflict.UploadedAt, conflict.UploadedBy = base.Add(5*time.Hour), "someone-else@school-a.example.org"
+	must(t, "RecordOfflineOutcome", r.OfflineOps.RecordOfflineOutcome(ctx(t), conflict))
+	want := settled(claimed, base.Add(2*time.Hour))
+	wantOfflineOp(t, r, "OfflineOp after the outcome", want)
+
+	applied := claimed
+	applied.Card, applied.Status, applied.LoanID = "", library.OfflineApplied, uuid.NewString()
+	applied.SettledAt, applied.SettledBy = base.Add(3*time.Hour), "retrier@school-a.example.org"
+	must(t, "RecordOfflineOutcome of the retry", r.OfflineOps.RecordOfflineOutcome(ctx(t), applied))
+	wantOfflineOp(t, r, "OfflineOp after the retry", applied)
+
+	must(t, "RecordOfflineOutcome of no outcome", r.OfflineOps.RecordOfflineOutcome(ctx(t), claimed))
+	wantOfflineOp(t, r, "OfflineOp after an empty outcome", claimed)
+
+	wantOfflineOp(t, r, "OfflineOp of the other scan", other)
+}
+
+// An outcome of an unknown scan, or of another school's, is NotFound and
+// stores nothing.
+func testOfflineOpRecordOutcomeNotFound(t *testing.T, r ports.Repositories) {
+	b := newOfflineOp("school-b", "C-B")
+	must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), b))
+	unknown := settled(newOfflineOp("school-b", "C-X"), base)
+	wantErr(t, "RecordOfflineOutcome of an unknown scan", r.OfflineOps.RecordOfflineOutcome(ctx(t), unknown), errs.NotFound, "offline_op_not_found")
+	_, err := r.OfflineOps.OfflineOp(ctx(t), unknown.SchoolID, unknown.ID)
+	wantErr(t, "OfflineOp of the unknown scan after its outcome", err, errs.NotFound, "offline_op_not_found")
+
+	theirs := settled(b, base)
+	theirs.SchoolID = "school-a"
+	wantErr(t, "RecordOfflineOutcome of another school's scan", r.OfflineOps.RecordOfflineOutcome(ctx(t), theirs), errs.NotFound, "offline_op_not_found")
+	wantOfflineOp(t, r, "OfflineOp after the refused outcome", b)
+	wantOfflineOps(t, r, "school-a", library.OfflineConflict, 0, 10, 0)
+	wantOfflineOps(t, r, "school-b", "", 0, 10, 1, b.ID)
+}
+
+// A school's scans come oldest scan first, scans of one time by id,
+// whatever the order they were claimed in.
+func testOfflineOpsWithStatusOrder(t *testing.T, r ports.Repositories) {
+	at := func(minutes int) time.Time { return base.Add(time.Duration(minutes) * time.Minute) }
+	late, early, twinB, twinA, middle := newOfflineOp("school-a", "C-1"), newOfflineOp("school-a", "C-2"),
+		newOfflineOp("school-a", "C-3"), newOfflineOp("school-a", "C-4"), newOfflineOp("school-a", "C-5")
+	late.ScannedAt, early.ScannedAt, middle.ScannedAt = at(30), at(-30), at(10)
+	twinA.ID, twinB.ID = "00000000-0000-4000-8000-00000000000a", "00000000-0000-4000-8000-00000000000b"
+	twinA.ScannedAt, twinB.ScannedAt = at(5), at(5)
+	// The upload order is not the scan order.
+	twinA.UploadedAt, twinB.UploadedAt = at(90), at(60)
+	for _, op := range []library.OfflineOp{late, twinB, early, twinA, middle} {
+		must(t, "ClaimOfflineOp "+op.Code, r.OfflineOps.ClaimOfflineOp(ctx(t), op))
+	}
+	list := wantOfflineOps(t, r, "school-a", "", 0, 10, 5, early.ID, twinA.ID, twinB.ID, middle.ID, late.ID)
+	if len(list) == 5 {
+		checkOfflineOp(t, "OfflineOpsWithStatus[1]", list[1], twinA)
+	}
+
+	for _, op := range []library.OfflineOp{late, early, twinA} {
+		must(t, "RecordOfflineOutcome "+op.Code, r.OfflineOps.RecordOfflineOutcome(ctx(t), settled(op, at(100))))
+	}
+	list = wantOfflineOps(t, r, "school-a", library.OfflineConflict, 0, 10, 3, early.ID, twinA.ID, late.ID)
+	if len(list) == 3 {
+		checkOfflineOp(t, "OfflineOpsWithStatus(conflict)[2]", list[2], settled(late, at(100)))
+	}
+}
+
+// Each status lists its own scans, and counts them alone.
+func testOfflineOpsWithStatusFilter(t *testing.T, r ports.Repositories) {
+	statuses := []string{"", library.OfflineApplied, library.OfflineConflict, library.OfflineDismissed}
+	byStatus := map[string][]string{}
+	for i := range 2 * len(statuses) {
+		op := newOfflineOp("school-a", fmt.Sprintf("C-%d", i))
+		op.ScannedAt = base.Add(time.Duration(i) * time.Minute)
+		must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), op))
+		if status := statuses[i%len(statuses)]; status != "" {
+			op = settled(op, base.Add(time.Hour))
+			op.Status = status
+			must(t, "RecordOfflineOutcome "+status, r.OfflineOps.RecordOfflineOutcome(ctx(t), op))
+		}
+		byStatus[op.Status] = append(byStatus[op.Status], op.ID)
+	}
+	for _, status := range statuses {
+		wantOfflineOps(t, r, "school-a", status, 0, 10, 2, byStatus[status]...)
+	}
+	wantOfflineOps(t, r, "school-a", "no such status", 0, 10, 0)
+}
+
+// A page is at most limit scans after skipping offset, and the total counts
+// them all: a page past the end lists none, a limit below 1 lists none, an
+// offset below 0 is 0.
+func testOfflineOpsWithStatusPages(t *testing.T, r ports.Repositories) {
+	var ids []string
+	for i := range 5 {
+		op := newOfflineOp("school-a", fmt.Sprintf("C-%d", i))
+		op.ScannedAt = base.Add(time.Duration(i) * time.Minute)
+		must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), op))
+		ids = append(ids, op.ID)
+	}
+	wantOfflineOps(t, r, "school-a", "", 0, 2, 5, ids[0], ids[1])
+	wantOfflineOps(t, r, "school-a", "", 2, 2, 5, ids[2], ids[3])
+	wantOfflineOps(t, r, "school-a", "", 4, 2, 5, ids[4])
+	wantOfflineOps(t, r, "school-a", "", 1, 3, 5, ids[1], ids[2], ids[3])
+	wantOfflineOps(t, r, "school-a", "", 0, 5, 5, ids...)
+	wantOfflineOps(t, r, "school-a", "", 0, 50, 5, ids...)
+	wantOfflineOps(t, r, "school-a", "", 5, 2, 5)
+	wantOfflineOps(t, r, "school-a", "", 50, 2, 5)
+	wantOfflineOps(t, r, "school-a", "", 0, 0, 5)
+	wantOfflineOps(t, r, "school-a", "", 2, -1, 5)
+	wantOfflineOps(t, r, "school-a", "", -3, 2, 5, ids[0], ids[1])
+}
+
+// A school lists and counts its own scans only.
+func testOfflineOpsWithStatusNotOthers(t *testing.T, r ports.Repositories) {
+	a := newOfflineOp("school-a", "C-A")
+	b1, b2 := newOfflineOp("school-b", "C-B1"), newOfflineOp("school-b", "C-B2")
+	b2.ScannedAt = base.Add(time.Minute)
+	for _, op := range []library.OfflineOp{b2, a, b1} {
+		must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), op))
+	}
+	wantOfflineOps(t, r, "school-a", "", 0, 10, 1, a.ID)
+	wantOfflineOps(t, r, "school-b", "", 0, 10, 2, b1.ID, b2.ID)
+	wantOfflineOps(t, r, "school-c", "", 0, 10, 0)
+}
