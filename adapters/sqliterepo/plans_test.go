@@ -74,6 +74,10 @@ var exampleArgs = map[string]any{
 	"account_id":   "acct_0007",
 	"school_id":    "school_1",
 	"book_id":      "bk_0007",
+	// A batch of scans (ClaimOfflineOps, RecordOfflineOutcomes).
+	"offline_ops": `[{"school_id":"school_1","id":"op_0001","kind":"checkout","code":"C-0001-0","card":"N-0001",` +
+		`"scanned_at":0,"uploaded_at":0,"uploaded_by":"u1@example.org","status":"conflict","reason":"copy_unavailable",` +
+		`"message":"m","loan_id":"","settled_at":0,"settled_by":"u1@example.org"}]`,
 }
 
 var paramName = regexp.MustCompile(`:([a-z_][a-z0-9_]*)`)

@@ -1,12 +1,15 @@
 package porttest
 
 // The offline scans' contract: a scan is claimed once per school and id,
-// even by uploads racing each other; its outcome is recorded over the
-// claim without touching what the desk scanned; and a school lists its
-// own scans of a status, oldest scan first, a page at a time.
+// one at a time or in batches, even by uploads racing each other; its
+// outcome is recorded over the claim, one at a time or in batches, without
+// touching what the desk scanned; and a school lists its own scans of a
+// status, oldest scan first, a page at a time.
 
 import (
+	"context"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -28,9 +31,16 @@ func OfflineOps(t *testing.T, newRepos func(t *testing.T) ports.Repositories) {
 		{"ClaimTwice", testOfflineOpClaimTwice},
 		{"SameIDOtherSchool", testOfflineOpSameIDOtherSchool},
 		{"ClaimRace", testOfflineOpClaimRace},
+		{"ClaimBatch", testOfflineOpsClaimBatch},
+		{"ClaimBatchSameScanTwice", testOfflineOpsClaimBatchSameScanTwice},
+		{"ClaimBatchRace", testOfflineOpsClaimBatchRace},
+		{"ClaimBatchRaceSingles", testOfflineOpsClaimBatchRaceSingles},
 		{"OfAnotherSchool", testOfflineOpOfAnotherSchool},
 		{"RecordOutcome", testOfflineOpRecordOutcome},
 		{"RecordOutcomeNotFound", testOfflineOpRecordOutcomeNotFound},
+		{"RecordOutcomes", testOfflineOpsRecordOutcomes},
+		{"RecordOutcomesSameScanTwice", testOfflineOpsRecordOutcomesSameScanTwice},
+		{"BatchesOfNothing", testOfflineOpsBatchesOfNothing},
 		{"WithStatusOrder", testOfflineOpsWithStatusOrder},
 		{"WithStatusFilter", testOfflineOpsWithStatusFilter},
 		{"WithStatusPages", testOfflineOpsWithStatusPages},
@@ -179,6 +189,175 @@ func testOfflineOpClaimRace(t *testing.T, r ports.Repositories) {
 	wantOfflineOps(t, r, "school-a", "", 0, n+1, 1, id)
 }
 
+// A batch claims the scans no claim holds, in any school, and returns
+// their indexes in order; a scan claimed before (by ClaimOfflineOp) is
+// left out and stays as first claimed. The batch again claims nothing, and
+// a single claim of a scan the batch claimed is refused.
+func testOfflineOpsClaimBatch(t *testing.T, r ports.Repositories) {
+	held := newOfflineOp("school-a", "C-0")
+	must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), held))
+	retry := held // another upload of the held scan
+	retry.Kind, retry.Code, retry.Card, retry.ScannedAt = library.OfflineReturn, "C-9", "", base.Add(time.Hour)
+	retry.UploadedAt, retry.UploadedBy = base.Add(2*time.Hour), "other@school-a.example.org"
+	first, ret, elsewhere, last := newOfflineOp("school-a", "C-1"), newOfflineOp("school-a", "C-2"),
+		newOfflineOp("school-b", "C-3"), newOfflineOp("school-a", "C-4")
+	first.ScannedAt, ret.ScannedAt, last.ScannedAt = base.Add(time.Minute), base.Add(2*time.Minute), base.Add(3*time.Minute)
+	ret.Kind, ret.Card = library.OfflineReturn, ""
+	elsewhere.ID = held.ID // the same id in another school is another scan
+	batch := []library.OfflineOp{first, retry, ret, elsewhere, last}
+
+	won, err := r.OfflineOps.ClaimOfflineOps(ctx(t), batch)
+	must(t, "ClaimOfflineOps", err)
+	if want := []int{0, 2, 3, 4}; !slices.Equal(won, want) {
+		t.Fatalf("ClaimOfflineOps won %v, want %v", won, want)
+	}
+	for _, i := range won {
+		wantOfflineOp(t, r, fmt.Sprintf("OfflineOp of batch[%d]", i), batch[i])
+	}
+	wantOfflineOp(t, r, "OfflineOp of the scan claimed before the batch", held)
+	wantOfflineOps(t, r, "school-a", "", 0, 10, 4, held.ID, first.ID, ret.ID, last.ID)
+	wantOfflineOps(t, r, "school-b", "", 0, 10, 1, elsewhere.ID)
+
+	again := slices.Clone(batch)
+	for i := range again {
+		again[i].Code, again[i].UploadedBy = "again", "again@school-a.example.org"
+	}
+	if won, err := r.OfflineOps.ClaimOfflineOps(ctx(t), again); err != nil || len(won) != 0 {
+		t.Fatalf("ClaimOfflineOps of the claimed scans = %v, %v, want none won", won, err)
+	}
+	wantErr(t, "ClaimOfflineOp of a scan the batch claimed", r.OfflineOps.ClaimOfflineOp(ctx(t), again[4]), errs.Conflict, "offline_op_claimed")
+	for _, i := range won {
+		wantOfflineOp(t, r, fmt.Sprintf("OfflineOp of batch[%d] after the refused claims", i), batch[i])
+	}
+	wantOfflineOp(t, r, "OfflineOp of the scan claimed before, after the refused claims", held)
+	wantOfflineOps(t, r, "school-a", "", 0, 0, 4)
+}
+
+// A scan named more than once in a batch is claimed once, by its first
+// op; the later ones lose, also when the first loses to an earlier claim.
+func testOfflineOpsClaimBatchSameScanTwice(t *testing.T, r ports.Repositories) {
+	a, b := newOfflineOp("school-a", "C-1"), newOfflineOp("school-a", "C-2")
+	b.ScannedAt = base.Add(time.Minute)
+	twin, third := a, a
+	twin.Kind, twin.Code, twin.Card, twin.UploadedBy = library.OfflineReturn, "C-1 twin", "", "twin@school-a.example.org"
+	third.Code, third.UploadedAt = "C-1 third", base.Add(3*time.Hour)
+	won, err := r.OfflineOps.ClaimOfflineOps(ctx(t), []library.OfflineOp{a, twin, b, third})
+	must(t, "ClaimOfflineOps", err)
+	if want := []int{0, 2}; !slices.Equal(won, want) {
+		t.Fatalf("ClaimOfflineOps of a scan thrice won %v, want %v", won, want)
+	}
+	wantOfflineOp(t, r, "OfflineOp of the scan named thrice", a)
+	wantOfflineOp(t, r, "OfflineOp of the other scan", b)
+	wantOfflineOps(t, r, "school-a", "", 0, 10, 2, a.ID, b.ID)
+
+	c := newOfflineOp("school-a", "C-3")
+	c.ScannedAt = base.Add(2 * time.Minute)
+	won, err = r.OfflineOps.ClaimOfflineOps(ctx(t), []library.OfflineOp{twin, c, twin, c})
+	must(t, "ClaimOfflineOps again", err)
+	if want := []int{1}; !slices.Equal(won, want) {
+		t.Fatalf("ClaimOfflineOps of a claimed scan and a free one, each twice, won %v, want %v", won, want)
+	}
+	wantOfflineOp(t, r, "OfflineOp of the scan named thrice, after its twin's claims", a)
+	wantOfflineOp(t, r, "OfflineOp of the new scan", c)
+	wantOfflineOps(t, r, "school-a", "", 0, 10, 3, a.ID, b.ID, c.ID)
+}
+
+// Batches race each other over shared scans: every scan is claimed once
+// in all, and the stored scan is its winner's.
+func testOfflineOpsClaimBatchRace(t *testing.T, r ports.Repositories) {
+	offlineOpsClaimRace(t, r, 0)
+}
+
+// Batches and single claims race over shared scans, with the same outcome.
+func testOfflineOpsClaimBatchRaceSingles(t *testing.T, r ports.Repositories) {
+	offlineOpsClaimRace(t, r, 10)
+}
+
+// offlineOpsClaimRace races 8 batches, each a shuffled window of 20 of 30
+// scans (shifted by 4 from one batch to the next, so that every scan is in
+// some batch and most in several), and singles ClaimOfflineOp calls of
+// those scans, over a few rounds. Each claimant uploads as a name of its
+// own, which tells whose claim a stored scan is. Every scan must be won by
+// exactly one call, and be stored as that call's; each batch's indexes
+// ascend.
+func offlineOpsClaimRace(t *testing.T, r ports.Repositories, singles int) {
+	const rounds, scans, batches, window = 3, 30, 8, 20
+	for round := range rounds {
+		school := fmt.Sprintf("school-%d", round)
+		ids := make([]string, scans)
+		for i := range ids {
+			ids[i] = uuid.NewString()
+		}
+		claim := func(who, id string) library.OfflineOp {
+			op := newOfflineOp(school, who)
+			op.ID, op.UploadedBy = id, who
+			return op
+		}
+		batch := make([][]library.OfflineOp, batches)
+		for b := range batch {
+			rng := rand.New(rand.NewPCG(uint64(round), uint64(b)))
+			for _, k := range rng.Perm(window) {
+				batch[b] = append(batch[b], claim(fmt.Sprintf("batch-%d", b), ids[(4*b+k)%scans]))
+			}
+		}
+		single := make([]library.OfflineOp, singles)
+		for i := range single {
+			single[i] = claim(fmt.Sprintf("single-%d", i), ids[(7*i)%scans])
+		}
+
+		won := make([][]int, batches)
+		singleWon := make([]bool, singles)
+		results := race(batches+singles, func(i int) error {
+			if i < batches {
+				var err error
+				won[i], err = r.OfflineOps.ClaimOfflineOps(ctx(t), batch[i])
+				return err
+			}
+			err := r.OfflineOps.ClaimOfflineOp(ctx(t), single[i-batches])
+			singleWon[i-batches] = err == nil
+			if errs.KindOf(err) == errs.Conflict && errs.CodeOf(err) == "offline_op_claimed" {
+				return nil
+			}
+			return err
+		})
+		for i, err := range results {
+			must(t, fmt.Sprintf("round %d: call #%d", round, i), err)
+		}
+
+		winner := map[string]string{} // scan id -> the claimant the calls say won it
+		win := func(op library.OfflineOp) {
+			if other, dup := winner[op.ID]; dup {
+				t.Errorf("round %d: scan %s claimed by %s and by %s", round, op.ID, other, op.UploadedBy)
+			}
+			winner[op.ID] = op.UploadedBy
+		}
+		for b, w := range won {
+			for k, i := range w {
+				if i < 0 || i >= len(batch[b]) || (k > 0 && i <= w[k-1]) {
+					t.Fatalf("round %d: batch %d won %v, want ascending indexes into its %d scans", round, b, w, len(batch[b]))
+				}
+				win(batch[b][i])
+			}
+		}
+		for i, ok := range singleWon {
+			if ok {
+				win(single[i])
+			}
+		}
+		if len(winner) != scans {
+			t.Errorf("round %d: %d scans won, want all %d", round, len(winner), scans)
+		}
+		for _, id := range ids {
+			got, err := r.OfflineOps.OfflineOp(ctx(t), school, id)
+			must(t, fmt.Sprintf("round %d: OfflineOp", round), err)
+			if got.UploadedBy != winner[id] {
+				t.Errorf("round %d: scan %s is stored as %s's claim, but %q won it", round, id, got.UploadedBy, winner[id])
+			}
+		}
+		wantOfflineOps(t, r, school, "", 0, 0, scans)
+	}
+}
+
 // Another school's scan is not found, as an unknown one is.
 func testOfflineOpOfAnotherSchool(t *testing.T, r ports.Repositories) {
 	b := newOfflineOp("school-b", "C-B")
@@ -236,6 +415,76 @@ func testOfflineOpRecordOutcomeNotFound(t *testing.T, r ports.Repositories) {
 	wantOfflineOp(t, r, "OfflineOp after the refused outcome", b)
 	wantOfflineOps(t, r, "school-a", library.OfflineConflict, 0, 10, 0)
 	wantOfflineOps(t, r, "school-b", "", 0, 10, 1, b.ID)
+}
+
+// A batch of outcomes replaces, for each stored scan it names, the
+// outcome's fields and nothing else, as RecordOfflineOutcome does (an
+// empty outcome empties them); an unknown scan and another school's are
+// left out without an error, and a scan the batch does not name stays.
+func testOfflineOpsRecordOutcomes(t *testing.T, r ports.Repositories) {
+	conflicted, applied, cleared, untouched := newOfflineOp("school-a", "C-1"), newOfflineOp("school-a", "C-2"),
+		newOfflineOp("school-a", "C-3"), newOfflineOp("school-a", "C-4")
+	for _, op := range []library.OfflineOp{conflicted, applied, cleared, untouched} {
+		must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), op))
+	}
+	must(t, "RecordOfflineOutcome", r.OfflineOps.RecordOfflineOutcome(ctx(t), settled(cleared, base.Add(time.Hour))))
+
+	conflict := settled(conflicted, base.Add(2*time.Hour))
+	conflict.Kind, conflict.Code, conflict.ScannedAt = library.OfflineReturn, "C-9", base.Add(-time.Hour)
+	conflict.UploadedAt, conflict.UploadedBy = base.Add(5*time.Hour), "someone-else@school-a.example.org"
+	done := applied
+	done.Card, done.Status, done.LoanID = "", library.OfflineApplied, uuid.NewString()
+	done.SettledAt, done.SettledBy = base.Add(3*time.Hour), "retrier@school-a.example.org"
+	unknown := settled(newOfflineOp("school-a", "C-X"), base)
+	theirs := settled(untouched, base)
+	theirs.SchoolID = "school-b"
+	must(t, "RecordOfflineOutcomes", r.OfflineOps.RecordOfflineOutcomes(ctx(t),
+		[]library.OfflineOp{conflict, unknown, done, theirs, cleared}))
+
+	wantOfflineOp(t, r, "OfflineOp of the conflict", settled(conflicted, base.Add(2*time.Hour)))
+	wantOfflineOp(t, r, "OfflineOp of the applied scan", done)
+	wantOfflineOp(t, r, "OfflineOp of the emptied outcome", cleared)
+	wantOfflineOp(t, r, "OfflineOp of the scan not in the batch", untouched)
+	_, err := r.OfflineOps.OfflineOp(ctx(t), unknown.SchoolID, unknown.ID)
+	wantErr(t, "OfflineOp of the unknown scan after its outcome", err, errs.NotFound, "offline_op_not_found")
+	_, err = r.OfflineOps.OfflineOp(ctx(t), theirs.SchoolID, theirs.ID)
+	wantErr(t, "OfflineOp of another school's scan after its outcome", err, errs.NotFound, "offline_op_not_found")
+	wantOfflineOps(t, r, "school-a", library.OfflineConflict, 0, 10, 1, conflicted.ID)
+	wantOfflineOps(t, r, "school-a", library.OfflineApplied, 0, 10, 1, applied.ID)
+	wantOfflineOps(t, r, "school-a", "", 0, 0, 2)
+	wantOfflineOps(t, r, "school-b", "", 0, 0, 0)
+	wantOfflineOps(t, r, "school-b", library.OfflineConflict, 0, 0, 0)
+}
+
+// Of outcomes of one scan in a batch, the last one stays, as one call
+// after the other would leave it.
+func testOfflineOpsRecordOutcomesSameScanTwice(t *testing.T, r ports.Repositories) {
+	op := newOfflineOp("school-a", "C-1")
+	must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), op))
+	conflict := settled(op, base.Add(time.Hour))
+	applied := op
+	applied.Card, applied.Status, applied.LoanID = "", library.OfflineApplied, uuid.NewString()
+	applied.SettledAt, applied.SettledBy = base.Add(2*time.Hour), "retrier@school-a.example.org"
+	must(t, "RecordOfflineOutcomes", r.OfflineOps.RecordOfflineOutcomes(ctx(t), []library.OfflineOp{conflict, applied}))
+	wantOfflineOp(t, r, "OfflineOp after conflict then applied", applied)
+	must(t, "RecordOfflineOutcomes", r.OfflineOps.RecordOfflineOutcomes(ctx(t), []library.OfflineOp{applied, op, conflict}))
+	wantOfflineOp(t, r, "OfflineOp after applied, none, then conflict", conflict)
+}
+
+// A batch of nothing is no query: it succeeds even on a context that has
+// ended, which any query would fail on.
+func testOfflineOpsBatchesOfNothing(t *testing.T, r ports.Repositories) {
+	ended, cancel := context.WithCancel(ctx(t))
+	cancel()
+	for _, ops := range [][]library.OfflineOp{nil, {}} {
+		if won, err := r.OfflineOps.ClaimOfflineOps(ended, ops); err != nil || len(won) != 0 {
+			t.Errorf("ClaimOfflineOps(%#v) = %v, %v, want nothing won and no error", ops, won, err)
+		}
+		if err := r.OfflineOps.RecordOfflineOutcomes(ended, ops); err != nil {
+			t.Errorf("RecordOfflineOutcomes(%#v) = %v, want no error", ops, err)
+		}
+	}
+	wantOfflineOps(t, r, "school-a", "", 0, 0, 0)
 }
 
 // A school's scans come oldest scan first, scans of one time by id,

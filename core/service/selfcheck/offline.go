@@ -17,10 +17,10 @@ import (
 // The desk's offline scans. While the server cannot be reached, the desk's
 // browser keeps each check-out and return it scans, named by an id of its
 // own, and uploads them in scan order when the server answers. Each scan
-// is applied exactly once on every store: an upload first claims the scan
-// with a unique-key insert (school and id), applies it only if the claim
-// is its own, then records the outcome; a second upload of the scan finds
-// the claim and answers the recorded outcome.
+// is applied exactly once on every store: an upload first claims its
+// scans with unique-key inserts (school and id), applies in order only
+// those whose claim is its own, then records their outcomes; a second
+// upload of a scan finds the claim and answers the recorded outcome.
 //
 // A crash between the claim and the outcome leaves a claim with no
 // outcome. Applying a scan is written so that running it again is
@@ -72,58 +72,77 @@ func (s *SelfCheck) UploadOffline(ctx context.Context, schoolParam string, ops [
 			return school, nil, err
 		}
 	}
-	by := strings.ToLower(user.PrincipalFrom(ctx).Email)
-	out := make([]OfflineResult, 0, len(ops))
+	seen := make(map[string]bool, len(ops))
 	for i, op := range ops {
-		op.SchoolID, op.UploadedAt, op.UploadedBy = school.ID, now, by
-		op.ScannedAt = op.ScannedAt.UTC()
-		op.Status, op.Reason, op.Message, op.LoanID, op.SettledAt, op.SettledBy = "", "", "", "", time.Time{}, ""
-		res, err := s.uploadOne(ctx, school, op)
-		if err != nil {
-			return school, out, err
+		if seen[op.ID] {
+			return school, nil, errs.InvalidField(fmt.Sprintf("scans[%d].id", i), "appears twice in the batch")
 		}
-		out = append(out, res)
-		if res.Pending {
-			// Another upload of these scans is applying this one: the
-			// scans after it may depend on it (a return, then a check-out
-			// of the same copy), so they wait too, unclaimed, and the
-			// scans keep their order.
-			for _, later := range ops[i+1:] {
-				later.SchoolID, later.Status = school.ID, ""
-				out = append(out, OfflineResult{Op: later, Pending: true})
+		seen[op.ID] = true
+	}
+	by := strings.ToLower(user.PrincipalFrom(ctx).Email)
+	for i := range ops {
+		ops[i].SchoolID, ops[i].UploadedAt, ops[i].UploadedBy = school.ID, now, by
+		ops[i].ScannedAt = ops[i].ScannedAt.UTC()
+		ops[i].Status, ops[i].Reason, ops[i].Message, ops[i].LoanID, ops[i].SettledAt, ops[i].SettledBy = "", "", "", "", time.Time{}, ""
+	}
+	// The claims are written together, and the outcomes together at the
+	// end: two writes for the batch, not two a scan. Outcomes that are not
+	// written (a crash) leave claims that a later upload takes over.
+	won, err := s.d.OfflineOps.ClaimOfflineOps(ctx, ops)
+	if err != nil {
+		return school, nil, err
+	}
+	ours := make(map[int]bool, len(won))
+	for _, i := range won {
+		ours[i] = true
+	}
+	out := make([]OfflineResult, 0, len(ops))
+	var outcomes []library.OfflineOp
+	err = func() error {
+		for i, op := range ops {
+			if !ours[i] {
+				stored, err := s.d.OfflineOps.OfflineOp(ctx, school.ID, op.ID)
+				if err != nil {
+					return err
+				}
+				if stored.Status != "" {
+					out = append(out, OfflineResult{Op: stored, Duplicate: true})
+					continue
+				}
+				if s.d.Clock.Now().Sub(stored.UploadedAt) < claimTakeover {
+					// Another upload of these scans is applying this one:
+					// the scans after it may depend on it (a return, then a
+					// check-out of the same copy), so they wait too, and
+					// the scans keep their order.
+					out = append(out, OfflineResult{Op: stored, Pending: true})
+					for _, later := range ops[i+1:] {
+						out = append(out, OfflineResult{Op: later, Pending: true})
+					}
+					return nil
+				}
+				op = stored // the claim's scan, not this upload's copy of it
 			}
-			break
+			res, err := s.apply(ctx, school, op, false)
+			if err != nil {
+				return err
+			}
+			res.Op.SettledBy = op.UploadedBy
+			outcomes = append(outcomes, res.Op)
+			out = append(out, res)
 		}
+		return nil
+	}()
+	// What was applied is recorded even when the upload stops half-way
+	// or its request has timed out.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), usecase.UndoTimeout)
+	defer cancel()
+	if rerr := s.d.OfflineOps.RecordOfflineOutcomes(rctx, outcomes); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return school, nil, err
 	}
 	return school, out, nil
-}
-
-func (s *SelfCheck) uploadOne(ctx context.Context, school library.School, op library.OfflineOp) (OfflineResult, error) {
-	err := s.d.OfflineOps.ClaimOfflineOp(ctx, op)
-	if errs.CodeOf(err) == errs.CodeOfflineOpClaimed {
-		stored, err := s.d.OfflineOps.OfflineOp(ctx, school.ID, op.ID)
-		if err != nil {
-			return OfflineResult{}, err
-		}
-		if stored.Status != "" {
-			return OfflineResult{Op: stored, Duplicate: true}, nil
-		}
-		if s.d.Clock.Now().Sub(stored.UploadedAt) < claimTakeover {
-			return OfflineResult{Op: stored, Pending: true}, nil
-		}
-		op = stored // the claim's scan, not this upload's copy of it
-	} else if err != nil {
-		return OfflineResult{}, err
-	}
-	res, err := s.apply(ctx, school, op, false)
-	if err != nil {
-		return OfflineResult{}, err
-	}
-	res.Op.SettledBy = op.UploadedBy
-	if err := s.d.OfflineOps.RecordOfflineOutcome(ctx, res.Op); err != nil {
-		return OfflineResult{}, err
-	}
-	return res, nil
 }
 
 // apply runs one scan under the desk's rules and returns it with its
