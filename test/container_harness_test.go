@@ -215,3 +215,33 @@ func jsonLines(out string) string {
 	}
 	return b.String()
 }
+
+// halt stops the container as docker stop does (SIGTERM, then the grace
+// period) and checks that it shut down cleanly. The container, its
+// configuration and its store stay, for resume.
+func (sc *serviceContainer) halt(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	grace := 30 * time.Second
+	if err := sc.c.Stop(ctx, &grace); err != nil {
+		t.Fatalf("docker stop: %v", err)
+	}
+	if st, err := sc.c.State(ctx); err != nil || st.Running || st.ExitCode != 0 {
+		t.Fatalf("the service container after docker stop: %+v %v, want it stopped with exit status 0", st, err)
+	}
+}
+
+// resume starts the container halt stopped again: the same configuration,
+// so the same address (it shares the host's network) and the same store.
+func (sc *serviceContainer) resume(t *testing.T, base string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := sc.c.Start(ctx); err != nil {
+		t.Fatalf("docker start: %v", err)
+	}
+	if err := waitContainerReady(sc.c, base); err != nil {
+		t.Fatalf("%v; service output:\n%s", err, containers.Logs(sc.c))
+	}
+}

@@ -40,6 +40,7 @@ type service struct {
 	metricsAddr func() string     // the metrics listener's address
 	sip2Addr    func() string     // the SIP2 listener's address, "" without one
 	container   *serviceContainer // set in container mode
+	opts        []app.Option      // the in-process service's options, for resume
 }
 
 type lockedBuffer struct {
@@ -138,7 +139,6 @@ func startService(t *testing.T, env map[string]string, opts ...app.Option) *serv
 		}
 		return startContainerService(t, env)
 	}
-	opts = withTestHasher(t, opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -149,16 +149,30 @@ func startService(t *testing.T, env map[string]string, opts ...app.Option) *serv
 	for k, v := range env {
 		full[k] = v
 	}
-	cfg, err := app.LoadConfig(func(k string) string { return full[k] })
-	if err != nil {
+	s := &service{URL: base, Logs: &lockedBuffer{}, Env: full, t: t, opts: withTestHasher(t, opts)}
+	s.serve(ln)
+	if err := pollReady(base, 10*time.Second, nil); err != nil {
 		t.Fatal(err)
 	}
-	logs := &lockedBuffer{}
-	logger := slog.New(slog.NewJSONHandler(logs, nil))
+	return s
+}
+
+// serve wires the in-process service with s.Env and s.opts and serves it
+// on ln until s.stop, which also closes its store.
+func (s *service) serve(ln net.Listener) {
+	t := s.t
+	t.Helper()
+	cfg, err := app.LoadConfig(func(k string) string { return s.Env[k] })
+	if err != nil {
+		ln.Close()
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.NewJSONHandler(s.Logs, nil))
 	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.New(ctx, cfg, logger, opts...)
+	a, err := app.New(ctx, cfg, logger, s.opts...)
 	if err != nil {
 		cancel()
+		ln.Close()
 		t.Fatalf("app.New: %v", err)
 	}
 	done := make(chan error, 1)
@@ -172,16 +186,56 @@ func startService(t *testing.T, env map[string]string, opts ...app.Option) *serv
 			}
 			_ = a.Close(context.Background())
 			if t.Failed() {
-				t.Logf("service logs:\n%s", logs.String())
+				t.Logf("service logs:\n%s", s.Logs.String())
 			}
 		})
 	}
 	t.Cleanup(stop)
-	s := &service{URL: base, App: a, Logs: logs, Env: full, t: t, stop: stop, metricsAddr: a.MetricsAddr, sip2Addr: a.SIP2Addr}
-	if err := pollReady(base, 10*time.Second, nil); err != nil {
+	s.App, s.stop, s.metricsAddr, s.sip2Addr = a, stop, a.MetricsAddr, a.SIP2Addr
+}
+
+// halt stops the service for real, as a crash or a redeploy would: its
+// port answers no more (connections are refused) and the in-process
+// service closes its store. resume starts it again.
+func (s *service) halt() {
+	s.t.Helper()
+	if s.container != nil {
+		s.container.halt(s.t)
+		return
+	}
+	s.stop()
+}
+
+// resume starts the service halt stopped again, on the same address and
+// the same store with the same configuration, and waits for /readyz: to
+// a browser it is the same origin, with its cookies and service worker,
+// and the signing keys in the store still accept its session.
+func (s *service) resume() {
+	t := s.t
+	t.Helper()
+	if s.container != nil {
+		s.container.resume(t, s.URL)
+		return
+	}
+	addr := s.Env["LIBRARY_ADDR"]
+	// Another process may have taken the port meanwhile (the tests pick
+	// free ports); it is given back after a moment or never.
+	var ln net.Listener
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var err error
+		if ln, err = net.Listen("tcp", addr); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("listen again on %s: %v", addr, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.serve(ln)
+	if err := pollReady(s.URL, 30*time.Second, nil); err != nil {
 		t.Fatal(err)
 	}
-	return s
 }
 
 // sameOnEveryStore skips, on a MongoDB run, a test that brings its own

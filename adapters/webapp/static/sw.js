@@ -73,7 +73,16 @@ function asset(req) {
     return c.match(req).then(function (hit) {
       if (hit) { return hit; }
       return fetch(req).then(function (resp) {
-        if (resp.ok) { c.put(req, resp.clone()); }
+        if (resp.ok) {
+          // A new version of a file replaces the ones kept before it.
+          var path = new URL(req.url).pathname;
+          c.keys().then(function (keys) {
+            keys.forEach(function (k) {
+              if (new URL(k.url).pathname === path && k.url !== req.url) { c.delete(k); }
+            });
+          });
+          c.put(req, resp.clone());
+        }
         return resp;
       });
     });
@@ -99,7 +108,7 @@ function scan(req, desk, kind) {
       return keepScan({
         id: self.crypto.randomUUID(), desk: desk, kind: kind, code: code,
         student: kind === "checkout" ? student : "", scanned_at: new Date().toISOString()
-      }).then(function () { return Response.redirect(back + "#offline-kept", 303); });
+      }).then(function () { return Response.redirect(back + "#offline-kept-" + kind, 303); });
     });
   }
   return fetch(req).then(function (resp) {
