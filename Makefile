@@ -4,7 +4,7 @@ GO      ?= go
 BIN     ?= bin/libraryd
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help run build test test-edge images test-containers lint bench fmt vet fuzz
+.PHONY: help run build test axe test-edge images test-containers lint bench fmt vet fuzz
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -15,7 +15,7 @@ run: ## Run the service on the embedded store (./data/library.db) with demo data
 build: ## Build the server binary into bin/libraryd
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/libraryd
 
-test: ## Run every test: all packages with the race detector (end to end on the embedded SQLite store), the end-to-end suite again on MongoDB (in-process FerretDB; its adapter's races are covered by its own package run), and the real oauth2-proxy end to end. Redis tests need LIBRARY_TEST_REDIS_URL. The container suites are `make test-containers`
+test: axe ## Run every test: all packages with the race detector (end to end on the embedded SQLite store), the end-to-end suite again on MongoDB (in-process FerretDB; its adapter's races are covered by its own package run), and the real oauth2-proxy end to end. Redis tests need LIBRARY_TEST_REDIS_URL. The container suites are `make test-containers`
 	@status=0; e2e=$$(mktemp); out=$$(mktemp); \
 	$(GO) test $(RACE) $(TESTVET) -count=1 -timeout 30m -skip '^TestContainer' ./test/ >$$e2e 2>&1 & race_e2e=$$!; \
 	( LIBRARY_TEST_STORE=mongo $(GO) test $(TESTVET) -count=1 -timeout 30m -skip '^TestContainer' $${LIBRARY_TEST_MONGO_RUN:+-run "$$LIBRARY_TEST_MONGO_RUN"} ./test/; m=$$?; \
@@ -27,6 +27,9 @@ test: ## Run every test: all packages with the race detector (end to end on the 
 	wait $$other || status=1; \
 	echo "make test: the MongoDB end-to-end run, then the oauth2-proxy one:"; cat $$out; rm -f $$out; \
 	exit $$status
+
+axe: ## Install axe-core, at the version test/axe/package-lock.json pins, into ~/.cache/libraryd for the browser tests' accessibility check (test/axe.sh; needs npm: without it the check is skipped, or fails with LIBRARY_TEST_BROWSER=required)
+	@test/axe.sh >/dev/null
 
 # The end-to-end suite is the longest test run by far, and go test ./...
 # starts it last of its packages, when the others are done and a core is

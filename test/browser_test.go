@@ -133,7 +133,8 @@ func run(t *testing.T, ctx context.Context, step string, actions ...chromedp.Act
 }
 
 // runWithin is run with a time of its own, for a step that waits on
-// background work (a job) rather than on the page.
+// background work (a job) rather than on the page. The state the step
+// ends on is then checked for accessibility (axeCheck).
 func runWithin(t *testing.T, ctx context.Context, within time.Duration, step string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	c, cancel := context.WithTimeout(ctx, within)
@@ -143,6 +144,7 @@ func runWithin(t *testing.T, ctx context.Context, within time.Duration, step str
 		text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
 		t.Fatalf("%s: %v\nat %s:\n%.1500s", step, err, url, text)
 	}
+	axeCheck(t, ctx, step)
 }
 
 // get runs one action that answers a value.

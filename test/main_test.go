@@ -1,6 +1,7 @@
 package test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,6 +14,10 @@ import (
 // buildBinary built and the seeded demo school (copySeeded).
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if axe.states > 0 {
+		fmt.Printf("accessibility: axe-core %s checked %d page states (each violation fails its test above), and left %d that kept changing while checked\n",
+			axe.version, axe.states, axe.changed)
+	}
 	stopChromium()
 	removeSeeded()
 	mongotest.Shutdown()

@@ -145,7 +145,7 @@ func readingChart(v circulation.ClassReadingView) barChart {
 	for _, s := range v.Students {
 		labels, values = append(labels, s.Name), append(values, len(s.Books))
 	}
-	return newBarChart("chart-class-reading", "Books finished in "+v.Homeroom.Name+" from "+v.Period.From+" to "+v.Period.To+", per student", labels, values)
+	return newBarChart("chart-class-reading", "Books finished in "+v.Homeroom.Name+" from "+v.Period.From+" to "+v.Period.To+", per student", "Student", "Books finished", labels, values)
 }
 
 // renderSVG answers chart, drawn by page's "chart" template, as an SVG

@@ -50,9 +50,6 @@ type holdingsView struct {
 	JobProblems []lineProblem
 }
 
-// jobRefreshSeconds is how often the page of a running import reloads.
-const jobRefreshSeconds = 3
-
 func (a *App) holdingsPage(w http.ResponseWriter, r *http.Request, school library.School) {
 	v := holdingsView{Format: holdingsfile.HoldingsCSV}
 	v.Flash = a.takeFlash(w, r)
@@ -82,9 +79,6 @@ func (a *App) holdingsPageOf(r *http.Request, school library.School, v holdingsV
 	v.Flash = flash
 	v.Base = schoolPath(school)
 	v.CanImport = a.allowed(r, "import", "library:holdings")
-	if v.Job != nil && v.Job.Job.State == library.ImportJobRunning {
-		v.Refresh = jobRefreshSeconds
-	}
 	return v
 }
 

@@ -175,9 +175,6 @@ type base struct {
 	Email    string
 	Role     string
 	Assets   assetURLs
-	// Refresh, when set, reloads the page every that many seconds (a
-	// page that shows work still running).
-	Refresh int
 }
 
 type navLink struct {

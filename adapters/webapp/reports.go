@@ -1,6 +1,7 @@
 package webapp
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -35,20 +36,41 @@ type chartBar struct {
 	ValueX int
 }
 
-// barChart is a horizontal bar chart of counts.
+// barChart is a horizontal bar chart of counts. Its text alternatives:
+// the SVG is an image named by its title and described by Summary, and
+// the page shows its numbers as a table too ("chart-figure"), whose
+// columns LabelHeading and ValueHeading name.
 type barChart struct {
 	ID, Title     string
+	LabelHeading  string // what the labels are: "Month"
+	ValueHeading  string // what the values count: "Loans"
+	Summary       string
 	Width, Height int
 	LabelWidth    int
 	Bars          []chartBar
 }
 
 // newBarChart lays the bars out, the longest as wide as the chart.
-func newBarChart(id, title string, labels []string, values []int) barChart {
-	c := barChart{ID: id, Title: title, Width: chartLabelWidth + chartBarWidth + chartValueWidth, LabelWidth: chartLabelWidth}
+func newBarChart(id, title, labelHeading, valueHeading string, labels []string, values []int) barChart {
+	c := barChart{ID: id, Title: title, LabelHeading: labelHeading, ValueHeading: valueHeading,
+		Width: chartLabelWidth + chartBarWidth + chartValueWidth, LabelWidth: chartLabelWidth}
 	top := 1
-	for _, v := range values {
+	high, low := 0, 0
+	for i, v := range values {
 		top = max(top, v)
+		if v > values[high] {
+			high = i
+		}
+		if v < values[low] {
+			low = i
+		}
+	}
+	switch len(labels) {
+	case 0:
+	case 1:
+		c.Summary = fmt.Sprintf("One bar: %s, %d.", labels[0], values[0])
+	default:
+		c.Summary = fmt.Sprintf("%d bars. The highest: %s, %d; the lowest: %s, %d.", len(labels), labels[high], values[high], labels[low], values[low])
 	}
 	for i, label := range labels {
 		y := i * (chartBarHeight + chartGap)
@@ -153,24 +175,24 @@ func (a *App) fillReports(r *http.Request, school library.School, v *reportsView
 	for _, m := range v.Months.Months {
 		labels, values = append(labels, m.Month), append(values, m.Loans)
 	}
-	v.MonthsChart = newBarChart("chart-loans-per-month", "Loans per month", labels, values)
+	v.MonthsChart = newBarChart("chart-loans-per-month", "Loans per month", "Month", "Loans", labels, values)
 	labels, values = nil, nil
 	for _, t := range v.Top.Titles {
 		labels, values = append(labels, t.Title), append(values, t.Loans)
 	}
-	v.TopChart = newBarChart("chart-top-titles", "Loans per title", labels, values)
+	v.TopChart = newBarChart("chart-top-titles", "Loans per title", "Title", "Loans", labels, values)
 	labels, values = nil, nil
 	for _, h := range v.Overdue.Homerooms {
 		labels, values = append(labels, orUnknown(h.Homeroom, "No homeroom")), append(values, h.Loans)
 	}
-	v.OverdueChart = newBarChart("chart-overdue-by-homeroom", "Overdue loans per homeroom", labels, values)
-	v.GenreChart = collectionChart("chart-collection-by-genre", "Copies per genre", v.Genres)
+	v.OverdueChart = newBarChart("chart-overdue-by-homeroom", "Overdue loans per homeroom", "Homeroom", "Overdue loans", labels, values)
+	v.GenreChart = collectionChart("chart-collection-by-genre", "Copies per genre", "Genre", v.Genres)
 	labels, values = nil, nil
 	for _, q := range v.Queues.Titles {
 		labels, values = append(labels, q.Book.Title), append(values, q.Waiting)
 	}
-	v.QueueChart = newBarChart("chart-hold-queues", "Waiting holds per title", labels, values)
-	v.LevelChart = collectionChart("chart-collection-by-reading-level", "Copies per reading level", v.Levels)
+	v.QueueChart = newBarChart("chart-hold-queues", "Waiting holds per title", "Title", "Waiting holds", labels, values)
+	v.LevelChart = collectionChart("chart-collection-by-reading-level", "Copies per reading level", "Reading level", v.Levels)
 
 	v.CSV = map[string]string{}
 	for _, name := range library.ReportNames {
@@ -187,13 +209,13 @@ func (a *App) fillReports(r *http.Request, school library.School, v *reportsView
 	return nil
 }
 
-func collectionChart(id, title string, c collection.Collection) barChart {
+func collectionChart(id, title, labelHeading string, c collection.Collection) barChart {
 	var labels []string
 	var values []int
 	for _, g := range c.Rows {
 		labels, values = append(labels, orUnknown(g.Value, "Unknown")), append(values, g.Copies)
 	}
-	return newBarChart(id, title, labels, values)
+	return newBarChart(id, title, labelHeading, "Copies", labels, values)
 }
 
 func orUnknown(s, unknown string) string {

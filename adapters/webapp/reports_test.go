@@ -104,7 +104,7 @@ func TestReportChartsEscapeEveryLabel(t *testing.T) {
 			}
 			switch tk := tok.(type) {
 			case xml.StartElement:
-				if !slices.Contains([]string{"svg", "title", "g", "text", "rect"}, tk.Name.Local) {
+				if !slices.Contains([]string{"svg", "title", "desc", "g", "text", "rect"}, tk.Name.Local) {
 					t.Errorf("chart %d has a <%s> element", charts, tk.Name.Local)
 				}
 				for _, a := range tk.Attr {
@@ -164,7 +164,7 @@ func TestReportsShowHoldQueues(t *testing.T) {
 		t.Errorf("hold queues list = %q", got)
 	}
 	chart := byID(doc, "chart-hold-queues")
-	if chart == nil || attr(chart, "role") != "img" || attr(chart, "aria-label") == "" {
+	if chart == nil || attr(chart, "role") != "img" || textOf(byID(doc, attr(chart, "aria-labelledby"))) != "Waiting holds per title" {
 		t.Fatal("no labelled hold queues chart")
 	}
 	if href := attr(byID(doc, "csv-hold-queues"), "href"); !strings.HasPrefix(href, "/api/library/reports/hold-queues?") || !strings.Contains(href, "format=csv") {
@@ -216,5 +216,75 @@ func TestReportsShowWhatToBuy(t *testing.T) {
 	}
 	if got := textOf(byID(doc, "never-borrowed-outside-grades-grades")); got != "2" {
 		t.Errorf("grades = %q, want 2", got)
+	}
+}
+
+// TestReportChartsHaveTextAlternatives: each chart on the Reports page is
+// an image named by its title and described by a summary (its highest and
+// lowest bars), and its numbers are a table too, one row per bar in the
+// bars' order, for whoever cannot see the bars (WCAG 1.1.1 and 1.3.1).
+func TestReportChartsHaveTextAlternatives(t *testing.T) {
+	f := newFixture(t)
+	ctx := user.WithPrincipal(context.Background(), user.PrincipalOf(f.librarian))
+	for _, b := range []library.BookDraft{
+		{Title: "Odes", Author: "P. Oet", Copies: 3, BookDetails: library.BookDetails{Genre: "Poetry"}},
+		{Title: "Maps", Author: "A. Tlas", Copies: 1, BookDetails: library.BookDetails{Genre: "Atlases"}},
+	} {
+		if _, _, err := f.lib.Holdings.AddBook(ctx, "", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := f.do(&f.librarian, http.MethodGet, "/library/maple.example.org/reports", nil)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET reports: %d", rec.Code)
+	}
+	doc := parse(t, rec.Body.String())
+	checkAccessible(t, doc)
+	charts := map[string][][2]string{}
+	for _, svg := range all(doc, "svg") {
+		id := attr(svg, "id")
+		if !strings.HasPrefix(id, "chart-") {
+			continue
+		}
+		title, desc := byID(svg, attr(svg, "aria-labelledby")), byID(svg, attr(svg, "aria-describedby"))
+		if attr(svg, "role") != "img" || title == nil || title.Data != "title" || textOf(title) == "" {
+			t.Errorf("chart %s: role %q, named by %q: want an image named by its <title>", id, attr(svg, "role"), attr(svg, "aria-labelledby"))
+			continue
+		}
+		if desc == nil || desc.Data != "desc" || !strings.Contains(textOf(desc), "bar") {
+			t.Errorf("chart %s: described by %q, want its <desc> with a summary", id, attr(svg, "aria-describedby"))
+		}
+		var bars, rows [][2]string
+		for _, g := range byTestID(svg, "chart-bar") {
+			if texts := all(g, "text"); len(texts) == 2 {
+				bars = append(bars, [2]string{textOf(texts[0]), textOf(texts[1])})
+			}
+		}
+		table := byID(doc, id+"-table")
+		if table == nil {
+			t.Errorf("chart %s (%s): no table of its numbers", id, textOf(title))
+			continue
+		}
+		if caption := all(table, "caption"); len(caption) != 1 || textOf(caption[0]) != textOf(title) {
+			t.Errorf("chart %s: the table's caption is not the chart's title %q", id, textOf(title))
+		}
+		for _, tr := range all(all(table, "tbody")[0], "tr") {
+			th, td := all(tr, "th"), all(tr, "td")
+			if len(th) != 1 || len(td) != 1 || attr(th[0], "scope") != "row" {
+				t.Errorf("chart %s: a table row is not a row header and a value: %s", id, render(tr))
+				continue
+			}
+			rows = append(rows, [2]string{textOf(th[0]), textOf(td[0])})
+		}
+		if len(bars) == 0 || !slices.Equal(rows, bars) {
+			t.Errorf("chart %s: the table's rows %q, the bars %q", id, rows, bars)
+		}
+		charts[id] = bars
+	}
+	if got, want := charts["chart-collection-by-genre"], [][2]string{{"Poetry", "3"}, {"Atlases", "1"}}; !slices.Contains(got, want[0]) || !slices.Contains(got, want[1]) {
+		t.Fatalf("the genre chart's bars %q, want among them %q", got, want)
+	}
+	if got := textOf(byID(doc, "chart-collection-by-genre-desc")); !strings.Contains(got, "bars. The highest: ") || !strings.Contains(got, "; the lowest: ") {
+		t.Errorf("the genre chart's summary reads %q", got)
 	}
 }

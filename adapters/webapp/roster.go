@@ -112,9 +112,6 @@ func (a *App) rosterPageOf(r *http.Request, school library.School, v rosterView)
 	v.Base = schoolPath(school)
 	v.CanSync = a.allowed(r, "sync", "library:students")
 	v.CanRollover = a.allowed(r, "rollover", "library:students")
-	if v.Job != nil && v.Job.Job.State == library.ImportJobRunning {
-		v.Refresh = jobRefreshSeconds
-	}
 	for _, l := range leavers {
 		row := leaverRow{ID: l.Student.ID, Name: l.Student.Name, Number: l.Student.StudentNumber, Grade: l.Student.Grade, Homeroom: l.Student.Homeroom}
 		for _, ln := range l.Loans {

@@ -68,9 +68,11 @@ func TestRosterPageChecksThenApplies(t *testing.T) {
 
 // TestRosterSyncJobPage: applying a roster of more than
 // service.AsyncRosterStudents new students starts a job; the form lands on
-// the roster page of the job, which says the sync was started, reloads
-// while it runs (a meta refresh and a plain link: no script needed) and
-// ends with the counts of the report. A job id of nothing is a 404 page.
+// the roster page of the job, which says the sync was started while it
+// runs (a card that is a polite live region, which the page's script
+// follows through the job's API; a plain link to load the page again
+// without script; never a meta refresh) and ends with the counts of the
+// report. A job id of nothing is a 404 page.
 func TestRosterSyncJobPage(t *testing.T) {
 	f := newFixture(t)
 	defer f.lib.StopImports(context.Background())
@@ -100,9 +102,13 @@ func TestRosterSyncJobPage(t *testing.T) {
 		if attr(job, "data-state") != "running" {
 			break
 		}
-		if !strings.Contains(textOf(job), "Roster sync started") || byID(doc, "sync-job-refresh") == nil ||
-			!strings.Contains(rec.Body.String(), `http-equiv="refresh"`) {
-			t.Fatalf("the running job reads %q", textOf(job))
+		jobID := strings.TrimPrefix(loc, path+"?job=")
+		if !strings.Contains(textOf(job), "Roster sync started") || textOf(byID(doc, "sync-job-refresh")) != "Refresh to see the progress" ||
+			attr(job, "role") != "status" || attr(job, "data-job") != "/api/library/jobs/"+jobID || attr(job, "data-job-page") != loc {
+			t.Fatalf("the running job reads %q, its card %v", textOf(job), job.Attr)
+		}
+		if strings.Contains(rec.Body.String(), `http-equiv="refresh"`) {
+			t.Fatal("the page of a running job reloads itself (a meta refresh, WCAG 2.2.1); its script follows the job")
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -120,3 +120,35 @@ func TestSIP2Smoke(t *testing.T) {
 		t.Errorf("report:\n%s", rep)
 	}
 }
+
+// TestOfflineSmoke runs -offline on a school of 5 books with uploads of 10
+// scans: every scan of every upload must come back applied, the second
+// upload of each batch all duplicates, and the baseline's requests answer.
+func TestOfflineSmoke(t *testing.T) {
+	o := options{
+		stores: []string{storeDefault}, sizes: []int{5}, students: []int{12}, pastLoans: []int{5},
+		clients: 2, requests: 20, minRequests: 1, maxTime: 100 * time.Millisecond, hardTime: 10 * time.Second,
+		warmup: 1, seedWorkers: 4, clientTimeout: 30 * time.Second, settleMax: 0,
+		chainDuration: 100 * time.Millisecond, rounds: 1, offline: true, offlineScans: 10, offlineRounds: 2,
+	}
+	r := &runner{o: o, args: "(offline smoke test)"}
+	if err := r.run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	sr := r.runs[0]
+	if sr.err != nil {
+		t.Fatalf("run: %v", sr.err)
+	}
+	res := sr.offline
+	if res == nil || len(res.Rounds) != 2 || res.Baseline.N != 2*10 || res.Verified == "" {
+		t.Fatalf("uploads: %+v", res)
+	}
+	for i, rd := range res.Rounds {
+		if rd.Batch <= 0 || rd.Again <= 0 || rd.Baseline <= 0 {
+			t.Errorf("round %d: %+v", i+1, rd)
+		}
+	}
+	if rep := r.report(); !strings.Contains(rep, "One upload of 10 scans") || !strings.Contains(rep, "every scan applied") {
+		t.Errorf("report:\n%s", rep)
+	}
+}

@@ -85,6 +85,10 @@ type options struct {
 	seedWorkers   int
 	clientTimeout time.Duration
 	settleMax     time.Duration
+	// quietLoad > 0: after seeding, wait (at most quietWait) until the
+	// machine's 1-minute load average is at most this before measuring.
+	quietLoad float64
+	quietWait time.Duration
 
 	// GET /v1/users/me against the bare server: time-based, alternating.
 	chainDuration time.Duration
@@ -112,6 +116,11 @@ type options struct {
 	// sip2 measures a kiosk's SIP2 check-out beside the desk's.
 	sip2         bool
 	auditEntries int
+	// offline measures the desk's upload of queued offline scans beside
+	// the same work done one desk request at a time.
+	offline       bool
+	offlineScans  int // per upload: half check-outs, half returns
+	offlineRounds int
 
 	commands   bool
 	out        string
@@ -156,6 +165,8 @@ func main() {
 	flag.IntVar(&o.seedWorkers, "seed-workers", 4, "concurrent clients while seeding (on two cores more only queue, and bring a scanning store's requests near its 15 s deadline)")
 	flag.DurationVar(&o.clientTimeout, "client-timeout", 30*time.Second, "the client gives up on a request after this (counted as timed out)")
 	flag.DurationVar(&o.settleMax, "settle-max", 30*time.Second, "before each phase, wait at most this long for the process to go idle")
+	flag.Float64Var(&o.quietLoad, "quiet-load", 0, "after seeding, wait until the machine's 1-minute load average is at most this before measuring (0: do not wait), at most -quiet-wait")
+	flag.DurationVar(&o.quietWait, "quiet-wait", 30*time.Minute, "with -quiet-load, the longest wait; then it measures anyway")
 	flag.DurationVar(&o.chainDuration, "chain-duration", 6*time.Second, "GET /v1/users/me vs bare net/http: measured time per side and client level, split over -rounds")
 	flag.IntVar(&o.rounds, "rounds", 3, "alternate bare and service this many times in the users/me comparison")
 	flag.IntVar(&o.holds, "holds", 0, "after measuring, place this many holds (on titles without copies, for the school's students) and set a calendar, then measure check-out, return and renew again; with -reports, place them before measuring the reports")
@@ -164,6 +175,9 @@ func main() {
 	flag.BoolVar(&o.self, "self", false, "measure only the student self-service requests (catalogue page, history, holds, renewals), each at one client beside a baseline (the desk's loans list)")
 	flag.BoolVar(&o.audit, "audit", false, "measure only what the audit log adds to a check-out (one due on a chosen date, which records an entry, alternating with one that records none) and the log's reads beside a baseline (the desk's loans list), at one client, after filling the log with -audit-entries entries")
 	flag.BoolVar(&o.sip2, "sip2", false, "measure only a self-check kiosk's SIP2 check-out round trip on loopback, alternating with the desk's API check-out as the baseline, at one client")
+	flag.BoolVar(&o.offline, "offline", false, "measure only the desk's upload of queued offline scans (POST /api/library/offline-scans of -offline-scans check-outs and returns, then the same batch again) against the same work one desk request at a time as the baseline, alternating, at one client")
+	flag.IntVar(&o.offlineScans, "offline-scans", offlineTargetScans, "with -offline, the scans of one upload: half check-outs, half returns (an even number, at most 500)")
+	flag.IntVar(&o.offlineRounds, "offline-rounds", 10, "with -offline, alternate the upload and the baseline this many times")
 	flag.IntVar(&o.auditEntries, "audit-entries", 100000, "with -audit, the entries appended to the school's audit log (through the store, not measured) before measuring; -quick makes it 2000 unless set")
 	flag.BoolVar(&o.commands, "commands", false, "after measuring, count database commands per request for every route (MongoDB-driver stores only)")
 	flag.StringVar(&o.out, "out", "", "also write the Markdown report to this file (rewritten after every size)")
@@ -208,13 +222,16 @@ func main() {
 		log.Fatal("-students and -past-loans need one value per size")
 	}
 	modes := 0
-	for _, on := range []bool{o.reports, o.self, o.audit, o.sip2} {
+	for _, on := range []bool{o.reports, o.self, o.audit, o.sip2, o.offline} {
 		if on {
 			modes++
 		}
 	}
 	if modes > 1 {
-		log.Fatal("-reports, -self, -audit and -sip2 measure different things: name one")
+		log.Fatal("-reports, -self, -audit, -sip2 and -offline measure different things: name one")
+	}
+	if o.offline && (o.offlineScans < 2 || o.offlineScans%2 != 0 || o.offlineScans > 500 || o.offlineRounds < 1) {
+		log.Fatal("-offline-scans must be even, from 2 to 500, and -offline-rounds at least 1")
 	}
 	if o.audit && o.auditEntries < 60 {
 		log.Fatal("-audit-entries must be at least 60: the log's reads measure a second page")

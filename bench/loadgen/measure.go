@@ -105,6 +105,9 @@ func (r *runner) measureSchool(s *svc, sc *school, sr *sizeRun) error {
 	if o.sip2 {
 		return r.measureSIP2(s, sc, sr)
 	}
+	if o.offline {
+		return r.measureOffline(s, sc, sr)
+	}
 	pagePath := "/library/" + demoSchoolDomain
 	catPath := "/api/library/catalog/" + demoSchoolDomain
 

@@ -60,6 +60,17 @@ func (r *runner) report() string {
 			"client, %d rounds of %d requests a side, the side that goes first swapped every round, after %d unmeasured requests a side; the students take "+
 			"turns by card number. A kiosk check-out's time is from writing its request to reading the whole answer. Before each phase the load generator "+
 			"waits (at most %s) until the process is idle.\n\n", auditRounds, (o.requests+auditRounds-1)/auditRounds, o.warmup, o.settleMax)
+	} else if o.offline {
+		rep.f("**Method.** `-offline`: after seeding, %d free copies are lent through the API (not measured): the first returns. Then, at one client, "+
+			"in %d rounds, the side that goes first swapped every round: one `POST /api/library/offline-scans` as the librarian of %d scans made as the desk's "+
+			"browser makes them (a fresh UUID each, scanned_at the time the batch was made), returns of %d copies on loan and check-outs of %d free copies to "+
+			"students by student number, interleaved, timed from sending the request to reading the whole answer; every scan must come back applied (the "+
+			"run stops otherwise). The same batch is then uploaded again and timed: every scan must come back a duplicate with the first upload's loan, and "+
+			"the school's count of active loans (the desk's loans list) must not move. The baseline does the same kind of work through the desk's API one "+
+			"request at a time, a return (`PATCH /api/library/loans`) then a check-out (`POST /api/library/loans`) %d times, timed as a whole. "+
+			"Each side returns the loans the side before it made, so the school's loans stay as many. %d unmeasured scans of each kind and as many "+
+			"desk returns and check-outs warm up first. Before each side the load generator waits (at most %s) until the process is idle.\n\n",
+			o.offlineScans/2, o.offlineRounds, o.offlineScans, o.offlineScans/2, o.offlineScans/2, o.offlineScans/2, min(o.warmup, o.offlineScans/2), o.settleMax)
 	} else if o.reports {
 		rep.f("**Method.** `-reports`: after seeding, each report route (and the desk's Reports page, with the librarian's cookie session) is measured at one client "+
 			"after %d unmeasured requests, in turn, beside a baseline measured first in the same process: the desk's loans list. A request measures at most %d requests; "+
@@ -88,7 +99,7 @@ func (r *runner) report() string {
 			r.writeSize(&rep, sr)
 		}
 	}
-	if o.reports || o.self || o.audit || o.sip2 {
+	if o.reports || o.self || o.audit || o.sip2 || o.offline {
 		// Only the reports (or the self-service requests, or the audit
 		// log's) were measured:
 		// their table is the figures.
@@ -141,14 +152,22 @@ func (r *runner) writeSize(rep *report, sr *sizeRun) {
 	if sr.rssSeeded > 0 {
 		rep.f("Resident memory of the process %s after seeding, %s after measuring. Load before measuring `%s`; measuring took %s.\n\n",
 			mib(sr.rssSeeded), mib(sr.rssMeasured), sr.loadAt, sr.measureTook.Round(time.Second))
+		if o.quietLoad > 0 {
+			if sr.quiet {
+				rep.f("Before measuring it waited %s for the machine's 1-minute load average to come down to %.2f (`-quiet-load`).\n\n", sr.quietWaited.Round(time.Second), o.quietLoad)
+			} else {
+				rep.f("Before measuring it waited %s for the machine's 1-minute load average to come down to %.2f (`-quiet-load`); it did not, and it measured anyway.\n\n", sr.quietWaited.Round(time.Second), o.quietLoad)
+			}
+		}
 	}
 	r.writeAudit(rep, sr)
 	r.writeSIP2(rep, sr)
+	r.writeOffline(rep, sr)
 	if len(sr.reportRows) > 0 {
 		r.writeReports(rep, sr)
 		return
 	}
-	if sr.sip2 != nil {
+	if sr.sip2 != nil || sr.offline != nil {
 		return // its table is the figures
 	}
 	rep.f("| request | 1 client: requests | p50 | p99 | req/s | %d clients: requests | p50 | p99 | req/s | timed out (1 / %d) | 5xx (1 / %d) | failed (1 / %d) | what it answers here |\n", o.clients, o.clients, o.clients, o.clients)

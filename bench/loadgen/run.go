@@ -4,6 +4,8 @@ import (
 	"context"
 	"log"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,10 +38,13 @@ type sizeRun struct {
 	reportRows                        []reportRow            // -reports: the baseline first
 	audit                             *auditCheckouts        // -audit: the fill and the check-outs
 	sip2                              *sip2Checkouts         // -sip2: the kiosk's check-outs and the baseline
+	offline                           *offlineReplays        // -offline: the uploads and the baseline
 	me1, meN                          pair
 	rssSeeded, rssMeasured            uint64
 	measureTook, took                 time.Duration
 	loadAt                            string
+	quietWaited                       time.Duration // -quiet-load: how long it waited for the machine
+	quiet                             bool          // and whether the load came down
 	err                               error
 	cmdCases                          []routeCase
 	cmdCounts                         []cmdCount
@@ -119,6 +124,9 @@ func (r *runner) size(ctx context.Context, store string, i int) *sizeRun {
 	sr.rssSeeded = rss()
 	log.Printf("%s, %d books: seeded in %s; measuring", store, sr.n, sc.seedTook.Round(time.Millisecond))
 	settle(r.o.settleMax)
+	if r.o.quietLoad > 0 {
+		sr.quietWaited, sr.quiet = waitQuiet(r.o.quietLoad, r.o.quietWait)
+	}
 	sr.loadAt = loadNow()
 	t1 := time.Now()
 	if err := r.measureSchool(s, sc, sr); err != nil {
@@ -144,5 +152,47 @@ func (r *runner) save() {
 	}
 	if err := os.WriteFile(r.o.out, []byte(r.report()), 0o644); err != nil {
 		log.Printf("write %s: %v", r.o.out, err)
+	}
+}
+
+// load1 is the machine's 1-minute load average (-1 if unknown).
+func load1() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return -1
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+// waitQuiet waits until the machine's 1-minute load average is at most
+// limit, at most maxWait, so that other work on a shared machine (builds,
+// tests) is not in the figures; it says how long it waited and whether
+// the load came down.
+func waitQuiet(limit float64, maxWait time.Duration) (time.Duration, bool) {
+	start := time.Now()
+	lastLog := start
+	for {
+		l := load1()
+		if l >= 0 && l <= limit {
+			log.Printf("machine quiet (1-minute load %.2f) after %s", l, time.Since(start).Round(time.Second))
+			return time.Since(start), true
+		}
+		if time.Since(start) >= maxWait {
+			log.Printf("1-minute load still %.2f after %s; measuring anyway", l, maxWait)
+			return time.Since(start), false
+		}
+		if time.Since(lastLog) >= time.Minute {
+			log.Printf("waiting for the machine: 1-minute load %.2f, want at most %.2f", l, limit)
+			lastLog = time.Now()
+		}
+		time.Sleep(5 * time.Second)
 	}
 }

@@ -122,7 +122,7 @@
     var waitingBody = document.getElementById("offline-waiting-rows");
     var waitingTable = document.getElementById("offline-waiting");
     var results = document.getElementById("offline-results");
-    var uploading = false, retry = null, serverDown = false;
+    var uploading = false, retry = null, serverDown = false, refreshed = false;
 
     var openDB = function () {
       return new Promise(function (resolve, reject) {
@@ -188,9 +188,13 @@
     };
     var down = function (scans) {
       serverDown = true;
-      // The page may be the copy the worker kept: its flash is old news.
-      var old = document.getElementById("flash");
-      if (old) { old.hidden = true; }
+      // The page may be the copy the worker kept: its answer to the last
+      // scan made online (the message, a put-aside banner, the receipt,
+      // the reading question) is old news.
+      ["flash", "put-aside-banner", "receipt-links", "finished-form"].forEach(function (id) {
+        var old = document.getElementById(id);
+        if (old) { old.hidden = true; }
+      });
       say("The server cannot be reached. Scans are kept on this computer (" + scans.length + " waiting) and uploaded when it answers; the loans list below may be out of date.");
       later(5000);
     };
@@ -238,9 +242,17 @@
             if (r.status >= 502 && r.status <= 504) { throw new Error("down"); }
             serverDown = false;
             if (r.status === 401) {
-              say("Sign in again to upload the " + scans.length + " scans kept on this computer. They stay here until then.");
-              return null;
+              // The access cookie ran out during the outage: renew it once
+              // with the session's refresh cookie, then upload again.
+              if (refreshed) {
+                say("Sign in again to upload the " + scans.length + " scans kept on this computer. They stay here until then.");
+                return null;
+              }
+              refreshed = true;
+              return fetch("/api/auth/refresh", { method: "POST", credentials: "same-origin", cache: "no-store" })
+                .then(function () { later(0); });
             }
+            refreshed = false;
             return r.json().then(function (answer) {
               if (!r.ok) {
                 say("The server refused the upload (" + ((answer.error && answer.error.message) || r.status) + "). The scans stay on this computer.");
@@ -266,13 +278,23 @@
       }).catch(function () { /* no IndexedDB in this browser mode */ })
         .then(function () { uploading = false; });
     };
+    // The page after an offline scan is the kept one, whose autofocus is
+    // that of the last answer online: as online, the next scan goes to
+    // the form of this one (focusing first cancels the autofocus).
+    var focusOn = function (id) {
+      var f = document.getElementById(id);
+      if (f) { f.focus(); }
+    };
     var hash = window.location.hash;
-    if (hash === "#offline-kept") {
+    if (hash.indexOf("#offline-kept") === 0) {
       say("The server cannot be reached: the scan is kept on this computer.");
+      focusOn(hash === "#offline-kept-return" ? "return-code" : "checkout-code");
     } else if (hash === "#offline-damaged") {
       say("The server cannot be reached, and a damaged return needs it: set the copy aside and return it when the server answers.");
+      focusOn("return-code");
     } else if (hash === "#offline-incomplete") {
       say("The server cannot be reached: scan the copy and type the student's number to keep a check-out.");
+      focusOn("checkout-code");
     }
     if (hash.indexOf("#offline-") === 0 && window.history.replaceState) {
       window.history.replaceState(null, "", window.location.pathname + window.location.search);
@@ -309,4 +331,64 @@
       reader.readAsText(scanFile.files[0]);
     });
   }
+
+  // A job running in the background (a holdings import, a roster sync):
+  // its card asks the job's state every few seconds and, once the job has
+  // ended, takes the outcome from the job's page into the card, in place.
+  // The card is a polite live region (role=status), so a screen reader
+  // reads the outcome out when it comes, and nothing else on the page
+  // moves or reloads under the reader (no meta refresh: WCAG 2.2.1).
+  // Without script the card's link loads the page again.
+  var jobCards = document.querySelectorAll("[data-job][data-job-page]");
+  Array.prototype.forEach.call(jobCards, function (card) {
+    var state = card.getAttribute("data-job");
+    var page = card.getAttribute("data-job-page");
+    var watch = card.querySelector(".job-watch");
+    if (watch) { watch.hidden = false; }
+    var misses = 0, refreshed = false;
+    var later = function () {
+      // A server that does not answer is asked less and less often.
+      setTimeout(ask, misses ? Math.min(3000 * Math.pow(2, misses), 60000) : 3000);
+    };
+    var show = function (html) {
+      var ended = new DOMParser().parseFromString(html, "text/html").getElementById(card.id);
+      if (!ended || ended.hasAttribute("data-job")) { later(); return; }
+      var hadFocus = card.contains(document.activeElement);
+      card.innerHTML = ended.innerHTML;
+      card.setAttribute("data-state", ended.getAttribute("data-state") || "");
+      card.removeAttribute("data-job");
+      card.removeAttribute("data-job-page");
+      if (hadFocus) {
+        // The focused link is gone with the running card: the focus stays
+        // in the card rather than falling back to the page's start.
+        card.setAttribute("tabindex", "-1");
+        card.focus();
+      }
+    };
+    var ask = function () {
+      fetch(state, { credentials: "same-origin", cache: "no-store", headers: { "Accept": "application/json" } })
+        .then(function (r) {
+          if (r.status === 401 && !refreshed) {
+            // The access cookie ran out during a long job: renew it once
+            // with the session's refresh cookie, then ask again.
+            refreshed = true;
+            return fetch("/api/auth/refresh", { method: "POST", credentials: "same-origin", cache: "no-store" })
+              .then(function () { later(); });
+          }
+          if (r.status >= 400 && r.status < 500) { return null; } // signed out, or the job is gone: the link stays
+          if (!r.ok) { throw new Error(String(r.status)); }
+          refreshed = false;
+          return r.json().then(function (body) {
+            misses = 0;
+            if (body && body.job && body.job.state === "running") { later(); return; }
+            return fetch(page, { credentials: "same-origin", cache: "no-store" }).then(function (p) {
+              if (!p.ok) { throw new Error(String(p.status)); }
+              return p.text().then(show);
+            });
+          });
+        })
+        .catch(function () { misses++; later(); });
+    };
+    later();
+  });
 })();
