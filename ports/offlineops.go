@@ -12,14 +12,10 @@ import (
 // (retries, two tabs, two replicas) exactly one applies it; each method is
 // one index-backed command.
 type OfflineOpRepository interface {
-	// ClaimOfflineOp stores op (Status ""). Exactly one of any number of
-	// concurrent claims of one school and id succeeds.
-	// Errors: Conflict "offline_op_claimed" for the others.
-	ClaimOfflineOp(ctx context.Context, op library.OfflineOp) error
 	// ClaimOfflineOps claims, in one batch, the ops (Status "") that no
 	// claim holds yet, and returns the indexes (into ops) of those it
 	// stored, ascending: of any number of concurrent claims of one school
-	// and id, by ClaimOfflineOp or ClaimOfflineOps, exactly one succeeds.
+	// and id, in one batch or many, exactly one succeeds.
 	// Of the batch's ops naming one scan, only the first can win; the
 	// later ones are never stored. An upload of many scans writes its
 	// claims together. No ops is no query.

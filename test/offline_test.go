@@ -288,6 +288,15 @@ func TestOfflineUploadRefusesBadBatchesWhole(t *testing.T) {
 			t.Errorf("%s: details %v, want the field %s", c.name, d, c.field)
 		}
 	}
+	// A time that cannot be read is named with the batch's other problems.
+	unreadable := good
+	unreadable.ScannedAt = "yesterday at noon"
+	noID := scanAt("return", "X", "", time.Now())
+	noID.ID = ""
+	d := wantCode(t, "an unreadable time", w.uploadScans(w.libA, []offlineScan{noID, unreadable}), 422, "validation_failed")
+	if fields, _ := d["fields"].(map[string]any); fields["scans[0].id"] == nil || fields["scans[1].scanned_at"] != "must be a date and time such as 2026-01-05T10:00:00Z" {
+		t.Errorf("an unreadable time beside a scan with no id: details %v, want both fields named", d)
+	}
 	wantCode(t, "no scans", w.uploadScans(w.libA, nil), 422, "validation_failed")
 	many := make([]offlineScan, 501)
 	for i := range many {

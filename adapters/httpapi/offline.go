@@ -104,12 +104,9 @@ func (h *handler) uploadOfflineScans(w http.ResponseWriter, r *http.Request) {
 		}
 		ops[i].ScannedAt = at
 	}
-	if len(unread) > 0 {
-		// Refused whole, with every other problem of the batch named too.
-		for i, op := range ops {
-			op.AddProblems(unread, i, usecase.IsUUID, time.Now())
-		}
-		httpedge.WriteError(w, r, unread.Err())
+	// The body is refused before the school is looked up.
+	if err := h.deps.Library.SelfCheck.CheckOfflineUpload(ops, unread); err != nil {
+		httpedge.WriteError(w, r, err)
 		return
 	}
 	_, results, err := h.deps.Library.SelfCheck.UploadOffline(r.Context(), school, ops)

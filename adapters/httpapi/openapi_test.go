@@ -314,7 +314,6 @@ var internalCodes = map[string]string{
 	"charge_exists":           "charge store: a repeated charge of a loan is the charge made before",
 	"scan_exists":             "stocktake store: a copy scanned before answers already_scanned, never an error",
 	"loan_ended":              "loan store: answered as loan_not_active or the ended loan",
-	"offline_op_claimed":      "offline scan store: a second upload of a scan is answered with the first's outcome",
 
 	"external_identity_exists":    "identity link store: answered as external_identity_mismatch",
 	"external_identity_not_found": "identity link store: no link yet means a match by email",

@@ -98,13 +98,6 @@ func (d offlineOpDoc) toOfflineOp() library.OfflineOp {
 	return op
 }
 
-// ClaimOfflineOp implements ports.OfflineOpRepository with one insert: the
-// _id of school and id refuses a second claim of the scan, however many
-// race for it.
-func (r *OfflineOps) ClaimOfflineOp(ctx context.Context, op library.OfflineOp) error {
-	return insertOne(ctx, r.ops, "store the offline scan", toOfflineOpDoc(op), library.ErrOfflineOpClaimed)
-}
-
 // ClaimOfflineOps implements ports.OfflineOpRepository with one unordered
 // insert of the batch: the _id of school and id refuses the scans claimed
 // already, one by one, and lets the others in. A scan named twice in the

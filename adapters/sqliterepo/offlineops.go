@@ -154,13 +154,6 @@ func scanOfflineOp(s scanner) (library.OfflineOp, error) {
 	return op, err
 }
 
-// ClaimOfflineOp implements ports.OfflineOpRepository with one insert: the
-// (school_id, id) key refuses a second claim of the scan, however many
-// race for it.
-func (r *OfflineOps) ClaimOfflineOp(ctx context.Context, op library.OfflineOp) error {
-	return r.db.execWrite(ctx, "store the offline scan", library.ErrOfflineOpClaimed, stmtOfflineOpInsert, offlineOpArgs(op)...)
-}
-
 // ClaimOfflineOps implements ports.OfflineOpRepository with one INSERT of
 // the batch that skips the scans claimed already: the (school_id, id) key
 // lets one claim of a scan win, and one statement is one transaction on

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -161,9 +162,13 @@ func seed(t *testing.T, d *DB) {
 	}
 	statuses := []string{"", library.OfflineApplied, library.OfflineConflict, library.OfflineDismissed}
 	for i := range 200 {
-		must(r.OfflineOps.ClaimOfflineOp(ctx, library.OfflineOp{SchoolID: fmt.Sprintf("school_%d", i%10), ID: fmt.Sprintf("op_%04d", i),
+		won, err := r.OfflineOps.ClaimOfflineOps(ctx, []library.OfflineOp{{SchoolID: fmt.Sprintf("school_%d", i%10), ID: fmt.Sprintf("op_%04d", i),
 			Kind: library.OfflineCheckout, Code: fmt.Sprintf("C-%04d-0", i), Card: "N-0001", ScannedAt: at.Add(time.Duration(i) * time.Minute),
-			UploadedAt: at.Add(time.Hour), UploadedBy: "u1@example.org", Status: statuses[i%len(statuses)]}))
+			UploadedAt: at.Add(time.Hour), UploadedBy: "u1@example.org", Status: statuses[i%len(statuses)]}})
+		must(err)
+		if !slices.Equal(won, []int{0}) {
+			t.Fatalf("ClaimOfflineOps of scan %d won %v, want [0]", i, won)
+		}
 	}
 	for i := range 3 {
 		_, err := r.SigningKeys.EnsureActive(ctx, auth.SigningKey{ID: fmt.Sprintf("kid_%d", i), Algorithm: "RS256", PrivateKeyPEM: []byte("k"), CreatedAt: at})

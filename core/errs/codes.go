@@ -159,9 +159,7 @@ const (
 	// end that loan.
 	CodeOfflineOpSettled = "offline_op_settled"
 	CodeLoanAfterScan    = "loan_after_scan"
-	// Store: another upload claimed the scan (its school and id) first;
-	// and no scan of the school has the id.
-	CodeOfflineOpClaimed  = "offline_op_claimed"
+	// Store: no scan of the school has the id.
 	CodeOfflineOpNotFound = "offline_op_not_found"
 	// Library: holdings imports run as background jobs.
 	CodeImportJobNotFound = "import_job_not_found"

@@ -67,16 +67,9 @@ const (
 	OfflineClockSlack = 10 * time.Minute
 )
 
-// Validate checks an uploaded scan's fields (i says which in the batch,
-// for the error's field names). Errors: Invalid.
-func (op OfflineOp) Validate(i int, isUUID func(string) bool, now time.Time) error {
-	fields := errs.FieldErrors{}
-	op.AddProblems(fields, i, isUUID, now)
-	return fields.Err()
-}
-
-// AddProblems adds what Validate finds to fields, after any message a
-// field has already (a time that could not be read).
+// AddProblems adds to fields what is wrong with an uploaded scan (i says
+// which in the batch, for the field names), after any message a field has
+// already (a time that could not be read).
 func (op OfflineOp) AddProblems(fields errs.FieldErrors, i int, isUUID func(string) bool, now time.Time) {
 	at := func(f string) string { return "scans[" + strconv.Itoa(i) + "]." + f }
 	if !isUUID(op.ID) {
@@ -106,12 +99,6 @@ func (op OfflineOp) AddProblems(fields errs.FieldErrors, i int, isUUID func(stri
 	} else if op.ScannedAt.After(now.Add(OfflineClockSlack)) {
 		fields.Add(at("scanned_at"), "is in the future: check the desk computer's clock")
 	}
-}
-
-// ErrOfflineOpClaimed is returned when another upload of the scan (its
-// school and id) claimed it first.
-func ErrOfflineOpClaimed() error {
-	return errs.E(errs.Conflict, errs.CodeOfflineOpClaimed, "This scan has been uploaded already.")
 }
 
 // ErrOfflineOpNotFound is returned for an unknown scan, or one of another

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -34,8 +35,8 @@ func TestOfflineScanWithoutOutcomeIsTakenOver(t *testing.T) {
 	first, second := scan(copies[0].Code), scan(copies[1].Code)
 	for _, op := range []library.OfflineOp{first, second} {
 		op.SchoolID, op.UploadedAt, op.UploadedBy = libSchoolA, t0, "lib@maple.example.org"
-		if err := lf.store.OfflineOps.ClaimOfflineOp(context.Background(), op); err != nil {
-			t.Fatal(err)
+		if won, err := lf.store.OfflineOps.ClaimOfflineOps(context.Background(), []library.OfflineOp{op}); err != nil || !slices.Equal(won, []int{0}) {
+			t.Fatalf("ClaimOfflineOps = %v, %v; want the scan won", won, err)
 		}
 	}
 	if _, err := lf.lib.Circulation.CreateLoan(lib, circulation.LoanInput{BookID: copies[0].BookID, CopyID: copies[0].ID, StudentID: ann.ID}); err != nil {

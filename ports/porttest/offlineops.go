@@ -1,10 +1,10 @@
 package porttest
 
 // The offline scans' contract: a scan is claimed once per school and id,
-// one at a time or in batches, even by uploads racing each other; its
-// outcome is recorded over the claim, one at a time or in batches, without
-// touching what the desk scanned; and a school lists its own scans of a
-// status, oldest scan first, a page at a time.
+// alone or in batches, even by uploads racing each other; its outcome is
+// recorded over the claim, one at a time or in batches, without touching
+// what the desk scanned; and a school lists its own scans of a status,
+// oldest scan first, a page at a time.
 
 import (
 	"context"
@@ -116,12 +116,30 @@ func wantOfflineOps(t *testing.T, r ports.Repositories, school, status string, o
 	return got
 }
 
+// claimAlone claims op in a batch of its own and reports whether it won:
+// such a batch wins its one op or nothing.
+func claimAlone(t *testing.T, r ports.Repositories, what string, op library.OfflineOp) bool {
+	t.Helper()
+	won, err := r.OfflineOps.ClaimOfflineOps(ctx(t), []library.OfflineOp{op})
+	must(t, what, err)
+	switch {
+	case len(won) == 0:
+		return false
+	case len(won) == 1 && won[0] == 0:
+		return true
+	}
+	t.Fatalf("%s won %v, want [] or [0]", what, won)
+	return false
+}
+
 // A claimed scan reads back by school and id, and in its school's list of
 // scans with no outcome yet, with every field as stored.
 func testOfflineOpClaimReadBack(t *testing.T, r ports.Repositories) {
 	op := newOfflineOp("school-a", "31234000123456 — près")
 	op.Card = "lena.grove@alder.example.org"
-	must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), op))
+	if !claimAlone(t, r, "ClaimOfflineOps", op) {
+		t.Fatal("ClaimOfflineOps won nothing, want the new scan")
+	}
 	wantOfflineOp(t, r, "OfflineOp", op)
 	list := wantOfflineOps(t, r, op.SchoolID, "", 0, 10, 1, op.ID)
 	if len(list) == 1 {
@@ -130,7 +148,9 @@ func testOfflineOpClaimReadBack(t *testing.T, r ports.Repositories) {
 
 	ret := newOfflineOp("school-a", "T 00123")
 	ret.Kind, ret.Card, ret.ScannedAt = library.OfflineReturn, "", base.Add(time.Minute)
-	must(t, "ClaimOfflineOp of a return", r.OfflineOps.ClaimOfflineOp(ctx(t), ret))
+	if !claimAlone(t, r, "ClaimOfflineOps of a return", ret) {
+		t.Fatal("ClaimOfflineOps of a return won nothing, want the new scan")
+	}
 	wantOfflineOp(t, r, "OfflineOp of a return", ret)
 	wantOfflineOps(t, r, op.SchoolID, "", 0, 10, 2, op.ID, ret.ID)
 }
@@ -139,16 +159,22 @@ func testOfflineOpClaimReadBack(t *testing.T, r ports.Repositories) {
 // after its outcome is recorded, and changes nothing.
 func testOfflineOpClaimTwice(t *testing.T, r ports.Repositories) {
 	first := newOfflineOp("school-a", "C-1")
-	must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), first))
+	if !claimAlone(t, r, "ClaimOfflineOps", first) {
+		t.Fatal("ClaimOfflineOps won nothing, want the new scan")
+	}
 	again := first
 	again.Kind, again.Code, again.Card, again.ScannedAt = library.OfflineReturn, "C-2", "", base.Add(time.Hour)
 	again.UploadedAt, again.UploadedBy = base.Add(2*time.Hour), "other@school-a.example.org"
-	wantErr(t, "ClaimOfflineOp again", r.OfflineOps.ClaimOfflineOp(ctx(t), again), errs.Conflict, "offline_op_claimed")
+	if claimAlone(t, r, "ClaimOfflineOps again", again) {
+		t.Fatal("ClaimOfflineOps again won the claimed scan")
+	}
 	wantOfflineOp(t, r, "OfflineOp after the refused claim", first)
 
 	done := settled(first, base.Add(3*time.Hour))
 	must(t, "RecordOfflineOutcome", r.OfflineOps.RecordOfflineOutcome(ctx(t), done))
-	wantErr(t, "ClaimOfflineOp of a settled scan", r.OfflineOps.ClaimOfflineOp(ctx(t), first), errs.Conflict, "offline_op_claimed")
+	if claimAlone(t, r, "ClaimOfflineOps of a settled scan", first) {
+		t.Fatal("ClaimOfflineOps of a settled scan won it")
+	}
 	wantOfflineOp(t, r, "OfflineOp of the settled scan after the refused claim", done)
 	wantOfflineOps(t, r, "school-a", "", 0, 10, 0)
 	wantOfflineOps(t, r, "school-a", library.OfflineConflict, 0, 10, 1, first.ID)
@@ -160,8 +186,12 @@ func testOfflineOpSameIDOtherSchool(t *testing.T, r ports.Repositories) {
 	a := newOfflineOp("school-a", "C-A")
 	b := newOfflineOp("school-b", "C-B")
 	b.ID, b.Kind, b.Card, b.ScannedAt = a.ID, library.OfflineReturn, "", base.Add(time.Minute)
-	must(t, "ClaimOfflineOp in school-a", r.OfflineOps.ClaimOfflineOp(ctx(t), a))
-	must(t, "ClaimOfflineOp of the id in school-b", r.OfflineOps.ClaimOfflineOp(ctx(t), b))
+	if !claimAlone(t, r, "ClaimOfflineOps in school-a", a) {
+		t.Fatal("ClaimOfflineOps in school-a won nothing, want the new scan")
+	}
+	if !claimAlone(t, r, "ClaimOfflineOps of the id in school-b", b) {
+		t.Fatal("ClaimOfflineOps of the id in school-b won nothing, want the new scan")
+	}
 	wantOfflineOp(t, r, "OfflineOp of school-a", a)
 	wantOfflineOp(t, r, "OfflineOp of school-b", b)
 
@@ -174,8 +204,9 @@ func testOfflineOpSameIDOtherSchool(t *testing.T, r ports.Repositories) {
 	wantOfflineOps(t, r, "school-b", library.OfflineConflict, 0, 10, 1, b.ID)
 }
 
-// Uploads of one scan at once: exactly one claims it, the others are
-// refused as claimed, and the winner's scan is the one stored.
+// Uploads of one scan at once, each a batch of that scan alone: exactly
+// one claims it, the others win nothing, and the winner's scan is the one
+// stored.
 func testOfflineOpClaimRace(t *testing.T, r ports.Repositories) {
 	const n = 8
 	id := uuid.NewString()
@@ -184,18 +215,38 @@ func testOfflineOpClaimRace(t *testing.T, r ports.Repositories) {
 		ops[i] = newOfflineOp("school-a", fmt.Sprintf("C-%d", i))
 		ops[i].ID, ops[i].UploadedAt = id, base.Add(time.Duration(i)*time.Minute)
 	}
-	winner := wantOneWinner(t, "ClaimOfflineOp", race(n, func(i int) error { return r.OfflineOps.ClaimOfflineOp(ctx(t), ops[i]) }), "offline_op_claimed")
+	won := make([][]int, n)
+	results := race(n, func(i int) error {
+		var err error
+		won[i], err = r.OfflineOps.ClaimOfflineOps(ctx(t), ops[i:i+1])
+		return err
+	})
+	winner, wins := -1, 0
+	for i, err := range results {
+		must(t, fmt.Sprintf("ClaimOfflineOps #%d", i), err)
+		switch {
+		case slices.Equal(won[i], []int{0}):
+			winner, wins = i, wins+1
+		case len(won[i]) != 0:
+			t.Fatalf("ClaimOfflineOps #%d won %v, want [] or [0]", i, won[i])
+		}
+	}
+	if wins != 1 {
+		t.Fatalf("%d racing ClaimOfflineOps of one scan: %d won it, want 1", n, wins)
+	}
 	wantOfflineOp(t, r, "OfflineOp after the race", ops[winner])
 	wantOfflineOps(t, r, "school-a", "", 0, n+1, 1, id)
 }
 
 // A batch claims the scans no claim holds, in any school, and returns
-// their indexes in order; a scan claimed before (by ClaimOfflineOp) is
-// left out and stays as first claimed. The batch again claims nothing, and
-// a single claim of a scan the batch claimed is refused.
+// their indexes in order; a scan claimed before (alone) is left out and
+// stays as first claimed. The batch again claims nothing, and neither does
+// a claim of one of its scans alone.
 func testOfflineOpsClaimBatch(t *testing.T, r ports.Repositories) {
 	held := newOfflineOp("school-a", "C-0")
-	must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), held))
+	if !claimAlone(t, r, "ClaimOfflineOps", held) {
+		t.Fatal("ClaimOfflineOps won nothing, want the new scan")
+	}
 	retry := held // another upload of the held scan
 	retry.Kind, retry.Code, retry.Card, retry.ScannedAt = library.OfflineReturn, "C-9", "", base.Add(time.Hour)
 	retry.UploadedAt, retry.UploadedBy = base.Add(2*time.Hour), "other@school-a.example.org"
@@ -225,7 +276,9 @@ func testOfflineOpsClaimBatch(t *testing.T, r ports.Repositories) {
 	if won, err := r.OfflineOps.ClaimOfflineOps(ctx(t), again); err != nil || len(won) != 0 {
 		t.Fatalf("ClaimOfflineOps of the claimed scans = %v, %v, want none won", won, err)
 	}
-	wantErr(t, "ClaimOfflineOp of a scan the batch claimed", r.OfflineOps.ClaimOfflineOp(ctx(t), again[4]), errs.Conflict, "offline_op_claimed")
+	if claimAlone(t, r, "ClaimOfflineOps of a scan the batch claimed", again[4]) {
+		t.Fatal("ClaimOfflineOps of a scan the batch claimed won it")
+	}
 	for _, i := range won {
 		wantOfflineOp(t, r, fmt.Sprintf("OfflineOp of batch[%d] after the refused claims", i), batch[i])
 	}
@@ -268,18 +321,19 @@ func testOfflineOpsClaimBatchRace(t *testing.T, r ports.Repositories) {
 	offlineOpsClaimRace(t, r, 0)
 }
 
-// Batches and single claims race over shared scans, with the same outcome.
+// Batches and claims of one scan alone race over shared scans, with the
+// same outcome.
 func testOfflineOpsClaimBatchRaceSingles(t *testing.T, r ports.Repositories) {
 	offlineOpsClaimRace(t, r, 10)
 }
 
 // offlineOpsClaimRace races 8 batches, each a shuffled window of 20 of 30
 // scans (shifted by 4 from one batch to the next, so that every scan is in
-// some batch and most in several), and singles ClaimOfflineOp calls of
-// those scans, over a few rounds. Each claimant uploads as a name of its
-// own, which tells whose claim a stored scan is. Every scan must be won by
-// exactly one call, and be stored as that call's; each batch's indexes
-// ascend.
+// some batch and most in several), and singles more batches, each of one
+// of those scans, over a few rounds. Each claimant uploads as a name of
+// its own, which tells whose claim a stored scan is. Every scan must be
+// won by exactly one call, and be stored as that call's; each batch's
+// indexes ascend.
 func offlineOpsClaimRace(t *testing.T, r ports.Repositories, singles int) {
 	const rounds, scans, batches, window = 3, 30, 8, 20
 	for round := range rounds {
@@ -300,24 +354,16 @@ func offlineOpsClaimRace(t *testing.T, r ports.Repositories, singles int) {
 				batch[b] = append(batch[b], claim(fmt.Sprintf("batch-%d", b), ids[(4*b+k)%scans]))
 			}
 		}
-		single := make([]library.OfflineOp, singles)
-		for i := range single {
-			single[i] = claim(fmt.Sprintf("single-%d", i), ids[(7*i)%scans])
+		// A single is one more batch, of one scan: its won indexes are
+		// checked as every batch's are.
+		for i := range singles {
+			batch = append(batch, []library.OfflineOp{claim(fmt.Sprintf("single-%d", i), ids[(7*i)%scans])})
 		}
 
-		won := make([][]int, batches)
-		singleWon := make([]bool, singles)
-		results := race(batches+singles, func(i int) error {
-			if i < batches {
-				var err error
-				won[i], err = r.OfflineOps.ClaimOfflineOps(ctx(t), batch[i])
-				return err
-			}
-			err := r.OfflineOps.ClaimOfflineOp(ctx(t), single[i-batches])
-			singleWon[i-batches] = err == nil
-			if errs.KindOf(err) == errs.Conflict && errs.CodeOf(err) == "offline_op_claimed" {
-				return nil
-			}
+		won := make([][]int, len(batch))
+		results := race(len(batch), func(i int) error {
+			var err error
+			won[i], err = r.OfflineOps.ClaimOfflineOps(ctx(t), batch[i])
 			return err
 		})
 		for i, err := range results {
@@ -339,11 +385,6 @@ func offlineOpsClaimRace(t *testing.T, r ports.Repositories, singles int) {
 				win(batch[b][i])
 			}
 		}
-		for i, ok := range singleWon {
-			if ok {
-				win(single[i])
-			}
-		}
 		if len(winner) != scans {
 			t.Errorf("round %d: %d scans won, want all %d", round, len(winner), scans)
 		}
@@ -361,7 +402,9 @@ func offlineOpsClaimRace(t *testing.T, r ports.Repositories, singles int) {
 // Another school's scan is not found, as an unknown one is.
 func testOfflineOpOfAnotherSchool(t *testing.T, r ports.Repositories) {
 	b := newOfflineOp("school-b", "C-B")
-	must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), b))
+	if !claimAlone(t, r, "ClaimOfflineOps", b) {
+		t.Fatal("ClaimOfflineOps won nothing, want the new scan")
+	}
 	_, err := r.OfflineOps.OfflineOp(ctx(t), "school-a", b.ID)
 	wantErr(t, "OfflineOp of another school's scan", err, errs.NotFound, "offline_op_not_found")
 	_, err = r.OfflineOps.OfflineOp(ctx(t), "school-b", uuid.NewString())
@@ -377,7 +420,9 @@ func testOfflineOpRecordOutcome(t *testing.T, r ports.Repositories) {
 	claimed := newOfflineOp("school-a", "C-1")
 	other := newOfflineOp("school-a", "C-2")
 	for _, op := range []library.OfflineOp{claimed, other} {
-		must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), op))
+		if !claimAlone(t, r, "ClaimOfflineOps", op) {
+			t.Fatal("ClaimOfflineOps won nothing, want the new scan")
+		}
 	}
 
 	conflict := settled(claimed, base.Add(2*time.Hour))
@@ -403,7 +448,9 @@ func testOfflineOpRecordOutcome(t *testing.T, r ports.Repositories) {
 // stores nothing.
 func testOfflineOpRecordOutcomeNotFound(t *testing.T, r ports.Repositories) {
 	b := newOfflineOp("school-b", "C-B")
-	must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), b))
+	if !claimAlone(t, r, "ClaimOfflineOps", b) {
+		t.Fatal("ClaimOfflineOps won nothing, want the new scan")
+	}
 	unknown := settled(newOfflineOp("school-b", "C-X"), base)
 	wantErr(t, "RecordOfflineOutcome of an unknown scan", r.OfflineOps.RecordOfflineOutcome(ctx(t), unknown), errs.NotFound, "offline_op_not_found")
 	_, err := r.OfflineOps.OfflineOp(ctx(t), unknown.SchoolID, unknown.ID)
@@ -425,7 +472,9 @@ func testOfflineOpsRecordOutcomes(t *testing.T, r ports.Repositories) {
 	conflicted, applied, cleared, untouched := newOfflineOp("school-a", "C-1"), newOfflineOp("school-a", "C-2"),
 		newOfflineOp("school-a", "C-3"), newOfflineOp("school-a", "C-4")
 	for _, op := range []library.OfflineOp{conflicted, applied, cleared, untouched} {
-		must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), op))
+		if !claimAlone(t, r, "ClaimOfflineOps", op) {
+			t.Fatal("ClaimOfflineOps won nothing, want the new scan")
+		}
 	}
 	must(t, "RecordOfflineOutcome", r.OfflineOps.RecordOfflineOutcome(ctx(t), settled(cleared, base.Add(time.Hour))))
 
@@ -460,7 +509,9 @@ func testOfflineOpsRecordOutcomes(t *testing.T, r ports.Repositories) {
 // after the other would leave it.
 func testOfflineOpsRecordOutcomesSameScanTwice(t *testing.T, r ports.Repositories) {
 	op := newOfflineOp("school-a", "C-1")
-	must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), op))
+	if !claimAlone(t, r, "ClaimOfflineOps", op) {
+		t.Fatal("ClaimOfflineOps won nothing, want the new scan")
+	}
 	conflict := settled(op, base.Add(time.Hour))
 	applied := op
 	applied.Card, applied.Status, applied.LoanID = "", library.OfflineApplied, uuid.NewString()
@@ -499,7 +550,9 @@ func testOfflineOpsWithStatusOrder(t *testing.T, r ports.Repositories) {
 	// The upload order is not the scan order.
 	twinA.UploadedAt, twinB.UploadedAt = at(90), at(60)
 	for _, op := range []library.OfflineOp{late, twinB, early, twinA, middle} {
-		must(t, "ClaimOfflineOp "+op.Code, r.OfflineOps.ClaimOfflineOp(ctx(t), op))
+		if !claimAlone(t, r, "ClaimOfflineOps "+op.Code, op) {
+			t.Fatal("ClaimOfflineOps " + op.Code + " won nothing, want the new scan")
+		}
 	}
 	list := wantOfflineOps(t, r, "school-a", "", 0, 10, 5, early.ID, twinA.ID, twinB.ID, middle.ID, late.ID)
 	if len(list) == 5 {
@@ -522,7 +575,9 @@ func testOfflineOpsWithStatusFilter(t *testing.T, r ports.Repositories) {
 	for i := range 2 * len(statuses) {
 		op := newOfflineOp("school-a", fmt.Sprintf("C-%d", i))
 		op.ScannedAt = base.Add(time.Duration(i) * time.Minute)
-		must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), op))
+		if !claimAlone(t, r, "ClaimOfflineOps", op) {
+			t.Fatal("ClaimOfflineOps won nothing, want the new scan")
+		}
 		if status := statuses[i%len(statuses)]; status != "" {
 			op = settled(op, base.Add(time.Hour))
 			op.Status = status
@@ -544,7 +599,9 @@ func testOfflineOpsWithStatusPages(t *testing.T, r ports.Repositories) {
 	for i := range 5 {
 		op := newOfflineOp("school-a", fmt.Sprintf("C-%d", i))
 		op.ScannedAt = base.Add(time.Duration(i) * time.Minute)
-		must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), op))
+		if !claimAlone(t, r, "ClaimOfflineOps", op) {
+			t.Fatal("ClaimOfflineOps won nothing, want the new scan")
+		}
 		ids = append(ids, op.ID)
 	}
 	wantOfflineOps(t, r, "school-a", "", 0, 2, 5, ids[0], ids[1])
@@ -566,7 +623,9 @@ func testOfflineOpsWithStatusNotOthers(t *testing.T, r ports.Repositories) {
 	b1, b2 := newOfflineOp("school-b", "C-B1"), newOfflineOp("school-b", "C-B2")
 	b2.ScannedAt = base.Add(time.Minute)
 	for _, op := range []library.OfflineOp{b2, a, b1} {
-		must(t, "ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(ctx(t), op))
+		if !claimAlone(t, r, "ClaimOfflineOps", op) {
+			t.Fatal("ClaimOfflineOps won nothing, want the new scan")
+		}
 	}
 	wantOfflineOps(t, r, "school-a", "", 0, 10, 1, a.ID)
 	wantOfflineOps(t, r, "school-b", "", 0, 10, 2, b1.ID, b2.ID)

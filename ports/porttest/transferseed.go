@@ -503,7 +503,11 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 		claimed := op
 		claimed.Card = s.student.StudentNumber
 		claimed.Status, claimed.Reason, claimed.Message, claimed.LoanID, claimed.SettledAt, claimed.SettledBy = "", "", "", "", time.Time{}, ""
-		must(t, "OfflineOps.ClaimOfflineOp", r.OfflineOps.ClaimOfflineOp(c, claimed))
+		won, err := r.OfflineOps.ClaimOfflineOps(c, []library.OfflineOp{claimed})
+		must(t, "OfflineOps.ClaimOfflineOps", err)
+		if !slices.Equal(won, []int{0}) {
+			t.Fatalf("OfflineOps.ClaimOfflineOps won %v, want [0]", won)
+		}
 		must(t, "OfflineOps.RecordOfflineOutcome", r.OfflineOps.RecordOfflineOutcome(c, op))
 	}
 

@@ -46,10 +46,42 @@ type OfflineResult struct {
 	PutAside *circulation.PutAside
 }
 
+// CheckOfflineUpload checks an upload's scans before anything is looked
+// up, and tidies them in place (codes and cards trimmed, ids in lower
+// case): the batch's size, each scan's fields (a time ahead of the
+// server's clock included) and ids named twice. Every problem of every
+// scan is named, after those the caller found reading the batch (unread:
+// a time it could not read, keyed by field). Errors: Invalid.
+func (s *SelfCheck) CheckOfflineUpload(ops []library.OfflineOp, unread errs.FieldErrors) error {
+	switch {
+	case len(ops) == 0:
+		return errs.InvalidField("scans", "must hold at least one scan")
+	case len(ops) > library.MaxOfflineBatch:
+		return errs.InvalidField("scans", fmt.Sprintf("holds %d scans; send at most %d at a time", len(ops), library.MaxOfflineBatch))
+	}
+	now := s.d.Clock.Now().UTC()
+	problems := errs.FieldErrors{}
+	for field, msg := range unread {
+		problems.Add(field, msg)
+	}
+	seen := make(map[string]bool, len(ops))
+	for i := range ops {
+		ops[i].Code = strings.TrimSpace(ops[i].Code)
+		ops[i].Card = strings.TrimSpace(ops[i].Card)
+		ops[i].ID = strings.ToLower(ops[i].ID)
+		ops[i].AddProblems(problems, i, usecase.IsUUID, now)
+		if ops[i].ID != "" && seen[ops[i].ID] {
+			problems.Add(fmt.Sprintf("scans[%d].id", i), "appears twice in the batch")
+		}
+		seen[ops[i].ID] = true
+	}
+	return problems.Err()
+}
+
 // UploadOffline applies the desk's offline scans in their order. Scans
 // the rules refuse (a copy already out, a blocked student, an unknown
 // copy) are kept as conflicts for the librarian to settle; nothing is
-// dropped. A batch with an invalid scan is refused whole.
+// dropped. A batch CheckOfflineUpload refuses is refused whole.
 // Errors: Invalid (the batch or a scan), as scope; a store error stops
 // the upload, and the desk uploads again.
 func (s *SelfCheck) UploadOffline(ctx context.Context, schoolParam string, ops []library.OfflineOp) (library.School, []OfflineResult, error) {
@@ -57,28 +89,10 @@ func (s *SelfCheck) UploadOffline(ctx context.Context, schoolParam string, ops [
 	if err != nil {
 		return library.School{}, nil, err
 	}
+	if err := s.CheckOfflineUpload(ops, nil); err != nil {
+		return school, nil, err
+	}
 	now := s.d.Clock.Now().UTC()
-	switch {
-	case len(ops) == 0:
-		return school, nil, errs.InvalidField("scans", "must hold at least one scan")
-	case len(ops) > library.MaxOfflineBatch:
-		return school, nil, errs.InvalidField("scans", fmt.Sprintf("holds %d scans; send at most %d at a time", len(ops), library.MaxOfflineBatch))
-	}
-	for i := range ops {
-		ops[i].Code = strings.TrimSpace(ops[i].Code)
-		ops[i].Card = strings.TrimSpace(ops[i].Card)
-		ops[i].ID = strings.ToLower(ops[i].ID)
-		if err := ops[i].Validate(i, usecase.IsUUID, now); err != nil {
-			return school, nil, err
-		}
-	}
-	seen := make(map[string]bool, len(ops))
-	for i, op := range ops {
-		if seen[op.ID] {
-			return school, nil, errs.InvalidField(fmt.Sprintf("scans[%d].id", i), "appears twice in the batch")
-		}
-		seen[op.ID] = true
-	}
 	by := strings.ToLower(user.PrincipalFrom(ctx).Email)
 	for i := range ops {
 		ops[i].SchoolID, ops[i].UploadedAt, ops[i].UploadedBy = school.ID, now, by
