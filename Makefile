@@ -17,7 +17,7 @@ build: ## Build the server binary into bin/libraryd
 
 test: axe ## Run every test: all packages with the race detector (end to end on the embedded SQLite store), the end-to-end suite again on MongoDB (in-process FerretDB; its adapter's races are covered by its own package run), and the real oauth2-proxy end to end. Redis tests need LIBRARY_TEST_REDIS_URL. The container suites are `make test-containers`
 	@status=0; e2e=$$(mktemp); out=$$(mktemp); \
-	$(GO) test $(RACE) $(TESTVET) -count=1 -timeout 30m -skip '^TestContainer' ./test/ >$$e2e 2>&1 & race_e2e=$$!; \
+	INPARTS_WEIGHTS=test/inparts.race.weights test/inparts.sh 2 ./test $(GO) test $(RACE) $(TESTVET) -count=1 -timeout 30m -skip '^TestContainer' >$$e2e 2>&1 & race_e2e=$$!; \
 	( LIBRARY_TEST_STORE=mongo $(GO) test $(TESTVET) -count=1 -timeout 30m -skip '^TestContainer' $${LIBRARY_TEST_MONGO_RUN:+-run "$$LIBRARY_TEST_MONGO_RUN"} ./test/; m=$$?; \
 	  cd test/edgeproxy && $(GO) test -count=1 -timeout 15m ./...; exit $$((m | $$?)) ) >$$out 2>&1 & other=$$!; \
 	echo "make test: the race run of every package, the end-to-end one on its own beside the others, with the MongoDB end-to-end run and then the oauth2-proxy one beside them"; \
@@ -33,10 +33,12 @@ axe: ## Install axe-core, at the version test/axe/package-lock.json pins, into ~
 
 # The end-to-end suite is the longest test run by far, and go test ./...
 # starts it last of its packages, when the others are done and a core is
-# idle: it runs as a go test of its own, started first, beside the race
-# run of the other packages. (Two processes of it at once made make test
-# no shorter, and timed out a command of the MongoDB adapter's suite on
-# the loaded machine.)
+# idle: it runs as go tests of its own, started first, beside the race
+# run of the other packages. Its tests run one at a time and wait on
+# their service, browser and store, so one process of it left a core
+# half idle for the last five minutes of make test, when the other runs
+# were done: it goes as two processes (test/inparts.sh, dealt out by the
+# times of test/inparts.race.weights).
 E2E_PKG = github.com/readinglibrary/service/test
 
 # LIBRARY_TEST_MONGO_RUN, when set, is the -run pattern of the MongoDB run.

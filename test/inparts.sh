@@ -10,8 +10,9 @@
 # part. The parts' outputs are printed whole, one after the other, once
 # all have finished; the exit status is non-zero when any part failed.
 #
-# The weights are what the tests took in the container suites (they are
-# the runs that go in parts). To measure them afresh, pass -json to the
+# The weights are what the tests took in the container suites
+# (inparts.weights) and in make test's race run (inparts.race.weights,
+# passed as INPARTS_WEIGHTS). To measure them afresh, pass -json to the
 # command and read the top-level tests' "Elapsed" from the output:
 #   test/inparts.sh 3 ./test go test -count=1 -json ... > run.json
 #   test/inparts.sh --weights run.json [more.json...] > test/inparts.weights
@@ -36,6 +37,9 @@ if [ ${#names[@]} -eq 0 ]; then
 fi
 weights=/dev/null
 [ -f "$dir/inparts.weights" ] && weights="$dir/inparts.weights"
+# INPARTS_WEIGHTS names another weights file, for a run whose tests take
+# other times (the race detector's).
+[ -n "${INPARTS_WEIGHTS:-}" ] && weights="$INPARTS_WEIGHTS"
 # One line per part: the -run alternatives, slowest test first.
 mapfile -t runs < <(printf '%s\n' "${names[@]}" | awk -v parts="$parts" -v wf="$weights" '
 	BEGIN { while ((getline line < wf) > 0) { split(line, f, " "); w[f[1]] = f[2] } }
