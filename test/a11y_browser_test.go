@@ -19,11 +19,11 @@ import (
 // reflowWidth is 1280 CSS px at 400% zoom (WCAG 1.4.10, Reflow).
 const reflowWidth = 320
 
-// Every page of the menu of a student, a teacher, a staff member and a
-// librarian, and the pages of the signed-out, reflow at 320 CSS px: the
-// page never scrolls sideways (a table may scroll inside its own region,
-// which WCAG allows for data tables). A screenshot of each is an artifact
-// (reflow-320-…).
+// Every page of the menu of a student, a teacher, a staff member, a
+// librarian and an administrator, and the pages of the signed-out, reflow
+// at 320 CSS px: the page never scrolls sideways (a table may scroll
+// inside its own region, which WCAG allows for data tables). A screenshot
+// of each is an artifact (reflow-320-…).
 func TestBrowserReflowAt320(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
@@ -87,9 +87,15 @@ func TestBrowserReflowAt320(t *testing.T) {
 			check(t, bctx, href)
 		}
 	})
-	for _, email := range []string{demoStudent, demoTeacher, "staff@maplegrove.example.org", demoLibrarian} {
+	for _, email := range []string{demoStudent, demoTeacher, "staff@maplegrove.example.org", demoLibrarian, demoAdmin} {
 		t.Run(strings.SplitN(email, "@", 2)[0], func(t *testing.T) {
 			bctx := signIn(t, email)
+			if email == demoAdmin {
+				// An administrator arrives at the list of schools, and has
+				// a school's menu in that school.
+				check(t, bctx, "/library")
+				run(t, bctx.ctx, "the school as an administrator", chromedp.Navigate(s.URL+"/library/"+domain), chromedp.WaitVisible(chromedp.ID("site-nav")))
+			}
 			pages := menu(t, bctx)
 			if len(pages) < 2 {
 				t.Fatalf("the menu of %s: %v", email, pages)

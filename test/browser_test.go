@@ -561,6 +561,9 @@ func TestBrowserUnlockStudentSignIn(t *testing.T) {
 	if flash := get(t, bctx, "unlock message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "Sign-in unlocked for Theo Student") {
 		t.Fatalf("message after unlocking: %q", flash)
 	}
+	if id := focusedID(t, bctx, "focus after unlocking", "flash"); id != "flash" {
+		t.Errorf("after unlocking the focus is on %q, want the message", id)
+	}
 	if url := get(t, bctx, "location", chromedp.Location()); url != s.URL+"/library/"+domain+"/students?search=Theo" {
 		t.Errorf("after unlocking the browser is at %s, want back on the students page with the search", url)
 	}
@@ -602,7 +605,17 @@ func TestBrowserCalendarMovesDeskDueDate(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`nav a[href="/library/`+domain+`/calendar"]`)),
 		chromedp.WaitVisible(chromedp.ID("calendar-form")),
 	)
+	// A closure that is no date is refused, and the focus lands on it.
+	run(t, bctx, "a closure that is no date",
+		chromedp.SendKeys(chromedp.ID("calendar-closures"), "the week after Easter"),
+		chromedp.Click(chromedp.ID("calendar-submit")),
+		chromedp.WaitVisible(chromedp.ID("calendar-closures-error")),
+	)
+	if id := focusedID(t, bctx, "focus after the refused calendar", "calendar-closures"); id != "calendar-closures" {
+		t.Errorf("after the refused calendar the focus is on %q, want the refused field calendar-closures", id)
+	}
 	run(t, bctx, "close a weekday and end the term",
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("calendar-closures").value = ""`),
 		chromedp.Click(chromedp.ID("calendar-closed-"+closed)),
 		chromedp.SendKeys(chromedp.ID("calendar-term-ends"), termEnd),
 		chromedp.Click(chromedp.ID("calendar-submit")),
@@ -610,6 +623,10 @@ func TestBrowserCalendarMovesDeskDueDate(t *testing.T) {
 	)
 	if flash := get(t, bctx, "calendar message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "Calendar saved") {
 		t.Fatalf("message after saving the calendar: %q", flash)
+	}
+	// The answer's message has the focus.
+	if id := focusedID(t, bctx, "focus after saving the calendar", "flash"); id != "flash" {
+		t.Errorf("after saving the calendar the focus is on %q, want the message", id)
 	}
 	screenshot(t, bctx, "calendar")
 	lib := s.login(demoLibrarian, demoPassword).Access

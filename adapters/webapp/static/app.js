@@ -3,6 +3,25 @@
 (function () {
   "use strict";
 
+  // The page that answers a form post puts the focus where its answer is:
+  // on the first field it refused, else on the form's error, else on its
+  // message, so that neither the keyboard nor a screen reader starts
+  // again at the top of the page. A page that focuses a field itself (an
+  // autofocus, as the desk's scan fields have) keeps that focus.
+  (function () {
+    if (document.querySelector("[autofocus]") || (document.activeElement && document.activeElement !== document.body)) { return; }
+    var target = document.querySelector("main [aria-invalid=true]");
+    if (target && !/^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) {
+      // A group (a fieldset of checkboxes): its first field.
+      target = target.querySelector("input, select, textarea");
+    }
+    if (!target) {
+      target = document.querySelector("main .error-summary") || document.getElementById("flash");
+      if (target) { target.setAttribute("tabindex", "-1"); }
+    }
+    if (target) { target.focus(); }
+  })();
+
   // One submit per form: a scanner's double Enter must not post twice.
   document.addEventListener("submit", function (ev) {
     var form = ev.target;
