@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/selfcheck"
@@ -104,12 +103,7 @@ func (h *handler) uploadOfflineScans(w http.ResponseWriter, r *http.Request) {
 		}
 		ops[i].ScannedAt = at
 	}
-	// The body is refused before the school is looked up.
-	if err := h.deps.Library.SelfCheck.CheckOfflineUpload(ops, unread); err != nil {
-		httpedge.WriteError(w, r, err)
-		return
-	}
-	_, results, err := h.deps.Library.SelfCheck.UploadOffline(r.Context(), school, ops)
+	_, results, err := h.deps.Library.SelfCheck.UploadOffline(r.Context(), school, ops, unread)
 	respond(w, r, http.StatusOK, offlineUploadReply{Results: mapSlice(results, toOfflineResultBody)}, err)
 }
 

@@ -45,7 +45,7 @@ func TestOfflineScanWithoutOutcomeIsTakenOver(t *testing.T) {
 	third := scan("NO-SUCH-CODE")
 
 	lf.clock.Set(t0.Add(30 * time.Second))
-	_, res, err := lf.lib.SelfCheck.UploadOffline(lib, "", []library.OfflineOp{first, second, third})
+	_, res, err := lf.lib.SelfCheck.UploadOffline(lib, "", []library.OfflineOp{first, second, third}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestOfflineScanWithoutOutcomeIsTakenOver(t *testing.T) {
 	}
 
 	lf.clock.Set(t0.Add(3 * time.Minute))
-	_, res, err = lf.lib.SelfCheck.UploadOffline(lib, "", []library.OfflineOp{first, second, third})
+	_, res, err = lf.lib.SelfCheck.UploadOffline(lib, "", []library.OfflineOp{first, second, third}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,13 +46,13 @@ type OfflineResult struct {
 	PutAside *circulation.PutAside
 }
 
-// CheckOfflineUpload checks an upload's scans before anything is looked
+// checkOfflineUpload checks an upload's scans before anything is looked
 // up, and tidies them in place (codes and cards trimmed, ids in lower
 // case): the batch's size, each scan's fields (a time ahead of the
 // server's clock included) and ids named twice. Every problem of every
 // scan is named, after those the caller found reading the batch (unread:
 // a time it could not read, keyed by field). Errors: Invalid.
-func (s *SelfCheck) CheckOfflineUpload(ops []library.OfflineOp, unread errs.FieldErrors) error {
+func (s *SelfCheck) checkOfflineUpload(ops []library.OfflineOp, unread errs.FieldErrors) error {
 	switch {
 	case len(ops) == 0:
 		return errs.InvalidField("scans", "must hold at least one scan")
@@ -81,16 +81,18 @@ func (s *SelfCheck) CheckOfflineUpload(ops []library.OfflineOp, unread errs.Fiel
 // UploadOffline applies the desk's offline scans in their order. Scans
 // the rules refuse (a copy already out, a blocked student, an unknown
 // copy) are kept as conflicts for the librarian to settle; nothing is
-// dropped. A batch CheckOfflineUpload refuses is refused whole.
+// dropped. A batch checkOfflineUpload refuses (with unread, what the
+// caller could not read) is refused whole, before the school is looked
+// up.
 // Errors: Invalid (the batch or a scan), as scope; a store error stops
 // the upload, and the desk uploads again.
-func (s *SelfCheck) UploadOffline(ctx context.Context, schoolParam string, ops []library.OfflineOp) (library.School, []OfflineResult, error) {
+func (s *SelfCheck) UploadOffline(ctx context.Context, schoolParam string, ops []library.OfflineOp, unread errs.FieldErrors) (library.School, []OfflineResult, error) {
+	if err := s.checkOfflineUpload(ops, unread); err != nil {
+		return library.School{}, nil, err
+	}
 	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
 		return library.School{}, nil, err
-	}
-	if err := s.CheckOfflineUpload(ops, nil); err != nil {
-		return school, nil, err
 	}
 	now := s.d.Clock.Now().UTC()
 	by := strings.ToLower(user.PrincipalFrom(ctx).Email)
