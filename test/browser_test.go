@@ -412,7 +412,7 @@ func TestBrowserCheckoutAndReturn(t *testing.T) {
 	// Check out from the keyboard only: the code, Tab, the student's name,
 	// Enter.
 	row := checkOutByKeyboard(t, bctx, code, "Theo Student")
-	if flash := get(t, bctx, "check-out message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, code) && !strings.Contains(strings.ToLower(flash), "checked out") {
+	if flash := flashText(t, bctx, "check-out message"); !strings.Contains(flash, code) && !strings.Contains(strings.ToLower(flash), "checked out") {
 		t.Errorf("message after check-out: %q", flash)
 	}
 	screenshot(t, bctx, "desk-after-checkout")
@@ -558,7 +558,7 @@ func TestBrowserUnlockStudentSignIn(t *testing.T) {
 		chromedp.Click(chromedp.CSS(row+` [data-testid="unlock-button"]`)),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
-	if flash := get(t, bctx, "unlock message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "Sign-in unlocked for Theo Student") {
+	if flash := flashText(t, bctx, "unlock message"); !strings.Contains(flash, "Sign-in unlocked for Theo Student") {
 		t.Fatalf("message after unlocking: %q", flash)
 	}
 	if id := focusedID(t, bctx, "focus after unlocking", "flash"); id != "flash" {
@@ -621,7 +621,7 @@ func TestBrowserCalendarMovesDeskDueDate(t *testing.T) {
 		chromedp.Click(chromedp.ID("calendar-submit")),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
-	if flash := get(t, bctx, "calendar message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "Calendar saved") {
+	if flash := flashText(t, bctx, "calendar message"); !strings.Contains(flash, "Calendar saved") {
 		t.Fatalf("message after saving the calendar: %q", flash)
 	}
 	// The answer's message has the focus.
@@ -704,7 +704,7 @@ func TestBrowserHoldPutAside(t *testing.T) {
 		typeAndEnter("hold-student", "HOLD-100"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="hold-row"][data-status="waiting"]`)),
 	)
-	if flash := get(t, bctx, "hold message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "Bianca Holder") {
+	if flash := flashText(t, bctx, "hold message"); !strings.Contains(flash, "Bianca Holder") {
 		t.Errorf("message after placing the hold: %q", flash)
 	}
 	screenshot(t, bctx, "holds-queue")
@@ -782,7 +782,7 @@ func TestBrowserLostCopyChargeBlockAndPayment(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("flash")),
 		chromedp.WaitNotPresent(chromedp.CSS(row)),
 	)
-	if flash := get(t, bctx, "lost message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "marked lost") {
+	if flash := flashText(t, bctx, "lost message"); !strings.Contains(flash, "marked lost") {
 		t.Errorf("message after marking lost: %q", flash)
 	}
 	charges := w.chargesOf(t, w.libA, w.studentAID)
@@ -811,7 +811,7 @@ func TestBrowserLostCopyChargeBlockAndPayment(t *testing.T) {
 		typeAndEnter("checkout-code", copies[1]["code"].(string)),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
-	if flash := get(t, bctx, "refusal", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "may not borrow") {
+	if flash := flashText(t, bctx, "refusal"); !strings.Contains(flash, "may not borrow") {
 		t.Errorf("message when checking out to a blocked student: %q", flash)
 	}
 
@@ -822,7 +822,7 @@ func TestBrowserLostCopyChargeBlockAndPayment(t *testing.T) {
 		typeAndEnter("return-code", code),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
-	if flash := get(t, bctx, "check-in message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "back on the shelf") || !strings.Contains(flash, "reversed") {
+	if flash := flashText(t, bctx, "check-in message"); !strings.Contains(flash, "back on the shelf") || !strings.Contains(flash, "reversed") {
 		t.Errorf("message after scanning the lost copy: %q", flash)
 	}
 	if got := w.chargesOf(t, w.libA, w.studentAID)[0]["status"]; got != "reversed" {

@@ -80,7 +80,7 @@ func TestBrowserISBNLookup(t *testing.T) {
 		chromedp.Click(chromedp.ID("add-book-submit")),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
-	if msg := get(t, bctx, "typed in", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(msg, "Typed At The Desk") {
+	if msg := flashText(t, bctx, "typed in"); !strings.Contains(msg, "Typed At The Desk") {
 		t.Fatalf("after typing the book in: %q", msg)
 	}
 }

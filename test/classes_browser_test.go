@@ -111,7 +111,7 @@ func TestBrowserOverdueByHomeroom(t *testing.T) {
 		chromedp.Click(chromedp.CSS(row+` [data-testid="class-save"]`)),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
-	if flash := get(t, bctx, "saved message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "Saved Cleo Park: 7B") {
+	if flash := flashText(t, bctx, "saved message"); !strings.Contains(flash, "Saved Cleo Park: 7B") {
 		t.Fatalf("message after saving: %q", flash)
 	}
 	if v := get(t, bctx, "Cleo's new homeroom", chromedp.Value(chromedp.CSS(row+` [data-testid="homeroom-input"]`))); v != "7B" {
@@ -127,7 +127,7 @@ func TestBrowserOverdueByHomeroom(t *testing.T) {
 		chromedp.Click(chromedp.CSS(row+` [data-testid="class-save"]`)),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
-	if flash := get(t, bctx, "refusal", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "Homeroom must be at most 32 characters") {
+	if flash := flashText(t, bctx, "refusal"); !strings.Contains(flash, "Homeroom must be at most 32 characters") {
 		t.Fatalf("message after a refused save: %q", flash)
 	}
 

@@ -76,7 +76,7 @@ func TestBrowserLoanRules(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`tr[data-book-id="`+refID+`"] [data-testid="category-submit"]`)),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
-	if msg := get(t, bctx, "category message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(msg, "not for loan") {
+	if msg := flashText(t, bctx, "category message"); !strings.Contains(msg, "not for loan") {
 		t.Fatalf("after changing the category: %q", msg)
 	}
 	if msg := checkout("lend the reference atlas", refCodes[0]); !strings.Contains(msg, "reference only") {

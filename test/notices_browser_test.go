@@ -39,7 +39,7 @@ func TestBrowserRemindersAndLoanLog(t *testing.T) {
 		chromedp.Click(chromedp.ID("notices-submit")),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
-	if msg := get(t, bctx, "saved", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(msg, "from 00:00") {
+	if msg := flashText(t, bctx, "saved"); !strings.Contains(msg, "from 00:00") {
 		t.Fatalf("after saving: %q", msg)
 	}
 	// The page already shows the previous save's message: wait for the

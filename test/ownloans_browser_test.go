@@ -117,7 +117,7 @@ func TestBrowserStudentHoldsFromTheCatalogue(t *testing.T) {
 		chromedp.Click(place),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
-	if flash := get(t, bctx, "hold message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(flash, "Catalogue Queue") || !strings.Contains(flash, "number 1 in the queue") {
+	if flash := flashText(t, bctx, "hold message"); !strings.Contains(flash, "Catalogue Queue") || !strings.Contains(flash, "number 1 in the queue") {
 		t.Fatalf("message after placing the hold: %q", flash)
 	}
 	if cell := get(t, bctx, "the row's hold", chromedp.Text(chromedp.CSS(`tr[data-book-id="`+bookID+`"] [data-testid="catalog-my-hold"]`))); !strings.Contains(cell, "You are number 1 in the queue") {
@@ -188,7 +188,7 @@ func TestBrowserStudentChoosesNoHistory(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid="history-choice-save"]`)),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
-	flash := get(t, bctx, "choice message", chromedp.Text(chromedp.ID("flash")))
+	flash := flashText(t, bctx, "choice message")
 	if !strings.Contains(flash, "no longer kept") {
 		t.Fatalf("message after the choice: %q", flash)
 	}

@@ -74,7 +74,7 @@ func TestBrowserStocktake(t *testing.T) {
 			chromedp.SendKeys(chromedp.ID("stocktake-code"), code+"\n"),
 			chromedp.WaitVisible(chromedp.ID("flash")),
 		)
-		return get(t, bctx, step+" message", chromedp.Text(chromedp.ID("flash")))
+		return flashText(t, bctx, step)
 	}
 	count := func() string {
 		return get(t, bctx, "count", chromedp.Text(chromedp.CSS(`[data-testid="stocktake-scanned"]`)))
@@ -94,7 +94,7 @@ func TestBrowserStocktake(t *testing.T) {
 		chromedp.Click(chromedp.ID("stocktake-upload-submit")),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
-	if msg := get(t, bctx, "upload message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(msg, "counted 2 copies") || !strings.Contains(msg, "line 4: NOPE-NOPE") || count() != "3" {
+	if msg := flashText(t, bctx, "upload message"); !strings.Contains(msg, "counted 2 copies") || !strings.Contains(msg, "line 4: NOPE-NOPE") || count() != "3" {
 		t.Fatalf("upload: %q, count %s", msg, count())
 	}
 
@@ -118,7 +118,7 @@ func TestBrowserStocktake(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid="check-in"]`)),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
-	if msg := get(t, bctx, "check-in message", chromedp.Text(chromedp.ID("flash"))); !strings.Contains(msg, "Checked in") || total("onloan") != "0" {
+	if msg := flashText(t, bctx, "check-in message"); !strings.Contains(msg, "Checked in") || total("onloan") != "0" {
 		t.Fatalf("check-in: %q, on loan %s", msg, total("onloan"))
 	}
 	// Marking lost runs as a job of the school; the page follows it, with
