@@ -128,7 +128,9 @@ const axeStateJS = `(() => {
     seen.add(k);
   }
   const params = [...new URLSearchParams(location.search).keys()].sort().join("&");
-  return norm(location.pathname) + "?" + params + "\n" + [...seen].sort().join("\n");
+  // The same page in another language is another state: its texts, and
+  // so their names and contrast, are others.
+  return document.documentElement.lang + " " + norm(location.pathname) + "?" + params + "\n" + [...seen].sort().join("\n");
 })()`
 
 // axeViolation is what the check reports of a rule broken.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -216,13 +217,36 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	png := get(t, ctx, "screenshot "+name, chromedp.FullScreenshot(100))
+	png := get(t, ctx, "screenshot "+name, wholePage)
 	path := filepath.Join(dir, name+".png")
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s (%d bytes)", path, len(png))
 }
+
+// wholePage captures the whole page. A page no taller than the window is
+// captured as the window shows it: captured "beyond the viewport",
+// Chromium shifts a short right-to-left page sideways and the shot misses
+// its start.
+func wholePage(ctx context.Context, tg *chromedp.Target) ([]byte, error) {
+	size, err := chromedp.Evaluate[[]float64](`[document.documentElement.clientWidth, Math.max(document.documentElement.scrollHeight, document.body.scrollHeight), window.innerHeight]`)(ctx, tg)
+	if err != nil {
+		return nil, err
+	}
+	params := cdppage.CaptureScreenshotParams{Format: cdppage.CaptureScreenshotFormatPng, FromSurface: ptrTo(true)}
+	if size[1] > size[2] {
+		params.CaptureBeyondViewport = ptrTo(true)
+		params.Clip = &cdppage.Viewport{X: 0, Y: 0, Width: size[0], Height: size[1], Scale: 1}
+	}
+	r, err := cdp.Call(ctx, tg, cdppage.CaptureScreenshot, params)
+	if err != nil {
+		return nil, err
+	}
+	return r.Data, nil
+}
+
+func ptrTo[T any](v T) *T { return &v }
 
 // takesScreenshots reports whether this run keeps the pages' screenshots:
 // the run on the embedded store in process does. The container runs and

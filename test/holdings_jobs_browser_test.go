@@ -42,7 +42,7 @@ func TestBrowserHoldingsImportJob(t *testing.T) {
 		chromedp.Navigate(s.URL+"/library/"+domain+"/holdings?job="+running.ID),
 		chromedp.WaitVisible(chromedp.ID("holdings-job-refresh")),
 	)
-	if msg := get(t, bctx, "running job", chromedp.Text(chromedp.ID("holdings-job"))); !strings.Contains(msg, "Import running") || !strings.Contains(msg, "4200 records") {
+	if msg := get(t, bctx, "running job", chromedp.Text(chromedp.ID("holdings-job"))); !strings.Contains(msg, "Import running") || !strings.Contains(msg, "4,200 records") {
 		t.Fatalf("the running job reads %q", msg)
 	}
 	if live := get(t, bctx, "the job's card", chromedp.Evaluate[string](`(() => {
@@ -63,7 +63,7 @@ func TestBrowserHoldingsImportJob(t *testing.T) {
 	run(t, bctx, "the report comes into the page",
 		chromedp.WaitVisible(chromedp.ID("job-books")),
 	)
-	if msg := get(t, bctx, "done job", chromedp.Text(chromedp.ID("holdings-job"))); !strings.Contains(msg, "Import done") || !strings.Contains(msg, "4100 new books") {
+	if msg := get(t, bctx, "done job", chromedp.Text(chromedp.ID("holdings-job"))); !strings.Contains(msg, "Import done") || !strings.Contains(msg, "4,100 new books") {
 		t.Fatalf("the done job reads %q", msg)
 	}
 	if same := get(t, bctx, "the same document", chromedp.Evaluate[bool](`window.sameDocumentForTest === true`)); !same {

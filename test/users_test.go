@@ -59,7 +59,7 @@ func TestPatchMe(t *testing.T) {
 		"read-only tier":         `{"tier":"premium"}`,
 		"case variant":           `{"Name":"X"}`,
 		"nested case variant":    `{"preferences":{"Theme":"dark"}}`,
-		"unknown preference":     `{"preferences":{"language":"fr"}}`,
+		"unknown preference":     `{"preferences":{"font_family":"serif"}}`,
 		"operator key":           `{"preferences":{"$set":{"theme":"dark"}}}`,
 		"dotted key":             `{"preferences.theme":"dark"}`,
 		"operator value":         `{"name":{"$ne":""}}`,

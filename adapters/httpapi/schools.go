@@ -23,6 +23,7 @@ type settingsBody struct {
 	SRUEndpoint        string `json:"sru_endpoint"`
 	ReadingLevelCheck  string `json:"reading_level_check"`
 	LabelPrefix        string `json:"label_prefix"`
+	Language           string `json:"language"`
 	chargeSettingsBody
 }
 
@@ -32,7 +33,7 @@ func toSettingsBody(s library.School) settingsBody {
 		RenewalDays: set.RenewalDays, AllowPublicCatalog: set.AllowPublicCatalog,
 		MaxCopiesPerBook: set.MaxCopiesPerBook, MaxCopiesPerSchool: set.MaxCopiesPerSchool, LoanHistoryDays: set.LoanHistoryDays,
 		HistoryChoice: set.HistoryChoice, Timezone: set.Zone(), HoldPickupDays: set.HoldPickupDays, SRUEndpoint: set.CatalogEndpoint, ReadingLevelCheck: set.ReadingCheck(),
-		LabelPrefix: set.LabelPrefix, chargeSettingsBody: toChargeSettingsBody(set.ChargeSettings)}
+		LabelPrefix: set.LabelPrefix, Language: string(set.Lang()), chargeSettingsBody: toChargeSettingsBody(set.ChargeSettings)}
 }
 
 type calendarBody struct {
@@ -119,6 +120,9 @@ type settingsRequest struct {
 	ReadingLevelCheck *string `json:"reading_level_check"`
 	// Left out, the school keeps its spine labels' prefix; "" prints none.
 	LabelPrefix *string `json:"label_prefix"`
+	// Left out, the school keeps its language; the use case checks the
+	// code against the languages the service speaks.
+	Language *string `json:"language"`
 	// The charge settings are optional too; left out, each is kept.
 	Currency             *string `json:"currency" validate:"omitnil,len=3,alpha,uppercase"`
 	ReplacementCostCents *int64  `json:"replacement_cost_cents" validate:"omitnil,min=0,max=100000000"`
@@ -133,7 +137,7 @@ func (req settingsRequest) change() library.SettingsChange {
 		DefaultLoanDays: req.DefaultLoanDays, MaxRenewals: req.MaxRenewals, RenewalDays: req.RenewalDays, AllowPublicCatalog: req.AllowPublicCatalog,
 		MaxCopiesPerBook: req.MaxCopiesPerBook, MaxCopiesPerSchool: req.MaxCopiesPerSchool, LoanHistoryDays: req.LoanHistoryDays,
 		HistoryChoice: req.HistoryChoice, Timezone: req.Timezone, HoldPickupDays: req.HoldPickupDays, CatalogEndpoint: req.SRUEndpoint, ReadingLevelCheck: req.ReadingLevelCheck,
-		LabelPrefix: req.LabelPrefix, Currency: req.Currency, ReplacementCostCents: req.ReplacementCostCents, BlockOverdueItems: req.BlockOverdueItems, BlockChargesCents: req.BlockChargesCents,
+		LabelPrefix: req.LabelPrefix, Language: req.Language, Currency: req.Currency, ReplacementCostCents: req.ReplacementCostCents, BlockOverdueItems: req.BlockOverdueItems, BlockChargesCents: req.BlockChargesCents,
 	}
 }
 

@@ -30,6 +30,7 @@ type preferencesBody struct {
 	Theme         string `json:"theme"`
 	Notifications bool   `json:"notifications"`
 	Timezone      string `json:"timezone"`
+	Language      string `json:"language"`
 }
 
 func toOwnProfile(a user.Account) ownProfile {
@@ -39,6 +40,7 @@ func toOwnProfile(a user.Account) ownProfile {
 		Preferences: preferencesBody{
 			FontSize: a.Preferences.FontSize, Theme: a.Preferences.Theme,
 			Notifications: a.Preferences.Notifications, Timezone: a.Preferences.Timezone,
+			Language: a.Preferences.Language,
 		},
 	}
 }
@@ -72,6 +74,8 @@ type preferencesPatchRequest struct {
 	Theme         *string `json:"theme" validate:"omitnil,oneof=light dark sepia system"`
 	Notifications *bool   `json:"notifications"`
 	Timezone      *string `json:"timezone"`
+	// "" clears the person's own choice; the use case checks the code.
+	Language *string `json:"language"`
 }
 
 // patchMeResponse is openapi.json's ProfileUpdated, the PATCH /users/me
@@ -101,7 +105,8 @@ func (h *handler) patchMe(w http.ResponseWriter, r *http.Request) {
 	}
 	p := users.ProfilePatch{Name: req.Name, Avatar: req.Avatar}
 	if pp := req.Preferences; pp != nil {
-		p.Preferences = &users.PreferencesPatch{FontSize: pp.FontSize, Theme: pp.Theme, Notifications: pp.Notifications, Timezone: pp.Timezone}
+		p.Preferences = &users.PreferencesPatch{FontSize: pp.FontSize, Theme: pp.Theme, Notifications: pp.Notifications, Timezone: pp.Timezone,
+			Language: pp.Language}
 	}
 	acct, err := h.deps.Users.UpdateMe(r.Context(), p)
 	own := toOwnProfile(acct)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 )
 
 // errorBody is the error envelope of every JSON answer.
@@ -83,16 +84,21 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 // renderError writes e with status and logs nothing, for callers that have
 // logged the cause their own way.
 func renderError(w http.ResponseWriter, r *http.Request, e *errs.Error, status int) {
-	payload := ErrorPayload{Code: e.ClientCode(), Message: e.Message, Details: e.Details}
+	// The message is said in the language the client asks for; the code,
+	// the field names and every other detail stay as they are.
+	lang := MessageLang(r)
+	payload := ErrorPayload{Code: e.ClientCode(), Message: e.Localized(lang.Say), Details: e.LocalizedDetails(lang.Say)}
 	if e.Kind == errs.Unavailable && errors.Is(r.Context().Err(), context.DeadlineExceeded) {
 		// The request's own deadline passed: a slow request, not an outage
 		// (an unreachable database fails server selection in 2 s, long
 		// before the deadline), so say so rather than "unavailable".
-		payload.Code, payload.Message = errs.CodeRequestTimeout, "The request took too long and was stopped; try again, or ask for less (a narrower search, a smaller page)."
+		payload.Code, payload.Message = errs.CodeRequestTimeout, lang.T("The request took too long and was stopped; try again, or ask for less (a narrower search, a smaller page).")
 	}
 	if status == http.StatusInternalServerError {
-		payload = ErrorPayload{Code: errs.CodeInternalError, Message: "An internal error occurred."}
+		payload = ErrorPayload{Code: errs.CodeInternalError, Message: lang.T("An internal error occurred.")}
 	}
+	w.Header().Add("Vary", "Accept-Language")
+	w.Header().Set("Content-Language", string(lang))
 	if payload.Details == nil {
 		payload.Details = map[string]any{}
 	}
@@ -103,6 +109,16 @@ func renderError(w http.ResponseWriter, r *http.Request, e *errs.Error, status i
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 	}
 	WriteJSON(w, status, errorBody{Error: payload})
+}
+
+// MessageLang is the language an API answer's messages are said in: the
+// first language of the request's Accept-Language header that the service
+// speaks, else English. Codes, field names and paths never change with it.
+func MessageLang(r *http.Request) i18n.Lang {
+	if l, ok := i18n.FromAcceptLanguage(r.Header.Get("Accept-Language")); ok {
+		return l
+	}
+	return i18n.Default
 }
 
 // WriteJSON writes v with status. Encoding errors after the header is sent

@@ -157,6 +157,8 @@ type preferencesDoc struct {
 	Theme         string `bson:"theme"`
 	Notifications bool   `bson:"notifications"`
 	Timezone      string `bson:"timezone"`
+	// The language the person chose; absent when they chose none.
+	Language string `bson:"language,omitempty"`
 }
 
 func toAccountDoc(a user.Account) accountDoc {
@@ -178,6 +180,7 @@ func toAccountDoc(a user.Account) accountDoc {
 			Theme:         a.Preferences.Theme,
 			Notifications: a.Preferences.Notifications,
 			Timezone:      a.Preferences.Timezone,
+			Language:      a.Preferences.Language,
 		},
 		StudentNumber:        a.StudentNumber,
 		Grade:                a.Grade,
@@ -219,6 +222,7 @@ func (d accountDoc) toAccount() user.Account {
 			Theme:         d.Preferences.Theme,
 			Notifications: d.Preferences.Notifications,
 			Timezone:      d.Preferences.Timezone,
+			Language:      d.Preferences.Language,
 		},
 		StudentNumber:        d.StudentNumber,
 		Grade:                d.Grade,

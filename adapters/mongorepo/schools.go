@@ -158,6 +158,9 @@ type settingsDoc struct {
 	HistoryChoice bool `bson:"history_choice,omitempty"`
 	// The spine labels' prefix; absent (none) in schools stored before it.
 	LabelPrefix string `bson:"label_prefix,omitempty"`
+	// The language the school chose; absent in schools that chose none
+	// (library.Settings.Lang reads them as English).
+	Language string `bson:"language,omitempty"`
 }
 
 func toSettingsDoc(s library.Settings) settingsDoc {
@@ -180,6 +183,7 @@ func toSettingsDoc(s library.Settings) settingsDoc {
 		ReadingLevelCheck:    s.ReadingLevelCheck,
 		HistoryChoice:        s.HistoryChoice,
 		LabelPrefix:          s.LabelPrefix,
+		Language:             s.Language,
 	}
 }
 
@@ -222,6 +226,7 @@ func (d schoolDoc) toSchool() library.School {
 			ReadingLevelCheck:  d.Settings.ReadingLevelCheck,
 			HistoryChoice:      d.Settings.HistoryChoice,
 			LabelPrefix:        d.Settings.LabelPrefix,
+			Language:           d.Settings.Language,
 			ChargeSettings: library.ChargeSettings{
 				Currency: d.Settings.Currency, ReplacementCostCents: d.Settings.ReplacementCostCents,
 				BlockOverdueItems: d.Settings.BlockOverdueItems, BlockChargesCents: d.Settings.BlockChargesCents,

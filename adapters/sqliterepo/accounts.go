@@ -52,21 +52,21 @@ func NewAccounts(db *DB) *Accounts {
 }
 
 const accountColumns = `id, email, name, password_hash, role, school_id, tier, suspended, deleted, avatar,
-	reading_level, font_size, theme, notifications, timezone, student_number, grade, homeroom, homeroom_key,
+	reading_level, font_size, theme, notifications, timezone, language, student_number, grade, homeroom, homeroom_key,
 	external_id, inactive, history_opt_out, holds_from_reading_list, guardians, created_at, updated_at`
 
 var (
 	stmtAccountInsert = newStmt("accounts.insert", `
 INSERT INTO accounts (`+accountColumns+`)
 VALUES (:id, :email, :name, :password_hash, :role, :school_id, :tier, :suspended, :deleted, :avatar,
-	:reading_level, :font_size, :theme, :notifications, :timezone, :student_number, :grade, :homeroom, :homeroom_key,
+	:reading_level, :font_size, :theme, :notifications, :timezone, :language, :student_number, :grade, :homeroom, :homeroom_key,
 	:external_id, :inactive, :history_opt_out, :holds_from_reading_list, :guardians, :created_at, :updated_at)
 RETURNING pk`)
 	stmtAccountUpdate = newStmt("accounts.update", `
 UPDATE accounts SET email = :email, name = :name, password_hash = :password_hash, role = :role,
 	school_id = :school_id, tier = :tier, suspended = :suspended, deleted = :deleted, avatar = :avatar,
 	reading_level = :reading_level, font_size = :font_size, theme = :theme, notifications = :notifications,
-	timezone = :timezone, student_number = :student_number, grade = :grade, homeroom = :homeroom,
+	timezone = :timezone, language = :language, student_number = :student_number, grade = :grade, homeroom = :homeroom,
 	homeroom_key = :homeroom_key, external_id = :external_id, inactive = :inactive, history_opt_out = :history_opt_out,
 	holds_from_reading_list = :holds_from_reading_list, guardians = :guardians, created_at = :created_at, updated_at = :updated_at
 WHERE id = :id
@@ -141,6 +141,7 @@ func accountArgs(a user.Account) []any {
 		sql.Named("theme", a.Preferences.Theme),
 		sql.Named("notifications", a.Preferences.Notifications),
 		sql.Named("timezone", a.Preferences.Timezone),
+		sql.Named("language", a.Preferences.Language),
 		sql.Named("student_number", a.StudentNumber),
 		sql.Named("grade", a.Grade),
 		sql.Named("homeroom", a.Homeroom),
@@ -167,7 +168,7 @@ func scanAccount(s scanner) (user.Account, error) {
 	)
 	err := s.Scan(&a.ID, &email, &a.Name, &a.PasswordHash, &role, &a.SchoolID, &tier, &a.Suspended, &a.Deleted,
 		&a.Avatar, &a.ReadingLevel, &a.Preferences.FontSize, &a.Preferences.Theme, &a.Preferences.Notifications,
-		&a.Preferences.Timezone, &a.StudentNumber, &a.Grade, &a.Homeroom, &homeroomKey, &a.ExternalID, &a.Inactive, &a.HistoryOptOut,
+		&a.Preferences.Timezone, &a.Preferences.Language, &a.StudentNumber, &a.Grade, &a.Homeroom, &homeroomKey, &a.ExternalID, &a.Inactive, &a.HistoryOptOut,
 		&a.HoldsFromReadingList, &guardians, &created, &updated)
 	if err != nil {
 		return user.Account{}, err

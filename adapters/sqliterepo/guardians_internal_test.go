@@ -26,8 +26,8 @@ func TestGuardiansColumn(t *testing.T) {
 	old := user.Account{ID: "acct-1", Name: "Pippi", Role: user.RoleStudent, SchoolID: "school-a", Tier: user.TierStandard,
 		StudentNumber: "7A-01", Preferences: user.DefaultPreferences(), CreatedAt: at, UpdatedAt: at}
 	// The version-28 statement: every column but guardians and the later
-	// holds_from_reading_list.
-	v28 := strings.NewReplacer("guardians, ", "", "holds_from_reading_list, ", "").Replace(accountColumns)
+	// holds_from_reading_list and language.
+	v28 := strings.NewReplacer("guardians, ", "", "holds_from_reading_list, ", "", "language, ", "").Replace(accountColumns)
 	if _, err := raw.ExecContext(ctx, `INSERT INTO accounts (`+v28+`) VALUES (:`+
 		strings.Join(strings.Fields(strings.ReplaceAll(v28, ",", "")), ", :")+`)`, accountArgs(old)...); err != nil {
 		t.Fatal(err)

@@ -47,14 +47,14 @@ func NewSchools(db *DB) *Schools {
 
 const schoolColumns = `id, name, domain, default_loan_days, max_renewals, renewal_days, allow_public_catalog, created_at,
 	max_copies_per_book, max_copies_per_school, loan_history_days, timezone, calendar, hold_pickup_days,
-	currency, replacement_cost_cents, block_overdue_items, block_charges_cents, loan_rules, sru_endpoint, reading_level_check, history_choice, label_prefix`
+	currency, replacement_cost_cents, block_overdue_items, block_charges_cents, loan_rules, sru_endpoint, reading_level_check, history_choice, label_prefix, language`
 
 var (
 	stmtSchoolInsert = newStmt("schools.insert", `
 INSERT INTO schools (`+schoolColumns+`)
 VALUES (:id, :name, :domain, :default_loan_days, :max_renewals, :renewal_days, :allow_public_catalog, :created_at,
 	:max_copies_per_book, :max_copies_per_school, :loan_history_days, :timezone, :calendar, :hold_pickup_days,
-	:currency, :replacement_cost_cents, :block_overdue_items, :block_charges_cents, :loan_rules, :sru_endpoint, :reading_level_check, :history_choice, :label_prefix)`)
+	:currency, :replacement_cost_cents, :block_overdue_items, :block_charges_cents, :loan_rules, :sru_endpoint, :reading_level_check, :history_choice, :label_prefix, :language)`)
 	stmtSchoolGet          = newStmt("schools.get", `SELECT `+schoolColumns+` FROM schools WHERE id = :id`)
 	stmtSchoolGetByDomain  = newStmt("schools.get_by_domain", `SELECT `+schoolColumns+` FROM schools WHERE domain = :domain`)
 	stmtSchoolList         = newStmt("schools.list", `SELECT `+schoolColumns+` FROM schools ORDER BY name, id`)
@@ -66,7 +66,7 @@ UPDATE schools SET default_loan_days = :default_loan_days, max_renewals = :max_r
 	currency = :currency, replacement_cost_cents = :replacement_cost_cents,
 	block_overdue_items = :block_overdue_items, block_charges_cents = :block_charges_cents,
 	sru_endpoint = :sru_endpoint, reading_level_check = :reading_level_check, history_choice = :history_choice,
-	label_prefix = :label_prefix
+	label_prefix = :label_prefix, language = :language
 WHERE id = :id`)
 	stmtSchoolSaveCalendar  = newStmt("schools.save_calendar", `UPDATE schools SET calendar = :calendar WHERE id = :id`)
 	stmtSchoolSaveLoanRules = newStmt("schools.save_loan_rules", `UPDATE schools SET loan_rules = :loan_rules WHERE id = :id`)
@@ -92,6 +92,7 @@ func settingsArgs(s library.Settings) []any {
 		sql.Named("reading_level_check", s.ReadingLevelCheck),
 		sql.Named("history_choice", s.HistoryChoice),
 		sql.Named("label_prefix", s.LabelPrefix),
+		sql.Named("language", s.Language),
 	}
 }
 
@@ -182,7 +183,7 @@ func scanSchool(s scanner) (library.School, error) {
 		&sc.Settings.MaxCopiesPerBook, &sc.Settings.MaxCopiesPerSchool, &sc.Settings.LoanHistoryDays, &sc.Settings.Timezone, &calendar,
 		&sc.Settings.HoldPickupDays,
 		&sc.Settings.Currency, &sc.Settings.ReplacementCostCents, &sc.Settings.BlockOverdueItems, &sc.Settings.BlockChargesCents, &rules,
-		&sc.Settings.CatalogEndpoint, &sc.Settings.ReadingLevelCheck, &sc.Settings.HistoryChoice, &sc.Settings.LabelPrefix)
+		&sc.Settings.CatalogEndpoint, &sc.Settings.ReadingLevelCheck, &sc.Settings.HistoryChoice, &sc.Settings.LabelPrefix, &sc.Settings.Language)
 	if err != nil {
 		return library.School{}, err
 	}

@@ -97,7 +97,7 @@ func NewInvites(db *DB) *Invites {
 
 // studentAccountColumns are accountColumns of accounts AS a.
 const studentAccountColumns = `a.id, a.email, a.name, a.password_hash, a.role, a.school_id, a.tier, a.suspended, a.deleted,
-	a.avatar, a.reading_level, a.font_size, a.theme, a.notifications, a.timezone, a.student_number, a.grade,
+	a.avatar, a.reading_level, a.font_size, a.theme, a.notifications, a.timezone, a.language, a.student_number, a.grade,
 	a.homeroom, a.homeroom_key, a.external_id, a.inactive, a.history_opt_out, a.holds_from_reading_list, a.guardians, a.created_at, a.updated_at`
 
 var (

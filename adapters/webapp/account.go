@@ -38,7 +38,7 @@ func (a *App) forgotPassword(w http.ResponseWriter, r *http.Request) {
 	form := r.PostForm
 	v := forgotView{base: a.newBase(r, "Forgot your password?", "forgot")}
 	if err := a.deps.Identity.RequestPasswordReset(r.Context(), form.Get("email")); err != nil {
-		v.Form = &formState{Values: map[string]string{"email": form.Get("email")}, Fields: fieldErrors(err), Error: a.messageOf(r, err)}
+		v.Form = &formState{Values: map[string]string{"email": form.Get("email")}, Fields: fieldErrors(r, err), Error: a.messageOf(r, err)}
 		a.render(w, r, a.statusFor(err), "forgot", v)
 		return
 	}
@@ -58,12 +58,12 @@ func (a *App) resetPassword(w http.ResponseWriter, r *http.Request) {
 	token, password := strings.TrimSpace(form.Get("token")), form.Get("password")
 	v := tokenFormView{base: a.newBase(r, "Choose a new password", "reset"), Token: token}
 	if password != form.Get("password_again") {
-		v.Form = &formState{Error: "The two passwords are not the same.", Fields: map[string]string{"password_again": "The two passwords are not the same"}}
+		v.Form = &formState{Error: tr(r, "The two passwords are not the same."), Fields: map[string]string{"password_again": tr(r, "The two passwords are not the same")}}
 		a.render(w, r, http.StatusUnprocessableEntity, "reset", v)
 		return
 	}
 	if err := a.deps.Identity.ResetPassword(r.Context(), token, password); err != nil {
-		v.Form = &formState{Fields: fieldErrors(err), Error: a.messageOf(r, err)}
+		v.Form = &formState{Fields: fieldErrors(r, err), Error: a.messageOf(r, err)}
 		if p, ok := v.Form.Fields["new_password"]; ok {
 			v.Form.Fields["password"] = p
 		}
@@ -86,7 +86,7 @@ func (a *App) verifyEmail(w http.ResponseWriter, r *http.Request) {
 	form := r.PostForm
 	if _, err := a.deps.Identity.ConfirmSignup(r.Context(), strings.TrimSpace(form.Get("token"))); err != nil {
 		a.render(w, r, a.statusFor(err), "verify", tokenFormView{base: a.newBase(r, "Confirm your account", "verify"),
-			Form: &formState{Fields: fieldErrors(err), Error: a.messageOf(r, err)}})
+			Form: &formState{Fields: fieldErrors(r, err), Error: a.messageOf(r, err)}})
 		return
 	}
 	http.Redirect(w, r, signInPath+"?verified=1", http.StatusSeeOther)
@@ -109,29 +109,52 @@ type signInView struct {
 	NoSchool bool             // a signed-in account without a school
 }
 
-// signInFailures are the sign-in form's outcomes (see httpapi's form
-// login); an unknown email and a wrong password share the first.
-var signInFailures = map[string]string{
-	"1":           "The email or password is not right.",
-	"suspended":   "This account is suspended. Ask your school's administrator.",
-	"throttled":   "Too many attempts to sign in. Wait 15 minutes and try again.",
-	"busy":        "Many people are signing in from here at once. Try again in a moment.",
-	"unavailable": "Signing in is not possible right now. Try again in a minute.",
+// signInFailure is the sign-in form's outcome (see httpapi's form login)
+// in the page's language, "" for none; an unknown email and a wrong
+// password share the first.
+func signInFailure(r *http.Request, failed string) string {
+	switch failed {
+	case "1":
+		return tr(r, "The email or password is not right.")
+	case "suspended":
+		return tr(r, "This account is suspended. Ask your school's administrator.")
+	case "throttled":
+		return tr(r, "Too many attempts to sign in. Wait 15 minutes and try again.")
+	case "busy":
+		return tr(r, "Many people are signing in from here at once. Try again in a moment.")
+	case "unavailable":
+		return tr(r, "Signing in is not possible right now. Try again in a minute.")
+	}
+	return ""
 }
 
-// passwordOutcomes are the password form's outcomes (see httpapi's form
-// password change), by the word it sends back; none repeats a password.
-var passwordOutcomes = map[string]string{
-	"wrong":       "The current password is not right.",
-	"mismatch":    "The two new passwords are not the same.",
-	"missing":     "Fill in the current password and the new one twice.",
-	"short":       "The new password must be at least 10 characters.",
-	"long":        "The new password must be at most 1024 bytes.",
-	"common":      "The new password is too common or too easy to guess. A few unrelated words make a good one.",
-	"name":        "The new password must not contain your name.",
-	"email":       "The new password must not contain your email address.",
-	"throttled":   "Too many wrong passwords. Wait 15 minutes and try again.",
-	"unavailable": "Changing the password is not possible right now. Try again in a minute.",
+// passwordOutcome is the password form's outcome (see httpapi's form
+// password change), by the word it sends back, in the page's language;
+// "" for none. None repeats a password.
+func passwordOutcome(r *http.Request, failed string) string {
+	switch failed {
+	case "wrong":
+		return tr(r, "The current password is not right.")
+	case "mismatch":
+		return tr(r, "The two new passwords are not the same.")
+	case "missing":
+		return tr(r, "Fill in the current password and the new one twice.")
+	case "short":
+		return tr(r, "The new password must be at least 10 characters.")
+	case "long":
+		return tr(r, "The new password must be at most 1024 bytes.")
+	case "common":
+		return tr(r, "The new password is too common or too easy to guess. A few unrelated words make a good one.")
+	case "name":
+		return tr(r, "The new password must not contain your name.")
+	case "email":
+		return tr(r, "The new password must not contain your email address.")
+	case "throttled":
+		return tr(r, "Too many wrong passwords. Wait 15 minutes and try again.")
+	case "unavailable":
+		return tr(r, "Changing the password is not possible right now. Try again in a minute.")
+	}
+	return ""
 }
 
 type passwordView struct {
@@ -144,9 +167,9 @@ type passwordView struct {
 func (a *App) passwordPage(w http.ResponseWriter, r *http.Request) {
 	v := passwordView{base: a.newBase(r, "Change password", "password")}
 	q := r.URL.Query()
-	v.Failure = passwordOutcomes[q.Get("failed")]
+	v.Failure = passwordOutcome(r, q.Get("failed"))
 	if q.Get("changed") == "1" {
-		v.Notice = "Your password is changed. Every other session of your account has been signed out."
+		v.Notice = tr(r, "Your password is changed. Every other session of your account has been signed out.")
 	}
 	a.render(w, r, http.StatusOK, "password", v)
 }
@@ -158,12 +181,12 @@ func (a *App) signIn(w http.ResponseWriter, r *http.Request) {
 	v := signInView{base: a.newBase(r, "Sign in", "signin")}
 	switch {
 	case p.IsAnonymous():
-		v.Failure = signInFailures[r.URL.Query().Get("failed")]
+		v.Failure = signInFailure(r, r.URL.Query().Get("failed"))
 		switch {
 		case r.URL.Query().Get("accepted") == "1", r.URL.Query().Get("reset") == "1":
-			v.Notice = "Your password is set. Sign in with your email and the new password."
+			v.Notice = tr(r, "Your password is set. Sign in with your email and the new password.")
 		case r.URL.Query().Get("verified") == "1":
-			v.Notice = "Your account is confirmed. Sign in with your email and the password you chose."
+			v.Notice = tr(r, "Your account is confirmed. Sign in with your email and the password you chose.")
 		}
 	case p.Role.SchoolBound() && p.SchoolID != "":
 		school, err := a.deps.Library.Schools.Settings(r.Context(), "")
@@ -180,9 +203,9 @@ func (a *App) signIn(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		sort.Slice(schools, func(i, j int) bool { return schools[i].Name < schools[j].Name })
-		v.Title, v.Schools = "Schools", schools
+		v.Title, v.Schools = tr(r, "Schools"), schools
 	default:
-		v.Title, v.NoSchool = "No school library", true
+		v.Title, v.NoSchool = tr(r, "No school library"), true
 	}
 	a.render(w, r, http.StatusOK, "signin", v)
 }

@@ -30,17 +30,18 @@ type appCandidateRow struct {
 	Choice string // collection.ChoiceSame, ChoiceNotSame or ""
 }
 
-// linkedByText says why two books are linked, for the desk.
-func linkedByText(reason string) string {
+// linkedByText says why two books are linked, for the desk, in the
+// page's language.
+func linkedByText(r *http.Request, reason string) string {
 	switch reason {
 	case library.LinkedByLibrarian:
-		return "linked by a librarian"
+		return tr(r, "linked by a librarian")
 	case library.LinkedByISBN:
-		return "same ISBN"
+		return tr(r, "same ISBN")
 	case library.LinkedByTitleAuthor:
-		return "same title and author"
+		return tr(r, "same title and author")
 	}
-	return "found by its title's words"
+	return tr(r, "found by its title's words")
 }
 
 func (a *App) appLinkPage(w http.ResponseWriter, r *http.Request, school library.School) {
@@ -49,16 +50,16 @@ func (a *App) appLinkPage(w http.ResponseWriter, r *http.Request, school library
 		a.fail(w, r, err)
 		return
 	}
-	page := appLinkView{base: a.schoolBase(r, school, "Reading app link of "+v.Book.Title, "books"), Base: schoolPath(school), Book: v.Book,
+	page := appLinkView{base: a.schoolBase(r, school, tr(r, "Reading app link of %s", v.Book.Title), "books"), Base: schoolPath(school), Book: v.Book,
 		CanChoose: a.allowed(r, "update", "library:books")}
 	page.Flash = a.takeFlash(w, r)
 	if v.Link != nil {
 		page.Linked = &appCandidateRow{ID: v.Link.AppBook.ID, Title: v.Link.AppBook.Title, Author: v.Link.AppBook.Author, ISBN: v.Link.AppBook.ISBN,
-			Why: linkedByText(v.Link.Reason)}
+			Why: linkedByText(r, v.Link.Reason)}
 	}
 	for _, c := range v.Candidates {
 		page.Candidates = append(page.Candidates, appCandidateRow{ID: c.Book.ID, Title: c.Book.Title, Author: c.Book.Author, ISBN: c.Book.ISBN,
-			Why: linkedByText(c.Match), Choice: c.Choice})
+			Why: linkedByText(r, c.Match), Choice: c.Choice})
 	}
 	a.render(w, r, http.StatusOK, "applink", page)
 }
@@ -72,24 +73,29 @@ func (a *App) chooseAppLink(w http.ResponseWriter, r *http.Request, school libra
 	var (
 		v   collection.AppLinkView
 		err error
-		msg string
+		// done says what was done to the book of the title.
+		done func(title string) string
 	)
 	switch form.Get("choice") {
 	case collection.ChoiceSame:
 		v, err = a.deps.Library.AppLinks.Choose(r.Context(), school.ID, bookID, appID, true)
-		msg = "is now linked to the reading app's book you chose."
+		done = func(title string) string {
+			return tr(r, "%s is now linked to the reading app's book you chose.", title)
+		}
 	case collection.ChoiceNotSame:
 		v, err = a.deps.Library.AppLinks.Choose(r.Context(), school.ID, bookID, appID, false)
-		msg = "will not be linked to that book of the reading app."
+		done = func(title string) string {
+			return tr(r, "%s will not be linked to that book of the reading app.", title)
+		}
 	case "forget":
 		v, err = a.deps.Library.AppLinks.Forget(r.Context(), school.ID, bookID, appID)
-		msg = "is linked by matching again."
+		done = func(title string) string { return tr(r, "%s is linked by matching again.", title) }
 	default:
-		a.redirect(w, r, back, flash{Kind: "error", Message: "Choose whether the two books are the same."})
+		a.redirect(w, r, back, flash{Kind: "error", Message: tr(r, "Choose whether the two books are the same.")})
 		return
 	}
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	a.succeeded(w, r, back, quote(v.Book.Title)+" "+msg)
+	a.succeeded(w, r, back, done(quote(v.Book.Title)))
 }

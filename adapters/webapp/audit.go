@@ -46,9 +46,9 @@ func (a *App) auditPage(w http.ResponseWriter, r *http.Request, school library.S
 	switch {
 	case errs.Is(err, errs.Invalid):
 		// A filter the log cannot take: say which parts, show nothing.
-		v.Form.Fields = fieldErrors(err)
+		v.Form.Fields = fieldErrors(r, err)
 		for field, msg := range v.Form.Fields {
-			v.Problems = append(v.Problems, field+" "+msg)
+			v.Problems = append(v.Problems, auditField(r, field)+" "+msg)
 		}
 		sort.Strings(v.Problems)
 		a.render(w, r, http.StatusUnprocessableEntity, "audit", v)
@@ -78,4 +78,20 @@ func (a *App) auditPage(w http.ResponseWriter, r *http.Request, school library.S
 	keep.Set("format", "csv")
 	v.CSV = "/api/library/audit?" + keep.Encode()
 	a.render(w, r, http.StatusOK, "audit", v)
+}
+
+// auditField names a field of the filter in a refusal, in the page's
+// language.
+func auditField(r *http.Request, field string) string {
+	switch field {
+	case "actor":
+		return tr(r, "actor")
+	case "action":
+		return tr(r, "action")
+	case "from":
+		return tr(r, "from")
+	case "to":
+		return tr(r, "to")
+	}
+	return field
 }

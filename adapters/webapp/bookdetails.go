@@ -1,7 +1,6 @@
 package webapp
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -20,22 +19,27 @@ var detailKeys = []string{"call_number", "genre", "reading_level", "age_min", "a
 type detailsRow struct {
 	CallNumber, Genre, ReadingLevel, Publisher string
 	AgeMin, AgeMax, Year                       string // "" when none
+	// Summary is the one line under a book's title, in the page's
+	// language (summary).
+	Summary string
 }
 
-func toDetailsRow(d library.BookDetails) detailsRow {
+func toDetailsRow(r *http.Request, d library.BookDetails) detailsRow {
 	num := func(n int) string {
 		if n == 0 {
 			return ""
 		}
 		return strconv.Itoa(n)
 	}
-	return detailsRow{CallNumber: d.CallNumber, Genre: d.Genre, ReadingLevel: d.ReadingLevel, Publisher: d.Publisher,
+	row := detailsRow{CallNumber: d.CallNumber, Genre: d.Genre, ReadingLevel: d.ReadingLevel, Publisher: d.Publisher,
 		AgeMin: num(d.AgeMin), AgeMax: num(d.AgeMax), Year: num(d.PublishedYear)}
+	row.Summary = row.summary(r)
+	return row
 }
 
-// Summary is the one line under a book's title: call number, genre,
+// summary is the one line under a book's title: call number, genre,
 // reading level and ages, those it has.
-func (d detailsRow) Summary() string {
+func (d detailsRow) summary(r *http.Request) string {
 	var parts []string
 	for _, p := range []string{d.CallNumber, d.Genre} {
 		if p != "" {
@@ -43,15 +47,15 @@ func (d detailsRow) Summary() string {
 		}
 	}
 	if d.ReadingLevel != "" {
-		parts = append(parts, "level "+d.ReadingLevel)
+		parts = append(parts, tr(r, "level %s", d.ReadingLevel))
 	}
 	switch {
 	case d.AgeMin != "" && d.AgeMax != "":
-		parts = append(parts, "ages "+d.AgeMin+"–"+d.AgeMax)
+		parts = append(parts, tr(r, "ages %s–%s", d.AgeMin, d.AgeMax))
 	case d.AgeMin != "":
-		parts = append(parts, "ages "+d.AgeMin+"+")
+		parts = append(parts, tr(r, "ages %s+", d.AgeMin))
 	case d.AgeMax != "":
-		parts = append(parts, "ages up to "+d.AgeMax)
+		parts = append(parts, tr(r, "ages up to %s", d.AgeMax))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -96,5 +100,5 @@ func (a *App) setBookDetails(w http.ResponseWriter, r *http.Request, school libr
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	a.succeeded(w, r, back, fmt.Sprintf("Saved the details of %s.", quote(b.Title)))
+	a.succeeded(w, r, back, tr(r, "Saved the details of %s.", quote(b.Title)))
 }

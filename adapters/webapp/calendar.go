@@ -56,9 +56,30 @@ func (a *App) renderCalendar(w http.ResponseWriter, r *http.Request, school libr
 		closed = c.ClosedWeekdayNames()
 	}
 	for _, name := range library.WeekdayNames() {
-		v.Weekdays = append(v.Weekdays, weekdayBox{Value: name, Label: strings.ToUpper(name[:1]) + name[1:], Closed: slices.Contains(closed, name)})
+		v.Weekdays = append(v.Weekdays, weekdayBox{Value: name, Label: weekdayLabel(r, name), Closed: slices.Contains(closed, name)})
 	}
 	a.render(w, r, status, "calendar", v)
+}
+
+// weekdayLabel names a weekday ("monday") as the page's language does.
+func weekdayLabel(r *http.Request, name string) string {
+	switch name {
+	case "monday":
+		return tr(r, "Monday")
+	case "tuesday":
+		return tr(r, "Tuesday")
+	case "wednesday":
+		return tr(r, "Wednesday")
+	case "thursday":
+		return tr(r, "Thursday")
+	case "friday":
+		return tr(r, "Friday")
+	case "saturday":
+		return tr(r, "Saturday")
+	case "sunday":
+		return tr(r, "Sunday")
+	}
+	return strings.ToUpper(name[:1]) + name[1:]
 }
 
 // closureLines writes closures in the form's format, one a line.
@@ -110,8 +131,9 @@ func splitDates(text string) []string {
 var indexedField = regexp.MustCompile(`^(closures|term_ends)\[([0-9]+)\](?:\.(from|to|name))?$`)
 
 // boxErrors gathers the service's per-item field errors under the box
-// they were typed in, each naming its line (closures) or date (term ends).
-func boxErrors(fields map[string]string, closureLine []int, termEnds []string) map[string]string {
+// they were typed in, each naming its line (closures) or date (term ends)
+// in the page's language.
+func boxErrors(r *http.Request, fields map[string]string, closureLine []int, termEnds []string) map[string]string {
 	perBox := map[string][]string{}
 	out := map[string]string{}
 	keys := make([]string, 0, len(fields))
@@ -128,7 +150,7 @@ func boxErrors(fields map[string]string, closureLine []int, termEnds []string) m
 		i, _ := strconv.Atoi(m[2])
 		switch {
 		case m[1] == "closures" && i < len(closureLine):
-			perBox["closures"] = append(perBox["closures"], fmt.Sprintf("line %d: %s %s", closureLine[i], m[3], fields[k]))
+			perBox["closures"] = append(perBox["closures"], tr(r, "line %s: %s %s", strconv.Itoa(closureLine[i]), m[3], fields[k]))
 		case m[1] == "term_ends" && i < len(termEnds):
 			perBox["term_ends"] = append(perBox["term_ends"], fmt.Sprintf("%q %s", termEnds[i], fields[k]))
 		}
@@ -148,9 +170,9 @@ func (a *App) saveCalendar(w http.ResponseWriter, r *http.Request, school librar
 	in := schools.CalendarInput{ClosedWeekdays: form["closed_weekdays"], Closures: closures, TermEnds: splitDates(form.Get("term_ends"))}
 	if _, err := a.deps.Library.Schools.PutCalendar(r.Context(), school.ID, in); err != nil {
 		st := a.refused(r, err, form, "closures", "term_ends")
-		st.Fields = boxErrors(st.Fields, lines, in.TermEnds)
+		st.Fields = boxErrors(r, st.Fields, lines, in.TermEnds)
 		a.renderCalendar(w, r, school, a.statusFor(err), st, in.ClosedWeekdays)
 		return
 	}
-	a.succeeded(w, r, schoolPath(school)+"/calendar", "Calendar saved. New loans and renewals follow it.")
+	a.succeeded(w, r, schoolPath(school)+"/calendar", tr(r, "Calendar saved. New loans and renewals follow it."))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/collection"
 	"github.com/readinglibrary/service/core/service/usecase"
@@ -116,7 +117,7 @@ func (a *App) catalog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	school := res.School
-	v := catalogView{Search: search, Pages: newPager("catalog", "Catalog pages", "/library/"+school.Domain+"/catalog", search, res.Page, res.Limit, res.Total)}
+	v := catalogView{Search: search, Pages: newPager("catalog", tr(r, "Catalog pages"), "/library/"+school.Domain+"/catalog", search, res.Page, res.Limit, res.Total)}
 	v.base = a.newBase(r, "Catalog", "catalog")
 	p := user.PrincipalFrom(r.Context())
 	if !p.IsAnonymous() {
@@ -151,10 +152,11 @@ type studentMarks struct {
 	holds            map[string]holdRow // open holds by title
 	wanted           map[string]bool
 	canHold, canWant bool
+	lang             i18n.Lang // the page's, for the ratings in words
 }
 
 func (a *App) studentMarks(r *http.Request, school library.School) (studentMarks, error) {
-	m := studentMarks{holds: map[string]holdRow{}, wanted: map[string]bool{}}
+	m := studentMarks{holds: map[string]holdRow{}, wanted: map[string]bool{}, lang: i18n.From(r.Context())}
 	p := user.PrincipalFrom(r.Context())
 	if p.Role != user.RoleStudent || p.SchoolID != school.ID {
 		return m, nil
@@ -186,7 +188,7 @@ func (a *App) studentMarks(r *http.Request, school library.School) (studentMarks
 
 // row is a catalogue entry as the student sees it, with its cover's path.
 func (m studentMarks) row(e collection.CatalogEntry, cover string) catalogRow {
-	row := catalogRow{Wanted: m.wanted[e.Book.ID], Rating: ratingText(e.Rating), ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN,
+	row := catalogRow{Wanted: m.wanted[e.Book.ID], Rating: ratingText(m.lang, e.Rating), ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN,
 		Total: e.Total, Available: e.Available, Holds: e.Holds, Reference: library.BookCategory(e.Book) == library.CategoryReference, Cover: cover}
 	if e.InApp != nil {
 		row.InApp = e.InApp.AppBook.Title

@@ -40,7 +40,7 @@ func (a *App) lookUpISBN(r *http.Request, school library.School) (*isbnLookup, *
 		return l, &formState{Values: map[string]string{"isbn": typed}}
 	}
 	l.Found = true
-	l.Message = "Found " + quote(d.Title) + " on the catalogue server. Check the details below, then add the book."
+	l.Message = tr(r, "Found %s on the catalogue server. Check the details below, then add the book.", quote(d.Title))
 	values := map[string]string{
 		"title": d.Title, "author": d.Author, "isbn": d.ISBN, "publisher": d.Publisher, "genre": d.Genre,
 		"call_number": d.CallNumber, "reading_level": d.ReadingLevel, "subjects": strings.Join(d.Subjects, "; "),

@@ -1,12 +1,12 @@
 package webapp
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/collection"
@@ -30,18 +30,19 @@ func (l loanRow) Overdue() bool { return l.Status == library.LoanOverdue }
 // Out reports whether the copy is still with the borrower.
 func (l loanRow) Out() bool { return l.Status == library.LoanActive || l.Status == library.LoanOverdue }
 
-func (l loanRow) StatusLabel() string {
+// StatusIn names the loan's state in the page's language.
+func (l loanRow) StatusIn(lang i18n.Lang) string {
 	switch l.Status {
 	case library.LoanOverdue:
-		return "Overdue"
+		return lang.T("Overdue")
 	case library.LoanReturned:
-		return "Returned"
+		return lang.T("Returned")
 	case library.LoanLost:
-		return "Lost"
+		return lang.T("Lost")
 	case library.LoanClaimsReturned:
-		return "Claimed returned"
+		return lang.T("Claimed returned")
 	}
-	return "On loan"
+	return lang.T("On loan")
 }
 
 // studentChoice asks which of several matching students borrows the copy.
@@ -180,7 +181,7 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 		Focus:         "checkout", Choice: choice,
 		// Overdue first, then by due date: what the desk must chase on top.
 		ActiveCount: res.Total - res.Overdue, OverdueCount: res.Overdue,
-		Pages:  newFilteredPager("loans", "Pages of loans", schoolPath(school), keep, res.Page, res.Limit, res.Total),
+		Pages:  newFilteredPager("loans", tr(r, "Pages of loans"), schoolPath(school), keep, res.Page, res.Limit, res.Total),
 		Filter: filter,
 	}
 	v.Flash = fl
@@ -197,9 +198,9 @@ func (a *App) renderDesk(w http.ResponseWriter, r *http.Request, school library.
 		if s, ok := names[l.Loan.StudentID]; ok {
 			row.Student, row.StudentNumber, row.Homeroom, row.Grade = s.Name, s.StudentNumber, s.Homeroom, s.Grade
 		} else if l.Loan.StudentDeleted() {
-			row.Student = "Deleted student"
+			row.Student = tr(r, "Deleted student")
 		} else {
-			row.Student = "Student"
+			row.Student = tr(r, "Student")
 		}
 		v.Loans = append(v.Loans, row)
 	}
@@ -321,7 +322,7 @@ func (a *App) renewOwnLoan(w http.ResponseWriter, r *http.Request, school librar
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	a.succeeded(w, r, back, fmt.Sprintf("Renewed %s: it is now due %s.", quote(v.Loan.BookTitle), v.DueAt))
+	a.succeeded(w, r, back, tr(r, "Renewed %s: it is now due %s.", quote(v.Loan.BookTitle), v.DueAt))
 }
 
 // ----- check-out, return, renew -----
@@ -341,23 +342,23 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request, school library.Sc
 			Values: map[string]string{"code": code, "student": query, "due_at": due}})
 	}
 	if code == "" {
-		fail("Scan or type the copy code.")
+		fail(tr(r, "Scan or type the copy code."))
 		return
 	}
 	if query == "" {
-		fail("Type the student's number or name.")
+		fail(tr(r, "Type the student's number or name."))
 		return
 	}
 	found, err := a.deps.Library.Holdings.CopyByCode(ctx, school.ID, code)
 	if errs.Is(err, errs.NotFound) {
-		fail(fmt.Sprintf("No copy of this library has the code %s.", code))
+		fail(tr(r, "No copy of this library has the code %s.", code))
 		return
 	} else if err != nil {
 		fail(a.messageOf(r, err))
 		return
 	}
 	if found.Loan != nil {
-		fail(fmt.Sprintf("%s (%s) is already on loan, due %s. Return it first.", quote(found.Book.Title), found.Copy.Code, found.Loan.DueAt))
+		fail(tr(r, "%s (%s) is already on loan, due %s. Return it first.", quote(found.Book.Title), found.Copy.Code, found.Loan.DueAt))
 		return
 	}
 	// One page of matches is plenty: a longer list asks the librarian to
@@ -376,7 +377,7 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request, school library.Sc
 			}
 		}
 		if student == nil {
-			fail("Choose the student again.")
+			fail(tr(r, "Choose the student again."))
 			return
 		}
 	} else {
@@ -390,7 +391,7 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request, school library.Sc
 	}
 	if student == nil {
 		if len(matches) == 0 {
-			fail(fmt.Sprintf("No student or member of staff matches %s.", quote(query)))
+			fail(tr(r, "No student or member of staff matches %s.", quote(query)))
 			return
 		}
 		c := &studentChoice{Query: query, Code: found.Copy.Code, Title: found.Book.Title, Due: due}
@@ -418,13 +419,13 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request, school library.Sc
 		return
 	}
 	done := flash{Kind: "success", Focus: "checkout",
-		Message: fmt.Sprintf("Checked out %s (%s) to %s, due %s.", quote(found.Book.Title), found.Copy.Code, student.Name, loan.DueAt),
+		Message: tr(r, "Checked out %s (%s) to %s, due %s.", quote(found.Book.Title), found.Copy.Code, student.Name, loan.DueAt),
 		Values:  map[string]string{"receipt_id": student.ID, "receipt_name": student.Name}}
 	// A loan made with a warning (a book outside the student's reading
 	// range) says so where the librarian looks: the loan stands.
 	for _, w := range loan.Warnings {
 		done.Kind = "warning"
-		done.Message += " Note: " + w.Message
+		done.Message += " " + tr(r, "Note: %s", w.Message)
 	}
 	a.redirect(w, r, back, done)
 }
@@ -460,7 +461,7 @@ func (a *App) returnCopy(w http.ResponseWriter, r *http.Request, school library.
 	}
 	if found.Loan == nil {
 		a.redirect(w, r, back, flash{Kind: "info", Focus: "return",
-			Message: fmt.Sprintf("%s (%s) is not on loan; nothing to return.", quote(found.Book.Title), found.Copy.Code)})
+			Message: tr(r, "%s (%s) is not on loan; nothing to return.", quote(found.Book.Title), found.Copy.Code)})
 		return
 	}
 	if scan.form.Get("damaged") == "true" {
@@ -474,13 +475,13 @@ func (a *App) returnCopy(w http.ResponseWriter, r *http.Request, school library.
 	}
 	if pa := v.PutAside; pa != nil {
 		a.redirect(w, r, back, flash{Kind: "info", Focus: "return",
-			Message: fmt.Sprintf("Returned %s (%s). Put it aside for %s: they hold this book.", quote(found.Book.Title), found.Copy.Code, pa.StudentName),
+			Message: tr(r, "Returned %s (%s). Put it aside for %s: they hold this book.", quote(found.Book.Title), found.Copy.Code, pa.StudentName),
 			Values: a.offerFinished(r, v.Loan, map[string]string{"aside_name": pa.StudentName, "aside_number": pa.StudentNumber, "aside_homeroom": pa.Homeroom,
 				"aside_title": found.Book.Title, "aside_code": found.Copy.Code, "aside_until": pa.ExpiresAt.UTC().Format("2006-01-02")})})
 		return
 	}
 	a.redirect(w, r, back, flash{Kind: "success", Focus: "return",
-		Message: fmt.Sprintf("Returned %s (%s). The copy is available again.", quote(found.Book.Title), found.Copy.Code),
+		Message: tr(r, "Returned %s (%s). The copy is available again.", quote(found.Book.Title), found.Copy.Code),
 		Values:  a.offerFinished(r, v.Loan, nil)})
 }
 
@@ -494,22 +495,25 @@ func (a *App) renew(w http.ResponseWriter, r *http.Request, school library.Schoo
 	}
 	found, back, fail := scan.found, scan.back, scan.fail
 	if found.Loan == nil {
-		fail(fmt.Sprintf("%s (%s) is not on loan, so it cannot be renewed.", quote(found.Book.Title), found.Copy.Code))
+		fail(tr(r, "%s (%s) is not on loan, so it cannot be renewed.", quote(found.Book.Title), found.Copy.Code))
 		return
 	}
 	seen := found.Loan.Renewals
 	v, err := a.deps.Library.Circulation.RenewLoan(r.Context(), found.Loan.Loan.ID, &seen)
 	if err != nil {
 		if errs.CodeOf(err) == errs.CodeRenewalLimitReached {
-			fail(fmt.Sprintf("%s (%s) has been renewed %d %s already, the most this library allows.",
-				quote(found.Book.Title), found.Copy.Code, seen, pluralize(seen, "time", "times")))
+			msg := tr(r, "%s (%s) has been renewed %d times already, the most this library allows.", quote(found.Book.Title), found.Copy.Code, seen)
+			if seen == 1 {
+				msg = tr(r, "%s (%s) has been renewed 1 time already, the most this library allows.", quote(found.Book.Title), found.Copy.Code)
+			}
+			fail(msg)
 			return
 		}
 		fail(a.messageOf(r, err))
 		return
 	}
 	a.redirect(w, r, back, flash{Kind: "success", Focus: "renew",
-		Message: fmt.Sprintf("Renewed %s (%s): now due %s (renewal %d of %d).", quote(found.Book.Title), found.Copy.Code, v.DueAt, v.Renewals, school.Settings.MaxRenewals)})
+		Message: tr(r, "Renewed %s (%s): now due %s (renewal %d of %d).", quote(found.Book.Title), found.Copy.Code, v.DueAt, v.Renewals, school.Settings.MaxRenewals)})
 }
 
 // scanned looks up a scanned code; on failure it has called fail.
@@ -539,12 +543,12 @@ func (a *App) scanAtDesk(w http.ResponseWriter, r *http.Request, school library.
 
 func (a *App) scanned(r *http.Request, school library.School, code string, fail func(string)) (collection.CopyLookup, bool) {
 	if code == "" {
-		fail("Scan or type the copy code.")
+		fail(tr(r, "Scan or type the copy code."))
 		return collection.CopyLookup{}, false
 	}
 	found, err := a.deps.Library.Holdings.CopyByCode(r.Context(), school.ID, code)
 	if errs.Is(err, errs.NotFound) {
-		fail(fmt.Sprintf("No copy of this library has the code %s.", code))
+		fail(tr(r, "No copy of this library has the code %s.", code))
 		return collection.CopyLookup{}, false
 	} else if err != nil {
 		fail(a.messageOf(r, err))

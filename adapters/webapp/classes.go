@@ -73,9 +73,9 @@ func (a *App) renderClasses(w http.ResponseWriter, r *http.Request, school libra
 		return
 	}
 	teacher := user.PrincipalFrom(r.Context()).Role == user.RoleTeacher
-	title := "Classes"
+	title := tr(r, "Classes")
 	if teacher {
-		title = "My classes"
+		title = tr(r, "My classes")
 	}
 	root := schoolPath(school)
 	v := classesView{base: a.schoolBase(r, school, title, "classes"), Base: root, Teacher: teacher, Error: problem}
@@ -99,7 +99,7 @@ func (a *App) classPage(w http.ResponseWriter, r *http.Request, school library.S
 	view, err := a.deps.Library.Classes.View(r.Context(), school.ID, homeroom)
 	if errs.Is(err, errs.Invalid) {
 		status, _ := httpedge.StatusOf(errs.Invalid)
-		a.renderClasses(w, r, school, status, classProblem(a.messageOf(r, err), homeroom, fieldErrors(err)["homeroom"]))
+		a.renderClasses(w, r, school, status, classProblem(r, a.messageOf(r, err), homeroom, fieldErrors(r, err)["homeroom"]))
 		return
 	}
 	if err != nil {
@@ -107,7 +107,7 @@ func (a *App) classPage(w http.ResponseWriter, r *http.Request, school library.S
 		return
 	}
 	root := schoolPath(school)
-	v := classView{base: a.schoolBase(r, school, "Class "+view.Homeroom.Name, "classes"), Base: root,
+	v := classView{base: a.schoolBase(r, school, tr(r, "Class %s", view.Homeroom.Name), "classes"), Base: root,
 		Homeroom: view.Homeroom.Name, Teacher: view.Homeroom.TeacherName, Date: view.Date, Total: view.Total,
 		LoansOut: view.LoansOut, Overdue: view.Overdue, HoldsReady: view.HoldsReady}
 	// The use case's own date, so the days overdue agree with its
@@ -140,13 +140,14 @@ func (a *App) classPage(w http.ResponseWriter, r *http.Request, school library.S
 }
 
 // classProblem is the sentence for a class that could not be opened: none
-// named, or a name no class can have (why, from the use case).
-func classProblem(message, homeroom, why string) string {
+// named, or a name no class can have (why, from the use case), in the
+// page's language.
+func classProblem(r *http.Request, message, homeroom, why string) string {
 	switch {
 	case strings.TrimSpace(homeroom) == "":
-		return "Choose a class to open: no class was named."
+		return tr(r, "Choose a class to open: no class was named.")
 	case why != "":
-		return "That class cannot be opened: a class name " + why + "."
+		return tr(r, "That class cannot be opened: a class name %s.", why)
 	}
 	return message
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/user"
@@ -79,10 +80,10 @@ func (a *App) classReadingPage(w http.ResponseWriter, r *http.Request, school li
 	}
 	root := schoolPath(school)
 	q := classReadingQuery(view)
-	v := classReadingView{base: a.schoolBase(r, school, "Reading in "+view.Homeroom.Name, "classes"), Base: root,
+	v := classReadingView{base: a.schoolBase(r, school, tr(r, "Reading in %s", view.Homeroom.Name), "classes"), Base: root,
 		Homeroom: view.Homeroom.Name, Teacher: view.Homeroom.TeacherName, From: view.Period.From, To: view.Period.To,
 		IdleWeeks: view.Period.IdleWeeks, PeriodError: periodError, Total: view.Total, Reading: view.ClassReading, Students: toReadingRows(view),
-		Chart: readingChart(view), ChartURL: root + "/class/reading/chart?" + q.Encode()}
+		Chart: readingChart(r, view), ChartURL: root + "/class/reading/chart?" + q.Encode()}
 	csv := url.Values{"homeroom": {view.Homeroom.Name}, "from": {view.Period.From}, "to": {view.Period.To},
 		"idle_weeks": {strconv.Itoa(view.Period.IdleWeeks)}, "format": {"csv"}}
 	if user.PrincipalFrom(r.Context()).Role == user.RoleAdmin {
@@ -98,7 +99,7 @@ func (a *App) classReadingChart(w http.ResponseWriter, r *http.Request, school l
 	if !ok {
 		return
 	}
-	a.renderSVG(w, r, "class_reading", readingChart(view))
+	a.renderSVG(w, r, "class_reading", readingChart(r, view))
 }
 
 // classReading reads the class and term the page asks for. Dates it
@@ -116,14 +117,14 @@ func (a *App) classReading(w http.ResponseWriter, r *http.Request, school librar
 	}
 	view, err := a.deps.Library.Classes.Reading(r.Context(), school.ID, homeroom, q.Get("from"), q.Get("to"), weeks)
 	periodError, status := "", http.StatusOK
-	if f := fieldErrors(err); errs.Is(err, errs.Invalid) && f["homeroom"] == "" {
-		periodError = "The dates must be YYYY-MM-DD, to not before from and at most 400 days after it, and the weeks 1 to 52; showing the term so far."
+	if f := fieldErrors(r, err); errs.Is(err, errs.Invalid) && f["homeroom"] == "" {
+		periodError = tr(r, "The dates must be YYYY-MM-DD, to not before from and at most 400 days after it, and the weeks 1 to 52; showing the term so far.")
 		status, _ = httpedge.StatusOf(errs.Invalid)
 		view, err = a.deps.Library.Classes.Reading(r.Context(), school.ID, homeroom, "", "", 0)
 	}
 	if errs.Is(err, errs.Invalid) {
 		s, _ := httpedge.StatusOf(errs.Invalid)
-		a.renderClasses(w, r, school, s, classProblem(a.messageOf(r, err), homeroom, fieldErrors(err)["homeroom"]))
+		a.renderClasses(w, r, school, s, classProblem(r, a.messageOf(r, err), homeroom, fieldErrors(r, err)["homeroom"]))
 		return view, "", 0, false
 	}
 	if err != nil {
@@ -138,14 +139,16 @@ func classReadingQuery(v circulation.ClassReadingView) url.Values {
 	return url.Values{"homeroom": {v.Homeroom.Name}, "from": {v.Period.From}, "to": {v.Period.To}, "idle_weeks": {strconv.Itoa(v.Period.IdleWeeks)}}
 }
 
-// readingChart charts the books each student finished in the term.
-func readingChart(v circulation.ClassReadingView) barChart {
+// readingChart charts the books each student finished in the term, in the
+// page's language.
+func readingChart(r *http.Request, v circulation.ClassReadingView) barChart {
 	labels := make([]string, 0, len(v.Students))
 	values := make([]int, 0, len(v.Students))
 	for _, s := range v.Students {
 		labels, values = append(labels, s.Name), append(values, len(s.Books))
 	}
-	return newBarChart("chart-class-reading", "Books finished in "+v.Homeroom.Name+" from "+v.Period.From+" to "+v.Period.To+", per student", "Student", "Books finished", labels, values)
+	return newBarChart("chart-class-reading", tr(r, "Books finished in %s from %s to %s, per student", v.Homeroom.Name, v.Period.From, v.Period.To),
+		tr(r, "Student"), tr(r, "Books finished"), labels, values)
 }
 
 // renderSVG answers chart, drawn by page's "chart" template, as an SVG
@@ -154,9 +157,9 @@ func (a *App) renderSVG(w http.ResponseWriter, r *http.Request, page string, cha
 	var buf bytes.Buffer
 	buf.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	if len(chart.Bars) == 0 {
-		fmt.Fprintf(&buf, `<svg xmlns="http://www.w3.org/2000/svg" width="300" height="24" role="img"><title>%s</title><text x="0" y="16">Nothing to chart.</text></svg>`,
-			template.HTMLEscapeString(chart.Title))
-	} else if err := a.pages[page].ExecuteTemplate(&buf, "chart", chart); err != nil {
+		fmt.Fprintf(&buf, `<svg xmlns="http://www.w3.org/2000/svg" width="300" height="24" role="img"><title>%s</title><text x="0" y="16">%s</text></svg>`,
+			template.HTMLEscapeString(chart.Title), template.HTMLEscapeString(tr(r, "Nothing to chart.")))
+	} else if err := a.pages[i18n.From(r.Context())][page].ExecuteTemplate(&buf, "chart", chart); err != nil {
 		renderFailed(w, r, page, err)
 		return
 	}

@@ -2,10 +2,10 @@ package webapp
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/readinglibrary/service/adapters/httpedge"
@@ -57,15 +57,15 @@ func (a *App) uploadCover(w http.ResponseWriter, r *http.Request, school library
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	a.succeeded(w, r, back, fmt.Sprintf("Cover saved: %d×%d pixels.", c.Image.Width, c.Image.Height))
+	a.succeeded(w, r, back, tr(r, "Cover saved: %s×%s pixels.", strconv.Itoa(c.Image.Width), strconv.Itoa(c.Image.Height)))
 }
 
 // readCoverForm reads the upload form's book, search and image; an error
-// says what to fix in words for the page.
+// says what to fix in words for the page, in its language.
 func readCoverForm(r *http.Request) (bookID, search string, image []byte, err error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return "", "", nil, errors.New("Choose an image file to upload.")
+		return "", "", nil, errors.New(tr(r, "Choose an image file to upload."))
 	}
 	for {
 		p, err := mr.NextPart()
@@ -73,7 +73,7 @@ func readCoverForm(r *http.Request) (bookID, search string, image []byte, err er
 			break
 		}
 		if err != nil {
-			return bookID, search, nil, errors.New("The image is larger than 5 MiB, or the upload broke off.")
+			return bookID, search, nil, errors.New(tr(r, "The image is larger than 5 MiB, or the upload broke off."))
 		}
 		switch p.FormName() {
 		case "book_id":
@@ -84,12 +84,12 @@ func readCoverForm(r *http.Request) (bookID, search string, image []byte, err er
 			part := &httpedge.ReadWatch{R: p}
 			image, err = io.ReadAll(io.LimitReader(part, library.MaxCoverBytes+1))
 			if err != nil || len(image) > library.MaxCoverBytes {
-				return bookID, search, nil, errors.New("The image is larger than 5 MiB, or the upload broke off.")
+				return bookID, search, nil, errors.New(tr(r, "The image is larger than 5 MiB, or the upload broke off."))
 			}
 		}
 	}
 	if len(image) == 0 {
-		return bookID, search, nil, errors.New("Choose an image file to upload.")
+		return bookID, search, nil, errors.New(tr(r, "Choose an image file to upload."))
 	}
 	return bookID, search, image, nil
 }
@@ -111,5 +111,5 @@ func (a *App) removeCover(w http.ResponseWriter, r *http.Request, school library
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	a.succeeded(w, r, back, "Cover removed; it will not be fetched again.")
+	a.succeeded(w, r, back, tr(r, "Cover removed; it will not be fetched again."))
 }

@@ -1,7 +1,6 @@
 package webapp
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -38,7 +37,7 @@ func (a *App) deskFinished(w http.ResponseWriter, r *http.Request, school librar
 		return
 	}
 	a.redirect(w, r, back, flash{Kind: "success", Focus: "return",
-		Message: fmt.Sprintf("%s is in the student's reading record as a book they finished.", quote(f.Title))})
+		Message: tr(r, "%s is in the student's reading record as a book they finished.", quote(f.Title))})
 }
 
 // historyFinished marks one of the student's past loans as a book they
@@ -57,13 +56,13 @@ func (a *App) historyFinished(w http.ResponseWriter, r *http.Request, school lib
 		if a.refusedTo(w, r, back, err) {
 			return
 		}
-		a.succeeded(w, r, back, fmt.Sprintf("%s is in your reading record as a book you finished.", quote(f.Title)))
+		a.succeeded(w, r, back, tr(r, "%s is in your reading record as a book you finished.", quote(f.Title)))
 	case "unmark":
 		if a.refusedTo(w, r, back, c.UnmarkOwnFinished(r.Context(), loanID)) {
 			return
 		}
-		a.succeeded(w, r, back, "Taken back: that book is no longer in your reading record as finished.")
+		a.succeeded(w, r, back, tr(r, "Taken back: that book is no longer in your reading record as finished."))
 	default:
-		a.redirect(w, r, back, flash{Kind: "error", Message: "Choose whether you finished the book."})
+		a.redirect(w, r, back, flash{Kind: "error", Message: tr(r, "Choose whether you finished the book.")})
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
 )
@@ -96,11 +97,12 @@ func (a *App) guard(g gate, needs []Permission, parseForm bool, h schoolHandler)
 		if g == atSchool {
 			s, err := a.deps.Library.Schools.ByDomain(r.Context(), mux.Vars(r)["domain"])
 			if err != nil {
-				a.fail(w, r, err)
+				a.fail(w, a.withPageLang(r, library.School{}), err)
 				return
 			}
 			school = s
 		}
+		r = a.withPageLang(r, school)
 		for _, p := range needs {
 			if p.asks(caller) && !a.require(w, r, p.Action, p.Resource) {
 				return
@@ -113,4 +115,16 @@ func (a *App) guard(g gate, needs []Permission, parseForm bool, h schoolHandler)
 		}
 		h(w, r, school)
 	}
+}
+
+// withPageLang returns r carrying the language its page is said in: the
+// caller's own choice, else the school's, else what the browser asks for,
+// else English.
+func (a *App) withPageLang(r *http.Request, school library.School) *http.Request {
+	personal := ""
+	if acct, ok := user.AccountFrom(r.Context()); ok {
+		personal = acct.Preferences.Language
+	}
+	lang := i18n.Choose(personal, school.Settings.Language, r.Header.Get("Accept-Language"))
+	return r.WithContext(i18n.With(r.Context(), lang))
 }

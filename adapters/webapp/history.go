@@ -1,7 +1,6 @@
 package webapp
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -47,7 +46,7 @@ func (a *App) history(w http.ResponseWriter, r *http.Request, school library.Sch
 	root := schoolPath(school)
 	v := historyView{base: a.schoolBase(r, school, "My reading history", "history"), Base: root,
 		KeepHistory: res.KeepHistory, KeptDays: school.Settings.LoanHistoryDays, CanChoose: res.CanChoose && a.allowed(r, "update", "library:ownhistory"),
-		Pages: newPager("history", "Pages of past loans", root+"/my-history", "", res.Page, res.Limit, res.Total)}
+		Pages: newPager("history", tr(r, "Pages of past loans"), root+"/my-history", "", res.Page, res.Limit, res.Total)}
 	v.Flash = a.takeFlash(w, r)
 	v.CanReview = a.allowed(r, "write", "library:ownreviews")
 	v.CanFinish, v.Page = a.allowed(r, "finish", "library:ownhistory") && res.KeepHistory, res.Page
@@ -64,11 +63,11 @@ func (a *App) history(w http.ResponseWriter, r *http.Request, school library.Sch
 			Borrowed: l.Loan.LoanedAt.In(zone).Format("2006-01-02"), Returned: l.Loan.ReturnedAt.In(zone).Format("2006-01-02")}
 		switch l.Loan.Outcome {
 		case library.OutcomeLost:
-			row.Outcome = "Lost"
+			row.Outcome = tr(r, "Lost")
 		case library.OutcomeClaimsReturned:
-			row.Outcome = "Claimed returned"
+			row.Outcome = tr(r, "Claimed returned")
 		default:
-			row.Outcome = "Returned"
+			row.Outcome = tr(r, "Returned")
 			row.Markable = true
 		}
 		_, row.Finished = finished[l.Loan.ID]
@@ -87,17 +86,20 @@ func (a *App) chooseHistory(w http.ResponseWriter, r *http.Request, school libra
 		keep = true
 	case "no":
 	default:
-		a.redirect(w, r, back, flash{Kind: "error", Message: "Choose whether to keep your reading history."})
+		a.redirect(w, r, back, flash{Kind: "error", Message: tr(r, "Choose whether to keep your reading history.")})
 		return
 	}
 	res, err := a.deps.Library.Circulation.SetHistoryChoice(r.Context(), keep)
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	msg := "Your reading history is kept: books you return from now on are listed here."
-	if !keep {
-		msg = fmt.Sprintf("Your reading history is no longer kept: %d past %s removed from it, and books you return from now on are not listed.",
-			res.Forgotten, pluralize(res.Forgotten, "loan was", "loans were"))
+	msg := tr(r, "Your reading history is kept: books you return from now on are listed here.")
+	switch {
+	case keep:
+	case res.Forgotten == 1:
+		msg = tr(r, "Your reading history is no longer kept: 1 past loan was removed from it, and books you return from now on are not listed.")
+	default:
+		msg = tr(r, "Your reading history is no longer kept: %d past loans were removed from it, and books you return from now on are not listed.", res.Forgotten)
 	}
 	a.succeeded(w, r, back, msg)
 }

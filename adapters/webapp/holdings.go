@@ -3,7 +3,6 @@ package webapp
 import (
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -115,8 +114,8 @@ func (a *App) importHoldingsForm(w http.ResponseWriter, r *http.Request, school 
 			return
 		}
 		if err == nil && !form.dryRun {
-			a.redirect(w, r, schoolPath(school)+"/holdings", flash{Kind: "success", Message: fmt.Sprintf(
-				"Imported %d %s and %d %s.", rep.BooksAdded, pluralize(rep.BooksAdded, "book", "books"), rep.CopiesAdded, pluralize(rep.CopiesAdded, "copy", "copies"))})
+			a.redirect(w, r, schoolPath(school)+"/holdings", flash{Kind: "success", Message: tr(r, "Imported %s and %s.",
+				holdingsBooks(r, rep.BooksAdded), holdingsCopies(r, rep.CopiesAdded))})
 			return
 		}
 		if err == nil {
@@ -163,6 +162,22 @@ func base64Of(file library.Upload) func(io.Writer) error {
 		}
 		return enc.Close()
 	}
+}
+
+// holdingsBooks counts books in the page's language: "1 book", "3 books".
+func holdingsBooks(r *http.Request, n int) string {
+	if n == 1 {
+		return tr(r, "1 book")
+	}
+	return tr(r, "%d books", n)
+}
+
+// holdingsCopies counts copies in the page's language: "1 copy", "3 copies".
+func holdingsCopies(r *http.Request, n int) string {
+	if n == 1 {
+		return tr(r, "1 copy")
+	}
+	return tr(r, "%d copies", n)
 }
 
 func toLineProblems(in []library.LineError) []lineProblem {

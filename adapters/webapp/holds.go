@@ -1,11 +1,11 @@
 package webapp
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/usecase"
@@ -23,19 +23,24 @@ type holdRow struct {
 	Position int
 }
 
-func (h holdRow) StatusLabel() string {
+// StatusIn names the hold's state in the page's language.
+func (h holdRow) StatusIn(lang i18n.Lang) string {
 	switch h.Status {
 	case library.HoldReady:
-		return "Ready to collect"
+		return lang.T("Ready to collect")
 	case library.HoldWaiting:
-		return "Waiting"
+		return lang.T("Waiting")
 	case library.HoldFulfilled:
-		return "Collected"
+		return lang.T("Collected")
 	case library.HoldCancelled:
-		return "Cancelled"
+		return lang.T("Cancelled")
 	}
-	return "Expired"
+	return lang.T("Expired")
 }
+
+// StatusLabel is StatusIn in English ({{.StatusIn $.Lang}} says it in the
+// page's language).
+func (h holdRow) StatusLabel() string { return h.StatusIn(i18n.English) }
 
 // Open reports whether the hold may still be cancelled.
 func (h holdRow) Open() bool { return h.Status == library.HoldWaiting || h.Status == library.HoldReady }
@@ -68,12 +73,12 @@ func (a *App) holdsPage(w http.ResponseWriter, r *http.Request, school library.S
 		a.fail(w, r, err)
 		return
 	}
-	base, title := schoolPath(school), "Holds"
+	base, title := schoolPath(school), tr(r, "Holds")
 	if res.Book.ID != "" {
-		title = "Holds on " + res.Book.Title
+		title = tr(r, "Holds on %s", res.Book.Title)
 	}
 	v := holdsView{base: a.schoolBase(r, school, title, "holds"), Base: base, Book: res.Book,
-		Pages:    newPager("holds", "Pages of holds", base+"/holds", "", res.Page, res.Limit, res.Total),
+		Pages:    newPager("holds", tr(r, "Pages of holds"), base+"/holds", "", res.Page, res.Limit, res.Total),
 		CanPlace: a.allowed(r, "create", "library:holds"), CanCancel: a.allowed(r, "delete", "library:holds")}
 	if res.Book.ID != "" {
 		// The page links keep the title's queue.
@@ -104,9 +109,9 @@ func (a *App) placeOwnHold(w http.ResponseWriter, r *http.Request, school librar
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	msg := fmt.Sprintf("Hold placed on %s: you are number %d in the queue.", quote(v.Book.Title), v.Position)
+	msg := tr(r, "Hold placed on %s: you are number %d in the queue.", quote(v.Book.Title), v.Position)
 	if v.Status == library.HoldReady {
-		msg = fmt.Sprintf("Hold placed on %s: a copy is waiting for you at the desk.", quote(v.Book.Title))
+		msg = tr(r, "Hold placed on %s: a copy is waiting for you at the desk.", quote(v.Book.Title))
 	}
 	a.succeeded(w, r, back, msg)
 }
@@ -120,7 +125,7 @@ func (a *App) placeHold(w http.ResponseWriter, r *http.Request, school library.S
 		a.redirect(w, r, back, flash{Kind: "error", Message: msg, Values: map[string]string{"student": query}})
 	}
 	if query == "" {
-		fail("Type the student's number or name.")
+		fail(tr(r, "Type the student's number or name."))
 		return
 	}
 	res, err := a.deps.Library.Students.Search(r.Context(), school.ID, "", usecase.ListQuery{Page: 1, Limit: usecase.MaxListLimit, Search: query})
@@ -131,10 +136,10 @@ func (a *App) placeHold(w http.ResponseWriter, r *http.Request, school library.S
 	student := pickStudent(res.Students, query)
 	switch {
 	case student == nil && len(res.Students) == 0:
-		fail(fmt.Sprintf("No student matches %s.", quote(query)))
+		fail(tr(r, "No student matches %s.", quote(query)))
 		return
 	case student == nil:
-		fail(fmt.Sprintf("%d students match %s: type the student number.", len(res.Students), quote(query)))
+		fail(tr(r, "%d students match %s: type the student number.", len(res.Students), quote(query)))
 		return
 	}
 	v, err := a.deps.Library.Holds.Place(r.Context(), circulation.HoldInput{SchoolID: school.ID, BookID: bookID, StudentID: student.ID})
@@ -142,9 +147,9 @@ func (a *App) placeHold(w http.ResponseWriter, r *http.Request, school library.S
 		fail(a.messageOf(r, err))
 		return
 	}
-	msg := fmt.Sprintf("Hold placed for %s on %s.", student.Name, quote(v.Book.Title))
+	msg := tr(r, "Hold placed for %s on %s.", student.Name, quote(v.Book.Title))
 	if v.Status == library.HoldReady {
-		msg += fmt.Sprintf(" Copy %s is put aside for them.", v.CopyCode)
+		msg += " " + tr(r, "Copy %s is put aside for them.", v.CopyCode)
 	}
 	a.succeeded(w, r, back, msg)
 }
@@ -164,5 +169,5 @@ func (a *App) cancelHold(w http.ResponseWriter, r *http.Request, school library.
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	a.succeeded(w, r, back, fmt.Sprintf("Cancelled the hold on %s.", quote(v.Book.Title)))
+	a.succeeded(w, r, back, tr(r, "Cancelled the hold on %s.", quote(v.Book.Title)))
 }

@@ -1,7 +1,6 @@
 package webapp
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/readinglibrary/service/core/library"
@@ -56,7 +55,7 @@ func (a *App) addKiosk(w http.ResponseWriter, r *http.Request, school library.Sc
 		return
 	}
 	v := kiosksView{NewLogin: k.Login, NewPassword: password}
-	v.Flash = &flash{Kind: "success", Message: fmt.Sprintf("Made the kiosk %s.", k.Name)}
+	v.Flash = &flash{Kind: "success", Message: tr(r, "Made the kiosk %s.", k.Name)}
 	a.renderKiosks(w, r, school, http.StatusCreated, v)
 }
 
@@ -65,5 +64,5 @@ func (a *App) removeKiosk(w http.ResponseWriter, r *http.Request, school library
 	if a.refusedTo(w, r, back, a.deps.Library.SelfCheck.DeleteKiosk(r.Context(), school.ID, r.PostForm.Get("kiosk_id"))) {
 		return
 	}
-	a.succeeded(w, r, back, "Removed the kiosk: it can no longer sign in.")
+	a.succeeded(w, r, back, tr(r, "Removed the kiosk: it can no longer sign in."))
 }

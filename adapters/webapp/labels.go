@@ -1,7 +1,7 @@
 package webapp
 
 import (
-	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -81,7 +81,7 @@ type previewLine struct {
 // lines of it as fit, each cut to the label's width.
 const previewFont = 3.2
 
-func newSheetPreview(f library.SheetFormat, start int, labels [][]string) *sheetPreview {
+func newSheetPreview(r *http.Request, f library.SheetFormat, start int, labels [][]string) *sheetPreview {
 	p := &sheetPreview{W: f.PageW, H: f.PageH, PxW: 420}
 	printed := min(len(labels), f.PerSheet()-start+1)
 	for n := range f.PerSheet() {
@@ -90,7 +90,7 @@ func newSheetPreview(f library.SheetFormat, start int, labels [][]string) *sheet
 		switch {
 		case n < start-1:
 			c.State = "used"
-			c.Lines = []previewLine{{Y: y + f.LabelH/2 + previewFont/3, Text: "used"}}
+			c.Lines = []previewLine{{Y: y + f.LabelH/2 + previewFont/3, Text: tr(r, "used")}}
 		case n < start-1+printed:
 			c.State = "label"
 			lines := labels[n-start+1]
@@ -110,9 +110,30 @@ func newSheetPreview(f library.SheetFormat, start int, labels [][]string) *sheet
 		p.Cells = append(p.Cells, c)
 	}
 	sheets := (start - 1 + len(labels) + f.PerSheet() - 1) / f.PerSheet()
-	p.Summary = fmt.Sprintf("%d %s of %d a sheet, from position %d of the first sheet: %d %s; %d on the first.",
-		len(labels), pluralize(len(labels), "label", "labels"), f.PerSheet(), start, sheets, pluralize(sheets, "sheet", "sheets"), printed)
+	labelsText, sheetsText := tr(r, "%d labels", len(labels)), tr(r, "%d sheets", sheets)
+	if len(labels) == 1 {
+		labelsText = tr(r, "1 label")
+	}
+	if sheets == 1 {
+		sheetsText = tr(r, "1 sheet")
+	}
+	p.Summary = tr(r, "%s of %d a sheet, from position %d of the first sheet: %s; %d on the first.", labelsText, f.PerSheet(), start, sheetsText, printed)
 	return p
+}
+
+// sheetDescription names a sheet format on the form, in the page's
+// language (library.SheetFormatDescription in English).
+func sheetDescription(r *http.Request, name string) string {
+	f, ok := library.NamedSheet(name)
+	if !ok {
+		return tr(r, "Custom grid")
+	}
+	paper := "A4"
+	if f.PageW < 216 {
+		paper = tr(r, "US Letter")
+	}
+	mm := func(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
+	return tr(r, "Avery %s: %s, %d labels of %s x %s mm", strings.ToUpper(f.Name), paper, f.PerSheet(), mm(f.LabelW), mm(f.LabelH))
 }
 
 // labelsPage is the form and, once a book or homeroom is chosen, the
@@ -127,7 +148,7 @@ func (a *App) labelsPage(w http.ResponseWriter, r *http.Request, school library.
 		CanCards: a.allowed(r, "cards", "library:students"),
 		Form:     &formState{Values: map[string]string{"what": what, "book_id": q.Get("book_id"), "homeroom": q.Get("homeroom")}}}
 	for _, name := range library.SheetFormatNames() {
-		v.Sheets = append(v.Sheets, sheetChoice{name, library.SheetFormatDescription(name)})
+		v.Sheets = append(v.Sheets, sheetChoice{name, sheetDescription(r, name)})
 	}
 	if what == printCards && !v.CanCards {
 		what, v.Form.Values["what"] = printBarcodes, printBarcodes
@@ -157,7 +178,7 @@ func (a *App) labelsPage(w http.ResponseWriter, r *http.Request, school library.
 	}
 	sheet, start, err := library.ParseSheet(sheetValues)
 	if err != nil {
-		v.Form.Fields = fieldErrors(err)
+		v.Form.Fields = fieldErrors(r, err)
 		v.Form.Error = a.messageOf(r, err)
 		a.render(w, r, http.StatusUnprocessableEntity, "labels", v)
 		return
@@ -189,7 +210,7 @@ func (a *App) labelsPage(w http.ResponseWriter, r *http.Request, school library.
 	default:
 		bookID := q.Get("book_id")
 		if bookID == "" {
-			v.Problem = "Choose a book on the Books page (its “Labels and spine labels” link), or print library cards."
+			v.Problem = tr(r, "Choose a book on the Books page (its “Labels and spine labels” link), or print library cards.")
 			a.render(w, r, http.StatusOK, "labels", v)
 			return
 		}
@@ -220,7 +241,7 @@ func (a *App) labelsPage(w http.ResponseWriter, r *http.Request, school library.
 		pdf.Set("book_id", bookID)
 		v.PDFs = labelPDFs("/api/library/copies/labels", pdf, found.Total, collection.DefaultLabelsPerPage)
 	}
-	v.Preview = newSheetPreview(sheet, start, texts)
+	v.Preview = newSheetPreview(r, sheet, start, texts)
 	a.render(w, r, http.StatusOK, "labels", v)
 }
 
@@ -229,7 +250,7 @@ func (a *App) labelsPage(w http.ResponseWriter, r *http.Request, school library.
 func (a *App) labelsRefused(w http.ResponseWriter, r *http.Request, v labelsView, err error) {
 	switch {
 	case errs.Is(err, errs.Invalid):
-		v.Form.Fields = fieldErrors(err)
+		v.Form.Fields = fieldErrors(r, err)
 		v.Form.Error = a.messageOf(r, err)
 	case errs.Is(err, errs.NotFound):
 		v.Problem = a.messageOf(r, err)

@@ -56,8 +56,8 @@ func ruleLines(rules []library.LoanRule) string {
 
 // parseRuleLines reads the rules box: on each non-blank line five values
 // separated by semicolons. It returns the rules, the line of each, and the
-// lines that could not be read.
-func parseRuleLines(text string) ([]library.LoanRule, []int, []string) {
+// lines that could not be read (in the page's language).
+func parseRuleLines(r *http.Request, text string) ([]library.LoanRule, []int, []string) {
 	var rules []library.LoanRule
 	var lines []int
 	var problems []string
@@ -75,7 +75,7 @@ func parseRuleLines(text string) ([]library.LoanRule, []int, []string) {
 			}
 		}
 		if len(nums) != 3 {
-			problems = append(problems, fmt.Sprintf("line %d: must be patron; category; loan days; renewals; items at once", i+1))
+			problems = append(problems, tr(r, "line %s: must be patron; category; loan days; renewals; items at once", strconv.Itoa(i+1)))
 			continue
 		}
 		rules = append(rules, library.LoanRule{Patron: parts[0], Category: parts[1], LoanDays: nums[0], Renewals: nums[1], MaxItems: nums[2]})
@@ -89,7 +89,7 @@ var ruleField = regexp.MustCompile(`^rules\[([0-9]+)\]\.([a-z_]+)$`)
 
 // ruleErrors puts the service's per-rule field errors under the box, each
 // naming the line it was typed on.
-func ruleErrors(fields map[string]string, lines []int) string {
+func ruleErrors(r *http.Request, fields map[string]string, lines []int) string {
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
 		keys = append(keys, k)
@@ -99,7 +99,7 @@ func ruleErrors(fields map[string]string, lines []int) string {
 	for _, k := range keys {
 		if m := ruleField.FindStringSubmatch(k); m != nil {
 			if i, _ := strconv.Atoi(m[1]); i < len(lines) {
-				msgs = append(msgs, fmt.Sprintf("line %d: %s %s", lines[i], strings.ReplaceAll(m[2], "_", " "), fields[k]))
+				msgs = append(msgs, tr(r, "line %s: %s %s", strconv.Itoa(lines[i]), ruleFieldName(r, m[2]), fields[k]))
 				continue
 			}
 		}
@@ -108,9 +108,27 @@ func ruleErrors(fields map[string]string, lines []int) string {
 	return strings.Join(msgs, "; ")
 }
 
+// ruleFieldName names a field of a rule as the box's hint does, in the
+// page's language.
+func ruleFieldName(r *http.Request, field string) string {
+	switch field {
+	case "patron":
+		return tr(r, "patron")
+	case "category":
+		return tr(r, "category")
+	case "loan_days":
+		return tr(r, "loan days")
+	case "renewals":
+		return tr(r, "renewals")
+	case "max_items":
+		return tr(r, "max items")
+	}
+	return strings.ReplaceAll(field, "_", " ")
+}
+
 func (a *App) saveLoanRules(w http.ResponseWriter, r *http.Request, school library.School) {
 	form := r.PostForm
-	rules, lines, problems := parseRuleLines(form.Get("rules"))
+	rules, lines, problems := parseRuleLines(r, form.Get("rules"))
 	var err error
 	if len(problems) > 0 {
 		err = errs.InvalidField("rules", strings.Join(problems, "; "))
@@ -119,11 +137,11 @@ func (a *App) saveLoanRules(w http.ResponseWriter, r *http.Request, school libra
 	}
 	if err != nil {
 		st := a.refused(r, err, form, "rules")
-		st.Fields = map[string]string{"rules": ruleErrors(st.Fields, lines)}
+		st.Fields = map[string]string{"rules": ruleErrors(r, st.Fields, lines)}
 		a.renderLoanRules(w, r, school, a.statusFor(err), st)
 		return
 	}
-	a.succeeded(w, r, schoolPath(school)+"/loan-rules", "Loan rules saved. New loans and renewals follow them.")
+	a.succeeded(w, r, schoolPath(school)+"/loan-rules", tr(r, "Loan rules saved. New loans and renewals follow them."))
 }
 
 func (a *App) setBookCategory(w http.ResponseWriter, r *http.Request, school library.School) {
@@ -133,16 +151,13 @@ func (a *App) setBookCategory(w http.ResponseWriter, r *http.Request, school lib
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	a.succeeded(w, r, back, fmt.Sprintf("%s is now %s.", quote(b.Title), categoryLabel(b.LoanCategory)))
-}
-
-// categoryLabel names a loan category for the desk.
-func categoryLabel(c string) string {
-	switch c {
+	// The books page says which category the book is in now.
+	msg := tr(r, "%s is now a standard loan.", quote(b.Title))
+	switch b.LoanCategory {
 	case library.CategoryShort:
-		return "a short loan"
+		msg = tr(r, "%s is now a short loan.", quote(b.Title))
 	case library.CategoryReference:
-		return "reference only (not for loan)"
+		msg = tr(r, "%s is now reference only (not for loan).", quote(b.Title))
 	}
-	return "a standard loan"
+	a.succeeded(w, r, back, msg)
 }

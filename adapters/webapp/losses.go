@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/usecase"
@@ -26,9 +27,9 @@ func (a *App) endLoan(w http.ResponseWriter, r *http.Request, school library.Sch
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	msg := fmt.Sprintf("%s (%s) is marked lost.", quote(v.Loan.BookTitle), v.Loan.CopyCode)
+	msg := tr(r, "%s (%s) is marked lost.", quote(v.Loan.BookTitle), v.Loan.CopyCode)
 	if outcome == library.OutcomeClaimsReturned {
-		msg = fmt.Sprintf("%s (%s): the student says it was returned. The loan is closed and the copy marked as claimed returned.", quote(v.Loan.BookTitle), v.Loan.CopyCode)
+		msg = tr(r, "%s (%s): the student says it was returned. The loan is closed and the copy marked as claimed returned.", quote(v.Loan.BookTitle), v.Loan.CopyCode)
 	}
 	a.succeeded(w, r, back, msg)
 }
@@ -41,7 +42,7 @@ func (a *App) checkInFound(w http.ResponseWriter, r *http.Request, scan deskScan
 	c := scan.found.Copy.Condition.Condition
 	if c == library.ConditionDamaged {
 		a.redirect(w, r, scan.back, flash{Kind: "info", Focus: "repaired",
-			Message: fmt.Sprintf("%s (%s) is marked damaged and not on loan. Once it is mended, scan it at Repaired.", quote(scan.found.Book.Title), scan.found.Copy.Code)})
+			Message: tr(r, "%s (%s) is marked damaged and not on loan. Once it is mended, scan it at Repaired.", quote(scan.found.Book.Title), scan.found.Copy.Code)})
 		return true
 	}
 	if c != library.ConditionLost && c != library.ConditionClaimsReturned {
@@ -52,9 +53,12 @@ func (a *App) checkInFound(w http.ResponseWriter, r *http.Request, scan deskScan
 		scan.fail(a.messageOf(r, err))
 		return true
 	}
-	msg := fmt.Sprintf("%s (%s) was marked %s and is back on the shelf.", quote(scan.found.Book.Title), scan.found.Copy.Code, conditionLabel(c))
+	msg := tr(r, "%s (%s) was marked lost and is back on the shelf.", quote(scan.found.Book.Title), scan.found.Copy.Code)
+	if c == library.ConditionClaimsReturned {
+		msg = tr(r, "%s (%s) was marked claimed returned and is back on the shelf.", quote(scan.found.Book.Title), scan.found.Copy.Code)
+	}
 	if reversed != nil {
-		msg += fmt.Sprintf(" Its charge of %s is reversed.", money(reversed.Charge.AmountCents, reversed.Charge.Currency))
+		msg += " " + tr(r, "Its charge of %s is reversed.", money(reversed.Charge.AmountCents, reversed.Charge.Currency))
 	}
 	a.redirect(w, r, scan.back, flash{Kind: "success", Focus: "return", Message: msg})
 	return true
@@ -65,16 +69,16 @@ func (a *App) checkInFound(w http.ResponseWriter, r *http.Request, scan deskScan
 func (a *App) returnDamaged(w http.ResponseWriter, r *http.Request, scan deskScan, note, charge string) {
 	cents, ok := parseMoney(charge)
 	if !ok {
-		scan.fail("Charge must be an amount such as 4.50, or empty for no charge.")
+		scan.fail(tr(r, "Charge must be an amount such as 4.50, or empty for no charge."))
 		return
 	}
 	if _, err := a.deps.Library.Circulation.ReturnDamaged(r.Context(), scan.found.Loan.Loan.ID, circulation.DamageInput{Note: note, ChargeCents: cents}); err != nil {
 		scan.fail(a.messageOf(r, err))
 		return
 	}
-	msg := fmt.Sprintf("Returned %s (%s) as damaged. The copy stays off the shelf until it is marked repaired.", quote(scan.found.Book.Title), scan.found.Copy.Code)
+	msg := tr(r, "Returned %s (%s) as damaged. The copy stays off the shelf until it is marked repaired.", quote(scan.found.Book.Title), scan.found.Copy.Code)
 	if cents > 0 {
-		msg += fmt.Sprintf(" The student is charged %s.", money(cents, scan.school.Settings.CurrencyCode()))
+		msg += " " + tr(r, "The student is charged %s.", money(cents, scan.school.Settings.CurrencyCode()))
 	}
 	a.redirect(w, r, scan.back, flash{Kind: "success", Focus: "return", Message: msg})
 }
@@ -90,26 +94,14 @@ func (a *App) repaired(w http.ResponseWriter, r *http.Request, school library.Sc
 	}
 	if _, err := a.deps.Library.Circulation.Repair(r.Context(), school.ID, found.Copy.ID); err != nil {
 		if errs.CodeOf(err) == errs.CodeCopyNotOut {
-			fail(fmt.Sprintf("%s (%s) is not marked damaged.", quote(found.Book.Title), found.Copy.Code))
+			fail(tr(r, "%s (%s) is not marked damaged.", quote(found.Book.Title), found.Copy.Code))
 			return
 		}
 		fail(a.messageOf(r, err))
 		return
 	}
 	a.redirect(w, r, back, flash{Kind: "success", Focus: "repaired",
-		Message: fmt.Sprintf("%s (%s) is repaired and back on the shelf.", quote(found.Book.Title), found.Copy.Code)})
-}
-
-func conditionLabel(c string) string {
-	switch c {
-	case library.ConditionLost:
-		return "lost"
-	case library.ConditionClaimsReturned:
-		return "claimed returned"
-	case library.ConditionDamaged:
-		return "damaged"
-	}
-	return "on the shelf"
+		Message: tr(r, "%s (%s) is repaired and back on the shelf.", quote(found.Book.Title), found.Copy.Code)})
 }
 
 // parseMoney reads an amount typed at the desk ("4", "4.5", "4.50") as
@@ -145,6 +137,25 @@ type chargeRow struct {
 }
 
 func (c chargeRow) Open() bool { return c.Status == library.ChargeOpen }
+
+// StatusIn names the charge's state in the page's language.
+func (c chargeRow) StatusIn(lang i18n.Lang) string { return chargeStatus(lang, c.Status) }
+
+// chargeStatus names a charge's state (open, paid, waived, reversed) in
+// lang; another state is shown as it is.
+func chargeStatus(lang i18n.Lang, status string) string {
+	switch status {
+	case library.ChargeOpen:
+		return lang.T("open")
+	case library.ChargePaid:
+		return lang.T("paid")
+	case library.ChargeWaived:
+		return lang.T("waived")
+	case library.ChargeReversed:
+		return lang.T("reversed")
+	}
+	return status
+}
 
 type chargesView struct {
 	base
@@ -193,21 +204,21 @@ func (a *App) chargesPage(w http.ResponseWriter, r *http.Request, school library
 	v.base = a.schoolBase(r, school, "Charges", "charges")
 	v.Flash = fl
 	v.CanSettle = a.allowed(r, "update", "library:charges")
-	v.Pages = newPager("charges", "Pages of charges", schoolPath(school)+"/charges", "", res.Page, res.Limit, res.Total)
+	v.Pages = newPager("charges", tr(r, "Pages of charges"), schoolPath(school)+"/charges", "", res.Page, res.Limit, res.Total)
 	for _, c := range res.Charges {
 		name := names[c.Charge.StudentID]
 		if name == "" {
-			name = "Student"
+			name = tr(r, "Student")
 		}
-		v.Charges = append(v.Charges, toChargeRow(c, name))
+		v.Charges = append(v.Charges, toChargeRow(r, c, name))
 	}
 	a.render(w, r, http.StatusOK, "charges", v)
 }
 
-func toChargeRow(c circulation.ChargeView, student string) chargeRow {
-	kind := "Replacement"
+func toChargeRow(r *http.Request, c circulation.ChargeView, student string) chargeRow {
+	kind := tr(r, "Replacement")
 	if c.Charge.Kind == library.ChargeDamage {
-		kind = "Damage"
+		kind = tr(r, "Damage")
 	}
 	return chargeRow{ID: c.Charge.ID, Student: student, StudentID: c.Charge.StudentID, Title: c.Charge.BookTitle, Kind: kind,
 		Amount: money(c.Charge.AmountCents, c.Charge.Currency), Note: c.Charge.Note,
@@ -226,7 +237,8 @@ func (a *App) settleCharge(w http.ResponseWriter, r *http.Request, school librar
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	a.succeeded(w, r, back, fmt.Sprintf("The charge of %s for %s is %s.", money(v.Charge.AmountCents, v.Charge.Currency), quote(v.Charge.BookTitle), v.Status))
+	a.succeeded(w, r, back, tr(r, "The charge of %s for %s is %s.", money(v.Charge.AmountCents, v.Charge.Currency), quote(v.Charge.BookTitle),
+		chargeStatus(i18n.From(r.Context()), v.Status)))
 }
 
 // ownCharges are a student's own charges for their page.
@@ -241,7 +253,7 @@ func (a *App) ownCharges(r *http.Request) []chargeRow {
 	name := user.PrincipalFrom(r.Context()).AccountID
 	rows := make([]chargeRow, 0, len(cs))
 	for _, c := range cs {
-		rows = append(rows, toChargeRow(c, name))
+		rows = append(rows, toChargeRow(r, c, name))
 	}
 	return rows
 }
@@ -279,16 +291,16 @@ func (a *App) setBookPrice(w http.ResponseWriter, r *http.Request, school librar
 	back := schoolPath(school) + "/books"
 	cents, ok := parseMoney(form.Get("price_cents"))
 	if !ok {
-		a.redirect(w, r, back, flash{Kind: "error", Message: "Replacement price must be an amount such as 12.99, or empty for none."})
+		a.redirect(w, r, back, flash{Kind: "error", Message: tr(r, "Replacement price must be an amount such as 12.99, or empty for none.")})
 		return
 	}
 	b, err := a.deps.Library.Holdings.SetBookPrice(r.Context(), school.ID, form.Get("book_id"), cents)
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	msg := fmt.Sprintf("%s now costs %s to replace.", quote(b.Title), money(cents, school.Settings.CurrencyCode()))
+	msg := tr(r, "%s now costs %s to replace.", quote(b.Title), money(cents, school.Settings.CurrencyCode()))
 	if cents == 0 {
-		msg = fmt.Sprintf("%s has no price of its own: a lost copy costs the school's default.", quote(b.Title))
+		msg = tr(r, "%s has no price of its own: a lost copy costs the school's default.", quote(b.Title))
 	}
 	a.succeeded(w, r, back, msg)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/collection"
 	"github.com/readinglibrary/service/core/service/students"
@@ -41,7 +42,7 @@ func (f *formState) F(key string) string {
 }
 
 func (a *App) refused(r *http.Request, err error, values url.Values, keys ...string) *formState {
-	s := &formState{Values: map[string]string{}, Fields: fieldErrors(err), Error: a.messageOf(r, err)}
+	s := &formState{Values: map[string]string{}, Fields: fieldErrors(r, err), Error: a.messageOf(r, err)}
 	for _, k := range keys {
 		s.Values[k] = values.Get(k)
 	}
@@ -143,7 +144,7 @@ func (a *App) renderBooksWith(w http.ResponseWriter, r *http.Request, school lib
 		return
 	}
 	v := booksView{base: a.schoolBase(r, school, "Books", "books"), Base: schoolPath(school), Form: form, Search: search,
-		Pages:      newPager("books", "Pages of books", schoolPath(school)+"/books", search, res.Page, res.Limit, res.Total),
+		Pages:      newPager("books", tr(r, "Pages of books"), schoolPath(school)+"/books", search, res.Page, res.Limit, res.Total),
 		CanAddBook: a.allowed(r, "create", "library:books"), CanAddCopies: a.allowed(r, "create", "library:copies"),
 		CanSeeHolds: a.allowed(r, "read", "library:holds"),
 		CanPrice:    a.allowed(r, "update", "library:books"), Currency: school.Settings.CurrencyCode(),
@@ -165,13 +166,13 @@ func (a *App) renderBooksWith(w http.ResponseWriter, r *http.Request, school lib
 	v.CanSeeAppLinks = a.allowed(r, "read", "library:books")
 	for _, e := range res.Entries {
 		row := bookRow{ID: e.Book.ID, Title: e.Book.Title, Author: e.Book.Author, ISBN: e.Book.ISBN, Total: e.Total, Available: e.Available,
-			Category: library.BookCategory(e.Book), Details: toDetailsRow(e.Book.BookDetails)}
+			Category: library.BookCategory(e.Book), Details: toDetailsRow(r, e.Book.BookDetails)}
 		if e.Book.PriceCents > 0 {
 			row.Price = moneyValue(e.Book.PriceCents)
 		}
 		row.Cover = covers[e.Book.ID]
 		if l, ok := links[e.Book.ID]; ok {
-			row.InApp, row.InAppWhy = l.AppBook.Title, linkedByText(l.Reason)
+			row.InApp, row.InAppWhy = l.AppBook.Title, linkedByText(r, l.Reason)
 		}
 		v.Books = append(v.Books, row)
 	}
@@ -189,7 +190,7 @@ func bookOf(entries []collection.CatalogEntry) []library.Book {
 
 // codesSentence lists new copy codes for the flash message (the labels
 // link prints them all).
-func codesSentence(copies []library.Copy) string {
+func codesSentence(r *http.Request, copies []library.Copy) string {
 	const shown = 10
 	codes := make([]string, 0, shown)
 	for i, c := range copies {
@@ -200,7 +201,7 @@ func codesSentence(copies []library.Copy) string {
 	}
 	s := strings.Join(codes, ", ")
 	if len(copies) > shown {
-		s += fmt.Sprintf(" and %d more", len(copies)-shown)
+		s = tr(r, "%s and %d more", s, len(copies)-shown)
 	}
 	return s
 }
@@ -225,11 +226,15 @@ func (a *App) addBook(w http.ResponseWriter, r *http.Request, school library.Sch
 			LoanCategory: form.Get("loan_category"), BookDetails: withLookedUpSubjects(details(library.BookDetails{}), form),
 		})
 		if err == nil {
-			msg := fmt.Sprintf("Added %s with %d %s", quote(b.Title), len(copies), pluralize(len(copies), "copy", "copies"))
-			if len(copies) > 0 {
-				msg += ": " + codesSentence(copies)
+			msg := tr(r, "Added %s with %d copies.", quote(b.Title), len(copies))
+			switch len(copies) {
+			case 0:
+			case 1:
+				msg = tr(r, "Added %s with 1 copy: %s.", quote(b.Title), codesSentence(r, copies))
+			default:
+				msg = tr(r, "Added %s with %d copies: %s.", quote(b.Title), len(copies), codesSentence(r, copies))
 			}
-			a.succeeded(w, r, schoolPath(school)+"/books", msg+".")
+			a.succeeded(w, r, schoolPath(school)+"/books", msg)
 			return
 		}
 	}
@@ -245,8 +250,11 @@ func (a *App) addCopies(w http.ResponseWriter, r *http.Request, school library.S
 		var copies []library.Copy
 		b, copies, err = a.deps.Library.Holdings.AddCopies(r.Context(), school.ID, form.Get("book_id"), n)
 		if err == nil {
-			a.redirect(w, r, back, flash{Kind: "success", Message: fmt.Sprintf("Added %d %s of %s: %s.",
-				len(copies), pluralize(len(copies), "copy", "copies"), quote(b.Title), codesSentence(copies))})
+			msg := tr(r, "Added %d copies of %s: %s.", len(copies), quote(b.Title), codesSentence(r, copies))
+			if len(copies) == 1 {
+				msg = tr(r, "Added 1 copy of %s: %s.", quote(b.Title), codesSentence(r, copies))
+			}
+			a.redirect(w, r, back, flash{Kind: "success", Message: msg})
 			return
 		}
 	}
@@ -295,7 +303,7 @@ func (a *App) renderStudents(w http.ResponseWriter, r *http.Request, school libr
 		a.fail(w, r, err)
 		return
 	}
-	v.Pages = newPager("students", "Pages of students", schoolPath(school)+"/students", v.Search, res.Page, res.Limit, res.Total)
+	v.Pages = newPager("students", tr(r, "Pages of students"), schoolPath(school)+"/students", v.Search, res.Page, res.Limit, res.Total)
 	fl := v.Flash
 	v.base = a.schoolBase(r, school, "Students", "students")
 	v.Flash = fl
@@ -322,7 +330,7 @@ func (a *App) addStudent(w http.ResponseWriter, r *http.Request, school library.
 		a.renderStudents(w, r, school, a.statusFor(err), studentsView{Form: a.refused(r, err, form, "name", "email", "student_number", "grade", "homeroom")})
 		return
 	}
-	a.succeeded(w, r, schoolPath(school)+"/students", fmt.Sprintf("Added %s.", s.Name))
+	a.succeeded(w, r, schoolPath(school)+"/students", tr(r, "Added %s.", s.Name))
 }
 
 // updateStudent changes a student's grade and homeroom from the row of the
@@ -346,20 +354,19 @@ func (a *App) updateStudent(w http.ResponseWriter, r *http.Request, school libra
 		students.StudentChanges{Grade: &grade, Homeroom: &homeroom})
 	if err != nil {
 		msg := a.messageOf(r, err)
-		for _, f := range []string{"grade", "homeroom"} {
-			if m, ok := fieldErrors(err)[f]; ok {
-				msg = fmt.Sprintf("%s %s.", strings.ToUpper(f[:1])+f[1:], m)
-				break
-			}
+		if m, ok := fieldErrors(r, err)["grade"]; ok {
+			msg = tr(r, "Grade %s.", m)
+		} else if m, ok := fieldErrors(r, err)["homeroom"]; ok {
+			msg = tr(r, "Homeroom %s.", m)
 		}
 		a.redirect(w, r, to, flash{Kind: "error", Message: msg})
 		return
 	}
 	class := s.Homeroom
 	if class == "" {
-		class = "no homeroom"
+		class = tr(r, "no homeroom")
 	}
-	a.succeeded(w, r, to, fmt.Sprintf("Saved %s: %s.", s.Name, class))
+	a.succeeded(w, r, to, tr(r, "Saved %s: %s.", s.Name, class))
 }
 
 // importStudents adds the students of a pasted CSV file (name, email,
@@ -377,13 +384,17 @@ func (a *App) importStudents(w http.ResponseWriter, r *http.Request, school libr
 	}
 	if err != nil {
 		v := studentsView{ImportCSV: text, ImportErr: a.messageOf(r, err), ImportRows: lineProblems(err)}
-		if len(fieldErrors(err)) > 0 {
-			v.ImportErr = "Paste the CSV file or choose it first."
+		if len(fieldErrors(r, err)) > 0 {
+			v.ImportErr = tr(r, "Paste the CSV file or choose it first.")
 		}
 		a.renderStudents(w, r, school, a.statusFor(err), v)
 		return
 	}
-	a.succeeded(w, r, schoolPath(school)+"/students", fmt.Sprintf("Imported %d %s.", len(added), pluralize(len(added), "student", "students")))
+	msg := tr(r, "Imported %d students.", len(added))
+	if len(added) == 1 {
+		msg = tr(r, "Imported 1 student.")
+	}
+	a.succeeded(w, r, schoolPath(school)+"/students", msg)
 }
 
 // lineProblems reads the per-line problems of a refused CSV file
@@ -433,6 +444,8 @@ type settingsView struct {
 	Form     *formState
 	// ReadingChecks are the choices of the reading-level check.
 	ReadingChecks []string
+	// Languages are the choices of the school's language.
+	Languages []i18n.Lang
 }
 
 func (a *App) settings(w http.ResponseWriter, r *http.Request, school library.School) {
@@ -446,7 +459,8 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 		return
 	}
 	v := settingsView{base: a.schoolBase(r, school, "Settings", "settings"), Base: schoolPath(school), Settings: s.Settings,
-		CanEdit: a.allowed(r, "update", "library:settings"), Form: form, ReadingChecks: library.ReadingChecks}
+		CanEdit: a.allowed(r, "update", "library:settings"), Form: form, ReadingChecks: library.ReadingChecks,
+		Languages: i18n.Langs()}
 	if form == nil {
 		v.Flash = a.takeFlash(w, r)
 		v.Form = &formState{Values: map[string]string{
@@ -461,6 +475,7 @@ func (a *App) renderSettings(w http.ResponseWriter, r *http.Request, school libr
 			"sru_endpoint":          s.Settings.CatalogEndpoint,
 			"reading_level_check":   s.Settings.ReadingCheck(),
 			"label_prefix":          s.Settings.LabelPrefix,
+			"language":              string(s.Settings.Lang()),
 		}}
 		chargeSettingsValues(s.Settings.ChargeSettings, v.Form.Values)
 	}
@@ -523,6 +538,12 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request, school librar
 		prefix := form.Get("label_prefix")
 		change.LabelPrefix = &prefix
 	}
+	// The list always sends a language; English sent for a school that
+	// never chose one is the default it shows, so the school keeps none
+	// chosen until a librarian picks another.
+	if lang := form.Get("language"); lang != "" && lang != string(school.Settings.Lang()) {
+		change.Language = &lang
+	}
 	if v := text("currency"); v != nil {
 		upper := strings.ToUpper(*v)
 		change.Currency = &upper
@@ -536,13 +557,13 @@ func (a *App) saveSettings(w http.ResponseWriter, r *http.Request, school librar
 	}
 	if err != nil {
 		st := a.refused(r, err, form, "default_loan_days", "max_renewals", "renewal_days", "max_copies_per_book", "max_copies_per_school", "loan_history_days",
-			"timezone", "hold_pickup_days", "sru_endpoint", "reading_level_check", "label_prefix", "currency", "replacement_cost_cents", "block_overdue_items", "block_charges_cents")
+			"timezone", "hold_pickup_days", "sru_endpoint", "reading_level_check", "label_prefix", "language", "currency", "replacement_cost_cents", "block_overdue_items", "block_charges_cents")
 		st.Values["allow_public_catalog"] = strconv.FormatBool(public)
 		st.Values["history_choice"] = strconv.FormatBool(choice)
 		a.renderSettings(w, r, school, a.statusFor(err), st)
 		return
 	}
-	a.succeeded(w, r, schoolPath(school)+"/settings", "Settings saved.")
+	a.succeeded(w, r, schoolPath(school)+"/settings", tr(r, "Settings saved."))
 }
 
 // ----- staff accounts -----
@@ -585,7 +606,7 @@ func (a *App) renderAccounts(w http.ResponseWriter, r *http.Request, school libr
 	unlock := a.allowed(r, "unlock", "library:accounts")
 	for _, acct := range list {
 		// Librarians unlock staff; an admin any account.
-		v.Accounts = append(v.Accounts, accountRow{ID: acct.ID, Email: acct.Email, Name: acct.Name, Role: string(acct.Role),
+		v.Accounts = append(v.Accounts, accountRow{ID: acct.ID, Email: acct.Email, Name: acct.Name, Role: roleName(r, acct.Role),
 			Created: acct.CreatedAt.UTC().Format("2006-01-02"), Suspended: acct.Suspended, Self: acct.ID == p.AccountID,
 			Unlockable: unlock && acct.ID != p.AccountID && (acct.Role == user.RoleStaff || acct.Role == user.RoleTeacher || p.Role == user.RoleAdmin)})
 	}
@@ -603,11 +624,11 @@ func (a *App) invite(w http.ResponseWriter, r *http.Request, school library.Scho
 		// The one-time token is a secret: shown in this response only,
 		// never put in a URL or a cookie.
 		v := accountsView{InviteEmail: acct.Email, InviteToken: token}
-		v.Flash = &flash{Kind: "success", Message: fmt.Sprintf("Invited %s as %s.", acct.Email, acct.Role)}
+		v.Flash = &flash{Kind: "success", Message: tr(r, "Invited %s as %s.", acct.Email, roleName(r, acct.Role))}
 		a.renderAccounts(w, r, school, http.StatusCreated, v)
 		return
 	}
-	a.succeeded(w, r, schoolPath(school)+"/accounts", fmt.Sprintf("Added %s as %s.", acct.Email, acct.Role))
+	a.succeeded(w, r, schoolPath(school)+"/accounts", tr(r, "Added %s as %s.", acct.Email, roleName(r, acct.Role)))
 }
 
 // manage suspends or unsuspends a staff account of this school.
@@ -625,7 +646,7 @@ func (a *App) manage(w http.ResponseWriter, r *http.Request, school library.Scho
 		found = found || acct.ID == id
 	}
 	if !found {
-		a.redirect(w, r, back, flash{Kind: "error", Message: "This school has no such staff account."})
+		a.redirect(w, r, back, flash{Kind: "error", Message: tr(r, "This school has no such staff account.")})
 		return
 	}
 	suspend := form.Get("suspended") == "true"
@@ -633,11 +654,11 @@ func (a *App) manage(w http.ResponseWriter, r *http.Request, school library.Scho
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	word := "Unsuspended"
+	msg := tr(r, "Unsuspended %s.", acct.Email)
 	if acct.Suspended {
-		word = "Suspended"
+		msg = tr(r, "Suspended %s.", acct.Email)
 	}
-	a.succeeded(w, r, back, fmt.Sprintf("%s %s.", word, acct.Email))
+	a.succeeded(w, r, back, msg)
 }
 
 // unlock lifts the sign-in lock of a student or staff account of the
@@ -660,7 +681,7 @@ func (a *App) unlock(w http.ResponseWriter, r *http.Request, school library.Scho
 	if who == "" {
 		who = acct.Email
 	}
-	a.succeeded(w, r, back, fmt.Sprintf("Sign-in unlocked for %s: they can sign in again now.", who))
+	a.succeeded(w, r, back, tr(r, "Sign-in unlocked for %s: they can sign in again now.", who))
 }
 
 // ----- accepting an invitation -----
@@ -687,14 +708,14 @@ func (a *App) acceptInvite(w http.ResponseWriter, r *http.Request) {
 	}
 	token, password := strings.TrimSpace(form.Get("token")), form.Get("password")
 	if password != form.Get("password_again") {
-		again(http.StatusUnprocessableEntity, &formState{Error: "The two passwords are not the same.",
-			Fields: map[string]string{"password_again": "The two passwords are not the same"}})
+		again(http.StatusUnprocessableEntity, &formState{Error: tr(r, "The two passwords are not the same."),
+			Fields: map[string]string{"password_again": tr(r, "The two passwords are not the same")}})
 		return
 	}
 	if _, err := a.deps.Library.Staff.AcceptInvite(r.Context(), token, password); err != nil {
-		st := &formState{Fields: fieldErrors(err), Error: a.messageOf(r, err)}
+		st := &formState{Fields: fieldErrors(r, err), Error: a.messageOf(r, err)}
 		if errs.Is(err, errs.NotFound) || errs.Is(err, errs.Conflict) {
-			st.Fields = map[string]string{"token": "is not valid, has expired or was used already"}
+			st.Fields = map[string]string{"token": tr(r, "is not valid, has expired or was used already")}
 		}
 		again(a.statusFor(err), st)
 		return
@@ -742,7 +763,7 @@ func (a *App) studentGuardians(w http.ResponseWriter, r *http.Request, school li
 }
 
 func (a *App) renderGuardians(w http.ResponseWriter, r *http.Request, school library.School, status int, st user.Account, rows []guardianRow, msg string) {
-	v := studentGuardiansView{base: a.schoolBase(r, school, "Guardians of "+st.Name, "students"), Base: schoolPath(school),
+	v := studentGuardiansView{base: a.schoolBase(r, school, tr(r, "Guardians of %s", st.Name), "students"), Base: schoolPath(school),
 		Student: studentRow{ID: st.ID, Name: st.Name}, Rows: rows, Relationships: guardianRelationships, Error: msg,
 		Students: schoolPath(school) + "/students?" + url.Values{"search": {st.Name}}.Encode()}
 	v.Flash = a.takeFlash(w, r)
@@ -789,7 +810,7 @@ func (a *App) saveStudentGuardians(w http.ResponseWriter, r *http.Request, schoo
 	}
 	saved, err := a.deps.Library.Students.Update(r.Context(), school.ID, st.ID, students.StudentChanges{Guardians: &given})
 	if err != nil {
-		for field, msg := range fieldErrors(err) {
+		for field, msg := range fieldErrors(r, err) {
 			var i int
 			var part string
 			if _, scanErr := fmt.Sscanf(field, "guardians[%d].%s", &i, &part); scanErr != nil || i < 0 || i >= len(rowOf) {
@@ -808,9 +829,9 @@ func (a *App) saveStudentGuardians(w http.ResponseWriter, r *http.Request, schoo
 		a.renderGuardians(w, r, school, a.statusFor(err), st, rows, a.messageOf(r, err))
 		return
 	}
-	msg := fmt.Sprintf("Saved the guardians of %s.", saved.Name)
+	msg := tr(r, "Saved the guardians of %s.", saved.Name)
 	if len(saved.Guardians) == 0 {
-		msg = fmt.Sprintf("%s has no guardians recorded now.", saved.Name)
+		msg = tr(r, "%s has no guardians recorded now.", saved.Name)
 	}
 	a.succeeded(w, r, schoolPath(school)+"/students?"+url.Values{"search": {saved.Name}}.Encode(), msg)
 }

@@ -1,7 +1,6 @@
 package webapp
 
 import (
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -93,11 +92,11 @@ func (a *App) saveNotices(w http.ResponseWriter, r *http.Request, school library
 		a.renderNotices(w, r, school, a.statusFor(err), st, nil)
 		return
 	}
-	msg := "Reminder settings saved. Reminders are off."
+	msg := tr(r, "Reminder settings saved. Reminders are off.")
 	if set.Enabled {
-		msg = "Reminder settings saved. Reminders go out each day from " + set.SendAt + "."
+		msg = tr(r, "Reminder settings saved. Reminders go out each day from %s.", set.SendAt)
 		if len(set.GuardianCopies) > 0 {
-			msg += " Guardians get copies."
+			msg += " " + tr(r, "Guardians get copies.")
 		}
 	}
 	a.succeeded(w, r, schoolPath(school)+"/notices", msg)
@@ -126,7 +125,7 @@ func (a *App) saveHomerooms(w http.ResponseWriter, r *http.Request, school libra
 		}
 		parts := strings.Split(line, ";")
 		if len(parts) != 3 {
-			err = errs.InvalidField("homerooms", fmt.Sprintf("line %d must be homeroom; teacher's name; teacher's email", i+1))
+			err = errs.InvalidField("homerooms", tr(r, "line %s must be homeroom; teacher's name; teacher's email", strconv.Itoa(i+1)))
 			break
 		}
 		rooms = append(rooms, library.Homeroom{Name: parts[0], TeacherName: parts[1], TeacherEmail: parts[2]})
@@ -139,7 +138,11 @@ func (a *App) saveHomerooms(w http.ResponseWriter, r *http.Request, school libra
 		a.renderNotices(w, r, school, a.statusFor(err), nil, st)
 		return
 	}
-	a.succeeded(w, r, schoolPath(school)+"/notices", fmt.Sprintf("%d %s saved.", len(rooms), pluralize(len(rooms), "homeroom", "homerooms")))
+	msg := tr(r, "%d homerooms saved.", len(rooms))
+	if len(rooms) == 1 {
+		msg = tr(r, "1 homeroom saved.")
+	}
+	a.succeeded(w, r, schoolPath(school)+"/notices", msg)
 }
 
 type loanNoticesView struct {

@@ -1,7 +1,6 @@
 package webapp
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/readinglibrary/service/core/library"
@@ -32,14 +31,15 @@ func (a *App) offlinePage(w http.ResponseWriter, r *http.Request, school library
 		return
 	}
 	v := offlineView{base: a.schoolBase(r, school, "Offline scans", "offline"), Base: schoolPath(school), Total: total,
-		Pages:     newPager("offline", "Pages of offline scans", schoolPath(school)+"/offline", "", pageParam(r), pageSize, total),
+		Pages:     newPager("offline", tr(r, "Pages of offline scans"), schoolPath(school)+"/offline", "", pageParam(r), pageSize, total),
 		CanSettle: a.allowed(r, "update", "library:offline")}
 	v.Flash = a.takeFlash(w, r)
 	loc := school.Settings.Location()
 	for _, op := range ops {
-		kind := "Check-out"
+		// The scan, named before its copy's code.
+		kind := tr(r, "Check-out of")
 		if op.Kind == library.OfflineReturn {
-			kind = "Return"
+			kind = tr(r, "Return of")
 		}
 		v.Scans = append(v.Scans, offlineRow{ID: op.ID, Kind: kind, Code: op.Code, Student: op.Card,
 			Scanned: op.ScannedAt.In(loc).Format("2006-01-02 15:04"), UploadedBy: op.UploadedBy, Reason: op.Reason, Message: op.Message})
@@ -56,10 +56,10 @@ func (a *App) settleOffline(w http.ResponseWriter, r *http.Request, school libra
 	}
 	switch {
 	case action == selfcheck.SettleDismiss:
-		a.succeeded(w, r, back, fmt.Sprintf("Dismissed the scan of %s.", res.Op.Code))
+		a.succeeded(w, r, back, tr(r, "Dismissed the scan of %s.", res.Op.Code))
 	case res.Op.Status == library.OfflineApplied:
-		a.succeeded(w, r, back, fmt.Sprintf("Done: %s %s", res.Op.Code, res.Op.Message))
+		a.succeeded(w, r, back, tr(r, "Done: %s %s", res.Op.Code, res.Op.Message))
 	default:
-		a.redirect(w, r, back, flash{Kind: "error", Message: fmt.Sprintf("%s is still refused: %s", res.Op.Code, res.Op.Message)})
+		a.redirect(w, r, back, flash{Kind: "error", Message: tr(r, "%s is still refused: %s", res.Op.Code, res.Op.Message)})
 	}
 }

@@ -1,7 +1,6 @@
 package webapp
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
 
@@ -47,15 +46,15 @@ func (a *App) picks(w http.ResponseWriter, r *http.Request, school library.Schoo
 			row.BookID, row.Title, row.Author = e.Book.ID, e.Book.Title, e.Book.Author
 			switch {
 			case e.Available > 0 && e.Book.CallNumber != "":
-				row.Where = fmt.Sprintf("On the shelf now, at %s.", e.Book.CallNumber)
+				row.Where = tr(r, "On the shelf now, at %s.", e.Book.CallNumber)
 			case e.Available > 0:
-				row.Where = "On the shelf now."
+				row.Where = tr(r, "On the shelf now.")
 			default:
-				row.Where = "Every copy is out."
+				row.Where = tr(r, "Every copy is out.")
 			}
 			row.CanHold = canHold && slices.Contains(p.Actions, collection.ActionPlaceHold)
 		} else if p.App != nil {
-			row.Title, row.Author, row.Where = p.App.Title, p.App.Author, "Only in the reading app."
+			row.Title, row.Author, row.Where = p.App.Title, p.App.Author, tr(r, "Only in the reading app.")
 		}
 		if p.ReadNow != nil {
 			row.InApp = p.ReadNow.Title

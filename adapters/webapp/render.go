@@ -24,6 +24,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
@@ -40,13 +41,27 @@ var staticFiles embed.FS
 // the service itself.
 const pageCSP = "default-src 'self'; base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'"
 
-// mustParsePages parses every page template together with the layout.
-func mustParsePages() map[string]*template.Template {
+// mustParsePages parses every page template together with the layout,
+// once for each language: the templates' t says its English text in that
+// language.
+func mustParsePages() map[i18n.Lang]map[string]*template.Template {
+	out := map[i18n.Lang]map[string]*template.Template{}
+	for _, lang := range i18n.Langs() {
+		out[lang] = mustParsePagesIn(lang)
+	}
+	return out
+}
+
+func mustParsePagesIn(lang i18n.Lang) map[string]*template.Template {
 	names, err := fs.Glob(templateFiles, "templates/*.html")
 	if err != nil {
 		panic(err)
 	}
 	funcs := template.FuncMap{
+		// t is every text a person reads on a page: its English is the
+		// catalogues' key (core/i18n).
+		"t":    lang.T,
+		"date": lang.Date,
 		"unlock": func(base, id, from, search, describedBy string) unlockForm {
 			return unlockForm{Base: base, ID: id, From: from, Search: search, DescribedBy: describedBy}
 		},
@@ -166,6 +181,8 @@ func (a *App) asset(w http.ResponseWriter, r *http.Request) {
 
 // base is what the layout shows on every page.
 type base struct {
+	// Lang is the page's language: its lang and dir attributes.
+	Lang     i18n.Lang
 	Title    string
 	Page     string // the section, for aria-current in the navigation
 	School   *library.School
@@ -182,10 +199,41 @@ type navLink struct {
 	Current          bool
 }
 
-// newBase fills the layout's fields for the caller.
+// tr says an English text of the pages' Go code in the request's
+// language (the templates say theirs with t); the English is the
+// catalogues' key.
+func tr(r *http.Request, key string, args ...any) string {
+	return i18n.From(r.Context()).T(key, args...)
+}
+
+// newBase fills the layout's fields for the caller. A title that is a
+// catalogue key is said in the page's language; any other (one the
+// caller has said already, with a name in it) stays as it is.
 func (a *App) newBase(r *http.Request, title, page string) base {
 	p := user.PrincipalFrom(r.Context())
-	return base{Title: title, Page: page, SignedIn: !p.IsAnonymous(), Email: p.Email, Role: string(p.Role), Assets: a.urls}
+	if said, ok := i18n.From(r.Context()).Say(title); ok {
+		title = said
+	}
+	return base{Lang: i18n.From(r.Context()), Title: title, Page: page, SignedIn: !p.IsAnonymous(), Email: p.Email, Role: roleName(r, p.Role), Assets: a.urls}
+}
+
+// roleName is the role as the header names it, in the page's language.
+func roleName(r *http.Request, role user.Role) string {
+	switch role {
+	case user.RoleAdmin:
+		return tr(r, "admin")
+	case user.RoleStaff:
+		return tr(r, "staff")
+	case user.RoleTeacher:
+		return tr(r, "teacher")
+	case user.RoleLibrarian:
+		return tr(r, "librarian")
+	case user.RoleStudent:
+		return tr(r, "student")
+	case user.RoleReader:
+		return tr(r, "reader")
+	}
+	return string(role)
 }
 
 // schoolBase is newBase for a page of a school the caller belongs to (or
@@ -202,35 +250,35 @@ func (a *App) schoolBase(r *http.Request, school library.School, title, page str
 	}
 	switch p.Role {
 	case user.RoleStudent:
-		add("desk", "My loans", root, "read", "library:ownloans")
-		add("history", "My reading history", root+"/my-history", "read", "library:ownhistory")
-		add("picks", "Books for you", root+"/recommended", "read", "library:ownrecommendations")
+		add("desk", tr(r, "My loans"), root, "read", "library:ownloans")
+		add("history", tr(r, "My reading history"), root+"/my-history", "read", "library:ownhistory")
+		add("picks", tr(r, "Books for you"), root+"/recommended", "read", "library:ownrecommendations")
 	case user.RoleTeacher:
 		// A teacher has no desk: the school's first page sends them here.
-		add("classes", "My classes", root+"/classes", "read", "library:classes")
+		add("classes", tr(r, "My classes"), root+"/classes", "read", "library:classes")
 	default:
-		add("desk", "Desk", root, "read", "library:loans")
-		add("classes", "Classes", root+"/classes", "read", "library:classes")
+		add("desk", tr(r, "Desk"), root, "read", "library:loans")
+		add("classes", tr(r, "Classes"), root+"/classes", "read", "library:classes")
 	}
-	add("books", "Books", root+"/books", "read", "library:copies")
-	add("labels", "Labels", root+"/labels", "read", "library:copies")
-	add("holds", "Holds", root+"/holds", "read", "library:holds")
-	add("reviews", "Reviews", root+"/reviews", "read", "library:reviews")
-	add("students", "Students", root+"/students", "read", "library:students")
-	add("roster", "Roster", root+"/roster", "leavers", "library:students")
-	add("holdings", "Import/Export", root+"/holdings", "export", "library:holdings")
-	add("charges", "Charges", root+"/charges", "read", "library:charges")
-	add("settings", "Settings", root+"/settings", "read", "library:settings")
-	add("calendar", "Calendar", root+"/calendar", "read", "library:calendar")
-	add("loanrules", "Loan rules", root+"/loan-rules", "read", "library:loanrules")
-	add("reports", "Reports", root+"/reports", "read", "library:reports")
-	add("stocktake", "Stocktake", root+"/stocktake", "read", "library:stocktakes")
-	add("notices", "Reminders", root+"/notices", "read", "library:notices")
-	add("accounts", "Accounts", root+"/accounts", "read", "library:accounts")
-	add("kiosks", "Kiosks", root+"/kiosks", "read", "library:kiosks")
-	add("offline", "Offline scans", root+"/offline", "read", "library:offline")
-	add("audit", "Audit log", root+"/audit", "read", "library:audit")
-	add("catalog", "Public catalog", root+"/catalog", "", "")
+	add("books", tr(r, "Books"), root+"/books", "read", "library:copies")
+	add("labels", tr(r, "Labels"), root+"/labels", "read", "library:copies")
+	add("holds", tr(r, "Holds"), root+"/holds", "read", "library:holds")
+	add("reviews", tr(r, "Reviews"), root+"/reviews", "read", "library:reviews")
+	add("students", tr(r, "Students"), root+"/students", "read", "library:students")
+	add("roster", tr(r, "Roster"), root+"/roster", "leavers", "library:students")
+	add("holdings", tr(r, "Import/Export"), root+"/holdings", "export", "library:holdings")
+	add("charges", tr(r, "Charges"), root+"/charges", "read", "library:charges")
+	add("settings", tr(r, "Settings"), root+"/settings", "read", "library:settings")
+	add("calendar", tr(r, "Calendar"), root+"/calendar", "read", "library:calendar")
+	add("loanrules", tr(r, "Loan rules"), root+"/loan-rules", "read", "library:loanrules")
+	add("reports", tr(r, "Reports"), root+"/reports", "read", "library:reports")
+	add("stocktake", tr(r, "Stocktake"), root+"/stocktake", "read", "library:stocktakes")
+	add("notices", tr(r, "Reminders"), root+"/notices", "read", "library:notices")
+	add("accounts", tr(r, "Accounts"), root+"/accounts", "read", "library:accounts")
+	add("kiosks", tr(r, "Kiosks"), root+"/kiosks", "read", "library:kiosks")
+	add("offline", tr(r, "Offline scans"), root+"/offline", "read", "library:offline")
+	add("audit", tr(r, "Audit log"), root+"/audit", "read", "library:audit")
+	add("catalog", tr(r, "Public catalog"), root+"/catalog", "", "")
 	return b
 }
 
@@ -239,19 +287,20 @@ func schoolPath(s library.School) string { return "/library/" + s.Domain }
 // render executes a page into a buffer first, so a template error becomes
 // a clean 500 instead of half a page.
 func (a *App) render(w http.ResponseWriter, r *http.Request, status int, page string, data any) {
-	buf, err := a.execute(page, data)
+	buf, err := a.execute(i18n.From(r.Context()), page, data)
 	if err != nil {
 		renderFailed(w, r, page, err)
 		return
 	}
 	pageHeaders(w)
+	w.Header().Set("Content-Language", string(i18n.From(r.Context())))
 	w.WriteHeader(status)
 	_, _ = w.Write(buf)
 }
 
-// execute renders page with data into memory.
-func (a *App) execute(page string, data any) ([]byte, error) {
-	t, ok := a.pages[page]
+// execute renders page in lang with data into memory.
+func (a *App) execute(lang i18n.Lang, page string, data any) ([]byte, error) {
+	t, ok := a.pages[lang][page]
 	if !ok {
 		panic("webapp: no page template " + page)
 	}
@@ -276,7 +325,7 @@ func renderFailed(w http.ResponseWriter, r *http.Request, page string, err error
 // must write only text that is safe where the marker stands. A page cut
 // short by content's error is logged: its status is already sent.
 func (a *App) renderStreaming(w http.ResponseWriter, r *http.Request, status int, page string, data any, marker string, content func(io.Writer) error) {
-	buf, err := a.execute(page, data)
+	buf, err := a.execute(i18n.From(r.Context()), page, data)
 	head, tail, found := bytes.Cut(buf, []byte(marker))
 	if err == nil && (!found || bytes.Contains(tail, []byte(marker))) {
 		err = fmt.Errorf("the marker is not in the page once")
@@ -356,41 +405,43 @@ func (a *App) errorPage(w http.ResponseWriter, r *http.Request, status int, err 
 	v := errorView{base: a.newBase(r, "", ""), Status: status}
 	switch {
 	case status == http.StatusNotFound:
-		v.Heading, v.Text = "Page not found", "There is no library page at this address."
+		v.Heading, v.Text = tr(r, "Page not found"), tr(r, "There is no library page at this address.")
 	case errs.CodeOf(err) == errs.CodeCSRFRejected:
-		v.Heading, v.Text = "This form was not accepted", "It did not come from this library's own pages. Go back, reload the page and try again."
+		v.Heading, v.Text = tr(r, "This form was not accepted"), tr(r, "It did not come from this library's own pages. Go back, reload the page and try again.")
 	case status == http.StatusForbidden:
-		v.Heading, v.Text = "You cannot use this page", "Your account does not have access to this page."
+		v.Heading, v.Text = tr(r, "You cannot use this page"), tr(r, "Your account does not have access to this page.")
 	case status == http.StatusTooManyRequests:
-		v.Heading, v.Text = "Too many requests", "Wait a little and try again."
+		v.Heading, v.Text = tr(r, "Too many requests"), tr(r, "Wait a little and try again.")
 	case status == http.StatusServiceUnavailable:
-		v.Heading, v.Text = "The library is not available right now", "Try again in a minute."
+		v.Heading, v.Text = tr(r, "The library is not available right now"), tr(r, "Try again in a minute.")
 	case status >= 500:
-		v.Heading, v.Text = "Something went wrong", "Try again. If it keeps happening, tell your administrator."
+		v.Heading, v.Text = tr(r, "Something went wrong"), tr(r, "Try again. If it keeps happening, tell your administrator.")
 	default:
-		v.Heading, v.Text = "The form could not be read", "Go back, reload the page and try again."
+		v.Heading, v.Text = tr(r, "The form could not be read"), tr(r, "Go back, reload the page and try again.")
 	}
 	v.Title = v.Heading
 	a.render(w, r, status, "error", v)
 }
 
-// fieldLabels name the service's fields as the forms label them.
+// fieldLabels name the service's fields as the forms label them, in
+// English: label says them in the page's language.
 var fieldLabels = map[string]string{
-	"due_at": "Due date", "code": "Copy code", "student_id": "Student", "title": "Title", "author": "Author",
-	"isbn": "ISBN", "cover_url": "Cover URL", "loan_category": "Loan category", "copies": "Copies", "count": "Number of copies", "name": "Name",
-	"email": "Email", "student_number": "Student number", "password": "Password", "default_loan_days": "Loan period",
-	"max_renewals": "Renewals allowed", "renewal_days": "Renewal period", "role": "Role", "school_id": "School",
-	"loan_history_days": "Loan history", "send_at": "Time", "due_soon_days": "Due soon", "overdue_steps": "Overdue notices",
-	"homerooms":        "Homerooms",
-	"hold_pickup_days": "Days a copy waits for a hold",
-	"sru_endpoint":     "Catalogue server",
-	"currency":         "Currency", "replacement_cost_cents": "Replacement cost", "block_overdue_items": "Overdue items that block",
-	"block_charges_cents": "Charges that block", "price_cents": "Replacement price", "damaged.note": "Damage note",
-	"damaged.charge_cents": "Damage charge", "note": "Note", "action": "Action",
-	"call_number": "Call number", "genre": "Genre", "reading_level": "Reading level", "age_min": "Youngest age",
-	"age_max": "Oldest age", "publisher": "Publisher", "published_year": "Year published", "subjects": "Subjects",
-	"reading_level_check": "Reading-level check",
-	"label_prefix":        "Spine label prefix",
+	"due_at": textKey("Due date"), "code": textKey("Copy code"), "student_id": textKey("Student"), "title": textKey("Title"), "author": textKey("Author"),
+	"isbn": textKey("ISBN"), "cover_url": textKey("Cover URL"), "loan_category": textKey("Loan category"), "copies": textKey("Copies"), "count": textKey("Number of copies"), "name": textKey("Name"),
+	"email": textKey("Email"), "student_number": textKey("Student number"), "password": textKey("Password"), "default_loan_days": textKey("Loan period"),
+	"max_renewals": textKey("Renewals allowed"), "renewal_days": textKey("Renewal period"), "role": textKey("Role"), "school_id": textKey("School"),
+	"loan_history_days": textKey("Loan history"), "send_at": textKey("Time"), "due_soon_days": textKey("Due soon"), "overdue_steps": textKey("Overdue notices"),
+	"homerooms":        textKey("Homerooms"),
+	"hold_pickup_days": textKey("Days a copy waits for a hold"),
+	"sru_endpoint":     textKey("Catalogue server"),
+	"currency":         textKey("Currency"), "replacement_cost_cents": textKey("Replacement cost"), "block_overdue_items": textKey("Overdue items that block"),
+	"block_charges_cents": textKey("Charges that block"), "price_cents": textKey("Replacement price"), "damaged.note": textKey("Damage note"),
+	"damaged.charge_cents": textKey("Damage charge"), "note": textKey("Note"), "action": textKey("Action"),
+	"call_number": textKey("Call number"), "genre": textKey("Genre"), "reading_level": textKey("Reading level"), "age_min": textKey("Youngest age"),
+	"age_max": textKey("Oldest age"), "publisher": textKey("Publisher"), "published_year": textKey("Year published"), "subjects": textKey("Subjects"),
+	"reading_level_check": textKey("Reading-level check"),
+	"label_prefix":        textKey("Spine label prefix"),
+	"language":            textKey("Language"), "timezone": textKey("Time zone"),
 }
 
 // messageOf is a sentence for the librarian: the service's client-safe
@@ -400,11 +451,12 @@ func (a *App) messageOf(r *http.Request, err error) string {
 	e, ok := errs.As(err)
 	if _, known := httpedge.StatusOf(e.Kind); !ok || !known {
 		httpedge.Logger(r).Error("internal error", "path", r.URL.Path, "error", err.Error())
-		return "Something went wrong; try again."
+		return tr(r, "Something went wrong; try again.")
 	}
-	fields := fieldErrors(err)
+	say := i18n.From(r.Context()).Say
+	fields := fieldErrors(r, err)
 	if len(fields) == 0 {
-		return e.Message
+		return e.Localized(say)
 	}
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
@@ -413,25 +465,32 @@ func (a *App) messageOf(r *http.Request, err error) string {
 	sort.Strings(keys)
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		parts = append(parts, label(k)+" "+fields[k]+".")
+		parts = append(parts, tr(r, "%s %s.", label(r, k), fields[k]))
 	}
 	return strings.Join(parts, " ")
 }
 
-func label(field string) string {
+// label is a field's label in the page's language, or the field's own
+// name when the forms have none for it.
+func label(r *http.Request, field string) string {
 	if l, ok := fieldLabels[field]; ok {
-		return l
+		return tr(r, l)
 	}
 	return field
 }
 
-// fieldErrors returns the service's per-field messages (details.fields).
-func fieldErrors(err error) map[string]string {
+// textKey marks an English text that is said later, through tr, from
+// where it is kept (a table): the catalogue test reads it as a key.
+func textKey(english string) string { return english }
+
+// fieldErrors returns the service's per-field messages (details.fields),
+// in the page's language.
+func fieldErrors(r *http.Request, err error) map[string]string {
 	e, ok := errs.As(err)
 	if !ok {
 		return nil
 	}
-	raw, _ := e.Details["fields"].(map[string]any)
+	raw, _ := e.LocalizedDetails(i18n.From(r.Context()).Say)["fields"].(map[string]any)
 	out := map[string]string{}
 	for k, v := range raw {
 		if s, ok := v.(string); ok {

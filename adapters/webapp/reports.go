@@ -1,12 +1,12 @@
 package webapp
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/collection"
 	"github.com/readinglibrary/service/core/service/usecase"
@@ -50,8 +50,15 @@ type barChart struct {
 	Bars          []chartBar
 }
 
-// newBarChart lays the bars out, the longest as wide as the chart.
+// newBarChart lays the bars out, the longest as wide as the chart, its
+// summary in English (newBarChartIn says it in a page's language).
 func newBarChart(id, title, labelHeading, valueHeading string, labels []string, values []int) barChart {
+	return newBarChartIn(i18n.English, id, title, labelHeading, valueHeading, labels, values)
+}
+
+// newBarChartIn is newBarChart with its summary in lang; the title and
+// headings are the caller's, already in lang.
+func newBarChartIn(lang i18n.Lang, id, title, labelHeading, valueHeading string, labels []string, values []int) barChart {
 	c := barChart{ID: id, Title: title, LabelHeading: labelHeading, ValueHeading: valueHeading,
 		Width: chartLabelWidth + chartBarWidth + chartValueWidth, LabelWidth: chartLabelWidth}
 	top := 1
@@ -68,9 +75,9 @@ func newBarChart(id, title, labelHeading, valueHeading string, labels []string, 
 	switch len(labels) {
 	case 0:
 	case 1:
-		c.Summary = fmt.Sprintf("One bar: %s, %d.", labels[0], values[0])
+		c.Summary = lang.T("One bar: %s, %d.", labels[0], values[0])
 	default:
-		c.Summary = fmt.Sprintf("%d bars. The highest: %s, %d; the lowest: %s, %d.", len(labels), labels[high], values[high], labels[low], values[low])
+		c.Summary = lang.T("%d bars. The highest: %s, %d; the lowest: %s, %d.", len(labels), labels[high], values[high], labels[low], values[low])
 	}
 	for i, label := range labels {
 		y := i * (chartBarHeight + chartGap)
@@ -122,7 +129,7 @@ func (a *App) reports(w http.ResponseWriter, r *http.Request, school library.Sch
 	months, err := rep.LoansPerMonth(ctx, school.ID, v.From, v.To)
 	if errs.Is(err, errs.Invalid) {
 		// A range the form cannot take: say so, and show the default one.
-		v.RangeError = "The dates must be YYYY-MM-DD, to not before from and less than 5 years after it; showing the last twelve months."
+		v.RangeError = tr(r, "The dates must be YYYY-MM-DD, to not before from and less than 5 years after it; showing the last twelve months.")
 
 		months, err = rep.LoansPerMonth(ctx, school.ID, "", "")
 	}
@@ -175,24 +182,25 @@ func (a *App) fillReports(r *http.Request, school library.School, v *reportsView
 	for _, m := range v.Months.Months {
 		labels, values = append(labels, m.Month), append(values, m.Loans)
 	}
-	v.MonthsChart = newBarChart("chart-loans-per-month", "Loans per month", "Month", "Loans", labels, values)
+	lang := i18n.From(ctx)
+	v.MonthsChart = newBarChartIn(lang, "chart-loans-per-month", tr(r, "Loans per month"), tr(r, "Month"), tr(r, "Loans"), labels, values)
 	labels, values = nil, nil
 	for _, t := range v.Top.Titles {
 		labels, values = append(labels, t.Title), append(values, t.Loans)
 	}
-	v.TopChart = newBarChart("chart-top-titles", "Loans per title", "Title", "Loans", labels, values)
+	v.TopChart = newBarChartIn(lang, "chart-top-titles", tr(r, "Loans per title"), tr(r, "Title"), tr(r, "Loans"), labels, values)
 	labels, values = nil, nil
 	for _, h := range v.Overdue.Homerooms {
-		labels, values = append(labels, orUnknown(h.Homeroom, "No homeroom")), append(values, h.Loans)
+		labels, values = append(labels, orUnknown(h.Homeroom, tr(r, "No homeroom"))), append(values, h.Loans)
 	}
-	v.OverdueChart = newBarChart("chart-overdue-by-homeroom", "Overdue loans per homeroom", "Homeroom", "Overdue loans", labels, values)
-	v.GenreChart = collectionChart("chart-collection-by-genre", "Copies per genre", "Genre", v.Genres)
+	v.OverdueChart = newBarChartIn(lang, "chart-overdue-by-homeroom", tr(r, "Overdue loans per homeroom"), tr(r, "Homeroom"), tr(r, "Overdue loans"), labels, values)
+	v.GenreChart = collectionChart(r, "chart-collection-by-genre", tr(r, "Copies per genre"), tr(r, "Genre"), v.Genres)
 	labels, values = nil, nil
 	for _, q := range v.Queues.Titles {
 		labels, values = append(labels, q.Book.Title), append(values, q.Waiting)
 	}
-	v.QueueChart = newBarChart("chart-hold-queues", "Waiting holds per title", "Title", "Waiting holds", labels, values)
-	v.LevelChart = collectionChart("chart-collection-by-reading-level", "Copies per reading level", "Reading level", v.Levels)
+	v.QueueChart = newBarChartIn(lang, "chart-hold-queues", tr(r, "Waiting holds per title"), tr(r, "Title"), tr(r, "Waiting holds"), labels, values)
+	v.LevelChart = collectionChart(r, "chart-collection-by-reading-level", tr(r, "Copies per reading level"), tr(r, "Reading level"), v.Levels)
 
 	v.CSV = map[string]string{}
 	for _, name := range library.ReportNames {
@@ -209,13 +217,13 @@ func (a *App) fillReports(r *http.Request, school library.School, v *reportsView
 	return nil
 }
 
-func collectionChart(id, title, labelHeading string, c collection.Collection) barChart {
+func collectionChart(r *http.Request, id, title, labelHeading string, c collection.Collection) barChart {
 	var labels []string
 	var values []int
 	for _, g := range c.Rows {
-		labels, values = append(labels, orUnknown(g.Value, "Unknown")), append(values, g.Copies)
+		labels, values = append(labels, orUnknown(g.Value, tr(r, "Unknown"))), append(values, g.Copies)
 	}
-	return newBarChart(id, title, labelHeading, "Copies", labels, values)
+	return newBarChartIn(i18n.From(r.Context()), id, title, labelHeading, tr(r, "Copies"), labels, values)
 }
 
 func orUnknown(s, unknown string) string {
@@ -226,13 +234,14 @@ func orUnknown(s, unknown string) string {
 }
 
 // perCopy writes a title's waiting holds per lendable copy as the CSV
-// does, or says it has no copy to lend.
+// does ("1.5"), "" when it has no copy to lend (the page says so in its
+// language).
 func perCopy(q collection.TitleQueue) string {
 	v, ok := q.HoldsPerCopy()
 	if !ok {
-		return "no copy to lend"
+		return ""
 	}
-	return strconv.FormatFloat(v, 'f', -1, 64) + " per copy"
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // formatYears writes a median year or age without a needless ".0".

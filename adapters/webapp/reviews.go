@@ -1,7 +1,6 @@
 package webapp
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/collection"
 	"github.com/readinglibrary/service/core/service/usecase"
@@ -36,18 +36,6 @@ func (r reviewRow) Stars() string { return stars(r.Rating) }
 
 func stars(n int) string {
 	return strings.Repeat("★", n) + strings.Repeat("☆", library.MaxRating-n)
-}
-
-// StatusLabel names the review's state for the student and the desk.
-func (r reviewRow) StatusLabel() string {
-	switch r.Status {
-	case library.ReviewApproved:
-		return "In the catalogue"
-	case library.ReviewHidden:
-		return "Hidden by the library"
-	default:
-		return "Waiting for the librarian"
-	}
 }
 
 // ----- the desk's moderation -----
@@ -86,10 +74,10 @@ func (a *App) reviewsPage(w http.ResponseWriter, r *http.Request, school library
 	root := schoolPath(school)
 	v := reviewsView{base: a.schoolBase(r, school, "Reviews", "reviews"), Base: root, Status: status,
 		CanDecide: a.allowed(r, "moderate", "library:reviews"),
-		Pages:     newFilteredPager("reviews", "Pages of reviews", root+"/reviews", url.Values{"status": {status}}, res.Page, res.Limit, res.Total)}
+		Pages:     newFilteredPager("reviews", tr(r, "Pages of reviews"), root+"/reviews", url.Values{"status": {status}}, res.Page, res.Limit, res.Total)}
 	v.Flash = a.takeFlash(w, r)
 	for _, st := range library.ReviewStatuses {
-		label := map[string]string{library.ReviewPending: "Waiting", library.ReviewApproved: "In the catalogue", library.ReviewHidden: "Hidden"}[st]
+		label := map[string]string{library.ReviewPending: tr(r, "Waiting"), library.ReviewApproved: tr(r, "In the catalogue"), library.ReviewHidden: tr(r, "Hidden")}[st]
 		v.Tabs = append(v.Tabs, reviewTab{Status: st, Label: label, Href: root + "/reviews?status=" + st, Current: st == status})
 	}
 	for _, rv := range res.Reviews {
@@ -109,7 +97,7 @@ func (a *App) decideReview(w http.ResponseWriter, r *http.Request, school librar
 	back := schoolPath(school) + "/reviews?status=" + from
 	revision, err := strconv.Atoi(form.Get("revision"))
 	if err != nil {
-		a.redirect(w, r, back, flash{Kind: "error", Message: "The form lacks the review's revision; reload the page."})
+		a.redirect(w, r, back, flash{Kind: "error", Message: tr(r, "The form lacks the review's revision; reload the page.")})
 		return
 	}
 	status := form.Get("status")
@@ -117,9 +105,9 @@ func (a *App) decideReview(w http.ResponseWriter, r *http.Request, school librar
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	msg := fmt.Sprintf("The review of %s is in the catalogue.", quote(v.Book.Title))
+	msg := tr(r, "The review of %s is in the catalogue.", quote(v.Book.Title))
 	if status == library.ReviewHidden {
-		msg = fmt.Sprintf("The review of %s is hidden.", quote(v.Book.Title))
+		msg = tr(r, "The review of %s is hidden.", quote(v.Book.Title))
 	}
 	a.succeeded(w, r, back, msg)
 }
@@ -155,7 +143,7 @@ func (a *App) renderReviewForm(w http.ResponseWriter, r *http.Request, school li
 		a.fail(w, r, err)
 		return
 	}
-	v := reviewFormView{base: a.schoolBase(r, school, "Review "+book.Title, "history"), Base: schoolPath(school), Book: book, Form: form,
+	v := reviewFormView{base: a.schoolBase(r, school, tr(r, "Review %s", book.Title), "history"), Base: schoolPath(school), Book: book, Form: form,
 		Ratings: []int{1, 2, 3, 4, 5}}
 	for _, m := range mine {
 		if m.Review.BookID == book.ID {
@@ -183,7 +171,7 @@ func (a *App) saveReview(w http.ResponseWriter, r *http.Request, school library.
 		if err := a.deps.Library.Reviews.Withdraw(r.Context(), bookID); a.refusedTo(w, r, back, err) {
 			return
 		}
-		a.succeeded(w, r, back, "Your review is withdrawn.")
+		a.succeeded(w, r, back, tr(r, "Your review is withdrawn."))
 		return
 	}
 	rating, err := strconv.Atoi(form.Get("rating"))
@@ -200,7 +188,7 @@ func (a *App) saveReview(w http.ResponseWriter, r *http.Request, school library.
 		a.refusedTo(w, r, back, err)
 		return
 	}
-	a.succeeded(w, r, back, fmt.Sprintf("Thank you: your review of %s is saved. The librarian reads it before it shows in the catalogue.", quote(v.Book.Title)))
+	a.succeeded(w, r, back, tr(r, "Thank you: your review of %s is saved. The librarian reads it before it shows in the catalogue.", quote(v.Book.Title)))
 }
 
 // ----- a title's page in the catalogue -----
@@ -247,8 +235,8 @@ func (a *App) titlePage(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	v := titleView{Book: book, Row: marks.row(title.Entry, covers[book.ID]), Rating: ratingText(title.Entry.Rating), CanHold: marks.canHold, CanWant: marks.canWant,
-		Pages: newFilteredPager("reviews", "Pages of reviews", "/library/"+school.Domain+"/catalog/title", url.Values{"book_id": {bookID}}, res.Page, res.Limit, res.Total)}
+	v := titleView{Book: book, Row: marks.row(title.Entry, covers[book.ID]), Rating: ratingText(i18n.From(r.Context()), title.Entry.Rating), CanHold: marks.canHold, CanWant: marks.canWant,
+		Pages: newFilteredPager("reviews", tr(r, "Pages of reviews"), "/library/"+school.Domain+"/catalog/title", url.Values{"book_id": {bookID}}, res.Page, res.Limit, res.Total)}
 	v.base = a.newBase(r, book.Title, "catalog")
 	if !user.PrincipalFrom(r.Context()).IsAnonymous() {
 		if own, err := a.deps.Library.Schools.ByDomain(r.Context(), school.Domain); err == nil {
@@ -263,10 +251,13 @@ func (a *App) titlePage(w http.ResponseWriter, r *http.Request) {
 	a.render(w, r, http.StatusOK, "title", v)
 }
 
-// ratingText says a title's rating in words, "" without reviews.
-func ratingText(s library.RatingSummary) string {
-	if s.Count == 0 {
+// ratingText says a title's rating in words in lang, "" without reviews.
+func ratingText(lang i18n.Lang, s library.RatingSummary) string {
+	switch s.Count {
+	case 0:
 		return ""
+	case 1:
+		return lang.T("%.1f out of 5 from 1 review", s.Average())
 	}
-	return fmt.Sprintf("%.1f out of 5 from %d %s", s.Average(), s.Count, pluralize(s.Count, "review", "reviews"))
+	return lang.T("%.1f out of 5 from %d reviews", s.Average(), s.Count)
 }

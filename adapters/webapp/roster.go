@@ -13,6 +13,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/roster"
 	"github.com/readinglibrary/service/core/service/students"
@@ -115,7 +116,7 @@ func (a *App) rosterPageOf(r *http.Request, school library.School, v rosterView)
 	for _, l := range leavers {
 		row := leaverRow{ID: l.Student.ID, Name: l.Student.Name, Number: l.Student.StudentNumber, Grade: l.Student.Grade, Homeroom: l.Student.Homeroom}
 		for _, ln := range l.Loans {
-			row.Books = append(row.Books, fmt.Sprintf("%s (copy %s, due %s)", ln.BookTitle, ln.CopyCode, ln.DueAt))
+			row.Books = append(row.Books, tr(r, "%s (copy %s, due %s)", ln.BookTitle, ln.CopyCode, ln.DueAt))
 		}
 		v.Leavers = append(v.Leavers, row)
 	}
@@ -151,7 +152,7 @@ func (a *App) syncRoster(w http.ResponseWriter, r *http.Request, school library.
 		a.renderRoster(w, r, school, http.StatusOK, v)
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/roster", syncedFlash(rep))
+	a.redirect(w, r, schoolPath(school)+"/roster", syncedFlash(i18n.From(r.Context()), rep))
 }
 
 // rollover moves the students up a year; its dry run shows the plan.
@@ -162,8 +163,8 @@ func (a *App) rollover(w http.ResponseWriter, r *http.Request, school library.Sc
 		students.RolloverInput{SchoolYear: v.Year, LeavingGrade: v.Leaving, DryRun: dryRun})
 	if err != nil {
 		v.RollErr = a.messageOf(r, err)
-		for f, m := range fieldErrors(err) {
-			v.RollErr = fmt.Sprintf("%s %s.", strings.ReplaceAll(f, "_", " "), m)
+		for f, m := range fieldErrors(r, err) {
+			v.RollErr = fmt.Sprintf("%s %s.", rolloverField(r, f), m)
 		}
 		a.renderRoster(w, r, school, a.statusFor(err), v)
 		return
@@ -173,8 +174,20 @@ func (a *App) rollover(w http.ResponseWriter, r *http.Request, school library.Sc
 		a.renderRoster(w, r, school, http.StatusOK, v)
 		return
 	}
-	a.redirect(w, r, schoolPath(school)+"/roster", flash{Kind: "success", Message: fmt.Sprintf(
+	a.redirect(w, r, schoolPath(school)+"/roster", flash{Kind: "success", Message: tr(r,
 		"Rolled over %s: %d moved up, %d left (%s), %d not read.", plan.SchoolYear, len(plan.Promoted), len(plan.Leaving), plan.LeavingGrade, len(plan.Unreadable))})
+}
+
+// rolloverField names a field of the rollover form in a refusal: the
+// words of the service's field name, in the page's language.
+func rolloverField(r *http.Request, field string) string {
+	switch field {
+	case "school_year":
+		return tr(r, "school year")
+	case "leaving_grade":
+		return tr(r, "leaving grade")
+	}
+	return strings.ReplaceAll(field, "_", " ")
 }
 
 // syncOneRoster checks a OneRoster 1.1 zip chosen at the desk (the dry
@@ -201,7 +214,7 @@ func (a *App) syncOneRoster(w http.ResponseWriter, r *http.Request, school libra
 			return
 		}
 		if err == nil && !dryRun {
-			a.redirect(w, r, schoolPath(school)+"/roster", syncedFlash(rep))
+			a.redirect(w, r, schoolPath(school)+"/roster", syncedFlash(i18n.From(r.Context()), rep))
 			return
 		}
 		v.Report = &rep
@@ -231,8 +244,9 @@ func (a *App) refuseSync(w http.ResponseWriter, r *http.Request, school library.
 	a.renderRoster(w, r, school, a.statusFor(err), v)
 }
 
-func syncedFlash(rep roster.RosterReport) flash {
-	msg := fmt.Sprintf("Roster synced: %d added, %d changed, %d made inactive.", len(rep.Added), len(rep.Changed), len(rep.Deactivated))
+// syncedFlash is the message after an applied sync, in lang.
+func syncedFlash(lang i18n.Lang, rep roster.RosterReport) flash {
+	msg := lang.T("Roster synced: %d added, %d changed, %d made inactive.", len(rep.Added), len(rep.Changed), len(rep.Deactivated))
 	if n := len(rep.HomeroomTeachers); n > 0 {
 		// A flash is one line: the first few rooms name the rest.
 		var set []string
@@ -240,12 +254,15 @@ func syncedFlash(rep roster.RosterReport) flash {
 			set = append(set, h.Homeroom)
 		}
 		if n > flashHomerooms {
-			set = append(set, fmt.Sprintf("and %d more", n-flashHomerooms))
+			set = append(set, lang.T("and %d more", n-flashHomerooms))
 		}
-		msg += fmt.Sprintf(" Homeroom teachers set in the list: %s.", strings.Join(set, ", "))
+		msg += " " + lang.T("Homeroom teachers set in the list: %s.", strings.Join(set, ", "))
 	}
-	if n := len(rep.HomeroomsWithoutTeacher); n > 0 {
-		msg += fmt.Sprintf(" %d %s not set from the roster (check the roster to see why).", n, pluralize(n, "homeroom", "homerooms"))
+	switch n := len(rep.HomeroomsWithoutTeacher); {
+	case n == 1:
+		msg += " " + lang.T("1 homeroom not set from the roster (check the roster to see why).")
+	case n > 1:
+		msg += " " + lang.T("%d homerooms not set from the roster (check the roster to see why).", n)
 	}
 	return flash{Kind: "success", Message: msg}
 }

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/roster"
 	"github.com/readinglibrary/service/core/service/students"
 	"github.com/readinglibrary/service/core/user"
@@ -202,10 +203,10 @@ func TestSyncedFlashNamesHomerooms(t *testing.T) {
 	rep.HomeroomsWithoutTeacher = []roster.RosterHomeroomNote{{Homeroom: "9Z", Message: "no email"}}
 	want := "Roster synced: 2 added, 0 changed, 0 made inactive. Homeroom teachers set in the list: 1A, 2A, 3A, 4A, 5A, 6A, 7A, 8A, 9A, 10A, and 2 more." +
 		" 1 homeroom not set from the roster (check the roster to see why)."
-	if got := syncedFlash(rep).Message; got != want {
+	if got := syncedFlash(i18n.English, rep).Message; got != want {
 		t.Errorf("flash %q, want %q", got, want)
 	}
-	if got := syncedFlash(roster.RosterReport{}).Message; got != "Roster synced: 0 added, 0 changed, 0 made inactive." {
+	if got := syncedFlash(i18n.English, roster.RosterReport{}).Message; got != "Roster synced: 0 added, 0 changed, 0 made inactive." {
 		t.Errorf("flash without homerooms %q", got)
 	}
 }

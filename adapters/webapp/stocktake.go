@@ -1,9 +1,9 @@
 package webapp
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/readinglibrary/service/core/library"
@@ -47,18 +47,18 @@ type stocktakeReportView struct {
 	Limit                                     int
 }
 
-func toStocktakeRow(v collection.StocktakeView) stocktakeRow {
+func toStocktakeRow(r *http.Request, v collection.StocktakeView) stocktakeRow {
 	st := v.Stocktake
-	rng := "Whole collection"
+	rng := tr(r, "Whole collection")
 	if !st.Whole() {
 		from, to := st.From, st.To
 		if from == "" {
-			from = "the first"
+			from = tr(r, "the first")
 		}
 		if to == "" {
-			to = "the last"
+			to = tr(r, "the last")
 		}
-		rng = fmt.Sprintf("Call numbers %s to %s", from, to)
+		rng = tr(r, "Call numbers %s to %s", from, to)
 	}
 	return stocktakeRow{ID: st.ID, Range: rng, State: st.State(), Open: !st.Closed(), Scanned: v.Scanned,
 		Opened: st.OpenedAt.Format("2006-01-02 15:04")}
@@ -78,7 +78,7 @@ func (a *App) stocktakePage(w http.ResponseWriter, r *http.Request, school libra
 		}
 		v.MarkJob = &st
 		if st.Marked != nil {
-			v.MarkMessage = markedMessage(*st.Marked)
+			v.MarkMessage = markedMessage(r, *st.Marked)
 		}
 	}
 	a.renderStocktake(w, r, school, http.StatusOK, r.URL.Query().Get("id"), v)
@@ -95,7 +95,7 @@ func (a *App) renderStocktake(w http.ResponseWriter, r *http.Request, school lib
 		return
 	}
 	for _, st := range list {
-		v.Stocktakes = append(v.Stocktakes, toStocktakeRow(st))
+		v.Stocktakes = append(v.Stocktakes, toStocktakeRow(r, st))
 	}
 	if id == "" && len(list) > 0 && !list[0].Stocktake.Closed() {
 		id = list[0].Stocktake.ID // the latest, while it is open
@@ -108,7 +108,7 @@ func (a *App) renderStocktake(w http.ResponseWriter, r *http.Request, school lib
 			a.fail(w, r, err)
 			return
 		}
-		row := toStocktakeRow(cur)
+		row := toStocktakeRow(r, cur)
 		v.Current = &row
 		if cur.Stocktake.Closed() {
 			rep, err := a.deps.Library.Stocktakes.Report(r.Context(), school.ID, id, collection.DefaultReportLimit)
@@ -133,7 +133,7 @@ func (a *App) openStocktake(w http.ResponseWriter, r *http.Request, school libra
 	if a.refusedTo(w, r, schoolPath(school)+"/stocktake", err) {
 		return
 	}
-	a.succeeded(w, r, stocktakePath(school, st.ID), "The stocktake is open: scan the copies on the shelves.")
+	a.succeeded(w, r, stocktakePath(school, st.ID), tr(r, "The stocktake is open: scan the copies on the shelves."))
 }
 
 func (a *App) scanStocktake(w http.ResponseWriter, r *http.Request, school library.School) {
@@ -141,29 +141,29 @@ func (a *App) scanStocktake(w http.ResponseWriter, r *http.Request, school libra
 	id, code := form.Get("stocktake_id"), strings.TrimSpace(form.Get("code"))
 	back := stocktakePath(school, id)
 	if code == "" {
-		a.redirect(w, r, back, flash{Kind: "error", Message: "Scan or type a code first."})
+		a.redirect(w, r, back, flash{Kind: "error", Message: tr(r, "Scan or type a code first.")})
 		return
 	}
 	res, err := a.deps.Library.Stocktakes.Scan(r.Context(), school.ID, id, code)
 	if err != nil {
-		a.redirect(w, r, back, flash{Kind: "error", Message: fmt.Sprintf("%s: %s", code, a.messageOf(r, err))})
+		a.redirect(w, r, back, flash{Kind: "error", Message: code + ": " + a.messageOf(r, err)})
 		return
 	}
-	a.redirect(w, r, back, scanFlash(res))
+	a.redirect(w, r, back, scanFlash(r, res))
 }
 
-// scanFlash says what one scan found.
-func scanFlash(res collection.ScanResult) flash {
-	what := fmt.Sprintf("%s (%s)", quote(res.Book.Title), res.Copy.Code)
-	f := flash{Kind: "success", Message: what + " counted."}
+// scanFlash says what one scan found, in the page's language.
+func scanFlash(r *http.Request, res collection.ScanResult) flash {
+	title := quote(res.Book.Title)
+	f := flash{Kind: "success", Message: tr(r, "%s (%s) counted.", title, res.Copy.Code)}
 	if res.Status == collection.ScanAgain {
-		f = flash{Kind: "info", Message: what + " was scanned already; it counts once."}
+		f = flash{Kind: "info", Message: tr(r, "%s (%s) was scanned already; it counts once.", title, res.Copy.Code)}
 	}
 	if res.OnLoan {
-		f.Message += " It is on loan: check it in from the report."
+		f.Message += " " + tr(r, "It is on loan: check it in from the report.")
 	}
 	if res.Misplaced {
-		f.Message += " Misplaced: its call number is outside this stocktake's range."
+		f.Message += " " + tr(r, "Misplaced: its call number is outside this stocktake's range.")
 	}
 	return f
 }
@@ -177,19 +177,23 @@ func (a *App) uploadStocktake(w http.ResponseWriter, r *http.Request, school lib
 		a.renderStocktake(w, r, school, a.statusFor(err), id, v)
 		return
 	}
-	msg := fmt.Sprintf("The file counted %d %s", res.Counted, pluralize(res.Counted, "copy", "copies"))
-	if res.Again > 0 {
-		msg += fmt.Sprintf("; %d scanned already", res.Again)
+	msg := tr(r, "The file counted %d copies.", res.Counted)
+	switch {
+	case res.Counted == 1 && res.Again > 0:
+		msg = tr(r, "The file counted 1 copy; %d scanned already.", res.Again)
+	case res.Counted == 1:
+		msg = tr(r, "The file counted 1 copy.")
+	case res.Again > 0:
+		msg = tr(r, "The file counted %d copies; %d scanned already.", res.Counted, res.Again)
 	}
-	msg += "."
 	kind := "success"
 	if len(res.Unknown) > 0 {
 		kind = "error"
 		parts := make([]string, 0, len(res.Unknown))
 		for _, u := range res.Unknown {
-			parts = append(parts, fmt.Sprintf("line %d: %s", u.Line, u.Code))
+			parts = append(parts, tr(r, "line %s: %s", strconv.Itoa(u.Line), u.Code))
 		}
-		msg += fmt.Sprintf(" No copy has these codes: %s.", strings.Join(parts, ", "))
+		msg += " " + tr(r, "No copy has these codes: %s.", strings.Join(parts, ", "))
 	}
 	a.redirect(w, r, stocktakePath(school, id), flash{Kind: kind, Message: msg})
 }
@@ -201,7 +205,7 @@ func (a *App) closeStocktake(w http.ResponseWriter, r *http.Request, school libr
 		a.redirect(w, r, stocktakePath(school, id), flash{Kind: "error", Message: a.messageOf(r, err)})
 		return
 	}
-	a.succeeded(w, r, stocktakePath(school, id), "The stocktake is closed. Its report is below.")
+	a.succeeded(w, r, stocktakePath(school, id), tr(r, "The stocktake is closed. Its report is below."))
 }
 
 func (a *App) stocktakeCheckIn(w http.ResponseWriter, r *http.Request, school library.School) {
@@ -211,7 +215,7 @@ func (a *App) stocktakeCheckIn(w http.ResponseWriter, r *http.Request, school li
 	if a.refusedTo(w, r, stocktakePath(school, id), err) {
 		return
 	}
-	a.succeeded(w, r, stocktakePath(school, id), fmt.Sprintf("Checked in %s (%s): its loan is returned.", quote(v.Loan.BookTitle), v.Loan.CopyCode))
+	a.succeeded(w, r, stocktakePath(school, id), tr(r, "Checked in %s (%s): its loan is returned.", quote(v.Loan.BookTitle), v.Loan.CopyCode))
 }
 
 // stocktakeMarkLost marks the missing copies lost in a job of the school,
@@ -230,9 +234,12 @@ func (a *App) stocktakeMarkLost(w http.ResponseWriter, r *http.Request, school l
 }
 
 // markedMessage says what marking the missing copies lost did.
-func markedMessage(n int) string {
-	if n == 0 {
-		return "No missing copies to mark lost."
+func markedMessage(r *http.Request, n int) string {
+	switch n {
+	case 0:
+		return tr(r, "No missing copies to mark lost.")
+	case 1:
+		return tr(r, "Marked 1 missing copy lost.")
 	}
-	return fmt.Sprintf("Marked %d missing %s lost.", n, pluralize(n, "copy", "copies"))
+	return tr(r, "Marked %d missing copies lost.", n)
 }

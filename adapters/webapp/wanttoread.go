@@ -1,7 +1,6 @@
 package webapp
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -52,7 +51,7 @@ func (a *App) changeWant(w http.ResponseWriter, r *http.Request, school library.
 	bookID := strings.TrimSpace(form.Get("book_id"))
 	title := strings.TrimSpace(form.Get("title"))
 	if title == "" {
-		title = "the title"
+		title = tr(r, "the title")
 	} else {
 		title = quote(title)
 	}
@@ -62,12 +61,12 @@ func (a *App) changeWant(w http.ResponseWriter, r *http.Request, school library.
 	case "add":
 		var hold *library.ListHold
 		hold, err = a.deps.Library.WantToRead.Add(r.Context(), bookID)
-		msg = fmt.Sprintf("Added %s to your want-to-read list.", title) + listHoldSentence(hold)
+		msg = tr(r, "Added %s to your want-to-read list.", title) + listHoldSentence(r, hold)
 	case "remove":
 		err = a.deps.Library.WantToRead.Remove(r.Context(), bookID)
-		msg = fmt.Sprintf("Removed %s from your want-to-read list.", title)
+		msg = tr(r, "Removed %s from your want-to-read list.", title)
 	default:
-		a.redirect(w, r, back, flash{Kind: "error", Message: "Choose whether to add the title or remove it."})
+		a.redirect(w, r, back, flash{Kind: "error", Message: tr(r, "Choose whether to add the title or remove it.")})
 		return
 	}
 	if a.refusedTo(w, r, back, err) {
@@ -77,24 +76,23 @@ func (a *App) changeWant(w http.ResponseWriter, r *http.Request, school library.
 }
 
 // listHoldSentence says what adding a title did about a hold, by the
-// student's choice; nothing without one.
-func listHoldSentence(h *library.ListHold) string {
+// student's choice, after a space; nothing without one.
+func listHoldSentence(r *http.Request, h *library.ListHold) string {
 	if h == nil {
 		return ""
 	}
 	switch h.Outcome {
 	case library.ListHoldPlaced:
-		s := " A hold was placed for you: no copy is on the shelf now"
 		if h.Position > 0 {
-			s += fmt.Sprintf(", and you are number %d in the queue", h.Position)
+			return " " + tr(r, "A hold was placed for you: no copy is on the shelf now, and you are number %d in the queue.", h.Position)
 		}
-		return s + "."
+		return " " + tr(r, "A hold was placed for you: no copy is on the shelf now.")
 	case library.ListHoldAlreadyHeld:
-		return " You already have a hold on it."
+		return " " + tr(r, "You already have a hold on it.")
 	case library.ListHoldOnShelf:
-		return " A copy is on the shelf, so no hold was placed."
+		return " " + tr(r, "A copy is on the shelf, so no hold was placed.")
 	}
-	return " No hold was placed: " + h.Message
+	return " " + tr(r, "No hold was placed: %s", h.Message)
 }
 
 // chooseListHolds records whether titles the signed-in student adds to
@@ -108,16 +106,16 @@ func (a *App) chooseListHolds(w http.ResponseWriter, r *http.Request, school lib
 		on = true
 	case "off":
 	default:
-		a.redirect(w, r, back, flash{Kind: "error", Message: "Choose whether adding a title to your list places a hold."})
+		a.redirect(w, r, back, flash{Kind: "error", Message: tr(r, "Choose whether adding a title to your list places a hold.")})
 		return
 	}
 	on, err := a.deps.Library.Holds.SetReadingListHolds(r.Context(), on)
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	msg := "Titles you add to your want-to-read list now place a hold when no copy is on the shelf."
+	msg := tr(r, "Titles you add to your want-to-read list now place a hold when no copy is on the shelf.")
 	if !on {
-		msg = "Titles you add to your want-to-read list no longer place a hold by themselves."
+		msg = tr(r, "Titles you add to your want-to-read list no longer place a hold by themselves.")
 	}
 	a.succeeded(w, r, back, msg)
 }

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/readinglibrary/service/adapters/httpedge"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/service"
 	"github.com/readinglibrary/service/core/service/identity"
 	"github.com/readinglibrary/service/ports"
@@ -84,7 +85,7 @@ const (
 type App struct {
 	deps   Deps
 	cfg    Config
-	pages  map[string]*template.Template
+	pages  map[i18n.Lang]map[string]*template.Template
 	assets map[string]asset
 	urls   assetURLs
 	// Now is replaceable in tests.

@@ -65,6 +65,10 @@ type Error struct {
 	// RetryAfter, when set, tells the client how long to wait (429, 503).
 	RetryAfter time.Duration
 	Err        error
+	// format and args are what Message was formatted from, so that a
+	// front door can say it again in the reader's language (Localized).
+	format string
+	args   []any
 }
 
 // Error implements error. It includes the cause for logs; clients only ever
@@ -92,12 +96,60 @@ func (e *Error) ClientCode() string {
 
 // E builds an error of the given kind and code with a formatted message.
 func E(kind Kind, code, format string, args ...any) *Error {
-	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
+	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...), format: format, args: args}
 }
 
 // Wrap builds an Internal error that keeps cause for the logs only.
 func Wrap(cause error, format string, args ...any) *Error {
-	return &Error{Kind: Internal, Message: fmt.Sprintf(format, args...), Err: cause}
+	return &Error{Kind: Internal, Message: fmt.Sprintf(format, args...), Err: cause, format: format, args: args}
+}
+
+// Translator says an English text in a reader's language: it reports
+// false when it has no translation of format, and the English stays.
+type Translator func(format string, args ...any) (string, bool)
+
+// Localized returns Message in the language tr speaks, formatted from the
+// same arguments; a message built without E or Wrap is looked up as it
+// stands.
+func (e *Error) Localized(tr Translator) string {
+	if tr == nil {
+		return e.Message
+	}
+	if e.format != "" {
+		if s, ok := tr(e.format, e.args...); ok {
+			return s
+		}
+		return e.Message
+	}
+	if s, ok := tr(e.Message); ok {
+		return s
+	}
+	return e.Message
+}
+
+// LocalizedDetails returns Details with each field's message (details.fields)
+// in the language tr speaks; the other details, and the field names, stay
+// as they are: clients match on them.
+func (e *Error) LocalizedDetails(tr Translator) map[string]any {
+	fields, ok := e.Details["fields"].(map[string]any)
+	if tr == nil || !ok {
+		return e.Details
+	}
+	out := make(map[string]any, len(e.Details))
+	for k, v := range e.Details {
+		out[k] = v
+	}
+	said := make(map[string]any, len(fields))
+	for name, v := range fields {
+		said[name] = v
+		if msg, isText := v.(string); isText {
+			if s, ok := tr(msg); ok {
+				said[name] = s
+			}
+		}
+	}
+	out["fields"] = said
+	return out
 }
 
 // WithDetail returns e with one more detail entry.
@@ -130,7 +182,9 @@ func (f FieldErrors) Err() error {
 	for k, v := range f {
 		fields[k] = v
 	}
-	return &Error{Kind: Invalid, Message: "The request contains invalid values.", Details: map[string]any{"fields": fields}}
+	e := E(Invalid, "", "The request contains invalid values.")
+	e.Details = map[string]any{"fields": fields}
+	return e
 }
 
 // InvalidField is a shortcut for a single bad field.

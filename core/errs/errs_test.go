@@ -223,3 +223,40 @@ func TestWithDetail(t *testing.T) {
 		t.Errorf("Details[\"reset\"] = %v, want %v", got, want)
 	}
 }
+
+func TestLocalizedSaysTheMessageFromItsArguments(t *testing.T) {
+	spanish := func(format string, args ...any) (string, bool) {
+		switch format {
+		case "The copy %s is on loan.":
+			return fmt.Sprintf("El ejemplar %s está prestado.", args...), true
+		case "must be at most 10":
+			return "debe ser como máximo 10", true
+		}
+		return "", false
+	}
+	e := errs.E(errs.Conflict, "copy_on_loan", "The copy %s is on loan.", "B-7")
+	if got := e.Localized(spanish); got != "El ejemplar B-7 está prestado." {
+		t.Errorf("Localized: %q", got)
+	}
+	if e.Message != "The copy B-7 is on loan." || e.Localized(nil) != e.Message {
+		t.Errorf("the English stays: %q", e.Message)
+	}
+	// A message the translator does not know stays English, even one
+	// with a percent sign in it.
+	odd := &errs.Error{Kind: errs.Invalid, Message: "100% of the copies are out."}
+	if got := odd.Localized(spanish); got != odd.Message {
+		t.Errorf("unknown message: %q", got)
+	}
+	fe := errs.FieldErrors{"limit": "must be at most 10", "name": "is not a name we know"}
+	err, _ := errs.As(fe.Err())
+	d := err.LocalizedDetails(spanish)
+	fields := d["fields"].(map[string]any)
+	if fields["limit"] != "debe ser como máximo 10" || fields["name"] != "is not a name we know" {
+		t.Errorf("field messages: %v", fields)
+	}
+	// The error itself is not changed: another request may say it in
+	// another language.
+	if err.Details["fields"].(map[string]any)["limit"] != "must be at most 10" {
+		t.Errorf("the details were changed in place: %v", err.Details)
+	}
+}

@@ -262,6 +262,7 @@ func (s Settings) AuditFields() map[string]string {
 		"sru_endpoint":           s.CatalogEndpoint,
 		"reading_level_check":    s.ReadingCheck(),
 		"label_prefix":           s.LabelPrefix,
+		"language":               string(s.Lang()),
 		"currency":               s.CurrencyCode(),
 		"replacement_cost_cents": strconv.FormatInt(s.ReplacementCostCents, 10),
 		"block_overdue_items":    strconv.Itoa(s.BlockOverdueItems),

@@ -204,6 +204,10 @@ func ValidateSettings(s Settings) error {
 	if msg := ValidateLabelPrefix(s.LabelPrefix); msg != "" {
 		fields.Add("label_prefix", msg)
 	}
+	if !validLanguage(s.Language) {
+		// The codes are i18n.Codes (language_test.go holds them together).
+		fields.Add("language", "must be one of en, es, ar")
+	}
 	s.ChargeSettings.validate(fields)
 	return fields.Err()
 }

@@ -71,6 +71,10 @@ type Settings struct {
 	// school's initials (at most MaxLabelPrefix characters; "" prints
 	// none), so a book that strays to another school comes home.
 	LabelPrefix string
+	// Language is the code of the language the school's pages and
+	// messages are in (i18n.Codes); "" is a school that set none, which
+	// reads as i18n.Default (Lang).
+	Language string
 	// The charges for lost and damaged copies and the borrowing block
 	// (charges.go). Every zero value keeps the behaviour from before they
 	// existed: no charge, no block, and the default currency.
@@ -127,6 +131,7 @@ type SettingsChange struct {
 	CatalogEndpoint    *string
 	ReadingLevelCheck  *string
 	LabelPrefix        *string
+	Language           *string
 	// The charge settings.
 	Currency             *string
 	ReplacementCostCents *int64
@@ -151,6 +156,7 @@ func (c SettingsChange) Apply(s Settings) Settings {
 	if c.LabelPrefix != nil {
 		s.LabelPrefix = NormalizeClassField(*c.LabelPrefix)
 	}
+	set(&s.Language, c.Language)
 	set(&s.Currency, c.Currency)
 	set(&s.ReplacementCostCents, c.ReplacementCostCents)
 	set(&s.BlockOverdueItems, c.BlockOverdueItems)

@@ -627,7 +627,7 @@ func TestChangeSettingsKeepsWhatItDoesNotName(t *testing.T) {
 	first := library.SettingsChange{
 		DefaultLoanDays: new(21), MaxRenewals: new(3), RenewalDays: new(10), AllowPublicCatalog: new(true),
 		MaxCopiesPerBook: new(40), LoanHistoryDays: new(365), Timezone: new("Europe/London"), HoldPickupDays: new(5),
-		CatalogEndpoint: new(""), ReadingLevelCheck: new(library.ReadingCheckBlock),
+		CatalogEndpoint: new(""), ReadingLevelCheck: new(library.ReadingCheckBlock), Language: new("ar"),
 		Currency: new("GBP"), ReplacementCostCents: new(int64(1500)), BlockOverdueItems: new(2), BlockChargesCents: new(int64(500)),
 	}
 	saved, err := lf.lib.Schools.ChangeSettings(ctx, "", first)
@@ -655,6 +655,8 @@ func TestChangeSettingsKeepsWhatItDoesNotName(t *testing.T) {
 
 	for name, bad := range map[string]library.SettingsChange{
 		"EmptyReadingCheck": {ReadingLevelCheck: new(""), DefaultLoanDays: new(7)},
+		"EmptyLanguage":     {Language: new(""), DefaultLoanDays: new(7)},
+		"UnknownLanguage":   {Language: new("fr"), DefaultLoanDays: new(7)},
 		"LoanDaysZero":      {DefaultLoanDays: new(0), MaxRenewals: new(5)},
 	} {
 		_, err := lf.lib.Schools.ChangeSettings(ctx, "", bad)

@@ -159,6 +159,10 @@ type Preferences struct {
 	Theme         string
 	Notifications bool
 	Timezone      string // IANA name; streaks are counted in it
+	// Language is the code of the language the person chose for
+	// themselves (i18n.Codes); "" is no choice of their own: the school's
+	// language, else the browser's.
+	Language string
 }
 
 // Preference ranges and values a client may set, as openapi.json documents

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -497,4 +498,54 @@ func accountIDs(accounts []user.Account) []string {
 		ids[i] = a.ID
 	}
 	return ids
+}
+
+// testAccountLanguage: an account whose person chose no language reads
+// back "" from every read; the language they choose is stored with the
+// account's other preferences, and clearing it reads back "".
+func testAccountLanguage(t *testing.T, r ports.Repositories) {
+	a := newStudent(uuid.NewString(), "Pippi Långstrump", "7A-01")
+	a.Email, a.Preferences = "pippi@example.org", user.DefaultPreferences()
+	must(t, "Create", r.Accounts.Create(ctx(t), a))
+	reads := func(call, want string) {
+		t.Helper()
+		got, err := r.Accounts.Get(ctx(t), a.ID)
+		must(t, call+": Get", err)
+		checkAccount(t, call+": Get", got, a)
+		byEmail, err := r.Accounts.GetByEmail(ctx(t), a.Email)
+		must(t, call+": GetByEmail", err)
+		many, err := r.Accounts.GetMany(ctx(t), []string{a.ID})
+		must(t, call+": GetMany", err)
+		school, err := r.Accounts.ListBySchool(ctx(t), a.SchoolID, []user.Role{user.RoleStudent})
+		must(t, call+": ListBySchool", err)
+		found, _, err := r.Students.Search(ctx(t), library.StudentQuery{SchoolID: a.SchoolID, Limit: 10})
+		must(t, call+": Students.Search", err)
+		if len(many) != 1 || len(school) != 1 || len(found) != 1 {
+			t.Fatalf("%s: GetMany %d, ListBySchool %d, Students.Search %d accounts; want 1 each", call, len(many), len(school), len(found))
+		}
+		for name, got := range map[string]string{"Get": got.Preferences.Language, "GetByEmail": byEmail.Preferences.Language,
+			"GetMany": many[0].Preferences.Language, "ListBySchool": school[0].Preferences.Language, "Students.Search": found[0].Preferences.Language} {
+			if got != want {
+				t.Errorf("%s: %s reads language %q, want %q", call, name, got, want)
+			}
+		}
+	}
+	reads("Create with none chosen", "")
+
+	a.Preferences.Language = "ar"
+	a.UpdatedAt = a.UpdatedAt.Add(time.Minute)
+	must(t, "Update ar", r.Accounts.Update(ctx(t), a))
+	reads("Update with ar", "ar")
+
+	a.Preferences.Language = ""
+	a.UpdatedAt = a.UpdatedAt.Add(time.Minute)
+	must(t, "Update none", r.Accounts.Update(ctx(t), a))
+	reads("Update with none", "")
+
+	b := newAccount("ada@example.org")
+	b.Preferences.Language = "es"
+	must(t, "Create es", r.Accounts.Create(ctx(t), b))
+	got, err := r.Accounts.Get(ctx(t), b.ID)
+	must(t, "Get es", err)
+	checkAccount(t, "Get of an account created with es", got, b)
 }

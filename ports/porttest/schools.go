@@ -109,3 +109,51 @@ func wantSchool(t *testing.T, r ports.Repositories, call, id string, want librar
 	must(t, call, err)
 	checkSchool(t, call, got, want)
 }
+
+// testSchoolLanguage: a school that never chose a language reads back ""
+// (not the default English), whichever read finds it; the language it
+// chooses is saved with its settings, and saving the calendar or the loan
+// rules keeps it.
+func testSchoolLanguage(t *testing.T, r ports.Repositories) {
+	s := newSchool("Maple High", "maple.example.org")
+	other := newSchool("Oak", "oak.example.org")
+	must(t, "Create school", r.Schools.Create(ctx(t), s))
+	must(t, "Create other school", r.Schools.Create(ctx(t), other))
+	reads := func(call, want string) {
+		t.Helper()
+		got, err := r.Schools.Get(ctx(t), s.ID)
+		must(t, call+": Get", err)
+		byDomain, err := r.Schools.GetByDomain(ctx(t), s.Domain)
+		must(t, call+": GetByDomain", err)
+		list, err := r.Schools.List(ctx(t))
+		must(t, call+": List", err)
+		listed := map[string]string{}
+		for _, sc := range list {
+			listed[sc.ID] = sc.Settings.Language
+		}
+		for name, got := range map[string]string{"Get": got.Settings.Language, "GetByDomain": byDomain.Settings.Language, "List": listed[s.ID]} {
+			if got != want {
+				t.Errorf("%s: %s reads language %q, want %q", call, name, got, want)
+			}
+		}
+		if lang, ok := listed[other.ID]; !ok || lang != "" {
+			t.Errorf("%s: the other school reads language %q (listed %v), want \"\"", call, lang, ok)
+		}
+	}
+	reads("Create with none chosen", "")
+
+	set := s.Settings
+	set.Language = "es"
+	must(t, "SaveSettings es", r.Schools.SaveSettings(ctx(t), s.ID, set))
+	reads("SaveSettings with es", "es")
+	must(t, "SaveCalendar", r.Schools.SaveCalendar(ctx(t), s.ID, library.Calendar{TermEnds: []string{"2027-07-09"}}))
+	must(t, "SaveLoanRules", r.Schools.SaveLoanRules(ctx(t), s.ID, []library.LoanRule{{Patron: "grade:7", Category: library.CategoryStandard, LoanDays: 14, Renewals: 2}}))
+	reads("SaveCalendar and SaveLoanRules after es", "es")
+
+	set.Language = "ar"
+	must(t, "SaveSettings ar", r.Schools.SaveSettings(ctx(t), s.ID, set))
+	reads("SaveSettings with ar", "ar")
+	set.Language = ""
+	must(t, "SaveSettings none", r.Schools.SaveSettings(ctx(t), s.ID, set))
+	reads("SaveSettings with none", "")
+}

@@ -107,7 +107,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	must(t, "Create school", r.Schools.Create(c, birch))
 	alder.Settings = library.Settings{DefaultLoanDays: 14, MaxRenewals: 2, RenewalDays: 7, AllowPublicCatalog: true,
 		MaxCopiesPerBook: 250, MaxCopiesPerSchool: 7000, Timezone: "Europe/Dublin", HoldPickupDays: 12, ReadingLevelCheck: library.ReadingCheckBlock,
-		LabelPrefix: "ALD"}
+		LabelPrefix: "ALD", Language: "es"}
 	must(t, "SaveSettings", r.Schools.SaveSettings(c, alder.ID, alder.Settings))
 	alder.Calendar = library.Calendar{ClosedWeekdays: []time.Weekday{time.Saturday, time.Sunday},
 		Closures: []library.Closure{{From: "2026-12-21", To: "2027-01-03", Name: "Winter break"}}, TermEnds: []string{"2026-12-18", "2027-03-26"}}
@@ -126,6 +126,7 @@ func seedTransfer(t *testing.T, r ports.Repositories, rec ports.RecordStore) *tr
 	s.student.Email, s.student.CreatedAt = "lena@alder.example.org", base.Add(time.Minute)
 	s.student.HistoryOptOut = true // a choice that must move with the account
 	s.student.HoldsFromReadingList = true
+	s.student.Preferences.Language = "ar"
 	s.student.Guardians = twoGuardians()
 	s.reader = newAccount("reader@example.org")
 	s.reader.SchoolID, s.reader.Role, s.reader.Name, s.reader.StudentNumber = "", user.RoleReader, "Ruth Reader", ""

@@ -85,12 +85,18 @@ func (s *Schools) Settings(ctx context.Context, schoolParam string) (library.Sch
 // ChangeSettings changes the settings a change names and keeps the others.
 // A school stored before the copy caps, pickup window, time zone or
 // reading-level check existed has the defaults of those in force, and
-// keeps them unless the change names them.
-// Errors: Invalid (each field; a reading-level check sent empty), as scope.
+// keeps them unless the change names them; one that never chose a language
+// keeps none chosen (English) until a change names one.
+// Errors: Invalid (each field; a reading-level check or language sent
+// empty), as scope.
 func (s *Schools) ChangeSettings(ctx context.Context, schoolParam string, change library.SettingsChange) (library.School, error) {
 	if change.ReadingLevelCheck != nil && *change.ReadingLevelCheck == "" {
 		// "" reads as the default; a check that is sent must be named.
 		return library.School{}, errs.InvalidField("reading_level_check", "must be warn, block or off")
+	}
+	if change.Language != nil && *change.Language == "" {
+		// Likewise "" is only the language of a school that never chose.
+		return library.School{}, errs.InvalidField("language", "must be one of en, es, ar")
 	}
 	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/identity"
@@ -143,6 +144,7 @@ type PreferencesPatch struct {
 	Theme         *string
 	Notifications *bool
 	Timezone      *string
+	Language      *string // "" clears the person's own choice
 }
 
 // ProfilePatch holds the profile fields a PATCH sends; nil fields stay.
@@ -200,6 +202,13 @@ func (s *Users) UpdateMe(ctx context.Context, p ProfilePatch) (user.Account, err
 				fields.Add("preferences.timezone", "must be an IANA time zone such as Europe/Lisbon or UTC")
 			} else {
 				prefs.Timezone = *pp.Timezone
+			}
+		}
+		if pp.Language != nil {
+			if _, ok := i18n.Parse(*pp.Language); !ok && *pp.Language != "" {
+				fields.Add("preferences.language", "must be empty (no choice of your own) or one of en, es, ar")
+			} else {
+				prefs.Language = *pp.Language
 			}
 		}
 	}
