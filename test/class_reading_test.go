@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/readinglibrary/service/cmd/libraryd/app"
+	"github.com/readinglibrary/service/core/i18n"
 )
 
 // classReadingJSON is GET /api/library/class/reading's body.
@@ -166,6 +167,15 @@ func TestTeacherSeesTheirClassReading(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "Student,Student number,Grade,Books finished,From the library,From the app,Minutes in the app") ||
 		len(lines) != c.Totals.Students+1 || !strings.Contains(string(r.Body), "Bea Reader,,,2,1,1,10,") {
 		t.Errorf("CSV:\n%s", r.Body)
+	}
+	// It is for a teacher to read: its headings and yes/no are in the
+	// language the request asks for, its numbers as they are.
+	r = s.do(req{Path: "/api/library/class/reading?homeroom=4B&format=csv", Token: teacher, Headers: map[string]string{"Accept-Language": "es-MX, en;q=0.5"}})
+	lines = strings.Split(strings.TrimSpace(string(r.Body)), "\n")
+	if r.Status != 200 || !strings.HasPrefix(lines[0], "Estudiante,Número de estudiante,") ||
+		!strings.Contains(lines[0], ",Nada leído en ") || !strings.Contains(string(r.Body), "Bea Reader,,,2,1,1,10,") ||
+		!strings.Contains(string(r.Body), ","+i18n.Spanish.T("yes")) {
+		t.Errorf("CSV in Spanish:\n%s", r.Body)
 	}
 
 	// Bad periods are refused; another term shows nothing.

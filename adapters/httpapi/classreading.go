@@ -7,6 +7,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 )
 
@@ -110,13 +111,16 @@ func (h *handler) getClassReading(w http.ResponseWriter, r *http.Request) {
 			}
 			return b
 		})}
-	writeReport(w, asCSV, "class-"+v.Homeroom.Name+"-reading-"+v.Period.From+"-"+v.Period.To, classReadingTable(body), body)
+	writeReport(w, asCSV, "class-"+v.Homeroom.Name+"-reading-"+v.Period.From+"-"+v.Period.To, classReadingTable(httpedge.MessageLang(r), body), body)
 }
 
-// classReadingTable is a class's reading as one CSV row per student.
-func classReadingTable(b classReadingBody) reportTable {
-	t := reportTable{header: []string{"Student", "Student number", "Grade", "Books finished", "From the library", "From the app",
-		"Minutes in the app", "Last read", "Nothing read in " + strconv.Itoa(b.IdleWeeks) + " weeks"}}
+// classReadingTable is a class's reading as one CSV row per student. It
+// is for a teacher to read in a spreadsheet, so its headings and yes/no
+// are in the language the request asks for (Accept-Language).
+func classReadingTable(lang i18n.Lang, b classReadingBody) reportTable {
+	t := reportTable{header: []string{lang.T("Student"), lang.T("Student number"), lang.T("Grade"), lang.T("Books finished"),
+		lang.T("From the library"), lang.T("From the app"), lang.T("Minutes in the app"), lang.T("Last read"),
+		lang.T("Nothing read in %d weeks", b.IdleWeeks)}}
 	for _, s := range b.Students {
 		lib, app := 0, 0
 		for _, e := range s.Books {
@@ -130,9 +134,9 @@ func classReadingTable(b classReadingBody) reportTable {
 		if s.LastRead != nil {
 			last = *s.LastRead
 		}
-		idle := "no"
+		idle := lang.T("no")
 		if s.Idle {
-			idle = "yes"
+			idle = lang.T("yes")
 		}
 		t.rows = append(t.rows, []string{s.Name, s.StudentNumber, s.Grade, strconv.Itoa(s.BooksFinished), strconv.Itoa(lib), strconv.Itoa(app),
 			strconv.Itoa(s.AppMinutes), last, idle})
