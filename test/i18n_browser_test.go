@@ -3,10 +3,14 @@ package test
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
@@ -139,4 +143,93 @@ func TestBrowserPagesInSpanishAndArabic(t *testing.T) {
 			t.Errorf("the student's first section says %q, want %q", heading, i18n.Spanish.T("My loans"))
 		}
 	})
+}
+
+// The desk's script speaks the page's language: in Arabic the student
+// lookup's status (what a screen reader reads out as the librarian types
+// a name) says the catalogue's Arabic, its count in the digits the pages
+// count in, with the texts the page gives the script as JSON data, which
+// the page's CSP lets be: the console has no CSP error.
+func TestBrowserDeskScriptSpeaksTheLanguage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	s := startService(t, testEnv(t, nil))
+	lib := s.login(demoLibrarian, demoPassword).Access
+	for _, name := range []string{"Zaid Haddad", "Zaid Nasser"} {
+		if r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: lib, Body: `{"name":"` + name + `"}`}); r.Status != 201 {
+			t.Fatalf("add %s: %d %s", name, r.Status, r.Body)
+		}
+	}
+	const lang = i18n.Arabic
+	bctx := newChromium(t)
+	var (
+		mu      sync.Mutex
+		console []string
+	)
+	if err := chromedp.Listen(bctx, func(ev any) {
+		if e, ok := ev.(*cdplog.EventEntryAdded); ok && e.Entry.Level == cdplog.EntryLevelError {
+			mu.Lock()
+			console = append(console, string(e.Entry.Source)+": "+e.Entry.Text)
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	run(t, bctx, "the browser asks for Arabic and keeps its console", chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, tgt, cdplog.Enable, cdp.Empty{}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, tgt, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Accept-Language": string(lang) + ";q=0.9, en;q=0.5"}})
+		return err
+	}))
+	signInDemoLibrarian(t, bctx, s)
+	if got := get(t, bctx, "lang and dir", chromedp.Evaluate[string](`document.documentElement.lang + " " + document.documentElement.dir`)); got != "ar rtl" {
+		t.Fatalf("the desk is %q, want ar rtl", got)
+	}
+	statusIs := func(step, want string) {
+		t.Helper()
+		script := `document.getElementById("student-lookup-status").textContent`
+		if !waitTrue(bctx, 15*time.Second, script+` === `+strconv.Quote(want)) {
+			t.Errorf("%s: the lookup says %q, want %q", step, get(t, bctx, step, chromedp.Evaluate[string](script)), want)
+		}
+	}
+	run(t, bctx, "type a name two students have", chromedp.SendKeys(chromedp.ID("checkout-student"), "Zaid"))
+	two := lang.T("%s students match.", lang.Number(2))
+	if two == "2 students match." || !strings.Contains(two, "٢") {
+		t.Fatalf("the catalogue's Arabic for two students is %q", two)
+	}
+	statusIs("two students", two)
+	run(t, bctx, "type one student's whole name", chromedp.SendKeys(chromedp.ID("checkout-student"), " Haddad"))
+	statusIs("one student", lang.T("1 student matches."))
+	if one := lang.T("1 student matches."); one == "1 student matches." {
+		t.Errorf("the catalogue has no Arabic for one student: %q", one)
+	}
+
+	// The page's texts are data, not a script the CSP refuses; an inline
+	// script is refused, and so seen here.
+	mu.Lock()
+	seen := append([]string(nil), console...)
+	mu.Unlock()
+	for _, line := range seen {
+		if strings.Contains(line, "Content Security Policy") || strings.Contains(line, "Content-Security-Policy") {
+			t.Errorf("the desk breaks its CSP: %s", line)
+		}
+	}
+	get(t, bctx, "an inline script", chromedp.Evaluate[bool](`(() => { const s = document.createElement("script"); s.textContent = "window.ranInline = true"; document.body.appendChild(s); return true; })()`))
+	if get(t, bctx, "did it run", chromedp.Evaluate[bool](`window.ranInline === true`)) {
+		t.Error("an inline script ran: the CSP is not in force")
+	}
+	refused := false
+	for i := 0; i < 50 && !refused; i++ {
+		mu.Lock()
+		for _, line := range console {
+			refused = refused || strings.Contains(line, "Content Security Policy")
+		}
+		mu.Unlock()
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !refused {
+		t.Errorf("the console shows no CSP refusal of an inline script, so it would not show one of the texts either: %q", console)
+	}
 }

@@ -192,6 +192,8 @@ type base struct {
 	Email    string
 	Role     string
 	Assets   assetURLs
+	// Texts are the texts the pages' script shows, in Lang (pagetexts.go).
+	Texts pageTexts
 }
 
 type navLink struct {
@@ -214,7 +216,7 @@ func (a *App) newBase(r *http.Request, title, page string) base {
 	if said, ok := i18n.From(r.Context()).Say(title); ok {
 		title = said
 	}
-	return base{Lang: i18n.From(r.Context()), Title: title, Page: page, SignedIn: !p.IsAnonymous(), Email: p.Email, Role: roleName(r, p.Role), Assets: a.urls}
+	return base{Lang: i18n.From(r.Context()), Title: title, Page: page, SignedIn: !p.IsAnonymous(), Email: p.Email, Role: roleName(r, p.Role), Assets: a.urls, Texts: newPageTexts(r)}
 }
 
 // roleName is the role as the header names it, in the page's language.

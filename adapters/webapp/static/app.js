@@ -3,6 +3,40 @@
 (function () {
   "use strict";
 
+  // The texts this script shows, in the page's language: the layout gives
+  // them as JSON (adapters/webapp/pagetexts.go), each under its English
+  // text, the catalogues' key, written here as it is there. A text's {1},
+  // {2}… stand where its key has its first, second… %s. Without them (a
+  // desk page kept from an older version) the script speaks English.
+  var page = (function () {
+    var block = document.getElementById("page-texts");
+    try { return (block && JSON.parse(block.textContent)) || {}; } catch (e) { return {}; }
+  })();
+  function text(key) {
+    var said = page.texts && page.texts[key];
+    if (typeof said !== "string") {
+      var n = 0;
+      said = key.replace(/^[a-z-]+\|/, "").replace(/%s/g, function () { n++; return "{" + n + "}"; });
+    }
+    var args = arguments;
+    // One pass, so a value that holds "{2}" (a name) stays as it is.
+    return said.replace(/\{([1-9])\}/g, function (slot, i) { return i < args.length ? String(args[i]) : slot; });
+  }
+  // The digits of s as the page's language writes them.
+  function digits(s) {
+    var d = page.digits && page.digits.length === 10 ? page.digits : null;
+    return d ? String(s).replace(/[0-9]/g, function (c) { return d[+c]; }) : String(s);
+  }
+  // A count as the pages write it: 1,234 / 1.234 / ١٬٢٣٤.
+  function number(n) {
+    var s = String(n);
+    var group = typeof page.group === "string" ? page.group : ",";
+    if (/^[0-9]{4,}$/.test(s)) {
+      s = s.replace(/\B(?=([0-9]{3})+$)/g, "\u0000");
+    }
+    return digits(s).split("\u0000").join(group);
+  }
+
   // The page that answers a form post puts the focus where its answer is:
   // on the first field it refused, else on the form's error, else on its
   // message, so that neither the keyboard nor a screen reader starts
@@ -67,11 +101,12 @@
         if (!st.blocked) {
           // Not blocked: still worth a word at the desk.
           var notes = [];
-          if (st.open_charges_cents > 0) { notes.push(money(st.open_charges_cents, st.currency) + " in open charges"); }
-          if (st.claims_returned > 0) { notes.push(st.claims_returned + (st.claims_returned === 1 ? " claimed return" : " claimed returns")); }
+          if (st.open_charges_cents > 0) { notes.push(text("%s in open charges", money(st.open_charges_cents, st.currency))); }
+          if (st.claims_returned > 0) { notes.push(st.claims_returned === 1 ? text("1 claimed return") : text("%s claimed returns", number(st.claims_returned))); }
           banner.className = "flash flash--info";
           banner.setAttribute("role", "status");
-          banner.textContent = notes.length ? "This student has " + notes.join(" and ") + "." : "";
+          banner.textContent = notes.length === 2 ? text("This student has %s and %s.", notes[0], notes[1]) :
+            notes.length === 1 ? text("This student has %s.", notes[0]) : "";
           banner.hidden = notes.length === 0;
           return;
         }
@@ -79,11 +114,14 @@
         banner.setAttribute("role", "alert");
         var reasons = st.blocks.map(function (b) {
           if (b.reason === "overdue_items") {
-            return b.current + " overdue " + (b.current === 1 ? "item" : "items") + " (the limit is " + b.limit + ")";
+            return b.current === 1 ? text("1 overdue item (the limit is %s)", number(b.limit)) :
+              text("%s overdue items (the limit is %s)", number(b.current), number(b.limit));
           }
-          return money(b.current, st.currency) + " in open charges (the limit is " + money(b.limit, st.currency) + ")";
+          return text("%s in open charges (the limit is %s)", money(b.current, st.currency), money(b.limit, st.currency));
         });
-        banner.textContent = "This student may not borrow: " + reasons.join("; ") + ".";
+        banner.textContent = text("This student may not borrow: %s.", reasons.reduce(function (all, reason) {
+          return text("%s; %s", all, reason);
+        }));
         banner.hidden = false;
       })
       .catch(function () { /* the server still refuses the loan */ });
@@ -114,7 +152,7 @@
               options.appendChild(o);
             });
             if (status) {
-              status.textContent = list.length === 1 ? "1 student matches." : list.length + " students match.";
+              status.textContent = list.length === 1 ? text("1 student matches.") : text("%s students match.", number(list.length));
             }
             var exact = list.filter(function (s) {
               return s.student_number && s.student_number.toLowerCase() === q.toLowerCase();
@@ -190,8 +228,8 @@
         var tr = document.createElement("tr");
         tr.setAttribute("data-testid", "offline-waiting-row");
         tr.setAttribute("data-code", s.code);
-        cell(tr, new Date(s.scanned_at).toLocaleTimeString());
-        cell(tr, s.kind === "checkout" ? "Check-out" : "Return");
+        cell(tr, digits(new Date(s.scanned_at).toLocaleTimeString(document.documentElement.lang || undefined)));
+        cell(tr, s.kind === "checkout" ? text("Check-out") : text("scan|Return"));
         cell(tr, s.code);
         cell(tr, s.student);
         waitingBody.appendChild(tr);
@@ -214,7 +252,7 @@
         var old = document.getElementById(id);
         if (old) { old.hidden = true; }
       });
-      say("The server cannot be reached. Scans are kept on this computer (" + scans.length + " waiting) and uploaded when it answers; the loans list below may be out of date.");
+      say(text("The server cannot be reached. Scans are kept on this computer (%s waiting) and uploaded when it answers; the loans list below may be out of date.", number(scans.length)));
       later(5000);
     };
     var report = function (answered) {
@@ -223,18 +261,24 @@
         if (r.status === "conflict") { conflicts++; } else if (r.status === "applied") { done++; }
         if (r.put_aside) {
           var li = document.createElement("li");
-          li.textContent = r.code + ": put it aside for " + r.put_aside.student_name + (r.put_aside.homeroom ? ", " + r.put_aside.homeroom : "") + ", who holds this book.";
+          li.textContent = r.put_aside.homeroom ?
+            text("%s: put it aside for %s, %s, who holds this book.", r.code, r.put_aside.student_name, r.put_aside.homeroom) :
+            text("%s: put it aside for %s, who holds this book.", r.code, r.put_aside.student_name);
           results.appendChild(li);
         }
       });
-      var text = "Uploaded " + answered.length + (answered.length === 1 ? " offline scan: " : " offline scans: ") + done + " done";
+      var said;
       if (conflicts > 0) {
-        text += ", " + conflicts + " to settle on the Offline scans page.";
+        said = answered.length === 1 ?
+          text("Uploaded 1 offline scan: %s done, %s to settle on the Offline scans page.", number(done), number(conflicts)) :
+          text("Uploaded %s offline scans: %s done, %s to settle on the Offline scans page.", number(answered.length), number(done), number(conflicts));
         document.getElementById("offline-conflicts-link").hidden = false;
       } else {
-        text += ".";
+        said = answered.length === 1 ?
+          text("Uploaded 1 offline scan: %s done.", number(done)) :
+          text("Uploaded %s offline scans: %s done.", number(answered.length), number(done));
       }
-      say(text + " Reload the desk to see the loans as they are now.");
+      say(said + " " + text("Reload the desk to see the loans as they are now."));
     };
     var sync = function () {
       if (uploading) { return; }
@@ -245,7 +289,7 @@
           // Nothing to upload: only find out whether the server answers.
           return fetch("/healthz", { cache: "no-store" }).then(function (r) {
             if (r.status >= 502 && r.status <= 504) { throw new Error("down"); }
-            if (serverDown) { serverDown = false; say("The server answers again."); }
+            if (serverDown) { serverDown = false; say(text("The server answers again.")); }
           }).catch(function () { down(scans); });
         }
         var batch = scans.slice(0, 500);
@@ -264,7 +308,7 @@
               // The access cookie ran out during the outage: renew it once
               // with the session's refresh cookie, then upload again.
               if (refreshed) {
-                say("Sign in again to upload the " + scans.length + " scans kept on this computer. They stay here until then.");
+                say(text("Sign in again to upload the %s scans kept on this computer. They stay here until then.", number(scans.length)));
                 return null;
               }
               refreshed = true;
@@ -274,7 +318,7 @@
             refreshed = false;
             return r.json().then(function (answer) {
               if (!r.ok) {
-                say("The server refused the upload (" + ((answer.error && answer.error.message) || r.status) + "). The scans stay on this computer.");
+                say(text("The server refused the upload (%s). The scans stay on this computer.", (answer.error && answer.error.message) || r.status));
                 later(30000);
                 return null;
               }
@@ -306,13 +350,13 @@
     };
     var hash = window.location.hash;
     if (hash.indexOf("#offline-kept") === 0) {
-      say("The server cannot be reached: the scan is kept on this computer.");
+      say(text("The server cannot be reached: the scan is kept on this computer."));
       focusOn(hash === "#offline-kept-return" ? "return-code" : "checkout-code");
     } else if (hash === "#offline-damaged") {
-      say("The server cannot be reached, and a damaged return needs it: set the copy aside and return it when the server answers.");
+      say(text("The server cannot be reached, and a damaged return needs it: set the copy aside and return it when the server answers."));
       focusOn("return-code");
     } else if (hash === "#offline-incomplete") {
-      say("The server cannot be reached: scan the copy and type the student's number to keep a check-out.");
+      say(text("The server cannot be reached: scan the copy and type the student's number to keep a check-out."));
       focusOn("checkout-code");
     }
     if (hash.indexOf("#offline-") === 0 && window.history.replaceState) {
