@@ -6,6 +6,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/service/identity"
 )
 
@@ -148,7 +149,9 @@ func (h *handler) signup(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := h.deps.Identity.Signup(r.Context(), req.Email, req.Password, req.Name)
+	// The confirmation mail goes to someone with no account yet: it is
+	// written in the language their request asks for.
+	res, err := h.deps.Identity.Signup(i18n.With(r.Context(), httpedge.MessageLang(r)), req.Email, req.Password, req.Name)
 	if err != nil {
 		httpedge.WriteError(w, r, err)
 		return

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
@@ -230,10 +231,12 @@ func (s *Notices) Run(ctx context.Context, now time.Time) (NoticeRun, error) {
 	return res, nil
 }
 
-// letter is one mail of a run: the notices it carries and its text.
+// letter is one mail of a run: the notices it carries and its text, in
+// its recipient's language.
 type letter struct {
 	to       string
 	audience string // audienceStudent, audienceDigest or audienceGuardian
+	lang     i18n.Lang
 	subject  string
 	keys     []string
 	lines    []string
@@ -259,16 +262,50 @@ func audienceOf(kind string) string {
 // body is the letter's text. A guardian's copy says why it came and how to
 // reach the library: the family has no account to look things up in.
 func (l *letter) body(school library.School, set library.NoticeSettings) string {
+	lang := l.lang
 	lines := strings.Join(l.lines, "\n")
+	signature := lang.T("%s library", school.Name) + "\n"
 	if l.audience != audienceGuardian {
-		return "Hello,\n\n" + lines + "\n\nPlease bring books back to the library, or ask the librarian to renew them.\n" + school.Name + " library\n"
+		return lang.T("Hello,") + "\n\n" + lines + "\n\n" + lang.T("Please bring books back to the library, or ask the librarian to renew them.") + "\n" + signature
 	}
-	contact := "To contact the library, please contact " + school.Name + "."
+	contact := lang.T("To contact the library, please contact %s.", school.Name)
 	if set.Contact != "" {
-		contact = "To contact the library: " + set.Contact
+		contact = lang.T("To contact the library: %s", set.Contact)
 	}
-	return "Hello,\n\nThe school library sends you a copy of the notices it sends to a student in your care, as " + school.Name +
-		" has chosen to:\n\n" + lines + "\n\n" + contact + "\n" + school.Name + " library\n"
+	return lang.T("Hello,") + "\n\n" + lang.T("The school library sends you a copy of the notices it sends to a student in your care, as %s has chosen to:", school.Name) +
+		"\n\n" + lines + "\n\n" + contact + "\n" + signature
+}
+
+// readerLang is the language of a mail to an account of the school: the
+// person's own choice, else the school's, else English.
+func readerLang(a user.Account, school library.School) i18n.Lang {
+	return i18n.Choose(a.Preferences.Language, school.Settings.Language, "")
+}
+
+// teacherLangs finds the language of each homeroom teacher's digest: the
+// teacher's account's own choice when their address has an account, else
+// the school's. It remembers each address it looked up.
+type teacherLangs struct {
+	accounts ports.AccountRepository
+	school   library.School
+	known    map[string]i18n.Lang
+}
+
+func (t *teacherLangs) of(ctx context.Context, email string) (i18n.Lang, error) {
+	if l, ok := t.known[email]; ok {
+		return l, nil
+	}
+	personal := ""
+	acct, err := t.accounts.GetByEmail(ctx, email)
+	switch {
+	case err == nil && !acct.Deleted:
+		personal = acct.Preferences.Language
+	case err != nil && !errs.Is(err, errs.NotFound):
+		return "", err
+	}
+	l := i18n.Choose(personal, t.school.Settings.Language, "")
+	t.known[email] = l
+	return l, nil
 }
 
 // guardianCopies are the copies of the student notice n that go to st's
@@ -351,9 +388,14 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 		teacherOf[library.HomeroomKey(r.Name)] = r
 	}
 
-	// What is due, as records to claim, each with the line its mail says.
+	// What is due, as records to claim, each with the language of its
+	// recipient and the line its mail says, written in the language of the
+	// letter it goes in.
 	var wanted []library.Notice
-	var lines []string
+	var langs []i18n.Lang
+	var lines []func(i18n.Lang) string
+	schoolLang := school.Settings.Lang() // a guardian has no account: the school's
+	teachers := teacherLangs{accounts: s.accounts, school: school, known: map[string]i18n.Lang{}}
 	claimedAt := s.clock.Now().UTC()
 	for _, v := range views {
 		st, ok := byID[v.Loan.StudentID]
@@ -366,13 +408,15 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 				StudentID: st.ID, Kind: kind, Step: step, DueAt: v.DueAt, Day: day, Recipient: st.Email, ClaimedAt: claimedAt}
 			if st.Email != "" {
 				wanted = append(wanted, n)
-				lines = append(lines, studentLine(v, kind, local))
+				langs = append(langs, readerLang(st, school))
+				lines = append(lines, func(l i18n.Lang) string { return studentLine(l, v, kind, local) })
 			}
 			// A young student often has no address: their guardians'
 			// copies go all the same.
 			for _, c := range guardianCopies(n, st, set) {
 				wanted = append(wanted, c)
-				lines = append(lines, guardianLoanLine(v, st, local))
+				langs = append(langs, schoolLang)
+				lines = append(lines, func(l i18n.Lang) string { return guardianLoanLine(l, v, st, local) })
 			}
 		}
 		if v.Status != library.LoanOverdue {
@@ -385,8 +429,13 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 		n := library.Notice{Key: library.NoticeKey(v.Loan.ID, library.NoticeHomeroomDigest, v.DueAt, 0, day), SchoolID: school.ID,
 			SubjectID: v.Loan.ID, StudentID: st.ID, Kind: library.NoticeHomeroomDigest, DueAt: v.DueAt, Day: day,
 			Recipient: room.TeacherEmail, ClaimedAt: claimedAt}
+		teacherLang, err := teachers.of(ctx, room.TeacherEmail)
+		if err != nil {
+			return err
+		}
 		wanted = append(wanted, n)
-		lines = append(lines, digestLine(v, st, local))
+		langs = append(langs, teacherLang)
+		lines = append(lines, func(l i18n.Lang) string { return digestLine(l, v, st, local) })
 	}
 	for _, t := range traps {
 		st, ok := byID[t.StudentID]
@@ -399,11 +448,13 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 			ClaimedAt: claimedAt}
 		if st.Email != "" {
 			wanted = append(wanted, n)
-			lines = append(lines, holdLine(titles[t.BookID], t, kind, local.Location()))
+			langs = append(langs, readerLang(st, school))
+			lines = append(lines, func(l i18n.Lang) string { return holdLine(l, titles[t.BookID], t, kind, local.Location()) })
 		}
 		for _, c := range guardianCopies(n, st, set) {
 			wanted = append(wanted, c)
-			lines = append(lines, guardianHoldLine(titles[t.BookID], t, st, local.Location()))
+			langs = append(langs, schoolLang)
+			lines = append(lines, func(l i18n.Lang) string { return guardianHoldLine(l, titles[t.BookID], t, st, local.Location()) })
 		}
 	}
 	won, err := s.notices.Claim(ctx, wanted)
@@ -422,20 +473,24 @@ func (s *Notices) runSchool(ctx context.Context, school library.School, set libr
 		id := aud + "\x00" + n.Recipient
 		l, ok := letters[id]
 		if !ok {
-			l = &letter{to: n.Recipient, audience: aud}
+			// The language of the letter's first notice: one recipient's
+			// (two students who share an address get one letter, in the
+			// language of the first).
+			lang := langs[i]
+			l = &letter{to: n.Recipient, audience: aud, lang: lang}
 			switch aud {
 			case audienceDigest:
-				l.subject = fmt.Sprintf("Overdue library books, %s", day)
+				l.subject = lang.T("Overdue library books, %s", lang.Date(local))
 			case audienceGuardian:
-				l.subject = fmt.Sprintf("Library notice from %s", school.Name)
+				l.subject = lang.T("Library notice from %s", school.Name)
 			default:
-				l.subject = fmt.Sprintf("Library reminder from %s", school.Name)
+				l.subject = lang.T("Library reminder from %s", school.Name)
 			}
 			letters[id] = l
 			order = append(order, id)
 		}
 		l.keys = append(l.keys, n.Key)
-		l.lines = append(l.lines, lines[i])
+		l.lines = append(l.lines, lines[i](l.lang))
 	}
 	failed := false
 	for _, id := range order {
@@ -515,46 +570,58 @@ func (s *Notices) retryAbandoned(ctx context.Context, schoolID string) error {
 // says the days the book is overdue on the school's date today, not the
 // step that sent the notice (a step missed while the service was down is
 // not sent late, so a later one may go out days past its own).
-func studentLine(v LoanView, kind string, today time.Time) string {
+func studentLine(lang i18n.Lang, v LoanView, kind string, today time.Time) string {
 	switch kind {
 	case library.NoticeDueSoon:
-		return fmt.Sprintf("- %s (%s, copy %s) is due back on %s.", v.Loan.BookTitle, v.Loan.BookAuthor, v.Loan.CopyCode, v.DueAt)
+		return lang.T("- %s (%s, copy %s) is due back on %s.", v.Loan.BookTitle, v.Loan.BookAuthor, v.Loan.CopyCode, dueDate(lang, v.DueAt))
 	default:
-		days := library.DaysOverdue(v.DueAt, today)
-		return fmt.Sprintf("- %s (%s, copy %s) was due on %s and is %d %s overdue.", v.Loan.BookTitle, v.Loan.BookAuthor, v.Loan.CopyCode, v.DueAt, days, plural(days, "day", "days"))
+		return lang.T("- %s (%s, copy %s) was due on %s and is %s overdue.", v.Loan.BookTitle, v.Loan.BookAuthor, v.Loan.CopyCode,
+			dueDate(lang, v.DueAt), daysOverdue(lang, v.DueAt, today))
 	}
 }
 
-func holdLine(b library.Book, t library.HoldTrap, kind string, loc *time.Location) string {
-	until := t.ExpiresAt.In(loc).Format("2006-01-02")
+func holdLine(lang i18n.Lang, b library.Book, t library.HoldTrap, kind string, loc *time.Location) string {
+	until := lang.Date(t.ExpiresAt.In(loc))
 	if kind == library.NoticeHoldExpiring {
-		return fmt.Sprintf("- %s (%s), the book you reserved, is waiting for you at the library until %s, its last day: after that it goes to the next reader.", b.Title, b.Author, until)
+		return lang.T("- %s (%s), the book you reserved, is waiting for you at the library until %s, its last day: after that it goes to the next reader.", b.Title, b.Author, until)
 	}
-	return fmt.Sprintf("- %s (%s), the book you reserved, is waiting for you at the library (copy %s) until %s.", b.Title, b.Author, t.CopyCode, until)
+	return lang.T("- %s (%s), the book you reserved, is waiting for you at the library (copy %s) until %s.", b.Title, b.Author, t.CopyCode, until)
 }
 
 // guardianLoanLine is a loan's line in a guardian's copy: it names the
 // student, as one guardian may have several at the school.
-func guardianLoanLine(v LoanView, st user.Account, today time.Time) string {
-	days := library.DaysOverdue(v.DueAt, today)
-	return fmt.Sprintf("- %s has %s (%s, copy %s), which was due on %s and is %d %s overdue.", st.Name, v.Loan.BookTitle, v.Loan.BookAuthor,
-		v.Loan.CopyCode, v.DueAt, days, plural(days, "day", "days"))
+func guardianLoanLine(lang i18n.Lang, v LoanView, st user.Account, today time.Time) string {
+	return lang.T("- %s has %s (%s, copy %s), which was due on %s and is %s overdue.", st.Name, v.Loan.BookTitle, v.Loan.BookAuthor,
+		v.Loan.CopyCode, dueDate(lang, v.DueAt), daysOverdue(lang, v.DueAt, today))
 }
 
-func guardianHoldLine(b library.Book, t library.HoldTrap, st user.Account, loc *time.Location) string {
-	return fmt.Sprintf("- %s (%s), which %s reserved, is waiting at the library (copy %s) until %s.", b.Title, b.Author, st.Name, t.CopyCode,
-		t.ExpiresAt.In(loc).Format("2006-01-02"))
+func guardianHoldLine(lang i18n.Lang, b library.Book, t library.HoldTrap, st user.Account, loc *time.Location) string {
+	return lang.T("- %s (%s), which %s reserved, is waiting at the library (copy %s) until %s.", b.Title, b.Author, st.Name, t.CopyCode,
+		lang.Date(t.ExpiresAt.In(loc)))
 }
 
-func digestLine(v LoanView, st user.Account, today time.Time) string {
-	days := library.DaysOverdue(v.DueAt, today)
-	return fmt.Sprintf("- %s (%s): %s, copy %s, due %s, %d %s overdue.", st.Name, st.Homeroom, v.Loan.BookTitle, v.Loan.CopyCode,
-		v.DueAt, days, plural(days, "day", "days"))
+func digestLine(lang i18n.Lang, v LoanView, st user.Account, today time.Time) string {
+	return lang.T("- %s (%s): %s, copy %s, due %s, %s overdue.", st.Name, st.Homeroom, v.Loan.BookTitle, v.Loan.CopyCode,
+		dueDate(lang, v.DueAt), daysOverdue(lang, v.DueAt, today))
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
+// dueDate writes a loan's due date (YYYY-MM-DD, the school's calendar day)
+// as the language writes a date in a sentence; one that does not read as
+// a date is written as it is.
+func dueDate(lang i18n.Lang, due string) string {
+	d, err := time.Parse("2006-01-02", due)
+	if err != nil {
+		return due
 	}
-	return many
+	return lang.Date(d)
+}
+
+// daysOverdue is how long a loan due on due is overdue today: "1 day",
+// "7 days", as the language counts them.
+func daysOverdue(lang i18n.Lang, due string, today time.Time) string {
+	days := library.DaysOverdue(due, today)
+	if days == 1 {
+		return lang.T("1 day")
+	}
+	return lang.T("%d days", days)
 }

@@ -4,12 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/readinglibrary/service/core/auth"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
@@ -117,13 +118,16 @@ func (s *Identity) mailSignup(ctx context.Context, acct user.Account, password s
 		if !s.mayMail(ctx, "signup_taken", acct.Email) {
 			return nil
 		}
+		// The mail is for the owner of the address, in their language;
+		// whoever tried has no say in it.
+		lang := s.mailLang(ctx, existing)
 		return s.Send(ctx, ports.Message{
 			To:      acct.Email,
-			Subject: "Someone tried to sign up with your address",
-			Text: fmt.Sprintf("Someone tried to create a reading library account with %s, but this address has an account already.\n\n"+
-				"If it was you, sign in with your password. If you forgot it, choose a new one here:\n%s\n\n"+
-				"If it was not you, ignore this mail: nothing changed on your account.\n",
-				acct.Email, s.cfg.LinkBase+ForgotPasswordPage),
+			Subject: lang.T("Someone tried to sign up with your address"),
+			Text: paragraphs(
+				lang.T("Someone tried to create a reading library account with %s, but this address has an account already.", acct.Email),
+				lang.T("If it was you, sign in with your password. If you forgot it, choose a new one here:")+"\n"+s.cfg.LinkBase+ForgotPasswordPage,
+				lang.T("If it was not you, ignore this mail: nothing changed on your account.")),
 		})
 	case err != nil && !errs.Is(err, errs.NotFound):
 		return err
@@ -136,12 +140,16 @@ func (s *Identity) mailSignup(ctx context.Context, acct user.Account, password s
 		return errs.Wrap(err, "hash password")
 	}
 	t := auth.MailToken{Purpose: auth.PurposeSignup, Email: acct.Email, Name: acct.Name, PasswordHash: hash}
-	return s.mailLink(ctx, t, auth.SignupTTL, acct.Email, "Confirm your reading library account", VerifyEmailPage,
+	// The address has no account yet, so no choice of its own nor a
+	// school: the mail is in the language the sign-up was answered in
+	// (what ctx carries), else English.
+	lang := i18n.From(ctx)
+	return s.mailLink(ctx, t, auth.SignupTTL, acct.Email, lang.T("Confirm your reading library account"), VerifyEmailPage,
 		func(link string) string {
-			return fmt.Sprintf("Welcome to the reading library, %s.\n\n"+
-				"To create your account, open this link within 24 hours and confirm:\n%s\n\n"+
-				"If you did not sign up, ignore this mail: no account is created without the link.\n",
-				acct.Name, link)
+			return paragraphs(
+				lang.T("Welcome to the reading library, %s.", acct.Name),
+				lang.T("To create your account, open this link within 24 hours and confirm:")+"\n"+link,
+				lang.T("If you did not sign up, ignore this mail: no account is created without the link."))
 		})
 }
 
@@ -210,12 +218,13 @@ func (s *Identity) mailPasswordReset(ctx context.Context, email string) error {
 		return nil
 	}
 	t := auth.MailToken{Purpose: auth.PurposePasswordReset, AccountID: acct.ID}
-	return s.mailLink(ctx, t, auth.PasswordResetTTL, acct.Email, "Reset your reading library password", ResetPasswordPage,
+	lang := s.mailLang(ctx, acct)
+	return s.mailLink(ctx, t, auth.PasswordResetTTL, acct.Email, lang.T("Reset your reading library password"), ResetPasswordPage,
 		func(link string) string {
-			return fmt.Sprintf("Someone asked to reset the password of the reading library account %s.\n\n"+
-				"To choose a new password, open this link within 30 minutes:\n%s\n\n"+
-				"The link works once. If you did not ask for this, ignore this mail: your password stays as it is.\n",
-				acct.Email, link)
+			return paragraphs(
+				lang.T("Someone asked to reset the password of the reading library account %s.", acct.Email),
+				lang.T("To choose a new password, open this link within 30 minutes:")+"\n"+link,
+				lang.T("The link works once. If you did not ask for this, ignore this mail: your password stays as it is."))
 		})
 }
 
@@ -331,6 +340,29 @@ func (s *Identity) mailLink(ctx context.Context, t auth.MailToken, ttl time.Dura
 		return err
 	}
 	return s.Send(ctx, ports.Message{To: to, Subject: subject, Text: body(s.link(page, secret))})
+}
+
+// mailLang is the language of a mail to acct: the person's own choice,
+// else their school's, else English. A school that cannot be read leaves
+// the mail in the person's choice or English (and is reported): the mail
+// still goes.
+func (s *Identity) mailLang(ctx context.Context, acct user.Account) i18n.Lang {
+	schoolLang := ""
+	if _, chose := i18n.Parse(acct.Preferences.Language); !chose && acct.SchoolID != "" {
+		school, err := s.schools.Get(ctx, acct.SchoolID)
+		switch {
+		case err == nil:
+			schoolLang = school.Settings.Language
+		case !errs.Is(err, errs.NotFound) && s.bg.OnError != nil:
+			s.bg.OnError("read the school's language for a mail (sent in English)", err)
+		}
+	}
+	return i18n.Choose(acct.Preferences.Language, schoolLang, "")
+}
+
+// paragraphs is a mail's text: its paragraphs, a blank line between them.
+func paragraphs(texts ...string) string {
+	return strings.Join(texts, "\n\n") + "\n"
 }
 
 func (s *Identity) link(page, secret string) string {
