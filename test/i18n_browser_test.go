@@ -87,7 +87,28 @@ func TestBrowserPagesInSpanishAndArabic(t *testing.T) {
 					t.Errorf("in Arabic the navigation runs left to right: the first section at x=%v, the second at x=%v", first, second)
 				}
 			}
+			// A refused form, in the language: the settings sent back with
+			// their field marked (the browser's own check set aside, as a
+			// script could), and the desk's refusal of an unknown copy.
+			run(t, bctx, "the settings", chromedp.Navigate(s.URL+"/library/"+domain+"/settings"), chromedp.WaitVisible(chromedp.ID("settings-loan-days")))
+			run(t, bctx, "the settings refused",
+				chromedp.Evaluate[chromedp.Void](`document.getElementById("settings-form").noValidate = true; document.getElementById("settings-loan-days").value = "999"`),
+				loads(chromedp.Click(chromedp.ID("settings-submit"))),
+				chromedp.WaitVisible(chromedp.ID("settings-loan-days-error")),
+			)
+			checkPage("the settings refused")
+			refusal := get(t, bctx, "the field's message", chromedp.Evaluate[string](`document.getElementById("settings-loan-days-error").textContent`))
+			if prefix, _, _ := strings.Cut(lang.T("Loan period %s.", "\x00"), "\x00"); !strings.HasPrefix(refusal, prefix) || strings.Contains(refusal, "must") {
+				t.Errorf("the refused loan period says %q, want it in %s", refusal, lang)
+			}
 			run(t, bctx, "the desk again", chromedp.Navigate(s.URL+"/library/"+domain), chromedp.WaitVisible(chromedp.ID("checkout-code")))
+			run(t, bctx, "an unknown copy at the desk",
+				chromedp.SendKeys(chromedp.ID("checkout-code"), "NO-SUCH-COPY"),
+				loads(typeAndEnter("checkout-student", "Theo")),
+				chromedp.WaitVisible(chromedp.ID("flash")),
+			)
+			checkPage("the desk's refusal")
+			run(t, bctx, "the desk once more", chromedp.Navigate(s.URL+"/library/"+domain), chromedp.WaitVisible(chromedp.ID("checkout-code")))
 			screenshot(t, bctx, "desk-"+string(lang))
 			run(t, bctx, "the catalogue", chromedp.Navigate(s.URL+"/library/"+domain+"/catalog"), chromedp.WaitVisible(chromedp.ID("main")))
 			checkPage("the catalogue")
