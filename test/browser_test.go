@@ -305,7 +305,7 @@ func checkOutAtDesk(t *testing.T, bctx context.Context, s *service, domain, step
 		chromedp.Navigate(s.URL+"/library/"+domain),
 		chromedp.WaitVisible(chromedp.ID("checkout-code")),
 		chromedp.SendKeys(chromedp.ID("checkout-code"), code),
-		typeAndEnter("checkout-student", student),
+		loads(typeAndEnter("checkout-student", student)),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
 	return flashText(t, bctx, step)
@@ -338,7 +338,7 @@ func flashText(t *testing.T, bctx context.Context, step string) string {
 func clickForFlash(t *testing.T, bctx context.Context, step, id string) string {
 	t.Helper()
 	run(t, bctx, step,
-		chromedp.Click(chromedp.ID(id)),
+		loads(chromedp.Click(chromedp.ID(id))),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
 	return flashText(t, bctx, step)

@@ -60,7 +60,7 @@ func TestBrowserStocktake(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("stocktake-open-form")),
 		chromedp.SendKeys(chromedp.ID("stocktake-from"), "500"),
 		chromedp.SendKeys(chromedp.ID("stocktake-to"), "599"),
-		chromedp.Click(chromedp.ID("stocktake-open")),
+		loads(chromedp.Click(chromedp.ID("stocktake-open"))),
 		chromedp.WaitVisible(chromedp.ID("stocktake-code")),
 	)
 	scan := func(step, code string) string {
@@ -71,7 +71,7 @@ func TestBrowserStocktake(t *testing.T) {
 		}
 		run(t, bctx, step,
 			clearFlash,
-			chromedp.SendKeys(chromedp.ID("stocktake-code"), code+"\n"),
+			loads(chromedp.SendKeys(chromedp.ID("stocktake-code"), code+"\n")),
 			chromedp.WaitVisible(chromedp.ID("flash")),
 		)
 		return flashText(t, bctx, step)
@@ -91,7 +91,7 @@ func TestBrowserStocktake(t *testing.T) {
 		clearFlash,
 		chromedp.Click(chromedp.CSS("#stocktake-upload summary")),
 		chromedp.SetValue(chromedp.ID("scan-codes"), lent[0]["code"].(string)+"\n\n"+stray[0]["code"].(string)+"\nNOPE-NOPE\n"),
-		chromedp.Click(chromedp.ID("stocktake-upload-submit")),
+		loads(chromedp.Click(chromedp.ID("stocktake-upload-submit"))),
 		chromedp.WaitVisible(chromedp.ID("flash")),
 	)
 	if msg := flashText(t, bctx, "upload message"); !strings.Contains(msg, "counted 2 copies") || !strings.Contains(msg, "line 4: NOPE-NOPE") || count() != "3" {
