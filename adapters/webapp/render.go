@@ -216,7 +216,7 @@ func (a *App) newBase(r *http.Request, title, page string) base {
 	if said, ok := i18n.From(r.Context()).Say(title); ok {
 		title = said
 	}
-	return base{Lang: i18n.From(r.Context()), Title: title, Page: page, SignedIn: !p.IsAnonymous(), Email: p.Email, Role: roleName(r, p.Role), Assets: a.urls, Texts: newPageTexts(r)}
+	return base{Lang: i18n.From(r.Context()), Title: title, Page: page, SignedIn: !p.IsAnonymous(), Email: p.Email, Role: roleName(r, p.Role), Assets: a.urls, Texts: a.texts[i18n.From(r.Context())]}
 }
 
 // roleName is the role as the header names it, in the page's language.

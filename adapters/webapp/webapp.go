@@ -83,9 +83,11 @@ const (
 
 // App serves the pages. It is safe for concurrent use.
 type App struct {
-	deps   Deps
-	cfg    Config
-	pages  map[i18n.Lang]map[string]*template.Template
+	deps  Deps
+	cfg   Config
+	pages map[i18n.Lang]map[string]*template.Template
+	// texts are the pages' script's texts in each language.
+	texts  map[i18n.Lang]pageTexts
 	assets map[string]asset
 	urls   assetURLs
 	// Now is replaceable in tests.
@@ -100,6 +102,10 @@ func New(deps Deps, cfg Config) *App {
 	}
 	a := &App{deps: deps, cfg: cfg, Now: time.Now}
 	a.pages = mustParsePages()
+	a.texts = map[i18n.Lang]pageTexts{}
+	for _, lang := range i18n.Langs() {
+		a.texts[lang] = newPageTexts(lang)
+	}
 	a.assets, a.urls = mustLoadAssets()
 	return a
 }
