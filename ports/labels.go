@@ -1,6 +1,9 @@
 package ports
 
-import "github.com/readinglibrary/service/core/library"
+import (
+	"github.com/readinglibrary/service/core/i18n"
+	"github.com/readinglibrary/service/core/library"
+)
 
 // Label is what one copy's barcode label carries: the copy code, drawn as
 // a barcode and written under it, and the book's title.
@@ -30,16 +33,18 @@ type PatronCard struct {
 // PDF of the labels in order, the first at position start (from 1) of the
 // first sheet, so a sheet already partly used is used up, and as many
 // further sheets (pages) as needed. Text is shortened with an ellipsis to
-// fit its label.
+// fit its label. Each method draws in lang: there are no texts of its own
+// on a label, but a right-to-left language's names and titles are laid
+// out right to left (and Arabic needs a font that has it).
 // Errors: a plain error (Internal) for no labels, a start past the sheet,
 // or a code that Code 128 cannot encode in a label's width.
 type LabelPrinter interface {
 	// Sheet prints copy labels: the school's name, the title, the code as a
 	// Code 128 barcode and as text.
-	Sheet(sheet library.SheetFormat, start int, school string, labels []Label) ([]byte, error)
+	Sheet(lang i18n.Lang, sheet library.SheetFormat, start int, school string, labels []Label) ([]byte, error)
 	// SpineLabels prints spine labels in large bold type.
-	SpineLabels(sheet library.SheetFormat, start int, labels []SpineLabel) ([]byte, error)
+	SpineLabels(lang i18n.Lang, sheet library.SheetFormat, start int, labels []SpineLabel) ([]byte, error)
 	// Cards prints patron cards: the school's name, the student's name and
 	// homeroom, the number as a Code 128 barcode and as text.
-	Cards(sheet library.SheetFormat, start int, school string, cards []PatronCard) ([]byte, error)
+	Cards(lang i18n.Lang, sheet library.SheetFormat, start int, school string, cards []PatronCard) ([]byte, error)
 }

@@ -1,5 +1,7 @@
 package ports
 
+import "github.com/readinglibrary/service/core/i18n"
+
 // OverdueSlip is what a homeroom's teacher is handed: the overdue loans of
 // one class's students.
 type OverdueSlip struct {
@@ -65,7 +67,10 @@ type LetterLine struct {
 	DaysOverdue int
 }
 
-// SlipPrinter lays out overdue slips, receipts and letters for printing.
+// SlipPrinter lays out overdue slips, receipts and letters for printing,
+// each in lang: its own texts, dates (given as YYYY-MM-DD) and counts as
+// the language writes them, right to left for Arabic. The texts quoted
+// below are the English ones.
 type SlipPrinter interface {
 	// OverdueSlips returns a PDF document with each slip starting on a page
 	// of its own, headed by the school's name, the homeroom ("No homeroom"
@@ -74,14 +79,14 @@ type SlipPrinter interface {
 	// marked as continued. No slips is one page saying that nothing is
 	// overdue.
 	// Errors: a plain error (Internal) when the PDF cannot be written.
-	OverdueSlips(school, date string, slips []OverdueSlip) ([]byte, error)
+	OverdueSlips(lang i18n.Lang, school, date string, slips []OverdueSlip) ([]byte, error)
 	// LoanReceipt returns a PDF receipt on paper: the school's name, "Loan
 	// receipt", the date, the student's name and number, then each loan's
 	// title, author, copy code and due date, and a line asking for the
 	// books back by their due dates. On A4 it is one page or more; on the
 	// 80 mm roll it is one page as long as its lines need.
 	// Errors: a plain error (Internal) when the PDF cannot be written.
-	LoanReceipt(paper ReceiptPaper, r Receipt) ([]byte, error)
+	LoanReceipt(lang i18n.Lang, paper ReceiptPaper, r Receipt) ([]byte, error)
 	// OverdueLetters returns a PDF with one A4 letter per student, each on
 	// a page of its own (more when its lines need them): the school's name,
 	// the date, the greeting to the guardians, the overdue books in a
@@ -89,5 +94,5 @@ type SlipPrinter interface {
 	// contact the school). No letters is one page saying that nothing is
 	// overdue.
 	// Errors: a plain error (Internal) when the PDF cannot be written.
-	OverdueLetters(school, date, contact string, letters []OverdueLetter) ([]byte, error)
+	OverdueLetters(lang i18n.Lang, school, date, contact string, letters []OverdueLetter) ([]byte, error)
 }

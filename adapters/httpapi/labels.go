@@ -57,10 +57,10 @@ func (h *handler) copyLabels(w http.ResponseWriter, r *http.Request) {
 		var pdf []byte
 		var err error
 		if kind == labelsSpine {
-			pdf, err = h.deps.Labels.SpineLabels(sheet, start, found.SpineLabels())
+			pdf, err = h.deps.Labels.SpineLabels(staffLang(r, found.School), sheet, start, found.SpineLabels())
 		} else {
 			labels := mapSlice(found.Copies, func(c library.Copy) ports.Label { return ports.Label{Code: c.Code, Title: found.Book.Title} })
-			pdf, err = h.deps.Labels.Sheet(sheet, start, found.School.Name, labels)
+			pdf, err = h.deps.Labels.Sheet(staffLang(r, found.School), sheet, start, found.School.Name, labels)
 		}
 		if err == nil {
 			w.Header().Set("X-Total-Count", strconv.Itoa(found.Total))
@@ -96,7 +96,7 @@ func (h *handler) studentCards(w http.ResponseWriter, r *http.Request) {
 		name += "-" + strconv.Itoa(page)
 	}
 	h.printPDF(w, r, "patron cards", name, func() ([]byte, error) {
-		pdf, err := h.deps.Labels.Cards(sheet, start, found.School.Name, found.Cards)
+		pdf, err := h.deps.Labels.Cards(staffLang(r, found.School), sheet, start, found.School.Name, found.Cards)
 		if err == nil {
 			w.Header().Set("X-Total-Count", strconv.Itoa(found.Total))
 			w.Header().Set("X-Skipped-Count", strconv.Itoa(len(found.Skipped)))

@@ -5,14 +5,17 @@ import (
 
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
+	"github.com/readinglibrary/service/core/user"
 	"github.com/readinglibrary/service/ports"
 )
 
 // overdueSlips answers a PDF of overdue slips for the homerooms' teachers:
 // one slip per homeroom with overdue loans (or the one homeroom asked for),
 // each starting on a page of its own. The path names the resource; the
-// body is always PDF. It shares the label printing's slots: both draw a
+// body is always PDF, in the language the caller reads the pages in
+// (staffLang). It shares the label printing's slots: both draw a
 // PDF with the same fonts and cost alike.
 func (h *handler) overdueSlips(w http.ResponseWriter, r *http.Request) {
 	p, ok := params(w, r, "schoolId", "homeroom")
@@ -32,8 +35,19 @@ func (h *handler) overdueSlips(w http.ResponseWriter, r *http.Request) {
 		name += "-" + class
 	}
 	h.printPDF(w, r, "overdue slips", name, func() ([]byte, error) {
-		return h.deps.Slips.OverdueSlips(found.School.Name, found.Date, found.Slips)
+		return h.deps.Slips.OverdueSlips(staffLang(r, found.School), found.School.Name, found.Date, found.Slips)
 	})
+}
+
+// staffLang is the language of a document the person asking prints for
+// the library's own use (slips, labels, cards): the one they read the
+// pages in, their own choice, else the school's, else their browser's.
+func staffLang(r *http.Request, school library.School) i18n.Lang {
+	personal := ""
+	if acct, ok := user.AccountFrom(r.Context()); ok {
+		personal = acct.Preferences.Language
+	}
+	return i18n.Choose(personal, school.Settings.Language, r.Header.Get("Accept-Language"))
 }
 
 // safeFileName keeps the ASCII letters and digits of s and turns every
@@ -57,7 +71,8 @@ func safeFileName(s string) string {
 
 // loanReceipt answers a PDF receipt of what a borrower has out, for the
 // desk to hand over at check-out: on A4 (paper=a4, the default) or on an
-// 80 mm receipt printer's roll (paper=80mm).
+// 80 mm receipt printer's roll (paper=80mm). It goes home with the
+// student, so it is in the student's language (Circulation.Receipt).
 func (h *handler) loanReceipt(w http.ResponseWriter, r *http.Request) {
 	p, ok := params(w, r, "schoolId", "paper")
 	if !ok {
@@ -72,7 +87,7 @@ func (h *handler) loanReceipt(w http.ResponseWriter, r *http.Request) {
 		httpedge.WriteError(w, r, errs.InvalidField("paper", "must be a4 or 80mm"))
 		return
 	}
-	_, receipt, err := h.deps.Library.Circulation.Receipt(r.Context(), p["schoolId"], pathID(r))
+	receipt, lang, err := h.deps.Library.Circulation.Receipt(r.Context(), p["schoolId"], pathID(r))
 	if err != nil {
 		httpedge.WriteError(w, r, err)
 		return
@@ -81,13 +96,14 @@ func (h *handler) loanReceipt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.printPDF(w, r, "loan receipt", "receipt-"+receipt.Date, func() ([]byte, error) {
-		return h.deps.Slips.LoanReceipt(paper, receipt)
+		return h.deps.Slips.LoanReceipt(lang, paper, receipt)
 	})
 }
 
 // overdueLetters answers a PDF of take-home letters to the families of a
 // homeroom's students with overdue books, or of one student: one letter
-// each, addressed to the student's guardians, with the library's contact.
+// each, addressed to the student's guardians, with the library's contact,
+// in the school's language (guardians have no account to choose one).
 func (h *handler) overdueLetters(w http.ResponseWriter, r *http.Request) {
 	p, ok := params(w, r, "schoolId", "homeroom", "student_id")
 	if !ok {
@@ -106,7 +122,7 @@ func (h *handler) overdueLetters(w http.ResponseWriter, r *http.Request) {
 		name += "-" + class
 	}
 	h.printPDF(w, r, "overdue letters", name, func() ([]byte, error) {
-		return h.deps.Slips.OverdueLetters(found.School.Name, found.Date, found.Contact, found.Letters)
+		return h.deps.Slips.OverdueLetters(found.School.Settings.Lang(), found.School.Name, found.Date, found.Contact, found.Letters)
 	})
 }
 

@@ -1,8 +1,15 @@
 // Package labels prints copy labels: PDF sheets of self-adhesive labels,
 // each with the copy's code as a Code 128 barcode and as text, the book's
-// title and the school's name. github.com/boombuler/barcode encodes the
-// symbol, github.com/signintech/gopdf writes the PDF, and the Go fonts
-// (golang.org/x/image/font/gofont) are embedded, so no font files are needed.
+// title and the school's name; and the desk's slips, receipts and letters.
+// github.com/boombuler/barcode encodes the symbol, github.com/signintech/gopdf
+// writes the PDF, and the fonts are embedded, so no font files are needed:
+// the Go fonts (golang.org/x/image/font/gofont), and for Arabic, which they
+// lack, DejaVu Sans (github.com/go-fonts/dejavu; Bitstream Vera licence,
+// which lets the font be embedded and redistributed with the program).
+//
+// Every document is written in an i18n.Lang: its own texts, dates and
+// counts as the language writes them. An Arabic one runs right to left
+// (see arabic.go): its lines are right-aligned and its tables mirrored.
 //
 // The bars are drawn as filled rectangles read from the module pattern, not
 // as an image: a raster barcode is resampled by the viewer or the printer
@@ -24,12 +31,15 @@ import (
 	"unicode"
 
 	"github.com/boombuler/barcode/code128"
+	"github.com/go-fonts/dejavu/dejavusans"
+	"github.com/go-fonts/dejavu/dejavusansbold"
 	"github.com/signintech/gopdf"
 	"golang.org/x/image/font/gofont/gobold"
 	"golang.org/x/image/font/gofont/goregular"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
 )
@@ -42,19 +52,19 @@ type Printer struct{}
 
 var _ ports.LabelPrinter = Printer{}
 
-// Sheet calls the package's Sheet.
-func (Printer) Sheet(f library.SheetFormat, start int, school string, labels []Label) ([]byte, error) {
-	return Sheet(f, start, school, labels)
+// Sheet is the package's Sheet in lang.
+func (Printer) Sheet(lang i18n.Lang, f library.SheetFormat, start int, school string, labels []Label) ([]byte, error) {
+	return sheet(lang, f, start, school, labels)
 }
 
-// SpineLabels calls the package's SpineLabels.
-func (Printer) SpineLabels(f library.SheetFormat, start int, labels []ports.SpineLabel) ([]byte, error) {
-	return SpineLabels(f, start, labels)
+// SpineLabels is the package's SpineLabels in lang.
+func (Printer) SpineLabels(lang i18n.Lang, f library.SheetFormat, start int, labels []ports.SpineLabel) ([]byte, error) {
+	return spineLabels(lang, f, start, labels)
 }
 
-// Cards calls the package's Cards.
-func (Printer) Cards(f library.SheetFormat, start int, school string, cards []ports.PatronCard) ([]byte, error) {
-	return Cards(f, start, school, cards)
+// Cards is the package's Cards in lang.
+func (Printer) Cards(lang i18n.Lang, f library.SheetFormat, start int, school string, cards []ports.PatronCard) ([]byte, error) {
+	return patronCards(lang, f, start, school, cards)
 }
 
 // Barcode geometry. ISO/IEC 15417 asks for a quiet zone of at least ten
@@ -205,13 +215,14 @@ func (d *drawer) barcodes(g grid, codes []string) ([][]bool, error) {
 }
 
 // newPages is the grid of n labels on sheet f from position start, and
-// the drawer of its pages.
-func newPages(f library.SheetFormat, start, n int) (grid, *drawer, error) {
+// the drawer of its pages in lang. Labels are centred, so an Arabic sheet
+// is not mirrored: only its texts run right to left.
+func newPages(lang i18n.Lang, f library.SheetFormat, start, n int) (grid, *drawer, error) {
 	g, err := newGrid(f, start, n)
 	if err != nil {
 		return grid{}, nil, err
 	}
-	d, err := newDrawer(g.pageW, g.pageH)
+	d, err := newDrawer(lang, g.pageW, g.pageH)
 	return g, d, err
 }
 
@@ -226,7 +237,11 @@ func mmText(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 
 // Errors: no labels, a start past the sheet, a code Code 128 cannot encode
 // or that needs modules narrower than 0.17 mm to fit a label.
 func Sheet(f library.SheetFormat, start int, school string, labels []Label) ([]byte, error) {
-	g, d, err := newPages(f, start, len(labels))
+	return sheet(i18n.English, f, start, school, labels)
+}
+
+func sheet(lang i18n.Lang, f library.SheetFormat, start int, school string, labels []Label) ([]byte, error) {
+	g, d, err := newPages(lang, f, start, len(labels))
 	if err != nil {
 		return nil, err
 	}
@@ -253,8 +268,12 @@ func Sheet(f library.SheetFormat, start int, school string, labels []Label) ([]b
 // Code 128 barcode and the number as text, which the desk scans to find
 // the student.
 // Errors: as Sheet, for the numbers.
-func Cards(f library.SheetFormat, start int, school string, cards []ports.PatronCard) ([]byte, error) {
-	g, d, err := newPages(f, start, len(cards))
+func Cards(f library.SheetFormat, start int, school string, patrons []ports.PatronCard) ([]byte, error) {
+	return patronCards(i18n.English, f, start, school, patrons)
+}
+
+func patronCards(lang i18n.Lang, f library.SheetFormat, start int, school string, cards []ports.PatronCard) ([]byte, error) {
+	g, d, err := newPages(lang, f, start, len(cards))
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +308,11 @@ const (
 // print stays blank, so the labels keep the order of the copies.
 // Errors: no labels, a start past the sheet.
 func SpineLabels(f library.SheetFormat, start int, labels []ports.SpineLabel) ([]byte, error) {
-	g, d, err := newPages(f, start, len(labels))
+	return spineLabels(i18n.English, f, start, labels)
+}
+
+func spineLabels(lang i18n.Lang, f library.SheetFormat, start int, labels []ports.SpineLabel) ([]byte, error) {
+	g, d, err := newPages(lang, f, start, len(labels))
 	if err != nil {
 		return nil, err
 	}
@@ -334,16 +357,27 @@ type drawer struct {
 	pdf    gopdf.GoPdf
 	module float64           // width of a barcode module, in points
 	fitted map[fitKey]string // every label of a book has the same title and school
+	lang   i18n.Lang
+	rtl    bool // the lines run right to left: shaped and put in visual order
+	// mirrorW is the width of the page a right-to-left document mirrors
+	// its lines across (write): what starts at x from the left starts at
+	// x from the right. 0 for none.
+	mirrorW float64
 }
 
-// newDrawer starts a PDF whose pages are w x h points, with the fonts.
-func newDrawer(w, h float64) (*drawer, error) {
-	d := &drawer{fitted: map[fitKey]string{}}
+// newDrawer starts a PDF in lang whose pages are w x h points, with the
+// fonts: the Go fonts, or DejaVu Sans for Arabic.
+func newDrawer(lang i18n.Lang, w, h float64) (*drawer, error) {
+	d := &drawer{fitted: map[fitKey]string{}, lang: lang, rtl: lang.Dir() == "rtl"}
 	d.pdf.Start(gopdf.Config{Unit: gopdf.UnitPT, PageSize: gopdf.Rect{W: w, H: h}})
-	if err := d.pdf.AddTTFFontData(fontRegular, goregular.TTF); err != nil {
+	regular, bold := goregular.TTF, gobold.TTF
+	if lang == i18n.Arabic {
+		regular, bold = dejavusans.TTF, dejavusansbold.TTF
+	}
+	if err := d.pdf.AddTTFFontData(fontRegular, regular); err != nil {
 		return nil, fmt.Errorf("labels: font: %w", err)
 	}
-	if err := d.pdf.AddTTFFontData(fontBold, gobold.TTF); err != nil {
+	if err := d.pdf.AddTTFFontData(fontBold, bold); err != nil {
 		return nil, fmt.Errorf("labels: font: %w", err)
 	}
 	return d, nil
@@ -365,11 +399,21 @@ func (d *drawer) text(font string, size float64, s string, cx, top, width float6
 }
 
 // write writes s, shortened to width, in a line whose top is top, placed
-// by anchor: 0 starts it at x, 0.5 centres it on x, 1 ends it at x.
+// by anchor: 0 starts it at x, 0.5 centres it on x, 1 ends it at x. A
+// right-to-left document draws its characters in visual order, and one
+// mirrored (mirrorW) places the line as if x and anchor were measured from
+// the page's right edge, so a line that starts at the left margin ends at
+// the right one.
 func (d *drawer) write(font string, size float64, s string, x, top, width, anchor float64) error {
 	fitted, err := d.fitFont(font, size, s, width)
 	if err != nil || fitted == "" {
 		return err
+	}
+	if d.rtl {
+		fitted = visual(fitted)
+	}
+	if d.mirrorW > 0 {
+		x, anchor = d.mirrorW-x, 1-anchor
 	}
 	w, err := d.pdf.MeasureTextWidth(fitted)
 	if err != nil {
@@ -491,7 +535,9 @@ func (d *drawer) wrap(font string, size float64, s string, width float64, maxLin
 // prints over its letter), turns every run of spaces and control
 // characters (line breaks, tabs) into one space, drops invisible format
 // characters, and replaces each
-// character the current font has no glyph for by "?".
+// character the current font has no glyph for by "?". A right-to-left
+// document's Arabic letters are then shaped (see shape), so that widths
+// are measured on the forms drawn.
 func (d *drawer) clean(s string) string {
 	var b strings.Builder
 	space := false
@@ -511,6 +557,9 @@ func (d *drawer) clean(s string) string {
 			r = '?'
 		}
 		b.WriteRune(r)
+	}
+	if d.rtl {
+		return shape(b.String())
 	}
 	return b.String()
 }

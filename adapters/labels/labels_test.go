@@ -20,6 +20,7 @@ import (
 	"github.com/readinglibrary/service/adapters/labels"
 	"github.com/readinglibrary/service/adapters/labels/labelstest"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/ports"
 )
@@ -531,21 +532,21 @@ func TestCodeTooLongForTheSheetIsInvalid(t *testing.T) {
 func TestPrinter(t *testing.T) {
 	var p ports.LabelPrinter = labels.Printer{}
 	letter := sheet(t, library.SheetAvery5160)
-	out, err := p.Sheet(letter, 1, "School", []labels.Label{{Code: "7KQ4-X2MB-Q", Title: "Pip"}})
+	out, err := p.Sheet(i18n.English, letter, 1, "School", []labels.Label{{Code: "7KQ4-X2MB-Q", Title: "Pip"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, out)[0].Strings(); !slices.Equal(got, []string{"School", "Pip", "7KQ4-X2MB-Q"}) {
 		t.Fatalf("texts %q", got)
 	}
-	out, err = p.SpineLabels(letter, 1, []ports.SpineLabel{{Prefix: "MGS", CallNumber: "FIC ROW", Location: "Juniors"}})
+	out, err = p.SpineLabels(i18n.English, letter, 1, []ports.SpineLabel{{Prefix: "MGS", CallNumber: "FIC ROW", Location: "Juniors"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, out)[0].Strings(); !slices.Equal(got, []string{"MGS", "FIC", "ROW", "Juniors"}) {
 		t.Fatalf("spine texts %q", got)
 	}
-	out, err = p.Cards(letter, 1, "School", []ports.PatronCard{{Name: "Ada Park", Number: "S1042", Homeroom: "5B"}})
+	out, err = p.Cards(i18n.English, letter, 1, "School", []ports.PatronCard{{Name: "Ada Park", Number: "S1042", Homeroom: "5B"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,24 +2,24 @@ package labels
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/ports"
 )
 
-// OverdueLetters calls the package's OverdueLetters.
-func (Printer) OverdueLetters(school, date, contact string, letters []ports.OverdueLetter) ([]byte, error) {
-	return OverdueLetters(school, date, contact, letters)
+// OverdueLetters is the package's OverdueLetters in lang.
+func (Printer) OverdueLetters(lang i18n.Lang, school, date, contact string, letters []ports.OverdueLetter) ([]byte, error) {
+	return overdueLetters(lang, school, date, contact, letters)
 }
 
-const letterTitle = "Overdue library books"
+func (d *drawer) letterTitle() string { return d.lang.T("Overdue library books") }
 
 var letterColumns = []column{
-	{"Title", 0.55, false},
-	{"Copy", 0.19, false},
-	{"Due", 0.12, false},
-	{"Days overdue", 0.14, true},
+	{textKey("Title"), 0.55, false, false},
+	{textKey("Copy"), 0.19, false, false},
+	{textKey("Due"), 0.12, false, true},
+	{textKey("Days overdue"), 0.14, true, false},
 }
 
 // OverdueLetters lays out one A4 letter per student, each starting on a
@@ -34,14 +34,19 @@ var letterColumns = []column{
 // sentence naming the student and the table's heading repeated. No letters
 // print one page that says nothing is overdue. Text is shortened or
 // wrapped to fit; characters the embedded font lacks print as "?".
+// The letters are in English; Printer's in the language asked for.
 // Errors: the PDF cannot be written.
 func OverdueLetters(school, date, contact string, letters []ports.OverdueLetter) ([]byte, error) {
-	d, err := newDrawer(slipPageW, slipPageH)
+	return overdueLetters(i18n.English, school, date, contact, letters)
+}
+
+func overdueLetters(lang i18n.Lang, school, date, contact string, letters []ports.OverdueLetter) ([]byte, error) {
+	d, err := newPageDrawer(lang)
 	if err != nil {
 		return nil, err
 	}
 	if len(letters) == 0 {
-		if err := d.nothingOverdue(school, letterTitle, date); err != nil {
+		if err := d.nothingOverdue(school, d.letterTitle(), date); err != nil {
 			return nil, fmt.Errorf("labels: letters: %w", err)
 		}
 	}
@@ -61,27 +66,31 @@ func (d *drawer) letter(school, date, contact string, l ports.OverdueLetter) err
 			names = append(names, g)
 		}
 	}
-	greeting := "To the parent or guardian of " + l.Student
+	greeting := d.lang.T("To the parent or guardian of %s", l.Student)
 	if len(names) > 0 {
-		greeting = "To " + strings.Join(names, " and ")
+		all := names[0]
+		for _, n := range names[1:] {
+			all = d.lang.T("%s and %s", all, n)
+		}
+		greeting = d.lang.T("To %s", all)
 	}
 	student := l.Student
 	if l.Homeroom != "" {
 		student += " (" + l.Homeroom + ")"
 	}
-	about := "These library books borrowed by " + student + " are overdue:"
-	please := "Please help " + l.Student + " bring them back to the library, or ask the librarian to renew them."
+	about := d.lang.T("These library books borrowed by %s are overdue:", student)
+	please := d.lang.T("Please help %s bring them back to the library, or ask the librarian to renew them.", l.Student)
 	if len(l.Lines) == 0 {
-		about, please = "No library book borrowed by "+student+" is overdue.", ""
+		about, please = d.lang.T("No library book borrowed by %s is overdue.", student), ""
 	}
-	reach := "To contact the library: " + contact
+	reach := d.lang.T("To contact the library: %s", contact)
 	if strings.TrimSpace(contact) == "" {
-		reach = "To contact the library, please contact " + school + "."
+		reach = d.lang.T("To contact the library, please contact %s.", school)
 	}
 	// Each paragraph with the space above it; the greeting is on the
 	// first page only, the sentence naming the student on every page.
 	var paras [5][]string
-	for i, s := range []string{greeting, about, please, reach, school + " library"} {
+	for i, s := range []string{greeting, about, please, reach, d.lang.T("%s library", school)} {
 		var err error
 		if paras[i], err = d.wrap(fontRegular, bodySize, s, slipWidth, 3); err != nil {
 			return err
@@ -97,11 +106,15 @@ func (d *drawer) letter(school, date, contact string, l ports.OverdueLetter) err
 		tail += lh(p) + slipHeadGap
 	}
 
+	cols, err := d.columns(letterColumns)
+	if err != nil {
+		return err
+	}
 	bounds := pageRows(len(l.Lines), slipRowH, first, next, tail)
 	pages := len(bounds) - 1
 	for p := range pages {
 		d.pdf.AddPage()
-		if err := d.slipHeader(school, letterTitle, pageMark(date, p, pages)); err != nil {
+		if err := d.slipHeader(school, d.letterTitle(), d.pageMark(date, p, pages)); err != nil {
 			return err
 		}
 		top := start
@@ -117,13 +130,13 @@ func (d *drawer) letter(school, date, contact string, l ports.OverdueLetter) err
 		top += lh(intro) + slipHeadGap
 		if len(l.Lines) > 0 {
 			var err error
-			if top, err = d.headings(letterColumns, top); err != nil {
+			if top, err = d.headings(cols, top); err != nil {
 				return err
 			}
 		}
 		for _, ln := range l.Lines[bounds[p]:bounds[p+1]] {
-			cells := []string{ln.Title, ln.CopyCode, ln.DueAt, strconv.Itoa(ln.DaysOverdue)}
-			if err := d.row(letterColumns, slipRowH, fontRegular, cells, top); err != nil {
+			cells := []string{ln.Title, ln.CopyCode, d.date(ln.DueAt), d.count(ln.DaysOverdue)}
+			if err := d.row(cols, slipRowH, fontRegular, cells, top); err != nil {
 				return err
 			}
 			top += slipRowH

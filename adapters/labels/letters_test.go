@@ -8,6 +8,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/labels"
 	"github.com/readinglibrary/service/adapters/labels/labelstest"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -23,7 +24,7 @@ func letterLines(prefix string, n int) []ports.LetterLine {
 func printLetters(t *testing.T, contact string, letters []ports.OverdueLetter) []labelstest.Page {
 	t.Helper()
 	var p ports.SlipPrinter = labels.Printer{}
-	pdf, err := p.OverdueLetters("Maple School", "2026-03-10", contact, letters)
+	pdf, err := p.OverdueLetters(i18n.English, "Maple School", "2026-03-10", contact, letters)
 	if err != nil {
 		t.Fatal(err)
 	}

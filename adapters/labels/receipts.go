@@ -5,19 +5,21 @@ import (
 
 	"github.com/signintech/gopdf"
 
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/ports"
 )
 
-// LoanReceipt calls the package's LoanReceipt.
-func (Printer) LoanReceipt(paper ports.ReceiptPaper, r ports.Receipt) ([]byte, error) {
-	return LoanReceipt(paper, r)
+// LoanReceipt is the package's LoanReceipt in lang.
+func (Printer) LoanReceipt(lang i18n.Lang, paper ports.ReceiptPaper, r ports.Receipt) ([]byte, error) {
+	return loanReceipt(lang, paper, r)
 }
 
-const (
-	receiptTitle  = "Loan receipt"
-	receiptPlease = "Please bring the books back by their due dates."
-	noBooksOut    = "No books out."
-)
+// The receipt's sentences, in the receipt's language.
+func (d *drawer) receiptTitle() string { return d.lang.T("Loan receipt") }
+func (d *drawer) receiptPlease() string {
+	return d.lang.T("Please bring the books back by their due dates.")
+}
+func (d *drawer) noBooksOut() string { return d.lang.T("No books out.") }
 
 // LoanReceipt lays out a student's loan receipt on paper. Both papers
 // show the school's name, "Loan receipt", the date, "Student: <name>" and
@@ -29,11 +31,17 @@ const (
 // under it, copy code and due date, going on over further pages headed
 // the same and marked "continued, page n of m". On the 80 mm roll the
 // page is as long as its lines (see receiptRoll), each loan its title in
-// bold on up to two lines, the author, and "Copy <code> · due <date>".
+// bold on up to two lines, the author, and "Copy <code> · due <date>"
+// (on two lines when the language's date needs them).
 // Text is shortened with an ellipsis to fit; characters the embedded font
 // lacks print as "?".
+// The receipt is in English; Printer's in the language asked for.
 // Errors: an unknown paper, or the PDF cannot be written.
 func LoanReceipt(paper ports.ReceiptPaper, r ports.Receipt) ([]byte, error) {
+	return loanReceipt(i18n.English, paper, r)
+}
+
+func loanReceipt(lang i18n.Lang, paper ports.ReceiptPaper, r ports.Receipt) ([]byte, error) {
 	var draw func(*drawer, ports.Receipt) error
 	switch paper {
 	case ports.ReceiptA4:
@@ -43,7 +51,7 @@ func LoanReceipt(paper ports.ReceiptPaper, r ports.Receipt) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("labels: unknown receipt paper %q", paper)
 	}
-	d, err := newDrawer(slipPageW, slipPageH)
+	d, err := newPageDrawer(lang)
 	if err != nil {
 		return nil, err
 	}
@@ -54,22 +62,22 @@ func LoanReceipt(paper ports.ReceiptPaper, r ports.Receipt) ([]byte, error) {
 }
 
 // studentLines names the receipt's student.
-func studentLines(r ports.Receipt) []string {
-	out := []string{"Student: " + r.Student}
+func (d *drawer) studentLines(r ports.Receipt) []string {
+	out := []string{d.lang.T("Student: %s", r.Student)}
 	if r.StudentNumber != "" {
-		out = append(out, "Student number: "+r.StudentNumber)
+		out = append(out, d.lang.T("Student number: %s", r.StudentNumber))
 	}
 	return out
 }
 
-func booksOut(r ports.Receipt) string { return fmt.Sprintf("Books out: %d", len(r.Lines)) }
+func (d *drawer) booksOut(r ports.Receipt) string { return d.lang.T("Books out: %d", len(r.Lines)) }
 
 // The A4 receipt's table: the author goes under the title, so a long
 // title does not push the author out of its cell.
 var receiptColumns = []column{
-	{"Title", 0.69, false},
-	{"Copy", 0.19, false},
-	{"Due", 0.12, false},
+	{textKey("Title"), 0.69, false, false},
+	{textKey("Copy"), 0.19, false, false},
+	{textKey("Due"), 0.12, false, true},
 }
 
 const (
@@ -80,13 +88,17 @@ const (
 
 // receiptA4 draws the receipt on as many A4 pages as its loans need.
 func (d *drawer) receiptA4(r ports.Receipt) error {
-	student := studentLines(r)
+	student := d.studentLines(r)
+	cols, err := d.columns(receiptColumns)
+	if err != nil {
+		return err
+	}
 	tableTop := slipHeaderEnd + slipHeadGap + float64(len(student))*bodyLineH + slipHeadGap
 	bounds := pageRows(len(r.Lines), receiptRowH, tableTop, tableTop, closingGap+2*bodyLineH)
 	pages := len(bounds) - 1
 	for p := range pages {
 		d.pdf.AddPage()
-		if err := d.slipHeader(r.School, receiptTitle, pageMark(r.Date, p, pages)); err != nil {
+		if err := d.slipHeader(r.School, d.receiptTitle(), d.pageMark(r.Date, p, pages)); err != nil {
 			return err
 		}
 		top := slipHeaderEnd + slipHeadGap
@@ -97,17 +109,17 @@ func (d *drawer) receiptA4(r ports.Receipt) error {
 			top += bodyLineH
 		}
 		if len(r.Lines) == 0 {
-			return d.body(noBooksOut, tableTop)
+			return d.body(d.noBooksOut(), tableTop)
 		}
-		top, err := d.headings(receiptColumns, tableTop)
+		top, err := d.headings(cols, tableTop)
 		if err != nil {
 			return err
 		}
 		for _, l := range r.Lines[bounds[p]:bounds[p+1]] {
-			if err := d.row(receiptColumns, receiptRowH, fontRegular, []string{l.Title, l.CopyCode, l.DueAt}, top); err != nil {
+			if err := d.row(cols, receiptRowH, fontRegular, []string{l.Title, l.CopyCode, d.date(l.DueAt)}, top); err != nil {
 				return err
 			}
-			w := receiptColumns[0].share*slipWidth - 2*cellPad
+			w := cols[0].share*slipWidth - 2*cellPad
 			if err := d.left(fontRegular, authorSize, l.Author, slipLeft+cellPad, top+2+slipCellSize+3, w); err != nil {
 				return err
 			}
@@ -115,10 +127,10 @@ func (d *drawer) receiptA4(r ports.Receipt) error {
 		}
 		if p == pages-1 {
 			top += closingGap
-			if err := d.body(receiptPlease, top); err != nil {
+			if err := d.body(d.receiptPlease(), top); err != nil {
 				return err
 			}
-			if err := d.body(booksOut(r), top+bodyLineH); err != nil {
+			if err := d.body(d.booksOut(r), top+bodyLineH); err != nil {
 				return err
 			}
 		}
@@ -189,16 +201,16 @@ func (d *drawer) receiptRoll(r ports.Receipt) error {
 		}
 	}
 	add(&head, fontRegular, rollSize, r.School, 2, 0, 0.5)
-	add(&head, fontBold, 12, receiptTitle, 1, 2, 0.5)
-	add(&head, fontRegular, rollSize, r.Date, 1, 0, 0.5)
-	for i, s := range studentLines(r) {
+	add(&head, fontBold, 12, d.receiptTitle(), 1, 2, 0.5)
+	add(&head, fontRegular, rollSize, d.date(r.Date), 1, 0, 0.5)
+	for i, s := range d.studentLines(r) {
 		add(&head, fontRegular, rollSize, s, 2, 6*float64(1-min(i, 1)), 0)
 	}
 	if len(r.Lines) == 0 {
-		add(&tail, fontRegular, rollSize, noBooksOut, 1, 8, 0)
+		add(&tail, fontRegular, rollSize, d.noBooksOut(), 1, 8, 0)
 	} else {
-		add(&tail, fontRegular, rollSize, receiptPlease, 3, 8, 0)
-		add(&tail, fontRegular, rollSize, booksOut(r), 1, 2, 0)
+		add(&tail, fontRegular, rollSize, d.receiptPlease(), 3, 8, 0)
+		add(&tail, fontRegular, rollSize, d.booksOut(r), 1, 2, 0)
 	}
 	for _, l := range r.Lines {
 		var loan []rollLine
@@ -206,7 +218,8 @@ func (d *drawer) receiptRoll(r ports.Receipt) error {
 		if l.Author != "" {
 			add(&loan, fontRegular, 8, l.Author, 1, 0, 0)
 		}
-		add(&loan, fontRegular, rollSize, "Copy "+l.CopyCode+" · due "+l.DueAt, 1, 0, 0)
+		// A date in words may take the line's end onto a second.
+		add(&loan, fontRegular, rollSize, d.lang.T("Copy %s · due %s", l.CopyCode, d.date(l.DueAt)), 2, 0, 0)
 		loans = append(loans, loan)
 	}
 	if err != nil {
@@ -216,7 +229,7 @@ func (d *drawer) receiptRoll(r ports.Receipt) error {
 	lines := head
 	used := 2*rollMargin + height(head) + height(tail)
 	for i, loan := range loans {
-		more, err := d.rollText(fontRegular, rollSize, fmt.Sprintf("... and %d more", len(loans)-i), 1, 6, 0)
+		more, err := d.rollText(fontRegular, rollSize, d.lang.T("... and %d more", len(loans)-i), 1, 6, 0)
 		if err != nil {
 			return err
 		}
@@ -229,7 +242,11 @@ func (d *drawer) receiptRoll(r ports.Receipt) error {
 	}
 	lines = append(lines, tail...)
 
-	// The page's own size, known only now that its lines are laid out.
+	// The page's own size, known only now that its lines are laid out;
+	// a right-to-left receipt mirrors its lines across the roll.
+	if d.rtl {
+		d.mirrorW = rollW
+	}
 	d.pdf.AddPageWithOption(gopdf.PageOption{PageSize: &gopdf.Rect{W: rollW, H: max(rollMinH, 2*rollMargin+height(lines))}})
 	top := float64(rollMargin)
 	for _, l := range lines {

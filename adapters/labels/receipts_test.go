@@ -9,6 +9,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/labels"
 	"github.com/readinglibrary/service/adapters/labels/labelstest"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -41,7 +42,7 @@ func receipt(n int) ports.Receipt {
 
 func printReceipt(t *testing.T, paper ports.ReceiptPaper, r ports.Receipt) []labelstest.Page {
 	t.Helper()
-	pdf, err := labels.Printer{}.LoanReceipt(paper, r)
+	pdf, err := labels.Printer{}.LoanReceipt(i18n.English, paper, r)
 	if err != nil {
 		t.Fatal(err)
 	}

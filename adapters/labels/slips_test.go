@@ -8,6 +8,7 @@ import (
 
 	"github.com/readinglibrary/service/adapters/labels"
 	"github.com/readinglibrary/service/adapters/labels/labelstest"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/ports"
 )
 
@@ -42,7 +43,7 @@ func TestOverdueSlipsOnePagePerClassAndContinued(t *testing.T) {
 		{Homeroom: "7B", Lines: long},
 		{Homeroom: "", Lines: []ports.OverdueLine{{Student: "Nomad Pupil", Title: "Heidi", CopyCode: "C-900", DueAt: "2026-02-01", DaysOverdue: 37}}},
 	}
-	pdf, err := labels.Printer{}.OverdueSlips("Maple School", "2026-03-10", slips)
+	pdf, err := labels.Printer{}.OverdueSlips(i18n.English, "Maple School", "2026-03-10", slips)
 	if err != nil {
 		t.Fatal(err)
 	}

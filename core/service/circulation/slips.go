@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/usecase"
 	"github.com/readinglibrary/service/core/user"
@@ -148,31 +149,32 @@ func (s *Circulation) OverdueSlips(ctx context.Context, schoolParam, homeroom st
 
 // Receipt gathers what a borrower (a student, or staff) has out, for the
 // receipt handed over at the desk at check-out: each open loan with its due
-// date, soonest first.
+// date, soonest first; and the language the receipt is written in, the
+// borrower's own choice, else the school's (as their mails are).
 // Errors: NotFound "student_not_found" (no such borrower in the caller's
 // school), as scope.
-func (s *Circulation) Receipt(ctx context.Context, schoolParam, borrowerID string) (library.School, ports.Receipt, error) {
+func (s *Circulation) Receipt(ctx context.Context, schoolParam, borrowerID string) (ports.Receipt, i18n.Lang, error) {
 	if !usecase.IsUUID(borrowerID) {
-		return library.School{}, ports.Receipt{}, library.ErrStudentNotFound()
+		return ports.Receipt{}, "", library.ErrStudentNotFound()
 	}
 	school, err := s.scope.Scope(ctx, schoolParam, "schoolId")
 	if err != nil {
-		return library.School{}, ports.Receipt{}, err
+		return ports.Receipt{}, "", err
 	}
 	st, err := schoolBorrower(ctx, s.accounts, school.ID, borrowerID)
 	if err != nil {
-		return library.School{}, ports.Receipt{}, err
+		return ports.Receipt{}, "", err
 	}
 	loans, err := s.Loans(ctx, school.ID, LoanFilter{StudentID: st.ID})
 	if err != nil {
-		return library.School{}, ports.Receipt{}, err
+		return ports.Receipt{}, "", err
 	}
 	sortByDue(loans)
 	r := ports.Receipt{School: school.Name, Student: st.Name, StudentNumber: st.StudentNumber, Date: s.clock.TodayAt(school).Format("2006-01-02")}
 	for _, v := range loans {
 		r.Lines = append(r.Lines, ports.ReceiptLine{Title: v.Loan.BookTitle, Author: v.Loan.BookAuthor, CopyCode: v.Loan.CopyCode, DueAt: v.DueAt})
 	}
-	return school, r, nil
+	return r, readerLang(st, school), nil
 }
 
 // OverdueLetters is what the take-home letters of a class, or of one
