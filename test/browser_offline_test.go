@@ -219,6 +219,12 @@ func TestBrowserOfflineDesk(t *testing.T) {
 	if !waitTrue(bctx, 30*time.Second, keptAll, chromedp.EvalAwaitPromise) {
 		t.Fatal("the service worker never kept the desk page, app.js and app.css")
 	}
+	// The page for a desk not kept here is kept too, as the server says it
+	// in the desk's language.
+	keptFallback := `caches.match("/library/offline-fallback").then(r => r ? r.headers.get("Content-Language") : "").then(l => l === "en")`
+	if !waitTrue(bctx, 30*time.Second, keptFallback, chromedp.EvalAwaitPromise) {
+		t.Fatal("the service worker never kept the English page for a desk it has not kept")
+	}
 	if get(t, bctx, "offline section", chromedp.Evaluate[bool](`document.getElementById("offline-desk").hidden`)) != true {
 		t.Errorf("the offline desk shows while the server answers and nothing waits: %q", get(t, bctx, "status", chromedp.Evaluate[string](offlineStatusJS)))
 	}
@@ -239,6 +245,12 @@ func TestBrowserOfflineDesk(t *testing.T) {
 	if resp, err := http.Get(s.URL + "/healthz"); err == nil {
 		resp.Body.Close()
 		t.Fatalf("the stopped service still answers: %d", resp.StatusCode)
+	}
+	// A desk never opened here shows the kept page, the server's own.
+	run(t, bctx, "open a desk not kept while the server is down", chromedp.Navigate(s.URL+"/library/elsewhere.example.org"),
+		chromedp.WaitVisible(chromedp.ID("offline-fallback")))
+	if got := get(t, bctx, "the kept page", chromedp.Evaluate[string](`document.documentElement.lang + " " + document.querySelector("h1").textContent`)); got != "en The server cannot be reached" {
+		t.Errorf("a desk not kept, offline, shows %q, want the kept page in English", got)
 	}
 	run(t, bctx, "open the desk while the server is down", chromedp.Navigate(desk), chromedp.WaitVisible(chromedp.ID("checkout-code")))
 	if !waitTrue(bctx, 15*time.Second, offlineStatusJS+`.includes("The server cannot be reached")`) {

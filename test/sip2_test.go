@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/readinglibrary/service/adapters/sip2"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/test/tlscert"
 )
 
@@ -237,6 +238,68 @@ func TestSIP2KioskSession(t *testing.T) {
 	_ = guesser.c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if _, err := guesser.r.ReadByte(); !errors.Is(err, io.EOF) {
 		t.Errorf("after three wrong passwords the connection read %v, want it closed (EOF)", err)
+	}
+}
+
+// TestSIP2SpeaksThePatronsLanguage: a kiosk's screen messages are in the
+// patron's language. A check-out (which names no language) for a student
+// who chose Spanish says its due date in Spanish, as Spanish writes it; a
+// patron information request asking for Arabic (016) is answered in
+// Arabic and says 016, one asking for none (000) in the student's Spanish
+// with 008; and a return, which names no patron, is thanked in the
+// school's language.
+func TestSIP2SpeaksThePatronsLanguage(t *testing.T) {
+	w := newLibraryWorldWith(t, map[string]string{"LIBRARY_SIP2_ADDR": "127.0.0.1:0"})
+	s := w.s
+	login, password := newKiosk(t, s, w.libA, "", "hall-1")
+	const email, studentPassword = "lola.kiosk@maplegrove.example.org", "violet-harbor-lamp-42"
+	if r := s.do(req{Method: http.MethodPost, Path: "/api/library/students", Token: w.libA,
+		Body: fmt.Sprintf(`{"name":"Lola Quiosco","email":%q,"password":%q,"student_number":"ES-100"}`, email, studentPassword)}); r.Status != 201 {
+		t.Fatalf("student: %d %s", r.Status, r.Body)
+	}
+	if r := s.do(req{Method: http.MethodPatch, Path: "/v1/users/me", Token: s.login(email, studentPassword).Access,
+		Body: `{"preferences":{"language":"es"}}`}); r.Status != 200 {
+		t.Fatalf("the student chooses Spanish: %d %s", r.Status, r.Body)
+	}
+	_, copies := w.addBook(t, w.libA, `{"title":"El misterio del quiosco","author":"Ada Kiosk","copies":1}`)
+	code := copies[0]["code"].(string)
+
+	k := dialKiosk(t, s.sip2Addr())
+	if got := k.send("9300CN" + login + "|CO" + password + "|CPMAIN"); !strings.HasPrefix(got, "941") {
+		t.Fatalf("sign-in: %q, want 941", got)
+	}
+	out := k.send("11YN" + sipNow + strings.Repeat(" ", 18) + "AOMGS|AAES-100|AB" + code + "|AC")
+	due, err := time.Parse("20060102", strings.TrimSuffix(sipField(out, "AH"), "    235959"))
+	if !strings.HasPrefix(out, "121") || err != nil {
+		t.Fatalf("check-out: %q, want ok with a due date", out)
+	}
+	if want := "Vence el " + i18n.Spanish.Date(due) + "."; sipField(out, "AF") != want {
+		t.Errorf("the Spanish student's check-out says %q, want %q", sipField(out, "AF"), want)
+	}
+	if got := sipField(k.send("11YN"+sipNow+strings.Repeat(" ", 18)+"AOMGS|AAES-100|ABNO-SUCH-COPY|AC"), "AF"); got != i18n.Spanish.T("The copy does not exist.") || !strings.Contains(got, "ejemplar") {
+		t.Errorf("the Spanish student's check-out of an unknown copy says %q, want it in Spanish", got)
+	}
+
+	// The language field of 24 and 64 follows the 14 status flags.
+	langField := func(answer string) string { return answer[16:19] }
+	arabic := k.send("63016" + sipNow + "  Y       AOMGS|AAES-100|AC|AD")
+	if langField(arabic) != "016" || sipField(arabic, "AU") != code {
+		t.Errorf("patron information asking for Arabic: %q, want language 016 and the copy lent", arabic)
+	}
+	unknown := k.send("63016" + sipNow + "          AOMGS|AANO-SUCH-CARD|AC|AD")
+	if langField(unknown) != "016" || sipField(unknown, "AF") != "الطالب غير موجود في هذه المدرسة." {
+		t.Errorf("patron information asking for Arabic of an unknown card: %q, want language 016 and the refusal in Arabic", unknown)
+	}
+	if got := k.send("23000" + sipNow + "AOMGS|AAES-100|AC|AD"); langField(got) != "008" {
+		t.Errorf("patron status asking for no language: %q, want the student's Spanish, 008", got)
+	}
+	if got := k.send("23001" + sipNow + "AOMGS|AAES-100|AC|AD"); langField(got) != "001" {
+		t.Errorf("patron status asking for English: %q, want 001", got)
+	}
+
+	// A return names no patron: the school's language, English here.
+	if got := sipField(k.send("09N"+sipNow+sipNow+"APMAIN|AOMGS|AB"+code+"|AC"), "AF"); got != "Returned. Thank you." {
+		t.Errorf("the return says %q, want the school's English", got)
 	}
 }
 

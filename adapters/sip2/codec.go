@@ -269,7 +269,9 @@ func (r *Response) Add(id, value string) *Response {
 // Encode writes r as it goes on the wire. seq >= 0 adds AY with that
 // digit and the AZ checksum (the kiosk's request had them); the carriage
 // return ends it. Values lose "|" and control characters, which would
-// break the framing.
+// break the framing; other bytes go as they are, so a text is UTF-8 (a
+// title, an Arabic screen message), and the checksum counts its bytes as
+// Decode does.
 func (r Response) Encode(seq int) []byte {
 	var b strings.Builder
 	b.WriteString(r.Code)

@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/selfcheck"
+	"github.com/readinglibrary/service/core/user"
 )
 
 // Response codes.
@@ -33,9 +35,64 @@ const (
 // update, patron enable, hold, renew, renew all).
 const supported = "YYYNYYYYYNYNNNYN"
 
-// language is SIP2's code for English, the language of the screen
-// messages.
-const language = "001"
+// SIP2's language codes (the language field of 23, 24, 63 and 64), from
+// the list of SIP2 2.00 as FOLIO's edge-sip2 maps them
+// (src/main/java/org/folio/edge/sip2/parser/LanguageMapper.java): 000 is
+// unknown (any code not here is one the service does not speak), and
+// North American Spanish has a code of its own.
+const (
+	sipEnglish              = "001"
+	sipSpanish              = "008"
+	sipArabic               = "016"
+	sipNorthAmericanSpanish = "021"
+)
+
+// sipLangs are the codes a kiosk may ask for that the service speaks.
+var sipLangs = map[string]i18n.Lang{
+	sipEnglish: i18n.English, sipSpanish: i18n.Spanish, sipNorthAmericanSpanish: i18n.Spanish, sipArabic: i18n.Arabic,
+}
+
+// asked is the language code a request's fixed fields start with (23 and
+// 63 only), "" for any other request.
+func asked(req Request) string {
+	if req.Code == CodePatronStatus || req.Code == CodePatronInfo {
+		return req.FixedAt(0, 3)
+	}
+	return ""
+}
+
+// lang is the language of an answer's texts: the one the request asks for
+// when the service speaks it, else the patron's own choice (nil: no
+// patron is known), else the school's.
+func (k *conn) lang(req Request, patron *user.Account) i18n.Lang {
+	if l, ok := sipLangs[asked(req)]; ok {
+		return l
+	}
+	personal, school := "", ""
+	if patron != nil {
+		personal = patron.Preferences.Language
+	}
+	if k.sess != nil {
+		school = k.sess.School.Settings.Language
+	}
+	return i18n.Choose(personal, school, "")
+}
+
+// langCode is the language field of an answer said in l: the request's
+// own code when it asked for l (021 stays 021), else l's.
+func langCode(req Request, l i18n.Lang) string {
+	if code := asked(req); sipLangs[code] == l {
+		return code
+	}
+	switch l {
+	case i18n.Spanish:
+		return sipSpanish
+	case i18n.Arabic:
+		return sipArabic
+	default:
+		return sipEnglish
+	}
+}
 
 // handle answers one decoded request; false for a request this server
 // does not answer.
@@ -127,7 +184,7 @@ func (k *conn) status(req Request) Response {
 	if k.sess != nil {
 		r.Add("AN", k.sess.Kiosk.Name)
 	} else {
-		r.Add("AF", "Sign the kiosk in first.")
+		r.Add("AF", k.lang(req, nil).T("Sign the kiosk in first."))
 	}
 	return r
 }
@@ -136,6 +193,7 @@ func (k *conn) status(req Request) Response {
 // request's own answer where SIP2 has a yes or no for it.
 func (k *conn) signedOut(req Request) Response {
 	now := k.date(k.s.now())
+	lang := k.lang(req, nil)
 	var r Response
 	switch req.Code {
 	case CodeCheckout:
@@ -147,14 +205,14 @@ func (k *conn) signedOut(req Request) Response {
 	case CodeItemInfo:
 		r = Response{Code: codeItemInfoResp, Fixed: "01" + "00" + "01" + now}
 	case CodePatronInfo:
-		r = Response{Code: codePatronInfoResp, Fixed: deniedStatus + language + now + strings.Repeat("0000", 6)}
+		r = Response{Code: codePatronInfoResp, Fixed: deniedStatus + langCode(req, lang) + now + strings.Repeat("0000", 6)}
 	case CodePatronStatus:
-		r = Response{Code: codePatronStatusResp, Fixed: deniedStatus + language + now}
+		r = Response{Code: codePatronStatusResp, Fixed: deniedStatus + langCode(req, lang) + now}
 	default:
 		r = Response{Code: codeEndSessionResp, Fixed: "N" + now}
 	}
 	r.Add("AO", k.institution(req))
-	return *r.Add("AF", "The kiosk is not signed in.")
+	return *r.Add("AF", lang.T("The kiosk is not signed in."))
 }
 
 // deniedStatus is the 14 patron status flags of a patron who may do
@@ -182,15 +240,17 @@ func (k *conn) patronStatus(ctx context.Context, req Request) Response {
 	p, err := k.s.SelfCheck.Patron(ctx, *k.sess, number)
 	r := Response{Code: codePatronStatusResp}
 	if err != nil {
-		r.Fixed = deniedStatus + language + now
+		lang := k.lang(req, nil)
+		r.Fixed = deniedStatus + langCode(req, lang) + now
 		r.Add("AO", k.institution(req)).Add("AA", number).Add("AE", "").Add("BL", "N")
-		return *r.Add("AF", k.message(err))
+		return *r.Add("AF", k.message(lang, err))
 	}
-	r.Fixed = patronFlags(p.Standing) + language + now
+	lang := k.lang(req, &p.Student)
+	r.Fixed = patronFlags(p.Standing) + langCode(req, lang) + now
 	r.Add("AO", k.institution(req)).Add("AA", number).Add("AE", p.Student.Name).Add("BL", "Y")
 	k.addFees(&r, p)
 	if p.Standing.Blocked() {
-		r.Add("AF", "You cannot borrow now; please see the librarian.")
+		r.Add("AF", lang.T("You cannot borrow now; please see the librarian."))
 	}
 	return r
 }
@@ -215,12 +275,14 @@ func (k *conn) patronInfo(ctx context.Context, req Request) Response {
 	p, err := k.s.SelfCheck.Patron(ctx, *k.sess, number)
 	r := Response{Code: codePatronInfoResp}
 	if err != nil {
-		r.Fixed = deniedStatus + language + now + strings.Repeat("0000", 6)
+		lang := k.lang(req, nil)
+		r.Fixed = deniedStatus + langCode(req, lang) + now + strings.Repeat("0000", 6)
 		r.Add("AO", k.institution(req)).Add("AA", number).Add("AE", "").Add("BL", "N")
-		return *r.Add("AF", k.message(err))
+		return *r.Add("AF", k.message(lang, err))
 	}
+	lang := k.lang(req, &p.Student)
 	overdue := p.Overdue()
-	r.Fixed = patronFlags(p.Standing) + language + now + count4(0) + count4(overdue) + count4(len(p.Loans)) + count4(0) + count4(0) + count4(0)
+	r.Fixed = patronFlags(p.Standing) + langCode(req, lang) + now + count4(0) + count4(overdue) + count4(len(p.Loans)) + count4(0) + count4(0) + count4(0)
 	r.Add("AO", k.institution(req)).Add("AA", number).Add("AE", p.Student.Name).Add("BL", "Y")
 	k.addFees(&r, p)
 	// The summary (fixed offset 21) asks for one list: position 1 the
@@ -243,7 +305,7 @@ func (k *conn) patronInfo(ctx context.Context, req Request) Response {
 		}
 	}
 	if p.Standing.Blocked() {
-		r.Add("AF", "You cannot borrow now; please see the librarian.")
+		r.Add("AF", lang.T("You cannot borrow now; please see the librarian."))
 	}
 	return r
 }
@@ -300,7 +362,8 @@ func (k *conn) itemInfo(ctx context.Context, req Request) Response {
 	if err != nil {
 		r.Fixed = circOther + "00" + "01" + now
 		r.Add("AB", code).Add("AJ", "")
-		return *r.Add("AF", k.message(err))
+		// No patron in the request: the school's language.
+		return *r.Add("AF", k.message(k.lang(req, nil), err))
 	}
 	r.Fixed = itemStatus(it) + "00" + "01" + now
 	r.Add("AB", code).Add("AJ", it.Book.Title)
@@ -324,24 +387,36 @@ func (k *conn) checkout(ctx context.Context, req Request) Response {
 	// student already has is renewed.
 	renew := req.FixedAt(0, 1) == "Y"
 	v, it, err := k.s.SelfCheck.CheckOut(ctx, *k.sess, number, code, renew)
-	return k.loanAnswer(codeCheckoutResp, req, now, number, code, v, it, err)
+	return k.loanAnswer(codeCheckoutResp, req, k.patronLang(ctx, req, number), now, number, code, v, it, err)
 }
 
 func (k *conn) renew(ctx context.Context, req Request) Response {
 	now := k.date(k.s.now())
 	number, code := req.Value("AA"), req.Value("AB")
 	v, it, err := k.s.SelfCheck.Renew(ctx, *k.sess, number, code)
-	return k.loanAnswer(codeRenewResp, req, now, number, code, v, it, err)
+	return k.loanAnswer(codeRenewResp, req, k.patronLang(ctx, req, number), now, number, code, v, it, err)
+}
+
+// patronLang is the language of the answers to the student with the card
+// number (a check-out and a renewal name one, with no language): their own
+// choice, else the school's, which an unknown card gets too.
+func (k *conn) patronLang(ctx context.Context, req Request, number string) i18n.Lang {
+	st, err := k.s.SelfCheck.PatronAccount(ctx, *k.sess, number)
+	if err != nil {
+		// The request itself says what went wrong.
+		return k.lang(req, nil)
+	}
+	return k.lang(req, &st)
 }
 
 // loanAnswer is the checkout or renew answer: ok, renewal ok, magnetic
 // media unknown, desensitize, the date, and the loan's due date.
-func (k *conn) loanAnswer(respCode string, req Request, now, number, code string, v circulation.LoanView, it selfcheck.Item, err error) Response {
+func (k *conn) loanAnswer(respCode string, req Request, lang i18n.Lang, now, number, code string, v circulation.LoanView, it selfcheck.Item, err error) Response {
 	r := Response{Code: respCode}
 	if err != nil {
 		r.Fixed = "0NUN" + now
 		r.Add("AO", k.institution(req)).Add("AA", number).Add("AB", code).Add("AJ", it.Book.Title).Add("AH", "")
-		return *r.Add("AF", k.message(err))
+		return *r.Add("AF", k.message(lang, err))
 	}
 	renewed := "N"
 	if v.Renewals > 0 {
@@ -349,27 +424,30 @@ func (k *conn) loanAnswer(respCode string, req Request, now, number, code string
 	}
 	r.Fixed = "1" + renewed + "U" + "Y" + now
 	r.Add("AO", k.institution(req)).Add("AA", number).Add("AB", code).Add("AJ", it.Book.Title).Add("AH", k.dueDate(v.DueAt))
-	return *r.Add("AF", "Due "+v.DueAt+".")
+	return *r.Add("AF", lang.T("Due %s.", dueText(lang, v.DueAt)))
 }
 
 func (k *conn) checkin(ctx context.Context, req Request) Response {
 	now := k.date(k.s.now())
 	code := req.Value("AB")
 	v, it, err := k.s.SelfCheck.CheckIn(ctx, *k.sess, code)
+	// A return names no patron: whoever is at the kiosk reads the
+	// school's language.
+	lang := k.lang(req, nil)
 	r := Response{Code: codeCheckinResp}
 	if err != nil {
 		r.Fixed = "0NUN" + now
 		r.Add("AO", k.institution(req)).Add("AB", code).Add("AJ", it.Book.Title)
 		k.addLocation(&r, it)
-		return *r.Add("AF", k.message(err))
+		return *r.Add("AF", k.message(lang, err))
 	}
 	// A copy put aside for a hold is not re-armed and raises the alert:
 	// the student hands it to the desk rather than the shelf.
 	alert, resensitize := "N", "Y"
-	msg := "Returned. Thank you."
+	msg := lang.T("Returned. Thank you.")
 	if v.PutAside != nil {
 		alert, resensitize = "Y", "N"
-		msg = "Returned. Someone is waiting for this book: please hand it to the librarian."
+		msg = lang.T("Returned. Someone is waiting for this book: please hand it to the librarian.")
 	}
 	r.Fixed = "1" + resensitize + "U" + alert + now
 	r.Add("AO", k.institution(req)).Add("AB", code).Add("AJ", it.Book.Title)
@@ -398,15 +476,26 @@ func (k *conn) institution(req Request) string {
 	return ""
 }
 
-// message is the screen message of an error: the use case's sentence for
-// what the student can act on, a general one for a failure of the
-// service, which is logged.
-func (k *conn) message(err error) string {
+// message is the screen message of an error in lang: the use case's
+// sentence for what the student can act on, a general one for a failure
+// of the service, which is logged.
+func (k *conn) message(lang i18n.Lang, err error) string {
 	if e, ok := errs.As(err); ok && e.Kind != errs.Internal && e.Kind != errs.Unavailable && e.Message != "" {
-		return e.Message
+		return e.Localized(lang.Say)
 	}
 	k.s.logger().Error("sip2: request failed", "remote", k.remote, "error", err.Error())
-	return "The library system could not do this now; please see the librarian."
+	return lang.T("The library system could not do this now; please see the librarian.")
+}
+
+// dueText is a due day (YYYY-MM-DD) in a screen message, as the language
+// writes a date in a sentence; English keeps the YYYY-MM-DD its kiosks
+// have always shown.
+func dueText(lang i18n.Lang, day string) string {
+	d, err := time.Parse(time.DateOnly, day)
+	if err != nil || lang == i18n.English {
+		return day
+	}
+	return lang.Date(d)
 }
 
 // date is SIP2's date and time in the school's zone: YYYYMMDD, four

@@ -165,6 +165,9 @@ func (a *App) Routes() []Route {
 		// sent on to their classes.
 		page("web.desk", school, a.desk, need("read", "library:loans").of(forStaff), need("read", "library:ownloans").of(forStudents),
 			need("read", "library:classes").of(forTeachers)),
+		// What the desk's service worker shows offline for a desk it has not
+		// kept, fetched from the desk it keeps (offlinefallback.go).
+		page("web.offlineFallback", school+offlineFallbackPath, a.offlineFallback, need("read", "library:loans")),
 		// Which classes and which students the caller sees is the use
 		// case's answer, class by class.
 		page("web.classes", school+"/classes", a.classesPage, need("read", "library:classes")),

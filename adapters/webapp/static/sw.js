@@ -6,6 +6,11 @@
 
 var PAGES = "desk-pages-v1";
 var ASSETS = "desk-assets-v1";
+// FALLBACK keeps the page shown for a desk not kept here, in the language
+// of the last desk kept (the server's /offline-fallback of that desk). It
+// holds nothing of the school or the person: a sign-out leaves it.
+var FALLBACK = "desk-fallback-v1";
+var FALLBACK_KEY = "/library/offline-fallback";
 var DB_NAME = "library-offline";
 var STORE = "scans";
 
@@ -14,7 +19,16 @@ var DESK = /^\/library\/[^\/]*\.[^\/]*$/;
 var SCAN = /^(\/library\/[^\/]*\.[^\/]*)\/(checkout|return)$/;
 
 self.addEventListener("install", function () { self.skipWaiting(); });
-self.addEventListener("activate", function (ev) { ev.waitUntil(self.clients.claim()); });
+self.addEventListener("activate", function (ev) {
+  ev.waitUntil(self.clients.claim().then(function () {
+    return self.clients.matchAll({ type: "window" });
+  }).then(function (clients) {
+    // The desk that installed the worker did not come through it: its
+    // fallback page is fetched now.
+    var desks = clients.map(function (c) { return new URL(c.url).pathname; }).filter(function (p) { return DESK.test(p); });
+    if (desks.length) { return keepFallback(desks[0], null); }
+  }));
+});
 
 function openDB() {
   return new Promise(function (resolve, reject) {
@@ -45,6 +59,19 @@ function unreachable(resp) {
 
 function deskKey(url) { return url.origin + url.pathname; }
 
+// keepFallback keeps desk's fallback page, unless the one kept is in lang
+// already (the desk's Content-Language; null asks for it anyway).
+function keepFallback(desk, lang) {
+  return caches.open(FALLBACK).then(function (c) {
+    return c.match(FALLBACK_KEY).then(function (hit) {
+      if (hit && lang && hit.headers.get("Content-Language") === lang) { return; }
+      return fetch(desk + "/offline-fallback", { credentials: "same-origin" }).then(function (resp) {
+        if (resp.ok && !resp.redirected) { return c.put(FALLBACK_KEY, resp); }
+      });
+    });
+  }).catch(function () { /* the English page of cachedDesk stands in */ });
+}
+
 function deskPage(req, url) {
   return fetch(req).then(function (resp) {
     if (unreachable(resp)) { return cachedDesk(url, resp); }
@@ -52,6 +79,7 @@ function deskPage(req, url) {
     if (resp.ok && !resp.redirected) {
       var copy = resp.clone();
       caches.open(PAGES).then(function (c) { return c.put(deskKey(url), copy); });
+      keepFallback(url.pathname, resp.headers.get("Content-Language"));
     }
     return resp;
   }, function () { return cachedDesk(url, null); });
@@ -61,11 +89,21 @@ function cachedDesk(url, answer) {
   return caches.open(PAGES).then(function (c) { return c.match(deskKey(url)); }).then(function (hit) {
     if (hit) { return hit; }
     if (answer) { return answer; }
-    return new Response("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Offline · School library</title></head>" +
-      "<body><main><h1>The server cannot be reached</h1><p>This desk has not been opened on this computer while the server answered, " +
-      "so it cannot work offline yet. Try again when the server answers.</p></main></body></html>",
-      { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
+    return caches.open(FALLBACK).then(function (c) { return c.match(FALLBACK_KEY); }).then(function (page) {
+      // Served as the server's page, in its language, but as unreachable.
+      if (page) { return new Response(page.body, { status: 503, headers: page.headers }); }
+      return englishFallback();
+    });
   });
+}
+
+// englishFallback is the page for a desk not kept before any fallback
+// was: the worker has only English of its own.
+function englishFallback() {
+  return new Response("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Offline · School library</title></head>" +
+    "<body><main><h1>The server cannot be reached</h1><p>This desk has not been opened on this computer while the server answered, " +
+    "so it cannot work offline yet. Try again when the server answers.</p></main></body></html>",
+    { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
 }
 
 function asset(req) {

@@ -244,6 +244,7 @@ var whoMayCall = map[string]string{
 	"web.kiosks.remove":      "admin anonymous librarian reader staff student teacher",
 	"web.offline":            "admin anonymous librarian reader staff student teacher",
 	"web.offline.settle":     "admin anonymous librarian reader staff student teacher",
+	"web.offlineFallback":    "admin anonymous librarian reader staff student teacher",
 	"web.holdings":           "admin anonymous librarian reader staff student teacher",
 	"web.holdings.import":    "admin anonymous librarian reader staff student teacher",
 	"web.reports":            "admin anonymous librarian reader staff student teacher",

@@ -138,6 +138,14 @@ func (s *SelfCheck) Patron(ctx context.Context, k Session, number string) (Patro
 	return Patron{Student: st, Standing: standing, Loans: loans}, nil
 }
 
+// PatronAccount finds a student of the kiosk's school by card number, as
+// Patron does, without their standing and loans: the kiosk says its
+// answers about a check-out or renewal in the student's language.
+// Errors: NotFound "student_not_found".
+func (s *SelfCheck) PatronAccount(ctx context.Context, k Session, number string) (user.Account, error) {
+	return s.student(k.Context(ctx), k.School.ID, number)
+}
+
 func (s *SelfCheck) student(ctx context.Context, schoolID, number string) (user.Account, error) {
 	number = strings.TrimSpace(number)
 	if number == "" || len(number) > 254 {
