@@ -175,6 +175,18 @@ func axeCheck(t *testing.T, ctx context.Context, step string) {
 		axe.mu.Unlock()
 		return
 	}
+	if axeCheckState(t, ctx, step) {
+		url, _ := chromedp.Run(ctx, chromedp.Location())
+		lang, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.lang`))
+		axeCheckTwins(t, ctx, step, url, lang)
+	}
+}
+
+// axeCheckState runs axe on the state the tab of ctx shows unless it was
+// checked before, fails the test (without stopping it) on each violation,
+// and answers whether it checked a new state.
+func axeCheckState(t *testing.T, ctx context.Context, step string) bool {
+	t.Helper()
 	c, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	// A page still at work when the step ends (a script drawing a list
@@ -183,21 +195,21 @@ func axeCheck(t *testing.T, ctx context.Context, step string) {
 	for attempt := 1; ; attempt++ {
 		key := axeState(c)
 		if key == "" {
-			return
+			return false
 		}
 		axe.mu.Lock()
 		seen := axe.checked[key]
 		axe.checked[key] = true
 		axe.mu.Unlock()
 		if seen {
-			return
+			return false
 		}
 		url, _ := chromedp.Run(c, chromedp.Location())
 		axeServe(ctx)
 		violations, err := axeOn(c)
 		if c.Err() != nil {
 			t.Errorf("accessibility check after %q at %s: %v", step, url, c.Err())
-			return
+			return false
 		}
 		if axeState(c) != key {
 			axe.mu.Lock()
@@ -208,13 +220,13 @@ func axeCheck(t *testing.T, ctx context.Context, step string) {
 			axe.mu.Unlock()
 			if attempt == 3 {
 				t.Logf("accessibility check after %q at %s left: the page kept changing", step, url)
-				return
+				return false
 			}
 			continue
 		}
 		if err != nil {
 			t.Errorf("accessibility check after %q at %s: %v", step, url, err)
-			return
+			return false
 		}
 		axe.mu.Lock()
 		axe.states++
@@ -224,7 +236,7 @@ func axeCheck(t *testing.T, ctx context.Context, step string) {
 				axe.version, step, url, v.ID, v.Impact, v.Help, v.Count, plural(v.Count, "element", "elements"),
 				strings.Join(v.Targets, ", "), v.HelpURL, strings.Join(v.HTML, "\n"))
 		}
-		return
+		return true
 	}
 }
 

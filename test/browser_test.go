@@ -67,6 +67,7 @@ func newChromium(t *testing.T) context.Context {
 			ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
 			if err = chromedp.Do(ctx); err == nil { // opens the tab
 				t.Cleanup(cancel)
+				axeRecordDocuments(ctx)
 				return ctx
 			}
 			cancel()

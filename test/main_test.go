@@ -17,6 +17,7 @@ func TestMain(m *testing.M) {
 	if axe.states > 0 {
 		fmt.Printf("accessibility: axe-core %s checked %d page states (each violation fails its test above), and left %d that kept changing while checked\n",
 			axe.version, axe.states, axe.changed)
+		fmt.Println(axeTwinSummary())
 	}
 	stopChromium()
 	removeSeeded()
