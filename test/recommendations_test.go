@@ -130,6 +130,19 @@ func TestRecommendationsKnowTheShelf(t *testing.T) {
 		!wizard.AtLevel || len(wizard.Actions) != 0 || wizard.ReadNow != nil {
 		t.Fatalf("Wizard Wood (on the shelf, fantasy at 3.5) = %+v in %+v", wizard, picks)
 	}
+	// The reason is said in the language the request asks for.
+	for lang, want := range map[string]string{"es-MX,es;q=0.9": "Porque terminaste Dragon Days", "ar": "لأنك أنهيت «Dragon Days»"} {
+		r := s.do(req{Path: "/api/library/student/recommendations?limit=30", Token: adaTok, Headers: map[string]string{"Accept-Language": lang}})
+		var body struct {
+			Recommendations []shelfPickJSON `json:"recommendations"`
+		}
+		if err := json.Unmarshal(r.Body, &body); r.Status != 200 || err != nil {
+			t.Fatalf("recommendations in %s: %d %s", lang, r.Status, r.Body)
+		}
+		if p := pickByTitle(body.Recommendations, "Wizard Wood"); p == nil || p.Reason != want || r.Header.Get("Content-Language") != lang[:2] {
+			t.Errorf("Wizard Wood in %s = %+v (Content-Language %q), want the reason %q", lang, p, r.Header.Get("Content-Language"), want)
+		}
+	}
 	sky := pickByTitle(picks, "Sky Reader")
 	if sky == nil || sky.Library == nil || sky.Library.Available != 0 || sky.ReadNow == nil || sky.ReadNow.ID != skyApp ||
 		!slices.Equal(sky.Actions, []string{"place_hold", "read_now"}) {

@@ -10,6 +10,7 @@ import (
 	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/service/reading"
 )
 
@@ -366,10 +367,12 @@ type recommendationBody struct {
 	Confidence float64   `json:"confidence"`
 }
 
-func toRecommendationBody(rec catalog.Recommendation) recommendationBody {
+// toRecommendationBody says the reason in lang (the request's
+// Accept-Language, as an error's message).
+func toRecommendationBody(lang i18n.Lang, rec catalog.Recommendation) recommendationBody {
 	return recommendationBody{
 		Book:   bookBrief{ID: rec.Book.ID, Title: rec.Book.Title, Author: rec.Book.Author}, // only what openapi.json's Recommendation.book holds
-		Reason: rec.Reason, Confidence: rec.Confidence,
+		Reason: rec.Why.In(lang), Confidence: rec.Confidence,
 	}
 }
 
@@ -384,5 +387,7 @@ func (h *handler) recommendations(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	recs, err := h.deps.Books.Recommendations(r.Context(), limit)
-	respond(w, r, http.StatusOK, recommendationsReply{Recommendations: mapSlice(recs, toRecommendationBody)}, err)
+	lang := httpedge.MessageLang(r)
+	w.Header().Set("Content-Language", string(lang))
+	respond(w, r, http.StatusOK, recommendationsReply{Recommendations: mapSlice(recs, func(rec catalog.Recommendation) recommendationBody { return toRecommendationBody(lang, rec) })}, err)
 }

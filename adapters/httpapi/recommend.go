@@ -3,7 +3,9 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/readinglibrary/service/adapters/httpedge"
 	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/service/collection"
 )
 
@@ -32,8 +34,10 @@ type shelfPicksReply struct {
 	Recommendations []shelfPickBody `json:"recommendations"`
 }
 
-func toShelfPickBody(p collection.Pick) shelfPickBody {
-	b := shelfPickBody{Reason: p.Reason, Confidence: p.Confidence, AtLevel: p.AtLevel, Actions: p.Actions}
+// toShelfPickBody says the pick's reason in lang (the request's
+// Accept-Language, as an error's message).
+func toShelfPickBody(lang i18n.Lang, p collection.Pick) shelfPickBody {
+	b := shelfPickBody{Reason: p.Why.In(lang), Confidence: p.Confidence, AtLevel: p.AtLevel, Actions: p.Actions}
 	if b.Actions == nil {
 		b.Actions = []string{}
 	}
@@ -63,5 +67,7 @@ func (h *handler) studentRecommendations(w http.ResponseWriter, r *http.Request)
 	if err == nil {
 		picks, err = h.deps.Library.Recommendations.ForStudent(r.Context(), limit)
 	}
-	respond(w, r, http.StatusOK, shelfPicksReply{Recommendations: mapSlice(picks, toShelfPickBody)}, err)
+	lang := httpedge.MessageLang(r)
+	w.Header().Set("Content-Language", string(lang))
+	respond(w, r, http.StatusOK, shelfPicksReply{Recommendations: mapSlice(picks, func(p collection.Pick) shelfPickBody { return toShelfPickBody(lang, p) })}, err)
 }

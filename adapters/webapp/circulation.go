@@ -322,7 +322,7 @@ func (a *App) renewOwnLoan(w http.ResponseWriter, r *http.Request, school librar
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	a.succeeded(w, r, back, tr(r, "Renewed %s: it is now due %s.", quote(v.Loan.BookTitle), v.DueAt))
+	a.succeeded(w, r, back, tr(r, "Renewed %s: it is now due %s.", quote(v.Loan.BookTitle), shortDate(r, v.DueAt)))
 }
 
 // ----- check-out, return, renew -----
@@ -358,7 +358,7 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request, school library.Sc
 		return
 	}
 	if found.Loan != nil {
-		fail(tr(r, "%s (%s) is already on loan, due %s. Return it first.", quote(found.Book.Title), found.Copy.Code, found.Loan.DueAt))
+		fail(tr(r, "%s (%s) is already on loan, due %s. Return it first.", quote(found.Book.Title), found.Copy.Code, shortDate(r, found.Loan.DueAt)))
 		return
 	}
 	// One page of matches is plenty: a longer list asks the librarian to
@@ -419,7 +419,7 @@ func (a *App) checkout(w http.ResponseWriter, r *http.Request, school library.Sc
 		return
 	}
 	done := flash{Kind: "success", Focus: "checkout",
-		Message: tr(r, "Checked out %s (%s) to %s, due %s.", quote(found.Book.Title), found.Copy.Code, student.Name, loan.DueAt),
+		Message: tr(r, "Checked out %s (%s) to %s, due %s.", quote(found.Book.Title), found.Copy.Code, student.Name, shortDate(r, loan.DueAt)),
 		Values:  map[string]string{"receipt_id": student.ID, "receipt_name": student.Name}}
 	// A loan made with a warning (a book outside the student's reading
 	// range) says so where the librarian looks: the loan stands.
@@ -513,7 +513,7 @@ func (a *App) renew(w http.ResponseWriter, r *http.Request, school library.Schoo
 		return
 	}
 	a.redirect(w, r, back, flash{Kind: "success", Focus: "renew",
-		Message: tr(r, "Renewed %s (%s): now due %s (renewal %d of %d).", quote(found.Book.Title), found.Copy.Code, v.DueAt, v.Renewals, school.Settings.MaxRenewals)})
+		Message: tr(r, "Renewed %s (%s): now due %s (renewal %d of %d).", quote(found.Book.Title), found.Copy.Code, shortDate(r, v.DueAt), v.Renewals, school.Settings.MaxRenewals)})
 }
 
 // scanned looks up a scanned code; on failure it has called fail.

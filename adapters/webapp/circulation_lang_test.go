@@ -1,9 +1,7 @@
 package webapp
 
 import (
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -20,24 +18,7 @@ import (
 // no language asked they stay in English.
 func TestCirculationPagesSpeakTheReadersLanguage(t *testing.T) {
 	f := newFixture(t)
-	serve := func(caller *user.Account, method, target, lang string, form url.Values) *httptest.ResponseRecorder {
-		t.Helper()
-		var body io.Reader
-		if form != nil {
-			body = strings.NewReader(form.Encode())
-		}
-		r := httptest.NewRequest(method, target, body)
-		if form != nil {
-			r.Header.Set("Content-Type", formMediaType)
-		}
-		if lang != "" {
-			r.Header.Set("Accept-Language", lang)
-		}
-		r = r.WithContext(user.WithPrincipal(r.Context(), user.PrincipalOf(*caller)))
-		rec := httptest.NewRecorder()
-		f.router.ServeHTTP(rec, r)
-		return rec
-	}
+	serve := f.inLang
 	page := func(caller *user.Account, target, lang string) *html.Node {
 		t.Helper()
 		rec := serve(caller, http.MethodGet, target, lang, nil)

@@ -147,7 +147,8 @@ func readingChart(r *http.Request, v circulation.ClassReadingView) barChart {
 	for _, s := range v.Students {
 		labels, values = append(labels, s.Name), append(values, len(s.Books))
 	}
-	return newBarChart("chart-class-reading", tr(r, "Books finished in %s from %s to %s, per student", v.Homeroom.Name, v.Period.From, v.Period.To),
+	lang := i18n.From(r.Context())
+	return newBarChartIn(lang, "chart-class-reading", tr(r, "Books finished in %s from %s to %s, per student", v.Homeroom.Name, lang.ShortDateText(v.Period.From), lang.ShortDateText(v.Period.To)),
 		tr(r, "Student"), tr(r, "Books finished"), labels, values)
 }
 

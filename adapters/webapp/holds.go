@@ -24,8 +24,12 @@ type holdRow struct {
 }
 
 // StatusIn names the hold's state in the page's language.
-func (h holdRow) StatusIn(lang i18n.Lang) string {
-	switch h.Status {
+func (h holdRow) StatusIn(lang i18n.Lang) string { return holdStatus(lang, h.Status) }
+
+// holdStatus names a hold's state (library.HoldReady...) in lang: the
+// pages' holdStatus.
+func holdStatus(lang i18n.Lang, status string) string {
+	switch status {
 	case library.HoldReady:
 		return lang.T("Ready to collect")
 	case library.HoldWaiting:
@@ -37,10 +41,6 @@ func (h holdRow) StatusIn(lang i18n.Lang) string {
 	}
 	return lang.T("Expired")
 }
-
-// StatusLabel is StatusIn in English ({{.StatusIn $.Lang}} says it in the
-// page's language).
-func (h holdRow) StatusLabel() string { return h.StatusIn(i18n.English) }
 
 // Open reports whether the hold may still be cancelled.
 func (h holdRow) Open() bool { return h.Status == library.HoldWaiting || h.Status == library.HoldReady }

@@ -58,7 +58,7 @@ func (a *App) checkInFound(w http.ResponseWriter, r *http.Request, scan deskScan
 		msg = tr(r, "%s (%s) was marked claimed returned and is back on the shelf.", quote(scan.found.Book.Title), scan.found.Copy.Code)
 	}
 	if reversed != nil {
-		msg += " " + tr(r, "Its charge of %s is reversed.", money(reversed.Charge.AmountCents, reversed.Charge.Currency))
+		msg += " " + tr(r, "Its charge of %s is reversed.", money(r, reversed.Charge.AmountCents, reversed.Charge.Currency))
 	}
 	a.redirect(w, r, scan.back, flash{Kind: "success", Focus: "return", Message: msg})
 	return true
@@ -78,7 +78,7 @@ func (a *App) returnDamaged(w http.ResponseWriter, r *http.Request, scan deskSca
 	}
 	msg := tr(r, "Returned %s (%s) as damaged. The copy stays off the shelf until it is marked repaired.", quote(scan.found.Book.Title), scan.found.Copy.Code)
 	if cents > 0 {
-		msg += " " + tr(r, "The student is charged %s.", money(cents, scan.school.Settings.CurrencyCode()))
+		msg += " " + tr(r, "The student is charged %s.", money(r, cents, scan.school.Settings.CurrencyCode()))
 	}
 	a.redirect(w, r, scan.back, flash{Kind: "success", Focus: "return", Message: msg})
 }
@@ -127,8 +127,11 @@ func parseMoney(s string) (int64, bool) {
 	return w*100 + f, true
 }
 
-// money writes minor units for the desk: "EUR 12.50".
-func money(cents int64, currency string) string { return library.FormatMoney(cents, currency) }
+// money writes an amount in hundredths as the request's language writes
+// it: "EUR 12.50" in English, "12,50 €" in Spanish (i18n's Money).
+func money(r *http.Request, cents int64, currency string) string {
+	return i18n.From(r.Context()).Money(cents, currency)
+}
 
 // ----- the charges page -----
 
@@ -221,7 +224,7 @@ func toChargeRow(r *http.Request, c circulation.ChargeView, student string) char
 		kind = tr(r, "Damage")
 	}
 	return chargeRow{ID: c.Charge.ID, Student: student, StudentID: c.Charge.StudentID, Title: c.Charge.BookTitle, Kind: kind,
-		Amount: money(c.Charge.AmountCents, c.Charge.Currency), Note: c.Charge.Note,
+		Amount: money(r, c.Charge.AmountCents, c.Charge.Currency), Note: c.Charge.Note,
 		Created: c.Charge.CreatedAt.UTC().Format("2006-01-02"), Status: c.Status}
 }
 
@@ -237,7 +240,7 @@ func (a *App) settleCharge(w http.ResponseWriter, r *http.Request, school librar
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	a.succeeded(w, r, back, tr(r, "The charge of %s for %s is %s.", money(v.Charge.AmountCents, v.Charge.Currency), quote(v.Charge.BookTitle),
+	a.succeeded(w, r, back, tr(r, "The charge of %s for %s is %s.", money(r, v.Charge.AmountCents, v.Charge.Currency), quote(v.Charge.BookTitle),
 		chargeStatus(i18n.From(r.Context()), v.Status)))
 }
 
@@ -298,7 +301,7 @@ func (a *App) setBookPrice(w http.ResponseWriter, r *http.Request, school librar
 	if a.refusedTo(w, r, back, err) {
 		return
 	}
-	msg := tr(r, "%s now costs %s to replace.", quote(b.Title), money(cents, school.Settings.CurrencyCode()))
+	msg := tr(r, "%s now costs %s to replace.", quote(b.Title), money(r, cents, school.Settings.CurrencyCode()))
 	if cents == 0 {
 		msg = tr(r, "%s has no price of its own: a lost copy costs the school's default.", quote(b.Title))
 	}

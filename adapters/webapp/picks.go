@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/collection"
 )
@@ -41,7 +42,7 @@ func (a *App) picks(w http.ResponseWriter, r *http.Request, school library.Schoo
 	v.Flash = a.takeFlash(w, r)
 	canHold := a.allowed(r, "create", "library:holds")
 	for _, p := range picks {
-		row := pickRow{Reason: p.Reason}
+		row := pickRow{Reason: p.Why.In(i18n.From(r.Context()))}
 		if e := p.Entry; e != nil {
 			row.BookID, row.Title, row.Author = e.Book.ID, e.Book.Title, e.Book.Author
 			switch {

@@ -62,11 +62,16 @@ func mustParsePagesIn(lang i18n.Lang) map[string]*template.Template {
 		// catalogues' key (core/i18n).
 		"t":    lang.T,
 		"date": lang.Date,
+		// shortDate writes a day the view holds as YYYY-MM-DD (with a
+		// time, "YYYY-MM-DD hh:mm") as the language writes one in a
+		// table; the page keeps the ISO day in <time datetime>.
+		"shortDate":  lang.ShortDateText,
+		"holdStatus": func(status string) string { return holdStatus(lang, status) },
 		"unlock": func(base, id, from, search, describedBy string) unlockForm {
 			return unlockForm{Base: base, ID: id, From: from, Search: search, DescribedBy: describedBy}
 		},
 		"plural":  pluralize,
-		"money":   money,
+		"money":   lang.Money,
 		"years":   formatYears,
 		"perCopy": perCopy,
 		"grades":  library.GradesText,
@@ -206,6 +211,12 @@ type navLink struct {
 // catalogues' key.
 func tr(r *http.Request, key string, args ...any) string {
 	return i18n.From(r.Context()).T(key, args...)
+}
+
+// shortDate writes a day held as YYYY-MM-DD as the request's language
+// writes one in a table or a short sentence (English keeps it as it is).
+func shortDate(r *http.Request, iso string) string {
+	return i18n.From(r.Context()).ShortDateText(iso)
 }
 
 // newBase fills the layout's fields for the caller. A title that is a

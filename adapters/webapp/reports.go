@@ -28,12 +28,15 @@ const (
 
 // chartBar is one bar: its label and value, where it is drawn and how long.
 type chartBar struct {
-	Label  string
-	Value  int
-	Y      int // top of the bar
-	TextY  int // baseline of its label and value
-	W      int // length of the bar, at least 1 for a value above 0
-	ValueX int
+	Label string
+	// Datetime is the machine form of a label that names a time
+	// ("2026-12"), kept in the table's <time datetime>; "" for others.
+	Datetime string
+	Value    int
+	Y        int // top of the bar
+	TextY    int // baseline of its label and value
+	W        int // length of the bar, at least 1 for a value above 0
+	ValueX   int
 }
 
 // barChart is a horizontal bar chart of counts. Its text alternatives:
@@ -50,14 +53,9 @@ type barChart struct {
 	Bars          []chartBar
 }
 
-// newBarChart lays the bars out, the longest as wide as the chart, its
-// summary in English (newBarChartIn says it in a page's language).
-func newBarChart(id, title, labelHeading, valueHeading string, labels []string, values []int) barChart {
-	return newBarChartIn(i18n.English, id, title, labelHeading, valueHeading, labels, values)
-}
-
-// newBarChartIn is newBarChart with its summary in lang; the title and
-// headings are the caller's, already in lang.
+// newBarChartIn lays the bars out, the longest as wide as the chart, its
+// summary in lang; the title and headings are the caller's, already in
+// lang.
 func newBarChartIn(lang i18n.Lang, id, title, labelHeading, valueHeading string, labels []string, values []int) barChart {
 	c := barChart{ID: id, Title: title, LabelHeading: labelHeading, ValueHeading: valueHeading,
 		Width: chartLabelWidth + chartBarWidth + chartValueWidth, LabelWidth: chartLabelWidth}
@@ -179,11 +177,14 @@ func (a *App) fillReports(r *http.Request, school library.School, v *reportsView
 	}
 	var labels []string
 	var values []int
-	for _, m := range v.Months.Months {
-		labels, values = append(labels, m.Month), append(values, m.Loans)
-	}
 	lang := i18n.From(ctx)
+	for _, m := range v.Months.Months {
+		labels, values = append(labels, lang.MonthText(m.Month)), append(values, m.Loans)
+	}
 	v.MonthsChart = newBarChartIn(lang, "chart-loans-per-month", tr(r, "Loans per month"), tr(r, "Month"), tr(r, "Loans"), labels, values)
+	for i, m := range v.Months.Months {
+		v.MonthsChart.Bars[i].Datetime = m.Month
+	}
 	labels, values = nil, nil
 	for _, t := range v.Top.Titles {
 		labels, values = append(labels, t.Title), append(values, t.Loans)

@@ -116,7 +116,7 @@ func (a *App) rosterPageOf(r *http.Request, school library.School, v rosterView)
 	for _, l := range leavers {
 		row := leaverRow{ID: l.Student.ID, Name: l.Student.Name, Number: l.Student.StudentNumber, Grade: l.Student.Grade, Homeroom: l.Student.Homeroom}
 		for _, ln := range l.Loans {
-			row.Books = append(row.Books, tr(r, "%s (copy %s, due %s)", ln.BookTitle, ln.CopyCode, ln.DueAt))
+			row.Books = append(row.Books, tr(r, "%s (copy %s, due %s)", ln.BookTitle, ln.CopyCode, shortDate(r, ln.DueAt)))
 		}
 		v.Leavers = append(v.Leavers, row)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/readinglibrary/service/core/i18n"
 )
 
 // HistoryEntry is one book in a reader's history, with how they relate to it.
@@ -26,8 +28,11 @@ type CandidateQuery struct {
 
 // Recommendation is one suggested book with the concrete reason for it.
 type Recommendation struct {
-	Book       Book
+	Book Book
+	// Reason is Why in English; Why is said in the reader's language
+	// where it is shown.
 	Reason     string
+	Why        i18n.Text
 	Confidence float64 // in [0, 1]
 }
 
@@ -243,14 +248,14 @@ func Recommend(level string, history []HistoryEntry, candidates []Book, readers 
 		rating = min(1, max(0, rating))
 		atLevel := b.ReadingLevel == level && level != ""
 		var conf float64
-		var reason string
+		var reason i18n.Text
 		if len(p.shelf) == 0 {
 			conf, reason = coldStart(b, pop, rating, atLevel)
 		} else {
 			conf, reason = p.score(b, pop, rating, atLevel)
 		}
 		conf = min(1, max(0, math.Round(conf*1e4)/1e4))
-		recs = append(recs, Recommendation{Book: b, Reason: reason, Confidence: conf})
+		recs = append(recs, Recommendation{Book: b, Reason: reason.String(), Why: reason, Confidence: conf})
 	}
 	slices.SortFunc(recs, func(a, b Recommendation) int {
 		if c := cmp.Compare(b.Confidence, a.Confidence); c != 0 {
@@ -280,15 +285,24 @@ func Recommend(level string, history []HistoryEntry, candidates []Book, readers 
 // coldStart scores a book for a reader without history: books at the
 // reader's level take [0.3, 0.8] and the others [0, 0.25], so every book at
 // the level comes first; within each band popularity and rating count alike.
-func coldStart(b Book, pop, rating float64, atLevel bool) (float64, string) {
+func coldStart(b Book, pop, rating float64, atLevel bool) (float64, i18n.Text) {
 	q := 0.5*pop + 0.5*rating
 	if atLevel {
-		return 0.3 + 0.5*q, "Popular with readers at your level"
+		return 0.3 + 0.5*q, i18n.Phrase("Popular with readers at your level")
 	}
-	return 0.25 * q, "Highly rated " + humanGenre(b.Genre)
+	return 0.25 * q, highlyRated(b.Genre)
 }
 
-func (p profile) score(b Book, pop, rating float64, atLevel bool) (float64, string) {
+// highlyRated is the reason for a well rated book the reader's history
+// says nothing about.
+func highlyRated(genre string) i18n.Text {
+	if g := humanGenre(genre); g != "books" {
+		return i18n.Phrase("Highly rated %s", g)
+	}
+	return i18n.Phrase("Highly rated books")
+}
+
+func (p profile) score(b Book, pop, rating float64, atLevel bool) (float64, i18n.Text) {
 	genre, author := genreKey(b.Genre), authorKey(b.Author)
 	aff := affinityGenre*p.genres[genre] + affinityAuthor*p.authors[author] + affinityLevel*p.levels[b.ReadingLevel]
 	s := weightAffinity*aff + weightPopularity*pop + weightRating*rating
@@ -301,7 +315,7 @@ func (p profile) score(b Book, pop, rating float64, atLevel bool) (float64, stri
 // reason names the history book behind b (the strongest status, then an
 // author match, then the most recent), or the reader's genre when several
 // books of it, and none by b's author, share the credit.
-func (p profile) reason(b Book, genre, author string, atLevel bool) string {
+func (p profile) reason(b Book, genre, author string, atLevel bool) i18n.Text {
 	var best *shelfEntry
 	bestAuthor := false
 	sameGenre := 0
@@ -323,15 +337,15 @@ func (p profile) reason(b Book, genre, author string, atLevel bool) string {
 	}
 	switch {
 	case best == nil && atLevel:
-		return "Popular with readers at your level"
+		return i18n.Phrase("Popular with readers at your level")
 	case best == nil:
-		return "Highly rated " + humanGenre(b.Genre)
+		return highlyRated(b.Genre)
 	case !bestAuthor && sameGenre > 1 && atLevel:
-		return "More " + humanGenre(b.Genre) + " at your reading level"
+		return i18n.Phrase("More %s at your reading level", humanGenre(b.Genre))
 	case best.Status == Finished:
-		return "Because you finished " + best.Book.Title
+		return i18n.Phrase("Because you finished %s", best.Book.Title)
 	case best.Status == CurrentlyReading:
-		return "Because you are reading " + best.Book.Title
+		return i18n.Phrase("Because you are reading %s", best.Book.Title)
 	}
-	return "Because " + best.Book.Title + " is on your reading list"
+	return i18n.Phrase("Because %s is on your reading list", best.Book.Title)
 }

@@ -116,7 +116,7 @@ func (e *Error) Localized(tr Translator) string {
 		return e.Message
 	}
 	if e.format != "" {
-		if s, ok := tr(e.format, e.args...); ok {
+		if s, ok := tr(e.format, sayArgs(tr, e.args)...); ok {
 			return s
 		}
 		return e.Message
@@ -125,6 +125,24 @@ func (e *Error) Localized(tr Translator) string {
 		return s
 	}
 	return e.Message
+}
+
+// sayer is an argument that is a sentence of its own (an i18n.Text, a
+// part the message is built from): Localized says it in the reader's
+// language too.
+type sayer interface {
+	SayWith(say func(format string, args ...any) (string, bool)) string
+}
+
+func sayArgs(tr Translator, args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		if s, ok := a.(sayer); ok {
+			a = s.SayWith(tr)
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // LocalizedDetails returns Details with each field's message (details.fields)

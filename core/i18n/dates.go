@@ -49,3 +49,39 @@ func arabicDigits(s string) string {
 func (l Lang) Number(n int64) string {
 	return printers[l].Sprintf("%d", n)
 }
+
+// ShortDate writes the calendar day of t (in t's own location, as Date)
+// as a table or list shows it: 2026-12-16 in English, 16/12/2026 in
+// Spanish, and in Arabic as CLDR's short date, day/month/year in
+// Arabic-Indic digits with a right-to-left mark after the day and the
+// month, so the slashes keep their places in a right-to-left line.
+func (l Lang) ShortDate(t time.Time) string {
+	switch l {
+	case Spanish:
+		return t.Format("02/01/2006")
+	case Arabic:
+		return arabicDigits(fmt.Sprintf("%d\u200f/%d\u200f/%d", t.Day(), int(t.Month()), t.Year()))
+	default:
+		return t.Format(time.DateOnly)
+	}
+}
+
+// ShortDateText is ShortDate for a day the pages already hold as
+// YYYY-MM-DD, optionally followed by a time of day ("2026-12-16 09:05"):
+// the day is written as ShortDate writes it and the time in the
+// language's digits. Any other text is returned as it is.
+func (l Lang) ShortDateText(iso string) string {
+	day, clock, _ := strings.Cut(iso, " ")
+	t, err := time.Parse(time.DateOnly, day)
+	if err != nil || l == English || l == "" {
+		return iso
+	}
+	out := l.ShortDate(t)
+	if clock != "" {
+		if l == Arabic {
+			clock = arabicDigits(clock)
+		}
+		out += " " + clock
+	}
+	return out
+}

@@ -32,6 +32,7 @@ var keyCalls = map[string]int{
 	".newBase":          1, // a page's title: newBase says it in the page's language
 	".schoolBase":       2,
 	"textKey":           0, // a text kept in a table and said later through tr
+	"i18n.Phrase":       0, // a sentence the core keeps to be said later (i18n.Text)
 }
 
 // keyAction finds t "key" in a template action: at its start or after a

@@ -1,13 +1,13 @@
 package library
 
 import (
-	"fmt"
 	"regexp"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 )
 
 // ChargeSettings are a school's rules for charges and the borrowing block.
@@ -222,22 +222,19 @@ func ErrBorrowingBlocked(s Standing) error {
 	return e
 }
 
-func (b Block) sentence(currency string) string {
+// sentence is the block's reason as a part of the refusal, said in its
+// reader's language where the refusal is shown (errs' Localized).
+func (b Block) sentence(currency string) i18n.Text {
 	if b.Reason == BlockOverdueItems {
-		return fmt.Sprintf("%d overdue items (the limit is %d)", b.Count, b.Limit)
+		return i18n.Phrase("%d overdue items (the limit is %d)", b.Count, b.Limit)
 	}
-	return fmt.Sprintf("%s in open charges (the limit is %s)", FormatMoney(b.Total, currency), FormatMoney(b.Limit, currency))
+	return i18n.Phrase("%s in open charges (the limit is %s)", i18n.Amount{Cents: b.Total, Currency: currency}, i18n.Amount{Cents: b.Limit, Currency: currency})
 }
 
 // FormatMoney writes minor units as "USD 12.50" (two decimals, which is
-// what nearly every ISO 4217 currency uses).
-func FormatMoney(cents int64, currency string) string {
-	sign := ""
-	if cents < 0 {
-		sign, cents = "-", -cents
-	}
-	return fmt.Sprintf("%s %s%d.%02d", currency, sign, cents/100, cents%100)
-}
+// what nearly every ISO 4217 currency uses): English's Money, which the
+// API's audit and the English pages write.
+func FormatMoney(cents int64, currency string) string { return i18n.English.Money(cents, currency) }
 
 // ErrCopyNotLendable is the refusal to lend a copy that is lost, claimed
 // returned or damaged.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/readinglibrary/service/core/catalog"
+	"github.com/readinglibrary/service/core/i18n"
 )
 
 // ShelfQuery asks a school's store for books a reader may like: books of
@@ -100,7 +101,10 @@ type ShelfCandidate struct {
 // ShelfPick is a candidate worth offering, with the reason for it.
 type ShelfPick struct {
 	ShelfCandidate
+	// Reason is Why in English; Why is said in the reader's language
+	// where it is shown.
 	Reason     string
+	Why        i18n.Text
 	Confidence float64 // in [0, 1]
 	// AtLevel is true when the book's level or ages were compared with the
 	// student's grade and fit; false when there was nothing to compare.
@@ -211,7 +215,8 @@ func PickFromShelf(r ShelfReader, candidates []ShelfCandidate, limit int) []Shel
 			conf += shelfWeightOnShelf / 2
 		}
 		p.Confidence = min(1, math.Round(conf*1e4)/1e4)
-		p.Reason = shelfReason(c.Book, rr.Checked, countOf[k], lastOf[k])
+		p.Why = shelfReason(c.Book, rr.Checked, countOf[k], lastOf[k])
+		p.Reason = p.Why.String()
 		picks = append(picks, p)
 	}
 	slices.SortFunc(picks, func(a, b ShelfPick) int {
@@ -238,19 +243,19 @@ func PickFromShelf(r ShelfReader, candidates []ShelfCandidate, limit int) []Shel
 // shelfReason names the concrete cause, as the reading app's reasons do:
 // the one finished title of the genre, or the genre when several share the
 // credit, or the level alone for a reader with nothing finished.
-func shelfReason(b Book, atLevel bool, sameGenre int, last TitleRead) string {
+func shelfReason(b Book, atLevel bool, sameGenre int, last TitleRead) i18n.Text {
 	genre := strings.ToLower(NormalizeClassField(b.Genre))
 	switch {
 	case sameGenre == 1:
-		return "Because you finished " + last.Title
+		return i18n.Phrase("Because you finished %s", last.Title)
 	case sameGenre > 1 && atLevel:
-		return "More " + genre + " at your reading level"
+		return i18n.Phrase("More %s at your reading level", genre)
 	case sameGenre > 1:
-		return "More " + genre + ", which you like to read"
+		return i18n.Phrase("More %s, which you like to read", genre)
 	case atLevel:
-		return "At your reading level"
+		return i18n.Phrase("At your reading level")
 	case genre != "":
-		return "A " + genre + " title from your school library"
+		return i18n.Phrase("A %s title from your school library", genre)
 	}
-	return "From your school library"
+	return i18n.Phrase("From your school library")
 }

@@ -84,7 +84,17 @@
   // The student's standing, once the field names exactly one student: a
   // block shows before the copy is scanned (the server refuses the loan all
   // the same).
+  // An amount as the server writes it (i18n's Money): "USD 12.50" in
+  // English, CLDR's form elsewhere, which the browser's Intl also holds
+  // ("12,50 US$", "‏١٢٫٥٠ US$" in Arabic's own digits).
   function money(cents, currency) {
+    var lang = document.documentElement.lang;
+    if (lang && lang !== "en" && window.Intl) {
+      try {
+        return new Intl.NumberFormat(lang === "ar" ? "ar-u-nu-arab" : lang,
+          { style: "currency", currency: currency, useGrouping: "always" }).format(cents / 100);
+      } catch (e) { /* a code Intl refuses: written as English writes it */ }
+    }
     return currency + " " + (cents / 100).toFixed(2);
   }
   function showStanding(id) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/readinglibrary/service/core/catalog"
 	"github.com/readinglibrary/service/core/errs"
+	"github.com/readinglibrary/service/core/i18n"
 	"github.com/readinglibrary/service/core/library"
 	"github.com/readinglibrary/service/core/service/circulation"
 	"github.com/readinglibrary/service/core/service/usecase"
@@ -92,8 +93,11 @@ type Pick struct {
 	Entry *CatalogEntry
 	App   *catalog.Book
 	// ReadNow is the app book to open for ActionReadNow, if any.
-	ReadNow    *catalog.Book
+	ReadNow *catalog.Book
+	// Reason is Why in English; Why is said in the reader's language
+	// where it is shown.
 	Reason     string
+	Why        i18n.Text
 	Confidence float64
 	// AtLevel is true when the title's level or ages were compared with
 	// the student's grade and fit.
@@ -253,7 +257,7 @@ func mergePicks(shelf []library.ShelfPick, entries map[string]CatalogEntry, app 
 	linked := map[string]int{}
 	for _, sp := range shelf {
 		e := entries[sp.Book.ID]
-		pk := Pick{Entry: &e, Reason: sp.Reason, Confidence: sp.Confidence, AtLevel: sp.AtLevel}
+		pk := Pick{Entry: &e, Reason: sp.Reason, Why: sp.Why, Confidence: sp.Confidence, AtLevel: sp.AtLevel}
 		if sp.OnShelf == 0 && e.Book.LoanCategory != library.CategoryReference {
 			pk.Actions = append(pk.Actions, ActionPlaceHold)
 		}
@@ -271,7 +275,7 @@ func mergePicks(shelf []library.ShelfPick, entries map[string]CatalogEntry, app 
 			continue
 		}
 		b := r.Book
-		out = append(out, Pick{App: &b, ReadNow: &b, Reason: r.Reason, Confidence: r.Confidence, Actions: []string{ActionReadNow}})
+		out = append(out, Pick{App: &b, ReadNow: &b, Reason: r.Reason, Why: r.Why, Confidence: r.Confidence, Actions: []string{ActionReadNow}})
 	}
 	slices.SortStableFunc(out, func(a, b Pick) int {
 		return cmp.Or(cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(a.title(), b.title()))
